@@ -1,0 +1,56 @@
+// `nicgen lint`: emit into a scratch folder and run the three gates on every module.
+
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { runGates, gateNames, type GateResult, type GateTarget } from './gates.ts';
+import { emitAll, selectTops } from './project.ts';
+import { pool } from './tools.ts';
+
+export interface LintOptions {
+  readonly tops: readonly string[];
+  readonly jobs: number;
+  readonly verbose: boolean;
+}
+
+export async function lintCommand(opts: LintOptions): Promise<number> {
+  const project = emitAll();
+  const selected = selectTops(project, opts.tops);
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nicgen-lint-'));
+  try {
+    for (const [f, text] of project.files) fs.writeFileSync(path.join(dir, f), text);
+    // Each module once, checked with the files of a top that contains it.
+    const targets = new Map<string, GateTarget>();
+    for (const t of selected) {
+      const files = t.manifest.files.map(f => path.join(dir, f));
+      for (const m of t.modules) if (!targets.has(m.name)) targets.set(m.name, { module: m.name, files: files.slice(0, files.indexOf(path.join(dir, m.file)) + 1) });
+    }
+    const list = [...targets.values()];
+    const nameWidth = Math.max(6, ...list.map(t => t.module.length));
+    console.log(`${'module'.padEnd(nameWidth)}  ${gateNames.map(g => g.padEnd(9)).join('  ')}  time`);
+    let done = 0;
+    const results = await pool(list, opts.jobs, async t => {
+      const r = await runGates(t);
+      done++;
+      const cells = gateNames.map(g => (r[g].ok ? 'ok' : 'FAIL').padEnd(9));
+      const secs = (r.verilator.seconds + r.iverilog.seconds + r.yosys.seconds).toFixed(1);
+      console.log(`${r.module.padEnd(nameWidth)}  ${cells.join('  ')}  ${secs.padStart(5)} s  [${done}/${list.length}]`);
+      return r;
+    });
+    const failed = results.filter(r => !r.ok);
+    for (const r of failed) printFailure(r);
+    for (const r of results) if (opts.verbose && r.ok) printFailure(r);
+    console.log(`lint: ${results.length - failed.length} passed, ${failed.length} failed (${results.length} modules × 3 gates)`);
+    return failed.length ? 1 : 0;
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function printFailure(r: GateResult): void {
+  for (const g of gateNames) {
+    if (r[g].ok && !r[g].output.trim()) continue;
+    console.log(`--- ${r.module}: ${g} ${r[g].ok ? 'ok' : 'FAILED'}`);
+    console.log(r[g].output.trim().split('\n').slice(0, 40).join('\n'));
+  }
+}

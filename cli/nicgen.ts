@@ -1,0 +1,39 @@
+// The nicgen command line.
+
+import yargs from 'yargs';
+import { hideBin } from 'yargs/helpers';
+import { DesignErrors, DslError } from '../gen/hdl/errors.ts';
+import { genCommand } from './gen-command.ts';
+import { lintCommand } from './lint-command.ts';
+import { modulesCommand } from './modules-command.ts';
+import { UsageError } from './usage-error.ts';
+
+async function main(argv: string[]): Promise<number> {
+  let code = 0;
+  await yargs(argv)
+    .scriptName('nicgen')
+    .usage('$0 <command> [options]')
+    .command('gen', 'write every module, filelist and port manifest', y => y
+      .option('out', { type: 'string', default: 'rtl', describe: 'output folder' })
+      .option('check', { type: 'boolean', default: false, describe: 'only report whether the folder is out of date (exit 1 if so)' }),
+    a => { code = genCommand({ out: a.out, check: a.check }); })
+    .command('lint', 'run verilator -Wall, iverilog and yosys on every emitted module', y => y
+      .option('top', { type: 'string', array: true, default: [] as string[], describe: 'only these tops or modules' })
+      .option('jobs', { type: 'number', default: 2, describe: 'modules checked at once' })
+      .option('verbose', { type: 'boolean', default: false, describe: 'print tool output for passing modules too' }),
+    async a => { code = await lintCommand({ tops: a.top, jobs: a.jobs, verbose: a.verbose }); })
+    .command('modules', 'print a table of the emitted modules', y => y, () => { code = modulesCommand(); })
+    .demandCommand(1, 'name a command (see --help)')
+    .strict()
+    .help()
+    .fail((msg, err) => { throw err ?? new UsageError(msg); })
+    .parseAsync();
+  return code;
+}
+
+main(hideBin(process.argv)).then(code => { process.exitCode = code; }, (err: unknown) => {
+  if (err instanceof UsageError) { console.error(`nicgen: ${err.message}`); process.exitCode = 2; return; }
+  if (err instanceof DesignErrors || err instanceof DslError) { console.error(err.message); process.exitCode = 1; return; }
+  console.error(err);
+  process.exitCode = 1;
+});

@@ -1,0 +1,49 @@
+// The port manifest: everything a testbench needs to know about an emitted top, as JSON.
+// Written next to the Verilog as `rtl/<top>.ports.json`; read by sim/ to build the model
+// wrapper and by tb/ to lay out typed port handles over the model's word buffer.
+
+import type { ShapeJson } from '../hdl/shape.ts';
+
+export const MANIFEST_FORMAT = 'nicgen-ports/1';
+
+export interface ManifestPort {
+  /** Verilog port name, e.g. `s_axis_tdata`. */
+  readonly name: string;
+  /** Path of the port in the DSL module's IO record, e.g. ["s_axis", "tdata"]. */
+  readonly path: readonly string[];
+  readonly dir: 'input' | 'output';
+  readonly width: number;
+  readonly signed: boolean;
+  readonly shape: ShapeJson;
+}
+
+export interface ManifestAssert {
+  /** Emitted file and the line of the `$stop` that fires for this assertion. */
+  readonly file: string;
+  readonly line: number;
+  /** Hierarchical module name that holds it. */
+  readonly module: string;
+  readonly message: string;
+  /** TS location of the user's `assert(...)` call, `gen/x.ts:12:5`. */
+  readonly loc: string;
+}
+
+export interface ManifestFsm {
+  readonly module: string;
+  /** State register name inside `module`. */
+  readonly signal: string;
+  readonly states: Readonly<Record<string, number>>;
+  readonly loc: string;
+}
+
+export interface Manifest {
+  readonly format: typeof MANIFEST_FORMAT;
+  readonly top: string;
+  /** Verilog files of this top, leaves first, names relative to the manifest's folder. */
+  readonly files: readonly string[];
+  /** Elaboration parameters of the top. */
+  readonly params: Readonly<Record<string, unknown>>;
+  readonly ports: readonly ManifestPort[];
+  readonly asserts: readonly ManifestAssert[];
+  readonly fsms: readonly ManifestFsm[];
+}

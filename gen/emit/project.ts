@@ -1,0 +1,78 @@
+// Emitting several tops into one folder (rtl/): shared modules are written once, and two
+// tops that disagree about a module of the same name are an error, not a silent overwrite.
+
+import type { IORecord, ModuleDef, Params } from '../hdl/define.ts';
+import type { ModuleIR } from '../hdl/ir.ts';
+import { emitTop, type EmittedTop } from './design.ts';
+
+/** One top of the project: how to emit it, and a line saying what it is. */
+export interface TopEntry {
+  readonly about: string;
+  emit(): EmittedTop;
+}
+
+/** A typed entry: the parameters are checked against the definition here. */
+export function top<P extends Params, IO extends IORecord>(def: ModuleDef<P, IO>, params: Partial<P>, about: string): TopEntry {
+  return { about, emit: () => emitTop(def, params) };
+}
+
+export interface ModuleStats {
+  readonly module: string;
+  readonly file: string;
+  readonly lines: number;
+  readonly ports: number;
+  readonly portBits: number;
+  readonly registers: number;
+  readonly registerBits: number;
+  readonly memories: number;
+  readonly memoryBits: number;
+  readonly instances: number;
+}
+
+export interface EmittedProject {
+  readonly tops: readonly EmittedTop[];
+  /** File name → contents for the whole folder: modules, filelists, manifests. */
+  readonly files: Map<string, string>;
+  readonly stats: readonly ModuleStats[];
+}
+
+export function emitProject(entries: readonly TopEntry[]): EmittedProject {
+  const files = new Map<string, string>();
+  const origin = new Map<string, string>();
+  const stats: ModuleStats[] = [];
+  const tops: EmittedTop[] = [];
+  for (const entry of entries) {
+    const t = entry.emit();
+    tops.push(t);
+    for (const [file, text] of t.files) {
+      const prev = files.get(file);
+      if (prev !== undefined && prev !== text) {
+        throw new Error(`tops ${origin.get(file)} and ${t.top} both emit ${file} with different contents; give the generators distinct names`);
+      }
+      if (prev === undefined) {
+        files.set(file, text);
+        origin.set(file, t.top);
+        const mod = t.modules.find(m => m.file === file);
+        if (mod) stats.push(moduleStats(mod.name, file, text, mod.ir));
+      }
+    }
+    files.set(`${t.top}.f`, t.filelist);
+    files.set(`${t.top}.ports.json`, JSON.stringify(t.manifest, null, 2) + '\n');
+  }
+  return { tops, files, stats };
+}
+
+function moduleStats(module: string, file: string, text: string, ir: ModuleIR): ModuleStats {
+  const regs = ir.signals.filter(s => s.kind === 'reg');
+  return {
+    module, file,
+    lines: text.split('\n').length - 1,
+    ports: ir.ports.length,
+    portBits: ir.ports.reduce((n, p) => n + p.signal.shape.width, 0),
+    registers: regs.length,
+    registerBits: regs.reduce((n, s) => n + s.shape.width, 0) + ir.memories.reduce((n, m) => n + m.readPorts.length * m.shape.width, 0),
+    memories: ir.memories.length,
+    memoryBits: ir.memories.reduce((n, m) => n + m.depth * m.shape.width, 0),
+    instances: ir.instances.length,
+  };
+}

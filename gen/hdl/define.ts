@@ -1,0 +1,184 @@
+// Module definitions, elaboration and instances.
+//
+// `defineModule(name, defaults, build)` turns a TS function into a module generator. Each
+// distinct parameter set elaborates once (cached) into its own ModuleIR, named from the
+// parameters that differ from the defaults (`sync_fifo_width32_depth64`), so names are
+// stable and tell the reader what they are.
+
+import { callerLoc, DslError, type SourceLoc } from './errors.ts';
+import type { Instance, ModuleIR, Signal } from './ir.ts';
+import { ModuleBuilder } from './module.ts';
+import type { Shape } from './shape.ts';
+import { Input, Output, Sig, SignalValue } from './signal.ts';
+
+export type IOLeaf = Input<Shape> | Output<Shape>;
+export interface IORecord { readonly [key: string]: IOLeaf | IORecord }
+/** Generator parameters: any plain object (interfaces included). */
+export type Params = object;
+
+export interface ModuleDef<P extends Params = Params, IO extends IORecord = IORecord> {
+  readonly name: string;
+  readonly defaults: P;
+  readonly doc: string | null;
+  /** Elaborate with some parameters overridden; the same parameters give the same IR object. */
+  elaborate(params?: Partial<P>): ModuleIR;
+  /** Type-level only: the module's ports, for typed testbench handles. */
+  readonly __io?: IO;
+}
+
+export type IOOf<D> = D extends ModuleDef<Params, infer IO> ? IO : never;
+export type ParamsOf<D> = D extends ModuleDef<infer P, IORecord> ? P : never;
+
+/** What a parent sees of an instance: child inputs are assignable, outputs readable. */
+export type InstanceIO<IO> = {
+  [K in keyof IO]: IO[K] extends Input<infer S> ? Sig<S> : IO[K] extends Output<infer S> ? SignalValue<S> : InstanceIO<IO[K]>;
+};
+
+export interface DefineOptions {
+  /** One line shown in the emitted module's header comment. */
+  doc?: string;
+}
+
+export function defineModule<P extends Params, IO extends IORecord>(
+  name: string, defaults: P, build: (m: ModuleBuilder, p: P) => IO, opts: DefineOptions = {},
+): ModuleDef<P, IO> {
+  const loc = callerLoc();
+  checkModuleName(name, loc);
+  const cache = new Map<string, ModuleIR>();
+  return {
+    name,
+    defaults,
+    doc: opts.doc ?? null,
+    elaborate(over: Partial<P> = {}): ModuleIR {
+      const params = { ...defaults, ...over } as P;
+      const key = stableKey(params);
+      let ir = cache.get(key);
+      if (!ir) {
+        ir = newModuleIR(moduleName(name, defaults, params), name, params as Record<string, unknown>, opts.doc ?? null, loc, null);
+        const m = new ModuleBuilder(ir);
+        const io = build(m, params);
+        assignPortPaths(ir, io as IORecord, loc);
+        resolveDefaultDomain(ir);
+        cache.set(key, ir);
+      }
+      return ir;
+    },
+  };
+}
+
+/** A module whose Verilog exists already (vendor IP, hand-written RTL): ports only. */
+export function defineBlackBox<IO extends IORecord>(name: string, ports: (m: ModuleBuilder) => IO, opts: { verilog?: string } = {}): ModuleDef<Params, IO> {
+  const loc = callerLoc();
+  checkModuleName(name, loc);
+  let ir: ModuleIR | null = null;
+  return {
+    name,
+    defaults: {},
+    doc: null,
+    elaborate(): ModuleIR {
+      if (!ir) {
+        ir = newModuleIR(name, name, {}, null, loc, { source: opts.verilog ?? null });
+        assignPortPaths(ir, ports(new ModuleBuilder(ir)) as IORecord, loc);
+      }
+      return ir;
+    },
+  };
+}
+
+/** Instantiate `def` inside the module being built by `m`. */
+export function instantiate<P extends Params, IO extends IORecord>(
+  m: ModuleBuilder, name: string, def: ModuleDef<P, IO>, params: Partial<P> = {}, loc: SourceLoc = callerLoc(),
+): InstanceIO<IO> {
+  const child = def.elaborate(params);
+  const inst: Instance = { name, module: child, connections: new Map(), loc };
+  m.addInstance(inst);
+  const byPath = new Map<string, Signal>();
+  for (const port of child.ports) {
+    const parentSame = m.ir.ports.find(p => p.signal.name === port.signal.name && p.signal.kind === 'input');
+    const autoConnect = (port.signal.name === 'clk' || port.signal.name === 'rst') && port.signal.kind === 'input' && parentSame;
+    const sig = autoConnect ? parentSame.signal : m.instanceWire(inst, port.signal);
+    inst.connections.set(port.signal.name, sig);
+    byPath.set(port.path.join('.'), sig);
+  }
+  return buildInstanceIO(m, child, byPath) as InstanceIO<IO>;
+}
+
+function buildInstanceIO(m: ModuleBuilder, child: ModuleIR, byPath: Map<string, Signal>): Record<string, unknown> {
+  const root: Record<string, unknown> = {};
+  for (const port of child.ports) {
+    let node = root;
+    for (const key of port.path.slice(0, -1)) node = (node[key] ??= {}) as Record<string, unknown>;
+    const sig = byPath.get(port.path.join('.'))!;
+    node[port.path[port.path.length - 1]!] = port.signal.kind === 'input' && sig.kind !== 'input' ? m.newSig(sig) : new SignalValue(sig);
+  }
+  return root;
+}
+
+function newModuleIR(name: string, defName: string, params: Readonly<Record<string, unknown>>, doc: string | null, loc: SourceLoc, blackBox: ModuleIR['blackBox']): ModuleIR {
+  return { name, defName, params, doc, ports: [], signals: [], memories: [], instances: [], body: [], domains: new Map(), fsms: [], blackBox, loc };
+}
+
+/** Record each port's path in the returned IO record (for nested interfaces). */
+function assignPortPaths(ir: ModuleIR, io: IORecord, loc: SourceLoc): void {
+  if (typeof io !== 'object' || io === null) throw new DslError(`module ${ir.defName} must return its ports`, 'return an object of the inputs and outputs, e.g. { clk, en, count }', loc);
+  const seen = new Set<Signal>();
+  const walk = (node: IORecord, path: string[]): void => {
+    for (const [key, v] of Object.entries(node)) {
+      if (v instanceof Input || v instanceof Output) {
+        const port = ir.ports.find(p => p.signal === v.signal);
+        if (!port) throw new DslError(`'${path.concat(key).join('.')}' returned by ${ir.defName} is not a port of this module`, 'return only ports made with m.input / m.output', loc);
+        (port as { path: readonly string[] }).path = path.concat(key);
+        seen.add(v.signal);
+      } else if (typeof v === 'object' && v !== null) walk(v as IORecord, path.concat(key));
+    }
+  };
+  walk(io, []);
+  const missing = ir.ports.filter(p => !seen.has(p.signal));
+  if (missing.length) throw new DslError(`ports ${missing.map(p => p.signal.name).join(', ')} of ${ir.defName} are not in the returned IO record`, 'return every port so testbenches can reach it', missing[0]!.signal.loc);
+}
+
+/** The default domain uses the inputs named `clk` and `rst`. */
+function resolveDefaultDomain(ir: ModuleIR): void {
+  const d = ir.domains.get('sync');
+  if (!d) return;
+  d.clock = ir.ports.find(p => p.signal.name === 'clk' && p.signal.kind === 'input')?.signal ?? null;
+  d.reset = ir.ports.find(p => p.signal.name === 'rst' && p.signal.kind === 'input')?.signal ?? null;
+}
+
+function checkModuleName(name: string, loc: SourceLoc): void {
+  if (!/^[a-z][a-z0-9_]*$/.test(name)) throw new DslError(`module name '${name}' is not lower_snake_case`, 'name modules like sync_fifo or nic_top', loc);
+}
+
+/** `base` plus the parameters that differ from the defaults, e.g. `sync_fifo_width32_depth64`. */
+export function moduleName(base: string, defaults: Params, params: Params): string {
+  const parts = [base];
+  const d = defaults as Record<string, unknown>, p = params as Record<string, unknown>;
+  for (const key of Object.keys(p).sort()) {
+    const v = p[key];
+    if (stableKey(v) === stableKey(d[key])) continue;
+    const k = key.replace(/[A-Z]/g, c => `_${c.toLowerCase()}`).replace(/[^a-z0-9_]/gi, '').toLowerCase();
+    parts.push(`${k}${paramText(v)}`);
+  }
+  return parts.join('_');
+}
+
+function paramText(v: unknown): string {
+  if (typeof v === 'number' || typeof v === 'bigint') return String(v).replace('-', 'm');
+  if (typeof v === 'boolean') return v ? '1' : '0';
+  if (typeof v === 'string') return v.replace(/[^A-Za-z0-9]/g, '').toLowerCase();
+  return shortHash(stableKey(v));
+}
+
+function shortHash(s: string): string {
+  let h = 2166136261;
+  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 16777619) >>> 0;
+  return h.toString(16).padStart(8, '0');
+}
+
+/** JSON with sorted keys and bigints, so equal parameter sets give equal keys. */
+export function stableKey(v: unknown): string {
+  if (typeof v === 'bigint') return `${v}n`;
+  if (Array.isArray(v)) return `[${v.map(stableKey).join(',')}]`;
+  if (v && typeof v === 'object') return `{${Object.keys(v).sort().map(k => `${k}:${stableKey((v as Record<string, unknown>)[k])}`).join(',')}}`;
+  return JSON.stringify(v) ?? 'undefined';
+}

@@ -1,0 +1,93 @@
+// Source locations and the errors that carry them.
+//
+// Every IR node remembers where the user's code created it. We read the JS stack
+// (already mapped to .ts by tsx / vitest / --enable-source-maps) and keep the first
+// frame outside the DSL's own machinery, so messages point at the design, not at us.
+
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export interface SourceLoc {
+  readonly file: string;
+  readonly line: number;
+  readonly col: number;
+}
+
+const hdlDir = path.dirname(fileURLToPath(import.meta.url));
+const genDir = path.dirname(hdlDir);
+/** Frames in these folders are DSL internals, never the user's code. */
+const internalDirs = [hdlDir, path.join(genDir, 'passes'), path.join(genDir, 'emit')].map(d => d + path.sep);
+const projectRoot = path.dirname(genDir) + path.sep;
+
+const frameRe = /\(?((?:file:\/\/)?\/[^():]+):(\d+):(\d+)\)?$/;
+
+/** Extra folders whose frames are skipped (e.g. gen/lib helpers that wrap the builder). */
+const extraInternal: string[] = [];
+export function markInternalDir(dir: string): void {
+  extraInternal.push(dir.endsWith(path.sep) ? dir : dir + path.sep);
+}
+
+function isInternal(file: string): boolean {
+  return file.includes(`${path.sep}node_modules${path.sep}`) || file.startsWith('node:')
+    || internalDirs.some(d => file.startsWith(d)) || extraInternal.some(d => file.startsWith(d));
+}
+
+export const unknownLoc: SourceLoc = { file: '<unknown>', line: 0, col: 0 };
+
+/** Location of the innermost caller outside the DSL internals. */
+export function callerLoc(): SourceLoc {
+  const saved = Error.stackTraceLimit;
+  Error.stackTraceLimit = 40;
+  const stack = new Error().stack ?? '';
+  Error.stackTraceLimit = saved;
+  for (const raw of stack.split('\n').slice(1)) {
+    const m = frameRe.exec(raw.trim());
+    if (!m) continue;
+    let file = m[1]!;
+    if (file.startsWith('file://')) file = fileURLToPath(file);
+    if (isInternal(file)) continue;
+    return { file, line: Number(m[2]), col: Number(m[3]) };
+  }
+  return unknownLoc;
+}
+
+/** `gen/nic/foo.ts:12:5`, relative to the project root when inside it. */
+export function formatLoc(loc: SourceLoc): string {
+  const file = loc.file.startsWith(projectRoot) ? loc.file.slice(projectRoot.length) : loc.file;
+  return `${file}:${loc.line}:${loc.col}`;
+}
+
+/** A design error: what is wrong, where the user wrote it, and how to fix it. */
+export class DslError extends Error {
+  readonly loc: SourceLoc;
+  readonly hint: string;
+  constructor(message: string, hint: string, loc: SourceLoc = callerLoc()) {
+    super(`${formatLoc(loc)}: error: ${message}\n  hint: ${hint}`);
+    this.name = 'DslError';
+    this.loc = loc;
+    this.hint = hint;
+  }
+}
+
+/** One problem found by a pass; passes collect these and report them together. */
+export interface Diagnostic {
+  readonly pass: string;
+  readonly message: string;
+  readonly hint: string;
+  readonly loc: SourceLoc;
+}
+
+export function formatDiagnostic(d: Diagnostic): string {
+  return `${formatLoc(d.loc)}: error [${d.pass}]: ${d.message}\n  hint: ${d.hint}`;
+}
+
+/** Thrown when one or more passes found problems; the message lists them all. */
+export class DesignErrors extends Error {
+  readonly diagnostics: readonly Diagnostic[];
+  constructor(diagnostics: readonly Diagnostic[]) {
+    super(`${diagnostics.length} design error${diagnostics.length === 1 ? '' : 's'}:\n`
+      + diagnostics.map(formatDiagnostic).join('\n'));
+    this.name = 'DesignErrors';
+    this.diagnostics = diagnostics;
+  }
+}
