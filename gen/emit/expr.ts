@@ -159,6 +159,9 @@ export class ExprPrinter {
   }
 
   #part(e: Expr & { kind: 'part' }): Printed {
+    // Selecting the only element there is: the index does not matter (and a 1-bit
+    // signal has no range to select from).
+    if (e.arg.width === e.width) return this.#print(e.arg);
     const p = this.#print(e.arg);
     const base = p.simple ? p.text : this.#sink.temp('part', e.arg, this.print(e.arg), null);
     const idx = this.#fixSign(this.#print(e.index), false);

@@ -75,7 +75,7 @@ export class ModuleEmitter implements TempSink {
     const offset = top.out.length;
     const body = [...top.out, ...logic.out];
     while (body[body.length - 1] === '') body.pop();
-    body.push('', 'endmodule', '');
+    body.push('', 'endmodule', '', '`resetall', '');
     const headerLines = this.#header();
     return {
       name,

@@ -48,7 +48,11 @@ export class ReadBits {
       case 'unary':
         if (lo === 0 && width < e.width && (e.op === 'not' || e.op === 'neg')) { this.mark(e.arg, 0, width); return; }
         this.mark(e.arg); return;
-      case 'part': this.mark(e.arg); this.mark(e.index); return;
+      case 'part':
+        // A part as wide as its argument is the argument itself; the emitter drops the index.
+        this.mark(e.arg);
+        if (e.arg.width !== e.width) this.mark(e.index);
+        return;
       case 'repl': this.mark(e.arg); return;
     }
   }

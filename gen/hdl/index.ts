@@ -8,6 +8,6 @@ export { ModuleBuilder, Fsm } from './module.ts';
 export type { RegOptions, WireOptions, DomainOptions } from './module.ts';
 export { MemoryHandle } from './memory.ts';
 export { defineModule, defineBlackBox, moduleName } from './define.ts';
-export type { ModuleDef, IOOf, ParamsOf, IORecord, InstanceIO } from './define.ts';
+export type { ModuleDef, IOOf, ParamsOf, IORecord, InstanceIO, Params } from './define.ts';
 export { DslError, DesignErrors, formatLoc, callerLoc, markInternalDir } from './errors.ts';
 export type { SourceLoc, Diagnostic } from './errors.ts';

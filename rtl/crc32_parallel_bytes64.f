@@ -1,0 +1,1 @@
+crc32_parallel_bytes64.v

@@ -1,0 +1,1 @@
+rr_arbiter.v

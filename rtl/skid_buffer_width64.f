@@ -1,0 +1,1 @@
+skid_buffer_width64.v

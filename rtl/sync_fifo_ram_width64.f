@@ -1,0 +1,1 @@
+sync_fifo_ram_width64.v

@@ -1,0 +1,1 @@
+sync_fifo_width64.v

@@ -1,0 +1,1 @@
+wrr_arbiter.v

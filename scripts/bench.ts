@@ -1,0 +1,52 @@
+// `make bench`: speed goals measured side by side in one run, printed as numbers and ratios.
+// Never a pass/fail test: the machines are shared and noisy.
+
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+
+function wall(cmd: string, args: string[]): number {
+  const t0 = performance.now();
+  const r = spawnSync(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed:\n${r.stderr.toString()}`);
+  return (performance.now() - t0) / 1000;
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)]!;
+}
+
+function benchGenerate(): void {
+  const out = fs.mkdtempSync(path.join(os.tmpdir(), 'nicgen-bench-'));
+  const runs = 3;
+  const node = median(Array.from({ length: runs }, () => wall(process.execPath, ['-e', ''])));
+  const tsx = median(Array.from({ length: runs }, () => wall(process.execPath, ['--import', 'tsx', '-e', ''])));
+  const gen = median(Array.from({ length: runs }, () => wall('./bin/nicgen', ['gen', '--out', out])));
+  // In-process: elaborate + check + emit everything, without process start-up.
+  const inproc = spawnSync(process.execPath, ['--import', 'tsx', '-e', `
+    const t0 = performance.now();
+    const { emitAll } = await import('./cli/project.ts');
+    const t1 = performance.now();
+    const p = emitAll();
+    const t2 = performance.now();
+    console.log(JSON.stringify({ load: (t1 - t0) / 1000, emit: (t2 - t1) / 1000, files: p.files.size }));
+  `], { encoding: 'utf8' });
+  if (inproc.status !== 0) throw new Error(inproc.stderr);
+  const m = JSON.parse(inproc.stdout.trim().split('\n').pop()!) as { load: number; emit: number; files: number };
+  fs.rmSync(out, { recursive: true, force: true });
+  console.log('== elaborate and emit all RTL (goal: under 2 s)');
+  console.log(`  baseline node -e ''            ${node.toFixed(3)} s`);
+  console.log(`  baseline node --import tsx     ${tsx.toFixed(3)} s`);
+  console.log(`  nicgen gen (whole command)     ${gen.toFixed(3)} s   ratio to node start-up ${(gen / node).toFixed(1)}x`);
+  console.log(`  in process: load ${m.load.toFixed(3)} s, elaborate+check+emit ${m.emit.toFixed(3)} s for ${m.files} files`);
+  console.log(`generate ratio: gen/node=${(gen / node).toFixed(2)} emit_s=${m.emit.toFixed(3)}`);
+}
+
+benchGenerate();
+if (fs.existsSync('bench/harness.ts')) {
+  console.log('\n== simulation harness');
+  const r = spawnSync(process.execPath, ['--import', 'tsx', 'bench/harness.ts'], { stdio: 'inherit' });
+  if (r.status !== 0) process.exitCode = r.status ?? 1;
+}

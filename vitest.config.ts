@@ -1,0 +1,8 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['gen/**/*.test.ts', 'tb/tests/**/*.test.ts'],
+    testTimeout: 300000,
+  },
+});
