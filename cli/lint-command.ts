@@ -3,7 +3,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { runGates, gateNames, type GateResult, type GateTarget } from './gates.ts';
+import { runGates, gateNames, type ModuleGates, type GateTarget } from './gates.ts';
 import { emitAll, selectTops } from './project.ts';
 import { pool } from './tools.ts';
 
@@ -33,7 +33,7 @@ export async function lintCommand(opts: LintOptions): Promise<number> {
       const r = await runGates(t);
       done++;
       const cells = gateNames.map(g => (r[g].ok ? 'ok' : 'FAIL').padEnd(9));
-      const secs = (r.verilator.seconds + r.iverilog.seconds + r.yosys.seconds).toFixed(1);
+      const secs = r.seconds.toFixed(1);
       console.log(`${r.module.padEnd(nameWidth)}  ${cells.join('  ')}  ${secs.padStart(5)} s  [${done}/${list.length}]`);
       return r;
     });
@@ -47,7 +47,7 @@ export async function lintCommand(opts: LintOptions): Promise<number> {
   }
 }
 
-function printFailure(r: GateResult): void {
+function printFailure(r: ModuleGates): void {
   for (const g of gateNames) {
     if (r[g].ok && !r[g].output.trim()) continue;
     console.log(`--- ${r.module}: ${g} ${r[g].ok ? 'ok' : 'FAILED'}`);

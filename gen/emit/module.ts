@@ -86,6 +86,14 @@ export class ModuleEmitter implements TempSink {
   }
 
   // ---- TempSink ------------------------------------------------------------------------------
+  /** A name no signal, memory, instance or earlier intermediate of this module uses. */
+  #freshName(base: string): string {
+    let name = base;
+    while (this.#usedNames.has(name)) name = `${base}_${this.#tempCount++}`;
+    this.#usedNames.add(name);
+    return name;
+  }
+
   temp(hint: string, e: Expr, text: string, usedBits: [number, number] | null): string {
     let name: string;
     do { name = `${hint}_${this.#tempCount++}`; } while (this.#usedNames.has(name));
@@ -270,9 +278,10 @@ export class ModuleEmitter implements TempSink {
     for (const mem of this.#ir.memories) {
       if (mem.init) {
         out.push(0, `// ${formatLoc(mem.loc)}: initial contents`);
-        out.push(0, 'integer i_init;');
+        const i = this.#freshName(`${mem.name}_init_i`);
+        out.push(0, `integer ${i};`);
         out.push(0, 'initial begin');
-        out.push(1, `for (i_init = 0; i_init < ${mem.depth}; i_init = i_init + 1) ${mem.name}[i_init] = ${printConst(0n, mem.shape.width, false)};`);
+        out.push(1, `for (${i} = 0; ${i} < ${mem.depth}; ${i} = ${i} + 1) ${mem.name}[${i}] = ${printConst(0n, mem.shape.width, false)};`);
         mem.init.forEach((v, i) => { if (v !== 0n) out.push(1, `${mem.name}[${i}] = ${printConst(v, mem.shape.width, false)};`); });
         out.push(0, 'end');
         out.blank();

@@ -9,7 +9,7 @@ import { callerLoc, DslError, type SourceLoc } from './errors.ts';
 import type { Instance, ModuleIR, Signal } from './ir.ts';
 import { ModuleBuilder } from './module.ts';
 import type { Shape } from './shape.ts';
-import { Input, Output, Sig, SignalValue } from './signal.ts';
+import { Input, Output, Sig, SignalValue, type AssignSink } from './signal.ts';
 
 export type IOLeaf = Input<Shape> | Output<Shape>;
 export interface IORecord { readonly [key: string]: IOLeaf | IORecord }
@@ -109,9 +109,22 @@ function buildInstanceIO(m: ModuleBuilder, child: ModuleIR, byPath: Map<string, 
     let node = root;
     for (const key of port.path.slice(0, -1)) node = (node[key] ??= {}) as Record<string, unknown>;
     const sig = byPath.get(port.path.join('.'))!;
-    node[port.path[port.path.length - 1]!] = port.signal.kind === 'input' && sig.kind !== 'input' ? m.newSig(sig) : new SignalValue(sig);
+    const leaf = port.path[port.path.length - 1]!;
+    if (port.signal.kind !== 'input') node[leaf] = new SignalValue(sig);
+    else if (sig.kind !== 'input') node[leaf] = m.newSig(sig);
+    else node[leaf] = new Sig(sig, autoConnected(m, port.signal.name, sig)); // clk/rst: already connected
   }
   return root;
+}
+
+/** The assign sink of an automatically connected clk/rst: assigning it is a mistake. */
+function autoConnected(m: ModuleBuilder, port: string, parent: Signal): AssignSink {
+  return {
+    name: m.name,
+    record(stmt): void {
+      throw new DslError(`${port} of this instance is connected to ${parent.name} of ${m.name} automatically`, `do not assign it; declare ${port} in the parent after the instance to connect it by hand`, stmt.loc);
+    },
+  };
 }
 
 function newModuleIR(name: string, defName: string, params: Readonly<Record<string, unknown>>, doc: string | null, loc: SourceLoc, blackBox: ModuleIR['blackBox']): ModuleIR {
@@ -129,6 +142,8 @@ function assignPortPaths(ir: ModuleIR, io: IORecord, loc: SourceLoc): void {
         if (!port) throw new DslError(`'${path.concat(key).join('.')}' returned by ${ir.defName} is not a port of this module`, 'return only ports made with m.input / m.output', loc);
         (port as { path: readonly string[] }).path = path.concat(key);
         seen.add(v.signal);
+      } else if (v instanceof SignalValue) {
+        throw new DslError(`'${path.concat(key).join('.')}' returned by ${ir.defName} is ${v.signal.kind} ${v.signal.name}, not a port`, 'return only ports made with m.input / m.output (drive an output from it instead)', loc);
       } else if (typeof v === 'object' && v !== null) walk(v as IORecord, path.concat(key));
     }
   };

@@ -19,7 +19,8 @@ const genDir = path.dirname(hdlDir);
 const internalDirs = [hdlDir, path.join(genDir, 'passes'), path.join(genDir, 'emit')].map(d => d + path.sep);
 const projectRoot = path.dirname(genDir) + path.sep;
 
-const frameRe = /\(?((?:file:\/\/)?\/[^():]+):(\d+):(\d+)\)?$/;
+// `at fn (/abs/file.ts:1:2)` or `at /abs/file.ts:1:2`; never `node:internal/...` frames.
+const frameRe = /(?:^at |\()((?:file:\/\/)?\/[^():]+):(\d+):(\d+)\)?$/;
 
 /** Extra folders whose frames are skipped (e.g. gen/lib helpers that wrap the builder). */
 const extraInternal: string[] = [];
@@ -28,6 +29,8 @@ export function markInternalDir(dir: string): void {
 }
 
 function isInternal(file: string): boolean {
+  // Tests of the DSL live beside it but are user code as far as locations go.
+  if (/\.test\.[cm]?[jt]s$/.test(file)) return false;
   return file.includes(`${path.sep}node_modules${path.sep}`) || file.startsWith('node:')
     || internalDirs.some(d => file.startsWith(d)) || extraInternal.some(d => file.startsWith(d));
 }

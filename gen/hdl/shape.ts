@@ -85,6 +85,9 @@ export function Enum<M extends string>(name: string, members: readonly M[] | Rec
   const values: Record<string, number> = {};
   if (Array.isArray(members)) members.forEach((m, i) => { values[m] = i; });
   else Object.assign(values, members);
+  for (const [m, v] of Object.entries(values)) {
+    if (!Number.isInteger(v) || v < 0) throw new DslError(`Enum ${name}: member ${m} = ${v}`, 'enum values are non-negative integers');
+  }
   const max = Math.max(0, ...Object.values(values));
   const need = Math.max(1, Math.ceil(Math.log2(max + 1)));
   const w = width ?? need;

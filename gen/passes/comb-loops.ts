@@ -6,13 +6,13 @@ import { formatLoc } from '../hdl/errors.ts';
 import type { Expr, ModuleIR, Signal, Stmt } from '../hdl/ir.ts';
 import { walkExpr } from '../hdl/ir.ts';
 
-interface Graph {
+export interface Graph {
   readonly deps: Map<Signal, Set<Signal>>;
   readonly where: Map<Signal, SourceLoc>;
 }
 
 /** Edges target ← source for combinational assignments (conditions included). */
-function combGraph(m: ModuleIR): Graph {
+export function combGraph(m: ModuleIR): Graph {
   const deps = new Map<Signal, Set<Signal>>();
   const where = new Map<Signal, SourceLoc>();
   const edge = (t: Signal, src: Signal): void => { let s = deps.get(t); if (!s) deps.set(t, s = new Set()); s.add(src); };

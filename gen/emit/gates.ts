@@ -1,0 +1,98 @@
+// The three gates every emitted module must pass: Verilator -Wall lint (zero warnings),
+// Icarus Verilog -g2005 elaboration, and Yosys synthesis with `check -assert`.
+//
+// `check -assert` alone misses two things (measured with Yosys 0.23): latches (an
+// incomplete `always @*` synthesizes to $dlatch without complaint) and undriven wires
+// once `synth` has run (abc replaces them with x before the final check). So the Yosys
+// script checks right after `proc` as well, and asserts that no latch cell exists.
+
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+
+export interface GateResult {
+  readonly tool: 'verilator' | 'iverilog' | 'yosys';
+  /** Tool exited 0 and printed no warning. */
+  readonly ok: boolean;
+  readonly status: number | null;
+  /** stdout + stderr. */
+  readonly output: string;
+  readonly command: string;
+}
+
+export interface GatesResult {
+  readonly dir: string;
+  readonly files: readonly string[];
+  readonly verilator: GateResult;
+  readonly iverilog: GateResult;
+  readonly yosys: GateResult;
+  readonly ok: boolean;
+  /** All failing gates' outputs, for an assertion message. */
+  readonly report: string;
+}
+
+/** Something with emitted Verilog files in compile order (an EmittedTop fits). */
+export interface VerilogSet {
+  readonly top: string;
+  readonly files: ReadonlyMap<string, string>;
+}
+
+/** Write the files into a fresh temp folder; returns the folder and the paths in order. */
+export function writeVerilog(set: VerilogSet, dir: string = mkdtempSync(path.join(tmpdir(), 'nicgen-gates-'))): { dir: string; paths: string[] } {
+  const paths: string[] = [];
+  for (const [name, text] of set.files) {
+    const p = path.join(dir, name);
+    writeFileSync(p, text);
+    paths.push(p);
+  }
+  return { dir, paths };
+}
+
+/** The three commands for checking `top` (files in compile order). */
+export function gateCommands(top: string, paths: readonly string[], statFile?: string): { tool: GateResult['tool']; args: string[] }[] {
+  return [
+    { tool: 'verilator', args: ['--lint-only', '-Wall', '--top-module', top, ...paths] },
+    { tool: 'iverilog', args: ['-g2005', '-o', '/dev/null', '-s', top, ...paths] },
+    { tool: 'yosys', args: ['-q', '-p', yosysScript(top, paths, statFile)] },
+  ];
+}
+
+/** A gate passes when its tool exits 0 and prints no warning or error at all. */
+export function judge(tool: GateResult['tool'], args: readonly string[], status: number | null, output: string): GateResult {
+  const warned = /%Warning|warning:|Warning:|ERROR|%Error/i.test(output);
+  return { tool, ok: status === 0 && !warned, status, output, command: `${tool} ${args.join(' ')}` };
+}
+
+function run(tool: GateResult['tool'], args: string[], cwd: string): GateResult {
+  const r = spawnSync(tool, args, { cwd, encoding: 'utf8', timeout: 120_000 });
+  return judge(tool, args, r.status, `${r.stdout ?? ''}${r.stderr ?? ''}${r.error ? String(r.error) : ''}`);
+}
+
+export const latchCells = 't:$dlatch t:$adlatch t:$dlatchsr t:$sr t:$_DLATCH_* t:$_DLATCHSR_* t:$_SR_*';
+
+/** `statFile`: also write Yosys's `stat` right after memory inference (`memory -nomap`), where
+ *  an inferred block RAM shows as a `$mem_v2` cell, before synthesis maps it to gates. */
+export function yosysScript(top: string, paths: readonly string[], statFile?: string): string {
+  return [
+    `read_verilog -DSYNTHESIS ${paths.join(' ')}`,
+    `hierarchy -check -top ${top}`,
+    'proc',
+    'check -assert',
+    `select -assert-none ${latchCells}`,
+    ...(statFile ? ['opt_clean', 'memory -nomap', `tee -q -o ${statFile} stat`] : []),
+    `synth -top ${top}`,
+    'check -assert',
+    `select -assert-none ${latchCells}`,
+  ].join('; ');
+}
+
+/** Run the three gates over a set of emitted files. */
+export function runGates(set: VerilogSet): GatesResult {
+  const { dir, paths } = writeVerilog(set);
+  const [verilator, iverilog, yosys] = gateCommands(set.top, paths).map(c => run(c.tool, c.args, dir)) as [GateResult, GateResult, GateResult];
+  const failed = [verilator, iverilog, yosys].filter(g => !g.ok);
+  const report = failed.map(g => `--- ${g.command}\n${g.output}`).join('\n')
+    + (failed.length ? `\n--- files in ${dir}:\n${[...set.files].map(([n, t]) => `// ==== ${n}\n${t}`).join('\n')}` : '');
+  return { dir, files: paths, verilator, iverilog, yosys, ok: failed.length === 0, report };
+}

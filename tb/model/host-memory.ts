@@ -1,0 +1,235 @@
+// Sparse host memory: the 64-bit physical address space the NIC's AXI4 master sees, stored as
+// 4 KiB pages created on first write. Untouched memory reads as zero; tests that want the NIC
+// to meet garbage fill it with seeded random bytes first.
+//
+// Addresses: the API takes `bigint | number` and returns bigint, because AXI addresses are 64
+// bits and a number loses precision above 2^53. Inside, a page is keyed by its page number
+// (address >> 12, at most 2^52: a safe integer) so the map stays fast. Lengths are numbers.
+//
+// Snapshots answer "did anything change outside the ranges the NIC was allowed to write?"
+// without copying memory: a snapshot keeps the old contents of a page only when that page is
+// first written after the snapshot (copy on write), so checking costs O(pages touched).
+
+import type { Rng } from '../core/rng.ts';
+import { formatAddress, hexDiff } from './hexdump.ts';
+
+export const PAGE_BYTES = 4096;
+const PAGE_SHIFT = 12n;
+const ADDR_LIMIT = 1n << 64n;
+
+export type Address = bigint | number;
+
+/** A byte range [addr, addr + len). */
+export interface ByteRange {
+  readonly addr: Address;
+  readonly len: number;
+}
+
+export function toAddress(a: Address): bigint {
+  const v = typeof a === 'bigint' ? a : Number.isSafeInteger(a) ? BigInt(a) : NaN;
+  if (typeof v !== 'bigint' || v < 0n || v >= ADDR_LIMIT) throw new RangeError(`address ${String(a)} is not a 64-bit unsigned integer`);
+  return v;
+}
+
+function checkRange(addr: bigint, len: number): void {
+  if (!Number.isSafeInteger(len) || len < 0) throw new RangeError(`length ${len} is not a non-negative integer`);
+  if (addr + BigInt(len) > ADDR_LIMIT) throw new RangeError(`range ${formatAddress(addr)} + ${len} runs past 2^64`);
+}
+
+/** Walks [addr, addr+len) page by page: page number, offset in the page, bytes, offset in the range. */
+function* pieces(addr: bigint, len: number): Generator<[page: number, inPage: number, n: number, done: number]> {
+  let page = Number(addr >> PAGE_SHIFT);
+  let inPage = Number(addr & BigInt(PAGE_BYTES - 1));
+  let done = 0;
+  while (done < len) {
+    const n = Math.min(PAGE_BYTES - inPage, len - done);
+    yield [page, inPage, n, done];
+    done += n; page++; inPage = 0;
+  }
+}
+
+export class HostMemory {
+  readonly #pages = new Map<number, Uint8Array>();
+  readonly #snapshots = new Set<MemorySnapshot>();
+
+  /** Copies `len` bytes out. */
+  read(addr: Address, len: number): Uint8Array {
+    const a = toAddress(addr);
+    checkRange(a, len);
+    const out = new Uint8Array(len);
+    for (const [page, inPage, n, done] of pieces(a, len)) {
+      const p = this.#pages.get(page);
+      if (p) out.set(p.subarray(inPage, inPage + n), done);
+    }
+    return out;
+  }
+
+  write(addr: Address, data: Uint8Array): void {
+    const a = toAddress(addr);
+    checkRange(a, data.length);
+    for (const [page, inPage, n, done] of pieces(a, data.length)) this.#pageForWrite(page).set(data.subarray(done, done + n), inPage);
+  }
+
+  fill(addr: Address, len: number, byte: number): void {
+    const a = toAddress(addr);
+    checkRange(a, len);
+    for (const [page, inPage, n] of pieces(a, len)) this.#pageForWrite(page).fill(byte & 0xff, inPage, inPage + n);
+  }
+
+  /** Seeded garbage, so a NIC that reads or leaves stale bytes is caught and the run repeats. */
+  fillRandom(addr: Address, len: number, rng: Rng): void {
+    this.write(addr, rng.bytes(len));
+  }
+
+  /** Little endian, as the host (and the AXI data bus) stores it. */
+  readU32(addr: Address): number {
+    const b = this.read(addr, 4);
+    return (b[0]! | (b[1]! << 8) | (b[2]! << 16) | (b[3]! << 24)) >>> 0;
+  }
+
+  readU64(addr: Address): bigint {
+    const b = this.read(addr, 8);
+    return new DataView(b.buffer).getBigUint64(0, true);
+  }
+
+  writeU32(addr: Address, value: number): void {
+    if (!Number.isInteger(value) || value < 0 || value > 0xffffffff) throw new RangeError(`writeU32: ${value} is not a 32-bit unsigned integer`);
+    const b = new Uint8Array(4);
+    new DataView(b.buffer).setUint32(0, value, true);
+    this.write(addr, b);
+  }
+
+  writeU64(addr: Address, value: bigint): void {
+    if (value < 0n || value >= ADDR_LIMIT) throw new RangeError(`writeU64: ${value} is not a 64-bit unsigned integer`);
+    const b = new Uint8Array(8);
+    new DataView(b.buffer).setBigUint64(0, value, true);
+    this.write(addr, b);
+  }
+
+  /** Base addresses of the pages that exist (were ever written), ascending. */
+  pages(): bigint[] {
+    return [...this.#pages.keys()].sort((x, y) => x - y).map(p => BigInt(p) << PAGE_SHIFT);
+  }
+
+  /** Starts recording changes. Release it when done, or every later write keeps paying for it. */
+  snapshot(): MemorySnapshot {
+    const s = new MemorySnapshot(this, () => this.#snapshots.delete(s));
+    this.#snapshots.add(s);
+    return s;
+  }
+
+  /** The current bytes of a page, or undefined when it was never written (reads as zero). */
+  pageData(page: number): Uint8Array | undefined {
+    return this.#pages.get(page);
+  }
+
+  #pageForWrite(page: number): Uint8Array {
+    const p = this.#pages.get(page);
+    for (const s of this.#snapshots) s.preserve(page, p);
+    if (p) return p;
+    const fresh = new Uint8Array(PAGE_BYTES);
+    this.#pages.set(page, fresh);
+    return fresh;
+  }
+}
+
+/** A byte that differs from the snapshot, with a hex view around it. */
+export interface MemoryChange {
+  readonly addr: bigint;
+  readonly before: number;
+  readonly after: number;
+  /** 64 bytes around the change, expected (snapshot) over actual, differences marked. */
+  readonly dump: string;
+}
+
+/** Memory contents at one moment, kept as copies of the pages written since. */
+export class MemorySnapshot {
+  readonly #mem: HostMemory;
+  readonly #release: () => void;
+  /** Page number -> contents at snapshot time (null: the page did not exist, i.e. all zero). */
+  readonly #saved = new Map<number, Uint8Array | null>();
+  #live = true;
+
+  /** @internal created by HostMemory.snapshot() */
+  constructor(mem: HostMemory, release: () => void) {
+    this.#mem = mem;
+    this.#release = release;
+  }
+
+  /** @internal called by HostMemory before the first write to a page after the snapshot. */
+  preserve(page: number, current: Uint8Array | undefined): void {
+    if (!this.#saved.has(page)) this.#saved.set(page, current ? Uint8Array.from(current) : null);
+  }
+
+  /** Stops recording; the snapshot can still be queried about changes made before. */
+  release(): void {
+    if (this.#live) { this.#live = false; this.#release(); }
+  }
+
+  /** Contents at snapshot time of `len` bytes at `addr`. */
+  readBefore(addr: Address, len: number): Uint8Array {
+    const a = toAddress(addr);
+    checkRange(a, len);
+    const out = this.#mem.read(a, len);
+    for (const [page, inPage, n, done] of pieces(a, len)) {
+      if (!this.#saved.has(page)) continue;
+      const old = this.#saved.get(page);
+      if (old) out.set(old.subarray(inPage, inPage + n), done);
+      else out.fill(0, done, done + n);
+    }
+    return out;
+  }
+
+  /** Maximal runs of bytes that differ from the snapshot, ascending. */
+  changedRanges(): { addr: bigint; len: number }[] {
+    const out: { addr: bigint; len: number }[] = [];
+    for (const page of [...this.#saved.keys()].sort((x, y) => x - y)) {
+      const old = this.#saved.get(page) ?? null;
+      const now = this.#mem.pageData(page);
+      const base = BigInt(page) << PAGE_SHIFT;
+      for (let i = 0; i < PAGE_BYTES; i++) {
+        if ((old ? old[i]! : 0) === (now ? now[i]! : 0)) continue;
+        const addr = base + BigInt(i);
+        const prev = out[out.length - 1];
+        if (prev && prev.addr + BigInt(prev.len) === addr) prev.len++;
+        else out.push({ addr, len: 1 });
+      }
+    }
+    return out;
+  }
+
+  /** The lowest-addressed byte that changed outside `allowed`, or null when there is none. */
+  firstChangeOutside(allowed: readonly ByteRange[]): MemoryChange | null {
+    const ranges = allowed.map(r => { const a = toAddress(r.addr); checkRange(a, r.len); return { lo: a, hi: a + BigInt(r.len) }; });
+    for (const page of [...this.#saved.keys()].sort((x, y) => x - y)) {
+      const old = this.#saved.get(page) ?? null;
+      const now = this.#mem.pageData(page);
+      const base = BigInt(page) << PAGE_SHIFT;
+      // Mark the allowed bytes of this page once, then compare the rest.
+      const ok = new Uint8Array(PAGE_BYTES);
+      for (const r of ranges) {
+        const lo = r.lo > base ? Number(r.lo - base) : 0;
+        const hi = r.hi < base + BigInt(PAGE_BYTES) ? Number(r.hi - base) : PAGE_BYTES;
+        if (lo < hi && r.hi > base) ok.fill(1, lo, hi);
+      }
+      for (let i = 0; i < PAGE_BYTES; i++) {
+        const before = old ? old[i]! : 0;
+        const after = now ? now[i]! : 0;
+        if (before !== after && !ok[i]) return this.#change(base + BigInt(i), before, after);
+      }
+    }
+    return null;
+  }
+
+  /** Throws, with the address and a hex dump, when anything outside `allowed` changed. */
+  expectUnchangedOutside(allowed: readonly ByteRange[], what = 'host memory'): void {
+    const c = this.firstChangeOutside(allowed);
+    if (c) throw new Error(`${what} changed outside the allowed ranges at ${formatAddress(c.addr)}: 0x${c.before.toString(16).padStart(2, '0')} -> 0x${c.after.toString(16).padStart(2, '0')}\n${c.dump}`);
+  }
+
+  #change(addr: bigint, before: number, after: number): MemoryChange {
+    const start = (addr & ~0xfn) >= 16n ? (addr & ~0xfn) - 16n : 0n;
+    const len = Number(ADDR_LIMIT - start < 64n ? ADDR_LIMIT - start : 64n);
+    return { addr, before, after, dump: hexDiff(this.readBefore(start, len), this.#mem.read(start, len), start) };
+  }
+}
