@@ -6,6 +6,7 @@ import { DesignErrors, DslError } from '../gen/hdl/errors.ts';
 import { genCommand } from './gen-command.ts';
 import { lintCommand } from './lint-command.ts';
 import { modulesCommand } from './modules-command.ts';
+import { simCommand } from './sim-command.ts';
 import { UsageError } from './usage-error.ts';
 
 async function main(argv: string[]): Promise<number> {
@@ -23,6 +24,18 @@ async function main(argv: string[]): Promise<number> {
       .option('verbose', { type: 'boolean', default: false, describe: 'print tool output for passing modules too' }),
     async a => { code = await lintCommand({ tops: a.top, jobs: a.jobs, verbose: a.verbose }); })
     .command('modules', 'print a table of the emitted modules', y => y, () => { code = modulesCommand(); })
+    .command('sim [top]', 'run a named test bench on its Verilator model (see --list)', y => y
+      .positional('top', { type: 'string', describe: 'the DSL module the bench tests (e.g. sync_fifo)' })
+      .option('test', { type: 'string', describe: 'bench name within the top' })
+      .option('list', { type: 'boolean', default: false, describe: 'list every top and its benches' })
+      .option('seed', { type: 'number', describe: 'RNG seed (default NICGEN_SEED, else random; printed either way)' })
+      .option('wave', { type: 'string', describe: 'dump waves (FST) to this file' })
+      .option('from', { type: 'number', describe: 'first cycle in the wave dump' })
+      .option('to', { type: 'number', describe: 'cycle at which the wave dump stops' })
+      .option('max-cycles', { type: 'number', describe: 'fail if the bench runs longer (default: the bench\'s own budget)' }),
+    async a => {
+      code = await simCommand({ top: a.top, test: a.test, list: a.list, seed: a.seed, wave: a.wave, from: a.from, to: a.to, maxCycles: a.maxCycles });
+    })
     .demandCommand(1, 'name a command (see --help)')
     .strict()
     .help()

@@ -5,8 +5,19 @@ import { rrArbiter, wrrArbiter } from './lib/arbiter.ts';
 import { CRC32, crcParallel } from './lib/crc.ts';
 import { syncFifo, syncFifoRam } from './lib/fifo.ts';
 import { skidBuffer } from './lib/skid.ts';
+import { nicAxiRdMux, nicAxiWrMux } from './nic/axi-mux.ts';
+import { nicCompletion } from './nic/completion.ts';
+import { nicDmaRead } from './nic/dma-read.ts';
+import { nicDmaWrite } from './nic/dma-write.ts';
+import { icrcCheck } from './nic/icrc-check.ts';
+import { icrcInsert } from './nic/icrc-insert.ts';
+import { packetizer } from './nic/packetizer.ts';
+import { nicRegs } from './nic/regs.ts';
+import { rxParser } from './nic/rx-parser.ts';
+import { nicTlb } from './nic/tlb.ts';
+import { nicWqeFetch } from './nic/wqe-fetch.ts';
 
-export const tops: readonly TopEntry[] = [
+const libTops: readonly TopEntry[] = [
   top(syncFifo, { width: 64, depth: 16 }, 'synchronous FIFO, register storage'),
   top(syncFifoRam, { width: 64, depth: 512 }, 'synchronous FIFO, block-RAM storage'),
   top(skidBuffer, { width: 64 }, 'skid buffer (full-throughput register slice)'),
@@ -15,3 +26,21 @@ export const tops: readonly TopEntry[] = [
   top(crcParallel(CRC32), { bytes: 8 }, 'parallel CRC32, 64-bit word with byte enables'),
   top(crcParallel(CRC32), { bytes: 64 }, 'parallel CRC32, 512-bit word with byte enables'),
 ];
+
+/** NIC pipeline stages at the default configuration (64-bit datapath, 4 QPs, 16 MRs). */
+const nicStageTops: readonly TopEntry[] = [
+  top(nicRegs, {}, 'control registers and doorbells (AXI4-Lite)'),
+  top(nicWqeFetch, {}, 'WQE fetch with weighted round-robin among QPs'),
+  top(nicTlb, {}, 'address translation with key/PD/access/bounds checks and a TLB'),
+  top(nicAxiRdMux, {}, 'AXI4 read interconnect'),
+  top(nicAxiWrMux, {}, 'AXI4 write interconnect'),
+  top(nicDmaRead, {}, 'DMA read engine (scatter/gather, any alignment)'),
+  top(nicDmaWrite, {}, 'DMA write engine (any alignment, wstrb)'),
+  top(packetizer, {}, 'RoCEv2 packetizer (Ethernet/IPv4/UDP/BTH/RETH/AETH)'),
+  top(icrcInsert, {}, 'ICRC generation in line'),
+  top(icrcCheck, {}, 'RX frame buffer with ICRC check'),
+  top(rxParser, {}, 'RX header parser and validation'),
+  top(nicCompletion, {}, 'CQE writer and interrupt moderation'),
+];
+
+export const tops: readonly TopEntry[] = [...libTops, ...nicStageTops];

@@ -162,8 +162,9 @@ export class ExprPrinter {
     // Selecting the only element there is: the index does not matter (and a 1-bit
     // signal has no range to select from).
     if (e.arg.width === e.width) return this.#print(e.arg);
+    // Print the argument once: printing it again would declare its intermediates twice.
     const p = this.#print(e.arg);
-    const base = p.simple ? p.text : this.#sink.temp('part', e.arg, this.print(e.arg), null);
+    const base = p.simple ? p.text : this.#sink.temp('part', e.arg, this.#fixSign(p, e.arg.signed), null);
     const idx = this.#fixSign(this.#print(e.index), false);
     const need = Math.max(1, Math.ceil(Math.log2(e.arg.width)));
     if (e.stride === 1 && e.width === 1 && e.index.width === need && (1 << need) === e.arg.width) {

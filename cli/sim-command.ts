@@ -1,0 +1,105 @@
+// `nicgen sim <top> --test <name>`: runs one bench of the registry (tb/benches/index.ts) on
+// its Verilator model, with progress on stderr and a one-line summary. Exit codes: 0 pass,
+// 1 the bench failed (message with seed and replay command), 2 misuse (unknown top/test).
+
+import { benches } from '../tb/benches/index.ts';
+import type { Bench } from '../tb/benches/index.ts';
+import { TestFailure, type TestOptions } from '../tb/core/index.ts';
+import { formatRate, SimProgress, type ProgressStream } from './sim-progress.ts';
+import { UsageError } from './usage-error.ts';
+
+export interface SimArgs {
+  readonly top: string | undefined;
+  readonly test: string | undefined;
+  readonly list: boolean;
+  readonly seed: number | undefined;
+  readonly wave: string | undefined;
+  readonly from: number | undefined;
+  readonly to: number | undefined;
+  readonly maxCycles: number | undefined;
+}
+
+/** Where the command writes; the real process streams unless a test swaps them. */
+export interface SimIO {
+  readonly out: (line: string) => void;
+  readonly err: ProgressStream;
+}
+
+const defaultIO: SimIO = { out: line => console.log(line), err: process.stderr };
+
+function listBenches(io: SimIO): void {
+  for (const [top, group] of Object.entries(benches)) {
+    io.out(top);
+    const names = Object.keys(group);
+    const w = Math.max(...names.map(n => n.length));
+    for (const [name, b] of Object.entries(group)) io.out(`  ${name.padEnd(w)}  ${b.about}`);
+  }
+}
+
+function pick(top: string | undefined, test: string | undefined): Bench {
+  const tops = Object.keys(benches);
+  if (top === undefined) throw new UsageError(`name a top, or --list (tops: ${tops.join(', ')})`);
+  const group = benches[top];
+  if (!group) throw new UsageError(`unknown top '${top}' (known tops: ${tops.join(', ')})`);
+  const tests = Object.keys(group);
+  if (test === undefined) throw new UsageError(`name a test with --test (tests of ${top}: ${tests.join(', ')})`);
+  const bench = group[test];
+  if (!bench) throw new UsageError(`unknown test '${test}' for ${top} (known tests: ${tests.join(', ')})`);
+  return bench;
+}
+
+function cycleOption(name: string, v: number | undefined, min: number): number | undefined {
+  if (v === undefined) return undefined;
+  if (!Number.isInteger(v) || v < min) throw new UsageError(`--${name} must be a whole number >= ${min}, got ${v}`);
+  return v;
+}
+
+function options(a: SimArgs, bench: Bench): TestOptions {
+  if (a.seed !== undefined && (!Number.isInteger(a.seed) || a.seed < 0 || a.seed > 0xffffffff)) {
+    throw new UsageError(`--seed must be a whole number 0..4294967295, got ${a.seed}`);
+  }
+  const from = cycleOption('from', a.from, 0);
+  const to = cycleOption('to', a.to, 1);
+  const maxCycles = cycleOption('max-cycles', a.maxCycles, 1) ?? bench.maxCycles;
+  if ((from !== undefined || to !== undefined) && a.wave === undefined) throw new UsageError('--from/--to choose the cycles of a wave dump: add --wave FILE');
+  if (from !== undefined && to !== undefined && to <= from) throw new UsageError(`--to (${to}) must be after --from (${from})`);
+  const wave = a.wave === undefined ? undefined : { file: a.wave, ...(from === undefined ? {} : { from }), ...(to === undefined ? {} : { to }) };
+  return { maxCycles, ...(a.seed === undefined ? {} : { seed: a.seed }), ...(wave ? { wave } : {}) };
+}
+
+/** The command to replay a failure with a wave window around it. */
+function replayHint(a: SimArgs, seed: number, cycle: number): string {
+  const from = Math.max(0, cycle - 200);
+  return `./bin/nicgen sim ${a.top} --test ${a.test} --seed ${seed} --wave ${a.top}-${a.test}.fst --from ${from} --to ${cycle + 10}`;
+}
+
+export async function simCommand(a: SimArgs, io: SimIO = defaultIO): Promise<number> {
+  if (a.list) {
+    if (a.top !== undefined || a.test !== undefined) throw new UsageError('--list takes no top or --test');
+    listBenches(io);
+    return 0;
+  }
+  const bench = pick(a.top, a.test);
+  const opts = options(a, bench);
+  const label = `${a.top}/${a.test}`;
+  const progress = new SimProgress(io.err, label);
+  const t0 = performance.now();
+  progress.building();
+  let simStart = 0;
+  try {
+    const r = await bench.run({ ...opts, onStart: tb => { simStart = performance.now(); progress.attach(tb); } });
+    progress.done();
+    const wall = (performance.now() - t0) / 1000;
+    const sim = simStart ? (performance.now() - simStart) / 1000 : wall;
+    const wave = opts.wave ? `, wave ${typeof opts.wave === 'string' ? opts.wave : opts.wave.file}` : '';
+    io.out(`PASS ${label}: seed ${r.seed}, ${r.cycles} cycles, ${wall.toFixed(2)} s wall (${(wall - sim).toFixed(2)} s ${r.built ? 'building' : 'loading'} the model), ${formatRate(r.cycles / Math.max(sim, 1e-6))}${wave}`);
+    return 0;
+  } catch (err) {
+    progress.done();
+    if (!(err instanceof TestFailure)) throw err;
+    const wall = (performance.now() - t0) / 1000;
+    io.out(`FAIL ${label}: seed ${err.seed}, failed at cycle ${err.cycle}, ${wall.toFixed(2)} s wall`);
+    io.err.write(`${err.message}\n  replay with waves: ${replayHint(a, err.seed, err.cycle)}\n`);
+    return 1;
+  }
+}

@@ -1,0 +1,295 @@
+// nic_dma_read: the DMA read engine. For each message (1..4 SGEs on `s_cmd`):
+//   1. validate: one translation per SGE over its whole range; zero-length SGEs need none;
+//   2. report one DmaStatus (OK, or the first failing SGE's translation status, then stop);
+//   3. stream the message: each SGE is cut at 4 KiB pages (one translation per page gives
+//      the physical page), each page chunk into AXI INCR read bursts (dma-burst.ts), and the
+//      returned words are packed into the output byte stream (no gaps between SGEs), with
+//      tlast every 2^segLog2 message bytes and at the end of the message.
+//
+// Three decoupled parts keep the AXI read channel busy:
+//   issuer   (FSM)      : SGEs -> validation requests -> status -> page-chunk requests
+//   burst gen           : translated chunk -> AR bursts, one per cycle, at most
+//                         `maxBursts` outstanding (limited by the burst-meta FIFO)
+//   packer              : R beats -> byte rotation -> packed beats -> skid -> m_axis
+// Translation responses come back in request order. Page requests of one message are all
+// sent before the next message's validation requests, and validation waits for its own
+// answers, so "a page chunk is queued" tells whose answer the next response is.
+
+import { Bool, cat, defineModule, lit, mux, pack, Struct, UInt, Vec } from '../hdl/index.ts';
+import { skidBuffer } from '../lib/skid.ts';
+import { syncFifo } from '../lib/fifo.ts';
+import { AXI_BURST, axi4, stream, unusedFields } from '../lib/interfaces.ts';
+import { byteMaskToBits, busBytesLog2, lowBytesMask, rotateRightBytes } from './byte-align.ts';
+import { burstMetaShape, checkBurstBytes, nextBurst } from './dma-burst.ts';
+import { ADDR_WIDTH, byteStream, DmaReadCmd, DmaStatus, PAGE_BITS, XlateReq, xlateReq, xlateResp } from './types.ts';
+
+export type DmaReadParams = {
+  /** Bus and stream width in bits (64 .. 512). */
+  dataWidth: number;
+  /** AXI id width; the engine uses id 0 only (responses in order). */
+  idWidth: number;
+  /** Read bursts in flight at most (a power of two). */
+  maxBursts: number;
+  /** Burst window in bytes (the seed design's 2 KiB chunks). */
+  burstBytes: number;
+};
+export const dmaReadDefaults: DmaReadParams = { dataWidth: 64, idWidth: 4, maxBursts: 8, burstBytes: 2048 };
+
+const MAX_SGE = 4;
+
+/** What the engine keeps of an SGE between validation and data. */
+const Sge = Struct('dma_sge', { va: UInt(ADDR_WIDTH), len: UInt(32), key: UInt(32), pd: UInt(16), access: UInt(3) });
+/** A page chunk waiting for its translation: bytes (1..4096), last of message, segment size. */
+const Chunk = Struct('dma_read_chunk', { len: UInt(13), last: Bool, seg: UInt(4) });
+
+export const nicDmaRead = defineModule('nic_dma_read', dmaReadDefaults, (m, p) => {
+  const lb = busBytesLog2(p.dataWidth);
+  const B = 1 << lb;
+  const burstLog2 = checkBurstBytes(p.burstBytes, lb);
+  const { clk, rst } = m.clockAndReset();
+  const cmd = stream(DmaReadCmd).sink(m, 's_cmd');
+  const status = stream(DmaStatus).source(m, 'm_status');
+  const xreq = xlateReq.source(m, 'm_xlate_req');
+  const xresp = xlateResp.sink(m, 's_xlate_resp');
+  const axi = axi4({ idWidth: p.idWidth, addrWidth: ADDR_WIDTH, dataWidth: p.dataWidth }).source(m, 'm_axi');
+  const out = byteStream(p.dataWidth).source(m, 'm_axis');
+  const tkeep = out.tkeep!, tlast = out.tlast!;
+
+  // ---- issuer ------------------------------------------------------------------------
+  const fsm = m.fsm('state', ['COLLECT', 'WAIT_VALID', 'LOAD_SGE', 'CHUNK'] as const);
+  const sges = m.reg('sge_reg', Vec(Sge, MAX_SGE), { reset: null });
+  const nSge = m.reg('sge_count_reg', UInt(3));
+  const vSent = m.reg('valid_sent_reg', UInt(3));
+  const vRcvd = m.reg('valid_rcvd_reg', UInt(3));
+  const err = m.reg('err_reg', UInt(3));
+  const anyData = m.reg('any_data_reg', Bool);
+  const lastNz = m.reg('last_data_sge_reg', UInt(2));
+  const segReg = m.reg('seg_reg', UInt(4));
+  const idx = m.reg('sge_index_reg', UInt(2));
+  const curVa = m.reg('cur_va_reg', UInt(ADDR_WIDTH));
+  const curRem = m.reg('cur_rem_reg', UInt(32));
+  const reqValid = m.reg('xlate_req_valid_reg', Bool);
+  const reqData = m.reg('xlate_req_data_reg', XlateReq, { reset: null });
+  const statusValid = m.reg('status_valid_reg', Bool);
+  const statusData = m.reg('status_data_reg', UInt(3));
+
+  const chunks = m.instance('u_chunk_fifo', syncFifo, { width: Chunk.width, depth: 4 });
+  const reqFree = m.let('xlate_req_free', reqValid.lnot().lor(xreq.ready));
+  const statusFree = m.let('status_free', statusValid.lnot().lor(status.ready));
+
+  xreq.valid.set(reqValid);
+  xreq.data.set(reqData);
+  m.if(xreq.ready, () => reqValid.set(0));
+  status.valid.set(statusValid);
+  status.data.set(statusData.as(DmaStatus));
+  m.if(status.ready, () => statusValid.set(0));
+
+  const c = cmd.data;
+  const accept = m.let('cmd_accept', cmd.valid.land(fsm.is('COLLECT')).land(reqFree));
+  cmd.ready.set(fsm.is('COLLECT').land(reqFree));
+  m.assert(accept.lnot().lor(c.field('segLog2').ge(lb)), `segLog2 must be at least log2 of the bus bytes (${lb})`);
+  m.assert(accept.lnot().lor(nSge.lt(MAX_SGE - 1)).lor(c.field('last')), `a message has at most ${MAX_SGE} SGEs`);
+
+  const clearMessage = (): void => {
+    nSge.set(0); vSent.set(0); vRcvd.set(0); err.set(0); anyData.set(0); lastNz.set(0); idx.set(0);
+  };
+
+  // Whose answer is next: a queued page chunk's, else a validation's.
+  const pageResp = m.let('page_resp', chunks.m.valid);
+  const burstBusy = m.reg('burst_busy_reg', Bool);
+  const chunkLoad = m.let('chunk_load', burstBusy.lnot().land(chunks.m.valid).land(xresp.valid));
+  const validPending = m.let('valid_pending', vRcvd.ne(vSent));
+  xresp.ready.set(mux(pageResp, chunkLoad, validPending));
+  m.if(pageResp.lnot().land(validPending).land(xresp.valid), () => {
+    vRcvd.set(vRcvd.addw(1));
+    m.if(err.eq(0), () => err.set(xresp.data.field('status')));
+  });
+
+  const cur = sges.at(idx);
+  const toPage = m.let('to_page', lit(1 << PAGE_BITS, 13).subw(curVa.bits(PAGE_BITS - 1, 0).zext(13)));
+  const chunkFits = m.let('chunk_fits', curRem.le(toPage.zext(32)));
+  const chunkLen = m.let('chunk_len', mux(chunkFits, curRem.trunc(13), toPage).asUnsigned());
+  chunks.s.valid.set(0);
+  chunks.s.data.set(pack(Chunk, { len: chunkLen, last: idx.eq(lastNz).land(chunkFits), seg: segReg }));
+
+  fsm.states({
+    COLLECT: () => m.if(accept, () => {
+      const sw = m.switch(nSge);
+      for (let i = 0; i < MAX_SGE; i++) {
+        sw.case(i, () => sges.setBits((i + 1) * Sge.width - 1, i * Sge.width, pack(Sge, {
+          va: c.field('va'), len: c.field('len'), key: c.field('key'), pd: c.field('pd'), access: c.field('access'),
+        })));
+      }
+      nSge.set(nSge.addw(1));
+      segReg.set(c.field('segLog2'));
+      // Zero-length SGEs move no data and (as in the verbs) need no key check.
+      m.if(c.field('len').ne(0), () => {
+        reqValid.set(1);
+        reqData.set(pack(XlateReq, { key: c.field('key'), va: c.field('va'), len: c.field('len'), pd: c.field('pd'), access: c.field('access') }));
+        vSent.set(vSent.addw(1));
+        anyData.set(1);
+        lastNz.set(nSge.trunc(2));
+      });
+      m.if(c.field('last'), () => fsm.goto('WAIT_VALID'));
+    }),
+    WAIT_VALID: () => m.if(validPending.lnot().land(statusFree), () => {
+      statusValid.set(1);
+      statusData.set(err);
+      m.if(err.ne(0).lor(anyData.lnot()), () => {
+        clearMessage();
+        fsm.goto('COLLECT');
+      }).else(() => {
+        idx.set(0);
+        fsm.goto('LOAD_SGE');
+      });
+    }),
+    LOAD_SGE: () => {
+      curVa.set(cur.field('va'));
+      curRem.set(cur.field('len'));
+      fsm.goto('CHUNK');
+    },
+    CHUNK: () => m.if(curRem.eq(0), () => {
+      m.if(idx.eq(lastNz), () => {
+        clearMessage();
+        fsm.goto('COLLECT');
+      }).else(() => {
+        idx.set(idx.addw(1));
+        fsm.goto('LOAD_SGE');
+      });
+    }).elif(reqFree.land(chunks.s.ready), () => {
+      chunks.s.valid.set(1);
+      reqValid.set(1);
+      reqData.set(pack(XlateReq, { key: cur.field('key'), va: curVa, len: chunkLen.zext(32), pd: cur.field('pd'), access: cur.field('access') }));
+      curVa.set(curVa.addw(chunkLen.zext(ADDR_WIDTH)));
+      curRem.set(curRem.subw(chunkLen.zext(32)));
+    }),
+  });
+
+  // ---- burst generator ---------------------------------------------------------------
+  const Meta = burstMetaShape(lb);
+  const metas = m.instance('u_burst_fifo', syncFifo, { width: Meta.width, depth: p.maxBursts });
+  const head = chunks.m.data.as(Chunk);
+  const pa = m.reg('burst_pa_reg', UInt(ADDR_WIDTH));
+  const rem = m.reg('burst_rem_reg', UInt(13));
+  const chunkLast = m.reg('burst_last_reg', Bool);
+  const chunkSeg = m.reg('burst_seg_reg', UInt(4));
+  const arValid = m.reg('ar_valid_reg', Bool);
+  const arAddr = m.reg('ar_addr_reg', UInt(ADDR_WIDTH));
+  const arLen = m.reg('ar_len_reg', UInt(8));
+
+  chunks.m.ready.set(chunkLoad);
+  m.assert(chunkLoad.lnot().lor(xresp.data.field('status').eq(0)), 'a page of a validated SGE failed to translate');
+  m.if(chunkLoad, () => {
+    burstBusy.set(1);
+    pa.set(xresp.data.field('pa'));
+    rem.set(head.field('len'));
+    chunkLast.set(head.field('last'));
+    chunkSeg.set(head.field('seg'));
+  });
+
+  const nb = nextBurst(pa, rem, lb, burstLog2);
+  const arFree = m.let('ar_free', arValid.lnot().lor(axi.arready));
+  const issue = m.let('burst_issue', burstBusy.land(arFree).land(metas.s.ready));
+  const lastBurst = m.let('last_burst', rem.eq(nb.bytes));
+  metas.s.valid.set(issue);
+  metas.s.data.set(pack(Meta, { head: nb.head, tail: nb.tail, len: nb.len, last: chunkLast.land(lastBurst), seg: chunkSeg }));
+  m.if(axi.arready, () => arValid.set(0));
+  m.if(issue, () => {
+    arValid.set(1);
+    arAddr.set(nb.addr);
+    arLen.set(nb.len);
+    pa.set(pa.addw(nb.bytes.zext(ADDR_WIDTH)));
+    rem.set(rem.subw(nb.bytes));
+    m.if(lastBurst, () => burstBusy.set(0));
+  });
+
+  axi.arid.set(0);
+  axi.araddr.set(arAddr);
+  axi.arlen.set(arLen);
+  axi.arsize.set(lb);
+  axi.arburst.set(AXI_BURST.INCR);
+  axi.arlock.set(0);
+  axi.arcache.set(0b0011);
+  axi.arprot.set(0);
+  axi.arvalid.set(arValid);
+  // The write channels are not used by this engine.
+  axi.awid.set(0); axi.awaddr.set(0); axi.awlen.set(0); axi.awsize.set(0); axi.awburst.set(0);
+  axi.awlock.set(0); axi.awcache.set(0); axi.awprot.set(0); axi.awvalid.set(0);
+  axi.wdata.set(0); axi.wstrb.set(0); axi.wlast.set(0); axi.wvalid.set(0); axi.bready.set(0);
+  unusedFields(m, axi, ['awready', 'wready', 'bid', 'bresp', 'bvalid'], 'read-only engine');
+  unusedFields(m, axi, ['rid'], 'one id: responses arrive in order');
+  unusedFields(m, axi, ['rresp'], 'bus errors are not reported (DmaStatus has translation codes only)');
+
+  // ---- packer ------------------------------------------------------------------------
+  const meta = metas.m.data.as(Meta);
+  const skid = m.instance('u_out_skid', skidBuffer, { width: p.dataWidth + B + 1 });
+  const hold = m.reg('hold_reg', UInt(p.dataWidth), { reset: null });
+  const held = m.reg('held_bytes_reg', UInt(lb));
+  const flush = m.reg('flush_reg', Bool);
+  const firstBeat = m.reg('first_beat_reg', Bool, { reset: 1 });
+  const segOff = m.reg('seg_offset_reg', UInt(16));
+  const beatCount = m.reg('beat_count_reg', UInt(8));
+
+  const rready = m.let('r_ready', metas.m.valid.land(skid.s.ready).land(flush.lnot()));
+  const beat = m.let('r_beat', axi.rvalid.land(rready));
+  axi.rready.set(rready);
+  m.assert(axi.rvalid.land(metas.m.valid.lnot()).lnot(), 'read data without an outstanding burst');
+  m.assert(beat.lnot().lor(axi.rlast.eq(beatCount.eq(meta.field('len')))), 'rlast does not match the burst length');
+
+  // Valid lanes of this beat: [start, end), end = B when the tail field is 0.
+  const start = m.let('beat_start', mux(firstBeat, meta.field('head'), lit(0, lb)).asUnsigned());
+  const tailLane = meta.field('tail');
+  const end = m.let('beat_end', mux(axi.rlast.land(tailLane.ne(0)), tailLane.zext(lb + 1), lit(B, lb + 1)).asUnsigned());
+  const count = m.let('beat_bytes', end.subw(start.zext(lb + 1)).asUnsigned());
+  // Rotate so the beat's first valid byte lands right after the held bytes.
+  const rotated = m.let('rotated', rotateRightBytes(axi.rdata, start.subw(held).asUnsigned(), B));
+  const holdBits = m.let('hold_mask', byteMaskToBits(lowBytesMask(held, B), B));
+  const merged = m.let('merged', hold.and(holdBits).or(rotated.and(holdBits.not())).asUnsigned());
+  const total = m.let('total_bytes', held.zext(lb + 1).addw(count).asUnsigned());
+  const full = m.let('beat_full', total.bit(lb));
+  const left = m.let('left_bytes', total.bits(lb - 1, 0));
+  const msgEnd = m.let('msg_end', axi.rlast.land(meta.field('last')));
+  const segEnd = m.let('seg_end', segOff.addw(B).eq(lit(1, 16).shl(meta.field('seg'))));
+
+  const emitValid = m.wire('emit_valid', Bool);
+  const emitData = m.wire('emit_data', UInt(p.dataWidth));
+  const emitKeep = m.wire('emit_keep', UInt(B));
+  const emitLast = m.wire('emit_last', Bool);
+  metas.m.ready.set(beat.land(axi.rlast));
+
+  m.if(flush, () => m.if(skid.s.ready, () => {
+    // The message's last beat filled a word and left bytes over: send them now.
+    emitValid.set(1); emitData.set(hold); emitKeep.set(lowBytesMask(held, B)); emitLast.set(1);
+    flush.set(0); held.set(0); segOff.set(0);
+  })).elif(beat, () => {
+    firstBeat.set(axi.rlast);
+    beatCount.set(mux(axi.rlast, lit(0, 8), beatCount.addw(1)));
+    held.set(left);
+    m.if(full, () => {
+      emitValid.set(1); emitData.set(merged); emitKeep.set(lit((1n << BigInt(B)) - 1n, B));
+      emitLast.set(segEnd.lor(msgEnd.land(left.eq(0))));
+      hold.set(rotated);
+      segOff.set(mux(segEnd, lit(0, 16), segOff.addw(B)));
+      m.if(msgEnd, () => m.if(left.eq(0), () => segOff.set(0)).else(() => flush.set(1)));
+    }).else(() => {
+      hold.set(merged);
+      m.if(msgEnd, () => {
+        emitValid.set(1); emitData.set(merged); emitKeep.set(lowBytesMask(left, B)); emitLast.set(1);
+        held.set(0); segOff.set(0);
+      });
+    });
+  });
+
+  skid.s.valid.set(emitValid);
+  skid.s.data.set(cat(emitLast, emitKeep, emitData));
+  skid.m.ready.set(out.tready);
+  out.tvalid.set(skid.m.valid);
+  out.tdata.set(skid.m.data.bits(p.dataWidth - 1, 0));
+  tkeep.set(skid.m.data.bits(p.dataWidth + B - 1, p.dataWidth));
+  tlast.set(skid.m.data.bit(p.dataWidth + B));
+
+  m.unused(chunks.count, 'only empty/full matter'); m.unused(chunks.full, 'only empty/full matter'); m.unused(chunks.empty, 'm_valid is used');
+  m.unused(metas.count, 'only empty/full matter'); m.unused(metas.full, 'only empty/full matter'); m.unused(metas.empty, 'm_valid is used');
+
+  return { clk, rst, cmd, status, xlateReq: xreq, xlateResp: xresp, axi, data: out };
+}, { doc: 'DMA read engine: validate SGEs, translate per page, AXI read bursts, packed byte stream out' });

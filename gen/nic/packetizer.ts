@@ -1,0 +1,195 @@
+// nic_packetizer: one TxPktCmd + its payload bytes → one Ethernet frame (no FCS):
+// Ethernet, IPv4 (checksum computed here), UDP (checksum 0), BTH, RETH and/or AETH, the
+// payload, 0-3 pad bytes and four zero ICRC placeholder bytes (nic_icrc_insert fills them).
+//
+// Two stages:
+// 1. Header stage: a command is turned into its header bytes (up to 74) and frame
+//    bookkeeping in one register stage. It refills while the previous frame's payload
+//    streams, so frames follow each other without idle beats.
+// 2. Output stage: frame beat k is either a pure header beat (k < hb), the "mixed" beat
+//    k = hb (header tail in lanes 0..s-1, payload bytes from lane s on), or a body beat
+//    (the s bytes carried over from the previous payload beat, then the next payload bytes).
+//    s = H mod B and hb = H div B for the header length H; H is one of four values
+//    (54/58/70/74), so the payload shifter is a 4-way mux of constant shifts, not a barrel
+//    shifter. Pad and ICRC bytes fall out as zeros: payload lanes past payloadLen are masked.
+//    One beat per cycle; a 4096-byte MIDDLE packet at 512 bits is ceil(4154/64) = 65 beats.
+// The output goes through a skid buffer, so m_axis_* are registers and no ready path runs
+// from m_axis_tready to the inputs.
+//
+// The payload stream must carry exactly payloadLen bytes with tlast on the last beat. If it
+// does not, `err_payload` pulses: a short payload is completed with zeros (the frame keeps
+// its announced length), a long one is drained up to its tlast before the next frame.
+
+import { Bool, cat, defineModule, lit, mux, UInt, type Value } from '../hdl/index.ts';
+import { stream } from '../lib/interfaces.ts';
+import { skidBuffer } from '../lib/skid.ts';
+import { log2Exact } from '../lib/util.ts';
+import { beBytes, countWidth, laneBits, packBytes, select, thermo } from './frame-util.ts';
+import { ETH_BYTES, ETHERTYPE_IPV4, HEADER_LENGTHS, IP_BASE_BYTES, IPV4_BYTES, ROCE_PORT } from './roce.ts';
+import { byteStream, frameStream, TxPktCmd, type NicParams } from './types.ts';
+
+export type PacketizerParams = Pick<NicParams, 'dataWidth'>;
+
+const MAX_HDR = HEADER_LENGTHS[HEADER_LENGTHS.length - 1];
+const MAX_PAYLOAD = (1 << 13) - 1;
+
+export const packetizer = defineModule('nic_packetizer', { dataWidth: 64 } as PacketizerParams, (m, p) => {
+  const W = p.dataWidth, B = W / 8;
+  const lb = log2Exact(B, 'dataWidth / 8');
+  const { clk, rst } = m.clockAndReset();
+  const s_cmd = stream(TxPktCmd).sink(m, 's_cmd');
+  const s_payload = byteStream(W).sink(m, 's_payload');
+  const m_axis = frameStream(W).source(m, 'm_axis');
+  const errPayload = m.output('err_payload', Bool);
+
+  const maxFrame = MAX_HDR + MAX_PAYLOAD + 3 + 4;
+  const kW = countWidth(Math.ceil(maxFrame / B));
+  const hbOf = HEADER_LENGTHS.map(h => Math.floor(h / B));
+  const sOf = HEADER_LENGTHS.map(h => h % B);
+  const maxHb = Math.max(...hbOf);
+  const kinds = [0, 1, 2, 3];
+
+  // ---- header stage ----------------------------------------------------------------------
+  const cmd = s_cmd.data;
+  const hdrValid = m.reg('hdr_valid_reg', Bool);
+  const hdrBytes = m.reg('hdr_bytes_reg', UInt(8 * MAX_HDR), { reset: null });
+  const hdrKind = m.reg('hdr_kind_reg', UInt(2), { reset: null });
+  const hdrPayLen = m.reg('hdr_pay_len_reg', UInt(13), { reset: null });
+  const hdrLastIdx = m.reg('hdr_last_idx_reg', UInt(kW), { reset: null });
+  const hdrLastKeep = m.reg('hdr_last_keep_reg', UInt(B), { reset: null });
+  // IPv4 identification: a per-frame counter (any value is legal with DF set; a counter
+  // makes captures easier to read).
+  const ipId = m.reg('ip_id_reg', UInt(16));
+
+  const hasReth = cmd.field('hasReth'), hasAeth = cmd.field('hasAeth');
+  const payLen = cmd.field('payloadLen');
+  const pad = m.let('cmd_pad', lit(0, 2).subw(payLen.bits(1, 0)));
+  const extLen = m.let('cmd_ext_len', cat(hasReth, lit(0, 1), hasAeth, lit(0, 2)));
+  const ipLen = m.let('cmd_ip_len', lit(IP_BASE_BYTES, 16).addw(extLen.zext(16)).addw(payLen.zext(16)).addw(pad.zext(16)));
+  const udpLen = m.let('cmd_udp_len', ipLen.subw(IPV4_BYTES));
+  const frameLen = m.let('cmd_frame_len', ipLen.addw(ETH_BYTES)); // 16 bits: at most 8276
+  const tos = cat(cmd.field('dscp'), lit(0, 2));
+  const ttl = cmd.field('ttl');
+  const srcIp = cmd.field('srcIp'), dstIp = cmd.field('dstIp');
+  // Header checksum: one's-complement sum of the ten 16-bit words (checksum word = 0).
+  const words: Value[] = [cat(lit(0x45, 8), tos), ipLen, ipId, lit(0x4000, 16), cat(ttl, lit(17, 8)),
+    srcIp.bits(31, 16), srcIp.bits(15, 0), dstIp.bits(31, 16), dstIp.bits(15, 0)];
+  const sum = m.let('ip_sum', words.reduce((a, w) => a.add(w)).trunc(20));
+  const fold1 = m.let('ip_sum_fold1', sum.bits(15, 0).add(sum.bits(19, 16)));
+  const fold2 = m.let('ip_sum_fold2', fold1.bits(15, 0).addw(fold1.bits(16, 16).zext(16)));
+  const checksum = m.let('ip_checksum', fold2.not());
+
+  const zero = lit(0, 8);
+  const reth = [...beBytes(cmd.field('rethVa')), ...beBytes(cmd.field('rethRkey')), ...beBytes(cmd.field('rethLen'))];
+  const aeth = [...beBytes(cmd.field('aethSyndrome')), ...beBytes(cmd.field('aethMsn'))];
+  const ext: Value[] = [];
+  // Bytes after the header must be zero: the mixed beat ORs the shifted payload onto them.
+  for (let i = 0; i < 4; i++) ext.push(mux(hasReth, reth[i]!, mux(hasAeth, aeth[i]!, zero)));
+  for (let i = 4; i < 16; i++) ext.push(mux(hasReth, reth[i]!, zero));
+  for (let i = 0; i < 4; i++) ext.push(mux(hasReth.land(hasAeth), aeth[i]!, zero));
+  const header = packBytes([
+    ...beBytes(cmd.field('dstMac')), ...beBytes(cmd.field('srcMac')), ...beBytes(lit(ETHERTYPE_IPV4, 16)),
+    lit(0x45, 8), tos, ...beBytes(ipLen), ...beBytes(ipId), lit(0x40, 8), zero, ttl, lit(17, 8), ...beBytes(checksum),
+    ...beBytes(srcIp), ...beBytes(dstIp),
+    ...beBytes(cmd.field('srcPort')), ...beBytes(lit(ROCE_PORT, 16)), ...beBytes(udpLen), zero, zero,
+    cmd.field('opcode'), cat(lit(0, 2), pad, lit(0, 4)), lit(0xff, 8), lit(0xff, 8), zero, ...beBytes(cmd.field('destQpn')),
+    cat(cmd.field('ackReq'), lit(0, 7)), ...beBytes(cmd.field('psn')),
+    ...ext,
+  ]);
+
+  // ---- output stage ----------------------------------------------------------------------
+  const inBody = m.reg('in_body_reg', Bool);
+  const beat = m.reg('beat_reg', UInt(kW));
+  const curKind = m.reg('cur_kind_reg', UInt(2), { reset: null });
+  const curLastIdx = m.reg('cur_last_idx_reg', UInt(kW), { reset: null });
+  const curLastKeep = m.reg('cur_last_keep_reg', UInt(B), { reset: null });
+  const payRem = m.reg('pay_rem_reg', UInt(13));
+  const carry = m.reg('carry_reg', UInt(W), { reset: null });
+  const drain = m.reg('drain_reg', Bool);
+  const errReg = m.reg('err_payload_reg', Bool);
+
+  const skid = m.instance('u_out', skidBuffer, { width: W + B + 1 });
+
+  const kind = m.let('kind', mux(inBody, curKind, hdrKind));
+  const lastIdx = m.let('last_idx', mux(inBody, curLastIdx, hdrLastIdx));
+  const lastKeep = m.let('last_keep', mux(inBody, curLastKeep, hdrLastKeep));
+  const remNow = m.let('pay_rem', mux(inBody, payRem, hdrPayLen));
+  const hb = m.let('hdr_beats', select(kind, kinds, hbOf.map(h => lit(h, kW))));
+  const active = m.let('active', inBody.lor(hdrValid.land(drain.lnot())));
+  const mixed = m.let('mixed_beat', inBody.lnot().land(beat.eq(hb)));
+  const atPayload = m.let('at_payload', inBody.lor(mixed));
+  const needPay = m.let('need_payload', atPayload.land(remNow.ne(0)));
+
+  const payKeep = m.let('pay_keep', s_payload.tkeep!.and(thermo(remNow, B)));
+  const cur = m.let('pay_data', mux(needPay, s_payload.tdata.and(laneBits(payKeep)), lit(0, W)));
+  const curUp = m.let('pay_shifted', select(kind, kinds, sOf.map(s => cur.shl(8 * s))));
+  const curDown = m.let('pay_carry', select(kind, kinds, sOf.map(s => (s === 0 ? lit(0, W) : cur.shr(8 * (B - s))))));
+  const hdrSlices: Value[] = [];
+  for (let k = 0; k <= maxHb; k++) {
+    const hi = Math.min(MAX_HDR, (k + 1) * B);
+    const slice = k * B >= MAX_HDR ? lit(0, W) : hdrBytes.bits(8 * hi - 1, 8 * k * B).zext(W);
+    hdrSlices.push(slice);
+  }
+  const hdrBeat = m.let('hdr_beat', select(beat, hdrSlices.map((_, k) => k), hdrSlices));
+  const data = m.let('out_data', mux(inBody, carry, hdrBeat).or(mux(atPayload, curUp, lit(0, W))));
+  const isLast = m.let('out_last', beat.eq(lastIdx));
+  const keep = mux(isLast, lastKeep, lit((1n << BigInt(B)) - 1n, B));
+
+  const outValid = m.let('out_valid', active.land(needPay.lnot().lor(s_payload.tvalid)));
+  const fire = m.let('fire', outValid.land(skid.s.ready));
+  skid.s.valid.set(outValid);
+  skid.s.data.set(cat(isLast, keep, data));
+  s_payload.tready.set(fire.land(needPay).lor(drain));
+
+  const releaseHdr = m.let('release_hdr', fire.land(mixed));
+  s_cmd.ready.set(hdrValid.lnot().lor(releaseHdr));
+  m.if(s_cmd.valid.land(hdrValid.lnot().lor(releaseHdr)), () => {
+    hdrValid.set(1);
+    hdrBytes.set(header);
+    hdrKind.set(cat(hasReth, hasAeth));
+    hdrPayLen.set(payLen);
+    hdrLastIdx.set(frameLen.subw(1).shr(lb).trunc(kW));
+    hdrLastKeep.set(thermo(frameLen.subw(1).bits(lb - 1, 0).zext(lb + 1).addw(1), B));
+    ipId.set(ipId.addw(1));
+  }).elif(releaseHdr, () => hdrValid.set(0));
+
+  // Payload bookkeeping on each consumed beat; a length mismatch flags an error.
+  errReg.set(0);
+  const payTake = m.let('pay_take', fire.land(needPay));
+  m.if(payTake, () => {
+    m.if(remNow.le(B), () => {
+      payRem.set(0);
+      m.if(s_payload.tlast!.lnot(), () => { errReg.set(1); drain.set(1); });
+    }).else(() => {
+      payRem.set(remNow.subw(B));
+      m.if(s_payload.tlast!, () => { errReg.set(1); payRem.set(0); });
+    });
+  }).elif(mixed.land(fire), () => payRem.set(0));
+  m.if(drain.land(s_payload.tvalid).land(s_payload.tlast!), () => drain.set(0));
+
+  m.if(fire, () => {
+    m.if(atPayload, () => carry.set(curDown));
+    m.if(mixed, () => {
+      curKind.set(hdrKind);
+      curLastIdx.set(hdrLastIdx);
+      curLastKeep.set(hdrLastKeep);
+    });
+    m.if(isLast, () => {
+      beat.set(0);
+      inBody.set(0);
+    }).else(() => {
+      beat.set(beat.addw(1));
+      m.if(mixed, () => inBody.set(1));
+    });
+  });
+
+  m_axis.tdata.set(skid.m.data.bits(W - 1, 0));
+  m_axis.tkeep!.set(skid.m.data.bits(W + B - 1, W));
+  m_axis.tlast!.set(skid.m.data.bit(W + B));
+  m_axis.tvalid.set(skid.m.valid);
+  skid.m.ready.set(m_axis.tready);
+  m_axis.tuser!.set(0);
+  errPayload.set(errReg);
+
+  return { clk, rst, s_cmd, s_payload, m_axis, err_payload: errPayload };
+}, { doc: 'RoCEv2 packetizer: TxPktCmd + payload bytes -> Ethernet/IPv4/UDP/BTH/RETH/AETH frame with ICRC placeholder' });

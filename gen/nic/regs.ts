@@ -1,0 +1,221 @@
+// nic_regs: the AXI4-Lite register file (stage 1). Every register of regmap.ts for numQp QPs
+// and numMr MRs; the address decode, reset values and access rules are generated from it.
+//
+// Bus rules (one outstanding write and one outstanding read):
+// - AW and W are accepted in any order into holding registers (awready/wready are low while
+//   their holder is full or a write response waits); the write happens in the cycle after
+//   both are held, and B follows with OKAY for a mapped address, DECERR for an unmapped one.
+//   Writes to ro registers are ignored (OKAY); wstrb selects bytes; addr[1:0] is ignored.
+// - A read is taken when no read data waits; R follows one cycle later with OKAY, or with
+//   data 0 and DECERR (unmapped) / SLVERR (write-only register).
+//
+// Datapath interface:
+// - doorbell_valid pulses (one cycle, registered) after a write of SQ_PI, with doorbell.qp and
+//   doorbell.pi (the new value).
+// - cfg / qp_ctx / mr_tbl show the registers continuously (see ctx.ts for the structs).
+// - hw_<field> ports (SQ_CI, CQ_PI, SQ_PSN, EXP_PSN, MSN) and hw_error (STATE := ERROR)
+//   write the fields the datapath owns. When software writes the same register in the same
+//   cycle, the hardware update wins: the datapath's view (e.g. ERROR) must never be lost,
+//   and software must not rewrite those fields of an active QP anyway.
+// - Writing STATE = RESET also clears SQ_PI, SQ_CI, CQ_PI, CQ_CI and MSN of that QP (the
+//   stages clear their own copies while they see RESET), so a QP can be reused.
+// - inc.<counter> adds 1 to that counter (32 bits, wrapping); counters ignore writes.
+// - irq_event sets IRQ_STATUS bit 0 (an event wins over a same-cycle w1c); irq = IRQ_STATUS.
+// - mr_changed[j] pulses the cycle after any write to MR j's registers (TLB invalidation).
+
+import { Bool, Struct, UInt, Vec, cat, defineModule, lit, mux, pack, repeat, type Reg, type UIntShape, type Value } from '../hdl/index.ts';
+import { AXI_RESP, axiLite } from '../lib/interfaces.ts';
+import { CFG_REGS, HW_QP_FIELDS, MrEntry, NicCfg, QpCtx, fieldName, qpErrorEvent, qpRegWidth, qpUpdate, regSlots } from './ctx.ts';
+import { GLOBAL_REGS, MR_BASE, MR_REGS, MR_STRIDE, QP_BASE, QP_REGS, QP_STATE, QP_STRIDE, type RegField } from './regmap.ts';
+import { qpIndexWidth } from './types.ts';
+
+export type RegsParams = { numQp: number; numMr: number };
+
+/** Global ro registers that hold a constant rather than a counter. */
+const CONSTANT_REGS: readonly string[] = ['ID'];
+/** Global counters: every ro global register but the constants. */
+export const COUNTER_REGS = GLOBAL_REGS.filter(r => r.access === 'ro' && !CONSTANT_REGS.includes(r.name));
+/** QP registers cleared by a software write of STATE = RESET. */
+const QP_INDEX_REGS: readonly string[] = ['SQ_PI', 'SQ_CI', 'CQ_PI', 'CQ_CI', 'MSN'];
+
+export function doorbellStruct(numQp: number) {
+  return Struct('doorbell', { qp: UInt(qpIndexWidth(numQp)), pi: UInt(qpRegWidth('SQ_PI')) });
+}
+
+/** One mapped register instance: where it is and what holds it (null: a constant). */
+interface Mapped {
+  readonly addr: number;
+  readonly reg: RegField;
+  readonly store: Reg<UIntShape> | null;
+  readonly onWrite?: () => void;
+}
+
+const lower = (s: string): string => s.toLowerCase();
+
+export const nicRegs = defineModule('nic_regs', { numQp: 4, numMr: 16 } as RegsParams, (m, p) => {
+  if (QP_BASE + p.numQp * QP_STRIDE > MR_BASE) throw new Error(`nic_regs: ${p.numQp} QPs overlap the MR block at 0x${MR_BASE.toString(16)}`);
+  if (MR_BASE + p.numMr * MR_STRIDE > 0x10000) throw new Error(`nic_regs: ${p.numMr} MRs do not fit in 16 address bits`);
+  const { clk, rst } = m.clockAndReset();
+  const axil = axiLite({ addrWidth: 16, dataWidth: 32 }).sink(m, 's_axil');
+  m.unused(axil.awprot, 'protection attributes are not checked');
+  m.unused(axil.arprot, 'protection attributes are not checked');
+  m.unused(axil.araddr, 'addr[1:0]: registers are whole 32-bit words');
+  m.unused(axil.awaddr, 'addr[1:0]: registers are whole 32-bit words');
+
+  const cfg = m.output('cfg', NicCfg);
+  const qpCtx = m.output('qp_ctx', Vec(QpCtx, p.numQp));
+  const mrTbl = m.output('mr_tbl', Vec(MrEntry, p.numMr));
+  const doorbellValid = m.output('doorbell_valid', Bool);
+  const doorbell = m.output('doorbell', doorbellStruct(p.numQp));
+  const mrChanged = m.output('mr_changed', UInt(p.numMr));
+  const irq = m.output('irq', Bool);
+  const irqEvent = m.input('irq_event', Bool);
+  const hw: Record<string, ReturnType<typeof m.input<ReturnType<typeof qpUpdate>>>> = {};
+  for (const f of HW_QP_FIELDS) hw[f] = m.input(`hw_${lower(f)}`, qpUpdate(f, p.numQp));
+  const hwError = m.input('hw_error', qpErrorEvent(p.numQp));
+  const inc: Record<string, ReturnType<typeof m.input<UIntShape<1>>>> = {};
+  for (const r of COUNTER_REGS) inc[fieldName(r.name)] = m.input(`inc_${lower(r.name)}`, Bool);
+
+  // ---- storage ---------------------------------------------------------------------------
+  const mapped: Mapped[] = [];
+  const stores = new Map<string, Reg<UIntShape>>();
+  const store = (key: string, r: RegField): Reg<UIntShape> => {
+    const s = m.reg(`${key}_reg`, UInt(r.width), { reset: r.reset });
+    stores.set(key, s);
+    return s;
+  };
+  for (const r of GLOBAL_REGS) {
+    mapped.push({ addr: r.offset, reg: r, store: CONSTANT_REGS.includes(r.name) ? null : store(lower(r.name), r) });
+  }
+  const qpKey = (i: number, name: string): string => `qp${i}_${lower(name)}`;
+  const mrKey = (j: number, name: string): string => `mr${j}_${lower(name)}`;
+  const dbValidReg = m.reg('doorbell_valid_reg', Bool);
+  const dbReg = m.reg('doorbell_reg', doorbellStruct(p.numQp));
+  const mrChangedReg = m.reg('mr_changed_reg', UInt(p.numMr));
+  for (let i = 0; i < p.numQp; i++) for (const r of QP_REGS) mapped.push({ addr: QP_BASE + i * QP_STRIDE + r.offset, reg: r, store: store(qpKey(i, r.name), r) });
+  for (let j = 0; j < p.numMr; j++) {
+    for (const r of MR_REGS) {
+      mapped.push({ addr: MR_BASE + j * MR_STRIDE + r.offset, reg: r, store: store(mrKey(j, r.name), r), onWrite: () => mrChangedReg.setBits(j, j, 1) });
+    }
+  }
+
+  // ---- write channel -----------------------------------------------------------------------
+  const awHeld = m.reg('aw_held_reg', Bool);
+  // Word address only: byte lanes are chosen by wstrb, addr[1:0] is ignored.
+  const awAddr = m.reg('aw_word_reg', UInt(14));
+  const wHeld = m.reg('w_held_reg', Bool);
+  const wData = m.reg('w_data_reg', UInt(32));
+  const wStrb = m.reg('w_strb_reg', UInt(4));
+  const bValid = m.reg('b_valid_reg', Bool);
+  const bResp = m.reg('b_resp_reg', UInt(2));
+  axil.awready.set(awHeld.lnot().land(bValid.lnot()));
+  axil.wready.set(wHeld.lnot().land(bValid.lnot()));
+  axil.bvalid.set(bValid);
+  axil.bresp.set(bResp);
+  m.if(axil.awvalid.land(awHeld.lnot()).land(bValid.lnot()), () => { awHeld.set(1); awAddr.set(axil.awaddr.bits(15, 2)); });
+  m.if(axil.wvalid.land(wHeld.lnot()).land(bValid.lnot()), () => { wHeld.set(1); wData.set(axil.wdata); wStrb.set(axil.wstrb); });
+  m.if(bValid.land(axil.bready), () => bValid.set(0));
+
+  const doWrite = m.let('do_write', awHeld.land(wHeld));
+  const wMask = m.let('w_mask', cat(...[3, 2, 1, 0].map(b => repeat(wStrb.bit(b), 8))));
+  /** The register's new value: old bytes where wstrb is low, written bytes where high. */
+  const merged = (old: Value): Value => old.zext(32).and(wMask.not()).or(wData.and(wMask)).trunc(old.width);
+  const wMapped = m.wire('w_mapped', Bool);
+  dbValidReg.set(0);
+  mrChangedReg.set(0);
+  m.if(doWrite, () => {
+    awHeld.set(0);
+    wHeld.set(0);
+    bValid.set(1);
+    const sw = m.switch(awAddr);
+    for (const x of mapped) {
+      sw.case(x.addr >> 2, () => {
+        wMapped.set(1);
+        const s = x.store;
+        if (!s) return;
+        if (x.reg.access === 'rw' || x.reg.access === 'wo') { s.set(merged(s)); x.onWrite?.(); }
+        // w1c: written ones clear; the event input below may set the bit again (it wins).
+        else if (x.reg.access === 'w1c') s.set(s.and(wData.and(wMask).trunc(s.width).not()));
+      });
+    }
+    bResp.set(mux(wMapped, lit(AXI_RESP.OKAY, 2), AXI_RESP.DECERR));
+  });
+
+  // Doorbells and the QP-reset side effect, per QP.
+  for (let i = 0; i < p.numQp; i++) {
+    const piAddr = QP_BASE + i * QP_STRIDE + QP_REGS.find(r => r.name === 'SQ_PI')!.offset;
+    const stAddr = QP_BASE + i * QP_STRIDE + QP_REGS.find(r => r.name === 'STATE')!.offset;
+    const wordIs = (a: number): Value => doWrite.land(awAddr.eq(a >> 2));
+    m.if(wordIs(piAddr), () => {
+      dbValidReg.set(1);
+      dbReg.set(pack(doorbellStruct(p.numQp), { qp: i, pi: merged(stores.get(qpKey(i, 'SQ_PI'))!) }));
+    });
+    m.if(wordIs(stAddr).land(merged(stores.get(qpKey(i, 'STATE'))!).eq(QP_STATE.RESET)), () => {
+      for (const n of QP_INDEX_REGS) stores.get(qpKey(i, n))!.set(0);
+    });
+  }
+
+  // ---- hardware updates (after the software write: they win) -------------------------------
+  for (const f of HW_QP_FIELDS) {
+    const u = hw[f]!;
+    for (let i = 0; i < p.numQp; i++) {
+      m.if(u.field('valid').land(u.field('qp').eq(i)), () => stores.get(qpKey(i, f))!.set(u.field('value')));
+    }
+  }
+  for (let i = 0; i < p.numQp; i++) {
+    m.if(hwError.field('valid').land(hwError.field('qp').eq(i)), () => stores.get(qpKey(i, 'STATE'))!.set(QP_STATE.ERROR));
+  }
+  for (const r of COUNTER_REGS) {
+    const s = stores.get(lower(r.name))!;
+    m.if(inc[fieldName(r.name)]!, () => s.set(s.addw(1)));
+  }
+  const irqStatus = stores.get('irq_status')!;
+  m.if(irqEvent, () => irqStatus.setBits(0, 0, 1));
+  irq.set(irqStatus.bit(0));
+
+  // ---- read channel ------------------------------------------------------------------------
+  const rValid = m.reg('r_valid_reg', Bool);
+  const rData = m.reg('r_data_reg', UInt(32));
+  const rResp = m.reg('r_resp_reg', UInt(2));
+  axil.arready.set(rValid.lnot());
+  axil.rvalid.set(rValid);
+  axil.rdata.set(rData);
+  axil.rresp.set(rResp);
+  const rdValue = m.wire('rd_value', UInt(32));
+  const rdResp = m.wire('rd_resp', UInt(2), { default: AXI_RESP.DECERR });
+  const rsw = m.switch(axil.araddr.bits(15, 2));
+  for (const x of mapped) {
+    rsw.case(x.addr >> 2, () => {
+      if (x.reg.access === 'wo') { rdResp.set(AXI_RESP.SLVERR); return; }
+      rdResp.set(AXI_RESP.OKAY);
+      rdValue.set(x.store ? x.store.zext(32) : x.reg.reset);
+    });
+  }
+  m.if(axil.arvalid.land(rValid.lnot()), () => { rValid.set(1); rData.set(rdValue); rResp.set(rdResp); })
+    .elif(axil.rready, () => rValid.set(0));
+
+  // ---- context outputs ---------------------------------------------------------------------
+  /** Pack one block's registers into its struct (pairs joined, high half above). */
+  const packBlock = (regs: readonly RegField[], key: (name: string) => string, fields: readonly { name: string; width: number }[]): Value => {
+    const parts = new Map<string, Value[]>();
+    for (const s of regSlots(regs)) {
+      const v = stores.get(key(s.reg.name));
+      const val: Value = v ?? lit(s.reg.reset, s.reg.width);
+      (parts.get(s.field) ?? parts.set(s.field, []).get(s.field)!).unshift(val);
+    }
+    return cat(...[...fields].reverse().map(f => { const ps = parts.get(f.name)!; return ps.length === 1 ? ps[0]! : cat(...ps); }));
+  };
+  const fieldsOf = (shape: typeof QpCtx | typeof MrEntry | typeof NicCfg) => shape.fields.map(f => ({ name: f.name, width: f.shape.width }));
+  cfg.set(packBlock(CFG_REGS, lower, fieldsOf(NicCfg)));
+  for (let i = 0; i < p.numQp; i++) qpCtx.setBits((i + 1) * QpCtx.width - 1, i * QpCtx.width, packBlock(QP_REGS, n => qpKey(i, n), fieldsOf(QpCtx)));
+  for (let j = 0; j < p.numMr; j++) mrTbl.setBits((j + 1) * MrEntry.width - 1, j * MrEntry.width, packBlock(MR_REGS, n => mrKey(j, n), fieldsOf(MrEntry)));
+  doorbellValid.set(dbValidReg);
+  doorbell.set(dbReg);
+  mrChanged.set(mrChangedReg);
+
+  return {
+    clk, rst, s_axil: axil, cfg, qp_ctx: qpCtx, mr_tbl: mrTbl, doorbell_valid: doorbellValid, doorbell, mr_changed: mrChanged,
+    irq, irq_event: irqEvent, hw_sq_ci: hw['SQ_CI']!, hw_cq_pi: hw['CQ_PI']!, hw_sq_psn: hw['SQ_PSN']!, hw_exp_psn: hw['EXP_PSN']!,
+    hw_msn: hw['MSN']!, hw_error: hwError, inc,
+  };
+}, { doc: 'Control registers (AXI4-Lite): global config, counters, IRQ, QP contexts, MR table, doorbells' });

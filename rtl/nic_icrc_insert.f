@@ -1,0 +1,2 @@
+roce_icrc_parallel_skip6.v
+nic_icrc_insert.v

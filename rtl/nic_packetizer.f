@@ -1,0 +1,2 @@
+skid_buffer_width73.v
+nic_packetizer.v

@@ -1,0 +1,2 @@
+wrr_arbiter.v
+nic_wqe_fetch.v

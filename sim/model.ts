@@ -1,0 +1,173 @@
+// A loaded model: the native instance, its word buffer, and port access by name.
+
+import * as path from 'node:path';
+import type { Manifest } from '../gen/emit/manifest.ts';
+import { buildModel, type BuildOptions, type BuiltModel, type DesignSources } from './build.ts';
+import {
+  AssertionFailure, ModelStateError, PortValueError, SimFatalError, SimFinishError, SimStopError, type SimTrapError,
+} from './errors.ts';
+import { computeLayout, type Layout, type PortSlot } from './layout.ts';
+import { loadAddon, type NativeModel, type NativeTrap } from './native.ts';
+import { codecFor, type Codec, type PortValue } from './values.ts';
+import { TrapKind, type TraceFormat } from './wrapper.ts';
+
+/** Reads and writes one port's words in the shared buffer. */
+export interface PortAccess {
+  readonly slot: PortSlot;
+  read(): PortValue;
+  write(value: PortValue): void;
+}
+
+function lastLine(text: string): string {
+  const lines = text.split('\n').map(l => l.trim()).filter(l => l.length > 0);
+  return lines[lines.length - 1] ?? '';
+}
+
+export class Model {
+  readonly manifest: Manifest;
+  readonly layout: Layout;
+  /** Inputs then outputs, 32-bit words, little-endian word order per port. */
+  readonly buffer: Uint32Array;
+  readonly traceFormat: TraceFormat;
+  private readonly native: NativeModel;
+  /** The hot native entry points, held directly: the addon's object is in dictionary mode
+   *  (properties added from C++), so looking them up per call costs more than the call. */
+  private readonly nativeStep: (cycles: number) => number | undefined;
+  private readonly nativeHalf: (level: number) => number | undefined;
+  private readonly codecs = new Map<string, Codec>();
+  private cycles = 0;
+  private failed: SimTrapError | undefined;
+  private disposed = false;
+
+  constructor(built: Pick<BuiltModel, 'addonPath' | 'trace'>, manifest: Manifest) {
+    const addon = loadAddon(built.addonPath);
+    this.manifest = manifest;
+    this.layout = computeLayout(manifest);
+    if (addon.totalWords !== this.layout.totalWords) {
+      throw new ModelStateError(`${built.addonPath} was built for ${addon.totalWords} buffer words, manifest needs ${this.layout.totalWords}`);
+    }
+    this.buffer = new Uint32Array(Math.max(1, this.layout.totalWords));
+    this.traceFormat = built.trace;
+    this.native = addon.create(this.buffer);
+    this.nativeStep = this.native.step;
+    this.nativeHalf = this.native.half;
+  }
+
+  /** Builds (or finds in the cache) and loads a model. */
+  static async load(sources: DesignSources, options: BuildOptions = {}): Promise<{ model: Model; build: BuiltModel }> {
+    const build = await buildModel(sources, options);
+    return { model: new Model(build, sources.manifest), build };
+  }
+
+  /** Rising edges so far. */
+  get cycle(): number {
+    return this.cycles;
+  }
+
+  access(name: string): PortAccess {
+    const slot = this.layout.byName.get(name);
+    if (!slot) {
+      const clock = this.layout.clock?.name === name ? ' (the clock is driven by step())' : '';
+      throw new PortValueError(name, `no such port in ${this.manifest.top}${clock}`);
+    }
+    let codec = this.codecs.get(name);
+    if (!codec) {
+      codec = codecFor(name, slot.port.shape);
+      this.codecs.set(name, codec);
+    }
+    const buf = this.buffer;
+    const o = slot.offset;
+    const c = codec;
+    const isInput = slot.port.dir === 'input';
+    return {
+      slot,
+      read: () => c.read(buf, o),
+      write: (value: PortValue) => {
+        if (!isInput) throw new PortValueError(name, 'is an output and cannot be written');
+        c.write(buf, o, value);
+      },
+    };
+  }
+
+  /**
+   * The port's raw words in the shared buffer (LSB word first), for bus models that move
+   * wide data without bigint conversions. Writing an output's view has no effect on the model.
+   */
+  view(name: string): Uint32Array {
+    const slot = this.access(name).slot;
+    return this.buffer.subarray(slot.offset, slot.offset + slot.words);
+  }
+
+  get(name: string): PortValue {
+    return this.access(name).read();
+  }
+
+  set(name: string, value: PortValue): void {
+    this.access(name).write(value);
+  }
+
+  /** `cycles` full clock cycles with the current inputs; throws a SimTrapError on a trap. */
+  step(cycles = 1): void {
+    if (this.failed !== undefined || this.disposed) this.live();
+    if (!(cycles >= 0 && Number.isInteger(cycles))) throw new RangeError(`step: cycles must be a non-negative integer, got ${cycles}`);
+    if (this.nativeStep(cycles) !== undefined) this.trap();
+    this.cycles += cycles;
+  }
+
+  /** Half a cycle: 0 = falling edge, 1 = rising edge (counts a cycle). */
+  half(level: 0 | 1): void {
+    if (this.failed !== undefined || this.disposed) this.live();
+    if (this.nativeHalf(level) !== undefined) this.trap();
+    if (level === 1) this.cycles++;
+  }
+
+  /** Settles combinational logic for the current inputs without a clock edge. */
+  eval(): void {
+    this.live();
+    if (this.native.eval() !== undefined) this.trap();
+  }
+
+  /** Starts dumping waves to `file` (FST or VCD, as built), closing any open dump. */
+  traceOpen(file: string, depth = 99): void {
+    this.live();
+    this.native.traceOpen(path.resolve(file), depth);
+  }
+
+  traceClose(): void {
+    if (!this.disposed) this.native.traceClose();
+  }
+
+  /** Closes the trace; the memory goes with the garbage collector. */
+  dispose(): void {
+    if (this.disposed) return;
+    this.native.destroy();
+    this.disposed = true;
+  }
+
+  private live(): void {
+    if (this.disposed) throw new ModelStateError(`model ${this.manifest.top} was disposed`);
+    if (this.failed) throw new ModelStateError(`model ${this.manifest.top} stopped at cycle ${this.failed.cycle}: ${this.failed.message}`);
+  }
+
+  private trap(): never {
+    const info = this.native.trap();
+    this.cycles = this.native.cycle();
+    const err = info ? this.toError(info) : new SimFatalError('trap reported without details', this.cycles, '?', 0);
+    this.failed = err;
+    throw err;
+  }
+
+  private toError(t: NativeTrap): SimTrapError {
+    const cycle = this.cycles;
+    switch (t.kind) {
+      case TrapKind.stop: {
+        const base = path.basename(t.file);
+        const a = this.manifest.asserts.find(x => x.line === t.line && (x.file === t.file || path.basename(x.file) === base));
+        if (a) return new AssertionFailure(a.loc, a.message, cycle, t.file, t.line);
+        return new SimStopError('$stop', lastLine(t.output), cycle, t.file, t.line);
+      }
+      case TrapKind.finish: return new SimFinishError(cycle, t.file, t.line);
+      default: return new SimFatalError(t.message || lastLine(t.output), cycle, t.file, t.line);
+    }
+  }
+}

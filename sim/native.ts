@@ -1,0 +1,40 @@
+// The JS view of the generated addon (see addonSource in wrapper.ts) and how to load it.
+
+import { createRequire } from 'node:module';
+import type { TraceFormat } from './wrapper.ts';
+
+export interface NativeTrap {
+  readonly kind: number;
+  readonly file: string;
+  readonly line: number;
+  readonly message: string;
+  /** Tail of what the design printed so far. */
+  readonly output: string;
+}
+
+/** One model instance. Calls return undefined when fine, else a TrapKind. */
+export interface NativeModel {
+  step(cycles: number): number | undefined;
+  /** 0 = falling edge, 1 = rising edge. */
+  half(level: number): number | undefined;
+  eval(): number | undefined;
+  cycle(): number;
+  traceOpen(file: string, depth: number): void;
+  traceClose(): void;
+  /** The pending trap (and clear it), or null. */
+  trap(): NativeTrap | null;
+  destroy(): void;
+}
+
+export interface NativeAddon {
+  create(buffer: Uint32Array): NativeModel;
+  readonly totalWords: number;
+  readonly inputWords: number;
+  readonly traceFormat: TraceFormat;
+}
+
+const require = createRequire(import.meta.url);
+
+export function loadAddon(file: string): NativeAddon {
+  return require(file) as NativeAddon;
+}

@@ -1,0 +1,395 @@
+// Generates the C++ side of the bridge from a manifest: a Node-API addon that owns one
+// Verilated model and copies ports between it and a word buffer created in JS.
+//
+// Semantics of the native calls (the scheduler in tb/core relies on them):
+//  - The buffer is read (inputs) once at the start of every call and written (outputs)
+//    once at its end. During `step(n)` the inputs therefore stay constant for all n cycles;
+//    that is what lets the testbench batch cycles when no coroutine needs to look.
+//  - One cycle = falling edge (clk=0, eval) then rising edge (clk=1, eval). Inputs written
+//    by JS after a rising edge are applied at the next falling edge, so waves show them
+//    changing mid-cycle and the flops sample them on the following rising edge.
+//  - Time advances 5 units per half cycle: rising edge k is at time 10k.
+//  - `$stop`, `$fatal`, `$finish` and Verilator's internal fatal errors are trapped by
+//    the VL_USER_* hooks below: they record what happened, the step loop stops at the end
+//    of that eval, and the call returns a trap code (undefined when all went well).
+//    Node is never terminated by the design.
+
+import type { Manifest } from '../gen/emit/manifest.ts';
+import { computeLayout, type PortSlot } from './layout.ts';
+
+export type TraceFormat = 'fst' | 'vcd';
+
+/** Trap codes returned by the native step/eval calls. Keep in sync with `hooksSource`. */
+export const TrapKind = { stop: 1, fatal: 2, finish: 3 } as const;
+
+/**
+ * Replaces Verilator's $stop/$fatal/$finish handlers and its printf. Compiled into every
+ * binary that links our shared runtime objects (the addon and the benchmark's C++ main),
+ * because the runtime is compiled with VL_USER_* and VL_PRINTF pointing here.
+ */
+export function hooksSource(): string {
+  return String.raw`// nicgen: trap hooks for Verilator's runtime (compiled with -DVL_USER_STOP etc.).
+#include "verilated.h"
+#include <cstdarg>
+#include <cstdio>
+#include <string>
+
+struct NicgenTrap {
+    int kind = 0;          // 0 none, 1 $stop, 2 fatal, 3 $finish
+    std::string file;
+    int line = 0;
+    std::string message;
+};
+static NicgenTrap nicgen_trap;
+// Tail of everything the design printed, to quote $fatal / $display messages in errors.
+static std::string nicgen_output_tail;
+
+static void nicgen_set_trap(int kind, const char* file, int line, const char* msg) {
+    if (nicgen_trap.kind) return;  // keep the first one
+    nicgen_trap.kind = kind;
+    nicgen_trap.file = file ? file : "";
+    nicgen_trap.line = line;
+    nicgen_trap.message = msg ? msg : "";
+}
+
+int nicgen_vl_vprintf(const char* fmt, va_list ap) {
+    char small[1024];
+    va_list copy;
+    va_copy(copy, ap);
+    int n = std::vsnprintf(small, sizeof small, fmt, copy);
+    va_end(copy);
+    std::string text;
+    if (n >= 0 && n < (int)sizeof small) {
+        text.assign(small, n);
+    } else if (n >= 0) {
+        text.resize(n + 1);
+        std::vsnprintf(&text[0], n + 1, fmt, ap);
+        text.resize(n);
+    }
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    std::fflush(stdout);
+    nicgen_output_tail += text;
+    if (nicgen_output_tail.size() > 4096) nicgen_output_tail.erase(0, nicgen_output_tail.size() - 4096);
+    return n;
+}
+
+int nicgen_vl_printf(const char* fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    int n = nicgen_vl_vprintf(fmt, ap);
+    va_end(ap);
+    return n;
+}
+
+void vl_stop(const char* filename, int linenum, const char* /*hier*/) VL_MT_UNSAFE {
+    nicgen_set_trap(1, filename, linenum, "$stop");
+}
+void vl_fatal(const char* filename, int linenum, const char* /*hier*/, const char* msg) VL_MT_UNSAFE {
+    nicgen_set_trap(2, filename, linenum, msg);
+}
+void vl_finish(const char* filename, int linenum, const char* /*hier*/) VL_MT_UNSAFE {
+    nicgen_set_trap(3, filename, linenum, "$finish");
+}
+`;
+}
+
+/** Header force-included into every compile so Verilator's VL_PRINTF lands in our hook. */
+export function printfHeader(): string {
+  return `// nicgen: route Verilator's printf through the trap hooks (see sim/wrapper.ts).
+#pragma once
+#include <cstdarg>
+int nicgen_vl_printf(const char* fmt, ...);
+int nicgen_vl_vprintf(const char* fmt, va_list ap);
+#define VL_PRINTF nicgen_vl_printf
+#define VL_VPRINTF nicgen_vl_vprintf
+`;
+}
+
+function copyIn(s: PortSlot): string {
+  const n = s.port.name;
+  if (s.port.width <= 32) return `    t->${n} = b[${s.offset}];`;
+  if (s.port.width <= 64) return `    t->${n} = (QData)b[${s.offset}] | ((QData)b[${s.offset + 1}] << 32);`;
+  return Array.from({ length: s.words }, (_, i) => `    t->${n}[${i}] = b[${s.offset + i}];`).join('\n');
+}
+
+function copyOut(s: PortSlot): string {
+  const n = s.port.name;
+  if (s.port.width <= 32) return `    b[${s.offset}] = t->${n};`;
+  if (s.port.width <= 64) return `    b[${s.offset}] = (uint32_t)t->${n}; b[${s.offset + 1}] = (uint32_t)(t->${n} >> 32);`;
+  return Array.from({ length: s.words }, (_, i) => `    b[${s.offset + i}] = t->${n}[${i}];`).join('\n');
+}
+
+/**
+ * The model-specific part: port copies and the step loop, shared by the addon and the
+ * benchmark's plain C++ main so both drive the model the same way.
+ */
+export function coreSource(manifest: Manifest, trace: TraceFormat): string {
+  const layout = computeLayout(manifest);
+  const cls = `V${manifest.top}`;
+  const clk = layout.clock ? `m->top->${layout.clock.name}` : undefined;
+  const traceCls = trace === 'fst' ? 'VerilatedFstC' : 'VerilatedVcdC';
+  const traceHdr = trace === 'fst' ? 'verilated_fst_c.h' : 'verilated_vcd_c.h';
+  return `// Generated by nicgen sim/wrapper.ts for top ${manifest.top}. Do not edit.
+#include "${cls}.h"
+#include "verilated.h"
+#include "${traceHdr}"
+#include <cstdint>
+
+static const uint32_t NICGEN_INPUT_WORDS = ${layout.inputWords};
+static const uint32_t NICGEN_TOTAL_WORDS = ${layout.totalWords};
+typedef ${traceCls} NicgenTrace;
+
+struct NicgenModel {
+    VerilatedContext* ctx;
+    ${cls}* top;
+    NicgenTrace* tfp = nullptr;
+    uint32_t* buf;
+    uint64_t cycles = 0;
+    bool dead = false;
+};
+
+static inline void nicgen_in(NicgenModel* m) {
+    ${cls}* t = m->top; const uint32_t* b = m->buf; (void)t; (void)b;
+${layout.inputs.map(copyIn).join('\n')}
+}
+
+static inline void nicgen_out(NicgenModel* m) {
+    ${cls}* t = m->top; uint32_t* b = m->buf; (void)t; (void)b;
+${layout.outputs.map(copyOut).join('\n')}
+}
+
+static inline void nicgen_dump(NicgenModel* m, uint64_t time) {
+    m->ctx->time(time);
+    if (VL_UNLIKELY(m->tfp != nullptr)) m->tfp->dump(time);
+}
+
+// One half cycle; level 0 = falling edge, 1 = rising edge. Returns the trap kind.
+static inline int nicgen_half(NicgenModel* m, int level) {
+    ${clk ? `${clk} = level;` : '(void)level;'}
+    if (level) {
+        m->cycles++;
+        m->ctx->time(m->cycles * 10);
+    } else {
+        m->ctx->time(m->cycles * 10 + 5);
+    }
+    m->top->eval();
+    if (VL_UNLIKELY(m->tfp != nullptr)) m->tfp->dump(m->ctx->time());
+    return nicgen_trap.kind;
+}
+
+static NicgenModel* nicgen_create(uint32_t* buf) {
+    NicgenModel* m = new NicgenModel;
+    m->ctx = new VerilatedContext;
+    m->ctx->traceEverOn(true);
+    m->ctx->fatalOnError(false);
+    m->top = new ${cls}{m->ctx, "TOP"};
+    m->buf = buf;
+    nicgen_in(m);
+    ${clk ? `${clk} = 0;` : ''}
+    m->top->eval();  // time 0: initial blocks and settle, clock low (the first step's rise is an edge)
+    nicgen_out(m);
+    return m;
+}
+
+// Verilator keeps a per-thread "current context" that its runtime (printing, scope
+// tables, destructors) uses; with several models alive it must point at the one in use,
+// or deleting a model locks a mutex of an already-deleted context.
+static inline void nicgen_enter(NicgenModel* m) {
+    Verilated::threadContextp(m->ctx);
+}
+
+// n full cycles with the inputs read once; stops early on a trap. Returns the trap kind.
+static int nicgen_step(NicgenModel* m, uint64_t n) {
+    nicgen_enter(m);
+    nicgen_in(m);
+    int trap = 0;
+    for (uint64_t i = 0; i < n; i++) {
+        if ((trap = nicgen_half(m, 0))) break;
+        if ((trap = nicgen_half(m, 1))) break;
+    }
+    nicgen_out(m);
+    return trap;
+}
+
+static int nicgen_eval(NicgenModel* m) {
+    nicgen_enter(m);
+    nicgen_in(m);
+    m->top->eval();
+    nicgen_out(m);
+    return nicgen_trap.kind;
+}
+
+static void nicgen_trace_close(NicgenModel* m) {
+    if (m->tfp) {
+        m->tfp->close();
+        delete m->tfp;
+        m->tfp = nullptr;
+    }
+}
+
+static void nicgen_trace_open(NicgenModel* m, const char* path, int depth) {
+    nicgen_enter(m);
+    nicgen_trace_close(m);
+    m->tfp = new NicgenTrace;
+    m->top->trace(m->tfp, depth > 0 ? depth : 99);
+    m->tfp->open(path);
+    m->tfp->dump(m->ctx->time());
+}
+
+static void nicgen_destroy(NicgenModel* m) {
+    nicgen_enter(m);
+    nicgen_trace_close(m);
+    if (!m->dead) m->top->final();
+    delete m->top;
+    delete m->ctx;
+    delete m;
+}
+`;
+}
+
+/** The Node-API entry points over `coreSource`. */
+export function addonSource(manifest: Manifest, trace: TraceFormat): string {
+  return `${hooksSource()}
+${coreSource(manifest, trace)}
+#define NAPI_VERSION 8
+#include <node_api.h>
+
+// Each model gets its own function objects whose data pointer is the model, so a call
+// costs one napi_get_cb_info and no unwrapping.
+#define NICGEN_ARGS(N) \\
+    size_t argc = N; napi_value argv[N > 0 ? N : 1]; void* data = nullptr; \\
+    napi_get_cb_info(env, info, &argc, argv, nullptr, &data); \\
+    NicgenModel* m = (NicgenModel*)data; (void)argc;
+
+static napi_value nicgen_result(napi_env env, int trap) {
+    if (VL_LIKELY(trap == 0)) return nullptr;  // undefined
+    napi_value v; napi_create_int32(env, trap, &v); return v;
+}
+
+static napi_value js_step(napi_env env, napi_callback_info info) {
+    NICGEN_ARGS(1)
+    double n = 1; napi_get_value_double(env, argv[0], &n);
+    return nicgen_result(env, nicgen_step(m, (uint64_t)n));
+}
+
+static napi_value js_half(napi_env env, napi_callback_info info) {
+    NICGEN_ARGS(1)
+    int32_t level = 0; napi_get_value_int32(env, argv[0], &level);
+    nicgen_enter(m);
+    nicgen_in(m);
+    int trap = nicgen_half(m, level ? 1 : 0);
+    nicgen_out(m);
+    return nicgen_result(env, trap);
+}
+
+static napi_value js_eval(napi_env env, napi_callback_info info) {
+    NICGEN_ARGS(0)
+    return nicgen_result(env, nicgen_eval(m));
+}
+
+static napi_value js_cycle(napi_env env, napi_callback_info info) {
+    NICGEN_ARGS(0)
+    napi_value v; napi_create_double(env, (double)m->cycles, &v); return v;
+}
+
+static napi_value js_trace_open(napi_env env, napi_callback_info info) {
+    NICGEN_ARGS(2)
+    char path[4096]; size_t len = 0;
+    napi_get_value_string_utf8(env, argv[0], path, sizeof path, &len);
+    int32_t depth = 0; napi_get_value_int32(env, argv[1], &depth);
+    nicgen_trace_open(m, path, depth);
+    return nullptr;
+}
+
+static napi_value js_trace_close(napi_env env, napi_callback_info info) {
+    NICGEN_ARGS(0)
+    nicgen_trace_close(m);
+    return nullptr;
+}
+
+static napi_value str(napi_env env, const std::string& s) {
+    napi_value v; napi_create_string_utf8(env, s.data(), s.size(), &v); return v;
+}
+
+// Returns the pending trap (or null) and clears it; the model is dead afterwards.
+static napi_value js_trap(napi_env env, napi_callback_info info) {
+    NICGEN_ARGS(0)
+    napi_value result;
+    if (!nicgen_trap.kind) { napi_get_null(env, &result); return result; }
+    m->dead = true;
+    napi_create_object(env, &result);
+    napi_value kind, line;
+    napi_create_int32(env, nicgen_trap.kind, &kind);
+    napi_create_int32(env, nicgen_trap.line, &line);
+    napi_set_named_property(env, result, "kind", kind);
+    napi_set_named_property(env, result, "file", str(env, nicgen_trap.file));
+    napi_set_named_property(env, result, "line", line);
+    napi_set_named_property(env, result, "message", str(env, nicgen_trap.message));
+    napi_set_named_property(env, result, "output", str(env, nicgen_output_tail));
+    nicgen_trap = NicgenTrap{};
+    return result;
+}
+
+static napi_value js_destroy(napi_env env, napi_callback_info info) {
+    NICGEN_ARGS(0)
+    // The finalizer owns the memory; destroy only closes the trace so a test can release
+    // files deterministically.
+    nicgen_enter(m);
+    nicgen_trace_close(m);
+    return nullptr;
+}
+
+static void finalize_model(napi_env, void* data, void*) {
+    nicgen_destroy((NicgenModel*)data);
+}
+
+static void add_fn(napi_env env, napi_value obj, const char* name, napi_callback cb, NicgenModel* m) {
+    napi_value fn;
+    napi_create_function(env, name, NAPI_AUTO_LENGTH, cb, m, &fn);
+    napi_set_named_property(env, obj, name, fn);
+}
+
+static napi_value js_create(napi_env env, napi_callback_info info) {
+    size_t argc = 1; napi_value argv[1];
+    napi_get_cb_info(env, info, &argc, argv, nullptr, nullptr);
+    bool is_ta = false;
+    napi_is_typedarray(env, argv[0], &is_ta);
+    if (!is_ta) { napi_throw_type_error(env, nullptr, "create: expected a Uint32Array"); return nullptr; }
+    napi_typedarray_type type; size_t length; void* data; napi_value ab; size_t byte_offset;
+    napi_get_typedarray_info(env, argv[0], &type, &length, &data, &ab, &byte_offset);
+    if (type != napi_uint32_array || length < NICGEN_TOTAL_WORDS) {
+        napi_throw_range_error(env, nullptr, "create: expected a Uint32Array of at least NICGEN_TOTAL_WORDS words");
+        return nullptr;
+    }
+    NicgenModel* m = nicgen_create((uint32_t*)data);
+    napi_value obj;
+    napi_create_object(env, &obj);
+    // Keep the buffer alive as long as the model: it is read through a raw pointer.
+    napi_set_named_property(env, obj, "buffer", argv[0]);
+    napi_add_finalizer(env, obj, m, finalize_model, nullptr, nullptr);
+    add_fn(env, obj, "step", js_step, m);
+    add_fn(env, obj, "half", js_half, m);
+    add_fn(env, obj, "eval", js_eval, m);
+    add_fn(env, obj, "cycle", js_cycle, m);
+    add_fn(env, obj, "traceOpen", js_trace_open, m);
+    add_fn(env, obj, "traceClose", js_trace_close, m);
+    add_fn(env, obj, "trap", js_trap, m);
+    add_fn(env, obj, "destroy", js_destroy, m);
+    return obj;
+}
+
+NAPI_MODULE_INIT() {
+    napi_value fn, words;
+    napi_create_function(env, "create", NAPI_AUTO_LENGTH, js_create, nullptr, &fn);
+    napi_set_named_property(env, exports, "create", fn);
+    napi_create_uint32(env, NICGEN_TOTAL_WORDS, &words);
+    napi_set_named_property(env, exports, "totalWords", words);
+    napi_create_uint32(env, NICGEN_INPUT_WORDS, &words);
+    napi_set_named_property(env, exports, "inputWords", words);
+    napi_value fmt;
+    napi_create_string_utf8(env, "${trace}", NAPI_AUTO_LENGTH, &fmt);
+    napi_set_named_property(env, exports, "traceFormat", fmt);
+    return exports;
+}
+`;
+}

@@ -1,0 +1,21 @@
+// The bench registry: top (the DSL module's name) → test name → bench. `nicgen sim` runs
+// entries by name; tb/tests/lib runs the library ones under vitest.
+
+import type { BenchGroup } from './bench.ts';
+import { rrBenches, wrrBenches } from './lib/arbiter.ts';
+import { crcBenches } from './lib/crc.ts';
+import { syncFifoBenches, syncFifoRamBenches } from './lib/fifo.ts';
+import { skidBenches } from './lib/skid.ts';
+import { selftestBenches } from './selftest.ts';
+
+export type { Bench, BenchGroup, BenchRunOptions } from './bench.ts';
+
+export const benches: Readonly<Record<string, BenchGroup>> = {
+  sync_fifo: syncFifoBenches,
+  sync_fifo_ram: syncFifoRamBenches,
+  skid_buffer: skidBenches,
+  rr_arbiter: rrBenches,
+  wrr_arbiter: wrrBenches,
+  crc32_parallel: crcBenches,
+  selftest: selftestBenches,
+};

@@ -1,0 +1,171 @@
+// A passive AXI4 protocol checker for one bus (either end of a DUT, or an internal bus),
+// plus the counters benchmarks want. AxiRam and AxiMaster attach one by default.
+//
+// Rules (names after ARM's AXI4 protocol checker, without the AXI4_ERRM_/ERRS_ prefix):
+//   <SIG>_STABLE           AW/W/AR/B/R valid and payload held while valid && !ready
+//   AWSIZE/AWBURST/AWLEN*  request legal for the bus (axi-burst.ts); same for AR
+//   AWADDR_BOUNDARY        an INCR burst crosses 4 KiB; ARADDR_BOUNDARY likewise
+//   AWADDR_WRAP_ALIGN      WRAP start not aligned to the beat size
+//   WLAST                  wlast not on the burst's last beat
+//   WSTRB                  a strobe set outside the bytes the beat addresses
+//   BRESP_NO_WRITE         a write response for an id with no finished write burst
+//   RID_NO_READ            read data for an id with no outstanding read
+//   RLAST                  rlast not on the burst's last beat
+//
+// Write data may come before its address (AXI allows it): W beats wait until their AW.
+
+import type { PortValue } from '../../sim/values.ts';
+import type { TestBench } from '../core/index.ts';
+import { beatLanes, burstBytes, checkBurst, describeBurst, laneMask, type AxiBurst } from './axi-burst.ts';
+import { watchChannel, type ChannelWatch } from './channel-checker.ts';
+import { big, num, portWidth, type AxiWatchPorts, type Readable } from './ports.ts';
+import { ProtocolError } from './protocol-error.ts';
+
+export interface AxiStats {
+  readBursts: number;
+  writeBursts: number;
+  /** Bytes addressed by read bursts / strobed by write beats. */
+  readBytes: number;
+  writeBytes: number;
+  outstandingReads: number;
+  outstandingWrites: number;
+  maxOutstandingReads: number;
+  maxOutstandingWrites: number;
+}
+
+export interface AxiCheckerOptions {
+  readonly reset?: Readable;
+}
+
+interface WriteInFlight {
+  readonly burst: AxiBurst;
+  beats: number;
+}
+
+interface ReadInFlight {
+  readonly burst: AxiBurst;
+  beats: number;
+}
+
+export class AxiChecker {
+  readonly name: string;
+  readonly busBytes: number;
+  readonly stats: AxiStats = {
+    readBursts: 0, writeBursts: 0, readBytes: 0, writeBytes: 0,
+    outstandingReads: 0, outstandingWrites: 0, maxOutstandingReads: 0, maxOutstandingWrites: 0,
+  };
+  readonly channels: readonly ChannelWatch[];
+  /** Accepted AW whose data is not complete, oldest first (W follows AW order). */
+  readonly #awaitingData: WriteInFlight[] = [];
+  /** W beats that arrived before their AW. */
+  readonly #earlyW: { strb: bigint; last: boolean; cycle: number }[] = [];
+  /** Per id: count of writes with address and data done but no response yet. */
+  readonly #writesDone = new Map<number, number>();
+  /** Per id: reads in order of their AR. */
+  readonly #reads = new Map<number, ReadInFlight[]>();
+
+  constructor(tb: TestBench, ports: AxiWatchPorts, name: string, options: AxiCheckerOptions = {}) {
+    this.name = name;
+    this.busBytes = portWidth(tb, ports.wdata) / 8;
+    const o = options.reset ? { reset: options.reset } : {};
+    const p = ports;
+    const req = (ch: 'AW' | 'AR') => (v: readonly PortValue[], cycle: number): AxiBurst => {
+      const b: AxiBurst = { id: num(v[0]!), addr: big(v[1]!), len: num(v[2]!), size: num(v[3]!), burst: num(v[4]!) };
+      const bad = checkBurst(b, this.busBytes, ch);
+      if (bad) throw new ProtocolError(name, bad.rule, cycle, bad.detail);
+      return b;
+    };
+    const aw = req('AW'), ar = req('AR');
+    // Responses are checked before this cycle's requests are counted, so a response in
+    // the same cycle as its own request's handshake (too early) is caught.
+    this.channels = [
+      watchChannel(tb, { valid: p.bvalid, ready: p.bready, payload: [p.bid, p.bresp] }, name, {
+        ...o,
+        onTransfer: (v, cycle) => {
+          const id = num(v[0]!);
+          const n = this.#writesDone.get(id) ?? 0;
+          if (n === 0) throw new ProtocolError(name, 'BRESP_NO_WRITE', cycle, `write response for id ${id}, which has no write burst with address and all data accepted`);
+          this.#writesDone.set(id, n - 1);
+          this.stats.outstandingWrites--;
+        },
+      }),
+      watchChannel(tb, { valid: p.rvalid, ready: p.rready, payload: [p.rid, p.rdata, p.rresp, p.rlast] }, name, {
+        ...o,
+        onTransfer: (v, cycle) => {
+          const id = num(v[0]!);
+          const rd = this.#reads.get(id)?.[0];
+          if (!rd) throw new ProtocolError(name, 'RID_NO_READ', cycle, `read data for id ${id}, which has no outstanding read`);
+          const last = big(v[3]!) !== 0n;
+          const isLast = rd.beats === rd.burst.len;
+          if (last !== isLast) {
+            throw new ProtocolError(name, 'RLAST', cycle, `rlast ${last ? 1 : 0} on beat ${rd.beats + 1} of ${rd.burst.len + 1} (${describeBurst(rd.burst)})`);
+          }
+          rd.beats++;
+          if (isLast) {
+            this.#reads.get(id)!.shift();
+            this.stats.outstandingReads--;
+          }
+        },
+      }),
+      watchChannel(tb, { valid: p.awvalid, ready: p.awready, payload: [p.awid, p.awaddr, p.awlen, p.awsize, p.awburst, p.awlock, p.awcache, p.awprot] }, name, {
+        ...o,
+        onTransfer: (v, cycle) => {
+          const b = aw(v, cycle);
+          this.#awaitingData.push({ burst: b, beats: 0 });
+          this.stats.writeBursts++;
+          this.stats.outstandingWrites++;
+          this.stats.maxOutstandingWrites = Math.max(this.stats.maxOutstandingWrites, this.stats.outstandingWrites);
+          this.#matchW(cycle);
+        },
+      }),
+      watchChannel(tb, { valid: p.wvalid, ready: p.wready, payload: [p.wdata, p.wstrb, p.wlast] }, name, {
+        ...o,
+        onTransfer: (v, cycle) => {
+          this.#earlyW.push({ strb: big(v[1]!), last: big(v[2]!) !== 0n, cycle });
+          this.#matchW(cycle);
+        },
+      }),
+      watchChannel(tb, { valid: p.arvalid, ready: p.arready, payload: [p.arid, p.araddr, p.arlen, p.arsize, p.arburst, p.arlock, p.arcache, p.arprot] }, name, {
+        ...o,
+        onTransfer: (v, cycle) => {
+          const b = ar(v, cycle);
+          const q = this.#reads.get(b.id) ?? [];
+          q.push({ burst: b, beats: 0 });
+          this.#reads.set(b.id, q);
+          this.stats.readBursts++;
+          this.stats.readBytes += burstBytes(b, this.busBytes);
+          this.stats.outstandingReads++;
+          this.stats.maxOutstandingReads = Math.max(this.stats.maxOutstandingReads, this.stats.outstandingReads);
+        },
+      }),
+    ];
+  }
+
+  /** Pairs early W beats with the oldest AW still waiting for data, checking each beat. */
+  #matchW(cycle: number): void {
+    while (this.#earlyW.length > 0 && this.#awaitingData.length > 0) {
+      const w = this.#earlyW.shift()!;
+      const wr = this.#awaitingData[0]!;
+      const b = wr.burst;
+      const isLast = wr.beats === b.len;
+      const where = `beat ${wr.beats + 1} of ${b.len + 1}, transferred in cycle ${w.cycle} (${describeBurst(b)})`;
+      if (w.last !== isLast) throw new ProtocolError(this.name, 'WLAST', cycle, `wlast ${w.last ? 1 : 0} on ${where}`);
+      const allowed = laneMask(b, wr.beats, this.busBytes);
+      if ((w.strb & ~allowed) !== 0n) {
+        const { lo, hi } = beatLanes(b, wr.beats, this.busBytes);
+        throw new ProtocolError(this.name, 'WSTRB', cycle, `wstrb 0b${w.strb.toString(2)} has strobes outside byte lanes ${lo}..${hi} on ${where}`);
+      }
+      this.stats.writeBytes += w.strb.toString(2).replace(/0/g, '').length;
+      wr.beats++;
+      if (isLast) {
+        this.#awaitingData.shift();
+        this.#writesDone.set(b.id, (this.#writesDone.get(b.id) ?? 0) + 1);
+      }
+    }
+  }
+
+  /** Bursts started and not finished (for end-of-test checks). */
+  get idle(): boolean {
+    return this.stats.outstandingReads === 0 && this.stats.outstandingWrites === 0 && this.#earlyW.length === 0;
+  }
+}

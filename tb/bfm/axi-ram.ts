@@ -1,0 +1,244 @@
+// AXI4 memory slave (cocotbext-axi's AxiRam) over a byte-addressed memory: answers a DUT's
+// `m_axi_*` port.
+//
+//   const ram = new AxiRam(tb, dut.m_axi, { readLatency: { fixed: 20, random: 40 }, backpressure: 0.3 });
+//   ram.memory.write(0x1000n, bytes);          // HostMemory by default
+//   ... ram.stats.maxOutstandingReads ...
+//
+// Behaviour, within what AXI4 allows a slave:
+// - FIXED, INCR and WRAP bursts, narrow beats (size below the bus width), unaligned starts,
+//   write strobes (only strobed bytes are written).
+// - Many reads and writes outstanding (up to `maxOutstanding` each), each answered after its
+//   own latency. Responses of different ids come back in any order (random when `reorder`,
+//   the default); responses of one id keep request order. Read bursts are not interleaved.
+// - Random backpressure on AWREADY/WREADY/ARREADY and random gaps before BVALID/RVALID.
+// - Bytes of R beats outside the addressed lanes are random, so a master that reads the
+//   wrong lanes is caught.
+// The AXI checker (axi-checker.ts) runs on the bus by default, so an illegal request (a burst
+// across 4 KiB, WLAST on the wrong beat, stray strobes, unstable signals) fails the test.
+
+import type { TestBench } from '../core/index.ts';
+import { HostMemory } from '../model/host-memory.ts';
+import { beatAddress, beatLanes, burstBytes, type AxiBurst } from './axi-burst.ts';
+import { AxiChecker } from './axi-checker.ts';
+import { bytesToWord, wordToBytes, type ByteMemory } from './byte-memory.ts';
+import { ChannelDriver } from './channel-driver.ts';
+import { ChannelReceiver } from './channel-receiver.ts';
+import { ClockPhases } from './clock-phases.ts';
+import { latencyOf, type Latency } from './latency.ts';
+import { pauser, type Pause } from './pause.ts';
+import { Queue } from './queue.ts';
+import { big, forPort, num, portWidth, type AxiMasterPorts, type Bits } from './ports.ts';
+
+export interface AxiRamOptions {
+  readonly name?: string;
+  /** Backing store (default a new HostMemory). */
+  readonly memory?: ByteMemory;
+  /** From the AR handshake to the first R beat being offered (default 0: next cycles). */
+  readonly readLatency?: Latency;
+  /** From the last W beat (with its AW) to BVALID being offered. */
+  readonly writeLatency?: Latency;
+  /** Answer different ids in random order (default true); false answers strictly in request order. */
+  readonly reorder?: boolean;
+  /** AWREADY/WREADY/ARREADY low with this probability per cycle. */
+  readonly backpressure?: Pause;
+  /** Idle cycles before each BVALID / RVALID beat. */
+  readonly stall?: Pause;
+  /** Reads, and writes, accepted and not yet answered (default 32 each). */
+  readonly maxOutstanding?: number;
+  /** Response per burst (default OKAY), e.g. SLVERR for an address range. */
+  readonly respond?: (burst: AxiBurst, kind: 'read' | 'write') => number;
+  /** Run the AXI checker on the bus (default true). */
+  readonly check?: boolean;
+}
+
+export interface AxiRamStats {
+  readBursts: number;
+  writeBursts: number;
+  readBytes: number;
+  writeBytes: number;
+  maxOutstandingReads: number;
+  maxOutstandingWrites: number;
+  /** Responses sent before a response to an older request (of another id). */
+  reorderedReads: number;
+  reorderedWrites: number;
+}
+
+interface Pending {
+  readonly burst: AxiBurst;
+  readonly seq: number;
+  readonly readyAt: number;
+}
+
+interface WBeat { readonly data: bigint; readonly strb: bigint }
+interface BResp { readonly id: number; readonly resp: number }
+interface RBeat { readonly id: number; readonly data: bigint; readonly resp: number; readonly last: boolean }
+
+export class AxiRam {
+  readonly name: string;
+  readonly memory: ByteMemory;
+  readonly busBytes: number;
+  readonly checker: AxiChecker | null;
+  readonly stats: AxiRamStats = {
+    readBursts: 0, writeBursts: 0, readBytes: 0, writeBytes: 0,
+    maxOutstandingReads: 0, maxOutstandingWrites: 0, reorderedReads: 0, reorderedWrites: 0,
+  };
+  readonly #rng;
+  readonly #reorder: boolean;
+  readonly #respond: (burst: AxiBurst, kind: 'read' | 'write') => number;
+  readonly #readLatency: () => number;
+  readonly #writeLatency: () => number;
+  /** AW accepted, data incomplete, in AW order (W data follows it). */
+  readonly #writes: { burst: AxiBurst; seq: number; beats: number }[] = [];
+  readonly #wBuf = new Queue<WBeat>();
+  /** Per id, in request order. */
+  readonly #bPending = new Map<number, Pending[]>();
+  readonly #rPending = new Map<number, Pending[]>();
+  #rActive: { p: Pending; beat: number } | null = null;
+  #seq = 0;
+  #writesOpen = 0;
+  #readsOpen = 0;
+
+  constructor(tb: TestBench, ports: AxiMasterPorts, options: AxiRamOptions = {}) {
+    this.name = options.name ?? ports.awaddr.name.replace(/_awaddr$/, '');
+    this.memory = options.memory ?? new HostMemory();
+    this.busBytes = portWidth(tb, ports.wdata) / 8;
+    this.#rng = tb.rng.fork();
+    this.#reorder = options.reorder ?? true;
+    this.#respond = options.respond ?? (() => 0);
+    this.#readLatency = latencyOf(options.readLatency, this.#rng, `${this.name} readLatency`);
+    this.#writeLatency = latencyOf(options.writeLatency, this.#rng, `${this.name} writeLatency`);
+    const max = options.maxOutstanding ?? 32;
+    // The checker samples first, so a bad request is reported before it is acted on.
+    this.checker = options.check === false ? null : new AxiChecker(tb, ports, this.name);
+
+    const p = ports;
+    const bp = (ch: string) => pauser(options.backpressure, this.#rng, `${this.name} ${ch} backpressure`);
+    const st = (ch: string) => pauser(options.stall, this.#rng, `${this.name} ${ch} stall`);
+    const burstOf = (id: Bits, addr: Bits, len: Bits, size: Bits, burst: Bits): AxiBurst =>
+      ({ id: num(id), addr: big(addr), len: num(len), size: num(size), burst: num(burst) });
+    const aw = new ChannelReceiver({ valid: p.awvalid, ready: p.awready },
+      () => burstOf(p.awid.value, p.awaddr.value, p.awlen.value, p.awsize.value, p.awburst.value), bp('AW'), () => this.#writesOpen < max);
+    const w = new ChannelReceiver<WBeat>({ valid: p.wvalid, ready: p.wready },
+      () => ({ data: big(p.wdata.value), strb: big(p.wstrb.value) }), bp('W'), () => this.#wBuf.length < 256 * 4);
+    const ar = new ChannelReceiver({ valid: p.arvalid, ready: p.arready },
+      () => burstOf(p.arid.value, p.araddr.value, p.arlen.value, p.arsize.value, p.arburst.value), bp('AR'), () => this.#readsOpen < max);
+    const idW = portWidth(tb, p.bid), dataW = portWidth(tb, p.rdata);
+    const b = new ChannelDriver<BResp>({ valid: p.bvalid, ready: p.bready }, x => {
+      p.bid.value = forPort(BigInt(x.id), idW);
+      p.bresp.value = x.resp;
+    }, st('B'));
+    const r = new ChannelDriver<RBeat>({ valid: p.rvalid, ready: p.rready }, x => {
+      p.rid.value = forPort(BigInt(x.id), idW);
+      p.rdata.value = forPort(x.data, dataW);
+      p.rresp.value = x.resp;
+      p.rlast.value = x.last ? 1 : 0;
+    }, st('R'));
+
+    const phases = ClockPhases.of(tb);
+    phases.onSample(() => {
+      const cycle = tb.cycle;
+      b.sample(cycle);
+      r.sample(cycle);
+      const awb = aw.sample();
+      if (awb) {
+        this.#writes.push({ burst: awb, seq: this.#seq++, beats: 0 });
+        this.#writesOpen++;
+        this.stats.writeBursts++;
+        this.stats.maxOutstandingWrites = Math.max(this.stats.maxOutstandingWrites, this.#writesOpen);
+      }
+      const wb = w.sample();
+      if (wb) this.#wBuf.push(wb);
+      const arb = ar.sample();
+      if (arb) {
+        this.#queue(this.#rPending, { burst: arb, seq: this.#seq++, readyAt: cycle + 1 + this.#readLatency() });
+        this.#readsOpen++;
+        this.stats.readBursts++;
+        this.stats.readBytes += burstBytes(arb, this.busBytes);
+        this.stats.maxOutstandingReads = Math.max(this.stats.maxOutstandingReads, this.#readsOpen);
+      }
+      this.#applyWrites(cycle);
+      if (b.pending === 0) this.#nextB(cycle, b);
+      if (r.pending === 0) this.#nextR(cycle, r);
+    });
+    phases.onDrive(() => { aw.drive(); w.drive(); ar.drive(); b.drive(); r.drive(); });
+  }
+
+  /** Nothing accepted and unanswered. */
+  get idle(): boolean {
+    return this.#writesOpen === 0 && this.#readsOpen === 0 && this.#wBuf.length === 0;
+  }
+
+  #queue(map: Map<number, Pending[]>, p: Pending): void {
+    const q = map.get(p.burst.id);
+    if (q) q.push(p); else map.set(p.burst.id, [p]);
+  }
+
+  /** The next response to send: a ready head of one id's queue (random id when reordering). */
+  #pick(map: Map<number, Pending[]>, cycle: number): { p: Pending; reordered: boolean } | null {
+    const heads: Pending[] = [];
+    let oldest: Pending | null = null;
+    for (const q of map.values()) {
+      if (q.length === 0) continue;
+      if (!oldest || q[0]!.seq < oldest.seq) oldest = q[0]!;
+      if (q[0]!.readyAt <= cycle) heads.push(q[0]!);
+    }
+    if (!oldest) return null;
+    // Without reordering only the oldest request may answer, even if a younger one is ready.
+    if (!this.#reorder) heads.splice(0, heads.length, ...(oldest.readyAt <= cycle ? [oldest] : []));
+    if (heads.length === 0) return null;
+    const p = this.#rng.pick(heads);
+    map.get(p.burst.id)!.shift();
+    return { p, reordered: p !== oldest };
+  }
+
+  #applyWrites(cycle: number): void {
+    while (this.#writes.length > 0 && this.#wBuf.length > 0) {
+      const wr = this.#writes[0]!;
+      const beat = this.#wBuf.shift()!;
+      const base = beatAddress(wr.burst, wr.beats) / BigInt(this.busBytes) * BigInt(this.busBytes);
+      const bytes = wordToBytes(beat.data, this.busBytes);
+      // Write each run of strobed bytes with one call.
+      for (let i = 0; i < this.busBytes;) {
+        if (((beat.strb >> BigInt(i)) & 1n) === 0n) { i++; continue; }
+        let j = i;
+        while (j < this.busBytes && ((beat.strb >> BigInt(j)) & 1n) === 1n) j++;
+        this.memory.write(base + BigInt(i), bytes.subarray(i, j));
+        this.stats.writeBytes += j - i;
+        i = j;
+      }
+      wr.beats++;
+      if (wr.beats > wr.burst.len) {
+        this.#writes.shift();
+        this.#queue(this.#bPending, { burst: wr.burst, seq: wr.seq, readyAt: cycle + 1 + this.#writeLatency() });
+      }
+    }
+  }
+
+  #nextB(cycle: number, b: ChannelDriver<BResp>): void {
+    const next = this.#pick(this.#bPending, cycle);
+    if (!next) return;
+    if (next.reordered) this.stats.reorderedWrites++;
+    b.push({ id: next.p.burst.id, resp: this.#respond(next.p.burst, 'write') }, () => { this.#writesOpen--; });
+  }
+
+  #nextR(cycle: number, r: ChannelDriver<RBeat>): void {
+    if (!this.#rActive) {
+      const next = this.#pick(this.#rPending, cycle);
+      if (!next) return;
+      if (next.reordered) this.stats.reorderedReads++;
+      this.#rActive = { p: next.p, beat: 0 };
+    }
+    const act = this.#rActive;
+    const bst = act.p.burst;
+    const i = act.beat;
+    const bytes = this.#rng.bytes(this.busBytes);
+    const { lo, hi } = beatLanes(bst, i, this.busBytes);
+    const base = beatAddress(bst, i) / BigInt(this.busBytes) * BigInt(this.busBytes);
+    bytes.set(this.memory.read(base + BigInt(lo), hi - lo + 1), lo);
+    const last = i === bst.len;
+    r.push({ id: bst.id, data: bytesToWord(bytes), resp: this.#respond(bst, 'read'), last }, last ? () => { this.#readsOpen--; } : undefined);
+    act.beat++;
+    if (last) this.#rActive = null;
+  }
+}

@@ -1,0 +1,45 @@
+// A passive AXI4-Lite checker: the ready/valid rules on all five channels, plus the
+// ordering rules a slave must keep (cheap to check, often broken by hand-written slaves):
+//   BVALID_BEFORE_AW_W   BVALID while no write has had both its AW and W handshakes
+//   RVALID_BEFORE_AR     RVALID while no read address is outstanding
+// A response offered in the same cycle as its request's handshake is too early, so the
+// response rules compare against the handshakes of earlier cycles only.
+
+import type { TestBench } from '../core/index.ts';
+import { watchChannel, type ChannelWatch } from './channel-checker.ts';
+import { ClockPhases } from './clock-phases.ts';
+import { high, type AxiLiteWatchPorts, type Readable } from './ports.ts';
+import { ProtocolError } from './protocol-error.ts';
+
+export class AxiLiteChecker {
+  readonly name: string;
+  readonly channels: readonly ChannelWatch[];
+  #aw = 0;
+  #w = 0;
+  #b = 0;
+  #ar = 0;
+  #r = 0;
+
+  constructor(tb: TestBench, p: AxiLiteWatchPorts, name: string, options: { reset?: Readable } = {}) {
+    this.name = name;
+    const o = options.reset ? { reset: options.reset } : {};
+    // Registered before the channel watchers: sees the counts of earlier cycles only.
+    ClockPhases.of(tb).onSample(() => {
+      const cycle = tb.cycle;
+      if (high(p.bvalid) && Math.min(this.#aw, this.#w) <= this.#b) {
+        throw new ProtocolError(name, 'BVALID_BEFORE_AW_W', cycle,
+          `${p.bvalid.name} high with ${this.#aw} AW, ${this.#w} W and ${this.#b} B handshakes so far (a response needs both AW and W first)`);
+      }
+      if (high(p.rvalid) && this.#ar <= this.#r) {
+        throw new ProtocolError(name, 'RVALID_BEFORE_AR', cycle, `${p.rvalid.name} high with ${this.#ar} AR and ${this.#r} R handshakes so far`);
+      }
+    });
+    this.channels = [
+      watchChannel(tb, { valid: p.awvalid, ready: p.awready, payload: [p.awaddr, p.awprot] }, name, { ...o, onTransfer: () => { this.#aw++; } }),
+      watchChannel(tb, { valid: p.wvalid, ready: p.wready, payload: [p.wdata, p.wstrb] }, name, { ...o, onTransfer: () => { this.#w++; } }),
+      watchChannel(tb, { valid: p.bvalid, ready: p.bready, payload: [p.bresp] }, name, { ...o, onTransfer: () => { this.#b++; } }),
+      watchChannel(tb, { valid: p.arvalid, ready: p.arready, payload: [p.araddr, p.arprot] }, name, { ...o, onTransfer: () => { this.#ar++; } }),
+      watchChannel(tb, { valid: p.rvalid, ready: p.rready, payload: [p.rdata, p.rresp] }, name, { ...o, onTransfer: () => { this.#r++; } }),
+    ];
+  }
+}

@@ -1,0 +1,67 @@
+// The valid side of one ready/valid channel: presents queued payloads one at a time and
+// holds each (valid and payload unchanged) until the handshake, as AXI requires. The owning
+// model calls sample() in the sample phase and drive() in the drive phase (clock-phases.ts),
+// so it decides the order of its channels within a cycle.
+
+import { high, type Drivable, type Readable } from './ports.ts';
+import { Queue } from './queue.ts';
+
+export interface DriverPorts {
+  readonly valid: Drivable<number>;
+  readonly ready: Readable;
+}
+
+interface Item<P> {
+  readonly payload: P;
+  readonly done: ((cycle: number) => void) | undefined;
+}
+
+export class ChannelDriver<P> {
+  readonly #ports: DriverPorts;
+  readonly #write: (p: P) => void;
+  readonly #pause: () => boolean;
+  readonly #queue = new Queue<Item<P>>();
+  #current: Item<P> | null = null;
+  /** Handshakes so far. */
+  transfers = 0;
+
+  /** `write` puts a payload on the bus's data signals; `pause` says when to idle instead. */
+  constructor(ports: DriverPorts, write: (p: P) => void, pause: () => boolean) {
+    this.#ports = ports;
+    this.#write = write;
+    this.#pause = pause;
+    ports.valid.value = 0;
+  }
+
+  /** Queues a payload; `done` runs in the sample phase of the cycle whose edge transfers it. */
+  push(payload: P, done?: (cycle: number) => void): void {
+    this.#queue.push({ payload, done });
+  }
+
+  /** Payloads queued or on the bus. */
+  get pending(): number {
+    return this.#queue.length + (this.#current ? 1 : 0);
+  }
+
+  /** Sample phase: true when the payload on the bus is taken at the coming edge. */
+  sample(cycle: number): boolean {
+    const cur = this.#current;
+    if (!cur || !high(this.#ports.ready)) return false;
+    this.#current = null;
+    this.transfers++;
+    cur.done?.(cycle);
+    return true;
+  }
+
+  /** Drive phase: keep the current payload, or present the next one unless pausing. */
+  drive(): void {
+    if (this.#current) return;
+    if (this.#queue.length > 0 && !this.#pause()) {
+      this.#current = this.#queue.shift()!;
+      this.#write(this.#current.payload);
+      this.#ports.valid.value = 1;
+    } else {
+      this.#ports.valid.value = 0;
+    }
+  }
+}

@@ -1,0 +1,87 @@
+// Runtime port handles over the model's word buffer, nested by each port's IO path
+// (manifest `path`), matching the `DutOf<IO>` type.
+
+import type { Model } from '../../sim/model.ts';
+import type { Codec, PortValue } from '../../sim/values.ts';
+import { codecFor } from '../../sim/values.ts';
+import { PortValueError } from '../../sim/errors.ts';
+import type { Scheduler } from './scheduler.ts';
+import type { ClockHandle } from './types.ts';
+
+class PortHandle {
+  readonly name: string;
+  protected readonly buf: Uint32Array;
+  protected readonly offset: number;
+  protected readonly codec: Codec;
+  constructor(name: string, buf: Uint32Array, offset: number, codec: Codec) {
+    this.name = name;
+    this.buf = buf;
+    this.offset = offset;
+    this.codec = codec;
+  }
+}
+
+export class InputPort extends PortHandle {
+  get value(): PortValue {
+    return this.codec.read(this.buf, this.offset);
+  }
+  set value(v: PortValue) {
+    this.codec.write(this.buf, this.offset, v);
+  }
+}
+
+export class OutputPort extends PortHandle {
+  get value(): PortValue {
+    return this.codec.read(this.buf, this.offset);
+  }
+  set value(_v: PortValue) {
+    throw new PortValueError(this.name, 'is an output and cannot be written');
+  }
+}
+
+export class Clock implements ClockHandle {
+  readonly name: string;
+  private readonly sched: Scheduler;
+  constructor(name: string, sched: Scheduler) {
+    this.name = name;
+    this.sched = sched;
+  }
+  rising(): Promise<void> {
+    return this.sched.rising();
+  }
+  falling(): Promise<void> {
+    return this.sched.falling();
+  }
+  cycles(n: number): Promise<void> {
+    return this.sched.cycles(n);
+  }
+}
+
+export type AnyHandle = InputPort | OutputPort | Clock;
+export interface HandleTree { [key: string]: AnyHandle | HandleTree }
+
+/** Builds the nested handle object for all ports of the model. */
+export function buildHandles(model: Model, sched: Scheduler): HandleTree {
+  const root: HandleTree = {};
+  for (const port of model.manifest.ports) {
+    const parts = port.path.length > 0 ? port.path : [port.name];
+    let node = root;
+    for (const p of parts.slice(0, -1)) {
+      const next = node[p];
+      if (next === undefined) node = node[p] = {};
+      else if (next instanceof PortHandle || next instanceof Clock) throw new PortValueError(port.name, `path ${parts.join('.')} collides with port ${next.name}`);
+      else node = next;
+    }
+    const leaf = parts[parts.length - 1]!;
+    if (port === model.layout.clock) {
+      node[leaf] = new Clock(port.name, sched);
+      continue;
+    }
+    const slot = model.layout.byName.get(port.name)!;
+    const codec = codecFor(port.name, port.shape);
+    node[leaf] = port.dir === 'input'
+      ? new InputPort(port.name, model.buffer, slot.offset, codec)
+      : new OutputPort(port.name, model.buffer, slot.offset, codec);
+  }
+  return root;
+}

@@ -1,0 +1,370 @@
+// The deterministic coroutine scheduler.
+//
+// Time only moves when every live coroutine waits on a trigger (an edge, a cycle count,
+// a condition, a join). Coroutines resume one at a time, in the order they started
+// waiting, so the scheduler always knows which task is running; that is what makes
+// cancel() exact and lets it tell when all tasks are blocked without polling.
+//
+// Semantics (as in cocotb): inputs written after `await rising()` are applied at the next
+// falling edge and sampled by the design at the next rising edge; outputs read after
+// `await rising()` show the values just after that edge. When every waiting task waits
+// only for a later rising edge (clockCycles(n), or a single task's rising()), the model
+// runs all cycles up to the earliest one in a single native step(n) call: fast-forward.
+// Trace windows and the cycle limit split such batches so they land exactly.
+
+import type { Model } from '../../sim/model.ts';
+import { CycleLimitError, DeadlockError, TimeoutError, TriggerUsageError } from './errors.ts';
+import { Task, type TaskHost } from './task.ts';
+
+type WaitKind = 'rise' | 'fall' | 'until' | 'join';
+
+/** Something that resumes a task: a fired wait, a task start, a join hand-over. */
+interface Runnable {
+  readonly task: Task;
+  /** Skipped unless the task's waitGen still equals this (it may have resumed meanwhile). */
+  readonly gen: number;
+  readonly resume: () => void;
+}
+
+/** A registered wait. A class with fixed fields (one hidden class, filled in by the
+ *  promise executor) because one is created per task per edge. */
+class Wait implements Runnable {
+  readonly task: Task;
+  readonly gen: number;
+  readonly kind: WaitKind;
+  /** rise: the rising edge number to reach; fall: the rising edge the fall precedes; until: deadline. */
+  readonly target: number;
+  readonly pred: (() => boolean) | undefined;
+  readonly what: string;
+  readonly since: number;
+  /** Resolves the task's wait promise (set by the executor). */
+  resume: () => void = noop;
+  reject: (err: unknown) => void = noop;
+  constructor(task: Task, kind: WaitKind, target: number, what: string, pred: (() => boolean) | undefined, since: number) {
+    this.task = task;
+    this.gen = task.waitGen;
+    this.kind = kind;
+    this.target = target;
+    this.what = what;
+    this.pred = pred;
+    this.since = since;
+  }
+}
+
+const noop = (): void => {};
+
+interface TraceWindow {
+  readonly file: string;
+  readonly from: number;
+  readonly to: number;
+  open: boolean;
+}
+
+const resolved = Promise.resolve();
+
+export interface SchedulerOptions {
+  /** Fail when the test needs to go past this many cycles. */
+  readonly maxCycles: number;
+}
+
+export class Scheduler implements TaskHost {
+  readonly model: Model;
+  private readonly maxCycles: number;
+  private waits: Wait[] = [];
+  /** FIFO of tasks to resume in this instant; `head` is the next one (no Array.shift). */
+  private runnable: Runnable[] = [];
+  private head = 0;
+  private current: Task | null = null;
+  private idle: (() => void) | null = null;
+  private nextId = 0;
+  /** True between a falling edge and the following rising edge. */
+  private clockLow = false;
+  private failure: { error: unknown } | null = null;
+  private trace: TraceWindow | null = null;
+  /** Native calls made, for tests of fast-forward. */
+  nativeCalls = 0;
+  private readonly dispatchNext = (): void => this.dispatch();
+
+  constructor(model: Model, options: SchedulerOptions) {
+    this.model = model;
+    this.maxCycles = options.maxCycles;
+  }
+
+  get cycle(): number {
+    return this.model.cycle;
+  }
+
+  /** The first error raised by a task or by the model, if any. */
+  get failed(): unknown {
+    return this.failure?.error;
+  }
+
+  // ---- tasks ------------------------------------------------------------------------
+
+  /** Starts `fn` as a coroutine; it runs once the current task yields, in this cycle. */
+  spawn<T>(name: string, fn: () => Promise<T>): Task<T> {
+    const task = new Task<T>(this.nextId++, name, this);
+    this.runnable.push({ task, gen: task.waitGen, resume: () => this.start(task, fn) });
+    return task;
+  }
+
+  private start<T>(task: Task<T>, fn: () => Promise<T>): void {
+    let p: Promise<T>;
+    try {
+      p = fn();
+    } catch (err) {
+      this.finish(task, 'failed', undefined, err);
+      return;
+    }
+    p.then(v => this.finish(task, 'done', v, undefined), (err: unknown) => this.finish(task, 'failed', undefined, err));
+  }
+
+  private finish<T>(task: Task<T>, state: 'done' | 'failed', value: T | undefined, err: unknown): void {
+    if (task.state === 'cancelled') return;
+    task.state = state;
+    task.result = value;
+    task.error = err;
+    if (state === 'failed' && !this.failure) this.failure = { error: err };
+    for (const j of task.joiners) this.runnable.push({ task: j.task, gen: j.gen, resume: j.resume });
+    task.joiners.length = 0;
+    this.yielded(task);
+  }
+
+  cancelTask(task: Task): void {
+    if (task.done) return;
+    if (task === this.current) throw new TriggerUsageError(`task ${task.name} cannot cancel itself; return from it instead`);
+    task.state = 'cancelled';
+    task.waitGen++;
+    // Its queued resumptions are skipped by dispatch() (state 'cancelled').
+    const err = task.cancelledError();
+    for (const j of task.joiners) {
+      this.runnable.push({ task: j.task, gen: j.gen, resume: () => j.reject(err) });
+    }
+    task.joiners.length = 0;
+  }
+
+  joinTask<T>(task: Task<T>): Promise<T> {
+    if (task.state === 'done') return Promise.resolve(task.result as T);
+    if (task.state === 'failed') return Promise.reject(task.error);
+    if (task.state === 'cancelled') return Promise.reject(task.cancelledError());
+    const me = this.running('join()');
+    if (me === task) throw new TriggerUsageError(`task ${task.name} cannot join itself`);
+    return new Promise<T>((resolve, reject) => {
+      task.joiners.push({
+        task: me, gen: me.waitGen, reject,
+        resume: () => { if (task.state === 'done') resolve(task.result as T); else reject(task.error); },
+      });
+      this.block(me);
+    });
+  }
+
+  // ---- triggers ---------------------------------------------------------------------
+
+  private running(what: string): Task {
+    const t = this.current;
+    if (!t) {
+      throw new TriggerUsageError(`${what} awaited outside a testbench coroutine; `
+        + 'await triggers only inside the runTest callback or a function started with tb.fork()');
+    }
+    return t;
+  }
+
+  private addWait(kind: WaitKind, target: number, what: string, pred?: () => boolean): Promise<void> {
+    const task = this.running(what);
+    const w = new Wait(task, kind, target, what, pred, this.model.cycle);
+    const p = new Promise<void>((resolve, reject) => { w.resume = resolve; w.reject = reject; });
+    this.waits.push(w);
+    this.block(task);
+    return p;
+  }
+
+  /** Resolves after rising edge number `cycle` (now if already passed). */
+  untilCycle(cycle: number): Promise<void> {
+    return this.addWait('rise', Math.max(cycle, this.model.cycle + 1), 'rising()');
+  }
+
+  rising(): Promise<void> {
+    return this.addWait('rise', this.model.cycle + 1, 'rising()');
+  }
+
+  falling(): Promise<void> {
+    return this.addWait('fall', this.model.cycle + (this.clockLow ? 2 : 1), 'falling()');
+  }
+
+  /** After `n` rising edges. */
+  cycles(n: number): Promise<void> {
+    if (!Number.isInteger(n) || n < 0) throw new RangeError(`clockCycles: n must be a non-negative integer, got ${n}`);
+    if (n === 0) return Promise.resolve();
+    return this.addWait('rise', this.model.cycle + n, 'clockCycles()');
+  }
+
+  /** Checks `pred` now and after each rising edge; rejects with TimeoutError after `timeout` edges. */
+  until(pred: () => boolean, timeout: number, what: string): Promise<void> {
+    if (pred()) return Promise.resolve();
+    return this.addWait('until', this.model.cycle + timeout, what, pred);
+  }
+
+  /** The running task registered a wait: let the next runnable task go after it yields. */
+  private block(task: Task): void {
+    task.state = 'waiting';
+    this.yielded(task);
+  }
+
+  private yielded(task: Task): void {
+    if (task !== this.current || task.yielded) return;
+    task.yielded = true;
+    // A microtask, not a direct call: the task must finish its synchronous part (reach its
+    // `await`) before the next one runs, or triggers it creates would be misattributed.
+    // (Promise.then rather than queueMicrotask, which pays for async_hooks bookkeeping.)
+    void resolved.then(this.dispatchNext);
+  }
+
+  private dispatch(): void {
+    const next = this.failure ? undefined : this.runnable[this.head++];
+    if (!next) {
+      this.runnable = [];
+      this.head = 0;
+      this.current = null;
+      const idle = this.idle;
+      this.idle = null;
+      idle?.();
+      return;
+    }
+    const t = next.task;
+    if (t.state === 'cancelled' || t.waitGen !== next.gen) return this.dispatch();
+    this.current = t;
+    t.yielded = false;
+    t.waitGen++;
+    if (t.state !== 'done' && t.state !== 'failed') t.state = 'running';
+    next.resume();
+  }
+
+  // ---- the loop ---------------------------------------------------------------------
+
+  /** Runs until `main` ends; throws the first failure. */
+  async run(main: Task): Promise<void> {
+    try {
+      for (;;) {
+        if (this.head < this.runnable.length) {
+          await new Promise<void>(resolve => { this.idle = resolve; this.dispatch(); });
+        }
+        if (this.failure) throw this.failure.error;
+        if (main.done) return;
+        this.advance();
+      }
+    } finally {
+      this.closeTrace();
+    }
+  }
+
+  /** Moves the clock to the next instant anyone waits for and queues the woken tasks. */
+  private advance(): void {
+    let fall = false;
+    let minRise = Infinity;
+    let until = false;
+    let live = 0;
+    for (const w of this.waits) {
+      if (w.gen !== w.task.waitGen || w.task.done) continue;   // stale, dropped by wake()
+      live++;
+      if (w.kind === 'fall' && w.target === this.model.cycle + 1) fall = true;
+      else if (w.kind === 'until') until = true;
+      if (w.kind === 'rise') minRise = Math.min(minRise, w.target);
+      else minRise = Math.min(minRise, this.model.cycle + 1);
+    }
+    if (live === 0) throw new DeadlockError(this.model.cycle, 'every coroutine waits for another one to end (join)');
+    if (this.clockLow || fall) {
+      this.checkLimit(1);
+      this.syncTrace();
+      this.nativeCalls++;
+      if (this.clockLow) {
+        this.model.half(1);
+        this.clockLow = false;
+        this.wake('rise');
+      } else {
+        this.model.half(0);
+        this.clockLow = true;
+        this.wake('fall');
+      }
+      return;
+    }
+    let n = until ? 1 : minRise - this.model.cycle;
+    n = this.checkLimit(n);
+    n = this.syncTrace(n);
+    this.nativeCalls++;
+    this.model.step(n);
+    this.wake('rise');
+  }
+
+  /** Clamps a batch to the cycle budget; fails when no cycle is left. */
+  private checkLimit(n: number): number {
+    const left = this.maxCycles - this.model.cycle;
+    if (left <= 0) throw new CycleLimitError(this.maxCycles, this.model.cycle);
+    return Math.min(n, left);
+  }
+
+  private wake(edge: 'rise' | 'fall'): void {
+    const c = this.model.cycle;
+    const waits = this.waits;
+    let kept = 0;
+    for (let i = 0; i < waits.length; i++) {
+      const w = waits[i]!;
+      if (w.gen !== w.task.waitGen || w.task.done) continue;   // stale: drop
+      if (w.kind === 'rise') {
+        if (edge === 'rise' && w.target <= c) { this.runnable.push(w); continue; }
+      } else if (w.kind === 'fall') {
+        if (edge === 'fall' && w.target === c + 1) { this.runnable.push(w); continue; }
+      } else if (w.kind === 'until' && edge === 'rise') {
+        let ok: boolean;
+        try {
+          ok = w.pred!();
+        } catch (err) {
+          this.runnable.push({ task: w.task, gen: w.gen, resume: () => w.reject(err) });
+          continue;
+        }
+        if (ok) { this.runnable.push(w); continue; }
+        if (c >= w.target) {
+          const err = new TimeoutError(w.what, w.target - w.since, w.since, c);
+          this.runnable.push({ task: w.task, gen: w.gen, resume: () => w.reject(err) });
+          continue;
+        }
+      }
+      waits[kept++] = w;
+    }
+    waits.length = kept;
+  }
+
+  // ---- tracing ----------------------------------------------------------------------
+
+  /** Dumps waves to `file` for rising edges from `from` up to `to` (cycle numbers). */
+  startTrace(file: string, from: number, to: number): void {
+    this.closeTrace();
+    this.trace = { file, from, to, open: false };
+    this.syncTrace();
+  }
+
+  stopTrace(): void {
+    this.closeTrace();
+  }
+
+  /** Opens or closes the dump at window edges; returns `n` clamped to the next boundary. */
+  private syncTrace(n = 1): number {
+    const t = this.trace;
+    if (!t) return n;
+    const c = this.model.cycle;
+    if (!t.open && c >= t.from && c < t.to) {
+      this.model.traceOpen(t.file);
+      t.open = true;
+    } else if (t.open && c >= t.to) {
+      this.closeTrace();
+      return n;
+    }
+    if (!t.open && t.from > c) return Math.min(n, t.from - c);
+    if (t.open) return Math.min(n, t.to - c);
+    return n;
+  }
+
+  private closeTrace(): void {
+    if (this.trace?.open) this.model.traceClose();
+    this.trace = null;
+  }
+}

@@ -1,0 +1,110 @@
+// What a test gets next to its DUT handles: time, coroutines, waits, reset, waves, RNG.
+
+import type { Model } from '../../sim/model.ts';
+import { PortValueError } from '../../sim/errors.ts';
+import type { Rng } from './rng.ts';
+import type { Scheduler } from './scheduler.ts';
+import type { Task } from './task.ts';
+import type { ClockHandle } from './types.ts';
+
+export interface UntilOptions {
+  /** Rising edges to wait at most (default 10 000). */
+  readonly timeout?: number;
+  /** Named in the timeout message. */
+  readonly what?: string;
+}
+
+export interface TraceOptions {
+  /** First cycle in the dump (default: now). */
+  readonly from?: number;
+  /** Cycle at which the dump closes (default: end of test). */
+  readonly to?: number;
+}
+
+export interface ResetOptions {
+  /** Reset input name (default `rst`). */
+  readonly port?: string;
+  /** True for an active-low reset such as `rst_n`. */
+  readonly activeLow?: boolean;
+}
+
+export class TestBench {
+  readonly model: Model;
+  readonly rng: Rng;
+  private readonly sched: Scheduler;
+  private forks = 0;
+
+  constructor(model: Model, sched: Scheduler, rng: Rng) {
+    this.model = model;
+    this.sched = sched;
+    this.rng = rng;
+  }
+
+  get seed(): number {
+    return this.rng.seed;
+  }
+
+  /** Rising edges so far. */
+  get cycle(): number {
+    return this.sched.cycle;
+  }
+
+  /** Native model calls so far (one per edge, or per batch when fast-forwarding). */
+  get nativeCalls(): number {
+    return this.sched.nativeCalls;
+  }
+
+  /** Starts a coroutine in the current cycle, after the caller yields. */
+  fork<T>(fn: () => Promise<T>, name = `fork${++this.forks}`): Task<T> {
+    return this.sched.spawn(name, fn);
+  }
+
+  rising(): Promise<void> {
+    return this.sched.rising();
+  }
+
+  falling(): Promise<void> {
+    return this.sched.falling();
+  }
+
+  /** After `n` rising edges. */
+  clockCycles(n: number): Promise<void> {
+    return this.sched.cycles(n);
+  }
+
+  /** Resolves once `cond()` holds (checked now, then after every rising edge). */
+  until(cond: () => boolean, options: UntilOptions = {}): Promise<void> {
+    const timeout = options.timeout ?? 10_000;
+    if (!Number.isInteger(timeout) || timeout < 1) throw new RangeError(`until: timeout must be a positive number of cycles, got ${timeout}`);
+    return this.sched.until(cond, timeout, options.what ? `until(${options.what})` : 'until()');
+  }
+
+  /** Settles combinational logic so outputs reflect inputs written since the last edge. */
+  settle(): void {
+    this.model.eval();
+  }
+
+  /** Holds reset for `cycles` rising edges, then releases it. */
+  async reset(cycles = 2, options: ResetOptions = {}): Promise<void> {
+    const name = options.port ?? 'rst';
+    const access = this.model.access(name);
+    if (access.slot.port.dir !== 'input') throw new PortValueError(name, 'reset must be an input');
+    access.write(options.activeLow ? 0 : 1);
+    await this.sched.cycles(cycles);
+    access.write(options.activeLow ? 1 : 0);
+  }
+
+  /** Dumps waves (FST unless the model was built for VCD) for a window of cycles. */
+  startTrace(file: string, options: TraceOptions = {}): void {
+    this.sched.startTrace(file, options.from ?? this.cycle, options.to ?? Infinity);
+  }
+
+  stopTrace(): void {
+    this.sched.stopTrace();
+  }
+}
+
+/** cocotb's `ClockCycles(dut.clk, n)`. */
+export function clockCycles(clk: ClockHandle, n: number): Promise<void> {
+  return clk.cycles(n);
+}

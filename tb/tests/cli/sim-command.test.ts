@@ -1,0 +1,71 @@
+// `nicgen sim` end to end: spawns the real command on the selftest benches (they run on the
+// skid buffer model, which the lib benches build anyway).
+
+import { spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+interface Run { code: number | null; stdout: string; stderr: string }
+
+function nicgen(...args: string[]): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const env = { ...process.env };
+    delete env['NICGEN_SEED'];
+    const p = spawn('./bin/nicgen', ['sim', ...args], { env });
+    let stdout = '', stderr = '';
+    p.stdout.on('data', (b: Buffer) => { stdout += b.toString(); });
+    p.stderr.on('data', (b: Buffer) => { stderr += b.toString(); });
+    p.on('error', reject);
+    p.on('close', code => resolve({ code, stdout, stderr }));
+  });
+}
+
+describe('nicgen sim', () => {
+  it('runs a passing bench: exit 0 and a summary with seed, cycles, time and rate', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nicgen-sim-'));
+    const wave = path.join(dir, 'pass.fst');
+    const r = await nicgen('selftest', '--test', 'pass', '--seed', '42', '--wave', wave, '--from', '10', '--to', '50');
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(new RegExp(`^PASS selftest/pass: seed 42, 2002 cycles, [0-9.]+ s wall .*cycles/s, wave ${wave.replace(/[.]/g, '\\.')}\\n$`));
+    expect(fs.statSync(wave).size).toBeGreaterThan(0);
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('reports a failing bench: exit 1, the seed, the cycle, what differed and the replay command', async () => {
+    const r = await nicgen('selftest', '--test', 'fail', '--seed', '1234');
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(/^FAIL selftest\/fail: seed 1234, failed at cycle \d+/);
+    expect(r.stderr).toMatch(/m_data of word \d+ \(expectation corrupted on purpose\): got 0x[0-9a-f]+, expected 0x[0-9a-f]+ at cycle \d+/);
+    expect(r.stderr).toContain('replay with --seed 1234');
+    expect(r.stderr).toMatch(/\.\/bin\/nicgen sim selftest --test fail --seed 1234 --wave \S+ --from \d+ --to \d+/);
+  });
+
+  it('fails the same way for the same seed, and picks a seed when none is given', async () => {
+    const a = await nicgen('selftest', '--test', 'fail', '--seed', '99');
+    const b = await nicgen('selftest', '--test', 'fail', '--seed', '99');
+    expect(b.stdout.replace(/[0-9.]+ s wall/, '')).toBe(a.stdout.replace(/[0-9.]+ s wall/, ''));
+    const c = await nicgen('selftest', '--test', 'fail');
+    expect(c.code).toBe(1);
+    expect(c.stdout).toMatch(/seed \d+/);
+  });
+
+  it('exits 2 with one line naming the known tests for an unknown test, and the known tops for an unknown top', async () => {
+    const t = await nicgen('skid_buffer', '--test', 'nope');
+    expect(t.code).toBe(2);
+    expect(t.stderr).toBe("nicgen: unknown test 'nope' for skid_buffer (known tests: random, throughput)\n");
+    const u = await nicgen('nope', '--test', 'x');
+    expect(u.code).toBe(2);
+    expect(u.stderr).toMatch(/^nicgen: unknown top 'nope' \(known tops: sync_fifo, .*selftest\)\n$/);
+    const m = await nicgen('skid_buffer', '--from', '5');
+    expect(m.code).toBe(2);
+  });
+
+  it('lists the benches', async () => {
+    const r = await nicgen('--list');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^sync_fifo\n {2}random_w8_d4 /);
+    expect(r.stdout).toContain('crc32_parallel\n  random_bytes8 ');
+  });
+});

@@ -1,0 +1,29 @@
+// CRC32 benches (tb/benches/lib/crc.ts) under vitest, plus the zero-length case the
+// hardware does not support: it must be caught by the design's own assertion.
+
+import { describe, expect, it } from 'vitest';
+import { AssertionFailure } from '../../../sim/errors.ts';
+import { crcBenches, crcDesign } from '../../benches/lib/crc.ts';
+import { runTest, TestFailure } from '../../core/index.ts';
+import { runGroup } from './run-group.ts';
+
+describe('crc32_parallel', () => {
+  runGroup(it, crcBenches);
+
+  it('rejects a zero-length packet (a valid beat with keep = 0) through its assertion', async () => {
+    const err = await runTest(crcDesign(8), async (dut, tb) => {
+      dut.valid.value = 0;
+      await tb.reset(2);
+      dut.valid.value = 1;
+      dut.start.value = 1;
+      dut.last.value = 1;
+      dut.keep.value = 0;
+      dut.data.value = 0n;
+      await tb.clockCycles(2);
+    }, { seed: 1 }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(TestFailure);
+    const cause = (err as TestFailure).cause;
+    expect(cause).toBeInstanceOf(AssertionFailure);
+    expect((cause as AssertionFailure).assertMessage).toBe('keep must be contiguous from byte 0');
+  });
+});

@@ -1,0 +1,208 @@
+// nic_completion against the AXI4 memory slave: CQEs in memory byte-exact against the TS
+// model, phase bit across ring wraps, back-pressure on a full CQ (nothing unconsumed is
+// overwritten), CQ_PI updates, interrupt moderation by count and timer (cycle-exact), and a
+// write error moving the QP to ERROR.
+
+import { describe, expect, it } from 'vitest';
+import { emitToDir, iverilogCompile, verilatorLint, yosysSynth } from '../../../gen/lib/lint-helper.ts';
+import { nicCompletion } from '../../../gen/nic/completion.ts';
+import { QpCtx } from '../../../gen/nic/ctx.ts';
+import { CQE_BYTES, CQE_STATUS, QP_STATE } from '../../../gen/nic/regmap.ts';
+import { AxiChecker } from '../../bfm/index.ts';
+import { runTest, type TestBench } from '../../core/index.ts';
+import { writeSlavePorts } from './axi-halves.ts';
+import { cqePhase, encodeCqe, IrqModerator, type CqeFields } from '../../model/completion.ts';
+import { HostMemory } from '../../model/host-memory.ts';
+import { AxiMemSlave } from './support/axi-mem.ts';
+import { dslDesign, hex } from './support/design.ts';
+import { cycle } from './support/handshake.ts';
+
+const NUM_QP = 4;
+/** `00 11 22 …` with a `|` every 8 bytes, so a diff points at the differing field. */
+const bytesHex = (b: Uint8Array): string => [...b].map((x, i) => (i && i % 8 === 0 ? '| ' : '') + x.toString(16).padStart(2, '0')).join(' ');
+type Design = ReturnType<typeof dslDesign<Parameters<typeof nicCompletion.elaborate>[0] & object, NonNullable<typeof nicCompletion['__io']>>>;
+const designs = new Map<number, Design>();
+const designFor = (dataWidth: number): Design => {
+  let d = designs.get(dataWidth);
+  if (!d) { d = dslDesign(nicCompletion, dataWidth === 64 ? {} : { dataWidth }); designs.set(dataWidth, d); }
+  return d;
+};
+type Dut = Parameters<Parameters<typeof runTest<NonNullable<Design['__io']>>>[1]>[0];
+
+interface Scenario {
+  irqMod: number;
+  requests: number;
+  /** Probability per cycle that software consumes one CQE of a QP (0 = never). */
+  pConsume: number;
+  pReady: number;
+  /** QP whose ring answers SLVERR. */
+  errorQp?: number;
+  /** QPs that get requests. */
+  qps: number[];
+}
+
+interface Outcome {
+  consumed: number[]; pi: number[]; errors: number[]; events: number[]; responses: { cycle: number; resp: number }[];
+  sent: CqeFields[]; stalledFull: number;
+}
+
+async function runCompletion(dut: Dut, tb: TestBench, dataWidth: number, sc: Scenario): Promise<Outcome> {
+  const mem = new HostMemory();
+  const sizeLog2 = Array.from({ length: NUM_QP }, () => tb.rng.int(1, 4));
+  // Rings 32-byte aligned anywhere in their own 64 KiB area; garbage around them.
+  const base = sizeLog2.map((_, q) => BigInt(0x3000_0000 + q * 0x1_0000 + tb.rng.int(0, 100) * CQE_BYTES));
+  for (let q = 0; q < NUM_QP; q++) mem.fillRandom(base[q]!, CQE_BYTES << sizeLog2[q]!, tb.rng);
+  const errorRanges = sc.errorQp === undefined ? [] : [{ lo: base[sc.errorQp]!, hi: base[sc.errorQp]! + BigInt(CQE_BYTES << sizeLog2[sc.errorQp]!) }];
+  const slave = new AxiMemSlave(tb, mem, tb.rng.fork(), { busBytes: dataWidth / 8, pReady: sc.pReady, pValid: sc.pReady, errorRanges });
+  const ci = Array.from({ length: NUM_QP }, () => 0);
+  const pi = Array.from({ length: NUM_QP }, () => 0);
+  const errors = Array.from({ length: NUM_QP }, () => 0);
+  const consumed = Array.from({ length: NUM_QP }, () => 0);
+  const expected: CqeFields[][] = Array.from({ length: NUM_QP }, () => []);
+  const events: number[] = [];
+  const sent: CqeFields[] = [];
+  let stalledFull = 0;
+  const publish = (): void => {
+    dut.qp_ctx.value = Array.from({ length: NUM_QP }, (_, q) => ({
+      ...Object.fromEntries(QpCtx.fields.map(f => [f.name, 0])), state: QP_STATE.RTS, cqBase: base[q]!, cqSizeLog2: sizeLog2[q]!, cqCi: ci[q]!,
+    })) as never;
+  };
+  publish();
+  dut.irq_mod.value = sc.irqMod;
+  dut.s_req.valid.value = 0;
+  await tb.reset(2);
+  tb.fork(() => slave.serveWrites(dut.m_axi), 'mem');
+  // tb/bfm's passive AXI4 checker on the write half (handshakes, bursts, 4 KiB, wlast).
+  new AxiChecker(tb, writeSlavePorts(dut.m_axi), 'nic_completion.m_axi', { reset: dut.rst });
+
+  // Monitor (after each edge): CQ_PI updates, errors, interrupt events.
+  tb.fork(async () => {
+    for (;;) {
+      await tb.rising();
+      const u = dut.cq_pi_upd.value as { valid: number; qp: number; value: number };
+      if (u.valid) {
+        if (u.value !== ((pi[u.qp]! + 1) & 0xffff)) throw new Error(`cq_pi_upd QP ${u.qp}: ${pi[u.qp]} → ${u.value} at cycle ${tb.cycle}`);
+        pi[u.qp] = u.value;
+        const used = (pi[u.qp]! - ci[u.qp]!) & 0xffff;
+        if (used > 1 << sizeLog2[u.qp]!) throw new Error(`QP ${u.qp}: CQ_PI ${pi[u.qp]} is ${used} ahead of CQ_CI ${ci[u.qp]} in a ring of ${1 << sizeLog2[u.qp]!} (overwrite) at cycle ${tb.cycle}`);
+      }
+      const e = dut.qp_error.value as { valid: number; qp: number };
+      if (e.valid) errors[e.qp]!++;
+      if (dut.irq_event.value === 1) events.push(tb.cycle);
+    }
+  }, 'monitor');
+
+  // Software: consumes CQEs and checks each one byte for byte, phase included.
+  tb.fork(async () => {
+    for (;;) {
+      await tb.rising();
+      if (!tb.rng.bool(sc.pConsume)) continue;
+      const q = tb.rng.int(0, NUM_QP - 1);
+      if (pi[q] === ci[q]) continue;
+      const k = ci[q]!;
+      const slot = k & ((1 << sizeLog2[q]!) - 1);
+      const addr = base[q]! + BigInt(slot * CQE_BYTES);
+      const want = encodeCqe(expected[q]![consumed[q]!]!, cqePhase(k, sizeLog2[q]!));
+      const got = mem.read(addr, CQE_BYTES);
+      expect(bytesHex(got), `QP ${q} CQE #${consumed[q]} (index ${k}, slot ${slot}) at ${hex(addr)}, cycle ${tb.cycle}, seed ${tb.seed}`).toBe(bytesHex(want));
+      consumed[q]!++;
+      ci[q] = (k + 1) & 0xffff;
+      publish();
+    }
+  }, 'software');
+
+  // Requests with random gaps; counts cycles where a request waited on a full CQ.
+  for (let n = 0; n < sc.requests; n++) {
+    const req: CqeFields = {
+      qp: tb.rng.pick(sc.qps), wrId: tb.rng.bigint(64), byteLen: tb.rng.u32(), opcode: tb.rng.int(0, 255),
+      status: tb.rng.pick(Object.values(CQE_STATUS)), syndrome: tb.rng.int(0, 255),
+    };
+    dut.s_req.data.value = req as never;
+    dut.s_req.valid.value = 1;
+    for (;;) {
+      const s = await cycle(tb, () => ({ ready: dut.s_req.ready.value === 1 }));
+      if (s.ready) break;
+      if (((pi[req.qp]! - ci[req.qp]!) & 0xffff) === 1 << sizeLog2[req.qp]!) stalledFull++;
+    }
+    dut.s_req.valid.value = 0;
+    if (req.qp !== sc.errorQp) expected[req.qp]!.push(req);
+    sent.push(req);
+    await tb.clockCycles(tb.rng.int(0, 6));
+  }
+  // Drain: software keeps consuming.
+  const total = (): number => expected.reduce((s, l) => s + l.length, 0);
+  const done = (): number => consumed.reduce((s, x) => s + x, 0);
+  if (sc.pConsume > 0) await tb.until(() => done() === total(), { timeout: 50_000, what: 'all CQEs consumed' });
+  await tb.clockCycles(Math.max(100, ((sc.irqMod >>> 16) & 0xffff) + 10));
+  return { consumed, pi, errors, events, responses: slave.responses, sent, stalledFull };
+}
+
+/** The event cycles the moderation model predicts from the write responses. */
+function modelEvents(irqMod: number, responses: { cycle: number; resp: number }[], upTo: number): number[] {
+  const mod = new IrqModerator(irqMod);
+  const okAt = new Set(responses.filter(r => r.resp === 0).map(r => r.cycle));
+  const out: number[] = [];
+  for (let c = 1; c <= upTo; c++) if (mod.step(okAt.has(c))) out.push(c);
+  return out;
+}
+
+describe('nic_completion', () => {
+  it('passes verilator -Wall, iverilog and yosys at 64 and 512 bits (and 128, 3 QPs)', () => {
+    for (const params of [{}, { dataWidth: 512 }, { dataWidth: 128, numQp: 3 }]) {
+      const e = emitToDir(nicCompletion, params);
+      verilatorLint(e); iverilogCompile(e); yosysSynth(e);
+    }
+  });
+
+  for (const dw of [64, 512]) {
+    it(`writes CQEs byte-exact with phase across wraps, in order, never overwriting (${dw} bits)`, async () => {
+      await runTest(designFor(dw), async (dut, tb) => {
+        const sc: Scenario = { irqMod: 0x0100_0001, requests: 150, pConsume: 0.15, pReady: 0.7, qps: [0, 1, 2, 3] };
+        const o = await runCompletion(dut, tb, dw, sc);
+        const total = o.consumed.reduce((a, b) => a + b, 0);
+        expect(total, 'CQEs consumed').toBe(sc.requests);
+        expect(o.pi.reduce((a, b) => a + b, 0), 'sum of CQ_PI').toBe(sc.requests);
+        expect(Math.max(...o.pi), 'some ring wrapped').toBeGreaterThan(2);
+        expect(o.events, 'irq events (count 1: one per completion, cycle-exact)').toEqual(modelEvents(sc.irqMod, o.responses, tb.cycle));
+        console.log(`completion ${dw}b: seed ${tb.seed}, ${total} CQEs, ${o.stalledFull} cycles stalled on a full CQ, ${o.events.length} events`);
+      });
+    });
+  }
+
+  it('back-pressures on a full CQ and continues when software consumes', async () => {
+    await runTest(designFor(64), async (dut, tb) => {
+      // Nothing consumed for a while: the QP's ring fills, then requests wait.
+      const sc: Scenario = { irqMod: 0x0000_0004, requests: 40, pConsume: 0.02, pReady: 1, qps: [1] };
+      const o = await runCompletion(dut, tb, 64, sc);
+      expect(o.stalledFull, 'cycles a request waited on a full CQ').toBeGreaterThan(0);
+      expect(o.consumed[1]).toBe(40);
+      expect(o.events).toEqual(modelEvents(sc.irqMod, o.responses, tb.cycle));
+      console.log(`completion back-pressure: seed ${tb.seed}, ${o.stalledFull} stalled cycles`);
+    });
+  });
+
+  for (const irqMod of [0x0000_0004, 0x0032_0008, 0x0014_0020, 0x0007_0000, 0x0000_0028, 0x0003_0003]) {
+    it(`moderates interrupts: count ${irqMod & 0x3f}, timer ${irqMod >>> 16} (cycle-exact)`, async () => {
+      await runTest(designFor(64), async (dut, tb) => {
+        const sc: Scenario = { irqMod, requests: 60, pConsume: 0.3, pReady: 0.8, qps: [0, 1, 2, 3] };
+        const o = await runCompletion(dut, tb, 64, sc);
+        const want = modelEvents(irqMod, o.responses, tb.cycle);
+        expect(o.events, `event cycles (seed ${tb.seed})`).toEqual(want);
+        expect(want.length).toBeGreaterThan(0);
+      });
+    });
+  }
+
+  it('a write error moves the QP to ERROR and leaves its CQ_PI alone', async () => {
+    await runTest(designFor(64), async (dut, tb) => {
+      const sc: Scenario = { irqMod: 0x0000_0001, requests: 30, pConsume: 0.3, pReady: 1, qps: [0, 2], errorQp: 2 };
+      const o = await runCompletion(dut, tb, 64, sc);
+      const toErr = o.sent.filter(r => r.qp === 2).length;
+      expect(o.errors[2], 'qp_error pulses for the failing ring').toBe(toErr);
+      expect(o.pi[2], 'CQ_PI of the failing ring').toBe(0);
+      expect(o.errors[0]).toBe(0);
+      expect(o.consumed[0]).toBe(30 - toErr);
+      expect(o.events).toEqual(modelEvents(sc.irqMod, o.responses, tb.cycle));
+    });
+  });
+});

@@ -1,0 +1,237 @@
+// nic_regs: every register over AXI4-Lite against the TS model (tb/model/nic-regs.ts):
+// reset values, read/write with byte strobes, ro ignores writes, w1c, unmapped → DECERR,
+// random access order; doorbell and mr_changed pulses; hardware updates and counters seen
+// by software; the context outputs.
+
+import { describe, expect, it } from 'vitest';
+import { emitToDir, iverilogCompile, verilatorLint, yosysSynth } from '../../../gen/lib/lint-helper.ts';
+import { CFG_REGS, regSlots } from '../../../gen/nic/ctx.ts';
+import { MR_REGS, QP_REGS, QP_STATE, type RegField } from '../../../gen/nic/regmap.ts';
+import { COUNTER_REGS, nicRegs } from '../../../gen/nic/regs.ts';
+import { AxiLiteChecker } from '../../bfm/index.ts';
+import { runTest, type TestBench } from '../../core/index.ts';
+import { AXIL_RESP, allRegs, globalReg, mrReg, qpReg, RegsModel, type QpRegName } from '../../model/nic-regs.ts';
+import { AxilMaster, type WriteOrder } from './support/axil-master.ts';
+import { dslDesign, hex } from './support/design.ts';
+
+const NUM_QP = 4;
+const NUM_MR = 16;
+const design = dslDesign(nicRegs, {});
+type Dut = Parameters<Parameters<typeof runTest<NonNullable<typeof design['__io']>>>[1]>[0];
+
+function zeroInputs(dut: Dut): void {
+  for (const u of [dut.hw_sq_ci, dut.hw_cq_pi, dut.hw_sq_psn, dut.hw_exp_psn, dut.hw_msn]) u.value = { valid: 0, qp: 0, value: 0 };
+  dut.hw_error.value = { valid: 0, qp: 0 };
+  dut.irq_event.value = 0;
+  for (const h of Object.values(dut.inc)) (h as { value: number }).value = 0;
+}
+
+async function start(dut: Dut, tb: TestBench): Promise<AxilMaster> {
+  zeroInputs(dut);
+  const m = new AxilMaster(tb, dut.s_axil);
+  // tb/bfm's passive checker: ready/valid rules and response ordering on the slave side.
+  new AxiLiteChecker(tb, dut.s_axil, 'nic_regs.s_axil', { reset: dut.rst });
+  await tb.reset(2);
+  return m;
+}
+
+/** Compares one register with the model, naming address and cycle. */
+async function check(m: AxilMaster, tb: TestBench, model: RegsModel, addr: number, why: string): Promise<void> {
+  const got = await m.read(addr);
+  const exp = model.read(addr);
+  expect(got, `${why}: read ${hex(addr)} at cycle ${tb.cycle} (seed ${tb.seed})`).toEqual(exp);
+}
+
+/** The struct value the model predicts for one block (pairs joined). */
+function expectedStruct(model: RegsModel, regs: readonly RegField[], addrOf: (r: RegField) => number): Record<string, bigint> {
+  const out: Record<string, bigint> = {};
+  for (const s of regSlots(regs)) out[s.field] = (out[s.field] ?? 0n) | (BigInt(model.values.get(addrOf(s.reg))!) << BigInt(s.lsb));
+  return out;
+}
+const asBig = (o: Record<string, unknown>): Record<string, bigint> => Object.fromEntries(Object.entries(o).map(([k, v]) => [k, BigInt(v as number | bigint)]));
+
+describe('nic_regs', () => {
+  it('passes verilator -Wall, iverilog and yosys (numQp 4/2, numMr 16/3)', () => {
+    for (const params of [{}, { numQp: 2, numMr: 3 }]) {
+      const e = emitToDir(nicRegs, params);
+      verilatorLint(e);
+      iverilogCompile(e);
+      yosysSynth(e);
+    }
+  });
+
+  it('reset values, random writes in random order with strobes, ro/w1c rules, context outputs', async () => {
+    const r = await runTest(design, async (dut, tb) => {
+      const m = await start(dut, tb);
+      const model = new RegsModel(NUM_QP, NUM_MR);
+      const regs = allRegs(NUM_QP, NUM_MR);
+      for (const { addr } of regs) await check(m, tb, model, addr, 'reset value');
+      const orders: WriteOrder[] = ['together', 'aw-first', 'w-first'];
+      // Keep STATE away from RESET after the first pass so indices stay (RESET clears them; tested below).
+      for (let pass = 0; pass < 2; pass++) {
+        for (const { addr, d } of tb.rng.shuffle([...regs])) {
+          let data = tb.rng.u32();
+          if (d.reg.name === 'STATE') data = (data & ~7) | tb.rng.int(1, 4);
+          const strb = tb.rng.bool(0.6) ? 0xf : tb.rng.int(0, 15);
+          const resp = await m.write(addr, data, { strb, order: tb.rng.pick(orders), gap: tb.rng.int(0, 2), respDelay: tb.rng.int(0, 2) });
+          const exp = model.write(addr, data, strb);
+          expect(resp, `write ${d.reg.name}[${d.index}] ${hex(addr)} response, cycle ${tb.cycle}`).toBe(exp.resp);
+          if (tb.rng.bool(0.3)) await check(m, tb, model, addr, `after write ${hex(data)} strb ${strb}`);
+        }
+      }
+      for (const { addr, d } of tb.rng.shuffle([...regs])) await check(m, tb, model, addr, `final ${d.reg.name}[${d.index}]`);
+      // The context outputs show the same values.
+      await tb.clockCycles(1);
+      const qpCtx = dut.qp_ctx.value;
+      for (let i = 0; i < NUM_QP; i++) {
+        expect(asBig(qpCtx[i]!), `qp_ctx[${i}]`).toEqual(expectedStruct(model, QP_REGS, r => qpReg(i, r.name as QpRegName)));
+      }
+      const mrTbl = dut.mr_tbl.value;
+      for (let j = 0; j < NUM_MR; j++) {
+        expect(asBig(mrTbl[j]!), `mr_tbl[${j}]`).toEqual(expectedStruct(model, MR_REGS, r => mrReg(j, r.name as never)));
+      }
+      expect(asBig(dut.cfg.value), 'cfg').toEqual(expectedStruct(model, CFG_REGS, r => r.offset));
+    });
+    console.log(`nic_regs random access: seed ${r.seed}, ${r.cycles} cycles`);
+  });
+
+  it('answers unmapped and out-of-range addresses with DECERR and data 0', async () => {
+    await runTest(design, async (_dut, tb) => {
+      const m = await start(_dut, tb);
+      const model = new RegsModel(NUM_QP, NUM_MR);
+      const mapped = new Set(allRegs(NUM_QP, NUM_MR).map(x => x.addr));
+      const probes = [0x038, 0x0fc, 0x0ffc, qpReg(NUM_QP, 'STATE'), qpReg(0, 'MSN') + 4, 0x3ffc, mrReg(NUM_MR, 'TAG'), mrReg(0, 'PT_BASE_HI') + 4, 0xfffc];
+      for (let k = 0; k < 40; k++) probes.push(tb.rng.int(0, 0x3fff) * 4);
+      let n = 0;
+      for (const a of probes.filter(x => !mapped.has(x))) {
+        const before = await m.read(globalReg('MAC_LO'));
+        expect(await m.write(a, tb.rng.u32(), { order: tb.rng.pick(['together', 'aw-first', 'w-first'] as const) }), `write ${hex(a)}`).toBe(AXIL_RESP.DECERR);
+        expect(await m.read(a), `read ${hex(a)}`).toEqual({ data: 0, resp: AXIL_RESP.DECERR });
+        expect(await m.read(globalReg('MAC_LO')), 'an unmapped write changed MAC_LO').toEqual(before);
+        n++;
+      }
+      expect(n).toBeGreaterThan(5);
+      expect(model.read(0x038).resp).toBe(AXIL_RESP.DECERR);
+    });
+  });
+
+  it('doorbells, mr_changed pulses, QP reset clears indices', async () => {
+    await runTest(design, async (dut, tb) => {
+      const m = await start(dut, tb);
+      const model = new RegsModel(NUM_QP, NUM_MR);
+      const seenDb: { qp: number; pi: number; cycle: number }[] = [];
+      const seenMr: { mr: number; cycle: number }[] = [];
+      tb.fork(async () => {
+        for (;;) {
+          await tb.rising();
+          if (dut.doorbell_valid.value === 1) seenDb.push({ ...(dut.doorbell.value as { qp: number; pi: number }), cycle: tb.cycle });
+          const mc = Number(dut.mr_changed.value);
+          for (let j = 0; j < NUM_MR; j++) if ((mc >> j) & 1) seenMr.push({ mr: j, cycle: tb.cycle });
+        }
+      }, 'monitor');
+      const expDb: { qp: number; pi: number }[] = [];
+      const expMr: number[] = [];
+      for (let k = 0; k < 60; k++) {
+        const qp = tb.rng.int(0, NUM_QP - 1);
+        const mr = tb.rng.int(0, NUM_MR - 1);
+        const which = tb.rng.int(0, 2);
+        const addr = which === 0 ? qpReg(qp, 'SQ_PI') : which === 1 ? mrReg(mr, tb.rng.pick(MR_REGS).name) : qpReg(qp, 'DEST_IP');
+        const data = tb.rng.u32();
+        const strb = tb.rng.bool(0.8) ? 0xf : tb.rng.int(1, 15);
+        await m.write(addr, data, { strb });
+        const e = model.write(addr, data, strb);
+        if (e.doorbell) expDb.push(e.doorbell);
+        if (e.mrChanged !== undefined) expMr.push(e.mrChanged);
+      }
+      await tb.clockCycles(3);
+      expect(seenDb.map(x => ({ qp: x.qp, pi: x.pi })), 'doorbell pulses (qp, new SQ_PI)').toEqual(expDb);
+      expect(seenMr.map(x => x.mr), 'mr_changed pulses').toEqual(expMr);
+      // QP reset: indices cleared, other fields kept.
+      const qp = 2;
+      await m.write(qpReg(qp, 'CQ_CI'), 77);
+      await m.write(qpReg(qp, 'SQ_PI'), 99);
+      dut.hw_sq_ci.value = { valid: 1, qp, value: 55 };
+      await tb.rising();
+      dut.hw_sq_ci.value = { valid: 0, qp: 0, value: 0 };
+      expect((await m.read(qpReg(qp, 'SQ_CI'))).data).toBe(55);
+      await m.write(qpReg(qp, 'STATE'), QP_STATE.RESET);
+      for (const n of ['SQ_PI', 'SQ_CI', 'CQ_CI', 'CQ_PI', 'MSN'] as const) expect((await m.read(qpReg(qp, n))).data, `${n} after RESET`).toBe(0);
+      expect((await m.read(qpReg(qp, 'DEST_IP'))).data).toBe(model.values.get(qpReg(qp, 'DEST_IP')));
+    });
+  });
+
+  it('hardware updates, error moves, counters and IRQ w1c are visible to software; hardware wins ties', async () => {
+    await runTest(design, async (dut, tb) => {
+      const m = await start(dut, tb);
+      const model = new RegsModel(NUM_QP, NUM_MR);
+      const ports = { SQ_CI: dut.hw_sq_ci, CQ_PI: dut.hw_cq_pi, SQ_PSN: dut.hw_sq_psn, EXP_PSN: dut.hw_exp_psn, MSN: dut.hw_msn } as const;
+      for (let k = 0; k < 40; k++) {
+        const name = tb.rng.pick(Object.keys(ports) as (keyof typeof ports)[]);
+        const qp = tb.rng.int(0, NUM_QP - 1);
+        const width = QP_REGS.find(r => r.name === name)!.width;
+        const value = tb.rng.int(0, 2 ** width - 1);
+        ports[name].value = { valid: 1, qp, value };
+        await tb.rising();
+        ports[name].value = { valid: 0, qp: 0, value: 0 };
+        model.hwSet(qp, name, value);
+        await check(m, tb, model, qpReg(qp, name), `hw update of ${name}[${qp}]`);
+      }
+      // Same cycle: software writes SQ_PSN while hardware updates it → hardware's value stays.
+      const qp = 1;
+      const w = m.write(qpReg(qp, 'SQ_PSN'), 0x123456);
+      // The write lands in the cycle after AW and W are both held (2 edges after the handshake starts).
+      const hwTask = tb.fork(async () => {
+        await tb.rising();
+        dut.hw_sq_psn.value = { valid: 1, qp, value: 0xabcdef };
+        await tb.rising();
+        dut.hw_sq_psn.value = { valid: 0, qp: 0, value: 0 };
+      });
+      await w; await hwTask.join();
+      expect((await m.read(qpReg(qp, 'SQ_PSN'))).data, 'hardware update must win over the same-cycle software write').toBe(0xabcdef);
+      // STATE → ERROR from hardware.
+      await m.write(qpReg(3, 'STATE'), QP_STATE.RTS);
+      dut.hw_error.value = { valid: 1, qp: 3 };
+      await tb.rising();
+      dut.hw_error.value = { valid: 0, qp: 0 };
+      expect((await m.read(qpReg(3, 'STATE'))).data).toBe(QP_STATE.ERROR);
+      // Counters: random increments on every counter input; writes are ignored.
+      const counts = new Map<string, number>();
+      const inc = dut.inc as unknown as Record<string, { value: number }>;
+      const keys = Object.keys(inc);
+      expect(keys.length).toBe(COUNTER_REGS.length);
+      for (let c = 0; c < 200; c++) {
+        for (const k of keys) { const on = tb.rng.bool(0.4) ? 1 : 0; inc[k]!.value = on; counts.set(k, (counts.get(k) ?? 0) + on); }
+        await tb.rising();
+      }
+      for (const k of keys) inc[k]!.value = 0;
+      await tb.rising();
+      for (const r of COUNTER_REGS) {
+        const key = keys.find(k => k.toLowerCase() === r.name.replace(/_/g, '').toLowerCase())!;
+        expect(await m.write(r.offset, 0), `write to counter ${r.name}`).toBe(AXIL_RESP.OKAY);
+        expect((await m.read(r.offset)).data, `counter ${r.name}`).toBe(counts.get(key));
+      }
+      // IRQ: event sets, w1c clears, writing 0 does not clear, event wins over a same-cycle clear.
+      expect(dut.irq.value).toBe(0);
+      dut.irq_event.value = 1;
+      await tb.rising();
+      dut.irq_event.value = 0;
+      await tb.rising();
+      expect(dut.irq.value, 'irq after an event').toBe(1);
+      await m.write(globalReg('IRQ_STATUS'), 0);
+      expect(dut.irq.value, 'writing 0 must not clear IRQ_STATUS').toBe(1);
+      await m.write(globalReg('IRQ_STATUS'), 1);
+      expect(dut.irq.value, 'w1c clears').toBe(0);
+      // A one-cycle event exactly at the edge where the w1c write lands (2 edges after AW/W start).
+      const clear = m.write(globalReg('IRQ_STATUS'), 1);
+      const ev = tb.fork(async () => {
+        await tb.rising();
+        dut.irq_event.value = 1;
+        await tb.rising();
+        dut.irq_event.value = 0;
+      });
+      await clear; await ev.join();
+      await tb.rising();
+      expect(dut.irq.value, 'an event in the cycle of the w1c clear must win').toBe(1);
+    });
+  });
+});

@@ -1,0 +1,218 @@
+// nic_wqe_fetch against the AXI4 memory slave: WQEs written by the TS model into send rings,
+// random PI updates on 1–4 QPs, ring wrap, 4 KiB boundaries, bursts of several WQEs, QPs not
+// in RTS, AXI read errors, and the fairness of the weighted round robin.
+
+import { describe, expect, it } from 'vitest';
+import { emitToDir, iverilogCompile, verilatorLint, yosysSynth } from '../../../gen/lib/lint-helper.ts';
+import { QpCtx } from '../../../gen/nic/ctx.ts';
+import { CQE_STATUS, QP_STATE, WQE_BYTES } from '../../../gen/nic/regmap.ts';
+import { nicWqeFetch } from '../../../gen/nic/wqe-fetch.ts';
+import { AxiChecker } from '../../bfm/index.ts';
+import { runTest, type TestBench } from '../../core/index.ts';
+import { readSlavePorts } from './axi-halves.ts';
+import { HostMemory } from '../../model/host-memory.ts';
+import { burstWqes, encodeWqe, normaliseWqe, randomWqe, wqeStatus, type DecodedWqe } from '../../model/wqe-fetch.ts';
+import { AxiMemSlave } from './support/axi-mem.ts';
+import { dslDesign, hex } from './support/design.ts';
+import { cycle } from './support/handshake.ts';
+
+const NUM_QP = 4;
+type Design = ReturnType<typeof dslDesign<Parameters<typeof nicWqeFetch.elaborate>[0] & object, NonNullable<typeof nicWqeFetch['__io']>>>;
+const designs = new Map<number, Design>();
+const designFor = (dataWidth: number): Design => {
+  let d = designs.get(dataWidth);
+  if (!d) { d = dslDesign(nicWqeFetch, dataWidth === 64 ? {} : { dataWidth }); designs.set(dataWidth, d); }
+  return d;
+};
+type Dut = Parameters<Parameters<typeof runTest<NonNullable<Design['__io']>>>[1]>[0];
+
+interface QpSetup { state: number; sizeLog2: number; base: bigint }
+interface Scenario {
+  qps: QpSetup[];
+  weights: number[];
+  /** Posts per active QP driver (random mode) or total WQEs to measure (fairness mode). */
+  posts: number;
+  fairness: boolean;
+  pReady: number;
+  errorQp?: number;
+}
+
+interface Outcome { got: DecodedWqe[]; expected: Map<number, DecodedWqe[]>; bursts: { qp: number; slot: number; n: number }[]; ci: number[]; pi: number[] }
+
+function emptyCtx(): Record<string, number> {
+  return Object.fromEntries(QpCtx.fields.map(f => [f.name, 0]));
+}
+
+async function runFetch(dut: Dut, tb: TestBench, dataWidth: number, sc: Scenario): Promise<Outcome> {
+  const busBytes = dataWidth / 8;
+  const mem = new HostMemory();
+  const errorRanges = sc.errorQp === undefined ? [] : [{ lo: sc.qps[sc.errorQp]!.base, hi: sc.qps[sc.errorQp]!.base + BigInt(WQE_BYTES << sc.qps[sc.errorQp]!.sizeLog2) }];
+  const slave = new AxiMemSlave(tb, mem, tb.rng.fork(), { busBytes, pReady: sc.pReady, pValid: sc.pReady, errorRanges });
+  const ctx = sc.qps.map(q => ({ ...emptyCtx(), state: q.state, sqSizeLog2: q.sizeLog2, sqBase: q.base }));
+  const pi = sc.qps.map(() => 0);
+  const ci = sc.qps.map(() => 0);
+  const expected = new Map<number, DecodedWqe[]>(sc.qps.map((_, i) => [i, []]));
+  const got: DecodedWqe[] = [];
+  const publish = (): void => { dut.qp_ctx.value = ctx.map(c => ({ ...c, sqPi: 0 })).map((c, i) => ({ ...c, sqPi: pi[i]! })) as never; };
+  dut.weight.value = sc.weights;
+  dut.m_wqe.ready.value = 0;
+  publish();
+  await tb.reset(2);
+  tb.fork(() => slave.serveReads(dut.m_axi), 'mem');
+  // tb/bfm's passive AXI4 checker on the read half (handshakes, bursts, 4 KiB, rlast).
+  new AxiChecker(tb, readSlavePorts(dut.m_axi), 'nic_wqe_fetch.m_axi', { reset: dut.rst });
+
+  /** Writes n WQEs into QP q's ring and rings the "doorbell" (PI in the context). */
+  const post = (q: number, n: number): void => {
+    const s = sc.qps[q]!;
+    for (let k = 0; k < n; k++) {
+      const idx = (pi[q]! + k) & 0xffff;
+      const w = randomWqe(tb.rng, 0.1);
+      const slot = idx & ((1 << s.sizeLog2) - 1);
+      mem.write(s.base + BigInt(slot * WQE_BYTES), encodeWqe(w, tb.rng.bytes(WQE_BYTES)));
+      expected.get(q)!.push({ ...w, qp: q, ringIndex: idx, status: wqeStatus(w.opcode, s.state, q === sc.errorQp) });
+    }
+    pi[q] = (pi[q]! + n) & 0xffff;
+    publish();
+  };
+  const free = (q: number): number => (1 << sc.qps[q]!.sizeLog2) - ((pi[q]! - ci[q]!) & 0xffff);
+
+  // Monitor: CI updates (registered pulse) and bursts.
+  tb.fork(async () => {
+    for (;;) {
+      await tb.rising();
+      const u = dut.sq_ci_upd.value as { valid: number; qp: number; value: number };
+      if (u.valid) {
+        const before = ci[u.qp]!;
+        ci[u.qp] = u.value;
+        if (((u.value - before) & 0xffff) > 4 || u.value === before) throw new Error(`sq_ci_upd for QP ${u.qp}: ${before} → ${u.value} at cycle ${tb.cycle}`);
+        if (sc.fairness) post(u.qp, free(u.qp));
+      }
+    }
+  }, 'ci-monitor');
+  // Consumer with random ready.
+  tb.fork(async () => {
+    let ready = 0;
+    for (;;) {
+      const v = await cycle(tb, () => (ready && dut.m_wqe.valid.value === 1 ? normaliseWqe(dut.m_wqe.data.value as never) : null));
+      if (v) got.push(v);
+      ready = tb.rng.bool(sc.pReady) ? 1 : 0;
+      dut.m_wqe.ready.value = ready;
+    }
+  }, 'consumer');
+
+  const active = sc.qps.map((q, i) => (q.state !== QP_STATE.RESET ? i : -1)).filter(i => i >= 0);
+  if (sc.fairness) {
+    for (const q of active) post(q, free(q));
+    await tb.until(() => got.length >= sc.posts, { timeout: 200_000, what: `${sc.posts} WQEs` });
+  } else {
+    for (let k = 0; k < sc.posts; k++) {
+      const q = tb.rng.pick(active);
+      const f = free(q);
+      if (f > 0) post(q, tb.rng.int(1, Math.min(f, 6)));
+      await tb.clockCycles(tb.rng.int(0, 40));
+    }
+    // A QP in RESET with a non-zero PI must be ignored.
+    for (let q = 0; q < sc.qps.length; q++) if (sc.qps[q]!.state === QP_STATE.RESET) { pi[q] = 3; publish(); }
+    const total = (): number => [...expected.values()].reduce((s, l) => s + l.length, 0);
+    await tb.until(() => got.length >= total(), { timeout: 100_000, what: 'all posted WQEs fetched' });
+    await tb.clockCycles(50);
+  }
+  const bursts = slave.reads.map(b => {
+    const q = sc.qps.findIndex(s => b.addr >= s.base && b.addr < s.base + BigInt(WQE_BYTES << s.sizeLog2));
+    if (q < 0) throw new Error(`read burst at ${hex(b.addr)} (cycle ${b.cycle}) is outside every ring`);
+    return { qp: q, slot: Number(b.addr - sc.qps[q]!.base) / WQE_BYTES, n: ((b.len + 1) * busBytes) / WQE_BYTES };
+  });
+  return { got, expected, bursts, ci, pi };
+}
+
+function checkOrder(o: Outcome, sc: Scenario, seed: number): void {
+  for (const [q, exp] of o.expected) {
+    const got = o.got.filter(w => w.qp === q);
+    const n = sc.fairness ? got.length : exp.length;
+    expect(got.length, `QP ${q}: WQEs received (seed ${seed})`).toBe(n);
+    for (let i = 0; i < n; i++) expect(got[i], `QP ${q} WQE #${i} (ring index ${exp[i]!.ringIndex}), seed ${seed}`).toEqual(exp[i]);
+  }
+  for (const b of o.bursts) {
+    const s = sc.qps[b.qp]!;
+    expect(Number.isInteger(b.n) && b.n >= 1 && b.n <= 4, `burst of ${b.n} WQEs`).toBe(true);
+    // The ring-end / 4 KiB / 4-WQE limits of the model, as if plenty were posted.
+    expect(b.n, `QP ${b.qp} burst at slot ${b.slot}: ${b.n} WQEs passes the ring end or a 4 KiB page`).toBeLessThanOrEqual(burstWqes(s.base, s.sizeLog2, b.slot + 4, b.slot));
+  }
+}
+
+function randomScenario(tb: TestBench, states: number[], errorQp?: number): Scenario {
+  const qps = states.map((state, i) => ({
+    state, sizeLog2: tb.rng.int(2, 5),
+    // Separate 64 KiB areas; a random 128-byte offset lets rings cross 4 KiB pages.
+    base: BigInt(0x1000_0000 + i * 0x1_0000) + BigInt(tb.rng.int(0, 31) * WQE_BYTES),
+  }));
+  return { qps, weights: qps.map(() => 1), posts: 40, fairness: false, pReady: 0.7, ...(errorQp === undefined ? {} : { errorQp }) };
+}
+
+describe('nic_wqe_fetch', () => {
+  it('passes verilator -Wall, iverilog and yosys at 64 and 512 bits, 4 and 3 QPs', () => {
+    for (const params of [{}, { dataWidth: 512 }, { numQp: 3 }]) {
+      const e = emitToDir(nicWqeFetch, params);
+      verilatorLint(e); iverilogCompile(e); yosysSynth(e);
+    }
+  });
+
+  for (const dw of [64, 512]) {
+    it(`fetches random posts on 1–4 QPs in order, byte-exact, with wrap and 4 KiB splits (${dw} bits)`, async () => {
+      let multi = 0;
+      let fetched = 0;
+      const statuses = new Set<number>();
+      for (let run = 0; run < 2; run++) {
+        const r = await runTest(designFor(dw), async (dut, tb) => {
+          const nActive = tb.rng.int(1, NUM_QP);
+          const states = Array.from({ length: NUM_QP }, (_, i) => (i < nActive ? QP_STATE.RTS : QP_STATE.RESET));
+          const sc = randomScenario(tb, states);
+          const o = await runFetch(dut, tb, dw, sc);
+          checkOrder(o, sc, tb.seed);
+          for (let q = 0; q < NUM_QP; q++) expect(o.ci[q], `final CI of QP ${q}`).toBe(states[q] === QP_STATE.RESET ? 0 : o.pi[q]);
+          multi += o.bursts.filter(b => b.n > 1).length;
+          fetched += o.got.length;
+          for (const w of o.got) statuses.add(w.status);
+          console.log(`wqe_fetch ${dw}b run ${run}: seed ${tb.seed}, ${nActive} QPs, ${o.got.length} WQEs in ${o.bursts.length} bursts`);
+        });
+        expect(r.cycles).toBeGreaterThan(0);
+      }
+      expect(multi, 'some bursts carry several WQEs').toBeGreaterThan(0);
+      expect(fetched).toBeGreaterThan(20);
+      expect([...statuses].sort(), 'RTS QPs give SUCCESS and, for random bad opcodes, BAD_OPCODE').toEqual([CQE_STATUS.SUCCESS, CQE_STATUS.BAD_OPCODE]);
+    });
+  }
+
+  it('gives QPs not in RTS and bad opcodes an error status; AXI read errors too; RESET QPs are not read', async () => {
+    await runTest(designFor(64), async (dut, tb) => {
+      const states = [QP_STATE.RTS, QP_STATE.ERROR, QP_STATE.INIT, QP_STATE.RESET];
+      const sc = randomScenario(tb, states, 0);
+      const o = await runFetch(dut, tb, 64, sc);
+      checkOrder(o, sc, tb.seed);
+      expect(o.bursts.filter(b => b.qp === 3), 'reads of a QP in RESET').toEqual([]);
+      const statuses = new Set(o.got.map(w => w.status));
+      expect(statuses.size, `statuses seen: ${[...statuses].join(',')}`).toBeGreaterThanOrEqual(2);
+      console.log(`wqe_fetch error paths: seed ${tb.seed}, ${o.got.length} WQEs, statuses ${[...statuses].join(',')}`);
+    });
+  });
+
+  for (const weights of [[1, 1, 1, 1], [1, 2, 3, 4]]) {
+    it(`shares fetches by weight ${weights.join(':')} within ±10 % with 4 busy QPs`, async () => {
+      await runTest(designFor(64), async (dut, tb) => {
+        const qps = weights.map((_, i) => ({ state: QP_STATE.RTS, sizeLog2: 6, base: BigInt(0x2000_0000 + i * 0x1_0000) }));
+        const sc: Scenario = { qps, weights, posts: 800, fairness: true, pReady: 1 };
+        const o = await runFetch(dut, tb, 64, sc);
+        checkOrder(o, sc, tb.seed);
+        const window = o.got.slice(0, sc.posts);
+        const sum = weights.reduce((a, b) => a + b, 0);
+        const shares = weights.map((_, q) => window.filter(w => w.qp === q).length / window.length);
+        console.log(`wqe_fetch fairness ${weights.join(':')}: shares ${shares.map(s => s.toFixed(3)).join(' ')} (seed ${tb.seed})`);
+        weights.forEach((w, q) => {
+          const want = w / sum;
+          expect(Math.abs(shares[q]! - want) / want, `QP ${q} share ${shares[q]!.toFixed(3)} vs ${want.toFixed(3)}`).toBeLessThanOrEqual(0.1);
+        });
+      }, { maxCycles: 400_000 });
+    });
+  }
+});
