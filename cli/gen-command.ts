@@ -11,20 +11,23 @@ const generated = /\.(v|f)$|\.ports\.json$/;
 export interface GenOptions {
   readonly out: string;
   readonly check: boolean;
+  readonly tops?: string;
 }
 
 /** Returns the process exit code. */
-export function genCommand(opts: GenOptions): number {
+export async function genCommand(opts: GenOptions): Promise<number> {
   const t0 = performance.now();
-  const project = emitAll();
+  const project = await emitAll(opts.tops);
+  const files = filelistsUnder(project.files, opts.out);
   const out = path.resolve(opts.out);
+  if (fs.existsSync(out) && !fs.statSync(out).isDirectory()) throw new UsageError(`--out ${opts.out} is a file, not a folder`);
   const existing = fs.existsSync(out) ? fs.readdirSync(out).filter(f => generated.test(f)) : [];
-  const stale = existing.filter(f => !project.files.has(f));
-  const changed = [...project.files].filter(([f, text]) => !fs.existsSync(path.join(out, f)) || fs.readFileSync(path.join(out, f), 'utf8') !== text).map(([f]) => f);
+  const stale = existing.filter(f => !files.has(f));
+  const changed = [...files].filter(([f, text]) => !fs.existsSync(path.join(out, f)) || fs.readFileSync(path.join(out, f), 'utf8') !== text).map(([f]) => f);
 
   if (opts.check) {
     if (!changed.length && !stale.length) {
-      console.log(`${path.relative(process.cwd(), out) || out}/ is up to date (${project.files.size} files)`);
+      console.log(`${path.relative(process.cwd(), out) || out}/ is up to date (${files.size} files)`);
       return 0;
     }
     for (const f of changed) console.error(`  would change: ${f}`);
@@ -34,14 +37,29 @@ export function genCommand(opts: GenOptions): number {
   }
 
   try {
-    fs.mkdirSync(out, { recursive: true });
+    // Not `recursive: true`: on pseudo file systems such as /proc, Node 20's recursive
+    // mkdir can spin forever instead of failing. One level is all a user expects.
+    if (!fs.existsSync(out)) fs.mkdirSync(out);
     fs.accessSync(out, fs.constants.W_OK);
   } catch (e) {
     throw new UsageError(`cannot write to --out ${opts.out}: ${(e as Error).message}`);
   }
-  for (const f of changed) fs.writeFileSync(path.join(out, f), project.files.get(f)!);
+  for (const f of changed) fs.writeFileSync(path.join(out, f), files.get(f)!);
   for (const f of stale) fs.unlinkSync(path.join(out, f));
   const secs = ((performance.now() - t0) / 1000).toFixed(2);
-  console.log(`wrote ${project.tops.length} tops, ${project.files.size} files to ${opts.out} (${changed.length} changed, ${stale.length} removed) in ${secs} s`);
+  console.log(`wrote ${project.tops.length} tops, ${files.size} files to ${opts.out} (${changed.length} changed, ${stale.length} removed) in ${secs} s`);
   return 0;
+}
+
+/** Filelists name their files as seen from where nicgen runs (`rtl/x.v`), so
+ *  `verilator -f rtl/top.f` and `iverilog -c rtl/top.f` work from the project root. */
+function filelistsUnder(files: ReadonlyMap<string, string>, outDir: string): Map<string, string> {
+  const prefix = path.normalize(outDir);
+  const result = new Map<string, string>();
+  for (const [name, text] of files) {
+    if (!name.endsWith('.f')) { result.set(name, text); continue; }
+    const lines = text.split('\n').filter(l => l !== '').map(l => path.join(prefix, l));
+    result.set(name, lines.join('\n') + '\n');
+  }
+  return result;
 }

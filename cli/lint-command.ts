@@ -11,10 +11,11 @@ export interface LintOptions {
   readonly tops: readonly string[];
   readonly jobs: number;
   readonly verbose: boolean;
+  readonly topsFile?: string;
 }
 
 export async function lintCommand(opts: LintOptions): Promise<number> {
-  const project = emitAll();
+  const project = await emitAll(opts.topsFile);
   const selected = selectTops(project, opts.tops);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nicgen-lint-'));
   try {

@@ -2,9 +2,9 @@
 
 import { emitAll } from './project.ts';
 
-export function modulesCommand(): number {
+export async function modulesCommand(topsFile?: string): Promise<number> {
   const t0 = performance.now();
-  const project = emitAll();
+  const project = await emitAll(topsFile);
   const rows = project.stats.map(s => [s.module, String(s.lines), `${s.ports} (${s.portBits} b)`, `${s.registers} (${s.registerBits} b)`, s.memories ? `${s.memories} (${s.memoryBits} b)` : '-', String(s.instances)]);
   const head = ['module', 'lines', 'ports (bits)', 'registers (bits)', 'memories (bits)', 'instances'];
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map(r => r[i]!.length)));

@@ -16,14 +16,18 @@ async function main(argv: string[]): Promise<number> {
     .usage('$0 <command> [options]')
     .command('gen', 'write every module, filelist and port manifest', y => y
       .option('out', { type: 'string', default: 'rtl', describe: 'output folder' })
-      .option('check', { type: 'boolean', default: false, describe: 'only report whether the folder is out of date (exit 1 if so)' }),
-    a => { code = genCommand({ out: a.out, check: a.check }); })
+      .option('check', { type: 'boolean', default: false, describe: 'only report whether the folder is out of date (exit 1 if so)' })
+      .option('tops', { type: 'string', describe: 'a TS module exporting `tops` to emit instead of gen/tops.ts' }),
+    async a => { code = await genCommand({ out: a.out, check: a.check, ...(a.tops ? { tops: a.tops } : {}) }); })
     .command('lint', 'run verilator -Wall, iverilog and yosys on every emitted module', y => y
       .option('top', { type: 'string', array: true, default: [] as string[], describe: 'only these tops or modules' })
       .option('jobs', { type: 'number', default: 2, describe: 'modules checked at once' })
-      .option('verbose', { type: 'boolean', default: false, describe: 'print tool output for passing modules too' }),
-    async a => { code = await lintCommand({ tops: a.top, jobs: a.jobs, verbose: a.verbose }); })
-    .command('modules', 'print a table of the emitted modules', y => y, () => { code = modulesCommand(); })
+      .option('verbose', { type: 'boolean', default: false, describe: 'print tool output for passing modules too' })
+      .option('tops', { type: 'string', describe: 'a TS module exporting `tops` to check instead of gen/tops.ts' }),
+    async a => { code = await lintCommand({ tops: a.top, jobs: a.jobs, verbose: a.verbose, ...(a.tops ? { topsFile: a.tops } : {}) }); })
+    .command('modules', 'print a table of the emitted modules', y => y
+      .option('tops', { type: 'string', describe: 'a TS module exporting `tops` instead of gen/tops.ts' }),
+    async a => { code = await modulesCommand(a.tops); })
     .command('sim [top]', 'run a named test bench on its Verilator model (see --list)', y => y
       .positional('top', { type: 'string', describe: 'the DSL module the bench tests (e.g. sync_fifo)' })
       .option('test', { type: 'string', describe: 'bench name within the top' })

@@ -1,11 +1,23 @@
 // The emitted project as the commands see it: tops filtered by name, files per top.
 
-import { emitProject, type EmittedProject } from '../gen/emit/index.ts';
-import { tops } from '../gen/tops.ts';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { emitProject, type EmittedProject, type TopEntry } from '../gen/emit/index.ts';
 import { UsageError } from './usage-error.ts';
 
-export function emitAll(): EmittedProject {
-  return emitProject(tops);
+/** The tops to emit: gen/tops.ts, or another module exporting `tops` (`--tops FILE`). */
+export async function loadTops(file?: string): Promise<readonly TopEntry[]> {
+  if (file === undefined) return (await import('../gen/tops.ts')).tops;
+  const abs = path.resolve(file);
+  if (!fs.existsSync(abs)) throw new UsageError(`--tops ${file}: no such file`);
+  const mod = (await import(pathToFileURL(abs).href)) as { tops?: readonly TopEntry[] };
+  if (!Array.isArray(mod.tops)) throw new UsageError(`--tops ${file} does not export 'tops' (a list made with top(...) from gen/emit)`);
+  return mod.tops;
+}
+
+export async function emitAll(topsFile?: string): Promise<EmittedProject> {
+  return emitProject(await loadTops(topsFile));
 }
 
 /** The tops whose name (or one of whose modules' names) is in `names`; all when empty. */

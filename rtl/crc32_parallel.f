@@ -1,1 +1,1 @@
-crc32_parallel.v
+rtl/crc32_parallel.v

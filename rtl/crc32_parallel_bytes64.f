@@ -1,1 +1,1 @@
-crc32_parallel_bytes64.v
+rtl/crc32_parallel_bytes64.v

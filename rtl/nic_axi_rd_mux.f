@@ -1,4 +1,4 @@
-rr_arbiter_n2.v
-skid_buffer_width90.v
-skid_buffer_width72.v
-nic_axi_rd_mux.v
+rtl/rr_arbiter_n2.v
+rtl/skid_buffer_width90.v
+rtl/skid_buffer_width72.v
+rtl/nic_axi_rd_mux.v

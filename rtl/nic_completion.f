@@ -1,1 +1,1 @@
-nic_completion.v
+rtl/nic_completion.v

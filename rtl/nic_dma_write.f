@@ -1,6 +1,6 @@
-sync_fifo_depth4_width18.v
-sync_fifo_depth4_width67.v
-sync_fifo.v
-sync_fifo_width5.v
-skid_buffer_width73.v
-nic_dma_write.v
+rtl/sync_fifo_depth4_width18.v
+rtl/sync_fifo_depth4_width67.v
+rtl/sync_fifo.v
+rtl/sync_fifo_width5.v
+rtl/skid_buffer_width73.v
+rtl/nic_dma_write.v

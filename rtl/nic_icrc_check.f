@@ -1,3 +1,3 @@
-roce_icrc_parallel_skip6.v
-sync_fifo_width16.v
-nic_icrc_check.v
+rtl/roce_icrc_parallel_skip6.v
+rtl/sync_fifo_width16.v
+rtl/nic_icrc_check.v

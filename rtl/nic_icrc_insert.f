@@ -1,2 +1,2 @@
-roce_icrc_parallel_skip6.v
-nic_icrc_insert.v
+rtl/roce_icrc_parallel_skip6.v
+rtl/nic_icrc_insert.v

@@ -1,2 +1,2 @@
-skid_buffer_width73.v
-nic_packetizer.v
+rtl/skid_buffer_width73.v
+rtl/nic_packetizer.v

@@ -1,1 +1,1 @@
-nic_regs.v
+rtl/nic_regs.v

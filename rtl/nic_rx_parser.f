@@ -1,3 +1,3 @@
-skid_buffer_width328.v
-skid_buffer_width73.v
-nic_rx_parser.v
+rtl/skid_buffer_width328.v
+rtl/skid_buffer_width73.v
+rtl/nic_rx_parser.v

@@ -1,3 +1,3 @@
-skid_buffer_width67.v
-rr_arbiter_n2.v
-nic_tlb.v
+rtl/skid_buffer_width67.v
+rtl/rr_arbiter_n2.v
+rtl/nic_tlb.v

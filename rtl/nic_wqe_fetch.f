@@ -1,2 +1,2 @@
-wrr_arbiter.v
-nic_wqe_fetch.v
+rtl/wrr_arbiter.v
+rtl/nic_wqe_fetch.v

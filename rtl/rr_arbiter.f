@@ -1,1 +1,1 @@
-rr_arbiter.v
+rtl/rr_arbiter.v

@@ -1,1 +1,1 @@
-skid_buffer_width64.v
+rtl/skid_buffer_width64.v

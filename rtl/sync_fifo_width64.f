@@ -1,1 +1,1 @@
-sync_fifo_width64.v
+rtl/sync_fifo_width64.v

@@ -1,1 +1,1 @@
-wrr_arbiter.v
+rtl/wrr_arbiter.v

@@ -29,7 +29,7 @@ function benchGenerate(): void {
     const t0 = performance.now();
     const { emitAll } = await import('./cli/project.ts');
     const t1 = performance.now();
-    const p = emitAll();
+    const p = await emitAll();
     const t2 = performance.now();
     console.log(JSON.stringify({ load: (t1 - t0) / 1000, emit: (t2 - t1) / 1000, files: p.files.size }));
   `], { encoding: 'utf8' });

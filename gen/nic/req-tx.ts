@@ -1,0 +1,254 @@
+// nic_req_tx: the requester's TX engine. One decoded WQE at a time (from nic_wqe_fetch):
+//
+//   IDLE  -> CHECK : take the WQE.
+//   CHECK          : decide its status, in this order of precedence:
+//                      the fetch status (not SUCCESS: bad opcode, QP not in RTS, flush);
+//                      the QP's state now (ERROR -> FLUSH_ERROR, not RTS -> LOCAL_QP_ERROR),
+//                        because an earlier WQE of this QP may have moved it to ERROR (a
+//                        QP this stage moved to ERROR counts as ERROR until it is RESET);
+//                      opcode not RDMA WRITE -> BAD_OPCODE (RDMA READ is the next issue: it
+//                        will leave CHECK for its own request state here);
+//                      num_sge > 4 or length != sum of the SGE lengths -> LOCAL_LENGTH_ERROR.
+//                    An error goes to ERR (one ReqEntry with that status, nothing sent).
+//   DMA            : one DmaReadCmd per SGE (num_sge 0: one zero-length SGE), lkey and the
+//                    QP's PD, LOCAL_READ, segLog2 = path MTU so the DMA raises tlast at
+//                    every packet boundary; the payload goes from nic_dma_read straight to
+//                    the packetizer and never passes through here.
+//   WAIT           : the message's DmaStatus. Not OK: the DMA streams nothing, so nothing
+//                    is sent; ReqEntry LOCAL_PROTECTION_ERROR and qp_error (QP -> ERROR).
+//   PSN            : first/last PSN from the QP's SQ_PSN and the packet count
+//                    n = max(1, ceil(len / MTU)).
+//   START          : once the packet generator is free: push the ReqEntry (SUCCESS) and
+//                    hand the message (with the QP's addressing) to the generator in the
+//                    same cycle, publish
+//                    SQ_PSN = first + n on sq_psn_upd.
+//
+// The packet generator then emits one TxPktCmd per cycle (WRITE ONLY / FIRST / MIDDLE /
+// LAST, RETH on the first, AckReq on the last and on every 64th) while the front FSM
+// already takes, checks and sends the DMA commands of the next WQE, so messages follow
+// each other without gaps beyond the DMA's validation latency.
+//
+// SQ_PSN is read from qp_ctx: nic_regs applies sq_psn_upd at the edge it is valid, and the
+// next read of SQ_PSN (the next message's PSN state) is at least four cycles later.
+// The ReqEntry reaches the ACK tracker before the message's first packet command leaves,
+// so an ACK can never arrive for a message the tracker does not know yet.
+// PMTU values outside 8..12 are clamped into that range.
+
+import { Bool, UInt, Vec, defineModule, lit, mux, pack, type Value } from '../hdl/index.ts';
+import { stream } from '../lib/interfaces.ts';
+import { NicCfg, QpCtx, qpErrorEvent, qpUpdate } from './ctx.ts';
+import { reqEntryStruct } from './flow-types.ts';
+import { CQE_STATUS, MAX_SGE, QP_STATE, WQE_FLAG, WQE_OPCODE } from './regmap.ts';
+import { DmaReadCmd, DmaStatus, MAX_MTU_LOG2, TxPktCmd, XLATE_ACCESS, XLATE_STATUS, qpIndexWidth } from './types.ts';
+import { wqeStruct } from './wqe.ts';
+
+export type ReqTxParams = {
+  /** Datapath width: no effect inside (no payload passes here); kept so nic_top passes one set. */
+  dataWidth: number;
+  numQp: number;
+};
+
+/** RC RDMA WRITE opcodes on the wire (NIC.md). */
+export const WRITE_OPCODE = { FIRST: 0x06, MIDDLE: 0x07, LAST: 0x08, ONLY: 0x0a } as const;
+/** Smallest path MTU (log2); PMTU values below it are clamped. */
+export const MIN_MTU_LOG2 = 8;
+/** AckReq at least every this many packets (NIC.md). */
+export const ACKREQ_INTERVAL = 64;
+
+export const nicReqTx = defineModule('nic_req_tx', { dataWidth: 64, numQp: 4 } as ReqTxParams, (m, p) => {
+  if (p.dataWidth < 64 || p.dataWidth > 512) throw new Error(`nic_req_tx: dataWidth ${p.dataWidth} is outside 64..512`);
+  const qw = qpIndexWidth(p.numQp);
+  const Wqe = wqeStruct(p.numQp);
+  const ReqEntry = reqEntryStruct(p.numQp);
+
+  const { clk, rst } = m.clockAndReset();
+  const qpCtx = m.input('qp_ctx', Vec(QpCtx, p.numQp));
+  const cfg = m.input('cfg', NicCfg);
+  const sWqe = stream(Wqe).sink(m, 's_wqe');
+  const mDma = stream(DmaReadCmd).source(m, 'm_dma_cmd');
+  const sStatus = stream(DmaStatus).sink(m, 's_dma_status');
+  const mPkt = stream(TxPktCmd).source(m, 'm_pkt_cmd');
+  const mReq = stream(ReqEntry).source(m, 'm_req');
+  const psnUpd = m.output('sq_psn_upd', qpUpdate('SQ_PSN', p.numQp));
+  const qpError = m.output('qp_error', qpErrorEvent(p.numQp));
+  m.unused(qpCtx, 'only STATE, SQ_PSN, PMTU, PD and the peer addressing fields are read');
+  m.unused(cfg, 'CONFIG and IRQ_MOD are for other stages');
+
+  const fsm = m.fsm('state', ['IDLE', 'CHECK', 'DMA', 'WAIT', 'PSN', 'START', 'ERR'] as const);
+  const cur = m.reg('wqe_reg', Wqe, { reset: null });
+  m.unused(cur, 'ringIndex is for the fetch stage; flag bits other than SIGNALED (fence) wait for READ');
+  const ctx = qpCtx.at(cur.field('qp'));
+  const entryStatus = m.reg('entry_status_reg', UInt(4));
+  const firstPsn = m.reg('first_psn_reg', UInt(24));
+  const lastPsn = m.reg('last_psn_reg', UInt(24));
+  const mtuLog2 = m.reg('mtu_log2_reg', UInt(4));
+  const pd = m.reg('pd_reg', UInt(16));
+  const sgeIdx = m.reg('sge_idx_reg', UInt(2));
+
+  // ---- CHECK ----------------------------------------------------------------------------------
+  const numSge = cur.field('numSge');
+  const sges = cur.field('sge');
+  let sum: Value = lit(0, 34);
+  for (let i = 0; i < MAX_SGE; i++) sum = sum.addw(mux(numSge.gt(i), sges.at(i).field('len').zext(34), lit(0, 34)));
+  const sgeSum = m.let('sge_sum', sum);
+  const lengthOk = m.let('length_ok', numSge.le(MAX_SGE).land(sgeSum.eq(cur.field('length').zext(34))));
+  // QPs this stage moved to ERROR, remembered until software resets them: nic_top merges
+  // the stages' qp_error events, and with several at once the merged one can be late.
+  const errSeen = m.reg('err_seen_reg', UInt(p.numQp));
+  for (let i = 0; i < p.numQp; i++) m.if(qpCtx.at(i).field('state').eq(QP_STATE.RESET), () => errSeen.setBits(i, i, 0));
+  const qpState = m.let('qp_state', mux(errSeen.bit(cur.field('qp')), lit(QP_STATE.ERROR, 3), ctx.field('state')));
+  const st = (v: number): Value => lit(v, 4);
+  const checkStatus = m.let('check_status',
+    mux(cur.field('status').ne(CQE_STATUS.SUCCESS), cur.field('status'),
+      mux(qpState.eq(QP_STATE.ERROR), st(CQE_STATUS.FLUSH_ERROR),
+        mux(qpState.ne(QP_STATE.RTS), st(CQE_STATUS.LOCAL_QP_ERROR),
+          mux(cur.field('opcode').ne(WQE_OPCODE.RDMA_WRITE), st(CQE_STATUS.BAD_OPCODE),
+            mux(lengthOk.lnot(), st(CQE_STATUS.LOCAL_LENGTH_ERROR), st(CQE_STATUS.SUCCESS)))))));
+  const pmtu = ctx.field('pmtu');
+  const pmtuClamped = m.let('pmtu_clamped', mux(pmtu.lt(MIN_MTU_LOG2), lit(MIN_MTU_LOG2, 4), mux(pmtu.gt(MAX_MTU_LOG2), lit(MAX_MTU_LOG2, 4), pmtu)));
+
+  // ---- DMA commands ---------------------------------------------------------------------------
+  const sge = sges.at(sgeIdx);
+  const noSge = numSge.eq(0);
+  const lastSge = m.let('last_sge', noSge.lor(sgeIdx.zext(8).eq(numSge.subw(1))));
+  mDma.valid.set(fsm.is('DMA'));
+  mDma.data.set(pack(DmaReadCmd, {
+    va: sge.field('addr'), len: mux(noSge, lit(0, 32), sge.field('len')), key: sge.field('lkey'), pd,
+    last: lastSge, segLog2: mtuLog2, access: XLATE_ACCESS.LOCAL_READ,
+  }));
+  sStatus.ready.set(fsm.is('WAIT'));
+
+  // ---- PSNs -----------------------------------------------------------------------------------
+  const len = cur.field('length');
+  const mtuMinus1 = m.let('mtu_minus_1', lit(1, 33).shl(mtuLog2).subw(1));
+  const nCeil = m.let('pkt_count_ceil', len.zext(33).addw(mtuMinus1).shr(mtuLog2));
+  const nPkts = m.let('pkt_count', mux(nCeil.eq(0), lit(1, 33), nCeil).trunc(24));
+  const sqPsn = ctx.field('sqPsn');
+
+  // ---- the packet generator's message registers ------------------------------------------------
+  const genBusy = m.reg('gen_busy_reg', Bool);
+  const gPsn = m.reg('gen_psn_reg', UInt(24));
+  const gNext = m.reg('gen_next_psn_reg', UInt(24));
+  const gRem = m.reg('gen_rem_reg', UInt(32));
+  const gFirst = m.reg('gen_first_reg', Bool);
+  const gCount = m.reg('gen_count_reg', UInt(6));
+  const gMtuLog2 = m.reg('gen_mtu_log2_reg', UInt(4));
+  const gVa = m.reg('gen_va_reg', UInt(64));
+  const gRkey = m.reg('gen_rkey_reg', UInt(32));
+  const gLen = m.reg('gen_len_reg', UInt(32));
+  const gDestQpn = m.reg('gen_dest_qpn_reg', UInt(24));
+  const gDestMac = m.reg('gen_dest_mac_reg', UInt(48));
+  const gDestIp = m.reg('gen_dest_ip_reg', UInt(32));
+  const gSport = m.reg('gen_sport_reg', UInt(16));
+
+  // ---- ReqEntry -------------------------------------------------------------------------------
+  const startNow = m.let('start_now', fsm.is('START').land(genBusy.lnot()));
+  // The message is handed over (entry pushed, generator loaded) at this edge.
+  const startTake = m.let('start_take', startNow.land(mReq.ready));
+  mReq.valid.set(fsm.is('ERR').lor(startNow));
+  mReq.data.set(pack(ReqEntry, {
+    qp: cur.field('qp'), wrId: cur.field('wrId'), opcode: cur.field('opcode'), length: len,
+    firstPsn, lastPsn, signaled: cur.field('flags').bit(Math.log2(WQE_FLAG.SIGNALED)), status: entryStatus,
+  }));
+
+  const updValid = m.reg('psn_upd_valid_reg', Bool);
+  const updQp = m.reg('psn_upd_qp_reg', UInt(qw));
+  const updValue = m.reg('psn_upd_value_reg', UInt(24));
+  const errValid = m.reg('qp_error_valid_reg', Bool);
+  const errQp = m.reg('qp_error_qp_reg', UInt(qw));
+  updValid.set(0);
+  errValid.set(0);
+
+  sWqe.ready.set(fsm.is('IDLE'));
+  fsm.states({
+    IDLE: () => m.if(sWqe.valid, () => { cur.set(sWqe.data); fsm.goto('CHECK'); }),
+    CHECK: () => {
+      entryStatus.set(checkStatus);
+      firstPsn.set(0);
+      lastPsn.set(0);
+      mtuLog2.set(pmtuClamped);
+      pd.set(ctx.field('pd'));
+      sgeIdx.set(0);
+      m.if(checkStatus.eq(CQE_STATUS.SUCCESS), () => fsm.goto('DMA')).else(() => fsm.goto('ERR'));
+    },
+    DMA: () => m.if(mDma.ready, () => {
+      sgeIdx.set(sgeIdx.addw(1));
+      m.if(lastSge, () => fsm.goto('WAIT'));
+    }),
+    WAIT: () => m.if(sStatus.valid, () => {
+      m.if(sStatus.data.field('status').eq(XLATE_STATUS.OK), () => fsm.goto('PSN')).else(() => {
+        entryStatus.set(CQE_STATUS.LOCAL_PROTECTION_ERROR);
+        errValid.set(1);
+        errQp.set(cur.field('qp'));
+        for (let i = 0; i < p.numQp; i++) m.if(cur.field('qp').eq(i), () => errSeen.setBits(i, i, 1));
+        fsm.goto('ERR');
+      });
+    }),
+    PSN: () => {
+      firstPsn.set(sqPsn);
+      lastPsn.set(sqPsn.addw(nPkts.subw(1)));
+      gNext.set(sqPsn.addw(nPkts));
+      fsm.goto('START');
+    },
+    START: () => m.if(startTake, () => {
+      updValid.set(1);
+      updQp.set(cur.field('qp'));
+      updValue.set(gNext);
+      fsm.goto('IDLE');
+    }),
+    ERR: () => m.if(mReq.ready, () => fsm.goto('IDLE')),
+  });
+  psnUpd.set(pack(qpUpdate('SQ_PSN', p.numQp), { valid: updValid, qp: updQp, value: updValue }));
+  qpError.set(pack(qpErrorEvent(p.numQp), { valid: errValid, qp: errQp }));
+
+  // ---- packet generator -----------------------------------------------------------------------
+  const pktValid = m.reg('pkt_valid_reg', Bool);
+  const pktData = m.reg('pkt_data_reg', TxPktCmd, { reset: null });
+  const mtu = m.let('gen_mtu', lit(1, 13).shl(gMtuLog2));
+  const gLast = m.let('gen_last', gRem.le(mtu.zext(32)));
+  const opcode = mux(gFirst, mux(gLast, lit(WRITE_OPCODE.ONLY, 8), lit(WRITE_OPCODE.FIRST, 8)),
+    mux(gLast, lit(WRITE_OPCODE.LAST, 8), lit(WRITE_OPCODE.MIDDLE, 8)));
+  const ipCfg = cfg.field('ipCfg');
+  const cmd = pack(TxPktCmd, {
+    opcode, destQpn: gDestQpn, psn: gPsn, ackReq: gLast.lor(gCount.eq(ACKREQ_INTERVAL - 1)),
+    payloadLen: mux(gLast, gRem.trunc(13), mtu),
+    hasReth: gFirst, rethVa: gVa, rethRkey: gRkey, rethLen: gLen,
+    hasAeth: 0, aethSyndrome: 0, aethMsn: 0,
+    srcMac: cfg.field('mac'), dstMac: gDestMac, srcIp: cfg.field('ipAddr'), dstIp: gDestIp, srcPort: gSport,
+    ttl: ipCfg.bits(7, 0), dscp: ipCfg.bits(13, 8),
+  });
+  mPkt.valid.set(pktValid);
+  mPkt.data.set(pktData);
+  m.if(mPkt.ready, () => pktValid.set(0));
+  m.if(genBusy.land(pktValid.lnot().lor(mPkt.ready)), () => {
+    pktValid.set(1);
+    pktData.set(cmd);
+    gPsn.set(gPsn.addw(1));
+    gRem.set(gRem.subw(mtu.zext(32)));
+    gFirst.set(0);
+    gCount.set(gCount.addw(1));
+    m.if(gLast, () => genBusy.set(0));
+  });
+  m.if(startTake, () => {
+    genBusy.set(1);
+    gPsn.set(firstPsn);
+    gRem.set(len);
+    gFirst.set(1);
+    gCount.set(0);
+    gMtuLog2.set(mtuLog2);
+    gVa.set(cur.field('remoteVa'));
+    gRkey.set(cur.field('rkey'));
+    gLen.set(len);
+    // The previous message may still be cut while this one waits in PSN/START, so the QP's
+    // addressing is latched only now.
+    gDestQpn.set(ctx.field('destQpn'));
+    gDestMac.set(ctx.field('destMac'));
+    gDestIp.set(ctx.field('destIp'));
+    gSport.set(ctx.field('udpSport'));
+  });
+
+  return {
+    clk, rst, qp_ctx: qpCtx, cfg, s_wqe: sWqe, m_dma_cmd: mDma, s_dma_status: sStatus, m_pkt_cmd: mPkt, m_req: mReq,
+    sq_psn_upd: psnUpd, qp_error: qpError,
+  };
+}, { doc: 'Requester TX: WQE checks, DMA read commands per SGE, RDMA WRITE packet commands at the path MTU, ReqEntry to the ACK tracker' });

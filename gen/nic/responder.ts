@@ -1,0 +1,323 @@
+// nic_responder: the RC responder for RDMA WRITE, plus the hand-off of received ACKs.
+//
+// Checks run in the order of Linux Soft-RoCE (rxe_resp.c) and NIC.md's error table:
+//   QP       destQpn = LOCAL_QPN_BASE + index, QP in RTR/RTS  else drop (counted, no state change)
+//   PSN      = EXP_PSN: go on; behind: re-ACK (PSN EXP_PSN-1, current MSN), write nothing;
+//            ahead: one NAK 0x60 carrying EXP_PSN, then silence until EXP_PSN arrives
+//   sequence FIRST/ONLY outside a message, MIDDLE/LAST inside one   else NAK 0x61, QP ERROR
+//   opcode   WRITE FIRST/MIDDLE/LAST/ONLY only (SEND, READ, IMM)    else NAK 0x61, QP ERROR
+//   length   FIRST/MIDDLE = MTU and short of the RETH length; LAST 1..MTU, ONLY 0..MTU, and the
+//            message ends exactly at the RETH length                 else NAK 0x61, QP ERROR
+//   rkey     at FIRST/ONLY one translation of the whole RETH range   else NAK 0x62, QP ERROR
+//   execute  DmaWriteCmd + payload to nic_dma_write
+//   ack      EXP_PSN+1 per packet, MSN+1 per message; AckReq → ACK once the write's status
+//            is back (an ACK never overtakes its data); a write error → NAK 0x62, QP ERROR
+//
+// Structure: a header FSM (IDLE → CHECK → [XLATE] → IDLE) takes one header per two cycles at
+// best, decides, and queues (a) a payload job (forward or drop) and (b) an ack job. The
+// payload mover and the ack stage run behind it, so the next packet's header is checked
+// while earlier packets' data are still being written: up to ACK_JOBS packets in flight.
+// Every ACK/NAK goes through the one ack-job queue, so they leave in packet order and a
+// re-ACK or NAK 0x60 (which acknowledge everything before EXP_PSN) waits for earlier writes.
+//
+// EXP_PSN and MSN are read from qp_ctx (nic_regs owns them; software sets EXP_PSN). An update
+// issued in CHECK is visible two cycles later at the next CHECK, so one register stage
+// between nic_regs and this block would still be safe.
+//
+// READ REQUEST will slot in at the `isRead` class: after the PSN and sequence checks, its own
+// length/rkey checks (REMOTE_READ) and a response job instead of a DMA write.
+
+import { Bool, defineModule, lit, mux, pack, Struct, UInt, Vec, cat, type Value } from '../hdl/index.ts';
+import { syncFifo } from '../lib/fifo.ts';
+import { skidBuffer } from '../lib/skid.ts';
+import { stream } from '../lib/interfaces.ts';
+import { NicCfg, QpCtx, qpErrorEvent, qpUpdate } from './ctx.ts';
+import { ackInStruct, AETH, LOCAL_QPN_BASE } from './flow-types.ts';
+import { QP_STATE } from './regmap.ts';
+import { byteStream, DmaStatus, DmaWriteCmd, qpIndexWidth, RxPktHdr, TxPktCmd, XLATE_ACCESS, XlateReq, xlateReq, xlateResp } from './types.ts';
+
+export type ResponderParams = { dataWidth: number; numQp: number };
+
+/** Packets between a header's decision and its ACK (DMA statuses outstanding at most). */
+const ACK_JOBS = 16;
+
+const OP = { WRITE_FIRST: 0x06, WRITE_MIDDLE: 0x07, WRITE_LAST: 0x08, WRITE_ONLY: 0x0a, READ_REQUEST: 0x0c, ACK: 0x11 } as const;
+
+export const responder = defineModule('nic_responder', { dataWidth: 64, numQp: 4 } as ResponderParams, (m, p) => {
+  const qw = qpIndexWidth(p.numQp);
+  const { clk, rst } = m.clockAndReset();
+  const qpCtx = m.input('qp_ctx', Vec(QpCtx, p.numQp));
+  const cfg = m.input('cfg', NicCfg);
+  const sHdr = stream(RxPktHdr).sink(m, 's_hdr');
+  const sPay = byteStream(p.dataWidth).sink(m, 's_payload');
+  const xreq = xlateReq.source(m, 'm_xlate_req');
+  const xresp = xlateResp.sink(m, 's_xlate_resp');
+  const dmaCmd = stream(DmaWriteCmd).source(m, 'm_dma_cmd');
+  const mPay = byteStream(p.dataWidth).source(m, 'm_payload');
+  const dmaStatus = stream(DmaStatus).sink(m, 's_dma_status');
+  const ackCmd = stream(TxPktCmd).source(m, 'm_ack_cmd');
+  const AckIn = ackInStruct(p.numQp);
+  const ackIn = stream(AckIn).source(m, 'm_ack_in');
+  const expPsnUpd = m.output('exp_psn_upd', qpUpdate('EXP_PSN', p.numQp));
+  const msnUpd = m.output('msn_upd', qpUpdate('MSN', p.numQp));
+  const qpError = m.output('qp_error', qpErrorEvent(p.numQp));
+  const drop = m.output('drop', Bool);
+  m.unused(cfg, 'only mac, ipAddr and ipCfg are read (ACK addressing); config and irqMod are not');
+  m.unused(qpCtx, 'only state, destQpn, expPsn, pmtu, destMac, destIp, pd, udpSport and msn are used');
+  m.unused(xresp.data, 'only the status is read: the whole-range check needs no physical address');
+
+  /** One ACK/NAK to send (or a write to wait for), in packet order. */
+  const Job = Struct('resp_ack_job', {
+    qp: UInt(qw), psn: UInt(24), msn: UInt(24), syndrome: UInt(8),
+    /** A DmaStatus belongs to this packet: wait for it; an error turns the job into NAK 0x62. */
+    waitDma: Bool,
+    /** Send an ACK/NAK (AckReq set, or a re-ACK / NAK decided at the header). */
+    send: Bool,
+    /** A NAK that moves the QP to ERROR. */
+    fatal: Bool,
+    /** Last packet of its message (msn already counts it; a failed write must not). */
+    last: Bool,
+  });
+  const jobs = m.instance('u_ack_jobs', syncFifo, { width: Job.width, depth: ACK_JOBS });
+  // One bit per packet with payload: 1 = drop its bytes, 0 = forward them to nic_dma_write.
+  const payJobs = m.instance('u_pay_jobs', syncFifo, { width: 1, depth: ACK_JOBS });
+
+  // ---- per-QP responder state (cleared while software holds the QP in RESET) ------------
+  const inMsg = m.reg('in_msg_reg', UInt(p.numQp));
+  const nakSent = m.reg('nak_sent_reg', UInt(p.numQp));
+  // Errors found here (NAK queued, qp_error follows from the ack stage) and by a write's
+  // status (later ack jobs of that QP are dropped): either stops the QP receiving at once.
+  const hdrErr = m.reg('hdr_err_reg', UInt(p.numQp));
+  const ackErr = m.reg('ack_err_reg', UInt(p.numQp));
+  const msgVa = m.reg('msg_va_reg', Vec(UInt(64), p.numQp), { reset: null });
+  const msgKey = m.reg('msg_key_reg', Vec(UInt(32), p.numQp), { reset: null });
+  const msgLen = m.reg('msg_len_reg', Vec(UInt(32), p.numQp), { reset: null });
+  const msgOff = m.reg('msg_off_reg', Vec(UInt(32), p.numQp), { reset: null });
+
+  // ---- header FSM ------------------------------------------------------------------------
+  const fsm = m.fsm('state', ['IDLE', 'CHECK', 'XLATE'] as const);
+  const h = m.reg('hdr_reg', RxPktHdr, { reset: null });
+  m.unused(h, 'source addresses and AETH of requests are not used: replies go to the QP\'s configured peer');
+  sHdr.ready.set(fsm.is('IDLE'));
+  m.if(fsm.is('IDLE').land(sHdr.valid), () => { h.set(sHdr.data); fsm.goto('CHECK'); });
+
+  const op = h.field('opcode');
+  const qpnOff = m.let('qpn_off', h.field('destQpn').subw(LOCAL_QPN_BASE));
+  const q = m.let('qp_idx', qpnOff.trunc(qw));
+  const known = m.let('qp_known', h.field('destQpn').ge(LOCAL_QPN_BASE).land(qpnOff.lt(p.numQp)));
+  const ctx = qpCtx.at(q);
+  const st = ctx.field('state');
+  const able = m.let('qp_able', known.land(st.eq(QP_STATE.RTR).lor(st.eq(QP_STATE.RTS)))
+    .land(hdrErr.bit(q).lnot()).land(ackErr.bit(q).lnot()));
+
+  const isFirst = m.let('is_first', op.eq(OP.WRITE_FIRST));
+  const isMiddle = m.let('is_middle', op.eq(OP.WRITE_MIDDLE));
+  const isLast = m.let('is_last', op.eq(OP.WRITE_LAST));
+  const isOnly = m.let('is_only', op.eq(OP.WRITE_ONLY));
+  const isAck = m.let('is_ack', op.eq(OP.ACK));
+  const starts = m.let('starts_msg', isFirst.lor(isOnly));
+  const ends = m.let('ends_msg', isLast.lor(isOnly));
+  // Requests this responder does not serve yet: SEND (needs a receive queue), WRITE with
+  // immediate (same), READ REQUEST (next), atomics. Answered with NAK 0x61 after the PSN check.
+  const isRead = m.let('is_read', op.eq(OP.READ_REQUEST));
+  const isUnserved = m.let('is_unserved', op.le(0x05).lor(op.eq(0x09)).lor(op.eq(0x0b)).lor(isRead).lor(op.eq(0x13)).lor(op.eq(0x14)));
+  const isWrite = m.let('is_write', starts.lor(isMiddle).lor(isLast));
+  // Anything else (READ responses and atomic ACKs before the requester takes them, UC/UD,
+  // CNP, reserved opcodes) is dropped and counted.
+
+  const exp = ctx.field('expPsn');
+  const msn = ctx.field('msn');
+  const psnDiff = m.let('psn_diff', h.field('psn').subw(exp));
+  const psnOk = m.let('psn_ok', psnDiff.eq(0));
+  // ±2^23 window: the top bit of the 24-bit difference is the sign.
+  const psnBehind = m.let('psn_behind', psnDiff.bit(23));
+
+  const seqErr = m.let('seq_err', starts.land(inMsg.bit(q)).lor(isMiddle.lor(isLast).land(inMsg.bit(q).lnot())));
+  const mtu = m.let('mtu', lit(1, 13).shl(ctx.field('pmtu')));
+  const plen = h.field('payloadLen');
+  const off = m.let('msg_off', mux(starts, 0, msgOff.at(q)).trunc(32));
+  const dmaLen = m.let('dma_len', mux(starts, h.field('rethLen'), msgLen.at(q)).trunc(32));
+  const end = m.let('msg_end', off.add(plen.zext(32)));
+  // Checked at every packet, not only at the end, so no byte lands outside the RETH range:
+  // a FIRST/MIDDLE that reaches the RETH length can never end the message right.
+  const lenErr = m.let('len_err', mux(ends,
+    end.ne(dmaLen.zext(33)).lor(plen.gt(mtu)).lor(isLast.land(plen.eq(0))),
+    plen.ne(mtu).lor(end.ge(dmaLen.zext(33)))));
+  const needXlate = m.let('need_xlate', starts.land(h.field('rethLen').ne(0)));
+
+  // ---- output registers --------------------------------------------------------------------
+  const xreqValid = m.reg('xlate_req_valid_reg', Bool);
+  const xreqData = m.reg('xlate_req_data_reg', XlateReq, { reset: null });
+  xreq.valid.set(xreqValid);
+  xreq.data.set(xreqData);
+  m.if(xreq.ready, () => xreqValid.set(0));
+  xresp.ready.set(fsm.is('XLATE'));
+
+  const dmaValid = m.reg('dma_cmd_valid_reg', Bool);
+  const dmaData = m.reg('dma_cmd_data_reg', DmaWriteCmd, { reset: null });
+  dmaCmd.valid.set(dmaValid);
+  dmaCmd.data.set(dmaData);
+  m.if(dmaCmd.ready, () => dmaValid.set(0));
+
+  const ackInValid = m.reg('ack_in_valid_reg', Bool);
+  const ackInData = m.reg('ack_in_data_reg', AckIn, { reset: null });
+  ackIn.valid.set(ackInValid);
+  ackIn.data.set(ackInData);
+  m.if(ackIn.ready, () => ackInValid.set(0));
+
+  // Every outcome of CHECK may need these; waiting for all keeps the decision in one place.
+  const room = m.let('room', jobs.s.ready.land(payJobs.s.ready)
+    .land(dmaValid.lnot().lor(dmaCmd.ready)).land(ackInValid.lnot().lor(ackIn.ready)));
+  const decide = m.let('decide', fsm.is('CHECK').land(room));
+  const xlateOk = m.let('xlate_ok', fsm.is('XLATE').land(xresp.valid).land(xresp.data.field('status').eq(0)));
+  const xlateBad = m.let('xlate_bad', fsm.is('XLATE').land(xresp.valid).land(xresp.data.field('status').ne(0)));
+
+  jobs.s.valid.set(0);
+  payJobs.s.valid.set(0);
+  payJobs.s.data.set(1);
+  drop.set(0);
+  expPsnUpd.set(pack(expPsnUpd.shape, { valid: 0, qp: q, value: h.field('psn').addw(1) }));
+  msnUpd.set(pack(msnUpd.shape, { valid: 0, qp: q, value: msn.addw(1) }));
+  const setBit = (r: typeof inMsg, v: number): void => {
+    for (let i = 0; i < p.numQp; i++) m.if(q.eq(i), () => r.setBits(i, i, v));
+  };
+  const queueJob = (f: { psn: Value | number; msn: Value | number; syndrome: number; waitDma?: Value | number; send?: Value | number; fatal?: number; last?: Value | number }): void => {
+    jobs.s.valid.set(1);
+    jobs.s.data.set(pack(Job, { qp: q, psn: f.psn, msn: f.msn, syndrome: f.syndrome, waitDma: f.waitDma ?? 0, send: f.send ?? 1, fatal: f.fatal ?? 0, last: f.last ?? 0 }));
+  };
+  const dropPayload = (): void => { m.if(plen.ne(0), () => payJobs.s.valid.set(1)); };
+  const fatalNak = (syndrome: number): void => {
+    queueJob({ psn: h.field('psn'), msn, syndrome, fatal: 1 });
+    setBit(hdrErr, 1);
+    dropPayload();
+    fsm.goto('IDLE');
+  };
+
+  m.if(decide, () => {
+    fsm.goto('IDLE');
+    m.if(able.lnot().lor(isAck.lor(isWrite).lor(isUnserved).lnot()), () => {
+      drop.set(1);
+      dropPayload();
+    }).elif(isAck, () => {
+      ackInValid.set(1);
+      ackInData.set(pack(AckIn, { qp: q, psn: h.field('psn'), syndrome: h.field('aethSyndrome'), msn: h.field('aethMsn') }));
+      dropPayload();
+    }).elif(psnBehind, () => {
+      queueJob({ psn: exp.subw(1), msn, syndrome: AETH.ACK });
+      dropPayload();
+    }).elif(psnOk.lnot(), () => {
+      m.if(nakSent.bit(q).lnot(), () => queueJob({ psn: exp, msn, syndrome: AETH.NAK_PSN_SEQ }));
+      setBit(nakSent, 1);
+      dropPayload();
+    }).else(() => {
+      setBit(nakSent, 0);
+      m.if(seqErr.lor(isUnserved).lor(lenErr), () => fatalNak(AETH.NAK_INVALID_REQ))
+        .elif(needXlate, () => {
+          xreqValid.set(1);
+          xreqData.set(pack(XlateReq, { key: h.field('rethRkey'), va: h.field('rethVa'), len: h.field('rethLen'), pd: ctx.field('pd'), access: XLATE_ACCESS.REMOTE_WRITE }));
+          fsm.goto('XLATE');
+        });
+    });
+  });
+  m.if(xlateBad, () => fatalNak(AETH.NAK_REMOTE_ACCESS));
+
+  // Execute: the packet passed every check (and the translation, when there was one).
+  const exec = m.let('exec', decide.land(able).land(isWrite).land(psnOk).land(seqErr.lor(lenErr).lnot()).land(needXlate.lnot()).lor(xlateOk));
+  const hasData = m.let('has_data', plen.ne(0));
+  const va = mux(starts, h.field('rethVa'), msgVa.at(q)).trunc(64);
+  const key = mux(starts, h.field('rethRkey'), msgKey.at(q)).trunc(32);
+  const newMsn = m.let('new_msn', mux(ends, msn.addw(1), msn).trunc(24));
+  m.if(exec, () => {
+    fsm.goto('IDLE');
+    m.if(hasData, () => {
+      dmaValid.set(1);
+      dmaData.set(pack(DmaWriteCmd, { va: va.addw(off.zext(64)), len: plen.zext(32), key, pd: ctx.field('pd'), access: XLATE_ACCESS.REMOTE_WRITE }));
+      payJobs.s.valid.set(1);
+      payJobs.s.data.set(0);
+    });
+    m.if(hasData.lor(h.field('ackReq')), () => queueJob({ psn: h.field('psn'), msn: newMsn, syndrome: AETH.ACK, waitDma: hasData, send: h.field('ackReq'), last: ends }));
+    expPsnUpd.setField('valid', 1);
+    msnUpd.setField('valid', ends);
+    setBit(inMsg, 0);
+    for (let i = 0; i < p.numQp; i++) {
+      m.if(q.eq(i), () => {
+        m.if(isFirst.lor(isMiddle), () => inMsg.setBits(i, i, 1));
+        msgOff.setBits(32 * i + 31, 32 * i, end.trunc(32));
+        m.if(starts, () => {
+          msgVa.setBits(64 * i + 63, 64 * i, h.field('rethVa'));
+          msgKey.setBits(32 * i + 31, 32 * i, h.field('rethRkey'));
+          msgLen.setBits(32 * i + 31, 32 * i, h.field('rethLen'));
+        });
+      });
+    }
+  });
+
+  // ---- payload mover -------------------------------------------------------------------
+  const W = p.dataWidth, K = W / 8;
+  const skid = m.instance('u_pay_skid', skidBuffer, { width: W + K + 1 });
+  const dropBeat = payJobs.m.data.bit(0);
+  skid.s.valid.set(sPay.tvalid.land(payJobs.m.valid).land(dropBeat.lnot()));
+  skid.s.data.set(cat(sPay.tlast!, sPay.tkeep!, sPay.tdata));
+  sPay.tready.set(payJobs.m.valid.land(dropBeat.lor(skid.s.ready)));
+  payJobs.m.ready.set(sPay.tvalid.land(sPay.tready).land(sPay.tlast!));
+  mPay.tvalid.set(skid.m.valid);
+  mPay.tdata.set(skid.m.data.bits(W - 1, 0));
+  mPay.tkeep!.set(skid.m.data.bits(W + K - 1, W));
+  mPay.tlast!.set(skid.m.data.bit(W + K));
+  skid.m.ready.set(mPay.tready);
+
+  // ---- ack stage: one job per cycle, in packet order -----------------------------------------
+  const job = jobs.m.data.as(Job);
+  const jq = job.field('qp');
+  const ackValid = m.reg('ack_cmd_valid_reg', Bool);
+  const ackData = m.reg('ack_cmd_data_reg', TxPktCmd, { reset: null });
+  const errValid = m.reg('qp_error_valid_reg', Bool);
+  const errQp = m.reg('qp_error_qp_reg', UInt(qw));
+  ackCmd.valid.set(ackValid);
+  ackCmd.data.set(ackData);
+  qpError.set(pack(qpError.shape, { valid: errValid, qp: errQp }));
+  m.if(ackCmd.ready, () => ackValid.set(0));
+  errValid.set(0);
+
+  const pop = m.let('job_pop', jobs.m.valid.land(job.field('waitDma').lnot().lor(dmaStatus.valid)).land(ackValid.lnot().lor(ackCmd.ready)));
+  jobs.m.ready.set(pop);
+  dmaStatus.ready.set(pop.land(job.field('waitDma')));
+  const dmaBad = m.let('dma_bad', job.field('waitDma').land(dmaStatus.data.field('status').ne(0)));
+  // After a failed write the QP is going to ERROR: later jobs of it (already queued) are void.
+  const live = m.let('job_live', pop.land(ackErr.bit(jq).lnot()));
+  const jctx = qpCtx.at(jq);
+  const ipCfg = cfg.field('ipCfg');
+  const send = (syndrome: Value | number, msnV: Value): void => {
+    ackValid.set(1);
+    ackData.set(pack(TxPktCmd, {
+      opcode: OP.ACK, destQpn: jctx.field('destQpn'), psn: job.field('psn'), ackReq: 0, payloadLen: 0,
+      hasReth: 0, rethVa: 0, rethRkey: 0, rethLen: 0, hasAeth: 1, aethSyndrome: syndrome, aethMsn: msnV,
+      srcMac: cfg.field('mac'), dstMac: jctx.field('destMac'), srcIp: cfg.field('ipAddr'), dstIp: jctx.field('destIp'),
+      srcPort: jctx.field('udpSport'), ttl: ipCfg.bits(7, 0), dscp: ipCfg.bits(13, 8),
+    }));
+  };
+  m.if(live, () => {
+    m.if(dmaBad, () => {
+      send(AETH.NAK_REMOTE_ACCESS, job.field('msn').subw(job.field('last').zext(24)));
+      errValid.set(1);
+      errQp.set(jq);
+      for (let i = 0; i < p.numQp; i++) m.if(jq.eq(i), () => ackErr.setBits(i, i, 1));
+    }).elif(job.field('send'), () => {
+      send(job.field('syndrome'), job.field('msn'));
+      m.if(job.field('fatal'), () => { errValid.set(1); errQp.set(jq); });
+    });
+  });
+
+  // Software holding a QP in RESET starts it afresh (last, so it wins).
+  for (let i = 0; i < p.numQp; i++) {
+    m.if(qpCtx.at(i).field('state').eq(QP_STATE.RESET), () => {
+      for (const r of [inMsg, nakSent, hdrErr, ackErr]) r.setBits(i, i, 0);
+    });
+  }
+
+  return {
+    clk, rst, qp_ctx: qpCtx, cfg, s_hdr: sHdr, s_payload: sPay, m_xlate_req: xreq, s_xlate_resp: xresp,
+    m_dma_cmd: dmaCmd, m_payload: mPay, s_dma_status: dmaStatus, m_ack_cmd: ackCmd, m_ack_in: ackIn,
+    exp_psn_upd: expPsnUpd, msn_upd: msnUpd, qp_error: qpError, drop,
+  };
+}, { doc: 'RC responder: WRITE checks (QP, PSN, sequence, length, rkey), DMA writes, ACK/NAK; received ACKs to the tracker' });

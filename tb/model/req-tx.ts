@@ -1,0 +1,85 @@
+// Reference model of nic_req_tx: what one WQE must produce (DMA commands, packet commands,
+// the ReqEntry for the ACK tracker, the SQ_PSN update and the QP error), given the QP's
+// context at the time. The packet cut (opcodes, PSNs, AckReq, payload lengths, RETH) comes
+// from segment.ts's segmentWrite, the same oracle the wire-level tests use.
+
+import { CQE_STATUS, MAX_SGE, QP_STATE, WQE_OPCODE } from '../../gen/nic/regmap.ts';
+import { XLATE_ACCESS, XLATE_STATUS } from '../../gen/nic/types.ts';
+import type { EthHeader, Ipv4Header, UdpHeader } from './headers.ts';
+import { psnAdd } from './psn.ts';
+import { segmentWrite } from './segment.ts';
+import type { DecodedWqe } from './wqe-fetch.ts';
+
+export interface TxQp {
+  state: number; sqPsn: number; pmtu: number; pd: number;
+  destQpn: number; destMac: bigint; destIp: number; udpSport: number;
+}
+export interface TxCfg { mac: bigint; ipAddr: number; ttl: number; dscp: number }
+
+export interface DmaCmd { va: bigint; len: number; key: number; pd: number; last: number; segLog2: number; access: number }
+export interface PktCmd {
+  opcode: number; destQpn: number; psn: number; ackReq: number; payloadLen: number;
+  hasReth: number; rethVa: bigint; rethRkey: number; rethLen: number;
+  hasAeth: number; srcMac: bigint; dstMac: bigint; srcIp: number; dstIp: number; srcPort: number; ttl: number; dscp: number;
+}
+export interface ReqEntryV {
+  qp: number; wrId: bigint; opcode: number; length: number; firstPsn: number; lastPsn: number; signaled: number; status: number;
+}
+
+export interface TxResult {
+  dma: DmaCmd[];
+  pkts: PktCmd[];
+  entry: ReqEntryV;
+  psnUpd: { qp: number; value: number } | null;
+  qpError: number | null;
+}
+
+/** The status the engine gives a WQE before any DMA (fetch status, QP state, opcode, length). */
+export function checkWqe(w: DecodedWqe, qp: TxQp): number {
+  if (w.status !== CQE_STATUS.SUCCESS) return w.status;
+  if (qp.state === QP_STATE.ERROR) return CQE_STATUS.FLUSH_ERROR;
+  if (qp.state !== QP_STATE.RTS) return CQE_STATUS.LOCAL_QP_ERROR;
+  if (w.opcode !== WQE_OPCODE.RDMA_WRITE) return CQE_STATUS.BAD_OPCODE; // READ: next issue
+  if (w.numSge > MAX_SGE) return CQE_STATUS.LOCAL_LENGTH_ERROR;
+  const sum = w.sge.slice(0, w.numSge).reduce((s, g) => s + g.len, 0);
+  return sum === w.length ? CQE_STATUS.SUCCESS : CQE_STATUS.LOCAL_LENGTH_ERROR;
+}
+
+export const clampPmtu = (pmtu: number): number => Math.min(12, Math.max(8, pmtu));
+
+/** DMA commands of a WQE that passed the checks: one per SGE, or one empty SGE. */
+export function dmaCmds(w: DecodedWqe, qp: TxQp): DmaCmd[] {
+  const segLog2 = clampPmtu(qp.pmtu);
+  const sges = w.numSge === 0 ? [{ ...w.sge[0]!, len: 0 }] : w.sge.slice(0, w.numSge);
+  return sges.map((g, i) => ({ va: g.addr, len: g.len, key: g.lkey, pd: qp.pd, last: i === sges.length - 1 ? 1 : 0, segLog2, access: XLATE_ACCESS.LOCAL_READ }));
+}
+
+const noHeader = {} as EthHeader & Ipv4Header & UdpHeader;
+
+/**
+ * One WQE through the engine. `dmaStatus` answers the DMA commands (XLATE_STATUS). Updates
+ * `qp` as nic_regs would (SQ_PSN, STATE on a local protection error).
+ */
+export function reqTxModel(w: DecodedWqe, qp: TxQp, cfg: TxCfg, dmaStatus: (cmds: DmaCmd[]) => number): TxResult {
+  const entry: ReqEntryV = { qp: w.qp, wrId: w.wrId, opcode: w.opcode, length: w.length, firstPsn: 0, lastPsn: 0, signaled: w.flags & 1, status: checkWqe(w, qp) };
+  if (entry.status !== CQE_STATUS.SUCCESS) return { dma: [], pkts: [], entry, psnUpd: null, qpError: null };
+  const dma = dmaCmds(w, qp);
+  if (dmaStatus(dma) !== XLATE_STATUS.OK) {
+    qp.state = QP_STATE.ERROR;
+    return { dma, pkts: [], entry: { ...entry, status: CQE_STATUS.LOCAL_PROTECTION_ERROR }, psnUpd: null, qpError: w.qp };
+  }
+  const mtu = 1 << clampPmtu(qp.pmtu);
+  const wire = segmentWrite({
+    path: { eth: noHeader, ip: noHeader, udp: noHeader, destQp: qp.destQpn },
+    payload: new Uint8Array(w.length), mtu, startPsn: qp.sqPsn, va: w.remoteVa, rkey: w.rkey,
+  });
+  const pkts: PktCmd[] = wire.map(pk => ({
+    opcode: pk.bth.opcode, destQpn: pk.bth.destQp, psn: pk.bth.psn, ackReq: pk.bth.ackReq ? 1 : 0, payloadLen: pk.payload.length,
+    hasReth: pk.reth ? 1 : 0, rethVa: pk.reth?.va ?? 0n, rethRkey: pk.reth?.rkey ?? 0, rethLen: pk.reth?.dmaLen ?? 0,
+    hasAeth: 0, srcMac: cfg.mac, dstMac: qp.destMac, srcIp: cfg.ipAddr, dstIp: qp.destIp, srcPort: qp.udpSport, ttl: cfg.ttl, dscp: cfg.dscp,
+  }));
+  const next = psnAdd(qp.sqPsn, pkts.length);
+  const out: TxResult = { dma, pkts, entry: { ...entry, firstPsn: qp.sqPsn, lastPsn: psnAdd(next, -1) }, psnUpd: { qp: w.qp, value: next }, qpError: null };
+  qp.sqPsn = next;
+  return out;
+}
