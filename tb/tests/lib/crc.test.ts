@@ -1,6 +1,7 @@
 // CRC32 benches (tb/benches/lib/crc.ts) under vitest, plus the zero-length case the
 // hardware does not support: it must be caught by the design's own assertion.
 
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { AssertionFailure } from '../../../sim/errors.ts';
 import { crcBenches, crcDesign } from '../../benches/lib/crc.ts';
@@ -25,5 +26,9 @@ describe('crc32_parallel', () => {
     const cause = (err as TestFailure).cause;
     expect(cause).toBeInstanceOf(AssertionFailure);
     expect((cause as AssertionFailure).assertMessage).toBe('keep must be contiguous from byte 0');
+    // The failure names the line of gen/lib/crc.ts that wrote the m.assert, and the cycle.
+    const line = readFileSync(new URL('../../../gen/lib/crc.ts', import.meta.url), 'utf8').split('\n').findIndex(l => l.includes("'keep must be contiguous from byte 0'")) + 1;
+    expect((cause as AssertionFailure).loc).toMatch(new RegExp(`^gen/lib/crc\\.ts:${line}:\\d+$`));
+    expect((err as Error).message).toMatch(new RegExp(`assertion failed at gen/lib/crc\\.ts:${line}:\\d+ \\(cycle \\d+\\): keep must be contiguous`));
   });
 });
