@@ -22,6 +22,7 @@ class PortHandle {
 }
 
 export class InputPort extends PortHandle {
+  readonly dir = 'in' as const;
   get value(): PortValue {
     return this.codec.read(this.buf, this.offset);
   }
@@ -31,6 +32,7 @@ export class InputPort extends PortHandle {
 }
 
 export class OutputPort extends PortHandle {
+  readonly dir = 'out' as const;
   get value(): PortValue {
     return this.codec.read(this.buf, this.offset);
   }

@@ -18,12 +18,15 @@ export interface InputHandle<T> {
   /** Takes effect at the next clock edge (or `tb.settle()`); reads back what was written. */
   value: T;
   readonly name: string;
+  /** Direction brand: an output handle group is not accepted where inputs are driven. */
+  readonly dir: 'in';
 }
 
 export interface OutputHandle<T> {
   /** The value after the last edge / settle. */
   readonly value: T;
   readonly name: string;
+  readonly dir: 'out';
 }
 
 /** The waitable clock; edges are counted by the testbench. */
