@@ -171,6 +171,13 @@ export class Scheduler implements TaskHost {
 
   private addWait(kind: WaitKind, target: number, what: string, pred?: () => boolean): Promise<void> {
     const task = this.running(what);
+    // Two waits registered before yielding (e.g. Promise.all of two triggers) would leave
+    // one of them unresumed and the test hung: say so instead.
+    if (task.state === 'waiting') {
+      const pending = this.waits.find(w => w.task === task)?.what ?? 'another trigger';
+      throw new TriggerUsageError(`task ${task.name} awaits ${what} while already waiting for ${pending}; `
+        + 'a coroutine waits for one trigger at a time: fork a task per concurrent wait');
+    }
     const w = new Wait(task, kind, target, what, pred, this.model.cycle);
     const p = new Promise<void>((resolve, reject) => { w.resume = resolve; w.reject = reject; });
     this.waits.push(w);

@@ -5,13 +5,23 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
-  clockCycles, CycleLimitError, Rng, runTest, TaskCancelledError, TestFailure, TimeoutError, typedDesign,
+  clockCycles, CycleLimitError, Rng, runTest, TaskCancelledError, TestFailure, TimeoutError, TriggerUsageError, typedDesign,
 } from '../../core/index.ts';
 import { counterSources, type CounterIO } from './fixtures/counter.ts';
 
 const design = typedDesign<CounterIO>(counterSources());
 
 describe('scheduler', () => {
+  it('refuses two waits from one coroutine instead of hanging', async () => {
+    const err = await runTest(design, async (dut, tb) => {
+      await tb.reset(1);
+      await Promise.all([tb.clockCycles(3), tb.until(() => dut.count.value === 2)]);
+    }, { seed: 1 }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(TestFailure);
+    expect((err as TestFailure).cause).toBeInstanceOf(TriggerUsageError);
+    expect((err as Error).message).toMatch(/awaits until\(\) while already waiting for clockCycles\(\)/);
+  });
+
   it('counts with rising edges and reads outputs after the edge', async () => {
     const seen: number[] = [];
     const r = await runTest(design, async (dut, tb) => {
