@@ -3,7 +3,7 @@
 
 NICGEN := ./bin/nicgen
 
-.PHONY: all setup demo test typecheck rtl-check lint unit bench gen clean
+.PHONY: all setup demo test typecheck rtl-check lint unit bench regress gen clean
 
 all: test
 
@@ -38,6 +38,11 @@ unit: setup
 
 bench: setup
 	node --import tsx scripts/bench.ts
+
+# Many seeds of every bench in parallel, with a pass/fail table and out/regress/*/junit.xml
+# (not part of `make test`). Example: make regress REGRESS_ARGS='--seeds 100 --jobs 2'
+regress: setup
+	node --import tsx scripts/regress.ts $(REGRESS_ARGS)
 
 clean:
 	rm -rf .cache

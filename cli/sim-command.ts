@@ -2,6 +2,8 @@
 // its Verilator model, with progress on stderr and a one-line summary. Exit codes: 0 pass,
 // 1 the bench failed (message with seed and replay command), 2 misuse (unknown top/test).
 
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { benches } from '../tb/benches/index.ts';
 import type { Bench } from '../tb/benches/index.ts';
 import { TestFailure, type TestOptions } from '../tb/core/index.ts';
@@ -63,6 +65,9 @@ function options(a: SimArgs, bench: Bench): TestOptions {
   const maxCycles = cycleOption('max-cycles', a.maxCycles, 1) ?? bench.maxCycles;
   if ((from !== undefined || to !== undefined) && a.wave === undefined) throw new UsageError('--from/--to choose the cycles of a wave dump: add --wave FILE');
   if (from !== undefined && to !== undefined && to <= from) throw new UsageError(`--to (${to}) must be after --from (${from})`);
+  if (a.wave !== undefined && !fs.existsSync(path.dirname(path.resolve(a.wave)))) {
+    throw new UsageError(`--wave ${a.wave}: folder ${path.dirname(a.wave)} does not exist`);
+  }
   const wave = a.wave === undefined ? undefined : { file: a.wave, ...(from === undefined ? {} : { from }), ...(to === undefined ? {} : { to }) };
   return { maxCycles, ...(a.seed === undefined ? {} : { seed: a.seed }), ...(wave ? { wave } : {}) };
 }

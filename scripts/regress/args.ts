@@ -1,0 +1,114 @@
+// Command-line parsing for scripts/regress.ts. Misuse is a UsageError: one line, exit 2,
+// the same convention as `nicgen`.
+
+import { randomInt } from 'node:crypto';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { parseArgs } from 'node:util';
+
+export class UsageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UsageError';
+  }
+}
+
+export interface RegressOptions {
+  readonly seeds: number;
+  readonly tops: readonly string[];
+  readonly tests: readonly string[];
+  readonly seedBase: number;
+  /** True when --seed-base was given (the base is printed either way). */
+  readonly seedBaseGiven: boolean;
+  readonly jobs: number;
+  /** Per run, seconds. */
+  readonly timeout: number;
+  /** Absolute. */
+  readonly out: string;
+  /** False for the default timestamped folder, which gets a suffix instead of being reused. */
+  readonly outGiven: boolean;
+  readonly dryRun: boolean;
+  readonly help: boolean;
+}
+
+export const usageText = `usage: node --import tsx scripts/regress.ts [options]   (or make regress REGRESS_ARGS='...')
+
+Runs many seeds of the registered benches (tb/benches/index.ts), each as its own
+\`nicgen sim\` process, in parallel; writes <out>/junit.xml; exit 1 if any run failed.
+
+  --seeds N         seeds per bench (default 20)
+  --top X           only benches of top X (repeatable; the selftest top only runs when named)
+  --test Y          only benches named Y or X/Y (repeatable)
+  --seed-base S     derive every seed from S (0..4294967295; default random, always printed)
+  --jobs N          runs at once (default: number of CPUs)
+  --timeout SEC     kill a run after SEC seconds and record it as an error (default 600)
+  --out DIR         results folder (default out/regress/<timestamp>)
+  --dry-run         print the planned runs (bench and seed) and exit
+`;
+
+const defaultSeeds = 20;
+const defaultTimeout = 600;
+
+function wholeNumber(name: string, raw: string | undefined, min: number, max: number, fallback: number): number {
+  if (raw === undefined) return fallback;
+  const n = Number(raw);
+  if (raw.trim() === '' || !Number.isInteger(n) || n < min || n > max) {
+    throw new UsageError(`--${name} must be a whole number ${min}..${max}, got '${raw}'`);
+  }
+  return n;
+}
+
+/** `out/regress/2025-01-31T12-34-56` (local time; no colons, so it is a valid name everywhere). */
+function defaultOut(root: string, now: Date): string {
+  const p = (n: number): string => String(n).padStart(2, '0');
+  const stamp = `${now.getFullYear()}-${p(now.getMonth() + 1)}-${p(now.getDate())}T${p(now.getHours())}-${p(now.getMinutes())}-${p(now.getSeconds())}`;
+  return path.join(root, 'out', 'regress', stamp);
+}
+
+export function parseOptions(argv: readonly string[], root: string, now = new Date()): RegressOptions {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: [...argv],
+      strict: true,
+      allowPositionals: false,
+      options: {
+        seeds: { type: 'string' },
+        top: { type: 'string', multiple: true },
+        test: { type: 'string', multiple: true },
+        'seed-base': { type: 'string' },
+        jobs: { type: 'string' },
+        timeout: { type: 'string' },
+        out: { type: 'string' },
+        'dry-run': { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    }));
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+  const seedBaseRaw = values['seed-base'];
+  const cpus = os.availableParallelism();
+  return {
+    seeds: wholeNumber('seeds', values.seeds, 1, 1_000_000, defaultSeeds),
+    tops: values.top ?? [],
+    tests: values.test ?? [],
+    // randomInt's upper bound is exclusive.
+    seedBase: wholeNumber('seed-base', seedBaseRaw, 0, 0xffffffff, seedBaseRaw === undefined ? randomInt(0, 0x100000000) : 0),
+    seedBaseGiven: seedBaseRaw !== undefined,
+    jobs: wholeNumber('jobs', values.jobs, 1, 4096, cpus),
+    timeout: wholeNumber('timeout', values.timeout, 1, 7 * 24 * 3600, defaultTimeout),
+    out: values.out !== undefined ? path.resolve(values.out) : defaultOut(root, now),
+    outGiven: values.out !== undefined,
+    dryRun: values['dry-run'] ?? false,
+    help: values.help ?? false,
+  };
+}
+
+/** The arguments that reproduce this regression's selection and seeds. */
+export function replayArgs(o: RegressOptions): string {
+  const parts = [`--seed-base ${o.seedBase}`, `--seeds ${o.seeds}`];
+  for (const t of o.tops) parts.push(`--top ${t}`);
+  for (const t of o.tests) parts.push(`--test ${t}`);
+  return parts.join(' ');
+}
