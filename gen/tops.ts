@@ -9,6 +9,7 @@ import { nicAxiRdMux, nicAxiWrMux } from './nic/axi-mux.ts';
 import { nicCompletion } from './nic/completion.ts';
 import { nicDmaRead } from './nic/dma-read.ts';
 import { nicDmaWrite } from './nic/dma-write.ts';
+import { nicTop } from './nic/nic-top.ts';
 import { icrcCheck } from './nic/icrc-check.ts';
 import { icrcInsert } from './nic/icrc-insert.ts';
 import { packetizer } from './nic/packetizer.ts';
@@ -43,4 +44,9 @@ const nicStageTops: readonly TopEntry[] = [
   top(nicCompletion, {}, 'CQE writer and interrupt moderation'),
 ];
 
-export const tops: readonly TopEntry[] = [...libTops, ...nicStageTops];
+/** The whole NIC (64-bit datapath; dataWidth 512 also elaborates and lints). */
+const nicTops: readonly TopEntry[] = [
+  top(nicTop, {}, 'RoCEv2 NIC: every stage behind AXI4-Lite, AXI4 host memory and AXI-Stream Ethernet'),
+];
+
+export const tops: readonly TopEntry[] = [...libTops, ...nicStageTops, ...nicTops];

@@ -109,7 +109,13 @@ async function runReqTx(dut: Dut, tb: TestBench, sc: Scenario): Promise<{ got: O
     watchChannel(tb, { valid: ch.valid, ready: ch.ready, payload: { data: ch.data } }, `nic_req_tx.${name}`, { reset: dut.rst });
   }
 
-  const wqes = Array.from({ length: sc.wqes }, () => randomWqe(tb, sc, r.int(0, NUM_QP - 1), mtus));
+  // The first WQE of each QP is always clean, so every seed has successes to check (a QP's
+  // first error may be a protection error, which flushes everything after it).
+  const clean = { ...sc, pErr: 0 };
+  const wqes = [
+    ...Array.from({ length: NUM_QP }, (_, qp) => randomWqe(tb, clean, qp, mtus)),
+    ...Array.from({ length: Math.max(0, sc.wqes - NUM_QP) }, () => randomWqe(tb, sc, r.int(0, NUM_QP - 1), mtus)),
+  ];
   const dmaStatus = (cmds: DmaCmd[]): number => (cmds.some(c => c.key === BAD_LKEY) ? XLATE_STATUS.BAD_KEY : XLATE_STATUS.OK);
   const model = wqes.map(w => reqTxModel(w, qps[w.qp]!, cfg, dmaStatus));
   const want = {

@@ -1,0 +1,83 @@
+// Two NICs (nic_pair) with everything a host has: host memory behind an AXI4 RAM model (random
+// latency and back-pressure), a register master, a driver, and the Ethernet link between
+// them. Used by the end-to-end benches and tests.
+
+import type { IOOf } from '../../gen/hdl/index.ts';
+import type { nicPair } from '../../gen/nic/nic-top.ts';
+import { AxiLiteMaster, AxiRam, type Latency, type Pause } from '../bfm/index.ts';
+import type { DutOf, TestBench } from '../core/index.ts';
+import { NicDriver } from '../model/driver.ts';
+import { HostMemory } from '../model/host-memory.ts';
+import { PageAllocator } from '../model/page-allocator.ts';
+import type { PcapWriter } from '../model/pcap.ts';
+import { RdmaScoreboard } from '../model/scoreboard.ts';
+import { EthernetLink, type LinkOptions } from './link.ts';
+
+export type PairDut = DutOf<NonNullable<IOOf<typeof nicPair>>>;
+
+export const PAIR_PARAMS = { numQp: 4, numMr: 16 } as const;
+
+export interface PairEnvOptions {
+  /** Link latency in cycles (default 20). */
+  readonly latency?: number;
+  readonly pcap?: PcapWriter;
+  /** AXI RAM latency per request (default 2..12 cycles). */
+  readonly ramLatency?: Latency;
+  /** AXI RAM ready-low probability (default 0.2). */
+  readonly backpressure?: Pause;
+  /** AXI RAM idle cycles before response beats (default 0.1). */
+  readonly stall?: Pause;
+  readonly link?: Omit<LinkOptions, 'latency' | 'pcap'>;
+}
+
+export interface Host {
+  readonly name: 'A' | 'B';
+  readonly mem: HostMemory;
+  readonly ram: AxiRam;
+  readonly axil: AxiLiteMaster;
+  readonly drv: NicDriver;
+}
+
+export class PairEnv {
+  readonly a: Host;
+  readonly b: Host;
+  readonly link: EthernetLink;
+  readonly sb = new RdmaScoreboard();
+
+  private constructor(a: Host, b: Host, link: EthernetLink) {
+    this.a = a; this.b = b; this.link = link;
+    this.sb.addHost('A', a.mem);
+    this.sb.addHost('B', b.mem);
+  }
+
+  peer(h: Host): Host { return h === this.a ? this.b : this.a; }
+
+  /** Builds the models, resets the pair and initialises both NICs. */
+  static async create(dut: PairDut, tb: TestBench, o: PairEnvOptions = {}): Promise<PairEnv> {
+    const host = (name: 'A' | 'B', index: number): Host => {
+      const mem = new HostMemory();
+      const x = name === 'A' ? { axi: dut.a_m_axi, axil: dut.a_s_axil } : { axi: dut.b_m_axi, axil: dut.b_s_axil };
+      const ram = new AxiRam(tb, x.axi, {
+        name: `${name}.m_axi`, memory: mem,
+        readLatency: o.ramLatency ?? { fixed: 2, random: 10 }, writeLatency: o.ramLatency ?? { fixed: 2, random: 10 },
+        backpressure: o.backpressure ?? 0.2, stall: o.stall ?? 0.1,
+      });
+      const axil = new AxiLiteMaster(tb, x.axil, { name: `${name}.s_axil` });
+      // Host memory pages in a 64 MiB pool at 4 GiB: scattered, and above 32-bit addresses.
+      const alloc = new PageAllocator({ base: 0x1_0000_0000n + BigInt(index) * 0x1000_0000n, pages: 16384, rng: tb.rng.fork() });
+      const drv = new NicDriver({
+        name, regs: axil, mem, alloc, rng: tb.rng.fork(), ...PAIR_PARAMS,
+        mac: 0x02_00_00_00_00_00n | BigInt(0xa + index), ip: (0x0a_00_00_01 + index) >>> 0,
+      });
+      return { name, mem, ram, axil, drv };
+    };
+    const a = host('A', 0), b = host('B', 1);
+    const link = new EthernetLink(tb, { tx: dut.a_m_axis_tx, rx: dut.a_s_axis_rx }, { tx: dut.b_m_axis_tx, rx: dut.b_s_axis_rx }, {
+      latency: o.latency ?? 20, ...(o.pcap ? { pcap: o.pcap } : {}), ...o.link,
+    });
+    await tb.reset(4);
+    await a.drv.init({ ttl: 64, dscp: 26 });
+    await b.drv.init({ ttl: 64, dscp: 26 });
+    return new PairEnv(a, b, link);
+  }
+}

@@ -1,0 +1,205 @@
+// Random RDMA WRITEs between two NICs, checked by the scoreboard (bytes, untouched memory,
+// CQE order/status/length) and recorded as the wire packets the requester must send.
+
+import { ACCESS, CQE_STATUS, QP_STATE } from '../../gen/nic/regmap.ts';
+import type { Rng, TestBench } from '../core/index.ts';
+import type { QueuePair, SgeRef, WorkRequest } from '../model/driver.ts';
+import type { MemoryRegion } from '../model/mr.ts';
+import { writePackets, type ExpectedPacket } from '../model/wire-expect.ts';
+import type { Host, PairEnv } from './env.ts';
+
+export interface WriteScenarioOptions {
+  readonly writes: number;
+  /** QP pairs used (1..4). */
+  readonly qps: number;
+  /** Largest message (default 64 KiB). */
+  readonly maxLen?: number;
+  /** WRITEs in both directions (default true). */
+  readonly bothDirections?: boolean;
+  /** Cycles to wait for the last completion (default 2M). */
+  readonly timeout?: number;
+}
+
+export interface WriteScenarioResult {
+  readonly writes: number;
+  readonly bytes: number;
+  readonly cycles: number;
+  /** Expected request packets per direction and destination QPN, in order. */
+  readonly wire: Map<string, ExpectedPacket[]>;
+}
+
+interface HostSetup { src: MemoryRegion; dst: MemoryRegion; dstNext: number; qps: QueuePair[]; psn: number[] }
+
+const SRC_BYTES = 128 * 1024;
+const DST_BYTES = 512 * 1024;
+
+export function wireKey(from: 'A' | 'B', destQp: number): string { return `${from}->qpn${destQp.toString(16)}`; }
+
+function pickLen(rng: Rng, mtu: number, maxLen: number): number {
+  const l = rng.pick([0, 1, mtu - 1, mtu, mtu + 1, 2 * mtu + 3, rng.int(1, 4 * mtu), rng.int(1, maxLen), rng.int(1, 64)]);
+  return Math.min(l, maxLen);
+}
+
+/** 1..4 SGEs (some may be empty) over the source MR whose lengths add up to `len`. */
+function pickSges(rng: Rng, src: MemoryRegion, len: number): SgeRef[] {
+  const n = rng.int(1, 4);
+  const cuts = [0, ...Array.from({ length: n - 1 }, () => rng.int(0, len)).sort((x, y) => x - y), len];
+  return Array.from({ length: n }, (_, i) => {
+    const l = cuts[i + 1]! - cuts[i]!;
+    return { mr: src, offset: rng.int(0, src.len - l), len: l };
+  });
+}
+
+export async function setupHosts(env: PairEnv, tb: TestBench, qps: number): Promise<Map<Host, HostSetup>> {
+  const rng = tb.rng;
+  const pd = { A: 0x11, B: 0x22 };
+  const setup = new Map<Host, HostSetup>();
+  for (const h of [env.a, env.b]) {
+    const src = await h.drv.registerMr({ len: SRC_BYTES, access: 0, pd: pd[h.name] });
+    const dst = await h.drv.registerMr({ len: DST_BYTES, access: ACCESS.REMOTE_WRITE | ACCESS.LOCAL_WRITE, pd: pd[h.name] });
+    src.write(0, rng.bytes(src.len));
+    dst.write(0, rng.bytes(dst.len));
+    setup.set(h, { src, dst, dstNext: 0, qps: [], psn: [] });
+  }
+  for (let i = 0; i < qps; i++) {
+    const pmtuLog2 = rng.int(8, 12);
+    for (const h of [env.a, env.b]) {
+      // PSNs start just below 2^24, so every run crosses the wrap.
+      const sqPsn = 0xffffff - rng.int(0, 40);
+      const qp = await h.drv.createQp(i, { pd: pd[h.name], pmtuLog2, sqPsn, sqSizeLog2: rng.int(2, 5), cqSizeLog2: rng.int(2, 6) });
+      setup.get(h)!.qps.push(qp);
+      setup.get(h)!.psn.push(sqPsn);
+    }
+    const qa = setup.get(env.a)!.qps[i]!, qb = setup.get(env.b)!.qps[i]!;
+    await env.a.drv.connectQp(qa, env.b.drv.address(qb));
+    await env.b.drv.connectQp(qb, env.a.drv.address(qa));
+  }
+  return setup;
+}
+
+/** Every QP's indices and PSNs on both hosts, and the link's counts: what a hang looks like. */
+export async function describeQps(env: PairEnv, setup: Map<Host, HostSetup>): Promise<string> {
+  const lines: string[] = [];
+  for (const h of [env.a, env.b]) {
+    for (const qp of setup.get(h)!.qps) {
+      const r = async (n: Parameters<typeof h.drv.qpReg>[1]): Promise<string> => `${n}=0x${(await h.drv.qpReg(qp, n)).toString(16)}`;
+      const regs: string[] = [];
+      for (const n of ['STATE', 'SQ_PI', 'SQ_CI', 'CQ_PI', 'CQ_CI', 'SQ_PSN', 'EXP_PSN', 'MSN', 'PMTU'] as const) regs.push(await r(n)); // one AXI-Lite access at a time
+      lines.push(`  ${h.name} QP ${qp.index}: ${regs.join(' ')} owed=${env.sb.owed(h.name, qp.index)}`);
+    }
+    const c: string[] = [];
+    for (const n of ['TX_FRAMES', 'RX_FRAMES', 'RX_DROP_ICRC', 'RX_DROP_OTHER', 'TLB_HITS', 'TLB_MISSES'] as const) c.push(`${n}=${await h.drv.counter(n)}`);
+    lines.push(`  ${h.name}: ${c.join(' ')}`);
+  }
+  lines.push(`  link: ${JSON.stringify(env.link.stats)}`);
+  return lines.join('\n');
+}
+
+/** A coroutine that reaps CQEs of every QP every 16 cycles until stopped. */
+export function startPoller(env: PairEnv, setup: Map<Host, HostSetup>, tb: TestBench): { stop(): void; check(): void } {
+  let running = true;
+  let failure: unknown = undefined;
+  tb.fork(async () => {
+    while (running) {
+      try { await pollAll(env, setup); } catch (e) { failure = e; return; }
+      await tb.clockCycles(16);
+    }
+  }, 'cq poller');
+  return {
+    stop: () => { running = false; },
+    check: () => { if (failure !== undefined) throw failure; },
+  };
+}
+
+/** Reaps every QP's CQEs on both hosts into the scoreboard. */
+export async function pollAll(env: PairEnv, setup: Map<Host, HostSetup>): Promise<number> {
+  let n = 0;
+  for (const h of [env.a, env.b]) {
+    for (const qp of setup.get(h)!.qps) {
+      for (const c of await h.drv.pollCq(qp)) { env.sb.onCqe(h.name, qp.index, c); n++; }
+    }
+  }
+  return n;
+}
+
+export async function runWriteScenario(env: PairEnv, tb: TestBench, o: WriteScenarioOptions): Promise<WriteScenarioResult> {
+  const rng = tb.rng;
+  const setup = await setupHosts(env, tb, o.qps);
+  env.sb.start();
+  for (const h of [env.a, env.b]) for (const qp of setup.get(h)!.qps) env.sb.allow(h.name, qp.ringRanges);
+
+  // Plan: every WRITE with its source, its non-overlapping remote target, its wire packets.
+  const maxLen = o.maxLen ?? 65536;
+  const wire = new Map<string, ExpectedPacket[]>();
+  const plan: { h: Host; qp: QueuePair; wr: WorkRequest }[] = [];
+  let bytes = 0;
+  const lastOf = new Map<QueuePair, WorkRequest>();
+  for (let k = 0; k < o.writes; k++) {
+    const h = (o.bothDirections ?? true) && rng.bool() ? env.b : env.a;
+    const peer = env.peer(h);
+    const hs = setup.get(h)!, ps = setup.get(peer)!;
+    const i = rng.int(0, o.qps - 1);
+    const qp = hs.qps[i]!, rqp = ps.qps[i]!;
+    const mtu = 1 << qp.opts.pmtuLog2;
+    let len = pickLen(rng, mtu, maxLen);
+    const gap = rng.int(0, 64);
+    if (ps.dstNext + gap + len > ps.dst.len) len = Math.max(0, ps.dst.len - ps.dstNext - gap);
+    const dstOff = Math.min(ps.dstNext + gap, ps.dst.len);
+    ps.dstNext = dstOff + len;
+    const wr = h.drv.writeRequest(BigInt(k) | (BigInt(rng.u32()) << 32n), pickSges(rng, hs.src, len), ps.dst.va + BigInt(dstOff), ps.dst.key, rng.bool(0.8));
+    const w = writePackets(len, mtu, hs.psn[i]!, rqp.qpn, wr.remoteVa, wr.rkey);
+    hs.psn[i] = w.next;
+    const key = wireKey(h.name, rqp.qpn);
+    wire.set(key, [...(wire.get(key) ?? []), ...w.packets]);
+    plan.push({ h, qp, wr: { ...wr, ...{ dstOff } } as WorkRequest });
+    lastOf.set(qp, wr);
+    bytes += len;
+  }
+  // The last WRITE of each QP is signaled, so every WRITE's data is checked at some CQE.
+  const final = plan.map(p => (lastOf.get(p.qp) === p.wr || p.wr === lastOf.get(p.qp) ? p : p));
+  for (const p of final) if (lastOf.get(p.qp)?.wrId === p.wr.wrId) (p.wr as { signaled: boolean }).signaled = true;
+
+  if (process.env['NICGEN_VERBOSE']) {
+    for (const p of final) console.log(`${p.h.name} qp${p.qp.index} mtu=${1 << p.qp.opts.pmtuLog2} wr=0x${p.wr.wrId.toString(16)} len=${p.wr.sges.reduce((a, x) => a + x.len, 0)} sges=[${p.wr.sges.map(x => `${x.offset}+${x.len}`).join(',')}] va=0x${p.wr.remoteVa.toString(16)} sig=${p.wr.signaled}`);
+  }
+  const t0 = tb.cycle;
+  // Software reaps completions all the time, as a driver's interrupt handler would: a CQ left
+  // full stalls the NIC's completion path (see the report on CQ back-pressure).
+  const poll = startPoller(env, setup, tb);
+  for (const p of final) {
+    const peer = env.peer(p.h);
+    const dstOff = (p.wr as WorkRequest & { dstOff: number }).dstOff;
+    env.sb.expectWrite(p.h.name, p.qp.index, p.wr, CQE_STATUS.SUCCESS, { host: peer.name, mr: setup.get(peer)!.dst, offset: dstOff });
+    const full = tb.cycle + (o.timeout ?? 2_000_000);
+    while (await p.h.drv.sqFree(p.qp) === 0) {
+      if (tb.cycle > full) throw new Error(`${p.h.name} QP ${p.qp.index}: send ring still full after ${o.timeout ?? 2_000_000} cycles\n${await describeQps(env, setup)}`);
+      await tb.clockCycles(16);
+    }
+    p.h.drv.post(p.qp, p.wr);
+    // Doorbells are sometimes batched: several WQEs behind one SQ_PI write.
+    if (rng.bool(0.7)) await p.h.drv.ring(p.qp);
+  }
+  for (const h of [env.a, env.b]) for (const qp of setup.get(h)!.qps) await h.drv.ring(qp);
+  const deadline = tb.cycle + (o.timeout ?? 2_000_000);
+  while (env.sb.totalOwed > 0) {
+    if (tb.cycle > deadline) throw new Error(`${env.sb.totalOwed} completion(s) still owed after ${o.timeout ?? 2_000_000} cycles\n${await describeQps(env, setup)}`);
+    poll.check();
+    await tb.clockCycles(32);
+  }
+  poll.stop();
+  const cycles = tb.cycle - t0;
+  env.sb.finish();
+  for (const h of [env.a, env.b]) {
+    for (const n of ['RX_DROP_ICRC', 'RX_DROP_OTHER'] as const) {
+      const v = await h.drv.counter(n);
+      if (v !== 0) throw new Error(`${h.name}: ${n} = ${v} in a run without link errors`);
+    }
+  }
+  for (const h of [env.a, env.b]) {
+    for (const qp of setup.get(h)!.qps) {
+      const st = await h.drv.qpState(qp);
+      if (st !== QP_STATE.RTS) throw new Error(`${h.name} QP ${qp.index} in state ${st} after error-free WRITEs`);
+    }
+  }
+  return { writes: o.writes, bytes, cycles, wire };
+}
