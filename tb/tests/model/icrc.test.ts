@@ -1,31 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import * as fs from 'node:fs';
-import * as path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { appendIcrc, carriedIcrc, checkIcrc, icrcMaskedOffsets, icrcOfFrame, ipPacket, ipv4Offset, ICRC_PARAMS } from '../../model/icrc.ts';
 import { CRC32, crcModel } from '../../../gen/lib/crc-model.ts';
 import { seededRandom } from '../../../gen/lib/test-rng.ts';
+import { readVectors } from './helpers.ts';
 
-const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
-const vectorFile = path.resolve(repo, '../shared/vectors/icrc_vectors.txt');
-
-interface Vector { label: string; good: boolean; frame: Uint8Array }
-
-/** Lines `good#N len=L <hex>` or `bad#N len=L <hex>`; `#` starts a comment. */
-function readVectors(): Vector[] {
-  const out: Vector[] = [];
-  for (const line of fs.readFileSync(vectorFile, 'utf8').split('\n')) {
-    const t = line.trim();
-    if (!t || t.startsWith('#')) continue;
-    const [label, lenField, hex] = t.split(/\s+/);
-    const m = /^(good|bad)#/.exec(label ?? '');
-    if (!m || !lenField || !hex) throw new Error(`unreadable vector line: ${t.slice(0, 60)}`);
-    const frame = Uint8Array.from(Buffer.from(hex, 'hex'));
-    expect(frame.length, `${label} length field`).toBe(Number(lenField.replace('len=', '')));
-    out.push({ label: label!, good: m[1] === 'good', frame });
-  }
-  return out;
-}
 
 describe('RoCEv2 ICRC model', () => {
   const vectors = readVectors();
