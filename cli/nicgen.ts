@@ -36,9 +36,10 @@ async function main(argv: string[]): Promise<number> {
       .option('wave', { type: 'string', describe: 'dump waves (FST) to this file' })
       .option('from', { type: 'number', describe: 'first cycle in the wave dump' })
       .option('to', { type: 'number', describe: 'cycle at which the wave dump stops' })
+      .option('pcap', { type: 'string', describe: 'write the link\'s frames to this pcap file (benches with a link: nic_pair; others ignore it)' })
       .option('max-cycles', { type: 'number', describe: 'fail if the bench runs longer (default: the bench\'s own budget)' }),
     async a => {
-      code = await simCommand({ top: a.top, test: a.test, list: a.list, seed: a.seed, wave: a.wave, from: a.from, to: a.to, maxCycles: a.maxCycles });
+      code = await simCommand({ top: a.top, test: a.test, list: a.list, seed: a.seed, wave: a.wave, from: a.from, to: a.to, maxCycles: a.maxCycles, pcap: a.pcap });
     })
     .demandCommand(1, 'name a command (see --help)')
     .strict()

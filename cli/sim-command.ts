@@ -19,6 +19,8 @@ export interface SimArgs {
   readonly from: number | undefined;
   readonly to: number | undefined;
   readonly maxCycles: number | undefined;
+  /** Capture file for benches with a link (sets NICGEN_PCAP; others ignore it). */
+  readonly pcap?: string | undefined;
 }
 
 /** Where the command writes; the real process streams unless a test swaps them. */
@@ -68,6 +70,9 @@ function options(a: SimArgs, bench: Bench): TestOptions {
   if (a.wave !== undefined && !fs.existsSync(path.dirname(path.resolve(a.wave)))) {
     throw new UsageError(`--wave ${a.wave}: folder ${path.dirname(a.wave)} does not exist`);
   }
+  if (a.pcap !== undefined && !fs.existsSync(path.dirname(path.resolve(a.pcap)))) {
+    throw new UsageError(`--pcap ${a.pcap}: folder ${path.dirname(a.pcap)} does not exist`);
+  }
   const wave = a.wave === undefined ? undefined : { file: a.wave, ...(from === undefined ? {} : { from }), ...(to === undefined ? {} : { to }) };
   return { maxCycles, ...(a.seed === undefined ? {} : { seed: a.seed }), ...(wave ? { wave } : {}) };
 }
@@ -86,6 +91,8 @@ export async function simCommand(a: SimArgs, io: SimIO = defaultIO): Promise<num
   }
   const bench = pick(a.top, a.test);
   const opts = options(a, bench);
+  // Benches with a link (nic_pair) read their capture file from the environment.
+  if (a.pcap !== undefined) process.env['NICGEN_PCAP'] = a.pcap;
   const label = `${a.top}/${a.test}`;
   const progress = new SimProgress(io.err, label);
   const t0 = performance.now();
@@ -97,7 +104,8 @@ export async function simCommand(a: SimArgs, io: SimIO = defaultIO): Promise<num
     const wall = (performance.now() - t0) / 1000;
     const sim = simStart ? (performance.now() - simStart) / 1000 : wall;
     const wave = opts.wave ? `, wave ${typeof opts.wave === 'string' ? opts.wave : opts.wave.file}` : '';
-    io.out(`PASS ${label}: seed ${r.seed}, ${r.cycles} cycles, ${wall.toFixed(2)} s wall (${(wall - sim).toFixed(2)} s ${r.built ? 'building' : 'loading'} the model), ${formatRate(r.cycles / Math.max(sim, 1e-6))}${wave}`);
+    const pcap = a.pcap !== undefined && fs.existsSync(a.pcap) ? `, pcap ${a.pcap}` : '';
+    io.out(`PASS ${label}: seed ${r.seed}, ${r.cycles} cycles, ${wall.toFixed(2)} s wall (${(wall - sim).toFixed(2)} s ${r.built ? 'building' : 'loading'} the model), ${formatRate(r.cycles / Math.max(sim, 1e-6))}${wave}${pcap}`);
     return 0;
   } catch (err) {
     progress.done();

@@ -6,6 +6,7 @@ import { rrBenches, wrrBenches } from './lib/arbiter.ts';
 import { crcBenches } from './lib/crc.ts';
 import { syncFifoBenches, syncFifoRamBenches } from './lib/fifo.ts';
 import { skidBenches } from './lib/skid.ts';
+import { demoBench } from './nic/demo.ts';
 import { nicPairBenches } from './nic/write.ts';
 import { selftestBenches } from './selftest.ts';
 
@@ -19,5 +20,5 @@ export const benches: Readonly<Record<string, BenchGroup>> = {
   wrr_arbiter: wrrBenches,
   crc32_parallel: crcBenches,
   selftest: selftestBenches,
-  nic_pair: nicPairBenches,
+  nic_pair: { demo: demoBench, ...nicPairBenches },
 };

@@ -133,8 +133,19 @@ export function decodeCqe(b: Uint8Array): CqeFields & { phase: number } {
   };
 }
 
+/** Optional observers (statistics such as doorbell-to-CQE latency): they only watch. */
+export interface DriverObserver {
+  /** A WQE was written at free-running send-ring index `index` (before the doorbell). */
+  posted?(qp: QueuePair, wr: WorkRequest, index: number): void;
+  /** The SQ_PI write announcing every WQE before `pi` has completed. */
+  rung?(qp: QueuePair, pi: number): void;
+  /** A CQE was taken from the completion ring. */
+  reaped?(qp: QueuePair, cqe: CqeFields): void;
+}
+
 export class NicDriver {
   readonly name: string;
+  observer: DriverObserver = {};
   readonly regs: RegAccess;
   readonly mem: HostMemory;
   readonly mac: bigint;
@@ -272,13 +283,16 @@ export class NicDriver {
     });
     const slot = qp.pi & (qp.sqSize - 1);
     this.mem.write(qp.sqBase + BigInt(slot * WQE_BYTES), bytes);
+    this.observer.posted?.(qp, wr, qp.pi);
     qp.pi = (qp.pi + 1) & 0xffff;
   }
 
   /** Doorbell: publish every WQE posted so far. */
   async ring(qp: QueuePair): Promise<void> {
-    await this.regs.write(qpReg(qp.index, 'SQ_PI'), qp.pi);
+    const pi = qp.pi;
+    await this.regs.write(qpReg(qp.index, 'SQ_PI'), pi);
     qp.rungPi = qp.pi;
+    this.observer.rung?.(qp, pi);
   }
 
   async postSend(qp: QueuePair, wr: WorkRequest): Promise<void> {
@@ -302,6 +316,7 @@ export class NicDriver {
       if (c.phase !== cqePhase(qp.cqCi, qp.opts.cqSizeLog2)) break;
       out.push(c);
       qp.cqCi = (qp.cqCi + 1) & 0xffff;
+      this.observer.reaped?.(qp, c);
     }
     return out;
   }

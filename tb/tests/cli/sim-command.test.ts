@@ -60,6 +60,8 @@ describe('nicgen sim', () => {
     expect(u.stderr).toMatch(/^nicgen: unknown top 'nope' \(known tops: sync_fifo, .*selftest.*\)\n$/);
     const m = await nicgen('skid_buffer', '--from', '5');
     expect(m.code).toBe(2);
+    const p = await nicgen('selftest', '--test', 'pass', '--pcap', '/nonexistent-dir/x.pcap');
+    expect([p.code, p.stderr]).toEqual([2, 'nicgen: --pcap /nonexistent-dir/x.pcap: folder /nonexistent-dir does not exist\n']);
   });
 
   it('lists the benches', async () => {
