@@ -35,4 +35,5 @@ rtl/sync_fifo_width62.v
 rtl/sync_fifo_width1.v
 rtl/nic_responder.v
 rtl/sync_fifo_ram_depth8_width750.v
+rtl/sync_fifo_ram_width73.v
 rtl/nic_top.v

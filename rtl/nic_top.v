@@ -680,6 +680,24 @@ wire [3:0] fetch_ar_wqes;
 wire fetch_ar_ok;
 wire fetch_ar_taken;
 wire wqe_popped;
+wire [72:0] u_rx_pay_fifo_s_data;
+wire u_rx_pay_fifo_s_valid;
+wire u_rx_pay_fifo_s_ready;
+wire [72:0] u_rx_pay_fifo_m_data;
+wire u_rx_pay_fifo_m_valid;
+wire u_rx_pay_fifo_m_ready;
+// not read: ready/valid only
+/* verilator lint_off UNUSEDSIGNAL */
+wire [9:0] u_rx_pay_fifo_count;
+/* verilator lint_on UNUSEDSIGNAL */
+// not read: ready/valid only
+/* verilator lint_off UNUSEDSIGNAL */
+wire u_rx_pay_fifo_full;
+/* verilator lint_on UNUSEDSIGNAL */
+// not read: ready/valid only
+/* verilator lint_off UNUSEDSIGNAL */
+wire u_rx_pay_fifo_empty;
+/* verilator lint_on UNUSEDSIGNAL */
 reg  [31:0] tlb_hits_prev_reg;
 wire tlb_hits_moved;
 reg  [31:0] tlb_misses_prev_reg;
@@ -1102,20 +1120,29 @@ assign u_dma_write_s_cmd_valid = u_responder_m_dma_cmd_valid;
 // gen/nic/top-wiring.ts:67:52
 assign u_responder_m_dma_cmd_ready = u_dma_write_s_cmd_ready;
 
-// gen/nic/top-wiring.ts:67:26
-assign u_dma_write_s_axis_tdata = u_responder_m_payload_tdata;
+// gen/nic/nic-top-build.ts:193:26
+assign u_rx_pay_fifo_s_data = {u_responder_m_payload_tlast, u_responder_m_payload_tkeep, u_responder_m_payload_tdata};
 
-// gen/nic/top-wiring.ts:67:26
-assign u_dma_write_s_axis_tkeep = u_responder_m_payload_tkeep;
+// gen/nic/nic-top-build.ts:194:27
+assign u_rx_pay_fifo_s_valid = u_responder_m_payload_tvalid;
 
-// gen/nic/top-wiring.ts:67:26
-assign u_dma_write_s_axis_tvalid = u_responder_m_payload_tvalid;
+// gen/nic/nic-top-build.ts:195:37
+assign u_responder_m_payload_tready = u_rx_pay_fifo_s_ready;
 
-// gen/nic/top-wiring.ts:67:52
-assign u_responder_m_payload_tready = u_dma_write_s_axis_tready;
+// gen/nic/nic-top-build.ts:197:35
+assign u_dma_write_s_axis_tdata = u_rx_pay_fifo_m_data[63:0];
 
-// gen/nic/top-wiring.ts:67:26
-assign u_dma_write_s_axis_tlast = u_responder_m_payload_tlast;
+// gen/nic/nic-top-build.ts:198:35
+assign u_dma_write_s_axis_tkeep = u_rx_pay_fifo_m_data[71:64];
+
+// gen/nic/nic-top-build.ts:199:35
+assign u_dma_write_s_axis_tlast = u_rx_pay_fifo_m_data[72];
+
+// gen/nic/nic-top-build.ts:200:36
+assign u_dma_write_s_axis_tvalid = u_rx_pay_fifo_m_valid;
+
+// gen/nic/nic-top-build.ts:201:27
+assign u_rx_pay_fifo_m_ready = u_dma_write_s_axis_tready;
 
 // gen/nic/top-wiring.ts:67:26
 assign u_responder_s_dma_status_data = u_dma_write_m_status_data;
@@ -1522,28 +1549,28 @@ assign u_axi_wr_mux_m_axi_bvalid = m_axi_bvalid;
 // gen/nic/top-wiring.ts:67:26
 assign m_axi_bready = u_axi_wr_mux_m_axi_bready;
 
-// gen/nic/nic-top-build.ts:208:29
+// gen/nic/nic-top-build.ts:223:29
 assign m_axi_awid = {1'b0, u_axi_wr_mux_m_axi_awid};
 
-// gen/nic/nic-top-build.ts:210:30
+// gen/nic/nic-top-build.ts:225:30
 assign u_axi_wr_mux_m_axi_bid = m_axi_bid[4:0];
 
 // gen/nic/top-wiring.ts:122:19
 assign tlb_hits_moved = u_tlb_hits != tlb_hits_prev_reg;
 
-// gen/nic/nic-top-build.ts:214:32
+// gen/nic/nic-top-build.ts:229:32
 assign u_regs_inc_tlb_hits = tlb_hits_moved;
 
 // gen/nic/top-wiring.ts:122:19
 assign tlb_misses_moved = u_tlb_misses != tlb_misses_prev_reg;
 
-// gen/nic/nic-top-build.ts:215:34
+// gen/nic/nic-top-build.ts:230:34
 assign u_regs_inc_tlb_misses = tlb_misses_moved;
 
-// gen/nic/nic-top-build.ts:217:23
+// gen/nic/nic-top-build.ts:232:23
 assign rx_drop_icrc = u_icrc_check_drop_valid && (u_icrc_check_drop_reason == 3'd1);
 
-// gen/nic/nic-top-build.ts:218:36
+// gen/nic/nic-top-build.ts:233:36
 assign u_regs_inc_rx_drop_icrc = rx_drop_icrc;
 
 // gen/nic/top-wiring.ts:89:19
@@ -1552,13 +1579,13 @@ assign rx_drop_other_total = rx_drop_other_pending_reg + (({7'd0, (u_icrc_check_
 // gen/nic/top-wiring.ts:90:18
 assign rx_drop_other_pulse = rx_drop_other_total != 8'd0;
 
-// gen/nic/nic-top-build.ts:222:37
+// gen/nic/nic-top-build.ts:237:37
 assign u_regs_inc_rx_drop_other = rx_drop_other_pulse;
 
-// gen/nic/nic-top-build.ts:223:33
+// gen/nic/nic-top-build.ts:238:33
 assign u_regs_inc_tx_frames = (u_icrc_insert_m_axis_tvalid && m_axis_tx_tready) && u_icrc_insert_m_axis_tlast;
 
-// gen/nic/nic-top-build.ts:224:33
+// gen/nic/nic-top-build.ts:239:33
 assign u_regs_inc_rx_frames = u_rx_parser_m_hdr_valid && u_responder_s_hdr_ready;
 
 // gen/nic/top-wiring.ts:113:11
@@ -2195,6 +2222,21 @@ sync_fifo_ram_depth8_width750 u_wqe_queue (
     .count(u_wqe_queue_count),
     .full(u_wqe_queue_full),
     .empty(u_wqe_queue_empty)
+);
+
+// gen/nic/nic-top-build.ts:123:84
+sync_fifo_ram_width73 u_rx_pay_fifo (
+    .clk(clk),
+    .rst(rst),
+    .s_data(u_rx_pay_fifo_s_data),
+    .s_valid(u_rx_pay_fifo_s_valid),
+    .s_ready(u_rx_pay_fifo_s_ready),
+    .m_data(u_rx_pay_fifo_m_data),
+    .m_valid(u_rx_pay_fifo_m_valid),
+    .m_ready(u_rx_pay_fifo_m_ready),
+    .count(u_rx_pay_fifo_count),
+    .full(u_rx_pay_fifo_full),
+    .empty(u_rx_pay_fifo_empty)
 );
 
 `ifndef SYNTHESIS

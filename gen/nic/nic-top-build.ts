@@ -24,7 +24,7 @@
 //   small backlog counter, so simultaneous drops all count. TX_FRAMES counts tlast beats on
 //   m_axis_tx; RX_FRAMES counts headers the RX parser accepted.
 
-import { Bool, UInt, defineModule, mux, pack, type ModuleBuilder, type IORecord, type ModuleDef, type Params } from '../hdl/index.ts';
+import { Bool, UInt, cat, defineModule, mux, pack, type ModuleBuilder, type IORecord, type ModuleDef, type Params } from '../hdl/index.ts';
 import { axi4, axiLite, axiStream } from '../lib/interfaces.ts';
 import { nicAxiRdMux, nicAxiWrMux } from './axi-mux.ts';
 import { nicCompletion } from './completion.ts';
@@ -185,7 +185,22 @@ export function makeNicTop(stages: NicStages) {
     link(rsp, 's_hdr', prs, 'm_hdr');
     link(rsp, 's_payload', prs, 'm_payload');
     link(dmaWr, 's_cmd', rsp, 'm_dma_cmd');
-    link(dmaWr, 's_axis', rsp, 'm_payload');
+    // Payload FIFO (one 4 KiB-MTU packet): lets the parser and responder take the next
+    // header and issue its DmaWriteCmd (two translations) while this packet's payload still
+    // drains into DMA write; without it that per-packet latency stalls the RX stream.
+    {
+      const pq = inst('u_rx_pay_fifo', syncFifoRam, { width: W + W / 8 + 1, depth: 512 });
+      sink(pq, 's_data').set(cat(port(rsp, 'm_payload_tlast'), port(rsp, 'm_payload_tkeep'), port(rsp, 'm_payload_tdata')));
+      sink(pq, 's_valid').set(port(rsp, 'm_payload_tvalid'));
+      sink(rsp, 'm_payload_tready').set(port(pq, 's_ready'));
+      const d = port(pq, 'm_data');
+      sink(dmaWr, 's_axis_tdata').set(d.bits(W - 1, 0));
+      sink(dmaWr, 's_axis_tkeep').set(d.bits(W + W / 8 - 1, W));
+      sink(dmaWr, 's_axis_tlast').set(d.bit(W + W / 8));
+      sink(dmaWr, 's_axis_tvalid').set(port(pq, 'm_valid'));
+      sink(pq, 'm_ready').set(port(dmaWr, 's_axis_tready'));
+      for (const x of ['count', 'full', 'empty']) m.unused(port(pq, x), 'ready/valid only');
+    }
     link(rsp, 's_dma_status', dmaWr, 'm_status');
 
     // ---- translations ----------------------------------------------------------------------
