@@ -16,7 +16,7 @@ describe('CRC software model', () => {
 
   it('matches the crc-32 package on random data', () => {
     const { rng, seed } = seededRandom();
-    console.log(`crc-model random test seed=${seed} (SEED=${seed} to repeat)`);
+    console.log(`crc-model random test seed=${seed} (NICGEN_SEED=${seed} to repeat)`);
     for (let t = 0; t < 200; t++) {
       const len = rng.int(0, t < 100 ? 64 : 3000);
       const data = rng.bytes(len);

@@ -33,9 +33,10 @@ export function makeRng(seed: number): Rng {
   };
 }
 
-/** A generator seeded from $SEED, or from the clock (the seed is returned to print). */
+/** A generator seeded from $NICGEN_SEED (the project-wide replay variable; $SEED also
+ *  accepted), or from the clock (the seed is returned to print). */
 export function seededRandom(): { rng: Rng; seed: number } {
-  const env = process.env['SEED'];
+  const env = process.env['NICGEN_SEED'] || process.env['SEED'] || undefined;
   const seed = env !== undefined ? Number(env) >>> 0 : (Date.now() ^ (Math.random() * 0x1_0000_0000)) >>> 0;
   return { rng: makeRng(seed), seed };
 }
