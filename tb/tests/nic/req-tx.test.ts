@@ -86,6 +86,23 @@ function randomWqe(tb: TestBench, sc: Scenario, qpIdx: number, mtus: number[]): 
   return w;
 }
 
+/** One error of each kind a WQE can carry; `lkey` (a DMA protection error) ends the QP. */
+const ERROR_KINDS = ['status-qp', 'status-flush', 'status-opcode', 'opcode', 'length', 'lkey'] as const;
+function withError(w: DecodedWqe, kind: typeof ERROR_KINDS[number]): DecodedWqe {
+  switch (kind) {
+    case 'status-qp': return { ...w, status: CQE_STATUS.LOCAL_QP_ERROR };
+    case 'status-flush': return { ...w, status: CQE_STATUS.FLUSH_ERROR };
+    case 'status-opcode': return { ...w, status: CQE_STATUS.BAD_OPCODE };
+    case 'opcode': return { ...w, opcode: WQE_OPCODE.RDMA_READ };
+    case 'length': return { ...w, length: (w.length + 1) >>> 0 };
+    case 'lkey': {
+      // A message with at least one byte, so the DMA engine translates (and rejects) the lkey.
+      const sge = w.sge.map((e, i) => (i === 0 ? { ...e, len: e.len + 1, lkey: BAD_LKEY } : e));
+      return { ...w, numSge: Math.max(1, w.numSge), length: (w.numSge === 0 ? 1 : w.length + 1) >>> 0, sge: w.numSge === 0 ? [{ ...sge[0]!, len: 1 }, ...sge.slice(1)] : sge };
+    }
+  }
+}
+
 interface Outcome { dma: Stamped<DmaCmd>[]; pkts: Stamped<PktCmd>[]; reqs: Stamped<ReqEntryV>[]; upd: Stamped<{ qp: number; value: number }>[]; errs: Stamped<{ qp: number }>[] }
 
 async function runReqTx(dut: Dut, tb: TestBench, sc: Scenario): Promise<{ got: Outcome; want: { dma: DmaCmd[]; pkts: PktCmd[]; reqs: ReqEntryV[]; upd: { qp: number; value: number }[]; errs: { qp: number }[] } }> {
@@ -110,11 +127,15 @@ async function runReqTx(dut: Dut, tb: TestBench, sc: Scenario): Promise<{ got: O
   }
 
   // The first WQE of each QP is always clean, so every seed has successes to check (a QP's
-  // first error may be a protection error, which flushes everything after it).
+  // first error may be a protection error, which flushes everything after it). With errors
+  // enabled, QP 0 then gets one WQE of each error kind, the QP-ending protection error last,
+  // so every seed covers every status; random WQEs follow.
   const clean = { ...sc, pErr: 0 };
+  const directed = sc.pErr > 0 ? ERROR_KINDS.map(kind => withError(randomWqe(tb, clean, 0, mtus), kind)) : [];
   const wqes = [
     ...Array.from({ length: NUM_QP }, (_, qp) => randomWqe(tb, clean, qp, mtus)),
-    ...Array.from({ length: Math.max(0, sc.wqes - NUM_QP) }, () => randomWqe(tb, sc, r.int(0, NUM_QP - 1), mtus)),
+    ...directed,
+    ...Array.from({ length: Math.max(0, sc.wqes - NUM_QP - directed.length) }, () => randomWqe(tb, sc, r.int(0, NUM_QP - 1), mtus)),
   ];
   const dmaStatus = (cmds: DmaCmd[]): number => (cmds.some(c => c.key === BAD_LKEY) ? XLATE_STATUS.BAD_KEY : XLATE_STATUS.OK);
   const model = wqes.map(w => reqTxModel(w, qps[w.qp]!, cfg, dmaStatus));
