@@ -421,7 +421,8 @@ export function memReadName(mem: Memory, port: number): string {
 
 function uniqueSignals(stmts: readonly Stmt[]): Signal[] {
   const out: Signal[] = [];
-  for (const s of stmts) for (const t of stmtTargets(s)) if ('kind' in t && !('depth' in t) && !out.includes(t)) out.push(t);
+  // Targets are signals or memories; only signals have a `kind`.
+  for (const s of stmts) for (const t of stmtTargets(s)) if ('kind' in t && !out.includes(t)) out.push(t);
   return out;
 }
 
