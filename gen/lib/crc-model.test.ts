@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import CRC32JS from 'crc-32';
 import { CRC16_XMODEM, CRC32, CRC32C, CRC5_USB, crc32, crcModel, invertMatrix, applyMatrix, withPrefix } from './crc-model.ts';
-import { seededRandom } from './test-rng.ts';
+import { seededRandom } from '../../tb/tests/seed.ts';
 
 const check = [...Buffer.from('123456789')];
 

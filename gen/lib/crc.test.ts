@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { CRC16_XMODEM, CRC32, CRC32C, CRC5_USB, crcModel, crcParallel, crcPlan, crcPlanFinal, crcPlanStep, type CrcParams } from './crc.ts';
-import { seededRandom, type Rng } from './test-rng.ts';
+import { seededRandom } from '../../tb/tests/seed.ts';
+import type { Rng } from '../../tb/core/rng.ts';
 
 function wordOf(bytes: Uint8Array): bigint {
   return bytes.reduceRight((acc, b) => (acc << 8n) | BigInt(b), 0n);

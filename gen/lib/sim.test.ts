@@ -7,7 +7,7 @@ import { syncFifo, syncFifoRam } from './fifo.ts';
 import { skidBuffer } from './skid.ts';
 import { rrArbiter, wrrArbiter } from './arbiter.ts';
 import { emitToDir, iverilogRun, type Emitted } from './lint-helper.ts';
-import { seededRandom } from './test-rng.ts';
+import { seededRandom } from '../../tb/tests/seed.ts';
 
 const hex = (v: bigint, bits: number): string => `${bits}'h${v.toString(16)}`;
 

@@ -4,8 +4,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { onTestFailed } from 'vitest';
-import { Rng, envSeed, randomSeed } from '../../core/rng.ts';
+import type { Rng } from '../../core/rng.ts';
 import { requireOpcode } from '../../model/opcodes.ts';
 import type { RocePacket } from '../../model/packet.ts';
 import type { RocePath } from '../../model/segment.ts';
@@ -13,13 +12,7 @@ import type { RocePath } from '../../model/segment.ts';
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 export const vectorFile = path.resolve(repoRoot, '../shared/vectors/icrc_vectors.txt');
 
-/** A generator for one test: seeded from NICGEN_SEED or at random; the seed is printed when
- *  the test fails so the run can be repeated. Call inside a test. */
-export function testRng(label: string): Rng {
-  const seed = envSeed() ?? randomSeed();
-  onTestFailed(() => { console.error(`${label}: replay with NICGEN_SEED=${seed}`); });
-  return new Rng(seed);
-}
+export { testRng } from '../seed.ts';
 
 /** A unicast, locally administered MAC: a group bit in a source MAC is an error Wireshark flags. */
 function randomMac(rng: Rng): number {

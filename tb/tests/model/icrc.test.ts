@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { appendIcrc, carriedIcrc, checkIcrc, icrcMaskedOffsets, icrcOfFrame, ipPacket, ipv4Offset, ICRC_PARAMS } from '../../model/icrc.ts';
 import { CRC32, crcModel } from '../../../gen/lib/crc-model.ts';
-import { seededRandom } from '../../../gen/lib/test-rng.ts';
+import { seededRandom } from '../seed.ts';
 import { readVectors } from './helpers.ts';
 
 
