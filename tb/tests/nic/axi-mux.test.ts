@@ -12,7 +12,8 @@ import { runTest, type Rng } from '../../core/index.ts';
 import { HostMemory } from '../../model/host-memory.ts';
 import { readMasterPorts, readSlavePorts, writeMasterPorts, writeSlavePorts } from './axi-halves.ts';
 import { emitToDir, iverilogCompile, verilatorLint, yosysSynth } from '../../../gen/lib/lint-helper.ts';
-import { dslDesign, hex } from './support/design.ts';
+import { design as dslDesign } from '../../design.ts';
+import { hex } from './support/hex.ts';
 
 const SLVERR = 2;
 const REGION = 0x8000_0000n;

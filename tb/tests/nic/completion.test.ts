@@ -14,7 +14,8 @@ import { writeSlavePorts } from './axi-halves.ts';
 import { cqePhase, encodeCqe, IrqModerator, type CqeFields } from '../../model/completion.ts';
 import { HostMemory } from '../../model/host-memory.ts';
 import { AxiMemSlave } from './support/axi-mem.ts';
-import { dslDesign, hex } from './support/design.ts';
+import { design as dslDesign } from '../../design.ts';
+import { hex } from './support/hex.ts';
 import { cycle } from './support/handshake.ts';
 
 const NUM_QP = 4;

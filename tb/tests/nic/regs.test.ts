@@ -12,7 +12,8 @@ import { AxiLiteChecker } from '../../bfm/index.ts';
 import { runTest, type TestBench } from '../../core/index.ts';
 import { AXIL_RESP, allRegs, globalReg, mrReg, qpReg, RegsModel, type QpRegName } from '../../model/nic-regs.ts';
 import { AxilMaster, type WriteOrder } from './support/axil-master.ts';
-import { dslDesign, hex } from './support/design.ts';
+import { design as dslDesign } from '../../design.ts';
+import { hex } from './support/hex.ts';
 
 const NUM_QP = 4;
 const NUM_MR = 16;

@@ -10,7 +10,7 @@ import {
   describeRequest, translate, writePageTable, XLATE, XLATE_NAMES, type MrDesc, type XlateRequest, type XlateResult,
 } from '../../model/tlb.ts';
 import { readMasterPorts } from './axi-halves.ts';
-import { hex } from './support/design.ts';
+import { hex } from './support/hex.ts';
 
 export const PT_REGION = 0x0000_0040_0000_0000n;
 /** Page-table reads touching this range answer SLVERR. */

@@ -10,7 +10,7 @@ import type { TlbParams } from '../../../gen/nic/tlb-types.ts';
 import { runTest, type TestBench } from '../../core/index.ts';
 import { keyOf, pteAddress, XLATE, type MrDesc } from '../../model/tlb.ts';
 import { emitToDir, iverilogCompile, verilatorLint, yosysSynth } from '../../../gen/lib/lint-helper.ts';
-import { dslDesign } from './support/design.ts';
+import { design as dslDesign } from '../../design.ts';
 import { makeRequest, PT_ERR_LO, REQ_KINDS, TlbBench, type TlbPorts } from './tlb-bench.ts';
 
 const configs: Partial<TlbParams>[] = [

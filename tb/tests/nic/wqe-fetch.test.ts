@@ -13,7 +13,8 @@ import { readSlavePorts } from './axi-halves.ts';
 import { HostMemory } from '../../model/host-memory.ts';
 import { burstWqes, encodeWqe, normaliseWqe, randomWqe, wqeStatus, type DecodedWqe } from '../../model/wqe-fetch.ts';
 import { AxiMemSlave } from './support/axi-mem.ts';
-import { dslDesign, hex } from './support/design.ts';
+import { design as dslDesign } from '../../design.ts';
+import { hex } from './support/hex.ts';
 import { cycle } from './support/handshake.ts';
 
 const NUM_QP = 4;
