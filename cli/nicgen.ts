@@ -6,6 +6,7 @@ import { DesignErrors, DslError } from '../gen/hdl/errors.ts';
 import { genCommand } from './gen-command.ts';
 import { lintCommand } from './lint-command.ts';
 import { modulesCommand } from './modules-command.ts';
+import { replayCommand } from './replay-command.ts';
 import { simCommand } from './sim-command.ts';
 import { UsageError } from './usage-error.ts';
 
@@ -40,6 +41,23 @@ async function main(argv: string[]): Promise<number> {
       .option('max-cycles', { type: 'number', describe: 'fail if the bench runs longer (default: the bench\'s own budget)' }),
     async a => {
       code = await simCommand({ top: a.top, test: a.test, list: a.list, seed: a.seed, wave: a.wave, from: a.from, to: a.to, maxCycles: a.maxCycles, pcap: a.pcap });
+    })
+    .command('replay', 'feed captured RoCEv2 frames to one nic_top and judge each (docs/replay.md)', y => y
+      .option('scenario', { type: 'string', describe: 'JSON scenario: the NIC, its QPs and MRs (docs/replay.md)' })
+      .option('in', { type: 'string', describe: 'capture to replay (classic pcap, Ethernet)' })
+      .option('out', { type: 'string', describe: 'write the frames the NIC transmits to this pcap' })
+      .option('dump', { type: 'string', describe: 'write each MR\'s final contents to this folder (mr-<slot>.bin)' })
+      .option('expect-all-accepted', { type: 'boolean', default: false, describe: 'exit 1 if any frame is rejected (CI)' })
+      .option('rejected-only', { type: 'boolean', default: false, describe: 'list only the rejected frames' })
+      .option('settle', { type: 'number', describe: 'idle cycles that end a frame (default 64)' })
+      .option('frame-timeout', { type: 'number', describe: 'cycles one frame may take at most (default 200000)' })
+      .option('wave', { type: 'string', describe: 'dump waves (FST) of the whole replay to this file' })
+      .option('progress', { type: 'number', describe: 'seconds between progress lines on stderr (default 5; 0.25 on a terminal)' }),
+    async a => {
+      code = await replayCommand({
+        scenario: a.scenario, in: a.in, out: a.out, dump: a.dump, expectAllAccepted: a.expectAllAccepted, rejectedOnly: a.rejectedOnly,
+        settle: a.settle, frameTimeout: a.frameTimeout, wave: a.wave, progress: a.progress,
+      });
     })
     .demandCommand(1, 'name a command (see --help)')
     .strict()

@@ -1,0 +1,135 @@
+// `nicgen replay --scenario S.json --in frames.pcap [--out tx.pcap] [--dump DIR]`: loads one
+// nic_top as the scenario says, feeds the captured frames to its RX port in order, and prints
+// one row per frame (verdict, what the NIC answered); see docs/replay.md.
+//
+// Exit codes: 0 when the replay ran (rejected frames are a result, not an error), 1 for a bad
+// scenario, a bad argument value or an unreadable capture (one line on stderr), and 1 with
+// --expect-all-accepted when any frame was rejected. Progress on stderr, table on stdout.
+
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { readPcap, LINKTYPE_ETHERNET } from '../tb/model/pcap.ts';
+import { formatSummary, formatTable } from '../tb/replay/report.ts';
+import { runReplay, type ReplayRow } from '../tb/replay/run.ts';
+import { loadScenario, ScenarioError, type Scenario } from '../tb/replay/scenario.ts';
+import type { ProgressStream } from './sim-progress.ts';
+
+export interface ReplayArgs {
+  readonly scenario: string | undefined;
+  readonly in: string | undefined;
+  readonly out: string | undefined;
+  readonly dump: string | undefined;
+  readonly expectAllAccepted: boolean;
+  readonly rejectedOnly: boolean;
+  readonly settle: number | undefined;
+  readonly frameTimeout: number | undefined;
+  readonly wave: string | undefined;
+  /** Seconds between progress lines (default: 0.25 redrawn on a terminal, else 5). */
+  readonly progress: number | undefined;
+}
+
+export interface ReplayIO {
+  readonly out: (line: string) => void;
+  readonly err: ProgressStream;
+}
+
+const defaultIO: ReplayIO = { out: line => console.log(line), err: process.stderr };
+
+/** A bad argument value or input file: one line, exit 1. */
+class ReplayInputError extends Error {}
+
+function wholeNumber(name: string, v: number | undefined, min: number): number | undefined {
+  if (v !== undefined && (!Number.isInteger(v) || v < min)) throw new ReplayInputError(`--${name} must be a whole number >= ${min}, got ${v}`);
+  return v;
+}
+
+function folderOf(option: string, file: string | undefined): void {
+  if (file !== undefined && !fs.existsSync(path.dirname(path.resolve(file)))) {
+    throw new ReplayInputError(`--${option} ${file}: folder ${path.dirname(file)} does not exist`);
+  }
+}
+
+/** The capture's frames; warns about what a replay cannot reproduce exactly. */
+function readFrames(file: string, io: ReplayIO): Uint8Array[] {
+  if (!fs.existsSync(file)) throw new ReplayInputError(`--in ${file}: no such file`);
+  let cap;
+  try { cap = readPcap(file); } catch (e) { throw new ReplayInputError(`--in ${(e as Error).message}`); }
+  if (cap.linktype !== LINKTYPE_ETHERNET) throw new ReplayInputError(`--in ${file}: link type ${cap.linktype}, only Ethernet (1) captures can be replayed`);
+  if (cap.trailingBytes) io.err.write(`nicgen replay: warning: ${file} ends with ${cap.trailingBytes} bytes of an incomplete record (ignored)\n`);
+  cap.records.forEach((r, i) => {
+    if (r.originalLength > r.data.length) io.err.write(`nicgen replay: warning: frame ${i + 1} was cut by the capture's snaplen (${r.data.length} of ${r.originalLength} bytes); it is fed as captured\n`);
+  });
+  const empty = cap.records.findIndex(r => r.data.length === 0);
+  if (empty >= 0) throw new ReplayInputError(`--in ${file}: frame ${empty + 1} is empty`);
+  return cap.records.map(r => r.data);
+}
+
+/** Frame-count progress: redrawn on a terminal, a plain line every few seconds otherwise. */
+interface Progress {
+  /** The model is built: the simulation starts now. */
+  start(): void;
+  onFrame(row: ReplayRow, total: number, cycle: number): void;
+  done(): void;
+}
+
+function progressReporter(err: ProgressStream, every: number | undefined): Progress {
+  const tty = err.isTTY === true;
+  const interval = (every ?? (tty ? 0.25 : 5)) * 1000;
+  let t0 = performance.now(), last = t0, drawn = false;
+  return {
+    start: () => { t0 = last = performance.now(); },
+    onFrame: (row, total, cycle) => {
+      const now = performance.now();
+      if (now - last < interval) return;
+      last = now;
+      const text = `replay: frame ${row.frame}/${total}, cycle ${cycle.toLocaleString('en-US')}, ${((now - t0) / 1000).toFixed(1)} s`;
+      if (tty) { err.write(`\r\x1b[K${text}`); drawn = true; } else err.write(`${text}\n`);
+    },
+    done: () => { if (drawn) err.write('\r\x1b[K'); },
+  };
+}
+
+function checkArgs(a: ReplayArgs): { scenario: string; input: string } {
+  if (a.scenario === undefined) throw new ReplayInputError('name the scenario with --scenario FILE (format: docs/replay.md)');
+  if (a.in === undefined) throw new ReplayInputError('name the capture to replay with --in FILE.pcap');
+  wholeNumber('settle', a.settle, 1);
+  wholeNumber('frame-timeout', a.frameTimeout, 100);
+  if (a.progress !== undefined && !(a.progress >= 0)) throw new ReplayInputError(`--progress must be seconds >= 0, got ${a.progress}`);
+  folderOf('out', a.out);
+  folderOf('wave', a.wave);
+  if (a.dump !== undefined && fs.existsSync(a.dump) && !fs.statSync(a.dump).isDirectory()) throw new ReplayInputError(`--dump ${a.dump} is a file, not a folder`);
+  return { scenario: a.scenario, input: a.in };
+}
+
+export async function replayCommand(a: ReplayArgs, io: ReplayIO = defaultIO): Promise<number> {
+  let scenario: Scenario, frames: Uint8Array[];
+  try {
+    const x = checkArgs(a);
+    scenario = loadScenario(x.scenario);
+    frames = readFrames(x.input, io);
+  } catch (e) {
+    if (!(e instanceof ReplayInputError || e instanceof ScenarioError)) throw e;
+    io.err.write(`nicgen replay: ${e.message}\n`);
+    return 1;
+  }
+  const t0 = performance.now();
+  const progress = progressReporter(io.err, a.progress);
+  if (io.err.isTTY) io.err.write(`\r\x1b[Kreplay: building the nic_top model (numQp ${scenario.nic.numQp}, numMr ${scenario.nic.numMr})...`);
+  const r = await runReplay({
+    scenario, frames,
+    ...(a.out !== undefined ? { txPcap: a.out } : {}), ...(a.dump !== undefined ? { dumpDir: a.dump } : {}),
+    ...(a.settle !== undefined ? { settle: a.settle } : {}), ...(a.frameTimeout !== undefined ? { frameTimeout: a.frameTimeout } : {}),
+    ...(a.wave !== undefined ? { wave: a.wave } : {}),
+    onStart: () => progress.start(),
+    onFrame: (row, total, cycle) => progress.onFrame(row, total, cycle),
+  });
+  progress.done();
+  for (const line of formatTable(r.rows, { rejectedOnly: a.rejectedOnly })) io.out(line);
+  for (const line of formatSummary(r, { txPcap: a.out, seconds: (performance.now() - t0) / 1000 })) io.out(line);
+  const rejected = r.rows.filter(x => !x.verdict.accepted).length;
+  if (a.expectAllAccepted && rejected > 0) {
+    io.err.write(`nicgen replay: --expect-all-accepted: ${rejected} of ${r.rows.length} frames were rejected\n`);
+    return 1;
+  }
+  return 0;
+}
