@@ -1,10 +1,11 @@
 // Builds a Verilated model plus its Node-API wrapper into a loadable `.node` file,
 // cached under `<cache>/models/<sha256>/` keyed by everything that affects the binary.
 //
-// Pipeline: verilator --cc --build (model objects only, OPT_FAST=-O3 via -MAKEFLAGS,
-// because -CFLAGS -O3 lands before Verilator's own OPT_FAST on the command line and is
-// overridden), g++ the generated wrapper against node-api-headers, link with the shared
-// runtime library (see runtime.ts). ccache is used when on PATH.
+// Pipeline (build-steps.ts, each step timed into build.json): verilator --cc with small
+// output files → make of the model archive (OPT_FAST=-O3 for per-cycle code, -O0 for
+// run-once code, each from a precompiled header, pch.ts) while the wrapper object is taken
+// from the object cache or compiled → link with the shared runtime library (runtime.ts).
+// ccache is used when on PATH. Why each step looks as it does: build-steps.ts.
 
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -13,7 +14,9 @@ import { buildOnce, cacheRoot, projectRoot, publish, sha256, tempDirFor } from '
 import { BuildError } from './errors.ts';
 import { run } from './exec.ts';
 import { ensureRuntime } from './runtime.ts';
-import { linkLibs, toolchain } from './toolchain.ts';
+import { toolchain } from './toolchain.ts';
+import { fastOpt, linkAddon, makeModel, makeVars, slowOpt, splitArgs, timed, wrapperObject, type Phase } from './build-steps.ts';
+import { ensurePch, pchEnv, pchPath } from './pch.ts';
 import { addonSource, type TraceFormat } from './wrapper.ts';
 
 /** Everything needed to build a model: Verilog by file name (compile order) and the manifest. */
@@ -37,6 +40,8 @@ export interface BuiltModel {
   readonly addonPath: string;
   /** Verilator's output folder (headers, V<top>__ALL.a) for linking other programs. */
   readonly objDir: string;
+  /** The model's own compiled code (archive or objects) to link into another program. */
+  readonly modelObjects: readonly string[];
   readonly runtimeLib: string;
   readonly runtimeCxxFlags: readonly string[];
   readonly trace: TraceFormat;
@@ -44,22 +49,21 @@ export interface BuiltModel {
   readonly built: boolean;
   /** Wall time of this call's build (0 on a hit). */
   readonly seconds: number;
+  /** Wall time of each build step (empty on a hit). */
+  readonly phases: readonly Phase[];
 }
 
 /** Builds performed by this process; tests use it to prove a cache hit. */
 export let buildCount = 0;
 
-const modelOpt = ['OPT_FAST=-O3', 'OPT_SLOW=-O1', 'OPT_GLOBAL=-O2'];
-
-function verilatorArgs(sources: DesignSources, trace: TraceFormat, extra: readonly string[], printfHeader: string, ccache: string): string[] {
+function verilatorArgs(sources: DesignSources, trace: TraceFormat, extra: readonly string[]): string[] {
   const args = [
     '--cc', trace === 'fst' ? '--trace-fst' : '--trace', '--top-module', sources.manifest.top,
-    '-Mdir', '../obj', '-Wno-fatal', '--build', '-j', '2',
+    '-Mdir', '../obj', '-Wno-fatal', ...splitArgs,
   ];
-  for (const m of modelOpt) args.push('-MAKEFLAGS', m);
-  if (ccache) args.push('-MAKEFLAGS', `OBJCACHE=${ccache}`);
-  // Same trap hooks and printf routing as the shared runtime (see runtime.ts).
-  for (const f of ['-fPIC', '-DVL_USER_STOP', '-DVL_USER_FATAL', '-DVL_USER_FINISH', `-include ${printfHeader}`]) args.push('-CFLAGS', f);
+  // Same trap hooks as the shared runtime (see runtime.ts); the printf routing header comes
+  // first through the precompiled header that make force-includes (pch.ts).
+  for (const f of ['-fPIC', '-DVL_USER_STOP', '-DVL_USER_FATAL', '-DVL_USER_FINISH']) args.push('-CFLAGS', f);
   return [...args, ...extra, ...sources.files.keys()];
 }
 
@@ -85,19 +89,22 @@ export async function buildModel(sources: DesignSources, options: BuildOptions =
   const top = sources.manifest.top;
   const fileParts: string[] = [];
   for (const [name, text] of sources.files) { checkFileName(name); fileParts.push(name, text); }
-  const vArgs = verilatorArgs(sources, trace, extra, runtime.printfHeader, '');
-  const key = sha256([tc.verilatorVersion, tc.cxxVersion, tc.napiInclude, wrapper, ...vArgs, ...runtime.cxxFlags,
+  const vArgs = verilatorArgs(sources, trace, extra);
+  // The header paths are content-addressed: same paths, same precompiled contents.
+  const vars = makeVars(pchPath(tc, runtime, trace, fastOpt), pchPath(tc, runtime, trace, slowOpt));
+  const key = sha256([tc.verilatorVersion, tc.cxxVersion, tc.napiInclude, wrapper, ...vArgs, ...vars, ...runtime.cxxFlags,
     runtime.lib, ...fileParts]);
   const dir = path.join(cacheRoot(), 'models', key);
   const addonPath = path.join(dir, `${top}.node`);
-  const result = (built: boolean, seconds: number): BuiltModel => ({
-    key, dir, addonPath, objDir: path.join(dir, 'obj'), runtimeLib: runtime.lib, runtimeCxxFlags: runtime.cxxFlags,
-    trace, built, seconds,
+  const result = (built: boolean, seconds: number, phases: readonly Phase[] = []): BuiltModel => ({
+    key, dir, addonPath, objDir: path.join(dir, 'obj'), modelObjects: [path.join(dir, 'obj', `V${top}__ALL.a`)],
+    runtimeLib: runtime.lib, runtimeCxxFlags: runtime.cxxFlags, trace, built, seconds, phases,
   });
   if (fs.existsSync(addonPath)) return result(false, 0);
 
   let seconds = 0;
   let built = false;
+  const phases: Phase[] = [];
   await buildOnce(`${dir}.lock`, () => fs.existsSync(addonPath), async () => {
     const t0 = performance.now();
     const tmp = tempDirFor(dir);
@@ -108,15 +115,23 @@ export async function buildModel(sources: DesignSources, options: BuildOptions =
       fs.writeFileSync(path.join(tmp, 'manifest.json'), JSON.stringify(sources.manifest, null, 2));
       fs.writeFileSync(path.join(tmp, 'wrapper.cpp'), wrapper);
       // Paths under the temp folder are rewritten to relative ones so ccache hits across builds.
-      const env = { ...process.env, CCACHE_BASEDIR: tmp, CCACHE_NOHASHDIR: '1' };
-      let log = await run('verilator', verilatorArgs(sources, trace, extra, runtime.printfHeader, tc.ccache), { cwd: src, env });
-      const cxx = [...runtime.cxxFlags, '-O2', '-Iobj', `-I${tc.napiInclude}`, '-c', '-o', 'wrapper.o', 'wrapper.cpp'];
-      log += await run(tc.ccache || 'g++', tc.ccache ? ['g++', ...cxx] : cxx, { cwd: tmp, env });
-      log += await run('g++', ['-shared', '-o', `${top}.node`, 'wrapper.o', `obj/V${top}__ALL.a`, runtime.lib,
-        '-Wl,--exclude-libs,ALL', '-Wl,-Bsymbolic', ...linkLibs], { cwd: tmp, env });
+      const env = pchEnv({ ...process.env, CCACHE_BASEDIR: tmp, CCACHE_NOHASHDIR: '1' });
+      // The precompiled headers are built once per toolchain and trace format, meanwhile.
+      const [verilated] = await Promise.all([
+        timed(phases, 'verilate', () => run('verilator', vArgs, { cwd: src, env })),
+        timed(phases, 'pch', () => Promise.all([fastOpt, slowOpt].map(o => ensurePch(tc, runtime, trace, o)))),
+      ]);
+      let log = verilated;
+      // The wrapper needs only obj/V<top>.h, so it compiles (or is fetched) during make.
+      const [made, wrapped] = await Promise.all([
+        timed(phases, 'make', () => makeModel(path.join(tmp, 'obj'), top, vars, tc, env)),
+        timed(phases, 'wrapper', () => wrapperObject(tmp, top, wrapper, runtime, tc, env)),
+      ]);
+      log += made + wrapped;
+      log += await timed(phases, 'link', () => linkAddon(tmp, top, runtime, env));
       fs.writeFileSync(path.join(tmp, 'build.log'), log);
       seconds = (performance.now() - t0) / 1000;
-      fs.writeFileSync(path.join(tmp, 'build.json'), JSON.stringify({ top, key, seconds, trace, verilator: tc.verilatorVersion }, null, 2));
+      fs.writeFileSync(path.join(tmp, 'build.json'), JSON.stringify({ top, key, seconds, phases, trace, verilator: tc.verilatorVersion }, null, 2));
       built = publish(tmp, dir);
     } finally {
       fs.rmSync(tmp, { recursive: true, force: true });
@@ -126,5 +141,5 @@ export async function buildModel(sources: DesignSources, options: BuildOptions =
     buildCount++;
     if (!options.quiet) process.stderr.write(`[sim] built ${top} in ${seconds.toFixed(1)} s (cache ${shortDir(dir)})\n`);
   }
-  return result(built, built ? seconds : 0);
+  return built ? result(true, seconds, phases) : result(false, 0);
 }
