@@ -1,4 +1,6 @@
-// Progress of a running bench on stderr: cycles and cycles/s.
+// Progress of a running bench on stderr: a percentage bar when the bench reports how far it
+// is (tb/benches/progress.ts: e.g. messages completed of the total), with cycles and
+// cycles/s; only cycles and cycles/s otherwise.
 //
 // tb/core has no per-cycle hook, and a Node timer cannot help: the scheduler advances the
 // model entirely in microtasks, so a setInterval callback would not run until the test
@@ -8,10 +10,14 @@
 // batches are cut only every `step` cycles. The coroutine only reads the cycle count, so
 // it cannot change what the bench does (same seed, same run, with or without it).
 //
-// On a terminal the line redraws every 250 ms; otherwise (CI logs, pipes) a plain line is
-// printed every 5 s, so logs stay readable.
+// On a terminal the line redraws in place every 250 ms; otherwise (CI logs, pipes) a plain
+// line is printed at every further 10 % of a bar, or every 5 s without one, so logs stay
+// short and readable.
 
+import { benchProgress, type BenchProgress } from '../tb/benches/progress.ts';
 import type { TestBench } from '../tb/core/index.ts';
+
+const BAR_WIDTH = 24;
 
 export interface ProgressStream {
   readonly isTTY?: boolean;
@@ -30,6 +36,8 @@ export class SimProgress {
   #lastTime = 0;
   #rate = 0;
   #drawn = false;
+  /** Tenths of the bar already printed (non-TTY). */
+  #tenths = -1;
 
   constructor(out: ProgressStream, label: string) {
     this.#out = out;
@@ -61,9 +69,12 @@ export class SimProgress {
         }
         this.#lastCycle = tb.cycle;
         this.#lastTime = now;
-        if (now - this.#lastPrint >= this.#interval) {
+        const bar = benchProgress(tb);
+        // Off a terminal, a bar is printed at each further 10 % only; a cycle count every 5 s.
+        const due = !this.#tty && bar ? this.#newTenth(bar) : now - this.#lastPrint >= this.#interval;
+        if (due) {
           this.#lastPrint = now;
-          this.#report(tb.cycle, now);
+          this.#report(tb.cycle, now, bar);
         }
       }
     }, 'nicgen-sim-progress');
@@ -80,10 +91,20 @@ export class SimProgress {
     this.#drawn = false;
   }
 
-  #report(cycle: number, now: number): void {
+  /** True once per further 10 % of the bar. */
+  #newTenth(bar: BenchProgress): boolean {
+    if (bar.total <= 0) return false;
+    const t = Math.floor((10 * Math.min(bar.done, bar.total)) / bar.total);
+    if (t <= this.#tenths) return false;
+    this.#tenths = t;
+    return true;
+  }
+
+  #report(cycle: number, now: number, bar: BenchProgress | undefined): void {
     // The average since the start: the rate over one ~50 ms window jumps with GC pauses.
     const seconds = (now - this.#t0) / 1000;
-    const text = `${this.#label}: cycle ${cycle.toLocaleString('en-US')}, ${formatRate((cycle - this.#startCycle) / seconds)}, ${seconds.toFixed(1)} s`;
+    const rest = `cycle ${cycle.toLocaleString('en-US')}, ${formatRate((cycle - this.#startCycle) / seconds)}, ${seconds.toFixed(1)} s`;
+    const text = `${this.#label}: ${bar ? `${progressBar(bar)}, ${rest}` : rest}`;
     if (this.#tty) this.#draw(text);
     else this.#out.write(`${text}\n`);
   }
@@ -92,6 +113,13 @@ export class SimProgress {
     this.#out.write(`\r\x1b[K${text}`);
     this.#drawn = true;
   }
+}
+
+/** `[#########...............]  38 % 36/96 messages` */
+export function progressBar(p: BenchProgress): string {
+  const f = p.total > 0 ? Math.min(1, Math.max(0, p.done / p.total)) : 0;
+  const full = Math.round(f * BAR_WIDTH);
+  return `[${'#'.repeat(full)}${'.'.repeat(BAR_WIDTH - full)}] ${String(Math.floor(100 * f)).padStart(3)} % ${p.done}/${p.total} ${p.unit}`;
 }
 
 /** `123 k cycles/s`, `1.2 M cycles/s`. */

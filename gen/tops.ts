@@ -14,6 +14,7 @@ import { icrcCheck } from './nic/icrc-check.ts';
 import { icrcInsert } from './nic/icrc-insert.ts';
 import { packetizer } from './nic/packetizer.ts';
 import { nicRegs } from './nic/regs.ts';
+import { nicReadRespRx } from './nic/read-resp-rx.ts';
 import { rxParser } from './nic/rx-parser.ts';
 import { nicTlb } from './nic/tlb.ts';
 import { nicWqeFetch } from './nic/wqe-fetch.ts';
@@ -42,6 +43,7 @@ const nicStageTops: readonly TopEntry[] = [
   top(icrcCheck, {}, 'RX frame buffer with ICRC check'),
   top(rxParser, {}, 'RX header parser and validation'),
   top(nicCompletion, {}, 'CQE writer and interrupt moderation'),
+  top(nicReadRespRx, {}, 'READ response receiver (requester side)'),
 ];
 
 /** The whole NIC (64-bit datapath; dataWidth 512 also elaborates and lints). */

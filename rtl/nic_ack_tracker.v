@@ -22,7 +22,14 @@ module nic_ack_tracker (
     output wire [121:0]  m_cqe_data,
     output wire          m_cqe_valid,
     input  wire          m_cqe_ready,
-    output wire [2:0]    qp_error
+    output wire [2:0]    qp_error,
+    // not read: the wrId is not needed: a READ is found by its lastPsn
+    /* verilator lint_off UNUSEDSIGNAL */
+    input  wire [102:0]  s_read_done_data,
+    /* verilator lint_on UNUSEDSIGNAL */
+    input  wire          s_read_done_valid,
+    output wire          s_read_done_ready,
+    output wire [3:0]    read_busy
 );
 
 localparam STATE_EVAL = 1'd1;
@@ -37,8 +44,15 @@ reg  [3:0] nak_valid_reg;
 reg  [15:0] nak_status_reg;
 reg  [31:0] nak_syndrome_reg;
 reg  [3:0] flush_reg;
+reg  [19:0] rd_count_reg;
+reg  [95:0] rd_acked_reg;
+reg  [3:0] rd_err_valid_reg;
+reg  [95:0] rd_err_psn_reg;
+reg  [15:0] rd_err_status_reg;
+reg  [31:0] rd_err_syndrome_reg;
 wire [4:0] req_used;
 wire push;
+wire req_is_read;
 wire req_all_acked;
 wire ack_in_window;
 wire ack_outstanding;
@@ -46,6 +60,11 @@ wire is_ack;
 wire [3:0] nak_status;
 wire ack_take;
 wire nak_take;
+wire done_void;
+wire done_ok;
+wire done_err;
+wire done_ack;
+wire ack_yields;
 // not read: retransmission hook: NAK 0x60 is handled by the retransmission issue
 /* verilator lint_off UNUSEDSIGNAL */
 wire seq_nak;
@@ -64,166 +83,226 @@ reg  state;
 wire pick;
 reg  [1:0] sel_qp_reg;
 wire state_bad;
+wire e_is_read;
+wire rd_err_hit;
 wire covered;
 wire complete;
 wire [3:0] out_status;
+wire uses_rd_err;
 wire uses_nak;
+wire rd_err_flushes;
 wire sets_flush;
 wire wants_cqe;
 reg  cqe_valid_reg;
 reg  [121:0] cqe_data_reg;
 wire cqe_free;
+wire rd_err_fatal;
 wire retire;
 reg  [132:0] entries [0:63];
 reg  [132:0] entries_rdata;
-// intermediate of gen/nic/ack-tracker.ts:61:20: only bits [23:23] are used
+// intermediate of gen/nic/ack-tracker.ts:83:20: only bits [23:23] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [23:0] binary_0 = (last_sent_reg[s_ack_data[1:0] * 24 +: 24] - s_ack_data[25:2]);
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/ack-tracker.ts:61:20: only bits [23:23] are used
+// intermediate of gen/nic/ack-tracker.ts:83:20: only bits [23:23] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [23:0] binary_1 = (s_ack_data[25:2] - acked_reg[s_ack_data[1:0] * 24 +: 24]);
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/ack-tracker.ts:152:24: only bits [2:0] are used
+// intermediate of gen/nic/ack-tracker.ts:83:20: only bits [23:23] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [430:0] part_2 = qp_ctx[sel_qp_reg * 431 +: 431];
+wire [23:0] binary_2 = (last_sent_reg[s_read_done_data[1:0] * 24 +: 24] - s_read_done_data[89:66]);
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/ack-tracker.ts:152:24: only bits [2:0] are used
+// intermediate of gen/nic/ack-tracker.ts:83:20: only bits [23:23] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [430:0] part_3 = qp_ctx[sel_qp_reg * 431 +: 431];
+wire [23:0] binary_3 = (s_read_done_data[89:66] - acked_reg[s_read_done_data[1:0] * 24 +: 24]);
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/ack-tracker.ts:61:20: only bits [23:23] are used
+// intermediate of gen/nic/ack-tracker.ts:83:20: only bits [23:23] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [23:0] binary_4 = (acked_reg[sel_qp_reg * 24 +: 24] - entries_rdata[127:104]);
+wire [23:0] binary_4 = (s_read_done_data[89:66] - s_ack_data[25:2]);
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/ack-tracker.ts:107:48: only bits [3:0] are used
+// intermediate of gen/nic/ack-tracker.ts:194:24: only bits [2:0] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [4:0] part_5 = tail_reg[s_req_data[1:0] * 5 +: 5];
+wire [430:0] part_5 = qp_ctx[sel_qp_reg * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/ack-tracker.ts:149:40: only bits [3:0] are used
+// intermediate of gen/nic/ack-tracker.ts:194:24: only bits [2:0] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [4:0] part_6 = head_reg[u_arb_grant_index * 5 +: 5];
+wire [430:0] part_6 = qp_ctx[sel_qp_reg * 431 +: 431];
+/* verilator lint_on UNUSEDSIGNAL */
+// intermediate of gen/nic/ack-tracker.ts:83:20: only bits [23:23] are used
+/* verilator lint_off UNUSEDSIGNAL */
+wire [23:0] binary_7 = (rd_acked_reg[sel_qp_reg * 24 +: 24] - entries_rdata[127:104]);
+/* verilator lint_on UNUSEDSIGNAL */
+// intermediate of gen/nic/ack-tracker.ts:83:20: only bits [23:23] are used
+/* verilator lint_off UNUSEDSIGNAL */
+wire [23:0] binary_8 = (acked_reg[sel_qp_reg * 24 +: 24] - entries_rdata[127:104]);
+/* verilator lint_on UNUSEDSIGNAL */
+// intermediate of gen/nic/ack-tracker.ts:140:48: only bits [3:0] are used
+/* verilator lint_off UNUSEDSIGNAL */
+wire [4:0] part_9 = tail_reg[s_req_data[1:0] * 5 +: 5];
+/* verilator lint_on UNUSEDSIGNAL */
+// intermediate of gen/nic/ack-tracker.ts:191:40: only bits [3:0] are used
+/* verilator lint_off UNUSEDSIGNAL */
+wire [4:0] part_10 = head_reg[u_arb_grant_index * 5 +: 5];
 /* verilator lint_on UNUSEDSIGNAL */
 
-// gen/nic/ack-tracker.ts:102:20
+// gen/nic/ack-tracker.ts:133:20
 assign req_used = tail_reg[s_req_data[1:0] * 5 +: 5] - head_reg[s_req_data[1:0] * 5 +: 5];
 
-// gen/nic/ack-tracker.ts:103:14
+// gen/nic/ack-tracker.ts:134:14
 assign s_req_ready = req_used != 5'd16;
 
-// gen/nic/ack-tracker.ts:104:18
+// gen/nic/ack-tracker.ts:135:18
 assign push = s_req_valid && s_req_ready;
 
-// gen/nic/ack-tracker.ts:106:22
+// gen/nic/ack-tracker.ts:138:21
+assign req_is_read = (s_req_data[73:66] == 8'd1) || (s_req_data[73:66] == 8'd12);
+
+// gen/nic/ack-tracker.ts:139:22
 assign req_all_acked = !(sent_valid_reg[s_req_data[1:0]]) || (acked_reg[s_req_data[1:0] * 24 +: 24] == last_sent_reg[s_req_data[1:0] * 24 +: 24]);
 
-// gen/nic/ack-tracker.ts:113:14
+// gen/nic/ack-tracker.ts:146:14
 assign s_ack_ready = 1'd1;
 
-// gen/nic/ack-tracker.ts:118:22
+// gen/nic/ack-tracker.ts:151:22
 assign ack_in_window = (sent_valid_reg[s_ack_data[1:0]] && (!binary_1[23] && (s_ack_data[25:2] != acked_reg[s_ack_data[1:0] * 24 +: 24]))) && !binary_0[23];
 
-// gen/nic/ack-tracker.ts:119:25
+// gen/nic/ack-tracker.ts:152:25
 assign ack_outstanding = sent_valid_reg[s_ack_data[1:0]] && (acked_reg[s_ack_data[1:0] * 24 +: 24] != last_sent_reg[s_ack_data[1:0] * 24 +: 24]);
 
-// gen/nic/ack-tracker.ts:120:19
+// gen/nic/ack-tracker.ts:153:19
 assign is_ack = s_ack_data[33:31] == 3'b000;
 
-// gen/nic/ack-tracker.ts:121:21
+// gen/nic/ack-tracker.ts:154:21
 assign nak_status = (s_ack_data[33:26] == 8'd97) ? 4'd5 : ((s_ack_data[33:26] == 8'd98) ? 4'd4 : ((s_ack_data[33:26] == 8'd99) ? 4'd6 : 4'b0000));
 
-// gen/nic/ack-tracker.ts:126:21
+// gen/nic/ack-tracker.ts:157:21
 assign ack_take = (((s_ack_valid && is_ack) && ack_in_window) && !(nak_valid_reg[s_ack_data[1:0]])) && !(flush_reg[s_ack_data[1:0]]);
 
-// gen/nic/ack-tracker.ts:127:21
+// gen/nic/ack-tracker.ts:158:21
 assign nak_take = (((s_ack_valid && (nak_status != 4'b0000)) && ack_outstanding) && !(nak_valid_reg[s_ack_data[1:0]])) && !(flush_reg[s_ack_data[1:0]]);
 
-// gen/nic/ack-tracker.ts:129:20
-assign seq_nak = s_ack_valid && (s_ack_data[33:26] == 8'd96);
-
-// gen/nic/ack-tracker.ts:136:11
-assign qp_error = {qp_error_qp_reg, qp_error_valid_reg};
-
-// gen/nic/ack-tracker.ts:142:11
-assign u_arb_req = {(head_reg[19:15] != tail_reg[19:15]), (head_reg[14:10] != tail_reg[14:10]), (head_reg[9:5] != tail_reg[9:5]), (head_reg[4:0] != tail_reg[4:0])};
-
-// gen/nic/ack-tracker.ts:145:18
-assign pick = (state == STATE_PICK) && u_arb_grant_valid;
-
-// gen/nic/ack-tracker.ts:146:14
-assign u_arb_accept = pick;
-
-// gen/nic/ack-tracker.ts:153:22
-assign state_bad = (part_3[2:0] == 3'd4) || (part_2[2:0] == 3'b000);
-
-// gen/nic/ack-tracker.ts:155:21
-assign covered = sent_valid_reg[sel_qp_reg] && !binary_4[23];
-
-// gen/nic/ack-tracker.ts:159:22
-assign complete = (((flush_reg[sel_qp_reg] || !(entries_rdata[132:129] == 4'b0000)) || covered) || nak_valid_reg[sel_qp_reg]) || state_bad;
-
-// gen/nic/ack-tracker.ts:160:23
-assign out_status = flush_reg[sel_qp_reg] ? 4'd8 : (!(entries_rdata[132:129] == 4'b0000) ? entries_rdata[132:129] : (covered ? 4'b0000 : (nak_valid_reg[sel_qp_reg] ? nak_status_reg[sel_qp_reg * 4 +: 4] : 4'd8)));
-
-// gen/nic/ack-tracker.ts:162:21
-assign uses_nak = ((!flush_reg[sel_qp_reg] && (entries_rdata[132:129] == 4'b0000)) && !covered) && nak_valid_reg[sel_qp_reg];
-
-// gen/nic/ack-tracker.ts:163:23
-assign sets_flush = !flush_reg[sel_qp_reg] && ((entries_rdata[132:129] == 4'b0000) ? !covered : (entries_rdata[132:129] == 4'd3));
-
 // gen/nic/ack-tracker.ts:164:22
-assign wants_cqe = (out_status != 4'b0000) || entries_rdata[128];
+assign done_void = nak_valid_reg[s_read_done_data[1:0]] || flush_reg[s_read_done_data[1:0]];
+
+// gen/nic/ack-tracker.ts:165:15
+assign s_read_done_ready = (s_read_done_data[102] || done_void) || !(rd_err_valid_reg[s_read_done_data[1:0]]);
+
+// gen/nic/ack-tracker.ts:166:20
+assign done_ok = (s_read_done_valid && s_read_done_data[102]) && !done_void;
 
 // gen/nic/ack-tracker.ts:167:21
+assign done_err = ((s_read_done_valid && !s_read_done_data[102]) && !done_void) && !(rd_err_valid_reg[s_read_done_data[1:0]]);
+
+// gen/nic/ack-tracker.ts:169:21
+assign done_ack = ((done_ok && sent_valid_reg[s_read_done_data[1:0]]) && (!binary_3[23] && (s_read_done_data[89:66] != acked_reg[s_read_done_data[1:0] * 24 +: 24]))) && !binary_2[23];
+
+// gen/nic/ack-tracker.ts:171:23
+assign ack_yields = (done_ack && (s_read_done_data[1:0] == s_ack_data[1:0])) && (!binary_4[23] && (s_read_done_data[89:66] != s_ack_data[25:2]));
+
+// gen/nic/ack-tracker.ts:173:20
+assign seq_nak = s_ack_valid && (s_ack_data[33:26] == 8'd96);
+
+// gen/nic/ack-tracker.ts:178:11
+assign qp_error = {qp_error_qp_reg, qp_error_valid_reg};
+
+// gen/nic/ack-tracker.ts:184:11
+assign u_arb_req = {(head_reg[19:15] != tail_reg[19:15]), (head_reg[14:10] != tail_reg[14:10]), (head_reg[9:5] != tail_reg[9:5]), (head_reg[4:0] != tail_reg[4:0])};
+
+// gen/nic/ack-tracker.ts:187:18
+assign pick = (state == STATE_PICK) && u_arb_grant_valid;
+
+// gen/nic/ack-tracker.ts:188:14
+assign u_arb_accept = pick;
+
+// gen/nic/ack-tracker.ts:195:22
+assign state_bad = (part_6[2:0] == 3'd4) || (part_5[2:0] == 3'b000);
+
+// gen/nic/ack-tracker.ts:198:19
+assign e_is_read = (entries_rdata[71:64] == 8'd1) || (entries_rdata[71:64] == 8'd12);
+
+// gen/nic/ack-tracker.ts:203:22
+assign rd_err_hit = (e_is_read && rd_err_valid_reg[sel_qp_reg]) && (rd_err_psn_reg[sel_qp_reg * 24 +: 24] == entries_rdata[127:104]);
+
+// gen/nic/ack-tracker.ts:204:21
+assign covered = (e_is_read ? ((rd_count_reg[sel_qp_reg * 5 +: 5] != 5'd0) && !binary_7[23]) : (sent_valid_reg[sel_qp_reg] && !binary_8[23])) && !rd_err_hit;
+
+// gen/nic/ack-tracker.ts:206:22
+assign complete = ((((flush_reg[sel_qp_reg] || !(entries_rdata[132:129] == 4'b0000)) || rd_err_hit) || covered) || nak_valid_reg[sel_qp_reg]) || state_bad;
+
+// gen/nic/ack-tracker.ts:207:23
+assign out_status = flush_reg[sel_qp_reg] ? 4'd8 : (!(entries_rdata[132:129] == 4'b0000) ? entries_rdata[132:129] : (rd_err_hit ? rd_err_status_reg[sel_qp_reg * 4 +: 4] : (covered ? 4'b0000 : (nak_valid_reg[sel_qp_reg] ? nak_status_reg[sel_qp_reg * 4 +: 4] : 4'd8))));
+
+// gen/nic/ack-tracker.ts:209:23
+assign uses_rd_err = (!flush_reg[sel_qp_reg] && (entries_rdata[132:129] == 4'b0000)) && rd_err_hit;
+
+// gen/nic/ack-tracker.ts:210:21
+assign uses_nak = (((!flush_reg[sel_qp_reg] && (entries_rdata[132:129] == 4'b0000)) && !rd_err_hit) && !covered) && nak_valid_reg[sel_qp_reg];
+
+// gen/nic/ack-tracker.ts:211:26
+assign rd_err_flushes = (rd_err_status_reg[sel_qp_reg * 4 +: 4] >= 4'd3) && (rd_err_status_reg[sel_qp_reg * 4 +: 4] <= 4'd6);
+
+// gen/nic/ack-tracker.ts:212:23
+assign sets_flush = !flush_reg[sel_qp_reg] && ((entries_rdata[132:129] == 4'b0000) ? (rd_err_hit ? rd_err_flushes : !covered) : (entries_rdata[132:129] == 4'd3));
+
+// gen/nic/ack-tracker.ts:213:22
+assign wants_cqe = (out_status != 4'b0000) || entries_rdata[128];
+
+// gen/nic/ack-tracker.ts:216:21
 assign cqe_free = !cqe_valid_reg || m_cqe_ready;
 
-// gen/nic/ack-tracker.ts:168:20
-assign retire = ((state == STATE_EVAL) && complete) && (!wants_cqe || cqe_free);
+// gen/nic/ack-tracker.ts:219:24
+assign rd_err_fatal = uses_rd_err && rd_err_flushes;
 
-// gen/nic/ack-tracker.ts:169:14
+// gen/nic/ack-tracker.ts:220:20
+assign retire = (((state == STATE_EVAL) && complete) && (!wants_cqe || cqe_free)) && !(rd_err_fatal && nak_take);
+
+// gen/nic/ack-tracker.ts:223:14
 assign m_cqe_valid = cqe_valid_reg;
 
-// gen/nic/ack-tracker.ts:170:13
+// gen/nic/ack-tracker.ts:224:13
 assign m_cqe_data = cqe_data_reg;
 
-// gen/nic/ack-tracker.ts:107:5
+// gen/nic/ack-tracker.ts:288:12
+assign read_busy = {(rd_count_reg[19:15] != 5'd0), (rd_count_reg[14:10] != 5'd0), (rd_count_reg[9:5] != 5'd0), (rd_count_reg[4:0] != 5'd0)};
+
+// gen/nic/ack-tracker.ts:140:5
 always @(posedge clk) begin
     if (push) begin
-        entries[{s_req_data[1:0], part_5[3:0]}] <= {s_req_data[158:155], s_req_data[154], s_req_data[153:130], s_req_data[105:74], s_req_data[73:66], s_req_data[65:2]};
+        entries[{s_req_data[1:0], part_9[3:0]}] <= {s_req_data[158:155], s_req_data[154], s_req_data[153:130], s_req_data[105:74], s_req_data[73:66], s_req_data[65:2]};
     end
 end
 
-// gen/nic/ack-tracker.ts:134:12
+// gen/nic/ack-tracker.ts:221:12
 always @(posedge clk) begin
-    qp_error_valid_reg <= nak_take;
+    qp_error_valid_reg <= nak_take || (retire && rd_err_fatal);
     if (rst) begin
         qp_error_valid_reg <= 1'b0;
     end
 end
 
-// gen/nic/ack-tracker.ts:135:9
+// gen/nic/ack-tracker.ts:222:9
 always @(posedge clk) begin
-    qp_error_qp_reg <= s_ack_data[1:0];
+    qp_error_qp_reg <= nak_take ? s_ack_data[1:0] : sel_qp_reg;
     if (rst) begin
         qp_error_qp_reg <= 2'b00;
     end
 end
 
-// gen/nic/ack-tracker.ts:171:5
+// gen/nic/ack-tracker.ts:225:5
 always @(posedge clk) begin
     if (m_cqe_ready) begin
         cqe_valid_reg <= 1'b0;
     end
     if (retire && wants_cqe) begin
         cqe_valid_reg <= 1'd1;
-        cqe_data_reg <= {(uses_nak ? nak_syndrome_reg[sel_qp_reg * 8 +: 8] : 8'd0), {4'b0000, out_status}, entries_rdata[71:64], entries_rdata[103:72], entries_rdata[63:0], sel_qp_reg};
+        cqe_data_reg <= {(uses_nak ? nak_syndrome_reg[sel_qp_reg * 8 +: 8] : (uses_rd_err ? rd_err_syndrome_reg[sel_qp_reg * 8 +: 8] : 8'd0)), {4'b0000, out_status}, entries_rdata[71:64], entries_rdata[103:72], entries_rdata[63:0], sel_qp_reg};
     end
     if (rst) begin
         cqe_valid_reg <= 1'b0;
     end
 end
 
-// gen/nic/ack-tracker.ts:173:7
+// gen/nic/ack-tracker.ts:227:7
 always @(posedge clk) begin
     case (state)
         STATE_PICK: begin
@@ -245,10 +324,13 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/ack-tracker.ts:189:7
+// gen/nic/ack-tracker.ts:243:7
 always @(posedge clk) begin
     if (push && (s_req_data[1:0] == 2'b00)) begin
         tail_reg[4:0] <= tail_reg[4:0] + 5'd1;
+        if ((req_is_read && (s_req_data[158:155] == 4'b0000)) && (rd_count_reg[4:0] == 5'd0)) begin
+            rd_acked_reg[23:0] <= s_req_data[129:106] - 24'd1;
+        end
         if (s_req_data[158:155] == 4'b0000) begin
             last_sent_reg[23:0] <= s_req_data[153:130];
             sent_valid_reg[0] <= 1'd1;
@@ -257,8 +339,20 @@ always @(posedge clk) begin
             end
         end
     end
-    if (ack_take && (s_ack_data[1:0] == 2'b00)) begin
+    if (done_ack && (s_read_done_data[1:0] == 2'b00)) begin
+        acked_reg[23:0] <= s_read_done_data[89:66];
+    end
+    if ((ack_take && (s_ack_data[1:0] == 2'b00)) && !ack_yields) begin
         acked_reg[23:0] <= s_ack_data[25:2];
+    end
+    if (done_ok && (s_read_done_data[1:0] == 2'b00)) begin
+        rd_acked_reg[23:0] <= s_read_done_data[89:66];
+    end
+    if (done_err && (s_read_done_data[1:0] == 2'b00)) begin
+        rd_err_valid_reg[0] <= 1'd1;
+        rd_err_psn_reg[23:0] <= s_read_done_data[89:66];
+        rd_err_status_reg[3:0] <= s_read_done_data[93:90];
+        rd_err_syndrome_reg[7:0] <= s_read_done_data[101:94];
     end
     if (nak_take && (s_ack_data[1:0] == 2'b00)) begin
         nak_valid_reg[0] <= 1'd1;
@@ -273,6 +367,9 @@ always @(posedge clk) begin
         if (uses_nak) begin
             nak_valid_reg[0] <= 1'b0;
         end
+        if (uses_rd_err) begin
+            rd_err_valid_reg[0] <= 1'b0;
+        end
         if (sets_flush) begin
             flush_reg[0] <= 1'd1;
         end
@@ -281,9 +378,13 @@ always @(posedge clk) begin
         sent_valid_reg[0] <= 1'b0;
         nak_valid_reg[0] <= 1'b0;
         flush_reg[0] <= 1'b0;
+        rd_err_valid_reg[0] <= 1'b0;
     end
     if (push && (s_req_data[1:0] == 2'd1)) begin
         tail_reg[9:5] <= tail_reg[9:5] + 5'd1;
+        if ((req_is_read && (s_req_data[158:155] == 4'b0000)) && (rd_count_reg[9:5] == 5'd0)) begin
+            rd_acked_reg[47:24] <= s_req_data[129:106] - 24'd1;
+        end
         if (s_req_data[158:155] == 4'b0000) begin
             last_sent_reg[47:24] <= s_req_data[153:130];
             sent_valid_reg[1] <= 1'd1;
@@ -292,8 +393,20 @@ always @(posedge clk) begin
             end
         end
     end
-    if (ack_take && (s_ack_data[1:0] == 2'd1)) begin
+    if (done_ack && (s_read_done_data[1:0] == 2'd1)) begin
+        acked_reg[47:24] <= s_read_done_data[89:66];
+    end
+    if ((ack_take && (s_ack_data[1:0] == 2'd1)) && !ack_yields) begin
         acked_reg[47:24] <= s_ack_data[25:2];
+    end
+    if (done_ok && (s_read_done_data[1:0] == 2'd1)) begin
+        rd_acked_reg[47:24] <= s_read_done_data[89:66];
+    end
+    if (done_err && (s_read_done_data[1:0] == 2'd1)) begin
+        rd_err_valid_reg[1] <= 1'd1;
+        rd_err_psn_reg[47:24] <= s_read_done_data[89:66];
+        rd_err_status_reg[7:4] <= s_read_done_data[93:90];
+        rd_err_syndrome_reg[15:8] <= s_read_done_data[101:94];
     end
     if (nak_take && (s_ack_data[1:0] == 2'd1)) begin
         nak_valid_reg[1] <= 1'd1;
@@ -308,6 +421,9 @@ always @(posedge clk) begin
         if (uses_nak) begin
             nak_valid_reg[1] <= 1'b0;
         end
+        if (uses_rd_err) begin
+            rd_err_valid_reg[1] <= 1'b0;
+        end
         if (sets_flush) begin
             flush_reg[1] <= 1'd1;
         end
@@ -316,9 +432,13 @@ always @(posedge clk) begin
         sent_valid_reg[1] <= 1'b0;
         nak_valid_reg[1] <= 1'b0;
         flush_reg[1] <= 1'b0;
+        rd_err_valid_reg[1] <= 1'b0;
     end
     if (push && (s_req_data[1:0] == 2'd2)) begin
         tail_reg[14:10] <= tail_reg[14:10] + 5'd1;
+        if ((req_is_read && (s_req_data[158:155] == 4'b0000)) && (rd_count_reg[14:10] == 5'd0)) begin
+            rd_acked_reg[71:48] <= s_req_data[129:106] - 24'd1;
+        end
         if (s_req_data[158:155] == 4'b0000) begin
             last_sent_reg[71:48] <= s_req_data[153:130];
             sent_valid_reg[2] <= 1'd1;
@@ -327,8 +447,20 @@ always @(posedge clk) begin
             end
         end
     end
-    if (ack_take && (s_ack_data[1:0] == 2'd2)) begin
+    if (done_ack && (s_read_done_data[1:0] == 2'd2)) begin
+        acked_reg[71:48] <= s_read_done_data[89:66];
+    end
+    if ((ack_take && (s_ack_data[1:0] == 2'd2)) && !ack_yields) begin
         acked_reg[71:48] <= s_ack_data[25:2];
+    end
+    if (done_ok && (s_read_done_data[1:0] == 2'd2)) begin
+        rd_acked_reg[71:48] <= s_read_done_data[89:66];
+    end
+    if (done_err && (s_read_done_data[1:0] == 2'd2)) begin
+        rd_err_valid_reg[2] <= 1'd1;
+        rd_err_psn_reg[71:48] <= s_read_done_data[89:66];
+        rd_err_status_reg[11:8] <= s_read_done_data[93:90];
+        rd_err_syndrome_reg[23:16] <= s_read_done_data[101:94];
     end
     if (nak_take && (s_ack_data[1:0] == 2'd2)) begin
         nak_valid_reg[2] <= 1'd1;
@@ -343,6 +475,9 @@ always @(posedge clk) begin
         if (uses_nak) begin
             nak_valid_reg[2] <= 1'b0;
         end
+        if (uses_rd_err) begin
+            rd_err_valid_reg[2] <= 1'b0;
+        end
         if (sets_flush) begin
             flush_reg[2] <= 1'd1;
         end
@@ -351,9 +486,13 @@ always @(posedge clk) begin
         sent_valid_reg[2] <= 1'b0;
         nak_valid_reg[2] <= 1'b0;
         flush_reg[2] <= 1'b0;
+        rd_err_valid_reg[2] <= 1'b0;
     end
     if (push && (s_req_data[1:0] == 2'd3)) begin
         tail_reg[19:15] <= tail_reg[19:15] + 5'd1;
+        if ((req_is_read && (s_req_data[158:155] == 4'b0000)) && (rd_count_reg[19:15] == 5'd0)) begin
+            rd_acked_reg[95:72] <= s_req_data[129:106] - 24'd1;
+        end
         if (s_req_data[158:155] == 4'b0000) begin
             last_sent_reg[95:72] <= s_req_data[153:130];
             sent_valid_reg[3] <= 1'd1;
@@ -362,8 +501,20 @@ always @(posedge clk) begin
             end
         end
     end
-    if (ack_take && (s_ack_data[1:0] == 2'd3)) begin
+    if (done_ack && (s_read_done_data[1:0] == 2'd3)) begin
+        acked_reg[95:72] <= s_read_done_data[89:66];
+    end
+    if ((ack_take && (s_ack_data[1:0] == 2'd3)) && !ack_yields) begin
         acked_reg[95:72] <= s_ack_data[25:2];
+    end
+    if (done_ok && (s_read_done_data[1:0] == 2'd3)) begin
+        rd_acked_reg[95:72] <= s_read_done_data[89:66];
+    end
+    if (done_err && (s_read_done_data[1:0] == 2'd3)) begin
+        rd_err_valid_reg[3] <= 1'd1;
+        rd_err_psn_reg[95:72] <= s_read_done_data[89:66];
+        rd_err_status_reg[15:12] <= s_read_done_data[93:90];
+        rd_err_syndrome_reg[31:24] <= s_read_done_data[101:94];
     end
     if (nak_take && (s_ack_data[1:0] == 2'd3)) begin
         nak_valid_reg[3] <= 1'd1;
@@ -378,6 +529,9 @@ always @(posedge clk) begin
         if (uses_nak) begin
             nak_valid_reg[3] <= 1'b0;
         end
+        if (uses_rd_err) begin
+            rd_err_valid_reg[3] <= 1'b0;
+        end
         if (sets_flush) begin
             flush_reg[3] <= 1'd1;
         end
@@ -386,12 +540,18 @@ always @(posedge clk) begin
         sent_valid_reg[3] <= 1'b0;
         nak_valid_reg[3] <= 1'b0;
         flush_reg[3] <= 1'b0;
+        rd_err_valid_reg[3] <= 1'b0;
     end
     if (rst) begin
         tail_reg <= 20'd0;
+        rd_acked_reg <= 96'd0;
         last_sent_reg <= 96'd0;
         sent_valid_reg <= 4'b0000;
         acked_reg <= 96'd0;
+        rd_err_valid_reg <= 4'b0000;
+        rd_err_psn_reg <= 96'd0;
+        rd_err_status_reg <= 16'd0;
+        rd_err_syndrome_reg <= 32'd0;
         nak_valid_reg <= 4'b0000;
         nak_status_reg <= 16'd0;
         nak_syndrome_reg <= 32'd0;
@@ -400,14 +560,33 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/ack-tracker.ts:149:17: registered read port
+// gen/nic/ack-tracker.ts:266:7
 always @(posedge clk) begin
-    if (pick) begin
-        entries_rdata <= entries[{u_arb_grant_index, part_6[3:0]}];
+    if (((push && (s_req_data[1:0] == 2'b00)) && req_is_read) ^ ((retire && (sel_qp_reg == 2'b00)) && e_is_read)) begin
+        rd_count_reg[4:0] <= ((push && (s_req_data[1:0] == 2'b00)) && req_is_read) ? (rd_count_reg[4:0] + 5'd1) : (rd_count_reg[4:0] - 5'd1);
+    end
+    if (((push && (s_req_data[1:0] == 2'd1)) && req_is_read) ^ ((retire && (sel_qp_reg == 2'd1)) && e_is_read)) begin
+        rd_count_reg[9:5] <= ((push && (s_req_data[1:0] == 2'd1)) && req_is_read) ? (rd_count_reg[9:5] + 5'd1) : (rd_count_reg[9:5] - 5'd1);
+    end
+    if (((push && (s_req_data[1:0] == 2'd2)) && req_is_read) ^ ((retire && (sel_qp_reg == 2'd2)) && e_is_read)) begin
+        rd_count_reg[14:10] <= ((push && (s_req_data[1:0] == 2'd2)) && req_is_read) ? (rd_count_reg[14:10] + 5'd1) : (rd_count_reg[14:10] - 5'd1);
+    end
+    if (((push && (s_req_data[1:0] == 2'd3)) && req_is_read) ^ ((retire && (sel_qp_reg == 2'd3)) && e_is_read)) begin
+        rd_count_reg[19:15] <= ((push && (s_req_data[1:0] == 2'd3)) && req_is_read) ? (rd_count_reg[19:15] + 5'd1) : (rd_count_reg[19:15] - 5'd1);
+    end
+    if (rst) begin
+        rd_count_reg <= 20'd0;
     end
 end
 
-// gen/nic/ack-tracker.ts:141:17
+// gen/nic/ack-tracker.ts:191:17: registered read port
+always @(posedge clk) begin
+    if (pick) begin
+        entries_rdata <= entries[{u_arb_grant_index, part_10[3:0]}];
+    end
+end
+
+// gen/nic/ack-tracker.ts:183:17
 rr_arbiter u_arb (
     .clk(clk),
     .rst(rst),

@@ -1,4 +1,4 @@
-rtl/sync_fifo_depth4_width18.v
+rtl/sync_fifo_depth4_width83.v
 rtl/sync_fifo_depth4_width67.v
 rtl/sync_fifo.v
 rtl/sync_fifo_width5.v

@@ -91,10 +91,10 @@ localparam [1:0] STATE_CHUNK = 2'd2;
 localparam [1:0] STATE_IDLE = 2'd0;
 localparam [1:0] STATE_WAIT_VALID = 2'd1;
 
-reg  [17:0] u_chunk_fifo_s_data;
+reg  [82:0] u_chunk_fifo_s_data;
 reg  u_chunk_fifo_s_valid;
 wire u_chunk_fifo_s_ready;
-wire [17:0] u_chunk_fifo_m_data;
+wire [82:0] u_chunk_fifo_m_data;
 wire u_chunk_fifo_m_valid;
 wire u_chunk_fifo_m_ready;
 // not read: only empty/full matter
@@ -164,7 +164,7 @@ wire u_pend_fifo_full;
 wire u_pend_fifo_empty;
 /* verilator lint_on UNUSEDSIGNAL */
 reg  [1:0] state;
-reg  [146:0] cmd_reg;
+reg  [50:0] cmd_xlate_reg;
 reg  [63:0] cur_va_reg;
 reg  [31:0] cur_rem_reg;
 reg  xlate_req_valid_reg;
@@ -189,6 +189,7 @@ reg  [63:0] aw_addr_reg;
 reg  [7:0] aw_len_reg;
 wire result_pop;
 wire chunk_load;
+wire page_load;
 wire aw_free;
 wire burst_issue;
 wire last_burst;
@@ -219,19 +220,19 @@ wire status_free;
 wire b_ready;
 wire b_take;
 wire result_take;
-// intermediate of gen/nic/dma-write.ts:95:21: only bits [32:3] are used
+// intermediate of gen/nic/dma-write.ts:106:21: only bits [32:3] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [32:0] binary_0 = (end_sum - 33'd1);
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/dma-write.ts:94:17: only bits [31:3] are used
+// intermediate of gen/nic/dma-write.ts:105:17: only bits [31:3] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [31:0] binary_1 = (cmd_reg[95:64] - 32'd1);
+wire [31:0] binary_1 = (cur_rem_reg - 32'd1);
 /* verilator lint_on UNUSEDSIGNAL */
 // intermediate of gen/nic/dma-burst.ts:54:41: only bits [10:3] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [12:0] binary_2 = (({10'd0, burst_pa_reg[2:0]} + ((burst_rem_reg < (13'd2048 - {2'b00, burst_pa_reg[10:0]})) ? burst_rem_reg : (13'd2048 - {2'b00, burst_pa_reg[10:0]}))) - 13'd1);
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/dma-write.ts:225:58: only bits [63:0] are used
+// intermediate of gen/nic/dma-write.ts:247:58: only bits [63:0] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [127:0] binary_3 = ({s_axis_tdata, prev_reg} >> {lane_shift, 3'b000});
 /* verilator lint_on UNUSEDSIGNAL */
@@ -240,68 +241,70 @@ wire [127:0] binary_3 = ({s_axis_tdata, prev_reg} >> {lane_shift, 3'b000});
 wire [12:0] binary_4 = (({10'd0, burst_pa_reg[2:0]} + ((burst_rem_reg < (13'd2048 - {2'b00, burst_pa_reg[10:0]})) ? burst_rem_reg : (13'd2048 - {2'b00, burst_pa_reg[10:0]}))) - 13'd1);
 /* verilator lint_on UNUSEDSIGNAL */
 
-// gen/nic/dma-write.ts:74:21
+// gen/nic/dma-write.ts:84:21
 assign xlate_req_free = !xlate_req_valid_reg || m_xlate_req_ready;
 
-// gen/nic/dma-write.ts:75:14
+// gen/nic/dma-write.ts:85:14
 assign m_xlate_req_valid = xlate_req_valid_reg;
 
-// gen/nic/dma-write.ts:76:13
+// gen/nic/dma-write.ts:86:13
 assign m_xlate_req_data = xlate_req_data_reg;
 
-// gen/nic/dma-write.ts:80:24
+// gen/nic/dma-write.ts:90:24
 assign queues_free = u_chunk_fifo_s_ready && u_job_fifo_s_ready;
 
-// gen/nic/dma-write.ts:81:13
+// gen/nic/dma-write.ts:91:13
 assign s_cmd_ready = ((state == STATE_IDLE) && xlate_req_free) && queues_free;
 
-// gen/nic/dma-write.ts:82:20
+// gen/nic/dma-write.ts:92:20
 assign cmd_accept = ((s_cmd_valid && (state == STATE_IDLE)) && xlate_req_free) && queues_free;
 
-// gen/nic/dma-write.ts:84:22
+// gen/nic/dma-write.ts:94:22
 assign page_resp = page_pending_reg != 4'b0000;
 
-// gen/nic/dma-write.ts:85:23
+// gen/nic/dma-write.ts:95:23
 assign valid_resp = (((state == STATE_WAIT_VALID) && !page_resp) && s_xlate_resp_valid) && queues_free;
 
-// gen/nic/dma-write.ts:90:20
-assign end_sum = {30'd0, cmd_reg[2:0]} + {1'b0, cmd_reg[95:64]};
+// gen/nic/dma-write.ts:101:20
+assign end_sum = {30'd0, cur_va_reg[2:0]} + {1'b0, cur_rem_reg};
 
-// gen/nic/dma-write.ts:98:20
+// gen/nic/dma-write.ts:109:20
 assign to_page = 13'd4096 - {1'b0, cur_va_reg[11:0]};
 
-// gen/nic/dma-write.ts:99:23
+// gen/nic/dma-write.ts:110:23
 assign chunk_fits = cur_rem_reg <= {19'd0, to_page};
 
-// gen/nic/dma-write.ts:100:22
+// gen/nic/dma-write.ts:111:22
 assign chunk_len = chunk_fits ? cur_rem_reg[12:0] : to_page;
 
-// gen/nic/dma-write.ts:101:23
+// gen/nic/dma-write.ts:112:23
 assign page_issue = ((state == STATE_CHUNK) && xlate_req_free) && u_chunk_fifo_s_ready;
 
-// gen/nic/dma-write.ts:103:18
+// gen/nic/dma-write.ts:114:18
 always @* begin
     u_chunk_fifo_s_valid = 1'b0;
-    u_chunk_fifo_s_data = 18'd0;
+    u_chunk_fifo_s_data = 83'd0;
     u_job_fifo_s_valid = 1'b0;
     u_chunk_fifo_s_valid = 1'b0;
-    u_chunk_fifo_s_data = {chunk_fits, chunk_len, 3'b000, 1'b0};
+    u_chunk_fifo_s_data = {64'd0, 1'b0, chunk_fits, chunk_len, 3'b000, 1'b0};
     u_job_fifo_s_valid = 1'b0;
     case (state)
         STATE_IDLE: begin
             if (cmd_accept) begin
                 if (s_cmd_data[95:64] == 32'd0) begin
                     u_chunk_fifo_s_valid = 1'd1;
-                    u_chunk_fifo_s_data = {1'd1, 13'd0, 3'b000, 1'd1};
+                    u_chunk_fifo_s_data = {64'd0, 1'b0, 1'd1, 13'd0, 3'b000, 1'd1};
                 end
             end
         end
         STATE_WAIT_VALID: begin
             if (valid_resp) begin
                 u_job_fifo_s_valid = 1'd1;
+                u_chunk_fifo_s_valid = 1'd1;
                 if (s_xlate_resp_data[2:0] != 3'b000) begin
-                    u_chunk_fifo_s_valid = 1'd1;
-                    u_chunk_fifo_s_data = {1'd1, 13'd0, s_xlate_resp_data[2:0], 1'd1};
+                    u_chunk_fifo_s_data = {64'd0, 1'b0, 1'd1, 13'd0, s_xlate_resp_data[2:0], 1'd1};
+                end else begin
+                    u_chunk_fifo_s_data = {s_xlate_resp_data[66:3], 1'd1, chunk_fits, chunk_len, 3'b000, 1'b0};
                 end
             end
         end
@@ -314,184 +317,187 @@ always @* begin
     endcase
 end
 
-// gen/nic/dma-write.ts:106:15
-assign u_job_fifo_s_data = {end_sum[2:0], binary_0[32:3], {1'b0, binary_1[31:3]}, cmd_reg[2:0], (s_xlate_resp_data[2:0] != 3'b000)};
+// gen/nic/dma-write.ts:117:15
+assign u_job_fifo_s_data = {end_sum[2:0], binary_0[32:3], {1'b0, binary_1[31:3]}, cur_va_reg[2:0], (s_xlate_resp_data[2:0] != 3'b000)};
 
-// gen/nic/dma-write.ts:153:23
+// gen/nic/dma-write.ts:172:23
 assign result_pop = ((!burst_busy_reg && u_chunk_fifo_m_valid) && u_chunk_fifo_m_data[0]) && u_pend_fifo_s_ready;
 
-// gen/nic/dma-write.ts:154:23
-assign chunk_load = ((!burst_busy_reg && u_chunk_fifo_m_valid) && !u_chunk_fifo_m_data[0]) && s_xlate_resp_valid;
+// gen/nic/dma-write.ts:174:23
+assign chunk_load = ((!burst_busy_reg && u_chunk_fifo_m_valid) && !u_chunk_fifo_m_data[0]) && (u_chunk_fifo_m_data[18] || s_xlate_resp_valid);
 
-// gen/nic/dma-write.ts:157:18
+// gen/nic/dma-write.ts:176:22
+assign page_load = chunk_load && !u_chunk_fifo_m_data[18];
+
+// gen/nic/dma-write.ts:179:18
 assign u_chunk_fifo_m_ready = result_pop || chunk_load;
 
-// gen/nic/dma-write.ts:158:15
-assign s_xlate_resp_ready = page_resp ? chunk_load : valid_resp;
+// gen/nic/dma-write.ts:180:15
+assign s_xlate_resp_ready = page_resp ? page_load : valid_resp;
 
-// gen/nic/dma-write.ts:169:20
+// gen/nic/dma-write.ts:191:20
 assign aw_free = !aw_valid_reg || m_axi_awready;
 
-// gen/nic/dma-write.ts:170:19
+// gen/nic/dma-write.ts:192:19
 assign burst_issue = ((burst_busy_reg && aw_free) && u_pend_fifo_s_ready) && u_wlen_fifo_s_ready;
 
-// gen/nic/dma-write.ts:171:23
+// gen/nic/dma-write.ts:193:23
 assign last_burst = burst_rem_reg == ((burst_rem_reg < (13'd2048 - {2'b00, burst_pa_reg[10:0]})) ? burst_rem_reg : (13'd2048 - {2'b00, burst_pa_reg[10:0]}));
 
-// gen/nic/dma-write.ts:172:17
+// gen/nic/dma-write.ts:194:17
 assign u_wlen_fifo_s_valid = burst_issue;
 
-// gen/nic/dma-write.ts:173:16
+// gen/nic/dma-write.ts:195:16
 assign u_wlen_fifo_s_data = binary_2[10:3];
 
-// gen/nic/dma-write.ts:174:17
+// gen/nic/dma-write.ts:196:17
 assign u_pend_fifo_s_valid = burst_issue || result_pop;
 
-// gen/nic/dma-write.ts:175:16
+// gen/nic/dma-write.ts:197:16
 assign u_pend_fifo_s_data = result_pop ? {1'd1, u_chunk_fifo_m_data[3:1], 1'd1} : {(burst_last_reg && last_burst), 3'b000, 1'b0};
 
-// gen/nic/dma-write.ts:188:12
+// gen/nic/dma-write.ts:210:12
 assign m_axi_awid = 4'b0000;
 
-// gen/nic/dma-write.ts:189:14
+// gen/nic/dma-write.ts:211:14
 assign m_axi_awaddr = aw_addr_reg;
 
-// gen/nic/dma-write.ts:190:13
+// gen/nic/dma-write.ts:212:13
 assign m_axi_awlen = aw_len_reg;
 
-// gen/nic/dma-write.ts:191:14
+// gen/nic/dma-write.ts:213:14
 assign m_axi_awsize = 3'd3;
 
-// gen/nic/dma-write.ts:192:15
+// gen/nic/dma-write.ts:214:15
 assign m_axi_awburst = 2'd1;
 
-// gen/nic/dma-write.ts:193:14
+// gen/nic/dma-write.ts:215:14
 assign m_axi_awlock = 1'b0;
 
-// gen/nic/dma-write.ts:194:15
+// gen/nic/dma-write.ts:216:15
 assign m_axi_awcache = 4'd3;
 
-// gen/nic/dma-write.ts:195:14
+// gen/nic/dma-write.ts:217:14
 assign m_axi_awprot = 3'b000;
 
-// gen/nic/dma-write.ts:196:15
+// gen/nic/dma-write.ts:218:15
 assign m_axi_awvalid = aw_valid_reg;
 
-// gen/nic/dma-write.ts:198:12
+// gen/nic/dma-write.ts:220:12
 assign m_axi_arid = 4'b0000;
 
-// gen/nic/dma-write.ts:198:31
+// gen/nic/dma-write.ts:220:31
 assign m_axi_araddr = 64'd0;
 
-// gen/nic/dma-write.ts:198:49
+// gen/nic/dma-write.ts:220:49
 assign m_axi_arlen = 8'd0;
 
-// gen/nic/dma-write.ts:198:68
+// gen/nic/dma-write.ts:220:68
 assign m_axi_arsize = 3'b000;
 
-// gen/nic/dma-write.ts:198:88
+// gen/nic/dma-write.ts:220:88
 assign m_axi_arburst = 2'b00;
 
-// gen/nic/dma-write.ts:199:14
+// gen/nic/dma-write.ts:221:14
 assign m_axi_arlock = 1'b0;
 
-// gen/nic/dma-write.ts:199:34
+// gen/nic/dma-write.ts:221:34
 assign m_axi_arcache = 4'b0000;
 
-// gen/nic/dma-write.ts:199:53
+// gen/nic/dma-write.ts:221:53
 assign m_axi_arprot = 3'b000;
 
-// gen/nic/dma-write.ts:199:73
+// gen/nic/dma-write.ts:221:73
 assign m_axi_arvalid = 1'b0;
 
-// gen/nic/dma-write.ts:199:92
+// gen/nic/dma-write.ts:221:92
 assign m_axi_rready = 1'b0;
 
-// gen/nic/dma-write.ts:213:20
+// gen/nic/dma-write.ts:235:20
 assign need_in = out_index_reg <= job_reg[33:4];
 
-// gen/nic/dma-write.ts:214:17
+// gen/nic/dma-write.ts:236:17
 assign w_ok = u_wlen_fifo_m_valid && u_w_skid_s_ready;
 
-// gen/nic/dma-write.ts:215:18
+// gen/nic/dma-write.ts:237:18
 assign s_axis_tready = job_active_reg && (job_reg[0] || (need_in && w_ok));
 
-// gen/nic/dma-write.ts:216:20
+// gen/nic/dma-write.ts:238:20
 assign in_beat = (s_axis_tvalid && job_active_reg) && (job_reg[0] || (need_in && w_ok));
 
-// gen/nic/dma-write.ts:217:17
+// gen/nic/dma-write.ts:239:17
 assign w_go = ((job_active_reg && !job_reg[0]) && w_ok) && (!need_in || s_axis_tvalid);
 
-// gen/nic/dma-write.ts:218:18
+// gen/nic/dma-write.ts:240:18
 assign job_done = (out_index_reg == (job_reg[0] ? job_reg[33:4] : job_reg[63:34])) && (job_reg[0] ? in_beat : w_go);
 
-// gen/nic/dma-write.ts:224:19
+// gen/nic/dma-write.ts:246:19
 assign lane_shift = 4'd8 - {1'b0, job_reg[3:1]};
 
-// gen/nic/dma-write.ts:225:19
+// gen/nic/dma-write.ts:247:19
 assign w_data = binary_3[63:0];
 
-// gen/nic/dma-write.ts:230:19
+// gen/nic/dma-write.ts:252:19
 assign w_strb = ((out_index_reg == 30'd0) ? ~(~(8'd255 << job_reg[3:1])) : 8'd255) & (((out_index_reg == job_reg[63:34]) && (job_reg[66:64] != 3'b000)) ? ~(8'd255 << job_reg[66:64]) : 8'd255);
 
-// gen/nic/dma-write.ts:231:19
+// gen/nic/dma-write.ts:253:19
 assign w_last = w_beat_reg == u_wlen_fifo_m_data;
 
-// gen/nic/dma-write.ts:233:16
+// gen/nic/dma-write.ts:255:16
 assign u_w_skid_s_valid = w_go;
 
-// gen/nic/dma-write.ts:234:15
+// gen/nic/dma-write.ts:256:15
 assign u_w_skid_s_data = {w_last, w_strb, w_data};
 
-// gen/nic/dma-write.ts:235:17
+// gen/nic/dma-write.ts:257:17
 assign u_wlen_fifo_m_ready = w_go && w_last;
 
-// gen/nic/dma-write.ts:241:18
+// gen/nic/dma-write.ts:263:18
 assign job_load = (!job_active_reg || job_done) && u_job_fifo_m_valid;
 
-// gen/nic/dma-write.ts:242:16
+// gen/nic/dma-write.ts:264:16
 assign u_job_fifo_m_ready = job_load;
 
-// gen/nic/dma-write.ts:249:13
+// gen/nic/dma-write.ts:271:13
 assign m_axi_wdata = u_w_skid_m_data[63:0];
 
-// gen/nic/dma-write.ts:250:13
+// gen/nic/dma-write.ts:272:13
 assign m_axi_wstrb = u_w_skid_m_data[71:64];
 
-// gen/nic/dma-write.ts:251:13
+// gen/nic/dma-write.ts:273:13
 assign m_axi_wlast = u_w_skid_m_data[72];
 
-// gen/nic/dma-write.ts:252:14
+// gen/nic/dma-write.ts:274:14
 assign m_axi_wvalid = u_w_skid_m_valid;
 
-// gen/nic/dma-write.ts:253:16
+// gen/nic/dma-write.ts:275:16
 assign u_w_skid_m_ready = m_axi_wready;
 
-// gen/nic/dma-write.ts:259:24
+// gen/nic/dma-write.ts:281:24
 assign status_free = !status_valid_reg || m_status_ready;
 
-// gen/nic/dma-write.ts:260:20
+// gen/nic/dma-write.ts:282:20
 assign b_ready = (u_pend_fifo_m_valid && !u_pend_fifo_m_data[0]) && (!u_pend_fifo_m_data[4] || status_free);
 
-// gen/nic/dma-write.ts:261:19
+// gen/nic/dma-write.ts:283:19
 assign b_take = b_ready && m_axi_bvalid;
 
-// gen/nic/dma-write.ts:262:24
+// gen/nic/dma-write.ts:284:24
 assign result_take = (u_pend_fifo_m_valid && u_pend_fifo_m_data[0]) && status_free;
 
-// gen/nic/dma-write.ts:263:14
+// gen/nic/dma-write.ts:285:14
 assign m_axi_bready = b_ready;
 
-// gen/nic/dma-write.ts:264:17
+// gen/nic/dma-write.ts:286:17
 assign u_pend_fifo_m_ready = b_take || result_take;
 
-// gen/nic/dma-write.ts:266:16
+// gen/nic/dma-write.ts:288:16
 assign m_status_valid = status_valid_reg;
 
-// gen/nic/dma-write.ts:267:15
+// gen/nic/dma-write.ts:289:15
 assign m_status_data = status_data_reg;
 
-// gen/nic/dma-write.ts:77:5
+// gen/nic/dma-write.ts:87:5
 always @(posedge clk) begin
     if (m_xlate_req_ready) begin
         xlate_req_valid_reg <= 1'b0;
@@ -501,7 +507,9 @@ always @(posedge clk) begin
             if (cmd_accept) begin
                 if (s_cmd_data[95:64] == 32'd0) begin
                 end else begin
-                    cmd_reg <= s_cmd_data;
+                    cmd_xlate_reg <= {s_cmd_data[146:144], s_cmd_data[143:128], s_cmd_data[127:96]};
+                    cur_va_reg <= s_cmd_data[63:0];
+                    cur_rem_reg <= s_cmd_data[95:64];
                     xlate_req_valid_reg <= 1'd1;
                     xlate_req_data_reg <= {s_cmd_data[146:144], s_cmd_data[143:128], s_cmd_data[95:64], s_cmd_data[63:0], s_cmd_data[127:96]};
                     state <= STATE_WAIT_VALID;
@@ -513,20 +521,26 @@ always @(posedge clk) begin
                 if (s_xlate_resp_data[2:0] != 3'b000) begin
                     state <= STATE_IDLE;
                 end else begin
-                    cur_va_reg <= cmd_reg[63:0];
-                    cur_rem_reg <= cmd_reg[95:64];
-                    state <= STATE_CHUNK;
+                    cur_va_reg <= cur_va_reg + {51'd0, chunk_len};
+                    cur_rem_reg <= cur_rem_reg - {19'd0, chunk_len};
+                    if (chunk_fits) begin
+                        state <= STATE_IDLE;
+                    end else begin
+                        state <= STATE_CHUNK;
+                    end
                 end
             end
         end
         STATE_CHUNK: begin
             if (page_issue) begin
                 xlate_req_valid_reg <= 1'd1;
-                xlate_req_data_reg <= {cmd_reg[146:144], cmd_reg[143:128], {19'd0, chunk_len}, cur_va_reg, cmd_reg[127:96]};
+                xlate_req_data_reg <= {cmd_xlate_reg[50:48], cmd_xlate_reg[47:32], {19'd0, chunk_len}, cur_va_reg, cmd_xlate_reg[31:0]};
                 cur_va_reg <= cur_va_reg + {51'd0, chunk_len};
                 cur_rem_reg <= cur_rem_reg - {19'd0, chunk_len};
                 if (chunk_fits) begin
                     state <= STATE_IDLE;
+                end else begin
+                    state <= STATE_CHUNK;
                 end
             end
         end
@@ -534,25 +548,25 @@ always @(posedge clk) begin
     endcase
     if (rst) begin
         xlate_req_valid_reg <= 1'b0;
-        state <= STATE_IDLE;
         cur_va_reg <= 64'd0;
         cur_rem_reg <= 32'd0;
+        state <= STATE_IDLE;
     end
 end
 
-// gen/nic/dma-write.ts:159:15
+// gen/nic/dma-write.ts:181:15
 always @(posedge clk) begin
-    page_pending_reg <= (page_pending_reg + {3'b000, page_issue}) - {3'b000, chunk_load};
+    page_pending_reg <= (page_pending_reg + {3'b000, page_issue}) - {3'b000, page_load};
     if (rst) begin
         page_pending_reg <= 4'b0000;
     end
 end
 
-// gen/nic/dma-write.ts:161:5
+// gen/nic/dma-write.ts:183:5
 always @(posedge clk) begin
     if (chunk_load) begin
         burst_busy_reg <= 1'd1;
-        burst_pa_reg <= s_xlate_resp_data[66:3];
+        burst_pa_reg <= u_chunk_fifo_m_data[18] ? u_chunk_fifo_m_data[82:19] : s_xlate_resp_data[66:3];
         burst_rem_reg <= u_chunk_fifo_m_data[16:4];
         burst_last_reg <= u_chunk_fifo_m_data[17];
     end
@@ -580,14 +594,14 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/dma-write.ts:236:5
+// gen/nic/dma-write.ts:258:5
 always @(posedge clk) begin
     if (in_beat) begin
         prev_reg <= s_axis_tdata;
     end
 end
 
-// gen/nic/dma-write.ts:237:5
+// gen/nic/dma-write.ts:259:5
 always @(posedge clk) begin
     if (w_go) begin
         w_beat_reg <= w_last ? 8'd0 : (w_beat_reg + 8'd1);
@@ -597,7 +611,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/dma-write.ts:238:5
+// gen/nic/dma-write.ts:260:5
 always @(posedge clk) begin
     if (in_beat || w_go) begin
         out_index_reg <= out_index_reg + 30'd1;
@@ -616,7 +630,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/dma-write.ts:268:5
+// gen/nic/dma-write.ts:290:5
 always @(posedge clk) begin
     if (m_status_ready) begin
         status_valid_reg <= 1'b0;
@@ -635,8 +649,8 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/dma-write.ts:59:20
-sync_fifo_depth4_width18 u_chunk_fifo (
+// gen/nic/dma-write.ts:67:20
+sync_fifo_depth4_width83 u_chunk_fifo (
     .clk(clk),
     .rst(rst),
     .s_data(u_chunk_fifo_s_data),
@@ -650,7 +664,7 @@ sync_fifo_depth4_width18 u_chunk_fifo (
     .empty(u_chunk_fifo_empty)
 );
 
-// gen/nic/dma-write.ts:60:18
+// gen/nic/dma-write.ts:68:18
 sync_fifo_depth4_width67 u_job_fifo (
     .clk(clk),
     .rst(rst),
@@ -665,7 +679,7 @@ sync_fifo_depth4_width67 u_job_fifo (
     .empty(u_job_fifo_empty)
 );
 
-// gen/nic/dma-write.ts:61:19
+// gen/nic/dma-write.ts:69:19
 sync_fifo u_wlen_fifo (
     .clk(clk),
     .rst(rst),
@@ -680,7 +694,7 @@ sync_fifo u_wlen_fifo (
     .empty(u_wlen_fifo_empty)
 );
 
-// gen/nic/dma-write.ts:62:19
+// gen/nic/dma-write.ts:70:19
 sync_fifo_width5 u_pend_fifo (
     .clk(clk),
     .rst(rst),
@@ -695,7 +709,7 @@ sync_fifo_width5 u_pend_fifo (
     .empty(u_pend_fifo_empty)
 );
 
-// gen/nic/dma-write.ts:210:18
+// gen/nic/dma-write.ts:232:18
 skid_buffer_width73 u_w_skid (
     .clk(clk),
     .rst(rst),
@@ -711,24 +725,24 @@ skid_buffer_width73 u_w_skid (
 // assertions (simulation only), checked at each clk edge outside reset
 always @(posedge clk) begin
     if (!rst) begin
-        if (!(!chunk_load || page_resp)) begin
-            $display("%m: assertion failed at gen/nic/dma-write.ts:155:5: a page chunk without a pending page translation");
+        if (!(!page_load || page_resp)) begin
+            $display("%m: assertion failed at gen/nic/dma-write.ts:177:5: a page chunk without a pending page translation");
             $stop;
         end
-        if (!(!chunk_load || (s_xlate_resp_data[2:0] == 3'b000))) begin
-            $display("%m: assertion failed at gen/nic/dma-write.ts:156:5: a page of a validated range failed to translate");
+        if (!(!page_load || (s_xlate_resp_data[2:0] == 3'b000))) begin
+            $display("%m: assertion failed at gen/nic/dma-write.ts:178:5: a page of a validated range failed to translate");
             $stop;
         end
         if (!(!in_beat || (s_axis_tlast == (out_index_reg == job_reg[33:4])))) begin
-            $display("%m: assertion failed at gen/nic/dma-write.ts:219:5: payload tlast does not match the command length");
+            $display("%m: assertion failed at gen/nic/dma-write.ts:241:5: payload tlast does not match the command length");
             $stop;
         end
         if (!((!in_beat || s_axis_tlast) || &s_axis_tkeep)) begin
-            $display("%m: assertion failed at gen/nic/dma-write.ts:220:5: payload beat before tlast is not full");
+            $display("%m: assertion failed at gen/nic/dma-write.ts:242:5: payload beat before tlast is not full");
             $stop;
         end
         if (!(!(m_axi_bvalid && !u_pend_fifo_m_valid))) begin
-            $display("%m: assertion failed at gen/nic/dma-write.ts:265:5: write response without an outstanding burst");
+            $display("%m: assertion failed at gen/nic/dma-write.ts:287:5: write response without an outstanding burst");
             $stop;
         end
     end

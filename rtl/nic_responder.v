@@ -51,17 +51,29 @@ module nic_responder (
     output reg  [26:0]   exp_psn_upd,
     output reg  [26:0]   msn_upd,
     output wire [2:0]    qp_error,
-    output reg           drop
+    output reg           drop,
+    output wire [197:0]  m_read_req_data,
+    output wire          m_read_req_valid,
+    input  wire          m_read_req_ready,
+    input  wire [3:0]    rd_room,
+    output wire [327:0]  m_rresp_hdr_data,
+    output wire          m_rresp_hdr_valid,
+    input  wire          m_rresp_hdr_ready,
+    output wire [63:0]   m_rresp_payload_tdata,
+    output wire [7:0]    m_rresp_payload_tkeep,
+    output wire          m_rresp_payload_tvalid,
+    input  wire          m_rresp_payload_tready,
+    output wire          m_rresp_payload_tlast
 );
 
 localparam [1:0] STATE_CHECK = 2'd1;
 localparam [1:0] STATE_IDLE = 2'd0;
 localparam [1:0] STATE_XLATE = 2'd2;
 
-reg  [61:0] u_ack_jobs_s_data;
+reg  [210:0] u_ack_jobs_s_data;
 reg  u_ack_jobs_s_valid;
 wire u_ack_jobs_s_ready;
-wire [61:0] u_ack_jobs_m_data;
+wire [210:0] u_ack_jobs_m_data;
 wire u_ack_jobs_m_valid;
 wire u_ack_jobs_m_ready;
 // not read: output count of u_ack_jobs is not (fully) used here
@@ -76,10 +88,10 @@ wire u_ack_jobs_full;
 /* verilator lint_off UNUSEDSIGNAL */
 wire u_ack_jobs_empty;
 /* verilator lint_on UNUSEDSIGNAL */
-reg  u_pay_jobs_s_data;
+reg  [1:0] u_pay_jobs_s_data;
 reg  u_pay_jobs_s_valid;
 wire u_pay_jobs_s_ready;
-wire u_pay_jobs_m_data;
+wire [1:0] u_pay_jobs_m_data;
 wire u_pay_jobs_m_valid;
 wire u_pay_jobs_m_ready;
 // not read: output count of u_pay_jobs is not (fully) used here
@@ -97,16 +109,14 @@ wire u_pay_jobs_empty;
 reg  [3:0] in_msg_reg;
 reg  [3:0] nak_sent_reg;
 reg  [3:0] hdr_err_reg;
+reg  [19:0] pend_rd_reg;
 reg  [3:0] ack_err_reg;
 reg  [255:0] msg_va_reg;
 reg  [127:0] msg_key_reg;
 reg  [127:0] msg_len_reg;
 reg  [127:0] msg_off_reg;
 reg  [1:0] state;
-// not read: source addresses and AETH of requests are not used: replies go to the QP's configured peer
-/* verilator lint_off UNUSEDSIGNAL */
 reg  [327:0] hdr_reg;
-/* verilator lint_on UNUSEDSIGNAL */
 wire [23:0] qpn_off;
 wire [1:0] qp_idx;
 wire qp_known;
@@ -121,6 +131,8 @@ wire ends_msg;
 wire is_read;
 wire is_unserved;
 wire is_write;
+wire is_rresp;
+wire rresp_ok;
 wire [23:0] psn_diff;
 wire psn_ok;
 wire psn_behind;
@@ -131,12 +143,18 @@ wire [31:0] dma_len;
 wire [32:0] msg_end;
 wire len_err;
 wire need_xlate;
+wire rd_bad;
+wire rd_room_q;
+wire [23:0] rd_pkts;
+wire rd_wait;
 reg  xlate_req_valid_reg;
 reg  [146:0] xlate_req_data_reg;
 reg  dma_cmd_valid_reg;
 reg  [146:0] dma_cmd_data_reg;
 reg  ack_in_valid_reg;
 reg  [57:0] ack_in_data_reg;
+reg  rresp_hdr_valid_reg;
+reg  [327:0] rresp_hdr_data_reg;
 wire room;
 wire decide;
 wire xlate_ok;
@@ -150,231 +168,365 @@ wire u_pay_skid_s_ready;
 wire [72:0] u_pay_skid_m_data;
 wire u_pay_skid_m_valid;
 wire u_pay_skid_m_ready;
+wire [72:0] u_rresp_skid_s_data;
+wire u_rresp_skid_s_valid;
+wire u_rresp_skid_s_ready;
+wire [72:0] u_rresp_skid_m_data;
+wire u_rresp_skid_m_valid;
+wire u_rresp_skid_m_ready;
 reg  ack_cmd_valid_reg;
 reg  [421:0] ack_cmd_data_reg;
 reg  qp_error_valid_reg;
 reg  [1:0] qp_error_qp_reg;
+reg  read_req_valid_reg;
+reg  [197:0] read_req_data_reg;
 wire job_pop;
 wire dma_bad;
 wire job_live;
-// intermediate of gen/nic/responder.ts:108:21: only bits [2:0] are used
+wire rd_queued;
+wire rd_void;
+// intermediate of gen/nic/responder.ts:131:21: only bits [2:0] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_0 = qp_ctx[qp_idx * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:108:21: only bits [2:0] are used
+// intermediate of gen/nic/responder.ts:131:21: only bits [2:0] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_1 = qp_ctx[qp_idx * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:108:21: only bits [74:51] are used
+// intermediate of gen/nic/responder.ts:131:21: only bits [2:0] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_2 = qp_ctx[qp_idx * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:108:21: only bits [78:75] are used
+// intermediate of gen/nic/responder.ts:131:21: only bits [74:51] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_3 = qp_ctx[qp_idx * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:108:21: only bits [430:407] are used
+// intermediate of gen/nic/responder.ts:131:21: only bits [78:75] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_4 = qp_ctx[qp_idx * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:108:21: only bits [430:407] are used
+// intermediate of gen/nic/responder.ts:131:21: only bits [78:75] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_5 = qp_ctx[qp_idx * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:108:21: only bits [74:51] are used
+// intermediate of gen/nic/responder.ts:177:82: only bits [23:0] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [430:0] part_6 = qp_ctx[qp_idx * 431 +: 431];
+wire [31:0] binary_6 = ((hdr_reg[198:167] - 32'd1) >> part_5[78:75]);
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:108:21: only bits [430:407] are used
+// intermediate of gen/nic/responder.ts:131:21: only bits [430:407] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_7 = qp_ctx[qp_idx * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:108:21: only bits [74:51] are used
+// intermediate of gen/nic/responder.ts:131:21: only bits [78:75] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_8 = qp_ctx[qp_idx * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:108:21: only bits [430:407] are used
+// intermediate of gen/nic/responder.ts:131:21: only bits [174:159] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_9 = qp_ctx[qp_idx * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:108:21: only bits [430:407] are used
+// intermediate of gen/nic/responder.ts:131:21: only bits [430:407] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_10 = qp_ctx[qp_idx * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:108:21: only bits [430:407] are used
+// intermediate of gen/nic/responder.ts:131:21: only bits [78:75] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_11 = qp_ctx[qp_idx * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:108:21: only bits [430:407] are used
+// intermediate of gen/nic/responder.ts:131:21: only bits [174:159] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_12 = qp_ctx[qp_idx * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:108:21: only bits [174:159] are used
+// intermediate of gen/nic/responder.ts:131:21: only bits [430:407] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_13 = qp_ctx[qp_idx * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:108:21: only bits [174:159] are used
+// intermediate of gen/nic/responder.ts:131:21: only bits [74:51] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_14 = qp_ctx[qp_idx * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:288:22: only bits [406:391] are used
+// intermediate of gen/nic/responder.ts:131:21: only bits [78:75] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [430:0] part_15 = qp_ctx[u_ack_jobs_m_data[1:0] * 431 +: 431];
+wire [430:0] part_15 = qp_ctx[qp_idx * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:288:22: only bits [158:127] are used
+// intermediate of gen/nic/responder.ts:131:21: only bits [174:159] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [430:0] part_16 = qp_ctx[u_ack_jobs_m_data[1:0] * 431 +: 431];
+wire [430:0] part_16 = qp_ctx[qp_idx * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:288:22: only bits [126:79] are used
+// intermediate of gen/nic/responder.ts:131:21: only bits [430:407] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [430:0] part_17 = qp_ctx[u_ack_jobs_m_data[1:0] * 431 +: 431];
+wire [430:0] part_17 = qp_ctx[qp_idx * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:288:22: only bits [26:3] are used
+// intermediate of gen/nic/responder.ts:131:21: only bits [74:51] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [430:0] part_18 = qp_ctx[u_ack_jobs_m_data[1:0] * 431 +: 431];
+wire [430:0] part_18 = qp_ctx[qp_idx * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:288:22: only bits [406:391] are used
+// intermediate of gen/nic/responder.ts:131:21: only bits [78:75] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [430:0] part_19 = qp_ctx[u_ack_jobs_m_data[1:0] * 431 +: 431];
+wire [430:0] part_19 = qp_ctx[qp_idx * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:288:22: only bits [158:127] are used
+// intermediate of gen/nic/responder.ts:131:21: only bits [174:159] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [430:0] part_20 = qp_ctx[u_ack_jobs_m_data[1:0] * 431 +: 431];
+wire [430:0] part_20 = qp_ctx[qp_idx * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:288:22: only bits [126:79] are used
+// intermediate of gen/nic/responder.ts:131:21: only bits [430:407] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [430:0] part_21 = qp_ctx[u_ack_jobs_m_data[1:0] * 431 +: 431];
+wire [430:0] part_21 = qp_ctx[qp_idx * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:288:22: only bits [26:3] are used
+// intermediate of gen/nic/responder.ts:131:21: only bits [78:75] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [430:0] part_22 = qp_ctx[u_ack_jobs_m_data[1:0] * 431 +: 431];
+wire [430:0] part_22 = qp_ctx[qp_idx * 431 +: 431];
+/* verilator lint_on UNUSEDSIGNAL */
+// intermediate of gen/nic/responder.ts:131:21: only bits [174:159] are used
+/* verilator lint_off UNUSEDSIGNAL */
+wire [430:0] part_23 = qp_ctx[qp_idx * 431 +: 431];
+/* verilator lint_on UNUSEDSIGNAL */
+// intermediate of gen/nic/responder.ts:131:21: only bits [430:407] are used
+/* verilator lint_off UNUSEDSIGNAL */
+wire [430:0] part_24 = qp_ctx[qp_idx * 431 +: 431];
+/* verilator lint_on UNUSEDSIGNAL */
+// intermediate of gen/nic/responder.ts:131:21: only bits [78:75] are used
+/* verilator lint_off UNUSEDSIGNAL */
+wire [430:0] part_25 = qp_ctx[qp_idx * 431 +: 431];
+/* verilator lint_on UNUSEDSIGNAL */
+// intermediate of gen/nic/responder.ts:131:21: only bits [174:159] are used
+/* verilator lint_off UNUSEDSIGNAL */
+wire [430:0] part_26 = qp_ctx[qp_idx * 431 +: 431];
+/* verilator lint_on UNUSEDSIGNAL */
+// intermediate of gen/nic/responder.ts:131:21: only bits [430:407] are used
+/* verilator lint_off UNUSEDSIGNAL */
+wire [430:0] part_27 = qp_ctx[qp_idx * 431 +: 431];
+/* verilator lint_on UNUSEDSIGNAL */
+// intermediate of gen/nic/responder.ts:131:21: only bits [78:75] are used
+/* verilator lint_off UNUSEDSIGNAL */
+wire [430:0] part_28 = qp_ctx[qp_idx * 431 +: 431];
+/* verilator lint_on UNUSEDSIGNAL */
+// intermediate of gen/nic/responder.ts:131:21: only bits [174:159] are used
+/* verilator lint_off UNUSEDSIGNAL */
+wire [430:0] part_29 = qp_ctx[qp_idx * 431 +: 431];
+/* verilator lint_on UNUSEDSIGNAL */
+// intermediate of gen/nic/responder.ts:131:21: only bits [430:407] are used
+/* verilator lint_off UNUSEDSIGNAL */
+wire [430:0] part_30 = qp_ctx[qp_idx * 431 +: 431];
+/* verilator lint_on UNUSEDSIGNAL */
+// intermediate of gen/nic/responder.ts:131:21: only bits [78:75] are used
+/* verilator lint_off UNUSEDSIGNAL */
+wire [430:0] part_31 = qp_ctx[qp_idx * 431 +: 431];
+/* verilator lint_on UNUSEDSIGNAL */
+// intermediate of gen/nic/responder.ts:131:21: only bits [174:159] are used
+/* verilator lint_off UNUSEDSIGNAL */
+wire [430:0] part_32 = qp_ctx[qp_idx * 431 +: 431];
+/* verilator lint_on UNUSEDSIGNAL */
+// intermediate of gen/nic/responder.ts:131:21: only bits [430:407] are used
+/* verilator lint_off UNUSEDSIGNAL */
+wire [430:0] part_33 = qp_ctx[qp_idx * 431 +: 431];
+/* verilator lint_on UNUSEDSIGNAL */
+// intermediate of gen/nic/responder.ts:131:21: only bits [430:407] are used
+/* verilator lint_off UNUSEDSIGNAL */
+wire [430:0] part_34 = qp_ctx[qp_idx * 431 +: 431];
+/* verilator lint_on UNUSEDSIGNAL */
+// intermediate of gen/nic/responder.ts:131:21: only bits [174:159] are used
+/* verilator lint_off UNUSEDSIGNAL */
+wire [430:0] part_35 = qp_ctx[qp_idx * 431 +: 431];
+/* verilator lint_on UNUSEDSIGNAL */
+// intermediate of gen/nic/responder.ts:131:21: only bits [174:159] are used
+/* verilator lint_off UNUSEDSIGNAL */
+wire [430:0] part_36 = qp_ctx[qp_idx * 431 +: 431];
+/* verilator lint_on UNUSEDSIGNAL */
+// intermediate of gen/nic/responder.ts:365:22: only bits [406:391] are used
+/* verilator lint_off UNUSEDSIGNAL */
+wire [430:0] part_37 = qp_ctx[u_ack_jobs_m_data[1:0] * 431 +: 431];
+/* verilator lint_on UNUSEDSIGNAL */
+// intermediate of gen/nic/responder.ts:365:22: only bits [158:127] are used
+/* verilator lint_off UNUSEDSIGNAL */
+wire [430:0] part_38 = qp_ctx[u_ack_jobs_m_data[1:0] * 431 +: 431];
+/* verilator lint_on UNUSEDSIGNAL */
+// intermediate of gen/nic/responder.ts:365:22: only bits [126:79] are used
+/* verilator lint_off UNUSEDSIGNAL */
+wire [430:0] part_39 = qp_ctx[u_ack_jobs_m_data[1:0] * 431 +: 431];
+/* verilator lint_on UNUSEDSIGNAL */
+// intermediate of gen/nic/responder.ts:365:22: only bits [26:3] are used
+/* verilator lint_off UNUSEDSIGNAL */
+wire [430:0] part_40 = qp_ctx[u_ack_jobs_m_data[1:0] * 431 +: 431];
+/* verilator lint_on UNUSEDSIGNAL */
+// intermediate of gen/nic/responder.ts:365:22: only bits [406:391] are used
+/* verilator lint_off UNUSEDSIGNAL */
+wire [430:0] part_41 = qp_ctx[u_ack_jobs_m_data[1:0] * 431 +: 431];
+/* verilator lint_on UNUSEDSIGNAL */
+// intermediate of gen/nic/responder.ts:365:22: only bits [158:127] are used
+/* verilator lint_off UNUSEDSIGNAL */
+wire [430:0] part_42 = qp_ctx[u_ack_jobs_m_data[1:0] * 431 +: 431];
+/* verilator lint_on UNUSEDSIGNAL */
+// intermediate of gen/nic/responder.ts:365:22: only bits [126:79] are used
+/* verilator lint_off UNUSEDSIGNAL */
+wire [430:0] part_43 = qp_ctx[u_ack_jobs_m_data[1:0] * 431 +: 431];
+/* verilator lint_on UNUSEDSIGNAL */
+// intermediate of gen/nic/responder.ts:365:22: only bits [26:3] are used
+/* verilator lint_off UNUSEDSIGNAL */
+wire [430:0] part_44 = qp_ctx[u_ack_jobs_m_data[1:0] * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
 
-// gen/nic/responder.ts:101:14
+// gen/nic/responder.ts:124:14
 assign s_hdr_ready = state == STATE_IDLE;
 
-// gen/nic/responder.ts:105:20
+// gen/nic/responder.ts:128:20
 assign qpn_off = hdr_reg[31:8] - 24'd256;
 
-// gen/nic/responder.ts:106:15
+// gen/nic/responder.ts:129:15
 assign qp_idx = qpn_off[1:0];
 
-// gen/nic/responder.ts:107:19
+// gen/nic/responder.ts:130:19
 assign qp_known = (hdr_reg[31:8] >= 24'd256) && (qpn_off < 24'd4);
 
-// gen/nic/responder.ts:110:18
+// gen/nic/responder.ts:133:18
 assign qp_able = ((qp_known && ((part_1[2:0] == 3'd2) || (part_0[2:0] == 3'd3))) && !hdr_err_reg[qp_idx]) && !ack_err_reg[qp_idx];
 
-// gen/nic/responder.ts:113:21
+// gen/nic/responder.ts:136:21
 assign is_first = hdr_reg[7:0] == 8'd6;
 
-// gen/nic/responder.ts:114:22
+// gen/nic/responder.ts:137:22
 assign is_middle = hdr_reg[7:0] == 8'd7;
 
-// gen/nic/responder.ts:115:20
+// gen/nic/responder.ts:138:20
 assign is_last = hdr_reg[7:0] == 8'd8;
 
-// gen/nic/responder.ts:116:20
+// gen/nic/responder.ts:139:20
 assign is_only = hdr_reg[7:0] == 8'd10;
 
-// gen/nic/responder.ts:117:19
+// gen/nic/responder.ts:140:19
 assign is_ack = hdr_reg[7:0] == 8'd17;
 
-// gen/nic/responder.ts:118:20
+// gen/nic/responder.ts:141:20
 assign starts_msg = is_first || is_only;
 
-// gen/nic/responder.ts:119:18
+// gen/nic/responder.ts:142:18
 assign ends_msg = is_last || is_only;
 
-// gen/nic/responder.ts:122:20
+// gen/nic/responder.ts:145:20
 assign is_read = hdr_reg[7:0] == 8'd12;
 
-// gen/nic/responder.ts:123:24
-assign is_unserved = (((((hdr_reg[7:0] <= 8'd5) || (hdr_reg[7:0] == 8'd9)) || (hdr_reg[7:0] == 8'd11)) || is_read) || (hdr_reg[7:0] == 8'd19)) || (hdr_reg[7:0] == 8'd20);
+// gen/nic/responder.ts:146:24
+assign is_unserved = ((((hdr_reg[7:0] <= 8'd5) || (hdr_reg[7:0] == 8'd9)) || (hdr_reg[7:0] == 8'd11)) || (hdr_reg[7:0] == 8'd19)) || (hdr_reg[7:0] == 8'd20);
 
-// gen/nic/responder.ts:124:21
+// gen/nic/responder.ts:147:21
 assign is_write = (starts_msg || is_middle) || is_last;
 
-// gen/nic/responder.ts:130:21
-assign psn_diff = hdr_reg[55:32] - part_2[74:51];
+// gen/nic/responder.ts:148:21
+assign is_rresp = (hdr_reg[7:0] >= 8'd13) && (hdr_reg[7:0] <= 8'd16);
 
-// gen/nic/responder.ts:131:19
+// gen/nic/responder.ts:150:21
+assign rresp_ok = ((qp_known && (part_2[2:0] == 3'd3)) && !hdr_err_reg[qp_idx]) && !ack_err_reg[qp_idx];
+
+// gen/nic/responder.ts:155:21
+assign psn_diff = hdr_reg[55:32] - part_3[74:51];
+
+// gen/nic/responder.ts:156:19
 assign psn_ok = psn_diff == 24'd0;
 
-// gen/nic/responder.ts:133:23
+// gen/nic/responder.ts:158:23
 assign psn_behind = psn_diff[23];
 
-// gen/nic/responder.ts:135:20
+// gen/nic/responder.ts:160:20
 assign seq_err = (starts_msg && in_msg_reg[qp_idx]) || ((is_middle || is_last) && !in_msg_reg[qp_idx]);
 
-// gen/nic/responder.ts:136:17
-assign mtu = 13'd1 << part_3[78:75];
+// gen/nic/responder.ts:161:17
+assign mtu = 13'd1 << part_4[78:75];
 
-// gen/nic/responder.ts:138:17
+// gen/nic/responder.ts:163:17
 assign msg_off = starts_msg ? 32'd0 : msg_off_reg[qp_idx * 32 +: 32];
 
-// gen/nic/responder.ts:139:20
+// gen/nic/responder.ts:164:20
 assign dma_len = starts_msg ? hdr_reg[198:167] : msg_len_reg[qp_idx * 32 +: 32];
 
-// gen/nic/responder.ts:140:17
+// gen/nic/responder.ts:165:17
 assign msg_end = {1'b0, msg_off} + {1'b0, {19'd0, hdr_reg[69:57]}};
 
-// gen/nic/responder.ts:143:20
+// gen/nic/responder.ts:168:20
 assign len_err = ends_msg ? (((msg_end != {1'b0, dma_len}) || (hdr_reg[69:57] > mtu)) || (is_last && (hdr_reg[69:57] == 13'd0))) : ((hdr_reg[69:57] != mtu) || (msg_end >= {1'b0, dma_len}));
 
-// gen/nic/responder.ts:146:23
+// gen/nic/responder.ts:171:23
 assign need_xlate = starts_msg && (hdr_reg[198:167] != 32'd0);
 
-// gen/nic/responder.ts:151:14
+// gen/nic/responder.ts:173:19
+assign rd_bad = (in_msg_reg[qp_idx] || (hdr_reg[69:57] != 13'd0)) || !hdr_reg[70];
+
+// gen/nic/responder.ts:174:21
+assign rd_room_q = rd_room[qp_idx];
+
+// gen/nic/responder.ts:177:20
+assign rd_pkts = (hdr_reg[198:167] == 32'd0) ? 24'd1 : (binary_6[23:0] + 24'd1);
+
+// gen/nic/responder.ts:179:20
+assign rd_wait = is_read && (pend_rd_reg[qp_idx * 5 +: 5] != 5'd0);
+
+// gen/nic/responder.ts:184:14
 assign m_xlate_req_valid = xlate_req_valid_reg;
 
-// gen/nic/responder.ts:152:13
+// gen/nic/responder.ts:185:13
 assign m_xlate_req_data = xlate_req_data_reg;
 
-// gen/nic/responder.ts:154:15
+// gen/nic/responder.ts:187:15
 assign s_xlate_resp_ready = state == STATE_XLATE;
 
-// gen/nic/responder.ts:158:16
+// gen/nic/responder.ts:191:16
 assign m_dma_cmd_valid = dma_cmd_valid_reg;
 
-// gen/nic/responder.ts:159:15
+// gen/nic/responder.ts:192:15
 assign m_dma_cmd_data = dma_cmd_data_reg;
 
-// gen/nic/responder.ts:164:15
+// gen/nic/responder.ts:197:15
 assign m_ack_in_valid = ack_in_valid_reg;
 
-// gen/nic/responder.ts:165:14
+// gen/nic/responder.ts:198:14
 assign m_ack_in_data = ack_in_data_reg;
 
-// gen/nic/responder.ts:169:18
-assign room = ((u_ack_jobs_s_ready && u_pay_jobs_s_ready) && (!dma_cmd_valid_reg || m_dma_cmd_ready)) && (!ack_in_valid_reg || m_ack_in_ready);
+// gen/nic/responder.ts:204:15
+assign m_rresp_hdr_valid = rresp_hdr_valid_reg;
 
-// gen/nic/responder.ts:171:20
+// gen/nic/responder.ts:205:14
+assign m_rresp_hdr_data = rresp_hdr_data_reg;
+
+// gen/nic/responder.ts:208:18
+assign room = ((((u_ack_jobs_s_ready && u_pay_jobs_s_ready) && (!dma_cmd_valid_reg || m_dma_cmd_ready)) && (!ack_in_valid_reg || m_ack_in_ready)) && (!rresp_hdr_valid_reg || m_rresp_hdr_ready)) && !rd_wait;
+
+// gen/nic/responder.ts:211:20
 assign decide = (state == STATE_CHECK) && room;
 
-// gen/nic/responder.ts:172:21
+// gen/nic/responder.ts:212:21
 assign xlate_ok = ((state == STATE_XLATE) && s_xlate_resp_valid) && (s_xlate_resp_data[2:0] == 3'b000);
 
-// gen/nic/responder.ts:173:22
+// gen/nic/responder.ts:213:22
 assign xlate_bad = ((state == STATE_XLATE) && s_xlate_resp_valid) && (s_xlate_resp_data[2:0] != 3'b000);
 
-// gen/nic/responder.ts:175:16
+// gen/nic/responder.ts:215:16
 always @* begin
     u_ack_jobs_s_valid = 1'b0;
     u_pay_jobs_s_valid = 1'b0;
-    u_pay_jobs_s_data = 1'b0;
+    u_pay_jobs_s_data = 2'b00;
     drop = 1'b0;
     exp_psn_upd = 27'd0;
     msn_upd = 27'd0;
-    u_ack_jobs_s_data = 62'd0;
+    u_ack_jobs_s_data = 211'd0;
     u_ack_jobs_s_valid = 1'b0;
     u_pay_jobs_s_valid = 1'b0;
-    u_pay_jobs_s_data = 1'd1;
+    u_pay_jobs_s_data = 2'd1;
     drop = 1'b0;
     exp_psn_upd = {(hdr_reg[55:32] + 24'd1), qp_idx, 1'b0};
-    msn_upd = {(part_4[430:407] + 24'd1), qp_idx, 1'b0};
+    msn_upd = {(part_7[430:407] + 24'd1), qp_idx, 1'b0};
     if (decide) begin
-        if (!qp_able || !((is_ack || is_write) || is_unserved)) begin
+        if (is_rresp) begin
+            if (rresp_ok) begin
+                if (hdr_reg[69:57] != 13'd0) begin
+                    u_pay_jobs_s_valid = 1'd1;
+                    u_pay_jobs_s_data = 2'd2;
+                end
+            end else begin
+                drop = 1'd1;
+                if (hdr_reg[69:57] != 13'd0) begin
+                    u_pay_jobs_s_valid = 1'd1;
+                end
+            end
+        end else if (!qp_able || !(((is_ack || is_write) || is_unserved) || is_read)) begin
             drop = 1'd1;
             if (hdr_reg[69:57] != 13'd0) begin
                 u_pay_jobs_s_valid = 1'd1;
@@ -383,24 +535,48 @@ always @* begin
             if (hdr_reg[69:57] != 13'd0) begin
                 u_pay_jobs_s_valid = 1'd1;
             end
+        end else if (psn_behind && is_read) begin
+            if (rd_room_q) begin
+                u_ack_jobs_s_valid = 1'd1;
+                u_ack_jobs_s_data = {part_8[78:75], part_9[174:159], hdr_reg[198:167], hdr_reg[166:135], hdr_reg[134:71], 1'd1, 1'b0, 1'b0, 1'b0, 1'b0, 8'd31, part_10[430:407], hdr_reg[55:32], qp_idx};
+            end else begin
+                drop = 1'd1;
+            end
+            if (hdr_reg[69:57] != 13'd0) begin
+                u_pay_jobs_s_valid = 1'd1;
+            end
         end else if (psn_behind) begin
             u_ack_jobs_s_valid = 1'd1;
-            u_ack_jobs_s_data = {1'b0, 1'b0, 1'd1, 1'b0, 8'd31, part_5[430:407], (part_6[74:51] - 24'd1), qp_idx};
+            u_ack_jobs_s_data = {part_11[78:75], part_12[174:159], hdr_reg[198:167], hdr_reg[166:135], hdr_reg[134:71], 1'b0, 1'b0, 1'b0, 1'd1, 1'b0, 8'd31, part_13[430:407], (part_14[74:51] - 24'd1), qp_idx};
             if (hdr_reg[69:57] != 13'd0) begin
                 u_pay_jobs_s_valid = 1'd1;
             end
         end else if (!psn_ok) begin
             if (!nak_sent_reg[qp_idx]) begin
                 u_ack_jobs_s_valid = 1'd1;
-                u_ack_jobs_s_data = {1'b0, 1'b0, 1'd1, 1'b0, 8'd96, part_7[430:407], part_8[74:51], qp_idx};
+                u_ack_jobs_s_data = {part_15[78:75], part_16[174:159], hdr_reg[198:167], hdr_reg[166:135], hdr_reg[134:71], 1'b0, 1'b0, 1'b0, 1'd1, 1'b0, 8'd96, part_17[430:407], part_18[74:51], qp_idx};
             end
             if (hdr_reg[69:57] != 13'd0) begin
                 u_pay_jobs_s_valid = 1'd1;
             end
         end else begin
-            if ((seq_err || is_unserved) || len_err) begin
+            if (is_read) begin
+                if (rd_bad || !rd_room_q) begin
+                    u_ack_jobs_s_valid = 1'd1;
+                    u_ack_jobs_s_data = {part_19[78:75], part_20[174:159], hdr_reg[198:167], hdr_reg[166:135], hdr_reg[134:71], 1'b0, 1'b0, 1'd1, 1'd1, 1'b0, 8'd97, part_21[430:407], hdr_reg[55:32], qp_idx};
+                    if (hdr_reg[69:57] != 13'd0) begin
+                        u_pay_jobs_s_valid = 1'd1;
+                    end
+                end else begin
+                    u_ack_jobs_s_valid = 1'd1;
+                    u_ack_jobs_s_data = {part_22[78:75], part_23[174:159], hdr_reg[198:167], hdr_reg[166:135], hdr_reg[134:71], 1'd1, 1'b0, 1'b0, 1'b0, 1'b0, 8'd31, (part_24[430:407] + 24'd1), hdr_reg[55:32], qp_idx};
+                    exp_psn_upd[0] = 1'd1;
+                    exp_psn_upd[26:3] = hdr_reg[55:32] + rd_pkts;
+                    msn_upd[0] = 1'd1;
+                end
+            end else if ((seq_err || is_unserved) || len_err) begin
                 u_ack_jobs_s_valid = 1'd1;
-                u_ack_jobs_s_data = {1'b0, 1'd1, 1'd1, 1'b0, 8'd97, part_9[430:407], hdr_reg[55:32], qp_idx};
+                u_ack_jobs_s_data = {part_25[78:75], part_26[174:159], hdr_reg[198:167], hdr_reg[166:135], hdr_reg[134:71], 1'b0, 1'b0, 1'd1, 1'd1, 1'b0, 8'd97, part_27[430:407], hdr_reg[55:32], qp_idx};
                 if (hdr_reg[69:57] != 13'd0) begin
                     u_pay_jobs_s_valid = 1'd1;
                 end
@@ -409,7 +585,7 @@ always @* begin
     end
     if (xlate_bad) begin
         u_ack_jobs_s_valid = 1'd1;
-        u_ack_jobs_s_data = {1'b0, 1'd1, 1'd1, 1'b0, 8'd98, part_10[430:407], hdr_reg[55:32], qp_idx};
+        u_ack_jobs_s_data = {part_28[78:75], part_29[174:159], hdr_reg[198:167], hdr_reg[166:135], hdr_reg[134:71], 1'b0, 1'b0, 1'd1, 1'd1, 1'b0, 8'd98, part_30[430:407], hdr_reg[55:32], qp_idx};
         if (hdr_reg[69:57] != 13'd0) begin
             u_pay_jobs_s_valid = 1'd1;
         end
@@ -417,78 +593,111 @@ always @* begin
     if (exec) begin
         if (has_data) begin
             u_pay_jobs_s_valid = 1'd1;
-            u_pay_jobs_s_data = 1'b0;
+            u_pay_jobs_s_data = 2'b00;
         end
         if (has_data || hdr_reg[56]) begin
             u_ack_jobs_s_valid = 1'd1;
-            u_ack_jobs_s_data = {ends_msg, 1'b0, hdr_reg[56], has_data, 8'd31, new_msn, hdr_reg[55:32], qp_idx};
+            u_ack_jobs_s_data = {part_31[78:75], part_32[174:159], hdr_reg[198:167], hdr_reg[166:135], hdr_reg[134:71], 1'b0, ends_msg, 1'b0, hdr_reg[56], has_data, 8'd31, new_msn, hdr_reg[55:32], qp_idx};
         end
         exp_psn_upd[0] = 1'd1;
         msn_upd[0] = ends_msg;
     end
 end
 
-// gen/nic/responder.ts:225:18
+// gen/nic/responder.ts:286:18
 assign exec = (((((decide && qp_able) && is_write) && psn_ok) && !(seq_err || len_err)) && !need_xlate) || xlate_ok;
 
-// gen/nic/responder.ts:226:21
+// gen/nic/responder.ts:287:21
 assign has_data = hdr_reg[69:57] != 13'd0;
 
-// gen/nic/responder.ts:229:20
-assign new_msn = ends_msg ? (part_11[430:407] + 24'd1) : part_12[430:407];
+// gen/nic/responder.ts:290:20
+assign new_msn = ends_msg ? (part_33[430:407] + 24'd1) : part_34[430:407];
 
-// gen/nic/responder.ts:259:16
-assign u_pay_skid_s_valid = (s_payload_tvalid && u_pay_jobs_m_valid) && !u_pay_jobs_m_data;
+// gen/nic/responder.ts:323:16
+assign u_pay_skid_s_valid = (s_payload_tvalid && u_pay_jobs_m_valid) && !(u_pay_jobs_m_data[0] || u_pay_jobs_m_data[1]);
 
-// gen/nic/responder.ts:260:15
+// gen/nic/responder.ts:324:15
 assign u_pay_skid_s_data = {s_payload_tlast, s_payload_tkeep, s_payload_tdata};
 
-// gen/nic/responder.ts:261:15
-assign s_payload_tready = u_pay_jobs_m_valid && (u_pay_jobs_m_data || u_pay_skid_s_ready);
+// gen/nic/responder.ts:325:18
+assign u_rresp_skid_s_valid = (s_payload_tvalid && u_pay_jobs_m_valid) && u_pay_jobs_m_data[1];
 
-// gen/nic/responder.ts:262:19
+// gen/nic/responder.ts:326:17
+assign u_rresp_skid_s_data = {s_payload_tlast, s_payload_tkeep, s_payload_tdata};
+
+// gen/nic/responder.ts:327:15
+assign s_payload_tready = u_pay_jobs_m_valid && (u_pay_jobs_m_data[0] || (u_pay_jobs_m_data[1] ? u_rresp_skid_s_ready : u_pay_skid_s_ready));
+
+// gen/nic/responder.ts:328:16
+assign m_rresp_payload_tvalid = u_rresp_skid_m_valid;
+
+// gen/nic/responder.ts:329:15
+assign m_rresp_payload_tdata = u_rresp_skid_m_data[63:0];
+
+// gen/nic/responder.ts:330:16
+assign m_rresp_payload_tkeep = u_rresp_skid_m_data[71:64];
+
+// gen/nic/responder.ts:331:16
+assign m_rresp_payload_tlast = u_rresp_skid_m_data[72];
+
+// gen/nic/responder.ts:332:18
+assign u_rresp_skid_m_ready = m_rresp_payload_tready;
+
+// gen/nic/responder.ts:333:19
 assign u_pay_jobs_m_ready = (s_payload_tvalid && s_payload_tready) && s_payload_tlast;
 
-// gen/nic/responder.ts:263:15
+// gen/nic/responder.ts:334:15
 assign m_payload_tvalid = u_pay_skid_m_valid;
 
-// gen/nic/responder.ts:264:14
+// gen/nic/responder.ts:335:14
 assign m_payload_tdata = u_pay_skid_m_data[63:0];
 
-// gen/nic/responder.ts:265:15
+// gen/nic/responder.ts:336:15
 assign m_payload_tkeep = u_pay_skid_m_data[71:64];
 
-// gen/nic/responder.ts:266:15
+// gen/nic/responder.ts:337:15
 assign m_payload_tlast = u_pay_skid_m_data[72];
 
-// gen/nic/responder.ts:267:16
+// gen/nic/responder.ts:338:16
 assign u_pay_skid_m_ready = m_payload_tready;
 
-// gen/nic/responder.ts:276:16
+// gen/nic/responder.ts:347:16
 assign m_ack_cmd_valid = ack_cmd_valid_reg;
 
-// gen/nic/responder.ts:277:15
+// gen/nic/responder.ts:348:15
 assign m_ack_cmd_data = ack_cmd_data_reg;
 
-// gen/nic/responder.ts:278:11
+// gen/nic/responder.ts:349:11
 assign qp_error = {qp_error_qp_reg, qp_error_valid_reg};
 
-// gen/nic/responder.ts:282:17
-assign job_pop = (u_ack_jobs_m_valid && (!u_ack_jobs_m_data[58] || s_dma_status_valid)) && (!ack_cmd_valid_reg || m_ack_cmd_ready);
+// gen/nic/responder.ts:355:17
+assign m_read_req_valid = read_req_valid_reg;
 
-// gen/nic/responder.ts:283:16
+// gen/nic/responder.ts:356:16
+assign m_read_req_data = read_req_data_reg;
+
+// gen/nic/responder.ts:358:17
+assign job_pop = ((u_ack_jobs_m_valid && (!u_ack_jobs_m_data[58] || s_dma_status_valid)) && (!ack_cmd_valid_reg || m_ack_cmd_ready)) && (!read_req_valid_reg || m_read_req_ready);
+
+// gen/nic/responder.ts:360:16
 assign u_ack_jobs_m_ready = job_pop;
 
-// gen/nic/responder.ts:284:19
+// gen/nic/responder.ts:361:19
 assign s_dma_status_ready = job_pop && u_ack_jobs_m_data[58];
 
-// gen/nic/responder.ts:285:20
+// gen/nic/responder.ts:362:20
 assign dma_bad = u_ack_jobs_m_data[58] && (s_dma_status_data != 3'b000);
 
-// gen/nic/responder.ts:287:18
+// gen/nic/responder.ts:364:18
 assign job_live = job_pop && !(ack_err_reg[u_ack_jobs_m_data[1:0]]);
 
-// gen/nic/responder.ts:102:5
+// gen/nic/responder.ts:396:22
+assign rd_queued = (u_ack_jobs_s_valid && u_ack_jobs_s_ready) && u_ack_jobs_s_data[62];
+
+// gen/nic/responder.ts:398:20
+assign rd_void = (job_pop && u_ack_jobs_m_data[62]) && !job_live;
+
+// gen/nic/responder.ts:125:5
 always @(posedge clk) begin
     if ((state == STATE_IDLE) && s_hdr_valid) begin
         hdr_reg <= s_hdr_data;
@@ -503,12 +712,21 @@ always @(posedge clk) begin
     if (m_ack_in_ready) begin
         ack_in_valid_reg <= 1'b0;
     end
+    if (m_rresp_hdr_ready) begin
+        rresp_hdr_valid_reg <= 1'b0;
+    end
     if (decide) begin
         state <= STATE_IDLE;
-        if (!qp_able || !((is_ack || is_write) || is_unserved)) begin
+        if (is_rresp) begin
+            if (rresp_ok) begin
+                rresp_hdr_valid_reg <= 1'd1;
+                rresp_hdr_data_reg <= hdr_reg;
+            end
+        end else if (!qp_able || !(((is_ack || is_write) || is_unserved) || is_read)) begin
         end else if (is_ack) begin
             ack_in_valid_reg <= 1'd1;
             ack_in_data_reg <= {hdr_reg[231:208], hdr_reg[207:200], hdr_reg[55:32], qp_idx};
+        end else if (psn_behind && is_read) begin
         end else if (psn_behind) begin
         end else if (!psn_ok) begin
             if (qp_idx == 2'b00) begin
@@ -536,7 +754,23 @@ always @(posedge clk) begin
             if (qp_idx == 2'd3) begin
                 nak_sent_reg[3] <= 1'b0;
             end
-            if ((seq_err || is_unserved) || len_err) begin
+            if (is_read) begin
+                if (rd_bad || !rd_room_q) begin
+                    if (qp_idx == 2'b00) begin
+                        hdr_err_reg[0] <= 1'd1;
+                    end
+                    if (qp_idx == 2'd1) begin
+                        hdr_err_reg[1] <= 1'd1;
+                    end
+                    if (qp_idx == 2'd2) begin
+                        hdr_err_reg[2] <= 1'd1;
+                    end
+                    if (qp_idx == 2'd3) begin
+                        hdr_err_reg[3] <= 1'd1;
+                    end
+                    state <= STATE_IDLE;
+                end
+            end else if ((seq_err || is_unserved) || len_err) begin
                 if (qp_idx == 2'b00) begin
                     hdr_err_reg[0] <= 1'd1;
                 end
@@ -552,7 +786,7 @@ always @(posedge clk) begin
                 state <= STATE_IDLE;
             end else if (need_xlate) begin
                 xlate_req_valid_reg <= 1'd1;
-                xlate_req_data_reg <= {3'd4, part_13[174:159], hdr_reg[198:167], hdr_reg[134:71], hdr_reg[166:135]};
+                xlate_req_data_reg <= {3'd4, part_35[174:159], hdr_reg[198:167], hdr_reg[134:71], hdr_reg[166:135]};
                 state <= STATE_XLATE;
             end
         end
@@ -576,7 +810,7 @@ always @(posedge clk) begin
         state <= STATE_IDLE;
         if (has_data) begin
             dma_cmd_valid_reg <= 1'd1;
-            dma_cmd_data_reg <= {3'd4, part_14[174:159], (starts_msg ? hdr_reg[166:135] : msg_key_reg[qp_idx * 32 +: 32]), {19'd0, hdr_reg[69:57]}, ((starts_msg ? hdr_reg[134:71] : msg_va_reg[qp_idx * 64 +: 64]) + {32'd0, msg_off})};
+            dma_cmd_data_reg <= {3'd4, part_36[174:159], (starts_msg ? hdr_reg[166:135] : msg_key_reg[qp_idx * 32 +: 32]), {19'd0, hdr_reg[69:57]}, ((starts_msg ? hdr_reg[134:71] : msg_va_reg[qp_idx * 64 +: 64]) + {32'd0, msg_off})};
         end
         if (qp_idx == 2'b00) begin
             in_msg_reg[0] <= 1'b0;
@@ -639,10 +873,13 @@ always @(posedge clk) begin
         ack_cmd_valid_reg <= 1'b0;
     end
     qp_error_valid_reg <= 1'b0;
+    if (m_read_req_ready) begin
+        read_req_valid_reg <= 1'b0;
+    end
     if (job_live) begin
         if (dma_bad) begin
             ack_cmd_valid_reg <= 1'd1;
-            ack_cmd_data_reg <= {cfg[94:89], cfg[88:81], part_15[406:391], part_16[158:127], cfg[80:49], part_17[126:79], cfg[48:1], (u_ack_jobs_m_data[49:26] - {23'd0, u_ack_jobs_m_data[61]}), 8'd98, 1'd1, 32'd0, 32'd0, 64'd0, 1'b0, 13'd0, 1'b0, u_ack_jobs_m_data[25:2], part_18[26:3], 8'd17};
+            ack_cmd_data_reg <= {cfg[94:89], cfg[88:81], part_37[406:391], part_38[158:127], cfg[80:49], part_39[126:79], cfg[48:1], (u_ack_jobs_m_data[49:26] - {23'd0, u_ack_jobs_m_data[61]}), 8'd98, 1'd1, 32'd0, 32'd0, 64'd0, 1'b0, 13'd0, 1'b0, u_ack_jobs_m_data[25:2], part_40[26:3], 8'd17};
             qp_error_valid_reg <= 1'd1;
             qp_error_qp_reg <= u_ack_jobs_m_data[1:0];
             if (u_ack_jobs_m_data[1:0] == 2'b00) begin
@@ -657,9 +894,12 @@ always @(posedge clk) begin
             if (u_ack_jobs_m_data[1:0] == 2'd3) begin
                 ack_err_reg[3] <= 1'd1;
             end
+        end else if (u_ack_jobs_m_data[62]) begin
+            read_req_valid_reg <= 1'd1;
+            read_req_data_reg <= {u_ack_jobs_m_data[49:26], u_ack_jobs_m_data[210:207], u_ack_jobs_m_data[206:191], u_ack_jobs_m_data[190:159], u_ack_jobs_m_data[158:127], u_ack_jobs_m_data[126:63], u_ack_jobs_m_data[25:2], u_ack_jobs_m_data[1:0]};
         end else if (u_ack_jobs_m_data[59]) begin
             ack_cmd_valid_reg <= 1'd1;
-            ack_cmd_data_reg <= {cfg[94:89], cfg[88:81], part_19[406:391], part_20[158:127], cfg[80:49], part_21[126:79], cfg[48:1], u_ack_jobs_m_data[49:26], u_ack_jobs_m_data[57:50], 1'd1, 32'd0, 32'd0, 64'd0, 1'b0, 13'd0, 1'b0, u_ack_jobs_m_data[25:2], part_22[26:3], 8'd17};
+            ack_cmd_data_reg <= {cfg[94:89], cfg[88:81], part_41[406:391], part_42[158:127], cfg[80:49], part_43[126:79], cfg[48:1], u_ack_jobs_m_data[49:26], u_ack_jobs_m_data[57:50], 1'd1, 32'd0, 32'd0, 64'd0, 1'b0, 13'd0, 1'b0, u_ack_jobs_m_data[25:2], part_44[26:3], 8'd17};
             if (u_ack_jobs_m_data[60]) begin
                 qp_error_valid_reg <= 1'd1;
                 qp_error_qp_reg <= u_ack_jobs_m_data[1:0];
@@ -695,18 +935,51 @@ always @(posedge clk) begin
         xlate_req_valid_reg <= 1'b0;
         dma_cmd_valid_reg <= 1'b0;
         ack_in_valid_reg <= 1'b0;
+        rresp_hdr_valid_reg <= 1'b0;
         nak_sent_reg <= 4'b0000;
         hdr_err_reg <= 4'b0000;
         in_msg_reg <= 4'b0000;
         ack_cmd_valid_reg <= 1'b0;
         qp_error_valid_reg <= 1'b0;
+        read_req_valid_reg <= 1'b0;
         qp_error_qp_reg <= 2'b00;
         ack_err_reg <= 4'b0000;
     end
 end
 
-// gen/nic/responder.ts:81:18
-sync_fifo_width62 u_ack_jobs (
+// gen/nic/responder.ts:402:7
+always @(posedge clk) begin
+    if ((rd_queued && (qp_idx == 2'b00)) && !(((read_req_valid_reg && m_read_req_ready) && (read_req_data_reg[1:0] == 2'b00)) || (rd_void && (u_ack_jobs_m_data[1:0] == 2'b00)))) begin
+        pend_rd_reg[4:0] <= pend_rd_reg[4:0] + 5'd1;
+    end
+    if ((((read_req_valid_reg && m_read_req_ready) && (read_req_data_reg[1:0] == 2'b00)) || (rd_void && (u_ack_jobs_m_data[1:0] == 2'b00))) && !(rd_queued && (qp_idx == 2'b00))) begin
+        pend_rd_reg[4:0] <= pend_rd_reg[4:0] - 5'd1;
+    end
+    if ((rd_queued && (qp_idx == 2'd1)) && !(((read_req_valid_reg && m_read_req_ready) && (read_req_data_reg[1:0] == 2'd1)) || (rd_void && (u_ack_jobs_m_data[1:0] == 2'd1)))) begin
+        pend_rd_reg[9:5] <= pend_rd_reg[9:5] + 5'd1;
+    end
+    if ((((read_req_valid_reg && m_read_req_ready) && (read_req_data_reg[1:0] == 2'd1)) || (rd_void && (u_ack_jobs_m_data[1:0] == 2'd1))) && !(rd_queued && (qp_idx == 2'd1))) begin
+        pend_rd_reg[9:5] <= pend_rd_reg[9:5] - 5'd1;
+    end
+    if ((rd_queued && (qp_idx == 2'd2)) && !(((read_req_valid_reg && m_read_req_ready) && (read_req_data_reg[1:0] == 2'd2)) || (rd_void && (u_ack_jobs_m_data[1:0] == 2'd2)))) begin
+        pend_rd_reg[14:10] <= pend_rd_reg[14:10] + 5'd1;
+    end
+    if ((((read_req_valid_reg && m_read_req_ready) && (read_req_data_reg[1:0] == 2'd2)) || (rd_void && (u_ack_jobs_m_data[1:0] == 2'd2))) && !(rd_queued && (qp_idx == 2'd2))) begin
+        pend_rd_reg[14:10] <= pend_rd_reg[14:10] - 5'd1;
+    end
+    if ((rd_queued && (qp_idx == 2'd3)) && !(((read_req_valid_reg && m_read_req_ready) && (read_req_data_reg[1:0] == 2'd3)) || (rd_void && (u_ack_jobs_m_data[1:0] == 2'd3)))) begin
+        pend_rd_reg[19:15] <= pend_rd_reg[19:15] + 5'd1;
+    end
+    if ((((read_req_valid_reg && m_read_req_ready) && (read_req_data_reg[1:0] == 2'd3)) || (rd_void && (u_ack_jobs_m_data[1:0] == 2'd3))) && !(rd_queued && (qp_idx == 2'd3))) begin
+        pend_rd_reg[19:15] <= pend_rd_reg[19:15] - 5'd1;
+    end
+    if (rst) begin
+        pend_rd_reg <= 20'd0;
+    end
+end
+
+// gen/nic/responder.ts:101:18
+sync_fifo_width211 u_ack_jobs (
     .clk(clk),
     .rst(rst),
     .s_data(u_ack_jobs_s_data),
@@ -720,8 +993,8 @@ sync_fifo_width62 u_ack_jobs (
     .empty(u_ack_jobs_empty)
 );
 
-// gen/nic/responder.ts:83:21
-sync_fifo_width1 u_pay_jobs (
+// gen/nic/responder.ts:104:21
+sync_fifo_width2 u_pay_jobs (
     .clk(clk),
     .rst(rst),
     .s_data(u_pay_jobs_s_data),
@@ -735,7 +1008,7 @@ sync_fifo_width1 u_pay_jobs (
     .empty(u_pay_jobs_empty)
 );
 
-// gen/nic/responder.ts:257:18
+// gen/nic/responder.ts:318:18
 skid_buffer_width73 u_pay_skid (
     .clk(clk),
     .rst(rst),
@@ -745,6 +1018,18 @@ skid_buffer_width73 u_pay_skid (
     .m_data(u_pay_skid_m_data),
     .m_valid(u_pay_skid_m_valid),
     .m_ready(u_pay_skid_m_ready)
+);
+
+// gen/nic/responder.ts:319:20
+skid_buffer_width73 u_rresp_skid (
+    .clk(clk),
+    .rst(rst),
+    .s_data(u_rresp_skid_s_data),
+    .s_valid(u_rresp_skid_s_valid),
+    .s_ready(u_rresp_skid_s_ready),
+    .m_data(u_rresp_skid_m_data),
+    .m_valid(u_rresp_skid_m_valid),
+    .m_ready(u_rresp_skid_m_ready)
 );
 
 endmodule

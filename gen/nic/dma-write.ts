@@ -3,9 +3,15 @@
 // len = 0). The engine
 //   1. validates [va, va+len) with one translation (zero-length commands need none);
 //   2. on error, drops the command's payload, writes nothing and reports the status;
-//   3. else cuts the range at 4 KiB pages (one translation per page), each page chunk into
-//      AXI INCR write bursts (dma-burst.ts), shifts the payload onto the bus lanes with
-//      strobes for the unaligned head and tail, and reports OK once every B came back.
+//   3. else cuts the range at 4 KiB pages, each page chunk into AXI INCR write bursts
+//      (dma-burst.ts), shifts the payload onto the bus lanes with strobes for the unaligned
+//      head and tail, and reports OK once every B came back.
+// The validating translation also answers the physical address of va's page, so the first
+// page chunk takes its address from it; only the following pages are translated on their
+// own. A command inside one page (every WRITE packet up to MTU 4096 that does not cross a
+// page) therefore costs one translation, not two: half the load on the shared TLB, and a
+// command takes 5 cycles of the FSM instead of 6-7 (what bounds short commands at wide
+// buses: 6.05 cycles per 256-byte command at 512 bits, was 7.1).
 //
 //   command FSM : cmd -> validation -> payload job (keep/drop) + page-chunk requests
 //   burst gen   : translated chunk -> AW bursts; per burst a W job (beats) and a B entry
@@ -49,8 +55,10 @@ export const nicDmaWrite = defineModule('nic_dma_write', dmaWriteDefaults, (m, p
   const axi = axi4({ idWidth: p.idWidth, addrWidth: ADDR_WIDTH, dataWidth: p.dataWidth }).source(m, 'm_axi');
   const inKeep = payload.tkeep!, inLast = payload.tlast!;
 
-  /** Work for the chunk side: a page chunk (waits for its translation) or a ready result. */
-  const Chunk = Struct('dma_write_chunk', { result: Bool, status: UInt(3), len: UInt(13), last: Bool });
+  /** Work for the chunk side: a page chunk or a ready result. A page chunk either carries its
+   *  physical address (`known`: the command's first page, from the validation) or waits for
+   *  its own page translation. */
+  const Chunk = Struct('dma_write_chunk', { result: Bool, status: UInt(3), len: UInt(13), last: Bool, known: Bool, pa: UInt(ADDR_WIDTH) });
   /** Work for the packer: one per command with payload. Beat indexes count bus words. */
   const Job = Struct('dma_write_job', { drop: Bool, off: UInt(lb), inLast: UInt(beatBits), outLast: UInt(beatBits), endLane: UInt(lb) });
   /** One per burst or result, in command order: does it wait for a B, is it the command's last. */
@@ -63,7 +71,9 @@ export const nicDmaWrite = defineModule('nic_dma_write', dmaWriteDefaults, (m, p
 
   // ---- command FSM -------------------------------------------------------------------
   const fsm = m.fsm('state', ['IDLE', 'WAIT_VALID', 'CHUNK'] as const);
-  const cmdReg = m.reg('cmd_reg', DmaWriteCmd, { reset: null });
+  /** What the page translations of the current command repeat; its range walk is in cur_*. */
+  const XlateCtx = Struct('dma_write_xlate_ctx', { key: UInt(32), pd: UInt(16), access: UInt(3) });
+  const cmdReg = m.reg('cmd_xlate_reg', XlateCtx, { reset: null });
   const curVa = m.reg('cur_va_reg', UInt(ADDR_WIDTH));
   const curRem = m.reg('cur_rem_reg', UInt(32));
   const reqValid = m.reg('xlate_req_valid_reg', Bool);
@@ -85,7 +95,8 @@ export const nicDmaWrite = defineModule('nic_dma_write', dmaWriteDefaults, (m, p
   const validResp = m.let('valid_resp', fsm.is('WAIT_VALID').land(pageResp.lnot()).land(xresp.valid).land(queuesFree));
   const rs = xresp.data.field('status');
 
-  const va = cmdReg.field('va'), len = cmdReg.field('len');
+  // In WAIT_VALID, cur_va/cur_rem still hold the whole command (set at accept).
+  const va = curVa, len = curRem;
   const off = va.bits(lb - 1, 0);
   const endSum = m.let('end_sum', va.bits(lb - 1, 0).zext(33).addw(len.zext(33)).asUnsigned());
   const job = pack(Job, {
@@ -101,18 +112,28 @@ export const nicDmaWrite = defineModule('nic_dma_write', dmaWriteDefaults, (m, p
   const issuePage = m.let('page_issue', fsm.is('CHUNK').land(reqFree).land(chunks.s.ready));
 
   chunks.s.valid.set(0);
-  chunks.s.data.set(pack(Chunk, { result: 0, status: 0, len: chunkLen, last: chunkFits }));
+  chunks.s.data.set(pack(Chunk, { result: 0, status: 0, len: chunkLen, last: chunkFits, known: 0, pa: 0 }));
   jobs.s.valid.set(0);
   jobs.s.data.set(job);
+
+  /** A page chunk was queued: step past it; the command is done when it was the last. */
+  const advance = (): void => {
+    curVa.set(curVa.addw(chunkLen.zext(ADDR_WIDTH)));
+    curRem.set(curRem.subw(chunkLen.zext(32)));
+    m.if(chunkFits, () => fsm.goto('IDLE')).else(() => fsm.goto('CHUNK'));
+  };
 
   fsm.states({
     IDLE: () => m.if(accept, () => {
       m.if(c.field('len').eq(0), () => {
         // Nothing to move or check: an OK result queued behind earlier commands.
         chunks.s.valid.set(1);
-        chunks.s.data.set(pack(Chunk, { result: 1, status: 0, len: 0, last: 1 }));
+        chunks.s.data.set(pack(Chunk, { result: 1, status: 0, len: 0, last: 1, known: 0, pa: 0 }));
       }).else(() => {
-        cmdReg.set(c);
+        cmdReg.set(pack(XlateCtx, { key: c.field('key'), pd: c.field('pd'), access: c.field('access') }));
+        // The chunk walk starts at va, so WAIT_VALID can cut the first chunk.
+        curVa.set(c.field('va'));
+        curRem.set(c.field('len'));
         reqValid.set(1);
         reqData.set(pack(XlateReq, { key: c.field('key'), va: c.field('va'), len: c.field('len'), pd: c.field('pd'), access: c.field('access') }));
         fsm.goto('WAIT_VALID');
@@ -120,23 +141,21 @@ export const nicDmaWrite = defineModule('nic_dma_write', dmaWriteDefaults, (m, p
     }),
     WAIT_VALID: () => m.if(validResp, () => {
       jobs.s.valid.set(1);
+      chunks.s.valid.set(1);
       m.if(rs.ne(0), () => {
-        chunks.s.valid.set(1);
-        chunks.s.data.set(pack(Chunk, { result: 1, status: rs, len: 0, last: 1 }));
+        chunks.s.data.set(pack(Chunk, { result: 1, status: rs, len: 0, last: 1, known: 0, pa: 0 }));
         fsm.goto('IDLE');
       }).else(() => {
-        curVa.set(va);
-        curRem.set(len);
-        fsm.goto('CHUNK');
+        // The first page chunk, at the address the validation translated.
+        chunks.s.data.set(pack(Chunk, { result: 0, status: 0, len: chunkLen, last: chunkFits, known: 1, pa: xresp.data.field('pa') }));
+        advance();
       });
     }),
     CHUNK: () => m.if(issuePage, () => {
       chunks.s.valid.set(1);
       reqValid.set(1);
       reqData.set(pack(XlateReq, { key: cmdReg.field('key'), va: curVa, len: chunkLen.zext(32), pd: cmdReg.field('pd'), access: cmdReg.field('access') }));
-      curVa.set(curVa.addw(chunkLen.zext(ADDR_WIDTH)));
-      curRem.set(curRem.subw(chunkLen.zext(32)));
-      m.if(chunkFits, () => fsm.goto('IDLE'));
+      advance();
     }),
   });
 
@@ -151,16 +170,19 @@ export const nicDmaWrite = defineModule('nic_dma_write', dmaWriteDefaults, (m, p
   const awLen = m.reg('aw_len_reg', UInt(8));
 
   const resultPop = m.let('result_pop', busy.lnot().land(chunks.m.valid).land(head.field('result')).land(pends.s.ready));
-  const chunkLoad = m.let('chunk_load', busy.lnot().land(chunks.m.valid).land(head.field('result').lnot()).land(xresp.valid));
-  m.assert(chunkLoad.lnot().lor(pageResp), 'a page chunk without a pending page translation');
-  m.assert(chunkLoad.lnot().lor(rs.eq(0)), 'a page of a validated range failed to translate');
+  const known = head.field('known');
+  const chunkLoad = m.let('chunk_load', busy.lnot().land(chunks.m.valid).land(head.field('result').lnot()).land(known.lor(xresp.valid)));
+  // A chunk that takes the next translation answer (which must be its page's).
+  const pageLoad = m.let('page_load', chunkLoad.land(known.lnot()));
+  m.assert(pageLoad.lnot().lor(pageResp), 'a page chunk without a pending page translation');
+  m.assert(pageLoad.lnot().lor(rs.eq(0)), 'a page of a validated range failed to translate');
   chunks.m.ready.set(resultPop.lor(chunkLoad));
-  xresp.ready.set(mux(pageResp, chunkLoad, validResp));
-  pagePending.set(pagePending.addw(issuePage.zext(4)).subw(chunkLoad.zext(4)));
+  xresp.ready.set(mux(pageResp, pageLoad, validResp));
+  pagePending.set(pagePending.addw(issuePage.zext(4)).subw(pageLoad.zext(4)));
 
   m.if(chunkLoad, () => {
     busy.set(1);
-    pa.set(xresp.data.field('pa'));
+    pa.set(mux(known, head.field('pa'), xresp.data.field('pa')));
     rem.set(head.field('len'));
     chunkLast.set(head.field('last'));
   });

@@ -7,24 +7,38 @@
 //
 // Wiring decisions (why, where it is not obvious):
 // - Host memory: one AXI4 master. Reads are shared by WQE fetch (client 0), TLB page-table
-//   walks (1) and DMA read (2) through nic_axi_rd_mux; writes by DMA write (0) and CQE writes
-//   (1) through nic_axi_wr_mux. Every client uses idWidth 4; the read mux prepends 2 client
-//   bits (m_axi_arid is 6 bits), the write mux 1 bit, so AWID is zero-extended to 6 bits and
-//   BID's top bit is unused (the slave echoes the AWID, which has it 0).
-// - Translations: nic_tlb with three clients: DMA read (0), DMA write (1), responder (2, the
-//   rkey check before any byte of a WRITE is accepted).
-// - TX: requester packet commands and responder ACK/NAK commands meet in nic_tx_cmd_mux; only
-//   requester commands carry payload, which DMA read streams straight into the packetizer.
+//   walks (1), DMA read (2, the requester's payload) and the READ responder's DMA read (3)
+//   through nic_axi_rd_mux; writes by DMA write (0, WRITE payload received), CQE writes (1) and
+//   the READ-response DMA write (2, READ data into the requester's SGEs) through
+//   nic_axi_wr_mux. Every client uses idWidth 4; both muxes prepend 2 client bits, so AWID and
+//   ARID are both NIC_AXI_ID_W = 6 bits.
+// - Translations: nic_tlb with five clients: DMA read (0), DMA write (1), responder (2, the
+//   rkey check before any byte of a WRITE is accepted), READ responder's DMA read (3, rkey with
+//   REMOTE_READ), READ-response DMA write (4, lkey with LOCAL_WRITE).
+// - TX: requester packet commands, READ RESPONSE commands (nic_read_responder) and responder
+//   ACK/NAK commands meet in nic_tx_cmd_mux. Requester commands carry payload from DMA read,
+//   READ responses from the second DMA read; the mux switches payload per command (one
+//   source owns the payload stream up to its tlast) into the packetizer.
+// - READ: nic_responder hands accepted READ REQUESTs to nic_read_responder (slots per QP come
+//   back as rd_room) and the READ RESPONSEs it receives to nic_read_resp_rx, which also gets a
+//   copy of every ACK/NAK (fan-out; both receivers are always ready) and the contexts req_tx
+//   issues; its read_done completes the READ in the ACK tracker, whose read_busy is req_tx's
+//   fence. docs/nic-read.md.
+// - Shared resources and stalled engines (top-axi-buffers.ts): each DMA read engine gets an
+//   R FIFO with AR credits, the READ-response DMA write a store-and-forward W FIFO, and every
+//   TLB client a credit-gated answer FIFO, so that no engine that waits downstream (for the
+//   TX mux, for RX payload) can hold the shared R channel, W channel or TLB pipeline that the
+//   engine it waits for needs (the R and TLB cases deadlocked the end-to-end READ/WRITE mix).
 // - Doorbells: nic_wqe_fetch watches SQ_PI in qp_ctx, so nic_regs' doorbell pulse is unused.
-// - QP errors come from req_tx, ack_tracker, responder and completion; nic_regs takes one per
-//   cycle, so they pass a per-QP pending-bit merger (top-wiring.ts), none lost.
+// - QP errors come from req_tx, ack_tracker, responder, completion and the READ responder;
+//   nic_regs takes one per cycle, so they pass a per-QP pending-bit merger (top-wiring.ts), none lost.
 // - Counters: nic_tlb's free-running hit/miss counters become +1 pulses (they move by at
 //   most one per cycle, asserted); RX drops of ICRC check (BAD_ICRC -> RX_DROP_ICRC, any other
 //   reason -> RX_DROP_OTHER), RX parser and responder are merged into RX_DROP_OTHER through a
 //   small backlog counter, so simultaneous drops all count. TX_FRAMES counts tlast beats on
 //   m_axis_tx; RX_FRAMES counts headers the RX parser accepted.
 
-import { Bool, UInt, cat, defineModule, mux, pack, type ModuleBuilder, type IORecord, type ModuleDef, type Params } from '../hdl/index.ts';
+import { Bool, UInt, cat, defineModule, mux, pack, type ModuleBuilder, type IORecord, type ModuleDef, type Params, type Value } from '../hdl/index.ts';
 import { axi4, axiLite, axiStream } from '../lib/interfaces.ts';
 import { nicAxiRdMux, nicAxiWrMux } from './axi-mux.ts';
 import { nicCompletion } from './completion.ts';
@@ -36,14 +50,17 @@ import { icrcInsert } from './icrc-insert.ts';
 import { packetizer } from './packetizer.ts';
 import { nicRegs } from './regs.ts';
 import { rxParser } from './rx-parser.ts';
+import { nicReadRespRx } from './read-resp-rx.ts';
+import { nicReadResponder } from './read-responder.ts';
 import { nicTlb } from './tlb.ts';
+import { creditedReadClient, creditedXlateClient, storeForwardWriteClient } from './top-axi-buffers.ts';
 import { field, link, mergePulses, mergeQpErrors, counterPulse, port, portsOf, sink, tieOff, type PortMap } from './top-wiring.ts';
 import { txCmdMux } from './tx-cmd-mux.ts';
 import { RX_DROP, ADDR_WIDTH, frameStream, qpIndexWidth, type NicParams } from './types.ts';
 import { nicWqeFetch } from './wqe-fetch.ts';
 import { wqeStruct } from './wqe.ts';
 import { WQE_BYTES } from './regmap.ts';
-import { syncFifoRam } from '../lib/fifo.ts';
+import { syncFifo, syncFifoRam } from '../lib/fifo.ts';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type AnyDef = ModuleDef<any, IORecord>;
@@ -57,11 +74,19 @@ export interface NicStages {
 
 /** Client AXI id width everywhere inside the NIC. */
 const ID_W = 4;
-/** The top's AXI id width: client id + 2 read-mux client bits (the write mux needs 1). */
+/** The top's AXI id width: client id + 2 client bits (4 read clients, 3 write clients). */
 export const NIC_AXI_ID_W = ID_W + 2;
 
 const READ_HALF = ['arid', 'araddr', 'arlen', 'arsize', 'arburst', 'arlock', 'arcache', 'arprot', 'arvalid', 'arready', 'rid', 'rdata', 'rresp', 'rlast', 'rvalid', 'rready'];
 const WRITE_HALF = ['awid', 'awaddr', 'awlen', 'awsize', 'awburst', 'awlock', 'awcache', 'awprot', 'awvalid', 'awready', 'wdata', 'wstrb', 'wlast', 'wvalid', 'wready', 'bid', 'bresp', 'bvalid', 'bready'];
+
+/** READs nic_read_responder holds per NIC (depth / numQp per QP, advertised to the peer) and
+ *  READ contexts nic_read_resp_rx holds (its per-QP FIFOs; req_tx waits when one is full). */
+const READ_DEPTH = 8;
+
+/** R buffer of each DMA read engine and W buffer of the READ-response DMA write
+ *  (top-axi-buffers.ts: why), in bytes: a few 2 KiB bursts. */
+const AXI_CLIENT_BUFFER_BYTES = 8192;
 
 /** WQEs the queue between WQE fetch and req_tx holds (credits for fetch bursts). */
 const WQE_QUEUE_DEPTH = 8;
@@ -103,6 +128,36 @@ function wqeQueue(m: ModuleBuilder, W: number, numQp: number, fetch: PortMap, re
   credits.set(credits.addw(popped.zext(cw)).subw(mux(taken, arWqes, 0)));
 }
 
+/**
+ * Every ACK/NAK the responder receives goes to the ACK tracker (WRITE/READ completions) and to
+ * nic_read_resp_rx (NAKs 0x61-0x63 that end a READ). Both are always ready (asserted), so one
+ * copy of valid/data is enough; the responder's ready is still the AND of both.
+ */
+function ackFanOut(m: ModuleBuilder, rsp: PortMap, to: readonly PortMap[]): void {
+  for (const t of to) {
+    sink(t, 's_ack_valid').set(port(rsp, 'm_ack_in_valid'));
+    sink(t, 's_ack_data').set(port(rsp, 'm_ack_in_data'));
+  }
+  const ready = m.let('ack_in_ready', to.map(t => port(t, 's_ack_ready') as Value).reduce((a, b) => a.land(b)));
+  sink(rsp, 'm_ack_in_ready').set(ready);
+  m.assert(port(rsp, 'm_ack_in_valid').lnot().lor(ready), 'ACK fan-out: a receiver of m_ack_in was not ready (both must always be)');
+}
+
+/** A byte stream `<from>_t*` -> FIFO (sync_fifo of width W + W/8 + 1: tlast, tkeep, tdata)
+ *  -> `<to>_t*`, ready/valid only. */
+function byteFifo(m: ModuleBuilder, fifo: PortMap, W: number, src: PortMap, from: string, dst: PortMap, to: string): void {
+  sink(fifo, 's_data').set(cat(port(src, `${from}_tlast`), port(src, `${from}_tkeep`), port(src, `${from}_tdata`)));
+  sink(fifo, 's_valid').set(port(src, `${from}_tvalid`));
+  sink(src, `${from}_tready`).set(port(fifo, 's_ready'));
+  const d = port(fifo, 'm_data');
+  sink(dst, `${to}_tdata`).set(d.bits(W - 1, 0));
+  sink(dst, `${to}_tkeep`).set(d.bits(W + W / 8 - 1, W));
+  sink(dst, `${to}_tlast`).set(d.bit(W + W / 8));
+  sink(dst, `${to}_tvalid`).set(port(fifo, 'm_valid'));
+  sink(fifo, 'm_ready').set(port(dst, `${to}_tready`));
+  for (const x of ['count', 'full', 'empty']) m.unused(port(fifo, x), 'ready/valid only');
+}
+
 /** Only the parameters `def` has (so a stage's Verilog name carries no foreign ones). */
 function paramsFor(def: AnyDef, p: Params): Params {
   return Object.fromEntries(Object.entries(p).filter(([k]) => k in (def.defaults as object)));
@@ -127,23 +182,30 @@ export function makeNicTop(stages: NicStages) {
     const reqTx = inst('u_req_tx', stages.reqTx, all);
     const ack = inst('u_ack_tracker', stages.ackTracker, all);
     const cpl = inst('u_completion', nicCompletion, all);
-    const tlb = inst('u_tlb', nicTlb, { ...all, numClients: 3 });
+    const tlb = inst('u_tlb', nicTlb, { ...all, numClients: 5 });
     const dmaRd = inst('u_dma_read', nicDmaRead, all);
     const dmaWr = inst('u_dma_write', nicDmaWrite, all);
-    const rdMux = inst('u_axi_rd_mux', nicAxiRdMux, { n: 3, dataWidth: W, idWidth: ID_W });
-    const wrMux = inst('u_axi_wr_mux', nicAxiWrMux, { n: 2, dataWidth: W, idWidth: ID_W });
-    const cmdMux = inst('u_tx_cmd_mux', txCmdMux, {});
+    const rdRsp = inst('u_read_responder', nicReadResponder, { ...all, depth: READ_DEPTH });
+    const dmaRdRsp = inst('u_dma_read_rsp', nicDmaRead, all);
+    const rrx = inst('u_read_resp_rx', nicReadRespRx, { ...all, depth: READ_DEPTH });
+    const dmaWrRresp = inst('u_dma_write_rresp', nicDmaWrite, all);
+    const rdMux = inst('u_axi_rd_mux', nicAxiRdMux, { n: 4, dataWidth: W, idWidth: ID_W });
+    const wrMux = inst('u_axi_wr_mux', nicAxiWrMux, { n: 3, dataWidth: W, idWidth: ID_W });
+    const cmdMux = inst('u_tx_cmd_mux', txCmdMux, { dataWidth: W });
     const pkt = inst('u_packetizer', packetizer, { dataWidth: W });
     const ins = inst('u_icrc_insert', icrcInsert, { dataWidth: W });
-    const chk = inst('u_icrc_check', icrcCheck, { dataWidth: W });
+    // 32 KiB / 64 frames of RX buffer (not 16 KiB / 16): with WRITEs both ways, TLB misses
+    // wait behind this NIC's own TX payload reads for hundreds of cycles while the link
+    // cannot be stalled; the smaller buffer overflowed (docs/nic-top.md).
+    const chk = inst('u_icrc_check', icrcCheck, { dataWidth: W, bufferBytes: 32768, maxFrames: 64 });
     const prs = inst('u_rx_parser', rxParser, { dataWidth: W });
     const rsp = inst('u_responder', stages.responder, all);
 
     // ---- control plane -------------------------------------------------------------------
     link(regs, 's_axil', top, 's_axil');
     const qpCtx = port(regs, 'qp_ctx'), cfg = port(regs, 'cfg');
-    for (const s of [fetch, reqTx, ack, cpl, rsp]) sink(s, 'qp_ctx').set(qpCtx);
-    for (const s of [reqTx, rsp]) sink(s, 'cfg').set(cfg);
+    for (const s of [fetch, reqTx, ack, cpl, rsp, rdRsp, rrx]) sink(s, 'qp_ctx').set(qpCtx);
+    for (const s of [reqTx, rsp, rdRsp]) sink(s, 'cfg').set(cfg);
     sink(cpl, 'irq_mod').set(field(cfg, 'irqMod'));
     sink(fetch, 'weight').set(0); // 0 counts as 1: plain round robin among QPs
     m.unused(port(regs, 'doorbell_valid'), 'nic_wqe_fetch watches SQ_PI in qp_ctx itself');
@@ -157,7 +219,7 @@ export function makeNicTop(stages: NicStages) {
     sink(regs, 'hw_msn').set(port(rsp, 'msn_upd'));
     sink(regs, 'irq_event').set(port(cpl, 'irq_event'));
     irq.set(port(regs, 'irq'));
-    const errs = [reqTx, ack, rsp, cpl].map(s => { const e = port(s, 'qp_error'); return { valid: field(e, 'valid'), qp: field(e, 'qp') }; });
+    const errs = [reqTx, ack, rsp, cpl, rdRsp].map(s => { const e = port(s, 'qp_error'); return { valid: field(e, 'valid'), qp: field(e, 'qp') }; });
     const err = mergeQpErrors(m, p.numQp, qw, errs);
     sink(regs, 'hw_error').set(pack(qpErrorEvent(p.numQp), { valid: err.valid, qp: err.qp }));
 
@@ -166,14 +228,17 @@ export function makeNicTop(stages: NicStages) {
     link(dmaRd, 's_cmd', reqTx, 'm_dma_cmd');
     link(reqTx, 's_dma_status', dmaRd, 'm_status');
     link(ack, 's_req', reqTx, 'm_req');
-    link(ack, 's_ack', rsp, 'm_ack_in');
+    ackFanOut(m, rsp, [ack, rrx]);
     link(cpl, 's_req', ack, 'm_cqe');
 
     // ---- TX: command mux -> packetizer (payload from DMA read) -> ICRC -> m_axis_tx --------
     link(cmdMux, 's_req_cmd', reqTx, 'm_pkt_cmd');
     link(cmdMux, 's_ack_cmd', rsp, 'm_ack_cmd');
     link(pkt, 's_cmd', cmdMux, 'm_cmd');
-    link(pkt, 's_payload', dmaRd, 'm_axis');
+    link(cmdMux, 's_req_payload', dmaRd, 'm_axis');
+    link(cmdMux, 's_rd_cmd', rdRsp, 'm_pkt_cmd');
+    link(cmdMux, 's_rd_payload', dmaRdRsp, 'm_axis');
+    link(pkt, 's_payload', cmdMux, 'm_payload');
     m.assert(port(pkt, 'err_payload').lnot(), 'packetizer: payload length differs from the command (req_tx / dma_read disagree)');
     link(ins, 's_axis', pkt, 'm_axis');
     link(top, 'm_axis_tx', ins, 'm_axis', { skip: ['tuser'] });
@@ -183,47 +248,56 @@ export function makeNicTop(stages: NicStages) {
     link(chk, 's_axis_rx', top, 's_axis_rx');
     link(prs, 's_axis', chk, 'm_axis');
     link(rsp, 's_hdr', prs, 'm_hdr');
-    link(rsp, 's_payload', prs, 'm_payload');
+    // Payload skid of a few beats: the responder takes each packet's payload only after its
+    // header was decided (2-3 cycles), and without room here the parser, and with it the
+    // ICRC check's read-out, lost a cycle per frame: 41 cycles per 40-beat frame at MTU 256
+    // and line rate, so the RX frame buffer filled up and dropped frames.
+    byteFifo(m, inst('u_rx_pay_skid', syncFifo, { width: W + W / 8 + 1, depth: 4 }), W, prs, 'm_payload', rsp, 's_payload');
     link(dmaWr, 's_cmd', rsp, 'm_dma_cmd');
     // Payload FIFO (one 4 KiB-MTU packet): lets the parser and responder take the next
-    // header and issue its DmaWriteCmd (two translations) while this packet's payload still
+    // header and issue its DmaWriteCmd (its translation) while this packet's payload still
     // drains into DMA write; without it that per-packet latency stalls the RX stream.
-    {
-      const pq = inst('u_rx_pay_fifo', syncFifoRam, { width: W + W / 8 + 1, depth: 512 });
-      sink(pq, 's_data').set(cat(port(rsp, 'm_payload_tlast'), port(rsp, 'm_payload_tkeep'), port(rsp, 'm_payload_tdata')));
-      sink(pq, 's_valid').set(port(rsp, 'm_payload_tvalid'));
-      sink(rsp, 'm_payload_tready').set(port(pq, 's_ready'));
-      const d = port(pq, 'm_data');
-      sink(dmaWr, 's_axis_tdata').set(d.bits(W - 1, 0));
-      sink(dmaWr, 's_axis_tkeep').set(d.bits(W + W / 8 - 1, W));
-      sink(dmaWr, 's_axis_tlast').set(d.bit(W + W / 8));
-      sink(dmaWr, 's_axis_tvalid').set(port(pq, 'm_valid'));
-      sink(pq, 'm_ready').set(port(dmaWr, 's_axis_tready'));
-      for (const x of ['count', 'full', 'empty']) m.unused(port(pq, x), 'ready/valid only');
-    }
+    byteFifo(m, inst('u_rx_pay_fifo', syncFifoRam, { width: W + W / 8 + 1, depth: 512 }), W, rsp, 'm_payload', dmaWr, 's_axis');
     link(rsp, 's_dma_status', dmaWr, 'm_status');
 
+    // ---- READ, responder side: READ REQUEST -> nic_read_responder -> DMA read #2 ----------
+    // (REMOTE_READ check and payload) -> READ RESPONSE commands + payload into the TX mux.
+    link(rdRsp, 's_req', rsp, 'm_read_req');
+    sink(rsp, 'rd_room').set(port(rdRsp, 'rd_room'));
+    link(dmaRdRsp, 's_cmd', rdRsp, 'm_dma_cmd');
+    link(rdRsp, 's_dma_status', dmaRdRsp, 'm_status');
+
+    // ---- READ, requester side: req_tx's READ contexts + received READ RESPONSEs ->
+    // nic_read_resp_rx -> DMA write #2 (into the local SGEs) -> read_done -> ACK tracker.
+    link(rrx, 's_ctx', reqTx, 'm_read_ctx');
+    link(rrx, 's_hdr', rsp, 'm_rresp_hdr');
+    link(rrx, 's_payload', rsp, 'm_rresp_payload');
+    link(dmaWrRresp, 's_cmd', rrx, 'm_dma_cmd');
+    link(dmaWrRresp, 's_axis', rrx, 'm_payload');
+    link(rrx, 's_dma_status', dmaWrRresp, 'm_status');
+    link(ack, 's_read_done', rrx, 'm_done');
+    sink(reqTx, 'read_busy').set(port(ack, 'read_busy'));
+
     // ---- translations ----------------------------------------------------------------------
-    link(tlb, 's0_xlate_req', dmaRd, 'm_xlate_req');
-    link(dmaRd, 's_xlate_resp', tlb, 'm0_xlate_resp');
-    link(tlb, 's1_xlate_req', dmaWr, 'm_xlate_req');
-    link(dmaWr, 's_xlate_resp', tlb, 'm1_xlate_resp');
-    link(tlb, 's2_xlate_req', rsp, 'm_xlate_req');
-    link(rsp, 's_xlate_resp', tlb, 'm2_xlate_resp');
+    // Every client through a credit-gated answer FIFO (top-axi-buffers.ts: why).
+    const xlateClients: [string, PortMap][] = [['dma_rd', dmaRd], ['dma_wr', dmaWr], ['rsp', rsp], ['dma_rd_rsp', dmaRdRsp], ['dma_wr_rresp', dmaWrRresp]];
+    xlateClients.forEach(([name, engine], i) => creditedXlateClient(m, `${name}_xlate`, engine, tlb, i, inst));
 
     // ---- host memory ----------------------------------------------------------------------
     link(tlb, 'm_axi', rdMux, 's1_axi');
-    link(dmaRd, 'm_axi', rdMux, 's2_axi');
+    const buf = (name: string, engine: PortMap, muxPorts: PortMap, muxPrefix: string) =>
+      ({ name, dataWidth: W, idWidth: ID_W, bytes: AXI_CLIENT_BUFFER_BYTES, engine, enginePrefix: 'm_axi', mux: muxPorts, muxPrefix });
+    creditedReadClient(m, buf('dma_rd_rbuf', dmaRd, rdMux, 's2_axi'), inst);
     tieOff(m, dmaRd, 'm_axi', WRITE_HALF, 'read-only engine: its write half is idle');
     link(dmaWr, 'm_axi', wrMux, 's0_axi');
     tieOff(m, dmaWr, 'm_axi', READ_HALF, 'write-only engine: its read half is idle');
+    creditedReadClient(m, buf('dma_rd_rsp_rbuf', dmaRdRsp, rdMux, 's3_axi'), inst);
+    tieOff(m, dmaRdRsp, 'm_axi', WRITE_HALF, 'read-only engine: its write half is idle');
     link(cpl, 'm_axi', wrMux, 's1_axi');
+    storeForwardWriteClient(m, buf('dma_wr_rresp_wbuf', dmaWrRresp, wrMux, 's2_axi'), inst);
+    tieOff(m, dmaWrRresp, 'm_axi', READ_HALF, 'write-only engine: its read half is idle');
     link(top, 'm_axi', rdMux, 'm_axi');
-    link(top, 'm_axi', wrMux, 'm_axi', { skip: ['awid', 'bid'] });
-    sink(top, 'm_axi_awid').set(port(wrMux, 'm_axi_awid').zext(NIC_AXI_ID_W));
-    const bid = port(top, 'm_axi_bid');
-    sink(wrMux, 'm_axi_bid').set(bid.bits(NIC_AXI_ID_W - 2, 0));
-    m.unused(bid, 'bit 5: write IDs are 5 bits wide (zero-extended AWID), the slave echoes a 0');
+    link(top, 'm_axi', wrMux, 'm_axi');
 
     // ---- counters --------------------------------------------------------------------------
     sink(regs, 'inc_tlb_hits').set(counterPulse(m, 'tlb_hits', port(tlb, 'hits')));
@@ -239,5 +313,5 @@ export function makeNicTop(stages: NicStages) {
     sink(regs, 'inc_rx_frames').set(port(prs, 'm_hdr_valid').land(port(rsp, 's_hdr_ready')));
 
     return { clk, rst, s_axil, m_axi, s_axis_rx, m_axis_tx, irq };
-  }, { doc: 'RoCEv2 NIC: registers, WQE fetch, requester TX, TLB, DMA, packetizer, ICRC, RX parser, responder, ACK tracker, completions' });
+  }, { doc: 'RoCEv2 NIC: registers, WQE fetch, requester TX, TLB, DMA, packetizer, ICRC, RX parser, responder, READ responder, READ response receiver, ACK tracker, completions' });
 }

@@ -6,10 +6,14 @@
 //                      the QP's state now (ERROR -> FLUSH_ERROR, not RTS -> LOCAL_QP_ERROR),
 //                        because an earlier WQE of this QP may have moved it to ERROR (a
 //                        QP this stage moved to ERROR counts as ERROR until it is RESET);
-//                      opcode not RDMA WRITE -> BAD_OPCODE (RDMA READ is the next issue: it
-//                        will leave CHECK for its own request state here);
+//                      opcode not RDMA WRITE / RDMA READ -> BAD_OPCODE;
 //                      num_sge > 4 or length != sum of the SGE lengths -> LOCAL_LENGTH_ERROR.
 //                    An error goes to ERR (one ReqEntry with that status, nothing sent).
+//                    Fence: a good WQE with the FENCE flag stays in CHECK while its QP has a
+//                    READ outstanding (read_busy, or a READ this stage handed on in the last
+//                    3 cycles, which the tracker's read_busy may not show yet). The stage
+//                    holds one WQE at a time, so the wait blocks every QP behind it.
+//                    A READ skips DMA/WAIT: its SGEs are where the response lands, not data.
 //   DMA            : one DmaReadCmd per SGE (num_sge 0: one zero-length SGE), lkey and the
 //                    QP's PD, LOCAL_READ, segLog2 = path MTU so the DMA raises tlast at
 //                    every packet boundary; the payload goes from nic_dma_read straight to
@@ -17,19 +21,23 @@
 //   WAIT           : the message's DmaStatus. Not OK: the DMA streams nothing, so nothing
 //                    is sent; ReqEntry LOCAL_PROTECTION_ERROR and qp_error (QP -> ERROR).
 //   PSN            : first/last PSN from the QP's SQ_PSN and the packet count
-//                    n = max(1, ceil(len / MTU)).
+//                    n = max(1, ceil(len / MTU)) (for a READ: the responses it expects).
+//   RCTX           : READ only: push the read_ctx (PSN range, SGEs) to the response
+//                    receiver, before the request can leave, so no response beats it.
 //   START          : once the packet generator is free: push the ReqEntry (SUCCESS) and
 //                    hand the message (with the QP's addressing) to the generator in the
 //                    same cycle, publish
 //                    SQ_PSN = first + n on sq_psn_upd.
 //
 // The packet generator then emits one TxPktCmd per cycle (WRITE ONLY / FIRST / MIDDLE /
-// LAST, RETH on the first, AckReq on the last and on every 64th) while the front FSM
+// LAST, RETH on the first, AckReq on the last and on every 64th; for a READ one READ
+// REQUEST with RETH {va, rkey, length}, no payload, AckReq set) while the front FSM
 // already takes, checks and sends the DMA commands of the next WQE, so messages follow
 // each other without gaps beyond the DMA's validation latency.
 //
 // SQ_PSN is read from qp_ctx: nic_regs applies sq_psn_upd at the edge it is valid, and the
-// next read of SQ_PSN (the next message's PSN state) is at least four cycles later.
+// next read of SQ_PSN (the next message's PSN state) is at least two cycles after the update is
+// valid (IDLE, CHECK; a WRITE also passes DMA and WAIT).
 // The ReqEntry reaches the ACK tracker before the message's first packet command leaves,
 // so an ACK can never arrive for a message the tracker does not know yet.
 // PMTU values outside 8..12 are clamped into that range.
@@ -38,6 +46,7 @@ import { Bool, UInt, Vec, defineModule, lit, mux, pack, type Value } from '../hd
 import { stream } from '../lib/interfaces.ts';
 import { NicCfg, QpCtx, qpErrorEvent, qpUpdate } from './ctx.ts';
 import { reqEntryStruct } from './flow-types.ts';
+import { ReadSge, readCtxStruct } from './read-types.ts';
 import { CQE_STATUS, MAX_SGE, QP_STATE, WQE_FLAG, WQE_OPCODE } from './regmap.ts';
 import { DmaReadCmd, DmaStatus, MAX_MTU_LOG2, TxPktCmd, XLATE_ACCESS, XLATE_STATUS, qpIndexWidth } from './types.ts';
 import { wqeStruct } from './wqe.ts';
@@ -50,6 +59,11 @@ export type ReqTxParams = {
 
 /** RC RDMA WRITE opcodes on the wire (NIC.md). */
 export const WRITE_OPCODE = { FIRST: 0x06, MIDDLE: 0x07, LAST: 0x08, ONLY: 0x0a } as const;
+/** RC RDMA READ REQUEST opcode (NIC.md): RETH, no payload. */
+export const READ_REQUEST_OPCODE = 0x0c;
+/** Cycles after handing on a READ during which the fence treats its QP as busy on its own:
+ *  the ACK tracker's read_busy bit may rise up to a cycle after it took the ReqEntry. */
+const READ_MARK_CYCLES = 3;
 /** Smallest path MTU (log2); PMTU values below it are clamped. */
 export const MIN_MTU_LOG2 = 8;
 /** AckReq at least every this many packets (NIC.md). */
@@ -69,14 +83,18 @@ export const nicReqTx = defineModule('nic_req_tx', { dataWidth: 64, numQp: 4 } a
   const sStatus = stream(DmaStatus).sink(m, 's_dma_status');
   const mPkt = stream(TxPktCmd).source(m, 'm_pkt_cmd');
   const mReq = stream(ReqEntry).source(m, 'm_req');
+  const ReadCtx = readCtxStruct(p.numQp);
+  const mReadCtx = stream(ReadCtx).source(m, 'm_read_ctx');
+  /** Bit q: the ACK tracker holds an uncompleted READ of QP q (for the fence). */
+  const readBusy = m.input('read_busy', UInt(p.numQp));
   const psnUpd = m.output('sq_psn_upd', qpUpdate('SQ_PSN', p.numQp));
   const qpError = m.output('qp_error', qpErrorEvent(p.numQp));
   m.unused(qpCtx, 'only STATE, SQ_PSN, PMTU, PD and the peer addressing fields are read');
   m.unused(cfg, 'CONFIG and IRQ_MOD are for other stages');
 
-  const fsm = m.fsm('state', ['IDLE', 'CHECK', 'DMA', 'WAIT', 'PSN', 'START', 'ERR'] as const);
+  const fsm = m.fsm('state', ['IDLE', 'CHECK', 'DMA', 'WAIT', 'PSN', 'RCTX', 'START', 'ERR'] as const);
   const cur = m.reg('wqe_reg', Wqe, { reset: null });
-  m.unused(cur, 'ringIndex is for the fetch stage; flag bits other than SIGNALED (fence) wait for READ');
+  m.unused(cur, 'ringIndex is for the fetch stage; flag bits other than SIGNALED and FENCE are reserved');
   const ctx = qpCtx.at(cur.field('qp'));
   const entryStatus = m.reg('entry_status_reg', UInt(4));
   const firstPsn = m.reg('first_psn_reg', UInt(24));
@@ -98,12 +116,22 @@ export const nicReqTx = defineModule('nic_req_tx', { dataWidth: 64, numQp: 4 } a
   for (let i = 0; i < p.numQp; i++) m.if(qpCtx.at(i).field('state').eq(QP_STATE.RESET), () => errSeen.setBits(i, i, 0));
   const qpState = m.let('qp_state', mux(errSeen.bit(cur.field('qp')), lit(QP_STATE.ERROR, 3), ctx.field('state')));
   const st = (v: number): Value => lit(v, 4);
+  const isWrite = m.let('is_write', cur.field('opcode').eq(WQE_OPCODE.RDMA_WRITE));
+  const isRead = m.let('is_read', cur.field('opcode').eq(WQE_OPCODE.RDMA_READ));
   const checkStatus = m.let('check_status',
     mux(cur.field('status').ne(CQE_STATUS.SUCCESS), cur.field('status'),
       mux(qpState.eq(QP_STATE.ERROR), st(CQE_STATUS.FLUSH_ERROR),
         mux(qpState.ne(QP_STATE.RTS), st(CQE_STATUS.LOCAL_QP_ERROR),
-          mux(cur.field('opcode').ne(WQE_OPCODE.RDMA_WRITE), st(CQE_STATUS.BAD_OPCODE),
+          mux(isWrite.lor(isRead).lnot(), st(CQE_STATUS.BAD_OPCODE),
             mux(lengthOk.lnot(), st(CQE_STATUS.LOCAL_LENGTH_ERROR), st(CQE_STATUS.SUCCESS)))))));
+  // ---- fence ----------------------------------------------------------------------------------
+  const markCnt = m.reg('read_mark_cnt_reg', UInt(2));
+  const markQp = m.reg('read_mark_qp_reg', UInt(qw));
+  m.if(markCnt.ne(0), () => markCnt.set(markCnt.subw(1)));
+  const recentRead = m.let('recent_read', markCnt.ne(0).land(markQp.eq(cur.field('qp'))));
+  const qpReadBusy = m.let('qp_read_busy', readBusy.bit(cur.field('qp')).lor(recentRead));
+  const fenced = cur.field('flags').bit(Math.log2(WQE_FLAG.FENCE));
+  const fenceWait = m.let('fence_wait', fenced.land(qpReadBusy).land(checkStatus.eq(CQE_STATUS.SUCCESS)));
   const pmtu = ctx.field('pmtu');
   const pmtuClamped = m.let('pmtu_clamped', mux(pmtu.lt(MIN_MTU_LOG2), lit(MIN_MTU_LOG2, 4), mux(pmtu.gt(MAX_MTU_LOG2), lit(MAX_MTU_LOG2, 4), pmtu)));
 
@@ -136,6 +164,7 @@ export const nicReqTx = defineModule('nic_req_tx', { dataWidth: 64, numQp: 4 } a
   const gVa = m.reg('gen_va_reg', UInt(64));
   const gRkey = m.reg('gen_rkey_reg', UInt(32));
   const gLen = m.reg('gen_len_reg', UInt(32));
+  const gRead = m.reg('gen_read_reg', Bool);
   const gDestQpn = m.reg('gen_dest_qpn_reg', UInt(24));
   const gDestMac = m.reg('gen_dest_mac_reg', UInt(48));
   const gDestIp = m.reg('gen_dest_ip_reg', UInt(32));
@@ -149,6 +178,12 @@ export const nicReqTx = defineModule('nic_req_tx', { dataWidth: 64, numQp: 4 } a
   mReq.data.set(pack(ReqEntry, {
     qp: cur.field('qp'), wrId: cur.field('wrId'), opcode: cur.field('opcode'), length: len,
     firstPsn, lastPsn, signaled: cur.field('flags').bit(Math.log2(WQE_FLAG.SIGNALED)), status: entryStatus,
+  }));
+
+  mReadCtx.valid.set(fsm.is('RCTX'));
+  mReadCtx.data.set(pack(ReadCtx, {
+    qp: cur.field('qp'), wrId: cur.field('wrId'), firstPsn, lastPsn, length: len, pd, pmtu: mtuLog2,
+    numSge: numSge.trunc(3), sge: sges.as(Vec(ReadSge, MAX_SGE)),
   }));
 
   const updValid = m.reg('psn_upd_valid_reg', Bool);
@@ -169,7 +204,8 @@ export const nicReqTx = defineModule('nic_req_tx', { dataWidth: 64, numQp: 4 } a
       mtuLog2.set(pmtuClamped);
       pd.set(ctx.field('pd'));
       sgeIdx.set(0);
-      m.if(checkStatus.eq(CQE_STATUS.SUCCESS), () => fsm.goto('DMA')).else(() => fsm.goto('ERR'));
+      m.if(checkStatus.ne(CQE_STATUS.SUCCESS), () => fsm.goto('ERR'))
+        .elif(fenceWait.lnot(), () => m.if(isRead, () => fsm.goto('PSN')).else(() => fsm.goto('DMA')));
     },
     DMA: () => m.if(mDma.ready, () => {
       sgeIdx.set(sgeIdx.addw(1));
@@ -188,12 +224,14 @@ export const nicReqTx = defineModule('nic_req_tx', { dataWidth: 64, numQp: 4 } a
       firstPsn.set(sqPsn);
       lastPsn.set(sqPsn.addw(nPkts.subw(1)));
       gNext.set(sqPsn.addw(nPkts));
-      fsm.goto('START');
+      m.if(isRead, () => fsm.goto('RCTX')).else(() => fsm.goto('START'));
     },
+    RCTX: () => m.if(mReadCtx.ready, () => fsm.goto('START')),
     START: () => m.if(startTake, () => {
       updValid.set(1);
       updQp.set(cur.field('qp'));
       updValue.set(gNext);
+      m.if(isRead, () => { markCnt.set(READ_MARK_CYCLES); markQp.set(cur.field('qp')); });
       fsm.goto('IDLE');
     }),
     ERR: () => m.if(mReq.ready, () => fsm.goto('IDLE')),
@@ -205,13 +243,15 @@ export const nicReqTx = defineModule('nic_req_tx', { dataWidth: 64, numQp: 4 } a
   const pktValid = m.reg('pkt_valid_reg', Bool);
   const pktData = m.reg('pkt_data_reg', TxPktCmd, { reset: null });
   const mtu = m.let('gen_mtu', lit(1, 13).shl(gMtuLog2));
-  const gLast = m.let('gen_last', gRem.le(mtu.zext(32)));
-  const opcode = mux(gFirst, mux(gLast, lit(WRITE_OPCODE.ONLY, 8), lit(WRITE_OPCODE.FIRST, 8)),
+  // A READ is one request packet whatever its length (the responses carry the data).
+  const gLast = m.let('gen_last', gRead.lor(gRem.le(mtu.zext(32))));
+  const writeOpcode = mux(gFirst, mux(gLast, lit(WRITE_OPCODE.ONLY, 8), lit(WRITE_OPCODE.FIRST, 8)),
     mux(gLast, lit(WRITE_OPCODE.LAST, 8), lit(WRITE_OPCODE.MIDDLE, 8)));
+  const opcode = mux(gRead, lit(READ_REQUEST_OPCODE, 8), writeOpcode);
   const ipCfg = cfg.field('ipCfg');
   const cmd = pack(TxPktCmd, {
     opcode, destQpn: gDestQpn, psn: gPsn, ackReq: gLast.lor(gCount.eq(ACKREQ_INTERVAL - 1)),
-    payloadLen: mux(gLast, gRem.trunc(13), mtu),
+    payloadLen: mux(gRead, lit(0, 13), mux(gLast, gRem.trunc(13), mtu)),
     hasReth: gFirst, rethVa: gVa, rethRkey: gRkey, rethLen: gLen,
     hasAeth: 0, aethSyndrome: 0, aethMsn: 0,
     srcMac: cfg.field('mac'), dstMac: gDestMac, srcIp: cfg.field('ipAddr'), dstIp: gDestIp, srcPort: gSport,
@@ -239,6 +279,7 @@ export const nicReqTx = defineModule('nic_req_tx', { dataWidth: 64, numQp: 4 } a
     gVa.set(cur.field('remoteVa'));
     gRkey.set(cur.field('rkey'));
     gLen.set(len);
+    gRead.set(isRead);
     // The previous message may still be cut while this one waits in PSN/START, so the QP's
     // addressing is latched only now.
     gDestQpn.set(ctx.field('destQpn'));
@@ -249,6 +290,7 @@ export const nicReqTx = defineModule('nic_req_tx', { dataWidth: 64, numQp: 4 } a
 
   return {
     clk, rst, qp_ctx: qpCtx, cfg, s_wqe: sWqe, m_dma_cmd: mDma, s_dma_status: sStatus, m_pkt_cmd: mPkt, m_req: mReq,
+    m_read_ctx: mReadCtx, read_busy: readBusy,
     sq_psn_upd: psnUpd, qp_error: qpError,
   };
-}, { doc: 'Requester TX: WQE checks, DMA read commands per SGE, RDMA WRITE packet commands at the path MTU, ReqEntry to the ACK tracker' });
+}, { doc: 'Requester TX: WQE checks, fence, DMA read commands per SGE, RDMA WRITE packet commands at the path MTU, READ REQUEST + read_ctx, ReqEntry to the ACK tracker' });

@@ -1,11 +1,12 @@
-// nic_responder: the RC responder for RDMA WRITE, plus the hand-off of received ACKs.
+// nic_responder: the RC responder for RDMA WRITE and READ REQUEST, plus the hand-off of
+// received ACKs and READ responses to the requester side.
 //
 // Checks run in the order of Linux Soft-RoCE (rxe_resp.c) and NIC.md's error table:
 //   QP       destQpn = LOCAL_QPN_BASE + index, QP in RTR/RTS  else drop (counted, no state change)
 //   PSN      = EXP_PSN: go on; behind: re-ACK (PSN EXP_PSN-1, current MSN), write nothing;
 //            ahead: one NAK 0x60 carrying EXP_PSN, then silence until EXP_PSN arrives
 //   sequence FIRST/ONLY outside a message, MIDDLE/LAST inside one   else NAK 0x61, QP ERROR
-//   opcode   WRITE FIRST/MIDDLE/LAST/ONLY only (SEND, READ, IMM)    else NAK 0x61, QP ERROR
+//   opcode   WRITE FIRST/MIDDLE/LAST/ONLY or READ (not SEND, IMM)   else NAK 0x61, QP ERROR
 //   length   FIRST/MIDDLE = MTU and short of the RETH length; LAST 1..MTU, ONLY 0..MTU, and the
 //            message ends exactly at the RETH length                 else NAK 0x61, QP ERROR
 //   rkey     at FIRST/ONLY one translation of the whole RETH range   else NAK 0x62, QP ERROR
@@ -24,8 +25,18 @@
 // issued in CHECK is visible two cycles later at the next CHECK, so one register stage
 // between nic_regs and this block would still be safe.
 //
-// READ REQUEST will slot in at the `isRead` class: after the PSN and sequence checks, its own
-// length/rkey checks (REMOTE_READ) and a response job instead of a DMA write.
+// READ REQUEST (docs/nic-read.md): PSN as above; sequence (inside a WRITE message), length
+// (payload 0, RETH present) and room (rd_room[q]) failures → NAK 0x61, QP ERROR. Accepted:
+// EXP_PSN += max(1, ceil(len / MTU)), MSN += 1, and an ack job with `read` set carries the
+// ReadReq, so it leaves on m_read_req after the DMA statuses of earlier WRITEs of the queue.
+// A duplicate (PSN behind) queues the ReadReq again (its PSN, current MSN, no EXP_PSN/MSN
+// update) when rd_room[q], else it is dropped (drop pulse). rd_room counts only requests the
+// READ responder has taken, so a READ header waits in CHECK while an earlier READ of its QP is
+// still in the ack-job queue (pendRd); then rd_room is exact. No rkey check here: the READ
+// responder's DMA read validates the range.
+// READ RESPONSE 0x0D-0x10 (requester side): for a QP in RTS the header leaves on m_rresp_hdr
+// and its payload on m_rresp_payload (payload jobs say which way each packet's bytes go, so
+// the two payload outputs never mix); PSNs are the requester's, EXP_PSN/MSN are untouched.
 
 import { Bool, defineModule, lit, mux, pack, Struct, UInt, Vec, cat, type Value } from '../hdl/index.ts';
 import { syncFifo } from '../lib/fifo.ts';
@@ -33,6 +44,7 @@ import { skidBuffer } from '../lib/skid.ts';
 import { stream } from '../lib/interfaces.ts';
 import { NicCfg, QpCtx, qpErrorEvent, qpUpdate } from './ctx.ts';
 import { ackInStruct, AETH, LOCAL_QPN_BASE } from './flow-types.ts';
+import { READ_RESP, readReqStruct } from './read-types.ts';
 import { QP_STATE } from './regmap.ts';
 import { byteStream, DmaStatus, DmaWriteCmd, qpIndexWidth, RxPktHdr, TxPktCmd, XLATE_ACCESS, XlateReq, xlateReq, xlateResp } from './types.ts';
 
@@ -62,6 +74,11 @@ export const responder = defineModule('nic_responder', { dataWidth: 64, numQp: 4
   const msnUpd = m.output('msn_upd', qpUpdate('MSN', p.numQp));
   const qpError = m.output('qp_error', qpErrorEvent(p.numQp));
   const drop = m.output('drop', Bool);
+  const ReadReq = readReqStruct(p.numQp);
+  const readReq = stream(ReadReq).source(m, 'm_read_req');
+  const rdRoom = m.input('rd_room', UInt(p.numQp));
+  const rrHdr = stream(RxPktHdr).source(m, 'm_rresp_hdr');
+  const rrPay = byteStream(p.dataWidth).source(m, 'm_rresp_payload');
   m.unused(cfg, 'only mac, ipAddr and ipCfg are read (ACK addressing); config and irqMod are not');
   m.unused(qpCtx, 'only state, destQpn, expPsn, pmtu, destMac, destIp, pd, udpSport and msn are used');
   m.unused(xresp.data, 'only the status is read: the whole-range check needs no physical address');
@@ -77,10 +94,14 @@ export const responder = defineModule('nic_responder', { dataWidth: 64, numQp: 4
     fatal: Bool,
     /** Last packet of its message (msn already counts it; a failed write must not). */
     last: Bool,
+    /** An accepted (or duplicate) READ REQUEST: send the ReadReq below on m_read_req. */
+    read: Bool,
+    va: UInt(64), rkey: UInt(32), len: UInt(32), pd: UInt(16), pmtu: UInt(4),
   });
   const jobs = m.instance('u_ack_jobs', syncFifo, { width: Job.width, depth: ACK_JOBS });
-  // One bit per packet with payload: 1 = drop its bytes, 0 = forward them to nic_dma_write.
-  const payJobs = m.instance('u_pay_jobs', syncFifo, { width: 1, depth: ACK_JOBS });
+  // Two bits per packet with payload: bit 0 = drop its bytes, bit 1 = forward them to
+  // m_rresp_payload (a READ response); 00 = forward them to nic_dma_write.
+  const payJobs = m.instance('u_pay_jobs', syncFifo, { width: 2, depth: ACK_JOBS });
 
   // ---- per-QP responder state (cleared while software holds the QP in RESET) ------------
   const inMsg = m.reg('in_msg_reg', UInt(p.numQp));
@@ -88,6 +109,8 @@ export const responder = defineModule('nic_responder', { dataWidth: 64, numQp: 4
   // Errors found here (NAK queued, qp_error follows from the ack stage) and by a write's
   // status (later ack jobs of that QP are dropped): either stops the QP receiving at once.
   const hdrErr = m.reg('hdr_err_reg', UInt(p.numQp));
+  // READ jobs of each QP queued but not yet taken by the READ responder (at most ACK_JOBS).
+  const pendRd = m.reg('pend_rd_reg', Vec(UInt(5), p.numQp));
   const ackErr = m.reg('ack_err_reg', UInt(p.numQp));
   const msgVa = m.reg('msg_va_reg', Vec(UInt(64), p.numQp), { reset: null });
   const msgKey = m.reg('msg_key_reg', Vec(UInt(32), p.numQp), { reset: null });
@@ -117,13 +140,15 @@ export const responder = defineModule('nic_responder', { dataWidth: 64, numQp: 4
   const isAck = m.let('is_ack', op.eq(OP.ACK));
   const starts = m.let('starts_msg', isFirst.lor(isOnly));
   const ends = m.let('ends_msg', isLast.lor(isOnly));
-  // Requests this responder does not serve yet: SEND (needs a receive queue), WRITE with
-  // immediate (same), READ REQUEST (next), atomics. Answered with NAK 0x61 after the PSN check.
+  // Requests this responder does not serve: SEND (needs a receive queue), WRITE with
+  // immediate (same), atomics. Answered with NAK 0x61 after the PSN check.
   const isRead = m.let('is_read', op.eq(OP.READ_REQUEST));
-  const isUnserved = m.let('is_unserved', op.le(0x05).lor(op.eq(0x09)).lor(op.eq(0x0b)).lor(isRead).lor(op.eq(0x13)).lor(op.eq(0x14)));
+  const isUnserved = m.let('is_unserved', op.le(0x05).lor(op.eq(0x09)).lor(op.eq(0x0b)).lor(op.eq(0x13)).lor(op.eq(0x14)));
   const isWrite = m.let('is_write', starts.lor(isMiddle).lor(isLast));
-  // Anything else (READ responses and atomic ACKs before the requester takes them, UC/UD,
-  // CNP, reserved opcodes) is dropped and counted.
+  const isRresp = m.let('is_rresp', op.ge(READ_RESP.FIRST).land(op.le(READ_RESP.ONLY)));
+  // READ responses go to the requester's receiver only while the QP is in RTS.
+  const rrespOk = m.let('rresp_ok', known.land(st.eq(QP_STATE.RTS)).land(hdrErr.bit(q).lnot()).land(ackErr.bit(q).lnot()));
+  // Anything else (atomic ACKs, UC/UD, CNP, reserved opcodes) is dropped and counted.
 
   const exp = ctx.field('expPsn');
   const msn = ctx.field('msn');
@@ -144,6 +169,14 @@ export const responder = defineModule('nic_responder', { dataWidth: 64, numQp: 4
     end.ne(dmaLen.zext(33)).lor(plen.gt(mtu)).lor(isLast.land(plen.eq(0))),
     plen.ne(mtu).lor(end.ge(dmaLen.zext(33)))));
   const needXlate = m.let('need_xlate', starts.land(h.field('rethLen').ne(0)));
+  // READ: a READ inside a WRITE message, or one with payload or without RETH, is invalid.
+  const rdBad = m.let('rd_bad', inMsg.bit(q).lor(plen.ne(0)).lor(h.field('hasReth').lnot()));
+  const rdRoomQ = m.let('rd_room_q', rdRoom.bit(q));
+  const rethLen = h.field('rethLen');
+  // Response packets: max(1, ceil(len / MTU)) = len == 0 ? 1 : ((len - 1) >> pmtu) + 1, mod 2^24.
+  const rdPkts = m.let('rd_pkts', mux(rethLen.eq(0), lit(1, 24), rethLen.subw(1).shr(ctx.field('pmtu')).trunc(24).addw(1)).trunc(24));
+  // A READ header waits while an earlier READ of its QP is on its way to the READ responder.
+  const rdWait = m.let('rd_wait', isRead.land(pendRd.at(q).ne(0)));
 
   // ---- output registers --------------------------------------------------------------------
   const xreqValid = m.reg('xlate_req_valid_reg', Bool);
@@ -166,8 +199,15 @@ export const responder = defineModule('nic_responder', { dataWidth: 64, numQp: 4
   m.if(ackIn.ready, () => ackInValid.set(0));
 
   // Every outcome of CHECK may need these; waiting for all keeps the decision in one place.
+  const rrHdrValid = m.reg('rresp_hdr_valid_reg', Bool);
+  const rrHdrData = m.reg('rresp_hdr_data_reg', RxPktHdr, { reset: null });
+  rrHdr.valid.set(rrHdrValid);
+  rrHdr.data.set(rrHdrData);
+  m.if(rrHdr.ready, () => rrHdrValid.set(0));
+
   const room = m.let('room', jobs.s.ready.land(payJobs.s.ready)
-    .land(dmaValid.lnot().lor(dmaCmd.ready)).land(ackInValid.lnot().lor(ackIn.ready)));
+    .land(dmaValid.lnot().lor(dmaCmd.ready)).land(ackInValid.lnot().lor(ackIn.ready))
+    .land(rrHdrValid.lnot().lor(rrHdr.ready)).land(rdWait.lnot()));
   const decide = m.let('decide', fsm.is('CHECK').land(room));
   const xlateOk = m.let('xlate_ok', fsm.is('XLATE').land(xresp.valid).land(xresp.data.field('status').eq(0)));
   const xlateBad = m.let('xlate_bad', fsm.is('XLATE').land(xresp.valid).land(xresp.data.field('status').ne(0)));
@@ -181,10 +221,14 @@ export const responder = defineModule('nic_responder', { dataWidth: 64, numQp: 4
   const setBit = (r: typeof inMsg, v: number): void => {
     for (let i = 0; i < p.numQp; i++) m.if(q.eq(i), () => r.setBits(i, i, v));
   };
-  const queueJob = (f: { psn: Value | number; msn: Value | number; syndrome: number; waitDma?: Value | number; send?: Value | number; fatal?: number; last?: Value | number }): void => {
+  const queueJob = (f: { psn: Value | number; msn: Value | number; syndrome: number; waitDma?: Value | number; send?: Value | number; fatal?: number; last?: Value | number; read?: number }): void => {
     jobs.s.valid.set(1);
-    jobs.s.data.set(pack(Job, { qp: q, psn: f.psn, msn: f.msn, syndrome: f.syndrome, waitDma: f.waitDma ?? 0, send: f.send ?? 1, fatal: f.fatal ?? 0, last: f.last ?? 0 }));
+    jobs.s.data.set(pack(Job, {
+      qp: q, psn: f.psn, msn: f.msn, syndrome: f.syndrome, waitDma: f.waitDma ?? 0, send: f.send ?? 1, fatal: f.fatal ?? 0, last: f.last ?? 0,
+      read: f.read ?? 0, va: h.field('rethVa'), rkey: h.field('rethRkey'), len: rethLen, pd: ctx.field('pd'), pmtu: ctx.field('pmtu'),
+    }));
   };
+  const queueRead = (psn: Value, msnV: Value): void => queueJob({ psn, msn: msnV, syndrome: AETH.ACK, send: 0, read: 1 });
   const dropPayload = (): void => { m.if(plen.ne(0), () => payJobs.s.valid.set(1)); };
   const fatalNak = (syndrome: number): void => {
     queueJob({ psn: h.field('psn'), msn, syndrome, fatal: 1 });
@@ -195,12 +239,22 @@ export const responder = defineModule('nic_responder', { dataWidth: 64, numQp: 4
 
   m.if(decide, () => {
     fsm.goto('IDLE');
-    m.if(able.lnot().lor(isAck.lor(isWrite).lor(isUnserved).lnot()), () => {
+    m.if(isRresp, () => {
+      m.if(rrespOk, () => {
+        rrHdrValid.set(1);
+        rrHdrData.set(h);
+        m.if(plen.ne(0), () => { payJobs.s.valid.set(1); payJobs.s.data.set(2); });
+      }).else(() => { drop.set(1); dropPayload(); });
+    }).elif(able.lnot().lor(isAck.lor(isWrite).lor(isUnserved).lor(isRead).lnot()), () => {
       drop.set(1);
       dropPayload();
     }).elif(isAck, () => {
       ackInValid.set(1);
       ackInData.set(pack(AckIn, { qp: q, psn: h.field('psn'), syndrome: h.field('aethSyndrome'), msn: h.field('aethMsn') }));
+      dropPayload();
+    }).elif(psnBehind.land(isRead), () => {
+      // A duplicate READ is answered again (the responses were lost), if there is room.
+      m.if(rdRoomQ, () => queueRead(h.field('psn'), msn)).else(() => drop.set(1));
       dropPayload();
     }).elif(psnBehind, () => {
       queueJob({ psn: exp.subw(1), msn, syndrome: AETH.ACK });
@@ -211,7 +265,14 @@ export const responder = defineModule('nic_responder', { dataWidth: 64, numQp: 4
       dropPayload();
     }).else(() => {
       setBit(nakSent, 0);
-      m.if(seqErr.lor(isUnserved).lor(lenErr), () => fatalNak(AETH.NAK_INVALID_REQ))
+      m.if(isRead, () => {
+        m.if(rdBad.lor(rdRoomQ.lnot()), () => fatalNak(AETH.NAK_INVALID_REQ)).else(() => {
+          queueRead(h.field('psn'), msn.addw(1));
+          expPsnUpd.setField('valid', 1);
+          expPsnUpd.setField('value', h.field('psn').addw(rdPkts));
+          msnUpd.setField('valid', 1);
+        });
+      }).elif(seqErr.lor(isUnserved).lor(lenErr), () => fatalNak(AETH.NAK_INVALID_REQ))
         .elif(needXlate, () => {
           xreqValid.set(1);
           xreqData.set(pack(XlateReq, { key: h.field('rethRkey'), va: h.field('rethVa'), len: h.field('rethLen'), pd: ctx.field('pd'), access: XLATE_ACCESS.REMOTE_WRITE }));
@@ -255,10 +316,20 @@ export const responder = defineModule('nic_responder', { dataWidth: 64, numQp: 4
   // ---- payload mover -------------------------------------------------------------------
   const W = p.dataWidth, K = W / 8;
   const skid = m.instance('u_pay_skid', skidBuffer, { width: W + K + 1 });
+  const rrSkid = m.instance('u_rresp_skid', skidBuffer, { width: W + K + 1 });
   const dropBeat = payJobs.m.data.bit(0);
-  skid.s.valid.set(sPay.tvalid.land(payJobs.m.valid).land(dropBeat.lnot()));
-  skid.s.data.set(cat(sPay.tlast!, sPay.tkeep!, sPay.tdata));
-  sPay.tready.set(payJobs.m.valid.land(dropBeat.lor(skid.s.ready)));
+  const toRresp = payJobs.m.data.bit(1);
+  const beat = cat(sPay.tlast!, sPay.tkeep!, sPay.tdata);
+  skid.s.valid.set(sPay.tvalid.land(payJobs.m.valid).land(dropBeat.lor(toRresp).lnot()));
+  skid.s.data.set(beat);
+  rrSkid.s.valid.set(sPay.tvalid.land(payJobs.m.valid).land(toRresp));
+  rrSkid.s.data.set(beat);
+  sPay.tready.set(payJobs.m.valid.land(dropBeat.lor(mux(toRresp, rrSkid.s.ready, skid.s.ready))));
+  rrPay.tvalid.set(rrSkid.m.valid);
+  rrPay.tdata.set(rrSkid.m.data.bits(W - 1, 0));
+  rrPay.tkeep!.set(rrSkid.m.data.bits(W + K - 1, W));
+  rrPay.tlast!.set(rrSkid.m.data.bit(W + K));
+  rrSkid.m.ready.set(rrPay.tready);
   payJobs.m.ready.set(sPay.tvalid.land(sPay.tready).land(sPay.tlast!));
   mPay.tvalid.set(skid.m.valid);
   mPay.tdata.set(skid.m.data.bits(W - 1, 0));
@@ -279,7 +350,13 @@ export const responder = defineModule('nic_responder', { dataWidth: 64, numQp: 4
   m.if(ackCmd.ready, () => ackValid.set(0));
   errValid.set(0);
 
-  const pop = m.let('job_pop', jobs.m.valid.land(job.field('waitDma').lnot().lor(dmaStatus.valid)).land(ackValid.lnot().lor(ackCmd.ready)));
+  const rdValid = m.reg('read_req_valid_reg', Bool);
+  const rdData = m.reg('read_req_data_reg', ReadReq, { reset: null });
+  readReq.valid.set(rdValid);
+  readReq.data.set(rdData);
+  m.if(readReq.ready, () => rdValid.set(0));
+  const pop = m.let('job_pop', jobs.m.valid.land(job.field('waitDma').lnot().lor(dmaStatus.valid)).land(ackValid.lnot().lor(ackCmd.ready))
+    .land(rdValid.lnot().lor(readReq.ready)));
   jobs.m.ready.set(pop);
   dmaStatus.ready.set(pop.land(job.field('waitDma')));
   const dmaBad = m.let('dma_bad', job.field('waitDma').land(dmaStatus.data.field('status').ne(0)));
@@ -302,11 +379,29 @@ export const responder = defineModule('nic_responder', { dataWidth: 64, numQp: 4
       errValid.set(1);
       errQp.set(jq);
       for (let i = 0; i < p.numQp; i++) m.if(jq.eq(i), () => ackErr.setBits(i, i, 1));
+    }).elif(job.field('read'), () => {
+      rdValid.set(1);
+      rdData.set(pack(ReadReq, {
+        qp: jq, psn: job.field('psn'), va: job.field('va'), rkey: job.field('rkey'), len: job.field('len'),
+        pd: job.field('pd'), pmtu: job.field('pmtu'), msn: job.field('msn'),
+      }));
     }).elif(job.field('send'), () => {
       send(job.field('syndrome'), job.field('msn'));
       m.if(job.field('fatal'), () => { errValid.set(1); errQp.set(jq); });
     });
   });
+
+  // READ jobs in flight per QP: +1 when queued in CHECK, -1 when the READ responder takes it
+  // or the ack stage voids it (its QP failed a write).
+  const rdQueued = m.let('rd_queued', jobs.s.valid.land(jobs.s.ready).land(jobs.s.data.as(Job).field('read')));
+  const rdSent = rdData.field('qp');
+  const rdVoid = m.let('rd_void', pop.land(job.field('read')).land(live.lnot()));
+  for (let i = 0; i < p.numQp; i++) {
+    const up = rdQueued.land(q.eq(i));
+    const down = rdValid.land(readReq.ready).land(rdSent.eq(i)).lor(rdVoid.land(jq.eq(i)));
+    m.if(up.land(down.lnot()), () => pendRd.setBits(5 * i + 4, 5 * i, pendRd.at(i).addw(1)));
+    m.if(down.land(up.lnot()), () => pendRd.setBits(5 * i + 4, 5 * i, pendRd.at(i).subw(1)));
+  }
 
   // Software holding a QP in RESET starts it afresh (last, so it wins).
   for (let i = 0; i < p.numQp; i++) {
@@ -319,5 +414,6 @@ export const responder = defineModule('nic_responder', { dataWidth: 64, numQp: 4
     clk, rst, qp_ctx: qpCtx, cfg, s_hdr: sHdr, s_payload: sPay, m_xlate_req: xreq, s_xlate_resp: xresp,
     m_dma_cmd: dmaCmd, m_payload: mPay, s_dma_status: dmaStatus, m_ack_cmd: ackCmd, m_ack_in: ackIn,
     exp_psn_upd: expPsnUpd, msn_upd: msnUpd, qp_error: qpError, drop,
+    m_read_req: readReq, rd_room: rdRoom, m_rresp_hdr: rrHdr, m_rresp_payload: rrPay,
   };
 }, { doc: 'RC responder: WRITE checks (QP, PSN, sequence, length, rkey), DMA writes, ACK/NAK; received ACKs to the tracker' });

@@ -84,6 +84,8 @@ export interface WorkRequest {
   readonly rkey: number;
   /** Default: the sum of the SGE lengths. */
   readonly length?: number;
+  /** WQE_FLAG.FENCE: the NIC starts this WQE only after every earlier READ of its QP completed. */
+  readonly fence?: boolean;
 }
 
 export class QueuePair {
@@ -278,7 +280,7 @@ export class NicDriver {
       return s ? { addr: s.mr.va + BigInt(s.offset), len: s.len, lkey: s.mr.key } : { addr: 0n, len: 0, lkey: 0 };
     });
     const bytes = encodeWqe({
-      opcode: wr.opcode, flags: wr.signaled ? WQE_FLAG.SIGNALED : 0, numSge: wr.sges.length,
+      opcode: wr.opcode, flags: (wr.signaled ? WQE_FLAG.SIGNALED : 0) | (wr.fence ? WQE_FLAG.FENCE : 0), numSge: wr.sges.length,
       length: wr.length ?? wr.sges.reduce((s, x) => s + x.len, 0), wrId: wr.wrId, remoteVa: wr.remoteVa, rkey: wr.rkey, sge,
     });
     const slot = qp.pi & (qp.sqSize - 1);
@@ -304,6 +306,11 @@ export class NicDriver {
   /** An RDMA WRITE of local SGEs to [remoteVa, +length) under rkey. */
   writeRequest(wrId: bigint, sges: readonly SgeRef[], remoteVa: bigint, rkey: number, signaled = true): WorkRequest {
     return { opcode: WQE_OPCODE.RDMA_WRITE, wrId, signaled, sges, remoteVa, rkey };
+  }
+
+  /** An RDMA READ of [remoteVa, +length) under rkey into the local SGEs. */
+  readRequest(wrId: bigint, sges: readonly SgeRef[], remoteVa: bigint, rkey: number, signaled = true, fence = false): WorkRequest {
+    return { opcode: WQE_OPCODE.RDMA_READ, wrId, signaled, sges, remoteVa, rkey, ...(fence ? { fence } : {}) };
   }
 
   // ---- completion queue ----------------------------------------------------------------------

@@ -1,13 +1,15 @@
 // Reference model of nic_req_tx: what one WQE must produce (DMA commands, packet commands,
-// the ReqEntry for the ACK tracker, the SQ_PSN update and the QP error), given the QP's
-// context at the time. The packet cut (opcodes, PSNs, AckReq, payload lengths, RETH) comes
-// from segment.ts's segmentWrite, the same oracle the wire-level tests use.
+// the ReqEntry for the ACK tracker, the read_ctx of a READ, the SQ_PSN update and the QP
+// error), given the QP's context at the time. The packet cut (opcodes, PSNs, AckReq, payload
+// lengths, RETH) comes from segment.ts's segmentWrite / readRequest / readRequestPsns, the
+// same oracle the wire-level tests use. The fence changes only timing, not outputs: the bench
+// checks it separately.
 
 import { CQE_STATUS, MAX_SGE, QP_STATE, WQE_OPCODE } from '../../gen/nic/regmap.ts';
 import { XLATE_ACCESS, XLATE_STATUS } from '../../gen/nic/types.ts';
 import type { EthHeader, Ipv4Header, UdpHeader } from './headers.ts';
 import { psnAdd } from './psn.ts';
-import { segmentWrite } from './segment.ts';
+import { readRequest, readRequestPsns, segmentWrite } from './segment.ts';
 import type { DecodedWqe } from './wqe-fetch.ts';
 
 export interface TxQp {
@@ -26,10 +28,17 @@ export interface ReqEntryV {
   qp: number; wrId: bigint; opcode: number; length: number; firstPsn: number; lastPsn: number; signaled: number; status: number;
 }
 
+export interface ReadCtxV {
+  qp: number; wrId: bigint; firstPsn: number; lastPsn: number; length: number; pd: number; pmtu: number; numSge: number;
+  sge: { addr: bigint; len: number; lkey: number }[];
+}
+
 export interface TxResult {
   dma: DmaCmd[];
   pkts: PktCmd[];
   entry: ReqEntryV;
+  /** A READ that was sent: its context for the response receiver. */
+  readCtx: ReadCtxV | null;
   psnUpd: { qp: number; value: number } | null;
   qpError: number | null;
 }
@@ -39,7 +48,7 @@ export function checkWqe(w: DecodedWqe, qp: TxQp): number {
   if (w.status !== CQE_STATUS.SUCCESS) return w.status;
   if (qp.state === QP_STATE.ERROR) return CQE_STATUS.FLUSH_ERROR;
   if (qp.state !== QP_STATE.RTS) return CQE_STATUS.LOCAL_QP_ERROR;
-  if (w.opcode !== WQE_OPCODE.RDMA_WRITE) return CQE_STATUS.BAD_OPCODE; // READ: next issue
+  if (w.opcode !== WQE_OPCODE.RDMA_WRITE && w.opcode !== WQE_OPCODE.RDMA_READ) return CQE_STATUS.BAD_OPCODE;
   if (w.numSge > MAX_SGE) return CQE_STATUS.LOCAL_LENGTH_ERROR;
   const sum = w.sge.slice(0, w.numSge).reduce((s, g) => s + g.len, 0);
   return sum === w.length ? CQE_STATUS.SUCCESS : CQE_STATUS.LOCAL_LENGTH_ERROR;
@@ -62,11 +71,12 @@ const noHeader = {} as EthHeader & Ipv4Header & UdpHeader;
  */
 export function reqTxModel(w: DecodedWqe, qp: TxQp, cfg: TxCfg, dmaStatus: (cmds: DmaCmd[]) => number): TxResult {
   const entry: ReqEntryV = { qp: w.qp, wrId: w.wrId, opcode: w.opcode, length: w.length, firstPsn: 0, lastPsn: 0, signaled: w.flags & 1, status: checkWqe(w, qp) };
-  if (entry.status !== CQE_STATUS.SUCCESS) return { dma: [], pkts: [], entry, psnUpd: null, qpError: null };
+  if (entry.status !== CQE_STATUS.SUCCESS) return { dma: [], pkts: [], entry, readCtx: null, psnUpd: null, qpError: null };
+  if (w.opcode === WQE_OPCODE.RDMA_READ) return readModel(w, qp, cfg, entry);
   const dma = dmaCmds(w, qp);
   if (dmaStatus(dma) !== XLATE_STATUS.OK) {
     qp.state = QP_STATE.ERROR;
-    return { dma, pkts: [], entry: { ...entry, status: CQE_STATUS.LOCAL_PROTECTION_ERROR }, psnUpd: null, qpError: w.qp };
+    return { dma, pkts: [], entry: { ...entry, status: CQE_STATUS.LOCAL_PROTECTION_ERROR }, readCtx: null, psnUpd: null, qpError: w.qp };
   }
   const mtu = 1 << clampPmtu(qp.pmtu);
   const wire = segmentWrite({
@@ -79,7 +89,27 @@ export function reqTxModel(w: DecodedWqe, qp: TxQp, cfg: TxCfg, dmaStatus: (cmds
     hasAeth: 0, srcMac: cfg.mac, dstMac: qp.destMac, srcIp: cfg.ipAddr, dstIp: qp.destIp, srcPort: qp.udpSport, ttl: cfg.ttl, dscp: cfg.dscp,
   }));
   const next = psnAdd(qp.sqPsn, pkts.length);
-  const out: TxResult = { dma, pkts, entry: { ...entry, firstPsn: qp.sqPsn, lastPsn: psnAdd(next, -1) }, psnUpd: { qp: w.qp, value: next }, qpError: null };
+  const out: TxResult = { dma, pkts, entry: { ...entry, firstPsn: qp.sqPsn, lastPsn: psnAdd(next, -1) }, readCtx: null, psnUpd: { qp: w.qp, value: next }, qpError: null };
   qp.sqPsn = next;
   return out;
+}
+
+/** A READ that passed the checks: no DMA (its SGEs receive the response), one READ REQUEST
+ *  packet, one PSN per expected response packet. */
+function readModel(w: DecodedWqe, qp: TxQp, cfg: TxCfg, entry: ReqEntryV): TxResult {
+  const pmtu = clampPmtu(qp.pmtu);
+  const n = readRequestPsns(w.length, 1 << pmtu);
+  const pk = readRequest({ path: { eth: noHeader, ip: noHeader, udp: noHeader, destQp: qp.destQpn }, psn: qp.sqPsn, va: w.remoteVa, rkey: w.rkey, dmaLen: w.length });
+  const pkt: PktCmd = {
+    opcode: pk.bth.opcode, destQpn: pk.bth.destQp, psn: pk.bth.psn, ackReq: pk.bth.ackReq ? 1 : 0, payloadLen: pk.payload.length,
+    hasReth: 1, rethVa: pk.reth!.va, rethRkey: pk.reth!.rkey, rethLen: pk.reth!.dmaLen,
+    hasAeth: 0, srcMac: cfg.mac, dstMac: qp.destMac, srcIp: cfg.ipAddr, dstIp: qp.destIp, srcPort: qp.udpSport, ttl: cfg.ttl, dscp: cfg.dscp,
+  };
+  const firstPsn = qp.sqPsn, lastPsn = psnAdd(firstPsn, n - 1), next = psnAdd(firstPsn, n);
+  const readCtx: ReadCtxV = {
+    qp: w.qp, wrId: w.wrId, firstPsn, lastPsn, length: w.length, pd: qp.pd, pmtu, numSge: w.numSge,
+    sge: w.sge.map(g => ({ addr: g.addr, len: g.len, lkey: g.lkey })),
+  };
+  qp.sqPsn = next;
+  return { dma: [], pkts: [pkt], entry: { ...entry, firstPsn, lastPsn }, readCtx, psnUpd: { qp: w.qp, value: next }, qpError: null };
 }

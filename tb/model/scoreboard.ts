@@ -1,26 +1,47 @@
 // The RDMA scoreboard: what verbs promise, checked against host memories and CQEs.
-//  - after a WRITE completes successfully, the remote range holds the source bytes (as they
-//    were when the WRITE was posted);
-//  - nothing outside the allowed ranges changes on any host (rings, WRITE targets), byte for
-//    byte (HostMemory snapshots: a failed WRITE may not touch its target either);
+//  - after a WRITE completes successfully, the remote range holds the source bytes;
+//  - after a READ completes successfully, its local SGEs hold the remote source bytes as they
+//    were when the responder read them: the WRITEs posted before it on its QP included, later
+//    ones not (tb/model/memory-image.ts plans every byte in posting order and rejects, when a
+//    WQE is recorded, a scenario whose bytes would depend on timing: cross-QP overlap, or a
+//    WQE that needs a FENCE behind a READ and has none);
+//  - at the end every planned byte holds its planned value, and nothing outside the allowed
+//    ranges (rings, planned bytes) changed on any host, byte for byte (a failed WRITE or READ
+//    may not touch its target or local destination either);
 //  - each QP's CQEs come in posting order with the expected status, opcode and length;
 //    unsignaled successful WQEs give none, errors always give one.
 
 import { CQE_STATUS } from '../../gen/nic/regmap.ts';
 import type { CqeFields } from './completion.ts';
+import { WQE_OPCODE } from '../../gen/nic/regmap.ts';
 import type { ByteRange, HostMemory, MemorySnapshot } from './host-memory.ts';
+import { MemoryImage, type Access } from './memory-image.ts';
 import type { MemoryRegion } from './mr.ts';
 import type { SgeRef, WorkRequest } from './driver.ts';
+
+/** Bytes a completed WQE must have produced: the planned ones still owned by it (a later WQE
+ *  of the same QP may overwrite some before the CQE is seen; those are checked at finish). */
+interface DataCheck { readonly host: string; readonly what: string; readonly ranges: readonly ByteRange[] }
 
 export interface ExpectedCompletion {
   readonly wr: WorkRequest;
   readonly status: number;
   readonly length: number;
-  /** The remote target and the bytes it must hold after success (WRITE). */
-  readonly target?: { readonly mr: MemoryRegion; readonly offset: number; readonly data: Uint8Array };
+  /** Global posting sequence number (1, 2, ...): the planned bytes' owner. */
+  readonly seq: number;
+  readonly checks: readonly DataCheck[];
+  /** The AETH syndrome the error CQE must carry (e.g. 0x62); unchecked when absent. */
+  readonly syndrome?: number;
 }
 
-interface Host { readonly mem: HostMemory; snap: MemorySnapshot | null; readonly allowed: ByteRange[] }
+/** Where a WRITE lands or a READ reads: an MR on the named peer host and an offset into it. */
+export interface RemoteRef { readonly host: string; readonly mr: MemoryRegion; readonly offset: number }
+
+interface Host { readonly mem: HostMemory; snap: MemorySnapshot | null; readonly allowed: ByteRange[]; readonly image: MemoryImage }
+
+const statusName = (v: number): string => `${v} (${Object.entries(CQE_STATUS).find(([, x]) => x === v)?.[0] ?? 'unknown'})`;
+const opName = (v: number): string => (v === WQE_OPCODE.RDMA_READ ? 'READ' : v === WQE_OPCODE.RDMA_WRITE ? 'WRITE' : `opcode ${v}`);
+const sgeRanges = (sges: readonly SgeRef[]): ByteRange[] => sges.flatMap(s => s.mr.ranges(s.offset, s.len));
 
 export function gather(sges: readonly SgeRef[]): Uint8Array {
   const out = new Uint8Array(sges.reduce((s, x) => s + x.len, 0));
@@ -33,48 +54,85 @@ export class RdmaScoreboard {
   readonly #hosts = new Map<string, Host>();
   /** Per "host/qp": completions still owed, in posting order. */
   readonly #queues = new Map<string, ExpectedCompletion[]>();
+  /** Ordering streams ("host/qpN": one requester's QP) by id, and each one's latest FENCE. */
+  readonly #streams: string[] = [];
+  readonly #fenceSeq: number[] = [];
+  #seq = 0;
   completions = 0;
   bytesChecked = 0;
 
   addHost(name: string, mem: HostMemory): void {
-    this.#hosts.set(name, { mem, snap: null, allowed: [] });
+    this.#hosts.set(name, { mem, snap: null, allowed: [], image: new MemoryImage(`${name} host memory`, mem, this.#streams) });
   }
 
   /** Snapshot every host; changes are judged from here on. */
   start(): void {
-    for (const h of this.#hosts.values()) { h.snap?.release(); h.snap = h.mem.snapshot(); h.allowed.length = 0; }
+    for (const h of this.#hosts.values()) {
+      h.snap?.release(); h.snap = h.mem.snapshot(); h.allowed.length = 0; h.image.reset(h.snap);
+    }
   }
 
   allow(host: string, ranges: readonly ByteRange[]): void { this.#host(host).allowed.push(...ranges); }
 
   /** Record a posted WRITE on `host`'s QP `qp`: the bytes are gathered now. `target` is the
    *  remote MR and offset the WRITE lands at (its host is named for the change check). */
-  expectWrite(host: string, qp: number, wr: WorkRequest, status: number, target?: { host: string; mr: MemoryRegion; offset: number }): void {
-    const data = gather(wr.sges);
-    const length = wr.length ?? data.length;
-    if (target && status === CQE_STATUS.SUCCESS) this.allow(target.host, target.mr.ranges(target.offset, length));
-    this.#queue(host, qp).push({ wr, status, length, ...(target ? { target: { mr: target.mr, offset: target.offset, data } } : {}) });
+  expectWrite(host: string, qp: number, wr: WorkRequest, status: number, target?: RemoteRef): void {
+    const a = this.#access(host, qp, wr, 'WRITE');
+    const length = wr.length ?? wr.sges.reduce((s, x) => s + x.len, 0);
+    const checks: DataCheck[] = [];
+    if (target && status === CQE_STATUS.SUCCESS) {
+      const ranges = target.mr.ranges(target.offset, length);
+      const data = this.#host(host).image.read(sgeRanges(wr.sges), a, false);
+      this.#host(target.host).image.write(ranges, data, a, false);
+      checks.push({ host: target.host, what: `remote target (MR ${target.mr.index}+${target.offset} on ${target.host})`, ranges });
+    }
+    this.#queue(host, qp).push({ wr, status, length, seq: a.seq, checks });
+  }
+
+  /** Record a posted READ on `host`'s QP `qp` from `source` (the peer's MR and offset) into the
+   *  WQE's local SGEs. On SUCCESS the SGEs must end up holding the source bytes as planned; on
+   *  any other status no byte of them may change (nothing is allowed there). */
+  expectRead(host: string, qp: number, wr: WorkRequest, status: number, source: RemoteRef, syndrome?: number): void {
+    if (wr.opcode !== WQE_OPCODE.RDMA_READ) throw new Error(`scoreboard: expectRead given opcode ${wr.opcode}`);
+    const a = this.#access(host, qp, wr, 'READ');
+    const length = wr.length ?? wr.sges.reduce((s, x) => s + x.len, 0);
+    const checks: DataCheck[] = [];
+    if (status === CQE_STATUS.SUCCESS) {
+      const data = this.#host(source.host).image.read(source.mr.ranges(source.offset, length), a, true);
+      const ranges = sgeRanges(wr.sges);
+      this.#host(host).image.write(ranges, data, a, true);
+      checks.push({ host, what: `local destination (READ of MR ${source.mr.index}+${source.offset} on ${source.host})`, ranges });
+    }
+    this.#queue(host, qp).push({ wr, status, length, seq: a.seq, checks, ...(syndrome !== undefined ? { syndrome } : {}) });
   }
 
   /** Expect a CQE with `status` for a WQE that is not a WRITE with a target (e.g. flushed). */
   expectStatus(host: string, qp: number, wr: WorkRequest, status: number): void {
-    this.#queue(host, qp).push({ wr, status, length: wr.length ?? wr.sges.reduce((s, x) => s + x.len, 0) });
+    const a = this.#access(host, qp, wr, 'WQE');
+    this.#queue(host, qp).push({ wr, status, length: wr.length ?? wr.sges.reduce((s, x) => s + x.len, 0), seq: a.seq, checks: [] });
   }
 
   /** A CQE arrived: it must be the next signaled-or-failed entry; unsignaled successes before
    *  it are complete too (completions are in order), so their data is checked as well. */
   onCqe(host: string, qp: number, c: CqeFields): void {
     const q = this.#queue(host, qp);
-    const where = `${host} QP ${qp} CQE wr_id=0x${c.wrId.toString(16)}`;
+    let where = `${host} QP ${qp} CQE wr_id=0x${c.wrId.toString(16)}`;
+    const skipped: string[] = [];
     for (;;) {
       const e = q.shift();
       if (!e) throw new Error(`${where}: no completion was expected`);
       const owesCqe = e.wr.signaled || e.status !== CQE_STATUS.SUCCESS;
-      if (!owesCqe) { this.#checkData(host, qp, e); continue; }
+      if (!owesCqe) {
+        this.#checkData(host, qp, e);
+        skipped.push(`0x${e.wr.wrId.toString(16)} (${opName(e.wr.opcode)}, ${e.length} bytes)`);
+        where = `${host} QP ${qp} CQE wr_id=0x${c.wrId.toString(16)} [unsignaled before it, taken as successful: ${skipped.join(', ')}]`;
+        continue;
+      }
       if (c.wrId !== e.wr.wrId) throw new Error(`${where}: expected wr_id 0x${e.wr.wrId.toString(16)} (posting order)`);
-      if (c.status !== e.status) throw new Error(`${where}: status ${c.status}, expected ${e.status}`);
+      if (c.status !== e.status) throw new Error(`${where} (${opName(e.wr.opcode)}): status ${statusName(c.status)}, expected ${statusName(e.status)}`);
       if (c.opcode !== e.wr.opcode) throw new Error(`${where}: opcode ${c.opcode}, expected ${e.wr.opcode}`);
       if (c.qp !== qp) throw new Error(`${where}: CQE names QP ${c.qp}`);
+      if (e.syndrome !== undefined && c.syndrome !== e.syndrome) throw new Error(`${where}: syndrome 0x${c.syndrome.toString(16)}, expected 0x${e.syndrome.toString(16)}`);
       if (e.status === CQE_STATUS.SUCCESS && c.byteLen !== e.length) throw new Error(`${where}: byte_len ${c.byteLen}, expected ${e.length}`);
       if (e.status === CQE_STATUS.SUCCESS) this.#checkData(host, qp, e);
       this.completions++;
@@ -98,19 +156,37 @@ export class RdmaScoreboard {
       const owed = q.filter(e => e.wr.signaled || e.status !== CQE_STATUS.SUCCESS);
       if (owed.length) throw new Error(`${k}: ${owed.length} completion(s) never arrived (first wr_id 0x${owed[0]!.wr.wrId.toString(16)})`);
     }
-    for (const [name, h] of this.#hosts) h.snap?.expectUnchangedOutside(h.allowed, `${name} host memory`);
+    for (const [name, h] of this.#hosts) {
+      const m = h.image.firstMismatch();
+      if (m) throw new Error(`${name} host memory at 0x${m.addr.toString(16)} is 0x${m.got.toString(16)}, expected 0x${m.expected.toString(16)} (last planned by WQE #${m.writer})`);
+      h.snap?.expectUnchangedOutside([...h.allowed, ...h.image.writtenRanges()], `${name} host memory`);
+    }
   }
 
   #checkData(host: string, qp: number, e: ExpectedCompletion): void {
-    if (!e.target) return;
-    const got = e.target.mr.read(e.target.offset, e.target.data.length);
-    for (let i = 0; i < got.length; i++) {
-      if (got[i] !== e.target.data[i]) {
-        throw new Error(`${host} QP ${qp} WRITE wr_id=0x${e.wr.wrId.toString(16)} (${e.target.data.length} bytes to MR ${e.target.mr.index}+${e.target.offset}): `
-          + `remote byte ${i} is 0x${got[i]!.toString(16)}, expected 0x${e.target.data[i]!.toString(16)}`);
+    const op = opName(e.wr.opcode);
+    for (const c of e.checks) {
+      const h = this.#host(c.host);
+      for (const b of h.image.ownedBy(c.ranges, e.seq)) {
+        const got = h.mem.read(b.addr, 1)[0]!;
+        if (got !== b.value) {
+          throw new Error(`${host} QP ${qp} ${op} wr_id=0x${e.wr.wrId.toString(16)} (#${e.seq}, ${e.length} bytes): ${c.what} byte ${b.index} `
+            + `(${c.host} 0x${b.addr.toString(16)}) is 0x${got.toString(16)}, expected 0x${b.value.toString(16)}`);
+        }
+        this.bytesChecked++;
       }
     }
-    this.bytesChecked += got.length;
+  }
+
+  /** The next sequence number, as an access of `host`'s QP `qp` (a FENCE flag moves the
+   *  stream's fence to it: every earlier READ of the QP is complete when it starts). */
+  #access(host: string, qp: number, wr: WorkRequest, what: string): Access {
+    const name = `${host}/qp${qp}`;
+    let stream = this.#streams.indexOf(name);
+    if (stream < 0) { stream = this.#streams.push(name) - 1; this.#fenceSeq.push(0); }
+    const seq = ++this.#seq;
+    if (wr.fence) this.#fenceSeq[stream] = seq;
+    return { seq, stream, streamName: name, fenceSeq: this.#fenceSeq[stream]!, what: `${what} wr_id=0x${wr.wrId.toString(16)}` };
   }
 
   #host(name: string): Host {

@@ -1,57 +1,78 @@
 // Checks a capture of the link against the model with two independent decoders: tshark (every
-// frame RoCE, IP checksum good, nothing malformed, no expert errors; opcode/QP/PSN/RETH of each
-// request equal to the model's, in order per direction and QP) and scapy (every ICRC verifies).
+// frame RoCE, IP checksum good, nothing malformed, no expert errors; opcode/PSN/RETH/AETH/payload
+// length of each request and READ response equal to the model's, in order per direction and QP)
+// and scapy (every ICRC verifies, whatever the opcode).
 
-import { scapyCheckIcrc, tsharkDecode, EXPERT_SEVERITY } from '../model/external-check.ts';
-import { RC_OP, type ExpectedPacket } from '../model/wire-expect.ts';
+import { scapyCheckIcrc, tsharkDecode, EXPERT_SEVERITY, type TsharkRow } from '../model/external-check.ts';
+import { AETH_ACK, RC_OP, isReadResponse, responseKey, type ExpectedPacket } from '../model/wire-expect.ts';
 import { wireKey } from './write-scenario.ts';
 
-export interface WireCheckResult { frames: number; requests: number; acks: number }
+export interface WireCheckResult { frames: number; requests: number; responses: number; acks: number }
 
+const hex = (v: number | null | undefined): string => (v === null || v === undefined ? String(v) : `0x${v.toString(16)}`);
+const json = (v: unknown): string => JSON.stringify(v, (_k, x: unknown) => typeof x === 'bigint' ? `0x${x.toString(16)}` : x);
+
+/** The frame is well-formed RoCEv2 to port 4791 with a good IP checksum and no expert warning. */
+function checkFrame(r: TsharkRow): void {
+  const at = `frame ${r.frame}`;
+  if (!r.protocols.includes('infiniband')) throw new Error(`${at}: not decoded as RoCE (${r.protocols.join(':')})`);
+  if (r.malformed) throw new Error(`${at}: malformed`);
+  if (r.ipChecksumStatus !== 'good') throw new Error(`${at}: IP checksum ${r.ipChecksumStatus}`);
+  const bad = r.expert.find(e => e.severity >= EXPERT_SEVERITY.warn);
+  if (bad) throw new Error(`${at}: expert ${bad.message}`);
+  if (r.udpDstPort !== 4791) throw new Error(`${at}: UDP port ${r.udpDstPort}`);
+}
+
+/** Frame `r` against expected packet `e`; `what` names both in the message. */
+function checkPacket(r: TsharkRow, e: ExpectedPacket, what: string): void {
+  if (r.opcode !== e.opcode) throw new Error(`${what}: opcode ${hex(r.opcode)}, expected ${hex(e.opcode)}`);
+  if (r.psn !== e.psn) throw new Error(`${what}: PSN ${hex(r.psn)}, expected ${hex(e.psn)}`);
+  if (e.ackReq && !r.ackReq) throw new Error(`${what}: AckReq missing on the last packet`);
+  if (e.reth) {
+    if (!r.reth || r.reth.va !== e.reth.va || r.reth.rkey !== e.reth.rkey || r.reth.dmaLen !== e.reth.dmaLen) {
+      throw new Error(`${what}: RETH ${json(r.reth)}, expected va 0x${e.reth.va.toString(16)} rkey 0x${e.reth.rkey.toString(16)} len ${e.reth.dmaLen}`);
+    }
+  } else if (r.reth) throw new Error(`${what}: unexpected RETH`);
+  if (e.aeth) {
+    if (!r.aeth || r.aeth.syndrome !== e.aeth.syndrome || r.aeth.msn !== e.aeth.msn) {
+      throw new Error(`${what}: AETH ${json(r.aeth)}, expected syndrome ${hex(e.aeth.syndrome)} msn ${e.aeth.msn}`);
+    }
+  } else if (r.aeth) throw new Error(`${what}: unexpected AETH ${json(r.aeth)}`);
+  const pad = (4 - (e.payloadLen % 4)) % 4;
+  if (r.dataLength !== e.payloadLen + pad) throw new Error(`${what}: ${r.dataLength} payload+pad bytes, expected ${e.payloadLen}+${pad}`);
+}
+
+/** `wire`: expected packets per wireKey (requests) and responseKey(wireKey) (READ responses).
+ *  ACKs are not listed: each must be a positive ACK (the run is error-free). */
 export function checkCapture(pcapPath: string, wire: ReadonlyMap<string, readonly ExpectedPacket[]>, macA: string): WireCheckResult {
   const rows = tsharkDecode(pcapPath);
   const seen = new Map<string, number>();
-  let requests = 0, acks = 0;
+  let requests = 0, responses = 0, acks = 0;
   for (const r of rows) {
+    checkFrame(r);
     const at = `frame ${r.frame}`;
-    if (!r.protocols.includes('infiniband')) throw new Error(`${at}: not decoded as RoCE (${r.protocols.join(':')})`);
-    if (r.malformed) throw new Error(`${at}: malformed`);
-    if (r.ipChecksumStatus !== 'good') throw new Error(`${at}: IP checksum ${r.ipChecksumStatus}`);
-    const bad = r.expert.find(e => e.severity >= EXPERT_SEVERITY.warn);
-    if (bad) throw new Error(`${at}: expert ${bad.message}`);
-    if (r.udpDstPort !== 4791) throw new Error(`${at}: UDP port ${r.udpDstPort}`);
     if (r.opcode === RC_OP.ACK) {
       acks++;
-      if (r.aeth?.syndrome !== 0x1f) throw new Error(`${at}: ACK syndrome 0x${r.aeth?.syndrome.toString(16)} in an error-free run`);
+      if (r.aeth?.syndrome !== AETH_ACK) throw new Error(`${at}: ACK syndrome ${hex(r.aeth?.syndrome)} in an error-free run`);
       continue;
     }
     const from = r.ethSrc === macA ? 'A' : 'B';
-    const key = wireKey(from, r.destQp!);
-    const list = wire.get(key);
+    const reqKey = wireKey(from, r.destQp!);
+    const key = isReadResponse(r.opcode ?? -1) ? responseKey(reqKey) : reqKey;
     const i = seen.get(key) ?? 0;
-    const e = list?.[i];
-    if (!e) throw new Error(`${at}: request ${key} #${i} (opcode 0x${r.opcode?.toString(16)} psn 0x${r.psn?.toString(16)}) not expected`);
-    const what = `${at} (${key} #${i})`;
-    if (r.opcode !== e.opcode) throw new Error(`${what}: opcode 0x${r.opcode?.toString(16)}, expected 0x${e.opcode.toString(16)}`);
-    if (r.psn !== e.psn) throw new Error(`${what}: PSN 0x${r.psn?.toString(16)}, expected 0x${e.psn.toString(16)}`);
-    if (e.ackReq && !r.ackReq) throw new Error(`${what}: AckReq missing on the last packet`);
-    if (e.reth) {
-      if (!r.reth || r.reth.va !== e.reth.va || r.reth.rkey !== e.reth.rkey || r.reth.dmaLen !== e.reth.dmaLen) {
-        throw new Error(`${what}: RETH ${JSON.stringify(r.reth, (_k, v: unknown) => typeof v === 'bigint' ? `0x${v.toString(16)}` : v)}, expected va 0x${e.reth.va.toString(16)} rkey 0x${e.reth.rkey.toString(16)} len ${e.reth.dmaLen}`);
-      }
-    } else if (r.reth) throw new Error(`${what}: unexpected RETH`);
-    const pad = (4 - (e.payloadLen % 4)) % 4;
-    if (r.dataLength !== e.payloadLen + pad) throw new Error(`${what}: ${r.dataLength} payload+pad bytes, expected ${e.payloadLen}+${pad}`);
+    const e = wire.get(key)?.[i];
+    if (!e) throw new Error(`${at}: ${key} #${i} (opcode ${hex(r.opcode)} psn ${hex(r.psn)}) not expected`);
+    checkPacket(r, e, `${at} (${key} #${i})`);
     seen.set(key, i + 1);
-    requests++;
+    if (key === reqKey) requests++; else responses++;
   }
   for (const [key, list] of wire) {
-    if ((seen.get(key) ?? 0) !== list.length) throw new Error(`${key}: ${seen.get(key) ?? 0} of ${list.length} expected request packets on the wire`);
+    if ((seen.get(key) ?? 0) !== list.length) throw new Error(`${key}: ${seen.get(key) ?? 0} of ${list.length} expected packets on the wire`);
   }
   const verdicts = scapyCheckIcrc(pcapPath);
   if (verdicts.length !== rows.length) throw new Error(`scapy read ${verdicts.length} frames, tshark ${rows.length}`);
   for (const v of verdicts) {
     if (v.status !== 'ok') throw new Error(`frame ${v.frame}: ICRC ${v.status} (carried ${v.carried}, scapy ${v.computed})`);
   }
-  return { frames: rows.length, requests, acks };
+  return { frames: rows.length, requests, responses, acks };
 }

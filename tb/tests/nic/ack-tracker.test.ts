@@ -4,6 +4,10 @@
 // RNR, reserved), error-status entries, a NAK 0x62 in the middle of a QP's traffic, and
 // random back-pressure on m_cqe. Checked: each QP's CQE requests, in order, field by field;
 // qp_error events; s_req back-pressure when a QP's FIFO is full.
+// READ entries (scenario pRead): never completed by ACKs, only by s_read_done (sent per QP in
+// posting order, after random delays); one injected read_done error per scenario; a NAK that
+// lands in a READ also gets the read_done nic_read_resp_rx would send (no double completion);
+// read_busy is checked every cycle against the READ entries the DUT must still hold.
 
 import { describe, expect, it } from 'vitest';
 import { emitToDir, iverilogCompile, verilatorLint, yosysSynth } from '../../../gen/lib/lint-helper.ts';
@@ -14,7 +18,7 @@ import { CQE_STATUS, QP_STATE, WQE_OPCODE } from '../../../gen/nic/regmap.ts';
 import { watchChannel } from '../../bfm/index.ts';
 import { runTest, type TestBench } from '../../core/index.ts';
 import { design } from '../../design.ts';
-import { AckTrackerModel, type AckEv, type CqeV } from '../../model/ack-tracker.ts';
+import { AckTrackerModel, isReadOpcode, type AckEv, type CqeV, type ReadDoneEv } from '../../model/ack-tracker.ts';
 import { psnAdd, psnCompare } from '../../model/psn.ts';
 import type { ReqEntryV } from '../../model/req-tx.ts';
 import { cycle } from './support/handshake.ts';
@@ -32,13 +36,20 @@ interface Scenario {
   nak?: { qp: number; syndrome: number; after: number };
   /** Probability of an error-status entry (never LOCAL_PROTECTION_ERROR on the NAK QP). */
   pErrEntry: number;
+  /** Probability that an entry is a READ (always signaled, so its completion is visible). */
+  pRead?: number;
+  /** The `nth` READ of `qp` completes with this error read_done. */
+  readErr?: { qp: number; nth: number; status: number; syndrome: number };
 }
 
-type Ev = { cycle: number; order: number } & ({ kind: 'push'; e: ReqEntryV } | { kind: 'ack'; a: AckEv });
+type Ev = { cycle: number; order: number } & ({ kind: 'push'; e: ReqEntryV } | { kind: 'ack'; a: AckEv } | { kind: 'done'; d: ReadDoneEv });
+/** Same-cycle events in the order the DUT's registers see them: ACKs, read_dones, posts. */
+const EV_RANK = { ack: 0, done: 1, push: 2 } as const;
 
+const qpLens = (l: unknown[][]): string => l.map(x => x.length).join('/');
 const show = (v: unknown): string => JSON.stringify(v, (_k, x: unknown) => (typeof x === 'bigint' ? `0x${x.toString(16)}` : x));
 
-async function runTracker(dut: Dut, tb: TestBench, sc: Scenario): Promise<{ model: AckTrackerModel; got: { cycle: number; v: CqeV }[][]; errs: number[]; stalls: number; acks: number }> {
+async function runTracker(dut: Dut, tb: TestBench, sc: Scenario): Promise<{ model: AckTrackerModel; got: { cycle: number; v: CqeV }[][]; errs: number[]; stalls: number; acks: number; dones: number; busyChecks: number }> {
   const r = tb.rng;
   const state: number[] = Array.from({ length: NUM_QP }, () => QP_STATE.RTS);
   const publish = (): void => {
@@ -47,6 +58,7 @@ async function runTracker(dut: Dut, tb: TestBench, sc: Scenario): Promise<{ mode
   publish();
   dut.s_req.valid.value = 0;
   dut.s_ack.valid.value = 0;
+  dut.s_read_done.valid.value = 0;
   dut.m_cqe.ready.value = 0;
   await tb.reset(2);
   watchChannel(tb, { valid: dut.m_cqe.valid, ready: dut.m_cqe.ready, payload: { data: dut.m_cqe.data } }, 'nic_ack_tracker.m_cqe', { reset: dut.rst });
@@ -86,6 +98,10 @@ async function runTracker(dut: Dut, tb: TestBench, sc: Scenario): Promise<{ mode
   let nakSent = false;
   let postingDone = false;
   let acks = 0;
+  // READs posted (SUCCESS) whose read_done is still to be sent, per QP in order; NAKed READs.
+  const readsToFinish: ReqEntryV[][] = Array.from({ length: NUM_QP }, () => []);
+  const nakedRead: { e: ReqEntryV; syndrome: number }[] = [];
+  let dones = 0;
 
   const sendAck = async (a: AckEv): Promise<void> => {
     dut.s_ack.data.value = { ...a, msn: r.int(0, 0xff_ffff) } as never;
@@ -110,6 +126,8 @@ async function runTracker(dut: Dut, tb: TestBench, sc: Scenario): Promise<{ mode
         const e = r.pick(open);
         nakSent = true;
         await sendAck({ qp, psn: psnAdd(e.firstPsn, r.int(0, psnAdd(e.lastPsn, -e.firstPsn))), syndrome: n.syndrome });
+        // nic_read_resp_rx completes a NAKed READ too: the tracker must complete it once.
+        if (isReadOpcode(e.opcode)) nakedRead.push({ e, syndrome: n.syndrome });
         continue;
       }
       const kind = r.float();
@@ -129,16 +147,82 @@ async function runTracker(dut: Dut, tb: TestBench, sc: Scenario): Promise<{ mode
     }
   }, 'acks');
 
+  // nic_read_resp_rx stand-in: read_dones per QP in posting order, after random delays.
+  const sendDone = async (d: ReadDoneEv, wrId: bigint): Promise<void> => {
+    dut.s_read_done.data.value = { qp: d.qp, wrId, lastPsn: d.lastPsn, status: d.status, syndrome: d.syndrome, ok: d.ok ? 1 : 0 } as never;
+    dut.s_read_done.valid.value = 1;
+    while (!(await cycle(tb, () => dut.s_read_done.ready.value === 1)));
+    dut.s_read_done.valid.value = 0;
+    events.push({ cycle: tb.cycle, order: order++, kind: 'done', d });
+    dones++;
+  };
+  const nakStatus: Record<number, number> = { [AETH.NAK_INVALID_REQ]: CQE_STATUS.REMOTE_INVALID_REQUEST, [AETH.NAK_REMOTE_ACCESS]: CQE_STATUS.REMOTE_ACCESS_ERROR, [AETH.NAK_REMOTE_OP]: CQE_STATUS.REMOTE_OPERATIONAL_ERROR };
+  const doneTask = tb.fork(async () => {
+    const stopped = Array.from({ length: NUM_QP }, () => false);
+    const nth = Array.from({ length: NUM_QP }, () => 0);
+    for (;;) {
+      const nk = nakedRead.shift();
+      if (nk) {
+        await tb.clockCycles(r.int(0, 20));
+        await sendDone({ qp: nk.e.qp, lastPsn: nk.e.lastPsn, ok: false, status: nakStatus[nk.syndrome]!, syndrome: nk.syndrome }, nk.e.wrId);
+        stopped[nk.e.qp] = true; // the QP is in ERROR: nic_read_resp_rx discards the rest
+        continue;
+      }
+      const live = readsToFinish.map((_l, q) => q).filter(q => readsToFinish[q]!.length > 0 && !stopped[q]);
+      if (live.length === 0) {
+        if (postingDone && readsToFinish.every((l, q) => l.length === 0 || stopped[q] || q === NUM_QP - 1)) return;
+        await tb.clockCycles(1);
+        continue;
+      }
+      await tb.clockCycles(r.int(0, 8));
+      const qp = r.pick(live);
+      // The last QP keeps its last READ open: no CQE without a read_done.
+      if (qp === NUM_QP - 1 && readsToFinish[qp]!.length === 1 && postingDone) { stopped[qp] = true; continue; }
+      if (qp === NUM_QP - 1 && readsToFinish[qp]!.length === 1) { await tb.clockCycles(1); continue; }
+      const e = readsToFinish[qp]!.shift()!;
+      const x = sc.readErr;
+      if (x && x.qp === qp && nth[qp]++ === x.nth) {
+        await sendDone({ qp, lastPsn: e.lastPsn, ok: false, status: x.status, syndrome: x.syndrome }, e.wrId);
+        if (x.status !== CQE_STATUS.LOCAL_LENGTH_ERROR) stopped[qp] = true;
+      } else {
+        await sendDone({ qp, lastPsn: e.lastPsn, ok: true, status: CQE_STATUS.SUCCESS, syndrome: 0 }, e.wrId);
+      }
+    }
+  }, 'read_done');
+
+  // read_busy, every cycle: bit q is 1 exactly while a READ entry of q is neither retired
+  // (retired = its CQE is presented on m_cqe or was taken) nor not yet accepted.
+  const readsOpen: { e: ReqEntryV; at: number }[] = [];
+  let busyChecks = 0;
+  tb.fork(async () => {
+    for (;;) {
+      await tb.falling();
+      const busy = Number(dut.read_busy.value);
+      const shown = dut.m_cqe.valid.value === 1 ? BigInt((dut.m_cqe.data.value as { wrId: bigint }).wrId) : null;
+      for (let q = 0; q < NUM_QP; q++) {
+        const held = readsOpen.filter(x => x.e.qp === q && x.at <= tb.cycle && !got[q]!.some(c => c.v.wrId === x.e.wrId) && x.e.wrId !== shown);
+        const want = held.length > 0 ? 1 : 0;
+        if (((busy >> q) & 1) !== want) {
+          throw new Error(`read_busy bit ${q} is ${(busy >> q) & 1} at cycle ${tb.cycle}, want ${want} (${held.length} READ entries held: ${held.map(x => `wrId 0x${x.e.wrId.toString(16)} posted at ${x.at}`).join(', ')}; seed ${tb.seed})`);
+        }
+        busyChecks++;
+      }
+      await tb.rising();
+    }
+  }, 'read_busy');
+
   // Posting, in order, with random gaps; counts cycles s_req waited on a full FIFO.
   let stalls = 0;
   for (let k = 0; k < sc.entries; k++) {
     const qp = r.int(0, NUM_QP - 1);
     const err = r.bool(sc.pErrEntry);
     const errStatuses: number[] = [CQE_STATUS.BAD_OPCODE, CQE_STATUS.LOCAL_LENGTH_ERROR, CQE_STATUS.LOCAL_QP_ERROR, CQE_STATUS.FLUSH_ERROR];
-    if (qp !== sc.nak?.qp) errStatuses.push(CQE_STATUS.LOCAL_PROTECTION_ERROR);
+    // (Not on the NAK QP, nor on the last QP when it must keep a READ open.)
+    if (qp !== sc.nak?.qp && !(sc.pRead && qp === NUM_QP - 1)) errStatuses.push(CQE_STATUS.LOCAL_PROTECTION_ERROR);
     const npk = r.bool(0.5) ? 1 : r.int(1, 300);
+    const read = r.bool(sc.pRead ?? 0);
     const e: ReqEntryV = {
-      qp, wrId: r.bigint(64), opcode: WQE_OPCODE.RDMA_WRITE, length: r.u32(), signaled: r.int(0, 1),
+      qp, wrId: r.bigint(64), opcode: read ? WQE_OPCODE.RDMA_READ : WQE_OPCODE.RDMA_WRITE, length: r.u32(), signaled: read ? 1 : r.int(0, 1),
       firstPsn: err ? 0 : nextPsn[qp]!, lastPsn: err ? 0 : psnAdd(nextPsn[qp]!, npk - 1), status: err ? r.pick(errStatuses) : CQE_STATUS.SUCCESS,
     };
     if (!err) nextPsn[qp] = psnAdd(nextPsn[qp]!, npk);
@@ -153,9 +237,14 @@ async function runTracker(dut: Dut, tb: TestBench, sc: Scenario): Promise<{ mode
     dut.s_req.valid.value = 0;
     events.push({ cycle: tb.cycle, order: order++, kind: 'push', e });
     posted[qp]!.push(e);
+    if (read) {
+      readsOpen.push({ e, at: tb.cycle });
+      if (!err) readsToFinish[qp]!.push(e);
+    }
   }
   postingDone = true;
   await ackTask.join();
+  await doneTask.join();
   // Final ACKs: everything sent is acknowledged (a NAKed QP ignores them), except on the
   // last QP, whose open entries must stay open (no CQE without an ACK).
   for (let qp = 0; qp < NUM_QP - 1; qp++) {
@@ -166,12 +255,27 @@ async function runTracker(dut: Dut, tb: TestBench, sc: Scenario): Promise<{ mode
   // The model, in acceptance order: in one cycle the DUT sees an ACK against the entries
   // posted before that cycle, so ACKs go before posts of the same cycle.
   const model = new AckTrackerModel(NUM_QP);
-  events.sort((a, b) => a.cycle - b.cycle || (a.kind === b.kind ? a.order - b.order : a.kind === 'ack' ? -1 : 1));
-  for (const ev of events) { if (ev.kind === 'push') model.push(ev.e, ev.cycle); else model.ack(ev.a, ev.cycle); }
+  events.sort((a, b) => a.cycle - b.cycle || EV_RANK[a.kind] - EV_RANK[b.kind] || a.order - b.order);
+  for (const ev of events) {
+    if (ev.kind === 'push') model.push(ev.e, ev.cycle);
+    else if (ev.kind === 'ack') model.ack(ev.a, ev.cycle);
+    else model.readDone(ev.d, ev.cycle);
+  }
   const total = model.cqes.reduce((s, l) => s + l.length, 0);
-  await tb.until(() => got.reduce((s, l) => s + l.length, 0) >= total, { timeout: 50_000, what: `${total} CQE requests` });
+  const waitFor = `${total} CQE requests (model per QP ${qpLens(model.cqes)}; on a timeout the first differing CQE per QP is printed)`;
+  try {
+    await tb.until(() => got.reduce((s, l) => s + l.length, 0) >= total, { timeout: 50_000, what: waitFor });
+  } catch (err) {
+    for (let qp = 0; qp < NUM_QP; qp++) {
+      const i = got[qp]!.length;
+      if (i < model.cqes[qp]!.length) console.log(`QP ${qp}: the DUT gave ${i} CQEs; the next one the model expects: ${show(model.cqes[qp]![i])}`);
+      const k = got[qp]!.findIndex((g, j) => show(g.v) !== show(model.cqes[qp]![j]));
+      if (k >= 0) console.log(`QP ${qp} CQE #${k} differs: got ${show(got[qp]![k]!.v)} at cycle ${got[qp]![k]!.cycle}, want ${show(model.cqes[qp]![k])}`);
+    }
+    throw err;
+  }
   await tb.clockCycles(100);
-  return { model, got, errs, stalls, acks };
+  return { model, got, errs, stalls, acks, dones, busyChecks };
 }
 
 function check(tb: TestBench, o: Awaited<ReturnType<typeof runTracker>>): void {
@@ -227,6 +331,50 @@ describe('nic_ack_tracker', () => {
       expect(o.errs[2]).toBe(1);
       expect(o.stalls, 's_req waited on a full per-QP FIFO').toBeGreaterThan(0);
       console.log(`ack_tracker NAK: seed ${tb.seed}, QP 2: ${at} CQEs before the NAK, ${q2.length - at - 1} flushed; ${o.stalls} stall cycles`);
+    });
+  });
+
+  it('READ entries: completed only by read_done (ACKs ignored), in order with WRITEs; read_busy every cycle', async () => {
+    await runTest(design(nicAckTracker, { depth: DEPTH }), async (dut, tb) => {
+      const o = await runTracker(dut, tb, { entries: 300, pAck: 0.3, pCqeReady: 0.7, pErrEntry: 0.04, pRead: 0.35 });
+      check(tb, o);
+      const reads = o.model.cqes.flat().filter(c => isReadOpcode(c.opcode));
+      expect(reads.filter(c => c.status === CQE_STATUS.SUCCESS).length, `READ successes (seed ${tb.seed})`).toBeGreaterThan(30);
+      expect(o.model.qps[NUM_QP - 1]!.fifo.some(e => isReadOpcode(e.opcode)), 'the last QP keeps a READ open (no read_done, no CQE)').toBe(true);
+      console.log(`ack_tracker READ: seed ${tb.seed}, ${o.dones} read_dones, ${reads.length} READ CQEs, ${o.busyChecks} read_busy checks, CQEs by status ${show([...statuses(o)])}`);
+    });
+  });
+
+  for (const [status, syndrome] of [[CQE_STATUS.REMOTE_ACCESS_ERROR, AETH.NAK_REMOTE_ACCESS], [CQE_STATUS.LOCAL_PROTECTION_ERROR, 0], [CQE_STATUS.LOCAL_LENGTH_ERROR, 0]] as const) {
+    it(`a READ failed by its read_done with status ${status}: that status${status === CQE_STATUS.LOCAL_LENGTH_ERROR ? ', the QP goes on' : ', qp_error, later entries flushed'}`, async () => {
+      await runTest(design(nicAckTracker, { depth: DEPTH }), async (dut, tb) => {
+        const o = await runTracker(dut, tb, { entries: 200, pAck: 0.2, pCqeReady: 0.6, pErrEntry: 0.02, pRead: 0.4, readErr: { qp: 1, nth: 3, status, syndrome } });
+        check(tb, o);
+        const q1 = o.model.cqes[1]!;
+        const at = q1.findIndex(c => c.status === status && isReadOpcode(c.opcode));
+        expect(at, `the failed READ's CQE on QP 1 (seed ${tb.seed})`).toBeGreaterThanOrEqual(0);
+        expect(q1[at]!.syndrome).toBe(syndrome);
+        const after = q1.slice(at + 1);
+        if (status === CQE_STATUS.LOCAL_LENGTH_ERROR) {
+          expect(after.some(c => c.status === CQE_STATUS.SUCCESS), 'later READs/WRITEs still succeed').toBe(true);
+          expect(o.errs[1]).toBe(0);
+        } else {
+          expect(after.length > 0 && after.every(c => c.status === CQE_STATUS.FLUSH_ERROR), 'everything after it is flushed').toBe(true);
+          expect(o.errs[1]).toBe(1);
+        }
+      });
+    });
+  }
+
+  it('NAK 0x61 with READs in flight: a NAKed READ completes once (NAK first or read_done first), the rest flushed', async () => {
+    await runTest(design(nicAckTracker, { depth: DEPTH }), async (dut, tb) => {
+      const o = await runTracker(dut, tb, { entries: 250, pAck: 0.08, pCqeReady: 0.5, pErrEntry: 0.03, pRead: 0.5, nak: { qp: 2, syndrome: AETH.NAK_INVALID_REQ, after: 20 } });
+      check(tb, o);
+      const q2 = o.model.cqes[2]!;
+      const at = q2.findIndex(c => c.status === CQE_STATUS.REMOTE_INVALID_REQUEST);
+      expect(at, `a REMOTE_INVALID_REQUEST CQE on QP 2 (seed ${tb.seed})`).toBeGreaterThanOrEqual(0);
+      expect(q2.slice(at + 1).every(c => c.status === CQE_STATUS.FLUSH_ERROR), 'everything after the NAK is flushed').toBe(true);
+      console.log(`ack_tracker NAK+READ: seed ${tb.seed}, NAKed entry is a ${isReadOpcode(q2[at]!.opcode) ? 'READ' : 'WRITE'}, ${o.dones} read_dones`);
     });
   });
 });

@@ -4,18 +4,22 @@
 // random delay, and nic_regs emulated for SQ_PSN and STATE updates (one cycle late, as the
 // real registers). Checked: the DmaReadCmd list, the TxPktCmd sequence, the ReqEntries, the
 // SQ_PSN updates and qp_error events, element by element; error paths: bad fetch status,
-// QP not in RTS, bad opcode / READ, length mismatch, too many SGEs, DMA error.
+// QP not in RTS, bad opcode, length mismatch, too many SGEs, DMA error.
+// READs (mixed with WRITEs, 0 B .. 2 GiB): READ REQUEST commands, read_ctx contexts (each
+// out no later than its request's command), no DMA. Fence: read_busy comes from a tracker
+// stand-in that marks a READ busy from 0-1 cycles after its ReqEntry for a random time; a
+// fenced WQE's first packet must leave only after every earlier READ of its QP completed.
 
 import { describe, expect, it } from 'vitest';
 import { emitToDir, iverilogCompile, verilatorLint, yosysSynth } from '../../../gen/lib/lint-helper.ts';
 import { QpCtx } from '../../../gen/nic/ctx.ts';
-import { CQE_STATUS, MAX_SGE, QP_STATE, WQE_OPCODE } from '../../../gen/nic/regmap.ts';
+import { CQE_STATUS, MAX_SGE, QP_STATE, WQE_FLAG, WQE_OPCODE } from '../../../gen/nic/regmap.ts';
 import { nicReqTx } from '../../../gen/nic/req-tx.ts';
 import { XLATE_STATUS } from '../../../gen/nic/types.ts';
 import { watchChannel } from '../../bfm/index.ts';
 import { runTest, type TestBench } from '../../core/index.ts';
 import { design } from '../../design.ts';
-import { reqTxModel, type DmaCmd, type PktCmd, type ReqEntryV, type TxCfg, type TxQp } from '../../model/req-tx.ts';
+import { reqTxModel, type DmaCmd, type PktCmd, type ReadCtxV, type ReqEntryV, type TxCfg, type TxQp } from '../../model/req-tx.ts';
 import type { DecodedWqe } from '../../model/wqe-fetch.ts';
 import { cycle } from './support/handshake.ts';
 
@@ -35,6 +39,10 @@ interface Scenario {
   maxLen: number;
   /** Extra cycles before a qp_error shows as STATE = ERROR. */
   errorDelay?: number;
+  /** Share of RDMA READs among the WQEs (default 0). */
+  pRead?: number;
+  /** Longest time the tracker stand-in keeps a READ outstanding (default 200 cycles). */
+  maxReadBusy?: number;
 }
 
 interface Stamped<T> { cycle: number; v: T }
@@ -42,7 +50,8 @@ interface Stamped<T> { cycle: number; v: T }
 /** Normalise a DUT struct value: fields named in `big` as bigint, the rest as number. */
 function norm<T>(v: unknown, big: readonly string[]): T {
   const o = v as Record<string, number | bigint>;
-  return Object.fromEntries(Object.entries(o).map(([k, x]) => [k, big.includes(k) ? BigInt(x) : Number(x)])) as T;
+  const one = (k: string, x: unknown): unknown => (Array.isArray(x) ? x.map(e => norm(e, big)) : big.includes(k) ? BigInt(x as number) : Number(x));
+  return Object.fromEntries(Object.entries(o).map(([k, x]) => [k, one(k, x)])) as T;
 }
 const show = (v: unknown): string => JSON.stringify(v, (_k, x: unknown) => (typeof x === 'bigint' ? `0x${x.toString(16)}` : x));
 
@@ -66,7 +75,10 @@ function randomWqe(tb: TestBench, sc: Scenario, qpIdx: number, mtus: number[]): 
   const r = tb.rng;
   const mtu = 1 << mtus[qpIdx]!;
   // Lengths near packet boundaries are where cutting goes wrong.
-  const len = r.pick([0, 1, mtu - 1, mtu, mtu + 1, 64 * mtu, r.int(0, sc.maxLen), r.int(0, sc.maxLen), r.int(0, 4 * mtu)]);
+  const read = r.bool(sc.pRead ?? 0);
+  // A READ moves no data here, so it may be huge (up to 2 GiB: 2^23 PSNs at MTU 256).
+  const len = read && r.bool(0.1) ? r.int(0, 2 ** 31)
+    : r.pick([0, 1, mtu - 1, mtu, mtu + 1, 64 * mtu, r.int(0, sc.maxLen), r.int(0, sc.maxLen), r.int(0, 4 * mtu)]);
   const numSge = len === 0 && r.bool(0.5) ? 0 : r.int(1, MAX_SGE);
   const lens = Array.from({ length: MAX_SGE }, () => r.u32());
   if (numSge > 0) {
@@ -74,12 +86,12 @@ function randomWqe(tb: TestBench, sc: Scenario, qpIdx: number, mtus: number[]): 
     for (let i = 0; i < numSge; i++) { const l = i === numSge - 1 ? left : r.int(0, left); lens[i] = l; left -= l; }
   }
   const w: DecodedWqe = {
-    qp: qpIdx, ringIndex: r.int(0, 0xffff), status: CQE_STATUS.SUCCESS, opcode: WQE_OPCODE.RDMA_WRITE, flags: r.int(0, 255),
+    qp: qpIdx, ringIndex: r.int(0, 0xffff), status: CQE_STATUS.SUCCESS, opcode: read ? WQE_OPCODE.RDMA_READ : WQE_OPCODE.RDMA_WRITE, flags: r.int(0, 255),
     numSge, length: len, wrId: r.bigint(64), remoteVa: r.bigint(64), rkey: r.u32(),
     sge: lens.map(l => ({ addr: r.bigint(64), len: l, lkey: r.u32() & 0x7fff_ffff })),
   };
   if (r.bool(sc.pErr)) w.status = r.pick([CQE_STATUS.LOCAL_QP_ERROR, CQE_STATUS.FLUSH_ERROR, CQE_STATUS.BAD_OPCODE]);
-  if (r.bool(sc.pErr)) w.opcode = r.pick([WQE_OPCODE.RDMA_READ, r.int(2, 255)]);
+  if (r.bool(sc.pErr)) w.opcode = r.int(2, 255);
   if (r.bool(sc.pErr)) w.length = (w.length + r.int(1, 10)) >>> 0;
   if (r.bool(sc.pErr / 2)) w.numSge = r.int(MAX_SGE + 1, 255);
   if (r.bool(sc.pErr)) w.sge[r.int(0, Math.max(0, numSge - 1))]!.lkey = BAD_LKEY;
@@ -93,19 +105,28 @@ function withError(w: DecodedWqe, kind: typeof ERROR_KINDS[number]): DecodedWqe 
     case 'status-qp': return { ...w, status: CQE_STATUS.LOCAL_QP_ERROR };
     case 'status-flush': return { ...w, status: CQE_STATUS.FLUSH_ERROR };
     case 'status-opcode': return { ...w, status: CQE_STATUS.BAD_OPCODE };
-    case 'opcode': return { ...w, opcode: WQE_OPCODE.RDMA_READ };
+    case 'opcode': return { ...w, opcode: 0x80 };
     case 'length': return { ...w, length: (w.length + 1) >>> 0 };
     case 'lkey': {
-      // A message with at least one byte, so the DMA engine translates (and rejects) the lkey.
+      // A WRITE with at least one byte, so the DMA engine translates (and rejects) the lkey.
+      w = { ...w, opcode: WQE_OPCODE.RDMA_WRITE };
       const sge = w.sge.map((e, i) => (i === 0 ? { ...e, len: e.len + 1, lkey: BAD_LKEY } : e));
       return { ...w, numSge: Math.max(1, w.numSge), length: (w.numSge === 0 ? 1 : w.length + 1) >>> 0, sge: w.numSge === 0 ? [{ ...sge[0]!, len: 1 }, ...sge.slice(1)] : sge };
     }
   }
 }
 
-interface Outcome { dma: Stamped<DmaCmd>[]; pkts: Stamped<PktCmd>[]; reqs: Stamped<ReqEntryV>[]; upd: Stamped<{ qp: number; value: number }>[]; errs: Stamped<{ qp: number }>[] }
+interface Outcome {
+  dma: Stamped<DmaCmd>[]; pkts: Stamped<PktCmd>[]; reqs: Stamped<ReqEntryV>[]; upd: Stamped<{ qp: number; value: number }>[]; errs: Stamped<{ qp: number }>[];
+  ctxs: Stamped<ReadCtxV>[];
+}
+interface Want { dma: DmaCmd[]; pkts: PktCmd[]; reqs: ReqEntryV[]; upd: { qp: number; value: number }[]; errs: { qp: number }[]; ctxs: ReadCtxV[] }
+/** A READ the tracker stand-in holds: its QP's read_busy bit is set in cycles [from, until). */
+interface BusyRead { qp: number; entry: number; from: number; until: number }
+/** Per WQE: its model result and when s_wqe took it. */
+interface WqeRun { w: DecodedWqe; res: ReturnType<typeof reqTxModel>; acceptedAt: number }
 
-async function runReqTx(dut: Dut, tb: TestBench, sc: Scenario): Promise<{ got: Outcome; want: { dma: DmaCmd[]; pkts: PktCmd[]; reqs: ReqEntryV[]; upd: { qp: number; value: number }[]; errs: { qp: number }[] } }> {
+async function runReqTx(dut: Dut, tb: TestBench, sc: Scenario): Promise<{ got: Outcome; want: Want; runs: WqeRun[]; busy: BusyRead[] }> {
   const r = tb.rng;
   const mtus = Array.from({ length: NUM_QP }, () => r.int(8, 12));
   const qps: TxQp[] = Array.from({ length: NUM_QP }, (_, q) => ({
@@ -121,8 +142,9 @@ async function runReqTx(dut: Dut, tb: TestBench, sc: Scenario): Promise<{ got: O
   dut.cfg.value = { config: 1, mac: cfg.mac, ipAddr: cfg.ipAddr, ipCfg: cfg.ttl | (cfg.dscp << 8), irqMod: 0 } as never;
   dut.s_wqe.valid.value = 0;
   dut.s_dma_status.valid.value = 0;
+  dut.read_busy.value = 0;
   await tb.reset(2);
-  for (const [name, ch] of [['m_dma_cmd', dut.m_dma_cmd], ['m_pkt_cmd', dut.m_pkt_cmd], ['m_req', dut.m_req]] as const) {
+  for (const [name, ch] of [['m_dma_cmd', dut.m_dma_cmd], ['m_pkt_cmd', dut.m_pkt_cmd], ['m_req', dut.m_req], ['m_read_ctx', dut.m_read_ctx]] as const) {
     watchChannel(tb, { valid: ch.valid, ready: ch.ready, payload: { data: ch.data } }, `nic_req_tx.${name}`, { reset: dut.rst });
   }
 
@@ -142,8 +164,11 @@ async function runReqTx(dut: Dut, tb: TestBench, sc: Scenario): Promise<{ got: O
   const want = {
     dma: model.flatMap(x => x.dma), pkts: model.flatMap(x => x.pkts), reqs: model.map(x => x.entry),
     upd: model.flatMap(x => (x.psnUpd ? [x.psnUpd] : [])), errs: model.flatMap(x => (x.qpError === null ? [] : [{ qp: x.qpError }])),
+    ctxs: model.flatMap(x => (x.readCtx ? [x.readCtx] : [])),
   };
-  const got: Outcome = { dma: [], pkts: [], reqs: [], upd: [], errs: [] };
+  const got: Outcome = { dma: [], pkts: [], reqs: [], upd: [], errs: [], ctxs: [] };
+  const runs: WqeRun[] = wqes.map((w, i) => ({ w, res: model[i]!, acceptedAt: -1 }));
+  const busy = trackReads(dut, tb, sc, got.reqs);
 
   // nic_regs: an update valid in cycle t shows in qp_ctx from cycle t + 1; STATE = ERROR
   // optionally later (nic_top merges the stages' qp_error events, which can delay one).
@@ -184,6 +209,7 @@ async function runReqTx(dut: Dut, tb: TestBench, sc: Scenario): Promise<{ got: O
   });
   receive<PktCmd>(dut.m_pkt_cmd as never, got.pkts, ['rethVa', 'srcMac', 'dstMac']);
   receive<ReqEntryV>(dut.m_req as never, got.reqs, ['wrId']);
+  receive<ReadCtxV>(dut.m_read_ctx as never, got.ctxs, ['wrId', 'addr']);
 
   // DMA status: in order, after a random translation delay.
   tb.fork(async () => {
@@ -197,16 +223,49 @@ async function runReqTx(dut: Dut, tb: TestBench, sc: Scenario): Promise<{ got: O
     }
   }, 'dma');
 
-  for (const w of wqes) {
+  for (const run of runs) {
     await tb.clockCycles(r.bool(0.3) ? r.int(0, 20) : 0);
-    dut.s_wqe.data.value = w as never;
+    dut.s_wqe.data.value = run.w as never;
     dut.s_wqe.valid.value = 1;
     while (!(await cycle(tb, () => dut.s_wqe.ready.value === 1)));
+    run.acceptedAt = tb.cycle;
     dut.s_wqe.valid.value = 0;
   }
   await tb.until(() => got.reqs.length === want.reqs.length && got.pkts.length >= want.pkts.length, { timeout: 400_000, what: 'all entries and packets' });
   await tb.clockCycles(50);
-  return { got, want };
+  return { got, want, runs, busy };
+}
+
+/**
+ * The ACK tracker's read_busy, as the stand-in for it: a READ ReqEntry (SUCCESS) taken at
+ * cycle c makes its QP busy from c or c + 1 (the tracker may take a cycle) for a random
+ * time; READs of a QP complete in order. read_busy is written after the falling edge, when
+ * every rising-edge process of the cycle (the m_req receiver among them) has run.
+ */
+function trackReads(dut: Dut, tb: TestBench, sc: Scenario, reqs: Stamped<ReqEntryV>[]): BusyRead[] {
+  const r = tb.rng.fork();
+  const busy: BusyRead[] = [];
+  const lastUntil = Array.from({ length: NUM_QP }, () => 0);
+  let seen = 0;
+  tb.fork(async () => {
+    for (;;) {
+      await tb.falling();
+      for (; seen < reqs.length; seen++) {
+        const e = reqs[seen]!;
+        if (e.v.opcode !== WQE_OPCODE.RDMA_READ || e.v.status !== CQE_STATUS.SUCCESS) continue;
+        const from = e.cycle + r.int(0, 1);
+        const hold = r.bool(0.3) ? r.int(1, 4) : r.int(1, sc.maxReadBusy ?? 200);
+        const until = Math.max(from + hold, lastUntil[e.v.qp]!);
+        lastUntil[e.v.qp] = until;
+        busy.push({ qp: e.v.qp, entry: seen, from, until });
+      }
+      let bits = 0;
+      for (const b of busy) if (b.from <= tb.cycle && tb.cycle < b.until) bits |= 1 << b.qp;
+      dut.read_busy.value = bits;
+      await tb.rising();
+    }
+  }, 'tracker');
+  return busy;
 }
 
 function check(tb: TestBench, o: Awaited<ReturnType<typeof runReqTx>>): void {
@@ -215,6 +274,42 @@ function check(tb: TestBench, o: Awaited<ReturnType<typeof runReqTx>>): void {
   expectSeq('TxPktCmd', o.got.pkts, o.want.pkts, tb.seed, pktView);
   expectSeq('sq_psn_upd', o.got.upd, o.want.upd, tb.seed);
   expectSeq('qp_error', o.got.errs, o.want.errs, tb.seed);
+  expectSeq('read_ctx', o.got.ctxs, o.want.ctxs, tb.seed);
+  checkReadOrder(tb, o);
+  checkFence(tb, o);
+}
+
+/** Each READ's context is out no later than its READ REQUEST command. */
+function checkReadOrder(tb: TestBench, o: Awaited<ReturnType<typeof runReqTx>>): void {
+  const reqPkts = o.got.pkts.filter(p => p.v.opcode === 0x0c);
+  expect(reqPkts.length, `READ REQUEST commands (seed ${tb.seed})`).toBe(o.got.ctxs.length);
+  o.got.ctxs.forEach((c, k) => {
+    if (c.cycle > reqPkts[k]!.cycle) throw new Error(`read_ctx #${k} (qp ${c.v.qp}, PSN ${c.v.firstPsn}) at cycle ${c.cycle}, after its READ REQUEST at cycle ${reqPkts[k]!.cycle} (seed ${tb.seed})`);
+  });
+}
+
+/** A fenced WQE's first packet leaves only after every earlier READ of its QP completed. */
+function checkFence(tb: TestBench, o: Awaited<ReturnType<typeof runReqTx>>): void {
+  let pkt = 0, entry = 0;
+  for (const run of o.runs) {
+    const first = o.got.pkts[pkt];
+    const fenced = (run.w.flags & WQE_FLAG.FENCE) !== 0;
+    if (fenced && run.res.pkts.length > 0 && first) {
+      const blocking = o.busy.filter(b => b.qp === run.w.qp && b.entry < entry && b.until >= first.cycle);
+      if (blocking.length) {
+        const b = blocking[0]!;
+        throw new Error(`fenced WQE #${entry} (qp ${run.w.qp}) sent its first packet at cycle ${first.cycle}, but READ entry #${b.entry} was busy until ${b.until} (seed ${tb.seed})`);
+      }
+    }
+    pkt += run.res.pkts.length;
+    entry++;
+  }
+}
+
+/** Fenced WQEs (that send something) that arrived while an earlier READ of their QP was busy. */
+function fenceWaits(o: Awaited<ReturnType<typeof runReqTx>>): number {
+  return o.runs.filter((run, i) => (run.w.flags & WQE_FLAG.FENCE) !== 0 && run.res.pkts.length > 0
+    && o.busy.some(b => b.qp === run.w.qp && b.entry < i && b.until > run.acceptedAt)).length;
 }
 
 const countBy = (l: ReqEntryV[], s: number): number => l.filter(e => e.status === s).length;
@@ -238,9 +333,24 @@ describe('nic_req_tx', () => {
     });
   });
 
-  it('error paths: bad fetch status, QP not in RTS, bad opcode/READ, length mismatch, DMA error -> LOCAL_PROTECTION_ERROR + qp_error, later WQEs flushed even if STATE lags', async () => {
+  it('mixes READs (0 B..2 GiB) and WRITEs; read_ctx before each READ REQUEST; fenced WQEs wait for the QP\'s READs', async () => {
     await runTest(design(nicReqTx, {}), async (dut, tb) => {
-      const o = await runReqTx(dut, tb, { wqes: 120, pReady: 0.6, pErr: 0.12, maxLen: 9000, errorDelay: 30, states: [QP_STATE.RTS, QP_STATE.RTS, QP_STATE.RTS, QP_STATE.RTR] });
+      const o = await runReqTx(dut, tb, { wqes: 100, pReady: 0.8, pErr: 0, maxLen: 20000, pRead: 0.5 });
+      check(tb, o);
+      const reads = o.want.reqs.filter(e => e.opcode === WQE_OPCODE.RDMA_READ && e.status === CQE_STATUS.SUCCESS);
+      expect(reads.length, `READs sent (seed ${tb.seed})`).toBeGreaterThan(10);
+      expect(reads.some(e => e.length === 0), `a zero-length READ (seed ${tb.seed})`).toBe(true);
+      expect(reads.some(e => e.lastPsn !== e.firstPsn), `a READ expecting several responses (seed ${tb.seed})`).toBe(true);
+      expect(o.want.reqs.some(e => e.status === CQE_STATUS.SUCCESS && e.lastPsn < e.firstPsn), `a message crossing PSN 2^24 (seed ${tb.seed})`).toBe(true);
+      const waits = fenceWaits(o);
+      expect(waits, `fenced WQEs that found a READ of their QP busy (seed ${tb.seed})`).toBeGreaterThan(3);
+      console.log(`req_tx READ mix: seed ${tb.seed}, ${reads.length} READs, ${o.got.pkts.length} packets, ${waits} fence waits, ${tb.cycle} cycles`);
+    });
+  });
+
+  it('error paths: bad fetch status, QP not in RTS, bad opcode, length mismatch, DMA error -> LOCAL_PROTECTION_ERROR + qp_error, later WQEs flushed even if STATE lags', async () => {
+    await runTest(design(nicReqTx, {}), async (dut, tb) => {
+      const o = await runReqTx(dut, tb, { wqes: 120, pReady: 0.6, pErr: 0.12, maxLen: 9000, errorDelay: 30, pRead: 0.3, maxReadBusy: 60, states: [QP_STATE.RTS, QP_STATE.RTS, QP_STATE.RTS, QP_STATE.RTR] });
       check(tb, o);
       for (const s of [CQE_STATUS.LOCAL_PROTECTION_ERROR, CQE_STATUS.LOCAL_LENGTH_ERROR, CQE_STATUS.BAD_OPCODE, CQE_STATUS.LOCAL_QP_ERROR, CQE_STATUS.FLUSH_ERROR, CQE_STATUS.SUCCESS]) {
         expect(countBy(o.want.reqs, s), `entries with status ${s} (seed ${tb.seed})`).toBeGreaterThan(0);

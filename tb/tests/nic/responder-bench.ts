@@ -21,6 +21,10 @@ export interface BenchOpts {
   pIn: number; pOut: number;
   dmaLat: number;
   poison?: (va: bigint) => boolean;
+  /** nic_read_responder stand-in with this many slots per QP, each freed `rdFreeLat` cycles
+   *  after its ReadReq was taken (rd_room = a slot is free). Without it, rd_room is each
+   *  QP's constant `rdRoom` (what the model assumes). */
+  rdSlots?: number; rdFreeLat?: number;
 }
 export const busy: BenchOpts = { pIn: 0.8, pOut: 0.7, dmaLat: 30 };
 export const fullRate: BenchOpts = { pIn: 1, pOut: 1, dmaLat: 40 };
@@ -30,8 +34,13 @@ interface AckCmdV {
   hasAeth: number; aethSyndrome: number; aethMsn: number; srcMac: bigint; dstMac: bigint; srcIp: number; dstIp: number; srcPort: number; ttl: number; dscp: number;
 }
 
+export interface ReadReqV { qp: number; psn: number; va: bigint; rkey: number; len: number; pd: number; pmtu: number; msn: number }
+
 export interface BenchResult {
   exp: Expected;
+  reads: { value: ReadReqV; cycle: number }[];
+  rrespHdrs: { value: RxHdr; cycle: number }[];
+  rrespFrames: { bytes: Uint8Array }[];
   acks: { value: AckCmdV; cycle: number }[];
   ackIn: { value: { qp: number; psn: number; syndrome: number; msn: number }; cycle: number }[];
   dma: DmaAgent; regs: RegsAgent; tlb: TlbAgent;
@@ -79,11 +88,17 @@ export async function runBench(dataWidth: number, setup: (rng: Rng) => { world: 
     const acks = new StreamSink<AckCmdV>(dut.m_ack_cmd as never, tb.rng.fork(), o.pOut);
     const ackIn = new StreamSink<{ qp: number; psn: number; syndrome: number; msn: number }>(dut.m_ack_in as never, tb.rng.fork(), o.pOut);
     const regs = new RegsAgent(dut as never, ctx, publish);
-    const agents: Agent[] = [regs, hdrs, pay, tlb, dma, acks, ackIn];
+    const reads = new StreamSink<ReadReqV>(dut.m_read_req as never, tb.rng.fork(), o.pOut);
+    const rrHdrs = new StreamSink<RxHdr>(dut.m_rresp_hdr as never, tb.rng.fork(), o.pOut);
+    const rrPay = new AxisSink(dut.m_rresp_payload, B, tb.rng.fork(), o.pOut, 'm_rresp_payload');
+    const room = new RoomAgent(dut as never, world, reads, o);
+    // room after the ReadReq sink: it sees each take in the cycle it happens, as the READ
+    // responder's slot counters do.
+    const agents: Agent[] = [regs, hdrs, pay, tlb, dma, acks, ackIn, reads, rrHdrs, rrPay, room];
 
     // Run until every input is taken and the outputs have been quiet for a while.
     let lastActivity = tb.cycle;
-    const activity = (): number => acks.items.length + ackIn.items.length + dma.cmds.length + paySink.frames.length + dma.statusCycles.length + regs.expUpd.length + regs.qpErrors.length + regs.drops.length;
+    const activity = (): number => reads.items.length + rrHdrs.items.length + rrPay.frames.length + acks.items.length + ackIn.items.length + dma.cmds.length + paySink.frames.length + dma.statusCycles.length + regs.expUpd.length + regs.qpErrors.length + regs.drops.length;
     let seen = activity();
     const limit = 40 * pkts.reduce((a, p) => a + Math.ceil(p.payload.length / B) + 4, 0) + 20_000;
     const start = tb.cycle;
@@ -93,18 +108,46 @@ export async function runBench(dataWidth: number, setup: (rng: Rng) => { world: 
       tb.settle();
       for (const a of agents) a.commit(tb);
       const n = activity();
-      const beat = (Number(dut.m_payload.tvalid.value) && Number(dut.m_payload.tready.value)) || (Number(dut.s_payload.tvalid.value) && Number(dut.s_payload.tready.value));
+      const beat = (Number(dut.m_payload.tvalid.value) && Number(dut.m_payload.tready.value)) || (Number(dut.s_payload.tvalid.value) && Number(dut.s_payload.tready.value))
+        || (Number(dut.m_rresp_payload.tvalid.value) && Number(dut.m_rresp_payload.tready.value));
       if (n !== seen || beat) { seen = n; lastActivity = tb.cycle; }
       await tb.rising();
     }
     const beats = paySink.frames.reduce((a, f) => a + f.beats, 0);
     res = {
       exp, acks: acks.items, ackIn: ackIn.items, dma, regs, tlb, cycles: tb.cycle,
+      reads: reads.items, rrespHdrs: rrHdrs.items, rrespFrames: rrPay.frames,
       payloadBeats: { first: paySink.frames[0]?.firstCycle ?? 0, last: paySink.frames.at(-1)?.lastCycle ?? 0, beats },
     };
     if (check) compareAll(res, world, tb);
   });
   return res!;
+}
+
+/** Drives rd_room: each QP's constant, or a slot counter (rdSlots) that must never be
+ *  over-subscribed (the READ responder asserts the same). */
+class RoomAgent implements Agent {
+  private readonly free: number[];
+  private readonly frees: { qp: number; at: number }[] = [];
+  constructor(
+    private readonly dut: { rd_room: { value: number | bigint } },
+    private readonly world: World, private readonly reads: StreamSink<ReadReqV>, private readonly o: BenchOpts,
+  ) { this.free = world.qps.map(() => o.rdSlots ?? 0); }
+  private seen = 0;
+  drive(tb: TestBench): void {
+    while (this.frees[0] && this.frees[0].at <= tb.cycle) this.free[this.frees.shift()!.qp]!++;
+    const bits = this.world.qps.map((s, q) => (this.o.rdSlots === undefined ? s.rdRoom : this.free[q]! > 0) ? 1 << q : 0);
+    this.dut.rd_room.value = bits.reduce((a, b) => a | b, 0);
+  }
+  commit(tb: TestBench): void {
+    if (this.o.rdSlots === undefined) return;
+    for (; this.seen < this.reads.items.length; this.seen++) {
+      const r = this.reads.items[this.seen]!;
+      if (this.free[r.value.qp]! <= 0) throw new Error(`rd_room: QP ${r.value.qp} got a ReadReq (psn 0x${r.value.psn.toString(16)}) at cycle ${r.cycle} with no free READ slot`);
+      this.free[r.value.qp]!--;
+      this.frees.push({ qp: r.value.qp, at: tb.cycle + (this.o.rdFreeLat ?? 20) });
+    }
+  }
 }
 
 const hex = (v: number | bigint): string => `0x${v.toString(16)}`;
@@ -150,6 +193,28 @@ export function compareAll(r: BenchResult, world: World, tb: TestBench): void {
     firstDiff(name, got, want, (g, w) => g.qp === w.qp && g.value === w.value ? null : `got qp ${g.qp} value ${hex(g.value)} at cycle ${g.cycle}, want qp ${w.qp} value ${hex(w.value)}`, () => 'update');
   upd('exp_psn_upd', r.regs.expUpd, exp.expUpd);
   upd('msn_upd', r.regs.msnUpd, exp.msnUpd);
+  firstDiff('m_read_req', r.reads, exp.reads, (g, w) => {
+    const v = g.value;
+    const want = { qp: w.qp, psn: w.psn, va: w.va, rkey: w.rkey, len: w.len, pd: w.pd, pmtu: w.pmtu, msn: w.msn };
+    const bad = Object.entries(want).filter(([k, x]) => BigInt(v[k as keyof ReadReqV]) !== BigInt(x));
+    if (bad.length) return `at cycle ${g.cycle}: ${bad.map(([k, x]) => `${k} ${hex(v[k as keyof ReadReqV])} want ${hex(x)}`).join(', ')}`;
+    // A READ's DMA must not overtake earlier WRITEs: their statuses are taken first.
+    if (w.writesBefore > 0) {
+      const done = r.dma.statusCycles[w.writesBefore - 1];
+      if (done === undefined || done >= g.cycle) return `left at cycle ${g.cycle} before the status of write #${w.writesBefore - 1} (cycle ${done})`;
+    }
+    return null;
+  }, i => `${exp.reads[i]?.pkt}`);
+  firstDiff('m_rresp_hdr', r.rrespHdrs, exp.rresp, (g, w) => {
+    const bad = Object.entries(w.hdr).filter(([k, x]) => BigInt(g.value[k as keyof RxHdr]) !== BigInt(x));
+    return bad.length ? `at cycle ${g.cycle}: ${bad.map(([k, x]) => `${k} ${hex(g.value[k as keyof RxHdr])} want ${hex(x)}`).join(', ')}` : null;
+  }, i => `${exp.rresp[i]?.pkt}`);
+  const wantPay = exp.rresp.filter(x => x.payload.length > 0);
+  firstDiff('m_rresp_payload packets', r.rrespFrames, wantPay, (g, w) => {
+    if (g.bytes.length !== w.payload.length) return `${g.bytes.length} bytes, want ${w.payload.length}`;
+    const k = g.bytes.findIndex((b, j) => b !== w.payload[j]);
+    return k >= 0 ? `byte ${k} is ${hex(g.bytes[k]!)}, want ${hex(w.payload[k]!)}` : null;
+  }, i => `payload of ${wantPay[i]?.pkt}`);
   expect(r.regs.qpErrors.map(e => e.qp), 'qp_error events (QP indexes, in order)').toEqual(exp.qpErrors);
   expect(r.regs.drops.length, 'drop pulses').toBe(exp.drops);
   expect(r.dma.done.filter(d => d.status !== 0).length, 'DMA writes outside the MR map').toBe(0);

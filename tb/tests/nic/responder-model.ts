@@ -1,7 +1,8 @@
 // Reference model of nic_responder (rxe-like check order, NIC.md error table) and the MR map
 // its TLB and DMA stand-ins answer from. The model takes the received headers in order and
 // says what must come out, in order: DMA writes, ACK/NAKs, ACKs for the tracker, EXP_PSN /
-// MSN updates, QP errors and drops.
+// MSN updates, QP errors and drops; for RDMA READ, the ReadReqs for nic_read_responder and
+// the READ responses forwarded to the requester's receiver.
 
 import { AETH, LOCAL_QPN_BASE } from '../../../gen/nic/flow-types.ts';
 import { QP_STATE } from '../../../gen/nic/regmap.ts';
@@ -31,7 +32,14 @@ export function mrCheck(mrs: readonly Mr[], key: number, pd: number, va: bigint,
   return XLATE_STATUS.OK;
 }
 
-export interface QpState { state: number; expPsn: number; msn: number; pmtu: number; pd: number }
+export interface QpState {
+  state: number; expPsn: number; msn: number; pmtu: number; pd: number;
+  /** rd_room bit the bench drives for this QP (constant: the model needs no timing). */
+  rdRoom: boolean;
+}
+/** `writesBefore`: DMA writes whose status must be taken before this ReadReq leaves. */
+export interface ReadReqOut { qp: number; psn: number; va: bigint; rkey: number; len: number; pd: number; pmtu: number; msn: number; pkt: string; writesBefore: number }
+export interface RrespOut { hdr: RxHdr; payload: Uint8Array; pkt: string }
 export interface DmaWrite { va: bigint; len: number; key: number; pd: number; access: number; bytes: Uint8Array; pkt: string }
 /** `writesBefore`: DMA writes that must be complete (status taken) before this ACK leaves. */
 export interface AckOut { qp: number; psn: number; syndrome: number; msn: number; pkt: string; writesBefore: number }
@@ -40,16 +48,21 @@ export interface Upd { qp: number; value: number }
 
 export interface Expected {
   writes: DmaWrite[]; acks: AckOut[]; ackIn: AckInOut[]; expUpd: Upd[]; msnUpd: Upd[]; qpErrors: number[]; drops: number;
+  reads: ReadReqOut[]; rresp: RrespOut[];
 }
 
 interface MsgState { inMsg: boolean; nakSent: boolean; err: boolean; va: bigint; key: number; len: number; off: number }
 
 const WRITE_OPS: readonly number[] = [Opcode.RDMA_WRITE_FIRST, Opcode.RDMA_WRITE_MIDDLE, Opcode.RDMA_WRITE_LAST, Opcode.RDMA_WRITE_ONLY];
-/** Requests the responder does not serve yet (NAK 0x61): SEND, WRITE with immediate, READ, atomics. */
-const UNSERVED: readonly number[] = [0, 1, 2, 3, 4, 5, 0x09, 0x0b, 0x0c, 0x13, 0x14];
+/** Requests the responder does not serve (NAK 0x61): SEND, WRITE with immediate, atomics. */
+const UNSERVED: readonly number[] = [0, 1, 2, 3, 4, 5, 0x09, 0x0b, 0x13, 0x14];
+const READ_RESPONSES: readonly number[] = [Opcode.RDMA_READ_RESPONSE_FIRST, Opcode.RDMA_READ_RESPONSE_MIDDLE, Opcode.RDMA_READ_RESPONSE_LAST, Opcode.RDMA_READ_RESPONSE_ONLY];
+
+/** READ response packets for `len` bytes: max(1, ceil(len / MTU)), modulo 2^24 like the PSN. */
+export const readPackets = (len: number, pmtu: number): number => (len === 0 ? 1 : Math.floor((len - 1) / 2 ** pmtu) + 1);
 
 export class ResponderModel {
-  readonly exp: Expected = { writes: [], acks: [], ackIn: [], expUpd: [], msnUpd: [], qpErrors: [], drops: 0 };
+  readonly exp: Expected = { writes: [], acks: [], ackIn: [], expUpd: [], msnUpd: [], qpErrors: [], drops: 0, reads: [], rresp: [] };
   private readonly msg: MsgState[];
   constructor(readonly qps: QpState[], private readonly mrs: readonly Mr[]) {
     this.msg = qps.map(() => ({ inMsg: false, nakSent: false, err: false, va: 0n, key: 0, len: 0, off: 0 }));
@@ -62,7 +75,14 @@ export class ResponderModel {
     const s = this.msg[q];
     const op = h.opcode;
     const isWrite = WRITE_OPS.includes(op), unserved = UNSERVED.includes(op), isAck = op === Opcode.ACKNOWLEDGE;
-    if (!ctx || !s || !(ctx.state === QP_STATE.RTR || ctx.state === QP_STATE.RTS) || s.err || !(isWrite || unserved || isAck)) {
+    const isRead = op === Opcode.RDMA_READ_REQUEST;
+    if (READ_RESPONSES.includes(op)) {
+      // Requester side: forwarded as received while the QP is in RTS; no PSN check here.
+      if (ctx && s && ctx.state === QP_STATE.RTS && !s.err) this.exp.rresp.push({ hdr: h, payload: p.payload, pkt: p.what });
+      else this.exp.drops++;
+      return;
+    }
+    if (!ctx || !s || !(ctx.state === QP_STATE.RTR || ctx.state === QP_STATE.RTS) || s.err || !(isWrite || unserved || isAck || isRead)) {
       this.exp.drops++;
       return;
     }
@@ -76,7 +96,16 @@ export class ResponderModel {
       s.err = true;
       this.exp.qpErrors.push(q);
     };
+    const read = (msn: number): void => {
+      this.exp.reads.push({ qp: q, psn: h.psn, va: h.rethVa, rkey: h.rethRkey, len: h.rethLen, pd: ctx.pd, pmtu: ctx.pmtu, msn, pkt: p.what, writesBefore: this.exp.writes.length });
+    };
     const d = psnDiff(h.psn, ctx.expPsn);
+    if (d < 0 && isRead) {
+      // A duplicate READ is answered again when there is room, else dropped.
+      if (ctx.rdRoom) read(ctx.msn);
+      else this.exp.drops++;
+      return;
+    }
     if (d < 0) return ack(psnAdd(ctx.expPsn, -1), AETH.ACK);
     if (d > 0) {
       if (!s.nakSent) ack(ctx.expPsn, AETH.NAK_PSN_SEQ);
@@ -84,6 +113,15 @@ export class ResponderModel {
       return;
     }
     s.nakSent = false;
+    if (isRead) {
+      if (s.inMsg || h.payloadLen !== 0 || !h.hasReth || !ctx.rdRoom) return fatal(AETH.NAK_INVALID_REQ);
+      ctx.msn = (ctx.msn + 1) & 0xff_ffff;
+      read(ctx.msn);
+      ctx.expPsn = psnAdd(h.psn, readPackets(h.rethLen, ctx.pmtu));
+      this.exp.expUpd.push({ qp: q, value: ctx.expPsn });
+      this.exp.msnUpd.push({ qp: q, value: ctx.msn });
+      return;
+    }
     const first = op === Opcode.RDMA_WRITE_FIRST, middle = op === Opcode.RDMA_WRITE_MIDDLE;
     const last = op === Opcode.RDMA_WRITE_LAST, only = op === Opcode.RDMA_WRITE_ONLY;
     const starts = first || only, ends = last || only;

@@ -1,6 +1,7 @@
 // Stimulus for the nic_responder tests: per-QP WRITE traffic cut by tb/model/segment.ts, with
 // duplicates, losses (go-back-N resends), one optional fatal error per QP, and stray packets
-// (unknown QPs, QPs not ready, ACKs for the tracker), interleaved across QPs.
+// (unknown QPs, QPs not ready, ACKs for the tracker, READ responses for the requester),
+// interleaved across QPs; READ REQUESTs mixed in (pRead), with their own fatal cases.
 
 import { LOCAL_QPN_BASE } from '../../../gen/nic/flow-types.ts';
 import { QP_STATE } from '../../../gen/nic/regmap.ts';
@@ -10,7 +11,7 @@ import { Opcode } from '../../model/opcodes.ts';
 import type { RocePacket } from '../../model/packet.ts';
 import { psnAdd } from '../../model/psn.ts';
 import { segmentWrite, type RocePath } from '../../model/segment.ts';
-import type { Mr, QpState, RxHdr, RxPkt } from './responder-model.ts';
+import { readPackets, type Mr, type QpState, type RxHdr, type RxPkt } from './responder-model.ts';
 
 export interface QpSetup extends QpState {
   destQpn: number; destMac: bigint; destIp: number; udpSport: number;
@@ -19,8 +20,8 @@ export interface QpSetup extends QpState {
 }
 export interface World { qps: QpSetup[]; mrs: Mr[] }
 
-export type Fatal = 'rkey' | 'pd' | 'access' | 'bounds' | 'seq' | 'len' | 'opcode';
-export const FATALS: readonly Fatal[] = ['rkey', 'pd', 'access', 'bounds', 'seq', 'len', 'opcode'];
+export type Fatal = 'rkey' | 'pd' | 'access' | 'bounds' | 'seq' | 'len' | 'opcode' | 'rdpay' | 'rdnoreth' | 'rdseq';
+export const FATALS: readonly Fatal[] = ['rkey', 'pd', 'access', 'bounds', 'seq', 'len', 'opcode', 'rdpay', 'rdnoreth', 'rdseq'];
 
 const MR_BYTES = 0x2_0000n;
 
@@ -45,7 +46,7 @@ export function makeWorld(rng: Rng, numQp: number, active: number): World {
       // PSNs and MSNs start near the 2^24 wrap so both wrap during the test.
       expPsn: rng.bool(0.7) ? 0xff_ffff - rng.int(0, 40) : rng.int(0, 0xff_ffff),
       msn: rng.bool(0.5) ? 0xff_ffff - rng.int(0, 3) : rng.int(0, 0xff_ffff),
-      pmtu: rng.int(8, 12), pd,
+      pmtu: rng.int(8, 12), pd, rdRoom: true,
       destQpn: rng.int(0, 0xff_ffff), destMac: rng.bigint(48), destIp: rng.u32(), udpSport: rng.int(0xc000, 0xffff),
       good,
     });
@@ -70,7 +71,19 @@ export function toRx(p: RocePacket, what: string): RxPkt {
   };
 }
 
-export interface TrafficOpts { messages: number; maxLen: number; pDup: number; pLoss: number; fatal?: Fatal }
+export interface TrafficOpts { messages: number; maxLen: number; pDup: number; pLoss: number; fatal?: Fatal; pRead?: number }
+
+/** A READ REQUEST for `len` bytes at `psn` on QP q (the responder does not check the rkey). */
+export function readRequest(rng: Rng, q: number, psn: number, len: number, what: string): RxPkt {
+  return {
+    what, payload: new Uint8Array(0),
+    hdr: {
+      opcode: Opcode.RDMA_READ_REQUEST, destQpn: LOCAL_QPN_BASE + q, psn, ackReq: rng.int(0, 1), payloadLen: 0,
+      hasReth: 1, rethVa: rng.bigint(64), rethRkey: rng.u32(), rethLen: len,
+      hasAeth: 0, aethSyndrome: 0, aethMsn: 0, srcMac: 0x02_0000_0000_99n, srcIp: 0x0a00_0002, srcPort: 0xc123,
+    },
+  };
+}
 
 /** Message lengths 0..maxLen: mostly around the MTU (edges included), sometimes long. */
 function msgLen(rng: Rng, mtu: number, maxLen: number): number {
@@ -89,6 +102,15 @@ export function qpTraffic(rng: Rng, q: number, s: QpSetup, world: World, o: Traf
   for (let i = 0; i < o.messages; i++) {
     const f = i === fatalAt ? o.fatal : undefined;
     let len = msgLen(rng, mtu, o.maxLen);
+    if (f === 'rdpay' || f === 'rdnoreth' || (!f && rng.bool(o.pRead ?? 0))) {
+      const rd = readRequest(rng, q, psn, len, `qp${q} msg${i}${f ? `(${f})` : ''} READ len ${len} psn 0x${psn.toString(16)}`);
+      if (f === 'rdpay') { rd.payload = rng.bytes(rng.int(1, 16)); rd.hdr.payloadLen = rd.payload.length; }
+      if (f === 'rdnoreth') rd.hdr.hasReth = 0;
+      clean.push(rd);
+      psn = psnAdd(psn, readPackets(len, s.pmtu));
+      continue;
+    }
+    if (f === 'rdseq') len = Math.max(len, 2 * mtu + 1);
     if (f === 'seq' || f === 'len') len = Math.max(len, 2 * mtu + 1);
     let mr = rng.pick(s.good);
     if (f === 'pd') mr = world.mrs.find(m => m.pd === s.pd + 1)!;
@@ -106,6 +128,10 @@ export function qpTraffic(rng: Rng, q: number, s: QpSetup, world: World, o: Traf
       const h = rx[k]!.hdr;
       if (k === rx.length - 1) rx[0]!.hdr.rethLen += rng.pick([-1, 1]);
       else { h.payloadLen -= 1; rx[k]!.payload = rx[k]!.payload.subarray(0, h.payloadLen); }
+    }
+    if (f === 'rdseq') {
+      // A READ at the expected PSN inside this WRITE message: NAK 0x61.
+      rx.splice(1, 0, readRequest(rng, q, rx[1]!.hdr.psn, rng.int(0, 4096), `qp${q} msg${i}(rdseq) READ inside a WRITE`));
     }
     if (f === 'opcode') {
       const send = toRx(segmentWrite({ path: path(q), payload: rng.bytes(rng.int(0, 8)), mtu, startPsn: psn, va: 0n, rkey: 0 })[0]!, `qp${q} msg${i}(opcode) SEND`);
@@ -152,7 +178,14 @@ export function strayPacket(rng: Rng, numQp: number, active: number): RxPkt {
     hdr.rethLen = payload.length;
     const idle = active < numQp ? [LOCAL_QPN_BASE + rng.int(active, numQp - 1)] : [];
     hdr.destQpn = rng.pick([rng.int(0, LOCAL_QPN_BASE - 1), LOCAL_QPN_BASE + numQp + rng.int(0, 50), rng.int(0, 0xff_ffff), ...idle]);
-    if (rng.bool(0.3)) { hdr.opcode = Opcode.RDMA_READ_RESPONSE_ONLY; hdr.hasReth = 0; hdr.destQpn = LOCAL_QPN_BASE + rng.int(0, numQp - 1); }
+    if (rng.bool(0.4)) {
+      // A READ response for the requester side (forwarded when the QP is in RTS).
+      hdr.opcode = rng.int(Opcode.RDMA_READ_RESPONSE_FIRST, Opcode.RDMA_READ_RESPONSE_ONLY);
+      hdr.hasReth = 0; hdr.rethLen = 0; hdr.ackReq = 0;
+      hdr.hasAeth = hdr.opcode === Opcode.RDMA_READ_RESPONSE_MIDDLE ? 0 : 1;
+      hdr.aethSyndrome = hdr.hasAeth ? 0x1f : 0; hdr.aethMsn = hdr.hasAeth ? rng.int(0, 0xff_ffff) : 0;
+      hdr.destQpn = LOCAL_QPN_BASE + rng.int(0, numQp - 1);
+    }
     what = `stray opcode 0x${hdr.opcode.toString(16)} to qpn 0x${hdr.destQpn.toString(16)}`;
   }
   return { hdr, payload, what };

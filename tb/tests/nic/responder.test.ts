@@ -2,7 +2,10 @@
 // QPs (random MTU, PSN and MSN near the 2^24 wrap, messages 0..64 KiB, duplicates, losses with
 // go-back-N, stray packets and ACKs, random backpressure), every fatal error kind, directed
 // error paths checked by hand (not only through the model), a failing DMA write, and the
-// full-rate pipelining of long messages.
+// full-rate pipelining of long messages. RDMA READ: READ REQUESTs mixed into the random
+// traffic (fatal READ kinds too), READ responses forwarded to m_rresp_* among WRITE traffic
+// under backpressure, and directed READ cases checked by hand (ReadReq fields, order after
+// earlier WRITE statuses, EXP_PSN/MSN, duplicates, every NAK 0x61 case, rd_room timing).
 
 import { describe, expect, it } from 'vitest';
 import { AETH, LOCAL_QPN_BASE } from '../../../gen/nic/flow-types.ts';
@@ -11,10 +14,10 @@ import type { Rng } from '../../core/rng.ts';
 import { psnAdd } from '../../model/psn.ts';
 import { segmentWrite } from '../../model/segment.ts';
 import { busy, fullRate, NUM_QP, runBench, type BenchResult } from './responder-bench.ts';
-import { FATALS, interleave, makeWorld, qpTraffic, strayPacket, toRx, type World } from './responder-stim.ts';
-import type { RxPkt } from './responder-model.ts';
+import { FATALS, interleave, makeWorld, qpTraffic, readRequest, strayPacket, toRx, type World } from './responder-stim.ts';
+import { readPackets, type RxPkt } from './responder-model.ts';
 
-function randomTraffic(active: number | null, o: { messages: number; maxLen: number; pDup: number; pLoss: number; fatal?: boolean }) {
+function randomTraffic(active: number | null, o: { messages: number; maxLen: number; pDup: number; pLoss: number; fatal?: boolean; pRead?: number }) {
   return (rng: Rng): { world: World; pkts: RxPkt[] } => {
     const n = active ?? rng.int(1, NUM_QP);
     const world = makeWorld(rng, NUM_QP, n);
@@ -29,7 +32,7 @@ function randomTraffic(active: number | null, o: { messages: number; maxLen: num
 function summary(r: BenchResult): void {
   const syn = new Map<number, number>();
   for (const a of r.acks) syn.set(a.value.aethSyndrome, (syn.get(a.value.aethSyndrome) ?? 0) + 1);
-  console.log(`  ${r.dma.done.length} writes, ACK/NAKs by syndrome ${[...syn].map(([k, v]) => `0x${k.toString(16)}:${v}`).join(' ')}, ${r.ackIn.length} ACKs forwarded, ${r.regs.drops.length} drops, QP errors [${r.regs.qpErrors.map(e => e.qp).join(',')}], ${r.cycles} cycles`);
+  console.log(`  ${r.dma.done.length} writes, ${r.reads.length} ReadReqs, ${r.rrespHdrs.length} READ responses forwarded, ACK/NAKs by syndrome ${[...syn].map(([k, v]) => `0x${k.toString(16)}:${v}`).join(' ')}, ${r.ackIn.length} ACKs forwarded, ${r.regs.drops.length} drops, QP errors [${r.regs.qpErrors.map(e => e.qp).join(',')}], ${r.cycles} cycles`);
 }
 
 /** One ONLY/FIRST..LAST message on QP q as received packets. */
@@ -43,13 +46,14 @@ function message(world: World, q: number, psn: number, len: number, rng: Rng, ov
 for (const W of [64, 512]) {
   describe(`nic_responder ${W} bits`, () => {
     it('matches the model on random traffic with duplicates, losses and strays', async () => {
-      const r = await runBench(W, randomTraffic(null, { messages: W === 64 ? 14 : 24, maxLen: 65536, pDup: 0.03, pLoss: 0.03 }), busy);
+      const r = await runBench(W, randomTraffic(null, { messages: W === 64 ? 14 : 24, maxLen: 65536, pDup: 0.03, pLoss: 0.03, pRead: 0.35 }), busy);
       summary(r);
       expect(r.exp.writes.length, 'the traffic wrote something').toBeGreaterThan(0);
+      expect(r.exp.reads.length, 'the traffic read something').toBeGreaterThan(0);
     }, 600_000);
 
-    it('matches the model with one fatal error per QP (rkey, PD, access, bounds, sequence, length, opcode)', async () => {
-      const r = await runBench(W, randomTraffic(NUM_QP, { messages: 8, maxLen: 12000, pDup: 0.02, pLoss: 0.02, fatal: true }), busy);
+    it('matches the model with one fatal error per QP (rkey, PD, access, bounds, sequence, length, opcode, READ payload/RETH/sequence)', async () => {
+      const r = await runBench(W, randomTraffic(NUM_QP, { messages: 8, maxLen: 12000, pDup: 0.02, pLoss: 0.02, fatal: true, pRead: 0.2 }), busy);
       summary(r);
       expect(r.exp.qpErrors.length, 'every QP met its error').toBe(NUM_QP);
     }, 600_000);
@@ -171,4 +175,97 @@ describe('nic_responder throughput', () => {
     console.log(`nic_responder 512 bits: ${beats} payload beats in ${last - first + 1} cycles (${(100 * rate).toFixed(1)} %) with DMA status latency up to ${fullRate.dmaLat}`);
     expect(rate, 'payload beats per cycle').toBeGreaterThan(0.85);
   }, 300_000);
+});
+
+describe('nic_responder RDMA READ, checked by hand', () => {
+  it('accepted READs: ReadReq fields, after the earlier WRITE statuses, EXP_PSN += packets, MSN += 1; a duplicate is answered again', async () => {
+    const d = directed(1, (world, rng) => {
+      const e = world.qps[0]!.expPsn;
+      const w1 = message(world, 0, e, 600, rng); // 3 packets
+      const r1 = readRequest(rng, 0, psnAdd(e, 3), 1000, 'READ 1000 bytes'); // 4 response packets
+      const r2 = readRequest(rng, 0, psnAdd(e, 7), 0, 'READ 0 bytes'); // 1
+      const w2 = message(world, 0, psnAdd(e, 8), 20, rng);
+      const r3 = readRequest(rng, 0, psnAdd(e, 9), 256 * 5 + 1, 'READ 5 MTU + 1'); // 6
+      return [...w1, r1, r2, ...w2, r3, { ...r1, what: 'duplicate of READ 1000' }];
+    }, w => { w.qps[0]!.pmtu = 8; w.qps[0]!.rdRoom = true; });
+    const r = await runBench(64, d.setup, busy);
+    const { expPsn: e, msn, pd } = d.world().qps[0]!;
+    const m = (k: number): number => (msn + k) & 0xff_ffff;
+    expect(r.reads.map(x => [x.value.psn, x.value.msn, x.value.len, x.value.pd, x.value.pmtu]), 'ReadReqs: psn, msn, len, pd, pmtu').toEqual([
+      [psnAdd(e, 3), m(2), 1000, pd, 8], [psnAdd(e, 7), m(3), 0, pd, 8], [psnAdd(e, 9), m(5), 1281, pd, 8],
+      [psnAdd(e, 3), m(5), 1000, pd, 8], // the duplicate: its own PSN, the current MSN
+    ]);
+    expect(r.regs.expUpd.map(x => x.value).slice(3), 'EXP_PSN after READ, READ, WRITE, READ').toEqual([psnAdd(e, 7), psnAdd(e, 8), psnAdd(e, 9), psnAdd(e, 15)]);
+    expect(r.regs.msnUpd.map(x => x.value)).toEqual([m(1), m(2), m(3), m(4), m(5)]);
+    expect(r.reads[0]!.cycle, 'the first READ leaves after the status of the 3rd WRITE packet').toBeGreaterThan(r.dma.statusCycles[2]!);
+    expect(readPackets(0x1_0000_0000 - 1, 8), 'a 4 GiB - 1 READ at MTU 256 spans 2^24 packets').toBe(2 ** 24);
+    expect(r.regs.qpErrors).toEqual([]);
+  }, 300_000);
+
+  it('NAK 0x61 and QP ERROR: READ inside a WRITE message, READ with payload, READ without RETH, READ without room; a duplicate READ without room is dropped', async () => {
+    let psns: number[] = [];
+    const d = directed(4, (world, rng) => {
+      const e = (q: number): number => world.qps[q]!.expPsn;
+      const w0 = message(world, 0, e(0), 3 * 256, rng);
+      const rd0 = readRequest(rng, 0, w0[1]!.hdr.psn, 100, 'READ inside a WRITE');
+      const rd1 = readRequest(rng, 1, e(1), 100, 'READ with payload');
+      rd1.payload = rng.bytes(8); rd1.hdr.payloadLen = 8;
+      const rd2 = readRequest(rng, 2, e(2), 100, 'READ without RETH');
+      rd2.hdr.hasReth = 0;
+      const w3 = message(world, 3, e(3), 10, rng);
+      const dup3 = readRequest(rng, 3, e(3), 100, 'duplicate READ, no room');
+      const rd3 = readRequest(rng, 3, psnAdd(e(3), 1), 100, 'READ, no room');
+      psns = [w0[1]!.hdr.psn, e(1), e(2), psnAdd(e(3), 1)];
+      return [w0[0]!, rd0, rd1, rd2, ...w3, dup3, rd3];
+    }, w => { for (const q of w.qps) q.pmtu = 8; w.qps[3]!.rdRoom = false; });
+    const r = await runBench(64, d.setup, busy);
+    const naks = r.acks.map(a => [a.value.aethSyndrome, a.value.psn]).filter(([s]) => s !== AETH.ACK);
+    expect(naks).toEqual(psns.map(p => [AETH.NAK_INVALID_REQ, p]));
+    expect(r.regs.qpErrors.map(x => x.qp)).toEqual([0, 1, 2, 3]);
+    expect(r.reads.length, 'no ReadReq').toBe(0);
+    expect(r.regs.drops.length, 'the duplicate without room').toBe(1);
+  }, 300_000);
+
+  for (const slots of [1, 2]) {
+    it(`rd_room is exact: with ${slots} READ slot(s), back-to-back READs beyond them get NAK 0x61 (never over-subscribed)`, async () => {
+      let e0 = 0;
+      const d = directed(1, (world, rng) => {
+        e0 = world.qps[0]!.expPsn;
+        return [0, 1, 2].map(k => readRequest(rng, 0, psnAdd(e0, k), 10, `READ ${k}`));
+      }, w => { w.qps[0]!.pmtu = 10; });
+      const r = await runBench(64, d.setup, { pIn: 1, pOut: 1, dmaLat: 5, rdSlots: slots, rdFreeLat: 200 }, false);
+      expect(r.reads.map(x => x.value.psn)).toEqual([0, 1].slice(0, slots).map(k => psnAdd(e0, k)));
+      expect(r.acks.map(a => [a.value.aethSyndrome, a.value.psn])).toEqual([[AETH.NAK_INVALID_REQ, psnAdd(e0, slots)]]);
+      expect(r.regs.qpErrors.map(x => x.qp)).toEqual([0]);
+    }, 300_000);
+  }
+
+  for (const W of [64, 512]) {
+    it(`READ responses reach m_rresp_* intact among WRITE traffic under backpressure (${W} bits); not RTS: dropped`, async () => {
+      const d = directed(2, (world, rng) => {
+        const out: RxPkt[] = [];
+        let psn = world.qps[0]!.expPsn;
+        for (let i = 0; i < 12; i++) {
+          const w = message(world, 0, psn, rng.int(0, 3000), rng);
+          psn = psnAdd(psn, w.length);
+          out.push(...w);
+          for (let k = rng.int(0, 3); k > 0; k--) {
+            const q = rng.int(0, 1);
+            const resp = strayPacket(rng, 1, 1);
+            const len = rng.pick([0, 1, rng.int(2, 1024), 1024]);
+            resp.payload = rng.bytes(len);
+            resp.hdr = { ...resp.hdr, opcode: rng.int(0x0d, 0x10), destQpn: LOCAL_QPN_BASE + q, payloadLen: len, hasReth: 0, rethLen: 0, hasAeth: 1, aethSyndrome: 0x1f };
+            resp.what = `READ response 0x${resp.hdr.opcode.toString(16)} to QP ${q}, ${len} bytes`;
+            out.splice(rng.int(0, out.length), 0, resp);
+          }
+        }
+        return out;
+      }, (w, rng) => { w.qps[0]!.pmtu = 10; w.qps[0]!.state = QP_STATE.RTS; w.qps[1]!.state = rng.pick([QP_STATE.RTR, QP_STATE.ERROR]); });
+      const r = await runBench(W, d.setup, { pIn: 0.9, pOut: 0.4, dmaLat: 20 });
+      summary(r);
+      expect(r.rrespHdrs.length, 'READ responses forwarded').toBeGreaterThan(3);
+      expect(r.rrespFrames.length, 'READ response payloads forwarded').toBeGreaterThan(2);
+      expect(r.rrespHdrs.every(x => x.value.destQpn === LOCAL_QPN_BASE), 'only the RTS QP').toBe(true);
+    }, 300_000);
+  }
 });

@@ -1,0 +1,152 @@
+// Buffers between a DMA engine and the shared AXI muxes of nic_top, so that no engine can hold
+// a shared AXI channel while it waits for something that is itself behind that channel.
+//
+// Why (R and translations seen as hangs of the end-to-end READ/WRITE mix once READ was wired
+// in; W by the same argument, docs/nic-top.md):
+// - R: nic_axi_rd_mux returns every client's R beats over one channel in the slave's order,
+//   and nic_dma_read takes R beats only as fast as its payload leaves on m_axis. With two DMA
+//   read engines (requester payload, READ-response payload) the TX command mux lets one of
+//   them own the packetizer's payload stream at a time, so R beats of the other engine at the
+//   head of the channel block the owner's beats behind them: deadlock. `creditedReadClient`
+//   puts a FIFO on the engine's R path and lets an AR through only when the FIFO has room for
+//   the whole burst, so the shared R channel never waits for an engine.
+// - W: nic_axi_wr_mux locks W to AW order, and nic_dma_write raises AW as soon as a page chunk
+//   is translated, before its payload arrived. The RX payload of WRITE packets (to DMA write)
+//   and of READ responses (to the READ-response DMA write) is one stream in packet order, so
+//   an engine whose AW won but whose bytes sit behind the other engine's bytes in that stream
+//   holds W while the other engine cannot drain: deadlock. `storeForwardWriteClient` buffers
+//   the engine's W beats and lets an AW through only when its whole burst is buffered, so W is
+//   never locked to a client that cannot deliver.
+// - Translations: the same for nic_tlb's shared lookup pipeline (`creditedXlateClient`).
+
+import { UInt, cat, mux, type ModuleBuilder, type Params } from '../hdl/index.ts';
+import { syncFifo, syncFifoRam } from '../lib/fifo.ts';
+import { port, sink, type PortMap } from './top-wiring.ts';
+
+/** nic_top's instance helper. */
+type Inst = (name: string, def: typeof syncFifo | typeof syncFifoRam, params: Params) => PortMap;
+
+/** AXI burst beats at most (AxLEN + 1). */
+const MAX_BURST_BEATS = 256;
+
+function fifoDepth(bytes: number, dataWidth: number, who: string): number {
+  const depth = bytes / (dataWidth / 8);
+  if (!Number.isInteger(Math.log2(depth))) throw new Error(`${who}: ${bytes} bytes is not a power-of-two number of ${dataWidth}-bit beats`);
+  if (depth < Math.min(MAX_BURST_BEATS, 2048 * 8 / dataWidth)) throw new Error(`${who}: ${depth} beats cannot hold one burst`);
+  return depth;
+}
+
+/** Width of a beat count that holds depth + 1 buffered words and a burst's 256 beats. */
+function countBits(depth: number): number { return Math.max(Math.log2(depth) + 1, 9); }
+
+export interface ClientBufferOptions {
+  readonly name: string;
+  readonly dataWidth: number;
+  readonly idWidth: number;
+  /** Buffer size in bytes (a power of two beats, at least one 2 KiB burst). */
+  readonly bytes: number;
+  /** The engine's AXI port prefix and the mux client port prefix. */
+  readonly engine: PortMap; readonly enginePrefix: string;
+  readonly mux: PortMap; readonly muxPrefix: string;
+}
+
+/** Engine AR -> mux (credit-gated), mux R -> FIFO -> engine. */
+export function creditedReadClient(m: ModuleBuilder, o: ClientBufferOptions, inst: Inst): void {
+  const W = o.dataWidth, e = (x: string) => `${o.enginePrefix}_${x}`, c = (x: string) => `${o.muxPrefix}_${x}`;
+  const depth = fifoDepth(o.bytes, W, o.name);
+  const q = inst(`u_${o.name}`, syncFifoRam, { width: W + o.idWidth + 3, depth });
+  for (const x of ['arid', 'araddr', 'arlen', 'arsize', 'arburst', 'arlock', 'arcache', 'arprot']) sink(o.mux, c(x)).set(port(o.engine, e(x)));
+  // Credits = FIFO words not yet promised to an accepted AR. They only grow while an AR
+  // waits, so the engine's ARVALID, once passed on, stays high until accepted.
+  const cw = countBits(depth);
+  const credits = m.reg(`${o.name}_credits_reg`, UInt(cw), { reset: depth });
+  const beats = m.let(`${o.name}_ar_beats`, port(o.engine, e('arlen')).zext(cw).addw(1));
+  const ok = m.let(`${o.name}_ar_ok`, credits.ge(beats));
+  sink(o.mux, c('arvalid')).set(port(o.engine, e('arvalid')).land(ok));
+  sink(o.engine, e('arready')).set(port(o.mux, c('arready')).land(ok));
+  const taken = m.let(`${o.name}_ar_taken`, port(o.engine, e('arvalid')).land(ok).land(port(o.mux, c('arready'))));
+  const popped = m.let(`${o.name}_r_popped`, port(q, 'm_valid').land(port(o.engine, e('rready'))));
+  credits.set(credits.addw(popped.zext(cw)).subw(mux(taken, beats, 0)));
+
+  sink(q, 's_data').set(cat(port(o.mux, c('rlast')), port(o.mux, c('rresp')), port(o.mux, c('rid')), port(o.mux, c('rdata'))));
+  sink(q, 's_valid').set(port(o.mux, c('rvalid')));
+  sink(o.mux, c('rready')).set(port(q, 's_ready'));
+  m.assert(port(o.mux, c('rvalid')).lnot().lor(port(q, 's_ready')), `${o.name}: R beat without a credit (FIFO full)`);
+  const d = port(q, 'm_data');
+  sink(o.engine, e('rdata')).set(d.bits(W - 1, 0));
+  sink(o.engine, e('rid')).set(d.bits(W + o.idWidth - 1, W));
+  sink(o.engine, e('rresp')).set(d.bits(W + o.idWidth + 1, W + o.idWidth));
+  sink(o.engine, e('rlast')).set(d.bit(W + o.idWidth + 2));
+  sink(o.engine, e('rvalid')).set(port(q, 'm_valid'));
+  sink(q, 'm_ready').set(port(o.engine, e('rready')));
+  for (const x of ['count', 'full', 'empty']) m.unused(port(q, x), 'flow is controlled by the AR credits');
+}
+
+/** Engine W -> FIFO -> mux; engine AW -> mux only once its burst is buffered; B direct. */
+export function storeForwardWriteClient(m: ModuleBuilder, o: ClientBufferOptions, inst: Inst): void {
+  const W = o.dataWidth, B = W / 8, e = (x: string) => `${o.enginePrefix}_${x}`, c = (x: string) => `${o.muxPrefix}_${x}`;
+  const depth = fifoDepth(o.bytes, W, o.name);
+  const q = inst(`u_${o.name}`, syncFifoRam, { width: W + B + 1, depth });
+  for (const x of ['awid', 'awaddr', 'awlen', 'awsize', 'awburst', 'awlock', 'awcache', 'awprot']) sink(o.mux, c(x)).set(port(o.engine, e(x)));
+  for (const x of ['bid', 'bresp', 'bvalid']) sink(o.engine, e(x)).set(port(o.mux, c(x)));
+  sink(o.mux, c('bready')).set(port(o.engine, e('bready')));
+
+  sink(q, 's_data').set(cat(port(o.engine, e('wlast')), port(o.engine, e('wstrb')), port(o.engine, e('wdata'))));
+  sink(q, 's_valid').set(port(o.engine, e('wvalid')));
+  sink(o.engine, e('wready')).set(port(q, 's_ready'));
+  const d = port(q, 'm_data');
+  sink(o.mux, c('wdata')).set(d.bits(W - 1, 0));
+  sink(o.mux, c('wstrb')).set(d.bits(W + B - 1, W));
+  sink(o.mux, c('wlast')).set(d.bit(W + B));
+  sink(o.mux, c('wvalid')).set(port(q, 'm_valid'));
+  sink(q, 'm_ready').set(port(o.mux, c('wready')));
+  for (const x of ['count', 'full', 'empty']) m.unused(port(q, x), 'AW waits on the buffered-beat count kept here');
+
+  // Buffered beats not yet claimed by an AW that passed (the FIFO holds depth + 1 words).
+  const cw = countBits(depth);
+  const unclaimed = m.reg(`${o.name}_unclaimed_reg`, UInt(cw));
+  const beats = m.let(`${o.name}_aw_beats`, port(o.engine, e('awlen')).zext(cw).addw(1));
+  const ok = m.let(`${o.name}_aw_ok`, unclaimed.ge(beats));
+  sink(o.mux, c('awvalid')).set(port(o.engine, e('awvalid')).land(ok));
+  sink(o.engine, e('awready')).set(port(o.mux, c('awready')).land(ok));
+  const taken = m.let(`${o.name}_aw_taken`, port(o.engine, e('awvalid')).land(ok).land(port(o.mux, c('awready'))));
+  const pushed = m.let(`${o.name}_w_pushed`, port(o.engine, e('wvalid')).land(port(q, 's_ready')));
+  unclaimed.set(unclaimed.addw(pushed.zext(cw)).subw(mux(taken, beats, 0)));
+}
+
+/** Translations a client may have in the TLB at once (its response FIFO's depth). */
+const XLATE_CREDITS = 4;
+
+/**
+ * Engine translation requests -> nic_tlb client `idx` (credit-gated), its responses -> a FIFO
+ * -> engine. Why: nic_tlb answers every client through one lookup pipeline, which stops when
+ * the answer's client cannot take it; an engine that stalls downstream (a DMA read whose
+ * payload waits for the TX mux, holding its chunk FIFO full) then blocked every other
+ * client's translations, among them the one whose progress would unstall it (seen: READ
+ * responses waiting for a requester WRITE packet whose DMA read waited for a translation).
+ * With at most XLATE_CREDITS requests in flight per client and room for as many answers,
+ * the TLB never waits for a client.
+ */
+export function creditedXlateClient(m: ModuleBuilder, name: string, engine: PortMap, tlb: PortMap, idx: number, inst: Inst): void {
+  const req = `s${idx}_xlate_req`, resp = `m${idx}_xlate_resp`;
+  const width = port(tlb, `${resp}_data`).width;
+  const q = inst(`u_${name}`, syncFifo, { width, depth: XLATE_CREDITS });
+  const cw = Math.log2(XLATE_CREDITS) + 1;
+  const credits = m.reg(`${name}_credits_reg`, UInt(cw), { reset: XLATE_CREDITS });
+  const ok = m.let(`${name}_ok`, credits.ne(0));
+  sink(tlb, `${req}_data`).set(port(engine, 'm_xlate_req_data'));
+  sink(tlb, `${req}_valid`).set(port(engine, 'm_xlate_req_valid').land(ok));
+  sink(engine, 'm_xlate_req_ready').set(port(tlb, `${req}_ready`).land(ok));
+  const taken = m.let(`${name}_taken`, port(engine, 'm_xlate_req_valid').land(ok).land(port(tlb, `${req}_ready`)));
+  const popped = m.let(`${name}_popped`, port(q, 'm_valid').land(port(engine, 's_xlate_resp_ready')));
+  credits.set(credits.addw(popped.zext(cw)).subw(taken.zext(cw)));
+
+  sink(q, 's_data').set(port(tlb, `${resp}_data`));
+  sink(q, 's_valid').set(port(tlb, `${resp}_valid`));
+  sink(tlb, `${resp}_ready`).set(port(q, 's_ready'));
+  m.assert(port(tlb, `${resp}_valid`).lnot().lor(port(q, 's_ready')), `${name}: translation answer without a credit (FIFO full)`);
+  sink(engine, 's_xlate_resp_data').set(port(q, 'm_data'));
+  sink(engine, 's_xlate_resp_valid').set(port(q, 'm_valid'));
+  sink(q, 'm_ready').set(port(engine, 's_xlate_resp_ready'));
+  for (const x of ['count', 'full', 'empty']) m.unused(port(q, x), 'flow is controlled by the request credits');
+}
