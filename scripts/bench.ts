@@ -44,9 +44,20 @@ function benchGenerate(): void {
   console.log(`generate ratio: gen/node=${(gen / node).toFixed(2)} emit_s=${m.emit.toFixed(3)}`);
 }
 
-benchGenerate();
-if (fs.existsSync('bench/harness.ts')) {
-  console.log('\n== simulation harness');
-  const r = spawnSync(process.execPath, ['--import', 'tsx', 'bench/harness.ts'], { stdio: 'inherit' });
+// Options: --quick (fewer messages in the NIC benches; also NICGEN_BENCH_QUICK=1),
+// --only nic|generate|harness (one part; several allowed).
+const args = process.argv.slice(2);
+const only = args.flatMap((a, i) => (a === '--only' ? [args[i + 1] ?? ''] : []));
+const wanted = (part: string): boolean => only.length === 0 || only.includes(part);
+const started = performance.now();
+
+function runPart(title: string, script: string, extra: string[] = []): void {
+  console.log(`\n== ${title}`);
+  const r = spawnSync(process.execPath, ['--import', 'tsx', script, ...extra], { stdio: 'inherit' });
   if (r.status !== 0) process.exitCode = r.status ?? 1;
 }
+
+if (wanted('generate')) benchGenerate();
+if (wanted('harness') && fs.existsSync('bench/harness.ts')) runPart('simulation harness', 'bench/harness.ts');
+if (wanted('nic')) runPart('NIC benchmarks (docs/bench.md)', 'bench/nic.ts', args.includes('--quick') ? ['--quick'] : []);
+console.log(`\nbench total: ${((performance.now() - started) / 1000).toFixed(0)} s`);

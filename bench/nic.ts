@@ -1,0 +1,133 @@
+// The NIC benchmarks of `make bench`, measured side by side in one run and printed as a table
+// and one summary line per goal (docs/bench.md says what each number means). Never a test:
+// goals are reported met or missed, the exit status only says whether every bench ran.
+// Run: node --import tsx bench/nic.ts [--quick]   (or NICGEN_BENCH_QUICK=1: fewer messages)
+
+import { GOODPUT_GOAL, measureGoodput, type GoodputResult, type Span } from './nic-goodput.ts';
+import { LINK_LATENCY, latencyGoal, measureLatency, type LatencyResult } from './nic-latency.ts';
+import { LIMIT_FORMULA } from './nic-limit.ts';
+import { benchSeed } from './nic-pair.ts';
+import { SIMSPEED_GOAL, bestRate, cppPairRate, tsStepRate, type Rate } from './nic-simspeed.ts';
+import { TLB_GOAL, hitRate, measureTlb, type TlbResult } from './nic-tlb.ts';
+
+const quick = process.argv.includes('--quick') || process.env['NICGEN_BENCH_QUICK'] === '1';
+const WIDTHS = [64, 512];
+const MEM_LATENCIES = [0, 50];
+const plan = quick
+  ? { messages: 2, latencyWrites: 3, loopCycles: 50_000, speedRounds: 1 }
+  : { messages: 6, latencyWrites: 5, loopCycles: 100_000, speedRounds: 3 };
+
+const mark = (met: boolean): string => (met ? 'goal met' : 'GOAL MISSED');
+const pct = (x: number): string => `${(100 * x).toFixed(2)} %`;
+const failures: string[] = [];
+
+/** Runs one measurement; a failure is printed and counted, and the other benches still run. */
+async function attempt<T>(what: string, fn: () => Promise<T>): Promise<T | undefined> {
+  const t0 = performance.now();
+  try {
+    const r = await fn();
+    if (process.env['NICGEN_VERBOSE']) console.log(`  (${what}: ${((performance.now() - t0) / 1000).toFixed(1)} s wall, model build included)`);
+    return r;
+  } catch (e) {
+    failures.push(what);
+    console.log(`  ${what} FAILED: ${e instanceof Error ? e.message : String(e)}`);
+    return undefined;
+  }
+}
+
+function goodputTable(rs: readonly GoodputResult[]): string {
+  const rows = rs.map(r => `  ${String(r.dataWidth).padStart(5)}b   ${r.bus.toFixed(4)}   ${r.limit.toFixed(4)}   ${(r.bus / r.limit).toFixed(4)}       ${r.endToEnd.toFixed(4)}      ${r.frames}`);
+  return ['  width   bus      limit    bus/limit    end to end  frames', ...rows].join('\n');
+}
+
+const col = (warm: number, cold: number): string => `${String(warm).padStart(4)} (cold ${String(cold).padStart(3)})`;
+
+function latencyTable(rs: readonly LatencyResult[]): string {
+  const rows = rs.map(r => {
+    const g = latencyGoal(r.memLatency);
+    return `  ${String(r.dataWidth).padStart(5)}b  ${String(r.memLatency).padStart(3)}  ${col(r.warm.firstBeat, r.cold.firstBeat)}  ${String(g).padStart(4)} ${r.warm.firstBeat <= g ? 'met   ' : 'MISSED'}  ${col(r.warm.lastBeat, r.cold.lastBeat)}  ${col(r.warm.cqe, r.cold.cqe)}`;
+  });
+  const reads = rs.map(r => `  ${r.dataWidth}b L=${r.memLatency}, last WRITE: ${r.lastReads}`);
+  return ['  width    L  first beat       goal         last beat        CQE', ...rows,
+    '  A\'s memory reads until the frame\'s last beat (AR(beats)+cycle, R+cycle of the last beat; WQE, PTE line, payload):', ...reads].join('\n');
+}
+
+function tlbTable(rs: readonly TlbResult[]): string {
+  const rows = rs.map(r => `  ${String(r.dataWidth).padStart(5)}b  A (lkey) ${r.a.hits}/${r.a.hits + r.a.misses} = ${pct(hitRate(r.a))}   B (rkey) ${r.b.hits}/${r.b.hits + r.b.misses} = ${pct(hitRate(r.b))}`);
+  return rows.join('\n');
+}
+
+async function main(): Promise<void> {
+  console.log(`seed ${benchSeed()}${quick ? ', quick run' : ''}`);
+  console.log(`\n-- WRITE goodput: ${plan.messages} x 64 KiB, path MTU 4096, one QP A->B, memory latency 0, no back-pressure`);
+  console.log('   bus = payload bytes per cycle / (DATA_WIDTH/8) on A\'s TX stream, steady state (messages 2.., from the end of message 1)');
+  console.log(`   limit = ${LIMIT_FORMULA}`);
+  const goodput: GoodputResult[] = [];
+  for (const w of WIDTHS) {
+    const r = await attempt(`goodput ${w}b`, () => measureGoodput(w, plan.messages));
+    if (r) goodput.push(r);
+  }
+  console.log(goodputTable(goodput));
+
+  console.log(`\n-- latency of a 64-byte WRITE (cycles from the doorbell; warm = median of ${plan.latencyWrites - 1}, cold = the first), link latency ${LINK_LATENCY} each way`);
+  const latency: LatencyResult[] = [];
+  for (const w of WIDTHS) {
+    for (const L of MEM_LATENCIES) {
+      const r = await attempt(`latency ${w}b L=${L}`, () => measureLatency(w, L, plan.latencyWrites));
+      if (r) latency.push(r);
+    }
+  }
+  console.log(latencyTable(latency));
+
+  console.log('\n-- TLB hit rate, 1 MiB sequential WRITE (16 x 64 KiB, 256 pages each side)');
+  const tlb: TlbResult[] = [];
+  for (const w of WIDTHS) {
+    const r = await attempt(`tlb ${w}b`, () => measureTlb(w));
+    if (r) tlb.push(r);
+  }
+  console.log(tlbTable(tlb));
+
+  console.log(`\n-- simulation speed (best of ${plan.speedRounds}): the goodput run (TS testbench, everything live; traffic = first WQE posted to last CQE,`);
+  console.log('   whole = reset, driver init, MR/QP setup and traffic) vs');
+  console.log('   the same nic_pair model clocked idle (readies high, no traffic) by a C++ loop and by TS with one step(1) call a cycle');
+  // The machine is shared: the three are interleaved over rounds and each keeps its best
+  // rate, so load hits all of them alike (the first bench round is the goodput run above).
+  const speed: { w: number; ts: Rate; whole: Rate; step: Rate; cpp: Rate }[] = [];
+  const rateOf = (s: Span): Rate => ({ wall: s.cycles / s.seconds, cpu: s.cycles / s.cpuSeconds });
+  const none: Rate = { wall: 0, cpu: 0 };
+  for (const g of goodput) {
+    let ts = rateOf(g.traffic), whole = rateOf(g.whole), step = none, cpp = none;
+    for (let r = 0; r < plan.speedRounds; r++) {
+      cpp = bestRate(cpp, await attempt(`c++ loop ${g.dataWidth}b`, () => cppPairRate(g.dataWidth, plan.loopCycles)) ?? none);
+      step = bestRate(step, await attempt(`ts step loop ${g.dataWidth}b`, () => tsStepRate(g.dataWidth, plan.loopCycles)) ?? none);
+      const b = r === 0 ? undefined : await attempt(`bench rerun ${g.dataWidth}b`, () => measureGoodput(g.dataWidth, plan.messages));
+      if (b) { ts = bestRate(ts, rateOf(b.traffic)); whole = bestRate(whole, rateOf(b.whole)); }
+    }
+    if (cpp.wall > 0 && step.wall > 0) speed.push({ w: g.dataWidth, ts, whole, step, cpp });
+  }
+  const k = (x: number): string => `${(x / 1e3).toFixed(1)} k`;
+  console.log('  cycles/s  clock   bench traffic  bench whole   ts step(1) idle  c++ loop idle   traffic/c++  whole/c++  step/c++');
+  const ratio = (a: number, b: number): string => (a / b).toFixed(3).padStart(9);
+  for (const s of speed) {
+    for (const c of ['wall', 'cpu'] as const) {
+      console.log(`  ${String(s.w).padStart(5)}b    ${c.padEnd(4)}  ${k(s.ts[c]).padStart(10)}   ${k(s.whole[c]).padStart(10)}    ${k(s.step[c]).padStart(10)}     ${k(s.cpp[c]).padStart(10)}    ${ratio(s.ts[c], s.cpp[c])}  ${ratio(s.whole[c], s.cpp[c])}  ${ratio(s.step[c], s.cpp[c])}`);
+    }
+  }
+
+  console.log('');
+  const gMet = goodput.length === WIDTHS.length && goodput.every(r => r.bus >= GOODPUT_GOAL);
+  console.log(`nic goodput: ${goodput.map(r => `${r.dataWidth}b=${r.bus.toFixed(4)} (limit ${r.limit.toFixed(4)})`).join(' ')} goal>=${GOODPUT_GOAL}: ${mark(gMet)}`);
+  const lMet = latency.length === WIDTHS.length * MEM_LATENCIES.length && latency.every(r => r.warm.firstBeat <= latencyGoal(r.memLatency));
+  console.log(`nic latency first beat: ${latency.map(r => `${r.dataWidth}b/L=${r.memLatency}=${r.warm.firstBeat} (goal ${latencyGoal(r.memLatency)})`).join(' ')}: ${mark(lMet)}`);
+  console.log(`nic latency last beat / CQE (no goal): ${latency.map(r => `${r.dataWidth}b/L=${r.memLatency}=${r.warm.lastBeat}/${r.warm.cqe}`).join(' ')}`);
+  const tMet = tlb.length === WIDTHS.length && tlb.every(r => Math.min(hitRate(r.a), hitRate(r.b)) >= TLB_GOAL);
+  console.log(`nic tlb hit rate: ${tlb.map(r => `${r.dataWidth}b A=${pct(hitRate(r.a))} B=${pct(hitRate(r.b))}`).join(' ')} goal>=${pct(TLB_GOAL)}: ${mark(tMet)}`);
+  const sMet = speed.length === WIDTHS.length && speed.every(s => s.ts.cpu / s.cpp.cpu >= SIMSPEED_GOAL && s.ts.wall / s.cpp.wall >= SIMSPEED_GOAL);
+  console.log(`nic simspeed bench traffic/c++ idle (cpu time, wall): ${speed.map(s => `${s.w}b=${(s.ts.cpu / s.cpp.cpu).toFixed(3)},${(s.ts.wall / s.cpp.wall).toFixed(3)} (${(s.ts.cpu / 1e3).toFixed(1)}k/${(s.cpp.cpu / 1e3).toFixed(1)}k cycles per cpu s)`).join(' ')} goal>=${SIMSPEED_GOAL}: ${mark(sMet)}`);
+  if (failures.length) {
+    console.log(`nic benches that did not run to the end: ${failures.join(', ')}`);
+    process.exitCode = 1;
+  }
+}
+
+await main();
