@@ -1,7 +1,7 @@
 // `make bench`: speed goals measured side by side in one run, printed as numbers and ratios.
 // Never a pass/fail test: the machines are shared and noisy.
 
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -41,7 +41,9 @@ function benchGenerate(): void {
   console.log(`  baseline node --import tsx     ${tsx.toFixed(3)} s`);
   console.log(`  nicgen gen (whole command)     ${gen.toFixed(3)} s   ratio to node start-up ${(gen / node).toFixed(1)}x`);
   console.log(`  in process: load ${m.load.toFixed(3)} s, elaborate+check+emit ${m.emit.toFixed(3)} s for ${m.files} files`);
-  console.log(`generate ratio: gen/node=${(gen / node).toFixed(2)} emit_s=${m.emit.toFixed(3)}`);
+  const line = `generate ratio: gen/node=${(gen / node).toFixed(2)} emit_s=${m.emit.toFixed(3)}`;
+  console.log(line);
+  summary.push(line);
 }
 
 // Options: --quick (fewer messages in the NIC benches; also NICGEN_BENCH_QUICK=1),
@@ -51,13 +53,31 @@ const only = args.flatMap((a, i) => (a === '--only' ? [args[i + 1] ?? ''] : []))
 const wanted = (part: string): boolean => only.length === 0 || only.includes(part);
 const started = performance.now();
 
-function runPart(title: string, script: string, extra: string[] = []): void {
+/** Summary lines of every part (`<name> ratio: ...`, `nic ...: ...`), repeated at the end. */
+const summary: string[] = [];
+const isSummary = (line: string): boolean => /^(generate ratio|cpu-time ratio|harness ratio|nic [a-z ]+.*?):/.test(line);
+
+/** Runs one part with its output shown live, keeping its summary lines. */
+async function runPart(title: string, script: string, extra: string[] = []): Promise<void> {
   console.log(`\n== ${title}`);
-  const r = spawnSync(process.execPath, ['--import', 'tsx', script, ...extra], { stdio: 'inherit' });
-  if (r.status !== 0) process.exitCode = r.status ?? 1;
+  const child = spawn(process.execPath, ['--import', 'tsx', script, ...extra], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let pending = '';
+  child.stdout.on('data', (chunk: Buffer) => {
+    process.stdout.write(chunk);
+    const lines = (pending + chunk.toString()).split('\n');
+    pending = lines.pop() ?? '';
+    summary.push(...lines.filter(isSummary));
+  });
+  const status = await new Promise<number | null>(resolve => child.on('close', resolve));
+  if (pending && isSummary(pending)) summary.push(pending);
+  if (status !== 0) { process.exitCode = status ?? 1; summary.push(`${title}: exited with status ${status}`); }
 }
 
 if (wanted('generate')) benchGenerate();
-if (wanted('harness') && fs.existsSync('bench/harness.ts')) runPart('simulation harness', 'bench/harness.ts');
-if (wanted('nic')) runPart('NIC benchmarks (docs/bench.md)', 'bench/nic.ts', args.includes('--quick') ? ['--quick'] : []);
+if (wanted('nic')) await runPart('NIC benchmarks (docs/bench.md)', 'bench/nic.ts', args.includes('--quick') ? ['--quick'] : []);
+if (wanted('harness') && fs.existsSync('bench/harness.ts')) await runPart('simulation harness', 'bench/harness.ts');
 console.log(`\nbench total: ${((performance.now() - started) / 1000).toFixed(0)} s`);
+// The harness's ratio line stays the last line of the run (issue 3's contract).
+console.log('\n== summary');
+const harness = summary.filter(l => l.startsWith('harness ratio:'));
+for (const l of [...summary.filter(l => !l.startsWith('harness ratio:')), ...harness]) console.log(l);

@@ -32,8 +32,29 @@ export function beatAddress(b: AxiBurst, i: number): bigint {
   return base + ((b.addr - base + BigInt(i) * bytes) % span);
 }
 
+/** Below this, a burst's addresses are safe integers: lanes are computed with plain numbers
+ *  (every beat of a memory model calls beatLanes; bigint division is slow). */
+export const NUMBER_ADDRS = 1n << 52n;
+
+/** beatAddress for a burst starting below NUMBER_ADDRS, as a number. */
+export function beatAddressNumber(b: AxiBurst, i: number): number {
+  const addr = Number(b.addr);
+  const bytes = 1 << b.size;
+  if (b.burst === BURST.FIXED || i === 0) return addr;
+  const aligned = Math.floor(addr / bytes) * bytes;
+  if (b.burst === BURST.INCR) return aligned + i * bytes;
+  const span = bytes * (b.len + 1);
+  const base = Math.floor(addr / span) * span;
+  return base + ((addr - base + i * bytes) % span);
+}
+
 /** Byte lanes [lo, hi] (inclusive) that beat `i` uses on a bus of `busBytes`. */
 export function beatLanes(b: AxiBurst, i: number, busBytes: number): { lo: number; hi: number } {
+  if (b.addr < NUMBER_ADDRS) {
+    const a = beatAddressNumber(b, i);
+    const bytes = 1 << b.size;
+    return { lo: a % busBytes, hi: (Math.floor(a / bytes) * bytes) % busBytes + bytes - 1 };
+  }
   const a = beatAddress(b, i);
   const bytes = 1 << b.size;
   const lo = Number(a % BigInt(busBytes));

@@ -14,11 +14,10 @@
 //
 // Write data may come before its address (AXI allows it): W beats wait until their AW.
 
-import type { PortValue } from '../../sim/values.ts';
 import type { TestBench } from '../core/index.ts';
-import { beatLanes, burstBytes, checkBurst, describeBurst, laneMask, type AxiBurst } from './axi-burst.ts';
+import { beatLanes, burstBytes, checkBurst, describeBurst, type AxiBurst } from './axi-burst.ts';
 import { watchChannel, type ChannelWatch } from './channel-checker.ts';
-import { big, num, portWidth, type AxiWatchPorts, type Readable } from './ports.ts';
+import { big, bitsOutside, high, num, popcount, portWidth, valueWords, wordsValue, type AxiWatchPorts, type Readable } from './ports.ts';
 import { ProtocolError } from './protocol-error.ts';
 
 export interface AxiStats {
@@ -47,6 +46,11 @@ interface ReadInFlight {
   beats: number;
 }
 
+/** Where a W beat belongs, for messages (built only on a failure). */
+function whereW(wr: WriteInFlight, beatCycle: number): string {
+  return `beat ${wr.beats + 1} of ${wr.burst.len + 1}, transferred in cycle ${beatCycle} (${describeBurst(wr.burst)})`;
+}
+
 export class AxiChecker {
   readonly name: string;
   readonly busBytes: number;
@@ -58,7 +62,7 @@ export class AxiChecker {
   /** Accepted AW whose data is not complete, oldest first (W follows AW order). */
   readonly #awaitingData: WriteInFlight[] = [];
   /** W beats that arrived before their AW. */
-  readonly #earlyW: { strb: bigint; last: boolean; cycle: number }[] = [];
+  readonly #earlyW: { strb: Uint32Array; last: boolean; cycle: number }[] = [];
   /** Per id: count of writes with address and data done but no response yet. */
   readonly #writesDone = new Map<number, number>();
   /** Per id: reads in order of their AR. */
@@ -69,20 +73,23 @@ export class AxiChecker {
     this.busBytes = portWidth(tb, ports.wdata) / 8;
     const o = options.reset ? { reset: options.reset } : {};
     const p = ports;
-    const req = (ch: 'AW' | 'AR') => (v: readonly PortValue[], cycle: number): AxiBurst => {
-      const b: AxiBurst = { id: num(v[0]!), addr: big(v[1]!), len: num(v[2]!), size: num(v[3]!), burst: num(v[4]!) };
+    const req = (ch: 'AW' | 'AR', f: readonly Readable[]) => (cycle: number): AxiBurst => {
+      const b: AxiBurst = { id: num(f[0]!.value), addr: big(f[1]!.value), len: num(f[2]!.value), size: num(f[3]!.value), burst: num(f[4]!.value) };
       const bad = checkBurst(b, this.busBytes, ch);
       if (bad) throw new ProtocolError(name, bad.rule, cycle, bad.detail);
       return b;
     };
-    const aw = req('AW'), ar = req('AR');
-    // Responses are checked before this cycle's requests are counted, so a response in
-    // the same cycle as its own request's handshake (too early) is caught.
+    const aw = req('AW', [p.awid, p.awaddr, p.awlen, p.awsize, p.awburst]), ar = req('AR', [p.arid, p.araddr, p.arlen, p.arsize, p.arburst]);
+    const strbWords = p.wstrb.words, strbCount = Math.ceil(this.busBytes / 32);
+    // Handshakes read the fields they need straight from the ports (onHandshake), so wide
+    // data is never converted. Responses are checked before this cycle's requests are
+    // counted, so a response in the same cycle as its own request's handshake (too early)
+    // is caught.
     this.channels = [
       watchChannel(tb, { valid: p.bvalid, ready: p.bready, payload: [p.bid, p.bresp] }, name, {
         ...o,
-        onTransfer: (v, cycle) => {
-          const id = num(v[0]!);
+        onHandshake: cycle => {
+          const id = num(p.bid.value);
           const n = this.#writesDone.get(id) ?? 0;
           if (n === 0) throw new ProtocolError(name, 'BRESP_NO_WRITE', cycle, `write response for id ${id}, which has no write burst with address and all data accepted`);
           this.#writesDone.set(id, n - 1);
@@ -91,11 +98,11 @@ export class AxiChecker {
       }),
       watchChannel(tb, { valid: p.rvalid, ready: p.rready, payload: [p.rid, p.rdata, p.rresp, p.rlast] }, name, {
         ...o,
-        onTransfer: (v, cycle) => {
-          const id = num(v[0]!);
+        onHandshake: cycle => {
+          const id = num(p.rid.value);
           const rd = this.#reads.get(id)?.[0];
           if (!rd) throw new ProtocolError(name, 'RID_NO_READ', cycle, `read data for id ${id}, which has no outstanding read`);
-          const last = big(v[3]!) !== 0n;
+          const last = high(p.rlast);
           const isLast = rd.beats === rd.burst.len;
           if (last !== isLast) {
             throw new ProtocolError(name, 'RLAST', cycle, `rlast ${last ? 1 : 0} on beat ${rd.beats + 1} of ${rd.burst.len + 1} (${describeBurst(rd.burst)})`);
@@ -109,8 +116,8 @@ export class AxiChecker {
       }),
       watchChannel(tb, { valid: p.awvalid, ready: p.awready, payload: [p.awid, p.awaddr, p.awlen, p.awsize, p.awburst, p.awlock, p.awcache, p.awprot] }, name, {
         ...o,
-        onTransfer: (v, cycle) => {
-          const b = aw(v, cycle);
+        onHandshake: cycle => {
+          const b = aw(cycle);
           this.#awaitingData.push({ burst: b, beats: 0 });
           this.stats.writeBursts++;
           this.stats.outstandingWrites++;
@@ -120,15 +127,17 @@ export class AxiChecker {
       }),
       watchChannel(tb, { valid: p.wvalid, ready: p.wready, payload: [p.wdata, p.wstrb, p.wlast] }, name, {
         ...o,
-        onTransfer: (v, cycle) => {
-          this.#earlyW.push({ strb: big(v[1]!), last: big(v[2]!) !== 0n, cycle });
-          this.#matchW(cycle);
+        onHandshake: cycle => {
+          const strb = strbWords ?? valueWords(p.wstrb.value, strbCount);
+          // Its AW is known (the usual case): check the beat in place, else keep a copy until it is.
+          if (this.#earlyW.length === 0 && this.#awaitingData.length > 0) this.#checkW(strb, high(p.wlast), cycle, cycle);
+          else { this.#earlyW.push({ strb: strb.slice(), last: high(p.wlast), cycle }); this.#matchW(cycle); }
         },
       }),
       watchChannel(tb, { valid: p.arvalid, ready: p.arready, payload: [p.arid, p.araddr, p.arlen, p.arsize, p.arburst, p.arlock, p.arcache, p.arprot] }, name, {
         ...o,
-        onTransfer: (v, cycle) => {
-          const b = ar(v, cycle);
+        onHandshake: cycle => {
+          const b = ar(cycle);
           const q = this.#reads.get(b.id) ?? [];
           q.push({ burst: b, beats: 0 });
           this.#reads.set(b.id, q);
@@ -145,24 +154,28 @@ export class AxiChecker {
   #matchW(cycle: number): void {
     while (this.#earlyW.length > 0 && this.#awaitingData.length > 0) {
       const w = this.#earlyW.shift()!;
-      const wr = this.#awaitingData[0]!;
-      const b = wr.burst;
-      const isLast = wr.beats === b.len;
-      const where = `beat ${wr.beats + 1} of ${b.len + 1}, transferred in cycle ${w.cycle} (${describeBurst(b)})`;
-      if (w.last !== isLast) throw new ProtocolError(this.name, 'WLAST', cycle, `wlast ${w.last ? 1 : 0} on ${where}`);
-      const allowed = laneMask(b, wr.beats, this.busBytes);
-      if ((w.strb & ~allowed) !== 0n) {
-        const { lo, hi } = beatLanes(b, wr.beats, this.busBytes);
-        throw new ProtocolError(this.name, 'WSTRB', cycle, `wstrb 0b${w.strb.toString(2)} has strobes outside byte lanes ${lo}..${hi} on ${where}`);
-      }
-      this.stats.writeBytes += w.strb.toString(2).replace(/0/g, '').length;
-      wr.beats++;
-      if (isLast) {
-        this.#awaitingData.shift();
-        this.#writesDone.set(b.id, (this.#writesDone.get(b.id) ?? 0) + 1);
-      }
+      this.#checkW(w.strb, w.last, w.cycle, cycle);
     }
   }
+
+  /** Checks one W beat against the oldest AW waiting for data (there is one). */
+  #checkW(strb: Uint32Array, last: boolean, beatCycle: number, cycle: number): void {
+    const wr = this.#awaitingData[0]!;
+    const b = wr.burst;
+    const isLast = wr.beats === b.len;
+    if (last !== isLast) throw new ProtocolError(this.name, 'WLAST', cycle, `wlast ${last ? 1 : 0} on ${whereW(wr, beatCycle)}`);
+    const { lo, hi } = beatLanes(b, wr.beats, this.busBytes);
+    if (bitsOutside(strb, lo, hi)) {
+      throw new ProtocolError(this.name, 'WSTRB', cycle, `wstrb 0b${wordsValue(strb).toString(2)} has strobes outside byte lanes ${lo}..${hi} on ${whereW(wr, beatCycle)}`);
+    }
+    this.stats.writeBytes += popcount(strb);
+    wr.beats++;
+    if (isLast) {
+      this.#awaitingData.shift();
+      this.#writesDone.set(b.id, (this.#writesDone.get(b.id) ?? 0) + 1);
+    }
+  }
+
 
   /** Bursts started and not finished (for end-of-test checks). */
   get idle(): boolean {

@@ -19,16 +19,16 @@
 
 import type { TestBench } from '../core/index.ts';
 import { HostMemory } from '../model/host-memory.ts';
-import { beatAddress, beatLanes, burstBytes, type AxiBurst } from './axi-burst.ts';
+import { beatAddress, beatAddressNumber, beatLanes, burstBytes, NUMBER_ADDRS, type AxiBurst } from './axi-burst.ts';
 import { AxiChecker } from './axi-checker.ts';
-import { bytesToWord, wordToBytes, type ByteMemory } from './byte-memory.ts';
+import { bytesToWord, bytesToWords, wordsToBytes, wordToBytes, type ByteMemory } from './byte-memory.ts';
 import { ChannelDriver } from './channel-driver.ts';
 import { ChannelReceiver } from './channel-receiver.ts';
 import { ClockPhases } from './clock-phases.ts';
 import { latencyOf, type Latency } from './latency.ts';
 import { pauser, type Pause } from './pause.ts';
 import { Queue } from './queue.ts';
-import { big, forPort, num, portWidth, type AxiMasterPorts, type Bits } from './ports.ts';
+import { big, bitAt, forPort, num, popcount, portWidth, valueWords, type AxiMasterPorts, type Bits } from './ports.ts';
 
 export interface AxiRamOptions {
   readonly name?: string;
@@ -70,9 +70,15 @@ interface Pending {
   readonly readyAt: number;
 }
 
-interface WBeat { readonly data: bigint; readonly strb: bigint }
+/** Wide data travels as bytes (byte 0 = data[7:0]) and strobes as words: no bigints per beat. */
+interface WBeat { readonly data: Uint8Array; readonly strb: Uint32Array }
 interface BResp { readonly id: number; readonly resp: number }
-interface RBeat { readonly id: number; readonly data: bigint; readonly resp: number; readonly last: boolean }
+interface RBeat { readonly id: number; readonly data: Uint8Array; readonly resp: number; readonly last: boolean }
+
+/** Requests waiting for their response, per id in request order, and how many in all. */
+class IdQueues extends Map<number, Pending[]> {
+  count = 0;
+}
 
 export class AxiRam {
   readonly name: string;
@@ -92,8 +98,8 @@ export class AxiRam {
   readonly #writes: { burst: AxiBurst; seq: number; beats: number }[] = [];
   readonly #wBuf = new Queue<WBeat>();
   /** Per id, in request order. */
-  readonly #bPending = new Map<number, Pending[]>();
-  readonly #rPending = new Map<number, Pending[]>();
+  readonly #bPending = new IdQueues();
+  readonly #rPending = new IdQueues();
   #rActive: { p: Pending; beat: number } | null = null;
   #seq = 0;
   #writesOpen = 0;
@@ -119,8 +125,13 @@ export class AxiRam {
       ({ id: num(id), addr: big(addr), len: num(len), size: num(size), burst: num(burst) });
     const aw = new ChannelReceiver({ valid: p.awvalid, ready: p.awready },
       () => burstOf(p.awid.value, p.awaddr.value, p.awlen.value, p.awsize.value, p.awburst.value), bp('AW'), () => this.#writesOpen < max);
-    const w = new ChannelReceiver<WBeat>({ valid: p.wvalid, ready: p.wready },
-      () => ({ data: big(p.wdata.value), strb: big(p.wstrb.value) }), bp('W'), () => this.#wBuf.length < 256 * 4);
+    const wdata = p.wdata.words, wstrb = p.wstrb.words, busBytes = this.busBytes, strbCount = Math.ceil(busBytes / 32);
+    const fullStrb = valueWords((1n << BigInt(busBytes)) - 1n, strbCount);
+    const w = new ChannelReceiver<WBeat>({ valid: p.wvalid, ready: p.wready }, () => ({
+      data: wdata ? wordsToBytes(wdata, new Uint8Array(busBytes)) : wordToBytes(big(p.wdata.value), busBytes),
+      // All lanes strobed (bulk data) shares one array instead of a copy per beat.
+      strb: wstrb ? (popcount(wstrb) === busBytes ? fullStrb : wstrb.slice()) : valueWords(p.wstrb.value, strbCount),
+    }), bp('W'), () => this.#wBuf.length < 256 * 4);
     const ar = new ChannelReceiver({ valid: p.arvalid, ready: p.arready },
       () => burstOf(p.arid.value, p.araddr.value, p.arlen.value, p.arsize.value, p.arburst.value), bp('AR'), () => this.#readsOpen < max);
     const idW = portWidth(tb, p.bid), dataW = portWidth(tb, p.rdata);
@@ -128,9 +139,11 @@ export class AxiRam {
       p.bid.value = forPort(BigInt(x.id), idW);
       p.bresp.value = x.resp;
     }, st('B'));
+    const rdata = p.rdata.words;
     const r = new ChannelDriver<RBeat>({ valid: p.rvalid, ready: p.rready }, x => {
       p.rid.value = forPort(BigInt(x.id), idW);
-      p.rdata.value = forPort(x.data, dataW);
+      if (rdata) bytesToWords(x.data, rdata);
+      else p.rdata.value = forPort(bytesToWord(x.data), dataW);
       p.rresp.value = x.resp;
       p.rlast.value = x.last ? 1 : 0;
     }, st('R'));
@@ -169,13 +182,15 @@ export class AxiRam {
     return this.#writesOpen === 0 && this.#readsOpen === 0 && this.#wBuf.length === 0;
   }
 
-  #queue(map: Map<number, Pending[]>, p: Pending): void {
+  #queue(map: IdQueues, p: Pending): void {
+    map.count++;
     const q = map.get(p.burst.id);
     if (q) q.push(p); else map.set(p.burst.id, [p]);
   }
 
   /** The next response to send: a ready head of one id's queue (random id when reordering). */
-  #pick(map: Map<number, Pending[]>, cycle: number): { p: Pending; reordered: boolean } | null {
+  #pick(map: IdQueues, cycle: number): { p: Pending; reordered: boolean } | null {
+    if (map.count === 0) return null;   // the usual case: nothing to answer
     const heads: Pending[] = [];
     let oldest: Pending | null = null;
     for (const q of map.values()) {
@@ -189,6 +204,7 @@ export class AxiRam {
     if (heads.length === 0) return null;
     const p = this.#rng.pick(heads);
     map.get(p.burst.id)!.shift();
+    map.count--;
     return { p, reordered: p !== oldest };
   }
 
@@ -196,23 +212,38 @@ export class AxiRam {
     while (this.#writes.length > 0 && this.#wBuf.length > 0) {
       const wr = this.#writes[0]!;
       const beat = this.#wBuf.shift()!;
-      const base = beatAddress(wr.burst, wr.beats) / BigInt(this.busBytes) * BigInt(this.busBytes);
-      const bytes = wordToBytes(beat.data, this.busBytes);
-      // Write each run of strobed bytes with one call.
-      for (let i = 0; i < this.busBytes;) {
-        if (((beat.strb >> BigInt(i)) & 1n) === 0n) { i++; continue; }
-        let j = i;
-        while (j < this.busBytes && ((beat.strb >> BigInt(j)) & 1n) === 1n) j++;
-        this.memory.write(base + BigInt(i), bytes.subarray(i, j));
-        this.stats.writeBytes += j - i;
-        i = j;
-      }
+      const base = this.#beatBase(wr.burst, wr.beats);
+      const bytes = beat.data;
+      if (popcount(beat.strb) === this.busBytes) {
+        // Every lane strobed (bulk data): one write of the whole beat.
+        this.memory.write(base, bytes);
+        this.stats.writeBytes += this.busBytes;
+      } else this.#writeRuns(base, bytes, beat.strb);
       wr.beats++;
       if (wr.beats > wr.burst.len) {
         this.#writes.shift();
         this.#queue(this.#bPending, { burst: wr.burst, seq: wr.seq, readyAt: cycle + 1 + this.#writeLatency() });
       }
     }
+  }
+
+  /** Writes each run of strobed bytes of a beat with one call. */
+  #writeRuns(base: bigint, bytes: Uint8Array, strb: Uint32Array): void {
+    for (let i = 0; i < this.busBytes;) {
+      if (!bitAt(strb, i)) { i++; continue; }
+      let j = i;
+      while (j < this.busBytes && bitAt(strb, j)) j++;
+      this.memory.write(base + BigInt(i), bytes.subarray(i, j));
+      this.stats.writeBytes += j - i;
+      i = j;
+    }
+  }
+
+  /** The bus-aligned address of beat `i` (plain numbers below 2^52, where bursts live). */
+  #beatBase(b: AxiBurst, i: number): bigint {
+    const n = this.busBytes;
+    if (b.addr < NUMBER_ADDRS) return BigInt(Math.floor(beatAddressNumber(b, i) / n) * n);
+    return beatAddress(b, i) / BigInt(n) * BigInt(n);
   }
 
   #nextB(cycle: number, b: ChannelDriver<BResp>): void {
@@ -232,12 +263,20 @@ export class AxiRam {
     const act = this.#rActive;
     const bst = act.p.burst;
     const i = act.beat;
-    const bytes = this.#rng.bytes(this.busBytes);
     const { lo, hi } = beatLanes(bst, i, this.busBytes);
-    const base = beatAddress(bst, i) / BigInt(this.busBytes) * BigInt(this.busBytes);
-    bytes.set(this.memory.read(base + BigInt(lo), hi - lo + 1), lo);
+    const base = this.#beatBase(bst, i);
+    let bytes: Uint8Array;
+    if (lo === 0 && hi === this.busBytes - 1) {
+      // A full beat: the random filler would be overwritten entirely; draw it all the same,
+      // so the model's random stream (latencies, stalls, order) stays what it was.
+      this.#rng.skipBytes(this.busBytes);
+      bytes = this.memory.read(base, this.busBytes);
+    } else {
+      bytes = this.#rng.bytes(this.busBytes);
+      bytes.set(this.memory.read(base + BigInt(lo), hi - lo + 1), lo);
+    }
     const last = i === bst.len;
-    r.push({ id: bst.id, data: bytesToWord(bytes), resp: this.#respond(bst, 'read'), last }, last ? () => { this.#readsOpen--; } : undefined);
+    r.push({ id: bst.id, data: bytes, resp: this.#respond(bst, 'read'), last }, last ? () => { this.#readsOpen--; } : undefined);
     act.beat++;
     if (last) this.#rActive = null;
   }

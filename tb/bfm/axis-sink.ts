@@ -8,7 +8,7 @@
 // tdata while stalled, drops tvalid or sends a bad tkeep fails the test at that cycle.
 
 import type { TestBench } from '../core/index.ts';
-import { watchAxiStream, type AxisBeat } from './axis-checker.ts';
+import { keepReader, SampledBeat, watchAxiStream, type AxisBeat } from './axis-checker.ts';
 import type { ChannelWatch } from './channel-checker.ts';
 import { ChannelReceiver } from './channel-receiver.ts';
 import { ClockPhases } from './clock-phases.ts';
@@ -44,7 +44,9 @@ export class AxiStreamSink {
   readonly stats = { packets: 0, beats: 0, bytes: 0 };
   readonly #tb: TestBench;
   readonly #packets: AxisPacket[] = [];
-  #parts: Uint8Array[] = [];
+  /** The packet being received: bytes [0, #fill) of #buf (grown by doubling). */
+  #buf = new Uint8Array(4096);
+  #fill = 0;
   #beats = 0;
 
   constructor(tb: TestBench, ports: AxisOutPorts, options: AxisSinkOptions = {}) {
@@ -54,12 +56,9 @@ export class AxiStreamSink {
     const rng = tb.rng.fork();
     // The receiver only drives tready; beats are collected by the checker's onBeat, so
     // checking and reassembly see the same sample. Without the checker a plain read is used.
-    const receiver = new ChannelReceiver<AxisBeat>({ valid: ports.tvalid, ready: ports.tready }, () => ({
-      data: big(ports.tdata.value),
-      keep: ports.tkeep ? big(ports.tkeep.value) : (1n << BigInt(this.beatBytes)) - 1n,
-      last: ports.tlast ? ports.tlast.value !== 0 : true,
-      user: ports.tuser ? big(ports.tuser.value) : 0n,
-    }), pauser(options.pause, rng, `${this.name} pause`));
+    const keep = keepReader(ports, this.beatBytes);
+    const receiver = new ChannelReceiver<AxisBeat>({ valid: ports.tvalid, ready: ports.tready },
+      () => SampledBeat.read(ports, this.beatBytes, keep), pauser(options.pause, rng, `${this.name} pause`));
     const phases = ClockPhases.of(tb);
     if (options.check === false) {
       this.watch = null;
@@ -68,7 +67,11 @@ export class AxiStreamSink {
         if (b) this.#take(b, tb.cycle);
       });
     } else {
-      this.watch = watchAxiStream(tb, ports, this.name, { onBeat: (b, cycle) => this.#take(b, cycle) });
+      this.watch = watchAxiStream(tb, ports, this.name, {
+        onBeat: (b, cycle) => this.#take(b, cycle),
+        // DUT ports: bytes go from tdata's words straight into the packet buffer.
+        onBeatWords: (words, kept, last, cycle) => this.#takeWords(words, kept, last, cycle, ports),
+      });
     }
     phases.onDrive(() => receiver.drive());
   }
@@ -87,23 +90,40 @@ export class AxiStreamSink {
   }
 
   #take(b: AxisBeat, cycle: number): void {
-    const bytes = new Uint8Array(this.beatBytes);
-    let d = b.data;
-    for (let i = 0; i < this.beatBytes; i++) { bytes[i] = Number(d & 0xffn); d >>= 8n; }
     // tkeep is contiguous from byte 0 (checked), so its popcount is the byte count.
-    const count = b.keep.toString(2).replace(/0/g, '').length;
-    this.#parts.push(bytes.subarray(0, count));
+    const count = b.kept;
+    this.#room(count);
+    this.#buf.set(count === b.bytes.length ? b.bytes : b.bytes.subarray(0, count), this.#fill);
+    this.#counted(count, b.last, b.user, cycle);
+  }
+
+  #takeWords(words: Uint32Array, count: number, last: boolean, cycle: number, ports: AxisOutPorts): void {
+    this.#room(count);
+    const buf = this.#buf, at = this.#fill;
+    for (let i = 0; i < count; i++) buf[at + i] = (words[i >>> 2]! >>> ((i & 3) << 3)) & 0xff;
+    this.#counted(count, last, last && ports.tuser ? big(ports.tuser.value) : 0n, cycle);
+  }
+
+  /** Makes room for `count` more bytes in the packet buffer. */
+  #room(count: number): void {
+    if (this.#fill + count <= this.#buf.length) return;
+    const grown = new Uint8Array(2 * (this.#fill + count));
+    grown.set(this.#buf.subarray(0, this.#fill));
+    this.#buf = grown;
+  }
+
+  /** Counts a beat of `count` bytes just copied in; closes the packet at tlast. */
+  #counted(count: number, last: boolean, user: bigint, cycle: number): void {
+    this.#fill += count;
     this.#beats++;
     this.stats.beats++;
     this.stats.bytes += count;
-    if (!b.last) return;
-    const total = this.#parts.reduce((s, p) => s + p.length, 0);
-    const data = new Uint8Array(total);
-    let off = 0;
-    for (const p of this.#parts) { data.set(p, off); off += p.length; }
-    this.#packets.push({ data, tuser: b.user, beats: this.#beats, cycle });
+    if (!last) return;
+    this.#packets.push({ data: this.#buf.slice(0, this.#fill), tuser: user, beats: this.#beats, cycle });
     this.stats.packets++;
-    this.#parts = [];
+    this.#fill = 0;
     this.#beats = 0;
   }
+
+
 }

@@ -13,9 +13,10 @@ import type { TestBench } from '../core/index.ts';
 import { watchAxiStream } from './axis-checker.ts';
 import type { ChannelWatch } from './channel-checker.ts';
 import { ChannelDriver } from './channel-driver.ts';
+import { bytesToWord, bytesToWords } from './byte-memory.ts';
 import { ClockPhases } from './clock-phases.ts';
 import { pauser, type Pause } from './pause.ts';
-import { big, forPort, portWidth, type AxisInPorts, type Bits } from './ports.ts';
+import { big, forPort, portWidth, setterOf, type AxisInPorts, type Bits } from './ports.ts';
 
 export interface AxisSourceOptions {
   /** Name in messages (default: the tdata port's prefix). */
@@ -31,8 +32,12 @@ export interface AxisSendOptions {
 }
 
 interface Beat {
-  readonly data: bigint;
-  readonly keep: bigint;
+  /** tdata is `n` bytes of `data` from `at` (byte 0 = tdata[7:0]): the packet's copy for a
+   *  full beat (no array per beat), an array of its own for a partial one (random filler). */
+  readonly data: Uint8Array;
+  readonly at: number;
+  /** Bytes tkeep marks (from byte 0). */
+  readonly count: number;
   readonly last: boolean;
   readonly user: bigint;
 }
@@ -49,6 +54,12 @@ export class AxiStreamSource {
   readonly #driver: ChannelDriver<Beat>;
   readonly #rng;
   #queuedPackets = 0;
+  /** Counts a beat once it is transferred (one function for all beats, not one per beat). */
+  readonly #sent = (_cycle: number, b: Beat): void => {
+    this.stats.beats++;
+    this.stats.bytes += b.count;
+    if (b.last) { this.stats.packets++; this.#queuedPackets--; }
+  };
 
   constructor(tb: TestBench, ports: AxisInPorts, options: AxisSourceOptions = {}) {
     this.#tb = tb;
@@ -58,11 +69,19 @@ export class AxiStreamSource {
     const width = portWidth(tb, ports.tdata);
     this.beatBytes = width / 8;
     const keepW = this.beatBytes, userW = ports.tuser ? portWidth(tb, ports.tuser) : 0;
+    const dataWords = ports.tdata.words, keepWords = ports.tkeep?.words;
+    const setLast = ports.tlast ? setterOf(ports.tlast) : undefined;
+    const userWord = ports.tuser?.words && userW <= 32 ? ports.tuser.words : undefined, userLimit = 1n << BigInt(userW);
     this.#driver = new ChannelDriver<Beat>({ valid: ports.tvalid, ready: ports.tready }, b => {
-      ports.tdata.value = forPort(b.data, width);
-      if (ports.tkeep) ports.tkeep.value = forPort(b.keep, keepW);
-      if (ports.tlast) ports.tlast.value = b.last ? 1 : 0;
-      if (ports.tuser) ports.tuser.value = forPort(b.user, userW);
+      // Wide data goes to the port's words directly; stand-in handles get values.
+      if (dataWords) bytesToWords(b.data, dataWords, b.at, this.beatBytes);
+      else ports.tdata.value = forPort(bytesToWord(b.data.subarray(b.at, b.at + this.beatBytes)), width);
+      if (keepWords) keepToWords(b.count, keepWords);
+      else if (ports.tkeep) ports.tkeep.value = forPort((1n << BigInt(b.count)) - 1n, keepW);
+      if (setLast) setLast(b.last ? 1 : 0);
+      // In range: straight into the word; otherwise the port's setter reports the misfit.
+      if (userWord && b.user >= 0n && b.user < userLimit) userWord[0] = Number(b.user);
+      else if (ports.tuser) ports.tuser.value = forPort(b.user, userW);
     }, pauser(options.pause, this.#rng, `${this.name} pause`));
     this.watch = options.check === false ? null : watchAxiStream(tb, ports, `${this.name} (source side)`);
     const phases = ClockPhases.of(tb);
@@ -81,18 +100,21 @@ export class AxiStreamSource {
       throw new RangeError(`${this.name}: no tlast, so a packet is one beat of at most ${n} bytes; got ${packet.length}`);
     }
     const user = big(options.tuser ?? 0);
+    const copy = packet.slice();   // as sent: the caller may reuse its buffer
     this.#queuedPackets++;
     for (let off = 0; off < packet.length; off += n) {
       const count = Math.min(n, packet.length - off);
-      let data = 0n;
-      for (let i = n - 1; i >= 0; i--) data = (data << 8n) | BigInt(i < count ? packet[off + i]! : this.#rng.int(0, 255));
+      let data = copy, at = off;
+      if (count < n) {
+        data = new Uint8Array(n);
+        at = 0;
+        data.set(copy.subarray(off, off + count));
+        // Random filler in the unkept lanes, drawn from the top lane down.
+        for (let i = n - 1; i >= count; i--) data[i] = this.#rng.int(0, 255);
+      }
       const last = off + n >= packet.length;
-      const beat = { data, keep: (1n << BigInt(count)) - 1n, last, user };
-      this.#driver.push(beat, () => {
-        this.stats.beats++;
-        this.stats.bytes += count;
-        if (last) { this.stats.packets++; this.#queuedPackets--; }
-      });
+      const beat = { data, at, count, last, user };
+      this.#driver.push(beat, this.#sent);
     }
   }
 
@@ -108,5 +130,13 @@ export class AxiStreamSource {
   /** Waits until every queued beat has been transferred. */
   async wait(timeout = 100_000): Promise<void> {
     await this.#tb.until(() => this.idle, { timeout, what: `${this.name} source idle` });
+  }
+}
+
+/** tkeep with its low `count` bits set, into its words. */
+function keepToWords(count: number, w: Uint32Array): void {
+  for (let i = 0; i < w.length; i++) {
+    const n = Math.min(32, Math.max(0, count - 32 * i));
+    w[i] = n === 32 ? 0xffffffff : (1 << n) - 1;
   }
 }

@@ -8,10 +8,11 @@
 //   <FIELD>_STABLE    a payload signal changed while valid && !ready
 // Rule names use the signal's field name, e.g. TVALID_STABLE, TDATA_STABLE, AWADDR_STABLE.
 
-import type { PortValue } from '../../sim/values.ts';
+import type { ShapeJson } from '../../gen/hdl/shape.ts';
+import { fromBits, type PortValue } from '../../sim/values.ts';
 import type { TestBench } from '../core/index.ts';
 import { ClockPhases } from './clock-phases.ts';
-import { fieldName, high, sameValue, show, type Readable } from './ports.ts';
+import { fieldName, high, highOf, sameValue, show, wordsValue, type Readable } from './ports.ts';
 import { ProtocolError } from './protocol-error.ts';
 
 export interface ChannelPorts {
@@ -30,6 +31,11 @@ export interface WatchOptions {
    * in the sample phase. Throw a ProtocolError from here to add per-transfer rules.
    */
   readonly onTransfer?: (values: readonly PortValue[], cycle: number) => void;
+  /**
+   * Like onTransfer but without the values: the callback reads the ports it needs itself
+   * (the bus models do, so a wide payload is not turned into bigints at every beat).
+   */
+  readonly onHandshake?: (cycle: number) => void;
 }
 
 /** Counts of a watched channel, for benchmarks and for tests that expect traffic. */
@@ -49,40 +55,79 @@ export function watchChannel(tb: TestBench, ports: ChannelPorts, name: string, o
     : Object.entries(ports.payload as Record<string, Readable | undefined>).filter((e): e is [string, Readable] => e[1] !== undefined);
   const validRule = `${fieldName(ports.valid).toUpperCase()}_STABLE`;
   const resetOn = options.resetActiveLow ? 0 : 1;
+  const isValid = highOf(ports.valid), isReady = highOf(ports.ready);
+  const reset = options.reset, onTransfer = options.onTransfer, onHandshake = options.onHandshake;
+  const held = fields.map(([, h]) => new HeldField(tb, h));
   let stalled = false;
-  let held: PortValue[] = [];
   const stats = { name, transfers: 0, stalls: 0, stop: () => { /* replaced below */ } };
 
+  const validWord = ports.valid.words?.length === 1 ? ports.valid.words : undefined;
   const sample = (): void => {
+    // Idle and not stalled: nothing to check (the common case, kept cheap).
+    if (!stalled && (validWord ? validWord[0] === 0 : !isValid())) return;
     const cycle = tb.cycle;
-    if (options.reset && (high(options.reset) ? 1 : 0) === resetOn) { stalled = false; return; }
-    const valid = high(ports.valid);
+    if (reset && (high(reset) ? 1 : 0) === resetOn) { stalled = false; return; }
+    const valid = isValid();
     if (stalled) {
       if (!valid) {
         throw new ProtocolError(name, validRule, cycle,
           `${ports.valid.name} dropped before the handshake (${ports.valid.name} && !${ports.ready.name} in cycle ${cycle - 1})`);
       }
-      for (let i = 0; i < fields.length; i++) {
-        const [field, h] = fields[i]!;
-        const now = h.value;
-        if (!sameValue(now, held[i]!)) {
-          throw new ProtocolError(name, `${field.toUpperCase()}_STABLE`, cycle,
-            `${h.name} changed while ${ports.valid.name} && !${ports.ready.name}: was ${show(held[i])}, now ${show(now)}`);
+      for (let i = 0; i < held.length; i++) {
+        const f = held[i]!;
+        if (f.changed()) {
+          throw new ProtocolError(name, `${fields[i]![0].toUpperCase()}_STABLE`, cycle,
+            `${f.h.name} changed while ${ports.valid.name} && !${ports.ready.name}: was ${show(f.heldValue())}, now ${show(f.h.value)}`);
         }
       }
     }
     if (!valid) { stalled = false; return; }
-    const values = fields.map(([, h]) => h.value);
-    if (high(ports.ready)) {
+    if (isReady()) {
       stalled = false;
       stats.transfers++;
-      options.onTransfer?.(values, cycle);
+      onHandshake?.(cycle);
+      if (onTransfer) onTransfer(fields.map(([, h]) => h.value), cycle);
     } else {
+      if (!stalled) for (let i = 0; i < held.length; i++) held[i]!.hold();
       stalled = true;
-      held = values;
       stats.stalls++;
     }
   };
   stats.stop = ClockPhases.of(tb).onSample(sample);
   return stats;
+}
+
+/** A payload signal as it was when the stall began: its raw words when the handle has them
+ *  (compared without building values), else its value. */
+class HeldField {
+  readonly h: Readable;
+  readonly #words: Uint32Array | undefined;
+  readonly #copy: Uint32Array;
+  readonly #shape: ShapeJson | undefined;
+  #value: PortValue = 0;
+
+  constructor(tb: TestBench, h: Readable) {
+    this.h = h;
+    const slot = h.words ? tb.model.layout.byName.get(h.name) : undefined;
+    this.#words = slot ? h.words : undefined;
+    this.#shape = slot?.port.shape;
+    this.#copy = new Uint32Array(this.#words?.length ?? 0);
+  }
+
+  hold(): void {
+    if (this.#words) this.#copy.set(this.#words);
+    else this.#value = this.h.value;
+  }
+
+  changed(): boolean {
+    const w = this.#words;
+    if (!w) return !sameValue(this.h.value, this.#value);
+    for (let i = 0; i < w.length; i++) if (w[i] !== this.#copy[i]) return true;
+    return false;
+  }
+
+  /** The held value as the handle would have read it (for the message). */
+  heldValue(): PortValue {
+    return this.#shape ? fromBits(this.#shape, wordsValue(this.#copy)) : this.#value;
+  }
 }

@@ -3,7 +3,7 @@
 // model calls sample() in the sample phase and drive() in the drive phase (clock-phases.ts),
 // so it decides the order of its channels within a cycle.
 
-import { high, type Drivable, type Readable } from './ports.ts';
+import { highOf, setterOf, type Drivable, type Readable } from './ports.ts';
 import { Queue } from './queue.ts';
 
 export interface DriverPorts {
@@ -13,28 +13,31 @@ export interface DriverPorts {
 
 interface Item<P> {
   readonly payload: P;
-  readonly done: ((cycle: number) => void) | undefined;
+  readonly done: ((cycle: number, payload: P) => void) | undefined;
 }
 
 export class ChannelDriver<P> {
-  readonly #ports: DriverPorts;
   readonly #write: (p: P) => void;
   readonly #pause: () => boolean;
   readonly #queue = new Queue<Item<P>>();
+  readonly #ready: () => boolean;
+  readonly #setValid: (v: 0 | 1) => void;
   #current: Item<P> | null = null;
   /** Handshakes so far. */
   transfers = 0;
 
   /** `write` puts a payload on the bus's data signals; `pause` says when to idle instead. */
   constructor(ports: DriverPorts, write: (p: P) => void, pause: () => boolean) {
-    this.#ports = ports;
     this.#write = write;
     this.#pause = pause;
+    this.#ready = highOf(ports.ready);
+    this.#setValid = setterOf(ports.valid);
     ports.valid.value = 0;
   }
 
-  /** Queues a payload; `done` runs in the sample phase of the cycle whose edge transfers it. */
-  push(payload: P, done?: (cycle: number) => void): void {
+  /** Queues a payload; `done` runs in the sample phase of the cycle whose edge transfers it
+   *  (it gets the payload too, so one function can serve every item). */
+  push(payload: P, done?: (cycle: number, payload: P) => void): void {
     this.#queue.push({ payload, done });
   }
 
@@ -46,10 +49,10 @@ export class ChannelDriver<P> {
   /** Sample phase: true when the payload on the bus is taken at the coming edge. */
   sample(cycle: number): boolean {
     const cur = this.#current;
-    if (!cur || !high(this.#ports.ready)) return false;
+    if (!cur || !this.#ready()) return false;
     this.#current = null;
     this.transfers++;
-    cur.done?.(cycle);
+    cur.done?.(cycle, cur.payload);
     return true;
   }
 
@@ -59,9 +62,9 @@ export class ChannelDriver<P> {
     if (this.#queue.length > 0 && !this.#pause()) {
       this.#current = this.#queue.shift()!;
       this.#write(this.#current.payload);
-      this.#ports.valid.value = 1;
+      this.#setValid(1);
     } else {
-      this.#ports.valid.value = 0;
+      this.#setValid(0);
     }
   }
 }

@@ -1,7 +1,7 @@
 // The ready side of one ready/valid channel: drives ready (random backpressure, or low
 // while the owner has no room) and hands over each payload at its handshake.
 
-import { high, type Drivable, type Readable } from './ports.ts';
+import { highOf, setterOf, type Drivable, type Readable } from './ports.ts';
 
 export interface ReceiverPorts {
   readonly valid: Readable;
@@ -9,10 +9,12 @@ export interface ReceiverPorts {
 }
 
 export class ChannelReceiver<P> {
-  readonly #ports: ReceiverPorts;
   readonly #read: () => P;
   readonly #pause: () => boolean;
   readonly #room: () => boolean;
+  readonly #valid: () => boolean;
+  readonly #readyHigh: () => boolean;
+  readonly #setReady: (v: 0 | 1) => void;
   /** Handshakes so far. */
   transfers = 0;
 
@@ -21,22 +23,24 @@ export class ChannelReceiver<P> {
    * owner's capacity (ready stays low while it is false).
    */
   constructor(ports: ReceiverPorts, read: () => P, pause: () => boolean, room: () => boolean = () => true) {
-    this.#ports = ports;
     this.#read = read;
     this.#pause = pause;
     this.#room = room;
+    this.#valid = highOf(ports.valid);
+    this.#readyHigh = highOf(ports.ready);
+    this.#setReady = setterOf(ports.ready);
     ports.ready.value = 0;
   }
 
   /** Sample phase: the payload transferred at the coming edge, if any. */
   sample(): P | undefined {
-    if (!high(this.#ports.valid) || this.#ports.ready.value === 0) return undefined;
+    if (!this.#valid() || !this.#readyHigh()) return undefined;
     this.transfers++;
     return this.#read();
   }
 
   /** Drive phase: ready for the next cycle. */
   drive(): void {
-    this.#ports.ready.value = this.#room() && !this.#pause() ? 1 : 0;
+    this.#setReady(this.#room() && !this.#pause() ? 1 : 0);
   }
 }

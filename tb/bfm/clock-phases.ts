@@ -10,8 +10,8 @@
 // updated, and combinational outputs computed from the previous cycle's inputs; sampling
 // at the falling edge avoids both without caring in which order the models run.
 //
-// One coroutine runs the callbacks of all models, in registration order; a callback that
-// throws ends that coroutine and so fails the test with the error.
+// One task (tb.everyEdge) runs the callbacks of all models, in registration order; a
+// callback that throws ends that task and so fails the test with the error.
 
 import type { TestBench } from '../core/index.ts';
 
@@ -56,14 +56,13 @@ export class ClockPhases {
   #start(): void {
     if (this.#started) return;
     this.#started = true;
-    const tb = this.#tb;
-    tb.fork(async () => {
-      for (;;) {
-        await tb.falling();
-        for (const f of this.#samplers) f();
-        await tb.rising();
-        for (const f of this.#drivers) f();
-      }
+    // One task for all models; its callbacks run in place, without a promise per edge.
+    this.#tb.everyEdge(() => {
+      const fs = this.#samplers;
+      for (let i = 0; i < fs.length; i++) fs[i]!();
+    }, () => {
+      const fs = this.#drivers;
+      for (let i = 0; i < fs.length; i++) fs[i]!();
     }, 'bfm-clock-phases');
   }
 }

@@ -16,11 +16,14 @@ export interface Readable<V = PortValue> {
   readonly value: V;
   /** Verilog port name, used in error messages. */
   readonly name: string;
+  /** Raw words (DUT handles have them): models take the fast path when present. */
+  readonly words?: Uint32Array;
 }
 
 export interface Drivable<V = Bits> {
   value: V;
   readonly name: string;
+  readonly words?: Uint32Array;
 }
 
 /** A DUT's AXI-Stream input (`s_axis_*`): an AxiStreamSource drives it. */
@@ -55,10 +58,69 @@ export function high(h: Readable): boolean {
   return h.value !== 0 && h.value !== 0n;
 }
 
+/** `high(h)` as a closure made once per signal: a plain word read for a one-word DUT port. */
+export function highOf(h: Readable): () => boolean {
+  const w = h.words;
+  if (w && w.length === 1) return () => w[0] !== 0;
+  return () => high(h);
+}
+
+/** Writes 0 or 1 to a one-bit signal: straight into its word for a DUT port. */
+export function setterOf(h: Drivable<number>): (v: 0 | 1) => void {
+  const w = h.words;
+  if (w && w.length === 1) return v => { w[0] = v; };
+  return v => { h.value = v; };
+}
+
+/** The words of a bit vector value (LSB first), for stand-in handles without `words`. */
+export function valueWords(v: PortValue, count: number): Uint32Array {
+  const out = new Uint32Array(count);
+  let b = big(v);
+  for (let i = 0; i < count; i++) { out[i] = Number(b & 0xffffffffn); b >>= 32n; }
+  return out;
+}
+
+/** The bit vector in `w` as a bigint (for messages and the slow paths). */
+export function wordsValue(w: Uint32Array): bigint {
+  let v = 0n;
+  for (let i = w.length - 1; i >= 0; i--) v = (v << 32n) | BigInt(w[i]!);
+  return v;
+}
+
+/** Set bits in `w`. */
+export function popcount(w: Uint32Array): number {
+  let n = 0;
+  for (let i = 0; i < w.length; i++) {
+    let x = w[i]! - ((w[i]! >>> 1) & 0x55555555);
+    x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
+    n += (Math.imul((x + (x >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24);
+  }
+  return n;
+}
+
+/** True when a bit outside [lo, hi] is set in `w`. */
+export function bitsOutside(w: Uint32Array, lo: number, hi: number): boolean {
+  for (let i = 0; i < w.length; i++) {
+    const x = w[i]!;
+    if (x === 0) continue;
+    const base = i * 32;
+    // The mask of bits lo..hi that fall in this word.
+    const a = Math.max(lo - base, 0), b = Math.min(hi - base, 31);
+    const inside = a > b ? 0 : (b - a === 31 ? 0xffffffff : (((1 << (b - a + 1)) - 1) << a) >>> 0);
+    if (((x & ~inside) >>> 0) !== 0) return true;
+  }
+  return false;
+}
+
 /** Values as a waveform viewer shows them: hex for bit vectors, JSON for structs. */
 export function show(v: unknown): string {
   if (typeof v === 'number' || typeof v === 'bigint') return `0x${v.toString(16)}`;
   return JSON.stringify(v, (_k, x: unknown) => (typeof x === 'bigint' ? `0x${x.toString(16)}` : x));
+}
+
+/** Bit i of `w`. */
+export function bitAt(w: Uint32Array, i: number): boolean {
+  return ((w[i >>> 5]! >>> (i & 31)) & 1) === 1;
 }
 
 export function sameValue(a: PortValue, b: PortValue): boolean {

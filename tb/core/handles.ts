@@ -10,14 +10,17 @@ import type { ClockHandle } from './types.ts';
 
 class PortHandle {
   readonly name: string;
+  /** The port's raw words in the model's buffer, LSB word first (see InputHandle.words). */
+  readonly words: Uint32Array;
   protected readonly buf: Uint32Array;
   protected readonly offset: number;
   protected readonly codec: Codec;
-  constructor(name: string, buf: Uint32Array, offset: number, codec: Codec) {
+  constructor(name: string, buf: Uint32Array, offset: number, words: number, codec: Codec) {
     this.name = name;
     this.buf = buf;
     this.offset = offset;
     this.codec = codec;
+    this.words = buf.subarray(offset, offset + words);
   }
 }
 
@@ -82,8 +85,8 @@ export function buildHandles(model: Model, sched: Scheduler): HandleTree {
     const slot = model.layout.byName.get(port.name)!;
     const codec = codecFor(port.name, port.shape);
     node[leaf] = port.dir === 'input'
-      ? new InputPort(port.name, model.buffer, slot.offset, codec)
-      : new OutputPort(port.name, model.buffer, slot.offset, codec);
+      ? new InputPort(port.name, model.buffer, slot.offset, slot.words, codec)
+      : new OutputPort(port.name, model.buffer, slot.offset, slot.words, codec);
   }
   return root;
 }

@@ -24,23 +24,28 @@ interface Runnable {
   /** Skipped unless the task's waitGen still equals this (it may have resumed meanwhile). */
   readonly gen: number;
   readonly resume: () => void;
+  /** An edge loop's step: runs to its next wait synchronously, no promise involved. */
+  readonly sync?: boolean;
 }
 
 /** A registered wait. A class with fixed fields (one hidden class, filled in by the
  *  promise executor) because one is created per task per edge. */
 class Wait implements Runnable {
   readonly task: Task;
-  readonly gen: number;
+  /** Not readonly for an edge loop, which re-arms its two waits instead of allocating. */
+  gen: number;
   readonly kind: WaitKind;
   /** rise: the rising edge number to reach; fall: the rising edge the fall precedes; until: deadline. */
-  readonly target: number;
+  target: number;
   readonly pred: (() => boolean) | undefined;
   readonly what: string;
-  readonly since: number;
-  /** Resolves the task's wait promise (set by the executor). */
+  since: number;
+  /** Resolves the task's wait promise (set by the executor), or an edge loop's step. */
   resume: () => void = noop;
   reject: (err: unknown) => void = noop;
-  constructor(task: Task, kind: WaitKind, target: number, what: string, pred: (() => boolean) | undefined, since: number) {
+  readonly sync: boolean;
+  constructor(task: Task, kind: WaitKind, target: number, what: string, pred: (() => boolean) | undefined, since: number, sync = false) {
+    this.sync = sync;
     this.task = task;
     this.gen = task.waitGen;
     this.kind = kind;
@@ -70,7 +75,10 @@ export interface SchedulerOptions {
 export class Scheduler implements TaskHost {
   readonly model: Model;
   private readonly maxCycles: number;
-  private waits: Wait[] = [];
+  /** Registered waits in registration order: the first `nWaits` slots (the array never
+   *  shrinks; setting an array's length is a runtime call, and wake() runs every edge). */
+  private readonly waits: (Wait | null)[] = [];
+  private nWaits = 0;
   /** FIFO of tasks to resume in this instant; `head` is the next one (no Array.shift). */
   private runnable: Runnable[] = [];
   private head = 0;
@@ -117,6 +125,48 @@ export class Scheduler implements TaskHost {
       return;
     }
     p.then(v => this.finish(task, 'done', v, undefined), (err: unknown) => this.finish(task, 'failed', undefined, err));
+  }
+
+  /**
+   * A task that is exactly `for (;;) { await falling(); onFall(); await rising(); onRise(); }`
+   * (same wake order, same failure handling) but runs its callbacks in place: no promise,
+   * wait or microtask per edge. The bus models' clock phases run every cycle, so this is the
+   * scheduler's hottest path.
+   */
+  spawnEdgeLoop(name: string, onFall: () => void, onRise: () => void): Task<never> {
+    const task = new Task<never>(this.nextId++, name, this);
+    // Its two waits are re-armed rather than allocated per edge: each is out of the wait
+    // list and the runnable queue by the time it is armed again (it has fired and run).
+    const fallWait = new Wait(task, 'fall', 0, 'falling()', undefined, 0, true);
+    const riseWait = new Wait(task, 'rise', 0, 'rising()', undefined, 0, true);
+    const armFall = (): void => this.arm(fallWait, this.model.cycle + (this.clockLow ? 2 : 1));
+    fallWait.resume = () => { onFall(); this.arm(riseWait, this.model.cycle + 1); };
+    riseWait.resume = () => { onRise(); armFall(); };
+    this.runnable.push({ task, gen: task.waitGen, resume: armFall, sync: true });
+    return task;
+  }
+
+  private arm(w: Wait, target: number): void {
+    w.gen = w.task.waitGen;
+    w.target = target;
+    w.since = this.model.cycle;
+    this.pushWait(w);
+    w.task.state = 'waiting';
+  }
+
+  private pushWait(w: Wait): void {
+    this.waits[this.nWaits++] = w;
+  }
+
+  /** Runs an edge loop's step for the current task; a throw fails the task as a rejected coroutine would. */
+  private runSync(task: Task, step: () => void): void {
+    task.yielded = true;   // it never yields through a microtask
+    task.state = 'running';
+    try {
+      step();
+    } catch (err) {
+      this.finish(task, 'failed', undefined, err);
+    }
   }
 
   private finish<T>(task: Task<T>, state: 'done' | 'failed', value: T | undefined, err: unknown): void {
@@ -174,13 +224,13 @@ export class Scheduler implements TaskHost {
     // Two waits registered before yielding (e.g. Promise.all of two triggers) would leave
     // one of them unresumed and the test hung: say so instead.
     if (task.state === 'waiting') {
-      const pending = this.waits.find(w => w.task === task)?.what ?? 'another trigger';
+      const pending = this.waits.slice(0, this.nWaits).find(w => w!.task === task)?.what ?? 'another trigger';
       throw new TriggerUsageError(`task ${task.name} awaits ${what} while already waiting for ${pending}; `
         + 'a coroutine waits for one trigger at a time: fork a task per concurrent wait');
     }
     const w = new Wait(task, kind, target, what, pred, this.model.cycle);
     const p = new Promise<void>((resolve, reject) => { w.resume = resolve; w.reject = reject; });
-    this.waits.push(w);
+    this.pushWait(w);
     this.block(task);
     return p;
   }
@@ -227,23 +277,50 @@ export class Scheduler implements TaskHost {
   }
 
   private dispatch(): void {
-    const next = this.failure ? undefined : this.runnable[this.head++];
-    if (!next) {
-      this.runnable = [];
-      this.head = 0;
-      this.current = null;
-      const idle = this.idle;
-      this.idle = null;
-      idle?.();
+    for (;;) {
+      const next = this.failure ? undefined : this.runnable[this.head++];
+      if (!next) {
+        this.endInstant();
+        const idle = this.idle;
+        this.idle = null;
+        idle?.();
+        return;
+      }
+      const t = next.task;
+      if (t.state === 'cancelled' || t.waitGen !== next.gen) continue;
+      this.current = t;
+      t.waitGen++;
+      if (next.sync === true) { this.runSync(t, next.resume); continue; }
+      t.yielded = false;
+      if (t.state !== 'done' && t.state !== 'failed') t.state = 'running';
+      next.resume();
       return;
     }
-    const t = next.task;
-    if (t.state === 'cancelled' || t.waitGen !== next.gen) return this.dispatch();
-    this.current = t;
-    t.yielded = false;
-    t.waitGen++;
-    if (t.state !== 'done' && t.state !== 'failed') t.state = 'running';
-    next.resume();
+  }
+
+  /**
+   * Runs the edge loops at the head of the queue in place. True when that empties the queue
+   * (or a task failed): the instant is over without a single promise. False when a coroutine
+   * is next; dispatch() takes over from there.
+   */
+  private drainSync(): boolean {
+    for (;;) {
+      const next = this.failure ? undefined : this.runnable[this.head];
+      if (!next) { this.endInstant(); return true; }
+      const t = next.task;
+      if (t.state === 'cancelled' || t.waitGen !== next.gen) { this.head++; continue; }
+      if (next.sync !== true) return false;
+      this.head++;
+      this.current = t;
+      t.waitGen++;
+      this.runSync(t, next.resume);
+    }
+  }
+
+  private endInstant(): void {
+    if (this.runnable.length !== 0) this.runnable.length = 0;
+    this.head = 0;
+    this.current = null;
   }
 
   // ---- the loop ---------------------------------------------------------------------
@@ -252,7 +329,7 @@ export class Scheduler implements TaskHost {
   async run(main: Task): Promise<void> {
     try {
       for (;;) {
-        if (this.head < this.runnable.length) {
+        if (this.head < this.runnable.length && !this.drainSync()) {
           await new Promise<void>(resolve => { this.idle = resolve; this.dispatch(); });
         }
         if (this.failure) throw this.failure.error;
@@ -270,7 +347,8 @@ export class Scheduler implements TaskHost {
     let minRise = Infinity;
     let until = false;
     let live = 0;
-    for (const w of this.waits) {
+    for (let i = 0; i < this.nWaits; i++) {
+      const w = this.waits[i]!;
       if (w.gen !== w.task.waitGen || w.task.done) continue;   // stale, dropped by wake()
       live++;
       if (w.kind === 'fall' && w.target === this.model.cycle + 1) fall = true;
@@ -311,9 +389,9 @@ export class Scheduler implements TaskHost {
 
   private wake(edge: 'rise' | 'fall'): void {
     const c = this.model.cycle;
-    const waits = this.waits;
+    const waits = this.waits, n = this.nWaits;
     let kept = 0;
-    for (let i = 0; i < waits.length; i++) {
+    for (let i = 0; i < n; i++) {
       const w = waits[i]!;
       if (w.gen !== w.task.waitGen || w.task.done) continue;   // stale: drop
       if (w.kind === 'rise') {
@@ -337,7 +415,8 @@ export class Scheduler implements TaskHost {
       }
       waits[kept++] = w;
     }
-    waits.length = kept;
+    for (let i = kept; i < n; i++) waits[i] = null;   // let fired waits go
+    this.nWaits = kept;
   }
 
   // ---- tracing ----------------------------------------------------------------------

@@ -59,6 +59,16 @@ export class TestBench {
     return this.sched.spawn(name, fn);
   }
 
+  /**
+   * Calls `onFalling` at every falling edge and `onRising` after every rising edge, from now
+   * on: the task `for (;;) { await tb.falling(); onFalling(); await tb.rising(); onRising(); }`
+   * would be, in the same order among the other tasks, but without a promise per edge. A
+   * callback that throws ends the task and fails the test. For bus models (ClockPhases).
+   */
+  everyEdge(onFalling: () => void, onRising: () => void, name = `edges${++this.forks}`): Task<never> {
+    return this.sched.spawnEdgeLoop(name, onFalling, onRising);
+  }
+
   rising(): Promise<void> {
     return this.sched.rising();
   }

@@ -18,6 +18,12 @@ export interface InputHandle<T> {
   /** Takes effect at the next clock edge (or `tb.settle()`); reads back what was written. */
   value: T;
   readonly name: string;
+  /**
+   * The same bits as raw 32-bit words in the model's buffer, LSB word first, for bus models
+   * that move wide data without bigints. Writing them is writing `value` (no range check:
+   * bits above the port's width must stay zero).
+   */
+  readonly words: Uint32Array;
   /** Direction brand: an output handle group is not accepted where inputs are driven. */
   readonly dir: 'in';
 }
@@ -26,6 +32,8 @@ export interface OutputHandle<T> {
   /** The value after the last edge / settle. */
   readonly value: T;
   readonly name: string;
+  /** The value's raw words in the model's buffer, LSB word first (read only in spirit). */
+  readonly words: Uint32Array;
   readonly dir: 'out';
 }
 
