@@ -12,7 +12,7 @@ setup:
 	scripts/setup
 
 # The main job: generate all RTL, run the default scenario (two NICs, several QPs, random
-# RDMA WRITEs A->B) with a summary table and a capture in out/demo.pcap, show the module table.
+# RDMA WRITEs and READs both ways) with summary tables and a capture in out/demo.pcap, show the module table.
 demo: setup
 	$(NICGEN) gen
 	mkdir -p out

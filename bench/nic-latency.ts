@@ -22,7 +22,7 @@ const LEN = 64;
 
 export const latencyGoal = (memLatency: number): number => 2 * memLatency + 24;
 
-interface Sample {
+export interface Sample {
   readonly firstBeat: number;
   /** The request frame's last beat (tlast): minus firstBeat, the frame's beats - 1 when it has no bubbles. */
   readonly lastBeat: number;
@@ -42,7 +42,7 @@ export interface LatencyResult {
 }
 
 /** Watches A's doorbell write, TX stream and one CQE slot, every edge while armed. */
-class Probe {
+export class Probe {
   private armed = false;
   private aw = -1;
   private w = -1;

@@ -6,6 +6,7 @@
 import { GOODPUT_GOAL, measureGoodput, type GoodputResult, type Span } from './nic-goodput.ts';
 import { LINK_LATENCY, latencyGoal, measureLatency, type LatencyResult } from './nic-latency.ts';
 import { LIMIT_FORMULA } from './nic-limit.ts';
+import { READ_COUNT, READ_GOODPUT_GOAL, READ_LIMIT_FORMULA, measureReadGoodput, measureReadLatency, type ReadGoodputResult, type ReadLatencyResult } from './nic-read.ts';
 import { benchSeed } from './nic-pair.ts';
 import { SIMSPEED_GOAL, bestRate, cppPairRate, tsStepRate, type Rate } from './nic-simspeed.ts';
 import { TLB_GOAL, hitRate, measureTlb, type TlbResult } from './nic-tlb.ts';
@@ -52,6 +53,16 @@ function latencyTable(rs: readonly LatencyResult[]): string {
     '  A\'s memory reads until the frame\'s last beat (AR(beats)+cycle, R+cycle of the last beat; WQE, PTE line, payload):', ...reads].join('\n');
 }
 
+function readGoodputTable(rs: readonly ReadGoodputResult[]): string {
+  const rows = rs.map(r => `  ${String(r.dataWidth).padStart(5)}b  ${String(r.qps).padStart(3)}   ${r.bus.toFixed(4)}   ${r.limit.toFixed(4)}   ${(r.bus / r.limit).toFixed(4)}       ${r.endToEnd.toFixed(4)}      ${r.frames}`);
+  return ['  width  QPs   bus      limit    bus/limit    end to end  frames', ...rows].join('\n');
+}
+
+function readLatencyTable(rs: readonly ReadLatencyResult[]): string {
+  const rows = rs.map(r => `  ${String(r.dataWidth).padStart(5)}b  ${String(r.memLatency).padStart(3)}  ${String(r.requestBeat).padStart(13)}  ${col(r.warm, r.cold)}`);
+  return ['  width    L  request beat   CQE', ...rows].join('\n');
+}
+
 function tlbTable(rs: readonly TlbResult[]): string {
   const rows = rs.map(r => `  ${String(r.dataWidth).padStart(5)}b  A (lkey) ${r.a.hits}/${r.a.hits + r.a.misses} = ${pct(hitRate(r.a))}   B (rkey) ${r.b.hits}/${r.b.hits + r.b.misses} = ${pct(hitRate(r.b))}`);
   return rows.join('\n');
@@ -78,6 +89,30 @@ async function main(): Promise<void> {
     }
   }
   console.log(latencyTable(latency));
+
+  console.log(`\n-- READ goodput: ${READ_COUNT} x 64 KiB READs by A from B, path MTU 4096, memory latency 0, no back-pressure`);
+  console.log('   bus = READ RESPONSE payload bytes per cycle / (DATA_WIDTH/8) on B\'s TX, steady state (READs 2.., from the end of READ 1)');
+  console.log(`   limit = ${READ_LIMIT_FORMULA}`);
+  console.log('   1 QP: the responder holds 2 READs per QP, so software fences every third READ (it waits for the earlier ones);');
+  console.log('   4 QPs: round robin, 2 READs each, no fence (the datapath alone)');
+  const readGoodput: ReadGoodputResult[] = [];
+  for (const qps of [1, 4]) {
+    for (const w of WIDTHS) {
+      const r = await attempt(`read goodput ${w}b ${qps} QP`, () => measureReadGoodput(w, READ_COUNT, qps));
+      if (r) readGoodput.push(r);
+    }
+  }
+  console.log(readGoodputTable(readGoodput));
+
+  console.log(`\n-- latency of a 64-byte READ (cycles from the doorbell; warm = median of ${plan.latencyWrites - 1}, cold = the first), link latency ${LINK_LATENCY} each way`);
+  const readLatency: ReadLatencyResult[] = [];
+  for (const w of WIDTHS) {
+    for (const L of MEM_LATENCIES) {
+      const r = await attempt(`read latency ${w}b L=${L}`, () => measureReadLatency(w, L, plan.latencyWrites));
+      if (r) readLatency.push(r);
+    }
+  }
+  console.log(readLatencyTable(readLatency));
 
   console.log('\n-- TLB hit rate, 1 MiB sequential WRITE (16 x 64 KiB, 256 pages each side)');
   const tlb: TlbResult[] = [];
@@ -120,6 +155,12 @@ async function main(): Promise<void> {
   const lMet = latency.length === WIDTHS.length * MEM_LATENCIES.length && latency.every(r => r.warm.firstBeat <= latencyGoal(r.memLatency));
   console.log(`nic latency first beat: ${latency.map(r => `${r.dataWidth}b/L=${r.memLatency}=${r.warm.firstBeat} (goal ${latencyGoal(r.memLatency)})`).join(' ')}: ${mark(lMet)}`);
   console.log(`nic latency last beat / CQE (no goal): ${latency.map(r => `${r.dataWidth}b/L=${r.memLatency}=${r.warm.lastBeat}/${r.warm.cqe}`).join(' ')}`);
+  const oneQp = readGoodput.filter(r => r.qps === 1), fourQp = readGoodput.filter(r => r.qps === 4);
+  const rMet = oneQp.length === WIDTHS.length && oneQp.every(r => r.bus >= READ_GOODPUT_GOAL);
+  const rg = (rs: readonly ReadGoodputResult[]): string => rs.map(r => `${r.dataWidth}b=${r.bus.toFixed(4)} (limit ${r.limit.toFixed(4)})`).join(' ');
+  console.log(`nic read goodput (1 QP): ${rg(oneQp)} goal>=${READ_GOODPUT_GOAL}: ${mark(rMet)}`);
+  console.log(`nic read goodput (4 QPs, no fence; no goal): ${rg(fourQp)}${fourQp.length < WIDTHS.length ? ' (a run failed, see above)' : ''}`);
+  console.log(`nic read latency doorbell->CQE (no goal): ${readLatency.map(r => `${r.dataWidth}b/L=${r.memLatency}=${r.warm} (cold ${r.cold})`).join(' ')}`);
   const tMet = tlb.length === WIDTHS.length && tlb.every(r => Math.min(hitRate(r.a), hitRate(r.b)) >= TLB_GOAL);
   console.log(`nic tlb hit rate: ${tlb.map(r => `${r.dataWidth}b A=${pct(hitRate(r.a))} B=${pct(hitRate(r.b))}`).join(' ')} goal>=${pct(TLB_GOAL)}: ${mark(tMet)}`);
   const sMet = speed.length === WIDTHS.length && speed.every(s => s.ts.cpu / s.cpp.cpu >= SIMSPEED_GOAL && s.ts.wall / s.cpp.wall >= SIMSPEED_GOAL);

@@ -1,68 +1,37 @@
-// `nicgen sim nic_pair --test demo` (what `make demo` runs): random RDMA WRITEs from NIC A to
-// NIC B over several QPs, checked by the scoreboard, then a summary table: messages, bytes,
-// cycles, throughput, doorbell-to-CQE latency, CQE status counts and the verdict.
-// NICGEN_PCAP=<file> (or `nicgen sim --pcap FILE`) writes the link's capture. While it runs,
-// `nicgen sim` shows a bar of the messages completed (tb/benches/progress.ts).
+// `nicgen sim nic_pair --test demo` (what `make demo` runs): random RDMA WRITEs and READs in
+// both directions (A -> B and B -> A) over several QPs (tb/nic/mixed-scenario.ts), checked by
+// the scoreboard, then two summary tables: per requester and opcode (messages, bytes,
+// doorbell-to-CQE latency, CQE statuses), and overall (cycles, payload per cycle on each link
+// direction, frames, the verdict). NICGEN_PCAP=<file> (or `nicgen sim --pcap FILE`) writes the
+// link's capture. While it runs, `nicgen sim` shows a bar of the messages completed.
 //
-// The link runs at line rate (one bus beat per cycle, no pacing) and host memory answers
-// without back-pressure, so the goodput in the table is what the datapath achieves.
+// Host memory answers without back-pressure; the link carries 6 bytes per cycle each way (see
+// LINK_RATE), the NICs' buses 8. A READ's payload crosses the link in its responses, from the
+// responder to the requester, and counts as payload on the wire. Fences (tb/nic/mixed-scenario.ts)
+// hold WQEs until earlier READs complete, so the datapath is far from full.
 
 import { CQE_STATUS } from '../../../gen/nic/regmap.ts';
-import type { TestBench } from '../../core/index.ts';
-import type { NicDriver, QueuePair } from '../../model/driver.ts';
 import { PcapWriter } from '../../model/pcap.ts';
 import { PairEnv, type PairDut } from '../../nic/env.ts';
-import { runWriteScenario } from '../../nic/write-scenario.ts';
+import { runMixedScenario } from '../../nic/mixed-scenario.ts';
 import { defineBench } from '../bench.ts';
 import { reportProgress } from '../progress.ts';
+import { DemoProbe, type Op, type OpStats } from './demo-probe.ts';
 import { pairDesign } from './write.ts';
 
 /** nic_pair's datapath: 64-bit AXI and AXI-Stream buses (nic_pair's default dataWidth). */
 const DATAPATH_BYTES = 8;
-const WRITES = 96;
+const WQES = 160;
 const QPS = 4;
 const MAX_LEN = 32 * 1024;
-/** Host memory with its default random latency but no back-pressure; the link unpaced. */
-const DEMO_ENV = { backpressure: 0, stall: 0 } as const;
-
-interface WqeTiming { wrId: bigint; index: number; signaled: boolean; doorbell?: number; cqe?: number }
-
-/** Watches a driver: when each WQE's doorbell was rung and when its CQE was reaped. */
-class LatencyProbe {
-  readonly #pending = new Map<QueuePair, WqeTiming[]>();
-  readonly latencies: number[] = [];
-  readonly status = new Map<number, number>();
-  unmatched = 0;
-  /** WQEs known complete: a CQE completes its WQE and the unsignaled ones before it. */
-  completed = 0;
-
-  constructor(drv: NicDriver, tb: TestBench) {
-    drv.observer = {
-      posted: (qp, wr, index) => {
-        let q = this.#pending.get(qp);
-        if (!q) this.#pending.set(qp, q = []);
-        q.push({ wrId: wr.wrId, index, signaled: wr.signaled });
-      },
-      rung: (qp, pi) => {
-        // Every WQE before pi (16-bit free-running indices) is announced by this doorbell.
-        for (const w of this.#pending.get(qp) ?? []) {
-          const d = (pi - w.index) & 0xffff;
-          if (w.doorbell === undefined && d >= 1 && d <= 0x8000) w.doorbell = tb.cycle;
-        }
-      },
-      reaped: (qp, c) => {
-        this.status.set(c.status, (this.status.get(c.status) ?? 0) + 1);
-        const q = this.#pending.get(qp) ?? [];
-        const k = q.findIndex(w => w.wrId === c.wrId);
-        const w = q[k];
-        if (!w || w.doorbell === undefined) { this.unmatched++; return; }
-        this.latencies.push(tb.cycle - w.doorbell);
-        q.splice(0, k + 1); // completions are in order: the unsignaled ones before it are done too
-        this.completed += k + 1;
-      },
-    };
-  }
-}
+/** Wire rate in bytes per cycle (+24 per frame: FCS, preamble, gap); NICGEN_LINK_RATE=0: the
+ *  bus rate. At the bus rate, READs and WRITEs both ways make a receiver drop a frame now and
+ *  then (RX_DROP_OTHER, e.g. seeds 6 and 7), and nothing retransmits it yet, so the demo paces. */
+const LINK_RATE = Number(process.env['NICGEN_LINK_RATE'] ?? 6);
+/** Host memory with its default random latency but no back-pressure. */
+const DEMO_ENV = { backpressure: 0, stall: 0, link: LINK_RATE > 0 ? { bytesPerCycle: LINK_RATE } : {} } as const;
+const HOSTS = ['A', 'B'] as const;
+const OPS: readonly Op[] = ['WRITE', 'READ'];
 
 const statusName = (s: number): string =>
   Object.entries(CQE_STATUS).find(([, v]) => v === s)?.[0] ?? `status ${s}`;
@@ -75,21 +44,50 @@ function median(xs: readonly number[]): number {
 }
 
 const n = (x: number): string => x.toLocaleString('en-US');
+const peerOf = (h: string): string => (h === 'A' ? 'B' : 'A');
 
-/** A two-column box table, for a terminal. */
-function table(title: string, rows: readonly (readonly [string, string] | null)[]): string {
-  const body = rows.filter((r): r is readonly [string, string] => r !== null);
-  const kw = Math.max(...body.map(r => r[0].length));
-  const vw = Math.max(title.length - kw - 3, ...body.map(r => r[1].length));
-  const line = (l: string, m: string, r: string): string => `${l}${'─'.repeat(kw + 2)}${m}${'─'.repeat(vw + 2)}${r}`;
-  const out = [line('┌', '─', '┐'), `│ ${title.padEnd(kw + vw + 3)} │`, line('├', '┬', '┤')];
-  rows.forEach(r => out.push(r === null ? line('├', '┼', '┤') : `│ ${r[0].padEnd(kw)} │ ${r[1].padStart(vw)} │`));
+/** A box table for a terminal: first column left-aligned, the others right-aligned; a null row
+ *  is a rule. */
+function grid(title: string, rows: readonly (readonly string[] | null)[]): string {
+  const body = rows.filter((r): r is readonly string[] => r !== null);
+  const cols = Math.max(...body.map(r => r.length));
+  const w = Array.from({ length: cols }, (_, c) => Math.max(...body.map(r => (r[c] ?? '').length)));
+  const inner = w.reduce((a, x) => a + x + 3, -1);
+  if (title.length > inner - 2) w[0]! += title.length - inner + 2;
+  const line = (l: string, m: string, r: string): string => `${l}${w.map(x => '─'.repeat(x + 2)).join(m)}${r}`;
+  const out = [line('┌', '─', '┐'), `│ ${title.padEnd(w.reduce((a, x) => a + x + 3, -3))} │`, line('├', '┬', '┤')];
+  for (const r of rows) {
+    out.push(r === null ? line('├', '┼', '┤') : `│ ${w.map((x, c) => (c === 0 ? (r[c] ?? '').padEnd(x) : (r[c] ?? '').padStart(x))).join(' │ ')} │`);
+  }
   out.push(line('└', '┴', '┘'));
   return out.join('\n');
 }
 
+/** Per requester and opcode: one column each. */
+function perStreamTable(probe: DemoProbe, seed: number): string {
+  const streams = HOSTS.flatMap(h => OPS.map(op => ({ h, op, s: probe.of(h, op) })));
+  const col = (f: (s: OpStats) => string): string[] => streams.map(x => f(x.s));
+  const lat = (f: (xs: number[]) => number) => col(s => (s.latencies.length ? n(f(s.latencies)) : '-'));
+  const statuses = [...new Set(streams.flatMap(x => [...x.s.status.keys()]))].sort((a, b) => a - b);
+  return grid(`nic_pair demo: RDMA WRITE and READ both ways, seed ${seed}`, [
+    ['', ...streams.map(x => `${x.h} ${x.op} ${x.op === 'WRITE' ? 'to' : 'from'} ${peerOf(x.h)}`)],
+    null,
+    ['messages', ...col(s => n(s.messages))],
+    ['payload bytes', ...col(s => n(s.bytes))],
+    null,
+    ['doorbell -> CQE (cycles), signaled WQEs', ...col(s => n(s.latencies.length))],
+    ['  (queueing behind earlier WQEs included)'],
+    ['  min', ...lat(xs => Math.min(...xs))],
+    ['  median', ...lat(median)],
+    ['  max', ...lat(xs => Math.max(...xs))],
+    null,
+    ['CQE status'],
+    ...statuses.map(st => [`  ${statusName(st)}`, ...col(s => n(s.status.get(st) ?? 0))]),
+  ]);
+}
+
 export const demoBench = defineBench({
-  about: `the demo: ${WRITES} random RDMA WRITEs A->B over ${QPS} QPs (0..${MAX_LEN / 1024} KiB, 1-4 SGEs), summary table (NICGEN_PCAP / --pcap: capture)`,
+  about: `the demo: ${WQES} random RDMA WRITEs and READs both ways over ${QPS} QPs (0..${MAX_LEN / 1024} KiB, 1-4 SGEs), summary tables (NICGEN_PCAP / --pcap: capture)`,
   design: pairDesign,
   maxCycles: 20_000_000,
   test: async (dut: PairDut, tb) => {
@@ -97,37 +95,38 @@ export const demoBench = defineBench({
     const pcap = pcapPath ? PcapWriter.open(pcapPath) : undefined;
     try {
       const env = await PairEnv.create(dut, tb, { ...DEMO_ENV, ...(pcap ? { pcap } : {}) });
-      const probe = new LatencyProbe(env.a.drv, tb);
-      reportProgress(tb, () => ({ done: probe.completed, total: WRITES, unit: 'messages' }));
-      const r = await runWriteScenario(env, tb, { writes: WRITES, qps: QPS, maxLen: MAX_LEN, bothDirections: false });
+      const probe = new DemoProbe(tb);
+      probe.watch('A', env.a.drv);
+      probe.watch('B', env.b.drv);
+      reportProgress(tb, () => ({ done: probe.completed, total: WQES, unit: 'messages' }));
+      const r = await runMixedScenario(env, tb, { wqes: WQES, qps: QPS, maxLen: MAX_LEN, bothDirections: true });
       if (probe.unmatched) throw new Error(`${probe.unmatched} CQE(s) matched no rung WQE`);
-      const perCycle = r.bytes / Math.max(1, r.cycles);
-      const lat = probe.latencies;
-      const statuses = [...probe.status].sort(([a], [b]) => a - b).map(([s, c]) => [`  ${statusName(s)}`, n(c)] as const);
-      const txA = await env.a.drv.counter('TX_FRAMES'), rxB = await env.b.drv.counter('RX_FRAMES');
+      // Payload on each link direction: the sender's WRITEs and the READs the receiver asked for.
+      const wire = (from: string): number => probe.of(from, 'WRITE').bytes + probe.of(peerOf(from), 'READ').bytes;
+      const perCycle = (bytes: number, lanes: number): string => {
+        const x = bytes / Math.max(1, r.cycles);
+        return `${x.toFixed(2)} B/cycle = ${(100 * x / (lanes * DATAPATH_BYTES)).toFixed(1)} %`;
+      };
+      const frames = env.link.stats;
       if (process.stderr.isTTY) process.stderr.write('\r\x1b[K'); // off the progress line
-      console.log(table(`nic_pair demo: RDMA WRITE A -> B, seed ${tb.seed}`, [
-        ['messages (WRITEs)', `${n(r.writes)} on ${QPS} QPs`],
+      console.log(perStreamTable(probe, tb.seed));
+      console.log(grid('overall', [
+        ['messages', `${n(r.writes)} WRITEs + ${n(r.reads)} READs (${n(r.fences)} fenced) on ${QPS} QP pairs`],
         ['payload bytes', n(r.bytes)],
-        ['frames on the link, both ways', `${n(env.link.frames.length)} (A TX ${n(txA)}, B RX ${n(rxB)})`],
         ['cycles (first post to last CQE)', n(r.cycles)],
         null,
-        ['payload bytes / cycle', perCycle.toFixed(2)],
-        [`of the ${DATAPATH_BYTES}-byte datapath`, `${(100 * perCycle / DATAPATH_BYTES).toFixed(1)} %`],
-        ['link', `line rate, ${DATAPATH_BYTES} B/cycle, not paced`],
-        null,
-        [`doorbell -> CQE, ${lat.length} signaled WQEs`, 'cycles'],
-        ['  (queueing behind earlier WQEs included)', ''],
-        ['  min', lat.length ? n(Math.min(...lat)) : '-'],
-        ['  median', lat.length ? n(median(lat)) : '-'],
-        ['  max', lat.length ? n(Math.max(...lat)) : '-'],
-        null,
-        ['CQE status', 'count'],
-        ...statuses,
+        [`payload on the link, of the ${DATAPATH_BYTES}-byte datapath`, '(READ responses count)'],
+        ['  A -> B', perCycle(wire('A'), 1)],
+        ['  B -> A', perCycle(wire('B'), 1)],
+        ['  both ways', perCycle(r.bytes, 2)],
+        ['frames A -> B / B -> A', `${n(frames['a->b'].frames)} / ${n(frames['b->a'].frames)}`],
+        ['link, each way', LINK_RATE > 0 ? `${LINK_RATE} B/cycle + 24 B per frame (NICGEN_LINK_RATE)` : `bus rate, ${DATAPATH_BYTES} B/cycle, not paced`],
         null,
         ['scoreboard', `PASS: ${n(env.sb.completions)} CQEs, ${n(env.sb.bytesChecked)} bytes compared`],
-        ['', 'no stray host-memory writes, no RX drops'],
-        ...(pcapPath ? [['capture', pcapPath] as const] : []),
+        ['', 'READs return what the QP\'s earlier WRITEs left'],
+        ['', 'no stray host-memory writes'],
+        ['', 'no RX drops, every QP still RTS'],
+        ...(pcapPath ? [['capture', pcapPath]] : []),
       ]));
     } finally {
       pcap?.close();
