@@ -5,6 +5,9 @@
 // Addresses: the API takes `bigint | number` and returns bigint, because AXI addresses are 64
 // bits and a number loses precision above 2^53. Inside, a page is keyed by its page number
 // (address >> 12, at most 2^52: a safe integer) so the map stays fast. Lengths are numbers.
+// read/write run on every bus beat, so a range that ends below 2^53 (every real test) takes a
+// number-only path with no generator and no allocation but the returned copy; bigint
+// arithmetic is left for ranges above it.
 //
 // Snapshots answer "did anything change outside the ranges the NIC was allowed to write?"
 // without copying memory: a snapshot keeps the old contents of a page only when that page is
@@ -48,12 +51,53 @@ function* pieces(addr: bigint, len: number): Generator<[page: number, inPage: nu
   }
 }
 
+const SAFE_END = 2 ** 53;
+
+/** `addr` as a number when [addr, addr+len) ends at or below 2^53 (exact in a double), else -1:
+ *  the caller then takes the checked bigint path. Throws for a bad length. */
+function fastAddress(addr: Address, len: number): number {
+  if (!Number.isSafeInteger(len) || len < 0) throw new RangeError(`length ${len} is not a non-negative integer`);
+  if (typeof addr === 'number') return Number.isSafeInteger(addr) && addr >= 0 && addr + len <= SAFE_END ? addr : -1;
+  return addr >= 0n && addr < SAFE_END_BIG && Number(addr) + len <= SAFE_END ? Number(addr) : -1;
+}
+const SAFE_END_BIG = BigInt(SAFE_END);
+
 export class HostMemory {
   readonly #pages = new Map<number, Uint8Array>();
   readonly #snapshots = new Set<MemorySnapshot>();
 
   /** Copies `len` bytes out. */
   read(addr: Address, len: number): Uint8Array {
+    const a = fastAddress(addr, len);
+    if (a < 0) return this.#readSlow(addr, len);
+    const inPage = a % PAGE_BYTES, page = (a - inPage) / PAGE_BYTES;
+    if (inPage + len <= PAGE_BYTES) {
+      const p = this.#pages.get(page);
+      return p ? p.slice(inPage, inPage + len) : new Uint8Array(len);
+    }
+    const out = new Uint8Array(len);
+    for (let done = 0, pg = page, off = inPage; done < len; pg++, off = 0) {
+      const n = Math.min(PAGE_BYTES - off, len - done);
+      const p = this.#pages.get(pg);
+      if (p) out.set(p.subarray(off, off + n), done);
+      done += n;
+    }
+    return out;
+  }
+
+  write(addr: Address, data: Uint8Array): void {
+    const len = data.length, a = fastAddress(addr, len);
+    if (a < 0) return this.#writeSlow(addr, data);
+    const inPage = a % PAGE_BYTES, page = (a - inPage) / PAGE_BYTES;
+    if (inPage + len <= PAGE_BYTES) { if (len) this.#pageForWrite(page).set(data, inPage); return; }
+    for (let done = 0, pg = page, off = inPage; done < len; pg++, off = 0) {
+      const n = Math.min(PAGE_BYTES - off, len - done);
+      this.#pageForWrite(pg).set(data.subarray(done, done + n), off);
+      done += n;
+    }
+  }
+
+  #readSlow(addr: Address, len: number): Uint8Array {
     const a = toAddress(addr);
     checkRange(a, len);
     const out = new Uint8Array(len);
@@ -64,7 +108,7 @@ export class HostMemory {
     return out;
   }
 
-  write(addr: Address, data: Uint8Array): void {
+  #writeSlow(addr: Address, data: Uint8Array): void {
     const a = toAddress(addr);
     checkRange(a, data.length);
     for (const [page, inPage, n, done] of pieces(a, data.length)) this.#pageForWrite(page).set(data.subarray(done, done + n), inPage);
@@ -125,7 +169,7 @@ export class HostMemory {
 
   #pageForWrite(page: number): Uint8Array {
     const p = this.#pages.get(page);
-    for (const s of this.#snapshots) s.preserve(page, p);
+    if (this.#snapshots.size) for (const s of this.#snapshots) s.preserve(page, p);
     if (p) return p;
     const fresh = new Uint8Array(PAGE_BYTES);
     this.#pages.set(page, fresh);
@@ -158,7 +202,7 @@ export class MemorySnapshot {
 
   /** @internal called by HostMemory before the first write to a page after the snapshot. */
   preserve(page: number, current: Uint8Array | undefined): void {
-    if (!this.#saved.has(page)) this.#saved.set(page, current ? Uint8Array.from(current) : null);
+    if (!this.#saved.has(page)) this.#saved.set(page, current ? current.slice() : null);
   }
 
   /** Stops recording; the snapshot can still be queried about changes made before. */
@@ -198,25 +242,27 @@ export class MemorySnapshot {
     return out;
   }
 
-  /** The lowest-addressed byte that changed outside `allowed`, or null when there is none. */
+  /** The lowest-addressed byte that changed outside `allowed`, or null when there is none.
+   *  Only pages written since the snapshot can differ, and of those only the bytes outside the
+   *  allowed ranges are compared: the ranges are sorted and merged once, then each page looks
+   *  up the few that reach into it, so a large allowed set costs O(log n) per page. */
   firstChangeOutside(allowed: readonly ByteRange[]): MemoryChange | null {
-    const ranges = allowed.map(r => { const a = toAddress(r.addr); checkRange(a, r.len); return { lo: a, hi: a + BigInt(r.len) }; });
+    const ranges = mergedRanges(allowed);
     for (const page of [...this.#saved.keys()].sort((x, y) => x - y)) {
       const old = this.#saved.get(page) ?? null;
       const now = this.#mem.pageData(page);
       const base = BigInt(page) << PAGE_SHIFT;
-      // Mark the allowed bytes of this page once, then compare the rest.
-      const ok = new Uint8Array(PAGE_BYTES);
-      for (const r of ranges) {
+      let from = 0; // first byte of the page not yet known to be allowed or compared
+      for (let k = firstEndingAfter(ranges, base); k < ranges.length && from < PAGE_BYTES; k++) {
+        const r = ranges[k]!;
+        if (r.lo >= base + BigInt(PAGE_BYTES)) break;
         const lo = r.lo > base ? Number(r.lo - base) : 0;
-        const hi = r.hi < base + BigInt(PAGE_BYTES) ? Number(r.hi - base) : PAGE_BYTES;
-        if (lo < hi && r.hi > base) ok.fill(1, lo, hi);
+        const i = firstDifference(old, now, from, lo);
+        if (i >= 0) return this.#change(base + BigInt(i), old ? old[i]! : 0, now ? now[i]! : 0);
+        from = r.hi - base < BigInt(PAGE_BYTES) ? Number(r.hi - base) : PAGE_BYTES;
       }
-      for (let i = 0; i < PAGE_BYTES; i++) {
-        const before = old ? old[i]! : 0;
-        const after = now ? now[i]! : 0;
-        if (before !== after && !ok[i]) return this.#change(base + BigInt(i), before, after);
-      }
+      const i = firstDifference(old, now, from, PAGE_BYTES);
+      if (i >= 0) return this.#change(base + BigInt(i), old ? old[i]! : 0, now ? now[i]! : 0);
     }
     return null;
   }
@@ -232,4 +278,32 @@ export class MemorySnapshot {
     const len = Number(ADDR_LIMIT - start < 64n ? ADDR_LIMIT - start : 64n);
     return { addr, before, after, dump: hexDiff(this.readBefore(start, len), this.#mem.read(start, len), start) };
   }
+}
+
+/** `allowed` as sorted, disjoint [lo, hi) ranges: touching or overlapping ones are merged. */
+function mergedRanges(allowed: readonly ByteRange[]): { lo: bigint; hi: bigint }[] {
+  const rs = allowed.map(r => { const a = toAddress(r.addr); checkRange(a, r.len); return { lo: a, hi: a + BigInt(r.len) }; })
+    .filter(r => r.hi > r.lo).sort((x, y) => (x.lo < y.lo ? -1 : x.lo > y.lo ? 1 : 0));
+  const out: { lo: bigint; hi: bigint }[] = [];
+  for (const r of rs) {
+    const prev = out[out.length - 1];
+    if (prev && r.lo <= prev.hi) { if (r.hi > prev.hi) prev.hi = r.hi; } else out.push({ ...r });
+  }
+  return out;
+}
+
+/** Index of the first of the sorted, disjoint `ranges` that ends after `addr`. */
+function firstEndingAfter(ranges: readonly { hi: bigint }[], addr: bigint): number {
+  let lo = 0, hi = ranges.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (ranges[mid]!.hi > addr) hi = mid; else lo = mid + 1;
+  }
+  return lo;
+}
+
+/** First index in [from, to) where a page differs from its old contents (null: all zero), or -1. */
+function firstDifference(old: Uint8Array | null, now: Uint8Array | undefined, from: number, to: number): number {
+  for (let i = from; i < to; i++) if ((old ? old[i]! : 0) !== (now ? now[i]! : 0)) return i;
+  return -1;
 }

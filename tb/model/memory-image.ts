@@ -18,6 +18,9 @@
 import type { ByteRange, HostMemory, MemorySnapshot } from './host-memory.ts';
 
 const PAGE = 4096;
+/** A byte's address from its page number and offset (bigint only here: the per-byte walks run
+ *  on numbers, since they visit every planned byte of every WQE). */
+const addrOf = (page: number, i: number): bigint => BigInt(page) * BigInt(PAGE) + BigInt(i);
 const NONE = -1;
 const MANY = -2;
 
@@ -70,10 +73,10 @@ export class MemoryImage {
     let o = 0;
     for (const r of ranges) { out.set(this.#snap ? this.#snap.readBefore(r.addr, r.len) : this.#mem.read(r.addr, r.len), o); o += r.len; }
     o = 0;
-    this.#bytes(ranges, (s, i, addr) => {
+    this.#bytes(ranges, (s, i, page) => {
       const ws = s.writerStream[i]!;
-      if (ws !== NONE && ws !== a.stream) this.#race(addr, a, `it is written by ${this.#streamNames[ws]}`);
-      if (!byRead && this.#unfencedRead(s, i, a)) this.#race(addr, a, `READ #${s.readSeq[i]} of the same QP may still be writing it: FENCE the WQE`);
+      if (ws !== NONE && ws !== a.stream) this.#race(addrOf(page, i), a, `it is written by ${this.#streamNames[ws]}`);
+      if (!byRead && this.#unfencedRead(s, i, a)) this.#race(addrOf(page, i), a, `READ #${s.readSeq[i]} of the same QP may still be writing it: FENCE the WQE`);
       const rs = s.readerStream[i]!;
       s.readerStream[i] = rs === NONE || rs === a.stream ? a.stream : MANY;
       if (byRead) { s.readSeq[i] = a.seq; s.readStream[i] = a.stream; }
@@ -86,11 +89,11 @@ export class MemoryImage {
   /** Plans `data` into `ranges` by WQE `a`; `byRead`: a READ's local destination. */
   write(ranges: readonly ByteRange[], data: Uint8Array, a: Access, byRead: boolean): void {
     let o = 0;
-    this.#bytes(ranges, (s, i, addr) => {
+    this.#bytes(ranges, (s, i, page) => {
       const ws = s.writerStream[i]!, rs = s.readerStream[i]!;
-      if (ws !== NONE && ws !== a.stream) this.#race(addr, a, `${this.#streamNames[ws]} writes it too`);
-      if (rs !== NONE && rs !== a.stream) this.#race(addr, a, `${rs === MANY ? 'several streams read' : `${this.#streamNames[rs]} reads`} it`);
-      if (this.#unfencedRead(s, i, a)) this.#race(addr, a, `READ #${s.readSeq[i]} of the same QP may still access it: FENCE the WQE`);
+      if (ws !== NONE && ws !== a.stream) this.#race(addrOf(page, i), a, `${this.#streamNames[ws]} writes it too`);
+      if (rs !== NONE && rs !== a.stream) this.#race(addrOf(page, i), a, `${rs === MANY ? 'several streams read' : `${this.#streamNames[rs]} reads`} it`);
+      if (this.#unfencedRead(s, i, a)) this.#race(addrOf(page, i), a, `READ #${s.readSeq[i]} of the same QP may still access it: FENCE the WQE`);
       s.data[i] = data[o++]!; s.writer[i] = a.seq; s.writerStream[i] = a.stream;
       if (byRead) { s.readSeq[i] = a.seq; s.readStream[i] = a.stream; }
     });
@@ -100,7 +103,7 @@ export class MemoryImage {
   ownedBy(ranges: readonly ByteRange[], seq: number): { index: number; addr: bigint; value: number }[] {
     const out: { index: number; addr: bigint; value: number }[] = [];
     let k = 0;
-    this.#bytes(ranges, (s, i, addr) => { if (s.writer[i] === seq) out.push({ index: k, addr, value: s.data[i]! }); k++; });
+    this.#bytes(ranges, (s, i, page) => { if (s.writer[i] === seq) out.push({ index: k, addr: addrOf(page, i), value: s.data[i]! }); k++; });
     return out;
   }
 
@@ -110,10 +113,11 @@ export class MemoryImage {
     for (const [page, st] of [...this.#pages].sort((x, y) => x[0] - y[0])) {
       for (let i = 0; i < PAGE; i++) {
         if (!st.writer[i]) continue;
-        const addr = BigInt(page) * BigInt(PAGE) + BigInt(i);
-        const prev = out[out.length - 1];
-        if (prev && prev.addr + BigInt(prev.len) === addr) prev.len++;
-        else out.push({ addr, len: 1 });
+        const start = i;
+        while (i < PAGE && st.writer[i]) i++;
+        const addr = addrOf(page, start), prev = out[out.length - 1];
+        if (prev && prev.addr + BigInt(prev.len) === addr) prev.len += i - start;
+        else out.push({ addr, len: i - start });
       }
     }
     return out;
@@ -142,12 +146,16 @@ export class MemoryImage {
       + 'its outcome would depend on timing (see tb/model/memory-image.ts)');
   }
 
-  #bytes(ranges: readonly ByteRange[], f: (st: PageState, i: number, addr: bigint) => void): void {
+  /** Calls `f` for every byte of `ranges` in order, with its page state, offset and page number. */
+  #bytes(ranges: readonly ByteRange[], f: (st: PageState, i: number, page: number) => void): void {
     for (const r of ranges) {
-      let addr = BigInt(r.addr);
-      for (let n = 0; n < r.len; n++, addr++) {
-        const page = Number(addr / BigInt(PAGE)), i = Number(addr % BigInt(PAGE));
-        f(this.#page(page), i, addr);
+      const a = BigInt(r.addr);
+      let page = Number(a / BigInt(PAGE)), i = Number(a % BigInt(PAGE));
+      let st: PageState | undefined; // fetched on the first byte of each page
+      for (let n = 0; n < r.len; n++) {
+        st ??= this.#page(page);
+        f(st, i, page);
+        if (++i === PAGE) { i = 0; page++; st = undefined; }
       }
     }
   }

@@ -92,6 +92,98 @@ describe('host memory', () => {
   });
 });
 
+/** Where a run of random accesses lands: around page boundaries low in memory, around 2^53
+ *  (where HostMemory switches from number to bigint arithmetic) and at the top of the space. */
+const REGIONS = [0x3000n, 2n ** 53n - 0x2000n, 2n ** 64n - 0x4000n];
+
+/** A random access of 0..300 bytes (sometimes a few pages) within 0x4000 bytes of a region. */
+function randomAccess(rng: Rng): { addr: bigint; len: number } {
+  const base = rng.pick(REGIONS);
+  const len = rng.bool(0.1) ? rng.int(0, 3 * PAGE_BYTES) : rng.int(0, 300);
+  // A third start or end right at a page edge, where the page walks split.
+  const edge = PAGE_BYTES * rng.int(1, 3) + rng.int(-2, 1);
+  const last = 0x4000 - 4 - len; // room for an allowed range that overhangs a write by 2 bytes
+  const off = !rng.bool(1 / 3) ? rng.int(0, last) : rng.bool() ? Math.min(edge, last) : Math.max(0, edge - len);
+  return { addr: base + BigInt(off), len };
+}
+
+/** A bigint address half the time, a number the other half when the number is exact. */
+const asEither = (rng: Rng, a: bigint): bigint | number => (a < 2n ** 53n && rng.bool() ? Number(a) : a);
+
+describe('host memory against a byte-per-address reference', () => {
+  it('reads back what random writes left, across pages and the 2^53 switch', () => {
+    const rng = testRng('host memory reference');
+    const m = new HostMemory();
+    const ref = new Map<bigint, number>();
+    for (let step = 0; step < 2000; step++) {
+      const { addr, len } = randomAccess(rng);
+      if (rng.bool()) {
+        const data = rng.bytes(len);
+        m.write(asEither(rng, addr), data);
+        data.forEach((b, i) => ref.set(addr + BigInt(i), b));
+        continue;
+      }
+      const got = m.read(asEither(rng, addr), len);
+      expect(got.length, `step ${step}: read of ${len} bytes at 0x${addr.toString(16)}`).toBe(len);
+      for (let i = 0; i < len; i++) {
+        const want = ref.get(addr + BigInt(i)) ?? 0;
+        if (got[i] !== want) expect.fail(`step ${step}: read(0x${addr.toString(16)}, ${len}) byte ${i} (0x${(addr + BigInt(i)).toString(16)}) is ${got[i]}, expected ${want}`);
+      }
+    }
+  });
+
+  it('rejects ranges past 2^64 and bad lengths on every path', () => {
+    const m = new HostMemory();
+    expect(() => m.read(2 ** 53 - 1, 2)).not.toThrow(); // crosses 2^53: the bigint path
+    expect(() => m.read(2n ** 64n - 1n, 2)).toThrow(/past 2\^64/);
+    expect(() => m.read(0x1000, -1)).toThrow(/length/);
+    expect(() => m.read(0x1000n, 1.5)).toThrow(/length/);
+    expect(() => m.write(0.5, Uint8Array.of(1))).toThrow(RangeError);
+    expect(m.read(0x1000, 0)).toEqual(new Uint8Array(0));
+    m.write(0x1000, new Uint8Array(0));
+    expect(m.pages(), 'an empty write creates no page').toEqual([]);
+  });
+
+  it('firstChangeOutside checks the first and last byte of a page', () => {
+    const m = new HostMemory();
+    const snap = m.snapshot();
+    m.write(0x1ffen, Uint8Array.of(1, 2, 3)); // 0x1ffe..0x2000
+    expect(snap.firstChangeOutside([{ addr: 0x1ffen, len: 1 }])?.addr).toBe(0x1fffn);
+    expect(snap.firstChangeOutside([{ addr: 0x1000n, len: 0x1000 }, { addr: 0x1800n, len: 4 }])?.addr).toBe(0x2000n);
+    expect(snap.firstChangeOutside([{ addr: 0x1ffen, len: 2 }, { addr: 0x2000n, len: 1 }])).toBeNull(); // touching ranges
+    snap.release();
+  });
+
+  it('firstChangeOutside finds the lowest changed byte outside many overlapping allowed ranges', () => {
+    const rng = testRng('memory snapshot reference');
+    for (let round = 0; round < 100; round++) {
+      const m = new HostMemory();
+      for (const r of REGIONS) if (rng.bool()) m.fillRandom(r, 0x4000, rng);
+      const snap = m.snapshot();
+      const written = Array.from({ length: rng.int(0, 30) }, () => randomAccess(rng));
+      for (const w of written) m.write(w.addr, rng.bytes(w.len));
+      // Allowed: most written ranges give or take a few bytes (so some rounds find no change
+      // outside, others one just past an edge), plus random ones, in random order.
+      const nearWrites = written.filter(() => rng.bool(0.9)).map(w => ({ addr: w.addr + BigInt(rng.int(0, 2)), len: Math.max(0, w.len + rng.int(-3, 2)) }));
+      const allowed = rng.shuffle([...nearWrites, ...Array.from({ length: rng.int(0, 20) }, () => randomAccess(rng))]).map(r => ({ addr: asEither(rng, r.addr), len: r.len }));
+      // Reference: every changed byte (changedRanges compares whole pages), the lowest outside all.
+      const inAllowed = (a: bigint): boolean => allowed.some(r => a >= BigInt(r.addr) && a < BigInt(r.addr) + BigInt(r.len));
+      let want: bigint | null = null;
+      for (const c of snap.changedRanges()) {
+        for (let i = 0n; i < BigInt(c.len) && want === null; i++) if (!inAllowed(c.addr + i)) want = c.addr + i;
+        if (want !== null) break;
+      }
+      const got = snap.firstChangeOutside(allowed);
+      expect(got?.addr ?? null, `round ${round}: first change outside ${allowed.length} allowed ranges`).toBe(want);
+      if (got) {
+        expect(got.before, `round ${round}: old byte at 0x${got.addr.toString(16)}`).toBe(snap.readBefore(got.addr, 1)[0]);
+        expect(got.after, `round ${round}: new byte at 0x${got.addr.toString(16)}`).toBe(m.read(got.addr, 1)[0]);
+      }
+      snap.release();
+    }
+  });
+});
+
 describe('page allocator', () => {
   it('hands out every page of the pool once, scattered, the same for the same seed', () => {
     const mk = (seed: number): PageAllocator => new PageAllocator({ base: 0x1_0000_0000n, pages: 64, rng: new Rng(seed) });
