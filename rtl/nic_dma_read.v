@@ -84,12 +84,13 @@ module nic_dma_read (
     output wire         m_axis_tlast
 );
 
-localparam [1:0] STATE_CHUNK = 2'd3;
-localparam [1:0] STATE_COLLECT = 2'd0;
-localparam [1:0] STATE_LOAD_SGE = 2'd2;
-localparam [1:0] STATE_WAIT_VALID = 2'd1;
+localparam [2:0] STATE_CHUNK = 3'd3;
+localparam [2:0] STATE_COLLECT = 3'd0;
+localparam [2:0] STATE_FAST = 3'd4;
+localparam [2:0] STATE_LOAD_SGE = 3'd2;
+localparam [2:0] STATE_WAIT_VALID = 3'd1;
 
-reg  [1:0] state;
+reg  [2:0] state;
 reg  [587:0] sge_reg;
 reg  [2:0] sge_count_reg;
 reg  [2:0] valid_sent_reg;
@@ -105,6 +106,8 @@ reg  xlate_req_valid_reg;
 reg  [146:0] xlate_req_data_reg;
 reg  status_valid_reg;
 reg  [2:0] status_data_reg;
+reg  one_page_reg;
+reg  [63:0] valid_pa_reg;
 wire [17:0] u_chunk_fifo_s_data;
 reg  u_chunk_fifo_s_valid;
 wire u_chunk_fifo_s_ready;
@@ -128,6 +131,7 @@ wire status_free;
 wire cmd_accept;
 wire page_resp;
 reg  burst_busy_reg;
+wire fast_load;
 wire chunk_load;
 wire valid_pending;
 wire [12:0] to_page;
@@ -230,23 +234,23 @@ wire [7:0] unary_8 = ~(8'd255 << held_bytes_reg);
 /* verilator lint_off UNUSEDSIGNAL */
 wire [7:0] binary_9 = (8'd255 << held_bytes_reg);
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/dma-read.ts:108:20: only bits [63:0] are used
+// intermediate of gen/nic/dma-read.ts:117:20: only bits [63:0] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [146:0] part_10 = sge_reg[sge_index_reg * 147 +: 147];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/dma-read.ts:108:20: only bits [95:64] are used
+// intermediate of gen/nic/dma-read.ts:117:20: only bits [95:64] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [146:0] part_11 = sge_reg[sge_index_reg * 147 +: 147];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/dma-read.ts:108:20: only bits [146:144] are used
+// intermediate of gen/nic/dma-read.ts:117:20: only bits [146:144] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [146:0] part_12 = sge_reg[sge_index_reg * 147 +: 147];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/dma-read.ts:108:20: only bits [143:128] are used
+// intermediate of gen/nic/dma-read.ts:117:20: only bits [143:128] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [146:0] part_13 = sge_reg[sge_index_reg * 147 +: 147];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/dma-read.ts:108:20: only bits [127:96] are used
+// intermediate of gen/nic/dma-read.ts:117:20: only bits [127:96] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [146:0] part_14 = sge_reg[sge_index_reg * 147 +: 147];
 /* verilator lint_on UNUSEDSIGNAL */
@@ -255,52 +259,55 @@ wire [146:0] part_14 = sge_reg[sge_index_reg * 147 +: 147];
 wire [12:0] binary_15 = (({10'd0, burst_pa_reg[2:0]} + ((burst_rem_reg < (13'd2048 - {2'b00, burst_pa_reg[10:0]})) ? burst_rem_reg : (13'd2048 - {2'b00, burst_pa_reg[10:0]}))) - 13'd1);
 /* verilator lint_on UNUSEDSIGNAL */
 
-// gen/nic/dma-read.ts:77:21
+// gen/nic/dma-read.ts:83:21
 assign xlate_req_free = !xlate_req_valid_reg || m_xlate_req_ready;
 
-// gen/nic/dma-read.ts:78:24
+// gen/nic/dma-read.ts:84:24
 assign status_free = !status_valid_reg || m_status_ready;
 
-// gen/nic/dma-read.ts:80:14
+// gen/nic/dma-read.ts:86:14
 assign m_xlate_req_valid = xlate_req_valid_reg;
 
-// gen/nic/dma-read.ts:81:13
+// gen/nic/dma-read.ts:87:13
 assign m_xlate_req_data = xlate_req_data_reg;
 
-// gen/nic/dma-read.ts:83:16
+// gen/nic/dma-read.ts:89:16
 assign m_status_valid = status_valid_reg;
 
-// gen/nic/dma-read.ts:84:15
+// gen/nic/dma-read.ts:90:15
 assign m_status_data = status_data_reg;
 
-// gen/nic/dma-read.ts:88:20
+// gen/nic/dma-read.ts:94:20
 assign cmd_accept = (s_cmd_valid && (state == STATE_COLLECT)) && xlate_req_free;
 
-// gen/nic/dma-read.ts:89:13
+// gen/nic/dma-read.ts:95:13
 assign s_cmd_ready = (state == STATE_COLLECT) && xlate_req_free;
 
-// gen/nic/dma-read.ts:98:22
+// gen/nic/dma-read.ts:104:22
 assign page_resp = u_chunk_fifo_m_valid;
 
-// gen/nic/dma-read.ts:100:23
+// gen/nic/dma-read.ts:107:22
+assign fast_load = ((state == STATE_FAST) && !burst_busy_reg) && !u_chunk_fifo_m_valid;
+
+// gen/nic/dma-read.ts:108:23
 assign chunk_load = (!burst_busy_reg && u_chunk_fifo_m_valid) && s_xlate_resp_valid;
 
-// gen/nic/dma-read.ts:101:26
+// gen/nic/dma-read.ts:109:26
 assign valid_pending = valid_rcvd_reg != valid_sent_reg;
 
-// gen/nic/dma-read.ts:102:15
+// gen/nic/dma-read.ts:110:15
 assign s_xlate_resp_ready = page_resp ? chunk_load : valid_pending;
 
-// gen/nic/dma-read.ts:109:20
+// gen/nic/dma-read.ts:118:20
 assign to_page = 13'd4096 - {1'b0, cur_va_reg[11:0]};
 
-// gen/nic/dma-read.ts:110:23
+// gen/nic/dma-read.ts:119:23
 assign chunk_fits = cur_rem_reg <= {19'd0, to_page};
 
-// gen/nic/dma-read.ts:111:22
+// gen/nic/dma-read.ts:120:22
 assign chunk_len = chunk_fits ? cur_rem_reg[12:0] : to_page;
 
-// gen/nic/dma-read.ts:112:18
+// gen/nic/dma-read.ts:121:18
 always @* begin
     u_chunk_fifo_s_valid = 1'b0;
     u_chunk_fifo_s_valid = 1'b0;
@@ -308,6 +315,8 @@ always @* begin
         STATE_COLLECT: begin
         end
         STATE_WAIT_VALID: begin
+        end
+        STATE_FAST: begin
         end
         STATE_LOAD_SGE: begin
         end
@@ -321,142 +330,142 @@ always @* begin
     endcase
 end
 
-// gen/nic/dma-read.ts:113:17
+// gen/nic/dma-read.ts:122:17
 assign u_chunk_fifo_s_data = {seg_reg, ((sge_index_reg == last_data_sge_reg) && chunk_fits), chunk_len};
 
-// gen/nic/dma-read.ts:180:18
+// gen/nic/dma-read.ts:195:18
 assign u_chunk_fifo_m_ready = chunk_load;
 
-// gen/nic/dma-read.ts:191:20
+// gen/nic/dma-read.ts:212:20
 assign ar_free = !ar_valid_reg || m_axi_arready;
 
-// gen/nic/dma-read.ts:192:19
+// gen/nic/dma-read.ts:213:19
 assign burst_issue = (burst_busy_reg && ar_free) && u_burst_fifo_s_ready;
 
-// gen/nic/dma-read.ts:193:23
+// gen/nic/dma-read.ts:214:23
 assign last_burst = burst_rem_reg == ((burst_rem_reg < (13'd2048 - {2'b00, burst_pa_reg[10:0]})) ? burst_rem_reg : (13'd2048 - {2'b00, burst_pa_reg[10:0]}));
 
-// gen/nic/dma-read.ts:194:17
+// gen/nic/dma-read.ts:215:17
 assign u_burst_fifo_s_valid = burst_issue;
 
-// gen/nic/dma-read.ts:195:16
+// gen/nic/dma-read.ts:216:16
 assign u_burst_fifo_s_data = {burst_seg_reg, (burst_last_reg && last_burst), binary_0[10:3], (burst_pa_reg[2:0] + ((burst_rem_reg < (13'd2048 - {2'b00, burst_pa_reg[10:0]})) ? burst_rem_reg[2:0] : (3'b000 - burst_pa_reg[2:0]))), burst_pa_reg[2:0]};
 
-// gen/nic/dma-read.ts:206:12
+// gen/nic/dma-read.ts:227:12
 assign m_axi_arid = 4'b0000;
 
-// gen/nic/dma-read.ts:207:14
+// gen/nic/dma-read.ts:228:14
 assign m_axi_araddr = ar_addr_reg;
 
-// gen/nic/dma-read.ts:208:13
+// gen/nic/dma-read.ts:229:13
 assign m_axi_arlen = ar_len_reg;
 
-// gen/nic/dma-read.ts:209:14
+// gen/nic/dma-read.ts:230:14
 assign m_axi_arsize = 3'd3;
 
-// gen/nic/dma-read.ts:210:15
+// gen/nic/dma-read.ts:231:15
 assign m_axi_arburst = 2'd1;
 
-// gen/nic/dma-read.ts:211:14
+// gen/nic/dma-read.ts:232:14
 assign m_axi_arlock = 1'b0;
 
-// gen/nic/dma-read.ts:212:15
+// gen/nic/dma-read.ts:233:15
 assign m_axi_arcache = 4'd3;
 
-// gen/nic/dma-read.ts:213:14
+// gen/nic/dma-read.ts:234:14
 assign m_axi_arprot = 3'b000;
 
-// gen/nic/dma-read.ts:214:15
+// gen/nic/dma-read.ts:235:15
 assign m_axi_arvalid = ar_valid_reg;
 
-// gen/nic/dma-read.ts:216:12
+// gen/nic/dma-read.ts:237:12
 assign m_axi_awid = 4'b0000;
 
-// gen/nic/dma-read.ts:216:31
+// gen/nic/dma-read.ts:237:31
 assign m_axi_awaddr = 64'd0;
 
-// gen/nic/dma-read.ts:216:49
+// gen/nic/dma-read.ts:237:49
 assign m_axi_awlen = 8'd0;
 
-// gen/nic/dma-read.ts:216:68
+// gen/nic/dma-read.ts:237:68
 assign m_axi_awsize = 3'b000;
 
-// gen/nic/dma-read.ts:216:88
+// gen/nic/dma-read.ts:237:88
 assign m_axi_awburst = 2'b00;
 
-// gen/nic/dma-read.ts:217:14
+// gen/nic/dma-read.ts:238:14
 assign m_axi_awlock = 1'b0;
 
-// gen/nic/dma-read.ts:217:34
+// gen/nic/dma-read.ts:238:34
 assign m_axi_awcache = 4'b0000;
 
-// gen/nic/dma-read.ts:217:53
+// gen/nic/dma-read.ts:238:53
 assign m_axi_awprot = 3'b000;
 
-// gen/nic/dma-read.ts:217:73
+// gen/nic/dma-read.ts:238:73
 assign m_axi_awvalid = 1'b0;
 
-// gen/nic/dma-read.ts:218:13
+// gen/nic/dma-read.ts:239:13
 assign m_axi_wdata = 64'd0;
 
-// gen/nic/dma-read.ts:218:31
+// gen/nic/dma-read.ts:239:31
 assign m_axi_wstrb = 8'd0;
 
-// gen/nic/dma-read.ts:218:49
+// gen/nic/dma-read.ts:239:49
 assign m_axi_wlast = 1'b0;
 
-// gen/nic/dma-read.ts:218:68
+// gen/nic/dma-read.ts:239:68
 assign m_axi_wvalid = 1'b0;
 
-// gen/nic/dma-read.ts:218:87
+// gen/nic/dma-read.ts:239:87
 assign m_axi_bready = 1'b0;
 
-// gen/nic/dma-read.ts:233:20
+// gen/nic/dma-read.ts:254:20
 assign r_ready = (u_burst_fifo_m_valid && u_out_skid_s_ready) && !flush_reg;
 
-// gen/nic/dma-read.ts:234:18
+// gen/nic/dma-read.ts:255:18
 assign r_beat = m_axi_rvalid && r_ready;
 
-// gen/nic/dma-read.ts:235:14
+// gen/nic/dma-read.ts:256:14
 assign m_axi_rready = r_ready;
 
-// gen/nic/dma-read.ts:240:19
+// gen/nic/dma-read.ts:261:19
 assign beat_start = first_beat_reg ? u_burst_fifo_m_data[2:0] : 3'b000;
 
-// gen/nic/dma-read.ts:242:17
+// gen/nic/dma-read.ts:263:17
 assign beat_end = (m_axi_rlast && (u_burst_fifo_m_data[5:3] != 3'b000)) ? {1'b0, u_burst_fifo_m_data[5:3]} : 4'd8;
 
-// gen/nic/dma-read.ts:243:19
+// gen/nic/dma-read.ts:264:19
 assign beat_bytes = beat_end - {1'b0, beat_start};
 
-// gen/nic/dma-read.ts:245:21
+// gen/nic/dma-read.ts:266:21
 assign rotated = binary_1[63:0];
 
-// gen/nic/dma-read.ts:246:22
+// gen/nic/dma-read.ts:267:22
 assign hold_mask = {{8{unary_2[7]}}, {8{unary_3[6]}}, {8{unary_4[5]}}, {8{unary_5[4]}}, {8{unary_6[3]}}, {8{unary_7[2]}}, {8{unary_8[1]}}, {8{~binary_9[0]}}};
 
-// gen/nic/dma-read.ts:247:20
+// gen/nic/dma-read.ts:268:20
 assign merged = (hold_reg & hold_mask) | (rotated & ~hold_mask);
 
-// gen/nic/dma-read.ts:248:19
+// gen/nic/dma-read.ts:269:19
 assign total_bytes = {1'b0, held_bytes_reg} + beat_bytes;
 
-// gen/nic/dma-read.ts:249:18
+// gen/nic/dma-read.ts:270:18
 assign beat_full = total_bytes[3];
 
-// gen/nic/dma-read.ts:250:18
+// gen/nic/dma-read.ts:271:18
 assign left_bytes = total_bytes[2:0];
 
-// gen/nic/dma-read.ts:251:20
+// gen/nic/dma-read.ts:272:20
 assign msg_end = m_axi_rlast && u_burst_fifo_m_data[14];
 
-// gen/nic/dma-read.ts:252:20
+// gen/nic/dma-read.ts:273:20
 assign seg_end = (seg_offset_reg + 16'd8) == (16'd1 << u_burst_fifo_m_data[18:15]);
 
-// gen/nic/dma-read.ts:258:17
+// gen/nic/dma-read.ts:279:17
 assign u_burst_fifo_m_ready = r_beat && m_axi_rlast;
 
-// gen/nic/dma-read.ts:260:5
+// gen/nic/dma-read.ts:281:5
 always @* begin
     emit_valid = 1'b0;
     emit_data = 64'd0;
@@ -486,28 +495,28 @@ always @* begin
     end
 end
 
-// gen/nic/dma-read.ts:283:16
+// gen/nic/dma-read.ts:304:16
 assign u_out_skid_s_valid = emit_valid;
 
-// gen/nic/dma-read.ts:284:15
+// gen/nic/dma-read.ts:305:15
 assign u_out_skid_s_data = {emit_last, emit_keep, emit_data};
 
-// gen/nic/dma-read.ts:285:16
+// gen/nic/dma-read.ts:306:16
 assign u_out_skid_m_ready = m_axis_tready;
 
-// gen/nic/dma-read.ts:286:14
+// gen/nic/dma-read.ts:307:14
 assign m_axis_tvalid = u_out_skid_m_valid;
 
-// gen/nic/dma-read.ts:287:13
+// gen/nic/dma-read.ts:308:13
 assign m_axis_tdata = u_out_skid_m_data[63:0];
 
-// gen/nic/dma-read.ts:288:9
+// gen/nic/dma-read.ts:309:9
 assign m_axis_tkeep = u_out_skid_m_data[71:64];
 
-// gen/nic/dma-read.ts:289:9
+// gen/nic/dma-read.ts:310:9
 assign m_axis_tlast = u_out_skid_m_data[72];
 
-// gen/nic/dma-read.ts:82:5
+// gen/nic/dma-read.ts:88:5
 always @(posedge clk) begin
     if (m_xlate_req_ready) begin
         xlate_req_valid_reg <= 1'b0;
@@ -520,6 +529,7 @@ always @(posedge clk) begin
         if (err_reg == 3'b000) begin
             err_reg <= s_xlate_resp_data[2:0];
         end
+        valid_pa_reg <= s_xlate_resp_data[66:3];
     end
     case (state)
         STATE_COLLECT: begin
@@ -541,6 +551,7 @@ always @(posedge clk) begin
                 endcase
                 sge_count_reg <= sge_count_reg + 3'd1;
                 seg_reg <= s_cmd_data[148:145];
+                one_page_reg <= ((sge_count_reg == 3'b000) && s_cmd_data[144]) && (({21'd0, s_cmd_data[11:0]} + {1'b0, s_cmd_data[95:64]}) <= 33'h1000);
                 if (s_cmd_data[95:64] != 32'd0) begin
                     xlate_req_valid_reg <= 1'd1;
                     xlate_req_data_reg <= {s_cmd_data[151:149], s_cmd_data[143:128], s_cmd_data[95:64], s_cmd_data[63:0], s_cmd_data[127:96]};
@@ -566,10 +577,24 @@ always @(posedge clk) begin
                     last_data_sge_reg <= 2'b00;
                     sge_index_reg <= 2'b00;
                     state <= STATE_COLLECT;
+                end else if (one_page_reg) begin
+                    state <= STATE_FAST;
                 end else begin
                     sge_index_reg <= 2'b00;
                     state <= STATE_LOAD_SGE;
                 end
+            end
+        end
+        STATE_FAST: begin
+            if (fast_load) begin
+                sge_count_reg <= 3'b000;
+                valid_sent_reg <= 3'b000;
+                valid_rcvd_reg <= 3'b000;
+                err_reg <= 3'b000;
+                any_data_reg <= 1'b0;
+                last_data_sge_reg <= 2'b00;
+                sge_index_reg <= 2'b00;
+                state <= STATE_COLLECT;
             end
         end
         STATE_LOAD_SGE: begin
@@ -608,6 +633,7 @@ always @(posedge clk) begin
         err_reg <= 3'b000;
         sge_count_reg <= 3'b000;
         seg_reg <= 4'b0000;
+        one_page_reg <= 1'b0;
         valid_sent_reg <= 3'b000;
         any_data_reg <= 1'b0;
         last_data_sge_reg <= 2'b00;
@@ -619,7 +645,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/dma-read.ts:182:5
+// gen/nic/dma-read.ts:197:5
 always @(posedge clk) begin
     if (chunk_load) begin
         burst_busy_reg <= 1'd1;
@@ -627,6 +653,12 @@ always @(posedge clk) begin
         burst_rem_reg <= u_chunk_fifo_m_data[12:0];
         burst_last_reg <= u_chunk_fifo_m_data[13];
         burst_seg_reg <= u_chunk_fifo_m_data[17:14];
+    end else if (fast_load) begin
+        burst_busy_reg <= 1'd1;
+        burst_pa_reg <= valid_pa_reg;
+        burst_rem_reg <= sge_reg[76:64];
+        burst_last_reg <= 1'd1;
+        burst_seg_reg <= seg_reg;
     end
     if (m_axi_arready) begin
         ar_valid_reg <= 1'b0;
@@ -653,7 +685,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/dma-read.ts:260:5
+// gen/nic/dma-read.ts:281:5
 always @(posedge clk) begin
     if (flush_reg) begin
         if (u_out_skid_s_ready) begin
@@ -692,7 +724,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/dma-read.ts:76:20
+// gen/nic/dma-read.ts:82:20
 sync_fifo_depth4_width18 u_chunk_fifo (
     .clk(clk),
     .rst(rst),
@@ -707,7 +739,7 @@ sync_fifo_depth4_width18 u_chunk_fifo (
     .empty(u_chunk_fifo_empty)
 );
 
-// gen/nic/dma-read.ts:170:19
+// gen/nic/dma-read.ts:185:19
 sync_fifo_depth8_width19 u_burst_fifo (
     .clk(clk),
     .rst(rst),
@@ -722,7 +754,7 @@ sync_fifo_depth8_width19 u_burst_fifo (
     .empty(u_burst_fifo_empty)
 );
 
-// gen/nic/dma-read.ts:225:18
+// gen/nic/dma-read.ts:246:18
 skid_buffer_width73 u_out_skid (
     .clk(clk),
     .rst(rst),
@@ -739,23 +771,23 @@ skid_buffer_width73 u_out_skid (
 always @(posedge clk) begin
     if (!rst) begin
         if (!(!cmd_accept || (s_cmd_data[148:145] >= 4'd3))) begin
-            $display("%m: assertion failed at gen/nic/dma-read.ts:90:5: segLog2 must be at least log2 of the bus bytes (3)");
+            $display("%m: assertion failed at gen/nic/dma-read.ts:96:5: segLog2 must be at least log2 of the bus bytes (3)");
             $stop;
         end
         if (!((!cmd_accept || (sge_count_reg < 3'd3)) || s_cmd_data[144])) begin
-            $display("%m: assertion failed at gen/nic/dma-read.ts:91:5: a message has at most 4 SGEs");
+            $display("%m: assertion failed at gen/nic/dma-read.ts:97:5: a message has at most 4 SGEs");
             $stop;
         end
         if (!(!chunk_load || (s_xlate_resp_data[2:0] == 3'b000))) begin
-            $display("%m: assertion failed at gen/nic/dma-read.ts:181:5: a page of a validated SGE failed to translate");
+            $display("%m: assertion failed at gen/nic/dma-read.ts:196:5: a page of a validated SGE failed to translate");
             $stop;
         end
         if (!(!(m_axi_rvalid && !u_burst_fifo_m_valid))) begin
-            $display("%m: assertion failed at gen/nic/dma-read.ts:236:5: read data without an outstanding burst");
+            $display("%m: assertion failed at gen/nic/dma-read.ts:257:5: read data without an outstanding burst");
             $stop;
         end
         if (!(!r_beat || (m_axi_rlast == (beat_count_reg == u_burst_fifo_m_data[13:6])))) begin
-            $display("%m: assertion failed at gen/nic/dma-read.ts:237:5: rlast does not match the burst length");
+            $display("%m: assertion failed at gen/nic/dma-read.ts:258:5: rlast does not match the burst length");
             $stop;
         end
     end

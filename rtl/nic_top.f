@@ -34,6 +34,8 @@ rtl/sync_fifo_depth4_width2.v
 rtl/skid_buffer.v
 rtl/nic_axi_wr_mux_n3.v
 rtl/nic_tx_cmd_mux.v
+rtl/sync_fifo_ram_depth1024_width73.v
+rtl/nic_tx_frame_gate.v
 rtl/nic_packetizer.v
 rtl/roce_icrc_parallel_skip6.v
 rtl/nic_icrc_insert.v
@@ -48,5 +50,4 @@ rtl/sync_fifo_ram_depth8_width750.v
 rtl/sync_fifo_depth4_width73.v
 rtl/sync_fifo_ram_width73.v
 rtl/sync_fifo_ram_depth1024_width71.v
-rtl/sync_fifo_ram_depth1024_width73.v
 rtl/nic_top.v

@@ -839,6 +839,22 @@ wire [7:0] u_tx_cmd_mux_m_payload_tkeep;
 wire u_tx_cmd_mux_m_payload_tvalid;
 wire u_tx_cmd_mux_m_payload_tready;
 wire u_tx_cmd_mux_m_payload_tlast;
+wire [421:0] u_tx_frame_gate_s_cmd_data;
+wire u_tx_frame_gate_s_cmd_valid;
+wire u_tx_frame_gate_s_cmd_ready;
+wire [421:0] u_tx_frame_gate_m_cmd_data;
+wire u_tx_frame_gate_m_cmd_valid;
+wire u_tx_frame_gate_m_cmd_ready;
+wire [63:0] u_tx_frame_gate_s_payload_tdata;
+wire [7:0] u_tx_frame_gate_s_payload_tkeep;
+wire u_tx_frame_gate_s_payload_tvalid;
+wire u_tx_frame_gate_s_payload_tready;
+wire u_tx_frame_gate_s_payload_tlast;
+wire [63:0] u_tx_frame_gate_m_payload_tdata;
+wire [7:0] u_tx_frame_gate_m_payload_tkeep;
+wire u_tx_frame_gate_m_payload_tvalid;
+wire u_tx_frame_gate_m_payload_tready;
+wire u_tx_frame_gate_m_payload_tlast;
 wire [421:0] u_packetizer_s_cmd_data;
 wire u_packetizer_s_cmd_valid;
 wire u_packetizer_s_cmd_ready;
@@ -984,6 +1000,8 @@ wire fetch_ar_ok;
 wire fetch_ar_taken;
 wire wqe_popped;
 wire ack_in_ready;
+wire tx_fire;
+reg  tx_in_frame_reg;
 wire [72:0] u_rx_pay_skid_s_data;
 wire u_rx_pay_skid_s_valid;
 wire u_rx_pay_skid_s_ready;
@@ -1207,7 +1225,7 @@ wire rx_drop_icrc;
 reg  [7:0] rx_drop_other_pending_reg;
 wire [7:0] rx_drop_other_total;
 wire rx_drop_other_pulse;
-// intermediate of gen/nic/nic-top-build.ts:121:76: only bits [7:4] are used
+// intermediate of gen/nic/nic-top-build.ts:124:76: only bits [7:4] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [8:0] binary_0 = ({1'b0, u_wqe_fetch_m_axi_arlen} + 9'd1);
 /* verilator lint_on UNUSEDSIGNAL */
@@ -1269,67 +1287,67 @@ assign s_axil_rvalid = u_regs_s_axil_rvalid;
 // gen/nic/top-wiring.ts:67:26
 assign u_regs_s_axil_rready = s_axil_rready;
 
-// gen/nic/nic-top-build.ts:207:82
+// gen/nic/nic-top-build.ts:223:82
 assign u_wqe_fetch_qp_ctx = u_regs_qp_ctx;
 
-// gen/nic/nic-top-build.ts:207:82
+// gen/nic/nic-top-build.ts:223:82
 assign u_req_tx_qp_ctx = u_regs_qp_ctx;
 
-// gen/nic/nic-top-build.ts:207:82
+// gen/nic/nic-top-build.ts:223:82
 assign u_ack_tracker_qp_ctx = u_regs_qp_ctx;
 
-// gen/nic/nic-top-build.ts:207:82
+// gen/nic/nic-top-build.ts:223:82
 assign u_completion_qp_ctx = u_regs_qp_ctx;
 
-// gen/nic/nic-top-build.ts:207:82
+// gen/nic/nic-top-build.ts:223:82
 assign u_responder_qp_ctx = u_regs_qp_ctx;
 
-// gen/nic/nic-top-build.ts:207:82
+// gen/nic/nic-top-build.ts:223:82
 assign u_read_responder_qp_ctx = u_regs_qp_ctx;
 
-// gen/nic/nic-top-build.ts:207:82
+// gen/nic/nic-top-build.ts:223:82
 assign u_read_resp_rx_qp_ctx = u_regs_qp_ctx;
 
-// gen/nic/nic-top-build.ts:208:57
+// gen/nic/nic-top-build.ts:224:57
 assign u_req_tx_cfg = u_regs_cfg;
 
-// gen/nic/nic-top-build.ts:208:57
+// gen/nic/nic-top-build.ts:224:57
 assign u_responder_cfg = u_regs_cfg;
 
-// gen/nic/nic-top-build.ts:208:57
+// gen/nic/nic-top-build.ts:224:57
 assign u_read_responder_cfg = u_regs_cfg;
 
-// gen/nic/nic-top-build.ts:209:26
+// gen/nic/nic-top-build.ts:225:26
 assign u_completion_irq_mod = u_regs_cfg[126:95];
 
-// gen/nic/nic-top-build.ts:210:27
+// gen/nic/nic-top-build.ts:226:27
 assign u_wqe_fetch_weight = 16'd0;
 
-// gen/nic/nic-top-build.ts:213:25
+// gen/nic/nic-top-build.ts:229:25
 assign u_tlb_mr_tbl = u_regs_mr_tbl;
 
-// gen/nic/nic-top-build.ts:214:29
+// gen/nic/nic-top-build.ts:230:29
 assign u_tlb_mr_changed = u_regs_mr_changed;
 
-// gen/nic/nic-top-build.ts:215:28
+// gen/nic/nic-top-build.ts:231:28
 assign u_regs_hw_sq_ci = u_wqe_fetch_sq_ci_upd;
 
-// gen/nic/nic-top-build.ts:216:28
+// gen/nic/nic-top-build.ts:232:28
 assign u_regs_hw_cq_pi = u_completion_cq_pi_upd;
 
-// gen/nic/nic-top-build.ts:217:29
+// gen/nic/nic-top-build.ts:233:29
 assign u_regs_hw_sq_psn = u_req_tx_sq_psn_upd;
 
-// gen/nic/nic-top-build.ts:218:30
+// gen/nic/nic-top-build.ts:234:30
 assign u_regs_hw_exp_psn = u_responder_exp_psn_upd;
 
-// gen/nic/nic-top-build.ts:219:26
+// gen/nic/nic-top-build.ts:235:26
 assign u_regs_hw_msn = u_responder_msn_upd;
 
-// gen/nic/nic-top-build.ts:220:29
+// gen/nic/nic-top-build.ts:236:29
 assign u_regs_irq_event = u_completion_irq_event;
 
-// gen/nic/nic-top-build.ts:221:9
+// gen/nic/nic-top-build.ts:237:9
 assign irq = u_regs_irq;
 
 // gen/nic/top-wiring.ts:105:17
@@ -1360,31 +1378,31 @@ always @* begin
     end
 end
 
-// gen/nic/nic-top-build.ts:224:28
+// gen/nic/nic-top-build.ts:240:28
 assign u_regs_hw_error = {qp_err_qp, qp_err_valid};
 
-// gen/nic/nic-top-build.ts:110:21
+// gen/nic/nic-top-build.ts:113:21
 assign u_wqe_queue_s_data = u_wqe_fetch_m_wqe_data;
 
-// gen/nic/nic-top-build.ts:111:22
+// gen/nic/nic-top-build.ts:114:22
 assign u_wqe_queue_s_valid = u_wqe_fetch_m_wqe_valid;
 
-// gen/nic/nic-top-build.ts:112:30
+// gen/nic/nic-top-build.ts:115:30
 assign u_wqe_fetch_m_wqe_ready = u_wqe_queue_s_ready;
 
-// gen/nic/nic-top-build.ts:113:29
+// gen/nic/nic-top-build.ts:116:29
 assign u_req_tx_s_wqe_data = u_wqe_queue_m_data;
 
-// gen/nic/nic-top-build.ts:114:30
+// gen/nic/nic-top-build.ts:117:30
 assign u_req_tx_s_wqe_valid = u_wqe_queue_m_valid;
 
-// gen/nic/nic-top-build.ts:115:22
+// gen/nic/nic-top-build.ts:118:22
 assign u_wqe_queue_m_ready = u_req_tx_s_wqe_ready;
 
-// gen/nic/nic-top-build.ts:121:20
+// gen/nic/nic-top-build.ts:124:20
 assign fetch_ar_wqes = binary_0[7:4];
 
-// gen/nic/nic-top-build.ts:122:18
+// gen/nic/nic-top-build.ts:125:18
 assign fetch_ar_ok = wqe_credits_reg >= fetch_ar_wqes;
 
 // gen/nic/top-wiring.ts:67:52
@@ -1429,16 +1447,16 @@ assign u_wqe_fetch_m_axi_rvalid = u_axi_rd_mux_s0_axi_rvalid;
 // gen/nic/top-wiring.ts:67:52
 assign u_axi_rd_mux_s0_axi_rready = u_wqe_fetch_m_axi_rready;
 
-// gen/nic/nic-top-build.ts:124:33
+// gen/nic/nic-top-build.ts:127:33
 assign u_axi_rd_mux_s0_axi_arvalid = u_wqe_fetch_m_axi_arvalid && fetch_ar_ok;
 
-// gen/nic/nic-top-build.ts:125:32
+// gen/nic/nic-top-build.ts:128:32
 assign u_wqe_fetch_m_axi_arready = u_axi_rd_mux_s0_axi_arready && fetch_ar_ok;
 
-// gen/nic/nic-top-build.ts:126:19
+// gen/nic/nic-top-build.ts:129:19
 assign fetch_ar_taken = (u_wqe_fetch_m_axi_arvalid && fetch_ar_ok) && u_axi_rd_mux_s0_axi_arready;
 
-// gen/nic/nic-top-build.ts:127:20
+// gen/nic/nic-top-build.ts:130:20
 assign wqe_popped = u_wqe_queue_m_valid && u_req_tx_s_wqe_ready;
 
 // gen/nic/top-wiring.ts:67:26
@@ -1468,22 +1486,22 @@ assign u_ack_tracker_s_req_valid = u_req_tx_m_req_valid;
 // gen/nic/top-wiring.ts:67:52
 assign u_req_tx_m_req_ready = u_ack_tracker_s_req_ready;
 
-// gen/nic/nic-top-build.ts:138:28
+// gen/nic/nic-top-build.ts:141:28
 assign u_ack_tracker_s_ack_valid = u_responder_m_ack_in_valid;
 
-// gen/nic/nic-top-build.ts:139:27
+// gen/nic/nic-top-build.ts:142:27
 assign u_ack_tracker_s_ack_data = u_responder_m_ack_in_data;
 
-// gen/nic/nic-top-build.ts:138:28
+// gen/nic/nic-top-build.ts:141:28
 assign u_read_resp_rx_s_ack_valid = u_responder_m_ack_in_valid;
 
-// gen/nic/nic-top-build.ts:139:27
+// gen/nic/nic-top-build.ts:142:27
 assign u_read_resp_rx_s_ack_data = u_responder_m_ack_in_data;
 
-// gen/nic/nic-top-build.ts:141:19
+// gen/nic/nic-top-build.ts:144:19
 assign ack_in_ready = u_ack_tracker_s_ack_ready && u_read_resp_rx_s_ack_ready;
 
-// gen/nic/nic-top-build.ts:142:31
+// gen/nic/nic-top-build.ts:145:31
 assign u_responder_m_ack_in_ready = ack_in_ready;
 
 // gen/nic/top-wiring.ts:67:26
@@ -1512,15 +1530,6 @@ assign u_tx_cmd_mux_s_ack_cmd_valid = u_responder_m_ack_cmd_valid;
 
 // gen/nic/top-wiring.ts:67:52
 assign u_responder_m_ack_cmd_ready = u_tx_cmd_mux_s_ack_cmd_ready;
-
-// gen/nic/top-wiring.ts:67:26
-assign u_packetizer_s_cmd_data = u_tx_cmd_mux_m_cmd_data;
-
-// gen/nic/top-wiring.ts:67:26
-assign u_packetizer_s_cmd_valid = u_tx_cmd_mux_m_cmd_valid;
-
-// gen/nic/top-wiring.ts:67:52
-assign u_tx_cmd_mux_m_cmd_ready = u_packetizer_s_cmd_ready;
 
 // gen/nic/top-wiring.ts:67:26
 assign u_tx_cmd_mux_s_req_payload_tdata = u_dma_read_m_axis_tdata;
@@ -1562,19 +1571,52 @@ assign u_dma_read_rsp_m_axis_tready = u_tx_cmd_mux_s_rd_payload_tready;
 assign u_tx_cmd_mux_s_rd_payload_tlast = u_dma_read_rsp_m_axis_tlast;
 
 // gen/nic/top-wiring.ts:67:26
-assign u_packetizer_s_payload_tdata = u_tx_cmd_mux_m_payload_tdata;
+assign u_tx_frame_gate_s_cmd_data = u_tx_cmd_mux_m_cmd_data;
 
 // gen/nic/top-wiring.ts:67:26
-assign u_packetizer_s_payload_tkeep = u_tx_cmd_mux_m_payload_tkeep;
-
-// gen/nic/top-wiring.ts:67:26
-assign u_packetizer_s_payload_tvalid = u_tx_cmd_mux_m_payload_tvalid;
+assign u_tx_frame_gate_s_cmd_valid = u_tx_cmd_mux_m_cmd_valid;
 
 // gen/nic/top-wiring.ts:67:52
-assign u_tx_cmd_mux_m_payload_tready = u_packetizer_s_payload_tready;
+assign u_tx_cmd_mux_m_cmd_ready = u_tx_frame_gate_s_cmd_ready;
 
 // gen/nic/top-wiring.ts:67:26
-assign u_packetizer_s_payload_tlast = u_tx_cmd_mux_m_payload_tlast;
+assign u_tx_frame_gate_s_payload_tdata = u_tx_cmd_mux_m_payload_tdata;
+
+// gen/nic/top-wiring.ts:67:26
+assign u_tx_frame_gate_s_payload_tkeep = u_tx_cmd_mux_m_payload_tkeep;
+
+// gen/nic/top-wiring.ts:67:26
+assign u_tx_frame_gate_s_payload_tvalid = u_tx_cmd_mux_m_payload_tvalid;
+
+// gen/nic/top-wiring.ts:67:52
+assign u_tx_cmd_mux_m_payload_tready = u_tx_frame_gate_s_payload_tready;
+
+// gen/nic/top-wiring.ts:67:26
+assign u_tx_frame_gate_s_payload_tlast = u_tx_cmd_mux_m_payload_tlast;
+
+// gen/nic/top-wiring.ts:67:26
+assign u_packetizer_s_cmd_data = u_tx_frame_gate_m_cmd_data;
+
+// gen/nic/top-wiring.ts:67:26
+assign u_packetizer_s_cmd_valid = u_tx_frame_gate_m_cmd_valid;
+
+// gen/nic/top-wiring.ts:67:52
+assign u_tx_frame_gate_m_cmd_ready = u_packetizer_s_cmd_ready;
+
+// gen/nic/top-wiring.ts:67:26
+assign u_packetizer_s_payload_tdata = u_tx_frame_gate_m_payload_tdata;
+
+// gen/nic/top-wiring.ts:67:26
+assign u_packetizer_s_payload_tkeep = u_tx_frame_gate_m_payload_tkeep;
+
+// gen/nic/top-wiring.ts:67:26
+assign u_packetizer_s_payload_tvalid = u_tx_frame_gate_m_payload_tvalid;
+
+// gen/nic/top-wiring.ts:67:52
+assign u_tx_frame_gate_m_payload_tready = u_packetizer_s_payload_tready;
+
+// gen/nic/top-wiring.ts:67:26
+assign u_packetizer_s_payload_tlast = u_tx_frame_gate_m_payload_tlast;
 
 // gen/nic/top-wiring.ts:67:26
 assign u_icrc_insert_s_axis_tdata = u_packetizer_m_axis_tdata;
@@ -1608,6 +1650,9 @@ assign u_icrc_insert_m_axis_tready = m_axis_tx_tready;
 
 // gen/nic/top-wiring.ts:67:26
 assign m_axis_tx_tlast = u_icrc_insert_m_axis_tlast;
+
+// gen/nic/nic-top-build.ts:170:54
+assign tx_fire = u_icrc_insert_m_axis_tvalid && m_axis_tx_tready;
 
 // gen/nic/top-wiring.ts:67:26
 assign u_icrc_check_s_axis_rx_tdata = s_axis_rx_tdata;
@@ -1654,28 +1699,28 @@ assign u_responder_s_hdr_valid = u_rx_parser_m_hdr_valid;
 // gen/nic/top-wiring.ts:67:52
 assign u_rx_parser_m_hdr_ready = u_responder_s_hdr_ready;
 
-// gen/nic/nic-top-build.ts:149:24
+// gen/nic/nic-top-build.ts:152:24
 assign u_rx_pay_skid_s_data = {u_rx_parser_m_payload_tlast, u_rx_parser_m_payload_tkeep, u_rx_parser_m_payload_tdata};
 
-// gen/nic/nic-top-build.ts:150:25
+// gen/nic/nic-top-build.ts:153:25
 assign u_rx_pay_skid_s_valid = u_rx_parser_m_payload_tvalid;
 
-// gen/nic/nic-top-build.ts:151:31
+// gen/nic/nic-top-build.ts:154:31
 assign u_rx_parser_m_payload_tready = u_rx_pay_skid_s_ready;
 
-// gen/nic/nic-top-build.ts:153:28
+// gen/nic/nic-top-build.ts:156:28
 assign u_responder_s_payload_tdata = u_rx_pay_skid_m_data[63:0];
 
-// gen/nic/nic-top-build.ts:154:28
+// gen/nic/nic-top-build.ts:157:28
 assign u_responder_s_payload_tkeep = u_rx_pay_skid_m_data[71:64];
 
-// gen/nic/nic-top-build.ts:155:28
+// gen/nic/nic-top-build.ts:158:28
 assign u_responder_s_payload_tlast = u_rx_pay_skid_m_data[72];
 
-// gen/nic/nic-top-build.ts:156:29
+// gen/nic/nic-top-build.ts:159:29
 assign u_responder_s_payload_tvalid = u_rx_pay_skid_m_valid;
 
-// gen/nic/nic-top-build.ts:157:25
+// gen/nic/nic-top-build.ts:160:25
 assign u_rx_pay_skid_m_ready = u_responder_s_payload_tready;
 
 // gen/nic/top-wiring.ts:67:26
@@ -1687,28 +1732,28 @@ assign u_dma_write_s_cmd_valid = u_responder_m_dma_cmd_valid;
 // gen/nic/top-wiring.ts:67:52
 assign u_responder_m_dma_cmd_ready = u_dma_write_s_cmd_ready;
 
-// gen/nic/nic-top-build.ts:149:24
+// gen/nic/nic-top-build.ts:152:24
 assign u_rx_pay_fifo_s_data = {u_responder_m_payload_tlast, u_responder_m_payload_tkeep, u_responder_m_payload_tdata};
 
-// gen/nic/nic-top-build.ts:150:25
+// gen/nic/nic-top-build.ts:153:25
 assign u_rx_pay_fifo_s_valid = u_responder_m_payload_tvalid;
 
-// gen/nic/nic-top-build.ts:151:31
+// gen/nic/nic-top-build.ts:154:31
 assign u_responder_m_payload_tready = u_rx_pay_fifo_s_ready;
 
-// gen/nic/nic-top-build.ts:153:28
+// gen/nic/nic-top-build.ts:156:28
 assign u_dma_write_s_axis_tdata = u_rx_pay_fifo_m_data[63:0];
 
-// gen/nic/nic-top-build.ts:154:28
+// gen/nic/nic-top-build.ts:157:28
 assign u_dma_write_s_axis_tkeep = u_rx_pay_fifo_m_data[71:64];
 
-// gen/nic/nic-top-build.ts:155:28
+// gen/nic/nic-top-build.ts:158:28
 assign u_dma_write_s_axis_tlast = u_rx_pay_fifo_m_data[72];
 
-// gen/nic/nic-top-build.ts:156:29
+// gen/nic/nic-top-build.ts:159:29
 assign u_dma_write_s_axis_tvalid = u_rx_pay_fifo_m_valid;
 
-// gen/nic/nic-top-build.ts:157:25
+// gen/nic/nic-top-build.ts:160:25
 assign u_rx_pay_fifo_m_ready = u_dma_write_s_axis_tready;
 
 // gen/nic/top-wiring.ts:67:26
@@ -1729,7 +1774,7 @@ assign u_read_responder_s_req_valid = u_responder_m_read_req_valid;
 // gen/nic/top-wiring.ts:67:52
 assign u_responder_m_read_req_ready = u_read_responder_s_req_ready;
 
-// gen/nic/nic-top-build.ts:266:26
+// gen/nic/nic-top-build.ts:287:26
 assign u_responder_rd_room = u_read_responder_rd_room;
 
 // gen/nic/top-wiring.ts:67:26
@@ -1825,7 +1870,7 @@ assign u_ack_tracker_s_read_done_valid = u_read_resp_rx_m_done_valid;
 // gen/nic/top-wiring.ts:67:52
 assign u_read_resp_rx_m_done_ready = u_ack_tracker_s_read_done_ready;
 
-// gen/nic/nic-top-build.ts:279:30
+// gen/nic/nic-top-build.ts:300:30
 assign u_req_tx_read_busy = u_ack_tracker_read_busy;
 
 // gen/nic/top-axi-buffers.ts:136:16
@@ -2560,19 +2605,19 @@ assign m_axi_bready = u_axi_wr_mux_m_axi_bready;
 // gen/nic/top-wiring.ts:122:19
 assign tlb_hits_moved = u_tlb_hits != tlb_hits_prev_reg;
 
-// gen/nic/nic-top-build.ts:303:32
+// gen/nic/nic-top-build.ts:324:32
 assign u_regs_inc_tlb_hits = tlb_hits_moved;
 
 // gen/nic/top-wiring.ts:122:19
 assign tlb_misses_moved = u_tlb_misses != tlb_misses_prev_reg;
 
-// gen/nic/nic-top-build.ts:304:34
+// gen/nic/nic-top-build.ts:325:34
 assign u_regs_inc_tlb_misses = tlb_misses_moved;
 
-// gen/nic/nic-top-build.ts:306:23
+// gen/nic/nic-top-build.ts:327:23
 assign rx_drop_icrc = u_icrc_check_drop_valid && (u_icrc_check_drop_reason == 3'd1);
 
-// gen/nic/nic-top-build.ts:307:36
+// gen/nic/nic-top-build.ts:328:36
 assign u_regs_inc_rx_drop_icrc = rx_drop_icrc;
 
 // gen/nic/top-wiring.ts:89:19
@@ -2581,13 +2626,13 @@ assign rx_drop_other_total = rx_drop_other_pending_reg + (({7'd0, (u_icrc_check_
 // gen/nic/top-wiring.ts:90:18
 assign rx_drop_other_pulse = rx_drop_other_total != 8'd0;
 
-// gen/nic/nic-top-build.ts:311:37
+// gen/nic/nic-top-build.ts:332:37
 assign u_regs_inc_rx_drop_other = rx_drop_other_pulse;
 
-// gen/nic/nic-top-build.ts:312:33
+// gen/nic/nic-top-build.ts:333:33
 assign u_regs_inc_tx_frames = (u_icrc_insert_m_axis_tvalid && m_axis_tx_tready) && u_icrc_insert_m_axis_tlast;
 
-// gen/nic/nic-top-build.ts:313:33
+// gen/nic/nic-top-build.ts:334:33
 assign u_regs_inc_rx_frames = u_rx_parser_m_hdr_valid && u_responder_s_hdr_ready;
 
 // gen/nic/top-wiring.ts:113:11
@@ -2598,11 +2643,21 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/nic-top-build.ts:128:11
+// gen/nic/nic-top-build.ts:131:11
 always @(posedge clk) begin
     wqe_credits_reg <= (wqe_credits_reg + {3'b000, wqe_popped}) - (fetch_ar_taken ? fetch_ar_wqes : 4'b0000);
     if (rst) begin
         wqe_credits_reg <= 4'd8;
+    end
+end
+
+// gen/nic/nic-top-build.ts:172:5
+always @(posedge clk) begin
+    if (tx_fire) begin
+        tx_in_frame_reg <= !u_icrc_insert_m_axis_tlast;
+    end
+    if (rst) begin
+        tx_in_frame_reg <= 1'b0;
     end
 end
 
@@ -2694,7 +2749,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/nic-top-build.ts:178:84
+// gen/nic/nic-top-build.ts:193:84
 nic_regs u_regs (
     .clk(clk),
     .rst(rst),
@@ -2739,7 +2794,7 @@ nic_regs u_regs (
     .inc_rx_frames(u_regs_inc_rx_frames)
 );
 
-// gen/nic/nic-top-build.ts:178:84
+// gen/nic/nic-top-build.ts:193:84
 nic_wqe_fetch u_wqe_fetch (
     .clk(clk),
     .rst(rst),
@@ -2767,7 +2822,7 @@ nic_wqe_fetch u_wqe_fetch (
     .sq_ci_upd(u_wqe_fetch_sq_ci_upd)
 );
 
-// gen/nic/nic-top-build.ts:178:84
+// gen/nic/nic-top-build.ts:193:84
 nic_req_tx u_req_tx (
     .clk(clk),
     .rst(rst),
@@ -2796,7 +2851,7 @@ nic_req_tx u_req_tx (
     .qp_error(u_req_tx_qp_error)
 );
 
-// gen/nic/nic-top-build.ts:178:84
+// gen/nic/nic-top-build.ts:193:84
 nic_ack_tracker u_ack_tracker (
     .clk(clk),
     .rst(rst),
@@ -2817,7 +2872,7 @@ nic_ack_tracker u_ack_tracker (
     .read_busy(u_ack_tracker_read_busy)
 );
 
-// gen/nic/nic-top-build.ts:178:84
+// gen/nic/nic-top-build.ts:193:84
 nic_completion u_completion (
     .clk(clk),
     .rst(rst),
@@ -2850,7 +2905,7 @@ nic_completion u_completion (
     .irq_event(u_completion_irq_event)
 );
 
-// gen/nic/nic-top-build.ts:178:84
+// gen/nic/nic-top-build.ts:193:84
 nic_tlb_id_width4_num_clients5 u_tlb (
     .clk(clk),
     .rst(rst),
@@ -2906,7 +2961,7 @@ nic_tlb_id_width4_num_clients5 u_tlb (
     .misses(u_tlb_misses)
 );
 
-// gen/nic/nic-top-build.ts:178:84
+// gen/nic/nic-top-build.ts:193:84
 nic_dma_read u_dma_read (
     .clk(clk),
     .rst(rst),
@@ -2964,7 +3019,7 @@ nic_dma_read u_dma_read (
     .m_axis_tlast(u_dma_read_m_axis_tlast)
 );
 
-// gen/nic/nic-top-build.ts:178:84
+// gen/nic/nic-top-build.ts:193:84
 nic_dma_write u_dma_write (
     .clk(clk),
     .rst(rst),
@@ -3022,7 +3077,7 @@ nic_dma_write u_dma_write (
     .m_axi_rready(u_dma_write_m_axi_rready)
 );
 
-// gen/nic/nic-top-build.ts:178:84
+// gen/nic/nic-top-build.ts:193:84
 nic_read_responder u_read_responder (
     .clk(clk),
     .rst(rst),
@@ -3044,7 +3099,7 @@ nic_read_responder u_read_responder (
     .qp_error(u_read_responder_qp_error)
 );
 
-// gen/nic/nic-top-build.ts:178:84
+// gen/nic/nic-top-build.ts:193:84
 nic_dma_read u_dma_read_rsp (
     .clk(clk),
     .rst(rst),
@@ -3102,7 +3157,7 @@ nic_dma_read u_dma_read_rsp (
     .m_axis_tlast(u_dma_read_rsp_m_axis_tlast)
 );
 
-// gen/nic/nic-top-build.ts:178:84
+// gen/nic/nic-top-build.ts:193:84
 nic_read_resp_rx u_read_resp_rx (
     .clk(clk),
     .rst(rst),
@@ -3137,7 +3192,7 @@ nic_read_resp_rx u_read_resp_rx (
     .m_done_ready(u_read_resp_rx_m_done_ready)
 );
 
-// gen/nic/nic-top-build.ts:178:84
+// gen/nic/nic-top-build.ts:193:84
 nic_dma_write u_dma_write_rresp (
     .clk(clk),
     .rst(rst),
@@ -3195,7 +3250,7 @@ nic_dma_write u_dma_write_rresp (
     .m_axi_rready(u_dma_write_rresp_m_axi_rready)
 );
 
-// gen/nic/nic-top-build.ts:178:84
+// gen/nic/nic-top-build.ts:193:84
 nic_axi_rd_mux_n4 u_axi_rd_mux (
     .clk(clk),
     .rst(rst),
@@ -3281,7 +3336,7 @@ nic_axi_rd_mux_n4 u_axi_rd_mux (
     .m_axi_rready(u_axi_rd_mux_m_axi_rready)
 );
 
-// gen/nic/nic-top-build.ts:178:84
+// gen/nic/nic-top-build.ts:193:84
 nic_axi_wr_mux_n3 u_axi_wr_mux (
     .clk(clk),
     .rst(rst),
@@ -3363,7 +3418,7 @@ nic_axi_wr_mux_n3 u_axi_wr_mux (
     .m_axi_bready(u_axi_wr_mux_m_axi_bready)
 );
 
-// gen/nic/nic-top-build.ts:178:84
+// gen/nic/nic-top-build.ts:193:84
 nic_tx_cmd_mux u_tx_cmd_mux (
     .clk(clk),
     .rst(rst),
@@ -3396,7 +3451,29 @@ nic_tx_cmd_mux u_tx_cmd_mux (
     .m_payload_tlast(u_tx_cmd_mux_m_payload_tlast)
 );
 
-// gen/nic/nic-top-build.ts:178:84
+// gen/nic/nic-top-build.ts:193:84
+nic_tx_frame_gate u_tx_frame_gate (
+    .clk(clk),
+    .rst(rst),
+    .s_cmd_data(u_tx_frame_gate_s_cmd_data),
+    .s_cmd_valid(u_tx_frame_gate_s_cmd_valid),
+    .s_cmd_ready(u_tx_frame_gate_s_cmd_ready),
+    .m_cmd_data(u_tx_frame_gate_m_cmd_data),
+    .m_cmd_valid(u_tx_frame_gate_m_cmd_valid),
+    .m_cmd_ready(u_tx_frame_gate_m_cmd_ready),
+    .s_payload_tdata(u_tx_frame_gate_s_payload_tdata),
+    .s_payload_tkeep(u_tx_frame_gate_s_payload_tkeep),
+    .s_payload_tvalid(u_tx_frame_gate_s_payload_tvalid),
+    .s_payload_tready(u_tx_frame_gate_s_payload_tready),
+    .s_payload_tlast(u_tx_frame_gate_s_payload_tlast),
+    .m_payload_tdata(u_tx_frame_gate_m_payload_tdata),
+    .m_payload_tkeep(u_tx_frame_gate_m_payload_tkeep),
+    .m_payload_tvalid(u_tx_frame_gate_m_payload_tvalid),
+    .m_payload_tready(u_tx_frame_gate_m_payload_tready),
+    .m_payload_tlast(u_tx_frame_gate_m_payload_tlast)
+);
+
+// gen/nic/nic-top-build.ts:193:84
 nic_packetizer u_packetizer (
     .clk(clk),
     .rst(rst),
@@ -3417,7 +3494,7 @@ nic_packetizer u_packetizer (
     .err_payload(u_packetizer_err_payload)
 );
 
-// gen/nic/nic-top-build.ts:178:84
+// gen/nic/nic-top-build.ts:193:84
 nic_icrc_insert u_icrc_insert (
     .clk(clk),
     .rst(rst),
@@ -3435,7 +3512,7 @@ nic_icrc_insert u_icrc_insert (
     .m_axis_tuser(u_icrc_insert_m_axis_tuser)
 );
 
-// gen/nic/nic-top-build.ts:178:84
+// gen/nic/nic-top-build.ts:193:84
 nic_icrc_check_buffer_bytes32768_max_frames64 u_icrc_check (
     .clk(clk),
     .rst(rst),
@@ -3456,7 +3533,7 @@ nic_icrc_check_buffer_bytes32768_max_frames64 u_icrc_check (
     .overflow(u_icrc_check_overflow)
 );
 
-// gen/nic/nic-top-build.ts:178:84
+// gen/nic/nic-top-build.ts:193:84
 nic_rx_parser u_rx_parser (
     .clk(clk),
     .rst(rst),
@@ -3478,7 +3555,7 @@ nic_rx_parser u_rx_parser (
     .drop_reason(u_rx_parser_drop_reason)
 );
 
-// gen/nic/nic-top-build.ts:178:84
+// gen/nic/nic-top-build.ts:193:84
 nic_responder u_responder (
     .clk(clk),
     .rst(rst),
@@ -3533,7 +3610,7 @@ nic_responder u_responder (
     .m_rresp_payload_tlast(u_responder_m_rresp_payload_tlast)
 );
 
-// gen/nic/nic-top-build.ts:178:84
+// gen/nic/nic-top-build.ts:193:84
 sync_fifo_ram_depth8_width750 u_wqe_queue (
     .clk(clk),
     .rst(rst),
@@ -3548,7 +3625,7 @@ sync_fifo_ram_depth8_width750 u_wqe_queue (
     .empty(u_wqe_queue_empty)
 );
 
-// gen/nic/nic-top-build.ts:178:84
+// gen/nic/nic-top-build.ts:193:84
 sync_fifo_depth4_width73 u_rx_pay_skid (
     .clk(clk),
     .rst(rst),
@@ -3563,7 +3640,7 @@ sync_fifo_depth4_width73 u_rx_pay_skid (
     .empty(u_rx_pay_skid_empty)
 );
 
-// gen/nic/nic-top-build.ts:178:84
+// gen/nic/nic-top-build.ts:193:84
 sync_fifo_ram_width73 u_rx_pay_fifo (
     .clk(clk),
     .rst(rst),
@@ -3578,7 +3655,7 @@ sync_fifo_ram_width73 u_rx_pay_fifo (
     .empty(u_rx_pay_fifo_empty)
 );
 
-// gen/nic/nic-top-build.ts:178:84
+// gen/nic/nic-top-build.ts:193:84
 sync_fifo_depth4_width67 u_dma_rd_xlate (
     .clk(clk),
     .rst(rst),
@@ -3593,7 +3670,7 @@ sync_fifo_depth4_width67 u_dma_rd_xlate (
     .empty(u_dma_rd_xlate_empty)
 );
 
-// gen/nic/nic-top-build.ts:178:84
+// gen/nic/nic-top-build.ts:193:84
 sync_fifo_depth4_width67 u_dma_wr_xlate (
     .clk(clk),
     .rst(rst),
@@ -3608,7 +3685,7 @@ sync_fifo_depth4_width67 u_dma_wr_xlate (
     .empty(u_dma_wr_xlate_empty)
 );
 
-// gen/nic/nic-top-build.ts:178:84
+// gen/nic/nic-top-build.ts:193:84
 sync_fifo_depth4_width67 u_rsp_xlate (
     .clk(clk),
     .rst(rst),
@@ -3623,7 +3700,7 @@ sync_fifo_depth4_width67 u_rsp_xlate (
     .empty(u_rsp_xlate_empty)
 );
 
-// gen/nic/nic-top-build.ts:178:84
+// gen/nic/nic-top-build.ts:193:84
 sync_fifo_depth4_width67 u_dma_rd_rsp_xlate (
     .clk(clk),
     .rst(rst),
@@ -3638,7 +3715,7 @@ sync_fifo_depth4_width67 u_dma_rd_rsp_xlate (
     .empty(u_dma_rd_rsp_xlate_empty)
 );
 
-// gen/nic/nic-top-build.ts:178:84
+// gen/nic/nic-top-build.ts:193:84
 sync_fifo_depth4_width67 u_dma_wr_rresp_xlate (
     .clk(clk),
     .rst(rst),
@@ -3653,7 +3730,7 @@ sync_fifo_depth4_width67 u_dma_wr_rresp_xlate (
     .empty(u_dma_wr_rresp_xlate_empty)
 );
 
-// gen/nic/nic-top-build.ts:178:84
+// gen/nic/nic-top-build.ts:193:84
 sync_fifo_ram_depth1024_width71 u_dma_rd_rbuf (
     .clk(clk),
     .rst(rst),
@@ -3668,7 +3745,7 @@ sync_fifo_ram_depth1024_width71 u_dma_rd_rbuf (
     .empty(u_dma_rd_rbuf_empty)
 );
 
-// gen/nic/nic-top-build.ts:178:84
+// gen/nic/nic-top-build.ts:193:84
 sync_fifo_ram_depth1024_width71 u_dma_rd_rsp_rbuf (
     .clk(clk),
     .rst(rst),
@@ -3683,7 +3760,7 @@ sync_fifo_ram_depth1024_width71 u_dma_rd_rsp_rbuf (
     .empty(u_dma_rd_rsp_rbuf_empty)
 );
 
-// gen/nic/nic-top-build.ts:178:84
+// gen/nic/nic-top-build.ts:193:84
 sync_fifo_ram_depth1024_width73 u_dma_wr_rresp_wbuf (
     .clk(clk),
     .rst(rst),
@@ -3703,11 +3780,15 @@ sync_fifo_ram_depth1024_width73 u_dma_wr_rresp_wbuf (
 always @(posedge clk) begin
     if (!rst) begin
         if (!(!u_responder_m_ack_in_valid || ack_in_ready)) begin
-            $display("%m: assertion failed at gen/nic/nic-top-build.ts:143:5: ACK fan-out: a receiver of m_ack_in was not ready (both must always be)");
+            $display("%m: assertion failed at gen/nic/nic-top-build.ts:146:5: ACK fan-out: a receiver of m_ack_in was not ready (both must always be)");
             $stop;
         end
         if (!(!u_packetizer_err_payload)) begin
-            $display("%m: assertion failed at gen/nic/nic-top-build.ts:242:7: packetizer: payload length differs from the command (req_tx / dma_read disagree)");
+            $display("%m: assertion failed at gen/nic/nic-top-build.ts:262:7: packetizer: payload length differs from the command (req_tx / dma_read disagree)");
+            $stop;
+        end
+        if (!(!tx_in_frame_reg || u_icrc_insert_m_axis_tvalid)) begin
+            $display("%m: assertion failed at gen/nic/nic-top-build.ts:173:5: m_axis_tx: tvalid dropped inside a frame (between its first beat and tlast): a MAC would underrun");
             $stop;
         end
         if (!(!u_tlb_m0_xlate_resp_valid || u_dma_rd_xlate_s_ready)) begin

@@ -11,6 +11,10 @@
 //   burst gen           : translated chunk -> AR bursts, one per cycle, at most
 //                         `maxBursts` outstanding (limited by the burst-meta FIFO)
 //   packer              : R beats -> byte rotation -> packed beats -> skid -> m_axis
+// A message of one SGE inside one 4 KiB page (every short WRITE) takes its physical address
+// from its validating translation: no page translation, and its AR leaves ~8 cycles sooner
+// (FAST: waits until the burst generator is idle, then loads it directly). Why: the doorbell ->
+// first TX beat latency, which waits for the whole payload (nic_tx_frame_gate).
 // Translation responses come back in request order. Page requests of one message are all
 // sent before the next message's validation requests, and validation waits for its own
 // answers, so "a page chunk is queued" tells whose answer the next response is.
@@ -56,7 +60,7 @@ export const nicDmaRead = defineModule('nic_dma_read', dmaReadDefaults, (m, p) =
   const tkeep = out.tkeep!, tlast = out.tlast!;
 
   // ---- issuer ------------------------------------------------------------------------
-  const fsm = m.fsm('state', ['COLLECT', 'WAIT_VALID', 'LOAD_SGE', 'CHUNK'] as const);
+  const fsm = m.fsm('state', ['COLLECT', 'WAIT_VALID', 'LOAD_SGE', 'CHUNK', 'FAST'] as const);
   const sges = m.reg('sge_reg', Vec(Sge, MAX_SGE), { reset: null });
   const nSge = m.reg('sge_count_reg', UInt(3));
   const vSent = m.reg('valid_sent_reg', UInt(3));
@@ -72,6 +76,8 @@ export const nicDmaRead = defineModule('nic_dma_read', dmaReadDefaults, (m, p) =
   const reqData = m.reg('xlate_req_data_reg', XlateReq, { reset: null });
   const statusValid = m.reg('status_valid_reg', Bool);
   const statusData = m.reg('status_data_reg', UInt(3));
+  const onePage = m.reg('one_page_reg', Bool);
+  const validPa = m.reg('valid_pa_reg', UInt(ADDR_WIDTH), { reset: null });
 
   const chunks = m.instance('u_chunk_fifo', syncFifo, { width: Chunk.width, depth: 4 });
   const reqFree = m.let('xlate_req_free', reqValid.lnot().lor(xreq.ready));
@@ -97,12 +103,15 @@ export const nicDmaRead = defineModule('nic_dma_read', dmaReadDefaults, (m, p) =
   // Whose answer is next: a queued page chunk's, else a validation's.
   const pageResp = m.let('page_resp', chunks.m.valid);
   const burstBusy = m.reg('burst_busy_reg', Bool);
+  // FAST: the burst generator is idle and no page chunk is queued (so none is owed an answer).
+  const fastLoad = m.let('fast_load', fsm.is('FAST').land(burstBusy.lnot()).land(chunks.m.valid.lnot()));
   const chunkLoad = m.let('chunk_load', burstBusy.lnot().land(chunks.m.valid).land(xresp.valid));
   const validPending = m.let('valid_pending', vRcvd.ne(vSent));
   xresp.ready.set(mux(pageResp, chunkLoad, validPending));
   m.if(pageResp.lnot().land(validPending).land(xresp.valid), () => {
     vRcvd.set(vRcvd.addw(1));
     m.if(err.eq(0), () => err.set(xresp.data.field('status')));
+    validPa.set(xresp.data.field('pa'));
   });
 
   const cur = sges.at(idx);
@@ -122,6 +131,8 @@ export const nicDmaRead = defineModule('nic_dma_read', dmaReadDefaults, (m, p) =
       }
       nSge.set(nSge.addw(1));
       segReg.set(c.field('segLog2'));
+      const inPage = c.field('va').bits(PAGE_BITS - 1, 0).zext(33).addw(c.field('len').zext(33)).le(1 << PAGE_BITS);
+      onePage.set(nSge.eq(0).land(c.field('last')).land(inPage));
       // Zero-length SGEs move no data and (as in the verbs) need no key check.
       m.if(c.field('len').ne(0), () => {
         reqValid.set(1);
@@ -138,10 +149,14 @@ export const nicDmaRead = defineModule('nic_dma_read', dmaReadDefaults, (m, p) =
       m.if(err.ne(0).lor(anyData.lnot()), () => {
         clearMessage();
         fsm.goto('COLLECT');
-      }).else(() => {
+      }).elif(onePage, () => fsm.goto('FAST')).else(() => {
         idx.set(0);
         fsm.goto('LOAD_SGE');
       });
+    }),
+    FAST: () => m.if(fastLoad, () => {
+      clearMessage();
+      fsm.goto('COLLECT');
     }),
     LOAD_SGE: () => {
       curVa.set(cur.field('va'));
@@ -185,6 +200,12 @@ export const nicDmaRead = defineModule('nic_dma_read', dmaReadDefaults, (m, p) =
     rem.set(head.field('len'));
     chunkLast.set(head.field('last'));
     chunkSeg.set(head.field('seg'));
+  }).elif(fastLoad, () => {
+    burstBusy.set(1);
+    pa.set(validPa);
+    rem.set(sges.at(0).field('len').trunc(13));
+    chunkLast.set(1);
+    chunkSeg.set(segReg);
   });
 
   const nb = nextBurst(pa, rem, lb, burstLog2);

@@ -18,7 +18,9 @@
 // - TX: requester packet commands, READ RESPONSE commands (nic_read_responder) and responder
 //   ACK/NAK commands meet in nic_tx_cmd_mux. Requester commands carry payload from DMA read,
 //   READ responses from the second DMA read; the mux switches payload per command (one
-//   source owns the payload stream up to its tlast) into the packetizer.
+//   source owns the payload stream up to its tlast) into nic_tx_frame_gate, which passes a
+//   command on to the packetizer only with its whole payload buffered: no frame stalls
+//   between its first beat and tlast (a MAC would underrun; asserted on m_axis_tx).
 // - READ: nic_responder hands accepted READ REQUESTs to nic_read_responder (slots per QP come
 //   back as rd_room) and the READ RESPONSEs it receives to nic_read_resp_rx, which also gets a
 //   copy of every ACK/NAK (fan-out; both receivers are always ready) and the contexts req_tx
@@ -56,6 +58,7 @@ import { nicTlb } from './tlb.ts';
 import { creditedReadClient, creditedXlateClient, storeForwardWriteClient } from './top-axi-buffers.ts';
 import { field, link, mergePulses, mergeQpErrors, counterPulse, port, portsOf, sink, tieOff, type PortMap } from './top-wiring.ts';
 import { txCmdMux } from './tx-cmd-mux.ts';
+import { txFrameGate, txFrameGateDepth } from './tx-frame-gate.ts';
 import { RX_DROP, ADDR_WIDTH, frameStream, qpIndexWidth, type NicParams } from './types.ts';
 import { nicWqeFetch } from './wqe-fetch.ts';
 import { wqeStruct } from './wqe.ts';
@@ -158,6 +161,18 @@ function byteFifo(m: ModuleBuilder, fifo: PortMap, W: number, src: PortMap, from
   for (const x of ['count', 'full', 'empty']) m.unused(port(fifo, x), 'ready/valid only');
 }
 
+/**
+ * Simulation check of the MAC contract on m_axis_tx: once a frame's first beat was accepted,
+ * tvalid stays high until its tlast beat is accepted (a MAC underruns otherwise). tready low
+ * from the MAC is allowed at any time.
+ */
+function txNoUnderrun(m: ModuleBuilder, top: PortMap, ins: PortMap): void {
+  const valid = port(ins, 'm_axis_tvalid'), fire = m.let('tx_fire', valid.land(port(top, 'm_axis_tx_tready')));
+  const inFrame = m.reg('tx_in_frame_reg', Bool);
+  m.if(fire, () => inFrame.set(port(ins, 'm_axis_tlast').lnot()));
+  m.assert(inFrame.lnot().lor(valid), 'm_axis_tx: tvalid dropped inside a frame (between its first beat and tlast): a MAC would underrun');
+}
+
 /** Only the parameters `def` has (so a stage's Verilog name carries no foreign ones). */
 function paramsFor(def: AnyDef, p: Params): Params {
   return Object.fromEntries(Object.entries(p).filter(([k]) => k in (def.defaults as object)));
@@ -192,6 +207,7 @@ export function makeNicTop(stages: NicStages) {
     const rdMux = inst('u_axi_rd_mux', nicAxiRdMux, { n: 4, dataWidth: W, idWidth: ID_W });
     const wrMux = inst('u_axi_wr_mux', nicAxiWrMux, { n: 3, dataWidth: W, idWidth: ID_W });
     const cmdMux = inst('u_tx_cmd_mux', txCmdMux, { dataWidth: W });
+    const gate = inst('u_tx_frame_gate', txFrameGate, { dataWidth: W, depth: txFrameGateDepth(W) });
     const pkt = inst('u_packetizer', packetizer, { dataWidth: W });
     const ins = inst('u_icrc_insert', icrcInsert, { dataWidth: W });
     // 32 KiB / 64 frames of RX buffer (not 16 KiB / 16): with WRITEs both ways, TLB misses
@@ -231,18 +247,23 @@ export function makeNicTop(stages: NicStages) {
     ackFanOut(m, rsp, [ack, rrx]);
     link(cpl, 's_req', ack, 'm_cqe');
 
-    // ---- TX: command mux -> packetizer (payload from DMA read) -> ICRC -> m_axis_tx --------
+    // ---- TX: command mux -> frame gate -> packetizer (payload from DMA read) -> ICRC -> m_axis_tx
     link(cmdMux, 's_req_cmd', reqTx, 'm_pkt_cmd');
     link(cmdMux, 's_ack_cmd', rsp, 'm_ack_cmd');
-    link(pkt, 's_cmd', cmdMux, 'm_cmd');
     link(cmdMux, 's_req_payload', dmaRd, 'm_axis');
     link(cmdMux, 's_rd_cmd', rdRsp, 'm_pkt_cmd');
     link(cmdMux, 's_rd_payload', dmaRdRsp, 'm_axis');
-    link(pkt, 's_payload', cmdMux, 'm_payload');
+    // A command reaches the packetizer only with its whole payload buffered, so no frame
+    // stalls between its first beat and tlast (the MAC would underrun; tx-frame-gate.ts).
+    link(gate, 's_cmd', cmdMux, 'm_cmd');
+    link(gate, 's_payload', cmdMux, 'm_payload');
+    link(pkt, 's_cmd', gate, 'm_cmd');
+    link(pkt, 's_payload', gate, 'm_payload');
     m.assert(port(pkt, 'err_payload').lnot(), 'packetizer: payload length differs from the command (req_tx / dma_read disagree)');
     link(ins, 's_axis', pkt, 'm_axis');
     link(top, 'm_axis_tx', ins, 'm_axis', { skip: ['tuser'] });
     m.unused(port(ins, 'm_axis_tuser'), 'no bad-frame flag on TX: the MAC gets only good frames');
+    txNoUnderrun(m, top, ins);
 
     // ---- RX: s_axis_rx -> ICRC check -> parser -> responder -> DMA write ------------------
     link(chk, 's_axis_rx', top, 's_axis_rx');
