@@ -2,8 +2,9 @@
 //  - goodput: `count` READs of 64 KiB at path MTU 4096 over 1..4 QPs, memory latency 0, no
 //    back-pressure, the link taking every beat; response payload bytes per cycle on B's
 //    m_axis_tx (the responder's TX) in steady state, as a fraction of DATA_WIDTH/8, beside the
-//    framing limit. The responder serves 2 READs per QP and the requester does not count them,
-//    so software fences every third READ of a QP (as tb/nic/mixed-scenario.ts does).
+//    framing limit. No fences: the responder serves 2 READs per QP, and the requester never
+//    sends a third while two are outstanding, because nic_req_tx waits for room in
+//    nic_read_resp_rx's per-QP context FIFO (2 entries) before it sends a READ.
 //  - latency: one 64-byte READ at a time on an idle pair, memory latency L, link latency
 //    LINK_LATENCY each way; cycles from the doorbell to A's CQE (bench/nic-latency.ts' Probe).
 
@@ -111,7 +112,7 @@ async function untilDone(env: PairEnv, tb: TestBench, s: ReadSetup, poll: { chec
   }
 }
 
-/** `count` READs of 64 KiB, round robin over `qps` QPs, each QP fencing its READs 3, 5, .. */
+/** `count` READs of 64 KiB, round robin over `qps` QPs, no fences. */
 export async function measureReadGoodput(dataWidth: number, count: number, qps: number): Promise<ReadGoodputResult> {
   const beatBytes = dataWidth / 8;
   if (count * LEN > 4 * 128 * 1024) throw new Error(`${count} READs of ${LEN} bytes do not fit the 512 KiB MRs`);
@@ -122,8 +123,8 @@ export async function measureReadGoodput(dataWidth: number, count: number, qps: 
     env.link.frames.length = 0;
     const t0 = tb.cycle;
     for (let k = 0; k < count; k++) {
-      const q = k % qps, j = Math.floor(k / qps), qp = s.setup.get(env.a)!.qps[q]!;
-      const wr = readWr(env, s, q, k, LEN, j >= 2 && j % 2 === 0);
+      const q = k % qps, qp = s.setup.get(env.a)!.qps[q]!;
+      const wr = readWr(env, s, q, k, LEN, false);
       while (await env.a.drv.sqFree(qp) === 0) await tb.clockCycles(16);
       env.a.drv.post(qp, wr);
       await env.a.drv.ring(qp);
