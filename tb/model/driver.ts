@@ -12,7 +12,7 @@ import { LOCAL_QPN_BASE } from '../../gen/nic/flow-types.ts';
 import type { Rng } from '../core/rng.ts';
 import { cqePhase, type CqeFields } from './completion.ts';
 import type { ByteRange, HostMemory } from './host-memory.ts';
-import { MemoryRegion } from './mr.ts';
+import { MemoryRegion, type MrInfo } from './mr.ts';
 import { globalReg, mrReg, qpReg, type MrRegName, type QpRegName } from './nic-regs.ts';
 import type { PageAllocator } from './page-allocator.ts';
 import { pageCount, writePageTable } from './tlb.ts';
@@ -198,16 +198,21 @@ export class NicDriver {
     const desc = { valid: true, tag, pd: o.pd, access: o.access & 7, va, len: BigInt(o.len), ptBase };
     const pages = o.len === 0 ? [] : writePageTable(this.mem, this.#alloc, desc, this.#rng);
     const mr = new MemoryRegion(this.mem, { index, tag, pd: o.pd, access: o.access & 7, va, len: o.len, ptBase, pages });
-    // Invalid while its fields change, valid last: the NIC never sees a half-written MR.
-    const w = (r: MrRegName, v: number): Promise<void> => this.regs.write(mrReg(index, r), v >>> 0);
-    await w('ACCESS', 0);
-    await w('TAG', tag); await w('PD', o.pd);
-    await w('VA_LO', lo32(va)); await w('VA_HI', hi32(va));
-    await w('LEN_LO', o.len >>> 0); await w('LEN_HI', Math.floor(o.len / 2 ** 32));
-    await w('PT_BASE_LO', lo32(ptBase)); await w('PT_BASE_HI', hi32(ptBase));
-    await w('ACCESS', (ACCESS.VALID | (o.access & 7)) >>> 0);
+    await this.programMr(mr);
     this.mrs[index] = mr;
     return mr;
+  }
+
+  /** Writes MR slot `mr.index` from its description (page table already in host memory).
+   *  Invalid while its fields change, valid last: the NIC never sees a half-written MR. */
+  async programMr(mr: MrInfo): Promise<void> {
+    const w = (r: MrRegName, v: number): Promise<void> => this.regs.write(mrReg(mr.index, r), v >>> 0);
+    await w('ACCESS', 0);
+    await w('TAG', mr.tag); await w('PD', mr.pd);
+    await w('VA_LO', lo32(mr.va)); await w('VA_HI', hi32(mr.va));
+    await w('LEN_LO', mr.len >>> 0); await w('LEN_HI', Math.floor(mr.len / 2 ** 32));
+    await w('PT_BASE_LO', lo32(mr.ptBase)); await w('PT_BASE_HI', hi32(mr.ptBase));
+    await w('ACCESS', (ACCESS.VALID | mr.access) >>> 0);
   }
 
   async deregisterMr(mr: MemoryRegion): Promise<void> {
@@ -246,13 +251,13 @@ export class NicDriver {
     return { qpn: qp.qpn, mac: this.mac, ip: this.ip, psn: qp.opts.sqPsn & 0xffffff };
   }
 
-  /** INIT -> RTR (peer address, expected PSN) -> RTS. */
-  async connectQp(qp: QueuePair, peer: QpAddress): Promise<void> {
+  /** INIT -> RTR (peer address, expected PSN) -> RTS, or only to RTR. */
+  async connectQp(qp: QueuePair, peer: QpAddress, until: 'RTR' | 'RTS' = 'RTS'): Promise<void> {
     const w = (r: QpRegName, v: number): Promise<void> => this.regs.write(qpReg(qp.index, r), v >>> 0);
     await w('DEST_QPN', peer.qpn); await w('DEST_MAC_LO', lo32(peer.mac)); await w('DEST_MAC_HI', hi32(peer.mac) & 0xffff);
     await w('DEST_IP', peer.ip); await w('EXP_PSN', peer.psn & 0xffffff);
     await w('STATE', QP_STATE.RTR);
-    await w('STATE', QP_STATE.RTS);
+    if (until === 'RTS') await w('STATE', QP_STATE.RTS);
   }
 
   async qpState(qp: QueuePair): Promise<number> { return this.regs.read(qpReg(qp.index, 'STATE')); }

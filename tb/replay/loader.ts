@@ -9,14 +9,12 @@
 
 import type { IOOf } from '../../gen/hdl/index.ts';
 import type { nicTop } from '../../gen/nic/nic-top.ts';
-import { ACCESS, QP_STATE } from '../../gen/nic/regmap.ts';
 import { AxiLiteMaster, AxiRam } from '../bfm/index.ts';
 import type { DutOf, TestBench } from '../core/index.ts';
 import { Rng } from '../core/rng.ts';
 import { NicDriver, type QueuePair } from '../model/driver.ts';
 import { HostMemory } from '../model/host-memory.ts';
 import { MemoryRegion } from '../model/mr.ts';
-import { mrReg, qpReg, type MrRegName, type QpRegName } from '../model/nic-regs.ts';
 import { PageAllocator } from '../model/page-allocator.ts';
 import { pageCount } from '../model/tlb.ts';
 import { materialize } from './contents.ts';
@@ -34,19 +32,11 @@ export interface LoadedNic {
   readonly mrs: ReadonlyMap<number, MemoryRegion>;
 }
 
-const lo32 = (v: bigint): number => Number(v & 0xffff_ffffn);
-const hi32 = (v: bigint): number => Number((v >> 32n) & 0xffff_ffffn);
-
 async function loadQp(drv: NicDriver, q: QpConfig): Promise<QueuePair> {
   const qp = await drv.createQp(q.index, {
     pd: q.pd, pmtuLog2: q.pmtuLog2, sqPsn: q.sqPsn, sqSizeLog2: q.sqSizeLog2, cqSizeLog2: q.cqSizeLog2, udpSport: q.udpSport, retry: q.retry,
   });
-  if (q.state === 'INIT') return qp;
-  const w = (r: QpRegName, v: number): Promise<void> => drv.regs.write(qpReg(q.index, r), v >>> 0);
-  await w('DEST_QPN', q.destQpn); await w('DEST_MAC_LO', lo32(q.destMac)); await w('DEST_MAC_HI', hi32(q.destMac) & 0xffff);
-  await w('DEST_IP', q.destIp); await w('EXP_PSN', q.expPsn);
-  await w('STATE', QP_STATE.RTR);
-  if (q.state === 'RTS') await w('STATE', QP_STATE.RTS);
+  if (q.state !== 'INIT') await drv.connectQp(qp, { qpn: q.destQpn, mac: q.destMac, ip: q.destIp, psn: q.expPsn }, q.state);
   return qp;
 }
 
@@ -58,13 +48,7 @@ async function loadMr(drv: NicDriver, mem: HostMemory, alloc: PageAllocator, m: 
   pages.forEach((pa, k) => mem.writeU64(ptBase + 8n * BigInt(k), pa));
   const mr = new MemoryRegion(mem, { index: m.index, tag: m.tag, pd: m.pd, access: m.access, va: m.va, len: m.length, ptBase, pages });
   mr.write(0, materialize(m.init, m.length));
-  const w = (r: MrRegName, v: number): Promise<void> => drv.regs.write(mrReg(m.index, r), v >>> 0);
-  await w('ACCESS', 0);
-  await w('TAG', m.tag); await w('PD', m.pd);
-  await w('VA_LO', lo32(m.va)); await w('VA_HI', hi32(m.va));
-  await w('LEN_LO', m.length >>> 0); await w('LEN_HI', 0);
-  await w('PT_BASE_LO', lo32(ptBase)); await w('PT_BASE_HI', hi32(ptBase));
-  await w('ACCESS', (ACCESS.VALID | m.access) >>> 0);
+  await drv.programMr(mr);
   return mr;
 }
 
