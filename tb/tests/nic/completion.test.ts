@@ -1,24 +1,25 @@
 // nic_completion against the AXI4 memory slave: CQEs in memory byte-exact against the TS
 // model, phase bit across ring wraps, back-pressure on a full CQ (nothing unconsumed is
 // overwritten), CQ_PI updates, interrupt moderation by count and timer (cycle-exact), and a
-// write error moving the QP to ERROR.
+// write error moving the QP to ERROR. Memory is tb/bfm's AxiRam (with its AXI4 checker) on
+// the write half of m_axi; requests come through tb/bfm's channel driver and checker.
 
 import { describe, expect, it } from 'vitest';
 import { emitToDir, iverilogCompile, verilatorLint, yosysSynth } from '../../../gen/lib/lint-helper.ts';
 import { nicCompletion } from '../../../gen/nic/completion.ts';
 import { QpCtx } from '../../../gen/nic/ctx.ts';
 import { CQE_BYTES, CQE_STATUS, QP_STATE } from '../../../gen/nic/regmap.ts';
-import { AxiChecker } from '../../bfm/index.ts';
+import { AxiRam, burstBytes, ClockPhases, watchChannel, type AxiBurst } from '../../bfm/index.ts';
 import { runTest, type TestBench } from '../../core/index.ts';
-import { writeSlavePorts } from './axi-halves.ts';
+import { writeMasterPorts } from './axi-halves.ts';
 import { cqePhase, encodeCqe, IrqModerator, type CqeFields } from '../../model/completion.ts';
 import { HostMemory } from '../../model/host-memory.ts';
-import { AxiMemSlave } from './support/axi-mem.ts';
 import { design as dslDesign } from '../../design.ts';
 import { hex } from './support/hex.ts';
-import { cycle } from './support/handshake.ts';
+import { StructSource } from './stage-streams.ts';
 
 const NUM_QP = 4;
+const SLVERR = 2;
 /** `00 11 22 …` with a `|` every 8 bytes, so a diff points at the differing field. */
 const bytesHex = (b: Uint8Array): string => [...b].map((x, i) => (i && i % 8 === 0 ? '| ' : '') + x.toString(16).padStart(2, '0')).join(' ');
 type Design = ReturnType<typeof dslDesign<Parameters<typeof nicCompletion.elaborate>[0] & object, NonNullable<typeof nicCompletion['__io']>>>;
@@ -35,6 +36,7 @@ interface Scenario {
   requests: number;
   /** Probability per cycle that software consumes one CQE of a QP (0 = never). */
   pConsume: number;
+  /** Probability per cycle that memory is ready for a write / offers a response. */
   pReady: number;
   /** QP whose ring answers SLVERR. */
   errorQp?: number;
@@ -53,15 +55,15 @@ async function runCompletion(dut: Dut, tb: TestBench, dataWidth: number, sc: Sce
   // Rings 32-byte aligned anywhere in their own 64 KiB area; garbage around them.
   const base = sizeLog2.map((_, q) => BigInt(0x3000_0000 + q * 0x1_0000 + tb.rng.int(0, 100) * CQE_BYTES));
   for (let q = 0; q < NUM_QP; q++) mem.fillRandom(base[q]!, CQE_BYTES << sizeLog2[q]!, tb.rng);
-  const errorRanges = sc.errorQp === undefined ? [] : [{ lo: base[sc.errorQp]!, hi: base[sc.errorQp]! + BigInt(CQE_BYTES << sizeLog2[sc.errorQp]!) }];
-  const slave = new AxiMemSlave(tb, mem, tb.rng.fork(), { busBytes: dataWidth / 8, pReady: sc.pReady, pValid: sc.pReady, errorRanges });
+  const errLo = sc.errorQp === undefined ? 0n : base[sc.errorQp]!, errHi = sc.errorQp === undefined ? 0n : errLo + BigInt(CQE_BYTES << sizeLog2[sc.errorQp]!);
+  const inError = (b: AxiBurst): boolean => b.addr < errHi && b.addr + BigInt(burstBytes(b, dataWidth / 8)) > errLo;
   const ci = Array.from({ length: NUM_QP }, () => 0);
   const pi = Array.from({ length: NUM_QP }, () => 0);
   const errors = Array.from({ length: NUM_QP }, () => 0);
   const consumed = Array.from({ length: NUM_QP }, () => 0);
   const expected: CqeFields[][] = Array.from({ length: NUM_QP }, () => []);
   const events: number[] = [];
-  const sent: CqeFields[] = [];
+  const responses: { cycle: number; resp: number }[] = [];
   let stalledFull = 0;
   const publish = (): void => {
     dut.qp_ctx.value = Array.from({ length: NUM_QP }, (_, q) => ({
@@ -70,11 +72,25 @@ async function runCompletion(dut: Dut, tb: TestBench, dataWidth: number, sc: Sce
   };
   publish();
   dut.irq_mod.value = sc.irqMod;
-  dut.s_req.valid.value = 0;
+  const reqs = new StructSource(tb, dut.s_req, 's_req', { pause: 0.75 });   // 3 idle cycles between requests on average
   await tb.reset(2);
-  tb.fork(() => slave.serveWrites(dut.m_axi), 'mem');
-  // tb/bfm's passive AXI4 checker on the write half (handshakes, bursts, 4 KiB, wlast).
-  new AxiChecker(tb, writeSlavePorts(dut.m_axi), 'nic_completion.m_axi', { reset: dut.rst });
+  // Memory with random backpressure and response gaps; the failing ring answers SLVERR.
+  const busy = 1 - sc.pReady;
+  new AxiRam(tb, writeMasterPorts(dut.m_axi), {
+    name: 'nic_completion.m_axi', memory: mem, backpressure: busy, stall: busy, writeLatency: { random: busy > 0 ? 3 : 0 },
+    respond: b => (inError(b) ? SLVERR : 0),
+  });
+  // Write responses for the moderation model, at the edge that completes each (the monitor
+  // below sees irq_event after edges too); the watch reports the cycle before that edge.
+  watchChannel(tb, { valid: dut.m_axi.bvalid, ready: dut.m_axi.bready, payload: [dut.m_axi.bresp] }, 'nic_completion.m_axi B', {
+    onHandshake: cycle => { responses.push({ cycle: cycle + 1, resp: Number(dut.m_axi.bresp.value) }); },
+  });
+  // Cycles a request waits while its QP's ring is full.
+  ClockPhases.of(tb).onSample(() => {
+    if (dut.s_req.valid.value !== 1 || dut.s_req.ready.value === 1) return;
+    const qp = Number(dut.s_req.data.value.qp);
+    if (((pi[qp]! - ci[qp]!) & 0xffff) === 1 << sizeLog2[qp]!) stalledFull++;
+  });
 
   // Monitor (after each edge): CQ_PI updates, errors, interrupt events.
   tb.fork(async () => {
@@ -112,30 +128,24 @@ async function runCompletion(dut: Dut, tb: TestBench, dataWidth: number, sc: Sce
     }
   }, 'software');
 
-  // Requests with random gaps; counts cycles where a request waited on a full CQ.
+  // Requests, queued up front (they leave in order, so each ring's CQEs are expected in that order).
+  const sent: CqeFields[] = [];
   for (let n = 0; n < sc.requests; n++) {
     const req: CqeFields = {
       qp: tb.rng.pick(sc.qps), wrId: tb.rng.bigint(64), byteLen: tb.rng.u32(), opcode: tb.rng.int(0, 255),
       status: tb.rng.pick(Object.values(CQE_STATUS)), syndrome: tb.rng.int(0, 255),
     };
-    dut.s_req.data.value = req as never;
-    dut.s_req.valid.value = 1;
-    for (;;) {
-      const s = await cycle(tb, () => ({ ready: dut.s_req.ready.value === 1 }));
-      if (s.ready) break;
-      if (((pi[req.qp]! - ci[req.qp]!) & 0xffff) === 1 << sizeLog2[req.qp]!) stalledFull++;
-    }
-    dut.s_req.valid.value = 0;
+    reqs.push(req);
     if (req.qp !== sc.errorQp) expected[req.qp]!.push(req);
     sent.push(req);
-    await tb.clockCycles(tb.rng.int(0, 6));
   }
+  await reqs.wait(200_000);
   // Drain: software keeps consuming.
   const total = (): number => expected.reduce((s, l) => s + l.length, 0);
   const done = (): number => consumed.reduce((s, x) => s + x, 0);
   if (sc.pConsume > 0) await tb.until(() => done() === total(), { timeout: 50_000, what: 'all CQEs consumed' });
   await tb.clockCycles(Math.max(100, ((sc.irqMod >>> 16) & 0xffff) + 10));
-  return { consumed, pi, errors, events, responses: slave.responses, sent, stalledFull };
+  return { consumed, pi, errors, events, responses, sent, stalledFull };
 }
 
 /** The event cycles the moderation model predicts from the write responses. */

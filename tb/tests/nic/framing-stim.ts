@@ -7,7 +7,7 @@ import type { IOOf } from '../../../gen/hdl/index.ts';
 import { RX_DROP } from '../../../gen/nic/types.ts';
 import { typedDesign, type Rng, type TypedDesign } from '../../core/index.ts';
 import { checkIcrc, icrcMaskedOffsets } from '../../model/icrc.ts';
-import type { Frame } from './framing-support.ts';
+import type { Frame } from './frames.ts';
 import { decodeRoce, encodeRoce, type DecodeReason, type RocePacket } from '../../model/packet.ts';
 import { OPCODES, type OpcodeInfo } from '../../model/opcodes.ts';
 import { framingTop } from './framing-top.ts';

@@ -1,5 +1,7 @@
-// Cycle-loop stream agents for the framing tests (tb/bfm's AXI-Stream models were not
-// there yet when these tests were written; swap them in when they land).
+// Cycle-loop stream agents written before tb/bfm existed. The framing, ICRC, parser and
+// responder tests have moved to tb/bfm (stage-streams.ts); packetizer, tx-cmd-mux,
+// tx-frame-gate, read-responder and read-resp-rx-bench still use these: move them the same
+// way and delete this file.
 //
 // One loop drives every agent: each cycle every agent sets its inputs (drive), the model
 // settles, every agent records the handshakes that the coming edge completes (commit), and
@@ -8,6 +10,10 @@
 
 import type { TestBench } from '../../core/index.ts';
 import type { Rng } from '../../core/rng.ts';
+import type { Frame } from './frames.ts';
+
+// Moved to frames.ts (shared with the tests on tb/bfm); re-exported for the tests still here.
+export { diffBytes, type Frame } from './frames.ts';
 
 type Bits = number | bigint;
 interface In { value: Bits }
@@ -18,7 +24,6 @@ interface OutS<T> { readonly value: T }
 export interface AxisSourcePorts { tdata: In; tkeep?: In; tvalid: In; tready: Out; tlast?: In; tuser?: In }
 export interface AxisSinkPorts { tdata: Out; tkeep?: Out; tvalid: Out; tready: In; tlast?: Out; tuser?: Out }
 
-export interface Frame { bytes: Uint8Array; user: number }
 export interface RxFrame extends Frame { firstCycle: number; lastCycle: number; beats: number }
 
 export interface Agent { drive(tb: TestBench): void; commit(tb: TestBench): void }
@@ -142,16 +147,4 @@ export async function runAgents(tb: TestBench, agents: Agent[], done: () => bool
     for (const a of agents) a.commit(tb);
     await tb.rising();
   }
-}
-
-/** First differing byte of two frames, as a readable message (or null when equal). */
-export function diffBytes(got: Uint8Array, want: Uint8Array, B: number): string | null {
-  const n = Math.max(got.length, want.length);
-  for (let i = 0; i < n; i++) {
-    if (got[i] !== want[i]) {
-      const ctx = (a: Uint8Array) => Buffer.from(a.subarray(Math.max(0, i - 4), i + 8)).toString('hex');
-      return `byte ${i} (beat ${Math.floor(i / B)}, lane ${i % B}): got ${got[i]?.toString(16) ?? 'none'} want ${want[i]?.toString(16) ?? 'none'}; lengths ${got.length}/${want.length}; got ..${ctx(got)}.. want ..${ctx(want)}..`;
-    }
-  }
-  return null;
 }

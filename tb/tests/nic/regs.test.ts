@@ -1,17 +1,17 @@
 // nic_regs: every register over AXI4-Lite against the TS model (tb/model/nic-regs.ts):
 // reset values, read/write with byte strobes, ro ignores writes, w1c, unmapped → DECERR,
 // random access order; doorbell and mr_changed pulses; hardware updates and counters seen
-// by software; the context outputs.
+// by software; the context outputs. Software is tb/bfm's AXI4-Lite master, with its checker
+// (ready/valid rules, no response before its request) on the bus.
 
 import { describe, expect, it } from 'vitest';
 import { emitToDir, iverilogCompile, verilatorLint, yosysSynth } from '../../../gen/lib/lint-helper.ts';
 import { CFG_REGS, regSlots } from '../../../gen/nic/ctx.ts';
 import { MR_REGS, QP_REGS, QP_STATE, type RegField } from '../../../gen/nic/regmap.ts';
 import { COUNTER_REGS, nicRegs } from '../../../gen/nic/regs.ts';
-import { AxiLiteChecker } from '../../bfm/index.ts';
+import { AXI_RESP, AxiLiteMaster, type AxiRespName } from '../../bfm/index.ts';
 import { runTest, type TestBench } from '../../core/index.ts';
 import { AXIL_RESP, allRegs, globalReg, mrReg, qpReg, RegsModel, type QpRegName } from '../../model/nic-regs.ts';
-import { AxilMaster, type WriteOrder } from './support/axil-master.ts';
 import { design as dslDesign } from '../../design.ts';
 import { hex } from './support/hex.ts';
 
@@ -19,6 +19,8 @@ const NUM_QP = 4;
 const NUM_MR = 16;
 const design = dslDesign(nicRegs, {});
 type Dut = Parameters<Parameters<typeof runTest<NonNullable<typeof design['__io']>>>[1]>[0];
+/** The response the model gives, as the master's `expect` option takes it. */
+const RESP = Object.fromEntries(Object.entries(AXI_RESP).map(([k, v]) => [v, k])) as Record<number, AxiRespName>;
 
 function zeroInputs(dut: Dut): void {
   for (const u of [dut.hw_sq_ci, dut.hw_cq_pi, dut.hw_sq_psn, dut.hw_exp_psn, dut.hw_msn]) u.value = { valid: 0, qp: 0, value: 0 };
@@ -27,20 +29,51 @@ function zeroInputs(dut: Dut): void {
   for (const h of Object.values(dut.inc)) (h as { value: number }).value = 0;
 }
 
-async function start(dut: Dut, tb: TestBench): Promise<AxilMaster> {
+/**
+ * Resets the DUT behind a master. `random`: idle cycles before each AW, W and AR valid, drawn
+ * per channel (so AW and W come in either order, apart or together), and slow BREADY/RREADY;
+ * otherwise every access goes at full speed, for the tests that place an event on the edge
+ * a write lands.
+ */
+async function start(dut: Dut, tb: TestBench, random: boolean): Promise<AxiLiteMaster> {
   zeroInputs(dut);
-  const m = new AxilMaster(tb, dut.s_axil);
-  // tb/bfm's passive checker: ready/valid rules and response ordering on the slave side.
-  new AxiLiteChecker(tb, dut.s_axil, 'nic_regs.s_axil', { reset: dut.rst });
+  const m = new AxiLiteMaster(tb, dut.s_axil, random ? { pause: 0.3, backpressure: 0.3 } : {});
   await tb.reset(2);
   return m;
 }
 
-/** Compares one register with the model, naming address and cycle. */
-async function check(m: AxilMaster, tb: TestBench, model: RegsModel, addr: number, why: string): Promise<void> {
-  const got = await m.read(addr);
+/** Compares one register with the model (data, and the response through `expect`), naming address and cycle. */
+async function check(m: AxiLiteMaster, tb: TestBench, model: RegsModel, addr: number, why: string): Promise<void> {
   const exp = model.read(addr);
-  expect(got, `${why}: read ${hex(addr)} at cycle ${tb.cycle} (seed ${tb.seed})`).toEqual(exp);
+  const got = await m.read(addr, { expect: RESP[exp.resp]! });
+  expect(got, `${why}: read ${hex(addr)} at cycle ${tb.cycle} (seed ${tb.seed})`).toBe(exp.data);
+}
+
+/**
+ * Writes `value` to `addr` at full speed and holds `drive` high for one cycle so the design
+ * samples it at the edge the write lands on (`sameEdge`), or at the edge before. nic_regs
+ * writes a register at the edge after the one that completes both AW and W; those
+ * handshakes are read off the bus at each falling edge, where inputs written are sampled at
+ * the next edge.
+ */
+async function writeWithEvent(m: AxiLiteMaster, tb: TestBench, dut: Dut, addr: number, value: number, sameEdge: boolean, drive: (on: boolean) => void): Promise<void> {
+  const p = dut.s_axil;
+  const done = m.write(addr, value);
+  const event = tb.fork(async () => {
+    let aw = false, w = false;
+    while (!(aw && w)) {
+      await tb.falling();
+      aw ||= p.awvalid.value === 1 && p.awready.value === 1;
+      w ||= p.wvalid.value === 1 && p.wready.value === 1;
+    }
+    // The coming edge completes the handshakes; the write lands at the one after it.
+    if (sameEdge) await tb.rising();
+    drive(true);
+    await tb.rising();
+    drive(false);
+  }, `event for ${hex(addr)}`);
+  await done;
+  await event.join();
 }
 
 /** The struct value the model predicts for one block (pairs joined). */
@@ -63,20 +96,19 @@ describe('nic_regs', () => {
 
   it('reset values, random writes in random order with strobes, ro/w1c rules, context outputs', async () => {
     const r = await runTest(design, async (dut, tb) => {
-      const m = await start(dut, tb);
+      const m = await start(dut, tb, true);
       const model = new RegsModel(NUM_QP, NUM_MR);
       const regs = allRegs(NUM_QP, NUM_MR);
       for (const { addr } of regs) await check(m, tb, model, addr, 'reset value');
-      const orders: WriteOrder[] = ['together', 'aw-first', 'w-first'];
       // Keep STATE away from RESET after the first pass so indices stay (RESET clears them; tested below).
       for (let pass = 0; pass < 2; pass++) {
         for (const { addr, d } of tb.rng.shuffle([...regs])) {
           let data = tb.rng.u32();
-          if (d.reg.name === 'STATE') data = (data & ~7) | tb.rng.int(1, 4);
+          if (d.reg.name === 'STATE') data = ((data & ~7) | tb.rng.int(1, 4)) >>> 0;
           const strb = tb.rng.bool(0.6) ? 0xf : tb.rng.int(0, 15);
-          const resp = await m.write(addr, data, { strb, order: tb.rng.pick(orders), gap: tb.rng.int(0, 2), respDelay: tb.rng.int(0, 2) });
+          // A response other than the model's fails the write, naming address and cycle.
           const exp = model.write(addr, data, strb);
-          expect(resp, `write ${d.reg.name}[${d.index}] ${hex(addr)} response, cycle ${tb.cycle}`).toBe(exp.resp);
+          await m.write(addr, data, strb, { expect: RESP[exp.resp]! });
           if (tb.rng.bool(0.3)) await check(m, tb, model, addr, `after write ${hex(data)} strb ${strb}`);
         }
       }
@@ -97,8 +129,8 @@ describe('nic_regs', () => {
   });
 
   it('answers unmapped and out-of-range addresses with DECERR and data 0', async () => {
-    await runTest(design, async (_dut, tb) => {
-      const m = await start(_dut, tb);
+    await runTest(design, async (dut, tb) => {
+      const m = await start(dut, tb, true);
       const model = new RegsModel(NUM_QP, NUM_MR);
       const mapped = new Set(allRegs(NUM_QP, NUM_MR).map(x => x.addr));
       const probes = [0x038, 0x0fc, 0x0ffc, qpReg(NUM_QP, 'STATE'), qpReg(0, 'MSN') + 4, 0x3ffc, mrReg(NUM_MR, 'TAG'), mrReg(0, 'PT_BASE_HI') + 4, 0xfffc];
@@ -106,9 +138,9 @@ describe('nic_regs', () => {
       let n = 0;
       for (const a of probes.filter(x => !mapped.has(x))) {
         const before = await m.read(globalReg('MAC_LO'));
-        expect(await m.write(a, tb.rng.u32(), { order: tb.rng.pick(['together', 'aw-first', 'w-first'] as const) }), `write ${hex(a)}`).toBe(AXIL_RESP.DECERR);
-        expect(await m.read(a), `read ${hex(a)}`).toEqual({ data: 0, resp: AXIL_RESP.DECERR });
-        expect(await m.read(globalReg('MAC_LO')), 'an unmapped write changed MAC_LO').toEqual(before);
+        await m.write(a, tb.rng.u32(), 0xf, { expect: 'DECERR' });
+        expect(await m.read(a, { expect: 'DECERR' }), `read ${hex(a)} data (cycle ${tb.cycle})`).toBe(0);
+        expect(await m.read(globalReg('MAC_LO')), `an unmapped write to ${hex(a)} changed MAC_LO (cycle ${tb.cycle})`).toBe(before);
         n++;
       }
       expect(n).toBeGreaterThan(5);
@@ -118,7 +150,7 @@ describe('nic_regs', () => {
 
   it('doorbells, mr_changed pulses, QP reset clears indices', async () => {
     await runTest(design, async (dut, tb) => {
-      const m = await start(dut, tb);
+      const m = await start(dut, tb, true);
       const model = new RegsModel(NUM_QP, NUM_MR);
       const seenDb: { qp: number; pi: number; cycle: number }[] = [];
       const seenMr: { mr: number; cycle: number }[] = [];
@@ -139,8 +171,8 @@ describe('nic_regs', () => {
         const addr = which === 0 ? qpReg(qp, 'SQ_PI') : which === 1 ? mrReg(mr, tb.rng.pick(MR_REGS).name) : qpReg(qp, 'DEST_IP');
         const data = tb.rng.u32();
         const strb = tb.rng.bool(0.8) ? 0xf : tb.rng.int(1, 15);
-        await m.write(addr, data, { strb });
         const e = model.write(addr, data, strb);
+        await m.write(addr, data, strb, { expect: RESP[e.resp]! });
         if (e.doorbell) expDb.push(e.doorbell);
         if (e.mrChanged !== undefined) expMr.push(e.mrChanged);
       }
@@ -154,16 +186,16 @@ describe('nic_regs', () => {
       dut.hw_sq_ci.value = { valid: 1, qp, value: 55 };
       await tb.rising();
       dut.hw_sq_ci.value = { valid: 0, qp: 0, value: 0 };
-      expect((await m.read(qpReg(qp, 'SQ_CI'))).data).toBe(55);
+      expect(await m.read(qpReg(qp, 'SQ_CI')), 'SQ_CI after a hardware update').toBe(55);
       await m.write(qpReg(qp, 'STATE'), QP_STATE.RESET);
-      for (const n of ['SQ_PI', 'SQ_CI', 'CQ_CI', 'CQ_PI', 'MSN'] as const) expect((await m.read(qpReg(qp, n))).data, `${n} after RESET`).toBe(0);
-      expect((await m.read(qpReg(qp, 'DEST_IP'))).data).toBe(model.values.get(qpReg(qp, 'DEST_IP')));
+      for (const n of ['SQ_PI', 'SQ_CI', 'CQ_CI', 'CQ_PI', 'MSN'] as const) expect(await m.read(qpReg(qp, n)), `${n} after RESET`).toBe(0);
+      expect(await m.read(qpReg(qp, 'DEST_IP')), 'DEST_IP after RESET').toBe(model.values.get(qpReg(qp, 'DEST_IP')));
     });
   });
 
   it('hardware updates, error moves, counters and IRQ w1c are visible to software; hardware wins ties', async () => {
     await runTest(design, async (dut, tb) => {
-      const m = await start(dut, tb);
+      const m = await start(dut, tb, false);
       const model = new RegsModel(NUM_QP, NUM_MR);
       const ports = { SQ_CI: dut.hw_sq_ci, CQ_PI: dut.hw_cq_pi, SQ_PSN: dut.hw_sq_psn, EXP_PSN: dut.hw_exp_psn, MSN: dut.hw_msn } as const;
       for (let k = 0; k < 40; k++) {
@@ -177,24 +209,20 @@ describe('nic_regs', () => {
         model.hwSet(qp, name, value);
         await check(m, tb, model, qpReg(qp, name), `hw update of ${name}[${qp}]`);
       }
-      // Same cycle: software writes SQ_PSN while hardware updates it → hardware's value stays.
+      // Same cycle: software writes SQ_PSN while hardware updates it → hardware's value stays;
+      // one edge earlier, the software write lands last and wins (so the tie really is one).
       const qp = 1;
-      const w = m.write(qpReg(qp, 'SQ_PSN'), 0x123456);
-      // The write lands in the cycle after AW and W are both held (2 edges after the handshake starts).
-      const hwTask = tb.fork(async () => {
-        await tb.rising();
-        dut.hw_sq_psn.value = { valid: 1, qp, value: 0xabcdef };
-        await tb.rising();
-        dut.hw_sq_psn.value = { valid: 0, qp: 0, value: 0 };
-      });
-      await w; await hwTask.join();
-      expect((await m.read(qpReg(qp, 'SQ_PSN'))).data, 'hardware update must win over the same-cycle software write').toBe(0xabcdef);
+      const hwPsn = (on: boolean): void => { dut.hw_sq_psn.value = on ? { valid: 1, qp, value: 0xabcdef } : { valid: 0, qp: 0, value: 0 }; };
+      await writeWithEvent(m, tb, dut, qpReg(qp, 'SQ_PSN'), 0x123456, false, hwPsn);
+      expect(await m.read(qpReg(qp, 'SQ_PSN')), 'a software write one edge after the hardware update').toBe(0x123456);
+      await writeWithEvent(m, tb, dut, qpReg(qp, 'SQ_PSN'), 0x123456, true, hwPsn);
+      expect(await m.read(qpReg(qp, 'SQ_PSN')), 'hardware update must win over the same-cycle software write').toBe(0xabcdef);
       // STATE → ERROR from hardware.
       await m.write(qpReg(3, 'STATE'), QP_STATE.RTS);
       dut.hw_error.value = { valid: 1, qp: 3 };
       await tb.rising();
       dut.hw_error.value = { valid: 0, qp: 0 };
-      expect((await m.read(qpReg(3, 'STATE'))).data).toBe(QP_STATE.ERROR);
+      expect(await m.read(qpReg(3, 'STATE')), 'STATE after hw_error').toBe(QP_STATE.ERROR);
       // Counters: random increments on every counter input; writes are ignored.
       const counts = new Map<string, number>();
       const inc = dut.inc as unknown as Record<string, { value: number }>;
@@ -208,8 +236,8 @@ describe('nic_regs', () => {
       await tb.rising();
       for (const r of COUNTER_REGS) {
         const key = keys.find(k => k.toLowerCase() === r.name.replace(/_/g, '').toLowerCase())!;
-        expect(await m.write(r.offset, 0), `write to counter ${r.name}`).toBe(AXIL_RESP.OKAY);
-        expect((await m.read(r.offset)).data, `counter ${r.name}`).toBe(counts.get(key));
+        await m.write(r.offset, 0);   // OKAY, and ignored
+        expect(await m.read(r.offset), `counter ${r.name}`).toBe(counts.get(key));
       }
       // IRQ: event sets, w1c clears, writing 0 does not clear, event wins over a same-cycle clear.
       expect(dut.irq.value).toBe(0);
@@ -222,15 +250,16 @@ describe('nic_regs', () => {
       expect(dut.irq.value, 'writing 0 must not clear IRQ_STATUS').toBe(1);
       await m.write(globalReg('IRQ_STATUS'), 1);
       expect(dut.irq.value, 'w1c clears').toBe(0);
-      // A one-cycle event exactly at the edge where the w1c write lands (2 edges after AW/W start).
-      const clear = m.write(globalReg('IRQ_STATUS'), 1);
-      const ev = tb.fork(async () => {
-        await tb.rising();
-        dut.irq_event.value = 1;
-        await tb.rising();
-        dut.irq_event.value = 0;
-      });
-      await clear; await ev.join();
+      // A one-cycle event one edge before the w1c write lands: the clear wins; exactly at
+      // that edge: the event wins.
+      const irqEvent = (on: boolean): void => { dut.irq_event.value = on ? 1 : 0; };
+      dut.irq_event.value = 1;
+      await tb.rising();
+      dut.irq_event.value = 0;
+      await writeWithEvent(m, tb, dut, globalReg('IRQ_STATUS'), 1, false, irqEvent);
+      await tb.rising();
+      expect(dut.irq.value, 'an event one edge before the w1c clear is cleared').toBe(0);
+      await writeWithEvent(m, tb, dut, globalReg('IRQ_STATUS'), 1, true, irqEvent);
       await tb.rising();
       expect(dut.irq.value, 'an event in the cycle of the w1c clear must win').toBe(1);
     });

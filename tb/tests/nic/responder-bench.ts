@@ -1,15 +1,17 @@
-// Runs nic_responder against a packet list: the stand-ins of responder-agents.ts around it,
-// the reference model on the same packets, and a comparison that names the first difference
-// (which list, which index, which packet, at which cycle).
+// Runs nic_responder against a packet list: tb/bfm stream models and the stand-ins of
+// responder-standins.ts around it (protocol checkers on every stream), the reference model
+// on the same packets, and a comparison that names the first difference (which list, which
+// index, which packet, at which cycle).
 
 import { expect } from 'vitest';
+import { AxiStreamSink, AxiStreamSource, ClockPhases } from '../../bfm/index.ts';
 import { runTest, type TestBench } from '../../core/index.ts';
 import type { Rng } from '../../core/rng.ts';
 import { design } from '../../design.ts';
 import { QpCtx } from '../../../gen/nic/ctx.ts';
 import { responder } from '../../../gen/nic/responder.ts';
-import { AxisSink, AxisSource, StreamSink, StreamSource, type Agent } from './framing-support.ts';
-import { DmaAgent, RegsAgent, TlbAgent, type CtxModel } from './responder-agents.ts';
+import { DmaStandIn, RegsStandIn, RoomStandIn, TlbStandIn, type CtxModel, type ReadReqV } from './responder-standins.ts';
+import { drain, StructSink, StructSource } from './stage-streams.ts';
 import { ResponderModel, type Expected, type RxHdr, type RxPkt } from './responder-model.ts';
 import type { World } from './responder-stim.ts';
 
@@ -34,7 +36,7 @@ interface AckCmdV {
   hasAeth: number; aethSyndrome: number; aethMsn: number; srcMac: bigint; dstMac: bigint; srcIp: number; dstIp: number; srcPort: number; ttl: number; dscp: number;
 }
 
-export interface ReadReqV { qp: number; psn: number; va: bigint; rkey: number; len: number; pd: number; pmtu: number; msn: number }
+export type { ReadReqV };
 
 export interface BenchResult {
   exp: Expected;
@@ -43,7 +45,7 @@ export interface BenchResult {
   rrespFrames: { bytes: Uint8Array }[];
   acks: { value: AckCmdV; cycle: number }[];
   ackIn: { value: { qp: number; psn: number; syndrome: number; msn: number }; cycle: number }[];
-  dma: DmaAgent; regs: RegsAgent; tlb: TlbAgent;
+  dma: DmaStandIn; regs: RegsStandIn; tlb: TlbStandIn;
   payloadBeats: { first: number; last: number; beats: number };
   cycles: number;
 }
@@ -76,78 +78,54 @@ export async function runBench(dataWidth: number, setup: (rng: Rng) => { world: 
     await tb.reset(2);
 
     const B = dataWidth / 8;
-    const hdrs = new StreamSource<RxHdr>(dut.s_hdr as never, tb.rng.fork(), o.pIn);
-    const pay = new AxisSource(dut.s_payload, B, tb.rng.fork(), o.pIn);
+    const pIn = 1 - o.pIn, pOut = 1 - o.pOut;
+    const hdrs = new StructSource(tb, dut.s_hdr, 's_hdr', { pause: pIn });
+    const pay = new AxiStreamSource(tb, dut.s_payload, { pause: pIn });
     for (const p of pkts) {
-      hdrs.queue.push(p.hdr);
-      if (p.hdr.payloadLen > 0) pay.push({ bytes: p.payload, user: 0 });
+      hdrs.push(p.hdr as never);
+      if (p.hdr.payloadLen > 0) pay.send(p.payload);
     }
-    const tlb = new TlbAgent(dut.m_xlate_req as never, dut.s_xlate_resp as never, world.mrs, tb.rng.fork());
-    const paySink = new AxisSink(dut.m_payload, B, tb.rng.fork(), o.pOut, 'm_payload');
-    const dma = new DmaAgent(dut.m_dma_cmd as never, paySink, dut.s_dma_status as never, world.mrs, tb.rng.fork(), { readyProb: o.pOut, maxLat: o.dmaLat, ...(o.poison ? { poison: o.poison } : {}) });
-    const acks = new StreamSink<AckCmdV>(dut.m_ack_cmd as never, tb.rng.fork(), o.pOut);
-    const ackIn = new StreamSink<{ qp: number; psn: number; syndrome: number; msn: number }>(dut.m_ack_in as never, tb.rng.fork(), o.pOut);
-    const regs = new RegsAgent(dut as never, ctx, publish);
-    const reads = new StreamSink<ReadReqV>(dut.m_read_req as never, tb.rng.fork(), o.pOut);
-    const rrHdrs = new StreamSink<RxHdr>(dut.m_rresp_hdr as never, tb.rng.fork(), o.pOut);
-    const rrPay = new AxisSink(dut.m_rresp_payload, B, tb.rng.fork(), o.pOut, 'm_rresp_payload');
-    const room = new RoomAgent(dut as never, world, reads, o);
-    // room after the ReadReq sink: it sees each take in the cycle it happens, as the READ
-    // responder's slot counters do.
-    const agents: Agent[] = [regs, hdrs, pay, tlb, dma, acks, ackIn, reads, rrHdrs, rrPay, room];
+    const regs = new RegsStandIn(tb, dut as never, ctx, publish);
+    const tlb = new TlbStandIn(tb, dut.m_xlate_req as never, dut.s_xlate_resp as never, world.mrs);
+    const dma = new DmaStandIn(tb, { cmd: dut.m_dma_cmd as never, payload: dut.m_payload, status: dut.s_dma_status }, world.mrs,
+      { pause: pOut, maxLat: o.dmaLat, ...(o.poison ? { poison: o.poison } : {}) });
+    const acks = new StructSink<AckCmdV>(tb, dut.m_ack_cmd as never, 'm_ack_cmd', { pause: pOut });
+    const ackIn = new StructSink<{ qp: number; psn: number; syndrome: number; msn: number }>(tb, dut.m_ack_in as never, 'm_ack_in', { pause: pOut });
+    const reads = new StructSink<ReadReqV>(tb, dut.m_read_req as never, 'm_read_req', { pause: pOut });
+    const rrHdrs = new StructSink<RxHdr>(tb, dut.m_rresp_hdr as never, 'm_rresp_hdr', { pause: pOut });
+    const rrPay = new AxiStreamSink(tb, dut.m_rresp_payload, { pause: pOut });
+    // After the ReadReq sink: it sees each take in the cycle it happens.
+    new RoomStandIn(tb, dut.rd_room as { value: number }, reads, { fixed: world.qps.map(s => s.rdRoom), ...(o.rdSlots === undefined ? {} : { slots: o.rdSlots, freeLat: o.rdFreeLat ?? 20 }) });
+    // First beat on m_payload, for the throughput test.
+    let firstBeat = -1;
+    ClockPhases.of(tb).onSample(() => {
+      if (firstBeat < 0 && dut.m_payload.tvalid.value === 1 && dut.m_payload.tready.value === 1) firstBeat = tb.cycle;
+    });
 
-    // Run until every input is taken and the outputs have been quiet for a while.
-    let lastActivity = tb.cycle;
-    const activity = (): number => reads.items.length + rrHdrs.items.length + rrPay.frames.length + acks.items.length + ackIn.items.length + dma.cmds.length + paySink.frames.length + dma.statusCycles.length + regs.expUpd.length + regs.qpErrors.length + regs.drops.length;
-    let seen = activity();
-    const limit = 40 * pkts.reduce((a, p) => a + Math.ceil(p.payload.length / B) + 4, 0) + 20_000;
-    const start = tb.cycle;
-    while (!(hdrs.queue.length === 0 && pay.idle && tb.cycle - lastActivity > 400)) {
-      if (tb.cycle - start > limit) throw new Error(`nic_responder: inputs not consumed after ${limit} cycles (cycle ${tb.cycle}): ${hdrs.queue.length} headers left`);
-      for (const a of agents) a.drive(tb);
-      tb.settle();
-      for (const a of agents) a.commit(tb);
+    // Run until every input is taken and nothing has moved on any stream or event output for
+    // 400 cycles.
+    const watches = [hdrs.watch, pay.watch, acks.watch, ackIn.watch, reads.watch, rrHdrs.watch, rrPay.watch];
+    const activity = (): number => watches.reduce((a, w) => a + (w?.transfers ?? 0), 0) + dma.transfers + regs.events;
+    let seen = activity(), lastActivity = tb.cycle;
+    ClockPhases.of(tb).onSample(() => {
       const n = activity();
-      const beat = (Number(dut.m_payload.tvalid.value) && Number(dut.m_payload.tready.value)) || (Number(dut.s_payload.tvalid.value) && Number(dut.s_payload.tready.value))
-        || (Number(dut.m_rresp_payload.tvalid.value) && Number(dut.m_rresp_payload.tready.value));
-      if (n !== seen || beat) { seen = n; lastActivity = tb.cycle; }
-      await tb.rising();
-    }
-    const beats = paySink.frames.reduce((a, f) => a + f.beats, 0);
+      if (n !== seen) { seen = n; lastActivity = tb.cycle; }
+    });
+    const limit = 40 * pkts.reduce((a, p) => a + Math.ceil(p.payload.length / B) + 4, 0) + 20_000;
+    await tb.until(() => hdrs.idle && pay.idle && tb.cycle - lastActivity > 400, { timeout: limit, what: 'nic_responder inputs consumed, outputs quiet' })
+      .catch((e: unknown) => {
+        throw new Error(`nic_responder: inputs not consumed after ${limit} cycles (cycle ${tb.cycle}): ${hdrs.pending} headers and ${pay.queued} payloads left`, { cause: e });
+      });
+    const payPackets = dma.packets;
+    const beats = payPackets.reduce((a, f) => a + f.beats, 0);
     res = {
       exp, acks: acks.items, ackIn: ackIn.items, dma, regs, tlb, cycles: tb.cycle,
-      reads: reads.items, rrespHdrs: rrHdrs.items, rrespFrames: rrPay.frames,
-      payloadBeats: { first: paySink.frames[0]?.firstCycle ?? 0, last: paySink.frames.at(-1)?.lastCycle ?? 0, beats },
+      reads: reads.items, rrespHdrs: rrHdrs.items, rrespFrames: (await drain(rrPay)).map(f => ({ bytes: f.data })),
+      payloadBeats: { first: firstBeat < 0 ? 0 : firstBeat, last: payPackets.at(-1)?.cycle ?? 0, beats },
     };
     if (check) compareAll(res, world, tb);
   });
   return res!;
-}
-
-/** Drives rd_room: each QP's constant, or a slot counter (rdSlots) that must never be
- *  over-subscribed (the READ responder asserts the same). */
-class RoomAgent implements Agent {
-  private readonly free: number[];
-  private readonly frees: { qp: number; at: number }[] = [];
-  constructor(
-    private readonly dut: { rd_room: { value: number | bigint } },
-    private readonly world: World, private readonly reads: StreamSink<ReadReqV>, private readonly o: BenchOpts,
-  ) { this.free = world.qps.map(() => o.rdSlots ?? 0); }
-  private seen = 0;
-  drive(tb: TestBench): void {
-    while (this.frees[0] && this.frees[0].at <= tb.cycle) this.free[this.frees.shift()!.qp]!++;
-    const bits = this.world.qps.map((s, q) => (this.o.rdSlots === undefined ? s.rdRoom : this.free[q]! > 0) ? 1 << q : 0);
-    this.dut.rd_room.value = bits.reduce((a, b) => a | b, 0);
-  }
-  commit(tb: TestBench): void {
-    if (this.o.rdSlots === undefined) return;
-    for (; this.seen < this.reads.items.length; this.seen++) {
-      const r = this.reads.items[this.seen]!;
-      if (this.free[r.value.qp]! <= 0) throw new Error(`rd_room: QP ${r.value.qp} got a ReadReq (psn 0x${r.value.psn.toString(16)}) at cycle ${r.cycle} with no free READ slot`);
-      this.free[r.value.qp]!--;
-      this.frees.push({ qp: r.value.qp, at: tb.cycle + (this.o.rdFreeLat ?? 20) });
-    }
-  }
 }
 
 const hex = (v: number | bigint): string => `0x${v.toString(16)}`;

@@ -1,15 +1,18 @@
 // nic_rx_parser (fed at j3 with the frame length on tuser): good frames of every opcode
 // layout give the reference decoder's header fields and payload bit-exact; frames broken in
 // one field are dropped with the reason of the first failing check, and the next good frame
-// still passes. Then check + parser together (fed at j2) with corrupted frames, and the rate.
+// still passes. Then check + parser together (fed at j2) with corrupted frames. Streams are
+// tb/bfm's AXI-Stream models and the ready/valid checker on the header stream.
 
 import { describe, expect, it } from 'vitest';
+import { AxiStreamSink, AxiStreamSource } from '../../bfm/index.ts';
 import { runTest, type Rng } from '../../core/index.ts';
 import { encodeRoce } from '../../model/packet.ts';
 import { appendIcrc } from '../../model/icrc.ts';
 import { ipv4Checksum, writeU16 } from '../../model/headers.ts';
-import { AxisSink, AxisSource, diffBytes, PulseMonitor, runAgents, StreamSink, type Frame } from './framing-support.ts';
+import { diffBytes, type Frame } from './frames.ts';
 import { corruptions, expectedRx, framingDesign, normHdr, randomCase, type RxHdr } from './framing-stim.ts';
+import { drain, PulseMonitor, StructSink } from './stage-streams.ts';
 
 /** A good frame broken in one header field (checksum and ICRC recomputed where the break
  *  should not show up as a checksum or ICRC error). */
@@ -42,11 +45,11 @@ for (const W of [64, 512]) {
           console.log(`rx_parser W=${W} ${label} seed=${tb.seed}`);
           dut.j1_brk.value = 1; dut.j2_brk.value = brk2; dut.j3_brk.value = brk2 ? 0 : 1;
           await tb.reset(2);
-          const src = new AxisSource(brk2 ? dut.j2_in : dut.j3_in, B, tb.rng.fork(), brk2 ? 0.5 : 0.8);
-          const hdrs = new StreamSink<Record<string, number | bigint>>(dut.m_hdr as never, tb.rng.fork(), 0.7);
-          const pays = new AxisSink(dut.m_payload, B, tb.rng.fork(), 0.8, 'm_payload');
-          const dChk = new PulseMonitor(dut.chk_drop_valid, dut.chk_drop_reason);
-          const dPrs = new PulseMonitor(dut.prs_drop_valid, dut.prs_drop_reason);
+          const src = new AxiStreamSource(tb, brk2 ? dut.j2_in : dut.j3_in, { pause: brk2 ? 0.5 : 0.2 });
+          const hdrs = new StructSink(tb, dut.m_hdr, 'm_hdr', { pause: 0.3 });
+          const pays = new AxiStreamSink(tb, dut.m_payload, { pause: 0.2 });
+          const dChk = new PulseMonitor(tb, dut.chk_drop_valid, dut.chk_drop_reason);
+          const dPrs = new PulseMonitor(tb, dut.prs_drop_valid, dut.prs_drop_reason);
           const frames: (Frame & { label: string })[] = [];
           for (let i = 0; i < (W === 64 ? 100 : 160); i++) {
             const c = randomCase(tb.rng, B, i, i < 18 ? { opcode: i } : {});
@@ -61,10 +64,12 @@ for (const W of [64, 512]) {
           const want = frames.map(f => ({ f, v: expectedRx(f.bytes, brk2 === 1 && f.user === 1) }));
           const wantOk = want.filter(w => w.v.kind === 'ok');
           const wantPay = wantOk.filter(w => w.v.kind === 'ok' && w.v.payload.length > 0);
-          src.push(...frames);
-          await runAgents(tb, [src, hdrs, pays, dChk, dPrs], () => src.idle && hdrs.items.length >= wantOk.length && pays.frames.length >= wantPay.length, 300_000, 'rx parser');
-          let extra = 0;
-          await runAgents(tb, [src, hdrs, pays, dChk, dPrs], () => ++extra > 20, 100, 'drain');
+          for (const f of frames) src.send(f.bytes, { tuser: f.user });
+          await tb.until(() => src.idle && hdrs.items.length >= wantOk.length && pays.count >= wantPay.length, {
+            timeout: 300_000, what: `rx parser: ${wantOk.length} headers and ${wantPay.length} payloads out`,
+          });
+          await tb.clockCycles(20);
+          const payloads = await drain(pays);
           // Each stage drops in frame order; the two stages' pulses interleave by pipeline timing.
           for (const [stage, mon] of [['check', dChk], ['parser', dPrs]] as const) {
             const exp = want.flatMap(w => (w.v.kind === 'drop' && w.v.stage === stage ? [{ value: w.v.reason, why: `${w.f.label}: ${w.v.why}` }] : []));
@@ -74,18 +79,18 @@ for (const W of [64, 512]) {
           let pi = 0;
           wantOk.forEach((w, i) => {
             if (w.v.kind !== 'ok') return;
-            const got = normHdr(hdrs.items[i]!.value);
+            const got = normHdr(hdrs.items[i]!.value as Record<string, number | bigint>);
             const exp: RxHdr = w.v.hdr;
             for (const k of Object.keys(exp) as (keyof RxHdr)[]) {
               if (got[k] !== exp[k]) throw new Error(`header ${i} (cycle ${hdrs.items[i]!.cycle}): ${k} = ${got[k]} want ${exp[k]}`);
             }
             if (w.v.payload.length > 0) {
-              const d = diffBytes(pays.frames[pi]!.bytes, w.v.payload, B);
-              if (d) throw new Error(`payload of header ${i} (ending cycle ${pays.frames[pi]!.lastCycle}): ${d}`);
+              const d = diffBytes(payloads[pi]!.data, w.v.payload, B);
+              if (d) throw new Error(`payload of header ${i} (ending in cycle ${payloads[pi]!.cycle}): ${d}`);
               pi++;
             }
           });
-          expect(pays.frames.length).toBe(wantPay.length);
+          expect(payloads.length, 'payload packets').toBe(wantPay.length);
         });
       });
     }
