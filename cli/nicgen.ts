@@ -44,7 +44,9 @@ async function main(argv: string[]): Promise<number> {
     })
     .command('replay', 'feed captured RoCEv2 frames to one nic_top and judge each (docs/replay.md)', y => y
       .option('scenario', { type: 'string', describe: 'JSON scenario: the NIC, its QPs and MRs (docs/replay.md)' })
-      .option('in', { type: 'string', describe: 'capture to replay (classic pcap, Ethernet)' })
+      .option('in', { type: 'string', describe: 'capture to replay (pcap or pcapng; Ethernet or Linux cooked SLL/SLL2)' })
+      .option('fcs', { type: 'boolean', default: false, describe: 'every captured frame ends with a 4-byte FCS: strip it (pcapng if_fcslen says so by itself)' })
+      .option('burst', { type: 'string', describe: 'feed these frames back to back, e.g. 1-3,7-9 or all (default: one at a time)' })
       .option('out', { type: 'string', describe: 'write the frames the NIC transmits to this pcap' })
       .option('dump', { type: 'string', describe: 'write each MR\'s final contents to this folder (mr-<slot>.bin)' })
       .option('expect-all-accepted', { type: 'boolean', default: false, describe: 'exit 1 if any frame is rejected (CI)' })
@@ -56,7 +58,7 @@ async function main(argv: string[]): Promise<number> {
     async a => {
       code = await replayCommand({
         scenario: a.scenario, in: a.in, out: a.out, dump: a.dump, expectAllAccepted: a.expectAllAccepted, rejectedOnly: a.rejectedOnly,
-        settle: a.settle, frameTimeout: a.frameTimeout, wave: a.wave, progress: a.progress,
+        settle: a.settle, frameTimeout: a.frameTimeout, wave: a.wave, progress: a.progress, fcs: a.fcs, burst: a.burst,
       });
     })
     .demandCommand(1, 'name a command (see --help)')

@@ -1,6 +1,8 @@
-// `nicgen replay --scenario S.json --in frames.pcap [--out tx.pcap] [--dump DIR]`: loads one
-// nic_top as the scenario says, feeds the captured frames to its RX port in order, and prints
-// one row per frame (verdict, what the NIC answered); see docs/replay.md.
+// `nicgen replay --scenario S.json --in frames.pcap[ng] [--out tx.pcap] [--dump DIR] [--fcs]
+// [--burst 1-3]`: loads one nic_top as the scenario says, cleans up the captured frames (SLL,
+// FCS, VLAN tags: tb/replay/frame-cleanup.ts), feeds them to its RX port in order (one at a
+// time, or back to back in --burst ranges), and prints one row per frame (verdict, what the
+// NIC answered, what the clean-up did); see docs/replay.md.
 //
 // Exit codes: 0 when the replay ran (rejected frames are a result, not an error), 1 for a bad
 // scenario, a bad argument value or an unreadable capture (one line on stderr), and 1 with
@@ -8,8 +10,10 @@
 
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { readPcap, LINKTYPE_ETHERNET } from '../tb/model/pcap.ts';
-import { formatSummary, formatTable } from '../tb/replay/report.ts';
+import { parseBursts, type FrameRange } from '../tb/replay/burst.ts';
+import { CaptureError, readCapture, type CaptureFile } from '../tb/replay/capture-file.ts';
+import { cleanCapture, type InputFrame } from '../tb/replay/frame-cleanup.ts';
+import { formatInputSummary, formatSummary, formatTable } from '../tb/replay/report.ts';
 import { runReplay, type ReplayRow } from '../tb/replay/run.ts';
 import { loadScenario, ScenarioError, type Scenario } from '../tb/replay/scenario.ts';
 import type { ProgressStream } from './sim-progress.ts';
@@ -26,6 +30,10 @@ export interface ReplayArgs {
   readonly wave: string | undefined;
   /** Seconds between progress lines (default: 0.25 redrawn on a terminal, else 5). */
   readonly progress: number | undefined;
+  /** Every captured frame ends with a 4-byte FCS. */
+  readonly fcs?: boolean;
+  /** Frame ranges fed back to back: `1-3,7-9` or `all`. */
+  readonly burst?: string | undefined;
 }
 
 export interface ReplayIO {
@@ -49,19 +57,24 @@ function folderOf(option: string, file: string | undefined): void {
   }
 }
 
-/** The capture's frames; warns about what a replay cannot reproduce exactly. */
-function readFrames(file: string, io: ReplayIO): Uint8Array[] {
+/** The capture's frames, cleaned up for the RX port (frame-cleanup.ts: each change is a note
+ *  on its row); warns about an incomplete last record. */
+function readFrames(file: string, s: Scenario, fcs: boolean, io: ReplayIO): { cap: CaptureFile; frames: InputFrame[] } {
   if (!fs.existsSync(file)) throw new ReplayInputError(`--in ${file}: no such file`);
   let cap;
-  try { cap = readPcap(file); } catch (e) { throw new ReplayInputError(`--in ${(e as Error).message}`); }
-  if (cap.linktype !== LINKTYPE_ETHERNET) throw new ReplayInputError(`--in ${file}: link type ${cap.linktype}, only Ethernet (1) captures can be replayed`);
+  try { cap = readCapture(file); } catch (e) {
+    if (e instanceof CaptureError) throw new ReplayInputError(`--in ${e.message}`);
+    throw e;
+  }
   if (cap.trailingBytes) io.err.write(`nicgen replay: warning: ${file} ends with ${cap.trailingBytes} bytes of an incomplete record (ignored)\n`);
-  cap.records.forEach((r, i) => {
-    if (r.originalLength > r.data.length) io.err.write(`nicgen replay: warning: frame ${i + 1} was cut by the capture's snaplen (${r.data.length} of ${r.originalLength} bytes); it is fed as captured\n`);
-  });
-  const empty = cap.records.findIndex(r => r.data.length === 0);
+  const empty = cap.packets.findIndex(r => r.data.length === 0);
   if (empty >= 0) throw new ReplayInputError(`--in ${file}: frame ${empty + 1} is empty`);
-  return cap.records.map(r => r.data);
+  return { cap, frames: cleanCapture(cap, { fcs, nicMac: Number(s.nic.mac) }) };
+}
+
+function burstsOf(text: string | undefined, frames: number): FrameRange[] {
+  if (text === undefined) return [];
+  try { return parseBursts(text, frames); } catch (e) { throw new ReplayInputError((e as Error).message); }
 }
 
 /** Frame-count progress: redrawn on a terminal, a plain line every few seconds otherwise. */
@@ -91,7 +104,7 @@ function progressReporter(err: ProgressStream, every: number | undefined): Progr
 
 function checkArgs(a: ReplayArgs): { scenario: string; input: string } {
   if (a.scenario === undefined) throw new ReplayInputError('name the scenario with --scenario FILE (format: docs/replay.md)');
-  if (a.in === undefined) throw new ReplayInputError('name the capture to replay with --in FILE.pcap');
+  if (a.in === undefined) throw new ReplayInputError('name the capture to replay with --in FILE.pcap (pcap or pcapng)');
   wholeNumber('settle', a.settle, 1);
   wholeNumber('frame-timeout', a.frameTimeout, 100);
   if (a.progress !== undefined && !(a.progress >= 0)) throw new ReplayInputError(`--progress must be seconds >= 0, got ${a.progress}`);
@@ -102,11 +115,12 @@ function checkArgs(a: ReplayArgs): { scenario: string; input: string } {
 }
 
 export async function replayCommand(a: ReplayArgs, io: ReplayIO = defaultIO): Promise<number> {
-  let scenario: Scenario, frames: Uint8Array[];
+  let scenario: Scenario, input: { cap: CaptureFile; frames: InputFrame[] }, bursts: FrameRange[];
   try {
     const x = checkArgs(a);
     scenario = loadScenario(x.scenario);
-    frames = readFrames(x.input, io);
+    input = readFrames(x.input, scenario, a.fcs ?? false, io);
+    bursts = burstsOf(a.burst, input.frames.length);
   } catch (e) {
     if (!(e instanceof ReplayInputError || e instanceof ScenarioError)) throw e;
     io.err.write(`nicgen replay: ${e.message}\n`);
@@ -116,7 +130,7 @@ export async function replayCommand(a: ReplayArgs, io: ReplayIO = defaultIO): Pr
   const progress = progressReporter(io.err, a.progress);
   if (io.err.isTTY) io.err.write(`\r\x1b[Kreplay: building the nic_top model (numQp ${scenario.nic.numQp}, numMr ${scenario.nic.numMr})...`);
   const r = await runReplay({
-    scenario, frames,
+    scenario, frames: input.frames, bursts,
     ...(a.out !== undefined ? { txPcap: a.out } : {}), ...(a.dump !== undefined ? { dumpDir: a.dump } : {}),
     ...(a.settle !== undefined ? { settle: a.settle } : {}), ...(a.frameTimeout !== undefined ? { frameTimeout: a.frameTimeout } : {}),
     ...(a.wave !== undefined ? { wave: a.wave } : {}),
@@ -125,7 +139,8 @@ export async function replayCommand(a: ReplayArgs, io: ReplayIO = defaultIO): Pr
   });
   progress.done();
   for (const line of formatTable(r.rows, { rejectedOnly: a.rejectedOnly })) io.out(line);
-  for (const line of formatSummary(r, { txPcap: a.out, seconds: (performance.now() - t0) / 1000 })) io.out(line);
+  const summary = formatSummary(r, { txPcap: a.out, seconds: (performance.now() - t0) / 1000 });
+  for (const line of [summary[0]!, formatInputSummary(a.in!, input.cap, input.frames), ...summary.slice(1)]) io.out(line);
   const rejected = r.rows.filter(x => !x.verdict.accepted).length;
   if (a.expectAllAccepted && rejected > 0) {
     io.err.write(`nicgen replay: --expect-all-accepted: ${rejected} of ${r.rows.length} frames were rejected\n`);

@@ -81,19 +81,24 @@ export class FrameFeeder {
     return { state: await regs.read(qpReg(index, 'STATE')), expPsn: await regs.read(qpReg(index, 'EXP_PSN')) };
   }
 
-  async feed(frame: Uint8Array): Promise<FeedResult> {
+  /** Offers one frame, or several back to back (a burst: each frame's first beat follows the
+   *  previous frame's last beat), and waits until the NIC is done with all of them. */
+  async feed(frames: Uint8Array | readonly Uint8Array[]): Promise<FeedResult> {
+    const list = frames instanceof Uint8Array ? [frames] : frames;
     const before = this.#counters;
     const start = this.#tb.cycle;
-    const deadline = start + this.#timeout;
-    this.#source.send(frame, { tuser: 0 });
+    const deadline = start + this.#timeout * list.length;
+    for (const f of list) this.#source.send(f, { tuser: 0 });
     let now = before;
     let accounted = false;
     // Quiet can come early (a frame waiting in the ICRC check's buffer moves no bus), so a
-    // quiet NIC whose counters did not move yet is given more time, up to the deadline.
+    // quiet NIC whose counters did not move yet is given more time, up to the deadline. A
+    // frame counts at least once; one the responder drops counts twice (RX_FRAMES and
+    // RX_DROP_OTHER), so for a burst this is a lower bound that quiet completes.
     while (!accounted && this.#tb.cycle < deadline) {
       await this.#quiet(deadline);
       now = await this.#readCounters();
-      accounted = sub32(now.dropIcrc, before.dropIcrc) + sub32(now.dropOther, before.dropOther) + sub32(now.rxFrames, before.rxFrames) > 0;
+      accounted = sub32(now.dropIcrc, before.dropIcrc) + sub32(now.dropOther, before.dropOther) + sub32(now.rxFrames, before.rxFrames) >= list.length;
     }
     this.#counters = now;
     const replies: TxFrame[] = [];

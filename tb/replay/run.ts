@@ -8,8 +8,10 @@ import { runTest, type TestBench } from '../core/index.ts';
 import { design } from '../design.ts';
 import { decodeRoce, type RocePacket } from '../model/packet.ts';
 import { cycleToNs, PcapWriter } from '../model/pcap.ts';
+import { attributeReplies, burstDisagreements, judgeBurst, type FrameRange } from './burst.ts';
 import { dumpMrs, type MrDump } from './dump.ts';
-import { FrameFeeder, type QpSnapshot, type TxFrame } from './feeder.ts';
+import { FrameFeeder, type FeedResult, type QpSnapshot, type TxFrame } from './feeder.ts';
+import type { InputFrame } from './frame-cleanup.ts';
 import { loadNic, type LoadedNic, type TopDut } from './loader.ts';
 import { rewriteDestQp } from './rewrite.ts';
 import type { Scenario } from './scenario.ts';
@@ -33,13 +35,21 @@ export interface ReplayRow {
   readonly fedQpn?: number;
   readonly verdict: Verdict;
   readonly replies: readonly ReplayReply[];
+  /** What the input clean-up did to the frame (VLAN tag, FCS, SLL, truncation) and, for a
+   *  burst, that it was fed back to back with others. */
+  readonly input: readonly string[];
+  /** The burst the frame was fed in, if any. */
+  readonly burst?: FrameRange;
   readonly start: number;
   readonly end: number;
 }
 
 export interface ReplayOptions {
   readonly scenario: Scenario;
-  readonly frames: readonly Uint8Array[];
+  /** Frames as captured, or as cleaned up by frame-cleanup.ts (with its notes). */
+  readonly frames: readonly (Uint8Array | InputFrame)[];
+  /** Frame ranges fed back to back (burst.ts); the others are fed one at a time. */
+  readonly bursts?: readonly FrameRange[];
   /** Write every frame the NIC transmits here (classic pcap, Ethernet). */
   readonly txPcap?: string;
   /** Write each MR's final contents here. */
@@ -94,20 +104,63 @@ class QpSnapshots {
   async refresh(view: QpView | undefined): Promise<void> {
     if (view) this.#snap.set(view.index, await this.feeder.qpSnapshot(view.index));
   }
+
+  /** Reads the given QPs again and returns them. */
+  async reread(indexes: Iterable<number>): Promise<Map<number, QpSnapshot>> {
+    const out = new Map<number, QpSnapshot>();
+    for (const i of indexes) { const v = await this.feeder.qpSnapshot(i); this.#snap.set(i, v); out.set(i, v); }
+    return out;
+  }
 }
 
-/** Rewrites, feeds and judges one captured frame. */
-async function replayOne(feeder: FrameFeeder, qps: QpSnapshots, qpnMap: ReadonlyMap<number, number>, captured: Uint8Array, n: number): Promise<ReplayRow> {
-  const frame = rewriteDestQp(captured, qpnMap);
-  const r = await feeder.feed(frame);
+const dataOf = (f: Uint8Array | InputFrame): Uint8Array => (f instanceof Uint8Array ? f : f.data);
+const notesOf = (f: Uint8Array | InputFrame): readonly string[] => (f instanceof Uint8Array ? [] : f.notes);
+const lengthOf = (f: Uint8Array | InputFrame): number => (f instanceof Uint8Array ? f.length : f.capturedLength);
+
+/** A frame ready to feed: rewritten, decoded, and its row's fixed fields. */
+interface Prepared {
+  readonly fed: Uint8Array;
+  readonly pkt?: RocePacket;
+  readonly fields: Pick<ReplayRow, 'frame' | 'length' | 'pkt' | 'fedQpn' | 'input'>;
+}
+
+function prepare(input: Uint8Array | InputFrame, n: number, qpnMap: ReadonlyMap<number, number>, extraNote?: string): Prepared {
+  const captured = dataOf(input);
+  const fed = rewriteDestQp(captured, qpnMap);
+  const pkt = packetOf(fed);
+  const asCaptured = fed === captured ? pkt : packetOf(captured);
+  const fields = {
+    frame: n, length: lengthOf(input), input: extraNote ? [...notesOf(input), extraNote] : notesOf(input),
+    ...(asCaptured ? { pkt: asCaptured } : {}), ...(fed !== captured && pkt ? { fedQpn: pkt.bth.destQp } : {}),
+  };
+  return { fed, ...(pkt ? { pkt } : {}), fields };
+}
+
+/** Feeds and judges one frame. */
+async function replayOne(feeder: FrameFeeder, qps: QpSnapshots, f: Prepared): Promise<ReplayRow> {
+  const r = await feeder.feed(f.fed);
   const replies = r.replies.map(decodeReply);
-  const pkt = packetOf(frame);
-  const view = qps.viewOf(pkt);
-  const verdict = judge(frame, r, replies.flatMap(x => (x.pkt ? [x.pkt] : [])), view);
+  const view = qps.viewOf(f.pkt);
+  const verdict = judge(f.fed, r, replies.flatMap(x => (x.pkt ? [x.pkt] : [])), view);
   await qps.refresh(view);
-  const asCaptured = frame === captured ? pkt : packetOf(captured);
-  const fed = frame !== captured && pkt ? { fedQpn: pkt.bth.destQp } : {};
-  return { frame: n, length: captured.length, ...(asCaptured ? { pkt: asCaptured } : {}), ...fed, verdict, replies, start: r.start, end: r.end };
+  return { ...f.fields, verdict, replies, start: r.start, end: r.end };
+}
+
+const withNote = (v: Verdict, extra: readonly string[]): Verdict => (extra.length ? { ...v, note: [v.note, ...extra].filter(Boolean).join('; ') } : v);
+
+/** Feeds frames back to back and judges each (burst.ts); returns the rows and every reply in
+ *  transmit order. */
+async function replayBurst(feeder: FrameFeeder, qps: QpSnapshots, s: Scenario, list: readonly Prepared[], range: FrameRange): Promise<{ rows: ReplayRow[]; tx: ReplayReply[] }> {
+  const r: FeedResult = await feeder.feed(list.map(f => f.fed));
+  const tx = r.replies.map(decodeReply);
+  const frames = list.map(f => ({ data: f.fed, ...(f.pkt ? { pkt: f.pkt } : {}) }));
+  const { perFrame, unmatched } = attributeReplies(frames, tx, s.qps, s.nic.numQp);
+  perFrame[perFrame.length - 1]!.push(...unmatched);
+  const judged = judgeBurst(frames, perFrame, r, pkt => qps.viewOf(pkt), s.qps);
+  const after = await qps.reread(judged.qps.keys());
+  const disagree = burstDisagreements(frames, r, judged, after, unmatched.length);
+  const rows = list.map((f, i) => ({ ...f.fields, burst: range, verdict: withNote(judged.verdicts[i]!, disagree), replies: perFrame[i]!, start: r.start, end: r.end }));
+  return { rows, tx };
 }
 
 async function feedAll(tb: TestBench, dut: TopDut, nic: LoadedNic, o: ReplayOptions, pcap: PcapWriter | undefined): Promise<{ rows: ReplayRow[]; tx: ReplayReply[] }> {
@@ -116,12 +169,15 @@ async function feedAll(tb: TestBench, dut: TopDut, nic: LoadedNic, o: ReplayOpti
   await qps.readAll(o.scenario);
   const qpnMap = captureQpnMap(o.scenario);
   const rows: ReplayRow[] = [], tx: ReplayReply[] = [];
-  for (const [i, captured] of o.frames.entries()) {
-    const row = await replayOne(feeder, qps, qpnMap, captured, i + 1);
-    for (const f of row.replies) pcap?.write(f.data, cycleToNs(f.cycle, REPLAY_CLOCK_HZ));
-    tx.push(...row.replies);
-    rows.push(row);
-    o.onFrame?.(row, o.frames.length, tb.cycle);
+  for (let i = 0; i < o.frames.length;) {
+    const range = o.bursts?.find(b => b.first === i + 1);
+    const note = range ? `fed back to back with frames ${range.first}-${range.last} (burst)` : undefined;
+    const list = o.frames.slice(i, range ? range.last : i + 1).map((f, k) => prepare(f, i + k + 1, qpnMap, note));
+    const done = range ? await replayBurst(feeder, qps, o.scenario, list, range) : await replayOne(feeder, qps, list[0]!).then(row => ({ rows: [row], tx: row.replies }));
+    for (const f of done.tx) pcap?.write(f.data, cycleToNs(f.cycle, REPLAY_CLOCK_HZ));
+    tx.push(...done.tx);
+    for (const row of done.rows) { rows.push(row); o.onFrame?.(row, o.frames.length, tb.cycle); }
+    i += list.length;
   }
   return { rows, tx };
 }

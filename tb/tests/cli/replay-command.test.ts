@@ -3,7 +3,6 @@
 // summary, the files it writes, the progress lines and the exit codes; then the one-line
 // refusals (exit 1) of a bad scenario and of bad inputs, which need no simulation.
 
-import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -13,22 +12,12 @@ import { loadScenario } from '../../replay/scenario.ts';
 import { REASON_TEXT } from '../../replay/verdict.ts';
 import { seededRandom } from '../seed.ts';
 import { buildCapture, type Capture } from '../replay/capture.ts';
-
-interface Run { code: number | null; stdout: string; stderr: string }
+import { runNicgen, type NicgenRun } from './run-nicgen.ts';
 
 const EXAMPLE = 'tb/replay/examples/write-two-qps.json';
 const BUILD_TIMEOUT = 900_000;
 
-function nicgen(...args: string[]): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const p = spawn('./bin/nicgen', ['replay', ...args]);
-    let stdout = '', stderr = '';
-    p.stdout.on('data', (b: Buffer) => { stdout += b.toString(); });
-    p.stderr.on('data', (b: Buffer) => { stderr += b.toString(); });
-    p.on('error', reject);
-    p.on('close', code => resolve({ code, stdout, stderr }));
-  });
-}
+const nicgen = (...args: string[]): Promise<NicgenRun> => runNicgen(['replay', ...args]);
 
 describe('nicgen replay', () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nicgen-replay-cli-'));

@@ -1,26 +1,20 @@
 // `nicgen sim` end to end: spawns the real command on the selftest benches (they run on the
 // skid buffer model, which the lib benches build anyway).
 
-import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { runNicgen, type NicgenRun } from './run-nicgen.ts';
 
-interface Run { code: number | null; stdout: string; stderr: string }
-
-function nicgen(...args: string[]): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const env = { ...process.env };
-    delete env['NICGEN_SEED'];
-    const p = spawn('./bin/nicgen', ['sim', ...args], { env });
-    let stdout = '', stderr = '';
-    p.stdout.on('data', (b: Buffer) => { stdout += b.toString(); });
-    p.stderr.on('data', (b: Buffer) => { stderr += b.toString(); });
-    p.on('error', reject);
-    p.on('close', code => resolve({ code, stdout, stderr }));
-  });
+/** The CLI's own seed handling is under test: no NICGEN_SEED from the caller. */
+function seedlessEnv(): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  delete env['NICGEN_SEED'];
+  return env;
 }
+
+const nicgen = (...args: string[]): Promise<NicgenRun> => runNicgen(['sim', ...args], seedlessEnv());
 
 describe('nicgen sim', () => {
   it('runs a passing bench: exit 0 and a summary with seed, cycles, time and rate', async () => {
