@@ -6,17 +6,22 @@
 // link, driver and scoreboard all live, cycles over wall time after the model is loaded.
 // In between, the same idle loop as the C++ one driven from TS with one native step(1) call
 // per cycle: the bridge's share of the gap, apart from the testbench's.
+// `make bench` runs this as part of bench/nic.ts; alone (every round's numbers and the load):
+//   node --import tsx bench/nic-simspeed.ts [--rounds 3] [--widths 64,512] [--warmup 2] [--quick]
 
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import type { Manifest } from '../gen/emit/manifest.ts';
-import { buildModel, type BuiltModel } from '../sim/build.ts';
+import { buildModel, type BuiltModel, type DesignSources } from '../sim/build.ts';
 import { sha256 } from '../sim/cache.ts';
 import { run } from '../sim/exec.ts';
 import { computeLayout } from '../sim/layout.ts';
 import { linkLibs } from '../sim/toolchain.ts';
 import { Model } from '../sim/model.ts';
 import { coreSource, hooksSource } from '../sim/wrapper.ts';
+import { measureGoodput } from './nic-goodput.ts';
 import { pairDesignOf } from './nic-pair.ts';
 
 export const SIMSPEED_GOAL = 0.5;
@@ -88,17 +93,16 @@ export function cpuSince(from: NodeJS.CpuUsage): number {
   return (u.user + u.system) / 1e6;
 }
 
-/** The plain C++ loop over nic_pair at `dataWidth`. */
-export async function cppPairRate(dataWidth: number, cycles: number): Promise<Rate> {
-  const d = pairDesignOf(dataWidth);
+/** The plain C++ loop over nic_pair at `dataWidth` (or over `d`, e.g. a saved snapshot of it). */
+export async function cppPairRate(dataWidth: number, cycles: number, d: DesignSources = pairDesignOf(dataWidth)): Promise<Rate> {
   const exe = await buildLoop(await buildModel(d, { quiet: true }), d.manifest);
   const [n, wall, cpu] = (await run(exe, [String(cycles)], { cwd: path.dirname(exe) })).trim().split('\n').pop()!.split(' ').map(Number);
   return { wall: n! / wall!, cpu: n! / cpu! };
 }
 
 /** The idle pair stepped from TS, one native call per cycle. */
-export async function tsStepRate(dataWidth: number, cycles: number): Promise<Rate> {
-  const { model } = await Model.load(pairDesignOf(dataWidth));
+export async function tsStepRate(dataWidth: number, cycles: number, d: DesignSources = pairDesignOf(dataWidth)): Promise<Rate> {
+  const { model } = await Model.load(d);
   try {
     for (const p of model.manifest.ports) if (p.dir === 'input' && READY_INPUT.test(p.name)) model.set(p.name, 1);
     model.set('rst', 1);
@@ -111,3 +115,34 @@ export async function tsStepRate(dataWidth: number, cycles: number): Promise<Rat
     model.dispose();
   }
 }
+
+/** Rounds of C++ loop, TS step(1) loop and goodput run, interleaved so load hits all alike;
+ *  each keeps its best. Prints every round with the load average beside it. */
+async function main(): Promise<void> {
+  const arg = (name: string, dflt: string): string => { const i = process.argv.indexOf(name); return i > 0 ? process.argv[i + 1] ?? dflt : dflt; };
+  const quick = process.argv.includes('--quick');
+  const rounds = Number(arg('--rounds', quick ? '1' : '3'));
+  const widths = arg('--widths', '64,512').split(',').map(Number);
+  const warmup = Number(arg('--warmup', quick ? '0' : '2'));
+  const loopCycles = quick ? 50_000 : 100_000, messages = quick ? 2 : 6;
+  const k = (r: Rate): string => `${(r.cpu / 1e3).toFixed(1)}k cpu ${(r.wall / 1e3).toFixed(1)}k wall`;
+  const none: Rate = { wall: 0, cpu: 0 };
+  for (const w of widths) {
+    let cpp = none, step = none, ts = none;
+    // Not counted: in a fresh process V8 is still compiling the testbench during the first runs
+    // (in `make bench` a dozen two-NIC runs come before the reruns).
+    for (let i = 0; i < warmup; i++) await measureGoodput(w, messages);
+    for (let r = 0; r < rounds; r++) {
+      const load = os.loadavg().map(x => x.toFixed(1)).join(' ');
+      const c = await cppPairRate(w, loopCycles), s = await tsStepRate(w, loopCycles);
+      const g = await measureGoodput(w, messages);
+      const t = { wall: g.traffic.cycles / g.traffic.seconds, cpu: g.traffic.cycles / g.traffic.cpuSeconds };
+      console.log(`${w}b round ${r + 1} (load ${load}): c++ ${k(c)}; ts step(1) ${k(s)}; bench traffic ${k(t)} (${g.traffic.cycles} cycles); traffic/c++ cpu ${(t.cpu / c.cpu).toFixed(3)} wall ${(t.wall / c.wall).toFixed(3)}`);
+      cpp = bestRate(cpp, c); step = bestRate(step, s); ts = bestRate(ts, t);
+    }
+    const met = ts.cpu / cpp.cpu >= SIMSPEED_GOAL && ts.wall / cpp.wall >= SIMSPEED_GOAL;
+    console.log(`${w}b best of ${rounds}: traffic/c++ cpu ${(ts.cpu / cpp.cpu).toFixed(3)} wall ${(ts.wall / cpp.wall).toFixed(3)}; step/c++ cpu ${(step.cpu / cpp.cpu).toFixed(3)} goal>=${SIMSPEED_GOAL}: ${met ? 'goal met' : 'GOAL MISSED'}`);
+  }
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) await main();

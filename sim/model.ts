@@ -137,7 +137,8 @@ export class Model {
     if (!this.disposed) this.native.traceClose();
   }
 
-  /** Closes the trace; the memory goes with the garbage collector. */
+  /** Closes the trace and frees the native model now (not at some later garbage collection,
+   *  where a large model's teardown would be charged to whatever runs then). */
   dispose(): void {
     if (this.disposed) return;
     this.native.destroy();

@@ -236,12 +236,20 @@ static void nicgen_trace_open(NicgenModel* m, const char* path, int depth) {
     m->tfp->dump(m->ctx->time());
 }
 
-static void nicgen_destroy(NicgenModel* m) {
+// Frees the Verilated model (once); the struct stays until the JS object is collected.
+static void nicgen_release(NicgenModel* m) {
+    if (m->top == nullptr) return;
     nicgen_enter(m);
     nicgen_trace_close(m);
     if (!m->dead) m->top->final();
     delete m->top;
+    m->top = nullptr;
     delete m->ctx;
+    m->ctx = nullptr;
+}
+
+static void nicgen_destroy(NicgenModel* m) {
+    nicgen_release(m);
     delete m;
 }
 `;
@@ -261,6 +269,9 @@ ${coreSource(manifest, trace)}
     napi_get_cb_info(env, info, &argc, argv, nullptr, &data); \\
     NicgenModel* m = (NicgenModel*)data; (void)argc;
 
+// A call into a model freed by destroy() throws instead of touching freed memory.
+#define NICGEN_LIVE     if (VL_UNLIKELY(m->top == nullptr)) { napi_throw_error(env, nullptr, "nicgen: model was disposed"); return nullptr; }
+
 static napi_value nicgen_result(napi_env env, int trap) {
     if (VL_LIKELY(trap == 0)) return nullptr;  // undefined
     napi_value v; napi_create_int32(env, trap, &v); return v;
@@ -268,12 +279,14 @@ static napi_value nicgen_result(napi_env env, int trap) {
 
 static napi_value js_step(napi_env env, napi_callback_info info) {
     NICGEN_ARGS(1)
+    NICGEN_LIVE
     double n = 1; napi_get_value_double(env, argv[0], &n);
     return nicgen_result(env, nicgen_step(m, (uint64_t)n));
 }
 
 static napi_value js_half(napi_env env, napi_callback_info info) {
     NICGEN_ARGS(1)
+    NICGEN_LIVE
     int32_t level = 0; napi_get_value_int32(env, argv[0], &level);
     nicgen_enter(m);
     nicgen_in(m);
@@ -284,6 +297,7 @@ static napi_value js_half(napi_env env, napi_callback_info info) {
 
 static napi_value js_eval(napi_env env, napi_callback_info info) {
     NICGEN_ARGS(0)
+    NICGEN_LIVE
     return nicgen_result(env, nicgen_eval(m));
 }
 
@@ -294,6 +308,7 @@ static napi_value js_cycle(napi_env env, napi_callback_info info) {
 
 static napi_value js_trace_open(napi_env env, napi_callback_info info) {
     NICGEN_ARGS(2)
+    NICGEN_LIVE
     char path[4096]; size_t len = 0;
     napi_get_value_string_utf8(env, argv[0], path, sizeof path, &len);
     int32_t depth = 0; napi_get_value_int32(env, argv[1], &depth);
@@ -332,10 +347,11 @@ static napi_value js_trap(napi_env env, napi_callback_info info) {
 
 static napi_value js_destroy(napi_env env, napi_callback_info info) {
     NICGEN_ARGS(0)
-    // The finalizer owns the memory; destroy only closes the trace so a test can release
-    // files deterministically.
-    nicgen_enter(m);
-    nicgen_trace_close(m);
+    // Closes the trace (a test can release files deterministically) and frees the model now:
+    // left to the finalizer, a large model's teardown would land in whatever runs at the next
+    // garbage collection (the next test, a timed bench). Nothing may call into it afterwards
+    // (Model refuses every call once disposed).
+    nicgen_release(m);
     return nullptr;
 }
 

@@ -70,9 +70,83 @@ export function laneMask(b: AxiBurst, i: number, busBytes: number): bigint {
 
 /** Bytes the whole burst carries (the sum of each beat's lanes). */
 export function burstBytes(b: AxiBurst, busBytes: number): number {
+  const bytes = 1 << b.size;
+  // INCR and FIXED in closed form (the memory model and the checker count every read burst):
+  // a beat's lanes run from its address to the end of its size-aligned slot, which lies in
+  // one bus word when the size divides the bus width. Only the first INCR beat can be unaligned.
+  if (b.addr < NUMBER_ADDRS && busBytes % bytes === 0 && (b.burst === BURST.INCR || b.burst === BURST.FIXED)) {
+    const first = bytes - (Number(b.addr) % bytes);
+    return b.burst === BURST.INCR ? first + b.len * bytes : first * (b.len + 1);
+  }
   let n = 0;
   for (let i = 0; i <= b.len; i++) { const { lo, hi } = beatLanes(b, i, busBytes); n += hi - lo + 1; }
   return n;
+}
+
+/** `a % m` for a safe integer `a >= 0` and a power of two `m <= 2^31`, from the low 32 bits
+ *  (ToUint32 is exact modulo 2^32): `%` on a double above 2^31 is a library call. */
+function lowBits(a: number, m: number): number {
+  return ((a >>> 0) & (m - 1)) >>> 0;
+}
+
+/**
+ * Walks the beats of one burst that starts below NUMBER_ADDRS with plain numbers: `seek(i)`
+ * sets the beat's lanes and its bus-aligned address in place, so a model that handles a beat
+ * every cycle converts the start address from bigint once per burst and allocates nothing
+ * per beat. Same results as beatLanes / beatAddressNumber.
+ */
+export class BeatCursor {
+  /** Byte lanes [lo, hi] of the beat last sought. */
+  lo = 0;
+  hi = 0;
+  /** Its address rounded down to the bus word. */
+  base = 0;
+  readonly #b: AxiBurst;
+  readonly #addr: number;
+  readonly #busBytes: number;
+  /** The bus width is a power of two and the beat size fits it (every legal burst on a real
+   *  bus): offsets come from the address's low bits. */
+  readonly #pow2: boolean;
+
+  constructor(b: AxiBurst, busBytes: number) {
+    if (b.addr >= NUMBER_ADDRS) throw new RangeError(`BeatCursor: burst at 0x${b.addr.toString(16)} is above 2^52 (use beatLanes)`);
+    this.#b = b;
+    this.#addr = Number(b.addr);
+    this.#busBytes = busBytes;
+    this.#pow2 = busBytes > 0 && busBytes <= 2 ** 31 && (busBytes & (busBytes - 1)) === 0 && (1 << b.size) <= busBytes;
+  }
+
+  /** A cursor for `b`, or null when it starts too high for plain numbers. */
+  static of(b: AxiBurst, busBytes: number): BeatCursor | null {
+    return b.addr < NUMBER_ADDRS ? new BeatCursor(b, busBytes) : null;
+  }
+
+  seek(i: number): void {
+    if (!this.#pow2) { this.#seekAny(i); return; }
+    const b = this.#b, n = this.#busBytes, addr = this.#addr, bytes = 1 << b.size;
+    let a: number;
+    if (b.burst === BURST.FIXED || i === 0) a = addr;
+    else if (b.burst === BURST.INCR) a = addr - lowBits(addr, bytes) + i * bytes;
+    else {
+      const span = bytes * (b.len + 1);
+      const wrapBase = (span & (span - 1)) === 0 ? addr - lowBits(addr, span) : Math.floor(addr / span) * span;
+      a = wrapBase + ((addr - wrapBase + i * bytes) % span);
+    }
+    const lo = lowBits(a, n);
+    this.lo = lo;
+    this.hi = lo - lowBits(a, bytes) + bytes - 1;   // the beat's size-aligned slot lies in one bus word
+    this.base = a - lo;
+  }
+
+  /** seek() for a bus width that is not a power of two, or a size wider than the bus (which
+   *  the checker rejects): the plain formulas. */
+  #seekAny(i: number): void {
+    const b = this.#b, n = this.#busBytes, bytes = 1 << b.size;
+    const a = beatAddressNumber(b, i);
+    this.lo = a % n;
+    this.hi = (Math.floor(a / bytes) * bytes) % n + bytes - 1;
+    this.base = Math.floor(a / n) * n;
+  }
 }
 
 export interface BurstViolation {

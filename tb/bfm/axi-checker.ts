@@ -15,9 +15,9 @@
 // Write data may come before its address (AXI allows it): W beats wait until their AW.
 
 import type { TestBench } from '../core/index.ts';
-import { beatLanes, burstBytes, checkBurst, describeBurst, type AxiBurst } from './axi-burst.ts';
+import { BeatCursor, beatLanes, burstBytes, checkBurst, describeBurst, type AxiBurst } from './axi-burst.ts';
 import { watchChannel, type ChannelWatch } from './channel-checker.ts';
-import { big, bitsOutside, high, num, popcount, portWidth, valueWords, wordsValue, type AxiWatchPorts, type Readable } from './ports.ts';
+import { big, bitsOutside, highOf, num, popcount, portWidth, uintWordOf, valueWords, wordsValue, type AxiWatchPorts, type Readable } from './ports.ts';
 import { ProtocolError } from './protocol-error.ts';
 
 export interface AxiStats {
@@ -39,6 +39,8 @@ export interface AxiCheckerOptions {
 interface WriteInFlight {
   readonly burst: AxiBurst;
   beats: number;
+  /** Its beat lanes in plain numbers (null above 2^52): no bigint per W beat. */
+  readonly cursor: BeatCursor | null;
 }
 
 interface ReadInFlight {
@@ -81,6 +83,8 @@ export class AxiChecker {
     };
     const aw = req('AW', [p.awid, p.awaddr, p.awlen, p.awsize, p.awburst]), ar = req('AR', [p.arid, p.araddr, p.arlen, p.arsize, p.arburst]);
     const strbWords = p.wstrb.words, strbCount = Math.ceil(this.busBytes / 32);
+    // Read on every R beat: in place when the handles allow.
+    const ridWord = uintWordOf(tb, p.rid), rlastHigh = highOf(p.rlast), wlastHigh = highOf(p.wlast);
     // Handshakes read the fields they need straight from the ports (onHandshake), so wide
     // data is never converted. Responses are checked before this cycle's requests are
     // counted, so a response in the same cycle as its own request's handshake (too early)
@@ -99,10 +103,10 @@ export class AxiChecker {
       watchChannel(tb, { valid: p.rvalid, ready: p.rready, payload: [p.rid, p.rdata, p.rresp, p.rlast] }, name, {
         ...o,
         onHandshake: cycle => {
-          const id = num(p.rid.value);
+          const id = ridWord !== null ? ridWord[0]! : num(p.rid.value);
           const rd = this.#reads.get(id)?.[0];
           if (!rd) throw new ProtocolError(name, 'RID_NO_READ', cycle, `read data for id ${id}, which has no outstanding read`);
-          const last = high(p.rlast);
+          const last = rlastHigh();
           const isLast = rd.beats === rd.burst.len;
           if (last !== isLast) {
             throw new ProtocolError(name, 'RLAST', cycle, `rlast ${last ? 1 : 0} on beat ${rd.beats + 1} of ${rd.burst.len + 1} (${describeBurst(rd.burst)})`);
@@ -118,7 +122,7 @@ export class AxiChecker {
         ...o,
         onHandshake: cycle => {
           const b = aw(cycle);
-          this.#awaitingData.push({ burst: b, beats: 0 });
+          this.#awaitingData.push({ burst: b, beats: 0, cursor: BeatCursor.of(b, this.busBytes) });
           this.stats.writeBursts++;
           this.stats.outstandingWrites++;
           this.stats.maxOutstandingWrites = Math.max(this.stats.maxOutstandingWrites, this.stats.outstandingWrites);
@@ -130,8 +134,8 @@ export class AxiChecker {
         onHandshake: cycle => {
           const strb = strbWords ?? valueWords(p.wstrb.value, strbCount);
           // Its AW is known (the usual case): check the beat in place, else keep a copy until it is.
-          if (this.#earlyW.length === 0 && this.#awaitingData.length > 0) this.#checkW(strb, high(p.wlast), cycle, cycle);
-          else { this.#earlyW.push({ strb: strb.slice(), last: high(p.wlast), cycle }); this.#matchW(cycle); }
+          if (this.#earlyW.length === 0 && this.#awaitingData.length > 0) this.#checkW(strb, wlastHigh(), cycle, cycle);
+          else { this.#earlyW.push({ strb: strb.slice(), last: wlastHigh(), cycle }); this.#matchW(cycle); }
         },
       }),
       watchChannel(tb, { valid: p.arvalid, ready: p.arready, payload: [p.arid, p.araddr, p.arlen, p.arsize, p.arburst, p.arlock, p.arcache, p.arprot] }, name, {
@@ -164,7 +168,9 @@ export class AxiChecker {
     const b = wr.burst;
     const isLast = wr.beats === b.len;
     if (last !== isLast) throw new ProtocolError(this.name, 'WLAST', cycle, `wlast ${last ? 1 : 0} on ${whereW(wr, beatCycle)}`);
-    const { lo, hi } = beatLanes(b, wr.beats, this.busBytes);
+    let lo: number, hi: number;
+    const c = wr.cursor;
+    if (c) { c.seek(wr.beats); lo = c.lo; hi = c.hi; } else ({ lo, hi } = beatLanes(b, wr.beats, this.busBytes));
     if (bitsOutside(strb, lo, hi)) {
       throw new ProtocolError(this.name, 'WSTRB', cycle, `wstrb 0b${wordsValue(strb).toString(2)} has strobes outside byte lanes ${lo}..${hi} on ${whereW(wr, beatCycle)}`);
     }

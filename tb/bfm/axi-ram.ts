@@ -19,16 +19,16 @@
 
 import type { TestBench } from '../core/index.ts';
 import { HostMemory } from '../model/host-memory.ts';
-import { beatAddress, beatAddressNumber, beatLanes, burstBytes, NUMBER_ADDRS, type AxiBurst } from './axi-burst.ts';
+import { beatAddress, beatLanes, BeatCursor, burstBytes, type AxiBurst } from './axi-burst.ts';
 import { AxiChecker } from './axi-checker.ts';
-import { bytesToWord, bytesToWords, wordsToBytes, wordToBytes, type ByteMemory } from './byte-memory.ts';
+import { beatBuffer, bytesToWord, bytesToWords, wordsToBytes, wordToBytes, type ByteMemory } from './byte-memory.ts';
 import { ChannelDriver } from './channel-driver.ts';
 import { ChannelReceiver } from './channel-receiver.ts';
 import { ClockPhases } from './clock-phases.ts';
 import { latencyOf, type Latency } from './latency.ts';
 import { pauser, type Pause } from './pause.ts';
 import { Queue } from './queue.ts';
-import { big, bitAt, forPort, num, popcount, portWidth, valueWords, type AxiMasterPorts, type Bits } from './ports.ts';
+import { big, bitAt, forPort, num, popcount, portWidth, setNarrow, valueWords, wordOf, type AxiMasterPorts, type Bits } from './ports.ts';
 
 export interface AxiRamOptions {
   readonly name?: string;
@@ -75,6 +75,14 @@ interface WBeat { readonly data: Uint8Array; readonly strb: Uint32Array }
 interface BResp { readonly id: number; readonly resp: number }
 interface RBeat { readonly id: number; readonly data: Uint8Array; readonly resp: number; readonly last: boolean }
 
+/** What the W receiver hands over at a handshake when the beat can stay on the port until the
+ *  writes are applied later in the same sample phase (no copy; see #applyWrites). */
+const ON_PORT: WBeat = { data: new Uint8Array(0), strb: new Uint32Array(0) };
+
+/** A burst being written or read, with its beat walk in plain numbers when it starts below
+ *  2^52 (every real test), else null (bigint arithmetic per beat). */
+interface Active { readonly burst: AxiBurst; readonly seq: number; beats: number; readonly cursor: BeatCursor | null }
+
 /** Requests waiting for their response, per id in request order, and how many in all. */
 class IdQueues extends Map<number, Pending[]> {
   count = 0;
@@ -95,12 +103,26 @@ export class AxiRam {
   readonly #readLatency: () => number;
   readonly #writeLatency: () => number;
   /** AW accepted, data incomplete, in AW order (W data follows it). */
-  readonly #writes: { burst: AxiBurst; seq: number; beats: number }[] = [];
+  readonly #writes: Active[] = [];
   readonly #wBuf = new Queue<WBeat>();
   /** Per id, in request order. */
   readonly #bPending = new IdQueues();
   readonly #rPending = new IdQueues();
-  #rActive: { p: Pending; beat: number } | null = null;
+  #rActive: Active | null = null;
+  /** The R beat being offered. One buffer serves every beat: the R channel holds at most one
+   *  beat at a time (#nextR queues the next only once the driver is empty). */
+  readonly #rBytes: Uint8Array;
+  /** #rBytes as 32-bit words (null: see beatBuffer), copied to rdata in one set(). */
+  readonly #rWords: Uint32Array | null;
+  /** Scratch for a W beat taken from the port words (HostMemory.write copies it). */
+  readonly #wBytes: Uint8Array;
+  readonly #wWords: Uint32Array | null;
+  /** Beats are read and written with HostMemory's number paths, with no copy per beat. */
+  readonly #host: HostMemory | null;
+  /** The W port words, for beats applied from the port (null: a stand-in handle). */
+  readonly #wPort: { readonly data: Uint32Array; readonly strb: Uint32Array } | null;
+  /** A copy of the W beat on the port, for the queue. */
+  readonly #copyW: () => WBeat;
   #seq = 0;
   #writesOpen = 0;
   #readsOpen = 0;
@@ -109,6 +131,10 @@ export class AxiRam {
     this.name = options.name ?? ports.awaddr.name.replace(/_awaddr$/, '');
     this.memory = options.memory ?? new HostMemory();
     this.busBytes = portWidth(tb, ports.wdata) / 8;
+    ({ bytes: this.#rBytes, words: this.#rWords } = beatBuffer(this.busBytes));
+    ({ bytes: this.#wBytes, words: this.#wWords } = beatBuffer(this.busBytes));
+    this.#host = this.memory instanceof HostMemory ? this.memory : null;
+    this.#wPort = ports.wdata.words && ports.wstrb.words ? { data: ports.wdata.words, strb: ports.wstrb.words } : null;
     this.#rng = tb.rng.fork();
     this.#reorder = options.reorder ?? true;
     this.#respond = options.respond ?? (() => 0);
@@ -127,25 +153,36 @@ export class AxiRam {
       () => burstOf(p.awid.value, p.awaddr.value, p.awlen.value, p.awsize.value, p.awburst.value), bp('AW'), () => this.#writesOpen < max);
     const wdata = p.wdata.words, wstrb = p.wstrb.words, busBytes = this.busBytes, strbCount = Math.ceil(busBytes / 32);
     const fullStrb = valueWords((1n << BigInt(busBytes)) - 1n, strbCount);
-    const w = new ChannelReceiver<WBeat>({ valid: p.wvalid, ready: p.wready }, () => ({
+    // A beat on DUT ports stays there until #applyWrites (this sample phase) takes it.
+    const copyW = (): WBeat => ({
       data: wdata ? wordsToBytes(wdata, new Uint8Array(busBytes)) : wordToBytes(big(p.wdata.value), busBytes),
       // All lanes strobed (bulk data) shares one array instead of a copy per beat.
       strb: wstrb ? (popcount(wstrb) === busBytes ? fullStrb : wstrb.slice()) : valueWords(p.wstrb.value, strbCount),
-    }), bp('W'), () => this.#wBuf.length < 256 * 4);
+    });
+    this.#copyW = copyW;
+    const w = new ChannelReceiver<WBeat>({ valid: p.wvalid, ready: p.wready }, this.#wPort ? () => ON_PORT : copyW,
+      bp('W'), () => this.#wBuf.length < 256 * 4);
     const ar = new ChannelReceiver({ valid: p.arvalid, ready: p.arready },
       () => burstOf(p.arid.value, p.araddr.value, p.arlen.value, p.arsize.value, p.arburst.value), bp('AR'), () => this.#readsOpen < max);
     const idW = portWidth(tb, p.bid), dataW = portWidth(tb, p.rdata);
+    // Ids are numbers (from a port of up to 32 bits, or checked by num()): no bigint for a narrow port.
+    const idFor = (id: number): Bits => (idW > 32 ? BigInt(id) : id);
     const b = new ChannelDriver<BResp>({ valid: p.bvalid, ready: p.bready }, x => {
-      p.bid.value = forPort(BigInt(x.id), idW);
+      p.bid.value = idFor(x.id);
       p.bresp.value = x.resp;
     }, st('B'));
     const rdata = p.rdata.words;
+    // R fields change on every beat: written in their port words (setNarrow), like rdata.
+    const rid = wordOf(p.rid), rresp = wordOf(p.rresp), rlast = wordOf(p.rlast);
+    const ridW = portWidth(tb, p.rid), rrespW = portWidth(tb, p.rresp), rlastW = portWidth(tb, p.rlast);
     const r = new ChannelDriver<RBeat>({ valid: p.rvalid, ready: p.rready }, x => {
-      p.rid.value = forPort(BigInt(x.id), idW);
-      if (rdata) bytesToWords(x.data, rdata);
+      setNarrow(rid, ridW, p.rid, x.id);
+      const rw = this.#rWords;
+      if (rdata && rw && x.data === this.#rBytes && rdata.length === rw.length) rdata.set(rw);
+      else if (rdata) bytesToWords(x.data, rdata);
       else p.rdata.value = forPort(bytesToWord(x.data), dataW);
-      p.rresp.value = x.resp;
-      p.rlast.value = x.last ? 1 : 0;
+      setNarrow(rresp, rrespW, p.rresp, x.resp);
+      setNarrow(rlast, rlastW, p.rlast, x.last ? 1 : 0);
     }, st('R'));
 
     const phases = ClockPhases.of(tb);
@@ -155,13 +192,14 @@ export class AxiRam {
       r.sample(cycle);
       const awb = aw.sample();
       if (awb) {
-        this.#writes.push({ burst: awb, seq: this.#seq++, beats: 0 });
+        this.#writes.push(this.#active(awb, this.#seq++));
         this.#writesOpen++;
         this.stats.writeBursts++;
         this.stats.maxOutstandingWrites = Math.max(this.stats.maxOutstandingWrites, this.#writesOpen);
       }
       const wb = w.sample();
-      if (wb) this.#wBuf.push(wb);
+      const wOnPort = wb === ON_PORT;
+      if (wb && !wOnPort) this.#wBuf.push(wb);
       const arb = ar.sample();
       if (arb) {
         this.#queue(this.#rPending, { burst: arb, seq: this.#seq++, readyAt: cycle + 1 + this.#readLatency() });
@@ -170,7 +208,7 @@ export class AxiRam {
         this.stats.readBytes += burstBytes(arb, this.busBytes);
         this.stats.maxOutstandingReads = Math.max(this.stats.maxOutstandingReads, this.#readsOpen);
       }
-      this.#applyWrites(cycle);
+      this.#applyWrites(cycle, wOnPort);
       if (b.pending === 0) this.#nextB(cycle, b);
       if (r.pending === 0) this.#nextR(cycle, r);
     });
@@ -208,42 +246,62 @@ export class AxiRam {
     return { p, reordered: p !== oldest };
   }
 
-  #applyWrites(cycle: number): void {
+  /**
+   * Writes the W beats whose AW is known, oldest first: the queued ones, then this cycle's beat
+   * when it is still on the port (`onPort`). A port beat that has no AW yet is copied into the
+   * queue, where it would have gone anyway: the order of writes, and of the random write
+   * latencies drawn here, is the same as if every beat were queued first.
+   */
+  #applyWrites(cycle: number, onPort: boolean): void {
     while (this.#writes.length > 0 && this.#wBuf.length > 0) {
-      const wr = this.#writes[0]!;
       const beat = this.#wBuf.shift()!;
-      const base = this.#beatBase(wr.burst, wr.beats);
-      const bytes = beat.data;
-      if (popcount(beat.strb) === this.busBytes) {
-        // Every lane strobed (bulk data): one write of the whole beat.
-        this.memory.write(base, bytes);
-        this.stats.writeBytes += this.busBytes;
-      } else this.#writeRuns(base, bytes, beat.strb);
-      wr.beats++;
-      if (wr.beats > wr.burst.len) {
-        this.#writes.shift();
-        this.#queue(this.#bPending, { burst: wr.burst, seq: wr.seq, readyAt: cycle + 1 + this.#writeLatency() });
-      }
+      this.#writeBeat(cycle, beat.data, beat.strb);
+    }
+    if (!onPort) return;
+    const port = this.#wPort!;
+    if (this.#writes.length === 0) { this.#wBuf.push(this.#copyW()); return; }
+    let data: Uint8Array;
+    if (!this.#host) data = wordsToBytes(port.data, new Uint8Array(this.busBytes));
+    else if (this.#wWords && port.data.length === this.#wWords.length) { this.#wWords.set(port.data); data = this.#wBytes; }
+    else data = wordsToBytes(port.data, this.#wBytes);
+    this.#writeBeat(cycle, data, port.strb);
+  }
+
+  /** One W beat into memory at the oldest AW still taking data. */
+  #writeBeat(cycle: number, bytes: Uint8Array, strb: Uint32Array): void {
+    const wr = this.#writes[0]!;
+    const base = this.#beatBase(wr, wr.beats);
+    if (popcount(strb) === this.busBytes) {
+      // Every lane strobed (bulk data): one write of the whole beat.
+      this.#write(base, bytes);
+      this.stats.writeBytes += this.busBytes;
+    } else this.#writeRuns(base, bytes, strb);
+    wr.beats++;
+    if (wr.beats > wr.burst.len) {
+      this.#writes.shift();
+      this.#queue(this.#bPending, { burst: wr.burst, seq: wr.seq, readyAt: cycle + 1 + this.#writeLatency() });
     }
   }
 
   /** Writes each run of strobed bytes of a beat with one call. */
-  #writeRuns(base: bigint, bytes: Uint8Array, strb: Uint32Array): void {
+  #writeRuns(base: bigint | number, bytes: Uint8Array, strb: Uint32Array): void {
     for (let i = 0; i < this.busBytes;) {
       if (!bitAt(strb, i)) { i++; continue; }
       let j = i;
       while (j < this.busBytes && bitAt(strb, j)) j++;
-      this.memory.write(base + BigInt(i), bytes.subarray(i, j));
+      this.#write(typeof base === 'number' ? base + i : base + BigInt(i), bytes.subarray(i, j));
       this.stats.writeBytes += j - i;
       i = j;
     }
   }
 
-  /** The bus-aligned address of beat `i` (plain numbers below 2^52, where bursts live). */
-  #beatBase(b: AxiBurst, i: number): bigint {
-    const n = this.busBytes;
-    if (b.addr < NUMBER_ADDRS) return BigInt(Math.floor(beatAddressNumber(b, i) / n) * n);
-    return beatAddress(b, i) / BigInt(n) * BigInt(n);
+  /** The bus-aligned address of beat `i`: a number for HostMemory when the burst starts below
+   *  2^52 (no bigint per beat), else a bigint, as ByteMemory takes. Leaves the cursor on beat `i`. */
+  #beatBase(a: Active, i: number): bigint | number {
+    const c = a.cursor;
+    if (c) { c.seek(i); return this.#host ? c.base : BigInt(c.base); }
+    const n = BigInt(this.busBytes);
+    return beatAddress(a.burst, i) / n * n;
   }
 
   #nextB(cycle: number, b: ChannelDriver<BResp>): void {
@@ -258,26 +316,45 @@ export class AxiRam {
       const next = this.#pick(this.#rPending, cycle);
       if (!next) return;
       if (next.reordered) this.stats.reorderedReads++;
-      this.#rActive = { p: next.p, beat: 0 };
+      this.#rActive = this.#active(next.p.burst, next.p.seq);
     }
     const act = this.#rActive;
-    const bst = act.p.burst;
-    const i = act.beat;
-    const { lo, hi } = beatLanes(bst, i, this.busBytes);
-    const base = this.#beatBase(bst, i);
-    let bytes: Uint8Array;
+    const bst = act.burst;
+    const i = act.beats;
+    const base = this.#beatBase(act, i);
+    const c = act.cursor;
+    let lo: number, hi: number;
+    if (c) { lo = c.lo; hi = c.hi; } else ({ lo, hi } = beatLanes(bst, i, this.busBytes));
+    const bytes = this.#rBytes;
     if (lo === 0 && hi === this.busBytes - 1) {
       // A full beat: the random filler would be overwritten entirely; draw it all the same,
       // so the model's random stream (latencies, stalls, order) stays what it was.
       this.#rng.skipBytes(this.busBytes);
-      bytes = this.memory.read(base, this.busBytes);
+      this.#read(base, bytes, 0, this.busBytes);
     } else {
-      bytes = this.#rng.bytes(this.busBytes);
-      bytes.set(this.memory.read(base + BigInt(lo), hi - lo + 1), lo);
+      this.#rng.fillBytes(bytes);
+      this.#read(typeof base === 'number' ? base + lo : base + BigInt(lo), bytes, lo, hi - lo + 1);
     }
     const last = i === bst.len;
-    r.push({ id: bst.id, data: bytes, resp: this.#respond(bst, 'read'), last }, last ? () => { this.#readsOpen--; } : undefined);
-    act.beat++;
+    r.push({ id: bst.id, data: bytes, resp: this.#respond(bst, 'read'), last }, last ? this.#readDone : undefined);
+    act.beats++;
     if (last) this.#rActive = null;
+  }
+
+  readonly #readDone = (): void => { this.#readsOpen--; };
+
+  #write(addr: bigint | number, bytes: Uint8Array): void {
+    if (this.#host) this.#host.write(addr, bytes);
+    else this.memory.write(typeof addr === 'number' ? BigInt(addr) : addr, bytes);
+  }
+
+  /** `len` bytes at `addr` into `out` from `at`. */
+  #read(addr: bigint | number, out: Uint8Array, at: number, len: number): void {
+    if (this.#host) this.#host.readInto(addr, out, at, len);
+    else out.set(this.memory.read(typeof addr === 'number' ? BigInt(addr) : addr, len), at);
+  }
+
+  #active(burst: AxiBurst, seq: number): Active {
+    return { burst, seq, beats: 0, cursor: BeatCursor.of(burst, this.busBytes) };
   }
 }

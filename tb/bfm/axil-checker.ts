@@ -8,7 +8,7 @@
 import type { TestBench } from '../core/index.ts';
 import { watchChannel, type ChannelWatch } from './channel-checker.ts';
 import { ClockPhases } from './clock-phases.ts';
-import { high, type AxiLiteWatchPorts, type Readable } from './ports.ts';
+import { highOf, type AxiLiteWatchPorts, type Readable } from './ports.ts';
 import { ProtocolError } from './protocol-error.ts';
 
 export class AxiLiteChecker {
@@ -24,13 +24,14 @@ export class AxiLiteChecker {
     this.name = name;
     const o = options.reset ? { reset: options.reset } : {};
     // Registered before the channel watchers: sees the counts of earlier cycles only.
+    const bvalid = highOf(p.bvalid), rvalid = highOf(p.rvalid);
     ClockPhases.of(tb).onSample(() => {
       const cycle = tb.cycle;
-      if (high(p.bvalid) && Math.min(this.#aw, this.#w) <= this.#b) {
+      if (bvalid() && Math.min(this.#aw, this.#w) <= this.#b) {
         throw new ProtocolError(name, 'BVALID_BEFORE_AW_W', cycle,
           `${p.bvalid.name} high with ${this.#aw} AW, ${this.#w} W and ${this.#b} B handshakes so far (a response needs both AW and W first)`);
       }
-      if (high(p.rvalid) && this.#ar <= this.#r) {
+      if (rvalid() && this.#ar <= this.#r) {
         throw new ProtocolError(name, 'RVALID_BEFORE_AR', cycle, `${p.rvalid.name} high with ${this.#ar} AR and ${this.#r} R handshakes so far`);
       }
     });

@@ -12,7 +12,7 @@
 import type { TestBench } from '../core/index.ts';
 import { bytesToWord, wordsToBytes, wordToBytes } from './byte-memory.ts';
 import { watchChannel, type ChannelWatch } from './channel-checker.ts';
-import { big, popcount, portWidth, valueWords, wordsValue, type Readable } from './ports.ts';
+import { big, popcount, portWidth, valueWords, wordOf, wordsValue, type Readable } from './ports.ts';
 import { ProtocolError } from './protocol-error.ts';
 
 export interface AxisWatchPorts {
@@ -123,6 +123,7 @@ export function watchAxiStream(tb: TestBench, ports: AxisWatchPorts, name: strin
   const kname = ports.tkeep?.name ?? 'tkeep';
   const onBeat = options.onBeat, onBeatWords = options.onBeatWords, dataWords = ports.tdata.words;
   const keepOf = keepReader(ports, bytes);
+  const lastWord = ports.tlast ? wordOf(ports.tlast) : null;
   return watchChannel(tb, { valid: ports.tvalid, ready: ports.tready, payload }, name, {
     ...(options.reset ? { reset: options.reset } : {}),
     onHandshake: cycle => {
@@ -132,7 +133,7 @@ export function watchAxiStream(tb: TestBench, ports: AxisWatchPorts, name: strin
       const keep = keepOf(), run = onesRun(keep);
       if (run === 0) throw new ProtocolError(name, 'TKEEP_ZERO', cycle, `beat with ${kname} == 0 (no valid byte)`);
       if (run < 0) throw new ProtocolError(name, 'TKEEP_CONTIGUOUS', cycle, `${kname} = 0b${wordsValue(keep).toString(2)} is not contiguous from byte 0`);
-      const last = lastOf(ports);
+      const last = lastWord !== null ? lastWord[0] !== 0 : lastOf(ports);
       if (!last && run !== bytes) {
         throw new ProtocolError(name, 'TKEEP_FULL', cycle, `${kname} = 0b${wordsValue(keep).toString(2)} on a beat without tlast (only the last beat may be partial)`);
       }

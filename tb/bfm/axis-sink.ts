@@ -11,6 +11,7 @@ import type { TestBench } from '../core/index.ts';
 import { keepReader, SampledBeat, watchAxiStream, type AxisBeat } from './axis-checker.ts';
 import type { ChannelWatch } from './channel-checker.ts';
 import { ChannelReceiver } from './channel-receiver.ts';
+import { HOST_LE } from './byte-memory.ts';
 import { ClockPhases } from './clock-phases.ts';
 import { pauser, type Pause } from './pause.ts';
 import { big, portWidth, type AxisOutPorts } from './ports.ts';
@@ -44,8 +45,10 @@ export class AxiStreamSink {
   readonly stats = { packets: 0, beats: 0, bytes: 0 };
   readonly #tb: TestBench;
   readonly #packets: AxisPacket[] = [];
-  /** The packet being received: bytes [0, #fill) of #buf (grown by doubling). */
+  /** The packet being received: bytes [0, #fill) of #buf (grown by doubling, in whole words). */
   #buf = new Uint8Array(4096);
+  /** #buf as 32-bit words on a little-endian host: full beats are copied word by word. */
+  #buf32: Uint32Array | null = HOST_LE ? new Uint32Array(this.#buf.buffer) : null;
   #fill = 0;
   #beats = 0;
 
@@ -99,17 +102,22 @@ export class AxiStreamSink {
 
   #takeWords(words: Uint32Array, count: number, last: boolean, cycle: number, ports: AxisOutPorts): void {
     this.#room(count);
-    const buf = this.#buf, at = this.#fill;
-    for (let i = 0; i < count; i++) buf[at + i] = (words[i >>> 2]! >>> ((i & 3) << 3)) & 0xff;
+    const buf = this.#buf, at = this.#fill, buf32 = this.#buf32;
+    if (buf32 !== null && (at & 3) === 0 && count === 4 * words.length) {
+      for (let k = 0, j = at >>> 2; k < words.length; k++) buf32[j + k] = words[k]!;
+    } else {
+      for (let i = 0; i < count; i++) buf[at + i] = (words[i >>> 2]! >>> ((i & 3) << 3)) & 0xff;
+    }
     this.#counted(count, last, last && ports.tuser ? big(ports.tuser.value) : 0n, cycle);
   }
 
   /** Makes room for `count` more bytes in the packet buffer. */
   #room(count: number): void {
     if (this.#fill + count <= this.#buf.length) return;
-    const grown = new Uint8Array(2 * (this.#fill + count));
+    const grown = new Uint8Array(8 * Math.ceil((this.#fill + count) / 4));
     grown.set(this.#buf.subarray(0, this.#fill));
     this.#buf = grown;
+    this.#buf32 = HOST_LE ? new Uint32Array(grown.buffer) : null;
   }
 
   /** Counts a beat of `count` bytes just copied in; closes the packet at tlast. */

@@ -13,7 +13,7 @@ import type { TestBench } from '../core/index.ts';
 import { watchAxiStream } from './axis-checker.ts';
 import type { ChannelWatch } from './channel-checker.ts';
 import { ChannelDriver } from './channel-driver.ts';
-import { bytesToWord, bytesToWords } from './byte-memory.ts';
+import { bytesToWord, bytesToWords, HOST_LE } from './byte-memory.ts';
 import { ClockPhases } from './clock-phases.ts';
 import { pauser, type Pause } from './pause.ts';
 import { big, forPort, portWidth, setterOf, type AxisInPorts, type Bits } from './ports.ts';
@@ -36,10 +36,15 @@ interface Beat {
    *  full beat (no array per beat), an array of its own for a partial one (random filler). */
   readonly data: Uint8Array;
   readonly at: number;
+  /** `data` as 32-bit words (little-endian host, whole-word beats) for a full beat, else null. */
+  readonly words: Uint32Array | null;
   /** Bytes tkeep marks (from byte 0). */
   readonly count: number;
   readonly last: boolean;
   readonly user: bigint;
+  /** `user` as a number when it fits a tuser of up to 32 bits, else -1 (the setter's path):
+   *  no bigint compare or conversion per beat. */
+  readonly userWord: number;
 }
 
 export class AxiStreamSource {
@@ -54,6 +59,8 @@ export class AxiStreamSource {
   readonly #driver: ChannelDriver<Beat>;
   readonly #rng;
   #queuedPackets = 0;
+  /** Values below this go straight into tuser's word (0: never, the setter takes them all). */
+  readonly #userLimit: bigint;
   /** Counts a beat once it is transferred (one function for all beats, not one per beat). */
   readonly #sent = (_cycle: number, b: Beat): void => {
     this.stats.beats++;
@@ -71,16 +78,20 @@ export class AxiStreamSource {
     const keepW = this.beatBytes, userW = ports.tuser ? portWidth(tb, ports.tuser) : 0;
     const dataWords = ports.tdata.words, keepWords = ports.tkeep?.words;
     const setLast = ports.tlast ? setterOf(ports.tlast) : undefined;
-    const userWord = ports.tuser?.words && userW <= 32 ? ports.tuser.words : undefined, userLimit = 1n << BigInt(userW);
+    const userWord = ports.tuser?.words && userW <= 32 ? ports.tuser.words : undefined;
+    this.#userLimit = userWord ? 1n << BigInt(userW) : 0n;
     this.#driver = new ChannelDriver<Beat>({ valid: ports.tvalid, ready: ports.tready }, b => {
       // Wide data goes to the port's words directly; stand-in handles get values.
-      if (dataWords) bytesToWords(b.data, dataWords, b.at, this.beatBytes);
+      const bw = b.words;
+      if (dataWords && bw !== null && dataWords.length === this.beatBytes >>> 2) {
+        for (let k = 0, j = b.at >>> 2; k < dataWords.length; k++) dataWords[k] = bw[j + k]!;
+      } else if (dataWords) bytesToWords(b.data, dataWords, b.at, this.beatBytes);
       else ports.tdata.value = forPort(bytesToWord(b.data.subarray(b.at, b.at + this.beatBytes)), width);
       if (keepWords) keepToWords(b.count, keepWords);
       else if (ports.tkeep) ports.tkeep.value = forPort((1n << BigInt(b.count)) - 1n, keepW);
       if (setLast) setLast(b.last ? 1 : 0);
       // In range: straight into the word; otherwise the port's setter reports the misfit.
-      if (userWord && b.user >= 0n && b.user < userLimit) userWord[0] = Number(b.user);
+      if (userWord && b.userWord >= 0) userWord[0] = b.userWord;
       else if (ports.tuser) ports.tuser.value = forPort(b.user, userW);
     }, pauser(options.pause, this.#rng, `${this.name} pause`));
     this.watch = options.check === false ? null : watchAxiStream(tb, ports, `${this.name} (source side)`);
@@ -100,12 +111,16 @@ export class AxiStreamSource {
       throw new RangeError(`${this.name}: no tlast, so a packet is one beat of at most ${n} bytes; got ${packet.length}`);
     }
     const user = big(options.tuser ?? 0);
+    const userWord = user >= 0n && user < this.#userLimit ? Number(user) : -1;
     const copy = packet.slice();   // as sent: the caller may reuse its buffer
+    // Its whole words, for full beats (a beat starts at a multiple of n, so of 4).
+    const words = HOST_LE && n % 4 === 0 && copy.byteOffset % 4 === 0 ? new Uint32Array(copy.buffer, copy.byteOffset, copy.length >>> 2) : null;
     this.#queuedPackets++;
     for (let off = 0; off < packet.length; off += n) {
       const count = Math.min(n, packet.length - off);
-      let data = copy, at = off;
+      let data = copy, at = off, beatWords = words;
       if (count < n) {
+        beatWords = null;
         data = new Uint8Array(n);
         at = 0;
         data.set(copy.subarray(off, off + count));
@@ -113,7 +128,7 @@ export class AxiStreamSource {
         for (let i = n - 1; i >= count; i--) data[i] = this.#rng.int(0, 255);
       }
       const last = off + n >= packet.length;
-      const beat = { data, at, count, last, user };
+      const beat = { data, at, words: beatWords, count, last, user, userWord };
       this.#driver.push(beat, this.#sent);
     }
   }

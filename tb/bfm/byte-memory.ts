@@ -7,6 +7,19 @@ export interface ByteMemory {
   write(addr: bigint, data: Uint8Array): void;
 }
 
+/** True on a little-endian host (all the machines this runs on): a Uint32Array and a
+ *  Uint8Array over the same buffer are then a bus word's two views, so beats can be moved
+ *  word by word with set() instead of byte by byte. */
+export const HOST_LE = new Uint8Array(Uint32Array.of(1).buffer)[0] === 1;
+
+/** A beat buffer of `bytes` bytes and its 32-bit words over the same memory (words null when
+ *  they do not line up: an odd width, a big-endian host). */
+export function beatBuffer(bytes: number): { bytes: Uint8Array; words: Uint32Array | null } {
+  if (!HOST_LE || bytes % 4 !== 0) return { bytes: new Uint8Array(bytes), words: null };
+  const words = new Uint32Array(bytes / 4);
+  return { bytes: new Uint8Array(words.buffer), words };
+}
+
 /** Bus word (little endian, byte 0 in bits 7..0) to bytes and back. */
 export function wordToBytes(word: bigint, bytes: number): Uint8Array {
   const out = new Uint8Array(bytes);

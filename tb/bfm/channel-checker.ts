@@ -12,7 +12,7 @@ import type { ShapeJson } from '../../gen/hdl/shape.ts';
 import { fromBits, type PortValue } from '../../sim/values.ts';
 import type { TestBench } from '../core/index.ts';
 import { ClockPhases } from './clock-phases.ts';
-import { fieldName, high, highOf, sameValue, show, wordsValue, type Readable } from './ports.ts';
+import { fieldName, high, highOf, sameValue, show, wordOf, wordsValue, type Readable } from './ports.ts';
 import { ProtocolError } from './protocol-error.ts';
 
 export interface ChannelPorts {
@@ -56,18 +56,21 @@ export function watchChannel(tb: TestBench, ports: ChannelPorts, name: string, o
   const validRule = `${fieldName(ports.valid).toUpperCase()}_STABLE`;
   const resetOn = options.resetActiveLow ? 0 : 1;
   const isValid = highOf(ports.valid), isReady = highOf(ports.ready);
+  const readyWord = wordOf(ports.ready);
   const reset = options.reset, onTransfer = options.onTransfer, onHandshake = options.onHandshake;
   const held = fields.map(([, h]) => new HeldField(tb, h));
   let stalled = false;
   const stats = { name, transfers: 0, stalls: 0, stop: () => { /* replaced below */ } };
 
-  const validWord = ports.valid.words?.length === 1 ? ports.valid.words : undefined;
+  // Idle and not stalled: nothing to check (the common case). With valid in a port word the
+  // clock-phase hub tests that itself and calls only while valid is high or a stall is held.
+  const validWord = wordOf(ports.valid);
+  const setStalled = (v: boolean): void => { stalled = v; gate.hold = v; };
   const sample = (): void => {
-    // Idle and not stalled: nothing to check (the common case, kept cheap).
-    if (!stalled && (validWord ? validWord[0] === 0 : !isValid())) return;
+    if (!stalled && (validWord !== null ? validWord[0] === 0 : !isValid())) return;
     const cycle = tb.cycle;
-    if (reset && (high(reset) ? 1 : 0) === resetOn) { stalled = false; return; }
-    const valid = isValid();
+    if (reset && (high(reset) ? 1 : 0) === resetOn) { setStalled(false); return; }
+    const valid = validWord !== null ? validWord[0] !== 0 : isValid();
     if (stalled) {
       if (!valid) {
         throw new ProtocolError(name, validRule, cycle,
@@ -81,19 +84,20 @@ export function watchChannel(tb: TestBench, ports: ChannelPorts, name: string, o
         }
       }
     }
-    if (!valid) { stalled = false; return; }
-    if (isReady()) {
-      stalled = false;
+    if (!valid) { setStalled(false); return; }
+    if (readyWord !== null ? readyWord[0] !== 0 : isReady()) {
+      if (stalled) setStalled(false);
       stats.transfers++;
       onHandshake?.(cycle);
       if (onTransfer) onTransfer(fields.map(([, h]) => h.value), cycle);
     } else {
       if (!stalled) for (let i = 0; i < held.length; i++) held[i]!.hold();
-      stalled = true;
+      setStalled(true);
       stats.stalls++;
     }
   };
-  stats.stop = ClockPhases.of(tb).onSample(sample);
+  const gate = ClockPhases.of(tb).onSampleWhile(validWord, sample);
+  stats.stop = gate.stop;
   return stats;
 }
 

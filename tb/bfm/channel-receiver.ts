@@ -1,18 +1,28 @@
 // The ready side of one ready/valid channel: drives ready (random backpressure, or low
 // while the owner has no room) and hands over each payload at its handshake.
+// Like ChannelDriver, it reads and writes valid and ready in their port words when it can,
+// and skips asking a pauser that never pauses or an owner that always has room.
 
-import { highOf, setterOf, type Drivable, type Readable } from './ports.ts';
+import { NEVER } from './pause.ts';
+import { highOf, setterOf, wordOf, type Drivable, type Readable } from './ports.ts';
 
 export interface ReceiverPorts {
   readonly valid: Readable;
   readonly ready: Drivable<number>;
 }
 
+/** The default `room`: the owner takes anything. */
+const ALWAYS = (): boolean => true;
+
 export class ChannelReceiver<P> {
   readonly #read: () => P;
-  readonly #pause: () => boolean;
-  readonly #room: () => boolean;
+  /** null: never pauses. */
+  readonly #pause: (() => boolean) | null;
+  /** null: always has room. */
+  readonly #room: (() => boolean) | null;
+  readonly #validWord: Uint32Array | null;
   readonly #valid: () => boolean;
+  readonly #readyWord: Uint32Array | null;
   readonly #readyHigh: () => boolean;
   readonly #setReady: (v: 0 | 1) => void;
   /** Handshakes so far. */
@@ -22,11 +32,13 @@ export class ChannelReceiver<P> {
    * `read` takes the payload off the bus; `pause` adds random backpressure; `room` is the
    * owner's capacity (ready stays low while it is false).
    */
-  constructor(ports: ReceiverPorts, read: () => P, pause: () => boolean, room: () => boolean = () => true) {
+  constructor(ports: ReceiverPorts, read: () => P, pause: () => boolean, room: () => boolean = ALWAYS) {
     this.#read = read;
-    this.#pause = pause;
-    this.#room = room;
+    this.#pause = pause === NEVER ? null : pause;
+    this.#room = room === ALWAYS ? null : room;
+    this.#validWord = wordOf(ports.valid);
     this.#valid = highOf(ports.valid);
+    this.#readyWord = wordOf(ports.ready);
     this.#readyHigh = highOf(ports.ready);
     this.#setReady = setterOf(ports.ready);
     ports.ready.value = 0;
@@ -34,13 +46,19 @@ export class ChannelReceiver<P> {
 
   /** Sample phase: the payload transferred at the coming edge, if any. */
   sample(): P | undefined {
-    if (!this.#valid() || !this.#readyHigh()) return undefined;
+    const vw = this.#validWord, rw = this.#readyWord;
+    if (vw !== null ? vw[0] === 0 : !this.#valid()) return undefined;
+    if (rw !== null ? rw[0] === 0 : !this.#readyHigh()) return undefined;
     this.transfers++;
     return this.#read();
   }
 
-  /** Drive phase: ready for the next cycle. */
+  /** Drive phase: ready for the next cycle (room first, then the pauser, as always). */
   drive(): void {
-    this.#setReady(this.#room() && !this.#pause() ? 1 : 0);
+    const room = this.#room, pause = this.#pause;
+    const v = (room === null || room()) && (pause === null || !pause()) ? 1 : 0;
+    const rw = this.#readyWord;
+    if (rw !== null) rw[0] = v;
+    else this.#setReady(v);
   }
 }

@@ -19,9 +19,28 @@ type Callback = () => void;
 
 const hubs = new WeakMap<TestBench, ClockPhases>();
 
+/**
+ * A sampler that only has work while a one-word signal is high (a valid) or while it says so
+ * itself (`hold`, e.g. a checker in the middle of a stall). The hub tests the word and skips
+ * the call otherwise: most channels of most buses are idle in most cycles.
+ */
+export class GatedSampler {
+  /** Set by the owner: call it even while the word is zero. */
+  hold = false;
+  readonly word: Uint32Array | null;
+  readonly fn: Callback;
+  /** Stops the calls (replaced when registered). */
+  stop: () => void = () => {};
+  constructor(word: Uint32Array | null, fn: Callback) {
+    this.word = word;
+    this.fn = fn;
+  }
+}
+
 export class ClockPhases {
   readonly #tb: TestBench;
-  #samplers: Callback[] = [];
+  /** Every sampler in registration order; plain callbacks have no word (always called). */
+  #samplers: GatedSampler[] = [];
   #drivers: Callback[] = [];
   #started = false;
 
@@ -41,9 +60,19 @@ export class ClockPhases {
 
   /** Calls `fn` at every falling edge; returns a function that unregisters it. */
   onSample(fn: Callback): () => void {
-    this.#samplers.push(fn);
+    return this.onSampleWhile(null, fn).stop;
+  }
+
+  /**
+   * Calls `fn` at every falling edge at which `word[0]` is not zero or the returned handle's
+   * `hold` is set (always, for a null word), in registration order with every other sampler.
+   */
+  onSampleWhile(word: Uint32Array | null, fn: Callback): GatedSampler {
+    const s = new GatedSampler(word, fn);
+    s.stop = () => { this.#samplers = this.#samplers.filter(x => x !== s); };
+    this.#samplers.push(s);
     this.#start();
-    return () => { this.#samplers = this.#samplers.filter(f => f !== fn); };
+    return s;
   }
 
   /** Calls `fn` after every rising edge; returns a function that unregisters it. */
@@ -58,8 +87,11 @@ export class ClockPhases {
     this.#started = true;
     // One task for all models; its callbacks run in place, without a promise per edge.
     this.#tb.everyEdge(() => {
-      const fs = this.#samplers;
-      for (let i = 0; i < fs.length; i++) fs[i]!();
+      const ss = this.#samplers;
+      for (let i = 0; i < ss.length; i++) {
+        const s = ss[i]!, w = s.word;
+        if (w === null || w[0] !== 0 || s.hold) { const fn = s.fn; fn(); }
+      }
     }, () => {
       const fs = this.#drivers;
       for (let i = 0; i < fs.length; i++) fs[i]!();

@@ -1,5 +1,5 @@
 // Bus models and protocol checkers for testbenches (tb/bfm).
-export { ClockPhases } from './clock-phases.ts';
+export { ClockPhases, GatedSampler } from './clock-phases.ts';
 export { ProtocolError, BusResponseError } from './protocol-error.ts';
 export type { Pause } from './pause.ts';
 export type { Latency } from './latency.ts';
@@ -13,7 +13,7 @@ export { ChannelReceiver, type ReceiverPorts } from './channel-receiver.ts';
 export { watchAxiStream, type AxisBeat, type AxisWatchOptions, type AxisWatchPorts } from './axis-checker.ts';
 export { AxiStreamSource, type AxisSendOptions, type AxisSourceOptions } from './axis-source.ts';
 export { AxiStreamSink, type AxisPacket, type AxisSinkOptions, type RecvOptions } from './axis-sink.ts';
-export { BURST, beatAddress, beatLanes, burstBytes, checkBurst, describeBurst, laneMask, type AxiBurst, type BurstName, type BurstViolation } from './axi-burst.ts';
+export { BURST, BeatCursor, beatAddress, beatLanes, burstBytes, checkBurst, describeBurst, laneMask, type AxiBurst, type BurstName, type BurstViolation } from './axi-burst.ts';
 export { AxiChecker, type AxiCheckerOptions, type AxiStats } from './axi-checker.ts';
 export type { ByteMemory } from './byte-memory.ts';
 export { AxiRam, type AxiRamOptions, type AxiRamStats } from './axi-ram.ts';

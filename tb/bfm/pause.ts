@@ -9,8 +9,12 @@ import type { Rng } from '../core/index.ts';
  */
 export type Pause = number | ((rng: Rng) => boolean);
 
+/** The pauser of a model that never pauses. Channels compare against it and skip the call
+ *  (it has no side effects), since they ask every cycle. */
+export const NEVER = (): boolean => false;
+
 export function pauser(p: Pause | undefined, rng: Rng, what: string): () => boolean {
-  if (p === undefined || p === 0) return () => false;
+  if (p === undefined || p === 0) return NEVER;
   if (typeof p === 'function') return () => p(rng);
   if (!(p >= 0 && p < 1)) throw new RangeError(`${what}: pause probability must be in [0, 1), got ${p}`);
   return () => rng.bool(p);

@@ -65,6 +65,31 @@ export function highOf(h: Readable): () => boolean {
   return () => high(h);
 }
 
+/** The single word of a DUT port of up to 32 bits, or null (a wider port, a stand-in handle):
+ *  bus models that test or set a flag every cycle read and write it in place, without a call. */
+export function wordOf(h: Readable | Drivable<number>): Uint32Array | null {
+  const w = h.words;
+  return w && w.length === 1 ? w : null;
+}
+
+/** wordOf for a plain unsigned DUT port of up to 32 bits, whose word is its value (what
+ *  num(h.value) returns); null for anything else (signed, enum, wider, a stand-in). */
+export function uintWordOf(tb: TestBench, h: Readable): Uint32Array | null {
+  const w = wordOf(h);
+  const slot = w ? tb.model.layout.byName.get(h.name) : undefined;
+  return slot && slot.port.shape.kind === 'uint' && slot.port.width <= 32 ? w : null;
+}
+
+/**
+ * Stores a small whole number in a port: in place when `word` (wordOf the port) is there and
+ * `v` fits in `width` bits, exactly what the port's setter would store; else through the
+ * setter, which converts it or reports the misfit. For fields driven on every beat.
+ */
+export function setNarrow(word: Uint32Array | null, width: number, h: Drivable<Bits>, v: number): void {
+  if (word !== null && Number.isInteger(v) && v >= 0 && v <= 0xffffffff >>> (32 - width)) word[0] = v;
+  else h.value = width > 32 && Number.isSafeInteger(v) ? BigInt(v) : v;
+}
+
 /** Writes 0 or 1 to a one-bit signal: straight into its word for a DUT port. */
 export function setterOf(h: Drivable<number>): (v: 0 | 1) => void {
   const w = h.words;

@@ -89,6 +89,16 @@ export class Rng {
     return out;
   }
 
+  /** bytes(out.length), written into `out` (the same stream, no allocation). */
+  fillBytes(out: Uint8Array): void {
+    let w = 0;
+    for (let i = 0; i < out.length; i++) {
+      if ((i & 3) === 0) w = this.u32();
+      out[i] = w & 0xff;
+      w >>>= 8;
+    }
+  }
+
   /** Advances the stream exactly as bytes(n) would, without building the bytes. */
   skipBytes(n: number): void {
     for (let i = 0; i < n; i += 4) this.u32();

@@ -79,9 +79,11 @@ export class Scheduler implements TaskHost {
    *  shrinks; setting an array's length is a runtime call, and wake() runs every edge). */
   private readonly waits: (Wait | null)[] = [];
   private nWaits = 0;
-  /** FIFO of tasks to resume in this instant; `head` is the next one (no Array.shift). */
-  private runnable: Runnable[] = [];
+  /** FIFO of tasks to resume in this instant: slots [head, tail) (no Array.shift, and no
+   *  length changes: truncating the array every instant made every push grow it again). */
+  private readonly runnable: (Runnable | undefined)[] = [];
   private head = 0;
+  private tail = 0;
   private current: Task | null = null;
   private idle: (() => void) | null = null;
   private nextId = 0;
@@ -112,7 +114,7 @@ export class Scheduler implements TaskHost {
   /** Starts `fn` as a coroutine; it runs once the current task yields, in this cycle. */
   spawn<T>(name: string, fn: () => Promise<T>): Task<T> {
     const task = new Task<T>(this.nextId++, name, this);
-    this.runnable.push({ task, gen: task.waitGen, resume: () => this.start(task, fn) });
+    this.enqueue({ task, gen: task.waitGen, resume: () => this.start(task, fn) });
     return task;
   }
 
@@ -142,7 +144,7 @@ export class Scheduler implements TaskHost {
     const armFall = (): void => this.arm(fallWait, this.model.cycle + (this.clockLow ? 2 : 1));
     fallWait.resume = () => { onFall(); this.arm(riseWait, this.model.cycle + 1); };
     riseWait.resume = () => { onRise(); armFall(); };
-    this.runnable.push({ task, gen: task.waitGen, resume: armFall, sync: true });
+    this.enqueue({ task, gen: task.waitGen, resume: armFall, sync: true });
     return task;
   }
 
@@ -175,7 +177,7 @@ export class Scheduler implements TaskHost {
     task.result = value;
     task.error = err;
     if (state === 'failed' && !this.failure) this.failure = { error: err };
-    for (const j of task.joiners) this.runnable.push({ task: j.task, gen: j.gen, resume: j.resume });
+    for (const j of task.joiners) this.enqueue({ task: j.task, gen: j.gen, resume: j.resume });
     task.joiners.length = 0;
     this.yielded(task);
   }
@@ -188,7 +190,7 @@ export class Scheduler implements TaskHost {
     // Its queued resumptions are skipped by dispatch() (state 'cancelled').
     const err = task.cancelledError();
     for (const j of task.joiners) {
-      this.runnable.push({ task: j.task, gen: j.gen, resume: () => j.reject(err) });
+      this.enqueue({ task: j.task, gen: j.gen, resume: () => j.reject(err) });
     }
     task.joiners.length = 0;
   }
@@ -278,7 +280,7 @@ export class Scheduler implements TaskHost {
 
   private dispatch(): void {
     for (;;) {
-      const next = this.failure ? undefined : this.runnable[this.head++];
+      const next = this.failure || this.head >= this.tail ? undefined : this.runnable[this.head++];
       if (!next) {
         this.endInstant();
         const idle = this.idle;
@@ -305,7 +307,7 @@ export class Scheduler implements TaskHost {
    */
   private drainSync(): boolean {
     for (;;) {
-      const next = this.failure ? undefined : this.runnable[this.head];
+      const next = this.failure || this.head >= this.tail ? undefined : this.runnable[this.head];
       if (!next) { this.endInstant(); return true; }
       const t = next.task;
       if (t.state === 'cancelled' || t.waitGen !== next.gen) { this.head++; continue; }
@@ -317,9 +319,15 @@ export class Scheduler implements TaskHost {
     }
   }
 
+  private enqueue(r: Runnable): void {
+    this.runnable[this.tail++] = r;
+  }
+
   private endInstant(): void {
-    if (this.runnable.length !== 0) this.runnable.length = 0;
+    const q = this.runnable;
+    for (let i = 0; i < this.tail; i++) q[i] = undefined;   // let fired waits and closures go
     this.head = 0;
+    this.tail = 0;
     this.current = null;
   }
 
@@ -329,7 +337,7 @@ export class Scheduler implements TaskHost {
   async run(main: Task): Promise<void> {
     try {
       for (;;) {
-        if (this.head < this.runnable.length && !this.drainSync()) {
+        if (this.head < this.tail && !this.drainSync()) {
           await new Promise<void>(resolve => { this.idle = resolve; this.dispatch(); });
         }
         if (this.failure) throw this.failure.error;
@@ -343,6 +351,19 @@ export class Scheduler implements TaskHost {
 
   /** Moves the clock to the next instant anyone waits for and queues the woken tasks. */
   private advance(): void {
+    // With the clock low the next instant is the rising edge whatever anyone waits for: the
+    // scan below is only needed to tell a deadlock, and one live wait is enough for that.
+    if (this.clockLow) {
+      if (!this.anyLive()) throw new DeadlockError(this.model.cycle, 'every coroutine waits for another one to end (join)');
+      this.checkLimit(1);
+      this.syncTrace();
+      this.nativeCalls++;
+      this.model.half(1);
+      this.clockLow = false;
+      this.wake('rise');
+      return;
+    }
+    const next = this.model.cycle + 1;
     let fall = false;
     let minRise = Infinity;
     let until = false;
@@ -351,25 +372,19 @@ export class Scheduler implements TaskHost {
       const w = this.waits[i]!;
       if (w.gen !== w.task.waitGen || w.task.done) continue;   // stale, dropped by wake()
       live++;
-      if (w.kind === 'fall' && w.target === this.model.cycle + 1) fall = true;
+      if (w.kind === 'fall' && w.target === next) fall = true;
       else if (w.kind === 'until') until = true;
       if (w.kind === 'rise') minRise = Math.min(minRise, w.target);
-      else minRise = Math.min(minRise, this.model.cycle + 1);
+      else minRise = Math.min(minRise, next);
     }
     if (live === 0) throw new DeadlockError(this.model.cycle, 'every coroutine waits for another one to end (join)');
-    if (this.clockLow || fall) {
+    if (fall) {
       this.checkLimit(1);
       this.syncTrace();
       this.nativeCalls++;
-      if (this.clockLow) {
-        this.model.half(1);
-        this.clockLow = false;
-        this.wake('rise');
-      } else {
-        this.model.half(0);
-        this.clockLow = true;
-        this.wake('fall');
-      }
+      this.model.half(0);
+      this.clockLow = true;
+      this.wake('fall');
       return;
     }
     let n = until ? 1 : minRise - this.model.cycle;
@@ -378,6 +393,15 @@ export class Scheduler implements TaskHost {
     this.nativeCalls++;
     this.model.step(n);
     this.wake('rise');
+  }
+
+  /** True when some registered wait is not stale. */
+  private anyLive(): boolean {
+    for (let i = 0; i < this.nWaits; i++) {
+      const w = this.waits[i]!;
+      if (w.gen === w.task.waitGen && !w.task.done) return true;
+    }
+    return false;
   }
 
   /** Clamps a batch to the cycle budget; fails when no cycle is left. */
@@ -395,25 +419,26 @@ export class Scheduler implements TaskHost {
       const w = waits[i]!;
       if (w.gen !== w.task.waitGen || w.task.done) continue;   // stale: drop
       if (w.kind === 'rise') {
-        if (edge === 'rise' && w.target <= c) { this.runnable.push(w); continue; }
+        if (edge === 'rise' && w.target <= c) { this.enqueue(w); continue; }
       } else if (w.kind === 'fall') {
-        if (edge === 'fall' && w.target === c + 1) { this.runnable.push(w); continue; }
+        if (edge === 'fall' && w.target === c + 1) { this.enqueue(w); continue; }
       } else if (w.kind === 'until' && edge === 'rise') {
         let ok: boolean;
         try {
           ok = w.pred!();
         } catch (err) {
-          this.runnable.push({ task: w.task, gen: w.gen, resume: () => w.reject(err) });
+          this.enqueue({ task: w.task, gen: w.gen, resume: () => w.reject(err) });
           continue;
         }
-        if (ok) { this.runnable.push(w); continue; }
+        if (ok) { this.enqueue(w); continue; }
         if (c >= w.target) {
           const err = new TimeoutError(w.what, w.target - w.since, w.since, c);
-          this.runnable.push({ task: w.task, gen: w.gen, resume: () => w.reject(err) });
+          this.enqueue({ task: w.task, gen: w.gen, resume: () => w.reject(err) });
           continue;
         }
       }
-      waits[kept++] = w;
+      if (kept !== i) waits[kept] = w;   // (a store into an object array costs a write barrier)
+      kept++;
     }
     for (let i = kept; i < n; i++) waits[i] = null;   // let fired waits go
     this.nWaits = kept;

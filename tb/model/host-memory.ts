@@ -62,33 +62,68 @@ function fastAddress(addr: Address, len: number): number {
 }
 const SAFE_END_BIG = BigInt(SAFE_END);
 
+/** Offset of a safe-integer address in its page. `%` on addresses above 2^31 (host pages
+ *  sit at 4 GiB) is a floating-point remainder, a library call on every beat; the low 32 bits
+ *  (ToUint32 is exact modulo 2^32) hold the page offset. */
+const inPageOf = (a: number): number => (a >>> 0) & (PAGE_BYTES - 1);
+
 export class HostMemory {
   readonly #pages = new Map<number, Uint8Array>();
-  readonly #snapshots = new Set<MemorySnapshot>();
+  /** Live snapshots, in an array: #pageForWrite walks them on every write. */
+  #snapshots: MemorySnapshot[] = [];
+  /** The page looked up last (a bus model's bursts stay in one page for 64 beats and more).
+   *  Pages are created, never replaced or removed, so a cached page stays right. */
+  #lastNo = -1;
+  #last: Uint8Array | undefined;
+
+  /** The page's bytes, or undefined when it was never written. */
+  #page(no: number): Uint8Array | undefined {
+    if (no === this.#lastNo) return this.#last;
+    const p = this.#pages.get(no);
+    if (p) { this.#lastNo = no; this.#last = p; }
+    return p;
+  }
 
   /** Copies `len` bytes out. */
   read(addr: Address, len: number): Uint8Array {
     const a = fastAddress(addr, len);
     if (a < 0) return this.#readSlow(addr, len);
-    const inPage = a % PAGE_BYTES, page = (a - inPage) / PAGE_BYTES;
+    const inPage = inPageOf(a), page = (a - inPage) / PAGE_BYTES;
     if (inPage + len <= PAGE_BYTES) {
-      const p = this.#pages.get(page);
+      const p = this.#page(page);
       return p ? p.slice(inPage, inPage + len) : new Uint8Array(len);
     }
     const out = new Uint8Array(len);
     for (let done = 0, pg = page, off = inPage; done < len; pg++, off = 0) {
       const n = Math.min(PAGE_BYTES - off, len - done);
-      const p = this.#pages.get(pg);
+      const p = this.#page(pg);
       if (p) out.set(p.subarray(off, off + n), done);
       done += n;
     }
     return out;
   }
 
+  /** Copies `len` bytes at `addr` into `out` from `at`: read() without allocating, for bus
+   *  models that reuse one beat buffer. */
+  readInto(addr: Address, out: Uint8Array, at = 0, len = out.length - at): void {
+    const a = fastAddress(addr, len);
+    if (a < 0 || at < 0 || at + len > out.length) { out.set(this.read(addr, len), at); return; }
+    const first = inPageOf(a);
+    for (let done = 0, pg = (a - first) / PAGE_BYTES, off = first; done < len; pg++, off = 0) {
+      const n = Math.min(PAGE_BYTES - off, len - done);
+      const p = this.#page(pg);
+      if (!p) out.fill(0, at + done, at + done + n);
+      // A byte loop for beat-sized pieces: subarray() would allocate a view per call.
+      else if (n <= 64) for (let i = 0; i < n; i++) out[at + done + i] = p[off + i]!;
+      else out.set(p.subarray(off, off + n), at + done);
+      done += n;
+    }
+  }
+
   write(addr: Address, data: Uint8Array): void {
     const len = data.length, a = fastAddress(addr, len);
     if (a < 0) return this.#writeSlow(addr, data);
-    const inPage = a % PAGE_BYTES, page = (a - inPage) / PAGE_BYTES;
+    const inPage = inPageOf(a), page = (a - inPage) / PAGE_BYTES;
     if (inPage + len <= PAGE_BYTES) { if (len) this.#pageForWrite(page).set(data, inPage); return; }
     for (let done = 0, pg = page, off = inPage; done < len; pg++, off = 0) {
       const n = Math.min(PAGE_BYTES - off, len - done);
@@ -157,8 +192,8 @@ export class HostMemory {
 
   /** Starts recording changes. Release it when done, or every later write keeps paying for it. */
   snapshot(): MemorySnapshot {
-    const s = new MemorySnapshot(this, () => this.#snapshots.delete(s));
-    this.#snapshots.add(s);
+    const s = new MemorySnapshot(this, () => { this.#snapshots = this.#snapshots.filter(x => x !== s); });
+    this.#snapshots.push(s);
     return s;
   }
 
@@ -168,8 +203,9 @@ export class HostMemory {
   }
 
   #pageForWrite(page: number): Uint8Array {
-    const p = this.#pages.get(page);
-    if (this.#snapshots.size) for (const s of this.#snapshots) s.preserve(page, p);
+    const p = this.#page(page);
+    const snaps = this.#snapshots;
+    for (let i = 0; i < snaps.length; i++) snaps[i]!.preserve(page, p);
     if (p) return p;
     const fresh = new Uint8Array(PAGE_BYTES);
     this.#pages.set(page, fresh);
@@ -192,6 +228,8 @@ export class MemorySnapshot {
   readonly #release: () => void;
   /** Page number -> contents at snapshot time (null: the page did not exist, i.e. all zero). */
   readonly #saved = new Map<number, Uint8Array | null>();
+  /** The page preserve() saw last (it is in #saved). */
+  #lastSaved = -1;
   #live = true;
 
   /** @internal created by HostMemory.snapshot() */
@@ -202,7 +240,9 @@ export class MemorySnapshot {
 
   /** @internal called by HostMemory before the first write to a page after the snapshot. */
   preserve(page: number, current: Uint8Array | undefined): void {
+    if (page === this.#lastSaved) return;   // writes come in runs to one page; saved pages stay saved
     if (!this.#saved.has(page)) this.#saved.set(page, current ? current.slice() : null);
+    this.#lastSaved = page;
   }
 
   /** Stops recording; the snapshot can still be queried about changes made before. */

@@ -203,6 +203,20 @@ describe('Rng', () => {
     expect(Array.from({ length: 8 }, () => c.int(0, 1000))).not.toEqual(seqA);
   });
 
+  it('fillBytes and skipBytes follow bytes() exactly (the memory model swaps them per beat)', () => {
+    for (const n of [0, 1, 3, 4, 5, 8, 63, 64]) {
+      const ref = new Rng(99), filled = new Rng(99), skipped = new Rng(99);
+      const want = ref.bytes(n);
+      const got = new Uint8Array(n);
+      filled.fillBytes(got);
+      skipped.skipBytes(n);
+      expect(got, `fillBytes(${n})`).toEqual(want);
+      const next = ref.u32();
+      expect(filled.u32(), `stream after fillBytes(${n})`).toBe(next);
+      expect(skipped.u32(), `stream after skipBytes(${n})`).toBe(next);
+    }
+  });
+
   it('stays in range and covers it', () => {
     const r = new Rng(7);
     const seen = new Set<number>();

@@ -32,6 +32,31 @@ describe('host memory', () => {
     expect(m.readU32(0x10)).toBe(0xdeadbeef);
   });
 
+  it('readInto copies what read returns, into any offset, across pages, unwritten pages as zero', () => {
+    const rng = testRng('host-memory readInto');
+    const m = new HostMemory();
+    const base = 0x1_0000_0000n;
+    m.fillRandom(base + 4096n, 3 * 4096, rng);   // the page at `base` stays unwritten
+    for (let k = 0; k < 500; k++) {
+      const addr = base + BigInt(rng.int(0, 5 * 4096));
+      const len = rng.pick([0, 1, 8, 64, rng.int(1, 200), rng.int(1, 9000)]);
+      const at = rng.int(0, 16);
+      const out = rng.bytes(at + len + rng.int(0, 16));
+      const before = out.slice();
+      m.readInto(rng.bool() ? addr : Number(addr), out, at, len);
+      const where = `readInto(0x${addr.toString(16)}, at ${at}, len ${len})`;
+      expect(out.subarray(at, at + len), where).toEqual(m.read(addr, len));
+      expect(out.subarray(0, at), `${where}: bytes before the target changed`).toEqual(before.subarray(0, at));
+      expect(out.subarray(at + len), `${where}: bytes after the target changed`).toEqual(before.subarray(at + len));
+    }
+    const top = 0xffff_ffff_ffff_fff0n;   // the bigint path
+    m.write(top, Uint8Array.of(1, 2, 3));
+    const out = new Uint8Array(4);
+    m.readInto(top, out, 1, 3);
+    expect(out).toEqual(Uint8Array.of(0, 1, 2, 3));
+    expect(() => m.readInto(0n, new Uint8Array(2), 1, 2)).toThrow(RangeError);
+  });
+
   it('fills with seeded random bytes, the same for the same seed', () => {
     const a = new HostMemory();
     const b = new HostMemory();
