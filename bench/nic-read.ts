@@ -4,7 +4,7 @@
 //    m_axis_tx (the responder's TX) in steady state, as a fraction of DATA_WIDTH/8, beside the
 //    framing limit. No fences: the responder serves 2 READs per QP, and the requester never
 //    sends a third while two are outstanding, because nic_req_tx waits for room in
-//    nic_read_resp_rx's per-QP context FIFO (2 entries) before it sends a READ.
+//    nic_read_resp_rx's per-QP contexts (nic_top's readsPerQp, default 2) before it sends a READ.
 //  - latency: one 64-byte READ at a time on an idle pair, memory latency L, link latency
 //    LINK_LATENCY each way; cycles from the doorbell to A's CQE (bench/nic-latency.ts' Probe).
 
@@ -14,7 +14,7 @@ import { qpReg } from '../tb/model/nic-regs.ts';
 import { decodeRoce, padFor } from '../tb/model/packet.ts';
 import { RC_OP, readResponsePackets } from '../tb/model/wire-expect.ts';
 import type { TestBench } from '../tb/core/index.ts';
-import { PairEnv } from '../tb/nic/env.ts';
+import { PairEnv, type PairDut } from '../tb/nic/env.ts';
 import type { LinkFrame } from '../tb/nic/link.ts';
 import { registerMixedMrs, type MixedMrs } from '../tb/nic/mixed-scenario.ts';
 import { describeQps, setupHosts, startPoller } from '../tb/nic/write-scenario.ts';
@@ -112,8 +112,12 @@ async function untilDone(env: PairEnv, tb: TestBench, s: ReadSetup, poll: { chec
   }
 }
 
+/** Looks into a goodput run (a probe on the pair's ports, when finding where cycles go);
+ *  called once the READs' setup is done, its result when they are. */
+export type Watch = (dut: PairDut, tb: TestBench) => () => void;
+
 /** `count` READs of 64 KiB, round robin over `qps` QPs, no fences. */
-export async function measureReadGoodput(dataWidth: number, count: number, qps: number): Promise<ReadGoodputResult> {
+export async function measureReadGoodput(dataWidth: number, count: number, qps: number, watch?: Watch): Promise<ReadGoodputResult> {
   const beatBytes = dataWidth / 8;
   if (count * LEN > 4 * 128 * 1024) throw new Error(`${count} READs of ${LEN} bytes do not fit the 512 KiB MRs`);
   const r = await onPair(dataWidth, 50 * count * LEN / beatBytes + 200_000, async (dut, tb) => {
@@ -121,6 +125,7 @@ export async function measureReadGoodput(dataWidth: number, count: number, qps: 
     const s = await readSetup(env, tb, qps, PMTU_LOG2);
     const poll = startPoller(env, s.setup, tb);
     env.link.frames.length = 0;
+    const unwatch = watch?.(dut, tb);
     const t0 = tb.cycle;
     for (let k = 0; k < count; k++) {
       const q = k % qps, qp = s.setup.get(env.a)!.qps[q]!;
@@ -131,6 +136,7 @@ export async function measureReadGoodput(dataWidth: number, count: number, qps: 
     }
     await untilDone(env, tb, s, poll, 50 * count * LEN / beatBytes, `${count} READs of ${LEN} bytes on ${qps} QP(s), ${dataWidth} bits`);
     poll.stop();
+    unwatch?.();
     const cycles = tb.cycle - t0;
     env.sb.finish();
     const rx = env.link.frames.filter(f => f.dir === 'b->a');

@@ -108,10 +108,14 @@ reg  status_valid_reg;
 reg  [2:0] status_data_reg;
 reg  one_page_reg;
 reg  [63:0] valid_pa_reg;
-wire [17:0] u_chunk_fifo_s_data;
+reg  [255:0] sge_pa_reg;
+reg  [7:0] valid_sge_reg;
+reg  [2:0] pages_owed_reg;
+reg  first_chunk_reg;
+wire [82:0] u_chunk_fifo_s_data;
 reg  u_chunk_fifo_s_valid;
 wire u_chunk_fifo_s_ready;
-wire [17:0] u_chunk_fifo_m_data;
+wire [82:0] u_chunk_fifo_m_data;
 wire u_chunk_fifo_m_valid;
 wire u_chunk_fifo_m_ready;
 // not read: only empty/full matter
@@ -131,9 +135,19 @@ wire status_free;
 wire cmd_accept;
 wire page_resp;
 reg  burst_busy_reg;
-wire fast_load;
-wire chunk_load;
 wire valid_pending;
+wire valid_answer;
+wire last_answer;
+wire all_valid;
+wire [2:0] err_final;
+wire [63:0] pa_final;
+wire wait_done;
+wire go_fast;
+wire fast_load;
+wire head_known;
+wire chunk_load;
+wire page_answer;
+reg  page_asked;
 wire [12:0] to_page;
 wire chunk_fits;
 wire [12:0] chunk_len;
@@ -162,7 +176,13 @@ reg  [3:0] burst_seg_reg;
 reg  ar_valid_reg;
 reg  [63:0] ar_addr_reg;
 reg  [7:0] ar_len_reg;
-wire ar_free;
+wire burst_load;
+wire [63:0] burst_cur_pa;
+wire [12:0] burst_cur_rem;
+wire burst_cur_last;
+wire [3:0] burst_cur_seg;
+wire burst_want;
+wire ar_direct;
 wire burst_issue;
 wire last_burst;
 wire [72:0] u_out_skid_s_data;
@@ -196,120 +216,144 @@ reg  [7:0] emit_keep;
 reg  emit_last;
 // intermediate of gen/nic/dma-burst.ts:54:41: only bits [10:3] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [12:0] binary_0 = (({10'd0, burst_pa_reg[2:0]} + ((burst_rem_reg < (13'd2048 - {2'b00, burst_pa_reg[10:0]})) ? burst_rem_reg : (13'd2048 - {2'b00, burst_pa_reg[10:0]}))) - 13'd1);
-/* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/byte-align.ts:32:26: only bits [63:0] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [127:0] binary_1 = ({m_axi_rdata, m_axi_rdata} >> {(beat_start - held_bytes_reg), 3'b000});
-/* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/byte-align.ts:26:56: only bits [7:7] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [7:0] unary_2 = ~(8'd255 << held_bytes_reg);
-/* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/byte-align.ts:26:56: only bits [6:6] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [7:0] unary_3 = ~(8'd255 << held_bytes_reg);
-/* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/byte-align.ts:26:56: only bits [5:5] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [7:0] unary_4 = ~(8'd255 << held_bytes_reg);
-/* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/byte-align.ts:26:56: only bits [4:4] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [7:0] unary_5 = ~(8'd255 << held_bytes_reg);
-/* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/byte-align.ts:26:56: only bits [3:3] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [7:0] unary_6 = ~(8'd255 << held_bytes_reg);
-/* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/byte-align.ts:26:56: only bits [2:2] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [7:0] unary_7 = ~(8'd255 << held_bytes_reg);
-/* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/byte-align.ts:26:56: only bits [1:1] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [7:0] unary_8 = ~(8'd255 << held_bytes_reg);
-/* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/byte-align.ts:26:49: only bits [0:0] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [7:0] binary_9 = (8'd255 << held_bytes_reg);
-/* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/dma-read.ts:117:20: only bits [63:0] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [146:0] part_10 = sge_reg[sge_index_reg * 147 +: 147];
-/* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/dma-read.ts:117:20: only bits [95:64] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [146:0] part_11 = sge_reg[sge_index_reg * 147 +: 147];
-/* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/dma-read.ts:117:20: only bits [146:144] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [146:0] part_12 = sge_reg[sge_index_reg * 147 +: 147];
-/* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/dma-read.ts:117:20: only bits [143:128] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [146:0] part_13 = sge_reg[sge_index_reg * 147 +: 147];
-/* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/dma-read.ts:117:20: only bits [127:96] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [146:0] part_14 = sge_reg[sge_index_reg * 147 +: 147];
+wire [12:0] binary_0 = (({10'd0, burst_cur_pa[2:0]} + ((burst_cur_rem < (13'd2048 - {2'b00, burst_cur_pa[10:0]})) ? burst_cur_rem : (13'd2048 - {2'b00, burst_cur_pa[10:0]}))) - 13'd1);
 /* verilator lint_on UNUSEDSIGNAL */
 // intermediate of gen/nic/dma-burst.ts:54:41: only bits [10:3] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [12:0] binary_15 = (({10'd0, burst_pa_reg[2:0]} + ((burst_rem_reg < (13'd2048 - {2'b00, burst_pa_reg[10:0]})) ? burst_rem_reg : (13'd2048 - {2'b00, burst_pa_reg[10:0]}))) - 13'd1);
+wire [12:0] binary_1 = (({10'd0, burst_cur_pa[2:0]} + ((burst_cur_rem < (13'd2048 - {2'b00, burst_cur_pa[10:0]})) ? burst_cur_rem : (13'd2048 - {2'b00, burst_cur_pa[10:0]}))) - 13'd1);
+/* verilator lint_on UNUSEDSIGNAL */
+// intermediate of gen/nic/byte-align.ts:32:26: only bits [63:0] are used
+/* verilator lint_off UNUSEDSIGNAL */
+wire [127:0] binary_2 = ({m_axi_rdata, m_axi_rdata} >> {(beat_start - held_bytes_reg), 3'b000});
+/* verilator lint_on UNUSEDSIGNAL */
+// intermediate of gen/nic/byte-align.ts:26:56: only bits [7:7] are used
+/* verilator lint_off UNUSEDSIGNAL */
+wire [7:0] unary_3 = ~(8'd255 << held_bytes_reg);
+/* verilator lint_on UNUSEDSIGNAL */
+// intermediate of gen/nic/byte-align.ts:26:56: only bits [6:6] are used
+/* verilator lint_off UNUSEDSIGNAL */
+wire [7:0] unary_4 = ~(8'd255 << held_bytes_reg);
+/* verilator lint_on UNUSEDSIGNAL */
+// intermediate of gen/nic/byte-align.ts:26:56: only bits [5:5] are used
+/* verilator lint_off UNUSEDSIGNAL */
+wire [7:0] unary_5 = ~(8'd255 << held_bytes_reg);
+/* verilator lint_on UNUSEDSIGNAL */
+// intermediate of gen/nic/byte-align.ts:26:56: only bits [4:4] are used
+/* verilator lint_off UNUSEDSIGNAL */
+wire [7:0] unary_6 = ~(8'd255 << held_bytes_reg);
+/* verilator lint_on UNUSEDSIGNAL */
+// intermediate of gen/nic/byte-align.ts:26:56: only bits [3:3] are used
+/* verilator lint_off UNUSEDSIGNAL */
+wire [7:0] unary_7 = ~(8'd255 << held_bytes_reg);
+/* verilator lint_on UNUSEDSIGNAL */
+// intermediate of gen/nic/byte-align.ts:26:56: only bits [2:2] are used
+/* verilator lint_off UNUSEDSIGNAL */
+wire [7:0] unary_8 = ~(8'd255 << held_bytes_reg);
+/* verilator lint_on UNUSEDSIGNAL */
+// intermediate of gen/nic/byte-align.ts:26:56: only bits [1:1] are used
+/* verilator lint_off UNUSEDSIGNAL */
+wire [7:0] unary_9 = ~(8'd255 << held_bytes_reg);
+/* verilator lint_on UNUSEDSIGNAL */
+// intermediate of gen/nic/byte-align.ts:26:49: only bits [0:0] are used
+/* verilator lint_off UNUSEDSIGNAL */
+wire [7:0] binary_10 = (8'd255 << held_bytes_reg);
+/* verilator lint_on UNUSEDSIGNAL */
+// intermediate of gen/nic/dma-read.ts:148:20: only bits [63:0] are used
+/* verilator lint_off UNUSEDSIGNAL */
+wire [146:0] part_11 = sge_reg[sge_index_reg * 147 +: 147];
+/* verilator lint_on UNUSEDSIGNAL */
+// intermediate of gen/nic/dma-read.ts:148:20: only bits [95:64] are used
+/* verilator lint_off UNUSEDSIGNAL */
+wire [146:0] part_12 = sge_reg[sge_index_reg * 147 +: 147];
+/* verilator lint_on UNUSEDSIGNAL */
+// intermediate of gen/nic/dma-read.ts:148:20: only bits [146:144] are used
+/* verilator lint_off UNUSEDSIGNAL */
+wire [146:0] part_13 = sge_reg[sge_index_reg * 147 +: 147];
+/* verilator lint_on UNUSEDSIGNAL */
+// intermediate of gen/nic/dma-read.ts:148:20: only bits [143:128] are used
+/* verilator lint_off UNUSEDSIGNAL */
+wire [146:0] part_14 = sge_reg[sge_index_reg * 147 +: 147];
+/* verilator lint_on UNUSEDSIGNAL */
+// intermediate of gen/nic/dma-read.ts:148:20: only bits [127:96] are used
+/* verilator lint_off UNUSEDSIGNAL */
+wire [146:0] part_15 = sge_reg[sge_index_reg * 147 +: 147];
+/* verilator lint_on UNUSEDSIGNAL */
+// intermediate of gen/nic/dma-burst.ts:54:41: only bits [10:3] are used
+/* verilator lint_off UNUSEDSIGNAL */
+wire [12:0] binary_16 = (({10'd0, burst_cur_pa[2:0]} + ((burst_cur_rem < (13'd2048 - {2'b00, burst_cur_pa[10:0]})) ? burst_cur_rem : (13'd2048 - {2'b00, burst_cur_pa[10:0]}))) - 13'd1);
 /* verilator lint_on UNUSEDSIGNAL */
 
-// gen/nic/dma-read.ts:83:21
+// gen/nic/dma-read.ts:96:21
 assign xlate_req_free = !xlate_req_valid_reg || m_xlate_req_ready;
 
-// gen/nic/dma-read.ts:84:24
+// gen/nic/dma-read.ts:97:24
 assign status_free = !status_valid_reg || m_status_ready;
 
-// gen/nic/dma-read.ts:86:14
+// gen/nic/dma-read.ts:99:14
 assign m_xlate_req_valid = xlate_req_valid_reg;
 
-// gen/nic/dma-read.ts:87:13
+// gen/nic/dma-read.ts:100:13
 assign m_xlate_req_data = xlate_req_data_reg;
 
-// gen/nic/dma-read.ts:89:16
+// gen/nic/dma-read.ts:102:16
 assign m_status_valid = status_valid_reg;
 
-// gen/nic/dma-read.ts:90:15
+// gen/nic/dma-read.ts:103:15
 assign m_status_data = status_data_reg;
 
-// gen/nic/dma-read.ts:94:20
+// gen/nic/dma-read.ts:107:20
 assign cmd_accept = (s_cmd_valid && (state == STATE_COLLECT)) && xlate_req_free;
 
-// gen/nic/dma-read.ts:95:13
+// gen/nic/dma-read.ts:108:13
 assign s_cmd_ready = (state == STATE_COLLECT) && xlate_req_free;
 
-// gen/nic/dma-read.ts:104:22
-assign page_resp = u_chunk_fifo_m_valid;
+// gen/nic/dma-read.ts:117:22
+assign page_resp = pages_owed_reg != 3'b000;
 
-// gen/nic/dma-read.ts:107:22
-assign fast_load = ((state == STATE_FAST) && !burst_busy_reg) && !u_chunk_fifo_m_valid;
-
-// gen/nic/dma-read.ts:108:23
-assign chunk_load = (!burst_busy_reg && u_chunk_fifo_m_valid) && s_xlate_resp_valid;
-
-// gen/nic/dma-read.ts:109:26
+// gen/nic/dma-read.ts:119:26
 assign valid_pending = valid_rcvd_reg != valid_sent_reg;
 
-// gen/nic/dma-read.ts:110:15
-assign s_xlate_resp_ready = page_resp ? chunk_load : valid_pending;
+// gen/nic/dma-read.ts:122:25
+assign valid_answer = (!page_resp && valid_pending) && s_xlate_resp_valid;
 
-// gen/nic/dma-read.ts:118:20
-assign to_page = 13'd4096 - {1'b0, cur_va_reg[11:0]};
+// gen/nic/dma-read.ts:123:24
+assign last_answer = valid_answer && ((valid_rcvd_reg + 3'd1) == valid_sent_reg);
 
-// gen/nic/dma-read.ts:119:23
-assign chunk_fits = cur_rem_reg <= {19'd0, to_page};
+// gen/nic/dma-read.ts:124:22
+assign all_valid = !valid_pending || last_answer;
 
-// gen/nic/dma-read.ts:120:22
-assign chunk_len = chunk_fits ? cur_rem_reg[12:0] : to_page;
+// gen/nic/dma-read.ts:125:22
+assign err_final = ((err_reg != 3'b000) || !last_answer) ? err_reg : s_xlate_resp_data[2:0];
 
-// gen/nic/dma-read.ts:121:18
+// gen/nic/dma-read.ts:126:21
+assign pa_final = last_answer ? s_xlate_resp_data[66:3] : valid_pa_reg;
+
+// gen/nic/dma-read.ts:127:22
+assign wait_done = ((state == STATE_WAIT_VALID) && all_valid) && status_free;
+
+// gen/nic/dma-read.ts:128:20
+assign go_fast = ((wait_done && (err_final == 3'b000)) && any_data_reg) && one_page_reg;
+
+// gen/nic/dma-read.ts:131:22
+assign fast_load = (((state == STATE_FAST) || go_fast) && !burst_busy_reg) && !u_chunk_fifo_m_valid;
+
+// gen/nic/dma-read.ts:132:23
+assign head_known = u_chunk_fifo_m_data[18];
+
+// gen/nic/dma-read.ts:133:23
+assign chunk_load = (!burst_busy_reg && u_chunk_fifo_m_valid) && (head_known || s_xlate_resp_valid);
+
+// gen/nic/dma-read.ts:134:24
+assign page_answer = chunk_load && !head_known;
+
+// gen/nic/dma-read.ts:135:15
+assign s_xlate_resp_ready = page_resp ? page_answer : valid_pending;
+
+// gen/nic/dma-read.ts:144:13
 always @* begin
+    page_asked = 1'b0;
     u_chunk_fifo_s_valid = 1'b0;
+    page_asked = 1'b0;
     u_chunk_fifo_s_valid = 1'b0;
     case (state)
         STATE_COLLECT: begin
@@ -322,150 +366,180 @@ always @* begin
         end
         STATE_CHUNK: begin
             if (cur_rem_reg == 32'd0) begin
-            end else if (xlate_req_free && u_chunk_fifo_s_ready) begin
+            end else if ((first_chunk_reg || xlate_req_free) && u_chunk_fifo_s_ready) begin
                 u_chunk_fifo_s_valid = 1'd1;
+                if (!first_chunk_reg) begin
+                    page_asked = 1'd1;
+                end
             end
         end
         default: begin end
     endcase
 end
 
-// gen/nic/dma-read.ts:122:17
-assign u_chunk_fifo_s_data = {seg_reg, ((sge_index_reg == last_data_sge_reg) && chunk_fits), chunk_len};
+// gen/nic/dma-read.ts:149:20
+assign to_page = 13'd4096 - {1'b0, cur_va_reg[11:0]};
 
-// gen/nic/dma-read.ts:195:18
+// gen/nic/dma-read.ts:150:23
+assign chunk_fits = cur_rem_reg <= {19'd0, to_page};
+
+// gen/nic/dma-read.ts:151:22
+assign chunk_len = chunk_fits ? cur_rem_reg[12:0] : to_page;
+
+// gen/nic/dma-read.ts:153:17
+assign u_chunk_fifo_s_data = {sge_pa_reg[sge_index_reg * 64 +: 64], first_chunk_reg, seg_reg, ((sge_index_reg == last_data_sge_reg) && chunk_fits), chunk_len};
+
+// gen/nic/dma-read.ts:234:18
 assign u_chunk_fifo_m_ready = chunk_load;
 
-// gen/nic/dma-read.ts:212:20
-assign ar_free = !ar_valid_reg || m_axi_arready;
+// gen/nic/dma-read.ts:238:18
+assign burst_load = chunk_load || fast_load;
 
-// gen/nic/dma-read.ts:213:19
-assign burst_issue = (burst_busy_reg && ar_free) && u_burst_fifo_s_ready;
+// gen/nic/dma-read.ts:239:17
+assign burst_cur_pa = burst_busy_reg ? burst_pa_reg : (chunk_load ? (head_known ? u_chunk_fifo_m_data[82:19] : s_xlate_resp_data[66:3]) : pa_final);
 
-// gen/nic/dma-read.ts:214:23
-assign last_burst = burst_rem_reg == ((burst_rem_reg < (13'd2048 - {2'b00, burst_pa_reg[10:0]})) ? burst_rem_reg : (13'd2048 - {2'b00, burst_pa_reg[10:0]}));
+// gen/nic/dma-read.ts:240:18
+assign burst_cur_rem = burst_busy_reg ? burst_rem_reg : (chunk_load ? u_chunk_fifo_m_data[12:0] : sge_reg[76:64]);
 
-// gen/nic/dma-read.ts:215:17
+// gen/nic/dma-read.ts:241:19
+assign burst_cur_last = burst_busy_reg ? burst_last_reg : (!chunk_load || u_chunk_fifo_m_data[13]);
+
+// gen/nic/dma-read.ts:242:18
+assign burst_cur_seg = burst_busy_reg ? burst_seg_reg : (chunk_load ? u_chunk_fifo_m_data[17:14] : seg_reg);
+
+// gen/nic/dma-read.ts:252:23
+assign burst_want = (burst_busy_reg || burst_load) && u_burst_fifo_s_ready;
+
+// gen/nic/dma-read.ts:255:20
+assign ar_direct = burst_want && !ar_valid_reg;
+
+// gen/nic/dma-read.ts:256:19
+assign burst_issue = ar_direct || (burst_want && m_axi_arready);
+
+// gen/nic/dma-read.ts:257:23
+assign last_burst = burst_cur_rem == ((burst_cur_rem < (13'd2048 - {2'b00, burst_cur_pa[10:0]})) ? burst_cur_rem : (13'd2048 - {2'b00, burst_cur_pa[10:0]}));
+
+// gen/nic/dma-read.ts:258:17
 assign u_burst_fifo_s_valid = burst_issue;
 
-// gen/nic/dma-read.ts:216:16
-assign u_burst_fifo_s_data = {burst_seg_reg, (burst_last_reg && last_burst), binary_0[10:3], (burst_pa_reg[2:0] + ((burst_rem_reg < (13'd2048 - {2'b00, burst_pa_reg[10:0]})) ? burst_rem_reg[2:0] : (3'b000 - burst_pa_reg[2:0]))), burst_pa_reg[2:0]};
+// gen/nic/dma-read.ts:259:16
+assign u_burst_fifo_s_data = {burst_cur_seg, (burst_cur_last && last_burst), binary_0[10:3], (burst_cur_pa[2:0] + ((burst_cur_rem < (13'd2048 - {2'b00, burst_cur_pa[10:0]})) ? burst_cur_rem[2:0] : (3'b000 - burst_cur_pa[2:0]))), burst_cur_pa[2:0]};
 
-// gen/nic/dma-read.ts:227:12
+// gen/nic/dma-read.ts:272:12
 assign m_axi_arid = 4'b0000;
 
-// gen/nic/dma-read.ts:228:14
-assign m_axi_araddr = ar_addr_reg;
+// gen/nic/dma-read.ts:273:14
+assign m_axi_araddr = ar_valid_reg ? ar_addr_reg : (burst_cur_pa & 64'hfffffffffffffff8);
 
-// gen/nic/dma-read.ts:229:13
-assign m_axi_arlen = ar_len_reg;
+// gen/nic/dma-read.ts:274:13
+assign m_axi_arlen = ar_valid_reg ? ar_len_reg : binary_1[10:3];
 
-// gen/nic/dma-read.ts:230:14
+// gen/nic/dma-read.ts:275:14
 assign m_axi_arsize = 3'd3;
 
-// gen/nic/dma-read.ts:231:15
+// gen/nic/dma-read.ts:276:15
 assign m_axi_arburst = 2'd1;
 
-// gen/nic/dma-read.ts:232:14
+// gen/nic/dma-read.ts:277:14
 assign m_axi_arlock = 1'b0;
 
-// gen/nic/dma-read.ts:233:15
+// gen/nic/dma-read.ts:278:15
 assign m_axi_arcache = 4'd3;
 
-// gen/nic/dma-read.ts:234:14
+// gen/nic/dma-read.ts:279:14
 assign m_axi_arprot = 3'b000;
 
-// gen/nic/dma-read.ts:235:15
-assign m_axi_arvalid = ar_valid_reg;
+// gen/nic/dma-read.ts:280:15
+assign m_axi_arvalid = ar_valid_reg || ar_direct;
 
-// gen/nic/dma-read.ts:237:12
+// gen/nic/dma-read.ts:282:12
 assign m_axi_awid = 4'b0000;
 
-// gen/nic/dma-read.ts:237:31
+// gen/nic/dma-read.ts:282:31
 assign m_axi_awaddr = 64'd0;
 
-// gen/nic/dma-read.ts:237:49
+// gen/nic/dma-read.ts:282:49
 assign m_axi_awlen = 8'd0;
 
-// gen/nic/dma-read.ts:237:68
+// gen/nic/dma-read.ts:282:68
 assign m_axi_awsize = 3'b000;
 
-// gen/nic/dma-read.ts:237:88
+// gen/nic/dma-read.ts:282:88
 assign m_axi_awburst = 2'b00;
 
-// gen/nic/dma-read.ts:238:14
+// gen/nic/dma-read.ts:283:14
 assign m_axi_awlock = 1'b0;
 
-// gen/nic/dma-read.ts:238:34
+// gen/nic/dma-read.ts:283:34
 assign m_axi_awcache = 4'b0000;
 
-// gen/nic/dma-read.ts:238:53
+// gen/nic/dma-read.ts:283:53
 assign m_axi_awprot = 3'b000;
 
-// gen/nic/dma-read.ts:238:73
+// gen/nic/dma-read.ts:283:73
 assign m_axi_awvalid = 1'b0;
 
-// gen/nic/dma-read.ts:239:13
+// gen/nic/dma-read.ts:284:13
 assign m_axi_wdata = 64'd0;
 
-// gen/nic/dma-read.ts:239:31
+// gen/nic/dma-read.ts:284:31
 assign m_axi_wstrb = 8'd0;
 
-// gen/nic/dma-read.ts:239:49
+// gen/nic/dma-read.ts:284:49
 assign m_axi_wlast = 1'b0;
 
-// gen/nic/dma-read.ts:239:68
+// gen/nic/dma-read.ts:284:68
 assign m_axi_wvalid = 1'b0;
 
-// gen/nic/dma-read.ts:239:87
+// gen/nic/dma-read.ts:284:87
 assign m_axi_bready = 1'b0;
 
-// gen/nic/dma-read.ts:254:20
+// gen/nic/dma-read.ts:299:20
 assign r_ready = (u_burst_fifo_m_valid && u_out_skid_s_ready) && !flush_reg;
 
-// gen/nic/dma-read.ts:255:18
+// gen/nic/dma-read.ts:300:18
 assign r_beat = m_axi_rvalid && r_ready;
 
-// gen/nic/dma-read.ts:256:14
+// gen/nic/dma-read.ts:301:14
 assign m_axi_rready = r_ready;
 
-// gen/nic/dma-read.ts:261:19
+// gen/nic/dma-read.ts:306:19
 assign beat_start = first_beat_reg ? u_burst_fifo_m_data[2:0] : 3'b000;
 
-// gen/nic/dma-read.ts:263:17
+// gen/nic/dma-read.ts:308:17
 assign beat_end = (m_axi_rlast && (u_burst_fifo_m_data[5:3] != 3'b000)) ? {1'b0, u_burst_fifo_m_data[5:3]} : 4'd8;
 
-// gen/nic/dma-read.ts:264:19
+// gen/nic/dma-read.ts:309:19
 assign beat_bytes = beat_end - {1'b0, beat_start};
 
-// gen/nic/dma-read.ts:266:21
-assign rotated = binary_1[63:0];
+// gen/nic/dma-read.ts:311:21
+assign rotated = binary_2[63:0];
 
-// gen/nic/dma-read.ts:267:22
-assign hold_mask = {{8{unary_2[7]}}, {8{unary_3[6]}}, {8{unary_4[5]}}, {8{unary_5[4]}}, {8{unary_6[3]}}, {8{unary_7[2]}}, {8{unary_8[1]}}, {8{~binary_9[0]}}};
+// gen/nic/dma-read.ts:312:22
+assign hold_mask = {{8{unary_3[7]}}, {8{unary_4[6]}}, {8{unary_5[5]}}, {8{unary_6[4]}}, {8{unary_7[3]}}, {8{unary_8[2]}}, {8{unary_9[1]}}, {8{~binary_10[0]}}};
 
-// gen/nic/dma-read.ts:268:20
+// gen/nic/dma-read.ts:313:20
 assign merged = (hold_reg & hold_mask) | (rotated & ~hold_mask);
 
-// gen/nic/dma-read.ts:269:19
+// gen/nic/dma-read.ts:314:19
 assign total_bytes = {1'b0, held_bytes_reg} + beat_bytes;
 
-// gen/nic/dma-read.ts:270:18
+// gen/nic/dma-read.ts:315:18
 assign beat_full = total_bytes[3];
 
-// gen/nic/dma-read.ts:271:18
+// gen/nic/dma-read.ts:316:18
 assign left_bytes = total_bytes[2:0];
 
-// gen/nic/dma-read.ts:272:20
+// gen/nic/dma-read.ts:317:20
 assign msg_end = m_axi_rlast && u_burst_fifo_m_data[14];
 
-// gen/nic/dma-read.ts:273:20
+// gen/nic/dma-read.ts:318:20
 assign seg_end = (seg_offset_reg + 16'd8) == (16'd1 << u_burst_fifo_m_data[18:15]);
 
-// gen/nic/dma-read.ts:279:17
+// gen/nic/dma-read.ts:324:17
 assign u_burst_fifo_m_ready = r_beat && m_axi_rlast;
 
-// gen/nic/dma-read.ts:281:5
+// gen/nic/dma-read.ts:326:5
 always @* begin
     emit_valid = 1'b0;
     emit_data = 64'd0;
@@ -495,28 +569,28 @@ always @* begin
     end
 end
 
-// gen/nic/dma-read.ts:304:16
+// gen/nic/dma-read.ts:349:16
 assign u_out_skid_s_valid = emit_valid;
 
-// gen/nic/dma-read.ts:305:15
+// gen/nic/dma-read.ts:350:15
 assign u_out_skid_s_data = {emit_last, emit_keep, emit_data};
 
-// gen/nic/dma-read.ts:306:16
+// gen/nic/dma-read.ts:351:16
 assign u_out_skid_m_ready = m_axis_tready;
 
-// gen/nic/dma-read.ts:307:14
+// gen/nic/dma-read.ts:352:14
 assign m_axis_tvalid = u_out_skid_m_valid;
 
-// gen/nic/dma-read.ts:308:13
+// gen/nic/dma-read.ts:353:13
 assign m_axis_tdata = u_out_skid_m_data[63:0];
 
-// gen/nic/dma-read.ts:309:9
+// gen/nic/dma-read.ts:354:9
 assign m_axis_tkeep = u_out_skid_m_data[71:64];
 
-// gen/nic/dma-read.ts:310:9
+// gen/nic/dma-read.ts:355:9
 assign m_axis_tlast = u_out_skid_m_data[72];
 
-// gen/nic/dma-read.ts:88:5
+// gen/nic/dma-read.ts:101:5
 always @(posedge clk) begin
     if (m_xlate_req_ready) begin
         xlate_req_valid_reg <= 1'b0;
@@ -524,12 +598,27 @@ always @(posedge clk) begin
     if (m_status_ready) begin
         status_valid_reg <= 1'b0;
     end
-    if ((!page_resp && valid_pending) && s_xlate_resp_valid) begin
+    if (valid_answer) begin
         valid_rcvd_reg <= valid_rcvd_reg + 3'd1;
         if (err_reg == 3'b000) begin
             err_reg <= s_xlate_resp_data[2:0];
         end
         valid_pa_reg <= s_xlate_resp_data[66:3];
+        case (valid_sge_reg[valid_rcvd_reg[1:0] * 2 +: 2])
+            2'b00: begin
+                sge_pa_reg[63:0] <= s_xlate_resp_data[66:3];
+            end
+            2'd1: begin
+                sge_pa_reg[127:64] <= s_xlate_resp_data[66:3];
+            end
+            2'd2: begin
+                sge_pa_reg[191:128] <= s_xlate_resp_data[66:3];
+            end
+            2'd3: begin
+                sge_pa_reg[255:192] <= s_xlate_resp_data[66:3];
+            end
+            default: begin end
+        endcase
     end
     case (state)
         STATE_COLLECT: begin
@@ -556,6 +645,21 @@ always @(posedge clk) begin
                     xlate_req_valid_reg <= 1'd1;
                     xlate_req_data_reg <= {s_cmd_data[151:149], s_cmd_data[143:128], s_cmd_data[95:64], s_cmd_data[63:0], s_cmd_data[127:96]};
                     valid_sent_reg <= valid_sent_reg + 3'd1;
+                    case (valid_sent_reg[1:0])
+                        2'b00: begin
+                            valid_sge_reg[1:0] <= sge_count_reg[1:0];
+                        end
+                        2'd1: begin
+                            valid_sge_reg[3:2] <= sge_count_reg[1:0];
+                        end
+                        2'd2: begin
+                            valid_sge_reg[5:4] <= sge_count_reg[1:0];
+                        end
+                        2'd3: begin
+                            valid_sge_reg[7:6] <= sge_count_reg[1:0];
+                        end
+                        default: begin end
+                    endcase
                     any_data_reg <= 1'd1;
                     last_data_sge_reg <= sge_count_reg[1:0];
                 end
@@ -565,10 +669,10 @@ always @(posedge clk) begin
             end
         end
         STATE_WAIT_VALID: begin
-            if (!valid_pending && status_free) begin
+            if (wait_done) begin
                 status_valid_reg <= 1'd1;
-                status_data_reg <= err_reg;
-                if ((err_reg != 3'b000) || !any_data_reg) begin
+                status_data_reg <= err_final;
+                if (((err_final != 3'b000) || !any_data_reg) || fast_load) begin
                     sge_count_reg <= 3'b000;
                     valid_sent_reg <= 3'b000;
                     valid_rcvd_reg <= 3'b000;
@@ -598,8 +702,9 @@ always @(posedge clk) begin
             end
         end
         STATE_LOAD_SGE: begin
-            cur_va_reg <= part_10[63:0];
-            cur_rem_reg <= part_11[95:64];
+            cur_va_reg <= part_11[63:0];
+            cur_rem_reg <= part_12[95:64];
+            first_chunk_reg <= 1'd1;
             state <= STATE_CHUNK;
         end
         STATE_CHUNK: begin
@@ -617,9 +722,12 @@ always @(posedge clk) begin
                     sge_index_reg <= sge_index_reg + 2'd1;
                     state <= STATE_LOAD_SGE;
                 end
-            end else if (xlate_req_free && u_chunk_fifo_s_ready) begin
-                xlate_req_valid_reg <= 1'd1;
-                xlate_req_data_reg <= {part_12[146:144], part_13[143:128], {19'd0, chunk_len}, cur_va_reg, part_14[127:96]};
+            end else if ((first_chunk_reg || xlate_req_free) && u_chunk_fifo_s_ready) begin
+                first_chunk_reg <= 1'b0;
+                if (!first_chunk_reg) begin
+                    xlate_req_valid_reg <= 1'd1;
+                    xlate_req_data_reg <= {part_13[146:144], part_14[143:128], {19'd0, chunk_len}, cur_va_reg, part_15[127:96]};
+                end
                 cur_va_reg <= cur_va_reg + {51'd0, chunk_len};
                 cur_rem_reg <= cur_rem_reg - {19'd0, chunk_len};
             end
@@ -642,33 +750,34 @@ always @(posedge clk) begin
         sge_index_reg <= 2'b00;
         cur_va_reg <= 64'd0;
         cur_rem_reg <= 32'd0;
+        first_chunk_reg <= 1'b0;
     end
 end
 
-// gen/nic/dma-read.ts:197:5
+// gen/nic/dma-read.ts:145:5
 always @(posedge clk) begin
-    if (chunk_load) begin
-        burst_busy_reg <= 1'd1;
-        burst_pa_reg <= s_xlate_resp_data[66:3];
-        burst_rem_reg <= u_chunk_fifo_m_data[12:0];
-        burst_last_reg <= u_chunk_fifo_m_data[13];
-        burst_seg_reg <= u_chunk_fifo_m_data[17:14];
-    end else if (fast_load) begin
-        burst_busy_reg <= 1'd1;
-        burst_pa_reg <= valid_pa_reg;
-        burst_rem_reg <= sge_reg[76:64];
-        burst_last_reg <= 1'd1;
-        burst_seg_reg <= seg_reg;
+    if (page_asked && !page_answer) begin
+        pages_owed_reg <= pages_owed_reg + 3'd1;
+    end else if (page_answer && !page_asked) begin
+        pages_owed_reg <= pages_owed_reg - 3'd1;
     end
-    if (m_axi_arready) begin
-        ar_valid_reg <= 1'b0;
+    if (rst) begin
+        pages_owed_reg <= 3'b000;
+    end
+end
+
+// gen/nic/dma-read.ts:243:5
+always @(posedge clk) begin
+    if (burst_load) begin
+        burst_busy_reg <= 1'd1;
+        burst_pa_reg <= burst_cur_pa;
+        burst_rem_reg <= burst_cur_rem;
+        burst_last_reg <= burst_cur_last;
+        burst_seg_reg <= burst_cur_seg;
     end
     if (burst_issue) begin
-        ar_valid_reg <= 1'd1;
-        ar_addr_reg <= burst_pa_reg & 64'hfffffffffffffff8;
-        ar_len_reg <= binary_15[10:3];
-        burst_pa_reg <= burst_pa_reg + {51'd0, ((burst_rem_reg < (13'd2048 - {2'b00, burst_pa_reg[10:0]})) ? burst_rem_reg : (13'd2048 - {2'b00, burst_pa_reg[10:0]}))};
-        burst_rem_reg <= burst_rem_reg - ((burst_rem_reg < (13'd2048 - {2'b00, burst_pa_reg[10:0]})) ? burst_rem_reg : (13'd2048 - {2'b00, burst_pa_reg[10:0]}));
+        burst_pa_reg <= burst_cur_pa + {51'd0, ((burst_cur_rem < (13'd2048 - {2'b00, burst_cur_pa[10:0]})) ? burst_cur_rem : (13'd2048 - {2'b00, burst_cur_pa[10:0]}))};
+        burst_rem_reg <= burst_cur_rem - ((burst_cur_rem < (13'd2048 - {2'b00, burst_cur_pa[10:0]})) ? burst_cur_rem : (13'd2048 - {2'b00, burst_cur_pa[10:0]}));
         if (last_burst) begin
             burst_busy_reg <= 1'b0;
         end
@@ -679,13 +788,27 @@ always @(posedge clk) begin
         burst_rem_reg <= 13'd0;
         burst_last_reg <= 1'b0;
         burst_seg_reg <= 4'b0000;
+    end
+end
+
+// gen/nic/dma-read.ts:260:5
+always @(posedge clk) begin
+    if (m_axi_arready) begin
+        ar_valid_reg <= 1'b0;
+    end
+    if (burst_issue && !(ar_direct && m_axi_arready)) begin
+        ar_valid_reg <= 1'd1;
+        ar_addr_reg <= burst_cur_pa & 64'hfffffffffffffff8;
+        ar_len_reg <= binary_16[10:3];
+    end
+    if (rst) begin
         ar_valid_reg <= 1'b0;
         ar_addr_reg <= 64'd0;
         ar_len_reg <= 8'd0;
     end
 end
 
-// gen/nic/dma-read.ts:281:5
+// gen/nic/dma-read.ts:326:5
 always @(posedge clk) begin
     if (flush_reg) begin
         if (u_out_skid_s_ready) begin
@@ -724,8 +847,8 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/dma-read.ts:82:20
-sync_fifo_depth4_width18 u_chunk_fifo (
+// gen/nic/dma-read.ts:95:20
+sync_fifo_depth4_width83 u_chunk_fifo (
     .clk(clk),
     .rst(rst),
     .s_data(u_chunk_fifo_s_data),
@@ -739,7 +862,7 @@ sync_fifo_depth4_width18 u_chunk_fifo (
     .empty(u_chunk_fifo_empty)
 );
 
-// gen/nic/dma-read.ts:185:19
+// gen/nic/dma-read.ts:224:19
 sync_fifo_depth8_width19 u_burst_fifo (
     .clk(clk),
     .rst(rst),
@@ -754,7 +877,7 @@ sync_fifo_depth8_width19 u_burst_fifo (
     .empty(u_burst_fifo_empty)
 );
 
-// gen/nic/dma-read.ts:246:18
+// gen/nic/dma-read.ts:291:18
 skid_buffer_width73 u_out_skid (
     .clk(clk),
     .rst(rst),
@@ -771,23 +894,23 @@ skid_buffer_width73 u_out_skid (
 always @(posedge clk) begin
     if (!rst) begin
         if (!(!cmd_accept || (s_cmd_data[148:145] >= 4'd3))) begin
-            $display("%m: assertion failed at gen/nic/dma-read.ts:96:5: segLog2 must be at least log2 of the bus bytes (3)");
+            $display("%m: assertion failed at gen/nic/dma-read.ts:109:5: segLog2 must be at least log2 of the bus bytes (3)");
             $stop;
         end
         if (!((!cmd_accept || (sge_count_reg < 3'd3)) || s_cmd_data[144])) begin
-            $display("%m: assertion failed at gen/nic/dma-read.ts:97:5: a message has at most 4 SGEs");
+            $display("%m: assertion failed at gen/nic/dma-read.ts:110:5: a message has at most 4 SGEs");
             $stop;
         end
-        if (!(!chunk_load || (s_xlate_resp_data[2:0] == 3'b000))) begin
-            $display("%m: assertion failed at gen/nic/dma-read.ts:196:5: a page of a validated SGE failed to translate");
+        if (!(!page_answer || (s_xlate_resp_data[2:0] == 3'b000))) begin
+            $display("%m: assertion failed at gen/nic/dma-read.ts:235:5: a page of a validated SGE failed to translate");
             $stop;
         end
         if (!(!(m_axi_rvalid && !u_burst_fifo_m_valid))) begin
-            $display("%m: assertion failed at gen/nic/dma-read.ts:257:5: read data without an outstanding burst");
+            $display("%m: assertion failed at gen/nic/dma-read.ts:302:5: read data without an outstanding burst");
             $stop;
         end
         if (!(!r_beat || (m_axi_rlast == (beat_count_reg == u_burst_fifo_m_data[13:6])))) begin
-            $display("%m: assertion failed at gen/nic/dma-read.ts:258:5: rlast does not match the burst length");
+            $display("%m: assertion failed at gen/nic/dma-read.ts:303:5: rlast does not match the burst length");
             $stop;
         end
     end

@@ -47,9 +47,10 @@ localparam [2:0] STATE_START = 3'd6;
 localparam [2:0] STATE_WAIT = 3'd3;
 
 reg  [2:0] state;
+reg  [749:0] wqe_reg;
 // not read: ringIndex is for the fetch stage; flag bits other than SIGNALED and FENCE are reserved
 /* verilator lint_off UNUSEDSIGNAL */
-reg  [749:0] wqe_reg;
+wire [749:0] wqe_now;
 /* verilator lint_on UNUSEDSIGNAL */
 reg  [3:0] entry_status_reg;
 reg  [23:0] first_psn_reg;
@@ -70,6 +71,8 @@ wire recent_read;
 wire qp_read_busy;
 wire fence_wait;
 wire [3:0] pmtu_clamped;
+wire check_dma;
+wire [1:0] dma_sge_idx;
 wire last_sge;
 wire [32:0] mtu_minus_1;
 wire [32:0] pkt_count_ceil;
@@ -100,161 +103,190 @@ reg  pkt_valid_reg;
 reg  [421:0] pkt_data_reg;
 wire [12:0] gen_mtu;
 wire gen_last;
-// intermediate of gen/nic/req-tx.ts:98:21: only bits [2:0] are used
+// intermediate of gen/nic/req-tx.ts:104:21: only bits [2:0] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [430:0] part_0 = qp_ctx[wqe_reg[1:0] * 431 +: 431];
+wire [430:0] part_0 = qp_ctx[wqe_now[1:0] * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/req-tx.ts:98:21: only bits [78:75] are used
+// intermediate of gen/nic/req-tx.ts:104:21: only bits [78:75] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [430:0] part_1 = qp_ctx[wqe_reg[1:0] * 431 +: 431];
+wire [430:0] part_1 = qp_ctx[wqe_now[1:0] * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/req-tx.ts:98:21: only bits [78:75] are used
+// intermediate of gen/nic/req-tx.ts:104:21: only bits [78:75] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [430:0] part_2 = qp_ctx[wqe_reg[1:0] * 431 +: 431];
+wire [430:0] part_2 = qp_ctx[wqe_now[1:0] * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/req-tx.ts:98:21: only bits [78:75] are used
+// intermediate of gen/nic/req-tx.ts:104:21: only bits [78:75] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [430:0] part_3 = qp_ctx[wqe_reg[1:0] * 431 +: 431];
+wire [430:0] part_3 = qp_ctx[wqe_now[1:0] * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-wire [511:0] part_4 = wqe_reg[749:238];
-// intermediate of gen/nic/req-tx.ts:139:20: only bits [127:96] are used
+// intermediate of gen/nic/req-tx.ts:104:21: only bits [174:159] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [127:0] part_5 = part_4[sge_idx_reg * 128 +: 128];
+wire [430:0] part_4 = qp_ctx[wqe_now[1:0] * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-wire [511:0] part_6 = wqe_reg[749:238];
-// intermediate of gen/nic/req-tx.ts:139:20: only bits [95:64] are used
+wire [511:0] part_5 = wqe_now[749:238];
+// intermediate of gen/nic/req-tx.ts:153:20: only bits [127:96] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [127:0] part_7 = part_6[sge_idx_reg * 128 +: 128];
+wire [127:0] part_6 = part_5[dma_sge_idx * 128 +: 128];
 /* verilator lint_on UNUSEDSIGNAL */
-wire [511:0] part_8 = wqe_reg[749:238];
-// intermediate of gen/nic/req-tx.ts:139:20: only bits [63:0] are used
+wire [511:0] part_7 = wqe_now[749:238];
+// intermediate of gen/nic/req-tx.ts:153:20: only bits [95:64] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [127:0] part_9 = part_8[sge_idx_reg * 128 +: 128];
+wire [127:0] part_8 = part_7[dma_sge_idx * 128 +: 128];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/req-tx.ts:98:21: only bits [174:159] are used
+wire [511:0] part_9 = wqe_now[749:238];
+// intermediate of gen/nic/req-tx.ts:153:20: only bits [63:0] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [430:0] part_10 = qp_ctx[wqe_reg[1:0] * 431 +: 431];
+wire [127:0] part_10 = part_9[dma_sge_idx * 128 +: 128];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/req-tx.ts:98:21: only bits [50:27] are used
+// intermediate of gen/nic/req-tx.ts:104:21: only bits [174:159] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [430:0] part_11 = qp_ctx[wqe_reg[1:0] * 431 +: 431];
+wire [430:0] part_11 = qp_ctx[wqe_now[1:0] * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/req-tx.ts:98:21: only bits [50:27] are used
+// intermediate of gen/nic/req-tx.ts:104:21: only bits [174:159] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [430:0] part_12 = qp_ctx[wqe_reg[1:0] * 431 +: 431];
+wire [430:0] part_12 = qp_ctx[wqe_now[1:0] * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/req-tx.ts:98:21: only bits [50:27] are used
+// intermediate of gen/nic/req-tx.ts:104:21: only bits [50:27] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [430:0] part_13 = qp_ctx[wqe_reg[1:0] * 431 +: 431];
+wire [430:0] part_13 = qp_ctx[wqe_now[1:0] * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/req-tx.ts:98:21: only bits [26:3] are used
+// intermediate of gen/nic/req-tx.ts:104:21: only bits [50:27] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [430:0] part_14 = qp_ctx[wqe_reg[1:0] * 431 +: 431];
+wire [430:0] part_14 = qp_ctx[wqe_now[1:0] * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/req-tx.ts:98:21: only bits [126:79] are used
+// intermediate of gen/nic/req-tx.ts:104:21: only bits [50:27] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [430:0] part_15 = qp_ctx[wqe_reg[1:0] * 431 +: 431];
+wire [430:0] part_15 = qp_ctx[wqe_now[1:0] * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/req-tx.ts:98:21: only bits [158:127] are used
+// intermediate of gen/nic/req-tx.ts:104:21: only bits [50:27] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [430:0] part_16 = qp_ctx[wqe_reg[1:0] * 431 +: 431];
+wire [430:0] part_16 = qp_ctx[wqe_now[1:0] * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/req-tx.ts:98:21: only bits [406:391] are used
+// intermediate of gen/nic/req-tx.ts:104:21: only bits [50:27] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [430:0] part_17 = qp_ctx[wqe_reg[1:0] * 431 +: 431];
+wire [430:0] part_17 = qp_ctx[wqe_now[1:0] * 431 +: 431];
+/* verilator lint_on UNUSEDSIGNAL */
+// intermediate of gen/nic/req-tx.ts:104:21: only bits [50:27] are used
+/* verilator lint_off UNUSEDSIGNAL */
+wire [430:0] part_18 = qp_ctx[wqe_now[1:0] * 431 +: 431];
+/* verilator lint_on UNUSEDSIGNAL */
+// intermediate of gen/nic/req-tx.ts:104:21: only bits [26:3] are used
+/* verilator lint_off UNUSEDSIGNAL */
+wire [430:0] part_19 = qp_ctx[wqe_now[1:0] * 431 +: 431];
+/* verilator lint_on UNUSEDSIGNAL */
+// intermediate of gen/nic/req-tx.ts:104:21: only bits [126:79] are used
+/* verilator lint_off UNUSEDSIGNAL */
+wire [430:0] part_20 = qp_ctx[wqe_now[1:0] * 431 +: 431];
+/* verilator lint_on UNUSEDSIGNAL */
+// intermediate of gen/nic/req-tx.ts:104:21: only bits [158:127] are used
+/* verilator lint_off UNUSEDSIGNAL */
+wire [430:0] part_21 = qp_ctx[wqe_now[1:0] * 431 +: 431];
+/* verilator lint_on UNUSEDSIGNAL */
+// intermediate of gen/nic/req-tx.ts:104:21: only bits [406:391] are used
+/* verilator lint_off UNUSEDSIGNAL */
+wire [430:0] part_22 = qp_ctx[wqe_now[1:0] * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
 
-// gen/nic/req-tx.ts:111:20
-assign sge_sum = (((34'd0 + ((wqe_reg[45:38] > 8'd0) ? {2'b00, wqe_reg[333:302]} : 34'd0)) + ((wqe_reg[45:38] > 8'd1) ? {2'b00, wqe_reg[461:430]} : 34'd0)) + ((wqe_reg[45:38] > 8'd2) ? {2'b00, wqe_reg[589:558]} : 34'd0)) + ((wqe_reg[45:38] > 8'd3) ? {2'b00, wqe_reg[717:686]} : 34'd0);
+// gen/nic/req-tx.ts:102:17
+assign wqe_now = (state == STATE_IDLE) ? s_wqe_data : wqe_reg;
 
-// gen/nic/req-tx.ts:112:22
-assign length_ok = (wqe_reg[45:38] <= 8'd4) && (sge_sum == {2'b00, wqe_reg[77:46]});
+// gen/nic/req-tx.ts:117:20
+assign sge_sum = (((34'd0 + ((wqe_now[45:38] > 8'd0) ? {2'b00, wqe_now[333:302]} : 34'd0)) + ((wqe_now[45:38] > 8'd1) ? {2'b00, wqe_now[461:430]} : 34'd0)) + ((wqe_now[45:38] > 8'd2) ? {2'b00, wqe_now[589:558]} : 34'd0)) + ((wqe_now[45:38] > 8'd3) ? {2'b00, wqe_now[717:686]} : 34'd0);
 
-// gen/nic/req-tx.ts:117:21
-assign qp_state = err_seen_reg[wqe_reg[1:0]] ? 3'd4 : part_0[2:0];
+// gen/nic/req-tx.ts:118:22
+assign length_ok = (wqe_now[45:38] <= 8'd4) && (sge_sum == {2'b00, wqe_now[77:46]});
 
-// gen/nic/req-tx.ts:119:21
-assign is_write = wqe_reg[29:22] == 8'd0;
+// gen/nic/req-tx.ts:123:21
+assign qp_state = err_seen_reg[wqe_now[1:0]] ? 3'd4 : part_0[2:0];
 
-// gen/nic/req-tx.ts:120:20
-assign is_read = wqe_reg[29:22] == 8'd1;
+// gen/nic/req-tx.ts:125:21
+assign is_write = wqe_now[29:22] == 8'd0;
 
-// gen/nic/req-tx.ts:121:25
-assign check_status = (wqe_reg[21:18] != 4'b0000) ? wqe_reg[21:18] : ((qp_state == 3'd4) ? 4'd8 : ((qp_state != 3'd3) ? 4'd2 : (!(is_write || is_read) ? 4'd9 : (!length_ok ? 4'd1 : 4'b0000))));
+// gen/nic/req-tx.ts:126:20
+assign is_read = wqe_now[29:22] == 8'd1;
 
-// gen/nic/req-tx.ts:131:24
-assign recent_read = (read_mark_cnt_reg != 2'b00) && (read_mark_qp_reg == wqe_reg[1:0]);
+// gen/nic/req-tx.ts:127:25
+assign check_status = (wqe_now[21:18] != 4'b0000) ? wqe_now[21:18] : ((qp_state == 3'd4) ? 4'd8 : ((qp_state != 3'd3) ? 4'd2 : (!(is_write || is_read) ? 4'd9 : (!length_ok ? 4'd1 : 4'b0000))));
 
-// gen/nic/req-tx.ts:132:24
-assign qp_read_busy = read_busy[wqe_reg[1:0]] || recent_read;
+// gen/nic/req-tx.ts:137:24
+assign recent_read = (read_mark_cnt_reg != 2'b00) && (read_mark_qp_reg == wqe_now[1:0]);
 
-// gen/nic/req-tx.ts:134:23
-assign fence_wait = (wqe_reg[31] && qp_read_busy) && (check_status == 4'b0000);
+// gen/nic/req-tx.ts:138:24
+assign qp_read_busy = read_busy[wqe_now[1:0]] || recent_read;
 
-// gen/nic/req-tx.ts:136:25
+// gen/nic/req-tx.ts:140:23
+assign fence_wait = (wqe_now[31] && qp_read_busy) && (check_status == 4'b0000);
+
+// gen/nic/req-tx.ts:142:25
 assign pmtu_clamped = (part_1[78:75] < 4'd8) ? 4'd8 : ((part_2[78:75] > 4'd12) ? 4'd12 : part_3[78:75]);
 
-// gen/nic/req-tx.ts:141:21
-assign last_sge = (wqe_reg[45:38] == 8'd0) || ({6'd0, sge_idx_reg} == (wqe_reg[45:38] - 8'd1));
+// gen/nic/req-tx.ts:150:22
+assign check_dma = ((((state == STATE_CHECK) || ((state == STATE_IDLE) && s_wqe_valid)) && (check_status == 4'b0000)) && !wqe_now[31]) && is_write;
 
-// gen/nic/req-tx.ts:142:14
-assign m_dma_cmd_valid = state == STATE_DMA;
+// gen/nic/req-tx.ts:152:20
+assign dma_sge_idx = ((state == STATE_IDLE) || (state == STATE_CHECK)) ? 2'b00 : sge_idx_reg;
 
-// gen/nic/req-tx.ts:143:13
-assign m_dma_cmd_data = {3'b000, mtu_log2_reg, last_sge, pd_reg, part_5[127:96], ((wqe_reg[45:38] == 8'd0) ? 32'd0 : part_7[95:64]), part_9[63:0]};
+// gen/nic/req-tx.ts:155:21
+assign last_sge = (wqe_now[45:38] == 8'd0) || ({6'd0, dma_sge_idx} == (wqe_now[45:38] - 8'd1));
 
-// gen/nic/req-tx.ts:147:17
+// gen/nic/req-tx.ts:156:14
+assign m_dma_cmd_valid = (state == STATE_DMA) || check_dma;
+
+// gen/nic/req-tx.ts:157:13
+assign m_dma_cmd_data = {3'b000, (((state == STATE_IDLE) || (state == STATE_CHECK)) ? pmtu_clamped : mtu_log2_reg), last_sge, (((state == STATE_IDLE) || (state == STATE_CHECK)) ? part_4[174:159] : pd_reg), part_6[127:96], ((wqe_now[45:38] == 8'd0) ? 32'd0 : part_8[95:64]), part_10[63:0]};
+
+// gen/nic/req-tx.ts:161:17
 assign s_dma_status_ready = state == STATE_WAIT;
 
-// gen/nic/req-tx.ts:151:23
+// gen/nic/req-tx.ts:165:23
 assign mtu_minus_1 = (33'd1 << mtu_log2_reg) - 33'd1;
 
-// gen/nic/req-tx.ts:152:19
-assign pkt_count_ceil = ({1'b0, wqe_reg[77:46]} + mtu_minus_1) >> mtu_log2_reg;
+// gen/nic/req-tx.ts:166:19
+assign pkt_count_ceil = ({1'b0, wqe_now[77:46]} + mtu_minus_1) >> mtu_log2_reg;
 
-// gen/nic/req-tx.ts:153:19
+// gen/nic/req-tx.ts:167:19
 assign pkt_count = (pkt_count_ceil == 33'd0) ? 24'd1 : pkt_count_ceil[23:0];
 
-// gen/nic/req-tx.ts:174:22
+// gen/nic/req-tx.ts:188:22
 assign start_now = (state == STATE_START) && !gen_busy_reg;
 
-// gen/nic/req-tx.ts:176:23
+// gen/nic/req-tx.ts:190:23
 assign start_take = start_now && m_req_ready;
 
-// gen/nic/req-tx.ts:177:14
+// gen/nic/req-tx.ts:191:14
 assign m_req_valid = (state == STATE_ERR) || start_now;
 
-// gen/nic/req-tx.ts:178:13
-assign m_req_data = {entry_status_reg, wqe_reg[30], last_psn_reg, first_psn_reg, wqe_reg[77:46], wqe_reg[29:22], wqe_reg[141:78], wqe_reg[1:0]};
+// gen/nic/req-tx.ts:192:13
+assign m_req_data = {entry_status_reg, wqe_now[30], last_psn_reg, first_psn_reg, wqe_now[77:46], wqe_now[29:22], wqe_now[141:78], wqe_now[1:0]};
 
-// gen/nic/req-tx.ts:183:18
+// gen/nic/req-tx.ts:197:18
 assign m_read_ctx_valid = state == STATE_RCTX;
 
-// gen/nic/req-tx.ts:184:17
-assign m_read_ctx_data = {wqe_reg[749:238], wqe_reg[40:38], mtu_log2_reg, pd_reg, wqe_reg[77:46], last_psn_reg, first_psn_reg, wqe_reg[141:78], wqe_reg[1:0]};
+// gen/nic/req-tx.ts:198:17
+assign m_read_ctx_data = {wqe_now[749:238], wqe_now[40:38], mtu_log2_reg, pd_reg, wqe_now[77:46], last_psn_reg, first_psn_reg, wqe_now[141:78], wqe_now[1:0]};
 
-// gen/nic/req-tx.ts:197:14
+// gen/nic/req-tx.ts:230:14
 assign s_wqe_ready = state == STATE_IDLE;
 
-// gen/nic/req-tx.ts:239:10
+// gen/nic/req-tx.ts:274:10
 assign sq_psn_upd = {psn_upd_value_reg, psn_upd_qp_reg, psn_upd_valid_reg};
 
-// gen/nic/req-tx.ts:240:11
+// gen/nic/req-tx.ts:275:11
 assign qp_error = {qp_error_qp_reg, qp_error_valid_reg};
 
-// gen/nic/req-tx.ts:245:17
+// gen/nic/req-tx.ts:280:17
 assign gen_mtu = 13'd1 << gen_mtu_log2_reg;
 
-// gen/nic/req-tx.ts:247:19
+// gen/nic/req-tx.ts:282:19
 assign gen_last = gen_read_reg || (gen_rem_reg <= {19'd0, gen_mtu});
 
-// gen/nic/req-tx.ts:260:14
+// gen/nic/req-tx.ts:295:14
 assign m_pkt_cmd_valid = pkt_valid_reg;
 
-// gen/nic/req-tx.ts:261:13
+// gen/nic/req-tx.ts:296:13
 assign m_pkt_cmd_data = pkt_data_reg;
 
-// gen/nic/req-tx.ts:116:39
+// gen/nic/req-tx.ts:122:39
 always @(posedge clk) begin
     if (qp_ctx[2:0] == 3'b000) begin
         err_seen_reg[0] <= 1'b0;
@@ -278,6 +310,19 @@ always @(posedge clk) begin
             if (s_wqe_valid) begin
                 wqe_reg <= s_wqe_data;
                 state <= STATE_CHECK;
+                if (check_dma && m_dma_cmd_ready) begin
+                    entry_status_reg <= check_status;
+                    first_psn_reg <= 24'd0;
+                    last_psn_reg <= 24'd0;
+                    mtu_log2_reg <= pmtu_clamped;
+                    pd_reg <= part_11[174:159];
+                    sge_idx_reg <= 2'b00;
+                    sge_idx_reg <= 2'd1;
+                    state <= STATE_DMA;
+                    if (last_sge) begin
+                        state <= STATE_WAIT;
+                    end
+                end
             end
         end
         STATE_CHECK: begin
@@ -285,7 +330,7 @@ always @(posedge clk) begin
             first_psn_reg <= 24'd0;
             last_psn_reg <= 24'd0;
             mtu_log2_reg <= pmtu_clamped;
-            pd_reg <= part_10[174:159];
+            pd_reg <= part_12[174:159];
             sge_idx_reg <= 2'b00;
             if (check_status != 4'b0000) begin
                 state <= STATE_ERR;
@@ -294,6 +339,13 @@ always @(posedge clk) begin
                     state <= STATE_PSN;
                 end else begin
                     state <= STATE_DMA;
+                    if (check_dma && m_dma_cmd_ready) begin
+                        sge_idx_reg <= 2'd1;
+                        state <= STATE_DMA;
+                        if (last_sge) begin
+                            state <= STATE_WAIT;
+                        end
+                    end
                 end
             end
         end
@@ -308,21 +360,24 @@ always @(posedge clk) begin
         STATE_WAIT: begin
             if (s_dma_status_valid) begin
                 if (s_dma_status_data == 3'b000) begin
-                    state <= STATE_PSN;
+                    first_psn_reg <= part_13[50:27];
+                    last_psn_reg <= part_14[50:27] + (pkt_count - 24'd1);
+                    gen_next_psn_reg <= part_15[50:27] + pkt_count;
+                    state <= STATE_START;
                 end else begin
                     entry_status_reg <= 4'd3;
                     qp_error_valid_reg <= 1'd1;
-                    qp_error_qp_reg <= wqe_reg[1:0];
-                    if (wqe_reg[1:0] == 2'b00) begin
+                    qp_error_qp_reg <= wqe_now[1:0];
+                    if (wqe_now[1:0] == 2'b00) begin
                         err_seen_reg[0] <= 1'd1;
                     end
-                    if (wqe_reg[1:0] == 2'd1) begin
+                    if (wqe_now[1:0] == 2'd1) begin
                         err_seen_reg[1] <= 1'd1;
                     end
-                    if (wqe_reg[1:0] == 2'd2) begin
+                    if (wqe_now[1:0] == 2'd2) begin
                         err_seen_reg[2] <= 1'd1;
                     end
-                    if (wqe_reg[1:0] == 2'd3) begin
+                    if (wqe_now[1:0] == 2'd3) begin
                         err_seen_reg[3] <= 1'd1;
                     end
                     state <= STATE_ERR;
@@ -330,9 +385,9 @@ always @(posedge clk) begin
             end
         end
         STATE_PSN: begin
-            first_psn_reg <= part_11[50:27];
-            last_psn_reg <= part_12[50:27] + (pkt_count - 24'd1);
-            gen_next_psn_reg <= part_13[50:27] + pkt_count;
+            first_psn_reg <= part_16[50:27];
+            last_psn_reg <= part_17[50:27] + (pkt_count - 24'd1);
+            gen_next_psn_reg <= part_18[50:27] + pkt_count;
             if (is_read) begin
                 state <= STATE_RCTX;
             end else begin
@@ -347,11 +402,11 @@ always @(posedge clk) begin
         STATE_START: begin
             if (start_take) begin
                 psn_upd_valid_reg <= 1'd1;
-                psn_upd_qp_reg <= wqe_reg[1:0];
+                psn_upd_qp_reg <= wqe_now[1:0];
                 psn_upd_value_reg <= gen_next_psn_reg;
                 if (is_read) begin
                     read_mark_cnt_reg <= 2'd3;
-                    read_mark_qp_reg <= wqe_reg[1:0];
+                    read_mark_qp_reg <= wqe_now[1:0];
                 end
                 state <= STATE_IDLE;
             end
@@ -375,15 +430,15 @@ always @(posedge clk) begin
         mtu_log2_reg <= 4'b0000;
         pd_reg <= 16'd0;
         sge_idx_reg <= 2'b00;
-        qp_error_qp_reg <= 2'b00;
         gen_next_psn_reg <= 24'd0;
+        qp_error_qp_reg <= 2'b00;
         psn_upd_qp_reg <= 2'b00;
         psn_upd_value_reg <= 24'd0;
         read_mark_qp_reg <= 2'b00;
     end
 end
 
-// gen/nic/req-tx.ts:262:5
+// gen/nic/req-tx.ts:297:5
 always @(posedge clk) begin
     if (m_pkt_cmd_ready) begin
         pkt_valid_reg <= 1'b0;
@@ -402,18 +457,18 @@ always @(posedge clk) begin
     if (start_take) begin
         gen_busy_reg <= 1'd1;
         gen_psn_reg <= first_psn_reg;
-        gen_rem_reg <= wqe_reg[77:46];
+        gen_rem_reg <= wqe_now[77:46];
         gen_first_reg <= 1'd1;
         gen_count_reg <= 6'd0;
         gen_mtu_log2_reg <= mtu_log2_reg;
-        gen_va_reg <= wqe_reg[205:142];
-        gen_rkey_reg <= wqe_reg[237:206];
-        gen_len_reg <= wqe_reg[77:46];
+        gen_va_reg <= wqe_now[205:142];
+        gen_rkey_reg <= wqe_now[237:206];
+        gen_len_reg <= wqe_now[77:46];
         gen_read_reg <= is_read;
-        gen_dest_qpn_reg <= part_14[26:3];
-        gen_dest_mac_reg <= part_15[126:79];
-        gen_dest_ip_reg <= part_16[158:127];
-        gen_sport_reg <= part_17[406:391];
+        gen_dest_qpn_reg <= part_19[26:3];
+        gen_dest_mac_reg <= part_20[126:79];
+        gen_dest_ip_reg <= part_21[158:127];
+        gen_sport_reg <= part_22[406:391];
     end
     if (rst) begin
         pkt_valid_reg <= 1'b0;

@@ -8,11 +8,10 @@ rtl/nic_completion.v
 rtl/skid_buffer_width67.v
 rtl/rr_arbiter_n5.v
 rtl/nic_tlb_id_width4_num_clients5.v
-rtl/sync_fifo_depth4_width18.v
+rtl/sync_fifo_depth4_width83.v
 rtl/sync_fifo_depth8_width19.v
 rtl/skid_buffer_width73.v
 rtl/nic_dma_read.v
-rtl/sync_fifo_depth4_width83.v
 rtl/sync_fifo_depth4_width67.v
 rtl/sync_fifo.v
 rtl/sync_fifo_width5.v
@@ -23,12 +22,13 @@ rtl/nic_read_responder.v
 rtl/sync_fifo_depth2_width681.v
 rtl/sync_fifo_depth8_width1.v
 rtl/sync_fifo_depth8_width13.v
-rtl/sync_fifo_width103.v
+rtl/sync_fifo_width108.v
 rtl/sync_fifo_depth4_width34.v
 rtl/nic_byte_splitter.v
+rtl/sync_fifo_ram_width73.v
 rtl/nic_read_resp_rx.v
 rtl/skid_buffer_width91.v
-rtl/nic_axi_rd_mux_n4.v
+rtl/nic_axi_rd_mux_bulk_cap_beats512_n4_urgent_mask2.v
 rtl/rr_arbiter_n3.v
 rtl/sync_fifo_depth4_width2.v
 rtl/skid_buffer.v
@@ -39,8 +39,8 @@ rtl/nic_tx_frame_gate.v
 rtl/nic_packetizer.v
 rtl/roce_icrc_parallel_skip6.v
 rtl/nic_icrc_insert.v
-rtl/sync_fifo_depth64_width16.v
-rtl/nic_icrc_check_buffer_bytes32768_max_frames64.v
+rtl/sync_fifo_depth128_width16.v
+rtl/nic_icrc_check_buffer_bytes32768_max_frames128.v
 rtl/skid_buffer_width328.v
 rtl/nic_rx_parser.v
 rtl/sync_fifo_width211.v
@@ -48,6 +48,6 @@ rtl/sync_fifo_width2.v
 rtl/nic_responder.v
 rtl/sync_fifo_ram_depth8_width750.v
 rtl/sync_fifo_depth4_width73.v
-rtl/sync_fifo_ram_width73.v
 rtl/sync_fifo_ram_depth1024_width71.v
+rtl/sync_fifo_depth4_width89.v
 rtl/nic_top.v

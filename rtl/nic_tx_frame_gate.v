@@ -47,8 +47,8 @@ wire u_fifo_empty;
 /* verilator lint_on UNUSEDSIGNAL */
 reg  [11:0] ready_pkts_reg;
 wire cmd_has_payload;
-wire cmd_pass;
 wire pkt_completed;
+wire cmd_pass;
 wire pkt_claimed;
 
 // gen/nic/tx-frame-gate.ts:50:15
@@ -78,25 +78,25 @@ assign u_fifo_m_ready = m_payload_tready;
 // gen/nic/tx-frame-gate.ts:62:20
 assign cmd_has_payload = s_cmd_data[69:57] != 13'd0;
 
-// gen/nic/tx-frame-gate.ts:63:18
-assign cmd_pass = !cmd_has_payload || (ready_pkts_reg != 12'd0);
-
-// gen/nic/tx-frame-gate.ts:64:15
-assign m_cmd_valid = s_cmd_valid && cmd_pass;
-
-// gen/nic/tx-frame-gate.ts:65:14
-assign m_cmd_data = s_cmd_data;
-
-// gen/nic/tx-frame-gate.ts:66:15
-assign s_cmd_ready = m_cmd_ready && cmd_pass;
-
-// gen/nic/tx-frame-gate.ts:68:23
+// gen/nic/tx-frame-gate.ts:63:23
 assign pkt_completed = (s_payload_tvalid && u_fifo_s_ready) && s_payload_tlast;
 
-// gen/nic/tx-frame-gate.ts:69:21
+// gen/nic/tx-frame-gate.ts:69:18
+assign cmd_pass = (!cmd_has_payload || (ready_pkts_reg != 12'd0)) || pkt_completed;
+
+// gen/nic/tx-frame-gate.ts:70:15
+assign m_cmd_valid = s_cmd_valid && cmd_pass;
+
+// gen/nic/tx-frame-gate.ts:71:14
+assign m_cmd_data = s_cmd_data;
+
+// gen/nic/tx-frame-gate.ts:72:15
+assign s_cmd_ready = m_cmd_ready && cmd_pass;
+
+// gen/nic/tx-frame-gate.ts:74:21
 assign pkt_claimed = ((s_cmd_valid && m_cmd_ready) && cmd_pass) && cmd_has_payload;
 
-// gen/nic/tx-frame-gate.ts:70:5
+// gen/nic/tx-frame-gate.ts:75:5
 always @(posedge clk) begin
     if (pkt_completed && !pkt_claimed) begin
         ready_pkts_reg <= ready_pkts_reg + 12'd1;

@@ -3,6 +3,16 @@
 // or only write).
 //
 // - Arbitration is round robin (gen/lib rrArbiter) per address transfer, i.e. per burst.
+// - Read mux only, optional: `urgentMask` clients go first and are never capped: while an
+//   urgent client asks, or an urgent burst is outstanding (AR passed, RLAST not yet handed
+//   back), no other ("bulk") AR is granted. With `bulkCapBeats`, the bulk clients together
+//   may have at most that many R beats outstanding; a bulk AR that would exceed the cap waits,
+//   unless nothing bulk is outstanding (so any burst can pass). Why: an urgent read (nic_tlb's
+//   page-table line) then waits for at most the bulk beats requested before it, bulkCapBeats,
+//   whatever order the slave answers in, however many payload bursts the engines could post
+//   (it waited ~2,000 cycles behind 12 KiB of payload; docs/nic-top.md). Holding bulk while
+//   an urgent burst is out matters for a slave that reorders IDs: bursts requested after the
+//   urgent one could otherwise be answered before it, again and again.
 // - The client index is prepended to the ID (m_axi_*id = {client, s*_axi_*id}), so responses
 //   (R beats, B) are routed back by ID with no state, and a slave may reorder and interleave
 //   responses of different IDs as AXI allows.
@@ -15,7 +25,7 @@
 // Client ports are `s<i>_axi_*` (IO keys c0, c1, ...); the shared port is `m_axi_*` with
 // ID width idWidth + clientBits(n).
 
-import { cat, defineModule, type Value } from '../hdl/index.ts';
+import { cat, defineModule, lit, mux, UInt, type ModuleBuilder, type Value } from '../hdl/index.ts';
 import { rrArbiter } from '../lib/arbiter.ts';
 import { syncFifo } from '../lib/fifo.ts';
 import type { BundleIO } from '../lib/interfaces.ts';
@@ -33,8 +43,12 @@ export type AxiMuxParams = {
   idWidth: number;
   /** Write mux only: AWs whose data has not all passed yet (a power of two). */
   wOrderDepth: number;
+  /** Read mux only: bit i set = client i is urgent (served first, not capped); 0 = none. */
+  urgentMask: number;
+  /** Read mux only: R beats the other clients may have outstanding together; 0 = no cap. */
+  bulkCapBeats: number;
 };
-export const axiMuxDefaults: AxiMuxParams = { n: 2, dataWidth: 64, idWidth: 4, wOrderDepth: 4 };
+export const axiMuxDefaults: AxiMuxParams = { n: 2, dataWidth: 64, idWidth: 4, wOrderDepth: 4, urgentMask: 0, bulkCapBeats: 0 };
 
 /** Bits prepended to the client ID on the shared port. */
 export function clientBits(n: number): number { return indexWidth(n); }
@@ -43,6 +57,58 @@ function checkParams(p: AxiMuxParams, who: string): void {
   positiveInt(p.n, `${who}: n`);
   positiveInt(p.idWidth, `${who}: idWidth`);
   log2Exact(p.dataWidth / 8, `${who}: dataWidth / 8`);
+}
+
+/** Urgent bursts outstanding at most: an urgent AR waits while this many are out (nic_tlb keeps
+ *  one page-table read in flight, so it never waits for this). */
+const URGENT_OPEN_BITS = 4;
+const URGENT_OPEN_MAX = 2 ** URGENT_OPEN_BITS - 1;
+
+/**
+ * The read mux's AR request vector under `urgentMask` / `bulkCapBeats` (see the header), and
+ * the counters behind it (`count` wires them once the grant and the R routing exist). Without
+ * either parameter the request vector is just every ARVALID.
+ */
+function bulkGate(m: ModuleBuilder, p: AxiMuxParams, s: readonly BundleIO<Axi4ReadSpec, 'sink'>[]) {
+  const urgent = s.map((_c, i) => ((p.urgentMask >>> i) & 1) === 1);
+  if (p.urgentMask >= 2 ** p.n) throw new Error(`nic_axi_rd_mux: urgentMask ${p.urgentMask} names clients beyond n = ${p.n}`);
+  if (!Number.isInteger(p.bulkCapBeats) || p.bulkCapBeats < 0) throw new Error(`nic_axi_rd_mux: bulkCapBeats ${p.bulkCapBeats} is not a count`);
+  const urgentIdx = s.map((_c, i) => i).filter(i => urgent[i]);
+  const bulkIdx = s.map((_c, i) => i).filter(i => !urgent[i]);
+  // Urgent bursts accepted whose last R beat has not been handed back.
+  const urgentOpen = urgentIdx.length ? m.reg('urgent_open_reg', UInt(URGENT_OPEN_BITS)) : null;
+  const holdBulk = urgentOpen
+    ? m.let('ar_hold_bulk', urgentIdx.map((i): Value => s[i]!.arvalid).reduce((a, b) => a.lor(b)).lor(urgentOpen.ne(0)))
+    : null;
+  // Outstanding bulk beats never exceed max(cap, one 256-beat burst admitted alone).
+  const ow = Math.ceil(Math.log2(Math.max(p.bulkCapBeats, 256) + 1));
+  const outstanding = p.bulkCapBeats > 0 && bulkIdx.length > 0 ? m.reg('bulk_outstanding_reg', UInt(ow)) : null;
+  const urgentRoom = urgentOpen ? m.let('ar_urgent_room', urgentOpen.ne(URGENT_OPEN_MAX)) : null;
+  const asks = s.map((c, i): Value => {
+    if (urgent[i]) return c.arvalid.land(urgentRoom!);
+    // outstanding + arlen + 1 <= cap
+    const fits = outstanding ? m.let(`ar_fits_${i}`, outstanding.eq(0).lor(outstanding.zext(ow + 1).addw(c.arlen.zext(ow + 1)).lt(p.bulkCapBeats))) : null;
+    const ask = fits ? c.arvalid.land(fits) : c.arvalid;
+    return holdBulk ? ask.land(holdBulk.lnot()) : ask;
+  });
+  const eligible = m.let('ar_eligible', cat(...asks.reverse()));
+  const anyOf = (idx: readonly number[], f: (i: number) => Value): Value => idx.map(f).reduce((a, b) => a.lor(b));
+  const count = (grant: Value, accepted: Value, rTaken: readonly Value[], rlast: Value): void => {
+    if (urgentOpen) {
+      const opened = m.let('ar_urgent_taken', accepted.land(anyOf(urgentIdx, i => grant.bit(i))));
+      const closed = m.let('r_urgent_last', rlast.land(anyOf(urgentIdx, i => rTaken[i]!)));
+      urgentOpen.set(urgentOpen.addw(opened.zext(URGENT_OPEN_BITS)).subw(closed.zext(URGENT_OPEN_BITS)));
+      m.assert(closed.lnot().lor(urgentOpen.ne(0)), 'urgent RLAST with no urgent burst outstanding');
+    }
+    if (outstanding) {
+      const opened = m.let('ar_bulk_taken', accepted.land(anyOf(bulkIdx, i => grant.bit(i))));
+      const beats = m.let('ar_bulk_beats', oneHotMux(grant, s.map(c => c.arlen.zext(ow))).addw(1));
+      const beat = m.let('r_bulk_taken', anyOf(bulkIdx, i => rTaken[i]!));
+      outstanding.set(outstanding.addw(mux(opened, beats, lit(0, ow))).subw(beat.zext(ow)));
+      m.assert(beat.lnot().lor(outstanding.ne(0)), 'bulk R beat with no bulk burst outstanding');
+    }
+  };
+  return { eligible, count };
 }
 
 export const nicAxiRdMux = defineModule('nic_axi_rd_mux', axiMuxDefaults, (m, p) => {
@@ -60,7 +126,8 @@ export const nicAxiRdMux = defineModule('nic_axi_rd_mux', axiMuxDefaults, (m, p)
   const arFields = (c: BundleIO<Axi4ReadSpec, 'sink'>): Value => cat(c.arprot, c.arcache, c.arlock, c.arburst, c.arsize, c.arlen, c.araddr);
   const arBits = 3 + 4 + 1 + 2 + 3 + 8 + ADDR_WIDTH + p.idWidth;
   const arb = m.instance('u_ar_arb', rrArbiter, { n: p.n });
-  arb.req.set(cat(...s.map(c => c.arvalid).reverse()));
+  const bulk = bulkGate(m, p, s);
+  arb.req.set(bulk.eligible);
   const arSkid = m.instance('u_ar_slice', skidBuffer, { width: cw + arBits });
   const arSel = m.let('ar_sel', oneHotMux(arb.grant, s.map(c => arFields(c))));
   const arIdSel = m.let('ar_id_sel', oneHotMux(arb.grant, s.map(c => c.arid)));
@@ -91,6 +158,7 @@ export const nicAxiRdMux = defineModule('nic_axi_rd_mux', axiMuxDefaults, (m, p)
   });
   rSkid.m.ready.set(rTaken.reduce((a, b) => a.lor(b)));
   if (p.n < 2 ** cw) m.assert(rSkid.m.valid.lnot().lor(rClient.lt(p.n)), 'R beat whose ID names no client');
+  bulk.count(arb.grant, arb.grant_valid.land(arSkid.s.ready), rTaken, rlast!);
 
   return { clk, rst, s: clients, m_axi: o };
 }, { doc: 'AXI4 read mux: N masters to one, round robin per burst, responses routed by ID' });

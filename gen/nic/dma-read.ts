@@ -11,13 +11,17 @@
 //   burst gen           : translated chunk -> AR bursts, one per cycle, at most
 //                         `maxBursts` outstanding (limited by the burst-meta FIFO)
 //   packer              : R beats -> byte rotation -> packed beats -> skid -> m_axis
+// Every SGE's first page chunk takes its physical address from the SGE's validating
+// translation (kept per SGE): only its later pages are translated again.
 // A message of one SGE inside one 4 KiB page (every short WRITE) takes its physical address
 // from its validating translation: no page translation, and its AR leaves ~8 cycles sooner
-// (FAST: waits until the burst generator is idle, then loads it directly). Why: the doorbell ->
-// first TX beat latency, which waits for the whole payload (nic_tx_frame_gate).
+// (loaded into the burst generator in the cycle its last validation answer arrives, or in FAST
+// once the generator is idle). The burst generator cuts a chunk's first burst in its load
+// cycle and offers a burst on AR in the cycle it cuts it when the AR register is empty. Why: the doorbell -> first TX beat latency, which waits for the whole payload
+// (nic_tx_frame_gate).
 // Translation responses come back in request order. Page requests of one message are all
 // sent before the next message's validation requests, and validation waits for its own
-// answers, so "a page chunk is queued" tells whose answer the next response is.
+// answers, so "a page translation is owed" (pages_owed) tells whose answer the next response is.
 
 import { Bool, cat, defineModule, lit, mux, pack, Struct, UInt, Vec } from '../hdl/index.ts';
 import { skidBuffer } from '../lib/skid.ts';
@@ -43,8 +47,9 @@ const MAX_SGE = 4;
 
 /** What the engine keeps of an SGE between validation and data. */
 const Sge = Struct('dma_sge', { va: UInt(ADDR_WIDTH), len: UInt(32), key: UInt(32), pd: UInt(16), access: UInt(3) });
-/** A page chunk waiting for its translation: bytes (1..4096), last of message, segment size. */
-const Chunk = Struct('dma_read_chunk', { len: UInt(13), last: Bool, seg: UInt(4) });
+/** A page chunk waiting for its translation: bytes (1..4096), last of message, segment size;
+ *  an SGE's first chunk carries its physical address from the validating translation (known). */
+const Chunk = Struct('dma_read_chunk', { len: UInt(13), last: Bool, seg: UInt(4), known: Bool, pa: UInt(ADDR_WIDTH) });
 
 export const nicDmaRead = defineModule('nic_dma_read', dmaReadDefaults, (m, p) => {
   const lb = busBytesLog2(p.dataWidth);
@@ -78,6 +83,14 @@ export const nicDmaRead = defineModule('nic_dma_read', dmaReadDefaults, (m, p) =
   const statusData = m.reg('status_data_reg', UInt(3));
   const onePage = m.reg('one_page_reg', Bool);
   const validPa = m.reg('valid_pa_reg', UInt(ADDR_WIDTH), { reset: null });
+  // Per SGE: the physical address of its first byte (its validating translation's answer), and
+  // for validation request k the SGE it was for (zero-length SGEs send none).
+  const sgePa = m.reg('sge_pa_reg', Vec(UInt(ADDR_WIDTH), MAX_SGE), { reset: null });
+  const validSge = m.reg('valid_sge_reg', Vec(UInt(2), MAX_SGE), { reset: null });
+  // Page translations asked for and not yet answered: their answers come before any later
+  // validation answer, and a known chunk at the FIFO head never takes one.
+  const pagesOwed = m.reg('pages_owed_reg', UInt(3));
+  const firstChunk = m.reg('first_chunk_reg', Bool);
 
   const chunks = m.instance('u_chunk_fifo', syncFifo, { width: Chunk.width, depth: 4 });
   const reqFree = m.let('xlate_req_free', reqValid.lnot().lor(xreq.ready));
@@ -101,25 +114,43 @@ export const nicDmaRead = defineModule('nic_dma_read', dmaReadDefaults, (m, p) =
   };
 
   // Whose answer is next: a queued page chunk's, else a validation's.
-  const pageResp = m.let('page_resp', chunks.m.valid);
+  const pageResp = m.let('page_resp', pagesOwed.ne(0));
   const burstBusy = m.reg('burst_busy_reg', Bool);
-  // FAST: the burst generator is idle and no page chunk is queued (so none is owed an answer).
-  const fastLoad = m.let('fast_load', fsm.is('FAST').land(burstBusy.lnot()).land(chunks.m.valid.lnot()));
-  const chunkLoad = m.let('chunk_load', burstBusy.lnot().land(chunks.m.valid).land(xresp.valid));
   const validPending = m.let('valid_pending', vRcvd.ne(vSent));
-  xresp.ready.set(mux(pageResp, chunkLoad, validPending));
-  m.if(pageResp.lnot().land(validPending).land(xresp.valid), () => {
+  // The message's last validation answer is on s_xlate_resp now: WAIT_VALID finishes in this
+  // cycle with it (status and, for one page, the burst load), not a cycle after.
+  const validAnswer = m.let('valid_answer', pageResp.lnot().land(validPending).land(xresp.valid));
+  const lastAnswer = m.let('last_answer', validAnswer.land(vRcvd.addw(1).eq(vSent)));
+  const allValid = m.let('all_valid', validPending.lnot().lor(lastAnswer));
+  const errFinal = m.let('err_final', mux(err.ne(0).lor(lastAnswer.lnot()), err, xresp.data.field('status')));
+  const paFinal = m.let('pa_final', mux(lastAnswer, xresp.data.field('pa'), validPa));
+  const waitDone = m.let('wait_done', fsm.is('WAIT_VALID').land(allValid).land(statusFree));
+  const goFast = m.let('go_fast', waitDone.land(errFinal.eq(0)).land(anyData).land(onePage));
+  // One page: load the burst generator from the validating translation once it is idle and no
+  // page chunk is queued (so none is owed an answer): right in WAIT_VALID, else in FAST.
+  const fastLoad = m.let('fast_load', fsm.is('FAST').lor(goFast).land(burstBusy.lnot()).land(chunks.m.valid.lnot()));
+  const headKnown = m.let('head_known', chunks.m.data.as(Chunk).field('known'));
+  const chunkLoad = m.let('chunk_load', burstBusy.lnot().land(chunks.m.valid).land(headKnown.lor(xresp.valid)));
+  const pageAnswer = m.let('page_answer', chunkLoad.land(headKnown.lnot()));
+  xresp.ready.set(mux(pageResp, pageAnswer, validPending));
+  m.if(validAnswer, () => {
     vRcvd.set(vRcvd.addw(1));
     m.if(err.eq(0), () => err.set(xresp.data.field('status')));
     validPa.set(xresp.data.field('pa'));
+    const sw = m.switch(validSge.at(vRcvd.trunc(2)));
+    for (let i = 0; i < MAX_SGE; i++) sw.case(i, () => sgePa.setBits((i + 1) * ADDR_WIDTH - 1, i * ADDR_WIDTH, xresp.data.field('pa')));
   });
+  const pageAsked = m.wire('page_asked', Bool);
+  pageAsked.set(0);
+  m.if(pageAsked.land(pageAnswer.lnot()), () => pagesOwed.set(pagesOwed.addw(1)))
+    .elif(pageAnswer.land(pageAsked.lnot()), () => pagesOwed.set(pagesOwed.subw(1)));
 
   const cur = sges.at(idx);
   const toPage = m.let('to_page', lit(1 << PAGE_BITS, 13).subw(curVa.bits(PAGE_BITS - 1, 0).zext(13)));
   const chunkFits = m.let('chunk_fits', curRem.le(toPage.zext(32)));
   const chunkLen = m.let('chunk_len', mux(chunkFits, curRem.trunc(13), toPage).asUnsigned());
   chunks.s.valid.set(0);
-  chunks.s.data.set(pack(Chunk, { len: chunkLen, last: idx.eq(lastNz).land(chunkFits), seg: segReg }));
+  chunks.s.data.set(pack(Chunk, { len: chunkLen, last: idx.eq(lastNz).land(chunkFits), seg: segReg, known: firstChunk, pa: sgePa.at(idx) }));
 
   fsm.states({
     COLLECT: () => m.if(accept, () => {
@@ -138,15 +169,17 @@ export const nicDmaRead = defineModule('nic_dma_read', dmaReadDefaults, (m, p) =
         reqValid.set(1);
         reqData.set(pack(XlateReq, { key: c.field('key'), va: c.field('va'), len: c.field('len'), pd: c.field('pd'), access: c.field('access') }));
         vSent.set(vSent.addw(1));
+        const sw2 = m.switch(vSent.trunc(2));
+        for (let k = 0; k < MAX_SGE; k++) sw2.case(k, () => validSge.setBits(2 * k + 1, 2 * k, nSge.trunc(2)));
         anyData.set(1);
         lastNz.set(nSge.trunc(2));
       });
       m.if(c.field('last'), () => fsm.goto('WAIT_VALID'));
     }),
-    WAIT_VALID: () => m.if(validPending.lnot().land(statusFree), () => {
+    WAIT_VALID: () => m.if(waitDone, () => {
       statusValid.set(1);
-      statusData.set(err);
-      m.if(err.ne(0).lor(anyData.lnot()), () => {
+      statusData.set(errFinal);
+      m.if(errFinal.ne(0).lor(anyData.lnot()).lor(fastLoad), () => {
         clearMessage();
         fsm.goto('COLLECT');
       }).elif(onePage, () => fsm.goto('FAST')).else(() => {
@@ -161,6 +194,7 @@ export const nicDmaRead = defineModule('nic_dma_read', dmaReadDefaults, (m, p) =
     LOAD_SGE: () => {
       curVa.set(cur.field('va'));
       curRem.set(cur.field('len'));
+      firstChunk.set(1);
       fsm.goto('CHUNK');
     },
     CHUNK: () => m.if(curRem.eq(0), () => {
@@ -171,10 +205,15 @@ export const nicDmaRead = defineModule('nic_dma_read', dmaReadDefaults, (m, p) =
         idx.set(idx.addw(1));
         fsm.goto('LOAD_SGE');
       });
-    }).elif(reqFree.land(chunks.s.ready), () => {
+    }).elif(firstChunk.lor(reqFree).land(chunks.s.ready), () => {
+      // An SGE's first chunk starts at the address its validation translated: no page request.
       chunks.s.valid.set(1);
-      reqValid.set(1);
-      reqData.set(pack(XlateReq, { key: cur.field('key'), va: curVa, len: chunkLen.zext(32), pd: cur.field('pd'), access: cur.field('access') }));
+      firstChunk.set(0);
+      m.if(firstChunk.lnot(), () => {
+        reqValid.set(1);
+        reqData.set(pack(XlateReq, { key: cur.field('key'), va: curVa, len: chunkLen.zext(32), pd: cur.field('pd'), access: cur.field('access') }));
+        pageAsked.set(1);
+      });
       curVa.set(curVa.addw(chunkLen.zext(ADDR_WIDTH)));
       curRem.set(curRem.subw(chunkLen.zext(32)));
     }),
@@ -193,46 +232,52 @@ export const nicDmaRead = defineModule('nic_dma_read', dmaReadDefaults, (m, p) =
   const arLen = m.reg('ar_len_reg', UInt(8));
 
   chunks.m.ready.set(chunkLoad);
-  m.assert(chunkLoad.lnot().lor(xresp.data.field('status').eq(0)), 'a page of a validated SGE failed to translate');
-  m.if(chunkLoad, () => {
+  m.assert(pageAnswer.lnot().lor(xresp.data.field('status').eq(0)), 'a page of a validated SGE failed to translate');
+  // The chunk being loaded (a page chunk with its translation, or a one-page message with its
+  // validating one) is cut from in the load cycle already: its first AR leaves a cycle sooner.
+  const load = m.let('burst_load', chunkLoad.lor(fastLoad));
+  const bPa = m.let('burst_cur_pa', mux(burstBusy, pa, mux(chunkLoad, mux(headKnown, head.field('pa'), xresp.data.field('pa')), paFinal)));
+  const bRem = m.let('burst_cur_rem', mux(burstBusy, rem, mux(chunkLoad, head.field('len'), sges.at(0).field('len').trunc(13))));
+  const bLast = m.let('burst_cur_last', mux(burstBusy, chunkLast, chunkLoad.lnot().lor(head.field('last'))));
+  const bSeg = m.let('burst_cur_seg', mux(burstBusy, chunkSeg, mux(chunkLoad, head.field('seg'), segReg)));
+  m.if(load, () => {
     burstBusy.set(1);
-    pa.set(xresp.data.field('pa'));
-    rem.set(head.field('len'));
-    chunkLast.set(head.field('last'));
-    chunkSeg.set(head.field('seg'));
-  }).elif(fastLoad, () => {
-    burstBusy.set(1);
-    pa.set(validPa);
-    rem.set(sges.at(0).field('len').trunc(13));
-    chunkLast.set(1);
-    chunkSeg.set(segReg);
+    pa.set(bPa);
+    rem.set(bRem);
+    chunkLast.set(bLast);
+    chunkSeg.set(bSeg);
   });
 
-  const nb = nextBurst(pa, rem, lb, burstLog2);
-  const arFree = m.let('ar_free', arValid.lnot().lor(axi.arready));
-  const issue = m.let('burst_issue', burstBusy.land(arFree).land(metas.s.ready));
-  const lastBurst = m.let('last_burst', rem.eq(nb.bytes));
+  const nb = nextBurst(bPa, bRem, lb, burstLog2);
+  const burstWant = m.let('burst_want', burstBusy.lor(load).land(metas.s.ready));
+  // With the AR register empty a new burst is offered on the AR channel in its issue cycle
+  // (built without arready, so arvalid never depends on it); if not taken it waits in the register.
+  const direct = m.let('ar_direct', burstWant.land(arValid.lnot()));
+  const issue = m.let('burst_issue', direct.lor(burstWant.land(axi.arready)));
+  const lastBurst = m.let('last_burst', bRem.eq(nb.bytes));
   metas.s.valid.set(issue);
-  metas.s.data.set(pack(Meta, { head: nb.head, tail: nb.tail, len: nb.len, last: chunkLast.land(lastBurst), seg: chunkSeg }));
+  metas.s.data.set(pack(Meta, { head: nb.head, tail: nb.tail, len: nb.len, last: bLast.land(lastBurst), seg: bSeg }));
   m.if(axi.arready, () => arValid.set(0));
-  m.if(issue, () => {
+  m.if(issue.land(direct.land(axi.arready).lnot()), () => {
     arValid.set(1);
     arAddr.set(nb.addr);
     arLen.set(nb.len);
-    pa.set(pa.addw(nb.bytes.zext(ADDR_WIDTH)));
-    rem.set(rem.subw(nb.bytes));
+  });
+  m.if(issue, () => {
+    pa.set(bPa.addw(nb.bytes.zext(ADDR_WIDTH)));
+    rem.set(bRem.subw(nb.bytes));
     m.if(lastBurst, () => burstBusy.set(0));
   });
 
   axi.arid.set(0);
-  axi.araddr.set(arAddr);
-  axi.arlen.set(arLen);
+  axi.araddr.set(mux(arValid, arAddr, nb.addr));
+  axi.arlen.set(mux(arValid, arLen, nb.len));
   axi.arsize.set(lb);
   axi.arburst.set(AXI_BURST.INCR);
   axi.arlock.set(0);
   axi.arcache.set(0b0011);
   axi.arprot.set(0);
-  axi.arvalid.set(arValid);
+  axi.arvalid.set(arValid.lor(direct));
   // The write channels are not used by this engine.
   axi.awid.set(0); axi.awaddr.set(0); axi.awlen.set(0); axi.awsize.set(0); axi.awburst.set(0);
   axi.awlock.set(0); axi.awcache.set(0); axi.awprot.set(0); axi.awvalid.set(0);

@@ -53,7 +53,7 @@ import { packetizer } from './packetizer.ts';
 import { nicRegs } from './regs.ts';
 import { rxParser } from './rx-parser.ts';
 import { nicReadRespRx } from './read-resp-rx.ts';
-import { nicReadResponder } from './read-responder.ts';
+import { nicReadResponder, readDepthPerQp } from './read-responder.ts';
 import { nicTlb } from './tlb.ts';
 import { creditedReadClient, creditedXlateClient, storeForwardWriteClient } from './top-axi-buffers.ts';
 import { field, link, mergePulses, mergeQpErrors, counterPulse, port, portsOf, sink, tieOff, type PortMap } from './top-wiring.ts';
@@ -63,6 +63,7 @@ import { RX_DROP, ADDR_WIDTH, frameStream, qpIndexWidth, type NicParams } from '
 import { nicWqeFetch } from './wqe-fetch.ts';
 import { wqeStruct } from './wqe.ts';
 import { WQE_BYTES } from './regmap.ts';
+import { creditGate } from '../lib/credit-gate.ts';
 import { syncFifo, syncFifoRam } from '../lib/fifo.ts';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -83,13 +84,39 @@ export const NIC_AXI_ID_W = ID_W + 2;
 const READ_HALF = ['arid', 'araddr', 'arlen', 'arsize', 'arburst', 'arlock', 'arcache', 'arprot', 'arvalid', 'arready', 'rid', 'rdata', 'rresp', 'rlast', 'rvalid', 'rready'];
 const WRITE_HALF = ['awid', 'awaddr', 'awlen', 'awsize', 'awburst', 'awlock', 'awcache', 'awprot', 'awvalid', 'awready', 'wdata', 'wstrb', 'wlast', 'wvalid', 'wready', 'bid', 'bresp', 'bvalid', 'bready'];
 
-/** READs nic_read_responder holds per NIC (depth / numQp per QP, advertised to the peer) and
- *  READ contexts nic_read_resp_rx holds (its per-QP FIFOs; req_tx waits when one is full). */
+/** READs nic_read_responder holds per NIC (depth / numQp per QP, advertised to the peer). */
 const READ_DEPTH = 8;
+
+/** nic_top's parameters: NicParams and the requester's READ limit. */
+export type NicTopParams = NicParams & {
+  /** READs the requester keeps outstanding per QP at most (nic_read_resp_rx's context FIFO
+   *  per QP; req_tx waits for room before it sends a READ). At most the responder's READ
+   *  limit per QP (READ_DEPTH / numQp), which the peer, another nic_top, enforces: a READ over
+   *  it is NAKed (Invalid Request) and the QP goes to ERROR. docs/nic-read.md. */
+  readsPerQp: number;
+};
+
+/** The requester's READ limit, checked against the responder's (the peer's, same design). */
+function requesterReadsPerQp(p: NicTopParams): number {
+  const responder = readDepthPerQp({ numQp: p.numQp, depth: READ_DEPTH });
+  if (!Number.isInteger(p.readsPerQp) || p.readsPerQp < 1) throw new Error(`nic_top: readsPerQp ${p.readsPerQp} must be a positive integer (READs the requester keeps outstanding per QP)`);
+  if (p.readsPerQp > responder) {
+    throw new Error(`nic_top: readsPerQp ${p.readsPerQp} is above the responder's READ limit of ${responder} per QP (READ_DEPTH ${READ_DEPTH} over numQp ${p.numQp}): `
+      + `a peer nic_top would NAK the READs over its limit and put the QP in ERROR; use readsPerQp <= ${responder}`);
+  }
+  return p.readsPerQp;
+}
 
 /** R buffer of each DMA read engine and W buffer of the READ-response DMA write
  *  (top-axi-buffers.ts: why), in bytes: a few 2 KiB bursts. */
 const AXI_CLIENT_BUFFER_BYTES = 8192;
+
+/** Read-mux client of nic_tlb's page-table reads: urgent, ahead of every other read. */
+const RD_CLIENT_TLB = 1;
+/** Read bytes the other read clients (payload, WQE fetch) may have outstanding together: two
+ *  2 KiB bursts keep the bus busy, and a page-table read waits behind at most this much
+ *  (it waited behind up to 12 KiB, ~2,000 cycles, and the RX buffer overflowed meanwhile). */
+const BULK_READ_CAP_BYTES = 4096;
 
 /** WQEs the queue between WQE fetch and req_tx holds (credits for fetch bursts). */
 const WQE_QUEUE_DEPTH = 8;
@@ -103,32 +130,37 @@ const WQE_QUEUE_DEPTH = 8;
  * progress. So a fetch burst whose WQEs cannot be handed on blocks the shared R channel while
  * the TLB's page-table line waits behind it: a deadlock (seen with 3 WQEs posted at once).
  * A fetch burst is therefore issued only when the queue has room for all its WQEs: credits
- * start at the queue depth, an AR of fetch takes (arlen+1) / beatsPerWqe, a WQE leaving the
- * queue gives one back. ARVALID stays high once raised (credits only grow while it waits).
+ * start at the queue depth, an AR of fetch takes ceil((arlen+1) / beatsPerWqe), a WQE leaving the
+ * queue (or passing it, when bypassed) gives one back. ARVALID stays high once raised
+ * (credits only grow while it waits).
  */
 function wqeQueue(m: ModuleBuilder, W: number, numQp: number, fetch: PortMap, reqTx: PortMap, rdMux: PortMap,
   inst: (name: string, def: AnyDef, params: Params) => PortMap): void {
   const Wqe = wqeStruct(numQp);
   const q = inst('u_wqe_queue', syncFifoRam, { width: Wqe.width, depth: WQE_QUEUE_DEPTH });
+  // An empty queue is bypassed: fetch's output register feeds req_tx directly when req_tx
+  // takes the WQE at once (the block-RAM queue would add 2 cycles to every doorbell's latency).
+  const reqReady = port(reqTx, 's_wqe_ready');
+  const bypass = m.let('wqe_bypass', port(q, 'count').eq(0).land(reqReady));
   sink(q, 's_data').set(port(fetch, 'm_wqe_data').as(UInt(Wqe.width)));
-  sink(q, 's_valid').set(port(fetch, 'm_wqe_valid'));
-  sink(fetch, 'm_wqe_ready').set(port(q, 's_ready'));
-  sink(reqTx, 's_wqe_data').set(port(q, 'm_data').as(Wqe));
-  sink(reqTx, 's_wqe_valid').set(port(q, 'm_valid'));
-  sink(q, 'm_ready').set(port(reqTx, 's_wqe_ready'));
-  for (const x of ['count', 'full', 'empty']) m.unused(port(q, x), 'flow is controlled by the fetch credits');
+  sink(q, 's_valid').set(port(fetch, 'm_wqe_valid').land(bypass.lnot()));
+  sink(fetch, 'm_wqe_ready').set(port(q, 's_ready').lor(bypass));
+  sink(reqTx, 's_wqe_data').set(mux(port(q, 'm_valid'), port(q, 'm_data'), port(fetch, 'm_wqe_data').as(UInt(Wqe.width))).as(Wqe));
+  const toReq = m.let('wqe_to_req_valid', port(q, 'm_valid').lor(bypass.land(port(fetch, 'm_wqe_valid'))));
+  sink(reqTx, 's_wqe_valid').set(toReq);
+  sink(q, 'm_ready').set(reqReady);
+  for (const x of ['full', 'empty']) m.unused(port(q, x), 'flow is controlled by the fetch credits');
 
   const cw = Math.log2(WQE_QUEUE_DEPTH) + 1;
-  const credits = m.reg('wqe_credits_reg', UInt(cw), { reset: WQE_QUEUE_DEPTH });
   const beatsLog2 = Math.max(0, Math.log2((WQE_BYTES * 8) / W));
-  const arWqes = m.let('fetch_ar_wqes', port(fetch, 'm_axi_arlen').zext(9).addw(1).shr(beatsLog2).trunc(cw));
-  const arOk = m.let('fetch_ar_ok', credits.ge(arWqes));
+  // Rounded up: fetch reads a burst's last WQE only up to its last SGE.
+  const arWqes = m.let('fetch_ar_wqes', port(fetch, 'm_axi_arlen').zext(9).addw(2 ** beatsLog2).shr(beatsLog2).trunc(cw));
+  const popped = m.let('wqe_popped', toReq.land(reqReady));
+  const ar = creditGate(m, { name: 'wqe_credits', width: cw, initial: WQE_QUEUE_DEPTH, cost: arWqes,
+    valid: port(fetch, 'm_axi_arvalid'), ready: port(rdMux, 's0_axi_arready'), returned: popped });
   link(fetch, 'm_axi', rdMux, 's0_axi', { skip: ['arvalid', 'arready'] });
-  sink(rdMux, 's0_axi_arvalid').set(port(fetch, 'm_axi_arvalid').land(arOk));
-  sink(fetch, 'm_axi_arready').set(port(rdMux, 's0_axi_arready').land(arOk));
-  const taken = m.let('fetch_ar_taken', port(fetch, 'm_axi_arvalid').land(arOk).land(port(rdMux, 's0_axi_arready')));
-  const popped = m.let('wqe_popped', port(q, 'm_valid').land(port(reqTx, 's_wqe_ready')));
-  credits.set(credits.addw(popped.zext(cw)).subw(mux(taken, arWqes, 0)));
+  sink(rdMux, 's0_axi_arvalid').set(ar.valid);
+  sink(fetch, 'm_axi_arready').set(ar.ready);
 }
 
 /**
@@ -179,7 +211,7 @@ function paramsFor(def: AnyDef, p: Params): Params {
 }
 
 export function makeNicTop(stages: NicStages) {
-  return defineModule('nic_top', { dataWidth: 64, numQp: 4, numMr: 16 } as NicParams, (m, p) => {
+  return defineModule('nic_top', { dataWidth: 64, numQp: 4, numMr: 16, readsPerQp: 2 } as NicTopParams, (m, p) => {
     const W = p.dataWidth;
     const qw = qpIndexWidth(p.numQp);
     const { clk, rst } = m.clockAndReset();
@@ -202,18 +234,19 @@ export function makeNicTop(stages: NicStages) {
     const dmaWr = inst('u_dma_write', nicDmaWrite, all);
     const rdRsp = inst('u_read_responder', nicReadResponder, { ...all, depth: READ_DEPTH });
     const dmaRdRsp = inst('u_dma_read_rsp', nicDmaRead, all);
-    const rrx = inst('u_read_resp_rx', nicReadRespRx, { ...all, depth: READ_DEPTH });
+    const rrx = inst('u_read_resp_rx', nicReadRespRx, { ...all, readsPerQp: requesterReadsPerQp(p) });
     const dmaWrRresp = inst('u_dma_write_rresp', nicDmaWrite, all);
-    const rdMux = inst('u_axi_rd_mux', nicAxiRdMux, { n: 4, dataWidth: W, idWidth: ID_W });
+    const rdMux = inst('u_axi_rd_mux', nicAxiRdMux, { n: 4, dataWidth: W, idWidth: ID_W, urgentMask: 1 << RD_CLIENT_TLB, bulkCapBeats: BULK_READ_CAP_BYTES / (W / 8) });
     const wrMux = inst('u_axi_wr_mux', nicAxiWrMux, { n: 3, dataWidth: W, idWidth: ID_W });
     const cmdMux = inst('u_tx_cmd_mux', txCmdMux, { dataWidth: W });
     const gate = inst('u_tx_frame_gate', txFrameGate, { dataWidth: W, depth: txFrameGateDepth(W) });
     const pkt = inst('u_packetizer', packetizer, { dataWidth: W });
     const ins = inst('u_icrc_insert', icrcInsert, { dataWidth: W });
-    // 32 KiB / 64 frames of RX buffer (not 16 KiB / 16): with WRITEs both ways, TLB misses
+    // 32 KiB / 128 frames of RX buffer (not 16 KiB / 16): with WRITEs both ways, TLB misses
     // wait behind this NIC's own TX payload reads for hundreds of cycles while the link
-    // cannot be stalled; the smaller buffer overflowed (docs/nic-top.md).
-    const chk = inst('u_icrc_check', icrcCheck, { dataWidth: W, bufferBytes: 32768, maxFrames: 64 });
+    // cannot be stalled; the smaller buffer overflowed. 128 descriptors so that MTU-256
+    // frames fill the bytes before the descriptors (64 ran out at ~19 KiB; docs/nic-top.md).
+    const chk = inst('u_icrc_check', icrcCheck, { dataWidth: W, bufferBytes: 32768, maxFrames: 128 });
     const prs = inst('u_rx_parser', rxParser, { dataWidth: W });
     const rsp = inst('u_responder', stages.responder, all);
 
@@ -305,7 +338,7 @@ export function makeNicTop(stages: NicStages) {
     xlateClients.forEach(([name, engine], i) => creditedXlateClient(m, `${name}_xlate`, engine, tlb, i, inst));
 
     // ---- host memory ----------------------------------------------------------------------
-    link(tlb, 'm_axi', rdMux, 's1_axi');
+    link(tlb, 'm_axi', rdMux, `s${RD_CLIENT_TLB}_axi`);
     const buf = (name: string, engine: PortMap, muxPorts: PortMap, muxPrefix: string) =>
       ({ name, dataWidth: W, idWidth: ID_W, bytes: AXI_CLIENT_BUFFER_BYTES, engine, enginePrefix: 'm_axi', mux: muxPorts, muxPrefix });
     creditedReadClient(m, buf('dma_rd_rbuf', dmaRd, rdMux, 's2_axi'), inst);

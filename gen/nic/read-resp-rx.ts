@@ -1,6 +1,6 @@
 // nic_read_resp_rx: the requester's RDMA READ response receiver (docs/nic-read.md).
 //
-//   s_ctx ──► per-QP context FIFOs (depth/numQp each; the head is the READ being answered)
+//   s_ctx ──► per-QP context FIFOs (readsPerQp each; the head is the READ being answered)
 //   s_hdr ──► header FSM: IDLE → CHECK → [CUT] → [DONE] → IDLE
 //               CHECK  expected PSN (started ? nextPsn : firstPsn): behind or ahead → drop;
 //                      equal → opcode sequence, length → on error a completion, payload dropped
@@ -13,17 +13,20 @@
 // Every DmaWriteCmd and every completion go through the one pending FIFO, so a READ's
 // m_done leaves only after the statuses of all its pieces (its bytes are in host memory),
 // and the completions of one QP keep posting order. A DMA error marks the QP; the READ's
-// completion then says LOCAL_PROTECTION_ERROR (once: one completion per READ).
+// completion then says LOCAL_PROTECTION_ERROR (once: one completion per READ). Once that error
+// is back, the READ's later packets are still checked (PSN, sequence, length) but their
+// payload is dropped, no DMA command: nothing more of a failed READ lands (pieces already
+// sent to the DMA before the error came back still do). Pending entries carry a per-QP READ
+// number, so an error is matched to its READ while the FSM is already on the next one.
 //
 // NAK 0x61..0x63 (s_ack, always ready) are queued and applied by the header FSM when IDLE,
 // in arrival order: a NAK whose PSN lies in [expected, lastPsn] of the QP's head READ
 // completes it with the NAK's status and syndrome. A QP in ERROR or RESET loses its contexts
 // and pending completions silently: the ACK tracker flushes those work requests itself.
 
-import { Bool, defineModule, lit, mux, pack, Struct, UInt, Vec, type Sig, type Shape, type SignalValue, type Value } from '../hdl/index.ts';
-import { syncFifo } from '../lib/fifo.ts';
+import { Bool, cat, defineModule, lit, mux, pack, Struct, UInt, Vec, type Sig, type Shape, type SignalValue, type Value } from '../hdl/index.ts';
+import { syncFifo, syncFifoRam } from '../lib/fifo.ts';
 import { stream } from '../lib/interfaces.ts';
-import { log2Exact } from '../lib/util.ts';
 import { nicByteSplitter, PIECE_LEN_BITS } from './byte-splitter.ts';
 import { QpCtx } from './ctx.ts';
 import { ackInStruct, LOCAL_QPN_BASE } from './flow-types.ts';
@@ -35,12 +38,30 @@ import { byteStream, DmaStatus, DmaWriteCmd, qpIndexWidth, RxPktHdr, XLATE_ACCES
 export type ReadRespRxParams = {
   dataWidth: number;
   numQp: number;
-  /** READ contexts per NIC (a power of two, at least numQp); depth/numQp per QP. */
-  depth: number;
+  /** READ contexts per QP (>= 1): s_ctx is not ready for a QP holding this many, so the
+   *  requester (nic_req_tx, which registers a READ before sending it) keeps at most this many
+   *  READs outstanding per QP. nic_top's `readsPerQp` (docs/nic-read.md). */
+  readsPerQp: number;
+  /** Landing FIFO on m_payload in bytes (a power of two beats, at least 2). Default: one
+   *  4 KiB-MTU packet, so nic_dma_write translates the next piece while this one drains. */
+  landBytes?: number;
 };
+
+const LAND_BYTES = 4096;
+
+function landDepth(p: ReadRespRxParams): number {
+  const depth = (p.landBytes ?? LAND_BYTES) / (p.dataWidth / 8);
+  if (!Number.isInteger(depth) || depth < 2 || !Number.isInteger(Math.log2(depth))) {
+    throw new Error(`nic_read_resp_rx: landBytes ${p.landBytes ?? LAND_BYTES} is not a power of two >= 2 beats of ${p.dataWidth} bits`);
+  }
+  return depth;
+}
 
 /** Status waits and completions queued ahead of the DMA statuses. */
 const PENDING = 16;
+/** READ sequence numbers per QP (mod 2^SEQ_BITS) tag the pending entries: more than the READs
+ *  of one QP the pending FIFO can hold, so a DMA error is matched to its READ unambiguously. */
+const SEQ_BITS = Math.log2(PENDING) + 1;
 /** NAKs 0x61..0x63 waiting for the header FSM (a QP sends one before it goes to ERROR). */
 const NAK_QUEUE = 4;
 /** Packets (with payload) and pieces decided ahead of their bytes. */
@@ -51,17 +72,18 @@ function pick(idx: Value, items: readonly Value[]): Value {
   return items.slice(1).reduce((acc, v, i) => mux(idx.eq(i + 1), v, acc), items[0]!);
 }
 
-export const nicReadRespRx = defineModule('nic_read_resp_rx', { dataWidth: 64, numQp: 4, depth: 8 } as ReadRespRxParams, (m, p) => {
-  log2Exact(p.depth, 'depth');
-  const perQp = Math.floor(p.depth / p.numQp);
-  if (perQp < 1) throw new Error(`nic_read_resp_rx: depth ${p.depth} is less than numQp ${p.numQp}`);
+export const nicReadRespRx = defineModule('nic_read_resp_rx', { dataWidth: 64, numQp: 4, readsPerQp: 2 } as ReadRespRxParams, (m, p) => {
+  const perQp = p.readsPerQp;
+  if (!Number.isInteger(perQp) || perQp < 1) throw new Error(`nic_read_resp_rx: readsPerQp ${perQp} is not a positive integer`);
+  // FIFO depth: a power of two of at least 2 words; a limit below it is kept by the count.
+  const ctxDepth = Math.max(2, 2 ** Math.ceil(Math.log2(perQp)));
   const qw = qpIndexWidth(p.numQp);
   const sw = Math.ceil(Math.log2(MAX_SGE));
   const ReadCtx = readCtxStruct(p.numQp);
   const ReadDone = readDoneStruct(p.numQp);
   const AckIn = ackInStruct(p.numQp);
   /** One pending entry: wait for a DmaStatus (dma), or complete a READ. */
-  const Pend = Struct('read_rx_pend', { dma: Bool, qp: UInt(qw), wrId: UInt(64), lastPsn: UInt(24), status: UInt(4), syndrome: UInt(8) });
+  const Pend = Struct('read_rx_pend', { dma: Bool, qp: UInt(qw), seq: UInt(SEQ_BITS), wrId: UInt(64), lastPsn: UInt(24), status: UInt(4), syndrome: UInt(8) });
 
   const { clk, rst } = m.clockAndReset();
   const qpCtx = m.input('qp_ctx', Vec(QpCtx, p.numQp));
@@ -81,13 +103,16 @@ export const nicReadRespRx = defineModule('nic_read_resp_rx', { dataWidth: 64, n
   const deadBits = m.let('dead_bits', dead.slice(1).reduce((acc, d, i) => d.zext(p.numQp).shl(i + 1).or(acc), dead[0]!.zext(p.numQp)));
 
   // ---- contexts --------------------------------------------------------------------------
-  const ctxFifos = Array.from({ length: p.numQp }, (_, i) => m.instance(`u_ctx_fifo${i}`, syncFifo, { width: ReadCtx.width, depth: perQp }));
+  const ctxFifos = Array.from({ length: p.numQp }, (_, i) => m.instance(`u_ctx_fifo${i}`, syncFifo, { width: ReadCtx.width, depth: ctxDepth }));
   const cq = sCtx.data.field('qp');
-  sCtx.ready.set(pick(cq, ctxFifos.map((f, i) => f.s.ready.lor(dead[i]!))));
+  const room = ctxFifos.map((f, i) => m.let(`ctx_room${i}`, perQp === ctxDepth ? f.s.ready : f.count.lt(perQp)));
+  sCtx.ready.set(pick(cq, room.map((r, i) => r.lor(dead[i]!))));
   ctxFifos.forEach((f, i) => {
-    f.s.valid.set(sCtx.valid.land(cq.eq(i)).land(dead[i]!.lnot()));
+    f.s.valid.set(sCtx.valid.land(cq.eq(i)).land(dead[i]!.lnot()).land(room[i]!));
     f.s.data.set(sCtx.data);
-    m.unused(f.count, 'only empty/full matter'); m.unused(f.full, 's_ready is used'); m.unused(f.empty, 'm_valid is used');
+    if (perQp === ctxDepth) m.unused(f.count, 'the limit is the FIFO depth: s_ready is used');
+    else m.unused(f.s.ready, 'the limit is below the FIFO depth: count is used');
+    m.unused(f.full, 's_ready or count is used'); m.unused(f.empty, 'm_valid is used');
   });
 
   // ---- per-QP receive state ----------------------------------------------------------------
@@ -96,6 +121,11 @@ export const nicReadRespRx = defineModule('nic_read_resp_rx', { dataWidth: 64, n
   const msgOff = m.reg('msg_off_reg', Vec(UInt(32), p.numQp), { reset: null });
   const sgeIdx = m.reg('sge_idx_reg', Vec(UInt(sw), p.numQp), { reset: null });
   const sgeOff = m.reg('sge_off_reg', Vec(UInt(32), p.numQp), { reset: null });
+  // The header FSM's READ of each QP, counted (tags its pending entries).
+  const rdSeq = m.reg('rd_seq_reg', Vec(UInt(SEQ_BITS), p.numQp));
+  // A DMA error of the QP came back (cleared when its READ completes), and that READ's tag.
+  const dmaErr = m.reg('dma_err_reg', UInt(p.numQp));
+  const errSeq = m.reg('err_seq_reg', Vec(UInt(SEQ_BITS), p.numQp), { reset: null });
   const setAt = (reg: { setBits(hi: number, lo: number, v: Value | number): void }, w: number, idx: Value, v: Value | number) => {
     for (let i = 0; i < p.numQp; i++) m.if(idx.eq(i), () => reg.setBits(w * i + w - 1, w * i, v));
   };
@@ -125,12 +155,13 @@ export const nicReadRespRx = defineModule('nic_read_resp_rx', { dataWidth: 64, n
   m.unused(headRaw, 'qp is implied by the FIFO; numSge is implied by length (SGEs past it are never reached)');
 
   const pendOf = (f: { dma: Value | number; qp: Value; ctx: typeof head; status: Value | number; syndrome: Value | number }) =>
-    pack(Pend, { dma: f.dma, qp: f.qp, wrId: f.ctx.field('wrId'), lastPsn: f.ctx.field('lastPsn'), status: f.status, syndrome: f.syndrome });
+    pack(Pend, { dma: f.dma, qp: f.qp, seq: rdSeq.at(f.qp), wrId: f.ctx.field('wrId'), lastPsn: f.ctx.field('lastPsn'), status: f.status, syndrome: f.syndrome });
   const finish = (qi: Value, status: Value | number, syndrome: Value | number, ctx: typeof head) => {
     pend.s.valid.set(1);
     pend.s.data.set(pendOf({ dma: 0, qp: qi, ctx, status, syndrome }));
     ctxFifos.forEach((_, i) => m.if(qi.eq(i), () => ctxPop[i]!.set(1)));
     setAt(started, 1, qi, 0);
+    setAt(rdSeq, SEQ_BITS, qi, rdSeq.at(qi).addw(1));
   };
 
   // IDLE: a held NAK first (in arrival order), else the next header.
@@ -166,6 +197,8 @@ export const nicReadRespRx = defineModule('nic_read_resp_rx', { dataWidth: 64, n
     plen.le(mtu).land(end.eq(length)).land(atLast).land(isOnly.lor(plen.ne(0)))));
   const ends = m.let('ends_read', isLast.lor(isOnly));
   const usable = m.let('hdr_usable', known.land(qDead.lnot()).land(headValid).land(psnOk));
+  // This READ already had a DMA error: its later packets are checked but not written.
+  const qFailed = m.let('read_failed', dmaErr.bit(q).land(errSeq.at(q).eq(rdSeq.at(q))));
   const checkGo = m.let('check_go', fsm.is('CHECK').land(pend.s.ready).land(payJobs.s.ready));
 
   // CUT working state.
@@ -200,6 +233,13 @@ export const nicReadRespRx = defineModule('nic_read_resp_rx', { dataWidth: 64, n
       m.if(usable.land(seqOk.lnot()), () => finish(q, CQE_STATUS.REMOTE_INVALID_REQUEST, 0, head))
         .elif(usable.land(lenOk.lnot()), () => finish(q, CQE_STATUS.LOCAL_LENGTH_ERROR, 0, head))
         .elif(usable.land(plen.eq(0)), () => finish(q, CQE_STATUS.SUCCESS, 0, head))
+        .elif(usable.land(qFailed), () => {
+          // Payload dropped; the completion (at the READ's end) takes the DMA error's status.
+          setAt(started, 1, q, 1);
+          setAt(nextPsn, 24, q, h.field('psn').addw(1));
+          setAt(msgOff, 32, q, end.trunc(32));
+          m.if(ends, () => finish(q, CQE_STATUS.SUCCESS, 0, head));
+        })
         .elif(usable, () => {
           payJobs.s.data.set(0);
           setAt(started, 1, q, 1);
@@ -266,16 +306,24 @@ export const nicReadRespRx = defineModule('nic_read_resp_rx', { dataWidth: 64, n
   split.s_len.valid.set(pieces.m.valid);
   split.s_len.data.set(pieces.m.data);
   pieces.m.ready.set(split.s_len.ready);
-  mPay.tvalid.set(split.m_axis.tvalid);
-  mPay.tdata.set(split.m_axis.tdata);
-  mPay.tkeep!.set(from(split.m_axis.tkeep));
-  mPay.tlast!.set(from(split.m_axis.tlast));
-  split.m_axis.tready.set(mPay.tready);
+  // Landing FIFO: nic_dma_write takes a piece's bytes only once its translation is back, so
+  // without room here the splitter, and with it the RX stream, stopped for that latency at
+  // every packet (at 512 bits a 65-beat frame has one spare cycle: A's RX buffer overflowed).
+  const B = p.dataWidth / 8;
+  const land = m.instance('u_land_fifo', syncFifoRam, { width: p.dataWidth + B + 1, depth: landDepth(p) });
+  land.s.valid.set(split.m_axis.tvalid);
+  land.s.data.set(cat(from(split.m_axis.tlast) as Value, from(split.m_axis.tkeep) as Value, split.m_axis.tdata));
+  split.m_axis.tready.set(land.s.ready);
+  mPay.tvalid.set(land.m.valid);
+  mPay.tdata.set(land.m.data.bits(p.dataWidth - 1, 0));
+  mPay.tkeep!.set(land.m.data.bits(p.dataWidth + B - 1, p.dataWidth));
+  mPay.tlast!.set(land.m.data.bit(p.dataWidth + B));
+  land.m.ready.set(mPay.tready);
+  m.unused(land.count, 'ready/valid only'); m.unused(land.full, 'ready/valid only'); m.unused(land.empty, 'ready/valid only');
 
   // ---- completions, in pending order --------------------------------------------------------
   const pe = pend.m.data.as(Pend);
   const pq = pe.field('qp');
-  const dmaErr = m.reg('dma_err_reg', UInt(p.numQp));
   const doneValid = m.reg('done_valid_reg', Bool);
   const doneData = m.reg('done_data_reg', ReadDone, { reset: null });
   mDone.valid.set(doneValid);
@@ -286,7 +334,7 @@ export const nicReadRespRx = defineModule('nic_read_resp_rx', { dataWidth: 64, n
   const doneTake = m.let('done_take', pend.m.valid.land(pe.field('dma').lnot()).land(doneFree));
   sStatus.ready.set(statusTake);
   pend.m.ready.set(statusTake.lor(doneTake));
-  m.if(statusTake.land(sStatus.data.field('status').ne(XLATE_STATUS.OK)), () => setAt(dmaErr, 1, pq, 1));
+  m.if(statusTake.land(sStatus.data.field('status').ne(XLATE_STATUS.OK)), () => { setAt(dmaErr, 1, pq, 1); setAt(errSeq, SEQ_BITS, pq, pe.field('seq')); });
   const failed = dmaErr.bit(pq);
   const fStatus = m.let('final_status', mux(failed, lit(CQE_STATUS.LOCAL_PROTECTION_ERROR, 4), pe.field('status')));
   m.if(doneTake, () => {

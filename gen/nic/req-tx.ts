@@ -1,6 +1,7 @@
 // nic_req_tx: the requester's TX engine. One decoded WQE at a time (from nic_wqe_fetch):
 //
-//   IDLE  -> CHECK : take the WQE.
+//   IDLE  -> CHECK : take the WQE (a good unfenced WRITE offers its first DMA command already
+//                    here, with the checks below made on s_wqe; taken, CHECK is skipped).
 //   CHECK          : decide its status, in this order of precedence:
 //                      the fetch status (not SUCCESS: bad opcode, QP not in RTS, flush);
 //                      the QP's state now (ERROR -> FLUSH_ERROR, not RTS -> LOCAL_QP_ERROR),
@@ -14,13 +15,15 @@
 //                    3 cycles, which the tracker's read_busy may not show yet). The stage
 //                    holds one WQE at a time, so the wait blocks every QP behind it.
 //                    A READ skips DMA/WAIT: its SGEs are where the response lands, not data.
-//   DMA            : one DmaReadCmd per SGE (num_sge 0: one zero-length SGE), lkey and the
+//   DMA            : one DmaReadCmd per SGE (num_sge 0: one zero-length SGE; the first one is
+//                    already offered in CHECK once the WQE passed its checks), lkey and the
 //                    QP's PD, LOCAL_READ, segLog2 = path MTU so the DMA raises tlast at
 //                    every packet boundary; the payload goes from nic_dma_read straight to
 //                    the packetizer and never passes through here.
 //   WAIT           : the message's DmaStatus. Not OK: the DMA streams nothing, so nothing
 //                    is sent; ReqEntry LOCAL_PROTECTION_ERROR and qp_error (QP -> ERROR).
-//   PSN            : first/last PSN from the QP's SQ_PSN and the packet count
+//                    OK: takes the PSNs as PSN does and goes to START.
+//   PSN            : (READ) first/last PSN from the QP's SQ_PSN and the packet count
 //                    n = max(1, ceil(len / MTU)) (for a READ: the responses it expects).
 //   RCTX           : READ only: push the read_ctx (PSN range, SGEs) to the response
 //                    receiver, before the request can leave, so no response beats it.
@@ -36,8 +39,8 @@
 // each other without gaps beyond the DMA's validation latency.
 //
 // SQ_PSN is read from qp_ctx: nic_regs applies sq_psn_upd at the edge it is valid, and the
-// next read of SQ_PSN (the next message's PSN state) is at least two cycles after the update is
-// valid (IDLE, CHECK; a WRITE also passes DMA and WAIT).
+// next read of SQ_PSN (in PSN or WAIT) is at least two cycles after the update is valid
+// (IDLE, CHECK; a WRITE also passes WAIT).
 // The ReqEntry reaches the ACK tracker before the message's first packet command leaves,
 // so an ACK can never arrive for a message the tracker does not know yet.
 // PMTU values outside 8..12 are clamped into that range.
@@ -94,8 +97,11 @@ export const nicReqTx = defineModule('nic_req_tx', { dataWidth: 64, numQp: 4 } a
 
   const fsm = m.fsm('state', ['IDLE', 'CHECK', 'DMA', 'WAIT', 'PSN', 'RCTX', 'START', 'ERR'] as const);
   const cur = m.reg('wqe_reg', Wqe, { reset: null });
-  m.unused(cur, 'ringIndex is for the fetch stage; flag bits other than SIGNALED and FENCE are reserved');
-  const ctx = qpCtx.at(cur.field('qp'));
+  // The WQE being worked on: in IDLE the one on s_wqe (so a good WRITE's first DMA command can
+  // leave in the cycle the WQE is taken), afterwards the register.
+  const wqe = m.let('wqe_now', mux(fsm.is('IDLE'), sWqe.data, cur).as(Wqe));
+  m.unused(wqe, 'ringIndex is for the fetch stage; flag bits other than SIGNALED and FENCE are reserved');
+  const ctx = qpCtx.at(wqe.field('qp'));
   const entryStatus = m.reg('entry_status_reg', UInt(4));
   const firstPsn = m.reg('first_psn_reg', UInt(24));
   const lastPsn = m.reg('last_psn_reg', UInt(24));
@@ -104,22 +110,22 @@ export const nicReqTx = defineModule('nic_req_tx', { dataWidth: 64, numQp: 4 } a
   const sgeIdx = m.reg('sge_idx_reg', UInt(2));
 
   // ---- CHECK ----------------------------------------------------------------------------------
-  const numSge = cur.field('numSge');
-  const sges = cur.field('sge');
+  const numSge = wqe.field('numSge');
+  const sges = wqe.field('sge');
   let sum: Value = lit(0, 34);
   for (let i = 0; i < MAX_SGE; i++) sum = sum.addw(mux(numSge.gt(i), sges.at(i).field('len').zext(34), lit(0, 34)));
   const sgeSum = m.let('sge_sum', sum);
-  const lengthOk = m.let('length_ok', numSge.le(MAX_SGE).land(sgeSum.eq(cur.field('length').zext(34))));
+  const lengthOk = m.let('length_ok', numSge.le(MAX_SGE).land(sgeSum.eq(wqe.field('length').zext(34))));
   // QPs this stage moved to ERROR, remembered until software resets them: nic_top merges
   // the stages' qp_error events, and with several at once the merged one can be late.
   const errSeen = m.reg('err_seen_reg', UInt(p.numQp));
   for (let i = 0; i < p.numQp; i++) m.if(qpCtx.at(i).field('state').eq(QP_STATE.RESET), () => errSeen.setBits(i, i, 0));
-  const qpState = m.let('qp_state', mux(errSeen.bit(cur.field('qp')), lit(QP_STATE.ERROR, 3), ctx.field('state')));
+  const qpState = m.let('qp_state', mux(errSeen.bit(wqe.field('qp')), lit(QP_STATE.ERROR, 3), ctx.field('state')));
   const st = (v: number): Value => lit(v, 4);
-  const isWrite = m.let('is_write', cur.field('opcode').eq(WQE_OPCODE.RDMA_WRITE));
-  const isRead = m.let('is_read', cur.field('opcode').eq(WQE_OPCODE.RDMA_READ));
+  const isWrite = m.let('is_write', wqe.field('opcode').eq(WQE_OPCODE.RDMA_WRITE));
+  const isRead = m.let('is_read', wqe.field('opcode').eq(WQE_OPCODE.RDMA_READ));
   const checkStatus = m.let('check_status',
-    mux(cur.field('status').ne(CQE_STATUS.SUCCESS), cur.field('status'),
+    mux(wqe.field('status').ne(CQE_STATUS.SUCCESS), wqe.field('status'),
       mux(qpState.eq(QP_STATE.ERROR), st(CQE_STATUS.FLUSH_ERROR),
         mux(qpState.ne(QP_STATE.RTS), st(CQE_STATUS.LOCAL_QP_ERROR),
           mux(isWrite.lor(isRead).lnot(), st(CQE_STATUS.BAD_OPCODE),
@@ -128,26 +134,34 @@ export const nicReqTx = defineModule('nic_req_tx', { dataWidth: 64, numQp: 4 } a
   const markCnt = m.reg('read_mark_cnt_reg', UInt(2));
   const markQp = m.reg('read_mark_qp_reg', UInt(qw));
   m.if(markCnt.ne(0), () => markCnt.set(markCnt.subw(1)));
-  const recentRead = m.let('recent_read', markCnt.ne(0).land(markQp.eq(cur.field('qp'))));
-  const qpReadBusy = m.let('qp_read_busy', readBusy.bit(cur.field('qp')).lor(recentRead));
-  const fenced = cur.field('flags').bit(Math.log2(WQE_FLAG.FENCE));
+  const recentRead = m.let('recent_read', markCnt.ne(0).land(markQp.eq(wqe.field('qp'))));
+  const qpReadBusy = m.let('qp_read_busy', readBusy.bit(wqe.field('qp')).lor(recentRead));
+  const fenced = wqe.field('flags').bit(Math.log2(WQE_FLAG.FENCE));
   const fenceWait = m.let('fence_wait', fenced.land(qpReadBusy).land(checkStatus.eq(CQE_STATUS.SUCCESS)));
   const pmtu = ctx.field('pmtu');
   const pmtuClamped = m.let('pmtu_clamped', mux(pmtu.lt(MIN_MTU_LOG2), lit(MIN_MTU_LOG2, 4), mux(pmtu.gt(MAX_MTU_LOG2), lit(MAX_MTU_LOG2, 4), pmtu)));
 
   // ---- DMA commands ---------------------------------------------------------------------------
-  const sge = sges.at(sgeIdx);
+  // A good unfenced WRITE offers its first DMA command already in the cycle the WQE is taken
+  // (IDLE), else in CHECK: two cycles less from doorbell to payload. pd and the segment size then
+  // come straight from the QP context, not the registers. Fenced WQEs go through DMA as before,
+  // so the command never hangs on read_busy.
+  const inCheck = fsm.is('IDLE').lor(fsm.is('CHECK'));
+  const checkDma = m.let('check_dma', fsm.is('CHECK').lor(fsm.is('IDLE').land(sWqe.valid))
+    .land(checkStatus.eq(CQE_STATUS.SUCCESS)).land(fenced.lnot()).land(isWrite));
+  const dmaIdx = m.let('dma_sge_idx', mux(inCheck, lit(0, 2), sgeIdx));
+  const sge = sges.at(dmaIdx);
   const noSge = numSge.eq(0);
-  const lastSge = m.let('last_sge', noSge.lor(sgeIdx.zext(8).eq(numSge.subw(1))));
-  mDma.valid.set(fsm.is('DMA'));
+  const lastSge = m.let('last_sge', noSge.lor(dmaIdx.zext(8).eq(numSge.subw(1))));
+  mDma.valid.set(fsm.is('DMA').lor(checkDma));
   mDma.data.set(pack(DmaReadCmd, {
-    va: sge.field('addr'), len: mux(noSge, lit(0, 32), sge.field('len')), key: sge.field('lkey'), pd,
-    last: lastSge, segLog2: mtuLog2, access: XLATE_ACCESS.LOCAL_READ,
+    va: sge.field('addr'), len: mux(noSge, lit(0, 32), sge.field('len')), key: sge.field('lkey'), pd: mux(inCheck, ctx.field('pd'), pd),
+    last: lastSge, segLog2: mux(inCheck, pmtuClamped, mtuLog2), access: XLATE_ACCESS.LOCAL_READ,
   }));
   sStatus.ready.set(fsm.is('WAIT'));
 
   // ---- PSNs -----------------------------------------------------------------------------------
-  const len = cur.field('length');
+  const len = wqe.field('length');
   const mtuMinus1 = m.let('mtu_minus_1', lit(1, 33).shl(mtuLog2).subw(1));
   const nCeil = m.let('pkt_count_ceil', len.zext(33).addw(mtuMinus1).shr(mtuLog2));
   const nPkts = m.let('pkt_count', mux(nCeil.eq(0), lit(1, 33), nCeil).trunc(24));
@@ -176,13 +190,13 @@ export const nicReqTx = defineModule('nic_req_tx', { dataWidth: 64, numQp: 4 } a
   const startTake = m.let('start_take', startNow.land(mReq.ready));
   mReq.valid.set(fsm.is('ERR').lor(startNow));
   mReq.data.set(pack(ReqEntry, {
-    qp: cur.field('qp'), wrId: cur.field('wrId'), opcode: cur.field('opcode'), length: len,
-    firstPsn, lastPsn, signaled: cur.field('flags').bit(Math.log2(WQE_FLAG.SIGNALED)), status: entryStatus,
+    qp: wqe.field('qp'), wrId: wqe.field('wrId'), opcode: wqe.field('opcode'), length: len,
+    firstPsn, lastPsn, signaled: wqe.field('flags').bit(Math.log2(WQE_FLAG.SIGNALED)), status: entryStatus,
   }));
 
   mReadCtx.valid.set(fsm.is('RCTX'));
   mReadCtx.data.set(pack(ReadCtx, {
-    qp: cur.field('qp'), wrId: cur.field('wrId'), firstPsn, lastPsn, length: len, pd, pmtu: mtuLog2,
+    qp: wqe.field('qp'), wrId: wqe.field('wrId'), firstPsn, lastPsn, length: len, pd, pmtu: mtuLog2,
     numSge: numSge.trunc(3), sge: sges.as(Vec(ReadSge, MAX_SGE)),
   }));
 
@@ -194,44 +208,65 @@ export const nicReqTx = defineModule('nic_req_tx', { dataWidth: 64, numQp: 4 } a
   updValid.set(0);
   errValid.set(0);
 
+  const takePsns = (): void => {
+    firstPsn.set(sqPsn);
+    lastPsn.set(sqPsn.addw(nPkts.subw(1)));
+    gNext.set(sqPsn.addw(nPkts));
+  };
+  // The first DMA command went (IDLE or CHECK): on to the next SGE, or wait for the status.
+  const firstDmaTaken = (): void => {
+    sgeIdx.set(1);
+    fsm.goto('DMA');
+    m.if(lastSge, () => fsm.goto('WAIT'));
+  };
+  const latchCheck = (): void => {
+    entryStatus.set(checkStatus);
+    firstPsn.set(0);
+    lastPsn.set(0);
+    mtuLog2.set(pmtuClamped);
+    pd.set(ctx.field('pd'));
+    sgeIdx.set(0);
+  };
   sWqe.ready.set(fsm.is('IDLE'));
   fsm.states({
-    IDLE: () => m.if(sWqe.valid, () => { cur.set(sWqe.data); fsm.goto('CHECK'); }),
+    IDLE: () => m.if(sWqe.valid, () => {
+      cur.set(sWqe.data);
+      fsm.goto('CHECK');
+      m.if(checkDma.land(mDma.ready), () => { latchCheck(); firstDmaTaken(); });
+    }),
     CHECK: () => {
-      entryStatus.set(checkStatus);
-      firstPsn.set(0);
-      lastPsn.set(0);
-      mtuLog2.set(pmtuClamped);
-      pd.set(ctx.field('pd'));
-      sgeIdx.set(0);
+      latchCheck();
       m.if(checkStatus.ne(CQE_STATUS.SUCCESS), () => fsm.goto('ERR'))
-        .elif(fenceWait.lnot(), () => m.if(isRead, () => fsm.goto('PSN')).else(() => fsm.goto('DMA')));
+        .elif(fenceWait.lnot(), () => m.if(isRead, () => fsm.goto('PSN')).else(() => {
+          fsm.goto('DMA');
+          m.if(checkDma.land(mDma.ready), firstDmaTaken);
+        }));
     },
     DMA: () => m.if(mDma.ready, () => {
       sgeIdx.set(sgeIdx.addw(1));
       m.if(lastSge, () => fsm.goto('WAIT'));
     }),
+    // A WRITE's PSNs are taken with its DMA status (no PSN cycle): SQ_PSN is read at least
+    // three cycles after the previous message's update (IDLE, CHECK, WAIT).
     WAIT: () => m.if(sStatus.valid, () => {
-      m.if(sStatus.data.field('status').eq(XLATE_STATUS.OK), () => fsm.goto('PSN')).else(() => {
+      m.if(sStatus.data.field('status').eq(XLATE_STATUS.OK), () => { takePsns(); fsm.goto('START'); }).else(() => {
         entryStatus.set(CQE_STATUS.LOCAL_PROTECTION_ERROR);
         errValid.set(1);
-        errQp.set(cur.field('qp'));
-        for (let i = 0; i < p.numQp; i++) m.if(cur.field('qp').eq(i), () => errSeen.setBits(i, i, 1));
+        errQp.set(wqe.field('qp'));
+        for (let i = 0; i < p.numQp; i++) m.if(wqe.field('qp').eq(i), () => errSeen.setBits(i, i, 1));
         fsm.goto('ERR');
       });
     }),
     PSN: () => {
-      firstPsn.set(sqPsn);
-      lastPsn.set(sqPsn.addw(nPkts.subw(1)));
-      gNext.set(sqPsn.addw(nPkts));
+      takePsns();
       m.if(isRead, () => fsm.goto('RCTX')).else(() => fsm.goto('START'));
     },
     RCTX: () => m.if(mReadCtx.ready, () => fsm.goto('START')),
     START: () => m.if(startTake, () => {
       updValid.set(1);
-      updQp.set(cur.field('qp'));
+      updQp.set(wqe.field('qp'));
       updValue.set(gNext);
-      m.if(isRead, () => { markCnt.set(READ_MARK_CYCLES); markQp.set(cur.field('qp')); });
+      m.if(isRead, () => { markCnt.set(READ_MARK_CYCLES); markQp.set(wqe.field('qp')); });
       fsm.goto('IDLE');
     }),
     ERR: () => m.if(mReq.ready, () => fsm.goto('IDLE')),
@@ -276,8 +311,8 @@ export const nicReqTx = defineModule('nic_req_tx', { dataWidth: 64, numQp: 4 } a
     gFirst.set(1);
     gCount.set(0);
     gMtuLog2.set(mtuLog2);
-    gVa.set(cur.field('remoteVa'));
-    gRkey.set(cur.field('rkey'));
+    gVa.set(wqe.field('remoteVa'));
+    gRkey.set(wqe.field('rkey'));
     gLen.set(len);
     gRead.set(isRead);
     // The previous message may still be cut while this one waits in PSN/START, so the QP's

@@ -19,7 +19,8 @@
 //   never locked to a client that cannot deliver.
 // - Translations: the same for nic_tlb's shared lookup pipeline (`creditedXlateClient`).
 
-import { UInt, cat, mux, type ModuleBuilder, type Params } from '../hdl/index.ts';
+import { cat, type ModuleBuilder, type Params, type Value } from '../hdl/index.ts';
+import { creditGate } from '../lib/credit-gate.ts';
 import { syncFifo, syncFifoRam } from '../lib/fifo.ts';
 import { port, sink, type PortMap } from './top-wiring.ts';
 
@@ -59,14 +60,12 @@ export function creditedReadClient(m: ModuleBuilder, o: ClientBufferOptions, ins
   // Credits = FIFO words not yet promised to an accepted AR. They only grow while an AR
   // waits, so the engine's ARVALID, once passed on, stays high until accepted.
   const cw = countBits(depth);
-  const credits = m.reg(`${o.name}_credits_reg`, UInt(cw), { reset: depth });
   const beats = m.let(`${o.name}_ar_beats`, port(o.engine, e('arlen')).zext(cw).addw(1));
-  const ok = m.let(`${o.name}_ar_ok`, credits.ge(beats));
-  sink(o.mux, c('arvalid')).set(port(o.engine, e('arvalid')).land(ok));
-  sink(o.engine, e('arready')).set(port(o.mux, c('arready')).land(ok));
-  const taken = m.let(`${o.name}_ar_taken`, port(o.engine, e('arvalid')).land(ok).land(port(o.mux, c('arready'))));
   const popped = m.let(`${o.name}_r_popped`, port(q, 'm_valid').land(port(o.engine, e('rready'))));
-  credits.set(credits.addw(popped.zext(cw)).subw(mux(taken, beats, 0)));
+  const ar = creditGate(m, { name: `${o.name}_ar_credits`, width: cw, initial: depth, cost: beats,
+    valid: port(o.engine, e('arvalid')), ready: port(o.mux, c('arready')), returned: popped });
+  sink(o.mux, c('arvalid')).set(ar.valid);
+  sink(o.engine, e('arready')).set(ar.ready);
 
   sink(q, 's_data').set(cat(port(o.mux, c('rlast')), port(o.mux, c('rresp')), port(o.mux, c('rid')), port(o.mux, c('rdata'))));
   sink(q, 's_valid').set(port(o.mux, c('rvalid')));
@@ -82,12 +81,19 @@ export function creditedReadClient(m: ModuleBuilder, o: ClientBufferOptions, ins
   for (const x of ['count', 'full', 'empty']) m.unused(port(q, x), 'flow is controlled by the AR credits');
 }
 
-/** Engine W -> FIFO -> mux; engine AW -> mux only once its burst is buffered; B direct. */
+/** AWs a store-and-forward client queues ahead of their bursts' W beats. */
+const AW_QUEUE = 4;
+const AW_FIELDS = ['awid', 'awaddr', 'awlen', 'awsize', 'awburst', 'awlock', 'awcache', 'awprot'] as const;
+
+/** Engine W -> FIFO -> mux; engine AW -> queue -> mux only once its burst is buffered; B direct.
+ *  The AW queue takes the engine's AW at once: a gate on the engine's own AW handshake held
+ *  nic_dma_write's burst generator, and with it the W job of the next burst, until the last
+ *  beat of this one was buffered: 1-2 idle W cycles per burst (0.92 W beats/cycle at 512
+ *  bits, slower than the READ responses on the wire). */
 export function storeForwardWriteClient(m: ModuleBuilder, o: ClientBufferOptions, inst: Inst): void {
   const W = o.dataWidth, B = W / 8, e = (x: string) => `${o.enginePrefix}_${x}`, c = (x: string) => `${o.muxPrefix}_${x}`;
   const depth = fifoDepth(o.bytes, W, o.name);
   const q = inst(`u_${o.name}`, syncFifoRam, { width: W + B + 1, depth });
-  for (const x of ['awid', 'awaddr', 'awlen', 'awsize', 'awburst', 'awlock', 'awcache', 'awprot']) sink(o.mux, c(x)).set(port(o.engine, e(x)));
   for (const x of ['bid', 'bresp', 'bvalid']) sink(o.engine, e(x)).set(port(o.mux, c(x)));
   sink(o.mux, c('bready')).set(port(o.engine, e('bready')));
 
@@ -102,16 +108,26 @@ export function storeForwardWriteClient(m: ModuleBuilder, o: ClientBufferOptions
   sink(q, 'm_ready').set(port(o.mux, c('wready')));
   for (const x of ['count', 'full', 'empty']) m.unused(port(q, x), 'AW waits on the buffered-beat count kept here');
 
+  // AW queue, fields packed MSB first in AW_FIELDS order.
+  const widths = AW_FIELDS.map(x => port(o.engine, e(x)).width);
+  const aq = inst(`u_${o.name}_aw`, syncFifo, { width: widths.reduce((a, b) => a + b, 0), depth: AW_QUEUE });
+  sink(aq, 's_data').set(cat(...AW_FIELDS.map(x => port(o.engine, e(x)))));
+  sink(aq, 's_valid').set(port(o.engine, e('awvalid')));
+  sink(o.engine, e('awready')).set(port(aq, 's_ready'));
+  for (const x of ['count', 'full', 'empty']) m.unused(port(aq, x), 'ready/valid only');
+  const ad = port(aq, 'm_data');
+  const head = new Map<string, Value>();
+  AW_FIELDS.reduce((hi, x, i) => { head.set(x, ad.bits(hi - 1, hi - widths[i]!)); return hi - widths[i]!; }, ad.width);
+  for (const x of AW_FIELDS) sink(o.mux, c(x)).set(head.get(x)!);
+
   // Buffered beats not yet claimed by an AW that passed (the FIFO holds depth + 1 words).
   const cw = countBits(depth);
-  const unclaimed = m.reg(`${o.name}_unclaimed_reg`, UInt(cw));
-  const beats = m.let(`${o.name}_aw_beats`, port(o.engine, e('awlen')).zext(cw).addw(1));
-  const ok = m.let(`${o.name}_aw_ok`, unclaimed.ge(beats));
-  sink(o.mux, c('awvalid')).set(port(o.engine, e('awvalid')).land(ok));
-  sink(o.engine, e('awready')).set(port(o.mux, c('awready')).land(ok));
-  const taken = m.let(`${o.name}_aw_taken`, port(o.engine, e('awvalid')).land(ok).land(port(o.mux, c('awready'))));
+  const beats = m.let(`${o.name}_aw_beats`, head.get('awlen')!.zext(cw).addw(1));
   const pushed = m.let(`${o.name}_w_pushed`, port(o.engine, e('wvalid')).land(port(q, 's_ready')));
-  unclaimed.set(unclaimed.addw(pushed.zext(cw)).subw(mux(taken, beats, 0)));
+  const aw = creditGate(m, { name: `${o.name}_unclaimed`, width: cw, initial: 0, cost: beats,
+    valid: port(aq, 'm_valid'), ready: port(o.mux, c('awready')), returned: pushed });
+  sink(o.mux, c('awvalid')).set(aw.valid);
+  sink(aq, 'm_ready').set(aw.ready);
 }
 
 /** Translations a client may have in the TLB at once (its response FIFO's depth). */
@@ -131,15 +147,12 @@ export function creditedXlateClient(m: ModuleBuilder, name: string, engine: Port
   const req = `s${idx}_xlate_req`, resp = `m${idx}_xlate_resp`;
   const width = port(tlb, `${resp}_data`).width;
   const q = inst(`u_${name}`, syncFifo, { width, depth: XLATE_CREDITS });
-  const cw = Math.log2(XLATE_CREDITS) + 1;
-  const credits = m.reg(`${name}_credits_reg`, UInt(cw), { reset: XLATE_CREDITS });
-  const ok = m.let(`${name}_ok`, credits.ne(0));
-  sink(tlb, `${req}_data`).set(port(engine, 'm_xlate_req_data'));
-  sink(tlb, `${req}_valid`).set(port(engine, 'm_xlate_req_valid').land(ok));
-  sink(engine, 'm_xlate_req_ready').set(port(tlb, `${req}_ready`).land(ok));
-  const taken = m.let(`${name}_taken`, port(engine, 'm_xlate_req_valid').land(ok).land(port(tlb, `${req}_ready`)));
   const popped = m.let(`${name}_popped`, port(q, 'm_valid').land(port(engine, 's_xlate_resp_ready')));
-  credits.set(credits.addw(popped.zext(cw)).subw(taken.zext(cw)));
+  const gate = creditGate(m, { name: `${name}_credits`, width: Math.log2(XLATE_CREDITS) + 1, initial: XLATE_CREDITS,
+    valid: port(engine, 'm_xlate_req_valid'), ready: port(tlb, `${req}_ready`), returned: popped });
+  sink(tlb, `${req}_data`).set(port(engine, 'm_xlate_req_data'));
+  sink(tlb, `${req}_valid`).set(gate.valid);
+  sink(engine, 'm_xlate_req_ready').set(gate.ready);
 
   sink(q, 's_data').set(port(tlb, `${resp}_data`));
   sink(q, 's_valid').set(port(tlb, `${resp}_valid`));

@@ -11,7 +11,7 @@
 // but m_axis_tx_tready.
 //
 // `ready_pkts` counts packets whose tlast is in the FIFO and whose command has not yet been
-// passed on. Payload is in command order (the mux switches it per command), so when the
+// passed on; a command may also pass in the cycle its packet's tlast is written. Payload is in command order (the mux switches it per command), so when the
 // count is non-zero the next command with payload owns the oldest such packet; passing the
 // command takes it off the count. Packets of commands already passed (the frame being sent,
 // the one in the packetizer's header stage) are therefore never counted again.
@@ -60,12 +60,17 @@ export const txFrameGate = defineModule('nic_tx_frame_gate', { dataWidth: 64, de
   // At most depth + 1 packets (one beat each) are in the FIFO: aw + 2 bits.
   const readyPkts = m.reg('ready_pkts_reg', UInt(aw + 2));
   const hasPay = m.let('cmd_has_payload', s_cmd.data.field('payloadLen').ne(0));
-  const pass = m.let('cmd_pass', hasPay.lnot().lor(readyPkts.ne(0)));
+  const completed = m.let('pkt_completed', s_payload.tvalid.land(fifo.s.ready).land(s_payload.tlast!));
+  // A packet counts from the cycle its tlast is written (a cycle before the count shows it).
+  // Its frame still cannot catch up with the FIFO: the header stage takes a cycle, and the
+  // packetizer needs payload word j at frame beat hdrBeats + j, while the RAM shows a word
+  // written in cycle t from t + 2 and then one word per cycle. With no header beat before the
+  // payload (54-byte header at 512 bits) the first beat may wait: it is the frame's first.
+  const pass = m.let('cmd_pass', hasPay.lnot().lor(readyPkts.ne(0)).lor(completed));
   m_cmd.valid.set(s_cmd.valid.land(pass));
   m_cmd.data.set(s_cmd.data);
   s_cmd.ready.set(m_cmd.ready.land(pass));
 
-  const completed = m.let('pkt_completed', s_payload.tvalid.land(fifo.s.ready).land(s_payload.tlast!));
   const claimed = m.let('pkt_claimed', s_cmd.valid.land(m_cmd.ready).land(pass).land(hasPay));
   m.if(completed.land(claimed.lnot()), () => readyPkts.set(readyPkts.addw(1)))
     .elif(claimed.land(completed.lnot()), () => readyPkts.set(readyPkts.subw(1)));

@@ -7,8 +7,10 @@
 //   arbiter (gen/lib wrrArbiter, weights from the `weight` input; equal weights give plain
 //   round robin) picks one candidate per burst.
 // - One AXI4 INCR read fetches up to MAX_BURST (4) WQEs of 128 bytes: never past the ring's
-//   end, never across a 4 KiB boundary, never more than are posted. One burst is in flight
-//   at a time; ci advances when its last beat is taken.
+//   end, never across a 4 KiB boundary, never more than are posted. The last WQE of a burst
+//   is read only up to its last SGE (0x60 bytes; at 64 bits 12 of 16 beats), so a one-WQE
+//   burst frees the shared R channel 4 beats sooner. One burst is in flight at a time; ci
+//   advances when its last beat is taken.
 // - Every fetched WQE leaves on m_wqe, decoded (Wqe in wqe.ts) with a status the TX engine
 //   turns into an error completion instead of sending anything (NIC.md: "rejects bad opcodes
 //   and QPs not in RTS with an error completion"):
@@ -17,8 +19,13 @@
 //     BAD_OPCODE      the opcode is neither RDMA WRITE nor RDMA READ
 //   in that order of precedence; SUCCESS otherwise. The QP state is sampled when the burst
 //   is chosen.
+// - A WQE is decoded and handed on at the beat that completes the bytes it uses (header and
+//   its num_sge SGEs, wqeUsedBytes), not at its last beat: at 64 bits a one-SGE WQE leaves
+//   after beat 5 of 16, 10 cycles sooner (doorbell -> first TX beat latency). Its remaining
+//   beats (unused SGEs, reserved bytes) are taken and dropped; an AXI error on them does not
+//   change the status of a WQE already handed on. SGEs at or past num_sge are zero.
 // - m_wqe holds one decoded WQE in a register; a stalled consumer stalls the R channel on
-//   the last beat of the next WQE.
+//   the decode beat of the next WQE.
 
 import { Bool, UInt, Vec, cat, defineModule, lit, mux, pack, type Value } from '../hdl/index.ts';
 import { wrrArbiter } from '../lib/arbiter.ts';
@@ -26,9 +33,10 @@ import { AXI_BURST, stream } from '../lib/interfaces.ts';
 import { log2Exact } from '../lib/util.ts';
 import { axi4Read } from './axi-ports.ts';
 import { QpCtx, qpUpdate } from './ctx.ts';
-import { CQE_STATUS, QP_STATE, WQE_BYTES, WQE_OPCODE } from './regmap.ts';
+import { select } from './frame-util.ts';
+import { CQE_STATUS, MAX_SGE, QP_STATE, WQE_BYTES, WQE_OPCODE } from './regmap.ts';
 import { ADDR_WIDTH, PAGE_BITS, qpIndexWidth } from './types.ts';
-import { WQE_STATUS_BITS, wqeField, wqeSges, wqeStruct } from './wqe.ts';
+import { WQE_STATUS_BITS, wqeField, wqeSges, wqeStruct, wqeUsedBytes } from './wqe.ts';
 
 export type WqeFetchParams = {
   dataWidth: number;
@@ -103,8 +111,13 @@ export const nicWqeFetch = defineModule('nic_wqe_fetch', { dataWidth: 64, numQp:
   const beat = m.reg('beat_reg', UInt(Math.max(1, bpwLog2)));
   const idx = m.reg('wqe_idx_reg', UInt(3));
   const errAcc = m.reg('rresp_err_reg', Bool);
-  // The earlier beats of the WQE being received (the last beat comes straight from rdata).
-  const buf = m.reg('wqe_buf_reg', UInt(wqeBits - p.dataWidth), { reset: null });
+  // The earlier beats of the WQE being received, slot j = beat j (the decode beat comes
+  // straight from rdata). Only beats that can hold used bytes are kept.
+  const decodeBeatOf = (n: number): number => Math.ceil(wqeUsedBytes(n) / busBytes) - 1;
+  const maxDecode = decodeBeatOf(MAX_SGE);
+  /** Beats read of a burst's last WQE: up to its last possibly used byte. */
+  const tailBeats = maxDecode + 1;
+  const buf = maxDecode === 0 ? undefined : m.reg('wqe_buf_reg', UInt(maxDecode * p.dataWidth), { reset: null });
   const outValid = m.reg('out_valid_reg', Bool);
   const outData = m.reg('out_data_reg', Wqe, { reset: null });
   const updValid = m.reg('upd_valid_reg', Bool);
@@ -114,7 +127,9 @@ export const nicWqeFetch = defineModule('nic_wqe_fetch', { dataWidth: 64, numQp:
   // ---- AR channel -----------------------------------------------------------------------------
   axi.arid.set(0);
   axi.araddr.set(addrReg);
-  axi.arlen.set(countReg.zext(8).shl(bpwLog2).subw(1));
+  // The burst stops after the last WQE's used bytes (at most MAX_SGE SGEs): its reserved tail
+  // would only hold the R channel (at 64 bits 4 beats, in front of the payload read).
+  axi.arlen.set(countReg.zext(8).subw(1).shl(bpwLog2).addw(tailBeats - 1));
   axi.arsize.set(Math.log2(busBytes));
   axi.arburst.set(AXI_BURST.INCR);
   axi.arlock.set(0);
@@ -123,25 +138,41 @@ export const nicWqeFetch = defineModule('nic_wqe_fetch', { dataWidth: 64, numQp:
   axi.arvalid.set(fsm.is('ADDR'));
 
   // ---- R channel ------------------------------------------------------------------------------
-  const beatLast = m.let('beat_last', beat.eq(beatsPerWqe - 1));
+  const lastOfBurst = m.let('last_of_burst', idx.eq(countReg.subw(1)));
+  const beatLast = m.let('beat_last', tailBeats === beatsPerWqe ? beat.eq(beatsPerWqe - 1)
+    : beat.eq(mux(lastOfBurst, lit(tailBeats - 1, beat.width), lit(beatsPerWqe - 1, beat.width))));
+  // The WQE as far as it is in: slot j from the buffer, the current beat from rdata, the
+  // rest zero (never used: decoding waits for the beat that completes the used bytes).
+  const bufSlot = (j: number): Value => buf!.bits((j + 1) * p.dataWidth - 1, j * p.dataWidth);
+  const slots: Value[] = [];
+  for (let j = 0; j <= maxDecode; j++) slots.push(j === maxDecode ? axi.rdata : mux(beat.eq(j), axi.rdata, bufSlot(j)));
+  const spare = wqeBits - (maxDecode + 1) * p.dataWidth;
+  const view = m.let('wqe_view', cat(...(spare > 0 ? [lit(0, spare)] : []), ...[...slots].reverse()));
+  m.unused(view, 'reserved WQE bytes are not decoded');
+  const numSge = wqeField(view, 'num_sge');
+  // num_sge 0..MAX_SGE; anything larger (rejected by req_tx) decodes like MAX_SGE.
+  const decodeKeys = Array.from({ length: MAX_SGE + 1 }, (_, n) => n);
+  const decodeAt = m.let('decode_beat', select(numSge, decodeKeys, decodeKeys.map(n => lit(decodeBeatOf(n), beat.width))));
+  const decodeNow = m.let('decode_now', beat.eq(decodeAt));
+  // At beat 0 num_sge comes from rdata: rready must not depend on it, so beat 0 waits for a
+  // free output whenever some num_sge would decode there.
+  const mayDecode = decodeBeatOf(0) === 0 ? mux(beat.eq(0), lit(1, 1), decodeNow) : decodeNow;
   const outFree = m.let('out_free', outValid.lnot().lor(out.ready));
-  axi.rready.set(fsm.is('DATA').land(beatLast.lnot().lor(outFree)));
+  axi.rready.set(fsm.is('DATA').land(mayDecode.lnot().lor(outFree)));
   const take = m.let('r_take', axi.rvalid.land(axi.rready));
-  const bufNext = m.let('wqe_buf_next', cat(axi.rdata, buf));
-  m.unused(bufNext, 'reserved WQE bytes are not decoded');
   const errNow = m.let('wqe_err', errAcc.lor(axi.rresp.ne(0)));
-  const burstLast = m.let('burst_last', beatLast.land(idx.eq(countReg.subw(1))));
+  const burstLast = m.let('burst_last', beatLast.land(lastOfBurst));
   m.assert(take.land(burstLast).lnot().lor(axi.rlast), 'rlast must come with the last beat of the burst');
   m.assert(take.land(axi.rlast).lnot().lor(burstLast), 'rlast before the last beat of the burst');
 
-  const opcode = wqeField(bufNext, 'opcode');
+  const opcode = wqeField(view, 'opcode');
   const goodOpcode = opcode.eq(WQE_OPCODE.RDMA_WRITE).lor(opcode.eq(WQE_OPCODE.RDMA_READ));
   const wqeStatus = m.let('wqe_status', mux(errNow, lit(CQE_STATUS.LOCAL_QP_ERROR, WQE_STATUS_BITS),
     mux(statusReg.ne(CQE_STATUS.SUCCESS), statusReg, mux(goodOpcode, lit(CQE_STATUS.SUCCESS, WQE_STATUS_BITS), lit(CQE_STATUS.BAD_OPCODE, WQE_STATUS_BITS)))));
   const decoded = pack(Wqe, {
     qp: qpReg, ringIndex: ciStart.addw(idx.zext(16)), status: wqeStatus,
-    opcode, flags: wqeField(bufNext, 'flags'), numSge: wqeField(bufNext, 'num_sge'), length: wqeField(bufNext, 'length'),
-    wrId: wqeField(bufNext, 'wr_id'), remoteVa: wqeField(bufNext, 'remote_va'), rkey: wqeField(bufNext, 'rkey'), sge: wqeSges(bufNext),
+    opcode, flags: wqeField(view, 'flags'), numSge, length: wqeField(view, 'length'),
+    wrId: wqeField(view, 'wr_id'), remoteVa: wqeField(view, 'remote_va'), rkey: wqeField(view, 'rkey'), sge: wqeSges(view, numSge),
   });
 
   out.valid.set(outValid);
@@ -165,13 +196,18 @@ export const nicWqeFetch = defineModule('nic_wqe_fetch', { dataWidth: 64, numQp:
       fsm.goto('DATA');
     }),
     DATA: () => m.if(take, () => {
-      buf.set(bufNext.bits(wqeBits - 1, p.dataWidth));
+      if (buf) {
+        const sw = m.switch(beat);
+        for (let j = 0; j < maxDecode; j++) sw.case(j, () => buf.setBits((j + 1) * p.dataWidth - 1, j * p.dataWidth, axi.rdata));
+      }
       beat.set(beat.addw(1));
       errAcc.set(errNow);
-      m.if(beatLast, () => {
-        errAcc.set(0);
+      m.if(decodeNow, () => {
         outValid.set(1);
         outData.set(decoded);
+      });
+      m.if(beatLast, () => {
+        errAcc.set(0);
         idx.set(idx.addw(1));
       });
       m.if(burstLast, () => {

@@ -1,7 +1,7 @@
 // The decoded work-queue entry that nic_wqe_fetch hands to the TX engine. The byte offsets
 // and sizes of the 128-byte WQE come from regmap.ts WQE_FIELDS.
 
-import { Struct, UInt, Vec, cat, type Value } from '../hdl/index.ts';
+import { Struct, UInt, Vec, cat, lit, mux, type Value } from '../hdl/index.ts';
 import { MAX_SGE, WQE_BYTES, WQE_FIELDS, fieldOf } from './regmap.ts';
 import { qpIndexWidth } from './types.ts';
 
@@ -40,11 +40,22 @@ export function wqeField(raw: Value, name: WqeFieldName): Value {
   return raw.bits(f.offset * 8 + f.size * 8 - 1, f.offset * 8);
 }
 
-/** The SGE vector of a raw WQE (element 0 at the LSBs, as Vec packs). */
-export function wqeSges(raw: Value): Value {
+/** The SGE vector of a raw WQE (element 0 at the LSBs, as Vec packs). SGE i is zero unless
+ *  i < `numSge`: nic_wqe_fetch decodes a WQE as soon as its used SGEs are in, so the bytes of
+ *  the others are not read yet (num_sge > 4 keeps all four; req_tx rejects it anyway). */
+export function wqeSges(raw: Value, numSge: Value): Value {
   const parts: Value[] = [];
   for (let i = MAX_SGE - 1; i >= 0; i--) {
-    parts.push(wqeField(raw, `sge${i}_lkey` as WqeFieldName), wqeField(raw, `sge${i}_len` as WqeFieldName), wqeField(raw, `sge${i}_addr` as WqeFieldName));
+    const sge = cat(wqeField(raw, `sge${i}_lkey` as WqeFieldName), wqeField(raw, `sge${i}_len` as WqeFieldName), wqeField(raw, `sge${i}_addr` as WqeFieldName));
+    parts.push(mux(numSge.gt(i), sge, lit(0, Sge.width)));
   }
   return cat(...parts);
+}
+
+/** Bytes at the start of a WQE that hold everything a WQE with `numSge` SGEs uses (the
+ *  header, then its SGEs; more than MAX_SGE counts as MAX_SGE). */
+export function wqeUsedBytes(numSge: number): number {
+  const sge0 = fieldOf(WQE_FIELDS, 'sge0_addr').offset;
+  const stride = fieldOf(WQE_FIELDS, 'sge1_addr').offset - sge0;
+  return sge0 + stride * Math.min(numSge, MAX_SGE);
 }

@@ -31,6 +31,8 @@ export interface AxisPacket {
   readonly beats: number;
   /** Cycle of the last beat. */
   readonly cycle: number;
+  /** Cycle of the first beat (idle cycles inside the packet: cycle - firstCycle + 1 - beats). */
+  readonly firstCycle: number;
 }
 
 export interface RecvOptions {
@@ -51,6 +53,7 @@ export class AxiStreamSink {
   #buf32: Uint32Array | null = HOST_LE ? new Uint32Array(this.#buf.buffer) : null;
   #fill = 0;
   #beats = 0;
+  #firstCycle = 0;
 
   constructor(tb: TestBench, ports: AxisOutPorts, options: AxisSinkOptions = {}) {
     this.#tb = tb;
@@ -123,11 +126,12 @@ export class AxiStreamSink {
   /** Counts a beat of `count` bytes just copied in; closes the packet at tlast. */
   #counted(count: number, last: boolean, user: bigint, cycle: number): void {
     this.#fill += count;
+    if (this.#beats === 0) this.#firstCycle = cycle;
     this.#beats++;
     this.stats.beats++;
     this.stats.bytes += count;
     if (!last) return;
-    this.#packets.push({ data: this.#buf.slice(0, this.#fill), tuser: user, beats: this.#beats, cycle });
+    this.#packets.push({ data: this.#buf.slice(0, this.#fill), tuser: user, beats: this.#beats, cycle, firstCycle: this.#firstCycle });
     this.stats.packets++;
     this.#fill = 0;
     this.#beats = 0;

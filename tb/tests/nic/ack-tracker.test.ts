@@ -8,6 +8,8 @@
 // posting order, after random delays); one injected read_done error per scenario; a NAK that
 // lands in a READ also gets the read_done nic_read_resp_rx would send (no double completion);
 // read_busy is checked every cycle against the READ entries the DUT must still hold.
+// Streams are tb/bfm channel models (stage-streams.ts), each with its ready/valid checker;
+// a cycle number is the one in whose sample phase the handshake is seen (clock-phases.ts).
 
 import { describe, expect, it } from 'vitest';
 import { emitToDir, iverilogCompile, verilatorLint, yosysSynth } from '../../../gen/lib/lint-helper.ts';
@@ -15,13 +17,13 @@ import { nicAckTracker } from '../../../gen/nic/ack-tracker.ts';
 import { QpCtx } from '../../../gen/nic/ctx.ts';
 import { AETH } from '../../../gen/nic/flow-types.ts';
 import { CQE_STATUS, QP_STATE, WQE_OPCODE } from '../../../gen/nic/regmap.ts';
-import { watchChannel } from '../../bfm/index.ts';
+import { ClockPhases } from '../../bfm/index.ts';
 import { runTest, type TestBench } from '../../core/index.ts';
 import { design } from '../../design.ts';
 import { AckTrackerModel, isReadOpcode, type AckEv, type CqeV, type ReadDoneEv } from '../../model/ack-tracker.ts';
 import { psnAdd, psnCompare } from '../../model/psn.ts';
 import type { ReqEntryV } from '../../model/req-tx.ts';
-import { cycle } from './support/handshake.ts';
+import { StructSink, StructSource } from './stage-streams.ts';
 
 const NUM_QP = 4;
 const DEPTH = 16;
@@ -61,7 +63,16 @@ async function runTracker(dut: Dut, tb: TestBench, sc: Scenario): Promise<{ mode
   dut.s_read_done.valid.value = 0;
   dut.m_cqe.ready.value = 0;
   await tb.reset(2);
-  watchChannel(tb, { valid: dut.m_cqe.valid, ready: dut.m_cqe.ready, payload: { data: dut.m_cqe.data } }, 'nic_ack_tracker.m_cqe', { reset: dut.rst });
+  const reqSrc = new StructSource<ReqEntryV>(tb, dut.s_req as never, 's_req');
+  const ackSrc = new StructSource<AckEv & { msn: number }>(tb, dut.s_ack as never, 's_ack');
+  const doneSrc = new StructSource<Record<string, number | bigint>>(tb, dut.s_read_done as never, 's_read_done');
+  // s_req waits on a full per-QP FIFO (counted); s_ack must never wait (the tracker takes an
+  // ACK in every cycle).
+  let stalls = 0;
+  ClockPhases.of(tb).onSample(() => {
+    if (dut.s_req.valid.value === 1 && dut.s_req.ready.value !== 1) stalls++;
+    if (dut.s_ack.valid.value === 1 && dut.s_ack.ready.value !== 1) throw new Error(`s_ack not ready at cycle ${tb.cycle} (seed ${tb.seed})`);
+  });
 
   const events: Ev[] = [];
   let order = 0;
@@ -80,16 +91,13 @@ async function runTracker(dut: Dut, tb: TestBench, sc: Scenario): Promise<{ mode
     }
   }, 'regs');
 
-  tb.fork(async () => {
-    for (;;) {
-      dut.m_cqe.ready.value = r.bool(sc.pCqeReady) ? 1 : 0;
-      const v = await cycle(tb, () => (dut.m_cqe.valid.value === 1 && dut.m_cqe.ready.value === 1 ? dut.m_cqe.data.value as Record<string, number | bigint> : null));
-      if (v) {
-        const c: CqeV = { qp: Number(v['qp']), wrId: BigInt(v['wrId']!), byteLen: Number(v['byteLen']), opcode: Number(v['opcode']), status: Number(v['status']), syndrome: Number(v['syndrome']) };
-        got[c.qp]!.push({ cycle: tb.cycle, v: c });
-      }
-    }
-  }, 'cqe');
+  new StructSink<Record<string, number | bigint>>(tb, dut.m_cqe as never, 'm_cqe', {
+    pause: 1 - sc.pCqeReady,
+    onItem: (v, at) => {
+      const c: CqeV = { qp: Number(v['qp']), wrId: BigInt(v['wrId']!), byteLen: Number(v['byteLen']), opcode: Number(v['opcode']), status: Number(v['status']), syndrome: Number(v['syndrome']) };
+      got[c.qp]!.push({ cycle: at, v: c });
+    },
+  });
 
   // What the ACK generator knows: entries posted (handshake done) per QP.
   const posted: ReqEntryV[][] = Array.from({ length: NUM_QP }, () => []);
@@ -104,12 +112,8 @@ async function runTracker(dut: Dut, tb: TestBench, sc: Scenario): Promise<{ mode
   let dones = 0;
 
   const sendAck = async (a: AckEv): Promise<void> => {
-    dut.s_ack.data.value = { ...a, msn: r.int(0, 0xff_ffff) } as never;
-    dut.s_ack.valid.value = 1;
-    const ok = await cycle(tb, () => dut.s_ack.ready.value === 1);
-    dut.s_ack.valid.value = 0;
-    if (!ok) throw new Error(`s_ack not ready at cycle ${tb.cycle}`);
-    events.push({ cycle: tb.cycle, order: order++, kind: 'ack', a });
+    const at = await ackSrc.transfer({ ...a, msn: r.int(0, 0xff_ffff) });
+    events.push({ cycle: at, order: order++, kind: 'ack', a });
     acks++;
   };
   const ackTask = tb.fork(async () => {
@@ -149,11 +153,8 @@ async function runTracker(dut: Dut, tb: TestBench, sc: Scenario): Promise<{ mode
 
   // nic_read_resp_rx stand-in: read_dones per QP in posting order, after random delays.
   const sendDone = async (d: ReadDoneEv, wrId: bigint): Promise<void> => {
-    dut.s_read_done.data.value = { qp: d.qp, wrId, lastPsn: d.lastPsn, status: d.status, syndrome: d.syndrome, ok: d.ok ? 1 : 0 } as never;
-    dut.s_read_done.valid.value = 1;
-    while (!(await cycle(tb, () => dut.s_read_done.ready.value === 1)));
-    dut.s_read_done.valid.value = 0;
-    events.push({ cycle: tb.cycle, order: order++, kind: 'done', d });
+    const at = await doneSrc.transfer({ qp: d.qp, wrId, lastPsn: d.lastPsn, status: d.status, syndrome: d.syndrome, ok: d.ok ? 1 : 0 });
+    events.push({ cycle: at, order: order++, kind: 'done', d });
     dones++;
   };
   const nakStatus: Record<number, number> = { [AETH.NAK_INVALID_REQ]: CQE_STATUS.REMOTE_INVALID_REQUEST, [AETH.NAK_REMOTE_ACCESS]: CQE_STATUS.REMOTE_ACCESS_ERROR, [AETH.NAK_REMOTE_OP]: CQE_STATUS.REMOTE_OPERATIONAL_ERROR };
@@ -191,7 +192,8 @@ async function runTracker(dut: Dut, tb: TestBench, sc: Scenario): Promise<{ mode
   }, 'read_done');
 
   // read_busy, every cycle: bit q is 1 exactly while a READ entry of q is neither retired
-  // (retired = its CQE is presented on m_cqe or was taken) nor not yet accepted.
+  // (retired = its CQE is presented on m_cqe or was taken) nor not yet accepted. `at` is the
+  // first cycle after the one of its s_req handshake.
   const readsOpen: { e: ReqEntryV; at: number }[] = [];
   let busyChecks = 0;
   tb.fork(async () => {
@@ -211,8 +213,7 @@ async function runTracker(dut: Dut, tb: TestBench, sc: Scenario): Promise<{ mode
     }
   }, 'read_busy');
 
-  // Posting, in order, with random gaps; counts cycles s_req waited on a full FIFO.
-  let stalls = 0;
+  // Posting, in order, with random gaps.
   for (let k = 0; k < sc.entries; k++) {
     const qp = r.int(0, NUM_QP - 1);
     const err = r.bool(sc.pErrEntry);
@@ -227,18 +228,11 @@ async function runTracker(dut: Dut, tb: TestBench, sc: Scenario): Promise<{ mode
     };
     if (!err) nextPsn[qp] = psnAdd(nextPsn[qp]!, npk);
     await tb.clockCycles(r.bool(0.5) ? r.int(0, 6) : 0);
-    dut.s_req.data.value = e as never;
-    dut.s_req.valid.value = 1;
-    for (;;) {
-      const ready = await cycle(tb, () => dut.s_req.ready.value === 1);
-      if (ready) break;
-      stalls++;
-    }
-    dut.s_req.valid.value = 0;
-    events.push({ cycle: tb.cycle, order: order++, kind: 'push', e });
+    const at = await reqSrc.transfer(e);
+    events.push({ cycle: at, order: order++, kind: 'push', e });
     posted[qp]!.push(e);
     if (read) {
-      readsOpen.push({ e, at: tb.cycle });
+      readsOpen.push({ e, at: at + 1 });
       if (!err) readsToFinish[qp]!.push(e);
     }
   }

@@ -6,8 +6,8 @@
 // back-to-back bursts when nobody pauses.
 
 import { describe, expect, it } from 'vitest';
-import { nicAxiRdMux, nicAxiWrMux, type AxiMuxParams } from '../../../gen/nic/axi-mux.ts';
-import { AxiMaster, AxiRam, type AxiOp, type ReadResult, type WriteResult } from '../../bfm/index.ts';
+import { axiMuxDefaults, nicAxiRdMux, nicAxiWrMux, type AxiMuxParams } from '../../../gen/nic/axi-mux.ts';
+import { AxiMaster, AxiRam, ClockPhases, type AxiOp, type ReadResult, type WriteResult } from '../../bfm/index.ts';
 import { runTest, type Rng } from '../../core/index.ts';
 import { HostMemory } from '../../model/host-memory.ts';
 import { readMasterPorts, readSlavePorts, writeMasterPorts, writeSlavePorts } from './axi-halves.ts';
@@ -36,13 +36,16 @@ function randomBursts(rng: Rng, client: number, count: number, base: bigint, spa
   return out;
 }
 
-const rdCases: Partial<AxiMuxParams>[] = [{ n: 3, dataWidth: 64 }, { n: 2, dataWidth: 512 }];
+const rdCases: Partial<AxiMuxParams>[] = [{ n: 3, dataWidth: 64 }, { n: 2, dataWidth: 512 }, { n: 4, dataWidth: 64, urgentMask: 0b0010, bulkCapBeats: 64 }];
+/** nic_top's read mux: client 1 (page-table reads) urgent, the others capped together. */
+const urgentCase = { n: 4, dataWidth: 64, urgentMask: 0b0010, bulkCapBeats: 64 } as const;
 const wrCases: Partial<AxiMuxParams>[] = [{ n: 3, dataWidth: 64 }, { n: 2, dataWidth: 512 }];
 
 describe('AXI muxes emit clean Verilog', () => {
   const cases = [
     ...rdCases.map(p => ['rd', p] as const), ...wrCases.map(p => ['wr', p] as const),
     ['rd', { n: 1 }] as const, ['wr', { n: 5, wOrderDepth: 8 }] as const,
+    ['rd', { n: 4, dataWidth: 512, urgentMask: 0b0010, bulkCapBeats: 64 }] as const, ['rd', { n: 3, urgentMask: 0b001 }] as const,
   ];
   for (const [kind, p] of cases) {
     it(`${kind} ${JSON.stringify(p)}: verilator -Wall, iverilog, yosys synth + check -assert`, () => {
@@ -112,6 +115,70 @@ describe('nic_axi_rd_mux', () => {
       }, { seed: 1 });
     });
   }
+});
+
+describe('nic_axi_rd_mux: urgent client and bulk cap', () => {
+  // Bulk clients flood the slave with long bursts; the urgent client reads one beat
+  // now and then. An urgent read waits for at most the capped bulk beats already requested
+  // (without the cap: for every burst the slave accepted, up to its 32 outstanding).
+  const p = urgentCase, busBytes = p.dataWidth / 8, LATENCY = 6;
+  it(`n=${p.n} urgentMask=${p.urgentMask} bulkCapBeats=${p.bulkCapBeats}: urgent reads wait for at most the cap, bulk beats outstanding <= cap, bulk bus busy`, async () => {
+    await runTest(dslDesign(nicAxiRdMux, p), async (dut, tb) => {
+      console.log(`[axi-mux rd urgent] seed=${tb.seed}`);
+      const mem = new HostMemory();
+      mem.fillRandom(REGION, 0x20000, tb.rng);
+      // The slave reorders IDs (AxiRam's default): bulk bursts requested after an urgent one must
+      // not pass it again and again.
+      new AxiRam(tb, readMasterPorts(dut.m_axi), { memory: mem, readLatency: { fixed: LATENCY, random: 0 }, backpressure: 0, stall: 0 });
+      const masters = Object.values(dut.s).map((q, i) => new AxiMaster(tb, readSlavePorts(q), { name: `client${i}` }));
+      // Outstanding bulk beats on the shared port: AR accepted minus R beats, by ID client bits.
+      const o = dut.m_axi as unknown as Record<string, { value: number | bigint }>;
+      const v = (x: string): number => Number(o[x]!.value);
+      const idShift = axiMuxDefaults.idWidth;
+      let bulkOut = 0, bulkMax = 0, bulkMaxAt = 0, bulkBeats = 0, firstBulk = -1, lastBulk = 0;
+      ClockPhases.of(tb).onSample(() => {
+        if (v('arvalid') && v('arready') && (v('arid') >> idShift) !== 1) {
+          bulkOut += v('arlen') + 1;
+          if (bulkOut > bulkMax) { bulkMax = bulkOut; bulkMaxAt = tb.cycle; }
+        }
+        if (v('rvalid') && v('rready') && (v('rid') >> idShift) !== 1) {
+          bulkOut--; bulkBeats++; lastBulk = tb.cycle;
+          if (firstBulk < 0) firstBulk = tb.cycle;
+        }
+      });
+      await tb.reset(2);
+      const BURST = 32, PER = 24;
+      const bulk = [0, 2, 3].flatMap(c => Array.from({ length: PER }, (_, k) => {
+        const addr = REGION + BigInt(c * 0x8000 + k * BURST * busBytes);
+        return { addr, bytes: BURST * busBytes, op: masters[c]!.issueRead({ addr, len: BURST - 1, id: k % 4 }) };
+      }));
+      const waits: number[] = [];
+      for (let k = 0; k < 12; k++) {
+        await tb.clockCycles(tb.rng.int(20, 90));
+        const addr = REGION + 0x1_0000n + BigInt(tb.rng.int(0, 0x1000 / busBytes - 1) * busBytes);
+        const start = tb.cycle;
+        const r = await masters[1]!.issueRead({ addr, len: 0, id: k % 4 }).wait();
+        waits.push(r.cycle - start);
+        expect(r.data, `urgent read ${k} at ${hex(addr)}: data`).toEqual(mem.read(addr, busBytes));
+      }
+      for (const b of bulk) {
+        const r = await b.op.wait();
+        const want = mem.read(b.addr, b.bytes);
+        const at = want.findIndex((x, i) => x !== r.data[i]);
+        expect(at, `bulk read ${hex(b.addr)}: first differing byte at offset ${at} (cycle ${r.cycle})`).toBe(-1);
+      }
+      const worst = Math.max(...waits);
+      console.log(`[axi-mux rd urgent] urgent waits ${waits.join(' ')}; bulk outstanding max ${bulkMax}; ${bulkBeats} bulk beats in ${lastBulk - firstBulk + 1} cycles`);
+      expect(bulkMax, `bulk beats outstanding reached ${bulkMax} at cycle ${bulkMaxAt} (cap ${p.bulkCapBeats}; seed ${tb.seed})`).toBeLessThanOrEqual(p.bulkCapBeats);
+      // Cap beats ahead, the slave's latency, and the AR/R register slices and BFM sampling.
+      const bound = p.bulkCapBeats + LATENCY + 12;
+      expect(worst, `an urgent read took ${worst} cycles (waits ${waits.join(',')}; bound ${bound}; seed ${tb.seed})`).toBeLessThanOrEqual(bound);
+      // Two bursts in flight cover the slave's latency; each urgent read costs the bulk stream its
+      // beat plus one refill (bulk ARs wait until the urgent RLAST: latency + slices).
+      const slack = waits.length * (LATENCY + 6) + 12;
+      expect(lastBulk - firstBulk + 1, `${bulkBeats} bulk beats took ${lastBulk - firstBulk + 1} cycles (slack ${slack})`).toBeLessThanOrEqual(bulkBeats + slack);
+    }, { maxCycles: 100_000 });
+  });
 });
 
 describe('nic_axi_wr_mux', () => {

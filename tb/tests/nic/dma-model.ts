@@ -115,12 +115,10 @@ export function expectRead(msgs: readonly ReadMessage[], x: XlateModel, mem: Hos
     e.statuses.push(status);
     if (status !== 0) return;
     const parts: Uint8Array[] = [];
-    // One SGE inside one page: the engine reuses the validating translation's address.
-    const s0 = msg.sges[0]!;
-    const onePage = msg.sges.length === 1 && Number(s0.va % 4096n) + s0.len <= 4096;
+    // Each SGE's first page reuses its validating translation's address; later pages are translated.
     for (const s of msg.sges) {
-      for (const p of x.pieces(s.key, s.va, s.len)) {
-        if (!onePage) e.xlate.push({ key: s.key, va: p.va, len: p.len, pd: s.pd, access: s.access });
+      for (const [k, p] of x.pieces(s.key, s.va, s.len).entries()) {
+        if (k > 0) e.xlate.push({ key: s.key, va: p.va, len: p.len, pd: s.pd, access: s.access });
         e.bursts.push(...burstsOf(p.pa, p.len, busBytes, burstBytes));
         parts.push(mem.read(p.pa, p.len));
       }

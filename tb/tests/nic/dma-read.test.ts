@@ -7,10 +7,12 @@ import { emitTop } from '../../../gen/emit/index.ts';
 import type { IOOf } from '../../../gen/hdl/index.ts';
 import { nicDmaRead, dmaReadDefaults } from '../../../gen/nic/dma-read.ts';
 import { XLATE_ACCESS, XLATE_STATUS } from '../../../gen/nic/types.ts';
+import { AxiStreamSink, type AxiMasterPorts } from '../../bfm/index.ts';
 import { envSeed, randomSeed, Rng, runTest, typedDesign } from '../../core/index.ts';
 import { HostMemory } from '../../model/host-memory.ts';
 import { PageAllocator } from '../../model/page-allocator.ts';
-import { AxiMemSlave, AxisSink, runAgents, StreamSink, StreamSource, XlateResponder, type AxiSlaveOptions, type XlateAgentOptions } from './dma-bfm.ts';
+import { dmaMemory, XlateStandIn, type MemTiming, type XlateTiming } from './dma-standins.ts';
+import { drain, StructSink, StructSource } from './stage-streams.ts';
 import { expectRead, firstDiff, XlateModel, type ReadMessage, type Region, type Sge, type XlateRequest } from './dma-model.ts';
 
 const BURST = dmaReadDefaults.burstBytes;
@@ -79,7 +81,7 @@ function randomMessages(s: Setup, n: number, lb: number, errP: number): ReadMess
   return msgs;
 }
 
-interface RunOptions { slave: AxiSlaveOptions; xlate: XlateAgentOptions; sinkReadyP: number; cmdValidP: number }
+interface RunOptions { slave: MemTiming; xlate: XlateTiming; sinkReadyP: number; cmdValidP: number }
 const RANDOM_TIMING: RunOptions = {
   slave: { latency: 6, readyP: 0.7, validP: 0.8 },
   xlate: { minLatency: 1, maxLatency: 8, readyP: 0.7, validP: 0.8 },
@@ -101,21 +103,20 @@ async function runRead(dw: number, seed: number, s: Setup, msgs: ReadMessage[], 
   let outcome: Outcome = { beatsPerCycle: 0, cycles: 0, beats: 0 };
   const where = `[${label}, dataWidth ${dw}, seed ${seed}]`;
   await runTest(design, async (dut, tb) => {
-    const rng = tb.rng;
-    const cmd = new StreamSource(dut.cmd, rng.fork(), o.cmdValidP);
-    const status = new StreamSink(dut.status, rng.fork(), 'status', o.sinkReadyP);
-    const xl = new XlateResponder(dut.xlateReq, dut.xlateResp, (q: XlateRequest) => s.xm.translate(q), rng.fork(), o.xlate);
-    const axi = new AxiMemSlave(dut.axi, s.mem, bytes, rng.fork(), o.slave);
-    const out = new AxisSink(dut.data, bytes, rng.fork(), 'm_axis', o.sinkReadyP);
-    for (const msg of msgs) {
-      msg.sges.forEach((g, k) => cmd.queue.push({ va: g.va, len: g.len, key: g.key, pd: g.pd, access: g.access, last: k === msg.sges.length - 1 ? 1 : 0, segLog2: msg.segLog2 }));
-    }
+    // The models start after reset: what they offer during it would be lost.
     await tb.reset(2);
-    const agents = [cmd, status, xl, axi, out];
-    await runAgents(tb, agents, () => status.items.length >= msgs.length && out.packets.length >= exp.packets.length && axi.idle && cmd.idle, 400_000, where);
+    const cmd = new StructSource(tb, dut.cmd, 's_cmd', { pause: 1 - o.cmdValidP });
+    const status = new StructSink(tb, dut.status, 'm_status', { pause: 1 - o.sinkReadyP });
+    const xl = new XlateStandIn(tb, dut.xlateReq, dut.xlateResp, (q: XlateRequest) => s.xm.translate(q), o.xlate);
+    const axi = dmaMemory(tb, dut.axi as unknown as AxiMasterPorts, s.mem, o.slave, 'nic_dma_read.m_axi');
+    const out = new AxiStreamSink(tb, dut.data, { pause: 1 - o.sinkReadyP });
+    for (const msg of msgs) {
+      msg.sges.forEach((g, k) => cmd.push({ va: g.va, len: g.len, key: g.key, pd: g.pd, access: g.access, last: k === msg.sges.length - 1 ? 1 : 0, segLog2: msg.segLog2 }));
+    }
+    await tb.until(() => status.items.length >= msgs.length && out.count >= exp.packets.length && cmd.idle, { timeout: 400_000, what: `${where}: ${msgs.length} statuses and ${exp.packets.length} packets` });
     // A little longer: nothing more may come out.
-    const end = tb.cycle;
-    await runAgents(tb, agents, () => tb.cycle >= end + 30, 100, where);
+    await tb.clockCycles(30);
+    const packets = await drain(out);
 
     expect(status.items.map(x => x.value.status), `statuses ${where}`).toEqual(exp.statuses);
     const gotX = xl.requests.map(r => r.value);
@@ -130,15 +131,16 @@ async function runRead(dw: number, seed: number, s: Setup, msgs: ReadMessage[], 
         throw new Error(`AR burst ${i} ${where}: got ${g ? `0x${g.addr.toString(16)} len ${g.len} at cycle ${g.cycle}` : 'none'}, expected ${e ? `0x${e.addr.toString(16)} len ${e.len}` : 'none'}`);
       }
     }
-    expect(out.partial, `bytes after the last tlast ${where}`).toBe(0);
-    for (let i = 0; i < Math.max(out.packets.length, exp.packets.length); i++) {
-      const g = out.packets[i], e = exp.packets[i];
-      if (!g || !e) throw new Error(`packet ${i} ${where}: got ${g ? `${g.bytes.length} bytes at cycle ${g.cycle}` : 'none'}, expected ${e ? `${e.length} bytes of message ${exp.packetMsg[i]}` : 'none'}`);
-      const d = firstDiff(g.bytes, e);
-      if (d >= 0) throw new Error(`packet ${i} (message ${exp.packetMsg[i]}) ${where}: byte ${d} differs (got ${g.bytes[d]}, expected ${e[d]}; lengths ${g.bytes.length}/${e.length}), packet ended at cycle ${g.cycle}`);
+    const inPackets = packets.reduce((n, p) => n + p.data.length, 0);
+    expect(out.stats.bytes - inPackets, `bytes after the last tlast ${where}`).toBe(0);
+    for (let i = 0; i < Math.max(packets.length, exp.packets.length); i++) {
+      const g = packets[i], e = exp.packets[i];
+      if (!g || !e) throw new Error(`packet ${i} ${where}: got ${g ? `${g.data.length} bytes at cycle ${g.cycle}` : 'none'}, expected ${e ? `${e.length} bytes of message ${exp.packetMsg[i]}` : 'none'}`);
+      const d = firstDiff(g.data, e);
+      if (d >= 0) throw new Error(`packet ${i} (message ${exp.packetMsg[i]}) ${where}: byte ${d} differs (got ${g.data[d]}, expected ${e[d]}; lengths ${g.data.length}/${e.length}), packet ended at cycle ${g.cycle}`);
     }
-    const beats = out.beatCycles.length;
-    const cycles = beats ? out.beatCycles[beats - 1]! - out.beatCycles[0]! + 1 : 0;
+    const beats = out.stats.beats;
+    const cycles = beats ? packets.at(-1)!.cycle - packets[0]!.firstCycle + 1 : 0;
     outcome = { beats, cycles, beatsPerCycle: beats ? beats / cycles : 0 };
     const bytesOut = exp.packets.reduce((n, p) => n + p.length, 0);
     console.log(`${where}: ${msgs.length} messages (${exp.statuses.filter(x => x !== 0).length} failing), ${exp.packets.length} packets, ${bytesOut} bytes, ${axi.ar.length} bursts, ${xl.requests.length} translations in ${tb.cycle} cycles`);

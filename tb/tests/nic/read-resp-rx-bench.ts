@@ -3,80 +3,89 @@
 // response cannot beat its request), a nic_dma_write stand-in (records commands and their
 // payload, answers statuses in order after random delays, errors for poisoned SGEs), and
 // random back-pressure. Compares against the model and names the first difference.
+// Streams are tb/bfm models (stage-streams.ts for the struct streams), each with its checker.
 
 import { QpCtx } from '../../../gen/nic/ctx.ts';
 import { nicReadRespRx } from '../../../gen/nic/read-resp-rx.ts';
 import { QP_STATE } from '../../../gen/nic/regmap.ts';
+import { AxiStreamSink, AxiStreamSource, ClockPhases } from '../../bfm/index.ts';
 import { runTest, type TestBench } from '../../core/index.ts';
 import type { Rng } from '../../core/rng.ts';
 import { design } from '../../design.ts';
-import { AxisSink, AxisSource, StreamSink, StreamSource, type Agent } from './framing-support.ts';
+import { onPackets, StructSink, StructSource, type StructInPorts, type StructOutPorts } from './stage-streams.ts';
 import { makeStim, model, POISON_BIT, type Done, type Ev, type ReadCtx, type StimOpts, type Want } from './read-resp-rx-model.ts';
 
-type Bits = number | bigint;
-interface Port<T = Bits> { value: T }
 const num = (v: unknown): number => Number(v);
 const hex = (v: number | bigint): string => `0x${v.toString(16)}`;
 
 export interface BenchOpts { dataWidth?: number; pIn: number; pOut: number; maxLat: number; /** QP -> QP_STATE other than RTS (all of the run). */ states?: Record<number, number> }
 interface CmdV { va: bigint; len: number; key: number; pd: number; access: number }
+/** A payload packet the DMA stand-in took, with the cycles of its first and last beat. */
+export interface PayFrame { bytes: Uint8Array; beats: number; firstCycle: number; lastCycle: number }
 
-/** Presents events in order; each waits until its READ's context has been taken. */
-class EventSource implements Agent {
-  private presenting: 'hdr' | 'ack' | null = null;
-  constructor(private readonly hdr: { data: Port<unknown>; valid: Port; ready: Port }, private readonly ack: { data: Port<unknown>; valid: Port; ready: Port },
-    readonly queue: Ev[], private readonly ctxTaken: () => number, private readonly rng: Rng, private readonly pIn: number) {}
-  drive(): void {
-    const e = this.queue[0];
-    if (!this.presenting && e && e.ctx < this.ctxTaken() && this.rng.bool(this.pIn)) this.presenting = e.kind;
-    this.hdr.valid.value = this.presenting === 'hdr' ? 1 : 0;
-    this.ack.valid.value = this.presenting === 'ack' ? 1 : 0;
-    if (e?.kind === 'hdr') this.hdr.data.value = { opcode: e.hdr.opcode, destQpn: e.hdr.destQpn, psn: e.hdr.psn, payloadLen: e.hdr.payloadLen, ackReq: 0, hasReth: 0, rethVa: 0n, rethRkey: 0, rethLen: 0, hasAeth: 1, aethSyndrome: 0x1f, aethMsn: 0, srcMac: 0n, srcIp: 0, srcPort: 0 };
-    if (e?.kind === 'ack') this.ack.data.value = { qp: e.qp, psn: e.psn, syndrome: e.syndrome, msn: 0 };
+/** Presents events in order on s_hdr or s_ack; each waits until its READ's context has been
+ *  taken (`ctxTaken`), and with pIn < 1 for random idle cycles. */
+class EventSource {
+  #next = 0;
+  readonly #hdr: StructSource<unknown>;
+  readonly #ack: StructSource<unknown>;
+  constructor(tb: TestBench, hdr: StructInPorts<unknown>, ack: StructInPorts<unknown>, private readonly events: readonly Ev[], ctxTaken: () => number, pIn: number) {
+    const rng = tb.rng.fork();
+    // Registered before the two sources: an event queued here is offered in this same cycle.
+    ClockPhases.of(tb).onDrive(() => {
+      const e = events[this.#next];
+      if (!e || !this.#hdr.idle || !this.#ack.idle || e.ctx >= ctxTaken() || !rng.bool(pIn)) return;
+      this.#next++;
+      if (e.kind === 'hdr') this.#hdr.push({ opcode: e.hdr.opcode, destQpn: e.hdr.destQpn, psn: e.hdr.psn, payloadLen: e.hdr.payloadLen, ackReq: 0, hasReth: 0, rethVa: 0n, rethRkey: 0, rethLen: 0, hasAeth: 1, aethSyndrome: 0x1f, aethMsn: 0, srcMac: 0n, srcIp: 0, srcPort: 0 });
+      else this.#ack.push({ qp: e.qp, psn: e.psn, syndrome: e.syndrome, msn: 0 });
+    });
+    this.#hdr = new StructSource(tb, hdr, 's_hdr');
+    this.#ack = new StructSource(tb, ack, 's_ack');
   }
-  commit(): void {
-    const port = this.presenting === 'hdr' ? this.hdr : this.presenting === 'ack' ? this.ack : null;
-    if (port && num(port.ready.value)) { this.queue.shift(); this.presenting = null; }
-  }
+  /** Events not yet transferred. */
+  get left(): number { return this.events.length - this.#next + (this.#hdr.idle && this.#ack.idle ? 0 : 1); }
+  get nextNote(): string | undefined { return this.events[this.#next]?.note; }
 }
 
 /** nic_dma_write stand-in: a command's status comes 1..maxLat cycles after its last payload byte. */
-class DmaStandIn implements Agent {
+class DmaStandIn {
   readonly cmds: (CmdV & { cycle: number })[] = [];
   readonly statusCycles: number[] = [];
-  private readonly queued: { status: number; at: number }[] = [];
-  private presenting = false;
-  private answered = 0;
-  constructor(private readonly cmd: { data: Port<CmdV>; valid: Port; ready: Port }, readonly pay: AxisSink,
-    private readonly st: { data: Port<unknown>; valid: Port; ready: Port }, private readonly rng: Rng, private readonly o: BenchOpts) {}
-  drive(tb: TestBench): void {
-    this.cmd.ready.value = this.rng.bool(this.o.pOut) ? 1 : 0;
-    this.pay.drive();
-    for (; this.answered < Math.min(this.cmds.length, this.pay.frames.length); this.answered++) {
-      const bad = (this.cmds[this.answered]!.va & POISON_BIT) !== 0n;
-      this.queued.push({ status: bad ? 5 : 0, at: tb.cycle + this.rng.int(1, this.o.maxLat) });
-    }
-    const h = this.queued[0];
-    if (!this.presenting) this.presenting = h !== undefined && tb.cycle >= h.at;
-    this.st.valid.value = this.presenting ? 1 : 0;
-    if (h) this.st.data.value = { status: h.status };
-  }
-  commit(tb: TestBench): void {
-    if (num(this.cmd.valid.value) && num(this.cmd.ready.value)) {
-      const c = this.cmd.data.value;
-      this.cmds.push({ va: BigInt(c.va), len: num(c.len), key: num(c.key), pd: num(c.pd), access: num(c.access), cycle: tb.cycle });
-    }
-    this.pay.commit(tb);
-    if (this.presenting && num(this.st.ready.value)) { this.queued.shift(); this.presenting = false; this.statusCycles.push(tb.cycle); }
+  readonly pay: { readonly frames: PayFrame[]; readonly taken: () => number };
+  constructor(tb: TestBench, cmd: StructOutPorts<CmdV>, payPorts: AxiStreamSinkPorts, st: StructInPorts<{ status: number }>, o: BenchOpts) {
+    const rng = tb.rng.fork();
+    new StructSink<CmdV>(tb, cmd, 'm_dma_cmd', {
+      pause: 1 - o.pOut,
+      onItem: (c, cycle) => { this.cmds.push({ va: BigInt(c.va), len: num(c.len), key: num(c.key), pd: num(c.pd), access: num(c.access), cycle }); },
+    });
+    const sink = new AxiStreamSink(tb, payPorts, { name: 'm_payload', pause: 1 - o.pOut });
+    const frames: PayFrame[] = [];
+    onPackets(tb, sink, p => { frames.push({ bytes: p.data, beats: p.beats, firstCycle: p.firstCycle, lastCycle: p.cycle }); });
+    this.pay = { frames, taken: () => sink.stats.packets };
+    let answered = 0;
+    // Registered before the status source: a status due now is offered in this cycle.
+    ClockPhases.of(tb).onDrive(() => {
+      for (; answered < Math.min(this.cmds.length, sink.stats.packets); answered++) {
+        const bad = (this.cmds[answered]!.va & POISON_BIT) !== 0n;
+        status.push({ status: bad ? 5 : 0 }, tb.cycle + rng.int(1, o.maxLat));
+      }
+    });
+    const status = new StructSource<{ status: number }>(tb, st, 's_dma_status');
+    ClockPhases.of(tb).onSample(() => { if (status.sent.length > this.statusCycles.length) this.statusCycles.push(status.sent.at(-1)!.cycle); });
   }
 }
+type AxiStreamSinkPorts = ConstructorParameters<typeof AxiStreamSink>[1];
 
-export interface BenchResult { want: Want; ctxs: ReadCtx[]; dma: DmaStandIn; dones: { value: Done; cycle: number }[]; seed: string }
+export interface BenchResult {
+  want: Want; ctxs: ReadCtx[]; dma: DmaStandIn; dones: { value: Done; cycle: number }[]; seed: string;
+  /** Model pieces not written (later packets of READs whose DMA error was back in time). */
+  skipped: number;
+}
 
 export async function runBench(stim: StimOpts | ((rng: Rng) => { ctxs: ReadCtx[]; events: Ev[] }), o: BenchOpts): Promise<BenchResult> {
   const W = o.dataWidth ?? 64, B = W / 8, numQp = 4;
   let res: BenchResult | undefined;
-  await runTest(design(nicReadRespRx, { dataWidth: W, numQp, depth: 8 }), async (dut, tb) => {
+  await runTest(design(nicReadRespRx, { dataWidth: W, numQp, readsPerQp: 2 }), async (dut, tb) => {
     const rng = tb.rng.fork();
     const { ctxs, events } = typeof stim === 'function' ? stim(rng) : makeStim(rng, stim);
     const states = Array.from({ length: numQp }, (_, q) => o.states?.[q] ?? QP_STATE.RTS);
@@ -88,58 +97,73 @@ export async function runBench(stim: StimOpts | ((rng: Rng) => { ctxs: ReadCtx[]
     dut.s_ctx.valid.value = 0; dut.s_hdr.valid.value = 0; dut.s_ack.valid.value = 0; dut.s_payload.tvalid.value = 0; dut.s_dma_status.valid.value = 0;
     await tb.reset(2);
 
-    const ctxSrc = new StreamSource<unknown>(dut.s_ctx as never, tb.rng.fork(), o.pIn);
-    for (const c of ctxs) ctxSrc.queue.push({ ...c, sge: [0, 1, 2, 3].map(i => c.sge[i] ?? { addr: 0xdead_0000n + BigInt(i), len: 0x7777, lkey: 0xbad }) });
-    let taken = 0;
-    const ctxCount: Agent = { drive() {}, commit() { if (num(dut.s_ctx.valid.value) && num(dut.s_ctx.ready.value)) taken++; } };
-    const evSrc = new EventSource(dut.s_hdr as never, dut.s_ack as never, [...events], () => taken, tb.rng.fork(), o.pIn);
-    const pay = new AxisSource(dut.s_payload, B, tb.rng.fork(), o.pIn);
-    for (const e of events) if (e.kind === 'hdr' && e.payload.length > 0) pay.push({ bytes: e.payload, user: 0 });
-    const dma = new DmaStandIn(dut.m_dma_cmd as never, new AxisSink(dut.m_payload, B, tb.rng.fork(), o.pOut, 'm_payload'), dut.s_dma_status as never, tb.rng.fork(), o);
-    const dones = new StreamSink<Done>(dut.m_done as never, tb.rng.fork(), o.pOut);
-    // ctxCount commits before ctxSrc clears its valid.
-    const agents: Agent[] = [ctxCount, ctxSrc, evSrc, pay, dma, dones];
+    const ctxSrc = new StructSource<unknown>(tb, dut.s_ctx as never, 's_ctx', { pause: 1 - o.pIn });
+    for (const c of ctxs) ctxSrc.push({ ...c, sge: [0, 1, 2, 3].map(i => c.sge[i] ?? { addr: 0xdead_0000n + BigInt(i), len: 0x7777, lkey: 0xbad }) });
+    const evSrc = new EventSource(tb, dut.s_hdr as never, dut.s_ack as never, events, () => ctxSrc.sent.length, o.pIn);
+    const pay = new AxiStreamSource(tb, dut.s_payload, { pause: 1 - o.pIn });
+    for (const e of events) if (e.kind === 'hdr' && e.payload.length > 0) pay.send(e.payload);
+    const dma = new DmaStandIn(tb, dut.m_dma_cmd as never, dut.m_payload, dut.s_dma_status as never, o);
+    const dones = new StructSink<Done>(tb, dut.m_done as never, 'm_done', { pause: 1 - o.pOut });
     const limit = 20 * want.writes.reduce((a, w) => a + Math.ceil(w.len / B) + 8, 0) + 40 * events.length + 20_000;
-    const start = tb.cycle;
-    while (dones.items.length < want.dones.length || evSrc.queue.length > 0 || !pay.idle || dma.pay.frames.length < want.writes.length) {
-      if (tb.cycle - start > limit) {
-        throw new Error(`nic_read_resp_rx ${replay}: stuck at cycle ${tb.cycle}: ${evSrc.queue.length} events left (next: ${evSrc.queue[0]?.note}), ${ctxSrc.queue.length} contexts left, ${dma.cmds.length}/${want.writes.length} DMA commands, ${dones.items.length}/${want.dones.length} completions`);
-      }
-      for (const a of agents) a.drive(tb);
-      tb.settle();
-      for (const a of agents) a.commit(tb);
-      await tb.rising();
+    const finished = (): boolean => dones.items.length >= want.dones.length && evSrc.left === 0 && pay.idle && dma.pay.taken() >= dma.cmds.length;
+    try {
+      await tb.until(finished, { timeout: limit, what: 'nic_read_resp_rx: every event in, every completion out' });
+    } catch (err) {
+      throw new Error(`nic_read_resp_rx ${replay}: stuck at cycle ${tb.cycle}: ${evSrc.left} events left (next: ${evSrc.nextNote}), ${ctxSrc.pending} contexts left, ${dma.cmds.length}/${want.writes.length} DMA commands, ${dones.items.length}/${want.dones.length} completions (${String(err)})`);
     }
-    for (let i = 0; i < 200; i++) { for (const a of agents) a.drive(tb); tb.settle(); for (const a of agents) a.commit(tb); await tb.rising(); }
-    res = { want, ctxs, dma, dones: dones.items, seed: replay };
+    await tb.clockCycles(200);
+    res = { want, ctxs, dma, dones: dones.items, seed: replay, skipped: 0 };
   });
   compare(res!);
   return res!;
 }
 
-function compare(r: BenchResult): void {
+/** Matches the commands and payloads against the model's pieces in order. An optional piece
+ *  (a failed READ's later packet) may be missing, and once one of a READ is missing, every
+ *  later piece of that READ must be: the receiver stops writing a READ after its DMA error.
+ *  Returns, per model piece, the index of its command (-1 when skipped). */
+function matchWrites(r: BenchResult): number[] {
   const { want, dma } = r;
-  const n = Math.max(dma.cmds.length, want.writes.length);
-  for (let i = 0; i < n; i++) {
-    const g = dma.cmds[i], w = want.writes[i], f = dma.pay.frames[i];
-    const where = `DMA piece #${i} (READ #${w?.read}, ${r.seed})`;
-    if (!g || !w) throw new Error(`${where}: got ${dma.cmds.length} commands, want ${want.writes.length}`);
-    if (g.va !== w.va || g.len !== w.len || g.key !== w.key || g.pd !== w.pd || g.access !== w.access) {
+  const at: number[] = [];
+  const stopped = new Set<number>();
+  let j = 0;
+  const same = (g: CmdV | undefined, w: Want['writes'][number]): boolean => !!g && g.va === w.va && g.len === w.len && g.key === w.key && g.pd === w.pd && g.access === w.access;
+  want.writes.forEach((w, i) => {
+    const g = dma.cmds[j];
+    const where = `DMA piece #${i} (READ #${w.read}, ${r.seed})`;
+    if (w.optional && (stopped.has(w.read) || !same(g, w))) {
+      if (stopped.has(w.read) && same(g, w)) throw new Error(`${where}: written at cycle ${g!.cycle} after an earlier piece of its failed READ was skipped`);
+      stopped.add(w.read);
+      at.push(-1);
+      return;
+    }
+    if (!g) throw new Error(`${where}: got ${dma.cmds.length} commands, want more`);
+    if (!same(g, w)) {
       throw new Error(`${where} at cycle ${g.cycle}: got va ${hex(g.va)} len ${g.len} key ${hex(g.key)} pd ${g.pd} access ${g.access}, want va ${hex(w.va)} len ${w.len} key ${hex(w.key)} pd ${w.pd} access ${w.access}`);
     }
+    const f = dma.pay.frames[j];
     if (!f || f.bytes.length !== w.len) throw new Error(`${where}: payload frame has ${f?.bytes.length} bytes, want ${w.len}`);
-    const k = f.bytes.findIndex((b, j) => b !== w.bytes[j]);
+    const k = f.bytes.findIndex((b, x) => b !== w.bytes[x]);
     if (k >= 0) throw new Error(`${where}: payload byte ${k} (beat ending cycle ${f.lastCycle}) is ${hex(f.bytes[k]!)}, want ${hex(w.bytes[k]!)}`);
-  }
-  if (dma.pay.frames.length !== want.writes.length) throw new Error(`${r.seed}: ${dma.pay.frames.length} payload frames, want ${want.writes.length}`);
+    at.push(j++);
+  });
+  if (j !== dma.cmds.length) throw new Error(`${r.seed}: ${dma.cmds.length} DMA commands, the model's pieces account for ${j} (next: va ${hex(dma.cmds[j]!.va)} at cycle ${dma.cmds[j]!.cycle})`);
+  if (dma.pay.frames.length !== j) throw new Error(`${r.seed}: ${dma.pay.frames.length} payload frames, want ${j}`);
+  return at;
+}
+
+function compare(r: BenchResult): void {
+  const { want, dma } = r;
+  const at = matchWrites(r);
+  r.skipped = at.filter(x => x < 0).length;
   for (let i = 0; i < Math.max(r.dones.length, want.dones.length); i++) {
     const g = r.dones[i], w = want.dones[i];
     if (!g || !w) throw new Error(`m_done #${i} (${r.seed}): got ${r.dones.length} completions, want ${want.dones.length}`);
     const gv = { qp: num(g.value.qp), wrId: BigInt(g.value.wrId), lastPsn: num(g.value.lastPsn), status: num(g.value.status), syndrome: num(g.value.syndrome), ok: num(g.value.ok) };
     const bad = (Object.keys(w) as (keyof Done)[]).filter(k => BigInt(gv[k]) !== BigInt(w[k]));
     if (bad.length) throw new Error(`m_done #${i} at cycle ${g.cycle} (${r.seed}): ${bad.map(k => `${k} ${hex(gv[k])} want ${hex(w[k])}`).join(', ')}`);
-    // A completion leaves only after the DmaStatus of its READ's last piece.
-    const lw = want.lastWriteOf[i]!;
-    if (lw >= 0 && !(dma.statusCycles[lw]! < g.cycle)) throw new Error(`m_done #${i} at cycle ${g.cycle} (${r.seed}) left before the status of DMA piece #${lw} (cycle ${dma.statusCycles[lw]})`);
+    // A completion leaves only after the DmaStatus of every command issued before it.
+    const lw = Math.max(-1, ...at.slice(0, want.lastWriteOf[i]! + 1));
+    if (lw >= 0 && !(dma.statusCycles[lw]! < g.cycle)) throw new Error(`m_done #${i} at cycle ${g.cycle} (${r.seed}) left before the status of DMA command #${lw} (cycle ${dma.statusCycles[lw]})`);
   }
 }

@@ -22,7 +22,10 @@ export interface Hdr { opcode: number; destQpn: number; psn: number; payloadLen:
 /** An event on s_hdr (+ payload) or s_ack; `ctx` = index of the context it must follow. */
 export type Ev = { kind: 'hdr'; ctx: number; hdr: Hdr; payload: Uint8Array; note: string }
   | { kind: 'ack'; ctx: number; qp: number; psn: number; syndrome: number; note: string };
-export interface Write { va: bigint; len: number; key: number; pd: number; access: number; bytes: Uint8Array; read: number }
+/** `optional`: a piece of a packet after the one where its READ's first DMA error happened; the
+ *  receiver skips the packet when that error is back by the time it decides it (timing), and
+ *  every later packet of the READ once it skipped one. */
+export interface Write { va: bigint; len: number; key: number; pd: number; access: number; bytes: Uint8Array; read: number; optional: boolean }
 export interface Done { qp: number; wrId: bigint; lastPsn: number; status: number; syndrome: number; ok: number }
 export interface Want { writes: Write[]; dones: Done[]; lastWriteOf: number[] }
 
@@ -159,12 +162,13 @@ export function model(ctxs: ReadCtx[], events: Ev[], qps: number, dead: Readonly
     if (!s.started) { s.sge = 0; s.sgeOff = 0; }
     s.started = true; s.next = psnAdd(h.psn, 1); s.off = end;
     let at = 0;
+    const optional = s.failed; // an earlier packet of this READ already failed
     while (at < plen) {
       const g = r.sge[s.sge]!;
       const n = Math.min(plen - at, g.len - s.sgeOff);
       if (n === 0) { s.sge++; s.sgeOff = 0; continue; }
       const va = g.addr + BigInt(s.sgeOff);
-      want.writes.push({ va, len: n, key: g.lkey, pd: r.pd, access: 1, bytes: e.payload.subarray(at, at + n), read: hi });
+      want.writes.push({ va, len: n, key: g.lkey, pd: r.pd, access: 1, bytes: e.payload.subarray(at, at + n), read: hi, optional });
       if (va & POISON_BIT) s.failed = true;
       at += n; s.sgeOff += n;
       if (s.sgeOff === g.len) { s.sge++; s.sgeOff = 0; }

@@ -2,22 +2,32 @@
 // read-resp-rx-bench.ts: random READs 0..64 KiB at every path MTU, 1-4 SGEs at random
 // alignments (zero-length ones too), PSN wrap, four QPs interleaved, duplicate / ahead /
 // out-of-sequence / bad-length responses, NAKs, DMA errors, random back-pressure and
-// DmaStatus latency; the Verilog gates at 64 and 512 bits; the payload rate at full speed.
+// DmaStatus latency; the Verilog gates at 64 and 512 bits; the payload rate at full speed;
+// the per-QP READ limit (readsPerQp, and nic_top's check of it against the responder's);
+// no more DMA writes for a READ once its DMA error is back. The landing chain at wire rate:
+// read-resp-rx-landing.test.ts.
 
 import { describe, expect, it } from 'vitest';
 import { emitToDir, iverilogCompile, verilatorLint, yosysSynth } from '../../../gen/lib/lint-helper.ts';
 import { nicReadRespRx } from '../../../gen/nic/read-resp-rx.ts';
+import { QpCtx } from '../../../gen/nic/ctx.ts';
+import { LOCAL_QPN_BASE } from '../../../gen/nic/flow-types.ts';
+import { nicTop } from '../../../gen/nic/nic-top.ts';
+import { READ_RESP } from '../../../gen/nic/read-types.ts';
 import { CQE_STATUS, QP_STATE } from '../../../gen/nic/regmap.ts';
+import { runTest } from '../../core/index.ts';
+import { design } from '../../design.ts';
 import { runBench } from './read-resp-rx-bench.ts';
+import { makeStim, POISON_BIT } from './read-resp-rx-model.ts';
 
 describe('nic_read_resp_rx', () => {
-  it('passes the Verilog tools (64 bits; 512 bits and 2 QPs through verilator)', () => {
+  it('passes the Verilog tools (64 bits; 512 bits, and 2 QPs of 3 READs each, through verilator)', () => {
     const e = emitToDir(nicReadRespRx, {});
     verilatorLint(e);
     iverilogCompile(e);
     yosysSynth(e);
     verilatorLint(emitToDir(nicReadRespRx, { dataWidth: 512 }));
-    verilatorLint(emitToDir(nicReadRespRx, { numQp: 2, depth: 4 }));
+    verilatorLint(emitToDir(nicReadRespRx, { numQp: 2, readsPerQp: 3 }));
   }, 600_000);
 
   it('writes clean READs (0..64 KiB, all MTUs, 1-4 SGEs, PSN wrap) under back-pressure', async () => {
@@ -42,6 +52,30 @@ describe('nic_read_resp_rx', () => {
     expect(r.want.dones.length).toBeGreaterThan(0);
   }, 600_000);
 
+  it("nic_top: readsPerQp is checked against the responder's READ limit at generate time", () => {
+    expect(() => nicTop.elaborate({ readsPerQp: 3 }), '3 READs per QP against the responder\'s 2 (8 over 4 QPs)').toThrow(/readsPerQp 3 is above the responder's READ limit of 2 per QP/);
+    expect(() => nicTop.elaborate({ numQp: 8 }), 'the default 2 against 1 per QP at 8 QPs').toThrow(/use readsPerQp <= 1/);
+    expect(() => nicTop.elaborate({ readsPerQp: 1 })).not.toThrow();
+  }, 600_000);
+
+  it('stops writing a READ after its first DMA error: later packets dropped, error completion, next READ written', async () => {
+    // READ 0: 64 packets of 256 bytes into a poisoned SGE (every piece fails); READ 1 on the
+    // same QP is clean. Statuses come fast, so the error is back long before most of READ 0's
+    // packets are decided (headers run at most 8 packets ahead of their payload): those must
+    // not reach the DMA.
+    const stim = (rng: Parameters<typeof makeStim>[0]) => {
+      const s = makeStim(rng, { reads: 2, qps: 1, maxLen: 16384, fixedLen: 16384, mtus: [8], maxSge: 1, pErr: 0, pNoise: 0 });
+      s.ctxs[0]!.sge[0]!.addr |= POISON_BIT;
+      return s;
+    };
+    const r = await runBench(stim, { pIn: 0.1, pOut: 1, maxLat: 2 });
+    const read0 = r.want.writes.filter(w => w.read === 0).length, written0 = r.dma.cmds.filter(c => (c.va & POISON_BIT) !== 0n).length;
+    console.log(`READ 0: ${written0} of ${read0} pieces sent to the DMA (${r.skipped} skipped), ${r.seed}`);
+    expect(r.want.dones.map(d => d.status), 'READ 0 fails, READ 1 succeeds').toEqual([CQE_STATUS.LOCAL_PROTECTION_ERROR, CQE_STATUS.SUCCESS]);
+    expect(written0, `pieces of the failed READ sent to the DMA (${r.seed})`).toBeLessThan(read0 / 4);
+    expect(r.skipped).toBe(read0 - written0);
+  }, 600_000);
+
   it('at 512 bits', async () => {
     await runBench({ reads: 30, qps: 4, maxLen: 20000, pErr: 0.2, pNoise: 0.1, poison: 0.05 }, { dataWidth: 512, pIn: 0.8, pOut: 0.7, maxLat: 20 });
   }, 600_000);
@@ -56,4 +90,43 @@ describe('nic_read_resp_rx', () => {
       expect(beats / cycles).toBeGreaterThan(0.95);
     }, 600_000);
   }
+
+  it('keeps at most readsPerQp contexts per QP (3, below its FIFO depth of 4) until a READ ends', async () => {
+    await runTest(design(nicReadRespRx, { numQp: 2, readsPerQp: 3 }), async (dut, tb) => {
+      const zero = Object.fromEntries(QpCtx.fields.map(f => [f.name, f.shape.width > 32 ? 0n : 0]));
+      dut.qp_ctx.value = [0, 1].map(() => ({ ...zero, state: QP_STATE.RTS })) as never;
+      dut.s_hdr.valid.value = 0; dut.s_ack.valid.value = 0; dut.s_payload.tvalid.value = 0; dut.s_dma_status.valid.value = 0;
+      dut.m_done.ready.value = 1; dut.m_dma_cmd.ready.value = 1; dut.m_payload.tready.value = 1;
+      await tb.reset(2);
+      const none = [0, 1, 2, 3].map(() => ({ addr: 0n, len: 0, lkey: 0 }));
+      // Zero-length READs: one READ RESPONSE ONLY without payload ends each.
+      const ctx = (qp: number, psn: number) => ({ qp, wrId: BigInt(psn), firstPsn: psn, lastPsn: psn, length: 0, pd: 0, pmtu: 12, numSge: 0, sge: none });
+      /** Offers contexts of `qp` for `cycles` cycles; how many were taken. */
+      const offer = async (qp: number, cycles: number, psn0: number): Promise<number> => {
+        let taken = 0;
+        for (let i = 0; i < cycles; i++) {
+          dut.s_ctx.valid.value = 1;
+          dut.s_ctx.data.value = ctx(qp, psn0 + taken) as never;
+          tb.settle();
+          if (Number(dut.s_ctx.ready.value)) taken++;
+          await tb.rising();
+        }
+        dut.s_ctx.valid.value = 0;
+        return taken;
+      };
+      expect(await offer(0, 20, 100), `QP 0 contexts taken in 20 cycles (cycle ${tb.cycle})`).toBe(3);
+      expect(await offer(1, 20, 200), `QP 1 contexts taken in 20 cycles (cycle ${tb.cycle}): the limit is per QP`).toBe(3);
+      // End QP 0's first READ: its context leaves, one more is taken.
+      dut.s_hdr.valid.value = 1;
+      dut.s_hdr.data.value = { opcode: READ_RESP.ONLY, destQpn: LOCAL_QPN_BASE, psn: 100, payloadLen: 0, ackReq: 0, hasReth: 0, rethVa: 0n, rethRkey: 0, rethLen: 0, hasAeth: 1, aethSyndrome: 0x1f, aethMsn: 0, srcMac: 0n, srcIp: 0, srcPort: 0 } as never;
+      for (let i = 0; i < 20 && (tb.settle(), !Number(dut.s_hdr.ready.value)); i++) await tb.rising();
+      await tb.rising();
+      dut.s_hdr.valid.value = 0;
+      let done = 0;
+      for (let i = 0; i < 20; i++) { tb.settle(); if (Number(dut.m_done.valid.value)) done++; await tb.rising(); }
+      expect(done, 'completions of the READ ended').toBe(1);
+      expect(await offer(0, 20, 103), `QP 0 contexts taken after one READ ended (cycle ${tb.cycle})`).toBe(1);
+    });
+  }, 600_000);
 });
+

@@ -4,6 +4,7 @@
 // Checked: DmaReadCmds, READ RESPONSE commands (opcode, PSN, AETH, length, addressing),
 // NAK 0x62 + qp_error for bad rkeys/PD/access/bounds (and no response data), flushed
 // requests of QPs not in RTR/RTS, the per-QP resource limit (rd_room), command rate.
+// Streams are tb/bfm channel models (stage-streams.ts), each with its ready/valid checker.
 
 import { describe, expect, it } from 'vitest';
 import { emitToDir, iverilogCompile, verilatorLint, yosysSynth } from '../../../gen/lib/lint-helper.ts';
@@ -11,14 +12,15 @@ import { QpCtx } from '../../../gen/nic/ctx.ts';
 import { nicReadResponder, readDepthPerQp } from '../../../gen/nic/read-responder.ts';
 import { QP_STATE } from '../../../gen/nic/regmap.ts';
 import { XLATE_ACCESS, XLATE_STATUS } from '../../../gen/nic/types.ts';
+import { ClockPhases, type Readable } from '../../bfm/index.ts';
 import { runTest, type TestBench } from '../../core/index.ts';
 import type { Rng } from '../../core/rng.ts';
 import { design } from '../../design.ts';
 import { psnAdd } from '../../model/psn.ts';
 import { segmentReadResponse } from '../../model/segment.ts';
-import { StreamSink, type Agent } from './framing-support.ts';
 import { mrCheck } from './responder-model.ts';
 import { makeWorld, type World } from './responder-stim.ts';
+import { StructSink, StructSource, type StructInPorts, type StructOutPorts } from './stage-streams.ts';
 
 const NUM_QP = 4;
 const DEPTH = 8;
@@ -82,51 +84,40 @@ function makeReqs(rng: Rng, world: World, n: number, o: { maxLen: number; pBad: 
   return reqs;
 }
 
-interface Bits { value: number | bigint }
-
-/** The WRITE responder's hook: presents the next request once its QP has room (rd_room). */
-class ReqSource implements Agent {
-  private presenting = false;
-  constructor(private readonly p: { data: { value: unknown }; valid: Bits; ready: Bits }, private readonly room: Bits, readonly queue: Req[], private readonly rng: Rng, private readonly pIn: number) {}
-  drive(): void {
-    const h = this.queue[0];
-    if (!this.presenting) this.presenting = h !== undefined && ((Number(this.room.value) >> h.qp) & 1) === 1 && this.rng.bool(this.pIn);
-    this.p.valid.value = this.presenting ? 1 : 0;
-    if (h) this.p.data.value = h;
-  }
-  commit(): void { if (this.presenting && Number(this.p.ready.value)) { this.queue.shift(); this.presenting = false; } }
+/** The WRITE responder's hook: offers the next request only while its QP has room (rd_room). */
+function reqSource(tb: TestBench, port: StructInPorts<Req>, room: Readable, reqs: Req[], pIn: number): StructSource<Req> {
+  const src: StructSource<Req> = new StructSource<Req>(tb, port, 's_req', {
+    pause: rng => !((Number(room.value) >> reqs[src.sent.length]!.qp) & 1) || rng.bool(1 - pIn),
+  });
+  for (const r of reqs) src.push(r);
+  return src;
 }
+
+interface DmaStub { readonly cmds: { v: DmaCmdV; cycle: number }[] }
 
 /** nic_dma_read's command/status side: statuses in order, 1..maxLat cycles after the command. */
-class DmaStub implements Agent {
-  readonly cmds: { v: DmaCmdV; cycle: number }[] = [];
-  private readonly q: { st: number; at: number }[] = [];
-  private presenting = false;
-  constructor(private readonly cmd: { data: { value: unknown }; valid: Bits; ready: Bits }, private readonly st: { data: { value: unknown }; valid: Bits; ready: Bits },
-    private readonly world: World, private readonly rng: Rng, private readonly pReady: number, private readonly maxLat: number) {}
-  drive(tb: TestBench): void {
-    this.cmd.ready.value = this.rng.bool(this.pReady) ? 1 : 0;
-    const h = this.q[0];
-    if (!this.presenting) this.presenting = h !== undefined && tb.cycle >= h.at;
-    this.st.valid.value = this.presenting ? 1 : 0;
-    if (h) this.st.data.value = { status: h.st };
-  }
-  commit(tb: TestBench): void {
-    if (Number(this.cmd.valid.value) && Number(this.cmd.ready.value)) {
-      const c = this.cmd.data.value as DmaCmdV;
+function dmaStub(tb: TestBench, cmd: StructOutPorts<DmaCmdV>, st: StructInPorts<{ status: number }>, world: World, pReady: number, maxLat: number): DmaStub {
+  const rng = tb.rng.fork();
+  const cmds: { v: DmaCmdV; cycle: number }[] = [];
+  const status = new StructSource(tb, st, 's_dma_status');
+  new StructSink<DmaCmdV>(tb, cmd, 'm_dma_cmd', {
+    pause: 1 - pReady,
+    onItem: (c, cycle) => {
       const v = { va: BigInt(c.va), len: Number(c.len), key: Number(c.key), pd: Number(c.pd), last: Number(c.last), segLog2: Number(c.segLog2), access: Number(c.access) };
-      this.cmds.push({ v, cycle: tb.cycle });
-      const st = v.len === 0 ? 0 : mrCheck(this.world.mrs, v.key, v.pd, v.va, v.len, v.access);
-      this.q.push({ st, at: tb.cycle + this.rng.int(1, this.maxLat) });
-    }
-    if (this.presenting && Number(this.st.ready.value)) { this.q.shift(); this.presenting = false; }
-  }
+      cmds.push({ v, cycle });
+      status.push({ status: v.len === 0 ? 0 : mrCheck(world.mrs, v.key, v.pd, v.va, v.len, v.access) }, cycle + rng.int(1, maxLat));
+    },
+  });
+  return { cmds };
 }
+
+interface Flow { valid: Readable; ready: Readable; data: { readonly value: unknown } }
+const fires = (f: Flow): boolean => Number(f.valid.value) !== 0 && Number(f.ready.value) !== 0;
 
 const show = (v: unknown): string => JSON.stringify(v, (_k, x: unknown) => (typeof x === 'bigint' ? `0x${x.toString(16)}` : x));
 
 async function run(o: { n: number; maxLen: number; pBad: number; qps: number; pIn: number; pOut: number; maxLat: number; states?: number[] }) {
-  let result: { pkts: { value: PktV; cycle: number }[]; dma: DmaStub; errs: number[]; want: ReturnType<typeof model>; maxCount: number[]; roomLow: boolean } | undefined;
+  let result: { pkts: { value: PktV; cycle: number }[]; dma: DmaStub; errs: number[]; want: ReturnType<typeof model>; maxCount: number[]; roomLow: boolean; seed: number } | undefined;
   await runTest(design(nicReadResponder, { dataWidth: 64, numQp: NUM_QP, depth: DEPTH }), async (dut, tb) => {
     const rng = tb.rng.fork();
     const world = makeWorld(rng, NUM_QP, o.qps);
@@ -141,54 +132,55 @@ async function run(o: { n: number; maxLen: number; pBad: number; qps: number; pI
     dut.s_req.valid.value = 0;
     dut.s_dma_status.valid.value = 0;
     await tb.reset(2);
-    const src = new ReqSource(dut.s_req as never, dut.rd_room as never, [...reqs], tb.rng.fork(), o.pIn);
-    const dma = new DmaStub(dut.m_dma_cmd as never, dut.s_dma_status as never, world, tb.rng.fork(), o.pOut, o.maxLat);
-    const pkts = new StreamSink<PktV>(dut.m_pkt_cmd as never, tb.rng.fork(), o.pOut);
+    const src = reqSource(tb, dut.s_req as never, dut.rd_room, reqs, o.pIn);
+    const dma = dmaStub(tb, dut.m_dma_cmd as never, dut.s_dma_status as never, world, o.pOut, o.maxLat);
+    const pkts = new StructSink<PktV>(tb, dut.m_pkt_cmd as never, 'm_pkt_cmd', { pause: 1 - o.pOut });
     const errs: number[] = [];
     const maxCount = Array.from({ length: NUM_QP }, () => 0);
     const outstanding = Array.from({ length: NUM_QP }, () => 0);
-    const agents: Agent[] = [src, dma, pkts];
-    let nPkts = 0, roomLow = false;
-    let idle = 0;
-    const limit = 200_000;
-    for (let c = 0; idle < 300; c++) {
-      if (c > limit) throw new Error(`not done after ${limit} cycles: ${src.queue.length} requests left, ${pkts.items.length}/${want.pkts.length} packets`);
-      for (const a of agents) a.drive(tb);
-      tb.settle();
-      const before = pkts.items.length + dma.cmds.length + errs.length;
-      for (const a of agents) a.commit(tb);
+    let roomLow = false, idle = 0;
+    // Read straight from the ports in the sample phase, so the order in which the bus models
+    // sample does not matter.
+    const sReq = dut.s_req as unknown as Flow, mPkt = dut.m_pkt_cmd as unknown as Flow, mDma = dut.m_dma_cmd as unknown as Flow;
+    ClockPhases.of(tb).onSample(() => {
+      let busy = fires(mPkt) || fires(mDma);
       const e = dut.qp_error.value as { valid: number; qp: number };
-      if (Number(e.valid)) errs.push(Number(e.qp));
+      if (Number(e.valid)) { errs.push(Number(e.qp)); busy = true; }
       // The test's own view of the resources: accepted minus (last response / NAK / flush).
       // A slot is free again once the last response (or NAK) command is taken, or at once for
       // a flushed QP; the RTL frees it one register stage earlier, hence the +1 below.
-      if (Number(dut.s_req.valid.value) && Number(dut.s_req.ready.value)) {
-        const q = Number((dut.s_req.data.value as { qp: number }).qp);
+      if (fires(sReq)) {
+        const q = Number((sReq.data.value as { qp: number }).qp);
         const st = world.qps[q]!.state;
         if (st === QP_STATE.RTR || st === QP_STATE.RTS) { outstanding[q]!++; maxCount[q] = Math.max(maxCount[q]!, outstanding[q]!); }
       }
-      const taken = pkts.items.length > nPkts ? pkts.items.at(-1)!.value : null;
-      nPkts = pkts.items.length;
+      const taken = fires(mPkt) ? mPkt.data.value as PktV : null;
       if (taken && [0x0f, 0x10, 0x11].includes(Number(taken.opcode))) outstanding[world.qps.findIndex(s => s.destQpn === Number(taken.destQpn))]!--;
       if (Number(dut.rd_room.value) !== (1 << NUM_QP) - 1) roomLow = true;
-      idle = pkts.items.length + dma.cmds.length + errs.length === before && src.queue.length === 0 ? idle + 1 : 0;
-      await tb.rising();
+      idle = !busy && src.idle ? idle + 1 : 0;
+    });
+    const limit = 200_000;
+    try {
+      await tb.until(() => idle >= 300, { timeout: limit, what: 'read responder: 300 idle cycles after the last request' });
+    } catch (err) {
+      throw new Error(`not done after ${limit} cycles: ${src.pending} requests left, ${pkts.items.length}/${want.pkts.length} packets (${String(err)})`);
     }
-    result = { pkts: pkts.items, dma, errs, want, maxCount, roomLow };
+    result = { pkts: pkts.items, dma, errs, want, maxCount, roomLow, seed: tb.seed };
   });
   const r = result!;
+  const replay = `(replay with NICGEN_SEED=${r.seed})`;
   const dmaGot = r.dma.cmds.map(c => c.v);
   for (let i = 0; i < Math.max(dmaGot.length, r.want.dma.length); i++) {
-    if (show(dmaGot[i]) !== show(r.want.dma[i])) throw new Error(`DmaReadCmd #${i} at cycle ${r.dma.cmds[i]?.cycle}: got ${show(dmaGot[i])}, want ${show(r.want.dma[i])}`);
+    if (show(dmaGot[i]) !== show(r.want.dma[i])) throw new Error(`DmaReadCmd #${i} at cycle ${r.dma.cmds[i]?.cycle}: got ${show(dmaGot[i])}, want ${show(r.want.dma[i])} ${replay}`);
   }
   for (let i = 0; i < Math.max(r.pkts.length, r.want.pkts.length); i++) {
     const w = r.want.pkts[i], g = r.pkts[i]?.value;
     const gv = g && w ? Object.fromEntries(Object.keys(w).map(k => [k, Number(g[k as keyof PktV])])) : g;
-    if (show(gv) !== show(w)) throw new Error(`packet command #${i} at cycle ${r.pkts[i]?.cycle}: got ${show(gv)}, want ${show(w)}`);
-    if (g && (Number(g.hasReth) || Number(g.ackReq) || BigInt(g.srcMac) !== CFG.mac || Number(g.srcIp) !== CFG.ipAddr || Number(g.ttl) !== 64 || Number(g.dscp) !== 0x2e)) throw new Error(`packet command #${i}: bad fixed fields ${show(g)}`);
+    if (show(gv) !== show(w)) throw new Error(`packet command #${i} at cycle ${r.pkts[i]?.cycle}: got ${show(gv)}, want ${show(w)} ${replay}`);
+    if (g && (Number(g.hasReth) || Number(g.ackReq) || BigInt(g.srcMac) !== CFG.mac || Number(g.srcIp) !== CFG.ipAddr || Number(g.ttl) !== 64 || Number(g.dscp) !== 0x2e)) throw new Error(`packet command #${i}: bad fixed fields ${show(g)} ${replay}`);
   }
-  expect(r.errs, 'qp_error events').toEqual(r.want.errs);
-  for (const c of r.maxCount) expect(c, 'outstanding READs of one QP').toBeLessThanOrEqual(PER_QP + 1);
+  expect(r.errs, `qp_error events ${replay}`).toEqual(r.want.errs);
+  for (const c of r.maxCount) expect(c, `outstanding READs of one QP ${replay}`).toBeLessThanOrEqual(PER_QP + 1);
   return r;
 }
 

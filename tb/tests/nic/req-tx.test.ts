@@ -16,12 +16,12 @@ import { QpCtx } from '../../../gen/nic/ctx.ts';
 import { CQE_STATUS, MAX_SGE, QP_STATE, WQE_FLAG, WQE_OPCODE } from '../../../gen/nic/regmap.ts';
 import { nicReqTx } from '../../../gen/nic/req-tx.ts';
 import { XLATE_STATUS } from '../../../gen/nic/types.ts';
-import { watchChannel } from '../../bfm/index.ts';
+import { ClockPhases } from '../../bfm/index.ts';
 import { runTest, type TestBench } from '../../core/index.ts';
 import { design } from '../../design.ts';
 import { reqTxModel, type DmaCmd, type PktCmd, type ReadCtxV, type ReqEntryV, type TxCfg, type TxQp } from '../../model/req-tx.ts';
 import type { DecodedWqe } from '../../model/wqe-fetch.ts';
-import { cycle } from './support/handshake.ts';
+import { StructSink, StructSource, type StructOutPorts } from './stage-streams.ts';
 
 const NUM_QP = 4;
 /** An lkey the DMA emulator rejects (BAD_KEY), as the TLB would a stale one. */
@@ -45,7 +45,11 @@ interface Scenario {
   maxReadBusy?: number;
 }
 
+/** `cycle`: the cycle just after the edge that completed the handshake (or, for the regs
+ *  outputs, the cycle whose rising edge showed the pulse), the convention of every cycle here. */
 interface Stamped<T> { cycle: number; v: T }
+/** The bus models name a handshake by its sample phase's cycle; this file by the next one. */
+const afterEdge = (sampleCycle: number): number => sampleCycle + 1;
 
 /** Normalise a DUT struct value: fields named in `big` as bigint, the rest as number. */
 function norm<T>(v: unknown, big: readonly string[]): T {
@@ -144,9 +148,6 @@ async function runReqTx(dut: Dut, tb: TestBench, sc: Scenario): Promise<{ got: O
   dut.s_dma_status.valid.value = 0;
   dut.read_busy.value = 0;
   await tb.reset(2);
-  for (const [name, ch] of [['m_dma_cmd', dut.m_dma_cmd], ['m_pkt_cmd', dut.m_pkt_cmd], ['m_req', dut.m_req], ['m_read_ctx', dut.m_read_ctx]] as const) {
-    watchChannel(tb, { valid: ch.valid, ready: ch.ready, payload: { data: ch.data } }, `nic_req_tx.${name}`, { reset: dut.rst });
-  }
 
   // The first WQE of each QP is always clean, so every seed has successes to check (a QP's
   // first error may be a protection error, which flushes everything after it). With errors
@@ -192,44 +193,36 @@ async function runReqTx(dut: Dut, tb: TestBench, sc: Scenario): Promise<{ got: O
   }, 'regs');
 
   // Receivers with random ready.
-  const receive = <T>(ch: { valid: { value: number | bigint }; ready: { value: number | bigint }; data: { value: unknown } }, into: Stamped<T>[], big: string[], onTake?: (v: T) => void): void => {
-    tb.fork(async () => {
-      for (;;) {
-        ch.ready.value = r.bool(sc.pReady) ? 1 : 0;
-        const v = await cycle(tb, () => (ch.valid.value === 1 && ch.ready.value === 1 ? norm<T>(ch.data.value, big) : null));
-        if (v) { into.push({ cycle: tb.cycle, v }); onTake?.(v); }
-      }
+  const receive = <T>(ch: StructOutPorts<unknown>, name: string, into: Stamped<T>[], big: string[], onTake?: (v: T) => void): void => {
+    new StructSink<unknown>(tb, ch, name, {
+      pause: 1 - sc.pReady,
+      onItem: (raw, at) => { const v = norm<T>(raw, big); into.push({ cycle: afterEdge(at), v }); onTake?.(v); },
     });
   };
   const statusQueue: number[] = [];
   let msgCmds: DmaCmd[] = [];
-  receive<DmaCmd>(dut.m_dma_cmd as never, got.dma, ['va'], c => {
+  receive<DmaCmd>(dut.m_dma_cmd as never, 'm_dma_cmd', got.dma, ['va'], c => {
     msgCmds.push(c);
     if (c.last) { statusQueue.push(dmaStatus(msgCmds)); msgCmds = []; }
   });
-  receive<PktCmd>(dut.m_pkt_cmd as never, got.pkts, ['rethVa', 'srcMac', 'dstMac']);
-  receive<ReqEntryV>(dut.m_req as never, got.reqs, ['wrId']);
-  receive<ReadCtxV>(dut.m_read_ctx as never, got.ctxs, ['wrId', 'addr']);
+  receive<PktCmd>(dut.m_pkt_cmd as never, 'm_pkt_cmd', got.pkts, ['rethVa', 'srcMac', 'dstMac']);
+  receive<ReqEntryV>(dut.m_req as never, 'm_req', got.reqs, ['wrId']);
+  receive<ReadCtxV>(dut.m_read_ctx as never, 'm_read_ctx', got.ctxs, ['wrId', 'addr']);
 
   // DMA status: in order, after a random translation delay.
+  const status = new StructSource<{ status: number }>(tb, dut.s_dma_status as never, 's_dma_status');
   tb.fork(async () => {
     for (;;) {
       await tb.until(() => statusQueue.length > 0, { timeout: 1_000_000 });
       await tb.clockCycles(r.int(0, 8));
-      dut.s_dma_status.data.value = { status: statusQueue.shift()! } as never;
-      dut.s_dma_status.valid.value = 1;
-      while (!(await cycle(tb, () => dut.s_dma_status.ready.value === 1)));
-      dut.s_dma_status.valid.value = 0;
+      await status.transfer({ status: statusQueue.shift()! }, 1_000_000);
     }
   }, 'dma');
 
+  const wqeIn = new StructSource<DecodedWqe>(tb, dut.s_wqe as never, 's_wqe');
   for (const run of runs) {
     await tb.clockCycles(r.bool(0.3) ? r.int(0, 20) : 0);
-    dut.s_wqe.data.value = run.w as never;
-    dut.s_wqe.valid.value = 1;
-    while (!(await cycle(tb, () => dut.s_wqe.ready.value === 1)));
-    run.acceptedAt = tb.cycle;
-    dut.s_wqe.valid.value = 0;
+    run.acceptedAt = afterEdge(await wqeIn.transfer(run.w, 400_000));
   }
   await tb.until(() => got.reqs.length === want.reqs.length && got.pkts.length >= want.pkts.length, { timeout: 400_000, what: 'all entries and packets' });
   await tb.clockCycles(50);
@@ -239,32 +232,28 @@ async function runReqTx(dut: Dut, tb: TestBench, sc: Scenario): Promise<{ got: O
 /**
  * The ACK tracker's read_busy, as the stand-in for it: a READ ReqEntry (SUCCESS) taken at
  * cycle c makes its QP busy from c or c + 1 (the tracker may take a cycle) for a random
- * time; READs of a QP complete in order. read_busy is written after the falling edge, when
- * every rising-edge process of the cycle (the m_req receiver among them) has run.
+ * time; READs of a QP complete in order. read_busy is written in the drive phase, so in
+ * cycle t it knows every entry taken by the edge that began t.
  */
 function trackReads(dut: Dut, tb: TestBench, sc: Scenario, reqs: Stamped<ReqEntryV>[]): BusyRead[] {
   const r = tb.rng.fork();
   const busy: BusyRead[] = [];
   const lastUntil = Array.from({ length: NUM_QP }, () => 0);
   let seen = 0;
-  tb.fork(async () => {
-    for (;;) {
-      await tb.falling();
-      for (; seen < reqs.length; seen++) {
-        const e = reqs[seen]!;
-        if (e.v.opcode !== WQE_OPCODE.RDMA_READ || e.v.status !== CQE_STATUS.SUCCESS) continue;
-        const from = e.cycle + r.int(0, 1);
-        const hold = r.bool(0.3) ? r.int(1, 4) : r.int(1, sc.maxReadBusy ?? 200);
-        const until = Math.max(from + hold, lastUntil[e.v.qp]!);
-        lastUntil[e.v.qp] = until;
-        busy.push({ qp: e.v.qp, entry: seen, from, until });
-      }
-      let bits = 0;
-      for (const b of busy) if (b.from <= tb.cycle && tb.cycle < b.until) bits |= 1 << b.qp;
-      dut.read_busy.value = bits;
-      await tb.rising();
+  ClockPhases.of(tb).onDrive(() => {
+    for (; seen < reqs.length; seen++) {
+      const e = reqs[seen]!;
+      if (e.v.opcode !== WQE_OPCODE.RDMA_READ || e.v.status !== CQE_STATUS.SUCCESS) continue;
+      const from = e.cycle + r.int(0, 1);
+      const hold = r.bool(0.3) ? r.int(1, 4) : r.int(1, sc.maxReadBusy ?? 200);
+      const until = Math.max(from + hold, lastUntil[e.v.qp]!);
+      lastUntil[e.v.qp] = until;
+      busy.push({ qp: e.v.qp, entry: seen, from, until });
     }
-  }, 'tracker');
+    let bits = 0;
+    for (const b of busy) if (b.from <= tb.cycle && tb.cycle < b.until) bits |= 1 << b.qp;
+    dut.read_busy.value = bits;
+  });
   return busy;
 }
 

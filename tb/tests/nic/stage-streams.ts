@@ -67,6 +67,18 @@ export class StructSource<T> {
   async wait(timeout = 100_000): Promise<void> {
     await this.#tb.until(() => this.idle, { timeout, what: `${this.name} idle` });
   }
+
+  /** Queues one item and waits until it is transferred (the queue must be empty before);
+   *  returns the cycle of its handshake. For a bench that decides its next item on what
+   *  has been transferred so far. Called from a task resumed by a rising edge, the item is
+   *  offered in that cycle (tasks resume before the edge loop's drive phase), so transfers
+   *  one after another are back to back. */
+  async transfer(value: T, timeout = 100_000): Promise<number> {
+    if (!this.idle) throw new Error(`${this.name}: transfer() while ${this.pending} items are queued`);
+    this.push(value);
+    await this.wait(timeout);
+    return this.sent.at(-1)!.cycle;
+  }
 }
 
 /** Takes a struct stream with random backpressure, keeping every item and its cycle. */

@@ -5,19 +5,20 @@
 import { describe, expect, it } from 'vitest';
 import { emitToDir, iverilogCompile, verilatorLint, yosysSynth } from '../../../gen/lib/lint-helper.ts';
 import { QpCtx } from '../../../gen/nic/ctx.ts';
-import { CQE_STATUS, QP_STATE, WQE_BYTES } from '../../../gen/nic/regmap.ts';
+import { CQE_STATUS, MAX_SGE, QP_STATE, WQE_BYTES } from '../../../gen/nic/regmap.ts';
 import { nicWqeFetch } from '../../../gen/nic/wqe-fetch.ts';
-import { AxiChecker } from '../../bfm/index.ts';
+import { AxiRam, ClockPhases, watchChannel } from '../../bfm/index.ts';
 import { runTest, type TestBench } from '../../core/index.ts';
-import { readSlavePorts } from './axi-halves.ts';
+import { readMasterPorts } from './axi-halves.ts';
 import { HostMemory } from '../../model/host-memory.ts';
 import { burstWqes, encodeWqe, normaliseWqe, randomWqe, wqeStatus, type DecodedWqe } from '../../model/wqe-fetch.ts';
-import { AxiMemSlave } from './support/axi-mem.ts';
 import { design as dslDesign } from '../../design.ts';
 import { hex } from './support/hex.ts';
-import { cycle } from './support/handshake.ts';
+import { StructSink } from './stage-streams.ts';
 
 const NUM_QP = 4;
+/** Bytes of a WQE that can be used: header and MAX_SGE SGEs. */
+const WQE_USED_MAX = 0x20 + 16 * MAX_SGE;
 type Design = ReturnType<typeof dslDesign<Parameters<typeof nicWqeFetch.elaborate>[0] & object, NonNullable<typeof nicWqeFetch['__io']>>>;
 const designs = new Map<number, Design>();
 const designFor = (dataWidth: number): Design => {
@@ -38,7 +39,34 @@ interface Scenario {
   errorQp?: number;
 }
 
-interface Outcome { got: DecodedWqe[]; expected: Map<number, DecodedWqe[]>; bursts: { qp: number; slot: number; n: number }[]; ci: number[]; pi: number[] }
+interface Outcome { got: DecodedWqe[]; validAt: number[]; rlastAt: number[]; expected: Map<number, DecodedWqe[]>; bursts: { qp: number; slot: number; n: number }[]; ci: number[]; pi: number[] }
+
+const SLVERR = 2;
+
+/** Read bursts as the DUT issued them (AR handshakes), with the sample cycle of each. */
+interface Burst { addr: bigint; len: number; cycle: number }
+
+/** tb/bfm's AxiRam on the DUT's read port (its AXI4 checker included), answering in order
+ *  with random ready and beat gaps; bursts touching `errorRanges` answer SLVERR. Every AR
+ *  must be an INCR burst of full bus-width beats (what the stage is specified to issue). */
+function memory(tb: TestBench, dut: Dut, mem: HostMemory, busBytes: number, pBusy: number, errorRanges: { lo: bigint; hi: bigint }[]): Burst[] {
+  const inError = (addr: bigint, bytes: number): boolean => errorRanges.some(r => addr < r.hi && addr + BigInt(bytes) > r.lo);
+  new AxiRam(tb, readMasterPorts(dut.m_axi), {
+    name: 'nic_wqe_fetch.m_axi', memory: mem, reorder: false, backpressure: pBusy, stall: pBusy,
+    respond: b => (inError(b.addr, (b.len + 1) << b.size) ? SLVERR : 0),
+  });
+  const a = dut.m_axi;
+  const reads: Burst[] = [];
+  watchChannel(tb, { valid: a.arvalid, ready: a.arready, payload: [a.araddr, a.arlen, a.arsize, a.arburst] }, 'nic_wqe_fetch.m_axi AR', {
+    onHandshake: cycle => {
+      const b = { addr: BigInt(a.araddr.value), len: Number(a.arlen.value), cycle };
+      if (Number(a.arburst.value) !== 1) throw new Error(`read burst at cycle ${cycle}: burst type ${a.arburst.value}, expected INCR`);
+      if (1 << Number(a.arsize.value) !== busBytes) throw new Error(`read burst at cycle ${cycle}: size ${a.arsize.value} is not the bus width`);
+      reads.push(b);
+    },
+  });
+  return reads;
+}
 
 function emptyCtx(): Record<string, number> {
   return Object.fromEntries(QpCtx.fields.map(f => [f.name, 0]));
@@ -48,30 +76,32 @@ async function runFetch(dut: Dut, tb: TestBench, dataWidth: number, sc: Scenario
   const busBytes = dataWidth / 8;
   const mem = new HostMemory();
   const errorRanges = sc.errorQp === undefined ? [] : [{ lo: sc.qps[sc.errorQp]!.base, hi: sc.qps[sc.errorQp]!.base + BigInt(WQE_BYTES << sc.qps[sc.errorQp]!.sizeLog2) }];
-  const slave = new AxiMemSlave(tb, mem, tb.rng.fork(), { busBytes, pReady: sc.pReady, pValid: sc.pReady, errorRanges });
   const ctx = sc.qps.map(q => ({ ...emptyCtx(), state: q.state, sqSizeLog2: q.sizeLog2, sqBase: q.base }));
   const pi = sc.qps.map(() => 0);
   const ci = sc.qps.map(() => 0);
   const expected = new Map<number, DecodedWqe[]>(sc.qps.map((_, i) => [i, []]));
   const got: DecodedWqe[] = [];
+  // Cycle each received WQE first showed valid, and cycle of every rlast beat (one burst at a time).
+  const validAt: number[] = [];
+  const rlastAt: number[] = [];
   const publish = (): void => { dut.qp_ctx.value = ctx.map(c => ({ ...c, sqPi: 0 })).map((c, i) => ({ ...c, sqPi: pi[i]! })) as never; };
   dut.weight.value = sc.weights;
   dut.m_wqe.ready.value = 0;
   publish();
   await tb.reset(2);
-  tb.fork(() => slave.serveReads(dut.m_axi), 'mem');
-  // tb/bfm's passive AXI4 checker on the read half (handshakes, bursts, 4 KiB, rlast).
-  new AxiChecker(tb, readSlavePorts(dut.m_axi), 'nic_wqe_fetch.m_axi', { reset: dut.rst });
+  const reads = memory(tb, dut, mem, busBytes, 1 - sc.pReady, errorRanges);
 
   /** Writes n WQEs into QP q's ring and rings the "doorbell" (PI in the context). */
   const post = (q: number, n: number): void => {
     const s = sc.qps[q]!;
     for (let k = 0; k < n; k++) {
       const idx = (pi[q]! + k) & 0xffff;
-      const w = randomWqe(tb.rng, 0.1);
+      const w0 = randomWqe(tb.rng, 0.1);
+      // Mostly legal SGE counts (each decodes at its own beat), some out of range.
+      const w = tb.rng.bool(0.8) ? { ...w0, numSge: tb.rng.int(0, MAX_SGE) } : w0;
       const slot = idx & ((1 << s.sizeLog2) - 1);
       mem.write(s.base + BigInt(slot * WQE_BYTES), encodeWqe(w, tb.rng.bytes(WQE_BYTES)));
-      expected.get(q)!.push({ ...w, qp: q, ringIndex: idx, status: wqeStatus(w.opcode, s.state, q === sc.errorQp) });
+      expected.get(q)!.push({ ...w, sge: fetchedSges(w), qp: q, ringIndex: idx, status: wqeStatus(w.opcode, s.state, q === sc.errorQp) });
     }
     pi[q] = (pi[q]! + n) & 0xffff;
     publish();
@@ -91,16 +121,18 @@ async function runFetch(dut: Dut, tb: TestBench, dataWidth: number, sc: Scenario
       }
     }
   }, 'ci-monitor');
+  // rlast beats, and the cycle each WQE first showed valid, read from the ports in the
+  // sample phase (independent of the order in which the bus models sample).
+  let shownAt = -1;
+  ClockPhases.of(tb).onSample(() => {
+    const r = dut.m_axi, w = dut.m_wqe;
+    if (r.rvalid.value === 1 && r.rready.value === 1 && r.rlast.value === 1) rlastAt.push(tb.cycle);
+    if (w.valid.value !== 1) return;
+    if (shownAt < 0) shownAt = tb.cycle;
+    if (w.ready.value === 1) { validAt.push(shownAt); shownAt = -1; }
+  });
   // Consumer with random ready.
-  tb.fork(async () => {
-    let ready = 0;
-    for (;;) {
-      const v = await cycle(tb, () => (ready && dut.m_wqe.valid.value === 1 ? normaliseWqe(dut.m_wqe.data.value as never) : null));
-      if (v) got.push(v);
-      ready = tb.rng.bool(sc.pReady) ? 1 : 0;
-      dut.m_wqe.ready.value = ready;
-    }
-  }, 'consumer');
+  new StructSink<unknown>(tb, dut.m_wqe as never, 'm_wqe', { pause: 1 - sc.pReady, onItem: v => { got.push(normaliseWqe(v as never)); } });
 
   const active = sc.qps.map((q, i) => (q.state !== QP_STATE.RESET ? i : -1)).filter(i => i >= 0);
   if (sc.fairness) {
@@ -119,20 +151,59 @@ async function runFetch(dut: Dut, tb: TestBench, dataWidth: number, sc: Scenario
     await tb.until(() => got.length >= total(), { timeout: 100_000, what: 'all posted WQEs fetched' });
     await tb.clockCycles(50);
   }
-  const bursts = slave.reads.map(b => {
+  const bursts = reads.map(b => {
     const q = sc.qps.findIndex(s => b.addr >= s.base && b.addr < s.base + BigInt(WQE_BYTES << s.sizeLog2));
     if (q < 0) throw new Error(`read burst at ${hex(b.addr)} (cycle ${b.cycle}) is outside every ring`);
-    return { qp: q, slot: Number(b.addr - sc.qps[q]!.base) / WQE_BYTES, n: ((b.len + 1) * busBytes) / WQE_BYTES };
+    // The last WQE of a burst is read only up to its last SGE (byte 0x60).
+    const n = Math.ceil(((b.len + 1) * busBytes) / WQE_BYTES);
+    const beats = (n - 1) * (WQE_BYTES / busBytes) + Math.ceil(WQE_USED_MAX / busBytes);
+    if (b.len + 1 !== beats) throw new Error(`read burst at ${hex(b.addr)} (cycle ${b.cycle}): ${b.len + 1} beats, want ${beats} for ${n} WQEs (the last one up to byte 0x${WQE_USED_MAX.toString(16)})`);
+    return { qp: q, slot: Number(b.addr - sc.qps[q]!.base) / WQE_BYTES, n };
   });
-  return { got, expected, bursts, ci, pi };
+  return { got, validAt, rlastAt, expected, bursts, ci, pi };
+}
+
+/** The stage hands a WQE on once its used SGEs are in: the SGEs at or past num_sge read zero. */
+function fetchedSges(w: { numSge: number; sge: DecodedWqe['sge'] }): DecodedWqe['sge'] {
+  return w.sge.map((s, i) => (i < w.numSge ? s : { addr: 0n, len: 0, lkey: 0 }));
+}
+
+/** Beat (0-based) at which a WQE with `numSge` SGEs is complete: header + min(numSge, 4) SGEs. */
+const decodeBeat = (numSge: number, busBytes: number): number => Math.ceil((0x20 + 16 * Math.min(numSge, MAX_SGE)) / busBytes) - 1;
+/** Beats of a burst's last WQE (it is read only up to byte WQE_USED_MAX). */
+const lastWqeBeats = (busBytes: number): number => Math.ceil(WQE_USED_MAX / busBytes);
+
+/** Early hand-over: the last WQE of a burst shows valid at most one cycle after its decode
+ *  beat, so at least (its beats read - 1 - decode beat) - 1 cycles before the burst's rlast.
+ *  Returns how many WQEs were handed on before their last beat. */
+function checkEarlyHandover(o: Outcome, dataWidth: number, seed: number): number {
+  const busBytes = dataWidth / 8;
+  expect(o.rlastAt.length, 'one rlast per burst').toBe(o.bursts.length);
+  const gotOf = new Map<number, number[]>(); // QP -> indices into o.got, in order
+  o.got.forEach((w, i) => gotOf.set(w.qp, [...(gotOf.get(w.qp) ?? []), i]));
+  const next = new Map<number, number>();
+  let early = 0;
+  o.bursts.forEach((b, k) => {
+    const first = next.get(b.qp) ?? 0;
+    next.set(b.qp, first + b.n);
+    // The burst's last WQE: its decode beat is that many beats before the burst's rlast.
+    const i = gotOf.get(b.qp)?.[first + b.n - 1];
+    if (i === undefined) return;
+    const d = decodeBeat(o.got[i]!.numSge, busBytes);
+    const latest = o.rlastAt[k]! - (lastWqeBeats(busBytes) - 1 - d) + 1;
+    expect(o.validAt[i], `QP ${b.qp} last WQE of burst ${k} (num_sge ${o.got[i]!.numSge}, decode beat ${d}): valid at cycle ${o.validAt[i]}, rlast at ${o.rlastAt[k]}, must be valid by ${latest} (seed ${seed})`).toBeLessThanOrEqual(latest);
+    if (d < lastWqeBeats(busBytes) - 1) early++;
+  });
+  return early;
 }
 
 function checkOrder(o: Outcome, sc: Scenario, seed: number): void {
   for (const [q, exp] of o.expected) {
-    const got = o.got.filter(w => w.qp === q);
+    const at = o.got.flatMap((w, k) => (w.qp === q ? [k] : []));
+    const got = at.map(k => o.got[k]!);
     const n = sc.fairness ? got.length : exp.length;
     expect(got.length, `QP ${q}: WQEs received (seed ${seed})`).toBe(n);
-    for (let i = 0; i < n; i++) expect(got[i], `QP ${q} WQE #${i} (ring index ${exp[i]!.ringIndex}), seed ${seed}`).toEqual(exp[i]);
+    for (let i = 0; i < n; i++) expect(got[i], `QP ${q} WQE #${i} (ring index ${exp[i]!.ringIndex}, valid from cycle ${o.validAt[at[i]!]}), seed ${seed}`).toEqual(exp[i]);
   }
   for (const b of o.bursts) {
     const s = sc.qps[b.qp]!;
@@ -162,6 +233,7 @@ describe('nic_wqe_fetch', () => {
   for (const dw of [64, 512]) {
     it(`fetches random posts on 1–4 QPs in order, byte-exact, with wrap and 4 KiB splits (${dw} bits)`, async () => {
       let multi = 0;
+      let early = 0;
       let fetched = 0;
       const statuses = new Set<number>();
       for (let run = 0; run < 2; run++) {
@@ -171,6 +243,7 @@ describe('nic_wqe_fetch', () => {
           const sc = randomScenario(tb, states);
           const o = await runFetch(dut, tb, dw, sc);
           checkOrder(o, sc, tb.seed);
+          early += checkEarlyHandover(o, dw, tb.seed);
           for (let q = 0; q < NUM_QP; q++) expect(o.ci[q], `final CI of QP ${q}`).toBe(states[q] === QP_STATE.RESET ? 0 : o.pi[q]);
           multi += o.bursts.filter(b => b.n > 1).length;
           fetched += o.got.length;
@@ -180,6 +253,7 @@ describe('nic_wqe_fetch', () => {
         expect(r.cycles).toBeGreaterThan(0);
       }
       expect(multi, 'some bursts carry several WQEs').toBeGreaterThan(0);
+      expect(early, 'bursts whose last WQE was handed on before its last beat').toBeGreaterThan(5);
       expect(fetched).toBeGreaterThan(20);
       expect([...statuses].sort(), 'RTS QPs give SUCCESS and, for random bad opcodes, BAD_OPCODE').toEqual([CQE_STATUS.SUCCESS, CQE_STATUS.BAD_OPCODE]);
     });
