@@ -25,8 +25,10 @@ const WQES = 160;
 const QPS = 4;
 const MAX_LEN = 32 * 1024;
 /** Wire rate in bytes per cycle (+24 per frame: FCS, preamble, gap); NICGEN_LINK_RATE=0: the
- *  bus rate. At the bus rate, READs and WRITEs both ways make a receiver drop a frame now and
- *  then (RX_DROP_OTHER, e.g. seeds 6 and 7), and nothing retransmits it yet, so the demo paces. */
+ *  bus rate. At the bus rate, READs and WRITEs both ways still make a receiver drop frames in
+ *  rare seeds (of 1..60: 25 and 45; in 25, B drops 10): its RX buffer fills while every
+ *  translation waits behind TLB refills, each behind 4 KiB of payload reads (docs/nic-top.md).
+ *  Nothing retransmits a dropped frame yet, so the demo paces. */
 const LINK_RATE = Number(process.env['NICGEN_LINK_RATE'] ?? 6);
 /** Host memory with its default random latency but no back-pressure. */
 const DEMO_ENV = { backpressure: 0, stall: 0, link: LINK_RATE > 0 ? { bytesPerCycle: LINK_RATE } : {} } as const;
