@@ -1304,76 +1304,76 @@ assign s_axil_rvalid = u_regs_s_axil_rvalid;
 // gen/nic/top-wiring.ts:67:26
 assign u_regs_s_axil_rready = s_axil_rready;
 
-// gen/nic/nic-top-build.ts:256:82
+// gen/nic/nic-top-build.ts:252:82
 assign u_wqe_fetch_qp_ctx = u_regs_qp_ctx;
 
-// gen/nic/nic-top-build.ts:256:82
+// gen/nic/nic-top-build.ts:252:82
 assign u_req_tx_qp_ctx = u_regs_qp_ctx;
 
-// gen/nic/nic-top-build.ts:256:82
+// gen/nic/nic-top-build.ts:252:82
 assign u_ack_tracker_qp_ctx = u_regs_qp_ctx;
 
-// gen/nic/nic-top-build.ts:256:82
+// gen/nic/nic-top-build.ts:252:82
 assign u_completion_qp_ctx = u_regs_qp_ctx;
 
-// gen/nic/nic-top-build.ts:256:82
+// gen/nic/nic-top-build.ts:252:82
 assign u_responder_qp_ctx = u_regs_qp_ctx;
 
-// gen/nic/nic-top-build.ts:256:82
+// gen/nic/nic-top-build.ts:252:82
 assign u_read_responder_qp_ctx = u_regs_qp_ctx;
 
-// gen/nic/nic-top-build.ts:256:82
+// gen/nic/nic-top-build.ts:252:82
 assign u_read_resp_rx_qp_ctx = u_regs_qp_ctx;
 
-// gen/nic/nic-top-build.ts:257:57
+// gen/nic/nic-top-build.ts:253:57
 assign u_req_tx_cfg = u_regs_cfg;
 
-// gen/nic/nic-top-build.ts:257:57
+// gen/nic/nic-top-build.ts:253:57
 assign u_responder_cfg = u_regs_cfg;
 
-// gen/nic/nic-top-build.ts:257:57
+// gen/nic/nic-top-build.ts:253:57
 assign u_read_responder_cfg = u_regs_cfg;
 
-// gen/nic/nic-top-build.ts:258:26
+// gen/nic/nic-top-build.ts:254:26
 assign u_completion_irq_mod = u_regs_cfg[126:95];
 
-// gen/nic/nic-top-build.ts:259:27
+// gen/nic/nic-top-build.ts:255:27
 assign u_wqe_fetch_weight = 16'd0;
 
-// gen/nic/nic-top-build.ts:262:25
+// gen/nic/nic-top-build.ts:258:25
 assign u_tlb_mr_tbl = u_regs_mr_tbl;
 
-// gen/nic/nic-top-build.ts:263:29
+// gen/nic/nic-top-build.ts:259:29
 assign u_tlb_mr_changed = u_regs_mr_changed;
 
-// gen/nic/nic-top-build.ts:264:28
+// gen/nic/nic-top-build.ts:260:28
 assign u_regs_hw_sq_ci = u_wqe_fetch_sq_ci_upd;
 
-// gen/nic/nic-top-build.ts:265:28
+// gen/nic/nic-top-build.ts:261:28
 assign u_regs_hw_cq_pi = u_completion_cq_pi_upd;
 
-// gen/nic/nic-top-build.ts:266:29
+// gen/nic/nic-top-build.ts:262:29
 assign u_regs_hw_sq_psn = u_req_tx_sq_psn_upd;
 
-// gen/nic/nic-top-build.ts:267:30
+// gen/nic/nic-top-build.ts:263:30
 assign u_regs_hw_exp_psn = u_responder_exp_psn_upd;
 
-// gen/nic/nic-top-build.ts:268:26
+// gen/nic/nic-top-build.ts:264:26
 assign u_regs_hw_msn = u_responder_msn_upd;
 
-// gen/nic/nic-top-build.ts:269:29
+// gen/nic/nic-top-build.ts:265:29
 assign u_regs_irq_event = u_completion_irq_event;
 
-// gen/nic/nic-top-build.ts:270:9
+// gen/nic/nic-top-build.ts:266:9
 assign irq = u_regs_irq;
 
-// gen/nic/top-wiring.ts:105:17
+// gen/nic/top-wiring.ts:127:17
 assign qp_err_all = qp_err_pending_reg | {(((((u_req_tx_qp_error[0] && (u_req_tx_qp_error[2:1] == 2'd3)) || (u_ack_tracker_qp_error[0] && (u_ack_tracker_qp_error[2:1] == 2'd3))) || (u_responder_qp_error[0] && (u_responder_qp_error[2:1] == 2'd3))) || (u_completion_qp_error[0] && (u_completion_qp_error[2:1] == 2'd3))) || (u_read_responder_qp_error[0] && (u_read_responder_qp_error[2:1] == 2'd3))), (((((u_req_tx_qp_error[0] && (u_req_tx_qp_error[2:1] == 2'd2)) || (u_ack_tracker_qp_error[0] && (u_ack_tracker_qp_error[2:1] == 2'd2))) || (u_responder_qp_error[0] && (u_responder_qp_error[2:1] == 2'd2))) || (u_completion_qp_error[0] && (u_completion_qp_error[2:1] == 2'd2))) || (u_read_responder_qp_error[0] && (u_read_responder_qp_error[2:1] == 2'd2))), (((((u_req_tx_qp_error[0] && (u_req_tx_qp_error[2:1] == 2'd1)) || (u_ack_tracker_qp_error[0] && (u_ack_tracker_qp_error[2:1] == 2'd1))) || (u_responder_qp_error[0] && (u_responder_qp_error[2:1] == 2'd1))) || (u_completion_qp_error[0] && (u_completion_qp_error[2:1] == 2'd1))) || (u_read_responder_qp_error[0] && (u_read_responder_qp_error[2:1] == 2'd1))), (((((u_req_tx_qp_error[0] && (u_req_tx_qp_error[2:1] == 2'b00)) || (u_ack_tracker_qp_error[0] && (u_ack_tracker_qp_error[2:1] == 2'b00))) || (u_responder_qp_error[0] && (u_responder_qp_error[2:1] == 2'b00))) || (u_completion_qp_error[0] && (u_completion_qp_error[2:1] == 2'b00))) || (u_read_responder_qp_error[0] && (u_read_responder_qp_error[2:1] == 2'b00)))};
 
-// gen/nic/top-wiring.ts:106:19
+// gen/nic/top-wiring.ts:128:19
 assign qp_err_valid = qp_err_all != 4'b0000;
 
-// gen/nic/top-wiring.ts:111:7
+// gen/nic/top-wiring.ts:133:7
 always @* begin
     qp_err_qp = 2'b00;
     qp_err_sel = 4'b0000;
@@ -1395,7 +1395,7 @@ always @* begin
     end
 end
 
-// gen/nic/nic-top-build.ts:273:28
+// gen/nic/nic-top-build.ts:269:28
 assign u_regs_hw_error = {qp_err_qp, qp_err_valid};
 
 // gen/nic/nic-top-build.ts:144:20
@@ -1674,7 +1674,7 @@ assign u_icrc_insert_m_axis_tready = m_axis_tx_tready;
 // gen/nic/top-wiring.ts:67:26
 assign m_axis_tx_tlast = u_icrc_insert_m_axis_tlast;
 
-// gen/nic/nic-top-build.ts:202:54
+// gen/nic/nic-top-build.ts:198:54
 assign tx_fire = u_icrc_insert_m_axis_tvalid && m_axis_tx_tready;
 
 // gen/nic/top-wiring.ts:67:26
@@ -1722,8 +1722,17 @@ assign u_responder_s_hdr_valid = u_rx_parser_m_hdr_valid;
 // gen/nic/top-wiring.ts:67:52
 assign u_rx_parser_m_hdr_ready = u_responder_s_hdr_ready;
 
-// gen/nic/nic-top-build.ts:184:24
+// gen/nic/top-wiring.ts:83:24
 assign u_rx_pay_skid_s_data = {u_rx_parser_m_payload_tlast, u_rx_parser_m_payload_tkeep, u_rx_parser_m_payload_tdata};
+
+// gen/nic/top-wiring.ts:90:29
+assign u_responder_s_payload_tlast = u_rx_pay_skid_m_data[72];
+
+// gen/nic/top-wiring.ts:90:29
+assign u_responder_s_payload_tkeep = u_rx_pay_skid_m_data[71:64];
+
+// gen/nic/top-wiring.ts:90:29
+assign u_responder_s_payload_tdata = u_rx_pay_skid_m_data[63:0];
 
 // gen/nic/nic-top-build.ts:185:25
 assign u_rx_pay_skid_s_valid = u_rx_parser_m_payload_tvalid;
@@ -1731,19 +1740,10 @@ assign u_rx_pay_skid_s_valid = u_rx_parser_m_payload_tvalid;
 // gen/nic/nic-top-build.ts:186:31
 assign u_rx_parser_m_payload_tready = u_rx_pay_skid_s_ready;
 
-// gen/nic/nic-top-build.ts:188:28
-assign u_responder_s_payload_tdata = u_rx_pay_skid_m_data[63:0];
-
-// gen/nic/nic-top-build.ts:189:28
-assign u_responder_s_payload_tkeep = u_rx_pay_skid_m_data[71:64];
-
-// gen/nic/nic-top-build.ts:190:28
-assign u_responder_s_payload_tlast = u_rx_pay_skid_m_data[72];
-
-// gen/nic/nic-top-build.ts:191:29
+// gen/nic/nic-top-build.ts:187:29
 assign u_responder_s_payload_tvalid = u_rx_pay_skid_m_valid;
 
-// gen/nic/nic-top-build.ts:192:25
+// gen/nic/nic-top-build.ts:188:25
 assign u_rx_pay_skid_m_ready = u_responder_s_payload_tready;
 
 // gen/nic/top-wiring.ts:67:26
@@ -1755,8 +1755,17 @@ assign u_dma_write_s_cmd_valid = u_responder_m_dma_cmd_valid;
 // gen/nic/top-wiring.ts:67:52
 assign u_responder_m_dma_cmd_ready = u_dma_write_s_cmd_ready;
 
-// gen/nic/nic-top-build.ts:184:24
+// gen/nic/top-wiring.ts:83:24
 assign u_rx_pay_fifo_s_data = {u_responder_m_payload_tlast, u_responder_m_payload_tkeep, u_responder_m_payload_tdata};
+
+// gen/nic/top-wiring.ts:90:29
+assign u_dma_write_s_axis_tlast = u_rx_pay_fifo_m_data[72];
+
+// gen/nic/top-wiring.ts:90:29
+assign u_dma_write_s_axis_tkeep = u_rx_pay_fifo_m_data[71:64];
+
+// gen/nic/top-wiring.ts:90:29
+assign u_dma_write_s_axis_tdata = u_rx_pay_fifo_m_data[63:0];
 
 // gen/nic/nic-top-build.ts:185:25
 assign u_rx_pay_fifo_s_valid = u_responder_m_payload_tvalid;
@@ -1764,19 +1773,10 @@ assign u_rx_pay_fifo_s_valid = u_responder_m_payload_tvalid;
 // gen/nic/nic-top-build.ts:186:31
 assign u_responder_m_payload_tready = u_rx_pay_fifo_s_ready;
 
-// gen/nic/nic-top-build.ts:188:28
-assign u_dma_write_s_axis_tdata = u_rx_pay_fifo_m_data[63:0];
-
-// gen/nic/nic-top-build.ts:189:28
-assign u_dma_write_s_axis_tkeep = u_rx_pay_fifo_m_data[71:64];
-
-// gen/nic/nic-top-build.ts:190:28
-assign u_dma_write_s_axis_tlast = u_rx_pay_fifo_m_data[72];
-
-// gen/nic/nic-top-build.ts:191:29
+// gen/nic/nic-top-build.ts:187:29
 assign u_dma_write_s_axis_tvalid = u_rx_pay_fifo_m_valid;
 
-// gen/nic/nic-top-build.ts:192:25
+// gen/nic/nic-top-build.ts:188:25
 assign u_rx_pay_fifo_m_ready = u_dma_write_s_axis_tready;
 
 // gen/nic/top-wiring.ts:67:26
@@ -1797,7 +1797,7 @@ assign u_read_responder_s_req_valid = u_responder_m_read_req_valid;
 // gen/nic/top-wiring.ts:67:52
 assign u_responder_m_read_req_ready = u_read_responder_s_req_ready;
 
-// gen/nic/nic-top-build.ts:320:26
+// gen/nic/nic-top-build.ts:316:26
 assign u_responder_rd_room = u_read_responder_rd_room;
 
 // gen/nic/top-wiring.ts:67:26
@@ -1893,10 +1893,10 @@ assign u_ack_tracker_s_read_done_valid = u_read_resp_rx_m_done_valid;
 // gen/nic/top-wiring.ts:67:52
 assign u_read_resp_rx_m_done_ready = u_ack_tracker_s_read_done_ready;
 
-// gen/nic/nic-top-build.ts:333:30
+// gen/nic/nic-top-build.ts:329:30
 assign u_req_tx_read_busy = u_ack_tracker_read_busy;
 
-// gen/nic/top-axi-buffers.ts:150:20
+// gen/nic/top-axi-buffers.ts:136:20
 assign dma_rd_xlate_popped = u_dma_rd_xlate_m_valid && u_dma_read_s_xlate_resp_ready;
 
 // gen/lib/credit-gate.ts:44:16
@@ -1905,34 +1905,34 @@ assign dma_rd_xlate_credits_ok = dma_rd_xlate_credits_reg != 3'b000;
 // gen/lib/credit-gate.ts:45:19
 assign dma_rd_xlate_credits_taken = (u_dma_read_m_xlate_req_valid && dma_rd_xlate_credits_ok) && u_tlb_s0_xlate_req_ready;
 
-// gen/nic/top-axi-buffers.ts:153:28
+// gen/nic/top-axi-buffers.ts:139:28
 assign u_tlb_s0_xlate_req_data = u_dma_read_m_xlate_req_data;
 
-// gen/nic/top-axi-buffers.ts:154:29
+// gen/nic/top-axi-buffers.ts:140:29
 assign u_tlb_s0_xlate_req_valid = u_dma_read_m_xlate_req_valid && dma_rd_xlate_credits_ok;
 
-// gen/nic/top-axi-buffers.ts:155:37
+// gen/nic/top-axi-buffers.ts:141:37
 assign u_dma_read_m_xlate_req_ready = u_tlb_s0_xlate_req_ready && dma_rd_xlate_credits_ok;
 
-// gen/nic/top-axi-buffers.ts:157:21
+// gen/nic/top-axi-buffers.ts:143:21
 assign u_dma_rd_xlate_s_data = u_tlb_m0_xlate_resp_data;
 
-// gen/nic/top-axi-buffers.ts:158:22
+// gen/nic/top-axi-buffers.ts:144:22
 assign u_dma_rd_xlate_s_valid = u_tlb_m0_xlate_resp_valid;
 
-// gen/nic/top-axi-buffers.ts:159:30
+// gen/nic/top-axi-buffers.ts:145:30
 assign u_tlb_m0_xlate_resp_ready = u_dma_rd_xlate_s_ready;
 
-// gen/nic/top-axi-buffers.ts:161:37
+// gen/nic/top-axi-buffers.ts:147:37
 assign u_dma_read_s_xlate_resp_data = u_dma_rd_xlate_m_data;
 
-// gen/nic/top-axi-buffers.ts:162:38
+// gen/nic/top-axi-buffers.ts:148:38
 assign u_dma_read_s_xlate_resp_valid = u_dma_rd_xlate_m_valid;
 
-// gen/nic/top-axi-buffers.ts:163:22
+// gen/nic/top-axi-buffers.ts:149:22
 assign u_dma_rd_xlate_m_ready = u_dma_read_s_xlate_resp_ready;
 
-// gen/nic/top-axi-buffers.ts:150:20
+// gen/nic/top-axi-buffers.ts:136:20
 assign dma_wr_xlate_popped = u_dma_wr_xlate_m_valid && u_dma_write_s_xlate_resp_ready;
 
 // gen/lib/credit-gate.ts:44:16
@@ -1941,34 +1941,34 @@ assign dma_wr_xlate_credits_ok = dma_wr_xlate_credits_reg != 3'b000;
 // gen/lib/credit-gate.ts:45:19
 assign dma_wr_xlate_credits_taken = (u_dma_write_m_xlate_req_valid && dma_wr_xlate_credits_ok) && u_tlb_s1_xlate_req_ready;
 
-// gen/nic/top-axi-buffers.ts:153:28
+// gen/nic/top-axi-buffers.ts:139:28
 assign u_tlb_s1_xlate_req_data = u_dma_write_m_xlate_req_data;
 
-// gen/nic/top-axi-buffers.ts:154:29
+// gen/nic/top-axi-buffers.ts:140:29
 assign u_tlb_s1_xlate_req_valid = u_dma_write_m_xlate_req_valid && dma_wr_xlate_credits_ok;
 
-// gen/nic/top-axi-buffers.ts:155:37
+// gen/nic/top-axi-buffers.ts:141:37
 assign u_dma_write_m_xlate_req_ready = u_tlb_s1_xlate_req_ready && dma_wr_xlate_credits_ok;
 
-// gen/nic/top-axi-buffers.ts:157:21
+// gen/nic/top-axi-buffers.ts:143:21
 assign u_dma_wr_xlate_s_data = u_tlb_m1_xlate_resp_data;
 
-// gen/nic/top-axi-buffers.ts:158:22
+// gen/nic/top-axi-buffers.ts:144:22
 assign u_dma_wr_xlate_s_valid = u_tlb_m1_xlate_resp_valid;
 
-// gen/nic/top-axi-buffers.ts:159:30
+// gen/nic/top-axi-buffers.ts:145:30
 assign u_tlb_m1_xlate_resp_ready = u_dma_wr_xlate_s_ready;
 
-// gen/nic/top-axi-buffers.ts:161:37
+// gen/nic/top-axi-buffers.ts:147:37
 assign u_dma_write_s_xlate_resp_data = u_dma_wr_xlate_m_data;
 
-// gen/nic/top-axi-buffers.ts:162:38
+// gen/nic/top-axi-buffers.ts:148:38
 assign u_dma_write_s_xlate_resp_valid = u_dma_wr_xlate_m_valid;
 
-// gen/nic/top-axi-buffers.ts:163:22
+// gen/nic/top-axi-buffers.ts:149:22
 assign u_dma_wr_xlate_m_ready = u_dma_write_s_xlate_resp_ready;
 
-// gen/nic/top-axi-buffers.ts:150:20
+// gen/nic/top-axi-buffers.ts:136:20
 assign rsp_xlate_popped = u_rsp_xlate_m_valid && u_responder_s_xlate_resp_ready;
 
 // gen/lib/credit-gate.ts:44:16
@@ -1977,34 +1977,34 @@ assign rsp_xlate_credits_ok = rsp_xlate_credits_reg != 3'b000;
 // gen/lib/credit-gate.ts:45:19
 assign rsp_xlate_credits_taken = (u_responder_m_xlate_req_valid && rsp_xlate_credits_ok) && u_tlb_s2_xlate_req_ready;
 
-// gen/nic/top-axi-buffers.ts:153:28
+// gen/nic/top-axi-buffers.ts:139:28
 assign u_tlb_s2_xlate_req_data = u_responder_m_xlate_req_data;
 
-// gen/nic/top-axi-buffers.ts:154:29
+// gen/nic/top-axi-buffers.ts:140:29
 assign u_tlb_s2_xlate_req_valid = u_responder_m_xlate_req_valid && rsp_xlate_credits_ok;
 
-// gen/nic/top-axi-buffers.ts:155:37
+// gen/nic/top-axi-buffers.ts:141:37
 assign u_responder_m_xlate_req_ready = u_tlb_s2_xlate_req_ready && rsp_xlate_credits_ok;
 
-// gen/nic/top-axi-buffers.ts:157:21
+// gen/nic/top-axi-buffers.ts:143:21
 assign u_rsp_xlate_s_data = u_tlb_m2_xlate_resp_data;
 
-// gen/nic/top-axi-buffers.ts:158:22
+// gen/nic/top-axi-buffers.ts:144:22
 assign u_rsp_xlate_s_valid = u_tlb_m2_xlate_resp_valid;
 
-// gen/nic/top-axi-buffers.ts:159:30
+// gen/nic/top-axi-buffers.ts:145:30
 assign u_tlb_m2_xlate_resp_ready = u_rsp_xlate_s_ready;
 
-// gen/nic/top-axi-buffers.ts:161:37
+// gen/nic/top-axi-buffers.ts:147:37
 assign u_responder_s_xlate_resp_data = u_rsp_xlate_m_data;
 
-// gen/nic/top-axi-buffers.ts:162:38
+// gen/nic/top-axi-buffers.ts:148:38
 assign u_responder_s_xlate_resp_valid = u_rsp_xlate_m_valid;
 
-// gen/nic/top-axi-buffers.ts:163:22
+// gen/nic/top-axi-buffers.ts:149:22
 assign u_rsp_xlate_m_ready = u_responder_s_xlate_resp_ready;
 
-// gen/nic/top-axi-buffers.ts:150:20
+// gen/nic/top-axi-buffers.ts:136:20
 assign dma_rd_rsp_xlate_popped = u_dma_rd_rsp_xlate_m_valid && u_dma_read_rsp_s_xlate_resp_ready;
 
 // gen/lib/credit-gate.ts:44:16
@@ -2013,34 +2013,34 @@ assign dma_rd_rsp_xlate_credits_ok = dma_rd_rsp_xlate_credits_reg != 3'b000;
 // gen/lib/credit-gate.ts:45:19
 assign dma_rd_rsp_xlate_credits_taken = (u_dma_read_rsp_m_xlate_req_valid && dma_rd_rsp_xlate_credits_ok) && u_tlb_s3_xlate_req_ready;
 
-// gen/nic/top-axi-buffers.ts:153:28
+// gen/nic/top-axi-buffers.ts:139:28
 assign u_tlb_s3_xlate_req_data = u_dma_read_rsp_m_xlate_req_data;
 
-// gen/nic/top-axi-buffers.ts:154:29
+// gen/nic/top-axi-buffers.ts:140:29
 assign u_tlb_s3_xlate_req_valid = u_dma_read_rsp_m_xlate_req_valid && dma_rd_rsp_xlate_credits_ok;
 
-// gen/nic/top-axi-buffers.ts:155:37
+// gen/nic/top-axi-buffers.ts:141:37
 assign u_dma_read_rsp_m_xlate_req_ready = u_tlb_s3_xlate_req_ready && dma_rd_rsp_xlate_credits_ok;
 
-// gen/nic/top-axi-buffers.ts:157:21
+// gen/nic/top-axi-buffers.ts:143:21
 assign u_dma_rd_rsp_xlate_s_data = u_tlb_m3_xlate_resp_data;
 
-// gen/nic/top-axi-buffers.ts:158:22
+// gen/nic/top-axi-buffers.ts:144:22
 assign u_dma_rd_rsp_xlate_s_valid = u_tlb_m3_xlate_resp_valid;
 
-// gen/nic/top-axi-buffers.ts:159:30
+// gen/nic/top-axi-buffers.ts:145:30
 assign u_tlb_m3_xlate_resp_ready = u_dma_rd_rsp_xlate_s_ready;
 
-// gen/nic/top-axi-buffers.ts:161:37
+// gen/nic/top-axi-buffers.ts:147:37
 assign u_dma_read_rsp_s_xlate_resp_data = u_dma_rd_rsp_xlate_m_data;
 
-// gen/nic/top-axi-buffers.ts:162:38
+// gen/nic/top-axi-buffers.ts:148:38
 assign u_dma_read_rsp_s_xlate_resp_valid = u_dma_rd_rsp_xlate_m_valid;
 
-// gen/nic/top-axi-buffers.ts:163:22
+// gen/nic/top-axi-buffers.ts:149:22
 assign u_dma_rd_rsp_xlate_m_ready = u_dma_read_rsp_s_xlate_resp_ready;
 
-// gen/nic/top-axi-buffers.ts:150:20
+// gen/nic/top-axi-buffers.ts:136:20
 assign dma_wr_rresp_xlate_popped = u_dma_wr_rresp_xlate_m_valid && u_dma_write_rresp_s_xlate_resp_ready;
 
 // gen/lib/credit-gate.ts:44:16
@@ -2049,31 +2049,31 @@ assign dma_wr_rresp_xlate_credits_ok = dma_wr_rresp_xlate_credits_reg != 3'b000;
 // gen/lib/credit-gate.ts:45:19
 assign dma_wr_rresp_xlate_credits_taken = (u_dma_write_rresp_m_xlate_req_valid && dma_wr_rresp_xlate_credits_ok) && u_tlb_s4_xlate_req_ready;
 
-// gen/nic/top-axi-buffers.ts:153:28
+// gen/nic/top-axi-buffers.ts:139:28
 assign u_tlb_s4_xlate_req_data = u_dma_write_rresp_m_xlate_req_data;
 
-// gen/nic/top-axi-buffers.ts:154:29
+// gen/nic/top-axi-buffers.ts:140:29
 assign u_tlb_s4_xlate_req_valid = u_dma_write_rresp_m_xlate_req_valid && dma_wr_rresp_xlate_credits_ok;
 
-// gen/nic/top-axi-buffers.ts:155:37
+// gen/nic/top-axi-buffers.ts:141:37
 assign u_dma_write_rresp_m_xlate_req_ready = u_tlb_s4_xlate_req_ready && dma_wr_rresp_xlate_credits_ok;
 
-// gen/nic/top-axi-buffers.ts:157:21
+// gen/nic/top-axi-buffers.ts:143:21
 assign u_dma_wr_rresp_xlate_s_data = u_tlb_m4_xlate_resp_data;
 
-// gen/nic/top-axi-buffers.ts:158:22
+// gen/nic/top-axi-buffers.ts:144:22
 assign u_dma_wr_rresp_xlate_s_valid = u_tlb_m4_xlate_resp_valid;
 
-// gen/nic/top-axi-buffers.ts:159:30
+// gen/nic/top-axi-buffers.ts:145:30
 assign u_tlb_m4_xlate_resp_ready = u_dma_wr_rresp_xlate_s_ready;
 
-// gen/nic/top-axi-buffers.ts:161:37
+// gen/nic/top-axi-buffers.ts:147:37
 assign u_dma_write_rresp_s_xlate_resp_data = u_dma_wr_rresp_xlate_m_data;
 
-// gen/nic/top-axi-buffers.ts:162:38
+// gen/nic/top-axi-buffers.ts:148:38
 assign u_dma_write_rresp_s_xlate_resp_valid = u_dma_wr_rresp_xlate_m_valid;
 
-// gen/nic/top-axi-buffers.ts:163:22
+// gen/nic/top-axi-buffers.ts:149:22
 assign u_dma_wr_rresp_xlate_m_ready = u_dma_write_rresp_s_xlate_resp_ready;
 
 // gen/nic/top-wiring.ts:67:52
@@ -2166,8 +2166,20 @@ assign u_axi_rd_mux_s2_axi_arvalid = u_dma_read_m_axi_arvalid && dma_rd_rbuf_ar_
 // gen/nic/top-axi-buffers.ts:68:32
 assign u_dma_read_m_axi_arready = u_axi_rd_mux_s2_axi_arready && dma_rd_rbuf_ar_credits_ok;
 
-// gen/nic/top-axi-buffers.ts:70:21
+// gen/nic/top-wiring.ts:83:24
 assign u_dma_rd_rbuf_s_data = {u_axi_rd_mux_s2_axi_rlast, u_axi_rd_mux_s2_axi_rresp, u_axi_rd_mux_s2_axi_rid, u_axi_rd_mux_s2_axi_rdata};
+
+// gen/nic/top-wiring.ts:90:29
+assign u_dma_read_m_axi_rlast = u_dma_rd_rbuf_m_data[70];
+
+// gen/nic/top-wiring.ts:90:29
+assign u_dma_read_m_axi_rresp = u_dma_rd_rbuf_m_data[69:68];
+
+// gen/nic/top-wiring.ts:90:29
+assign u_dma_read_m_axi_rid = u_dma_rd_rbuf_m_data[67:64];
+
+// gen/nic/top-wiring.ts:90:29
+assign u_dma_read_m_axi_rdata = u_dma_rd_rbuf_m_data[63:0];
 
 // gen/nic/top-axi-buffers.ts:71:22
 assign u_dma_rd_rbuf_s_valid = u_axi_rd_mux_s2_axi_rvalid;
@@ -2175,37 +2187,25 @@ assign u_dma_rd_rbuf_s_valid = u_axi_rd_mux_s2_axi_rvalid;
 // gen/nic/top-axi-buffers.ts:72:28
 assign u_axi_rd_mux_s2_axi_rready = u_dma_rd_rbuf_s_ready;
 
-// gen/nic/top-axi-buffers.ts:75:30
-assign u_dma_read_m_axi_rdata = u_dma_rd_rbuf_m_data[63:0];
-
-// gen/nic/top-axi-buffers.ts:76:28
-assign u_dma_read_m_axi_rid = u_dma_rd_rbuf_m_data[67:64];
-
-// gen/nic/top-axi-buffers.ts:77:30
-assign u_dma_read_m_axi_rresp = u_dma_rd_rbuf_m_data[69:68];
-
-// gen/nic/top-axi-buffers.ts:78:30
-assign u_dma_read_m_axi_rlast = u_dma_rd_rbuf_m_data[70];
-
-// gen/nic/top-axi-buffers.ts:79:31
+// gen/nic/top-axi-buffers.ts:74:31
 assign u_dma_read_m_axi_rvalid = u_dma_rd_rbuf_m_valid;
 
-// gen/nic/top-axi-buffers.ts:80:22
+// gen/nic/top-axi-buffers.ts:75:22
 assign u_dma_rd_rbuf_m_ready = u_dma_read_m_axi_rready;
 
-// gen/nic/top-wiring.ts:79:29
+// gen/nic/top-wiring.ts:101:29
 assign u_dma_read_m_axi_awready = 1'b0;
 
-// gen/nic/top-wiring.ts:79:29
+// gen/nic/top-wiring.ts:101:29
 assign u_dma_read_m_axi_wready = 1'b0;
 
-// gen/nic/top-wiring.ts:79:29
+// gen/nic/top-wiring.ts:101:29
 assign u_dma_read_m_axi_bid = 4'b0000;
 
-// gen/nic/top-wiring.ts:79:29
+// gen/nic/top-wiring.ts:101:29
 assign u_dma_read_m_axi_bresp = 2'b00;
 
-// gen/nic/top-wiring.ts:79:29
+// gen/nic/top-wiring.ts:101:29
 assign u_dma_read_m_axi_bvalid = 1'b0;
 
 // gen/nic/top-wiring.ts:67:52
@@ -2265,22 +2265,22 @@ assign u_dma_write_m_axi_bvalid = u_axi_wr_mux_s0_axi_bvalid;
 // gen/nic/top-wiring.ts:67:52
 assign u_axi_wr_mux_s0_axi_bready = u_dma_write_m_axi_bready;
 
-// gen/nic/top-wiring.ts:79:29
+// gen/nic/top-wiring.ts:101:29
 assign u_dma_write_m_axi_arready = 1'b0;
 
-// gen/nic/top-wiring.ts:79:29
+// gen/nic/top-wiring.ts:101:29
 assign u_dma_write_m_axi_rid = 4'b0000;
 
-// gen/nic/top-wiring.ts:79:29
+// gen/nic/top-wiring.ts:101:29
 assign u_dma_write_m_axi_rdata = 64'd0;
 
-// gen/nic/top-wiring.ts:79:29
+// gen/nic/top-wiring.ts:101:29
 assign u_dma_write_m_axi_rresp = 2'b00;
 
-// gen/nic/top-wiring.ts:79:29
+// gen/nic/top-wiring.ts:101:29
 assign u_dma_write_m_axi_rlast = 1'b0;
 
-// gen/nic/top-wiring.ts:79:29
+// gen/nic/top-wiring.ts:101:29
 assign u_dma_write_m_axi_rvalid = 1'b0;
 
 // gen/nic/top-axi-buffers.ts:59:118
@@ -2325,8 +2325,20 @@ assign u_axi_rd_mux_s3_axi_arvalid = u_dma_read_rsp_m_axi_arvalid && dma_rd_rsp_
 // gen/nic/top-axi-buffers.ts:68:32
 assign u_dma_read_rsp_m_axi_arready = u_axi_rd_mux_s3_axi_arready && dma_rd_rsp_rbuf_ar_credits_ok;
 
-// gen/nic/top-axi-buffers.ts:70:21
+// gen/nic/top-wiring.ts:83:24
 assign u_dma_rd_rsp_rbuf_s_data = {u_axi_rd_mux_s3_axi_rlast, u_axi_rd_mux_s3_axi_rresp, u_axi_rd_mux_s3_axi_rid, u_axi_rd_mux_s3_axi_rdata};
+
+// gen/nic/top-wiring.ts:90:29
+assign u_dma_read_rsp_m_axi_rlast = u_dma_rd_rsp_rbuf_m_data[70];
+
+// gen/nic/top-wiring.ts:90:29
+assign u_dma_read_rsp_m_axi_rresp = u_dma_rd_rsp_rbuf_m_data[69:68];
+
+// gen/nic/top-wiring.ts:90:29
+assign u_dma_read_rsp_m_axi_rid = u_dma_rd_rsp_rbuf_m_data[67:64];
+
+// gen/nic/top-wiring.ts:90:29
+assign u_dma_read_rsp_m_axi_rdata = u_dma_rd_rsp_rbuf_m_data[63:0];
 
 // gen/nic/top-axi-buffers.ts:71:22
 assign u_dma_rd_rsp_rbuf_s_valid = u_axi_rd_mux_s3_axi_rvalid;
@@ -2334,37 +2346,25 @@ assign u_dma_rd_rsp_rbuf_s_valid = u_axi_rd_mux_s3_axi_rvalid;
 // gen/nic/top-axi-buffers.ts:72:28
 assign u_axi_rd_mux_s3_axi_rready = u_dma_rd_rsp_rbuf_s_ready;
 
-// gen/nic/top-axi-buffers.ts:75:30
-assign u_dma_read_rsp_m_axi_rdata = u_dma_rd_rsp_rbuf_m_data[63:0];
-
-// gen/nic/top-axi-buffers.ts:76:28
-assign u_dma_read_rsp_m_axi_rid = u_dma_rd_rsp_rbuf_m_data[67:64];
-
-// gen/nic/top-axi-buffers.ts:77:30
-assign u_dma_read_rsp_m_axi_rresp = u_dma_rd_rsp_rbuf_m_data[69:68];
-
-// gen/nic/top-axi-buffers.ts:78:30
-assign u_dma_read_rsp_m_axi_rlast = u_dma_rd_rsp_rbuf_m_data[70];
-
-// gen/nic/top-axi-buffers.ts:79:31
+// gen/nic/top-axi-buffers.ts:74:31
 assign u_dma_read_rsp_m_axi_rvalid = u_dma_rd_rsp_rbuf_m_valid;
 
-// gen/nic/top-axi-buffers.ts:80:22
+// gen/nic/top-axi-buffers.ts:75:22
 assign u_dma_rd_rsp_rbuf_m_ready = u_dma_read_rsp_m_axi_rready;
 
-// gen/nic/top-wiring.ts:79:29
+// gen/nic/top-wiring.ts:101:29
 assign u_dma_read_rsp_m_axi_awready = 1'b0;
 
-// gen/nic/top-wiring.ts:79:29
+// gen/nic/top-wiring.ts:101:29
 assign u_dma_read_rsp_m_axi_wready = 1'b0;
 
-// gen/nic/top-wiring.ts:79:29
+// gen/nic/top-wiring.ts:101:29
 assign u_dma_read_rsp_m_axi_bid = 4'b0000;
 
-// gen/nic/top-wiring.ts:79:29
+// gen/nic/top-wiring.ts:101:29
 assign u_dma_read_rsp_m_axi_bresp = 2'b00;
 
-// gen/nic/top-wiring.ts:79:29
+// gen/nic/top-wiring.ts:101:29
 assign u_dma_read_rsp_m_axi_bvalid = 1'b0;
 
 // gen/nic/top-wiring.ts:67:52
@@ -2424,79 +2424,79 @@ assign u_completion_m_axi_bvalid = u_axi_wr_mux_s1_axi_bvalid;
 // gen/nic/top-wiring.ts:67:52
 assign u_axi_wr_mux_s1_axi_bready = u_completion_m_axi_bready;
 
-// gen/nic/top-axi-buffers.ts:97:68
+// gen/nic/top-axi-buffers.ts:92:68
 assign u_dma_write_rresp_m_axi_bid = u_axi_wr_mux_s2_axi_bid;
 
-// gen/nic/top-axi-buffers.ts:97:68
+// gen/nic/top-axi-buffers.ts:92:68
 assign u_dma_write_rresp_m_axi_bresp = u_axi_wr_mux_s2_axi_bresp;
 
-// gen/nic/top-axi-buffers.ts:97:68
+// gen/nic/top-axi-buffers.ts:92:68
 assign u_dma_write_rresp_m_axi_bvalid = u_axi_wr_mux_s2_axi_bvalid;
 
-// gen/nic/top-axi-buffers.ts:98:28
+// gen/nic/top-axi-buffers.ts:93:28
 assign u_axi_wr_mux_s2_axi_bready = u_dma_write_rresp_m_axi_bready;
 
-// gen/nic/top-axi-buffers.ts:100:21
+// gen/nic/top-wiring.ts:83:24
 assign u_dma_wr_rresp_wbuf_s_data = {u_dma_write_rresp_m_axi_wlast, u_dma_write_rresp_m_axi_wstrb, u_dma_write_rresp_m_axi_wdata};
 
-// gen/nic/top-axi-buffers.ts:101:22
-assign u_dma_wr_rresp_wbuf_s_valid = u_dma_write_rresp_m_axi_wvalid;
-
-// gen/nic/top-axi-buffers.ts:102:31
-assign u_dma_write_rresp_m_axi_wready = u_dma_wr_rresp_wbuf_s_ready;
-
-// gen/nic/top-axi-buffers.ts:104:27
-assign u_axi_wr_mux_s2_axi_wdata = u_dma_wr_rresp_wbuf_m_data[63:0];
-
-// gen/nic/top-axi-buffers.ts:105:27
-assign u_axi_wr_mux_s2_axi_wstrb = u_dma_wr_rresp_wbuf_m_data[71:64];
-
-// gen/nic/top-axi-buffers.ts:106:27
+// gen/nic/top-wiring.ts:90:29
 assign u_axi_wr_mux_s2_axi_wlast = u_dma_wr_rresp_wbuf_m_data[72];
 
-// gen/nic/top-axi-buffers.ts:107:28
+// gen/nic/top-wiring.ts:90:29
+assign u_axi_wr_mux_s2_axi_wstrb = u_dma_wr_rresp_wbuf_m_data[71:64];
+
+// gen/nic/top-wiring.ts:90:29
+assign u_axi_wr_mux_s2_axi_wdata = u_dma_wr_rresp_wbuf_m_data[63:0];
+
+// gen/nic/top-axi-buffers.ts:96:22
+assign u_dma_wr_rresp_wbuf_s_valid = u_dma_write_rresp_m_axi_wvalid;
+
+// gen/nic/top-axi-buffers.ts:97:31
+assign u_dma_write_rresp_m_axi_wready = u_dma_wr_rresp_wbuf_s_ready;
+
+// gen/nic/top-axi-buffers.ts:98:28
 assign u_axi_wr_mux_s2_axi_wvalid = u_dma_wr_rresp_wbuf_m_valid;
 
-// gen/nic/top-axi-buffers.ts:108:22
+// gen/nic/top-axi-buffers.ts:99:22
 assign u_dma_wr_rresp_wbuf_m_ready = u_axi_wr_mux_s2_axi_wready;
 
-// gen/nic/top-axi-buffers.ts:114:22
+// gen/nic/top-wiring.ts:83:24
 assign u_dma_wr_rresp_wbuf_aw_s_data = {u_dma_write_rresp_m_axi_awid, u_dma_write_rresp_m_axi_awaddr, u_dma_write_rresp_m_axi_awlen, u_dma_write_rresp_m_axi_awsize, u_dma_write_rresp_m_axi_awburst, u_dma_write_rresp_m_axi_awlock, u_dma_write_rresp_m_axi_awcache, u_dma_write_rresp_m_axi_awprot};
 
-// gen/nic/top-axi-buffers.ts:115:23
-assign u_dma_wr_rresp_wbuf_aw_s_valid = u_dma_write_rresp_m_axi_awvalid;
-
-// gen/nic/top-axi-buffers.ts:116:32
-assign u_dma_write_rresp_m_axi_awready = u_dma_wr_rresp_wbuf_aw_s_ready;
-
-// gen/nic/top-axi-buffers.ts:121:48
+// gen/nic/top-wiring.ts:90:29
 assign u_axi_wr_mux_s2_axi_awid = u_dma_wr_rresp_wbuf_aw_m_data[88:85];
 
-// gen/nic/top-axi-buffers.ts:121:48
+// gen/nic/top-wiring.ts:90:29
 assign u_axi_wr_mux_s2_axi_awaddr = u_dma_wr_rresp_wbuf_aw_m_data[84:21];
 
-// gen/nic/top-axi-buffers.ts:121:48
+// gen/nic/top-wiring.ts:90:29
 assign u_axi_wr_mux_s2_axi_awlen = u_dma_wr_rresp_wbuf_aw_m_data[20:13];
 
-// gen/nic/top-axi-buffers.ts:121:48
+// gen/nic/top-wiring.ts:90:29
 assign u_axi_wr_mux_s2_axi_awsize = u_dma_wr_rresp_wbuf_aw_m_data[12:10];
 
-// gen/nic/top-axi-buffers.ts:121:48
+// gen/nic/top-wiring.ts:90:29
 assign u_axi_wr_mux_s2_axi_awburst = u_dma_wr_rresp_wbuf_aw_m_data[9:8];
 
-// gen/nic/top-axi-buffers.ts:121:48
+// gen/nic/top-wiring.ts:90:29
 assign u_axi_wr_mux_s2_axi_awlock = u_dma_wr_rresp_wbuf_aw_m_data[7];
 
-// gen/nic/top-axi-buffers.ts:121:48
+// gen/nic/top-wiring.ts:90:29
 assign u_axi_wr_mux_s2_axi_awcache = u_dma_wr_rresp_wbuf_aw_m_data[6:3];
 
-// gen/nic/top-axi-buffers.ts:121:48
+// gen/nic/top-wiring.ts:90:29
 assign u_axi_wr_mux_s2_axi_awprot = u_dma_wr_rresp_wbuf_aw_m_data[2:0];
 
-// gen/nic/top-axi-buffers.ts:125:19
+// gen/nic/top-axi-buffers.ts:105:23
+assign u_dma_wr_rresp_wbuf_aw_s_valid = u_dma_write_rresp_m_axi_awvalid;
+
+// gen/nic/top-axi-buffers.ts:106:32
+assign u_dma_write_rresp_m_axi_awready = u_dma_wr_rresp_wbuf_aw_s_ready;
+
+// gen/nic/top-axi-buffers.ts:111:19
 assign dma_wr_rresp_wbuf_aw_beats = {3'b000, u_dma_wr_rresp_wbuf_aw_m_data[20:13]} + 11'd1;
 
-// gen/nic/top-axi-buffers.ts:126:20
+// gen/nic/top-axi-buffers.ts:112:20
 assign dma_wr_rresp_wbuf_w_pushed = u_dma_write_rresp_m_axi_wvalid && u_dma_wr_rresp_wbuf_s_ready;
 
 // gen/lib/credit-gate.ts:44:16
@@ -2505,28 +2505,28 @@ assign dma_wr_rresp_wbuf_unclaimed_ok = dma_wr_rresp_wbuf_unclaimed_reg >= dma_w
 // gen/lib/credit-gate.ts:45:19
 assign dma_wr_rresp_wbuf_unclaimed_taken = (u_dma_wr_rresp_wbuf_aw_m_valid && dma_wr_rresp_wbuf_unclaimed_ok) && u_axi_wr_mux_s2_axi_awready;
 
-// gen/nic/top-axi-buffers.ts:129:29
+// gen/nic/top-axi-buffers.ts:115:29
 assign u_axi_wr_mux_s2_axi_awvalid = u_dma_wr_rresp_wbuf_aw_m_valid && dma_wr_rresp_wbuf_unclaimed_ok;
 
-// gen/nic/top-axi-buffers.ts:130:23
+// gen/nic/top-axi-buffers.ts:116:23
 assign u_dma_wr_rresp_wbuf_aw_m_ready = u_axi_wr_mux_s2_axi_awready && dma_wr_rresp_wbuf_unclaimed_ok;
 
-// gen/nic/top-wiring.ts:79:29
+// gen/nic/top-wiring.ts:101:29
 assign u_dma_write_rresp_m_axi_arready = 1'b0;
 
-// gen/nic/top-wiring.ts:79:29
+// gen/nic/top-wiring.ts:101:29
 assign u_dma_write_rresp_m_axi_rid = 4'b0000;
 
-// gen/nic/top-wiring.ts:79:29
+// gen/nic/top-wiring.ts:101:29
 assign u_dma_write_rresp_m_axi_rdata = 64'd0;
 
-// gen/nic/top-wiring.ts:79:29
+// gen/nic/top-wiring.ts:101:29
 assign u_dma_write_rresp_m_axi_rresp = 2'b00;
 
-// gen/nic/top-wiring.ts:79:29
+// gen/nic/top-wiring.ts:101:29
 assign u_dma_write_rresp_m_axi_rlast = 1'b0;
 
-// gen/nic/top-wiring.ts:79:29
+// gen/nic/top-wiring.ts:101:29
 assign u_dma_write_rresp_m_axi_rvalid = 1'b0;
 
 // gen/nic/top-wiring.ts:67:26
@@ -2634,40 +2634,40 @@ assign u_axi_wr_mux_m_axi_bvalid = m_axi_bvalid;
 // gen/nic/top-wiring.ts:67:26
 assign m_axi_bready = u_axi_wr_mux_m_axi_bready;
 
-// gen/nic/top-wiring.ts:122:19
+// gen/nic/top-wiring.ts:144:19
 assign tlb_hits_moved = u_tlb_hits != tlb_hits_prev_reg;
 
-// gen/nic/nic-top-build.ts:357:32
+// gen/nic/nic-top-build.ts:353:32
 assign u_regs_inc_tlb_hits = tlb_hits_moved;
 
-// gen/nic/top-wiring.ts:122:19
+// gen/nic/top-wiring.ts:144:19
 assign tlb_misses_moved = u_tlb_misses != tlb_misses_prev_reg;
 
-// gen/nic/nic-top-build.ts:358:34
+// gen/nic/nic-top-build.ts:354:34
 assign u_regs_inc_tlb_misses = tlb_misses_moved;
 
-// gen/nic/nic-top-build.ts:360:23
+// gen/nic/nic-top-build.ts:356:23
 assign rx_drop_icrc = u_icrc_check_drop_valid && (u_icrc_check_drop_reason == 3'd1);
 
-// gen/nic/nic-top-build.ts:361:36
+// gen/nic/nic-top-build.ts:357:36
 assign u_regs_inc_rx_drop_icrc = rx_drop_icrc;
 
-// gen/nic/top-wiring.ts:89:19
+// gen/nic/top-wiring.ts:111:19
 assign rx_drop_other_total = rx_drop_other_pending_reg + (({7'd0, (u_icrc_check_drop_valid && !rx_drop_icrc)} + {7'd0, u_rx_parser_drop_valid}) + {7'd0, u_responder_drop});
 
-// gen/nic/top-wiring.ts:90:18
+// gen/nic/top-wiring.ts:112:18
 assign rx_drop_other_pulse = rx_drop_other_total != 8'd0;
 
-// gen/nic/nic-top-build.ts:365:37
+// gen/nic/nic-top-build.ts:361:37
 assign u_regs_inc_rx_drop_other = rx_drop_other_pulse;
 
-// gen/nic/nic-top-build.ts:366:33
+// gen/nic/nic-top-build.ts:362:33
 assign u_regs_inc_tx_frames = (u_icrc_insert_m_axis_tvalid && m_axis_tx_tready) && u_icrc_insert_m_axis_tlast;
 
-// gen/nic/nic-top-build.ts:367:33
+// gen/nic/nic-top-build.ts:363:33
 assign u_regs_inc_rx_frames = u_rx_parser_m_hdr_valid && u_responder_s_hdr_ready;
 
-// gen/nic/top-wiring.ts:113:11
+// gen/nic/top-wiring.ts:135:11
 always @(posedge clk) begin
     qp_err_pending_reg <= qp_err_all & ~qp_err_sel;
     if (rst) begin
@@ -2683,7 +2683,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/nic-top-build.ts:204:5
+// gen/nic/nic-top-build.ts:200:5
 always @(posedge clk) begin
     if (tx_fire) begin
         tx_in_frame_reg <= !u_icrc_insert_m_axis_tlast;
@@ -2757,7 +2757,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/top-wiring.ts:121:8
+// gen/nic/top-wiring.ts:143:8
 always @(posedge clk) begin
     tlb_hits_prev_reg <= u_tlb_hits;
     if (rst) begin
@@ -2765,7 +2765,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/top-wiring.ts:121:8
+// gen/nic/top-wiring.ts:143:8
 always @(posedge clk) begin
     tlb_misses_prev_reg <= u_tlb_misses;
     if (rst) begin
@@ -2773,7 +2773,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/top-wiring.ts:91:11
+// gen/nic/top-wiring.ts:113:11
 always @(posedge clk) begin
     rx_drop_other_pending_reg <= rx_drop_other_total - {7'd0, rx_drop_other_pulse};
     if (rst) begin
@@ -2781,7 +2781,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/nic-top-build.ts:225:84
+// gen/nic/nic-top-build.ts:221:84
 nic_regs u_regs (
     .clk(clk),
     .rst(rst),
@@ -2826,7 +2826,7 @@ nic_regs u_regs (
     .inc_rx_frames(u_regs_inc_rx_frames)
 );
 
-// gen/nic/nic-top-build.ts:225:84
+// gen/nic/nic-top-build.ts:221:84
 nic_wqe_fetch u_wqe_fetch (
     .clk(clk),
     .rst(rst),
@@ -2854,7 +2854,7 @@ nic_wqe_fetch u_wqe_fetch (
     .sq_ci_upd(u_wqe_fetch_sq_ci_upd)
 );
 
-// gen/nic/nic-top-build.ts:225:84
+// gen/nic/nic-top-build.ts:221:84
 nic_req_tx u_req_tx (
     .clk(clk),
     .rst(rst),
@@ -2883,7 +2883,7 @@ nic_req_tx u_req_tx (
     .qp_error(u_req_tx_qp_error)
 );
 
-// gen/nic/nic-top-build.ts:225:84
+// gen/nic/nic-top-build.ts:221:84
 nic_ack_tracker u_ack_tracker (
     .clk(clk),
     .rst(rst),
@@ -2904,7 +2904,7 @@ nic_ack_tracker u_ack_tracker (
     .read_busy(u_ack_tracker_read_busy)
 );
 
-// gen/nic/nic-top-build.ts:225:84
+// gen/nic/nic-top-build.ts:221:84
 nic_completion u_completion (
     .clk(clk),
     .rst(rst),
@@ -2937,7 +2937,7 @@ nic_completion u_completion (
     .irq_event(u_completion_irq_event)
 );
 
-// gen/nic/nic-top-build.ts:225:84
+// gen/nic/nic-top-build.ts:221:84
 nic_tlb_id_width4_num_clients5 u_tlb (
     .clk(clk),
     .rst(rst),
@@ -2993,7 +2993,7 @@ nic_tlb_id_width4_num_clients5 u_tlb (
     .misses(u_tlb_misses)
 );
 
-// gen/nic/nic-top-build.ts:225:84
+// gen/nic/nic-top-build.ts:221:84
 nic_dma_read u_dma_read (
     .clk(clk),
     .rst(rst),
@@ -3051,7 +3051,7 @@ nic_dma_read u_dma_read (
     .m_axis_tlast(u_dma_read_m_axis_tlast)
 );
 
-// gen/nic/nic-top-build.ts:225:84
+// gen/nic/nic-top-build.ts:221:84
 nic_dma_write u_dma_write (
     .clk(clk),
     .rst(rst),
@@ -3109,7 +3109,7 @@ nic_dma_write u_dma_write (
     .m_axi_rready(u_dma_write_m_axi_rready)
 );
 
-// gen/nic/nic-top-build.ts:225:84
+// gen/nic/nic-top-build.ts:221:84
 nic_read_responder u_read_responder (
     .clk(clk),
     .rst(rst),
@@ -3131,7 +3131,7 @@ nic_read_responder u_read_responder (
     .qp_error(u_read_responder_qp_error)
 );
 
-// gen/nic/nic-top-build.ts:225:84
+// gen/nic/nic-top-build.ts:221:84
 nic_dma_read u_dma_read_rsp (
     .clk(clk),
     .rst(rst),
@@ -3189,7 +3189,7 @@ nic_dma_read u_dma_read_rsp (
     .m_axis_tlast(u_dma_read_rsp_m_axis_tlast)
 );
 
-// gen/nic/nic-top-build.ts:225:84
+// gen/nic/nic-top-build.ts:221:84
 nic_read_resp_rx u_read_resp_rx (
     .clk(clk),
     .rst(rst),
@@ -3224,7 +3224,7 @@ nic_read_resp_rx u_read_resp_rx (
     .m_done_ready(u_read_resp_rx_m_done_ready)
 );
 
-// gen/nic/nic-top-build.ts:225:84
+// gen/nic/nic-top-build.ts:221:84
 nic_dma_write u_dma_write_rresp (
     .clk(clk),
     .rst(rst),
@@ -3282,7 +3282,7 @@ nic_dma_write u_dma_write_rresp (
     .m_axi_rready(u_dma_write_rresp_m_axi_rready)
 );
 
-// gen/nic/nic-top-build.ts:225:84
+// gen/nic/nic-top-build.ts:221:84
 nic_axi_rd_mux_bulk_cap_beats512_n4_urgent_mask2 u_axi_rd_mux (
     .clk(clk),
     .rst(rst),
@@ -3368,7 +3368,7 @@ nic_axi_rd_mux_bulk_cap_beats512_n4_urgent_mask2 u_axi_rd_mux (
     .m_axi_rready(u_axi_rd_mux_m_axi_rready)
 );
 
-// gen/nic/nic-top-build.ts:225:84
+// gen/nic/nic-top-build.ts:221:84
 nic_axi_wr_mux_n3 u_axi_wr_mux (
     .clk(clk),
     .rst(rst),
@@ -3450,7 +3450,7 @@ nic_axi_wr_mux_n3 u_axi_wr_mux (
     .m_axi_bready(u_axi_wr_mux_m_axi_bready)
 );
 
-// gen/nic/nic-top-build.ts:225:84
+// gen/nic/nic-top-build.ts:221:84
 nic_tx_cmd_mux u_tx_cmd_mux (
     .clk(clk),
     .rst(rst),
@@ -3483,7 +3483,7 @@ nic_tx_cmd_mux u_tx_cmd_mux (
     .m_payload_tlast(u_tx_cmd_mux_m_payload_tlast)
 );
 
-// gen/nic/nic-top-build.ts:225:84
+// gen/nic/nic-top-build.ts:221:84
 nic_tx_frame_gate u_tx_frame_gate (
     .clk(clk),
     .rst(rst),
@@ -3505,7 +3505,7 @@ nic_tx_frame_gate u_tx_frame_gate (
     .m_payload_tlast(u_tx_frame_gate_m_payload_tlast)
 );
 
-// gen/nic/nic-top-build.ts:225:84
+// gen/nic/nic-top-build.ts:221:84
 nic_packetizer u_packetizer (
     .clk(clk),
     .rst(rst),
@@ -3526,7 +3526,7 @@ nic_packetizer u_packetizer (
     .err_payload(u_packetizer_err_payload)
 );
 
-// gen/nic/nic-top-build.ts:225:84
+// gen/nic/nic-top-build.ts:221:84
 nic_icrc_insert u_icrc_insert (
     .clk(clk),
     .rst(rst),
@@ -3544,7 +3544,7 @@ nic_icrc_insert u_icrc_insert (
     .m_axis_tuser(u_icrc_insert_m_axis_tuser)
 );
 
-// gen/nic/nic-top-build.ts:225:84
+// gen/nic/nic-top-build.ts:221:84
 nic_icrc_check_buffer_bytes32768_max_frames128 u_icrc_check (
     .clk(clk),
     .rst(rst),
@@ -3565,7 +3565,7 @@ nic_icrc_check_buffer_bytes32768_max_frames128 u_icrc_check (
     .overflow(u_icrc_check_overflow)
 );
 
-// gen/nic/nic-top-build.ts:225:84
+// gen/nic/nic-top-build.ts:221:84
 nic_rx_parser u_rx_parser (
     .clk(clk),
     .rst(rst),
@@ -3587,7 +3587,7 @@ nic_rx_parser u_rx_parser (
     .drop_reason(u_rx_parser_drop_reason)
 );
 
-// gen/nic/nic-top-build.ts:225:84
+// gen/nic/nic-top-build.ts:221:84
 nic_responder u_responder (
     .clk(clk),
     .rst(rst),
@@ -3642,7 +3642,7 @@ nic_responder u_responder (
     .m_rresp_payload_tlast(u_responder_m_rresp_payload_tlast)
 );
 
-// gen/nic/nic-top-build.ts:225:84
+// gen/nic/nic-top-build.ts:221:84
 sync_fifo_ram_depth8_width750 u_wqe_queue (
     .clk(clk),
     .rst(rst),
@@ -3657,7 +3657,7 @@ sync_fifo_ram_depth8_width750 u_wqe_queue (
     .empty(u_wqe_queue_empty)
 );
 
-// gen/nic/nic-top-build.ts:225:84
+// gen/nic/nic-top-build.ts:221:84
 sync_fifo_depth4_width73 u_rx_pay_skid (
     .clk(clk),
     .rst(rst),
@@ -3672,7 +3672,7 @@ sync_fifo_depth4_width73 u_rx_pay_skid (
     .empty(u_rx_pay_skid_empty)
 );
 
-// gen/nic/nic-top-build.ts:225:84
+// gen/nic/nic-top-build.ts:221:84
 sync_fifo_ram_width73 u_rx_pay_fifo (
     .clk(clk),
     .rst(rst),
@@ -3687,7 +3687,7 @@ sync_fifo_ram_width73 u_rx_pay_fifo (
     .empty(u_rx_pay_fifo_empty)
 );
 
-// gen/nic/nic-top-build.ts:225:84
+// gen/nic/nic-top-build.ts:221:84
 sync_fifo_depth4_width67 u_dma_rd_xlate (
     .clk(clk),
     .rst(rst),
@@ -3702,7 +3702,7 @@ sync_fifo_depth4_width67 u_dma_rd_xlate (
     .empty(u_dma_rd_xlate_empty)
 );
 
-// gen/nic/nic-top-build.ts:225:84
+// gen/nic/nic-top-build.ts:221:84
 sync_fifo_depth4_width67 u_dma_wr_xlate (
     .clk(clk),
     .rst(rst),
@@ -3717,7 +3717,7 @@ sync_fifo_depth4_width67 u_dma_wr_xlate (
     .empty(u_dma_wr_xlate_empty)
 );
 
-// gen/nic/nic-top-build.ts:225:84
+// gen/nic/nic-top-build.ts:221:84
 sync_fifo_depth4_width67 u_rsp_xlate (
     .clk(clk),
     .rst(rst),
@@ -3732,7 +3732,7 @@ sync_fifo_depth4_width67 u_rsp_xlate (
     .empty(u_rsp_xlate_empty)
 );
 
-// gen/nic/nic-top-build.ts:225:84
+// gen/nic/nic-top-build.ts:221:84
 sync_fifo_depth4_width67 u_dma_rd_rsp_xlate (
     .clk(clk),
     .rst(rst),
@@ -3747,7 +3747,7 @@ sync_fifo_depth4_width67 u_dma_rd_rsp_xlate (
     .empty(u_dma_rd_rsp_xlate_empty)
 );
 
-// gen/nic/nic-top-build.ts:225:84
+// gen/nic/nic-top-build.ts:221:84
 sync_fifo_depth4_width67 u_dma_wr_rresp_xlate (
     .clk(clk),
     .rst(rst),
@@ -3762,7 +3762,7 @@ sync_fifo_depth4_width67 u_dma_wr_rresp_xlate (
     .empty(u_dma_wr_rresp_xlate_empty)
 );
 
-// gen/nic/nic-top-build.ts:225:84
+// gen/nic/nic-top-build.ts:221:84
 sync_fifo_ram_depth1024_width71 u_dma_rd_rbuf (
     .clk(clk),
     .rst(rst),
@@ -3777,7 +3777,7 @@ sync_fifo_ram_depth1024_width71 u_dma_rd_rbuf (
     .empty(u_dma_rd_rbuf_empty)
 );
 
-// gen/nic/nic-top-build.ts:225:84
+// gen/nic/nic-top-build.ts:221:84
 sync_fifo_ram_depth1024_width71 u_dma_rd_rsp_rbuf (
     .clk(clk),
     .rst(rst),
@@ -3792,7 +3792,7 @@ sync_fifo_ram_depth1024_width71 u_dma_rd_rsp_rbuf (
     .empty(u_dma_rd_rsp_rbuf_empty)
 );
 
-// gen/nic/nic-top-build.ts:225:84
+// gen/nic/nic-top-build.ts:221:84
 sync_fifo_ram_depth1024_width73 u_dma_wr_rresp_wbuf (
     .clk(clk),
     .rst(rst),
@@ -3807,7 +3807,7 @@ sync_fifo_ram_depth1024_width73 u_dma_wr_rresp_wbuf (
     .empty(u_dma_wr_rresp_wbuf_empty)
 );
 
-// gen/nic/nic-top-build.ts:225:84
+// gen/nic/nic-top-build.ts:221:84
 sync_fifo_depth4_width89 u_dma_wr_rresp_wbuf_aw (
     .clk(clk),
     .rst(rst),
@@ -3831,31 +3831,31 @@ always @(posedge clk) begin
             $stop;
         end
         if (!(!u_packetizer_err_payload)) begin
-            $display("%m: assertion failed at gen/nic/nic-top-build.ts:295:7: packetizer: payload length differs from the command (req_tx / dma_read disagree)");
+            $display("%m: assertion failed at gen/nic/nic-top-build.ts:291:7: packetizer: payload length differs from the command (req_tx / dma_read disagree)");
             $stop;
         end
         if (!(!tx_in_frame_reg || u_icrc_insert_m_axis_tvalid)) begin
-            $display("%m: assertion failed at gen/nic/nic-top-build.ts:205:5: m_axis_tx: tvalid dropped inside a frame (between its first beat and tlast): a MAC would underrun");
+            $display("%m: assertion failed at gen/nic/nic-top-build.ts:201:5: m_axis_tx: tvalid dropped inside a frame (between its first beat and tlast): a MAC would underrun");
             $stop;
         end
         if (!(!u_tlb_m0_xlate_resp_valid || u_dma_rd_xlate_s_ready)) begin
-            $display("%m: assertion failed at gen/nic/top-axi-buffers.ts:160:5: dma_rd_xlate: translation answer without a credit (FIFO full)");
+            $display("%m: assertion failed at gen/nic/top-axi-buffers.ts:146:5: dma_rd_xlate: translation answer without a credit (FIFO full)");
             $stop;
         end
         if (!(!u_tlb_m1_xlate_resp_valid || u_dma_wr_xlate_s_ready)) begin
-            $display("%m: assertion failed at gen/nic/top-axi-buffers.ts:160:5: dma_wr_xlate: translation answer without a credit (FIFO full)");
+            $display("%m: assertion failed at gen/nic/top-axi-buffers.ts:146:5: dma_wr_xlate: translation answer without a credit (FIFO full)");
             $stop;
         end
         if (!(!u_tlb_m2_xlate_resp_valid || u_rsp_xlate_s_ready)) begin
-            $display("%m: assertion failed at gen/nic/top-axi-buffers.ts:160:5: rsp_xlate: translation answer without a credit (FIFO full)");
+            $display("%m: assertion failed at gen/nic/top-axi-buffers.ts:146:5: rsp_xlate: translation answer without a credit (FIFO full)");
             $stop;
         end
         if (!(!u_tlb_m3_xlate_resp_valid || u_dma_rd_rsp_xlate_s_ready)) begin
-            $display("%m: assertion failed at gen/nic/top-axi-buffers.ts:160:5: dma_rd_rsp_xlate: translation answer without a credit (FIFO full)");
+            $display("%m: assertion failed at gen/nic/top-axi-buffers.ts:146:5: dma_rd_rsp_xlate: translation answer without a credit (FIFO full)");
             $stop;
         end
         if (!(!u_tlb_m4_xlate_resp_valid || u_dma_wr_rresp_xlate_s_ready)) begin
-            $display("%m: assertion failed at gen/nic/top-axi-buffers.ts:160:5: dma_wr_rresp_xlate: translation answer without a credit (FIFO full)");
+            $display("%m: assertion failed at gen/nic/top-axi-buffers.ts:146:5: dma_wr_rresp_xlate: translation answer without a credit (FIFO full)");
             $stop;
         end
         if (!(!u_axi_rd_mux_s2_axi_rvalid || u_dma_rd_rbuf_s_ready)) begin
@@ -3867,15 +3867,15 @@ always @(posedge clk) begin
             $stop;
         end
         if (!((u_tlb_hits - tlb_hits_prev_reg) <= 32'd1)) begin
-            $display("%m: assertion failed at gen/nic/top-wiring.ts:123:5: tlb_hits: counter advanced by more than one in a cycle");
+            $display("%m: assertion failed at gen/nic/top-wiring.ts:145:5: tlb_hits: counter advanced by more than one in a cycle");
             $stop;
         end
         if (!((u_tlb_misses - tlb_misses_prev_reg) <= 32'd1)) begin
-            $display("%m: assertion failed at gen/nic/top-wiring.ts:123:5: tlb_misses: counter advanced by more than one in a cycle");
+            $display("%m: assertion failed at gen/nic/top-wiring.ts:145:5: tlb_misses: counter advanced by more than one in a cycle");
             $stop;
         end
         if (!(!(&rx_drop_other_pending_reg))) begin
-            $display("%m: assertion failed at gen/nic/top-wiring.ts:92:5: rx_drop_other: event backlog overflow");
+            $display("%m: assertion failed at gen/nic/top-wiring.ts:114:5: rx_drop_other: event backlog overflow");
             $stop;
         end
     end

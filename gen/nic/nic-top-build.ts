@@ -40,7 +40,7 @@
 //   small backlog counter, so simultaneous drops all count. TX_FRAMES counts tlast beats on
 //   m_axis_tx; RX_FRAMES counts headers the RX parser accepted.
 
-import { Bool, UInt, cat, defineModule, mux, pack, type ModuleBuilder, type IORecord, type ModuleDef, type Params, type Value } from '../hdl/index.ts';
+import { Bool, UInt, defineModule, mux, pack, type ModuleBuilder, type IORecord, type ModuleDef, type Params, type Value } from '../hdl/index.ts';
 import { axi4, axiLite, axiStream } from '../lib/interfaces.ts';
 import { nicAxiRdMux, nicAxiWrMux } from './axi-mux.ts';
 import { nicCompletion } from './completion.ts';
@@ -56,7 +56,7 @@ import { nicReadRespRx } from './read-resp-rx.ts';
 import { nicReadResponder, readDepthPerQp } from './read-responder.ts';
 import { nicTlb } from './tlb.ts';
 import { creditedReadClient, creditedXlateClient, storeForwardWriteClient } from './top-axi-buffers.ts';
-import { field, link, mergePulses, mergeQpErrors, counterPulse, port, portsOf, sink, tieOff, type PortMap } from './top-wiring.ts';
+import { field, fieldsThroughFifo, link, mergePulses, mergeQpErrors, counterPulse, port, portsOf, sink, tieOff, type PortMap } from './top-wiring.ts';
 import { txCmdMux } from './tx-cmd-mux.ts';
 import { txFrameGate, txFrameGateDepth } from './tx-frame-gate.ts';
 import { RX_DROP, ADDR_WIDTH, frameStream, qpIndexWidth, type NicParams } from './types.ts';
@@ -180,14 +180,10 @@ function ackFanOut(m: ModuleBuilder, rsp: PortMap, to: readonly PortMap[]): void
 
 /** A byte stream `<from>_t*` -> FIFO (sync_fifo of width W + W/8 + 1: tlast, tkeep, tdata)
  *  -> `<to>_t*`, ready/valid only. */
-function byteFifo(m: ModuleBuilder, fifo: PortMap, W: number, src: PortMap, from: string, dst: PortMap, to: string): void {
-  sink(fifo, 's_data').set(cat(port(src, `${from}_tlast`), port(src, `${from}_tkeep`), port(src, `${from}_tdata`)));
+function byteFifo(m: ModuleBuilder, fifo: PortMap, src: PortMap, from: string, dst: PortMap, to: string): void {
+  fieldsThroughFifo(fifo, src, from, dst, to, ['tlast', 'tkeep', 'tdata']);
   sink(fifo, 's_valid').set(port(src, `${from}_tvalid`));
   sink(src, `${from}_tready`).set(port(fifo, 's_ready'));
-  const d = port(fifo, 'm_data');
-  sink(dst, `${to}_tdata`).set(d.bits(W - 1, 0));
-  sink(dst, `${to}_tkeep`).set(d.bits(W + W / 8 - 1, W));
-  sink(dst, `${to}_tlast`).set(d.bit(W + W / 8));
   sink(dst, `${to}_tvalid`).set(port(fifo, 'm_valid'));
   sink(fifo, 'm_ready').set(port(dst, `${to}_tready`));
   for (const x of ['count', 'full', 'empty']) m.unused(port(fifo, x), 'ready/valid only');
@@ -306,12 +302,12 @@ export function makeNicTop(stages: NicStages) {
     // header was decided (2-3 cycles), and without room here the parser, and with it the
     // ICRC check's read-out, lost a cycle per frame: 41 cycles per 40-beat frame at MTU 256
     // and line rate, so the RX frame buffer filled up and dropped frames.
-    byteFifo(m, inst('u_rx_pay_skid', syncFifo, { width: W + W / 8 + 1, depth: 4 }), W, prs, 'm_payload', rsp, 's_payload');
+    byteFifo(m, inst('u_rx_pay_skid', syncFifo, { width: W + W / 8 + 1, depth: 4 }), prs, 'm_payload', rsp, 's_payload');
     link(dmaWr, 's_cmd', rsp, 'm_dma_cmd');
     // Payload FIFO (one 4 KiB-MTU packet): lets the parser and responder take the next
     // header and issue its DmaWriteCmd (its translation) while this packet's payload still
     // drains into DMA write; without it that per-packet latency stalls the RX stream.
-    byteFifo(m, inst('u_rx_pay_fifo', syncFifoRam, { width: W + W / 8 + 1, depth: 512 }), W, rsp, 'm_payload', dmaWr, 's_axis');
+    byteFifo(m, inst('u_rx_pay_fifo', syncFifoRam, { width: W + W / 8 + 1, depth: 512 }), rsp, 'm_payload', dmaWr, 's_axis');
     link(rsp, 's_dma_status', dmaWr, 'm_status');
 
     // ---- READ, responder side: READ REQUEST -> nic_read_responder -> DMA read #2 ----------

@@ -19,10 +19,10 @@
 //   never locked to a client that cannot deliver.
 // - Translations: the same for nic_tlb's shared lookup pipeline (`creditedXlateClient`).
 
-import { cat, type ModuleBuilder, type Params, type Value } from '../hdl/index.ts';
+import { type ModuleBuilder, type Params } from '../hdl/index.ts';
 import { creditGate } from '../lib/credit-gate.ts';
 import { syncFifo, syncFifoRam } from '../lib/fifo.ts';
-import { port, sink, type PortMap } from './top-wiring.ts';
+import { fieldsThroughFifo, fieldsWidth, port, sink, type PortMap } from './top-wiring.ts';
 
 /** nic_top's instance helper. */
 type Inst = (name: string, def: typeof syncFifo | typeof syncFifoRam, params: Params) => PortMap;
@@ -67,15 +67,10 @@ export function creditedReadClient(m: ModuleBuilder, o: ClientBufferOptions, ins
   sink(o.mux, c('arvalid')).set(ar.valid);
   sink(o.engine, e('arready')).set(ar.ready);
 
-  sink(q, 's_data').set(cat(port(o.mux, c('rlast')), port(o.mux, c('rresp')), port(o.mux, c('rid')), port(o.mux, c('rdata'))));
+  fieldsThroughFifo(q, o.mux, o.muxPrefix, o.engine, o.enginePrefix, ['rlast', 'rresp', 'rid', 'rdata']);
   sink(q, 's_valid').set(port(o.mux, c('rvalid')));
   sink(o.mux, c('rready')).set(port(q, 's_ready'));
   m.assert(port(o.mux, c('rvalid')).lnot().lor(port(q, 's_ready')), `${o.name}: R beat without a credit (FIFO full)`);
-  const d = port(q, 'm_data');
-  sink(o.engine, e('rdata')).set(d.bits(W - 1, 0));
-  sink(o.engine, e('rid')).set(d.bits(W + o.idWidth - 1, W));
-  sink(o.engine, e('rresp')).set(d.bits(W + o.idWidth + 1, W + o.idWidth));
-  sink(o.engine, e('rlast')).set(d.bit(W + o.idWidth + 2));
   sink(o.engine, e('rvalid')).set(port(q, 'm_valid'));
   sink(q, 'm_ready').set(port(o.engine, e('rready')));
   for (const x of ['count', 'full', 'empty']) m.unused(port(q, x), 'flow is controlled by the AR credits');
@@ -97,32 +92,23 @@ export function storeForwardWriteClient(m: ModuleBuilder, o: ClientBufferOptions
   for (const x of ['bid', 'bresp', 'bvalid']) sink(o.engine, e(x)).set(port(o.mux, c(x)));
   sink(o.mux, c('bready')).set(port(o.engine, e('bready')));
 
-  sink(q, 's_data').set(cat(port(o.engine, e('wlast')), port(o.engine, e('wstrb')), port(o.engine, e('wdata'))));
+  fieldsThroughFifo(q, o.engine, o.enginePrefix, o.mux, o.muxPrefix, ['wlast', 'wstrb', 'wdata']);
   sink(q, 's_valid').set(port(o.engine, e('wvalid')));
   sink(o.engine, e('wready')).set(port(q, 's_ready'));
-  const d = port(q, 'm_data');
-  sink(o.mux, c('wdata')).set(d.bits(W - 1, 0));
-  sink(o.mux, c('wstrb')).set(d.bits(W + B - 1, W));
-  sink(o.mux, c('wlast')).set(d.bit(W + B));
   sink(o.mux, c('wvalid')).set(port(q, 'm_valid'));
   sink(q, 'm_ready').set(port(o.mux, c('wready')));
   for (const x of ['count', 'full', 'empty']) m.unused(port(q, x), 'AW waits on the buffered-beat count kept here');
 
-  // AW queue, fields packed MSB first in AW_FIELDS order.
-  const widths = AW_FIELDS.map(x => port(o.engine, e(x)).width);
-  const aq = inst(`u_${o.name}_aw`, syncFifo, { width: widths.reduce((a, b) => a + b, 0), depth: AW_QUEUE });
-  sink(aq, 's_data').set(cat(...AW_FIELDS.map(x => port(o.engine, e(x)))));
+  // AW queue.
+  const aq = inst(`u_${o.name}_aw`, syncFifo, { width: fieldsWidth(o.engine, o.enginePrefix, AW_FIELDS), depth: AW_QUEUE });
+  const head = fieldsThroughFifo(aq, o.engine, o.enginePrefix, o.mux, o.muxPrefix, AW_FIELDS);
   sink(aq, 's_valid').set(port(o.engine, e('awvalid')));
   sink(o.engine, e('awready')).set(port(aq, 's_ready'));
   for (const x of ['count', 'full', 'empty']) m.unused(port(aq, x), 'ready/valid only');
-  const ad = port(aq, 'm_data');
-  const head = new Map<string, Value>();
-  AW_FIELDS.reduce((hi, x, i) => { head.set(x, ad.bits(hi - 1, hi - widths[i]!)); return hi - widths[i]!; }, ad.width);
-  for (const x of AW_FIELDS) sink(o.mux, c(x)).set(head.get(x)!);
 
   // Buffered beats not yet claimed by an AW that passed (the FIFO holds depth + 1 words).
   const cw = countBits(depth);
-  const beats = m.let(`${o.name}_aw_beats`, head.get('awlen')!.zext(cw).addw(1));
+  const beats = m.let(`${o.name}_aw_beats`, head['awlen']!.zext(cw).addw(1));
   const pushed = m.let(`${o.name}_w_pushed`, port(o.engine, e('wvalid')).land(port(q, 's_ready')));
   const aw = creditGate(m, { name: `${o.name}_unclaimed`, width: cw, initial: 0, cost: beats,
     valid: port(aq, 'm_valid'), ready: port(o.mux, c('awready')), returned: pushed });

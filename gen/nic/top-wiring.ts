@@ -71,6 +71,28 @@ export function link(a: PortMap, aPrefix: string, b: PortMap, bPrefix: string, o
   return done;
 }
 
+/** Bits of the fields `<prefix>_<f>` of `p` together (the width of a FIFO that carries them). */
+export function fieldsWidth(p: PortMap, prefix: string, fields: readonly string[]): number {
+  return fields.reduce((w, f) => w + port(p, `${prefix}_${f}`).width, 0);
+}
+
+/** Carries the fields `<from>_<f>` of `src` through a FIFO instance (its `s_data` / `m_data`)
+ *  to `<to>_<f>` of `dst`, packed MSB first in `fields` order. Only the data: valid and ready
+ *  are the caller's, since they are often gated (credits). Returns the FIFO's output fields. */
+export function fieldsThroughFifo(fifo: PortMap, src: PortMap, from: string, dst: PortMap, to: string, fields: readonly string[]): Record<string, Value> {
+  sink(fifo, 's_data').set(cat(...fields.map(f => port(src, `${from}_${f}`))));
+  const d = port(fifo, 'm_data');
+  const out: Record<string, Value> = {};
+  let hi = d.width;
+  for (const f of fields) {
+    const w = port(src, `${from}_${f}`).width;
+    out[f] = w === 1 ? d.bit(hi - 1) : d.bits(hi - 1, hi - w);
+    sink(dst, `${to}_${f}`).set(out[f]!);
+    hi -= w;
+  }
+  return out;
+}
+
 /** Drives every input of `p` whose name starts with `<prefix>_` with 0 (an unused half of
  *  an interface) and marks its outputs there as deliberately unread. */
 export function tieOff(m: ModuleBuilder, p: PortMap, prefix: string, names: readonly string[], reason: string): void {
