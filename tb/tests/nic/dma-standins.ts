@@ -8,7 +8,11 @@ import type { TestBench } from '../../core/index.ts';
 import type { ByteMemory } from '../../bfm/index.ts';
 import { StructSink, StructSource, type StructInPorts, type StructOutPorts } from './stage-streams.ts';
 
-export interface XlateTiming { minLatency: number; maxLatency: number; readyP: number; validP: number }
+export interface XlateTiming {
+  minLatency: number; maxLatency: number; readyP: number; validP: number;
+  /** Answers on the way back at most (request ready is low while this many wait); no limit when omitted. */
+  maxPending?: number;
+}
 
 /** Answers translation requests in order, each minLatency..maxLatency cycles after the
  *  cycle after its request (never before the previous answer). */
@@ -18,8 +22,10 @@ export class XlateStandIn<Q, A> {
     const rng = tb.rng.fork();
     const answers = new StructSource<A>(tb, resp, 'xlate response', { pause: 1 - o.validP });
     let lastDue = 0;
+    const maxPending = o.maxPending;
     new StructSink<Q>(tb, req, 'xlate request', {
       pause: 1 - o.readyP,
+      ...(maxPending === undefined ? {} : { room: () => answers.pending < maxPending }),
       onItem: (q, cycle) => {
         this.requests.push({ value: q, cycle });
         lastDue = Math.max(lastDue, cycle + 1 + rng.int(o.minLatency, o.maxLatency));

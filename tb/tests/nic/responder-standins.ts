@@ -1,12 +1,14 @@
 // Stand-ins around nic_responder for its tests, on tb/bfm (stage-streams.ts, AxiStreamSink):
-// a TLB port answering from a TS MR map, a nic_dma_write that takes commands and payload and
-// returns statuses in order, the nic_regs side (qp_ctx driven from a model, updates applied
-// at the edge like the registers do), and the READ responder's rd_room. Every stream they
-// touch has tb/bfm's protocol checker on it.
+// a TLB port answering from a TS MR map (dma-standins.ts' XlateStandIn with room for two
+// answers), a nic_dma_write that takes commands and payload and returns statuses in order,
+// the nic_regs side (qp_ctx driven from a model, updates applied at the edge like the
+// registers do), and the READ responder's rd_room. Every stream they touch has tb/bfm's
+// protocol checker on it.
 
 import { AxiStreamSink, ClockPhases, type AxisOutPorts, type AxisPacket, type Readable } from '../../bfm/index.ts';
 import type { TestBench } from '../../core/index.ts';
 import { mrCheck, type Mr, type Upd } from './responder-model.ts';
+import { XlateStandIn } from './dma-standins.ts';
 import { onPackets, StructSink, StructSource, type StructInPorts, type StructOutPorts } from './stage-streams.ts';
 
 export interface XlateReqV { key: number; va: bigint; len: number; pd: number; access: number }
@@ -17,22 +19,11 @@ export interface ReadReqV { qp: number; psn: number; va: bigint; rkey: number; l
 const TLB_DEPTH = 2;
 
 /** One TLB client port: takes a request when it has room (ready 70 % of cycles), answers
- *  after 1..maxLat cycles, in order. */
-export class TlbStandIn {
-  readonly requests: (XlateReqV & { status: number; cycle: number })[] = [];
+ *  after 1..maxLat cycles, in order, with the MR checks' status. */
+export class TlbStandIn extends XlateStandIn<XlateReqV, { status: number; pa: bigint }> {
   constructor(tb: TestBench, req: StructOutPorts<XlateReqV>, resp: StructInPorts<{ status: number; pa: bigint }>, mrs: readonly Mr[], maxLat = 12) {
-    const rng = tb.rng.fork();
-    // Registered first: a response taken in a cycle frees its room before the next request.
-    const answers = new StructSource(tb, resp, 's_xlate_resp');
-    new StructSink(tb, req, 'm_xlate_req', {
-      pause: 0.3,
-      room: () => answers.pending < TLB_DEPTH,
-      onItem: (r, cycle) => {
-        const status = mrCheck(mrs, r.key, r.pd, r.va, r.len, r.access);
-        this.requests.push({ ...r, status, cycle });
-        answers.push({ status, pa: 0n }, cycle + rng.int(1, maxLat));
-      },
-    });
+    super(tb, req, resp, r => ({ status: mrCheck(mrs, r.key, r.pd, r.va, r.len, r.access), pa: 0n }),
+      { minLatency: 0, maxLatency: maxLat - 1, readyP: 0.7, validP: 1, maxPending: TLB_DEPTH });
   }
 }
 
