@@ -4,7 +4,7 @@
 // a capture may keep the 4-byte FCS, the switch port may tag frames. Each change is recorded
 // as a note on the frame, so the verdict list shows exactly what was fed.
 
-import * as zlib from 'node:zlib';
+import { crc32 } from '../../gen/lib/crc-model.ts';
 import { ETH_HEADER_BYTES, ETHERTYPE_IPV4, formatMac, readMac, readU16, writeMac } from '../model/headers.ts';
 import { LINKTYPE_LINUX_SLL, LINKTYPE_LINUX_SLL2, type CaptureFile, type CaptureInterface, type CapturedPacket } from './capture-file.ts';
 
@@ -71,7 +71,7 @@ function stripFcs(data: Uint8Array, n: number, truncated: boolean, checkable: bo
   const body = data.subarray(0, data.length - n);
   if (n !== FCS_BYTES || !checkable) { notes.push(`${n}-byte FCS stripped (not checked)`); return body; }
   const carried = new DataView(data.buffer, data.byteOffset + body.length, FCS_BYTES).getUint32(0, true);
-  const computed = zlib.crc32(body);
+  const computed = crc32(body);
   notes.push(carried === computed ? `FCS ${hex(carried, 8)} stripped (good)` : `FCS ${hex(carried, 8)} stripped (bad: computed ${hex(computed, 8)}, a MAC would have dropped this frame)`);
   return body;
 }
