@@ -660,106 +660,106 @@ assign sge_skip = (state == STATE_CUT) && (sge_avail == 32'd0);
 // gen/nic/read-resp-rx.ts:220:18
 assign piece_emit = ((((state == STATE_CUT) && (sge_avail != 32'd0)) && dma_cmd_free) && u_pend_fifo_s_ready) && u_piece_fifo_s_ready;
 
-// gen/nic/read-resp-rx.ts:281:14
+// gen/nic/read-resp-rx.ts:284:14
 assign s_ack_ready = 1'd1;
 
-// gen/nic/read-resp-rx.ts:283:19
+// gen/nic/read-resp-rx.ts:286:19
 assign ack_is_nak = s_ack_valid && (((s_ack_data[33:26] == 8'd97) ? 4'd5 : ((s_ack_data[33:26] == 8'd98) ? 4'd4 : ((s_ack_data[33:26] == 8'd99) ? 4'd6 : 4'b0000))) != 4'b0000);
 
-// gen/nic/read-resp-rx.ts:284:19
+// gen/nic/read-resp-rx.ts:287:19
 assign u_nak_fifo_s_valid = ack_is_nak;
 
-// gen/nic/read-resp-rx.ts:285:18
+// gen/nic/read-resp-rx.ts:288:18
 assign u_nak_fifo_s_data = {s_ack_data[33:26], s_ack_data[25:2], s_ack_data[1:0]};
 
-// gen/nic/read-resp-rx.ts:291:15
+// gen/nic/read-resp-rx.ts:294:15
 assign u_ctx_fifo0_m_ready = ctx_pop0 || (qp0_dead && (state == STATE_IDLE));
 
-// gen/nic/read-resp-rx.ts:291:15
+// gen/nic/read-resp-rx.ts:294:15
 assign u_ctx_fifo1_m_ready = ctx_pop1 || (qp1_dead && (state == STATE_IDLE));
 
-// gen/nic/read-resp-rx.ts:291:15
+// gen/nic/read-resp-rx.ts:294:15
 assign u_ctx_fifo2_m_ready = ctx_pop2 || (qp2_dead && (state == STATE_IDLE));
 
-// gen/nic/read-resp-rx.ts:291:15
+// gen/nic/read-resp-rx.ts:294:15
 assign u_ctx_fifo3_m_ready = ctx_pop3 || (qp3_dead && (state == STATE_IDLE));
 
-// gen/nic/read-resp-rx.ts:297:23
+// gen/nic/read-resp-rx.ts:300:23
 assign u_splitter_s_axis_tvalid = (s_payload_tvalid && u_pay_jobs_m_valid) && !u_pay_jobs_m_data;
 
-// gen/nic/read-resp-rx.ts:298:22
+// gen/nic/read-resp-rx.ts:301:22
 assign u_splitter_s_axis_tdata = s_payload_tdata;
 
-// gen/nic/read-resp-rx.ts:301:28
+// gen/nic/read-resp-rx.ts:304:28
 assign u_splitter_s_axis_tkeep = s_payload_tkeep;
 
-// gen/nic/read-resp-rx.ts:302:28
+// gen/nic/read-resp-rx.ts:305:28
 assign u_splitter_s_axis_tlast = s_payload_tlast;
 
-// gen/nic/read-resp-rx.ts:303:22
+// gen/nic/read-resp-rx.ts:306:22
 assign pay_ready = u_pay_jobs_m_valid && (u_pay_jobs_m_data || u_splitter_s_axis_tready);
 
-// gen/nic/read-resp-rx.ts:304:15
+// gen/nic/read-resp-rx.ts:307:15
 assign s_payload_tready = pay_ready;
 
-// gen/nic/read-resp-rx.ts:305:19
+// gen/nic/read-resp-rx.ts:308:19
 assign u_pay_jobs_m_ready = (s_payload_tvalid && pay_ready) && s_payload_tlast;
 
-// gen/nic/read-resp-rx.ts:306:21
+// gen/nic/read-resp-rx.ts:309:21
 assign u_splitter_s_len_valid = u_piece_fifo_m_valid;
 
-// gen/nic/read-resp-rx.ts:307:20
+// gen/nic/read-resp-rx.ts:310:20
 assign u_splitter_s_len_data = u_piece_fifo_m_data;
 
-// gen/nic/read-resp-rx.ts:308:18
+// gen/nic/read-resp-rx.ts:311:18
 assign u_piece_fifo_m_ready = u_splitter_s_len_ready;
 
-// gen/nic/read-resp-rx.ts:314:16
+// gen/nic/read-resp-rx.ts:317:16
 assign u_land_fifo_s_valid = u_splitter_m_axis_tvalid;
 
-// gen/nic/read-resp-rx.ts:315:15
+// gen/nic/read-resp-rx.ts:318:15
 assign u_land_fifo_s_data = {u_splitter_m_axis_tlast, u_splitter_m_axis_tkeep, u_splitter_m_axis_tdata};
 
-// gen/nic/read-resp-rx.ts:316:23
+// gen/nic/read-resp-rx.ts:319:23
 assign u_splitter_m_axis_tready = u_land_fifo_s_ready;
 
-// gen/nic/read-resp-rx.ts:317:15
+// gen/nic/read-resp-rx.ts:320:15
 assign m_payload_tvalid = u_land_fifo_m_valid;
 
-// gen/nic/read-resp-rx.ts:318:14
+// gen/nic/read-resp-rx.ts:321:14
 assign m_payload_tdata = u_land_fifo_m_data[63:0];
 
-// gen/nic/read-resp-rx.ts:319:15
+// gen/nic/read-resp-rx.ts:322:15
 assign m_payload_tkeep = u_land_fifo_m_data[71:64];
 
-// gen/nic/read-resp-rx.ts:320:15
+// gen/nic/read-resp-rx.ts:323:15
 assign m_payload_tlast = u_land_fifo_m_data[72];
 
-// gen/nic/read-resp-rx.ts:321:16
+// gen/nic/read-resp-rx.ts:324:16
 assign u_land_fifo_m_ready = m_payload_tready;
 
-// gen/nic/read-resp-rx.ts:329:15
+// gen/nic/read-resp-rx.ts:332:15
 assign m_done_valid = done_valid_reg;
 
-// gen/nic/read-resp-rx.ts:330:14
+// gen/nic/read-resp-rx.ts:333:14
 assign m_done_data = done_data_reg;
 
-// gen/nic/read-resp-rx.ts:332:22
+// gen/nic/read-resp-rx.ts:335:22
 assign done_free = !done_valid_reg || m_done_ready;
 
-// gen/nic/read-resp-rx.ts:333:24
+// gen/nic/read-resp-rx.ts:336:24
 assign status_take = (u_pend_fifo_m_valid && u_pend_fifo_m_data[0]) && s_dma_status_valid;
 
-// gen/nic/read-resp-rx.ts:334:22
+// gen/nic/read-resp-rx.ts:337:22
 assign done_take = (u_pend_fifo_m_valid && !u_pend_fifo_m_data[0]) && done_free;
 
-// gen/nic/read-resp-rx.ts:335:17
+// gen/nic/read-resp-rx.ts:338:17
 assign s_dma_status_ready = status_take;
 
-// gen/nic/read-resp-rx.ts:336:16
+// gen/nic/read-resp-rx.ts:339:16
 assign u_pend_fifo_m_ready = status_take || done_take;
 
-// gen/nic/read-resp-rx.ts:339:21
+// gen/nic/read-resp-rx.ts:342:21
 assign final_status = dma_err_reg[u_pend_fifo_m_data[2:1]] ? 4'd3 : u_pend_fifo_m_data[99:96];
 
 // gen/nic/read-resp-rx.ts:213:5
@@ -1086,7 +1086,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/read-resp-rx.ts:331:5
+// gen/nic/read-resp-rx.ts:334:5
 always @(posedge clk) begin
     if (m_done_ready) begin
         done_valid_reg <= 1'b0;
@@ -1259,7 +1259,7 @@ sync_fifo_depth4_width34 u_nak_fifo (
     .empty(u_nak_fifo_empty)
 );
 
-// gen/nic/read-resp-rx.ts:295:19
+// gen/nic/read-resp-rx.ts:298:19
 nic_byte_splitter u_splitter (
     .clk(clk),
     .rst(rst),
@@ -1278,7 +1278,7 @@ nic_byte_splitter u_splitter (
     .m_axis_tlast(u_splitter_m_axis_tlast)
 );
 
-// gen/nic/read-resp-rx.ts:313:18
+// gen/nic/read-resp-rx.ts:316:18
 sync_fifo_ram_width73 u_land_fifo (
     .clk(clk),
     .rst(rst),
@@ -1298,7 +1298,7 @@ sync_fifo_ram_width73 u_land_fifo (
 always @(posedge clk) begin
     if (!rst) begin
         if (!(!ack_is_nak || u_nak_fifo_s_ready)) begin
-            $display("%m: assertion failed at gen/nic/read-resp-rx.ts:286:5: more than 4 NAKs 0x61-0x63 waiting (one per QP is expected before it goes to ERROR)");
+            $display("%m: assertion failed at gen/nic/read-resp-rx.ts:289:5: more than 4 NAKs 0x61-0x63 waiting (one per QP is expected before it goes to ERROR)");
             $stop;
         end
     end

@@ -219,6 +219,13 @@ export const nicReadRespRx = defineModule('nic_read_resp_rx', { dataWidth: 64, n
   const skip = m.let('sge_skip', fsm.is('CUT').land(avail.eq(0)));
   const emit = m.let('piece_emit', fsm.is('CUT').land(avail.ne(0)).land(cmdFree).land(pend.s.ready).land(pieces.s.ready));
 
+  // A packet taken in sequence moves its QP's READ on, whether its payload lands or not.
+  const acceptInSequence = (): void => {
+    setAt(started, 1, q, 1);
+    setAt(nextPsn, 24, q, h.field('psn').addw(1));
+    setAt(msgOff, 32, q, end.trunc(32));
+  };
+
   fsm.states({
     IDLE: () => {
       m.if(nakGo, () => {
@@ -235,16 +242,12 @@ export const nicReadRespRx = defineModule('nic_read_resp_rx', { dataWidth: 64, n
         .elif(usable.land(plen.eq(0)), () => finish(q, CQE_STATUS.SUCCESS, 0, head))
         .elif(usable.land(qFailed), () => {
           // Payload dropped; the completion (at the READ's end) takes the DMA error's status.
-          setAt(started, 1, q, 1);
-          setAt(nextPsn, 24, q, h.field('psn').addw(1));
-          setAt(msgOff, 32, q, end.trunc(32));
+          acceptInSequence();
           m.if(ends, () => finish(q, CQE_STATUS.SUCCESS, 0, head));
         })
         .elif(usable, () => {
           payJobs.s.data.set(0);
-          setAt(started, 1, q, 1);
-          setAt(nextPsn, 24, q, h.field('psn').addw(1));
-          setAt(msgOff, 32, q, end.trunc(32));
+          acceptInSequence();
           cutRem.set(plen);
           cutSge.set(mux(qStarted, sgeIdx.at(q), lit(0, sw)));
           cutOff.set(mux(qStarted, sgeOff.at(q), lit(0, 32)));
