@@ -22,6 +22,8 @@ import { nicWqeFetch } from './nic/wqe-fetch.ts';
 const libTops: readonly TopEntry[] = [
   top(syncFifo, { width: 64, depth: 16 }, 'synchronous FIFO, register storage'),
   top(syncFifoRam, { width: 64, depth: 512 }, 'synchronous FIFO, block-RAM storage'),
+  top(syncFifo, { width: 64, depth: 16, bypass: true }, 'synchronous FIFO, register storage, fall-through when empty'),
+  top(syncFifoRam, { width: 64, depth: 512, bypass: true }, 'synchronous FIFO, block-RAM storage, fall-through when empty'),
   top(skidBuffer, { width: 64 }, 'skid buffer (full-throughput register slice)'),
   top(rrArbiter, { n: 4 }, 'round-robin arbiter'),
   top(wrrArbiter, { n: 4 }, 'weighted round-robin arbiter'),

@@ -1,4 +1,3 @@
 rtl/rr_arbiter_n2.v
-rtl/skid_buffer_width90.v
-rtl/skid_buffer_width72.v
+rtl/sync_fifo_bypass1_depth2_width72.v
 rtl/nic_axi_rd_mux.v

@@ -1,4 +1,3 @@
 rtl/sync_fifo_depth4_width83.v
 rtl/sync_fifo_depth8_width19.v
-rtl/skid_buffer_width73.v
 rtl/nic_dma_read.v

@@ -185,20 +185,12 @@ wire burst_want;
 wire ar_direct;
 wire burst_issue;
 wire last_burst;
-wire [72:0] u_out_skid_s_data;
-wire u_out_skid_s_valid;
-wire u_out_skid_s_ready;
-wire [72:0] u_out_skid_m_data;
-wire u_out_skid_m_valid;
-wire u_out_skid_m_ready;
 reg  [63:0] hold_reg;
 reg  [2:0] held_bytes_reg;
 reg  flush_reg;
 reg  first_beat_reg;
 reg  [15:0] seg_offset_reg;
 reg  [7:0] beat_count_reg;
-wire r_ready;
-wire r_beat;
 wire [2:0] beat_start;
 wire [3:0] beat_end;
 wire [3:0] beat_bytes;
@@ -210,10 +202,10 @@ wire beat_full;
 wire [2:0] left_bytes;
 wire msg_end;
 wire seg_end;
-reg  emit_valid;
-reg  [63:0] emit_data;
-reg  [7:0] emit_keep;
-reg  emit_last;
+wire r_offered;
+wire r_emits;
+wire r_ready;
+wire r_beat;
 // intermediate of gen/nic/dma-burst.ts:54:41: only bits [10:3] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [12:0] binary_0 = (({10'd0, burst_cur_pa[2:0]} + ((burst_cur_rem < (13'd2048 - {2'b00, burst_cur_pa[10:0]})) ? burst_cur_rem : (13'd2048 - {2'b00, burst_cur_pa[10:0]}))) - 13'd1);
@@ -494,101 +486,68 @@ assign m_axi_wvalid = 1'b0;
 // gen/nic/dma-read.ts:284:87
 assign m_axi_bready = 1'b0;
 
-// gen/nic/dma-read.ts:299:20
-assign r_ready = (u_burst_fifo_m_valid && u_out_skid_s_ready) && !flush_reg;
-
-// gen/nic/dma-read.ts:300:18
-assign r_beat = m_axi_rvalid && r_ready;
-
-// gen/nic/dma-read.ts:301:14
-assign m_axi_rready = r_ready;
-
-// gen/nic/dma-read.ts:306:19
+// gen/nic/dma-read.ts:305:19
 assign beat_start = first_beat_reg ? u_burst_fifo_m_data[2:0] : 3'b000;
 
-// gen/nic/dma-read.ts:308:17
+// gen/nic/dma-read.ts:307:17
 assign beat_end = (m_axi_rlast && (u_burst_fifo_m_data[5:3] != 3'b000)) ? {1'b0, u_burst_fifo_m_data[5:3]} : 4'd8;
 
-// gen/nic/dma-read.ts:309:19
+// gen/nic/dma-read.ts:308:19
 assign beat_bytes = beat_end - {1'b0, beat_start};
 
-// gen/nic/dma-read.ts:311:21
+// gen/nic/dma-read.ts:310:21
 assign rotated = binary_2[63:0];
 
-// gen/nic/dma-read.ts:312:22
+// gen/nic/dma-read.ts:311:22
 assign hold_mask = {{8{unary_3[7]}}, {8{unary_4[6]}}, {8{unary_5[5]}}, {8{unary_6[4]}}, {8{unary_7[3]}}, {8{unary_8[2]}}, {8{unary_9[1]}}, {8{~binary_10[0]}}};
 
-// gen/nic/dma-read.ts:313:20
+// gen/nic/dma-read.ts:312:20
 assign merged = (hold_reg & hold_mask) | (rotated & ~hold_mask);
 
-// gen/nic/dma-read.ts:314:19
+// gen/nic/dma-read.ts:313:19
 assign total_bytes = {1'b0, held_bytes_reg} + beat_bytes;
 
-// gen/nic/dma-read.ts:315:18
+// gen/nic/dma-read.ts:314:18
 assign beat_full = total_bytes[3];
 
-// gen/nic/dma-read.ts:316:18
+// gen/nic/dma-read.ts:315:18
 assign left_bytes = total_bytes[2:0];
 
-// gen/nic/dma-read.ts:317:20
+// gen/nic/dma-read.ts:316:20
 assign msg_end = m_axi_rlast && u_burst_fifo_m_data[14];
 
-// gen/nic/dma-read.ts:318:20
+// gen/nic/dma-read.ts:317:20
 assign seg_end = (seg_offset_reg + 16'd8) == (16'd1 << u_burst_fifo_m_data[18:15]);
 
-// gen/nic/dma-read.ts:324:17
+// gen/nic/dma-read.ts:321:21
+assign r_offered = (m_axi_rvalid && u_burst_fifo_m_valid) && !flush_reg;
+
+// gen/nic/dma-read.ts:322:19
+assign r_emits = beat_full || msg_end;
+
+// gen/nic/dma-read.ts:323:20
+assign r_ready = (u_burst_fifo_m_valid && !flush_reg) && (m_axis_tready || !r_emits);
+
+// gen/nic/dma-read.ts:324:18
+assign r_beat = m_axi_rvalid && r_ready;
+
+// gen/nic/dma-read.ts:325:14
+assign m_axi_rready = r_ready;
+
+// gen/nic/dma-read.ts:328:17
 assign u_burst_fifo_m_ready = r_beat && m_axi_rlast;
 
-// gen/nic/dma-read.ts:326:5
-always @* begin
-    emit_valid = 1'b0;
-    emit_data = 64'd0;
-    emit_keep = 8'd0;
-    emit_last = 1'b0;
-    if (flush_reg) begin
-        if (u_out_skid_s_ready) begin
-            emit_valid = 1'd1;
-            emit_data = hold_reg;
-            emit_keep = ~(8'd255 << held_bytes_reg);
-            emit_last = 1'd1;
-        end
-    end else if (r_beat) begin
-        if (beat_full) begin
-            emit_valid = 1'd1;
-            emit_data = merged;
-            emit_keep = 8'd255;
-            emit_last = seg_end || (msg_end && (left_bytes == 3'b000));
-        end else begin
-            if (msg_end) begin
-                emit_valid = 1'd1;
-                emit_data = merged;
-                emit_keep = ~(8'd255 << left_bytes);
-                emit_last = 1'd1;
-            end
-        end
-    end
-end
+// gen/nic/dma-read.ts:330:14
+assign m_axis_tvalid = flush_reg || (r_offered && r_emits);
 
-// gen/nic/dma-read.ts:349:16
-assign u_out_skid_s_valid = emit_valid;
+// gen/nic/dma-read.ts:331:13
+assign m_axis_tdata = flush_reg ? hold_reg : merged;
 
-// gen/nic/dma-read.ts:350:15
-assign u_out_skid_s_data = {emit_last, emit_keep, emit_data};
+// gen/nic/dma-read.ts:332:9
+assign m_axis_tkeep = flush_reg ? ~(8'd255 << held_bytes_reg) : (beat_full ? 8'd255 : ~(8'd255 << left_bytes));
 
-// gen/nic/dma-read.ts:351:16
-assign u_out_skid_m_ready = m_axis_tready;
-
-// gen/nic/dma-read.ts:352:14
-assign m_axis_tvalid = u_out_skid_m_valid;
-
-// gen/nic/dma-read.ts:353:13
-assign m_axis_tdata = u_out_skid_m_data[63:0];
-
-// gen/nic/dma-read.ts:354:9
-assign m_axis_tkeep = u_out_skid_m_data[71:64];
-
-// gen/nic/dma-read.ts:355:9
-assign m_axis_tlast = u_out_skid_m_data[72];
+// gen/nic/dma-read.ts:333:9
+assign m_axis_tlast = ((flush_reg || !beat_full) || seg_end) || (msg_end && (left_bytes == 3'b000));
 
 // gen/nic/dma-read.ts:101:5
 always @(posedge clk) begin
@@ -808,10 +767,10 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/dma-read.ts:326:5
+// gen/nic/dma-read.ts:335:5
 always @(posedge clk) begin
     if (flush_reg) begin
-        if (u_out_skid_s_ready) begin
+        if (m_axis_tready) begin
             flush_reg <= 1'b0;
             held_bytes_reg <= 3'b000;
             seg_offset_reg <= 16'd0;
@@ -877,18 +836,6 @@ sync_fifo_depth8_width19 u_burst_fifo (
     .empty(u_burst_fifo_empty)
 );
 
-// gen/nic/dma-read.ts:291:18
-skid_buffer_width73 u_out_skid (
-    .clk(clk),
-    .rst(rst),
-    .s_data(u_out_skid_s_data),
-    .s_valid(u_out_skid_s_valid),
-    .s_ready(u_out_skid_s_ready),
-    .m_data(u_out_skid_m_data),
-    .m_valid(u_out_skid_m_valid),
-    .m_ready(u_out_skid_m_ready)
-);
-
 `ifndef SYNTHESIS
 // assertions (simulation only), checked at each clk edge outside reset
 always @(posedge clk) begin
@@ -906,11 +853,11 @@ always @(posedge clk) begin
             $stop;
         end
         if (!(!(m_axi_rvalid && !u_burst_fifo_m_valid))) begin
-            $display("%m: assertion failed at gen/nic/dma-read.ts:302:5: read data without an outstanding burst");
+            $display("%m: assertion failed at gen/nic/dma-read.ts:326:5: read data without an outstanding burst");
             $stop;
         end
         if (!(!r_beat || (m_axi_rlast == (beat_count_reg == u_burst_fifo_m_data[13:6])))) begin
-            $display("%m: assertion failed at gen/nic/dma-read.ts:303:5: rlast does not match the burst length");
+            $display("%m: assertion failed at gen/nic/dma-read.ts:327:5: rlast does not match the burst length");
             $stop;
         end
     end

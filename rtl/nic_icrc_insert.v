@@ -34,7 +34,6 @@ wire [15:0] cov_left;
 wire [7:0] cov_lanes;
 wire cov_ends;
 wire icrc_here;
-wire icrc_ends;
 wire [63:0] u_crc_data;
 wire [7:0] u_crc_keep;
 wire u_crc_valid;
@@ -51,106 +50,102 @@ wire u_crc_crc_valid;
 wire u_crc_match;
 /* verilator lint_on UNUSEDSIGNAL */
 wire crc_feed;
-reg  st_valid_reg;
-reg  [63:0] st_data_reg;
-reg  [7:0] st_keep_reg;
-reg  st_last_reg;
-reg  st_user_reg;
-reg  [5:0] st_q_reg;
-reg  st_icrc_here_reg;
-reg  st_icrc_ends_reg;
-reg  icrc_have_reg;
+reg  out_valid_reg;
+reg  [113:0] out_slot_reg;
+reg  skid_valid_reg;
+reg  [113:0] skid_slot_reg;
 reg  [31:0] icrc_reg;
+wire [31:0] icrc_known;
+wire icrc_need;
+wire out_free;
 wire [31:0] icrc;
-wire out_valid;
-wire fire;
 wire [63:0] icrc_placed;
 wire [7:0] icrc_lanes;
-// intermediate of gen/nic/icrc-insert.ts:122:62: only bits [95:32] are used
+// intermediate of gen/nic/icrc-insert.ts:149:62: only bits [95:32] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [95:0] binary_0 = ({64'd0, icrc} << {st_q_reg, 3'b000});
+wire [95:0] binary_0 = ({64'd0, icrc} << {out_slot_reg[79:74], 3'b000});
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/icrc-insert.ts:123:59: only bits [11:4] are used
+// intermediate of gen/nic/icrc-insert.ts:150:59: only bits [11:4] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [11:0] binary_1 = (12'd15 << st_q_reg);
+wire [11:0] binary_1 = (12'd15 << out_slot_reg[79:74]);
 /* verilator lint_on UNUSEDSIGNAL */
 
-// gen/nic/icrc-insert.ts:46:20
+// gen/nic/icrc-insert.ts:49:20
 assign accept = s_axis_tvalid && s_axis_tready;
 
-// gen/nic/icrc-insert.ts:51:23
+// gen/nic/icrc-insert.ts:54:23
 assign ip_left = (beat_reg == 3'd2) ? (({s_axis_tdata[7:0], s_axis_tdata[15:8]} + 16'd14) - 16'd16) : ip_left_reg;
 
-// gen/nic/icrc-insert.ts:53:18
+// gen/nic/icrc-insert.ts:56:18
 assign live = (beat_reg >= 3'd2) && !ip_done_reg;
 
-// gen/nic/icrc-insert.ts:54:21
+// gen/nic/icrc-insert.ts:57:21
 assign cov_left = (ip_left <= 16'd4) ? 16'd0 : (ip_left - 16'd4);
 
-// gen/nic/icrc-insert.ts:55:22
+// gen/nic/icrc-insert.ts:58:22
 assign cov_lanes = (ip_done_reg ? 8'd0 : ((beat_reg >= 3'd2) ? {(cov_left > 16'd7), (cov_left > 16'd6), (cov_left > 16'd5), (cov_left > 16'd4), (cov_left > 16'd3), (cov_left > 16'd2), (cov_left > 16'd1), (cov_left > 16'd0)} : 8'd255)) & s_axis_tkeep;
 
-// gen/nic/icrc-insert.ts:56:21
+// gen/nic/icrc-insert.ts:59:21
 assign cov_ends = live && (ip_left <= 16'd12);
 
-// gen/nic/icrc-insert.ts:57:22
+// gen/nic/icrc-insert.ts:60:22
 assign icrc_here = live && (ip_left <= 16'd11);
 
-// gen/nic/icrc-insert.ts:58:22
-assign icrc_ends = live && (ip_left <= 16'd8);
-
-// gen/nic/icrc-insert.ts:64:22
+// gen/nic/icrc-insert.ts:66:22
 assign crc_feed = ((accept && (beat_reg >= 3'd1)) && !crc_done_reg) && |cov_lanes;
 
-// gen/nic/icrc-insert.ts:65:12
+// gen/nic/icrc-insert.ts:67:12
 assign u_crc_data = s_axis_tdata | ((beat_reg == 3'd1) ? {{8{1'd1}}, {8{1'b0}}, {8{1'b0}}, {8{1'b0}}, {8{1'b0}}, {8{1'b0}}, {8{1'b0}}, {8{1'b0}}} : ((beat_reg == 3'd2) ? {{8{1'b0}}, {8{1'd1}}, {8{1'b0}}, {8{1'b0}}, {8{1'b0}}, {8{1'b0}}, {8{1'b0}}, {8{1'b0}}} : ((beat_reg == 3'd3) ? {{8{1'b0}}, {8{1'b0}}, {8{1'b0}}, {8{1'b0}}, {8{1'b0}}, {8{1'b0}}, {8{1'd1}}, {8{1'd1}}} : ((beat_reg == 3'd5) ? {{8{1'b0}}, {8{1'd1}}, {8{1'b0}}, {8{1'b0}}, {8{1'b0}}, {8{1'b0}}, {8{1'd1}}, {8{1'd1}}} : 64'd0))));
 
-// gen/nic/icrc-insert.ts:66:12
+// gen/nic/icrc-insert.ts:68:12
 assign u_crc_keep = cov_lanes;
 
-// gen/nic/icrc-insert.ts:67:13
+// gen/nic/icrc-insert.ts:69:13
 assign u_crc_valid = crc_feed;
 
-// gen/nic/icrc-insert.ts:68:13
+// gen/nic/icrc-insert.ts:70:13
 assign u_crc_start = beat_reg == 3'd1;
 
-// gen/nic/icrc-insert.ts:69:12
+// gen/nic/icrc-insert.ts:71:12
 assign u_crc_last = cov_ends || s_axis_tlast;
 
-// gen/nic/icrc-insert.ts:97:18
-assign icrc = u_crc_crc_valid ? u_crc_crc : icrc_reg;
+// gen/nic/icrc-insert.ts:106:23
+assign icrc_known = u_crc_crc_valid ? u_crc_crc : icrc_reg;
 
-// gen/nic/icrc-insert.ts:99:22
-assign out_valid = st_valid_reg && (!st_icrc_here_reg || (u_crc_crc_valid || icrc_have_reg));
+// gen/nic/icrc-insert.ts:107:21
+assign icrc_need = (icrc_here && crc_feed) && cov_ends;
 
-// gen/nic/icrc-insert.ts:100:18
-assign fire = out_valid && m_axis_tready;
+// gen/nic/icrc-insert.ts:122:12
+assign s_axis_tready = !skid_valid_reg;
 
-// gen/nic/icrc-insert.ts:101:12
-assign s_axis_tready = !st_valid_reg || fire;
+// gen/nic/icrc-insert.ts:123:21
+assign out_free = m_axis_tready || !out_valid_reg;
 
-// gen/nic/icrc-insert.ts:122:20
+// gen/nic/icrc-insert.ts:147:18
+assign icrc = out_slot_reg[81] ? u_crc_crc : out_slot_reg[113:82];
+
+// gen/nic/icrc-insert.ts:149:20
 assign icrc_placed = binary_0[95:32];
 
-// gen/nic/icrc-insert.ts:123:25
+// gen/nic/icrc-insert.ts:150:25
 assign icrc_lanes = binary_1[11:4];
 
-// gen/nic/icrc-insert.ts:125:11
-assign m_axis_tdata = st_icrc_here_reg ? ((st_data_reg & ~({{8{icrc_lanes[7]}}, {8{icrc_lanes[6]}}, {8{icrc_lanes[5]}}, {8{icrc_lanes[4]}}, {8{icrc_lanes[3]}}, {8{icrc_lanes[2]}}, {8{icrc_lanes[1]}}, {8{icrc_lanes[0]}}})) | icrc_placed) : st_data_reg;
+// gen/nic/icrc-insert.ts:153:11
+assign m_axis_tdata = out_slot_reg[80] ? ((out_slot_reg[63:0] & ~({{8{icrc_lanes[7]}}, {8{icrc_lanes[6]}}, {8{icrc_lanes[5]}}, {8{icrc_lanes[4]}}, {8{icrc_lanes[3]}}, {8{icrc_lanes[2]}}, {8{icrc_lanes[1]}}, {8{icrc_lanes[0]}}})) | icrc_placed) : out_slot_reg[63:0];
 
-// gen/nic/icrc-insert.ts:126:12
-assign m_axis_tkeep = st_keep_reg;
+// gen/nic/icrc-insert.ts:154:12
+assign m_axis_tkeep = out_slot_reg[71:64];
 
-// gen/nic/icrc-insert.ts:127:12
-assign m_axis_tlast = st_last_reg;
+// gen/nic/icrc-insert.ts:155:12
+assign m_axis_tlast = out_slot_reg[72];
 
-// gen/nic/icrc-insert.ts:128:12
-assign m_axis_tuser = st_user_reg;
+// gen/nic/icrc-insert.ts:156:12
+assign m_axis_tuser = out_slot_reg[73];
 
-// gen/nic/icrc-insert.ts:129:12
-assign m_axis_tvalid = out_valid;
+// gen/nic/icrc-insert.ts:157:12
+assign m_axis_tvalid = out_valid_reg;
 
-// gen/nic/icrc-insert.ts:71:5
+// gen/nic/icrc-insert.ts:73:5
 always @(posedge clk) begin
     if (accept) begin
         if (s_axis_tlast) begin
@@ -180,40 +175,43 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/icrc-insert.ts:103:5
-always @(posedge clk) begin
-    if (accept) begin
-        st_valid_reg <= 1'd1;
-        st_data_reg <= s_axis_tdata;
-        st_keep_reg <= s_axis_tkeep;
-        st_last_reg <= s_axis_tlast;
-        st_user_reg <= s_axis_tuser;
-        st_q_reg <= ip_left[5:0];
-        st_icrc_here_reg <= icrc_here;
-        st_icrc_ends_reg <= icrc_ends;
-    end else if (fire) begin
-        st_valid_reg <= 1'b0;
-    end
-    if (rst) begin
-        st_valid_reg <= 1'b0;
-    end
-end
-
-// gen/nic/icrc-insert.ts:113:5
+// gen/nic/icrc-insert.ts:120:5
 always @(posedge clk) begin
     if (u_crc_crc_valid) begin
         icrc_reg <= u_crc_crc;
-        icrc_have_reg <= 1'd1;
-    end
-    if ((fire && st_icrc_here_reg) && st_icrc_ends_reg) begin
-        icrc_have_reg <= 1'b0;
-    end
-    if (rst) begin
-        icrc_have_reg <= 1'b0;
     end
 end
 
-// gen/nic/icrc-insert.ts:60:17
+// gen/nic/icrc-insert.ts:124:5
+always @(posedge clk) begin
+    if (out_free) begin
+        if (skid_valid_reg) begin
+            out_valid_reg <= 1'd1;
+            out_slot_reg <= {((skid_slot_reg[81] && u_crc_crc_valid) ? u_crc_crc : skid_slot_reg[113:82]), (skid_slot_reg[81] && !(skid_slot_reg[81] && u_crc_crc_valid)), skid_slot_reg[80], skid_slot_reg[79:74], skid_slot_reg[73], skid_slot_reg[72], skid_slot_reg[71:64], skid_slot_reg[63:0]};
+            skid_valid_reg <= 1'b0;
+        end else begin
+            out_valid_reg <= accept;
+            if (accept) begin
+                out_slot_reg <= {icrc_known, icrc_need, icrc_here, ip_left[5:0], s_axis_tuser, s_axis_tlast, s_axis_tkeep, s_axis_tdata};
+            end
+        end
+    end else begin
+        out_slot_reg <= {((out_slot_reg[81] && u_crc_crc_valid) ? u_crc_crc : out_slot_reg[113:82]), (out_slot_reg[81] && !(out_slot_reg[81] && u_crc_crc_valid)), out_slot_reg[80], out_slot_reg[79:74], out_slot_reg[73], out_slot_reg[72], out_slot_reg[71:64], out_slot_reg[63:0]};
+        if (accept) begin
+            skid_valid_reg <= 1'd1;
+            skid_slot_reg <= {icrc_known, icrc_need, icrc_here, ip_left[5:0], s_axis_tuser, s_axis_tlast, s_axis_tkeep, s_axis_tdata};
+        end
+    end
+    if (skid_valid_reg && !out_free) begin
+        skid_slot_reg <= {((skid_slot_reg[81] && u_crc_crc_valid) ? u_crc_crc : skid_slot_reg[113:82]), (skid_slot_reg[81] && !(skid_slot_reg[81] && u_crc_crc_valid)), skid_slot_reg[80], skid_slot_reg[79:74], skid_slot_reg[73], skid_slot_reg[72], skid_slot_reg[71:64], skid_slot_reg[63:0]};
+    end
+    if (rst) begin
+        out_valid_reg <= 1'b0;
+        skid_valid_reg <= 1'b0;
+    end
+end
+
+// gen/nic/icrc-insert.ts:62:17
 roce_icrc_parallel_skip6 u_crc (
     .clk(clk),
     .rst(rst),
@@ -227,6 +225,18 @@ roce_icrc_parallel_skip6 u_crc (
     .crc_valid(u_crc_crc_valid),
     .match(u_crc_match)
 );
+
+`ifndef SYNTHESIS
+// assertions (simulation only), checked at each clk edge outside reset
+always @(posedge clk) begin
+    if (!rst) begin
+        if (!((!out_valid_reg || !out_slot_reg[81]) || u_crc_crc_valid)) begin
+            $display("%m: assertion failed at gen/nic/icrc-insert.ts:146:5: ICRC beat on m_axis before its CRC");
+            $stop;
+        end
+    end
+end
+`endif
 
 endmodule
 

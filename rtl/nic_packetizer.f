@@ -1,2 +1,1 @@
-rtl/skid_buffer_width73.v
 rtl/nic_packetizer.v

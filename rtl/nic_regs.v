@@ -317,7 +317,12 @@ reg  [31:0] w_data_reg;
 reg  [3:0] w_strb_reg;
 reg  b_valid_reg;
 reg  [1:0] b_resp_reg;
+wire aw_fire;
+wire w_fire;
 wire do_write;
+wire [13:0] wr_word;
+wire [31:0] wr_data;
+wire [3:0] wr_strb;
 wire [31:0] w_mask;
 reg  w_mapped;
 reg  r_valid_reg;
@@ -326,29 +331,44 @@ reg  [1:0] r_resp_reg;
 reg  [31:0] rd_value;
 reg  [1:0] rd_resp;
 
-// gen/nic/regs.ts:111:16
+// gen/nic/regs.ts:117:16
 assign s_axil_awready = !aw_held_reg && !b_valid_reg;
 
-// gen/nic/regs.ts:112:15
+// gen/nic/regs.ts:118:15
 assign s_axil_wready = !w_held_reg && !b_valid_reg;
 
-// gen/nic/regs.ts:113:15
+// gen/nic/regs.ts:119:15
 assign s_axil_bvalid = b_valid_reg;
 
-// gen/nic/regs.ts:114:14
+// gen/nic/regs.ts:120:14
 assign s_axil_bresp = b_resp_reg;
 
-// gen/nic/regs.ts:119:21
-assign do_write = aw_held_reg && w_held_reg;
+// gen/nic/regs.ts:121:20
+assign aw_fire = (s_axil_awvalid && !aw_held_reg) && !b_valid_reg;
 
-// gen/nic/regs.ts:120:19
-assign w_mask = {{8{w_strb_reg[3]}}, {8{w_strb_reg[2]}}, {8{w_strb_reg[1]}}, {8{w_strb_reg[0]}}};
+// gen/nic/regs.ts:122:19
+assign w_fire = (s_axil_wvalid && !w_held_reg) && !b_valid_reg;
 
-// gen/nic/regs.ts:126:5
+// gen/nic/regs.ts:123:21
+assign do_write = (aw_held_reg || aw_fire) && (w_held_reg || w_fire);
+
+// gen/nic/regs.ts:124:20
+assign wr_word = aw_held_reg ? aw_word_reg : s_axil_awaddr[15:2];
+
+// gen/nic/regs.ts:125:19
+assign wr_data = w_held_reg ? w_data_reg : s_axil_wdata;
+
+// gen/nic/regs.ts:126:19
+assign wr_strb = w_held_reg ? w_strb_reg : s_axil_wstrb;
+
+// gen/nic/regs.ts:132:19
+assign w_mask = {{8{wr_strb[3]}}, {8{wr_strb[2]}}, {8{wr_strb[1]}}, {8{wr_strb[0]}}};
+
+// gen/nic/regs.ts:138:5
 always @* begin
     w_mapped = 1'b0;
     if (do_write) begin
-        case (aw_word_reg)
+        case (wr_word)
             14'd0: begin
                 w_mapped = 1'd1;
             end
@@ -1092,22 +1112,22 @@ always @* begin
     end
 end
 
-// gen/nic/regs.ts:174:7
+// gen/nic/regs.ts:186:7
 assign irq = irq_status_reg;
 
-// gen/nic/regs.ts:180:16
+// gen/nic/regs.ts:192:16
 assign s_axil_arready = !r_valid_reg;
 
-// gen/nic/regs.ts:181:15
+// gen/nic/regs.ts:193:15
 assign s_axil_rvalid = r_valid_reg;
 
-// gen/nic/regs.ts:182:14
+// gen/nic/regs.ts:194:14
 assign s_axil_rdata = r_data_reg;
 
-// gen/nic/regs.ts:183:14
+// gen/nic/regs.ts:195:14
 assign s_axil_rresp = r_resp_reg;
 
-// gen/nic/regs.ts:186:17
+// gen/nic/regs.ts:198:17
 always @* begin
     rd_resp = 2'd3;
     rd_value = 32'd0;
@@ -2100,10 +2120,10 @@ always @* begin
     endcase
 end
 
-// gen/nic/regs.ts:209:7
+// gen/nic/regs.ts:221:7
 assign cfg = {irq_mod_reg, ip_cfg_reg, ip_addr_reg, {mac_hi_reg, mac_lo_reg}, config_reg};
 
-// gen/nic/regs.ts:210:43
+// gen/nic/regs.ts:222:43
 always @* begin
     qp_ctx = 1724'd0;
     qp_ctx[430:0] = {qp0_msn_reg, qp0_udp_sport_reg, qp0_cq_ci_reg, qp0_cq_pi_reg, qp0_cq_size_log2_reg, {qp0_cq_base_hi_reg, qp0_cq_base_lo_reg}, qp0_sq_ci_reg, qp0_sq_pi_reg, qp0_sq_size_log2_reg, {qp0_sq_base_hi_reg, qp0_sq_base_lo_reg}, qp0_retry_reg, qp0_pd_reg, qp0_dest_ip_reg, {qp0_dest_mac_hi_reg, qp0_dest_mac_lo_reg}, qp0_pmtu_reg, qp0_exp_psn_reg, qp0_sq_psn_reg, qp0_dest_qpn_reg, qp0_state_reg};
@@ -2112,7 +2132,7 @@ always @* begin
     qp_ctx[1723:1293] = {qp3_msn_reg, qp3_udp_sport_reg, qp3_cq_ci_reg, qp3_cq_pi_reg, qp3_cq_size_log2_reg, {qp3_cq_base_hi_reg, qp3_cq_base_lo_reg}, qp3_sq_ci_reg, qp3_sq_pi_reg, qp3_sq_size_log2_reg, {qp3_sq_base_hi_reg, qp3_sq_base_lo_reg}, qp3_retry_reg, qp3_pd_reg, qp3_dest_ip_reg, {qp3_dest_mac_hi_reg, qp3_dest_mac_lo_reg}, qp3_pmtu_reg, qp3_exp_psn_reg, qp3_sq_psn_reg, qp3_dest_qpn_reg, qp3_state_reg};
 end
 
-// gen/nic/regs.ts:211:43
+// gen/nic/regs.ts:223:43
 always @* begin
     mr_tbl = 3968'd0;
     mr_tbl[247:0] = {{mr0_pt_base_hi_reg, mr0_pt_base_lo_reg}, {mr0_len_hi_reg, mr0_len_lo_reg}, {mr0_va_hi_reg, mr0_va_lo_reg}, mr0_access_reg, mr0_pd_reg, mr0_tag_reg};
@@ -2133,22 +2153,22 @@ always @* begin
     mr_tbl[3967:3720] = {{mr15_pt_base_hi_reg, mr15_pt_base_lo_reg}, {mr15_len_hi_reg, mr15_len_lo_reg}, {mr15_va_hi_reg, mr15_va_lo_reg}, mr15_access_reg, mr15_pd_reg, mr15_tag_reg};
 end
 
-// gen/nic/regs.ts:212:17
+// gen/nic/regs.ts:224:17
 assign doorbell_valid = doorbell_valid_reg;
 
-// gen/nic/regs.ts:213:12
+// gen/nic/regs.ts:225:12
 assign doorbell = doorbell_reg;
 
-// gen/nic/regs.ts:214:13
+// gen/nic/regs.ts:226:13
 assign mr_changed = mr_changed_reg;
 
-// gen/nic/regs.ts:115:5
+// gen/nic/regs.ts:128:5
 always @(posedge clk) begin
-    if ((s_axil_awvalid && !aw_held_reg) && !b_valid_reg) begin
+    if (aw_fire) begin
         aw_held_reg <= 1'd1;
         aw_word_reg <= s_axil_awaddr[15:2];
     end
-    if ((s_axil_wvalid && !w_held_reg) && !b_valid_reg) begin
+    if (w_fire) begin
         w_held_reg <= 1'd1;
         w_data_reg <= s_axil_wdata;
         w_strb_reg <= s_axil_wstrb;
@@ -2161,29 +2181,29 @@ always @(posedge clk) begin
         aw_held_reg <= 1'b0;
         w_held_reg <= 1'b0;
         b_valid_reg <= 1'd1;
-        case (aw_word_reg)
+        case (wr_word)
             14'd0: begin
             end
             14'd1: begin
-                config_reg <= (config_reg & ~w_mask[0]) | (w_data_reg[0] & w_mask[0]);
+                config_reg <= (config_reg & ~w_mask[0]) | (wr_data[0] & w_mask[0]);
             end
             14'd2: begin
-                mac_lo_reg <= (mac_lo_reg & ~w_mask) | (w_data_reg & w_mask);
+                mac_lo_reg <= (mac_lo_reg & ~w_mask) | (wr_data & w_mask);
             end
             14'd3: begin
-                mac_hi_reg <= (mac_hi_reg & ~w_mask[15:0]) | (w_data_reg[15:0] & w_mask[15:0]);
+                mac_hi_reg <= (mac_hi_reg & ~w_mask[15:0]) | (wr_data[15:0] & w_mask[15:0]);
             end
             14'd4: begin
-                ip_addr_reg <= (ip_addr_reg & ~w_mask) | (w_data_reg & w_mask);
+                ip_addr_reg <= (ip_addr_reg & ~w_mask) | (wr_data & w_mask);
             end
             14'd5: begin
-                ip_cfg_reg <= (ip_cfg_reg & ~w_mask[13:0]) | (w_data_reg[13:0] & w_mask[13:0]);
+                ip_cfg_reg <= (ip_cfg_reg & ~w_mask[13:0]) | (wr_data[13:0] & w_mask[13:0]);
             end
             14'd6: begin
-                irq_status_reg <= irq_status_reg & ~(w_data_reg[0] & w_mask[0]);
+                irq_status_reg <= irq_status_reg & ~(wr_data[0] & w_mask[0]);
             end
             14'd7: begin
-                irq_mod_reg <= (irq_mod_reg & ~w_mask) | (w_data_reg & w_mask);
+                irq_mod_reg <= (irq_mod_reg & ~w_mask) | (wr_data & w_mask);
             end
             14'd8: begin
             end
@@ -2198,859 +2218,859 @@ always @(posedge clk) begin
             14'd13: begin
             end
             14'd1024: begin
-                qp0_state_reg <= (qp0_state_reg & ~w_mask[2:0]) | (w_data_reg[2:0] & w_mask[2:0]);
+                qp0_state_reg <= (qp0_state_reg & ~w_mask[2:0]) | (wr_data[2:0] & w_mask[2:0]);
             end
             14'd1025: begin
-                qp0_dest_qpn_reg <= (qp0_dest_qpn_reg & ~w_mask[23:0]) | (w_data_reg[23:0] & w_mask[23:0]);
+                qp0_dest_qpn_reg <= (qp0_dest_qpn_reg & ~w_mask[23:0]) | (wr_data[23:0] & w_mask[23:0]);
             end
             14'd1026: begin
-                qp0_sq_psn_reg <= (qp0_sq_psn_reg & ~w_mask[23:0]) | (w_data_reg[23:0] & w_mask[23:0]);
+                qp0_sq_psn_reg <= (qp0_sq_psn_reg & ~w_mask[23:0]) | (wr_data[23:0] & w_mask[23:0]);
             end
             14'd1027: begin
-                qp0_exp_psn_reg <= (qp0_exp_psn_reg & ~w_mask[23:0]) | (w_data_reg[23:0] & w_mask[23:0]);
+                qp0_exp_psn_reg <= (qp0_exp_psn_reg & ~w_mask[23:0]) | (wr_data[23:0] & w_mask[23:0]);
             end
             14'd1028: begin
-                qp0_pmtu_reg <= (qp0_pmtu_reg & ~w_mask[3:0]) | (w_data_reg[3:0] & w_mask[3:0]);
+                qp0_pmtu_reg <= (qp0_pmtu_reg & ~w_mask[3:0]) | (wr_data[3:0] & w_mask[3:0]);
             end
             14'd1029: begin
-                qp0_dest_mac_lo_reg <= (qp0_dest_mac_lo_reg & ~w_mask) | (w_data_reg & w_mask);
+                qp0_dest_mac_lo_reg <= (qp0_dest_mac_lo_reg & ~w_mask) | (wr_data & w_mask);
             end
             14'd1030: begin
-                qp0_dest_mac_hi_reg <= (qp0_dest_mac_hi_reg & ~w_mask[15:0]) | (w_data_reg[15:0] & w_mask[15:0]);
+                qp0_dest_mac_hi_reg <= (qp0_dest_mac_hi_reg & ~w_mask[15:0]) | (wr_data[15:0] & w_mask[15:0]);
             end
             14'd1031: begin
-                qp0_dest_ip_reg <= (qp0_dest_ip_reg & ~w_mask) | (w_data_reg & w_mask);
+                qp0_dest_ip_reg <= (qp0_dest_ip_reg & ~w_mask) | (wr_data & w_mask);
             end
             14'd1032: begin
-                qp0_pd_reg <= (qp0_pd_reg & ~w_mask[15:0]) | (w_data_reg[15:0] & w_mask[15:0]);
+                qp0_pd_reg <= (qp0_pd_reg & ~w_mask[15:0]) | (wr_data[15:0] & w_mask[15:0]);
             end
             14'd1033: begin
-                qp0_retry_reg <= (qp0_retry_reg & ~w_mask[15:0]) | (w_data_reg[15:0] & w_mask[15:0]);
+                qp0_retry_reg <= (qp0_retry_reg & ~w_mask[15:0]) | (wr_data[15:0] & w_mask[15:0]);
             end
             14'd1034: begin
-                qp0_sq_base_lo_reg <= (qp0_sq_base_lo_reg & ~w_mask) | (w_data_reg & w_mask);
+                qp0_sq_base_lo_reg <= (qp0_sq_base_lo_reg & ~w_mask) | (wr_data & w_mask);
             end
             14'd1035: begin
-                qp0_sq_base_hi_reg <= (qp0_sq_base_hi_reg & ~w_mask) | (w_data_reg & w_mask);
+                qp0_sq_base_hi_reg <= (qp0_sq_base_hi_reg & ~w_mask) | (wr_data & w_mask);
             end
             14'd1036: begin
-                qp0_sq_size_log2_reg <= (qp0_sq_size_log2_reg & ~w_mask[3:0]) | (w_data_reg[3:0] & w_mask[3:0]);
+                qp0_sq_size_log2_reg <= (qp0_sq_size_log2_reg & ~w_mask[3:0]) | (wr_data[3:0] & w_mask[3:0]);
             end
             14'd1037: begin
-                qp0_sq_pi_reg <= (qp0_sq_pi_reg & ~w_mask[15:0]) | (w_data_reg[15:0] & w_mask[15:0]);
+                qp0_sq_pi_reg <= (qp0_sq_pi_reg & ~w_mask[15:0]) | (wr_data[15:0] & w_mask[15:0]);
             end
             14'd1038: begin
             end
             14'd1039: begin
-                qp0_cq_base_lo_reg <= (qp0_cq_base_lo_reg & ~w_mask) | (w_data_reg & w_mask);
+                qp0_cq_base_lo_reg <= (qp0_cq_base_lo_reg & ~w_mask) | (wr_data & w_mask);
             end
             14'd1040: begin
-                qp0_cq_base_hi_reg <= (qp0_cq_base_hi_reg & ~w_mask) | (w_data_reg & w_mask);
+                qp0_cq_base_hi_reg <= (qp0_cq_base_hi_reg & ~w_mask) | (wr_data & w_mask);
             end
             14'd1041: begin
-                qp0_cq_size_log2_reg <= (qp0_cq_size_log2_reg & ~w_mask[3:0]) | (w_data_reg[3:0] & w_mask[3:0]);
+                qp0_cq_size_log2_reg <= (qp0_cq_size_log2_reg & ~w_mask[3:0]) | (wr_data[3:0] & w_mask[3:0]);
             end
             14'd1042: begin
             end
             14'd1043: begin
-                qp0_cq_ci_reg <= (qp0_cq_ci_reg & ~w_mask[15:0]) | (w_data_reg[15:0] & w_mask[15:0]);
+                qp0_cq_ci_reg <= (qp0_cq_ci_reg & ~w_mask[15:0]) | (wr_data[15:0] & w_mask[15:0]);
             end
             14'd1044: begin
-                qp0_udp_sport_reg <= (qp0_udp_sport_reg & ~w_mask[15:0]) | (w_data_reg[15:0] & w_mask[15:0]);
+                qp0_udp_sport_reg <= (qp0_udp_sport_reg & ~w_mask[15:0]) | (wr_data[15:0] & w_mask[15:0]);
             end
             14'd1045: begin
             end
             14'd1088: begin
-                qp1_state_reg <= (qp1_state_reg & ~w_mask[2:0]) | (w_data_reg[2:0] & w_mask[2:0]);
+                qp1_state_reg <= (qp1_state_reg & ~w_mask[2:0]) | (wr_data[2:0] & w_mask[2:0]);
             end
             14'd1089: begin
-                qp1_dest_qpn_reg <= (qp1_dest_qpn_reg & ~w_mask[23:0]) | (w_data_reg[23:0] & w_mask[23:0]);
+                qp1_dest_qpn_reg <= (qp1_dest_qpn_reg & ~w_mask[23:0]) | (wr_data[23:0] & w_mask[23:0]);
             end
             14'd1090: begin
-                qp1_sq_psn_reg <= (qp1_sq_psn_reg & ~w_mask[23:0]) | (w_data_reg[23:0] & w_mask[23:0]);
+                qp1_sq_psn_reg <= (qp1_sq_psn_reg & ~w_mask[23:0]) | (wr_data[23:0] & w_mask[23:0]);
             end
             14'd1091: begin
-                qp1_exp_psn_reg <= (qp1_exp_psn_reg & ~w_mask[23:0]) | (w_data_reg[23:0] & w_mask[23:0]);
+                qp1_exp_psn_reg <= (qp1_exp_psn_reg & ~w_mask[23:0]) | (wr_data[23:0] & w_mask[23:0]);
             end
             14'd1092: begin
-                qp1_pmtu_reg <= (qp1_pmtu_reg & ~w_mask[3:0]) | (w_data_reg[3:0] & w_mask[3:0]);
+                qp1_pmtu_reg <= (qp1_pmtu_reg & ~w_mask[3:0]) | (wr_data[3:0] & w_mask[3:0]);
             end
             14'd1093: begin
-                qp1_dest_mac_lo_reg <= (qp1_dest_mac_lo_reg & ~w_mask) | (w_data_reg & w_mask);
+                qp1_dest_mac_lo_reg <= (qp1_dest_mac_lo_reg & ~w_mask) | (wr_data & w_mask);
             end
             14'd1094: begin
-                qp1_dest_mac_hi_reg <= (qp1_dest_mac_hi_reg & ~w_mask[15:0]) | (w_data_reg[15:0] & w_mask[15:0]);
+                qp1_dest_mac_hi_reg <= (qp1_dest_mac_hi_reg & ~w_mask[15:0]) | (wr_data[15:0] & w_mask[15:0]);
             end
             14'd1095: begin
-                qp1_dest_ip_reg <= (qp1_dest_ip_reg & ~w_mask) | (w_data_reg & w_mask);
+                qp1_dest_ip_reg <= (qp1_dest_ip_reg & ~w_mask) | (wr_data & w_mask);
             end
             14'd1096: begin
-                qp1_pd_reg <= (qp1_pd_reg & ~w_mask[15:0]) | (w_data_reg[15:0] & w_mask[15:0]);
+                qp1_pd_reg <= (qp1_pd_reg & ~w_mask[15:0]) | (wr_data[15:0] & w_mask[15:0]);
             end
             14'd1097: begin
-                qp1_retry_reg <= (qp1_retry_reg & ~w_mask[15:0]) | (w_data_reg[15:0] & w_mask[15:0]);
+                qp1_retry_reg <= (qp1_retry_reg & ~w_mask[15:0]) | (wr_data[15:0] & w_mask[15:0]);
             end
             14'd1098: begin
-                qp1_sq_base_lo_reg <= (qp1_sq_base_lo_reg & ~w_mask) | (w_data_reg & w_mask);
+                qp1_sq_base_lo_reg <= (qp1_sq_base_lo_reg & ~w_mask) | (wr_data & w_mask);
             end
             14'd1099: begin
-                qp1_sq_base_hi_reg <= (qp1_sq_base_hi_reg & ~w_mask) | (w_data_reg & w_mask);
+                qp1_sq_base_hi_reg <= (qp1_sq_base_hi_reg & ~w_mask) | (wr_data & w_mask);
             end
             14'd1100: begin
-                qp1_sq_size_log2_reg <= (qp1_sq_size_log2_reg & ~w_mask[3:0]) | (w_data_reg[3:0] & w_mask[3:0]);
+                qp1_sq_size_log2_reg <= (qp1_sq_size_log2_reg & ~w_mask[3:0]) | (wr_data[3:0] & w_mask[3:0]);
             end
             14'd1101: begin
-                qp1_sq_pi_reg <= (qp1_sq_pi_reg & ~w_mask[15:0]) | (w_data_reg[15:0] & w_mask[15:0]);
+                qp1_sq_pi_reg <= (qp1_sq_pi_reg & ~w_mask[15:0]) | (wr_data[15:0] & w_mask[15:0]);
             end
             14'd1102: begin
             end
             14'd1103: begin
-                qp1_cq_base_lo_reg <= (qp1_cq_base_lo_reg & ~w_mask) | (w_data_reg & w_mask);
+                qp1_cq_base_lo_reg <= (qp1_cq_base_lo_reg & ~w_mask) | (wr_data & w_mask);
             end
             14'd1104: begin
-                qp1_cq_base_hi_reg <= (qp1_cq_base_hi_reg & ~w_mask) | (w_data_reg & w_mask);
+                qp1_cq_base_hi_reg <= (qp1_cq_base_hi_reg & ~w_mask) | (wr_data & w_mask);
             end
             14'd1105: begin
-                qp1_cq_size_log2_reg <= (qp1_cq_size_log2_reg & ~w_mask[3:0]) | (w_data_reg[3:0] & w_mask[3:0]);
+                qp1_cq_size_log2_reg <= (qp1_cq_size_log2_reg & ~w_mask[3:0]) | (wr_data[3:0] & w_mask[3:0]);
             end
             14'd1106: begin
             end
             14'd1107: begin
-                qp1_cq_ci_reg <= (qp1_cq_ci_reg & ~w_mask[15:0]) | (w_data_reg[15:0] & w_mask[15:0]);
+                qp1_cq_ci_reg <= (qp1_cq_ci_reg & ~w_mask[15:0]) | (wr_data[15:0] & w_mask[15:0]);
             end
             14'd1108: begin
-                qp1_udp_sport_reg <= (qp1_udp_sport_reg & ~w_mask[15:0]) | (w_data_reg[15:0] & w_mask[15:0]);
+                qp1_udp_sport_reg <= (qp1_udp_sport_reg & ~w_mask[15:0]) | (wr_data[15:0] & w_mask[15:0]);
             end
             14'd1109: begin
             end
             14'd1152: begin
-                qp2_state_reg <= (qp2_state_reg & ~w_mask[2:0]) | (w_data_reg[2:0] & w_mask[2:0]);
+                qp2_state_reg <= (qp2_state_reg & ~w_mask[2:0]) | (wr_data[2:0] & w_mask[2:0]);
             end
             14'd1153: begin
-                qp2_dest_qpn_reg <= (qp2_dest_qpn_reg & ~w_mask[23:0]) | (w_data_reg[23:0] & w_mask[23:0]);
+                qp2_dest_qpn_reg <= (qp2_dest_qpn_reg & ~w_mask[23:0]) | (wr_data[23:0] & w_mask[23:0]);
             end
             14'd1154: begin
-                qp2_sq_psn_reg <= (qp2_sq_psn_reg & ~w_mask[23:0]) | (w_data_reg[23:0] & w_mask[23:0]);
+                qp2_sq_psn_reg <= (qp2_sq_psn_reg & ~w_mask[23:0]) | (wr_data[23:0] & w_mask[23:0]);
             end
             14'd1155: begin
-                qp2_exp_psn_reg <= (qp2_exp_psn_reg & ~w_mask[23:0]) | (w_data_reg[23:0] & w_mask[23:0]);
+                qp2_exp_psn_reg <= (qp2_exp_psn_reg & ~w_mask[23:0]) | (wr_data[23:0] & w_mask[23:0]);
             end
             14'd1156: begin
-                qp2_pmtu_reg <= (qp2_pmtu_reg & ~w_mask[3:0]) | (w_data_reg[3:0] & w_mask[3:0]);
+                qp2_pmtu_reg <= (qp2_pmtu_reg & ~w_mask[3:0]) | (wr_data[3:0] & w_mask[3:0]);
             end
             14'd1157: begin
-                qp2_dest_mac_lo_reg <= (qp2_dest_mac_lo_reg & ~w_mask) | (w_data_reg & w_mask);
+                qp2_dest_mac_lo_reg <= (qp2_dest_mac_lo_reg & ~w_mask) | (wr_data & w_mask);
             end
             14'd1158: begin
-                qp2_dest_mac_hi_reg <= (qp2_dest_mac_hi_reg & ~w_mask[15:0]) | (w_data_reg[15:0] & w_mask[15:0]);
+                qp2_dest_mac_hi_reg <= (qp2_dest_mac_hi_reg & ~w_mask[15:0]) | (wr_data[15:0] & w_mask[15:0]);
             end
             14'd1159: begin
-                qp2_dest_ip_reg <= (qp2_dest_ip_reg & ~w_mask) | (w_data_reg & w_mask);
+                qp2_dest_ip_reg <= (qp2_dest_ip_reg & ~w_mask) | (wr_data & w_mask);
             end
             14'd1160: begin
-                qp2_pd_reg <= (qp2_pd_reg & ~w_mask[15:0]) | (w_data_reg[15:0] & w_mask[15:0]);
+                qp2_pd_reg <= (qp2_pd_reg & ~w_mask[15:0]) | (wr_data[15:0] & w_mask[15:0]);
             end
             14'd1161: begin
-                qp2_retry_reg <= (qp2_retry_reg & ~w_mask[15:0]) | (w_data_reg[15:0] & w_mask[15:0]);
+                qp2_retry_reg <= (qp2_retry_reg & ~w_mask[15:0]) | (wr_data[15:0] & w_mask[15:0]);
             end
             14'd1162: begin
-                qp2_sq_base_lo_reg <= (qp2_sq_base_lo_reg & ~w_mask) | (w_data_reg & w_mask);
+                qp2_sq_base_lo_reg <= (qp2_sq_base_lo_reg & ~w_mask) | (wr_data & w_mask);
             end
             14'd1163: begin
-                qp2_sq_base_hi_reg <= (qp2_sq_base_hi_reg & ~w_mask) | (w_data_reg & w_mask);
+                qp2_sq_base_hi_reg <= (qp2_sq_base_hi_reg & ~w_mask) | (wr_data & w_mask);
             end
             14'd1164: begin
-                qp2_sq_size_log2_reg <= (qp2_sq_size_log2_reg & ~w_mask[3:0]) | (w_data_reg[3:0] & w_mask[3:0]);
+                qp2_sq_size_log2_reg <= (qp2_sq_size_log2_reg & ~w_mask[3:0]) | (wr_data[3:0] & w_mask[3:0]);
             end
             14'd1165: begin
-                qp2_sq_pi_reg <= (qp2_sq_pi_reg & ~w_mask[15:0]) | (w_data_reg[15:0] & w_mask[15:0]);
+                qp2_sq_pi_reg <= (qp2_sq_pi_reg & ~w_mask[15:0]) | (wr_data[15:0] & w_mask[15:0]);
             end
             14'd1166: begin
             end
             14'd1167: begin
-                qp2_cq_base_lo_reg <= (qp2_cq_base_lo_reg & ~w_mask) | (w_data_reg & w_mask);
+                qp2_cq_base_lo_reg <= (qp2_cq_base_lo_reg & ~w_mask) | (wr_data & w_mask);
             end
             14'd1168: begin
-                qp2_cq_base_hi_reg <= (qp2_cq_base_hi_reg & ~w_mask) | (w_data_reg & w_mask);
+                qp2_cq_base_hi_reg <= (qp2_cq_base_hi_reg & ~w_mask) | (wr_data & w_mask);
             end
             14'd1169: begin
-                qp2_cq_size_log2_reg <= (qp2_cq_size_log2_reg & ~w_mask[3:0]) | (w_data_reg[3:0] & w_mask[3:0]);
+                qp2_cq_size_log2_reg <= (qp2_cq_size_log2_reg & ~w_mask[3:0]) | (wr_data[3:0] & w_mask[3:0]);
             end
             14'd1170: begin
             end
             14'd1171: begin
-                qp2_cq_ci_reg <= (qp2_cq_ci_reg & ~w_mask[15:0]) | (w_data_reg[15:0] & w_mask[15:0]);
+                qp2_cq_ci_reg <= (qp2_cq_ci_reg & ~w_mask[15:0]) | (wr_data[15:0] & w_mask[15:0]);
             end
             14'd1172: begin
-                qp2_udp_sport_reg <= (qp2_udp_sport_reg & ~w_mask[15:0]) | (w_data_reg[15:0] & w_mask[15:0]);
+                qp2_udp_sport_reg <= (qp2_udp_sport_reg & ~w_mask[15:0]) | (wr_data[15:0] & w_mask[15:0]);
             end
             14'd1173: begin
             end
             14'd1216: begin
-                qp3_state_reg <= (qp3_state_reg & ~w_mask[2:0]) | (w_data_reg[2:0] & w_mask[2:0]);
+                qp3_state_reg <= (qp3_state_reg & ~w_mask[2:0]) | (wr_data[2:0] & w_mask[2:0]);
             end
             14'd1217: begin
-                qp3_dest_qpn_reg <= (qp3_dest_qpn_reg & ~w_mask[23:0]) | (w_data_reg[23:0] & w_mask[23:0]);
+                qp3_dest_qpn_reg <= (qp3_dest_qpn_reg & ~w_mask[23:0]) | (wr_data[23:0] & w_mask[23:0]);
             end
             14'd1218: begin
-                qp3_sq_psn_reg <= (qp3_sq_psn_reg & ~w_mask[23:0]) | (w_data_reg[23:0] & w_mask[23:0]);
+                qp3_sq_psn_reg <= (qp3_sq_psn_reg & ~w_mask[23:0]) | (wr_data[23:0] & w_mask[23:0]);
             end
             14'd1219: begin
-                qp3_exp_psn_reg <= (qp3_exp_psn_reg & ~w_mask[23:0]) | (w_data_reg[23:0] & w_mask[23:0]);
+                qp3_exp_psn_reg <= (qp3_exp_psn_reg & ~w_mask[23:0]) | (wr_data[23:0] & w_mask[23:0]);
             end
             14'd1220: begin
-                qp3_pmtu_reg <= (qp3_pmtu_reg & ~w_mask[3:0]) | (w_data_reg[3:0] & w_mask[3:0]);
+                qp3_pmtu_reg <= (qp3_pmtu_reg & ~w_mask[3:0]) | (wr_data[3:0] & w_mask[3:0]);
             end
             14'd1221: begin
-                qp3_dest_mac_lo_reg <= (qp3_dest_mac_lo_reg & ~w_mask) | (w_data_reg & w_mask);
+                qp3_dest_mac_lo_reg <= (qp3_dest_mac_lo_reg & ~w_mask) | (wr_data & w_mask);
             end
             14'd1222: begin
-                qp3_dest_mac_hi_reg <= (qp3_dest_mac_hi_reg & ~w_mask[15:0]) | (w_data_reg[15:0] & w_mask[15:0]);
+                qp3_dest_mac_hi_reg <= (qp3_dest_mac_hi_reg & ~w_mask[15:0]) | (wr_data[15:0] & w_mask[15:0]);
             end
             14'd1223: begin
-                qp3_dest_ip_reg <= (qp3_dest_ip_reg & ~w_mask) | (w_data_reg & w_mask);
+                qp3_dest_ip_reg <= (qp3_dest_ip_reg & ~w_mask) | (wr_data & w_mask);
             end
             14'd1224: begin
-                qp3_pd_reg <= (qp3_pd_reg & ~w_mask[15:0]) | (w_data_reg[15:0] & w_mask[15:0]);
+                qp3_pd_reg <= (qp3_pd_reg & ~w_mask[15:0]) | (wr_data[15:0] & w_mask[15:0]);
             end
             14'd1225: begin
-                qp3_retry_reg <= (qp3_retry_reg & ~w_mask[15:0]) | (w_data_reg[15:0] & w_mask[15:0]);
+                qp3_retry_reg <= (qp3_retry_reg & ~w_mask[15:0]) | (wr_data[15:0] & w_mask[15:0]);
             end
             14'd1226: begin
-                qp3_sq_base_lo_reg <= (qp3_sq_base_lo_reg & ~w_mask) | (w_data_reg & w_mask);
+                qp3_sq_base_lo_reg <= (qp3_sq_base_lo_reg & ~w_mask) | (wr_data & w_mask);
             end
             14'd1227: begin
-                qp3_sq_base_hi_reg <= (qp3_sq_base_hi_reg & ~w_mask) | (w_data_reg & w_mask);
+                qp3_sq_base_hi_reg <= (qp3_sq_base_hi_reg & ~w_mask) | (wr_data & w_mask);
             end
             14'd1228: begin
-                qp3_sq_size_log2_reg <= (qp3_sq_size_log2_reg & ~w_mask[3:0]) | (w_data_reg[3:0] & w_mask[3:0]);
+                qp3_sq_size_log2_reg <= (qp3_sq_size_log2_reg & ~w_mask[3:0]) | (wr_data[3:0] & w_mask[3:0]);
             end
             14'd1229: begin
-                qp3_sq_pi_reg <= (qp3_sq_pi_reg & ~w_mask[15:0]) | (w_data_reg[15:0] & w_mask[15:0]);
+                qp3_sq_pi_reg <= (qp3_sq_pi_reg & ~w_mask[15:0]) | (wr_data[15:0] & w_mask[15:0]);
             end
             14'd1230: begin
             end
             14'd1231: begin
-                qp3_cq_base_lo_reg <= (qp3_cq_base_lo_reg & ~w_mask) | (w_data_reg & w_mask);
+                qp3_cq_base_lo_reg <= (qp3_cq_base_lo_reg & ~w_mask) | (wr_data & w_mask);
             end
             14'd1232: begin
-                qp3_cq_base_hi_reg <= (qp3_cq_base_hi_reg & ~w_mask) | (w_data_reg & w_mask);
+                qp3_cq_base_hi_reg <= (qp3_cq_base_hi_reg & ~w_mask) | (wr_data & w_mask);
             end
             14'd1233: begin
-                qp3_cq_size_log2_reg <= (qp3_cq_size_log2_reg & ~w_mask[3:0]) | (w_data_reg[3:0] & w_mask[3:0]);
+                qp3_cq_size_log2_reg <= (qp3_cq_size_log2_reg & ~w_mask[3:0]) | (wr_data[3:0] & w_mask[3:0]);
             end
             14'd1234: begin
             end
             14'd1235: begin
-                qp3_cq_ci_reg <= (qp3_cq_ci_reg & ~w_mask[15:0]) | (w_data_reg[15:0] & w_mask[15:0]);
+                qp3_cq_ci_reg <= (qp3_cq_ci_reg & ~w_mask[15:0]) | (wr_data[15:0] & w_mask[15:0]);
             end
             14'd1236: begin
-                qp3_udp_sport_reg <= (qp3_udp_sport_reg & ~w_mask[15:0]) | (w_data_reg[15:0] & w_mask[15:0]);
+                qp3_udp_sport_reg <= (qp3_udp_sport_reg & ~w_mask[15:0]) | (wr_data[15:0] & w_mask[15:0]);
             end
             14'd1237: begin
             end
             14'd4096: begin
-                mr0_tag_reg <= (mr0_tag_reg & ~w_mask[7:0]) | (w_data_reg[7:0] & w_mask[7:0]);
+                mr0_tag_reg <= (mr0_tag_reg & ~w_mask[7:0]) | (wr_data[7:0] & w_mask[7:0]);
                 mr_changed_reg[0] <= 1'd1;
             end
             14'd4097: begin
-                mr0_pd_reg <= (mr0_pd_reg & ~w_mask[15:0]) | (w_data_reg[15:0] & w_mask[15:0]);
+                mr0_pd_reg <= (mr0_pd_reg & ~w_mask[15:0]) | (wr_data[15:0] & w_mask[15:0]);
                 mr_changed_reg[0] <= 1'd1;
             end
             14'd4098: begin
-                mr0_access_reg <= (mr0_access_reg & ~w_mask) | (w_data_reg & w_mask);
+                mr0_access_reg <= (mr0_access_reg & ~w_mask) | (wr_data & w_mask);
                 mr_changed_reg[0] <= 1'd1;
             end
             14'd4099: begin
-                mr0_va_lo_reg <= (mr0_va_lo_reg & ~w_mask) | (w_data_reg & w_mask);
+                mr0_va_lo_reg <= (mr0_va_lo_reg & ~w_mask) | (wr_data & w_mask);
                 mr_changed_reg[0] <= 1'd1;
             end
             14'd4100: begin
-                mr0_va_hi_reg <= (mr0_va_hi_reg & ~w_mask) | (w_data_reg & w_mask);
+                mr0_va_hi_reg <= (mr0_va_hi_reg & ~w_mask) | (wr_data & w_mask);
                 mr_changed_reg[0] <= 1'd1;
             end
             14'd4101: begin
-                mr0_len_lo_reg <= (mr0_len_lo_reg & ~w_mask) | (w_data_reg & w_mask);
+                mr0_len_lo_reg <= (mr0_len_lo_reg & ~w_mask) | (wr_data & w_mask);
                 mr_changed_reg[0] <= 1'd1;
             end
             14'd4102: begin
-                mr0_len_hi_reg <= (mr0_len_hi_reg & ~w_mask) | (w_data_reg & w_mask);
+                mr0_len_hi_reg <= (mr0_len_hi_reg & ~w_mask) | (wr_data & w_mask);
                 mr_changed_reg[0] <= 1'd1;
             end
             14'd4103: begin
-                mr0_pt_base_lo_reg <= (mr0_pt_base_lo_reg & ~w_mask) | (w_data_reg & w_mask);
+                mr0_pt_base_lo_reg <= (mr0_pt_base_lo_reg & ~w_mask) | (wr_data & w_mask);
                 mr_changed_reg[0] <= 1'd1;
             end
             14'd4104: begin
-                mr0_pt_base_hi_reg <= (mr0_pt_base_hi_reg & ~w_mask) | (w_data_reg & w_mask);
+                mr0_pt_base_hi_reg <= (mr0_pt_base_hi_reg & ~w_mask) | (wr_data & w_mask);
                 mr_changed_reg[0] <= 1'd1;
             end
             14'd4112: begin
-                mr1_tag_reg <= (mr1_tag_reg & ~w_mask[7:0]) | (w_data_reg[7:0] & w_mask[7:0]);
+                mr1_tag_reg <= (mr1_tag_reg & ~w_mask[7:0]) | (wr_data[7:0] & w_mask[7:0]);
                 mr_changed_reg[1] <= 1'd1;
             end
             14'd4113: begin
-                mr1_pd_reg <= (mr1_pd_reg & ~w_mask[15:0]) | (w_data_reg[15:0] & w_mask[15:0]);
+                mr1_pd_reg <= (mr1_pd_reg & ~w_mask[15:0]) | (wr_data[15:0] & w_mask[15:0]);
                 mr_changed_reg[1] <= 1'd1;
             end
             14'd4114: begin
-                mr1_access_reg <= (mr1_access_reg & ~w_mask) | (w_data_reg & w_mask);
+                mr1_access_reg <= (mr1_access_reg & ~w_mask) | (wr_data & w_mask);
                 mr_changed_reg[1] <= 1'd1;
             end
             14'd4115: begin
-                mr1_va_lo_reg <= (mr1_va_lo_reg & ~w_mask) | (w_data_reg & w_mask);
+                mr1_va_lo_reg <= (mr1_va_lo_reg & ~w_mask) | (wr_data & w_mask);
                 mr_changed_reg[1] <= 1'd1;
             end
             14'd4116: begin
-                mr1_va_hi_reg <= (mr1_va_hi_reg & ~w_mask) | (w_data_reg & w_mask);
+                mr1_va_hi_reg <= (mr1_va_hi_reg & ~w_mask) | (wr_data & w_mask);
                 mr_changed_reg[1] <= 1'd1;
             end
             14'd4117: begin
-                mr1_len_lo_reg <= (mr1_len_lo_reg & ~w_mask) | (w_data_reg & w_mask);
+                mr1_len_lo_reg <= (mr1_len_lo_reg & ~w_mask) | (wr_data & w_mask);
                 mr_changed_reg[1] <= 1'd1;
             end
             14'd4118: begin
-                mr1_len_hi_reg <= (mr1_len_hi_reg & ~w_mask) | (w_data_reg & w_mask);
+                mr1_len_hi_reg <= (mr1_len_hi_reg & ~w_mask) | (wr_data & w_mask);
                 mr_changed_reg[1] <= 1'd1;
             end
             14'd4119: begin
-                mr1_pt_base_lo_reg <= (mr1_pt_base_lo_reg & ~w_mask) | (w_data_reg & w_mask);
+                mr1_pt_base_lo_reg <= (mr1_pt_base_lo_reg & ~w_mask) | (wr_data & w_mask);
                 mr_changed_reg[1] <= 1'd1;
             end
             14'd4120: begin
-                mr1_pt_base_hi_reg <= (mr1_pt_base_hi_reg & ~w_mask) | (w_data_reg & w_mask);
+                mr1_pt_base_hi_reg <= (mr1_pt_base_hi_reg & ~w_mask) | (wr_data & w_mask);
                 mr_changed_reg[1] <= 1'd1;
             end
             14'd4128: begin
-                mr2_tag_reg <= (mr2_tag_reg & ~w_mask[7:0]) | (w_data_reg[7:0] & w_mask[7:0]);
+                mr2_tag_reg <= (mr2_tag_reg & ~w_mask[7:0]) | (wr_data[7:0] & w_mask[7:0]);
                 mr_changed_reg[2] <= 1'd1;
             end
             14'd4129: begin
-                mr2_pd_reg <= (mr2_pd_reg & ~w_mask[15:0]) | (w_data_reg[15:0] & w_mask[15:0]);
+                mr2_pd_reg <= (mr2_pd_reg & ~w_mask[15:0]) | (wr_data[15:0] & w_mask[15:0]);
                 mr_changed_reg[2] <= 1'd1;
             end
             14'd4130: begin
-                mr2_access_reg <= (mr2_access_reg & ~w_mask) | (w_data_reg & w_mask);
+                mr2_access_reg <= (mr2_access_reg & ~w_mask) | (wr_data & w_mask);
                 mr_changed_reg[2] <= 1'd1;
             end
             14'd4131: begin
-                mr2_va_lo_reg <= (mr2_va_lo_reg & ~w_mask) | (w_data_reg & w_mask);
+                mr2_va_lo_reg <= (mr2_va_lo_reg & ~w_mask) | (wr_data & w_mask);
                 mr_changed_reg[2] <= 1'd1;
             end
             14'd4132: begin
-                mr2_va_hi_reg <= (mr2_va_hi_reg & ~w_mask) | (w_data_reg & w_mask);
+                mr2_va_hi_reg <= (mr2_va_hi_reg & ~w_mask) | (wr_data & w_mask);
                 mr_changed_reg[2] <= 1'd1;
             end
             14'd4133: begin
-                mr2_len_lo_reg <= (mr2_len_lo_reg & ~w_mask) | (w_data_reg & w_mask);
+                mr2_len_lo_reg <= (mr2_len_lo_reg & ~w_mask) | (wr_data & w_mask);
                 mr_changed_reg[2] <= 1'd1;
             end
             14'd4134: begin
-                mr2_len_hi_reg <= (mr2_len_hi_reg & ~w_mask) | (w_data_reg & w_mask);
+                mr2_len_hi_reg <= (mr2_len_hi_reg & ~w_mask) | (wr_data & w_mask);
                 mr_changed_reg[2] <= 1'd1;
             end
             14'd4135: begin
-                mr2_pt_base_lo_reg <= (mr2_pt_base_lo_reg & ~w_mask) | (w_data_reg & w_mask);
+                mr2_pt_base_lo_reg <= (mr2_pt_base_lo_reg & ~w_mask) | (wr_data & w_mask);
                 mr_changed_reg[2] <= 1'd1;
             end
             14'd4136: begin
-                mr2_pt_base_hi_reg <= (mr2_pt_base_hi_reg & ~w_mask) | (w_data_reg & w_mask);
+                mr2_pt_base_hi_reg <= (mr2_pt_base_hi_reg & ~w_mask) | (wr_data & w_mask);
                 mr_changed_reg[2] <= 1'd1;
             end
             14'd4144: begin
-                mr3_tag_reg <= (mr3_tag_reg & ~w_mask[7:0]) | (w_data_reg[7:0] & w_mask[7:0]);
+                mr3_tag_reg <= (mr3_tag_reg & ~w_mask[7:0]) | (wr_data[7:0] & w_mask[7:0]);
                 mr_changed_reg[3] <= 1'd1;
             end
             14'd4145: begin
-                mr3_pd_reg <= (mr3_pd_reg & ~w_mask[15:0]) | (w_data_reg[15:0] & w_mask[15:0]);
+                mr3_pd_reg <= (mr3_pd_reg & ~w_mask[15:0]) | (wr_data[15:0] & w_mask[15:0]);
                 mr_changed_reg[3] <= 1'd1;
             end
             14'd4146: begin
-                mr3_access_reg <= (mr3_access_reg & ~w_mask) | (w_data_reg & w_mask);
+                mr3_access_reg <= (mr3_access_reg & ~w_mask) | (wr_data & w_mask);
                 mr_changed_reg[3] <= 1'd1;
             end
             14'd4147: begin
-                mr3_va_lo_reg <= (mr3_va_lo_reg & ~w_mask) | (w_data_reg & w_mask);
+                mr3_va_lo_reg <= (mr3_va_lo_reg & ~w_mask) | (wr_data & w_mask);
                 mr_changed_reg[3] <= 1'd1;
             end
             14'd4148: begin
-                mr3_va_hi_reg <= (mr3_va_hi_reg & ~w_mask) | (w_data_reg & w_mask);
+                mr3_va_hi_reg <= (mr3_va_hi_reg & ~w_mask) | (wr_data & w_mask);
                 mr_changed_reg[3] <= 1'd1;
             end
             14'd4149: begin
-                mr3_len_lo_reg <= (mr3_len_lo_reg & ~w_mask) | (w_data_reg & w_mask);
+                mr3_len_lo_reg <= (mr3_len_lo_reg & ~w_mask) | (wr_data & w_mask);
                 mr_changed_reg[3] <= 1'd1;
             end
             14'd4150: begin
-                mr3_len_hi_reg <= (mr3_len_hi_reg & ~w_mask) | (w_data_reg & w_mask);
+                mr3_len_hi_reg <= (mr3_len_hi_reg & ~w_mask) | (wr_data & w_mask);
                 mr_changed_reg[3] <= 1'd1;
             end
             14'd4151: begin
-                mr3_pt_base_lo_reg <= (mr3_pt_base_lo_reg & ~w_mask) | (w_data_reg & w_mask);
+                mr3_pt_base_lo_reg <= (mr3_pt_base_lo_reg & ~w_mask) | (wr_data & w_mask);
                 mr_changed_reg[3] <= 1'd1;
             end
             14'd4152: begin
-                mr3_pt_base_hi_reg <= (mr3_pt_base_hi_reg & ~w_mask) | (w_data_reg & w_mask);
+                mr3_pt_base_hi_reg <= (mr3_pt_base_hi_reg & ~w_mask) | (wr_data & w_mask);
                 mr_changed_reg[3] <= 1'd1;
             end
             14'd4160: begin
-                mr4_tag_reg <= (mr4_tag_reg & ~w_mask[7:0]) | (w_data_reg[7:0] & w_mask[7:0]);
+                mr4_tag_reg <= (mr4_tag_reg & ~w_mask[7:0]) | (wr_data[7:0] & w_mask[7:0]);
                 mr_changed_reg[4] <= 1'd1;
             end
             14'd4161: begin
-                mr4_pd_reg <= (mr4_pd_reg & ~w_mask[15:0]) | (w_data_reg[15:0] & w_mask[15:0]);
+                mr4_pd_reg <= (mr4_pd_reg & ~w_mask[15:0]) | (wr_data[15:0] & w_mask[15:0]);
                 mr_changed_reg[4] <= 1'd1;
             end
             14'd4162: begin
-                mr4_access_reg <= (mr4_access_reg & ~w_mask) | (w_data_reg & w_mask);
+                mr4_access_reg <= (mr4_access_reg & ~w_mask) | (wr_data & w_mask);
                 mr_changed_reg[4] <= 1'd1;
             end
             14'd4163: begin
-                mr4_va_lo_reg <= (mr4_va_lo_reg & ~w_mask) | (w_data_reg & w_mask);
+                mr4_va_lo_reg <= (mr4_va_lo_reg & ~w_mask) | (wr_data & w_mask);
                 mr_changed_reg[4] <= 1'd1;
             end
             14'd4164: begin
-                mr4_va_hi_reg <= (mr4_va_hi_reg & ~w_mask) | (w_data_reg & w_mask);
+                mr4_va_hi_reg <= (mr4_va_hi_reg & ~w_mask) | (wr_data & w_mask);
                 mr_changed_reg[4] <= 1'd1;
             end
             14'd4165: begin
-                mr4_len_lo_reg <= (mr4_len_lo_reg & ~w_mask) | (w_data_reg & w_mask);
+                mr4_len_lo_reg <= (mr4_len_lo_reg & ~w_mask) | (wr_data & w_mask);
                 mr_changed_reg[4] <= 1'd1;
             end
             14'd4166: begin
-                mr4_len_hi_reg <= (mr4_len_hi_reg & ~w_mask) | (w_data_reg & w_mask);
+                mr4_len_hi_reg <= (mr4_len_hi_reg & ~w_mask) | (wr_data & w_mask);
                 mr_changed_reg[4] <= 1'd1;
             end
             14'd4167: begin
-                mr4_pt_base_lo_reg <= (mr4_pt_base_lo_reg & ~w_mask) | (w_data_reg & w_mask);
+                mr4_pt_base_lo_reg <= (mr4_pt_base_lo_reg & ~w_mask) | (wr_data & w_mask);
                 mr_changed_reg[4] <= 1'd1;
             end
             14'd4168: begin
-                mr4_pt_base_hi_reg <= (mr4_pt_base_hi_reg & ~w_mask) | (w_data_reg & w_mask);
+                mr4_pt_base_hi_reg <= (mr4_pt_base_hi_reg & ~w_mask) | (wr_data & w_mask);
                 mr_changed_reg[4] <= 1'd1;
             end
             14'd4176: begin
-                mr5_tag_reg <= (mr5_tag_reg & ~w_mask[7:0]) | (w_data_reg[7:0] & w_mask[7:0]);
+                mr5_tag_reg <= (mr5_tag_reg & ~w_mask[7:0]) | (wr_data[7:0] & w_mask[7:0]);
                 mr_changed_reg[5] <= 1'd1;
             end
             14'd4177: begin
-                mr5_pd_reg <= (mr5_pd_reg & ~w_mask[15:0]) | (w_data_reg[15:0] & w_mask[15:0]);
+                mr5_pd_reg <= (mr5_pd_reg & ~w_mask[15:0]) | (wr_data[15:0] & w_mask[15:0]);
                 mr_changed_reg[5] <= 1'd1;
             end
             14'd4178: begin
-                mr5_access_reg <= (mr5_access_reg & ~w_mask) | (w_data_reg & w_mask);
+                mr5_access_reg <= (mr5_access_reg & ~w_mask) | (wr_data & w_mask);
                 mr_changed_reg[5] <= 1'd1;
             end
             14'd4179: begin
-                mr5_va_lo_reg <= (mr5_va_lo_reg & ~w_mask) | (w_data_reg & w_mask);
+                mr5_va_lo_reg <= (mr5_va_lo_reg & ~w_mask) | (wr_data & w_mask);
                 mr_changed_reg[5] <= 1'd1;
             end
             14'd4180: begin
-                mr5_va_hi_reg <= (mr5_va_hi_reg & ~w_mask) | (w_data_reg & w_mask);
+                mr5_va_hi_reg <= (mr5_va_hi_reg & ~w_mask) | (wr_data & w_mask);
                 mr_changed_reg[5] <= 1'd1;
             end
             14'd4181: begin
-                mr5_len_lo_reg <= (mr5_len_lo_reg & ~w_mask) | (w_data_reg & w_mask);
+                mr5_len_lo_reg <= (mr5_len_lo_reg & ~w_mask) | (wr_data & w_mask);
                 mr_changed_reg[5] <= 1'd1;
             end
             14'd4182: begin
-                mr5_len_hi_reg <= (mr5_len_hi_reg & ~w_mask) | (w_data_reg & w_mask);
+                mr5_len_hi_reg <= (mr5_len_hi_reg & ~w_mask) | (wr_data & w_mask);
                 mr_changed_reg[5] <= 1'd1;
             end
             14'd4183: begin
-                mr5_pt_base_lo_reg <= (mr5_pt_base_lo_reg & ~w_mask) | (w_data_reg & w_mask);
+                mr5_pt_base_lo_reg <= (mr5_pt_base_lo_reg & ~w_mask) | (wr_data & w_mask);
                 mr_changed_reg[5] <= 1'd1;
             end
             14'd4184: begin
-                mr5_pt_base_hi_reg <= (mr5_pt_base_hi_reg & ~w_mask) | (w_data_reg & w_mask);
+                mr5_pt_base_hi_reg <= (mr5_pt_base_hi_reg & ~w_mask) | (wr_data & w_mask);
                 mr_changed_reg[5] <= 1'd1;
             end
             14'd4192: begin
-                mr6_tag_reg <= (mr6_tag_reg & ~w_mask[7:0]) | (w_data_reg[7:0] & w_mask[7:0]);
+                mr6_tag_reg <= (mr6_tag_reg & ~w_mask[7:0]) | (wr_data[7:0] & w_mask[7:0]);
                 mr_changed_reg[6] <= 1'd1;
             end
             14'd4193: begin
-                mr6_pd_reg <= (mr6_pd_reg & ~w_mask[15:0]) | (w_data_reg[15:0] & w_mask[15:0]);
+                mr6_pd_reg <= (mr6_pd_reg & ~w_mask[15:0]) | (wr_data[15:0] & w_mask[15:0]);
                 mr_changed_reg[6] <= 1'd1;
             end
             14'd4194: begin
-                mr6_access_reg <= (mr6_access_reg & ~w_mask) | (w_data_reg & w_mask);
+                mr6_access_reg <= (mr6_access_reg & ~w_mask) | (wr_data & w_mask);
                 mr_changed_reg[6] <= 1'd1;
             end
             14'd4195: begin
-                mr6_va_lo_reg <= (mr6_va_lo_reg & ~w_mask) | (w_data_reg & w_mask);
+                mr6_va_lo_reg <= (mr6_va_lo_reg & ~w_mask) | (wr_data & w_mask);
                 mr_changed_reg[6] <= 1'd1;
             end
             14'd4196: begin
-                mr6_va_hi_reg <= (mr6_va_hi_reg & ~w_mask) | (w_data_reg & w_mask);
+                mr6_va_hi_reg <= (mr6_va_hi_reg & ~w_mask) | (wr_data & w_mask);
                 mr_changed_reg[6] <= 1'd1;
             end
             14'd4197: begin
-                mr6_len_lo_reg <= (mr6_len_lo_reg & ~w_mask) | (w_data_reg & w_mask);
+                mr6_len_lo_reg <= (mr6_len_lo_reg & ~w_mask) | (wr_data & w_mask);
                 mr_changed_reg[6] <= 1'd1;
             end
             14'd4198: begin
-                mr6_len_hi_reg <= (mr6_len_hi_reg & ~w_mask) | (w_data_reg & w_mask);
+                mr6_len_hi_reg <= (mr6_len_hi_reg & ~w_mask) | (wr_data & w_mask);
                 mr_changed_reg[6] <= 1'd1;
             end
             14'd4199: begin
-                mr6_pt_base_lo_reg <= (mr6_pt_base_lo_reg & ~w_mask) | (w_data_reg & w_mask);
+                mr6_pt_base_lo_reg <= (mr6_pt_base_lo_reg & ~w_mask) | (wr_data & w_mask);
                 mr_changed_reg[6] <= 1'd1;
             end
             14'd4200: begin
-                mr6_pt_base_hi_reg <= (mr6_pt_base_hi_reg & ~w_mask) | (w_data_reg & w_mask);
+                mr6_pt_base_hi_reg <= (mr6_pt_base_hi_reg & ~w_mask) | (wr_data & w_mask);
                 mr_changed_reg[6] <= 1'd1;
             end
             14'd4208: begin
-                mr7_tag_reg <= (mr7_tag_reg & ~w_mask[7:0]) | (w_data_reg[7:0] & w_mask[7:0]);
+                mr7_tag_reg <= (mr7_tag_reg & ~w_mask[7:0]) | (wr_data[7:0] & w_mask[7:0]);
                 mr_changed_reg[7] <= 1'd1;
             end
             14'd4209: begin
-                mr7_pd_reg <= (mr7_pd_reg & ~w_mask[15:0]) | (w_data_reg[15:0] & w_mask[15:0]);
+                mr7_pd_reg <= (mr7_pd_reg & ~w_mask[15:0]) | (wr_data[15:0] & w_mask[15:0]);
                 mr_changed_reg[7] <= 1'd1;
             end
             14'd4210: begin
-                mr7_access_reg <= (mr7_access_reg & ~w_mask) | (w_data_reg & w_mask);
+                mr7_access_reg <= (mr7_access_reg & ~w_mask) | (wr_data & w_mask);
                 mr_changed_reg[7] <= 1'd1;
             end
             14'd4211: begin
-                mr7_va_lo_reg <= (mr7_va_lo_reg & ~w_mask) | (w_data_reg & w_mask);
+                mr7_va_lo_reg <= (mr7_va_lo_reg & ~w_mask) | (wr_data & w_mask);
                 mr_changed_reg[7] <= 1'd1;
             end
             14'd4212: begin
-                mr7_va_hi_reg <= (mr7_va_hi_reg & ~w_mask) | (w_data_reg & w_mask);
+                mr7_va_hi_reg <= (mr7_va_hi_reg & ~w_mask) | (wr_data & w_mask);
                 mr_changed_reg[7] <= 1'd1;
             end
             14'd4213: begin
-                mr7_len_lo_reg <= (mr7_len_lo_reg & ~w_mask) | (w_data_reg & w_mask);
+                mr7_len_lo_reg <= (mr7_len_lo_reg & ~w_mask) | (wr_data & w_mask);
                 mr_changed_reg[7] <= 1'd1;
             end
             14'd4214: begin
-                mr7_len_hi_reg <= (mr7_len_hi_reg & ~w_mask) | (w_data_reg & w_mask);
+                mr7_len_hi_reg <= (mr7_len_hi_reg & ~w_mask) | (wr_data & w_mask);
                 mr_changed_reg[7] <= 1'd1;
             end
             14'd4215: begin
-                mr7_pt_base_lo_reg <= (mr7_pt_base_lo_reg & ~w_mask) | (w_data_reg & w_mask);
+                mr7_pt_base_lo_reg <= (mr7_pt_base_lo_reg & ~w_mask) | (wr_data & w_mask);
                 mr_changed_reg[7] <= 1'd1;
             end
             14'd4216: begin
-                mr7_pt_base_hi_reg <= (mr7_pt_base_hi_reg & ~w_mask) | (w_data_reg & w_mask);
+                mr7_pt_base_hi_reg <= (mr7_pt_base_hi_reg & ~w_mask) | (wr_data & w_mask);
                 mr_changed_reg[7] <= 1'd1;
             end
             14'd4224: begin
-                mr8_tag_reg <= (mr8_tag_reg & ~w_mask[7:0]) | (w_data_reg[7:0] & w_mask[7:0]);
+                mr8_tag_reg <= (mr8_tag_reg & ~w_mask[7:0]) | (wr_data[7:0] & w_mask[7:0]);
                 mr_changed_reg[8] <= 1'd1;
             end
             14'd4225: begin
-                mr8_pd_reg <= (mr8_pd_reg & ~w_mask[15:0]) | (w_data_reg[15:0] & w_mask[15:0]);
+                mr8_pd_reg <= (mr8_pd_reg & ~w_mask[15:0]) | (wr_data[15:0] & w_mask[15:0]);
                 mr_changed_reg[8] <= 1'd1;
             end
             14'd4226: begin
-                mr8_access_reg <= (mr8_access_reg & ~w_mask) | (w_data_reg & w_mask);
+                mr8_access_reg <= (mr8_access_reg & ~w_mask) | (wr_data & w_mask);
                 mr_changed_reg[8] <= 1'd1;
             end
             14'd4227: begin
-                mr8_va_lo_reg <= (mr8_va_lo_reg & ~w_mask) | (w_data_reg & w_mask);
+                mr8_va_lo_reg <= (mr8_va_lo_reg & ~w_mask) | (wr_data & w_mask);
                 mr_changed_reg[8] <= 1'd1;
             end
             14'd4228: begin
-                mr8_va_hi_reg <= (mr8_va_hi_reg & ~w_mask) | (w_data_reg & w_mask);
+                mr8_va_hi_reg <= (mr8_va_hi_reg & ~w_mask) | (wr_data & w_mask);
                 mr_changed_reg[8] <= 1'd1;
             end
             14'd4229: begin
-                mr8_len_lo_reg <= (mr8_len_lo_reg & ~w_mask) | (w_data_reg & w_mask);
+                mr8_len_lo_reg <= (mr8_len_lo_reg & ~w_mask) | (wr_data & w_mask);
                 mr_changed_reg[8] <= 1'd1;
             end
             14'd4230: begin
-                mr8_len_hi_reg <= (mr8_len_hi_reg & ~w_mask) | (w_data_reg & w_mask);
+                mr8_len_hi_reg <= (mr8_len_hi_reg & ~w_mask) | (wr_data & w_mask);
                 mr_changed_reg[8] <= 1'd1;
             end
             14'd4231: begin
-                mr8_pt_base_lo_reg <= (mr8_pt_base_lo_reg & ~w_mask) | (w_data_reg & w_mask);
+                mr8_pt_base_lo_reg <= (mr8_pt_base_lo_reg & ~w_mask) | (wr_data & w_mask);
                 mr_changed_reg[8] <= 1'd1;
             end
             14'd4232: begin
-                mr8_pt_base_hi_reg <= (mr8_pt_base_hi_reg & ~w_mask) | (w_data_reg & w_mask);
+                mr8_pt_base_hi_reg <= (mr8_pt_base_hi_reg & ~w_mask) | (wr_data & w_mask);
                 mr_changed_reg[8] <= 1'd1;
             end
             14'd4240: begin
-                mr9_tag_reg <= (mr9_tag_reg & ~w_mask[7:0]) | (w_data_reg[7:0] & w_mask[7:0]);
+                mr9_tag_reg <= (mr9_tag_reg & ~w_mask[7:0]) | (wr_data[7:0] & w_mask[7:0]);
                 mr_changed_reg[9] <= 1'd1;
             end
             14'd4241: begin
-                mr9_pd_reg <= (mr9_pd_reg & ~w_mask[15:0]) | (w_data_reg[15:0] & w_mask[15:0]);
+                mr9_pd_reg <= (mr9_pd_reg & ~w_mask[15:0]) | (wr_data[15:0] & w_mask[15:0]);
                 mr_changed_reg[9] <= 1'd1;
             end
             14'd4242: begin
-                mr9_access_reg <= (mr9_access_reg & ~w_mask) | (w_data_reg & w_mask);
+                mr9_access_reg <= (mr9_access_reg & ~w_mask) | (wr_data & w_mask);
                 mr_changed_reg[9] <= 1'd1;
             end
             14'd4243: begin
-                mr9_va_lo_reg <= (mr9_va_lo_reg & ~w_mask) | (w_data_reg & w_mask);
+                mr9_va_lo_reg <= (mr9_va_lo_reg & ~w_mask) | (wr_data & w_mask);
                 mr_changed_reg[9] <= 1'd1;
             end
             14'd4244: begin
-                mr9_va_hi_reg <= (mr9_va_hi_reg & ~w_mask) | (w_data_reg & w_mask);
+                mr9_va_hi_reg <= (mr9_va_hi_reg & ~w_mask) | (wr_data & w_mask);
                 mr_changed_reg[9] <= 1'd1;
             end
             14'd4245: begin
-                mr9_len_lo_reg <= (mr9_len_lo_reg & ~w_mask) | (w_data_reg & w_mask);
+                mr9_len_lo_reg <= (mr9_len_lo_reg & ~w_mask) | (wr_data & w_mask);
                 mr_changed_reg[9] <= 1'd1;
             end
             14'd4246: begin
-                mr9_len_hi_reg <= (mr9_len_hi_reg & ~w_mask) | (w_data_reg & w_mask);
+                mr9_len_hi_reg <= (mr9_len_hi_reg & ~w_mask) | (wr_data & w_mask);
                 mr_changed_reg[9] <= 1'd1;
             end
             14'd4247: begin
-                mr9_pt_base_lo_reg <= (mr9_pt_base_lo_reg & ~w_mask) | (w_data_reg & w_mask);
+                mr9_pt_base_lo_reg <= (mr9_pt_base_lo_reg & ~w_mask) | (wr_data & w_mask);
                 mr_changed_reg[9] <= 1'd1;
             end
             14'd4248: begin
-                mr9_pt_base_hi_reg <= (mr9_pt_base_hi_reg & ~w_mask) | (w_data_reg & w_mask);
+                mr9_pt_base_hi_reg <= (mr9_pt_base_hi_reg & ~w_mask) | (wr_data & w_mask);
                 mr_changed_reg[9] <= 1'd1;
             end
             14'd4256: begin
-                mr10_tag_reg <= (mr10_tag_reg & ~w_mask[7:0]) | (w_data_reg[7:0] & w_mask[7:0]);
+                mr10_tag_reg <= (mr10_tag_reg & ~w_mask[7:0]) | (wr_data[7:0] & w_mask[7:0]);
                 mr_changed_reg[10] <= 1'd1;
             end
             14'd4257: begin
-                mr10_pd_reg <= (mr10_pd_reg & ~w_mask[15:0]) | (w_data_reg[15:0] & w_mask[15:0]);
+                mr10_pd_reg <= (mr10_pd_reg & ~w_mask[15:0]) | (wr_data[15:0] & w_mask[15:0]);
                 mr_changed_reg[10] <= 1'd1;
             end
             14'd4258: begin
-                mr10_access_reg <= (mr10_access_reg & ~w_mask) | (w_data_reg & w_mask);
+                mr10_access_reg <= (mr10_access_reg & ~w_mask) | (wr_data & w_mask);
                 mr_changed_reg[10] <= 1'd1;
             end
             14'd4259: begin
-                mr10_va_lo_reg <= (mr10_va_lo_reg & ~w_mask) | (w_data_reg & w_mask);
+                mr10_va_lo_reg <= (mr10_va_lo_reg & ~w_mask) | (wr_data & w_mask);
                 mr_changed_reg[10] <= 1'd1;
             end
             14'd4260: begin
-                mr10_va_hi_reg <= (mr10_va_hi_reg & ~w_mask) | (w_data_reg & w_mask);
+                mr10_va_hi_reg <= (mr10_va_hi_reg & ~w_mask) | (wr_data & w_mask);
                 mr_changed_reg[10] <= 1'd1;
             end
             14'd4261: begin
-                mr10_len_lo_reg <= (mr10_len_lo_reg & ~w_mask) | (w_data_reg & w_mask);
+                mr10_len_lo_reg <= (mr10_len_lo_reg & ~w_mask) | (wr_data & w_mask);
                 mr_changed_reg[10] <= 1'd1;
             end
             14'd4262: begin
-                mr10_len_hi_reg <= (mr10_len_hi_reg & ~w_mask) | (w_data_reg & w_mask);
+                mr10_len_hi_reg <= (mr10_len_hi_reg & ~w_mask) | (wr_data & w_mask);
                 mr_changed_reg[10] <= 1'd1;
             end
             14'd4263: begin
-                mr10_pt_base_lo_reg <= (mr10_pt_base_lo_reg & ~w_mask) | (w_data_reg & w_mask);
+                mr10_pt_base_lo_reg <= (mr10_pt_base_lo_reg & ~w_mask) | (wr_data & w_mask);
                 mr_changed_reg[10] <= 1'd1;
             end
             14'd4264: begin
-                mr10_pt_base_hi_reg <= (mr10_pt_base_hi_reg & ~w_mask) | (w_data_reg & w_mask);
+                mr10_pt_base_hi_reg <= (mr10_pt_base_hi_reg & ~w_mask) | (wr_data & w_mask);
                 mr_changed_reg[10] <= 1'd1;
             end
             14'd4272: begin
-                mr11_tag_reg <= (mr11_tag_reg & ~w_mask[7:0]) | (w_data_reg[7:0] & w_mask[7:0]);
+                mr11_tag_reg <= (mr11_tag_reg & ~w_mask[7:0]) | (wr_data[7:0] & w_mask[7:0]);
                 mr_changed_reg[11] <= 1'd1;
             end
             14'd4273: begin
-                mr11_pd_reg <= (mr11_pd_reg & ~w_mask[15:0]) | (w_data_reg[15:0] & w_mask[15:0]);
+                mr11_pd_reg <= (mr11_pd_reg & ~w_mask[15:0]) | (wr_data[15:0] & w_mask[15:0]);
                 mr_changed_reg[11] <= 1'd1;
             end
             14'd4274: begin
-                mr11_access_reg <= (mr11_access_reg & ~w_mask) | (w_data_reg & w_mask);
+                mr11_access_reg <= (mr11_access_reg & ~w_mask) | (wr_data & w_mask);
                 mr_changed_reg[11] <= 1'd1;
             end
             14'd4275: begin
-                mr11_va_lo_reg <= (mr11_va_lo_reg & ~w_mask) | (w_data_reg & w_mask);
+                mr11_va_lo_reg <= (mr11_va_lo_reg & ~w_mask) | (wr_data & w_mask);
                 mr_changed_reg[11] <= 1'd1;
             end
             14'd4276: begin
-                mr11_va_hi_reg <= (mr11_va_hi_reg & ~w_mask) | (w_data_reg & w_mask);
+                mr11_va_hi_reg <= (mr11_va_hi_reg & ~w_mask) | (wr_data & w_mask);
                 mr_changed_reg[11] <= 1'd1;
             end
             14'd4277: begin
-                mr11_len_lo_reg <= (mr11_len_lo_reg & ~w_mask) | (w_data_reg & w_mask);
+                mr11_len_lo_reg <= (mr11_len_lo_reg & ~w_mask) | (wr_data & w_mask);
                 mr_changed_reg[11] <= 1'd1;
             end
             14'd4278: begin
-                mr11_len_hi_reg <= (mr11_len_hi_reg & ~w_mask) | (w_data_reg & w_mask);
+                mr11_len_hi_reg <= (mr11_len_hi_reg & ~w_mask) | (wr_data & w_mask);
                 mr_changed_reg[11] <= 1'd1;
             end
             14'd4279: begin
-                mr11_pt_base_lo_reg <= (mr11_pt_base_lo_reg & ~w_mask) | (w_data_reg & w_mask);
+                mr11_pt_base_lo_reg <= (mr11_pt_base_lo_reg & ~w_mask) | (wr_data & w_mask);
                 mr_changed_reg[11] <= 1'd1;
             end
             14'd4280: begin
-                mr11_pt_base_hi_reg <= (mr11_pt_base_hi_reg & ~w_mask) | (w_data_reg & w_mask);
+                mr11_pt_base_hi_reg <= (mr11_pt_base_hi_reg & ~w_mask) | (wr_data & w_mask);
                 mr_changed_reg[11] <= 1'd1;
             end
             14'd4288: begin
-                mr12_tag_reg <= (mr12_tag_reg & ~w_mask[7:0]) | (w_data_reg[7:0] & w_mask[7:0]);
+                mr12_tag_reg <= (mr12_tag_reg & ~w_mask[7:0]) | (wr_data[7:0] & w_mask[7:0]);
                 mr_changed_reg[12] <= 1'd1;
             end
             14'd4289: begin
-                mr12_pd_reg <= (mr12_pd_reg & ~w_mask[15:0]) | (w_data_reg[15:0] & w_mask[15:0]);
+                mr12_pd_reg <= (mr12_pd_reg & ~w_mask[15:0]) | (wr_data[15:0] & w_mask[15:0]);
                 mr_changed_reg[12] <= 1'd1;
             end
             14'd4290: begin
-                mr12_access_reg <= (mr12_access_reg & ~w_mask) | (w_data_reg & w_mask);
+                mr12_access_reg <= (mr12_access_reg & ~w_mask) | (wr_data & w_mask);
                 mr_changed_reg[12] <= 1'd1;
             end
             14'd4291: begin
-                mr12_va_lo_reg <= (mr12_va_lo_reg & ~w_mask) | (w_data_reg & w_mask);
+                mr12_va_lo_reg <= (mr12_va_lo_reg & ~w_mask) | (wr_data & w_mask);
                 mr_changed_reg[12] <= 1'd1;
             end
             14'd4292: begin
-                mr12_va_hi_reg <= (mr12_va_hi_reg & ~w_mask) | (w_data_reg & w_mask);
+                mr12_va_hi_reg <= (mr12_va_hi_reg & ~w_mask) | (wr_data & w_mask);
                 mr_changed_reg[12] <= 1'd1;
             end
             14'd4293: begin
-                mr12_len_lo_reg <= (mr12_len_lo_reg & ~w_mask) | (w_data_reg & w_mask);
+                mr12_len_lo_reg <= (mr12_len_lo_reg & ~w_mask) | (wr_data & w_mask);
                 mr_changed_reg[12] <= 1'd1;
             end
             14'd4294: begin
-                mr12_len_hi_reg <= (mr12_len_hi_reg & ~w_mask) | (w_data_reg & w_mask);
+                mr12_len_hi_reg <= (mr12_len_hi_reg & ~w_mask) | (wr_data & w_mask);
                 mr_changed_reg[12] <= 1'd1;
             end
             14'd4295: begin
-                mr12_pt_base_lo_reg <= (mr12_pt_base_lo_reg & ~w_mask) | (w_data_reg & w_mask);
+                mr12_pt_base_lo_reg <= (mr12_pt_base_lo_reg & ~w_mask) | (wr_data & w_mask);
                 mr_changed_reg[12] <= 1'd1;
             end
             14'd4296: begin
-                mr12_pt_base_hi_reg <= (mr12_pt_base_hi_reg & ~w_mask) | (w_data_reg & w_mask);
+                mr12_pt_base_hi_reg <= (mr12_pt_base_hi_reg & ~w_mask) | (wr_data & w_mask);
                 mr_changed_reg[12] <= 1'd1;
             end
             14'd4304: begin
-                mr13_tag_reg <= (mr13_tag_reg & ~w_mask[7:0]) | (w_data_reg[7:0] & w_mask[7:0]);
+                mr13_tag_reg <= (mr13_tag_reg & ~w_mask[7:0]) | (wr_data[7:0] & w_mask[7:0]);
                 mr_changed_reg[13] <= 1'd1;
             end
             14'd4305: begin
-                mr13_pd_reg <= (mr13_pd_reg & ~w_mask[15:0]) | (w_data_reg[15:0] & w_mask[15:0]);
+                mr13_pd_reg <= (mr13_pd_reg & ~w_mask[15:0]) | (wr_data[15:0] & w_mask[15:0]);
                 mr_changed_reg[13] <= 1'd1;
             end
             14'd4306: begin
-                mr13_access_reg <= (mr13_access_reg & ~w_mask) | (w_data_reg & w_mask);
+                mr13_access_reg <= (mr13_access_reg & ~w_mask) | (wr_data & w_mask);
                 mr_changed_reg[13] <= 1'd1;
             end
             14'd4307: begin
-                mr13_va_lo_reg <= (mr13_va_lo_reg & ~w_mask) | (w_data_reg & w_mask);
+                mr13_va_lo_reg <= (mr13_va_lo_reg & ~w_mask) | (wr_data & w_mask);
                 mr_changed_reg[13] <= 1'd1;
             end
             14'd4308: begin
-                mr13_va_hi_reg <= (mr13_va_hi_reg & ~w_mask) | (w_data_reg & w_mask);
+                mr13_va_hi_reg <= (mr13_va_hi_reg & ~w_mask) | (wr_data & w_mask);
                 mr_changed_reg[13] <= 1'd1;
             end
             14'd4309: begin
-                mr13_len_lo_reg <= (mr13_len_lo_reg & ~w_mask) | (w_data_reg & w_mask);
+                mr13_len_lo_reg <= (mr13_len_lo_reg & ~w_mask) | (wr_data & w_mask);
                 mr_changed_reg[13] <= 1'd1;
             end
             14'd4310: begin
-                mr13_len_hi_reg <= (mr13_len_hi_reg & ~w_mask) | (w_data_reg & w_mask);
+                mr13_len_hi_reg <= (mr13_len_hi_reg & ~w_mask) | (wr_data & w_mask);
                 mr_changed_reg[13] <= 1'd1;
             end
             14'd4311: begin
-                mr13_pt_base_lo_reg <= (mr13_pt_base_lo_reg & ~w_mask) | (w_data_reg & w_mask);
+                mr13_pt_base_lo_reg <= (mr13_pt_base_lo_reg & ~w_mask) | (wr_data & w_mask);
                 mr_changed_reg[13] <= 1'd1;
             end
             14'd4312: begin
-                mr13_pt_base_hi_reg <= (mr13_pt_base_hi_reg & ~w_mask) | (w_data_reg & w_mask);
+                mr13_pt_base_hi_reg <= (mr13_pt_base_hi_reg & ~w_mask) | (wr_data & w_mask);
                 mr_changed_reg[13] <= 1'd1;
             end
             14'd4320: begin
-                mr14_tag_reg <= (mr14_tag_reg & ~w_mask[7:0]) | (w_data_reg[7:0] & w_mask[7:0]);
+                mr14_tag_reg <= (mr14_tag_reg & ~w_mask[7:0]) | (wr_data[7:0] & w_mask[7:0]);
                 mr_changed_reg[14] <= 1'd1;
             end
             14'd4321: begin
-                mr14_pd_reg <= (mr14_pd_reg & ~w_mask[15:0]) | (w_data_reg[15:0] & w_mask[15:0]);
+                mr14_pd_reg <= (mr14_pd_reg & ~w_mask[15:0]) | (wr_data[15:0] & w_mask[15:0]);
                 mr_changed_reg[14] <= 1'd1;
             end
             14'd4322: begin
-                mr14_access_reg <= (mr14_access_reg & ~w_mask) | (w_data_reg & w_mask);
+                mr14_access_reg <= (mr14_access_reg & ~w_mask) | (wr_data & w_mask);
                 mr_changed_reg[14] <= 1'd1;
             end
             14'd4323: begin
-                mr14_va_lo_reg <= (mr14_va_lo_reg & ~w_mask) | (w_data_reg & w_mask);
+                mr14_va_lo_reg <= (mr14_va_lo_reg & ~w_mask) | (wr_data & w_mask);
                 mr_changed_reg[14] <= 1'd1;
             end
             14'd4324: begin
-                mr14_va_hi_reg <= (mr14_va_hi_reg & ~w_mask) | (w_data_reg & w_mask);
+                mr14_va_hi_reg <= (mr14_va_hi_reg & ~w_mask) | (wr_data & w_mask);
                 mr_changed_reg[14] <= 1'd1;
             end
             14'd4325: begin
-                mr14_len_lo_reg <= (mr14_len_lo_reg & ~w_mask) | (w_data_reg & w_mask);
+                mr14_len_lo_reg <= (mr14_len_lo_reg & ~w_mask) | (wr_data & w_mask);
                 mr_changed_reg[14] <= 1'd1;
             end
             14'd4326: begin
-                mr14_len_hi_reg <= (mr14_len_hi_reg & ~w_mask) | (w_data_reg & w_mask);
+                mr14_len_hi_reg <= (mr14_len_hi_reg & ~w_mask) | (wr_data & w_mask);
                 mr_changed_reg[14] <= 1'd1;
             end
             14'd4327: begin
-                mr14_pt_base_lo_reg <= (mr14_pt_base_lo_reg & ~w_mask) | (w_data_reg & w_mask);
+                mr14_pt_base_lo_reg <= (mr14_pt_base_lo_reg & ~w_mask) | (wr_data & w_mask);
                 mr_changed_reg[14] <= 1'd1;
             end
             14'd4328: begin
-                mr14_pt_base_hi_reg <= (mr14_pt_base_hi_reg & ~w_mask) | (w_data_reg & w_mask);
+                mr14_pt_base_hi_reg <= (mr14_pt_base_hi_reg & ~w_mask) | (wr_data & w_mask);
                 mr_changed_reg[14] <= 1'd1;
             end
             14'd4336: begin
-                mr15_tag_reg <= (mr15_tag_reg & ~w_mask[7:0]) | (w_data_reg[7:0] & w_mask[7:0]);
+                mr15_tag_reg <= (mr15_tag_reg & ~w_mask[7:0]) | (wr_data[7:0] & w_mask[7:0]);
                 mr_changed_reg[15] <= 1'd1;
             end
             14'd4337: begin
-                mr15_pd_reg <= (mr15_pd_reg & ~w_mask[15:0]) | (w_data_reg[15:0] & w_mask[15:0]);
+                mr15_pd_reg <= (mr15_pd_reg & ~w_mask[15:0]) | (wr_data[15:0] & w_mask[15:0]);
                 mr_changed_reg[15] <= 1'd1;
             end
             14'd4338: begin
-                mr15_access_reg <= (mr15_access_reg & ~w_mask) | (w_data_reg & w_mask);
+                mr15_access_reg <= (mr15_access_reg & ~w_mask) | (wr_data & w_mask);
                 mr_changed_reg[15] <= 1'd1;
             end
             14'd4339: begin
-                mr15_va_lo_reg <= (mr15_va_lo_reg & ~w_mask) | (w_data_reg & w_mask);
+                mr15_va_lo_reg <= (mr15_va_lo_reg & ~w_mask) | (wr_data & w_mask);
                 mr_changed_reg[15] <= 1'd1;
             end
             14'd4340: begin
-                mr15_va_hi_reg <= (mr15_va_hi_reg & ~w_mask) | (w_data_reg & w_mask);
+                mr15_va_hi_reg <= (mr15_va_hi_reg & ~w_mask) | (wr_data & w_mask);
                 mr_changed_reg[15] <= 1'd1;
             end
             14'd4341: begin
-                mr15_len_lo_reg <= (mr15_len_lo_reg & ~w_mask) | (w_data_reg & w_mask);
+                mr15_len_lo_reg <= (mr15_len_lo_reg & ~w_mask) | (wr_data & w_mask);
                 mr_changed_reg[15] <= 1'd1;
             end
             14'd4342: begin
-                mr15_len_hi_reg <= (mr15_len_hi_reg & ~w_mask) | (w_data_reg & w_mask);
+                mr15_len_hi_reg <= (mr15_len_hi_reg & ~w_mask) | (wr_data & w_mask);
                 mr_changed_reg[15] <= 1'd1;
             end
             14'd4343: begin
-                mr15_pt_base_lo_reg <= (mr15_pt_base_lo_reg & ~w_mask) | (w_data_reg & w_mask);
+                mr15_pt_base_lo_reg <= (mr15_pt_base_lo_reg & ~w_mask) | (wr_data & w_mask);
                 mr_changed_reg[15] <= 1'd1;
             end
             14'd4344: begin
-                mr15_pt_base_hi_reg <= (mr15_pt_base_hi_reg & ~w_mask) | (w_data_reg & w_mask);
+                mr15_pt_base_hi_reg <= (mr15_pt_base_hi_reg & ~w_mask) | (wr_data & w_mask);
                 mr_changed_reg[15] <= 1'd1;
             end
             default: begin end
         endcase
         b_resp_reg <= w_mapped ? 2'b00 : 2'd3;
     end
-    if ((do_write && (aw_word_reg == 14'd1024)) && (((qp0_state_reg & ~w_mask[2:0]) | (w_data_reg[2:0] & w_mask[2:0])) == 3'b000)) begin
+    if ((do_write && (wr_word == 14'd1024)) && (((qp0_state_reg & ~w_mask[2:0]) | (wr_data[2:0] & w_mask[2:0])) == 3'b000)) begin
         qp0_sq_pi_reg <= 16'd0;
         qp0_sq_ci_reg <= 16'd0;
         qp0_cq_pi_reg <= 16'd0;
         qp0_cq_ci_reg <= 16'd0;
         qp0_msn_reg <= 24'd0;
     end
-    if ((do_write && (aw_word_reg == 14'd1088)) && (((qp1_state_reg & ~w_mask[2:0]) | (w_data_reg[2:0] & w_mask[2:0])) == 3'b000)) begin
+    if ((do_write && (wr_word == 14'd1088)) && (((qp1_state_reg & ~w_mask[2:0]) | (wr_data[2:0] & w_mask[2:0])) == 3'b000)) begin
         qp1_sq_pi_reg <= 16'd0;
         qp1_sq_ci_reg <= 16'd0;
         qp1_cq_pi_reg <= 16'd0;
         qp1_cq_ci_reg <= 16'd0;
         qp1_msn_reg <= 24'd0;
     end
-    if ((do_write && (aw_word_reg == 14'd1152)) && (((qp2_state_reg & ~w_mask[2:0]) | (w_data_reg[2:0] & w_mask[2:0])) == 3'b000)) begin
+    if ((do_write && (wr_word == 14'd1152)) && (((qp2_state_reg & ~w_mask[2:0]) | (wr_data[2:0] & w_mask[2:0])) == 3'b000)) begin
         qp2_sq_pi_reg <= 16'd0;
         qp2_sq_ci_reg <= 16'd0;
         qp2_cq_pi_reg <= 16'd0;
         qp2_cq_ci_reg <= 16'd0;
         qp2_msn_reg <= 24'd0;
     end
-    if ((do_write && (aw_word_reg == 14'd1216)) && (((qp3_state_reg & ~w_mask[2:0]) | (w_data_reg[2:0] & w_mask[2:0])) == 3'b000)) begin
+    if ((do_write && (wr_word == 14'd1216)) && (((qp3_state_reg & ~w_mask[2:0]) | (wr_data[2:0] & w_mask[2:0])) == 3'b000)) begin
         qp3_sq_pi_reg <= 16'd0;
         qp3_sq_ci_reg <= 16'd0;
         qp3_cq_pi_reg <= 16'd0;
@@ -3383,24 +3403,24 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/regs.ts:124:14
+// gen/nic/regs.ts:136:14
 always @(posedge clk) begin
     doorbell_valid_reg <= 1'b0;
-    if (do_write && (aw_word_reg == 14'd1037)) begin
+    if (do_write && (wr_word == 14'd1037)) begin
         doorbell_valid_reg <= 1'd1;
-        doorbell_reg <= {((qp0_sq_pi_reg & ~w_mask[15:0]) | (w_data_reg[15:0] & w_mask[15:0])), 2'b00};
+        doorbell_reg <= {((qp0_sq_pi_reg & ~w_mask[15:0]) | (wr_data[15:0] & w_mask[15:0])), 2'b00};
     end
-    if (do_write && (aw_word_reg == 14'd1101)) begin
+    if (do_write && (wr_word == 14'd1101)) begin
         doorbell_valid_reg <= 1'd1;
-        doorbell_reg <= {((qp1_sq_pi_reg & ~w_mask[15:0]) | (w_data_reg[15:0] & w_mask[15:0])), 2'd1};
+        doorbell_reg <= {((qp1_sq_pi_reg & ~w_mask[15:0]) | (wr_data[15:0] & w_mask[15:0])), 2'd1};
     end
-    if (do_write && (aw_word_reg == 14'd1165)) begin
+    if (do_write && (wr_word == 14'd1165)) begin
         doorbell_valid_reg <= 1'd1;
-        doorbell_reg <= {((qp2_sq_pi_reg & ~w_mask[15:0]) | (w_data_reg[15:0] & w_mask[15:0])), 2'd2};
+        doorbell_reg <= {((qp2_sq_pi_reg & ~w_mask[15:0]) | (wr_data[15:0] & w_mask[15:0])), 2'd2};
     end
-    if (do_write && (aw_word_reg == 14'd1229)) begin
+    if (do_write && (wr_word == 14'd1229)) begin
         doorbell_valid_reg <= 1'd1;
-        doorbell_reg <= {((qp3_sq_pi_reg & ~w_mask[15:0]) | (w_data_reg[15:0] & w_mask[15:0])), 2'd3};
+        doorbell_reg <= {((qp3_sq_pi_reg & ~w_mask[15:0]) | (wr_data[15:0] & w_mask[15:0])), 2'd3};
     end
     if (rst) begin
         doorbell_valid_reg <= 1'b0;
@@ -3408,7 +3428,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/regs.ts:170:7
+// gen/nic/regs.ts:182:7
 always @(posedge clk) begin
     if (inc_tlb_hits) begin
         tlb_hits_reg <= tlb_hits_reg + 32'd1;
@@ -3418,7 +3438,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/regs.ts:170:7
+// gen/nic/regs.ts:182:7
 always @(posedge clk) begin
     if (inc_tlb_misses) begin
         tlb_misses_reg <= tlb_misses_reg + 32'd1;
@@ -3428,7 +3448,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/regs.ts:170:7
+// gen/nic/regs.ts:182:7
 always @(posedge clk) begin
     if (inc_rx_drop_icrc) begin
         rx_drop_icrc_reg <= rx_drop_icrc_reg + 32'd1;
@@ -3438,7 +3458,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/regs.ts:170:7
+// gen/nic/regs.ts:182:7
 always @(posedge clk) begin
     if (inc_rx_drop_other) begin
         rx_drop_other_reg <= rx_drop_other_reg + 32'd1;
@@ -3448,7 +3468,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/regs.ts:170:7
+// gen/nic/regs.ts:182:7
 always @(posedge clk) begin
     if (inc_tx_frames) begin
         tx_frames_reg <= tx_frames_reg + 32'd1;
@@ -3458,7 +3478,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/regs.ts:170:7
+// gen/nic/regs.ts:182:7
 always @(posedge clk) begin
     if (inc_rx_frames) begin
         rx_frames_reg <= rx_frames_reg + 32'd1;
@@ -3468,7 +3488,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/regs.ts:194:5
+// gen/nic/regs.ts:206:5
 always @(posedge clk) begin
     if (s_axil_arvalid && !r_valid_reg) begin
         r_valid_reg <= 1'd1;

@@ -92,8 +92,15 @@ reg  [23:0] gen_dest_qpn_reg;
 reg  [47:0] gen_dest_mac_reg;
 reg  [31:0] gen_dest_ip_reg;
 reg  [15:0] gen_sport_reg;
+wire dma_status_ok;
 wire start_now;
 wire start_take;
+wire [23:0] sq_first_psn;
+wire [23:0] sq_last_psn;
+wire [23:0] sq_next_psn;
+wire [23:0] start_first_psn;
+wire [23:0] start_last_psn;
+wire [23:0] start_next_psn;
 reg  psn_upd_valid_reg;
 reg  [1:0] psn_upd_qp_reg;
 reg  [23:0] psn_upd_value_reg;
@@ -101,192 +108,241 @@ reg  qp_error_valid_reg;
 reg  [1:0] qp_error_qp_reg;
 reg  pkt_valid_reg;
 reg  [421:0] pkt_data_reg;
+wire [23:0] gen_cur_psn;
+wire [31:0] gen_cur_rem;
+wire gen_cur_first;
+wire [5:0] gen_cur_count;
+wire gen_cur_read;
 wire [12:0] gen_mtu;
 wire gen_last;
-// intermediate of gen/nic/req-tx.ts:104:21: only bits [2:0] are used
+wire gen_emit;
+// intermediate of gen/nic/req-tx.ts:108:21: only bits [2:0] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_0 = qp_ctx[wqe_now[1:0] * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/req-tx.ts:104:21: only bits [78:75] are used
+// intermediate of gen/nic/req-tx.ts:108:21: only bits [78:75] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_1 = qp_ctx[wqe_now[1:0] * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/req-tx.ts:104:21: only bits [78:75] are used
+// intermediate of gen/nic/req-tx.ts:108:21: only bits [78:75] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_2 = qp_ctx[wqe_now[1:0] * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/req-tx.ts:104:21: only bits [78:75] are used
+// intermediate of gen/nic/req-tx.ts:108:21: only bits [78:75] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_3 = qp_ctx[wqe_now[1:0] * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/req-tx.ts:104:21: only bits [174:159] are used
+// intermediate of gen/nic/req-tx.ts:108:21: only bits [174:159] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_4 = qp_ctx[wqe_now[1:0] * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
 wire [511:0] part_5 = wqe_now[749:238];
-// intermediate of gen/nic/req-tx.ts:153:20: only bits [127:96] are used
+// intermediate of gen/nic/req-tx.ts:157:20: only bits [127:96] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [127:0] part_6 = part_5[dma_sge_idx * 128 +: 128];
 /* verilator lint_on UNUSEDSIGNAL */
 wire [511:0] part_7 = wqe_now[749:238];
-// intermediate of gen/nic/req-tx.ts:153:20: only bits [95:64] are used
+// intermediate of gen/nic/req-tx.ts:157:20: only bits [95:64] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [127:0] part_8 = part_7[dma_sge_idx * 128 +: 128];
 /* verilator lint_on UNUSEDSIGNAL */
 wire [511:0] part_9 = wqe_now[749:238];
-// intermediate of gen/nic/req-tx.ts:153:20: only bits [63:0] are used
+// intermediate of gen/nic/req-tx.ts:157:20: only bits [63:0] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [127:0] part_10 = part_9[dma_sge_idx * 128 +: 128];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/req-tx.ts:104:21: only bits [174:159] are used
+// intermediate of gen/nic/req-tx.ts:108:21: only bits [50:27] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_11 = qp_ctx[wqe_now[1:0] * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/req-tx.ts:104:21: only bits [174:159] are used
+// intermediate of gen/nic/req-tx.ts:108:21: only bits [50:27] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_12 = qp_ctx[wqe_now[1:0] * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/req-tx.ts:104:21: only bits [50:27] are used
+// intermediate of gen/nic/req-tx.ts:108:21: only bits [50:27] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_13 = qp_ctx[wqe_now[1:0] * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/req-tx.ts:104:21: only bits [50:27] are used
+// intermediate of gen/nic/req-tx.ts:108:21: only bits [174:159] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_14 = qp_ctx[wqe_now[1:0] * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/req-tx.ts:104:21: only bits [50:27] are used
+// intermediate of gen/nic/req-tx.ts:108:21: only bits [174:159] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_15 = qp_ctx[wqe_now[1:0] * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/req-tx.ts:104:21: only bits [50:27] are used
+// intermediate of gen/nic/req-tx.ts:108:21: only bits [26:3] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_16 = qp_ctx[wqe_now[1:0] * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/req-tx.ts:104:21: only bits [50:27] are used
+// intermediate of gen/nic/req-tx.ts:108:21: only bits [126:79] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_17 = qp_ctx[wqe_now[1:0] * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/req-tx.ts:104:21: only bits [50:27] are used
+// intermediate of gen/nic/req-tx.ts:108:21: only bits [158:127] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_18 = qp_ctx[wqe_now[1:0] * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/req-tx.ts:104:21: only bits [26:3] are used
+// intermediate of gen/nic/req-tx.ts:108:21: only bits [406:391] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_19 = qp_ctx[wqe_now[1:0] * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/req-tx.ts:104:21: only bits [126:79] are used
+// intermediate of gen/nic/req-tx.ts:108:21: only bits [406:391] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_20 = qp_ctx[wqe_now[1:0] * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/req-tx.ts:104:21: only bits [158:127] are used
+// intermediate of gen/nic/req-tx.ts:108:21: only bits [158:127] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_21 = qp_ctx[wqe_now[1:0] * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/req-tx.ts:104:21: only bits [406:391] are used
+// intermediate of gen/nic/req-tx.ts:108:21: only bits [126:79] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_22 = qp_ctx[wqe_now[1:0] * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
+// intermediate of gen/nic/req-tx.ts:108:21: only bits [26:3] are used
+/* verilator lint_off UNUSEDSIGNAL */
+wire [430:0] part_23 = qp_ctx[wqe_now[1:0] * 431 +: 431];
+/* verilator lint_on UNUSEDSIGNAL */
 
-// gen/nic/req-tx.ts:102:17
+// gen/nic/req-tx.ts:106:17
 assign wqe_now = (state == STATE_IDLE) ? s_wqe_data : wqe_reg;
 
-// gen/nic/req-tx.ts:117:20
+// gen/nic/req-tx.ts:121:20
 assign sge_sum = (((34'd0 + ((wqe_now[45:38] > 8'd0) ? {2'b00, wqe_now[333:302]} : 34'd0)) + ((wqe_now[45:38] > 8'd1) ? {2'b00, wqe_now[461:430]} : 34'd0)) + ((wqe_now[45:38] > 8'd2) ? {2'b00, wqe_now[589:558]} : 34'd0)) + ((wqe_now[45:38] > 8'd3) ? {2'b00, wqe_now[717:686]} : 34'd0);
 
-// gen/nic/req-tx.ts:118:22
+// gen/nic/req-tx.ts:122:22
 assign length_ok = (wqe_now[45:38] <= 8'd4) && (sge_sum == {2'b00, wqe_now[77:46]});
 
-// gen/nic/req-tx.ts:123:21
+// gen/nic/req-tx.ts:127:21
 assign qp_state = err_seen_reg[wqe_now[1:0]] ? 3'd4 : part_0[2:0];
 
-// gen/nic/req-tx.ts:125:21
+// gen/nic/req-tx.ts:129:21
 assign is_write = wqe_now[29:22] == 8'd0;
 
-// gen/nic/req-tx.ts:126:20
+// gen/nic/req-tx.ts:130:20
 assign is_read = wqe_now[29:22] == 8'd1;
 
-// gen/nic/req-tx.ts:127:25
+// gen/nic/req-tx.ts:131:25
 assign check_status = (wqe_now[21:18] != 4'b0000) ? wqe_now[21:18] : ((qp_state == 3'd4) ? 4'd8 : ((qp_state != 3'd3) ? 4'd2 : (!(is_write || is_read) ? 4'd9 : (!length_ok ? 4'd1 : 4'b0000))));
 
-// gen/nic/req-tx.ts:137:24
+// gen/nic/req-tx.ts:141:24
 assign recent_read = (read_mark_cnt_reg != 2'b00) && (read_mark_qp_reg == wqe_now[1:0]);
 
-// gen/nic/req-tx.ts:138:24
+// gen/nic/req-tx.ts:142:24
 assign qp_read_busy = read_busy[wqe_now[1:0]] || recent_read;
 
-// gen/nic/req-tx.ts:140:23
+// gen/nic/req-tx.ts:144:23
 assign fence_wait = (wqe_now[31] && qp_read_busy) && (check_status == 4'b0000);
 
-// gen/nic/req-tx.ts:142:25
+// gen/nic/req-tx.ts:146:25
 assign pmtu_clamped = (part_1[78:75] < 4'd8) ? 4'd8 : ((part_2[78:75] > 4'd12) ? 4'd12 : part_3[78:75]);
 
-// gen/nic/req-tx.ts:150:22
+// gen/nic/req-tx.ts:154:22
 assign check_dma = ((((state == STATE_CHECK) || ((state == STATE_IDLE) && s_wqe_valid)) && (check_status == 4'b0000)) && !wqe_now[31]) && is_write;
 
-// gen/nic/req-tx.ts:152:20
+// gen/nic/req-tx.ts:156:20
 assign dma_sge_idx = ((state == STATE_IDLE) || (state == STATE_CHECK)) ? 2'b00 : sge_idx_reg;
 
-// gen/nic/req-tx.ts:155:21
+// gen/nic/req-tx.ts:159:21
 assign last_sge = (wqe_now[45:38] == 8'd0) || ({6'd0, dma_sge_idx} == (wqe_now[45:38] - 8'd1));
 
-// gen/nic/req-tx.ts:156:14
+// gen/nic/req-tx.ts:160:14
 assign m_dma_cmd_valid = (state == STATE_DMA) || check_dma;
 
-// gen/nic/req-tx.ts:157:13
+// gen/nic/req-tx.ts:161:13
 assign m_dma_cmd_data = {3'b000, (((state == STATE_IDLE) || (state == STATE_CHECK)) ? pmtu_clamped : mtu_log2_reg), last_sge, (((state == STATE_IDLE) || (state == STATE_CHECK)) ? part_4[174:159] : pd_reg), part_6[127:96], ((wqe_now[45:38] == 8'd0) ? 32'd0 : part_8[95:64]), part_10[63:0]};
 
-// gen/nic/req-tx.ts:161:17
+// gen/nic/req-tx.ts:165:17
 assign s_dma_status_ready = state == STATE_WAIT;
 
-// gen/nic/req-tx.ts:165:23
+// gen/nic/req-tx.ts:169:23
 assign mtu_minus_1 = (33'd1 << mtu_log2_reg) - 33'd1;
 
-// gen/nic/req-tx.ts:166:19
+// gen/nic/req-tx.ts:170:19
 assign pkt_count_ceil = ({1'b0, wqe_now[77:46]} + mtu_minus_1) >> mtu_log2_reg;
 
-// gen/nic/req-tx.ts:167:19
+// gen/nic/req-tx.ts:171:19
 assign pkt_count = (pkt_count_ceil == 33'd0) ? 24'd1 : pkt_count_ceil[23:0];
 
-// gen/nic/req-tx.ts:188:22
-assign start_now = (state == STATE_START) && !gen_busy_reg;
+// gen/nic/req-tx.ts:197:22
+assign dma_status_ok = s_dma_status_valid && (s_dma_status_data == 3'b000);
 
-// gen/nic/req-tx.ts:190:23
+// gen/nic/req-tx.ts:198:22
+assign start_now = ((state == STATE_START) || ((state == STATE_WAIT) && dma_status_ok)) && !gen_busy_reg;
+
+// gen/nic/req-tx.ts:200:23
 assign start_take = start_now && m_req_ready;
 
-// gen/nic/req-tx.ts:191:14
+// gen/nic/req-tx.ts:201:21
+assign sq_first_psn = part_11[50:27];
+
+// gen/nic/req-tx.ts:202:20
+assign sq_last_psn = part_12[50:27] + (pkt_count - 24'd1);
+
+// gen/nic/req-tx.ts:203:20
+assign sq_next_psn = part_13[50:27] + pkt_count;
+
+// gen/nic/req-tx.ts:204:24
+assign start_first_psn = (state == STATE_WAIT) ? sq_first_psn : first_psn_reg;
+
+// gen/nic/req-tx.ts:205:23
+assign start_last_psn = (state == STATE_WAIT) ? sq_last_psn : last_psn_reg;
+
+// gen/nic/req-tx.ts:206:23
+assign start_next_psn = (state == STATE_WAIT) ? sq_next_psn : gen_next_psn_reg;
+
+// gen/nic/req-tx.ts:207:14
 assign m_req_valid = (state == STATE_ERR) || start_now;
 
-// gen/nic/req-tx.ts:192:13
-assign m_req_data = {entry_status_reg, wqe_now[30], last_psn_reg, first_psn_reg, wqe_now[77:46], wqe_now[29:22], wqe_now[141:78], wqe_now[1:0]};
+// gen/nic/req-tx.ts:208:13
+assign m_req_data = {entry_status_reg, wqe_now[30], start_last_psn, start_first_psn, wqe_now[77:46], wqe_now[29:22], wqe_now[141:78], wqe_now[1:0]};
 
-// gen/nic/req-tx.ts:197:18
+// gen/nic/req-tx.ts:213:18
 assign m_read_ctx_valid = state == STATE_RCTX;
 
-// gen/nic/req-tx.ts:198:17
+// gen/nic/req-tx.ts:214:17
 assign m_read_ctx_data = {wqe_now[749:238], wqe_now[40:38], mtu_log2_reg, pd_reg, wqe_now[77:46], last_psn_reg, first_psn_reg, wqe_now[141:78], wqe_now[1:0]};
 
-// gen/nic/req-tx.ts:230:14
+// gen/nic/req-tx.ts:255:14
 assign s_wqe_ready = state == STATE_IDLE;
 
-// gen/nic/req-tx.ts:274:10
+// gen/nic/req-tx.ts:297:10
 assign sq_psn_upd = {psn_upd_value_reg, psn_upd_qp_reg, psn_upd_valid_reg};
 
-// gen/nic/req-tx.ts:275:11
+// gen/nic/req-tx.ts:298:11
 assign qp_error = {qp_error_qp_reg, qp_error_valid_reg};
 
-// gen/nic/req-tx.ts:280:17
-assign gen_mtu = 13'd1 << gen_mtu_log2_reg;
+// gen/nic/req-tx.ts:308:18
+assign gen_cur_psn = gen_busy_reg ? gen_psn_reg : start_first_psn;
 
-// gen/nic/req-tx.ts:282:19
-assign gen_last = gen_read_reg || (gen_rem_reg <= {19'd0, gen_mtu});
+// gen/nic/req-tx.ts:309:18
+assign gen_cur_rem = gen_busy_reg ? gen_rem_reg : wqe_now[77:46];
 
-// gen/nic/req-tx.ts:295:14
+// gen/nic/req-tx.ts:310:20
+assign gen_cur_first = gen_first_reg || !gen_busy_reg;
+
+// gen/nic/req-tx.ts:311:20
+assign gen_cur_count = gen_busy_reg ? gen_count_reg : 6'd0;
+
+// gen/nic/req-tx.ts:312:19
+assign gen_cur_read = gen_busy_reg ? gen_read_reg : is_read;
+
+// gen/nic/req-tx.ts:313:17
+assign gen_mtu = 13'd1 << (gen_busy_reg ? gen_mtu_log2_reg : mtu_log2_reg);
+
+// gen/nic/req-tx.ts:315:19
+assign gen_last = gen_cur_read || (gen_cur_rem <= {19'd0, gen_mtu});
+
+// gen/nic/req-tx.ts:329:14
 assign m_pkt_cmd_valid = pkt_valid_reg;
 
-// gen/nic/req-tx.ts:296:13
+// gen/nic/req-tx.ts:330:13
 assign m_pkt_cmd_data = pkt_data_reg;
 
-// gen/nic/req-tx.ts:122:39
+// gen/nic/req-tx.ts:332:18
+assign gen_emit = (gen_busy_reg || start_take) && (!pkt_valid_reg || m_pkt_cmd_ready);
+
+// gen/nic/req-tx.ts:126:39
 always @(posedge clk) begin
     if (qp_ctx[2:0] == 3'b000) begin
         err_seen_reg[0] <= 1'b0;
@@ -315,7 +371,7 @@ always @(posedge clk) begin
                     first_psn_reg <= 24'd0;
                     last_psn_reg <= 24'd0;
                     mtu_log2_reg <= pmtu_clamped;
-                    pd_reg <= part_11[174:159];
+                    pd_reg <= part_14[174:159];
                     sge_idx_reg <= 2'b00;
                     sge_idx_reg <= 2'd1;
                     state <= STATE_DMA;
@@ -330,7 +386,7 @@ always @(posedge clk) begin
             first_psn_reg <= 24'd0;
             last_psn_reg <= 24'd0;
             mtu_log2_reg <= pmtu_clamped;
-            pd_reg <= part_12[174:159];
+            pd_reg <= part_15[174:159];
             sge_idx_reg <= 2'b00;
             if (check_status != 4'b0000) begin
                 state <= STATE_ERR;
@@ -359,11 +415,21 @@ always @(posedge clk) begin
         end
         STATE_WAIT: begin
             if (s_dma_status_valid) begin
-                if (s_dma_status_data == 3'b000) begin
-                    first_psn_reg <= part_13[50:27];
-                    last_psn_reg <= part_14[50:27] + (pkt_count - 24'd1);
-                    gen_next_psn_reg <= part_15[50:27] + pkt_count;
+                if (dma_status_ok) begin
+                    first_psn_reg <= sq_first_psn;
+                    last_psn_reg <= sq_last_psn;
+                    gen_next_psn_reg <= sq_next_psn;
                     state <= STATE_START;
+                    if (start_take) begin
+                        psn_upd_valid_reg <= 1'd1;
+                        psn_upd_qp_reg <= wqe_now[1:0];
+                        psn_upd_value_reg <= start_next_psn;
+                        if (is_read) begin
+                            read_mark_cnt_reg <= 2'd3;
+                            read_mark_qp_reg <= wqe_now[1:0];
+                        end
+                        state <= STATE_IDLE;
+                    end
                 end else begin
                     entry_status_reg <= 4'd3;
                     qp_error_valid_reg <= 1'd1;
@@ -385,9 +451,9 @@ always @(posedge clk) begin
             end
         end
         STATE_PSN: begin
-            first_psn_reg <= part_16[50:27];
-            last_psn_reg <= part_17[50:27] + (pkt_count - 24'd1);
-            gen_next_psn_reg <= part_18[50:27] + pkt_count;
+            first_psn_reg <= sq_first_psn;
+            last_psn_reg <= sq_last_psn;
+            gen_next_psn_reg <= sq_next_psn;
             if (is_read) begin
                 state <= STATE_RCTX;
             end else begin
@@ -403,7 +469,7 @@ always @(posedge clk) begin
             if (start_take) begin
                 psn_upd_valid_reg <= 1'd1;
                 psn_upd_qp_reg <= wqe_now[1:0];
-                psn_upd_value_reg <= gen_next_psn_reg;
+                psn_upd_value_reg <= start_next_psn;
                 if (is_read) begin
                     read_mark_cnt_reg <= 2'd3;
                     read_mark_qp_reg <= wqe_now[1:0];
@@ -431,32 +497,21 @@ always @(posedge clk) begin
         pd_reg <= 16'd0;
         sge_idx_reg <= 2'b00;
         gen_next_psn_reg <= 24'd0;
-        qp_error_qp_reg <= 2'b00;
         psn_upd_qp_reg <= 2'b00;
         psn_upd_value_reg <= 24'd0;
         read_mark_qp_reg <= 2'b00;
+        qp_error_qp_reg <= 2'b00;
     end
 end
 
-// gen/nic/req-tx.ts:297:5
+// gen/nic/req-tx.ts:333:5
 always @(posedge clk) begin
     if (m_pkt_cmd_ready) begin
         pkt_valid_reg <= 1'b0;
     end
-    if (gen_busy_reg && (!pkt_valid_reg || m_pkt_cmd_ready)) begin
-        pkt_valid_reg <= 1'd1;
-        pkt_data_reg <= {cfg[94:89], cfg[88:81], gen_sport_reg, gen_dest_ip_reg, cfg[80:49], gen_dest_mac_reg, cfg[48:1], 24'd0, 8'd0, 1'b0, gen_len_reg, gen_rkey_reg, gen_va_reg, gen_first_reg, (gen_read_reg ? 13'd0 : (gen_last ? gen_rem_reg[12:0] : gen_mtu)), (gen_last || (gen_count_reg == 6'd63)), gen_psn_reg, gen_dest_qpn_reg, (gen_read_reg ? 8'd12 : (gen_first_reg ? (gen_last ? 8'd10 : 8'd6) : (gen_last ? 8'd8 : 8'd7)))};
-        gen_psn_reg <= gen_psn_reg + 24'd1;
-        gen_rem_reg <= gen_rem_reg - {19'd0, gen_mtu};
-        gen_first_reg <= 1'b0;
-        gen_count_reg <= gen_count_reg + 6'd1;
-        if (gen_last) begin
-            gen_busy_reg <= 1'b0;
-        end
-    end
     if (start_take) begin
         gen_busy_reg <= 1'd1;
-        gen_psn_reg <= first_psn_reg;
+        gen_psn_reg <= start_first_psn;
         gen_rem_reg <= wqe_now[77:46];
         gen_first_reg <= 1'd1;
         gen_count_reg <= 6'd0;
@@ -465,18 +520,29 @@ always @(posedge clk) begin
         gen_rkey_reg <= wqe_now[237:206];
         gen_len_reg <= wqe_now[77:46];
         gen_read_reg <= is_read;
-        gen_dest_qpn_reg <= part_19[26:3];
-        gen_dest_mac_reg <= part_20[126:79];
-        gen_dest_ip_reg <= part_21[158:127];
-        gen_sport_reg <= part_22[406:391];
+        gen_dest_qpn_reg <= part_16[26:3];
+        gen_dest_mac_reg <= part_17[126:79];
+        gen_dest_ip_reg <= part_18[158:127];
+        gen_sport_reg <= part_19[406:391];
+    end
+    if (gen_emit) begin
+        pkt_valid_reg <= 1'd1;
+        pkt_data_reg <= {cfg[94:89], cfg[88:81], (gen_busy_reg ? gen_sport_reg : part_20[406:391]), (gen_busy_reg ? gen_dest_ip_reg : part_21[158:127]), cfg[80:49], (gen_busy_reg ? gen_dest_mac_reg : part_22[126:79]), cfg[48:1], 24'd0, 8'd0, 1'b0, (gen_busy_reg ? gen_len_reg : wqe_now[77:46]), (gen_busy_reg ? gen_rkey_reg : wqe_now[237:206]), (gen_busy_reg ? gen_va_reg : wqe_now[205:142]), gen_cur_first, (gen_cur_read ? 13'd0 : (gen_last ? gen_cur_rem[12:0] : gen_mtu)), (gen_last || (gen_cur_count == 6'd63)), gen_cur_psn, (gen_busy_reg ? gen_dest_qpn_reg : part_23[26:3]), (gen_cur_read ? 8'd12 : (gen_cur_first ? (gen_last ? 8'd10 : 8'd6) : (gen_last ? 8'd8 : 8'd7)))};
+        gen_psn_reg <= gen_cur_psn + 24'd1;
+        gen_rem_reg <= gen_cur_rem - {19'd0, gen_mtu};
+        gen_first_reg <= 1'b0;
+        gen_count_reg <= gen_cur_count + 6'd1;
+        if (gen_last) begin
+            gen_busy_reg <= 1'b0;
+        end
     end
     if (rst) begin
         pkt_valid_reg <= 1'b0;
+        gen_busy_reg <= 1'b0;
         gen_psn_reg <= 24'd0;
         gen_rem_reg <= 32'd0;
         gen_first_reg <= 1'b0;
         gen_count_reg <= 6'd0;
-        gen_busy_reg <= 1'b0;
         gen_mtu_log2_reg <= 4'b0000;
         gen_va_reg <= 64'd0;
         gen_rkey_reg <= 32'd0;

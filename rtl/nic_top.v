@@ -1896,7 +1896,7 @@ assign u_read_resp_rx_m_done_ready = u_ack_tracker_s_read_done_ready;
 // gen/nic/nic-top-build.ts:329:30
 assign u_req_tx_read_busy = u_ack_tracker_read_busy;
 
-// gen/nic/top-axi-buffers.ts:136:20
+// gen/nic/top-axi-buffers.ts:146:20
 assign dma_rd_xlate_popped = u_dma_rd_xlate_m_valid && u_dma_read_s_xlate_resp_ready;
 
 // gen/lib/credit-gate.ts:44:16
@@ -1905,34 +1905,34 @@ assign dma_rd_xlate_credits_ok = dma_rd_xlate_credits_reg != 3'b000;
 // gen/lib/credit-gate.ts:45:19
 assign dma_rd_xlate_credits_taken = (u_dma_read_m_xlate_req_valid && dma_rd_xlate_credits_ok) && u_tlb_s0_xlate_req_ready;
 
-// gen/nic/top-axi-buffers.ts:139:28
+// gen/nic/top-axi-buffers.ts:149:28
 assign u_tlb_s0_xlate_req_data = u_dma_read_m_xlate_req_data;
 
-// gen/nic/top-axi-buffers.ts:140:29
+// gen/nic/top-axi-buffers.ts:150:29
 assign u_tlb_s0_xlate_req_valid = u_dma_read_m_xlate_req_valid && dma_rd_xlate_credits_ok;
 
-// gen/nic/top-axi-buffers.ts:141:37
+// gen/nic/top-axi-buffers.ts:151:37
 assign u_dma_read_m_xlate_req_ready = u_tlb_s0_xlate_req_ready && dma_rd_xlate_credits_ok;
 
-// gen/nic/top-axi-buffers.ts:143:21
+// gen/nic/top-axi-buffers.ts:153:21
 assign u_dma_rd_xlate_s_data = u_tlb_m0_xlate_resp_data;
 
-// gen/nic/top-axi-buffers.ts:144:22
+// gen/nic/top-axi-buffers.ts:154:22
 assign u_dma_rd_xlate_s_valid = u_tlb_m0_xlate_resp_valid;
 
-// gen/nic/top-axi-buffers.ts:145:30
+// gen/nic/top-axi-buffers.ts:155:30
 assign u_tlb_m0_xlate_resp_ready = u_dma_rd_xlate_s_ready;
 
-// gen/nic/top-axi-buffers.ts:147:37
+// gen/nic/top-axi-buffers.ts:157:37
 assign u_dma_read_s_xlate_resp_data = u_dma_rd_xlate_m_data;
 
-// gen/nic/top-axi-buffers.ts:148:38
+// gen/nic/top-axi-buffers.ts:158:38
 assign u_dma_read_s_xlate_resp_valid = u_dma_rd_xlate_m_valid;
 
-// gen/nic/top-axi-buffers.ts:149:22
+// gen/nic/top-axi-buffers.ts:159:22
 assign u_dma_rd_xlate_m_ready = u_dma_read_s_xlate_resp_ready;
 
-// gen/nic/top-axi-buffers.ts:136:20
+// gen/nic/top-axi-buffers.ts:146:20
 assign dma_wr_xlate_popped = u_dma_wr_xlate_m_valid && u_dma_write_s_xlate_resp_ready;
 
 // gen/lib/credit-gate.ts:44:16
@@ -1941,34 +1941,34 @@ assign dma_wr_xlate_credits_ok = dma_wr_xlate_credits_reg != 3'b000;
 // gen/lib/credit-gate.ts:45:19
 assign dma_wr_xlate_credits_taken = (u_dma_write_m_xlate_req_valid && dma_wr_xlate_credits_ok) && u_tlb_s1_xlate_req_ready;
 
-// gen/nic/top-axi-buffers.ts:139:28
+// gen/nic/top-axi-buffers.ts:149:28
 assign u_tlb_s1_xlate_req_data = u_dma_write_m_xlate_req_data;
 
-// gen/nic/top-axi-buffers.ts:140:29
+// gen/nic/top-axi-buffers.ts:150:29
 assign u_tlb_s1_xlate_req_valid = u_dma_write_m_xlate_req_valid && dma_wr_xlate_credits_ok;
 
-// gen/nic/top-axi-buffers.ts:141:37
+// gen/nic/top-axi-buffers.ts:151:37
 assign u_dma_write_m_xlate_req_ready = u_tlb_s1_xlate_req_ready && dma_wr_xlate_credits_ok;
 
-// gen/nic/top-axi-buffers.ts:143:21
+// gen/nic/top-axi-buffers.ts:153:21
 assign u_dma_wr_xlate_s_data = u_tlb_m1_xlate_resp_data;
 
-// gen/nic/top-axi-buffers.ts:144:22
+// gen/nic/top-axi-buffers.ts:154:22
 assign u_dma_wr_xlate_s_valid = u_tlb_m1_xlate_resp_valid;
 
-// gen/nic/top-axi-buffers.ts:145:30
+// gen/nic/top-axi-buffers.ts:155:30
 assign u_tlb_m1_xlate_resp_ready = u_dma_wr_xlate_s_ready;
 
-// gen/nic/top-axi-buffers.ts:147:37
+// gen/nic/top-axi-buffers.ts:157:37
 assign u_dma_write_s_xlate_resp_data = u_dma_wr_xlate_m_data;
 
-// gen/nic/top-axi-buffers.ts:148:38
+// gen/nic/top-axi-buffers.ts:158:38
 assign u_dma_write_s_xlate_resp_valid = u_dma_wr_xlate_m_valid;
 
-// gen/nic/top-axi-buffers.ts:149:22
+// gen/nic/top-axi-buffers.ts:159:22
 assign u_dma_wr_xlate_m_ready = u_dma_write_s_xlate_resp_ready;
 
-// gen/nic/top-axi-buffers.ts:136:20
+// gen/nic/top-axi-buffers.ts:146:20
 assign rsp_xlate_popped = u_rsp_xlate_m_valid && u_responder_s_xlate_resp_ready;
 
 // gen/lib/credit-gate.ts:44:16
@@ -1977,34 +1977,34 @@ assign rsp_xlate_credits_ok = rsp_xlate_credits_reg != 3'b000;
 // gen/lib/credit-gate.ts:45:19
 assign rsp_xlate_credits_taken = (u_responder_m_xlate_req_valid && rsp_xlate_credits_ok) && u_tlb_s2_xlate_req_ready;
 
-// gen/nic/top-axi-buffers.ts:139:28
+// gen/nic/top-axi-buffers.ts:149:28
 assign u_tlb_s2_xlate_req_data = u_responder_m_xlate_req_data;
 
-// gen/nic/top-axi-buffers.ts:140:29
+// gen/nic/top-axi-buffers.ts:150:29
 assign u_tlb_s2_xlate_req_valid = u_responder_m_xlate_req_valid && rsp_xlate_credits_ok;
 
-// gen/nic/top-axi-buffers.ts:141:37
+// gen/nic/top-axi-buffers.ts:151:37
 assign u_responder_m_xlate_req_ready = u_tlb_s2_xlate_req_ready && rsp_xlate_credits_ok;
 
-// gen/nic/top-axi-buffers.ts:143:21
+// gen/nic/top-axi-buffers.ts:153:21
 assign u_rsp_xlate_s_data = u_tlb_m2_xlate_resp_data;
 
-// gen/nic/top-axi-buffers.ts:144:22
+// gen/nic/top-axi-buffers.ts:154:22
 assign u_rsp_xlate_s_valid = u_tlb_m2_xlate_resp_valid;
 
-// gen/nic/top-axi-buffers.ts:145:30
+// gen/nic/top-axi-buffers.ts:155:30
 assign u_tlb_m2_xlate_resp_ready = u_rsp_xlate_s_ready;
 
-// gen/nic/top-axi-buffers.ts:147:37
+// gen/nic/top-axi-buffers.ts:157:37
 assign u_responder_s_xlate_resp_data = u_rsp_xlate_m_data;
 
-// gen/nic/top-axi-buffers.ts:148:38
+// gen/nic/top-axi-buffers.ts:158:38
 assign u_responder_s_xlate_resp_valid = u_rsp_xlate_m_valid;
 
-// gen/nic/top-axi-buffers.ts:149:22
+// gen/nic/top-axi-buffers.ts:159:22
 assign u_rsp_xlate_m_ready = u_responder_s_xlate_resp_ready;
 
-// gen/nic/top-axi-buffers.ts:136:20
+// gen/nic/top-axi-buffers.ts:146:20
 assign dma_rd_rsp_xlate_popped = u_dma_rd_rsp_xlate_m_valid && u_dma_read_rsp_s_xlate_resp_ready;
 
 // gen/lib/credit-gate.ts:44:16
@@ -2013,34 +2013,34 @@ assign dma_rd_rsp_xlate_credits_ok = dma_rd_rsp_xlate_credits_reg != 3'b000;
 // gen/lib/credit-gate.ts:45:19
 assign dma_rd_rsp_xlate_credits_taken = (u_dma_read_rsp_m_xlate_req_valid && dma_rd_rsp_xlate_credits_ok) && u_tlb_s3_xlate_req_ready;
 
-// gen/nic/top-axi-buffers.ts:139:28
+// gen/nic/top-axi-buffers.ts:149:28
 assign u_tlb_s3_xlate_req_data = u_dma_read_rsp_m_xlate_req_data;
 
-// gen/nic/top-axi-buffers.ts:140:29
+// gen/nic/top-axi-buffers.ts:150:29
 assign u_tlb_s3_xlate_req_valid = u_dma_read_rsp_m_xlate_req_valid && dma_rd_rsp_xlate_credits_ok;
 
-// gen/nic/top-axi-buffers.ts:141:37
+// gen/nic/top-axi-buffers.ts:151:37
 assign u_dma_read_rsp_m_xlate_req_ready = u_tlb_s3_xlate_req_ready && dma_rd_rsp_xlate_credits_ok;
 
-// gen/nic/top-axi-buffers.ts:143:21
+// gen/nic/top-axi-buffers.ts:153:21
 assign u_dma_rd_rsp_xlate_s_data = u_tlb_m3_xlate_resp_data;
 
-// gen/nic/top-axi-buffers.ts:144:22
+// gen/nic/top-axi-buffers.ts:154:22
 assign u_dma_rd_rsp_xlate_s_valid = u_tlb_m3_xlate_resp_valid;
 
-// gen/nic/top-axi-buffers.ts:145:30
+// gen/nic/top-axi-buffers.ts:155:30
 assign u_tlb_m3_xlate_resp_ready = u_dma_rd_rsp_xlate_s_ready;
 
-// gen/nic/top-axi-buffers.ts:147:37
+// gen/nic/top-axi-buffers.ts:157:37
 assign u_dma_read_rsp_s_xlate_resp_data = u_dma_rd_rsp_xlate_m_data;
 
-// gen/nic/top-axi-buffers.ts:148:38
+// gen/nic/top-axi-buffers.ts:158:38
 assign u_dma_read_rsp_s_xlate_resp_valid = u_dma_rd_rsp_xlate_m_valid;
 
-// gen/nic/top-axi-buffers.ts:149:22
+// gen/nic/top-axi-buffers.ts:159:22
 assign u_dma_rd_rsp_xlate_m_ready = u_dma_read_rsp_s_xlate_resp_ready;
 
-// gen/nic/top-axi-buffers.ts:136:20
+// gen/nic/top-axi-buffers.ts:146:20
 assign dma_wr_rresp_xlate_popped = u_dma_wr_rresp_xlate_m_valid && u_dma_write_rresp_s_xlate_resp_ready;
 
 // gen/lib/credit-gate.ts:44:16
@@ -2049,31 +2049,31 @@ assign dma_wr_rresp_xlate_credits_ok = dma_wr_rresp_xlate_credits_reg != 3'b000;
 // gen/lib/credit-gate.ts:45:19
 assign dma_wr_rresp_xlate_credits_taken = (u_dma_write_rresp_m_xlate_req_valid && dma_wr_rresp_xlate_credits_ok) && u_tlb_s4_xlate_req_ready;
 
-// gen/nic/top-axi-buffers.ts:139:28
+// gen/nic/top-axi-buffers.ts:149:28
 assign u_tlb_s4_xlate_req_data = u_dma_write_rresp_m_xlate_req_data;
 
-// gen/nic/top-axi-buffers.ts:140:29
+// gen/nic/top-axi-buffers.ts:150:29
 assign u_tlb_s4_xlate_req_valid = u_dma_write_rresp_m_xlate_req_valid && dma_wr_rresp_xlate_credits_ok;
 
-// gen/nic/top-axi-buffers.ts:141:37
+// gen/nic/top-axi-buffers.ts:151:37
 assign u_dma_write_rresp_m_xlate_req_ready = u_tlb_s4_xlate_req_ready && dma_wr_rresp_xlate_credits_ok;
 
-// gen/nic/top-axi-buffers.ts:143:21
+// gen/nic/top-axi-buffers.ts:153:21
 assign u_dma_wr_rresp_xlate_s_data = u_tlb_m4_xlate_resp_data;
 
-// gen/nic/top-axi-buffers.ts:144:22
+// gen/nic/top-axi-buffers.ts:154:22
 assign u_dma_wr_rresp_xlate_s_valid = u_tlb_m4_xlate_resp_valid;
 
-// gen/nic/top-axi-buffers.ts:145:30
+// gen/nic/top-axi-buffers.ts:155:30
 assign u_tlb_m4_xlate_resp_ready = u_dma_wr_rresp_xlate_s_ready;
 
-// gen/nic/top-axi-buffers.ts:147:37
+// gen/nic/top-axi-buffers.ts:157:37
 assign u_dma_write_rresp_s_xlate_resp_data = u_dma_wr_rresp_xlate_m_data;
 
-// gen/nic/top-axi-buffers.ts:148:38
+// gen/nic/top-axi-buffers.ts:158:38
 assign u_dma_write_rresp_s_xlate_resp_valid = u_dma_wr_rresp_xlate_m_valid;
 
-// gen/nic/top-axi-buffers.ts:149:22
+// gen/nic/top-axi-buffers.ts:159:22
 assign u_dma_wr_rresp_xlate_m_ready = u_dma_write_rresp_s_xlate_resp_ready;
 
 // gen/nic/top-wiring.ts:67:52
@@ -2124,34 +2124,34 @@ assign u_tlb_m_axi_rvalid = u_axi_rd_mux_s1_axi_rvalid;
 // gen/nic/top-wiring.ts:67:52
 assign u_axi_rd_mux_s1_axi_rready = u_tlb_m_axi_rready;
 
-// gen/nic/top-axi-buffers.ts:59:118
+// gen/nic/top-axi-buffers.ts:63:118
 assign u_axi_rd_mux_s2_axi_arid = u_dma_read_m_axi_arid;
 
-// gen/nic/top-axi-buffers.ts:59:118
+// gen/nic/top-axi-buffers.ts:63:118
 assign u_axi_rd_mux_s2_axi_araddr = u_dma_read_m_axi_araddr;
 
-// gen/nic/top-axi-buffers.ts:59:118
+// gen/nic/top-axi-buffers.ts:63:118
 assign u_axi_rd_mux_s2_axi_arlen = u_dma_read_m_axi_arlen;
 
-// gen/nic/top-axi-buffers.ts:59:118
+// gen/nic/top-axi-buffers.ts:63:118
 assign u_axi_rd_mux_s2_axi_arsize = u_dma_read_m_axi_arsize;
 
-// gen/nic/top-axi-buffers.ts:59:118
+// gen/nic/top-axi-buffers.ts:63:118
 assign u_axi_rd_mux_s2_axi_arburst = u_dma_read_m_axi_arburst;
 
-// gen/nic/top-axi-buffers.ts:59:118
+// gen/nic/top-axi-buffers.ts:63:118
 assign u_axi_rd_mux_s2_axi_arlock = u_dma_read_m_axi_arlock;
 
-// gen/nic/top-axi-buffers.ts:59:118
+// gen/nic/top-axi-buffers.ts:63:118
 assign u_axi_rd_mux_s2_axi_arcache = u_dma_read_m_axi_arcache;
 
-// gen/nic/top-axi-buffers.ts:59:118
+// gen/nic/top-axi-buffers.ts:63:118
 assign u_axi_rd_mux_s2_axi_arprot = u_dma_read_m_axi_arprot;
 
-// gen/nic/top-axi-buffers.ts:63:19
+// gen/nic/top-axi-buffers.ts:68:19
 assign dma_rd_rbuf_ar_beats = {3'b000, u_dma_read_m_axi_arlen} + 11'd1;
 
-// gen/nic/top-axi-buffers.ts:64:20
+// gen/nic/top-axi-buffers.ts:69:20
 assign dma_rd_rbuf_r_popped = u_dma_rd_rbuf_m_valid && u_dma_read_m_axi_rready;
 
 // gen/lib/credit-gate.ts:44:16
@@ -2160,10 +2160,10 @@ assign dma_rd_rbuf_ar_credits_ok = dma_rd_rbuf_ar_credits_reg >= dma_rd_rbuf_ar_
 // gen/lib/credit-gate.ts:45:19
 assign dma_rd_rbuf_ar_credits_taken = (u_dma_read_m_axi_arvalid && dma_rd_rbuf_ar_credits_ok) && u_axi_rd_mux_s2_axi_arready;
 
-// gen/nic/top-axi-buffers.ts:67:29
+// gen/nic/top-axi-buffers.ts:72:29
 assign u_axi_rd_mux_s2_axi_arvalid = u_dma_read_m_axi_arvalid && dma_rd_rbuf_ar_credits_ok;
 
-// gen/nic/top-axi-buffers.ts:68:32
+// gen/nic/top-axi-buffers.ts:73:32
 assign u_dma_read_m_axi_arready = u_axi_rd_mux_s2_axi_arready && dma_rd_rbuf_ar_credits_ok;
 
 // gen/nic/top-wiring.ts:83:24
@@ -2181,16 +2181,16 @@ assign u_dma_read_m_axi_rid = u_dma_rd_rbuf_m_data[67:64];
 // gen/nic/top-wiring.ts:90:29
 assign u_dma_read_m_axi_rdata = u_dma_rd_rbuf_m_data[63:0];
 
-// gen/nic/top-axi-buffers.ts:71:22
+// gen/nic/top-axi-buffers.ts:76:22
 assign u_dma_rd_rbuf_s_valid = u_axi_rd_mux_s2_axi_rvalid;
 
-// gen/nic/top-axi-buffers.ts:72:28
+// gen/nic/top-axi-buffers.ts:77:28
 assign u_axi_rd_mux_s2_axi_rready = u_dma_rd_rbuf_s_ready;
 
-// gen/nic/top-axi-buffers.ts:74:31
+// gen/nic/top-axi-buffers.ts:79:31
 assign u_dma_read_m_axi_rvalid = u_dma_rd_rbuf_m_valid;
 
-// gen/nic/top-axi-buffers.ts:75:22
+// gen/nic/top-axi-buffers.ts:80:22
 assign u_dma_rd_rbuf_m_ready = u_dma_read_m_axi_rready;
 
 // gen/nic/top-wiring.ts:101:29
@@ -2283,34 +2283,34 @@ assign u_dma_write_m_axi_rlast = 1'b0;
 // gen/nic/top-wiring.ts:101:29
 assign u_dma_write_m_axi_rvalid = 1'b0;
 
-// gen/nic/top-axi-buffers.ts:59:118
+// gen/nic/top-axi-buffers.ts:63:118
 assign u_axi_rd_mux_s3_axi_arid = u_dma_read_rsp_m_axi_arid;
 
-// gen/nic/top-axi-buffers.ts:59:118
+// gen/nic/top-axi-buffers.ts:63:118
 assign u_axi_rd_mux_s3_axi_araddr = u_dma_read_rsp_m_axi_araddr;
 
-// gen/nic/top-axi-buffers.ts:59:118
+// gen/nic/top-axi-buffers.ts:63:118
 assign u_axi_rd_mux_s3_axi_arlen = u_dma_read_rsp_m_axi_arlen;
 
-// gen/nic/top-axi-buffers.ts:59:118
+// gen/nic/top-axi-buffers.ts:63:118
 assign u_axi_rd_mux_s3_axi_arsize = u_dma_read_rsp_m_axi_arsize;
 
-// gen/nic/top-axi-buffers.ts:59:118
+// gen/nic/top-axi-buffers.ts:63:118
 assign u_axi_rd_mux_s3_axi_arburst = u_dma_read_rsp_m_axi_arburst;
 
-// gen/nic/top-axi-buffers.ts:59:118
+// gen/nic/top-axi-buffers.ts:63:118
 assign u_axi_rd_mux_s3_axi_arlock = u_dma_read_rsp_m_axi_arlock;
 
-// gen/nic/top-axi-buffers.ts:59:118
+// gen/nic/top-axi-buffers.ts:63:118
 assign u_axi_rd_mux_s3_axi_arcache = u_dma_read_rsp_m_axi_arcache;
 
-// gen/nic/top-axi-buffers.ts:59:118
+// gen/nic/top-axi-buffers.ts:63:118
 assign u_axi_rd_mux_s3_axi_arprot = u_dma_read_rsp_m_axi_arprot;
 
-// gen/nic/top-axi-buffers.ts:63:19
+// gen/nic/top-axi-buffers.ts:68:19
 assign dma_rd_rsp_rbuf_ar_beats = {3'b000, u_dma_read_rsp_m_axi_arlen} + 11'd1;
 
-// gen/nic/top-axi-buffers.ts:64:20
+// gen/nic/top-axi-buffers.ts:69:20
 assign dma_rd_rsp_rbuf_r_popped = u_dma_rd_rsp_rbuf_m_valid && u_dma_read_rsp_m_axi_rready;
 
 // gen/lib/credit-gate.ts:44:16
@@ -2319,10 +2319,10 @@ assign dma_rd_rsp_rbuf_ar_credits_ok = dma_rd_rsp_rbuf_ar_credits_reg >= dma_rd_
 // gen/lib/credit-gate.ts:45:19
 assign dma_rd_rsp_rbuf_ar_credits_taken = (u_dma_read_rsp_m_axi_arvalid && dma_rd_rsp_rbuf_ar_credits_ok) && u_axi_rd_mux_s3_axi_arready;
 
-// gen/nic/top-axi-buffers.ts:67:29
+// gen/nic/top-axi-buffers.ts:72:29
 assign u_axi_rd_mux_s3_axi_arvalid = u_dma_read_rsp_m_axi_arvalid && dma_rd_rsp_rbuf_ar_credits_ok;
 
-// gen/nic/top-axi-buffers.ts:68:32
+// gen/nic/top-axi-buffers.ts:73:32
 assign u_dma_read_rsp_m_axi_arready = u_axi_rd_mux_s3_axi_arready && dma_rd_rsp_rbuf_ar_credits_ok;
 
 // gen/nic/top-wiring.ts:83:24
@@ -2340,16 +2340,16 @@ assign u_dma_read_rsp_m_axi_rid = u_dma_rd_rsp_rbuf_m_data[67:64];
 // gen/nic/top-wiring.ts:90:29
 assign u_dma_read_rsp_m_axi_rdata = u_dma_rd_rsp_rbuf_m_data[63:0];
 
-// gen/nic/top-axi-buffers.ts:71:22
+// gen/nic/top-axi-buffers.ts:76:22
 assign u_dma_rd_rsp_rbuf_s_valid = u_axi_rd_mux_s3_axi_rvalid;
 
-// gen/nic/top-axi-buffers.ts:72:28
+// gen/nic/top-axi-buffers.ts:77:28
 assign u_axi_rd_mux_s3_axi_rready = u_dma_rd_rsp_rbuf_s_ready;
 
-// gen/nic/top-axi-buffers.ts:74:31
+// gen/nic/top-axi-buffers.ts:79:31
 assign u_dma_read_rsp_m_axi_rvalid = u_dma_rd_rsp_rbuf_m_valid;
 
-// gen/nic/top-axi-buffers.ts:75:22
+// gen/nic/top-axi-buffers.ts:80:22
 assign u_dma_rd_rsp_rbuf_m_ready = u_dma_read_rsp_m_axi_rready;
 
 // gen/nic/top-wiring.ts:101:29
@@ -2424,16 +2424,16 @@ assign u_completion_m_axi_bvalid = u_axi_wr_mux_s1_axi_bvalid;
 // gen/nic/top-wiring.ts:67:52
 assign u_axi_wr_mux_s1_axi_bready = u_completion_m_axi_bready;
 
-// gen/nic/top-axi-buffers.ts:92:68
+// gen/nic/top-axi-buffers.ts:97:68
 assign u_dma_write_rresp_m_axi_bid = u_axi_wr_mux_s2_axi_bid;
 
-// gen/nic/top-axi-buffers.ts:92:68
+// gen/nic/top-axi-buffers.ts:97:68
 assign u_dma_write_rresp_m_axi_bresp = u_axi_wr_mux_s2_axi_bresp;
 
-// gen/nic/top-axi-buffers.ts:92:68
+// gen/nic/top-axi-buffers.ts:97:68
 assign u_dma_write_rresp_m_axi_bvalid = u_axi_wr_mux_s2_axi_bvalid;
 
-// gen/nic/top-axi-buffers.ts:93:28
+// gen/nic/top-axi-buffers.ts:98:28
 assign u_axi_wr_mux_s2_axi_bready = u_dma_write_rresp_m_axi_bready;
 
 // gen/nic/top-wiring.ts:83:24
@@ -2448,16 +2448,16 @@ assign u_axi_wr_mux_s2_axi_wstrb = u_dma_wr_rresp_wbuf_m_data[71:64];
 // gen/nic/top-wiring.ts:90:29
 assign u_axi_wr_mux_s2_axi_wdata = u_dma_wr_rresp_wbuf_m_data[63:0];
 
-// gen/nic/top-axi-buffers.ts:96:22
+// gen/nic/top-axi-buffers.ts:101:22
 assign u_dma_wr_rresp_wbuf_s_valid = u_dma_write_rresp_m_axi_wvalid;
 
-// gen/nic/top-axi-buffers.ts:97:31
+// gen/nic/top-axi-buffers.ts:102:31
 assign u_dma_write_rresp_m_axi_wready = u_dma_wr_rresp_wbuf_s_ready;
 
-// gen/nic/top-axi-buffers.ts:98:28
+// gen/nic/top-axi-buffers.ts:103:28
 assign u_axi_wr_mux_s2_axi_wvalid = u_dma_wr_rresp_wbuf_m_valid;
 
-// gen/nic/top-axi-buffers.ts:99:22
+// gen/nic/top-axi-buffers.ts:104:22
 assign u_dma_wr_rresp_wbuf_m_ready = u_axi_wr_mux_s2_axi_wready;
 
 // gen/nic/top-wiring.ts:83:24
@@ -2487,16 +2487,16 @@ assign u_axi_wr_mux_s2_axi_awcache = u_dma_wr_rresp_wbuf_aw_m_data[6:3];
 // gen/nic/top-wiring.ts:90:29
 assign u_axi_wr_mux_s2_axi_awprot = u_dma_wr_rresp_wbuf_aw_m_data[2:0];
 
-// gen/nic/top-axi-buffers.ts:105:23
+// gen/nic/top-axi-buffers.ts:110:23
 assign u_dma_wr_rresp_wbuf_aw_s_valid = u_dma_write_rresp_m_axi_awvalid;
 
-// gen/nic/top-axi-buffers.ts:106:32
+// gen/nic/top-axi-buffers.ts:111:32
 assign u_dma_write_rresp_m_axi_awready = u_dma_wr_rresp_wbuf_aw_s_ready;
 
-// gen/nic/top-axi-buffers.ts:111:19
+// gen/nic/top-axi-buffers.ts:116:19
 assign dma_wr_rresp_wbuf_aw_beats = {3'b000, u_dma_wr_rresp_wbuf_aw_m_data[20:13]} + 11'd1;
 
-// gen/nic/top-axi-buffers.ts:112:20
+// gen/nic/top-axi-buffers.ts:117:20
 assign dma_wr_rresp_wbuf_w_pushed = u_dma_write_rresp_m_axi_wvalid && u_dma_wr_rresp_wbuf_s_ready;
 
 // gen/lib/credit-gate.ts:44:16
@@ -2505,10 +2505,10 @@ assign dma_wr_rresp_wbuf_unclaimed_ok = dma_wr_rresp_wbuf_unclaimed_reg >= dma_w
 // gen/lib/credit-gate.ts:45:19
 assign dma_wr_rresp_wbuf_unclaimed_taken = (u_dma_wr_rresp_wbuf_aw_m_valid && dma_wr_rresp_wbuf_unclaimed_ok) && u_axi_wr_mux_s2_axi_awready;
 
-// gen/nic/top-axi-buffers.ts:115:29
+// gen/nic/top-axi-buffers.ts:120:29
 assign u_axi_wr_mux_s2_axi_awvalid = u_dma_wr_rresp_wbuf_aw_m_valid && dma_wr_rresp_wbuf_unclaimed_ok;
 
-// gen/nic/top-axi-buffers.ts:116:23
+// gen/nic/top-axi-buffers.ts:121:23
 assign u_dma_wr_rresp_wbuf_aw_m_ready = u_axi_wr_mux_s2_axi_awready && dma_wr_rresp_wbuf_unclaimed_ok;
 
 // gen/nic/top-wiring.ts:101:29
@@ -3688,7 +3688,7 @@ sync_fifo_ram_width73 u_rx_pay_fifo (
 );
 
 // gen/nic/nic-top-build.ts:221:84
-sync_fifo_depth4_width67 u_dma_rd_xlate (
+sync_fifo_bypass1_depth4_width67 u_dma_rd_xlate (
     .clk(clk),
     .rst(rst),
     .s_data(u_dma_rd_xlate_s_data),
@@ -3703,7 +3703,7 @@ sync_fifo_depth4_width67 u_dma_rd_xlate (
 );
 
 // gen/nic/nic-top-build.ts:221:84
-sync_fifo_depth4_width67 u_dma_wr_xlate (
+sync_fifo_bypass1_depth4_width67 u_dma_wr_xlate (
     .clk(clk),
     .rst(rst),
     .s_data(u_dma_wr_xlate_s_data),
@@ -3718,7 +3718,7 @@ sync_fifo_depth4_width67 u_dma_wr_xlate (
 );
 
 // gen/nic/nic-top-build.ts:221:84
-sync_fifo_depth4_width67 u_rsp_xlate (
+sync_fifo_bypass1_depth4_width67 u_rsp_xlate (
     .clk(clk),
     .rst(rst),
     .s_data(u_rsp_xlate_s_data),
@@ -3733,7 +3733,7 @@ sync_fifo_depth4_width67 u_rsp_xlate (
 );
 
 // gen/nic/nic-top-build.ts:221:84
-sync_fifo_depth4_width67 u_dma_rd_rsp_xlate (
+sync_fifo_bypass1_depth4_width67 u_dma_rd_rsp_xlate (
     .clk(clk),
     .rst(rst),
     .s_data(u_dma_rd_rsp_xlate_s_data),
@@ -3748,7 +3748,7 @@ sync_fifo_depth4_width67 u_dma_rd_rsp_xlate (
 );
 
 // gen/nic/nic-top-build.ts:221:84
-sync_fifo_depth4_width67 u_dma_wr_rresp_xlate (
+sync_fifo_bypass1_depth4_width67 u_dma_wr_rresp_xlate (
     .clk(clk),
     .rst(rst),
     .s_data(u_dma_wr_rresp_xlate_s_data),
@@ -3763,7 +3763,7 @@ sync_fifo_depth4_width67 u_dma_wr_rresp_xlate (
 );
 
 // gen/nic/nic-top-build.ts:221:84
-sync_fifo_ram_depth1024_width71 u_dma_rd_rbuf (
+sync_fifo_ram_bypass1_depth1024_width71 u_dma_rd_rbuf (
     .clk(clk),
     .rst(rst),
     .s_data(u_dma_rd_rbuf_s_data),
@@ -3778,7 +3778,7 @@ sync_fifo_ram_depth1024_width71 u_dma_rd_rbuf (
 );
 
 // gen/nic/nic-top-build.ts:221:84
-sync_fifo_ram_depth1024_width71 u_dma_rd_rsp_rbuf (
+sync_fifo_ram_bypass1_depth1024_width71 u_dma_rd_rsp_rbuf (
     .clk(clk),
     .rst(rst),
     .s_data(u_dma_rd_rsp_rbuf_s_data),
@@ -3839,31 +3839,31 @@ always @(posedge clk) begin
             $stop;
         end
         if (!(!u_tlb_m0_xlate_resp_valid || u_dma_rd_xlate_s_ready)) begin
-            $display("%m: assertion failed at gen/nic/top-axi-buffers.ts:146:5: dma_rd_xlate: translation answer without a credit (FIFO full)");
+            $display("%m: assertion failed at gen/nic/top-axi-buffers.ts:156:5: dma_rd_xlate: translation answer without a credit (FIFO full)");
             $stop;
         end
         if (!(!u_tlb_m1_xlate_resp_valid || u_dma_wr_xlate_s_ready)) begin
-            $display("%m: assertion failed at gen/nic/top-axi-buffers.ts:146:5: dma_wr_xlate: translation answer without a credit (FIFO full)");
+            $display("%m: assertion failed at gen/nic/top-axi-buffers.ts:156:5: dma_wr_xlate: translation answer without a credit (FIFO full)");
             $stop;
         end
         if (!(!u_tlb_m2_xlate_resp_valid || u_rsp_xlate_s_ready)) begin
-            $display("%m: assertion failed at gen/nic/top-axi-buffers.ts:146:5: rsp_xlate: translation answer without a credit (FIFO full)");
+            $display("%m: assertion failed at gen/nic/top-axi-buffers.ts:156:5: rsp_xlate: translation answer without a credit (FIFO full)");
             $stop;
         end
         if (!(!u_tlb_m3_xlate_resp_valid || u_dma_rd_rsp_xlate_s_ready)) begin
-            $display("%m: assertion failed at gen/nic/top-axi-buffers.ts:146:5: dma_rd_rsp_xlate: translation answer without a credit (FIFO full)");
+            $display("%m: assertion failed at gen/nic/top-axi-buffers.ts:156:5: dma_rd_rsp_xlate: translation answer without a credit (FIFO full)");
             $stop;
         end
         if (!(!u_tlb_m4_xlate_resp_valid || u_dma_wr_rresp_xlate_s_ready)) begin
-            $display("%m: assertion failed at gen/nic/top-axi-buffers.ts:146:5: dma_wr_rresp_xlate: translation answer without a credit (FIFO full)");
+            $display("%m: assertion failed at gen/nic/top-axi-buffers.ts:156:5: dma_wr_rresp_xlate: translation answer without a credit (FIFO full)");
             $stop;
         end
         if (!(!u_axi_rd_mux_s2_axi_rvalid || u_dma_rd_rbuf_s_ready)) begin
-            $display("%m: assertion failed at gen/nic/top-axi-buffers.ts:73:5: dma_rd_rbuf: R beat without a credit (FIFO full)");
+            $display("%m: assertion failed at gen/nic/top-axi-buffers.ts:78:5: dma_rd_rbuf: R beat without a credit (FIFO full)");
             $stop;
         end
         if (!(!u_axi_rd_mux_s3_axi_rvalid || u_dma_rd_rsp_rbuf_s_ready)) begin
-            $display("%m: assertion failed at gen/nic/top-axi-buffers.ts:73:5: dma_rd_rsp_rbuf: R beat without a credit (FIFO full)");
+            $display("%m: assertion failed at gen/nic/top-axi-buffers.ts:78:5: dma_rd_rsp_rbuf: R beat without a credit (FIFO full)");
             $stop;
         end
         if (!((u_tlb_hits - tlb_hits_prev_reg) <= 32'd1)) begin

@@ -51,52 +51,52 @@ wire pkt_completed;
 wire cmd_pass;
 wire pkt_claimed;
 
-// gen/nic/tx-frame-gate.ts:50:15
+// gen/nic/tx-frame-gate.ts:57:15
 assign u_fifo_s_data = {s_payload_tlast, s_payload_tkeep, s_payload_tdata};
 
-// gen/nic/tx-frame-gate.ts:51:16
+// gen/nic/tx-frame-gate.ts:58:16
 assign u_fifo_s_valid = s_payload_tvalid;
 
-// gen/nic/tx-frame-gate.ts:52:20
+// gen/nic/tx-frame-gate.ts:59:20
 assign s_payload_tready = u_fifo_s_ready;
 
-// gen/nic/tx-frame-gate.ts:53:19
+// gen/nic/tx-frame-gate.ts:60:19
 assign m_payload_tdata = u_fifo_m_data[63:0];
 
-// gen/nic/tx-frame-gate.ts:54:20
+// gen/nic/tx-frame-gate.ts:61:20
 assign m_payload_tkeep = u_fifo_m_data[71:64];
 
-// gen/nic/tx-frame-gate.ts:55:20
+// gen/nic/tx-frame-gate.ts:62:20
 assign m_payload_tlast = u_fifo_m_data[72];
 
-// gen/nic/tx-frame-gate.ts:56:20
+// gen/nic/tx-frame-gate.ts:63:20
 assign m_payload_tvalid = u_fifo_m_valid;
 
-// gen/nic/tx-frame-gate.ts:57:16
+// gen/nic/tx-frame-gate.ts:64:16
 assign u_fifo_m_ready = m_payload_tready;
 
-// gen/nic/tx-frame-gate.ts:62:20
+// gen/nic/tx-frame-gate.ts:69:20
 assign cmd_has_payload = s_cmd_data[69:57] != 13'd0;
 
-// gen/nic/tx-frame-gate.ts:63:23
+// gen/nic/tx-frame-gate.ts:70:23
 assign pkt_completed = (s_payload_tvalid && u_fifo_s_ready) && s_payload_tlast;
 
-// gen/nic/tx-frame-gate.ts:69:18
+// gen/nic/tx-frame-gate.ts:75:18
 assign cmd_pass = (!cmd_has_payload || (ready_pkts_reg != 12'd0)) || pkt_completed;
 
-// gen/nic/tx-frame-gate.ts:70:15
+// gen/nic/tx-frame-gate.ts:76:15
 assign m_cmd_valid = s_cmd_valid && cmd_pass;
 
-// gen/nic/tx-frame-gate.ts:71:14
+// gen/nic/tx-frame-gate.ts:77:14
 assign m_cmd_data = s_cmd_data;
 
-// gen/nic/tx-frame-gate.ts:72:15
+// gen/nic/tx-frame-gate.ts:78:15
 assign s_cmd_ready = m_cmd_ready && cmd_pass;
 
-// gen/nic/tx-frame-gate.ts:74:21
+// gen/nic/tx-frame-gate.ts:80:21
 assign pkt_claimed = ((s_cmd_valid && m_cmd_ready) && cmd_pass) && cmd_has_payload;
 
-// gen/nic/tx-frame-gate.ts:75:5
+// gen/nic/tx-frame-gate.ts:81:5
 always @(posedge clk) begin
     if (pkt_completed && !pkt_claimed) begin
         ready_pkts_reg <= ready_pkts_reg + 12'd1;
@@ -108,7 +108,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/tx-frame-gate.ts:49:18
+// gen/nic/tx-frame-gate.ts:56:18
 sync_fifo_ram_depth1024_width73 u_fifo (
     .clk(clk),
     .rst(rst),

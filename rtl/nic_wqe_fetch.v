@@ -78,6 +78,7 @@ reg  [749:0] out_data_reg;
 reg  upd_valid_reg;
 reg  [1:0] upd_qp_reg;
 reg  [15:0] upd_value_reg;
+wire ar_from_plan;
 wire last_of_burst;
 wire beat_last;
 // not read: reserved WQE bytes are not decoded
@@ -91,149 +92,152 @@ wire r_take;
 wire wqe_err;
 wire burst_last;
 wire [3:0] wqe_status;
-// intermediate of gen/nic/wqe-fetch.ts:90:21: only bits [274:259] are used
+// intermediate of gen/nic/wqe-fetch.ts:93:21: only bits [274:259] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_0 = qp_ctx[u_arb_grant_index * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/wqe-fetch.ts:90:21: only bits [258:255] are used
+// intermediate of gen/nic/wqe-fetch.ts:93:21: only bits [258:255] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_1 = qp_ctx[u_arb_grant_index * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/wqe-fetch.ts:90:21: only bits [254:191] are used
+// intermediate of gen/nic/wqe-fetch.ts:93:21: only bits [254:191] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_2 = qp_ctx[u_arb_grant_index * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/wqe-fetch.ts:90:21: only bits [2:0] are used
+// intermediate of gen/nic/wqe-fetch.ts:93:21: only bits [2:0] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_3 = qp_ctx[u_arb_grant_index * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/wqe-fetch.ts:90:21: only bits [2:0] are used
+// intermediate of gen/nic/wqe-fetch.ts:93:21: only bits [2:0] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_4 = qp_ctx[u_arb_grant_index * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/wqe-fetch.ts:216:28: only bits [2:0] are used
+// intermediate of gen/nic/wqe-fetch.ts:226:28: only bits [2:0] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_5 = qp_ctx[qp_reg * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
 
-// gen/nic/wqe-fetch.ts:77:17
+// gen/nic/wqe-fetch.ts:80:17
 assign cand_0 = (qp_ctx[274:259] != ci_reg[15:0]) && !(qp_ctx[2:0] == 3'b000);
 
-// gen/nic/wqe-fetch.ts:77:17
+// gen/nic/wqe-fetch.ts:80:17
 assign cand_1 = (qp_ctx[705:690] != ci_reg[31:16]) && !(qp_ctx[433:431] == 3'b000);
 
-// gen/nic/wqe-fetch.ts:77:17
+// gen/nic/wqe-fetch.ts:80:17
 assign cand_2 = (qp_ctx[1136:1121] != ci_reg[47:32]) && !(qp_ctx[864:862] == 3'b000);
 
-// gen/nic/wqe-fetch.ts:77:17
+// gen/nic/wqe-fetch.ts:80:17
 assign cand_3 = (qp_ctx[1567:1552] != ci_reg[63:48]) && !(qp_ctx[1295:1293] == 3'b000);
 
-// gen/nic/wqe-fetch.ts:80:11
+// gen/nic/wqe-fetch.ts:83:11
 assign u_arb_req = {cand_3, cand_2, cand_1, cand_0};
 
-// gen/nic/wqe-fetch.ts:81:14
+// gen/nic/wqe-fetch.ts:84:14
 assign u_arb_weight = weight;
 
-// gen/nic/wqe-fetch.ts:86:14
+// gen/nic/wqe-fetch.ts:89:14
 assign u_arb_accept = (state == STATE_IDLE) && u_arb_grant_valid;
 
-// gen/nic/wqe-fetch.ts:91:19
+// gen/nic/wqe-fetch.ts:94:19
 assign sel_ci = ci_reg[u_arb_grant_index * 16 +: 16];
 
-// gen/nic/wqe-fetch.ts:92:21
+// gen/nic/wqe-fetch.ts:95:21
 assign sel_pending = part_0[274:259] - sel_ci;
 
-// gen/nic/wqe-fetch.ts:93:22
+// gen/nic/wqe-fetch.ts:96:22
 assign ring_mask = (16'd1 << part_1[258:255]) - 16'd1;
 
-// gen/nic/wqe-fetch.ts:94:18
+// gen/nic/wqe-fetch.ts:97:18
 assign ring_slot = sel_ci & ring_mask;
 
-// gen/nic/wqe-fetch.ts:95:23
+// gen/nic/wqe-fetch.ts:98:23
 assign to_ring_end = (ring_mask - ring_slot) + 16'd1;
 
-// gen/nic/wqe-fetch.ts:96:21
+// gen/nic/wqe-fetch.ts:99:21
 assign wqe_addr = part_2[254:191] + {41'd0, {ring_slot, 7'd0}};
 
-// gen/nic/wqe-fetch.ts:99:20
+// gen/nic/wqe-fetch.ts:102:20
 assign to_page_end = 16'd32 - {11'd0, wqe_addr[11:7]};
 
-// gen/nic/wqe-fetch.ts:101:19
+// gen/nic/wqe-fetch.ts:104:19
 assign burst_count = (((((16'd4 < sel_pending) ? 16'd4 : sel_pending) < to_ring_end) ? ((16'd4 < sel_pending) ? 16'd4 : sel_pending) : to_ring_end) < to_page_end) ? ((((16'd4 < sel_pending) ? 16'd4 : sel_pending) < to_ring_end) ? ((16'd4 < sel_pending) ? 3'd4 : sel_pending[2:0]) : to_ring_end[2:0]) : to_page_end[2:0];
 
-// gen/nic/wqe-fetch.ts:103:25
+// gen/nic/wqe-fetch.ts:106:25
 assign fetch_status = (part_3[2:0] == 3'd3) ? 4'b0000 : ((part_4[2:0] == 3'd4) ? 4'd8 : 4'd2);
 
-// gen/nic/wqe-fetch.ts:128:12
+// gen/nic/wqe-fetch.ts:134:22
+assign ar_from_plan = (state == STATE_IDLE) && u_arb_grant_valid;
+
+// gen/nic/wqe-fetch.ts:136:12
 assign m_axi_arid = 4'b0000;
 
-// gen/nic/wqe-fetch.ts:129:14
-assign m_axi_araddr = addr_reg;
+// gen/nic/wqe-fetch.ts:137:14
+assign m_axi_araddr = (state == STATE_IDLE) ? wqe_addr : addr_reg;
 
-// gen/nic/wqe-fetch.ts:132:13
-assign m_axi_arlen = {({1'b0, count_reg} - 4'd1), 4'b0000} + 8'd11;
+// gen/nic/wqe-fetch.ts:140:13
+assign m_axi_arlen = {({1'b0, ((state == STATE_IDLE) ? burst_count : count_reg)} - 4'd1), 4'b0000} + 8'd11;
 
-// gen/nic/wqe-fetch.ts:133:14
+// gen/nic/wqe-fetch.ts:141:14
 assign m_axi_arsize = 3'd3;
 
-// gen/nic/wqe-fetch.ts:134:15
+// gen/nic/wqe-fetch.ts:142:15
 assign m_axi_arburst = 2'd1;
 
-// gen/nic/wqe-fetch.ts:135:14
+// gen/nic/wqe-fetch.ts:143:14
 assign m_axi_arlock = 1'b0;
 
-// gen/nic/wqe-fetch.ts:136:15
+// gen/nic/wqe-fetch.ts:144:15
 assign m_axi_arcache = 4'd3;
 
-// gen/nic/wqe-fetch.ts:137:14
+// gen/nic/wqe-fetch.ts:145:14
 assign m_axi_arprot = 3'b000;
 
-// gen/nic/wqe-fetch.ts:138:15
-assign m_axi_arvalid = state == STATE_ADDR;
+// gen/nic/wqe-fetch.ts:146:15
+assign m_axi_arvalid = ar_from_plan || (state == STATE_ADDR);
 
-// gen/nic/wqe-fetch.ts:141:25
+// gen/nic/wqe-fetch.ts:149:25
 assign last_of_burst = wqe_idx_reg == (count_reg - 3'd1);
 
-// gen/nic/wqe-fetch.ts:142:22
+// gen/nic/wqe-fetch.ts:150:22
 assign beat_last = beat_reg == (last_of_burst ? 4'd11 : 4'd15);
 
-// gen/nic/wqe-fetch.ts:150:18
+// gen/nic/wqe-fetch.ts:158:18
 assign wqe_view = {256'd0, m_axi_rdata, ((beat_reg == 4'd10) ? m_axi_rdata : wqe_buf_reg[703:640]), ((beat_reg == 4'd9) ? m_axi_rdata : wqe_buf_reg[639:576]), ((beat_reg == 4'd8) ? m_axi_rdata : wqe_buf_reg[575:512]), ((beat_reg == 4'd7) ? m_axi_rdata : wqe_buf_reg[511:448]), ((beat_reg == 4'd6) ? m_axi_rdata : wqe_buf_reg[447:384]), ((beat_reg == 4'd5) ? m_axi_rdata : wqe_buf_reg[383:320]), ((beat_reg == 4'd4) ? m_axi_rdata : wqe_buf_reg[319:256]), ((beat_reg == 4'd3) ? m_axi_rdata : wqe_buf_reg[255:192]), ((beat_reg == 4'd2) ? m_axi_rdata : wqe_buf_reg[191:128]), ((beat_reg == 4'd1) ? m_axi_rdata : wqe_buf_reg[127:64]), ((beat_reg == 4'b0000) ? m_axi_rdata : wqe_buf_reg[63:0])};
 
-// gen/nic/wqe-fetch.ts:155:22
+// gen/nic/wqe-fetch.ts:163:22
 assign decode_beat = (wqe_view[23:16] == 8'd0) ? 4'd3 : ((wqe_view[23:16] == 8'd1) ? 4'd5 : ((wqe_view[23:16] == 8'd2) ? 4'd7 : ((wqe_view[23:16] == 8'd3) ? 4'd9 : 4'd11)));
 
-// gen/nic/wqe-fetch.ts:156:23
+// gen/nic/wqe-fetch.ts:164:23
 assign decode_now = beat_reg == decode_beat;
 
-// gen/nic/wqe-fetch.ts:160:21
+// gen/nic/wqe-fetch.ts:168:21
 assign out_free = !out_valid_reg || m_wqe_ready;
 
-// gen/nic/wqe-fetch.ts:161:14
+// gen/nic/wqe-fetch.ts:169:14
 assign m_axi_rready = (state == STATE_DATA) && (!decode_now || out_free);
 
-// gen/nic/wqe-fetch.ts:162:18
+// gen/nic/wqe-fetch.ts:170:18
 assign r_take = m_axi_rvalid && m_axi_rready;
 
-// gen/nic/wqe-fetch.ts:163:20
+// gen/nic/wqe-fetch.ts:171:20
 assign wqe_err = rresp_err_reg || (m_axi_rresp != 2'b00);
 
-// gen/nic/wqe-fetch.ts:164:23
+// gen/nic/wqe-fetch.ts:172:23
 assign burst_last = beat_last && last_of_burst;
 
-// gen/nic/wqe-fetch.ts:170:23
+// gen/nic/wqe-fetch.ts:178:23
 assign wqe_status = wqe_err ? 4'd2 : ((fetch_status_reg != 4'b0000) ? fetch_status_reg : (((wqe_view[7:0] == 8'd0) || (wqe_view[7:0] == 8'd1)) ? 4'b0000 : 4'd9));
 
-// gen/nic/wqe-fetch.ts:178:13
+// gen/nic/wqe-fetch.ts:186:13
 assign m_wqe_valid = out_valid_reg;
 
-// gen/nic/wqe-fetch.ts:179:12
+// gen/nic/wqe-fetch.ts:187:12
 assign m_wqe_data = out_data_reg;
 
-// gen/nic/wqe-fetch.ts:230:9
+// gen/nic/wqe-fetch.ts:240:9
 assign sq_ci_upd = {upd_value_reg, upd_qp_reg, upd_valid_reg};
 
-// gen/nic/wqe-fetch.ts:180:5
+// gen/nic/wqe-fetch.ts:188:5
 always @(posedge clk) begin
     if (m_wqe_ready) begin
         out_valid_reg <= 1'b0;
@@ -247,7 +251,14 @@ always @(posedge clk) begin
                 count_reg <= burst_count;
                 ci_start_reg <= sel_ci;
                 fetch_status_reg <= fetch_status;
-                state <= STATE_ADDR;
+                if (m_axi_arready) begin
+                    beat_reg <= 4'b0000;
+                    wqe_idx_reg <= 3'b000;
+                    rresp_err_reg <= 1'b0;
+                    state <= STATE_DATA;
+                end else begin
+                    state <= STATE_ADDR;
+                end
             end
         end
         STATE_ADDR: begin
@@ -324,16 +335,16 @@ always @(posedge clk) begin
         count_reg <= 3'b000;
         ci_start_reg <= 16'd0;
         fetch_status_reg <= 4'b0000;
-        state <= STATE_IDLE;
         beat_reg <= 4'b0000;
         wqe_idx_reg <= 3'b000;
         rresp_err_reg <= 1'b0;
+        state <= STATE_IDLE;
         upd_qp_reg <= 2'b00;
         upd_value_reg <= 16'd0;
     end
 end
 
-// gen/nic/wqe-fetch.ts:227:7
+// gen/nic/wqe-fetch.ts:237:7
 always @(posedge clk) begin
     if ((((state == STATE_DATA) && r_take) && burst_last) && (qp_reg == 2'b00)) begin
         ci_reg[15:0] <= ci_start_reg + {13'd0, count_reg};
@@ -364,7 +375,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/wqe-fetch.ts:79:17
+// gen/nic/wqe-fetch.ts:82:17
 wrr_arbiter u_arb (
     .clk(clk),
     .rst(rst),
@@ -381,11 +392,11 @@ wrr_arbiter u_arb (
 always @(posedge clk) begin
     if (!rst) begin
         if (!(!(r_take && burst_last) || m_axi_rlast)) begin
-            $display("%m: assertion failed at gen/nic/wqe-fetch.ts:165:5: rlast must come with the last beat of the burst");
+            $display("%m: assertion failed at gen/nic/wqe-fetch.ts:173:5: rlast must come with the last beat of the burst");
             $stop;
         end
         if (!(!(r_take && m_axi_rlast) || burst_last)) begin
-            $display("%m: assertion failed at gen/nic/wqe-fetch.ts:166:5: rlast before the last beat of the burst");
+            $display("%m: assertion failed at gen/nic/wqe-fetch.ts:174:5: rlast before the last beat of the burst");
             $stop;
         end
     end

@@ -4,14 +4,26 @@
 // - `syncFifo`: storage in flip-flops, the output word is a mux of them (shallow FIFOs, or
 //   where the first word must be visible in the cycle after it is pushed).
 // - `syncFifoRam`: storage in an inferred block RAM with a registered read; the RAM's read
-//   register doubles as the output register, so data appear two cycles after a push into an
-//   empty FIFO and it holds `depth + 1` words (depth in RAM, one in the output register).
+//   register doubles as the output register, so (without bypass) data appear two cycles
+//   after a push into an empty FIFO; it holds `depth + 1` words (depth in RAM, one in the
+//   output register).
+//
+// `bypass` (fall-through, default off): while the FIFO holds no word, m_valid = s_valid and
+// m_data = s_data in the same cycle, and a word taken there (m_ready high) is never stored.
+// A word shown but not taken is stored and stays on the output (valid, same data) until
+// taken, so a source that keeps its word until s_ready sees the output follow the AXI rule.
+// The price is a combinational path s_* -> m_valid/m_data (and m_ready -> the write enable);
+// s_ready still depends only on registers. The RAM FIFO then also loads its output stage
+// straight from s_data when its RAM is empty (a separate output register, `width` flops, next
+// to the RAM's read register), so no word waits for the RAM read while nothing is ahead of it.
+// count and full describe stored words, and `empty` says that nothing stored can be popped: a
+// word falling through is never counted, so with bypass m_valid can be high while `empty` is.
 //
 // Depth must be a power of two: the pointers then wrap for free, and carrying one extra
 // bit tells full (same address, different lap) from empty (same address, same lap).
 // s_ready depends only on registers, so no combinational path runs from m_ready to s_ready.
 
-import { Bool, defineModule, UInt, Vec } from '../hdl/index.ts';
+import { Bool, defineModule, mux, UInt, Vec, type ModuleBuilder, type Value } from '../hdl/index.ts';
 import { stream } from './interfaces.ts';
 import { log2Exact, positiveInt } from './util.ts';
 
@@ -20,9 +32,11 @@ export type FifoParams = {
   width: number;
   /** Words of storage; a power of two. */
   depth: number;
+  /** Fall-through: an empty FIFO shows s_valid/s_data on m_valid/m_data in the same cycle. */
+  bypass: boolean;
 };
 
-export const syncFifo = defineModule('sync_fifo', { width: 8, depth: 16 } as FifoParams, (m, p) => {
+export const syncFifo = defineModule('sync_fifo', { width: 8, depth: 16, bypass: false } as FifoParams, (m, p) => {
   positiveInt(p.width, 'width');
   const aw = log2Exact(p.depth, 'depth');
   const { clk, rst } = m.clockAndReset();
@@ -43,12 +57,15 @@ export const syncFifo = defineModule('sync_fifo', { width: 8, depth: 16 } as Fif
   const isEmpty = m.let('is_empty', wrPtr.eq(rdPtr));
   // Full: same address, pointers one lap apart (top bits differ).
   const isFull = m.let('is_full', wrAddr.eq(rdAddr).land(wrPtr.bit(aw).ne(rdPtr.bit(aw))));
-  const push = m.let('push', s.valid.land(isFull.lnot()));
+  const accept = s.valid.land(isFull.lnot());
+  const head = storage.at(rdAddr);
+  // With bypass, a word offered to an empty FIFO whose output is taken leaves at once.
+  const push = m.let('push', p.bypass ? accept.land(isEmpty.land(o.ready).lnot()) : accept);
   const pop = m.let('pop', o.ready.land(isEmpty.lnot()));
 
   s.ready.set(isFull.lnot());
-  o.valid.set(isEmpty.lnot());
-  o.data.set(storage.at(rdAddr));
+  o.valid.set(p.bypass ? isEmpty.lnot().lor(s.valid) : isEmpty.lnot());
+  o.data.set(p.bypass ? mux(isEmpty, s.data, head) : head);
   count.set(wrPtr.subw(rdPtr));
   full.set(isFull);
   empty.set(isEmpty);
@@ -63,7 +80,7 @@ export const syncFifo = defineModule('sync_fifo', { width: 8, depth: 16 } as Fif
   return { clk, rst, s, m: o, count, full, empty };
 }, { doc: 'Synchronous FIFO in flip-flops with ready/valid ports' });
 
-export const syncFifoRam = defineModule('sync_fifo_ram', { width: 8, depth: 512 } as FifoParams, (m, p) => {
+export const syncFifoRam = defineModule('sync_fifo_ram', { width: 8, depth: 512, bypass: false } as FifoParams, (m, p) => {
   positiveInt(p.width, 'width');
   const aw = log2Exact(p.depth, 'depth');
   const { clk, rst } = m.clockAndReset();
@@ -85,25 +102,52 @@ export const syncFifoRam = defineModule('sync_fifo_ram', { width: 8, depth: 512 
   const rdAddr = m.let('rd_addr', rdPtr.bits(aw - 1, 0));
   const ramEmpty = m.let('ram_empty', wrPtr.eq(rdPtr));
   const ramFull = m.let('ram_full', wrAddr.eq(rdAddr).land(wrPtr.bit(aw).ne(rdPtr.bit(aw))));
-  const push = m.let('push', s.valid.land(ramFull.lnot()));
+  const accept = s.valid.land(ramFull.lnot());
   // Read ahead whenever the output register is empty or being emptied this cycle, so a
   // pop every cycle sees a new word every cycle despite the RAM's one-cycle read.
   const load = m.let('load', ramEmpty.lnot().land(outValid.lnot().lor(o.ready)));
+  // The RAM read register is the output register: it holds while `load` is low.
+  const ramOut = mem.read(rdAddr, { enable: load });
+  const stage = p.bypass ? fallThroughStage(m, p.width, { sData: s.data, mReady: o.ready, accept, load, ramEmpty, outValid, ramOut })
+    : { word: ramOut, fill: load, skipsRam: null };
+  const push = m.let('push', stage.skipsRam ? accept.land(stage.skipsRam.lnot()) : accept);
 
   m.if(push, () => {
     mem.write(wrAddr, s.data);
     wrPtr.set(wrPtr.addw(1));
   });
   m.if(load, () => rdPtr.set(rdPtr.addw(1)));
-  // The RAM read register is the output register: it holds while `load` is low.
-  o.data.set(mem.read(rdAddr, { enable: load }));
-  m.if(load, () => outValid.set(1)).elif(o.ready, () => outValid.set(0));
+  m.if(stage.fill, () => outValid.set(1)).elif(o.ready, () => outValid.set(0));
 
   s.ready.set(ramFull.lnot());
-  o.valid.set(outValid);
+  o.valid.set(p.bypass ? outValid.lor(s.valid) : outValid);
+  o.data.set(p.bypass ? mux(outValid, stage.word, s.data) : stage.word);
   count.set(wrPtr.subw(rdPtr).addw(outValid.zext(aw + 1)));
   full.set(ramFull);
   empty.set(outValid.lnot());
 
   return { clk, rst, s, m: o, count, full, empty };
 }, { doc: 'Synchronous FIFO in block RAM with ready/valid ports, one push and one pop per cycle' });
+
+/**
+ * The RAM FIFO's output stage with fall-through. A word with nothing ahead of it (RAM empty,
+ * output stage empty or being emptied) skips the RAM: it passes straight through when the
+ * output stage is empty and m_ready is high, else it goes into `direct_data_reg`, which then
+ * drives the output instead of the RAM read register. So the RAM holds words only while the
+ * output stage does, and "output stage empty" means "FIFO empty" (asserted).
+ */
+function fallThroughStage(m: ModuleBuilder, width: number, x: { sData: Value; mReady: Value; accept: Value; load: Value; ramEmpty: Value; outValid: Value; ramOut: Value }): { word: Value; fill: Value; skipsRam: Value } {
+  m.assert(x.outValid.lor(x.ramEmpty), 'fall-through FIFO: words in RAM behind an empty output stage');
+  const skipsRam = m.let('skips_ram', x.ramEmpty.land(x.outValid.lnot().lor(x.mReady)));
+  // Not taken this cycle while the FIFO is empty, or behind the word leaving the output stage.
+  const direct = m.let('direct_load', x.accept.land(skipsRam).land(x.outValid.lor(x.mReady.lnot())));
+  const directData = m.reg('direct_data_reg', UInt(width), { reset: null });
+  // The output stage's word is in direct_data_reg, not in the RAM read register.
+  const fromDirect = m.reg('out_direct_reg', Bool);
+  m.if(direct, () => {
+    directData.set(x.sData);
+    fromDirect.set(1);
+  }).elif(x.load, () => fromDirect.set(0));
+  const word = m.let('out_word', mux(fromDirect, directData, x.ramOut));
+  return { word, fill: m.let('out_fill', x.load.lor(direct)), skipsRam };
+}

@@ -18,17 +18,30 @@
 //   responses of different IDs as AXI allows.
 // - Write data must follow AW order: every accepted AW pushes its client into a small FIFO,
 //   and the W channel is locked to the client at the FIFO's head until its WLAST.
-// - Every channel goes through a register slice (gen/lib skidBuffer) on the master side, so
-//   no ready or valid passes combinationally from one side to the other, and back-to-back
-//   bursts run at one beat per cycle.
+// - Write mux: every channel goes through a register slice (gen/lib skidBuffer) on the master
+//   side, so no ready or valid passes combinationally from one side to the other, and
+//   back-to-back bursts run at one beat per cycle.
+// - Read mux: both memory reads in front of a TX frame (the WQE, then the payload) cross it,
+//   so by default it adds no cycle: an AR granted while none is held drives m_axi_ar* in the
+//   same cycle (`arBypass`; a refused one is held in a register until ARREADY, so ARVALID and
+//   the payload stay stable and a later, higher-priority request cannot replace it), and R
+//   beats pass a 2-word fall-through buffer (gen/lib syncFifo with `bypass`, `rSlice` false):
+//   a beat meets an empty buffer and a ready client in the same cycle, and m_axi_rready is
+//   the buffer's not-full register. Why not route R from the port directly: RREADY would then
+//   follow RID through the routing to the client's ready, an input-to-output path the AXI
+//   spec forbids on an interface. The combinational paths left: client ARVALID/AR payload ->
+//   arbiter -> m_axi_ar*, and m_axi_r* -> buffer bypass mux -> client R. No ready reaches the
+//   other side's ready (a client's ARREADY depends on registers and the grant; m_axi_rready
+//   on registers). `arBypass: false` / `rSlice: true` restore a register slice per channel
+//   (+1 cycle each) where the surrounding paths are too long.
 //
 // Client ports are `s<i>_axi_*` (IO keys c0, c1, ...); the shared port is `m_axi_*` with
 // ID width idWidth + clientBits(n).
 
-import { cat, defineModule, lit, mux, UInt, type ModuleBuilder, type Value } from '../hdl/index.ts';
+import { Bool, cat, defineModule, lit, mux, UInt, type ModuleBuilder, type Value } from '../hdl/index.ts';
 import { rrArbiter } from '../lib/arbiter.ts';
-import { syncFifo } from '../lib/fifo.ts';
 import type { BundleIO } from '../lib/interfaces.ts';
+import { syncFifo } from '../lib/fifo.ts';
 import { skidBuffer } from '../lib/skid.ts';
 import { indexWidth, log2Exact, positiveInt } from '../lib/util.ts';
 import { axi4Read, axi4Write, type Axi4ReadSpec, type Axi4WriteSpec } from './axi-ports.ts';
@@ -47,8 +60,16 @@ export type AxiMuxParams = {
   urgentMask: number;
   /** Read mux only: R beats the other clients may have outstanding together; 0 = no cap. */
   bulkCapBeats: number;
+  /** Read mux only: an AR granted while none is held goes out in the same cycle (else through
+   *  a register slice, +1 cycle per read). */
+  arBypass: boolean;
+  /** Read mux only: R beats pass a register slice before routing (+1 cycle per read; else a
+   *  fall-through buffer, no cycle, m_axi_rready still from a register). */
+  rSlice: boolean;
 };
-export const axiMuxDefaults: AxiMuxParams = { n: 2, dataWidth: 64, idWidth: 4, wOrderDepth: 4, urgentMask: 0, bulkCapBeats: 0 };
+export const axiMuxDefaults: AxiMuxParams = {
+  n: 2, dataWidth: 64, idWidth: 4, wOrderDepth: 4, urgentMask: 0, bulkCapBeats: 0, arBypass: true, rSlice: false,
+};
 
 /** Bits prepended to the client ID on the shared port. */
 export function clientBits(n: number): number { return indexWidth(n); }
@@ -60,7 +81,7 @@ function checkParams(p: AxiMuxParams, who: string): void {
 }
 
 /** Urgent bursts outstanding at most: an urgent AR waits while this many are out (nic_tlb keeps
- *  one page-table read in flight, so it never waits for this). */
+ *  at most two page-table reads in flight, one per fill engine, so it never waits for this). */
 const URGENT_OPEN_BITS = 4;
 const URGENT_OPEN_MAX = 2 ** URGENT_OPEN_BITS - 1;
 
@@ -111,6 +132,67 @@ function bulkGate(m: ModuleBuilder, p: AxiMuxParams, s: readonly BundleIO<Axi4Re
   return { eligible, count };
 }
 
+/** Widths of the packed AR above {client, id} and addr, low first: len, size, burst, lock, cache, prot. */
+const AR_WIDTHS = [8, 3, 2, 1, 4, 3] as const;
+
+/**
+ * The granted AR (`valid`, packed `data`) onto m_axi_ar*. Returns `room`: the AR may be taken
+ * from its client this cycle (a register, never m_axi_arready, so no ready path crosses).
+ * - arBypass: while no AR is held, the granted AR drives m_axi_ar* in the cycle it is granted
+ *   and is taken from its client at once; if the slave does not take it, it is held (and
+ *   shown from the register, so ARVALID stays high with the same payload until ARREADY)
+ *   and no client is granted until it leaves. One register instead of two: an AR waits for a
+ *   slow slave with one idle cycle per held AR, which is plenty for per-burst requests.
+ * - otherwise: a register slice (skidBuffer), one cycle of latency.
+ */
+function arStage(m: ModuleBuilder, p: AxiMuxParams, o: BundleIO<Axi4ReadSpec, 'source'>, valid: Value, data: Value): Value {
+  let out: Value, outValid: Value, room: Value;
+  if (p.arBypass) {
+    const held = m.reg('ar_held_reg', Bool);
+    const heldData = m.reg('ar_held_data_reg', UInt(data.width), { reset: null });
+    room = held.lnot();
+    outValid = m.let('ar_out_valid', held.lor(valid));
+    out = m.let('ar_out', mux(held, heldData, data));
+    m.if(held, () => m.if(o.arready, () => held.set(0)))
+      .else(() => m.if(valid.land(o.arready.lnot()), () => { held.set(1); heldData.set(data); }));
+  } else {
+    const slice = m.instance('u_ar_slice', skidBuffer, { width: data.width });
+    slice.s.data.set(data);
+    slice.s.valid.set(valid);
+    slice.m.ready.set(o.arready);
+    room = slice.s.ready; outValid = slice.m.valid; out = slice.m.data;
+  }
+  const [arid, araddr, arlen, arsize, arburst, arlock, arcache, arprot] = unpack(out, [o.arid.width, ADDR_WIDTH, ...AR_WIDTHS]);
+  o.arid.set(arid!); o.araddr.set(araddr!); o.arlen.set(arlen!); o.arsize.set(arsize!); o.arburst.set(arburst!);
+  o.arlock.set(arlock!); o.arcache.set(arcache!); o.arprot.set(arprot!);
+  o.arvalid.set(outValid);
+  return room;
+}
+
+/** Words of the R fall-through buffer: two keep one beat per cycle with a registered RREADY. */
+const R_BUFFER_WORDS = 2;
+
+function rBuffer(m: ModuleBuilder, width: number) {
+  const q = m.instance('u_r_buf', syncFifo, { width, depth: R_BUFFER_WORDS, bypass: true });
+  for (const x of [q.count, q.full, q.empty]) m.unused(x, 'ready/valid only');
+  return q;
+}
+
+/**
+ * m_axi_r* as the routing sees it: through a register slice (rSlice, one cycle) or a
+ * fall-through buffer (no cycle). Either way m_axi_rready comes from a register; `setReady`
+ * takes the routed client's RREADY.
+ */
+function rStage(m: ModuleBuilder, p: AxiMuxParams, o: BundleIO<Axi4ReadSpec, 'source'>) {
+  const idw = o.rid.width, width = idw + p.dataWidth + 2 + 1;
+  const q = p.rSlice ? m.instance('u_r_slice', skidBuffer, { width }) : rBuffer(m, width);
+  q.s.data.set(cat(o.rid, o.rdata, o.rresp, o.rlast));
+  q.s.valid.set(o.rvalid);
+  o.rready.set(q.s.ready);
+  const [rlast, rresp, rdata, rid] = unpack(q.m.data, [1, 2, p.dataWidth, idw]);
+  return { valid: q.m.valid, rid: rid!, rdata: rdata!, rresp: rresp!, rlast: rlast!, setReady: (v: Value) => q.m.ready.set(v) };
+}
+
 export const nicAxiRdMux = defineModule('nic_axi_rd_mux', axiMuxDefaults, (m, p) => {
   checkParams(p, 'nic_axi_rd_mux');
   const cw = clientBits(p.n);
@@ -121,44 +203,35 @@ export const nicAxiRdMux = defineModule('nic_axi_rd_mux', axiMuxDefaults, (m, p)
   for (let i = 0; i < p.n; i++) s.push(clients[`c${i}`] = sBus.sink(m, `s${i}_axi`));
   const o = axi4Read({ idWidth: p.idWidth + cw, addrWidth: ADDR_WIDTH, dataWidth: p.dataWidth }).source(m, 'm_axi');
 
-  // ---- AR: round robin per burst into a register slice ---------------------------------------
-  // Packed MSB first as {prot, cache, lock, burst, size, len, addr}; the id goes below, after the client bits.
+  // ---- AR: round robin per burst, then straight out (arBypass) or through a register slice ----
   const arFields = (c: BundleIO<Axi4ReadSpec, 'sink'>): Value => cat(c.arprot, c.arcache, c.arlock, c.arburst, c.arsize, c.arlen, c.araddr);
-  const arBits = 3 + 4 + 1 + 2 + 3 + 8 + ADDR_WIDTH + p.idWidth;
   const arb = m.instance('u_ar_arb', rrArbiter, { n: p.n });
   const bulk = bulkGate(m, p, s);
   arb.req.set(bulk.eligible);
-  const arSkid = m.instance('u_ar_slice', skidBuffer, { width: cw + arBits });
   const arSel = m.let('ar_sel', oneHotMux(arb.grant, s.map(c => arFields(c))));
   const arIdSel = m.let('ar_id_sel', oneHotMux(arb.grant, s.map(c => c.arid)));
-  arSkid.s.data.set(cat(arSel, arb.grant_index, arIdSel));
-  arSkid.s.valid.set(arb.grant_valid);
-  arb.accept.set(arb.grant_valid.land(arSkid.s.ready));
-  s.forEach((c, i) => c.arready.set(arb.grant.bit(i).land(arSkid.s.ready)));
-  const [arid, araddr, arlen, arsize, arburst, arlock, arcache, arprot] = unpack(arSkid.m.data, [p.idWidth + cw, ADDR_WIDTH, 8, 3, 2, 1, 4, 3]);
-  o.arid.set(arid!); o.araddr.set(araddr!); o.arlen.set(arlen!); o.arsize.set(arsize!); o.arburst.set(arburst!);
-  o.arlock.set(arlock!); o.arcache.set(arcache!); o.arprot.set(arprot!);
-  o.arvalid.set(arSkid.m.valid);
-  arSkid.m.ready.set(o.arready);
+  const arRoom = m.let('ar_room', arStage(m, p, o, arb.grant_valid, cat(arSel, arb.grant_index, arIdSel)));
+  const arTaken = m.let('ar_taken', arb.grant_valid.land(arRoom));
+  arb.accept.set(arTaken);
+  s.forEach((c, i) => c.arready.set(arb.grant.bit(i).land(arRoom)));
 
-  // ---- R: register slice, then routed by the ID's client bits --------------------------------
-  const rSkid = m.instance('u_r_slice', skidBuffer, { width: p.idWidth + cw + p.dataWidth + 2 + 1 });
-  rSkid.s.data.set(cat(o.rid, o.rdata, o.rresp, o.rlast));
-  rSkid.s.valid.set(o.rvalid);
-  o.rready.set(rSkid.s.ready);
-  const [rlast, rresp, rdata, rid] = unpack(rSkid.m.data, [1, 2, p.dataWidth, p.idWidth + cw]);
-  const rClient = m.let('r_client', rid!.bits(p.idWidth + cw - 1, p.idWidth));
+  // ---- R: routed by the ID's client bits, behind a fall-through buffer or a slice (rSlice) --
+  const r = rStage(m, p, o);
+  const rClient = m.let('r_client', r.rid.bits(p.idWidth + cw - 1, p.idWidth));
   const rTaken: Value[] = [];
+  const rReady: Value[] = [];
   s.forEach((c, i) => {
-    const mine = m.let(`r_to_${i}`, rSkid.m.valid.land(rClient.eq(i)));
+    const routed = m.let(`r_routed_${i}`, rClient.eq(i));
+    const mine = m.let(`r_to_${i}`, r.valid.land(routed));
     c.rvalid.set(mine);
-    c.rid.set(rid!.bits(p.idWidth - 1, 0));
-    c.rdata.set(rdata!); c.rresp.set(rresp!); c.rlast.set(rlast!);
+    c.rid.set(r.rid.bits(p.idWidth - 1, 0));
+    c.rdata.set(r.rdata); c.rresp.set(r.rresp); c.rlast.set(r.rlast);
     rTaken.push(mine.land(c.rready));
+    rReady.push(routed.land(c.rready));
   });
-  rSkid.m.ready.set(rTaken.reduce((a, b) => a.lor(b)));
-  if (p.n < 2 ** cw) m.assert(rSkid.m.valid.lnot().lor(rClient.lt(p.n)), 'R beat whose ID names no client');
-  bulk.count(arb.grant, arb.grant_valid.land(arSkid.s.ready), rTaken, rlast!);
+  r.setReady(m.let('r_ready', rReady.reduce((a, b) => a.lor(b))));
+  if (p.n < 2 ** cw) m.assert(r.valid.lnot().lor(rClient.lt(p.n)), 'R beat whose ID names no client');
+  bulk.count(arb.grant, arTaken, rTaken, r.rlast);
 
   return { clk, rst, s: clients, m_axi: o };
 }, { doc: 'AXI4 read mux: N masters to one, round robin per burst, responses routed by ID' });

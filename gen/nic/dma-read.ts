@@ -10,7 +10,8 @@
 //   issuer   (FSM)      : SGEs -> validation requests -> status -> page-chunk requests
 //   burst gen           : translated chunk -> AR bursts, one per cycle, at most
 //                         `maxBursts` outstanding (limited by the burst-meta FIFO)
-//   packer              : R beats -> byte rotation -> packed beats -> skid -> m_axis
+//   packer              : R beats -> byte rotation -> packed beats -> m_axis (no register:
+//                         a word leaves with the R beat that completes it)
 // Every SGE's first page chunk takes its physical address from the SGE's validating
 // translation (kept per SGE): only its later pages are translated again.
 // A message of one SGE inside one 4 KiB page (every short WRITE) takes its physical address
@@ -23,8 +24,7 @@
 // sent before the next message's validation requests, and validation waits for its own
 // answers, so "a page translation is owed" (pages_owed) tells whose answer the next response is.
 
-import { Bool, cat, defineModule, lit, mux, pack, Struct, UInt, Vec } from '../hdl/index.ts';
-import { skidBuffer } from '../lib/skid.ts';
+import { Bool, defineModule, lit, mux, pack, Struct, UInt, Vec } from '../hdl/index.ts';
 import { syncFifo } from '../lib/fifo.ts';
 import { AXI_BURST, axi4, stream, unusedFields } from '../lib/interfaces.ts';
 import { byteMaskToBits, busBytesLog2, lowBytesMask, rotateRightBytes } from './byte-align.ts';
@@ -287,20 +287,19 @@ export const nicDmaRead = defineModule('nic_dma_read', dmaReadDefaults, (m, p) =
   unusedFields(m, axi, ['rresp'], 'bus errors are not reported (DmaStatus has translation codes only)');
 
   // ---- packer ------------------------------------------------------------------------
+  // No output register: a packed word goes out in the cycle its last R beat is offered, so a
+  // message's last byte reaches the TX frame gate one cycle sooner (the doorbell -> first TX
+  // beat latency waits for it). m_axis_tvalid is built from registers and the R beat on offer
+  // (never from m_axis_tready), and an R beat that completes a word is taken only with that
+  // word; R holds its beat meanwhile (AXI), so m_axis holds too. The ready path is short:
+  // m_axis_tready (nic_tx_frame_gate's FIFO, a register, through nic_tx_cmd_mux) -> rready.
   const meta = metas.m.data.as(Meta);
-  const skid = m.instance('u_out_skid', skidBuffer, { width: p.dataWidth + B + 1 });
   const hold = m.reg('hold_reg', UInt(p.dataWidth), { reset: null });
   const held = m.reg('held_bytes_reg', UInt(lb));
   const flush = m.reg('flush_reg', Bool);
   const firstBeat = m.reg('first_beat_reg', Bool, { reset: 1 });
   const segOff = m.reg('seg_offset_reg', UInt(16));
   const beatCount = m.reg('beat_count_reg', UInt(8));
-
-  const rready = m.let('r_ready', metas.m.valid.land(skid.s.ready).land(flush.lnot()));
-  const beat = m.let('r_beat', axi.rvalid.land(rready));
-  axi.rready.set(rready);
-  m.assert(axi.rvalid.land(metas.m.valid.lnot()).lnot(), 'read data without an outstanding burst');
-  m.assert(beat.lnot().lor(axi.rlast.eq(beatCount.eq(meta.field('len')))), 'rlast does not match the burst length');
 
   // Valid lanes of this beat: [start, end), end = B when the tail field is 0.
   const start = m.let('beat_start', mux(firstBeat, meta.field('head'), lit(0, lb)).asUnsigned());
@@ -317,42 +316,37 @@ export const nicDmaRead = defineModule('nic_dma_read', dmaReadDefaults, (m, p) =
   const msgEnd = m.let('msg_end', axi.rlast.land(meta.field('last')));
   const segEnd = m.let('seg_end', segOff.addw(B).eq(lit(1, 16).shl(meta.field('seg'))));
 
-  const emitValid = m.wire('emit_valid', Bool);
-  const emitData = m.wire('emit_data', UInt(p.dataWidth));
-  const emitKeep = m.wire('emit_keep', UInt(B));
-  const emitLast = m.wire('emit_last', Bool);
+  // An R beat on offer either completes a word (full, or the message's last bytes) or only
+  // adds to the held bytes; flush sends the bytes a message's full last beat left over.
+  const offered = m.let('r_offered', axi.rvalid.land(metas.m.valid).land(flush.lnot()));
+  const emits = m.let('r_emits', full.lor(msgEnd));
+  const rready = m.let('r_ready', metas.m.valid.land(flush.lnot()).land(out.tready.lor(emits.lnot())));
+  const beat = m.let('r_beat', axi.rvalid.land(rready));
+  axi.rready.set(rready);
+  m.assert(axi.rvalid.land(metas.m.valid.lnot()).lnot(), 'read data without an outstanding burst');
+  m.assert(beat.lnot().lor(axi.rlast.eq(beatCount.eq(meta.field('len')))), 'rlast does not match the burst length');
   metas.m.ready.set(beat.land(axi.rlast));
 
-  m.if(flush, () => m.if(skid.s.ready, () => {
-    // The message's last beat filled a word and left bytes over: send them now.
-    emitValid.set(1); emitData.set(hold); emitKeep.set(lowBytesMask(held, B)); emitLast.set(1);
+  out.tvalid.set(flush.lor(offered.land(emits)));
+  out.tdata.set(mux(flush, hold, merged));
+  tkeep.set(mux(flush, lowBytesMask(held, B), mux(full, lit((1n << BigInt(B)) - 1n, B), lowBytesMask(left, B))));
+  tlast.set(flush.lor(full.lnot()).lor(segEnd).lor(msgEnd.land(left.eq(0))));
+
+  m.if(flush, () => m.if(out.tready, () => {
     flush.set(0); held.set(0); segOff.set(0);
   })).elif(beat, () => {
     firstBeat.set(axi.rlast);
     beatCount.set(mux(axi.rlast, lit(0, 8), beatCount.addw(1)));
     held.set(left);
     m.if(full, () => {
-      emitValid.set(1); emitData.set(merged); emitKeep.set(lit((1n << BigInt(B)) - 1n, B));
-      emitLast.set(segEnd.lor(msgEnd.land(left.eq(0))));
       hold.set(rotated);
       segOff.set(mux(segEnd, lit(0, 16), segOff.addw(B)));
       m.if(msgEnd, () => m.if(left.eq(0), () => segOff.set(0)).else(() => flush.set(1)));
     }).else(() => {
       hold.set(merged);
-      m.if(msgEnd, () => {
-        emitValid.set(1); emitData.set(merged); emitKeep.set(lowBytesMask(left, B)); emitLast.set(1);
-        held.set(0); segOff.set(0);
-      });
+      m.if(msgEnd, () => { held.set(0); segOff.set(0); });
     });
   });
-
-  skid.s.valid.set(emitValid);
-  skid.s.data.set(cat(emitLast, emitKeep, emitData));
-  skid.m.ready.set(out.tready);
-  out.tvalid.set(skid.m.valid);
-  out.tdata.set(skid.m.data.bits(p.dataWidth - 1, 0));
-  tkeep.set(skid.m.data.bits(p.dataWidth + B - 1, p.dataWidth));
-  tlast.set(skid.m.data.bit(p.dataWidth + B));
 
   m.unused(chunks.count, 'only empty/full matter'); m.unused(chunks.full, 'only empty/full matter'); m.unused(chunks.empty, 'm_valid is used');
   m.unused(metas.count, 'only empty/full matter'); m.unused(metas.full, 'only empty/full matter'); m.unused(metas.empty, 'm_valid is used');

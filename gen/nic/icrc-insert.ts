@@ -5,16 +5,19 @@
 // first IPv4 byte (the CRC module skips the 14 Ethernet bytes on its start beat) and ends
 // four bytes before the IPv4 packet's end, found from the IPv4 total length (bytes 16-17),
 // which arrives long before the end. Routers' mutable fields (NIC.md §6) are forced to 0xFF
-// on the way into the CRC only. The CRC is known one cycle after its last byte went in, so
-// every beat passes through one register stage and a beat holding ICRC bytes waits there
-// until the CRC is ready — it is ready exactly then, so the stream never stalls: one beat
-// per cycle, one cycle of latency, no frame buffer. When the ICRC straddles two beats the
-// second one uses the CRC latched when the first went out.
+// on the way into the CRC only. The CRC is known one cycle after its last byte went in, and
+// every beat leaves through a skid buffer (registered m_axis and s_axis_tready), at least one
+// cycle after it went into the CRC: the ICRC is always known when its beat leaves, so the
+// stream never stalls here: one beat per cycle, one cycle of latency, no frame buffer. This
+// skid is the TX path's only register between the packetizer's logic and m_axis_tx (the
+// packetizer has none of its own): before, the packetizer's skid and a one-beat ICRC hold
+// here were two cycles on the doorbell -> first TX beat path. When the ICRC straddles two
+// beats the second one takes the CRC on entry (crc_valid then, or the copy latched from it).
 //
 // tuser passes through unchanged. Frames whose IPv4 total length is too small to hold an
 // ICRC (< 44) are not RoCEv2 frames; their content after the header is undefined here.
 
-import { Bool, cat, defineModule, lit, mux, UInt, type Value } from '../hdl/index.ts';
+import { Bool, cat, defineModule, lit, mux, pack, Struct, UInt, type Value } from '../hdl/index.ts';
 import { log2Exact } from '../lib/util.ts';
 import { atLeast, byteAt, countWidth, laneBits, select, thermo } from './frame-util.ts';
 import { icrcMaskLanes, icrcParallel, icrcStart } from './icrc-params.ts';
@@ -55,7 +58,6 @@ export const icrcInsert = defineModule('nic_icrc_insert', { dataWidth: 64 } as I
   const covLanes = m.let('cov_lanes', mux(ipDone, lit(0, B), mux(known, thermo(covLeft, B), lit((1n << BigInt(B)) - 1n, B))).and(s.tkeep!));
   const covEnds = m.let('cov_ends', live.land(ipLeftNow.le(B + 4)));
   const icrcHere = m.let('icrc_here', live.land(ipLeftNow.le(B + 3)));
-  const icrcEnds = m.let('icrc_ends', live.land(ipLeftNow.le(B)));
 
   const crc = m.instance('u_crc', icrcParallel, { bytes: B, skip: start.skip });
   const maskKeys = [...masks.keys()].sort((a, b) => a - b);
@@ -82,50 +84,76 @@ export const icrcInsert = defineModule('nic_icrc_insert', { dataWidth: 64 } as I
     });
   });
 
-  // ---- hold stage: one beat, released when its ICRC bytes are known ------------------------
-  const stValid = m.reg('st_valid_reg', Bool);
-  const stData = m.reg('st_data_reg', UInt(W), { reset: null });
-  const stKeep = m.reg('st_keep_reg', UInt(B), { reset: null });
-  const stLast = m.reg('st_last_reg', Bool, { reset: null });
-  const stUser = m.reg('st_user_reg', UInt(1), { reset: null });
-  const stQ = m.reg('st_q_reg', UInt(qW), { reset: null });
-  const stHere = m.reg('st_icrc_here_reg', Bool, { reset: null });
-  const stEnds = m.reg('st_icrc_ends_reg', Bool, { reset: null });
-  const icrcHave = m.reg('icrc_have_reg', Bool);
+  // ---- output stage: a skid buffer whose slots carry their beat's ICRC ---------------------
+  // Two slots (out, skid), as gen/lib/skid.ts: s_axis_tready is a register (the packetizer
+  // in front has no output register of its own and drives s_axis from its logic), and the
+  // out slot drives m_axis. A beat leaves at least one cycle after it was fed to the CRC, so
+  // its frame's ICRC is known by then: a beat that ends the coverage and holds ICRC bytes
+  // (`need`) gets the CRC from crc_valid in the very next cycle, any later beat of the frame
+  // (the second half of a straddling ICRC) takes it on entry. Each slot keeps its own copy, so
+  // the next frame's CRC (a one-beat frame at 512 bits ends its coverage in beat 0) can
+  // arrive while this frame's ICRC beat still waits on m_axis_tready.
+  const Slot = Struct('icrc_slot', {
+    data: UInt(W), keep: UInt(B), last: Bool, user: UInt(1), q: UInt(qW), here: Bool, need: Bool, icrc: UInt(32),
+  });
+  const outValid = m.reg('out_valid_reg', Bool);
+  const outSlot = m.reg('out_slot_reg', Slot, { reset: null });
+  const skidValid = m.reg('skid_valid_reg', Bool);
+  const skidSlot = m.reg('skid_slot_reg', Slot, { reset: null });
   const icrcReg = m.reg('icrc_reg', UInt(32), { reset: null });
 
-  const icrc = m.let('icrc', mux(crc.crc_valid, crc.crc, icrcReg));
-  const avail = crc.crc_valid.lor(icrcHave);
-  const outValid = m.let('out_valid', stValid.land(stHere.lnot().lor(avail)));
-  const fire = m.let('fire', outValid.land(o.tready));
-  s.tready.set(stValid.lnot().lor(fire));
-
-  m.if(accept, () => {
-    stValid.set(1);
-    stData.set(s.tdata);
-    stKeep.set(s.tkeep!);
-    stLast.set(s.tlast!);
-    stUser.set(s.tuser!);
-    stQ.set(ipLeftNow.trunc(qW));
-    stHere.set(icrcHere);
-    stEnds.set(icrcEnds);
-  }).elif(fire, () => stValid.set(0));
-  m.if(crc.crc_valid, () => {
-    icrcReg.set(crc.crc);
-    icrcHave.set(1);
+  // The CRC of the frame being accepted, when its coverage ended in an earlier beat.
+  const icrcKnown = m.let('icrc_known', mux(crc.crc_valid, crc.crc, icrcReg));
+  const needNow = m.let('icrc_need', icrcHere.land(crcValid).land(covEnds));
+  const incoming = pack(Slot, {
+    data: s.tdata, keep: s.tkeep!, last: s.tlast!, user: s.tuser!, q: ipLeftNow.trunc(qW), here: icrcHere, need: needNow, icrc: icrcKnown,
   });
-  m.if(fire.land(stHere).land(stEnds), () => icrcHave.set(0));
+  /** A slot as it is after this cycle's CRC answer (only a `need` slot takes it). */
+  const settled = (slot: Value): Value => {
+    const v = slot.as(Slot);
+    const take = v.field('need').land(crc.crc_valid);
+    return pack(Slot, {
+      data: v.field('data'), keep: v.field('keep'), last: v.field('last'), user: v.field('user'), q: v.field('q'),
+      here: v.field('here'), need: v.field('need').land(take.lnot()), icrc: mux(take, crc.crc, v.field('icrc')),
+    });
+  };
+  m.if(crc.crc_valid, () => icrcReg.set(crc.crc));
+
+  s.tready.set(skidValid.lnot());
+  const outFree = m.let('out_free', o.tready.lor(outValid.lnot()));
+  m.if(outFree, () => {
+    m.if(skidValid, () => {
+      outValid.set(1);
+      outSlot.set(settled(skidSlot));
+      skidValid.set(0);
+    }).else(() => {
+      outValid.set(accept);
+      m.if(accept, () => outSlot.set(incoming));
+    });
+  }).else(() => {
+    outSlot.set(settled(outSlot));
+    m.if(accept, () => {
+      skidValid.set(1);
+      skidSlot.set(incoming);
+    });
+  });
+  m.if(skidValid.land(outFree.lnot()), () => skidSlot.set(settled(skidSlot)));
 
   // ICRC byte j goes to lane q - 4 + j: shift it up by q bytes in a (B+4)-byte field and drop
   // the low four bytes.
+  const cur = outSlot.as(Slot);
+  const stQ = cur.field('q');
+  m.assert(outValid.lnot().lor(cur.field('need').lnot()).lor(crc.crc_valid), 'ICRC beat on m_axis before its CRC');
+  const icrc = m.let('icrc', mux(cur.field('need'), crc.crc, cur.field('icrc')));
   const shiftBits = cat(stQ, lit(0, 3));
   const placed = m.let('icrc_placed', icrc.zext(8 * (B + 4)).shl(shiftBits).bits(8 * (B + 4) - 1, 32));
   const placedLanes = m.let('icrc_lanes', lit(0xf, B + 4).shl(stQ).bits(B + 3, 4));
+  const stData = cur.field('data');
   const patched = stData.and(laneBits(placedLanes).not()).or(placed);
-  o.tdata.set(mux(stHere, patched, stData));
-  o.tkeep!.set(stKeep);
-  o.tlast!.set(stLast);
-  o.tuser!.set(stUser);
+  o.tdata.set(mux(cur.field('here'), patched, stData));
+  o.tkeep!.set(cur.field('keep'));
+  o.tlast!.set(cur.field('last'));
+  o.tuser!.set(cur.field('user'));
   o.tvalid.set(outValid);
 
   return { clk, rst, s_axis: s, m_axis: o };

@@ -5,7 +5,9 @@
 // Two stages:
 // 1. Header stage: a command is turned into its header bytes (up to 74) and frame
 //    bookkeeping in one register stage. It refills while the previous frame's payload
-//    streams, so frames follow each other without idle beats.
+//    streams, so frames follow each other without idle beats. An idle packetizer may also
+//    send a frame's first beat from the arriving command itself (same cycle), keeping the
+//    header in the register for the rest: see "start in the command's cycle" below.
 // 2. Output stage: frame beat k is either a pure header beat (k < hb), the "mixed" beat
 //    k = hb (header tail in lanes 0..s-1, payload bytes from lane s on), or a body beat
 //    (the s bytes carried over from the previous payload beat, then the next payload bytes).
@@ -13,8 +15,10 @@
 //    (54/58/70/74), so the payload shifter is a 4-way mux of constant shifts, not a barrel
 //    shifter. Pad and ICRC bytes fall out as zeros: payload lanes past payloadLen are masked.
 //    One beat per cycle; a 4096-byte MIDDLE packet at 512 bits is ceil(4154/64) = 65 beats.
-// The output goes through a skid buffer, so m_axis_* are registers and no ready path runs
-// from m_axis_tready to the inputs.
+// No output register: m_axis is driven by the output stage's logic (tvalid never from
+// tready). nic_icrc_insert, always right behind it, registers the frame in a skid (its
+// s_axis_tready is a register, so no ready path runs from m_axis_tx_tready to the inputs):
+// one register for both stages, a cycle less from payload to m_axis_tx.
 //
 // The payload stream must carry exactly payloadLen bytes with tlast on the last beat. If it
 // does not, `err_payload` pulses: a short payload is completed with zeros (the frame keeps
@@ -22,20 +26,26 @@
 
 import { Bool, cat, defineModule, lit, mux, UInt, type Value } from '../hdl/index.ts';
 import { stream } from '../lib/interfaces.ts';
-import { skidBuffer } from '../lib/skid.ts';
 import { log2Exact } from '../lib/util.ts';
 import { beBytes, countWidth, laneBits, packBytes, select, thermo } from './frame-util.ts';
 import { ETH_BYTES, ETHERTYPE_IPV4, HEADER_LENGTHS, IP_BASE_BYTES, IPV4_BYTES, ROCE_PORT } from './roce.ts';
+import { TX_GATE_PAYLOAD_LAG } from './tx-frame-gate.ts';
 import { byteStream, frameStream, TxPktCmd, type NicParams } from './types.ts';
 
-export type PacketizerParams = Pick<NicParams, 'dataWidth'>;
+export type PacketizerParams = Pick<NicParams, 'dataWidth'> & {
+  /** Payload lag: the payload stream shows word j of an n-word payload by cycle
+   *  t + payloadLag - (n - 1 - j) when its command arrives in cycle t (nic_tx_frame_gate:
+   *  TX_GATE_PAYLOAD_LAG). Decides which frames may start in their command's cycle. */
+  payloadLag: number;
+};
 
 const MAX_HDR = HEADER_LENGTHS[HEADER_LENGTHS.length - 1];
 const MAX_PAYLOAD = (1 << 13) - 1;
 
-export const packetizer = defineModule('nic_packetizer', { dataWidth: 64 } as PacketizerParams, (m, p) => {
+export const packetizer = defineModule('nic_packetizer', { dataWidth: 64, payloadLag: TX_GATE_PAYLOAD_LAG } as PacketizerParams, (m, p) => {
   const W = p.dataWidth, B = W / 8;
   const lb = log2Exact(B, 'dataWidth / 8');
+  if (!Number.isInteger(p.payloadLag) || p.payloadLag < 0) throw new Error(`nic_packetizer: payloadLag ${p.payloadLag} is not a cycle count`);
   const { clk, rst } = m.clockAndReset();
   const s_cmd = stream(TxPktCmd).sink(m, 's_cmd');
   const s_payload = byteStream(W).sink(m, 's_payload');
@@ -97,6 +107,30 @@ export const packetizer = defineModule('nic_packetizer', { dataWidth: 64 } as Pa
     ...ext,
   ]);
 
+  const cmdKind = m.let('cmd_kind', cat(hasReth, hasAeth));
+  const cmdLastIdx = m.let('cmd_last_idx', frameLen.subw(1).shr(lb).trunc(kW));
+  const cmdLastKeep = m.let('cmd_last_keep', thermo(frameLen.subw(1).bits(lb - 1, 0).zext(lb + 1).addw(1), B));
+
+  // ---- start in the command's cycle ---------------------------------------------------------
+  // An idle packetizer sends a frame's first beat straight from the arriving command (and
+  // keeps the header in the register for the beats after it) when the frame's later beats
+  // cannot run ahead of its payload: payload word j is needed at frame beat hb + j, i.e. no
+  // sooner than cycle t + hb + j, and the source shows it by t + payloadLag - (n - 1 - j). So
+  // hb + n - 1 >= payloadLag, or no payload, or a single payload word in the first beat
+  // (hb = 0, n = 1: the first beat may wait, nothing was sent before it). Other frames start
+  // a cycle later, from the header register. With the gate's lag of 2: at 64 bits every
+  // header is 6+ beats, so every frame starts early; at 512 bits (hb 0 or 1) those without
+  // payload, with more than 2 - hb payload words, or with hb = 0 and one word.
+  const needWords = hbOf.map(h => p.payloadLag + 1 - h); // payload words that keep the frame behind its payload
+  const payBeats = needWords.some(n => n > 1) ? m.let('cmd_pay_beats', payLen.zext(14).addw(B - 1).shr(lb).trunc(14 - lb)) : lit(0, 1);
+  const startOk = hbOf.map((h, k) => {
+    const need = needWords[k]!;
+    if (need <= 1) return lit(1, 1);
+    const few = h === 0 ? payBeats.le(1) : payBeats.eq(0);
+    return few.lor(payBeats.ge(need));
+  });
+  const early = m.let('start_early', select(cmdKind, kinds, startOk));
+
   // ---- output stage ----------------------------------------------------------------------
   const inBody = m.reg('in_body_reg', Bool);
   const beat = m.reg('beat_reg', UInt(kW));
@@ -108,14 +142,20 @@ export const packetizer = defineModule('nic_packetizer', { dataWidth: 64 } as Pa
   const drain = m.reg('drain_reg', Bool);
   const errReg = m.reg('err_payload_reg', Bool);
 
-  const skid = m.instance('u_out', skidBuffer, { width: W + B + 1 });
+  const bypass = m.let('hdr_bypass', inBody.lor(hdrValid).lor(drain).lnot().land(s_cmd.valid).land(early));
+  // The header the output stage works from: the register, or the arriving command's.
+  const hKind = m.let('hdr_kind', mux(hdrValid, hdrKind, cmdKind));
+  const hLastIdx = m.let('hdr_last_idx', mux(hdrValid, hdrLastIdx, cmdLastIdx));
+  const hLastKeep = m.let('hdr_last_keep', mux(hdrValid, hdrLastKeep, cmdLastKeep));
+  const hPayLen = m.let('hdr_pay_len', mux(hdrValid, hdrPayLen, payLen));
+  const hBytes = m.let('hdr_bytes', mux(hdrValid, hdrBytes, header));
 
-  const kind = m.let('kind', mux(inBody, curKind, hdrKind));
-  const lastIdx = m.let('last_idx', mux(inBody, curLastIdx, hdrLastIdx));
-  const lastKeep = m.let('last_keep', mux(inBody, curLastKeep, hdrLastKeep));
-  const remNow = m.let('pay_rem', mux(inBody, payRem, hdrPayLen));
+  const kind = m.let('kind', mux(inBody, curKind, hKind));
+  const lastIdx = m.let('last_idx', mux(inBody, curLastIdx, hLastIdx));
+  const lastKeep = m.let('last_keep', mux(inBody, curLastKeep, hLastKeep));
+  const remNow = m.let('pay_rem', mux(inBody, payRem, hPayLen));
   const hb = m.let('hdr_beats', select(kind, kinds, hbOf.map(h => lit(h, kW))));
-  const active = m.let('active', inBody.lor(hdrValid.land(drain.lnot())));
+  const active = m.let('active', inBody.lor(hdrValid.land(drain.lnot())).lor(bypass));
   const mixed = m.let('mixed_beat', inBody.lnot().land(beat.eq(hb)));
   const atPayload = m.let('at_payload', inBody.lor(mixed));
   const needPay = m.let('need_payload', atPayload.land(remNow.ne(0)));
@@ -127,7 +167,7 @@ export const packetizer = defineModule('nic_packetizer', { dataWidth: 64 } as Pa
   const hdrSlices: Value[] = [];
   for (let k = 0; k <= maxHb; k++) {
     const hi = Math.min(MAX_HDR, (k + 1) * B);
-    const slice = k * B >= MAX_HDR ? lit(0, W) : hdrBytes.bits(8 * hi - 1, 8 * k * B).zext(W);
+    const slice = k * B >= MAX_HDR ? lit(0, W) : hBytes.bits(8 * hi - 1, 8 * k * B).zext(W);
     hdrSlices.push(slice);
   }
   const hdrBeat = m.let('hdr_beat', select(beat, hdrSlices.map((_, k) => k), hdrSlices));
@@ -135,22 +175,31 @@ export const packetizer = defineModule('nic_packetizer', { dataWidth: 64 } as Pa
   const isLast = m.let('out_last', beat.eq(lastIdx));
   const keep = mux(isLast, lastKeep, lit((1n << BigInt(B)) - 1n, B));
 
+  // No output register: nic_icrc_insert's skid (its s_axis_tready is a register) is the one
+  // register stage between this logic and m_axis_tx. m_axis_tvalid never depends on tready.
   const outValid = m.let('out_valid', active.land(needPay.lnot().lor(s_payload.tvalid)));
-  const fire = m.let('fire', outValid.land(skid.s.ready));
-  skid.s.valid.set(outValid);
-  skid.s.data.set(cat(isLast, keep, data));
+  const fire = m.let('fire', outValid.land(m_axis.tready));
+  m_axis.tvalid.set(outValid);
+  m_axis.tdata.set(data);
+  m_axis.tkeep!.set(keep);
+  m_axis.tlast!.set(isLast);
+  m_axis.tuser!.set(0);
   s_payload.tready.set(fire.land(needPay).lor(drain));
 
+  // A command is taken when the header register is free (or freed by this frame's mixed beat);
+  // its header is kept unless its mixed beat went out in the same cycle (a frame started from
+  // the command whose first beat is the mixed one: nothing left to send from the register).
   const releaseHdr = m.let('release_hdr', fire.land(mixed));
+  const takeCmd = m.let('take_cmd', s_cmd.valid.land(hdrValid.lnot().lor(releaseHdr)));
   s_cmd.ready.set(hdrValid.lnot().lor(releaseHdr));
-  m.if(s_cmd.valid.land(hdrValid.lnot().lor(releaseHdr)), () => {
+  m.if(takeCmd, () => ipId.set(ipId.addw(1)));
+  m.if(takeCmd.land(bypass.land(releaseHdr).lnot()), () => {
     hdrValid.set(1);
     hdrBytes.set(header);
-    hdrKind.set(cat(hasReth, hasAeth));
+    hdrKind.set(cmdKind);
     hdrPayLen.set(payLen);
-    hdrLastIdx.set(frameLen.subw(1).shr(lb).trunc(kW));
-    hdrLastKeep.set(thermo(frameLen.subw(1).bits(lb - 1, 0).zext(lb + 1).addw(1), B));
-    ipId.set(ipId.addw(1));
+    hdrLastIdx.set(cmdLastIdx);
+    hdrLastKeep.set(cmdLastKeep);
   }).elif(releaseHdr, () => hdrValid.set(0));
 
   // Payload bookkeeping on each consumed beat; a length mismatch flags an error.
@@ -170,9 +219,9 @@ export const packetizer = defineModule('nic_packetizer', { dataWidth: 64 } as Pa
   m.if(fire, () => {
     m.if(atPayload, () => carry.set(curDown));
     m.if(mixed, () => {
-      curKind.set(hdrKind);
-      curLastIdx.set(hdrLastIdx);
-      curLastKeep.set(hdrLastKeep);
+      curKind.set(hKind);
+      curLastIdx.set(hLastIdx);
+      curLastKeep.set(hLastKeep);
     });
     m.if(isLast, () => {
       beat.set(0);
@@ -183,12 +232,6 @@ export const packetizer = defineModule('nic_packetizer', { dataWidth: 64 } as Pa
     });
   });
 
-  m_axis.tdata.set(skid.m.data.bits(W - 1, 0));
-  m_axis.tkeep!.set(skid.m.data.bits(W + B - 1, W));
-  m_axis.tlast!.set(skid.m.data.bit(W + B));
-  m_axis.tvalid.set(skid.m.valid);
-  skid.m.ready.set(m_axis.tready);
-  m_axis.tuser!.set(0);
   errPayload.set(errReg);
 
   return { clk, rst, s_cmd, s_payload, m_axis, err_payload: errPayload };

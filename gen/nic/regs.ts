@@ -2,9 +2,11 @@
 // and numMr MRs; the address decode, reset values and access rules are generated from it.
 //
 // Bus rules (one outstanding write and one outstanding read):
-// - AW and W are accepted in any order into holding registers (awready/wready are low while
-//   their holder is full or a write response waits); the write happens in the cycle after
-//   both are held, and B follows with OKAY for a mapped address, DECERR for an unmapped one.
+// - AW and W are accepted in any order (awready/wready are low while their holding register
+//   is full or a write response waits). The write happens at the clock edge that completes
+//   the second of the two handshakes (or both, when they come together): the one that
+//   arrived first waits in its holding register, the other goes straight through. B follows
+//   in the next cycle with OKAY for a mapped address, DECERR for an unmapped one.
 //   Writes to ro registers are ignored (OKAY); wstrb selects bytes; addr[1:0] is ignored.
 // - A read is taken when no read data waits; R follows one cycle later with OKAY, or with
 //   data 0 and DECERR (unmapped) / SLVERR (write-only register).
@@ -100,23 +102,33 @@ export const nicRegs = defineModule('nic_regs', { numQp: 4, numMr: 16 } as RegsP
   }
 
   // ---- write channel -----------------------------------------------------------------------
+  // AW and W each either pass straight through (handshake now) or wait in a holding register
+  // for the other; the write happens in the cycle the second of them arrives, so SQ_PI
+  // reaches nic_wqe_fetch (and the doorbell pulse goes out) one cycle after the handshakes.
   const awHeld = m.reg('aw_held_reg', Bool);
   // Word address only: byte lanes are chosen by wstrb, addr[1:0] is ignored.
-  const awAddr = m.reg('aw_word_reg', UInt(14));
+  const awHeldAddr = m.reg('aw_word_reg', UInt(14));
   const wHeld = m.reg('w_held_reg', Bool);
-  const wData = m.reg('w_data_reg', UInt(32));
-  const wStrb = m.reg('w_strb_reg', UInt(4));
+  const wHeldData = m.reg('w_data_reg', UInt(32));
+  const wHeldStrb = m.reg('w_strb_reg', UInt(4));
   const bValid = m.reg('b_valid_reg', Bool);
   const bResp = m.reg('b_resp_reg', UInt(2));
+  // The readies depend on registers only (not on the other channel's valid).
   axil.awready.set(awHeld.lnot().land(bValid.lnot()));
   axil.wready.set(wHeld.lnot().land(bValid.lnot()));
   axil.bvalid.set(bValid);
   axil.bresp.set(bResp);
-  m.if(axil.awvalid.land(awHeld.lnot()).land(bValid.lnot()), () => { awHeld.set(1); awAddr.set(axil.awaddr.bits(15, 2)); });
-  m.if(axil.wvalid.land(wHeld.lnot()).land(bValid.lnot()), () => { wHeld.set(1); wData.set(axil.wdata); wStrb.set(axil.wstrb); });
+  const awFire = m.let('aw_fire', axil.awvalid.land(awHeld.lnot()).land(bValid.lnot()));
+  const wFire = m.let('w_fire', axil.wvalid.land(wHeld.lnot()).land(bValid.lnot()));
+  const doWrite = m.let('do_write', awHeld.lor(awFire).land(wHeld.lor(wFire)));
+  const awAddr = m.let('wr_word', mux(awHeld, awHeldAddr, axil.awaddr.bits(15, 2)));
+  const wData = m.let('wr_data', mux(wHeld, wHeldData, axil.wdata));
+  const wStrb = m.let('wr_strb', mux(wHeld, wHeldStrb, axil.wstrb));
+  // Hold a channel only while its partner has not arrived (the write below clears both).
+  m.if(awFire, () => { awHeld.set(1); awHeldAddr.set(axil.awaddr.bits(15, 2)); });
+  m.if(wFire, () => { wHeld.set(1); wHeldData.set(axil.wdata); wHeldStrb.set(axil.wstrb); });
   m.if(bValid.land(axil.bready), () => bValid.set(0));
 
-  const doWrite = m.let('do_write', awHeld.land(wHeld));
   const wMask = m.let('w_mask', cat(...[3, 2, 1, 0].map(b => repeat(wStrb.bit(b), 8))));
   /** The register's new value: old bytes where wstrb is low, written bytes where high. */
   const merged = (old: Value): Value => old.zext(32).and(wMask.not()).or(wData.and(wMask)).trunc(old.width);

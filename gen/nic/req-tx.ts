@@ -22,25 +22,29 @@
 //                    the packetizer and never passes through here.
 //   WAIT           : the message's DmaStatus. Not OK: the DMA streams nothing, so nothing
 //                    is sent; ReqEntry LOCAL_PROTECTION_ERROR and qp_error (QP -> ERROR).
-//                    OK: takes the PSNs as PSN does and goes to START.
+//                    OK: takes the PSNs as PSN does and, if the generator is free, starts
+//                    the message in this very cycle as START would (else on to START).
 //   PSN            : (READ) first/last PSN from the QP's SQ_PSN and the packet count
 //                    n = max(1, ceil(len / MTU)) (for a READ: the responses it expects).
 //   RCTX           : READ only: push the read_ctx (PSN range, SGEs) to the response
 //                    receiver, before the request can leave, so no response beats it.
-//   START          : once the packet generator is free: push the ReqEntry (SUCCESS) and
-//                    hand the message (with the QP's addressing) to the generator in the
-//                    same cycle, publish
-//                    SQ_PSN = first + n on sq_psn_upd.
+//   START          : once the packet generator is free: push the ReqEntry (SUCCESS), hand
+//                    the message (with the QP's addressing) to the generator and publish
+//                    SQ_PSN = first + n on sq_psn_upd, all at the edge the entry is taken.
 //
 // The packet generator then emits one TxPktCmd per cycle (WRITE ONLY / FIRST / MIDDLE /
 // LAST, RETH on the first, AckReq on the last and on every 64th; for a READ one READ
-// REQUEST with RETH {va, rkey, length}, no payload, AckReq set) while the front FSM
-// already takes, checks and sends the DMA commands of the next WQE, so messages follow
-// each other without gaps beyond the DMA's validation latency.
+// REQUEST with RETH {va, rkey, length}, no payload, AckReq set), the first one already at the
+// hand-over edge when its output register is free, so it is offered the cycle after the
+// ReqEntry was taken (OK status, ReqEntry, first command: same cycle, then the next one).
+// Meanwhile the front FSM already takes, checks and sends the DMA commands of the next WQE,
+// so messages follow each other without gaps beyond the DMA's validation latency.
 //
-// SQ_PSN is read from qp_ctx: nic_regs applies sq_psn_upd at the edge it is valid, and the
-// next read of SQ_PSN (in PSN or WAIT) is at least two cycles after the update is valid
-// (IDLE, CHECK; a WRITE also passes WAIT).
+// SQ_PSN is read from qp_ctx: nic_regs applies sq_psn_upd at the edge it is valid (qp_ctx
+// shows it from the next cycle). The update is valid in the IDLE cycle after the hand-over,
+// and the next read of SQ_PSN (in PSN or WAIT) comes at least one cycle after that: a READ
+// passes IDLE and CHECK; a WRITE whose first DMA command left in IDLE reads in WAIT, not
+// before the cycle after IDLE (and nic_dma_read's status takes several cycles).
 // The ReqEntry reaches the ACK tracker before the message's first packet command leaves,
 // so an ACK can never arrive for a message the tracker does not know yet.
 // PMTU values outside 8..12 are clamped into that range.
@@ -185,13 +189,25 @@ export const nicReqTx = defineModule('nic_req_tx', { dataWidth: 64, numQp: 4 } a
   const gSport = m.reg('gen_sport_reg', UInt(16));
 
   // ---- ReqEntry -------------------------------------------------------------------------------
-  const startNow = m.let('start_now', fsm.is('START').land(genBusy.lnot()));
+  // A WRITE starts in WAIT already, in the cycle its OK status arrives (no START cycle), when
+  // the generator is free: the PSNs then come straight from SQ_PSN, and the registers that
+  // START would use load at the same edge, so an entry not taken in WAIT stays the same in
+  // START. valid depends on the status' valid, never on a ready.
+  const inWait = fsm.is('WAIT');
+  const statusOk = m.let('dma_status_ok', sStatus.valid.land(sStatus.data.field('status').eq(XLATE_STATUS.OK)));
+  const startNow = m.let('start_now', fsm.is('START').lor(inWait.land(statusOk)).land(genBusy.lnot()));
   // The message is handed over (entry pushed, generator loaded) at this edge.
   const startTake = m.let('start_take', startNow.land(mReq.ready));
+  const sqFirst = m.let('sq_first_psn', sqPsn);
+  const sqLast = m.let('sq_last_psn', sqPsn.addw(nPkts.subw(1)));
+  const sqNext = m.let('sq_next_psn', sqPsn.addw(nPkts));
+  const startFirst = m.let('start_first_psn', mux(inWait, sqFirst, firstPsn));
+  const startLast = m.let('start_last_psn', mux(inWait, sqLast, lastPsn));
+  const startNext = m.let('start_next_psn', mux(inWait, sqNext, gNext));
   mReq.valid.set(fsm.is('ERR').lor(startNow));
   mReq.data.set(pack(ReqEntry, {
     qp: wqe.field('qp'), wrId: wqe.field('wrId'), opcode: wqe.field('opcode'), length: len,
-    firstPsn, lastPsn, signaled: wqe.field('flags').bit(Math.log2(WQE_FLAG.SIGNALED)), status: entryStatus,
+    firstPsn: startFirst, lastPsn: startLast, signaled: wqe.field('flags').bit(Math.log2(WQE_FLAG.SIGNALED)), status: entryStatus,
   }));
 
   mReadCtx.valid.set(fsm.is('RCTX'));
@@ -209,9 +225,18 @@ export const nicReqTx = defineModule('nic_req_tx', { dataWidth: 64, numQp: 4 } a
   errValid.set(0);
 
   const takePsns = (): void => {
-    firstPsn.set(sqPsn);
-    lastPsn.set(sqPsn.addw(nPkts.subw(1)));
-    gNext.set(sqPsn.addw(nPkts));
+    firstPsn.set(sqFirst);
+    lastPsn.set(sqLast);
+    gNext.set(sqNext);
+  };
+  // The message is handed over at this edge (in START, or in WAIT with its status): publish
+  // SQ_PSN (valid from the next cycle), mark a READ for the fence, back to IDLE.
+  const started = (): void => {
+    updValid.set(1);
+    updQp.set(wqe.field('qp'));
+    updValue.set(startNext);
+    m.if(isRead, () => { markCnt.set(READ_MARK_CYCLES); markQp.set(wqe.field('qp')); });
+    fsm.goto('IDLE');
   };
   // The first DMA command went (IDLE or CHECK): on to the next SGE, or wait for the status.
   const firstDmaTaken = (): void => {
@@ -246,10 +271,14 @@ export const nicReqTx = defineModule('nic_req_tx', { dataWidth: 64, numQp: 4 } a
       sgeIdx.set(sgeIdx.addw(1));
       m.if(lastSge, () => fsm.goto('WAIT'));
     }),
-    // A WRITE's PSNs are taken with its DMA status (no PSN cycle): SQ_PSN is read at least
-    // three cycles after the previous message's update (IDLE, CHECK, WAIT).
+    // A WRITE's PSNs are taken with its DMA status (no PSN cycle), and with a free generator
+    // the message starts right here (see start_now).
     WAIT: () => m.if(sStatus.valid, () => {
-      m.if(sStatus.data.field('status').eq(XLATE_STATUS.OK), () => { takePsns(); fsm.goto('START'); }).else(() => {
+      m.if(statusOk, () => {
+        takePsns();
+        fsm.goto('START');
+        m.if(startTake, started);
+      }).else(() => {
         entryStatus.set(CQE_STATUS.LOCAL_PROTECTION_ERROR);
         errValid.set(1);
         errQp.set(wqe.field('qp'));
@@ -262,51 +291,49 @@ export const nicReqTx = defineModule('nic_req_tx', { dataWidth: 64, numQp: 4 } a
       m.if(isRead, () => fsm.goto('RCTX')).else(() => fsm.goto('START'));
     },
     RCTX: () => m.if(mReadCtx.ready, () => fsm.goto('START')),
-    START: () => m.if(startTake, () => {
-      updValid.set(1);
-      updQp.set(wqe.field('qp'));
-      updValue.set(gNext);
-      m.if(isRead, () => { markCnt.set(READ_MARK_CYCLES); markQp.set(wqe.field('qp')); });
-      fsm.goto('IDLE');
-    }),
+    START: () => m.if(startTake, started),
     ERR: () => m.if(mReq.ready, () => fsm.goto('IDLE')),
   });
   psnUpd.set(pack(qpUpdate('SQ_PSN', p.numQp), { valid: updValid, qp: updQp, value: updValue }));
   qpError.set(pack(qpErrorEvent(p.numQp), { valid: errValid, qp: errQp }));
 
   // ---- packet generator -----------------------------------------------------------------------
+  // While a message runs (gen_busy_reg) the generator cuts from its registers. Idle, it cuts the
+  // message handed over at this edge straight from its sources (the now() values), so the first
+  // command is in pkt_data_reg at the hand-over edge: offered one cycle after the ReqEntry was
+  // taken, and one cycle earlier than a register load would allow.
   const pktValid = m.reg('pkt_valid_reg', Bool);
   const pktData = m.reg('pkt_data_reg', TxPktCmd, { reset: null });
-  const mtu = m.let('gen_mtu', lit(1, 13).shl(gMtuLog2));
+  const now = (reg: Value, atStart: Value | number): Value => mux(genBusy, reg, atStart);
+  const cPsn = m.let('gen_cur_psn', now(gPsn, startFirst));
+  const cRem = m.let('gen_cur_rem', now(gRem, len));
+  const cFirst = m.let('gen_cur_first', gFirst.lor(genBusy.lnot()));
+  const cCount = m.let('gen_cur_count', now(gCount, 0));
+  const cRead = m.let('gen_cur_read', now(gRead, isRead));
+  const mtu = m.let('gen_mtu', lit(1, 13).shl(now(gMtuLog2, mtuLog2)));
   // A READ is one request packet whatever its length (the responses carry the data).
-  const gLast = m.let('gen_last', gRead.lor(gRem.le(mtu.zext(32))));
-  const writeOpcode = mux(gFirst, mux(gLast, lit(WRITE_OPCODE.ONLY, 8), lit(WRITE_OPCODE.FIRST, 8)),
+  const gLast = m.let('gen_last', cRead.lor(cRem.le(mtu.zext(32))));
+  const writeOpcode = mux(cFirst, mux(gLast, lit(WRITE_OPCODE.ONLY, 8), lit(WRITE_OPCODE.FIRST, 8)),
     mux(gLast, lit(WRITE_OPCODE.LAST, 8), lit(WRITE_OPCODE.MIDDLE, 8)));
-  const opcode = mux(gRead, lit(READ_REQUEST_OPCODE, 8), writeOpcode);
+  const opcode = mux(cRead, lit(READ_REQUEST_OPCODE, 8), writeOpcode);
   const ipCfg = cfg.field('ipCfg');
   const cmd = pack(TxPktCmd, {
-    opcode, destQpn: gDestQpn, psn: gPsn, ackReq: gLast.lor(gCount.eq(ACKREQ_INTERVAL - 1)),
-    payloadLen: mux(gRead, lit(0, 13), mux(gLast, gRem.trunc(13), mtu)),
-    hasReth: gFirst, rethVa: gVa, rethRkey: gRkey, rethLen: gLen,
+    opcode, destQpn: now(gDestQpn, ctx.field('destQpn')), psn: cPsn, ackReq: gLast.lor(cCount.eq(ACKREQ_INTERVAL - 1)),
+    payloadLen: mux(cRead, lit(0, 13), mux(gLast, cRem.trunc(13), mtu)),
+    hasReth: cFirst, rethVa: now(gVa, wqe.field('remoteVa')), rethRkey: now(gRkey, wqe.field('rkey')), rethLen: now(gLen, len),
     hasAeth: 0, aethSyndrome: 0, aethMsn: 0,
-    srcMac: cfg.field('mac'), dstMac: gDestMac, srcIp: cfg.field('ipAddr'), dstIp: gDestIp, srcPort: gSport,
+    srcMac: cfg.field('mac'), dstMac: now(gDestMac, ctx.field('destMac')), srcIp: cfg.field('ipAddr'),
+    dstIp: now(gDestIp, ctx.field('destIp')), srcPort: now(gSport, ctx.field('udpSport')),
     ttl: ipCfg.bits(7, 0), dscp: ipCfg.bits(13, 8),
   });
   mPkt.valid.set(pktValid);
   mPkt.data.set(pktData);
+  // startTake only when !genBusy, so the two never compete.
+  const emit = m.let('gen_emit', genBusy.lor(startTake).land(pktValid.lnot().lor(mPkt.ready)));
   m.if(mPkt.ready, () => pktValid.set(0));
-  m.if(genBusy.land(pktValid.lnot().lor(mPkt.ready)), () => {
-    pktValid.set(1);
-    pktData.set(cmd);
-    gPsn.set(gPsn.addw(1));
-    gRem.set(gRem.subw(mtu.zext(32)));
-    gFirst.set(0);
-    gCount.set(gCount.addw(1));
-    m.if(gLast, () => genBusy.set(0));
-  });
   m.if(startTake, () => {
     genBusy.set(1);
-    gPsn.set(firstPsn);
+    gPsn.set(startFirst);
     gRem.set(len);
     gFirst.set(1);
     gCount.set(0);
@@ -321,6 +348,16 @@ export const nicReqTx = defineModule('nic_req_tx', { dataWidth: 64, numQp: 4 } a
     gDestMac.set(ctx.field('destMac'));
     gDestIp.set(ctx.field('destIp'));
     gSport.set(ctx.field('udpSport'));
+  });
+  // Cut one packet (overrides the hand-over's first-packet values when both happen).
+  m.if(emit, () => {
+    pktValid.set(1);
+    pktData.set(cmd);
+    gPsn.set(cPsn.addw(1));
+    gRem.set(cRem.subw(mtu.zext(32)));
+    gFirst.set(0);
+    gCount.set(cCount.addw(1));
+    m.if(gLast, () => genBusy.set(0));
   });
 
   return {

@@ -18,7 +18,14 @@ export type TlbParams = {
   numClients: number;
   /** TLB lines (a power of two >= 2); each holds PTES_PER_LINE entries. */
   lines: number;
-  /** AXI ID width of the page-table read port (the TLB always uses ID 0). */
+  /** Parked requests (misses waiting for their line, requests queued behind a parked request
+   *  of the same client, and without `respSlice` answers the client did not take at once);
+   *  any count >= 1. Default 3: two misses (one per fill engine) and a hit can be parked. */
+  missSlots: number;
+  /** A register slice (skid buffer) on every answer port: +1 cycle per answer. Without it
+   *  (nic_top, whose answer FIFOs always have room) answers leave from L or a parked entry. */
+  respSlice: boolean;
+  /** AXI ID width of the page-table read port (>= 1: the two fill engines use IDs 0 and 1). */
   idWidth: number;
 };
-export const tlbDefaults: TlbParams = { dataWidth: 64, numMr: 16, numClients: 2, lines: 8, idWidth: 1 };
+export const tlbDefaults: TlbParams = { dataWidth: 64, numMr: 16, numClients: 2, lines: 8, missSlots: 3, respSlice: false, idWidth: 1 };

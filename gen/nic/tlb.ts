@@ -4,66 +4,89 @@
 // Ports
 //   s<i>_xlate_req_* / m<i>_xlate_resp_*   one XlateReq sink and one XlateResp source per client
 //                      (IO keys req.c<i> / resp.c<i>); responses come back in request order per
-//                      client.
+//                      client (not across clients: a hit of one client passes another's miss).
 //   mr_tbl             Vec(MrEntry, numMr) straight from nic_regs (ctx.ts): tag, pd, access
 //                      (bit 31 valid, bits 2:0 local write / remote read / remote write), va, len,
 //                      ptBase. PTEs are 8-byte aligned; ptBase bits 2:0 are ignored.
 //   mr_changed         one bit per MR, from nic_regs: high for a cycle when the MR's registers
 //                      changed, in (or after) the cycle the new values show on mr_tbl.
-//   m_axi_ar* / r*     AXI4 read master for page-table lines (ID 0, one burst in flight).
+//   m_axi_ar* / r*     AXI4 read master for page-table lines: up to two bursts in flight (ID 0
+//                      and ID 1, one per fill engine), answered in any order, beats may
+//                      interleave.
 //   hits / misses      free-running 32-bit counters (TLB_HITS / TLB_MISSES).
 //
 // Pipeline (one request per cycle on hits):
-//   accept  round robin among clients (gen/lib rrArbiter); the request and its MR entry
-//           (selected by the key's index) are registered: stage A.
+//   accept  round robin among clients (gen/lib rrArbiter), skipping a client that has a parked
+//           request or a miss in L (so its later requests wait here, not in the pipeline); the
+//           request and its MR entry (selected by the key's index) are registered: stage A.
 //   A       checks, in NIC.md order: BAD_KEY (index >= numMr or MR not valid), BAD_TAG,
 //           BAD_PD, NO_ACCESS (a required access bit missing), OUT_OF_BOUNDS ([va, va+len) not
 //           inside [mr.va, mr.va+mr.len), in 65-bit arithmetic); the page-table index
 //           (va >> 12) - (mr.va >> 12), its TLB line and set are computed and registered: stage L.
-//   L       lookup; a hit (or an error) answers into the client's output register slice.
-//   So a hit answers 3 cycles after the request is taken.
+//   L       lookup; a hit (or an error, or a zero-length request) answers at once, unless its
+//           client has a parked request; a miss parks (below) and L takes the next request.
+//   So a hit answers 2 cycles after the request is taken (3 with `respSlice`).
+//
+// Hit under miss (tlb-park.ts): `missSlots` parked entries. A miss parks and waits for its
+// page-table line while the pipeline goes on answering the other clients; a request of a
+// client that already has a parked entry parks behind it (hit or miss), and an entry answers
+// only after its client's older entries, so each client's answers stay in request order. A
+// second client's miss parks too (it then waits for a fill engine, not for the first miss's
+// answer); only when every entry is taken does a miss stall L. Without `respSlice`, answers
+// leave from L or an entry straight to the client, and an answer of L the client does not take
+// at once parks too (so VALID stays high with the same payload); L then only offers an answer
+// while an entry is free.
+//
+// Line fills (tlb-fill.ts): two fill engines, each reading one 64-byte line. A parked miss
+// first attaches to a fill already reading its line (a prefetch, say); otherwise it asks for a
+// demand read, which takes the first idle engine. After every hit the next line of the same
+// page table is queued for prefetch (when it is in the table and not cached); the queued
+// prefetch starts only when no parked miss waits for an engine and the line is still not
+// cached, so a demand read never waits for a prefetch to start, and with one prefetch in
+// flight it takes the other engine at once. A sequential walk through an MR only waits for
+// the first line.
 //
 // The cache: `lines` direct-mapped lines of 8 PTEs (one 64-byte page-table line, aligned in
 // physical memory, so a line read never crosses 4 KiB), tagged by (MR index, line number);
-// the set is the line number's low bits XOR the folded MR index. A miss stalls the pipeline
-// (a blocking TLB: responses stay in order) while the line is read, and the translation is
-// answered from the line buffer. After every successful translation the next line of the
-// same page table is prefetched in the background when it is in the table and not cached,
-// so a sequential walk through an MR only waits for the first line.
+// the set is the line number's low bits XOR the folded MR index. A fill writes each R beat
+// straight into its line and clears the line's tag; the last beat sets the tag (no error
+// response in the burst).
 //
-// Hit rate: `hits` counts OK translations answered from the cache without waiting; `misses`
-// counts translations that waited for a page-table read (their own, or a prefetch still in
-// flight) and PT_ERROR answers. DMA engines ask once per page chunk, so without the prefetch a
-// sequential transfer would miss on 1 request in 8; with it, only the first line misses as
-// long as a line of 8 pages takes longer to move than one page-table read.
+// Hit rate: `hits` counts OK translations found in the cache when they left L (answered, or
+// parked behind their client's older request); `misses` counts translations that parked to
+// wait for a page-table read (their own, or a fill of the same line already in flight),
+// including the ones answered PT_ERROR. DMA engines ask once per page chunk, so without the
+// prefetch a sequential transfer would miss on 1 request in 8; with it, only the first line
+// misses as long as a line of 8 pages takes longer to move than one page-table read.
 //
 // Zero-length requests are checked (bounds: mr.va <= va <= mr.va + mr.len) but not
 // translated: OK with pa = 0 and not counted, since no byte will be moved.
 //
-// Invalidation: when mr_changed[j] is high, every line of MR j is dropped; a line read in
-// flight for MR j is not installed; requests already accepted finish with the MR contents
-// they were checked against (they were ordered before the change) but install nothing.
-// Requests accepted after the pulse see only the new MR contents.
+// Invalidation: when mr_changed[j] is high, every line of MR j is dropped, a queued prefetch
+// for MR j is dropped, and a fill in flight for MR j installs nothing. Requests already
+// accepted (in A, in L or parked) finish with the MR contents they were checked against
+// (they were ordered before the change) but install nothing: a parked one reads its PTE
+// itself or from any fill of its line. Requests accepted after the pulse see only the new MR
+// contents, and a miss among them never takes its PTE from a fill asked for before the
+// pulse (its page table may have been rewritten since).
 
 import { Bool, cat, defineModule, lit, mux, pack, UInt, Vec, type Value } from '../hdl/index.ts';
 import { rrArbiter } from '../lib/arbiter.ts';
-import { AXI_BURST, type Stream } from '../lib/interfaces.ts';
+import type { Stream } from '../lib/interfaces.ts';
 import { skidBuffer } from '../lib/skid.ts';
 import { indexWidth, log2Exact, positiveInt } from '../lib/util.ts';
 import { axi4Read } from './axi-ports.ts';
 import { MrEntry } from './ctx.ts';
 import { oneHotMux } from './mux-util.ts';
-import { LINE_BYTES, PTES_PER_LINE, tlbDefaults, XLATE_STATUS_EXT as ST } from './tlb-types.ts';
+import { lineFills, LineShape, LADDR_W, rdataLanes } from './tlb-fill.ts';
+import { parkSlots, type DemandWires } from './tlb-park.ts';
+import { LINE_BYTES, tlbDefaults, XLATE_STATUS_EXT as ST } from './tlb-types.ts';
 import { ADDR_WIDTH, mrIndexWidth, PAGE_BITS, XlateReq, xlateReq, XlateResp, xlateResp } from './types.ts';
 
 /** Bits of a page-table index (VA page number difference). */
 const IDX_W = ADDR_WIDTH - PAGE_BITS;
 /** Bits of a TLB line number: (index + 3-bit skew) >> 3. */
 const LINE_W = IDX_W + 1 - 3;
-/** Bits of a physical page frame number (PTE bits 63:12). */
-const PFN_W = ADDR_WIDTH - PAGE_BITS;
-/** Bits of a 64-byte-granular physical address. */
-const LADDR_W = ADDR_WIDTH - 6;
 
 /** XOR of `w`-bit chunks of `v` (a cheap hash of the MR index into a set number). */
 function fold(v: Value, w: number): Value {
@@ -79,12 +102,13 @@ export const nicTlb = defineModule('nic_tlb', tlbDefaults, (m, p) => {
   if (p.dataWidth < 64 || p.dataWidth > 512) throw new Error(`nic_tlb: dataWidth ${p.dataWidth} is outside 64..512`);
   positiveInt(p.numClients, 'nic_tlb: numClients');
   positiveInt(p.numMr, 'nic_tlb: numMr');
+  positiveInt(p.missSlots, 'nic_tlb: missSlots');
+  positiveInt(p.idWidth, 'nic_tlb: idWidth');
   const sw = log2Exact(p.lines, 'nic_tlb: lines');
   const mw = mrIndexWidth(p.numMr);
   const cw = indexWidth(p.numClients);
   const beats = LINE_BYTES / busBytes;
   const ptesPerBeat = busBytes / 8;
-  const Line = Vec(UInt(PFN_W), PTES_PER_LINE);
 
   const { clk, rst } = m.clockAndReset();
   const reqs: Record<string, Stream<typeof XlateReq, 'sink'>> = {};
@@ -100,7 +124,6 @@ export const nicTlb = defineModule('nic_tlb', tlbDefaults, (m, p) => {
   const axi = axi4Read({ idWidth: p.idWidth, addrWidth: ADDR_WIDTH, dataWidth: p.dataWidth }).source(m, 'm_axi');
   const hits = m.output('hits', UInt(32));
   const misses = m.output('misses', UInt(32));
-  m.unused(axi.rid, 'one burst in flight: every R beat belongs to it');
   const inval = (mr: Value): Value => mrChanged.bit(mr);
 
   // ---- registers of the two stages and of the cache ---------------------------------------
@@ -127,63 +150,92 @@ export const nicTlb = defineModule('nic_tlb', tlbDefaults, (m, p) => {
   const lLineAddr = m.reg('l_line_addr_reg', UInt(LADDR_W), { reset: null });
   const lOffset = m.reg('l_offset_reg', UInt(PAGE_BITS), { reset: null });
   const lStale = m.reg('l_stale_reg', Bool, { reset: null });
-  const lMissed = m.reg('l_missed_reg', Bool, { reset: null });
 
   const tagValid = Array.from({ length: p.lines }, (_, i) => m.reg(`tag_valid_${i}_reg`, Bool));
   const tagMr = Array.from({ length: p.lines }, (_, i) => m.reg(`tag_mr_${i}_reg`, UInt(mw), { reset: null }));
   const tagLine = Array.from({ length: p.lines }, (_, i) => m.reg(`tag_line_${i}_reg`, UInt(LINE_W), { reset: null }));
-  const lineData = Array.from({ length: p.lines }, (_, i) => m.reg(`line_data_${i}_reg`, Line, { reset: null }));
+  const lineData = Array.from({ length: p.lines }, (_, i) => m.reg(`line_data_${i}_reg`, LineShape, { reset: null }));
 
-  const fill = m.fsm('fill_state', ['IDLE', 'ADDR', 'DATA'] as const);
-  const fMrIdx = m.reg('fill_mr_idx_reg', UInt(mw), { reset: null });
-  const fLine = m.reg('fill_line_reg', UInt(LINE_W), { reset: null });
-  const fSet = m.reg('fill_set_reg', UInt(sw), { reset: null });
-  const fAddr = m.reg('fill_addr_reg', UInt(LADDR_W), { reset: null });
-  const fInstall = m.reg('fill_install_reg', Bool, { reset: null });
-  const fDemand = m.reg('fill_demand_reg', Bool, { reset: null });
-  const fErr = m.reg('fill_err_reg', Bool, { reset: null });
-  const fBeat = beats > 1 ? m.reg('fill_beat_reg', UInt(Math.log2(beats)), { reset: null }) : null;
-  const lineBuf = m.reg('line_buf_reg', Line, { reset: null });
-  // The line buffer holds the answer for the request waiting in L (a demand read finished).
-  const bufValid = m.reg('line_buf_valid_reg', Bool);
   const hitCount = m.reg('hit_count_reg', UInt(32));
   const missCount = m.reg('miss_count_reg', UInt(32));
 
   // ---- stage L: lookup ---------------------------------------------------------------------
   const tagWord = (i: number): Value => cat(tagValid[i]!, tagMr[i]!, tagLine[i]!);
   const tagVec = m.let('tag_vec', cat(...tagValid.map((_, i) => tagWord(i)).reverse()).as(Vec(UInt(1 + mw + LINE_W), p.lines)));
-  const lHit = m.let('l_hit', tagVec.at(lSet).eq(cat(lit(1, 1), lMrIdx, lLine)));
+  const tagHit = (set: Value, mr: Value, line: Value): Value => tagVec.at(set).eq(cat(lit(1, 1), mr, line));
+  const lHit = m.let('l_hit', tagHit(lSet, lMrIdx, lLine));
   const lNextLine = m.let('l_next_line', lLine.addw(1));
-  const lNextHit = m.let('l_next_hit', tagVec.at(lNextSet).eq(cat(lit(1, 1), lMrIdx, lNextLine)));
+  const lNextHit = m.let('l_next_hit', tagHit(lNextSet, lMrIdx, lNextLine));
   // Named: an unnamed concat under two dynamic selects is emitted twice (emitter quirk).
-  const dataVec = m.let('line_data_vec', cat(...[...lineData].reverse()).as(Vec(Line, p.lines)));
+  const dataVec = m.let('line_data_vec', cat(...[...lineData].reverse()).as(Vec(LineShape, p.lines)));
   const lPfnCached = m.let('l_pfn_cached', dataVec.at(lSet).at(lSlot));
   const lNeedPte = m.let('l_need_pte', lStatus.eq(ST.OK).land(lZero.lnot()));
-  const lDone = m.let('l_done', lValid.land(lNeedPte.lnot().lor(lHit).lor(bufValid)));
-  const outStatus = m.let('l_out_status', mux(lNeedPte.land(lHit.lnot()).land(fErr), lit(ST.PT_ERROR, 3), lStatus));
-  const pfn = mux(lHit, lPfnCached, lineBuf.at(lSlot));
-  const outPa = m.let('l_out_pa', mux(lNeedPte.land(outStatus.eq(ST.OK)), cat(pfn, lOffset), lit(0, ADDR_WIDTH)));
-  const result = pack(XlateResp, { status: outStatus, pa: outPa });
+  const lMiss = m.let('l_miss', lValid.land(lNeedPte).land(lHit.lnot()));
+  const lStaleNow = m.let('l_stale_now', lStale.lor(inval(lMrIdx)));
+  const outPa = m.let('l_out_pa', mux(lNeedPte, cat(lPfnCached, lOffset), lit(0, ADDR_WIDTH)));
 
-  const outReady: Value[] = [];
-  resp.forEach((r, i) => {
-    const slice = m.instance(`u_resp_slice_${i}`, skidBuffer, { width: XlateResp.width });
-    slice.s.data.set(result);
-    slice.s.valid.set(lDone.land(lClient.eq(i)));
-    outReady.push(slice.s.ready);
-    r.data.set(slice.m.data.as(XlateResp));
-    r.valid.set(slice.m.valid);
-    slice.m.ready.set(r.ready);
-  });
+  // Each answer goes to its client through a register slice (respSlice) or straight out.
+  const slices = p.respSlice ? resp.map((_, i) => m.instance(`u_resp_slice_${i}`, skidBuffer, { width: XlateResp.width })) : null;
+  const outReady = slices ? slices.map(sl => sl.s.ready) : resp.map(r => r.ready);
   const lToClientReady = m.let('l_out_ready', oneHotMux(cat(...resp.map((_, i) => lClient.eq(i)).reverse()), outReady));
-  const lAdv = m.let('l_advance', lDone.land(lToClientReady));
+
+  // ---- parked requests and line fills (tlb-park.ts, tlb-fill.ts) -------------------------------
+  const demand: DemandWires = {
+    valid: m.wire('demand_valid', Bool), fresh: m.wire('demand_fresh', Bool),
+    target: { mrIdx: m.wire('demand_mr_idx', UInt(mw)), line: m.wire('demand_line', UInt(LINE_W)), set: m.wire('demand_set', UInt(sw)), lineAddr: m.wire('demand_addr', UInt(LADDR_W)) },
+  };
+  const lClientParked = m.wire('l_client_parked', Bool);
+  const parkFree = m.wire('l_park_free', Bool);
+  // L parks a miss, and anything of a client that already has a parked request (its order).
+  const lMustPark = m.let('l_must_park', lValid.land(lMiss.lor(lClientParked)));
+  // Without the slice, L offers its answer only when it could park it: an answer the client
+  // does not take at once moves into a parked entry, so valid stays high with the same
+  // payload (L's own answer could change while it waits: a fill may overwrite its line).
+  const lDirect = m.let('l_direct', lValid.land(lMustPark.lnot()).land(p.respSlice ? lit(1, 1) : parkFree));
+  const lUnanswered = p.respSlice ? lit(0, 1) : lDirect.land(lToClientReady.lnot());
+  const lPark = m.let('l_park', lMustPark.lor(lUnanswered).land(parkFree));
+  const lAdv = m.let('l_advance', lDirect.land(lToClientReady).lor(lPark));
   const lFree = m.let('l_free', lValid.lnot().lor(lAdv));
   const aAdv = m.let('a_advance', aValid.land(lFree));
   const aFree = m.let('a_free', aValid.lnot().lor(aAdv));
+  // Queue the next line after a hit (an OK translation found in the cache).
+  const lPrefetch = m.let('l_prefetch', lAdv.land(lNeedPte).land(lHit).land(lNextOk).land(lNextHit.lnot()).land(lStaleNow.lnot()));
 
-  // ---- accept: round robin, register the request and its MR entry ---------------------------
+  const geom = { mw, sw, lineW: LINE_W, beats, ptesPerBeat, busBytes };
+  const fills = lineFills(m, geom, axi, { tagValid, tagMr, tagLine, lineData }, inval,
+    { demand: demand.valid, demandTarget: demand.target, demandFresh: demand.fresh, holdPrefetch: lPark.land(lMiss) },
+    { valid: lPrefetch, target: { mrIdx: lMrIdx, line: lNextLine, set: lNextSet, lineAddr: lLineAddr.addw(1) } }, tagHit);
+  const parks = parkSlots(m, { slots: p.missSlots, numClients: p.numClients, cw, mw, sw, lineW: LINE_W, ptesPerBeat }, inval, {
+    take: lPark, client: lClient, status: lStatus, needPte: lNeedPte, miss: lMiss, pfn: lPfnCached, offset: lOffset,
+    pteSlot: lSlot, stale: lStaleNow, target: { mrIdx: lMrIdx, line: lLine, set: lSet, lineAddr: lLineAddr },
+  }, fills, { lanes: rdataLanes(axi, ptesPerBeat), beatOk: axi.rresp.eq(0), rlast: axi.rlast }, demand, outReady);
+  lClientParked.set(oneHotMux(cat(...resp.map((_, i) => lClient.eq(i)).reverse()), parks.clientParked));
+  parkFree.set(parks.free);
+
+  // ---- answers: L's own (no parked request of its client), else the client's oldest parked one
+  resp.forEach((r, i) => {
+    const fromL = m.let(`l_answers_${i}`, lDirect.land(lClient.eq(i)));
+    const a = parks.answer[i]!;
+    const data = mux(fromL, pack(XlateResp, { status: lStatus, pa: outPa }), pack(XlateResp, { status: a.status, pa: a.pa }));
+    const valid = fromL.lor(a.valid);
+    m.assert(fromL.land(a.valid).lnot(), `client ${i}: answer from L and from a parked request at once`);
+    const slice = slices?.[i];
+    if (slice) {
+      slice.s.data.set(data);
+      slice.s.valid.set(valid);
+      r.data.set(slice.m.data.as(XlateResp));
+      r.valid.set(slice.m.valid);
+      slice.m.ready.set(r.ready);
+    } else {
+      r.data.set(data.as(XlateResp));
+      r.valid.set(valid);
+    }
+  });
+
+  // ---- accept: round robin among clients without a parked (or parking) miss ---------------------
   const arb = m.instance('u_arb', rrArbiter, { n: p.numClients });
-  arb.req.set(cat(...req.map(r => r.valid).reverse()));
+  const held = req.map((_, i) => parks.clientParked[i]!.lor(lMiss.land(lClient.eq(i))));
+  arb.req.set(cat(...req.map((r, i) => r.valid.land(held[i]!.lnot())).reverse()));
   const take = m.let('take', arb.grant_valid.land(aFree));
   arb.accept.set(take);
   req.forEach((r, i) => r.ready.set(arb.grant.bit(i).land(aFree)));
@@ -244,86 +296,15 @@ export const nicTlb = defineModule('nic_tlb', tlbDefaults, (m, p) => {
     lLineAddr.set(ptBase.bits(ADDR_WIDTH - 1, 6).addw(aLine.zext(LADDR_W)));
     lOffset.set(va.bits(PAGE_BITS - 1, 0));
     lStale.set(aStale.lor(inval(aMrIdx)));
-    lMissed.set(0);
   }).elif(lAdv, () => lValid.set(0))
-    .else(() => {
-      lStale.set(lStale.lor(inval(lMrIdx)));
-      m.if(lValid.land(lNeedPte).land(lHit.lnot()), () => lMissed.set(1));
-    });
+    .else(() => lStale.set(lStaleNow));
 
-  // ---- counters ------------------------------------------------------------------------------
+  // ---- counters: a translation is counted when it leaves L (answered or parked) -----------------
   m.if(lAdv.land(lNeedPte), () => {
-    m.if(lHit.land(lMissed.lnot()), () => hitCount.set(hitCount.addw(1))).else(() => missCount.set(missCount.addw(1)));
+    m.if(lHit, () => hitCount.set(hitCount.addw(1))).else(() => missCount.set(missCount.addw(1)));
   });
   hits.set(hitCount);
   misses.set(missCount);
 
-  // ---- line fill: demand reads for L, prefetch of the next line ------------------------------
-  const idle = fill.is('IDLE');
-  const lStaleNow = m.let('l_stale_now', lStale.lor(inval(lMrIdx)));
-  const demand = m.let('fill_demand', idle.land(lValid).land(lNeedPte).land(lHit.lnot()).land(bufValid.lnot()));
-  const prefetch = m.let('fill_prefetch', idle.land(lAdv).land(lNeedPte).land(outStatus.eq(ST.OK))
-    .land(lNextOk).land(lNextHit.lnot()).land(lStaleNow.lnot()));
-  m.if(demand.lor(prefetch), () => {
-    fill.goto('ADDR');
-    fMrIdx.set(lMrIdx);
-    fLine.set(mux(prefetch, lNextLine, lLine));
-    fSet.set(mux(prefetch, lNextSet, lSet));
-    fAddr.set(mux(prefetch, lLineAddr.addw(1), lLineAddr));
-    fInstall.set(lStaleNow.lnot());
-    fDemand.set(demand);
-    fErr.set(0);
-    fBeat?.set(0);
-  });
-
-  axi.arid.set(0);
-  axi.araddr.set(cat(fAddr, lit(0, 6)));
-  axi.arlen.set(beats - 1);
-  axi.arsize.set(Math.log2(busBytes));
-  axi.arburst.set(AXI_BURST.INCR);
-  axi.arlock.set(0);
-  axi.arcache.set(0b0011);
-  axi.arprot.set(0);
-  axi.arvalid.set(fill.is('ADDR'));
-  m.if(fill.is('ADDR').land(axi.arready), () => fill.goto('DATA'));
-
-  axi.rready.set(fill.is('DATA'));
-  const beat = m.let('fill_beat', fill.is('DATA').land(axi.rvalid));
-  const beatOk = axi.rresp.eq(0);
-  // The line with this beat's entries merged in (entry k arrives in beat k / ptesPerBeat).
-  const merged: Value[] = [];
-  for (let k = 0; k < PTES_PER_LINE; k++) {
-    const lane = k % ptesPerBeat;
-    const pte = axi.rdata.bits(64 * lane + 63, 64 * lane + PAGE_BITS);
-    merged.push(fBeat ? mux(fBeat.eq(Math.floor(k / ptesPerBeat)), pte, lineBuf.at(k)) : pte);
-  }
-  m.unused(axi.rdata, 'PTE bits 11:0 are below the page frame number');
-  const lineNext = m.let('line_next', cat(...merged.reverse()).as(Line));
-  const install = m.let('fill_install', beat.land(axi.rlast).land(fInstall).land(fErr.lnot()).land(beatOk).land(inval(fMrIdx).lnot()));
-  m.if(fill.is('IDLE').lnot().land(inval(fMrIdx)), () => fInstall.set(0));
-  m.if(beat, () => {
-    lineBuf.set(lineNext);
-    fBeat?.set(fBeat.addw(1));
-    m.if(beatOk.lnot(), () => fErr.set(1));
-    m.if(axi.rlast, () => {
-      fill.goto('IDLE');
-      bufValid.set(fDemand);
-    });
-  });
-  if (fBeat) m.assert(beat.land(axi.rlast).lnot().lor(fBeat.eq(beats - 1)), 'page-table burst ended early or late (rlast)');
-  // L consumes the line buffer's answer when it moves on.
-  m.if(lAdv, () => bufValid.set(0));
-  m.assert(lAdv.land(beat).land(axi.rlast).land(fDemand).lnot(), 'a demand read finished while its request left');
-
-  for (let i = 0; i < p.lines; i++) {
-    m.if(inval(tagMr[i]!), () => tagValid[i]!.set(0));
-    m.if(install.land(fSet.eq(i)), () => {
-      tagValid[i]!.set(1);
-      tagMr[i]!.set(fMrIdx);
-      tagLine[i]!.set(fLine);
-      lineData[i]!.set(lineNext);
-    });
-  }
-
   return { clk, rst, req: reqs, resp: resps, mr_tbl: mrTbl, mr_changed: mrChanged, m_axi: axi, hits, misses };
-}, { doc: 'Address translation: key/PD/access/bounds checks, page-table walk, 8-PTE-line TLB with next-line prefetch' });
+}, { doc: 'Address translation: key/PD/access/bounds checks, page-table walk, 8-PTE-line TLB with hit under miss and next-line prefetch' });

@@ -32,6 +32,13 @@ export interface TxFrameGateParams { dataWidth: number; depth: number }
 /** Bytes of the largest payload one packet carries (path MTU 4096). */
 export const TX_MAX_PAYLOAD = 4096;
 
+/** Payload lag of m_payload against m_cmd, for the packetizer: a command passes in the cycle
+ *  t its packet's tlast is written into the FIFO, or later; the FIFO (block RAM, registered
+ *  read) shows a word written in cycle t from t + 2, and the packet's earlier words, written
+ *  at most one per cycle before it, one per cycle before that. So word j of n is out by
+ *  t + 2 - (n - 1 - j), once the previous packet's words are taken. */
+export const TX_GATE_PAYLOAD_LAG = 2;
+
 /** FIFO depth (beats, a power of two) for two max-MTU packets at `dataWidth`. */
 export const txFrameGateDepth = (dataWidth: number): number => (2 * TX_MAX_PAYLOAD) / (dataWidth / 8);
 
@@ -62,10 +69,9 @@ export const txFrameGate = defineModule('nic_tx_frame_gate', { dataWidth: 64, de
   const hasPay = m.let('cmd_has_payload', s_cmd.data.field('payloadLen').ne(0));
   const completed = m.let('pkt_completed', s_payload.tvalid.land(fifo.s.ready).land(s_payload.tlast!));
   // A packet counts from the cycle its tlast is written (a cycle before the count shows it).
-  // Its frame still cannot catch up with the FIFO: the header stage takes a cycle, and the
-  // packetizer needs payload word j at frame beat hdrBeats + j, while the RAM shows a word
-  // written in cycle t from t + 2 and then one word per cycle. With no header beat before the
-  // payload (54-byte header at 512 bits) the first beat may wait: it is the frame's first.
+  // Its frame still cannot catch up with the FIFO when the packetizer knows the FIFO's lag
+  // (TX_GATE_PAYLOAD_LAG): it starts a frame in its command's cycle only when the frame's
+  // header beats cover it (packetizer.ts).
   const pass = m.let('cmd_pass', hasPay.lnot().lor(readyPkts.ne(0)).lor(completed));
   m_cmd.valid.set(s_cmd.valid.land(pass));
   m_cmd.data.set(s_cmd.data);

@@ -11,6 +11,9 @@
 //   is read only up to its last SGE (0x60 bytes; at 64 bits 12 of 16 beats), so a one-WQE
 //   burst frees the shared R channel 4 beats sooner. One burst is in flight at a time; ci
 //   advances when its last beat is taken.
+// - The read is offered on AR in the cycle the arbiter grants (the first cycle an idle stage
+//   sees SQ_PI != ci), computed straight from qp_ctx; if arready is low, the plan registered
+//   in that cycle keeps AR valid and unchanged (ADDR) until it is taken.
 // - Every fetched WQE leaves on m_wqe, decoded (Wqe in wqe.ts) with a status the TX engine
 //   turns into an error completion instead of sending anything (NIC.md: "rejects bad opcodes
 //   and QPs not in RTS with an error completion"):
@@ -125,17 +128,22 @@ export const nicWqeFetch = defineModule('nic_wqe_fetch', { dataWidth: 64, numQp:
   const updValue = m.reg('upd_value_reg', UInt(16));
 
   // ---- AR channel -----------------------------------------------------------------------------
+  // Offered straight from the plan in the cycle the arbiter grants (IDLE), and from the
+  // registers holding that same plan while it waits for arready (ADDR): valid stays high and
+  // the payload stable. arvalid depends on qp_ctx, ci and the arbiter only, never on arready.
+  const offerNow = m.let('ar_from_plan', idle.land(arb.grant_valid));
+  const arCount = mux(idle, count, countReg);
   axi.arid.set(0);
-  axi.araddr.set(addrReg);
+  axi.araddr.set(mux(idle, wqeAddr, addrReg));
   // The burst stops after the last WQE's used bytes (at most MAX_SGE SGEs): its reserved tail
   // would only hold the R channel (at 64 bits 4 beats, in front of the payload read).
-  axi.arlen.set(countReg.zext(8).subw(1).shl(bpwLog2).addw(tailBeats - 1));
+  axi.arlen.set(arCount.zext(8).subw(1).shl(bpwLog2).addw(tailBeats - 1));
   axi.arsize.set(Math.log2(busBytes));
   axi.arburst.set(AXI_BURST.INCR);
   axi.arlock.set(0);
   axi.arcache.set(0b0011);
   axi.arprot.set(0);
-  axi.arvalid.set(fsm.is('ADDR'));
+  axi.arvalid.set(offerNow.lor(fsm.is('ADDR')));
 
   // ---- R channel ------------------------------------------------------------------------------
   const lastOfBurst = m.let('last_of_burst', idx.eq(countReg.subw(1)));
@@ -180,6 +188,13 @@ export const nicWqeFetch = defineModule('nic_wqe_fetch', { dataWidth: 64, numQp:
   m.if(out.ready, () => outValid.set(0));
   updValid.set(0);
 
+  /** The read was accepted: receive its beats from the first. */
+  const startData = (): void => {
+    beat.set(0);
+    idx.set(0);
+    errAcc.set(0);
+    fsm.goto('DATA');
+  };
   fsm.states({
     IDLE: () => m.if(arb.grant_valid, () => {
       qpReg.set(gi);
@@ -187,14 +202,9 @@ export const nicWqeFetch = defineModule('nic_wqe_fetch', { dataWidth: 64, numQp:
       countReg.set(count);
       ciStart.set(selCi);
       statusReg.set(fetchStatus);
-      fsm.goto('ADDR');
+      m.if(axi.arready, startData).else(() => fsm.goto('ADDR'));
     }),
-    ADDR: () => m.if(axi.arready, () => {
-      beat.set(0);
-      idx.set(0);
-      errAcc.set(0);
-      fsm.goto('DATA');
-    }),
+    ADDR: () => m.if(axi.arready, startData),
     DATA: () => m.if(take, () => {
       if (buf) {
         const sw = m.switch(beat);

@@ -1,5 +1,6 @@
-// FIFO benches (syncFifo, syncFifoRam): random push/pop against a cycle-accurate queue
-// model with every port checked every cycle, and full-rate streaming.
+// FIFO benches (syncFifo, syncFifoRam, each with and without bypass): random push/pop
+// against a cycle-accurate queue model with every port checked every cycle, and full-rate
+// streaming.
 
 import type { IOOf } from '../../../gen/hdl/index.ts';
 import { syncFifo, syncFifoRam, type FifoParams } from '../../../gen/lib/fifo.ts';
@@ -13,27 +14,44 @@ import { HoldingSource, PhasedRates } from './stimulus.ts';
 type FifoIO = IOOf<typeof syncFifo>;
 export type FifoKind = 'reg' | 'ram';
 
-function newModel(kind: FifoKind, depth: number): FifoModel {
-  return kind === 'reg' ? new RegFifoModel(depth) : new RamFifoModel(depth);
+function newModel(kind: FifoKind, p: FifoParams): FifoModel {
+  return kind === 'reg' ? new RegFifoModel(p.depth, p.bypass) : new RamFifoModel(p.depth, p.bypass);
 }
 
-/** Port values after the last edge (and settle) against the model. */
-function checkPorts(dut: DutOf<FifoIO>, tb: TestBench, model: FifoModel, pushed: number, popped: number): void {
-  const ctx = (): string => `after ${pushed} pushes and ${popped} pops`;
+/** Port values in this cycle (after the last edge, with this cycle's inputs settled) against
+ *  the model. */
+function checkPorts(dut: DutOf<FifoIO>, tb: TestBench, model: FifoModel, word: bigint | undefined, pushed: number, popped: number): void {
+  const ctx = (): string => `after ${pushed} pushes and ${popped} pops, s_valid ${word !== undefined ? 1 : 0}`;
+  const shown = model.shown(word !== undefined, word ?? 0n);
   checkEq(tb, 'count', num(dut.count.value), model.count, ctx);
   checkEq(tb, 'full', bit(dut.full.value), model.full, ctx);
   checkEq(tb, 'empty', bit(dut.empty.value), model.empty, ctx);
   checkEq(tb, 's_ready', bit(dut.s.ready.value), !model.full, ctx);
-  checkEq(tb, 'm_valid', bit(dut.m.valid.value), !model.empty, ctx);
-  if (model.head !== undefined) checkEq(tb, `m_data (word ${popped})`, big(dut.m.data.value), model.head, ctx);
+  checkEq(tb, 'm_valid', bit(dut.m.valid.value), shown !== undefined, ctx);
+  if (shown !== undefined) checkEq(tb, `m_data (word ${popped})`, big(dut.m.data.value), shown, ctx);
+}
+
+/** The output side's protocol, independent of the model: a word shown and not taken is
+ *  shown again in the next cycle, unchanged. */
+class OutputHold {
+  #held: bigint | undefined;
+  check(dut: DutOf<FifoIO>, tb: TestBench): void {
+    if (this.#held === undefined) return;
+    checkThat(tb, bit(dut.m.valid.value) && big(dut.m.data.value) === this.#held,
+      () => `m_valid/m_data dropped or changed before m_ready: held 0x${this.#held!.toString(16)}, now valid ${num(dut.m.valid.value)} data 0x${big(dut.m.data.value).toString(16)}`);
+  }
+  edge(dut: DutOf<FifoIO>, ready: boolean): void {
+    this.#held = bit(dut.m.valid.value) && !ready ? big(dut.m.data.value) : undefined;
+  }
 }
 
 /** Runs `cycles` cycles; `rates()` gives this cycle's offer/ready probabilities. Every
  *  popped word is also checked against a plain queue of accepted words (order, no loss,
  *  no duplication), independent of the model's timing. */
-async function drive(dut: DutOf<FifoIO>, tb: TestBench, kind: FifoKind, p: FifoParams, cycles: number, rates: () => { valid: number; ready: number }): Promise<{ pushed: number; popped: number; fullCycles: number; emptyCycles: number }> {
-  const model = newModel(kind, p.depth);
+async function drive(dut: DutOf<FifoIO>, tb: TestBench, kind: FifoKind, p: FifoParams, cycles: number, rates: () => { valid: number; ready: number }): Promise<{ pushed: number; popped: number; fullCycles: number; emptyCycles: number; fellThrough: number }> {
+  const model = newModel(kind, p);
   const src = new HoldingSource(tb.rng.fork(), p.width);
+  const hold = new OutputHold();
   const expected: bigint[] = [];
   let pushed = 0, popped = 0, fullCycles = 0, emptyCycles = 0;
   dut.s.valid.value = 0;
@@ -48,11 +66,13 @@ async function drive(dut: DutOf<FifoIO>, tb: TestBench, kind: FifoKind, p: FifoP
     dut.s.data.value = word ?? tb.rng.bigint(p.width);
     dut.m.ready.value = ready ? 1 : 0;
     tb.settle();
-    checkPorts(dut, tb, model, pushed, popped);
+    checkPorts(dut, tb, model, word, pushed, popped);
+    hold.check(dut, tb);
+    hold.edge(dut, ready);
     if (model.full) fullCycles++;
-    if (model.empty) emptyCycles++;
+    if (model.count === 0) emptyCycles++;
     const moved = model.edge(word !== undefined, word ?? 0n, ready);
-    if (moved.pushed) { src.accepted(); expected.push(word!); pushed++; }
+    if (moved.accepted) { src.accepted(); expected.push(word!); pushed++; }
     if (moved.popped !== undefined) {
       const want = expected.shift();
       checkThat(tb, want === moved.popped, () => `word ${popped} left the FIFO as 0x${moved.popped!.toString(16)} but 0x${want?.toString(16)} was pushed ${popped}th`);
@@ -60,7 +80,7 @@ async function drive(dut: DutOf<FifoIO>, tb: TestBench, kind: FifoKind, p: FifoP
     }
     await tb.rising();
   }
-  return { pushed, popped, fullCycles, emptyCycles };
+  return { pushed, popped, fullCycles, emptyCycles, fellThrough: model.fellThrough };
 }
 
 /** Random phases of idle/bursty traffic on both sides for `cycles` cycles. */
@@ -71,29 +91,33 @@ export function fifoRandom(kind: FifoKind, p: FifoParams, cycles = 20_000): Test
     // Coverage: a run that never filled or never drained did not test the flags.
     checkThat(tb, r.fullCycles > 0 && r.emptyCycles > 0, () => `coverage: ${r.fullCycles} cycles full, ${r.emptyCycles} empty; both should be > 0`);
     checkThat(tb, r.popped > cycles / 10, () => `coverage: only ${r.popped} words went through in ${cycles} cycles`);
+    // With bypass both paths must be used: words falling through and words stored.
+    if (p.bypass) checkThat(tb, r.fellThrough > 0 && r.fellThrough < r.popped, () => `coverage: ${r.fellThrough} of ${r.popped} words fell through; want some but not all`);
   };
 }
 
-/** Source always valid, sink always ready: after the fill latency, one push and one pop
- *  in every cycle, and s_ready never drops. */
+/** Source always valid, sink always ready: after the fill latency (0 with bypass: every
+ *  word falls through), one push and one pop in every cycle, and s_ready never drops. */
 export function fifoThroughput(kind: FifoKind, p: FifoParams, cycles = 2_000): TestFn<FifoIO> {
   return async function fifoThroughputBench(dut, tb) {
-    const latency = kind === 'reg' ? 1 : 2;
+    const latency = p.bypass ? 0 : kind === 'reg' ? 1 : 2;
     const r = await drive(dut, tb, kind, p, cycles, () => ({ valid: 1, ready: 1 }));
     checkEq(tb, `pushes in ${cycles} cycles at full rate`, r.pushed, cycles);
     checkEq(tb, `pops in ${cycles} cycles at full rate (fill latency ${latency})`, r.popped, cycles - latency);
   };
 }
 
-/** The FIFO benches: two sizes of each flavour (one narrow, one wide or deep). */
-function group(kind: FifoKind, configs: readonly FifoParams[]): BenchGroup {
+/** The FIFO benches: two sizes of each flavour (one narrow, one wide or deep), each with and
+ *  without bypass. */
+function group(kind: FifoKind, configs: readonly Omit<FifoParams, 'bypass'>[]): BenchGroup {
   const def = kind === 'reg' ? syncFifo : syncFifoRam;
   const out: Record<string, Bench> = {};
-  for (const p of configs) {
-    const tag = `w${p.width}_d${p.depth}`;
+  for (const size of configs) for (const bypass of [false, true]) {
+    const p: FifoParams = { ...size, bypass };
+    const tag = `w${p.width}_d${p.depth}${bypass ? '_bypass' : ''}`;
     const d = (): TypedDesign<FifoIO> => design(def, p);
-    out[`random_${tag}`] = defineBench({ about: `random push/pop phases vs the queue model, all ports every cycle (width ${p.width}, depth ${p.depth})`, design: d, test: fifoRandom(kind, p) });
-    out[`throughput_${tag}`] = defineBench({ about: `a push and a pop every cycle when never stalled (width ${p.width}, depth ${p.depth})`, design: d, test: fifoThroughput(kind, p) });
+    out[`random_${tag}`] = defineBench({ about: `random push/pop phases vs the queue model, all ports every cycle (width ${p.width}, depth ${p.depth}, bypass ${bypass})`, design: d, test: fifoRandom(kind, p) });
+    out[`throughput_${tag}`] = defineBench({ about: `a push and a pop every cycle when never stalled (width ${p.width}, depth ${p.depth}, bypass ${bypass})`, design: d, test: fifoThroughput(kind, p) });
   }
   return out;
 }

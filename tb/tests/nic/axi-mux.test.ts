@@ -2,8 +2,9 @@
 // backpressure) share one AxiRam (random latency, backpressure, responses of different ids
 // reordered) through the mux. Checked: every read returns the memory's bytes, every write
 // lands (and nothing else changes), responses reach the right client with the right id and
-// resp, AXI protocol on both sides (the bfm checkers), no deadlock, and full throughput for
-// back-to-back bursts when nobody pauses.
+// resp, AXI protocol on both sides (the bfm checkers), no deadlock, full throughput for
+// back-to-back bursts when nobody pauses, and the read mux's added latency per read (0 cycles
+// on AR and R by default, 1 each with `arBypass: false` / `rSlice: true`).
 
 import { describe, expect, it } from 'vitest';
 import { axiMuxDefaults, nicAxiRdMux, nicAxiWrMux, type AxiMuxParams } from '../../../gen/nic/axi-mux.ts';
@@ -23,6 +24,10 @@ const hitsErr = (addr: bigint, bytes: number): boolean => addr < ERR_HI && addr 
 
 interface Burst { client: number; id: number; addr: bigint; len: number }
 
+/** A DUT port bundle seen as named signals, and "all of these are high". */
+type Signals = Record<string, { value: number | bigint }>;
+const on = (q: Signals, ...xs: string[]): boolean => xs.every(x => Number(q[x]!.value) !== 0);
+
 /** Random bus-aligned INCR bursts inside [base, base+span) that never cross 4 KiB. */
 function randomBursts(rng: Rng, client: number, count: number, base: bigint, span: number, busBytes: number): Burst[] {
   const out: Burst[] = [];
@@ -36,9 +41,15 @@ function randomBursts(rng: Rng, client: number, count: number, base: bigint, spa
   return out;
 }
 
-const rdCases: Partial<AxiMuxParams>[] = [{ n: 3, dataWidth: 64 }, { n: 2, dataWidth: 512 }, { n: 4, dataWidth: 64, urgentMask: 0b0010, bulkCapBeats: 64 }];
+/** The registered form of the read mux (a register slice on AR and on R). */
+const registered = { arBypass: false, rSlice: true } as const;
+const rdCases: Partial<AxiMuxParams>[] = [
+  { n: 3, dataWidth: 64 }, { n: 2, dataWidth: 512 }, { n: 4, dataWidth: 64, urgentMask: 0b0010, bulkCapBeats: 64 },
+  { n: 3, dataWidth: 64, ...registered }, { n: 2, dataWidth: 64, arBypass: false }, { n: 2, dataWidth: 64, rSlice: true },
+];
 /** nic_top's read mux: client 1 (page-table reads) urgent, the others capped together. */
 const urgentCase = { n: 4, dataWidth: 64, urgentMask: 0b0010, bulkCapBeats: 64 } as const;
+const urgentCases: AxiMuxParams[] = [{ ...axiMuxDefaults, ...urgentCase }, { ...axiMuxDefaults, ...urgentCase, ...registered }];
 const wrCases: Partial<AxiMuxParams>[] = [{ n: 3, dataWidth: 64 }, { n: 2, dataWidth: 512 }];
 
 describe('AXI muxes emit clean Verilog', () => {
@@ -46,6 +57,7 @@ describe('AXI muxes emit clean Verilog', () => {
     ...rdCases.map(p => ['rd', p] as const), ...wrCases.map(p => ['wr', p] as const),
     ['rd', { n: 1 }] as const, ['wr', { n: 5, wOrderDepth: 8 }] as const,
     ['rd', { n: 4, dataWidth: 512, urgentMask: 0b0010, bulkCapBeats: 64 }] as const, ['rd', { n: 3, urgentMask: 0b001 }] as const,
+    ['rd', { n: 1, ...registered }] as const, ['rd', { n: 4, dataWidth: 512, urgentMask: 0b0010, bulkCapBeats: 64, ...registered }] as const,
   ];
   for (const [kind, p] of cases) {
     it(`${kind} ${JSON.stringify(p)}: verilator -Wall, iverilog, yosys synth + check -assert`, () => {
@@ -60,11 +72,13 @@ describe('AXI muxes emit clean Verilog', () => {
 describe('nic_axi_rd_mux', () => {
   for (const params of rdCases) {
     const n = params.n!, busBytes = params.dataWidth! / 8;
+    const arBypass = params.arBypass ?? axiMuxDefaults.arBypass, rSlice = params.rSlice ?? axiMuxDefaults.rSlice;
+    const label = `n=${n} dataWidth=${params.dataWidth} arBypass=${arBypass} rSlice=${rSlice}`;
     const design = dslDesign(nicAxiRdMux, params);
 
-    it(`n=${n} dataWidth=${params.dataWidth}: random reads, reordered responses, SLVERR routed`, async () => {
+    it(`${label}: random reads, reordered responses, SLVERR routed`, async () => {
       const r = await runTest(design, async (dut, tb) => {
-        console.log(`[axi-mux rd n=${n} w=${params.dataWidth}] seed=${tb.seed}`);
+        console.log(`[axi-mux rd ${label}] seed=${tb.seed}`);
         const mem = new HostMemory();
         mem.fillRandom(REGION, 0x10000, tb.rng);
         const ram = new AxiRam(tb, readMasterPorts(dut.m_axi), {
@@ -73,6 +87,15 @@ describe('nic_axi_rd_mux', () => {
         });
         const clients = Object.values(dut.s);
         const masters = clients.map((p, i) => new AxiMaster(tb, readSlavePorts(p), { name: `client${i}`, pause: 0.2, backpressure: 0.3 }));
+        // Coverage: ARs the slave refused (held by the mux), some while other clients asked
+        // (the AXI checker fails the test if such a client changed the pending AR).
+        const mp = dut.m_axi as unknown as Signals, sp = clients as unknown as Signals[];
+        let arRefused = 0, arRefusedWhileAsked = 0;
+        ClockPhases.of(tb).onSample(() => {
+          if (!on(mp, 'arvalid') || on(mp, 'arready')) return;
+          arRefused++;
+          if (sp.some(q => on(q, 'arvalid'))) arRefusedWhileAsked++;
+        });
         await tb.reset(2);
         const ops: { b: Burst; op: AxiOp<ReadResult> }[] = [];
         // Clients read overlapping ranges: the data is fixed, so any order is fine.
@@ -90,12 +113,13 @@ describe('nic_axi_rd_mux', () => {
           expect(at, `${where}: first differing byte at offset ${at} (cycle ${res.cycle})`).toBe(-1);
         }
         expect(ram.stats.reorderedReads, 'the slave reordered responses at least once').toBeGreaterThan(0);
+        expect(arRefusedWhileAsked, `ARs refused by the slave: ${arRefused} cycles, ${arRefusedWhileAsked} with a client asking`).toBeGreaterThan(0);
         expect(ram.stats.readBursts).toBe(plan.length);
       }, { maxCycles: 200_000 });
       expect(r.cycles).toBeGreaterThan(0);
     });
 
-    it(`n=${n} dataWidth=${params.dataWidth}: back-to-back bursts at one beat per cycle`, async () => {
+    it(`${label}: back-to-back bursts at one beat per cycle`, async () => {
       await runTest(design, async (dut, tb) => {
         const mem = new HostMemory();
         const ram = new AxiRam(tb, readMasterPorts(dut.m_axi), { memory: mem, reorder: false });
@@ -108,11 +132,39 @@ describe('nic_axi_rd_mux', () => {
         await tb.until(() => ops.every(o => o.done), { timeout: 20_000 });
         const total = masters.length * per * beats;
         const cycles = tb.cycle - start;
-        console.log(`[axi-mux rd n=${n} w=${params.dataWidth}] ${total} beats in ${cycles} cycles`);
+        console.log(`[axi-mux rd ${label}] ${total} beats in ${cycles} cycles`);
         expect(ram.stats.readBursts).toBe(masters.length * per);
-        // Fill and drain of the pipeline (AR slice, slave, R slice) is a handful of cycles.
+        // Fill and drain of the pipeline (AR stage, slave, R stage) is a handful of cycles.
         expect(cycles, `${total} beats took ${cycles} cycles`).toBeLessThanOrEqual(total + 12);
       }, { seed: 1 });
+    });
+
+    const arDelay = arBypass ? 0 : 1, rDelay = rSlice ? 1 : 0;
+    it(`${label}: an idle mux delays AR by ${arDelay} and R by ${rDelay} cycles`, async () => {
+      await runTest(design, async (dut, tb) => {
+        console.log(`[axi-mux rd latency ${label}] seed=${tb.seed}`);
+        new AxiRam(tb, readMasterPorts(dut.m_axi), { readLatency: { fixed: tb.rng.int(0, 4), random: 0 } });
+        const ports = Object.values(dut.s) as unknown as Signals[];
+        const masters = ports.map((q, i) => new AxiMaster(tb, readSlavePorts(q), { name: `client${i}` }));
+        const mp = dut.m_axi as unknown as Signals;
+        // First cycle of each event for the client being measured (-1: not yet).
+        let who = 0, sAr = -1, mAr = -1, mR = -1, sR = -1;
+        ClockPhases.of(tb).onSample(() => {
+          if (sAr < 0 && on(ports[who]!, 'arvalid')) sAr = tb.cycle;
+          if (mAr < 0 && on(mp, 'arvalid')) mAr = tb.cycle;
+          if (mR < 0 && on(mp, 'rvalid', 'rready')) mR = tb.cycle;
+          if (sR < 0 && on(ports[who]!, 'rvalid', 'rready')) sR = tb.cycle;
+        });
+        await tb.reset(2);
+        for (const k of tb.rng.shuffle(Array.from({ length: 2 * n }, (_, i) => i % n))) {
+          who = k; sAr = mAr = mR = sR = -1;
+          await masters[k]!.issueRead({ addr: REGION + BigInt(tb.rng.int(0, 63) * busBytes), len: tb.rng.int(0, 3), id: tb.rng.int(0, 3) }).wait();
+          await tb.clockCycles(3); // idle again
+          const where = `client ${k} (seed ${tb.seed}): AR at the client in cycle ${sAr}, on m_axi ${mAr}; first R beat on m_axi ${mR}, at the client ${sR}`;
+          expect(mAr - sAr, `${where}: AR delay`).toBe(arDelay);
+          expect(sR - mR, `${where}: R delay`).toBe(rDelay);
+        }
+      });
     });
   }
 });
@@ -121,10 +173,14 @@ describe('nic_axi_rd_mux: urgent client and bulk cap', () => {
   // Bulk clients flood the slave with long bursts; the urgent client reads one beat
   // now and then. An urgent read waits for at most the capped bulk beats already requested
   // (without the cap: for every burst the slave accepted, up to its 32 outstanding).
-  const p = urgentCase, busBytes = p.dataWidth / 8, LATENCY = 6;
-  it(`n=${p.n} urgentMask=${p.urgentMask} bulkCapBeats=${p.bulkCapBeats}: urgent reads wait for at most the cap, bulk beats outstanding <= cap, bulk bus busy`, async () => {
+  for (const p of urgentCases) urgentTest(p);
+});
+
+function urgentTest(p: AxiMuxParams): void {
+  const busBytes = p.dataWidth / 8, LATENCY = 6;
+  it(`n=${p.n} urgentMask=${p.urgentMask} bulkCapBeats=${p.bulkCapBeats} arBypass=${p.arBypass} rSlice=${p.rSlice}: urgent reads wait for at most the cap, bulk beats outstanding <= cap, bulk bus busy`, async () => {
     await runTest(dslDesign(nicAxiRdMux, p), async (dut, tb) => {
-      console.log(`[axi-mux rd urgent] seed=${tb.seed}`);
+      console.log(`[axi-mux rd urgent arBypass=${p.arBypass} rSlice=${p.rSlice}] seed=${tb.seed}`);
       const mem = new HostMemory();
       mem.fillRandom(REGION, 0x20000, tb.rng);
       // The slave reorders IDs (AxiRam's default): bulk bursts requested after an urgent one must
@@ -168,9 +224,9 @@ describe('nic_axi_rd_mux: urgent client and bulk cap', () => {
         expect(at, `bulk read ${hex(b.addr)}: first differing byte at offset ${at} (cycle ${r.cycle})`).toBe(-1);
       }
       const worst = Math.max(...waits);
-      console.log(`[axi-mux rd urgent] urgent waits ${waits.join(' ')}; bulk outstanding max ${bulkMax}; ${bulkBeats} bulk beats in ${lastBulk - firstBulk + 1} cycles`);
+      console.log(`[axi-mux rd urgent arBypass=${p.arBypass} rSlice=${p.rSlice}] urgent waits ${waits.join(' ')}; bulk outstanding max ${bulkMax}; ${bulkBeats} bulk beats in ${lastBulk - firstBulk + 1} cycles`);
       expect(bulkMax, `bulk beats outstanding reached ${bulkMax} at cycle ${bulkMaxAt} (cap ${p.bulkCapBeats}; seed ${tb.seed})`).toBeLessThanOrEqual(p.bulkCapBeats);
-      // Cap beats ahead, the slave's latency, and the AR/R register slices and BFM sampling.
+      // Cap beats ahead, the slave's latency, and the AR/R stages and BFM sampling.
       const bound = p.bulkCapBeats + LATENCY + 12;
       expect(worst, `an urgent read took ${worst} cycles (waits ${waits.join(',')}; bound ${bound}; seed ${tb.seed})`).toBeLessThanOrEqual(bound);
       // Two bursts in flight cover the slave's latency; each urgent read costs the bulk stream its
@@ -179,7 +235,7 @@ describe('nic_axi_rd_mux: urgent client and bulk cap', () => {
       expect(lastBulk - firstBulk + 1, `${bulkBeats} bulk beats took ${lastBulk - firstBulk + 1} cycles (slack ${slack})`).toBeLessThanOrEqual(bulkBeats + slack);
     }, { maxCycles: 100_000 });
   });
-});
+}
 
 describe('nic_axi_wr_mux', () => {
   for (const params of wrCases) {

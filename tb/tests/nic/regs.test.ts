@@ -52,28 +52,38 @@ async function check(m: AxiLiteMaster, tb: TestBench, model: RegsModel, addr: nu
 /**
  * Writes `value` to `addr` at full speed and holds `drive` high for one cycle so the design
  * samples it at the edge the write lands on (`sameEdge`), or at the edge before. nic_regs
- * writes a register at the edge after the one that completes both AW and W; those
- * handshakes are read off the bus at each falling edge, where inputs written are sampled at
- * the next edge.
+ * writes a register at the edge that completes both AW and W; those handshakes are read off
+ * the bus at each falling edge, where inputs written are sampled at the next edge. For the
+ * edge before, the event goes first and the write is issued right after it; the edges are
+ * checked, so a change in the master's or the design's timing fails here instead of turning
+ * the tie test into a test of something else.
  */
 async function writeWithEvent(m: AxiLiteMaster, tb: TestBench, dut: Dut, addr: number, value: number, sameEdge: boolean, drive: (on: boolean) => void): Promise<void> {
   const p = dut.s_axil;
-  const done = m.write(addr, value);
-  const event = tb.fork(async () => {
+  let eventEdge = -1;
+  const pulse = async (): Promise<void> => {
+    drive(true);
+    await tb.rising();
+    eventEdge = tb.cycle;
+    drive(false);
+  };
+  if (!sameEdge) await pulse();
+  let landEdge = -1;
+  const watch = tb.fork(async () => {
     let aw = false, w = false;
     while (!(aw && w)) {
       await tb.falling();
       aw ||= p.awvalid.value === 1 && p.awready.value === 1;
       w ||= p.wvalid.value === 1 && p.wready.value === 1;
     }
-    // The coming edge completes the handshakes; the write lands at the one after it.
-    if (sameEdge) await tb.rising();
-    drive(true);
-    await tb.rising();
-    drive(false);
-  }, `event for ${hex(addr)}`);
-  await done;
-  await event.join();
+    // The coming edge completes the handshakes, and the write lands at it.
+    if (sameEdge) await pulse();
+    else await tb.rising();
+    landEdge = tb.cycle;
+  }, `landing of ${hex(addr)}`);
+  await m.write(addr, value);
+  await watch.join();
+  expect(landEdge - eventEdge, `write of ${hex(addr)} landed at edge ${landEdge}, event at edge ${eventEdge} (seed ${tb.seed})`).toBe(sameEdge ? 0 : 1);
 }
 
 /** The struct value the model predicts for one block (pairs joined). */
@@ -190,6 +200,51 @@ describe('nic_regs', () => {
       await m.write(qpReg(qp, 'STATE'), QP_STATE.RESET);
       for (const n of ['SQ_PI', 'SQ_CI', 'CQ_CI', 'CQ_PI', 'MSN'] as const) expect(await m.read(qpReg(qp, n)), `${n} after RESET`).toBe(0);
       expect(await m.read(qpReg(qp, 'DEST_IP')), 'DEST_IP after RESET').toBe(model.values.get(qpReg(qp, 'DEST_IP')));
+    });
+  });
+
+  it('a write lands at the edge completing its AW and W, in either order: SQ_PI in qp_ctx and the doorbell pulse', async () => {
+    await runTest(design, async (dut, tb) => {
+      zeroInputs(dut);
+      // Long random pauses so AW comes first, W comes first, or both come together.
+      const m = new AxiLiteMaster(tb, dut.s_axil, { pause: 0.5, backpressure: 0.3 });
+      await tb.reset(2);
+      const model = new RegsModel(NUM_QP, NUM_MR);
+      const p = dut.s_axil;
+      const pending: { qp: number; pi: number }[] = [];
+      const orders = { awFirst: 0, wFirst: 0, together: 0 };
+      let checked = 0;
+      const sqPiOf = (qp: number): number => Number((dut.qp_ctx.value[qp] as { sqPi: number }).sqPi);
+      tb.fork(async () => {
+        let awIn = false, wIn = false;
+        for (;;) {
+          await tb.falling();
+          const aw = p.awvalid.value === 1 && p.awready.value === 1;
+          const w = p.wvalid.value === 1 && p.wready.value === 1;
+          if (!((aw || awIn) && (w || wIn))) { awIn ||= aw; wIn ||= w; continue; }
+          // The coming edge completes the write: before it qp_ctx shows the old SQ_PI, after it the new one.
+          const exp = pending.shift();
+          if (!exp) throw new Error(`write handshakes at cycle ${tb.cycle} with no write issued`);
+          orders[awIn ? 'awFirst' : wIn ? 'wFirst' : 'together']++;
+          awIn = wIn = false;
+          const old = sqPiOf(exp.qp);
+          await tb.rising();
+          const why = `SQ_PI[${exp.qp}] := ${hex(exp.pi)} (old ${hex(old)}), edge ${tb.cycle} (seed ${tb.seed})`;
+          expect(sqPiOf(exp.qp), `${why}: qp_ctx right after the edge completing AW and W`).toBe(exp.pi);
+          expect(dut.doorbell_valid.value, `${why}: doorbell_valid right after that edge`).toBe(1);
+          expect(dut.doorbell.value, `${why}: doorbell`).toEqual(exp);
+          checked++;
+        }
+      }, 'landing monitor');
+      for (let k = 0; k < 80; k++) {
+        const qp = tb.rng.int(0, NUM_QP - 1);
+        const data = tb.rng.u32();
+        pending.push(model.write(qpReg(qp, 'SQ_PI'), data).doorbell!);
+        await m.write(qpReg(qp, 'SQ_PI'), data);
+      }
+      await tb.clockCycles(2);
+      expect(checked, 'writes checked').toBe(80);
+      for (const [k, n] of Object.entries(orders)) expect(n, `writes with ${k} (seed ${tb.seed})`).toBeGreaterThan(3);
     });
   });
 

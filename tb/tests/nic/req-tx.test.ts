@@ -9,6 +9,9 @@
 // out no later than its request's command), no DMA. Fence: read_busy comes from a tracker
 // stand-in that marks a READ busy from 0-1 cycles after its ReqEntry for a random time; a
 // fenced WQE's first packet must leave only after every earlier READ of its QP completed.
+// Every message's ReqEntry is taken no later than its first packet command. Timing: with no
+// back-pressure and one packet per message, a WRITE's ReqEntry goes in the cycle its DMA
+// status is taken and its first packet command is offered in the next one.
 
 import { describe, expect, it } from 'vitest';
 import { emitToDir, iverilogCompile, verilatorLint, yosysSynth } from '../../../gen/lib/lint-helper.ts';
@@ -43,6 +46,8 @@ interface Scenario {
   pRead?: number;
   /** Longest time the tracker stand-in keeps a READ outstanding (default 200 cycles). */
   maxReadBusy?: number;
+  /** Every message at most 256 B (the smallest path MTU), so one packet each. */
+  onePacket?: boolean;
 }
 
 /** `cycle`: the cycle just after the edge that completed the handshake (or, for the regs
@@ -81,7 +86,7 @@ function randomWqe(tb: TestBench, sc: Scenario, qpIdx: number, mtus: number[]): 
   // Lengths near packet boundaries are where cutting goes wrong.
   const read = r.bool(sc.pRead ?? 0);
   // A READ moves no data here, so it may be huge (up to 2 GiB: 2^23 PSNs at MTU 256).
-  const len = read && r.bool(0.1) ? r.int(0, 2 ** 31)
+  const len = sc.onePacket ? r.int(0, 1 << 8) : read && r.bool(0.1) ? r.int(0, 2 ** 31)
     : r.pick([0, 1, mtu - 1, mtu, mtu + 1, 64 * mtu, r.int(0, sc.maxLen), r.int(0, sc.maxLen), r.int(0, 4 * mtu)]);
   const numSge = len === 0 && r.bool(0.5) ? 0 : r.int(1, MAX_SGE);
   const lens = Array.from({ length: MAX_SGE }, () => r.u32());
@@ -123,6 +128,8 @@ function withError(w: DecodedWqe, kind: typeof ERROR_KINDS[number]): DecodedWqe 
 interface Outcome {
   dma: Stamped<DmaCmd>[]; pkts: Stamped<PktCmd>[]; reqs: Stamped<ReqEntryV>[]; upd: Stamped<{ qp: number; value: number }>[]; errs: Stamped<{ qp: number }>[];
   ctxs: Stamped<ReadCtxV>[];
+  /** Cycle after each DmaStatus handshake. */
+  statusAt: number[];
 }
 interface Want { dma: DmaCmd[]; pkts: PktCmd[]; reqs: ReqEntryV[]; upd: { qp: number; value: number }[]; errs: { qp: number }[]; ctxs: ReadCtxV[] }
 /** A READ the tracker stand-in holds: its QP's read_busy bit is set in cycles [from, until). */
@@ -167,7 +174,7 @@ async function runReqTx(dut: Dut, tb: TestBench, sc: Scenario): Promise<{ got: O
     upd: model.flatMap(x => (x.psnUpd ? [x.psnUpd] : [])), errs: model.flatMap(x => (x.qpError === null ? [] : [{ qp: x.qpError }])),
     ctxs: model.flatMap(x => (x.readCtx ? [x.readCtx] : [])),
   };
-  const got: Outcome = { dma: [], pkts: [], reqs: [], upd: [], errs: [], ctxs: [] };
+  const got: Outcome = { dma: [], pkts: [], reqs: [], upd: [], errs: [], ctxs: [], statusAt: [] };
   const runs: WqeRun[] = wqes.map((w, i) => ({ w, res: model[i]!, acceptedAt: -1 }));
   const busy = trackReads(dut, tb, sc, got.reqs);
 
@@ -215,7 +222,7 @@ async function runReqTx(dut: Dut, tb: TestBench, sc: Scenario): Promise<{ got: O
     for (;;) {
       await tb.until(() => statusQueue.length > 0, { timeout: 1_000_000 });
       await tb.clockCycles(r.int(0, 8));
-      await status.transfer({ status: statusQueue.shift()! }, 1_000_000);
+      got.statusAt.push(afterEdge(await status.transfer({ status: statusQueue.shift()! }, 1_000_000)));
     }
   }, 'dma');
 
@@ -265,7 +272,21 @@ function check(tb: TestBench, o: Awaited<ReturnType<typeof runReqTx>>): void {
   expectSeq('qp_error', o.got.errs, o.want.errs, tb.seed);
   expectSeq('read_ctx', o.got.ctxs, o.want.ctxs, tb.seed);
   checkReadOrder(tb, o);
+  checkEntryFirst(tb, o);
   checkFence(tb, o);
+}
+
+/** Each message's ReqEntry is taken no later than its first packet command (the tracker must
+ *  know a message before any of its packets can be acknowledged). */
+function checkEntryFirst(tb: TestBench, o: Awaited<ReturnType<typeof runReqTx>>): void {
+  let pkt = 0;
+  o.runs.forEach((run, i) => {
+    const first = o.got.pkts[pkt], entry = o.got.reqs[i];
+    if (run.res.pkts.length > 0 && first && entry && entry.cycle > first.cycle) {
+      throw new Error(`WQE #${i} (qp ${run.w.qp}): first packet command at cycle ${first.cycle}, before its ReqEntry at cycle ${entry.cycle} (seed ${tb.seed})`);
+    }
+    pkt += run.res.pkts.length;
+  });
 }
 
 /** Each READ's context is out no later than its READ REQUEST command. */
@@ -319,6 +340,21 @@ describe('nic_req_tx', () => {
       expect(wrapped, 'some message crossed PSN 2^24').toBe(true);
       expect(o.want.pkts.filter(p => p.opcode === 0x07).length, 'MIDDLE packets').toBeGreaterThan(0);
       console.log(`req_tx random: seed ${tb.seed}, ${o.got.pkts.length} packets, ${o.got.reqs.length} messages, ${tb.cycle} cycles`);
+    });
+  });
+
+  it('starts a WRITE in the cycle its DMA status arrives and offers its first packet command the next cycle (idle generator, no back-pressure)', async () => {
+    await runTest(design(nicReqTx, {}), async (dut, tb) => {
+      const o = await runReqTx(dut, tb, { wqes: 40, pReady: 1, pErr: 0, maxLen: 256, onePacket: true });
+      check(tb, o);
+      // One packet per message, so the generator is idle whenever a status arrives.
+      expect(o.got.statusAt.length, `statuses (seed ${tb.seed})`).toBe(o.got.reqs.length);
+      o.got.reqs.forEach((e, i) => {
+        const status = o.got.statusAt[i]!, pkt = o.got.pkts[i]!.cycle;
+        if (e.cycle !== status || pkt !== e.cycle + 1) {
+          throw new Error(`WRITE #${i} (qp ${e.v.qp}): status taken at cycle ${status}, ReqEntry at ${e.cycle} (want ${status}), first packet command at ${pkt} (want ${e.cycle + 1}) (seed ${tb.seed})`);
+        }
+      });
     });
   });
 

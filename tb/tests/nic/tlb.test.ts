@@ -15,7 +15,7 @@ import { makeRequest, PT_ERR_LO, REQ_KINDS, TlbBench, type TlbPorts } from './tl
 
 const configs: Partial<TlbParams>[] = [
   { dataWidth: 64, numMr: 16, numClients: 2, lines: 8 },
-  { dataWidth: 512, numMr: 8, numClients: 3, lines: 4 },
+  { dataWidth: 512, numMr: 8, numClients: 3, lines: 4, missSlots: 2, respSlice: true },
 ];
 
 async function table(tb: TestBench, b: TlbBench, numMr: number): Promise<MrDesc[]> {

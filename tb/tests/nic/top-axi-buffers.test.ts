@@ -3,7 +3,9 @@
 // side, random latency). Checked against the memory model: every read returns the memory's
 // bytes and every write lands; and the rule each buffer exists for:
 //  - read: the shared side never sees RREADY low (an R beat without room trips the block's
-//    assertion, which fails the run) although the engine stalls its R half of the time;
+//    assertion, which fails the run) although the engine stalls its R half of the time; and
+//    the R FIFO falls through: a beat arriving on the shared side is visible to the engine
+//    (RVALID) in the same cycle, from the FIFO if older beats wait there, else itself;
 //  - write: once an AW passed to the shared side, that burst's W beats follow with no gap
 //    even though the engine pauses between W beats (its burst was buffered first).
 // Lint of both wrappers with verilator -Wall, iverilog and yosys.
@@ -73,14 +75,17 @@ describe('nic_top client buffers', () => {
     });
   }
 
-  it('credited R buffer: reads byte-exact, the shared R channel never waits for a stalling engine', async () => {
+  it('credited R buffer: reads byte-exact, the shared R channel never waits for a stalling engine, beats fall through', async () => {
     await runTest(design(readWrapper, { dataWidth: 64 }), async (dut, tb) => {
       const mem = new HostMemory();
       mem.fillRandom(REGION, 0x10000, tb.rng);
       const ram = new AxiRam(tb, readMasterPorts(dut.m_axi), { memory: mem, readLatency: { fixed: 1, random: 30 }, reorder: false });
       const eng = new AxiMaster(tb, readSlavePorts(dut.s_axi), { name: 'engine', pause: 0.1, backpressure: 0.5 });
-      let rStalls = 0;
-      ClockPhases.of(tb).onSample(() => { if (high(dut.m_axi.rvalid) && !high(dut.m_axi.rready)) rStalls++; });
+      let rStalls = 0, rHidden = 0;
+      ClockPhases.of(tb).onSample(() => {
+        if (high(dut.m_axi.rvalid) && !high(dut.m_axi.rready)) rStalls++;
+        if (high(dut.m_axi.rvalid) && !high(dut.s_axi.rvalid)) rHidden++;
+      });
       await tb.reset(2);
       const plan = burstsOf(tb.rng, 60, 8);
       const ops = plan.map(b => ({ b, op: eng.issueRead({ addr: b.addr, len: b.len, id: tb.rng.int(0, 3) }) }));
@@ -92,6 +97,7 @@ describe('nic_top client buffers', () => {
       }
       expect(ram.stats.readBursts).toBe(plan.length);
       expect(rStalls, `cycles with RVALID and RREADY low on the shared side (seed ${tb.seed})`).toBe(0);
+      expect(rHidden, `cycles with RVALID on the shared side but not at the engine (seed ${tb.seed})`).toBe(0);
     }, { maxCycles: 400_000 });
   });
 

@@ -1,9 +1,10 @@
 // nic_tx_frame_gate: random commands (with and without payload, 1..4096 bytes) and their
 // payloads under random valid/ready on every stream. Checked: commands and payload frames come
 // out unchanged and in order, and a command with payload leaves only once the last beat of
-// its payload goes into the gate (in that cycle or earlier; the packetizer's header stage and
-// the FIFO's two-cycle read keep the frame behind its payload, which nic_top's underrun
-// assertion and tx-no-underrun.test.ts check end to end). Then the payload sink stalls for a
+// its payload goes into the gate (in that cycle or earlier; the packetizer starts a frame in
+// that cycle only when its header beats cover the FIFO's two-cycle read, TX_GATE_PAYLOAD_LAG:
+// tx-tail.test.ts checks the three stages together, nic_top's underrun assertion and
+// tx-no-underrun.test.ts end to end). Then the payload sink stalls for a
 // long time: commands must keep waiting for their payload, the FIFO fills, and everything
 // drains once it resumes. Streams are tb/bfm models (stage-streams.ts for the command
 // streams), each with its checker.

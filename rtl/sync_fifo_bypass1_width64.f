@@ -1,0 +1,1 @@
+rtl/sync_fifo_bypass1_width64.v

@@ -1,0 +1,1 @@
+rtl/sync_fifo_ram_bypass1_width64.v
