@@ -5,8 +5,8 @@
 // direction, frames, the verdict). NICGEN_PCAP=<file> (or `nicgen sim --pcap FILE`) writes the
 // link's capture. While it runs, `nicgen sim` shows a bar of the messages completed.
 //
-// Host memory answers without back-pressure; the link carries 6 bytes per cycle each way (see
-// LINK_RATE), the NICs' buses 8. A READ's payload crosses the link in its responses, from the
+// Host memory answers without back-pressure; the link carries 8 bytes per cycle each way plus
+// 24 per frame (see LINK_RATE): the line rate of the NICs' 8-byte buses behind a MAC. A READ's payload crosses the link in its responses, from the
 // responder to the requester, and counts as payload on the wire. Fences (tb/nic/mixed-scenario.ts)
 // hold WQEs until earlier READs complete, so the datapath is far from full.
 
@@ -25,11 +25,10 @@ const WQES = 160;
 const QPS = 4;
 const MAX_LEN = 32 * 1024;
 /** Wire rate in bytes per cycle (+24 per frame: FCS, preamble, gap); NICGEN_LINK_RATE=0: the
- *  bus rate. At the bus rate, READs and WRITEs both ways still make a receiver drop frames in
- *  rare seeds (of 1..60: 25 and 45; in 25, B drops 10): its RX buffer fills while every
- *  translation waits behind TLB refills, each behind 4 KiB of payload reads (docs/nic-top.md).
- *  Nothing retransmits a dropped frame yet, so the demo paces. */
-const LINK_RATE = Number(process.env['NICGEN_LINK_RATE'] ?? 6);
+ *  bus rate, frames back to back with no MAC overhead (tb/tests/nic/e2e-bus-rate.test.ts; seeds
+ *  1..100 pass since nic_tlb serves hits under a miss, docs/nic-top.md). The default was 6
+ *  while bus-rate traffic both ways still dropped frames in rare seeds. */
+const LINK_RATE = Number(process.env['NICGEN_LINK_RATE'] ?? DATAPATH_BYTES);
 /** Host memory with its default random latency but no back-pressure. */
 const DEMO_ENV = { backpressure: 0, stall: 0, link: LINK_RATE > 0 ? { bytesPerCycle: LINK_RATE } : {} } as const;
 const HOSTS = ['A', 'B'] as const;
