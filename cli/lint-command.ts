@@ -20,11 +20,18 @@ export async function lintCommand(opts: LintOptions): Promise<number> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nicgen-lint-'));
   try {
     for (const [f, text] of project.files) fs.writeFileSync(path.join(dir, f), text);
-    // Each module once, checked with the files of a top that contains it.
+    // Each module once, checked with the files of a top that contains it. A name that is a
+    // top selects all of its modules; a name that is only a module selects just that module
+    // (its submodules are compiled with it), not every top it sits in (nic_top's lint takes
+    // minutes, a stage's seconds).
+    const wanted = (top: string, module: string): boolean => !opts.tops.length || opts.tops.includes(top) || opts.tops.includes(module);
     const targets = new Map<string, GateTarget>();
     for (const t of selected) {
       const files = t.manifest.files.map(f => path.join(dir, f));
-      for (const m of t.modules) if (!targets.has(m.name)) targets.set(m.name, { module: m.name, files: files.slice(0, files.indexOf(path.join(dir, m.file)) + 1) });
+      for (const m of t.modules) {
+        if (targets.has(m.name) || !wanted(t.top, m.name)) continue;
+        targets.set(m.name, { module: m.name, files: files.slice(0, files.indexOf(path.join(dir, m.file)) + 1) });
+      }
     }
     const list = [...targets.values()];
     const nameWidth = Math.max(6, ...list.map(t => t.module.length));

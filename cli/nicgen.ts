@@ -21,7 +21,7 @@ async function main(argv: string[]): Promise<number> {
       .option('tops', { type: 'string', describe: 'a TS module exporting `tops` to emit instead of gen/tops.ts' }),
     async a => { code = await genCommand({ out: a.out, check: a.check, ...(a.tops ? { tops: a.tops } : {}) }); })
     .command('lint', 'run verilator -Wall, iverilog and yosys on every emitted module', y => y
-      .option('top', { type: 'string', array: true, default: [] as string[], describe: 'only these tops or modules' })
+      .option('top', { type: 'string', array: true, default: [] as string[], describe: 'only these tops (every module in them) or modules (just those)' })
       .option('jobs', { type: 'number', default: 2, describe: 'modules checked at once' })
       .option('verbose', { type: 'boolean', default: false, describe: 'print tool output for passing modules too' })
       .option('tops', { type: 'string', describe: 'a TS module exporting `tops` to check instead of gen/tops.ts' }),

@@ -69,6 +69,15 @@ describe('nicgen gen', () => {
     }
   });
 
+  it('lint --top <module> checks that module only, not every top it sits in', () => {
+    // rr_arbiter_n5 is not a top: it sits in nic_top (nic_tlb's client arbiter).
+    const r = nicgen('lint', '--top', 'rr_arbiter_n5');
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    const rows = r.stdout.split('\n').filter(l => /\[\d+\/\d+\]$/.test(l.trim()));
+    expect(rows.map(l => l.split(/\s+/)[0]), 'modules linted').toEqual(['rr_arbiter_n5']);
+    expect(r.stdout).toMatch(/lint: 1 passed, 0 failed/);
+  });
+
   it('has --help for every command', () => {
     for (const cmd of ['gen', 'lint', 'modules', 'sim']) {
       const r = nicgen(cmd, '--help');
