@@ -10,7 +10,9 @@
 //   write strobes (only strobed bytes are written).
 // - Many reads and writes outstanding (up to `maxOutstanding` each), each answered after its
 //   own latency. Responses of different ids come back in any order (random when `reorder`,
-//   the default); responses of one id keep request order. Read bursts are not interleaved.
+//   the default); responses of one id keep request order. With `interleave`, the R beats of
+//   bursts with different ids are interleaved at random (AXI allows it; a master must route
+//   each beat by its id); without it a read burst's beats come back to back.
 // - Random backpressure on AWREADY/WREADY/ARREADY and random gaps before BVALID/RVALID.
 // - Bytes of R beats outside the addressed lanes are random, so a master that reads the
 //   wrong lanes is caught.
@@ -40,6 +42,10 @@ export interface AxiRamOptions {
   readonly writeLatency?: Latency;
   /** Answer different ids in random order (default true); false answers strictly in request order. */
   readonly reorder?: boolean;
+  /** Interleave the R beats of bursts with different ids (default false): each beat comes from
+   *  a random one of the bursts in progress, and a ready burst of an id not in progress starts
+   *  at once. Draws from the model's random stream only when set. */
+  readonly interleave?: boolean;
   /** AWREADY/WREADY/ARREADY low with this probability per cycle. */
   readonly backpressure?: Pause;
   /** Idle cycles before each BVALID / RVALID beat. */
@@ -62,6 +68,8 @@ export interface AxiRamStats {
   /** Responses sent before a response to an older request (of another id). */
   reorderedReads: number;
   reorderedWrites: number;
+  /** R beats of a burst other than the previous beat's, while that one was unfinished. */
+  interleavedReads: number;
 }
 
 interface Pending {
@@ -95,10 +103,11 @@ export class AxiRam {
   readonly checker: AxiChecker | null;
   readonly stats: AxiRamStats = {
     readBursts: 0, writeBursts: 0, readBytes: 0, writeBytes: 0,
-    maxOutstandingReads: 0, maxOutstandingWrites: 0, reorderedReads: 0, reorderedWrites: 0,
+    maxOutstandingReads: 0, maxOutstandingWrites: 0, reorderedReads: 0, reorderedWrites: 0, interleavedReads: 0,
   };
   readonly #rng;
   readonly #reorder: boolean;
+  readonly #interleave: boolean;
   readonly #respond: (burst: AxiBurst, kind: 'read' | 'write') => number;
   readonly #readLatency: () => number;
   readonly #writeLatency: () => number;
@@ -109,6 +118,9 @@ export class AxiRam {
   readonly #bPending = new IdQueues();
   readonly #rPending = new IdQueues();
   #rActive: Active | null = null;
+  /** With `interleave`: the read bursts in progress (one per id at most) and the last beat's. */
+  readonly #rActives: Active[] = [];
+  #rLast: Active | null = null;
   /** The R beat being offered. One buffer serves every beat: the R channel holds at most one
    *  beat at a time (#nextR queues the next only once the driver is empty). */
   readonly #rBytes: Uint8Array;
@@ -137,6 +149,7 @@ export class AxiRam {
     this.#wPort = ports.wdata.words && ports.wstrb.words ? { data: ports.wdata.words, strb: ports.wstrb.words } : null;
     this.#rng = tb.rng.fork();
     this.#reorder = options.reorder ?? true;
+    this.#interleave = options.interleave ?? false;
     this.#respond = options.respond ?? (() => 0);
     this.#readLatency = latencyOf(options.readLatency, this.#rng, `${this.name} readLatency`);
     this.#writeLatency = latencyOf(options.writeLatency, this.#rng, `${this.name} writeLatency`);
@@ -226,13 +239,14 @@ export class AxiRam {
     if (q) q.push(p); else map.set(p.burst.id, [p]);
   }
 
-  /** The next response to send: a ready head of one id's queue (random id when reordering). */
-  #pick(map: IdQueues, cycle: number): { p: Pending; reordered: boolean } | null {
+  /** The next response to send: a ready head of one id's queue (random id when reordering),
+   *  not of an id in `busy` (a burst of that id is still being answered). */
+  #pick(map: IdQueues, cycle: number, busy?: ReadonlySet<number>): { p: Pending; reordered: boolean } | null {
     if (map.count === 0) return null;   // the usual case: nothing to answer
     const heads: Pending[] = [];
     let oldest: Pending | null = null;
-    for (const q of map.values()) {
-      if (q.length === 0) continue;
+    for (const [id, q] of map) {
+      if (q.length === 0 || busy?.has(id)) continue;
       if (!oldest || q[0]!.seq < oldest.seq) oldest = q[0]!;
       if (q[0]!.readyAt <= cycle) heads.push(q[0]!);
     }
@@ -312,13 +326,8 @@ export class AxiRam {
   }
 
   #nextR(cycle: number, r: ChannelDriver<RBeat>): void {
-    if (!this.#rActive) {
-      const next = this.#pick(this.#rPending, cycle);
-      if (!next) return;
-      if (next.reordered) this.stats.reorderedReads++;
-      this.#rActive = this.#active(next.p.burst, next.p.seq);
-    }
-    const act = this.#rActive;
+    const act = this.#interleave ? this.#interleavedBurst(cycle) : this.#backToBackBurst(cycle);
+    if (!act) return;
     const bst = act.burst;
     const i = act.beats;
     const base = this.#beatBase(act, i);
@@ -338,7 +347,38 @@ export class AxiRam {
     const last = i === bst.len;
     r.push({ id: bst.id, data: bytes, resp: this.#respond(bst, 'read'), last }, last ? this.#readDone : undefined);
     act.beats++;
-    if (last) this.#rActive = null;
+    if (last) this.#finishRead(act);
+  }
+
+  /** The burst in progress, or the next one to answer (bursts back to back). */
+  #backToBackBurst(cycle: number): Active | null {
+    if (!this.#rActive) {
+      const next = this.#pick(this.#rPending, cycle);
+      if (!next) return null;
+      if (next.reordered) this.stats.reorderedReads++;
+      this.#rActive = this.#active(next.p.burst, next.p.seq);
+    }
+    return this.#rActive;
+  }
+
+  /** A random burst in progress, after starting any ready burst of an id not in progress. */
+  #interleavedBurst(cycle: number): Active | null {
+    const busy = new Set(this.#rActives.map(a => a.burst.id));
+    for (let next = this.#pick(this.#rPending, cycle, busy); next; next = this.#pick(this.#rPending, cycle, busy)) {
+      if (next.reordered) this.stats.reorderedReads++;
+      this.#rActives.push(this.#active(next.p.burst, next.p.seq));
+      busy.add(next.p.burst.id);
+    }
+    if (this.#rActives.length === 0) return null;
+    const act = this.#rng.pick(this.#rActives);
+    if (this.#rLast && act !== this.#rLast && this.#rActives.includes(this.#rLast)) this.stats.interleavedReads++;
+    this.#rLast = act;
+    return act;
+  }
+
+  #finishRead(act: Active): void {
+    if (!this.#interleave) { this.#rActive = null; return; }
+    this.#rActives.splice(this.#rActives.indexOf(act), 1);
   }
 
   readonly #readDone = (): void => { this.#readsOpen--; };

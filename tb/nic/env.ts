@@ -27,6 +27,8 @@ export interface PairEnvOptions {
   readonly backpressure?: Pause;
   /** AXI RAM idle cycles before response beats (default 0.1). */
   readonly stall?: Pause;
+  /** AXI RAM interleaves the R beats of bursts with different ids (default false). */
+  readonly interleave?: boolean;
   readonly link?: Omit<LinkOptions, 'latency' | 'pcap'>;
 }
 
@@ -60,7 +62,7 @@ export class PairEnv {
       const ram = new AxiRam(tb, x.axi, {
         name: `${name}.m_axi`, memory: mem,
         readLatency: o.ramLatency ?? { fixed: 2, random: 10 }, writeLatency: o.ramLatency ?? { fixed: 2, random: 10 },
-        backpressure: o.backpressure ?? 0.2, stall: o.stall ?? 0.1,
+        backpressure: o.backpressure ?? 0.2, stall: o.stall ?? 0.1, interleave: o.interleave ?? false,
       });
       const axil = new AxiLiteMaster(tb, x.axil, { name: `${name}.s_axil` });
       // Host memory pages in a 64 MiB pool at 4 GiB: scattered, and above 32-bit addresses.

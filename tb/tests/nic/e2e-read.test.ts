@@ -38,13 +38,17 @@ describe('nic_pair end to end: RDMA READ', () => {
     const pcap = PcapWriter.open(pcapPath);
     try {
       await runTest(pairDesign(), async (dut, tb) => {
-        const env = await PairEnv.create(dut, tb, { ...PACED, pcap });
+        // Host memory interleaves R beats of different ids (AXI allows it): every read client
+        // (WQE fetch, the TLB's two fill engines, both DMA reads) must route beats by id.
+        const env = await PairEnv.create(dut, tb, { ...PACED, pcap, interleave: true });
         const r = await runMixedScenario(env, tb, { wqes: 40, qps: 4, bothDirections: true });
+        const interleaved = env.a.ram.stats.interleavedReads + env.b.ram.stats.interleavedReads;
         wire = r.wire;
         console.log(`e2e-read: ${r.reads} READs, ${r.writes} WRITEs (${r.fences} fenced), ${r.bytes} bytes in ${r.cycles} cycles; `
-          + `${env.sb.completions} CQEs, ${env.sb.bytesChecked} bytes compared at CQEs`);
+          + `${env.sb.completions} CQEs, ${env.sb.bytesChecked} bytes compared at CQEs; ${interleaved} interleaved R beats`);
         expect(r.reads).toBeGreaterThanOrEqual(10);
         expect(r.fences).toBeGreaterThan(0);
+        expect(interleaved, 'R beats that switched to another unfinished burst').toBeGreaterThan(0);
       }, { seed: SEED, maxCycles: 40_000_000 });
     } finally {
       pcap.close();

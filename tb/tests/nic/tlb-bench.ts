@@ -50,10 +50,10 @@ export class TlbBench {
   #ptNext = 0;
   #issued = 0;
 
-  constructor(readonly tb: TestBench, readonly dut: TlbPorts, readonly numMr: number, opts: { reqPause?: Pause; respPause?: Pause; ramLatency?: number; ramFixedLatency?: number; ramBackpressure?: Pause } = {}) {
+  constructor(readonly tb: TestBench, readonly dut: TlbPorts, readonly numMr: number, opts: { reqPause?: Pause; respPause?: Pause; ramLatency?: number; ramFixedLatency?: number; ramBackpressure?: Pause; ramInterleave?: boolean } = {}) {
     this.alloc = new PageAllocator({ base: 0x0000_1234_0000_0000n, pages: 1 << 14, rng: tb.rng.fork() });
     this.ram = new AxiRam(tb, readMasterPorts(dut.m_axi), {
-      memory: this.mem, readLatency: { fixed: opts.ramFixedLatency ?? 2, random: opts.ramLatency ?? 30 }, backpressure: opts.ramBackpressure ?? 0.2, stall: 0.1,
+      memory: this.mem, readLatency: { fixed: opts.ramFixedLatency ?? 2, random: opts.ramLatency ?? 30 }, backpressure: opts.ramBackpressure ?? 0.2, stall: 0.1, interleave: opts.ramInterleave ?? false,
       respond: (b, kind) => (kind === 'read' && b.addr < PT_ERR_HI && b.addr + 64n > PT_ERR_LO ? 2 : 0),
     });
     const phases = ClockPhases.of(tb);
