@@ -515,25 +515,27 @@ always @* begin
                     if (qp_idx == 2'd3) begin
                         ctx_pop3 = 1'd1;
                     end
-                end else if (hdr_usable && read_failed) begin
-                    if (ends_read) begin
-                        u_pend_fifo_s_valid = 1'd1;
-                        u_pend_fifo_s_data = {8'd0, 4'b0000, head_ctx[113:90], head_ctx[65:2], rd_seq_reg[qp_idx * 5 +: 5], qp_idx, 1'b0};
-                        if (qp_idx == 2'b00) begin
-                            ctx_pop0 = 1'd1;
-                        end
-                        if (qp_idx == 2'd1) begin
-                            ctx_pop1 = 1'd1;
-                        end
-                        if (qp_idx == 2'd2) begin
-                            ctx_pop2 = 1'd1;
-                        end
-                        if (qp_idx == 2'd3) begin
-                            ctx_pop3 = 1'd1;
-                        end
-                    end
                 end else if (hdr_usable) begin
-                    u_pay_jobs_s_data = 1'b0;
+                    if (read_failed) begin
+                        if (ends_read) begin
+                            u_pend_fifo_s_valid = 1'd1;
+                            u_pend_fifo_s_data = {8'd0, 4'b0000, head_ctx[113:90], head_ctx[65:2], rd_seq_reg[qp_idx * 5 +: 5], qp_idx, 1'b0};
+                            if (qp_idx == 2'b00) begin
+                                ctx_pop0 = 1'd1;
+                            end
+                            if (qp_idx == 2'd1) begin
+                                ctx_pop1 = 1'd1;
+                            end
+                            if (qp_idx == 2'd2) begin
+                                ctx_pop2 = 1'd1;
+                            end
+                            if (qp_idx == 2'd3) begin
+                                ctx_pop3 = 1'd1;
+                            end
+                        end
+                    end else begin
+                        u_pay_jobs_s_data = 1'b0;
+                    end
                 end
             end
         end
@@ -660,106 +662,106 @@ assign sge_skip = (state == STATE_CUT) && (sge_avail == 32'd0);
 // gen/nic/read-resp-rx.ts:220:18
 assign piece_emit = ((((state == STATE_CUT) && (sge_avail != 32'd0)) && dma_cmd_free) && u_pend_fifo_s_ready) && u_piece_fifo_s_ready;
 
-// gen/nic/read-resp-rx.ts:284:14
+// gen/nic/read-resp-rx.ts:283:14
 assign s_ack_ready = 1'd1;
 
-// gen/nic/read-resp-rx.ts:286:19
+// gen/nic/read-resp-rx.ts:285:19
 assign ack_is_nak = s_ack_valid && (((s_ack_data[33:26] == 8'd97) ? 4'd5 : ((s_ack_data[33:26] == 8'd98) ? 4'd4 : ((s_ack_data[33:26] == 8'd99) ? 4'd6 : 4'b0000))) != 4'b0000);
 
-// gen/nic/read-resp-rx.ts:287:19
+// gen/nic/read-resp-rx.ts:286:19
 assign u_nak_fifo_s_valid = ack_is_nak;
 
-// gen/nic/read-resp-rx.ts:288:18
+// gen/nic/read-resp-rx.ts:287:18
 assign u_nak_fifo_s_data = {s_ack_data[33:26], s_ack_data[25:2], s_ack_data[1:0]};
 
-// gen/nic/read-resp-rx.ts:294:15
+// gen/nic/read-resp-rx.ts:293:15
 assign u_ctx_fifo0_m_ready = ctx_pop0 || (qp0_dead && (state == STATE_IDLE));
 
-// gen/nic/read-resp-rx.ts:294:15
+// gen/nic/read-resp-rx.ts:293:15
 assign u_ctx_fifo1_m_ready = ctx_pop1 || (qp1_dead && (state == STATE_IDLE));
 
-// gen/nic/read-resp-rx.ts:294:15
+// gen/nic/read-resp-rx.ts:293:15
 assign u_ctx_fifo2_m_ready = ctx_pop2 || (qp2_dead && (state == STATE_IDLE));
 
-// gen/nic/read-resp-rx.ts:294:15
+// gen/nic/read-resp-rx.ts:293:15
 assign u_ctx_fifo3_m_ready = ctx_pop3 || (qp3_dead && (state == STATE_IDLE));
 
-// gen/nic/read-resp-rx.ts:300:23
+// gen/nic/read-resp-rx.ts:299:23
 assign u_splitter_s_axis_tvalid = (s_payload_tvalid && u_pay_jobs_m_valid) && !u_pay_jobs_m_data;
 
-// gen/nic/read-resp-rx.ts:301:22
+// gen/nic/read-resp-rx.ts:300:22
 assign u_splitter_s_axis_tdata = s_payload_tdata;
 
-// gen/nic/read-resp-rx.ts:304:28
+// gen/nic/read-resp-rx.ts:303:28
 assign u_splitter_s_axis_tkeep = s_payload_tkeep;
 
-// gen/nic/read-resp-rx.ts:305:28
+// gen/nic/read-resp-rx.ts:304:28
 assign u_splitter_s_axis_tlast = s_payload_tlast;
 
-// gen/nic/read-resp-rx.ts:306:22
+// gen/nic/read-resp-rx.ts:305:22
 assign pay_ready = u_pay_jobs_m_valid && (u_pay_jobs_m_data || u_splitter_s_axis_tready);
 
-// gen/nic/read-resp-rx.ts:307:15
+// gen/nic/read-resp-rx.ts:306:15
 assign s_payload_tready = pay_ready;
 
-// gen/nic/read-resp-rx.ts:308:19
+// gen/nic/read-resp-rx.ts:307:19
 assign u_pay_jobs_m_ready = (s_payload_tvalid && pay_ready) && s_payload_tlast;
 
-// gen/nic/read-resp-rx.ts:309:21
+// gen/nic/read-resp-rx.ts:308:21
 assign u_splitter_s_len_valid = u_piece_fifo_m_valid;
 
-// gen/nic/read-resp-rx.ts:310:20
+// gen/nic/read-resp-rx.ts:309:20
 assign u_splitter_s_len_data = u_piece_fifo_m_data;
 
-// gen/nic/read-resp-rx.ts:311:18
+// gen/nic/read-resp-rx.ts:310:18
 assign u_piece_fifo_m_ready = u_splitter_s_len_ready;
 
-// gen/nic/read-resp-rx.ts:317:16
+// gen/nic/read-resp-rx.ts:316:16
 assign u_land_fifo_s_valid = u_splitter_m_axis_tvalid;
 
-// gen/nic/read-resp-rx.ts:318:15
+// gen/nic/read-resp-rx.ts:317:15
 assign u_land_fifo_s_data = {u_splitter_m_axis_tlast, u_splitter_m_axis_tkeep, u_splitter_m_axis_tdata};
 
-// gen/nic/read-resp-rx.ts:319:23
+// gen/nic/read-resp-rx.ts:318:23
 assign u_splitter_m_axis_tready = u_land_fifo_s_ready;
 
-// gen/nic/read-resp-rx.ts:320:15
+// gen/nic/read-resp-rx.ts:319:15
 assign m_payload_tvalid = u_land_fifo_m_valid;
 
-// gen/nic/read-resp-rx.ts:321:14
+// gen/nic/read-resp-rx.ts:320:14
 assign m_payload_tdata = u_land_fifo_m_data[63:0];
 
-// gen/nic/read-resp-rx.ts:322:15
+// gen/nic/read-resp-rx.ts:321:15
 assign m_payload_tkeep = u_land_fifo_m_data[71:64];
 
-// gen/nic/read-resp-rx.ts:323:15
+// gen/nic/read-resp-rx.ts:322:15
 assign m_payload_tlast = u_land_fifo_m_data[72];
 
-// gen/nic/read-resp-rx.ts:324:16
+// gen/nic/read-resp-rx.ts:323:16
 assign u_land_fifo_m_ready = m_payload_tready;
 
-// gen/nic/read-resp-rx.ts:332:15
+// gen/nic/read-resp-rx.ts:331:15
 assign m_done_valid = done_valid_reg;
 
-// gen/nic/read-resp-rx.ts:333:14
+// gen/nic/read-resp-rx.ts:332:14
 assign m_done_data = done_data_reg;
 
-// gen/nic/read-resp-rx.ts:335:22
+// gen/nic/read-resp-rx.ts:334:22
 assign done_free = !done_valid_reg || m_done_ready;
 
-// gen/nic/read-resp-rx.ts:336:24
+// gen/nic/read-resp-rx.ts:335:24
 assign status_take = (u_pend_fifo_m_valid && u_pend_fifo_m_data[0]) && s_dma_status_valid;
 
-// gen/nic/read-resp-rx.ts:337:22
+// gen/nic/read-resp-rx.ts:336:22
 assign done_take = (u_pend_fifo_m_valid && !u_pend_fifo_m_data[0]) && done_free;
 
-// gen/nic/read-resp-rx.ts:338:17
+// gen/nic/read-resp-rx.ts:337:17
 assign s_dma_status_ready = status_take;
 
-// gen/nic/read-resp-rx.ts:339:16
+// gen/nic/read-resp-rx.ts:338:16
 assign u_pend_fifo_m_ready = status_take || done_take;
 
-// gen/nic/read-resp-rx.ts:342:21
+// gen/nic/read-resp-rx.ts:341:21
 assign final_status = dma_err_reg[u_pend_fifo_m_data[2:1]] ? 4'd3 : u_pend_fifo_m_data[99:96];
 
 // gen/nic/read-resp-rx.ts:213:5
@@ -879,69 +881,6 @@ always @(posedge clk) begin
                     if (qp_idx == 2'd3) begin
                         rd_seq_reg[19:15] <= rd_seq_reg[qp_idx * 5 +: 5] + 5'd1;
                     end
-                end else if (hdr_usable && read_failed) begin
-                    if (qp_idx == 2'b00) begin
-                        started_reg[0] <= 1'd1;
-                    end
-                    if (qp_idx == 2'd1) begin
-                        started_reg[1] <= 1'd1;
-                    end
-                    if (qp_idx == 2'd2) begin
-                        started_reg[2] <= 1'd1;
-                    end
-                    if (qp_idx == 2'd3) begin
-                        started_reg[3] <= 1'd1;
-                    end
-                    if (qp_idx == 2'b00) begin
-                        next_psn_reg[23:0] <= hdr_reg[55:32] + 24'd1;
-                    end
-                    if (qp_idx == 2'd1) begin
-                        next_psn_reg[47:24] <= hdr_reg[55:32] + 24'd1;
-                    end
-                    if (qp_idx == 2'd2) begin
-                        next_psn_reg[71:48] <= hdr_reg[55:32] + 24'd1;
-                    end
-                    if (qp_idx == 2'd3) begin
-                        next_psn_reg[95:72] <= hdr_reg[55:32] + 24'd1;
-                    end
-                    if (qp_idx == 2'b00) begin
-                        msg_off_reg[31:0] <= msg_end[31:0];
-                    end
-                    if (qp_idx == 2'd1) begin
-                        msg_off_reg[63:32] <= msg_end[31:0];
-                    end
-                    if (qp_idx == 2'd2) begin
-                        msg_off_reg[95:64] <= msg_end[31:0];
-                    end
-                    if (qp_idx == 2'd3) begin
-                        msg_off_reg[127:96] <= msg_end[31:0];
-                    end
-                    if (ends_read) begin
-                        if (qp_idx == 2'b00) begin
-                            started_reg[0] <= 1'b0;
-                        end
-                        if (qp_idx == 2'd1) begin
-                            started_reg[1] <= 1'b0;
-                        end
-                        if (qp_idx == 2'd2) begin
-                            started_reg[2] <= 1'b0;
-                        end
-                        if (qp_idx == 2'd3) begin
-                            started_reg[3] <= 1'b0;
-                        end
-                        if (qp_idx == 2'b00) begin
-                            rd_seq_reg[4:0] <= rd_seq_reg[qp_idx * 5 +: 5] + 5'd1;
-                        end
-                        if (qp_idx == 2'd1) begin
-                            rd_seq_reg[9:5] <= rd_seq_reg[qp_idx * 5 +: 5] + 5'd1;
-                        end
-                        if (qp_idx == 2'd2) begin
-                            rd_seq_reg[14:10] <= rd_seq_reg[qp_idx * 5 +: 5] + 5'd1;
-                        end
-                        if (qp_idx == 2'd3) begin
-                            rd_seq_reg[19:15] <= rd_seq_reg[qp_idx * 5 +: 5] + 5'd1;
-                        end
-                    end
                 end else if (hdr_usable) begin
                     if (qp_idx == 2'b00) begin
                         started_reg[0] <= 1'd1;
@@ -979,11 +918,40 @@ always @(posedge clk) begin
                     if (qp_idx == 2'd3) begin
                         msg_off_reg[127:96] <= msg_end[31:0];
                     end
-                    cut_rem_reg <= hdr_reg[69:57];
-                    cut_sge_reg <= qp_started ? sge_idx_reg[qp_idx * 2 +: 2] : 2'b00;
-                    cut_off_reg <= qp_started ? sge_off_reg[qp_idx * 32 +: 32] : 32'd0;
-                    cut_ends_reg <= ends_read;
-                    state <= STATE_CUT;
+                    if (read_failed) begin
+                        if (ends_read) begin
+                            if (qp_idx == 2'b00) begin
+                                started_reg[0] <= 1'b0;
+                            end
+                            if (qp_idx == 2'd1) begin
+                                started_reg[1] <= 1'b0;
+                            end
+                            if (qp_idx == 2'd2) begin
+                                started_reg[2] <= 1'b0;
+                            end
+                            if (qp_idx == 2'd3) begin
+                                started_reg[3] <= 1'b0;
+                            end
+                            if (qp_idx == 2'b00) begin
+                                rd_seq_reg[4:0] <= rd_seq_reg[qp_idx * 5 +: 5] + 5'd1;
+                            end
+                            if (qp_idx == 2'd1) begin
+                                rd_seq_reg[9:5] <= rd_seq_reg[qp_idx * 5 +: 5] + 5'd1;
+                            end
+                            if (qp_idx == 2'd2) begin
+                                rd_seq_reg[14:10] <= rd_seq_reg[qp_idx * 5 +: 5] + 5'd1;
+                            end
+                            if (qp_idx == 2'd3) begin
+                                rd_seq_reg[19:15] <= rd_seq_reg[qp_idx * 5 +: 5] + 5'd1;
+                            end
+                        end
+                    end else begin
+                        cut_rem_reg <= hdr_reg[69:57];
+                        cut_sge_reg <= qp_started ? sge_idx_reg[qp_idx * 2 +: 2] : 2'b00;
+                        cut_off_reg <= qp_started ? sge_off_reg[qp_idx * 32 +: 32] : 32'd0;
+                        cut_ends_reg <= ends_read;
+                        state <= STATE_CUT;
+                    end
                 end
             end
         end
@@ -1086,7 +1054,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/read-resp-rx.ts:334:5
+// gen/nic/read-resp-rx.ts:333:5
 always @(posedge clk) begin
     if (m_done_ready) begin
         done_valid_reg <= 1'b0;
@@ -1259,7 +1227,7 @@ sync_fifo_depth4_width34 u_nak_fifo (
     .empty(u_nak_fifo_empty)
 );
 
-// gen/nic/read-resp-rx.ts:298:19
+// gen/nic/read-resp-rx.ts:297:19
 nic_byte_splitter u_splitter (
     .clk(clk),
     .rst(rst),
@@ -1278,7 +1246,7 @@ nic_byte_splitter u_splitter (
     .m_axis_tlast(u_splitter_m_axis_tlast)
 );
 
-// gen/nic/read-resp-rx.ts:316:18
+// gen/nic/read-resp-rx.ts:315:18
 sync_fifo_ram_width73 u_land_fifo (
     .clk(clk),
     .rst(rst),
@@ -1298,7 +1266,7 @@ sync_fifo_ram_width73 u_land_fifo (
 always @(posedge clk) begin
     if (!rst) begin
         if (!(!ack_is_nak || u_nak_fifo_s_ready)) begin
-            $display("%m: assertion failed at gen/nic/read-resp-rx.ts:289:5: more than 4 NAKs 0x61-0x63 waiting (one per QP is expected before it goes to ERROR)");
+            $display("%m: assertion failed at gen/nic/read-resp-rx.ts:288:5: more than 4 NAKs 0x61-0x63 waiting (one per QP is expected before it goes to ERROR)");
             $stop;
         end
     end

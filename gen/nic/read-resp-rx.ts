@@ -240,19 +240,18 @@ export const nicReadRespRx = defineModule('nic_read_resp_rx', { dataWidth: 64, n
       m.if(usable.land(seqOk.lnot()), () => finish(q, CQE_STATUS.REMOTE_INVALID_REQUEST, 0, head))
         .elif(usable.land(lenOk.lnot()), () => finish(q, CQE_STATUS.LOCAL_LENGTH_ERROR, 0, head))
         .elif(usable.land(plen.eq(0)), () => finish(q, CQE_STATUS.SUCCESS, 0, head))
-        .elif(usable.land(qFailed), () => {
-          // Payload dropped; the completion (at the READ's end) takes the DMA error's status.
-          acceptInSequence();
-          m.if(ends, () => finish(q, CQE_STATUS.SUCCESS, 0, head));
-        })
         .elif(usable, () => {
-          payJobs.s.data.set(0);
           acceptInSequence();
-          cutRem.set(plen);
-          cutSge.set(mux(qStarted, sgeIdx.at(q), lit(0, sw)));
-          cutOff.set(mux(qStarted, sgeOff.at(q), lit(0, 32)));
-          cutEnds.set(ends);
-          fsm.goto('CUT');
+          // After a DMA error the payload is dropped; the completion (at the READ's end) takes
+          // the DMA error's status.
+          m.if(qFailed, () => m.if(ends, () => finish(q, CQE_STATUS.SUCCESS, 0, head))).else(() => {
+            payJobs.s.data.set(0);
+            cutRem.set(plen);
+            cutSge.set(mux(qStarted, sgeIdx.at(q), lit(0, sw)));
+            cutOff.set(mux(qStarted, sgeOff.at(q), lit(0, 32)));
+            cutEnds.set(ends);
+            fsm.goto('CUT');
+          });
         });
     }),
     CUT: () => {
