@@ -56,9 +56,9 @@ export function creditedReadClient(m: ModuleBuilder, o: ClientBufferOptions, ins
   const W = o.dataWidth, e = (x: string) => `${o.enginePrefix}_${x}`, c = (x: string) => `${o.muxPrefix}_${x}`;
   const depth = fifoDepth(o.bytes, W, o.name);
   // Fall-through: a beat arriving at an empty FIFO goes to the engine in the same cycle, not
-  // two cycles later (RAM write, then read). Worth its path: the beat comes from the read
-  // mux's R slice register, so it adds one 2:1 mux in front of the engine's packer; the
-  // FIFO's s_ready (the shared RREADY) still depends on registers only.
+  // two cycles later (RAM write, then read). The price is one 2:1 mux more on the path from
+  // m_axi_r* (through the read mux's fall-through buffer) to the engine's packer; the FIFO's
+  // s_ready (the shared RREADY) still depends on registers only.
   const q = inst(`u_${o.name}`, syncFifoRam, { width: W + o.idWidth + 3, depth, bypass: true });
   for (const x of ['arid', 'araddr', 'arlen', 'arsize', 'arburst', 'arlock', 'arcache', 'arprot']) sink(o.mux, c(x)).set(port(o.engine, e(x)));
   // Credits = FIFO words not yet promised to an accepted AR. They only grow while an AR
@@ -127,9 +127,9 @@ const XLATE_CREDITS = 4;
 /**
  * Engine translation requests -> nic_tlb client `idx` (credit-gated), its responses -> a FIFO
  * -> engine. Why: nic_tlb answers every client through one lookup pipeline, which stops when
- * an answer's client cannot take it and no parked entry is free to hold the answer; an engine that stalls downstream (a DMA read whose
- * payload waits for the TX mux, holding its chunk FIFO full) then blocked every other
- * client's translations, among them the one whose progress would unstall it (seen: READ
+ * an answer's client cannot take it and no parked entry is free to hold the answer; an
+ * engine that stalls downstream (a DMA read whose payload waits for the TX mux, holding its
+ * chunk FIFO full) then blocked every other client's translations, among them the one whose progress would unstall it (seen: READ
  * responses waiting for a requester WRITE packet whose DMA read waited for a translation).
  * With at most XLATE_CREDITS requests in flight per client and room for as many answers,
  * the TLB never waits for a client.
@@ -138,10 +138,10 @@ export function creditedXlateClient(m: ModuleBuilder, name: string, engine: Port
   const req = `s${idx}_xlate_req`, resp = `m${idx}_xlate_resp`;
   const width = port(tlb, `${resp}_data`).width;
   // Fall-through: an answer reaches an engine waiting for it in the TLB's answer cycle
-  // instead of one cycle later. Worth its path: the answer comes from a register (nic_tlb's
-  // per-client answer slice) and the engines already used it combinationally from this FIFO
-  // (nic_dma_read loads its burst and offers the AR in the answer cycle), so the path grows
-  // by one 2:1 mux; the TLB's ready (s_ready) still depends on registers only.
+  // instead of one cycle later. The price: nic_tlb (no answer slice in nic_top) answers
+  // from its lookup stage, and nic_dma_read loads its burst and offers the AR in the answer
+  // cycle, so TLB lookup -> this mux -> burst cut -> read-mux AR is one combinational path
+  // (docs/nic-top.md "Logic depth"); the TLB's ready (s_ready) still depends on registers.
   const q = inst(`u_${name}`, syncFifo, { width, depth: XLATE_CREDITS, bypass: true });
   const popped = m.let(`${name}_popped`, port(q, 'm_valid').land(port(engine, 's_xlate_resp_ready')));
   const gate = creditGate(m, { name: `${name}_credits`, width: Math.log2(XLATE_CREDITS) + 1, initial: XLATE_CREDITS,
