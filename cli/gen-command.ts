@@ -3,13 +3,15 @@
 
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { currentProject } from './config.ts';
 import { emitAll } from './project.ts';
 import { UsageError } from './usage-error.ts';
 
 const generated = /\.(v|f)$|\.ports\.json$/;
 
 export interface GenOptions {
-  readonly out: string;
+  /** Output folder; default the project's (nicgen.config.ts `out`, normally rtl/). */
+  readonly out?: string | undefined;
   readonly check: boolean;
   readonly tops?: string;
 }
@@ -18,9 +20,10 @@ export interface GenOptions {
 export async function genCommand(opts: GenOptions): Promise<number> {
   const t0 = performance.now();
   const project = await emitAll(opts.tops);
-  const files = filelistsUnder(project.files, opts.out);
-  const out = path.resolve(opts.out);
-  if (fs.existsSync(out) && !fs.statSync(out).isDirectory()) throw new UsageError(`--out ${opts.out} is a file, not a folder`);
+  const target = await outFolder(opts.out);
+  const files = filelistsUnder(project.files, target.shown);
+  const out = target.abs;
+  if (fs.existsSync(out) && !fs.statSync(out).isDirectory()) throw new UsageError(`--out ${target.shown} is a file, not a folder`);
   const existing = fs.existsSync(out) ? fs.readdirSync(out).filter(f => generated.test(f)) : [];
   const stale = existing.filter(f => !files.has(f));
   const changed = [...files].filter(([f, text]) => !fs.existsSync(path.join(out, f)) || fs.readFileSync(path.join(out, f), 'utf8') !== text).map(([f]) => f);
@@ -32,7 +35,7 @@ export async function genCommand(opts: GenOptions): Promise<number> {
     }
     for (const f of changed) console.error(`  would change: ${f}`);
     for (const f of stale) console.error(`  would delete: ${f}`);
-    console.error(`${opts.out} is out of date with the generators: run 'nicgen gen' and commit the result`);
+    console.error(`${target.shown} is out of date with the generators: run 'nicgen gen' and commit the result`);
     return 1;
   }
 
@@ -42,13 +45,21 @@ export async function genCommand(opts: GenOptions): Promise<number> {
     if (!fs.existsSync(out)) fs.mkdirSync(out);
     fs.accessSync(out, fs.constants.W_OK);
   } catch (e) {
-    throw new UsageError(`cannot write to --out ${opts.out}: ${(e as Error).message}`);
+    throw new UsageError(`cannot write to --out ${target.shown}: ${(e as Error).message}`);
   }
   for (const f of changed) fs.writeFileSync(path.join(out, f), files.get(f)!);
   for (const f of stale) fs.unlinkSync(path.join(out, f));
   const secs = ((performance.now() - t0) / 1000).toFixed(2);
-  console.log(`wrote ${project.tops.length} tops, ${files.size} files to ${opts.out} (${changed.length} changed, ${stale.length} removed) in ${secs} s`);
+  console.log(`wrote ${project.tops.length} tops, ${files.size} files to ${target.shown} (${changed.length} changed, ${stale.length} removed) in ${secs} s`);
   return 0;
+}
+
+/** `--out` as given (relative to the current folder), or the project's folder as seen from the
+ *  project root, which is how its filelists name their files (`rtl/x.v`). */
+async function outFolder(out: string | undefined): Promise<{ abs: string; shown: string }> {
+  if (out !== undefined) return { abs: path.resolve(out), shown: out };
+  const p = await currentProject();
+  return { abs: p.out, shown: path.relative(p.root, p.out) || '.' };
 }
 
 /** Filelists name their files as seen from where nicgen runs (`rtl/x.v`), so

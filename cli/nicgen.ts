@@ -3,33 +3,56 @@
 import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { DesignErrors, DslError } from '../gen/hdl/errors.ts';
+import { UsageError as RegressUsageError } from '../scripts/regress/args.ts';
+import { regressMain } from '../scripts/regress/main.ts';
+import { currentProject, nicgenBin } from './config.ts';
 import { genCommand } from './gen-command.ts';
+import { initCommand } from './init-command.ts';
 import { lintCommand } from './lint-command.ts';
 import { modulesCommand } from './modules-command.ts';
 import { replayCommand } from './replay-command.ts';
 import { simCommand } from './sim-command.ts';
 import { UsageError } from './usage-error.ts';
 
+/** `nicgen regress ...`: the regression runner's own options (see `nicgen regress --help`). */
+async function regress(argv: readonly string[]): Promise<number> {
+  const p = await currentProject();
+  try {
+    return await regressMain(argv, { root: p.root, benches: p.benches, bin: nicgenBin, command: p.command });
+  } catch (err) {
+    if (err instanceof RegressUsageError) throw new UsageError(`regress: ${err.message}`);
+    throw err;
+  }
+}
+
 async function main(argv: string[]): Promise<number> {
+  // Passed through whole: the regression runner parses its own options (shared with make regress).
+  if (argv[0] === 'regress') return regress(argv.slice(1));
   let code = 0;
   await yargs(argv)
     .scriptName('nicgen')
     .usage('$0 <command> [options]')
+    .command('init <dir>', 'make a new nicgen project in DIR: design, bench, config, README (never overwrites a file)', y => y
+      .positional('dir', { type: 'string', demandOption: true, describe: 'folder of the new project (created if missing)' })
+      .option('name', { type: 'string', describe: 'package name (default: the folder name)' })
+      .option('nicgen', { type: 'string', describe: 'what package.json depends on for nicgen: a version, a path or a tarball (default: this nicgen)' }),
+    async a => { code = await initCommand({ dir: a.dir, name: a.name, nicgen: a.nicgen }); })
     .command('gen', 'write every module, filelist and port manifest', y => y
-      .option('out', { type: 'string', default: 'rtl', describe: 'output folder' })
+      .option('out', { type: 'string', describe: 'output folder (default: `out` of nicgen.config.ts, else rtl)' })
       .option('check', { type: 'boolean', default: false, describe: 'only report whether the folder is out of date (exit 1 if so)' })
-      .option('tops', { type: 'string', describe: 'a TS module exporting `tops` to emit instead of gen/tops.ts' }),
+      .option('tops', { type: 'string', describe: 'a TS module exporting `tops` to emit instead of the tops of nicgen.config.ts' }),
     async a => { code = await genCommand({ out: a.out, check: a.check, ...(a.tops ? { tops: a.tops } : {}) }); })
     .command('lint', 'run verilator -Wall, iverilog and yosys on every emitted module', y => y
       .option('top', { type: 'string', array: true, default: [] as string[], describe: 'only these tops (every module in them) or modules (just those)' })
       .option('jobs', { type: 'number', default: 2, describe: 'modules checked at once' })
       .option('verbose', { type: 'boolean', default: false, describe: 'print tool output for passing modules too' })
-      .option('tops', { type: 'string', describe: 'a TS module exporting `tops` to check instead of gen/tops.ts' }),
+      .option('tops', { type: 'string', describe: 'a TS module exporting `tops` to check instead of the tops of nicgen.config.ts' }),
     async a => { code = await lintCommand({ tops: a.top, jobs: a.jobs, verbose: a.verbose, ...(a.tops ? { topsFile: a.tops } : {}) }); })
     .command('modules', 'print a table of the emitted modules', y => y
-      .option('tops', { type: 'string', describe: 'a TS module exporting `tops` instead of gen/tops.ts' }),
+      .option('tops', { type: 'string', describe: 'a TS module exporting `tops` instead of the tops of nicgen.config.ts' }),
     async a => { code = await modulesCommand(a.tops); })
-    .command('sim [top]', 'run a named test bench on its Verilator model (see --list)', y => y
+    .command('regress', 'many seeds of every bench in parallel, JUnit XML (options: nicgen regress --help)')
+    .command('sim [top]', 'run a named test bench of nicgen.config.ts on its Verilator model (see --list)', y => y
       .positional('top', { type: 'string', describe: 'the DSL module the bench tests (e.g. sync_fifo)' })
       .option('test', { type: 'string', describe: 'bench name within the top' })
       .option('list', { type: 'boolean', default: false, describe: 'list every top and its benches' })
@@ -68,6 +91,12 @@ async function main(argv: string[]): Promise<number> {
     .parseAsync();
   return code;
 }
+
+// `nicgen sim --list | head`: a closed pipe ends the listing, not with a stack trace.
+process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+  if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+  throw err;
+});
 
 main(hideBin(process.argv)).then(code => { process.exitCode = code; }, (err: unknown) => {
   if (err instanceof UsageError) { console.error(`nicgen: ${err.message}`); process.exitCode = 2; return; }

@@ -4,11 +4,12 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { emitProject, type EmittedProject, type TopEntry } from '../gen/emit/index.ts';
+import { currentProject } from './config.ts';
 import { UsageError } from './usage-error.ts';
 
-/** The tops to emit: gen/tops.ts, or another module exporting `tops` (`--tops FILE`). */
+/** The tops to emit: the project's (nicgen.config.ts), or another module exporting `tops` (`--tops FILE`). */
 export async function loadTops(file?: string): Promise<readonly TopEntry[]> {
-  if (file === undefined) return (await import('../gen/tops.ts')).tops;
+  if (file === undefined) return (await currentProject()).tops;
   const abs = path.resolve(file);
   if (!fs.existsSync(abs)) throw new UsageError(`--tops ${file}: no such file`);
   const mod = (await import(pathToFileURL(abs).href)) as { tops?: readonly TopEntry[] };

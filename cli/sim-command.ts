@@ -1,12 +1,13 @@
-// `nicgen sim <top> --test <name>`: runs one bench of the registry (tb/benches/index.ts) on
-// its Verilator model, with progress on stderr and a one-line summary. Exit codes: 0 pass,
+// `nicgen sim <top> --test <name>`: runs one bench of the project's registry (the `benches`
+// of nicgen.config.ts; here tb/benches/index.ts) on its Verilator model, with progress on
+// stderr and a one-line summary. Exit codes: 0 pass,
 // 1 the bench failed (message with seed and replay command), 2 misuse (unknown top/test).
 
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { benches } from '../tb/benches/index.ts';
-import type { Bench } from '../tb/benches/index.ts';
+import type { Bench, BenchGroup } from '../tb/benches/index.ts';
 import { TestFailure, type TestOptions } from '../tb/core/index.ts';
+import { currentProject } from './config.ts';
 import { formatRate, SimProgress, type ProgressStream } from './sim-progress.ts';
 import { UsageError } from './usage-error.ts';
 
@@ -31,7 +32,9 @@ export interface SimIO {
 
 const defaultIO: SimIO = { out: line => console.log(line), err: process.stderr };
 
-function listBenches(io: SimIO): void {
+type Registry = Readonly<Record<string, BenchGroup>>;
+
+function listBenches(benches: Registry, io: SimIO): void {
   for (const [top, group] of Object.entries(benches)) {
     io.out(top);
     const names = Object.keys(group);
@@ -40,8 +43,9 @@ function listBenches(io: SimIO): void {
   }
 }
 
-function pick(top: string | undefined, test: string | undefined): Bench {
+function pick(benches: Registry, top: string | undefined, test: string | undefined): Bench {
   const tops = Object.keys(benches);
+  if (tops.length === 0) throw new UsageError('this project has no benches: list them under `benches` in nicgen.config.ts');
   if (top === undefined) throw new UsageError(`name a top, or --list (tops: ${tops.join(', ')})`);
   const group = benches[top];
   if (!group) throw new UsageError(`unknown top '${top}' (known tops: ${tops.join(', ')})`);
@@ -78,18 +82,20 @@ function options(a: SimArgs, bench: Bench): TestOptions {
 }
 
 /** The command to replay a failure with a wave window around it. */
-function replayHint(a: SimArgs, seed: number, cycle: number): string {
+function replayHint(command: string, a: SimArgs, seed: number, cycle: number): string {
   const from = Math.max(0, cycle - 200);
-  return `./bin/nicgen sim ${a.top} --test ${a.test} --seed ${seed} --wave ${a.top}-${a.test}.fst --from ${from} --to ${cycle + 10}`;
+  return `${command} sim ${a.top} --test ${a.test} --seed ${seed} --wave ${a.top}-${a.test}.fst --from ${from} --to ${cycle + 10}`;
 }
 
 export async function simCommand(a: SimArgs, io: SimIO = defaultIO): Promise<number> {
+  const project = await currentProject();
+  const benches = project.benches;
   if (a.list) {
     if (a.top !== undefined || a.test !== undefined) throw new UsageError('--list takes no top or --test');
-    listBenches(io);
+    listBenches(benches, io);
     return 0;
   }
-  const bench = pick(a.top, a.test);
+  const bench = pick(benches, a.top, a.test);
   const opts = options(a, bench);
   // Benches with a link (nic_pair) read their capture file from the environment.
   if (a.pcap !== undefined) process.env['NICGEN_PCAP'] = a.pcap;
@@ -112,7 +118,7 @@ export async function simCommand(a: SimArgs, io: SimIO = defaultIO): Promise<num
     if (!(err instanceof TestFailure)) throw err;
     const wall = (performance.now() - t0) / 1000;
     io.out(`FAIL ${label}: seed ${err.seed}, failed at cycle ${err.cycle}, ${wall.toFixed(2)} s wall`);
-    io.err.write(`${err.message}\n  replay with waves: ${replayHint(a, err.seed, err.cycle)}\n`);
+    io.err.write(`${err.message}\n  replay with waves: ${replayHint(project.command, a, err.seed, err.cycle)}\n`);
     return 1;
   }
 }
