@@ -79,6 +79,9 @@ export function emitModuleIR(topIR: ModuleIR): EmittedTop {
     })),
     asserts,
     fsms: modules.filter(m => !m.blackBox).flatMap(m => m.fsms.map(f => ({ module: nameOf(m), signal: f.signal.name, states: f.states, loc: formatLoc(f.loc) }))),
+    domains: [...topIR.domains.values()].filter(d => d.clock !== null).map(d => ({
+      name: d.name, clock: d.clock!.name, reset: d.reset?.name ?? null, resetKind: d.reset ? d.resetKind : 'none', resetActive: d.resetActive,
+    })),
   };
   return { top, files, filelist: order.join('\n') + '\n', manifest, blackBoxes, modules: emittedModules };
 }

@@ -36,6 +36,16 @@ export interface ManifestFsm {
   readonly loc: string;
 }
 
+/** A clock domain of the top: which input clocks it and which resets it (tb.reset's default). */
+export interface ManifestDomain {
+  /** `sync` for the default domain (m.clockAndReset), else the m.domain name. */
+  readonly name: string;
+  readonly clock: string | null;
+  readonly reset: string | null;
+  readonly resetKind: 'sync' | 'async' | 'none';
+  readonly resetActive: 'high' | 'low';
+}
+
 export interface Manifest {
   readonly format: typeof MANIFEST_FORMAT;
   readonly top: string;
@@ -46,4 +56,6 @@ export interface Manifest {
   readonly ports: readonly ManifestPort[];
   readonly asserts: readonly ManifestAssert[];
   readonly fsms: readonly ManifestFsm[];
+  /** The top's clock domains (absent in manifests written before they were recorded). */
+  readonly domains?: readonly ManifestDomain[];
 }

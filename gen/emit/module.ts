@@ -234,30 +234,49 @@ export class ModuleEmitter implements TempSink {
 
   #syncBlock(out: Lines, d: Domain, group: Stmt[], regs: Signal[]): void {
     const clock = d.clock?.name ?? 'clk';
-    const reset = d.reset?.name ?? 'rst';
     const withReset = regs.filter(r => r.reset !== null);
-    const body = this.#withEnables(group);
     const loc = group[0]?.loc ?? regs[0]!.loc;
     out.push(0, `// ${formatLoc(loc)}`);
     if (d.resetKind === 'async' && withReset.length) {
-      out.push(0, `always @(posedge ${clock} or posedge ${reset}) begin`);
-      out.push(1, `if (${reset}) begin`);
+      // FPGA IP style: `always @(posedge aclk or negedge aresetn)` holding only registers that
+      // have a reset; the others (and memory writes, which no reset can clear) go into a plain
+      // clocked block, so none of them is gated by the reset.
+      const reset = d.reset?.name ?? 'rst';
+      const edge = d.resetActive === 'low' ? 'negedge' : 'posedge';
+      const hasReset = new Set(withReset);
+      const resetBody = projectStmts(this.#withEnables(group), s => s.kind === 'assign' && hasReset.has(s.target));
+      const rest = projectStmts(this.#withEnables(group), s => !(s.kind === 'assign' && hasReset.has(s.target)));
+      out.push(0, `always @(posedge ${clock} or ${edge} ${reset}) begin`);
+      out.push(1, `if (${this.#inReset(d)}) begin`);
       for (const r of withReset) out.push(2, `${r.name} <= ${this.#constFor(r, r.reset!)};`);
       out.push(1, 'end else begin');
-      this.#stmts(out, 2, body, '<=');
+      this.#stmts(out, 2, resetBody, '<=');
       out.push(1, 'end');
       out.push(0, 'end');
+      if (rest.length) {
+        out.blank();
+        out.push(0, `// ${formatLoc(rest[0]!.loc)}: registers without reset`);
+        out.push(0, `always @(posedge ${clock}) begin`);
+        this.#stmts(out, 1, rest, '<=');
+        out.push(0, 'end');
+      }
     } else {
       out.push(0, `always @(posedge ${clock}) begin`);
-      this.#stmts(out, 1, body, '<=');
+      this.#stmts(out, 1, this.#withEnables(group), '<=');
       if (withReset.length && d.resetKind === 'sync') {
-        out.push(1, `if (${reset}) begin`);
+        out.push(1, `if (${this.#inReset(d)}) begin`);
         for (const r of withReset) out.push(2, `${r.name} <= ${this.#constFor(r, r.reset!)};`);
         out.push(1, 'end');
       }
       out.push(0, 'end');
     }
     out.blank();
+  }
+
+  /** The condition "in reset": `rst`, or `!aresetn` for an active-low reset. */
+  #inReset(d: Domain): string {
+    const name = d.reset?.name ?? 'rst';
+    return d.resetActive === 'low' ? `!${name}` : name;
   }
 
   /** Assignments to registers with an enable are guarded by it. */
@@ -332,7 +351,7 @@ export class ModuleEmitter implements TempSink {
       out.push(0, `// assertions (simulation only), checked at each ${clock} edge outside reset`);
       out.push(0, `always @(posedge ${clock}) begin`);
       const hasReset = d.reset && domainHasReset(this.#ir, d.name);
-      if (hasReset) out.push(1, `if (!${d.reset!.name}) begin`);
+      if (hasReset) out.push(1, `if (${d.resetActive === 'low' ? d.reset!.name : `!${d.reset!.name}`}) begin`);
       this.#stmts(out, hasReset ? 2 : 1, stmts, '<=');
       if (hasReset) out.push(1, 'end');
       out.push(0, 'end');

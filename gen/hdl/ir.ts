@@ -11,10 +11,15 @@ export type SignalKind = 'input' | 'output' | 'wire' | 'reg';
 
 export interface Domain {
   readonly name: string;
-  /** Names of the clock / reset signals, resolved when the module is finished. */
+  /** The clock / reset signals; the default domain's are resolved by name when the module is finished. */
   clock: Signal | null;
   reset: Signal | null;
-  readonly resetKind: 'sync' | 'async' | 'none';
+  /** Set by m.clockAndReset for the default domain; fixed for domains made with m.domain. */
+  resetKind: 'sync' | 'async' | 'none';
+  /** 'low' for resets such as `aresetn`: in reset while the input is 0. */
+  resetActive: 'high' | 'low';
+  /** The default domain's port names (`clk`/`rst` unless m.clockAndReset names others); null for m.domain ones. */
+  portNames: { clock: string; reset: string } | null;
   readonly loc: SourceLoc;
 }
 

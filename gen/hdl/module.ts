@@ -29,7 +29,25 @@ export interface DomainOptions {
   clock: SignalValue<ClockShape>;
   reset?: SignalValue | null;
   resetKind?: 'sync' | 'async';
+  /** 'low' for an active-low reset (`rst_n`, `aresetn`). Default 'high'. */
+  resetActive?: 'high' | 'low';
 }
+
+/** Names and kind of the default domain's ports (m.clockAndReset). */
+export interface ClockResetOptions {
+  /** Clock input name; default `clk` (`aclk` for AXI IP). */
+  clock?: string;
+  /** Reset input name; default `rst` (`aresetn` for AXI IP). */
+  reset?: string;
+  /** Default 'sync': the reset is sampled at the clock edge; 'async' adds it to the sensitivity list. */
+  resetKind?: 'sync' | 'async';
+  /** Default 'high'; 'low' for `aresetn`-style resets. */
+  resetActive?: 'high' | 'low';
+}
+
+/** How AXI IP names and resets its clock: `m.clockAndReset(axiClockReset)` makes `aclk` and
+ *  `aresetn` (asynchronous, active low): `always @(posedge aclk or negedge aresetn)`. */
+export const axiClockReset: Readonly<Required<ClockResetOptions>> = { clock: 'aclk', reset: 'aresetn', resetKind: 'async', resetActive: 'low' };
 
 let nextSignalId = 1;
 
@@ -104,9 +122,23 @@ export class ModuleBuilder implements AssignSink {
     this.ir.ports.push({ signal: s, path: [name] });
     return new Output<S>(s, this);
   }
-  /** `clk` and `rst` inputs (the default clock domain). */
-  clockAndReset(): { clk: Input<ClockShape>; rst: Input<UIntShape<1>> } {
-    return { clk: this.input('clk', Clock), rst: this.input('rst', Bool) };
+  /** The default clock domain's inputs: `clk` and `rst` (synchronous, active high), or the
+   *  names and reset kind given (`axiClockReset`: `aclk`, `aresetn`, asynchronous, active low).
+   *  Instances get the parent's default clock and reset connected to their own default ones. */
+  clockAndReset(opts: ClockResetOptions = {}): { clk: Input<ClockShape>; rst: Input<UIntShape<1>> } {
+    const loc = callerLoc();
+    const d = this.defaultDomain(loc);
+    d.portNames = { clock: opts.clock ?? 'clk', reset: opts.reset ?? 'rst' };
+    d.resetKind = opts.resetKind ?? 'sync';
+    d.resetActive = opts.resetActive ?? 'high';
+    return { clk: this.input(d.portNames.clock, Clock), rst: this.input(d.portNames.reset, Bool) };
+  }
+  /** The default domain's clock and reset inputs as declared so far (for instance auto-connection). */
+  defaultPorts(): { clock: Signal | undefined; reset: Signal | undefined; resetActive: 'high' | 'low' } {
+    const d = this.ir.domains.get('sync');
+    const names = d?.portNames ?? { clock: 'clk', reset: 'rst' };
+    const find = (n: string): Signal | undefined => this.ir.ports.find(p => p.signal.name === n && p.signal.kind === 'input')?.signal;
+    return { clock: find(names.clock), reset: find(names.reset), resetActive: d?.resetActive ?? 'high' };
   }
   wire<S extends Shape>(name: string, shape: S, opts: WireOptions = {}): Sig<S> {
     const loc = callerLoc();
@@ -143,15 +175,16 @@ export class ModuleBuilder implements AssignSink {
   domain(name: string, opts: DomainOptions): Domain {
     const loc = callerLoc();
     if (this.ir.domains.has(name)) throw new DslError(`clock domain '${name}' already exists`, 'give each domain its own name', loc);
-    const d: Domain = { name, clock: opts.clock.signal, reset: opts.reset?.signal ?? null, resetKind: opts.reset ? opts.resetKind ?? 'sync' : 'none', loc };
+    const d: Domain = { name, clock: opts.clock.signal, reset: opts.reset?.signal ?? null, resetKind: opts.reset ? opts.resetKind ?? 'sync' : 'none', resetActive: opts.resetActive ?? 'high', portNames: null, loc };
     this.ir.domains.set(name, d);
     return d;
   }
-  /** The `clk`/`rst` domain; its signals are resolved by name when the module is finished. */
+  /** The `clk`/`rst` domain (or the names m.clockAndReset gave); its signals are resolved by
+   *  name when the module is finished. */
   defaultDomain(loc: SourceLoc = callerLoc()): Domain {
     let d = this.ir.domains.get('sync');
     if (!d) {
-      d = { name: 'sync', clock: null, reset: null, resetKind: 'sync', loc };
+      d = { name: 'sync', clock: null, reset: null, resetKind: 'sync', resetActive: 'high', portNames: { clock: 'clk', reset: 'rst' }, loc };
       this.ir.domains.set('sync', d);
     }
     return d;

@@ -11,8 +11,10 @@ export function checkDomains(m: ModuleIR): Diagnostic[] {
   const out: Diagnostic[] = [];
   for (const d of m.domains.values()) {
     if (!domainUsed(m, d.name)) continue;
-    if (!d.clock) out.push({ pass: 'domains', message: `module ${m.name} has clocked logic but no input named 'clk'`, hint: 'add the ports with m.clockAndReset() (or create a domain with m.domain)', loc: firstUser(m, d) });
-    if (d.resetKind !== 'none' && !d.reset && domainHasReset(m, d.name)) out.push({ pass: 'domains', message: `module ${m.name} has registers with reset values but no input named 'rst'`, hint: "add the ports with m.clockAndReset(), or give the registers { reset: null }", loc: firstUser(m, d) });
+    const names = d.portNames ?? { clock: 'clk', reset: 'rst' };
+    if (!d.clock) out.push({ pass: 'domains', message: `module ${m.name} has clocked logic but no input named '${names.clock}'`, hint: 'add the ports with m.clockAndReset() (or create a domain with m.domain)', loc: firstUser(m, d) });
+    else if (d.clock.shape.kind !== 'clock') out.push({ pass: 'domains', message: `${d.clock.name}, the clock of domain ${d.name} in ${m.name}, is ${d.clock.shape.kind === 'uint' ? `UInt(${d.clock.shape.width})` : d.clock.shape.kind}, not a Clock`, hint: `declare it with m.input('${d.clock.name}', Clock) (m.clockAndReset() does)`, loc: d.clock.loc });
+    if (d.resetKind !== 'none' && !d.reset && domainHasReset(m, d.name)) out.push({ pass: 'domains', message: `module ${m.name} has registers with reset values but no input named '${names.reset}'`, hint: "add the ports with m.clockAndReset(), or give the registers { reset: null }", loc: firstUser(m, d) });
   }
   // A register of domain A that reaches a register of domain B, directly, through
   // combinational wires, or through the conditions and enables guarding the assignment.

@@ -22,9 +22,9 @@ export interface TraceOptions {
 }
 
 export interface ResetOptions {
-  /** Reset input name (default `rst`). */
+  /** Reset input name (default: the default domain's reset in the manifest, else `rst`). */
   readonly port?: string;
-  /** True for an active-low reset such as `rst_n`. */
+  /** True for an active-low reset such as `rst_n` (default: as the manifest says for that port). */
   readonly activeLow?: boolean;
 }
 
@@ -96,12 +96,14 @@ export class TestBench {
 
   /** Holds reset for `cycles` rising edges, then releases it. */
   async reset(cycles = 2, options: ResetOptions = {}): Promise<void> {
-    const name = options.port ?? 'rst';
+    const domains = this.model.manifest.domains ?? [];
+    const name = options.port ?? domains.find(d => d.name === 'sync')?.reset ?? 'rst';
+    const activeLow = options.activeLow ?? domains.find(d => d.reset === name)?.resetActive === 'low';
     const access = this.model.access(name);
     if (access.slot.port.dir !== 'input') throw new PortValueError(name, 'reset must be an input');
-    access.write(options.activeLow ? 0 : 1);
+    access.write(activeLow ? 0 : 1);
     await this.sched.cycles(cycles);
-    access.write(options.activeLow ? 1 : 0);
+    access.write(activeLow ? 1 : 0);
   }
 
   /** Dumps waves (FST unless the model was built for VCD) for a window of cycles. */
