@@ -23,6 +23,8 @@ export interface NativeModel {
   traceClose(): void;
   /** The pending trap (and clear it), or null. */
   trap(): NativeTrap | null;
+  /** Models with several clocks only: (period, high, phase) per clock, in port order. */
+  clocks?(schedule: Uint32Array): void;
   destroy(): void;
 }
 
