@@ -148,6 +148,7 @@ export class ModuleEmitter implements TempSink {
     });
     rows.forEach((r, i) => {
       const waiver = this.#waiver(r.s);
+      if (r.s.crossing) out.push(1, `// clock-domain crossing: ${oneLine(r.s.crossing)}`);
       if (waiver) for (const w of waiver.before) out.push(1, w);
       out.push(1, `${r.text}${i === rows.length - 1 ? '' : ','}`);
       if (waiver) out.push(1, waiver.after);
@@ -165,11 +166,13 @@ export class ModuleEmitter implements TempSink {
       if (s.kind === 'input' || s.kind === 'output') continue;
       const kind = this.#alwaysDrivenOrReg(s) ? 'reg ' : 'wire';
       const waiver = this.#waiver(s);
+      if (s.crossing) out.push(0, `// clock-domain crossing: ${oneLine(s.crossing)}`);
       if (waiver) for (const w of waiver.before) out.push(0, w);
-      out.push(0, `${kind} ${s.shape.kind === 'sint' ? 'signed ' : ''}${rangeDecl(s.shape.width)}${s.shape.width > 1 ? ' ' : ''}${s.name};`);
+      out.push(0, `${attributeText(s.attributes)}${kind} ${s.shape.kind === 'sint' ? 'signed ' : ''}${rangeDecl(s.shape.width)}${s.shape.width > 1 ? ' ' : ''}${s.name};`);
       if (waiver) out.push(0, waiver.after);
     }
     for (const mem of this.#ir.memories) {
+      if (mem.crossing) out.push(0, `// clock-domain crossing: ${oneLine(mem.crossing)}`);
       out.push(0, `reg  ${rangeDecl(mem.shape.width)}${mem.shape.width > 1 ? ' ' : ''}${mem.name} [0:${mem.depth - 1}];`);
       mem.readPorts.forEach((_, i) => out.push(0, `reg  ${rangeDecl(mem.shape.width)}${mem.shape.width > 1 ? ' ' : ''}${memReadName(mem, i)};`));
     }
@@ -443,6 +446,17 @@ function uniqueSignals(stmts: readonly Stmt[]): Signal[] {
   // Targets are signals or memories; only signals have a `kind`.
   for (const s of stmts) for (const t of stmtTargets(s)) if ('kind' in t && !out.includes(t)) out.push(t);
   return out;
+}
+
+/** `(* ASYNC_REG = "TRUE" *) ` before a declaration, or nothing. */
+function attributeText(attrs: Readonly<Record<string, string>> | null): string {
+  if (!attrs) return '';
+  const list = Object.entries(attrs).map(([k, v]) => `${k} = "${v}"`);
+  return list.length ? `(* ${list.join(', ')} *) ` : '';
+}
+
+function oneLine(s: string): string {
+  return s.replace(/\s*\n\s*/g, ' ');
 }
 
 function escapeString(s: string): string {

@@ -38,6 +38,11 @@ export interface Signal {
   readonly enable: Expr | null;
   /** Set by m.unused(): bits deliberately not read, and why. */
   unusedReason: string | null;
+  /** Set by m.crossing(): a deliberate clock-domain crossing point, and why it is safe. The
+   *  domains pass does not follow reads through it. */
+  crossing: string | null;
+  /** Verilog attributes on the declaration, e.g. ASYNC_REG = "TRUE" on synchronizer flops. */
+  attributes: Readonly<Record<string, string>> | null;
   /** Instance connection wires point at their instance port. */
   readonly instPort: { inst: Instance; port: string } | null;
 }
@@ -134,6 +139,8 @@ export interface Memory {
   readonly readPorts: MemReadPort[];
   readonly writePorts: MemWritePort[];
   readonly loc: SourceLoc;
+  /** Set by m.crossing(): written and read in different clock domains on purpose, and why. */
+  crossing: string | null;
 }
 
 export interface Instance {

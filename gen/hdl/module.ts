@@ -20,6 +20,8 @@ export interface RegOptions {
   domain?: Domain;
   /** When given, the register only updates while this is true. */
   enable?: Value;
+  /** Verilog attributes on the declaration: `{ ASYNC_REG: 'TRUE' }` -> `(* ASYNC_REG = "TRUE" *)`. */
+  attributes?: Readonly<Record<string, string>>;
 }
 export interface WireOptions {
   /** Value on paths that do not assign the wire. Default 0. */
@@ -151,6 +153,7 @@ export class ModuleBuilder implements AssignSink {
       : opts.reset === undefined ? (shape.kind === 'enum' ? BigInt(Object.values(shape.members)[0] ?? 0) : 0n)
         : constValue(shape, opts.reset, loc);
     const s = this.#signal(name, shape, 'reg', { reset, domain: opts.domain ?? this.defaultDomain(loc), enable: opts.enable?.expr ?? null, loc });
+    if (opts.attributes) s.attributes = checkAttributes(opts.attributes, loc);
     return new Reg<S>(s, this);
   }
   /** A wire that holds `value`: names an intermediate result in the Verilog. */
@@ -192,6 +195,19 @@ export class ModuleBuilder implements AssignSink {
   /** Declare that (bits of) a signal are deliberately not read, and why. Emitted as a reasoned lint waiver. */
   unused(v: SignalValue, reason: string): void {
     v.signal.unusedReason = reason;
+  }
+  /**
+   * Declare a deliberate clock-domain crossing: logic of any domain may read `v` (a signal, or
+   * a memory written and read in different domains), and the domains check does not follow
+   * reads through it. For the rare crossing that none of the synchronizers in nicgen/lib
+   * (syncBits, syncHandshake, asyncFifo) fits; `why` says why it is safe and is written beside
+   * the declaration in the Verilog.
+   */
+  crossing(v: SignalValue | MemoryHandle, why: string): void {
+    const loc = callerLoc();
+    if (typeof why !== 'string' || why.trim() === '') throw new DslError('m.crossing needs a reason', "say why the crossing is safe: m.crossing(sig, 'held stable for 4 cycles after req toggles')", loc);
+    if (v instanceof MemoryHandle) v.mem.crossing = why;
+    else v.signal.crossing = why;
   }
 
   // ---- statements ------------------------------------------------------------------------
@@ -283,10 +299,18 @@ export class ModuleBuilder implements AssignSink {
     o: { init?: bigint; reset?: bigint | null; domain?: Domain | null; enable?: Expr | null; loc?: SourceLoc; instPort?: Signal['instPort'] }): Signal {
     const loc = o.loc ?? callerLoc();
     this.#claimName(name, loc);
-    const s: Signal = { id: nextSignalId++, name, shape, kind, loc, init: o.init ?? 0n, reset: o.reset ?? null, domain: o.domain ?? null, enable: o.enable ?? null, unusedReason: null, instPort: o.instPort ?? null };
+    const s: Signal = { id: nextSignalId++, name, shape, kind, loc, init: o.init ?? 0n, reset: o.reset ?? null, domain: o.domain ?? null, enable: o.enable ?? null, unusedReason: null, crossing: null, attributes: null, instPort: o.instPort ?? null };
     this.ir.signals.push(s);
     return s;
   }
+}
+
+function checkAttributes(attrs: Readonly<Record<string, string>>, loc: SourceLoc): Readonly<Record<string, string>> {
+  for (const [k, v] of Object.entries(attrs)) {
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(k)) throw new DslError(`attribute name '${k}' is not a Verilog identifier`, 'use names such as ASYNC_REG', loc);
+    if (/["\\\n]/.test(v)) throw new DslError(`attribute ${k} = ${JSON.stringify(v)} has a quote, backslash or newline`, 'use a plain value such as TRUE', loc);
+  }
+  return { ...attrs };
 }
 
 /** A reset or default value for a shape, from a number or an enum member name. */
