@@ -12,7 +12,8 @@
 //   the FIFO fuller (writer) or emptier (reader) than it is: never a lost or a phantom word, at
 //   the cost of 2-3 cycles of latency and of some depth near full.
 // - s_level / m_level: words held as each side sees them (the writer's count is an upper bound,
-//   the reader's a lower bound).
+//   the reader's a lower bound). In asyncFifoRam, s_level counts the words in the RAM: the
+//   output register may hold one more.
 //
 // asyncFifo keeps the words in flip-flops and shows the head word combinationally (m_data
 // follows m_valid in the same cycle, from storage written in the s_clk domain: a path to
