@@ -8,7 +8,7 @@ import { domainHasReset, readBits, stmtTargets, type ReadBits } from '../hdl/ana
 import { formatLoc } from '../hdl/errors.ts';
 import type { AssertStmt, AssignStmt, Domain, Expr, Memory, ModuleIR, Signal, Stmt } from '../hdl/ir.ts';
 import { constExpr, walkStmts } from '../hdl/ir.ts';
-import type { EnumShape } from '../hdl/shape.ts';
+import type { EnumShape, Shape } from '../hdl/shape.ts';
 import type { SourceLoc } from '../hdl/errors.ts';
 import { enumLabel } from '../hdl/value.ts';
 import { ExprPrinter, printConst, rangeDecl, stripParens, type TempSink } from './expr.ts';
@@ -146,18 +146,37 @@ export class ModuleEmitter implements TempSink {
       const kind = s.kind === 'output' && this.#alwaysDrivenOrReg(s) ? 'reg ' : 'wire';
       return { s, text: `${dir} ${kind} ${typeCol(p).padEnd(colWidth)} ${s.name}`.replace(/ +/g, m => (m.length > 1 && colWidth === 0 ? ' ' : m)) };
     });
+    // Struct-typed ports carry their field layout beside them, aligned.
+    const textWidth = Math.max(0, ...rows.map(r => r.text.length + 1));
     rows.forEach((r, i) => {
       const waiver = this.#waiver(r.s);
       if (r.s.crossing) out.push(1, `// clock-domain crossing: ${oneLine(r.s.crossing)}`);
       if (waiver) for (const w of waiver.before) out.push(1, w);
-      out.push(1, `${r.text}${i === rows.length - 1 ? '' : ','}`);
+      const line = `${r.text}${i === rows.length - 1 ? '' : ','}`;
+      const layout = structLayout(r.s.shape);
+      out.push(1, layout ? `${line.padEnd(textWidth)} // ${layout}` : line);
       if (waiver) out.push(1, waiver.after);
     });
   }
 
+  /** The localparams of the enum members used, in declaration order: enums as their signals
+   *  are declared (an FSM's state register first where it is), members as the enum lists them
+   *  (`STATE_IDLE`, `STATE_FETCH`, `STATE_DONE`), so the Verilog reads like the TS. */
   #emitLabels(out: Lines): void {
     if (!this.#labels.size) return;
-    for (const l of [...this.#labels.keys()].sort()) out.push(0, this.#labels.get(l)!);
+    const order: string[] = [];
+    const shapes = new Set<EnumShape>();
+    for (const f of this.#ir.fsms) if (f.signal.shape.kind === 'enum') shapes.add(f.signal.shape);
+    for (const sig of this.#ir.signals) if (sig.shape.kind === 'enum') shapes.add(sig.shape);
+    for (const shape of shapes) {
+      for (const member of Object.keys(shape.members)) {
+        const label = enumLabel(shape, member);
+        if (this.#labels.has(label) && !order.includes(label)) order.push(label);
+      }
+    }
+    // Members of enums no signal here has (compared against a number, say): after the rest.
+    for (const l of [...this.#labels.keys()].sort()) if (!order.includes(l)) order.push(l);
+    for (const l of order) out.push(0, this.#labels.get(l)!);
     out.blank();
   }
 
@@ -446,6 +465,25 @@ function uniqueSignals(stmts: readonly Stmt[]): Signal[] {
   // Targets are signals or memories; only signals have a `kind`.
   for (const s of stmts) for (const t of stmtTargets(s)) if ('kind' in t && !out.includes(t)) out.push(t);
   return out;
+}
+
+/**
+ * A struct's fields with their bits, in declaration order (the first at the least significant
+ * bits): `struct hdr: op [3:0], len [15:4], tag [35:16]`; a Vec of structs gives the element's
+ * layout. Null for other shapes.
+ */
+export function structLayout(shape: Shape): string | null {
+  if (shape.kind === 'vec' && shape.element.kind === 'struct') {
+    return `${shape.count} x ${structLayout(shape.element)} (element i at [i*${shape.element.width} +: ${shape.element.width}])`;
+  }
+  if (shape.kind !== 'struct') return null;
+  const fields = shape.fields.map(f => {
+    const bits = f.shape.width === 1 ? `[${f.offset}]` : `[${f.offset + f.shape.width - 1}:${f.offset}]`;
+    const kind = f.shape.kind === 'struct' ? ` (struct ${f.shape.name})` : f.shape.kind === 'enum' ? ` (enum ${f.shape.name})`
+      : f.shape.kind === 'vec' ? ` (${f.shape.count} x ${f.shape.element.width} bits)` : f.shape.kind === 'sint' ? ' (signed)' : '';
+    return `${f.name} ${bits}${kind}`;
+  });
+  return `struct ${shape.name}: ${fields.join(', ')}`;
 }
 
 /** `(* ASYNC_REG = "TRUE" *) ` before a declaration, or nothing. */
