@@ -20,7 +20,7 @@ interface Run { code: number | null; stdout: string; stderr: string }
 
 function run(cmd: string, args: readonly string[], cwd: string, timeoutMs = 240_000): Run {
   // Shared model cache: the project's own .cache would rebuild Verilator's runtime (30 s).
-  const env: NodeJS.ProcessEnv = { ...process.env, NICGEN_CACHE: process.env['NICGEN_CACHE'] ?? path.join(root, '.cache') };
+  const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1', NICGEN_CACHE: process.env['NICGEN_CACHE'] ?? path.join(root, '.cache') };
   delete env['NICGEN_SEED'];
   const r = spawnSync(cmd, [...args], { cwd, env, encoding: 'utf8', timeout: timeoutMs });
   return { code: r.status, stdout: r.stdout ?? '', stderr: `${r.stderr ?? ''}${r.error ? String(r.error) : ''}` };
