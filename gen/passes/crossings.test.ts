@@ -162,20 +162,20 @@ describe('clock-domain crossings across instances', () => {
   it('accepts streams through asyncFifo, asyncFifoRam and syncHandshake, and reports a handshake signal driven from the wrong side', () => {
     expect(diagnose(fifoUser)).toEqual([]);
     const ds = ofPass(diagnose({ elaborate: () => fifoUser.elaborate({ bad: true }) }), 'domains');
-    expect(ds.map(d => d.message)).toEqual(['register ready_a (domain a) drives input m_ready of u_x1, which logic clocked by clk_b reads']);
+    expect(ds.map(d => d.message)).toEqual(['register ready_a (domain a, clock clk_a) drives input m_ready of u_x1, which logic clocked by clk_b reads']);
     expect(fileLine(ds[0]!.loc)).toBe(here.at('bad-ready'));
   });
 
   it('reports a register of one clock driving an instance input that another clock reads, where the input is assigned', () => {
     const ds = ofPass(diagnose(intoInstance), 'domains');
-    expect(ds.map(d => d.message)).toEqual(['register ra (domain a) drives input d of u_stage, which logic clocked by clk_b reads']);
+    expect(ds.map(d => d.message)).toEqual(['register ra (domain a, clock clk_a) drives input d of u_stage, which logic clocked by clk_b reads']);
     expect(ds[0]!.hint).toMatch(/syncBits .* asyncFifo .* m\.crossing\(signal, 'why it is safe'\)/);
     expect(fileLine(ds[0]!.loc)).toBe(here.at('into'));
   });
 
   it('reports an instance output of one clock read by a register of another, at the assignment', () => {
     const ds = ofPass(diagnose(outOfInstance), 'domains');
-    expect(ds.map(d => d.message)).toEqual(['output q of u_stage (register r (domain sync) inside, clock clk_b) is used by register ra (domain a)']);
+    expect(ds.map(d => d.message)).toEqual(['output q of u_stage (from register r (clock clk) inside, clock clk_b here) is used by register ra (domain a, clock clk_a)']);
     expect(fileLine(ds[0]!.loc)).toBe(here.at('out'));
   });
 
@@ -192,7 +192,7 @@ describe('clock-domain crossings across instances', () => {
 
   it('reports a memory written in one clock domain and read in another unless waived', () => {
     const ds = ofPass(diagnose(dualClockRam(false)), 'domains');
-    expect(ds.map(d => d.message)).toEqual(['memory mem is written and read in different clock domains (read in b)']);
+    expect(ds.map(d => d.message)).toEqual(['memory mem is written and read in different clock domains (read in domain b, clock clk_b)']);
     expect(fileLine(ds[0]!.loc)).toBe(here.at('ram'));
     expect(ofPass(diagnose(dualClockRam(true)), 'domains')).toEqual([]);
   });
@@ -214,7 +214,7 @@ describe('clock-domain crossings across instances', () => {
       return { ...ports, x, y };
     });
     const ds = ofPass(diagnose(inside), 'domains');
-    expect(ds.map(d => d.message)).toEqual(['register ra (domain a) is used by register rb (domain b)']);
+    expect(ds.map(d => d.message)).toEqual(['register ra (domain a, clock clk_a) is used by register rb (domain b, clock clk_b)']);
     expect(fileLine(ds[0]!.loc)).toBe(here.at('inside'));
   });
 });

@@ -9,7 +9,7 @@
 // which clocks drive each output port, both through its children as well. A parent maps a
 // child's clocks to its own through the instance's clock connections.
 
-import type { Expr, Instance, Memory, ModuleIR, Signal, Stmt } from '../hdl/ir.ts';
+import type { Domain, Expr, Instance, Memory, ModuleIR, Signal, Stmt } from '../hdl/ir.ts';
 import { walkExpr } from '../hdl/ir.ts';
 import { combPaths } from './comb-loops.ts';
 
@@ -108,6 +108,12 @@ function collect(e: Expr, into: Deps): void {
 
 const summaries = new WeakMap<ModuleIR, DomainSummary>();
 
+/** `clock aclk` for the default domain (which users never name), `domain rd, clock m_clk` else. */
+export function domainText(d: Domain): string {
+  const clock = d.clock?.name ?? '?';
+  return d.name === 'sync' ? `clock ${clock}` : `domain ${d.name}, clock ${clock}`;
+}
+
 /** The clock sources (and inputs) behind `roots` in module `m`. */
 export function sourcesOf(deps: CombDeps, roots: readonly Expr[]): Sources {
   const start: Deps = { signals: new Set(), reads: new Set() };
@@ -129,7 +135,7 @@ function walk(deps: CombDeps, start: Deps): Sources {
     for (const r of reads) {
       if (r.mem.crossing) continue;
       const d = r.mem.readPorts[r.port]!.domain;
-      if (d.clock) clocked.push({ clock: deps.root(d.clock), what: `memory ${r.mem.name} (read in domain ${d.name})` });
+      if (d.clock) clocked.push({ clock: deps.root(d.clock), what: `memory ${r.mem.name} (read in ${domainText(d)})` });
     }
   };
   memReads(start.reads);
@@ -139,7 +145,7 @@ function walk(deps: CombDeps, start: Deps): Sources {
     seen.add(s);
     if (s.crossing) continue;
     if (s.kind === 'reg') {
-      if (s.domain?.clock) clocked.push({ clock: deps.root(s.domain.clock), what: `register ${s.name} (domain ${s.domain.name})` });
+      if (s.domain?.clock) clocked.push({ clock: deps.root(s.domain.clock), what: `register ${s.name} (${domainText(s.domain)})` });
       continue;
     }
     if (s.kind === 'input') { inputs.add(s); continue; }
@@ -160,7 +166,7 @@ function childOutputSources(deps: CombDeps, inst: Instance, port: string): Clock
   for (const src of summaryOf(child).drivenBy.get(port) ?? []) {
     const wire = inst.connections.get(src.clock.name);
     const clock = wire && deps.root(wire);
-    if (clock) out.push({ clock, what: `output ${port} of ${inst.name} (${src.what} inside, clock ${clock.name})` });
+    if (clock) out.push({ clock, what: `output ${port} of ${inst.name} (from ${src.what} inside, clock ${clock.name} here)` });
   }
   return out;
 }
@@ -195,10 +201,10 @@ export function sinksOf(m: ModuleIR): Sink[] {
     for (const s of stmts) {
       if (s.kind === 'assign' && s.target.kind === 'reg') {
         const d = s.target.domain;
-        if (d?.clock) out.push({ clock: d.clock, roots: [s.value, ...guards, ...(s.target.enable ? [s.target.enable] : [])], what: `register ${s.target.name} (domain ${d.name})`, stmt: s });
+        if (d?.clock) out.push({ clock: d.clock, roots: [s.value, ...guards, ...(s.target.enable ? [s.target.enable] : [])], what: `register ${s.target.name} (${domainText(d)})`, stmt: s });
       } else if (s.kind === 'memwrite') {
         const d = s.mem.writePorts[s.port]!.domain;
-        if (d.clock) out.push({ clock: d.clock, roots: [s.addr, s.data, ...(s.mask ? [s.mask] : []), ...guards], what: `the write port of memory ${s.mem.name} (domain ${d.name})`, stmt: s });
+        if (d.clock) out.push({ clock: d.clock, roots: [s.addr, s.data, ...(s.mask ? [s.mask] : []), ...guards], what: `the write port of memory ${s.mem.name} (${domainText(d)})`, stmt: s });
       } else if (s.kind === 'if') {
         let g = guards;
         for (const b of s.branches) { if (b.cond) g = [...g, b.cond]; visit(b.body, g); }
@@ -210,7 +216,7 @@ export function sinksOf(m: ModuleIR): Sink[] {
   visit(m.body, []);
   for (const mem of m.memories) {
     mem.readPorts.forEach((p, i) => {
-      if (p.domain.clock) out.push({ clock: p.domain.clock, roots: [p.addr, ...(p.enable ? [p.enable] : [])], what: `read port ${i} of memory ${mem.name} (domain ${p.domain.name})`, stmt: null });
+      if (p.domain.clock) out.push({ clock: p.domain.clock, roots: [p.addr, ...(p.enable ? [p.enable] : [])], what: `read port ${i} of memory ${mem.name} (${domainText(p.domain)})`, stmt: null });
     });
   }
   return out;

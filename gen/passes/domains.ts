@@ -6,7 +6,7 @@ import { domainHasReset, domainUsed } from '../hdl/analysis.ts';
 import type { Diagnostic, SourceLoc } from '../hdl/errors.ts';
 import type { Domain, ModuleIR, Signal } from '../hdl/ir.ts';
 import { walkStmts } from '../hdl/ir.ts';
-import { CombDeps, childInputClocks, sinksOf, sourcesOf, sourcesOfSignal } from './domain-graph.ts';
+import { CombDeps, childInputClocks, domainText, sinksOf, sourcesOf, sourcesOfSignal } from './domain-graph.ts';
 
 export function checkDomains(m: ModuleIR): Diagnostic[] {
   const out: Diagnostic[] = [];
@@ -68,7 +68,7 @@ function crossings(m: ModuleIR): Diagnostic[] {
     const writes = new Set(mem.writePorts.flatMap(p => (p.domain.clock ? [deps.root(p.domain.clock)] : [])));
     for (const rp of mem.readPorts) {
       if (rp.domain.clock && [...writes].some(w => w !== deps.root(rp.domain.clock!))) {
-        report(`mem ${mem.name}`, { pass: 'domains', message: `memory ${mem.name} is written and read in different clock domains (read in ${rp.domain.name})`, hint: `a dual-clock RAM is safe only when its reader knows a word was written (as asyncFifoRam does): say why with m.crossing(mem, 'why'), or use asyncFifoRam`, loc: mem.loc });
+        report(`mem ${mem.name}`, { pass: 'domains', message: `memory ${mem.name} is written and read in different clock domains (read in ${domainText(rp.domain)})`, hint: `a dual-clock RAM is safe only when its reader knows a word was written (as asyncFifoRam does): say why with m.crossing(mem, 'why'), or use asyncFifoRam`, loc: mem.loc });
       }
     }
   }
