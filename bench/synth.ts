@@ -4,11 +4,15 @@
 // `node --import tsx scripts/bench.ts --only synth` (or this file alone). Results are cached
 // (.cache/synth), so a second run with unchanged RTL prints at once.
 
+import * as path from 'node:path';
 import { nicTop } from '../gen/nic/nic-top.ts';
 import { top } from '../gen/emit/project.ts';
 import { loadAnchors, type AnchorRecord } from '../synth/anchor-data.ts';
 import type { ModuleResult, Proxy } from '../synth/result.ts';
+import { cacheRoot } from '../sim/cache.ts';
 import { measureAll, subjectOf } from '../synth/session.ts';
+
+const synthCache = path.join(cacheRoot(), 'synth');
 
 const configs = [
   { dataWidth: 64, numQp: 4 }, { dataWidth: 512, numQp: 4 }, { dataWidth: 64, numQp: 256 }, { dataWidth: 512, numQp: 256 },
@@ -42,7 +46,7 @@ for (const c of configs) {
     continue;
   }
   const t0 = performance.now();
-  const [r] = await measureAll([subjectOf(emitted, emitted.top)], { target: 'xcup', jobs, cacheDir: '.cache/synth', log: l => console.error(l) });
+  const [r] = await measureAll([subjectOf(emitted, emitted.top)], { target: 'xcup', jobs, cacheDir: synthCache, log: l => console.error(l) });
   const res = r!.resources!;
   const a = r!.paths.find(p => p.proxy === 'a')!;
   const bp = r!.paths.find(p => p.proxy === 'b_prime')!;

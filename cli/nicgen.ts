@@ -1,5 +1,6 @@
 // The nicgen command line.
 
+import * as path from 'node:path';
 import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { DesignErrors, DslError } from '../gen/hdl/errors.ts';
@@ -10,6 +11,7 @@ import { replayCommand } from './replay-command.ts';
 import { simCommand } from './sim-command.ts';
 import { synthCommand } from './synth-command.ts';
 import { UsageError } from './usage-error.ts';
+import { cacheRoot } from '../sim/cache.ts';
 
 async function main(argv: string[]): Promise<number> {
   let code = 0;
@@ -34,10 +36,10 @@ async function main(argv: string[]): Promise<number> {
       .option('json', { type: 'string', describe: 'also write the report as JSON to this file' })
       .option('whole', { type: 'boolean', default: false, describe: 'only the whole top, no row per module inside it' })
       .option('jobs', { type: 'number', default: 2, describe: 'synthesis runs at once' })
-      .option('cache', { type: 'string', default: '.cache/synth', describe: 'folder of cached tool outputs' })
+      .option('cache', { type: 'string', describe: 'folder of cached tool outputs (default <project>/.cache/synth, or $NICGEN_CACHE/synth)' })
       .option('tops', { type: 'string', describe: 'a TS module exporting `tops` instead of gen/tops.ts' }),
     async a => {
-      code = await synthCommand({ top: a.top, set: a.set, target: a.target, json: a.json, jobs: a.jobs, whole: a.whole, cacheDir: a.cache, ...(a.tops ? { topsFile: a.tops } : {}) });
+      code = await synthCommand({ top: a.top, set: a.set, target: a.target, json: a.json, jobs: a.jobs, whole: a.whole, cacheDir: a.cache ?? path.join(cacheRoot(), 'synth'), ...(a.tops ? { topsFile: a.tops } : {}) });
     })
     .command('modules', 'print a table of the emitted modules', y => y
       .option('tops', { type: 'string', describe: 'a TS module exporting `tops` instead of gen/tops.ts' }),

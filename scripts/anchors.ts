@@ -16,9 +16,12 @@ import { FLOW_VERSION, type Target } from '../synth/flows.ts';
 import { NameMap } from '../synth/names.ts';
 import type { ModuleResult } from '../synth/result.ts';
 import { toolVersions, ToolFailure } from '../synth/run.ts';
+import { cacheRoot } from '../sim/cache.ts';
 import { measureAll, type Measured } from '../synth/session.ts';
 import type { WrapPort } from '../synth/wrapper.ts';
 import { ANCHORS_FILE, type AnchorRecord, type AnchorsFile } from '../synth/anchor-data.ts';
+
+const synthCache = path.join(cacheRoot(), 'synth');
 
 const args = process.argv.slice(2);
 const opt = (name: string): string | undefined => { const i = args.indexOf(name); return i >= 0 ? args[i + 1] : undefined; };
@@ -73,7 +76,7 @@ const measured: Measured[] = selected.map(a => {
 /** One anchor on one target; a tool failure (Yosys 0.23 cannot map every memory) is recorded, not fatal. */
 async function measureOne(m: Measured, target: Target): Promise<ModuleResult> {
   try {
-    const [r] = await measureAll([m], { target, jobs, cacheDir: '.cache/synth', log: l => console.error(l) });
+    const [r] = await measureAll([m], { target, jobs, cacheDir: synthCache, log: l => console.error(l) });
     return strip(r!);
   } catch (e) {
     if (!(e instanceof ToolFailure)) throw e;
@@ -82,7 +85,7 @@ async function measureOne(m: Measured, target: Target): Promise<ModuleResult> {
     const note = `${target}: Yosys failed: ${why}`;
     // The generic flow keeps memories as cells, so proxy (b) and the LUT6 count still exist.
     if (target === 'xcup') {
-      const [g] = await measureAll([m], { target: 'generic', jobs, cacheDir: '.cache/synth', log: l => console.error(l) });
+      const [g] = await measureAll([m], { target: 'generic', jobs, cacheDir: synthCache, log: l => console.error(l) });
       return { ...strip(g!), target, resources: null, genericLuts: g!.resources!.luts, notes: [note] };
     }
     return { module: m.subject.module, target, resources: null, genericLuts: null, paths: [], notes: [note], seconds: 0, cached: false };
