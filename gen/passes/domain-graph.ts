@@ -134,8 +134,13 @@ function walk(deps: CombDeps, start: Deps): Sources {
   const memReads = (reads: Iterable<{ mem: Memory; port: number }>): void => {
     for (const r of reads) {
       if (r.mem.crossing) continue;
-      const d = r.mem.readPorts[r.port]!.domain;
-      if (d.clock) clocked.push({ clock: deps.root(d.clock), what: `memory ${r.mem.name} (read in ${domainText(d)})` });
+      const p = r.mem.readPorts[r.port]!;
+      if (p.async) {
+        // The data of an asynchronous read are the contents, of the write clock(s), and it
+        // follows the address combinationally.
+        for (const w of r.mem.writePorts) if (w.domain.clock) clocked.push({ clock: deps.root(w.domain.clock), what: `memory ${r.mem.name} (written in ${domainText(w.domain)})` });
+        stack.push(...addrSignals(p.addr));
+      } else if (p.domain.clock) clocked.push({ clock: deps.root(p.domain.clock), what: `memory ${r.mem.name} (read in ${domainText(p.domain)})` });
     }
   };
   memReads(start.reads);
@@ -159,6 +164,12 @@ function walk(deps: CombDeps, start: Deps): Sources {
 }
 
 /** A child output's clocks, as clocks of the parent (through the instance's clock connections). */
+function addrSignals(e: Expr): Signal[] {
+  const out: Signal[] = [];
+  walkExpr(e, x => { if (x.kind === 'ref') out.push(x.signal); });
+  return out;
+}
+
 function childOutputSources(deps: CombDeps, inst: Instance, port: string): ClockSource[] {
   const child = inst.module;
   if (child.blackBox) return [];
@@ -216,7 +227,8 @@ export function sinksOf(m: ModuleIR): Sink[] {
   visit(m.body, []);
   for (const mem of m.memories) {
     mem.readPorts.forEach((p, i) => {
-      if (p.domain.clock) out.push({ clock: p.domain.clock, roots: [p.addr, ...(p.enable ? [p.enable] : [])], what: `read port ${i} of memory ${mem.name} (${domainText(p.domain)})`, stmt: null });
+      // An asynchronous read port is combinational: its address is followed by the readers of its data.
+      if (!p.async && p.domain.clock) out.push({ clock: p.domain.clock, roots: [p.addr, ...(p.enable ? [p.enable] : [])], what: `read port ${i} of memory ${mem.name} (${domainText(p.domain)})`, stmt: null });
     });
   }
   return out;

@@ -67,6 +67,7 @@ function crossings(m: ModuleIR): Diagnostic[] {
     if (mem.crossing) continue;
     const writes = new Set(mem.writePorts.flatMap(p => (p.domain.clock ? [deps.root(p.domain.clock)] : [])));
     for (const rp of mem.readPorts) {
+      if (rp.async) continue; // combinational: its readers' clocks are checked against the write clocks
       if (rp.domain.clock && [...writes].some(w => w !== deps.root(rp.domain.clock!))) {
         report(`mem ${mem.name}`, { pass: 'domains', message: `memory ${mem.name} is written and read in different clock domains (read in ${domainText(rp.domain)})`, hint: `a dual-clock RAM is safe only when its reader knows a word was written (as asyncFifoRam does): say why with m.crossing(mem, 'why'), or use asyncFifoRam`, loc: mem.loc });
       }
