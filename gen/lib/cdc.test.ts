@@ -1,7 +1,7 @@
 // The clock-domain crossing blocks as hardware: every variant passes the three gates, the
 // synchronizer flops carry ASYNC_REG, the crossings are written down in the Verilog, and
 // Yosys' Xilinx flow maps asyncFifoRam onto one block RAM with its ports on the two clocks.
-// Their behaviour with two unrelated clocks is in tb/benches/lib/async-fifo.ts.
+// Their behaviour with two unrelated clocks is in tb/benches/lib/cdc.ts.
 
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';

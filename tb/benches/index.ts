@@ -3,7 +3,7 @@
 
 import type { BenchGroup } from './bench.ts';
 import { rrBenches, wrrBenches } from './lib/arbiter.ts';
-import { asyncFifoBenches, asyncFifoRamBenches, syncHandshakeBenches } from './lib/async-fifo.ts';
+import { asyncFifoBenches, asyncFifoRamBenches, syncHandshakeBenches } from './lib/cdc.ts';
 import { crcBenches } from './lib/crc.ts';
 import { syncFifoBenches, syncFifoRamBenches } from './lib/fifo.ts';
 import { skidBenches } from './lib/skid.ts';

@@ -50,7 +50,8 @@ describe('the packed nicgen in a project of its own', () => {
     fs.mkdirSync(tool);
     ok(run('npm', ['install', ...npmFlags, tarball], tool), 'npm install of the tarball');
   }, 600_000);
-  afterAll(() => fs.rmSync(work, { recursive: true, force: true }));
+  // Two installed projects: removing them takes a while on a loaded machine.
+  afterAll(() => fs.rmSync(work, { recursive: true, force: true }), 120_000);
 
   it('packs sources and types, not tests', () => {
     const list = run('tar', ['-tzf', tarball], work).stdout.split('\n');

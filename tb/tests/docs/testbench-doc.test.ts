@@ -38,7 +38,7 @@ function run(cmd: string, args: readonly string[], cwd: string): { code: number 
 
 describe('docs/testbench.md', () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nicgen-tbdoc-'));
-  afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+  afterAll(() => fs.rmSync(dir, { recursive: true, force: true }), 60_000);
   const nicgen = path.join(root, 'bin/nicgen');
 
   it('has the worked example\'s files', () => {

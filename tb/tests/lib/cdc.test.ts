@@ -1,8 +1,8 @@
-// Clock-domain crossing benches (tb/benches/lib/async-fifo.ts) under vitest: both FIFOs and the
+// Clock-domain crossing benches (tb/benches/lib/cdc.ts) under vitest: both FIFOs and the
 // handshake synchronizer, clocks from the seed and the fixed extremes.
 
 import { describe, it } from 'vitest';
-import { asyncFifoBenches, asyncFifoRamBenches, syncHandshakeBenches } from '../../benches/lib/async-fifo.ts';
+import { asyncFifoBenches, asyncFifoRamBenches, syncHandshakeBenches } from '../../benches/lib/cdc.ts';
 import { runGroup } from './run-group.ts';
 
 describe('async_fifo (flip-flops, two clocks)', () => runGroup(it, asyncFifoBenches));
