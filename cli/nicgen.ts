@@ -38,9 +38,14 @@ async function main(argv: string[]): Promise<number> {
       .option('from', { type: 'number', describe: 'first cycle in the wave dump' })
       .option('to', { type: 'number', describe: 'cycle at which the wave dump stops' })
       .option('pcap', { type: 'string', describe: 'write the link\'s frames to this pcap file (benches with a link: nic_pair; others ignore it)' })
-      .option('max-cycles', { type: 'number', describe: 'fail if the bench runs longer (default: the bench\'s own budget)' }),
+      .option('max-cycles', { type: 'number', describe: 'fail if the bench runs longer (default: the bench\'s own budget)' })
+      .option('period', { type: 'number', describe: 'clock period in ns: cycle N is at N x period in the dump (default 4, 250 MHz)' })
+      .option('pictures', { type: 'boolean', default: true, describe: 'on a failure, re-run the seed with waves of the cause and draw it (--no-pictures: off)' }),
     async a => {
-      code = await simCommand({ top: a.top, test: a.test, list: a.list, seed: a.seed, wave: a.wave, from: a.from, to: a.to, maxCycles: a.maxCycles, pcap: a.pcap });
+      code = await simCommand({
+        top: a.top, test: a.test, list: a.list, seed: a.seed, wave: a.wave, from: a.from, to: a.to, maxCycles: a.maxCycles, pcap: a.pcap,
+        periodNs: a.period, pictures: a.pictures,
+      });
     })
     .command('replay', 'feed captured RoCEv2 frames to one nic_top and judge each (docs/replay.md)', y => y
       .option('scenario', { type: 'string', describe: 'JSON scenario: the NIC, its QPs and MRs (docs/replay.md)' })
