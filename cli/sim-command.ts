@@ -94,6 +94,7 @@ function cliHints(a: SimArgs): ReplayHints {
   const base = `./bin/nicgen sim ${a.top} --test ${a.test}${a.periodNs !== undefined ? ` --period ${a.periodNs}` : ''}`;
   return {
     label: fileLabel(`${a.top}-${a.test}`),
+    name: `${a.top}/${a.test}`,
     command: seed => `${base} --seed ${seed}`,
     withWaves: (seed, file, from, to) => `${base} --seed ${seed} --wave ${shellQuote(file)} --from ${from} --to ${to}`,
   };

@@ -67,7 +67,9 @@ export class ClockTime {
    * read `cycle 424 (1696 ns)` by the time a test failure is reported.
    */
   annotate(text: string): string {
-    return text.replace(/\bcycle (\d+)\b(?! \(\d[\d.]* ns\))/g, (_m, n: string) => this.at(Number(n)));
+    return text
+      .replace(/\(cycle (\d+)\)/g, (_m, n: string) => `(cycle ${n}, ${this.time(Number(n))})`)
+      .replace(/\bcycle (\d+)\b(?! \(\d[\d.]* ns\)|, \d[\d.]* ns)/g, (_m, n: string) => this.at(Number(n)));
   }
 
   /** Units of the design's time precision (power of ten, -12 = ps) per period; throws if not even. */

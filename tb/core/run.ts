@@ -159,11 +159,12 @@ async function failure<IO>(s: RunSetup<IO>, o: TestOptions, f: RunFailed): Promi
     waves = { dump: s.wave.file, savefile };
   }
   const dir = picturesDir(o);
+  const format = s.build?.trace ?? 'fst';
   const made = dir === undefined
     ? { note: 'pictures are off (NICGEN_PICTURES=0 or pictures: false)' }
     : await failureFiles({
-      manifest, clock: s.clock, dir: path.join(dir, `${hints.label}-seed${s.seed}`), name: hints.label, seed: s.seed,
-      cycle: f.cycle, message, window, marker, ...(cause ? { cause } : {}), watched,
+      manifest, clock: s.clock, dir: path.join(dir, `${hints.label}-seed${s.seed}`), name: hints.name, seed: s.seed,
+      cycle: f.cycle, message, window, marker, ...(cause ? { cause } : {}), watched, format,
       rerun: async w => {
         try {
           await runOnce({ ...s, wave: w });
@@ -177,7 +178,7 @@ async function failure<IO>(s: RunSetup<IO>, o: TestOptions, f: RunFailed): Promi
   const details: FailureDetails = {
     clock: s.clock,
     replay: hints.command(s.seed),
-    replayWithWaves: hints.withWaves(s.seed, `${hints.label}.fst`, window.from, window.to),
+    replayWithWaves: hints.withWaves(s.seed, `${hints.label}.${format}`, window.from, window.to),
     window,
     ...('files' in made && made.files ? { files: made.files } : {}),
     ...(made.note ? { filesNote: made.note } : {}),

@@ -11,8 +11,10 @@ export interface ReplayHints {
   command(seed: number): string;
   /** The same with a wave dump of cycles [from, to) into `file`. */
   withWaves(seed: number, file: string, from: number, to: number): string;
-  /** A short name for files: `selftest-fail`, `fifo.test-random-w8`. */
+  /** A short name for files: `selftest-fail`, `fifo-random-w8`. */
   readonly label: string;
+  /** What runs, for titles: `selftest/fail`, `fifo.test.ts > random w8`. */
+  readonly name: string;
 }
 
 export interface VitestTest {
@@ -40,7 +42,7 @@ export function shellQuote(s: string): string {
 
 /** A file-name-safe short label. */
 export function fileLabel(s: string): string {
-  return s.replace(/[^A-Za-z0-9_.-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 80) || 'test';
+  return s.replace(/[^A-Za-z0-9_.-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 60).replace(/-+$/, '') || 'test';
 }
 
 function escapeRegex(s: string): string {
@@ -52,6 +54,7 @@ export function vitestHints(t: VitestTest): ReplayHints {
   const run = `npx vitest run ${shellQuote(rel)} -t ${shellQuote(`^${escapeRegex(t.fullName)}$`)}`;
   return {
     label: fileLabel(`${path.basename(t.file).replace(/\.test\.ts$/, '')}-${t.fullName}`),
+    name: `${path.basename(t.file)} > ${t.fullName}`,
     command: seed => `NICGEN_SEED=${seed} ${run}`,
     withWaves: (seed, file, from, to) => `NICGEN_SEED=${seed} NICGEN_WAVE=${shellQuote(file)} NICGEN_WAVE_FROM=${from} NICGEN_WAVE_TO=${to} ${run}`,
   };
@@ -61,6 +64,7 @@ export function vitestHints(t: VitestTest): ReplayHints {
 export function genericHints(label: string): ReplayHints {
   return {
     label: fileLabel(label),
+    name: label,
     command: seed => `NICGEN_SEED=${seed} <the same command>`,
     withWaves: (seed, file, from, to) => `NICGEN_SEED=${seed} NICGEN_WAVE=${shellQuote(file)} NICGEN_WAVE_FROM=${from} NICGEN_WAVE_TO=${to} <the same command>`,
   };

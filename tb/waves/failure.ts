@@ -117,7 +117,7 @@ export interface FailureFilesRequest {
   readonly clock: ClockTime;
   /** Folder for this failure's files (created). */
   readonly dir: string;
-  /** Base name of the files. */
+  /** What failed, for the picture's title (`selftest/fail`, a vitest test name). */
   readonly name: string;
   readonly seed: number;
   readonly cycle: number;
@@ -135,7 +135,7 @@ export interface FailureFilesRequest {
 /** Re-runs the failure with tracing on its window and draws it; never throws for a drawing problem. */
 export async function failureFiles(r: FailureFilesRequest): Promise<{ files?: FailureFiles; note?: string }> {
   fs.mkdirSync(r.dir, { recursive: true });
-  const dump = path.join(r.dir, `${r.name}.${r.format ?? 'fst'}`);
+  const dump = path.join(r.dir, `waves.${r.format ?? 'fst'}`);
   fs.rmSync(dump, { force: true });
   const again = await r.rerun({ file: dump, from: r.window.from, to: r.window.to });
   if (!again.failed) return { note: `the re-run with seed ${r.seed} passed: the test depends on more than its seed (Math.random, time, files?)` };
@@ -147,9 +147,9 @@ export async function failureFiles(r: FailureFilesRequest): Promise<{ files?: Fa
     const title = `${r.name}, seed ${r.seed}: ${firstLine.length > 110 ? `${firstLine.slice(0, 107)}...` : firstLine}`;
     const columns = pictureColumns(again.cycle, r.cause?.cycle, r.window.from);
     const pic = await renderPicture({ manifest: r.manifest, clock: r.clock, dump, cycle: again.cycle, ...(r.cause ? { causeCycle: r.cause.cycle } : {}), watched: r.watched, title, columns });
-    const svg = path.join(r.dir, `${r.name}.svg`);
+    const svg = path.join(r.dir, 'failure.svg');
     fs.writeFileSync(svg, pic.svg);
-    const png = path.join(r.dir, `${r.name}.png`);
+    const png = path.join(r.dir, 'failure.png');
     fs.writeFileSync(png, svgToPng(pic.svg));
     const files: FailureFiles = { svg, png, dump, savefile };
     return diverged ? { files, note: `the re-run failed at cycle ${again.cycle}, not ${r.cycle}: the picture shows the re-run` } : { files };
