@@ -190,7 +190,8 @@ export async function renderPicture(r: PictureRequest): Promise<Picture> {
   });
   const lanes: WaveLane[] = [{ name: 'clk', wave: `p${'.'.repeat(Math.max(0, r.columns.length - 1))}`.split('').map((ch, i) => (r.columns[i] === 'gap' ? '|' : ch)).join('') }];
   for (const row of rows) lanes.push(lane(row, sample(row)));
-  const tick = r.columns.map(c => (c === 'gap' ? '…' : String(c))).join(' ');
+  // One label per column; WaveDrom may ask for one more (a trailing half column): blank.
+  const tick = [...r.columns.map(c => (c === 'gap' ? '…' : String(c))), ''];
   const failCol = r.columns.indexOf(r.cycle);
   const causeCol = r.causeCycle === undefined ? -1 : r.columns.indexOf(r.causeCycle);
   const foot = [`red: the failing ${r.clock.at(r.cycle)}`];

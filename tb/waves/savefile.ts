@@ -75,6 +75,12 @@ export interface Savefile {
 
 const facility = (ms: { path: string }, v: VcdVar): string => `${ms.path}.${v.name}${v.range}`;
 
+/** A field's path as a trace name: GTKWave shows only what follows the last '.' of a name,
+ *  so `sges[0].addr` is written `sges[0]/addr` (the group above names the signal). */
+export function fieldAlias(path: string): string {
+  return path.replace(/\./g, '/');
+}
+
 /** `[15:0]` → msb 15, lsb 0. */
 function rangeOf(v: VcdVar): { msb: number; lsb: number } {
   const m = /^\[(-?\d+):(-?\d+)\]$/.exec(v.range);
@@ -102,9 +108,9 @@ class Builder {
     if (shape.kind !== 'struct' && shape.kind !== 'vec') return base;
     const { lsb } = rangeOf(v);
     const fields: TraceItem[] = [];
-    this.#fields(shape, v.name, 0, (name, s, offset) => {
+    this.#fields(shape, '', 0, (name, s, offset) => {
       fields.push({
-        kind: 'trace', facility: base.facility, width: s.width, alias: name, bits: { hi: lsb + offset + s.width - 1, lo: lsb + offset },
+        kind: 'trace', facility: base.facility, width: s.width, alias: fieldAlias(name), bits: { hi: lsb + offset + s.width - 1, lo: lsb + offset },
         ...(s.kind === 'enum' ? this.#filter(s.name, s.members, s.width) : {}),
       });
     });
@@ -124,7 +130,7 @@ class Builder {
   /** Leaf fields of a struct/vector, flattened: `hdr.psn`, `lanes[3]`. */
   #fields(shape: ShapeJson, name: string, offset: number, leaf: (name: string, s: ShapeJson, offset: number) => void): void {
     if (shape.kind === 'struct') {
-      for (const f of shape.fields) this.#fields(f.shape, `${name}.${f.name}`, offset + f.offset, leaf);
+      for (const f of shape.fields) this.#fields(f.shape, name ? `${name}.${f.name}` : f.name, offset + f.offset, leaf);
     } else if (shape.kind === 'vec') {
       for (let i = 0; i < shape.count; i++) this.#fields(shape.element, `${name}[${i}]`, offset + i * shape.element.width, leaf);
     } else {

@@ -122,7 +122,8 @@ export function scopeContents(manifest: Manifest, ms: ModuleScope): ScopeContent
     const v = take(t.name);
     if (v) typed.push({ v, shape });
   }
-  const other = ms.scope.vars.filter(v => !used.has(v.name));
+  // Parameters (FSM state localparams) are constants GTKWave does not list: left out.
+  const other = ms.scope.vars.filter(v => !used.has(v.name) && v.type !== 'parameter');
   return { interfaces, fsms, typed, other };
 }
 

@@ -4,6 +4,8 @@
 // for, so a large dump costs one pass over its text and little memory.
 
 export interface VcdVar {
+  /** `wire`, `reg`, `logic`, `parameter` ... as declared. */
+  readonly type: string;
   /** The identifier code of its changes (several variables may share one: aliases). */
   readonly id: string;
   readonly name: string;
@@ -86,7 +88,7 @@ export async function readHeader(lines: AsyncIterator<string>): Promise<VcdHeade
         const id = words[3]!;
         const name = words[4]!;
         const range = words[5] && words[5] !== '$end' ? words[5] : '';
-        stack[stack.length - 1]!.vars.push({ id, name, width, range });
+        stack[stack.length - 1]!.vars.push({ type: words[1] ?? '', id, name, width, range });
         break;
       }
       case '$timescale':

@@ -12,7 +12,7 @@ export interface WaveLane {
 
 export interface WaveDromSource {
   readonly signal: readonly (WaveLane | Record<string, never>)[];
-  readonly head?: { readonly text?: string; readonly tick?: string | number; readonly tock?: string | number; readonly every?: number };
+  readonly head?: { readonly text?: string; readonly tick?: string | number | readonly string[]; readonly tock?: string | number | readonly string[]; readonly every?: number };
   readonly foot?: { readonly text?: string };
   readonly config?: { readonly hscale?: number; readonly skin?: string };
 }

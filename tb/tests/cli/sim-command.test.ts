@@ -12,7 +12,7 @@ const failureDir = fs.mkdtempSync(path.join(os.tmpdir(), 'nicgen-sim-failures-')
 
 /** The CLI's own seed handling is under test: no NICGEN_SEED from the caller. */
 function seedlessEnv(): NodeJS.ProcessEnv {
-  const env = { ...process.env, NICGEN_FAILURE_DIR: failureDir };
+  const env: NodeJS.ProcessEnv = { ...process.env, NICGEN_FAILURE_DIR: failureDir };
   delete env['NICGEN_SEED'];
   return env;
 }
