@@ -8,6 +8,7 @@ import { lintCommand } from './lint-command.ts';
 import { modulesCommand } from './modules-command.ts';
 import { replayCommand } from './replay-command.ts';
 import { simCommand } from './sim-command.ts';
+import { waveCommand } from './wave-command.ts';
 import { UsageError } from './usage-error.ts';
 
 async function main(argv: string[]): Promise<number> {
@@ -66,6 +67,11 @@ async function main(argv: string[]): Promise<number> {
         settle: a.settle, frameTimeout: a.frameTimeout, wave: a.wave, progress: a.progress, fcs: a.fcs, burst: a.burst,
       });
     })
+    .command('wave [file]', 'open a wave dump in GTKWave with the savefile nicgen wrote beside it (docs/waves.md)', y => y
+      .positional('file', { type: 'string', describe: 'the dump (.fst or .vcd) of nicgen sim --wave, NICGEN_WAVE or a failure re-run' })
+      .option('savefile', { type: 'string', describe: 'another savefile (default: FILE with .gtkw)' })
+      .option('screenshot', { type: 'string', describe: 'write a PNG of GTKWave\'s view instead (headless, Xvfb)' }),
+    async a => { code = await waveCommand({ file: a.file, savefile: a.savefile, screenshot: a.screenshot }); })
     .demandCommand(1, 'name a command (see --help)')
     .strict()
     .help()
