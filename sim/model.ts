@@ -4,8 +4,10 @@ import * as path from 'node:path';
 import type { Manifest } from '../gen/emit/manifest.ts';
 import { buildModel, type BuildOptions, type BuiltModel, type DesignSources } from './build.ts';
 import { ClockTime } from './clock.ts';
+import { stackAt } from './caller.ts';
+import { projectRoot } from './cache.ts';
 import {
-  AssertionFailure, ModelStateError, PortValueError, SimFatalError, SimFinishError, SimStopError, type SimTrapError,
+  AssertionFailure, assertionReport, ModelStateError, PortValueError, SimFatalError, SimFinishError, SimStopError, type SimTrapError,
 } from './errors.ts';
 import { computeLayout, type Layout, type PortSlot } from './layout.ts';
 import { loadAddon, type NativeModel, type NativeTrap } from './native.ts';
@@ -182,7 +184,9 @@ export class Model {
     const info = this.native.trap();
     this.cycles = this.native.cycle();
     const err = info ? this.toError(info) : new SimFatalError('trap reported without details', this.cycles, '?', 0);
-    err.message = this.clockTime.annotate(err.message);
+    const annotated = this.clockTime.annotate(err.message);
+    if (err.stack?.startsWith(`${err.name}: ${err.message}`)) err.stack = `${err.name}: ${annotated}${err.stack.slice(err.name.length + 2 + err.message.length)}`;
+    err.message = annotated;
     this.failed = err;
     throw err;
   }
@@ -193,7 +197,12 @@ export class Model {
       case TrapKind.stop: {
         const base = path.basename(t.file);
         const a = this.manifest.asserts.find(x => x.line === t.line && (x.file === t.file || path.basename(x.file) === base));
-        if (a) return new AssertionFailure(a.loc, a.message, cycle, t.file, t.line);
+        if (a) {
+          const err = new AssertionFailure(a.loc, a.message, cycle, t.file, t.line, assertionReport(t.output, a.loc));
+          // The user's design line is the code frame a test runner shows, not this file.
+          stackAt(err, a.loc, projectRoot);
+          return err;
+        }
         return new SimStopError('$stop', lastLine(t.output), cycle, t.file, t.line);
       }
       case TrapKind.finish: return new SimFinishError(cycle, t.file, t.line);

@@ -14,7 +14,8 @@ import { ClockTime, DEFAULT_PERIOD_NS } from '../../sim/clock.ts';
 import { Model } from '../../sim/model.ts';
 import { failureFiles, failureWindow, watchedSignals, writeDumpSavefile } from '../waves/failure.ts';
 import { causeCycleOf, TestFailure, type FailureDetails } from './errors.ts';
-import { buildHandles } from './handles.ts';
+import { buildHandles, portPaths } from './handles.ts';
+import { PortMisses } from './port-names.ts';
 import { envSeed, randomSeed, Rng } from './rng.ts';
 import { Scheduler } from './scheduler.ts';
 import { TestBench, type TraceOptions } from './testbench.ts';
@@ -83,13 +84,15 @@ async function runOnce<IO>(s: RunSetup<IO>): Promise<TestResult> {
   const sched = new Scheduler(model, { maxCycles: s.maxCycles });
   const tb = new TestBench(model, sched, new Rng(s.seed));
   // The runtime tree mirrors DutOf<IO> by construction (both follow the manifest paths).
-  const dut = buildHandles(model, sched) as unknown as DutOf<IO>;
+  const misses = new PortMisses(portPaths(model));
+  const dut = buildHandles(model, sched, misses) as unknown as DutOf<IO>;
   if (s.wave) tb.startTrace(s.wave.file, s.wave);
   try {
     const main = sched.spawn('test', () => s.fn(dut, tb));
     await sched.run(main);
   } catch (err) {
-    throw new RunFailed(err, model.cycle);
+    // `Cannot set properties of undefined` after a misspelt port: say which port.
+    throw new RunFailed(misses.explain(err) ?? err, model.cycle);
   } finally {
     model.dispose();
   }

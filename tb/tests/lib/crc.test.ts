@@ -30,5 +30,9 @@ describe('crc32_parallel', () => {
     const line = readFileSync(new URL('../../../gen/lib/crc.ts', import.meta.url), 'utf8').split('\n').findIndex(l => l.includes("'keep must be contiguous from byte 0'")) + 1;
     expect((cause as AssertionFailure).loc).toMatch(new RegExp(`^gen/lib/crc\\.ts:${line}:\\d+$`));
     expect((err as Error).message).toMatch(new RegExp(`assertion failed at gen/lib/crc\\.ts:${line}:\\d+ \\(cycle \\d+, \\d+ ns\\): keep must be contiguous`));
+    // ... with the instance and the values of the signals the condition names ...
+    expect((err as Error).message).toContain('keep must be contiguous from byte 0; in TOP.crc32_parallel, valid=1 keep=0 (hex)');
+    // ... and that design line on top of the stack: the code frame vitest shows.
+    expect((cause as Error).stack!.split('\n')[1]).toMatch(new RegExp(`^    at /.*/gen/lib/crc\\.ts:${line}:\\d+$`));
   });
 });
