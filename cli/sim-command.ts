@@ -8,7 +8,7 @@ import { ClockTime } from '../sim/clock.ts';
 import { benches } from '../tb/benches/index.ts';
 import type { Bench } from '../tb/benches/index.ts';
 import { TestFailure, type TestOptions } from '../tb/core/index.ts';
-import { fileLabel, shellQuote, type ReplayHints } from '../tb/core/where.ts';
+import { benchHints } from '../tb/benches/failure-pictures.ts';
 import { formatRate, SimProgress, type ProgressStream } from './sim-progress.ts';
 import { UsageError } from './usage-error.ts';
 
@@ -84,19 +84,8 @@ function options(a: SimArgs, bench: Bench): TestOptions {
   }
   const wave = a.wave === undefined ? undefined : { file: a.wave, ...(from === undefined ? {} : { from }), ...(to === undefined ? {} : { to }) };
   return {
-    maxCycles, replay: cliHints(a), ...(a.seed === undefined ? {} : { seed: a.seed }), ...(wave ? { wave } : {}),
+    maxCycles, replay: benchHints(a.top!, a.test!, a.periodNs), ...(a.seed === undefined ? {} : { seed: a.seed }), ...(wave ? { wave } : {}),
     ...(a.periodNs === undefined ? {} : { periodNs: a.periodNs }), ...(a.pictures === false ? { pictures: false } : {}),
-  };
-}
-
-/** How to run this bench again: the same command line with the seed (and a wave window). */
-function cliHints(a: SimArgs): ReplayHints {
-  const base = `./bin/nicgen sim ${a.top} --test ${a.test}${a.periodNs !== undefined ? ` --period ${a.periodNs}` : ''}`;
-  return {
-    label: fileLabel(`${a.top}-${a.test}`),
-    name: `${a.top}/${a.test}`,
-    command: seed => `${base} --seed ${seed}`,
-    withWaves: (seed, file, from, to) => `${base} --seed ${seed} --wave ${shellQuote(file)} --from ${from} --to ${to}`,
   };
 }
 

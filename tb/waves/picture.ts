@@ -91,7 +91,7 @@ function selectRows(manifest: Manifest, header: VcdHeader, watched: readonly str
     const shape = ms ? typedShape(manifest, ms, v.name) : undefined;
     if (shape && (shape.kind === 'struct' || shape.kind === 'vec') && shape.width === v.width) {
       rows.push({ name, v, lo: 0, width: v.width });
-      rows.push(...fieldRows(name, v, shape).map(r => ({ ...r, name: `  ${r.name.slice(name.length + 1)}` })));
+      rows.push(...fieldRows(name, v, shape).map(r => ({ ...r, name: `.${r.name.slice(name.length + 1)}` })));
     } else if (shape?.kind === 'enum') {
       rows.push({ name, v, lo: 0, width: v.width, names: namesOf(shape.members) });
     } else {
@@ -190,8 +190,10 @@ export async function renderPicture(r: PictureRequest): Promise<Picture> {
   });
   const lanes: WaveLane[] = [{ name: 'clk', wave: `p${'.'.repeat(Math.max(0, r.columns.length - 1))}`.split('').map((ch, i) => (r.columns[i] === 'gap' ? '|' : ch)).join('') }];
   for (const row of rows) lanes.push(lane(row, sample(row)));
-  // One label per column; WaveDrom may ask for one more (a trailing half column): blank.
-  const tick = [...r.columns.map(c => (c === 'gap' ? '…' : String(c))), ''];
+  // One label per column. WaveDrom adds a start offset to the label string (`tock + 0`,
+  // parse-config.js), which would glue a 0 to the last label: the trailing space makes it a
+  // label of its own, past the last column, so it is not drawn.
+  const tick = `${r.columns.map(c => (c === 'gap' ? '…' : String(c))).join(' ')} `;
   const failCol = r.columns.indexOf(r.cycle);
   const causeCol = r.causeCycle === undefined ? -1 : r.columns.indexOf(r.causeCycle);
   const foot = [`red: the failing ${r.clock.at(r.cycle)}`];
