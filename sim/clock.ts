@@ -61,6 +61,15 @@ export class ClockTime {
     return `${formatNs(this.ns(cycle))} ns`;
   }
 
+  /** The time of a cycle in a unit that keeps it short, for progress lines: `4.94 ms`. */
+  short(cycle: number): string {
+    const ns = this.ns(cycle);
+    if (ns < 1e3) return `${formatNs(ns)} ns`;
+    if (ns < 1e6) return `${(ns / 1e3).toFixed(2)} µs`;
+    if (ns < 1e9) return `${(ns / 1e6).toFixed(2)} ms`;
+    return `${(ns / 1e9).toFixed(3)} s`;
+  }
+
   /**
    * Adds the dump time to every `cycle N` in a message that does not have it yet, so the
    * messages of bus checkers, scoreboards and benches (which only know cycle numbers) all
