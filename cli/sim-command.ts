@@ -111,7 +111,7 @@ export async function simCommand(a: SimArgs, io: SimIO = defaultIO): Promise<num
     const sim = simStart ? (performance.now() - simStart) / 1000 : wall;
     const wave = opts.wave ? `, wave ${typeof opts.wave === 'string' ? opts.wave : opts.wave.file} (savefile beside it: nicgen wave FILE)` : '';
     const pcap = a.pcap !== undefined && fs.existsSync(a.pcap) ? `, pcap ${a.pcap}` : '';
-    io.out(`PASS ${label}: seed ${r.seed}, ${r.cycles} cycles (${r.clock.time(r.cycles)} at ${r.clock.periodNs} ns), ${wall.toFixed(2)} s wall (${(wall - sim).toFixed(2)} s ${r.built ? 'building' : 'loading'} the model), ${formatRate(r.cycles / Math.max(sim, 1e-6))}${wave}${pcap}`);
+    io.out(`PASS ${label}: seed ${r.seed}, ${r.cycles} cycles, ${wall.toFixed(2)} s wall (${(wall - sim).toFixed(2)} s ${r.built ? 'building' : 'loading'} the model), ${formatRate(r.cycles / Math.max(sim, 1e-6))}, ${r.clock.short(r.cycles)} simulated at ${r.clock.periodNs} ns${wave}${pcap}`);
     return 0;
   } catch (err) {
     progress.done();
