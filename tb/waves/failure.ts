@@ -79,7 +79,7 @@ function viewOf(r: DumpSavefileRequest): { from: number; to: number } {
 
 /**
  * Writes the GTKWave savefile beside a dump; returns its path, or undefined when the dump
- * cannot be read (no GTKWave to read FST with: said once on stderr, the test goes on).
+ * cannot be read (e.g. no GTKWave to read FST with: said once on stderr, the test goes on).
  */
 export async function writeDumpSavefile(r: DumpSavefileRequest): Promise<string | undefined> {
   if (!fs.existsSync(r.dump)) return undefined;
@@ -93,8 +93,8 @@ export async function writeDumpSavefile(r: DumpSavefileRequest): Promise<string 
     });
     return savefile;
   } catch (err) {
-    if (!(err instanceof DumpToolError)) throw err;
-    warnOnce(`nicgen: no GTKWave savefile for ${r.dump}: ${err.message}`);
+    // A savefile is a help: it never turns a test's own outcome into another error.
+    warnOnce(`nicgen: no GTKWave savefile for ${r.dump}: ${err instanceof Error ? err.message : String(err)}`);
     return undefined;
   }
 }
@@ -137,7 +137,13 @@ export async function failureFiles(r: FailureFilesRequest): Promise<{ files?: Fa
   fs.mkdirSync(r.dir, { recursive: true });
   const dump = path.join(r.dir, `waves.${r.format ?? 'fst'}`);
   fs.rmSync(dump, { force: true });
-  const again = await r.rerun({ file: dump, from: r.window.from, to: r.window.to });
+  let again: RerunOutcome;
+  try {
+    again = await r.rerun({ file: dump, from: r.window.from, to: r.window.to });
+  } catch (err) {
+    // The failure being reported matters more than its picture.
+    return { note: `the re-run could not be made: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}` };
+  }
   if (!again.failed) return { note: `the re-run with seed ${r.seed} passed: the test depends on more than its seed (Math.random, time, files?)` };
   const diverged = again.cycle !== r.cycle || again.message !== r.message;
   try {
