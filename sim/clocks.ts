@@ -10,9 +10,10 @@
 // tick the model raises it.
 //
 // One tick is two native half steps, as a cycle is with one clock: first the inputs written
-// since the last tick are applied and settled with no clock moving (time 10t - 5), then every
-// clock takes its level for tick t and the design is evaluated (time 10t). So an input written
-// after an edge of one clock is in place before the next edge of any clock.
+// since the last tick are applied and settled with no clock moving (half a tick earlier), then
+// every clock takes its level for tick t and the design is evaluated (at time t x the period a
+// one-clock model's cycle lasts, 4 ns by default). So an input written after an edge of one
+// clock is in place before the next edge of any clock.
 
 export interface ClockSchedule {
   /** Ticks per clock period, >= 2. */

@@ -8,6 +8,7 @@ import type { ModuleIR } from '../hdl/ir.ts';
 import { shapeToJson } from '../hdl/shape.ts';
 import { runPasses } from '../passes/index.ts';
 import { MANIFEST_FORMAT, type Manifest, type ManifestAssert } from './manifest.ts';
+import { waveModules } from './wave-info.ts';
 import { ModuleEmitter } from './module.ts';
 
 export interface EmittedTop {
@@ -82,6 +83,7 @@ export function emitModuleIR(topIR: ModuleIR): EmittedTop {
     domains: [...topIR.domains.values()].filter(d => d.clock !== null).map(d => ({
       name: d.name, clock: d.clock!.name, reset: d.reset?.name ?? null, resetKind: d.reset ? d.resetKind : 'none', resetActive: d.resetActive,
     })),
+    ...waveModules(emittedModules.map(e => e.ir), nameOf),
   };
   return { top, files, filelist: order.join('\n') + '\n', manifest, blackBoxes, modules: emittedModules };
 }

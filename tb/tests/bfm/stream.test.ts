@@ -75,7 +75,7 @@ describe('stream(T) bus models', () => {
     }, { seed: 3 }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(TestFailure);
     expect((err as Error).message).toMatch(/DATA_STABLE.*m_data changed while m_valid && !m_ready/);
-    expect((err as Error).message).toMatch(/at cycle \d+; seed 3/);
+    expect((err as Error).message).toMatch(/at cycle \d+ \([\d.]+ [pnuµm]?s\); seed 3/);
   });
 
   it('fails a stage that drops valid before the handshake', async () => {
