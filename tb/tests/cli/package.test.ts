@@ -120,7 +120,10 @@ describe('the packed nicgen in a project of its own', () => {
       expect(bad.code).toBe(1);
       const fail = /^FAIL counter\/random: seed 11, failed at cycle (\d+)/m.exec(bad.stdout);
       expect(fail, bad.stdout + bad.stderr).not.toBeNull();
-      expect(bad.stderr).toMatch(/wrap at cycle \d+: expected 1 to be \+0/);
+      expect(bad.stderr).toMatch(/wrap at cycle \d+ \([\d.]+ ns\): expected 1 to be \+0/);
+      // The picture of the failure, inside the project.
+      expect(bad.stderr).toMatch(/picture: out\/failures\/counter-random-seed11\/failure\.svg/);
+      expect(fs.existsSync(path.join(app, 'out/failures/counter-random-seed11/failure.svg'))).toBe(true);
       const hint = bad.stderr.split('\n').find(l => l.includes('replay with waves:'))!;
       const args = replayArgs(hint);
       expect(args.slice(0, 2)).toEqual(['npx', 'nicgen']);
