@@ -32,6 +32,9 @@ export interface BuildOptions {
   readonly verilatorArgs?: readonly string[];
   /** Suppress the one-line build notice. */
   readonly quiet?: boolean;
+  /** Verilator line, branch, toggle and user (`m.cover`) coverage compiled in: a separate
+   *  cached variant (its own key and runtime), written with Model.writeCoverage. */
+  readonly coverage?: boolean;
 }
 
 export interface BuiltModel {
@@ -45,6 +48,10 @@ export interface BuiltModel {
   readonly runtimeLib: string;
   readonly runtimeCxxFlags: readonly string[];
   readonly trace: TraceFormat;
+  /** Built with coverage counters (BuildOptions.coverage). */
+  readonly coverage: boolean;
+  /** The Verilog the model was built from (coverage reports annotate these files). */
+  readonly sourceDir: string;
   /** False on a cache hit. */
   readonly built: boolean;
   /** Wall time of this call's build (0 on a hit). */
@@ -56,10 +63,13 @@ export interface BuiltModel {
 /** Builds performed by this process; tests use it to prove a cache hit. */
 export let buildCount = 0;
 
-function verilatorArgs(sources: DesignSources, trace: TraceFormat, extra: readonly string[]): string[] {
+/** Line (with its branches), toggle and user cover points: Verilator's `--coverage`. */
+export const coverageArgs = ['--coverage-line', '--coverage-toggle', '--coverage-user'];
+
+function verilatorArgs(sources: DesignSources, trace: TraceFormat, coverage: boolean, extra: readonly string[]): string[] {
   const args = [
     '--cc', trace === 'fst' ? '--trace-fst' : '--trace', '--top-module', sources.manifest.top,
-    '-Mdir', '../obj', '-Wno-fatal', ...splitArgs,
+    '-Mdir', '../obj', '-Wno-fatal', ...splitArgs, ...(coverage ? coverageArgs : []),
   ];
   // Same trap hooks as the shared runtime (see runtime.ts); the printf routing header comes
   // first through the precompiled header that make force-includes (pch.ts).
@@ -83,13 +93,14 @@ function shortDir(dir: string): string {
 export async function buildModel(sources: DesignSources, options: BuildOptions = {}): Promise<BuiltModel> {
   const trace = options.trace ?? 'fst';
   const extra = options.verilatorArgs ?? [];
+  const coverage = options.coverage ?? false;
   const tc = toolchain();
-  const runtime = await ensureRuntime();
+  const runtime = await ensureRuntime(coverage);
   const wrapper = addonSource(sources.manifest, trace);
   const top = sources.manifest.top;
   const fileParts: string[] = [];
   for (const [name, text] of sources.files) { checkFileName(name); fileParts.push(name, text); }
-  const vArgs = verilatorArgs(sources, trace, extra);
+  const vArgs = verilatorArgs(sources, trace, coverage, extra);
   // The header paths are content-addressed: same paths, same precompiled contents.
   const vars = makeVars(pchPath(tc, runtime, trace, fastOpt), pchPath(tc, runtime, trace, slowOpt));
   const key = sha256([tc.verilatorVersion, tc.cxxVersion, tc.napiInclude, wrapper, ...vArgs, ...vars, ...runtime.cxxFlags,
@@ -98,7 +109,7 @@ export async function buildModel(sources: DesignSources, options: BuildOptions =
   const addonPath = path.join(dir, `${top}.node`);
   const result = (built: boolean, seconds: number, phases: readonly Phase[] = []): BuiltModel => ({
     key, dir, addonPath, objDir: path.join(dir, 'obj'), modelObjects: [path.join(dir, 'obj', `V${top}__ALL.a`)],
-    runtimeLib: runtime.lib, runtimeCxxFlags: runtime.cxxFlags, trace, built, seconds, phases,
+    runtimeLib: runtime.lib, runtimeCxxFlags: runtime.cxxFlags, trace, coverage, sourceDir: path.join(dir, 'src'), built, seconds, phases,
   });
   if (fs.existsSync(addonPath)) return result(false, 0);
 
@@ -131,7 +142,7 @@ export async function buildModel(sources: DesignSources, options: BuildOptions =
       log += await timed(phases, 'link', () => linkAddon(tmp, top, runtime, env));
       fs.writeFileSync(path.join(tmp, 'build.log'), log);
       seconds = (performance.now() - t0) / 1000;
-      fs.writeFileSync(path.join(tmp, 'build.json'), JSON.stringify({ top, key, seconds, phases, trace, verilator: tc.verilatorVersion }, null, 2));
+      fs.writeFileSync(path.join(tmp, 'build.json'), JSON.stringify({ top, key, seconds, phases, trace, coverage, verilator: tc.verilatorVersion }, null, 2));
       built = publish(tmp, dir);
     } finally {
       fs.rmSync(tmp, { recursive: true, force: true });
@@ -139,7 +150,8 @@ export async function buildModel(sources: DesignSources, options: BuildOptions =
   });
   if (built) {
     buildCount++;
-    if (!options.quiet) process.stderr.write(`[sim] built ${top} in ${seconds.toFixed(1)} s (cache ${shortDir(dir)})\n`);
+    const variant = coverage ? ' with coverage' : '';
+    if (!options.quiet) process.stderr.write(`[sim] built ${top}${variant} in ${seconds.toFixed(1)} s (cache ${shortDir(dir)})\n`);
   }
   return built ? result(true, seconds, phases) : result(false, 0);
 }
