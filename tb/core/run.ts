@@ -1,9 +1,13 @@
 // The entry point for tests: build (cached) and load the model, wire handles, run the
 // test coroutine under the scheduler, and turn any failure into a TestFailure that
-// carries the cycle and the seed to replay it.
+// carries the cycle and the seed to replay it. With coverage on (options.coverage or
+// NICGEN_COVERAGE), the run writes its code and functional coverage when it ends, pass or fail.
 
+import { FunctionalCoverage } from '../../coverage/functional.ts';
+import { writeRunCoverage } from '../../coverage/run-data.ts';
 import type { BuildOptions, DesignSources } from '../../sim/build.ts';
 import { Model } from '../../sim/model.ts';
+import { envCoverage, type CoverageOptions } from './coverage-options.ts';
 import { TestFailure } from './errors.ts';
 import { buildHandles } from './handles.ts';
 import { envSeed, randomSeed, Rng } from './rng.ts';
@@ -27,6 +31,8 @@ export interface TestOptions {
   /** Dump waves for the whole test, or a window. */
   readonly wave?: string | ({ readonly file: string } & TraceOptions);
   readonly build?: BuildOptions;
+  /** Collect coverage into this folder (default: NICGEN_COVERAGE, else none). */
+  readonly coverage?: CoverageOptions;
 }
 
 export interface TestResult {
@@ -41,22 +47,39 @@ export type TestFn<IO> = (dut: DutOf<IO>, tb: TestBench) => Promise<void>;
 
 export async function runTest<IO>(design: TypedDesign<IO>, fn: TestFn<IO>, options: TestOptions = {}): Promise<TestResult> {
   const seed = options.seed ?? envSeed() ?? randomSeed();
-  const { model, build } = await Model.load(design, options.build);
+  const coverage = options.coverage ?? envCoverage(design.manifest.top, seed);
+  const code = coverage?.code === true;
+  const { model, build } = await Model.load(design, code ? { ...options.build, coverage: true } : options.build);
   const sched = new Scheduler(model, { maxCycles: options.maxCycles ?? 1_000_000 });
-  const tb = new TestBench(model, sched, new Rng(seed));
+  const functional = coverage ? new FunctionalCoverage() : undefined;
+  const tb = new TestBench(model, sched, new Rng(seed), functional);
   // The runtime tree mirrors DutOf<IO> by construction (both follow the manifest paths).
   const dut = buildHandles(model, sched) as unknown as DutOf<IO>;
   if (options.wave) {
     const w = typeof options.wave === 'string' ? { file: options.wave } : options.wave;
     tb.startTrace(w.file, w);
   }
+  let passed = false;
   try {
     const main = sched.spawn('test', () => fn(dut, tb));
     await sched.run(main);
+    passed = true;
   } catch (err) {
     throw new TestFailure(err, seed, model.cycle);
   } finally {
-    model.dispose();
+    try {
+      if (coverage) {
+        writeRunCoverage(coverage.dir, { top: design.manifest.top, seed, passed, cycles: model.cycle, code, sourceDir: build.sourceDir, files: design.manifest.files }, {
+          writeCode: file => model.writeCoverage(file), functional: functional?.data(),
+        });
+      }
+    } catch (err) {
+      // A failing run keeps its own error; a passing one fails here.
+      if (passed) throw err;
+      process.stderr.write(`coverage of the failed run not written: ${(err as Error).message}\n`);
+    } finally {
+      model.dispose();
+    }
   }
   return { seed, cycles: model.cycle, nativeCalls: sched.nativeCalls, built: build.built };
 }
