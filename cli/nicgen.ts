@@ -6,6 +6,7 @@ import { DesignErrors, DslError } from '../gen/hdl/errors.ts';
 import { genCommand } from './gen-command.ts';
 import { lintCommand } from './lint-command.ts';
 import { modulesCommand } from './modules-command.ts';
+import { coverageCommand } from './coverage-print.ts';
 import { replayCommand } from './replay-command.ts';
 import { simCommand } from './sim-command.ts';
 import { UsageError } from './usage-error.ts';
@@ -38,10 +39,20 @@ async function main(argv: string[]): Promise<number> {
       .option('from', { type: 'number', describe: 'first cycle in the wave dump' })
       .option('to', { type: 'number', describe: 'cycle at which the wave dump stops' })
       .option('pcap', { type: 'string', describe: 'write the link\'s frames to this pcap file (benches with a link: nic_pair; others ignore it)' })
-      .option('max-cycles', { type: 'number', describe: 'fail if the bench runs longer (default: the bench\'s own budget)' }),
+      .option('max-cycles', { type: 'number', describe: 'fail if the bench runs longer (default: the bench\'s own budget)' })
+      .option('coverage', { type: 'boolean', default: false, describe: 'Verilator line, branch, toggle and cover-point coverage (a separate cached model) plus functional coverage; prints the report' })
+      .option('coverage-dir', { type: 'string', describe: 'the run\'s coverage folder (default out/coverage/<top>-<test>-<seed>); alone: functional coverage only' })
+      .option('coverage-report', { type: 'boolean', default: true, describe: 'build and print this run\'s coverage report (--no-coverage-report: only write the data)' }),
     async a => {
-      code = await simCommand({ top: a.top, test: a.test, list: a.list, seed: a.seed, wave: a.wave, from: a.from, to: a.to, maxCycles: a.maxCycles, pcap: a.pcap });
+      code = await simCommand({
+        top: a.top, test: a.test, list: a.list, seed: a.seed, wave: a.wave, from: a.from, to: a.to, maxCycles: a.maxCycles, pcap: a.pcap,
+        coverage: a.coverage, coverageDir: a.coverageDir, coverageReport: a.coverageReport,
+      });
     })
+    .command('coverage <dirs..>', 'merge the coverage runs below these folders: per-module table, line report (HTML), functional holes', y => y
+      .positional('dirs', { type: 'string', array: true, describe: 'folders holding runs (NICGEN_COVERAGE=DIR, nicgen sim --coverage-dir, out/regress/<run>/coverage/runs)' })
+      .option('out', { type: 'string', describe: 'report folder (default <first DIR>/report)' }),
+    async a => { code = await coverageCommand(a.dirs ?? [], a.out); })
     .command('replay', 'feed captured RoCEv2 frames to one nic_top and judge each (docs/replay.md)', y => y
       .option('scenario', { type: 'string', describe: 'JSON scenario: the NIC, its QPs and MRs (docs/replay.md)' })
       .option('in', { type: 'string', describe: 'capture to replay (pcap or pcapng; Ethernet or Linux cooked SLL/SLL2)' })

@@ -6,7 +6,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { benches } from '../tb/benches/index.ts';
 import type { Bench } from '../tb/benches/index.ts';
-import { TestFailure, type TestOptions } from '../tb/core/index.ts';
+import { envSeed, randomSeed, TestFailure, type TestOptions } from '../tb/core/index.ts';
+import { printRunCoverage } from './coverage-print.ts';
 import { formatRate, SimProgress, type ProgressStream } from './sim-progress.ts';
 import { UsageError } from './usage-error.ts';
 
@@ -21,6 +22,14 @@ export interface SimArgs {
   readonly maxCycles: number | undefined;
   /** Capture file for benches with a link (sets NICGEN_PCAP; others ignore it). */
   readonly pcap?: string | undefined;
+  /** Verilator code coverage (the model's coverage variant) and functional coverage. */
+  readonly coverage?: boolean;
+  /** The run's coverage folder (default out/coverage/<top>-<test>-<seed> with --coverage);
+   *  given alone, functional coverage only. */
+  readonly coverageDir?: string | undefined;
+  /** Build and print the coverage report of this run (default true; regress turns it off and
+   *  merges the runs itself). */
+  readonly coverageReport?: boolean;
 }
 
 /** Where the command writes; the real process streams unless a test swaps them. */
@@ -74,7 +83,22 @@ function options(a: SimArgs, bench: Bench): TestOptions {
     throw new UsageError(`--pcap ${a.pcap}: folder ${path.dirname(a.pcap)} does not exist`);
   }
   const wave = a.wave === undefined ? undefined : { file: a.wave, ...(from === undefined ? {} : { from }), ...(to === undefined ? {} : { to }) };
-  return { maxCycles, ...(a.seed === undefined ? {} : { seed: a.seed }), ...(wave ? { wave } : {}) };
+  // The seed is settled here, not in runTest, so the coverage folder can be named after it.
+  const seed = a.seed ?? envSeed() ?? randomSeed();
+  const coverage = coverageDir(a, seed);
+  return { maxCycles, seed, ...(wave ? { wave } : {}), ...(coverage ? { coverage: { dir: coverage, code: a.coverage === true } } : {}) };
+}
+
+/** The run's coverage folder, when coverage is on. */
+function coverageDir(a: SimArgs, seed: number): string | undefined {
+  if (a.coverage !== true && a.coverageDir === undefined) return undefined;
+  const dir = path.resolve(a.coverageDir ?? path.join('out', 'coverage', `${a.top}-${a.test}-${seed}`));
+  try {
+    fs.mkdirSync(dir, { recursive: true });
+  } catch (err) {
+    throw new UsageError(`--coverage-dir ${a.coverageDir ?? dir}: ${(err as Error).message}`);
+  }
+  return dir;
 }
 
 /** The command to replay a failure with a wave window around it. */
@@ -106,6 +130,7 @@ export async function simCommand(a: SimArgs, io: SimIO = defaultIO): Promise<num
     const wave = opts.wave ? `, wave ${typeof opts.wave === 'string' ? opts.wave : opts.wave.file}` : '';
     const pcap = a.pcap !== undefined && fs.existsSync(a.pcap) ? `, pcap ${a.pcap}` : '';
     io.out(`PASS ${label}: seed ${r.seed}, ${r.cycles} cycles, ${wall.toFixed(2)} s wall (${(wall - sim).toFixed(2)} s ${r.built ? 'building' : 'loading'} the model), ${formatRate(r.cycles / Math.max(sim, 1e-6))}${wave}${pcap}`);
+    await reportCoverage(a, opts, io);
     return 0;
   } catch (err) {
     progress.done();
@@ -113,6 +138,13 @@ export async function simCommand(a: SimArgs, io: SimIO = defaultIO): Promise<num
     const wall = (performance.now() - t0) / 1000;
     io.out(`FAIL ${label}: seed ${err.seed}, failed at cycle ${err.cycle}, ${wall.toFixed(2)} s wall`);
     io.err.write(`${err.message}\n  replay with waves: ${replayHint(a, err.seed, err.cycle)}\n`);
+    await reportCoverage(a, opts, io);
     return 1;
   }
+}
+
+/** The run's own coverage report (unless the caller merges runs itself). */
+async function reportCoverage(a: SimArgs, opts: TestOptions, io: SimIO): Promise<void> {
+  if (!opts.coverage || a.coverageReport === false) return;
+  await printRunCoverage(opts.coverage.dir, `${a.top}/${a.test}`, io.out);
 }
