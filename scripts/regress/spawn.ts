@@ -18,6 +18,8 @@ export interface SpawnOptions {
   readonly timeoutSeconds: number;
   /** Aborting kills the run (recorded as an error). */
   readonly signal: AbortSignal;
+  /** More `nicgen sim` arguments for this run (its coverage folder). */
+  readonly extraArgs?: (run: PlannedRun) => readonly string[];
 }
 
 /** Output kept per stream: a runaway bench printing in a loop must not exhaust memory. */
@@ -39,7 +41,7 @@ export function runSim(run: PlannedRun, o: SpawnOptions): Promise<RunResult> {
     // --seed already wins over NICGEN_SEED; dropping it keeps the logs free of a misleading value.
     delete env['NICGEN_SEED'];
     const t0 = performance.now();
-    const child = spawn('./bin/nicgen', simArgs(run), { cwd: o.root, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('./bin/nicgen', [...simArgs(run), ...(o.extraArgs?.(run) ?? [])], { cwd: o.root, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '', stderr = '', output = '';
     let killedBecause: string | undefined;
     let killTimer: NodeJS.Timeout | undefined;
