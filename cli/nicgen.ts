@@ -7,6 +7,7 @@ import { genCommand } from './gen-command.ts';
 import { lintCommand } from './lint-command.ts';
 import { modulesCommand } from './modules-command.ts';
 import { coverageCommand } from './coverage-print.ts';
+import { regressMergeCommand } from './regress-command.ts';
 import { replayCommand } from './replay-command.ts';
 import { simCommand } from './sim-command.ts';
 import { UsageError } from './usage-error.ts';
@@ -49,6 +50,13 @@ async function main(argv: string[]): Promise<number> {
         coverage: a.coverage, coverageDir: a.coverageDir, coverageReport: a.coverageReport,
       });
     })
+    .command('regress', 'regression tools (the regression itself: make regress, docs/regress.md)', y => y
+      .command('merge <dirs..>', 'merge the folders of the shards of one regression (make regress REGRESS_ARGS=\'--seed-base S --shard K/N\') into one', z => z
+        .positional('dirs', { type: 'string', array: true, describe: 'the shards\' results folders, all N of them' })
+        .option('out', { type: 'string', describe: 'a new folder for the merged results (default out/regress/merged-<timestamp>)' }),
+      async a => { code = await regressMergeCommand(a.dirs ?? [], a.out); })
+      .demandCommand(1, 'name a regress command: merge')
+      .strict())
     .command('coverage <dirs..>', 'merge the coverage runs below these folders: per-module table, line report (HTML), functional holes', y => y
       .positional('dirs', { type: 'string', array: true, describe: 'folders holding runs (NICGEN_COVERAGE=DIR, nicgen sim --coverage-dir, out/regress/<run>/coverage/runs)' })
       .option('out', { type: 'string', describe: 'report folder (default <first DIR>/report)' }),
