@@ -5,7 +5,7 @@
 
 import * as path from 'node:path';
 import { codeTable, percent } from '../coverage/code-report.ts';
-import type { FirstHit } from '../coverage/functional.ts';
+import type { FirstHit, FunctionalData } from '../coverage/functional.ts';
 import { buildCoverageReport, type CoverageInputs, type CoverageSummary } from '../coverage/report.ts';
 import { findRunFolders, readRunCoverage, type RunCoverage } from '../coverage/run-data.ts';
 import { POINT_KINDS } from '../coverage/verilator-data.ts';
@@ -76,4 +76,18 @@ export async function coverageCommand(dirs: readonly string[], out: string | und
   print(`coverage: ${runs.length - failed} passing runs merged${failed ? ` (${failed} failed runs left out)` : ''} into ${shown(reportDir)}`);
   for (const l of coverageLines(summary, reportDir)) print(l);
   return 0;
+}
+
+/** Every bin with its count and first hit, group by group (what `make regress` prints). */
+export function firstHitLines(d: FunctionalData): string[] {
+  const out: string[] = [];
+  for (const g of d.groups) {
+    out.push(`  ${g.name} (${g.bins.filter(b => b.count > 0).length}/${g.bins.length} bins hit): ${g.about}`);
+    const w = Math.max(...g.bins.map(b => b.id.length));
+    for (const b of g.bins) {
+      const first = b.first ? `first ${b.first.top}/${b.first.test} seed ${b.first.seed}` : b.unsupported !== undefined ? `unsupported: ${b.unsupported}` : 'NEVER HIT';
+      out.push(`    ${b.id.padEnd(w)}  ${String(b.count).padStart(7)}  ${first}`);
+    }
+  }
+  return out;
 }
