@@ -12,9 +12,11 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { coverageInputs } from '../cli/coverage-print.ts';
-import { readRunCoverage } from '../coverage/run-data.ts';
+import type { CoverageInputs } from '../coverage/report.ts';
+import { CODE_DAT, readRunCoverage } from '../coverage/run-data.ts';
 import { benches } from '../tb/benches/index.ts';
 import { parseOptions, replayArgs, usageText, UsageError, type RegressOptions } from './regress/args.ts';
+import { CodeAccumulator } from './regress/code-accumulator.ts';
 import { consoleReport, finishRegression } from './regress/finish.ts';
 import type { RunResult } from './regress/outcome.ts';
 import { failurePictures } from './regress/pictures.ts';
@@ -44,17 +46,19 @@ function coverageArgs(out: string, o: RegressOptions): (run: PlannedRun) => stri
   return run => ['--coverage-dir', path.join(out, coverageRunPath(run)), '--no-coverage-report', ...(o.coverage ? ['--coverage'] : [])];
 }
 
-/** Passing runs' coverage in plan order (a run that never wrote its folder has none). */
-function collectCoverage(out: string, results: readonly RunResult[]) {
+/** Passing runs' coverage in plan order (a run that never wrote its folder has none); their
+ *  Verilator counters were folded into `codeFile` as they finished. */
+function collectCoverage(out: string, results: readonly RunResult[], codeFile: string | undefined): CoverageInputs {
   const runs = results.flatMap(r => {
     const c = r.status === 'passed' ? readRunCoverage(path.join(out, coverageRunPath(r.run))) : undefined;
     return c ? [{ c, r }] : [];
   });
   const byDir = new Map(runs.map(x => [x.c.dir, x.r.run]));
-  return coverageInputs(runs.map(x => x.c), c => {
+  const inputs = coverageInputs(runs.map(x => x.c), c => {
     const run = byDir.get(c.dir)!;
     return { top: run.top, test: run.test, seed: run.seed, order: run.order };
   });
+  return { ...inputs, codeFiles: codeFile ? [codeFile] : [] };
 }
 
 async function main(argv: readonly string[]): Promise<number> {
@@ -93,6 +97,8 @@ async function main(argv: readonly string[]): Promise<number> {
   process.once('SIGTERM', onSignal);
 
   const progress = new RegressProgress(process.stderr, total);
+  fs.mkdirSync(path.join(out, 'coverage'), { recursive: true });
+  const code = new CodeAccumulator(path.join(out, 'coverage', 'runs.dat'));
   const finished = await runPool(plan, {
     jobs: o.jobs,
     signal: abort.signal,
@@ -101,6 +107,7 @@ async function main(argv: readonly string[]): Promise<number> {
       const log = logOf(r.run);
       fs.mkdirSync(path.dirname(log), { recursive: true });
       fs.writeFileSync(log, `$ ${replayCommand(r.run)}\n${r.output}`);
+      if (r.status === 'passed' && o.coverage) code.add(path.join(out, coverageRunPath(r.run), CODE_DAT));
       progress.record(r);
     },
   });
@@ -117,7 +124,9 @@ async function main(argv: readonly string[]): Promise<number> {
     runs: results.map(r => storedRun(r, pictures.get(r.run.order))),
   };
   const replay = `make regress REGRESS_ARGS='${replayArgs(o)}'`;
-  const done = await finishRegression({ root, out, file, results, coverage: collectCoverage(out, results), replay });
+  const runsDat = await code.file();
+  const done = await finishRegression({ root, out, file, results, coverage: collectCoverage(out, results, runsDat), replay });
+  if (runsDat) fs.rmSync(runsDat);   // coverage/code.dat holds the same counts
 
   const notes = [
     ...(abort.signal.aborted ? [`regress: interrupted; ${total - results.length} of ${total} runs never started`] : []),
