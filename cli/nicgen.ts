@@ -41,13 +41,14 @@ async function main(argv: string[]): Promise<number> {
       .option('to', { type: 'number', describe: 'cycle at which the wave dump stops' })
       .option('pcap', { type: 'string', describe: 'write the link\'s frames to this pcap file (benches with a link: nic_pair; others ignore it)' })
       .option('max-cycles', { type: 'number', describe: 'fail if the bench runs longer (default: the bench\'s own budget)' })
-      .option('coverage', { type: 'boolean', default: false, describe: 'Verilator line, branch, toggle and cover-point coverage (a separate cached model) plus functional coverage; prints the report' })
+      .option('coverage', { type: 'boolean', default: false, describe: 'Verilator line, branch and cover-point coverage (a separate cached model) plus functional coverage; prints the report' })
+      .option('coverage-toggle', { type: 'boolean', default: false, describe: 'toggle coverage too (implies --coverage; another model, much slower per cycle)' })
       .option('coverage-dir', { type: 'string', describe: 'the run\'s coverage folder (default out/coverage/<top>-<test>-<seed>); alone: functional coverage only' })
       .option('coverage-report', { type: 'boolean', default: true, describe: 'build and print this run\'s coverage report (--no-coverage-report: only write the data)' }),
     async a => {
       code = await simCommand({
         top: a.top, test: a.test, list: a.list, seed: a.seed, wave: a.wave, from: a.from, to: a.to, maxCycles: a.maxCycles, pcap: a.pcap,
-        coverage: a.coverage, coverageDir: a.coverageDir, coverageReport: a.coverageReport,
+        coverage: a.coverage, coverageToggle: a.coverageToggle, coverageDir: a.coverageDir, coverageReport: a.coverageReport,
       });
     })
     .command('regress', 'regression tools (the regression itself: make regress, docs/regress.md)', y => y

@@ -24,6 +24,8 @@ export interface SimArgs {
   readonly pcap?: string | undefined;
   /** Verilator code coverage (the model's coverage variant) and functional coverage. */
   readonly coverage?: boolean;
+  /** Toggle coverage too (implies coverage). */
+  readonly coverageToggle?: boolean;
   /** The run's coverage folder (default out/coverage/<top>-<test>-<seed> with --coverage);
    *  given alone, functional coverage only. */
   readonly coverageDir?: string | undefined;
@@ -86,12 +88,13 @@ function options(a: SimArgs, bench: Bench): TestOptions {
   // The seed is settled here, not in runTest, so the coverage folder can be named after it.
   const seed = a.seed ?? envSeed() ?? randomSeed();
   const coverage = coverageDir(a, seed);
-  return { maxCycles, seed, ...(wave ? { wave } : {}), ...(coverage ? { coverage: { dir: coverage, code: a.coverage === true } } : {}) };
+  const code = a.coverage === true || a.coverageToggle === true;
+  return { maxCycles, seed, ...(wave ? { wave } : {}), ...(coverage ? { coverage: { dir: coverage, code, toggle: a.coverageToggle === true } } : {}) };
 }
 
 /** The run's coverage folder, when coverage is on. */
 function coverageDir(a: SimArgs, seed: number): string | undefined {
-  if (a.coverage !== true && a.coverageDir === undefined) return undefined;
+  if (a.coverage !== true && a.coverageToggle !== true && a.coverageDir === undefined) return undefined;
   const dir = path.resolve(a.coverageDir ?? path.join('out', 'coverage', `${a.top}-${a.test}-${seed}`));
   try {
     fs.mkdirSync(dir, { recursive: true });

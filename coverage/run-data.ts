@@ -22,6 +22,8 @@ export interface RunCoverageMeta {
   readonly cycles: number;
   /** Verilator code coverage was on (code.dat is there). */
   readonly code: boolean;
+  /** It counted toggles too. */
+  readonly toggle: boolean;
   /** Folder holding the Verilog the model was built from (the model cache). */
   readonly sourceDir: string | undefined;
   /** The design's Verilog files, compile order. */

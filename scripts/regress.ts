@@ -43,7 +43,8 @@ function makeOutDir(o: RegressOptions): string {
 
 /** Every run's coverage folder gets `--coverage-dir`; code coverage only with --coverage. */
 function coverageArgs(out: string, o: RegressOptions): (run: PlannedRun) => string[] {
-  return run => ['--coverage-dir', path.join(out, coverageRunPath(run)), '--no-coverage-report', ...(o.coverage ? ['--coverage'] : [])];
+  const code = o.coverageToggle ? ['--coverage-toggle'] : o.coverage ? ['--coverage'] : [];
+  return run => ['--coverage-dir', path.join(out, coverageRunPath(run)), '--no-coverage-report', ...code];
 }
 
 /** Passing runs' coverage in plan order (a run that never wrote its folder has none); their
@@ -83,7 +84,8 @@ async function main(argv: readonly string[]): Promise<number> {
   const out = makeOutDir(o);
   const logOf = (r: PlannedRun): string => path.join(out, logPath(r));
   const started = new Date();
-  console.log(`regress: ${selected.length} benches x ${o.seeds} seeds = ${total} runs${shardText}, ${o.jobs} at a time, timeout ${o.timeout} s, seed base ${o.seedBase}${o.coverage ? ', code coverage on' : ''}`);
+  const codeText = o.coverageToggle ? ', code coverage on (with toggles)' : o.coverage ? ', code coverage on' : '';
+  console.log(`regress: ${selected.length} benches x ${o.seeds} seeds = ${total} runs${shardText}, ${o.jobs} at a time, timeout ${o.timeout} s, seed base ${o.seedBase}${codeText}`);
   console.log(`regress: results in ${shown(root, out)}`);
 
   // Children run in their own process groups (see regress/spawn.ts), so Ctrl-C is forwarded
@@ -119,7 +121,7 @@ async function main(argv: readonly string[]): Promise<number> {
 
   const pictures = abort.signal.aborted ? new Map<number, string[]>() : await failurePictures(out, results, o.pictures);
   const file: RegressFile = {
-    format: RESULTS_FORMAT, seedBase: o.seedBase, seedsPerBench: o.seeds, benches: selected, tops: o.tops, tests: o.tests, coverage: o.coverage,
+    format: RESULTS_FORMAT, seedBase: o.seedBase, seedsPerBench: o.seeds, benches: selected, tops: o.tops, tests: o.tests, coverage: o.coverage, coverageToggle: o.coverageToggle,
     shard: o.shard ?? null, planned: total, started: started.toISOString(), elapsed, hostname: os.hostname(), interrupted: abort.signal.aborted,
     runs: results.map(r => storedRun(r, pictures.get(r.run.order))),
   };

@@ -32,9 +32,16 @@ export interface BuildOptions {
   readonly verilatorArgs?: readonly string[];
   /** Suppress the one-line build notice. */
   readonly quiet?: boolean;
-  /** Verilator line, branch, toggle and user (`m.cover`) coverage compiled in: a separate
-   *  cached variant (its own key and runtime), written with Model.writeCoverage. */
-  readonly coverage?: boolean;
+  /** Verilator coverage compiled in: a separate cached variant (its own key and runtime),
+   *  written with Model.writeCoverage. */
+  readonly coverage?: CoverageKinds;
+}
+
+/** What a coverage model counts: always line points (blocks, case items), branches (if/else
+ *  arms) and user cover points (`m.cover`); `toggle` adds every bit of every signal, which
+ *  costs far more per cycle (docs/coverage.md, measured on nic_pair). */
+export interface CoverageKinds {
+  readonly toggle: boolean;
 }
 
 export interface BuiltModel {
@@ -48,8 +55,8 @@ export interface BuiltModel {
   readonly runtimeLib: string;
   readonly runtimeCxxFlags: readonly string[];
   readonly trace: TraceFormat;
-  /** Built with coverage counters (BuildOptions.coverage). */
-  readonly coverage: boolean;
+  /** Built with coverage counters (BuildOptions.coverage), and which. */
+  readonly coverage: CoverageKinds | undefined;
   /** The Verilog the model was built from (coverage reports annotate these files). */
   readonly sourceDir: string;
   /** False on a cache hit. */
@@ -63,13 +70,16 @@ export interface BuiltModel {
 /** Builds performed by this process; tests use it to prove a cache hit. */
 export let buildCount = 0;
 
-/** Line (with its branches), toggle and user cover points: Verilator's `--coverage`. */
-export const coverageArgs = ['--coverage-line', '--coverage-toggle', '--coverage-user'];
+/** Line (with its branches) and user cover points, plus toggles when asked. */
+export function coverageArgs(kinds: CoverageKinds | undefined): string[] {
+  if (!kinds) return [];
+  return ['--coverage-line', '--coverage-user', ...(kinds.toggle ? ['--coverage-toggle'] : [])];
+}
 
-function verilatorArgs(sources: DesignSources, trace: TraceFormat, coverage: boolean, extra: readonly string[]): string[] {
+function verilatorArgs(sources: DesignSources, trace: TraceFormat, coverage: CoverageKinds | undefined, extra: readonly string[]): string[] {
   const args = [
     '--cc', trace === 'fst' ? '--trace-fst' : '--trace', '--top-module', sources.manifest.top,
-    '-Mdir', '../obj', '-Wno-fatal', ...splitArgs, ...(coverage ? coverageArgs : []),
+    '-Mdir', '../obj', '-Wno-fatal', ...splitArgs, ...coverageArgs(coverage),
   ];
   // Same trap hooks as the shared runtime (see runtime.ts); the printf routing header comes
   // first through the precompiled header that make force-includes (pch.ts).
@@ -93,9 +103,9 @@ function shortDir(dir: string): string {
 export async function buildModel(sources: DesignSources, options: BuildOptions = {}): Promise<BuiltModel> {
   const trace = options.trace ?? 'fst';
   const extra = options.verilatorArgs ?? [];
-  const coverage = options.coverage ?? false;
+  const coverage = options.coverage;
   const tc = toolchain();
-  const runtime = await ensureRuntime(coverage);
+  const runtime = await ensureRuntime(coverage !== undefined);
   const wrapper = addonSource(sources.manifest, trace);
   const top = sources.manifest.top;
   const fileParts: string[] = [];
@@ -150,7 +160,7 @@ export async function buildModel(sources: DesignSources, options: BuildOptions =
   });
   if (built) {
     buildCount++;
-    const variant = coverage ? ' with coverage' : '';
+    const variant = coverage ? ` with coverage${coverage.toggle ? ' (toggles too)' : ''}` : '';
     if (!options.quiet) process.stderr.write(`[sim] built ${top}${variant} in ${seconds.toFixed(1)} s (cache ${shortDir(dir)})\n`);
   }
   return built ? result(true, seconds, phases) : result(false, 0);

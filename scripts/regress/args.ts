@@ -31,6 +31,8 @@ export interface RegressOptions {
   readonly help: boolean;
   /** Verilator code coverage (coverage model variants); functional coverage is always on. */
   readonly coverage: boolean;
+  /** Toggle coverage too (implies coverage). */
+  readonly coverageToggle: boolean;
   /** Run only shard k of n (1-based) of the plan. */
   readonly shard: { readonly k: number; readonly n: number } | undefined;
   /** Failures to re-run for failure pictures (0: none). */
@@ -49,8 +51,9 @@ Runs many seeds of the registered benches (tb/benches/index.ts), each as its own
   --jobs N          runs at once (default: number of CPUs)
   --timeout SEC     kill a run after SEC seconds and record it as an error (default 600)
   --out DIR         results folder (default out/regress/<timestamp>)
-  --coverage        Verilator line/branch/toggle/cover-point coverage, merged (functional
+  --coverage        Verilator line/branch/cover-point coverage, merged (functional
                     coverage is always collected)
+  --coverage-toggle toggle coverage too (implies --coverage; much slower per cycle)
   --shard K/N       run only shard K of N of the plan (needs --seed-base; merge the shards'
                     folders with ./bin/nicgen regress merge)
   --pictures N      failure pictures for at most N failed runs (default 10; 0: none)
@@ -93,6 +96,7 @@ export function parseOptions(argv: readonly string[], root: string, now = new Da
         out: { type: 'string' },
         'dry-run': { type: 'boolean' },
         coverage: { type: 'boolean' },
+        'coverage-toggle': { type: 'boolean' },
         shard: { type: 'string' },
         pictures: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
@@ -118,7 +122,8 @@ export function parseOptions(argv: readonly string[], root: string, now = new Da
     outGiven: values.out !== undefined,
     dryRun: values['dry-run'] ?? false,
     help: values.help ?? false,
-    coverage: values.coverage ?? false,
+    coverage: (values.coverage ?? false) || (values['coverage-toggle'] ?? false),
+    coverageToggle: values['coverage-toggle'] ?? false,
     shard,
     pictures: wholeNumber('pictures', values.pictures, 0, 1_000_000, 10),
   };
@@ -138,7 +143,8 @@ export function replayArgs(o: RegressOptions): string {
   const parts = [`--seed-base ${o.seedBase}`, `--seeds ${o.seeds}`];
   for (const t of o.tops) parts.push(`--top ${t}`);
   for (const t of o.tests) parts.push(`--test ${t}`);
-  if (o.coverage) parts.push('--coverage');
+  if (o.coverageToggle) parts.push('--coverage-toggle');
+  else if (o.coverage) parts.push('--coverage');
   if (o.shard) parts.push(`--shard ${o.shard.k}/${o.shard.n}`);
   return parts.join(' ');
 }

@@ -29,7 +29,7 @@ export interface Merged {
 }
 
 const samePlan = (a: RegressFile, b: RegressFile): boolean =>
-  a.seedBase === b.seedBase && a.seedsPerBench === b.seedsPerBench && a.coverage === b.coverage
+  a.seedBase === b.seedBase && a.seedsPerBench === b.seedsPerBench && a.coverage === b.coverage && a.coverageToggle === b.coverageToggle
   && JSON.stringify(a.benches) === JSON.stringify(b.benches);
 
 /** The shards, checked: one plan, shards 1..N each once, every planned run once. */
@@ -86,13 +86,13 @@ export async function mergeRegressions(o: MergeOptions): Promise<Merged> {
   const first = shards[0]!.file;
   const file: RegressFile = {
     format: RESULTS_FORMAT, seedBase: first.seedBase, seedsPerBench: first.seedsPerBench, benches: first.benches, tops: first.tops, tests: first.tests,
-    coverage: first.coverage, shard: null, mergedFrom: shards.map(s => s.dir), planned: runs.length,
+    coverage: first.coverage, coverageToggle: first.coverageToggle, shard: null, mergedFrom: shards.map(s => s.dir), planned: runs.length,
     started: shards.map(s => s.file.started).sort()[0]!, elapsed: Math.max(...shards.map(s => s.file.elapsed)),
     hostname: [...new Set(shards.map(s => s.file.hostname))].join(', '), interrupted: shards.some(s => s.file.interrupted), runs,
   };
   const parts = shards.map(s => path.join(s.dir, 'coverage')).filter(d => fs.existsSync(d)).map(reportAsInputs);
   const selection = [...first.tops.map(t => `--top ${t}`), ...first.tests.map(t => `--test ${t}`)].join(' ');
-  const replay = `make regress REGRESS_ARGS='--seed-base ${first.seedBase} --seeds ${first.seedsPerBench}${selection ? ` ${selection}` : ''}${first.coverage ? ' --coverage' : ''}'`;
+  const replay = `make regress REGRESS_ARGS='--seed-base ${first.seedBase} --seeds ${first.seedsPerBench}${selection ? ` ${selection}` : ''}${first.coverageToggle ? ' --coverage-toggle' : first.coverage ? ' --coverage' : ''}'`;
   const finished = await finishRegression({ root: o.root, out: o.out, file, results, coverage: parts.length ? joinInputs(parts) : undefined, replay });
   return { file, results, finished, replay };
 }

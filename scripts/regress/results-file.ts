@@ -19,6 +19,7 @@ export interface RegressPlanInfo {
   readonly tops: readonly string[];
   readonly tests: readonly string[];
   readonly coverage: boolean;
+  readonly coverageToggle: boolean;
 }
 
 /** One run as stored: the result without its output, plus where its files are (relative to

@@ -3,6 +3,7 @@
 // NICGEN_COVERAGE turns it on for every runTest of the process:
 //   NICGEN_COVERAGE=1 npx vitest run FILE        runs under out/coverage/vitest/runs/
 //   NICGEN_COVERAGE=DIR npx vitest run FILE      runs under DIR/runs/
+//   NICGEN_COVERAGE_TOGGLE=1 as well              toggle coverage too
 // then `./bin/nicgen coverage DIR` merges them into the tables and the line report.
 
 import * as path from 'node:path';
@@ -13,6 +14,8 @@ export interface CoverageOptions {
   /** Verilator code coverage: builds and runs the model's coverage variant (a separate
    *  cached build). Functional coverage is collected either way. */
   readonly code?: boolean;
+  /** With `code`: toggle coverage too (another variant; much slower per cycle). */
+  readonly toggle?: boolean;
 }
 
 /** Where NICGEN_COVERAGE=1 puts the runs (relative to the working directory). */
@@ -25,5 +28,6 @@ export function envCoverage(top: string, seed: number): CoverageOptions | undefi
   const v = process.env['NICGEN_COVERAGE'];
   if (v === undefined || v === '' || v === '0') return undefined;
   const root = path.resolve(v === '1' ? defaultVitestCoverageDir : v);
-  return { dir: path.join(root, 'runs', `${top}-${seed}-${process.pid}-${++envRuns}`), code: true };
+  const toggle = (process.env['NICGEN_COVERAGE_TOGGLE'] ?? '') !== '' && process.env['NICGEN_COVERAGE_TOGGLE'] !== '0';
+  return { dir: path.join(root, 'runs', `${top}-${seed}-${process.pid}-${++envRuns}`), code: true, toggle };
 }

@@ -49,7 +49,8 @@ export async function runTest<IO>(design: TypedDesign<IO>, fn: TestFn<IO>, optio
   const seed = options.seed ?? envSeed() ?? randomSeed();
   const coverage = options.coverage ?? envCoverage(design.manifest.top, seed);
   const code = coverage?.code === true;
-  const { model, build } = await Model.load(design, code ? { ...options.build, coverage: true } : options.build);
+  const toggle = code && coverage?.toggle === true;
+  const { model, build } = await Model.load(design, code ? { ...options.build, coverage: { toggle } } : options.build);
   const sched = new Scheduler(model, { maxCycles: options.maxCycles ?? 1_000_000 });
   const functional = coverage ? new FunctionalCoverage() : undefined;
   const tb = new TestBench(model, sched, new Rng(seed), functional);
@@ -69,7 +70,7 @@ export async function runTest<IO>(design: TypedDesign<IO>, fn: TestFn<IO>, optio
   } finally {
     try {
       if (coverage) {
-        writeRunCoverage(coverage.dir, { top: design.manifest.top, seed, passed, cycles: model.cycle, code, sourceDir: build.sourceDir, files: design.manifest.files }, {
+        writeRunCoverage(coverage.dir, { top: design.manifest.top, seed, passed, cycles: model.cycle, code, toggle, sourceDir: build.sourceDir, files: design.manifest.files }, {
           writeCode: file => model.writeCoverage(file), functional: functional?.data(),
         });
       }

@@ -52,7 +52,7 @@ async function coveredRun(dir: string, seed: number, cycles: number, fail = fals
   const run = runTest(selftestDesign(), async (dut, tb) => {
     await randomTraffic(dut, tb, cycles, counts);
     if (fail) throw new Error('failing on purpose');
-  }, { seed, coverage: { dir, code: true } });
+  }, { seed, coverage: { dir, code: true, toggle: true } });
   if (fail) await expect(run).rejects.toThrow('failing on purpose');
   else await run;
   return counts;
@@ -61,9 +61,10 @@ async function coveredRun(dir: string, seed: number, cycles: number, fail = fals
 describe('code coverage (Verilator)', () => {
   it('is a separate cached variant: the plain model has no counters', async () => {
     const plain = await buildModel(selftestDesign(), { quiet: true });
-    const covered = await buildModel(selftestDesign(), { quiet: true, coverage: true });
-    expect(covered.key).not.toBe(plain.key);
-    expect([plain.coverage, covered.coverage]).toEqual([false, true]);
+    const covered = await buildModel(selftestDesign(), { quiet: true, coverage: { toggle: true } });
+    const noToggles = await buildModel(selftestDesign(), { quiet: true, coverage: { toggle: false } });
+    expect(new Set([plain.key, covered.key, noToggles.key]).size).toBe(3);
+    expect([plain.coverage, covered.coverage]).toEqual([undefined, { toggle: true }]);
     const m = new Model(plain, selftestDesign().manifest);
     expect(m.hasCoverage).toBe(false);
     expect(() => m.writeCoverage(path.join(tmp, 'x.dat'))).toThrow(/built without coverage/);
@@ -118,7 +119,7 @@ describe('code coverage (Verilator)', () => {
       dut.m.ready.value = 1;
       await tb.reset(2);
       await tb.clockCycles(50);
-    }, { seed: 5, coverage: { dir: path.join(tmp, 'steady', 'run'), code: true } });
+    }, { seed: 5, coverage: { dir: path.join(tmp, 'steady', 'run'), code: true, toggle: true } });
     const steady = path.join(tmp, 'steady', 'report');
     await coverageCommand([path.join(tmp, 'steady')], steady, () => undefined);
     const never = fs.readFileSync(path.join(steady, 'uncovered.txt'), 'utf8');
@@ -130,10 +131,12 @@ describe('code coverage (Verilator)', () => {
   it('NICGEN_COVERAGE=DIR gives every runTest its own run folder', async () => {
     const dir = path.join(tmp, 'env');
     process.env['NICGEN_COVERAGE'] = dir;
+    process.env['NICGEN_COVERAGE_TOGGLE'] = '1';
     try {
       await runTest(selftestDesign(), async (dut, tb) => { await randomTraffic(dut, tb, 100, { streaming: 0, sink_stalls: 0, source_waits: 0, cycles: 0 }); }, { seed: 9 });
     } finally {
       delete process.env['NICGEN_COVERAGE'];
+      delete process.env['NICGEN_COVERAGE_TOGGLE'];
     }
     const runs = fs.readdirSync(path.join(dir, 'runs'));
     expect(runs).toHaveLength(1);
