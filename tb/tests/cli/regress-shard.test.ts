@@ -31,7 +31,7 @@ const regress = (...args: string[]): Promise<Run> => node('scripts/regress.ts', 
 const merge = (...args: string[]): Promise<Run> => node('cli/nicgen.ts', 'regress', 'merge', ...args);
 
 // Two tops (selftest_skid with cover points, skid_buffer), passing and failing benches.
-const selection = ['--top', 'selftest', '--top', 'skid_buffer', '--test', 'pass', '--test', 'fail', '--test', 'throughput', '--seeds', '3', '--seed-base', '90210', '--coverage'];
+const selection = ['--top', 'selftest', '--top', 'skid_buffer', '--test', 'pass', '--test', 'fail', '--test', 'throughput', '--seeds', '3', '--seed-base', '90210', '--coverage-toggle'];
 const shardDir = (k: number): string => path.join(tmp, `shard-${k}`);
 
 /** Testcases as [classname, name, failure message or '', has error]: what a CI server shows. */
