@@ -15,7 +15,7 @@ import { BuildError } from './errors.ts';
 import { run } from './exec.ts';
 import { ensureRuntime } from './runtime.ts';
 import { toolchain } from './toolchain.ts';
-import { fastOpt, linkAddon, makeModel, makeVars, slowOpt, splitArgs, timed, wrapperObject, type Phase } from './build-steps.ts';
+import { coverageCounterRewrite, fastOpt, linkAddon, makeModel, makeVars, plainCoverageCounters, slowOpt, splitArgs, timed, wrapperObject, type Phase } from './build-steps.ts';
 import { ensurePch, pchEnv, pchPath } from './pch.ts';
 import { addonSource, type TraceFormat } from './wrapper.ts';
 
@@ -73,7 +73,7 @@ export let buildCount = 0;
 /** Line (with its branches) and user cover points, plus toggles when asked. */
 export function coverageArgs(kinds: CoverageKinds | undefined): string[] {
   if (!kinds) return [];
-  return ['--coverage-line', '--coverage-user', ...(kinds.toggle ? ['--coverage-toggle'] : [])];
+  return kinds.toggle ? ['--coverage-line', '--coverage-toggle', '--coverage-user'] : ['--coverage-line', '--coverage-user'];
 }
 
 function verilatorArgs(sources: DesignSources, trace: TraceFormat, coverage: CoverageKinds | undefined, extra: readonly string[]): string[] {
@@ -114,7 +114,7 @@ export async function buildModel(sources: DesignSources, options: BuildOptions =
   // The header paths are content-addressed: same paths, same precompiled contents.
   const vars = makeVars(pchPath(tc, runtime, trace, fastOpt), pchPath(tc, runtime, trace, slowOpt));
   const key = sha256([tc.verilatorVersion, tc.cxxVersion, tc.napiInclude, wrapper, ...vArgs, ...vars, ...runtime.cxxFlags,
-    runtime.lib, ...fileParts]);
+    runtime.lib, ...(coverage ? [coverageCounterRewrite] : []), ...fileParts]);
   const dir = path.join(cacheRoot(), 'models', key);
   const addonPath = path.join(dir, `${top}.node`);
   const result = (built: boolean, seconds: number, phases: readonly Phase[] = []): BuiltModel => ({
@@ -143,6 +143,7 @@ export async function buildModel(sources: DesignSources, options: BuildOptions =
         timed(phases, 'pch', () => Promise.all([fastOpt, slowOpt].map(o => ensurePch(tc, runtime, trace, o)))),
       ]);
       let log = verilated;
+      if (coverage) log += `coverage counters made non-atomic: ${plainCoverageCounters(path.join(tmp, 'obj'))}\n`;
       // The wrapper needs only obj/V<top>.h, so it compiles (or is fetched) during make.
       const [made, wrapped] = await Promise.all([
         timed(phases, 'make', () => makeModel(path.join(tmp, 'obj'), top, vars, tc, env)),

@@ -41,6 +41,8 @@ export interface TestResult {
   readonly nativeCalls: number;
   /** True when this call had to build the model (a cache miss). */
   readonly built: boolean;
+  /** Wall time spent writing the run's coverage at the end (0 without coverage). */
+  readonly coverageWriteSeconds: number;
 }
 
 export type TestFn<IO> = (dut: DutOf<IO>, tb: TestBench) => Promise<void>;
@@ -61,6 +63,7 @@ export async function runTest<IO>(design: TypedDesign<IO>, fn: TestFn<IO>, optio
     tb.startTrace(w.file, w);
   }
   let passed = false;
+  let coverageWriteSeconds = 0;
   try {
     const main = sched.spawn('test', () => fn(dut, tb));
     await sched.run(main);
@@ -70,9 +73,11 @@ export async function runTest<IO>(design: TypedDesign<IO>, fn: TestFn<IO>, optio
   } finally {
     try {
       if (coverage) {
+        const t0 = performance.now();
         writeRunCoverage(coverage.dir, { top: design.manifest.top, seed, passed, cycles: model.cycle, code, toggle, sourceDir: build.sourceDir, files: design.manifest.files }, {
           writeCode: file => model.writeCoverage(file), functional: functional?.data(),
         });
+        coverageWriteSeconds = (performance.now() - t0) / 1000;
       }
     } catch (err) {
       // A failing run keeps its own error; a passing one fails here.
@@ -82,5 +87,5 @@ export async function runTest<IO>(design: TypedDesign<IO>, fn: TestFn<IO>, optio
       model.dispose();
     }
   }
-  return { seed, cycles: model.cycle, nativeCalls: sched.nativeCalls, built: build.built };
+  return { seed, cycles: model.cycle, nativeCalls: sched.nativeCalls, built: build.built, coverageWriteSeconds };
 }
