@@ -6,6 +6,8 @@ import type { TestBench } from '../../core/index.ts';
 import { PcapWriter } from '../../model/pcap.ts';
 import { PairEnv, type PairDut } from '../../nic/env.ts';
 import { runMixedScenario } from '../../nic/mixed-scenario.ts';
+import { runLocalErrorScenario } from '../../nic/local-error-scenario.ts';
+import { runProtectionScenario } from '../../nic/protection-scenario.ts';
 import { runReadProtectionScenario } from '../../nic/read-protection-scenario.ts';
 import { defineBench, type BenchGroup } from '../bench.ts';
 import { PACED, pairDesign } from './write.ts';
@@ -37,6 +39,26 @@ export const nicPairReadBenches: BenchGroup = {
       const env = await PairEnv.create(dut, tb);
       const r = await runReadProtectionScenario(env, tb);
       console.log(`read_protection: ${r.naks} NAKs 0x62`);
+    },
+  }),
+  write_protection: defineBench({
+    about: 'WRITE with bad tag / PD / no remote-write / out of bounds: nothing written, NAK 0x62, error CQE, QP ERROR, later WQEs flushed',
+    design: pairDesign,
+    maxCycles: 5_000_000,
+    test: async (dut, tb) => {
+      const env = await PairEnv.create(dut, tb);
+      const r = await runProtectionScenario(env, tb);
+      console.log(`write_protection: ${r.naks} NAKs 0x62`);
+    },
+  }),
+  local_errors: defineBench({
+    about: 'the requester\'s own checks: 0-SGE WQEs, unknown opcode, length mismatch, QP not in RTS, bad lkey on WRITE and READ, flushes; QP states after',
+    design: pairDesign,
+    maxCycles: 2_000_000,
+    test: async (dut, tb) => {
+      const env = await PairEnv.create(dut, tb);
+      const r = await runLocalErrorScenario(env, tb);
+      console.log(`local_errors: ${r.cqes} CQEs in ${r.cycles} cycles`);
     },
   }),
 };
