@@ -330,33 +330,23 @@ export class ModuleEmitter implements TempSink {
     }
   }
 
-  // ---- assertions ----------------------------------------------------------------------------
+  // ---- assertions and cover points -----------------------------------------------------------
   #emitAsserts(out: Lines): void {
-    for (const d of this.#ir.domains.values()) {
-      const stmts = projectStmts(this.#ir.body, s => s.kind === 'assert' && s.domain === d);
-      if (!stmts.length) continue;
-      const clock = d.clock?.name ?? 'clk';
-      out.push(0, '`ifndef SYNTHESIS');
-      out.push(0, `// assertions (simulation only), checked at each ${clock} edge outside reset`);
-      out.push(0, `always @(posedge ${clock}) begin`);
-      const hasReset = d.reset && domainHasReset(this.#ir, d.name);
-      if (hasReset) out.push(1, `if (!${d.reset!.name}) begin`);
-      this.#stmts(out, hasReset ? 2 : 1, stmts, '<=');
-      if (hasReset) out.push(1, 'end');
-      out.push(0, 'end');
-      out.push(0, '`endif');
-      out.blank();
-    }
+    this.#emitChecks(out, 'assert', '`ifndef SYNTHESIS', clock => `// assertions (simulation only), checked at each ${clock} edge outside reset`);
   }
 
-  // ---- cover points --------------------------------------------------------------------------
   #emitCovers(out: Lines): void {
+    this.#emitChecks(out, 'cover', '`ifdef VERILATOR', clock => `// cover points (Verilator coverage only), counted at each ${clock} edge outside reset`);
+  }
+
+  /** One guarded `always` block per clock domain holding its `kind` statements, outside reset. */
+  #emitChecks(out: Lines, kind: 'assert' | 'cover', guard: string, title: (clock: string) => string): void {
     for (const d of this.#ir.domains.values()) {
-      const stmts = projectStmts(this.#ir.body, s => s.kind === 'cover' && s.domain === d);
+      const stmts = projectStmts(this.#ir.body, s => s.kind === kind && s.domain === d);
       if (!stmts.length) continue;
       const clock = d.clock?.name ?? 'clk';
-      out.push(0, '`ifdef VERILATOR');
-      out.push(0, `// cover points (Verilator coverage only), counted at each ${clock} edge outside reset`);
+      out.push(0, guard);
+      out.push(0, title(clock));
       out.push(0, `always @(posedge ${clock}) begin`);
       const hasReset = d.reset && domainHasReset(this.#ir, d.name);
       if (hasReset) out.push(1, `if (!${d.reset!.name}) begin`);
