@@ -34,7 +34,8 @@ export function coverageLines(s: CoverageSummary, reportDir: string, maxHoles = 
   const out: string[] = [];
   if (s.code) {
     const t = s.code.total;
-    out.push(`code coverage: ${POINT_KINDS.map(k => `${k === 'user' ? 'cover points' : k} ${t[k].hit}/${t[k].total} (${percent(t[k])})`).join(', ')}`);
+    const kind = (k: typeof POINT_KINDS[number]): string => `${k === 'user' ? 'cover points' : k} ${t[k].total === 0 ? '-' : `${t[k].hit}/${t[k].total} (${percent(t[k])})`}`;
+    out.push(`code coverage: ${POINT_KINDS.map(kind).join(', ')}`);
     out.push(...codeTable(s.code).map(l => `  ${l}`));
     for (const c of s.code.covers) out.push(`  cover ${c.module}.${c.label} (${c.file}:${c.line}): ${c.count} hit${c.count === 1 ? '' : 's'}`);
     out.push(`  line report: ${shown(path.join(reportDir, s.html ?? 'html/index.html'))}; never hit (${s.code.uncoveredCount}): ${shown(path.join(reportDir, 'uncovered.txt'))}`);
