@@ -81,7 +81,7 @@ function benchTableHtml(stats: readonly BenchStats[], prev: Previous | undefined
         + `<td>${rateRatio !== undefined ? `<span class="${rateRatio >= 1 ? 'up' : 'down'}">×${rateRatio.toFixed(2)}</span>` : '-'}</td>` : '')
       + '</tr>';
   });
-  const head = ['bench', 'runs', 'passed', 'failed', 'errors', 'cycles', 'cycles/s', 'time', ...(prev ? ['previous passed', 'cycles/s vs previous'] : [])];
+  const head = ['bench', 'runs', 'passed', 'failed', 'errors', 'cycles', 'cycles/s', 'run time (sum)', ...(prev ? ['previous passed', 'cycles/s vs previous'] : [])];
   return `<table id="benches"><tr>${head.map((h, i) => `<th${i === 0 ? ' class="l"' : ''}>${h}</th>`).join('')}</tr>${rows.join('')}</table>`;
 }
 
@@ -122,7 +122,7 @@ function functionalHtml(c: CoverageSummary, data: FunctionalData | undefined, pr
   return `<h3>Functional coverage</h3>
 <p id="functional-total"><b>${f.hit} of ${f.supported}</b> supported bins hit${was} (${f.bins - f.supported} bins unsupported by the design, each with its reason) ·
 <a href="coverage/functional.json">coverage/functional.json</a> · <a href="coverage/holes.txt">coverage/holes.txt</a></p>
-<p>Never hit (${f.holes.length}):</p>${holes}
+${f.holes.length ? `<p>Never hit (${f.holes.length}):</p>` : ''}${holes}
 <p>First hit of each bin (in plan order: bench, then seed index):</p>${groups.join('\n')}`;
 }
 

@@ -66,7 +66,7 @@ describe('regression report in headless Chromium', () => {
     expect(text(/<h1>([\s\S]*?)<\/h1>/.exec(dom)![1]!)).toBe('nicgen regress: 2 passed, 2 failed');
     expect(dom).toContain(`Compared with the previous regression in this folder: <code>${path.basename(first)}</code>`);
     const benches = rows(dom, 'benches');
-    expect(text(benches[0]!)).toMatch(/^bench runs passed failed errors cycles cycles\/s time previous passed cycles\/s vs previous$/);
+    expect(text(benches[0]!)).toMatch(/^bench runs passed failed errors cycles cycles\/s run time \(sum\) previous passed cycles\/s vs previous$/);
     expect(text(benches[1]!)).toMatch(/^selftest\/pass 2 2 0 0 4,004 [\d.]+ k cycles\/s [\d.]+ s 2\/2 = ×[\d.]+$/);
     expect(text(benches[2]!)).toMatch(/^selftest\/fail 2 0 2 0 /);
   });
