@@ -4,5 +4,7 @@ export default defineConfig({
   test: {
     include: ['gen/**/*.test.ts', 'synth/**/*.test.ts', 'tb/tests/**/*.test.ts'],
     testTimeout: 300000,
+    // Tells tb/core which test runs, for replay hints (tb/core/where.ts).
+    setupFiles: ['tb/vitest-setup.ts'],
   },
 });

@@ -12,6 +12,7 @@ import { regressMergeCommand } from './regress-command.ts';
 import { replayCommand } from './replay-command.ts';
 import { simCommand } from './sim-command.ts';
 import { synthCommand } from './synth-command.ts';
+import { waveCommand } from './wave-command.ts';
 import { UsageError } from './usage-error.ts';
 import { cacheRoot } from '../sim/cache.ts';
 
@@ -56,6 +57,8 @@ async function main(argv: string[]): Promise<number> {
       .option('to', { type: 'number', describe: 'cycle at which the wave dump stops' })
       .option('pcap', { type: 'string', describe: 'write the link\'s frames to this pcap file (benches with a link: nic_pair; others ignore it)' })
       .option('max-cycles', { type: 'number', describe: 'fail if the bench runs longer (default: the bench\'s own budget)' })
+      .option('period', { type: 'number', describe: 'clock period in ns: cycle N is at N x period in the dump (default 4, 250 MHz)' })
+      .option('pictures', { type: 'boolean', default: true, describe: 'on a failure, re-run the seed with waves of the cause and draw it (--no-pictures: off)' })
       .option('coverage', { type: 'boolean', default: false, describe: 'Verilator line, branch and cover-point coverage (a separate cached model) plus functional coverage; prints the report' })
       .option('coverage-toggle', { type: 'boolean', default: false, describe: 'toggle coverage too (implies --coverage; another model, much slower per cycle)' })
       .option('coverage-dir', { type: 'string', describe: 'the run\'s coverage folder (default out/coverage/<top>-<test>-<seed>); alone: functional coverage only' })
@@ -63,6 +66,7 @@ async function main(argv: string[]): Promise<number> {
     async a => {
       code = await simCommand({
         top: a.top, test: a.test, list: a.list, seed: a.seed, wave: a.wave, from: a.from, to: a.to, maxCycles: a.maxCycles, pcap: a.pcap,
+        periodNs: a.period, pictures: a.pictures,
         coverage: a.coverage, coverageToggle: a.coverageToggle, coverageDir: a.coverageDir, coverageReport: a.coverageReport,
       });
     })
@@ -96,6 +100,11 @@ async function main(argv: string[]): Promise<number> {
         settle: a.settle, frameTimeout: a.frameTimeout, wave: a.wave, progress: a.progress, fcs: a.fcs, burst: a.burst,
       });
     })
+    .command('wave [file]', 'open a wave dump in GTKWave with the savefile nicgen wrote beside it (docs/waves.md)', y => y
+      .positional('file', { type: 'string', describe: 'the dump (.fst or .vcd) of nicgen sim --wave, NICGEN_WAVE or a failure re-run' })
+      .option('savefile', { type: 'string', describe: 'another savefile (default: FILE with .gtkw)' })
+      .option('screenshot', { type: 'string', describe: 'write a PNG of GTKWave\'s view instead (headless, Xvfb)' }),
+    async a => { code = await waveCommand({ file: a.file, savefile: a.savefile, screenshot: a.screenshot }); })
     .demandCommand(1, 'name a command (see --help)')
     .strict()
     .help()

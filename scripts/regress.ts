@@ -98,18 +98,24 @@ async function main(argv: readonly string[]): Promise<number> {
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
 
+  // A failing run draws its own failure picture (re-running its seed with waves of the
+  // cause) into <out>/pictures, until --pictures failures have one; later ones skip it.
+  let failedSoFar = 0;
+  const pictureEnv = (): Record<string, string> => (failedSoFar < o.pictures
+    ? { NICGEN_FAILURE_DIR: path.join(out, 'pictures') } : { NICGEN_PICTURES: '0' });
   const progress = new RegressProgress(process.stderr, total);
   fs.mkdirSync(path.join(out, 'coverage'), { recursive: true });
   const code = new CodeAccumulator(path.join(out, 'coverage', 'runs.dat'));
   const finished = await runPool(plan, {
     jobs: o.jobs,
     signal: abort.signal,
-    start: run => runSim(run, { root, timeoutSeconds: o.timeout, signal: abort.signal, extraArgs: coverageArgs(out, o) }),
+    start: run => runSim(run, { root, timeoutSeconds: o.timeout, signal: abort.signal, extraArgs: coverageArgs(out, o), extraEnv: () => pictureEnv() }),
     onDone: r => {
       const log = logOf(r.run);
       fs.mkdirSync(path.dirname(log), { recursive: true });
       fs.writeFileSync(log, `$ ${replayCommand(r.run)}\n${r.output}`);
       if (r.status === 'passed' && o.coverage) code.add(path.join(out, coverageRunPath(r.run), CODE_DAT));
+      if (r.status === 'failed') failedSoFar++;
       progress.record(r);
     },
   });

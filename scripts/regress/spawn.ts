@@ -20,6 +20,8 @@ export interface SpawnOptions {
   readonly signal: AbortSignal;
   /** More `nicgen sim` arguments for this run (its coverage folder). */
   readonly extraArgs?: (run: PlannedRun) => readonly string[];
+  /** More environment for this run (where its failure picture goes). */
+  readonly extraEnv?: (run: PlannedRun) => Readonly<Record<string, string>>;
 }
 
 /** Output kept per stream: a runaway bench printing in a loop must not exhaust memory. */
@@ -37,7 +39,7 @@ function keepTail(text: string): string {
 
 export function runSim(run: PlannedRun, o: SpawnOptions): Promise<RunResult> {
   return new Promise(resolve => {
-    const env = { ...process.env };
+    const env: NodeJS.ProcessEnv = { ...process.env, ...(o.extraEnv?.(run) ?? {}) };
     // --seed already wins over NICGEN_SEED; dropping it keeps the logs free of a misleading value.
     delete env['NICGEN_SEED'];
     const t0 = performance.now();

@@ -76,6 +76,9 @@ interface TraceWindow {
 
 const resolved = Promise.resolve();
 
+/** Periods a failed run's dump is extended by (no value changes; see run()). */
+const HOLD_AFTER_FAILURE = 8;
+
 export interface SchedulerOptions {
   /** Fail when the test needs to go past this many cycles. */
   readonly maxCycles: number;
@@ -360,6 +363,9 @@ export class Scheduler implements TaskHost {
         this.settle = null;
         this.main = null;
         try {
+          // A failed run's dump goes on for a few periods without changes (the clock stops), so
+          // a viewer can show the failing cycle with room on its right.
+          if (err && this.trace?.open) this.model.traceHold(HOLD_AFTER_FAILURE);
           this.closeTrace();
         } catch (closeErr) {
           if (!err) err = { error: closeErr };

@@ -88,6 +88,8 @@ export class PairEnv {
     await a.drv.init({ ttl: 64, dscp: 26 });
     await b.drv.init({ ttl: 64, dscp: 26 });
     const env = new PairEnv(a, b, link);
+    // Records are dated, so a mismatch's wave window starts where its WQE was posted.
+    env.sb.now = () => tb.cycle;
     if (cov) env.sb.observe(cov);
     return env;
   }

@@ -1,9 +1,10 @@
 // The regression report (out/regress/<timestamp>/index.html) as a browser shows it: headless
 // Chromium renders it and the checks read the rendered DOM (after the page's own script ran)
 // and a screenshot: the bench table with the trend against the previous run in the same
-// folder, every run, the failures with their replay commands and the "no picture" cell, the
-// coverage summary with a working link to the line report. A second pass embeds pictures
-// from a stand-in renderer (the real one is issue 13a's) and checks the browser drew them.
+// folder, every run, the failures with their replay commands and the failure picture each
+// failing run drew (the browser must have drawn it), the coverage summary with a working link
+// to the line report. The earlier run, made with --pictures 0, shows the "no picture" cell;
+// a renderer given to the report from elsewhere has its files copied in and drawn too.
 
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -40,7 +41,7 @@ const text = (html: string): string => html.replace(/<[^>]+>/g, ' ').replace(/\s
 
 /** A stand-in for 13a's renderer: a small SVG naming the run, so the page has a real picture to draw. */
 async function standInRenderer(run: FailedRun): Promise<string[]> {
-  const file = path.join(run.dir, 'window.svg');
+  const file = path.join(fs.mkdtempSync(path.join(tmp, 'elsewhere-')), 'window.svg');
   fs.writeFileSync(file, `<svg xmlns="http://www.w3.org/2000/svg" width="320" height="60"><rect width="320" height="60" fill="#eef"/>`
     + `<text x="8" y="35" font-size="14">${run.top}/${run.test} seed ${run.seed} cycle ${run.cycle}</text></svg>\n`);
   return [file];
@@ -54,7 +55,7 @@ describe('regression report in headless Chromium', () => {
   let dom = '';
 
   beforeAll(async () => {
-    expect((await regress(...args, '--out', first)).code).toBe(1);
+    expect((await regress(...args, '--pictures', '0', '--out', first)).code).toBe(1);
     const r = await regress(...args, '--out', second);
     expect(r.code).toBe(1);
     expect(r.stdout).toContain(`report ${path.join(second, 'index.html')}`);
@@ -71,7 +72,7 @@ describe('regression report in headless Chromium', () => {
     expect(text(benches[2]!)).toMatch(/^selftest\/fail 2 0 2 0 /);
   });
 
-  it('lists every run and every failure with its replay commands, log link and the "no picture" cell', () => {
+  it('lists every run and every failure with its replay commands, log link and the picture the failing run drew', () => {
     const results = readResultsFile(second);
     const runs = rows(dom, 'runs').slice(1);
     expect(runs).toHaveLength(4);
@@ -84,10 +85,22 @@ describe('regression report in headless Chromium', () => {
     for (const f of failures) {
       expect(f).toMatch(/replay: <code>\.\/bin\/nicgen sim selftest --test fail --seed \d+<\/code>/);
       expect(f).toMatch(/with waves: <code>\.\/bin\/nicgen sim selftest --test fail --seed \d+ --wave \S+\.fst --from \d+ --to \d+<\/code>/);
+      const img = /<img class="failure-picture" src="(pictures\/selftest-fail-seed\d+\/failure\.svg)"[^>]*data-rendered="(\d+)x(\d+)"/.exec(f);
+      expect(img, f).not.toBeNull();
+      expect(Number(img![2])).toBeGreaterThan(100);
+      expect(fs.existsSync(path.join(second, img![1]!))).toBe(true);
+    }
+    expect(rows(dom, 'matrix')).toHaveLength(3);
+  });
+
+  it('a run made without pictures shows the "no picture" cell, never a made-up one', () => {
+    const page = renderedDom(path.join(first, 'index.html'));
+    const failures = [...page.matchAll(/<div class="failure" id="run-\d+">([\s\S]*?)<\/div><\/div>/g)].map(m => m[1]!);
+    expect(failures).toHaveLength(2);
+    for (const f of failures) {
       expect(f).toContain('<p class="nopicture">no picture</p>');
       expect(f).not.toContain('<img');
     }
-    expect(rows(dom, 'matrix')).toHaveLength(3);
   });
 
   it('shows the coverage summary: per-module code coverage, cover points, functional bins, a line report that exists', () => {
@@ -105,7 +118,7 @@ describe('regression report in headless Chromium', () => {
     expect(fs.existsSync(path.join(second, /<a id="uncovered" href="([^"]+)">/.exec(dom)![1]!))).toBe(true);
   });
 
-  it('embeds failure pictures inline when a renderer gives some, and the browser draws them', async () => {
+  it('copies in and embeds the pictures of a renderer given from elsewhere, and the browser draws them', async () => {
     const file = readResultsFile(second);
     const results = file.runs.map(r => loadRun(second, r));
     const pictures = await failurePictures(second, results, 10, standInRenderer);
@@ -114,7 +127,7 @@ describe('regression report in headless Chromium', () => {
     await finishRegression({ root: process.cwd(), out: second, file: withPictures, results, coverage: reportAsInputs(path.join(second, 'coverage')), replay: 'make regress' });
     const page = renderedDom(path.join(second, 'index.html'));
     const imgs = [...page.matchAll(/<img class="failure-picture" src="([^"]+)"[^>]*data-rendered="([^"]+)"/g)];
-    expect(imgs.map(m => m[2])).toEqual(['320x60', '320x60']);
+    expect(imgs.map(m => [path.basename(m[1]!), m[2]])).toEqual([['window.svg', '320x60'], ['window.svg', '320x60']]);
     expect(page).not.toContain('no picture');
     const png = screenshot(path.join(second, 'index.html'), path.join(tmp, 'report.png'));
     expect(fs.statSync(png).size).toBeGreaterThan(20_000);
