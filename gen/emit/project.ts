@@ -2,6 +2,7 @@
 // tops that disagree about a module of the same name are an error, not a silent overwrite.
 
 import type { IORecord, ModuleDef, Params } from '../hdl/define.ts';
+import { callerLoc } from '../hdl/errors.ts';
 import type { ModuleIR } from '../hdl/ir.ts';
 import { emitTop, type EmittedTop } from './design.ts';
 
@@ -13,7 +14,8 @@ export interface TopEntry {
 
 /** A typed entry: the parameters are checked against the definition here. */
 export function top<P extends Params, IO extends IORecord>(def: ModuleDef<P, IO>, params: Partial<P>, about: string): TopEntry {
-  return { about, emit: () => emitTop(def, params) };
+  const at = callerLoc(); // parameter errors point at this line of the tops file
+  return { about, emit: () => emitTop(def, params, at) };
 }
 
 export interface ModuleStats {

@@ -81,7 +81,7 @@ export interface Diagnostic {
 }
 
 export function formatDiagnostic(d: Diagnostic): string {
-  return `${formatLoc(d.loc)}: error [${d.pass}]: ${d.message}\n  hint: ${d.hint}`;
+  return `${formatLoc(d.loc)}: error [${d.pass}]: ${d.message}${d.hint ? `\n  hint: ${d.hint}` : ''}`;
 }
 
 /** Thrown when one or more passes found problems; the message lists them all. */
