@@ -5,7 +5,7 @@
 // parameters that differ from the defaults (`sync_fifo_width32_depth64`), so names are
 // stable and tell the reader what they are.
 
-import { callerLoc, DslError, type SourceLoc } from './errors.ts';
+import { callerLoc, DslError, formatLoc, isLibraryLoc, type SourceLoc } from './errors.ts';
 import type { Instance, ModuleIR, Signal } from './ir.ts';
 import { ModuleBuilder } from './module.ts';
 import { checkParams, ParamError, type ElabFrame, type ParamSpec } from './params.ts';
@@ -47,6 +47,7 @@ export interface DefineOptions<P = Params> {
 
 /** The elaborations in progress, outermost first, for errors raised inside nested ones. */
 const elaborating: ElabFrame[] = [];
+const annotated = new WeakSet<Error>();
 
 export function defineModule<P extends Params, IO extends IORecord>(
   name: string, defaults: P, build: (m: ModuleBuilder, p: P) => IO, opts: DefineOptions<P> = {},
@@ -94,6 +95,12 @@ function withFrame(frame: ElabFrame, run: () => void): void {
     if (e instanceof Error && e.constructor === Error) {
       const text = e.message.startsWith(`${frame.module}: `) ? e.message.slice(frame.module.length + 2) : e.message;
       throw Object.assign(new ParamError(frame.module, text, frame.loc, outer), { cause: e });
+    }
+    if (e instanceof DslError && !(e instanceof ParamError) && !annotated.has(e) && isLibraryLoc(e.loc)) {
+      // An error inside nicgen's own generators: say which module, asked for where by whom.
+      annotated.add(e);
+      const chain = [frame, ...[...outer].reverse()].map(f => `${f.module} at ${formatLoc(f.loc)}`).join(', inside ');
+      e.message += `\n  in ${chain}`;
     }
     throw e;
   } finally {

@@ -35,6 +35,13 @@ function isInternal(file: string): boolean {
     || internalDirs.some(d => file.startsWith(d)) || extraInternal.some(d => file.startsWith(d));
 }
 
+/** nicgen's own generators (standard library, NIC): a line there is not one a user of the
+ *  library wrote, so errors raised there also name the module and the line that asked for it. */
+const libraryDirs = [path.join(genDir, 'lib'), path.join(genDir, 'nic')].map(d => d + path.sep);
+export function isLibraryLoc(loc: SourceLoc): boolean {
+  return !/\.test\.[cm]?[jt]s$/.test(loc.file) && libraryDirs.some(d => loc.file.startsWith(d));
+}
+
 export const unknownLoc: SourceLoc = { file: '<unknown>', line: 0, col: 0 };
 
 /** Location of the innermost caller outside the DSL internals. */
@@ -54,8 +61,10 @@ export function callerLoc(): SourceLoc {
   return unknownLoc;
 }
 
-/** `gen/nic/foo.ts:12:5`, relative to the project root when inside it. */
+/** `gen/nic/foo.ts:12:5`, relative to the project root when inside it. A location without a
+ *  line (0) is not in a file: it is printed as it is (`nicgen gen --set numQp=16`). */
 export function formatLoc(loc: SourceLoc): string {
+  if (loc.line === 0) return loc.file;
   const file = loc.file.startsWith(projectRoot) ? loc.file.slice(projectRoot.length) : loc.file;
   return `${file}:${loc.line}:${loc.col}`;
 }
