@@ -27,12 +27,18 @@ const extraInternal: string[] = [];
 export function markInternalDir(dir: string): void {
   extraInternal.push(dir.endsWith(path.sep) ? dir : dir + path.sep);
 }
+/** Files whose frames are skipped: helpers that create ports or statements for their caller
+ *  (gen/lib/interfaces.ts makes a bundle's ports at the line that asked for the bundle). */
+const internalFiles = new Set<string>();
+export function markInternalFile(importMetaUrl: string): void {
+  internalFiles.add(importMetaUrl.startsWith('file:') ? fileURLToPath(importMetaUrl) : importMetaUrl);
+}
 
 function isInternal(file: string): boolean {
   // Tests of the DSL live beside it but are user code as far as locations go.
   if (/\.test\.[cm]?[jt]s$/.test(file)) return false;
   return file.includes(`${path.sep}node_modules${path.sep}`) || file.startsWith('node:')
-    || internalDirs.some(d => file.startsWith(d)) || extraInternal.some(d => file.startsWith(d));
+    || internalDirs.some(d => file.startsWith(d)) || extraInternal.some(d => file.startsWith(d)) || internalFiles.has(file);
 }
 
 /** nicgen's own generators (standard library, NIC): a line there is not one a user of the
