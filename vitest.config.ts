@@ -4,5 +4,7 @@ export default defineConfig({
   test: {
     include: ['gen/**/*.test.ts', 'tb/tests/**/*.test.ts'],
     testTimeout: 300000,
+    // tsc over the whole project first (cached by file hashes): a type error stops the run.
+    globalSetup: ['scripts/typecheck.ts'],
   },
 });

@@ -71,7 +71,8 @@ export async function checkProject(tsconfig: string): Promise<SourceCheckResult>
   const cpu0 = process.cpuUsage();
   const config = path.resolve(tsconfig);
   const files = await projectFiles(config);
-  const entry = path.join(cacheRoot(), 'tscheck', `${sha256([CHECK_VERSION, 'project', config]).slice(0, 32)}.json`);
+  // The file list is part of the key: a new file is a new check even if no old one changed.
+  const entry = path.join(cacheRoot(), 'tscheck', `${sha256([CHECK_VERSION, 'project', config, ...files]).slice(0, 32)}.json`);
   if (cachedPass(entry)) return { files: files.length, seconds: (performance.now() - t0) / 1000, cpuSeconds: cpuSince(cpu0, 0), cached: true };
   const t = await runTsc(config);
   if (t.diagnostics.length) throw new DesignErrors(t.diagnostics);
