@@ -16,8 +16,8 @@ async function main(argv: string[]): Promise<number> {
     .scriptName('nicgen')
     .usage('$0 <command> [options]')
     .command('gen [top]', 'write modules, filelists, port manifests and FuseSoC cores', y => y
-      .positional('top', { type: 'string', describe: 'only this top: a definition name (nic_top, from its defaults) or an emitted name (sync_fifo_width64_depth16)' })
-      .option('set', { type: 'string', array: true, default: [] as string[], describe: 'change a parameter of the top: --set numQp=8 (repeat for more); checked against its allowed range' })
+      .positional('top', { type: 'string', describe: 'only this top: a definition name (nic_top, from its defaults) or an emitted name (sync_fifo_width64)' })
+      .option('set', { type: 'string', array: true, nargs: 1, default: [] as string[], describe: 'change a parameter of the top: --set numQp=8 (repeat for more); checked against its allowed range' })
       .option('out', { type: 'string', describe: 'output folder (default rtl/, for this project\'s own tops only; required with a top, --set or --tops)' })
       .option('check', { type: 'boolean', default: false, describe: 'only report whether the folder is out of date (exit 1 if so)' })
       .option('tops', { type: 'string', describe: 'a TS module exporting `tops` to emit instead of gen/tops.ts' })
