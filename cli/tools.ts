@@ -18,6 +18,9 @@ export function runTool(cmd: string, args: readonly string[], opts: { cwd?: stri
     child.stderr.on('data', (d: Buffer) => { output += d.toString(); });
     child.on('error', err => resolve({ ok: false, code: null, output: `${cmd}: ${err.message}`, seconds: (performance.now() - t0) / 1000 }));
     child.on('close', code => resolve({ ok: code === 0, code, output, seconds: (performance.now() - t0) / 1000 }));
+    // A tool that exits (or fails to start) before reading its input closes the pipe: the
+    // EPIPE that follows is not an error of ours, and unhandled it would end nicgen.
+    child.stdin.on('error', () => { /* the tool's exit code and output tell what happened */ });
     child.stdin.end(opts.input ?? '');
   });
 }
