@@ -106,6 +106,23 @@ describe('nicgen gen checks the user\'s files first', () => {
     expect(fs.readFileSync(path.join(tmp, 'out/user_gate.v'), 'utf8')).toMatch(/assign y = a && b;/);
   }, 600_000);
 
+  it('every construct of bad-design.ts, copied into that folder: nicgen lint reports each at its line and column', () => {
+    const copy = path.join(tmp, 'all-bad.ts');
+    fs.writeFileSync(copy, fs.readFileSync(bad, 'utf8').replace("'../../../../gen/hdl/index.ts'", `'${dsl}'`));
+    fs.writeFileSync(path.join(tmp, 'all-tops.ts'), `import { top } from '${emit}';\nimport { badDesign } from './all-bad.ts';\nexport const tops = [top(badDesign, {}, 'bad')];\n`);
+    const r = run('lint', '--tops', 'all-tops.ts');
+    expect(r.status).toBe(1);
+    const lines = fs.readFileSync(copy, 'utf8').split('\n');
+    for (const [line, name] of markerLines(copy)) {
+      const [construct, text] = expected[name]!;
+      const col = lines[line - 1]!.indexOf(text) + 1;
+      const reported = r.stderr.split('\n').find(l => l.startsWith(`${copy}:${line}:${col}: error [js-on-hardware]: `));
+      expect(reported, `${name} at ${line}:${col}`).toBeDefined();
+      expect(reported, name).toContain(construct);
+    }
+    expect(r.stderr.match(/error \[js-on-hardware\]/g)?.length).toBe(markerLines(copy).size);
+  }, 600_000);
+
   it('a misspelt port is a tsc error at its line, though the user never ran tsc', () => {
     fs.writeFileSync(path.join(tmp, 'design.ts'), design(`  y.set(a.lannd(b));\n  m.unused(n, 'x');`));
     const r = run('gen', '--tops', 'tops.ts', '--out', 'out2');
