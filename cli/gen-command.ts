@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { emitProject, reconfigure, topName, type TopEntry } from '../gen/emit/index.ts';
 import { MANIFEST_FILE, applyPlan, planWrite, type WritePlan } from './output-folder.ts';
 import { checkTopsSources, loadTops } from './project.ts';
-import { commandLineLoc, parseSets } from './set-params.ts';
+import { commandLineLoc, parseSets } from './gen-set.ts';
 import { describeCheck } from './source-check.ts';
 import { UsageError } from './usage-error.ts';
 
@@ -53,7 +53,7 @@ function selectTop(entries: readonly TopEntry[], o: GenOptions): readonly TopEnt
   }
   const byName = entries.find(e => topName(e) === o.top);
   const byDef = entries.find(e => e.def?.name === o.top);
-  const base = byName ?? (byDef ? { ...byDef, params: {} } : undefined);
+  const base = byName ?? (byDef ? { ...byDef, given: {} } : undefined);
   if (!base?.def) {
     const names = [...new Set(entries.flatMap(e => [e.def?.name, topName(e)]).filter((n): n is string => typeof n === 'string'))];
     throw new UsageError(`unknown top '${o.top}' (known: ${names.join(', ')})`);

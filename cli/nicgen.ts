@@ -1,5 +1,6 @@
 // The nicgen command line.
 
+import * as path from 'node:path';
 import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { DesignErrors, DslError } from '../gen/hdl/errors.ts';
@@ -8,7 +9,10 @@ import { lintCommand } from './lint-command.ts';
 import { modulesCommand } from './modules-command.ts';
 import { replayCommand } from './replay-command.ts';
 import { simCommand } from './sim-command.ts';
+import { synthCommand } from './synth-command.ts';
+import { waveCommand } from './wave-command.ts';
 import { UsageError } from './usage-error.ts';
+import { cacheRoot } from '../sim/cache.ts';
 
 async function main(argv: string[]): Promise<number> {
   let code = 0;
@@ -30,6 +34,18 @@ async function main(argv: string[]): Promise<number> {
       .option('verbose', { type: 'boolean', default: false, describe: 'print tool output for passing modules too' })
       .option('tops', { type: 'string', describe: 'a TS module exporting `tops` to check instead of gen/tops.ts' }),
     async a => { code = await lintCommand({ tops: a.top, jobs: a.jobs, verbose: a.verbose, ...(a.tops ? { topsFile: a.tops } : {}) }); })
+    .command('synth', 'resources and worst paths of a module or a whole top under the synthesis proxies (docs/synth.md)', y => y
+      .option('top', { type: 'string', describe: 'a top (its every module, then the whole top) or one module' })
+      .option('set', { type: 'string', array: true, default: [] as string[], describe: 'generator parameter of the top, NAME=VALUE (repeatable), e.g. --set numQp=8' })
+      .option('target', { type: 'string', default: 'xcup', describe: 'xcup: resources + proxies (a), (b\'), (b); ice40: resources + routed Fmax (c); generic: LUT6 + proxy (b)' })
+      .option('json', { type: 'string', describe: 'also write the report as JSON to this file' })
+      .option('whole', { type: 'boolean', default: false, describe: 'only the whole top, no row per module inside it' })
+      .option('jobs', { type: 'number', default: 2, describe: 'synthesis runs at once' })
+      .option('cache', { type: 'string', describe: 'folder of cached tool outputs (default <project>/.cache/synth, or $NICGEN_CACHE/synth)' })
+      .option('tops', { type: 'string', describe: 'a TS module exporting `tops` instead of gen/tops.ts' }),
+    async a => {
+      code = await synthCommand({ top: a.top, set: a.set, target: a.target, json: a.json, jobs: a.jobs, whole: a.whole, cacheDir: a.cache ?? path.join(cacheRoot(), 'synth'), ...(a.tops ? { topsFile: a.tops } : {}) });
+    })
     .command('modules', 'print a table of the emitted modules', y => y
       .option('tops', { type: 'string', describe: 'a TS module exporting `tops` instead of gen/tops.ts' }),
     async a => { code = await modulesCommand(a.tops); })
@@ -42,9 +58,14 @@ async function main(argv: string[]): Promise<number> {
       .option('from', { type: 'number', describe: 'first cycle in the wave dump' })
       .option('to', { type: 'number', describe: 'cycle at which the wave dump stops' })
       .option('pcap', { type: 'string', describe: 'write the link\'s frames to this pcap file (benches with a link: nic_pair; others ignore it)' })
-      .option('max-cycles', { type: 'number', describe: 'fail if the bench runs longer (default: the bench\'s own budget)' }),
+      .option('max-cycles', { type: 'number', describe: 'fail if the bench runs longer (default: the bench\'s own budget)' })
+      .option('period', { type: 'number', describe: 'clock period in ns: cycle N is at N x period in the dump (default 4, 250 MHz)' })
+      .option('pictures', { type: 'boolean', default: true, describe: 'on a failure, re-run the seed with waves of the cause and draw it (--no-pictures: off)' }),
     async a => {
-      code = await simCommand({ top: a.top, test: a.test, list: a.list, seed: a.seed, wave: a.wave, from: a.from, to: a.to, maxCycles: a.maxCycles, pcap: a.pcap });
+      code = await simCommand({
+        top: a.top, test: a.test, list: a.list, seed: a.seed, wave: a.wave, from: a.from, to: a.to, maxCycles: a.maxCycles, pcap: a.pcap,
+        periodNs: a.period, pictures: a.pictures,
+      });
     })
     .command('replay', 'feed captured RoCEv2 frames to one nic_top and judge each (docs/replay.md)', y => y
       .option('scenario', { type: 'string', describe: 'JSON scenario: the NIC, its QPs and MRs (docs/replay.md)' })
@@ -65,6 +86,11 @@ async function main(argv: string[]): Promise<number> {
         settle: a.settle, frameTimeout: a.frameTimeout, wave: a.wave, progress: a.progress, fcs: a.fcs, burst: a.burst,
       });
     })
+    .command('wave [file]', 'open a wave dump in GTKWave with the savefile nicgen wrote beside it (docs/waves.md)', y => y
+      .positional('file', { type: 'string', describe: 'the dump (.fst or .vcd) of nicgen sim --wave, NICGEN_WAVE or a failure re-run' })
+      .option('savefile', { type: 'string', describe: 'another savefile (default: FILE with .gtkw)' })
+      .option('screenshot', { type: 'string', describe: 'write a PNG of GTKWave\'s view instead (headless, Xvfb)' }),
+    async a => { code = await waveCommand({ file: a.file, savefile: a.savefile, screenshot: a.screenshot }); })
     .demandCommand(1, 'name a command (see --help)')
     .strict()
     .help()

@@ -1,50 +1,42 @@
-// `--set name=value` on the command line: a generator parameter, parsed as the type of its
-// default (number, boolean, string, bigint) and then checked like any other elaboration by the
-// definition's own rules (gen/hdl/params.ts), so `--set numQp=16` gets the same one-line error
-// as `numQp: 16` in a tops file.
+// `--set k=v` lists: generator parameters from the command line, typed by the generator's
+// defaults (a number stays a number, a boolean a boolean). Every misuse is one line (a
+// UsageError, exit 2) naming the offending item and what would be accepted.
 
-import type { ModuleDef } from '../gen/hdl/define.ts';
-import { ParamError } from '../gen/hdl/params.ts';
-import type { SourceLoc } from '../gen/hdl/errors.ts';
 import { UsageError } from './usage-error.ts';
 
-/** Where a --set error is reported: the command line itself. */
-export function commandLineLoc(argv: readonly string[]): SourceLoc {
-  return { file: ['nicgen', ...argv].join(' '), line: 0, col: 0 };
+export type ParamValue = number | boolean | string;
+
+/** `['numQp=16', 'dataWidth=512']` -> `{ numQp: 16, dataWidth: 512 }`, checked against `defaults`. */
+export function parseSetParams<P extends object>(items: readonly string[], defaults: P, owner: string): Partial<P> {
+  const known = defaults as Record<string, unknown>;
+  const settable = Object.keys(known).filter(k => ['number', 'boolean', 'string'].includes(typeof known[k]));
+  const out: Record<string, ParamValue> = {};
+  for (const item of items) {
+    const eq = item.indexOf('=');
+    if (eq <= 0) throw new UsageError(`--set ${item}: expected NAME=VALUE (parameters of ${owner}: ${settable.join(', ') || 'none'})`);
+    const key = item.slice(0, eq).trim();
+    const text = item.slice(eq + 1).trim();
+    if (!(key in known)) throw new UsageError(`--set ${item}: ${owner} has no parameter '${key}' (it has: ${settable.join(', ') || 'none'})`);
+    if (key in out) throw new UsageError(`--set ${item}: '${key}' is set twice`);
+    out[key] = valueFor(item, key, text, known[key]);
+  }
+  return out as Partial<P>;
 }
 
-function parseValue(def: ModuleDef, name: string, text: string, at: SourceLoc): unknown {
-  const d = (def.defaults as Record<string, unknown>)[name];
-  const bad = (what: string): never => { throw new ParamError(def.name, `--set ${name}=${text}: ${what}`, at); };
-  switch (typeof d) {
+function valueFor(item: string, key: string, text: string, def: unknown): ParamValue {
+  switch (typeof def) {
     case 'number': {
-      const n = /^[-+]?(0x[0-9a-f]+|\d+(\.\d+)?)$/i.test(text) ? Number(text) : NaN;
-      return Number.isNaN(n) ? bad(`${name} is a number (default ${d})`) : n;
+      const n = /^[-+]?(0x[0-9a-f]+|\d+(\.\d+)?(e[-+]?\d+)?)$/i.test(text) ? Number(text) : NaN;
+      if (!Number.isFinite(n)) throw new UsageError(`--set ${item}: '${key}' takes a number (default ${String(def)})`);
+      return n;
     }
-    case 'bigint':
-      try { return BigInt(text); } catch { return bad(`${name} is a whole number (default ${d})`); }
     case 'boolean':
-      if (text === 'true' || text === '1') return true;
-      if (text === 'false' || text === '0') return false;
-      return bad(`${name} is true or false (default ${d})`);
+      if (/^(true|1|yes)$/i.test(text)) return true;
+      if (/^(false|0|no)$/i.test(text)) return false;
+      throw new UsageError(`--set ${item}: '${key}' takes true or false (default ${String(def)})`);
     case 'string':
       return text;
     default:
-      return bad(`${name} is ${d === undefined ? 'not set by default' : 'a structured value'}; it cannot be given on the command line (write a tops file: nicgen gen --tops FILE --out DIR)`);
+      throw new UsageError(`--set ${item}: '${key}' is a structured parameter and cannot be set from the command line`);
   }
-}
-
-/** `['dataWidth=512', 'numQp=8']` → `{ dataWidth: 512, numQp: 8 }` for `def`. */
-export function parseSets(def: ModuleDef, sets: readonly string[], at: SourceLoc): Record<string, unknown> {
-  const known = Object.keys(def.defaults);
-  const result: Record<string, unknown> = {};
-  for (const s of sets) {
-    const eq = s.indexOf('=');
-    if (eq <= 0) throw new UsageError(`--set ${s}: write --set name=value (parameters of ${def.name}: ${known.join(', ')})`);
-    const name = s.slice(0, eq), text = s.slice(eq + 1);
-    if (!known.includes(name)) throw new ParamError(def.name, `no parameter '${name}' (parameters: ${known.join(', ') || 'none'})`, at);
-    if (name in result) throw new UsageError(`--set ${name} is given twice`);
-    result[name] = parseValue(def, name, text, at);
-  }
-  return result;
 }

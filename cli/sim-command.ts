@@ -5,9 +5,11 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { ClockTime } from '../sim/clock.ts';
 import { benches } from '../tb/benches/index.ts';
 import type { Bench } from '../tb/benches/index.ts';
 import { TestFailure, type TestOptions } from '../tb/core/index.ts';
+import { benchHints } from '../tb/benches/failure-pictures.ts';
 import { formatRate, SimProgress, type ProgressStream } from './sim-progress.ts';
 import { checkSources, describeCheck } from './source-check.ts';
 import { UsageError } from './usage-error.ts';
@@ -23,6 +25,10 @@ export interface SimArgs {
   readonly maxCycles: number | undefined;
   /** Capture file for benches with a link (sets NICGEN_PCAP; others ignore it). */
   readonly pcap?: string | undefined;
+  /** Clock period in ns (default 4: cycle N is at N x 4 ns in the dump). */
+  readonly periodNs?: number | undefined;
+  /** False: no failure re-run and picture. */
+  readonly pictures?: boolean | undefined;
 }
 
 /** Where the command writes; the real process streams unless a test swaps them. */
@@ -77,14 +83,14 @@ function options(a: SimArgs, bench: Bench): TestOptions {
   if (a.pcap !== undefined && !fs.existsSync(path.dirname(path.resolve(a.pcap)))) {
     throw new UsageError(`--pcap ${a.pcap}: folder ${path.dirname(a.pcap)} does not exist`);
   }
+  if (a.periodNs !== undefined) {
+    try { new ClockTime(a.periodNs); } catch (err) { throw new UsageError(`--period: ${(err as Error).message}`); }
+  }
   const wave = a.wave === undefined ? undefined : { file: a.wave, ...(from === undefined ? {} : { from }), ...(to === undefined ? {} : { to }) };
-  return { maxCycles, ...(a.seed === undefined ? {} : { seed: a.seed }), ...(wave ? { wave } : {}) };
-}
-
-/** The command to replay a failure with a wave window around it. */
-function replayHint(a: SimArgs, seed: number, cycle: number): string {
-  const from = Math.max(0, cycle - 200);
-  return `./bin/nicgen sim ${a.top} --test ${a.test} --seed ${seed} --wave ${a.top}-${a.test}.fst --from ${from} --to ${cycle + 10}`;
+  return {
+    maxCycles, replay: benchHints(a.top!, a.test!, a.periodNs), ...(a.seed === undefined ? {} : { seed: a.seed }), ...(wave ? { wave } : {}),
+    ...(a.periodNs === undefined ? {} : { periodNs: a.periodNs }), ...(a.pictures === false ? { pictures: false } : {}),
+  };
 }
 
 export async function simCommand(a: SimArgs, io: SimIO = defaultIO): Promise<number> {
@@ -111,16 +117,16 @@ export async function simCommand(a: SimArgs, io: SimIO = defaultIO): Promise<num
     progress.done();
     const wall = (performance.now() - t0) / 1000;
     const sim = simStart ? (performance.now() - simStart) / 1000 : wall;
-    const wave = opts.wave ? `, wave ${typeof opts.wave === 'string' ? opts.wave : opts.wave.file}` : '';
+    const wave = opts.wave ? `, wave ${typeof opts.wave === 'string' ? opts.wave : opts.wave.file} (savefile beside it: nicgen wave FILE)` : '';
     const pcap = a.pcap !== undefined && fs.existsSync(a.pcap) ? `, pcap ${a.pcap}` : '';
-    io.out(`PASS ${label}: seed ${r.seed}, ${r.cycles} cycles, ${wall.toFixed(2)} s wall (${(wall - sim).toFixed(2)} s ${r.built ? 'building' : 'loading'} the model), ${formatRate(r.cycles / Math.max(sim, 1e-6))}${wave}${pcap}`);
+    io.out(`PASS ${label}: seed ${r.seed}, ${r.cycles} cycles, ${wall.toFixed(2)} s wall (${(wall - sim).toFixed(2)} s ${r.built ? 'building' : 'loading'} the model), ${formatRate(r.cycles / Math.max(sim, 1e-6))}, ${r.clock.short(r.cycles)} simulated at ${r.clock.periodNs} ns${wave}${pcap}`);
     return 0;
   } catch (err) {
     progress.done();
     if (!(err instanceof TestFailure)) throw err;
     const wall = (performance.now() - t0) / 1000;
-    io.out(`FAIL ${label}: seed ${err.seed}, failed at cycle ${err.cycle}, ${wall.toFixed(2)} s wall`);
-    io.err.write(`${err.message}\n  replay with waves: ${replayHint(a, err.seed, err.cycle)}\n`);
+    io.out(`FAIL ${label}: seed ${err.seed}, failed at ${err.details.clock.at(err.cycle)}, ${wall.toFixed(2)} s wall`);
+    io.err.write(`${err.message}\n`);
     return 1;
   }
 }

@@ -3827,55 +3827,55 @@ sync_fifo_depth4_width89 u_dma_wr_rresp_wbuf_aw (
 always @(posedge clk) begin
     if (!rst) begin
         if (!(!u_responder_m_ack_in_valid || ack_in_ready)) begin
-            $display("%m: assertion failed at gen/nic/nic-top-build.ts:192:5: ACK fan-out: a receiver of m_ack_in was not ready (both must always be)");
+            $display("%m: assertion failed at gen/nic/nic-top-build.ts:192:5: ACK fan-out: a receiver of m_ack_in was not ready (both must always be) [u_responder_m_ack_in_valid=%0h ack_in_ready=%0h]", u_responder_m_ack_in_valid, ack_in_ready);
             $stop;
         end
         if (!(!u_packetizer_err_payload)) begin
-            $display("%m: assertion failed at gen/nic/nic-top-build.ts:305:7: packetizer: payload length differs from the command (req_tx / dma_read disagree)");
+            $display("%m: assertion failed at gen/nic/nic-top-build.ts:305:7: packetizer: payload length differs from the command (req_tx / dma_read disagree) [u_packetizer_err_payload=%0h]", u_packetizer_err_payload);
             $stop;
         end
         if (!(!tx_in_frame_reg || u_icrc_insert_m_axis_tvalid)) begin
-            $display("%m: assertion failed at gen/nic/nic-top-build.ts:215:5: m_axis_tx: tvalid dropped inside a frame (between its first beat and tlast): a MAC would underrun");
+            $display("%m: assertion failed at gen/nic/nic-top-build.ts:215:5: m_axis_tx: tvalid dropped inside a frame (between its first beat and tlast): a MAC would underrun [tx_in_frame_reg=%0h u_icrc_insert_m_axis_tvalid=%0h]", tx_in_frame_reg, u_icrc_insert_m_axis_tvalid);
             $stop;
         end
         if (!(!u_tlb_m0_xlate_resp_valid || u_dma_rd_xlate_s_ready)) begin
-            $display("%m: assertion failed at gen/nic/top-axi-buffers.ts:156:5: dma_rd_xlate: translation answer without a credit (FIFO full)");
+            $display("%m: assertion failed at gen/nic/top-axi-buffers.ts:156:5: dma_rd_xlate: translation answer without a credit (FIFO full) [u_tlb_m0_xlate_resp_valid=%0h u_dma_rd_xlate_s_ready=%0h]", u_tlb_m0_xlate_resp_valid, u_dma_rd_xlate_s_ready);
             $stop;
         end
         if (!(!u_tlb_m1_xlate_resp_valid || u_dma_wr_xlate_s_ready)) begin
-            $display("%m: assertion failed at gen/nic/top-axi-buffers.ts:156:5: dma_wr_xlate: translation answer without a credit (FIFO full)");
+            $display("%m: assertion failed at gen/nic/top-axi-buffers.ts:156:5: dma_wr_xlate: translation answer without a credit (FIFO full) [u_tlb_m1_xlate_resp_valid=%0h u_dma_wr_xlate_s_ready=%0h]", u_tlb_m1_xlate_resp_valid, u_dma_wr_xlate_s_ready);
             $stop;
         end
         if (!(!u_tlb_m2_xlate_resp_valid || u_rsp_xlate_s_ready)) begin
-            $display("%m: assertion failed at gen/nic/top-axi-buffers.ts:156:5: rsp_xlate: translation answer without a credit (FIFO full)");
+            $display("%m: assertion failed at gen/nic/top-axi-buffers.ts:156:5: rsp_xlate: translation answer without a credit (FIFO full) [u_tlb_m2_xlate_resp_valid=%0h u_rsp_xlate_s_ready=%0h]", u_tlb_m2_xlate_resp_valid, u_rsp_xlate_s_ready);
             $stop;
         end
         if (!(!u_tlb_m3_xlate_resp_valid || u_dma_rd_rsp_xlate_s_ready)) begin
-            $display("%m: assertion failed at gen/nic/top-axi-buffers.ts:156:5: dma_rd_rsp_xlate: translation answer without a credit (FIFO full)");
+            $display("%m: assertion failed at gen/nic/top-axi-buffers.ts:156:5: dma_rd_rsp_xlate: translation answer without a credit (FIFO full) [u_tlb_m3_xlate_resp_valid=%0h u_dma_rd_rsp_xlate_s_ready=%0h]", u_tlb_m3_xlate_resp_valid, u_dma_rd_rsp_xlate_s_ready);
             $stop;
         end
         if (!(!u_tlb_m4_xlate_resp_valid || u_dma_wr_rresp_xlate_s_ready)) begin
-            $display("%m: assertion failed at gen/nic/top-axi-buffers.ts:156:5: dma_wr_rresp_xlate: translation answer without a credit (FIFO full)");
+            $display("%m: assertion failed at gen/nic/top-axi-buffers.ts:156:5: dma_wr_rresp_xlate: translation answer without a credit (FIFO full) [u_tlb_m4_xlate_resp_valid=%0h u_dma_wr_rresp_xlate_s_ready=%0h]", u_tlb_m4_xlate_resp_valid, u_dma_wr_rresp_xlate_s_ready);
             $stop;
         end
         if (!(!u_axi_rd_mux_s2_axi_rvalid || u_dma_rd_rbuf_s_ready)) begin
-            $display("%m: assertion failed at gen/nic/top-axi-buffers.ts:78:5: dma_rd_rbuf: R beat without a credit (FIFO full)");
+            $display("%m: assertion failed at gen/nic/top-axi-buffers.ts:78:5: dma_rd_rbuf: R beat without a credit (FIFO full) [u_axi_rd_mux_s2_axi_rvalid=%0h u_dma_rd_rbuf_s_ready=%0h]", u_axi_rd_mux_s2_axi_rvalid, u_dma_rd_rbuf_s_ready);
             $stop;
         end
         if (!(!u_axi_rd_mux_s3_axi_rvalid || u_dma_rd_rsp_rbuf_s_ready)) begin
-            $display("%m: assertion failed at gen/nic/top-axi-buffers.ts:78:5: dma_rd_rsp_rbuf: R beat without a credit (FIFO full)");
+            $display("%m: assertion failed at gen/nic/top-axi-buffers.ts:78:5: dma_rd_rsp_rbuf: R beat without a credit (FIFO full) [u_axi_rd_mux_s3_axi_rvalid=%0h u_dma_rd_rsp_rbuf_s_ready=%0h]", u_axi_rd_mux_s3_axi_rvalid, u_dma_rd_rsp_rbuf_s_ready);
             $stop;
         end
         if (!((u_tlb_hits - tlb_hits_prev_reg) <= 32'd1)) begin
-            $display("%m: assertion failed at gen/nic/top-wiring.ts:145:5: tlb_hits: counter advanced by more than one in a cycle");
+            $display("%m: assertion failed at gen/nic/top-wiring.ts:145:5: tlb_hits: counter advanced by more than one in a cycle [u_tlb_hits=%0h tlb_hits_prev_reg=%0h]", u_tlb_hits, tlb_hits_prev_reg);
             $stop;
         end
         if (!((u_tlb_misses - tlb_misses_prev_reg) <= 32'd1)) begin
-            $display("%m: assertion failed at gen/nic/top-wiring.ts:145:5: tlb_misses: counter advanced by more than one in a cycle");
+            $display("%m: assertion failed at gen/nic/top-wiring.ts:145:5: tlb_misses: counter advanced by more than one in a cycle [u_tlb_misses=%0h tlb_misses_prev_reg=%0h]", u_tlb_misses, tlb_misses_prev_reg);
             $stop;
         end
         if (!(!(&rx_drop_other_pending_reg))) begin
-            $display("%m: assertion failed at gen/nic/top-wiring.ts:114:5: rx_drop_other: event backlog overflow");
+            $display("%m: assertion failed at gen/nic/top-wiring.ts:114:5: rx_drop_other: event backlog overflow [rx_drop_other_pending_reg=%0h]", rx_drop_other_pending_reg);
             $stop;
         end
     end

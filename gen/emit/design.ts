@@ -8,6 +8,7 @@ import type { ModuleIR } from '../hdl/ir.ts';
 import { shapeToJson } from '../hdl/shape.ts';
 import { runPasses } from '../passes/index.ts';
 import { MANIFEST_FORMAT, type Manifest, type ManifestAssert } from './manifest.ts';
+import { waveModules } from './wave-info.ts';
 import { ModuleEmitter } from './module.ts';
 
 export interface EmittedTop {
@@ -79,6 +80,7 @@ export function emitModuleIR(topIR: ModuleIR): EmittedTop {
     })),
     asserts,
     fsms: modules.filter(m => !m.blackBox).flatMap(m => m.fsms.map(f => ({ module: nameOf(m), signal: f.signal.name, states: f.states, loc: formatLoc(f.loc) }))),
+    ...waveModules(emittedModules.map(e => e.ir), nameOf),
   };
   return { top, files, filelist: order.join('\n') + '\n', manifest, blackBoxes, modules: emittedModules };
 }
