@@ -21,11 +21,15 @@ async function main(argv: string[]): Promise<number> {
   await yargs(argv)
     .scriptName('nicgen')
     .usage('$0 <command> [options]')
-    .command('gen', 'write every module, filelist and port manifest', y => y
-      .option('out', { type: 'string', default: 'rtl', describe: 'output folder' })
+    .command('gen [top]', 'write modules, filelists, port manifests and FuseSoC cores', y => y
+      .positional('top', { type: 'string', describe: 'only this top: a definition name (nic_top, from its defaults) or an emitted name (sync_fifo_width64)' })
+      .option('set', { type: 'string', array: true, nargs: 1, default: [] as string[], describe: 'change a parameter of the top: --set numQp=8 (repeat for more); checked against its allowed range' })
+      .option('out', { type: 'string', describe: 'output folder (default rtl/, for this project\'s own tops only; required with a top, --set or --tops)' })
       .option('check', { type: 'boolean', default: false, describe: 'only report whether the folder is out of date (exit 1 if so)' })
-      .option('tops', { type: 'string', describe: 'a TS module exporting `tops` to emit instead of gen/tops.ts' }),
-    async a => { code = await genCommand({ out: a.out, check: a.check, ...(a.tops ? { tops: a.tops } : {}) }); })
+      .option('tops', { type: 'string', describe: 'a TS module exporting `tops` to emit instead of gen/tops.ts' })
+      .epilog('nicgen writes only into the output folder, and removes only files it wrote there and nobody changed since (listed in its .nicgen-files.json); every other file there is yours and stays. Your design files are type-checked (tsc) and checked for JavaScript operators on hardware values first (NICGEN_TYPECHECK=0 skips that).')
+      .example('$0 gen nic_top --set dataWidth=512 --set numQp=8 --out build/nic512', 'one configured NIC: Verilog, nic_top_*.f, .ports.json and a FuseSoC .core in build/nic512'),
+    async a => { code = await genCommand({ out: a.out, check: a.check, tops: a.tops, top: a.top, set: a.set, argv }); })
     .command('lint', 'run verilator -Wall, iverilog and yosys on every emitted module', y => y
       .option('top', { type: 'string', array: true, default: [] as string[], describe: 'only these tops (every module in them) or modules (just those)' })
       .option('jobs', { type: 'number', default: 2, describe: 'modules checked at once' })

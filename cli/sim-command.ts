@@ -4,6 +4,7 @@
 
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { ClockTime } from '../sim/clock.ts';
 import { benches } from '../tb/benches/index.ts';
 import type { Bench } from '../tb/benches/index.ts';
@@ -11,6 +12,7 @@ import { envSeed, randomSeed, TestFailure, type TestOptions } from '../tb/core/i
 import { benchHints } from '../tb/benches/failure-pictures.ts';
 import { printRunCoverage } from './coverage-print.ts';
 import { formatRate, SimProgress, type ProgressStream } from './sim-progress.ts';
+import { checkSources, describeCheck } from './source-check.ts';
 import { UsageError } from './usage-error.ts';
 
 export interface SimArgs {
@@ -45,6 +47,8 @@ export interface SimIO {
   readonly out: (line: string) => void;
   readonly err: ProgressStream;
 }
+
+const benchRegistry = fileURLToPath(new URL('../tb/benches/index.ts', import.meta.url));
 
 const defaultIO: SimIO = { out: line => console.log(line), err: process.stderr };
 
@@ -131,6 +135,10 @@ export async function simCommand(a: SimArgs, io: SimIO = defaultIO): Promise<num
   }
   const bench = pick(a.top, a.test);
   const opts = options(a, bench);
+  // The benches and the designs they test are type-checked (and checked for JavaScript
+  // operators on hardware values) before anything is built.
+  const checked = await checkSources([benchRegistry]);
+  if (!checked.cached) io.err.write(`sim: ${describeCheck(checked)}\n`);
   // Benches with a link (nic_pair) read their capture file from the environment.
   if (a.pcap !== undefined) process.env['NICGEN_PCAP'] = a.pcap;
   const label = `${a.top}/${a.test}`;

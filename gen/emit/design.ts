@@ -3,7 +3,7 @@
 
 import { modulesBelow } from '../hdl/analysis.ts';
 import type { IORecord, ModuleDef, Params } from '../hdl/define.ts';
-import { DesignErrors, formatLoc } from '../hdl/errors.ts';
+import { callerLoc, DesignErrors, formatLoc, type SourceLoc } from '../hdl/errors.ts';
 import type { ModuleIR } from '../hdl/ir.ts';
 import { shapeToJson } from '../hdl/shape.ts';
 import { runPasses } from '../passes/index.ts';
@@ -26,8 +26,8 @@ export interface EmittedTop {
 }
 
 /** Elaborate, check and emit `def` as a top. Throws DesignErrors listing every problem. */
-export function emitTop<P extends Params, IO extends IORecord>(def: ModuleDef<P, IO>, params: Partial<P> = {}): EmittedTop {
-  return emitModuleIR(def.elaborate(params));
+export function emitTop<P extends Params, IO extends IORecord>(def: ModuleDef<P, IO>, params: Partial<P> = {}, at: SourceLoc = callerLoc()): EmittedTop {
+  return emitModuleIR(def.elaborate(params, at));
 }
 
 export function emitModuleIR(topIR: ModuleIR): EmittedTop {
