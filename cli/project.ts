@@ -4,8 +4,19 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { emitProject, type EmittedProject, type TopEntry } from '../gen/emit/index.ts';
-import { currentProject } from './config.ts';
+import { currentProject, findConfig } from './config.ts';
+import { checkSources, type SourceCheckResult } from './source-check.ts';
 import { UsageError } from './usage-error.ts';
+
+/** tsc and the hardware-value check over the tops' sources before anything is elaborated
+ *  (cli/source-check.ts): the `--tops` file, else the project's nicgen.config.ts, each with
+ *  everything it imports. Runs before the config is imported, so nothing of it has run yet. */
+export async function checkTopsSources(file?: string): Promise<SourceCheckResult> {
+  if (file !== undefined && !fs.existsSync(path.resolve(file))) throw new UsageError(`--tops ${file}: no such file`);
+  // Without a config, loading the project throws its one-line error (with what to do).
+  const root = file ?? findConfig(process.cwd()) ?? (await currentProject()).configFile;
+  return checkSources([root]);
+}
 
 /** The tops to emit: the project's (nicgen.config.ts), or another module exporting `tops` (`--tops FILE`). */
 export async function loadTops(file?: string): Promise<readonly TopEntry[]> {
@@ -17,7 +28,9 @@ export async function loadTops(file?: string): Promise<readonly TopEntry[]> {
   return mod.tops;
 }
 
+/** Checks the sources, then elaborates and emits every top. */
 export async function emitAll(topsFile?: string): Promise<EmittedProject> {
+  await checkTopsSources(topsFile);
   return emitProject(await loadTops(topsFile));
 }
 

@@ -7,7 +7,7 @@ import { regressMain } from './regress/main.ts';
 
 async function main(argv: readonly string[]): Promise<number> {
   const project = await loadProject(packageRoot);
-  return regressMain(argv, { root: project.root, benches: project.benches, bin: nicgenBin, command: project.command });
+  return regressMain(argv, { root: project.root, benches: project.benches, configFile: project.configFile, bin: nicgenBin, command: project.command });
 }
 
 main(process.argv.slice(2)).then(code => { process.exitCode = code; }, (err: unknown) => {

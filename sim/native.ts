@@ -32,6 +32,8 @@ export interface NativeModel {
   /** Models with several clocks only: (period, high, phase) per clock, in port order. */
   clocks?(schedule: Uint32Array): void;
   destroy(): void;
+  /** Writes Verilator's coverage data file; false when the model has no coverage compiled in. */
+  coverageWrite(file: string): boolean;
 }
 
 export interface NativeAddon {
@@ -39,6 +41,8 @@ export interface NativeAddon {
   readonly totalWords: number;
   readonly inputWords: number;
   readonly traceFormat: TraceFormat;
+  /** Built with Verilator coverage (BuildOptions.coverage). */
+  readonly coverage: boolean;
 }
 
 const require = createRequire(import.meta.url);

@@ -12,6 +12,12 @@ export function replayCommand(run: PlannedRun, command = './bin/nicgen'): string
   return `${command} sim ${run.top} --test ${run.test} --seed ${run.seed}`;
 }
 
+/** The command that runs a regression again with `args`: `make regress REGRESS_ARGS='...'`
+ *  in this repository, `npx nicgen regress ...` in a user's project. */
+export function regressAgain(command: string, args: string): string {
+  return command === './bin/nicgen' ? `make regress REGRESS_ARGS='${args}'` : `${command} regress ${args}`;
+}
+
 /** The replay with a wave dump around the failing cycle: the same window `nicgen sim`
  *  suggests (200 cycles before, 10 after), but one file per seed so replays of several
  *  failures do not overwrite each other. */
