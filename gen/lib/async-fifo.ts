@@ -24,7 +24,7 @@
 // Both resets must be asserted together, for at least `stages` + 1 cycles of the slower clock.
 // Depth is a power of two (the pointers wrap for free, one extra bit tells full from empty).
 
-import { Bool, UInt, Vec, cat, defineModule, type ModuleBuilder, type UIntShape, type Value } from '../hdl/index.ts';
+import { Bool, UInt, Vec, cat, defineModule, type ModuleBuilder, type UIntShape, type Value, intIn, oneOf, powerOfTwoIn } from '../hdl/index.ts';
 import type { Domain } from '../hdl/ir.ts';
 import { checkStages, syncChain, twoClockStream } from './cdc.ts';
 import { log2Exact, positiveInt } from './util.ts';
@@ -123,7 +123,7 @@ export const asyncFifo = defineModule('async_fifo', { width: 8, depth: 16, stage
   f.m_level.set(fromGray(m, 'wr_ptr_sync', f.wrSync.q).subw(rp.bin));
   f.rdSync.d.set(rp.gray);
   return f.io;
-}, { doc: 'Asynchronous FIFO (two clocks) in flip-flops, Gray-coded pointers through synchronizers' });
+}, { doc: 'Asynchronous FIFO (two clocks) in flip-flops, Gray-coded pointers through synchronizers', params: { rules: { width: intIn(1, 65536), depth: powerOfTwoIn(2, 1024), stages: oneOf(2, 3, 4) } } });
 
 export const asyncFifoRam = defineModule('async_fifo_ram', { width: 8, depth: 512, stages: 2 } as AsyncFifoParams, (m, p) => {
   const f = frame(m, p);
@@ -146,4 +146,4 @@ export const asyncFifoRam = defineModule('async_fifo_ram', { width: 8, depth: 51
   f.m_level.set(fromGray(m, 'wr_ptr_sync', f.wrSync.q).subw(rp.bin).addw(outValid.zext(f.aw + 1)));
   f.rdSync.d.set(rp.gray);
   return f.io;
-}, { doc: 'Asynchronous FIFO (two clocks) in a dual-clock block RAM, Gray-coded pointers through synchronizers' });
+}, { doc: 'Asynchronous FIFO (two clocks) in a dual-clock block RAM, Gray-coded pointers through synchronizers', params: { rules: { width: intIn(1, 65536), depth: powerOfTwoIn(2, 1 << 20), stages: oneOf(2, 3, 4) } } });

@@ -18,7 +18,7 @@
 // The synchronizers mark their first flop's input with m.crossing(), so the domains check
 // accepts values of any clock there and reports every crossing that goes around them.
 
-import { Bool, Clock, DslError, UInt, defineModule, type ModuleBuilder, type Reg, type Sig, type UIntShape } from '../hdl/index.ts';
+import { Bool, Clock, DslError, UInt, defineModule, type ModuleBuilder, type Reg, type Sig, type UIntShape, intIn, oneOf } from '../hdl/index.ts';
 import type { Domain } from '../hdl/ir.ts';
 import { stream } from './interfaces.ts';
 import { positiveInt } from './util.ts';
@@ -56,7 +56,7 @@ export const syncBits = defineModule('sync_bits', { width: 1, stages: 2 } as Syn
   }
   q.set(prev);
   return { clk, d, q };
-}, { doc: 'Multi-flop synchronizer for single bits or Gray-coded values (ASYNC_REG flops, no reset)' });
+}, { doc: 'Multi-flop synchronizer for single bits or Gray-coded values (ASYNC_REG flops, no reset)', params: { rules: { width: intIn(1, 65536), stages: oneOf(2, 3, 4) } } });
 
 export type SyncHandshakeParams = {
   /** Payload bits. */
@@ -119,7 +119,7 @@ export const syncHandshake = defineModule('sync_handshake', { width: 32, stages:
   reqSync.d.set(req);
   ackSync.d.set(ack);
   return { ...clocks, s, m: o };
-}, { doc: 'Word-at-a-time clock-domain crossing with a request/acknowledge toggle handshake (slow buses)' });
+}, { doc: 'Word-at-a-time clock-domain crossing with a request/acknowledge toggle handshake (slow buses)', params: { rules: { width: intIn(1, 65536), stages: oneOf(2, 3, 4) } } });
 
 /**
  * A synchronizer chain inside a module: `stages` registers of `width` bits in `domain` (reset
