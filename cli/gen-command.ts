@@ -88,9 +88,7 @@ export async function genCommand(opts: GenOptions): Promise<number> {
     return 1;
   }
   try {
-    // Not `recursive: true`: on pseudo file systems such as /proc, Node 20's recursive
-    // mkdir can spin forever instead of failing. One level is all a user expects.
-    if (!fs.existsSync(out)) fs.mkdirSync(out);
+    makeFolder(out);
     fs.accessSync(out, fs.constants.W_OK);
   } catch (e) {
     throw new UsageError(`cannot write to --out ${target.shown}: ${(e as Error).message}`);
@@ -101,6 +99,21 @@ export async function genCommand(opts: GenOptions): Promise<number> {
   const kept = plan.userFiles.length ? `; ${plan.userFiles.length} other file(s) left alone` : '';
   console.log(`wrote ${project.tops.length} tops, ${project.files.size} files to ${target.shown} (${plan.write.size} changed, ${plan.remove.length} removed${kept}) in ${secs} s; ${describeCheck(checked)}`);
   return 0;
+}
+
+/** `out`, and inside the current folder any missing folders above it (`--out build/nic512`
+ *  in a fresh project); elsewhere only the last level (a typo such as `/nonexistent/deep/x`
+ *  is refused rather than made). One level at a time, not `recursive: true`: on pseudo file
+ *  systems such as /proc, Node 20's recursive mkdir can spin forever instead of failing. */
+function makeFolder(out: string): void {
+  const rel = path.relative(process.cwd(), out);
+  const inside = rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel);
+  const missing: string[] = [];
+  for (let d = out; !fs.existsSync(d); d = path.dirname(d)) {
+    missing.unshift(d);
+    if (!inside || path.dirname(d) === d) break;
+  }
+  for (const d of missing) fs.mkdirSync(d);
 }
 
 function reportCheck(plan: WritePlan, shown: string, count: number): number {

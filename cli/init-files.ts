@@ -84,7 +84,7 @@ export default defineConfig({
 const design = `// A counter: counts the cycles in which \`en\` is high from 0 up to \`limit\`, then wraps to
 // 0; \`wrap\` is high in the enabled cycle at the limit.
 
-import { Bool, UInt, defineModule } from 'nicgen/hdl';
+import { Bool, UInt, defineModule, intIn } from 'nicgen/hdl';
 
 export const counter = defineModule('counter', { width: 8, limit: 99 }, (m, p) => {
   const { clk, rst } = m.clockAndReset();
@@ -100,7 +100,14 @@ export const counter = defineModule('counter', { width: 8, limit: 99 }, (m, p) =
   count.set(value);
   wrap.set(en.land(atLimit));
   return { clk, rst, en, count, wrap };
-}, { doc: 'counts enabled cycles from 0 to limit, then wraps' });
+}, {
+  doc: 'counts enabled cycles from 0 to limit, then wraps',
+  // Checked before the counter is built (nicgen gen counter --set width=0 is one line).
+  params: {
+    rules: { width: intIn(1, 32), limit: intIn(1, 2 ** 32 - 1) },
+    check: p => (p.limit < 2 ** p.width ? null : { param: 'limit', allowed: \`1..\${2 ** p.width - 1} with width \${p.width}\` }),
+  },
+});
 `;
 
 const bench = `// The counter's bench: random enables, and every cycle the outputs against a model.
@@ -147,18 +154,20 @@ describe('counter', () => benchCases(it, counterBenches));
 function readme(name: string): string {
   return `# ${name}
 
-A hardware design in TypeScript with [nicgen](https://github.com/): \`src/\` holds the design,
+A hardware design in TypeScript with nicgen: \`src/\` holds the design,
 \`tb/\` its bench, \`nicgen.config.ts\` names the tops to emit and the benches to run.
 
 \`\`\`sh
 npm install
-npx nicgen gen                            # Verilog, filelists and port manifests into rtl/
+npx nicgen gen                            # Verilog, filelists, port manifests and FuseSoC cores into rtl/
 npx nicgen sim counter --test random      # the bench on a Verilator model; a failure prints its seed and replay line
 \`\`\`
 
 Also: \`npm test\` (the same benches under vitest), \`npx nicgen lint\` (Verilator -Wall, Icarus,
-Yosys on every module), \`npx nicgen regress --seeds 50\` (many seeds in parallel, JUnit XML in
-out/regress/), \`npx nicgen sim --list\`, \`npm run typecheck\`. Every command has \`--help\`.
+Yosys on every module), \`npx nicgen regress --seeds 50\` (many seeds in parallel: JUnit XML and
+an HTML report in out/regress/), \`npx nicgen gen counter --set width=16 --out build/c16\` (one
+top with other parameters), \`npx nicgen sim --list\`, \`npm run typecheck\`. Every command has
+\`--help\`.
 The simulator needs \`verilator\`, \`g++\` and \`make\`; lint needs \`iverilog\` and \`yosys\` too.
 `;
 }
