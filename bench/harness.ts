@@ -89,13 +89,19 @@ function cpuSince(c0: NodeJS.CpuUsage): number {
   return (d.user + d.system) / 1e6;
 }
 
-/** One native call per cycle over the shared buffer. */
-function runCalls(model: Model, cycles: number): RunResult {
+/** Two cycles of reset with valid low, as the C++ loop does; returns the model's buffer. */
+function resetModel(model: Model): Uint32Array {
   const buf = model.buffer;
   buf[slots.rst] = 1;
   buf[slots.valid] = 0;
   model.step(2);
   buf[slots.rst] = 0;
+  return buf;
+}
+
+/** One native call per cycle over the shared buffer. */
+function runCalls(model: Model, cycles: number): RunResult {
+  const buf = resetModel(model);
   const stim = new CrcStimulus();
   let acc = 0;
   const c0 = process.cpuUsage();
@@ -154,11 +160,7 @@ async function runCoroutines(cycles: number): Promise<RunResult> {
  * tasks. What any scheduler with cocotb's `await` API pays at least; printed beside ours.
  */
 async function runBareCoroutines(model: Model, cycles: number): Promise<RunResult> {
-  const buf = model.buffer;
-  buf[slots.rst] = 1;
-  buf[slots.valid] = 0;
-  model.step(2);
-  buf[slots.rst] = 0;
+  const buf = resetModel(model);
   const stim = new CrcStimulus();
   const matchAt = model.layout.byName.get('match')!.offset;
   interface Bare { resume: () => void }
@@ -216,11 +218,7 @@ async function runBareCoroutines(model: Model, cycles: number): Promise<RunResul
 
 /** Some thousand beats checked against the software CRC32, so the design is known good. */
 function checkDesign(model: Model, beats: number): number {
-  const buf = model.buffer;
-  buf[slots.rst] = 1;
-  buf[slots.valid] = 0;
-  model.step(2);
-  buf[slots.rst] = 0;
+  const buf = resetModel(model);
   const stim = new CrcStimulus();
   let packet: number[] = [];
   let packets = 0;
