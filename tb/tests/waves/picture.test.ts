@@ -32,7 +32,10 @@ describe('failure pictures', () => {
     const [, from, to, fromNs, toNs] = /waves of cycles (\d+)\.\.(\d+) \((\d+) ns\.\.(\d+) ns\)/.exec(r.message)!.map(Number);
     expect([fromNs, toNs]).toEqual([from! * 4, to! * 4]);
     const svg = fs.readFileSync(f.svg, 'utf8');
-    expect(lanes(svg)).toEqual(['clk', 'm_data', 'm_valid', 'm_ready', 's_valid', 's_ready']);
+    // The watched stream first, then every handshake of the DUT (selftest_skid wraps one skid
+    // buffer instance: its own ports' handshakes follow the top's).
+    expect(lanes(svg)).toEqual(['clk', 'm_data', 'm_valid', 'm_ready', 's_valid', 's_ready',
+      'u_skid_s_valid', 'u_skid_s_ready', 'u_skid_m_valid', 'u_skid_m_ready']);
     // The failing cycle is the last column, with the value the check read (0x2df at cycle 738).
     expect(r.cycle).toBe(738);
     expect(svg, 'the last column is the failing cycle').toMatch(/<text x="\d+" y="-5"><tspan>738<\/tspan><\/text><\/g>/);
