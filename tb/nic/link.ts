@@ -1,7 +1,7 @@
 // The Ethernet link between two NICs in simulation: frames leave one NIC's m_axis_tx
 // (AxiStreamSink) and enter the other's s_axis_rx (AxiStreamSource) `latency` cycles later,
-// in order, in both directions. Every frame can be written to a pcap (timestamp = the cycle
-// its last beat left the sender) and handed to an observer; a filter may drop or change
+// in order, in both directions. Every frame can be written to a pcap (timestamp = the dump
+// time of the cycle its last beat left the sender, at the run's clock period) and handed to an observer; a filter may drop or change
 // frames on the way (loss and corruption tests).
 
 import { AxiStreamSink, AxiStreamSource, type AxisInPorts, type AxisOutPorts, type Pause } from '../bfm/index.ts';
@@ -21,7 +21,8 @@ export interface LinkOptions {
   /** Cycles from the sender's last beat to the frame being queued at the receiver. */
   readonly latency?: number;
   readonly pcap?: PcapWriter;
-  /** For pcap timestamps (default 250 MHz). */
+  /** For pcap timestamps, instead of the run's clock period (tb.model.clock, `--period`,
+   *  NICGEN_PERIOD_NS; default 4 ns): a capture normally matches the wave dump's time. */
   readonly clockHz?: number;
   /** tready low at the senders' TX with this probability (a busy MAC). */
   readonly txPause?: Pause;
@@ -50,7 +51,8 @@ export class EthernetLink {
 
   constructor(tb: TestBench, a: LinkEnd, b: LinkEnd, o: LinkOptions = {}) {
     const latency = o.latency ?? 0;
-    const clockHz = o.clockHz ?? 250_000_000;
+    const clockHz = o.clockHz;
+    const stamp = (cycle: number): bigint => (clockHz === undefined ? tb.model.clock.nsFloor(cycle) : cycleToNs(cycle, clockHz));
     const carry = (dir: LinkDir, from: LinkEnd, to: LinkEnd): void => {
       const sink = new AxiStreamSink(tb, from.tx, { name: `link ${dir} tx`, ...(o.txPause !== undefined ? { pause: o.txPause } : {}) });
       const source = new AxiStreamSource(tb, to.rx, { name: `link ${dir} rx`, ...(o.rxPause !== undefined ? { pause: o.rxPause } : {}) });
@@ -71,7 +73,7 @@ export class EthernetLink {
             this.frames.push(f);
             this.stats[dir].frames++;
             this.stats[dir].bytes += p.data.length;
-            o.pcap?.write(p.data, cycleToNs(p.cycle, clockHz));
+            o.pcap?.write(p.data, stamp(p.cycle));
             o.observe?.(f);
             const out = o.filter ? o.filter(f) : p.data;
             if (out === null) { this.stats[dir].dropped++; continue; }
