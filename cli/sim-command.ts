@@ -1,12 +1,15 @@
 // `nicgen sim <top> --test <name>`: runs one bench of the registry (tb/benches/index.ts) on
-// its Verilator model, with progress on stderr and a one-line summary. Exit codes: 0 pass,
-// 1 the bench failed (message with seed and replay command), 2 misuse (unknown top/test).
+// its Verilator model, with progress on stderr and a one-line summary. Benches with a link
+// (nic_pair) also take captures (--pcap, --pcap-rx) and link faults (cli/fault-flags.ts).
+// Exit codes: 0 pass, 1 the bench failed (message with seed and replay command), 2 misuse
+// (unknown top/test, a bad flag value, link flags for a bench without a link).
 
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { benches } from '../tb/benches/index.ts';
-import type { Bench } from '../tb/benches/index.ts';
+import type { Bench, LinkArgs } from '../tb/benches/index.ts';
 import { TestFailure, type TestOptions } from '../tb/core/index.ts';
+import { anyFaultFlag, faultSpecFromFlags, type FaultFlags } from './fault-flags.ts';
 import { formatRate, SimProgress, type ProgressStream } from './sim-progress.ts';
 import { UsageError } from './usage-error.ts';
 
@@ -19,8 +22,12 @@ export interface SimArgs {
   readonly from: number | undefined;
   readonly to: number | undefined;
   readonly maxCycles: number | undefined;
-  /** Capture file for benches with a link (sets NICGEN_PCAP; others ignore it). */
+  /** Capture of the link as sent (benches with a link only). */
   readonly pcap?: string | undefined;
+  /** Capture of the link as received, after its faults. */
+  readonly pcapRx?: string | undefined;
+  /** --drop, --corrupt, ... as typed. */
+  readonly faults?: FaultFlags;
 }
 
 /** Where the command writes; the real process streams unless a test swaps them. */
@@ -70,17 +77,35 @@ function options(a: SimArgs, bench: Bench): TestOptions {
   if (a.wave !== undefined && !fs.existsSync(path.dirname(path.resolve(a.wave)))) {
     throw new UsageError(`--wave ${a.wave}: folder ${path.dirname(a.wave)} does not exist`);
   }
-  if (a.pcap !== undefined && !fs.existsSync(path.dirname(path.resolve(a.pcap)))) {
-    throw new UsageError(`--pcap ${a.pcap}: folder ${path.dirname(a.pcap)} does not exist`);
+  for (const [flag, file] of [['pcap', a.pcap], ['pcap-rx', a.pcapRx]] as const) {
+    if (file !== undefined && !fs.existsSync(path.dirname(path.resolve(file)))) throw new UsageError(`--${flag} ${file}: folder ${path.dirname(file)} does not exist`);
   }
   const wave = a.wave === undefined ? undefined : { file: a.wave, ...(from === undefined ? {} : { from }), ...(to === undefined ? {} : { to }) };
   return { maxCycles, ...(a.seed === undefined ? {} : { seed: a.seed }), ...(wave ? { wave } : {}) };
 }
 
+/** Captures and faults for a bench with a link; undefined when no link flag was given (the
+ *  bench then reads NICGEN_PCAP). */
+function linkArgs(a: SimArgs, bench: Bench): LinkArgs | undefined {
+  const faults = faultSpecFromFlags(a.faults ?? {});
+  const given = [a.pcap !== undefined && '--pcap', a.pcapRx !== undefined && '--pcap-rx', anyFaultFlag(a.faults ?? {}) && 'the fault flags'].filter(Boolean);
+  if (given.length === 0) return undefined;
+  if (!bench.hasLink) throw new UsageError(`${given.join(', ')}: ${a.top}/${a.test} has no link (they are for nic_pair benches)`);
+  if (a.pcap !== undefined && a.pcapRx !== undefined && path.resolve(a.pcap) === path.resolve(a.pcapRx)) throw new UsageError(`--pcap and --pcap-rx name the same file ${a.pcap}`);
+  return { ...(a.pcap !== undefined ? { pcap: a.pcap } : {}), ...(a.pcapRx !== undefined ? { pcapRx: a.pcapRx } : {}), ...(faults ? { faults } : {}) };
+}
+
 /** The command to replay a failure with a wave window around it. */
 function replayHint(a: SimArgs, seed: number, cycle: number): string {
   const from = Math.max(0, cycle - 200);
-  return `./bin/nicgen sim ${a.top} --test ${a.test} --seed ${seed} --wave ${a.top}-${a.test}.fst --from ${from} --to ${cycle + 10}`;
+  return `./bin/nicgen sim ${a.top} --test ${a.test} --seed ${seed}${faultFlagsText(a.faults ?? {})} --wave ${a.top}-${a.test}.fst --from ${from} --to ${cycle + 10}`;
+}
+
+/** The fault flags again, for the replay command (a replay without them is another run). */
+function faultFlagsText(f: FaultFlags): string {
+  const flags: [string, string | undefined][] = [['drop', f.drop], ['corrupt', f.corrupt], ['dup', f.dup], ['reorder', f.reorder],
+    ['reorder-depth', f.reorderDepth], ['burst-loss', f.burstLoss], ['fault-dir', f.faultDir]];
+  return flags.filter(([, v]) => v !== undefined).map(([k, v]) => ` --${k} ${v}`).join('');
 }
 
 export async function simCommand(a: SimArgs, io: SimIO = defaultIO): Promise<number> {
@@ -91,20 +116,19 @@ export async function simCommand(a: SimArgs, io: SimIO = defaultIO): Promise<num
   }
   const bench = pick(a.top, a.test);
   const opts = options(a, bench);
-  // Benches with a link (nic_pair) read their capture file from the environment.
-  if (a.pcap !== undefined) process.env['NICGEN_PCAP'] = a.pcap;
+  const link = linkArgs(a, bench);
   const label = `${a.top}/${a.test}`;
   const progress = new SimProgress(io.err, label);
   const t0 = performance.now();
   progress.building();
   let simStart = 0;
   try {
-    const r = await bench.run({ ...opts, onStart: tb => { simStart = performance.now(); progress.attach(tb); } });
+    const r = await bench.run({ ...opts, ...(link ? { link } : {}), onStart: tb => { simStart = performance.now(); progress.attach(tb); } });
     progress.done();
     const wall = (performance.now() - t0) / 1000;
     const sim = simStart ? (performance.now() - simStart) / 1000 : wall;
     const wave = opts.wave ? `, wave ${typeof opts.wave === 'string' ? opts.wave : opts.wave.file}` : '';
-    const pcap = a.pcap !== undefined && fs.existsSync(a.pcap) ? `, pcap ${a.pcap}` : '';
+    const pcap = [a.pcap !== undefined && fs.existsSync(a.pcap) ? `, pcap ${a.pcap}` : '', a.pcapRx !== undefined && fs.existsSync(a.pcapRx) ? `, pcap-rx ${a.pcapRx}` : ''].join('');
     io.out(`PASS ${label}: seed ${r.seed}, ${r.cycles} cycles, ${wall.toFixed(2)} s wall (${(wall - sim).toFixed(2)} s ${r.built ? 'building' : 'loading'} the model), ${formatRate(r.cycles / Math.max(sim, 1e-6))}${wave}${pcap}`);
     return 0;
   } catch (err) {

@@ -11,7 +11,7 @@ import { nicPairReadBenches } from './nic/read.ts';
 import { nicPairBenches } from './nic/write.ts';
 import { selftestBenches } from './selftest.ts';
 
-export type { Bench, BenchGroup, BenchRunOptions } from './bench.ts';
+export type { Bench, BenchArgs, BenchGroup, BenchRunOptions, LinkArgs } from './bench.ts';
 
 export const benches: Readonly<Record<string, BenchGroup>> = {
   sync_fifo: syncFifoBenches,

@@ -122,8 +122,10 @@ export class RdmaScoreboard {
       const e = q.shift();
       if (!e) throw new Error(`${where}: no completion was expected`);
       const owesCqe = e.wr.signaled || e.status !== CQE_STATUS.SUCCESS;
+      // An unsignaled WQE gets a CQE only when it did not succeed (wr_ids are unique in a run).
+      if (!owesCqe && c.wrId === e.wr.wrId) throw new Error(`${where} (${opName(e.wr.opcode)}, unsignaled): status ${statusName(c.status)}, expected ${statusName(e.status)} and no CQE`);
       if (!owesCqe) {
-        this.#checkData(host, qp, e);
+        this.#checkData(host, qp, e, ` [unsignaled; checked at the CQE of wr_id 0x${c.wrId.toString(16)} status ${statusName(c.status)}]`);
         skipped.push(`0x${e.wr.wrId.toString(16)} (${opName(e.wr.opcode)}, ${e.length} bytes)`);
         where = `${host} QP ${qp} CQE wr_id=0x${c.wrId.toString(16)} [unsignaled before it, taken as successful: ${skipped.join(', ')}]`;
         continue;
@@ -163,14 +165,14 @@ export class RdmaScoreboard {
     }
   }
 
-  #checkData(host: string, qp: number, e: ExpectedCompletion): void {
+  #checkData(host: string, qp: number, e: ExpectedCompletion, at = ''): void {
     const op = opName(e.wr.opcode);
     for (const c of e.checks) {
       const h = this.#host(c.host);
       for (const b of h.image.ownedBy(c.ranges, e.seq)) {
         const got = h.mem.read(b.addr, 1)[0]!;
         if (got !== b.value) {
-          throw new Error(`${host} QP ${qp} ${op} wr_id=0x${e.wr.wrId.toString(16)} (#${e.seq}, ${e.length} bytes): ${c.what} byte ${b.index} `
+          throw new Error(`${host} QP ${qp} ${op} wr_id=0x${e.wr.wrId.toString(16)} (#${e.seq}, ${e.length} bytes)${at}: ${c.what} byte ${b.index} `
             + `(${c.host} 0x${b.addr.toString(16)}) is 0x${got.toString(16)}, expected 0x${b.value.toString(16)}`);
         }
         this.bytesChecked++;

@@ -145,6 +145,17 @@ export class EthernetLink {
     this.#inject[dir](data);
   }
 
+  /** One line per direction with faults: `a->b: 812 frames sent, 9 dropped (2 in bursts),
+   *  4 corrupted, 3 duplicated, 5 reordered`; empty without faults. */
+  describeFaults(): string[] {
+    if (!this.faults) return [];
+    return LINK_DIRS.filter(d => this.faults!.dirs[d]).map(d => {
+      const s = this.faults!.stats(d);
+      const targeted = s.targeted.length ? `, targeted hits ${s.targeted.join('/')}` : '';
+      return `${d}: ${s.frames} frames sent, ${s.dropped} dropped (${s.burstDropped} in bursts), ${s.corrupted} corrupted, ${s.duplicated} duplicated, ${s.reordered} reordered${targeted}`;
+    });
+  }
+
   /** Frames on the wire of `dir` that the receiver has not been handed yet. */
   inFlight(dir: LinkDir): number {
     return this.#inFlight[dir].length + (this.faults?.dirs[dir]?.holding ?? 0);

@@ -7,6 +7,7 @@ import type { QueuePair, SgeRef, WorkRequest } from '../model/driver.ts';
 import type { MemoryRegion } from '../model/mr.ts';
 import { writePackets, type ExpectedPacket } from '../model/wire-expect.ts';
 import type { Host, PairEnv } from './env.ts';
+import { LINK_DIRS } from './link-faults.ts';
 
 export interface WriteScenarioOptions {
   readonly writes: number;
@@ -18,6 +19,10 @@ export interface WriteScenarioOptions {
   readonly bothDirections?: boolean;
   /** Cycles to wait for the last completion (default 2M). */
   readonly timeout?: number;
+  /** Fail when no completion arrives for this many cycles (default 400k). */
+  readonly stallCycles?: number;
+  /** The link has faults (tb/nic/link-faults.ts): RX drops are expected, not a failure. */
+  readonly lossy?: boolean;
 }
 
 export interface WriteScenarioResult {
@@ -92,6 +97,7 @@ export async function describeQps(env: PairEnv, setup: Map<Host, HostSetup>): Pr
     lines.push(`  ${h.name}: ${c.join(' ')}`);
   }
   lines.push(`  link: ${JSON.stringify(env.link.stats)}`);
+  for (const f of env.link.describeFaults()) lines.push(`  link faults ${f}`);
   return lines.join('\n');
 }
 
@@ -120,6 +126,67 @@ export async function pollAll(env: PairEnv, setup: Map<Host, HostSetup>): Promis
     }
   }
   return n;
+}
+
+export interface CompletionWait {
+  /** Cycles from now to the last completion at most. */
+  readonly timeout: number;
+  /** Fail when no completion arrives for this many cycles. */
+  readonly stallCycles: number;
+  readonly poll: { check(): void };
+  /** What the failure message shows of the NICs (describeQps). */
+  readonly describe: () => Promise<string>;
+  /** Called every 64 polls (e.g. a drop check). */
+  readonly every64?: () => Promise<void>;
+}
+
+/** ` (the link's faults lost 8 frames and corrupted 2 ...)` for a stall message, or ''. */
+function faultHint(env: PairEnv): string {
+  const f = env.link.faults;
+  if (!f) return '';
+  const s = LINK_DIRS.map(d => f.stats(d));
+  const lost = s.reduce((a, x) => a + x.dropped, 0), bad = s.reduce((a, x) => a + x.corrupted, 0);
+  const moved = s.reduce((a, x) => a + x.duplicated + x.reordered, 0);
+  return ` (the link's faults dropped ${lost}, corrupted ${bad}, duplicated or reordered ${moved} frames; see 'link faults' below)`;
+}
+
+/** Cycles since the scoreboard last took a CQE (or since this watch started). */
+function progressWatch(env: PairEnv, tb: TestBench): () => number {
+  let seen = env.sb.completions, at = tb.cycle;
+  return () => {
+    if (env.sb.completions !== seen) { seen = env.sb.completions; at = tb.cycle; }
+    return tb.cycle - at;
+  };
+}
+
+/** Waits until the scoreboard owes nothing; a run that stops making progress fails with the
+ *  owed count, how long nothing moved, and the state of both NICs (the link's faults too). */
+export async function waitForCompletions(env: PairEnv, tb: TestBench, w: CompletionWait): Promise<void> {
+  const deadline = tb.cycle + w.timeout;
+  const idle = progressWatch(env, tb);
+  for (let k = 1; env.sb.totalOwed > 0; k++) {
+    const stalled = idle() > w.stallCycles;
+    if (tb.cycle > deadline || stalled) {
+      throw new Error(`${env.sb.totalOwed} completion(s) still owed ${stalled ? `with no completion for ${idle()} cycles` : `after ${w.timeout} cycles`}${faultHint(env)}\n${await w.describe()}`);
+    }
+    w.poll.check();
+    if (k % 64 === 0) await w.every64?.();
+    await tb.clockCycles(32);
+  }
+}
+
+/** Waits for a free slot in `qp`'s send ring; fails like waitForCompletions when no CQE comes
+ *  for `w.stallCycles` (a full ring drains only as completions come). */
+export async function waitForRoom(env: PairEnv, tb: TestBench, h: Pick<Host, 'name' | 'drv'>, qp: QueuePair, w: Omit<CompletionWait, 'poll' | 'every64'>): Promise<void> {
+  const deadline = tb.cycle + w.timeout;
+  const idle = progressWatch(env, tb);
+  while (await h.drv.sqFree(qp) === 0) {
+    const stalled = idle() > w.stallCycles;
+    if (tb.cycle > deadline || stalled) {
+      throw new Error(`${h.name} QP ${qp.index}: send ring still full ${stalled ? `with no completion for ${idle()} cycles` : `after ${w.timeout} cycles`}${faultHint(env)}\n${await w.describe()}`);
+    }
+    await tb.clockCycles(16);
+  }
 }
 
 /** Throws when either NIC dropped a received frame (the link carries no errors here). */
@@ -180,29 +247,22 @@ export async function runWriteScenario(env: PairEnv, tb: TestBench, o: WriteScen
     const peer = env.peer(p.h);
     const dstOff = (p.wr as WorkRequest & { dstOff: number }).dstOff;
     env.sb.expectWrite(p.h.name, p.qp.index, p.wr, CQE_STATUS.SUCCESS, { host: peer.name, mr: setup.get(peer)!.dst, offset: dstOff });
-    const full = tb.cycle + (o.timeout ?? 2_000_000);
-    while (await p.h.drv.sqFree(p.qp) === 0) {
-      if (tb.cycle > full) throw new Error(`${p.h.name} QP ${p.qp.index}: send ring still full after ${o.timeout ?? 2_000_000} cycles\n${await describeQps(env, setup)}`);
-      await tb.clockCycles(16);
-    }
+    await waitForRoom(env, tb, p.h, p.qp, { timeout: o.timeout ?? 2_000_000, stallCycles: o.stallCycles ?? 400_000, describe: () => describeQps(env, setup) });
     p.h.drv.post(p.qp, p.wr);
     // Doorbells are sometimes batched: several WQEs behind one SQ_PI write.
     if (rng.bool(0.7)) await p.h.drv.ring(p.qp);
   }
   for (const h of [env.a, env.b]) for (const qp of setup.get(h)!.qps) await h.drv.ring(qp);
-  const deadline = tb.cycle + (o.timeout ?? 2_000_000);
-  for (let k = 1; env.sb.totalOwed > 0; k++) {
-    if (tb.cycle > deadline) throw new Error(`${env.sb.totalOwed} completion(s) still owed after ${o.timeout ?? 2_000_000} cycles\n${await describeQps(env, setup)}`);
-    poll.check();
-    // A dropped frame is never retransmitted (no retransmission yet), so the run would only
-    // time out: say so as soon as it happens.
-    if (k % 64 === 0) await failOnRxDrops(env, tb, () => describeQps(env, setup));
-    await tb.clockCycles(32);
-  }
+  await waitForCompletions(env, tb, {
+    timeout: o.timeout ?? 2_000_000, stallCycles: o.stallCycles ?? 400_000, poll, describe: () => describeQps(env, setup),
+    // A dropped frame is never retransmitted (no retransmission yet), so without link faults
+    // the run would only time out: say so as soon as it happens.
+    ...(o.lossy ? {} : { every64: () => failOnRxDrops(env, tb, () => describeQps(env, setup)) }),
+  });
   poll.stop();
   const cycles = tb.cycle - t0;
   env.sb.finish();
-  await failOnRxDrops(env, tb, () => describeQps(env, setup));
+  if (!o.lossy) await failOnRxDrops(env, tb, () => describeQps(env, setup));
   for (const h of [env.a, env.b]) {
     for (const qp of setup.get(h)!.qps) {
       const st = await h.drv.qpState(qp);
