@@ -55,7 +55,6 @@ wire push;
 wire req_is_read;
 wire req_all_acked;
 wire ack_in_window;
-wire ack_outstanding;
 wire is_ack;
 wire [3:0] nak_status;
 wire ack_take;
@@ -120,11 +119,11 @@ wire [23:0] binary_3 = (s_read_done_data[89:66] - acked_reg[s_read_done_data[1:0
 /* verilator lint_off UNUSEDSIGNAL */
 wire [23:0] binary_4 = (s_read_done_data[89:66] - s_ack_data[25:2]);
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/ack-tracker.ts:194:24: only bits [2:0] are used
+// intermediate of gen/nic/ack-tracker.ts:193:24: only bits [2:0] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_5 = qp_ctx[sel_qp_reg * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/ack-tracker.ts:194:24: only bits [2:0] are used
+// intermediate of gen/nic/ack-tracker.ts:193:24: only bits [2:0] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_6 = qp_ctx[sel_qp_reg * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
@@ -140,7 +139,7 @@ wire [23:0] binary_8 = (acked_reg[sel_qp_reg * 24 +: 24] - entries_rdata[127:104
 /* verilator lint_off UNUSEDSIGNAL */
 wire [4:0] part_9 = tail_reg[s_req_data[1:0] * 5 +: 5];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/ack-tracker.ts:191:40: only bits [3:0] are used
+// intermediate of gen/nic/ack-tracker.ts:190:40: only bits [3:0] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [4:0] part_10 = head_reg[u_arb_grant_index * 5 +: 5];
 /* verilator lint_on UNUSEDSIGNAL */
@@ -166,103 +165,100 @@ assign s_ack_ready = 1'd1;
 // gen/nic/ack-tracker.ts:151:22
 assign ack_in_window = (sent_valid_reg[s_ack_data[1:0]] && (!binary_1[23] && (s_ack_data[25:2] != acked_reg[s_ack_data[1:0] * 24 +: 24]))) && !binary_0[23];
 
-// gen/nic/ack-tracker.ts:152:25
-assign ack_outstanding = sent_valid_reg[s_ack_data[1:0]] && (acked_reg[s_ack_data[1:0] * 24 +: 24] != last_sent_reg[s_ack_data[1:0] * 24 +: 24]);
-
-// gen/nic/ack-tracker.ts:153:19
+// gen/nic/ack-tracker.ts:152:19
 assign is_ack = s_ack_data[33:31] == 3'b000;
 
-// gen/nic/ack-tracker.ts:154:21
+// gen/nic/ack-tracker.ts:153:21
 assign nak_status = (s_ack_data[33:26] == 8'd97) ? 4'd5 : ((s_ack_data[33:26] == 8'd98) ? 4'd4 : ((s_ack_data[33:26] == 8'd99) ? 4'd6 : 4'b0000));
 
-// gen/nic/ack-tracker.ts:157:21
+// gen/nic/ack-tracker.ts:156:21
 assign ack_take = (((s_ack_valid && is_ack) && ack_in_window) && !(nak_valid_reg[s_ack_data[1:0]])) && !(flush_reg[s_ack_data[1:0]]);
 
-// gen/nic/ack-tracker.ts:158:21
-assign nak_take = (((s_ack_valid && (nak_status != 4'b0000)) && ack_outstanding) && !(nak_valid_reg[s_ack_data[1:0]])) && !(flush_reg[s_ack_data[1:0]]);
+// gen/nic/ack-tracker.ts:157:21
+assign nak_take = (((s_ack_valid && (nak_status != 4'b0000)) && ack_in_window) && !(nak_valid_reg[s_ack_data[1:0]])) && !(flush_reg[s_ack_data[1:0]]);
 
-// gen/nic/ack-tracker.ts:164:22
+// gen/nic/ack-tracker.ts:163:22
 assign done_void = nak_valid_reg[s_read_done_data[1:0]] || flush_reg[s_read_done_data[1:0]];
 
-// gen/nic/ack-tracker.ts:165:15
+// gen/nic/ack-tracker.ts:164:15
 assign s_read_done_ready = (s_read_done_data[102] || done_void) || !(rd_err_valid_reg[s_read_done_data[1:0]]);
 
-// gen/nic/ack-tracker.ts:166:20
+// gen/nic/ack-tracker.ts:165:20
 assign done_ok = (s_read_done_valid && s_read_done_data[102]) && !done_void;
 
-// gen/nic/ack-tracker.ts:167:21
+// gen/nic/ack-tracker.ts:166:21
 assign done_err = ((s_read_done_valid && !s_read_done_data[102]) && !done_void) && !(rd_err_valid_reg[s_read_done_data[1:0]]);
 
-// gen/nic/ack-tracker.ts:169:21
+// gen/nic/ack-tracker.ts:168:21
 assign done_ack = ((done_ok && sent_valid_reg[s_read_done_data[1:0]]) && (!binary_3[23] && (s_read_done_data[89:66] != acked_reg[s_read_done_data[1:0] * 24 +: 24]))) && !binary_2[23];
 
-// gen/nic/ack-tracker.ts:171:23
+// gen/nic/ack-tracker.ts:170:23
 assign ack_yields = (done_ack && (s_read_done_data[1:0] == s_ack_data[1:0])) && (!binary_4[23] && (s_read_done_data[89:66] != s_ack_data[25:2]));
 
-// gen/nic/ack-tracker.ts:173:20
+// gen/nic/ack-tracker.ts:172:20
 assign seq_nak = s_ack_valid && (s_ack_data[33:26] == 8'd96);
 
-// gen/nic/ack-tracker.ts:178:11
+// gen/nic/ack-tracker.ts:177:11
 assign qp_error = {qp_error_qp_reg, qp_error_valid_reg};
 
-// gen/nic/ack-tracker.ts:184:11
+// gen/nic/ack-tracker.ts:183:11
 assign u_arb_req = {(head_reg[19:15] != tail_reg[19:15]), (head_reg[14:10] != tail_reg[14:10]), (head_reg[9:5] != tail_reg[9:5]), (head_reg[4:0] != tail_reg[4:0])};
 
-// gen/nic/ack-tracker.ts:187:18
+// gen/nic/ack-tracker.ts:186:18
 assign pick = (state == STATE_PICK) && u_arb_grant_valid;
 
-// gen/nic/ack-tracker.ts:188:14
+// gen/nic/ack-tracker.ts:187:14
 assign u_arb_accept = pick;
 
-// gen/nic/ack-tracker.ts:195:22
+// gen/nic/ack-tracker.ts:194:22
 assign state_bad = (part_6[2:0] == 3'd4) || (part_5[2:0] == 3'b000);
 
-// gen/nic/ack-tracker.ts:198:19
+// gen/nic/ack-tracker.ts:197:19
 assign e_is_read = (entries_rdata[71:64] == 8'd1) || (entries_rdata[71:64] == 8'd12);
 
-// gen/nic/ack-tracker.ts:203:22
+// gen/nic/ack-tracker.ts:202:22
 assign rd_err_hit = (e_is_read && rd_err_valid_reg[sel_qp_reg]) && (rd_err_psn_reg[sel_qp_reg * 24 +: 24] == entries_rdata[127:104]);
 
-// gen/nic/ack-tracker.ts:204:21
+// gen/nic/ack-tracker.ts:203:21
 assign covered = (e_is_read ? ((rd_count_reg[sel_qp_reg * 5 +: 5] != 5'd0) && !binary_7[23]) : (sent_valid_reg[sel_qp_reg] && !binary_8[23])) && !rd_err_hit;
 
-// gen/nic/ack-tracker.ts:206:22
+// gen/nic/ack-tracker.ts:205:22
 assign complete = ((((flush_reg[sel_qp_reg] || !(entries_rdata[132:129] == 4'b0000)) || rd_err_hit) || covered) || nak_valid_reg[sel_qp_reg]) || state_bad;
 
-// gen/nic/ack-tracker.ts:207:23
+// gen/nic/ack-tracker.ts:206:23
 assign out_status = flush_reg[sel_qp_reg] ? 4'd8 : (!(entries_rdata[132:129] == 4'b0000) ? entries_rdata[132:129] : (rd_err_hit ? rd_err_status_reg[sel_qp_reg * 4 +: 4] : (covered ? 4'b0000 : (nak_valid_reg[sel_qp_reg] ? nak_status_reg[sel_qp_reg * 4 +: 4] : 4'd8))));
 
-// gen/nic/ack-tracker.ts:209:23
+// gen/nic/ack-tracker.ts:208:23
 assign uses_rd_err = (!flush_reg[sel_qp_reg] && (entries_rdata[132:129] == 4'b0000)) && rd_err_hit;
 
-// gen/nic/ack-tracker.ts:210:21
+// gen/nic/ack-tracker.ts:209:21
 assign uses_nak = (((!flush_reg[sel_qp_reg] && (entries_rdata[132:129] == 4'b0000)) && !rd_err_hit) && !covered) && nak_valid_reg[sel_qp_reg];
 
-// gen/nic/ack-tracker.ts:211:26
+// gen/nic/ack-tracker.ts:210:26
 assign rd_err_flushes = (rd_err_status_reg[sel_qp_reg * 4 +: 4] >= 4'd3) && (rd_err_status_reg[sel_qp_reg * 4 +: 4] <= 4'd6);
 
-// gen/nic/ack-tracker.ts:212:23
+// gen/nic/ack-tracker.ts:211:23
 assign sets_flush = !flush_reg[sel_qp_reg] && ((entries_rdata[132:129] == 4'b0000) ? (rd_err_hit ? rd_err_flushes : !covered) : (entries_rdata[132:129] == 4'd3));
 
-// gen/nic/ack-tracker.ts:213:22
+// gen/nic/ack-tracker.ts:212:22
 assign wants_cqe = (out_status != 4'b0000) || entries_rdata[128];
 
-// gen/nic/ack-tracker.ts:216:21
+// gen/nic/ack-tracker.ts:215:21
 assign cqe_free = !cqe_valid_reg || m_cqe_ready;
 
-// gen/nic/ack-tracker.ts:219:24
+// gen/nic/ack-tracker.ts:218:24
 assign rd_err_fatal = uses_rd_err && rd_err_flushes;
 
-// gen/nic/ack-tracker.ts:220:20
+// gen/nic/ack-tracker.ts:219:20
 assign retire = (((state == STATE_EVAL) && complete) && (!wants_cqe || cqe_free)) && !(rd_err_fatal && nak_take);
 
-// gen/nic/ack-tracker.ts:223:14
+// gen/nic/ack-tracker.ts:222:14
 assign m_cqe_valid = cqe_valid_reg;
 
-// gen/nic/ack-tracker.ts:224:13
+// gen/nic/ack-tracker.ts:223:13
 assign m_cqe_data = cqe_data_reg;
 
-// gen/nic/ack-tracker.ts:288:12
+// gen/nic/ack-tracker.ts:287:12
 assign read_busy = {(rd_count_reg[19:15] != 5'd0), (rd_count_reg[14:10] != 5'd0), (rd_count_reg[9:5] != 5'd0), (rd_count_reg[4:0] != 5'd0)};
 
 // gen/nic/ack-tracker.ts:140:5
@@ -272,7 +268,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/ack-tracker.ts:221:12
+// gen/nic/ack-tracker.ts:220:12
 always @(posedge clk) begin
     qp_error_valid_reg <= nak_take || (retire && rd_err_fatal);
     if (rst) begin
@@ -280,7 +276,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/ack-tracker.ts:222:9
+// gen/nic/ack-tracker.ts:221:9
 always @(posedge clk) begin
     qp_error_qp_reg <= nak_take ? s_ack_data[1:0] : sel_qp_reg;
     if (rst) begin
@@ -288,7 +284,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/ack-tracker.ts:225:5
+// gen/nic/ack-tracker.ts:224:5
 always @(posedge clk) begin
     if (m_cqe_ready) begin
         cqe_valid_reg <= 1'b0;
@@ -302,7 +298,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/ack-tracker.ts:227:7
+// gen/nic/ack-tracker.ts:226:7
 always @(posedge clk) begin
     case (state)
         STATE_PICK: begin
@@ -324,7 +320,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/ack-tracker.ts:243:7
+// gen/nic/ack-tracker.ts:242:7
 always @(posedge clk) begin
     if (push && (s_req_data[1:0] == 2'b00)) begin
         tail_reg[4:0] <= tail_reg[4:0] + 5'd1;
@@ -358,9 +354,7 @@ always @(posedge clk) begin
         nak_valid_reg[0] <= 1'd1;
         nak_status_reg[3:0] <= nak_status;
         nak_syndrome_reg[7:0] <= s_ack_data[33:26];
-        if (ack_in_window) begin
-            acked_reg[23:0] <= s_ack_data[25:2] - 24'd1;
-        end
+        acked_reg[23:0] <= s_ack_data[25:2] - 24'd1;
     end
     if (retire && (sel_qp_reg == 2'b00)) begin
         head_reg[4:0] <= head_reg[4:0] + 5'd1;
@@ -412,9 +406,7 @@ always @(posedge clk) begin
         nak_valid_reg[1] <= 1'd1;
         nak_status_reg[7:4] <= nak_status;
         nak_syndrome_reg[15:8] <= s_ack_data[33:26];
-        if (ack_in_window) begin
-            acked_reg[47:24] <= s_ack_data[25:2] - 24'd1;
-        end
+        acked_reg[47:24] <= s_ack_data[25:2] - 24'd1;
     end
     if (retire && (sel_qp_reg == 2'd1)) begin
         head_reg[9:5] <= head_reg[9:5] + 5'd1;
@@ -466,9 +458,7 @@ always @(posedge clk) begin
         nak_valid_reg[2] <= 1'd1;
         nak_status_reg[11:8] <= nak_status;
         nak_syndrome_reg[23:16] <= s_ack_data[33:26];
-        if (ack_in_window) begin
-            acked_reg[71:48] <= s_ack_data[25:2] - 24'd1;
-        end
+        acked_reg[71:48] <= s_ack_data[25:2] - 24'd1;
     end
     if (retire && (sel_qp_reg == 2'd2)) begin
         head_reg[14:10] <= head_reg[14:10] + 5'd1;
@@ -520,9 +510,7 @@ always @(posedge clk) begin
         nak_valid_reg[3] <= 1'd1;
         nak_status_reg[15:12] <= nak_status;
         nak_syndrome_reg[31:24] <= s_ack_data[33:26];
-        if (ack_in_window) begin
-            acked_reg[95:72] <= s_ack_data[25:2] - 24'd1;
-        end
+        acked_reg[95:72] <= s_ack_data[25:2] - 24'd1;
     end
     if (retire && (sel_qp_reg == 2'd3)) begin
         head_reg[19:15] <= head_reg[19:15] + 5'd1;
@@ -560,7 +548,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/ack-tracker.ts:266:7
+// gen/nic/ack-tracker.ts:265:7
 always @(posedge clk) begin
     if (((push && (s_req_data[1:0] == 2'b00)) && req_is_read) ^ ((retire && (sel_qp_reg == 2'b00)) && e_is_read)) begin
         rd_count_reg[4:0] <= ((push && (s_req_data[1:0] == 2'b00)) && req_is_read) ? (rd_count_reg[4:0] + 5'd1) : (rd_count_reg[4:0] - 5'd1);
@@ -579,14 +567,14 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/ack-tracker.ts:191:17: registered read port
+// gen/nic/ack-tracker.ts:190:17: registered read port
 always @(posedge clk) begin
     if (pick) begin
         entries_rdata <= entries[{u_arb_grant_index, part_10[3:0]}];
     end
 end
 
-// gen/nic/ack-tracker.ts:183:17
+// gen/nic/ack-tracker.ts:182:17
 rr_arbiter u_arb (
     .clk(clk),
     .rst(rst),

@@ -15,11 +15,11 @@
 //     acked < p <= lastSent (NIC.md PSN comparison, ±2^23) and no NAK is pending and the
 //     QP is not flushing: acked := p. Anything else is a ghost ACK (p never sent), older
 //     than everything outstanding, or too late, and is ignored.
-//   - NAK 0x61/0x62/0x63 with PSN p, while something is outstanding and no NAK is pending:
-//     everything before p is implicitly acknowledged (acked := p - 1 when p is in the
-//     window), the NAK is recorded for the oldest entry still uncovered (the one whose range
-//     holds p, or the oldest outstanding one when p is outside the window), and qp_error
-//     moves the QP to ERROR at once.
+//   - NAK 0x61/0x62/0x63 with PSN p in the window (acked < p <= lastSent), no NAK pending:
+//     acked := p - 1, the NAK is recorded for the oldest entry still uncovered (the one whose
+//     range holds p), qp_error moves the QP to ERROR at once. Outside the window (never sent,
+//     already acknowledged) it is a ghost NAK, ignored like a ghost ACK, as in rxe (taking it
+//     failed the oldest WQE: a fuzzer finding, docs/fuzz.md).
 //   - NAK 0x60 (PSN sequence error), RNR NAKs (0x20..0x3F) and reserved syndromes are
 //     ignored here. RETRANSMISSION HOOK: 0x60 and the ACK timeout belong to the
 //     retransmission issue; `seq_nak` below is the decoded 0x60 event it will consume
@@ -149,13 +149,12 @@ export const nicAckTracker = defineModule('nic_ack_tracker', { numQp: 4, depth: 
   const apsn = sAck.data.field('psn');
   const syn = sAck.data.field('syndrome');
   const inWindow = m.let('ack_in_window', sentValid.bit(aq).land(psnGt(apsn, acked.at(aq))).land(psnGe(lastSent.at(aq), apsn)));
-  const outstanding = m.let('ack_outstanding', sentValid.bit(aq).land(acked.at(aq).ne(lastSent.at(aq))));
   const isAck = m.let('is_ack', syn.bits(7, 5).eq(0));
   const nakCode = m.let('nak_status', nakCqeStatus(syn));
   // After a NAK (pending or completed) the QP is going to ERROR: later ACKs must not turn the
   // NAK's entry or the flushed ones into successes.
   const ackTake = m.let('ack_take', sAck.valid.land(isAck).land(inWindow).land(nakValid.bit(aq).lnot()).land(flush.bit(aq).lnot()));
-  const nakTake = m.let('nak_take', sAck.valid.land(nakCode.ne(CQE_STATUS.SUCCESS)).land(outstanding)
+  const nakTake = m.let('nak_take', sAck.valid.land(nakCode.ne(CQE_STATUS.SUCCESS)).land(inWindow)
     .land(nakValid.bit(aq).lnot()).land(flush.bit(aq).lnot()));
   // ---- READ completions (s_read_done) -------------------------------------------------------
   const dq = sDone.data.field('qp');
@@ -268,7 +267,7 @@ export const nicAckTracker = defineModule('nic_ack_tracker', { numQp: 4, depth: 
       nakValid.setBits(i, i, 1);
       setAt(nakStatus, 4, i, nakCode);
       setAt(nakSyn, 8, i, syn);
-      m.if(inWindow, () => setAt(acked, 24, i, apsn.subw(1)));
+      setAt(acked, 24, i, apsn.subw(1));
     });
     m.if(retire.land(selQp.eq(i)), () => {
       setAt(head, dw + 1, i, head.at(i).addw(1));

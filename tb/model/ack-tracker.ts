@@ -77,16 +77,19 @@ export class AckTrackerModel {
   ack(a: AckEv, cycle: number): void {
     const s = this.qps[a.qp]!;
     const inWindow = s.sentValid && psnCompare(a.psn, s.acked) > 0 && psnCompare(s.lastSent, a.psn) >= 0;
-    const outstanding = s.sentValid && s.acked !== s.lastSent;
     const nakStatus = NAK_STATUS.get(a.syndrome);
     if ((a.syndrome >> 5) === 0) {
       const take = inWindow && !s.nak && !s.flush;
       this.log.push(`ACK qp ${a.qp} psn ${a.psn}: ${take ? 'taken' : 'ignored'}`);
       if (take) s.acked = a.psn;
-    } else if (nakStatus !== undefined && outstanding && !s.nak && !s.flush) {
+    } else if (nakStatus !== undefined && !inWindow) {
+      // A NAK names the request it refuses: one for a PSN never sent (or long acknowledged)
+      // refuses nothing of ours (a ghost NAK, as rxe treats it).
+      this.log.push(`NAK ${a.syndrome.toString(16)} qp ${a.qp} psn ${a.psn}: ignored (outside the window)`);
+    } else if (nakStatus !== undefined && !s.nak && !s.flush) {
       this.log.push(`NAK ${a.syndrome.toString(16)} qp ${a.qp} psn ${a.psn}: taken`);
       s.nak = { status: nakStatus, syndrome: a.syndrome };
-      if (inWindow) s.acked = psnAdd(a.psn, -1);
+      s.acked = psnAdd(a.psn, -1);
       this.qpErrors[a.qp]!++;
     } else {
       this.log.push(`syndrome ${a.syndrome.toString(16)} qp ${a.qp} psn ${a.psn}: ignored`);
