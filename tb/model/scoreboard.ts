@@ -152,6 +152,12 @@ export class RdmaScoreboard {
     return n;
   }
 
+  /** Every byte of `host` a recorded WQE plans to write (for checks of their own, e.g. over
+   *  more traffic than the scoreboard's). */
+  plannedRanges(host: string): ByteRange[] {
+    return this.#host(host).image.writtenRanges();
+  }
+
   /** Every owed CQE came; no host changed outside the allowed ranges. */
   finish(): void {
     for (const [k, q] of this.#queues) {

@@ -26,10 +26,13 @@ export interface GilbertElliott {
   readonly lossGood?: number;
 }
 
-/** Drop or corrupt the `nth` frame matching `match` (1-based), and the `count - 1` matches
- *  after it (count Infinity: every match from the nth on, e.g. every retransmission of a PSN). */
+/** Drop, corrupt, duplicate or delay the `nth` frame matching `match` (1-based), and the
+ *  `count - 1` matches after it (count Infinity: every match from the nth on, e.g. every
+ *  retransmission of a PSN). 'reorder' delivers it after the next `k` frames (default 1). */
 export interface TargetedFault {
-  readonly action: 'drop' | 'corrupt';
+  readonly action: 'drop' | 'corrupt' | 'dup' | 'reorder';
+  /** For 'reorder': how many later frames pass it (default 1). */
+  readonly k?: number;
   readonly match: FramePredicate;
   /** Default 1. */
   readonly nth?: number;
@@ -95,6 +98,7 @@ export function validateFaultSpec(spec: FaultSpec, where = 'link faults'): void 
   for (const [i, t] of (spec.targeted ?? []).entries()) {
     if (t.nth !== undefined && !(Number.isInteger(t.nth) && t.nth >= 1)) throw new RangeError(`${where}: targeted[${i}].nth must be a whole number >= 1, got ${t.nth}`);
     if (t.count !== undefined && !(t.count === Infinity || (Number.isInteger(t.count) && t.count >= 1))) throw new RangeError(`${where}: targeted[${i}].count must be >= 1 or Infinity, got ${t.count}`);
+    if (t.k !== undefined && !(Number.isInteger(t.k) && t.k >= 1)) throw new RangeError(`${where}: targeted[${i}].k must be a whole number >= 1, got ${t.k}`);
   }
 }
 
@@ -138,17 +142,17 @@ export class DirectionFaults {
    *  (held frames whose k frames have passed come right after the frame that completed them). */
   onFrame(data: Uint8Array, cycle: number): Uint8Array[] {
     const index = this.stats.frames++;
-    let frame: Uint8Array | null = data;
     const targeted = this.#spec.targeted ?? [];
-    if (targeted.length > 0) frame = this.#applyTargeted(viewFrame(index, data, this.#tracker), targeted);
-    if (frame !== null) frame = this.#random(frame);
+    const t = targeted.length > 0 ? this.#applyTargeted(viewFrame(index, data, this.#tracker), targeted) : { frame: data, dup: false, hold: 0 };
+    const frame = t.frame === null ? null : this.#random(t.frame);
     if (frame === null) return [];
     const out: Uint8Array[] = [];
-    if ((this.#spec.dup ?? 0) > 0 && this.#rng.dup.bool(this.#spec.dup)) { this.stats.duplicated++; this.#pass(frame, out); }
-    if ((this.#spec.reorder ?? 0) > 0 && this.#rng.reorder.bool(this.#spec.reorder)) {
+    if (t.dup || ((this.#spec.dup ?? 0) > 0 && this.#rng.dup.bool(this.#spec.dup))) { this.stats.duplicated++; this.#pass(frame, out); }
+    const hold = t.hold > 0 ? t.hold
+      : (this.#spec.reorder ?? 0) > 0 && this.#rng.reorder.bool(this.#spec.reorder) ? this.#rng.reorder.int(1, this.#spec.reorderDepth ?? 3) : 0;
+    if (hold > 0) {
       this.stats.reordered++;
-      const k = this.#rng.reorder.int(1, this.#spec.reorderDepth ?? 3);
-      this.#held.push({ data: frame, remaining: k, deadline: cycle + (this.#spec.reorderHold ?? 4096) });
+      this.#held.push({ data: frame, remaining: hold, deadline: cycle + (this.#spec.reorderHold ?? 4096) });
       return out;
     }
     this.#pass(frame, out);
@@ -183,8 +187,9 @@ export class DirectionFaults {
     for (const h of due) { this.#held.splice(this.#held.indexOf(h), 1); this.#pass(h.data, out); }
   }
 
-  #applyTargeted(view: FrameView, faults: readonly TargetedFault[]): Uint8Array | null {
-    let frame: Uint8Array | null = view.data;
+  /** The frame after the targeted faults that hit it, and whether one duplicates or holds it. */
+  #applyTargeted(view: FrameView, faults: readonly TargetedFault[]): { frame: Uint8Array | null; dup: boolean; hold: number } {
+    let frame: Uint8Array | null = view.data, dup = false, hold = 0;
     faults.forEach((t, i) => {
       if (!t.match(view)) return;
       const n = ++this.#matches[i]!;
@@ -192,10 +197,12 @@ export class DirectionFaults {
       if (n < nth || n >= nth + (t.count ?? 1) || frame === null) return;
       this.stats.targeted[i]!++;
       if (t.action === 'drop') { this.stats.dropped++; frame = null; return; }
+      if (t.action === 'dup') { dup = true; return; }
+      if (t.action === 'reorder') { hold = t.k ?? 1; return; }
       this.stats.corrupted++;
       frame = flipBit(frame, this.#rng.corrupt.int(0, frame.length * 8 - 1));
     });
-    return frame;
+    return { frame, dup, hold };
   }
 
   /** Burst loss, then random loss, then corruption. */

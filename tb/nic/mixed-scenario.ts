@@ -37,8 +37,12 @@ export interface MixedScenarioOptions {
   readonly timeout?: number;
   /** Fail when no completion arrives for this many cycles (default 400k). */
   readonly stallCycles?: number;
-  /** The link has faults (tb/nic/link-faults.ts): RX drops are expected, not a failure. */
+  /** The link has faults (tb/nic/link-faults.ts) or carries hostile frames: RX drops are
+   *  expected, not a failure. */
   readonly lossy?: boolean;
+  /** Called once set-up is done and the scoreboard has started, before the first WQE is
+   *  posted (e.g. to allow more ranges, or to start injecting frames). */
+  readonly onStart?: (setup: { readonly mrs: ReadonlyMap<string, MixedMrs> }) => void;
 }
 
 export interface MixedScenarioResult {
@@ -185,6 +189,7 @@ export async function runMixedScenario(env: PairEnv, tb: TestBench, o: MixedScen
   const mrs = await registerMixedMrs([env.a, env.b], rng, new Map([env.a, env.b].map(h => [h.name, setup.get(h)!.src])));
   env.sb.start();
   for (const h of [env.a, env.b]) for (const qp of setup.get(h)!.qps) env.sb.allow(h.name, qp.ringRanges);
+  o.onStart?.({ mrs });
   const streams = [env.a, env.b].flatMap(h => setup.get(h)!.qps.map((qp, i): Stream => {
     const peer = env.peer(h);
     return { h, peer, qp, rqpn: setup.get(peer)!.qps[i]!.qpn, psn: setup.get(h)!.psn[i]!, msn: 0, readsSinceFence: 0, remote: [], local: [] };

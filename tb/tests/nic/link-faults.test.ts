@@ -162,11 +162,30 @@ describe('link faults', () => {
     expect(f.stats.corrupted).toBe(1);
   });
 
+  it('duplicate or delay exactly the n-th matching frame (targeted dup and reorder)', () => {
+    const rng = testRng('targeted dup/reorder');
+    const wire = [
+      ...segmentWrite({ path: PATH, payload: rng.bytes(600), mtu: 256, startPsn: 10, va: 0x1000n, rkey: 0x105 }), // PSN 10, 11, 12 (LAST)
+      ackPacket({ path: PATH, psn: 11, msn: 0 }), ackPacket({ path: PATH, psn: 12, msn: 1 }),
+      ...segmentWrite({ path: PATH, payload: rng.bytes(10), mtu: 256, startPsn: 13, va: 0x2000n, rkey: 0x105 }), // PSN 13 (ONLY)
+    ].map(encodeRoce);
+    const f = new DirectionFaults({ targeted: [
+      { action: 'dup', match: frames.write('last') },
+      { action: 'reorder', match: frames.ack(), nth: 1, k: 2 },
+    ] }, new Rng(rng.u32()));
+    const out = wire.flatMap((w, i) => f.onFrame(w, i));
+    const order = out.map(o => wire.indexOf(o));
+    // Frame 2 (WRITE LAST) twice; frame 3 (first ACK) after the next two frames (4 and 5).
+    expect(order).toEqual([0, 1, 2, 2, 4, 5, 3]);
+    expect(f.stats).toMatchObject({ duplicated: 1, reordered: 1, targeted: [1, 1] });
+  });
+
   it('refuse a bad spec naming the field', () => {
     expect(() => validateFaultSpec({ drop: 1.5 })).toThrow('link faults: drop must be a probability in [0, 1], got 1.5');
     expect(() => validateFaultSpec({ burst: { enter: 0.1, leave: -1 } })).toThrow('burst leave');
     expect(() => validateFaultSpec({ reorderDepth: 0 })).toThrow('reorderDepth');
     expect(() => validateFaultSpec({ targeted: [{ action: 'drop', match: frames.any(), nth: 0 }] })).toThrow('targeted[0].nth');
+    expect(() => validateFaultSpec({ targeted: [{ action: 'reorder', match: frames.any(), k: 0 }] })).toThrow('targeted[0].k');
     expect(new LinkFaults({ 'b->a': { drop: 0.5 } }, new Rng(1)).dirs['a->b']).toBeUndefined();
   });
 });
