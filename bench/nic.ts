@@ -7,6 +7,8 @@ import { GOODPUT_GOAL, measureGoodput, type GoodputResult, type Span } from './n
 import { LINK_LATENCY, latencyGoal, measureLatency, type LatencyResult } from './nic-latency.ts';
 import { LIMIT_FORMULA } from './nic-limit.ts';
 import { READ_COUNT, READ_GOODPUT_GOAL, READ_LIMIT_FORMULA, measureReadGoodput, measureReadLatency, type ReadGoodputResult, type ReadLatencyResult } from './nic-read.ts';
+import { GBN_FORMULA } from './gbn-bound.ts';
+import { GBN_GOAL, GBN_LOSSES, GBN_LOSSES_ENABLED, GBN_QPS, RECOVERY_ENABLED, measureGbnGoodput, measureRecovery, type GbnResult, type RecoveryResult } from './nic-gbn.ts';
 import { benchSeed } from './nic-pair.ts';
 import { SIMSPEED_GOAL, bestRate, cppPairRate, tsStepRate, type Rate } from './nic-simspeed.ts';
 import { TLB_GOAL, hitRate, measureTlb, type TlbResult } from './nic-tlb.ts';
@@ -61,6 +63,11 @@ function readGoodputTable(rs: readonly ReadGoodputResult[]): string {
 function readLatencyTable(rs: readonly ReadLatencyResult[]): string {
   const rows = rs.map(r => `  ${String(r.dataWidth).padStart(5)}b  ${String(r.memLatency).padStart(3)}  ${String(r.requestBeat).padStart(13)}  ${col(r.warm, r.cold)}`);
   return ['  width    L  request beat   CQE', ...rows].join('\n');
+}
+
+function gbnTable(rs: readonly GbnResult[]): string {
+  const rows = rs.map(r => `  ${String(r.dataWidth).padStart(5)}b  ${String(r.qps).padStart(3)}  ${pct(r.loss).padStart(7)}   ${r.goodput.toFixed(4)}   ${r.bound.bound.toFixed(4)}   ${(r.goodput / r.bound.bound).toFixed(4)}   ${String(r.bound.k).padStart(2)}  ${String(r.roundTrip).padStart(5)}  ${String(r.packetCycles).padStart(4)}   ${r.framesSent} (${r.framesDropped} dropped)`);
+  return ['  width  QPs     loss   goodput  bound    ratio    K      R     T   frames', ...rows].join('\n');
 }
 
 function tlbTable(rs: readonly TlbResult[]): string {
@@ -122,6 +129,35 @@ async function main(): Promise<void> {
   }
   console.log(tlbTable(tlb));
 
+  console.log(`\n-- WRITE goodput with random loss on A->B: ${plan.messages + 2} x 64 KiB, path MTU 4096, 1 and 4 QPs, memory latency 0, no back-pressure`);
+  console.log(`   beside the go-back-N bound: ${GBN_FORMULA}`);
+  console.log('   (R = median ACK round trip + one packet time T, measured in the same run; W = 16 messages x 16 packets)');
+  const gbn: GbnResult[] = [];
+  const off = GBN_LOSSES.filter(l => !GBN_LOSSES_ENABLED.includes(l));
+  for (const qps of GBN_QPS) {
+    for (const w of WIDTHS) {
+      for (const loss of GBN_LOSSES_ENABLED) {
+        const r = await attempt(`gbn goodput ${w}b ${qps} QP loss ${loss}`, () => measureGbnGoodput(w, qps, loss, plan.messages + 2));
+        if (r) gbn.push(r);
+      }
+    }
+  }
+  console.log(gbnTable(gbn));
+  if (off.length) console.log(`  loss ${off.map(pct).join(', ')}: not run, they need retransmission (issue 11's requester; enable in bench/nic-gbn.ts GBN_LOSSES_ENABLED)`);
+  const recovery: RecoveryResult[] = [];
+  if (RECOVERY_ENABLED) {
+    for (const w of WIDTHS) {
+      const rt = gbn.find(r => r.dataWidth === w && r.loss === 0)?.roundTrip ?? 0;
+      for (const path of ['nak', 'timeout'] as const) {
+        const r = await attempt(`recovery ${w}b ${path}`, () => measureRecovery(w, path, rt));
+        if (r) recovery.push(r);
+      }
+    }
+    for (const r of recovery) console.log(`  recovery ${r.dataWidth}b ${r.path}: ${r.cycles} cycles (goal <= ${r.goal}) ${r.cycles <= r.goal ? 'met' : 'MISSED'}`);
+  } else {
+    console.log('  recovery time (dropped packet -> retransmission, NAK and timeout paths): not run, needs retransmission (bench/nic-gbn.ts RECOVERY_ENABLED)');
+  }
+
   console.log(`\n-- simulation speed (best of ${plan.speedRounds}): the goodput run (TS testbench, everything live; traffic = first WQE posted to last CQE,`);
   console.log('   whole = reset, driver init, MR/QP setup and traffic) vs');
   console.log('   the same nic_pair model clocked idle (readies high, no traffic) by a C++ loop and by TS with one step(1) call a cycle');
@@ -163,6 +199,9 @@ async function main(): Promise<void> {
   console.log(`nic read latency doorbell->CQE (no goal): ${readLatency.map(r => `${r.dataWidth}b/L=${r.memLatency}=${r.warm} (cold ${r.cold})`).join(' ')}`);
   const tMet = tlb.length === WIDTHS.length && tlb.every(r => Math.min(hitRate(r.a), hitRate(r.b)) >= TLB_GOAL);
   console.log(`nic tlb hit rate: ${tlb.map(r => `${r.dataWidth}b A=${pct(hitRate(r.a))} B=${pct(hitRate(r.b))}`).join(' ')} goal>=${pct(TLB_GOAL)}: ${mark(tMet)}`);
+  const lossy = gbn.filter(r => r.loss > 0);
+  const gbnJudged = lossy.length > 0 ? `goal>=${GBN_GOAL} x bound: ${mark(lossy.every(r => r.goodput >= GBN_GOAL * r.bound.bound))}` : 'goal not judged: the lossy points are off until retransmission exists';
+  console.log(`nic goodput under loss vs go-back-N bound: ${gbn.map(r => `${r.dataWidth}b/${r.qps}QP/${pct(r.loss)}=${r.goodput.toFixed(4)} (bound ${r.bound.bound.toFixed(4)})`).join(' ')} ${gbnJudged}`);
   const sMet = speed.length === WIDTHS.length && speed.every(s => s.ts.cpu / s.cpp.cpu >= SIMSPEED_GOAL && s.ts.wall / s.cpp.wall >= SIMSPEED_GOAL);
   console.log(`nic simspeed bench traffic/c++ idle (cpu time, wall): ${speed.map(s => `${s.w}b=${(s.ts.cpu / s.cpp.cpu).toFixed(3)},${(s.ts.wall / s.cpp.wall).toFixed(3)} (${(s.ts.cpu / 1e3).toFixed(1)}k/${(s.cpp.cpu / 1e3).toFixed(1)}k cycles per cpu s)`).join(' ')} goal>=${SIMSPEED_GOAL}: ${mark(sMet)}`);
   if (failures.length) {
