@@ -1,5 +1,6 @@
 // The nicgen command line.
 
+import * as path from 'node:path';
 import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { DesignErrors, DslError } from '../gen/hdl/errors.ts';
@@ -8,7 +9,9 @@ import { lintCommand } from './lint-command.ts';
 import { modulesCommand } from './modules-command.ts';
 import { replayCommand } from './replay-command.ts';
 import { simCommand } from './sim-command.ts';
+import { synthCommand } from './synth-command.ts';
 import { UsageError } from './usage-error.ts';
+import { cacheRoot } from '../sim/cache.ts';
 
 async function main(argv: string[]): Promise<number> {
   let code = 0;
@@ -26,6 +29,18 @@ async function main(argv: string[]): Promise<number> {
       .option('verbose', { type: 'boolean', default: false, describe: 'print tool output for passing modules too' })
       .option('tops', { type: 'string', describe: 'a TS module exporting `tops` to check instead of gen/tops.ts' }),
     async a => { code = await lintCommand({ tops: a.top, jobs: a.jobs, verbose: a.verbose, ...(a.tops ? { topsFile: a.tops } : {}) }); })
+    .command('synth', 'resources and worst paths of a module or a whole top under the synthesis proxies (docs/synth.md)', y => y
+      .option('top', { type: 'string', describe: 'a top (its every module, then the whole top) or one module' })
+      .option('set', { type: 'string', array: true, default: [] as string[], describe: 'generator parameter of the top, NAME=VALUE (repeatable), e.g. --set numQp=8' })
+      .option('target', { type: 'string', default: 'xcup', describe: 'xcup: resources + proxies (a), (b\'), (b); ice40: resources + routed Fmax (c); generic: LUT6 + proxy (b)' })
+      .option('json', { type: 'string', describe: 'also write the report as JSON to this file' })
+      .option('whole', { type: 'boolean', default: false, describe: 'only the whole top, no row per module inside it' })
+      .option('jobs', { type: 'number', default: 2, describe: 'synthesis runs at once' })
+      .option('cache', { type: 'string', describe: 'folder of cached tool outputs (default <project>/.cache/synth, or $NICGEN_CACHE/synth)' })
+      .option('tops', { type: 'string', describe: 'a TS module exporting `tops` instead of gen/tops.ts' }),
+    async a => {
+      code = await synthCommand({ top: a.top, set: a.set, target: a.target, json: a.json, jobs: a.jobs, whole: a.whole, cacheDir: a.cache ?? path.join(cacheRoot(), 'synth'), ...(a.tops ? { topsFile: a.tops } : {}) });
+    })
     .command('modules', 'print a table of the emitted modules', y => y
       .option('tops', { type: 'string', describe: 'a TS module exporting `tops` instead of gen/tops.ts' }),
     async a => { code = await modulesCommand(a.tops); })

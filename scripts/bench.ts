@@ -47,10 +47,12 @@ function benchGenerate(): void {
 }
 
 // Options: --quick (fewer messages in the NIC benches; also NICGEN_BENCH_QUICK=1),
-// --only nic|generate|harness (one part; several allowed).
+// --only nic|generate|harness|synth (one part; several allowed). `synth` (nic_top under the
+// synthesis proxies beside the anchors, bench/synth.ts) takes many minutes per configuration
+// the first time, so it runs only when named.
 const args = process.argv.slice(2);
 const only = args.flatMap((a, i) => (a === '--only' ? [args[i + 1] ?? ''] : []));
-const wanted = (part: string): boolean => only.length === 0 || only.includes(part);
+const wanted = (part: string): boolean => (only.length === 0 && part !== 'synth') || only.includes(part);
 const started = performance.now();
 
 /** Summary lines of every part (`<name> ratio: ...`, `nic ...: ...`), repeated at the end. */
@@ -76,6 +78,7 @@ async function runPart(title: string, script: string, extra: string[] = []): Pro
 if (wanted('generate')) benchGenerate();
 if (wanted('nic')) await runPart('NIC benchmarks (docs/bench.md)', 'bench/nic.ts', args.includes('--quick') ? ['--quick'] : []);
 if (wanted('harness') && fs.existsSync('bench/harness.ts')) await runPart('simulation harness', 'bench/harness.ts');
+if (wanted('synth')) await runPart('nic_top under the synthesis proxies, beside the anchors (docs/synth.md)', 'bench/synth.ts');
 console.log(`\nbench total: ${((performance.now() - started) / 1000).toFixed(0)} s`);
 // The harness's ratio line stays the last line of the run (issue 3's contract).
 console.log('\n== summary');

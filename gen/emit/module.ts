@@ -171,7 +171,7 @@ export class ModuleEmitter implements TempSink {
     }
     for (const mem of this.#ir.memories) {
       out.push(0, `reg  ${rangeDecl(mem.shape.width)}${mem.shape.width > 1 ? ' ' : ''}${mem.name} [0:${mem.depth - 1}];`);
-      mem.readPorts.forEach((_, i) => out.push(0, `reg  ${rangeDecl(mem.shape.width)}${mem.shape.width > 1 ? ' ' : ''}${memReadName(mem, i)};`));
+      mem.readPorts.forEach((p, i) => out.push(0, `${p.async ? 'wire' : 'reg '} ${rangeDecl(mem.shape.width)}${mem.shape.width > 1 ? ' ' : ''}${memReadName(mem, i)};`));
     }
   }
 
@@ -287,6 +287,12 @@ export class ModuleEmitter implements TempSink {
         out.blank();
       }
       mem.readPorts.forEach((p, i) => {
+        if (p.async) {
+          out.push(0, `// ${formatLoc(p.loc)}: asynchronous read port`);
+          out.push(0, `assign ${memReadName(mem, i)} = ${mem.name}[${this.#addr(mem, p.addr)}];`);
+          out.blank();
+          return;
+        }
         out.push(0, `// ${formatLoc(p.loc)}: registered read port`);
         out.push(0, `always @(posedge ${p.domain.clock?.name ?? 'clk'}) begin`);
         const read = `${memReadName(mem, i)} <= ${mem.name}[${this.#addr(mem, p.addr)}];`;

@@ -9,11 +9,21 @@ import { emitTop, type EmittedTop } from './design.ts';
 export interface TopEntry {
   readonly about: string;
   emit(): EmittedTop;
+  /** The generator's full parameter set for this top (defaults with the entry's overrides);
+   *  absent for hand-made entries. */
+  readonly params?: Readonly<Record<string, unknown>>;
+  /** Emit with some parameters changed (`nicgen synth --set k=v`). */
+  emitWith?(over: Readonly<Record<string, unknown>>): EmittedTop;
 }
 
 /** A typed entry: the parameters are checked against the definition here. */
 export function top<P extends Params, IO extends IORecord>(def: ModuleDef<P, IO>, params: Partial<P>, about: string): TopEntry {
-  return { about, emit: () => emitTop(def, params) };
+  return {
+    about,
+    emit: () => emitTop(def, params),
+    params: { ...def.defaults, ...params },
+    emitWith: over => emitTop(def, { ...params, ...over } as Partial<P>),
+  };
 }
 
 export interface ModuleStats {
@@ -70,7 +80,7 @@ function moduleStats(module: string, file: string, text: string, ir: ModuleIR): 
     ports: ir.ports.length,
     portBits: ir.ports.reduce((n, p) => n + p.signal.shape.width, 0),
     registers: regs.length,
-    registerBits: regs.reduce((n, s) => n + s.shape.width, 0) + ir.memories.reduce((n, m) => n + m.readPorts.length * m.shape.width, 0),
+    registerBits: regs.reduce((n, s) => n + s.shape.width, 0) + ir.memories.reduce((n, m) => n + m.readPorts.filter(p => !p.async).length * m.shape.width, 0),
     memories: ir.memories.length,
     memoryBits: ir.memories.reduce((n, m) => n + m.depth * m.shape.width, 0),
     instances: ir.instances.length,

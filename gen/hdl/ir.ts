@@ -112,6 +112,9 @@ export type Stmt = AssignStmt | IfStmt | SwitchStmt | MemWriteStmt | AssertStmt;
 export interface MemReadPort {
   readonly addr: Expr;
   readonly enable: Expr | null;
+  /** Asynchronous (combinational) read, as distributed RAM/LUTRAM reads: the word at `addr`
+   *  in the same cycle; `enable` is then null. Otherwise the read is registered. */
+  readonly async: boolean;
   readonly domain: Domain;
   readonly loc: SourceLoc;
 }
