@@ -98,7 +98,7 @@ function perStreamTable(probe: DemoProbe, seed: number): string {
 export const RECOVERY_COUNTERS: readonly { readonly label: string; readonly read: (sender: Host, receiver: Host) => Promise<number> }[] = [];
 
 /** Per link direction: frames sent, what the link's faults did, what the receiver counted. */
-async function linkTable(env: PairEnv): Promise<string> {
+export async function linkTable(env: PairEnv): Promise<string> {
   const ends = (d: LinkDir): [Host, Host] => (d === 'a->b' ? [env.a, env.b] : [env.b, env.a]);
   const col = async (f: (d: LinkDir, sender: Host, receiver: Host) => Promise<string> | string): Promise<string[]> => {
     const out: string[] = [];
