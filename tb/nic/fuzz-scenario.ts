@@ -81,8 +81,7 @@ export async function runFuzzScenario(env: PairEnv, tb: TestBench, probe: FuzzPr
     await refreshWorld(env, targets, world);
     while (sent < o.frames) {
       if (sent % 16 === 0) {
-        // A revived pair has new rings on both hosts, filled by the drivers.
-        if ((o.revive ?? true) && await reviveTargets(env, tb, targets)) { env.sb.allow('A', targets.rings.A); env.sb.allow('B', targets.rings.B); }
+        if (o.revive ?? true) await reviveTargets(env, tb, targets);
         await refreshWorld(env, targets, world);
       }
       for (const f of gen.next()) {

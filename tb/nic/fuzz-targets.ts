@@ -3,7 +3,7 @@
 //  - QPs 0 and 1 carry the real traffic (tb/nic/mixed-scenario.ts, PD 0x22): 'live';
 //  - QPs 2 and 3 are 'target' QPs, connected to A's QPs 2 and 3, in their own PD (0x33), so
 //    the real MRs' keys fail the PD check on them; a target QP that a hostile frame moved to
-//    ERROR is reset and connected again (new expected PSN), so it keeps being exercised;
+//    ERROR is reset and connected again (new PSNs, same rings), so it keeps being exercised;
 //  - target MRs in PD 0x33: `fw` (remote write + read), `fr` (remote read only: its bytes never
 //    change, so READ responses from it are compared byte for byte), `fn` (no remote access),
 //    plus `fo` (remote write + read, but PD 0x44) and a stale key (its MR registered again).
@@ -15,6 +15,7 @@ import type { QueuePair } from '../model/driver.ts';
 import type { ByteRange } from '../model/host-memory.ts';
 import type { HostileKey, HostileQp, HostileWorld } from '../model/hostile-frames.ts';
 import type { MemoryRegion } from '../model/mr.ts';
+import { qpReg } from '../model/nic-regs.ts';
 import { LOCAL_QPN_BASE } from '../../gen/nic/flow-types.ts';
 import type { Host, PairEnv } from './env.ts';
 
@@ -29,7 +30,7 @@ export interface FuzzTargets {
   readonly mrs: { readonly fw: MemoryRegion; readonly fr: MemoryRegion; readonly fn: MemoryRegion; readonly fo: MemoryRegion };
   /** A key whose MR was registered again since (its tag moved on). */
   readonly staleKey: HostileKey;
-  /** Ring memory of every target QP ever created on each host (the driver fills it). */
+  /** Ring memory of the target QPs on each host (the driver fills it when it creates them). */
   readonly rings: { readonly A: ByteRange[]; readonly B: ByteRange[] };
   /** Target QPs reset and reconnected after a hostile frame moved them to ERROR. */
   revived: number;
@@ -69,12 +70,22 @@ async function connectTarget(env: PairEnv, t: FuzzTargets, i: number, pmtuLog2: 
   t.rings.B.push(...qb.ringRanges); t.rings.A.push(...qa.ringRanges);
 }
 
-/** Resets and reconnects every target QP pair whose B end is in ERROR (new PSNs). */
+/** Resets and reconnects every target QP pair whose B end is in ERROR, with new PSNs: RESET,
+ *  SQ_PSN, INIT, then RTR/RTS towards the peer, on both ends. The rings stay where they are
+ *  (the host writes no memory here, so no check can race with it). */
 export async function reviveTargets(env: PairEnv, tb: TestBench, t: FuzzTargets): Promise<number> {
   let n = 0;
-  for (const [i, qp] of t.bQps) {
-    if (await env.b.drv.qpState(qp) !== QP_STATE.ERROR) continue;
-    await connectTarget(env, t, i, qp.opts.pmtuLog2, tb.rng.int(0, 0xffffff), tb.rng.int(0, 0xffffff));
+  for (const [i, qb] of t.bQps) {
+    if (await env.b.drv.qpState(qb) !== QP_STATE.ERROR) continue;
+    const qa = t.aQps.get(i)!;
+    const psn = { A: tb.rng.int(0, 0xffffff), B: tb.rng.int(0, 0xffffff) };
+    for (const [h, qp] of [[env.a, qa], [env.b, qb]] as const) {
+      await h.drv.regs.write(qpReg(qp.index, 'STATE'), QP_STATE.RESET);
+      await h.drv.regs.write(qpReg(qp.index, 'SQ_PSN'), psn[h.name]);
+      await h.drv.regs.write(qpReg(qp.index, 'STATE'), QP_STATE.INIT);
+    }
+    await env.b.drv.connectQp(qb, { ...env.a.drv.address(qa), psn: psn.A });
+    await env.a.drv.connectQp(qa, { ...env.b.drv.address(qb), psn: psn.B });
     n++;
   }
   t.revived += n;

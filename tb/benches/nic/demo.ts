@@ -126,7 +126,7 @@ export async function linkTable(env: PairEnv): Promise<string> {
 }
 
 export const demoBench = defineBench({
-  about: `the demo: ${WQES} random RDMA WRITEs and READs both ways over ${QPS} QPs (0..${MAX_LEN / 1024} KiB, 1-4 SGEs), summary tables (NICGEN_PCAP / --pcap: capture)`,
+  about: `the demo: ${WQES} random RDMA WRITEs and READs both ways over ${QPS} QPs (0..${MAX_LEN / 1024} KiB, 1-4 SGEs), summary tables (--pcap/--pcap-rx captures, --drop/--corrupt/--dup/--reorder/--burst-loss link faults)`,
   design: pairDesign,
   maxCycles: 20_000_000,
   link: true,
