@@ -10,6 +10,7 @@ import { modulesCommand } from './modules-command.ts';
 import { replayCommand } from './replay-command.ts';
 import { simCommand } from './sim-command.ts';
 import { synthCommand } from './synth-command.ts';
+import { waveCommand } from './wave-command.ts';
 import { UsageError } from './usage-error.ts';
 import { cacheRoot } from '../sim/cache.ts';
 
@@ -18,11 +19,15 @@ async function main(argv: string[]): Promise<number> {
   await yargs(argv)
     .scriptName('nicgen')
     .usage('$0 <command> [options]')
-    .command('gen', 'write every module, filelist and port manifest', y => y
-      .option('out', { type: 'string', default: 'rtl', describe: 'output folder' })
+    .command('gen [top]', 'write modules, filelists, port manifests and FuseSoC cores', y => y
+      .positional('top', { type: 'string', describe: 'only this top: a definition name (nic_top, from its defaults) or an emitted name (sync_fifo_width64)' })
+      .option('set', { type: 'string', array: true, nargs: 1, default: [] as string[], describe: 'change a parameter of the top: --set numQp=8 (repeat for more); checked against its allowed range' })
+      .option('out', { type: 'string', describe: 'output folder (default rtl/, for this project\'s own tops only; required with a top, --set or --tops)' })
       .option('check', { type: 'boolean', default: false, describe: 'only report whether the folder is out of date (exit 1 if so)' })
-      .option('tops', { type: 'string', describe: 'a TS module exporting `tops` to emit instead of gen/tops.ts' }),
-    async a => { code = await genCommand({ out: a.out, check: a.check, ...(a.tops ? { tops: a.tops } : {}) }); })
+      .option('tops', { type: 'string', describe: 'a TS module exporting `tops` to emit instead of gen/tops.ts' })
+      .epilog('nicgen writes only into the output folder, and removes only files it wrote there and nobody changed since (listed in its .nicgen-files.json); every other file there is yours and stays. Your design files are type-checked (tsc) and checked for JavaScript operators on hardware values first (NICGEN_TYPECHECK=0 skips that).')
+      .example('$0 gen nic_top --set dataWidth=512 --set numQp=8 --out build/nic512', 'one configured NIC: Verilog, nic_top_*.f, .ports.json and a FuseSoC .core in build/nic512'),
+    async a => { code = await genCommand({ out: a.out, check: a.check, tops: a.tops, top: a.top, set: a.set, argv }); })
     .command('lint', 'run verilator -Wall, iverilog and yosys on every emitted module', y => y
       .option('top', { type: 'string', array: true, default: [] as string[], describe: 'only these tops (every module in them) or modules (just those)' })
       .option('jobs', { type: 'number', default: 2, describe: 'modules checked at once' })
@@ -61,11 +66,14 @@ async function main(argv: string[]): Promise<number> {
       .option('reorder-depth', { type: 'string', describe: 'link: largest k for --reorder (default 3)' })
       .option('burst-loss', { type: 'string', describe: 'link: Gilbert-Elliott loss ENTER,LEAVE[,LOSS_BAD[,LOSS_GOOD]] (per-frame probabilities; mean burst 1/LEAVE frames)' })
       .option('fault-dir', { type: 'string', describe: 'link faults on both directions (default), ab (A to B) or ba (B to A)' })
-      .option('max-cycles', { type: 'number', describe: 'fail if the bench runs longer (default: the bench\'s own budget)' }),
+      .option('max-cycles', { type: 'number', describe: 'fail if the bench runs longer (default: the bench\'s own budget)' })
+      .option('period', { type: 'number', describe: 'clock period in ns: cycle N is at N x period in the dump (default 4, 250 MHz)' })
+      .option('pictures', { type: 'boolean', default: true, describe: 'on a failure, re-run the seed with waves of the cause and draw it (--no-pictures: off)' }),
     async a => {
       code = await simCommand({
         top: a.top, test: a.test, list: a.list, seed: a.seed, wave: a.wave, from: a.from, to: a.to, maxCycles: a.maxCycles, pcap: a.pcap, pcapRx: a.pcapRx,
         faults: { drop: a.drop, corrupt: a.corrupt, dup: a.dup, reorder: a.reorder, reorderDepth: a.reorderDepth, burstLoss: a.burstLoss, faultDir: a.faultDir },
+        periodNs: a.period, pictures: a.pictures,
       });
     })
     .command('replay', 'feed captured RoCEv2 frames to one nic_top and judge each (docs/replay.md)', y => y
@@ -87,6 +95,11 @@ async function main(argv: string[]): Promise<number> {
         settle: a.settle, frameTimeout: a.frameTimeout, wave: a.wave, progress: a.progress, fcs: a.fcs, burst: a.burst,
       });
     })
+    .command('wave [file]', 'open a wave dump in GTKWave with the savefile nicgen wrote beside it (docs/waves.md)', y => y
+      .positional('file', { type: 'string', describe: 'the dump (.fst or .vcd) of nicgen sim --wave, NICGEN_WAVE or a failure re-run' })
+      .option('savefile', { type: 'string', describe: 'another savefile (default: FILE with .gtkw)' })
+      .option('screenshot', { type: 'string', describe: 'write a PNG of GTKWave\'s view instead (headless, Xvfb)' }),
+    async a => { code = await waveCommand({ file: a.file, savefile: a.savefile, screenshot: a.screenshot }); })
     .demandCommand(1, 'name a command (see --help)')
     .strict()
     .help()

@@ -6,11 +6,15 @@
 
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ClockTime } from '../sim/clock.ts';
 import { benches } from '../tb/benches/index.ts';
 import type { Bench, LinkArgs } from '../tb/benches/index.ts';
-import { TestFailure, type TestOptions } from '../tb/core/index.ts';
+import { TestFailure, type ReplayHints, type TestOptions } from '../tb/core/index.ts';
+import { benchHints } from '../tb/benches/failure-pictures.ts';
 import { anyFaultFlag, faultSpecFromFlags, type FaultFlags } from './fault-flags.ts';
 import { formatRate, SimProgress, type ProgressStream } from './sim-progress.ts';
+import { checkSources, describeCheck } from './source-check.ts';
 import { UsageError } from './usage-error.ts';
 
 export interface SimArgs {
@@ -28,6 +32,10 @@ export interface SimArgs {
   readonly pcapRx?: string | undefined;
   /** --drop, --corrupt, ... as typed. */
   readonly faults?: FaultFlags;
+  /** Clock period in ns (default 4: cycle N is at N x 4 ns in the dump). */
+  readonly periodNs?: number | undefined;
+  /** False: no failure re-run and picture. */
+  readonly pictures?: boolean | undefined;
 }
 
 /** Where the command writes; the real process streams unless a test swaps them. */
@@ -35,6 +43,8 @@ export interface SimIO {
   readonly out: (line: string) => void;
   readonly err: ProgressStream;
 }
+
+const benchRegistry = fileURLToPath(new URL('../tb/benches/index.ts', import.meta.url));
 
 const defaultIO: SimIO = { out: line => console.log(line), err: process.stderr };
 
@@ -80,8 +90,14 @@ function options(a: SimArgs, bench: Bench): TestOptions {
   for (const [flag, file] of [['pcap', a.pcap], ['pcap-rx', a.pcapRx]] as const) {
     if (file !== undefined && !fs.existsSync(path.dirname(path.resolve(file)))) throw new UsageError(`--${flag} ${file}: folder ${path.dirname(file)} does not exist`);
   }
+  if (a.periodNs !== undefined) {
+    try { new ClockTime(a.periodNs); } catch (err) { throw new UsageError(`--period: ${(err as Error).message}`); }
+  }
   const wave = a.wave === undefined ? undefined : { file: a.wave, ...(from === undefined ? {} : { from }), ...(to === undefined ? {} : { to }) };
-  return { maxCycles, ...(a.seed === undefined ? {} : { seed: a.seed }), ...(wave ? { wave } : {}) };
+  return {
+    maxCycles, replay: withFaultFlags(benchHints(a.top!, a.test!, a.periodNs), a.faults ?? {}), ...(a.seed === undefined ? {} : { seed: a.seed }), ...(wave ? { wave } : {}),
+    ...(a.periodNs === undefined ? {} : { periodNs: a.periodNs }), ...(a.pictures === false ? { pictures: false } : {}),
+  };
 }
 
 /** Captures and faults for a bench with a link; undefined when no link flag was given (the
@@ -95,17 +111,14 @@ function linkArgs(a: SimArgs, bench: Bench): LinkArgs | undefined {
   return { ...(a.pcap !== undefined ? { pcap: a.pcap } : {}), ...(a.pcapRx !== undefined ? { pcapRx: a.pcapRx } : {}), ...(faults ? { faults } : {}) };
 }
 
-/** The command to replay a failure with a wave window around it. */
-function replayHint(a: SimArgs, seed: number, cycle: number): string {
-  const from = Math.max(0, cycle - 200);
-  return `./bin/nicgen sim ${a.top} --test ${a.test} --seed ${seed}${faultFlagsText(a.faults ?? {})} --wave ${a.top}-${a.test}.fst --from ${from} --to ${cycle + 10}`;
-}
-
-/** The fault flags again, for the replay command (a replay without them is another run). */
-function faultFlagsText(f: FaultFlags): string {
+/** The replay commands with the fault flags after the seed (a replay without them is another run). */
+function withFaultFlags(h: ReplayHints, f: FaultFlags): ReplayHints {
   const flags: [string, string | undefined][] = [['drop', f.drop], ['corrupt', f.corrupt], ['dup', f.dup], ['reorder', f.reorder],
     ['reorder-depth', f.reorderDepth], ['burst-loss', f.burstLoss], ['fault-dir', f.faultDir]];
-  return flags.filter(([, v]) => v !== undefined).map(([k, v]) => ` --${k} ${v}`).join('');
+  const text = flags.filter(([, v]) => v !== undefined).map(([k, v]) => ` --${k} ${v}`).join('');
+  if (!text) return h;
+  const add = (cmd: string, seed: number): string => cmd.replace(` --seed ${seed}`, ` --seed ${seed}${text}`);
+  return { ...h, command: seed => add(h.command(seed), seed), withWaves: (seed, file, from, to) => add(h.withWaves(seed, file, from, to), seed) };
 }
 
 export async function simCommand(a: SimArgs, io: SimIO = defaultIO): Promise<number> {
@@ -117,6 +130,10 @@ export async function simCommand(a: SimArgs, io: SimIO = defaultIO): Promise<num
   const bench = pick(a.top, a.test);
   const opts = options(a, bench);
   const link = linkArgs(a, bench);
+  // The benches and the designs they test are type-checked (and checked for JavaScript
+  // operators on hardware values) before anything is built.
+  const checked = await checkSources([benchRegistry]);
+  if (!checked.cached) io.err.write(`sim: ${describeCheck(checked)}\n`);
   const label = `${a.top}/${a.test}`;
   const progress = new SimProgress(io.err, label);
   const t0 = performance.now();
@@ -127,16 +144,16 @@ export async function simCommand(a: SimArgs, io: SimIO = defaultIO): Promise<num
     progress.done();
     const wall = (performance.now() - t0) / 1000;
     const sim = simStart ? (performance.now() - simStart) / 1000 : wall;
-    const wave = opts.wave ? `, wave ${typeof opts.wave === 'string' ? opts.wave : opts.wave.file}` : '';
+    const wave = opts.wave ? `, wave ${typeof opts.wave === 'string' ? opts.wave : opts.wave.file} (savefile beside it: nicgen wave FILE)` : '';
     const pcap = [a.pcap !== undefined && fs.existsSync(a.pcap) ? `, pcap ${a.pcap}` : '', a.pcapRx !== undefined && fs.existsSync(a.pcapRx) ? `, pcap-rx ${a.pcapRx}` : ''].join('');
-    io.out(`PASS ${label}: seed ${r.seed}, ${r.cycles} cycles, ${wall.toFixed(2)} s wall (${(wall - sim).toFixed(2)} s ${r.built ? 'building' : 'loading'} the model), ${formatRate(r.cycles / Math.max(sim, 1e-6))}${wave}${pcap}`);
+    io.out(`PASS ${label}: seed ${r.seed}, ${r.cycles} cycles, ${wall.toFixed(2)} s wall (${(wall - sim).toFixed(2)} s ${r.built ? 'building' : 'loading'} the model), ${formatRate(r.cycles / Math.max(sim, 1e-6))}, ${r.clock.short(r.cycles)} simulated at ${r.clock.periodNs} ns${wave}${pcap}`);
     return 0;
   } catch (err) {
     progress.done();
     if (!(err instanceof TestFailure)) throw err;
     const wall = (performance.now() - t0) / 1000;
-    io.out(`FAIL ${label}: seed ${err.seed}, failed at cycle ${err.cycle}, ${wall.toFixed(2)} s wall`);
-    io.err.write(`${err.message}\n  replay with waves: ${replayHint(a, err.seed, err.cycle)}\n`);
+    io.out(`FAIL ${label}: seed ${err.seed}, failed at ${err.details.clock.at(err.cycle)}, ${wall.toFixed(2)} s wall`);
+    io.err.write(`${err.message}\n`);
     return 1;
   }
 }

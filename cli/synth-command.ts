@@ -10,7 +10,7 @@ import { toolVersions, ToolFailure } from '../synth/run.ts';
 import { measureAll, subjectOf, type Measured } from '../synth/session.ts';
 import { formatPaths, formatTable } from '../synth/table.ts';
 import { loadTops } from './project.ts';
-import { parseSetParams } from './set-params.ts';
+import { commandLineLoc, parseSets } from './gen-set.ts';
 import { UsageError } from './usage-error.ts';
 
 export interface SynthOptions {
@@ -75,14 +75,11 @@ function select(entries: readonly TopEntry[], opts: SynthOptions): { emitted: Em
   if (opts.set.length) {
     if (!asTop) throw new UsageError(`--set needs a top: '${name}' is ${emittedAll.some(t => t.top.modules.some(m => m.name === name)) ? 'a module inside a top' : 'unknown'} (tops: ${emittedAll.map(t => t.top.top).join(', ')})`);
     const entry = asTop.entry;
-    if (!entry.emitWith || !entry.params) throw new UsageError(`--set: top '${name}' was not made with top(...) and takes no parameters`);
-    const over = parseSetParams(opts.set, entry.params, name);
-    let emitted: EmittedTop;
-    try {
-      emitted = entry.emitWith(over);
-    } catch (e) {
-      throw new UsageError(`--set ${opts.set.join(' ')}: ${name} does not elaborate: ${firstLine(e)}`);
-    }
+    if (!entry.emitWith || !entry.params || !entry.def) throw new UsageError(`--set: top '${name}' was not made with top(...) and takes no parameters`);
+    // Parsed and range-checked as `nicgen gen TOP --set` does: a bad value is the same
+    // one-line [params] error (exit 1), reported at the command line.
+    const over = parseSets(entry.def, opts.set, commandLineLoc(['synth', '--top', name, ...opts.set.flatMap(s => ['--set', s])]));
+    const emitted = entry.emitWith(over);
     return { emitted, modules: modulesToMeasure(emitted, emitted.top, opts.whole), params: { ...entry.params, ...over } };
   }
   if (asTop) return { emitted: asTop.top, modules: modulesToMeasure(asTop.top, name, opts.whole), params: { ...asTop.entry.params } };
@@ -95,11 +92,6 @@ function select(entries: readonly TopEntry[], opts: SynthOptions): { emitted: Em
 function modulesToMeasure(t: EmittedTop, name: string, whole: boolean): string[] {
   if (whole) return [name];
   return t.modules.map(m => m.name);
-}
-
-function firstLine(e: unknown): string {
-  const text = e instanceof Error ? e.message : String(e);
-  return text.split('\n').find(l => l.trim())?.trim() ?? text;
 }
 
 /** --json may replace an earlier report, never any other file. */

@@ -20,7 +20,10 @@ export function runTool(cmd: string, args: readonly string[], opts: { cwd?: stri
     child.stderr?.on('data', (d: Buffer) => { output += d.toString(); });
     child.on('error', err => resolve({ ok: false, code: null, output: `${cmd}: ${err.message}`, seconds: (performance.now() - t0) / 1000 }));
     child.on('close', code => resolve({ ok: code === 0, code, output, seconds: (performance.now() - t0) / 1000 }));
-    if (opts.input !== undefined) child.stdin?.end(opts.input);
+    if (opts.input !== undefined) {
+      child.stdin?.on('error', () => { /* a tool that exits before reading its input: its exit code tells */ });
+      child.stdin?.end(opts.input);
+    }
   });
 }
 

@@ -1266,7 +1266,7 @@ sync_fifo_ram_width73 u_land_fifo (
 always @(posedge clk) begin
     if (!rst) begin
         if (!(!ack_is_nak || u_nak_fifo_s_ready)) begin
-            $display("%m: assertion failed at gen/nic/read-resp-rx.ts:288:5: more than 4 NAKs 0x61-0x63 waiting (one per QP is expected before it goes to ERROR)");
+            $display("%m: assertion failed at gen/nic/read-resp-rx.ts:288:5: more than 4 NAKs 0x61-0x63 waiting (one per QP is expected before it goes to ERROR) [ack_is_nak=%0h u_nak_fifo_s_ready=%0h]", ack_is_nak, u_nak_fifo_s_ready);
             $stop;
         end
     end

@@ -1242,7 +1242,7 @@ wire rx_drop_icrc;
 reg  [7:0] rx_drop_other_pending_reg;
 wire [7:0] rx_drop_other_total;
 wire rx_drop_other_pulse;
-// intermediate of gen/nic/nic-top-build.ts:157:76: only bits [7:4] are used
+// intermediate of gen/nic/nic-top-build.ts:171:76: only bits [7:4] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [8:0] binary_0 = ({1'b0, u_wqe_fetch_m_axi_arlen} + 9'd16);
 /* verilator lint_on UNUSEDSIGNAL */
@@ -1304,67 +1304,67 @@ assign s_axil_rvalid = u_regs_s_axil_rvalid;
 // gen/nic/top-wiring.ts:67:26
 assign u_regs_s_axil_rready = s_axil_rready;
 
-// gen/nic/nic-top-build.ts:252:82
+// gen/nic/nic-top-build.ts:266:82
 assign u_wqe_fetch_qp_ctx = u_regs_qp_ctx;
 
-// gen/nic/nic-top-build.ts:252:82
+// gen/nic/nic-top-build.ts:266:82
 assign u_req_tx_qp_ctx = u_regs_qp_ctx;
 
-// gen/nic/nic-top-build.ts:252:82
+// gen/nic/nic-top-build.ts:266:82
 assign u_ack_tracker_qp_ctx = u_regs_qp_ctx;
 
-// gen/nic/nic-top-build.ts:252:82
+// gen/nic/nic-top-build.ts:266:82
 assign u_completion_qp_ctx = u_regs_qp_ctx;
 
-// gen/nic/nic-top-build.ts:252:82
+// gen/nic/nic-top-build.ts:266:82
 assign u_responder_qp_ctx = u_regs_qp_ctx;
 
-// gen/nic/nic-top-build.ts:252:82
+// gen/nic/nic-top-build.ts:266:82
 assign u_read_responder_qp_ctx = u_regs_qp_ctx;
 
-// gen/nic/nic-top-build.ts:252:82
+// gen/nic/nic-top-build.ts:266:82
 assign u_read_resp_rx_qp_ctx = u_regs_qp_ctx;
 
-// gen/nic/nic-top-build.ts:253:57
+// gen/nic/nic-top-build.ts:267:57
 assign u_req_tx_cfg = u_regs_cfg;
 
-// gen/nic/nic-top-build.ts:253:57
+// gen/nic/nic-top-build.ts:267:57
 assign u_responder_cfg = u_regs_cfg;
 
-// gen/nic/nic-top-build.ts:253:57
+// gen/nic/nic-top-build.ts:267:57
 assign u_read_responder_cfg = u_regs_cfg;
 
-// gen/nic/nic-top-build.ts:254:26
+// gen/nic/nic-top-build.ts:268:26
 assign u_completion_irq_mod = u_regs_cfg[126:95];
 
-// gen/nic/nic-top-build.ts:255:27
+// gen/nic/nic-top-build.ts:269:27
 assign u_wqe_fetch_weight = 16'd0;
 
-// gen/nic/nic-top-build.ts:258:25
+// gen/nic/nic-top-build.ts:272:25
 assign u_tlb_mr_tbl = u_regs_mr_tbl;
 
-// gen/nic/nic-top-build.ts:259:29
+// gen/nic/nic-top-build.ts:273:29
 assign u_tlb_mr_changed = u_regs_mr_changed;
 
-// gen/nic/nic-top-build.ts:260:28
+// gen/nic/nic-top-build.ts:274:28
 assign u_regs_hw_sq_ci = u_wqe_fetch_sq_ci_upd;
 
-// gen/nic/nic-top-build.ts:261:28
+// gen/nic/nic-top-build.ts:275:28
 assign u_regs_hw_cq_pi = u_completion_cq_pi_upd;
 
-// gen/nic/nic-top-build.ts:262:29
+// gen/nic/nic-top-build.ts:276:29
 assign u_regs_hw_sq_psn = u_req_tx_sq_psn_upd;
 
-// gen/nic/nic-top-build.ts:263:30
+// gen/nic/nic-top-build.ts:277:30
 assign u_regs_hw_exp_psn = u_responder_exp_psn_upd;
 
-// gen/nic/nic-top-build.ts:264:26
+// gen/nic/nic-top-build.ts:278:26
 assign u_regs_hw_msn = u_responder_msn_upd;
 
-// gen/nic/nic-top-build.ts:265:29
+// gen/nic/nic-top-build.ts:279:29
 assign u_regs_irq_event = u_completion_irq_event;
 
-// gen/nic/nic-top-build.ts:266:9
+// gen/nic/nic-top-build.ts:280:9
 assign irq = u_regs_irq;
 
 // gen/nic/top-wiring.ts:127:17
@@ -1395,37 +1395,37 @@ always @* begin
     end
 end
 
-// gen/nic/nic-top-build.ts:269:28
+// gen/nic/nic-top-build.ts:283:28
 assign u_regs_hw_error = {qp_err_qp, qp_err_valid};
 
-// gen/nic/nic-top-build.ts:144:20
+// gen/nic/nic-top-build.ts:158:20
 assign wqe_bypass = (u_wqe_queue_count == 4'b0000) && u_req_tx_s_wqe_ready;
 
-// gen/nic/nic-top-build.ts:145:21
+// gen/nic/nic-top-build.ts:159:21
 assign u_wqe_queue_s_data = u_wqe_fetch_m_wqe_data;
 
-// gen/nic/nic-top-build.ts:146:22
+// gen/nic/nic-top-build.ts:160:22
 assign u_wqe_queue_s_valid = u_wqe_fetch_m_wqe_valid && !wqe_bypass;
 
-// gen/nic/nic-top-build.ts:147:30
+// gen/nic/nic-top-build.ts:161:30
 assign u_wqe_fetch_m_wqe_ready = u_wqe_queue_s_ready || wqe_bypass;
 
-// gen/nic/nic-top-build.ts:148:29
+// gen/nic/nic-top-build.ts:162:29
 assign u_req_tx_s_wqe_data = u_wqe_queue_m_valid ? u_wqe_queue_m_data : u_wqe_fetch_m_wqe_data;
 
-// gen/nic/nic-top-build.ts:149:19
+// gen/nic/nic-top-build.ts:163:19
 assign wqe_to_req_valid = u_wqe_queue_m_valid || (wqe_bypass && u_wqe_fetch_m_wqe_valid);
 
-// gen/nic/nic-top-build.ts:150:30
+// gen/nic/nic-top-build.ts:164:30
 assign u_req_tx_s_wqe_valid = wqe_to_req_valid;
 
-// gen/nic/nic-top-build.ts:151:22
+// gen/nic/nic-top-build.ts:165:22
 assign u_wqe_queue_m_ready = u_req_tx_s_wqe_ready;
 
-// gen/nic/nic-top-build.ts:157:20
+// gen/nic/nic-top-build.ts:171:20
 assign fetch_ar_wqes = binary_0[7:4];
 
-// gen/nic/nic-top-build.ts:158:20
+// gen/nic/nic-top-build.ts:172:20
 assign wqe_popped = wqe_to_req_valid && u_req_tx_s_wqe_ready;
 
 // gen/lib/credit-gate.ts:44:16
@@ -1476,10 +1476,10 @@ assign u_wqe_fetch_m_axi_rvalid = u_axi_rd_mux_s0_axi_rvalid;
 // gen/nic/top-wiring.ts:67:52
 assign u_axi_rd_mux_s0_axi_rready = u_wqe_fetch_m_axi_rready;
 
-// gen/nic/nic-top-build.ts:162:33
+// gen/nic/nic-top-build.ts:176:33
 assign u_axi_rd_mux_s0_axi_arvalid = u_wqe_fetch_m_axi_arvalid && wqe_credits_ok;
 
-// gen/nic/nic-top-build.ts:163:32
+// gen/nic/nic-top-build.ts:177:32
 assign u_wqe_fetch_m_axi_arready = u_axi_rd_mux_s0_axi_arready && wqe_credits_ok;
 
 // gen/nic/top-wiring.ts:67:26
@@ -1509,22 +1509,22 @@ assign u_ack_tracker_s_req_valid = u_req_tx_m_req_valid;
 // gen/nic/top-wiring.ts:67:52
 assign u_req_tx_m_req_ready = u_ack_tracker_s_req_ready;
 
-// gen/nic/nic-top-build.ts:173:28
+// gen/nic/nic-top-build.ts:187:28
 assign u_ack_tracker_s_ack_valid = u_responder_m_ack_in_valid;
 
-// gen/nic/nic-top-build.ts:174:27
+// gen/nic/nic-top-build.ts:188:27
 assign u_ack_tracker_s_ack_data = u_responder_m_ack_in_data;
 
-// gen/nic/nic-top-build.ts:173:28
+// gen/nic/nic-top-build.ts:187:28
 assign u_read_resp_rx_s_ack_valid = u_responder_m_ack_in_valid;
 
-// gen/nic/nic-top-build.ts:174:27
+// gen/nic/nic-top-build.ts:188:27
 assign u_read_resp_rx_s_ack_data = u_responder_m_ack_in_data;
 
-// gen/nic/nic-top-build.ts:176:19
+// gen/nic/nic-top-build.ts:190:19
 assign ack_in_ready = u_ack_tracker_s_ack_ready && u_read_resp_rx_s_ack_ready;
 
-// gen/nic/nic-top-build.ts:177:31
+// gen/nic/nic-top-build.ts:191:31
 assign u_responder_m_ack_in_ready = ack_in_ready;
 
 // gen/nic/top-wiring.ts:67:26
@@ -1674,7 +1674,7 @@ assign u_icrc_insert_m_axis_tready = m_axis_tx_tready;
 // gen/nic/top-wiring.ts:67:26
 assign m_axis_tx_tlast = u_icrc_insert_m_axis_tlast;
 
-// gen/nic/nic-top-build.ts:198:54
+// gen/nic/nic-top-build.ts:212:54
 assign tx_fire = u_icrc_insert_m_axis_tvalid && m_axis_tx_tready;
 
 // gen/nic/top-wiring.ts:67:26
@@ -1734,16 +1734,16 @@ assign u_responder_s_payload_tkeep = u_rx_pay_skid_m_data[71:64];
 // gen/nic/top-wiring.ts:90:29
 assign u_responder_s_payload_tdata = u_rx_pay_skid_m_data[63:0];
 
-// gen/nic/nic-top-build.ts:185:25
+// gen/nic/nic-top-build.ts:199:25
 assign u_rx_pay_skid_s_valid = u_rx_parser_m_payload_tvalid;
 
-// gen/nic/nic-top-build.ts:186:31
+// gen/nic/nic-top-build.ts:200:31
 assign u_rx_parser_m_payload_tready = u_rx_pay_skid_s_ready;
 
-// gen/nic/nic-top-build.ts:187:29
+// gen/nic/nic-top-build.ts:201:29
 assign u_responder_s_payload_tvalid = u_rx_pay_skid_m_valid;
 
-// gen/nic/nic-top-build.ts:188:25
+// gen/nic/nic-top-build.ts:202:25
 assign u_rx_pay_skid_m_ready = u_responder_s_payload_tready;
 
 // gen/nic/top-wiring.ts:67:26
@@ -1767,16 +1767,16 @@ assign u_dma_write_s_axis_tkeep = u_rx_pay_fifo_m_data[71:64];
 // gen/nic/top-wiring.ts:90:29
 assign u_dma_write_s_axis_tdata = u_rx_pay_fifo_m_data[63:0];
 
-// gen/nic/nic-top-build.ts:185:25
+// gen/nic/nic-top-build.ts:199:25
 assign u_rx_pay_fifo_s_valid = u_responder_m_payload_tvalid;
 
-// gen/nic/nic-top-build.ts:186:31
+// gen/nic/nic-top-build.ts:200:31
 assign u_responder_m_payload_tready = u_rx_pay_fifo_s_ready;
 
-// gen/nic/nic-top-build.ts:187:29
+// gen/nic/nic-top-build.ts:201:29
 assign u_dma_write_s_axis_tvalid = u_rx_pay_fifo_m_valid;
 
-// gen/nic/nic-top-build.ts:188:25
+// gen/nic/nic-top-build.ts:202:25
 assign u_rx_pay_fifo_m_ready = u_dma_write_s_axis_tready;
 
 // gen/nic/top-wiring.ts:67:26
@@ -1797,7 +1797,7 @@ assign u_read_responder_s_req_valid = u_responder_m_read_req_valid;
 // gen/nic/top-wiring.ts:67:52
 assign u_responder_m_read_req_ready = u_read_responder_s_req_ready;
 
-// gen/nic/nic-top-build.ts:316:26
+// gen/nic/nic-top-build.ts:330:26
 assign u_responder_rd_room = u_read_responder_rd_room;
 
 // gen/nic/top-wiring.ts:67:26
@@ -1893,7 +1893,7 @@ assign u_ack_tracker_s_read_done_valid = u_read_resp_rx_m_done_valid;
 // gen/nic/top-wiring.ts:67:52
 assign u_read_resp_rx_m_done_ready = u_ack_tracker_s_read_done_ready;
 
-// gen/nic/nic-top-build.ts:329:30
+// gen/nic/nic-top-build.ts:343:30
 assign u_req_tx_read_busy = u_ack_tracker_read_busy;
 
 // gen/nic/top-axi-buffers.ts:146:20
@@ -2637,19 +2637,19 @@ assign m_axi_bready = u_axi_wr_mux_m_axi_bready;
 // gen/nic/top-wiring.ts:144:19
 assign tlb_hits_moved = u_tlb_hits != tlb_hits_prev_reg;
 
-// gen/nic/nic-top-build.ts:353:32
+// gen/nic/nic-top-build.ts:367:32
 assign u_regs_inc_tlb_hits = tlb_hits_moved;
 
 // gen/nic/top-wiring.ts:144:19
 assign tlb_misses_moved = u_tlb_misses != tlb_misses_prev_reg;
 
-// gen/nic/nic-top-build.ts:354:34
+// gen/nic/nic-top-build.ts:368:34
 assign u_regs_inc_tlb_misses = tlb_misses_moved;
 
-// gen/nic/nic-top-build.ts:356:23
+// gen/nic/nic-top-build.ts:370:23
 assign rx_drop_icrc = u_icrc_check_drop_valid && (u_icrc_check_drop_reason == 3'd1);
 
-// gen/nic/nic-top-build.ts:357:36
+// gen/nic/nic-top-build.ts:371:36
 assign u_regs_inc_rx_drop_icrc = rx_drop_icrc;
 
 // gen/nic/top-wiring.ts:111:19
@@ -2658,13 +2658,13 @@ assign rx_drop_other_total = rx_drop_other_pending_reg + (({7'd0, (u_icrc_check_
 // gen/nic/top-wiring.ts:112:18
 assign rx_drop_other_pulse = rx_drop_other_total != 8'd0;
 
-// gen/nic/nic-top-build.ts:361:37
+// gen/nic/nic-top-build.ts:375:37
 assign u_regs_inc_rx_drop_other = rx_drop_other_pulse;
 
-// gen/nic/nic-top-build.ts:362:33
+// gen/nic/nic-top-build.ts:376:33
 assign u_regs_inc_tx_frames = (u_icrc_insert_m_axis_tvalid && m_axis_tx_tready) && u_icrc_insert_m_axis_tlast;
 
-// gen/nic/nic-top-build.ts:363:33
+// gen/nic/nic-top-build.ts:377:33
 assign u_regs_inc_rx_frames = u_rx_parser_m_hdr_valid && u_responder_s_hdr_ready;
 
 // gen/nic/top-wiring.ts:135:11
@@ -2683,7 +2683,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/nic-top-build.ts:200:5
+// gen/nic/nic-top-build.ts:214:5
 always @(posedge clk) begin
     if (tx_fire) begin
         tx_in_frame_reg <= !u_icrc_insert_m_axis_tlast;
@@ -2781,7 +2781,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/nic-top-build.ts:221:84
+// gen/nic/nic-top-build.ts:235:84
 nic_regs u_regs (
     .clk(clk),
     .rst(rst),
@@ -2826,7 +2826,7 @@ nic_regs u_regs (
     .inc_rx_frames(u_regs_inc_rx_frames)
 );
 
-// gen/nic/nic-top-build.ts:221:84
+// gen/nic/nic-top-build.ts:235:84
 nic_wqe_fetch u_wqe_fetch (
     .clk(clk),
     .rst(rst),
@@ -2854,7 +2854,7 @@ nic_wqe_fetch u_wqe_fetch (
     .sq_ci_upd(u_wqe_fetch_sq_ci_upd)
 );
 
-// gen/nic/nic-top-build.ts:221:84
+// gen/nic/nic-top-build.ts:235:84
 nic_req_tx u_req_tx (
     .clk(clk),
     .rst(rst),
@@ -2883,7 +2883,7 @@ nic_req_tx u_req_tx (
     .qp_error(u_req_tx_qp_error)
 );
 
-// gen/nic/nic-top-build.ts:221:84
+// gen/nic/nic-top-build.ts:235:84
 nic_ack_tracker u_ack_tracker (
     .clk(clk),
     .rst(rst),
@@ -2904,7 +2904,7 @@ nic_ack_tracker u_ack_tracker (
     .read_busy(u_ack_tracker_read_busy)
 );
 
-// gen/nic/nic-top-build.ts:221:84
+// gen/nic/nic-top-build.ts:235:84
 nic_completion u_completion (
     .clk(clk),
     .rst(rst),
@@ -2937,7 +2937,7 @@ nic_completion u_completion (
     .irq_event(u_completion_irq_event)
 );
 
-// gen/nic/nic-top-build.ts:221:84
+// gen/nic/nic-top-build.ts:235:84
 nic_tlb_id_width4_num_clients5 u_tlb (
     .clk(clk),
     .rst(rst),
@@ -2993,7 +2993,7 @@ nic_tlb_id_width4_num_clients5 u_tlb (
     .misses(u_tlb_misses)
 );
 
-// gen/nic/nic-top-build.ts:221:84
+// gen/nic/nic-top-build.ts:235:84
 nic_dma_read u_dma_read (
     .clk(clk),
     .rst(rst),
@@ -3051,7 +3051,7 @@ nic_dma_read u_dma_read (
     .m_axis_tlast(u_dma_read_m_axis_tlast)
 );
 
-// gen/nic/nic-top-build.ts:221:84
+// gen/nic/nic-top-build.ts:235:84
 nic_dma_write u_dma_write (
     .clk(clk),
     .rst(rst),
@@ -3109,7 +3109,7 @@ nic_dma_write u_dma_write (
     .m_axi_rready(u_dma_write_m_axi_rready)
 );
 
-// gen/nic/nic-top-build.ts:221:84
+// gen/nic/nic-top-build.ts:235:84
 nic_read_responder u_read_responder (
     .clk(clk),
     .rst(rst),
@@ -3131,7 +3131,7 @@ nic_read_responder u_read_responder (
     .qp_error(u_read_responder_qp_error)
 );
 
-// gen/nic/nic-top-build.ts:221:84
+// gen/nic/nic-top-build.ts:235:84
 nic_dma_read u_dma_read_rsp (
     .clk(clk),
     .rst(rst),
@@ -3189,7 +3189,7 @@ nic_dma_read u_dma_read_rsp (
     .m_axis_tlast(u_dma_read_rsp_m_axis_tlast)
 );
 
-// gen/nic/nic-top-build.ts:221:84
+// gen/nic/nic-top-build.ts:235:84
 nic_read_resp_rx u_read_resp_rx (
     .clk(clk),
     .rst(rst),
@@ -3224,7 +3224,7 @@ nic_read_resp_rx u_read_resp_rx (
     .m_done_ready(u_read_resp_rx_m_done_ready)
 );
 
-// gen/nic/nic-top-build.ts:221:84
+// gen/nic/nic-top-build.ts:235:84
 nic_dma_write u_dma_write_rresp (
     .clk(clk),
     .rst(rst),
@@ -3282,7 +3282,7 @@ nic_dma_write u_dma_write_rresp (
     .m_axi_rready(u_dma_write_rresp_m_axi_rready)
 );
 
-// gen/nic/nic-top-build.ts:221:84
+// gen/nic/nic-top-build.ts:235:84
 nic_axi_rd_mux_bulk_cap_beats512_n4_urgent_mask2 u_axi_rd_mux (
     .clk(clk),
     .rst(rst),
@@ -3368,7 +3368,7 @@ nic_axi_rd_mux_bulk_cap_beats512_n4_urgent_mask2 u_axi_rd_mux (
     .m_axi_rready(u_axi_rd_mux_m_axi_rready)
 );
 
-// gen/nic/nic-top-build.ts:221:84
+// gen/nic/nic-top-build.ts:235:84
 nic_axi_wr_mux_n3 u_axi_wr_mux (
     .clk(clk),
     .rst(rst),
@@ -3450,7 +3450,7 @@ nic_axi_wr_mux_n3 u_axi_wr_mux (
     .m_axi_bready(u_axi_wr_mux_m_axi_bready)
 );
 
-// gen/nic/nic-top-build.ts:221:84
+// gen/nic/nic-top-build.ts:235:84
 nic_tx_cmd_mux u_tx_cmd_mux (
     .clk(clk),
     .rst(rst),
@@ -3483,7 +3483,7 @@ nic_tx_cmd_mux u_tx_cmd_mux (
     .m_payload_tlast(u_tx_cmd_mux_m_payload_tlast)
 );
 
-// gen/nic/nic-top-build.ts:221:84
+// gen/nic/nic-top-build.ts:235:84
 nic_tx_frame_gate u_tx_frame_gate (
     .clk(clk),
     .rst(rst),
@@ -3505,7 +3505,7 @@ nic_tx_frame_gate u_tx_frame_gate (
     .m_payload_tlast(u_tx_frame_gate_m_payload_tlast)
 );
 
-// gen/nic/nic-top-build.ts:221:84
+// gen/nic/nic-top-build.ts:235:84
 nic_packetizer u_packetizer (
     .clk(clk),
     .rst(rst),
@@ -3526,7 +3526,7 @@ nic_packetizer u_packetizer (
     .err_payload(u_packetizer_err_payload)
 );
 
-// gen/nic/nic-top-build.ts:221:84
+// gen/nic/nic-top-build.ts:235:84
 nic_icrc_insert u_icrc_insert (
     .clk(clk),
     .rst(rst),
@@ -3544,7 +3544,7 @@ nic_icrc_insert u_icrc_insert (
     .m_axis_tuser(u_icrc_insert_m_axis_tuser)
 );
 
-// gen/nic/nic-top-build.ts:221:84
+// gen/nic/nic-top-build.ts:235:84
 nic_icrc_check_buffer_bytes32768_max_frames128 u_icrc_check (
     .clk(clk),
     .rst(rst),
@@ -3565,7 +3565,7 @@ nic_icrc_check_buffer_bytes32768_max_frames128 u_icrc_check (
     .overflow(u_icrc_check_overflow)
 );
 
-// gen/nic/nic-top-build.ts:221:84
+// gen/nic/nic-top-build.ts:235:84
 nic_rx_parser u_rx_parser (
     .clk(clk),
     .rst(rst),
@@ -3587,7 +3587,7 @@ nic_rx_parser u_rx_parser (
     .drop_reason(u_rx_parser_drop_reason)
 );
 
-// gen/nic/nic-top-build.ts:221:84
+// gen/nic/nic-top-build.ts:235:84
 nic_responder u_responder (
     .clk(clk),
     .rst(rst),
@@ -3642,7 +3642,7 @@ nic_responder u_responder (
     .m_rresp_payload_tlast(u_responder_m_rresp_payload_tlast)
 );
 
-// gen/nic/nic-top-build.ts:221:84
+// gen/nic/nic-top-build.ts:235:84
 sync_fifo_ram_depth8_width750 u_wqe_queue (
     .clk(clk),
     .rst(rst),
@@ -3657,7 +3657,7 @@ sync_fifo_ram_depth8_width750 u_wqe_queue (
     .empty(u_wqe_queue_empty)
 );
 
-// gen/nic/nic-top-build.ts:221:84
+// gen/nic/nic-top-build.ts:235:84
 sync_fifo_depth4_width73 u_rx_pay_skid (
     .clk(clk),
     .rst(rst),
@@ -3672,7 +3672,7 @@ sync_fifo_depth4_width73 u_rx_pay_skid (
     .empty(u_rx_pay_skid_empty)
 );
 
-// gen/nic/nic-top-build.ts:221:84
+// gen/nic/nic-top-build.ts:235:84
 sync_fifo_ram_width73 u_rx_pay_fifo (
     .clk(clk),
     .rst(rst),
@@ -3687,7 +3687,7 @@ sync_fifo_ram_width73 u_rx_pay_fifo (
     .empty(u_rx_pay_fifo_empty)
 );
 
-// gen/nic/nic-top-build.ts:221:84
+// gen/nic/nic-top-build.ts:235:84
 sync_fifo_bypass1_depth4_width67 u_dma_rd_xlate (
     .clk(clk),
     .rst(rst),
@@ -3702,7 +3702,7 @@ sync_fifo_bypass1_depth4_width67 u_dma_rd_xlate (
     .empty(u_dma_rd_xlate_empty)
 );
 
-// gen/nic/nic-top-build.ts:221:84
+// gen/nic/nic-top-build.ts:235:84
 sync_fifo_bypass1_depth4_width67 u_dma_wr_xlate (
     .clk(clk),
     .rst(rst),
@@ -3717,7 +3717,7 @@ sync_fifo_bypass1_depth4_width67 u_dma_wr_xlate (
     .empty(u_dma_wr_xlate_empty)
 );
 
-// gen/nic/nic-top-build.ts:221:84
+// gen/nic/nic-top-build.ts:235:84
 sync_fifo_bypass1_depth4_width67 u_rsp_xlate (
     .clk(clk),
     .rst(rst),
@@ -3732,7 +3732,7 @@ sync_fifo_bypass1_depth4_width67 u_rsp_xlate (
     .empty(u_rsp_xlate_empty)
 );
 
-// gen/nic/nic-top-build.ts:221:84
+// gen/nic/nic-top-build.ts:235:84
 sync_fifo_bypass1_depth4_width67 u_dma_rd_rsp_xlate (
     .clk(clk),
     .rst(rst),
@@ -3747,7 +3747,7 @@ sync_fifo_bypass1_depth4_width67 u_dma_rd_rsp_xlate (
     .empty(u_dma_rd_rsp_xlate_empty)
 );
 
-// gen/nic/nic-top-build.ts:221:84
+// gen/nic/nic-top-build.ts:235:84
 sync_fifo_bypass1_depth4_width67 u_dma_wr_rresp_xlate (
     .clk(clk),
     .rst(rst),
@@ -3762,7 +3762,7 @@ sync_fifo_bypass1_depth4_width67 u_dma_wr_rresp_xlate (
     .empty(u_dma_wr_rresp_xlate_empty)
 );
 
-// gen/nic/nic-top-build.ts:221:84
+// gen/nic/nic-top-build.ts:235:84
 sync_fifo_ram_bypass1_depth1024_width71 u_dma_rd_rbuf (
     .clk(clk),
     .rst(rst),
@@ -3777,7 +3777,7 @@ sync_fifo_ram_bypass1_depth1024_width71 u_dma_rd_rbuf (
     .empty(u_dma_rd_rbuf_empty)
 );
 
-// gen/nic/nic-top-build.ts:221:84
+// gen/nic/nic-top-build.ts:235:84
 sync_fifo_ram_bypass1_depth1024_width71 u_dma_rd_rsp_rbuf (
     .clk(clk),
     .rst(rst),
@@ -3792,7 +3792,7 @@ sync_fifo_ram_bypass1_depth1024_width71 u_dma_rd_rsp_rbuf (
     .empty(u_dma_rd_rsp_rbuf_empty)
 );
 
-// gen/nic/nic-top-build.ts:221:84
+// gen/nic/nic-top-build.ts:235:84
 sync_fifo_ram_depth1024_width73 u_dma_wr_rresp_wbuf (
     .clk(clk),
     .rst(rst),
@@ -3807,7 +3807,7 @@ sync_fifo_ram_depth1024_width73 u_dma_wr_rresp_wbuf (
     .empty(u_dma_wr_rresp_wbuf_empty)
 );
 
-// gen/nic/nic-top-build.ts:221:84
+// gen/nic/nic-top-build.ts:235:84
 sync_fifo_depth4_width89 u_dma_wr_rresp_wbuf_aw (
     .clk(clk),
     .rst(rst),
@@ -3827,55 +3827,55 @@ sync_fifo_depth4_width89 u_dma_wr_rresp_wbuf_aw (
 always @(posedge clk) begin
     if (!rst) begin
         if (!(!u_responder_m_ack_in_valid || ack_in_ready)) begin
-            $display("%m: assertion failed at gen/nic/nic-top-build.ts:178:5: ACK fan-out: a receiver of m_ack_in was not ready (both must always be)");
+            $display("%m: assertion failed at gen/nic/nic-top-build.ts:192:5: ACK fan-out: a receiver of m_ack_in was not ready (both must always be) [u_responder_m_ack_in_valid=%0h ack_in_ready=%0h]", u_responder_m_ack_in_valid, ack_in_ready);
             $stop;
         end
         if (!(!u_packetizer_err_payload)) begin
-            $display("%m: assertion failed at gen/nic/nic-top-build.ts:291:7: packetizer: payload length differs from the command (req_tx / dma_read disagree)");
+            $display("%m: assertion failed at gen/nic/nic-top-build.ts:305:7: packetizer: payload length differs from the command (req_tx / dma_read disagree) [u_packetizer_err_payload=%0h]", u_packetizer_err_payload);
             $stop;
         end
         if (!(!tx_in_frame_reg || u_icrc_insert_m_axis_tvalid)) begin
-            $display("%m: assertion failed at gen/nic/nic-top-build.ts:201:5: m_axis_tx: tvalid dropped inside a frame (between its first beat and tlast): a MAC would underrun");
+            $display("%m: assertion failed at gen/nic/nic-top-build.ts:215:5: m_axis_tx: tvalid dropped inside a frame (between its first beat and tlast): a MAC would underrun [tx_in_frame_reg=%0h u_icrc_insert_m_axis_tvalid=%0h]", tx_in_frame_reg, u_icrc_insert_m_axis_tvalid);
             $stop;
         end
         if (!(!u_tlb_m0_xlate_resp_valid || u_dma_rd_xlate_s_ready)) begin
-            $display("%m: assertion failed at gen/nic/top-axi-buffers.ts:156:5: dma_rd_xlate: translation answer without a credit (FIFO full)");
+            $display("%m: assertion failed at gen/nic/top-axi-buffers.ts:156:5: dma_rd_xlate: translation answer without a credit (FIFO full) [u_tlb_m0_xlate_resp_valid=%0h u_dma_rd_xlate_s_ready=%0h]", u_tlb_m0_xlate_resp_valid, u_dma_rd_xlate_s_ready);
             $stop;
         end
         if (!(!u_tlb_m1_xlate_resp_valid || u_dma_wr_xlate_s_ready)) begin
-            $display("%m: assertion failed at gen/nic/top-axi-buffers.ts:156:5: dma_wr_xlate: translation answer without a credit (FIFO full)");
+            $display("%m: assertion failed at gen/nic/top-axi-buffers.ts:156:5: dma_wr_xlate: translation answer without a credit (FIFO full) [u_tlb_m1_xlate_resp_valid=%0h u_dma_wr_xlate_s_ready=%0h]", u_tlb_m1_xlate_resp_valid, u_dma_wr_xlate_s_ready);
             $stop;
         end
         if (!(!u_tlb_m2_xlate_resp_valid || u_rsp_xlate_s_ready)) begin
-            $display("%m: assertion failed at gen/nic/top-axi-buffers.ts:156:5: rsp_xlate: translation answer without a credit (FIFO full)");
+            $display("%m: assertion failed at gen/nic/top-axi-buffers.ts:156:5: rsp_xlate: translation answer without a credit (FIFO full) [u_tlb_m2_xlate_resp_valid=%0h u_rsp_xlate_s_ready=%0h]", u_tlb_m2_xlate_resp_valid, u_rsp_xlate_s_ready);
             $stop;
         end
         if (!(!u_tlb_m3_xlate_resp_valid || u_dma_rd_rsp_xlate_s_ready)) begin
-            $display("%m: assertion failed at gen/nic/top-axi-buffers.ts:156:5: dma_rd_rsp_xlate: translation answer without a credit (FIFO full)");
+            $display("%m: assertion failed at gen/nic/top-axi-buffers.ts:156:5: dma_rd_rsp_xlate: translation answer without a credit (FIFO full) [u_tlb_m3_xlate_resp_valid=%0h u_dma_rd_rsp_xlate_s_ready=%0h]", u_tlb_m3_xlate_resp_valid, u_dma_rd_rsp_xlate_s_ready);
             $stop;
         end
         if (!(!u_tlb_m4_xlate_resp_valid || u_dma_wr_rresp_xlate_s_ready)) begin
-            $display("%m: assertion failed at gen/nic/top-axi-buffers.ts:156:5: dma_wr_rresp_xlate: translation answer without a credit (FIFO full)");
+            $display("%m: assertion failed at gen/nic/top-axi-buffers.ts:156:5: dma_wr_rresp_xlate: translation answer without a credit (FIFO full) [u_tlb_m4_xlate_resp_valid=%0h u_dma_wr_rresp_xlate_s_ready=%0h]", u_tlb_m4_xlate_resp_valid, u_dma_wr_rresp_xlate_s_ready);
             $stop;
         end
         if (!(!u_axi_rd_mux_s2_axi_rvalid || u_dma_rd_rbuf_s_ready)) begin
-            $display("%m: assertion failed at gen/nic/top-axi-buffers.ts:78:5: dma_rd_rbuf: R beat without a credit (FIFO full)");
+            $display("%m: assertion failed at gen/nic/top-axi-buffers.ts:78:5: dma_rd_rbuf: R beat without a credit (FIFO full) [u_axi_rd_mux_s2_axi_rvalid=%0h u_dma_rd_rbuf_s_ready=%0h]", u_axi_rd_mux_s2_axi_rvalid, u_dma_rd_rbuf_s_ready);
             $stop;
         end
         if (!(!u_axi_rd_mux_s3_axi_rvalid || u_dma_rd_rsp_rbuf_s_ready)) begin
-            $display("%m: assertion failed at gen/nic/top-axi-buffers.ts:78:5: dma_rd_rsp_rbuf: R beat without a credit (FIFO full)");
+            $display("%m: assertion failed at gen/nic/top-axi-buffers.ts:78:5: dma_rd_rsp_rbuf: R beat without a credit (FIFO full) [u_axi_rd_mux_s3_axi_rvalid=%0h u_dma_rd_rsp_rbuf_s_ready=%0h]", u_axi_rd_mux_s3_axi_rvalid, u_dma_rd_rsp_rbuf_s_ready);
             $stop;
         end
         if (!((u_tlb_hits - tlb_hits_prev_reg) <= 32'd1)) begin
-            $display("%m: assertion failed at gen/nic/top-wiring.ts:145:5: tlb_hits: counter advanced by more than one in a cycle");
+            $display("%m: assertion failed at gen/nic/top-wiring.ts:145:5: tlb_hits: counter advanced by more than one in a cycle [u_tlb_hits=%0h tlb_hits_prev_reg=%0h]", u_tlb_hits, tlb_hits_prev_reg);
             $stop;
         end
         if (!((u_tlb_misses - tlb_misses_prev_reg) <= 32'd1)) begin
-            $display("%m: assertion failed at gen/nic/top-wiring.ts:145:5: tlb_misses: counter advanced by more than one in a cycle");
+            $display("%m: assertion failed at gen/nic/top-wiring.ts:145:5: tlb_misses: counter advanced by more than one in a cycle [u_tlb_misses=%0h tlb_misses_prev_reg=%0h]", u_tlb_misses, tlb_misses_prev_reg);
             $stop;
         end
         if (!(!(&rx_drop_other_pending_reg))) begin
-            $display("%m: assertion failed at gen/nic/top-wiring.ts:114:5: rx_drop_other: event backlog overflow");
+            $display("%m: assertion failed at gen/nic/top-wiring.ts:114:5: rx_drop_other: event backlog overflow [rx_drop_other_pending_reg=%0h]", rx_drop_other_pending_reg);
             $stop;
         end
     end

@@ -144,7 +144,7 @@ end
 always @(posedge clk) begin
     if (!rst) begin
         if (!(out_valid_reg || ram_empty)) begin
-            $display("%m: assertion failed at gen/lib/fifo.ts:142:5: fall-through FIFO: words in RAM behind an empty output stage");
+            $display("%m: assertion failed at gen/lib/fifo.ts:142:5: fall-through FIFO: words in RAM behind an empty output stage [out_valid_reg=%0h ram_empty=%0h]", out_valid_reg, ram_empty);
             $stop;
         end
     end

@@ -47,7 +47,7 @@ function benchGenerate(): void {
 }
 
 // Options: --quick (fewer messages in the NIC benches; also NICGEN_BENCH_QUICK=1),
-// --only nic|generate|harness|synth (one part; several allowed). `synth` (nic_top under the
+// --only nic|generate|waves|harness|synth (one part; several allowed). `synth` (nic_top under the
 // synthesis proxies beside the anchors, bench/synth.ts) takes many minutes per configuration
 // the first time, so it runs only when named.
 const args = process.argv.slice(2);
@@ -57,7 +57,7 @@ const started = performance.now();
 
 /** Summary lines of every part (`<name> ratio: ...`, `nic ...: ...`), repeated at the end. */
 const summary: string[] = [];
-const isSummary = (line: string): boolean => /^(generate ratio|cpu-time ratio|harness ratio|nic [a-z ]+.*?):/.test(line);
+const isSummary = (line: string): boolean => /^(generate ratio|cpu-time ratio|harness ratio|waves ratio|nic [a-z ]+.*?):/.test(line);
 
 /** Runs one part with its output shown live, keeping its summary lines. */
 async function runPart(title: string, script: string, extra: string[] = []): Promise<void> {
@@ -77,6 +77,7 @@ async function runPart(title: string, script: string, extra: string[] = []): Pro
 
 if (wanted('generate')) benchGenerate();
 if (wanted('nic')) await runPart('NIC benchmarks (docs/bench.md)', 'bench/nic.ts', args.includes('--quick') ? ['--quick'] : []);
+if (wanted('waves')) await runPart('waves: tracing a window, the failure re-run (docs/waves.md)', 'bench/waves.ts');
 if (wanted('harness') && fs.existsSync('bench/harness.ts')) await runPart('simulation harness', 'bench/harness.ts');
 if (wanted('synth')) await runPart('nic_top under the synthesis proxies, beside the anchors (docs/synth.md)', 'bench/synth.ts');
 console.log(`\nbench total: ${((performance.now() - started) / 1000).toFixed(0)} s`);

@@ -18,6 +18,7 @@ import { runPool } from './regress/pool.ts';
 import { RegressProgress } from './regress/progress.ts';
 import { benchTable, failureList, replayCommand, shown, summaryLine } from './regress/report.ts';
 import { runSim } from './regress/spawn.ts';
+import { checkSources, describeCheck } from '../cli/source-check.ts';
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 
@@ -56,6 +57,12 @@ async function main(argv: readonly string[]): Promise<number> {
     for (const b of plan) for (const r of b.runs) console.log(replayCommand(r));
     return 0;
   }
+
+  // One type-check of the benches for the whole regression (tsc and the hardware-value
+  // check, as `nicgen sim` does); the runs then skip it (NICGEN_TYPECHECK=0 in spawn.ts), or
+  // every child of the first batch would check the same files at once.
+  const checked = await checkSources([path.join(root, 'tb/benches/index.ts')]);
+  if (!checked.cached) console.log(`regress: ${describeCheck(checked)}`);
 
   const out = makeOutDir(o);
   const logOf = (r: PlannedRun): string => path.join(out, 'logs', r.top, `${r.test}-${r.seed}.log`);

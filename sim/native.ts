@@ -19,8 +19,14 @@ export interface NativeModel {
   half(level: number): number | undefined;
   eval(): number | undefined;
   cycle(): number;
+  /** Clock period in time precision units (even); takes effect at the next edge. */
+  setPeriod(units: number): void;
+  /** The design's time precision as a power of ten (-12 for 1 ps). */
+  timePrecision(): number;
   traceOpen(file: string, depth: number): void;
   traceClose(): void;
+  /** Writes one more dump time `cycles` periods later, with no changes (open dumps only). */
+  traceHold(cycles: number): void;
   /** The pending trap (and clear it), or null. */
   trap(): NativeTrap | null;
   destroy(): void;

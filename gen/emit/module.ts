@@ -397,7 +397,11 @@ export class ModuleEmitter implements TempSink {
       }
       case 'assert': {
         out.push(depth, `if (!(${this.#printer.printTop(s.cond)})) begin`);
-        out.push(depth + 1, `$display("%m: assertion failed at ${formatLoc(s.loc)}: ${escapeString(s.message)}");`);
+        // The values of the signals the condition names go with the message (the testbench
+        // shows them: sim/model.ts); a few, and none wider than 64 bits, so it stays a line.
+        const named = signalsIn(s.cond).filter(x => x.shape.width <= 64).slice(0, 8);
+        const values = named.length ? ` [${named.map(x => `${x.name}=%0h`).join(' ')}]` : '';
+        out.push(depth + 1, `$display("%m: assertion failed at ${formatLoc(s.loc)}: ${escapeString(s.message)}${values}"${named.map(x => `, ${x.name}`).join('')});`);
         this.#asserts.push({ index: -1, stmt: s });
         out.push(depth + 1, '$stop;');
         // Record the `$stop` line index within the logic section; fixed up in emit().
@@ -429,6 +433,20 @@ function uniqueSignals(stmts: readonly Stmt[]): Signal[] {
   const out: Signal[] = [];
   // Targets are signals or memories; only signals have a `kind`.
   for (const s of stmts) for (const t of stmtTargets(s)) if ('kind' in t && !out.includes(t)) out.push(t);
+  return out;
+}
+
+/** The signals an expression reads, each once, in the order they appear. */
+function signalsIn(e: Expr, out: Signal[] = []): Signal[] {
+  switch (e.kind) {
+    case 'ref': if (!out.includes(e.signal)) out.push(e.signal); break;
+    case 'slice': case 'unary': case 'repl': case 'ext': signalsIn(e.arg, out); break;
+    case 'part': signalsIn(e.arg, out); signalsIn(e.index, out); break;
+    case 'binary': signalsIn(e.a, out); signalsIn(e.b, out); break;
+    case 'mux': signalsIn(e.sel, out); signalsIn(e.onTrue, out); signalsIn(e.onFalse, out); break;
+    case 'concat': for (const p of e.parts) signalsIn(p, out); break;
+    default: break;
+  }
   return out;
 }
 

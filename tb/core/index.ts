@@ -4,4 +4,7 @@ export { TestBench, clockCycles, type ResetOptions, type TraceOptions, type Unti
 export { Rng, envSeed, randomSeed } from './rng.ts';
 export type { Task } from './task.ts';
 export type { ClockHandle, DutOf, InPort, InputHandle, OutPort, OutputHandle, PortLike } from './types.ts';
-export { CycleLimitError, DeadlockError, TaskCancelledError, TestFailure, TimeoutError, TriggerUsageError } from './errors.ts';
+export { CycleLimitError, DeadlockError, TaskCancelledError, TestFailure, TimeoutError, TriggerUsageError, causeCycleOf, type FailureFiles, type HasCauseCycle } from './errors.ts';
+export { PortNameError } from './port-names.ts';
+export { waveFromEnv, type WaveOption } from './run.ts';
+export type { ReplayHints } from './where.ts';

@@ -67,6 +67,9 @@ interface TraceWindow {
 
 const resolved = Promise.resolve();
 
+/** Periods a failed run's dump is extended by (no value changes; see run()). */
+const HOLD_AFTER_FAILURE = 8;
+
 export interface SchedulerOptions {
   /** Fail when the test needs to go past this many cycles. */
   readonly maxCycles: number;
@@ -344,6 +347,11 @@ export class Scheduler implements TaskHost {
         if (main.done) return;
         this.advance();
       }
+    } catch (err) {
+      // A failed run's dump goes on for a few periods without changes (the clock stops), so
+      // a viewer can show the failing cycle with room on its right.
+      if (this.trace?.open) this.model.traceHold(HOLD_AFTER_FAILURE);
+      throw err;
     } finally {
       this.closeTrace();
     }

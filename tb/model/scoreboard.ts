@@ -32,6 +32,19 @@ export interface ExpectedCompletion {
   readonly checks: readonly DataCheck[];
   /** The AETH syndrome the error CQE must carry (e.g. 0x62); unchecked when absent. */
   readonly syndrome?: number;
+  /** When the record was taken, by the scoreboard's clock (`now`), if it has one. */
+  readonly recorded?: number;
+}
+
+/** A CQE or a byte that differs from its record: `causeCycle` is when the record was taken,
+ *  where a wave window that explains the mismatch starts (tb/core HasCauseCycle). */
+export class ScoreboardMismatch extends Error {
+  readonly causeCycle?: number;
+  constructor(message: string, recorded: number | undefined) {
+    super(recorded === undefined ? message : `${message} (recorded at cycle ${recorded})`);
+    this.name = 'ScoreboardMismatch';
+    if (recorded !== undefined) this.causeCycle = recorded;
+  }
 }
 
 /** Where a WRITE lands or a READ reads: an MR on the named peer host and an offset into it. */
@@ -60,6 +73,8 @@ export class RdmaScoreboard {
   #seq = 0;
   completions = 0;
   bytesChecked = 0;
+  /** The caller's clock (a testbench's cycle count): each record is dated with it. */
+  now: (() => number) | undefined;
 
   addHost(name: string, mem: HostMemory): void {
     this.#hosts.set(name, { mem, snap: null, allowed: [], image: new MemoryImage(`${name} host memory`, mem, this.#streams) });
@@ -86,7 +101,7 @@ export class RdmaScoreboard {
       this.#host(target.host).image.write(ranges, data, a, false);
       checks.push({ host: target.host, what: `remote target (MR ${target.mr.index}+${target.offset} on ${target.host})`, ranges });
     }
-    this.#queue(host, qp).push({ wr, status, length, seq: a.seq, checks });
+    this.#queue(host, qp).push({ wr, status, length, seq: a.seq, checks, ...this.#dated() });
   }
 
   /** Record a posted READ on `host`'s QP `qp` from `source` (the peer's MR and offset) into the
@@ -103,13 +118,13 @@ export class RdmaScoreboard {
       this.#host(host).image.write(ranges, data, a, true);
       checks.push({ host, what: `local destination (READ of MR ${source.mr.index}+${source.offset} on ${source.host})`, ranges });
     }
-    this.#queue(host, qp).push({ wr, status, length, seq: a.seq, checks, ...(syndrome !== undefined ? { syndrome } : {}) });
+    this.#queue(host, qp).push({ wr, status, length, seq: a.seq, checks, ...(syndrome !== undefined ? { syndrome } : {}), ...this.#dated() });
   }
 
   /** Expect a CQE with `status` for a WQE that is not a WRITE with a target (e.g. flushed). */
   expectStatus(host: string, qp: number, wr: WorkRequest, status: number): void {
     const a = this.#access(host, qp, wr, 'WQE');
-    this.#queue(host, qp).push({ wr, status, length: wr.length ?? wr.sges.reduce((s, x) => s + x.len, 0), seq: a.seq, checks: [] });
+    this.#queue(host, qp).push({ wr, status, length: wr.length ?? wr.sges.reduce((s, x) => s + x.len, 0), seq: a.seq, checks: [], ...this.#dated() });
   }
 
   /** A CQE arrived: it must be the next signaled-or-failed entry; unsignaled successes before
@@ -123,19 +138,19 @@ export class RdmaScoreboard {
       if (!e) throw new Error(`${where}: no completion was expected`);
       const owesCqe = e.wr.signaled || e.status !== CQE_STATUS.SUCCESS;
       // An unsignaled WQE gets a CQE only when it did not succeed (wr_ids are unique in a run).
-      if (!owesCqe && c.wrId === e.wr.wrId) throw new Error(`${where} (${opName(e.wr.opcode)}, unsignaled): status ${statusName(c.status)}, expected ${statusName(e.status)} and no CQE`);
+      if (!owesCqe && c.wrId === e.wr.wrId) throw new ScoreboardMismatch(`${where} (${opName(e.wr.opcode)}, unsignaled): status ${statusName(c.status)}, expected ${statusName(e.status)} and no CQE`, e.recorded);
       if (!owesCqe) {
         this.#checkData(host, qp, e, ` [unsignaled; checked at the CQE of wr_id 0x${c.wrId.toString(16)} status ${statusName(c.status)}]`);
         skipped.push(`0x${e.wr.wrId.toString(16)} (${opName(e.wr.opcode)}, ${e.length} bytes)`);
         where = `${host} QP ${qp} CQE wr_id=0x${c.wrId.toString(16)} [unsignaled before it, taken as successful: ${skipped.join(', ')}]`;
         continue;
       }
-      if (c.wrId !== e.wr.wrId) throw new Error(`${where}: expected wr_id 0x${e.wr.wrId.toString(16)} (posting order)`);
-      if (c.status !== e.status) throw new Error(`${where} (${opName(e.wr.opcode)}): status ${statusName(c.status)}, expected ${statusName(e.status)}`);
-      if (c.opcode !== e.wr.opcode) throw new Error(`${where}: opcode ${c.opcode}, expected ${e.wr.opcode}`);
-      if (c.qp !== qp) throw new Error(`${where}: CQE names QP ${c.qp}`);
-      if (e.syndrome !== undefined && c.syndrome !== e.syndrome) throw new Error(`${where}: syndrome 0x${c.syndrome.toString(16)}, expected 0x${e.syndrome.toString(16)}`);
-      if (e.status === CQE_STATUS.SUCCESS && c.byteLen !== e.length) throw new Error(`${where}: byte_len ${c.byteLen}, expected ${e.length}`);
+      if (c.wrId !== e.wr.wrId) throw new ScoreboardMismatch(`${where}: expected wr_id 0x${e.wr.wrId.toString(16)} (posting order)`, e.recorded);
+      if (c.status !== e.status) throw new ScoreboardMismatch(`${where} (${opName(e.wr.opcode)}): status ${statusName(c.status)}, expected ${statusName(e.status)}`, e.recorded);
+      if (c.opcode !== e.wr.opcode) throw new ScoreboardMismatch(`${where}: opcode ${c.opcode}, expected ${e.wr.opcode}`, e.recorded);
+      if (c.qp !== qp) throw new ScoreboardMismatch(`${where}: CQE names QP ${c.qp}`, e.recorded);
+      if (e.syndrome !== undefined && c.syndrome !== e.syndrome) throw new ScoreboardMismatch(`${where}: syndrome 0x${c.syndrome.toString(16)}, expected 0x${e.syndrome.toString(16)}`, e.recorded);
+      if (e.status === CQE_STATUS.SUCCESS && c.byteLen !== e.length) throw new ScoreboardMismatch(`${where}: byte_len ${c.byteLen}, expected ${e.length}`, e.recorded);
       if (e.status === CQE_STATUS.SUCCESS) this.#checkData(host, qp, e);
       this.completions++;
       return;
@@ -178,8 +193,8 @@ export class RdmaScoreboard {
       for (const b of h.image.ownedBy(c.ranges, e.seq)) {
         const got = h.mem.read(b.addr, 1)[0]!;
         if (got !== b.value) {
-          throw new Error(`${host} QP ${qp} ${op} wr_id=0x${e.wr.wrId.toString(16)} (#${e.seq}, ${e.length} bytes)${at}: ${c.what} byte ${b.index} `
-            + `(${c.host} 0x${b.addr.toString(16)}) is 0x${got.toString(16)}, expected 0x${b.value.toString(16)}`);
+          throw new ScoreboardMismatch(`${host} QP ${qp} ${op} wr_id=0x${e.wr.wrId.toString(16)} (#${e.seq}, ${e.length} bytes)${at}: ${c.what} byte ${b.index} `
+            + `(${c.host} 0x${b.addr.toString(16)}) is 0x${got.toString(16)}, expected 0x${b.value.toString(16)}`, e.recorded);
         }
         this.bytesChecked++;
       }
@@ -195,6 +210,10 @@ export class RdmaScoreboard {
     const seq = ++this.#seq;
     if (wr.fence) this.#fenceSeq[stream] = seq;
     return { seq, stream, streamName: name, fenceSeq: this.#fenceSeq[stream]!, what: `${what} wr_id=0x${wr.wrId.toString(16)}` };
+  }
+
+  #dated(): { recorded?: number } {
+    return this.now ? { recorded: this.now() } : {};
   }
 
   #host(name: string): Host {

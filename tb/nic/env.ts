@@ -80,6 +80,9 @@ export class PairEnv {
     await tb.reset(4);
     await a.drv.init({ ttl: 64, dscp: 26 });
     await b.drv.init({ ttl: 64, dscp: 26 });
-    return new PairEnv(a, b, link);
+    const env = new PairEnv(a, b, link);
+    // Records are dated, so a mismatch's wave window starts where its WQE was posted.
+    env.sb.now = () => tb.cycle;
+    return env;
   }
 }

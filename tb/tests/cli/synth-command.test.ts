@@ -97,7 +97,7 @@ describe('nicgen synth', () => {
     expect(proxy(m, 'a').start?.loc).toMatch(/^gen\/lib\/fifo\.ts:\d+:\d+$/);
   });
 
-  it('misuse is one line and exit 2; --json never replaces a file that is not a report', () => {
+  it('misuse is one line and exit 2 (a bad parameter exit 1, as nicgen gen); --json never replaces a file that is not a report', () => {
     const one = (args: string[], pattern: RegExp): void => {
       const r = synth(...args);
       expect(r.code, r.stderr).toBe(2);
@@ -105,10 +105,16 @@ describe('nicgen synth', () => {
       expect(r.stderr).toMatch(pattern);
     };
     one(['--top', 'no_such_module'], /unknown module 'no_such_module'/);
+    const param = (args: string[], pattern: RegExp): void => {
+      const r = synth(...args);
+      expect(r.code, r.stderr).toBe(1);
+      expect(r.stderr.trim().split('\n')).toHaveLength(1);
+      expect(r.stderr).toMatch(pattern);
+    };
+    param(['--tops', fixture, '--top', 'synth_chain_width24', '--set', 'depth=4'], /error \[params\]: synth_chain: no parameter 'depth' \(parameters: width\)/);
+    param(['--tops', fixture, '--top', 'synth_chain_width24', '--set', 'width=wide'], /error \[params\]: synth_chain: --set width=wide: width is a number/);
     one([], /--top NAME/);
-    one(['--tops', fixture, '--top', 'synth_chain_width24', '--set', 'depth=4'], /has no parameter 'depth' \(it has: width\)/);
-    one(['--tops', fixture, '--top', 'synth_chain_width24', '--set', 'width=wide'], /'width' takes a number/);
-    one(['--tops', fixture, '--top', 'synth_chain_width24', '--set', 'width'], /expected NAME=VALUE/);
+    one(['--tops', fixture, '--top', 'synth_chain_width24', '--set', 'width'], /write --set name=value \(parameters of synth_chain: width\)/);
     one(['--tops', fixture, '--top', 'synth_chain', '--set', 'width=4'], /--set needs a top: 'synth_chain' is a module inside a top/);
     one(['--tops', fixture, '--top', 'synth_chain_width24', '--target', 'virtex2'], /--target virtex2: expected one of xcup, ice40, generic/);
     const precious = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'nicgen-synth-keep-')), 'notes.json');
