@@ -7,6 +7,8 @@ import { DesignErrors, DslError } from '../gen/hdl/errors.ts';
 import { genCommand } from './gen-command.ts';
 import { lintCommand } from './lint-command.ts';
 import { modulesCommand } from './modules-command.ts';
+import { coverageCommand } from './coverage-print.ts';
+import { regressMergeCommand } from './regress-command.ts';
 import { replayCommand } from './replay-command.ts';
 import { simCommand } from './sim-command.ts';
 import { synthCommand } from './synth-command.ts';
@@ -68,14 +70,30 @@ async function main(argv: string[]): Promise<number> {
       .option('fault-dir', { type: 'string', describe: 'link faults on both directions (default), ab (A to B) or ba (B to A)' })
       .option('max-cycles', { type: 'number', describe: 'fail if the bench runs longer (default: the bench\'s own budget)' })
       .option('period', { type: 'number', describe: 'clock period in ns: cycle N is at N x period in the dump (default 4, 250 MHz)' })
-      .option('pictures', { type: 'boolean', default: true, describe: 'on a failure, re-run the seed with waves of the cause and draw it (--no-pictures: off)' }),
+      .option('pictures', { type: 'boolean', default: true, describe: 'on a failure, re-run the seed with waves of the cause and draw it (--no-pictures: off)' })
+      .option('coverage', { type: 'boolean', default: false, describe: 'Verilator line, branch and cover-point coverage (a separate cached model) plus functional coverage; prints the report' })
+      .option('coverage-toggle', { type: 'boolean', default: false, describe: 'toggle coverage too (implies --coverage; another model, much slower per cycle)' })
+      .option('coverage-dir', { type: 'string', describe: 'the run\'s coverage folder (default out/coverage/<top>-<test>-<seed>); alone: functional coverage only' })
+      .option('coverage-report', { type: 'boolean', default: true, describe: 'build and print this run\'s coverage report (--no-coverage-report: only write the data)' }),
     async a => {
       code = await simCommand({
         top: a.top, test: a.test, list: a.list, seed: a.seed, wave: a.wave, from: a.from, to: a.to, maxCycles: a.maxCycles, pcap: a.pcap, pcapRx: a.pcapRx,
         faults: { drop: a.drop, corrupt: a.corrupt, dup: a.dup, reorder: a.reorder, reorderDepth: a.reorderDepth, burstLoss: a.burstLoss, faultDir: a.faultDir },
         periodNs: a.period, pictures: a.pictures,
+        coverage: a.coverage, coverageToggle: a.coverageToggle, coverageDir: a.coverageDir, coverageReport: a.coverageReport,
       });
     })
+    .command('regress', 'regression tools (the regression itself: make regress, docs/regress.md)', y => y
+      .command('merge <dirs..>', 'merge the folders of the shards of one regression (make regress REGRESS_ARGS=\'--seed-base S --shard K/N\') into one', z => z
+        .positional('dirs', { type: 'string', array: true, describe: 'the shards\' results folders, all N of them' })
+        .option('out', { type: 'string', describe: 'a new folder for the merged results (default out/regress/merged-<timestamp>)' }),
+      async a => { code = await regressMergeCommand(a.dirs ?? [], a.out); })
+      .demandCommand(1, 'name a regress command: merge')
+      .strict())
+    .command('coverage <dirs..>', 'merge the coverage runs below these folders: per-module table, line report (HTML), functional holes', y => y
+      .positional('dirs', { type: 'string', array: true, describe: 'folders holding runs (NICGEN_COVERAGE=DIR, nicgen sim --coverage-dir, out/regress/<run>/coverage/runs)' })
+      .option('out', { type: 'string', describe: 'report folder (default <first DIR>/report)' }),
+    async a => { code = await coverageCommand(a.dirs ?? [], a.out); })
     .command('replay', 'feed captured RoCEv2 frames to one nic_top and judge each (docs/replay.md)', y => y
       .option('scenario', { type: 'string', describe: 'JSON scenario: the NIC, its QPs and MRs (docs/replay.md)' })
       .option('in', { type: 'string', describe: 'capture to replay (pcap or pcapng; Ethernet or Linux cooked SLL/SLL2)' })

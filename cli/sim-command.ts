@@ -10,8 +10,9 @@ import { fileURLToPath } from 'node:url';
 import { ClockTime } from '../sim/clock.ts';
 import { benches } from '../tb/benches/index.ts';
 import type { Bench, LinkArgs } from '../tb/benches/index.ts';
-import { TestFailure, type ReplayHints, type TestOptions } from '../tb/core/index.ts';
+import { envSeed, randomSeed, TestFailure, type ReplayHints, type TestOptions } from '../tb/core/index.ts';
 import { benchHints } from '../tb/benches/failure-pictures.ts';
+import { printRunCoverage } from './coverage-print.ts';
 import { anyFaultFlag, faultSpecFromFlags, type FaultFlags } from './fault-flags.ts';
 import { formatRate, SimProgress, type ProgressStream } from './sim-progress.ts';
 import { checkSources, describeCheck } from './source-check.ts';
@@ -36,6 +37,16 @@ export interface SimArgs {
   readonly periodNs?: number | undefined;
   /** False: no failure re-run and picture. */
   readonly pictures?: boolean | undefined;
+  /** Verilator code coverage (the model's coverage variant) and functional coverage. */
+  readonly coverage?: boolean;
+  /** Toggle coverage too (implies coverage). */
+  readonly coverageToggle?: boolean;
+  /** The run's coverage folder (default out/coverage/<top>-<test>-<seed> with --coverage);
+   *  given alone, functional coverage only. */
+  readonly coverageDir?: string | undefined;
+  /** Build and print the coverage report of this run (default true; regress turns it off and
+   *  merges the runs itself). */
+  readonly coverageReport?: boolean;
 }
 
 /** Where the command writes; the real process streams unless a test swaps them. */
@@ -94,9 +105,14 @@ function options(a: SimArgs, bench: Bench): TestOptions {
     try { new ClockTime(a.periodNs); } catch (err) { throw new UsageError(`--period: ${(err as Error).message}`); }
   }
   const wave = a.wave === undefined ? undefined : { file: a.wave, ...(from === undefined ? {} : { from }), ...(to === undefined ? {} : { to }) };
+  // The seed is settled here, not in runTest, so the coverage folder can be named after it.
+  const seed = a.seed ?? envSeed() ?? randomSeed();
+  const coverage = coverageDir(a, seed);
+  const code = a.coverage === true || a.coverageToggle === true;
   return {
-    maxCycles, replay: withFaultFlags(benchHints(a.top!, a.test!, a.periodNs), a.faults ?? {}), ...(a.seed === undefined ? {} : { seed: a.seed }), ...(wave ? { wave } : {}),
+    maxCycles, replay: withFaultFlags(benchHints(a.top!, a.test!, a.periodNs), a.faults ?? {}), seed, ...(wave ? { wave } : {}),
     ...(a.periodNs === undefined ? {} : { periodNs: a.periodNs }), ...(a.pictures === false ? { pictures: false } : {}),
+    ...(coverage ? { coverage: { dir: coverage, code, toggle: a.coverageToggle === true } } : {}),
   };
 }
 
@@ -119,6 +135,24 @@ function withFaultFlags(h: ReplayHints, f: FaultFlags): ReplayHints {
   if (!text) return h;
   const add = (cmd: string, seed: number): string => cmd.replace(` --seed ${seed}`, ` --seed ${seed}${text}`);
   return { ...h, command: seed => add(h.command(seed), seed), withWaves: (seed, file, from, to) => add(h.withWaves(seed, file, from, to), seed) };
+}
+
+/** The run's coverage folder, when coverage is on. */
+function coverageDir(a: SimArgs, seed: number): string | undefined {
+  if (a.coverage !== true && a.coverageToggle !== true && a.coverageDir === undefined) return undefined;
+  const dir = path.resolve(a.coverageDir ?? path.join('out', 'coverage', `${a.top}-${a.test}-${seed}`));
+  try {
+    fs.mkdirSync(dir, { recursive: true });
+  } catch (err) {
+    throw new UsageError(`--coverage-dir ${a.coverageDir ?? dir}: ${(err as Error).message}`);
+  }
+  return dir;
+}
+
+/** The run's own coverage report (unless the caller merges runs itself). */
+async function reportCoverage(a: SimArgs, opts: TestOptions, io: SimIO): Promise<void> {
+  if (!opts.coverage || a.coverageReport === false) return;
+  await printRunCoverage(opts.coverage.dir, `${a.top}/${a.test}`, io.out);
 }
 
 export async function simCommand(a: SimArgs, io: SimIO = defaultIO): Promise<number> {
@@ -147,6 +181,7 @@ export async function simCommand(a: SimArgs, io: SimIO = defaultIO): Promise<num
     const wave = opts.wave ? `, wave ${typeof opts.wave === 'string' ? opts.wave : opts.wave.file} (savefile beside it: nicgen wave FILE)` : '';
     const pcap = [a.pcap !== undefined && fs.existsSync(a.pcap) ? `, pcap ${a.pcap}` : '', a.pcapRx !== undefined && fs.existsSync(a.pcapRx) ? `, pcap-rx ${a.pcapRx}` : ''].join('');
     io.out(`PASS ${label}: seed ${r.seed}, ${r.cycles} cycles, ${wall.toFixed(2)} s wall (${(wall - sim).toFixed(2)} s ${r.built ? 'building' : 'loading'} the model), ${formatRate(r.cycles / Math.max(sim, 1e-6))}, ${r.clock.short(r.cycles)} simulated at ${r.clock.periodNs} ns${wave}${pcap}`);
+    await reportCoverage(a, opts, io);
     return 0;
   } catch (err) {
     progress.done();
@@ -154,6 +189,7 @@ export async function simCommand(a: SimArgs, io: SimIO = defaultIO): Promise<num
     const wall = (performance.now() - t0) / 1000;
     io.out(`FAIL ${label}: seed ${err.seed}, failed at ${err.details.clock.at(err.cycle)}, ${wall.toFixed(2)} s wall`);
     io.err.write(`${err.message}\n`);
+    await reportCoverage(a, opts, io);
     return 1;
   }
 }

@@ -47,7 +47,7 @@ function benchGenerate(): void {
 }
 
 // Options: --quick (fewer messages in the NIC benches; also NICGEN_BENCH_QUICK=1),
-// --only nic|generate|waves|harness|synth (one part; several allowed). `synth` (nic_top under the
+// --only nic|generate|waves|coverage|harness|synth (one part; several allowed). `synth` (nic_top under the
 // synthesis proxies beside the anchors, bench/synth.ts) takes many minutes per configuration
 // the first time, so it runs only when named.
 const args = process.argv.slice(2);
@@ -78,6 +78,7 @@ async function runPart(title: string, script: string, extra: string[] = []): Pro
 if (wanted('generate')) benchGenerate();
 if (wanted('nic')) await runPart('NIC benchmarks (docs/bench.md)', 'bench/nic.ts', args.includes('--quick') ? ['--quick'] : []);
 if (wanted('waves')) await runPart('waves: tracing a window, the failure re-run (docs/waves.md)', 'bench/waves.ts');
+if (wanted('coverage')) await runPart('code coverage cost (bench/coverage-cost.ts)', 'bench/coverage-cost.ts', args.includes('--quick') ? ['--quick', '--no-toggle'] : []);
 if (wanted('harness') && fs.existsSync('bench/harness.ts')) await runPart('simulation harness', 'bench/harness.ts');
 if (wanted('synth')) await runPart('nic_top under the synthesis proxies, beside the anchors (docs/synth.md)', 'bench/synth.ts');
 console.log(`\nbench total: ${((performance.now() - started) / 1000).toFixed(0)} s`);

@@ -35,6 +35,7 @@ export class Model {
   /** The design's time precision as a power of ten (-12: the dump counts picoseconds). */
   readonly timePrecision: number;
   private clockTime = new ClockTime();
+  private readonly coverage: boolean;
   private readonly native: NativeModel;
   /** The hot native entry points, held directly: the addon's object is in dictionary mode
    *  (properties added from C++), so looking them up per call costs more than the call. */
@@ -56,6 +57,7 @@ export class Model {
     }
     this.buffer = new Uint32Array(Math.max(1, this.layout.totalWords));
     this.traceFormat = built.trace;
+    this.coverage = addon.coverage === true;
     this.native = addon.create(this.buffer);
     this.nativeStep = this.native.step;
     this.nativeHalf = this.native.half;
@@ -165,6 +167,19 @@ export class Model {
 
   traceClose(): void {
     if (!this.disposed) this.native.traceClose();
+  }
+
+  /** True for a model built with BuildOptions.coverage. */
+  get hasCoverage(): boolean {
+    return this.coverage;
+  }
+
+  /** Writes the model's coverage counters (Verilator's coverage.dat format) to `file`.
+   *  Works after a trap too (the counters are still there); not after dispose(). */
+  writeCoverage(file: string): void {
+    if (this.disposed) throw new ModelStateError(`model ${this.manifest.top} was disposed`);
+    if (!this.coverage) throw new ModelStateError(`model ${this.manifest.top} was built without coverage (BuildOptions.coverage)`);
+    this.native.coverageWrite(path.resolve(file));
   }
 
   /** Closes the trace and frees the native model now (not at some later garbage collection,

@@ -30,6 +30,8 @@ export interface NativeModel {
   /** The pending trap (and clear it), or null. */
   trap(): NativeTrap | null;
   destroy(): void;
+  /** Writes Verilator's coverage data file; false when the model has no coverage compiled in. */
+  coverageWrite(file: string): boolean;
 }
 
 export interface NativeAddon {
@@ -37,6 +39,8 @@ export interface NativeAddon {
   readonly totalWords: number;
   readonly inputWords: number;
   readonly traceFormat: TraceFormat;
+  /** Built with Verilator coverage (BuildOptions.coverage). */
+  readonly coverage: boolean;
 }
 
 const require = createRequire(import.meta.url);

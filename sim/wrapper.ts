@@ -277,6 +277,9 @@ export function addonSource(manifest: Manifest, trace: TraceFormat): string {
 ${coreSource(manifest, trace)}
 #define NAPI_VERSION 8
 #include <node_api.h>
+#if VM_COVERAGE
+#include "verilated_cov.h"
+#endif
 
 // Each model gets its own function objects whose data pointer is the model, so a call
 // costs one napi_get_cb_info and no unwrapping.
@@ -360,6 +363,23 @@ static napi_value js_trace_close(napi_env env, napi_callback_info info) {
     return nullptr;
 }
 
+// Writes Verilator's coverage counters (a coverage build only; false otherwise).
+static napi_value js_coverage_write(napi_env env, napi_callback_info info) {
+    NICGEN_ARGS(1)
+    NICGEN_LIVE
+    napi_value ok;
+#if VM_COVERAGE
+    char path[4096]; size_t len = 0;
+    napi_get_value_string_utf8(env, argv[0], path, sizeof path, &len);
+    nicgen_enter(m);
+    m->ctx->coveragep()->write(path);
+    napi_get_boolean(env, true, &ok);
+#else
+    napi_get_boolean(env, false, &ok);
+#endif
+    return ok;
+}
+
 static napi_value str(napi_env env, const std::string& s) {
     napi_value v; napi_create_string_utf8(env, s.data(), s.size(), &v); return v;
 }
@@ -432,6 +452,7 @@ static napi_value js_create(napi_env env, napi_callback_info info) {
     add_fn(env, obj, "traceHold", js_trace_hold, m);
     add_fn(env, obj, "trap", js_trap, m);
     add_fn(env, obj, "destroy", js_destroy, m);
+    add_fn(env, obj, "coverageWrite", js_coverage_write, m);
     return obj;
 }
 
@@ -446,6 +467,9 @@ NAPI_MODULE_INIT() {
     napi_value fmt;
     napi_create_string_utf8(env, "${trace}", NAPI_AUTO_LENGTH, &fmt);
     napi_set_named_property(env, exports, "traceFormat", fmt);
+    napi_value cov;
+    napi_get_boolean(env, VM_COVERAGE ? true : false, &cov);
+    napi_set_named_property(env, exports, "coverage", cov);
     return exports;
 }
 `;

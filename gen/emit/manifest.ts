@@ -28,6 +28,16 @@ export interface ManifestAssert {
   readonly loc: string;
 }
 
+/** A user cover point (`m.cover`) and where its `cover` statement is. */
+export interface ManifestCover {
+  readonly file: string;
+  readonly line: number;
+  readonly module: string;
+  readonly name: string;
+  /** TS location of the `m.cover(...)` call. */
+  readonly loc: string;
+}
+
 export interface ManifestFsm {
   readonly module: string;
   /** State register name inside `module`. */
@@ -69,6 +79,8 @@ export interface Manifest {
   readonly ports: readonly ManifestPort[];
   readonly asserts: readonly ManifestAssert[];
   readonly fsms: readonly ManifestFsm[];
+  /** Present when some module has cover points (so designs without any keep their manifest). */
+  readonly covers?: readonly ManifestCover[];
   /** Every emitted module below the top (optional: hand-written designs have none). */
   readonly modules?: readonly ManifestModule[];
   /** Shapes referred to by `modules[].typed`. */

@@ -1,12 +1,14 @@
 // One ModuleIR → one Verilog-2005 module, laid out the way verilog-axis lays out its
 // modules: ports, declarations, then combinational logic (`assign` / `always @*` with
 // defaults first), clocked logic (`always @(posedge clk)` with the synchronous reset at the
-// end), memories, instances and simulation-only assertions. Each statement group carries a
+// end), memories, instances, simulation-only assertions and the cover points Verilator's
+// coverage counts (inside `ifdef VERILATOR`: Yosys and Icarus never see them, and a build
+// without --coverage ignores them). Each statement group carries a
 // `// file.ts:line` comment pointing at the generator code that made it.
 
-import { domainHasReset, readBits, stmtTargets, type ReadBits } from '../hdl/analysis.ts';
+import { coverPoints, domainHasReset, readBits, stmtTargets, type ReadBits } from '../hdl/analysis.ts';
 import { formatLoc } from '../hdl/errors.ts';
-import type { AssertStmt, AssignStmt, Domain, Expr, Memory, ModuleIR, Signal, Stmt } from '../hdl/ir.ts';
+import type { AssertStmt, AssignStmt, CoverStmt, Domain, Expr, Memory, ModuleIR, Signal, Stmt } from '../hdl/ir.ts';
 import { constExpr, walkStmts } from '../hdl/ir.ts';
 import type { EnumShape } from '../hdl/shape.ts';
 import type { SourceLoc } from '../hdl/errors.ts';
@@ -21,6 +23,8 @@ export interface EmittedModule {
   readonly header: string;
   /** Line (1-based, within body) of each assertion's `$stop`. */
   readonly asserts: { line: number; stmt: AssertStmt }[];
+  /** Line (1-based, within body) of each cover point's `cover` statement. */
+  readonly covers: { line: number; stmt: CoverStmt }[];
 }
 
 const IND = '    ';
@@ -40,6 +44,7 @@ export class ModuleEmitter implements TempSink {
   readonly #labels = new Map<string, string>();
   readonly #usedNames = new Set<string>();
   readonly #asserts: { index: number; stmt: AssertStmt }[] = [];
+  readonly #covers: { index: number; stmt: CoverStmt }[] = [];
   #tempCount = 0;
   /** Signals driven from an always block (declared `reg`). */
   readonly #alwaysDriven = new Set<Signal>();
@@ -51,6 +56,7 @@ export class ModuleEmitter implements TempSink {
     for (const s of ir.signals) this.#usedNames.add(s.name);
     for (const m of ir.memories) this.#usedNames.add(m.name);
     for (const i of ir.instances) this.#usedNames.add(i.name);
+    for (const c of coverPoints(ir)) this.#usedNames.add(c.name);
   }
 
   emit(): EmittedModule {
@@ -61,6 +67,7 @@ export class ModuleEmitter implements TempSink {
     this.#emitMemories(logic);
     this.#emitInstances(logic);
     this.#emitAsserts(logic);
+    this.#emitCovers(logic);
 
     const name = this.#moduleNames(ir);
     const top = new Lines();
@@ -82,6 +89,7 @@ export class ModuleEmitter implements TempSink {
       header: headerLines.join('\n') + '\n',
       body: body.join('\n'),
       asserts: this.#asserts.map(a => ({ line: offset + a.index + 1, stmt: a.stmt })),
+      covers: this.#covers.map(c => ({ line: offset + c.index + 1, stmt: c.stmt })),
     };
   }
 
@@ -328,14 +336,23 @@ export class ModuleEmitter implements TempSink {
     }
   }
 
-  // ---- assertions ----------------------------------------------------------------------------
+  // ---- assertions and cover points -----------------------------------------------------------
   #emitAsserts(out: Lines): void {
+    this.#emitChecks(out, 'assert', '`ifndef SYNTHESIS', clock => `// assertions (simulation only), checked at each ${clock} edge outside reset`);
+  }
+
+  #emitCovers(out: Lines): void {
+    this.#emitChecks(out, 'cover', '`ifdef VERILATOR', clock => `// cover points (Verilator coverage only), counted at each ${clock} edge outside reset`);
+  }
+
+  /** One guarded `always` block per clock domain holding its `kind` statements, outside reset. */
+  #emitChecks(out: Lines, kind: 'assert' | 'cover', guard: string, title: (clock: string) => string): void {
     for (const d of this.#ir.domains.values()) {
-      const stmts = projectStmts(this.#ir.body, s => s.kind === 'assert' && s.domain === d);
+      const stmts = projectStmts(this.#ir.body, s => s.kind === kind && s.domain === d);
       if (!stmts.length) continue;
       const clock = d.clock?.name ?? 'clk';
-      out.push(0, '`ifndef SYNTHESIS');
-      out.push(0, `// assertions (simulation only), checked at each ${clock} edge outside reset`);
+      out.push(0, guard);
+      out.push(0, title(clock));
       out.push(0, `always @(posedge ${clock}) begin`);
       const hasReset = d.reset && domainHasReset(this.#ir, d.name);
       if (hasReset) out.push(1, `if (!${d.reset!.name}) begin`);
@@ -393,6 +410,12 @@ export class ModuleEmitter implements TempSink {
         for (let i = 0; i < lanes; i++) {
           out.push(depth, `if (${maskName}${lanes > 1 ? `[${i}]` : ''}) ${mem.name}[${addr}][${(i + 1) * lane - 1}:${i * lane}] <= ${dataName}[${(i + 1) * lane - 1}:${i * lane}];`);
         }
+        return;
+      }
+      case 'cover': {
+        out.push(depth, `// ${formatLoc(s.loc)}`);
+        this.#covers.push({ index: out.out.length, stmt: s });
+        out.push(depth, `${s.name}: cover (${this.#printer.printTop(s.cond)});`);
         return;
       }
       case 'assert': {

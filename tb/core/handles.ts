@@ -56,6 +56,17 @@ export class OutputPort extends PortHandle {
   }
 }
 
+/** An unsigned output of at most 32 bits: its value is its buffer word, read in place (the
+ *  commonest port, read by monitors every cycle; the codec call cost more than the read). */
+export class NarrowOutputPort extends OutputPort {
+  override get value(): PortValue {
+    return this.buf[this.offset]!;
+  }
+  override set value(_v: PortValue) {
+    throw new PortValueError(this.name, 'is an output and cannot be written');
+  }
+}
+
 export class Clock implements ClockHandle {
   readonly name: string;
   private readonly sched: Scheduler;
@@ -108,9 +119,11 @@ export function buildHandles(model: Model, sched: Scheduler, misses?: PortMisses
     }
     const slot = model.layout.byName.get(port.name)!;
     const codec = codecFor(port.name, port.shape);
+    const narrow = (port.shape.kind === 'uint' || port.shape.kind === 'enum') && port.width <= 32;
     node[leaf] = port.dir === 'input'
       ? new InputPort(port.name, model.buffer, slot.offset, slot.words, codec)
-      : new OutputPort(port.name, model.buffer, slot.offset, slot.words, codec);
+      : narrow ? new NarrowOutputPort(port.name, model.buffer, slot.offset, slot.words, codec)
+        : new OutputPort(port.name, model.buffer, slot.offset, slot.words, codec);
   }
   return root;
 }

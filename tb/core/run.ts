@@ -7,12 +7,19 @@
 // cycle when the test failed. Failure pictures: when the test fails, it runs once more with
 // the same seed, tracing only the window that covers the cause, and renders the signals
 // that matter (tb/waves/failure.ts). A passing test pays nothing for that.
+//
+// Coverage: with `coverage` (or NICGEN_COVERAGE) the run uses the model's coverage variant and
+// writes its code and functional coverage when it ends, pass or fail (coverage/run-data.ts);
+// a failure's re-run for the picture writes none.
 
 import * as path from 'node:path';
+import { FunctionalCoverage } from '../../coverage/functional.ts';
+import { writeRunCoverage } from '../../coverage/run-data.ts';
 import type { BuildOptions, DesignSources } from '../../sim/build.ts';
 import { ClockTime, DEFAULT_PERIOD_NS } from '../../sim/clock.ts';
 import { Model } from '../../sim/model.ts';
 import { failureFiles, failureWindow, watchedSignals, writeDumpSavefile } from '../waves/failure.ts';
+import { envCoverage, type CoverageOptions } from './coverage-options.ts';
 import { causeCycleOf, TestFailure, type FailureDetails } from './errors.ts';
 import { buildHandles, portPaths } from './handles.ts';
 import { PortMisses } from './port-names.ts';
@@ -50,6 +57,8 @@ export interface TestOptions {
   readonly pictures?: boolean | string;
   /** How to replay this test where it runs (the CLI gives its command line; vitest's is found). */
   readonly replay?: ReplayHints;
+  /** Collect coverage into this folder (default: NICGEN_COVERAGE, else none). */
+  readonly coverage?: CoverageOptions;
 }
 
 export interface TestResult {
@@ -59,6 +68,8 @@ export interface TestResult {
   /** True when this call had to build the model (a cache miss). */
   readonly built: boolean;
   readonly clock: ClockTime;
+  /** Wall time spent writing the run's coverage at the end (0 without coverage). */
+  readonly coverageWriteSeconds: number;
 }
 
 export type TestFn<IO> = (dut: DutOf<IO>, tb: TestBench) => Promise<void>;
@@ -70,7 +81,10 @@ interface RunSetup<IO> {
   readonly clock: ClockTime;
   readonly maxCycles: number;
   readonly wave: ({ readonly file: string } & TraceOptions) | undefined;
+  /** Includes the coverage variant when code coverage is on. */
   readonly build: BuildOptions | undefined;
+  /** Where this run writes its coverage (none for a failure's re-run). */
+  readonly coverage: CoverageOptions | undefined;
 }
 
 /** One run's failure, before it becomes a TestFailure. */
@@ -82,21 +96,42 @@ async function runOnce<IO>(s: RunSetup<IO>): Promise<TestResult> {
   const { model, build } = await Model.load(s.design, s.build);
   model.setClockPeriod(s.clock.periodNs);
   const sched = new Scheduler(model, { maxCycles: s.maxCycles });
-  const tb = new TestBench(model, sched, new Rng(s.seed));
+  const functional = s.coverage ? new FunctionalCoverage() : undefined;
+  const tb = new TestBench(model, sched, new Rng(s.seed), functional);
   // The runtime tree mirrors DutOf<IO> by construction (both follow the manifest paths).
   const misses = new PortMisses(portPaths(model));
   const dut = buildHandles(model, sched, misses) as unknown as DutOf<IO>;
   if (s.wave) tb.startTrace(s.wave.file, s.wave);
+  let passed = false;
+  let coverageWriteSeconds = 0;
   try {
     const main = sched.spawn('test', () => s.fn(dut, tb));
     await sched.run(main);
+    passed = true;
   } catch (err) {
     // `Cannot set properties of undefined` after a misspelt port: say which port.
     throw new RunFailed(misses.explain(err) ?? err, model.cycle);
   } finally {
-    model.dispose();
+    try {
+      if (s.coverage) coverageWriteSeconds = writeCoverage(s, model, build.sourceDir, passed, functional);
+    } catch (err) {
+      // A failing run keeps its own error; a passing one fails here.
+      if (passed) throw err;
+      process.stderr.write(`coverage of the failed run not written: ${(err as Error).message}\n`);
+    } finally {
+      model.dispose();
+    }
   }
-  return { seed: s.seed, cycles: model.cycle, nativeCalls: sched.nativeCalls, built: build.built, clock: s.clock };
+  return { seed: s.seed, cycles: model.cycle, nativeCalls: sched.nativeCalls, built: build.built, clock: s.clock, coverageWriteSeconds };
+}
+
+/** The run's coverage folder (coverage/run-data.ts); returns the seconds it took. */
+function writeCoverage<IO>(s: RunSetup<IO>, model: Model, sourceDir: string, passed: boolean, functional: FunctionalCoverage | undefined): number {
+  const t0 = performance.now();
+  const code = s.build?.coverage !== undefined;
+  const meta = { top: s.design.manifest.top, seed: s.seed, passed, cycles: model.cycle, code, toggle: s.build?.coverage?.toggle === true, sourceDir, files: s.design.manifest.files };
+  writeRunCoverage(s.coverage!.dir, meta, { writeCode: file => model.writeCoverage(file), functional: functional?.data() });
+  return (performance.now() - t0) / 1000;
 }
 
 function envNumber(name: string): number | undefined {
@@ -127,7 +162,9 @@ export async function runTest<IO>(design: TypedDesign<IO>, fn: TestFn<IO>, optio
   const clock = new ClockTime(options.periodNs ?? envNumber('NICGEN_PERIOD_NS') ?? DEFAULT_PERIOD_NS);
   const given = options.wave ?? waveFromEnv();
   const wave = typeof given === 'string' ? { file: given } : given;
-  const setup: RunSetup<IO> = { design, fn, seed, clock, maxCycles: options.maxCycles ?? 1_000_000, wave, build: options.build };
+  const coverage = options.coverage ?? envCoverage(design.manifest.top, seed);
+  const build = coverage?.code ? { ...options.build, coverage: { toggle: coverage.toggle === true } } : options.build;
+  const setup: RunSetup<IO> = { design, fn, seed, clock, maxCycles: options.maxCycles ?? 1_000_000, wave, build, coverage };
   const manifest = design.manifest;
   try {
     const r = await runOnce(setup);
@@ -170,7 +207,7 @@ async function failure<IO>(s: RunSetup<IO>, o: TestOptions, f: RunFailed): Promi
       cycle: f.cycle, message, window, marker, ...(cause ? { cause } : {}), watched, format,
       rerun: async w => {
         try {
-          await runOnce({ ...s, wave: w });
+          await runOnce({ ...s, wave: w, coverage: undefined });
           return { failed: false, cycle: -1, message: '' };
         } catch (e) {
           if (!(e instanceof RunFailed)) throw e;

@@ -32,8 +32,19 @@ export interface ExpectedCompletion {
   readonly checks: readonly DataCheck[];
   /** The AETH syndrome the error CQE must carry (e.g. 0x62); unchecked when absent. */
   readonly syndrome?: number;
+  /** Why an error is expected (e.g. 'bad-pd'), for functional coverage; not checked. */
+  readonly cause?: string;
   /** When the record was taken, by the scoreboard's clock (`now`), if it has one. */
   readonly recorded?: number;
+}
+
+/** Sees what the scoreboard has verified (functional coverage, tb/coverage/nic-collector.ts). */
+export interface ScoreboardObserver {
+  /** A completion was checked: its CQE matched (`cqe`), or, unsignaled and successful, a
+   *  later CQE of its QP completed it (`cqe` undefined); its data was checked either way. */
+  completed(host: string, qp: number, e: ExpectedCompletion, cqe: CqeFields | undefined): void;
+  /** finish() passed; `qps` per host: the QPs that had work. */
+  finished(qps: ReadonlyMap<string, number>): void;
 }
 
 /** A CQE or a byte that differs from its record: `causeCycle` is when the record was taken,
@@ -71,10 +82,14 @@ export class RdmaScoreboard {
   readonly #streams: string[] = [];
   readonly #fenceSeq: number[] = [];
   #seq = 0;
+  #observer: ScoreboardObserver | undefined;
   completions = 0;
   bytesChecked = 0;
   /** The caller's clock (a testbench's cycle count): each record is dated with it. */
   now: (() => number) | undefined;
+
+  /** Tells `o` about everything verified from now on (one observer). */
+  observe(o: ScoreboardObserver): void { this.#observer = o; }
 
   addHost(name: string, mem: HostMemory): void {
     this.#hosts.set(name, { mem, snap: null, allowed: [], image: new MemoryImage(`${name} host memory`, mem, this.#streams) });
@@ -107,7 +122,7 @@ export class RdmaScoreboard {
   /** Record a posted READ on `host`'s QP `qp` from `source` (the peer's MR and offset) into the
    *  WQE's local SGEs. On SUCCESS the SGEs must end up holding the source bytes as planned; on
    *  any other status no byte of them may change (nothing is allowed there). */
-  expectRead(host: string, qp: number, wr: WorkRequest, status: number, source: RemoteRef, syndrome?: number): void {
+  expectRead(host: string, qp: number, wr: WorkRequest, status: number, source: RemoteRef, syndrome?: number, cause?: string): void {
     if (wr.opcode !== WQE_OPCODE.RDMA_READ) throw new Error(`scoreboard: expectRead given opcode ${wr.opcode}`);
     const a = this.#access(host, qp, wr, 'READ');
     const length = wr.length ?? wr.sges.reduce((s, x) => s + x.len, 0);
@@ -118,13 +133,14 @@ export class RdmaScoreboard {
       this.#host(host).image.write(ranges, data, a, true);
       checks.push({ host, what: `local destination (READ of MR ${source.mr.index}+${source.offset} on ${source.host})`, ranges });
     }
-    this.#queue(host, qp).push({ wr, status, length, seq: a.seq, checks, ...(syndrome !== undefined ? { syndrome } : {}), ...this.#dated() });
+    this.#queue(host, qp).push({ wr, status, length, seq: a.seq, checks, ...(syndrome !== undefined ? { syndrome } : {}), ...(cause !== undefined ? { cause } : {}), ...this.#dated() });
   }
 
-  /** Expect a CQE with `status` for a WQE that is not a WRITE with a target (e.g. flushed). */
-  expectStatus(host: string, qp: number, wr: WorkRequest, status: number): void {
+  /** Expect a CQE with `status` for a WQE that is not a WRITE with a target (e.g. flushed);
+   *  `cause` says why it fails, for coverage. */
+  expectStatus(host: string, qp: number, wr: WorkRequest, status: number, cause?: string): void {
     const a = this.#access(host, qp, wr, 'WQE');
-    this.#queue(host, qp).push({ wr, status, length: wr.length ?? wr.sges.reduce((s, x) => s + x.len, 0), seq: a.seq, checks: [], ...this.#dated() });
+    this.#queue(host, qp).push({ wr, status, length: wr.length ?? wr.sges.reduce((s, x) => s + x.len, 0), seq: a.seq, checks: [], ...(cause !== undefined ? { cause } : {}), ...this.#dated() });
   }
 
   /** A CQE arrived: it must be the next signaled-or-failed entry; unsignaled successes before
@@ -141,6 +157,7 @@ export class RdmaScoreboard {
       if (!owesCqe && c.wrId === e.wr.wrId) throw new ScoreboardMismatch(`${where} (${opName(e.wr.opcode)}, unsignaled): status ${statusName(c.status)}, expected ${statusName(e.status)} and no CQE`, e.recorded);
       if (!owesCqe) {
         this.#checkData(host, qp, e, ` [unsignaled; checked at the CQE of wr_id 0x${c.wrId.toString(16)} status ${statusName(c.status)}]`);
+        this.#observer?.completed(host, qp, e, undefined);
         skipped.push(`0x${e.wr.wrId.toString(16)} (${opName(e.wr.opcode)}, ${e.length} bytes)`);
         where = `${host} QP ${qp} CQE wr_id=0x${c.wrId.toString(16)} [unsignaled before it, taken as successful: ${skipped.join(', ')}]`;
         continue;
@@ -153,6 +170,7 @@ export class RdmaScoreboard {
       if (e.status === CQE_STATUS.SUCCESS && c.byteLen !== e.length) throw new ScoreboardMismatch(`${where}: byte_len ${c.byteLen}, expected ${e.length}`, e.recorded);
       if (e.status === CQE_STATUS.SUCCESS) this.#checkData(host, qp, e);
       this.completions++;
+      this.#observer?.completed(host, qp, e, c);
       return;
     }
   }
@@ -183,6 +201,11 @@ export class RdmaScoreboard {
       const m = h.image.firstMismatch();
       if (m) throw new Error(`${name} host memory at 0x${m.addr.toString(16)} is 0x${m.got.toString(16)}, expected 0x${m.expected.toString(16)} (last planned by WQE #${m.writer})`);
       h.snap?.expectUnchangedOutside([...h.allowed, ...h.image.writtenRanges()], `${name} host memory`);
+    }
+    if (this.#observer) {
+      const qps = new Map<string, number>();
+      for (const k of this.#streams) { const host = k.slice(0, k.indexOf('/')); qps.set(host, (qps.get(host) ?? 0) + 1); }
+      this.#observer.finished(qps);
     }
   }
 

@@ -11,7 +11,8 @@ import type { TestBench } from '../../core/index.ts';
 import { defineBench, type BenchGroup, type LinkArgs } from '../bench.ts';
 import { withPairLink } from './pair-link.ts';
 
-export const pairDesign = () => design(nicPair, PAIR_PARAMS);
+/** nic_pair as the benches run it; its emission is cached on disk (tb/design-cache.ts). */
+export const pairDesign = () => design(nicPair, PAIR_PARAMS, { diskCache: true });
 
 export interface WriteBenchOptions extends WriteScenarioOptions {
   /** Captures and faults (a pcapPath is the same as link.pcap). */
