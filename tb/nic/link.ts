@@ -35,8 +35,9 @@ export interface LinkOptions {
   readonly observe?: (f: LinkFrame) => void;
   /** Sees every frame when it is handed to the receiver (cycle = delivery cycle). */
   readonly deliver?: (f: LinkFrame) => void;
-  /** Return null to drop the frame, or the bytes to deliver. */
-  readonly filter?: (f: LinkFrame) => Uint8Array | null;
+  /** Return null to drop the frame, or the bytes to deliver; several frames are delivered in
+   *  order (a duplicate, or a frame held back earlier and released behind this one). */
+  readonly filter?: (f: LinkFrame) => Uint8Array | readonly Uint8Array[] | null;
 }
 
 export interface LinkEnd {
@@ -75,9 +76,11 @@ export class EthernetLink {
             o.observe?.(f);
             const out = o.filter ? o.filter(f) : p.data;
             if (out === null) { this.stats[dir].dropped++; continue; }
-            const due = Math.max(p.cycle + latency, wireFree);
-            if (o.bytesPerCycle) wireFree = due + Math.ceil((out.length + 24) / o.bytesPerCycle);
-            inFlight.push({ due, data: out });
+            for (const data of out instanceof Uint8Array ? [out] : out) {
+              const due = Math.max(p.cycle + latency, wireFree);
+              if (o.bytesPerCycle) wireFree = due + Math.ceil((data.length + 24) / o.bytesPerCycle);
+              inFlight.push({ due, data });
+            }
           }
         }
       }, `link ${dir}`);
