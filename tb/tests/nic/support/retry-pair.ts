@@ -27,6 +27,9 @@ export interface PairOp {
   /** Expected CQE status (default SUCCESS). RETRY_EXCEEDED lets the target (WRITE) or the
    *  destination (READ) change, as IB allows for a failed work request. */
   readonly status?: number;
+  /** Use the remote bytes of this earlier op (its index in `posted`) instead of fresh ones:
+   *  a WRITE over what an earlier READ reads needs that READ done first (a fence). */
+  readonly sameRemoteAs?: number;
 }
 
 export interface RetryPairOptions {
@@ -48,7 +51,7 @@ const SRC_BYTES = 512 * 1024, RW_BYTES = 2040 * 1024, LAND_BYTES = 2040 * 1024;
 
 interface Side { readonly host: Host; readonly src: MemoryRegion; readonly rw: MemoryRegion; readonly land: MemoryRegion; readonly qps: QueuePair[]; rwNext: number; landNext: number }
 
-export interface Posted { readonly op: PairOp; readonly wr: WorkRequest; readonly psn: number }
+export interface Posted { readonly op: PairOp; readonly wr: WorkRequest; readonly psn: number; readonly remoteOff: number }
 
 export class RetryPair {
   readonly env: PairEnv;
@@ -118,8 +121,9 @@ export class RetryPair {
     const wrId = BigInt(++this.#k) | (BigInt(op.qp) << 56n);
     const signaled = op.signaled ?? true;
     const status = op.status ?? CQE_STATUS.SUCCESS;
-    const remoteOff = peer.rwNext + rng.int(0, 63);
-    peer.rwNext = remoteOff + op.len + 64;
+    const again = op.sameRemoteAs !== undefined ? this.posted[op.sameRemoteAs] : undefined;
+    const remoteOff = again ? again.remoteOff : peer.rwNext + rng.int(0, 63);
+    if (!again) peer.rwNext = remoteOff + op.len + 64;
     if (peer.rwNext > peer.rw.len) throw new Error('retry-pair: the rw region is used up');
     const target = { host: peer.host.name, mr: peer.rw, offset: remoteOff };
     let wr: WorkRequest;
@@ -143,7 +147,7 @@ export class RetryPair {
     }
     const psn = this.nextPsn[op.from][op.qp]!;
     this.nextPsn[op.from][op.qp] = (psn + Math.max(1, Math.ceil(op.len / mtu))) & 0xffffff;
-    const p: Posted = { op, wr, psn };
+    const p: Posted = { op, wr, psn, remoteOff };
     this.posted.push(p);
     await me.host.drv.postSend(qp, wr);
     return p;
@@ -163,8 +167,31 @@ export class RetryPair {
   /** One pass over every CQ of both hosts. */
   async poll(): Promise<void> {
     for (const n of ['A', 'B'] as const) {
-      for (const qp of this.#sides[n].qps) for (const c of await this.#sides[n].host.drv.pollCq(qp)) this.env.sb.onCqe(n, qp.index, c);
+      for (const qp of this.#sides[n].qps) {
+        for (const c of await this.#sides[n].host.drv.pollCq(qp)) {
+          this.env.sb.onCqe(n, qp.index, c);
+          this.cqeCycles.push({ host: n, qp: qp.index, status: c.status, cycle: this.tb.cycle });
+        }
+      }
     }
+  }
+
+  /** When each CQE was reaped (within the 32-cycle polling period). */
+  readonly cqeCycles: { host: HostName; qp: number; status: number; cycle: number }[] = [];
+
+  /** RESET, INIT, RTR, RTS again on both ends of QP pair i with new PSNs (new rings too): a
+   *  reconnect after an error. The scoreboard must owe this pair nothing. */
+  async reconnect(i: number, sqPsn: Record<HostName, number>): Promise<void> {
+    for (const n of ['A', 'B'] as const) {
+      if (this.env.sb.owed(n, i) > 0) throw new Error(`reconnect: ${n} QP ${i} still owes ${this.env.sb.owed(n, i)} CQE(s)`);
+      const old = this.#sides[n].qps[i]!;
+      const qp = await this.host(n).drv.createQp(i, { ...old.opts, sqPsn: sqPsn[n] });
+      this.#sides[n].qps[i] = qp;
+      this.nextPsn[n][i] = sqPsn[n];
+      this.env.sb.allow(n, qp.ringRanges);
+    }
+    await this.env.a.drv.connectQp(this.qp('A', i), this.env.b.drv.address(this.qp('B', i)));
+    await this.env.b.drv.connectQp(this.qp('B', i), this.env.a.drv.address(this.qp('A', i)));
   }
 
   async counters(n: HostName): Promise<Record<CounterName, number>> {
