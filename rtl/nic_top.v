@@ -207,7 +207,10 @@ wire [3:0] u_ack_tracker_tx_hold;
 wire [3:0] u_ack_tracker_ctx_room;
 wire [1:0] u_ack_tracker_tp_qp;
 wire [66:0] u_ack_tracker_tp;
-wire u_ack_tracker_cnt_ack_timeout;
+// not read: its qp: ACK_TIMEOUTS counts all QPs together
+/* verilator lint_off UNUSEDSIGNAL */
+wire [2:0] u_ack_tracker_ack_timeout;
+/* verilator lint_on UNUSEDSIGNAL */
 wire u_ack_tracker_cnt_retry_exc;
 wire [1723:0] u_completion_qp_ctx;
 wire [31:0] u_completion_irq_mod;
@@ -2737,18 +2740,18 @@ assign u_regs_inc_rx_frames = u_rx_parser_m_hdr_valid && u_responder_s_hdr_ready
 assign u_regs_inc_retx_pkts = u_req_tx_cnt_retx;
 
 // gen/nic/nic-top-build.ts:384:36
-assign u_regs_inc_ack_timeouts = u_ack_tracker_cnt_ack_timeout;
-
-// gen/nic/nic-top-build.ts:385:34
-assign u_regs_inc_seq_nak_tx = u_responder_cnt_seq_nak_tx;
+assign u_regs_inc_ack_timeouts = u_ack_tracker_ack_timeout[0];
 
 // gen/nic/nic-top-build.ts:386:34
-assign u_regs_inc_seq_nak_rx = u_responder_cnt_seq_nak_rx;
+assign u_regs_inc_seq_nak_tx = u_responder_cnt_seq_nak_tx;
 
 // gen/nic/nic-top-build.ts:387:34
+assign u_regs_inc_seq_nak_rx = u_responder_cnt_seq_nak_rx;
+
+// gen/nic/nic-top-build.ts:388:34
 assign u_regs_inc_dup_req_rx = u_responder_cnt_dup_req;
 
-// gen/nic/nic-top-build.ts:388:33
+// gen/nic/nic-top-build.ts:389:33
 assign u_regs_inc_retry_exc = u_ack_tracker_cnt_retry_exc;
 
 // gen/nic/top-wiring.ts:135:11
@@ -3011,7 +3014,7 @@ nic_ack_tracker u_ack_tracker (
     .ctx_room(u_ack_tracker_ctx_room),
     .tp_qp(u_ack_tracker_tp_qp),
     .tp(u_ack_tracker_tp),
-    .cnt_ack_timeout(u_ack_tracker_cnt_ack_timeout),
+    .ack_timeout(u_ack_tracker_ack_timeout),
     .cnt_retry_exc(u_ack_tracker_cnt_retry_exc)
 );
 

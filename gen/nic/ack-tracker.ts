@@ -17,7 +17,9 @@
 //     by a NAK since the last progress (rxe's started_retry: one retry per loss).
 //   RNR NAK (0x20 | t) in the window: acked := p - 1; rnr_retry left 0 -> RNR_RETRY_EXCEEDED,
 //     else one used (7 = infinite) and the QP's timer waits the RNR time of code t; its expiry
-//     rewinds to acked + 1 without using a retry. SEND/RECV (issue 12) will send them.
+//     rewinds to acked + 1 without using a retry (and a NAK 0x60 meanwhile, the responder's
+//     answer to the packets behind the RNR-NAKed one, is absorbed). SEND/RECV (issue 12) will
+//     send them.
 //   NAK 0x61/0x62/0x63 while something is outstanding: acked := p - 1 when p is in the
 //     window, the NAK is recorded for the oldest uncovered entry, qp_error (QP -> ERROR).
 //   read_done (s_read_done): ok -> rdAcked := lastPsn, and acked := lastPsn when that moves
@@ -70,7 +72,7 @@ import { rrArbiter } from '../lib/arbiter.ts';
 import { stream } from '../lib/interfaces.ts';
 import { log2Exact } from '../lib/util.ts';
 import { cqeReqStruct } from './cqe-req.ts';
-import { QpCtx, qpErrorEvent, qpUpdate } from './ctx.ts';
+import { QpCtx, qpErrorEvent, qpPulse, qpUpdate } from './ctx.ts';
 import { AETH, ackInStruct, reqEntryStruct } from './flow-types.ts';
 import { nakCqeStatus } from './nak-status.ts';
 import { psnGe, psnGt } from './psn.ts';
@@ -115,11 +117,13 @@ export const nicAckTracker = defineModule('nic_ack_tracker', { numQp: 4, depth: 
   const ctxRoom = m.input('ctx_room', UInt(p.numQp));
   const tpQp = m.input('tp_qp', UInt(qw));
   const tp = m.output('tp', TxPointer);
-  const cntTimeout = m.output('cnt_ack_timeout', Bool);
+  /** An ACK timeout expired (ACK_TIMEOUTS counts them; the QP for tests and per-QP counts). */
+  const cntTimeout = m.output('ack_timeout', qpPulse('ack_timeout_event', p.numQp));
   const cntRetryExc = m.output('cnt_retry_exc', Bool);
   m.unused(qpCtx, 'only STATE and RETRY are read');
   m.unused(sDone.data, 'the wrId is not needed: a READ is found by its lastPsn');
   m.unused(sAck.data, 'the MSN is not needed: completion follows the PSN');
+  if (p.numQp === 1) m.unused(tpQp, 'one QP: nothing to select');
 
   const tab = qpTransportTable(m, p.numQp, dw);
   const rec = (q: Value | number): Value<QpTransportShape> => tab.at(q) as Value<QpTransportShape>;
@@ -171,9 +175,11 @@ export const nicAckTracker = defineModule('nic_ack_tracker', { numQp: 4, depth: 
   const aNew = m.let('ack_new_acked', firstOf([[ackMove, apsn], [seqEv, seqAcked]], nakAcked));
   const aMoves = m.let('ack_moves', ackMove.lor(seqEv.lor(rnrEv).lor(nakTake.land(inWindow)).land(psnGt(aNew, ra.field('acked')))));
   // Retry decisions.
-  const seqTrig = m.let('seq_retry', seqEv.land(ra.field('retryPend').lnot()).land(ra.field('retryStarted').lnot()));
-  const seqExceed = m.let('seq_retry_exceeded', seqTrig.land(ra.field('retryLeft').eq(0)));
   const rnrWaiting = (r: Value<QpTransportShape>): Value => r.field('tmArmed').land(r.field('tmRnr'));
+  // A NAK 0x60 while an RNR wait runs is the echo of the packets behind the RNR-NAKed one (the
+  // responder NAKs the first that is ahead): the rewind after the wait resends them anyway.
+  const seqTrig = m.let('seq_retry', seqEv.land(ra.field('retryPend').lnot()).land(ra.field('retryStarted').lnot()).land(rnrWaiting(ra).lnot()));
+  const seqExceed = m.let('seq_retry_exceeded', seqTrig.land(ra.field('retryLeft').eq(0)));
   const rnrTrig = m.let('rnr_retry', rnrEv.land(ra.field('retryPend').lnot()).land(rnrWaiting(ra).lnot()));
   const rnrExceed = m.let('rnr_retry_exceeded', rnrTrig.land(ra.field('rnrLeft').eq(0)));
   const ackErr = m.let('ack_qp_error', nakTake.lor(seqExceed).lor(rnrExceed));
@@ -296,11 +302,13 @@ export const nicAckTracker = defineModule('nic_ack_tracker', { numQp: 4, depth: 
   const expired = m.let('timer_expired', rs.field('tmArmed').land(now.subw(rs.field('tmDeadline')).bit(31).lnot()));
   const fire = m.let('timer_fire', expired.land(scanBusy.lnot()).land(qpCtx.at(scan).field('state').eq(QP_STATE.RTS))
     .land(rs.field('nakValid').lnot()).land(rs.field('flush').lnot()).land(ackErr.lnot()).land(retire.land(rdErrFatal).lnot()));
-  const fireTo = m.let('ack_timeout', fire.land(rs.field('tmRnr').lnot()));
+  const fireTo = m.let('ack_timeout_fire', fire.land(rs.field('tmRnr').lnot()));
   const toExceed = m.let('timeout_retry_exceeded', fireTo.land(rs.field('retryLeft').eq(0)));
   const toValid = m.reg('ack_timeout_reg', Bool);
+  const toQp = m.reg('ack_timeout_qp_reg', UInt(qw));
   toValid.set(fireTo);
-  cntTimeout.set(toValid);
+  toQp.set(scan);
+  cntTimeout.set(pack(qpPulse('ack_timeout_event', p.numQp), { valid: toValid, qp: toQp }));
 
   const errValid = m.reg('qp_error_valid_reg', Bool);
   const errQp = m.reg('qp_error_qp_reg', UInt(qw));
@@ -421,6 +429,6 @@ export const nicAckTracker = defineModule('nic_ack_tracker', { numQp: 4, depth: 
   return {
     clk, rst, qp_ctx: qpCtx, s_req: sReq, s_ack: sAck, m_cqe: mCqe, qp_error: qpError, s_read_done: sDone, read_busy: readBusy,
     sq_ci_upd: ciUpd, m_rewind: mRewind, s_park: sPark, fetch_rewind: fetchRw, tx_hold: hold, ctx_room: ctxRoom, tp_qp: tpQp, tp,
-    cnt_ack_timeout: cntTimeout, cnt_retry_exc: cntRetryExc,
+    ack_timeout: cntTimeout, cnt_retry_exc: cntRetryExc,
   };
 }, { doc: 'ACK tracker and retry engine: per-QP transport records, coalesced ACKs, go-back-N rewinds, ACK/RNR timers, NAK errors and flushes, CQE requests in posting order' });

@@ -381,7 +381,8 @@ export function makeNicTop(stages: NicStages) {
     sink(regs, 'inc_tx_frames').set(port(ins, 'm_axis_tvalid').land(port(top, 'm_axis_tx_tready')).land(port(ins, 'm_axis_tlast')));
     sink(regs, 'inc_rx_frames').set(port(prs, 'm_hdr_valid').land(port(rsp, 's_hdr_ready')));
     sink(regs, 'inc_retx_pkts').set(port(reqTx, 'cnt_retx'));
-    sink(regs, 'inc_ack_timeouts').set(port(ack, 'cnt_ack_timeout'));
+    sink(regs, 'inc_ack_timeouts').set(field(port(ack, 'ack_timeout'), 'valid'));
+    m.unused(port(ack, 'ack_timeout'), 'its qp: ACK_TIMEOUTS counts all QPs together');
     sink(regs, 'inc_seq_nak_tx').set(port(rsp, 'cnt_seq_nak_tx'));
     sink(regs, 'inc_seq_nak_rx').set(port(rsp, 'cnt_seq_nak_rx'));
     sink(regs, 'inc_dup_req_rx').set(port(rsp, 'cnt_dup_req'));
