@@ -339,6 +339,7 @@ export const nicReqTx = defineModule('nic_req_tx', { dataWidth: 64, numQp: 4 } a
     entryStatus.set(checkStatus);
     firstPsn.set(0);
     lastPsn.set(0);
+    wireFirst.set(0);
     mtuLog2.set(pmtuClamped);
     pd.set(ctx.field('pd'));
     sgeIdx.set(mux(resuming, seekSge, lit(0, 2)));
