@@ -387,61 +387,61 @@ assign s_rewind_ready = rewind_safe;
 // gen/nic/req-tx.ts:314:20
 assign rewind_fire = s_rewind_valid && rewind_safe;
 
-// gen/nic/req-tx.ts:357:14
+// gen/nic/req-tx.ts:358:14
 assign s_wqe_ready = (state == STATE_IDLE) && !s_rewind_valid;
 
-// gen/nic/req-tx.ts:403:10
+// gen/nic/req-tx.ts:404:10
 assign sq_psn_upd = {psn_upd_value_reg, psn_upd_qp_reg, psn_upd_valid_reg};
 
-// gen/nic/req-tx.ts:404:11
+// gen/nic/req-tx.ts:405:11
 assign qp_error = {qp_error_qp_reg, qp_error_valid_reg};
 
-// gen/nic/req-tx.ts:405:11
+// gen/nic/req-tx.ts:406:11
 assign m_park = {park_data_reg[20:19], park_data_reg[18:3], park_data_reg[2:1], park_valid_reg};
 
-// gen/nic/req-tx.ts:416:22
+// gen/nic/req-tx.ts:417:22
 assign start_rem = wqe_now[77:46] - skip_bytes_reg;
 
-// gen/nic/req-tx.ts:417:18
+// gen/nic/req-tx.ts:418:18
 assign gen_cur_psn = gen_busy_reg ? gen_psn_reg : start_first_psn;
 
-// gen/nic/req-tx.ts:418:18
+// gen/nic/req-tx.ts:419:18
 assign gen_cur_rem = gen_busy_reg ? gen_rem_reg : start_rem;
 
-// gen/nic/req-tx.ts:419:20
+// gen/nic/req-tx.ts:420:20
 assign gen_cur_first = gen_busy_reg ? gen_first_reg : !resume_reg;
 
-// gen/nic/req-tx.ts:420:20
+// gen/nic/req-tx.ts:421:20
 assign gen_cur_count = gen_busy_reg ? gen_count_reg : skip_pkts_reg;
 
-// gen/nic/req-tx.ts:421:19
+// gen/nic/req-tx.ts:422:19
 assign gen_cur_read = gen_busy_reg ? gen_read_reg : is_read;
 
-// gen/nic/req-tx.ts:422:24
+// gen/nic/req-tx.ts:423:24
 assign gen_cur_high_valid = gen_busy_reg ? gen_high_valid_reg : tp[41];
 
-// gen/nic/req-tx.ts:423:19
+// gen/nic/req-tx.ts:424:19
 assign gen_cur_high = gen_busy_reg ? gen_high_psn_reg : tp[65:42];
 
-// gen/nic/req-tx.ts:424:17
+// gen/nic/req-tx.ts:425:17
 assign gen_mtu = 13'd1 << (gen_busy_reg ? gen_mtu_log2_reg : mtu_log2_reg);
 
-// gen/nic/req-tx.ts:426:19
+// gen/nic/req-tx.ts:427:19
 assign gen_last = gen_cur_read || (gen_cur_rem <= {19'd0, gen_mtu});
 
-// gen/nic/req-tx.ts:431:25
+// gen/nic/req-tx.ts:432:25
 assign start_reth_va = wqe_now[205:142] + {32'd0, skip_bytes_reg};
 
-// gen/nic/req-tx.ts:442:14
+// gen/nic/req-tx.ts:443:14
 assign m_pkt_cmd_valid = pkt_valid_reg;
 
-// gen/nic/req-tx.ts:443:13
+// gen/nic/req-tx.ts:444:13
 assign m_pkt_cmd_data = pkt_data_reg;
 
-// gen/nic/req-tx.ts:445:18
+// gen/nic/req-tx.ts:446:18
 assign gen_emit = (gen_busy_reg || start_take) && (!pkt_valid_reg || m_pkt_cmd_ready);
 
-// gen/nic/req-tx.ts:470:11
+// gen/nic/req-tx.ts:471:11
 assign cnt_retx = retx_valid_reg;
 
 // gen/nic/req-tx.ts:159:39
@@ -479,6 +479,7 @@ always @(posedge clk) begin
                         entry_status_reg <= check_status;
                         first_psn_reg <= 24'd0;
                         last_psn_reg <= 24'd0;
+                        wire_first_psn_reg <= 24'd0;
                         mtu_log2_reg <= pmtu_clamped;
                         pd_reg <= part_15[174:159];
                         sge_idx_reg <= resuming ? ((!(((1'b0 || (!1'b0 && ((34'd0 + ((wqe_now[45:38] > 8'd0) ? {2'b00, wqe_now[333:302]} : 34'd0)) > {2'b00, resume_skip_bytes[31:0]}))) || (!(1'b0 || (!1'b0 && ((34'd0 + ((wqe_now[45:38] > 8'd0) ? {2'b00, wqe_now[333:302]} : 34'd0)) > {2'b00, resume_skip_bytes[31:0]}))) && (((34'd0 + ((wqe_now[45:38] > 8'd0) ? {2'b00, wqe_now[333:302]} : 34'd0)) + ((wqe_now[45:38] > 8'd1) ? {2'b00, wqe_now[461:430]} : 34'd0)) > {2'b00, resume_skip_bytes[31:0]}))) || (!((1'b0 || (!1'b0 && ((34'd0 + ((wqe_now[45:38] > 8'd0) ? {2'b00, wqe_now[333:302]} : 34'd0)) > {2'b00, resume_skip_bytes[31:0]}))) || (!(1'b0 || (!1'b0 && ((34'd0 + ((wqe_now[45:38] > 8'd0) ? {2'b00, wqe_now[333:302]} : 34'd0)) > {2'b00, resume_skip_bytes[31:0]}))) && (((34'd0 + ((wqe_now[45:38] > 8'd0) ? {2'b00, wqe_now[333:302]} : 34'd0)) + ((wqe_now[45:38] > 8'd1) ? {2'b00, wqe_now[461:430]} : 34'd0)) > {2'b00, resume_skip_bytes[31:0]}))) && ((((34'd0 + ((wqe_now[45:38] > 8'd0) ? {2'b00, wqe_now[333:302]} : 34'd0)) + ((wqe_now[45:38] > 8'd1) ? {2'b00, wqe_now[461:430]} : 34'd0)) + ((wqe_now[45:38] > 8'd2) ? {2'b00, wqe_now[589:558]} : 34'd0)) > {2'b00, resume_skip_bytes[31:0]}))) && (((((34'd0 + ((wqe_now[45:38] > 8'd0) ? {2'b00, wqe_now[333:302]} : 34'd0)) + ((wqe_now[45:38] > 8'd1) ? {2'b00, wqe_now[461:430]} : 34'd0)) + ((wqe_now[45:38] > 8'd2) ? {2'b00, wqe_now[589:558]} : 34'd0)) + ((wqe_now[45:38] > 8'd3) ? {2'b00, wqe_now[717:686]} : 34'd0)) > {2'b00, resume_skip_bytes[31:0]})) ? 2'd3 : ((!((1'b0 || (!1'b0 && ((34'd0 + ((wqe_now[45:38] > 8'd0) ? {2'b00, wqe_now[333:302]} : 34'd0)) > {2'b00, resume_skip_bytes[31:0]}))) || (!(1'b0 || (!1'b0 && ((34'd0 + ((wqe_now[45:38] > 8'd0) ? {2'b00, wqe_now[333:302]} : 34'd0)) > {2'b00, resume_skip_bytes[31:0]}))) && (((34'd0 + ((wqe_now[45:38] > 8'd0) ? {2'b00, wqe_now[333:302]} : 34'd0)) + ((wqe_now[45:38] > 8'd1) ? {2'b00, wqe_now[461:430]} : 34'd0)) > {2'b00, resume_skip_bytes[31:0]}))) && ((((34'd0 + ((wqe_now[45:38] > 8'd0) ? {2'b00, wqe_now[333:302]} : 34'd0)) + ((wqe_now[45:38] > 8'd1) ? {2'b00, wqe_now[461:430]} : 34'd0)) + ((wqe_now[45:38] > 8'd2) ? {2'b00, wqe_now[589:558]} : 34'd0)) > {2'b00, resume_skip_bytes[31:0]})) ? 2'd2 : ((!(1'b0 || (!1'b0 && ((34'd0 + ((wqe_now[45:38] > 8'd0) ? {2'b00, wqe_now[333:302]} : 34'd0)) > {2'b00, resume_skip_bytes[31:0]}))) && (((34'd0 + ((wqe_now[45:38] > 8'd0) ? {2'b00, wqe_now[333:302]} : 34'd0)) + ((wqe_now[45:38] > 8'd1) ? {2'b00, wqe_now[461:430]} : 34'd0)) > {2'b00, resume_skip_bytes[31:0]})) ? 2'd1 : ((!1'b0 && ((34'd0 + ((wqe_now[45:38] > 8'd0) ? {2'b00, wqe_now[333:302]} : 34'd0)) > {2'b00, resume_skip_bytes[31:0]})) ? 2'b00 : 2'b00)))) : 2'b00;
@@ -501,6 +502,7 @@ always @(posedge clk) begin
             entry_status_reg <= check_status;
             first_psn_reg <= 24'd0;
             last_psn_reg <= 24'd0;
+            wire_first_psn_reg <= 24'd0;
             mtu_log2_reg <= pmtu_clamped;
             pd_reg <= part_16[174:159];
             sge_idx_reg <= resuming ? ((!(((1'b0 || (!1'b0 && ((34'd0 + ((wqe_now[45:38] > 8'd0) ? {2'b00, wqe_now[333:302]} : 34'd0)) > {2'b00, resume_skip_bytes[31:0]}))) || (!(1'b0 || (!1'b0 && ((34'd0 + ((wqe_now[45:38] > 8'd0) ? {2'b00, wqe_now[333:302]} : 34'd0)) > {2'b00, resume_skip_bytes[31:0]}))) && (((34'd0 + ((wqe_now[45:38] > 8'd0) ? {2'b00, wqe_now[333:302]} : 34'd0)) + ((wqe_now[45:38] > 8'd1) ? {2'b00, wqe_now[461:430]} : 34'd0)) > {2'b00, resume_skip_bytes[31:0]}))) || (!((1'b0 || (!1'b0 && ((34'd0 + ((wqe_now[45:38] > 8'd0) ? {2'b00, wqe_now[333:302]} : 34'd0)) > {2'b00, resume_skip_bytes[31:0]}))) || (!(1'b0 || (!1'b0 && ((34'd0 + ((wqe_now[45:38] > 8'd0) ? {2'b00, wqe_now[333:302]} : 34'd0)) > {2'b00, resume_skip_bytes[31:0]}))) && (((34'd0 + ((wqe_now[45:38] > 8'd0) ? {2'b00, wqe_now[333:302]} : 34'd0)) + ((wqe_now[45:38] > 8'd1) ? {2'b00, wqe_now[461:430]} : 34'd0)) > {2'b00, resume_skip_bytes[31:0]}))) && ((((34'd0 + ((wqe_now[45:38] > 8'd0) ? {2'b00, wqe_now[333:302]} : 34'd0)) + ((wqe_now[45:38] > 8'd1) ? {2'b00, wqe_now[461:430]} : 34'd0)) + ((wqe_now[45:38] > 8'd2) ? {2'b00, wqe_now[589:558]} : 34'd0)) > {2'b00, resume_skip_bytes[31:0]}))) && (((((34'd0 + ((wqe_now[45:38] > 8'd0) ? {2'b00, wqe_now[333:302]} : 34'd0)) + ((wqe_now[45:38] > 8'd1) ? {2'b00, wqe_now[461:430]} : 34'd0)) + ((wqe_now[45:38] > 8'd2) ? {2'b00, wqe_now[589:558]} : 34'd0)) + ((wqe_now[45:38] > 8'd3) ? {2'b00, wqe_now[717:686]} : 34'd0)) > {2'b00, resume_skip_bytes[31:0]})) ? 2'd3 : ((!((1'b0 || (!1'b0 && ((34'd0 + ((wqe_now[45:38] > 8'd0) ? {2'b00, wqe_now[333:302]} : 34'd0)) > {2'b00, resume_skip_bytes[31:0]}))) || (!(1'b0 || (!1'b0 && ((34'd0 + ((wqe_now[45:38] > 8'd0) ? {2'b00, wqe_now[333:302]} : 34'd0)) > {2'b00, resume_skip_bytes[31:0]}))) && (((34'd0 + ((wqe_now[45:38] > 8'd0) ? {2'b00, wqe_now[333:302]} : 34'd0)) + ((wqe_now[45:38] > 8'd1) ? {2'b00, wqe_now[461:430]} : 34'd0)) > {2'b00, resume_skip_bytes[31:0]}))) && ((((34'd0 + ((wqe_now[45:38] > 8'd0) ? {2'b00, wqe_now[333:302]} : 34'd0)) + ((wqe_now[45:38] > 8'd1) ? {2'b00, wqe_now[461:430]} : 34'd0)) + ((wqe_now[45:38] > 8'd2) ? {2'b00, wqe_now[589:558]} : 34'd0)) > {2'b00, resume_skip_bytes[31:0]})) ? 2'd2 : ((!(1'b0 || (!1'b0 && ((34'd0 + ((wqe_now[45:38] > 8'd0) ? {2'b00, wqe_now[333:302]} : 34'd0)) > {2'b00, resume_skip_bytes[31:0]}))) && (((34'd0 + ((wqe_now[45:38] > 8'd0) ? {2'b00, wqe_now[333:302]} : 34'd0)) + ((wqe_now[45:38] > 8'd1) ? {2'b00, wqe_now[461:430]} : 34'd0)) > {2'b00, resume_skip_bytes[31:0]})) ? 2'd1 : ((!1'b0 && ((34'd0 + ((wqe_now[45:38] > 8'd0) ? {2'b00, wqe_now[333:302]} : 34'd0)) > {2'b00, resume_skip_bytes[31:0]})) ? 2'b00 : 2'b00)))) : 2'b00;
@@ -622,6 +624,7 @@ always @(posedge clk) begin
         entry_status_reg <= 4'b0000;
         first_psn_reg <= 24'd0;
         last_psn_reg <= 24'd0;
+        wire_first_psn_reg <= 24'd0;
         mtu_log2_reg <= 4'b0000;
         pd_reg <= 16'd0;
         sge_idx_reg <= 2'b00;
@@ -632,13 +635,12 @@ always @(posedge clk) begin
         skip_sge_reg <= 2'b00;
         skip_off_reg <= 32'd0;
         gen_next_psn_reg <= 24'd0;
-        wire_first_psn_reg <= 24'd0;
         read_mark_qp_reg <= 2'b00;
         qp_error_qp_reg <= 2'b00;
     end
 end
 
-// gen/nic/req-tx.ts:446:5
+// gen/nic/req-tx.ts:447:5
 always @(posedge clk) begin
     if (m_pkt_cmd_ready) begin
         pkt_valid_reg <= 1'b0;
@@ -693,7 +695,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/req-tx.ts:469:13
+// gen/nic/req-tx.ts:470:13
 always @(posedge clk) begin
     retx_valid_reg <= (gen_emit && gen_cur_high_valid) && !binary_25[23];
     if (rst) begin
