@@ -207,49 +207,57 @@ wire [430:0] part_13 = qp_ctx[wqe_now[1:0] * 431 +: 431];
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_14 = qp_ctx[wqe_now[1:0] * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/req-tx.ts:141:21: only bits [174:159] are used
+// intermediate of gen/nic/req-tx.ts:316:25: only bits [2:0] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [430:0] part_15 = qp_ctx[wqe_now[1:0] * 431 +: 431];
+wire [430:0] part_15 = qp_ctx[s_rewind_data[1:0] * 431 +: 431];
+/* verilator lint_on UNUSEDSIGNAL */
+// intermediate of gen/nic/req-tx.ts:316:25: only bits [2:0] are used
+/* verilator lint_off UNUSEDSIGNAL */
+wire [430:0] part_16 = qp_ctx[s_rewind_data[1:0] * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
 // intermediate of gen/nic/req-tx.ts:141:21: only bits [174:159] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [430:0] part_16 = qp_ctx[wqe_now[1:0] * 431 +: 431];
-/* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/req-tx.ts:141:21: only bits [26:3] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_17 = qp_ctx[wqe_now[1:0] * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/req-tx.ts:141:21: only bits [126:79] are used
+// intermediate of gen/nic/req-tx.ts:141:21: only bits [174:159] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_18 = qp_ctx[wqe_now[1:0] * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/req-tx.ts:141:21: only bits [158:127] are used
+// intermediate of gen/nic/req-tx.ts:141:21: only bits [26:3] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_19 = qp_ctx[wqe_now[1:0] * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/req-tx.ts:141:21: only bits [406:391] are used
+// intermediate of gen/nic/req-tx.ts:141:21: only bits [126:79] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_20 = qp_ctx[wqe_now[1:0] * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/req-tx.ts:141:21: only bits [406:391] are used
+// intermediate of gen/nic/req-tx.ts:141:21: only bits [158:127] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_21 = qp_ctx[wqe_now[1:0] * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/req-tx.ts:141:21: only bits [158:127] are used
+// intermediate of gen/nic/req-tx.ts:141:21: only bits [406:391] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_22 = qp_ctx[wqe_now[1:0] * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/req-tx.ts:141:21: only bits [126:79] are used
+// intermediate of gen/nic/req-tx.ts:141:21: only bits [406:391] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_23 = qp_ctx[wqe_now[1:0] * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/req-tx.ts:141:21: only bits [26:3] are used
+// intermediate of gen/nic/req-tx.ts:141:21: only bits [158:127] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_24 = qp_ctx[wqe_now[1:0] * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
+// intermediate of gen/nic/req-tx.ts:141:21: only bits [126:79] are used
+/* verilator lint_off UNUSEDSIGNAL */
+wire [430:0] part_25 = qp_ctx[wqe_now[1:0] * 431 +: 431];
+/* verilator lint_on UNUSEDSIGNAL */
+// intermediate of gen/nic/req-tx.ts:141:21: only bits [26:3] are used
+/* verilator lint_off UNUSEDSIGNAL */
+wire [430:0] part_26 = qp_ctx[wqe_now[1:0] * 431 +: 431];
+/* verilator lint_on UNUSEDSIGNAL */
 // intermediate of gen/nic/psn.ts:8:20: only bits [23:23] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [23:0] binary_25 = (gen_cur_high - gen_cur_psn);
+wire [23:0] binary_27 = (gen_cur_high - gen_cur_psn);
 /* verilator lint_on UNUSEDSIGNAL */
 
 // gen/nic/req-tx.ts:137:17
@@ -387,61 +395,61 @@ assign s_rewind_ready = rewind_safe;
 // gen/nic/req-tx.ts:314:20
 assign rewind_fire = s_rewind_valid && rewind_safe;
 
-// gen/nic/req-tx.ts:358:14
+// gen/nic/req-tx.ts:360:14
 assign s_wqe_ready = (state == STATE_IDLE) && !s_rewind_valid;
 
-// gen/nic/req-tx.ts:404:10
+// gen/nic/req-tx.ts:406:10
 assign sq_psn_upd = {psn_upd_value_reg, psn_upd_qp_reg, psn_upd_valid_reg};
 
-// gen/nic/req-tx.ts:405:11
+// gen/nic/req-tx.ts:407:11
 assign qp_error = {qp_error_qp_reg, qp_error_valid_reg};
 
-// gen/nic/req-tx.ts:406:11
+// gen/nic/req-tx.ts:408:11
 assign m_park = {park_data_reg[20:19], park_data_reg[18:3], park_data_reg[2:1], park_valid_reg};
 
-// gen/nic/req-tx.ts:417:22
+// gen/nic/req-tx.ts:419:22
 assign start_rem = wqe_now[77:46] - skip_bytes_reg;
 
-// gen/nic/req-tx.ts:418:18
+// gen/nic/req-tx.ts:420:18
 assign gen_cur_psn = gen_busy_reg ? gen_psn_reg : start_first_psn;
 
-// gen/nic/req-tx.ts:419:18
+// gen/nic/req-tx.ts:421:18
 assign gen_cur_rem = gen_busy_reg ? gen_rem_reg : start_rem;
 
-// gen/nic/req-tx.ts:420:20
+// gen/nic/req-tx.ts:422:20
 assign gen_cur_first = gen_busy_reg ? gen_first_reg : !resume_reg;
 
-// gen/nic/req-tx.ts:421:20
+// gen/nic/req-tx.ts:423:20
 assign gen_cur_count = gen_busy_reg ? gen_count_reg : skip_pkts_reg;
 
-// gen/nic/req-tx.ts:422:19
+// gen/nic/req-tx.ts:424:19
 assign gen_cur_read = gen_busy_reg ? gen_read_reg : is_read;
 
-// gen/nic/req-tx.ts:423:24
+// gen/nic/req-tx.ts:425:24
 assign gen_cur_high_valid = gen_busy_reg ? gen_high_valid_reg : tp[41];
 
-// gen/nic/req-tx.ts:424:19
+// gen/nic/req-tx.ts:426:19
 assign gen_cur_high = gen_busy_reg ? gen_high_psn_reg : tp[65:42];
 
-// gen/nic/req-tx.ts:425:17
+// gen/nic/req-tx.ts:427:17
 assign gen_mtu = 13'd1 << (gen_busy_reg ? gen_mtu_log2_reg : mtu_log2_reg);
 
-// gen/nic/req-tx.ts:427:19
+// gen/nic/req-tx.ts:429:19
 assign gen_last = gen_cur_read || (gen_cur_rem <= {19'd0, gen_mtu});
 
-// gen/nic/req-tx.ts:432:25
+// gen/nic/req-tx.ts:434:25
 assign start_reth_va = wqe_now[205:142] + {32'd0, skip_bytes_reg};
 
-// gen/nic/req-tx.ts:443:14
+// gen/nic/req-tx.ts:445:14
 assign m_pkt_cmd_valid = pkt_valid_reg;
 
-// gen/nic/req-tx.ts:444:13
+// gen/nic/req-tx.ts:446:13
 assign m_pkt_cmd_data = pkt_data_reg;
 
-// gen/nic/req-tx.ts:446:18
+// gen/nic/req-tx.ts:448:18
 assign gen_emit = (gen_busy_reg || start_take) && (!pkt_valid_reg || m_pkt_cmd_ready);
 
-// gen/nic/req-tx.ts:471:11
+// gen/nic/req-tx.ts:473:11
 assign cnt_retx = retx_valid_reg;
 
 // gen/nic/req-tx.ts:159:39
@@ -464,7 +472,7 @@ always @(posedge clk) begin
     psn_upd_valid_reg <= 1'b0;
     qp_error_valid_reg <= 1'b0;
     park_valid_reg <= 1'b0;
-    if (rewind_fire) begin
+    if (rewind_fire && ((part_16[2:0] == 3'd3) || (part_15[2:0] == 3'd4))) begin
         psn_upd_valid_reg <= 1'd1;
         psn_upd_qp_reg <= s_rewind_data[1:0];
         psn_upd_value_reg <= s_rewind_data[41:18];
@@ -481,7 +489,7 @@ always @(posedge clk) begin
                         last_psn_reg <= 24'd0;
                         wire_first_psn_reg <= 24'd0;
                         mtu_log2_reg <= pmtu_clamped;
-                        pd_reg <= part_15[174:159];
+                        pd_reg <= part_17[174:159];
                         sge_idx_reg <= resuming ? ((!(((1'b0 || (!1'b0 && ((34'd0 + ((wqe_now[45:38] > 8'd0) ? {2'b00, wqe_now[333:302]} : 34'd0)) > {2'b00, resume_skip_bytes[31:0]}))) || (!(1'b0 || (!1'b0 && ((34'd0 + ((wqe_now[45:38] > 8'd0) ? {2'b00, wqe_now[333:302]} : 34'd0)) > {2'b00, resume_skip_bytes[31:0]}))) && (((34'd0 + ((wqe_now[45:38] > 8'd0) ? {2'b00, wqe_now[333:302]} : 34'd0)) + ((wqe_now[45:38] > 8'd1) ? {2'b00, wqe_now[461:430]} : 34'd0)) > {2'b00, resume_skip_bytes[31:0]}))) || (!((1'b0 || (!1'b0 && ((34'd0 + ((wqe_now[45:38] > 8'd0) ? {2'b00, wqe_now[333:302]} : 34'd0)) > {2'b00, resume_skip_bytes[31:0]}))) || (!(1'b0 || (!1'b0 && ((34'd0 + ((wqe_now[45:38] > 8'd0) ? {2'b00, wqe_now[333:302]} : 34'd0)) > {2'b00, resume_skip_bytes[31:0]}))) && (((34'd0 + ((wqe_now[45:38] > 8'd0) ? {2'b00, wqe_now[333:302]} : 34'd0)) + ((wqe_now[45:38] > 8'd1) ? {2'b00, wqe_now[461:430]} : 34'd0)) > {2'b00, resume_skip_bytes[31:0]}))) && ((((34'd0 + ((wqe_now[45:38] > 8'd0) ? {2'b00, wqe_now[333:302]} : 34'd0)) + ((wqe_now[45:38] > 8'd1) ? {2'b00, wqe_now[461:430]} : 34'd0)) + ((wqe_now[45:38] > 8'd2) ? {2'b00, wqe_now[589:558]} : 34'd0)) > {2'b00, resume_skip_bytes[31:0]}))) && (((((34'd0 + ((wqe_now[45:38] > 8'd0) ? {2'b00, wqe_now[333:302]} : 34'd0)) + ((wqe_now[45:38] > 8'd1) ? {2'b00, wqe_now[461:430]} : 34'd0)) + ((wqe_now[45:38] > 8'd2) ? {2'b00, wqe_now[589:558]} : 34'd0)) + ((wqe_now[45:38] > 8'd3) ? {2'b00, wqe_now[717:686]} : 34'd0)) > {2'b00, resume_skip_bytes[31:0]})) ? 2'd3 : ((!((1'b0 || (!1'b0 && ((34'd0 + ((wqe_now[45:38] > 8'd0) ? {2'b00, wqe_now[333:302]} : 34'd0)) > {2'b00, resume_skip_bytes[31:0]}))) || (!(1'b0 || (!1'b0 && ((34'd0 + ((wqe_now[45:38] > 8'd0) ? {2'b00, wqe_now[333:302]} : 34'd0)) > {2'b00, resume_skip_bytes[31:0]}))) && (((34'd0 + ((wqe_now[45:38] > 8'd0) ? {2'b00, wqe_now[333:302]} : 34'd0)) + ((wqe_now[45:38] > 8'd1) ? {2'b00, wqe_now[461:430]} : 34'd0)) > {2'b00, resume_skip_bytes[31:0]}))) && ((((34'd0 + ((wqe_now[45:38] > 8'd0) ? {2'b00, wqe_now[333:302]} : 34'd0)) + ((wqe_now[45:38] > 8'd1) ? {2'b00, wqe_now[461:430]} : 34'd0)) + ((wqe_now[45:38] > 8'd2) ? {2'b00, wqe_now[589:558]} : 34'd0)) > {2'b00, resume_skip_bytes[31:0]})) ? 2'd2 : ((!(1'b0 || (!1'b0 && ((34'd0 + ((wqe_now[45:38] > 8'd0) ? {2'b00, wqe_now[333:302]} : 34'd0)) > {2'b00, resume_skip_bytes[31:0]}))) && (((34'd0 + ((wqe_now[45:38] > 8'd0) ? {2'b00, wqe_now[333:302]} : 34'd0)) + ((wqe_now[45:38] > 8'd1) ? {2'b00, wqe_now[461:430]} : 34'd0)) > {2'b00, resume_skip_bytes[31:0]})) ? 2'd1 : ((!1'b0 && ((34'd0 + ((wqe_now[45:38] > 8'd0) ? {2'b00, wqe_now[333:302]} : 34'd0)) > {2'b00, resume_skip_bytes[31:0]})) ? 2'b00 : 2'b00)))) : 2'b00;
                         resume_reg <= resuming;
                         resume_psn_reg <= tp[40:17];
@@ -504,7 +512,7 @@ always @(posedge clk) begin
             last_psn_reg <= 24'd0;
             wire_first_psn_reg <= 24'd0;
             mtu_log2_reg <= pmtu_clamped;
-            pd_reg <= part_16[174:159];
+            pd_reg <= part_18[174:159];
             sge_idx_reg <= resuming ? ((!(((1'b0 || (!1'b0 && ((34'd0 + ((wqe_now[45:38] > 8'd0) ? {2'b00, wqe_now[333:302]} : 34'd0)) > {2'b00, resume_skip_bytes[31:0]}))) || (!(1'b0 || (!1'b0 && ((34'd0 + ((wqe_now[45:38] > 8'd0) ? {2'b00, wqe_now[333:302]} : 34'd0)) > {2'b00, resume_skip_bytes[31:0]}))) && (((34'd0 + ((wqe_now[45:38] > 8'd0) ? {2'b00, wqe_now[333:302]} : 34'd0)) + ((wqe_now[45:38] > 8'd1) ? {2'b00, wqe_now[461:430]} : 34'd0)) > {2'b00, resume_skip_bytes[31:0]}))) || (!((1'b0 || (!1'b0 && ((34'd0 + ((wqe_now[45:38] > 8'd0) ? {2'b00, wqe_now[333:302]} : 34'd0)) > {2'b00, resume_skip_bytes[31:0]}))) || (!(1'b0 || (!1'b0 && ((34'd0 + ((wqe_now[45:38] > 8'd0) ? {2'b00, wqe_now[333:302]} : 34'd0)) > {2'b00, resume_skip_bytes[31:0]}))) && (((34'd0 + ((wqe_now[45:38] > 8'd0) ? {2'b00, wqe_now[333:302]} : 34'd0)) + ((wqe_now[45:38] > 8'd1) ? {2'b00, wqe_now[461:430]} : 34'd0)) > {2'b00, resume_skip_bytes[31:0]}))) && ((((34'd0 + ((wqe_now[45:38] > 8'd0) ? {2'b00, wqe_now[333:302]} : 34'd0)) + ((wqe_now[45:38] > 8'd1) ? {2'b00, wqe_now[461:430]} : 34'd0)) + ((wqe_now[45:38] > 8'd2) ? {2'b00, wqe_now[589:558]} : 34'd0)) > {2'b00, resume_skip_bytes[31:0]}))) && (((((34'd0 + ((wqe_now[45:38] > 8'd0) ? {2'b00, wqe_now[333:302]} : 34'd0)) + ((wqe_now[45:38] > 8'd1) ? {2'b00, wqe_now[461:430]} : 34'd0)) + ((wqe_now[45:38] > 8'd2) ? {2'b00, wqe_now[589:558]} : 34'd0)) + ((wqe_now[45:38] > 8'd3) ? {2'b00, wqe_now[717:686]} : 34'd0)) > {2'b00, resume_skip_bytes[31:0]})) ? 2'd3 : ((!((1'b0 || (!1'b0 && ((34'd0 + ((wqe_now[45:38] > 8'd0) ? {2'b00, wqe_now[333:302]} : 34'd0)) > {2'b00, resume_skip_bytes[31:0]}))) || (!(1'b0 || (!1'b0 && ((34'd0 + ((wqe_now[45:38] > 8'd0) ? {2'b00, wqe_now[333:302]} : 34'd0)) > {2'b00, resume_skip_bytes[31:0]}))) && (((34'd0 + ((wqe_now[45:38] > 8'd0) ? {2'b00, wqe_now[333:302]} : 34'd0)) + ((wqe_now[45:38] > 8'd1) ? {2'b00, wqe_now[461:430]} : 34'd0)) > {2'b00, resume_skip_bytes[31:0]}))) && ((((34'd0 + ((wqe_now[45:38] > 8'd0) ? {2'b00, wqe_now[333:302]} : 34'd0)) + ((wqe_now[45:38] > 8'd1) ? {2'b00, wqe_now[461:430]} : 34'd0)) + ((wqe_now[45:38] > 8'd2) ? {2'b00, wqe_now[589:558]} : 34'd0)) > {2'b00, resume_skip_bytes[31:0]})) ? 2'd2 : ((!(1'b0 || (!1'b0 && ((34'd0 + ((wqe_now[45:38] > 8'd0) ? {2'b00, wqe_now[333:302]} : 34'd0)) > {2'b00, resume_skip_bytes[31:0]}))) && (((34'd0 + ((wqe_now[45:38] > 8'd0) ? {2'b00, wqe_now[333:302]} : 34'd0)) + ((wqe_now[45:38] > 8'd1) ? {2'b00, wqe_now[461:430]} : 34'd0)) > {2'b00, resume_skip_bytes[31:0]})) ? 2'd1 : ((!1'b0 && ((34'd0 + ((wqe_now[45:38] > 8'd0) ? {2'b00, wqe_now[333:302]} : 34'd0)) > {2'b00, resume_skip_bytes[31:0]})) ? 2'b00 : 2'b00)))) : 2'b00;
             resume_reg <= resuming;
             resume_psn_reg <= tp[40:17];
@@ -640,7 +648,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/req-tx.ts:447:5
+// gen/nic/req-tx.ts:449:5
 always @(posedge clk) begin
     if (m_pkt_cmd_ready) begin
         pkt_valid_reg <= 1'b0;
@@ -658,14 +666,14 @@ always @(posedge clk) begin
         gen_read_reg <= is_read;
         gen_high_valid_reg <= tp[41];
         gen_high_psn_reg <= tp[65:42];
-        gen_dest_qpn_reg <= part_17[26:3];
-        gen_dest_mac_reg <= part_18[126:79];
-        gen_dest_ip_reg <= part_19[158:127];
-        gen_sport_reg <= part_20[406:391];
+        gen_dest_qpn_reg <= part_19[26:3];
+        gen_dest_mac_reg <= part_20[126:79];
+        gen_dest_ip_reg <= part_21[158:127];
+        gen_sport_reg <= part_22[406:391];
     end
     if (gen_emit) begin
         pkt_valid_reg <= 1'd1;
-        pkt_data_reg <= {cfg[94:89], cfg[88:81], (gen_busy_reg ? gen_sport_reg : part_21[406:391]), (gen_busy_reg ? gen_dest_ip_reg : part_22[158:127]), cfg[80:49], (gen_busy_reg ? gen_dest_mac_reg : part_23[126:79]), cfg[48:1], 24'd0, 8'd0, 1'b0, (gen_busy_reg ? gen_len_reg : start_rem), (gen_busy_reg ? gen_rkey_reg : wqe_now[237:206]), (gen_busy_reg ? gen_va_reg : start_reth_va), (gen_cur_first || gen_cur_read), (gen_cur_read ? 13'd0 : (gen_last ? gen_cur_rem[12:0] : gen_mtu)), (gen_last || (gen_cur_count == 6'd63)), gen_cur_psn, (gen_busy_reg ? gen_dest_qpn_reg : part_24[26:3]), (gen_cur_read ? 8'd12 : (gen_cur_first ? (gen_last ? 8'd10 : 8'd6) : (gen_last ? 8'd8 : 8'd7)))};
+        pkt_data_reg <= {cfg[94:89], cfg[88:81], (gen_busy_reg ? gen_sport_reg : part_23[406:391]), (gen_busy_reg ? gen_dest_ip_reg : part_24[158:127]), cfg[80:49], (gen_busy_reg ? gen_dest_mac_reg : part_25[126:79]), cfg[48:1], 24'd0, 8'd0, 1'b0, (gen_busy_reg ? gen_len_reg : start_rem), (gen_busy_reg ? gen_rkey_reg : wqe_now[237:206]), (gen_busy_reg ? gen_va_reg : start_reth_va), (gen_cur_first || gen_cur_read), (gen_cur_read ? 13'd0 : (gen_last ? gen_cur_rem[12:0] : gen_mtu)), (gen_last || (gen_cur_count == 6'd63)), gen_cur_psn, (gen_busy_reg ? gen_dest_qpn_reg : part_26[26:3]), (gen_cur_read ? 8'd12 : (gen_cur_first ? (gen_last ? 8'd10 : 8'd6) : (gen_last ? 8'd8 : 8'd7)))};
         gen_psn_reg <= gen_cur_psn + 24'd1;
         gen_rem_reg <= gen_cur_rem - {19'd0, gen_mtu};
         gen_first_reg <= 1'b0;
@@ -695,9 +703,9 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/req-tx.ts:470:13
+// gen/nic/req-tx.ts:472:13
 always @(posedge clk) begin
-    retx_valid_reg <= (gen_emit && gen_cur_high_valid) && !binary_25[23];
+    retx_valid_reg <= (gen_emit && gen_cur_high_valid) && !binary_27[23];
     if (rst) begin
         retx_valid_reg <= 1'b0;
     end

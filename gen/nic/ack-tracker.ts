@@ -287,6 +287,9 @@ export const nicAckTracker = defineModule('nic_ack_tracker', { numQp: 4, depth: 
   const rwNext = rwRec.field('acked').addw(1);
   const rwResume = m.let('rewind_resume_psn', mux(psnGe(rwNext, rwData.field('sqPsn')).lnot(), rwData.field('sqPsn'), mux(psnGt(rwNext, rwLast), rwLast, rwNext)));
   m.if(rwFire, () => rwValid.set(0));
+  // A QP reset while its rewind waits: the rewind belongs to the old connection (its ring
+  // index and PSN mean nothing to the new one), so it is dropped.
+  m.if(qpCtx.at(rwQp).field('state').eq(QP_STATE.RESET), () => rwValid.set(0));
   m.if(rewindHere, () => {
     rwValid.set(1);
     rwData.set(pack(rewindStruct(qw), { qp: selQp, ringIdx: e.field('ringIndex'), sqPsn: e.field('msgFirstPsn') }));

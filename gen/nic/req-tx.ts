@@ -312,7 +312,9 @@ export const nicReqTx = defineModule('nic_req_tx', { dataWidth: 64, numQp: 4 } a
   const rwSafe = m.let('rewind_safe', fsm.is('IDLE').lor(wq.ne(rwQp)).land(startTake.lnot()).land(parkNow.lnot()));
   sRewind.ready.set(rwSafe);
   const rwFire = m.let('rewind_fire', sRewind.valid.land(rwSafe));
-  m.if(rwFire, () => { updValid.set(1); updQp.set(rwQp); updValue.set(sRewind.data.field('sqPsn')); });
+  // SQ_PSN only for a connected QP: software may be programming it (RESET, INIT, RTR).
+  const rwState = qpCtx.at(rwQp).field('state');
+  m.if(rwFire.land(rwState.eq(QP_STATE.RTS).lor(rwState.eq(QP_STATE.ERROR))), () => { updValid.set(1); updQp.set(rwQp); updValue.set(sRewind.data.field('sqPsn')); });
 
   const takePsns = (): void => {
     firstPsn.set(sqFirst);

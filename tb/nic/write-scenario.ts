@@ -127,7 +127,7 @@ async function failOnRxDrops(env: PairEnv, tb: TestBench, describe: () => Promis
   for (const h of [env.a, env.b]) {
     for (const n of ['RX_DROP_ICRC', 'RX_DROP_OTHER'] as const) {
       const v = await h.drv.counter(n);
-      if (v !== 0) throw new Error(`${h.name}: ${n} = ${v} by cycle ${tb.cycle} in a run without link errors (lost frames are not retransmitted)\n${await describe()}`);
+      if (v !== 0) throw new Error(`${h.name}: ${n} = ${v} by cycle ${tb.cycle} in a run without link errors (the receiver could not keep up)\n${await describe()}`);
     }
   }
 }
@@ -194,8 +194,8 @@ export async function runWriteScenario(env: PairEnv, tb: TestBench, o: WriteScen
   for (let k = 1; env.sb.totalOwed > 0; k++) {
     if (tb.cycle > deadline) throw new Error(`${env.sb.totalOwed} completion(s) still owed after ${o.timeout ?? 2_000_000} cycles\n${await describeQps(env, setup)}`);
     poll.check();
-    // A dropped frame is never retransmitted (no retransmission yet), so the run would only
-    // time out: say so as soon as it happens.
+    // A dropped frame means the receiver could not keep up (the link is clean here): say so
+    // as soon as it happens rather than wait for the retransmission.
     if (k % 64 === 0) await failOnRxDrops(env, tb, () => describeQps(env, setup));
     await tb.clockCycles(32);
   }

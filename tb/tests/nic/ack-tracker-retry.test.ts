@@ -42,6 +42,8 @@ interface LoopOptions {
   blackHole?: number;
   /** QP whose responder answers its first `times` packets at EXP_PSN with RNR NAK (code). */
   rnr?: { qp: number; code: number; times: number };
+  /** Per cycle: a ghost ACK, NAK 0x60 or RNR NAK (a PSN never sent) for a random QP. */
+  pGhost?: number;
 }
 
 interface LoopResult {
@@ -52,6 +54,7 @@ interface LoopResult {
   errors: number[];
   implied: number;
   acksPastRead: number;
+  ghosts: number;
   rnrAt: { qp: number; cycle: number }[];
   retryExc: number;
 }
@@ -94,6 +97,7 @@ async function runLoop(dut: Dut, tb: TestBench, o: LoopOptions): Promise<LoopRes
   const respLine = new Line<RespPkt>(r.fork(), [4, 24], o.pLoss);
   const responders = msgs.map(l => new ResponderModel(l[0]!.first));
   const rx = msgs.map(() => new RespRxModel());
+  const respQ: RespPkt[] = [];
   const reqSrc = new StructSource<ReqEntryV>(tb, dut.s_req as never, 's_req');
   const ackSrc = new StructSource<AckEvent & { msn: number }>(tb, dut.s_ack as never, 's_ack');
   const doneSrc = new StructSource<Record<string, number | bigint>>(tb, dut.s_read_done as never, 's_read_done');
@@ -102,10 +106,18 @@ async function runLoop(dut: Dut, tb: TestBench, o: LoopOptions): Promise<LoopRes
   });
 
   // ---- what the bench watches ----------------------------------------------------------------
-  const res: LoopResult = { cqes: msgs.map(() => []), msgs, rewinds: [], timeouts: [], errors: msgs.map(() => 0), implied: 0, acksPastRead: 0, rnrAt: [], retryExc: 0 };
+  const res: LoopResult = { cqes: msgs.map(() => []), msgs, rewinds: [], timeouts: [], errors: msgs.map(() => 0), implied: 0, acksPastRead: 0, ghosts: 0, rnrAt: [], retryExc: 0 };
   new StructSink<Record<string, number | bigint>>(tb, dut.m_cqe as never, 'm_cqe', {
     pause: 0.3,
-    onItem: (v, at) => { const q = Number(v['qp']); res.cqes[q]!.push({ qp: q, wrId: BigInt(v['wrId']!), status: Number(v['status']), cycle: at }); },
+    onItem: (v, at) => {
+      const q = Number(v['qp']), wrId = BigInt(v['wrId']!), status = Number(v['status']);
+      res.cqes[q]!.push({ qp: q, wrId, status, cycle: at });
+      // A WRITE completes only once the responder has all of it (a ghost ACK must not do it).
+      const m = msgs[q]!.find(x => x.wrId === wrId);
+      if (m && !m.read && status === CQE_STATUS.SUCCESS) {
+        expect(psnCompare(m.last, responders[q]!.exp) < 0, `QP ${q} WRITE ${m.first}..${m.last} completed at cycle ${at}, the responder expects ${responders[q]!.exp} (seed ${tb.seed})`).toBe(true);
+      }
+    },
   });
   const ciSeen = msgs.map(l => l[0]!.ring);
   const timeoutMon = new PulseMonitor(tb, { get value() { return (dut.ack_timeout.value as { valid: number }).valid; } } as never, { get value() { return (dut.ack_timeout.value as { qp: number }).qp; } } as never);
@@ -130,6 +142,25 @@ async function runLoop(dut: Dut, tb: TestBench, o: LoopOptions): Promise<LoopRes
   let readTpFor: { q: number; ringIdx: number; sqPsn: number; cycle: number } | null = null;
   const rnrLeft = o.rnr ? { ...o.rnr } : null;
 
+  // What the tracker has been told, bookkept in the cycle it takes each event (before a rewind
+  // taken in the same cycle, as in the tracker): an event counts when its PSN is in the window
+  // (newer than what was acknowledged, not newer than what was posted). An ACK says the other
+  // side has its PSN, a NAK everything before its PSN, a missing READ response everything
+  // before the expected one; an ACK that moves the window restarts the timer.
+  let acksSeen = 0;
+  ClockPhases.of(tb).onSample(() => {
+    for (; acksSeen < ackSrc.sent.length; acksSeen++) {
+      const { value: a, cycle } = ackSrc.sent[acksSeen]!;
+      const ackSyn = (a.syndrome >> 5) === 0;
+      const has = a.rdMiss ? psnAdd(a.rdExp, -1) : ackSyn ? a.psn : a.syndrome === 0x60 || (a.syndrome >> 5) === 1 ? psnAdd(a.psn, -1) : null;
+      const inWindow = psnCompare(a.psn, maxAcked[a.qp]!) > 0 && psnCompare(a.psn, lastPosted[a.qp]!) <= 0;
+      if (inWindow && has !== null && psnCompare(has, maxAcked[a.qp]!) > 0) {
+        maxAcked[a.qp] = has;
+        if (ackSyn && !a.rdMiss) restart[a.qp] = cycle;
+      }
+    }
+  });
+
   // Like nic_req_tx, the sender takes a rewind only between entries (none of its on the bus).
   new StructSink<{ qp: number; ringIdx: number; sqPsn: number }>(tb, dut.m_rewind as never, 'm_rewind', {
     pause: 0.5,
@@ -142,6 +173,9 @@ async function runLoop(dut: Dut, tb: TestBench, o: LoopOptions): Promise<LoopRes
       next[q] = msgs[q]!.findIndex(m => m.ring === ringIdx);
       rx[q]!.drop();
       inFlight[q] = false;
+      // The tracker empties the window (lastSent := acked): later events about the dropped
+      // entries are stale until they are posted again.
+      lastPosted[q] = maxAcked[q]!;
       readTpFor = { q, ringIdx, sqPsn, cycle: at };
       dut.tp_qp.value = q;
     },
@@ -156,6 +190,8 @@ async function runLoop(dut: Dut, tb: TestBench, o: LoopOptions): Promise<LoopRes
       msgFirstPsn: m.first, ringIndex: m.ring, signaled: 1, status: state[q] === QP_STATE.ERROR ? CQE_STATUS.FLUSH_ERROR : CQE_STATUS.SUCCESS,
     };
     next[q]!++;
+    // nic_req_tx hands the read_ctx to nic_read_resp_rx before the ReqEntry to the tracker.
+    if (m.read && e.status === CQE_STATUS.SUCCESS) rx[q]!.push(e.firstPsn, e.lastPsn);
     reqSrc.push(e);
     posted.push({ e, msg: m });
   };
@@ -199,7 +235,6 @@ async function runLoop(dut: Dut, tb: TestBench, o: LoopOptions): Promise<LoopRes
       if (!inFlight[q] || psnCompare(maxAcked[q]!, lastPosted[q]!) >= 0) restart[q] = reqSrc.sent[handled]!.cycle;
       inFlight[q] = true;
       lastPosted[q] = e.lastPsn;
-      if (msg.read) rx[q]!.push(e.firstPsn, e.lastPsn);
       const lose = o.blackHole === q ? true : undefined;
       if (msg.read) reqLine.send(now, { qp: q, kind: 'read', psn: e.firstPsn, lastPsn: e.lastPsn }, lose);
       else for (let psn = e.firstPsn; ; psn = psnAdd(psn, 1)) { reqLine.send(now, { qp: q, kind: 'write', psn, last: psn === e.lastPsn }, lose); if (psn === e.lastPsn) break; }
@@ -214,23 +249,24 @@ async function runLoop(dut: Dut, tb: TestBench, o: LoopOptions): Promise<LoopRes
       for (const x of responders[p.qp]!.onRequest(p)) respLine.send(now, x);
     }
     // The requester's RX: READ responses and ACKs, annotated, to the tracker in order.
-    for (const p of respLine.take(now)) {
+    // nic_read_resp_rx annotates a packet in the cycle before the tracker sees its event (one
+    // register): arriving packets wait here and are annotated one per cycle as s_ack frees.
+    respQ.push(...respLine.take(now));
+    for (const p of ackSrc.idle && respQ.length > 0 ? [respQ.shift()!] : []) {
       const { acks, done } = rx[p.qp]!.onResponse(p.qp, p);
       for (const a of acks) {
         if (a.rdMiss && p.kind === 'resp') res.implied++;
         if (a.rdMiss && p.kind === 'ack') res.acksPastRead++;
         if (p.kind === 'ack' && (a.syndrome >> 5) === 1) res.rnrAt.push({ qp: a.qp, cycle: now });
-        // What the event says the other side has: an ACK its PSN, a NAK everything before its
-        // PSN, a missing READ response everything before the expected one.
-        const ackSyn = (a.syndrome >> 5) === 0;
-        const has = a.rdMiss ? psnAdd(a.rdExp, -1) : ackSyn ? a.psn : a.syndrome === 0x60 || (a.syndrome >> 5) === 1 ? psnAdd(a.psn, -1) : null;
-        if (has !== null && psnCompare(has, maxAcked[a.qp]!) > 0 && psnCompare(has, lastPosted[a.qp]!) <= 0) {
-          maxAcked[a.qp] = has;
-          if (ackSyn && !a.rdMiss) restart[a.qp] = now;
-        }
         ackSrc.push({ ...a, msn: 0 });
       }
       if (done !== null) doneSrc.push({ qp: p.qp, wrId: 0n, lastPsn: done, status: 0, syndrome: 0, ok: 1 }, now + r.int(0, 10));
+    }
+    // Ghosts: PSNs beyond anything sent (ahead of the window); the tracker must ignore them.
+    if (o.pGhost && r.bool(o.pGhost) && ackSrc.idle) {
+      const q = r.int(0, NUM_QP - 1);
+      ackSrc.push({ qp: q, psn: psnAdd(lastPosted[q]!, r.int(1, 1 << 20)), syndrome: r.pick([0x1f, 0x60, 0x20 | r.int(0, 31)]), rdMiss: 0, rdExp: 0, msn: 0 });
+      res.ghosts++;
     }
     // Post the next message of a QP with room (fewer than DEPTH uncompleted), one at a time.
     if (reqSrc.idle && !readTpFor) {
@@ -262,12 +298,12 @@ function checkCompletions(tb: TestBench, res: LoopResult, expect0: (q: number) =
 }
 
 describe('nic_ack_tracker retry engine (closed loop)', () => {
-  it('random loss both ways on 4 QPs (WRITEs and READs): every message once, in order; rewinds at the oldest entry, never past what arrived', async () => {
+  it('random loss both ways on 4 QPs (WRITEs and READs), ghost ACK/NAKs: every message once, in order; rewinds at the oldest entry, never past what arrived', async () => {
     await runTest(design(nicAckTracker, { depth: DEPTH }), async (dut, tb) => {
-      const res = await runLoop(dut, tb, { msgsPerQp: 40, pLoss: 0.04, timeoutLog2: 10, retryCnt: 7, pRead: 0.4 });
+      const res = await runLoop(dut, tb, { msgsPerQp: 80, pLoss: 0.04, timeoutLog2: 10, retryCnt: 7, pRead: 0.4, pGhost: 0.01 });
       checkCompletions(tb, res, () => res.msgs[0]!.map(() => CQE_STATUS.SUCCESS));
       console.log(`retry loop: seed ${tb.seed}, ${res.rewinds.length} rewinds (${res.rewinds.filter(x => x.resume !== res.msgs[x.qp]!.find(m => m.ring === x.ringIdx)!.first).length} inside a message), `
-        + `${res.timeouts.length} timeouts, ${res.implied} implied NAKs, ${res.acksPastRead} ACKs past a missing READ response, ${tb.cycle} cycles`);
+        + `${res.timeouts.length} timeouts, ${res.implied} implied NAKs, ${res.acksPastRead} ACKs past a missing READ response, ${res.ghosts} ghost ACK/NAKs, ${tb.cycle} cycles`);
       expect(res.rewinds.length).toBeGreaterThan(10);
       expect(res.rewinds.some(x => x.resume !== res.msgs[x.qp]!.find(m => m.ring === x.ringIdx)!.first), 'a rewind inside a message').toBe(true);
       expect(res.timeouts.length).toBeGreaterThan(0);
@@ -379,3 +415,43 @@ describe('nic_ack_tracker retry engine: exhaustion, RNR, parking', () => {
     });
   });
 });
+
+describe('nic_ack_tracker retry engine: a reset QP', () => {
+  it('a rewind still waiting when its QP is reset is dropped: none after the reconnect, the QP starts clean', async () => {
+    await runTest(design(nicAckTracker, { depth: DEPTH }), async (dut, tb) => {
+      const retry = retryReg({ retryCnt: 3, timeoutLog2: 0 });
+      const state: number[] = [QP_STATE.RTR, QP_STATE.RTR, QP_STATE.RTR, QP_STATE.RTR];
+      const publish = (): void => { dut.qp_ctx.value = state.map(s => ({ ...Object.fromEntries(QpCtx.fields.map(f => [f.name, 0])), state: s, retry })) as never; };
+      publish();
+      dut.s_req.valid.value = 0; dut.s_ack.valid.value = 0; dut.s_read_done.valid.value = 0; dut.m_cqe.ready.value = 1; dut.m_rewind.ready.value = 0;
+      dut.s_park.value = { valid: 0, qp: 0, ringIdx: 0, reason: 0 };
+      dut.ctx_room.value = 0xf;
+      dut.tp_qp.value = 1;
+      await tb.reset(2);
+      await tb.clockCycles(2);
+      state[1] = QP_STATE.RTS; publish();
+      const reqSrc = new StructSource<ReqEntryV>(tb, dut.s_req as never, 's_req');
+      const ackSrc = new StructSource<AckEvent & { msn: number }>(tb, dut.s_ack as never, 's_ack');
+      reqSrc.push({ qp: 1, wrId: 1n, opcode: WQE_OPCODE.RDMA_WRITE, length: 10, firstPsn: 100, lastPsn: 103, msgFirstPsn: 100, ringIndex: 7, signaled: 1, status: CQE_STATUS.SUCCESS });
+      await reqSrc.wait();
+      ackSrc.push({ qp: 1, psn: 102, syndrome: 0x60, rdMiss: 0, rdExp: 0, msn: 0 });
+      await tb.until(() => dut.m_rewind.valid.value === 1, { timeout: 100, what: 'the rewind' });
+      // Reset the QP while the rewind waits (m_rewind not ready).
+      await tb.rising();
+      state[1] = QP_STATE.RESET; publish();
+      await tb.clockCycles(3);
+      expect(Number(dut.m_rewind.valid.value), 'the rewind of a reset QP is dropped').toBe(0);
+      dut.m_rewind.ready.value = 1;
+      state[1] = QP_STATE.INIT; publish(); await tb.clockCycles(2);
+      state[1] = QP_STATE.RTS; publish();
+      let rewinds = 0;
+      ClockPhases.of(tb).onSample(() => { if (dut.m_rewind.valid.value === 1) rewinds++; });
+      await tb.clockCycles(50);
+      const t = dut.tp.value as { expIdx: number; resumeValid: number; highValid: number; room: number };
+      expect(rewinds, 'rewinds after the reconnect').toBe(0);
+      expect({ expIdx: Number(t.expIdx), resumeValid: Number(t.resumeValid), highValid: Number(t.highValid), room: Number(t.room) }, 'send pointer after RESET').toEqual({ expIdx: 0, resumeValid: 0, highValid: 0, room: 1 });
+      expect(Number(dut.read_busy.value) | Number(dut.tx_hold.value)).toBe(0);
+    });
+  });
+});
+

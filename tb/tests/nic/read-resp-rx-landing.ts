@@ -211,7 +211,7 @@ export async function runLanding(o: LandingOptions): Promise<LandingResult> {
     const firstPsn = 0xff_fff0;
     const n = Math.max(1, Math.ceil(o.readLen / (1 << o.pmtuLog2)));
     const ctxs = Array.from({ length: o.reads }, (_, r) => ({
-      qp: 0, wrId: BigInt(0x1000 + r), firstPsn: (firstPsn + r * n) & 0xff_ffff, lastPsn: (firstPsn + r * n + n - 1) & 0xff_ffff, length: o.readLen, pd: land.pd, pmtu: o.pmtuLog2, numSge: 1,
+      qp: 0, wrId: BigInt(0x1000 + r), firstPsn: (firstPsn + r * n) & 0xff_ffff, lastPsn: (firstPsn + r * n + n - 1) & 0xff_ffff, length: o.readLen, startOff: 0, pd: land.pd, pmtu: o.pmtuLog2, numSge: 1,
       sge: [{ addr: land.va + BigInt(r * o.readLen), len: o.readLen, lkey: land.key }, ...[1, 2, 3].map(() => ({ addr: 0n, len: 0, lkey: 0 }))],
     }));
     const frames = ctxs.flatMap((c, r) => responseFrames(r, c.firstPsn, o, rng));
