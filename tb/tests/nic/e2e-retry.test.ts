@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { CQE_STATUS, QP_STATE, retryReg } from '../../../gen/nic/regmap.ts';
 import { envSeed, runTest } from '../../core/index.ts';
-import { pairDesign } from '../../benches/nic/write.ts';
+import { pairDesignOf } from '../../../bench/nic-pair.ts';
 import { psnAdd, psnCompare } from '../../model/psn.ts';
 import { RC_OP } from '../../model/wire-expect.ts';
 import { both, isAck, opIs, psnIs, toQp, type FaultRule } from './support/frame-faults.ts';
@@ -22,8 +22,8 @@ const qpn = (i: number): number => 0x100 + i;
 const to = (i: number, ...ops: number[]) => both(toQp(qpn(i)), opIs(...ops));
 
 /** Runs `body` on a fresh pair; the seed is printed for replay. */
-async function withPair(name: string, o: RetryPairOptions, body: (p: RetryPair) => Promise<void>, maxCycles = 3_000_000): Promise<void> {
-  await runTest(pairDesign(), async (dut, tb) => {
+async function withPair(name: string, o: RetryPairOptions, body: (p: RetryPair) => Promise<void>, maxCycles = 3_000_000, dataWidth = 64): Promise<void> {
+  await runTest(pairDesignOf(dataWidth), async (dut, tb) => {
     console.log(`e2e-retry ${name}: seed ${tb.seed} (NICGEN_SEED=${tb.seed} replays)`);
     const pair = await RetryPair.create(dut, tb, o);
     await body(pair);
@@ -348,5 +348,34 @@ describe('nic_pair go-back-N', () => {
       expect(a.RETRY_EXC).toBe(1);
       await expectAllRts(pair, 2);
     });
+  }, BUILD_TIMEOUT);
+
+  it('512-bit datapath: a lost WRITE MIDDLE resent from its PSN, a lost READ RESPONSE MIDDLE re-requested from there, byte-exact', async () => {
+    const mtu = 1024;
+    await withPair('512 bits', {
+      qps: 2, retry: RETRY, pmtuLog2: [10, 10],
+      faults: [
+        { what: 'second WRITE MIDDLE to QP 0', dir: 'a->b', match: to(0, RC_OP.WRITE_MIDDLE), nth: 2, action: 'drop' },
+        { what: 'second READ RESPONSE MIDDLE to QP 1', dir: 'b->a', match: to(1, RC_OP.READ_RESPONSE_MIDDLE), nth: 2, action: 'drop' },
+      ],
+    }, async pair => {
+      const w = await pair.post({ kind: 'write', from: 'A', qp: 0, len: 5 * mtu + 33 });
+      await pair.post({ kind: 'write', from: 'A', qp: 0, len: 2 * mtu + 1 });
+      const r = await pair.post({ kind: 'read', from: 'A', qp: 1, len: 6 * mtu + 100 });
+      await pair.drain(400_000);
+      pair.plan.expectActed();
+      const { retransmissions } = pair.finish();
+      const a = await pair.counters('A'), b = await pair.counters('B');
+      console.log(`512 bits: ${retransmissions} retransmissions checked; A ${JSON.stringify(a)}; B ${JSON.stringify(b)}`);
+      expect(pair.log.requests('a->b', qpn(0), psnAdd(w.psn, 2)).length, 'QP 0 2nd MIDDLE').toBe(2);
+      expect(pair.log.requests('a->b', qpn(0), w.psn).length, 'QP 0 FIRST (before the loss) once').toBe(1);
+      const again = pair.log.requests('a->b', qpn(1), psnAdd(r.psn, 2));
+      expect(again.length, 'partial re-request of the READ of QP 1').toBe(1);
+      expect(again[0]!.pkt.reth).toEqual({ va: r.wr.remoteVa + BigInt(2 * mtu), rkey: r.wr.rkey, dmaLen: 6 * mtu + 100 - 2 * mtu });
+      expect(b.SEQ_NAK_TX).toBe(1);
+      expect(a.RETX_PKTS).toBe(resends(pair, 'A'));
+      expect(retransmissions).toBeGreaterThan(0);
+      await expectAllRts(pair, 2);
+    }, 3_000_000, 512);
   }, BUILD_TIMEOUT);
 });
