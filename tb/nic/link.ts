@@ -45,8 +45,10 @@ export interface LinkOptions {
   readonly observe?: (f: LinkFrame) => void;
   /** Sees every frame when it is handed to the receiver (cycle = delivery cycle). */
   readonly deliver?: (f: LinkFrame) => void;
-  /** After the faults: return null to drop the frame, or the bytes to deliver. */
-  readonly filter?: (f: LinkFrame) => Uint8Array | null;
+  /** After the faults: return null to drop the frame, or the bytes to deliver; several frames
+   *  are delivered in order (a duplicate, or a frame held back earlier and released behind this
+   *  one). */
+  readonly filter?: (f: LinkFrame) => Uint8Array | readonly Uint8Array[] | null;
 }
 
 export interface LinkEnd {
@@ -128,7 +130,7 @@ export class EthernetLink {
             for (const data of arriving) {
               const out = o.filter ? o.filter({ dir, data, cycle: p.cycle }) : data;
               if (out === null) { stats.dropped++; continue; }
-              queue(out, p.cycle, false);
+              for (const d of out instanceof Uint8Array ? [out] : out) queue(d, p.cycle, false);
             }
           }
         }

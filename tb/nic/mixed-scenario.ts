@@ -37,8 +37,10 @@ export interface MixedScenarioOptions {
   readonly timeout?: number;
   /** Fail when no completion arrives for this many cycles (default 400k). */
   readonly stallCycles?: number;
-  /** The link has faults (tb/nic/link-faults.ts) or carries hostile frames: RX drops are
-   *  expected, not a failure. */
+  /** The link has faults (tb/nic/link-faults.ts) or carries hostile frames: RX drops and
+   *  retransmissions are expected. Without (default), no frame may be dropped and nothing
+   *  retransmitted (RETX_PKTS, ACK_TIMEOUTS, SEQ_NAK_*, DUP_REQ_RX, RETRY_EXC all 0): a retry
+   *  there would be a spurious one. */
   readonly lossy?: boolean;
   /** Called once set-up is done and the scoreboard has started, before the first WQE is
    *  posted (e.g. to allow more ranges, or to start injecting frames). */
@@ -214,10 +216,10 @@ export async function runMixedScenario(env: PairEnv, tb: TestBench, o: MixedScen
   return { reads, writes: plan.length - reads, fences: plan.filter(p => p.wr.fence).length, bytes: plan.reduce((a, p) => a + p.len, 0), cycles, wire };
 }
 
-/** No frame dropped (unless the link has faults), every QP still RTS. */
+/** Every QP still RTS; on a clean link no frame dropped and no retry of any kind. */
 async function expectCleanEnd(env: PairEnv, streams: readonly Stream[], lossy: boolean): Promise<void> {
   for (const h of lossy ? [] : [env.a, env.b]) {
-    for (const n of ['RX_DROP_ICRC', 'RX_DROP_OTHER'] as const) {
+    for (const n of ['RX_DROP_ICRC', 'RX_DROP_OTHER', 'RETX_PKTS', 'ACK_TIMEOUTS', 'SEQ_NAK_TX', 'SEQ_NAK_RX', 'DUP_REQ_RX', 'RETRY_EXC'] as const) {
       const v = await h.drv.counter(n);
       if (v !== 0) throw new Error(`${h.name}: ${n} = ${v} in a run without link errors`);
     }

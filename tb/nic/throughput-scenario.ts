@@ -49,7 +49,8 @@ export async function runThroughput(env: PairEnv, tb: TestBench, o: ThroughputOp
     A.drv.post(qp, wr);
     await A.drv.ring(qp);
   }
-  // Lost frames are never retransmitted, so a drop stalls the QP: report it when it happens.
+  // A drop here is a receiver that cannot keep up at line rate (the run measures exactly
+  // that), even though go-back-N would recover it: report it when it happens.
   const dropped = async (): Promise<number> => await B.drv.counter('RX_DROP_ICRC') + await B.drv.counter('RX_DROP_OTHER');
   let maxRxBacklog = 0;
   for (let k = 1; env.sb.totalOwed > 0; k++) {

@@ -194,7 +194,7 @@ async function failOnRxDrops(env: PairEnv, tb: TestBench, describe: () => Promis
   for (const h of [env.a, env.b]) {
     for (const n of ['RX_DROP_ICRC', 'RX_DROP_OTHER'] as const) {
       const v = await h.drv.counter(n);
-      if (v !== 0) throw new Error(`${h.name}: ${n} = ${v} by cycle ${tb.cycle} in a run without link errors (lost frames are not retransmitted)\n${await describe()}`);
+      if (v !== 0) throw new Error(`${h.name}: ${n} = ${v} by cycle ${tb.cycle} in a run without link errors (the receiver could not keep up)\n${await describe()}`);
     }
   }
 }
@@ -255,8 +255,8 @@ export async function runWriteScenario(env: PairEnv, tb: TestBench, o: WriteScen
   for (const h of [env.a, env.b]) for (const qp of setup.get(h)!.qps) await h.drv.ring(qp);
   await waitForCompletions(env, tb, {
     timeout: o.timeout ?? 2_000_000, stallCycles: o.stallCycles ?? 400_000, poll, describe: () => describeQps(env, setup),
-    // A dropped frame is never retransmitted (no retransmission yet), so without link faults
-    // the run would only time out: say so as soon as it happens.
+    // Without link faults a dropped frame means the receiver could not keep up: say so as
+    // soon as it happens rather than wait for the retransmission.
     ...(o.lossy ? {} : { every64: () => failOnRxDrops(env, tb, () => describeQps(env, setup)) }),
   });
   poll.stop();

@@ -24,9 +24,9 @@ export interface WriteBenchOptions extends WriteScenarioOptions {
 }
 
 /** Pacing of the random runs. The receiver's frame buffer drops what its DMA writes cannot
- *  absorb (a MAC cannot be stalled), and lost frames need retransmission, which req_tx and
- *  the ACK tracker do not implement yet; so the senders are slowed (busy MAC) and memory
- *  back-pressure kept moderate, and the run checks that no frame was dropped. */
+ *  absorb (a MAC cannot be stalled); a lost frame is retransmitted (docs/nic-reliability.md),
+ *  but these runs check the fault-free path: the senders are slowed (busy MAC), memory
+ *  back-pressure kept moderate, and no frame may be dropped nor anything retransmitted. */
 export const PACED: Omit<PairEnvOptions, 'pcap' | 'latency'> = {
   backpressure: Number(process.env['NICGEN_MEM_BP'] ?? 0.1), stall: Number(process.env['NICGEN_MEM_BP'] ?? 0.1) / 2,
   link: { bytesPerCycle: Number(process.env['NICGEN_LINK_RATE'] ?? 2) },
