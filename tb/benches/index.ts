@@ -8,6 +8,7 @@ import { syncFifoBenches, syncFifoRamBenches } from './lib/fifo.ts';
 import { skidBenches } from './lib/skid.ts';
 import { demoBench } from './nic/demo.ts';
 import { fuzzBenchDef } from './nic/fuzz.ts';
+import { soakBench } from './nic/soak.ts';
 import { nicPairReadBenches } from './nic/read.ts';
 import { nicPairBenches } from './nic/write.ts';
 import { selftestBenches } from './selftest.ts';
@@ -22,5 +23,5 @@ export const benches: Readonly<Record<string, BenchGroup>> = {
   wrr_arbiter: wrrBenches,
   crc32_parallel: crcBenches,
   selftest: selftestBenches,
-  nic_pair: { demo: demoBench, ...nicPairBenches, ...nicPairReadBenches, fuzz: fuzzBenchDef },
+  nic_pair: { demo: demoBench, ...nicPairBenches, ...nicPairReadBenches, fuzz: fuzzBenchDef, soak: soakBench },
 };

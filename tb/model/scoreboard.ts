@@ -84,6 +84,8 @@ export class RdmaScoreboard {
   #seq = 0;
   #observer: ScoreboardObserver | undefined;
   completions = 0;
+  /** WQEs completed so far, signaled or not (progress of a long run). */
+  retired = 0;
   bytesChecked = 0;
   /** The caller's clock (a testbench's cycle count): each record is dated with it. */
   now: (() => number) | undefined;
@@ -152,6 +154,7 @@ export class RdmaScoreboard {
     for (;;) {
       const e = q.shift();
       if (!e) throw new Error(`${where}: no completion was expected`);
+      this.retired++;
       const owesCqe = e.wr.signaled || e.status !== CQE_STATUS.SUCCESS;
       // An unsignaled WQE gets a CQE only when it did not succeed (wr_ids are unique in a run).
       if (!owesCqe && c.wrId === e.wr.wrId) throw new ScoreboardMismatch(`${where} (${opName(e.wr.opcode)}, unsignaled): status ${statusName(c.status)}, expected ${statusName(e.status)} and no CQE`, e.recorded);

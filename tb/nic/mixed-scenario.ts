@@ -42,6 +42,9 @@ export interface MixedScenarioOptions {
    *  retransmitted (RETX_PKTS, ACK_TIMEOUTS, SEQ_NAK_*, DUP_REQ_RX, RETRY_EXC all 0): a retry
    *  there would be a spurious one. */
   readonly lossy?: boolean;
+  /** Every QP's RETRY register (regmap.ts retryReg: retry count, ACK timeout); default its
+   *  reset value (3 retries, 2^20 cycles). */
+  readonly retry?: number;
   /** Called once set-up is done and the scoreboard has started, before the first WQE is
    *  posted (e.g. to allow more ranges, or to start injecting frames). */
   readonly onStart?: (setup: { readonly mrs: ReadonlyMap<string, MixedMrs> }) => void;
@@ -187,7 +190,7 @@ async function postOne(env: PairEnv, tb: TestBench, p: Planned, mrs: Map<string,
 
 export async function runMixedScenario(env: PairEnv, tb: TestBench, o: MixedScenarioOptions): Promise<MixedScenarioResult> {
   const rng = tb.rng;
-  const setup = await setupHosts(env, tb, o.qps);
+  const setup = await setupHosts(env, tb, o.qps, o.retry);
   const mrs = await registerMixedMrs([env.a, env.b], rng, new Map([env.a, env.b].map(h => [h.name, setup.get(h)!.src])));
   env.sb.start();
   for (const h of [env.a, env.b]) for (const qp of setup.get(h)!.qps) env.sb.allow(h.name, qp.ringRanges);

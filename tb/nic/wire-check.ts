@@ -24,6 +24,9 @@ export interface WireCheckResult {
   acks: number;
   /** Requests and READ responses sent again (equal to their first transmission). */
   retransmissions: number;
+  /** Of them requests (WRITE packets, READ REQUESTs): with `reRequests`, what the senders'
+   *  RETX_PKTS counters must add up to. */
+  requestRetransmissions: number;
   /** Partial READ re-requests (VA, length and PSN advanced). */
   reRequests: number;
   /** NAK 0x60 (sequence error) frames, allowed only with `lossy`. */
@@ -77,7 +80,7 @@ export function checkCapture(pcapPath: string, wire: ReadonlyMap<string, readonl
   if (raw.length !== rows.length) throw new Error(`tshark read ${rows.length} frames, the pcap reader ${raw.length}`);
   const seen = new Map<string, number>();
   const history = new Map<string, StreamHistory>();
-  const out: WireCheckResult = { frames: rows.length, requests: 0, responses: 0, acks: 0, retransmissions: 0, reRequests: 0, sequenceNaks: 0 };
+  const out: WireCheckResult = { frames: rows.length, requests: 0, responses: 0, acks: 0, retransmissions: 0, requestRetransmissions: 0, reRequests: 0, sequenceNaks: 0 };
   for (const r of rows) {
     checkFrame(r);
     const at = `frame ${r.frame}`;
@@ -95,7 +98,7 @@ export function checkCapture(pcapPath: string, wire: ReadonlyMap<string, readonl
     const pkt = decoded(raw[r.frame - 1]!.data, at);
     let t: Transmission;
     try { t = h.classify(pkt); } catch (e) { throw new Error(`${at} (${key}): ${(e as Error).message}`); }
-    if (t.kind === 'retransmission') { out.retransmissions++; continue; }
+    if (t.kind === 'retransmission') { out.retransmissions++; if (key === reqKey) out.requestRetransmissions++; continue; }
     if (t.kind === 're-request') { out.reRequests++; continue; }
     const i = seen.get(key) ?? 0;
     const e = wire.get(key)?.[i];

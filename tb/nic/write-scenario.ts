@@ -55,7 +55,8 @@ function pickSges(rng: Rng, src: MemoryRegion, len: number): SgeRef[] {
   });
 }
 
-export async function setupHosts(env: PairEnv, tb: TestBench, qps: number): Promise<Map<Host, HostSetup>> {
+/** `retry`: every QP's RETRY register (retryReg; default the register's reset value). */
+export async function setupHosts(env: PairEnv, tb: TestBench, qps: number, retry?: number): Promise<Map<Host, HostSetup>> {
   const rng = tb.rng;
   const pd = { A: 0x11, B: 0x22 };
   const setup = new Map<Host, HostSetup>();
@@ -71,7 +72,7 @@ export async function setupHosts(env: PairEnv, tb: TestBench, qps: number): Prom
     for (const h of [env.a, env.b]) {
       // PSNs start just below 2^24, so every run crosses the wrap.
       const sqPsn = 0xffffff - rng.int(0, 40);
-      const qp = await h.drv.createQp(i, { pd: pd[h.name], pmtuLog2, sqPsn, sqSizeLog2: rng.int(2, 5), cqSizeLog2: rng.int(2, 6) });
+      const qp = await h.drv.createQp(i, { pd: pd[h.name], pmtuLog2, sqPsn, sqSizeLog2: rng.int(2, 5), cqSizeLog2: rng.int(2, 6), ...(retry === undefined ? {} : { retry }) });
       setup.get(h)!.qps.push(qp);
       setup.get(h)!.psn.push(sqPsn);
     }

@@ -77,7 +77,7 @@ describe('capture checks accept retransmissions and check them', () => {
   it('a go-back-N conversation passes: resent WRITE packets, a partial READ re-request, resent responses', () => {
     const c = conversation(testRng('wire retx good'));
     const r = check(capture('good', c.frames), c.wire);
-    expect(r).toEqual({ frames: c.frames.length, requests: 4, responses: 8, acks: 2, retransmissions: 2 + 5, reRequests: 1, sequenceNaks: 1 });
+    expect(r).toEqual({ frames: c.frames.length, requests: 4, responses: 8, acks: 2, retransmissions: 2 + 5, requestRetransmissions: 2, reRequests: 1, sequenceNaks: 1 });
   });
 
   it('a NAK 0x60 fails an error-free (not lossy) check', () => {
