@@ -180,7 +180,7 @@ export function planMixed(rng: Rng, streams: readonly Stream[], mrs: Map<string,
 }
 
 /** Records the expectation, waits for a free slot, posts; rings the doorbell 70% of the time. */
-async function postOne(env: PairEnv, tb: TestBench, p: Planned, mrs: Map<string, MixedMrs>, wait: { describe: () => Promise<string>; timeout: number; stallCycles: number }): Promise<void> {
+async function postOne(env: PairEnv, tb: TestBench, p: Planned, mrs: Map<string, MixedMrs>, wait: { describe: () => Promise<string>; timeout: number; stallCycles: number; poll: { check(): void } }): Promise<void> {
   const { s, wr } = p;
   expectPlanned(env.sb, p, mrs);
   await waitForRoom(env, tb, s.h, s.qp, wait);
@@ -207,7 +207,7 @@ export async function runMixedScenario(env: PairEnv, tb: TestBench, o: MixedScen
   const t0 = tb.cycle;
   const poll = startPoller(env, setup, tb);
   const stallCycles = o.stallCycles ?? 400_000;
-  for (const p of plan) await postOne(env, tb, p, mrs, { describe, timeout, stallCycles });
+  for (const p of plan) await postOne(env, tb, p, mrs, { describe, timeout, stallCycles, poll });
   for (const s of streams) await s.h.drv.ring(s.qp);
   // Fail early when nothing completes for a while (a lost response hangs a READ for good).
   await waitForCompletions(env, tb, { timeout, stallCycles, poll, describe });

@@ -178,10 +178,13 @@ export async function waitForCompletions(env: PairEnv, tb: TestBench, w: Complet
 
 /** Waits for a free slot in `qp`'s send ring; fails like waitForCompletions when no CQE comes
  *  for `w.stallCycles` (a full ring drains only as completions come). */
-export async function waitForRoom(env: PairEnv, tb: TestBench, h: Pick<Host, 'name' | 'drv'>, qp: QueuePair, w: Omit<CompletionWait, 'poll' | 'every64'>): Promise<void> {
+export async function waitForRoom(env: PairEnv, tb: TestBench, h: Pick<Host, 'name' | 'drv'>, qp: QueuePair, w: Omit<CompletionWait, 'poll' | 'every64'> & { readonly poll?: CompletionWait['poll'] }): Promise<void> {
   const deadline = tb.cycle + w.timeout;
   const idle = progressWatch(env, tb);
   while (await h.drv.sqFree(qp) === 0) {
+    // A wrong CQE the poller met (an error status, a mismatch) is the cause of a full ring:
+    // report it, not the stall it leads to.
+    w.poll?.check();
     const stalled = idle() > w.stallCycles;
     if (tb.cycle > deadline || stalled) {
       throw new Error(`${h.name} QP ${qp.index}: send ring still full ${stalled ? `with no completion for ${idle()} cycles` : `after ${w.timeout} cycles`}${faultHint(env)}\n${await w.describe()}`);
@@ -248,7 +251,7 @@ export async function runWriteScenario(env: PairEnv, tb: TestBench, o: WriteScen
     const peer = env.peer(p.h);
     const dstOff = (p.wr as WorkRequest & { dstOff: number }).dstOff;
     env.sb.expectWrite(p.h.name, p.qp.index, p.wr, CQE_STATUS.SUCCESS, { host: peer.name, mr: setup.get(peer)!.dst, offset: dstOff });
-    await waitForRoom(env, tb, p.h, p.qp, { timeout: o.timeout ?? 2_000_000, stallCycles: o.stallCycles ?? 400_000, describe: () => describeQps(env, setup) });
+    await waitForRoom(env, tb, p.h, p.qp, { timeout: o.timeout ?? 2_000_000, stallCycles: o.stallCycles ?? 400_000, poll, describe: () => describeQps(env, setup) });
     p.h.drv.post(p.qp, p.wr);
     // Doorbells are sometimes batched: several WQEs behind one SQ_PI write.
     if (rng.bool(0.7)) await p.h.drv.ring(p.qp);
