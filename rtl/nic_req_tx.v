@@ -207,11 +207,11 @@ wire [430:0] part_13 = qp_ctx[wqe_now[1:0] * 431 +: 431];
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_14 = qp_ctx[wqe_now[1:0] * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/req-tx.ts:316:25: only bits [2:0] are used
+// intermediate of gen/nic/req-tx.ts:318:25: only bits [2:0] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_15 = qp_ctx[s_rewind_data[1:0] * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/req-tx.ts:316:25: only bits [2:0] are used
+// intermediate of gen/nic/req-tx.ts:318:25: only bits [2:0] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_16 = qp_ctx[s_rewind_data[1:0] * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
@@ -386,70 +386,70 @@ assign m_read_ctx_valid = state == STATE_RCTX;
 // gen/nic/req-tx.ts:292:17
 assign m_read_ctx_data = {wqe_now[749:238], wqe_now[40:38], mtu_log2_reg, pd_reg, (resume_reg ? skip_bytes_reg : 32'd0), wqe_now[77:46], last_psn_reg, wire_first_psn_reg, wqe_now[141:78], wqe_now[1:0]};
 
-// gen/nic/req-tx.ts:312:20
-assign rewind_safe = (((state == STATE_IDLE) || (wqe_now[1:0] != s_rewind_data[1:0])) && !start_take) && !park_now;
+// gen/nic/req-tx.ts:314:20
+assign rewind_safe = ((((state == STATE_IDLE) || (wqe_now[1:0] != s_rewind_data[1:0])) && !start_take) && !park_now) && !park_valid_reg;
 
-// gen/nic/req-tx.ts:313:17
+// gen/nic/req-tx.ts:315:17
 assign s_rewind_ready = rewind_safe;
 
-// gen/nic/req-tx.ts:314:20
+// gen/nic/req-tx.ts:316:20
 assign rewind_fire = s_rewind_valid && rewind_safe;
 
-// gen/nic/req-tx.ts:360:14
+// gen/nic/req-tx.ts:362:14
 assign s_wqe_ready = (state == STATE_IDLE) && !s_rewind_valid;
 
-// gen/nic/req-tx.ts:406:10
+// gen/nic/req-tx.ts:408:10
 assign sq_psn_upd = {psn_upd_value_reg, psn_upd_qp_reg, psn_upd_valid_reg};
 
-// gen/nic/req-tx.ts:407:11
+// gen/nic/req-tx.ts:409:11
 assign qp_error = {qp_error_qp_reg, qp_error_valid_reg};
 
-// gen/nic/req-tx.ts:408:11
+// gen/nic/req-tx.ts:410:11
 assign m_park = {park_data_reg[20:19], park_data_reg[18:3], park_data_reg[2:1], park_valid_reg};
 
-// gen/nic/req-tx.ts:419:22
+// gen/nic/req-tx.ts:421:22
 assign start_rem = wqe_now[77:46] - skip_bytes_reg;
 
-// gen/nic/req-tx.ts:420:18
+// gen/nic/req-tx.ts:422:18
 assign gen_cur_psn = gen_busy_reg ? gen_psn_reg : start_first_psn;
 
-// gen/nic/req-tx.ts:421:18
+// gen/nic/req-tx.ts:423:18
 assign gen_cur_rem = gen_busy_reg ? gen_rem_reg : start_rem;
 
-// gen/nic/req-tx.ts:422:20
+// gen/nic/req-tx.ts:424:20
 assign gen_cur_first = gen_busy_reg ? gen_first_reg : !resume_reg;
 
-// gen/nic/req-tx.ts:423:20
+// gen/nic/req-tx.ts:425:20
 assign gen_cur_count = gen_busy_reg ? gen_count_reg : skip_pkts_reg;
 
-// gen/nic/req-tx.ts:424:19
+// gen/nic/req-tx.ts:426:19
 assign gen_cur_read = gen_busy_reg ? gen_read_reg : is_read;
 
-// gen/nic/req-tx.ts:425:24
+// gen/nic/req-tx.ts:427:24
 assign gen_cur_high_valid = gen_busy_reg ? gen_high_valid_reg : tp[41];
 
-// gen/nic/req-tx.ts:426:19
+// gen/nic/req-tx.ts:428:19
 assign gen_cur_high = gen_busy_reg ? gen_high_psn_reg : tp[65:42];
 
-// gen/nic/req-tx.ts:427:17
+// gen/nic/req-tx.ts:429:17
 assign gen_mtu = 13'd1 << (gen_busy_reg ? gen_mtu_log2_reg : mtu_log2_reg);
 
-// gen/nic/req-tx.ts:429:19
+// gen/nic/req-tx.ts:431:19
 assign gen_last = gen_cur_read || (gen_cur_rem <= {19'd0, gen_mtu});
 
-// gen/nic/req-tx.ts:434:25
+// gen/nic/req-tx.ts:436:25
 assign start_reth_va = wqe_now[205:142] + {32'd0, skip_bytes_reg};
 
-// gen/nic/req-tx.ts:445:14
+// gen/nic/req-tx.ts:447:14
 assign m_pkt_cmd_valid = pkt_valid_reg;
 
-// gen/nic/req-tx.ts:446:13
+// gen/nic/req-tx.ts:448:13
 assign m_pkt_cmd_data = pkt_data_reg;
 
-// gen/nic/req-tx.ts:448:18
+// gen/nic/req-tx.ts:450:18
 assign gen_emit = (gen_busy_reg || start_take) && (!pkt_valid_reg || m_pkt_cmd_ready);
 
-// gen/nic/req-tx.ts:473:11
+// gen/nic/req-tx.ts:475:11
 assign cnt_retx = retx_valid_reg;
 
 // gen/nic/req-tx.ts:159:39
@@ -648,7 +648,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/req-tx.ts:449:5
+// gen/nic/req-tx.ts:451:5
 always @(posedge clk) begin
     if (m_pkt_cmd_ready) begin
         pkt_valid_reg <= 1'b0;
@@ -703,7 +703,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/req-tx.ts:472:13
+// gen/nic/req-tx.ts:474:13
 always @(posedge clk) begin
     retx_valid_reg <= (gen_emit && gen_cur_high_valid) && !binary_27[23];
     if (rst) begin

@@ -309,7 +309,9 @@ export const nicReqTx = defineModule('nic_req_tx', { dataWidth: 64, numQp: 4 } a
   // ---- rewind: between two WQEs of the QP (never while one of them is half sent) ------------------
   const rwQp = sRewind.data.field('qp');
   m.unused(sRewind.data, 'ringIdx is for the fetch stage (the tracker applies it there)');
-  const rwSafe = m.let('rewind_safe', fsm.is('IDLE').lor(wq.ne(rwQp)).land(startTake.lnot()).land(parkNow.lnot()));
+  // Not while a park is decided (parkNow) nor while it is on m_park (park_valid_reg, the
+  // cycle after): the tracker takes one of them per cycle (its fetch_rewind carries one).
+  const rwSafe = m.let('rewind_safe', fsm.is('IDLE').lor(wq.ne(rwQp)).land(startTake.lnot()).land(parkNow.lnot()).land(parkValid.lnot()));
   sRewind.ready.set(rwSafe);
   const rwFire = m.let('rewind_fire', sRewind.valid.land(rwSafe));
   // SQ_PSN only for a connected QP: software may be programming it (RESET, INIT, RTR).
