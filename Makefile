@@ -23,7 +23,7 @@ demo: setup
 # Randomized tests use seed 1 here so a CI run is reproducible; `make regress` explores many
 # seeds. NICGEN_SEED=<n> make test picks another seed, NICGEN_SEED= make test a random one.
 test: setup
-	npx tsc -p tsconfig.json
+	node --import tsx scripts/typecheck.ts
 	$(NICGEN) gen --check
 	$(NICGEN) lint
 	NICGEN_SEED=$${NICGEN_SEED-1} node --import tsx scripts/run-tests.ts

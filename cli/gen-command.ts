@@ -1,54 +1,114 @@
-// `nicgen gen`: write every top's modules, filelists and manifests into a folder, or with
-// --check report whether the folder (normally rtl/) is out of date.
+// `nicgen gen`: write tops' modules, filelists, port manifests and FuseSoC cores into a
+// folder (cli/output-folder.ts: what may be written or removed there), or with --check report
+// whether the folder (normally rtl/) is out of date.
+//
+//   nicgen gen                                    this project's tops (gen/tops.ts) into rtl/
+//   nicgen gen --tops my-tops.ts --out build/x    your tops; --out is required
+//   nicgen gen nic_top --set numQp=8 --out DIR    one top, some parameters changed
 
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { emitAll } from './project.ts';
+import { fileURLToPath } from 'node:url';
+import { emitProject, reconfigure, topName, type TopEntry } from '../gen/emit/index.ts';
+import { MANIFEST_FILE, applyPlan, planWrite, type WritePlan } from './output-folder.ts';
+import { checkTopsSources, loadTops } from './project.ts';
+import { commandLineLoc, parseSets } from './gen-set.ts';
+import { describeCheck } from './source-check.ts';
 import { UsageError } from './usage-error.ts';
 
-const generated = /\.(v|f)$|\.ports\.json$/;
-
 export interface GenOptions {
-  readonly out: string;
+  /** Output folder; rtl/ when omitted (only for this project's own tops). */
+  readonly out?: string | undefined;
   readonly check: boolean;
-  readonly tops?: string;
+  readonly tops?: string | undefined;
+  /** Emit only this top: its Verilog name (`sync_fifo_width64_depth16`, with that entry's
+   *  parameters) or its definition's name (`nic_top`, from the definition's defaults). */
+  readonly top?: string | undefined;
+  /** `name=value` parameter changes for `top`. */
+  readonly set?: readonly string[];
+  /** The command line as typed (where --set errors are reported). */
+  readonly argv?: readonly string[];
+}
+
+const nicgenRoot = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
+
+function nicgenVersion(): string {
+  return (JSON.parse(fs.readFileSync(path.join(nicgenRoot, 'package.json'), 'utf8')) as { version: string }).version;
+}
+
+/** --out is required for anything but this project's own tops: their rtl/ is committed and
+ *  checked, and is no place for another design. */
+function outFolder(o: GenOptions): string {
+  if (o.out !== undefined) return o.out;
+  if (o.tops !== undefined) throw new UsageError(`--tops ${o.tops} emits your own tops: name their folder with --out DIR (rtl/ holds this project's generated files)`);
+  if (o.top !== undefined || o.set?.length) throw new UsageError(`name the folder for ${o.top ?? 'the top'} with --out DIR, e.g. --out build/${o.top ?? 'top'} (rtl/ holds this project's generated files)`);
+  return 'rtl';
+}
+
+function selectTop(entries: readonly TopEntry[], o: GenOptions): readonly TopEntry[] {
+  const sets = o.set ?? [];
+  if (o.top === undefined) {
+    if (sets.length) throw new UsageError(`--set changes one top's parameters: name the top (nicgen gen <top> --set ${sets[0]} --out DIR)`);
+    return entries;
+  }
+  const byName = entries.find(e => topName(e) === o.top);
+  const byDef = entries.find(e => e.def?.name === o.top);
+  const base = byName ?? (byDef ? { ...byDef, given: {} } : undefined);
+  if (!base?.def) {
+    const names = [...new Set(entries.flatMap(e => [e.def?.name, topName(e)]).filter((n): n is string => typeof n === 'string'))];
+    throw new UsageError(`unknown top '${o.top}' (known: ${names.join(', ')})`);
+  }
+  if (!sets.length) return [byName ?? reconfigure(base, {}, base.at ?? commandLineLoc(o.argv ?? []))];
+  const at = commandLineLoc(o.argv ?? ['gen', o.top, ...sets.flatMap(s => ['--set', s])]);
+  return [reconfigure(base, parseSets(base.def, sets, at), at)];
 }
 
 /** Returns the process exit code. */
 export async function genCommand(opts: GenOptions): Promise<number> {
   const t0 = performance.now();
-  const project = await emitAll(opts.tops);
-  const files = filelistsUnder(project.files, opts.out);
-  const out = path.resolve(opts.out);
-  if (fs.existsSync(out) && !fs.statSync(out).isDirectory()) throw new UsageError(`--out ${opts.out} is a file, not a folder`);
-  const existing = fs.existsSync(out) ? fs.readdirSync(out).filter(f => generated.test(f)) : [];
-  const stale = existing.filter(f => !files.has(f));
-  const changed = [...files].filter(([f, text]) => !fs.existsSync(path.join(out, f)) || fs.readFileSync(path.join(out, f), 'utf8') !== text).map(([f]) => f);
+  const outArg = outFolder(opts);
+  const out = path.resolve(outArg);
+  if (fs.existsSync(out) && !fs.statSync(out).isDirectory()) throw new UsageError(`--out ${outArg} is a file, not a folder`);
+  const checked = await checkTopsSources(opts.tops);
+  const entries = selectTop(await loadTops(opts.tops), opts);
+  const project = emitProject(entries, { coreVersion: nicgenVersion() });
+  const plan = planWrite(out, filelistsUnder(project.files, outArg));
 
-  if (opts.check) {
-    if (!changed.length && !stale.length) {
-      console.log(`${path.relative(process.cwd(), out) || out}/ is up to date (${files.size} files)`);
-      return 0;
-    }
-    for (const f of changed) console.error(`  would change: ${f}`);
-    for (const f of stale) console.error(`  would delete: ${f}`);
-    console.error(`${opts.out} is out of date with the generators: run 'nicgen gen' and commit the result`);
+  if (opts.check) return reportCheck(plan, outArg, project.files.size);
+  if (plan.conflicts.length) {
+    for (const f of plan.conflicts) console.error(`  not nicgen's: ${path.join(outArg, f)}`);
+    console.error(`nicgen gen: nothing written: ${plan.conflicts.length} file(s) in ${outArg} that a top generates were not written by nicgen, or were changed since `
+      + `(${MANIFEST_FILE} lists what nicgen wrote): move them out of ${outArg} (or delete them) and run again`);
     return 1;
   }
-
   try {
     // Not `recursive: true`: on pseudo file systems such as /proc, Node 20's recursive
     // mkdir can spin forever instead of failing. One level is all a user expects.
     if (!fs.existsSync(out)) fs.mkdirSync(out);
     fs.accessSync(out, fs.constants.W_OK);
   } catch (e) {
-    throw new UsageError(`cannot write to --out ${opts.out}: ${(e as Error).message}`);
+    throw new UsageError(`cannot write to --out ${outArg}: ${(e as Error).message}`);
   }
-  for (const f of changed) fs.writeFileSync(path.join(out, f), files.get(f)!);
-  for (const f of stale) fs.unlinkSync(path.join(out, f));
+  applyPlan(plan);
+  for (const f of plan.keptEdited) console.error(`nicgen gen: kept ${path.join(outArg, f)}: no top generates it any more, but it was changed since nicgen wrote it (it is yours now)`);
   const secs = ((performance.now() - t0) / 1000).toFixed(2);
-  console.log(`wrote ${project.tops.length} tops, ${files.size} files to ${opts.out} (${changed.length} changed, ${stale.length} removed) in ${secs} s`);
+  const kept = plan.userFiles.length ? `; ${plan.userFiles.length} other file(s) left alone` : '';
+  console.log(`wrote ${project.tops.length} tops, ${project.files.size} files to ${outArg} (${plan.write.size} changed, ${plan.remove.length} removed${kept}) in ${secs} s; ${describeCheck(checked)}`);
   return 0;
+}
+
+function reportCheck(plan: WritePlan, outArg: string, count: number): number {
+  if (plan.upToDate) {
+    console.log(`${path.relative(process.cwd(), plan.out) || plan.out}/ is up to date (${count} files)`);
+    return 0;
+  }
+  for (const f of plan.write.keys()) console.error(`  would change: ${f}`);
+  for (const f of plan.remove) console.error(`  would delete: ${f}`);
+  for (const f of plan.conflicts) console.error(`  differs, and is not nicgen's to overwrite: ${f}`);
+  for (const f of plan.keptEdited) console.error(`  no longer generated, changed since, would be kept: ${f}`);
+  if (!plan.write.size && !plan.remove.length && !plan.conflicts.length && !plan.keptEdited.length) console.error(`  would change: ${MANIFEST_FILE}`);
+  console.error(`${outArg} is out of date with the generators: run 'nicgen gen' and commit the result`);
+  return 1;
 }
 
 /** Filelists name their files as seen from where nicgen runs (`rtl/x.v`), so

@@ -2,9 +2,19 @@
 
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { emitProject, type EmittedProject, type TopEntry } from '../gen/emit/index.ts';
+import { checkSources, type SourceCheckResult } from './source-check.ts';
 import { UsageError } from './usage-error.ts';
+
+const builtInTops = fileURLToPath(new URL('../gen/tops.ts', import.meta.url));
+
+/** tsc and the hardware-value check over the tops file and everything it imports, before
+ *  anything is elaborated (cli/source-check.ts). */
+export async function checkTopsSources(file?: string): Promise<SourceCheckResult> {
+  if (file !== undefined && !fs.existsSync(path.resolve(file))) throw new UsageError(`--tops ${file}: no such file`);
+  return checkSources([file ?? builtInTops]);
+}
 
 /** The tops to emit: gen/tops.ts, or another module exporting `tops` (`--tops FILE`). */
 export async function loadTops(file?: string): Promise<readonly TopEntry[]> {
@@ -16,7 +26,9 @@ export async function loadTops(file?: string): Promise<readonly TopEntry[]> {
   return mod.tops;
 }
 
+/** Checks the sources, then elaborates and emits every top. */
 export async function emitAll(topsFile?: string): Promise<EmittedProject> {
+  await checkTopsSources(topsFile);
   return emitProject(await loadTops(topsFile));
 }
 

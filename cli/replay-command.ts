@@ -10,12 +10,14 @@
 
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { ClockTime, DEFAULT_PERIOD_NS } from '../sim/clock.ts';
 import { parseBursts, type FrameRange } from '../tb/replay/burst.ts';
 import { CaptureError, readCapture, type CaptureFile } from '../tb/replay/capture-file.ts';
 import { cleanCapture, type InputFrame } from '../tb/replay/frame-cleanup.ts';
 import { formatInputSummary, formatSummary, formatTable } from '../tb/replay/report.ts';
 import { runReplay, type ReplayRow } from '../tb/replay/run.ts';
 import { loadScenario, ScenarioError, type Scenario } from '../tb/replay/scenario.ts';
+import { savefileFor } from '../tb/waves/savefile.ts';
 import type { ProgressStream } from './sim-progress.ts';
 
 export interface ReplayArgs {
@@ -85,6 +87,9 @@ interface Progress {
   done(): void;
 }
 
+/** Replays run at the default clock period (cycle N at N x 4 ns in the dump). */
+const clock = new ClockTime(DEFAULT_PERIOD_NS);
+
 function progressReporter(err: ProgressStream, every: number | undefined): Progress {
   const tty = err.isTTY === true;
   const interval = (every ?? (tty ? 0.25 : 5)) * 1000;
@@ -95,7 +100,7 @@ function progressReporter(err: ProgressStream, every: number | undefined): Progr
       const now = performance.now();
       if (now - last < interval) return;
       last = now;
-      const text = `replay: frame ${row.frame}/${total}, cycle ${cycle.toLocaleString('en-US')}, ${((now - t0) / 1000).toFixed(1)} s`;
+      const text = `replay: frame ${row.frame}/${total}, cycle ${cycle.toLocaleString('en-US')} (${clock.short(cycle)} simulated), ${((now - t0) / 1000).toFixed(1)} s`;
       if (tty) { err.write(`\r\x1b[K${text}`); drawn = true; } else err.write(`${text}\n`);
     },
     done: () => { if (drawn) err.write('\r\x1b[K'); },
@@ -141,6 +146,10 @@ export async function replayCommand(a: ReplayArgs, io: ReplayIO = defaultIO): Pr
   for (const line of formatTable(r.rows, { rejectedOnly: a.rejectedOnly })) io.out(line);
   const summary = formatSummary(r, { txPcap: a.out, seconds: (performance.now() - t0) / 1000 });
   for (const line of [summary[0]!, formatInputSummary(a.in!, input.cap, input.frames), ...summary.slice(1)]) io.out(line);
+  if (a.wave !== undefined) {
+    const savefile = savefileFor(a.wave);
+    io.out(`waves: ${a.wave}${fs.existsSync(savefile) ? `, GTKWave savefile ${savefile} (nicgen wave ${a.wave})` : ''}, clock period ${clock.periodNs} ns`);
+  }
   const rejected = r.rows.filter(x => !x.verdict.accepted).length;
   if (a.expectAllAccepted && rejected > 0) {
     io.err.write(`nicgen replay: --expect-all-accepted: ${rejected} of ${r.rows.length} frames were rejected\n`);

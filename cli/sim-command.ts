@@ -4,10 +4,15 @@
 
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ClockTime } from '../sim/clock.ts';
 import { benches } from '../tb/benches/index.ts';
 import type { Bench } from '../tb/benches/index.ts';
-import { TestFailure, type TestOptions } from '../tb/core/index.ts';
+import { envSeed, randomSeed, TestFailure, type TestOptions } from '../tb/core/index.ts';
+import { benchHints } from '../tb/benches/failure-pictures.ts';
+import { printRunCoverage } from './coverage-print.ts';
 import { formatRate, SimProgress, type ProgressStream } from './sim-progress.ts';
+import { checkSources, describeCheck } from './source-check.ts';
 import { UsageError } from './usage-error.ts';
 
 export interface SimArgs {
@@ -21,6 +26,20 @@ export interface SimArgs {
   readonly maxCycles: number | undefined;
   /** Capture file for benches with a link (sets NICGEN_PCAP; others ignore it). */
   readonly pcap?: string | undefined;
+  /** Clock period in ns (default 4: cycle N is at N x 4 ns in the dump). */
+  readonly periodNs?: number | undefined;
+  /** False: no failure re-run and picture. */
+  readonly pictures?: boolean | undefined;
+  /** Verilator code coverage (the model's coverage variant) and functional coverage. */
+  readonly coverage?: boolean;
+  /** Toggle coverage too (implies coverage). */
+  readonly coverageToggle?: boolean;
+  /** The run's coverage folder (default out/coverage/<top>-<test>-<seed> with --coverage);
+   *  given alone, functional coverage only. */
+  readonly coverageDir?: string | undefined;
+  /** Build and print the coverage report of this run (default true; regress turns it off and
+   *  merges the runs itself). */
+  readonly coverageReport?: boolean;
 }
 
 /** Where the command writes; the real process streams unless a test swaps them. */
@@ -28,6 +47,8 @@ export interface SimIO {
   readonly out: (line: string) => void;
   readonly err: ProgressStream;
 }
+
+const benchRegistry = fileURLToPath(new URL('../tb/benches/index.ts', import.meta.url));
 
 const defaultIO: SimIO = { out: line => console.log(line), err: process.stderr };
 
@@ -73,14 +94,37 @@ function options(a: SimArgs, bench: Bench): TestOptions {
   if (a.pcap !== undefined && !fs.existsSync(path.dirname(path.resolve(a.pcap)))) {
     throw new UsageError(`--pcap ${a.pcap}: folder ${path.dirname(a.pcap)} does not exist`);
   }
+  if (a.periodNs !== undefined) {
+    try { new ClockTime(a.periodNs); } catch (err) { throw new UsageError(`--period: ${(err as Error).message}`); }
+  }
   const wave = a.wave === undefined ? undefined : { file: a.wave, ...(from === undefined ? {} : { from }), ...(to === undefined ? {} : { to }) };
-  return { maxCycles, ...(a.seed === undefined ? {} : { seed: a.seed }), ...(wave ? { wave } : {}) };
+  // The seed is settled here, not in runTest, so the coverage folder can be named after it.
+  const seed = a.seed ?? envSeed() ?? randomSeed();
+  const coverage = coverageDir(a, seed);
+  const code = a.coverage === true || a.coverageToggle === true;
+  return {
+    maxCycles, replay: benchHints(a.top!, a.test!, a.periodNs), seed, ...(wave ? { wave } : {}),
+    ...(a.periodNs === undefined ? {} : { periodNs: a.periodNs }), ...(a.pictures === false ? { pictures: false } : {}),
+    ...(coverage ? { coverage: { dir: coverage, code, toggle: a.coverageToggle === true } } : {}),
+  };
 }
 
-/** The command to replay a failure with a wave window around it. */
-function replayHint(a: SimArgs, seed: number, cycle: number): string {
-  const from = Math.max(0, cycle - 200);
-  return `./bin/nicgen sim ${a.top} --test ${a.test} --seed ${seed} --wave ${a.top}-${a.test}.fst --from ${from} --to ${cycle + 10}`;
+/** The run's coverage folder, when coverage is on. */
+function coverageDir(a: SimArgs, seed: number): string | undefined {
+  if (a.coverage !== true && a.coverageToggle !== true && a.coverageDir === undefined) return undefined;
+  const dir = path.resolve(a.coverageDir ?? path.join('out', 'coverage', `${a.top}-${a.test}-${seed}`));
+  try {
+    fs.mkdirSync(dir, { recursive: true });
+  } catch (err) {
+    throw new UsageError(`--coverage-dir ${a.coverageDir ?? dir}: ${(err as Error).message}`);
+  }
+  return dir;
+}
+
+/** The run's own coverage report (unless the caller merges runs itself). */
+async function reportCoverage(a: SimArgs, opts: TestOptions, io: SimIO): Promise<void> {
+  if (!opts.coverage || a.coverageReport === false) return;
+  await printRunCoverage(opts.coverage.dir, `${a.top}/${a.test}`, io.out);
 }
 
 export async function simCommand(a: SimArgs, io: SimIO = defaultIO): Promise<number> {
@@ -91,6 +135,10 @@ export async function simCommand(a: SimArgs, io: SimIO = defaultIO): Promise<num
   }
   const bench = pick(a.top, a.test);
   const opts = options(a, bench);
+  // The benches and the designs they test are type-checked (and checked for JavaScript
+  // operators on hardware values) before anything is built.
+  const checked = await checkSources([benchRegistry]);
+  if (!checked.cached) io.err.write(`sim: ${describeCheck(checked)}\n`);
   // Benches with a link (nic_pair) read their capture file from the environment.
   if (a.pcap !== undefined) process.env['NICGEN_PCAP'] = a.pcap;
   const label = `${a.top}/${a.test}`;
@@ -103,16 +151,18 @@ export async function simCommand(a: SimArgs, io: SimIO = defaultIO): Promise<num
     progress.done();
     const wall = (performance.now() - t0) / 1000;
     const sim = simStart ? (performance.now() - simStart) / 1000 : wall;
-    const wave = opts.wave ? `, wave ${typeof opts.wave === 'string' ? opts.wave : opts.wave.file}` : '';
+    const wave = opts.wave ? `, wave ${typeof opts.wave === 'string' ? opts.wave : opts.wave.file} (savefile beside it: nicgen wave FILE)` : '';
     const pcap = a.pcap !== undefined && fs.existsSync(a.pcap) ? `, pcap ${a.pcap}` : '';
-    io.out(`PASS ${label}: seed ${r.seed}, ${r.cycles} cycles, ${wall.toFixed(2)} s wall (${(wall - sim).toFixed(2)} s ${r.built ? 'building' : 'loading'} the model), ${formatRate(r.cycles / Math.max(sim, 1e-6))}${wave}${pcap}`);
+    io.out(`PASS ${label}: seed ${r.seed}, ${r.cycles} cycles, ${wall.toFixed(2)} s wall (${(wall - sim).toFixed(2)} s ${r.built ? 'building' : 'loading'} the model), ${formatRate(r.cycles / Math.max(sim, 1e-6))}, ${r.clock.short(r.cycles)} simulated at ${r.clock.periodNs} ns${wave}${pcap}`);
+    await reportCoverage(a, opts, io);
     return 0;
   } catch (err) {
     progress.done();
     if (!(err instanceof TestFailure)) throw err;
     const wall = (performance.now() - t0) / 1000;
-    io.out(`FAIL ${label}: seed ${err.seed}, failed at cycle ${err.cycle}, ${wall.toFixed(2)} s wall`);
-    io.err.write(`${err.message}\n  replay with waves: ${replayHint(a, err.seed, err.cycle)}\n`);
+    io.out(`FAIL ${label}: seed ${err.seed}, failed at ${err.details.clock.at(err.cycle)}, ${wall.toFixed(2)} s wall`);
+    io.err.write(`${err.message}\n`);
+    await reportCoverage(a, opts, io);
     return 1;
   }
 }

@@ -14,6 +14,7 @@
 // line is printed at every further 10 % of a bar, or every 5 s without one, so logs stay
 // short and readable.
 
+import { ClockTime } from '../sim/clock.ts';
 import { benchProgress, type BenchProgress } from '../tb/benches/progress.ts';
 import type { TestBench } from '../tb/core/index.ts';
 
@@ -38,6 +39,7 @@ export class SimProgress {
   #drawn = false;
   /** Tenths of the bar already printed (non-TTY). */
   #tenths = -1;
+  #clock = new ClockTime();
 
   constructor(out: ProgressStream, label: string) {
     this.#out = out;
@@ -54,6 +56,7 @@ export class SimProgress {
   /** Starts reporting; call with the bench's TestBench before its body runs. */
   attach(tb: TestBench): void {
     this.#t0 = this.#lastPrint = this.#lastTime = performance.now();
+    this.#clock = tb.model.clock;
     this.#lastCycle = this.#startCycle = tb.cycle;
     if (this.#tty) this.#draw(`${this.#label}: running`);
     let step = 256;
@@ -103,7 +106,7 @@ export class SimProgress {
   #report(cycle: number, now: number, bar: BenchProgress | undefined): void {
     // The average since the start: the rate over one ~50 ms window jumps with GC pauses.
     const seconds = (now - this.#t0) / 1000;
-    const rest = `cycle ${cycle.toLocaleString('en-US')}, ${formatRate((cycle - this.#startCycle) / seconds)}, ${seconds.toFixed(1)} s`;
+    const rest = `cycle ${cycle.toLocaleString('en-US')} (${this.#clock.short(cycle)} simulated), ${formatRate((cycle - this.#startCycle) / seconds)}, ${seconds.toFixed(1)} s`;
     const text = `${this.#label}: ${bar ? `${progressBar(bar)}, ${rest}` : rest}`;
     if (this.#tty) this.#draw(text);
     else this.#out.write(`${text}\n`);

@@ -12,13 +12,18 @@ export interface ToolResult {
 export function runTool(cmd: string, args: readonly string[], opts: { cwd?: string; input?: string } = {}): Promise<ToolResult> {
   const t0 = performance.now();
   return new Promise(resolve => {
-    const child = spawn(cmd, args, { cwd: opts.cwd, stdio: ['pipe', 'pipe', 'pipe'] });
+    // No stdin pipe unless there is input: a tool that exits at once (`--version`) would
+    // otherwise fail our write with EPIPE.
+    const child = spawn(cmd, args, { cwd: opts.cwd, stdio: [opts.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
     let output = '';
-    child.stdout.on('data', (d: Buffer) => { output += d.toString(); });
-    child.stderr.on('data', (d: Buffer) => { output += d.toString(); });
+    child.stdout?.on('data', (d: Buffer) => { output += d.toString(); });
+    child.stderr?.on('data', (d: Buffer) => { output += d.toString(); });
     child.on('error', err => resolve({ ok: false, code: null, output: `${cmd}: ${err.message}`, seconds: (performance.now() - t0) / 1000 }));
     child.on('close', code => resolve({ ok: code === 0, code, output, seconds: (performance.now() - t0) / 1000 }));
-    child.stdin.end(opts.input ?? '');
+    if (opts.input !== undefined) {
+      child.stdin?.on('error', () => { /* a tool that exits before reading its input: its exit code tells */ });
+      child.stdin?.end(opts.input);
+    }
   });
 }
 

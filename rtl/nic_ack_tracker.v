@@ -1038,7 +1038,7 @@ rr_arbiter u_arb (
 always @(posedge clk) begin
     if (!rst) begin
         if (!(!(rewind_fire && s_park[0]))) begin
-            $display("%m: assertion failed at gen/nic/ack-tracker.ts:326:5: a park and a rewind in the same cycle (nic_req_tx takes a rewind only when it parks nothing)");
+            $display("%m: assertion failed at gen/nic/ack-tracker.ts:326:5: a park and a rewind in the same cycle (nic_req_tx takes a rewind only when it parks nothing) [rewind_fire=%0h s_park=%0h]", rewind_fire, s_park);
             $stop;
         end
     end

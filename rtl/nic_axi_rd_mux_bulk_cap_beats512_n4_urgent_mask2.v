@@ -408,11 +408,11 @@ sync_fifo_bypass1_depth2_width73 u_r_buf (
 always @(posedge clk) begin
     if (!rst) begin
         if (!(!r_urgent_last || (urgent_open_reg != 4'b0000))) begin
-            $display("%m: assertion failed at gen/nic/axi-mux.ts:122:9: urgent RLAST with no urgent burst outstanding");
+            $display("%m: assertion failed at gen/nic/axi-mux.ts:122:9: urgent RLAST with no urgent burst outstanding [r_urgent_last=%0h urgent_open_reg=%0h]", r_urgent_last, urgent_open_reg);
             $stop;
         end
         if (!(!r_bulk_taken || (bulk_outstanding_reg != 10'd0))) begin
-            $display("%m: assertion failed at gen/nic/axi-mux.ts:129:9: bulk R beat with no bulk burst outstanding");
+            $display("%m: assertion failed at gen/nic/axi-mux.ts:129:9: bulk R beat with no bulk burst outstanding [r_bulk_taken=%0h bulk_outstanding_reg=%0h]", r_bulk_taken, bulk_outstanding_reg);
             $stop;
         end
     end

@@ -377,7 +377,7 @@ skid_buffer u_b_slice (
 always @(posedge clk) begin
     if (!rst) begin
         if (!(!u_b_slice_m_valid || (b_client < 2'd3))) begin
-            $display("%m: assertion failed at gen/nic/axi-mux.ts:310:24: B response whose ID names no client");
+            $display("%m: assertion failed at gen/nic/axi-mux.ts:310:24: B response whose ID names no client [u_b_slice_m_valid=%0h b_client=%0h]", u_b_slice_m_valid, b_client);
             $stop;
         end
     end

@@ -141,7 +141,7 @@ end
 always @(posedge clk) begin
     if (!rst) begin
         if (!(!s_len_valid || (s_len_data != 13'd0))) begin
-            $display("%m: assertion failed at gen/nic/byte-splitter.ts:67:5: zero-length piece");
+            $display("%m: assertion failed at gen/nic/byte-splitter.ts:67:5: zero-length piece [s_len_valid=%0h s_len_data=%0h]", s_len_valid, s_len_data);
             $stop;
         end
     end

@@ -841,23 +841,23 @@ sync_fifo_depth8_width19 u_burst_fifo (
 always @(posedge clk) begin
     if (!rst) begin
         if (!(!cmd_accept || (s_cmd_data[148:145] >= 4'd3))) begin
-            $display("%m: assertion failed at gen/nic/dma-read.ts:109:5: segLog2 must be at least log2 of the bus bytes (3)");
+            $display("%m: assertion failed at gen/nic/dma-read.ts:109:5: segLog2 must be at least log2 of the bus bytes (3) [cmd_accept=%0h]", cmd_accept);
             $stop;
         end
         if (!((!cmd_accept || (sge_count_reg < 3'd3)) || s_cmd_data[144])) begin
-            $display("%m: assertion failed at gen/nic/dma-read.ts:110:5: a message has at most 4 SGEs");
+            $display("%m: assertion failed at gen/nic/dma-read.ts:110:5: a message has at most 4 SGEs [cmd_accept=%0h sge_count_reg=%0h]", cmd_accept, sge_count_reg);
             $stop;
         end
         if (!(!page_answer || (s_xlate_resp_data[2:0] == 3'b000))) begin
-            $display("%m: assertion failed at gen/nic/dma-read.ts:235:5: a page of a validated SGE failed to translate");
+            $display("%m: assertion failed at gen/nic/dma-read.ts:235:5: a page of a validated SGE failed to translate [page_answer=%0h]", page_answer);
             $stop;
         end
         if (!(!(m_axi_rvalid && !u_burst_fifo_m_valid))) begin
-            $display("%m: assertion failed at gen/nic/dma-read.ts:326:5: read data without an outstanding burst");
+            $display("%m: assertion failed at gen/nic/dma-read.ts:326:5: read data without an outstanding burst [m_axi_rvalid=%0h u_burst_fifo_m_valid=%0h]", m_axi_rvalid, u_burst_fifo_m_valid);
             $stop;
         end
         if (!(!r_beat || (m_axi_rlast == (beat_count_reg == u_burst_fifo_m_data[13:6])))) begin
-            $display("%m: assertion failed at gen/nic/dma-read.ts:327:5: rlast does not match the burst length");
+            $display("%m: assertion failed at gen/nic/dma-read.ts:327:5: rlast does not match the burst length [r_beat=%0h m_axi_rlast=%0h beat_count_reg=%0h u_burst_fifo_m_data=%0h]", r_beat, m_axi_rlast, beat_count_reg, u_burst_fifo_m_data);
             $stop;
         end
     end

@@ -726,23 +726,23 @@ skid_buffer_width73 u_w_skid (
 always @(posedge clk) begin
     if (!rst) begin
         if (!(!page_load || page_resp)) begin
-            $display("%m: assertion failed at gen/nic/dma-write.ts:177:5: a page chunk without a pending page translation");
+            $display("%m: assertion failed at gen/nic/dma-write.ts:177:5: a page chunk without a pending page translation [page_load=%0h page_resp=%0h]", page_load, page_resp);
             $stop;
         end
         if (!(!page_load || (s_xlate_resp_data[2:0] == 3'b000))) begin
-            $display("%m: assertion failed at gen/nic/dma-write.ts:178:5: a page of a validated range failed to translate");
+            $display("%m: assertion failed at gen/nic/dma-write.ts:178:5: a page of a validated range failed to translate [page_load=%0h]", page_load);
             $stop;
         end
         if (!(!in_beat || (s_axis_tlast == (out_index_reg == job_reg[33:4])))) begin
-            $display("%m: assertion failed at gen/nic/dma-write.ts:241:5: payload tlast does not match the command length");
+            $display("%m: assertion failed at gen/nic/dma-write.ts:241:5: payload tlast does not match the command length [in_beat=%0h s_axis_tlast=%0h out_index_reg=%0h]", in_beat, s_axis_tlast, out_index_reg);
             $stop;
         end
         if (!((!in_beat || s_axis_tlast) || &s_axis_tkeep)) begin
-            $display("%m: assertion failed at gen/nic/dma-write.ts:242:5: payload beat before tlast is not full");
+            $display("%m: assertion failed at gen/nic/dma-write.ts:242:5: payload beat before tlast is not full [in_beat=%0h s_axis_tlast=%0h s_axis_tkeep=%0h]", in_beat, s_axis_tlast, s_axis_tkeep);
             $stop;
         end
         if (!(!(m_axi_bvalid && !u_pend_fifo_m_valid))) begin
-            $display("%m: assertion failed at gen/nic/dma-write.ts:287:5: write response without an outstanding burst");
+            $display("%m: assertion failed at gen/nic/dma-write.ts:287:5: write response without an outstanding burst [m_axi_bvalid=%0h u_pend_fifo_m_valid=%0h]", m_axi_bvalid, u_pend_fifo_m_valid);
             $stop;
         end
     end

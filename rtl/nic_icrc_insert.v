@@ -231,7 +231,7 @@ roce_icrc_parallel_skip6 u_crc (
 always @(posedge clk) begin
     if (!rst) begin
         if (!((!out_valid_reg || !out_slot_reg[81]) || u_crc_crc_valid)) begin
-            $display("%m: assertion failed at gen/nic/icrc-insert.ts:146:5: ICRC beat on m_axis before its CRC");
+            $display("%m: assertion failed at gen/nic/icrc-insert.ts:146:5: ICRC beat on m_axis before its CRC [out_valid_reg=%0h u_crc_crc_valid=%0h]", out_valid_reg, u_crc_crc_valid);
             $stop;
         end
     end

@@ -1319,11 +1319,11 @@ sync_fifo_ram_width73 u_land_fifo (
 always @(posedge clk) begin
     if (!rst) begin
         if (!(!ack_valid_reg || m_ack_ready)) begin
-            $display("%m: assertion failed at gen/nic/read-resp-rx.ts:218:5: m_ack: the ACK tracker must always take an event");
+            $display("%m: assertion failed at gen/nic/read-resp-rx.ts:218:5: m_ack: the ACK tracker must always take an event [ack_valid_reg=%0h m_ack_ready=%0h]", ack_valid_reg, m_ack_ready);
             $stop;
         end
         if (!(!(s_ctx_valid && ctx_flush_reg[s_ctx_data[1:0]]))) begin
-            $display("%m: assertion failed at gen/nic/read-resp-rx.ts:329:5: a READ context arrived while its QP's contexts were being dropped by a rewind");
+            $display("%m: assertion failed at gen/nic/read-resp-rx.ts:329:5: a READ context arrived while its QP's contexts were being dropped by a rewind [s_ctx_valid=%0h ctx_flush_reg=%0h]", s_ctx_valid, ctx_flush_reg);
             $stop;
         end
     end

@@ -362,7 +362,7 @@ sync_fifo_depth4_width198 u_flight_fifo (
 always @(posedge clk) begin
     if (!rst) begin
         if (!(!req_take || (rd_count_reg[s_req_data[1:0] * 3 +: 3] < 3'd2))) begin
-            $display("%m: assertion failed at gen/nic/read-responder.ts:212:5: a QP has more than 2 READ requests outstanding (the WRITE responder must check rd_room)");
+            $display("%m: assertion failed at gen/nic/read-responder.ts:212:5: a QP has more than 2 READ requests outstanding (the WRITE responder must check rd_room) [req_take=%0h rd_count_reg=%0h]", req_take, rd_count_reg);
             $stop;
         end
     end

@@ -716,7 +716,7 @@ end
 always @(posedge clk) begin
     if (!rst) begin
         if (!(!(((state == STATE_CHECK) && resuming) && (check_status == 4'b0000)) || (resume_skip_bytes < {4'b0000, wqe_now[77:46]}))) begin
-            $display("%m: assertion failed at gen/nic/req-tx.ts:194:5: resume point at or past the end of the message");
+            $display("%m: assertion failed at gen/nic/req-tx.ts:194:5: resume point at or past the end of the message [state=%0h resuming=%0h check_status=%0h resume_skip_bytes=%0h]", state, resuming, check_status, resume_skip_bytes);
             $stop;
         end
     end

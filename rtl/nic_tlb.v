@@ -1050,27 +1050,27 @@ rr_arbiter_n2 u_arb (
 always @(posedge clk) begin
     if (!rst) begin
         if (!(!({(fill0_state == FILL0_STATE_ADDR), (fill1_state == FILL1_STATE_ADDR)} == 2'd3))) begin
-            $display("%m: assertion failed at gen/nic/tlb-fill.ts:169:5: two fill engines in ADDR");
+            $display("%m: assertion failed at gen/nic/tlb-fill.ts:169:5: two fill engines in ADDR [fill0_state=%0h fill1_state=%0h]", fill0_state, fill1_state);
             $stop;
         end
         if (!(!(fill0_beat_now && m_axi_rlast) || (fill0_beat_reg == 3'd7))) begin
-            $display("%m: assertion failed at gen/nic/tlb-fill.ts:182:19: page-table burst of engine 0 ended early or late (rlast)");
+            $display("%m: assertion failed at gen/nic/tlb-fill.ts:182:19: page-table burst of engine 0 ended early or late (rlast) [fill0_beat_now=%0h m_axi_rlast=%0h fill0_beat_reg=%0h]", fill0_beat_now, m_axi_rlast, fill0_beat_reg);
             $stop;
         end
         if (!(!(fill1_beat_now && m_axi_rlast) || (fill1_beat_reg == 3'd7))) begin
-            $display("%m: assertion failed at gen/nic/tlb-fill.ts:182:19: page-table burst of engine 1 ended early or late (rlast)");
+            $display("%m: assertion failed at gen/nic/tlb-fill.ts:182:19: page-table burst of engine 1 ended early or late (rlast) [fill1_beat_now=%0h m_axi_rlast=%0h fill1_beat_reg=%0h]", fill1_beat_now, m_axi_rlast, fill1_beat_reg);
             $stop;
         end
         if (!(!(l_park && !park_free))) begin
-            $display("%m: assertion failed at gen/nic/tlb-park.ts:128:5: parked a request with no free entry");
+            $display("%m: assertion failed at gen/nic/tlb-park.ts:128:5: parked a request with no free entry [l_park=%0h park_free=%0h]", l_park, park_free);
             $stop;
         end
         if (!(!(l_answers_0 && park_answer_valid_0))) begin
-            $display("%m: assertion failed at gen/nic/tlb.ts:221:7: client 0: answer from L and from a parked request at once");
+            $display("%m: assertion failed at gen/nic/tlb.ts:221:7: client 0: answer from L and from a parked request at once [l_answers_0=%0h park_answer_valid_0=%0h]", l_answers_0, park_answer_valid_0);
             $stop;
         end
         if (!(!(l_answers_1 && park_answer_valid_1))) begin
-            $display("%m: assertion failed at gen/nic/tlb.ts:221:7: client 1: answer from L and from a parked request at once");
+            $display("%m: assertion failed at gen/nic/tlb.ts:221:7: client 1: answer from L and from a parked request at once [l_answers_1=%0h park_answer_valid_1=%0h]", l_answers_1, park_answer_valid_1);
             $stop;
         end
     end

@@ -1131,43 +1131,43 @@ rr_arbiter_n5 u_arb (
 always @(posedge clk) begin
     if (!rst) begin
         if (!(!({(fill0_state == FILL0_STATE_ADDR), (fill1_state == FILL1_STATE_ADDR)} == 2'd3))) begin
-            $display("%m: assertion failed at gen/nic/tlb-fill.ts:169:5: two fill engines in ADDR");
+            $display("%m: assertion failed at gen/nic/tlb-fill.ts:169:5: two fill engines in ADDR [fill0_state=%0h fill1_state=%0h]", fill0_state, fill1_state);
             $stop;
         end
         if (!(!(fill0_beat_now && m_axi_rlast) || (fill0_beat_reg == 3'd7))) begin
-            $display("%m: assertion failed at gen/nic/tlb-fill.ts:182:19: page-table burst of engine 0 ended early or late (rlast)");
+            $display("%m: assertion failed at gen/nic/tlb-fill.ts:182:19: page-table burst of engine 0 ended early or late (rlast) [fill0_beat_now=%0h m_axi_rlast=%0h fill0_beat_reg=%0h]", fill0_beat_now, m_axi_rlast, fill0_beat_reg);
             $stop;
         end
         if (!(!(fill1_beat_now && m_axi_rlast) || (fill1_beat_reg == 3'd7))) begin
-            $display("%m: assertion failed at gen/nic/tlb-fill.ts:182:19: page-table burst of engine 1 ended early or late (rlast)");
+            $display("%m: assertion failed at gen/nic/tlb-fill.ts:182:19: page-table burst of engine 1 ended early or late (rlast) [fill1_beat_now=%0h m_axi_rlast=%0h fill1_beat_reg=%0h]", fill1_beat_now, m_axi_rlast, fill1_beat_reg);
             $stop;
         end
         if (!(!(m_axi_rvalid && (m_axi_rid > 4'd1)))) begin
-            $display("%m: assertion failed at gen/nic/tlb-fill.ts:184:28: R beat with an ID no fill engine uses");
+            $display("%m: assertion failed at gen/nic/tlb-fill.ts:184:28: R beat with an ID no fill engine uses [m_axi_rvalid=%0h m_axi_rid=%0h]", m_axi_rvalid, m_axi_rid);
             $stop;
         end
         if (!(!(l_park && !park_free))) begin
-            $display("%m: assertion failed at gen/nic/tlb-park.ts:128:5: parked a request with no free entry");
+            $display("%m: assertion failed at gen/nic/tlb-park.ts:128:5: parked a request with no free entry [l_park=%0h park_free=%0h]", l_park, park_free);
             $stop;
         end
         if (!(!(l_answers_0 && park_answer_valid_0))) begin
-            $display("%m: assertion failed at gen/nic/tlb.ts:221:7: client 0: answer from L and from a parked request at once");
+            $display("%m: assertion failed at gen/nic/tlb.ts:221:7: client 0: answer from L and from a parked request at once [l_answers_0=%0h park_answer_valid_0=%0h]", l_answers_0, park_answer_valid_0);
             $stop;
         end
         if (!(!(l_answers_1 && park_answer_valid_1))) begin
-            $display("%m: assertion failed at gen/nic/tlb.ts:221:7: client 1: answer from L and from a parked request at once");
+            $display("%m: assertion failed at gen/nic/tlb.ts:221:7: client 1: answer from L and from a parked request at once [l_answers_1=%0h park_answer_valid_1=%0h]", l_answers_1, park_answer_valid_1);
             $stop;
         end
         if (!(!(l_answers_2 && park_answer_valid_2))) begin
-            $display("%m: assertion failed at gen/nic/tlb.ts:221:7: client 2: answer from L and from a parked request at once");
+            $display("%m: assertion failed at gen/nic/tlb.ts:221:7: client 2: answer from L and from a parked request at once [l_answers_2=%0h park_answer_valid_2=%0h]", l_answers_2, park_answer_valid_2);
             $stop;
         end
         if (!(!(l_answers_3 && park_answer_valid_3))) begin
-            $display("%m: assertion failed at gen/nic/tlb.ts:221:7: client 3: answer from L and from a parked request at once");
+            $display("%m: assertion failed at gen/nic/tlb.ts:221:7: client 3: answer from L and from a parked request at once [l_answers_3=%0h park_answer_valid_3=%0h]", l_answers_3, park_answer_valid_3);
             $stop;
         end
         if (!(!(l_answers_4 && park_answer_valid_4))) begin
-            $display("%m: assertion failed at gen/nic/tlb.ts:221:7: client 4: answer from L and from a parked request at once");
+            $display("%m: assertion failed at gen/nic/tlb.ts:221:7: client 4: answer from L and from a parked request at once [l_answers_4=%0h park_answer_valid_4=%0h]", l_answers_4, park_answer_valid_4);
             $stop;
         end
     end

@@ -1278,7 +1278,7 @@ wire rx_drop_icrc;
 reg  [7:0] rx_drop_other_pending_reg;
 wire [7:0] rx_drop_other_total;
 wire rx_drop_other_pulse;
-// intermediate of gen/nic/nic-top-build.ts:165:76: only bits [7:4] are used
+// intermediate of gen/nic/nic-top-build.ts:179:76: only bits [7:4] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [8:0] binary_0 = ({1'b0, u_wqe_fetch_m_axi_arlen} + 9'd16);
 /* verilator lint_on UNUSEDSIGNAL */
@@ -1340,67 +1340,67 @@ assign s_axil_rvalid = u_regs_s_axil_rvalid;
 // gen/nic/top-wiring.ts:67:26
 assign u_regs_s_axil_rready = s_axil_rready;
 
-// gen/nic/nic-top-build.ts:260:82
+// gen/nic/nic-top-build.ts:274:82
 assign u_wqe_fetch_qp_ctx = u_regs_qp_ctx;
 
-// gen/nic/nic-top-build.ts:260:82
+// gen/nic/nic-top-build.ts:274:82
 assign u_req_tx_qp_ctx = u_regs_qp_ctx;
 
-// gen/nic/nic-top-build.ts:260:82
+// gen/nic/nic-top-build.ts:274:82
 assign u_ack_tracker_qp_ctx = u_regs_qp_ctx;
 
-// gen/nic/nic-top-build.ts:260:82
+// gen/nic/nic-top-build.ts:274:82
 assign u_completion_qp_ctx = u_regs_qp_ctx;
 
-// gen/nic/nic-top-build.ts:260:82
+// gen/nic/nic-top-build.ts:274:82
 assign u_responder_qp_ctx = u_regs_qp_ctx;
 
-// gen/nic/nic-top-build.ts:260:82
+// gen/nic/nic-top-build.ts:274:82
 assign u_read_responder_qp_ctx = u_regs_qp_ctx;
 
-// gen/nic/nic-top-build.ts:260:82
+// gen/nic/nic-top-build.ts:274:82
 assign u_read_resp_rx_qp_ctx = u_regs_qp_ctx;
 
-// gen/nic/nic-top-build.ts:261:57
+// gen/nic/nic-top-build.ts:275:57
 assign u_req_tx_cfg = u_regs_cfg;
 
-// gen/nic/nic-top-build.ts:261:57
+// gen/nic/nic-top-build.ts:275:57
 assign u_responder_cfg = u_regs_cfg;
 
-// gen/nic/nic-top-build.ts:261:57
+// gen/nic/nic-top-build.ts:275:57
 assign u_read_responder_cfg = u_regs_cfg;
 
-// gen/nic/nic-top-build.ts:262:26
+// gen/nic/nic-top-build.ts:276:26
 assign u_completion_irq_mod = u_regs_cfg[126:95];
 
-// gen/nic/nic-top-build.ts:263:27
+// gen/nic/nic-top-build.ts:277:27
 assign u_wqe_fetch_weight = 16'd0;
 
-// gen/nic/nic-top-build.ts:266:25
+// gen/nic/nic-top-build.ts:280:25
 assign u_tlb_mr_tbl = u_regs_mr_tbl;
 
-// gen/nic/nic-top-build.ts:267:29
+// gen/nic/nic-top-build.ts:281:29
 assign u_tlb_mr_changed = u_regs_mr_changed;
 
-// gen/nic/nic-top-build.ts:268:28
+// gen/nic/nic-top-build.ts:282:28
 assign u_regs_hw_sq_ci = u_ack_tracker_sq_ci_upd;
 
-// gen/nic/nic-top-build.ts:269:28
+// gen/nic/nic-top-build.ts:283:28
 assign u_regs_hw_cq_pi = u_completion_cq_pi_upd;
 
-// gen/nic/nic-top-build.ts:270:29
+// gen/nic/nic-top-build.ts:284:29
 assign u_regs_hw_sq_psn = u_req_tx_sq_psn_upd;
 
-// gen/nic/nic-top-build.ts:271:30
+// gen/nic/nic-top-build.ts:285:30
 assign u_regs_hw_exp_psn = u_responder_exp_psn_upd;
 
-// gen/nic/nic-top-build.ts:272:26
+// gen/nic/nic-top-build.ts:286:26
 assign u_regs_hw_msn = u_responder_msn_upd;
 
-// gen/nic/nic-top-build.ts:273:29
+// gen/nic/nic-top-build.ts:287:29
 assign u_regs_irq_event = u_completion_irq_event;
 
-// gen/nic/nic-top-build.ts:274:9
+// gen/nic/nic-top-build.ts:288:9
 assign irq = u_regs_irq;
 
 // gen/nic/top-wiring.ts:127:17
@@ -1431,37 +1431,37 @@ always @* begin
     end
 end
 
-// gen/nic/nic-top-build.ts:277:28
+// gen/nic/nic-top-build.ts:291:28
 assign u_regs_hw_error = {qp_err_qp, qp_err_valid};
 
-// gen/nic/nic-top-build.ts:152:20
+// gen/nic/nic-top-build.ts:166:20
 assign wqe_bypass = (u_wqe_queue_count == 4'b0000) && u_req_tx_s_wqe_ready;
 
-// gen/nic/nic-top-build.ts:153:21
+// gen/nic/nic-top-build.ts:167:21
 assign u_wqe_queue_s_data = u_wqe_fetch_m_wqe_data;
 
-// gen/nic/nic-top-build.ts:154:22
+// gen/nic/nic-top-build.ts:168:22
 assign u_wqe_queue_s_valid = u_wqe_fetch_m_wqe_valid && !wqe_bypass;
 
-// gen/nic/nic-top-build.ts:155:30
+// gen/nic/nic-top-build.ts:169:30
 assign u_wqe_fetch_m_wqe_ready = u_wqe_queue_s_ready || wqe_bypass;
 
-// gen/nic/nic-top-build.ts:156:29
+// gen/nic/nic-top-build.ts:170:29
 assign u_req_tx_s_wqe_data = u_wqe_queue_m_valid ? u_wqe_queue_m_data : u_wqe_fetch_m_wqe_data;
 
-// gen/nic/nic-top-build.ts:157:19
+// gen/nic/nic-top-build.ts:171:19
 assign wqe_to_req_valid = u_wqe_queue_m_valid || (wqe_bypass && u_wqe_fetch_m_wqe_valid);
 
-// gen/nic/nic-top-build.ts:158:30
+// gen/nic/nic-top-build.ts:172:30
 assign u_req_tx_s_wqe_valid = wqe_to_req_valid;
 
-// gen/nic/nic-top-build.ts:159:22
+// gen/nic/nic-top-build.ts:173:22
 assign u_wqe_queue_m_ready = u_req_tx_s_wqe_ready;
 
-// gen/nic/nic-top-build.ts:165:20
+// gen/nic/nic-top-build.ts:179:20
 assign fetch_ar_wqes = binary_0[7:4];
 
-// gen/nic/nic-top-build.ts:166:20
+// gen/nic/nic-top-build.ts:180:20
 assign wqe_popped = wqe_to_req_valid && u_req_tx_s_wqe_ready;
 
 // gen/lib/credit-gate.ts:44:16
@@ -1512,10 +1512,10 @@ assign u_wqe_fetch_m_axi_rvalid = u_axi_rd_mux_s0_axi_rvalid;
 // gen/nic/top-wiring.ts:67:52
 assign u_axi_rd_mux_s0_axi_rready = u_wqe_fetch_m_axi_rready;
 
-// gen/nic/nic-top-build.ts:170:33
+// gen/nic/nic-top-build.ts:184:33
 assign u_axi_rd_mux_s0_axi_arvalid = u_wqe_fetch_m_axi_arvalid && wqe_credits_ok;
 
-// gen/nic/nic-top-build.ts:171:32
+// gen/nic/nic-top-build.ts:185:32
 assign u_wqe_fetch_m_axi_arready = u_axi_rd_mux_s0_axi_arready && wqe_credits_ok;
 
 // gen/nic/top-wiring.ts:67:26
@@ -1554,43 +1554,43 @@ assign u_completion_s_req_valid = u_ack_tracker_m_cqe_valid;
 // gen/nic/top-wiring.ts:67:52
 assign u_ack_tracker_m_cqe_ready = u_completion_s_req_ready;
 
-// gen/nic/nic-top-build.ts:183:29
+// gen/nic/nic-top-build.ts:197:29
 assign u_req_tx_s_rewind_valid = u_ack_tracker_m_rewind_valid && u_read_resp_rx_s_rewind_ready;
 
-// gen/nic/nic-top-build.ts:184:29
+// gen/nic/nic-top-build.ts:198:29
 assign u_read_resp_rx_s_rewind_valid = u_ack_tracker_m_rewind_valid && u_req_tx_s_rewind_ready;
 
-// gen/nic/nic-top-build.ts:185:48
+// gen/nic/nic-top-build.ts:199:48
 assign u_req_tx_s_rewind_data = u_ack_tracker_m_rewind_data;
 
-// gen/nic/nic-top-build.ts:185:48
+// gen/nic/nic-top-build.ts:199:48
 assign u_read_resp_rx_s_rewind_data = u_ack_tracker_m_rewind_data;
 
-// gen/nic/nic-top-build.ts:186:37
+// gen/nic/nic-top-build.ts:200:37
 assign rewind_ready = u_req_tx_s_rewind_ready && u_read_resp_rx_s_rewind_ready;
 
-// gen/nic/nic-top-build.ts:186:31
+// gen/nic/nic-top-build.ts:200:31
 assign u_ack_tracker_m_rewind_ready = rewind_ready;
 
-// gen/nic/nic-top-build.ts:287:27
+// gen/nic/nic-top-build.ts:301:27
 assign u_wqe_fetch_rewind = u_ack_tracker_fetch_rewind;
 
-// gen/nic/nic-top-build.ts:288:25
+// gen/nic/nic-top-build.ts:302:25
 assign u_wqe_fetch_hold = u_ack_tracker_tx_hold;
 
-// gen/nic/nic-top-build.ts:289:25
+// gen/nic/nic-top-build.ts:303:25
 assign u_ack_tracker_s_park = u_req_tx_m_park;
 
-// gen/nic/nic-top-build.ts:290:24
+// gen/nic/nic-top-build.ts:304:24
 assign u_ack_tracker_tp_qp = u_req_tx_tp_qp;
 
-// gen/nic/nic-top-build.ts:291:23
+// gen/nic/nic-top-build.ts:305:23
 assign u_req_tx_tp = u_ack_tracker_tp;
 
-// gen/nic/nic-top-build.ts:293:27
+// gen/nic/nic-top-build.ts:307:27
 assign u_ack_tracker_ctx_room = u_read_resp_rx_ctx_room;
 
-// gen/nic/nic-top-build.ts:294:29
+// gen/nic/nic-top-build.ts:308:29
 assign u_req_tx_ctx_room = u_read_resp_rx_ctx_room;
 
 // gen/nic/top-wiring.ts:67:26
@@ -1731,7 +1731,7 @@ assign u_icrc_insert_m_axis_tready = m_axis_tx_tready;
 // gen/nic/top-wiring.ts:67:26
 assign m_axis_tx_tlast = u_icrc_insert_m_axis_tlast;
 
-// gen/nic/nic-top-build.ts:206:54
+// gen/nic/nic-top-build.ts:220:54
 assign tx_fire = u_icrc_insert_m_axis_tvalid && m_axis_tx_tready;
 
 // gen/nic/top-wiring.ts:67:26
@@ -1791,16 +1791,16 @@ assign u_responder_s_payload_tkeep = u_rx_pay_skid_m_data[71:64];
 // gen/nic/top-wiring.ts:90:29
 assign u_responder_s_payload_tdata = u_rx_pay_skid_m_data[63:0];
 
-// gen/nic/nic-top-build.ts:193:25
+// gen/nic/nic-top-build.ts:207:25
 assign u_rx_pay_skid_s_valid = u_rx_parser_m_payload_tvalid;
 
-// gen/nic/nic-top-build.ts:194:31
+// gen/nic/nic-top-build.ts:208:31
 assign u_rx_parser_m_payload_tready = u_rx_pay_skid_s_ready;
 
-// gen/nic/nic-top-build.ts:195:29
+// gen/nic/nic-top-build.ts:209:29
 assign u_responder_s_payload_tvalid = u_rx_pay_skid_m_valid;
 
-// gen/nic/nic-top-build.ts:196:25
+// gen/nic/nic-top-build.ts:210:25
 assign u_rx_pay_skid_m_ready = u_responder_s_payload_tready;
 
 // gen/nic/top-wiring.ts:67:26
@@ -1824,16 +1824,16 @@ assign u_dma_write_s_axis_tkeep = u_rx_pay_fifo_m_data[71:64];
 // gen/nic/top-wiring.ts:90:29
 assign u_dma_write_s_axis_tdata = u_rx_pay_fifo_m_data[63:0];
 
-// gen/nic/nic-top-build.ts:193:25
+// gen/nic/nic-top-build.ts:207:25
 assign u_rx_pay_fifo_s_valid = u_responder_m_payload_tvalid;
 
-// gen/nic/nic-top-build.ts:194:31
+// gen/nic/nic-top-build.ts:208:31
 assign u_responder_m_payload_tready = u_rx_pay_fifo_s_ready;
 
-// gen/nic/nic-top-build.ts:195:29
+// gen/nic/nic-top-build.ts:209:29
 assign u_dma_write_s_axis_tvalid = u_rx_pay_fifo_m_valid;
 
-// gen/nic/nic-top-build.ts:196:25
+// gen/nic/nic-top-build.ts:210:25
 assign u_rx_pay_fifo_m_ready = u_dma_write_s_axis_tready;
 
 // gen/nic/top-wiring.ts:67:26
@@ -1854,10 +1854,10 @@ assign u_read_responder_s_req_valid = u_responder_m_read_req_valid;
 // gen/nic/top-wiring.ts:67:52
 assign u_responder_m_read_req_ready = u_read_responder_s_req_ready;
 
-// gen/nic/nic-top-build.ts:333:26
+// gen/nic/nic-top-build.ts:347:26
 assign u_responder_rd_room = u_read_responder_rd_room;
 
-// gen/nic/nic-top-build.ts:334:26
+// gen/nic/nic-top-build.ts:348:26
 assign u_responder_rd_busy = u_read_responder_rd_busy;
 
 // gen/nic/top-wiring.ts:67:26
@@ -1962,7 +1962,7 @@ assign u_ack_tracker_s_read_done_valid = u_read_resp_rx_m_done_valid;
 // gen/nic/top-wiring.ts:67:52
 assign u_read_resp_rx_m_done_ready = u_ack_tracker_s_read_done_ready;
 
-// gen/nic/nic-top-build.ts:348:30
+// gen/nic/nic-top-build.ts:362:30
 assign u_req_tx_read_busy = u_ack_tracker_read_busy;
 
 // gen/nic/top-axi-buffers.ts:146:20
@@ -2706,19 +2706,19 @@ assign m_axi_bready = u_axi_wr_mux_m_axi_bready;
 // gen/nic/top-wiring.ts:144:19
 assign tlb_hits_moved = u_tlb_hits != tlb_hits_prev_reg;
 
-// gen/nic/nic-top-build.ts:372:32
+// gen/nic/nic-top-build.ts:386:32
 assign u_regs_inc_tlb_hits = tlb_hits_moved;
 
 // gen/nic/top-wiring.ts:144:19
 assign tlb_misses_moved = u_tlb_misses != tlb_misses_prev_reg;
 
-// gen/nic/nic-top-build.ts:373:34
+// gen/nic/nic-top-build.ts:387:34
 assign u_regs_inc_tlb_misses = tlb_misses_moved;
 
-// gen/nic/nic-top-build.ts:375:23
+// gen/nic/nic-top-build.ts:389:23
 assign rx_drop_icrc = u_icrc_check_drop_valid && (u_icrc_check_drop_reason == 3'd1);
 
-// gen/nic/nic-top-build.ts:376:36
+// gen/nic/nic-top-build.ts:390:36
 assign u_regs_inc_rx_drop_icrc = rx_drop_icrc;
 
 // gen/nic/top-wiring.ts:111:19
@@ -2727,31 +2727,31 @@ assign rx_drop_other_total = rx_drop_other_pending_reg + (({7'd0, (u_icrc_check_
 // gen/nic/top-wiring.ts:112:18
 assign rx_drop_other_pulse = rx_drop_other_total != 8'd0;
 
-// gen/nic/nic-top-build.ts:380:37
+// gen/nic/nic-top-build.ts:394:37
 assign u_regs_inc_rx_drop_other = rx_drop_other_pulse;
 
-// gen/nic/nic-top-build.ts:381:33
+// gen/nic/nic-top-build.ts:395:33
 assign u_regs_inc_tx_frames = (u_icrc_insert_m_axis_tvalid && m_axis_tx_tready) && u_icrc_insert_m_axis_tlast;
 
-// gen/nic/nic-top-build.ts:382:33
+// gen/nic/nic-top-build.ts:396:33
 assign u_regs_inc_rx_frames = u_rx_parser_m_hdr_valid && u_responder_s_hdr_ready;
 
-// gen/nic/nic-top-build.ts:383:33
+// gen/nic/nic-top-build.ts:397:33
 assign u_regs_inc_retx_pkts = u_req_tx_cnt_retx;
 
-// gen/nic/nic-top-build.ts:384:36
+// gen/nic/nic-top-build.ts:398:36
 assign u_regs_inc_ack_timeouts = u_ack_tracker_ack_timeout[0];
 
-// gen/nic/nic-top-build.ts:386:34
+// gen/nic/nic-top-build.ts:400:34
 assign u_regs_inc_seq_nak_tx = u_responder_cnt_seq_nak_tx;
 
-// gen/nic/nic-top-build.ts:387:34
+// gen/nic/nic-top-build.ts:401:34
 assign u_regs_inc_seq_nak_rx = u_responder_cnt_seq_nak_rx;
 
-// gen/nic/nic-top-build.ts:388:34
+// gen/nic/nic-top-build.ts:402:34
 assign u_regs_inc_dup_req_rx = u_responder_cnt_dup_req;
 
-// gen/nic/nic-top-build.ts:389:33
+// gen/nic/nic-top-build.ts:403:33
 assign u_regs_inc_retry_exc = u_ack_tracker_cnt_retry_exc;
 
 // gen/nic/top-wiring.ts:135:11
@@ -2770,7 +2770,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/nic-top-build.ts:208:5
+// gen/nic/nic-top-build.ts:222:5
 always @(posedge clk) begin
     if (tx_fire) begin
         tx_in_frame_reg <= !u_icrc_insert_m_axis_tlast;
@@ -2868,7 +2868,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/nic-top-build.ts:229:84
+// gen/nic/nic-top-build.ts:243:84
 nic_regs u_regs (
     .clk(clk),
     .rst(rst),
@@ -2919,7 +2919,7 @@ nic_regs u_regs (
     .inc_retry_exc(u_regs_inc_retry_exc)
 );
 
-// gen/nic/nic-top-build.ts:229:84
+// gen/nic/nic-top-build.ts:243:84
 nic_wqe_fetch u_wqe_fetch (
     .clk(clk),
     .rst(rst),
@@ -2948,7 +2948,7 @@ nic_wqe_fetch u_wqe_fetch (
     .hold(u_wqe_fetch_hold)
 );
 
-// gen/nic/nic-top-build.ts:229:84
+// gen/nic/nic-top-build.ts:243:84
 nic_req_tx u_req_tx (
     .clk(clk),
     .rst(rst),
@@ -2985,7 +2985,7 @@ nic_req_tx u_req_tx (
     .cnt_retx(u_req_tx_cnt_retx)
 );
 
-// gen/nic/nic-top-build.ts:229:84
+// gen/nic/nic-top-build.ts:243:84
 nic_ack_tracker u_ack_tracker (
     .clk(clk),
     .rst(rst),
@@ -3018,7 +3018,7 @@ nic_ack_tracker u_ack_tracker (
     .cnt_retry_exc(u_ack_tracker_cnt_retry_exc)
 );
 
-// gen/nic/nic-top-build.ts:229:84
+// gen/nic/nic-top-build.ts:243:84
 nic_completion u_completion (
     .clk(clk),
     .rst(rst),
@@ -3051,7 +3051,7 @@ nic_completion u_completion (
     .irq_event(u_completion_irq_event)
 );
 
-// gen/nic/nic-top-build.ts:229:84
+// gen/nic/nic-top-build.ts:243:84
 nic_tlb_id_width4_num_clients5 u_tlb (
     .clk(clk),
     .rst(rst),
@@ -3107,7 +3107,7 @@ nic_tlb_id_width4_num_clients5 u_tlb (
     .misses(u_tlb_misses)
 );
 
-// gen/nic/nic-top-build.ts:229:84
+// gen/nic/nic-top-build.ts:243:84
 nic_dma_read u_dma_read (
     .clk(clk),
     .rst(rst),
@@ -3165,7 +3165,7 @@ nic_dma_read u_dma_read (
     .m_axis_tlast(u_dma_read_m_axis_tlast)
 );
 
-// gen/nic/nic-top-build.ts:229:84
+// gen/nic/nic-top-build.ts:243:84
 nic_dma_write u_dma_write (
     .clk(clk),
     .rst(rst),
@@ -3223,7 +3223,7 @@ nic_dma_write u_dma_write (
     .m_axi_rready(u_dma_write_m_axi_rready)
 );
 
-// gen/nic/nic-top-build.ts:229:84
+// gen/nic/nic-top-build.ts:243:84
 nic_read_responder u_read_responder (
     .clk(clk),
     .rst(rst),
@@ -3246,7 +3246,7 @@ nic_read_responder u_read_responder (
     .qp_error(u_read_responder_qp_error)
 );
 
-// gen/nic/nic-top-build.ts:229:84
+// gen/nic/nic-top-build.ts:243:84
 nic_dma_read u_dma_read_rsp (
     .clk(clk),
     .rst(rst),
@@ -3304,7 +3304,7 @@ nic_dma_read u_dma_read_rsp (
     .m_axis_tlast(u_dma_read_rsp_m_axis_tlast)
 );
 
-// gen/nic/nic-top-build.ts:229:84
+// gen/nic/nic-top-build.ts:243:84
 nic_read_resp_rx u_read_resp_rx (
     .clk(clk),
     .rst(rst),
@@ -3343,7 +3343,7 @@ nic_read_resp_rx u_read_resp_rx (
     .m_done_ready(u_read_resp_rx_m_done_ready)
 );
 
-// gen/nic/nic-top-build.ts:229:84
+// gen/nic/nic-top-build.ts:243:84
 nic_dma_write u_dma_write_rresp (
     .clk(clk),
     .rst(rst),
@@ -3401,7 +3401,7 @@ nic_dma_write u_dma_write_rresp (
     .m_axi_rready(u_dma_write_rresp_m_axi_rready)
 );
 
-// gen/nic/nic-top-build.ts:229:84
+// gen/nic/nic-top-build.ts:243:84
 nic_axi_rd_mux_bulk_cap_beats512_n4_urgent_mask2 u_axi_rd_mux (
     .clk(clk),
     .rst(rst),
@@ -3487,7 +3487,7 @@ nic_axi_rd_mux_bulk_cap_beats512_n4_urgent_mask2 u_axi_rd_mux (
     .m_axi_rready(u_axi_rd_mux_m_axi_rready)
 );
 
-// gen/nic/nic-top-build.ts:229:84
+// gen/nic/nic-top-build.ts:243:84
 nic_axi_wr_mux_n3 u_axi_wr_mux (
     .clk(clk),
     .rst(rst),
@@ -3569,7 +3569,7 @@ nic_axi_wr_mux_n3 u_axi_wr_mux (
     .m_axi_bready(u_axi_wr_mux_m_axi_bready)
 );
 
-// gen/nic/nic-top-build.ts:229:84
+// gen/nic/nic-top-build.ts:243:84
 nic_tx_cmd_mux u_tx_cmd_mux (
     .clk(clk),
     .rst(rst),
@@ -3602,7 +3602,7 @@ nic_tx_cmd_mux u_tx_cmd_mux (
     .m_payload_tlast(u_tx_cmd_mux_m_payload_tlast)
 );
 
-// gen/nic/nic-top-build.ts:229:84
+// gen/nic/nic-top-build.ts:243:84
 nic_tx_frame_gate u_tx_frame_gate (
     .clk(clk),
     .rst(rst),
@@ -3624,7 +3624,7 @@ nic_tx_frame_gate u_tx_frame_gate (
     .m_payload_tlast(u_tx_frame_gate_m_payload_tlast)
 );
 
-// gen/nic/nic-top-build.ts:229:84
+// gen/nic/nic-top-build.ts:243:84
 nic_packetizer u_packetizer (
     .clk(clk),
     .rst(rst),
@@ -3645,7 +3645,7 @@ nic_packetizer u_packetizer (
     .err_payload(u_packetizer_err_payload)
 );
 
-// gen/nic/nic-top-build.ts:229:84
+// gen/nic/nic-top-build.ts:243:84
 nic_icrc_insert u_icrc_insert (
     .clk(clk),
     .rst(rst),
@@ -3663,7 +3663,7 @@ nic_icrc_insert u_icrc_insert (
     .m_axis_tuser(u_icrc_insert_m_axis_tuser)
 );
 
-// gen/nic/nic-top-build.ts:229:84
+// gen/nic/nic-top-build.ts:243:84
 nic_icrc_check_buffer_bytes32768_max_frames128 u_icrc_check (
     .clk(clk),
     .rst(rst),
@@ -3684,7 +3684,7 @@ nic_icrc_check_buffer_bytes32768_max_frames128 u_icrc_check (
     .overflow(u_icrc_check_overflow)
 );
 
-// gen/nic/nic-top-build.ts:229:84
+// gen/nic/nic-top-build.ts:243:84
 nic_rx_parser u_rx_parser (
     .clk(clk),
     .rst(rst),
@@ -3706,7 +3706,7 @@ nic_rx_parser u_rx_parser (
     .drop_reason(u_rx_parser_drop_reason)
 );
 
-// gen/nic/nic-top-build.ts:229:84
+// gen/nic/nic-top-build.ts:243:84
 nic_responder u_responder (
     .clk(clk),
     .rst(rst),
@@ -3762,7 +3762,7 @@ nic_responder u_responder (
     .m_rresp_payload_tlast(u_responder_m_rresp_payload_tlast)
 );
 
-// gen/nic/nic-top-build.ts:229:84
+// gen/nic/nic-top-build.ts:243:84
 sync_fifo_ram_depth8_width750 u_wqe_queue (
     .clk(clk),
     .rst(rst),
@@ -3777,7 +3777,7 @@ sync_fifo_ram_depth8_width750 u_wqe_queue (
     .empty(u_wqe_queue_empty)
 );
 
-// gen/nic/nic-top-build.ts:229:84
+// gen/nic/nic-top-build.ts:243:84
 sync_fifo_depth4_width73 u_rx_pay_skid (
     .clk(clk),
     .rst(rst),
@@ -3792,7 +3792,7 @@ sync_fifo_depth4_width73 u_rx_pay_skid (
     .empty(u_rx_pay_skid_empty)
 );
 
-// gen/nic/nic-top-build.ts:229:84
+// gen/nic/nic-top-build.ts:243:84
 sync_fifo_ram_width73 u_rx_pay_fifo (
     .clk(clk),
     .rst(rst),
@@ -3807,7 +3807,7 @@ sync_fifo_ram_width73 u_rx_pay_fifo (
     .empty(u_rx_pay_fifo_empty)
 );
 
-// gen/nic/nic-top-build.ts:229:84
+// gen/nic/nic-top-build.ts:243:84
 sync_fifo_bypass1_depth4_width67 u_dma_rd_xlate (
     .clk(clk),
     .rst(rst),
@@ -3822,7 +3822,7 @@ sync_fifo_bypass1_depth4_width67 u_dma_rd_xlate (
     .empty(u_dma_rd_xlate_empty)
 );
 
-// gen/nic/nic-top-build.ts:229:84
+// gen/nic/nic-top-build.ts:243:84
 sync_fifo_bypass1_depth4_width67 u_dma_wr_xlate (
     .clk(clk),
     .rst(rst),
@@ -3837,7 +3837,7 @@ sync_fifo_bypass1_depth4_width67 u_dma_wr_xlate (
     .empty(u_dma_wr_xlate_empty)
 );
 
-// gen/nic/nic-top-build.ts:229:84
+// gen/nic/nic-top-build.ts:243:84
 sync_fifo_bypass1_depth4_width67 u_rsp_xlate (
     .clk(clk),
     .rst(rst),
@@ -3852,7 +3852,7 @@ sync_fifo_bypass1_depth4_width67 u_rsp_xlate (
     .empty(u_rsp_xlate_empty)
 );
 
-// gen/nic/nic-top-build.ts:229:84
+// gen/nic/nic-top-build.ts:243:84
 sync_fifo_bypass1_depth4_width67 u_dma_rd_rsp_xlate (
     .clk(clk),
     .rst(rst),
@@ -3867,7 +3867,7 @@ sync_fifo_bypass1_depth4_width67 u_dma_rd_rsp_xlate (
     .empty(u_dma_rd_rsp_xlate_empty)
 );
 
-// gen/nic/nic-top-build.ts:229:84
+// gen/nic/nic-top-build.ts:243:84
 sync_fifo_bypass1_depth4_width67 u_dma_wr_rresp_xlate (
     .clk(clk),
     .rst(rst),
@@ -3882,7 +3882,7 @@ sync_fifo_bypass1_depth4_width67 u_dma_wr_rresp_xlate (
     .empty(u_dma_wr_rresp_xlate_empty)
 );
 
-// gen/nic/nic-top-build.ts:229:84
+// gen/nic/nic-top-build.ts:243:84
 sync_fifo_ram_bypass1_depth1024_width71 u_dma_rd_rbuf (
     .clk(clk),
     .rst(rst),
@@ -3897,7 +3897,7 @@ sync_fifo_ram_bypass1_depth1024_width71 u_dma_rd_rbuf (
     .empty(u_dma_rd_rbuf_empty)
 );
 
-// gen/nic/nic-top-build.ts:229:84
+// gen/nic/nic-top-build.ts:243:84
 sync_fifo_ram_bypass1_depth1024_width71 u_dma_rd_rsp_rbuf (
     .clk(clk),
     .rst(rst),
@@ -3912,7 +3912,7 @@ sync_fifo_ram_bypass1_depth1024_width71 u_dma_rd_rsp_rbuf (
     .empty(u_dma_rd_rsp_rbuf_empty)
 );
 
-// gen/nic/nic-top-build.ts:229:84
+// gen/nic/nic-top-build.ts:243:84
 sync_fifo_ram_depth1024_width73 u_dma_wr_rresp_wbuf (
     .clk(clk),
     .rst(rst),
@@ -3927,7 +3927,7 @@ sync_fifo_ram_depth1024_width73 u_dma_wr_rresp_wbuf (
     .empty(u_dma_wr_rresp_wbuf_empty)
 );
 
-// gen/nic/nic-top-build.ts:229:84
+// gen/nic/nic-top-build.ts:243:84
 sync_fifo_depth4_width89 u_dma_wr_rresp_wbuf_aw (
     .clk(clk),
     .rst(rst),
@@ -3947,51 +3947,51 @@ sync_fifo_depth4_width89 u_dma_wr_rresp_wbuf_aw (
 always @(posedge clk) begin
     if (!rst) begin
         if (!(!u_packetizer_err_payload)) begin
-            $display("%m: assertion failed at gen/nic/nic-top-build.ts:308:7: packetizer: payload length differs from the command (req_tx / dma_read disagree)");
+            $display("%m: assertion failed at gen/nic/nic-top-build.ts:322:7: packetizer: payload length differs from the command (req_tx / dma_read disagree) [u_packetizer_err_payload=%0h]", u_packetizer_err_payload);
             $stop;
         end
         if (!(!tx_in_frame_reg || u_icrc_insert_m_axis_tvalid)) begin
-            $display("%m: assertion failed at gen/nic/nic-top-build.ts:209:5: m_axis_tx: tvalid dropped inside a frame (between its first beat and tlast): a MAC would underrun");
+            $display("%m: assertion failed at gen/nic/nic-top-build.ts:223:5: m_axis_tx: tvalid dropped inside a frame (between its first beat and tlast): a MAC would underrun [tx_in_frame_reg=%0h u_icrc_insert_m_axis_tvalid=%0h]", tx_in_frame_reg, u_icrc_insert_m_axis_tvalid);
             $stop;
         end
         if (!(!u_tlb_m0_xlate_resp_valid || u_dma_rd_xlate_s_ready)) begin
-            $display("%m: assertion failed at gen/nic/top-axi-buffers.ts:156:5: dma_rd_xlate: translation answer without a credit (FIFO full)");
+            $display("%m: assertion failed at gen/nic/top-axi-buffers.ts:156:5: dma_rd_xlate: translation answer without a credit (FIFO full) [u_tlb_m0_xlate_resp_valid=%0h u_dma_rd_xlate_s_ready=%0h]", u_tlb_m0_xlate_resp_valid, u_dma_rd_xlate_s_ready);
             $stop;
         end
         if (!(!u_tlb_m1_xlate_resp_valid || u_dma_wr_xlate_s_ready)) begin
-            $display("%m: assertion failed at gen/nic/top-axi-buffers.ts:156:5: dma_wr_xlate: translation answer without a credit (FIFO full)");
+            $display("%m: assertion failed at gen/nic/top-axi-buffers.ts:156:5: dma_wr_xlate: translation answer without a credit (FIFO full) [u_tlb_m1_xlate_resp_valid=%0h u_dma_wr_xlate_s_ready=%0h]", u_tlb_m1_xlate_resp_valid, u_dma_wr_xlate_s_ready);
             $stop;
         end
         if (!(!u_tlb_m2_xlate_resp_valid || u_rsp_xlate_s_ready)) begin
-            $display("%m: assertion failed at gen/nic/top-axi-buffers.ts:156:5: rsp_xlate: translation answer without a credit (FIFO full)");
+            $display("%m: assertion failed at gen/nic/top-axi-buffers.ts:156:5: rsp_xlate: translation answer without a credit (FIFO full) [u_tlb_m2_xlate_resp_valid=%0h u_rsp_xlate_s_ready=%0h]", u_tlb_m2_xlate_resp_valid, u_rsp_xlate_s_ready);
             $stop;
         end
         if (!(!u_tlb_m3_xlate_resp_valid || u_dma_rd_rsp_xlate_s_ready)) begin
-            $display("%m: assertion failed at gen/nic/top-axi-buffers.ts:156:5: dma_rd_rsp_xlate: translation answer without a credit (FIFO full)");
+            $display("%m: assertion failed at gen/nic/top-axi-buffers.ts:156:5: dma_rd_rsp_xlate: translation answer without a credit (FIFO full) [u_tlb_m3_xlate_resp_valid=%0h u_dma_rd_rsp_xlate_s_ready=%0h]", u_tlb_m3_xlate_resp_valid, u_dma_rd_rsp_xlate_s_ready);
             $stop;
         end
         if (!(!u_tlb_m4_xlate_resp_valid || u_dma_wr_rresp_xlate_s_ready)) begin
-            $display("%m: assertion failed at gen/nic/top-axi-buffers.ts:156:5: dma_wr_rresp_xlate: translation answer without a credit (FIFO full)");
+            $display("%m: assertion failed at gen/nic/top-axi-buffers.ts:156:5: dma_wr_rresp_xlate: translation answer without a credit (FIFO full) [u_tlb_m4_xlate_resp_valid=%0h u_dma_wr_rresp_xlate_s_ready=%0h]", u_tlb_m4_xlate_resp_valid, u_dma_wr_rresp_xlate_s_ready);
             $stop;
         end
         if (!(!u_axi_rd_mux_s2_axi_rvalid || u_dma_rd_rbuf_s_ready)) begin
-            $display("%m: assertion failed at gen/nic/top-axi-buffers.ts:78:5: dma_rd_rbuf: R beat without a credit (FIFO full)");
+            $display("%m: assertion failed at gen/nic/top-axi-buffers.ts:78:5: dma_rd_rbuf: R beat without a credit (FIFO full) [u_axi_rd_mux_s2_axi_rvalid=%0h u_dma_rd_rbuf_s_ready=%0h]", u_axi_rd_mux_s2_axi_rvalid, u_dma_rd_rbuf_s_ready);
             $stop;
         end
         if (!(!u_axi_rd_mux_s3_axi_rvalid || u_dma_rd_rsp_rbuf_s_ready)) begin
-            $display("%m: assertion failed at gen/nic/top-axi-buffers.ts:78:5: dma_rd_rsp_rbuf: R beat without a credit (FIFO full)");
+            $display("%m: assertion failed at gen/nic/top-axi-buffers.ts:78:5: dma_rd_rsp_rbuf: R beat without a credit (FIFO full) [u_axi_rd_mux_s3_axi_rvalid=%0h u_dma_rd_rsp_rbuf_s_ready=%0h]", u_axi_rd_mux_s3_axi_rvalid, u_dma_rd_rsp_rbuf_s_ready);
             $stop;
         end
         if (!((u_tlb_hits - tlb_hits_prev_reg) <= 32'd1)) begin
-            $display("%m: assertion failed at gen/nic/top-wiring.ts:145:5: tlb_hits: counter advanced by more than one in a cycle");
+            $display("%m: assertion failed at gen/nic/top-wiring.ts:145:5: tlb_hits: counter advanced by more than one in a cycle [u_tlb_hits=%0h tlb_hits_prev_reg=%0h]", u_tlb_hits, tlb_hits_prev_reg);
             $stop;
         end
         if (!((u_tlb_misses - tlb_misses_prev_reg) <= 32'd1)) begin
-            $display("%m: assertion failed at gen/nic/top-wiring.ts:145:5: tlb_misses: counter advanced by more than one in a cycle");
+            $display("%m: assertion failed at gen/nic/top-wiring.ts:145:5: tlb_misses: counter advanced by more than one in a cycle [u_tlb_misses=%0h tlb_misses_prev_reg=%0h]", u_tlb_misses, tlb_misses_prev_reg);
             $stop;
         end
         if (!(!(&rx_drop_other_pending_reg))) begin
-            $display("%m: assertion failed at gen/nic/top-wiring.ts:114:5: rx_drop_other: event backlog overflow");
+            $display("%m: assertion failed at gen/nic/top-wiring.ts:114:5: rx_drop_other: event backlog overflow [rx_drop_other_pending_reg=%0h]", rx_drop_other_pending_reg);
             $stop;
         end
     end

@@ -398,11 +398,11 @@ wrr_arbiter u_arb (
 always @(posedge clk) begin
     if (!rst) begin
         if (!(!(r_take && burst_last) || m_axi_rlast)) begin
-            $display("%m: assertion failed at gen/nic/wqe-fetch.ts:182:5: rlast must come with the last beat of the burst");
+            $display("%m: assertion failed at gen/nic/wqe-fetch.ts:182:5: rlast must come with the last beat of the burst [r_take=%0h burst_last=%0h m_axi_rlast=%0h]", r_take, burst_last, m_axi_rlast);
             $stop;
         end
         if (!(!(r_take && m_axi_rlast) || burst_last)) begin
-            $display("%m: assertion failed at gen/nic/wqe-fetch.ts:183:5: rlast before the last beat of the burst");
+            $display("%m: assertion failed at gen/nic/wqe-fetch.ts:183:5: rlast before the last beat of the burst [r_take=%0h m_axi_rlast=%0h burst_last=%0h]", r_take, m_axi_rlast, burst_last);
             $stop;
         end
     end

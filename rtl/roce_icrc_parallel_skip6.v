@@ -141,11 +141,11 @@ end
 always @(posedge clk) begin
     if (!rst) begin
         if (!(!valid || (keep[0] && ((keep & (keep + 8'd1)) == 8'd0)))) begin
-            $display("%m: assertion failed at gen/lib/crc.ts:155:7: keep must be contiguous from byte 0");
+            $display("%m: assertion failed at gen/lib/crc.ts:155:7: keep must be contiguous from byte 0 [valid=%0h keep=%0h]", valid, keep);
             $stop;
         end
         if (!((!valid || last) || &keep)) begin
-            $display("%m: assertion failed at gen/lib/crc.ts:156:7: only the last beat of a packet may be partial");
+            $display("%m: assertion failed at gen/lib/crc.ts:156:7: only the last beat of a packet may be partial [valid=%0h last=%0h keep=%0h]", valid, last, keep);
             $stop;
         end
     end

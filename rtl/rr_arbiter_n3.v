@@ -58,7 +58,7 @@ end
 always @(posedge clk) begin
     if (!rst) begin
         if (!(!accept || |req)) begin
-            $display("%m: assertion failed at gen/lib/arbiter.ts:65:5: accept without any request");
+            $display("%m: assertion failed at gen/lib/arbiter.ts:65:5: accept without any request [accept=%0h req=%0h]", accept, req);
             $stop;
         end
     end

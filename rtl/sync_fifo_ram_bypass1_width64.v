@@ -38,55 +38,55 @@ wire push;
 reg  [63:0] mem [0:511];
 reg  [63:0] mem_rdata;
 
-// gen/lib/fifo.ts:101:20
+// gen/lib/fifo.ts:103:20
 assign wr_addr = wr_ptr_reg[8:0];
 
-// gen/lib/fifo.ts:102:20
+// gen/lib/fifo.ts:104:20
 assign rd_addr = rd_ptr_reg[8:0];
 
-// gen/lib/fifo.ts:103:22
+// gen/lib/fifo.ts:105:22
 assign ram_empty = wr_ptr_reg == rd_ptr_reg;
 
-// gen/lib/fifo.ts:104:21
+// gen/lib/fifo.ts:106:21
 assign ram_full = (wr_addr == rd_addr) && (wr_ptr_reg[9] != rd_ptr_reg[9]);
 
-// gen/lib/fifo.ts:108:18
+// gen/lib/fifo.ts:110:18
 assign load = !ram_empty && (!out_valid_reg || m_ready);
 
-// gen/lib/fifo.ts:141:22
+// gen/lib/fifo.ts:143:22
 assign skips_ram = ram_empty && (!out_valid_reg || m_ready);
 
-// gen/lib/fifo.ts:143:20
+// gen/lib/fifo.ts:145:20
 assign direct_load = ((s_valid && !ram_full) && skips_ram) && (out_valid_reg || !m_ready);
 
-// gen/lib/fifo.ts:151:18
+// gen/lib/fifo.ts:153:18
 assign out_word = out_direct_reg ? direct_data_reg : mem_rdata;
 
-// gen/lib/fifo.ts:152:26
+// gen/lib/fifo.ts:154:26
 assign out_fill = load || direct_load;
 
-// gen/lib/fifo.ts:113:18
+// gen/lib/fifo.ts:115:18
 assign push = (s_valid && !ram_full) && !skips_ram;
 
-// gen/lib/fifo.ts:122:11
+// gen/lib/fifo.ts:124:11
 assign s_ready = !ram_full;
 
-// gen/lib/fifo.ts:123:11
+// gen/lib/fifo.ts:125:11
 assign m_valid = out_valid_reg || s_valid;
 
-// gen/lib/fifo.ts:124:10
+// gen/lib/fifo.ts:126:10
 assign m_data = out_valid_reg ? out_word : s_data;
 
-// gen/lib/fifo.ts:125:9
+// gen/lib/fifo.ts:127:9
 assign count = (wr_ptr_reg - rd_ptr_reg) + {9'd0, out_valid_reg};
 
-// gen/lib/fifo.ts:126:8
+// gen/lib/fifo.ts:128:8
 assign full = ram_full;
 
-// gen/lib/fifo.ts:127:9
+// gen/lib/fifo.ts:129:9
 assign empty = !out_valid_reg;
 
-// gen/lib/fifo.ts:147:5
+// gen/lib/fifo.ts:149:5
 always @(posedge clk) begin
     if (direct_load) begin
         direct_data_reg <= s_data;
@@ -99,7 +99,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/lib/fifo.ts:115:5
+// gen/lib/fifo.ts:117:5
 always @(posedge clk) begin
     if (push) begin
         mem[wr_addr] <= s_data;
@@ -110,7 +110,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/lib/fifo.ts:119:5
+// gen/lib/fifo.ts:121:5
 always @(posedge clk) begin
     if (load) begin
         rd_ptr_reg <= rd_ptr_reg + 10'd1;
@@ -120,7 +120,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/lib/fifo.ts:120:5
+// gen/lib/fifo.ts:122:5
 always @(posedge clk) begin
     if (out_fill) begin
         out_valid_reg <= 1'd1;
@@ -132,7 +132,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/lib/fifo.ts:110:22: registered read port
+// gen/lib/fifo.ts:112:22: registered read port
 always @(posedge clk) begin
     if (load) begin
         mem_rdata <= mem[rd_addr];
@@ -144,7 +144,7 @@ end
 always @(posedge clk) begin
     if (!rst) begin
         if (!(out_valid_reg || ram_empty)) begin
-            $display("%m: assertion failed at gen/lib/fifo.ts:140:5: fall-through FIFO: words in RAM behind an empty output stage");
+            $display("%m: assertion failed at gen/lib/fifo.ts:142:5: fall-through FIFO: words in RAM behind an empty output stage [out_valid_reg=%0h ram_empty=%0h]", out_valid_reg, ram_empty);
             $stop;
         end
     end

@@ -32,43 +32,43 @@ wire push;
 reg  [72:0] mem [0:1023];
 reg  [72:0] mem_rdata;
 
-// gen/lib/fifo.ts:101:20
+// gen/lib/fifo.ts:103:20
 assign wr_addr = wr_ptr_reg[9:0];
 
-// gen/lib/fifo.ts:102:20
+// gen/lib/fifo.ts:104:20
 assign rd_addr = rd_ptr_reg[9:0];
 
-// gen/lib/fifo.ts:103:22
+// gen/lib/fifo.ts:105:22
 assign ram_empty = wr_ptr_reg == rd_ptr_reg;
 
-// gen/lib/fifo.ts:104:21
+// gen/lib/fifo.ts:106:21
 assign ram_full = (wr_addr == rd_addr) && (wr_ptr_reg[10] != rd_ptr_reg[10]);
 
-// gen/lib/fifo.ts:108:18
+// gen/lib/fifo.ts:110:18
 assign load = !ram_empty && (!out_valid_reg || m_ready);
 
-// gen/lib/fifo.ts:113:18
+// gen/lib/fifo.ts:115:18
 assign push = s_valid && !ram_full;
 
-// gen/lib/fifo.ts:122:11
+// gen/lib/fifo.ts:124:11
 assign s_ready = !ram_full;
 
-// gen/lib/fifo.ts:123:11
+// gen/lib/fifo.ts:125:11
 assign m_valid = out_valid_reg;
 
-// gen/lib/fifo.ts:124:10
+// gen/lib/fifo.ts:126:10
 assign m_data = mem_rdata;
 
-// gen/lib/fifo.ts:125:9
+// gen/lib/fifo.ts:127:9
 assign count = (wr_ptr_reg - rd_ptr_reg) + {10'd0, out_valid_reg};
 
-// gen/lib/fifo.ts:126:8
+// gen/lib/fifo.ts:128:8
 assign full = ram_full;
 
-// gen/lib/fifo.ts:127:9
+// gen/lib/fifo.ts:129:9
 assign empty = !out_valid_reg;
 
-// gen/lib/fifo.ts:115:5
+// gen/lib/fifo.ts:117:5
 always @(posedge clk) begin
     if (push) begin
         mem[wr_addr] <= s_data;
@@ -79,7 +79,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/lib/fifo.ts:119:5
+// gen/lib/fifo.ts:121:5
 always @(posedge clk) begin
     if (load) begin
         rd_ptr_reg <= rd_ptr_reg + 11'd1;
@@ -89,7 +89,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/lib/fifo.ts:120:5
+// gen/lib/fifo.ts:122:5
 always @(posedge clk) begin
     if (load) begin
         out_valid_reg <= 1'd1;
@@ -101,7 +101,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/lib/fifo.ts:110:22: registered read port
+// gen/lib/fifo.ts:112:22: registered read port
 always @(posedge clk) begin
     if (load) begin
         mem_rdata <= mem[rd_addr];

@@ -47,15 +47,17 @@ function benchGenerate(): void {
 }
 
 // Options: --quick (fewer messages in the NIC benches; also NICGEN_BENCH_QUICK=1),
-// --only nic|generate|harness (one part; several allowed).
+// --only nic|generate|waves|coverage|harness|synth (one part; several allowed). `synth` (nic_top under the
+// synthesis proxies beside the anchors, bench/synth.ts) takes many minutes per configuration
+// the first time, so it runs only when named.
 const args = process.argv.slice(2);
 const only = args.flatMap((a, i) => (a === '--only' ? [args[i + 1] ?? ''] : []));
-const wanted = (part: string): boolean => only.length === 0 || only.includes(part);
+const wanted = (part: string): boolean => (only.length === 0 && part !== 'synth') || only.includes(part);
 const started = performance.now();
 
 /** Summary lines of every part (`<name> ratio: ...`, `nic ...: ...`), repeated at the end. */
 const summary: string[] = [];
-const isSummary = (line: string): boolean => /^(generate ratio|cpu-time ratio|harness ratio|nic [a-z ]+.*?):/.test(line);
+const isSummary = (line: string): boolean => /^(generate ratio|cpu-time ratio|harness ratio|waves ratio|nic [a-z ]+.*?):/.test(line);
 
 /** Runs one part with its output shown live, keeping its summary lines. */
 async function runPart(title: string, script: string, extra: string[] = []): Promise<void> {
@@ -75,7 +77,10 @@ async function runPart(title: string, script: string, extra: string[] = []): Pro
 
 if (wanted('generate')) benchGenerate();
 if (wanted('nic')) await runPart('NIC benchmarks (docs/bench.md)', 'bench/nic.ts', args.includes('--quick') ? ['--quick'] : []);
+if (wanted('waves')) await runPart('waves: tracing a window, the failure re-run (docs/waves.md)', 'bench/waves.ts');
+if (wanted('coverage')) await runPart('code coverage cost (bench/coverage-cost.ts)', 'bench/coverage-cost.ts', args.includes('--quick') ? ['--quick', '--no-toggle'] : []);
 if (wanted('harness') && fs.existsSync('bench/harness.ts')) await runPart('simulation harness', 'bench/harness.ts');
+if (wanted('synth')) await runPart('nic_top under the synthesis proxies, beside the anchors (docs/synth.md)', 'bench/synth.ts');
 console.log(`\nbench total: ${((performance.now() - started) / 1000).toFixed(0)} s`);
 // The harness's ratio line stays the last line of the run (issue 3's contract).
 console.log('\n== summary');

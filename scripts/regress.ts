@@ -1,7 +1,9 @@
 // `make regress`: many seeds of the registered benches, each a separate `nicgen sim`
-// process, run in parallel across the cores. Writes <out>/junit.xml, <out>/results.json and
-// one log per run; prints a table per bench and a replay command per failure; the last line
-// is `regress: N passed, M failed` (errors — timeouts, crashes — count as failed).
+// process, run in parallel across the cores (or one shard of them: --shard K/N). Writes
+// <out>/junit.xml, <out>/results.json, one log per run, the coverage report (<out>/coverage:
+// functional always, Verilator code coverage with --coverage) and <out>/index.html; prints a
+// table per bench, a replay command per failure, the coverage summary and the functional
+// holes; the last line is `regress: N passed, M failed` (errors — timeouts, crashes — count as failed).
 // Exit 0 when everything passed, 1 otherwise, 2 for misuse, 130 when interrupted.
 // Usage: docs/regress.md, or --help.
 
@@ -9,15 +11,22 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { coverageInputs } from '../cli/coverage-print.ts';
+import type { CoverageInputs } from '../coverage/report.ts';
+import { CODE_DAT, readRunCoverage } from '../coverage/run-data.ts';
 import { benches } from '../tb/benches/index.ts';
 import { parseOptions, replayArgs, usageText, UsageError, type RegressOptions } from './regress/args.ts';
-import { junitXml } from './regress/junit.ts';
+import { CodeAccumulator } from './regress/code-accumulator.ts';
+import { consoleReport, finishRegression } from './regress/finish.ts';
 import type { RunResult } from './regress/outcome.ts';
-import { planRuns, selectBenches, type BenchPlan, type PlannedRun } from './regress/plan.ts';
+import { failurePictures } from './regress/pictures.ts';
+import { planRuns, selectBenches, shardPlan, type BenchPlan, type PlannedRun } from './regress/plan.ts';
 import { runPool } from './regress/pool.ts';
 import { RegressProgress } from './regress/progress.ts';
-import { benchTable, failureList, replayCommand, shown, summaryLine } from './regress/report.ts';
+import { replayCommand, shown } from './regress/report.ts';
+import { coverageRunPath, logPath, RESULTS_FORMAT, storedRun, type RegressFile } from './regress/results-file.ts';
 import { runSim } from './regress/spawn.ts';
+import { checkSources, describeCheck } from '../cli/source-check.ts';
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 
@@ -33,11 +42,25 @@ function makeOutDir(o: RegressOptions): string {
   return dir;
 }
 
-function writeResults(out: string, o: RegressOptions, plan: readonly BenchPlan[], results: readonly RunResult[], started: Date): void {
-  fs.writeFileSync(path.join(out, 'junit.xml'), junitXml(results, { seedBase: o.seedBase, seedsPerBench: o.seeds, timestamp: started, hostname: os.hostname() }));
-  // Machine-readable twin of the report, without the outputs (those are in logs/).
-  const runs = results.map(({ output: _output, detail: _detail, ...r }) => r);
-  fs.writeFileSync(path.join(out, 'results.json'), `${JSON.stringify({ seedBase: o.seedBase, seedsPerBench: o.seeds, planned: plan.reduce((n, b) => n + b.runs.length, 0), runs }, null, 2)}\n`);
+/** Every run's coverage folder gets `--coverage-dir`; code coverage only with --coverage. */
+function coverageArgs(out: string, o: RegressOptions): (run: PlannedRun) => string[] {
+  const code = o.coverageToggle ? ['--coverage-toggle'] : o.coverage ? ['--coverage'] : [];
+  return run => ['--coverage-dir', path.join(out, coverageRunPath(run)), '--no-coverage-report', ...code];
+}
+
+/** Passing runs' coverage in plan order (a run that never wrote its folder has none); their
+ *  Verilator counters were folded into `codeFile` as they finished. */
+function collectCoverage(out: string, results: readonly RunResult[], codeFile: string | undefined): CoverageInputs {
+  const runs = results.flatMap(r => {
+    const c = r.status === 'passed' ? readRunCoverage(path.join(out, coverageRunPath(r.run))) : undefined;
+    return c ? [{ c, r }] : [];
+  });
+  const byDir = new Map(runs.map(x => [x.c.dir, x.r.run]));
+  const inputs = coverageInputs(runs.map(x => x.c), c => {
+    const run = byDir.get(c.dir)!;
+    return { top: run.top, test: run.test, seed: run.seed, order: run.order };
+  });
+  return { ...inputs, codeFiles: codeFile ? [codeFile] : [] };
 }
 
 async function main(argv: readonly string[]): Promise<number> {
@@ -48,19 +71,28 @@ async function main(argv: readonly string[]): Promise<number> {
   }
   const selected = selectBenches(benches, o.tops, o.tests);
   if (selected.length === 0) throw new UsageError('no benches selected');
-  const plan = planRuns(selected, o.seeds, o.seedBase);
+  const whole = planRuns(selected, o.seeds, o.seedBase);
+  const plan: BenchPlan[] = o.shard ? shardPlan(whole, o.shard) : whole;
   const total = plan.reduce((n, b) => n + b.runs.length, 0);
+  const shardText = o.shard ? ` (shard ${o.shard.k}/${o.shard.n}: ${total} of ${whole.reduce((n, b) => n + b.runs.length, 0)} runs)` : '';
 
   if (o.dryRun) {
-    console.log(`regress: seed base ${o.seedBase}, ${selected.length} benches x ${o.seeds} seeds = ${total} runs`);
+    console.log(`regress: seed base ${o.seedBase}, ${selected.length} benches x ${o.seeds} seeds = ${total} runs${shardText}`);
     for (const b of plan) for (const r of b.runs) console.log(replayCommand(r));
     return 0;
   }
 
+  // One type-check of the benches for the whole regression (tsc and the hardware-value
+  // check, as `nicgen sim` does); the runs then skip it (NICGEN_TYPECHECK=0 in spawn.ts), or
+  // every child of the first batch would check the same files at once.
+  const checked = await checkSources([path.join(root, 'tb/benches/index.ts')]);
+  if (!checked.cached) console.log(`regress: ${describeCheck(checked)}`);
+
   const out = makeOutDir(o);
-  const logOf = (r: PlannedRun): string => path.join(out, 'logs', r.top, `${r.test}-${r.seed}.log`);
+  const logOf = (r: PlannedRun): string => path.join(out, logPath(r));
   const started = new Date();
-  console.log(`regress: ${selected.length} benches x ${o.seeds} seeds = ${total} runs, ${o.jobs} at a time, timeout ${o.timeout} s, seed base ${o.seedBase}`);
+  const codeText = o.coverageToggle ? ', code coverage on (with toggles)' : o.coverage ? ', code coverage on' : '';
+  console.log(`regress: ${selected.length} benches x ${o.seeds} seeds = ${total} runs${shardText}, ${o.jobs} at a time, timeout ${o.timeout} s, seed base ${o.seedBase}${codeText}`);
   console.log(`regress: results in ${shown(root, out)}`);
 
   // Children run in their own process groups (see regress/spawn.ts), so Ctrl-C is forwarded
@@ -73,15 +105,24 @@ async function main(argv: readonly string[]): Promise<number> {
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
 
+  // A failing run draws its own failure picture (re-running its seed with waves of the
+  // cause) into <out>/pictures, until --pictures failures have one; later ones skip it.
+  let failedSoFar = 0;
+  const pictureEnv = (): Record<string, string> => (failedSoFar < o.pictures
+    ? { NICGEN_FAILURE_DIR: path.join(out, 'pictures') } : { NICGEN_PICTURES: '0' });
   const progress = new RegressProgress(process.stderr, total);
+  fs.mkdirSync(path.join(out, 'coverage'), { recursive: true });
+  const code = new CodeAccumulator(path.join(out, 'coverage', 'runs.dat'));
   const finished = await runPool(plan, {
     jobs: o.jobs,
     signal: abort.signal,
-    start: run => runSim(run, { root, timeoutSeconds: o.timeout, signal: abort.signal }),
+    start: run => runSim(run, { root, timeoutSeconds: o.timeout, signal: abort.signal, extraArgs: coverageArgs(out, o), extraEnv: () => pictureEnv() }),
     onDone: r => {
       const log = logOf(r.run);
       fs.mkdirSync(path.dirname(log), { recursive: true });
       fs.writeFileSync(log, `$ ${replayCommand(r.run)}\n${r.output}`);
+      if (r.status === 'passed' && o.coverage) code.add(path.join(out, coverageRunPath(r.run), CODE_DAT));
+      if (r.status === 'failed') failedSoFar++;
       progress.record(r);
     },
   });
@@ -91,20 +132,23 @@ async function main(argv: readonly string[]): Promise<number> {
   const byRun = new Map(finished.map(r => [r.run, r]));
   const results = plan.flatMap(b => b.runs.flatMap(r => byRun.get(r) ?? []));
 
-  writeResults(out, o, plan, results, started);
-  console.log('');
-  for (const line of benchTable(selected, results)) console.log(line);
-  const waveDir = path.join(out, 'waves');
-  // nicgen sim does not create the wave file's folder (and then writes no wave, silently),
-  // so the folder the replay commands name must exist.
-  if (results.some(r => r.failCycle !== undefined)) fs.mkdirSync(waveDir, { recursive: true });
-  const failures = failureList(results, { root, waveDir, logOf });
-  if (failures.length > 0) console.log(['', ...failures].join('\n'));
-  console.log('');
-  if (abort.signal.aborted) console.log(`regress: interrupted; ${total - results.length} of ${total} runs never started`);
-  console.log(`regress: ${results.length} runs in ${elapsed.toFixed(1)} s; junit ${shown(root, path.join(out, 'junit.xml'))}`);
-  console.log(`regress: replay this regression with: make regress REGRESS_ARGS='${replayArgs(o)}'`);
-  console.log(summaryLine(results));
+  const pictures = abort.signal.aborted ? new Map<number, string[]>() : await failurePictures(out, results, o.pictures);
+  const file: RegressFile = {
+    format: RESULTS_FORMAT, seedBase: o.seedBase, seedsPerBench: o.seeds, benches: selected, tops: o.tops, tests: o.tests, coverage: o.coverage, coverageToggle: o.coverageToggle,
+    shard: o.shard ?? null, planned: total, started: started.toISOString(), elapsed, hostname: os.hostname(), interrupted: abort.signal.aborted,
+    runs: results.map(r => storedRun(r, pictures.get(r.run.order))),
+  };
+  const replay = `make regress REGRESS_ARGS='${replayArgs(o)}'`;
+  const runsDat = await code.file();
+  const done = await finishRegression({ root, out, file, results, coverage: collectCoverage(out, results, runsDat), replay });
+  if (runsDat) fs.rmSync(runsDat);   // coverage/code.dat holds the same counts
+
+  const notes = [
+    ...(abort.signal.aborted ? [`regress: interrupted; ${total - results.length} of ${total} runs never started`] : []),
+    `regress: ${results.length} runs in ${elapsed.toFixed(1)} s; junit ${shown(root, path.join(out, 'junit.xml'))}; report ${shown(root, done.index)}`,
+    ...(o.shard ? [`regress: shard ${o.shard.k}/${o.shard.n}; merge all shards' folders with: ./bin/nicgen regress merge --out DIR <folders>`] : []),
+  ];
+  console.log(consoleReport({ root, out, benches: selected, results, finished: done, replay, notes }).join('\n'));
   if (abort.signal.aborted) return 130;
   return results.every(r => r.status === 'passed') ? 0 : 1;
 }

@@ -15,7 +15,7 @@ import { BuildError } from './errors.ts';
 import { run } from './exec.ts';
 import { ensureRuntime } from './runtime.ts';
 import { toolchain } from './toolchain.ts';
-import { fastOpt, linkAddon, makeModel, makeVars, slowOpt, splitArgs, timed, wrapperObject, type Phase } from './build-steps.ts';
+import { coverageCounterRewrite, fastOpt, linkAddon, makeModel, makeVars, plainCoverageCounters, slowOpt, splitArgs, timed, wrapperObject, type Phase } from './build-steps.ts';
 import { ensurePch, pchEnv, pchPath } from './pch.ts';
 import { addonSource, type TraceFormat } from './wrapper.ts';
 
@@ -32,6 +32,16 @@ export interface BuildOptions {
   readonly verilatorArgs?: readonly string[];
   /** Suppress the one-line build notice. */
   readonly quiet?: boolean;
+  /** Verilator coverage compiled in: a separate cached variant (its own key and runtime),
+   *  written with Model.writeCoverage. */
+  readonly coverage?: CoverageKinds;
+}
+
+/** What a coverage model counts: always line points (blocks, case items), branches (if/else
+ *  arms) and user cover points (`m.cover`); `toggle` adds every bit of every signal, which
+ *  costs far more per cycle (docs/coverage.md, measured on nic_pair). */
+export interface CoverageKinds {
+  readonly toggle: boolean;
 }
 
 export interface BuiltModel {
@@ -45,6 +55,10 @@ export interface BuiltModel {
   readonly runtimeLib: string;
   readonly runtimeCxxFlags: readonly string[];
   readonly trace: TraceFormat;
+  /** Built with coverage counters (BuildOptions.coverage), and which. */
+  readonly coverage: CoverageKinds | undefined;
+  /** The Verilog the model was built from (coverage reports annotate these files). */
+  readonly sourceDir: string;
   /** False on a cache hit. */
   readonly built: boolean;
   /** Wall time of this call's build (0 on a hit). */
@@ -56,10 +70,16 @@ export interface BuiltModel {
 /** Builds performed by this process; tests use it to prove a cache hit. */
 export let buildCount = 0;
 
-function verilatorArgs(sources: DesignSources, trace: TraceFormat, extra: readonly string[]): string[] {
+/** Line (with its branches) and user cover points, plus toggles when asked. */
+export function coverageArgs(kinds: CoverageKinds | undefined): string[] {
+  if (!kinds) return [];
+  return kinds.toggle ? ['--coverage-line', '--coverage-toggle', '--coverage-user'] : ['--coverage-line', '--coverage-user'];
+}
+
+function verilatorArgs(sources: DesignSources, trace: TraceFormat, coverage: CoverageKinds | undefined, extra: readonly string[]): string[] {
   const args = [
     '--cc', trace === 'fst' ? '--trace-fst' : '--trace', '--top-module', sources.manifest.top,
-    '-Mdir', '../obj', '-Wno-fatal', ...splitArgs,
+    '-Mdir', '../obj', '-Wno-fatal', ...splitArgs, ...coverageArgs(coverage),
   ];
   // Same trap hooks as the shared runtime (see runtime.ts); the printf routing header comes
   // first through the precompiled header that make force-includes (pch.ts).
@@ -83,22 +103,23 @@ function shortDir(dir: string): string {
 export async function buildModel(sources: DesignSources, options: BuildOptions = {}): Promise<BuiltModel> {
   const trace = options.trace ?? 'fst';
   const extra = options.verilatorArgs ?? [];
+  const coverage = options.coverage;
   const tc = toolchain();
-  const runtime = await ensureRuntime();
+  const runtime = await ensureRuntime(coverage !== undefined);
   const wrapper = addonSource(sources.manifest, trace);
   const top = sources.manifest.top;
   const fileParts: string[] = [];
   for (const [name, text] of sources.files) { checkFileName(name); fileParts.push(name, text); }
-  const vArgs = verilatorArgs(sources, trace, extra);
+  const vArgs = verilatorArgs(sources, trace, coverage, extra);
   // The header paths are content-addressed: same paths, same precompiled contents.
   const vars = makeVars(pchPath(tc, runtime, trace, fastOpt), pchPath(tc, runtime, trace, slowOpt));
   const key = sha256([tc.verilatorVersion, tc.cxxVersion, tc.napiInclude, wrapper, ...vArgs, ...vars, ...runtime.cxxFlags,
-    runtime.lib, ...fileParts]);
+    runtime.lib, ...(coverage ? [coverageCounterRewrite] : []), ...fileParts]);
   const dir = path.join(cacheRoot(), 'models', key);
   const addonPath = path.join(dir, `${top}.node`);
   const result = (built: boolean, seconds: number, phases: readonly Phase[] = []): BuiltModel => ({
     key, dir, addonPath, objDir: path.join(dir, 'obj'), modelObjects: [path.join(dir, 'obj', `V${top}__ALL.a`)],
-    runtimeLib: runtime.lib, runtimeCxxFlags: runtime.cxxFlags, trace, built, seconds, phases,
+    runtimeLib: runtime.lib, runtimeCxxFlags: runtime.cxxFlags, trace, coverage, sourceDir: path.join(dir, 'src'), built, seconds, phases,
   });
   if (fs.existsSync(addonPath)) return result(false, 0);
 
@@ -122,6 +143,7 @@ export async function buildModel(sources: DesignSources, options: BuildOptions =
         timed(phases, 'pch', () => Promise.all([fastOpt, slowOpt].map(o => ensurePch(tc, runtime, trace, o)))),
       ]);
       let log = verilated;
+      if (coverage) log += `coverage counters made non-atomic: ${plainCoverageCounters(path.join(tmp, 'obj'))}\n`;
       // The wrapper needs only obj/V<top>.h, so it compiles (or is fetched) during make.
       const [made, wrapped] = await Promise.all([
         timed(phases, 'make', () => makeModel(path.join(tmp, 'obj'), top, vars, tc, env)),
@@ -131,7 +153,7 @@ export async function buildModel(sources: DesignSources, options: BuildOptions =
       log += await timed(phases, 'link', () => linkAddon(tmp, top, runtime, env));
       fs.writeFileSync(path.join(tmp, 'build.log'), log);
       seconds = (performance.now() - t0) / 1000;
-      fs.writeFileSync(path.join(tmp, 'build.json'), JSON.stringify({ top, key, seconds, phases, trace, verilator: tc.verilatorVersion }, null, 2));
+      fs.writeFileSync(path.join(tmp, 'build.json'), JSON.stringify({ top, key, seconds, phases, trace, coverage, verilator: tc.verilatorVersion }, null, 2));
       built = publish(tmp, dir);
     } finally {
       fs.rmSync(tmp, { recursive: true, force: true });
@@ -139,7 +161,8 @@ export async function buildModel(sources: DesignSources, options: BuildOptions =
   });
   if (built) {
     buildCount++;
-    if (!options.quiet) process.stderr.write(`[sim] built ${top} in ${seconds.toFixed(1)} s (cache ${shortDir(dir)})\n`);
+    const variant = coverage ? ` with coverage${coverage.toggle ? ' (toggles too)' : ''}` : '';
+    if (!options.quiet) process.stderr.write(`[sim] built ${top}${variant} in ${seconds.toFixed(1)} s (cache ${shortDir(dir)})\n`);
   }
   return built ? result(true, seconds, phases) : result(false, 0);
 }

@@ -1,6 +1,8 @@
 // Errors raised by the simulation layer. Each one names what failed and, where it
 // applies, the clock cycle, so a failing test reads as a sentence.
 
+import { formatSite, stackAt, userFrame } from './caller.ts';
+
 /** Verilator or the C++ compiler failed; the message ends with the tail of the log. */
 export class BuildError extends Error {
   readonly log: string;
@@ -12,11 +14,18 @@ export class BuildError extends Error {
   }
 }
 
-/** A value written to a port does not fit its shape, or has the wrong JS type. */
+/** A value written to a port does not fit its shape, or has the wrong JS type. Names the
+ *  testbench line that wrote it (the first frame outside sim/ and tb/core/). */
 export class PortValueError extends Error {
+  /** `tb/tests/foo.test.ts:12:5`, when the stack shows it. */
+  readonly site: string | undefined;
   constructor(port: string, message: string) {
-    super(`port ${port}: ${message}`);
+    const frame = userFrame(new Error().stack);
+    const site = frame ? formatSite(frame) : undefined;
+    super(`port ${port}: ${message}${site ? ` (written at ${site})` : ''}`);
     this.name = 'PortValueError';
+    this.site = site;
+    if (frame) stackAt(this, `${frame.file}:${frame.line}:${frame.column}`);
   }
 }
 
@@ -35,16 +44,37 @@ export abstract class SimTrapError extends Error {
   }
 }
 
+/** What the emitted `$display` of an assertion printed: the instance and the signals' values. */
+export interface AssertionReport {
+  /** Hierarchical instance, `TOP.nic_top.u_wqe_fetch`. */
+  readonly instance: string;
+  /** `name=hex` of each signal the condition names (up to 64 bits each). */
+  readonly values: readonly string[];
+}
+
 /** A DSL `assert` fired: the manifest maps the `$stop` back to the TS call. */
 export class AssertionFailure extends SimTrapError {
   readonly loc: string;
   readonly assertMessage: string;
-  constructor(loc: string, assertMessage: string, cycle: number, file: string, line: number) {
-    super(`assertion failed at ${loc} (cycle ${cycle}): ${assertMessage}`, cycle, file, line);
+  readonly report: AssertionReport | undefined;
+  constructor(loc: string, assertMessage: string, cycle: number, file: string, line: number, report?: AssertionReport) {
+    const where = report ? `; in ${report.instance}${report.values.length ? `, ${report.values.join(' ')} (hex)` : ''}` : '';
+    super(`assertion failed at ${loc} (cycle ${cycle}): ${assertMessage}${where}`, cycle, file, line);
     this.name = 'AssertionFailure';
     this.loc = loc;
     this.assertMessage = assertMessage;
+    this.report = report;
   }
+}
+
+/** Finds an assertion's `$display` line in the design's output and reads instance and values. */
+export function assertionReport(output: string, loc: string): AssertionReport | undefined {
+  const marker = `: assertion failed at ${loc}: `;
+  const line = output.split('\n').reverse().find(l => l.includes(marker));
+  if (!line) return undefined;
+  const instance = line.slice(0, line.indexOf(marker)).replace(/^\[\d+\]\s*/, '').trim();
+  const vals = /\[([^\]]*)\]\s*$/.exec(line);
+  return { instance, values: vals ? vals[1]!.trim().split(/\s+/).filter(v => v.includes('=')) : [] };
 }
 
 /** A `$stop` or `$fatal` not produced by a DSL assert (hand-written Verilog, or `$fatal`). */

@@ -3,8 +3,11 @@
 import * as path from 'node:path';
 import type { Manifest } from '../gen/emit/manifest.ts';
 import { buildModel, type BuildOptions, type BuiltModel, type DesignSources } from './build.ts';
+import { ClockTime } from './clock.ts';
+import { stackAt } from './caller.ts';
+import { projectRoot } from './cache.ts';
 import {
-  AssertionFailure, ModelStateError, PortValueError, SimFatalError, SimFinishError, SimStopError, type SimTrapError,
+  AssertionFailure, assertionReport, ModelStateError, PortValueError, SimFatalError, SimFinishError, SimStopError, type SimTrapError,
 } from './errors.ts';
 import { computeLayout, type Layout, type PortSlot } from './layout.ts';
 import { loadAddon, type NativeModel, type NativeTrap } from './native.ts';
@@ -29,6 +32,10 @@ export class Model {
   /** Inputs then outputs, 32-bit words, little-endian word order per port. */
   readonly buffer: Uint32Array;
   readonly traceFormat: TraceFormat;
+  /** The design's time precision as a power of ten (-12: the dump counts picoseconds). */
+  readonly timePrecision: number;
+  private clockTime = new ClockTime();
+  private readonly coverage: boolean;
   private readonly native: NativeModel;
   /** The hot native entry points, held directly: the addon's object is in dictionary mode
    *  (properties added from C++), so looking them up per call costs more than the call. */
@@ -36,6 +43,8 @@ export class Model {
   private readonly nativeHalf: (level: number) => number | undefined;
   private readonly codecs = new Map<string, Codec>();
   private cycles = 0;
+  /** A falling edge happened since the last rising one. */
+  private clockLow = false;
   private failed: SimTrapError | undefined;
   private disposed = false;
 
@@ -48,9 +57,25 @@ export class Model {
     }
     this.buffer = new Uint32Array(Math.max(1, this.layout.totalWords));
     this.traceFormat = built.trace;
+    this.coverage = addon.coverage === true;
     this.native = addon.create(this.buffer);
     this.nativeStep = this.native.step;
     this.nativeHalf = this.native.half;
+    this.timePrecision = this.native.timePrecision();
+    this.native.setPeriod(this.clockTime.unitsPerPeriod(this.timePrecision));
+  }
+
+  /** The clock period, and cycle → dump time (rising edge k at k × period). */
+  get clock(): ClockTime {
+    return this.clockTime;
+  }
+
+  /** Sets the clock period (default 4 ns). Only before the first edge: time must not jump. */
+  setClockPeriod(periodNs: number): void {
+    const clock = new ClockTime(periodNs);
+    if (this.cycles !== 0 || this.clockLow) throw new ModelStateError(`the clock period of ${this.manifest.top} can only be set before the first clock edge`);
+    this.native.setPeriod(clock.unitsPerPeriod(this.timePrecision));
+    this.clockTime = clock;
   }
 
   /** Builds (or finds in the cache) and loads a model. */
@@ -119,6 +144,7 @@ export class Model {
     if (this.failed !== undefined || this.disposed) this.live();
     if (this.nativeHalf(level) !== undefined) this.trap();
     if (level === 1) this.cycles++;
+    this.clockLow = level === 0;
   }
 
   /** Settles combinational logic for the current inputs without a clock edge. */
@@ -133,8 +159,27 @@ export class Model {
     this.native.traceOpen(path.resolve(file), depth);
   }
 
+  /** Extends the open dump by `cycles` periods without evaluating anything (values hold, the
+   *  clock stops): after a failure, so a viewer has room right of the failing cycle. */
+  traceHold(cycles: number): void {
+    if (!this.disposed) this.native.traceHold(cycles);
+  }
+
   traceClose(): void {
     if (!this.disposed) this.native.traceClose();
+  }
+
+  /** True for a model built with BuildOptions.coverage. */
+  get hasCoverage(): boolean {
+    return this.coverage;
+  }
+
+  /** Writes the model's coverage counters (Verilator's coverage.dat format) to `file`.
+   *  Works after a trap too (the counters are still there); not after dispose(). */
+  writeCoverage(file: string): void {
+    if (this.disposed) throw new ModelStateError(`model ${this.manifest.top} was disposed`);
+    if (!this.coverage) throw new ModelStateError(`model ${this.manifest.top} was built without coverage (BuildOptions.coverage)`);
+    this.native.coverageWrite(path.resolve(file));
   }
 
   /** Closes the trace and frees the native model now (not at some later garbage collection,
@@ -154,6 +199,9 @@ export class Model {
     const info = this.native.trap();
     this.cycles = this.native.cycle();
     const err = info ? this.toError(info) : new SimFatalError('trap reported without details', this.cycles, '?', 0);
+    const annotated = this.clockTime.annotate(err.message);
+    if (err.stack?.startsWith(`${err.name}: ${err.message}`)) err.stack = `${err.name}: ${annotated}${err.stack.slice(err.name.length + 2 + err.message.length)}`;
+    err.message = annotated;
     this.failed = err;
     throw err;
   }
@@ -164,7 +212,12 @@ export class Model {
       case TrapKind.stop: {
         const base = path.basename(t.file);
         const a = this.manifest.asserts.find(x => x.line === t.line && (x.file === t.file || path.basename(x.file) === base));
-        if (a) return new AssertionFailure(a.loc, a.message, cycle, t.file, t.line);
+        if (a) {
+          const err = new AssertionFailure(a.loc, a.message, cycle, t.file, t.line, assertionReport(t.output, a.loc));
+          // The user's design line is the code frame a test runner shows, not this file.
+          stackAt(err, a.loc, projectRoot);
+          return err;
+        }
         return new SimStopError('$stop', lastLine(t.output), cycle, t.file, t.line);
       }
       case TrapKind.finish: return new SimFinishError(cycle, t.file, t.line);

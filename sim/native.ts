@@ -19,11 +19,19 @@ export interface NativeModel {
   half(level: number): number | undefined;
   eval(): number | undefined;
   cycle(): number;
+  /** Clock period in time precision units (even); takes effect at the next edge. */
+  setPeriod(units: number): void;
+  /** The design's time precision as a power of ten (-12 for 1 ps). */
+  timePrecision(): number;
   traceOpen(file: string, depth: number): void;
   traceClose(): void;
+  /** Writes one more dump time `cycles` periods later, with no changes (open dumps only). */
+  traceHold(cycles: number): void;
   /** The pending trap (and clear it), or null. */
   trap(): NativeTrap | null;
   destroy(): void;
+  /** Writes Verilator's coverage data file; false when the model has no coverage compiled in. */
+  coverageWrite(file: string): boolean;
 }
 
 export interface NativeAddon {
@@ -31,6 +39,8 @@ export interface NativeAddon {
   readonly totalWords: number;
   readonly inputWords: number;
   readonly traceFormat: TraceFormat;
+  /** Built with Verilator coverage (BuildOptions.coverage). */
+  readonly coverage: boolean;
 }
 
 const require = createRequire(import.meta.url);

@@ -32,13 +32,15 @@ export function toolchain(): Toolchain {
   return cached;
 }
 
-/** Flags every object linked into a model is compiled with (runtime, model, wrapper). */
-export function commonCxxFlags(tc: Toolchain, printfHeader: string): string[] {
+/** Flags every object linked into a model is compiled with (runtime, model, wrapper).
+ *  `coverage`: Verilator's coverage counters are compiled in (VM_COVERAGE=1, as Verilator's
+ *  makefile sets for a model verilated with --coverage); a different runtime then. */
+export function commonCxxFlags(tc: Toolchain, printfHeader: string, coverage = false): string[] {
   return [
     '-std=gnu++17', '-fPIC', '-faligned-new', '-fcf-protection=none',
     '-Wno-bool-operation', '-Wno-sign-compare', '-Wno-uninitialized', '-Wno-unused-but-set-variable',
     '-Wno-unused-parameter', '-Wno-unused-variable', '-Wno-shadow',
-    '-DVM_COVERAGE=0', '-DVM_SC=0', '-DVM_TRACE=1',
+    `-DVM_COVERAGE=${coverage ? 1 : 0}`, '-DVM_SC=0', '-DVM_TRACE=1',
     '-DVL_USER_STOP', '-DVL_USER_FATAL', '-DVL_USER_FINISH',
     '-include', printfHeader,
     `-I${tc.verilatorRoot}/include`, `-I${tc.verilatorRoot}/include/vltstd`,

@@ -8,7 +8,9 @@
 //  - One cycle = falling edge (clk=0, eval) then rising edge (clk=1, eval). Inputs written
 //    by JS after a rising edge are applied at the next falling edge, so waves show them
 //    changing mid-cycle and the flops sample them on the following rising edge.
-//  - Time advances 5 units per half cycle: rising edge k is at time 10k.
+//  - Time is real time: rising edge k is at k * period, its falling edge half a period
+//    later, in the design's time precision (1 ps under `timescale 1ns / 1ps`). The period
+//    defaults to 4 ns (250 MHz) and is set per model (`setPeriod`, in precision units).
 //  - `$stop`, `$fatal`, `$finish` and Verilator's internal fatal errors are trapped by
 //    the VL_USER_* hooks below: they record what happened, the step loop stops at the end
 //    of that eval, and the call returns a trap code (undefined when all went well).
@@ -145,6 +147,9 @@ struct NicgenModel {
     NicgenTrace* tfp = nullptr;
     uint32_t* buf;
     uint64_t cycles = 0;
+    // Clock period and its half in the context's time precision units (set by JS).
+    uint64_t period = 4000;
+    uint64_t half = 2000;
     bool dead = false;
 };
 
@@ -168,9 +173,9 @@ static inline int nicgen_half(NicgenModel* m, int level) {
     ${clk ? `${clk} = level;` : '(void)level;'}
     if (level) {
         m->cycles++;
-        m->ctx->time(m->cycles * 10);
+        m->ctx->time(m->cycles * m->period);
     } else {
-        m->ctx->time(m->cycles * 10 + 5);
+        m->ctx->time(m->cycles * m->period + m->half);
     }
     m->top->eval();
     if (VL_UNLIKELY(m->tfp != nullptr)) m->tfp->dump(m->ctx->time());
@@ -219,12 +224,23 @@ static int nicgen_eval(NicgenModel* m) {
     return nicgen_trap.kind;
 }
 
+// The period in time precision units; even, so both half cycles are whole units.
+static void nicgen_set_period(NicgenModel* m, uint64_t units) {
+    m->period = units;
+    m->half = units / 2;
+}
+
 static void nicgen_trace_close(NicgenModel* m) {
     if (m->tfp) {
         m->tfp->close();
         delete m->tfp;
         m->tfp = nullptr;
     }
+}
+
+// One more dump time, cycles periods on, without an eval: the values hold and the clock stops.
+static void nicgen_trace_hold(NicgenModel* m, uint64_t cycles) {
+    if (m->tfp) m->tfp->dump(m->ctx->time() + cycles * m->period);
 }
 
 static void nicgen_trace_open(NicgenModel* m, const char* path, int depth) {
@@ -261,6 +277,9 @@ export function addonSource(manifest: Manifest, trace: TraceFormat): string {
 ${coreSource(manifest, trace)}
 #define NAPI_VERSION 8
 #include <node_api.h>
+#if VM_COVERAGE
+#include "verilated_cov.h"
+#endif
 
 // Each model gets its own function objects whose data pointer is the model, so a call
 // costs one napi_get_cb_info and no unwrapping.
@@ -306,6 +325,20 @@ static napi_value js_cycle(napi_env env, napi_callback_info info) {
     napi_value v; napi_create_double(env, (double)m->cycles, &v); return v;
 }
 
+static napi_value js_set_period(napi_env env, napi_callback_info info) {
+    NICGEN_ARGS(1)
+    double units = 0; napi_get_value_double(env, argv[0], &units);
+    nicgen_set_period(m, (uint64_t)units);
+    return nullptr;
+}
+
+// The design's time precision as a power of ten (-12 for 1 ps): the unit of dump times.
+static napi_value js_time_precision(napi_env env, napi_callback_info info) {
+    NICGEN_ARGS(0)
+    NICGEN_LIVE
+    napi_value v; napi_create_int32(env, m->ctx->timeprecision(), &v); return v;
+}
+
 static napi_value js_trace_open(napi_env env, napi_callback_info info) {
     NICGEN_ARGS(2)
     NICGEN_LIVE
@@ -316,10 +349,35 @@ static napi_value js_trace_open(napi_env env, napi_callback_info info) {
     return nullptr;
 }
 
+static napi_value js_trace_hold(napi_env env, napi_callback_info info) {
+    NICGEN_ARGS(1)
+    NICGEN_LIVE
+    double cycles = 0; napi_get_value_double(env, argv[0], &cycles);
+    nicgen_trace_hold(m, (uint64_t)cycles);
+    return nullptr;
+}
+
 static napi_value js_trace_close(napi_env env, napi_callback_info info) {
     NICGEN_ARGS(0)
     nicgen_trace_close(m);
     return nullptr;
+}
+
+// Writes Verilator's coverage counters (a coverage build only; false otherwise).
+static napi_value js_coverage_write(napi_env env, napi_callback_info info) {
+    NICGEN_ARGS(1)
+    NICGEN_LIVE
+    napi_value ok;
+#if VM_COVERAGE
+    char path[4096]; size_t len = 0;
+    napi_get_value_string_utf8(env, argv[0], path, sizeof path, &len);
+    nicgen_enter(m);
+    m->ctx->coveragep()->write(path);
+    napi_get_boolean(env, true, &ok);
+#else
+    napi_get_boolean(env, false, &ok);
+#endif
+    return ok;
 }
 
 static napi_value str(napi_env env, const std::string& s) {
@@ -387,10 +445,14 @@ static napi_value js_create(napi_env env, napi_callback_info info) {
     add_fn(env, obj, "half", js_half, m);
     add_fn(env, obj, "eval", js_eval, m);
     add_fn(env, obj, "cycle", js_cycle, m);
+    add_fn(env, obj, "setPeriod", js_set_period, m);
+    add_fn(env, obj, "timePrecision", js_time_precision, m);
     add_fn(env, obj, "traceOpen", js_trace_open, m);
     add_fn(env, obj, "traceClose", js_trace_close, m);
+    add_fn(env, obj, "traceHold", js_trace_hold, m);
     add_fn(env, obj, "trap", js_trap, m);
     add_fn(env, obj, "destroy", js_destroy, m);
+    add_fn(env, obj, "coverageWrite", js_coverage_write, m);
     return obj;
 }
 
@@ -405,6 +467,9 @@ NAPI_MODULE_INIT() {
     napi_value fmt;
     napi_create_string_utf8(env, "${trace}", NAPI_AUTO_LENGTH, &fmt);
     napi_set_named_property(env, exports, "traceFormat", fmt);
+    napi_value cov;
+    napi_get_boolean(env, VM_COVERAGE ? true : false, &cov);
+    napi_set_named_property(env, exports, "coverage", cov);
     return exports;
 }
 `;

@@ -3,11 +3,12 @@
 
 import { modulesBelow } from '../hdl/analysis.ts';
 import type { IORecord, ModuleDef, Params } from '../hdl/define.ts';
-import { DesignErrors, formatLoc } from '../hdl/errors.ts';
+import { callerLoc, DesignErrors, formatLoc, type SourceLoc } from '../hdl/errors.ts';
 import type { ModuleIR } from '../hdl/ir.ts';
 import { shapeToJson } from '../hdl/shape.ts';
 import { runPasses } from '../passes/index.ts';
-import { MANIFEST_FORMAT, type Manifest, type ManifestAssert } from './manifest.ts';
+import { MANIFEST_FORMAT, type Manifest, type ManifestAssert, type ManifestCover } from './manifest.ts';
+import { waveModules } from './wave-info.ts';
 import { ModuleEmitter } from './module.ts';
 
 export interface EmittedTop {
@@ -25,8 +26,8 @@ export interface EmittedTop {
 }
 
 /** Elaborate, check and emit `def` as a top. Throws DesignErrors listing every problem. */
-export function emitTop<P extends Params, IO extends IORecord>(def: ModuleDef<P, IO>, params: Partial<P> = {}): EmittedTop {
-  return emitModuleIR(def.elaborate(params));
+export function emitTop<P extends Params, IO extends IORecord>(def: ModuleDef<P, IO>, params: Partial<P> = {}, at: SourceLoc = callerLoc()): EmittedTop {
+  return emitModuleIR(def.elaborate(params, at));
 }
 
 export function emitModuleIR(topIR: ModuleIR): EmittedTop {
@@ -38,6 +39,7 @@ export function emitModuleIR(topIR: ModuleIR): EmittedTop {
   const byBody = new Map<string, string>();
   const files = new Map<string, string>();
   const asserts: ManifestAssert[] = [];
+  const covers: ManifestCover[] = [];
   const blackBoxes: string[] = [];
   const emittedModules: { name: string; file: string; ir: ModuleIR }[] = [];
   const nameOf = (m: ModuleIR): string => finalName.get(m) ?? m.name;
@@ -64,6 +66,9 @@ export function emitModuleIR(topIR: ModuleIR): EmittedTop {
     for (const a of emitted.asserts) {
       asserts.push({ file, line: headerLines + a.line, module: emitted.name, message: a.stmt.message, loc: formatLoc(a.stmt.loc) });
     }
+    for (const c of emitted.covers) {
+      covers.push({ file, line: headerLines + c.line, module: emitted.name, name: c.stmt.name, loc: formatLoc(c.stmt.loc) });
+    }
   }
 
   const top = nameOf(topIR);
@@ -79,6 +84,8 @@ export function emitModuleIR(topIR: ModuleIR): EmittedTop {
     })),
     asserts,
     fsms: modules.filter(m => !m.blackBox).flatMap(m => m.fsms.map(f => ({ module: nameOf(m), signal: f.signal.name, states: f.states, loc: formatLoc(f.loc) }))),
+    ...waveModules(emittedModules.map(e => e.ir), nameOf),
+    ...(covers.length ? { covers } : {}),
   };
   return { top, files, filelist: order.join('\n') + '\n', manifest, blackBoxes, modules: emittedModules };
 }

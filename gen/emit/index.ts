@@ -4,5 +4,6 @@ export type { EmittedTop } from './design.ts';
 export { MANIFEST_FORMAT } from './manifest.ts';
 export type { Manifest, ManifestPort, ManifestAssert, ManifestFsm } from './manifest.ts';
 
-export { emitProject, top } from './project.ts';
-export type { TopEntry, ModuleStats, EmittedProject } from './project.ts';
+export { emitProject, top, reconfigure, topName } from './project.ts';
+export type { TopEntry, ModuleStats, EmittedProject, ProjectOptions } from './project.ts';
+export { coreFile } from './fusesoc.ts';

@@ -28,12 +28,45 @@ export interface ManifestAssert {
   readonly loc: string;
 }
 
+/** A user cover point (`m.cover`) and where its `cover` statement is. */
+export interface ManifestCover {
+  readonly file: string;
+  readonly line: number;
+  readonly module: string;
+  readonly name: string;
+  /** TS location of the `m.cover(...)` call. */
+  readonly loc: string;
+}
+
 export interface ManifestFsm {
   readonly module: string;
   /** State register name inside `module`. */
   readonly signal: string;
   readonly states: Readonly<Record<string, number>>;
   readonly loc: string;
+}
+
+/** A port or signal whose shape is more than a bit vector: struct fields, enum names, vectors. */
+export interface ManifestTypedSignal {
+  readonly name: string;
+  /** Index into `Manifest.shapes` (shapes are shared: one struct type is used by many signals). */
+  readonly shape: number;
+}
+
+/** An interface of a module (a bundle in its IO record): its name and Verilog ports. */
+export interface ManifestInterface {
+  /** The IO path of the bundle, e.g. `xlateReq` or `axi`. */
+  readonly name: string;
+  readonly ports: readonly string[];
+}
+
+/** What a wave viewer needs to know about one emitted module (docs/waves.md). */
+export interface ManifestModule {
+  readonly name: string;
+  /** Child instances in declaration order: instance name (the scope in a dump) and module. */
+  readonly instances: readonly { readonly name: string; readonly module: string }[];
+  readonly interfaces: readonly ManifestInterface[];
+  readonly typed: readonly ManifestTypedSignal[];
 }
 
 export interface Manifest {
@@ -46,4 +79,10 @@ export interface Manifest {
   readonly ports: readonly ManifestPort[];
   readonly asserts: readonly ManifestAssert[];
   readonly fsms: readonly ManifestFsm[];
+  /** Present when some module has cover points (so designs without any keep their manifest). */
+  readonly covers?: readonly ManifestCover[];
+  /** Every emitted module below the top (optional: hand-written designs have none). */
+  readonly modules?: readonly ManifestModule[];
+  /** Shapes referred to by `modules[].typed`. */
+  readonly shapes?: readonly ShapeJson[];
 }

@@ -226,13 +226,14 @@ describe('emitted Verilog per construct', () => {
       'always @(posedge clk) begin',
       '    if (!rst) begin',
       "        if (!(a != 4'd15)) begin",
-      `            $display("%m: assertion failed at ${designs.at('assert1')}:5: a is never \\"15\\" (100%%)");`,
+      // The values of the signals the condition names go with the message.
+      `            $display("%m: assertion failed at ${designs.at('assert1')}:5: a is never \\"15\\" (100%%) [a=%0h]", a);`,
       '            $stop;',
       '        end'));
     expect(t).toContain(lines(
       'always @(posedge clk2) begin',
       "    if (!(a != 4'd14)) begin",
-      `        $display("%m: assertion failed at ${designs.at('assert3')}:5: other clock");`,
+      `        $display("%m: assertion failed at ${designs.at('assert3')}:5: other clock [a=%0h]", a);`,
       '        $stop;',
       '    end',
       'end',

@@ -1,12 +1,14 @@
 // One ModuleIR → one Verilog-2005 module, laid out the way verilog-axis lays out its
 // modules: ports, declarations, then combinational logic (`assign` / `always @*` with
 // defaults first), clocked logic (`always @(posedge clk)` with the synchronous reset at the
-// end), memories, instances and simulation-only assertions. Each statement group carries a
+// end), memories, instances, simulation-only assertions and the cover points Verilator's
+// coverage counts (inside `ifdef VERILATOR`: Yosys and Icarus never see them, and a build
+// without --coverage ignores them). Each statement group carries a
 // `// file.ts:line` comment pointing at the generator code that made it.
 
-import { domainHasReset, readBits, stmtTargets, type ReadBits } from '../hdl/analysis.ts';
+import { coverPoints, domainHasReset, readBits, stmtTargets, type ReadBits } from '../hdl/analysis.ts';
 import { formatLoc } from '../hdl/errors.ts';
-import type { AssertStmt, AssignStmt, Domain, Expr, Memory, ModuleIR, Signal, Stmt } from '../hdl/ir.ts';
+import type { AssertStmt, AssignStmt, CoverStmt, Domain, Expr, Memory, ModuleIR, Signal, Stmt } from '../hdl/ir.ts';
 import { constExpr, walkStmts } from '../hdl/ir.ts';
 import type { EnumShape } from '../hdl/shape.ts';
 import type { SourceLoc } from '../hdl/errors.ts';
@@ -21,6 +23,8 @@ export interface EmittedModule {
   readonly header: string;
   /** Line (1-based, within body) of each assertion's `$stop`. */
   readonly asserts: { line: number; stmt: AssertStmt }[];
+  /** Line (1-based, within body) of each cover point's `cover` statement. */
+  readonly covers: { line: number; stmt: CoverStmt }[];
 }
 
 const IND = '    ';
@@ -40,6 +44,7 @@ export class ModuleEmitter implements TempSink {
   readonly #labels = new Map<string, string>();
   readonly #usedNames = new Set<string>();
   readonly #asserts: { index: number; stmt: AssertStmt }[] = [];
+  readonly #covers: { index: number; stmt: CoverStmt }[] = [];
   #tempCount = 0;
   /** Signals driven from an always block (declared `reg`). */
   readonly #alwaysDriven = new Set<Signal>();
@@ -51,6 +56,7 @@ export class ModuleEmitter implements TempSink {
     for (const s of ir.signals) this.#usedNames.add(s.name);
     for (const m of ir.memories) this.#usedNames.add(m.name);
     for (const i of ir.instances) this.#usedNames.add(i.name);
+    for (const c of coverPoints(ir)) this.#usedNames.add(c.name);
   }
 
   emit(): EmittedModule {
@@ -61,6 +67,7 @@ export class ModuleEmitter implements TempSink {
     this.#emitMemories(logic);
     this.#emitInstances(logic);
     this.#emitAsserts(logic);
+    this.#emitCovers(logic);
 
     const name = this.#moduleNames(ir);
     const top = new Lines();
@@ -82,6 +89,7 @@ export class ModuleEmitter implements TempSink {
       header: headerLines.join('\n') + '\n',
       body: body.join('\n'),
       asserts: this.#asserts.map(a => ({ line: offset + a.index + 1, stmt: a.stmt })),
+      covers: this.#covers.map(c => ({ line: offset + c.index + 1, stmt: c.stmt })),
     };
   }
 
@@ -171,7 +179,7 @@ export class ModuleEmitter implements TempSink {
     }
     for (const mem of this.#ir.memories) {
       out.push(0, `reg  ${rangeDecl(mem.shape.width)}${mem.shape.width > 1 ? ' ' : ''}${mem.name} [0:${mem.depth - 1}];`);
-      mem.readPorts.forEach((_, i) => out.push(0, `reg  ${rangeDecl(mem.shape.width)}${mem.shape.width > 1 ? ' ' : ''}${memReadName(mem, i)};`));
+      mem.readPorts.forEach((p, i) => out.push(0, `${p.async ? 'wire' : 'reg '} ${rangeDecl(mem.shape.width)}${mem.shape.width > 1 ? ' ' : ''}${memReadName(mem, i)};`));
     }
   }
 
@@ -287,6 +295,12 @@ export class ModuleEmitter implements TempSink {
         out.blank();
       }
       mem.readPorts.forEach((p, i) => {
+        if (p.async) {
+          out.push(0, `// ${formatLoc(p.loc)}: asynchronous read port`);
+          out.push(0, `assign ${memReadName(mem, i)} = ${mem.name}[${this.#addr(mem, p.addr)}];`);
+          out.blank();
+          return;
+        }
         out.push(0, `// ${formatLoc(p.loc)}: registered read port`);
         out.push(0, `always @(posedge ${p.domain.clock?.name ?? 'clk'}) begin`);
         const read = `${memReadName(mem, i)} <= ${mem.name}[${this.#addr(mem, p.addr)}];`;
@@ -322,14 +336,23 @@ export class ModuleEmitter implements TempSink {
     }
   }
 
-  // ---- assertions ----------------------------------------------------------------------------
+  // ---- assertions and cover points -----------------------------------------------------------
   #emitAsserts(out: Lines): void {
+    this.#emitChecks(out, 'assert', '`ifndef SYNTHESIS', clock => `// assertions (simulation only), checked at each ${clock} edge outside reset`);
+  }
+
+  #emitCovers(out: Lines): void {
+    this.#emitChecks(out, 'cover', '`ifdef VERILATOR', clock => `// cover points (Verilator coverage only), counted at each ${clock} edge outside reset`);
+  }
+
+  /** One guarded `always` block per clock domain holding its `kind` statements, outside reset. */
+  #emitChecks(out: Lines, kind: 'assert' | 'cover', guard: string, title: (clock: string) => string): void {
     for (const d of this.#ir.domains.values()) {
-      const stmts = projectStmts(this.#ir.body, s => s.kind === 'assert' && s.domain === d);
+      const stmts = projectStmts(this.#ir.body, s => s.kind === kind && s.domain === d);
       if (!stmts.length) continue;
       const clock = d.clock?.name ?? 'clk';
-      out.push(0, '`ifndef SYNTHESIS');
-      out.push(0, `// assertions (simulation only), checked at each ${clock} edge outside reset`);
+      out.push(0, guard);
+      out.push(0, title(clock));
       out.push(0, `always @(posedge ${clock}) begin`);
       const hasReset = d.reset && domainHasReset(this.#ir, d.name);
       if (hasReset) out.push(1, `if (!${d.reset!.name}) begin`);
@@ -389,9 +412,19 @@ export class ModuleEmitter implements TempSink {
         }
         return;
       }
+      case 'cover': {
+        out.push(depth, `// ${formatLoc(s.loc)}`);
+        this.#covers.push({ index: out.out.length, stmt: s });
+        out.push(depth, `${s.name}: cover (${this.#printer.printTop(s.cond)});`);
+        return;
+      }
       case 'assert': {
         out.push(depth, `if (!(${this.#printer.printTop(s.cond)})) begin`);
-        out.push(depth + 1, `$display("%m: assertion failed at ${formatLoc(s.loc)}: ${escapeString(s.message)}");`);
+        // The values of the signals the condition names go with the message (the testbench
+        // shows them: sim/model.ts); a few, and none wider than 64 bits, so it stays a line.
+        const named = signalsIn(s.cond).filter(x => x.shape.width <= 64).slice(0, 8);
+        const values = named.length ? ` [${named.map(x => `${x.name}=%0h`).join(' ')}]` : '';
+        out.push(depth + 1, `$display("%m: assertion failed at ${formatLoc(s.loc)}: ${escapeString(s.message)}${values}"${named.map(x => `, ${x.name}`).join('')});`);
         this.#asserts.push({ index: -1, stmt: s });
         out.push(depth + 1, '$stop;');
         // Record the `$stop` line index within the logic section; fixed up in emit().
@@ -423,6 +456,20 @@ function uniqueSignals(stmts: readonly Stmt[]): Signal[] {
   const out: Signal[] = [];
   // Targets are signals or memories; only signals have a `kind`.
   for (const s of stmts) for (const t of stmtTargets(s)) if ('kind' in t && !out.includes(t)) out.push(t);
+  return out;
+}
+
+/** The signals an expression reads, each once, in the order they appear. */
+function signalsIn(e: Expr, out: Signal[] = []): Signal[] {
+  switch (e.kind) {
+    case 'ref': if (!out.includes(e.signal)) out.push(e.signal); break;
+    case 'slice': case 'unary': case 'repl': case 'ext': signalsIn(e.arg, out); break;
+    case 'part': signalsIn(e.arg, out); signalsIn(e.index, out); break;
+    case 'binary': signalsIn(e.a, out); signalsIn(e.b, out); break;
+    case 'mux': signalsIn(e.sel, out); signalsIn(e.onTrue, out); signalsIn(e.onFalse, out); break;
+    case 'concat': for (const p of e.parts) signalsIn(p, out); break;
+    default: break;
+  }
   return out;
 }
 

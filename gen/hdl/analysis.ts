@@ -1,7 +1,7 @@
 // Queries over a finished ModuleIR, shared by the passes and the emitter so that what the
 // checks assume and what the Verilog does cannot disagree.
 
-import type { Expr, Memory, ModuleIR, Signal, Stmt } from './ir.ts';
+import type { CoverStmt, Expr, Memory, ModuleIR, Signal, Stmt } from './ir.ts';
 import { stmtExprs, walkStmts } from './ir.ts';
 
 /** Operations whose low result bits depend only on the operands' low bits. The emitter
@@ -81,20 +81,21 @@ export function readBits(ir: ModuleIR): ReadBits {
   return r;
 }
 
-/** True when some register, memory port or assertion is clocked by domain `name`. */
+/** True when some register, memory port, assertion or cover point is clocked by domain `name`. */
 export function domainUsed(ir: ModuleIR, name: string): boolean {
   if (ir.signals.some(s => s.kind === 'reg' && s.domain?.name === name)) return true;
   if (ir.memories.some(m => m.readPorts.some(p => p.domain.name === name) || m.writePorts.some(p => p.domain.name === name))) return true;
   let found = false;
-  walkStmts(ir.body, s => { if (s.kind === 'assert' && s.domain.name === name) found = true; });
+  walkStmts(ir.body, s => { if ((s.kind === 'assert' || s.kind === 'cover') && s.domain.name === name) found = true; });
   return found;
 }
 
-/** Reset is read when a register of the domain has a reset value, or an assertion is gated by it. */
+/** Reset is read when a register of the domain has a reset value, or an assertion or cover
+ *  point is gated by it. */
 export function domainHasReset(ir: ModuleIR, name: string): boolean {
   if (ir.signals.some(s => s.kind === 'reg' && s.domain?.name === name && s.reset !== null)) return true;
   let found = false;
-  walkStmts(ir.body, s => { if (s.kind === 'assert' && s.domain.name === name) found = true; });
+  walkStmts(ir.body, s => { if ((s.kind === 'assert' || s.kind === 'cover') && s.domain.name === name) found = true; });
   return found;
 }
 
@@ -148,5 +149,12 @@ export function modulesBelow(top: ModuleIR): ModuleIR[] {
     out.push(m);
   };
   visit(top);
+  return out;
+}
+
+/** The module's cover points (`m.cover`), in statement order. */
+export function coverPoints(m: ModuleIR): CoverStmt[] {
+  const out: CoverStmt[] = [];
+  walkStmts(m.body, s => { if (s.kind === 'cover') out.push(s); });
   return out;
 }

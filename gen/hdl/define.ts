@@ -5,9 +5,10 @@
 // parameters that differ from the defaults (`sync_fifo_width32_depth64`), so names are
 // stable and tell the reader what they are.
 
-import { callerLoc, DslError, type SourceLoc } from './errors.ts';
+import { callerLoc, DslError, formatLoc, isLibraryLoc, type SourceLoc } from './errors.ts';
 import type { Instance, ModuleIR, Signal } from './ir.ts';
 import { ModuleBuilder } from './module.ts';
+import { checkParams, ParamError, type ElabFrame, type ParamSpec } from './params.ts';
 import type { Shape } from './shape.ts';
 import { Input, Output, Sig, SignalValue, type AssignSink } from './signal.ts';
 
@@ -20,8 +21,11 @@ export interface ModuleDef<P extends Params = Params, IO extends IORecord = IORe
   readonly name: string;
   readonly defaults: P;
   readonly doc: string | null;
-  /** Elaborate with some parameters overridden; the same parameters give the same IR object. */
-  elaborate(params?: Partial<P>): ModuleIR;
+  /** The parameters' allowed ranges (checked by every elaboration). */
+  readonly params: ParamSpec<P>;
+  /** Elaborate with some parameters overridden; the same parameters give the same IR object.
+   *  `at` is the user's line that asked for it (parameter errors are reported there). */
+  elaborate(params?: Partial<P>, at?: SourceLoc): ModuleIR;
   /** Type-level only: the module's ports, for typed testbench handles. */
   readonly __io?: IO;
 }
@@ -34,36 +38,74 @@ export type InstanceIO<IO> = {
   [K in keyof IO]: IO[K] extends Input<infer S> ? Sig<S> : IO[K] extends Output<infer S> ? SignalValue<S> : InstanceIO<IO[K]>;
 };
 
-export interface DefineOptions {
+export interface DefineOptions<P = Params> {
   /** One line shown in the emitted module's header comment. */
   doc?: string;
+  /** Allowed parameter values, checked before the generator runs (gen/hdl/params.ts). */
+  params?: ParamSpec<P>;
 }
 
+/** The elaborations in progress, outermost first, for errors raised inside nested ones. */
+const elaborating: ElabFrame[] = [];
+const annotated = new WeakSet<Error>();
+
 export function defineModule<P extends Params, IO extends IORecord>(
-  name: string, defaults: P, build: (m: ModuleBuilder, p: P) => IO, opts: DefineOptions = {},
+  name: string, defaults: P, build: (m: ModuleBuilder, p: P) => IO, opts: DefineOptions<P> = {},
 ): ModuleDef<P, IO> {
   const loc = callerLoc();
   checkModuleName(name, loc);
   const cache = new Map<string, ModuleIR>();
+  const spec = opts.params ?? {};
   return {
     name,
     defaults,
     doc: opts.doc ?? null,
-    elaborate(over: Partial<P> = {}): ModuleIR {
-      const params = { ...defaults, ...over } as P;
+    params: spec,
+    elaborate(over: Partial<P> = {}, at: SourceLoc = callerLoc()): ModuleIR {
+      const merged = { ...defaults, ...over } as P;
+      const params = spec.derive ? spec.derive(merged, new Set(Object.keys(over))) : merged;
       const key = stableKey(params);
       let ir = cache.get(key);
       if (!ir) {
-        ir = newModuleIR(moduleName(name, defaults, params), name, params as Record<string, unknown>, opts.doc ?? null, loc, null);
-        const m = new ModuleBuilder(ir);
-        const io = build(m, params);
-        assignPortPaths(ir, io as IORecord, loc);
-        resolveDefaultDomain(ir);
-        cache.set(key, ir);
+        checkParams(name, spec, params, at, elaborating);
+        const fresh = newModuleIR(moduleName(name, defaults, params), name, params as Record<string, unknown>, opts.doc ?? null, loc, null);
+        withFrame({ module: name, loc: at }, () => {
+          const io = build(new ModuleBuilder(fresh), params);
+          assignPortPaths(fresh, io as IORecord, loc);
+          resolveDefaultDomain(fresh);
+        });
+        cache.set(key, fresh);
+        ir = fresh;
       }
       return ir;
     },
   };
+}
+
+/** Runs one elaboration. A plain `Error` its generator throws (the usual way to refuse a
+ *  parameter: `throw new Error('nic_x: dataWidth 32 is outside 64..512')`) becomes a one-line
+ *  ParamError at the line that asked for the module; the original stays as `cause`. Bugs
+ *  (TypeError, ...) and DSL errors, which carry their own location, pass unchanged. */
+function withFrame(frame: ElabFrame, run: () => void): void {
+  const outer = [...elaborating];
+  elaborating.push(frame);
+  try {
+    run();
+  } catch (e) {
+    if (e instanceof Error && e.constructor === Error) {
+      const text = e.message.startsWith(`${frame.module}: `) ? e.message.slice(frame.module.length + 2) : e.message;
+      throw Object.assign(new ParamError(frame.module, text, frame.loc, outer), { cause: e });
+    }
+    if (e instanceof DslError && !(e instanceof ParamError) && !annotated.has(e) && isLibraryLoc(e.loc)) {
+      // An error inside nicgen's own generators: say which module, asked for where by whom.
+      annotated.add(e);
+      const chain = [frame, ...[...outer].reverse()].map(f => `${f.module} at ${formatLoc(f.loc)}`).join(', inside ');
+      e.message += `\n  in ${chain}`;
+    }
+    throw e;
+  } finally {
+    elaborating.pop();
+  }
 }
 
 /** A module whose Verilog exists already (vendor IP, hand-written RTL): ports only. */
@@ -75,6 +117,7 @@ export function defineBlackBox<IO extends IORecord>(name: string, ports: (m: Mod
     name,
     defaults: {},
     doc: null,
+    params: {},
     elaborate(): ModuleIR {
       if (!ir) {
         ir = newModuleIR(name, name, {}, null, loc, { source: opts.verilog ?? null });
@@ -89,7 +132,7 @@ export function defineBlackBox<IO extends IORecord>(name: string, ports: (m: Mod
 export function instantiate<P extends Params, IO extends IORecord>(
   m: ModuleBuilder, name: string, def: ModuleDef<P, IO>, params: Partial<P> = {}, loc: SourceLoc = callerLoc(),
 ): InstanceIO<IO> {
-  const child = def.elaborate(params);
+  const child = def.elaborate(params, loc);
   const inst: Instance = { name, module: child, connections: new Map(), loc };
   m.addInstance(inst);
   const byPath = new Map<string, Signal>();

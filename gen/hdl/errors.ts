@@ -27,12 +27,25 @@ const extraInternal: string[] = [];
 export function markInternalDir(dir: string): void {
   extraInternal.push(dir.endsWith(path.sep) ? dir : dir + path.sep);
 }
+/** Files whose frames are skipped: helpers that create ports or statements for their caller
+ *  (gen/lib/interfaces.ts makes a bundle's ports at the line that asked for the bundle). */
+const internalFiles = new Set<string>();
+export function markInternalFile(importMetaUrl: string): void {
+  internalFiles.add(importMetaUrl.startsWith('file:') ? fileURLToPath(importMetaUrl) : importMetaUrl);
+}
 
 function isInternal(file: string): boolean {
   // Tests of the DSL live beside it but are user code as far as locations go.
   if (/\.test\.[cm]?[jt]s$/.test(file)) return false;
   return file.includes(`${path.sep}node_modules${path.sep}`) || file.startsWith('node:')
-    || internalDirs.some(d => file.startsWith(d)) || extraInternal.some(d => file.startsWith(d));
+    || internalDirs.some(d => file.startsWith(d)) || extraInternal.some(d => file.startsWith(d)) || internalFiles.has(file);
+}
+
+/** nicgen's own generators (standard library, NIC): a line there is not one a user of the
+ *  library wrote, so errors raised there also name the module and the line that asked for it. */
+const libraryDirs = [path.join(genDir, 'lib'), path.join(genDir, 'nic')].map(d => d + path.sep);
+export function isLibraryLoc(loc: SourceLoc): boolean {
+  return !/\.test\.[cm]?[jt]s$/.test(loc.file) && libraryDirs.some(d => loc.file.startsWith(d));
 }
 
 export const unknownLoc: SourceLoc = { file: '<unknown>', line: 0, col: 0 };
@@ -54,8 +67,10 @@ export function callerLoc(): SourceLoc {
   return unknownLoc;
 }
 
-/** `gen/nic/foo.ts:12:5`, relative to the project root when inside it. */
+/** `gen/nic/foo.ts:12:5`, relative to the project root when inside it. A location without a
+ *  line (0) is not in a file: it is printed as it is (`nicgen gen --set numQp=16`). */
 export function formatLoc(loc: SourceLoc): string {
+  if (loc.line === 0) return loc.file;
   const file = loc.file.startsWith(projectRoot) ? loc.file.slice(projectRoot.length) : loc.file;
   return `${file}:${loc.line}:${loc.col}`;
 }
@@ -81,7 +96,7 @@ export interface Diagnostic {
 }
 
 export function formatDiagnostic(d: Diagnostic): string {
-  return `${formatLoc(d.loc)}: error [${d.pass}]: ${d.message}\n  hint: ${d.hint}`;
+  return `${formatLoc(d.loc)}: error [${d.pass}]: ${d.message}${d.hint ? `\n  hint: ${d.hint}` : ''}`;
 }
 
 /** Thrown when one or more passes found problems; the message lists them all. */

@@ -9,5 +9,7 @@ export type { RegOptions, WireOptions, DomainOptions } from './module.ts';
 export { MemoryHandle } from './memory.ts';
 export { defineModule, defineBlackBox, moduleName } from './define.ts';
 export type { ModuleDef, IOOf, ParamsOf, IORecord, InstanceIO, Params } from './define.ts';
-export { DslError, DesignErrors, formatLoc, callerLoc, markInternalDir } from './errors.ts';
+export { intIn, powerOfTwoIn, oneOf, bool, ParamError, describeRule } from './params.ts';
+export type { ParamRule, ParamSpec, ParamProblem } from './params.ts';
+export { DslError, DesignErrors, formatLoc, callerLoc, markInternalDir, markInternalFile } from './errors.ts';
 export type { SourceLoc, Diagnostic } from './errors.ts';

@@ -107,11 +107,24 @@ export interface AssertStmt {
   readonly loc: SourceLoc;
   readonly domain: Domain;
 }
-export type Stmt = AssignStmt | IfStmt | SwitchStmt | MemWriteStmt | AssertStmt;
+/** A user cover point (`m.cover`): counted by Verilator's coverage at each clock edge of the
+ *  domain outside reset while `cond` (and the conditions around it) hold. Not synthesized. */
+export interface CoverStmt {
+  readonly kind: 'cover';
+  readonly cond: Expr;
+  /** The point's label in the Verilog and in coverage reports. */
+  readonly name: string;
+  readonly loc: SourceLoc;
+  readonly domain: Domain;
+}
+export type Stmt = AssignStmt | IfStmt | SwitchStmt | MemWriteStmt | AssertStmt | CoverStmt;
 
 export interface MemReadPort {
   readonly addr: Expr;
   readonly enable: Expr | null;
+  /** Asynchronous (combinational) read, as distributed RAM/LUTRAM reads: the word at `addr`
+   *  in the same cycle; `enable` is then null. Otherwise the read is registered. */
+  readonly async: boolean;
   readonly domain: Domain;
   readonly loc: SourceLoc;
 }
@@ -202,6 +215,6 @@ export function stmtExprs(s: Stmt): Expr[] {
     case 'if': return s.branches.flatMap(b => (b.cond ? [b.cond] : []));
     case 'switch': return [s.subject, ...s.cases.flatMap(c => c.values ?? [])];
     case 'memwrite': return s.mask ? [s.addr, s.data, s.mask] : [s.addr, s.data];
-    case 'assert': return [s.cond];
+    case 'assert': case 'cover': return [s.cond];
   }
 }

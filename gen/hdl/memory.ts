@@ -1,5 +1,6 @@
-// Synchronous-read memories in the form Yosys and Vivado infer as block RAM:
-// one `reg [W-1:0] mem [0:D-1]`, writes and registered reads in clocked blocks.
+// Memories in the form Yosys and Vivado infer: one `reg [W-1:0] mem [0:D-1]`, writes in
+// clocked blocks; registered reads (block RAM) in clocked blocks, asynchronous reads
+// (distributed RAM, LUTRAM on a Xilinx part) as an `assign`.
 
 import { callerLoc, DslError, type SourceLoc } from './errors.ts';
 import type { Domain, Memory } from './ir.ts';
@@ -54,7 +55,18 @@ export class MemoryHandle<S extends Shape = Shape> {
     const loc = callerLoc();
     this.#checkAddr(addr, loc);
     const port = this.mem.readPorts.length;
-    this.mem.readPorts.push({ addr: addr.expr, enable: opts.enable?.expr ?? null, domain: this.#domain, loc });
+    this.mem.readPorts.push({ addr: addr.expr, enable: opts.enable?.expr ?? null, domain: this.#domain, loc, async: false });
+    return new Value<S>({ kind: 'memread', mem: this.mem, port, width: this.mem.shape.width, signed: this.mem.shape.kind === 'sint', loc }, this.mem.shape as S);
+  }
+
+  /** Asynchronous read: the word at `addr` in the same cycle (a combinational path from
+   *  `addr`). Small memories read this way map to distributed RAM (LUTRAM) on Xilinx parts;
+   *  block RAM cannot read asynchronously. */
+  readAsync(addr: Value): Value<S> {
+    const loc = callerLoc();
+    this.#checkAddr(addr, loc);
+    const port = this.mem.readPorts.length;
+    this.mem.readPorts.push({ addr: addr.expr, enable: null, domain: this.#domain, loc, async: true });
     return new Value<S>({ kind: 'memread', mem: this.mem, port, width: this.mem.shape.width, signed: this.mem.shape.kind === 'sint', loc }, this.mem.shape as S);
   }
 

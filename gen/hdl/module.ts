@@ -200,6 +200,17 @@ export class ModuleBuilder implements AssignSink {
     stmt.cases.push(c);
     this.#inBlock(c.body, body);
   }
+  /**
+   * A cover point for Verilator coverage (`nicgen sim --coverage`): counts the clock edges of
+   * the domain, outside reset, at which `cond` holds (inside `m.if`, the conditions around it
+   * too). Synthesis never sees it. `name` labels it in the Verilog and the coverage reports;
+   * it must be unique in the module (the names pass reports a clash at your line).
+   */
+  cover(cond: Value, name: string, domain?: Domain): void {
+    const loc = callerLoc();
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new DslError(`cover point name '${name}' is not a valid Verilog identifier`, 'use letters, digits and _ and start with a letter', loc);
+    this.#current().push({ kind: 'cover', cond: this.#cond(cond, loc), name, loc, domain: domain ?? this.defaultDomain(loc) });
+  }
   /** A simulation-only check, evaluated at each clock edge of the domain outside reset. */
   assert(cond: Value, message: string, domain?: Domain): void {
     const loc = callerLoc();

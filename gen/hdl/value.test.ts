@@ -228,3 +228,35 @@ describe('bit selection, shifts and aggregates', () => {
     expect(() => a.as(UInt(9))).toThrow(/cannot view 8 bits as a 9-bit shape/);
   });
 });
+
+describe('JavaScript operators on hardware values are errors at the line that used them', () => {
+  // The casts stand for code tsc cannot see through (plain JS, `any`): at run time JavaScript
+  // asks the object for a primitive, and the trap answers with a design error.
+  const trapped = (marker: string, run: () => unknown, message: RegExp, hint: RegExp): void => {
+    let err: unknown;
+    try { run(); } catch (e) { err = e; }
+    expect(err, marker).toBeInstanceOf(DslError);
+    const e = err as DslError;
+    expect(fileLine(e.loc), marker).toBe(here.at(marker));
+    expect(e.message, marker).toMatch(message);
+    expect(e.hint, marker).toMatch(hint);
+  };
+
+  it('comparisons, arithmetic, ==, string concatenation, template literals, String(), toString(), valueOf()', () => {
+    const { a, b } = ports();
+    const n = (v: Value): number => v as unknown as number;
+    const s = (v: Value): string => v as unknown as string;
+    trapped('lt', () => n(a) < n(b), /hardware value \(8-bit unsigned a\) was used as a plain JavaScript value/, /a\.lt\(b\)/); // @here:lt
+    trapped('ge', () => n(a) >= 3, /plain JavaScript value/, /a\.ge\(b\)/); // @here:ge
+    trapped('add', () => n(a) + 1, /plain JavaScript value/, /a\.add\(b\)[^]*a\.eq\(b\)/); // @here:add
+    trapped('mul', () => n(a) * 2, /plain JavaScript value/, /a\.mul\(b\)/); // @here:mul
+    trapped('neg', () => -n(a), /plain JavaScript value/, /a\.sub\(b\)/); // @here:neg
+    trapped('looseEq', () => n(a) == 1, /plain JavaScript value/, /a\.eq\(b\)/); // @here:looseEq
+    trapped('concat', () => 'x_' + s(a), /plain JavaScript value/, /a\.add\(b\)/); // @here:concat
+    trapped('template', () => `w_${s(a)}`, /plain JavaScript string/, /has no text/); // @here:template
+    trapped('String', () => String(a), /plain JavaScript string/, /has no text/); // @here:String
+    trapped('toString', () => a.toString(), /toString\(\) of a hardware value/, /has no text/); // @here:toString
+    trapped('valueOf', () => a.valueOf(), /valueOf\(\) of a hardware value/, /a\.lt\(b\)/); // @here:valueOf
+    trapped('expr', () => n(a.add(b)) > 0, /9-bit unsigned expression/, /a\.gt\(b\)/); // @here:expr
+  });
+});

@@ -130,12 +130,43 @@ export class Value<S extends Shape = Shape> {
   /** True when this enum value holds `member`. */
   is<M extends string>(this: Value<EnumShape<M>>, member: M): Value<UIntShape<1>> { return compare(this, 'eq', member); }
 
+  // ---- traps: JavaScript operators on hardware values ----------------------------------
+  // `a < b`, `a + b`, `a == 1`, `${a}` and String(a) make JavaScript ask the object for a
+  // plain number or string. A hardware value has neither (it is a circuit, known only in
+  // simulation), so each of these is a design error at the user's line, never a silent
+  // "[object Object]" or NaN baked into the Verilog. Operators that never call user code
+  // (`&&`, `!`, `?:`, `===`, `if (v)`) are caught before elaboration by gen/tscheck.
+  [Symbol.toPrimitive](hint: 'number' | 'string' | 'default'): never {
+    throw new DslError(`a hardware value (${describeValue(this)}) was used as a plain JavaScript ${hint === 'string' ? 'string' : 'value'}`, primitiveHint[hint], callerLoc());
+  }
+  /** Always an error: a hardware value has no text (see Symbol.toPrimitive). */
+  toString(): never {
+    throw new DslError(`toString() of a hardware value (${describeValue(this)})`, primitiveHint.string, callerLoc());
+  }
+  /** Always an error: a hardware value has no JavaScript number (see Symbol.toPrimitive). */
+  valueOf(): never {
+    throw new DslError(`valueOf() of a hardware value (${describeValue(this)})`, primitiveHint.number, callerLoc());
+  }
+
   /** Reinterpret the bits as another shape of the same width (struct from a vector, ...). */
   as<T extends Shape>(shape: T): Value<T> {
     const loc = callerLoc();
     if (shape.width !== this.width) throw new DslError(`cannot view ${this.width} bits as a ${shape.width}-bit shape`, 'use .trunc/.zext first', loc);
     return new Value(reinterpret(this.expr, shape.kind === 'sint', loc), shape);
   }
+}
+
+const primitiveHint = {
+  number: 'JavaScript arithmetic and comparisons do not build hardware: use a.lt(b), a.gt(b), a.le(b), a.ge(b), a.add(b) (or a.addw(b)), a.sub(b), a.mul(b), a.and(b), a.or(b), a.xor(b), a.not(), a.shl(n), a.shr(n)',
+  string: 'a hardware value has no text: build names from your own strings (m.wire(`${prefix}_q`, ...)), and print widths or shapes with v.width / describeShape(v.shape)',
+  default: '`+` and `==` do not build hardware: use a.add(b) (or a.addw(b)) and a.eq(b) / a.ne(b)',
+} as const;
+
+/** `8-bit UInt count`, `1-bit Bool expression`: what a trap message names. */
+function describeValue(v: Value): string {
+  const e = v.expr;
+  const what = e.kind === 'ref' ? e.signal.name : e.kind === 'const' ? `constant ${e.value}` : 'expression';
+  return `${e.width}-bit ${e.signed ? 'signed' : 'unsigned'} ${what}`;
 }
 
 function wrap(e: Expr): Value<UIntShape | SIntShape> {

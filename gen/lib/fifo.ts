@@ -1,8 +1,9 @@
 // Synchronous FIFOs with ready/valid ports (`s_*` in, `m_*` out) and count/full/empty.
 //
 // Two storage styles, one behaviour at the ports (a push and a pop every cycle at full rate):
-// - `syncFifo`: storage in flip-flops, the output word is a mux of them (shallow FIFOs, or
-//   where the first word must be visible in the cycle after it is pushed).
+// - `syncFifo`: storage in a memory read asynchronously (distributed RAM / LUTRAM on Xilinx
+//   parts, flip-flops and a mux elsewhere); the first word is visible in the cycle after it
+//   is pushed (shallow FIFOs, or where that latency matters).
 // - `syncFifoRam`: storage in an inferred block RAM with a registered read; the RAM's read
 //   register doubles as the output register, so (without bypass) data appear two cycles
 //   after a push into an empty FIFO; it holds `depth + 1` words (depth in RAM, one in the
@@ -23,7 +24,7 @@
 // bit tells full (same address, different lap) from empty (same address, same lap).
 // s_ready depends only on registers, so no combinational path runs from m_ready to s_ready.
 
-import { Bool, defineModule, mux, UInt, Vec, type ModuleBuilder, type Value } from '../hdl/index.ts';
+import { Bool, defineModule, mux, UInt, type ModuleBuilder, type Value } from '../hdl/index.ts';
 import { stream } from './interfaces.ts';
 import { log2Exact, positiveInt } from './util.ts';
 
@@ -49,8 +50,10 @@ export const syncFifo = defineModule('sync_fifo', { width: 8, depth: 16, bypass:
 
   const wrPtr = m.reg('wr_ptr_reg', UInt(aw + 1));
   const rdPtr = m.reg('rd_ptr_reg', UInt(aw + 1));
-  // Storage needs no reset: a word is only read after it was written.
-  const storage = m.reg('storage_reg', Vec(UInt(p.width), p.depth), { reset: null });
+  // Storage is a memory read asynchronously, as verilog-axis' small FIFOs are: synthesis maps
+  // it to distributed RAM (LUTRAM) on Xilinx parts instead of depth x width flip-flops and a
+  // read mux. It needs no reset: a word is only read after it was written.
+  const storage = m.memory('mem', UInt(p.width), p.depth);
 
   const wrAddr = m.let('wr_addr', wrPtr.bits(aw - 1, 0));
   const rdAddr = m.let('rd_addr', rdPtr.bits(aw - 1, 0));
@@ -58,7 +61,7 @@ export const syncFifo = defineModule('sync_fifo', { width: 8, depth: 16, bypass:
   // Full: same address, pointers one lap apart (top bits differ).
   const isFull = m.let('is_full', wrAddr.eq(rdAddr).land(wrPtr.bit(aw).ne(rdPtr.bit(aw))));
   const accept = s.valid.land(isFull.lnot());
-  const head = storage.at(rdAddr);
+  const head = storage.readAsync(rdAddr);
   // With bypass, a word offered to an empty FIFO whose output is taken leaves at once.
   const push = m.let('push', p.bypass ? accept.land(isEmpty.land(o.ready).lnot()) : accept);
   const pop = m.let('pop', o.ready.land(isEmpty.lnot()));
@@ -72,13 +75,12 @@ export const syncFifo = defineModule('sync_fifo', { width: 8, depth: 16, bypass:
 
   m.if(push, () => {
     wrPtr.set(wrPtr.addw(1));
-    const sw = m.switch(wrAddr);
-    for (let i = 0; i < p.depth; i++) sw.case(i, () => storage.setBits(i * p.width + p.width - 1, i * p.width, s.data));
+    storage.write(wrAddr, s.data);
   });
   m.if(pop, () => rdPtr.set(rdPtr.addw(1)));
 
   return { clk, rst, s, m: o, count, full, empty };
-}, { doc: 'Synchronous FIFO in flip-flops with ready/valid ports' });
+}, { doc: 'Synchronous FIFO in distributed RAM (asynchronous read) with ready/valid ports' });
 
 export const syncFifoRam = defineModule('sync_fifo_ram', { width: 8, depth: 512, bypass: false } as FifoParams, (m, p) => {
   positiveInt(p.width, 'width');

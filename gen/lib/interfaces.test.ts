@@ -60,3 +60,36 @@ describe('interface bundles', () => {
     expect(() => bad.elaborate()).toThrow(/no field 'nope'/);
   });
 });
+
+describe('errors about bundle ports point at the line that created the bundle', () => {
+  it('an undriven stream or AXI-Stream output, and a connect() mismatch', async () => {
+    const { runPasses } = await import('../passes/index.ts');
+    const { marks, fileLine } = await import('../test-support/loc.ts');
+    const here = marks(import.meta.url);
+    const undriven = defineModule('iface_undriven', {}, m => {
+      const len = stream(UInt(12)).source(m, 'm_len'); // @here:stream
+      const axis = axiStream({ dataWidth: 8, keep: false, last: false }).source(m, 'm_axis'); // @here:axis
+      m.unused(len.ready, 'test');
+      m.unused(axis.tready, 'test');
+      return { m_len: len, m_axis: axis };
+    });
+    const d = runPasses(undriven.elaborate()).filter(x => x.pass === 'drivers');
+    const at = (port: string): string => fileLine(d.find(x => x.message.includes(` ${port} `))!.loc);
+    expect(at('m_len_data')).toBe(here.at('stream'));
+    expect(at('m_len_valid')).toBe(here.at('stream'));
+    expect(at('m_axis_tdata')).toBe(here.at('axis'));
+    expect(d.every(x => !x.loc.file.endsWith('interfaces.ts')), 'nothing inside interfaces.ts').toBe(true);
+
+    let err: unknown;
+    try {
+      defineModule('iface_mismatch', {}, m => {
+        const a = axiStream({ dataWidth: 8 }).sink(m, 's_axis');
+        const b = axiStream({ dataWidth: 8, keep: false }).source(m, 'm_axis');
+        connect(axiStream({ dataWidth: 8 }), a as never, b as never); // @here:connect
+        return { s_axis: a, m_axis: b };
+      }).elaborate();
+    } catch (e) { err = e; }
+    expect(err).toBeInstanceOf(Error);
+    expect(fileLine((err as { loc: Parameters<typeof fileLine>[0] }).loc)).toBe(here.at('connect'));
+  });
+});

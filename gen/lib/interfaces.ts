@@ -9,9 +9,13 @@
 //   connect(axis, s, o);                   // pass-through (o.tdata = s.tdata, s.tready = o.tready)
 
 import {
-  Bool, UInt, DslError, Input, Output, Sig, Value,
+  Bool, UInt, DslError, Input, Output, Sig, Value, markInternalFile,
   type ModuleBuilder, type Shape, type SignalValue, type UIntShape,
 } from '../hdl/index.ts';
+
+// A bundle's ports, wires and connections belong to the line that asked for them
+// (`stream(T).source(m, 'm_len')`): an undriven port is reported there, not here.
+markInternalFile(import.meta.url);
 
 export type Flow = 'fwd' | 'bwd';
 /** source = the master side (drives fwd fields); sink = the slave side. */

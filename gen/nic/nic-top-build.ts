@@ -48,7 +48,7 @@
 //   small backlog counter, so simultaneous drops all count. TX_FRAMES counts tlast beats on
 //   m_axis_tx; RX_FRAMES counts headers the RX parser accepted.
 
-import { Bool, UInt, defineModule, mux, pack, type ModuleBuilder, type IORecord, type ModuleDef, type Params } from '../hdl/index.ts';
+import { Bool, UInt, defineModule, intIn, mux, oneOf, pack, type ModuleBuilder, type IORecord, type ModuleDef, type ParamSpec, type Params } from '../hdl/index.ts';
 import { axi4, axiLite, axiStream } from '../lib/interfaces.ts';
 import { nicAxiRdMux, nicAxiWrMux } from './axi-mux.ts';
 import { nicCompletion } from './completion.ts';
@@ -70,7 +70,7 @@ import { txFrameGate, txFrameGateDepth } from './tx-frame-gate.ts';
 import { RX_DROP, ADDR_WIDTH, frameStream, qpIndexWidth, type NicParams } from './types.ts';
 import { nicWqeFetch } from './wqe-fetch.ts';
 import { wqeStruct } from './wqe.ts';
-import { WQE_BYTES } from './regmap.ts';
+import { MR_BASE, MR_STRIDE, WQE_BYTES } from './regmap.ts';
 import { creditGate } from '../lib/credit-gate.ts';
 import { syncFifo, syncFifoRam } from '../lib/fifo.ts';
 
@@ -104,16 +104,30 @@ export type NicTopParams = NicParams & {
   readsPerQp: number;
 };
 
-/** The requester's READ limit, checked against the responder's (the peer's, same design). */
-function requesterReadsPerQp(p: NicTopParams): number {
-  const responder = readDepthPerQp({ numQp: p.numQp, depth: READ_DEPTH });
-  if (!Number.isInteger(p.readsPerQp) || p.readsPerQp < 1) throw new Error(`nic_top: readsPerQp ${p.readsPerQp} must be a positive integer (READs the requester keeps outstanding per QP)`);
-  if (p.readsPerQp > responder) {
-    throw new Error(`nic_top: readsPerQp ${p.readsPerQp} is above the responder's READ limit of ${responder} per QP (READ_DEPTH ${READ_DEPTH} over numQp ${p.numQp}): `
-      + `a peer nic_top would NAK the READs over its limit and put the QP in ERROR; use readsPerQp <= ${responder}`);
-  }
-  return p.readsPerQp;
-}
+/** nic_top's allowed parameters (checked before it elaborates, at the user's line):
+ *  - dataWidth: the stages' datapath widths (64..512 bits, whole powers of two);
+ *  - numQp: the READ responder holds READ_DEPTH READs, at least one per QP;
+ *  - numMr: the MR register block (MR_BASE + numMr * MR_STRIDE) must fit in the 16-bit
+ *    AXI4-Lite address space;
+ *  - readsPerQp: at most the responder's READ limit per QP (READ_DEPTH / numQp), which the peer,
+ *    another nic_top, enforces (a READ over it is NAKed and the QP goes to ERROR); left at its
+ *    default (2) it is lowered to that limit, so numQp 8 alone elaborates. */
+export const nicTopParamSpec: ParamSpec<NicTopParams> = {
+  rules: {
+    dataWidth: oneOf(64, 128, 256, 512),
+    numQp: intIn(1, READ_DEPTH),
+    numMr: intIn(1, (0x10000 - MR_BASE) / MR_STRIDE),
+    readsPerQp: intIn(1, READ_DEPTH),
+  },
+  // Left at its default, readsPerQp follows numQp: 2, or fewer when the responder's limit is lower.
+  derive: (p, given) => (given.has('readsPerQp') ? p : { ...p, readsPerQp: Math.max(1, Math.min(p.readsPerQp, readDepthPerQp({ numQp: p.numQp, depth: READ_DEPTH }))) }),
+  check: p => {
+    const limit = readDepthPerQp({ numQp: p.numQp, depth: READ_DEPTH });
+    return p.readsPerQp > limit
+      ? { param: 'readsPerQp', allowed: `1..${limit} with numQp ${p.numQp}`, why: `the responder holds ${READ_DEPTH} READs over numQp QPs, and a peer nic_top NAKs a READ over its limit` }
+      : null;
+  },
+};
 
 /** R buffer of each DMA read engine and W buffer of the READ-response DMA write
  *  (top-axi-buffers.ts: why), in bytes: a few 2 KiB bursts. */
@@ -238,7 +252,7 @@ export function makeNicTop(stages: NicStages) {
     const dmaWr = inst('u_dma_write', nicDmaWrite, all);
     const rdRsp = inst('u_read_responder', nicReadResponder, { ...all, depth: READ_DEPTH });
     const dmaRdRsp = inst('u_dma_read_rsp', nicDmaRead, all);
-    const rrx = inst('u_read_resp_rx', nicReadRespRx, { ...all, readsPerQp: requesterReadsPerQp(p) });
+    const rrx = inst('u_read_resp_rx', nicReadRespRx, { ...all, readsPerQp: p.readsPerQp });
     const dmaWrRresp = inst('u_dma_write_rresp', nicDmaWrite, all);
     const rdMux = inst('u_axi_rd_mux', nicAxiRdMux, { n: 4, dataWidth: W, idWidth: ID_W, urgentMask: 1 << RD_CLIENT_TLB, bulkCapBeats: BULK_READ_CAP_BYTES / (W / 8) });
     const wrMux = inst('u_axi_wr_mux', nicAxiWrMux, { n: 3, dataWidth: W, idWidth: ID_W });
@@ -389,5 +403,5 @@ export function makeNicTop(stages: NicStages) {
     sink(regs, 'inc_retry_exc').set(port(ack, 'cnt_retry_exc'));
 
     return { clk, rst, s_axil, m_axi, s_axis_rx, m_axis_tx, irq };
-  }, { doc: 'RoCEv2 NIC: registers, WQE fetch, requester TX, TLB, DMA, packetizer, ICRC, RX parser, responder, READ responder, READ response receiver, ACK tracker, completions' });
+  }, { params: nicTopParamSpec, doc: 'RoCEv2 NIC: registers, WQE fetch, requester TX, TLB, DMA, packetizer, ICRC, RX parser, responder, READ responder, READ response receiver, ACK tracker, completions' });
 }

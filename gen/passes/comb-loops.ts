@@ -16,7 +16,15 @@ export function combGraph(m: ModuleIR): Graph {
   const deps = new Map<Signal, Set<Signal>>();
   const where = new Map<Signal, SourceLoc>();
   const edge = (t: Signal, src: Signal): void => { let s = deps.get(t); if (!s) deps.set(t, s = new Set()); s.add(src); };
-  const refs = (e: Expr): Signal[] => { const out: Signal[] = []; walkExpr(e, x => { if (x.kind === 'ref') out.push(x.signal); }); return out; };
+  // An asynchronous memory read depends combinationally on its address.
+  const refs = (e: Expr): Signal[] => {
+    const out: Signal[] = [];
+    walkExpr(e, x => {
+      if (x.kind === 'ref') out.push(x.signal);
+      else if (x.kind === 'memread' && x.mem.readPorts[x.port]!.async) out.push(...refs(x.mem.readPorts[x.port]!.addr));
+    });
+    return out;
+  };
   const visit = (stmts: readonly Stmt[], guards: Signal[]): void => {
     for (const s of stmts) {
       if (s.kind === 'assign' && s.target.kind !== 'reg') {

@@ -1,7 +1,10 @@
-// Names: every signal, memory and instance in a module needs its own legal Verilog name.
+// Names: every signal, memory, instance and cover point in a module needs its own legal
+// Verilog name (a cover point's label shares the module's namespace: Verilator rejects a
+// label equal to a signal name).
 
 import type { Diagnostic, SourceLoc } from '../hdl/errors.ts';
 import { formatLoc } from '../hdl/errors.ts';
+import { coverPoints } from '../hdl/analysis.ts';
 import type { ModuleIR } from '../hdl/ir.ts';
 
 // IEEE 1800-2017 reserved words (a superset of Verilog-2005's): Verilator parses .v files
@@ -17,7 +20,7 @@ export function checkNames(m: ModuleIR): Diagnostic[] {
     }
     const first = seen.get(name);
     if (first) {
-      out.push({ pass: 'names', message: `${what} '${name}' in module ${m.name} collides with a name first used at ${formatLoc(first)}`, hint: 'give each signal, memory and instance of a module its own name', loc });
+      out.push({ pass: 'names', message: `${what} '${name}' in module ${m.name} collides with a name first used at ${formatLoc(first)}`, hint: 'give each signal, memory, instance and cover point of a module its own name', loc });
     } else seen.set(name, loc);
   };
   for (const s of m.signals) claim(s.name, s.loc, s.kind === 'input' || s.kind === 'output' ? 'port' : s.kind);
@@ -26,5 +29,6 @@ export function checkNames(m: ModuleIR): Diagnostic[] {
     mem.readPorts.forEach((p, i) => claim(mem.readPorts.length === 1 ? `${mem.name}_rdata` : `${mem.name}_rdata${i}`, p.loc, 'memory read port'));
   }
   for (const inst of m.instances) claim(inst.name, inst.loc, 'instance');
+  for (const c of coverPoints(m)) claim(c.name, c.loc, 'cover point');
   return out;
 }

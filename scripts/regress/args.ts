@@ -29,6 +29,14 @@ export interface RegressOptions {
   readonly outGiven: boolean;
   readonly dryRun: boolean;
   readonly help: boolean;
+  /** Verilator code coverage (coverage model variants); functional coverage is always on. */
+  readonly coverage: boolean;
+  /** Toggle coverage too (implies coverage). */
+  readonly coverageToggle: boolean;
+  /** Run only shard k of n (1-based) of the plan. */
+  readonly shard: { readonly k: number; readonly n: number } | undefined;
+  /** Failures to re-run for failure pictures (0: none). */
+  readonly pictures: number;
 }
 
 export const usageText = `usage: node --import tsx scripts/regress.ts [options]   (or make regress REGRESS_ARGS='...')
@@ -43,6 +51,12 @@ Runs many seeds of the registered benches (tb/benches/index.ts), each as its own
   --jobs N          runs at once (default: number of CPUs)
   --timeout SEC     kill a run after SEC seconds and record it as an error (default 600)
   --out DIR         results folder (default out/regress/<timestamp>)
+  --coverage        Verilator line/branch/cover-point coverage, merged (functional
+                    coverage is always collected)
+  --coverage-toggle toggle coverage too (implies --coverage; much slower per cycle)
+  --shard K/N       run only shard K of N of the plan (needs --seed-base; merge the shards'
+                    folders with ./bin/nicgen regress merge)
+  --pictures N      failure pictures for at most N failed runs (default 10; 0: none)
   --dry-run         print the planned runs (bench and seed) and exit
 `;
 
@@ -81,6 +95,10 @@ export function parseOptions(argv: readonly string[], root: string, now = new Da
         timeout: { type: 'string' },
         out: { type: 'string' },
         'dry-run': { type: 'boolean' },
+        coverage: { type: 'boolean' },
+        'coverage-toggle': { type: 'boolean' },
+        shard: { type: 'string' },
+        pictures: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     }));
@@ -88,6 +106,8 @@ export function parseOptions(argv: readonly string[], root: string, now = new Da
     throw new UsageError((err as Error).message);
   }
   const seedBaseRaw = values['seed-base'];
+  const shard = parseShard(values.shard);
+  if (shard && seedBaseRaw === undefined) throw new UsageError('--shard needs --seed-base: every shard must plan the same seeds');
   const cpus = os.availableParallelism();
   return {
     seeds: wholeNumber('seeds', values.seeds, 1, 1_000_000, defaultSeeds),
@@ -102,7 +122,20 @@ export function parseOptions(argv: readonly string[], root: string, now = new Da
     outGiven: values.out !== undefined,
     dryRun: values['dry-run'] ?? false,
     help: values.help ?? false,
+    coverage: (values.coverage ?? false) || (values['coverage-toggle'] ?? false),
+    coverageToggle: values['coverage-toggle'] ?? false,
+    shard,
+    pictures: wholeNumber('pictures', values.pictures, 0, 1_000_000, 10),
   };
+}
+
+/** `K/N` with 1 <= K <= N. */
+export function parseShard(raw: string | undefined): { k: number; n: number } | undefined {
+  if (raw === undefined) return undefined;
+  const m = /^(\d+)\/(\d+)$/.exec(raw.trim());
+  const k = m ? Number(m[1]) : NaN, n = m ? Number(m[2]) : NaN;
+  if (!m || n < 1 || k < 1 || k > n || n > 100_000) throw new UsageError(`--shard must be K/N with 1 <= K <= N, got '${raw}'`);
+  return { k, n };
 }
 
 /** The arguments that reproduce this regression's selection and seeds. */
@@ -110,5 +143,8 @@ export function replayArgs(o: RegressOptions): string {
   const parts = [`--seed-base ${o.seedBase}`, `--seeds ${o.seeds}`];
   for (const t of o.tops) parts.push(`--top ${t}`);
   for (const t of o.tests) parts.push(`--test ${t}`);
+  if (o.coverageToggle) parts.push('--coverage-toggle');
+  else if (o.coverage) parts.push('--coverage');
+  if (o.shard) parts.push(`--shard ${o.shard.k}/${o.shard.n}`);
   return parts.join(' ');
 }

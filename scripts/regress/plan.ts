@@ -17,6 +17,9 @@ export interface PlannedRun extends BenchId {
   readonly seed: number;
   /** Position in the bench's seed list (0 is the run that builds the model). */
   readonly index: number;
+  /** Position in the whole regression's plan (bench by bench, then seed index): what shards
+   *  split on, what reports sort by, and what "first hit" means for coverage. */
+  readonly order: number;
 }
 
 export interface BenchPlan extends BenchId {
@@ -70,8 +73,18 @@ export function selectBenches(registry: Registry, tops: readonly string[], tests
 }
 
 export function planRuns(benches: readonly BenchId[], seedsPerBench: number, seedBase: number): BenchPlan[] {
-  return benches.map(b => ({
+  return benches.map((b, k) => ({
     ...b,
-    runs: Array.from({ length: seedsPerBench }, (_, index) => ({ ...b, index, seed: deriveSeed(seedBase, b, index) })),
+    runs: Array.from({ length: seedsPerBench }, (_, index) => ({ ...b, index, seed: deriveSeed(seedBase, b, index), order: k * seedsPerBench + index })),
   }));
+}
+
+/** Shard `k` of `n` (1-based): the runs whose plan position is k-1 modulo n. Round robin over
+ *  the plan, so every shard gets its share of each bench (long NIC benches and short library
+ *  ones alike) and the shards together hold every run exactly once. Benches left without a
+ *  run in this shard are dropped. */
+export function shardPlan(plan: readonly BenchPlan[], shard: { readonly k: number; readonly n: number }): BenchPlan[] {
+  return plan
+    .map(b => ({ ...b, runs: b.runs.filter(r => r.order % shard.n === shard.k - 1) }))
+    .filter(b => b.runs.length > 0);
 }

@@ -18,6 +18,10 @@ export interface SpawnOptions {
   readonly timeoutSeconds: number;
   /** Aborting kills the run (recorded as an error). */
   readonly signal: AbortSignal;
+  /** More `nicgen sim` arguments for this run (its coverage folder). */
+  readonly extraArgs?: (run: PlannedRun) => readonly string[];
+  /** More environment for this run (where its failure picture goes). */
+  readonly extraEnv?: (run: PlannedRun) => Readonly<Record<string, string>>;
 }
 
 /** Output kept per stream: a runaway bench printing in a loop must not exhaust memory. */
@@ -35,11 +39,13 @@ function keepTail(text: string): string {
 
 export function runSim(run: PlannedRun, o: SpawnOptions): Promise<RunResult> {
   return new Promise(resolve => {
-    const env = { ...process.env };
+    const env: NodeJS.ProcessEnv = { ...process.env, ...(o.extraEnv?.(run) ?? {}) };
     // --seed already wins over NICGEN_SEED; dropping it keeps the logs free of a misleading value.
     delete env['NICGEN_SEED'];
+    // The regression type-checked the benches once before the first run.
+    env['NICGEN_TYPECHECK'] = '0';
     const t0 = performance.now();
-    const child = spawn('./bin/nicgen', simArgs(run), { cwd: o.root, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('./bin/nicgen', [...simArgs(run), ...(o.extraArgs?.(run) ?? [])], { cwd: o.root, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '', stderr = '', output = '';
     let killedBecause: string | undefined;
     let killTimer: NodeJS.Timeout | undefined;

@@ -5,6 +5,7 @@ import type { Model } from '../../sim/model.ts';
 import type { Codec, PortValue } from '../../sim/values.ts';
 import { codecFor } from '../../sim/values.ts';
 import { PortValueError } from '../../sim/errors.ts';
+import { PortMisses, recordingPrototype, strictHandlePrototype } from './port-names.ts';
 import type { Scheduler } from './scheduler.ts';
 import type { ClockHandle } from './types.ts';
 
@@ -24,8 +25,15 @@ class PortHandle {
   }
 }
 
+// A misspelt property of a port handle (`valu`) fails at once (port-names.ts).
+Object.setPrototypeOf(PortHandle.prototype, strictHandlePrototype(Object.create(Object.prototype) as object, 'value, words, name, dir'));
+
 export class InputPort extends PortHandle {
   readonly dir = 'in' as const;
+  constructor(name: string, buf: Uint32Array, offset: number, words: number, codec: Codec) {
+    super(name, buf, offset, words, codec);
+    Object.preventExtensions(this);
+  }
   get value(): PortValue {
     return this.codec.read(this.buf, this.offset);
   }
@@ -36,10 +44,25 @@ export class InputPort extends PortHandle {
 
 export class OutputPort extends PortHandle {
   readonly dir = 'out' as const;
+  constructor(name: string, buf: Uint32Array, offset: number, words: number, codec: Codec) {
+    super(name, buf, offset, words, codec);
+    Object.preventExtensions(this);
+  }
   get value(): PortValue {
     return this.codec.read(this.buf, this.offset);
   }
   set value(_v: PortValue) {
+    throw new PortValueError(this.name, 'is an output and cannot be written');
+  }
+}
+
+/** An unsigned output of at most 32 bits: its value is its buffer word, read in place (the
+ *  commonest port, read by monitors every cycle; the codec call cost more than the read). */
+export class NarrowOutputPort extends OutputPort {
+  override get value(): PortValue {
+    return this.buf[this.offset]!;
+  }
+  override set value(_v: PortValue) {
     throw new PortValueError(this.name, 'is an output and cannot be written');
   }
 }
@@ -65,15 +88,27 @@ export class Clock implements ClockHandle {
 export type AnyHandle = InputPort | OutputPort | Clock;
 export interface HandleTree { [key: string]: AnyHandle | HandleTree }
 
-/** Builds the nested handle object for all ports of the model. */
-export function buildHandles(model: Model, sched: Scheduler): HandleTree {
-  const root: HandleTree = {};
+/** Every port's IO path as a test writes it: `m_len.ready`. */
+export function portPaths(model: Model): string[] {
+  return model.manifest.ports.map(p => (p.path.length > 0 ? p.path : [p.name]).join('.'));
+}
+
+/**
+ * Builds the nested handle object for all ports of the model. Names the tree does not have
+ * are recorded in `misses` (port-names.ts), which runTest uses to explain a failure.
+ */
+export function buildHandles(model: Model, sched: Scheduler, misses?: PortMisses): HandleTree {
+  const recorder = misses ?? new PortMisses(portPaths(model));
+  const node0 = (at: string): HandleTree => Object.create(recordingPrototype(at, recorder)) as HandleTree;
+  const root: HandleTree = node0('dut');
   for (const port of model.manifest.ports) {
     const parts = port.path.length > 0 ? port.path : [port.name];
     let node = root;
+    let at = 'dut';
     for (const p of parts.slice(0, -1)) {
-      const next = node[p];
-      if (next === undefined) node = node[p] = {};
+      at = `${at}.${p}`;
+      const next = Object.hasOwn(node, p) ? node[p] : undefined;
+      if (next === undefined) node = node[p] = node0(at);
       else if (next instanceof PortHandle || next instanceof Clock) throw new PortValueError(port.name, `path ${parts.join('.')} collides with port ${next.name}`);
       else node = next;
     }
@@ -84,9 +119,11 @@ export function buildHandles(model: Model, sched: Scheduler): HandleTree {
     }
     const slot = model.layout.byName.get(port.name)!;
     const codec = codecFor(port.name, port.shape);
+    const narrow = (port.shape.kind === 'uint' || port.shape.kind === 'enum') && port.width <= 32;
     node[leaf] = port.dir === 'input'
       ? new InputPort(port.name, model.buffer, slot.offset, slot.words, codec)
-      : new OutputPort(port.name, model.buffer, slot.offset, slot.words, codec);
+      : narrow ? new NarrowOutputPort(port.name, model.buffer, slot.offset, slot.words, codec)
+        : new OutputPort(port.name, model.buffer, slot.offset, slot.words, codec);
   }
   return root;
 }

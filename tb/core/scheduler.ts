@@ -29,16 +29,17 @@ interface Runnable {
 }
 
 /** A registered wait. A class with fixed fields (one hidden class, filled in by the
- *  promise executor) because one is created per task per edge. */
+ *  promise executor). Each task keeps its last one and re-arms it for its next wait (a task
+ *  waits for one trigger at a time, and a wait has left the wait list and the runnable queue
+ *  by the time its task runs again), so waiting allocates only the promise. */
 class Wait implements Runnable {
   readonly task: Task;
-  /** Not readonly for an edge loop, which re-arms its two waits instead of allocating. */
   gen: number;
-  readonly kind: WaitKind;
+  kind: WaitKind;
   /** rise: the rising edge number to reach; fall: the rising edge the fall precedes; until: deadline. */
   target: number;
-  readonly pred: (() => boolean) | undefined;
-  readonly what: string;
+  pred: (() => boolean) | undefined;
+  what: string;
   since: number;
   /** Resolves the task's wait promise (set by the executor), or an edge loop's step. */
   resume: () => void = noop;
@@ -58,6 +59,14 @@ class Wait implements Runnable {
 
 const noop = (): void => {};
 
+/** The wait whose promise is being created: the executor below fills in its resolvers. One
+ *  constant executor instead of a closure per wait. */
+let arming: Wait | undefined;
+function armExecutor(resolve: () => void, reject: (err: unknown) => void): void {
+  arming!.resume = resolve;
+  arming!.reject = reject;
+}
+
 interface TraceWindow {
   readonly file: string;
   readonly from: number;
@@ -66,6 +75,9 @@ interface TraceWindow {
 }
 
 const resolved = Promise.resolve();
+
+/** Periods a failed run's dump is extended by (no value changes; see run()). */
+const HOLD_AFTER_FAILURE = 8;
 
 export interface SchedulerOptions {
   /** Fail when the test needs to go past this many cycles. */
@@ -85,7 +97,10 @@ export class Scheduler implements TaskHost {
   private head = 0;
   private tail = 0;
   private current: Task | null = null;
-  private idle: (() => void) | null = null;
+  /** Set while run() is in progress: the task it waits for and how it ends. */
+  private main: Task | null = null;
+  private settle: ((err?: { error: unknown }) => void) | null = null;
+
   private nextId = 0;
   /** True between a falling edge and the following rising edge. */
   private clockLow = false;
@@ -230,8 +245,16 @@ export class Scheduler implements TaskHost {
       throw new TriggerUsageError(`task ${task.name} awaits ${what} while already waiting for ${pending}; `
         + 'a coroutine waits for one trigger at a time: fork a task per concurrent wait');
     }
-    const w = new Wait(task, kind, target, what, pred, this.model.cycle);
-    const p = new Promise<void>((resolve, reject) => { w.resume = resolve; w.reject = reject; });
+    let w = task.wait as Wait | undefined;
+    if (w === undefined) {
+      w = new Wait(task, kind, target, what, pred, this.model.cycle);
+      task.wait = w;
+    } else {
+      w.gen = task.waitGen; w.kind = kind; w.target = target; w.what = what; w.pred = pred; w.since = this.model.cycle;
+    }
+    arming = w;
+    const p = new Promise<void>(armExecutor);
+    arming = undefined;
     this.pushWait(w);
     this.block(task);
     return p;
@@ -278,14 +301,13 @@ export class Scheduler implements TaskHost {
     void resolved.then(this.dispatchNext);
   }
 
+
   private dispatch(): void {
     for (;;) {
       const next = this.failure || this.head >= this.tail ? undefined : this.runnable[this.head++];
       if (!next) {
         this.endInstant();
-        const idle = this.idle;
-        this.idle = null;
-        idle?.();
+        this.pump();
         return;
       }
       const t = next.task;
@@ -333,19 +355,48 @@ export class Scheduler implements TaskHost {
 
   // ---- the loop ---------------------------------------------------------------------
 
-  /** Runs until `main` ends; throws the first failure. */
-  async run(main: Task): Promise<void> {
+  /** Runs until `main` ends; rejects with the first failure. */
+  run(main: Task): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      this.main = main;
+      this.settle = err => {
+        this.settle = null;
+        this.main = null;
+        try {
+          // A failed run's dump goes on for a few periods without changes (the clock stops), so
+          // a viewer can show the failing cycle with room on its right.
+          if (err && this.trace?.open) this.model.traceHold(HOLD_AFTER_FAILURE);
+          this.closeTrace();
+        } catch (closeErr) {
+          if (!err) err = { error: closeErr };
+        }
+        if (err) reject(err.error); else resolve();
+      };
+      this.pump();
+    });
+  }
+
+  /**
+   * The loop of run(): instants, one after another, until a coroutine has to run. Then it
+   * returns, and dispatch() calls it again when that instant is over. No promise per instant
+   * (the loop used to await one): when only edge loops run, instants follow each other here
+   * without a microtask; otherwise the coroutines' own promises carry it along.
+   */
+  private pump(): void {
+    const finish = this.settle;
+    if (!finish) return;
     try {
       for (;;) {
         if (this.head < this.tail && !this.drainSync()) {
-          await new Promise<void>(resolve => { this.idle = resolve; this.dispatch(); });
+          this.dispatch();
+          return;
         }
-        if (this.failure) throw this.failure.error;
-        if (main.done) return;
+        if (this.failure) { finish(this.failure); return; }
+        if (this.main!.done) { finish(); return; }
         this.advance();
       }
-    } finally {
-      this.closeTrace();
+    } catch (err) {
+      finish({ error: err });
     }
   }
 

@@ -30,6 +30,8 @@ export class Task<T = unknown> {
   error: unknown;
   /** Tasks blocked in `join()` on this one, resumed when it ends. */
   readonly joiners: Joiner[] = [];
+  /** The scheduler's wait record for this task, re-armed for each trigger it awaits. */
+  wait: object | undefined = undefined;
   private readonly host: TaskHost;
 
   constructor(id: number, name: string, host: TaskHost) {

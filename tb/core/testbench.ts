@@ -1,5 +1,6 @@
 // What a test gets next to its DUT handles: time, coroutines, waits, reset, waves, RNG.
 
+import type { FunctionalCoverage } from '../../coverage/functional.ts';
 import type { Model } from '../../sim/model.ts';
 import { PortValueError } from '../../sim/errors.ts';
 import type { Rng } from './rng.ts';
@@ -31,13 +32,17 @@ export interface ResetOptions {
 export class TestBench {
   readonly model: Model;
   readonly rng: Rng;
+  /** The run's functional coverage when coverage is on (TestOptions.coverage, NICGEN_COVERAGE):
+   *  collectors declare their cover groups here; undefined otherwise, so they cost nothing. */
+  readonly coverage: FunctionalCoverage | undefined;
   private readonly sched: Scheduler;
   private forks = 0;
 
-  constructor(model: Model, sched: Scheduler, rng: Rng) {
+  constructor(model: Model, sched: Scheduler, rng: Rng, coverage?: FunctionalCoverage) {
     this.model = model;
     this.sched = sched;
     this.rng = rng;
+    this.coverage = coverage;
   }
 
   get seed(): number {

@@ -32,6 +32,30 @@ export interface ExpectedCompletion {
   readonly checks: readonly DataCheck[];
   /** The AETH syndrome the error CQE must carry (e.g. 0x62); unchecked when absent. */
   readonly syndrome?: number;
+  /** Why an error is expected (e.g. 'bad-pd'), for functional coverage; not checked. */
+  readonly cause?: string;
+  /** When the record was taken, by the scoreboard's clock (`now`), if it has one. */
+  readonly recorded?: number;
+}
+
+/** Sees what the scoreboard has verified (functional coverage, tb/coverage/nic-collector.ts). */
+export interface ScoreboardObserver {
+  /** A completion was checked: its CQE matched (`cqe`), or, unsignaled and successful, a
+   *  later CQE of its QP completed it (`cqe` undefined); its data was checked either way. */
+  completed(host: string, qp: number, e: ExpectedCompletion, cqe: CqeFields | undefined): void;
+  /** finish() passed; `qps` per host: the QPs that had work. */
+  finished(qps: ReadonlyMap<string, number>): void;
+}
+
+/** A CQE or a byte that differs from its record: `causeCycle` is when the record was taken,
+ *  where a wave window that explains the mismatch starts (tb/core HasCauseCycle). */
+export class ScoreboardMismatch extends Error {
+  readonly causeCycle?: number;
+  constructor(message: string, recorded: number | undefined) {
+    super(recorded === undefined ? message : `${message} (recorded at cycle ${recorded})`);
+    this.name = 'ScoreboardMismatch';
+    if (recorded !== undefined) this.causeCycle = recorded;
+  }
 }
 
 /** Where a WRITE lands or a READ reads: an MR on the named peer host and an offset into it. */
@@ -58,8 +82,14 @@ export class RdmaScoreboard {
   readonly #streams: string[] = [];
   readonly #fenceSeq: number[] = [];
   #seq = 0;
+  #observer: ScoreboardObserver | undefined;
   completions = 0;
   bytesChecked = 0;
+  /** The caller's clock (a testbench's cycle count): each record is dated with it. */
+  now: (() => number) | undefined;
+
+  /** Tells `o` about everything verified from now on (one observer). */
+  observe(o: ScoreboardObserver): void { this.#observer = o; }
 
   addHost(name: string, mem: HostMemory): void {
     this.#hosts.set(name, { mem, snap: null, allowed: [], image: new MemoryImage(`${name} host memory`, mem, this.#streams) });
@@ -86,13 +116,13 @@ export class RdmaScoreboard {
       this.#host(target.host).image.write(ranges, data, a, false);
       checks.push({ host: target.host, what: `remote target (MR ${target.mr.index}+${target.offset} on ${target.host})`, ranges });
     }
-    this.#queue(host, qp).push({ wr, status, length, seq: a.seq, checks });
+    this.#queue(host, qp).push({ wr, status, length, seq: a.seq, checks, ...this.#dated() });
   }
 
   /** Record a posted READ on `host`'s QP `qp` from `source` (the peer's MR and offset) into the
    *  WQE's local SGEs. On SUCCESS the SGEs must end up holding the source bytes as planned; on
    *  any other status no byte of them may change (nothing is allowed there). */
-  expectRead(host: string, qp: number, wr: WorkRequest, status: number, source: RemoteRef, syndrome?: number): void {
+  expectRead(host: string, qp: number, wr: WorkRequest, status: number, source: RemoteRef, syndrome?: number, cause?: string): void {
     if (wr.opcode !== WQE_OPCODE.RDMA_READ) throw new Error(`scoreboard: expectRead given opcode ${wr.opcode}`);
     const a = this.#access(host, qp, wr, 'READ');
     const length = wr.length ?? wr.sges.reduce((s, x) => s + x.len, 0);
@@ -103,13 +133,14 @@ export class RdmaScoreboard {
       this.#host(host).image.write(ranges, data, a, true);
       checks.push({ host, what: `local destination (READ of MR ${source.mr.index}+${source.offset} on ${source.host})`, ranges });
     }
-    this.#queue(host, qp).push({ wr, status, length, seq: a.seq, checks, ...(syndrome !== undefined ? { syndrome } : {}) });
+    this.#queue(host, qp).push({ wr, status, length, seq: a.seq, checks, ...(syndrome !== undefined ? { syndrome } : {}), ...(cause !== undefined ? { cause } : {}), ...this.#dated() });
   }
 
-  /** Expect a CQE with `status` for a WQE that is not a WRITE with a target (e.g. flushed). */
-  expectStatus(host: string, qp: number, wr: WorkRequest, status: number): void {
+  /** Expect a CQE with `status` for a WQE that is not a WRITE with a target (e.g. flushed);
+   *  `cause` says why it fails, for coverage. */
+  expectStatus(host: string, qp: number, wr: WorkRequest, status: number, cause?: string): void {
     const a = this.#access(host, qp, wr, 'WQE');
-    this.#queue(host, qp).push({ wr, status, length: wr.length ?? wr.sges.reduce((s, x) => s + x.len, 0), seq: a.seq, checks: [] });
+    this.#queue(host, qp).push({ wr, status, length: wr.length ?? wr.sges.reduce((s, x) => s + x.len, 0), seq: a.seq, checks: [], ...(cause !== undefined ? { cause } : {}), ...this.#dated() });
   }
 
   /** A CQE arrived: it must be the next signaled-or-failed entry; unsignaled successes before
@@ -124,18 +155,20 @@ export class RdmaScoreboard {
       const owesCqe = e.wr.signaled || e.status !== CQE_STATUS.SUCCESS;
       if (!owesCqe) {
         this.#checkData(host, qp, e);
+        this.#observer?.completed(host, qp, e, undefined);
         skipped.push(`0x${e.wr.wrId.toString(16)} (${opName(e.wr.opcode)}, ${e.length} bytes)`);
         where = `${host} QP ${qp} CQE wr_id=0x${c.wrId.toString(16)} [unsignaled before it, taken as successful: ${skipped.join(', ')}]`;
         continue;
       }
-      if (c.wrId !== e.wr.wrId) throw new Error(`${where}: expected wr_id 0x${e.wr.wrId.toString(16)} (posting order)`);
-      if (c.status !== e.status) throw new Error(`${where} (${opName(e.wr.opcode)}): status ${statusName(c.status)}, expected ${statusName(e.status)}`);
-      if (c.opcode !== e.wr.opcode) throw new Error(`${where}: opcode ${c.opcode}, expected ${e.wr.opcode}`);
-      if (c.qp !== qp) throw new Error(`${where}: CQE names QP ${c.qp}`);
-      if (e.syndrome !== undefined && c.syndrome !== e.syndrome) throw new Error(`${where}: syndrome 0x${c.syndrome.toString(16)}, expected 0x${e.syndrome.toString(16)}`);
-      if (e.status === CQE_STATUS.SUCCESS && c.byteLen !== e.length) throw new Error(`${where}: byte_len ${c.byteLen}, expected ${e.length}`);
+      if (c.wrId !== e.wr.wrId) throw new ScoreboardMismatch(`${where}: expected wr_id 0x${e.wr.wrId.toString(16)} (posting order)`, e.recorded);
+      if (c.status !== e.status) throw new ScoreboardMismatch(`${where} (${opName(e.wr.opcode)}): status ${statusName(c.status)}, expected ${statusName(e.status)}`, e.recorded);
+      if (c.opcode !== e.wr.opcode) throw new ScoreboardMismatch(`${where}: opcode ${c.opcode}, expected ${e.wr.opcode}`, e.recorded);
+      if (c.qp !== qp) throw new ScoreboardMismatch(`${where}: CQE names QP ${c.qp}`, e.recorded);
+      if (e.syndrome !== undefined && c.syndrome !== e.syndrome) throw new ScoreboardMismatch(`${where}: syndrome 0x${c.syndrome.toString(16)}, expected 0x${e.syndrome.toString(16)}`, e.recorded);
+      if (e.status === CQE_STATUS.SUCCESS && c.byteLen !== e.length) throw new ScoreboardMismatch(`${where}: byte_len ${c.byteLen}, expected ${e.length}`, e.recorded);
       if (e.status === CQE_STATUS.SUCCESS) this.#checkData(host, qp, e);
       this.completions++;
+      this.#observer?.completed(host, qp, e, c);
       return;
     }
   }
@@ -161,6 +194,11 @@ export class RdmaScoreboard {
       if (m) throw new Error(`${name} host memory at 0x${m.addr.toString(16)} is 0x${m.got.toString(16)}, expected 0x${m.expected.toString(16)} (last planned by WQE #${m.writer})`);
       h.snap?.expectUnchangedOutside([...h.allowed, ...h.image.writtenRanges()], `${name} host memory`);
     }
+    if (this.#observer) {
+      const qps = new Map<string, number>();
+      for (const k of this.#streams) { const host = k.slice(0, k.indexOf('/')); qps.set(host, (qps.get(host) ?? 0) + 1); }
+      this.#observer.finished(qps);
+    }
   }
 
   #checkData(host: string, qp: number, e: ExpectedCompletion): void {
@@ -170,8 +208,8 @@ export class RdmaScoreboard {
       for (const b of h.image.ownedBy(c.ranges, e.seq)) {
         const got = h.mem.read(b.addr, 1)[0]!;
         if (got !== b.value) {
-          throw new Error(`${host} QP ${qp} ${op} wr_id=0x${e.wr.wrId.toString(16)} (#${e.seq}, ${e.length} bytes): ${c.what} byte ${b.index} `
-            + `(${c.host} 0x${b.addr.toString(16)}) is 0x${got.toString(16)}, expected 0x${b.value.toString(16)}`);
+          throw new ScoreboardMismatch(`${host} QP ${qp} ${op} wr_id=0x${e.wr.wrId.toString(16)} (#${e.seq}, ${e.length} bytes): ${c.what} byte ${b.index} `
+            + `(${c.host} 0x${b.addr.toString(16)}) is 0x${got.toString(16)}, expected 0x${b.value.toString(16)}`, e.recorded);
         }
         this.bytesChecked++;
       }
@@ -187,6 +225,10 @@ export class RdmaScoreboard {
     const seq = ++this.#seq;
     if (wr.fence) this.#fenceSeq[stream] = seq;
     return { seq, stream, streamName: name, fenceSeq: this.#fenceSeq[stream]!, what: `${what} wr_id=0x${wr.wrId.toString(16)}` };
+  }
+
+  #dated(): { recorded?: number } {
+    return this.now ? { recorded: this.now() } : {};
   }
 
   #host(name: string): Host {

@@ -1,6 +1,7 @@
 // Two NICs (nic_pair) with everything a host has: host memory behind an AXI4 RAM model (random
 // latency and back-pressure), a register master, a driver, and the Ethernet link between
-// them. Used by the end-to-end benches and tests.
+// them. Used by the end-to-end benches and tests. When the run collects coverage, the NIC's
+// functional coverage (tb/coverage/) watches the scoreboard and the link.
 
 import type { IOOf } from '../../gen/hdl/index.ts';
 import type { nicPair } from '../../gen/nic/nic-top.ts';
@@ -11,7 +12,8 @@ import { HostMemory } from '../model/host-memory.ts';
 import { PageAllocator } from '../model/page-allocator.ts';
 import type { PcapWriter } from '../model/pcap.ts';
 import { RdmaScoreboard } from '../model/scoreboard.ts';
-import { EthernetLink, type LinkOptions } from './link.ts';
+import { NicCoverage } from '../coverage/nic-collector.ts';
+import { EthernetLink, type LinkFrame, type LinkOptions } from './link.ts';
 
 export type PairDut = DutOf<NonNullable<IOOf<typeof nicPair>>>;
 
@@ -74,12 +76,21 @@ export class PairEnv {
       return { name, mem, ram, axil, drv };
     };
     const a = host('A', 0), b = host('B', 1);
+    const cov = tb.coverage
+      ? new NicCoverage(tb.coverage, (h, qp) => (h === 'A' ? a : h === 'B' ? b : undefined)?.drv.qps[qp]?.opts.pmtuLog2)
+      : undefined;
+    const observe = o.link?.observe;
     const link = new EthernetLink(tb, { tx: dut.a_m_axis_tx, rx: dut.a_s_axis_rx }, { tx: dut.b_m_axis_tx, rx: dut.b_s_axis_rx }, {
       latency: o.latency ?? 20, ...(o.pcap ? { pcap: o.pcap } : {}), ...o.link,
+      ...(cov ? { observe: (f: LinkFrame) => { cov.frame(f.dir, f.data); observe?.(f); } } : {}),
     });
     await tb.reset(4);
     await a.drv.init({ ttl: 64, dscp: 26 });
     await b.drv.init({ ttl: 64, dscp: 26 });
-    return new PairEnv(a, b, link);
+    const env = new PairEnv(a, b, link);
+    // Records are dated, so a mismatch's wave window starts where its WQE was posted.
+    env.sb.now = () => tb.cycle;
+    if (cov) env.sb.observe(cov);
+    return env;
   }
 }

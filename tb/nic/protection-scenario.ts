@@ -49,7 +49,7 @@ export async function runProtectionScenario(env: PairEnv, tb: TestBench, cases: 
     }[c];
     const src = [{ mr: sa.src, offset: rng.int(0, 1000), len }];
     const bad = A.drv.writeRequest(BigInt(0x1000 + i), src, t.va, t.rkey, true);
-    env.sb.expectStatus('A', qp.index, bad, CQE_STATUS.REMOTE_ACCESS_ERROR);
+    env.sb.expectStatus('A', qp.index, bad, CQE_STATUS.REMOTE_ACCESS_ERROR, c === 'no-remote-write' ? 'no-access' : c);
     await A.drv.postSend(qp, bad);
     const deadline = tb.cycle + 200_000;
     while (env.sb.owed('A', qp.index) > 0) {

@@ -70,7 +70,7 @@ export async function runReadProtectionScenario(env: PairEnv, tb: TestBench, cas
     const behind = A.drv.readRequest(BigInt(0x1100 + i), [{ mr: land, offset: slice + 8000, len: 64 }], good.va, good.key, rng.bool());
     const psn = await A.drv.qpReg(qp, 'SQ_PSN');
     // The scoreboard allows neither destination to change: a failed READ writes nothing.
-    env.sb.expectRead('A', qp.index, bad, CQE_STATUS.REMOTE_ACCESS_ERROR, { host: 'B', mr: good, offset: 0 }, NAK_REMOTE_ACCESS);
+    env.sb.expectRead('A', qp.index, bad, CQE_STATUS.REMOTE_ACCESS_ERROR, { host: 'B', mr: good, offset: 0 }, NAK_REMOTE_ACCESS, c === 'no-remote-read' ? 'no-access' : c);
     env.sb.expectStatus('A', qp.index, behind, CQE_STATUS.FLUSH_ERROR);
     A.drv.post(qp, bad); A.drv.post(qp, behind);
     await A.drv.ring(qp);

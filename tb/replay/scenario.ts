@@ -9,6 +9,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { LOCAL_QPN_BASE } from '../../gen/nic/flow-types.ts';
+import { nicTopParamSpec } from '../../gen/nic/nic-top-build.ts';
 import { ACCESS, MR_REGS, QP_REGS, type RegField } from '../../gen/nic/regmap.ts';
 import { parseIpv4, parseMac } from '../model/headers.ts';
 import { PAGE_BYTES } from '../model/host-memory.ts';
@@ -117,9 +118,21 @@ function parseNic(j: JsonAt): NicConfig {
     ip: ipv4(f['ip']!.required()),
     ttl: opt(f['ttl']!, x => x.uint(8), 64),
     dscp: opt(f['dscp']!, x => x.uint(6), 0),
-    numQp: opt(f['numQp']!, x => x.uint(8, 1, 64), 4),
-    numMr: opt(f['numMr']!, x => x.uint(8, 1, 256), 16),
+    numQp: opt(f['numQp']!, x => x.uint(16, ...nicTopRange('numQp')), 4),
+    // nic_top takes more MRs, but a replay model with hundreds of register-file MRs takes
+    // minutes to build; 256 covers any capture's keys (docs/replay.md).
+    numMr: opt(f['numMr']!, x => x.uint(16, 1, Math.min(REPLAY_MAX_MR, nicTopRange('numMr')[1])), 16),
   };
+}
+
+const REPLAY_MAX_MR = 256;
+
+/** The range nic_top itself accepts (gen/nic/nic-top-build.ts), so a scenario asks for no
+ *  model that cannot be generated. */
+function nicTopRange(name: 'numQp' | 'numMr'): [number, number] {
+  const r = nicTopParamSpec.rules?.[name];
+  if (r?.kind !== 'int') throw new Error(`nic_top declares no whole-number range for ${name}`);
+  return [r.min, r.max];
 }
 
 function parseMemory(j: JsonAt): MemoryConfig {

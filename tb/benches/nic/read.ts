@@ -6,6 +6,8 @@ import type { TestBench } from '../../core/index.ts';
 import { PcapWriter } from '../../model/pcap.ts';
 import { PairEnv, type PairDut } from '../../nic/env.ts';
 import { runMixedScenario } from '../../nic/mixed-scenario.ts';
+import { runLocalErrorScenario } from '../../nic/local-error-scenario.ts';
+import { runProtectionScenario } from '../../nic/protection-scenario.ts';
 import { runReadProtectionScenario } from '../../nic/read-protection-scenario.ts';
 import { defineBench, type BenchGroup } from '../bench.ts';
 import { PACED, pairDesign } from './write.ts';
@@ -22,6 +24,17 @@ async function mixed(dut: PairDut, tb: TestBench): Promise<void> {
   }
 }
 
+/** A directed scenario on a default PairEnv; its summary line is printed as `<test>: ...`. */
+function directed(name: string, about: string, maxCycles: number, scenario: (env: PairEnv, tb: TestBench) => Promise<string>) {
+  return defineBench({
+    about, design: pairDesign, maxCycles,
+    test: async function directedScenario(dut, tb) {
+      const env = await PairEnv.create(dut, tb);
+      console.log(`${name}: ${await scenario(env, tb)}`);
+    },
+  });
+}
+
 export const nicPairReadBenches: BenchGroup = {
   read_mixed: defineBench({
     about: 'random RDMA WRITEs and READs both ways, 1-4 QPs, 0..64 KiB, 1-4 SGEs, fences, PSN wrap; READ data checked per QP program order',
@@ -29,14 +42,10 @@ export const nicPairReadBenches: BenchGroup = {
     maxCycles: 40_000_000,
     test: mixed,
   }),
-  read_protection: defineBench({
-    about: 'READ with bad tag / PD / no remote-read / out of bounds: NAK 0x62, error CQE, QP ERROR, nothing lands, flushes',
-    design: pairDesign,
-    maxCycles: 5_000_000,
-    test: async (dut, tb) => {
-      const env = await PairEnv.create(dut, tb);
-      const r = await runReadProtectionScenario(env, tb);
-      console.log(`read_protection: ${r.naks} NAKs 0x62`);
-    },
-  }),
+  read_protection: directed('read_protection', 'READ with bad tag / PD / no remote-read / out of bounds: NAK 0x62, error CQE, QP ERROR, nothing lands, flushes', 5_000_000,
+    async (env, tb) => `${(await runReadProtectionScenario(env, tb)).naks} NAKs 0x62`),
+  write_protection: directed('write_protection', 'WRITE with bad tag / PD / no remote-write / out of bounds: nothing written, NAK 0x62, error CQE, QP ERROR, later WQEs flushed', 5_000_000,
+    async (env, tb) => `${(await runProtectionScenario(env, tb)).naks} NAKs 0x62`),
+  local_errors: directed('local_errors', 'the requester\'s own checks: 0-SGE WQEs, unknown opcode, length mismatch, QP not in RTS, bad lkey on WRITE and READ, flushes; QP states after', 2_000_000,
+    async (env, tb) => { const r = await runLocalErrorScenario(env, tb); return `${r.cqes} CQEs in ${r.cycles} cycles`; }),
 };

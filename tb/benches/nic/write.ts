@@ -10,7 +10,8 @@ import { runWriteScenario, type WriteScenarioOptions, type WriteScenarioResult }
 import type { TestBench } from '../../core/index.ts';
 import { defineBench, type BenchGroup } from '../bench.ts';
 
-export const pairDesign = () => design(nicPair, PAIR_PARAMS);
+/** nic_pair as the benches run it; its emission is cached on disk (tb/design-cache.ts). */
+export const pairDesign = () => design(nicPair, PAIR_PARAMS, { diskCache: true });
 
 export interface WriteBenchOptions extends WriteScenarioOptions {
   readonly pcapPath?: string;

@@ -74,7 +74,7 @@ describe('AXI-Stream checker bites on a broken DUT', () => {
     const sent: Uint8Array[] = [];
     for (let i = 0; i < 30; i++) { sent.push(tb.rng.bytes(tb.rng.int(1, 40))); src.send(sent[i]!); }
     for (let i = 0; i < 30; i++) expect((await sink.recv({ timeout: 2000 })).data).toEqual(sent[i]);
-  }, { seed });
+  }, { seed, pictures: false });
 
   it('passes when the stage is correct', async () => {
     await broken(AXIS_FAULT.NONE, 0.5);
@@ -88,15 +88,15 @@ describe('AXI-Stream checker bites on a broken DUT', () => {
     expect(pe.rule).toBe('TDATA_STABLE');
     expect(pe.cycle).toBe((err as TestFailure).cycle);
     await expect(Promise.reject(err)).rejects.toThrow(
-      /m_axis: TDATA_STABLE violated in cycle \d+: m_axis_tdata changed while m_axis_tvalid && !m_axis_tready: was 0x[0-9a-f]+, now 0x[0-9a-f]+/);
+      /m_axis: TDATA_STABLE violated in cycle \d+ \(\d+ ns\): m_axis_tdata changed while m_axis_tvalid && !m_axis_tready: was 0x[0-9a-f]+, now 0x[0-9a-f]+/);
   });
 
   it('fails on tvalid dropped before the handshake', async () => {
-    await expect(broken(AXIS_FAULT.DROP_VALID, 0.5)).rejects.toThrow(/m_axis: TVALID_STABLE violated in cycle \d+: m_axis_tvalid dropped before the handshake/);
+    await expect(broken(AXIS_FAULT.DROP_VALID, 0.5)).rejects.toThrow(/m_axis: TVALID_STABLE violated in cycle \d+ \(\d+ ns\): m_axis_tvalid dropped before the handshake/);
   });
 
   it('fails on a tkeep hole before tlast', async () => {
-    await expect(broken(AXIS_FAULT.KEEP_HOLE, 0, 3)).rejects.toThrow(/m_axis: TKEEP_(CONTIGUOUS|FULL) violated in cycle \d+: m_axis_tkeep = 0b[01]+/);
+    await expect(broken(AXIS_FAULT.KEEP_HOLE, 0, 3)).rejects.toThrow(/m_axis: TKEEP_(CONTIGUOUS|FULL) violated in cycle \d+ \(\d+ ns\): m_axis_tkeep = 0b[01]+/);
   });
 
   it('fails (by data, not protocol) when a beat is lost', async () => {

@@ -26,7 +26,7 @@ describe('nicgen gen', () => {
     const r = nicgen('gen', '--out', out, '--tops', path.join(fixtures, 'good-tops.ts'));
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
-    expect(fs.readdirSync(out).sort()).toEqual(['cli_counter_width12.f', 'cli_counter_width12.ports.json', 'cli_counter_width12.v']);
+    expect(fs.readdirSync(out).sort()).toEqual(['.nicgen-files.json', 'cli_counter_width12.core', 'cli_counter_width12.f', 'cli_counter_width12.ports.json', 'cli_counter_width12.v']);
     const filelist = path.join(out, 'cli_counter_width12.f');
     const v = spawnSync('verilator', ['--lint-only', '-Wall', '-f', filelist], { cwd: root, encoding: 'utf8' });
     expect(v.status, v.stderr).toBe(0);
@@ -41,7 +41,7 @@ describe('nicgen gen', () => {
     fs.appendFileSync(path.join(out, 'cli_counter_width12.v'), '// edited\n');
     const stale = nicgen('gen', '--check', '--out', out, '--tops', path.join(fixtures, 'good-tops.ts'));
     expect(stale.code).toBe(1);
-    expect(stale.stderr).toMatch(/would change: cli_counter_width12\.v/);
+    expect(stale.stderr).toMatch(/differs, and is not nicgen's to overwrite: cli_counter_width12\.v/); // edited by hand: gen would refuse
   });
 
   it('exits 1 and lists every design error at its line of the user\'s TS', () => {
@@ -61,7 +61,7 @@ describe('nicgen gen', () => {
   it('exits 2 with one line on misuse', () => {
     const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'nicgen-cli-')), 'a-file');
     fs.writeFileSync(file, '');
-    for (const args of [['frob'], ['gen', '--bogus'], ['lint', '--top', 'no_such_module'], ['gen', '--out', file], ['gen', '--out', '/nonexistent/deep/x'], ['gen', '--tops', '/nonexistent.ts']]) {
+    for (const args of [['frob'], ['gen', '--bogus'], ['lint', '--top', 'no_such_module'], ['gen', '--out', file], ['gen', '--out', '/nonexistent/deep/x'], ['gen', '--tops', '/nonexistent.ts'], ['gen', '--tops', '/nonexistent.ts', '--out', '/tmp']]) {
       const r = nicgen(...args);
       expect(r.code, `nicgen ${args.join(' ')}`).toBe(2);
       expect(r.stderr.trim().split('\n'), `nicgen ${args.join(' ')}`).toHaveLength(1);

@@ -131,7 +131,7 @@ describe('make regress', () => {
     const nasty = 'a & b < c > d "quoted" \'single\' ]]> \x1b[31mred\x1b[0m nul\x00 bell\x07 lone\ud800 tab\there\nline 2 \u{1F600}';
     const clean = 'a & b < c > d "quoted" \'single\' ]]> red nul bell lone tab\there\nline 2 \u{1F600}';
     const result = (status: RunResult['status'], seed: number): RunResult => ({
-      run: { top: 'x<&>"', test: 't', seed, index: seed }, status, seconds: 1.5, cycles: 10, simSeconds: undefined,
+      run: { top: 'x<&>"', test: 't', seed, index: seed, order: seed }, status, seconds: 1.5, cycles: 10, simSeconds: undefined,
       failCycle: status === 'failed' ? 10 : undefined, headline: status === 'passed' ? '' : nasty, detail: nasty, output: nasty,
     });
     const file = path.join(tmp, 'nasty.xml');

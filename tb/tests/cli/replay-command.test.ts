@@ -51,13 +51,18 @@ describe('nicgen replay', () => {
     expect(fs.statSync(out).size).toBeGreaterThan(24);
     const progress = r.stderr.split('\n').filter(l => l.startsWith('replay: frame '));
     expect(progress.length, r.stderr).toBe(cap.frames.length);
-    expect(progress.at(-1)).toMatch(new RegExp(`^replay: frame ${cap.frames.length}/${cap.frames.length}, cycle [0-9,]+, [0-9.]+ s$`));
+    expect(progress.at(-1)).toMatch(new RegExp(`^replay: frame ${cap.frames.length}/${cap.frames.length}, cycle [0-9,]+ \\([0-9.]+ (ns|µs|ms) simulated\\), [0-9.]+ s$`));
   }, BUILD_TIMEOUT);
 
   it('--expect-all-accepted: exit 1 naming how many frames were rejected; --rejected-only lists just those', async () => {
-    const r = await nicgen('--scenario', EXAMPLE, '--in', input, '--expect-all-accepted', '--rejected-only');
+    const wave = path.join(dir, 'run.fst');
+    const r = await nicgen('--scenario', EXAMPLE, '--in', input, '--expect-all-accepted', '--rejected-only', '--wave', wave);
     const rejected = cap.frames.filter(f => f.verdict !== 'accepted').length;
     expect(r.code, r.stderr).toBe(1);
+    // --wave: the dump and its GTKWave savefile beside it.
+    const savefile = path.join(dir, 'run.gtkw');
+    expect(r.stdout).toContain(`waves: ${wave}, GTKWave savefile ${savefile} (nicgen wave ${wave}), clock period 4 ns`);
+    expect(fs.readFileSync(savefile, 'utf8')).toContain(`[dumpfile] "${wave}"`);
     expect(r.stderr).toContain(`nicgen replay: --expect-all-accepted: ${rejected} of ${cap.frames.length} frames were rejected\n`);
     const rows = r.stdout.split('\n').filter(l => /^ *\d+  /.test(l));
     expect(rows.length).toBe(rejected);

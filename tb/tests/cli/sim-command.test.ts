@@ -7,9 +7,12 @@ import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runNicgen, type NicgenRun } from './run-nicgen.ts';
 
+/** Failure pictures go to a temporary folder, not the project's out/. */
+const failureDir = fs.mkdtempSync(path.join(os.tmpdir(), 'nicgen-sim-failures-'));
+
 /** The CLI's own seed handling is under test: no NICGEN_SEED from the caller. */
 function seedlessEnv(): NodeJS.ProcessEnv {
-  const env = { ...process.env };
+  const env: NodeJS.ProcessEnv = { ...process.env, NICGEN_FAILURE_DIR: failureDir };
   delete env['NICGEN_SEED'];
   return env;
 }
@@ -22,18 +25,30 @@ describe('nicgen sim', () => {
     const wave = path.join(dir, 'pass.fst');
     const r = await nicgen('selftest', '--test', 'pass', '--seed', '42', '--wave', wave, '--from', '10', '--to', '50');
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toMatch(new RegExp(`^PASS selftest/pass: seed 42, 2002 cycles, [0-9.]+ s wall .*cycles/s, wave ${wave.replace(/[.]/g, '\\.')}\\n$`));
+    expect(r.stdout).toMatch(new RegExp(`^PASS selftest/pass: seed 42, 2002 cycles, [0-9.]+ s wall .*cycles/s, 8.01 µs simulated at 4 ns, wave ${wave.replace(/[.]/g, '\\.')} \\(savefile beside it: nicgen wave FILE\\)\\n$`));
     expect(fs.statSync(wave).size).toBeGreaterThan(0);
+    // The savefile beside the dump opens on it: the dump's path, the window's first cycle.
+    const gtkw = fs.readFileSync(path.join(dir, 'pass.gtkw'), 'utf8');
+    expect(gtkw).toContain(`[dumpfile] "${wave}"`);
+    expect(gtkw).toContain('[timestart] 40000');
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
   it('reports a failing bench: exit 1, the seed, the cycle, what differed and the replay command', async () => {
     const r = await nicgen('selftest', '--test', 'fail', '--seed', '1234');
     expect(r.code).toBe(1);
-    expect(r.stdout).toMatch(/^FAIL selftest\/fail: seed 1234, failed at cycle \d+/);
-    expect(r.stderr).toMatch(/m_data of word \d+ \(expectation corrupted on purpose\): got 0x[0-9a-f]+, expected 0x[0-9a-f]+ at cycle \d+/);
-    expect(r.stderr).toContain('replay with --seed 1234');
-    expect(r.stderr).toMatch(/\.\/bin\/nicgen sim selftest --test fail --seed 1234 --wave \S+ --from \d+ --to \d+/);
+    const cycle = Number(/^FAIL selftest\/fail: seed 1234, failed at cycle (\d+) \((\d+) ns\)/.exec(r.stdout)?.[1]);
+    expect(r.stdout).toContain(`failed at cycle ${cycle} (${cycle * 4} ns)`);
+    expect(r.stderr).toMatch(/m_data of word \d+ \(expectation corrupted on purpose\): got 0x[0-9a-f]+, expected 0x[0-9a-f]+ at cycle \d+ \(\d+ ns\)/);
+    expect(r.stderr).toContain('replay: ./bin/nicgen sim selftest --test fail --seed 1234\n');
+    expect(r.stderr).toContain(`replay with waves: ./bin/nicgen sim selftest --test fail --seed 1234 --wave selftest-fail.fst --from ${cycle - 200} --to ${cycle + 10}`);
+    // The re-run's picture and dump, named in the message.
+    const folder = path.join(failureDir, 'selftest-fail-seed1234');
+    expect(r.stderr).toContain(`picture: ${folder}/failure.svg (and ${folder}/failure.png)`);
+    expect(r.stderr).toContain(`savefile ${folder}/waves.gtkw: nicgen wave ${folder}/waves.fst`);
+    const svg = fs.readFileSync(path.join(folder, 'failure.svg'), 'utf8');
+    for (const lane of ['clk', 'm_data', 'm_valid', 'm_ready']) expect(svg).toContain(`>${lane}<`);
+    expect(fs.statSync(path.join(folder, 'failure.png')).size).toBeGreaterThan(1000);
   });
 
   it('fails the same way for the same seed, and picks a seed when none is given', async () => {

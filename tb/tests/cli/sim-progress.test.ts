@@ -3,12 +3,14 @@
 
 import { describe, expect, it } from 'vitest';
 import { progressBar, SimProgress } from '../../../cli/sim-progress.ts';
+import { ClockTime } from '../../../sim/clock.ts';
 import { reportProgress } from '../../benches/progress.ts';
 import type { TestBench } from '../../core/index.ts';
 
-/** Just what SimProgress uses of a TestBench: the cycle, fork and clockCycles, stepped by hand. */
+/** Just what SimProgress uses of a TestBench: the cycle, its clock, fork and clockCycles, stepped by hand. */
 class SteppedBench {
   cycle = 0;
+  readonly model = { clock: new ClockTime(4) };
   readonly #waiting: (() => void)[] = [];
   fork(fn: () => Promise<void>): void { void fn(); }
   clockCycles(n: number): Promise<void> {

@@ -87,10 +87,12 @@ describe('scheduler', () => {
     const err = await runTest(design, async (dut, tb) => {
       await tb.reset(2);
       await tb.until(() => dut.count.value === 3, { timeout: 10, what: 'count == 3' });
-    }, { seed: 5 }).catch((e: unknown) => e);
+    }, { seed: 5, pictures: false }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(TestFailure);
     expect((err as TestFailure).cause).toBeInstanceOf(TimeoutError);
-    expect((err as TestFailure).message).toContain('until(count == 3) timed out after 10 cycles (waiting since cycle 2, now cycle 12)');
+    expect((err as TestFailure).message).toContain('until(count == 3) timed out after 10 cycles (waiting since cycle 2 (8 ns), now cycle 12 (48 ns))');
+    // The wave window starts where the wait began, not a fixed distance before the timeout.
+    expect((err as TestFailure).details.window).toEqual({ from: 0, to: 22 });
   });
 
   it('resolves until() when the condition holds', async () => {
@@ -105,9 +107,9 @@ describe('scheduler', () => {
   it('enforces the cycle limit', async () => {
     const err = await runTest(design, async (_dut, tb) => {
       await tb.clockCycles(5000);
-    }, { maxCycles: 1000, seed: 3 }).catch((e: unknown) => e);
+    }, { maxCycles: 1000, seed: 3, pictures: false }).catch((e: unknown) => e);
     expect((err as TestFailure).cause).toBeInstanceOf(CycleLimitError);
-    expect((err as TestFailure).message).toMatch(/cycle limit of 1000 \(cycle 1000\)/);
+    expect((err as TestFailure).message).toMatch(/cycle limit of 1000 \(cycle 1000, 4000 ns\)/);
   });
 
   it('fast-forwards waits into one native call with the same results', async () => {
@@ -149,8 +151,8 @@ describe('scheduler', () => {
     const err = await runTest(design, async (_dut, tb) => {
       tb.fork(async () => { await tb.clockCycles(3); throw new Error('scoreboard mismatch'); });
       await tb.clockCycles(10);
-    }, { seed: 9 }).catch((e: unknown) => e);
-    expect((err as TestFailure).message).toMatch(/^scoreboard mismatch\n  at cycle 3; seed 9/);
+    }, { seed: 9, pictures: false }).catch((e: unknown) => e);
+    expect((err as TestFailure).message).toMatch(/^scoreboard mismatch\n  at cycle 3 \(12 ns\); seed 9\n  replay: NICGEN_SEED=9 npx vitest run tb\/tests\/core\/scheduler.test.ts -t /);
   });
 
   it('writes a non-empty FST for a window of cycles', async () => {
@@ -183,10 +185,11 @@ describe('scheduler', () => {
       }, { seed: 1, build: { trace: 'vcd' } });
       const text = fs.readFileSync(file, 'utf8');
       expect(text).toContain('$var wire  8');
-      // Time stamps: opened at cycle 10 (time 100), last edge dumped is cycle 13 (time 130).
+      // Real time, 4 ns per cycle in ps: opened at cycle 10 (40 ns), last edge dumped is cycle 13.
+      expect(text).toMatch(/\$timescale\s+1ps\s+\$end/);
       const times = [...text.matchAll(/^#(\d+)$/gm)].map(m => Number(m[1]));
-      expect(times[0]).toBe(100);
-      expect(Math.max(...times)).toBe(130);
+      expect(times[0]).toBe(40_000);
+      expect(Math.max(...times)).toBe(52_000);
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }

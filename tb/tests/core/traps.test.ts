@@ -28,7 +28,7 @@ describe('traps', () => {
     const err = (() => { try { m.step(100); } catch (e) { return e; } })();
     expect(err).toBeInstanceOf(AssertionFailure);
     expect((err as AssertionFailure).message).toBe(
-      'assertion failed at gen/fixture/counter.ts:12:5 (cycle 8): count must not reach 5 while check_en');
+      'assertion failed at gen/fixture/counter.ts:12:5 (cycle 8, 32 ns): count must not reach 5 while check_en');
     expect(m.cycle).toBe(8);
     expect(() => m.step(1)).toThrow(ModelStateError);
   });
@@ -53,11 +53,11 @@ describe('traps', () => {
       await tb.reset(2);
       dut.fatal_en.value = 1;
       await tb.clockCycles(5);
-    }, { seed: 77 }).catch((e: unknown) => e);
+    }, { seed: 77, pictures: false }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(TestFailure);
     const msg = (err as TestFailure).message;
-    expect(msg).toMatch(/\$stop at counter\.v:58 \(cycle 3\): .*fatal requested/);
-    expect(msg).toContain('replay with --seed 77');
+    expect(msg).toMatch(/\$stop at counter\.v:58 \(cycle 3, 12 ns\): .*fatal requested/);
+    expect(msg).toContain('replay: NICGEN_SEED=77 npx vitest run tb/tests/core/traps.test.ts -t');
     expect((err as TestFailure).cycle).toBe(3);
   });
 

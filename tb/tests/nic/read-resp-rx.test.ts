@@ -101,8 +101,9 @@ describe('nic_read_resp_rx', () => {
   }, 600_000);
 
   it("nic_top: readsPerQp is checked against the responder's READ limit at generate time", () => {
-    expect(() => nicTop.elaborate({ readsPerQp: 3 }), '3 READs per QP against the responder\'s 2 (8 over 4 QPs)').toThrow(/readsPerQp 3 is above the responder's READ limit of 2 per QP/);
-    expect(() => nicTop.elaborate({ numQp: 8 }), 'the default 2 against 1 per QP at 8 QPs').toThrow(/use readsPerQp <= 1/);
+    expect(() => nicTop.elaborate({ readsPerQp: 3 }), '3 READs per QP against the responder\'s 2 (8 over 4 QPs)').toThrow(/nic_top: readsPerQp = 3 is not allowed with these parameters \(allowed: 1\.\.2 with numQp 4\)/);
+    expect(() => nicTop.elaborate({ numQp: 8, readsPerQp: 2 }), '2 against 1 per QP at 8 QPs').toThrow(/readsPerQp = 2 is not allowed .*allowed: 1\.\.1 with numQp 8/);
+    expect(nicTop.elaborate({ numQp: 8 }).params['readsPerQp'], 'left at its default, readsPerQp follows numQp').toBe(1);
     expect(() => nicTop.elaborate({ readsPerQp: 1 })).not.toThrow();
   }, 600_000);
 
