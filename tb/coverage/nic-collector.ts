@@ -24,6 +24,16 @@ const ackKind = new Map<number, string>([[0x60, 'nak-psn-seq'], [0x61, 'nak-inva
 /** Eth (14) + IPv4 (20) + UDP (8): where the BTH starts in the frames our NICs send. */
 const BTH = 42;
 
+/** A READ REQUEST as sent: a later one for its tail is a partial re-request. */
+interface ReadAsked { readonly psn: number; readonly va: bigint; readonly end: bigint; readonly rkey: number }
+/** READ REQUESTs remembered per QP and direction (a re-request follows its READ closely). */
+const READS_KEPT = 8;
+/** a - b in 24-bit PSN space, in -2^23 .. 2^23-1. */
+const psnDiff = (a: number, b: number): number => ((a - b + 0x1800000) % 0x1000000) - 0x800000;
+
+/** Per QP and direction: the opcode last sent at each request PSN, the highest PSN, recent READs. */
+interface RequestTrack { readonly opAt: Map<number, number>; high: number; readonly reads: ReadAsked[] }
+
 type Groups = { readonly [K in keyof typeof NIC_GROUPS]: CoverGroup };
 
 export class NicCoverage implements ScoreboardObserver {
@@ -31,6 +41,7 @@ export class NicCoverage implements ScoreboardObserver {
   readonly #pmtuOf: PmtuOf;
   /** Last PSN per direction, destination QP and kind, to see the 2^24 wrap. */
   readonly #lastPsn = new Map<string, number>();
+  readonly #requests = new Map<string, RequestTrack>();
 
   constructor(cov: FunctionalCoverage, pmtuOf: PmtuOf) {
     this.#g = Object.fromEntries(Object.entries(NIC_GROUPS).map(([k, spec]) => [k, cov.group(spec)])) as unknown as Groups;
@@ -84,5 +95,28 @@ export class NicCoverage implements ScoreboardObserver {
     const key = `${dir}/${destQp}/${kind}`;
     if (psn === 0 && this.#lastPsn.get(key) === 0xffffff) this.#g.psnWrap.hit({ kind });
     this.#lastPsn.set(key, psn);
+    if (kind === 'request') this.#request(`${dir}/${destQp}`, op, psn, data);
+  }
+
+  /** A request packet: bins it if it was sent before (same PSN and opcode, not beyond the
+   *  highest PSN) or asks for the tail of a recent READ. */
+  #request(key: string, op: number, psn: number, data: Uint8Array): void {
+    let t = this.#requests.get(key);
+    if (!t) this.#requests.set(key, t = { opAt: new Map(), high: psn, reads: [] });
+    let again = t.opAt.get(psn) === op && psnDiff(psn, t.high) <= 0;
+    if (op === RC_OP.READ_REQUEST && data.length >= BTH + 28) {
+      const r = new DataView(data.buffer, data.byteOffset + BTH + 12, 16);
+      const va = r.getBigUint64(0), rkey = r.getUint32(8), len = r.getUint32(12);
+      const asked: ReadAsked = { psn, va, end: va + BigInt(len), rkey };
+      const tail = !again && t.reads.some(p => p.rkey === rkey && p.end === asked.end && va > p.va && psnDiff(psn, p.psn) > 0);
+      if (tail) this.#g.retransmission.hit({ kind: 'read-partial' });
+      if (again) this.#g.retransmission.hit({ kind: 'read-request' });
+      again = false;
+      t.reads.push(asked);
+      if (t.reads.length > READS_KEPT) t.reads.shift();
+    }
+    if (again) this.#g.retransmission.hit({ kind: 'write' });
+    t.opAt.set(psn, op);
+    if (psnDiff(psn, t.high) > 0) t.high = psn;
   }
 }

@@ -1,6 +1,6 @@
 // The NIC collector's mapping, on frames made by the packet model (tb/model/segment.ts) and on
 // completions as the scoreboard hands them over: wire opcodes, pad counts, NAK kinds, the PSN
-// wrap, and size class / MTU / SGEs / alignment / flags / status of checked completions.
+// wrap, retransmissions (resent WRITE packets and READ REQUESTs, partial READ re-requests), and size class / MTU / SGEs / alignment / flags / status of checked completions.
 
 import { describe, expect, it } from 'vitest';
 import { CQE_STATUS, WQE_OPCODE } from '../../../gen/nic/regmap.ts';
@@ -46,6 +46,26 @@ describe('NIC functional coverage collector', () => {
     expect(hits(d, 'wire pad')).toEqual({ 'kind=write,pad=3': 1, 'kind=read-response,pad=2': 1 });
     expect(hits(d, 'ACK/NAK kind')).toEqual({ 'kind=ack': 1, 'kind=nak-remote-access': 1 });
     expect(hits(d, 'PSN wrap')).toEqual({ 'kind=request': 1 });
+  });
+
+  it('bins retransmissions: a WRITE resent from a MIDDLE, a READ REQUEST sent again, a partial re-request; NAK 0x60; RETRY_EXCEEDED', () => {
+    const cov = new FunctionalCoverage();
+    const c = new NicCoverage(cov, () => 8);
+    const write = segmentWrite({ path, payload: new Uint8Array(2 * 256 + 1), mtu: 256, startPsn: 10, va: 0x1000n, rkey: 5 });
+    for (const p of write) c.frame('a->b', encodeRoce(p));
+    for (const p of write.slice(1)) c.frame('a->b', encodeRoce(p));        // go-back-N from PSN 11
+    const read = readRequest({ path, psn: 13, va: 0x2000n, rkey: 5, dmaLen: 1000 });
+    c.frame('a->b', encodeRoce(read));
+    c.frame('a->b', encodeRoce(readRequest({ path, psn: 15, va: 0x2200n, rkey: 5, dmaLen: 488 })));   // its tail from PSN 15
+    c.frame('a->b', encodeRoce(read));                                      // the whole READ again
+    c.frame('a->b', encodeRoce(readRequest({ path, psn: 17, va: 0x3000n, rkey: 5, dmaLen: 8 })));     // a new READ
+    c.frame('b->a', encodeRoce(readRequest({ path, psn: 11, va: 0x1000n, rkey: 5, dmaLen: 8 })));     // other direction: new
+    c.frame('b->a', encodeRoce(ackPacket({ path, psn: 11, msn: 0, syndrome: 0x60 })));
+    c.completed('A', 0, completion(WQE_OPCODE.RDMA_WRITE, 600, [], 0x1000n, { status: CQE_STATUS.RETRY_EXCEEDED }), { wrId: 1n } as never);
+    const d = cov.data();
+    expect(hits(d, 'retransmission')).toEqual({ 'kind=write': 2, 'kind=read-request': 1, 'kind=read-partial': 1 });
+    expect(hits(d, 'ACK/NAK kind')).toEqual({ 'kind=nak-psn-seq': 1 });
+    expect(hits(d, 'status x op')).toEqual({ 'status=RETRY_EXCEEDED,op=WRITE': 1 });
   });
 
   it('bins a checked completion by size class at its QP\'s MTU, SGEs, alignment, flags and status', () => {
