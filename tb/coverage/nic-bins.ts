@@ -113,6 +113,14 @@ export const NIC_GROUPS = {
     name: 'retransmission', about: 'a request sent again on its QP and direction: a WRITE packet or READ REQUEST at a PSN sent before (go-back-N), or a READ REQUEST for the tail of an earlier READ (same rkey and end address, later PSN: a partial re-request)',
     dims: [dim('kind', ['write', 'read-request', 'read-partial'])],
   },
+  linkFault: {
+    name: 'link fault', about: 'a run whose scoreboard finished with the link\'s fault model having done this on a direction at least once (tb/nic/link-faults.ts): drop (random or targeted), drop in a Gilbert-Elliott burst, one-bit corruption, duplication, reordering, a targeted fault hit',
+    dims: [dim('fault', ['drop', 'burst-drop', 'corrupt', 'dup', 'reorder', 'targeted']), dim('dir', ['a->b', 'b->a'])],
+  },
+  recovery: {
+    name: 'NIC recovery', about: 'a run that ended with this recovery counter of a NIC above 0 (read after its last CQE): requests retransmitted, ACK timeouts, NAK 0x60 sent and received, duplicate requests received, work requests failed with RETRY_EXCEEDED',
+    dims: [dim('counter', ['RETX_PKTS', 'ACK_TIMEOUTS', 'SEQ_NAK_TX', 'SEQ_NAK_RX', 'DUP_REQ_RX', 'RETRY_EXC']), dim('host', ['A', 'B'])],
+  },
   psnWrap: {
     name: 'PSN wrap', about: 'a packet on the link whose PSN is 0 right after 0xffffff on its QP and direction',
     dims: [dim('kind', ['request', 'read-response'])],

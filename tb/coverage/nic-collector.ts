@@ -6,6 +6,7 @@
 import { CQE_STATUS, WQE_OPCODE } from '../../gen/nic/regmap.ts';
 import type { CoverGroup, FunctionalCoverage } from '../../coverage/functional.ts';
 import type { CqeFields } from '../model/completion.ts';
+import type { FaultStats } from '../nic/link-faults.ts';
 import type { ExpectedCompletion, ScoreboardObserver } from '../model/scoreboard.ts';
 import { RC_OP } from '../model/wire-expect.ts';
 import { NIC_GROUPS, sizeClass, STATUSES, VIOLATIONS, WIRE_OPCODES } from './nic-bins.ts';
@@ -36,12 +37,16 @@ interface RequestTrack { readonly opAt: Map<number, number>; high: number; reado
 
 type Groups = { readonly [K in keyof typeof NIC_GROUPS]: CoverGroup };
 
+/** What a link's fault model did per direction (tb/nic/link-faults.ts FaultStats), when it has one. */
+export type FaultStatsOf = (dir: 'a->b' | 'b->a') => Pick<FaultStats, 'dropped' | 'burstDropped' | 'corrupted' | 'duplicated' | 'reordered' | 'targeted'> | undefined;
+
 export class NicCoverage implements ScoreboardObserver {
   readonly #g: Groups;
   readonly #pmtuOf: PmtuOf;
   /** Last PSN per direction, destination QP and kind, to see the 2^24 wrap. */
   readonly #lastPsn = new Map<string, number>();
   readonly #requests = new Map<string, RequestTrack>();
+  #faults: FaultStatsOf | undefined;
 
   constructor(cov: FunctionalCoverage, pmtuOf: PmtuOf) {
     this.#g = Object.fromEntries(Object.entries(NIC_GROUPS).map(([k, spec]) => [k, cov.group(spec)])) as unknown as Groups;
@@ -71,6 +76,21 @@ export class NicCoverage implements ScoreboardObserver {
   finished(qps: ReadonlyMap<string, number>): void {
     const busiest = Math.max(0, ...qps.values());
     if (busiest > 0) this.#g.qps.hit({ qps: Math.min(busiest, 4) });
+    for (const dir of ['a->b', 'b->a'] as const) {
+      const s = this.#faults?.(dir);
+      if (!s) continue;
+      const did: [string, number][] = [['drop', s.dropped - s.burstDropped], ['burst-drop', s.burstDropped], ['corrupt', s.corrupted],
+        ['dup', s.duplicated], ['reorder', s.reordered], ['targeted', s.targeted.reduce((a, x) => a + x, 0)]];
+      for (const [fault, n] of did) if (n > 0) this.#g.linkFault.hit({ fault, dir });
+    }
+  }
+
+  /** The link whose faults finished() bins. */
+  watchFaults(f: FaultStatsOf): void { this.#faults = f; }
+
+  /** A NIC's recovery counters after its last CQE (PairEnv.coverRecovery reads them). */
+  recovery(host: 'A' | 'B', counters: Readonly<Record<string, number>>): void {
+    for (const [counter, n] of Object.entries(counters)) if (n > 0) this.#g.recovery.hit({ counter, host });
   }
 
   /** A frame as it left a NIC (dir names the sender). Frames that are not RoCEv2 to our

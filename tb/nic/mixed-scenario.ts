@@ -214,6 +214,7 @@ export async function runMixedScenario(env: PairEnv, tb: TestBench, o: MixedScen
   poll.stop();
   const cycles = tb.cycle - t0;
   env.sb.finish();
+  await env.coverRecovery();
   await expectCleanEnd(env, streams, o.lossy ?? false);
   const reads = plan.filter(p => p.wr.opcode === WQE_OPCODE.RDMA_READ).length;
   return { reads, writes: plan.length - reads, fences: plan.filter(p => p.wr.fence).length, bytes: plan.reduce((a, p) => a + p.len, 0), cycles, wire };

@@ -12,7 +12,7 @@
 import { retryReg } from '../../gen/nic/regmap.ts';
 import type { TestBench } from '../core/index.ts';
 import { checkCapture, type WireCheckResult } from './wire-check.ts';
-import type { PairEnv } from './env.ts';
+import { RECOVERY_COUNTERS, type PairEnv } from './env.ts';
 import type { FaultSpec, LinkFaultSpec } from './link-faults.ts';
 import { runMixedScenario, type MixedScenarioResult } from './mixed-scenario.ts';
 
@@ -71,7 +71,7 @@ export interface SoakResult {
   readonly wire?: WireCheckResult;
 }
 
-const RECOVERY = ['RETX_PKTS', 'ACK_TIMEOUTS', 'SEQ_NAK_TX', 'SEQ_NAK_RX', 'DUP_REQ_RX', 'RETRY_EXC'] as const;
+const RECOVERY = RECOVERY_COUNTERS;
 export type RecoveryCounter = typeof RECOVERY[number];
 
 const MAC_A = '02:00:00:00:00:0a';

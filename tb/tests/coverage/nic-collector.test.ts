@@ -90,4 +90,22 @@ describe('NIC functional coverage collector', () => {
     expect(hits(d, 'QPs')).toEqual({ 'qps=2': 1 });
     expect(() => c.completed('B', 3, completion(WQE_OPCODE.RDMA_WRITE, 1, sges(0), 0n), undefined)).toThrow('coverage: no path MTU for B QP 3');
   });
+
+  it('bins what the link\'s faults did per direction at finish, and the NICs\' recovery counters above 0', () => {
+    const cov = new FunctionalCoverage();
+    const c = new NicCoverage(cov, () => 8);
+    const none = { dropped: 0, burstDropped: 0, corrupted: 0, duplicated: 0, reordered: 0, targeted: [] as number[] };
+    c.watchFaults(d => (d === 'a->b' ? { ...none, dropped: 3, burstDropped: 3, corrupted: 1, targeted: [0, 2] } : { ...none, dropped: 2, burstDropped: 1, duplicated: 4, reordered: 1 }));
+    c.finished(new Map([['A/0', 1]]));
+    c.recovery('A', { RETX_PKTS: 5, ACK_TIMEOUTS: 0, SEQ_NAK_TX: 0, SEQ_NAK_RX: 2, DUP_REQ_RX: 0, RETRY_EXC: 0 });
+    c.recovery('B', { RETX_PKTS: 0, ACK_TIMEOUTS: 1, SEQ_NAK_TX: 2, SEQ_NAK_RX: 0, DUP_REQ_RX: 3, RETRY_EXC: 0 });
+    const d = cov.data();
+    expect(hits(d, 'link fault')).toEqual({
+      'fault=burst-drop,dir=a->b': 1, 'fault=corrupt,dir=a->b': 1, 'fault=targeted,dir=a->b': 1,
+      'fault=drop,dir=b->a': 1, 'fault=burst-drop,dir=b->a': 1, 'fault=dup,dir=b->a': 1, 'fault=reorder,dir=b->a': 1,
+    });
+    expect(hits(d, 'NIC recovery')).toEqual({
+      'counter=RETX_PKTS,host=A': 1, 'counter=SEQ_NAK_RX,host=A': 1, 'counter=ACK_TIMEOUTS,host=B': 1, 'counter=SEQ_NAK_TX,host=B': 1, 'counter=DUP_REQ_RX,host=B': 1,
+    });
+  });
 });
