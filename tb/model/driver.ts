@@ -42,6 +42,8 @@ export interface NicDriverOptions {
   readonly ip: number;
   /** Virtual addresses of MR i start at vaBase + i * 2^32 (plus a page offset). */
   readonly vaBase?: bigint;
+  /** RETRY register of a QP whose QpOptions give none (default the register's reset value). */
+  readonly qpRetry?: number;
 }
 
 export interface MrOptions {
@@ -164,12 +166,14 @@ export class NicDriver {
   readonly #alloc: PageAllocator;
   readonly #rng: Rng;
   readonly #vaBase: bigint;
+  readonly #qpRetry: number;
   /** Last tag used per MR slot: re-registration bumps it, so stale keys fail. */
   readonly #tags: number[];
 
   constructor(o: NicDriverOptions) {
     this.name = o.name; this.regs = o.regs; this.mem = o.mem; this.mac = o.mac; this.ip = o.ip;
     this.#alloc = o.alloc; this.#rng = o.rng; this.#vaBase = o.vaBase ?? 0x7f00_0000_0000n;
+    this.#qpRetry = o.qpRetry ?? RETRY_RESET;
     this.qps = Array.from({ length: o.numQp }, () => undefined);
     this.mrs = Array.from({ length: o.numMr }, () => undefined);
     this.#tags = Array.from({ length: o.numMr }, () => this.#rng.int(0, 255));
@@ -231,7 +235,7 @@ export class NicDriver {
   /** RESET (clears the indices), program the context, then INIT. */
   async createQp(index: number, o: QpOptions): Promise<QueuePair> {
     const opts: Required<QpOptions> = {
-      sqSizeLog2: 4, cqSizeLog2: 5, udpSport: 0xc000 | this.#rng.int(0, 0x3fff), retry: RETRY_RESET, ...o,
+      sqSizeLog2: 4, cqSizeLog2: 5, udpSport: 0xc000 | this.#rng.int(0, 0x3fff), retry: this.#qpRetry, ...o,
     };
     if (opts.sqSizeLog2 < 1 || opts.sqSizeLog2 > 5) throw new RangeError(`${this.name}: sqSizeLog2 ${opts.sqSizeLog2} outside 1..5`);
     if (opts.cqSizeLog2 < 1 || opts.cqSizeLog2 > 7) throw new RangeError(`${this.name}: cqSizeLog2 ${opts.cqSizeLog2} outside 1..7`);

@@ -35,6 +35,8 @@ export interface PairEnvOptions {
   /** AXI RAM interleaves the R beats of bursts with different ids (default false). */
   readonly interleave?: boolean;
   readonly link?: Omit<LinkOptions, 'latency' | 'pcap'>;
+  /** Both drivers' default RETRY register for new QPs (NicDriverOptions.qpRetry). */
+  readonly qpRetry?: number;
 }
 
 export interface Host {
@@ -86,7 +88,7 @@ export class PairEnv {
       // Host memory pages in a 64 MiB pool at 4 GiB: scattered, and above 32-bit addresses.
       const alloc = new PageAllocator({ base: 0x1_0000_0000n + BigInt(index) * 0x1000_0000n, pages: 16384, rng: tb.rng.fork() });
       const drv = new NicDriver({
-        name, regs: axil, mem, alloc, rng: tb.rng.fork(), ...PAIR_PARAMS,
+        name, regs: axil, mem, alloc, rng: tb.rng.fork(), ...PAIR_PARAMS, ...(o.qpRetry === undefined ? {} : { qpRetry: o.qpRetry }),
         mac: 0x02_00_00_00_00_00n | BigInt(0xa + index), ip: (0x0a_00_00_01 + index) >>> 0,
       });
       return { name, mem, ram, axil, drv };

@@ -13,7 +13,7 @@
 // responder to the requester, and counts as payload on the wire. Fences (tb/nic/mixed-scenario.ts)
 // hold WQEs until earlier READs complete, so the datapath is far from full.
 
-import { CQE_STATUS, retryReg } from '../../../gen/nic/regmap.ts';
+import { CQE_STATUS } from '../../../gen/nic/regmap.ts';
 import { PairEnv, type Host, type PairDut } from '../../nic/env.ts';
 import { LINK_DIRS, type LinkDir } from '../../nic/link-faults.ts';
 import { runMixedScenario } from '../../nic/mixed-scenario.ts';
@@ -35,9 +35,6 @@ const MAX_LEN = 32 * 1024;
 const LINK_RATE = Number(process.env['NICGEN_LINK_RATE'] ?? DATAPATH_BYTES);
 /** Host memory with its default random latency but no back-pressure. */
 const DEMO_ENV = { backpressure: 0, stall: 0, link: LINK_RATE > 0 ? { bytesPerCycle: LINK_RATE } : {} } as const;
-/** With link faults every QP gets an ACK timeout of 2^16 cycles (the register's reset value,
- *  2^20, would make each lost tail packet or last ACK cost a million cycles); retry count 3. */
-export const LOSSY_RETRY = retryReg({ retryCnt: 3, timeoutLog2: 16 });
 const HOSTS = ['A', 'B'] as const;
 const OPS: readonly Op[] = ['WRITE', 'READ'];
 
@@ -146,7 +143,7 @@ export const demoBench = defineBench({
     probe.watch('A', env.a.drv);
     probe.watch('B', env.b.drv);
     reportProgress(tb, () => ({ done: probe.completed, total: WQES, unit: 'messages' }));
-    const r = await runMixedScenario(env, tb, { wqes: WQES, qps: QPS, maxLen: MAX_LEN, bothDirections: true, lossy: l.lossy, ...(l.lossy ? { retry: LOSSY_RETRY } : {}) });
+    const r = await runMixedScenario(env, tb, { wqes: WQES, qps: QPS, maxLen: MAX_LEN, bothDirections: true, lossy: l.lossy });
     if (probe.unmatched) throw new Error(`${probe.unmatched} CQE(s) matched no rung WQE`);
     // Payload on each link direction: the sender's WRITEs and the READs the receiver asked for.
     const wire = (from: string): number => probe.of(from, 'WRITE').bytes + probe.of(peerOf(from), 'READ').bytes;
@@ -172,7 +169,7 @@ export const demoBench = defineBench({
       ['', 'READs return what the QP\'s earlier WRITEs left'],
       ['', 'no stray host-memory writes'],
       ['', l.lossy ? 'every QP still RTS, every CQE SUCCESS (losses recovered by go-back-N)' : 'no RX drops, no retransmissions, every QP still RTS'],
-      ...(l.lossy ? [['ACK timeout (lossy link)', '2^16 cycles, retry count 3']] : []),
+      ...(l.lossy ? [['ACK timeout (lossy link)', '2^16 cycles, retry count 3 (LOSSY_RETRY)']] : []),
       ...(link.pcap ? [['capture as sent', link.pcap]] : []),
       ...(link.pcapRx ? [['capture as received', link.pcapRx]] : []),
     ]));

@@ -7,6 +7,10 @@ import { PcapWriter } from '../../model/pcap.ts';
 import type { PairEnvOptions } from '../../nic/env.ts';
 import { hasFaults, LINK_DIRS } from '../../nic/link-faults.ts';
 import type { LinkArgs } from '../bench.ts';
+import { retryReg } from '../../../gen/nic/regmap.ts';
+
+/** RETRY of every QP on a lossy link: 3 retries, ACK timeout 2^16 cycles. */
+export const LOSSY_RETRY = retryReg({ retryCnt: 3, timeoutLog2: 16 });
 
 export interface PairLink {
   /** `base` with the captures and faults added. */
@@ -21,12 +25,15 @@ export async function withPairLink<T>(args: LinkArgs, base: PairEnvOptions, body
   const pcap = args.pcap ? PcapWriter.open(args.pcap) : undefined;
   const pcapRx = args.pcapRx ? PcapWriter.open(args.pcapRx) : undefined;
   try {
+    const lossy = args.faults !== undefined && LINK_DIRS.some(d => hasFaults(args.faults![d]));
     const env: PairEnvOptions = {
+      // A lossy link: an ACK timeout of 2^16 cycles (the register's reset value, 2^20, makes a
+      // lost tail packet or last ACK cost a million cycles, past the benches' stall limits).
+      ...(lossy ? { qpRetry: LOSSY_RETRY } : {}),
       ...base,
       ...(pcap ? { pcap } : {}),
       link: { ...base.link, ...(pcapRx ? { pcapRx } : {}), ...(args.faults ? { faults: args.faults } : {}) },
     };
-    const lossy = args.faults !== undefined && LINK_DIRS.some(d => hasFaults(args.faults![d]));
     return await body({ env, lossy });
   } finally {
     pcap?.close();
