@@ -11,13 +11,17 @@
 // plus one packet time (a loss is noticed when the next packet reaches B). The window W is
 // the ACK tracker's 16 messages of 16 packets per QP.
 //
-// Loss needs retransmission, which the requester does not have yet: the lossy points and the
-// recovery times are written but off (GBN_LOSSES_ENABLED, RECOVERY_ENABLED); today a lost
-// packet stalls its QP and the run fails with the stall message. Enable them once issue 11's
-// retransmission is in (then `make bench` judges goodput >= 0.9 x bound, recovery within
-// R + 64 / timeout + 64).
+// Every QP runs with retry count 7 and an ACK timeout of 2^16 cycles (a lost packet with
+// nothing behind it on its QP is found by the timeout; the register's reset value, 2^20, would
+// turn each such tail loss into a million idle cycles). A lossy point sends enough messages
+// for about 8 expected drops, at most GBN_MAX_MESSAGES (0.01 % then expects fewer than one:
+// the frames column shows the drops that happened).
+//
+// Recovery time: one targeted drop, measured from the dropped frame's last beat at A to the
+// first beat of its retransmission at A (`cycles`) and to its last beat (`lastBeat`, which adds
+// the frame's own transfer time: 4096 bytes are 512 beats at 64 bits).
 
-import { CQE_STATUS } from '../gen/nic/regmap.ts';
+import { CQE_STATUS, retryReg } from '../gen/nic/regmap.ts';
 import type { TestBench } from '../tb/core/index.ts';
 import { frames as match } from '../tb/model/frame-match.ts';
 import { qpReg } from '../tb/model/nic-regs.ts';
@@ -34,10 +38,22 @@ import { median, onPair } from './nic-pair.ts';
 export const GBN_GOAL = 0.9;
 /** Loss probabilities of the bench (issue 11): 0, 0.01 %, 0.1 %, 1 %. */
 export const GBN_LOSSES = [0, 0.0001, 0.001, 0.01] as const;
-/** The points that run today: without retransmission only the lossless one can finish. */
-export const GBN_LOSSES_ENABLED: readonly number[] = [0];
-/** Recovery-time runs (they drop a packet on purpose): off until retransmission exists. */
-export const RECOVERY_ENABLED = false;
+/** The points that run (all, since go-back-N retransmission exists). */
+export const GBN_LOSSES_ENABLED: readonly number[] = GBN_LOSSES;
+/** Recovery-time runs (they drop a packet on purpose). */
+export const RECOVERY_ENABLED = true;
+/** Most messages a lossy point sends. */
+export const GBN_MAX_MESSAGES = 160;
+/** Retry count 7, ACK timeout 2^16 cycles, on every QP of the goodput runs: above the time 4
+ *  QPs' 64 KiB messages share the link at 64 bits (4 x 8192 cycles), so no timeout is spurious. */
+const GBN_RETRY = retryReg({ retryCnt: 7, timeoutLog2: 16 });
+
+/** Messages of a point: `base` lossless, else enough for ~8 expected drops (capped). */
+export function gbnMessages(loss: number, base: number): number {
+  if (loss === 0) return base;
+  const packets = LEN >> PMTU_LOG2;
+  return Math.max(base, Math.min(GBN_MAX_MESSAGES, Math.ceil(8 / (loss * packets))));
+}
 export const GBN_QPS = [1, 4] as const;
 const LEN = 65536;
 const PMTU_LOG2 = 12;
@@ -92,7 +108,7 @@ export async function measureGbnGoodput(dataWidth: number, qps: number, loss: nu
     const watch = new Watch();
     const faults: LinkFaultSpec | undefined = loss > 0 ? { 'a->b': { drop: loss } } : undefined;
     const env = await PairEnv.create(dut, tb, { ramLatency: 0, backpressure: 0, stall: 0, link: { ...watch.hooks(), ...(faults ? { faults } : {}) } });
-    await writeRounds(env, tb, qps, count);
+    await writeRounds(env, tb, qps, count, undefined, GBN_RETRY);
     const req = watch.requests;
     const first = req[0]!, last = req[req.length - 1]!;
     const firstBeats = Math.ceil(first.data.length / beatBytes);
@@ -109,8 +125,8 @@ export async function measureGbnGoodput(dataWidth: number, qps: number, loss: nu
 
 /** Sets up `qps` QP pairs at path MTU 4096 (then `configure`) and runs `count` WRITEs A -> B
  *  round robin. */
-async function writeRounds(env: PairEnv, tb: TestBench, qps: number, count: number, configure?: () => Promise<void>): Promise<void> {
-  const setup = await setupHosts(env, tb, qps);
+async function writeRounds(env: PairEnv, tb: TestBench, qps: number, count: number, configure?: () => Promise<void>, retry?: number, len = LEN): Promise<void> {
+  const setup = await setupHosts(env, tb, qps, retry);
   for (const h of [env.a, env.b]) for (let i = 0; i < qps; i++) await h.drv.regs.write(qpReg(i, 'PMTU'), PMTU_LOG2);
   await configure?.();
   const sa = setup.get(env.a)!, sb = setup.get(env.b)!;
@@ -120,7 +136,7 @@ async function writeRounds(env: PairEnv, tb: TestBench, qps: number, count: numb
   const poll = startPoller(env, setup, tb);
   for (let k = 0; k < count; k++) {
     const qp = sa.qps[k % qps]!;
-    const wr = env.a.drv.writeRequest(BigInt(k), [{ mr: sa.src, offset: 0, len: LEN }], sb.dst.va + BigInt((k * LEN) % (sb.dst.len - LEN)), sb.dst.key, true);
+    const wr = env.a.drv.writeRequest(BigInt(k), [{ mr: sa.src, offset: 0, len }], sb.dst.va + BigInt((k * LEN) % (sb.dst.len - LEN)), sb.dst.key, true);
     env.sb.expectWrite('A', qp.index, wr, CQE_STATUS.SUCCESS);
     await env.a.drv.postSend(qp, wr);
   }
@@ -132,30 +148,37 @@ async function writeRounds(env: PairEnv, tb: TestBench, qps: number, count: numb
 export interface RecoveryResult {
   readonly dataWidth: number;
   readonly path: 'nak' | 'timeout';
-  /** Cycles from the dropped frame's last beat at A to its retransmission's last beat. */
+  /** Cycles from the dropped frame's last beat at A to its retransmission's first beat. */
   readonly cycles: number;
+  /** ... and to the retransmission's last beat. */
+  readonly lastBeat: number;
   /** The goal: one round trip + 64 (NAK), the configured timeout + 64 (timeout). */
   readonly goal: number;
 }
 
-/** One dropped packet and its retransmission: NAK path (a MIDDLE of the first of 2 WRITEs on
- *  one QP: the next packet makes B send NAK 0x60) or timeout path (the LAST of the only WRITE:
- *  nothing follows, only A's ACK timeout, set to 2^12 cycles, recovers it). */
+/** One dropped packet and its retransmission. NAK path: the 5th MIDDLE of the first of two
+ *  64 KiB WRITEs on one QP (the next packet makes B send NAK 0x60; ACK timeout 2^14, longer than
+ *  the message's own transfer at 64 bits, so no timeout interferes). Timeout path: a WRITE of one
+ *  4096-byte packet (ONLY), dropped: nothing follows, only A's ACK timeout, 2^12 cycles, armed
+ *  when that packet was sent, recovers it. (With a 64 KiB message and a timeout shorter than its
+ *  transfer, 8192 cycles at 64 bits, the timer expires while the message is still being sent,
+ *  with no ACK yet: go-back-N from its first packet every time, RETRY_EXCEEDED; measured.) */
 export async function measureRecovery(dataWidth: number, path: 'nak' | 'timeout', roundTrip: number): Promise<RecoveryResult> {
-  const timeoutLog2 = 12;
+  const timeoutLog2 = path === 'nak' ? 14 : 12;
   return onPair(dataWidth, 2_000_000, async (dut: PairDut, tb) => {
-    const dropped = path === 'nak' ? match.write('middle') : match.write('last');
-    const seen = new Map<number, number[]>();
+    const dropped = path === 'nak' ? match.write('middle') : match.write('only');
+    const beatBytes = dataWidth / 8;
+    /** Per PSN: [first beat, last beat] of each transmission at A. */
+    const seen = new Map<number, [number, number][]>();
     const observe = (f: LinkFrame): void => {
       if (f.dir !== 'a->b') return;
       const d = decodeRoce(f.data);
-      if (d.ok) seen.set(d.pkt.bth.psn, [...(seen.get(d.pkt.bth.psn) ?? []), f.cycle]);
+      if (d.ok) seen.set(d.pkt.bth.psn, [...(seen.get(d.pkt.bth.psn) ?? []), [f.cycle - Math.ceil(f.data.length / beatBytes) + 1, f.cycle]]);
     };
     const env = await PairEnv.create(dut, tb, { ramLatency: 0, backpressure: 0, stall: 0, link: { observe, faults: { 'a->b': { targeted: [{ action: 'drop', match: dropped, nth: path === 'nak' ? 5 : 1 }] } } } });
-    const retry = (): Promise<void> => env.a.drv.regs.write(qpReg(0, 'RETRY'), (timeoutLog2 << 8) | 3);
-    await writeRounds(env, tb, 1, path === 'nak' ? 2 : 1, retry).catch((e: unknown) => { throw new Error(`${path} recovery: ${(e as Error).message}`); });
+    await writeRounds(env, tb, 1, path === 'nak' ? 2 : 1, undefined, retryReg({ retryCnt: 3, timeoutLog2 }), path === 'nak' ? LEN : 1 << PMTU_LOG2).catch((e: unknown) => { throw new Error(`${path} recovery: ${(e as Error).message}`); });
     const twice = [...seen.values()].find(c => c.length > 1);
     if (!twice) throw new Error(`${path} recovery: no packet was sent twice`);
-    return { dataWidth, path, cycles: twice[1]! - twice[0]!, goal: path === 'nak' ? roundTrip + 64 : (1 << timeoutLog2) + 64 };
+    return { dataWidth, path, cycles: twice[1]![0] - twice[0]![1], lastBeat: twice[1]![1] - twice[0]![1], goal: path === 'nak' ? roundTrip + 64 : (1 << timeoutLog2) + 64 };
   });
 }
