@@ -80,11 +80,18 @@ export type RecoveryCounter = typeof RECOVERY[number];
 const MAC_A = '02:00:00:00:00:0a';
 
 export async function runSoak(env: PairEnv, tb: TestBench, o: SoakOptions): Promise<SoakResult> {
-  const mixed = await runMixedScenario(env, tb, {
-    wqes: o.wqes, qps: 4, maxLen: o.maxLen, bothDirections: true, lossy: true, retry: o.retry ?? SOAK_RETRY,
-    // A frame lost with its retransmissions waits for timeouts: allow for a few in a row.
-    stallCycles: 1_000_000, timeout: 400_000_000,
-  });
+  let mixed: MixedScenarioResult;
+  try {
+    mixed = await runMixedScenario(env, tb, {
+      wqes: o.wqes, qps: 4, maxLen: o.maxLen, bothDirections: true, lossy: true, retry: o.retry ?? SOAK_RETRY,
+      // A frame lost with its retransmissions waits for timeouts: allow for a few in a row.
+      stallCycles: 1_000_000, timeout: 400_000_000,
+    });
+  } catch (e) {
+    // What the NICs say about themselves at the failure: which QP is in ERROR, what recovered.
+    if (e instanceof Error) e.message += `\n${await describeNics(env)}`;
+    throw e;
+  }
   const counters = { A: await readCounters(env.a), B: await readCounters(env.b) };
   for (const h of ['A', 'B'] as const) {
     if (counters[h].RETRY_EXC !== 0) throw new Error(`soak: ${h} RETRY_EXC = ${counters[h].RETRY_EXC} (a WQE ran out of retries, yet its CQE was SUCCESS?)`);
@@ -111,6 +118,21 @@ export async function runSoak(env: PairEnv, tb: TestBench, o: SoakOptions): Prom
       + `the NICs counted RETX_PKTS ${counters.A.RETX_PKTS} (A) + ${counters.B.RETX_PKTS} (B) = ${sent}`);
   }
   return { mixed, frames, counters, wire };
+}
+
+/** Every QP's state and PSNs and each NIC's recovery counters, for a failure message. */
+async function describeNics(env: PairEnv): Promise<string> {
+  const lines: string[] = [];
+  for (const h of [env.a, env.b]) {
+    const qps: string[] = [];
+    for (const qp of h.drv.qps) {
+      if (!qp) continue;
+      qps.push(`QP ${qp.index} STATE=${await h.drv.qpState(qp)} SQ_PSN=0x${(await h.drv.qpReg(qp, 'SQ_PSN')).toString(16)} EXP_PSN=0x${(await h.drv.qpReg(qp, 'EXP_PSN')).toString(16)}`);
+    }
+    const c = await readCounters(h);
+    lines.push(`  ${h.name}: ${qps.join(', ')}; ${RECOVERY.map(n => `${n}=${c[n]}`).join(' ')}`);
+  }
+  return lines.join('\n');
 }
 
 async function readCounters(h: PairEnv['a']): Promise<Record<RecoveryCounter, number>> {
