@@ -20,7 +20,8 @@
 //     rewinds to acked + 1 without using a retry (and a NAK 0x60 meanwhile, the responder's
 //     answer to the packets behind the RNR-NAKed one, is absorbed). SEND/RECV (issue 12) will
 //     send them.
-//   NAK 0x61/0x62/0x63 while something is outstanding: acked := p - 1 when p is in the
+//   NAK 0x61/0x62/0x63 while something is outstanding and p was sent and not acknowledged
+//     (acked < p <= sentHigh; else a ghost NAK, ignored): acked := p - 1 when p is in the
 //     window, the NAK is recorded for the oldest uncovered entry, qp_error (QP -> ERROR).
 //   read_done (s_read_done): ok -> rdAcked := lastPsn, and acked := lastPsn when that moves
 //     it forward; not ok -> held for the READ entry ending at lastPsn (docs/nic-read.md).
@@ -169,7 +170,12 @@ export const nicAckTracker = defineModule('nic_ack_tracker', { numQp: 4, depth: 
   const resumeAt = m.let('seq_resume_psn', mux(rdMiss, sAck.data.field('rdExp'), apsn));
   const seqAcked = m.let('seq_acked', resumeAt.subw(1).trunc(24));
   const rnrEv = m.let('rnr_nak', live.land(inWindow).land(aRts).land(isRnr).land(rdMiss.lnot()));
-  const nakTake = m.let('nak_take', live.land(nakCode.ne(CQE_STATUS.SUCCESS)).land(outstanding));
+  // A NAK 0x61-0x63 names the request it refuses: its PSN must be one this QP sent and has not
+  // seen acknowledged (acked < p <= sentHigh; sentHigh survives rewinds, so a genuine NAK that
+  // arrives after a rewind still counts). Others are ghosts, ignored like ghost ACKs (rxe);
+  // taking one failed the oldest WQE: one forged frame killed a live QP (docs/fuzz.md).
+  const nakNamed = m.let('nak_psn_sent', ra.field('highValid').land(psnGt(apsn, ra.field('acked'))).land(psnGe(ra.field('sentHigh'), apsn)));
+  const nakTake = m.let('nak_take', live.land(nakCode.ne(CQE_STATUS.SUCCESS)).land(outstanding).land(nakNamed));
   const nakAcked = m.let('nak_acked', apsn.subw(1).trunc(24));
   // Where the event moves acked (forward only).
   const aNew = m.let('ack_new_acked', firstOf([[ackMove, apsn], [seqEv, seqAcked]], nakAcked));

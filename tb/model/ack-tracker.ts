@@ -89,10 +89,14 @@ export class AckTrackerModel {
       const take = inWindow && !s.nak && !s.flush;
       this.log.push(`ACK qp ${a.qp} psn ${a.psn}: ${take ? 'taken' : 'ignored'}`);
       if (take) s.acked = a.psn;
+    } else if (nakStatus !== undefined && !inWindow) {
+      // A NAK names the request it refuses: one for a PSN never sent (or acknowledged) refuses
+      // nothing of ours (a ghost NAK, as rxe treats it). Without rewinds sentHigh = lastSent.
+      this.log.push(`NAK ${a.syndrome.toString(16)} qp ${a.qp} psn ${a.psn}: ignored (not sent or acknowledged)`);
     } else if (nakStatus !== undefined && outstanding && !s.nak && !s.flush) {
       this.log.push(`NAK ${a.syndrome.toString(16)} qp ${a.qp} psn ${a.psn}: taken`);
       s.nak = { status: nakStatus, syndrome: a.syndrome };
-      if (inWindow) s.acked = psnAdd(a.psn, -1);
+      s.acked = psnAdd(a.psn, -1);
       this.qpErrors[a.qp]!++;
     } else {
       this.log.push(`syndrome ${a.syndrome.toString(16)} qp ${a.qp} psn ${a.psn}: ignored`);

@@ -2,11 +2,9 @@
 // nic_pair (docs/fuzz.md "Findings"):
 //  1. A ghost NAK (0x61-0x63 for a PSN the requester never sent) completed the requester's
 //     oldest WQE with that error and moved the QP to ERROR: one forged frame killed any QP.
-//     Fixed in nic_ack_tracker on this branch (a NAK outside the PSN window ignored, like a
-//     ghost ACK), then REGRESSED by issue 11's retry engine, whose tracker takes a NAK
-//     0x61-0x63 whenever anything is outstanding (p in the window only moves `acked`): the
-//     test is `it.fails` until the tracker ignores out-of-window NAKs again; then remove it.
-//     Reported (the tracker is issue 11's hardware half).
+//     Fixed in nic_ack_tracker (a NAK outside the PSN window ignored, like a ghost ACK),
+//     regressed when issue 11's retry engine replaced the tracker, fixed again there: a NAK
+//     0x61-0x63 is taken only for a PSN sent and not acknowledged (acked < p <= sentHigh).
 //  2. KNOWN BUG, reported, not fixed here (it is issue 11's responder work): a duplicate READ
 //     REQUEST that arrives while the original is still being answered takes a second READ
 //     slot of its QP, so the requester's next READ (within the advertised limit of 2) finds
@@ -54,7 +52,7 @@ async function cqes(tb: TestBench, h: Host, qpIndex: number, n: number, cycles: 
 }
 
 describe('fuzzer findings (directed)', () => {
-  it.fails('REGRESSED: a ghost NAK 0x62 for a PSN never sent is ignored: the WRITE in flight completes SUCCESS, byte-exact, QP stays RTS', async () => {
+  it('a ghost NAK 0x62 for a PSN never sent is ignored: the WRITE in flight completes SUCCESS, byte-exact, QP stays RTS', async () => {
     await runTest(pairDesign(), async (dut, tb) => {
       let env: PairEnv | undefined, injected = false, ghostPsn = 0;
       const observe = (f: LinkFrame): void => {
