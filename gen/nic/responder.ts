@@ -30,7 +30,9 @@
 // EXP_PSN += max(1, ceil(len / MTU)), MSN += 1, and an ack job with `read` set carries the
 // ReadReq, so it leaves on m_read_req after the DMA statuses of earlier WRITEs of the queue.
 // A duplicate (PSN behind) queues the ReadReq again (its PSN, current MSN, no EXP_PSN/MSN
-// update) when rd_room[q], else it is dropped (drop pulse). rd_room counts only requests the
+// update) when rd_room[q], else it is dropped (drop pulse). Such a duplicate holds a READ slot
+// the requester does not count, so until the QP has no READ left, a new READ without room is
+// dropped (a gap, recovered by go-back-N) instead of NAKed 0x61 (dup_rd_reg). rd_room counts only requests the
 // READ responder has taken, so a READ header waits in CHECK while an earlier READ of its QP is
 // still in the ack-job queue (pendRd); then rd_room is exact. No rkey check here: the READ
 // responder's DMA read validates the range.
@@ -127,6 +129,8 @@ export const responder = defineModule('nic_responder', { dataWidth: 64, numQp: 4
   const hdrErr = m.reg('hdr_err_reg', UInt(p.numQp));
   // READ jobs of each QP queued but not yet taken by the READ responder (at most ACK_JOBS).
   const pendRd = m.reg('pend_rd_reg', Vec(UInt(5), p.numQp));
+  /** Per QP: a duplicate READ answered again may hold a READ slot (see dup_rd_queued). */
+  const dupRd = m.reg('dup_rd_reg', UInt(p.numQp));
   const ackErr = m.reg('ack_err_reg', UInt(p.numQp));
   const msgVa = m.reg('msg_va_reg', Vec(UInt(64), p.numQp), { reset: null });
   const msgKey = m.reg('msg_key_reg', Vec(UInt(32), p.numQp), { reset: null });
@@ -244,6 +248,7 @@ export const responder = defineModule('nic_responder', { dataWidth: 64, numQp: 4
       read: f.read ?? 0, va: h.field('rethVa'), rkey: h.field('rethRkey'), len: rethLen, pd: ctx.field('pd'), pmtu: ctx.field('pmtu'),
     }));
   };
+  const dupRdQueued = m.wire('dup_rd_queued', Bool);
   const queueRead = (psn: Value, msnV: Value): void => queueJob({ psn, msn: msnV, syndrome: AETH.ACK, send: 0, read: 1 });
   const dropPayload = (): void => { m.if(plen.ne(0), () => payJobs.s.valid.set(1)); };
   const fatalNak = (syndrome: number): void => {
@@ -271,7 +276,7 @@ export const responder = defineModule('nic_responder', { dataWidth: 64, numQp: 4
       dropPayload();
     }).elif(psnBehind.land(isRead), () => {
       // A duplicate READ is answered again (the responses were lost), if there is room.
-      m.if(rdRoomQ, () => queueRead(h.field('psn'), msn)).else(() => drop.set(1));
+      m.if(rdRoomQ, () => { queueRead(h.field('psn'), msn); dupRdQueued.set(1); }).else(() => drop.set(1));
       dropPayload();
     }).elif(psnBehind, () => {
       queueJob({ psn: exp.subw(1), msn, syndrome: AETH.ACK });
@@ -283,7 +288,9 @@ export const responder = defineModule('nic_responder', { dataWidth: 64, numQp: 4
     }).else(() => {
       setBit(nakSent, 0);
       m.if(isRead, () => {
-        m.if(rdBad.lor(rdRoomQ.lnot()), () => fatalNak(AETH.NAK_INVALID_REQ)).else(() => {
+        // No room because a duplicate holds a slot: not the peer's fault; dropped like a lost
+        // packet (its next request gets the NAK 0x60, or its timer resends it).
+        m.if(rdBad.lnot().land(rdRoomQ.lnot()).land(dupRd.bit(q)), () => drop.set(1)).elif(rdBad.lor(rdRoomQ.lnot()), () => fatalNak(AETH.NAK_INVALID_REQ)).else(() => {
           queueRead(h.field('psn'), msn.addw(1));
           expPsnUpd.setField('valid', 1);
           expPsnUpd.setField('value', h.field('psn').addw(rdPkts));
@@ -461,10 +468,20 @@ export const responder = defineModule('nic_responder', { dataWidth: 64, numQp: 4
     m.if(down.land(up.lnot()), () => pendRd.setBits(5 * i + 4, 5 * i, pendRd.at(i).subw(1)));
   }
 
+  // A duplicate READ answered again takes a READ slot the requester does not count (it sent
+  // the READ once as far as its limit goes), so a new READ may then find no room through no
+  // fault of the peer. dup_rd_reg[q] marks that this may be so until the QP has no READ left
+  // anywhere (queued here, in the output register, at the READ responder).
+  for (let i = 0; i < p.numQp; i++) {
+    const setNow = dupRdQueued.land(q.eq(i));
+    const none = pendRd.at(i).eq(0).land(rdBusy.bit(i).lor(rdValid.land(rdData.field('qp').eq(i))).lnot());
+    m.if(setNow, () => dupRd.setBits(i, i, 1)).elif(none, () => dupRd.setBits(i, i, 0));
+  }
+
   // Software holding a QP in RESET starts it afresh (last, so it wins).
   for (let i = 0; i < p.numQp; i++) {
     m.if(qpCtx.at(i).field('state').eq(QP_STATE.RESET), () => {
-      for (const r of [inMsg, nakSent, hdrErr, ackErr, dfValid]) r.setBits(i, i, 0);
+      for (const r of [inMsg, nakSent, hdrErr, ackErr, dfValid, dupRd]) r.setBits(i, i, 0);
     });
   }
 

@@ -11,7 +11,7 @@ import { envSeed, runTest } from '../../core/index.ts';
 import { pairDesignOf } from '../../../bench/nic-pair.ts';
 import { psnAdd, psnCompare } from '../../model/psn.ts';
 import { RC_OP } from '../../model/wire-expect.ts';
-import { both, isAck, opIs, psnIs, toQp, type FaultRule } from './support/frame-faults.ts';
+import { both, isAck, isSeqNak, opIs, psnIs, toQp, type FaultRule, type SentPacket } from './support/frame-faults.ts';
 import { RetryPair, type HostName, type Posted, type RetryPairOptions } from './support/retry-pair.ts';
 
 const BUILD_TIMEOUT = 1_800_000;
@@ -47,6 +47,8 @@ function resends(p: RetryPair, from: HostName): number {
   }
   return n;
 }
+
+const isAckSent = (s: SentPacket): boolean => isAck(s.pkt);
 
 async function expectAllRts(p: RetryPair, qps: number): Promise<void> {
   for (const n of ['A', 'B'] as const) for (let i = 0; i < qps; i++) expect(await p.state(n, i), `${n} QP ${i} state`).toBe(QP_STATE.RTS);
@@ -167,6 +169,62 @@ describe('nic_pair go-back-N', () => {
       expect(b.DUP_REQ_RX, 'duplicated WRITE MIDDLEs (2 WRITEs x 4 MIDDLEs) at least').toBeGreaterThanOrEqual(6);
       expect(a.RETX_PKTS).toBe(resends(pair, 'A'));
       await expectAllRts(pair, 4);
+    });
+  }, BUILD_TIMEOUT);
+
+  it('duplicated READ REQUESTs answered again; a READ REQUEST overtaken by a WRITE; a stale ACK arriving during a retry is ignored', async () => {
+    let dup = true;
+    await withPair('duplicate READ REQUESTs, reordered READ REQUEST, stale ACK', {
+      qps: 3, retry: RETRY, pmtuLog2: 10,
+      faults: [
+        { what: 'every READ REQUEST to QP 0 twice', dir: 'a->b', match: p => dup && to(0, RC_OP.READ_REQUEST)(p), nth: 'all', action: 'dup' },
+        { what: 'READ REQUEST to QP 1 behind the next frame (its WRITE)', dir: 'a->b', match: to(1, RC_OP.READ_REQUEST), nth: 1, action: { holdFor: 1 } },
+        { what: 'first ACK to A QP 2 behind the next frame (the NAK 0x60)', dir: 'b->a', match: both(toQp(qpn(2)), isAck), nth: 1, action: { holdFor: 1 } },
+        { what: 'first WRITE MIDDLE to QP 2', dir: 'a->b', match: to(2, RC_OP.WRITE_MIDDLE), nth: 1, action: 'drop' },
+      ],
+    }, async pair => {
+      // Phase 1, QP 0 alone: each READ REQUEST arrives twice. B answers READ 1's duplicate again
+      // (A keeps the first answer); that duplicate holds B's second READ slot, so READ 2 finds
+      // no room: not the peer's fault, so no NAK 0x61 (QP ERROR), but dropped like a lost packet;
+      // A's timer resends it (arriving twice again, both answered once READ 1 is done).
+      const r0 = [await pair.post({ kind: 'read', from: 'A', qp: 0, len: 3000 }), await pair.post({ kind: 'read', from: 'A', qp: 0, len: 5 })];
+      await pair.drain(200_000, 'duplicated READs');
+      dup = false;
+      const a1 = await pair.counters('A'), b1 = await pair.counters('B');
+      const answers = (r: Posted) => pair.log.responses('b->a', qpn(0)).filter(s => s.pkt.bth.psn === r.psn).length;
+      expect(pair.log.requests('a->b', qpn(0), r0[0]!.psn).length, 'A sent READ 1 once').toBe(1);
+      expect(answers(r0[0]!), 'B answered READ 1 twice').toBe(2);
+      expect(pair.log.requests('a->b', qpn(0), r0[1]!.psn).length, 'A sent READ 2 again after its timeout').toBe(2);
+      expect(answers(r0[1]!), 'B answered READ 2 (its resend and the duplicate) twice').toBe(2);
+      expect(a1.ACK_TIMEOUTS, 'the dropped READ 2').toBe(1);
+      expect(b1.DUP_REQ_RX, 'duplicates at B: READ 1 and the resent READ 2').toBe(2);
+      // Phase 2, QP 1 alone: the WRITE behind a READ REQUEST overtakes it: NAK 0x60 at the READ's PSN, go back.
+      const r1 = await pair.post({ kind: 'read', from: 'A', qp: 1, len: 2500 });
+      await pair.post({ kind: 'write', from: 'A', qp: 1, len: 2000 });
+      await pair.drain(200_000, 'the overtaken READ REQUEST');
+      const b2 = await pair.counters('B');
+      // WRITE FIRST ahead: NAK 0x60 at the READ; the late READ arrives in sequence and is answered
+      // (it clears the NAK state), then WRITE LAST is ahead of the (lost) FIRST: a second NAK.
+      expect(b2.SEQ_NAK_TX - b1.SEQ_NAK_TX, 'B NAKed the gap the late READ REQUEST left, then the one behind it').toBe(2);
+      expect(pair.log.requests('a->b', qpn(1), r1.psn).length, 'A went back to the READ').toBe(2);
+      // Phase 3, QP 2 alone: the ACK of WRITE 1 is held until after the NAK 0x60 for WRITE 2's lost MIDDLE,
+      // so it arrives while A resends: old, inside nothing outstanding, ignored.
+      const w1 = await pair.post({ kind: 'write', from: 'A', qp: 2, len: 100 });
+      const w2 = await pair.post({ kind: 'write', from: 'A', qp: 2, len: 4 * 1024 + 5 });
+      await pair.drain(200_000, 'the stale ACK');
+      pair.plan.expectActed();
+      const { retransmissions } = pair.finish();
+      const a = await pair.counters('A'), b = await pair.counters('B');
+      console.log(`dup READ / reordered READ / stale ACK: ${retransmissions} retransmissions; A ${JSON.stringify(a)}; B ${JSON.stringify(b)}`);
+      const back = pair.log.sent.filter(s => s.dir === 'b->a' && s.pkt.bth.destQp === qpn(2));
+      const ack1 = back.findIndex(isAckSent);
+      expect(back[ack1 + 1] && isSeqNak(back[ack1 + 1]!.pkt), 'the frame B sent after the held ACK is the NAK 0x60').toBe(true);
+      expect(pair.log.requests('a->b', qpn(2), w1.psn).length, 'WRITE 1 never resent (its ACK came late, not lost)').toBe(1);
+      expect(pair.log.requests('a->b', qpn(2), psnAdd(w2.psn, 1)).length, 'the lost MIDDLE resent').toBe(2);
+      expect(pair.log.requests('a->b', qpn(2), w2.psn).length, 'WRITE 2 FIRST not resent').toBe(1);
+      expect(a.RETX_PKTS).toBe(resends(pair, 'A'));
+      expect(a.ACK_TIMEOUTS - a1.ACK_TIMEOUTS + a.RETRY_EXC, 'no timeout after phase 1, no error').toBe(0);
+      await expectAllRts(pair, 3);
     });
   }, BUILD_TIMEOUT);
 
@@ -350,18 +408,20 @@ describe('nic_pair go-back-N', () => {
     });
   }, BUILD_TIMEOUT);
 
-  it('512-bit datapath: a lost WRITE MIDDLE resent from its PSN, a lost READ RESPONSE MIDDLE re-requested from there, byte-exact', async () => {
+  it('512-bit datapath: a lost WRITE MIDDLE resent from its PSN, a lost READ RESPONSE MIDDLE re-requested from there, a lost READ REQUEST after its timeout, byte-exact', async () => {
     const mtu = 1024;
     await withPair('512 bits', {
-      qps: 2, retry: RETRY, pmtuLog2: [10, 10],
+      qps: 3, retry: RETRY, pmtuLog2: [10, 10, 10],
       faults: [
         { what: 'second WRITE MIDDLE to QP 0', dir: 'a->b', match: to(0, RC_OP.WRITE_MIDDLE), nth: 2, action: 'drop' },
         { what: 'second READ RESPONSE MIDDLE to QP 1', dir: 'b->a', match: to(1, RC_OP.READ_RESPONSE_MIDDLE), nth: 2, action: 'drop' },
+        { what: 'READ REQUEST to QP 2', dir: 'a->b', match: to(2, RC_OP.READ_REQUEST), nth: 1, action: 'drop' },
       ],
     }, async pair => {
       const w = await pair.post({ kind: 'write', from: 'A', qp: 0, len: 5 * mtu + 33 });
       await pair.post({ kind: 'write', from: 'A', qp: 0, len: 2 * mtu + 1 });
       const r = await pair.post({ kind: 'read', from: 'A', qp: 1, len: 6 * mtu + 100 });
+      const r2 = await pair.post({ kind: 'read', from: 'A', qp: 2, len: 3 * mtu + 7 });
       await pair.drain(400_000);
       pair.plan.expectActed();
       const { retransmissions } = pair.finish();
@@ -372,10 +432,12 @@ describe('nic_pair go-back-N', () => {
       const again = pair.log.requests('a->b', qpn(1), psnAdd(r.psn, 2));
       expect(again.length, 'partial re-request of the READ of QP 1').toBe(1);
       expect(again[0]!.pkt.reth).toEqual({ va: r.wr.remoteVa + BigInt(2 * mtu), rkey: r.wr.rkey, dmaLen: 6 * mtu + 100 - 2 * mtu });
+      expect(pair.log.requests('a->b', qpn(2), r2.psn).length, 'the lost READ REQUEST of QP 2 sent again').toBe(2);
+      expect(a.ACK_TIMEOUTS, 'the lost READ REQUEST: only its timer recovers it').toBe(1);
       expect(b.SEQ_NAK_TX).toBe(1);
       expect(a.RETX_PKTS).toBe(resends(pair, 'A'));
       expect(retransmissions).toBeGreaterThan(0);
-      await expectAllRts(pair, 2);
+      await expectAllRts(pair, 3);
     }, 3_000_000, 512);
   }, BUILD_TIMEOUT);
 });

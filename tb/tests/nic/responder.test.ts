@@ -251,6 +251,25 @@ describe('nic_responder RDMA READ, checked by hand', () => {
     }, 300_000);
   }
 
+  it('a duplicate READ answered again holds a READ slot: a new READ then finding no room is dropped (go-back-N resends it), not NAKed 0x61', async () => {
+    let e0 = 0;
+    const d = directed(2, (world, rng) => {
+      e0 = world.qps[0]!.expPsn;
+      const r0 = readRequest(rng, 0, e0, 10, 'READ 0');
+      const r1 = readRequest(rng, 0, psnAdd(e0, 1), 10, 'READ 1');
+      // QP 1's long WRITE (its headers pass 2-3 cycles apart) lets QP 0's slots free (30 cycles
+      // after each ReadReq) before READ 1 comes again.
+      const w1 = message(world, 1, world.qps[1]!.expPsn, 40 * 256, rng);
+      return [r0, { ...r0, what: 'duplicate of READ 0' }, r1, ...w1, { ...r1, what: 'READ 1 resent' }];
+    }, w => { for (const q of w.qps) q.pmtu = 8; });
+    // rd_busy as the READ responder drives it (a slot in use): what clears dup_rd_reg.
+    const r = await runBench(64, d.setup, { pIn: 1, pOut: 1, dmaLat: 5, rdSlots: 2, rdFreeLat: 30, rdBusy: true }, false);
+    expect(r.reads.map(x => x.value.psn), 'READ 0, its duplicate, READ 1 (resent)').toEqual([e0, e0, psnAdd(e0, 1)]);
+    expect(r.acks.filter(a => a.value.aethSyndrome !== AETH.ACK).map(a => [a.value.aethSyndrome, a.value.psn]), 'no NAK').toEqual([]);
+    expect(r.regs.qpErrors).toEqual([]);
+    expect(r.regs.drops.length, 'READ 1 without room, the first time').toBe(1);
+  }, 300_000);
+
   for (const W of [64, 512]) {
     it(`READ responses reach m_rresp_* intact among WRITE traffic under backpressure (${W} bits); not RTS: dropped`, async () => {
       const d = directed(2, (world, rng) => {
