@@ -1,12 +1,15 @@
 // The NIC benchmarks of `make bench`, measured side by side in one run and printed as a table
 // and one summary line per goal (docs/bench.md says what each number means). Never a test:
 // goals are reported met or missed, the exit status only says whether every bench ran.
-// Run: node --import tsx bench/nic.ts [--quick]   (or NICGEN_BENCH_QUICK=1: fewer messages)
+// Run: node --import tsx bench/nic.ts [--quick] [--gbn]   (NICGEN_BENCH_QUICK=1: fewer messages;
+// --gbn: only WRITE goodput under loss and the recovery times)
 
 import { GOODPUT_GOAL, measureGoodput, type GoodputResult, type Span } from './nic-goodput.ts';
 import { LINK_LATENCY, latencyGoal, measureLatency, type LatencyResult } from './nic-latency.ts';
 import { LIMIT_FORMULA } from './nic-limit.ts';
 import { READ_COUNT, READ_GOODPUT_GOAL, READ_LIMIT_FORMULA, measureReadGoodput, measureReadLatency, type ReadGoodputResult, type ReadLatencyResult } from './nic-read.ts';
+import { GBN_FORMULA } from './gbn-bound.ts';
+import { GBN_GOAL, GBN_LOSSES, GBN_LOSSES_ENABLED, GBN_MAX_MESSAGES, GBN_QPS, RECOVERY_ENABLED, gbnMessages, measureGbnGoodput, measureRecovery, type GbnResult, type RecoveryResult } from './nic-gbn.ts';
 import { benchSeed } from './nic-pair.ts';
 import { SIMSPEED_GOAL, bestRate, cppPairRate, tsStepRate, type Rate } from './nic-simspeed.ts';
 import { TLB_GOAL, hitRate, measureTlb, type TlbResult } from './nic-tlb.ts';
@@ -63,9 +66,55 @@ function readLatencyTable(rs: readonly ReadLatencyResult[]): string {
   return ['  width    L  request beat   CQE', ...rows].join('\n');
 }
 
+function gbnTable(rs: readonly GbnResult[]): string {
+  const rows = rs.map(r => `  ${String(r.dataWidth).padStart(5)}b  ${String(r.qps).padStart(3)}  ${pct(r.loss).padStart(7)}   ${r.goodput.toFixed(4)}   ${r.bound.bound.toFixed(4)}   ${(r.goodput / r.bound.bound).toFixed(4)}   ${String(r.bound.k).padStart(2)}  ${String(r.roundTrip).padStart(5)}  ${String(r.packetCycles).padStart(4)}   ${r.framesSent} (${r.framesDropped} dropped)`);
+  return ['  width  QPs     loss   goodput  bound    ratio    K      R     T   frames', ...rows].join('\n');
+}
+
 function tlbTable(rs: readonly TlbResult[]): string {
   const rows = rs.map(r => `  ${String(r.dataWidth).padStart(5)}b  A (lkey) ${r.a.hits}/${r.a.hits + r.a.misses} = ${pct(hitRate(r.a))}   B (rkey) ${r.b.hits}/${r.b.hits + r.b.misses} = ${pct(hitRate(r.b))}`);
   return rows.join('\n');
+}
+
+/** WRITE goodput under loss beside the go-back-N bound, and recovery times (the lossless
+ *  points give the round trip). `nic.ts --gbn` runs only this part. */
+async function lossSection(): Promise<{ gbn: GbnResult[]; recovery: RecoveryResult[] }> {
+    console.log(`\n-- WRITE goodput with random loss on A->B: 64 KiB WRITEs (${plan.messages + 2} lossless; lossy: ~8 expected drops, at most ${GBN_MAX_MESSAGES}), path MTU 4096, 1 and 4 QPs, memory latency 0, no back-pressure, retry 7, ACK timeout 2^16`);
+    console.log(`   beside the go-back-N bound: ${GBN_FORMULA}`);
+    console.log('   (R = median ACK round trip + one packet time T, measured in the same run; W = 16 messages x 16 packets)');
+    const gbn: GbnResult[] = [];
+    const off = GBN_LOSSES.filter(l => !GBN_LOSSES_ENABLED.includes(l));
+    for (const qps of GBN_QPS) {
+      for (const w of WIDTHS) {
+        for (const loss of GBN_LOSSES_ENABLED) {
+          const r = await attempt(`gbn goodput ${w}b ${qps} QP loss ${loss}`, () => measureGbnGoodput(w, qps, loss, gbnMessages(loss, plan.messages + 2)));
+          if (r) gbn.push(r);
+        }
+      }
+    }
+    console.log(gbnTable(gbn));
+    if (off.length) console.log(`  loss ${off.map(pct).join(', ')}: not run, they need retransmission (issue 11's requester; enable in bench/nic-gbn.ts GBN_LOSSES_ENABLED)`);
+    const recovery: RecoveryResult[] = [];
+    if (RECOVERY_ENABLED) {
+      for (const w of WIDTHS) {
+        const rt = gbn.find(r => r.dataWidth === w && r.loss === 0)?.roundTrip ?? 0;
+        for (const path of ['nak', 'timeout'] as const) {
+          const r = await attempt(`recovery ${w}b ${path}`, () => measureRecovery(w, path, rt));
+          if (r) recovery.push(r);
+        }
+      }
+      for (const r of recovery) console.log(`  recovery ${r.dataWidth}b ${r.path}: ${r.cycles} cycles from the drop to the retransmission's first beat (goal <= ${r.goal}) ${r.cycles <= r.goal ? 'met' : 'MISSED'}; ${r.lastBeat} to its last beat`);
+    } else {
+      console.log('  recovery time (dropped packet -> retransmission, NAK and timeout paths): not run, needs retransmission (bench/nic-gbn.ts RECOVERY_ENABLED)');
+    }
+  return { gbn, recovery };
+}
+
+/** The summary line of the loss part. */
+function gbnSummary(gbn: readonly GbnResult[]): string {
+  const lossy = gbn.filter(r => r.loss > 0);
+  const judged = lossy.length > 0 ? `goal>=${GBN_GOAL} x bound: ${mark(lossy.every(r => r.goodput >= GBN_GOAL * r.bound.bound))}` : 'goal not judged: no lossy point ran';
+  return `nic goodput under loss vs go-back-N bound: ${gbn.map(r => `${r.dataWidth}b/${r.qps}QP/${pct(r.loss)}=${r.goodput.toFixed(4)} (bound ${r.bound.bound.toFixed(4)})`).join(' ')} ${judged}`;
 }
 
 async function main(): Promise<void> {
@@ -122,6 +171,8 @@ async function main(): Promise<void> {
   }
   console.log(tlbTable(tlb));
 
+  const { gbn } = await lossSection();
+
   console.log(`\n-- simulation speed (best of ${plan.speedRounds}): the goodput run (TS testbench, everything live; traffic = first WQE posted to last CQE,`);
   console.log('   whole = reset, driver init, MR/QP setup and traffic) vs');
   console.log('   the same nic_pair model clocked idle (readies high, no traffic) by a C++ loop and by TS with one step(1) call a cycle');
@@ -163,6 +214,7 @@ async function main(): Promise<void> {
   console.log(`nic read latency doorbell->CQE (no goal): ${readLatency.map(r => `${r.dataWidth}b/L=${r.memLatency}=${r.warm} (cold ${r.cold})`).join(' ')}`);
   const tMet = tlb.length === WIDTHS.length && tlb.every(r => Math.min(hitRate(r.a), hitRate(r.b)) >= TLB_GOAL);
   console.log(`nic tlb hit rate: ${tlb.map(r => `${r.dataWidth}b A=${pct(hitRate(r.a))} B=${pct(hitRate(r.b))}`).join(' ')} goal>=${pct(TLB_GOAL)}: ${mark(tMet)}`);
+  console.log(gbnSummary(gbn));
   const sMet = speed.length === WIDTHS.length && speed.every(s => s.ts.cpu / s.cpp.cpu >= SIMSPEED_GOAL && s.ts.wall / s.cpp.wall >= SIMSPEED_GOAL);
   console.log(`nic simspeed bench traffic/c++ idle (cpu time, wall): ${speed.map(s => `${s.w}b=${(s.ts.cpu / s.cpp.cpu).toFixed(3)},${(s.ts.wall / s.cpp.wall).toFixed(3)} (${(s.ts.cpu / 1e3).toFixed(1)}k/${(s.cpp.cpu / 1e3).toFixed(1)}k cycles per cpu s)`).join(' ')} goal>=${SIMSPEED_GOAL}: ${mark(sMet)}`);
   if (failures.length) {
@@ -171,4 +223,15 @@ async function main(): Promise<void> {
   }
 }
 
-await main();
+/** `--gbn`: the loss part alone, with its summary line. */
+async function gbnOnly(): Promise<void> {
+  console.log(`seed ${benchSeed()}${quick ? ', quick run' : ''}`);
+  const { gbn } = await lossSection();
+  console.log(gbnSummary(gbn));
+  if (failures.length) {
+    console.log(`nic benches that did not run to the end: ${failures.join(', ')}`);
+    process.exitCode = 1;
+  }
+}
+
+await (process.argv.includes('--gbn') ? gbnOnly() : main());

@@ -99,5 +99,6 @@ console.log(`waves ratio: window/untraced=${(get('fetch, 1000-cycle window trace
   + ` (cpu ${(get('fetch, 1000-cycle window traced').cpu / get('fetch untraced').cpu).toFixed(2)})`
   + ` rerun/fail=${(get('fetch failing, pictures on').wall / get('fetch failing, pictures off').wall).toFixed(2)}`
   + ` (cpu ${(get('fetch failing, pictures on').cpu / get('fetch failing, pictures off').cpu).toFixed(2)})`
-  + ` pictures-on/off-passing=${(get('fetch, pictures on (passes)').wall / get('fetch untraced').wall).toFixed(2)}`);
+  + ` pictures-on/off-passing=${(get('fetch, pictures on (passes)').wall / get('fetch untraced').wall).toFixed(2)}`
+  + ` (cpu ${(get('fetch, pictures on (passes)').cpu / get('fetch untraced').cpu).toFixed(2)})`);
 fs.rmSync(tmp, { recursive: true, force: true });

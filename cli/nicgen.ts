@@ -82,7 +82,15 @@ async function main(argv: string[]): Promise<number> {
       .option('wave', { type: 'string', describe: 'dump waves (FST) to this file' })
       .option('from', { type: 'number', describe: 'first cycle in the wave dump' })
       .option('to', { type: 'number', describe: 'cycle at which the wave dump stops' })
-      .option('pcap', { type: 'string', describe: 'write the link\'s frames to this pcap file (benches with a link: nic_pair; others ignore it)' })
+      .option('pcap', { type: 'string', describe: 'write every frame as its NIC sent it (before link faults) to this pcap (nic_pair benches)' })
+      .option('pcap-rx', { type: 'string', describe: 'write every frame as a NIC received it (after link faults) to this pcap (nic_pair benches)' })
+      .option('drop', { type: 'string', describe: 'link: probability that a frame is lost (0.01 or 1%)' })
+      .option('corrupt', { type: 'string', describe: 'link: probability that one random bit of a frame is flipped' })
+      .option('dup', { type: 'string', describe: 'link: probability that a frame is delivered twice' })
+      .option('reorder', { type: 'string', describe: 'link: probability that a frame is delivered after the next k (1..--reorder-depth)' })
+      .option('reorder-depth', { type: 'string', describe: 'link: largest k for --reorder (default 3)' })
+      .option('burst-loss', { type: 'string', describe: 'link: Gilbert-Elliott loss ENTER,LEAVE[,LOSS_BAD[,LOSS_GOOD]] (per-frame probabilities; mean burst 1/LEAVE frames)' })
+      .option('fault-dir', { type: 'string', describe: 'link faults on both directions (default), ab (A to B) or ba (B to A)' })
       .option('max-cycles', { type: 'number', describe: 'fail if the bench runs longer (default: the bench\'s own budget)' })
       .option('period', { type: 'number', describe: 'clock period in ns: cycle N is at N x period in the dump (default 4, 250 MHz)' })
       .option('pictures', { type: 'boolean', default: true, describe: 'on a failure, re-run the seed with waves of the cause and draw it (--no-pictures: off)' })
@@ -92,7 +100,8 @@ async function main(argv: string[]): Promise<number> {
       .option('coverage-report', { type: 'boolean', default: true, describe: 'build and print this run\'s coverage report (--no-coverage-report: only write the data)' }),
     async a => {
       code = await simCommand({
-        top: a.top, test: a.test, list: a.list, seed: a.seed, wave: a.wave, from: a.from, to: a.to, maxCycles: a.maxCycles, pcap: a.pcap,
+        top: a.top, test: a.test, list: a.list, seed: a.seed, wave: a.wave, from: a.from, to: a.to, maxCycles: a.maxCycles, pcap: a.pcap, pcapRx: a.pcapRx,
+        faults: { drop: a.drop, corrupt: a.corrupt, dup: a.dup, reorder: a.reorder, reorderDepth: a.reorderDepth, burstLoss: a.burstLoss, faultDir: a.faultDir },
         periodNs: a.period, pictures: a.pictures,
         coverage: a.coverage, coverageToggle: a.coverageToggle, coverageDir: a.coverageDir, coverageReport: a.coverageReport,
       });

@@ -1,16 +1,19 @@
 // `nicgen sim <top> --test <name>`: runs one bench of the project's registry (the `benches`
 // of nicgen.config.ts; here tb/benches/index.ts) on its Verilator model, with progress on
-// stderr and a one-line summary. Exit codes: 0 pass,
-// 1 the bench failed (message with seed and replay command), 2 misuse (unknown top/test).
+// stderr and a one-line summary. Benches with a link (nic_pair) also take captures (--pcap,
+// --pcap-rx) and link faults (cli/fault-flags.ts). Exit codes: 0 pass, 1 the bench failed
+// (message with seed and replay command), 2 misuse (unknown top/test, a bad flag value, link
+// flags for a bench without a link).
 
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ClockTime } from '../sim/clock.ts';
-import type { Bench, BenchGroup } from '../tb/benches/index.ts';
-import { envSeed, randomSeed, TestFailure, type TestOptions } from '../tb/core/index.ts';
+import type { Bench, BenchGroup, LinkArgs } from '../tb/benches/index.ts';
+import { envSeed, randomSeed, TestFailure, type ReplayHints, type TestOptions } from '../tb/core/index.ts';
 import { benchHints } from '../tb/benches/failure-pictures.ts';
 import { currentProject } from './config.ts';
 import { printRunCoverage } from './coverage-print.ts';
+import { anyFaultFlag, faultSpecFromFlags, type FaultFlags } from './fault-flags.ts';
 import { formatRate, SimProgress, type ProgressStream } from './sim-progress.ts';
 import { checkSources, describeCheck } from './source-check.ts';
 import { UsageError } from './usage-error.ts';
@@ -24,8 +27,12 @@ export interface SimArgs {
   readonly from: number | undefined;
   readonly to: number | undefined;
   readonly maxCycles: number | undefined;
-  /** Capture file for benches with a link (sets NICGEN_PCAP; others ignore it). */
+  /** Capture of the link as sent (benches with a link only). */
   readonly pcap?: string | undefined;
+  /** Capture of the link as received, after its faults. */
+  readonly pcapRx?: string | undefined;
+  /** --drop, --corrupt, ... as typed. */
+  readonly faults?: FaultFlags;
   /** Clock period in ns (default 4: cycle N is at N x 4 ns in the dump). */
   readonly periodNs?: number | undefined;
   /** False: no failure re-run and picture. */
@@ -92,8 +99,8 @@ function options(a: SimArgs, bench: Bench, command: string): TestOptions {
   if (a.wave !== undefined && !fs.existsSync(path.dirname(path.resolve(a.wave)))) {
     throw new UsageError(`--wave ${a.wave}: folder ${path.dirname(a.wave)} does not exist`);
   }
-  if (a.pcap !== undefined && !fs.existsSync(path.dirname(path.resolve(a.pcap)))) {
-    throw new UsageError(`--pcap ${a.pcap}: folder ${path.dirname(a.pcap)} does not exist`);
+  for (const [flag, file] of [['pcap', a.pcap], ['pcap-rx', a.pcapRx]] as const) {
+    if (file !== undefined && !fs.existsSync(path.dirname(path.resolve(file)))) throw new UsageError(`--${flag} ${file}: folder ${path.dirname(file)} does not exist`);
   }
   if (a.periodNs !== undefined) {
     try { new ClockTime(a.periodNs); } catch (err) { throw new UsageError(`--period: ${(err as Error).message}`); }
@@ -104,10 +111,31 @@ function options(a: SimArgs, bench: Bench, command: string): TestOptions {
   const coverage = coverageDir(a, seed);
   const code = a.coverage === true || a.coverageToggle === true;
   return {
-    maxCycles, replay: benchHints(a.top!, a.test!, a.periodNs, command), seed, ...(wave ? { wave } : {}),
+    maxCycles, replay: withFaultFlags(benchHints(a.top!, a.test!, a.periodNs, command), a.faults ?? {}), seed, ...(wave ? { wave } : {}),
     ...(a.periodNs === undefined ? {} : { periodNs: a.periodNs }), ...(a.pictures === false ? { pictures: false } : {}),
     ...(coverage ? { coverage: { dir: coverage, code, toggle: a.coverageToggle === true } } : {}),
   };
+}
+
+/** Captures and faults for a bench with a link; undefined when no link flag was given (the
+ *  bench then reads NICGEN_PCAP). */
+function linkArgs(a: SimArgs, bench: Bench): LinkArgs | undefined {
+  const faults = faultSpecFromFlags(a.faults ?? {});
+  const given = [a.pcap !== undefined && '--pcap', a.pcapRx !== undefined && '--pcap-rx', anyFaultFlag(a.faults ?? {}) && 'the fault flags'].filter(Boolean);
+  if (given.length === 0) return undefined;
+  if (!bench.hasLink) throw new UsageError(`${given.join(', ')}: ${a.top}/${a.test} has no link (they are for nic_pair benches)`);
+  if (a.pcap !== undefined && a.pcapRx !== undefined && path.resolve(a.pcap) === path.resolve(a.pcapRx)) throw new UsageError(`--pcap and --pcap-rx name the same file ${a.pcap}`);
+  return { ...(a.pcap !== undefined ? { pcap: a.pcap } : {}), ...(a.pcapRx !== undefined ? { pcapRx: a.pcapRx } : {}), ...(faults ? { faults } : {}) };
+}
+
+/** The replay commands with the fault flags after the seed (a replay without them is another run). */
+function withFaultFlags(h: ReplayHints, f: FaultFlags): ReplayHints {
+  const flags: [string, string | undefined][] = [['drop', f.drop], ['corrupt', f.corrupt], ['dup', f.dup], ['reorder', f.reorder],
+    ['reorder-depth', f.reorderDepth], ['burst-loss', f.burstLoss], ['fault-dir', f.faultDir]];
+  const text = flags.filter(([, v]) => v !== undefined).map(([k, v]) => ` --${k} ${v}`).join('');
+  if (!text) return h;
+  const add = (cmd: string, seed: number): string => cmd.replace(` --seed ${seed}`, ` --seed ${seed}${text}`);
+  return { ...h, command: seed => add(h.command(seed), seed), withWaves: (seed, file, from, to) => add(h.withWaves(seed, file, from, to), seed) };
 }
 
 /** The run's coverage folder, when coverage is on. */
@@ -138,25 +166,24 @@ export async function simCommand(a: SimArgs, io: SimIO = defaultIO): Promise<num
   }
   const bench = pick(benches, a.top, a.test);
   const opts = options(a, bench, project.command);
+  const link = linkArgs(a, bench);
   // The project's benches and the designs they test (everything nicgen.config.ts imports)
   // are type-checked (and checked for JavaScript operators on hardware values) before
   // anything is built.
   const checked = await checkSources([project.configFile]);
   if (!checked.cached) io.err.write(`sim: ${describeCheck(checked)}\n`);
-  // Benches with a link (nic_pair) read their capture file from the environment.
-  if (a.pcap !== undefined) process.env['NICGEN_PCAP'] = a.pcap;
   const label = `${a.top}/${a.test}`;
   const progress = new SimProgress(io.err, label);
   const t0 = performance.now();
   progress.building();
   let simStart = 0;
   try {
-    const r = await bench.run({ ...opts, onStart: tb => { simStart = performance.now(); progress.attach(tb); } });
+    const r = await bench.run({ ...opts, ...(link ? { link } : {}), onStart: tb => { simStart = performance.now(); progress.attach(tb); } });
     progress.done();
     const wall = (performance.now() - t0) / 1000;
     const sim = simStart ? (performance.now() - simStart) / 1000 : wall;
     const wave = opts.wave ? `, wave ${typeof opts.wave === 'string' ? opts.wave : opts.wave.file} (savefile beside it: nicgen wave FILE)` : '';
-    const pcap = a.pcap !== undefined && fs.existsSync(a.pcap) ? `, pcap ${a.pcap}` : '';
+    const pcap = [a.pcap !== undefined && fs.existsSync(a.pcap) ? `, pcap ${a.pcap}` : '', a.pcapRx !== undefined && fs.existsSync(a.pcapRx) ? `, pcap-rx ${a.pcapRx}` : ''].join('');
     io.out(`PASS ${label}: seed ${r.seed}, ${r.cycles} cycles, ${wall.toFixed(2)} s wall (${(wall - sim).toFixed(2)} s ${r.built ? 'building' : 'loading'} the model), ${formatRate(r.cycles / Math.max(sim, 1e-6))}, ${r.clock.short(r.cycles)} simulated at ${r.clock.periodNs} ns${wave}${pcap}`);
     await reportCoverage(a, opts, io);
     return 0;

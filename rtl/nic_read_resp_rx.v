@@ -13,7 +13,7 @@ module nic_read_resp_rx (
     /* verilator lint_off UNUSEDSIGNAL */
     input  wire [1723:0] qp_ctx,             // 4 x struct qp_ctx: state [2:0], destQpn [26:3], sqPsn [50:27], expPsn [74:51], pmtu [78:75], destMac [126:79], destIp [158:127], pd [174:159], retry [190:175], sqBase [254:191], sqSizeLog2 [258:255], sqPi [274:259], sqCi [290:275], cqBase [354:291], cqSizeLog2 [358:355], cqPi [374:359], cqCi [390:375], udpSport [406:391], msn [430:407] (element i at [i*431 +: 431])
     /* verilator lint_on UNUSEDSIGNAL */
-    input  wire [680:0]  s_ctx_data,         // struct read_ctx: qp [1:0], wrId [65:2], firstPsn [89:66], lastPsn [113:90], length [145:114], pd [161:146], pmtu [165:162], numSge [168:166], sge [680:169] (4 x 128 bits)
+    input  wire [712:0]  s_ctx_data,         // struct read_ctx: qp [1:0], wrId [65:2], firstPsn [89:66], lastPsn [113:90], length [145:114], startOff [177:146], pd [193:178], pmtu [197:194], numSge [200:198], sge [712:201] (4 x 128 bits)
     input  wire          s_ctx_valid,
     output wire          s_ctx_ready,
     input  wire [327:0]  s_hdr_data,         // struct rx_pkt_hdr: opcode [7:0], destQpn [31:8], psn [55:32], ackReq [56], payloadLen [69:57], hasReth [70], rethVa [134:71], rethRkey [166:135], rethLen [198:167], hasAeth [199], aethSyndrome [207:200], aethMsn [231:208], srcMac [279:232], srcIp [311:280], srcPort [327:312]
@@ -24,12 +24,16 @@ module nic_read_resp_rx (
     input  wire          s_payload_tvalid,
     output wire          s_payload_tready,
     input  wire          s_payload_tlast,
-    // not read: the MSN is not needed: a NAK is matched by its PSN
+    output wire [82:0]   m_ack_data,         // struct ack_in: qp [1:0], psn [25:2], syndrome [33:26], msn [57:34], rdMiss [58], rdExp [82:59]
+    output wire          m_ack_valid,
+    input  wire          m_ack_ready,
+    // not read: only the QP: its contexts are dropped, whatever the restart point
     /* verilator lint_off UNUSEDSIGNAL */
-    input  wire [57:0]   s_ack_data,         // struct ack_in: qp [1:0], psn [25:2], syndrome [33:26], msn [57:34]
+    input  wire [41:0]   s_rewind_data,      // struct qp_rewind: qp [1:0], ringIdx [17:2], sqPsn [41:18]
     /* verilator lint_on UNUSEDSIGNAL */
-    input  wire          s_ack_valid,
-    output wire          s_ack_ready,
+    input  wire          s_rewind_valid,
+    output wire          s_rewind_ready,
+    output wire [3:0]    ctx_room,
     output wire [146:0]  m_dma_cmd_data,     // struct dma_write_cmd: va [63:0], len [95:64], key [127:96], pd [143:128], access [146:144]
     output wire          m_dma_cmd_valid,
     input  wire          m_dma_cmd_ready,
@@ -56,10 +60,10 @@ wire qp1_dead;
 wire qp2_dead;
 wire qp3_dead;
 wire [3:0] dead_bits;
-wire [680:0] u_ctx_fifo0_s_data;
+wire [712:0] u_ctx_fifo0_s_data;
 wire u_ctx_fifo0_s_valid;
 wire u_ctx_fifo0_s_ready;
-wire [680:0] u_ctx_fifo0_m_data;
+wire [712:0] u_ctx_fifo0_m_data;
 wire u_ctx_fifo0_m_valid;
 wire u_ctx_fifo0_m_ready;
 // not read: the limit is the FIFO depth: s_ready is used
@@ -74,10 +78,10 @@ wire u_ctx_fifo0_full;
 /* verilator lint_off UNUSEDSIGNAL */
 wire u_ctx_fifo0_empty;
 /* verilator lint_on UNUSEDSIGNAL */
-wire [680:0] u_ctx_fifo1_s_data;
+wire [712:0] u_ctx_fifo1_s_data;
 wire u_ctx_fifo1_s_valid;
 wire u_ctx_fifo1_s_ready;
-wire [680:0] u_ctx_fifo1_m_data;
+wire [712:0] u_ctx_fifo1_m_data;
 wire u_ctx_fifo1_m_valid;
 wire u_ctx_fifo1_m_ready;
 // not read: the limit is the FIFO depth: s_ready is used
@@ -92,10 +96,10 @@ wire u_ctx_fifo1_full;
 /* verilator lint_off UNUSEDSIGNAL */
 wire u_ctx_fifo1_empty;
 /* verilator lint_on UNUSEDSIGNAL */
-wire [680:0] u_ctx_fifo2_s_data;
+wire [712:0] u_ctx_fifo2_s_data;
 wire u_ctx_fifo2_s_valid;
 wire u_ctx_fifo2_s_ready;
-wire [680:0] u_ctx_fifo2_m_data;
+wire [712:0] u_ctx_fifo2_m_data;
 wire u_ctx_fifo2_m_valid;
 wire u_ctx_fifo2_m_ready;
 // not read: the limit is the FIFO depth: s_ready is used
@@ -110,10 +114,10 @@ wire u_ctx_fifo2_full;
 /* verilator lint_off UNUSEDSIGNAL */
 wire u_ctx_fifo2_empty;
 /* verilator lint_on UNUSEDSIGNAL */
-wire [680:0] u_ctx_fifo3_s_data;
+wire [712:0] u_ctx_fifo3_s_data;
 wire u_ctx_fifo3_s_valid;
 wire u_ctx_fifo3_s_ready;
-wire [680:0] u_ctx_fifo3_m_data;
+wire [712:0] u_ctx_fifo3_m_data;
 wire u_ctx_fifo3_m_valid;
 wire u_ctx_fifo3_m_ready;
 // not read: the limit is the FIFO depth: s_ready is used
@@ -138,6 +142,7 @@ reg  [127:0] msg_off_reg;
 reg  [7:0] sge_idx_reg;
 reg  [127:0] sge_off_reg;
 reg  [19:0] rd_seq_reg;
+reg  [3:0] ctx_flush_reg;
 reg  [3:0] dma_err_reg;
 reg  [19:0] err_seq_reg;
 reg  u_pay_jobs_s_data;
@@ -194,30 +199,12 @@ wire u_pend_fifo_full;
 /* verilator lint_off UNUSEDSIGNAL */
 wire u_pend_fifo_empty;
 /* verilator lint_on UNUSEDSIGNAL */
-wire [33:0] u_nak_fifo_s_data;
-wire u_nak_fifo_s_valid;
-wire u_nak_fifo_s_ready;
-wire [33:0] u_nak_fifo_m_data;
-wire u_nak_fifo_m_valid;
-wire u_nak_fifo_m_ready;
-// not read: only empty/full matter
-/* verilator lint_off UNUSEDSIGNAL */
-wire [2:0] u_nak_fifo_count;
-/* verilator lint_on UNUSEDSIGNAL */
-// not read: s_ready is used
-/* verilator lint_off UNUSEDSIGNAL */
-wire u_nak_fifo_full;
-/* verilator lint_on UNUSEDSIGNAL */
-// not read: m_valid is used
-/* verilator lint_off UNUSEDSIGNAL */
-wire u_nak_fifo_empty;
-/* verilator lint_on UNUSEDSIGNAL */
 reg  ctx_pop0;
 reg  ctx_pop1;
 reg  ctx_pop2;
 reg  ctx_pop3;
 reg  [1:0] state;
-// not read: responses are matched by QP, PSN, opcode and length only
+// not read: responses are matched by QP, PSN, opcode and length only; ACKs need their AETH
 /* verilator lint_off UNUSEDSIGNAL */
 reg  [327:0] hdr_reg;
 /* verilator lint_on UNUSEDSIGNAL */
@@ -226,19 +213,14 @@ wire qp_known;
 wire head_valid;
 // not read: qp is implied by the FIFO; numSge is implied by length (SGEs past it are never reached)
 /* verilator lint_off UNUSEDSIGNAL */
-wire [680:0] head_ctx;
+wire [712:0] head_ctx;
 /* verilator lint_on UNUSEDSIGNAL */
 wire qp_dead;
-wire [1:0] nak_qp;
-// not read: a NAK needs only the PSN range, wrId and the QP
-/* verilator lint_off UNUSEDSIGNAL */
-wire [680:0] nak_head_ctx;
-/* verilator lint_on UNUSEDSIGNAL */
-wire nak_hits;
-wire nak_go;
+wire qp_flushing;
 wire qp_started;
 wire [23:0] exp_psn;
 wire psn_ok;
+wire ctx_resumed;
 wire seq_ok;
 wire [12:0] mtu;
 wire [31:0] msg_off;
@@ -247,7 +229,14 @@ wire len_ok;
 wire ends_read;
 wire hdr_usable;
 wire read_failed;
+reg  ack_valid_reg;
+reg  [82:0] ack_data_reg;
 wire check_go;
+wire is_ack_hdr;
+wire read_open;
+wire ack_read_miss;
+wire nak_hits;
+wire resp_ahead;
 reg  [12:0] cut_rem_reg;
 reg  [1:0] cut_sge_reg;
 reg  [31:0] cut_off_reg;
@@ -258,9 +247,10 @@ wire dma_cmd_free;
 wire [31:0] sge_avail;
 wire piece_is_rest;
 wire [12:0] piece_len;
+wire sge_past;
 wire sge_skip;
 wire piece_emit;
-wire ack_is_nak;
+wire rewind_fire;
 wire [63:0] u_splitter_s_axis_tdata;
 wire [7:0] u_splitter_s_axis_tkeep;
 wire u_splitter_s_axis_tvalid;
@@ -299,135 +289,160 @@ wire done_free;
 wire status_take;
 wire done_take;
 wire [3:0] final_status;
-// intermediate of gen/nic/read-resp-rx.ts:178:113: only bits [23:23] are used
+// intermediate of gen/nic/psn.ts:8:20: only bits [23:23] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [23:0] binary_0 = (nak_head_ctx[113:90] - u_nak_fifo_m_data[25:2]);
+wire [23:0] binary_0 = (hdr_reg[55:32] - exp_psn);
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/read-resp-rx.ts:178:58: only bits [23:23] are used
+// intermediate of gen/nic/psn.ts:8:20: only bits [23:23] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [23:0] binary_1 = (u_nak_fifo_m_data[25:2] - (started_reg[nak_qp] ? next_psn_reg[nak_qp * 24 +: 24] : nak_head_ctx[89:66]));
+wire [23:0] binary_1 = (hdr_reg[55:32] - exp_psn);
 /* verilator lint_on UNUSEDSIGNAL */
-wire [511:0] part_2 = head_ctx[680:169];
-// intermediate of gen/nic/read-resp-rx.ts:215:33: only bits [95:64] are used
+// intermediate of gen/nic/psn.ts:8:20: only bits [23:23] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [127:0] part_3 = part_2[cut_sge_reg * 128 +: 128];
+wire [23:0] binary_2 = (head_ctx[113:90] - hdr_reg[55:32]);
 /* verilator lint_on UNUSEDSIGNAL */
-wire [511:0] part_4 = head_ctx[680:169];
-// intermediate of gen/nic/read-resp-rx.ts:215:33: only bits [127:96] are used
+// intermediate of gen/nic/psn.ts:8:20: only bits [23:23] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [127:0] part_5 = part_4[cut_sge_reg * 128 +: 128];
+wire [23:0] binary_3 = (hdr_reg[55:32] - exp_psn);
 /* verilator lint_on UNUSEDSIGNAL */
-wire [511:0] part_6 = head_ctx[680:169];
-// intermediate of gen/nic/read-resp-rx.ts:215:33: only bits [63:0] are used
+// intermediate of gen/nic/psn.ts:8:20: only bits [23:23] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [127:0] part_7 = part_6[cut_sge_reg * 128 +: 128];
+wire [23:0] binary_4 = (hdr_reg[55:32] - exp_psn);
 /* verilator lint_on UNUSEDSIGNAL */
-wire [511:0] part_8 = head_ctx[680:169];
-// intermediate of gen/nic/read-resp-rx.ts:215:33: only bits [95:64] are used
+wire [511:0] part_5 = head_ctx[712:201];
+// intermediate of gen/nic/read-resp-rx.ts:247:33: only bits [95:64] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [127:0] part_9 = part_8[cut_sge_reg * 128 +: 128];
+wire [127:0] part_6 = part_5[cut_sge_reg * 128 +: 128];
 /* verilator lint_on UNUSEDSIGNAL */
-wire [511:0] part_10 = head_ctx[680:169];
-// intermediate of gen/nic/read-resp-rx.ts:215:33: only bits [95:64] are used
+wire [511:0] part_7 = head_ctx[712:201];
+// intermediate of gen/nic/read-resp-rx.ts:247:33: only bits [95:64] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [127:0] part_11 = part_10[cut_sge_reg * 128 +: 128];
+wire [127:0] part_8 = part_7[cut_sge_reg * 128 +: 128];
 /* verilator lint_on UNUSEDSIGNAL */
-wire [511:0] part_12 = head_ctx[680:169];
-// intermediate of gen/nic/read-resp-rx.ts:215:33: only bits [95:64] are used
+wire [511:0] part_9 = head_ctx[712:201];
+// intermediate of gen/nic/read-resp-rx.ts:247:33: only bits [95:64] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [127:0] part_13 = part_12[cut_sge_reg * 128 +: 128];
+wire [127:0] part_10 = part_9[cut_sge_reg * 128 +: 128];
 /* verilator lint_on UNUSEDSIGNAL */
-wire [511:0] part_14 = head_ctx[680:169];
-// intermediate of gen/nic/read-resp-rx.ts:215:33: only bits [95:64] are used
+wire [511:0] part_11 = head_ctx[712:201];
+// intermediate of gen/nic/read-resp-rx.ts:247:33: only bits [127:96] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [127:0] part_15 = part_14[cut_sge_reg * 128 +: 128];
+wire [127:0] part_12 = part_11[cut_sge_reg * 128 +: 128];
 /* verilator lint_on UNUSEDSIGNAL */
-wire [511:0] part_16 = head_ctx[680:169];
-// intermediate of gen/nic/read-resp-rx.ts:215:33: only bits [95:64] are used
+wire [511:0] part_13 = head_ctx[712:201];
+// intermediate of gen/nic/read-resp-rx.ts:247:33: only bits [63:0] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [127:0] part_17 = part_16[cut_sge_reg * 128 +: 128];
+wire [127:0] part_14 = part_13[cut_sge_reg * 128 +: 128];
 /* verilator lint_on UNUSEDSIGNAL */
-wire [511:0] part_18 = head_ctx[680:169];
-// intermediate of gen/nic/read-resp-rx.ts:215:33: only bits [95:64] are used
+wire [511:0] part_15 = head_ctx[712:201];
+// intermediate of gen/nic/read-resp-rx.ts:247:33: only bits [95:64] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [127:0] part_19 = part_18[cut_sge_reg * 128 +: 128];
+wire [127:0] part_16 = part_15[cut_sge_reg * 128 +: 128];
 /* verilator lint_on UNUSEDSIGNAL */
-wire [511:0] part_20 = head_ctx[680:169];
-// intermediate of gen/nic/read-resp-rx.ts:215:33: only bits [95:64] are used
+wire [511:0] part_17 = head_ctx[712:201];
+// intermediate of gen/nic/read-resp-rx.ts:247:33: only bits [95:64] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [127:0] part_21 = part_20[cut_sge_reg * 128 +: 128];
+wire [127:0] part_18 = part_17[cut_sge_reg * 128 +: 128];
 /* verilator lint_on UNUSEDSIGNAL */
-wire [511:0] part_22 = head_ctx[680:169];
-// intermediate of gen/nic/read-resp-rx.ts:215:33: only bits [95:64] are used
+wire [511:0] part_19 = head_ctx[712:201];
+// intermediate of gen/nic/read-resp-rx.ts:247:33: only bits [95:64] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [127:0] part_23 = part_22[cut_sge_reg * 128 +: 128];
+wire [127:0] part_20 = part_19[cut_sge_reg * 128 +: 128];
 /* verilator lint_on UNUSEDSIGNAL */
-wire [511:0] part_24 = head_ctx[680:169];
-// intermediate of gen/nic/read-resp-rx.ts:215:33: only bits [95:64] are used
+wire [511:0] part_21 = head_ctx[712:201];
+// intermediate of gen/nic/read-resp-rx.ts:247:33: only bits [95:64] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [127:0] part_25 = part_24[cut_sge_reg * 128 +: 128];
+wire [127:0] part_22 = part_21[cut_sge_reg * 128 +: 128];
 /* verilator lint_on UNUSEDSIGNAL */
-wire [511:0] part_26 = head_ctx[680:169];
-// intermediate of gen/nic/read-resp-rx.ts:215:33: only bits [95:64] are used
+wire [511:0] part_23 = head_ctx[712:201];
+// intermediate of gen/nic/read-resp-rx.ts:247:33: only bits [95:64] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [127:0] part_27 = part_26[cut_sge_reg * 128 +: 128];
+wire [127:0] part_24 = part_23[cut_sge_reg * 128 +: 128];
+/* verilator lint_on UNUSEDSIGNAL */
+wire [511:0] part_25 = head_ctx[712:201];
+// intermediate of gen/nic/read-resp-rx.ts:247:33: only bits [95:64] are used
+/* verilator lint_off UNUSEDSIGNAL */
+wire [127:0] part_26 = part_25[cut_sge_reg * 128 +: 128];
+/* verilator lint_on UNUSEDSIGNAL */
+wire [511:0] part_27 = head_ctx[712:201];
+// intermediate of gen/nic/read-resp-rx.ts:247:33: only bits [95:64] are used
+/* verilator lint_off UNUSEDSIGNAL */
+wire [127:0] part_28 = part_27[cut_sge_reg * 128 +: 128];
+/* verilator lint_on UNUSEDSIGNAL */
+wire [511:0] part_29 = head_ctx[712:201];
+// intermediate of gen/nic/read-resp-rx.ts:247:33: only bits [95:64] are used
+/* verilator lint_off UNUSEDSIGNAL */
+wire [127:0] part_30 = part_29[cut_sge_reg * 128 +: 128];
+/* verilator lint_on UNUSEDSIGNAL */
+wire [511:0] part_31 = head_ctx[712:201];
+// intermediate of gen/nic/read-resp-rx.ts:247:33: only bits [95:64] are used
+/* verilator lint_off UNUSEDSIGNAL */
+wire [127:0] part_32 = part_31[cut_sge_reg * 128 +: 128];
+/* verilator lint_on UNUSEDSIGNAL */
+wire [511:0] part_33 = head_ctx[712:201];
+// intermediate of gen/nic/read-resp-rx.ts:247:33: only bits [95:64] are used
+/* verilator lint_off UNUSEDSIGNAL */
+wire [127:0] part_34 = part_33[cut_sge_reg * 128 +: 128];
 /* verilator lint_on UNUSEDSIGNAL */
 
-// gen/nic/read-resp-rx.ts:102:49
+// gen/nic/read-resp-rx.ts:122:49
 assign qp0_dead = (qp_ctx[2:0] == 3'd4) || (qp_ctx[2:0] == 3'b000);
 
-// gen/nic/read-resp-rx.ts:102:49
+// gen/nic/read-resp-rx.ts:122:49
 assign qp1_dead = (qp_ctx[433:431] == 3'd4) || (qp_ctx[433:431] == 3'b000);
 
-// gen/nic/read-resp-rx.ts:102:49
+// gen/nic/read-resp-rx.ts:122:49
 assign qp2_dead = (qp_ctx[864:862] == 3'd4) || (qp_ctx[864:862] == 3'b000);
 
-// gen/nic/read-resp-rx.ts:102:49
+// gen/nic/read-resp-rx.ts:122:49
 assign qp3_dead = (qp_ctx[1295:1293] == 3'd4) || (qp_ctx[1295:1293] == 3'b000);
 
-// gen/nic/read-resp-rx.ts:103:22
+// gen/nic/read-resp-rx.ts:123:22
 assign dead_bits = {qp3_dead, 3'b000} | ({{1'b0, qp2_dead}, 2'b00} | ({{2'b00, qp1_dead}, 1'b0} | {3'b000, qp0_dead}));
 
-// gen/nic/read-resp-rx.ts:108:41
+// gen/nic/read-resp-rx.ts:128:41
 assign ctx_room0 = u_ctx_fifo0_s_ready;
 
-// gen/nic/read-resp-rx.ts:108:41
+// gen/nic/read-resp-rx.ts:128:41
 assign ctx_room1 = u_ctx_fifo1_s_ready;
 
-// gen/nic/read-resp-rx.ts:108:41
+// gen/nic/read-resp-rx.ts:128:41
 assign ctx_room2 = u_ctx_fifo2_s_ready;
 
-// gen/nic/read-resp-rx.ts:108:41
+// gen/nic/read-resp-rx.ts:128:41
 assign ctx_room3 = u_ctx_fifo3_s_ready;
 
-// gen/nic/read-resp-rx.ts:109:14
+// gen/nic/read-resp-rx.ts:129:14
 assign s_ctx_ready = (s_ctx_data[1:0] == 2'd3) ? (ctx_room3 || qp3_dead) : ((s_ctx_data[1:0] == 2'd2) ? (ctx_room2 || qp2_dead) : ((s_ctx_data[1:0] == 2'd1) ? (ctx_room1 || qp1_dead) : (ctx_room0 || qp0_dead)));
 
-// gen/nic/read-resp-rx.ts:111:15
+// gen/nic/read-resp-rx.ts:130:14
+assign ctx_room = {ctx_room3, ctx_room2, ctx_room1, ctx_room0};
+
+// gen/nic/read-resp-rx.ts:132:15
 assign u_ctx_fifo0_s_valid = ((s_ctx_valid && (s_ctx_data[1:0] == 2'b00)) && !qp0_dead) && ctx_room0;
 
-// gen/nic/read-resp-rx.ts:112:14
+// gen/nic/read-resp-rx.ts:133:14
 assign u_ctx_fifo0_s_data = s_ctx_data;
 
-// gen/nic/read-resp-rx.ts:111:15
+// gen/nic/read-resp-rx.ts:132:15
 assign u_ctx_fifo1_s_valid = ((s_ctx_valid && (s_ctx_data[1:0] == 2'd1)) && !qp1_dead) && ctx_room1;
 
-// gen/nic/read-resp-rx.ts:112:14
+// gen/nic/read-resp-rx.ts:133:14
 assign u_ctx_fifo1_s_data = s_ctx_data;
 
-// gen/nic/read-resp-rx.ts:111:15
+// gen/nic/read-resp-rx.ts:132:15
 assign u_ctx_fifo2_s_valid = ((s_ctx_valid && (s_ctx_data[1:0] == 2'd2)) && !qp2_dead) && ctx_room2;
 
-// gen/nic/read-resp-rx.ts:112:14
+// gen/nic/read-resp-rx.ts:133:14
 assign u_ctx_fifo2_s_data = s_ctx_data;
 
-// gen/nic/read-resp-rx.ts:111:15
+// gen/nic/read-resp-rx.ts:132:15
 assign u_ctx_fifo3_s_valid = ((s_ctx_valid && (s_ctx_data[1:0] == 2'd3)) && !qp3_dead) && ctx_room3;
 
-// gen/nic/read-resp-rx.ts:112:14
+// gen/nic/read-resp-rx.ts:133:14
 assign u_ctx_fifo3_s_data = s_ctx_data;
 
-// gen/nic/read-resp-rx.ts:140:19
+// gen/nic/read-resp-rx.ts:161:19
 always @* begin
     u_pay_jobs_s_valid = 1'b0;
     u_pay_jobs_s_data = 1'b0;
@@ -447,30 +462,30 @@ always @* begin
     u_pend_fifo_s_data = 108'd0;
     case (state)
         STATE_IDLE: begin
-            if (nak_go) begin
-                if (nak_hits) begin
-                    u_pend_fifo_s_valid = 1'd1;
-                    u_pend_fifo_s_data = {u_nak_fifo_m_data[33:26], ((u_nak_fifo_m_data[33:26] == 8'd97) ? 4'd5 : ((u_nak_fifo_m_data[33:26] == 8'd98) ? 4'd4 : ((u_nak_fifo_m_data[33:26] == 8'd99) ? 4'd6 : 4'b0000))), nak_head_ctx[113:90], nak_head_ctx[65:2], rd_seq_reg[nak_qp * 5 +: 5], nak_qp, 1'b0};
-                    if (nak_qp == 2'b00) begin
-                        ctx_pop0 = 1'd1;
-                    end
-                    if (nak_qp == 2'd1) begin
-                        ctx_pop1 = 1'd1;
-                    end
-                    if (nak_qp == 2'd2) begin
-                        ctx_pop2 = 1'd1;
-                    end
-                    if (nak_qp == 2'd3) begin
-                        ctx_pop3 = 1'd1;
-                    end
-                end
-            end
         end
         STATE_CHECK: begin
             if (check_go) begin
                 u_pay_jobs_s_valid = hdr_reg[69:57] != 13'd0;
                 u_pay_jobs_s_data = 1'd1;
-                if (hdr_usable && !seq_ok) begin
+                if (is_ack_hdr) begin
+                    if (nak_hits) begin
+                        u_pend_fifo_s_valid = 1'd1;
+                        u_pend_fifo_s_data = {hdr_reg[207:200], ((hdr_reg[207:200] == 8'd97) ? 4'd5 : ((hdr_reg[207:200] == 8'd98) ? 4'd4 : ((hdr_reg[207:200] == 8'd99) ? 4'd6 : 4'b0000))), head_ctx[113:90], head_ctx[65:2], rd_seq_reg[qp_idx * 5 +: 5], qp_idx, 1'b0};
+                        if (qp_idx == 2'b00) begin
+                            ctx_pop0 = 1'd1;
+                        end
+                        if (qp_idx == 2'd1) begin
+                            ctx_pop1 = 1'd1;
+                        end
+                        if (qp_idx == 2'd2) begin
+                            ctx_pop2 = 1'd1;
+                        end
+                        if (qp_idx == 2'd3) begin
+                            ctx_pop3 = 1'd1;
+                        end
+                    end
+                end
+                if ((!is_ack_hdr && hdr_usable) && !seq_ok) begin
                     u_pend_fifo_s_valid = 1'd1;
                     u_pend_fifo_s_data = {8'd0, 4'd5, head_ctx[113:90], head_ctx[65:2], rd_seq_reg[qp_idx * 5 +: 5], qp_idx, 1'b0};
                     if (qp_idx == 2'b00) begin
@@ -485,7 +500,7 @@ always @* begin
                     if (qp_idx == 2'd3) begin
                         ctx_pop3 = 1'd1;
                     end
-                end else if (hdr_usable && !len_ok) begin
+                end else if ((!is_ack_hdr && hdr_usable) && !len_ok) begin
                     u_pend_fifo_s_valid = 1'd1;
                     u_pend_fifo_s_data = {8'd0, 4'd1, head_ctx[113:90], head_ctx[65:2], rd_seq_reg[qp_idx * 5 +: 5], qp_idx, 1'b0};
                     if (qp_idx == 2'b00) begin
@@ -500,7 +515,7 @@ always @* begin
                     if (qp_idx == 2'd3) begin
                         ctx_pop3 = 1'd1;
                     end
-                end else if (hdr_usable && (hdr_reg[69:57] == 13'd0)) begin
+                end else if ((!is_ack_hdr && hdr_usable) && (hdr_reg[69:57] == 13'd0)) begin
                     u_pend_fifo_s_valid = 1'd1;
                     u_pend_fifo_s_data = {8'd0, 4'b0000, head_ctx[113:90], head_ctx[65:2], rd_seq_reg[qp_idx * 5 +: 5], qp_idx, 1'b0};
                     if (qp_idx == 2'b00) begin
@@ -515,7 +530,7 @@ always @* begin
                     if (qp_idx == 2'd3) begin
                         ctx_pop3 = 1'd1;
                     end
-                end else if (hdr_usable) begin
+                end else if (!is_ack_hdr && hdr_usable) begin
                     if (read_failed) begin
                         if (ends_read) begin
                             u_pend_fifo_s_valid = 1'd1;
@@ -569,236 +584,221 @@ always @* begin
     endcase
 end
 
-// gen/nic/read-resp-rx.ts:149:15
+// gen/nic/read-resp-rx.ts:170:15
 assign qp_idx = hdr_reg[9:8] - 2'b00;
 
-// gen/nic/read-resp-rx.ts:150:19
+// gen/nic/read-resp-rx.ts:171:19
 assign qp_known = (hdr_reg[31:8] >= 24'd256) && ((hdr_reg[31:8] - 24'd256) < 24'd4);
 
-// gen/nic/read-resp-rx.ts:151:23
+// gen/nic/read-resp-rx.ts:172:23
 assign head_valid = (qp_idx == 2'd3) ? u_ctx_fifo3_m_valid : ((qp_idx == 2'd2) ? u_ctx_fifo2_m_valid : ((qp_idx == 2'd1) ? u_ctx_fifo1_m_valid : u_ctx_fifo0_m_valid));
 
-// gen/nic/read-resp-rx.ts:152:21
+// gen/nic/read-resp-rx.ts:173:21
 assign head_ctx = (qp_idx == 2'd3) ? u_ctx_fifo3_m_data : ((qp_idx == 2'd2) ? u_ctx_fifo2_m_data : ((qp_idx == 2'd1) ? u_ctx_fifo1_m_data : u_ctx_fifo0_m_data));
 
-// gen/nic/read-resp-rx.ts:154:19
+// gen/nic/read-resp-rx.ts:175:19
 assign qp_dead = dead_bits[qp_idx];
 
-// gen/nic/read-resp-rx.ts:169:18
-assign nak_qp = u_nak_fifo_m_data[1:0];
+// gen/nic/read-resp-rx.ts:177:23
+assign qp_flushing = ctx_flush_reg[qp_idx];
 
-// gen/nic/read-resp-rx.ts:172:22
-assign nak_head_ctx = (nak_qp == 2'd3) ? u_ctx_fifo3_m_data : ((nak_qp == 2'd2) ? u_ctx_fifo2_m_data : ((nak_qp == 2'd1) ? u_ctx_fifo1_m_data : u_ctx_fifo0_m_data));
+// gen/nic/read-resp-rx.ts:190:14
+assign s_hdr_ready = (state == STATE_IDLE) && !s_rewind_valid;
 
-// gen/nic/read-resp-rx.ts:178:21
-assign nak_hits = ((((nak_qp == 2'd3) ? u_ctx_fifo3_m_valid : ((nak_qp == 2'd2) ? u_ctx_fifo2_m_valid : ((nak_qp == 2'd1) ? u_ctx_fifo1_m_valid : u_ctx_fifo0_m_valid))) && !binary_1[23]) && !binary_0[23]) && !dead_bits[nak_qp];
-
-// gen/nic/read-resp-rx.ts:179:19
-assign nak_go = ((state == STATE_IDLE) && u_nak_fifo_m_valid) && u_pend_fifo_s_ready;
-
-// gen/nic/read-resp-rx.ts:180:19
-assign u_nak_fifo_m_ready = nak_go;
-
-// gen/nic/read-resp-rx.ts:181:14
-assign s_hdr_ready = (state == STATE_IDLE) && !u_nak_fifo_m_valid;
-
-// gen/nic/read-resp-rx.ts:187:22
+// gen/nic/read-resp-rx.ts:196:22
 assign qp_started = started_reg[qp_idx];
 
-// gen/nic/read-resp-rx.ts:188:20
+// gen/nic/read-resp-rx.ts:197:20
 assign exp_psn = qp_started ? next_psn_reg[qp_idx * 24 +: 24] : head_ctx[89:66];
 
-// gen/nic/read-resp-rx.ts:189:19
+// gen/nic/read-resp-rx.ts:198:19
 assign psn_ok = hdr_reg[55:32] == exp_psn;
 
-// gen/nic/read-resp-rx.ts:190:19
-assign seq_ok = qp_started ? ((hdr_reg[7:0] == 8'd14) || (hdr_reg[7:0] == 8'd15)) : ((hdr_reg[7:0] == 8'd13) || (hdr_reg[7:0] == 8'd16));
+// gen/nic/read-resp-rx.ts:200:21
+assign ctx_resumed = head_ctx[177:146] != 32'd0;
 
-// gen/nic/read-resp-rx.ts:191:17
-assign mtu = 13'd1 << head_ctx[165:162];
+// gen/nic/read-resp-rx.ts:201:19
+assign seq_ok = qp_started ? ((hdr_reg[7:0] == 8'd14) || (hdr_reg[7:0] == 8'd15)) : (((hdr_reg[7:0] == 8'd13) || (hdr_reg[7:0] == 8'd16)) || (ctx_resumed && ((hdr_reg[7:0] == 8'd14) || (hdr_reg[7:0] == 8'd15))));
 
-// gen/nic/read-resp-rx.ts:192:17
-assign msg_off = qp_started ? msg_off_reg[qp_idx * 32 +: 32] : 32'd0;
+// gen/nic/read-resp-rx.ts:202:17
+assign mtu = 13'd1 << head_ctx[197:194];
 
-// gen/nic/read-resp-rx.ts:193:17
+// gen/nic/read-resp-rx.ts:203:17
+assign msg_off = qp_started ? msg_off_reg[qp_idx * 32 +: 32] : head_ctx[177:146];
+
+// gen/nic/read-resp-rx.ts:204:17
 assign msg_end = {1'b0, msg_off} + {20'd0, hdr_reg[69:57]};
 
-// gen/nic/read-resp-rx.ts:196:19
+// gen/nic/read-resp-rx.ts:207:19
 assign len_ok = ((hdr_reg[7:0] == 8'd13) || (hdr_reg[7:0] == 8'd14)) ? ((hdr_reg[69:57] == mtu) && (msg_end < {1'b0, head_ctx[145:114]})) : ((((hdr_reg[69:57] <= mtu) && (msg_end == {1'b0, head_ctx[145:114]})) && (hdr_reg[55:32] == head_ctx[113:90])) && ((hdr_reg[7:0] == 8'd16) || (hdr_reg[69:57] != 13'd0)));
 
-// gen/nic/read-resp-rx.ts:198:18
+// gen/nic/read-resp-rx.ts:209:18
 assign ends_read = (hdr_reg[7:0] == 8'd15) || (hdr_reg[7:0] == 8'd16);
 
-// gen/nic/read-resp-rx.ts:199:20
+// gen/nic/read-resp-rx.ts:210:20
 assign hdr_usable = ((qp_known && !qp_dead) && head_valid) && psn_ok;
 
-// gen/nic/read-resp-rx.ts:201:21
+// gen/nic/read-resp-rx.ts:212:21
 assign read_failed = dma_err_reg[qp_idx] && (err_seq_reg[qp_idx * 5 +: 5] == rd_seq_reg[qp_idx * 5 +: 5]);
 
-// gen/nic/read-resp-rx.ts:202:21
-assign check_go = ((state == STATE_CHECK) && u_pend_fifo_s_ready) && u_pay_jobs_s_ready;
+// gen/nic/read-resp-rx.ts:215:14
+assign m_ack_valid = ack_valid_reg;
 
-// gen/nic/read-resp-rx.ts:211:14
+// gen/nic/read-resp-rx.ts:216:13
+assign m_ack_data = ack_data_reg;
+
+// gen/nic/read-resp-rx.ts:219:21
+assign check_go = ((((state == STATE_CHECK) && u_pend_fifo_s_ready) && u_pay_jobs_s_ready) && (!ack_valid_reg || m_ack_ready)) && !qp_flushing;
+
+// gen/nic/read-resp-rx.ts:221:22
+assign is_ack_hdr = hdr_reg[7:0] == 8'd17;
+
+// gen/nic/read-resp-rx.ts:223:22
+assign read_open = (qp_known && !qp_dead) && head_valid;
+
+// gen/nic/read-resp-rx.ts:227:21
+assign ack_read_miss = read_open && ((hdr_reg[207:205] == 3'b000) ? !binary_0[23] : (((hdr_reg[207:200] == 8'd96) || (hdr_reg[207:205] == 3'd1)) && (!binary_1[23] && (hdr_reg[55:32] != exp_psn))));
+
+// gen/nic/read-resp-rx.ts:229:21
+assign nak_hits = ((read_open && (((hdr_reg[207:200] == 8'd97) ? 4'd5 : ((hdr_reg[207:200] == 8'd98) ? 4'd4 : ((hdr_reg[207:200] == 8'd99) ? 4'd6 : 4'b0000))) != 4'b0000)) && !binary_3[23]) && !binary_2[23];
+
+// gen/nic/read-resp-rx.ts:230:19
+assign resp_ahead = ((qp_known && !qp_dead) && head_valid) && (!binary_4[23] && (hdr_reg[55:32] != exp_psn));
+
+// gen/nic/read-resp-rx.ts:243:14
 assign m_dma_cmd_valid = dma_cmd_valid_reg;
 
-// gen/nic/read-resp-rx.ts:212:13
+// gen/nic/read-resp-rx.ts:244:13
 assign m_dma_cmd_data = dma_cmd_data_reg;
 
-// gen/nic/read-resp-rx.ts:214:21
+// gen/nic/read-resp-rx.ts:246:21
 assign dma_cmd_free = !dma_cmd_valid_reg || m_dma_cmd_ready;
 
-// gen/nic/read-resp-rx.ts:216:19
-assign sge_avail = part_3[95:64] - cut_off_reg;
+// gen/nic/read-resp-rx.ts:248:19
+assign sge_avail = part_6[95:64] - cut_off_reg;
 
-// gen/nic/read-resp-rx.ts:217:18
+// gen/nic/read-resp-rx.ts:249:18
 assign piece_is_rest = {19'd0, cut_rem_reg} <= sge_avail;
 
-// gen/nic/read-resp-rx.ts:218:22
+// gen/nic/read-resp-rx.ts:250:22
 assign piece_len = piece_is_rest ? cut_rem_reg : sge_avail[12:0];
 
-// gen/nic/read-resp-rx.ts:219:18
-assign sge_skip = (state == STATE_CUT) && (sge_avail == 32'd0);
+// gen/nic/read-resp-rx.ts:252:18
+assign sge_past = cut_off_reg >= part_8[95:64];
 
-// gen/nic/read-resp-rx.ts:220:18
-assign piece_emit = ((((state == STATE_CUT) && (sge_avail != 32'd0)) && dma_cmd_free) && u_pend_fifo_s_ready) && u_piece_fifo_s_ready;
+// gen/nic/read-resp-rx.ts:253:18
+assign sge_skip = (state == STATE_CUT) && sge_past;
 
-// gen/nic/read-resp-rx.ts:283:14
-assign s_ack_ready = 1'd1;
+// gen/nic/read-resp-rx.ts:254:18
+assign piece_emit = ((((state == STATE_CUT) && !sge_past) && dma_cmd_free) && u_pend_fifo_s_ready) && u_piece_fifo_s_ready;
 
-// gen/nic/read-resp-rx.ts:285:19
-assign ack_is_nak = s_ack_valid && (((s_ack_data[33:26] == 8'd97) ? 4'd5 : ((s_ack_data[33:26] == 8'd98) ? 4'd4 : ((s_ack_data[33:26] == 8'd99) ? 4'd6 : 4'b0000))) != 4'b0000);
+// gen/nic/read-resp-rx.ts:323:17
+assign s_rewind_ready = state == STATE_IDLE;
 
-// gen/nic/read-resp-rx.ts:286:19
-assign u_nak_fifo_s_valid = ack_is_nak;
+// gen/nic/read-resp-rx.ts:324:20
+assign rewind_fire = s_rewind_valid && (state == STATE_IDLE);
 
-// gen/nic/read-resp-rx.ts:287:18
-assign u_nak_fifo_s_data = {s_ack_data[33:26], s_ack_data[25:2], s_ack_data[1:0]};
+// gen/nic/read-resp-rx.ts:334:15
+assign u_ctx_fifo0_m_ready = (ctx_pop0 || (qp0_dead && (state == STATE_IDLE))) || ctx_flush_reg[0];
 
-// gen/nic/read-resp-rx.ts:293:15
-assign u_ctx_fifo0_m_ready = ctx_pop0 || (qp0_dead && (state == STATE_IDLE));
+// gen/nic/read-resp-rx.ts:334:15
+assign u_ctx_fifo1_m_ready = (ctx_pop1 || (qp1_dead && (state == STATE_IDLE))) || ctx_flush_reg[1];
 
-// gen/nic/read-resp-rx.ts:293:15
-assign u_ctx_fifo1_m_ready = ctx_pop1 || (qp1_dead && (state == STATE_IDLE));
+// gen/nic/read-resp-rx.ts:334:15
+assign u_ctx_fifo2_m_ready = (ctx_pop2 || (qp2_dead && (state == STATE_IDLE))) || ctx_flush_reg[2];
 
-// gen/nic/read-resp-rx.ts:293:15
-assign u_ctx_fifo2_m_ready = ctx_pop2 || (qp2_dead && (state == STATE_IDLE));
+// gen/nic/read-resp-rx.ts:334:15
+assign u_ctx_fifo3_m_ready = (ctx_pop3 || (qp3_dead && (state == STATE_IDLE))) || ctx_flush_reg[3];
 
-// gen/nic/read-resp-rx.ts:293:15
-assign u_ctx_fifo3_m_ready = ctx_pop3 || (qp3_dead && (state == STATE_IDLE));
-
-// gen/nic/read-resp-rx.ts:299:23
+// gen/nic/read-resp-rx.ts:340:23
 assign u_splitter_s_axis_tvalid = (s_payload_tvalid && u_pay_jobs_m_valid) && !u_pay_jobs_m_data;
 
-// gen/nic/read-resp-rx.ts:300:22
+// gen/nic/read-resp-rx.ts:341:22
 assign u_splitter_s_axis_tdata = s_payload_tdata;
 
-// gen/nic/read-resp-rx.ts:303:28
+// gen/nic/read-resp-rx.ts:344:28
 assign u_splitter_s_axis_tkeep = s_payload_tkeep;
 
-// gen/nic/read-resp-rx.ts:304:28
+// gen/nic/read-resp-rx.ts:345:28
 assign u_splitter_s_axis_tlast = s_payload_tlast;
 
-// gen/nic/read-resp-rx.ts:305:22
+// gen/nic/read-resp-rx.ts:346:22
 assign pay_ready = u_pay_jobs_m_valid && (u_pay_jobs_m_data || u_splitter_s_axis_tready);
 
-// gen/nic/read-resp-rx.ts:306:15
+// gen/nic/read-resp-rx.ts:347:15
 assign s_payload_tready = pay_ready;
 
-// gen/nic/read-resp-rx.ts:307:19
+// gen/nic/read-resp-rx.ts:348:19
 assign u_pay_jobs_m_ready = (s_payload_tvalid && pay_ready) && s_payload_tlast;
 
-// gen/nic/read-resp-rx.ts:308:21
+// gen/nic/read-resp-rx.ts:349:21
 assign u_splitter_s_len_valid = u_piece_fifo_m_valid;
 
-// gen/nic/read-resp-rx.ts:309:20
+// gen/nic/read-resp-rx.ts:350:20
 assign u_splitter_s_len_data = u_piece_fifo_m_data;
 
-// gen/nic/read-resp-rx.ts:310:18
+// gen/nic/read-resp-rx.ts:351:18
 assign u_piece_fifo_m_ready = u_splitter_s_len_ready;
 
-// gen/nic/read-resp-rx.ts:316:16
+// gen/nic/read-resp-rx.ts:357:16
 assign u_land_fifo_s_valid = u_splitter_m_axis_tvalid;
 
-// gen/nic/read-resp-rx.ts:317:15
+// gen/nic/read-resp-rx.ts:358:15
 assign u_land_fifo_s_data = {u_splitter_m_axis_tlast, u_splitter_m_axis_tkeep, u_splitter_m_axis_tdata};
 
-// gen/nic/read-resp-rx.ts:318:23
+// gen/nic/read-resp-rx.ts:359:23
 assign u_splitter_m_axis_tready = u_land_fifo_s_ready;
 
-// gen/nic/read-resp-rx.ts:319:15
+// gen/nic/read-resp-rx.ts:360:15
 assign m_payload_tvalid = u_land_fifo_m_valid;
 
-// gen/nic/read-resp-rx.ts:320:14
+// gen/nic/read-resp-rx.ts:361:14
 assign m_payload_tdata = u_land_fifo_m_data[63:0];
 
-// gen/nic/read-resp-rx.ts:321:15
+// gen/nic/read-resp-rx.ts:362:15
 assign m_payload_tkeep = u_land_fifo_m_data[71:64];
 
-// gen/nic/read-resp-rx.ts:322:15
+// gen/nic/read-resp-rx.ts:363:15
 assign m_payload_tlast = u_land_fifo_m_data[72];
 
-// gen/nic/read-resp-rx.ts:323:16
+// gen/nic/read-resp-rx.ts:364:16
 assign u_land_fifo_m_ready = m_payload_tready;
 
-// gen/nic/read-resp-rx.ts:331:15
+// gen/nic/read-resp-rx.ts:372:15
 assign m_done_valid = done_valid_reg;
 
-// gen/nic/read-resp-rx.ts:332:14
+// gen/nic/read-resp-rx.ts:373:14
 assign m_done_data = done_data_reg;
 
-// gen/nic/read-resp-rx.ts:334:22
+// gen/nic/read-resp-rx.ts:375:22
 assign done_free = !done_valid_reg || m_done_ready;
 
-// gen/nic/read-resp-rx.ts:335:24
+// gen/nic/read-resp-rx.ts:376:24
 assign status_take = (u_pend_fifo_m_valid && u_pend_fifo_m_data[0]) && s_dma_status_valid;
 
-// gen/nic/read-resp-rx.ts:336:22
+// gen/nic/read-resp-rx.ts:377:22
 assign done_take = (u_pend_fifo_m_valid && !u_pend_fifo_m_data[0]) && done_free;
 
-// gen/nic/read-resp-rx.ts:337:17
+// gen/nic/read-resp-rx.ts:378:17
 assign s_dma_status_ready = status_take;
 
-// gen/nic/read-resp-rx.ts:338:16
+// gen/nic/read-resp-rx.ts:379:16
 assign u_pend_fifo_m_ready = status_take || done_take;
 
-// gen/nic/read-resp-rx.ts:341:21
+// gen/nic/read-resp-rx.ts:382:21
 assign final_status = dma_err_reg[u_pend_fifo_m_data[2:1]] ? 4'd3 : u_pend_fifo_m_data[99:96];
 
-// gen/nic/read-resp-rx.ts:213:5
+// gen/nic/read-resp-rx.ts:217:5
 always @(posedge clk) begin
+    if (m_ack_ready) begin
+        ack_valid_reg <= 1'b0;
+    end
     if (m_dma_cmd_ready) begin
         dma_cmd_valid_reg <= 1'b0;
     end
     case (state)
         STATE_IDLE: begin
-            if (nak_go) begin
-                if (nak_hits) begin
-                    if (nak_qp == 2'b00) begin
-                        started_reg[0] <= 1'b0;
-                    end
-                    if (nak_qp == 2'd1) begin
-                        started_reg[1] <= 1'b0;
-                    end
-                    if (nak_qp == 2'd2) begin
-                        started_reg[2] <= 1'b0;
-                    end
-                    if (nak_qp == 2'd3) begin
-                        started_reg[3] <= 1'b0;
-                    end
-                    if (nak_qp == 2'b00) begin
-                        rd_seq_reg[4:0] <= rd_seq_reg[nak_qp * 5 +: 5] + 5'd1;
-                    end
-                    if (nak_qp == 2'd1) begin
-                        rd_seq_reg[9:5] <= rd_seq_reg[nak_qp * 5 +: 5] + 5'd1;
-                    end
-                    if (nak_qp == 2'd2) begin
-                        rd_seq_reg[14:10] <= rd_seq_reg[nak_qp * 5 +: 5] + 5'd1;
-                    end
-                    if (nak_qp == 2'd3) begin
-                        rd_seq_reg[19:15] <= rd_seq_reg[nak_qp * 5 +: 5] + 5'd1;
-                    end
-                end
-            end else if (s_hdr_valid && !u_nak_fifo_m_valid) begin
+            if (s_hdr_valid && !s_rewind_valid) begin
                 hdr_reg <= s_hdr_data;
                 state <= STATE_CHECK;
             end
@@ -806,7 +806,45 @@ always @(posedge clk) begin
         STATE_CHECK: begin
             if (check_go) begin
                 state <= STATE_IDLE;
-                if (hdr_usable && !seq_ok) begin
+                if (is_ack_hdr) begin
+                    if (qp_known) begin
+                        ack_valid_reg <= 1'd1;
+                        ack_data_reg <= {exp_psn, ack_read_miss, hdr_reg[231:208], hdr_reg[207:200], hdr_reg[55:32], qp_idx};
+                    end
+                    if (nak_hits) begin
+                        if (qp_idx == 2'b00) begin
+                            started_reg[0] <= 1'b0;
+                        end
+                        if (qp_idx == 2'd1) begin
+                            started_reg[1] <= 1'b0;
+                        end
+                        if (qp_idx == 2'd2) begin
+                            started_reg[2] <= 1'b0;
+                        end
+                        if (qp_idx == 2'd3) begin
+                            started_reg[3] <= 1'b0;
+                        end
+                        if (qp_idx == 2'b00) begin
+                            rd_seq_reg[4:0] <= rd_seq_reg[qp_idx * 5 +: 5] + 5'd1;
+                        end
+                        if (qp_idx == 2'd1) begin
+                            rd_seq_reg[9:5] <= rd_seq_reg[qp_idx * 5 +: 5] + 5'd1;
+                        end
+                        if (qp_idx == 2'd2) begin
+                            rd_seq_reg[14:10] <= rd_seq_reg[qp_idx * 5 +: 5] + 5'd1;
+                        end
+                        if (qp_idx == 2'd3) begin
+                            rd_seq_reg[19:15] <= rd_seq_reg[qp_idx * 5 +: 5] + 5'd1;
+                        end
+                    end
+                end else if (resp_ahead) begin
+                    ack_valid_reg <= 1'd1;
+                    ack_data_reg <= {exp_psn, 1'd1, hdr_reg[231:208], 8'd96, hdr_reg[55:32], qp_idx};
+                end else if ((hdr_usable && seq_ok) && len_ok) begin
+                    ack_valid_reg <= 1'd1;
+                    ack_data_reg <= {exp_psn, 1'b0, hdr_reg[231:208], 8'd31, hdr_reg[55:32], qp_idx};
+                end
+                if ((!is_ack_hdr && hdr_usable) && !seq_ok) begin
                     if (qp_idx == 2'b00) begin
                         started_reg[0] <= 1'b0;
                     end
@@ -831,7 +869,7 @@ always @(posedge clk) begin
                     if (qp_idx == 2'd3) begin
                         rd_seq_reg[19:15] <= rd_seq_reg[qp_idx * 5 +: 5] + 5'd1;
                     end
-                end else if (hdr_usable && !len_ok) begin
+                end else if ((!is_ack_hdr && hdr_usable) && !len_ok) begin
                     if (qp_idx == 2'b00) begin
                         started_reg[0] <= 1'b0;
                     end
@@ -856,7 +894,7 @@ always @(posedge clk) begin
                     if (qp_idx == 2'd3) begin
                         rd_seq_reg[19:15] <= rd_seq_reg[qp_idx * 5 +: 5] + 5'd1;
                     end
-                end else if (hdr_usable && (hdr_reg[69:57] == 13'd0)) begin
+                end else if ((!is_ack_hdr && hdr_usable) && (hdr_reg[69:57] == 13'd0)) begin
                     if (qp_idx == 2'b00) begin
                         started_reg[0] <= 1'b0;
                     end
@@ -881,7 +919,7 @@ always @(posedge clk) begin
                     if (qp_idx == 2'd3) begin
                         rd_seq_reg[19:15] <= rd_seq_reg[qp_idx * 5 +: 5] + 5'd1;
                     end
-                end else if (hdr_usable) begin
+                end else if (!is_ack_hdr && hdr_usable) begin
                     if (qp_idx == 2'b00) begin
                         started_reg[0] <= 1'd1;
                     end
@@ -948,7 +986,7 @@ always @(posedge clk) begin
                     end else begin
                         cut_rem_reg <= hdr_reg[69:57];
                         cut_sge_reg <= qp_started ? sge_idx_reg[qp_idx * 2 +: 2] : 2'b00;
-                        cut_off_reg <= qp_started ? sge_off_reg[qp_idx * 32 +: 32] : 32'd0;
+                        cut_off_reg <= qp_started ? sge_off_reg[qp_idx * 32 +: 32] : head_ctx[177:146];
                         cut_ends_reg <= ends_read;
                         state <= STATE_CUT;
                     end
@@ -958,38 +996,38 @@ always @(posedge clk) begin
         STATE_CUT: begin
             if (sge_skip) begin
                 cut_sge_reg <= cut_sge_reg + 2'd1;
-                cut_off_reg <= 32'd0;
+                cut_off_reg <= cut_off_reg - part_10[95:64];
             end
             if (piece_emit) begin
                 dma_cmd_valid_reg <= 1'd1;
-                dma_cmd_data_reg <= {3'd1, head_ctx[161:146], part_5[127:96], {19'd0, piece_len}, (part_7[63:0] + {32'd0, cut_off_reg})};
+                dma_cmd_data_reg <= {3'd1, head_ctx[193:178], part_12[127:96], {19'd0, piece_len}, (part_14[63:0] + {32'd0, cut_off_reg})};
                 cut_rem_reg <= cut_rem_reg - piece_len;
-                cut_sge_reg <= ((cut_off_reg + {19'd0, piece_len}) == part_9[95:64]) ? (cut_sge_reg + 2'd1) : cut_sge_reg;
-                cut_off_reg <= ((cut_off_reg + {19'd0, piece_len}) == part_11[95:64]) ? 32'd0 : (cut_off_reg + {19'd0, piece_len});
+                cut_sge_reg <= ((cut_off_reg + {19'd0, piece_len}) == part_16[95:64]) ? (cut_sge_reg + 2'd1) : cut_sge_reg;
+                cut_off_reg <= ((cut_off_reg + {19'd0, piece_len}) == part_18[95:64]) ? 32'd0 : (cut_off_reg + {19'd0, piece_len});
                 if (piece_is_rest) begin
                     if (qp_idx == 2'b00) begin
-                        sge_idx_reg[1:0] <= ((cut_off_reg + {19'd0, piece_len}) == part_13[95:64]) ? (cut_sge_reg + 2'd1) : cut_sge_reg;
+                        sge_idx_reg[1:0] <= ((cut_off_reg + {19'd0, piece_len}) == part_20[95:64]) ? (cut_sge_reg + 2'd1) : cut_sge_reg;
                     end
                     if (qp_idx == 2'd1) begin
-                        sge_idx_reg[3:2] <= ((cut_off_reg + {19'd0, piece_len}) == part_15[95:64]) ? (cut_sge_reg + 2'd1) : cut_sge_reg;
+                        sge_idx_reg[3:2] <= ((cut_off_reg + {19'd0, piece_len}) == part_22[95:64]) ? (cut_sge_reg + 2'd1) : cut_sge_reg;
                     end
                     if (qp_idx == 2'd2) begin
-                        sge_idx_reg[5:4] <= ((cut_off_reg + {19'd0, piece_len}) == part_17[95:64]) ? (cut_sge_reg + 2'd1) : cut_sge_reg;
+                        sge_idx_reg[5:4] <= ((cut_off_reg + {19'd0, piece_len}) == part_24[95:64]) ? (cut_sge_reg + 2'd1) : cut_sge_reg;
                     end
                     if (qp_idx == 2'd3) begin
-                        sge_idx_reg[7:6] <= ((cut_off_reg + {19'd0, piece_len}) == part_19[95:64]) ? (cut_sge_reg + 2'd1) : cut_sge_reg;
+                        sge_idx_reg[7:6] <= ((cut_off_reg + {19'd0, piece_len}) == part_26[95:64]) ? (cut_sge_reg + 2'd1) : cut_sge_reg;
                     end
                     if (qp_idx == 2'b00) begin
-                        sge_off_reg[31:0] <= ((cut_off_reg + {19'd0, piece_len}) == part_21[95:64]) ? 32'd0 : (cut_off_reg + {19'd0, piece_len});
+                        sge_off_reg[31:0] <= ((cut_off_reg + {19'd0, piece_len}) == part_28[95:64]) ? 32'd0 : (cut_off_reg + {19'd0, piece_len});
                     end
                     if (qp_idx == 2'd1) begin
-                        sge_off_reg[63:32] <= ((cut_off_reg + {19'd0, piece_len}) == part_23[95:64]) ? 32'd0 : (cut_off_reg + {19'd0, piece_len});
+                        sge_off_reg[63:32] <= ((cut_off_reg + {19'd0, piece_len}) == part_30[95:64]) ? 32'd0 : (cut_off_reg + {19'd0, piece_len});
                     end
                     if (qp_idx == 2'd2) begin
-                        sge_off_reg[95:64] <= ((cut_off_reg + {19'd0, piece_len}) == part_25[95:64]) ? 32'd0 : (cut_off_reg + {19'd0, piece_len});
+                        sge_off_reg[95:64] <= ((cut_off_reg + {19'd0, piece_len}) == part_32[95:64]) ? 32'd0 : (cut_off_reg + {19'd0, piece_len});
                     end
                     if (qp_idx == 2'd3) begin
-                        sge_off_reg[127:96] <= ((cut_off_reg + {19'd0, piece_len}) == part_27[95:64]) ? 32'd0 : (cut_off_reg + {19'd0, piece_len});
+                        sge_off_reg[127:96] <= ((cut_off_reg + {19'd0, piece_len}) == part_34[95:64]) ? 32'd0 : (cut_off_reg + {19'd0, piece_len});
                     end
                     if (cut_ends_reg) begin
                         state <= STATE_DONE;
@@ -1030,6 +1068,34 @@ always @(posedge clk) begin
         end
         default: begin end
     endcase
+    if (rewind_fire && (s_rewind_data[1:0] == 2'b00)) begin
+        ctx_flush_reg[0] <= 1'd1;
+        started_reg[0] <= 1'b0;
+    end
+    if (ctx_flush_reg[0] && !u_ctx_fifo0_m_valid) begin
+        ctx_flush_reg[0] <= 1'b0;
+    end
+    if (rewind_fire && (s_rewind_data[1:0] == 2'd1)) begin
+        ctx_flush_reg[1] <= 1'd1;
+        started_reg[1] <= 1'b0;
+    end
+    if (ctx_flush_reg[1] && !u_ctx_fifo1_m_valid) begin
+        ctx_flush_reg[1] <= 1'b0;
+    end
+    if (rewind_fire && (s_rewind_data[1:0] == 2'd2)) begin
+        ctx_flush_reg[2] <= 1'd1;
+        started_reg[2] <= 1'b0;
+    end
+    if (ctx_flush_reg[2] && !u_ctx_fifo2_m_valid) begin
+        ctx_flush_reg[2] <= 1'b0;
+    end
+    if (rewind_fire && (s_rewind_data[1:0] == 2'd3)) begin
+        ctx_flush_reg[3] <= 1'd1;
+        started_reg[3] <= 1'b0;
+    end
+    if (ctx_flush_reg[3] && !u_ctx_fifo3_m_valid) begin
+        ctx_flush_reg[3] <= 1'b0;
+    end
     if (qp0_dead) begin
         started_reg[0] <= 1'b0;
     end
@@ -1043,18 +1109,20 @@ always @(posedge clk) begin
         started_reg[3] <= 1'b0;
     end
     if (rst) begin
+        ack_valid_reg <= 1'b0;
         dma_cmd_valid_reg <= 1'b0;
+        state <= STATE_IDLE;
         started_reg <= 4'b0000;
         rd_seq_reg <= 20'd0;
-        state <= STATE_IDLE;
         cut_rem_reg <= 13'd0;
         cut_sge_reg <= 2'b00;
         cut_off_reg <= 32'd0;
         cut_ends_reg <= 1'b0;
+        ctx_flush_reg <= 4'b0000;
     end
 end
 
-// gen/nic/read-resp-rx.ts:333:5
+// gen/nic/read-resp-rx.ts:374:5
 always @(posedge clk) begin
     if (m_done_ready) begin
         done_valid_reg <= 1'b0;
@@ -1107,8 +1175,8 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/read-resp-rx.ts:106:64
-sync_fifo_depth2_width681 u_ctx_fifo0 (
+// gen/nic/read-resp-rx.ts:126:64
+sync_fifo_depth2_width713 u_ctx_fifo0 (
     .clk(clk),
     .rst(rst),
     .s_data(u_ctx_fifo0_s_data),
@@ -1122,8 +1190,8 @@ sync_fifo_depth2_width681 u_ctx_fifo0 (
     .empty(u_ctx_fifo0_empty)
 );
 
-// gen/nic/read-resp-rx.ts:106:64
-sync_fifo_depth2_width681 u_ctx_fifo1 (
+// gen/nic/read-resp-rx.ts:126:64
+sync_fifo_depth2_width713 u_ctx_fifo1 (
     .clk(clk),
     .rst(rst),
     .s_data(u_ctx_fifo1_s_data),
@@ -1137,8 +1205,8 @@ sync_fifo_depth2_width681 u_ctx_fifo1 (
     .empty(u_ctx_fifo1_empty)
 );
 
-// gen/nic/read-resp-rx.ts:106:64
-sync_fifo_depth2_width681 u_ctx_fifo2 (
+// gen/nic/read-resp-rx.ts:126:64
+sync_fifo_depth2_width713 u_ctx_fifo2 (
     .clk(clk),
     .rst(rst),
     .s_data(u_ctx_fifo2_s_data),
@@ -1152,8 +1220,8 @@ sync_fifo_depth2_width681 u_ctx_fifo2 (
     .empty(u_ctx_fifo2_empty)
 );
 
-// gen/nic/read-resp-rx.ts:106:64
-sync_fifo_depth2_width681 u_ctx_fifo3 (
+// gen/nic/read-resp-rx.ts:126:64
+sync_fifo_depth2_width713 u_ctx_fifo3 (
     .clk(clk),
     .rst(rst),
     .s_data(u_ctx_fifo3_s_data),
@@ -1167,7 +1235,7 @@ sync_fifo_depth2_width681 u_ctx_fifo3 (
     .empty(u_ctx_fifo3_empty)
 );
 
-// gen/nic/read-resp-rx.ts:134:21
+// gen/nic/read-resp-rx.ts:157:21
 sync_fifo_depth8_width1 u_pay_jobs (
     .clk(clk),
     .rst(rst),
@@ -1182,7 +1250,7 @@ sync_fifo_depth8_width1 u_pay_jobs (
     .empty(u_pay_jobs_empty)
 );
 
-// gen/nic/read-resp-rx.ts:135:20
+// gen/nic/read-resp-rx.ts:158:20
 sync_fifo_depth8_width13 u_piece_fifo (
     .clk(clk),
     .rst(rst),
@@ -1197,7 +1265,7 @@ sync_fifo_depth8_width13 u_piece_fifo (
     .empty(u_piece_fifo_empty)
 );
 
-// gen/nic/read-resp-rx.ts:136:18
+// gen/nic/read-resp-rx.ts:159:18
 sync_fifo_width108 u_pend_fifo (
     .clk(clk),
     .rst(rst),
@@ -1212,22 +1280,7 @@ sync_fifo_width108 u_pend_fifo (
     .empty(u_pend_fifo_empty)
 );
 
-// gen/nic/read-resp-rx.ts:138:21
-sync_fifo_depth4_width34 u_nak_fifo (
-    .clk(clk),
-    .rst(rst),
-    .s_data(u_nak_fifo_s_data),
-    .s_valid(u_nak_fifo_s_valid),
-    .s_ready(u_nak_fifo_s_ready),
-    .m_data(u_nak_fifo_m_data),
-    .m_valid(u_nak_fifo_m_valid),
-    .m_ready(u_nak_fifo_m_ready),
-    .count(u_nak_fifo_count),
-    .full(u_nak_fifo_full),
-    .empty(u_nak_fifo_empty)
-);
-
-// gen/nic/read-resp-rx.ts:297:19
+// gen/nic/read-resp-rx.ts:338:19
 nic_byte_splitter u_splitter (
     .clk(clk),
     .rst(rst),
@@ -1246,7 +1299,7 @@ nic_byte_splitter u_splitter (
     .m_axis_tlast(u_splitter_m_axis_tlast)
 );
 
-// gen/nic/read-resp-rx.ts:315:18
+// gen/nic/read-resp-rx.ts:356:18
 sync_fifo_ram_width73 u_land_fifo (
     .clk(clk),
     .rst(rst),
@@ -1265,8 +1318,12 @@ sync_fifo_ram_width73 u_land_fifo (
 // assertions (simulation only), checked at each clk edge outside reset
 always @(posedge clk) begin
     if (!rst) begin
-        if (!(!ack_is_nak || u_nak_fifo_s_ready)) begin
-            $display("%m: assertion failed at gen/nic/read-resp-rx.ts:288:5: more than 4 NAKs 0x61-0x63 waiting (one per QP is expected before it goes to ERROR) [ack_is_nak=%0h u_nak_fifo_s_ready=%0h]", ack_is_nak, u_nak_fifo_s_ready);
+        if (!(!ack_valid_reg || m_ack_ready)) begin
+            $display("%m: assertion failed at gen/nic/read-resp-rx.ts:218:5: m_ack: the ACK tracker must always take an event [ack_valid_reg=%0h m_ack_ready=%0h]", ack_valid_reg, m_ack_ready);
+            $stop;
+        end
+        if (!(!(s_ctx_valid && ctx_flush_reg[s_ctx_data[1:0]]))) begin
+            $display("%m: assertion failed at gen/nic/read-resp-rx.ts:329:5: a READ context arrived while its QP's contexts were being dropped by a rewind [s_ctx_valid=%0h ctx_flush_reg=%0h]", s_ctx_valid, ctx_flush_reg);
             $stop;
         end
     end

@@ -18,6 +18,7 @@ module nic_read_responder (
     input  wire          s_req_valid,
     output wire          s_req_ready,
     output wire [3:0]    rd_room,
+    output wire [3:0]    rd_busy,
     output wire [151:0]  m_dma_cmd_data,     // struct dma_read_cmd: va [63:0], len [95:64], key [127:96], pd [143:128], last [144], segLog2 [148:145], access [151:149]
     output wire          m_dma_cmd_valid,
     input  wire          m_dma_cmd_ready,
@@ -87,6 +88,7 @@ reg  gen_first_reg;
 reg  [3:0] gen_mtu_log2_reg;
 reg  pkt_valid_reg;
 reg  [421:0] pkt_data_reg;
+reg  [1:0] pkt_qp_reg;
 wire pkt_free;
 reg  qp_error_valid_reg;
 reg  [1:0] qp_error_qp_reg;
@@ -96,129 +98,132 @@ wire gen_last;
 wire gen_emit;
 wire nak_now;
 wire gen_done;
-// intermediate of gen/nic/read-responder.ts:96:21: only bits [2:0] are used
+// intermediate of gen/nic/read-responder.ts:101:21: only bits [2:0] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_0 = qp_ctx[u_req_fifo_m_data[1:0] * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/read-responder.ts:96:21: only bits [2:0] are used
+// intermediate of gen/nic/read-responder.ts:101:21: only bits [2:0] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_1 = qp_ctx[u_req_fifo_m_data[1:0] * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/read-responder.ts:148:23: only bits [406:391] are used
+// intermediate of gen/nic/read-responder.ts:154:23: only bits [406:391] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_2 = qp_ctx[gen_req_reg[1:0] * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/read-responder.ts:148:23: only bits [158:127] are used
+// intermediate of gen/nic/read-responder.ts:154:23: only bits [158:127] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_3 = qp_ctx[gen_req_reg[1:0] * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/read-responder.ts:148:23: only bits [126:79] are used
+// intermediate of gen/nic/read-responder.ts:154:23: only bits [126:79] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_4 = qp_ctx[gen_req_reg[1:0] * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/read-responder.ts:148:23: only bits [26:3] are used
+// intermediate of gen/nic/read-responder.ts:154:23: only bits [26:3] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_5 = qp_ctx[gen_req_reg[1:0] * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/read-responder.ts:148:23: only bits [406:391] are used
+// intermediate of gen/nic/read-responder.ts:154:23: only bits [406:391] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_6 = qp_ctx[u_flight_fifo_m_data[1:0] * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/read-responder.ts:148:23: only bits [158:127] are used
+// intermediate of gen/nic/read-responder.ts:154:23: only bits [158:127] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_7 = qp_ctx[u_flight_fifo_m_data[1:0] * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/read-responder.ts:148:23: only bits [126:79] are used
+// intermediate of gen/nic/read-responder.ts:154:23: only bits [126:79] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_8 = qp_ctx[u_flight_fifo_m_data[1:0] * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/read-responder.ts:148:23: only bits [26:3] are used
+// intermediate of gen/nic/read-responder.ts:154:23: only bits [26:3] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_9 = qp_ctx[u_flight_fifo_m_data[1:0] * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
 
-// gen/nic/read-responder.ts:82:18
+// gen/nic/read-responder.ts:87:18
 assign req_take = s_req_valid && u_req_fifo_s_ready;
 
-// gen/nic/read-responder.ts:83:14
+// gen/nic/read-responder.ts:88:14
 assign s_req_ready = u_req_fifo_s_ready;
 
-// gen/nic/read-responder.ts:84:16
+// gen/nic/read-responder.ts:89:16
 assign u_req_fifo_s_valid = s_req_valid;
 
-// gen/nic/read-responder.ts:85:15
+// gen/nic/read-responder.ts:90:15
 assign u_req_fifo_s_data = s_req_data;
 
-// gen/nic/read-responder.ts:88:8
+// gen/nic/read-responder.ts:93:8
 assign rd_room = {(rd_count_reg[11:9] < 3'd2), (rd_count_reg[8:6] < 3'd2), (rd_count_reg[5:3] < 3'd2), (rd_count_reg[2:0] < 3'd2)};
 
-// gen/nic/read-responder.ts:97:18
+// gen/nic/read-responder.ts:102:18
 assign head_able = ((part_1[2:0] == 3'd2) || (part_0[2:0] == 3'd3)) && !(err_seen_reg[u_req_fifo_m_data[1:0]]);
 
-// gen/nic/read-responder.ts:100:14
+// gen/nic/read-responder.ts:105:14
 assign m_dma_cmd_valid = dma_cmd_valid_reg;
 
-// gen/nic/read-responder.ts:101:13
+// gen/nic/read-responder.ts:106:13
 assign m_dma_cmd_data = dma_cmd_data_reg;
 
-// gen/nic/read-responder.ts:103:21
+// gen/nic/read-responder.ts:108:21
 assign dma_free = !dma_cmd_valid_reg || m_dma_cmd_ready;
 
-// gen/nic/read-responder.ts:104:19
+// gen/nic/read-responder.ts:109:19
 assign issue = ((u_req_fifo_m_valid && head_able) && dma_free) && u_flight_fifo_s_ready;
 
-// gen/nic/read-responder.ts:105:23
+// gen/nic/read-responder.ts:110:23
 assign flush_head = u_req_fifo_m_valid && !head_able;
 
-// gen/nic/read-responder.ts:106:16
+// gen/nic/read-responder.ts:111:16
 assign u_req_fifo_m_ready = issue || flush_head;
 
-// gen/nic/read-responder.ts:107:18
+// gen/nic/read-responder.ts:112:18
 assign u_flight_fifo_s_valid = issue;
 
-// gen/nic/read-responder.ts:108:17
+// gen/nic/read-responder.ts:113:17
 assign u_flight_fifo_s_data = u_req_fifo_m_data;
 
-// gen/nic/read-responder.ts:110:25
+// gen/nic/read-responder.ts:115:25
 assign pmtu_clamped = (u_req_fifo_m_data[173:170] < 4'd8) ? 4'd8 : ((u_req_fifo_m_data[173:170] > 4'd12) ? 4'd12 : u_req_fifo_m_data[173:170]);
 
-// gen/nic/read-responder.ts:129:14
+// gen/nic/read-responder.ts:135:14
 assign m_pkt_cmd_valid = pkt_valid_reg;
 
-// gen/nic/read-responder.ts:130:13
+// gen/nic/read-responder.ts:136:13
 assign m_pkt_cmd_data = pkt_data_reg;
 
-// gen/nic/read-responder.ts:132:21
+// gen/nic/read-responder.ts:138:21
 assign pkt_free = !pkt_valid_reg || m_pkt_cmd_ready;
 
-// gen/nic/read-responder.ts:137:11
+// gen/nic/read-responder.ts:143:11
 assign qp_error = {qp_error_qp_reg, qp_error_valid_reg};
 
-// gen/nic/read-responder.ts:140:18
+// gen/nic/read-responder.ts:146:18
 assign gen_load = ((!gen_busy_reg && u_flight_fifo_m_valid) && s_dma_status_valid) && pkt_free;
 
-// gen/nic/read-responder.ts:141:18
+// gen/nic/read-responder.ts:147:18
 assign u_flight_fifo_m_ready = gen_load;
 
-// gen/nic/read-responder.ts:142:17
+// gen/nic/read-responder.ts:148:17
 assign s_dma_status_ready = gen_load;
 
-// gen/nic/read-responder.ts:157:17
+// gen/nic/read-responder.ts:163:17
 assign gen_mtu = 13'd1 << gen_mtu_log2_reg;
 
-// gen/nic/read-responder.ts:158:19
+// gen/nic/read-responder.ts:164:19
 assign gen_last = gen_rem_reg <= {19'd0, gen_mtu};
 
-// gen/nic/read-responder.ts:160:18
+// gen/nic/read-responder.ts:166:18
 assign gen_emit = gen_busy_reg && pkt_free;
 
-// gen/nic/read-responder.ts:162:20
+// gen/nic/read-responder.ts:168:20
 assign nak_now = gen_load && !(s_dma_status_data == 3'b000);
 
-// gen/nic/read-responder.ts:163:21
+// gen/nic/read-responder.ts:169:21
 assign gen_done = gen_emit && gen_last;
 
-// gen/nic/read-responder.ts:102:5
+// gen/nic/read-responder.ts:211:11
+assign rd_busy = {((rd_count_reg[11:9] != 3'b000) || (pkt_valid_reg && (pkt_qp_reg == 2'd3))), ((rd_count_reg[8:6] != 3'b000) || (pkt_valid_reg && (pkt_qp_reg == 2'd2))), ((rd_count_reg[5:3] != 3'b000) || (pkt_valid_reg && (pkt_qp_reg == 2'd1))), ((rd_count_reg[2:0] != 3'b000) || (pkt_valid_reg && (pkt_qp_reg == 2'b00)))};
+
+// gen/nic/read-responder.ts:107:5
 always @(posedge clk) begin
     if (m_dma_cmd_ready) begin
         dma_cmd_valid_reg <= 1'b0;
@@ -232,7 +237,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/read-responder.ts:131:5
+// gen/nic/read-responder.ts:137:5
 always @(posedge clk) begin
     if (m_pkt_cmd_ready) begin
         pkt_valid_reg <= 1'b0;
@@ -240,6 +245,7 @@ always @(posedge clk) begin
     qp_error_valid_reg <= 1'b0;
     if (gen_emit) begin
         pkt_valid_reg <= 1'd1;
+        pkt_qp_reg <= gen_req_reg[1:0];
         pkt_data_reg <= {cfg[94:89], cfg[88:81], part_2[406:391], part_3[158:127], cfg[80:49], part_4[126:79], cfg[48:1], ((gen_first_reg || gen_last) ? gen_req_reg[197:174] : 24'd0), ((gen_first_reg || gen_last) ? 8'd31 : 8'd0), (gen_first_reg || gen_last), 32'd0, 32'd0, 64'd0, 1'b0, (gen_last ? gen_rem_reg[12:0] : gen_mtu), 1'b0, gen_psn_reg, part_5[26:3], (gen_first_reg ? (gen_last ? 8'd16 : 8'd13) : (gen_last ? 8'd15 : 8'd14))};
         gen_psn_reg <= gen_psn_reg + 24'd1;
         gen_rem_reg <= gen_rem_reg - {19'd0, gen_mtu};
@@ -258,6 +264,7 @@ always @(posedge clk) begin
             gen_mtu_log2_reg <= (u_flight_fifo_m_data[173:170] < 4'd8) ? 4'd8 : ((u_flight_fifo_m_data[173:170] > 4'd12) ? 4'd12 : u_flight_fifo_m_data[173:170]);
         end else begin
             pkt_valid_reg <= 1'd1;
+            pkt_qp_reg <= u_flight_fifo_m_data[1:0];
             pkt_data_reg <= {cfg[94:89], cfg[88:81], part_6[406:391], part_7[158:127], cfg[80:49], part_8[126:79], cfg[48:1], (u_flight_fifo_m_data[197:174] - 24'd1), 8'd98, 1'd1, 32'd0, 32'd0, 64'd0, 1'b0, 13'd0, 1'b0, u_flight_fifo_m_data[25:2], part_9[26:3], 8'd17};
             qp_error_valid_reg <= 1'd1;
             qp_error_qp_reg <= u_flight_fifo_m_data[1:0];
@@ -290,6 +297,7 @@ always @(posedge clk) begin
     if (rst) begin
         pkt_valid_reg <= 1'b0;
         qp_error_valid_reg <= 1'b0;
+        pkt_qp_reg <= 2'b00;
         gen_psn_reg <= 24'd0;
         gen_rem_reg <= 32'd0;
         gen_first_reg <= 1'b0;
@@ -300,7 +308,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/read-responder.ts:199:7
+// gen/nic/read-responder.ts:207:7
 always @(posedge clk) begin
     if ((|({2'b00, (req_take && (s_req_data[1:0] == 2'b00))}) || |({2'b00, (flush_head && (u_req_fifo_m_data[1:0] == 2'b00))})) || |({2'b00, ((nak_now && (u_flight_fifo_m_data[1:0] == 2'b00)) || (gen_done && (gen_req_reg[1:0] == 2'b00)))})) begin
         rd_count_reg[2:0] <= ((rd_count_reg[2:0] + {2'b00, (req_take && (s_req_data[1:0] == 2'b00))}) - {2'b00, (flush_head && (u_req_fifo_m_data[1:0] == 2'b00))}) - {2'b00, ((nak_now && (u_flight_fifo_m_data[1:0] == 2'b00)) || (gen_done && (gen_req_reg[1:0] == 2'b00)))};
@@ -319,7 +327,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/read-responder.ts:74:18
+// gen/nic/read-responder.ts:79:18
 sync_fifo_depth8_width198 u_req_fifo (
     .clk(clk),
     .rst(rst),
@@ -334,7 +342,7 @@ sync_fifo_depth8_width198 u_req_fifo (
     .empty(u_req_fifo_empty)
 );
 
-// gen/nic/read-responder.ts:75:20
+// gen/nic/read-responder.ts:80:20
 sync_fifo_depth4_width198 u_flight_fifo (
     .clk(clk),
     .rst(rst),
@@ -354,7 +362,7 @@ sync_fifo_depth4_width198 u_flight_fifo (
 always @(posedge clk) begin
     if (!rst) begin
         if (!(!req_take || (rd_count_reg[s_req_data[1:0] * 3 +: 3] < 3'd2))) begin
-            $display("%m: assertion failed at gen/nic/read-responder.ts:201:5: a QP has more than 2 READ requests outstanding (the WRITE responder must check rd_room) [req_take=%0h rd_count_reg=%0h]", req_take, rd_count_reg);
+            $display("%m: assertion failed at gen/nic/read-responder.ts:212:5: a QP has more than 2 READ requests outstanding (the WRITE responder must check rd_room) [req_take=%0h rd_count_reg=%0h]", req_take, rd_count_reg);
             $stop;
         end
     end

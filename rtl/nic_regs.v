@@ -59,7 +59,13 @@ module nic_regs (
     input  wire          inc_rx_drop_icrc,
     input  wire          inc_rx_drop_other,
     input  wire          inc_tx_frames,
-    input  wire          inc_rx_frames
+    input  wire          inc_rx_frames,
+    input  wire          inc_retx_pkts,
+    input  wire          inc_ack_timeouts,
+    input  wire          inc_seq_nak_tx,
+    input  wire          inc_seq_nak_rx,
+    input  wire          inc_dup_req_rx,
+    input  wire          inc_retry_exc
 );
 
 reg  config_reg;
@@ -75,6 +81,12 @@ reg  [31:0] rx_drop_icrc_reg;
 reg  [31:0] rx_drop_other_reg;
 reg  [31:0] tx_frames_reg;
 reg  [31:0] rx_frames_reg;
+reg  [31:0] retx_pkts_reg;
+reg  [31:0] ack_timeouts_reg;
+reg  [31:0] seq_nak_tx_reg;
+reg  [31:0] seq_nak_rx_reg;
+reg  [31:0] dup_req_rx_reg;
+reg  [31:0] retry_exc_reg;
 reg  doorbell_valid_reg;
 reg  [17:0] doorbell_reg;
 reg  [15:0] mr_changed_reg;
@@ -409,6 +421,24 @@ always @* begin
                 w_mapped = 1'd1;
             end
             14'd13: begin
+                w_mapped = 1'd1;
+            end
+            14'd14: begin
+                w_mapped = 1'd1;
+            end
+            14'd15: begin
+                w_mapped = 1'd1;
+            end
+            14'd16: begin
+                w_mapped = 1'd1;
+            end
+            14'd17: begin
+                w_mapped = 1'd1;
+            end
+            14'd18: begin
+                w_mapped = 1'd1;
+            end
+            14'd19: begin
                 w_mapped = 1'd1;
             end
             14'd1024: begin
@@ -1187,6 +1217,30 @@ always @* begin
         14'd13: begin
             rd_resp = 2'b00;
             rd_value = rx_frames_reg;
+        end
+        14'd14: begin
+            rd_resp = 2'b00;
+            rd_value = retx_pkts_reg;
+        end
+        14'd15: begin
+            rd_resp = 2'b00;
+            rd_value = ack_timeouts_reg;
+        end
+        14'd16: begin
+            rd_resp = 2'b00;
+            rd_value = seq_nak_tx_reg;
+        end
+        14'd17: begin
+            rd_resp = 2'b00;
+            rd_value = seq_nak_rx_reg;
+        end
+        14'd18: begin
+            rd_resp = 2'b00;
+            rd_value = dup_req_rx_reg;
+        end
+        14'd19: begin
+            rd_resp = 2'b00;
+            rd_value = retry_exc_reg;
         end
         14'd1024: begin
             rd_resp = 2'b00;
@@ -2217,6 +2271,18 @@ always @(posedge clk) begin
             end
             14'd13: begin
             end
+            14'd14: begin
+            end
+            14'd15: begin
+            end
+            14'd16: begin
+            end
+            14'd17: begin
+            end
+            14'd18: begin
+            end
+            14'd19: begin
+            end
             14'd1024: begin
                 qp0_state_reg <= (qp0_state_reg & ~w_mask[2:0]) | (wr_data[2:0] & w_mask[2:0]);
             end
@@ -3176,7 +3242,7 @@ always @(posedge clk) begin
         qp0_dest_mac_hi_reg <= 16'd0;
         qp0_dest_ip_reg <= 32'd0;
         qp0_pd_reg <= 16'd0;
-        qp0_retry_reg <= 16'h1407;
+        qp0_retry_reg <= 16'h1473;
         qp0_sq_base_lo_reg <= 32'd0;
         qp0_sq_base_hi_reg <= 32'd0;
         qp0_sq_size_log2_reg <= 4'd4;
@@ -3195,7 +3261,7 @@ always @(posedge clk) begin
         qp1_dest_mac_hi_reg <= 16'd0;
         qp1_dest_ip_reg <= 32'd0;
         qp1_pd_reg <= 16'd0;
-        qp1_retry_reg <= 16'h1407;
+        qp1_retry_reg <= 16'h1473;
         qp1_sq_base_lo_reg <= 32'd0;
         qp1_sq_base_hi_reg <= 32'd0;
         qp1_sq_size_log2_reg <= 4'd4;
@@ -3214,7 +3280,7 @@ always @(posedge clk) begin
         qp2_dest_mac_hi_reg <= 16'd0;
         qp2_dest_ip_reg <= 32'd0;
         qp2_pd_reg <= 16'd0;
-        qp2_retry_reg <= 16'h1407;
+        qp2_retry_reg <= 16'h1473;
         qp2_sq_base_lo_reg <= 32'd0;
         qp2_sq_base_hi_reg <= 32'd0;
         qp2_sq_size_log2_reg <= 4'd4;
@@ -3233,7 +3299,7 @@ always @(posedge clk) begin
         qp3_dest_mac_hi_reg <= 16'd0;
         qp3_dest_ip_reg <= 32'd0;
         qp3_pd_reg <= 16'd0;
-        qp3_retry_reg <= 16'h1407;
+        qp3_retry_reg <= 16'h1473;
         qp3_sq_base_lo_reg <= 32'd0;
         qp3_sq_base_hi_reg <= 32'd0;
         qp3_sq_size_log2_reg <= 4'd4;
@@ -3485,6 +3551,66 @@ always @(posedge clk) begin
     end
     if (rst) begin
         rx_frames_reg <= 32'd0;
+    end
+end
+
+// gen/nic/regs.ts:182:7
+always @(posedge clk) begin
+    if (inc_retx_pkts) begin
+        retx_pkts_reg <= retx_pkts_reg + 32'd1;
+    end
+    if (rst) begin
+        retx_pkts_reg <= 32'd0;
+    end
+end
+
+// gen/nic/regs.ts:182:7
+always @(posedge clk) begin
+    if (inc_ack_timeouts) begin
+        ack_timeouts_reg <= ack_timeouts_reg + 32'd1;
+    end
+    if (rst) begin
+        ack_timeouts_reg <= 32'd0;
+    end
+end
+
+// gen/nic/regs.ts:182:7
+always @(posedge clk) begin
+    if (inc_seq_nak_tx) begin
+        seq_nak_tx_reg <= seq_nak_tx_reg + 32'd1;
+    end
+    if (rst) begin
+        seq_nak_tx_reg <= 32'd0;
+    end
+end
+
+// gen/nic/regs.ts:182:7
+always @(posedge clk) begin
+    if (inc_seq_nak_rx) begin
+        seq_nak_rx_reg <= seq_nak_rx_reg + 32'd1;
+    end
+    if (rst) begin
+        seq_nak_rx_reg <= 32'd0;
+    end
+end
+
+// gen/nic/regs.ts:182:7
+always @(posedge clk) begin
+    if (inc_dup_req_rx) begin
+        dup_req_rx_reg <= dup_req_rx_reg + 32'd1;
+    end
+    if (rst) begin
+        dup_req_rx_reg <= 32'd0;
+    end
+end
+
+// gen/nic/regs.ts:182:7
+always @(posedge clk) begin
+    if (inc_retry_exc) begin
+        retry_exc_reg <= retry_exc_reg + 32'd1;
+    end
+    if (rst) begin
+        retry_exc_reg <= 32'd0;
     end
 end
 

@@ -45,9 +45,6 @@ module nic_responder (
     output wire [421:0]  m_ack_cmd_data,         // struct tx_pkt_cmd: opcode [7:0], destQpn [31:8], psn [55:32], ackReq [56], payloadLen [69:57], hasReth [70], rethVa [134:71], rethRkey [166:135], rethLen [198:167], hasAeth [199], aethSyndrome [207:200], aethMsn [231:208], srcMac [279:232], dstMac [327:280], srcIp [359:328], dstIp [391:360], srcPort [407:392], ttl [415:408], dscp [421:416]
     output wire          m_ack_cmd_valid,
     input  wire          m_ack_cmd_ready,
-    output wire [57:0]   m_ack_in_data,          // struct ack_in: qp [1:0], psn [25:2], syndrome [33:26], msn [57:34]
-    output wire          m_ack_in_valid,
-    input  wire          m_ack_in_ready,
     output reg  [26:0]   exp_psn_upd,            // struct upd_exp_psn: valid [0], qp [2:1], value [26:3]
     output reg  [26:0]   msn_upd,                // struct upd_msn: valid [0], qp [2:1], value [26:3]
     output wire [2:0]    qp_error,               // struct qp_error_event: valid [0], qp [2:1]
@@ -56,6 +53,10 @@ module nic_responder (
     output wire          m_read_req_valid,
     input  wire          m_read_req_ready,
     input  wire [3:0]    rd_room,
+    input  wire [3:0]    rd_busy,
+    output wire          cnt_seq_nak_tx,
+    output wire          cnt_seq_nak_rx,
+    output wire          cnt_dup_req,
     output wire [327:0]  m_rresp_hdr_data,       // struct rx_pkt_hdr: opcode [7:0], destQpn [31:8], psn [55:32], ackReq [56], payloadLen [69:57], hasReth [70], rethVa [134:71], rethRkey [166:135], rethLen [198:167], hasAeth [199], aethSyndrome [207:200], aethMsn [231:208], srcMac [279:232], srcIp [311:280], srcPort [327:312]
     output wire          m_rresp_hdr_valid,
     input  wire          m_rresp_hdr_ready,
@@ -110,6 +111,7 @@ reg  [3:0] in_msg_reg;
 reg  [3:0] nak_sent_reg;
 reg  [3:0] hdr_err_reg;
 reg  [19:0] pend_rd_reg;
+reg  [3:0] dup_rd_reg;
 reg  [3:0] ack_err_reg;
 reg  [255:0] msg_va_reg;
 reg  [127:0] msg_key_reg;
@@ -151,14 +153,15 @@ reg  xlate_req_valid_reg;
 reg  [146:0] xlate_req_data_reg;
 reg  dma_cmd_valid_reg;
 reg  [146:0] dma_cmd_data_reg;
-reg  ack_in_valid_reg;
-reg  [57:0] ack_in_data_reg;
 reg  rresp_hdr_valid_reg;
 reg  [327:0] rresp_hdr_data_reg;
 wire room;
 wire decide;
 wire xlate_ok;
 wire xlate_bad;
+reg  seq_nak_rx_reg;
+reg  dup_req_reg;
+reg  dup_rd_queued;
 wire exec;
 wire has_data;
 wire [23:0] new_msn;
@@ -183,322 +186,334 @@ reg  [197:0] read_req_data_reg;
 wire job_pop;
 wire dma_bad;
 wire job_live;
+wire ack_cmd_free;
+reg  seq_nak_tx_reg;
+reg  [3:0] defer_valid_reg;
+reg  [95:0] defer_psn_reg;
+reg  [95:0] defer_msn_reg;
+reg  [31:0] defer_syndrome_reg;
+wire job_sends;
+wire [7:0] job_syndrome;
+wire [23:0] job_msn;
+wire job_defers;
+wire defer_keep_held;
+wire defer_any;
+wire [1:0] defer_qp;
+wire defer_send;
 wire rd_queued;
 wire rd_void;
-// intermediate of gen/nic/responder.ts:131:21: only bits [2:0] are used
+// intermediate of gen/nic/responder.ts:151:21: only bits [2:0] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_0 = qp_ctx[qp_idx * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:131:21: only bits [2:0] are used
+// intermediate of gen/nic/responder.ts:151:21: only bits [2:0] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_1 = qp_ctx[qp_idx * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:131:21: only bits [2:0] are used
+// intermediate of gen/nic/responder.ts:151:21: only bits [2:0] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_2 = qp_ctx[qp_idx * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:131:21: only bits [74:51] are used
+// intermediate of gen/nic/responder.ts:151:21: only bits [74:51] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_3 = qp_ctx[qp_idx * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:131:21: only bits [78:75] are used
+// intermediate of gen/nic/responder.ts:151:21: only bits [78:75] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_4 = qp_ctx[qp_idx * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:131:21: only bits [78:75] are used
+// intermediate of gen/nic/responder.ts:151:21: only bits [78:75] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_5 = qp_ctx[qp_idx * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:177:82: only bits [23:0] are used
+// intermediate of gen/nic/responder.ts:197:82: only bits [23:0] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [31:0] binary_6 = ((hdr_reg[198:167] - 32'd1) >> part_5[78:75]);
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:131:21: only bits [430:407] are used
+// intermediate of gen/nic/responder.ts:151:21: only bits [430:407] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_7 = qp_ctx[qp_idx * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:131:21: only bits [78:75] are used
+// intermediate of gen/nic/responder.ts:151:21: only bits [78:75] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_8 = qp_ctx[qp_idx * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:131:21: only bits [174:159] are used
+// intermediate of gen/nic/responder.ts:151:21: only bits [174:159] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_9 = qp_ctx[qp_idx * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:131:21: only bits [430:407] are used
+// intermediate of gen/nic/responder.ts:151:21: only bits [430:407] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_10 = qp_ctx[qp_idx * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:131:21: only bits [78:75] are used
+// intermediate of gen/nic/responder.ts:151:21: only bits [78:75] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_11 = qp_ctx[qp_idx * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:131:21: only bits [174:159] are used
+// intermediate of gen/nic/responder.ts:151:21: only bits [174:159] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_12 = qp_ctx[qp_idx * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:131:21: only bits [430:407] are used
+// intermediate of gen/nic/responder.ts:151:21: only bits [430:407] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_13 = qp_ctx[qp_idx * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:131:21: only bits [74:51] are used
+// intermediate of gen/nic/responder.ts:151:21: only bits [74:51] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_14 = qp_ctx[qp_idx * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:131:21: only bits [78:75] are used
+// intermediate of gen/nic/responder.ts:151:21: only bits [78:75] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_15 = qp_ctx[qp_idx * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:131:21: only bits [174:159] are used
+// intermediate of gen/nic/responder.ts:151:21: only bits [174:159] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_16 = qp_ctx[qp_idx * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:131:21: only bits [430:407] are used
+// intermediate of gen/nic/responder.ts:151:21: only bits [430:407] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_17 = qp_ctx[qp_idx * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:131:21: only bits [74:51] are used
+// intermediate of gen/nic/responder.ts:151:21: only bits [74:51] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_18 = qp_ctx[qp_idx * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:131:21: only bits [78:75] are used
+// intermediate of gen/nic/responder.ts:151:21: only bits [78:75] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_19 = qp_ctx[qp_idx * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:131:21: only bits [174:159] are used
+// intermediate of gen/nic/responder.ts:151:21: only bits [174:159] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_20 = qp_ctx[qp_idx * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:131:21: only bits [430:407] are used
+// intermediate of gen/nic/responder.ts:151:21: only bits [430:407] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_21 = qp_ctx[qp_idx * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:131:21: only bits [78:75] are used
+// intermediate of gen/nic/responder.ts:151:21: only bits [78:75] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_22 = qp_ctx[qp_idx * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:131:21: only bits [174:159] are used
+// intermediate of gen/nic/responder.ts:151:21: only bits [174:159] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_23 = qp_ctx[qp_idx * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:131:21: only bits [430:407] are used
+// intermediate of gen/nic/responder.ts:151:21: only bits [430:407] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_24 = qp_ctx[qp_idx * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:131:21: only bits [78:75] are used
+// intermediate of gen/nic/responder.ts:151:21: only bits [78:75] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_25 = qp_ctx[qp_idx * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:131:21: only bits [174:159] are used
+// intermediate of gen/nic/responder.ts:151:21: only bits [174:159] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_26 = qp_ctx[qp_idx * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:131:21: only bits [430:407] are used
+// intermediate of gen/nic/responder.ts:151:21: only bits [430:407] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_27 = qp_ctx[qp_idx * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:131:21: only bits [78:75] are used
+// intermediate of gen/nic/responder.ts:151:21: only bits [78:75] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_28 = qp_ctx[qp_idx * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:131:21: only bits [174:159] are used
+// intermediate of gen/nic/responder.ts:151:21: only bits [174:159] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_29 = qp_ctx[qp_idx * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:131:21: only bits [430:407] are used
+// intermediate of gen/nic/responder.ts:151:21: only bits [430:407] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_30 = qp_ctx[qp_idx * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:131:21: only bits [78:75] are used
+// intermediate of gen/nic/responder.ts:151:21: only bits [78:75] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_31 = qp_ctx[qp_idx * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:131:21: only bits [174:159] are used
+// intermediate of gen/nic/responder.ts:151:21: only bits [174:159] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_32 = qp_ctx[qp_idx * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:131:21: only bits [430:407] are used
+// intermediate of gen/nic/responder.ts:151:21: only bits [430:407] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_33 = qp_ctx[qp_idx * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:131:21: only bits [430:407] are used
+// intermediate of gen/nic/responder.ts:151:21: only bits [430:407] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_34 = qp_ctx[qp_idx * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:131:21: only bits [174:159] are used
+// intermediate of gen/nic/psn.ts:8:20: only bits [23:23] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [430:0] part_35 = qp_ctx[qp_idx * 431 +: 431];
+wire [23:0] binary_35 = (defer_psn_reg[u_ack_jobs_m_data[1:0] * 24 +: 24] - u_ack_jobs_m_data[25:2]);
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:131:21: only bits [174:159] are used
+// intermediate of gen/nic/responder.ts:151:21: only bits [174:159] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_36 = qp_ctx[qp_idx * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:365:22: only bits [406:391] are used
+// intermediate of gen/nic/responder.ts:151:21: only bits [174:159] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [430:0] part_37 = qp_ctx[u_ack_jobs_m_data[1:0] * 431 +: 431];
+wire [430:0] part_37 = qp_ctx[qp_idx * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:365:22: only bits [158:127] are used
+// intermediate of gen/nic/responder.ts:395:21: only bits [406:391] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [430:0] part_38 = qp_ctx[u_ack_jobs_m_data[1:0] * 431 +: 431];
+wire [430:0] part_38 = qp_ctx[defer_qp * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:365:22: only bits [126:79] are used
+// intermediate of gen/nic/responder.ts:395:21: only bits [158:127] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [430:0] part_39 = qp_ctx[u_ack_jobs_m_data[1:0] * 431 +: 431];
+wire [430:0] part_39 = qp_ctx[defer_qp * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:365:22: only bits [26:3] are used
+// intermediate of gen/nic/responder.ts:395:21: only bits [126:79] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [430:0] part_40 = qp_ctx[u_ack_jobs_m_data[1:0] * 431 +: 431];
+wire [430:0] part_40 = qp_ctx[defer_qp * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:365:22: only bits [406:391] are used
+// intermediate of gen/nic/responder.ts:395:21: only bits [26:3] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [430:0] part_41 = qp_ctx[u_ack_jobs_m_data[1:0] * 431 +: 431];
+wire [430:0] part_41 = qp_ctx[defer_qp * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:365:22: only bits [158:127] are used
+// intermediate of gen/nic/responder.ts:395:21: only bits [406:391] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_42 = qp_ctx[u_ack_jobs_m_data[1:0] * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:365:22: only bits [126:79] are used
+// intermediate of gen/nic/responder.ts:395:21: only bits [158:127] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_43 = qp_ctx[u_ack_jobs_m_data[1:0] * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:365:22: only bits [26:3] are used
+// intermediate of gen/nic/responder.ts:395:21: only bits [126:79] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_44 = qp_ctx[u_ack_jobs_m_data[1:0] * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
+// intermediate of gen/nic/responder.ts:395:21: only bits [26:3] are used
+/* verilator lint_off UNUSEDSIGNAL */
+wire [430:0] part_45 = qp_ctx[u_ack_jobs_m_data[1:0] * 431 +: 431];
+/* verilator lint_on UNUSEDSIGNAL */
 
-// gen/nic/responder.ts:124:14
+// gen/nic/responder.ts:144:14
 assign s_hdr_ready = state == STATE_IDLE;
 
-// gen/nic/responder.ts:128:20
+// gen/nic/responder.ts:148:20
 assign qpn_off = hdr_reg[31:8] - 24'd256;
 
-// gen/nic/responder.ts:129:15
+// gen/nic/responder.ts:149:15
 assign qp_idx = qpn_off[1:0];
 
-// gen/nic/responder.ts:130:19
+// gen/nic/responder.ts:150:19
 assign qp_known = (hdr_reg[31:8] >= 24'd256) && (qpn_off < 24'd4);
 
-// gen/nic/responder.ts:133:18
+// gen/nic/responder.ts:153:18
 assign qp_able = ((qp_known && ((part_1[2:0] == 3'd2) || (part_0[2:0] == 3'd3))) && !hdr_err_reg[qp_idx]) && !ack_err_reg[qp_idx];
 
-// gen/nic/responder.ts:136:21
+// gen/nic/responder.ts:156:21
 assign is_first = hdr_reg[7:0] == 8'd6;
 
-// gen/nic/responder.ts:137:22
+// gen/nic/responder.ts:157:22
 assign is_middle = hdr_reg[7:0] == 8'd7;
 
-// gen/nic/responder.ts:138:20
+// gen/nic/responder.ts:158:20
 assign is_last = hdr_reg[7:0] == 8'd8;
 
-// gen/nic/responder.ts:139:20
+// gen/nic/responder.ts:159:20
 assign is_only = hdr_reg[7:0] == 8'd10;
 
-// gen/nic/responder.ts:140:19
+// gen/nic/responder.ts:160:19
 assign is_ack = hdr_reg[7:0] == 8'd17;
 
-// gen/nic/responder.ts:141:20
+// gen/nic/responder.ts:161:20
 assign starts_msg = is_first || is_only;
 
-// gen/nic/responder.ts:142:18
+// gen/nic/responder.ts:162:18
 assign ends_msg = is_last || is_only;
 
-// gen/nic/responder.ts:145:20
+// gen/nic/responder.ts:165:20
 assign is_read = hdr_reg[7:0] == 8'd12;
 
-// gen/nic/responder.ts:146:24
+// gen/nic/responder.ts:166:24
 assign is_unserved = ((((hdr_reg[7:0] <= 8'd5) || (hdr_reg[7:0] == 8'd9)) || (hdr_reg[7:0] == 8'd11)) || (hdr_reg[7:0] == 8'd19)) || (hdr_reg[7:0] == 8'd20);
 
-// gen/nic/responder.ts:147:21
+// gen/nic/responder.ts:167:21
 assign is_write = (starts_msg || is_middle) || is_last;
 
-// gen/nic/responder.ts:148:21
+// gen/nic/responder.ts:168:21
 assign is_rresp = (hdr_reg[7:0] >= 8'd13) && (hdr_reg[7:0] <= 8'd16);
 
-// gen/nic/responder.ts:150:21
+// gen/nic/responder.ts:170:21
 assign rresp_ok = ((qp_known && (part_2[2:0] == 3'd3)) && !hdr_err_reg[qp_idx]) && !ack_err_reg[qp_idx];
 
-// gen/nic/responder.ts:155:21
+// gen/nic/responder.ts:175:21
 assign psn_diff = hdr_reg[55:32] - part_3[74:51];
 
-// gen/nic/responder.ts:156:19
+// gen/nic/responder.ts:176:19
 assign psn_ok = psn_diff == 24'd0;
 
-// gen/nic/responder.ts:158:23
+// gen/nic/responder.ts:178:23
 assign psn_behind = psn_diff[23];
 
-// gen/nic/responder.ts:160:20
+// gen/nic/responder.ts:180:20
 assign seq_err = (starts_msg && in_msg_reg[qp_idx]) || ((is_middle || is_last) && !in_msg_reg[qp_idx]);
 
-// gen/nic/responder.ts:161:17
+// gen/nic/responder.ts:181:17
 assign mtu = 13'd1 << part_4[78:75];
 
-// gen/nic/responder.ts:163:17
+// gen/nic/responder.ts:183:17
 assign msg_off = starts_msg ? 32'd0 : msg_off_reg[qp_idx * 32 +: 32];
 
-// gen/nic/responder.ts:164:20
+// gen/nic/responder.ts:184:20
 assign dma_len = starts_msg ? hdr_reg[198:167] : msg_len_reg[qp_idx * 32 +: 32];
 
-// gen/nic/responder.ts:165:17
+// gen/nic/responder.ts:185:17
 assign msg_end = {1'b0, msg_off} + {1'b0, {19'd0, hdr_reg[69:57]}};
 
-// gen/nic/responder.ts:168:20
+// gen/nic/responder.ts:188:20
 assign len_err = ends_msg ? (((msg_end != {1'b0, dma_len}) || (hdr_reg[69:57] > mtu)) || (is_last && (hdr_reg[69:57] == 13'd0))) : ((hdr_reg[69:57] != mtu) || (msg_end >= {1'b0, dma_len}));
 
-// gen/nic/responder.ts:171:23
+// gen/nic/responder.ts:191:23
 assign need_xlate = starts_msg && (hdr_reg[198:167] != 32'd0);
 
-// gen/nic/responder.ts:173:19
+// gen/nic/responder.ts:193:19
 assign rd_bad = (in_msg_reg[qp_idx] || (hdr_reg[69:57] != 13'd0)) || !hdr_reg[70];
 
-// gen/nic/responder.ts:174:21
+// gen/nic/responder.ts:194:21
 assign rd_room_q = rd_room[qp_idx];
 
-// gen/nic/responder.ts:177:20
+// gen/nic/responder.ts:197:20
 assign rd_pkts = (hdr_reg[198:167] == 32'd0) ? 24'd1 : (binary_6[23:0] + 24'd1);
 
-// gen/nic/responder.ts:179:20
+// gen/nic/responder.ts:199:20
 assign rd_wait = is_read && (pend_rd_reg[qp_idx * 5 +: 5] != 5'd0);
 
-// gen/nic/responder.ts:184:14
+// gen/nic/responder.ts:204:14
 assign m_xlate_req_valid = xlate_req_valid_reg;
 
-// gen/nic/responder.ts:185:13
+// gen/nic/responder.ts:205:13
 assign m_xlate_req_data = xlate_req_data_reg;
 
-// gen/nic/responder.ts:187:15
+// gen/nic/responder.ts:207:15
 assign s_xlate_resp_ready = state == STATE_XLATE;
 
-// gen/nic/responder.ts:191:16
+// gen/nic/responder.ts:211:16
 assign m_dma_cmd_valid = dma_cmd_valid_reg;
 
-// gen/nic/responder.ts:192:15
+// gen/nic/responder.ts:212:15
 assign m_dma_cmd_data = dma_cmd_data_reg;
 
-// gen/nic/responder.ts:197:15
-assign m_ack_in_valid = ack_in_valid_reg;
-
-// gen/nic/responder.ts:198:14
-assign m_ack_in_data = ack_in_data_reg;
-
-// gen/nic/responder.ts:204:15
+// gen/nic/responder.ts:218:15
 assign m_rresp_hdr_valid = rresp_hdr_valid_reg;
 
-// gen/nic/responder.ts:205:14
+// gen/nic/responder.ts:219:14
 assign m_rresp_hdr_data = rresp_hdr_data_reg;
 
-// gen/nic/responder.ts:208:18
-assign room = ((((u_ack_jobs_s_ready && u_pay_jobs_s_ready) && (!dma_cmd_valid_reg || m_dma_cmd_ready)) && (!ack_in_valid_reg || m_ack_in_ready)) && (!rresp_hdr_valid_reg || m_rresp_hdr_ready)) && !rd_wait;
+// gen/nic/responder.ts:222:18
+assign room = (((u_ack_jobs_s_ready && u_pay_jobs_s_ready) && (!dma_cmd_valid_reg || m_dma_cmd_ready)) && (!rresp_hdr_valid_reg || m_rresp_hdr_ready)) && !rd_wait;
 
-// gen/nic/responder.ts:211:20
+// gen/nic/responder.ts:225:20
 assign decide = (state == STATE_CHECK) && room;
 
-// gen/nic/responder.ts:212:21
+// gen/nic/responder.ts:226:21
 assign xlate_ok = ((state == STATE_XLATE) && s_xlate_resp_valid) && (s_xlate_resp_data[2:0] == 3'b000);
 
-// gen/nic/responder.ts:213:22
+// gen/nic/responder.ts:227:22
 assign xlate_bad = ((state == STATE_XLATE) && s_xlate_resp_valid) && (s_xlate_resp_data[2:0] != 3'b000);
 
-// gen/nic/responder.ts:215:16
+// gen/nic/responder.ts:229:16
 always @* begin
     u_ack_jobs_s_valid = 1'b0;
     u_pay_jobs_s_valid = 1'b0;
@@ -507,6 +522,7 @@ always @* begin
     exp_psn_upd = 27'd0;
     msn_upd = 27'd0;
     u_ack_jobs_s_data = 211'd0;
+    dup_rd_queued = 1'b0;
     u_ack_jobs_s_valid = 1'b0;
     u_pay_jobs_s_valid = 1'b0;
     u_pay_jobs_s_data = 2'd1;
@@ -539,6 +555,7 @@ always @* begin
             if (rd_room_q) begin
                 u_ack_jobs_s_valid = 1'd1;
                 u_ack_jobs_s_data = {part_8[78:75], part_9[174:159], hdr_reg[198:167], hdr_reg[166:135], hdr_reg[134:71], 1'd1, 1'b0, 1'b0, 1'b0, 1'b0, 8'd31, part_10[430:407], hdr_reg[55:32], qp_idx};
+                dup_rd_queued = 1'd1;
             end else begin
                 drop = 1'd1;
             end
@@ -561,7 +578,9 @@ always @* begin
             end
         end else begin
             if (is_read) begin
-                if (rd_bad || !rd_room_q) begin
+                if ((!rd_bad && !rd_room_q) && dup_rd_reg[qp_idx]) begin
+                    drop = 1'd1;
+                end else if (rd_bad || !rd_room_q) begin
                     u_ack_jobs_s_valid = 1'd1;
                     u_ack_jobs_s_data = {part_19[78:75], part_20[174:159], hdr_reg[198:167], hdr_reg[166:135], hdr_reg[134:71], 1'b0, 1'b0, 1'd1, 1'd1, 1'b0, 8'd97, part_21[430:407], hdr_reg[55:32], qp_idx};
                     if (hdr_reg[69:57] != 13'd0) begin
@@ -604,100 +623,136 @@ always @* begin
     end
 end
 
-// gen/nic/responder.ts:286:18
+// gen/nic/responder.ts:237:15
+assign cnt_seq_nak_rx = seq_nak_rx_reg;
+
+// gen/nic/responder.ts:238:13
+assign cnt_dup_req = dup_req_reg;
+
+// gen/nic/responder.ts:310:18
 assign exec = (((((decide && qp_able) && is_write) && psn_ok) && !(seq_err || len_err)) && !need_xlate) || xlate_ok;
 
-// gen/nic/responder.ts:287:21
+// gen/nic/responder.ts:311:21
 assign has_data = hdr_reg[69:57] != 13'd0;
 
-// gen/nic/responder.ts:290:20
+// gen/nic/responder.ts:314:20
 assign new_msn = ends_msg ? (part_33[430:407] + 24'd1) : part_34[430:407];
 
-// gen/nic/responder.ts:323:16
+// gen/nic/responder.ts:347:16
 assign u_pay_skid_s_valid = (s_payload_tvalid && u_pay_jobs_m_valid) && !(u_pay_jobs_m_data[0] || u_pay_jobs_m_data[1]);
 
-// gen/nic/responder.ts:324:15
+// gen/nic/responder.ts:348:15
 assign u_pay_skid_s_data = {s_payload_tlast, s_payload_tkeep, s_payload_tdata};
 
-// gen/nic/responder.ts:325:18
+// gen/nic/responder.ts:349:18
 assign u_rresp_skid_s_valid = (s_payload_tvalid && u_pay_jobs_m_valid) && u_pay_jobs_m_data[1];
 
-// gen/nic/responder.ts:326:17
+// gen/nic/responder.ts:350:17
 assign u_rresp_skid_s_data = {s_payload_tlast, s_payload_tkeep, s_payload_tdata};
 
-// gen/nic/responder.ts:327:15
+// gen/nic/responder.ts:351:15
 assign s_payload_tready = u_pay_jobs_m_valid && (u_pay_jobs_m_data[0] || (u_pay_jobs_m_data[1] ? u_rresp_skid_s_ready : u_pay_skid_s_ready));
 
-// gen/nic/responder.ts:328:16
+// gen/nic/responder.ts:352:16
 assign m_rresp_payload_tvalid = u_rresp_skid_m_valid;
 
-// gen/nic/responder.ts:329:15
+// gen/nic/responder.ts:353:15
 assign m_rresp_payload_tdata = u_rresp_skid_m_data[63:0];
 
-// gen/nic/responder.ts:330:16
+// gen/nic/responder.ts:354:16
 assign m_rresp_payload_tkeep = u_rresp_skid_m_data[71:64];
 
-// gen/nic/responder.ts:331:16
+// gen/nic/responder.ts:355:16
 assign m_rresp_payload_tlast = u_rresp_skid_m_data[72];
 
-// gen/nic/responder.ts:332:18
+// gen/nic/responder.ts:356:18
 assign u_rresp_skid_m_ready = m_rresp_payload_tready;
 
-// gen/nic/responder.ts:333:19
+// gen/nic/responder.ts:357:19
 assign u_pay_jobs_m_ready = (s_payload_tvalid && s_payload_tready) && s_payload_tlast;
 
-// gen/nic/responder.ts:334:15
+// gen/nic/responder.ts:358:15
 assign m_payload_tvalid = u_pay_skid_m_valid;
 
-// gen/nic/responder.ts:335:14
+// gen/nic/responder.ts:359:14
 assign m_payload_tdata = u_pay_skid_m_data[63:0];
 
-// gen/nic/responder.ts:336:15
+// gen/nic/responder.ts:360:15
 assign m_payload_tkeep = u_pay_skid_m_data[71:64];
 
-// gen/nic/responder.ts:337:15
+// gen/nic/responder.ts:361:15
 assign m_payload_tlast = u_pay_skid_m_data[72];
 
-// gen/nic/responder.ts:338:16
+// gen/nic/responder.ts:362:16
 assign u_pay_skid_m_ready = m_payload_tready;
 
-// gen/nic/responder.ts:347:16
+// gen/nic/responder.ts:371:16
 assign m_ack_cmd_valid = ack_cmd_valid_reg;
 
-// gen/nic/responder.ts:348:15
+// gen/nic/responder.ts:372:15
 assign m_ack_cmd_data = ack_cmd_data_reg;
 
-// gen/nic/responder.ts:349:11
+// gen/nic/responder.ts:373:11
 assign qp_error = {qp_error_qp_reg, qp_error_valid_reg};
 
-// gen/nic/responder.ts:355:17
+// gen/nic/responder.ts:379:17
 assign m_read_req_valid = read_req_valid_reg;
 
-// gen/nic/responder.ts:356:16
+// gen/nic/responder.ts:380:16
 assign m_read_req_data = read_req_data_reg;
 
-// gen/nic/responder.ts:358:17
+// gen/nic/responder.ts:382:17
 assign job_pop = ((u_ack_jobs_m_valid && (!u_ack_jobs_m_data[58] || s_dma_status_valid)) && (!ack_cmd_valid_reg || m_ack_cmd_ready)) && (!read_req_valid_reg || m_read_req_ready);
 
-// gen/nic/responder.ts:360:16
+// gen/nic/responder.ts:384:16
 assign u_ack_jobs_m_ready = job_pop;
 
-// gen/nic/responder.ts:361:19
+// gen/nic/responder.ts:385:19
 assign s_dma_status_ready = job_pop && u_ack_jobs_m_data[58];
 
-// gen/nic/responder.ts:362:20
+// gen/nic/responder.ts:386:20
 assign dma_bad = u_ack_jobs_m_data[58] && (s_dma_status_data != 3'b000);
 
-// gen/nic/responder.ts:364:18
+// gen/nic/responder.ts:388:18
 assign job_live = job_pop && !(ack_err_reg[u_ack_jobs_m_data[1:0]]);
 
-// gen/nic/responder.ts:396:22
+// gen/nic/responder.ts:390:21
+assign ack_cmd_free = !ack_cmd_valid_reg || m_ack_cmd_ready;
+
+// gen/nic/responder.ts:393:15
+assign cnt_seq_nak_tx = seq_nak_tx_reg;
+
+// gen/nic/responder.ts:413:22
+assign job_sends = job_live && (dma_bad || (!u_ack_jobs_m_data[62] && u_ack_jobs_m_data[59]));
+
+// gen/nic/responder.ts:414:20
+assign job_syndrome = dma_bad ? 8'd98 : u_ack_jobs_m_data[57:50];
+
+// gen/nic/responder.ts:415:20
+assign job_msn = dma_bad ? (u_ack_jobs_m_data[49:26] - {23'd0, u_ack_jobs_m_data[61]}) : u_ack_jobs_m_data[49:26];
+
+// gen/nic/responder.ts:416:23
+assign job_defers = job_sends && ((rd_busy[u_ack_jobs_m_data[1:0]] || (read_req_valid_reg && (read_req_data_reg[1:0] == u_ack_jobs_m_data[1:0]))) || defer_valid_reg[u_ack_jobs_m_data[1:0]]);
+
+// gen/nic/responder.ts:420:22
+assign defer_keep_held = ((defer_valid_reg[u_ack_jobs_m_data[1:0]] && (defer_syndrome_reg[u_ack_jobs_m_data[1:0] * 8 +: 8] == 8'd96)) && (job_syndrome[7:5] == 3'b000)) && (!binary_35[23] && (defer_psn_reg[u_ack_jobs_m_data[1:0] * 24 +: 24] != u_ack_jobs_m_data[25:2]));
+
+// gen/nic/responder.ts:433:19
+assign defer_any = (((defer_valid_reg[0] && !(rd_busy[2'b00] || (read_req_valid_reg && (read_req_data_reg[1:0] == 2'b00)))) || (defer_valid_reg[1] && !(rd_busy[2'd1] || (read_req_valid_reg && (read_req_data_reg[1:0] == 2'd1))))) || (defer_valid_reg[2] && !(rd_busy[2'd2] || (read_req_valid_reg && (read_req_data_reg[1:0] == 2'd2))))) || (defer_valid_reg[3] && !(rd_busy[2'd3] || (read_req_valid_reg && (read_req_data_reg[1:0] == 2'd3))));
+
+// gen/nic/responder.ts:434:18
+assign defer_qp = (defer_valid_reg[0] && !(rd_busy[2'b00] || (read_req_valid_reg && (read_req_data_reg[1:0] == 2'b00)))) ? 2'b00 : ((defer_valid_reg[1] && !(rd_busy[2'd1] || (read_req_valid_reg && (read_req_data_reg[1:0] == 2'd1)))) ? 2'd1 : ((defer_valid_reg[2] && !(rd_busy[2'd2] || (read_req_valid_reg && (read_req_data_reg[1:0] == 2'd2)))) ? 2'd2 : ((defer_valid_reg[3] && !(rd_busy[2'd3] || (read_req_valid_reg && (read_req_data_reg[1:0] == 2'd3)))) ? 2'd3 : 2'b00)));
+
+// gen/nic/responder.ts:436:18
+assign defer_send = (defer_any && ack_cmd_free) && !job_sends;
+
+// gen/nic/responder.ts:461:22
 assign rd_queued = (u_ack_jobs_s_valid && u_ack_jobs_s_ready) && u_ack_jobs_s_data[62];
 
-// gen/nic/responder.ts:398:20
+// gen/nic/responder.ts:463:20
 assign rd_void = (job_pop && u_ack_jobs_m_data[62]) && !job_live;
 
-// gen/nic/responder.ts:125:5
+// gen/nic/responder.ts:145:5
 always @(posedge clk) begin
     if ((state == STATE_IDLE) && s_hdr_valid) begin
         hdr_reg <= s_hdr_data;
@@ -708,9 +763,6 @@ always @(posedge clk) begin
     end
     if (m_dma_cmd_ready) begin
         dma_cmd_valid_reg <= 1'b0;
-    end
-    if (m_ack_in_ready) begin
-        ack_in_valid_reg <= 1'b0;
     end
     if (m_rresp_hdr_ready) begin
         rresp_hdr_valid_reg <= 1'b0;
@@ -724,8 +776,8 @@ always @(posedge clk) begin
             end
         end else if (!qp_able || !(((is_ack || is_write) || is_unserved) || is_read)) begin
         end else if (is_ack) begin
-            ack_in_valid_reg <= 1'd1;
-            ack_in_data_reg <= {hdr_reg[231:208], hdr_reg[207:200], hdr_reg[55:32], qp_idx};
+            rresp_hdr_valid_reg <= 1'd1;
+            rresp_hdr_data_reg <= hdr_reg;
         end else if (psn_behind && is_read) begin
         end else if (psn_behind) begin
         end else if (!psn_ok) begin
@@ -755,7 +807,8 @@ always @(posedge clk) begin
                 nak_sent_reg[3] <= 1'b0;
             end
             if (is_read) begin
-                if (rd_bad || !rd_room_q) begin
+                if ((!rd_bad && !rd_room_q) && dup_rd_reg[qp_idx]) begin
+                end else if (rd_bad || !rd_room_q) begin
                     if (qp_idx == 2'b00) begin
                         hdr_err_reg[0] <= 1'd1;
                     end
@@ -786,7 +839,7 @@ always @(posedge clk) begin
                 state <= STATE_IDLE;
             end else if (need_xlate) begin
                 xlate_req_valid_reg <= 1'd1;
-                xlate_req_data_reg <= {3'd4, part_35[174:159], hdr_reg[198:167], hdr_reg[134:71], hdr_reg[166:135]};
+                xlate_req_data_reg <= {3'd4, part_36[174:159], hdr_reg[198:167], hdr_reg[134:71], hdr_reg[166:135]};
                 state <= STATE_XLATE;
             end
         end
@@ -810,7 +863,7 @@ always @(posedge clk) begin
         state <= STATE_IDLE;
         if (has_data) begin
             dma_cmd_valid_reg <= 1'd1;
-            dma_cmd_data_reg <= {3'd4, part_36[174:159], (starts_msg ? hdr_reg[166:135] : msg_key_reg[qp_idx * 32 +: 32]), {19'd0, hdr_reg[69:57]}, ((starts_msg ? hdr_reg[134:71] : msg_va_reg[qp_idx * 64 +: 64]) + {32'd0, msg_off})};
+            dma_cmd_data_reg <= {3'd4, part_37[174:159], (starts_msg ? hdr_reg[166:135] : msg_key_reg[qp_idx * 32 +: 32]), {19'd0, hdr_reg[69:57]}, ((starts_msg ? hdr_reg[134:71] : msg_va_reg[qp_idx * 64 +: 64]) + {32'd0, msg_off})};
         end
         if (qp_idx == 2'b00) begin
             in_msg_reg[0] <= 1'b0;
@@ -876,10 +929,50 @@ always @(posedge clk) begin
     if (m_read_req_ready) begin
         read_req_valid_reg <= 1'b0;
     end
+    seq_nak_tx_reg <= 1'b0;
+    if ((job_defers && (u_ack_jobs_m_data[1:0] == 2'b00)) && !defer_keep_held) begin
+        defer_valid_reg[0] <= 1'd1;
+        defer_psn_reg[23:0] <= u_ack_jobs_m_data[25:2];
+        defer_msn_reg[23:0] <= job_msn;
+        defer_syndrome_reg[7:0] <= job_syndrome;
+    end
+    if ((job_defers && (u_ack_jobs_m_data[1:0] == 2'd1)) && !defer_keep_held) begin
+        defer_valid_reg[1] <= 1'd1;
+        defer_psn_reg[47:24] <= u_ack_jobs_m_data[25:2];
+        defer_msn_reg[47:24] <= job_msn;
+        defer_syndrome_reg[15:8] <= job_syndrome;
+    end
+    if ((job_defers && (u_ack_jobs_m_data[1:0] == 2'd2)) && !defer_keep_held) begin
+        defer_valid_reg[2] <= 1'd1;
+        defer_psn_reg[71:48] <= u_ack_jobs_m_data[25:2];
+        defer_msn_reg[71:48] <= job_msn;
+        defer_syndrome_reg[23:16] <= job_syndrome;
+    end
+    if ((job_defers && (u_ack_jobs_m_data[1:0] == 2'd3)) && !defer_keep_held) begin
+        defer_valid_reg[3] <= 1'd1;
+        defer_psn_reg[95:72] <= u_ack_jobs_m_data[25:2];
+        defer_msn_reg[95:72] <= job_msn;
+        defer_syndrome_reg[31:24] <= job_syndrome;
+    end
+    if (defer_send) begin
+        ack_cmd_valid_reg <= 1'd1;
+        seq_nak_tx_reg <= 8'd96 == defer_syndrome_reg[defer_qp * 8 +: 8];
+        ack_cmd_data_reg <= {cfg[94:89], cfg[88:81], part_38[406:391], part_39[158:127], cfg[80:49], part_40[126:79], cfg[48:1], defer_msn_reg[defer_qp * 24 +: 24], defer_syndrome_reg[defer_qp * 8 +: 8], 1'd1, 32'd0, 32'd0, 64'd0, 1'b0, 13'd0, 1'b0, defer_psn_reg[defer_qp * 24 +: 24], part_41[26:3], 8'd17};
+        if (defer_qp == 2'b00) begin
+            defer_valid_reg[0] <= 1'b0;
+        end
+        if (defer_qp == 2'd1) begin
+            defer_valid_reg[1] <= 1'b0;
+        end
+        if (defer_qp == 2'd2) begin
+            defer_valid_reg[2] <= 1'b0;
+        end
+        if (defer_qp == 2'd3) begin
+            defer_valid_reg[3] <= 1'b0;
+        end
+    end
     if (job_live) begin
         if (dma_bad) begin
-            ack_cmd_valid_reg <= 1'd1;
-            ack_cmd_data_reg <= {cfg[94:89], cfg[88:81], part_37[406:391], part_38[158:127], cfg[80:49], part_39[126:79], cfg[48:1], (u_ack_jobs_m_data[49:26] - {23'd0, u_ack_jobs_m_data[61]}), 8'd98, 1'd1, 32'd0, 32'd0, 64'd0, 1'b0, 13'd0, 1'b0, u_ack_jobs_m_data[25:2], part_40[26:3], 8'd17};
             qp_error_valid_reg <= 1'd1;
             qp_error_qp_reg <= u_ack_jobs_m_data[1:0];
             if (u_ack_jobs_m_data[1:0] == 2'b00) begin
@@ -898,43 +991,73 @@ always @(posedge clk) begin
             read_req_valid_reg <= 1'd1;
             read_req_data_reg <= {u_ack_jobs_m_data[49:26], u_ack_jobs_m_data[210:207], u_ack_jobs_m_data[206:191], u_ack_jobs_m_data[190:159], u_ack_jobs_m_data[158:127], u_ack_jobs_m_data[126:63], u_ack_jobs_m_data[25:2], u_ack_jobs_m_data[1:0]};
         end else if (u_ack_jobs_m_data[59]) begin
-            ack_cmd_valid_reg <= 1'd1;
-            ack_cmd_data_reg <= {cfg[94:89], cfg[88:81], part_41[406:391], part_42[158:127], cfg[80:49], part_43[126:79], cfg[48:1], u_ack_jobs_m_data[49:26], u_ack_jobs_m_data[57:50], 1'd1, 32'd0, 32'd0, 64'd0, 1'b0, 13'd0, 1'b0, u_ack_jobs_m_data[25:2], part_44[26:3], 8'd17};
             if (u_ack_jobs_m_data[60]) begin
                 qp_error_valid_reg <= 1'd1;
                 qp_error_qp_reg <= u_ack_jobs_m_data[1:0];
             end
         end
+        if (job_sends && !job_defers) begin
+            ack_cmd_valid_reg <= 1'd1;
+            seq_nak_tx_reg <= 8'd96 == job_syndrome;
+            ack_cmd_data_reg <= {cfg[94:89], cfg[88:81], part_42[406:391], part_43[158:127], cfg[80:49], part_44[126:79], cfg[48:1], job_msn, job_syndrome, 1'd1, 32'd0, 32'd0, 64'd0, 1'b0, 13'd0, 1'b0, u_ack_jobs_m_data[25:2], part_45[26:3], 8'd17};
+        end
+    end
+    if (dup_rd_queued && (qp_idx == 2'b00)) begin
+        dup_rd_reg[0] <= 1'd1;
+    end else if ((pend_rd_reg[4:0] == 5'd0) && !(rd_busy[0] || (read_req_valid_reg && (read_req_data_reg[1:0] == 2'b00)))) begin
+        dup_rd_reg[0] <= 1'b0;
+    end
+    if (dup_rd_queued && (qp_idx == 2'd1)) begin
+        dup_rd_reg[1] <= 1'd1;
+    end else if ((pend_rd_reg[9:5] == 5'd0) && !(rd_busy[1] || (read_req_valid_reg && (read_req_data_reg[1:0] == 2'd1)))) begin
+        dup_rd_reg[1] <= 1'b0;
+    end
+    if (dup_rd_queued && (qp_idx == 2'd2)) begin
+        dup_rd_reg[2] <= 1'd1;
+    end else if ((pend_rd_reg[14:10] == 5'd0) && !(rd_busy[2] || (read_req_valid_reg && (read_req_data_reg[1:0] == 2'd2)))) begin
+        dup_rd_reg[2] <= 1'b0;
+    end
+    if (dup_rd_queued && (qp_idx == 2'd3)) begin
+        dup_rd_reg[3] <= 1'd1;
+    end else if ((pend_rd_reg[19:15] == 5'd0) && !(rd_busy[3] || (read_req_valid_reg && (read_req_data_reg[1:0] == 2'd3)))) begin
+        dup_rd_reg[3] <= 1'b0;
     end
     if (qp_ctx[2:0] == 3'b000) begin
         in_msg_reg[0] <= 1'b0;
         nak_sent_reg[0] <= 1'b0;
         hdr_err_reg[0] <= 1'b0;
         ack_err_reg[0] <= 1'b0;
+        defer_valid_reg[0] <= 1'b0;
+        dup_rd_reg[0] <= 1'b0;
     end
     if (qp_ctx[433:431] == 3'b000) begin
         in_msg_reg[1] <= 1'b0;
         nak_sent_reg[1] <= 1'b0;
         hdr_err_reg[1] <= 1'b0;
         ack_err_reg[1] <= 1'b0;
+        defer_valid_reg[1] <= 1'b0;
+        dup_rd_reg[1] <= 1'b0;
     end
     if (qp_ctx[864:862] == 3'b000) begin
         in_msg_reg[2] <= 1'b0;
         nak_sent_reg[2] <= 1'b0;
         hdr_err_reg[2] <= 1'b0;
         ack_err_reg[2] <= 1'b0;
+        defer_valid_reg[2] <= 1'b0;
+        dup_rd_reg[2] <= 1'b0;
     end
     if (qp_ctx[1295:1293] == 3'b000) begin
         in_msg_reg[3] <= 1'b0;
         nak_sent_reg[3] <= 1'b0;
         hdr_err_reg[3] <= 1'b0;
         ack_err_reg[3] <= 1'b0;
+        defer_valid_reg[3] <= 1'b0;
+        dup_rd_reg[3] <= 1'b0;
     end
     if (rst) begin
         state <= STATE_IDLE;
         xlate_req_valid_reg <= 1'b0;
         dma_cmd_valid_reg <= 1'b0;
-        ack_in_valid_reg <= 1'b0;
         rresp_hdr_valid_reg <= 1'b0;
         nak_sent_reg <= 4'b0000;
         hdr_err_reg <= 4'b0000;
@@ -942,12 +1065,31 @@ always @(posedge clk) begin
         ack_cmd_valid_reg <= 1'b0;
         qp_error_valid_reg <= 1'b0;
         read_req_valid_reg <= 1'b0;
+        seq_nak_tx_reg <= 1'b0;
+        defer_valid_reg <= 4'b0000;
         qp_error_qp_reg <= 2'b00;
         ack_err_reg <= 4'b0000;
+        dup_rd_reg <= 4'b0000;
     end
 end
 
-// gen/nic/responder.ts:402:7
+// gen/nic/responder.ts:235:12
+always @(posedge clk) begin
+    seq_nak_rx_reg <= ((decide && qp_able) && is_ack) && (hdr_reg[207:200] == 8'd96);
+    if (rst) begin
+        seq_nak_rx_reg <= 1'b0;
+    end
+end
+
+// gen/nic/responder.ts:236:10
+always @(posedge clk) begin
+    dup_req_reg <= ((decide && qp_able) && psn_behind) && (is_write || is_read);
+    if (rst) begin
+        dup_req_reg <= 1'b0;
+    end
+end
+
+// gen/nic/responder.ts:467:7
 always @(posedge clk) begin
     if ((rd_queued && (qp_idx == 2'b00)) && !(((read_req_valid_reg && m_read_req_ready) && (read_req_data_reg[1:0] == 2'b00)) || (rd_void && (u_ack_jobs_m_data[1:0] == 2'b00)))) begin
         pend_rd_reg[4:0] <= pend_rd_reg[4:0] + 5'd1;
@@ -978,7 +1120,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/responder.ts:101:18
+// gen/nic/responder.ts:119:18
 sync_fifo_width211 u_ack_jobs (
     .clk(clk),
     .rst(rst),
@@ -993,7 +1135,7 @@ sync_fifo_width211 u_ack_jobs (
     .empty(u_ack_jobs_empty)
 );
 
-// gen/nic/responder.ts:104:21
+// gen/nic/responder.ts:122:21
 sync_fifo_width2 u_pay_jobs (
     .clk(clk),
     .rst(rst),
@@ -1008,7 +1150,7 @@ sync_fifo_width2 u_pay_jobs (
     .empty(u_pay_jobs_empty)
 );
 
-// gen/nic/responder.ts:318:18
+// gen/nic/responder.ts:342:18
 skid_buffer_width73 u_pay_skid (
     .clk(clk),
     .rst(rst),
@@ -1020,7 +1162,7 @@ skid_buffer_width73 u_pay_skid (
     .m_ready(u_pay_skid_m_ready)
 );
 
-// gen/nic/responder.ts:319:20
+// gen/nic/responder.ts:343:20
 skid_buffer_width73 u_rresp_skid (
     .clk(clk),
     .rst(rst),

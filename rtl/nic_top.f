@@ -19,11 +19,10 @@ rtl/nic_dma_write.v
 rtl/sync_fifo_depth8_width198.v
 rtl/sync_fifo_depth4_width198.v
 rtl/nic_read_responder.v
-rtl/sync_fifo_depth2_width681.v
+rtl/sync_fifo_depth2_width713.v
 rtl/sync_fifo_depth8_width1.v
 rtl/sync_fifo_depth8_width13.v
 rtl/sync_fifo_width108.v
-rtl/sync_fifo_depth4_width34.v
 rtl/nic_byte_splitter.v
 rtl/sync_fifo_ram_width73.v
 rtl/nic_read_resp_rx.v

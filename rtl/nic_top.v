@@ -122,6 +122,12 @@ wire u_regs_inc_rx_drop_icrc;
 wire u_regs_inc_rx_drop_other;
 wire u_regs_inc_tx_frames;
 wire u_regs_inc_rx_frames;
+wire u_regs_inc_retx_pkts;
+wire u_regs_inc_ack_timeouts;
+wire u_regs_inc_seq_nak_tx;
+wire u_regs_inc_seq_nak_rx;
+wire u_regs_inc_dup_req_rx;
+wire u_regs_inc_retry_exc;
 wire [1723:0] u_wqe_fetch_qp_ctx;
 wire [15:0] u_wqe_fetch_weight;
 wire [3:0] u_wqe_fetch_m_axi_arid;
@@ -143,7 +149,8 @@ wire u_wqe_fetch_m_axi_rready;
 wire [749:0] u_wqe_fetch_m_wqe_data;
 wire u_wqe_fetch_m_wqe_valid;
 wire u_wqe_fetch_m_wqe_ready;
-wire [18:0] u_wqe_fetch_sq_ci_upd;
+wire [18:0] u_wqe_fetch_rewind;
+wire [3:0] u_wqe_fetch_hold;
 wire [1723:0] u_req_tx_qp_ctx;
 wire [126:0] u_req_tx_cfg;
 wire [749:0] u_req_tx_s_wqe_data;
@@ -158,20 +165,28 @@ wire u_req_tx_s_dma_status_ready;
 wire [421:0] u_req_tx_m_pkt_cmd_data;
 wire u_req_tx_m_pkt_cmd_valid;
 wire u_req_tx_m_pkt_cmd_ready;
-wire [158:0] u_req_tx_m_req_data;
+wire [198:0] u_req_tx_m_req_data;
 wire u_req_tx_m_req_valid;
 wire u_req_tx_m_req_ready;
-wire [680:0] u_req_tx_m_read_ctx_data;
+wire [712:0] u_req_tx_m_read_ctx_data;
 wire u_req_tx_m_read_ctx_valid;
 wire u_req_tx_m_read_ctx_ready;
 wire [3:0] u_req_tx_read_busy;
+wire [3:0] u_req_tx_ctx_room;
+wire [41:0] u_req_tx_s_rewind_data;
+wire u_req_tx_s_rewind_valid;
+wire u_req_tx_s_rewind_ready;
+wire [1:0] u_req_tx_tp_qp;
+wire [66:0] u_req_tx_tp;
+wire [20:0] u_req_tx_m_park;
 wire [26:0] u_req_tx_sq_psn_upd;
 wire [2:0] u_req_tx_qp_error;
+wire u_req_tx_cnt_retx;
 wire [1723:0] u_ack_tracker_qp_ctx;
-wire [158:0] u_ack_tracker_s_req_data;
+wire [198:0] u_ack_tracker_s_req_data;
 wire u_ack_tracker_s_req_valid;
 wire u_ack_tracker_s_req_ready;
-wire [57:0] u_ack_tracker_s_ack_data;
+wire [82:0] u_ack_tracker_s_ack_data;
 wire u_ack_tracker_s_ack_valid;
 wire u_ack_tracker_s_ack_ready;
 wire [121:0] u_ack_tracker_m_cqe_data;
@@ -182,6 +197,21 @@ wire [102:0] u_ack_tracker_s_read_done_data;
 wire u_ack_tracker_s_read_done_valid;
 wire u_ack_tracker_s_read_done_ready;
 wire [3:0] u_ack_tracker_read_busy;
+wire [18:0] u_ack_tracker_sq_ci_upd;
+wire [41:0] u_ack_tracker_m_rewind_data;
+wire u_ack_tracker_m_rewind_valid;
+wire u_ack_tracker_m_rewind_ready;
+wire [20:0] u_ack_tracker_s_park;
+wire [18:0] u_ack_tracker_fetch_rewind;
+wire [3:0] u_ack_tracker_tx_hold;
+wire [3:0] u_ack_tracker_ctx_room;
+wire [1:0] u_ack_tracker_tp_qp;
+wire [66:0] u_ack_tracker_tp;
+// not read: its qp: ACK_TIMEOUTS counts all QPs together
+/* verilator lint_off UNUSEDSIGNAL */
+wire [2:0] u_ack_tracker_ack_timeout;
+/* verilator lint_on UNUSEDSIGNAL */
+wire u_ack_tracker_cnt_retry_exc;
 wire [1723:0] u_completion_qp_ctx;
 wire [31:0] u_completion_irq_mod;
 wire [121:0] u_completion_s_req_data;
@@ -441,6 +471,7 @@ wire [197:0] u_read_responder_s_req_data;
 wire u_read_responder_s_req_valid;
 wire u_read_responder_s_req_ready;
 wire [3:0] u_read_responder_rd_room;
+wire [3:0] u_read_responder_rd_busy;
 wire [151:0] u_read_responder_m_dma_cmd_data;
 wire u_read_responder_m_dma_cmd_valid;
 wire u_read_responder_m_dma_cmd_ready;
@@ -546,7 +577,7 @@ wire u_dma_read_rsp_m_axis_tvalid;
 wire u_dma_read_rsp_m_axis_tready;
 wire u_dma_read_rsp_m_axis_tlast;
 wire [1723:0] u_read_resp_rx_qp_ctx;
-wire [680:0] u_read_resp_rx_s_ctx_data;
+wire [712:0] u_read_resp_rx_s_ctx_data;
 wire u_read_resp_rx_s_ctx_valid;
 wire u_read_resp_rx_s_ctx_ready;
 wire [327:0] u_read_resp_rx_s_hdr_data;
@@ -557,9 +588,13 @@ wire [7:0] u_read_resp_rx_s_payload_tkeep;
 wire u_read_resp_rx_s_payload_tvalid;
 wire u_read_resp_rx_s_payload_tready;
 wire u_read_resp_rx_s_payload_tlast;
-wire [57:0] u_read_resp_rx_s_ack_data;
-wire u_read_resp_rx_s_ack_valid;
-wire u_read_resp_rx_s_ack_ready;
+wire [82:0] u_read_resp_rx_m_ack_data;
+wire u_read_resp_rx_m_ack_valid;
+wire u_read_resp_rx_m_ack_ready;
+wire [41:0] u_read_resp_rx_s_rewind_data;
+wire u_read_resp_rx_s_rewind_valid;
+wire u_read_resp_rx_s_rewind_ready;
+wire [3:0] u_read_resp_rx_ctx_room;
 wire [146:0] u_read_resp_rx_m_dma_cmd_data;
 wire u_read_resp_rx_m_dma_cmd_valid;
 wire u_read_resp_rx_m_dma_cmd_ready;
@@ -952,9 +987,6 @@ wire u_responder_s_dma_status_ready;
 wire [421:0] u_responder_m_ack_cmd_data;
 wire u_responder_m_ack_cmd_valid;
 wire u_responder_m_ack_cmd_ready;
-wire [57:0] u_responder_m_ack_in_data;
-wire u_responder_m_ack_in_valid;
-wire u_responder_m_ack_in_ready;
 wire [26:0] u_responder_exp_psn_upd;
 wire [26:0] u_responder_msn_upd;
 wire [2:0] u_responder_qp_error;
@@ -963,6 +995,10 @@ wire [197:0] u_responder_m_read_req_data;
 wire u_responder_m_read_req_valid;
 wire u_responder_m_read_req_ready;
 wire [3:0] u_responder_rd_room;
+wire [3:0] u_responder_rd_busy;
+wire u_responder_cnt_seq_nak_tx;
+wire u_responder_cnt_seq_nak_rx;
+wire u_responder_cnt_dup_req;
 wire [327:0] u_responder_m_rresp_hdr_data;
 wire u_responder_m_rresp_hdr_valid;
 wire u_responder_m_rresp_hdr_ready;
@@ -998,7 +1034,7 @@ wire wqe_popped;
 reg  [3:0] wqe_credits_reg;
 wire wqe_credits_ok;
 wire wqe_credits_taken;
-wire ack_in_ready;
+wire rewind_ready;
 wire tx_fire;
 reg  tx_in_frame_reg;
 wire [72:0] u_rx_pay_skid_s_data;
@@ -1242,7 +1278,7 @@ wire rx_drop_icrc;
 reg  [7:0] rx_drop_other_pending_reg;
 wire [7:0] rx_drop_other_total;
 wire rx_drop_other_pulse;
-// intermediate of gen/nic/nic-top-build.ts:171:76: only bits [7:4] are used
+// intermediate of gen/nic/nic-top-build.ts:179:76: only bits [7:4] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [8:0] binary_0 = ({1'b0, u_wqe_fetch_m_axi_arlen} + 9'd16);
 /* verilator lint_on UNUSEDSIGNAL */
@@ -1304,67 +1340,67 @@ assign s_axil_rvalid = u_regs_s_axil_rvalid;
 // gen/nic/top-wiring.ts:67:26
 assign u_regs_s_axil_rready = s_axil_rready;
 
-// gen/nic/nic-top-build.ts:266:82
+// gen/nic/nic-top-build.ts:274:82
 assign u_wqe_fetch_qp_ctx = u_regs_qp_ctx;
 
-// gen/nic/nic-top-build.ts:266:82
+// gen/nic/nic-top-build.ts:274:82
 assign u_req_tx_qp_ctx = u_regs_qp_ctx;
 
-// gen/nic/nic-top-build.ts:266:82
+// gen/nic/nic-top-build.ts:274:82
 assign u_ack_tracker_qp_ctx = u_regs_qp_ctx;
 
-// gen/nic/nic-top-build.ts:266:82
+// gen/nic/nic-top-build.ts:274:82
 assign u_completion_qp_ctx = u_regs_qp_ctx;
 
-// gen/nic/nic-top-build.ts:266:82
+// gen/nic/nic-top-build.ts:274:82
 assign u_responder_qp_ctx = u_regs_qp_ctx;
 
-// gen/nic/nic-top-build.ts:266:82
+// gen/nic/nic-top-build.ts:274:82
 assign u_read_responder_qp_ctx = u_regs_qp_ctx;
 
-// gen/nic/nic-top-build.ts:266:82
+// gen/nic/nic-top-build.ts:274:82
 assign u_read_resp_rx_qp_ctx = u_regs_qp_ctx;
 
-// gen/nic/nic-top-build.ts:267:57
+// gen/nic/nic-top-build.ts:275:57
 assign u_req_tx_cfg = u_regs_cfg;
 
-// gen/nic/nic-top-build.ts:267:57
+// gen/nic/nic-top-build.ts:275:57
 assign u_responder_cfg = u_regs_cfg;
 
-// gen/nic/nic-top-build.ts:267:57
+// gen/nic/nic-top-build.ts:275:57
 assign u_read_responder_cfg = u_regs_cfg;
 
-// gen/nic/nic-top-build.ts:268:26
+// gen/nic/nic-top-build.ts:276:26
 assign u_completion_irq_mod = u_regs_cfg[126:95];
 
-// gen/nic/nic-top-build.ts:269:27
+// gen/nic/nic-top-build.ts:277:27
 assign u_wqe_fetch_weight = 16'd0;
 
-// gen/nic/nic-top-build.ts:272:25
+// gen/nic/nic-top-build.ts:280:25
 assign u_tlb_mr_tbl = u_regs_mr_tbl;
 
-// gen/nic/nic-top-build.ts:273:29
+// gen/nic/nic-top-build.ts:281:29
 assign u_tlb_mr_changed = u_regs_mr_changed;
 
-// gen/nic/nic-top-build.ts:274:28
-assign u_regs_hw_sq_ci = u_wqe_fetch_sq_ci_upd;
+// gen/nic/nic-top-build.ts:282:28
+assign u_regs_hw_sq_ci = u_ack_tracker_sq_ci_upd;
 
-// gen/nic/nic-top-build.ts:275:28
+// gen/nic/nic-top-build.ts:283:28
 assign u_regs_hw_cq_pi = u_completion_cq_pi_upd;
 
-// gen/nic/nic-top-build.ts:276:29
+// gen/nic/nic-top-build.ts:284:29
 assign u_regs_hw_sq_psn = u_req_tx_sq_psn_upd;
 
-// gen/nic/nic-top-build.ts:277:30
+// gen/nic/nic-top-build.ts:285:30
 assign u_regs_hw_exp_psn = u_responder_exp_psn_upd;
 
-// gen/nic/nic-top-build.ts:278:26
+// gen/nic/nic-top-build.ts:286:26
 assign u_regs_hw_msn = u_responder_msn_upd;
 
-// gen/nic/nic-top-build.ts:279:29
+// gen/nic/nic-top-build.ts:287:29
 assign u_regs_irq_event = u_completion_irq_event;
 
-// gen/nic/nic-top-build.ts:280:9
+// gen/nic/nic-top-build.ts:288:9
 assign irq = u_regs_irq;
 
 // gen/nic/top-wiring.ts:127:17
@@ -1395,37 +1431,37 @@ always @* begin
     end
 end
 
-// gen/nic/nic-top-build.ts:283:28
+// gen/nic/nic-top-build.ts:291:28
 assign u_regs_hw_error = {qp_err_qp, qp_err_valid};
 
-// gen/nic/nic-top-build.ts:158:20
+// gen/nic/nic-top-build.ts:166:20
 assign wqe_bypass = (u_wqe_queue_count == 4'b0000) && u_req_tx_s_wqe_ready;
 
-// gen/nic/nic-top-build.ts:159:21
+// gen/nic/nic-top-build.ts:167:21
 assign u_wqe_queue_s_data = u_wqe_fetch_m_wqe_data;
 
-// gen/nic/nic-top-build.ts:160:22
+// gen/nic/nic-top-build.ts:168:22
 assign u_wqe_queue_s_valid = u_wqe_fetch_m_wqe_valid && !wqe_bypass;
 
-// gen/nic/nic-top-build.ts:161:30
+// gen/nic/nic-top-build.ts:169:30
 assign u_wqe_fetch_m_wqe_ready = u_wqe_queue_s_ready || wqe_bypass;
 
-// gen/nic/nic-top-build.ts:162:29
+// gen/nic/nic-top-build.ts:170:29
 assign u_req_tx_s_wqe_data = u_wqe_queue_m_valid ? u_wqe_queue_m_data : u_wqe_fetch_m_wqe_data;
 
-// gen/nic/nic-top-build.ts:163:19
+// gen/nic/nic-top-build.ts:171:19
 assign wqe_to_req_valid = u_wqe_queue_m_valid || (wqe_bypass && u_wqe_fetch_m_wqe_valid);
 
-// gen/nic/nic-top-build.ts:164:30
+// gen/nic/nic-top-build.ts:172:30
 assign u_req_tx_s_wqe_valid = wqe_to_req_valid;
 
-// gen/nic/nic-top-build.ts:165:22
+// gen/nic/nic-top-build.ts:173:22
 assign u_wqe_queue_m_ready = u_req_tx_s_wqe_ready;
 
-// gen/nic/nic-top-build.ts:171:20
+// gen/nic/nic-top-build.ts:179:20
 assign fetch_ar_wqes = binary_0[7:4];
 
-// gen/nic/nic-top-build.ts:172:20
+// gen/nic/nic-top-build.ts:180:20
 assign wqe_popped = wqe_to_req_valid && u_req_tx_s_wqe_ready;
 
 // gen/lib/credit-gate.ts:44:16
@@ -1476,10 +1512,10 @@ assign u_wqe_fetch_m_axi_rvalid = u_axi_rd_mux_s0_axi_rvalid;
 // gen/nic/top-wiring.ts:67:52
 assign u_axi_rd_mux_s0_axi_rready = u_wqe_fetch_m_axi_rready;
 
-// gen/nic/nic-top-build.ts:176:33
+// gen/nic/nic-top-build.ts:184:33
 assign u_axi_rd_mux_s0_axi_arvalid = u_wqe_fetch_m_axi_arvalid && wqe_credits_ok;
 
-// gen/nic/nic-top-build.ts:177:32
+// gen/nic/nic-top-build.ts:185:32
 assign u_wqe_fetch_m_axi_arready = u_axi_rd_mux_s0_axi_arready && wqe_credits_ok;
 
 // gen/nic/top-wiring.ts:67:26
@@ -1509,24 +1545,6 @@ assign u_ack_tracker_s_req_valid = u_req_tx_m_req_valid;
 // gen/nic/top-wiring.ts:67:52
 assign u_req_tx_m_req_ready = u_ack_tracker_s_req_ready;
 
-// gen/nic/nic-top-build.ts:187:28
-assign u_ack_tracker_s_ack_valid = u_responder_m_ack_in_valid;
-
-// gen/nic/nic-top-build.ts:188:27
-assign u_ack_tracker_s_ack_data = u_responder_m_ack_in_data;
-
-// gen/nic/nic-top-build.ts:187:28
-assign u_read_resp_rx_s_ack_valid = u_responder_m_ack_in_valid;
-
-// gen/nic/nic-top-build.ts:188:27
-assign u_read_resp_rx_s_ack_data = u_responder_m_ack_in_data;
-
-// gen/nic/nic-top-build.ts:190:19
-assign ack_in_ready = u_ack_tracker_s_ack_ready && u_read_resp_rx_s_ack_ready;
-
-// gen/nic/nic-top-build.ts:191:31
-assign u_responder_m_ack_in_ready = ack_in_ready;
-
 // gen/nic/top-wiring.ts:67:26
 assign u_completion_s_req_data = u_ack_tracker_m_cqe_data;
 
@@ -1535,6 +1553,45 @@ assign u_completion_s_req_valid = u_ack_tracker_m_cqe_valid;
 
 // gen/nic/top-wiring.ts:67:52
 assign u_ack_tracker_m_cqe_ready = u_completion_s_req_ready;
+
+// gen/nic/nic-top-build.ts:197:29
+assign u_req_tx_s_rewind_valid = u_ack_tracker_m_rewind_valid && u_read_resp_rx_s_rewind_ready;
+
+// gen/nic/nic-top-build.ts:198:29
+assign u_read_resp_rx_s_rewind_valid = u_ack_tracker_m_rewind_valid && u_req_tx_s_rewind_ready;
+
+// gen/nic/nic-top-build.ts:199:48
+assign u_req_tx_s_rewind_data = u_ack_tracker_m_rewind_data;
+
+// gen/nic/nic-top-build.ts:199:48
+assign u_read_resp_rx_s_rewind_data = u_ack_tracker_m_rewind_data;
+
+// gen/nic/nic-top-build.ts:200:37
+assign rewind_ready = u_req_tx_s_rewind_ready && u_read_resp_rx_s_rewind_ready;
+
+// gen/nic/nic-top-build.ts:200:31
+assign u_ack_tracker_m_rewind_ready = rewind_ready;
+
+// gen/nic/nic-top-build.ts:301:27
+assign u_wqe_fetch_rewind = u_ack_tracker_fetch_rewind;
+
+// gen/nic/nic-top-build.ts:302:25
+assign u_wqe_fetch_hold = u_ack_tracker_tx_hold;
+
+// gen/nic/nic-top-build.ts:303:25
+assign u_ack_tracker_s_park = u_req_tx_m_park;
+
+// gen/nic/nic-top-build.ts:304:24
+assign u_ack_tracker_tp_qp = u_req_tx_tp_qp;
+
+// gen/nic/nic-top-build.ts:305:23
+assign u_req_tx_tp = u_ack_tracker_tp;
+
+// gen/nic/nic-top-build.ts:307:27
+assign u_ack_tracker_ctx_room = u_read_resp_rx_ctx_room;
+
+// gen/nic/nic-top-build.ts:308:29
+assign u_req_tx_ctx_room = u_read_resp_rx_ctx_room;
 
 // gen/nic/top-wiring.ts:67:26
 assign u_tx_cmd_mux_s_req_cmd_data = u_req_tx_m_pkt_cmd_data;
@@ -1674,7 +1731,7 @@ assign u_icrc_insert_m_axis_tready = m_axis_tx_tready;
 // gen/nic/top-wiring.ts:67:26
 assign m_axis_tx_tlast = u_icrc_insert_m_axis_tlast;
 
-// gen/nic/nic-top-build.ts:212:54
+// gen/nic/nic-top-build.ts:220:54
 assign tx_fire = u_icrc_insert_m_axis_tvalid && m_axis_tx_tready;
 
 // gen/nic/top-wiring.ts:67:26
@@ -1734,16 +1791,16 @@ assign u_responder_s_payload_tkeep = u_rx_pay_skid_m_data[71:64];
 // gen/nic/top-wiring.ts:90:29
 assign u_responder_s_payload_tdata = u_rx_pay_skid_m_data[63:0];
 
-// gen/nic/nic-top-build.ts:199:25
+// gen/nic/nic-top-build.ts:207:25
 assign u_rx_pay_skid_s_valid = u_rx_parser_m_payload_tvalid;
 
-// gen/nic/nic-top-build.ts:200:31
+// gen/nic/nic-top-build.ts:208:31
 assign u_rx_parser_m_payload_tready = u_rx_pay_skid_s_ready;
 
-// gen/nic/nic-top-build.ts:201:29
+// gen/nic/nic-top-build.ts:209:29
 assign u_responder_s_payload_tvalid = u_rx_pay_skid_m_valid;
 
-// gen/nic/nic-top-build.ts:202:25
+// gen/nic/nic-top-build.ts:210:25
 assign u_rx_pay_skid_m_ready = u_responder_s_payload_tready;
 
 // gen/nic/top-wiring.ts:67:26
@@ -1767,16 +1824,16 @@ assign u_dma_write_s_axis_tkeep = u_rx_pay_fifo_m_data[71:64];
 // gen/nic/top-wiring.ts:90:29
 assign u_dma_write_s_axis_tdata = u_rx_pay_fifo_m_data[63:0];
 
-// gen/nic/nic-top-build.ts:199:25
+// gen/nic/nic-top-build.ts:207:25
 assign u_rx_pay_fifo_s_valid = u_responder_m_payload_tvalid;
 
-// gen/nic/nic-top-build.ts:200:31
+// gen/nic/nic-top-build.ts:208:31
 assign u_responder_m_payload_tready = u_rx_pay_fifo_s_ready;
 
-// gen/nic/nic-top-build.ts:201:29
+// gen/nic/nic-top-build.ts:209:29
 assign u_dma_write_s_axis_tvalid = u_rx_pay_fifo_m_valid;
 
-// gen/nic/nic-top-build.ts:202:25
+// gen/nic/nic-top-build.ts:210:25
 assign u_rx_pay_fifo_m_ready = u_dma_write_s_axis_tready;
 
 // gen/nic/top-wiring.ts:67:26
@@ -1797,8 +1854,11 @@ assign u_read_responder_s_req_valid = u_responder_m_read_req_valid;
 // gen/nic/top-wiring.ts:67:52
 assign u_responder_m_read_req_ready = u_read_responder_s_req_ready;
 
-// gen/nic/nic-top-build.ts:330:26
+// gen/nic/nic-top-build.ts:347:26
 assign u_responder_rd_room = u_read_responder_rd_room;
+
+// gen/nic/nic-top-build.ts:348:26
+assign u_responder_rd_busy = u_read_responder_rd_busy;
 
 // gen/nic/top-wiring.ts:67:26
 assign u_dma_read_rsp_s_cmd_data = u_read_responder_m_dma_cmd_data;
@@ -1852,6 +1912,15 @@ assign u_responder_m_rresp_payload_tready = u_read_resp_rx_s_payload_tready;
 assign u_read_resp_rx_s_payload_tlast = u_responder_m_rresp_payload_tlast;
 
 // gen/nic/top-wiring.ts:67:26
+assign u_ack_tracker_s_ack_data = u_read_resp_rx_m_ack_data;
+
+// gen/nic/top-wiring.ts:67:26
+assign u_ack_tracker_s_ack_valid = u_read_resp_rx_m_ack_valid;
+
+// gen/nic/top-wiring.ts:67:52
+assign u_read_resp_rx_m_ack_ready = u_ack_tracker_s_ack_ready;
+
+// gen/nic/top-wiring.ts:67:26
 assign u_dma_write_rresp_s_cmd_data = u_read_resp_rx_m_dma_cmd_data;
 
 // gen/nic/top-wiring.ts:67:26
@@ -1893,7 +1962,7 @@ assign u_ack_tracker_s_read_done_valid = u_read_resp_rx_m_done_valid;
 // gen/nic/top-wiring.ts:67:52
 assign u_read_resp_rx_m_done_ready = u_ack_tracker_s_read_done_ready;
 
-// gen/nic/nic-top-build.ts:343:30
+// gen/nic/nic-top-build.ts:362:30
 assign u_req_tx_read_busy = u_ack_tracker_read_busy;
 
 // gen/nic/top-axi-buffers.ts:146:20
@@ -2637,19 +2706,19 @@ assign m_axi_bready = u_axi_wr_mux_m_axi_bready;
 // gen/nic/top-wiring.ts:144:19
 assign tlb_hits_moved = u_tlb_hits != tlb_hits_prev_reg;
 
-// gen/nic/nic-top-build.ts:367:32
+// gen/nic/nic-top-build.ts:386:32
 assign u_regs_inc_tlb_hits = tlb_hits_moved;
 
 // gen/nic/top-wiring.ts:144:19
 assign tlb_misses_moved = u_tlb_misses != tlb_misses_prev_reg;
 
-// gen/nic/nic-top-build.ts:368:34
+// gen/nic/nic-top-build.ts:387:34
 assign u_regs_inc_tlb_misses = tlb_misses_moved;
 
-// gen/nic/nic-top-build.ts:370:23
+// gen/nic/nic-top-build.ts:389:23
 assign rx_drop_icrc = u_icrc_check_drop_valid && (u_icrc_check_drop_reason == 3'd1);
 
-// gen/nic/nic-top-build.ts:371:36
+// gen/nic/nic-top-build.ts:390:36
 assign u_regs_inc_rx_drop_icrc = rx_drop_icrc;
 
 // gen/nic/top-wiring.ts:111:19
@@ -2658,14 +2727,32 @@ assign rx_drop_other_total = rx_drop_other_pending_reg + (({7'd0, (u_icrc_check_
 // gen/nic/top-wiring.ts:112:18
 assign rx_drop_other_pulse = rx_drop_other_total != 8'd0;
 
-// gen/nic/nic-top-build.ts:375:37
+// gen/nic/nic-top-build.ts:394:37
 assign u_regs_inc_rx_drop_other = rx_drop_other_pulse;
 
-// gen/nic/nic-top-build.ts:376:33
+// gen/nic/nic-top-build.ts:395:33
 assign u_regs_inc_tx_frames = (u_icrc_insert_m_axis_tvalid && m_axis_tx_tready) && u_icrc_insert_m_axis_tlast;
 
-// gen/nic/nic-top-build.ts:377:33
+// gen/nic/nic-top-build.ts:396:33
 assign u_regs_inc_rx_frames = u_rx_parser_m_hdr_valid && u_responder_s_hdr_ready;
+
+// gen/nic/nic-top-build.ts:397:33
+assign u_regs_inc_retx_pkts = u_req_tx_cnt_retx;
+
+// gen/nic/nic-top-build.ts:398:36
+assign u_regs_inc_ack_timeouts = u_ack_tracker_ack_timeout[0];
+
+// gen/nic/nic-top-build.ts:400:34
+assign u_regs_inc_seq_nak_tx = u_responder_cnt_seq_nak_tx;
+
+// gen/nic/nic-top-build.ts:401:34
+assign u_regs_inc_seq_nak_rx = u_responder_cnt_seq_nak_rx;
+
+// gen/nic/nic-top-build.ts:402:34
+assign u_regs_inc_dup_req_rx = u_responder_cnt_dup_req;
+
+// gen/nic/nic-top-build.ts:403:33
+assign u_regs_inc_retry_exc = u_ack_tracker_cnt_retry_exc;
 
 // gen/nic/top-wiring.ts:135:11
 always @(posedge clk) begin
@@ -2683,7 +2770,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/nic-top-build.ts:214:5
+// gen/nic/nic-top-build.ts:222:5
 always @(posedge clk) begin
     if (tx_fire) begin
         tx_in_frame_reg <= !u_icrc_insert_m_axis_tlast;
@@ -2781,7 +2868,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/nic-top-build.ts:235:84
+// gen/nic/nic-top-build.ts:243:84
 nic_regs u_regs (
     .clk(clk),
     .rst(rst),
@@ -2823,10 +2910,16 @@ nic_regs u_regs (
     .inc_rx_drop_icrc(u_regs_inc_rx_drop_icrc),
     .inc_rx_drop_other(u_regs_inc_rx_drop_other),
     .inc_tx_frames(u_regs_inc_tx_frames),
-    .inc_rx_frames(u_regs_inc_rx_frames)
+    .inc_rx_frames(u_regs_inc_rx_frames),
+    .inc_retx_pkts(u_regs_inc_retx_pkts),
+    .inc_ack_timeouts(u_regs_inc_ack_timeouts),
+    .inc_seq_nak_tx(u_regs_inc_seq_nak_tx),
+    .inc_seq_nak_rx(u_regs_inc_seq_nak_rx),
+    .inc_dup_req_rx(u_regs_inc_dup_req_rx),
+    .inc_retry_exc(u_regs_inc_retry_exc)
 );
 
-// gen/nic/nic-top-build.ts:235:84
+// gen/nic/nic-top-build.ts:243:84
 nic_wqe_fetch u_wqe_fetch (
     .clk(clk),
     .rst(rst),
@@ -2851,10 +2944,11 @@ nic_wqe_fetch u_wqe_fetch (
     .m_wqe_data(u_wqe_fetch_m_wqe_data),
     .m_wqe_valid(u_wqe_fetch_m_wqe_valid),
     .m_wqe_ready(u_wqe_fetch_m_wqe_ready),
-    .sq_ci_upd(u_wqe_fetch_sq_ci_upd)
+    .rewind(u_wqe_fetch_rewind),
+    .hold(u_wqe_fetch_hold)
 );
 
-// gen/nic/nic-top-build.ts:235:84
+// gen/nic/nic-top-build.ts:243:84
 nic_req_tx u_req_tx (
     .clk(clk),
     .rst(rst),
@@ -2879,11 +2973,19 @@ nic_req_tx u_req_tx (
     .m_read_ctx_valid(u_req_tx_m_read_ctx_valid),
     .m_read_ctx_ready(u_req_tx_m_read_ctx_ready),
     .read_busy(u_req_tx_read_busy),
+    .ctx_room(u_req_tx_ctx_room),
+    .s_rewind_data(u_req_tx_s_rewind_data),
+    .s_rewind_valid(u_req_tx_s_rewind_valid),
+    .s_rewind_ready(u_req_tx_s_rewind_ready),
+    .tp_qp(u_req_tx_tp_qp),
+    .tp(u_req_tx_tp),
+    .m_park(u_req_tx_m_park),
     .sq_psn_upd(u_req_tx_sq_psn_upd),
-    .qp_error(u_req_tx_qp_error)
+    .qp_error(u_req_tx_qp_error),
+    .cnt_retx(u_req_tx_cnt_retx)
 );
 
-// gen/nic/nic-top-build.ts:235:84
+// gen/nic/nic-top-build.ts:243:84
 nic_ack_tracker u_ack_tracker (
     .clk(clk),
     .rst(rst),
@@ -2901,10 +3003,22 @@ nic_ack_tracker u_ack_tracker (
     .s_read_done_data(u_ack_tracker_s_read_done_data),
     .s_read_done_valid(u_ack_tracker_s_read_done_valid),
     .s_read_done_ready(u_ack_tracker_s_read_done_ready),
-    .read_busy(u_ack_tracker_read_busy)
+    .read_busy(u_ack_tracker_read_busy),
+    .sq_ci_upd(u_ack_tracker_sq_ci_upd),
+    .m_rewind_data(u_ack_tracker_m_rewind_data),
+    .m_rewind_valid(u_ack_tracker_m_rewind_valid),
+    .m_rewind_ready(u_ack_tracker_m_rewind_ready),
+    .s_park(u_ack_tracker_s_park),
+    .fetch_rewind(u_ack_tracker_fetch_rewind),
+    .tx_hold(u_ack_tracker_tx_hold),
+    .ctx_room(u_ack_tracker_ctx_room),
+    .tp_qp(u_ack_tracker_tp_qp),
+    .tp(u_ack_tracker_tp),
+    .ack_timeout(u_ack_tracker_ack_timeout),
+    .cnt_retry_exc(u_ack_tracker_cnt_retry_exc)
 );
 
-// gen/nic/nic-top-build.ts:235:84
+// gen/nic/nic-top-build.ts:243:84
 nic_completion u_completion (
     .clk(clk),
     .rst(rst),
@@ -2937,7 +3051,7 @@ nic_completion u_completion (
     .irq_event(u_completion_irq_event)
 );
 
-// gen/nic/nic-top-build.ts:235:84
+// gen/nic/nic-top-build.ts:243:84
 nic_tlb_id_width4_num_clients5 u_tlb (
     .clk(clk),
     .rst(rst),
@@ -2993,7 +3107,7 @@ nic_tlb_id_width4_num_clients5 u_tlb (
     .misses(u_tlb_misses)
 );
 
-// gen/nic/nic-top-build.ts:235:84
+// gen/nic/nic-top-build.ts:243:84
 nic_dma_read u_dma_read (
     .clk(clk),
     .rst(rst),
@@ -3051,7 +3165,7 @@ nic_dma_read u_dma_read (
     .m_axis_tlast(u_dma_read_m_axis_tlast)
 );
 
-// gen/nic/nic-top-build.ts:235:84
+// gen/nic/nic-top-build.ts:243:84
 nic_dma_write u_dma_write (
     .clk(clk),
     .rst(rst),
@@ -3109,7 +3223,7 @@ nic_dma_write u_dma_write (
     .m_axi_rready(u_dma_write_m_axi_rready)
 );
 
-// gen/nic/nic-top-build.ts:235:84
+// gen/nic/nic-top-build.ts:243:84
 nic_read_responder u_read_responder (
     .clk(clk),
     .rst(rst),
@@ -3119,6 +3233,7 @@ nic_read_responder u_read_responder (
     .s_req_valid(u_read_responder_s_req_valid),
     .s_req_ready(u_read_responder_s_req_ready),
     .rd_room(u_read_responder_rd_room),
+    .rd_busy(u_read_responder_rd_busy),
     .m_dma_cmd_data(u_read_responder_m_dma_cmd_data),
     .m_dma_cmd_valid(u_read_responder_m_dma_cmd_valid),
     .m_dma_cmd_ready(u_read_responder_m_dma_cmd_ready),
@@ -3131,7 +3246,7 @@ nic_read_responder u_read_responder (
     .qp_error(u_read_responder_qp_error)
 );
 
-// gen/nic/nic-top-build.ts:235:84
+// gen/nic/nic-top-build.ts:243:84
 nic_dma_read u_dma_read_rsp (
     .clk(clk),
     .rst(rst),
@@ -3189,7 +3304,7 @@ nic_dma_read u_dma_read_rsp (
     .m_axis_tlast(u_dma_read_rsp_m_axis_tlast)
 );
 
-// gen/nic/nic-top-build.ts:235:84
+// gen/nic/nic-top-build.ts:243:84
 nic_read_resp_rx u_read_resp_rx (
     .clk(clk),
     .rst(rst),
@@ -3205,9 +3320,13 @@ nic_read_resp_rx u_read_resp_rx (
     .s_payload_tvalid(u_read_resp_rx_s_payload_tvalid),
     .s_payload_tready(u_read_resp_rx_s_payload_tready),
     .s_payload_tlast(u_read_resp_rx_s_payload_tlast),
-    .s_ack_data(u_read_resp_rx_s_ack_data),
-    .s_ack_valid(u_read_resp_rx_s_ack_valid),
-    .s_ack_ready(u_read_resp_rx_s_ack_ready),
+    .m_ack_data(u_read_resp_rx_m_ack_data),
+    .m_ack_valid(u_read_resp_rx_m_ack_valid),
+    .m_ack_ready(u_read_resp_rx_m_ack_ready),
+    .s_rewind_data(u_read_resp_rx_s_rewind_data),
+    .s_rewind_valid(u_read_resp_rx_s_rewind_valid),
+    .s_rewind_ready(u_read_resp_rx_s_rewind_ready),
+    .ctx_room(u_read_resp_rx_ctx_room),
     .m_dma_cmd_data(u_read_resp_rx_m_dma_cmd_data),
     .m_dma_cmd_valid(u_read_resp_rx_m_dma_cmd_valid),
     .m_dma_cmd_ready(u_read_resp_rx_m_dma_cmd_ready),
@@ -3224,7 +3343,7 @@ nic_read_resp_rx u_read_resp_rx (
     .m_done_ready(u_read_resp_rx_m_done_ready)
 );
 
-// gen/nic/nic-top-build.ts:235:84
+// gen/nic/nic-top-build.ts:243:84
 nic_dma_write u_dma_write_rresp (
     .clk(clk),
     .rst(rst),
@@ -3282,7 +3401,7 @@ nic_dma_write u_dma_write_rresp (
     .m_axi_rready(u_dma_write_rresp_m_axi_rready)
 );
 
-// gen/nic/nic-top-build.ts:235:84
+// gen/nic/nic-top-build.ts:243:84
 nic_axi_rd_mux_bulk_cap_beats512_n4_urgent_mask2 u_axi_rd_mux (
     .clk(clk),
     .rst(rst),
@@ -3368,7 +3487,7 @@ nic_axi_rd_mux_bulk_cap_beats512_n4_urgent_mask2 u_axi_rd_mux (
     .m_axi_rready(u_axi_rd_mux_m_axi_rready)
 );
 
-// gen/nic/nic-top-build.ts:235:84
+// gen/nic/nic-top-build.ts:243:84
 nic_axi_wr_mux_n3 u_axi_wr_mux (
     .clk(clk),
     .rst(rst),
@@ -3450,7 +3569,7 @@ nic_axi_wr_mux_n3 u_axi_wr_mux (
     .m_axi_bready(u_axi_wr_mux_m_axi_bready)
 );
 
-// gen/nic/nic-top-build.ts:235:84
+// gen/nic/nic-top-build.ts:243:84
 nic_tx_cmd_mux u_tx_cmd_mux (
     .clk(clk),
     .rst(rst),
@@ -3483,7 +3602,7 @@ nic_tx_cmd_mux u_tx_cmd_mux (
     .m_payload_tlast(u_tx_cmd_mux_m_payload_tlast)
 );
 
-// gen/nic/nic-top-build.ts:235:84
+// gen/nic/nic-top-build.ts:243:84
 nic_tx_frame_gate u_tx_frame_gate (
     .clk(clk),
     .rst(rst),
@@ -3505,7 +3624,7 @@ nic_tx_frame_gate u_tx_frame_gate (
     .m_payload_tlast(u_tx_frame_gate_m_payload_tlast)
 );
 
-// gen/nic/nic-top-build.ts:235:84
+// gen/nic/nic-top-build.ts:243:84
 nic_packetizer u_packetizer (
     .clk(clk),
     .rst(rst),
@@ -3526,7 +3645,7 @@ nic_packetizer u_packetizer (
     .err_payload(u_packetizer_err_payload)
 );
 
-// gen/nic/nic-top-build.ts:235:84
+// gen/nic/nic-top-build.ts:243:84
 nic_icrc_insert u_icrc_insert (
     .clk(clk),
     .rst(rst),
@@ -3544,7 +3663,7 @@ nic_icrc_insert u_icrc_insert (
     .m_axis_tuser(u_icrc_insert_m_axis_tuser)
 );
 
-// gen/nic/nic-top-build.ts:235:84
+// gen/nic/nic-top-build.ts:243:84
 nic_icrc_check_buffer_bytes32768_max_frames128 u_icrc_check (
     .clk(clk),
     .rst(rst),
@@ -3565,7 +3684,7 @@ nic_icrc_check_buffer_bytes32768_max_frames128 u_icrc_check (
     .overflow(u_icrc_check_overflow)
 );
 
-// gen/nic/nic-top-build.ts:235:84
+// gen/nic/nic-top-build.ts:243:84
 nic_rx_parser u_rx_parser (
     .clk(clk),
     .rst(rst),
@@ -3587,7 +3706,7 @@ nic_rx_parser u_rx_parser (
     .drop_reason(u_rx_parser_drop_reason)
 );
 
-// gen/nic/nic-top-build.ts:235:84
+// gen/nic/nic-top-build.ts:243:84
 nic_responder u_responder (
     .clk(clk),
     .rst(rst),
@@ -3621,9 +3740,6 @@ nic_responder u_responder (
     .m_ack_cmd_data(u_responder_m_ack_cmd_data),
     .m_ack_cmd_valid(u_responder_m_ack_cmd_valid),
     .m_ack_cmd_ready(u_responder_m_ack_cmd_ready),
-    .m_ack_in_data(u_responder_m_ack_in_data),
-    .m_ack_in_valid(u_responder_m_ack_in_valid),
-    .m_ack_in_ready(u_responder_m_ack_in_ready),
     .exp_psn_upd(u_responder_exp_psn_upd),
     .msn_upd(u_responder_msn_upd),
     .qp_error(u_responder_qp_error),
@@ -3632,6 +3748,10 @@ nic_responder u_responder (
     .m_read_req_valid(u_responder_m_read_req_valid),
     .m_read_req_ready(u_responder_m_read_req_ready),
     .rd_room(u_responder_rd_room),
+    .rd_busy(u_responder_rd_busy),
+    .cnt_seq_nak_tx(u_responder_cnt_seq_nak_tx),
+    .cnt_seq_nak_rx(u_responder_cnt_seq_nak_rx),
+    .cnt_dup_req(u_responder_cnt_dup_req),
     .m_rresp_hdr_data(u_responder_m_rresp_hdr_data),
     .m_rresp_hdr_valid(u_responder_m_rresp_hdr_valid),
     .m_rresp_hdr_ready(u_responder_m_rresp_hdr_ready),
@@ -3642,7 +3762,7 @@ nic_responder u_responder (
     .m_rresp_payload_tlast(u_responder_m_rresp_payload_tlast)
 );
 
-// gen/nic/nic-top-build.ts:235:84
+// gen/nic/nic-top-build.ts:243:84
 sync_fifo_ram_depth8_width750 u_wqe_queue (
     .clk(clk),
     .rst(rst),
@@ -3657,7 +3777,7 @@ sync_fifo_ram_depth8_width750 u_wqe_queue (
     .empty(u_wqe_queue_empty)
 );
 
-// gen/nic/nic-top-build.ts:235:84
+// gen/nic/nic-top-build.ts:243:84
 sync_fifo_depth4_width73 u_rx_pay_skid (
     .clk(clk),
     .rst(rst),
@@ -3672,7 +3792,7 @@ sync_fifo_depth4_width73 u_rx_pay_skid (
     .empty(u_rx_pay_skid_empty)
 );
 
-// gen/nic/nic-top-build.ts:235:84
+// gen/nic/nic-top-build.ts:243:84
 sync_fifo_ram_width73 u_rx_pay_fifo (
     .clk(clk),
     .rst(rst),
@@ -3687,7 +3807,7 @@ sync_fifo_ram_width73 u_rx_pay_fifo (
     .empty(u_rx_pay_fifo_empty)
 );
 
-// gen/nic/nic-top-build.ts:235:84
+// gen/nic/nic-top-build.ts:243:84
 sync_fifo_bypass1_depth4_width67 u_dma_rd_xlate (
     .clk(clk),
     .rst(rst),
@@ -3702,7 +3822,7 @@ sync_fifo_bypass1_depth4_width67 u_dma_rd_xlate (
     .empty(u_dma_rd_xlate_empty)
 );
 
-// gen/nic/nic-top-build.ts:235:84
+// gen/nic/nic-top-build.ts:243:84
 sync_fifo_bypass1_depth4_width67 u_dma_wr_xlate (
     .clk(clk),
     .rst(rst),
@@ -3717,7 +3837,7 @@ sync_fifo_bypass1_depth4_width67 u_dma_wr_xlate (
     .empty(u_dma_wr_xlate_empty)
 );
 
-// gen/nic/nic-top-build.ts:235:84
+// gen/nic/nic-top-build.ts:243:84
 sync_fifo_bypass1_depth4_width67 u_rsp_xlate (
     .clk(clk),
     .rst(rst),
@@ -3732,7 +3852,7 @@ sync_fifo_bypass1_depth4_width67 u_rsp_xlate (
     .empty(u_rsp_xlate_empty)
 );
 
-// gen/nic/nic-top-build.ts:235:84
+// gen/nic/nic-top-build.ts:243:84
 sync_fifo_bypass1_depth4_width67 u_dma_rd_rsp_xlate (
     .clk(clk),
     .rst(rst),
@@ -3747,7 +3867,7 @@ sync_fifo_bypass1_depth4_width67 u_dma_rd_rsp_xlate (
     .empty(u_dma_rd_rsp_xlate_empty)
 );
 
-// gen/nic/nic-top-build.ts:235:84
+// gen/nic/nic-top-build.ts:243:84
 sync_fifo_bypass1_depth4_width67 u_dma_wr_rresp_xlate (
     .clk(clk),
     .rst(rst),
@@ -3762,7 +3882,7 @@ sync_fifo_bypass1_depth4_width67 u_dma_wr_rresp_xlate (
     .empty(u_dma_wr_rresp_xlate_empty)
 );
 
-// gen/nic/nic-top-build.ts:235:84
+// gen/nic/nic-top-build.ts:243:84
 sync_fifo_ram_bypass1_depth1024_width71 u_dma_rd_rbuf (
     .clk(clk),
     .rst(rst),
@@ -3777,7 +3897,7 @@ sync_fifo_ram_bypass1_depth1024_width71 u_dma_rd_rbuf (
     .empty(u_dma_rd_rbuf_empty)
 );
 
-// gen/nic/nic-top-build.ts:235:84
+// gen/nic/nic-top-build.ts:243:84
 sync_fifo_ram_bypass1_depth1024_width71 u_dma_rd_rsp_rbuf (
     .clk(clk),
     .rst(rst),
@@ -3792,7 +3912,7 @@ sync_fifo_ram_bypass1_depth1024_width71 u_dma_rd_rsp_rbuf (
     .empty(u_dma_rd_rsp_rbuf_empty)
 );
 
-// gen/nic/nic-top-build.ts:235:84
+// gen/nic/nic-top-build.ts:243:84
 sync_fifo_ram_depth1024_width73 u_dma_wr_rresp_wbuf (
     .clk(clk),
     .rst(rst),
@@ -3807,7 +3927,7 @@ sync_fifo_ram_depth1024_width73 u_dma_wr_rresp_wbuf (
     .empty(u_dma_wr_rresp_wbuf_empty)
 );
 
-// gen/nic/nic-top-build.ts:235:84
+// gen/nic/nic-top-build.ts:243:84
 sync_fifo_depth4_width89 u_dma_wr_rresp_wbuf_aw (
     .clk(clk),
     .rst(rst),
@@ -3826,16 +3946,12 @@ sync_fifo_depth4_width89 u_dma_wr_rresp_wbuf_aw (
 // assertions (simulation only), checked at each clk edge outside reset
 always @(posedge clk) begin
     if (!rst) begin
-        if (!(!u_responder_m_ack_in_valid || ack_in_ready)) begin
-            $display("%m: assertion failed at gen/nic/nic-top-build.ts:192:5: ACK fan-out: a receiver of m_ack_in was not ready (both must always be) [u_responder_m_ack_in_valid=%0h ack_in_ready=%0h]", u_responder_m_ack_in_valid, ack_in_ready);
-            $stop;
-        end
         if (!(!u_packetizer_err_payload)) begin
-            $display("%m: assertion failed at gen/nic/nic-top-build.ts:305:7: packetizer: payload length differs from the command (req_tx / dma_read disagree) [u_packetizer_err_payload=%0h]", u_packetizer_err_payload);
+            $display("%m: assertion failed at gen/nic/nic-top-build.ts:322:7: packetizer: payload length differs from the command (req_tx / dma_read disagree) [u_packetizer_err_payload=%0h]", u_packetizer_err_payload);
             $stop;
         end
         if (!(!tx_in_frame_reg || u_icrc_insert_m_axis_tvalid)) begin
-            $display("%m: assertion failed at gen/nic/nic-top-build.ts:215:5: m_axis_tx: tvalid dropped inside a frame (between its first beat and tlast): a MAC would underrun [tx_in_frame_reg=%0h u_icrc_insert_m_axis_tvalid=%0h]", tx_in_frame_reg, u_icrc_insert_m_axis_tvalid);
+            $display("%m: assertion failed at gen/nic/nic-top-build.ts:223:5: m_axis_tx: tvalid dropped inside a frame (between its first beat and tlast): a MAC would underrun [tx_in_frame_reg=%0h u_icrc_insert_m_axis_tvalid=%0h]", tx_in_frame_reg, u_icrc_insert_m_axis_tvalid);
             $stop;
         end
         if (!(!u_tlb_m0_xlate_resp_valid || u_dma_rd_xlate_s_ready)) begin

@@ -33,7 +33,8 @@ module nic_wqe_fetch (
     output wire [749:0]  m_wqe_data,    // struct wqe: qp [1:0], ringIndex [17:2], status [21:18], opcode [29:22], flags [37:30], numSge [45:38], length [77:46], wrId [141:78], remoteVa [205:142], rkey [237:206], sge [749:238] (4 x 128 bits)
     output wire          m_wqe_valid,
     input  wire          m_wqe_ready,
-    output wire [18:0]   sq_ci_upd      // struct upd_sq_ci: valid [0], qp [2:1], value [18:3]
+    input  wire [18:0]   rewind,        // struct fetch_rewind: valid [0], qp [2:1], ringIdx [18:3]
+    input  wire [3:0]    hold
 );
 
 localparam [1:0] STATE_IDLE = 2'd0;
@@ -75,9 +76,8 @@ reg  rresp_err_reg;
 reg  [703:0] wqe_buf_reg;
 reg  out_valid_reg;
 reg  [749:0] out_data_reg;
-reg  upd_valid_reg;
-reg  [1:0] upd_qp_reg;
-reg  [15:0] upd_value_reg;
+reg  burst_stale_reg;
+wire rewind_hits_burst;
 wire ar_from_plan;
 wire last_of_burst;
 wire beat_last;
@@ -92,160 +92,159 @@ wire r_take;
 wire wqe_err;
 wire burst_last;
 wire [3:0] wqe_status;
-// intermediate of gen/nic/wqe-fetch.ts:93:21: only bits [274:259] are used
+// intermediate of gen/nic/wqe-fetch.ts:101:21: only bits [274:259] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_0 = qp_ctx[u_arb_grant_index * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/wqe-fetch.ts:93:21: only bits [258:255] are used
+// intermediate of gen/nic/wqe-fetch.ts:101:21: only bits [258:255] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_1 = qp_ctx[u_arb_grant_index * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/wqe-fetch.ts:93:21: only bits [254:191] are used
+// intermediate of gen/nic/wqe-fetch.ts:101:21: only bits [254:191] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_2 = qp_ctx[u_arb_grant_index * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/wqe-fetch.ts:93:21: only bits [2:0] are used
+// intermediate of gen/nic/wqe-fetch.ts:101:21: only bits [2:0] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_3 = qp_ctx[u_arb_grant_index * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/wqe-fetch.ts:93:21: only bits [2:0] are used
+// intermediate of gen/nic/wqe-fetch.ts:101:21: only bits [2:0] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_4 = qp_ctx[u_arb_grant_index * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/wqe-fetch.ts:226:28: only bits [2:0] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [430:0] part_5 = qp_ctx[qp_reg * 431 +: 431];
-/* verilator lint_on UNUSEDSIGNAL */
 
-// gen/nic/wqe-fetch.ts:80:17
-assign cand_0 = (qp_ctx[274:259] != ci_reg[15:0]) && !(qp_ctx[2:0] == 3'b000);
+// gen/nic/wqe-fetch.ts:87:17
+assign cand_0 = (((qp_ctx[274:259] != ci_reg[15:0]) && !(qp_ctx[2:0] == 3'b000)) && !hold[0]) && !(rewind[0] && (rewind[2:1] == 2'b00));
 
-// gen/nic/wqe-fetch.ts:80:17
-assign cand_1 = (qp_ctx[705:690] != ci_reg[31:16]) && !(qp_ctx[433:431] == 3'b000);
+// gen/nic/wqe-fetch.ts:87:17
+assign cand_1 = (((qp_ctx[705:690] != ci_reg[31:16]) && !(qp_ctx[433:431] == 3'b000)) && !hold[1]) && !(rewind[0] && (rewind[2:1] == 2'd1));
 
-// gen/nic/wqe-fetch.ts:80:17
-assign cand_2 = (qp_ctx[1136:1121] != ci_reg[47:32]) && !(qp_ctx[864:862] == 3'b000);
+// gen/nic/wqe-fetch.ts:87:17
+assign cand_2 = (((qp_ctx[1136:1121] != ci_reg[47:32]) && !(qp_ctx[864:862] == 3'b000)) && !hold[2]) && !(rewind[0] && (rewind[2:1] == 2'd2));
 
-// gen/nic/wqe-fetch.ts:80:17
-assign cand_3 = (qp_ctx[1567:1552] != ci_reg[63:48]) && !(qp_ctx[1295:1293] == 3'b000);
+// gen/nic/wqe-fetch.ts:87:17
+assign cand_3 = (((qp_ctx[1567:1552] != ci_reg[63:48]) && !(qp_ctx[1295:1293] == 3'b000)) && !hold[3]) && !(rewind[0] && (rewind[2:1] == 2'd3));
 
-// gen/nic/wqe-fetch.ts:83:11
+// gen/nic/wqe-fetch.ts:91:11
 assign u_arb_req = {cand_3, cand_2, cand_1, cand_0};
 
-// gen/nic/wqe-fetch.ts:84:14
+// gen/nic/wqe-fetch.ts:92:14
 assign u_arb_weight = weight;
 
-// gen/nic/wqe-fetch.ts:89:14
+// gen/nic/wqe-fetch.ts:97:14
 assign u_arb_accept = (state == STATE_IDLE) && u_arb_grant_valid;
 
-// gen/nic/wqe-fetch.ts:94:19
+// gen/nic/wqe-fetch.ts:102:19
 assign sel_ci = ci_reg[u_arb_grant_index * 16 +: 16];
 
-// gen/nic/wqe-fetch.ts:95:21
+// gen/nic/wqe-fetch.ts:103:21
 assign sel_pending = part_0[274:259] - sel_ci;
 
-// gen/nic/wqe-fetch.ts:96:22
+// gen/nic/wqe-fetch.ts:104:22
 assign ring_mask = (16'd1 << part_1[258:255]) - 16'd1;
 
-// gen/nic/wqe-fetch.ts:97:18
+// gen/nic/wqe-fetch.ts:105:18
 assign ring_slot = sel_ci & ring_mask;
 
-// gen/nic/wqe-fetch.ts:98:23
+// gen/nic/wqe-fetch.ts:106:23
 assign to_ring_end = (ring_mask - ring_slot) + 16'd1;
 
-// gen/nic/wqe-fetch.ts:99:21
+// gen/nic/wqe-fetch.ts:107:21
 assign wqe_addr = part_2[254:191] + {41'd0, {ring_slot, 7'd0}};
 
-// gen/nic/wqe-fetch.ts:102:20
+// gen/nic/wqe-fetch.ts:110:20
 assign to_page_end = 16'd32 - {11'd0, wqe_addr[11:7]};
 
-// gen/nic/wqe-fetch.ts:104:19
+// gen/nic/wqe-fetch.ts:112:19
 assign burst_count = (((((16'd4 < sel_pending) ? 16'd4 : sel_pending) < to_ring_end) ? ((16'd4 < sel_pending) ? 16'd4 : sel_pending) : to_ring_end) < to_page_end) ? ((((16'd4 < sel_pending) ? 16'd4 : sel_pending) < to_ring_end) ? ((16'd4 < sel_pending) ? 3'd4 : sel_pending[2:0]) : to_ring_end[2:0]) : to_page_end[2:0];
 
-// gen/nic/wqe-fetch.ts:106:25
+// gen/nic/wqe-fetch.ts:114:25
 assign fetch_status = (part_3[2:0] == 3'd3) ? 4'b0000 : ((part_4[2:0] == 3'd4) ? 4'd8 : 4'd2);
 
-// gen/nic/wqe-fetch.ts:134:22
+// gen/nic/wqe-fetch.ts:136:26
+assign rewind_hits_burst = (rewind[0] && (rewind[2:1] == qp_reg)) && !(state == STATE_IDLE);
+
+// gen/nic/wqe-fetch.ts:143:22
 assign ar_from_plan = (state == STATE_IDLE) && u_arb_grant_valid;
 
-// gen/nic/wqe-fetch.ts:136:12
+// gen/nic/wqe-fetch.ts:145:12
 assign m_axi_arid = 4'b0000;
 
-// gen/nic/wqe-fetch.ts:137:14
+// gen/nic/wqe-fetch.ts:146:14
 assign m_axi_araddr = (state == STATE_IDLE) ? wqe_addr : addr_reg;
 
-// gen/nic/wqe-fetch.ts:140:13
+// gen/nic/wqe-fetch.ts:149:13
 assign m_axi_arlen = {({1'b0, ((state == STATE_IDLE) ? burst_count : count_reg)} - 4'd1), 4'b0000} + 8'd11;
 
-// gen/nic/wqe-fetch.ts:141:14
+// gen/nic/wqe-fetch.ts:150:14
 assign m_axi_arsize = 3'd3;
 
-// gen/nic/wqe-fetch.ts:142:15
+// gen/nic/wqe-fetch.ts:151:15
 assign m_axi_arburst = 2'd1;
 
-// gen/nic/wqe-fetch.ts:143:14
+// gen/nic/wqe-fetch.ts:152:14
 assign m_axi_arlock = 1'b0;
 
-// gen/nic/wqe-fetch.ts:144:15
+// gen/nic/wqe-fetch.ts:153:15
 assign m_axi_arcache = 4'd3;
 
-// gen/nic/wqe-fetch.ts:145:14
+// gen/nic/wqe-fetch.ts:154:14
 assign m_axi_arprot = 3'b000;
 
-// gen/nic/wqe-fetch.ts:146:15
+// gen/nic/wqe-fetch.ts:155:15
 assign m_axi_arvalid = ar_from_plan || (state == STATE_ADDR);
 
-// gen/nic/wqe-fetch.ts:149:25
+// gen/nic/wqe-fetch.ts:158:25
 assign last_of_burst = wqe_idx_reg == (count_reg - 3'd1);
 
-// gen/nic/wqe-fetch.ts:150:22
+// gen/nic/wqe-fetch.ts:159:22
 assign beat_last = beat_reg == (last_of_burst ? 4'd11 : 4'd15);
 
-// gen/nic/wqe-fetch.ts:158:18
+// gen/nic/wqe-fetch.ts:167:18
 assign wqe_view = {256'd0, m_axi_rdata, ((beat_reg == 4'd10) ? m_axi_rdata : wqe_buf_reg[703:640]), ((beat_reg == 4'd9) ? m_axi_rdata : wqe_buf_reg[639:576]), ((beat_reg == 4'd8) ? m_axi_rdata : wqe_buf_reg[575:512]), ((beat_reg == 4'd7) ? m_axi_rdata : wqe_buf_reg[511:448]), ((beat_reg == 4'd6) ? m_axi_rdata : wqe_buf_reg[447:384]), ((beat_reg == 4'd5) ? m_axi_rdata : wqe_buf_reg[383:320]), ((beat_reg == 4'd4) ? m_axi_rdata : wqe_buf_reg[319:256]), ((beat_reg == 4'd3) ? m_axi_rdata : wqe_buf_reg[255:192]), ((beat_reg == 4'd2) ? m_axi_rdata : wqe_buf_reg[191:128]), ((beat_reg == 4'd1) ? m_axi_rdata : wqe_buf_reg[127:64]), ((beat_reg == 4'b0000) ? m_axi_rdata : wqe_buf_reg[63:0])};
 
-// gen/nic/wqe-fetch.ts:163:22
+// gen/nic/wqe-fetch.ts:172:22
 assign decode_beat = (wqe_view[23:16] == 8'd0) ? 4'd3 : ((wqe_view[23:16] == 8'd1) ? 4'd5 : ((wqe_view[23:16] == 8'd2) ? 4'd7 : ((wqe_view[23:16] == 8'd3) ? 4'd9 : 4'd11)));
 
-// gen/nic/wqe-fetch.ts:164:23
+// gen/nic/wqe-fetch.ts:173:23
 assign decode_now = beat_reg == decode_beat;
 
-// gen/nic/wqe-fetch.ts:168:21
+// gen/nic/wqe-fetch.ts:177:21
 assign out_free = !out_valid_reg || m_wqe_ready;
 
-// gen/nic/wqe-fetch.ts:169:14
+// gen/nic/wqe-fetch.ts:178:14
 assign m_axi_rready = (state == STATE_DATA) && (!decode_now || out_free);
 
-// gen/nic/wqe-fetch.ts:170:18
+// gen/nic/wqe-fetch.ts:179:18
 assign r_take = m_axi_rvalid && m_axi_rready;
 
-// gen/nic/wqe-fetch.ts:171:20
+// gen/nic/wqe-fetch.ts:180:20
 assign wqe_err = rresp_err_reg || (m_axi_rresp != 2'b00);
 
-// gen/nic/wqe-fetch.ts:172:23
+// gen/nic/wqe-fetch.ts:181:23
 assign burst_last = beat_last && last_of_burst;
 
-// gen/nic/wqe-fetch.ts:178:23
+// gen/nic/wqe-fetch.ts:187:23
 assign wqe_status = wqe_err ? 4'd2 : ((fetch_status_reg != 4'b0000) ? fetch_status_reg : (((wqe_view[7:0] == 8'd0) || (wqe_view[7:0] == 8'd1)) ? 4'b0000 : 4'd9));
 
-// gen/nic/wqe-fetch.ts:186:13
+// gen/nic/wqe-fetch.ts:195:13
 assign m_wqe_valid = out_valid_reg;
 
-// gen/nic/wqe-fetch.ts:187:12
+// gen/nic/wqe-fetch.ts:196:12
 assign m_wqe_data = out_data_reg;
 
-// gen/nic/wqe-fetch.ts:240:9
-assign sq_ci_upd = {upd_value_reg, upd_qp_reg, upd_valid_reg};
-
-// gen/nic/wqe-fetch.ts:188:5
+// gen/nic/wqe-fetch.ts:137:5
 always @(posedge clk) begin
+    if (rewind_hits_burst) begin
+        burst_stale_reg <= 1'd1;
+    end
     if (m_wqe_ready) begin
         out_valid_reg <= 1'b0;
     end
-    upd_valid_reg <= 1'b0;
     case (state)
         STATE_IDLE: begin
             if (u_arb_grant_valid) begin
+                burst_stale_reg <= 1'b0;
                 qp_reg <= u_arb_grant_index;
                 addr_reg <= wqe_addr;
                 count_reg <= burst_count;
@@ -318,9 +317,6 @@ always @(posedge clk) begin
                     wqe_idx_reg <= wqe_idx_reg + 3'd1;
                 end
                 if (burst_last) begin
-                    upd_valid_reg <= part_5[2:0] != 3'b000;
-                    upd_qp_reg <= qp_reg;
-                    upd_value_reg <= ci_start_reg + {13'd0, count_reg};
                     state <= STATE_IDLE;
                 end
             end
@@ -328,8 +324,8 @@ always @(posedge clk) begin
         default: begin end
     endcase
     if (rst) begin
+        burst_stale_reg <= 1'b0;
         out_valid_reg <= 1'b0;
-        upd_valid_reg <= 1'b0;
         qp_reg <= 2'b00;
         addr_reg <= 64'd0;
         count_reg <= 3'b000;
@@ -339,33 +335,43 @@ always @(posedge clk) begin
         wqe_idx_reg <= 3'b000;
         rresp_err_reg <= 1'b0;
         state <= STATE_IDLE;
-        upd_qp_reg <= 2'b00;
-        upd_value_reg <= 16'd0;
     end
 end
 
-// gen/nic/wqe-fetch.ts:237:7
+// gen/nic/wqe-fetch.ts:240:7
 always @(posedge clk) begin
-    if ((((state == STATE_DATA) && r_take) && burst_last) && (qp_reg == 2'b00)) begin
+    if (((((state == STATE_DATA) && r_take) && burst_last) && (qp_reg == 2'b00)) && !(burst_stale_reg || rewind_hits_burst)) begin
         ci_reg[15:0] <= ci_start_reg + {13'd0, count_reg};
+    end
+    if (rewind[0] && (rewind[2:1] == 2'b00)) begin
+        ci_reg[15:0] <= rewind[18:3];
     end
     if (qp_ctx[2:0] == 3'b000) begin
         ci_reg[15:0] <= 16'd0;
     end
-    if ((((state == STATE_DATA) && r_take) && burst_last) && (qp_reg == 2'd1)) begin
+    if (((((state == STATE_DATA) && r_take) && burst_last) && (qp_reg == 2'd1)) && !(burst_stale_reg || rewind_hits_burst)) begin
         ci_reg[31:16] <= ci_start_reg + {13'd0, count_reg};
+    end
+    if (rewind[0] && (rewind[2:1] == 2'd1)) begin
+        ci_reg[31:16] <= rewind[18:3];
     end
     if (qp_ctx[433:431] == 3'b000) begin
         ci_reg[31:16] <= 16'd0;
     end
-    if ((((state == STATE_DATA) && r_take) && burst_last) && (qp_reg == 2'd2)) begin
+    if (((((state == STATE_DATA) && r_take) && burst_last) && (qp_reg == 2'd2)) && !(burst_stale_reg || rewind_hits_burst)) begin
         ci_reg[47:32] <= ci_start_reg + {13'd0, count_reg};
+    end
+    if (rewind[0] && (rewind[2:1] == 2'd2)) begin
+        ci_reg[47:32] <= rewind[18:3];
     end
     if (qp_ctx[864:862] == 3'b000) begin
         ci_reg[47:32] <= 16'd0;
     end
-    if ((((state == STATE_DATA) && r_take) && burst_last) && (qp_reg == 2'd3)) begin
+    if (((((state == STATE_DATA) && r_take) && burst_last) && (qp_reg == 2'd3)) && !(burst_stale_reg || rewind_hits_burst)) begin
         ci_reg[63:48] <= ci_start_reg + {13'd0, count_reg};
+    end
+    if (rewind[0] && (rewind[2:1] == 2'd3)) begin
+        ci_reg[63:48] <= rewind[18:3];
     end
     if (qp_ctx[1295:1293] == 3'b000) begin
         ci_reg[63:48] <= 16'd0;
@@ -375,7 +381,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/wqe-fetch.ts:82:17
+// gen/nic/wqe-fetch.ts:90:17
 wrr_arbiter u_arb (
     .clk(clk),
     .rst(rst),
@@ -392,11 +398,11 @@ wrr_arbiter u_arb (
 always @(posedge clk) begin
     if (!rst) begin
         if (!(!(r_take && burst_last) || m_axi_rlast)) begin
-            $display("%m: assertion failed at gen/nic/wqe-fetch.ts:173:5: rlast must come with the last beat of the burst [r_take=%0h burst_last=%0h m_axi_rlast=%0h]", r_take, burst_last, m_axi_rlast);
+            $display("%m: assertion failed at gen/nic/wqe-fetch.ts:182:5: rlast must come with the last beat of the burst [r_take=%0h burst_last=%0h m_axi_rlast=%0h]", r_take, burst_last, m_axi_rlast);
             $stop;
         end
         if (!(!(r_take && m_axi_rlast) || burst_last)) begin
-            $display("%m: assertion failed at gen/nic/wqe-fetch.ts:174:5: rlast before the last beat of the burst [r_take=%0h m_axi_rlast=%0h burst_last=%0h]", r_take, m_axi_rlast, burst_last);
+            $display("%m: assertion failed at gen/nic/wqe-fetch.ts:183:5: rlast before the last beat of the burst [r_take=%0h m_axi_rlast=%0h burst_last=%0h]", r_take, m_axi_rlast, burst_last);
             $stop;
         end
     end

@@ -46,6 +46,12 @@ export class ClockTime {
     return (cycle * this.periodPs) / 1000;
   }
 
+  /** Time of rising edge `cycle` in whole nanoseconds, rounded down and exact for any cycle
+   *  (a bigint, as pcap timestamps take it): the capture and the dump agree at every period. */
+  nsFloor(cycle: number | bigint): bigint {
+    return (BigInt(cycle) * BigInt(this.periodPs)) / 1000n;
+  }
+
   /** Time of rising edge `cycle` in picoseconds (the unit of the dumps). */
   ps(cycle: number): number {
     return cycle * this.periodPs;

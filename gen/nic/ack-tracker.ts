@@ -1,76 +1,88 @@
-// nic_ack_tracker: completes the requester's messages from the ACKs and NAKs the RX side
-// receives, and asks nic_completion for CQEs.
+// nic_ack_tracker: the requester's completer and retry engine (docs/nic-requester.md,
+// docs/nic-reliability.md). It completes messages from the ACKs, NAKs and READ responses the
+// RX side hands it, asks nic_completion for CQEs, decides go-back-N retries, runs the per-QP
+// ACK and RNR timers, and holds every QP's transport record (gen/nic/qp-transport.ts).
 //
-// Per QP, a FIFO of outstanding ReqEntries in posting order (one block RAM, `depth` slots per
-// QP; s_req waits while the entry's QP has no free slot). Per QP, registers:
-//   lastSent  lastPsn of the newest SUCCESS entry (the newest PSN on the wire), sentValid
-//   acked     the newest PSN an ACK covered. When a SUCCESS entry arrives while every PSN
-//             sent is acknowledged (or none was sent since RESET), acked := firstPsn - 1,
-//             so the window below always spans exactly the PSNs in flight.
-//   nak       a pending NAK (status, syndrome) for the oldest entry not covered by acked
-//   flush     sticky: an error moved the QP to ERROR; every later entry is flushed
+// Outstanding messages: per QP, a FIFO of ReqEntries in posting order (one block RAM,
+// `depth` slots per QP; s_req waits while the entry's QP has no free slot).
 //
-// ACK/NAK input (always ready; applied in one cycle):
-//   - syndrome 000x_xxxx (ACK, incl. the credit forms) with PSN p: applied when
-//     acked < p <= lastSent (NIC.md PSN comparison, ±2^23) and no NAK is pending and the
-//     QP is not flushing: acked := p. Anything else is a ghost ACK (p never sent), older
-//     than everything outstanding, or too late, and is ignored.
-//   - NAK 0x61/0x62/0x63 with PSN p, while something is outstanding and no NAK is pending:
-//     everything before p is implicitly acknowledged (acked := p - 1 when p is in the
-//     window), the NAK is recorded for the oldest entry still uncovered (the one whose range
-//     holds p, or the oldest outstanding one when p is outside the window), and qp_error
-//     moves the QP to ERROR at once.
-//   - NAK 0x60 (PSN sequence error), RNR NAKs (0x20..0x3F) and reserved syndromes are
-//     ignored here. RETRANSMISSION HOOK: 0x60 and the ACK timeout belong to the
-//     retransmission issue; `seq_nak` below is the decoded 0x60 event it will consume
-//     (go back to PSN p in nic_req_tx), today only marked unused.
+// Events (s_ack, always ready, in arrival order from nic_read_resp_rx), with PSN p:
+//   ACK (syndrome 000x_xxxx, also a READ response taken at p): when acked < p <= lastSent,
+//     no NAK is pending and the QP is not flushing: acked := p. That is progress: the retry
+//     counters reload and the ACK timer restarts. Ghost, stale and late ACKs are ignored.
+//     rdMiss set (the ACK covers a READ response still missing): a NAK 0x60 at rdExp instead.
+//   NAK 0x60 (or rdMiss: an ACK or NAK past a missing READ response, or an implied NAK from a
+//     response ahead of the expected one) with p in the window: acked := resume - 1 with
+//     resume = rdMiss ? rdExp : p; then a retry (below) unless one is pending or was started
+//     by a NAK since the last progress (rxe's started_retry: one retry per loss).
+//   RNR NAK (0x20 | t) in the window: acked := p - 1; rnr_retry left 0 -> RNR_RETRY_EXCEEDED,
+//     else one used (7 = infinite) and the QP's timer waits the RNR time of code t; its expiry
+//     rewinds to acked + 1 without using a retry (and a NAK 0x60 meanwhile, the responder's
+//     answer to the packets behind the RNR-NAKed one, is absorbed). SEND/RECV (issue 12) will
+//     send them.
+//   NAK 0x61/0x62/0x63 while something is outstanding and p was sent and not acknowledged
+//     (acked < p <= sentHigh; else a ghost NAK, ignored): acked := p - 1 when p is in the
+//     window, the NAK is recorded for the oldest uncovered entry, qp_error (QP -> ERROR).
+//   read_done (s_read_done): ok -> rdAcked := lastPsn, and acked := lastPsn when that moves
+//     it forward; not ok -> held for the READ entry ending at lastPsn (docs/nic-read.md).
+//
+// Retry: a timeout or a sequence NAK uses one of the QP's retries (RETRY[2:0], IBTA retry_cnt;
+// reloaded on progress). None left: RETRY_EXCEEDED is recorded like a NAK (syndrome 0x60 for a
+// NAK, 0 for a timeout): the oldest uncovered entry completes with it, qp_error, later
+// entries flush. Else `retryPend`: the completion engine, at the QP's oldest uncovered entry,
+// loads a rewind {qp, ringIdx, sqPsn = the message's first PSN}; at its handshake (nic_req_tx,
+// nic_read_resp_rx and nic_wqe_fetch take it in the same cycle) the QP's entries are dropped
+// (tail := head, the window is emptied: lastSent := acked), the send pointer moves to ringIdx
+// with resume PSN acked + 1 (at most the entry's lastPsn), and fetch re-reads the ring from
+// there: nic_req_tx sends the WQEs again, the first one from the resume PSN, and posts them
+// again as new entries. A READ head whose responses all arrived is not rewound (its read_done
+// comes; the retry then applies to the next entry). Nothing of the QP retires while its
+// rewind waits.
+//
+// Timers: a free-running 32-bit cycle counter and one deadline per QP; a scanner looks at one
+// QP per cycle (a QP expires at most numQp - 1 cycles late), so the deadlines can live in a
+// block RAM. ACK timeout 2^L cycles (L = RETRY[12:8], 0 = off): armed while PSNs are in flight
+// and no retry is pending, restarted on progress, kept when more is posted.
 //
 // Completion engine: a round-robin arbiter picks a QP with entries, its head entry is read
 // (one cycle), then decided in this order:
 //   flush set                          -> FLUSH_ERROR (CQE)
 //   entry status not SUCCESS           -> that status (CQE, signaled or not); a
-//                                         LOCAL_PROTECTION_ERROR sets flush (nic_req_tx has
-//                                         moved the QP to ERROR)
-//   acked covers its lastPsn           -> SUCCESS (CQE only when signaled)
+//                                         LOCAL_PROTECTION_ERROR sets flush
+//   READ: rdErr for its lastPsn        -> that status and syndrome; rdAcked covers it -> SUCCESS
+//   WRITE: acked covers its lastPsn    -> SUCCESS (CQE only when signaled)
 //   NAK pending                        -> the NAK's status and syndrome (CQE), sets flush
-//   QP state ERROR or RESET            -> FLUSH_ERROR (CQE), sets flush
+//   QP state ERROR                     -> FLUSH_ERROR (CQE), sets flush
+//   QP state RESET                     -> retired without a CQE
+//   retry pending                      -> load the rewind (above)
 //   otherwise                          -> wait (the arbiter moves on to the next QP)
-// Other error statuses (BAD_OPCODE, LOCAL_LENGTH_ERROR, LOCAL_QP_ERROR) complete the entry
-// but do not flush later ones: nic_req_tx does not move the QP to ERROR for them.
-// While a QP is in RESET its PSN window, NAK and flush state are cleared.
-// m_cqe holds one request in a register; CQEs of one QP leave in posting order.
+// A retirement publishes SQ_CI := ringIndex + 1 (sq_ci_upd): a send-ring slot is free for
+// software only once its WQE completed, because a rewind may read it again.
 //
-// RDMA READ (docs/nic-read.md). A READ entry is a SUCCESS entry whose opcode is
-// WQE_OPCODE.RDMA_READ (1: ReqEntry.opcode is the WQE opcode, as for WRITE = 0, because it
-// becomes the CQE's opcode); the wire opcode 0x0C is accepted as well. An ACK never completes
-// it: it waits for nic_read_resp_rx's read_done (s_read_done, always ready except that an
-// error done waits while an earlier error done of its QP is still unclaimed):
-//   ok      rdAcked := lastPsn (the newest READ known complete; reset to firstPsn - 1 when a
-//           READ is posted with no READ outstanding) and acked := lastPsn when that moves acked
-//           forward inside the window (a response acknowledges every earlier PSN).
-//   not ok  held as rdErr {lastPsn, status, syndrome} for the READ entry ending at lastPsn.
-// A READ entry's decision: flush, entry status, rdErr for its lastPsn, rdAcked covers it,
-// NAK pending, QP state ERROR/RESET, else wait. Like ACKs, read_dones that arrive while a NAK
-// is pending or the QP is flushing are taken and ignored, so every decision is final once it
-// can be made: a NAK completes the oldest entry not yet completed, READ or not (NAK status and
-// syndrome), and the read_done nic_read_resp_rx also sends for a NAKed READ is dropped (no
-// double completion; if that read_done comes first, it decides, with the same status).
-// REMOTE_* and LOCAL_PROTECTION_ERROR from a read_done set flush and pulse qp_error;
-// LOCAL_LENGTH_ERROR does not (the QP stays in RTS).
-// read_busy bit q: QP q holds an uncompleted READ entry (a per-QP counter updated at the
-// s_req handshake, so the bit rises the cycle after the entry is accepted).
+// Parking: nic_req_tx does not wait for a fence, the READ limit or a full entry FIFO (that
+// would block every QP behind one); it puts the WQE back (s_park) and this block records why,
+// moves fetch's pointer back (fetch_rewind) and holds the QP at fetch (tx_hold) until the
+// reason is gone: no READ entry of the QP (fence), a free READ context (ctx_room) or a free
+// entry slot.
+//
+// RESET: the QP's record is cleared and its entries dropped without CQEs; the retry counters
+// follow the RETRY register while the QP is in RESET, INIT or RTR.
 
 import { Bool, UInt, Vec, Struct, cat, defineModule, lit, mux, pack, type Value } from '../hdl/index.ts';
 import { rrArbiter } from '../lib/arbiter.ts';
 import { stream } from '../lib/interfaces.ts';
 import { log2Exact } from '../lib/util.ts';
 import { cqeReqStruct } from './cqe-req.ts';
-import { QpCtx, qpErrorEvent } from './ctx.ts';
+import { QpCtx, qpErrorEvent, qpPulse, qpUpdate } from './ctx.ts';
 import { AETH, ackInStruct, reqEntryStruct } from './flow-types.ts';
 import { nakCqeStatus } from './nak-status.ts';
+import { psnGe, psnGt } from './psn.ts';
+import { fetchRewindStruct, firstOf, PARK, parkStruct, qpTransportTable, rewindStruct, rnrTimerValue, TxPointer, type QpTransportField, type QpTransportShape } from './qp-transport.ts';
 import { readDoneStruct } from './read-types.ts';
-import { CQE_STATUS, QP_STATE, WQE_OPCODE } from './regmap.ts';
+import { CQE_STATUS, QP_STATE, RETRY_FIELDS, RNR_RETRY_INFINITE, WQE_OPCODE } from './regmap.ts';
 import { qpIndexWidth } from './types.ts';
+
+export { psnGe, psnGt } from './psn.ts';
 
 export type AckTrackerParams = {
   numQp: number;
@@ -78,19 +90,12 @@ export type AckTrackerParams = {
   depth: number;
 };
 
-/** a >= b in the ±2^23 PSN window (NIC.md): the 24-bit difference a - b is not negative. */
-export function psnGe(a: Value, b: Value): Value {
-  return a.subw(b).trunc(24).bit(23).lnot();
-}
-/** a > b in the PSN window. */
-export function psnGt(a: Value, b: Value): Value {
-  return psnGe(a, b).land(a.ne(b));
-}
-
-/** What the FIFO keeps of a ReqEntry (the QP is the FIFO; firstPsn is only needed on push). */
+/** What the FIFO keeps of a ReqEntry (the QP is the FIFO). */
 const Stored = Struct('ack_entry', {
-  wrId: UInt(64), opcode: UInt(8), length: UInt(32), lastPsn: UInt(24), signaled: Bool, status: UInt(4),
+  wrId: UInt(64), opcode: UInt(8), length: UInt(32), msgFirstPsn: UInt(24), lastPsn: UInt(24), ringIndex: UInt(16), signaled: Bool, status: UInt(4),
 });
+
+const retryField = (retry: Value, f: keyof typeof RETRY_FIELDS): Value => retry.bits(RETRY_FIELDS[f].lo + RETRY_FIELDS[f].width - 1, RETRY_FIELDS[f].lo);
 
 export const nicAckTracker = defineModule('nic_ack_tracker', { numQp: 4, depth: 16 } as AckTrackerParams, (m, p) => {
   const dw = log2Exact(p.depth, 'depth');
@@ -105,81 +110,101 @@ export const nicAckTracker = defineModule('nic_ack_tracker', { numQp: 4, depth: 
   const qpError = m.output('qp_error', qpErrorEvent(p.numQp));
   const sDone = stream(readDoneStruct(p.numQp)).sink(m, 's_read_done');
   const readBusy = m.output('read_busy', UInt(p.numQp));
-  m.unused(qpCtx, 'only STATE is read');
+  const ciUpd = m.output('sq_ci_upd', qpUpdate('SQ_CI', p.numQp));
+  const mRewind = stream(rewindStruct(qw)).source(m, 'm_rewind');
+  const sPark = m.input('s_park', parkStruct(qw));
+  const fetchRw = m.output('fetch_rewind', fetchRewindStruct(qw));
+  const hold = m.output('tx_hold', UInt(p.numQp));
+  const ctxRoom = m.input('ctx_room', UInt(p.numQp));
+  const tpQp = m.input('tp_qp', UInt(qw));
+  const tp = m.output('tp', TxPointer);
+  /** An ACK timeout expired (ACK_TIMEOUTS counts them; the QP for tests and per-QP counts). */
+  const cntTimeout = m.output('ack_timeout', qpPulse('ack_timeout_event', p.numQp));
+  const cntRetryExc = m.output('cnt_retry_exc', Bool);
+  m.unused(qpCtx, 'only STATE and RETRY are read');
   m.unused(sDone.data, 'the wrId is not needed: a READ is found by its lastPsn');
+  m.unused(sAck.data, 'the MSN is not needed: completion follows the PSN');
+  if (p.numQp === 1) m.unused(tpQp, 'one QP: nothing to select');
 
-  const head = m.reg('head_reg', Vec(UInt(dw + 1), p.numQp));
-  const tail = m.reg('tail_reg', Vec(UInt(dw + 1), p.numQp));
-  const lastSent = m.reg('last_sent_reg', Vec(UInt(24), p.numQp));
-  const sentValid = m.reg('sent_valid_reg', UInt(p.numQp));
-  const acked = m.reg('acked_reg', Vec(UInt(24), p.numQp));
-  const nakValid = m.reg('nak_valid_reg', UInt(p.numQp));
-  const nakStatus = m.reg('nak_status_reg', Vec(UInt(4), p.numQp));
-  const nakSyn = m.reg('nak_syndrome_reg', Vec(UInt(8), p.numQp));
-  const flush = m.reg('flush_reg', UInt(p.numQp));
-  const rdCount = m.reg('rd_count_reg', Vec(UInt(dw + 1), p.numQp));
-  const rdAcked = m.reg('rd_acked_reg', Vec(UInt(24), p.numQp));
-  const rdErrValid = m.reg('rd_err_valid_reg', UInt(p.numQp));
-  const rdErrPsn = m.reg('rd_err_psn_reg', Vec(UInt(24), p.numQp));
-  const rdErrStatus = m.reg('rd_err_status_reg', Vec(UInt(4), p.numQp));
-  const rdErrSyn = m.reg('rd_err_syndrome_reg', Vec(UInt(8), p.numQp));
-  const setAt = (r: { setBits(hi: number, lo: number, v: Value | number): void }, w: number, i: number, v: Value | number): void => r.setBits(w * i + w - 1, w * i, v);
-
+  const tab = qpTransportTable(m, p.numQp, dw);
+  const rec = (q: Value | number): Value<QpTransportShape> => tab.at(q) as Value<QpTransportShape>;
   const mem = m.memory('entries', Stored, (2 ** qw) * p.depth);
   const slotAddr = (q: Value, ptr: Value): Value => cat(q, ptr.bits(dw - 1, 0));
+  const now = m.reg('now_reg', UInt(32));
+  now.set(now.addw(1));
+  const used = (r: Value<QpTransportShape>): Value => r.field('tail').subw(r.field('head')).trunc(dw + 1);
 
   // ---- posting (s_req) ------------------------------------------------------------------------
   const rq = sReq.data.field('qp');
-  const rqUsed = m.let('req_used', tail.at(rq).subw(head.at(rq)).trunc(dw + 1));
-  sReq.ready.set(rqUsed.ne(p.depth));
+  const rr = rec(rq);
+  sReq.ready.set(used(rr).ne(p.depth));
   const push = m.let('push', sReq.valid.land(sReq.ready));
-  const reqOk = sReq.data.field('status').eq(CQE_STATUS.SUCCESS);
+  const reqOk = m.let('req_ok', sReq.data.field('status').eq(CQE_STATUS.SUCCESS));
   const isReadOp = (op: Value): Value => op.eq(WQE_OPCODE.RDMA_READ).lor(op.eq(0x0c));
   const reqRead = m.let('req_is_read', isReadOp(sReq.data.field('opcode')));
-  const allAcked = m.let('req_all_acked', sentValid.bit(rq).lnot().lor(acked.at(rq).eq(lastSent.at(rq))));
-  m.if(push, () => mem.write(slotAddr(rq, tail.at(rq)), pack(Stored, {
-    wrId: sReq.data.field('wrId'), opcode: sReq.data.field('opcode'), length: sReq.data.field('length'),
-    lastPsn: sReq.data.field('lastPsn'), signaled: sReq.data.field('signaled'), status: sReq.data.field('status'),
+  const allAcked = m.let('req_all_acked', rr.field('sentValid').lnot().lor(rr.field('acked').eq(rr.field('lastSent'))));
+  const reqLast = sReq.data.field('lastPsn');
+  m.if(push, () => mem.write(slotAddr(rq, rr.field('tail')), pack(Stored, {
+    wrId: sReq.data.field('wrId'), opcode: sReq.data.field('opcode'), length: sReq.data.field('length'), msgFirstPsn: sReq.data.field('msgFirstPsn'),
+    lastPsn: reqLast, ringIndex: sReq.data.field('ringIndex'), signaled: sReq.data.field('signaled'), status: sReq.data.field('status'),
   })));
 
-  // ---- ACK / NAK (s_ack) ----------------------------------------------------------------------
+  // ---- ACK / NAK / READ-response events (s_ack, always ready) --------------------------------
   sAck.ready.set(1);
-  m.unused(sAck.data, 'the MSN is not needed: completion follows the PSN');
   const aq = sAck.data.field('qp');
   const apsn = sAck.data.field('psn');
   const syn = sAck.data.field('syndrome');
-  const inWindow = m.let('ack_in_window', sentValid.bit(aq).land(psnGt(apsn, acked.at(aq))).land(psnGe(lastSent.at(aq), apsn)));
-  const outstanding = m.let('ack_outstanding', sentValid.bit(aq).land(acked.at(aq).ne(lastSent.at(aq))));
-  const isAck = m.let('is_ack', syn.bits(7, 5).eq(0));
-  const nakCode = m.let('nak_status', nakCqeStatus(syn));
-  // After a NAK (pending or completed) the QP is going to ERROR: later ACKs must not turn the
+  const rdMiss = sAck.data.field('rdMiss');
+  const ra = rec(aq);
+  const aRts = m.let('ack_qp_rts', qpCtx.at(aq).field('state').eq(QP_STATE.RTS));
+  const inWindow = m.let('ack_in_window', ra.field('sentValid').land(psnGt(apsn, ra.field('acked'))).land(psnGe(ra.field('lastSent'), apsn)));
+  const outstanding = m.let('ack_outstanding', ra.field('sentValid').land(ra.field('acked').ne(ra.field('lastSent'))));
+  // After a NAK (pending or completed) the QP is going to ERROR: later events must not turn the
   // NAK's entry or the flushed ones into successes.
-  const ackTake = m.let('ack_take', sAck.valid.land(isAck).land(inWindow).land(nakValid.bit(aq).lnot()).land(flush.bit(aq).lnot()));
-  const nakTake = m.let('nak_take', sAck.valid.land(nakCode.ne(CQE_STATUS.SUCCESS)).land(outstanding)
-    .land(nakValid.bit(aq).lnot()).land(flush.bit(aq).lnot()));
+  const live = m.let('ack_qp_live', sAck.valid.land(ra.field('nakValid').lnot()).land(ra.field('flush').lnot()));
+  const isAckSyn = m.let('is_ack', syn.bits(7, 5).eq(0));
+  const isRnr = m.let('is_rnr_nak', syn.bits(7, 5).eq(1));
+  const nakCode = m.let('nak_status', nakCqeStatus(syn));
+  const ackMove = m.let('ack_take', live.land(isAckSyn).land(rdMiss.lnot()).land(inWindow));
+  const seqEv = m.let('seq_nak', live.land(inWindow).land(aRts).land(syn.eq(AETH.NAK_PSN_SEQ).lor(rdMiss)));
+  const resumeAt = m.let('seq_resume_psn', mux(rdMiss, sAck.data.field('rdExp'), apsn));
+  const seqAcked = m.let('seq_acked', resumeAt.subw(1).trunc(24));
+  const rnrEv = m.let('rnr_nak', live.land(inWindow).land(aRts).land(isRnr).land(rdMiss.lnot()));
+  // A NAK 0x61-0x63 names the request it refuses: its PSN must be one this QP sent and has not
+  // seen acknowledged (acked < p <= sentHigh; sentHigh survives rewinds, so a genuine NAK that
+  // arrives after a rewind still counts). Others are ghosts, ignored like ghost ACKs (rxe);
+  // taking one failed the oldest WQE: one forged frame killed a live QP (docs/fuzz.md).
+  const nakNamed = m.let('nak_psn_sent', ra.field('highValid').land(psnGt(apsn, ra.field('acked'))).land(psnGe(ra.field('sentHigh'), apsn)));
+  const nakTake = m.let('nak_take', live.land(nakCode.ne(CQE_STATUS.SUCCESS)).land(outstanding).land(nakNamed));
+  const nakAcked = m.let('nak_acked', apsn.subw(1).trunc(24));
+  // Where the event moves acked (forward only).
+  const aNew = m.let('ack_new_acked', firstOf([[ackMove, apsn], [seqEv, seqAcked]], nakAcked));
+  const aMoves = m.let('ack_moves', ackMove.lor(seqEv.lor(rnrEv).lor(nakTake.land(inWindow)).land(psnGt(aNew, ra.field('acked')))));
+  // Retry decisions.
+  const rnrWaiting = (r: Value<QpTransportShape>): Value => r.field('tmArmed').land(r.field('tmRnr'));
+  // A NAK 0x60 while an RNR wait runs is the echo of the packets behind the RNR-NAKed one (the
+  // responder NAKs the first that is ahead): the rewind after the wait resends them anyway.
+  const seqTrig = m.let('seq_retry', seqEv.land(ra.field('retryPend').lnot()).land(ra.field('retryStarted').lnot()).land(rnrWaiting(ra).lnot()));
+  const seqExceed = m.let('seq_retry_exceeded', seqTrig.land(ra.field('retryLeft').eq(0)));
+  const rnrTrig = m.let('rnr_retry', rnrEv.land(ra.field('retryPend').lnot()).land(rnrWaiting(ra).lnot()));
+  const rnrExceed = m.let('rnr_retry_exceeded', rnrTrig.land(ra.field('rnrLeft').eq(0)));
+  const ackErr = m.let('ack_qp_error', nakTake.lor(seqExceed).lor(rnrExceed));
+
   // ---- READ completions (s_read_done) -------------------------------------------------------
   const dq = sDone.data.field('qp');
   const dpsn = sDone.data.field('lastPsn');
   const dOk = sDone.data.field('ok');
-  const doneVoid = m.let('done_void', nakValid.bit(dq).lor(flush.bit(dq)));
-  sDone.ready.set(dOk.lor(doneVoid).lor(rdErrValid.bit(dq).lnot()));
+  const rd = rec(dq);
+  const doneVoid = m.let('done_void', rd.field('nakValid').lor(rd.field('flush')));
+  sDone.ready.set(dOk.lor(doneVoid).lor(rd.field('rdErrValid').lnot()));
   const doneOk = m.let('done_ok', sDone.valid.land(dOk).land(doneVoid.lnot()));
-  const doneErr = m.let('done_err', sDone.valid.land(dOk.lnot()).land(doneVoid.lnot()).land(rdErrValid.bit(dq).lnot()));
+  const doneErr = m.let('done_err', sDone.valid.land(dOk.lnot()).land(doneVoid.lnot()).land(rd.field('rdErrValid').lnot()));
   // The response acknowledges every PSN up to lastPsn: the same window test as an ACK.
-  const doneAck = m.let('done_ack', doneOk.land(sentValid.bit(dq)).land(psnGt(dpsn, acked.at(dq))).land(psnGe(lastSent.at(dq), dpsn)));
-  // Same QP in the same cycle: the newer of the two PSNs wins.
-  const ackYields = m.let('ack_yields', doneAck.land(dq.eq(aq)).land(psnGt(dpsn, apsn)));
-
-  const seqNak = m.let('seq_nak', sAck.valid.land(syn.eq(AETH.NAK_PSN_SEQ)));
-  m.unused(seqNak, 'retransmission hook: NAK 0x60 is handled by the retransmission issue');
-
-  const errValid = m.reg('qp_error_valid_reg', Bool);
-  const errQp = m.reg('qp_error_qp_reg', UInt(qw));
-  qpError.set(pack(qpErrorEvent(p.numQp), { valid: errValid, qp: errQp }));
+  const doneAck = m.let('done_ack', doneOk.land(rd.field('sentValid')).land(psnGt(dpsn, rd.field('acked'))).land(psnGe(rd.field('lastSent'), dpsn)));
 
   // ---- completion engine ----------------------------------------------------------------------
   const nonEmpty: Value[] = [];
-  for (let i = 0; i < p.numQp; i++) nonEmpty.push(head.at(i).ne(tail.at(i)));
+  for (let i = 0; i < p.numQp; i++) nonEmpty.push(used(rec(i)).ne(0));
   const arb = m.instance('u_arb', rrArbiter, { n: p.numQp });
   arb.req.set(cat(...[...nonEmpty].reverse()));
   m.unused(arb.grant, 'the binary grant_index is used');
@@ -188,38 +213,48 @@ export const nicAckTracker = defineModule('nic_ack_tracker', { numQp: 4, depth: 
   arb.accept.set(pick);
   const gi = arb.grant_index;
   const selQp = m.reg('sel_qp_reg', UInt(qw));
-  const e = mem.read(slotAddr(gi, head.at(gi)), { enable: pick });
+  const e = mem.read(slotAddr(gi, rec(gi).field('head')), { enable: pick });
+  const sel = rec(selQp);
 
   const st = (v: number): Value => lit(v, 4);
   const qState = qpCtx.at(selQp).field('state');
-  const stateBad = m.let('state_bad', qState.eq(QP_STATE.ERROR).lor(qState.eq(QP_STATE.RESET)));
+  const selReset = m.let('sel_reset', qState.eq(QP_STATE.RESET));
+  const stateBad = m.let('state_bad', qState.eq(QP_STATE.ERROR).lor(selReset));
   const eStatus = e.field('status');
   const eLast = e.field('lastPsn');
   const eRead = m.let('e_is_read', isReadOp(e.field('opcode')));
-  const fl = flush.bit(selQp);
-  const nak = nakValid.bit(selQp);
+  const fl = sel.field('flush');
+  const nak = sel.field('nakValid');
   const eOk = eStatus.eq(CQE_STATUS.SUCCESS);
   // READ entries ignore ACKs: only their read_done (ok → rdAcked, error → rdErr) decides.
-  const rdErrHit = m.let('rd_err_hit', eRead.land(rdErrValid.bit(selQp)).land(rdErrPsn.at(selQp).eq(eLast)));
-  const covered = m.let('covered', mux(eRead, rdCount.at(selQp).ne(0).land(psnGe(rdAcked.at(selQp), eLast)),
-    sentValid.bit(selQp).land(psnGe(acked.at(selQp), eLast))).land(rdErrHit.lnot()));
-  const complete = m.let('complete', fl.lor(eOk.lnot()).lor(rdErrHit).lor(covered).lor(nak).lor(stateBad));
+  const rdErrHit = m.let('rd_err_hit', eRead.land(sel.field('rdErrValid')).land(sel.field('rdErrPsn').eq(eLast)));
+  const covered = m.let('covered', mux(eRead, sel.field('rdCount').ne(0).land(psnGe(sel.field('rdAcked'), eLast)),
+    sel.field('sentValid').land(psnGe(sel.field('acked'), eLast))).land(rdErrHit.lnot()));
+  // A rewind of this QP is on its way: nothing of it retires until it was taken.
+  const rwValid = m.reg('rewind_valid_reg', Bool);
+  const rwData = m.reg('rewind_data_reg', rewindStruct(qw), { reset: null });
+  const rwLast = m.reg('rewind_last_psn_reg', UInt(24), { reset: null });
+  const selRewinding = m.let('sel_rewinding', rwValid.land(rwData.field('qp').eq(selQp)));
+  const complete = m.let('complete', fl.lor(eOk.lnot()).lor(rdErrHit).lor(covered).lor(nak).lor(stateBad).land(selRewinding.lnot()));
   const outStatus = m.let('out_status', mux(fl, st(CQE_STATUS.FLUSH_ERROR), mux(eOk.lnot(), eStatus,
-    mux(rdErrHit, rdErrStatus.at(selQp), mux(covered, st(CQE_STATUS.SUCCESS), mux(nak, nakStatus.at(selQp), st(CQE_STATUS.FLUSH_ERROR)))))));
+    mux(rdErrHit, sel.field('rdErrStatus'), mux(covered, st(CQE_STATUS.SUCCESS), mux(nak, sel.field('nakStatus'), st(CQE_STATUS.FLUSH_ERROR)))))));
   const usesRdErr = m.let('uses_rd_err', fl.lnot().land(eOk).land(rdErrHit));
   const usesNak = m.let('uses_nak', fl.lnot().land(eOk).land(rdErrHit.lnot()).land(covered.lnot()).land(nak));
-  const rdErrFlushes = m.let('rd_err_flushes', rdErrStatus.at(selQp).ge(CQE_STATUS.LOCAL_PROTECTION_ERROR).land(rdErrStatus.at(selQp).le(CQE_STATUS.REMOTE_OPERATIONAL_ERROR)));
+  const rdErrStatus = sel.field('rdErrStatus');
+  const rdErrFlushes = m.let('rd_err_flushes', rdErrStatus.ge(CQE_STATUS.LOCAL_PROTECTION_ERROR).land(rdErrStatus.le(CQE_STATUS.REMOTE_OPERATIONAL_ERROR)));
   const setsFlush = m.let('sets_flush', fl.lnot().land(mux(eOk, mux(rdErrHit, rdErrFlushes, covered.lnot()), eStatus.eq(CQE_STATUS.LOCAL_PROTECTION_ERROR))));
-  const wantsCqe = m.let('wants_cqe', outStatus.ne(CQE_STATUS.SUCCESS).lor(e.field('signaled')));
+  const wantsCqe = m.let('wants_cqe', outStatus.ne(CQE_STATUS.SUCCESS).lor(e.field('signaled')).land(selReset.lnot()));
   const cqeValid = m.reg('cqe_valid_reg', Bool);
   const cqeData = m.reg('cqe_data_reg', CqeReq, { reset: null });
   const cqeFree = m.let('cqe_free', cqeValid.lnot().lor(mCqe.ready));
   // A READ failed by its read_done (not by a NAK) moves the QP to ERROR here; it waits a cycle
-  // when a NAK takes the one qp_error register in the same cycle.
+  // when an ACK event takes the one qp_error register in the same cycle.
   const rdErrFatal = m.let('rd_err_fatal', usesRdErr.land(rdErrFlushes));
-  const retire = m.let('retire', fsm.is('EVAL').land(complete).land(wantsCqe.lnot().lor(cqeFree)).land(rdErrFatal.land(nakTake).lnot()));
-  errValid.set(nakTake.lor(retire.land(rdErrFatal)));
-  errQp.set(mux(nakTake, aq, selQp));
+  const retire = m.let('retire', fsm.is('EVAL').land(complete).land(wantsCqe.lnot().lor(cqeFree)).land(rdErrFatal.land(ackErr).lnot()));
+  // The oldest uncovered entry of a QP with a retry pending: rewind here. A READ whose
+  // responses all arrived is not (its read_done comes; then the next entry is the one).
+  const rewindHere = m.let('rewind_here', fsm.is('EVAL').land(complete.lnot()).land(selRewinding.lnot()).land(sel.field('retryPend'))
+    .land(eRead.land(psnGe(sel.field('acked'), eLast)).lnot()).land(rwValid.lnot()));
   mCqe.valid.set(cqeValid);
   mCqe.data.set(cqeData);
   m.if(mCqe.ready, () => cqeValid.set(0));
@@ -234,58 +269,175 @@ export const nicAckTracker = defineModule('nic_ack_tracker', { numQp: 4, depth: 
     cqeValid.set(1);
     cqeData.set(pack(CqeReq, {
       qp: selQp, wrId: e.field('wrId'), byteLen: e.field('length'), opcode: e.field('opcode'), status: outStatus,
-      syndrome: mux(usesNak, nakSyn.at(selQp), mux(usesRdErr, rdErrSyn.at(selQp), lit(0, 8))),
+      syndrome: mux(usesNak, sel.field('nakSyn'), mux(usesRdErr, sel.field('rdErrSyn'), lit(0, 8))),
     }));
   });
+  const ciValid = m.reg('sq_ci_valid_reg', Bool);
+  const ciQp = m.reg('sq_ci_qp_reg', UInt(qw));
+  const ciValue = m.reg('sq_ci_value_reg', UInt(16));
+  ciValid.set(retire.land(selReset.lnot()));
+  ciQp.set(selQp);
+  ciValue.set(e.field('ringIndex').addw(1));
+  ciUpd.set(pack(qpUpdate('SQ_CI', p.numQp), { valid: ciValid, qp: ciQp, value: ciValue }));
+  const excValid = m.reg('retry_exc_reg', Bool);
+  excValid.set(retire.land(wantsCqe).land(outStatus.eq(CQE_STATUS.RETRY_EXCEEDED).lor(outStatus.eq(CQE_STATUS.RNR_RETRY_EXCEEDED))));
+  cntRetryExc.set(excValid);
 
-  // ---- per-QP state updates -------------------------------------------------------------------
-  for (let i = 0; i < p.numQp; i++) {
-    m.if(push.land(rq.eq(i)), () => {
-      setAt(tail, dw + 1, i, tail.at(i).addw(1));
-      m.if(reqRead.land(reqOk).land(rdCount.at(i).eq(0)), () => setAt(rdAcked, 24, i, sReq.data.field('firstPsn').subw(1)));
-      m.if(reqOk, () => {
-        setAt(lastSent, 24, i, sReq.data.field('lastPsn'));
-        sentValid.setBits(i, i, 1);
-        m.if(allAcked, () => setAt(acked, 24, i, sReq.data.field('firstPsn').subw(1)));
-      });
-    });
-    // A push with nothing in flight and an ACK/NAK that moves acked exclude each other: the
-    // ACK or NAK needs an outstanding PSN.
-    m.if(doneAck.land(dq.eq(i)), () => setAt(acked, 24, i, dpsn));
-    m.if(ackTake.land(aq.eq(i)).land(ackYields.lnot()), () => setAt(acked, 24, i, apsn));
-    m.if(doneOk.land(dq.eq(i)), () => setAt(rdAcked, 24, i, dpsn));
-    m.if(doneErr.land(dq.eq(i)), () => {
-      rdErrValid.setBits(i, i, 1);
-      setAt(rdErrPsn, 24, i, dpsn);
-      setAt(rdErrStatus, 4, i, sDone.data.field('status'));
-      setAt(rdErrSyn, 8, i, sDone.data.field('syndrome'));
-    });
-    // Posted and retired READs counted in one expression: both may happen in one cycle.
-    const up = push.land(rq.eq(i)).land(reqRead);
-    const down = retire.land(selQp.eq(i)).land(eRead);
-    m.if(up.xor(down), () => setAt(rdCount, dw + 1, i, mux(up, rdCount.at(i).addw(1), rdCount.at(i).subw(1)).trunc(dw + 1)));
-    m.if(nakTake.land(aq.eq(i)), () => {
-      nakValid.setBits(i, i, 1);
-      setAt(nakStatus, 4, i, nakCode);
-      setAt(nakSyn, 8, i, syn);
-      m.if(inWindow, () => setAt(acked, 24, i, apsn.subw(1)));
-    });
-    m.if(retire.land(selQp.eq(i)), () => {
-      setAt(head, dw + 1, i, head.at(i).addw(1));
-      m.if(usesNak, () => nakValid.setBits(i, i, 0));
-      m.if(usesRdErr, () => rdErrValid.setBits(i, i, 0));
-      m.if(setsFlush, () => flush.setBits(i, i, 1));
-    });
-    m.if(qpCtx.at(i).field('state').eq(QP_STATE.RESET), () => {
-      sentValid.setBits(i, i, 0);
-      nakValid.setBits(i, i, 0);
-      flush.setBits(i, i, 0);
-      rdErrValid.setBits(i, i, 0);
-    });
-  }
+  // ---- rewind: loaded at the oldest uncovered entry, taken by req_tx + read_resp_rx + fetch ---
+  mRewind.valid.set(rwValid);
+  mRewind.data.set(rwData);
+  const rwFire = m.let('rewind_fire', rwValid.land(mRewind.ready));
+  const rwQp = rwData.field('qp');
+  const rwRec = rec(rwQp);
+  // Resume after the newest PSN acknowledged by now, inside the entry's PSN range.
+  const rwNext = rwRec.field('acked').addw(1);
+  const rwResume = m.let('rewind_resume_psn', mux(psnGe(rwNext, rwData.field('sqPsn')).lnot(), rwData.field('sqPsn'), mux(psnGt(rwNext, rwLast), rwLast, rwNext)));
+  m.if(rwFire, () => rwValid.set(0));
+  // A QP reset while its rewind waits: the rewind belongs to the old connection (its ring
+  // index and PSN mean nothing to the new one), so it is dropped.
+  m.if(qpCtx.at(rwQp).field('state').eq(QP_STATE.RESET), () => rwValid.set(0));
+  m.if(rewindHere, () => {
+    rwValid.set(1);
+    rwData.set(pack(rewindStruct(qw), { qp: selQp, ringIdx: e.field('ringIndex'), sqPsn: e.field('msgFirstPsn') }));
+    rwLast.set(eLast);
+  });
+
+  // ---- timer scanner: one QP per cycle ---------------------------------------------------------
+  const scan = m.reg('scan_reg', UInt(qw));
+  scan.set(mux(scan.eq(p.numQp - 1), lit(0, qw), scan.addw(1)));
+  const rs = rec(scan);
+  const scanBusy = m.let('scan_busy', sAck.valid.land(aq.eq(scan)).lor(sDone.valid.land(dq.eq(scan))).lor(push.land(rq.eq(scan)))
+    .lor(rwFire.land(rwQp.eq(scan))).lor(sPark.field('valid').land(sPark.field('qp').eq(scan))));
+  const expired = m.let('timer_expired', rs.field('tmArmed').land(now.subw(rs.field('tmDeadline')).bit(31).lnot()));
+  const fire = m.let('timer_fire', expired.land(scanBusy.lnot()).land(qpCtx.at(scan).field('state').eq(QP_STATE.RTS))
+    .land(rs.field('nakValid').lnot()).land(rs.field('flush').lnot()).land(ackErr.lnot()).land(retire.land(rdErrFatal).lnot()));
+  const fireTo = m.let('ack_timeout_fire', fire.land(rs.field('tmRnr').lnot()));
+  const toExceed = m.let('timeout_retry_exceeded', fireTo.land(rs.field('retryLeft').eq(0)));
+  const toValid = m.reg('ack_timeout_reg', Bool);
+  const toQp = m.reg('ack_timeout_qp_reg', UInt(qw));
+  toValid.set(fireTo);
+  toQp.set(scan);
+  cntTimeout.set(pack(qpPulse('ack_timeout_event', p.numQp), { valid: toValid, qp: toQp }));
+
+  const errValid = m.reg('qp_error_valid_reg', Bool);
+  const errQp = m.reg('qp_error_qp_reg', UInt(qw));
+  errValid.set(ackErr.lor(toExceed).lor(retire.land(rdErrFatal)));
+  errQp.set(mux(ackErr, aq, mux(toExceed, scan, selQp)));
+  qpError.set(pack(qpErrorEvent(p.numQp), { valid: errValid, qp: errQp }));
+
+  // ---- parking: fetch's pointer back, the QP held until the reason is gone ---------------------
+  fetchRw.set(pack(fetchRewindStruct(qw), {
+    valid: rwFire.lor(sPark.field('valid')), qp: mux(rwFire, rwQp, sPark.field('qp')), ringIdx: mux(rwFire, rwData.field('ringIdx'), sPark.field('ringIdx')),
+  }));
+  m.assert(rwFire.land(sPark.field('valid')).lnot(), 'a park and a rewind in the same cycle (nic_req_tx takes a rewind only when it parks nothing)');
+
+  // ---- the next record of every QP ------------------------------------------------------------
+  const holdBits: Value[] = [];
   const busyBits: Value[] = [];
-  for (let i = 0; i < p.numQp; i++) busyBits.push(rdCount.at(i).ne(0));
-  readBusy.set(cat(...busyBits.reverse()));
+  for (let i = 0; i < p.numQp; i++) {
+    const r = rec(i);
+    const f = (name: QpTransportField): Value => r.field(name);
+    const ctx = qpCtx.at(i);
+    const state = ctx.field('state');
+    const isRts = state.eq(QP_STATE.RTS);
+    const inReset = state.eq(QP_STATE.RESET);
+    const loadCounters = inReset.lor(state.eq(QP_STATE.INIT)).lor(state.eq(QP_STATE.RTR));
+    const retry = ctx.field('retry');
+    const tmLog2 = retryField(retry, 'ACK_TIMEOUT');
+    const isPush = push.land(rq.eq(i)), isAck = sAck.valid.land(aq.eq(i)), isDone = sDone.valid.land(dq.eq(i));
+    const isRet = retire.land(selQp.eq(i)), isRw = rwFire.land(rwQp.eq(i)), isPark = sPark.field('valid').land(sPark.field('qp').eq(i));
+    const isScan = scan.eq(i);
+    const pushOk = isPush.land(reqOk);
 
-  return { clk, rst, qp_ctx: qpCtx, s_req: sReq, s_ack: sAck, m_cqe: mCqe, qp_error: qpError, s_read_done: sDone, read_busy: readBusy };
-}, { doc: 'ACK tracker: per-QP outstanding messages, coalesced ACKs, NAK errors and flushes, CQE requests in posting order' });
+    // window
+    const ackWins = isAck.land(aMoves).land(isDone.land(doneAck).land(psnGt(dpsn, aNew)).lnot());
+    const acked = m.let(`qp${i}_acked_next`, firstOf([[ackWins, aNew], [isDone.land(doneAck), dpsn], [pushOk.land(allAcked), sReq.data.field('firstPsn').subw(1).trunc(24)]], f('acked')));
+    const lastSent = m.let(`qp${i}_last_sent_next`, firstOf([[pushOk, reqLast], [isRw, acked]], f('lastSent')));
+    const sentValid = f('sentValid').lor(pushOk);
+    const outstandingNext = m.let(`qp${i}_outstanding_next`, sentValid.land(acked.ne(lastSent)));
+    const highUp = pushOk.land(f('highValid').lnot().lor(psnGt(reqLast, f('sentHigh'))));
+    const progress = m.let(`qp${i}_progress`, isAck.land(ackMove).lor(isDone.land(doneAck)));
+    // entries
+    const head = mux(isRet, f('head').addw(1), f('head'));
+    const tail = firstOf([[isPush, f('tail').addw(1)], [isRw, f('head')]], f('tail'));
+    const rdUp = isPush.land(reqRead), rdDown = isRet.land(eRead);
+    const rdCount = firstOf([[isRw, 0], [rdUp.land(rdDown.lnot()), f('rdCount').addw(1)], [rdDown.land(rdUp.lnot()), f('rdCount').subw(1)]], f('rdCount'));
+    const rdAcked = firstOf([[isDone.land(doneOk), dpsn], [isPush.land(reqRead).land(reqOk).land(f('rdCount').eq(0)), sReq.data.field('firstPsn').subw(1).trunc(24)]], f('rdAcked'));
+    const rdErrSet = isDone.land(doneErr);
+    // errors: a fatal NAK or an exhausted retry count is recorded for the oldest uncovered entry
+    const nakSetAck = isAck.land(ackErr);
+    const nakSetTo = isScan.land(toExceed);
+    const nakSet = nakSetAck.lor(nakSetTo);
+    const nakStatusAck = mux(nakTake, nakCode, mux(seqExceed, lit(CQE_STATUS.RETRY_EXCEEDED, 4), lit(CQE_STATUS.RNR_RETRY_EXCEEDED, 4)));
+    const nakSynAck = mux(seqExceed.land(nakTake.lnot()), lit(AETH.NAK_PSN_SEQ, 8), syn);
+    // retry engine
+    const reloadRetry = retryField(retry, 'RETRY_CNT'), reloadRnr = retryField(retry, 'RNR_RETRY');
+    const retryUse = isAck.land(seqTrig).land(seqExceed.lnot()).lor(isScan.land(fireTo).land(toExceed.lnot()));
+    const rnrUse = isAck.land(rnrTrig).land(rnrExceed.lnot());
+    const retryLeft = firstOf([[loadCounters, reloadRetry], [isAck.land(ackMove), reloadRetry], [retryUse, f('retryLeft').subw(1)]], f('retryLeft'));
+    const rnrLeft = firstOf([[loadCounters, reloadRnr], [isAck.land(ackMove), reloadRnr],
+      [rnrUse.land(f('rnrLeft').ne(RNR_RETRY_INFINITE)), f('rnrLeft').subw(1)]], f('rnrLeft'));
+    const retryStarted = firstOf([[loadCounters.lor(isAck.land(ackMove)), 0], [isAck.land(seqTrig).lor(isScan.land(fireTo)), 1]], f('retryStarted'));
+    const emptyNext = head.eq(tail);
+    const retryPend = m.let(`qp${i}_retry_pend_next`, firstOf([[isRts.lnot(), 0], [retryUse.lor(isScan.land(fire).land(rs.field('tmRnr'))), 1], [isRw.lor(emptyNext), 0]], f('retryPend')));
+    // timer: RNR wait armed by an RNR NAK; ACK timeout while PSNs are in flight
+    const rnrArm = rnrUse;
+    const ackArmed = tmLog2.ne(0).land(outstandingNext).land(retryPend.lnot());
+    const restart = progress.lor(f('tmArmed').lnot()).lor(f('tmRnr'));
+    const ackDeadline = mux(restart, now.addw(lit(1, 32).shl(tmLog2)), f('tmDeadline'));
+    const stopTimer = isScan.land(fire).lor(isRw).lor(isRts.lnot());
+    const keepRnr = rnrWaiting(r);
+    const tmArmed = m.let(`qp${i}_tm_armed_next`, firstOf([[stopTimer, 0], [rnrArm, 1], [keepRnr, 1]], ackArmed));
+    const tmRnr = firstOf([[stopTimer, 0], [rnrArm, 1], [keepRnr, 1]], lit(0, 1));
+    const tmDeadline = firstOf([[rnrArm, now.addw(rnrTimerValue(syn.bits(4, 0)))], [keepRnr, f('tmDeadline')]], ackDeadline);
+    // parking and its wake-up
+    const park = f('park');
+    const wake = m.let(`qp${i}_wake`, isRts.lnot().lor(firstOf([
+      [park.eq(PARK.FENCE), f('rdCount').eq(0)], [park.eq(PARK.READ_LIMIT), ctxRoom.bit(i)], [park.eq(PARK.TRACKER_FULL), used(r).ne(p.depth)],
+    ], lit(1, 1))));
+    holdBits.push(park.ne(PARK.NONE).land(wake.lnot()));
+    busyBits.push(f('rdCount').ne(0));
+
+    const next = pack(tab.shape, {
+      head, tail, sentValid, lastSent, acked,
+      highValid: f('highValid').lor(pushOk), sentHigh: mux(highUp, reqLast, f('sentHigh')),
+      nakValid: f('nakValid').land(isRet.land(usesNak).lnot()).lor(nakSet),
+      nakStatus: firstOf([[nakSetAck, nakStatusAck], [nakSetTo, lit(CQE_STATUS.RETRY_EXCEEDED, 4)]], f('nakStatus')),
+      nakSyn: firstOf([[nakSetAck, nakSynAck], [nakSetTo, lit(0, 8)]], f('nakSyn')),
+      flush: f('flush').lor(isRet.land(setsFlush)),
+      rdCount, rdAcked,
+      rdErrValid: f('rdErrValid').land(isRet.land(usesRdErr).lnot()).lor(rdErrSet),
+      rdErrPsn: mux(rdErrSet, dpsn, f('rdErrPsn')),
+      rdErrStatus: mux(rdErrSet, sDone.data.field('status'), f('rdErrStatus')),
+      rdErrSyn: mux(rdErrSet, sDone.data.field('syndrome'), f('rdErrSyn')),
+      retryLeft, rnrLeft, retryStarted, retryPend,
+      tmArmed, tmRnr, tmDeadline,
+      expIdx: firstOf([[isPush, sReq.data.field('ringIndex').addw(1)], [isRw, rwData.field('ringIdx')]], f('expIdx')),
+      resumeValid: firstOf([[isPush, 0], [isRw, rwResume.ne(rwData.field('sqPsn'))]], f('resumeValid')),
+      resumePsn: mux(isRw, rwResume, f('resumePsn')),
+      park: firstOf([[isRw.lor(isPush), PARK.NONE], [isPark, sPark.field('reason')], [wake, PARK.NONE]], park),
+    });
+    // RESET starts the QP afresh: entries dropped, window, errors, timers, pointer cleared.
+    const cleared = pack(tab.shape, {
+      head: 0, tail: 0, sentValid: 0, lastSent: 0, acked: 0, highValid: 0, sentHigh: 0, nakValid: 0, nakStatus: 0, nakSyn: 0, flush: 0,
+      rdCount: 0, rdAcked: 0, rdErrValid: 0, rdErrPsn: 0, rdErrStatus: 0, rdErrSyn: 0, retryLeft: reloadRetry, rnrLeft: reloadRnr,
+      retryStarted: 0, retryPend: 0, tmArmed: 0, tmRnr: 0, tmDeadline: 0, expIdx: 0, resumeValid: 0, resumePsn: 0, park: 0,
+    });
+    tab.write(i, mux(inReset, cleared, next));
+  }
+  readBusy.set(cat(...busyBits.reverse()));
+  hold.set(cat(...holdBits.reverse()));
+
+  // ---- send-pointer read port for nic_req_tx ----------------------------------------------------
+  const rt = rec(tpQp);
+  tp.set(pack(TxPointer, {
+    expIdx: rt.field('expIdx'), resumeValid: rt.field('resumeValid'), resumePsn: rt.field('resumePsn'),
+    highValid: rt.field('highValid'), sentHigh: rt.field('sentHigh'), room: used(rt).ne(p.depth),
+  }));
+
+  return {
+    clk, rst, qp_ctx: qpCtx, s_req: sReq, s_ack: sAck, m_cqe: mCqe, qp_error: qpError, s_read_done: sDone, read_busy: readBusy,
+    sq_ci_upd: ciUpd, m_rewind: mRewind, s_park: sPark, fetch_rewind: fetchRw, tx_hold: hold, ctx_room: ctxRoom, tp_qp: tpQp, tp,
+    ack_timeout: cntTimeout, cnt_retry_exc: cntRetryExc,
+  };
+}, { doc: 'ACK tracker and retry engine: per-QP transport records, coalesced ACKs, go-back-N rewinds, ACK/RNR timers, NAK errors and flushes, CQE requests in posting order' });

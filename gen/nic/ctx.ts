@@ -82,6 +82,10 @@ export function qpRegWidth(name: typeof QP_REGS[number]['name']): number {
 export function qpUpdate(field: HwQpField, numQp: number) {
   return Struct(`upd_${field.toLowerCase()}`, { valid: Bool, qp: UInt(qpIndexWidth(numQp)), value: UInt(qpRegWidth(field)) });
 }
+/** A one-cycle event about one QP (e.g. an ACK timeout that expired). */
+export function qpPulse(name: string, numQp: number) {
+  return Struct(name, { valid: Bool, qp: UInt(qpIndexWidth(numQp)) });
+}
 /** "Move this QP to ERROR" from the datapath. */
 export function qpErrorEvent(numQp: number) {
   return Struct('qp_error_event', { valid: Bool, qp: UInt(qpIndexWidth(numQp)) });

@@ -21,20 +21,34 @@ export function reqEntryStruct(numQp: number) {
     wrId: UInt(64),
     opcode: UInt(8),
     length: UInt(32),
+    /** First PSN this transmission sends (the resume PSN of a go-back-N restart inside it). */
     firstPsn: UInt(24),
     lastPsn: UInt(24),
+    /** First PSN of the whole message (= firstPsn unless the message resumed inside). */
+    msgFirstPsn: UInt(24),
+    /** Send-ring index of the WQE: a rewind re-reads the ring from here. */
+    ringIndex: UInt(16),
     signaled: Bool,
     /** CQE_STATUS: SUCCESS for a message on the wire, else the error to report. */
     status: UInt(4),
   });
 }
 
-/** An ACK/NAK the RX side received, for the requester's ACK tracker. */
+/** An ACK/NAK the requester received, or a READ response it took (as an ACK of its PSN) or
+ *  found ahead of the expected PSN (as a NAK 0x60), in arrival order: nic_read_resp_rx sees
+ *  every ACK and READ response in the order they came and annotates each event for the
+ *  ACK tracker. */
 export function ackInStruct(numQp: number) {
   return Struct('ack_in', {
     qp: UInt(qpIndexWidth(numQp)),
     psn: UInt(24),
     syndrome: UInt(8),
     msn: UInt(24),
+    /** The event acknowledges a PSN whose READ response is missing (an ACK at or past the
+     *  expected response PSN, a NAK 0x60 past it, or a response beyond it: an implied NAK):
+     *  the tracker treats it as a NAK 0x60 at rdExp. */
+    rdMiss: Bool,
+    /** The PSN of the first READ response not yet received (the READ's resume point). */
+    rdExp: UInt(24),
   });
 }

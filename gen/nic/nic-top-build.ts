@@ -22,10 +22,16 @@
 //   command on to the packetizer only with its whole payload buffered: no frame stalls
 //   between its first beat and tlast (a MAC would underrun; asserted on m_axis_tx).
 // - READ: nic_responder hands accepted READ REQUESTs to nic_read_responder (slots per QP come
-//   back as rd_room) and the READ RESPONSEs it receives to nic_read_resp_rx, which also gets a
-//   copy of every ACK/NAK (fan-out; both receivers are always ready) and the contexts req_tx
-//   issues; its read_done completes the READ in the ACK tracker, whose read_busy is req_tx's
-//   fence. docs/nic-read.md.
+//   back as rd_room, and rd_busy holds the QP's later ACKs so responses leave in PSN order)
+//   and the READ RESPONSEs and ACK/NAKs it receives, in arrival order, to nic_read_resp_rx,
+//   which also gets the contexts req_tx issues and passes every ACK/NAK and READ response on
+//   to the ACK tracker as one ordered event stream; its read_done completes the READ in the
+//   ACK tracker, whose read_busy is req_tx's fence. docs/nic-read.md.
+// - Retransmission (docs/nic-reliability.md): the ACK tracker holds each QP's transport record;
+//   its rewinds go to req_tx and read_resp_rx together (rewindFork) and to fetch's pointer
+//   (fetch_rewind, also req_tx's parks), its tx_hold keeps parked QPs back at fetch, and req_tx
+//   reads the send pointer through tp_qp/tp. SQ_CI comes from the tracker (slots free at
+//   completion, since a rewind reads the ring again).
 // - Shared resources and stalled engines (top-axi-buffers.ts): each DMA read engine gets an
 //   R FIFO with AR credits, the READ-response DMA write a store-and-forward W FIFO, and every
 //   TLB client a credit-gated answer FIFO, so that no engine that waits downstream (for the
@@ -34,13 +40,15 @@
 // - Doorbells: nic_wqe_fetch watches SQ_PI in qp_ctx, so nic_regs' doorbell pulse is unused.
 // - QP errors come from req_tx, ack_tracker, responder, completion and the READ responder;
 //   nic_regs takes one per cycle, so they pass a per-QP pending-bit merger (top-wiring.ts), none lost.
-// - Counters: nic_tlb's free-running hit/miss counters become +1 pulses (they move by at
+// - Counters: RETX_PKTS from req_tx, ACK_TIMEOUTS and RETRY_EXC from the ACK tracker,
+//   SEQ_NAK_TX, SEQ_NAK_RX and DUP_REQ_RX from the responder (one pulse a cycle each);
+//   nic_tlb's free-running hit/miss counters become +1 pulses (they move by at
 //   most one per cycle, asserted); RX drops of ICRC check (BAD_ICRC -> RX_DROP_ICRC, any other
 //   reason -> RX_DROP_OTHER), RX parser and responder are merged into RX_DROP_OTHER through a
 //   small backlog counter, so simultaneous drops all count. TX_FRAMES counts tlast beats on
 //   m_axis_tx; RX_FRAMES counts headers the RX parser accepted.
 
-import { Bool, UInt, defineModule, intIn, mux, oneOf, pack, type ModuleBuilder, type IORecord, type ModuleDef, type ParamSpec, type Params, type Value } from '../hdl/index.ts';
+import { Bool, UInt, defineModule, intIn, mux, oneOf, pack, type ModuleBuilder, type IORecord, type ModuleDef, type ParamSpec, type Params } from '../hdl/index.ts';
 import { axi4, axiLite, axiStream } from '../lib/interfaces.ts';
 import { nicAxiRdMux, nicAxiWrMux } from './axi-mux.ts';
 import { nicCompletion } from './completion.ts';
@@ -178,18 +186,18 @@ function wqeQueue(m: ModuleBuilder, W: number, numQp: number, fetch: PortMap, re
 }
 
 /**
- * Every ACK/NAK the responder receives goes to the ACK tracker (WRITE/READ completions) and to
- * nic_read_resp_rx (NAKs 0x61-0x63 that end a READ). Both are always ready (asserted), so one
- * copy of valid/data is enough; the responder's ready is still the AND of both.
+ * A go-back-N rewind from the ACK tracker is taken by nic_req_tx and nic_read_resp_rx in the
+ * same cycle (and applied to nic_wqe_fetch's pointer through the tracker's fetch_rewind): each
+ * sees valid only while the other is ready, so neither takes it alone. Neither ready depends
+ * on its own valid, so there is no loop.
  */
-function ackFanOut(m: ModuleBuilder, rsp: PortMap, to: readonly PortMap[]): void {
-  for (const t of to) {
-    sink(t, 's_ack_valid').set(port(rsp, 'm_ack_in_valid'));
-    sink(t, 's_ack_data').set(port(rsp, 'm_ack_in_data'));
-  }
-  const ready = m.let('ack_in_ready', to.map(t => port(t, 's_ack_ready') as Value).reduce((a, b) => a.land(b)));
-  sink(rsp, 'm_ack_in_ready').set(ready);
-  m.assert(port(rsp, 'm_ack_in_valid').lnot().lor(ready), 'ACK fan-out: a receiver of m_ack_in was not ready (both must always be)');
+function rewindFork(m: ModuleBuilder, ack: PortMap, to: readonly [PortMap, PortMap]): void {
+  const [a, b] = to;
+  const valid = port(ack, 'm_rewind_valid');
+  sink(a, 's_rewind_valid').set(valid.land(port(b, 's_rewind_ready')));
+  sink(b, 's_rewind_valid').set(valid.land(port(a, 's_rewind_ready')));
+  for (const t of to) sink(t, 's_rewind_data').set(port(ack, 'm_rewind_data'));
+  sink(ack, 'm_rewind_ready').set(m.let('rewind_ready', port(a, 's_rewind_ready').land(port(b, 's_rewind_ready'))));
 }
 
 /** A byte stream `<from>_t*` -> FIFO (sync_fifo of width W + W/8 + 1: tlast, tkeep, tdata)
@@ -271,7 +279,7 @@ export function makeNicTop(stages: NicStages) {
     m.unused(port(regs, 'doorbell'), 'nic_wqe_fetch watches SQ_PI in qp_ctx itself');
     sink(tlb, 'mr_tbl').set(port(regs, 'mr_tbl'));
     sink(tlb, 'mr_changed').set(port(regs, 'mr_changed'));
-    sink(regs, 'hw_sq_ci').set(port(fetch, 'sq_ci_upd'));
+    sink(regs, 'hw_sq_ci').set(port(ack, 'sq_ci_upd'));
     sink(regs, 'hw_cq_pi').set(port(cpl, 'cq_pi_upd'));
     sink(regs, 'hw_sq_psn').set(port(reqTx, 'sq_psn_upd'));
     sink(regs, 'hw_exp_psn').set(port(rsp, 'exp_psn_upd'));
@@ -287,8 +295,17 @@ export function makeNicTop(stages: NicStages) {
     link(dmaRd, 's_cmd', reqTx, 'm_dma_cmd');
     link(reqTx, 's_dma_status', dmaRd, 'm_status');
     link(ack, 's_req', reqTx, 'm_req');
-    ackFanOut(m, rsp, [ack, rrx]);
     link(cpl, 's_req', ack, 'm_cqe');
+    // ---- retransmission: the tracker's record, rewinds, parks and the send pointer -------------
+    rewindFork(m, ack, [reqTx, rrx]);
+    sink(fetch, 'rewind').set(port(ack, 'fetch_rewind'));
+    sink(fetch, 'hold').set(port(ack, 'tx_hold'));
+    sink(ack, 's_park').set(port(reqTx, 'm_park'));
+    sink(ack, 'tp_qp').set(port(reqTx, 'tp_qp'));
+    sink(reqTx, 'tp').set(port(ack, 'tp'));
+    const ctxRoom = port(rrx, 'ctx_room');
+    sink(ack, 'ctx_room').set(ctxRoom);
+    sink(reqTx, 'ctx_room').set(ctxRoom);
 
     // ---- TX: command mux -> frame gate -> packetizer (payload from DMA read) -> ICRC -> m_axis_tx
     link(cmdMux, 's_req_cmd', reqTx, 'm_pkt_cmd');
@@ -328,6 +345,7 @@ export function makeNicTop(stages: NicStages) {
     // (REMOTE_READ check and payload) -> READ RESPONSE commands + payload into the TX mux.
     link(rdRsp, 's_req', rsp, 'm_read_req');
     sink(rsp, 'rd_room').set(port(rdRsp, 'rd_room'));
+    sink(rsp, 'rd_busy').set(port(rdRsp, 'rd_busy'));
     link(dmaRdRsp, 's_cmd', rdRsp, 'm_dma_cmd');
     link(rdRsp, 's_dma_status', dmaRdRsp, 'm_status');
 
@@ -336,6 +354,7 @@ export function makeNicTop(stages: NicStages) {
     link(rrx, 's_ctx', reqTx, 'm_read_ctx');
     link(rrx, 's_hdr', rsp, 'm_rresp_hdr');
     link(rrx, 's_payload', rsp, 'm_rresp_payload');
+    link(ack, 's_ack', rrx, 'm_ack');
     link(dmaWrRresp, 's_cmd', rrx, 'm_dma_cmd');
     link(dmaWrRresp, 's_axis', rrx, 'm_payload');
     link(rrx, 's_dma_status', dmaWrRresp, 'm_status');
@@ -375,6 +394,13 @@ export function makeNicTop(stages: NicStages) {
     sink(regs, 'inc_rx_drop_other').set(mergePulses(m, 'rx_drop_other', other));
     sink(regs, 'inc_tx_frames').set(port(ins, 'm_axis_tvalid').land(port(top, 'm_axis_tx_tready')).land(port(ins, 'm_axis_tlast')));
     sink(regs, 'inc_rx_frames').set(port(prs, 'm_hdr_valid').land(port(rsp, 's_hdr_ready')));
+    sink(regs, 'inc_retx_pkts').set(port(reqTx, 'cnt_retx'));
+    sink(regs, 'inc_ack_timeouts').set(field(port(ack, 'ack_timeout'), 'valid'));
+    m.unused(port(ack, 'ack_timeout'), 'its qp: ACK_TIMEOUTS counts all QPs together');
+    sink(regs, 'inc_seq_nak_tx').set(port(rsp, 'cnt_seq_nak_tx'));
+    sink(regs, 'inc_seq_nak_rx').set(port(rsp, 'cnt_seq_nak_rx'));
+    sink(regs, 'inc_dup_req_rx').set(port(rsp, 'cnt_dup_req'));
+    sink(regs, 'inc_retry_exc').set(port(ack, 'cnt_retry_exc'));
 
     return { clk, rst, s_axil, m_axi, s_axis_rx, m_axis_tx, irq };
   }, { params: nicTopParamSpec, doc: 'RoCEv2 NIC: registers, WQE fetch, requester TX, TLB, DMA, packetizer, ICRC, RX parser, responder, READ responder, READ response receiver, ACK tracker, completions' });

@@ -2,8 +2,10 @@
 //
 //   s_ctx ──► per-QP context FIFOs (readsPerQp each; the head is the READ being answered)
 //   s_hdr ──► header FSM: IDLE → CHECK → [CUT] → [DONE] → IDLE
-//               CHECK  expected PSN (started ? nextPsn : firstPsn): behind or ahead → drop;
-//                      equal → opcode sequence, length → on error a completion, payload dropped
+//               CHECK  ACK/NAK: m_ack event (annotated), a NAK 0x61..0x63 may end the head READ;
+//                      READ response: expected PSN (started ? nextPsn : firstPsn): behind → drop;
+//                      ahead → implied NAK, drop; equal → opcode sequence, length → on error a
+//                      completion, payload dropped; else an ACK event of its PSN
 //               CUT    one DmaWriteCmd per SGE piece of the packet (zero-length SGEs skipped),
 //                      its length to the byte splitter and a "wait for a status" entry
 //               DONE   the READ's last packet: its completion entry
@@ -19,18 +21,34 @@
 // sent to the DMA before the error came back still do). Pending entries carry a per-QP READ
 // number, so an error is matched to its READ while the FSM is already on the next one.
 //
-// NAK 0x61..0x63 (s_ack, always ready) are queued and applied by the header FSM when IDLE,
-// in arrival order: a NAK whose PSN lies in [expected, lastPsn] of the QP's head READ
-// completes it with the NAK's status and syndrome. A QP in ERROR or RESET loses its contexts
-// and pending completions silently: the ACK tracker flushes those work requests itself.
+// ACKs and NAKs come on s_hdr too (opcode 0x11, from nic_responder in arrival order with the
+// READ responses), so this block sees the requester's whole RX side in order and hands the
+// ACK tracker one event per packet on m_ack (docs/nic-reliability.md):
+//   ACK / NAK      passed on; rdMiss when it acknowledges a PSN whose READ response is still
+//                  missing: an ACK at or past the head READ's expected response PSN (rdExp),
+//                  a NAK 0x60 or RNR NAK past it. A NAK 0x61..0x63 whose PSN lies in
+//                  [expected, lastPsn] of the QP's head READ also completes that READ with
+//                  the NAK's status and syndrome.
+//   READ response  taken in sequence: an ACK of its PSN (the window moves); ahead of the
+//                  expected PSN: an implied NAK (0x60, rdMiss, rdExp) and its payload dropped;
+//                  behind it (a duplicate) or without a context: dropped, no event.
+// A rewind (s_rewind, with the tracker's go-back-N) drops the QP's READ contexts; nic_req_tx
+// then registers them again, the first one resumed: firstPsn = the resume PSN, startOff = the
+// bytes already landed. At the first PSN of a resumed context a FIRST/ONLY (the re-request's
+// answer) and a MIDDLE/LAST (the first request's answer, still on its way) are both in
+// sequence; the bytes land at startOff either way, so nothing lands twice differently.
+// A QP in ERROR or RESET loses its contexts and pending completions silently: the ACK
+// tracker flushes those work requests itself.
 
 import { Bool, cat, defineModule, lit, mux, pack, Struct, UInt, Vec, type Sig, type Shape, type SignalValue, type Value, intIn, oneOf } from '../hdl/index.ts';
 import { syncFifo, syncFifoRam } from '../lib/fifo.ts';
 import { stream } from '../lib/interfaces.ts';
 import { nicByteSplitter, PIECE_LEN_BITS } from './byte-splitter.ts';
 import { QpCtx } from './ctx.ts';
-import { ackInStruct, LOCAL_QPN_BASE } from './flow-types.ts';
+import { ackInStruct, AETH, LOCAL_QPN_BASE } from './flow-types.ts';
 import { nakCqeStatus } from './nak-status.ts';
+import { psnGe, psnGt } from './psn.ts';
+import { rewindStruct } from './qp-transport.ts';
 import { readCtxStruct, readDoneStruct, READ_RESP } from './read-types.ts';
 import { CQE_STATUS, MAX_SGE, QP_STATE } from './regmap.ts';
 import { byteStream, DmaStatus, DmaWriteCmd, qpIndexWidth, RxPktHdr, XLATE_ACCESS, XLATE_STATUS } from './types.ts';
@@ -62,8 +80,8 @@ const PENDING = 16;
 /** READ sequence numbers per QP (mod 2^SEQ_BITS) tag the pending entries: more than the READs
  *  of one QP the pending FIFO can hold, so a DMA error is matched to its READ unambiguously. */
 const SEQ_BITS = Math.log2(PENDING) + 1;
-/** NAKs 0x61..0x63 waiting for the header FSM (a QP sends one before it goes to ERROR). */
-const NAK_QUEUE = 4;
+/** ACKNOWLEDGE opcode: ACK/NAK headers come in on s_hdr with the READ responses. */
+const ACK_OPCODE = 0x11;
 /** Packets (with payload) and pieces decided ahead of their bytes. */
 const PAY_JOBS = 8;
 
@@ -90,7 +108,9 @@ export const nicReadRespRx = defineModule('nic_read_resp_rx', { dataWidth: 64, n
   const sCtx = stream(ReadCtx).sink(m, 's_ctx');
   const sHdr = stream(RxPktHdr).sink(m, 's_hdr');
   const sPay = byteStream(p.dataWidth).sink(m, 's_payload');
-  const sAck = stream(AckIn).sink(m, 's_ack');
+  const mAck = stream(AckIn).source(m, 'm_ack');
+  const sRewind = stream(rewindStruct(qw)).sink(m, 's_rewind');
+  const ctxRoomOut = m.output('ctx_room', UInt(p.numQp));
   const mCmd = stream(DmaWriteCmd).source(m, 'm_dma_cmd');
   const mPay = byteStream(p.dataWidth).source(m, 'm_payload');
   const sStatus = stream(DmaStatus).sink(m, 's_dma_status');
@@ -107,6 +127,7 @@ export const nicReadRespRx = defineModule('nic_read_resp_rx', { dataWidth: 64, n
   const cq = sCtx.data.field('qp');
   const room = ctxFifos.map((f, i) => m.let(`ctx_room${i}`, perQp === ctxDepth ? f.s.ready : f.count.lt(perQp)));
   sCtx.ready.set(pick(cq, room.map((r, i) => r.lor(dead[i]!))));
+  ctxRoomOut.set(cat(...[...room].reverse()));
   ctxFifos.forEach((f, i) => {
     f.s.valid.set(sCtx.valid.land(cq.eq(i)).land(dead[i]!.lnot()).land(room[i]!));
     f.s.data.set(sCtx.data);
@@ -123,6 +144,8 @@ export const nicReadRespRx = defineModule('nic_read_resp_rx', { dataWidth: 64, n
   const sgeOff = m.reg('sge_off_reg', Vec(UInt(32), p.numQp), { reset: null });
   // The header FSM's READ of each QP, counted (tags its pending entries).
   const rdSeq = m.reg('rd_seq_reg', Vec(UInt(SEQ_BITS), p.numQp));
+  // A rewind is dropping the QP's contexts (one a cycle, at most ctxDepth cycles).
+  const flushing = m.reg('ctx_flush_reg', UInt(p.numQp));
   // A DMA error of the QP came back (cleared when its READ completes), and that READ's tag.
   const dmaErr = m.reg('dma_err_reg', UInt(p.numQp));
   const errSeq = m.reg('err_seq_reg', Vec(UInt(SEQ_BITS), p.numQp), { reset: null });
@@ -134,9 +157,7 @@ export const nicReadRespRx = defineModule('nic_read_resp_rx', { dataWidth: 64, n
   const payJobs = m.instance('u_pay_jobs', syncFifo, { width: 1, depth: PAY_JOBS });
   const pieces = m.instance('u_piece_fifo', syncFifo, { width: PIECE_LEN_BITS, depth: PAY_JOBS });
   const pend = m.instance('u_pend_fifo', syncFifo, { width: Pend.width, depth: PENDING });
-  const NakEv = Struct('read_rx_nak', { qp: UInt(qw), psn: UInt(24), syndrome: UInt(8) });
-  const nakFifo = m.instance('u_nak_fifo', syncFifo, { width: NakEv.width, depth: NAK_QUEUE });
-  for (const f of [payJobs, pieces, pend, nakFifo]) { m.unused(f.count, 'only empty/full matter'); m.unused(f.full, 's_ready is used'); m.unused(f.empty, 'm_valid is used'); }
+  for (const f of [payJobs, pieces, pend]) { m.unused(f.count, 'only empty/full matter'); m.unused(f.full, 's_ready is used'); m.unused(f.empty, 'm_valid is used'); }
   payJobs.s.valid.set(0); payJobs.s.data.set(0);
   pieces.s.valid.set(0); pieces.s.data.set(0);
   pend.s.valid.set(0); pend.s.data.set(0);
@@ -145,7 +166,7 @@ export const nicReadRespRx = defineModule('nic_read_resp_rx', { dataWidth: 64, n
   // ---- header FSM ------------------------------------------------------------------------------
   const fsm = m.fsm('state', ['IDLE', 'CHECK', 'CUT', 'DONE'] as const);
   const h = m.reg('hdr_reg', RxPktHdr, { reset: null });
-  m.unused(h, 'responses are matched by QP, PSN, opcode and length only');
+  m.unused(h, 'responses are matched by QP, PSN, opcode and length only; ACKs need their AETH');
   const q = m.let('qp_idx', h.field('destQpn').subw(LOCAL_QPN_BASE).trunc(qw));
   const known = m.let('qp_known', h.field('destQpn').ge(LOCAL_QPN_BASE).land(h.field('destQpn').subw(LOCAL_QPN_BASE).lt(p.numQp)));
   const headValid = m.let('head_valid', pick(q, ctxFifos.map(f => f.m.valid)));
@@ -153,6 +174,7 @@ export const nicReadRespRx = defineModule('nic_read_resp_rx', { dataWidth: 64, n
   const head = headRaw.as(ReadCtx);
   const qDead = m.let('qp_dead', deadBits.bit(q));
   m.unused(headRaw, 'qp is implied by the FIFO; numSge is implied by length (SGEs past it are never reached)');
+  const qFlushing = m.let('qp_flushing', flushing.bit(q));
 
   const pendOf = (f: { dma: Value | number; qp: Value; ctx: typeof head; status: Value | number; syndrome: Value | number }) =>
     pack(Pend, { dma: f.dma, qp: f.qp, seq: rdSeq.at(f.qp), wrId: f.ctx.field('wrId'), lastPsn: f.ctx.field('lastPsn'), status: f.status, syndrome: f.syndrome });
@@ -164,21 +186,8 @@ export const nicReadRespRx = defineModule('nic_read_resp_rx', { dataWidth: 64, n
     setAt(rdSeq, SEQ_BITS, qi, rdSeq.at(qi).addw(1));
   };
 
-  // IDLE: a held NAK first (in arrival order), else the next header.
-  const nak = nakFifo.m.data.as(NakEv);
-  const nakQ = m.let('nak_qp', nak.field('qp'));
-  const anyNak = nakFifo.m.valid;
-  const nHeadValid = pick(nakQ, ctxFifos.map(f => f.m.valid));
-  const nHeadRaw = m.let('nak_head_ctx', pick(nakQ, ctxFifos.map(f => f.m.data)));
-  const nHead = nHeadRaw.as(ReadCtx);
-  m.unused(nHeadRaw, 'a NAK needs only the PSN range, wrId and the QP');
-  const nExp = mux(started.bit(nakQ), nextPsn.at(nakQ), nHead.field('firstPsn'));
-  const nPsn = nak.field('psn');
-  // PSN in [expected, lastPsn]: both distances in the ±2^23 window.
-  const nakHits = m.let('nak_hits', nHeadValid.land(nPsn.subw(nExp).bit(23).lnot()).land(nHead.field('lastPsn').subw(nPsn).bit(23).lnot()).land(deadBits.bit(nakQ).lnot()));
-  const nakGo = m.let('nak_go', fsm.is('IDLE').land(anyNak).land(pend.s.ready));
-  nakFifo.m.ready.set(nakGo);
-  sHdr.ready.set(fsm.is('IDLE').land(anyNak.lnot()));
+  // IDLE: the next header (a rewind waiting goes first, so no header sees half-dropped contexts).
+  sHdr.ready.set(fsm.is('IDLE').land(sRewind.valid.lnot()));
 
   // CHECK decisions.
   const op = h.field('opcode');
@@ -187,9 +196,11 @@ export const nicReadRespRx = defineModule('nic_read_resp_rx', { dataWidth: 64, n
   const qStarted = m.let('qp_started', started.bit(q));
   const expPsn = m.let('exp_psn', mux(qStarted, nextPsn.at(q), head.field('firstPsn')));
   const psnOk = m.let('psn_ok', h.field('psn').eq(expPsn));
-  const seqOk = m.let('seq_ok', mux(qStarted, isMiddle.lor(isLast), isFirst.lor(isOnly)));
+  // A resumed context (startOff > 0) takes the first request's MIDDLE/LAST at its first PSN too.
+  const resumed = m.let('ctx_resumed', head.field('startOff').ne(0));
+  const seqOk = m.let('seq_ok', mux(qStarted, isMiddle.lor(isLast), isFirst.lor(isOnly).lor(resumed.land(isMiddle.lor(isLast)))));
   const mtu = m.let('mtu', lit(1, 13).shl(head.field('pmtu')));
-  const off = m.let('msg_off', mux(qStarted, msgOff.at(q), lit(0, 32)));
+  const off = m.let('msg_off', mux(qStarted, msgOff.at(q), head.field('startOff')));
   const end = m.let('msg_end', off.zext(33).addw(plen.zext(33)).asUnsigned());
   const length = head.field('length').zext(33);
   const atLast = h.field('psn').eq(head.field('lastPsn'));
@@ -199,7 +210,28 @@ export const nicReadRespRx = defineModule('nic_read_resp_rx', { dataWidth: 64, n
   const usable = m.let('hdr_usable', known.land(qDead.lnot()).land(headValid).land(psnOk));
   // This READ already had a DMA error: its later packets are checked but not written.
   const qFailed = m.let('read_failed', dmaErr.bit(q).land(errSeq.at(q).eq(rdSeq.at(q))));
-  const checkGo = m.let('check_go', fsm.is('CHECK').land(pend.s.ready).land(payJobs.s.ready));
+  const ackValid = m.reg('ack_valid_reg', Bool);
+  const ackData = m.reg('ack_data_reg', AckIn, { reset: null });
+  mAck.valid.set(ackValid);
+  mAck.data.set(ackData);
+  m.if(mAck.ready, () => ackValid.set(0));
+  m.assert(ackValid.lnot().lor(mAck.ready), 'm_ack: the ACK tracker must always take an event');
+  const checkGo = m.let('check_go', fsm.is('CHECK').land(pend.s.ready).land(payJobs.s.ready).land(ackValid.lnot().lor(mAck.ready)).land(qFlushing.lnot()));
+  // ---- ACK/NAK headers and the READ state they meet --------------------------------------
+  const isAckHdr = m.let('is_ack_hdr', op.eq(ACK_OPCODE));
+  const syn = h.field('aethSyndrome');
+  const readOpen = m.let('read_open', known.land(qDead.lnot()).land(headValid));
+  const synAck = syn.bits(7, 5).eq(0);
+  const synSeqOrRnr = syn.eq(AETH.NAK_PSN_SEQ).lor(syn.bits(7, 5).eq(1));
+  // The ACK covers the expected response PSN (or a NAK acknowledges past it): a response is missing.
+  const ackMiss = m.let('ack_read_miss', readOpen.land(mux(synAck, psnGe(h.field('psn'), expPsn), synSeqOrRnr.land(psnGt(h.field('psn'), expPsn)))));
+  const nakStatus = nakCqeStatus(syn);
+  const nakHits = m.let('nak_hits', readOpen.land(nakStatus.ne(CQE_STATUS.SUCCESS)).land(psnGe(h.field('psn'), expPsn)).land(psnGe(head.field('lastPsn'), h.field('psn'))));
+  const ahead = m.let('resp_ahead', known.land(qDead.lnot()).land(headValid).land(psnGt(h.field('psn'), expPsn)));
+  const sendAck = (f: { psn: Value; syndrome: Value | number; rdMiss: Value | number }): void => {
+    ackValid.set(1);
+    ackData.set(pack(AckIn, { qp: q, psn: f.psn, syndrome: f.syndrome, msn: h.field('aethMsn'), rdMiss: f.rdMiss, rdExp: expPsn }));
+  };
 
   // CUT working state.
   const cutRem = m.reg('cut_rem_reg', UInt(13));
@@ -216,8 +248,10 @@ export const nicReadRespRx = defineModule('nic_read_resp_rx', { dataWidth: 64, n
   const avail = m.let('sge_avail', sge.field('len').subw(cutOff));
   const fits = m.let('piece_is_rest', cutRem.zext(32).le(avail));
   const pieceLen = m.let('piece_len', mux(fits, cutRem, avail.trunc(13)).asUnsigned());
-  const skip = m.let('sge_skip', fsm.is('CUT').land(avail.eq(0)));
-  const emit = m.let('piece_emit', fsm.is('CUT').land(avail.ne(0)).land(cmdFree).land(pend.s.ready).land(pieces.s.ready));
+  // An SGE the cut is past (empty, or wholly before a resumed READ's startOff): next one.
+  const past = m.let('sge_past', cutOff.ge(sge.field('len')));
+  const skip = m.let('sge_skip', fsm.is('CUT').land(past));
+  const emit = m.let('piece_emit', fsm.is('CUT').land(past.lnot()).land(cmdFree).land(pend.s.ready).land(pieces.s.ready));
 
   // A packet taken in sequence moves its QP's READ on, whether its payload lands or not.
   const acceptInSequence = (): void => {
@@ -228,34 +262,38 @@ export const nicReadRespRx = defineModule('nic_read_resp_rx', { dataWidth: 64, n
 
   fsm.states({
     IDLE: () => {
-      m.if(nakGo, () => {
-        m.if(nakHits, () => finish(nakQ, nakCqeStatus(nak.field('syndrome')), nak.field('syndrome'), nHead));
-      }).elif(sHdr.valid.land(anyNak.lnot()), () => { h.set(sHdr.data); fsm.goto('CHECK'); });
+      m.if(sHdr.valid.land(sRewind.valid.lnot()), () => { h.set(sHdr.data); fsm.goto('CHECK'); });
     },
     CHECK: () => m.if(checkGo, () => {
       fsm.goto('IDLE');
       // Payload of a packet not written: dropped (one job per packet with payload beats).
       payJobs.s.valid.set(plen.ne(0));
       payJobs.s.data.set(1);
-      m.if(usable.land(seqOk.lnot()), () => finish(q, CQE_STATUS.REMOTE_INVALID_REQUEST, 0, head))
-        .elif(usable.land(lenOk.lnot()), () => finish(q, CQE_STATUS.LOCAL_LENGTH_ERROR, 0, head))
-        .elif(usable.land(plen.eq(0)), () => finish(q, CQE_STATUS.SUCCESS, 0, head))
-        .elif(usable, () => {
+      m.if(isAckHdr, () => {
+        m.if(known, () => sendAck({ psn: h.field('psn'), syndrome: syn, rdMiss: ackMiss }));
+        m.if(nakHits, () => finish(q, nakStatus, syn, head));
+      }).elif(ahead, () => sendAck({ psn: h.field('psn'), syndrome: AETH.NAK_PSN_SEQ, rdMiss: 1 }))
+        .elif(usable.land(seqOk).land(lenOk), () => sendAck({ psn: h.field('psn'), syndrome: AETH.ACK, rdMiss: 0 }));
+      m.if(isAckHdr.lnot().land(usable).land(seqOk.lnot()), () => finish(q, CQE_STATUS.REMOTE_INVALID_REQUEST, 0, head))
+        .elif(isAckHdr.lnot().land(usable).land(lenOk.lnot()), () => finish(q, CQE_STATUS.LOCAL_LENGTH_ERROR, 0, head))
+        .elif(isAckHdr.lnot().land(usable).land(plen.eq(0)), () => finish(q, CQE_STATUS.SUCCESS, 0, head))
+        .elif(isAckHdr.lnot().land(usable), () => {
           acceptInSequence();
           // After a DMA error the payload is dropped; the completion (at the READ's end) takes
           // the DMA error's status.
           m.if(qFailed, () => m.if(ends, () => finish(q, CQE_STATUS.SUCCESS, 0, head))).else(() => {
             payJobs.s.data.set(0);
             cutRem.set(plen);
+            // A resumed READ starts startOff bytes into its SGEs (CUT walks to the SGE).
             cutSge.set(mux(qStarted, sgeIdx.at(q), lit(0, sw)));
-            cutOff.set(mux(qStarted, sgeOff.at(q), lit(0, 32)));
+            cutOff.set(mux(qStarted, sgeOff.at(q), head.field('startOff')));
             cutEnds.set(ends);
             fsm.goto('CUT');
           });
         });
     }),
     CUT: () => {
-      m.if(skip, () => { cutSge.set(cutSge.addw(1)); cutOff.set(0); });
+      m.if(skip, () => { cutSge.set(cutSge.addw(1)); cutOff.set(cutOff.subw(sge.field('len'))); });
       m.if(emit, () => {
         cmdValid.set(1);
         cmdData.set(pack(DmaWriteCmd, { va: sge.field('addr').addw(cutOff.zext(64)), len: pieceLen.zext(32), key: sge.field('lkey'), pd: head.field('pd'), access: XLATE_ACCESS.LOCAL_WRITE }));
@@ -279,18 +317,21 @@ export const nicReadRespRx = defineModule('nic_read_resp_rx', { dataWidth: 64, n
     DONE: () => m.if(pend.s.ready, () => { finish(q, CQE_STATUS.SUCCESS, 0, head); fsm.goto('IDLE'); }),
   });
 
-  // ---- NAKs (s_ack always ready): 0x61..0x63 are queued, everything else ignored --------------
-  sAck.ready.set(1);
-  m.unused(sAck.data, 'the MSN is not needed: a NAK is matched by its PSN');
-  const isNak = m.let('ack_is_nak', sAck.valid.land(nakCqeStatus(sAck.data.field('syndrome')).ne(CQE_STATUS.SUCCESS)));
-  nakFifo.s.valid.set(isNak);
-  nakFifo.s.data.set(pack(NakEv, { qp: sAck.data.field('qp'), psn: sAck.data.field('psn'), syndrome: sAck.data.field('syndrome') }));
-  m.assert(isNak.lnot().lor(nakFifo.s.ready), `more than ${NAK_QUEUE} NAKs 0x61-0x63 waiting (one per QP is expected before it goes to ERROR)`);
+  // ---- rewind: drop the QP's READ contexts (taken while no header of the QP is decided) ----
+  const rwQp = sRewind.data.field('qp');
+  m.unused(sRewind.data, 'only the QP: its contexts are dropped, whatever the restart point');
+  sRewind.ready.set(fsm.is('IDLE'));
+  const rwFire = m.let('rewind_fire', sRewind.valid.land(fsm.is('IDLE')));
+  for (let i = 0; i < p.numQp; i++) {
+    m.if(rwFire.land(rwQp.eq(i)), () => { flushing.setBits(i, i, 1); started.setBits(i, i, 0); });
+    m.if(flushing.bit(i).land(ctxFifos[i]!.m.valid.lnot()), () => flushing.setBits(i, i, 0));
+  }
+  m.assert(sCtx.valid.land(flushing.bit(cq)).lnot(), 'a READ context arrived while its QP\'s contexts were being dropped by a rewind');
 
   // ---- discard of QPs in ERROR/RESET (only while no header of theirs is being worked on) ---
   ctxFifos.forEach((f, i) => {
     m.if(dead[i]!, () => started.setBits(i, i, 0));
-    f.m.ready.set(ctxPop[i]!.lor(dead[i]!.land(fsm.is('IDLE'))));
+    f.m.ready.set(ctxPop[i]!.lor(dead[i]!.land(fsm.is('IDLE'))).lor(flushing.bit(i)));
   });
 
   // ---- payload: drop, or split into pieces ----------------------------------------------------
@@ -345,5 +386,5 @@ export const nicReadRespRx = defineModule('nic_read_resp_rx', { dataWidth: 64, n
     doneData.set(pack(ReadDone, { qp: pq, wrId: pe.field('wrId'), lastPsn: pe.field('lastPsn'), status: fStatus, syndrome: mux(failed, lit(0, 8), pe.field('syndrome')), ok: fStatus.eq(CQE_STATUS.SUCCESS) }));
   });
 
-  return { clk, rst, qp_ctx: qpCtx, s_ctx: sCtx, s_hdr: sHdr, s_payload: sPay, s_ack: sAck, m_dma_cmd: mCmd, m_payload: mPay, s_dma_status: sStatus, m_done: mDone };
+  return { clk, rst, qp_ctx: qpCtx, s_ctx: sCtx, s_hdr: sHdr, s_payload: sPay, m_ack: mAck, s_rewind: sRewind, ctx_room: ctxRoomOut, m_dma_cmd: mCmd, m_payload: mPay, s_dma_status: sStatus, m_done: mDone };
 }, { doc: 'RDMA READ response receiver: PSN/sequence/length checks, SGE scatter to DMA writes, READ completions after their DMA statuses', params: { rules: { dataWidth: oneOf(64, 128, 256, 512), numQp: intIn(1, 64), readsPerQp: intIn(1, 64) } } });

@@ -19,6 +19,10 @@
 // responder must NAK 0x61 (invalid request, QP to ERROR) a new READ when its bit is 0:
 // the peer broke the advertised limit. With that rule s_req never has to wait.
 //
+// rd_busy bit q: a request of QP q is here whose response commands (or NAK) are not all
+// handed on yet (counted, or its last command still in the output register). nic_responder
+// holds the QP's later ACKs/NAKs until it falls, so responses leave in PSN order.
+//
 // A QP that is no longer RTR/RTS, or that this block moved to ERROR, gets no more DMA
 // commands; requests already handed to the DMA engine are still answered (their payload
 // is on its way to the packetizer), and the requester drops them after the NAK.
@@ -64,6 +68,7 @@ export const nicReadResponder = defineModule('nic_read_responder', { dataWidth: 
   const cfg = m.input('cfg', NicCfg);
   const sReq = stream(ReadReq).sink(m, 's_req');
   const room = m.output('rd_room', UInt(p.numQp));
+  const busyOut = m.output('rd_busy', UInt(p.numQp));
   const mDma = stream(DmaReadCmd).source(m, 'm_dma_cmd');
   const sStatus = stream(DmaStatus).sink(m, 's_dma_status');
   const mPkt = stream(TxPktCmd).source(m, 'm_pkt_cmd');
@@ -126,6 +131,7 @@ export const nicReadResponder = defineModule('nic_read_responder', { dataWidth: 
   m.unused(g, 'va, rkey, len and pd went to the DMA command');
   const pktValid = m.reg('pkt_valid_reg', Bool);
   const pktData = m.reg('pkt_data_reg', TxPktCmd, { reset: null });
+  const pktQp = m.reg('pkt_qp_reg', UInt(qw));
   mPkt.valid.set(pktValid);
   mPkt.data.set(pktData);
   m.if(mPkt.ready, () => pktValid.set(0));
@@ -164,6 +170,7 @@ export const nicReadResponder = defineModule('nic_read_responder', { dataWidth: 
 
   m.if(emit, () => {
     pktValid.set(1);
+    pktQp.set(g.field('qp'));
     // MIDDLE carries no AETH; its AETH fields are zero so equal packets give equal commands.
     const aeth = gFirst.lor(gLast);
     pktData.set(cmd(g, { opcode, psn: gPsn, payloadLen: mux(gLast, gRem.trunc(13), mtu), hasAeth: aeth, syndrome: mux(aeth, lit(AETH.ACK, 8), lit(0, 8)), msn: mux(aeth, g.field('msn'), lit(0, 24)) }));
@@ -184,6 +191,7 @@ export const nicReadResponder = defineModule('nic_read_responder', { dataWidth: 
     }).else(() => {
       // Nothing was read and nothing streams: one NAK, and the READ is not counted done.
       pktValid.set(1);
+      pktQp.set(fl.field('qp'));
       pktData.set(cmd(fl, { opcode: ACK_OPCODE, psn: fl.field('psn'), payloadLen: 0, hasAeth: 1, syndrome: AETH.NAK_REMOTE_ACCESS, msn: fl.field('msn').subw(1) }));
       errValid.set(1);
       errQp.set(fl.field('qp'));
@@ -198,9 +206,12 @@ export const nicReadResponder = defineModule('nic_read_responder', { dataWidth: 
     const dec2 = nakNow.land(fl.field('qp').eq(i)).lor(genDone.land(g.field('qp').eq(i))).zext(cw);
     m.if(inc.orr().lor(dec1.orr()).lor(dec2.orr()), () => counts.setBits(cw * i + cw - 1, cw * i, counts.at(i).addw(inc).subw(dec1).subw(dec2).trunc(cw)));
   }
+  const busyBits: Value[] = [];
+  for (let i = p.numQp - 1; i >= 0; i--) busyBits.push(counts.at(i).ne(0).lor(pktValid.land(pktQp.eq(i))));
+  busyOut.set(busyBits.length === 1 ? busyBits[0]! : cat(...busyBits));
   m.assert(take.lnot().lor(counts.at(sq).lt(perQp)), `a QP has more than ${perQp} READ requests outstanding (the WRITE responder must check rd_room)`);
 
   for (let i = 0; i < p.numQp; i++) m.if(qpCtx.at(i).field('state').eq(QP_STATE.RESET), () => errSeen.setBits(i, i, 0));
 
-  return { clk, rst, qp_ctx: qpCtx, cfg, s_req: sReq, rd_room: room, m_dma_cmd: mDma, s_dma_status: sStatus, m_pkt_cmd: mPkt, qp_error: qpError };
+  return { clk, rst, qp_ctx: qpCtx, cfg, s_req: sReq, rd_room: room, rd_busy: busyOut, m_dma_cmd: mDma, s_dma_status: sStatus, m_pkt_cmd: mPkt, qp_error: qpError };
 }, { doc: 'RDMA READ responder: DMA read commands (REMOTE_READ) per accepted request, READ RESPONSE packet commands, NAK 0x62 on a bad range' });

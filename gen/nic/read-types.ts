@@ -26,7 +26,10 @@ export function readReqStruct(numQp: number) {
 export const ReadSge = Struct('read_sge', { addr: UInt(64), len: UInt(32), lkey: UInt(32) });
 
 /** A READ the requester sent, registered with nic_read_resp_rx when its request leaves.
- *  Responses carry PSNs firstPsn..lastPsn; `length` is the sum of the first numSge SGEs. */
+ *  Responses carry PSNs firstPsn..lastPsn; `length` is the sum of the first numSge SGEs.
+ *  A READ re-requested after a go-back-N rewind (docs/nic-reliability.md) asks only for the
+ *  part not yet received: its responses start at firstPsn with the message's byte startOff
+ *  (a whole number of path MTUs; 0 for a READ sent from its start). */
 export function readCtxStruct(numQp: number) {
   return Struct('read_ctx', {
     qp: UInt(qpIndexWidth(numQp)),
@@ -34,6 +37,7 @@ export function readCtxStruct(numQp: number) {
     firstPsn: UInt(24),
     lastPsn: UInt(24),
     length: UInt(32),
+    startOff: UInt(32),
     pd: UInt(16),
     pmtu: UInt(4),
     numSge: UInt(3),

@@ -33,6 +33,12 @@ export const GLOBAL_REGS = [
   { name: 'RX_DROP_OTHER', offset: 0x02c, width: 32, access: 'ro', reset: 0, doc: 'received frames dropped for any other reason (bad header, unknown QP, ...)' },
   { name: 'TX_FRAMES', offset: 0x030, width: 32, access: 'ro', reset: 0, doc: 'frames transmitted' },
   { name: 'RX_FRAMES', offset: 0x034, width: 32, access: 'ro', reset: 0, doc: 'frames received and accepted' },
+  { name: 'RETX_PKTS', offset: 0x038, width: 32, access: 'ro', reset: 0, doc: 'request packets retransmitted (go-back-N resends: WRITE packets and READ REQUESTs whose PSN was sent before)' },
+  { name: 'ACK_TIMEOUTS', offset: 0x03c, width: 32, access: 'ro', reset: 0, doc: 'local ACK timeouts that expired (each one starts a retry or ends the QP with RETRY_EXCEEDED)' },
+  { name: 'SEQ_NAK_TX', offset: 0x040, width: 32, access: 'ro', reset: 0, doc: 'NAKs 0x60 (PSN sequence error) sent by the responder' },
+  { name: 'SEQ_NAK_RX', offset: 0x044, width: 32, access: 'ro', reset: 0, doc: 'NAKs 0x60 received for a QP in RTR/RTS (ghosts included; implied NAKs of READ responses are not counted)' },
+  { name: 'DUP_REQ_RX', offset: 0x048, width: 32, access: 'ro', reset: 0, doc: 'duplicate requests received (WRITE packets and READ REQUESTs with a PSN behind EXP_PSN)' },
+  { name: 'RETRY_EXC', offset: 0x04c, width: 32, access: 'ro', reset: 0, doc: 'work requests completed with RETRY_EXCEEDED or RNR_RETRY_EXCEEDED' },
 ] as const satisfies readonly RegField[];
 
 /** Per-QP registers at QP_BASE + qp * QP_STRIDE. */
@@ -48,7 +54,7 @@ export const QP_REGS = [
   { name: 'DEST_MAC_HI', offset: 0x18, width: 16, access: 'rw', reset: 0, doc: 'peer MAC address, bits 47:32' },
   { name: 'DEST_IP', offset: 0x1c, width: 32, access: 'rw', reset: 0, doc: 'peer IPv4 address' },
   { name: 'PD', offset: 0x20, width: 16, access: 'rw', reset: 0, doc: 'protection domain' },
-  { name: 'RETRY', offset: 0x24, width: 16, access: 'rw', reset: 0x1407, doc: 'bits 2:0 retry count, bits 12:8 ACK timeout as log2 cycles' },
+  { name: 'RETRY', offset: 0x24, width: 16, access: 'rw', reset: 0x1473, doc: 'bits 2:0 retry count (0..7 retries), bits 6:4 RNR retry count (7 = infinite), bits 12:8 local ACK timeout L: 2^L cycles, 0 = off (IBTA t = L - 10 at 250 MHz); read while the QP is not RTS' },
   { name: 'SQ_BASE_LO', offset: 0x28, width: 32, access: 'rw', reset: 0, doc: 'send queue ring, physical address bits 31:0 (128-byte aligned)' },
   { name: 'SQ_BASE_HI', offset: 0x2c, width: 32, access: 'rw', reset: 0, doc: 'send queue ring, physical address bits 63:32' },
   { name: 'SQ_SIZE_LOG2', offset: 0x30, width: 4, access: 'rw', reset: 4, doc: 'log2 of the number of WQEs in the ring (1..12; the ring stays inside 4 KiB pages it was given)' },
@@ -136,7 +142,25 @@ export const CQE_STATUS = {
   RETRY_EXCEEDED: 7,
   FLUSH_ERROR: 8,
   BAD_OPCODE: 9,
+  RNR_RETRY_EXCEEDED: 10,
 } as const;
+
+/** Fields of the per-QP RETRY register (IBTA retry_cnt, rnr_retry, local ACK timeout). */
+export const RETRY_FIELDS = {
+  /** bits 2:0: retries after a timeout or sequence NAK (IBTA retry_cnt; 7 is seven retries). */
+  RETRY_CNT: { lo: 0, width: 3 },
+  /** bits 6:4: retries after an RNR NAK; 7 = retry for ever (IBTA rnr_retry). */
+  RNR_RETRY: { lo: 4, width: 3 },
+  /** bits 12:8: local ACK timeout, 2^L cycles; 0 = no timeout. IBTA's 4.096 us x 2^t is
+   *  2^(t + 10) cycles at 250 MHz, so L = t + 10. */
+  ACK_TIMEOUT: { lo: 8, width: 5 },
+} as const;
+/** rnr_retry value that never runs out (IBTA). */
+export const RNR_RETRY_INFINITE = 7;
+/** The RETRY register value for a retry count, an RNR retry count and a timeout exponent. */
+export function retryReg(o: { retryCnt: number; rnrRetry?: number; timeoutLog2: number }): number {
+  return (o.retryCnt & 7) | ((o.rnrRetry ?? RNR_RETRY_INFINITE) & 7) << 4 | (o.timeoutLog2 & 31) << 8;
+}
 
 export function fieldOf<T extends readonly LayoutField[]>(fields: T, name: T[number]['name']): LayoutField {
   const f = fields.find(x => x.name === name);

@@ -2,7 +2,8 @@
 //
 //   IDLE  -> CHECK : take the WQE (a good unfenced WRITE offers its first DMA command already
 //                    here, with the checks below made on s_wqe; taken, CHECK is skipped).
-//   CHECK          : decide its status, in this order of precedence:
+//   CHECK          : park it if the tracker has no slot for its QP (any status); then
+//                    decide its status, in this order of precedence:
 //                      the fetch status (not SUCCESS: bad opcode, QP not in RTS, flush);
 //                      the QP's state now (ERROR -> FLUSH_ERROR, not RTS -> LOCAL_QP_ERROR),
 //                        because an earlier WQE of this QP may have moved it to ERROR (a
@@ -10,10 +11,10 @@
 //                      opcode not RDMA WRITE / RDMA READ -> BAD_OPCODE;
 //                      num_sge > 4 or length != sum of the SGE lengths -> LOCAL_LENGTH_ERROR.
 //                    An error goes to ERR (one ReqEntry with that status, nothing sent).
-//                    Fence: a good WQE with the FENCE flag stays in CHECK while its QP has a
+//                    Fence: a good WQE with the FENCE flag is parked while its QP has a
 //                    READ outstanding (read_busy, or a READ this stage handed on in the last
-//                    3 cycles, which the tracker's read_busy may not show yet). The stage
-//                    holds one WQE at a time, so the wait blocks every QP behind it.
+//                    3 cycles, which the tracker's read_busy may not show yet); a good READ
+//                    is parked while its QP has no free READ context (ctx_room).
 //                    A READ skips DMA/WAIT: its SGEs are where the response lands, not data.
 //   DMA            : one DmaReadCmd per SGE (num_sge 0: one zero-length SGE; the first one is
 //                    already offered in CHECK once the WQE passed its checks), lkey and the
@@ -40,6 +41,27 @@
 // Meanwhile the front FSM already takes, checks and sends the DMA commands of the next WQE,
 // so messages follow each other without gaps beyond the DMA's validation latency.
 //
+// Go-back-N (docs/nic-reliability.md). The ACK tracker holds each QP's send pointer and this
+// stage reads it for the QP of the WQE it holds (tp_qp -> tp):
+//   - a WQE whose ringIndex is not the QP's expIdx is a stale copy (fetched before a rewind or
+//     a park moved the pointer back): taken in IDLE and dropped;
+//   - a rewind (s_rewind, from the tracker) is taken between this QP's WQEs: SQ_PSN := the
+//     first PSN of the message it restarts at (sq_psn_upd); fetch reads the ring again;
+//   - the WQE at a resumed pointer (tp.resumeValid) restarts at PSN tp.resumePsn: k = resume -
+//     SQ_PSN packets (k path MTUs of bytes) are skipped. A WRITE's DMA commands start at the
+//     SGE holding byte k x MTU (that SGE from the byte inside it), its packets are cut from PSN
+//     resume with the opcode, RETH placement and AckReq of the first transmission (MIDDLE/LAST
+//     without RETH for k > 0, AckReq on packet 64, 128, ... of the message); a READ sends one
+//     READ REQUEST at the resume PSN for the rest: RETH va + k x MTU, length - k x MTU, and a
+//     read_ctx {firstPsn = resume, startOff = k x MTU}. The ReqEntry says firstPsn = resume,
+//     msgFirstPsn = the message's first PSN, and the full length (the CQE's byte_len);
+//   - packets with a PSN at or below the newest PSN ever sent (tp.sentHigh) count as
+//     retransmissions (cnt_retx, RETX_PKTS).
+// Parking: a WQE that would wait here, for a fence, for the READ limit (ctx_room) or for a
+// free entry slot at the tracker (tp.room), is put back instead (s_park: its ring index and the
+// reason; the tracker holds the QP at fetch until the reason is gone): the stage never blocks
+// the other QPs behind one QP that waits for its READs, its timer or a retry.
+//
 // SQ_PSN is read from qp_ctx: nic_regs applies sq_psn_upd at the edge it is valid (qp_ctx
 // shows it from the next cycle). The update is valid in the IDLE cycle after the hand-over,
 // and the next read of SQ_PSN (in PSN or WAIT) comes at least one cycle after that: a READ
@@ -53,6 +75,8 @@ import { Bool, UInt, Vec, defineModule, lit, mux, pack, type Value } from '../hd
 import { stream } from '../lib/interfaces.ts';
 import { NicCfg, QpCtx, qpErrorEvent, qpUpdate } from './ctx.ts';
 import { reqEntryStruct } from './flow-types.ts';
+import { psnGe } from './psn.ts';
+import { PARK, parkStruct, rewindStruct, TxPointer } from './qp-transport.ts';
 import { ReadSge, readCtxStruct } from './read-types.ts';
 import { CQE_STATUS, MAX_SGE, QP_STATE, WQE_FLAG, WQE_OPCODE } from './regmap.ts';
 import { DmaReadCmd, DmaStatus, MAX_MTU_LOG2, TxPktCmd, XLATE_ACCESS, XLATE_STATUS, qpIndexWidth } from './types.ts';
@@ -94,8 +118,15 @@ export const nicReqTx = defineModule('nic_req_tx', { dataWidth: 64, numQp: 4 } a
   const mReadCtx = stream(ReadCtx).source(m, 'm_read_ctx');
   /** Bit q: the ACK tracker holds an uncompleted READ of QP q (for the fence). */
   const readBusy = m.input('read_busy', UInt(p.numQp));
+  /** Bit q: nic_read_resp_rx has a free READ context for QP q (the requester's READ limit). */
+  const ctxRoom = m.input('ctx_room', UInt(p.numQp));
+  const sRewind = stream(rewindStruct(qw)).sink(m, 's_rewind');
+  const tpQp = m.output('tp_qp', UInt(qw));
+  const tp = m.input('tp', TxPointer);
+  const parkOut = m.output('m_park', parkStruct(qw));
   const psnUpd = m.output('sq_psn_upd', qpUpdate('SQ_PSN', p.numQp));
   const qpError = m.output('qp_error', qpErrorEvent(p.numQp));
+  const cntRetx = m.output('cnt_retx', Bool);
   m.unused(qpCtx, 'only STATE, SQ_PSN, PMTU, PD and the peer addressing fields are read');
   m.unused(cfg, 'CONFIG and IRQ_MOD are for other stages');
 
@@ -104,8 +135,10 @@ export const nicReqTx = defineModule('nic_req_tx', { dataWidth: 64, numQp: 4 } a
   // The WQE being worked on: in IDLE the one on s_wqe (so a good WRITE's first DMA command can
   // leave in the cycle the WQE is taken), afterwards the register.
   const wqe = m.let('wqe_now', mux(fsm.is('IDLE'), sWqe.data, cur).as(Wqe));
-  m.unused(wqe, 'ringIndex is for the fetch stage; flag bits other than SIGNALED and FENCE are reserved');
-  const ctx = qpCtx.at(wqe.field('qp'));
+  m.unused(wqe, 'flag bits other than SIGNALED and FENCE are reserved');
+  const wq = wqe.field('qp');
+  tpQp.set(wq);
+  const ctx = qpCtx.at(wq);
   const entryStatus = m.reg('entry_status_reg', UInt(4));
   const firstPsn = m.reg('first_psn_reg', UInt(24));
   const lastPsn = m.reg('last_psn_reg', UInt(24));
@@ -124,7 +157,7 @@ export const nicReqTx = defineModule('nic_req_tx', { dataWidth: 64, numQp: 4 } a
   // the stages' qp_error events, and with several at once the merged one can be late.
   const errSeen = m.reg('err_seen_reg', UInt(p.numQp));
   for (let i = 0; i < p.numQp; i++) m.if(qpCtx.at(i).field('state').eq(QP_STATE.RESET), () => errSeen.setBits(i, i, 0));
-  const qpState = m.let('qp_state', mux(errSeen.bit(wqe.field('qp')), lit(QP_STATE.ERROR, 3), ctx.field('state')));
+  const qpState = m.let('qp_state', mux(errSeen.bit(wq), lit(QP_STATE.ERROR, 3), ctx.field('state')));
   const st = (v: number): Value => lit(v, 4);
   const isWrite = m.let('is_write', wqe.field('opcode').eq(WQE_OPCODE.RDMA_WRITE));
   const isRead = m.let('is_read', wqe.field('opcode').eq(WQE_OPCODE.RDMA_READ));
@@ -134,32 +167,70 @@ export const nicReqTx = defineModule('nic_req_tx', { dataWidth: 64, numQp: 4 } a
         mux(qpState.ne(QP_STATE.RTS), st(CQE_STATUS.LOCAL_QP_ERROR),
           mux(isWrite.lor(isRead).lnot(), st(CQE_STATUS.BAD_OPCODE),
             mux(lengthOk.lnot(), st(CQE_STATUS.LOCAL_LENGTH_ERROR), st(CQE_STATUS.SUCCESS)))))));
-  // ---- fence ----------------------------------------------------------------------------------
+  // A copy of a WQE the QP's send pointer has moved away from (rewind or park): dropped.
+  const stale = m.let('wqe_stale', wqe.field('ringIndex').ne(tp.field('expIdx')));
+  // ---- fence, READ limit and tracker room: park instead of waiting ------------------------------
   const markCnt = m.reg('read_mark_cnt_reg', UInt(2));
   const markQp = m.reg('read_mark_qp_reg', UInt(qw));
   m.if(markCnt.ne(0), () => markCnt.set(markCnt.subw(1)));
-  const recentRead = m.let('recent_read', markCnt.ne(0).land(markQp.eq(wqe.field('qp'))));
-  const qpReadBusy = m.let('qp_read_busy', readBusy.bit(wqe.field('qp')).lor(recentRead));
+  const recentRead = m.let('recent_read', markCnt.ne(0).land(markQp.eq(wq)));
+  const qpReadBusy = m.let('qp_read_busy', readBusy.bit(wq).lor(recentRead));
   const fenced = wqe.field('flags').bit(Math.log2(WQE_FLAG.FENCE));
-  const fenceWait = m.let('fence_wait', fenced.land(qpReadBusy).land(checkStatus.eq(CQE_STATUS.SUCCESS)));
+  const good = checkStatus.eq(CQE_STATUS.SUCCESS);
+  const parkReason = m.let('park_reason', mux(tp.field('room').lnot(), lit(PARK.TRACKER_FULL, 2),
+    mux(good.land(fenced).land(qpReadBusy), lit(PARK.FENCE, 2),
+      mux(good.land(isRead).land(ctxRoom.bit(wq).lnot()), lit(PARK.READ_LIMIT, 2), lit(PARK.NONE, 2)))));
+  const parkNow = m.let('park_now', fsm.is('CHECK').land(parkReason.ne(PARK.NONE)));
   const pmtu = ctx.field('pmtu');
   const pmtuClamped = m.let('pmtu_clamped', mux(pmtu.lt(MIN_MTU_LOG2), lit(MIN_MTU_LOG2, 4), mux(pmtu.gt(MAX_MTU_LOG2), lit(MAX_MTU_LOG2, 4), pmtu)));
+
+  // ---- resume inside a message (go-back-N) ----------------------------------------------------
+  // k packets of the message were acknowledged; skip k path MTUs of its bytes. Computed from
+  // the WQE, SQ_PSN (the message's first PSN since the rewind) and the send pointer, and latched
+  // in CHECK: a resumed WQE never takes the IDLE fast path.
+  const skipPkts = m.let('resume_skip_pkts', tp.field('resumePsn').subw(ctx.field('sqPsn')).trunc(24));
+  const resuming = m.let('resuming', tp.field('resumeValid').land(skipPkts.ne(0)));
+  const skipBytesWide = m.let('resume_skip_bytes', skipPkts.zext(36).shl(pmtuClamped));
+  m.assert(fsm.is('CHECK').land(resuming).land(good).lnot().lor(skipBytesWide.lt(wqe.field('length').zext(36))), 'resume point at or past the end of the message');
+  const skipBytes = skipBytesWide.trunc(32);
+  // The SGE that holds byte skipBytes, and the offset inside it.
+  let before: Value = lit(0, 34);
+  let seekSge: Value = lit(0, 2);
+  let seekOff: Value = skipBytes.zext(34);
+  let found: Value = lit(0, 1);
+  for (let i = 0; i < MAX_SGE; i++) {
+    const end = before.addw(mux(numSge.gt(i), sges.at(i).field('len').zext(34), lit(0, 34)));
+    const here = found.lnot().land(end.gt(skipBytes.zext(34)));
+    seekSge = mux(here, lit(i, 2), seekSge);
+    seekOff = mux(here, skipBytes.zext(34).subw(before), seekOff);
+    found = found.lor(here);
+    before = end;
+  }
+  const resumeReg = m.reg('resume_reg', Bool);
+  const resumePsnReg = m.reg('resume_psn_reg', UInt(24));
+  // Only the packet index mod 64 matters (AckReq on every 64th packet of the message).
+  const skipPktsReg = m.reg('skip_pkts_reg', UInt(6));
+  const skipBytesReg = m.reg('skip_bytes_reg', UInt(32));
+  const skipSgeReg = m.reg('skip_sge_reg', UInt(2));
+  const skipOffReg = m.reg('skip_off_reg', UInt(32));
 
   // ---- DMA commands ---------------------------------------------------------------------------
   // A good unfenced WRITE offers its first DMA command already in the cycle the WQE is taken
   // (IDLE), else in CHECK: two cycles less from doorbell to payload. pd and the segment size then
-  // come straight from the QP context, not the registers. Fenced WQEs go through DMA as before,
-  // so the command never hangs on read_busy.
+  // come straight from the QP context, not the registers. Fenced, parked and resumed WQEs go
+  // through DMA (registers), so the command never depends on a wait.
   const inCheck = fsm.is('IDLE').lor(fsm.is('CHECK'));
-  const checkDma = m.let('check_dma', fsm.is('CHECK').lor(fsm.is('IDLE').land(sWqe.valid))
-    .land(checkStatus.eq(CQE_STATUS.SUCCESS)).land(fenced.lnot()).land(isWrite));
+  const checkDma = m.let('check_dma', fsm.is('CHECK').lor(fsm.is('IDLE').land(sWqe.valid).land(stale.lnot()).land(sRewind.valid.lnot()))
+    .land(good).land(fenced.lnot()).land(isWrite).land(resuming.lnot()).land(tp.field('room')));
   const dmaIdx = m.let('dma_sge_idx', mux(inCheck, lit(0, 2), sgeIdx));
   const sge = sges.at(dmaIdx);
   const noSge = numSge.eq(0);
   const lastSge = m.let('last_sge', noSge.lor(dmaIdx.zext(8).eq(numSge.subw(1))));
+  // The first SGE of a resumed WRITE starts skip_off bytes in.
+  const sgeSkip = m.let('dma_sge_skip', mux(inCheck.lnot().land(resumeReg).land(dmaIdx.eq(skipSgeReg)), skipOffReg, lit(0, 32)));
   mDma.valid.set(fsm.is('DMA').lor(checkDma));
   mDma.data.set(pack(DmaReadCmd, {
-    va: sge.field('addr'), len: mux(noSge, lit(0, 32), sge.field('len')), key: sge.field('lkey'), pd: mux(inCheck, ctx.field('pd'), pd),
+    va: sge.field('addr').addw(sgeSkip.zext(64)), len: mux(noSge, lit(0, 32), sge.field('len').subw(sgeSkip)), key: sge.field('lkey'), pd: mux(inCheck, ctx.field('pd'), pd),
     last: lastSge, segLog2: mux(inCheck, pmtuClamped, mtuLog2), access: XLATE_ACCESS.LOCAL_READ,
   }));
   sStatus.ready.set(fsm.is('WAIT'));
@@ -187,6 +258,8 @@ export const nicReqTx = defineModule('nic_req_tx', { dataWidth: 64, numQp: 4 } a
   const gDestMac = m.reg('gen_dest_mac_reg', UInt(48));
   const gDestIp = m.reg('gen_dest_ip_reg', UInt(32));
   const gSport = m.reg('gen_sport_reg', UInt(16));
+  const gHighValid = m.reg('gen_high_valid_reg', Bool);
+  const gHigh = m.reg('gen_high_psn_reg', UInt(24));
 
   // ---- ReqEntry -------------------------------------------------------------------------------
   // A WRITE starts in WAIT already, in the cycle its OK status arrives (no START cycle), when
@@ -201,18 +274,23 @@ export const nicReqTx = defineModule('nic_req_tx', { dataWidth: 64, numQp: 4 } a
   const sqFirst = m.let('sq_first_psn', sqPsn);
   const sqLast = m.let('sq_last_psn', sqPsn.addw(nPkts.subw(1)));
   const sqNext = m.let('sq_next_psn', sqPsn.addw(nPkts));
-  const startFirst = m.let('start_first_psn', mux(inWait, sqFirst, firstPsn));
+  // The first PSN on the wire: the resume PSN when the message restarts inside.
+  const wireFirst = m.reg('wire_first_psn_reg', UInt(24));
+  const sqWireFirst = m.let('sq_wire_first_psn', mux(resumeReg, resumePsnReg, sqFirst));
+  const startFirst = m.let('start_first_psn', mux(inWait, sqWireFirst, wireFirst));
+  const startMsgFirst = m.let('start_msg_first_psn', mux(inWait, sqFirst, firstPsn));
   const startLast = m.let('start_last_psn', mux(inWait, sqLast, lastPsn));
   const startNext = m.let('start_next_psn', mux(inWait, sqNext, gNext));
   mReq.valid.set(fsm.is('ERR').lor(startNow));
   mReq.data.set(pack(ReqEntry, {
-    qp: wqe.field('qp'), wrId: wqe.field('wrId'), opcode: wqe.field('opcode'), length: len,
-    firstPsn: startFirst, lastPsn: startLast, signaled: wqe.field('flags').bit(Math.log2(WQE_FLAG.SIGNALED)), status: entryStatus,
+    qp: wq, wrId: wqe.field('wrId'), opcode: wqe.field('opcode'), length: len,
+    firstPsn: startFirst, lastPsn: startLast, msgFirstPsn: startMsgFirst, ringIndex: wqe.field('ringIndex'),
+    signaled: wqe.field('flags').bit(Math.log2(WQE_FLAG.SIGNALED)), status: entryStatus,
   }));
 
   mReadCtx.valid.set(fsm.is('RCTX'));
   mReadCtx.data.set(pack(ReadCtx, {
-    qp: wqe.field('qp'), wrId: wqe.field('wrId'), firstPsn, lastPsn, length: len, pd, pmtu: mtuLog2,
+    qp: wq, wrId: wqe.field('wrId'), firstPsn: wireFirst, lastPsn, length: len, startOff: mux(resumeReg, skipBytesReg, lit(0, 32)), pd, pmtu: mtuLog2,
     numSge: numSge.trunc(3), sge: sges.as(Vec(ReadSge, MAX_SGE)),
   }));
 
@@ -221,21 +299,38 @@ export const nicReqTx = defineModule('nic_req_tx', { dataWidth: 64, numQp: 4 } a
   const updValue = m.reg('psn_upd_value_reg', UInt(24));
   const errValid = m.reg('qp_error_valid_reg', Bool);
   const errQp = m.reg('qp_error_qp_reg', UInt(qw));
+  const parkValid = m.reg('park_valid_reg', Bool);
+  const parkData = m.reg('park_data_reg', parkStruct(qw), { reset: null });
+  m.unused(parkData, 'its valid bit: park_valid_reg (with reset) says when it is valid');
   updValid.set(0);
   errValid.set(0);
+  parkValid.set(0);
+
+  // ---- rewind: between two WQEs of the QP (never while one of them is half sent) ------------------
+  const rwQp = sRewind.data.field('qp');
+  m.unused(sRewind.data, 'ringIdx is for the fetch stage (the tracker applies it there)');
+  // Not while a park is decided (parkNow) nor while it is on m_park (park_valid_reg, the
+  // cycle after): the tracker takes one of them per cycle (its fetch_rewind carries one).
+  const rwSafe = m.let('rewind_safe', fsm.is('IDLE').lor(wq.ne(rwQp)).land(startTake.lnot()).land(parkNow.lnot()).land(parkValid.lnot()));
+  sRewind.ready.set(rwSafe);
+  const rwFire = m.let('rewind_fire', sRewind.valid.land(rwSafe));
+  // SQ_PSN only for a connected QP: software may be programming it (RESET, INIT, RTR).
+  const rwState = qpCtx.at(rwQp).field('state');
+  m.if(rwFire.land(rwState.eq(QP_STATE.RTS).lor(rwState.eq(QP_STATE.ERROR))), () => { updValid.set(1); updQp.set(rwQp); updValue.set(sRewind.data.field('sqPsn')); });
 
   const takePsns = (): void => {
     firstPsn.set(sqFirst);
     lastPsn.set(sqLast);
     gNext.set(sqNext);
+    wireFirst.set(sqWireFirst);
   };
   // The message is handed over at this edge (in START, or in WAIT with its status): publish
   // SQ_PSN (valid from the next cycle), mark a READ for the fence, back to IDLE.
   const started = (): void => {
     updValid.set(1);
-    updQp.set(wqe.field('qp'));
+    updQp.set(wq);
     updValue.set(startNext);
-    m.if(isRead, () => { markCnt.set(READ_MARK_CYCLES); markQp.set(wqe.field('qp')); });
+    m.if(isRead, () => { markCnt.set(READ_MARK_CYCLES); markQp.set(wq); });
     fsm.goto('IDLE');
   };
   // The first DMA command went (IDLE or CHECK): on to the next SGE, or wait for the status.
@@ -248,24 +343,40 @@ export const nicReqTx = defineModule('nic_req_tx', { dataWidth: 64, numQp: 4 } a
     entryStatus.set(checkStatus);
     firstPsn.set(0);
     lastPsn.set(0);
+    wireFirst.set(0);
     mtuLog2.set(pmtuClamped);
     pd.set(ctx.field('pd'));
-    sgeIdx.set(0);
+    sgeIdx.set(mux(resuming, seekSge, lit(0, 2)));
+    resumeReg.set(resuming);
+    resumePsnReg.set(tp.field('resumePsn'));
+    skipPktsReg.set(mux(resuming, skipPkts.trunc(6), lit(0, 6)));
+    skipBytesReg.set(mux(resuming, skipBytes, lit(0, 32)));
+    skipSgeReg.set(seekSge);
+    skipOffReg.set(seekOff.trunc(32));
   };
-  sWqe.ready.set(fsm.is('IDLE'));
+  const parkIt = (): void => {
+    parkValid.set(1);
+    parkData.set(pack(parkStruct(qw), { valid: 1, qp: wq, ringIdx: wqe.field('ringIndex'), reason: parkReason }));
+    fsm.goto('IDLE');
+  };
+  sWqe.ready.set(fsm.is('IDLE').land(sRewind.valid.lnot()));
   fsm.states({
-    IDLE: () => m.if(sWqe.valid, () => {
+    IDLE: () => m.if(sWqe.valid.land(sRewind.valid.lnot()), () => {
       cur.set(sWqe.data);
-      fsm.goto('CHECK');
-      m.if(checkDma.land(mDma.ready), () => { latchCheck(); firstDmaTaken(); });
+      m.if(stale.lnot(), () => {
+        fsm.goto('CHECK');
+        m.if(checkDma.land(mDma.ready), () => { latchCheck(); firstDmaTaken(); });
+      });
     }),
     CHECK: () => {
       latchCheck();
-      m.if(checkStatus.ne(CQE_STATUS.SUCCESS), () => fsm.goto('ERR'))
-        .elif(fenceWait.lnot(), () => m.if(isRead, () => fsm.goto('PSN')).else(() => {
+      m.if(parkNow, parkIt)
+        .elif(good.lnot(), () => fsm.goto('ERR'))
+        .elif(isRead, () => fsm.goto('PSN'))
+        .else(() => {
           fsm.goto('DMA');
           m.if(checkDma.land(mDma.ready), firstDmaTaken);
-        }));
+        });
     },
     DMA: () => m.if(mDma.ready, () => {
       sgeIdx.set(sgeIdx.addw(1));
@@ -281,8 +392,8 @@ export const nicReqTx = defineModule('nic_req_tx', { dataWidth: 64, numQp: 4 } a
       }).else(() => {
         entryStatus.set(CQE_STATUS.LOCAL_PROTECTION_ERROR);
         errValid.set(1);
-        errQp.set(wqe.field('qp'));
-        for (let i = 0; i < p.numQp; i++) m.if(wqe.field('qp').eq(i), () => errSeen.setBits(i, i, 1));
+        errQp.set(wq);
+        for (let i = 0; i < p.numQp; i++) m.if(wq.eq(i), () => errSeen.setBits(i, i, 1));
         fsm.goto('ERR');
       });
     }),
@@ -296,20 +407,25 @@ export const nicReqTx = defineModule('nic_req_tx', { dataWidth: 64, numQp: 4 } a
   });
   psnUpd.set(pack(qpUpdate('SQ_PSN', p.numQp), { valid: updValid, qp: updQp, value: updValue }));
   qpError.set(pack(qpErrorEvent(p.numQp), { valid: errValid, qp: errQp }));
+  parkOut.set(pack(parkStruct(qw), { valid: parkValid, qp: parkData.field('qp'), ringIdx: parkData.field('ringIdx'), reason: parkData.field('reason') }));
 
   // ---- packet generator -----------------------------------------------------------------------
   // While a message runs (gen_busy_reg) the generator cuts from its registers. Idle, it cuts the
   // message handed over at this edge straight from its sources (the now() values), so the first
   // command is in pkt_data_reg at the hand-over edge: offered one cycle after the ReqEntry was
-  // taken, and one cycle earlier than a register load would allow.
+  // taken, and one cycle earlier than a register load would allow. A resumed message starts
+  // skip_bytes in: its first packet is cut as packet k of the message.
   const pktValid = m.reg('pkt_valid_reg', Bool);
   const pktData = m.reg('pkt_data_reg', TxPktCmd, { reset: null });
   const now = (reg: Value, atStart: Value | number): Value => mux(genBusy, reg, atStart);
+  const startRem = m.let('start_rem', len.subw(skipBytesReg));
   const cPsn = m.let('gen_cur_psn', now(gPsn, startFirst));
-  const cRem = m.let('gen_cur_rem', now(gRem, len));
-  const cFirst = m.let('gen_cur_first', gFirst.lor(genBusy.lnot()));
-  const cCount = m.let('gen_cur_count', now(gCount, 0));
+  const cRem = m.let('gen_cur_rem', now(gRem, startRem));
+  const cFirst = m.let('gen_cur_first', mux(genBusy, gFirst, resumeReg.lnot()));
+  const cCount = m.let('gen_cur_count', now(gCount, skipPktsReg));
   const cRead = m.let('gen_cur_read', now(gRead, isRead));
+  const cHighValid = m.let('gen_cur_high_valid', now(gHighValid, tp.field('highValid')));
+  const cHigh = m.let('gen_cur_high', now(gHigh, tp.field('sentHigh')));
   const mtu = m.let('gen_mtu', lit(1, 13).shl(now(gMtuLog2, mtuLog2)));
   // A READ is one request packet whatever its length (the responses carry the data).
   const gLast = m.let('gen_last', cRead.lor(cRem.le(mtu.zext(32))));
@@ -317,10 +433,12 @@ export const nicReqTx = defineModule('nic_req_tx', { dataWidth: 64, numQp: 4 } a
     mux(gLast, lit(WRITE_OPCODE.LAST, 8), lit(WRITE_OPCODE.MIDDLE, 8)));
   const opcode = mux(cRead, lit(READ_REQUEST_OPCODE, 8), writeOpcode);
   const ipCfg = cfg.field('ipCfg');
+  const rethVaStart = m.let('start_reth_va', wqe.field('remoteVa').addw(skipBytesReg.zext(64)));
   const cmd = pack(TxPktCmd, {
     opcode, destQpn: now(gDestQpn, ctx.field('destQpn')), psn: cPsn, ackReq: gLast.lor(cCount.eq(ACKREQ_INTERVAL - 1)),
     payloadLen: mux(cRead, lit(0, 13), mux(gLast, cRem.trunc(13), mtu)),
-    hasReth: cFirst, rethVa: now(gVa, wqe.field('remoteVa')), rethRkey: now(gRkey, wqe.field('rkey')), rethLen: now(gLen, len),
+    // A READ re-requested from inside asks for the rest only: RETH va and length advanced.
+    hasReth: cFirst.lor(cRead), rethVa: now(gVa, rethVaStart), rethRkey: now(gRkey, wqe.field('rkey')), rethLen: now(gLen, startRem),
     hasAeth: 0, aethSyndrome: 0, aethMsn: 0,
     srcMac: cfg.field('mac'), dstMac: now(gDestMac, ctx.field('destMac')), srcIp: cfg.field('ipAddr'),
     dstIp: now(gDestIp, ctx.field('destIp')), srcPort: now(gSport, ctx.field('udpSport')),
@@ -334,14 +452,16 @@ export const nicReqTx = defineModule('nic_req_tx', { dataWidth: 64, numQp: 4 } a
   m.if(startTake, () => {
     genBusy.set(1);
     gPsn.set(startFirst);
-    gRem.set(len);
-    gFirst.set(1);
-    gCount.set(0);
+    gRem.set(startRem);
+    gFirst.set(resumeReg.lnot());
+    gCount.set(skipPktsReg);
     gMtuLog2.set(mtuLog2);
-    gVa.set(wqe.field('remoteVa'));
+    gVa.set(rethVaStart);
     gRkey.set(wqe.field('rkey'));
-    gLen.set(len);
+    gLen.set(startRem);
     gRead.set(isRead);
+    gHighValid.set(tp.field('highValid'));
+    gHigh.set(tp.field('sentHigh'));
     // The previous message may still be cut while this one waits in PSN/START, so the QP's
     // addressing is latched only now.
     gDestQpn.set(ctx.field('destQpn'));
@@ -350,6 +470,9 @@ export const nicReqTx = defineModule('nic_req_tx', { dataWidth: 64, numQp: 4 } a
     gSport.set(ctx.field('udpSport'));
   });
   // Cut one packet (overrides the hand-over's first-packet values when both happen).
+  const retxValid = m.reg('retx_valid_reg', Bool);
+  retxValid.set(emit.land(cHighValid).land(psnGe(cHigh, cPsn)));
+  cntRetx.set(retxValid);
   m.if(emit, () => {
     pktValid.set(1);
     pktData.set(cmd);
@@ -362,7 +485,7 @@ export const nicReqTx = defineModule('nic_req_tx', { dataWidth: 64, numQp: 4 } a
 
   return {
     clk, rst, qp_ctx: qpCtx, cfg, s_wqe: sWqe, m_dma_cmd: mDma, s_dma_status: sStatus, m_pkt_cmd: mPkt, m_req: mReq,
-    m_read_ctx: mReadCtx, read_busy: readBusy,
-    sq_psn_upd: psnUpd, qp_error: qpError,
+    m_read_ctx: mReadCtx, read_busy: readBusy, ctx_room: ctxRoom, s_rewind: sRewind, tp_qp: tpQp, tp, m_park: parkOut,
+    sq_psn_upd: psnUpd, qp_error: qpError, cnt_retx: cntRetx,
   };
-}, { doc: 'Requester TX: WQE checks, fence, DMA read commands per SGE, RDMA WRITE packet commands at the path MTU, READ REQUEST + read_ctx, ReqEntry to the ACK tracker' });
+}, { doc: 'Requester TX: WQE checks, parking (fence, READ limit, tracker room), go-back-N resume, DMA read commands per SGE, RDMA WRITE packet commands at the path MTU, READ REQUEST + read_ctx, ReqEntry to the ACK tracker' });

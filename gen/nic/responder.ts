@@ -30,22 +30,37 @@
 // EXP_PSN += max(1, ceil(len / MTU)), MSN += 1, and an ack job with `read` set carries the
 // ReadReq, so it leaves on m_read_req after the DMA statuses of earlier WRITEs of the queue.
 // A duplicate (PSN behind) queues the ReadReq again (its PSN, current MSN, no EXP_PSN/MSN
-// update) when rd_room[q], else it is dropped (drop pulse). rd_room counts only requests the
+// update) when rd_room[q], else it is dropped (drop pulse). Such a duplicate holds a READ slot
+// the requester does not count, so until the QP has no READ left, a new READ without room is
+// dropped (a gap, recovered by go-back-N) instead of NAKed 0x61 (dup_rd_reg). rd_room counts only requests the
 // READ responder has taken, so a READ header waits in CHECK while an earlier READ of its QP is
 // still in the ack-job queue (pendRd); then rd_room is exact. No rkey check here: the READ
 // responder's DMA read validates the range.
 // READ RESPONSE 0x0D-0x10 (requester side): for a QP in RTS the header leaves on m_rresp_hdr
 // and its payload on m_rresp_payload (payload jobs say which way each packet's bytes go, so
 // the two payload outputs never mix); PSNs are the requester's, EXP_PSN/MSN are untouched.
+// ACKNOWLEDGE 0x11 (requester side): for a QP in RTR/RTS the header leaves on m_rresp_hdr as
+// well, so nic_read_resp_rx sees ACKs and READ responses in the order they arrived (an ACK
+// past a READ whose response is missing means a lost response; docs/nic-reliability.md).
+//
+// Response order (IBTA: a responder answers in PSN order): an ACK/NAK of a QP that still has
+// READs at nic_read_responder whose response commands are not all out
+// (rd_busy, or the ReadReq in this block's output register) is held in a per-QP deferred
+// slot and sent once they are, so it never overtakes the READ responses before it. Coalescing
+// makes one slot enough: a newer ACK/NAK replaces the held one, except that a plain ACK
+// below a held NAK 0x60's PSN keeps the NAK. The QP error of a fatal NAK is raised at once.
+// Counters: SEQ_NAK_TX (a NAK 0x60 sent), SEQ_NAK_RX (one received for a QP in RTR/RTS),
+// DUP_REQ_RX (a WRITE packet or READ REQUEST with a PSN behind EXP_PSN).
 
 import { Bool, defineModule, lit, mux, pack, Struct, UInt, Vec, cat, type Value } from '../hdl/index.ts';
 import { syncFifo } from '../lib/fifo.ts';
 import { skidBuffer } from '../lib/skid.ts';
 import { stream } from '../lib/interfaces.ts';
 import { NicCfg, QpCtx, qpErrorEvent, qpUpdate } from './ctx.ts';
-import { ackInStruct, AETH, LOCAL_QPN_BASE } from './flow-types.ts';
+import { AETH, LOCAL_QPN_BASE } from './flow-types.ts';
 import { READ_RESP, readReqStruct } from './read-types.ts';
 import { QP_STATE } from './regmap.ts';
+import { psnGt } from './psn.ts';
 import { byteStream, DmaStatus, DmaWriteCmd, qpIndexWidth, RxPktHdr, TxPktCmd, XLATE_ACCESS, XlateReq, xlateReq, xlateResp } from './types.ts';
 
 export type ResponderParams = { dataWidth: number; numQp: number };
@@ -68,8 +83,6 @@ export const responder = defineModule('nic_responder', { dataWidth: 64, numQp: 4
   const mPay = byteStream(p.dataWidth).source(m, 'm_payload');
   const dmaStatus = stream(DmaStatus).sink(m, 's_dma_status');
   const ackCmd = stream(TxPktCmd).source(m, 'm_ack_cmd');
-  const AckIn = ackInStruct(p.numQp);
-  const ackIn = stream(AckIn).source(m, 'm_ack_in');
   const expPsnUpd = m.output('exp_psn_upd', qpUpdate('EXP_PSN', p.numQp));
   const msnUpd = m.output('msn_upd', qpUpdate('MSN', p.numQp));
   const qpError = m.output('qp_error', qpErrorEvent(p.numQp));
@@ -77,6 +90,11 @@ export const responder = defineModule('nic_responder', { dataWidth: 64, numQp: 4
   const ReadReq = readReqStruct(p.numQp);
   const readReq = stream(ReadReq).source(m, 'm_read_req');
   const rdRoom = m.input('rd_room', UInt(p.numQp));
+  /** Bit q: nic_read_responder still has response commands of QP q to hand on. */
+  const rdBusy = m.input('rd_busy', UInt(p.numQp));
+  const cntSeqNakTx = m.output('cnt_seq_nak_tx', Bool);
+  const cntSeqNakRx = m.output('cnt_seq_nak_rx', Bool);
+  const cntDupReq = m.output('cnt_dup_req', Bool);
   const rrHdr = stream(RxPktHdr).source(m, 'm_rresp_hdr');
   const rrPay = byteStream(p.dataWidth).source(m, 'm_rresp_payload');
   m.unused(cfg, 'only mac, ipAddr and ipCfg are read (ACK addressing); config and irqMod are not');
@@ -111,6 +129,8 @@ export const responder = defineModule('nic_responder', { dataWidth: 64, numQp: 4
   const hdrErr = m.reg('hdr_err_reg', UInt(p.numQp));
   // READ jobs of each QP queued but not yet taken by the READ responder (at most ACK_JOBS).
   const pendRd = m.reg('pend_rd_reg', Vec(UInt(5), p.numQp));
+  /** Per QP: a duplicate READ answered again may hold a READ slot (see dup_rd_queued). */
+  const dupRd = m.reg('dup_rd_reg', UInt(p.numQp));
   const ackErr = m.reg('ack_err_reg', UInt(p.numQp));
   const msgVa = m.reg('msg_va_reg', Vec(UInt(64), p.numQp), { reset: null });
   const msgKey = m.reg('msg_key_reg', Vec(UInt(32), p.numQp), { reset: null });
@@ -192,12 +212,6 @@ export const responder = defineModule('nic_responder', { dataWidth: 64, numQp: 4
   dmaCmd.data.set(dmaData);
   m.if(dmaCmd.ready, () => dmaValid.set(0));
 
-  const ackInValid = m.reg('ack_in_valid_reg', Bool);
-  const ackInData = m.reg('ack_in_data_reg', AckIn, { reset: null });
-  ackIn.valid.set(ackInValid);
-  ackIn.data.set(ackInData);
-  m.if(ackIn.ready, () => ackInValid.set(0));
-
   // Every outcome of CHECK may need these; waiting for all keeps the decision in one place.
   const rrHdrValid = m.reg('rresp_hdr_valid_reg', Bool);
   const rrHdrData = m.reg('rresp_hdr_data_reg', RxPktHdr, { reset: null });
@@ -206,7 +220,7 @@ export const responder = defineModule('nic_responder', { dataWidth: 64, numQp: 4
   m.if(rrHdr.ready, () => rrHdrValid.set(0));
 
   const room = m.let('room', jobs.s.ready.land(payJobs.s.ready)
-    .land(dmaValid.lnot().lor(dmaCmd.ready)).land(ackInValid.lnot().lor(ackIn.ready))
+    .land(dmaValid.lnot().lor(dmaCmd.ready))
     .land(rrHdrValid.lnot().lor(rrHdr.ready)).land(rdWait.lnot()));
   const decide = m.let('decide', fsm.is('CHECK').land(room));
   const xlateOk = m.let('xlate_ok', fsm.is('XLATE').land(xresp.valid).land(xresp.data.field('status').eq(0)));
@@ -216,6 +230,12 @@ export const responder = defineModule('nic_responder', { dataWidth: 64, numQp: 4
   payJobs.s.valid.set(0);
   payJobs.s.data.set(1);
   drop.set(0);
+  const seqNakRx = m.reg('seq_nak_rx_reg', Bool);
+  const dupReq = m.reg('dup_req_reg', Bool);
+  seqNakRx.set(decide.land(able).land(isAck).land(h.field('aethSyndrome').eq(AETH.NAK_PSN_SEQ)));
+  dupReq.set(decide.land(able).land(psnBehind).land(isWrite.lor(isRead)));
+  cntSeqNakRx.set(seqNakRx);
+  cntDupReq.set(dupReq);
   expPsnUpd.set(pack(expPsnUpd.shape, { valid: 0, qp: q, value: h.field('psn').addw(1) }));
   msnUpd.set(pack(msnUpd.shape, { valid: 0, qp: q, value: msn.addw(1) }));
   const setBit = (r: typeof inMsg, v: number): void => {
@@ -228,6 +248,7 @@ export const responder = defineModule('nic_responder', { dataWidth: 64, numQp: 4
       read: f.read ?? 0, va: h.field('rethVa'), rkey: h.field('rethRkey'), len: rethLen, pd: ctx.field('pd'), pmtu: ctx.field('pmtu'),
     }));
   };
+  const dupRdQueued = m.wire('dup_rd_queued', Bool);
   const queueRead = (psn: Value, msnV: Value): void => queueJob({ psn, msn: msnV, syndrome: AETH.ACK, send: 0, read: 1 });
   const dropPayload = (): void => { m.if(plen.ne(0), () => payJobs.s.valid.set(1)); };
   const fatalNak = (syndrome: number): void => {
@@ -249,12 +270,13 @@ export const responder = defineModule('nic_responder', { dataWidth: 64, numQp: 4
       drop.set(1);
       dropPayload();
     }).elif(isAck, () => {
-      ackInValid.set(1);
-      ackInData.set(pack(AckIn, { qp: q, psn: h.field('psn'), syndrome: h.field('aethSyndrome'), msn: h.field('aethMsn') }));
+      // To nic_read_resp_rx, in order with the READ responses (it passes it to the ACK tracker).
+      rrHdrValid.set(1);
+      rrHdrData.set(h);
       dropPayload();
     }).elif(psnBehind.land(isRead), () => {
       // A duplicate READ is answered again (the responses were lost), if there is room.
-      m.if(rdRoomQ, () => queueRead(h.field('psn'), msn)).else(() => drop.set(1));
+      m.if(rdRoomQ, () => { queueRead(h.field('psn'), msn); dupRdQueued.set(1); }).else(() => drop.set(1));
       dropPayload();
     }).elif(psnBehind, () => {
       queueJob({ psn: exp.subw(1), msn, syndrome: AETH.ACK });
@@ -266,7 +288,9 @@ export const responder = defineModule('nic_responder', { dataWidth: 64, numQp: 4
     }).else(() => {
       setBit(nakSent, 0);
       m.if(isRead, () => {
-        m.if(rdBad.lor(rdRoomQ.lnot()), () => fatalNak(AETH.NAK_INVALID_REQ)).else(() => {
+        // No room because a duplicate holds a slot: not the peer's fault; dropped like a lost
+        // packet (its next request gets the NAK 0x60, or its timer resends it).
+        m.if(rdBad.lnot().land(rdRoomQ.lnot()).land(dupRd.bit(q)), () => drop.set(1)).elif(rdBad.lor(rdRoomQ.lnot()), () => fatalNak(AETH.NAK_INVALID_REQ)).else(() => {
           queueRead(h.field('psn'), msn.addw(1));
           expPsnUpd.setField('valid', 1);
           expPsnUpd.setField('value', h.field('psn').addw(rdPkts));
@@ -362,20 +386,61 @@ export const responder = defineModule('nic_responder', { dataWidth: 64, numQp: 4
   const dmaBad = m.let('dma_bad', job.field('waitDma').land(dmaStatus.data.field('status').ne(0)));
   // After a failed write the QP is going to ERROR: later jobs of it (already queued) are void.
   const live = m.let('job_live', pop.land(ackErr.bit(jq).lnot()));
-  const jctx = qpCtx.at(jq);
   const ipCfg = cfg.field('ipCfg');
-  const send = (syndrome: Value | number, msnV: Value): void => {
+  const ackFree = m.let('ack_cmd_free', ackValid.lnot().lor(ackCmd.ready));
+  const seqNakTx = m.reg('seq_nak_tx_reg', Bool);
+  seqNakTx.set(0);
+  cntSeqNakTx.set(seqNakTx);
+  const send = (qi: Value, psn: Value, syndrome: Value | number, msnV: Value): void => {
+    const c = qpCtx.at(qi);
     ackValid.set(1);
+    seqNakTx.set(lit(AETH.NAK_PSN_SEQ, 8).eq(syndrome));
     ackData.set(pack(TxPktCmd, {
-      opcode: OP.ACK, destQpn: jctx.field('destQpn'), psn: job.field('psn'), ackReq: 0, payloadLen: 0,
+      opcode: OP.ACK, destQpn: c.field('destQpn'), psn, ackReq: 0, payloadLen: 0,
       hasReth: 0, rethVa: 0, rethRkey: 0, rethLen: 0, hasAeth: 1, aethSyndrome: syndrome, aethMsn: msnV,
-      srcMac: cfg.field('mac'), dstMac: jctx.field('destMac'), srcIp: cfg.field('ipAddr'), dstIp: jctx.field('destIp'),
-      srcPort: jctx.field('udpSport'), ttl: ipCfg.bits(7, 0), dscp: ipCfg.bits(13, 8),
+      srcMac: cfg.field('mac'), dstMac: c.field('destMac'), srcIp: cfg.field('ipAddr'), dstIp: c.field('destIp'),
+      srcPort: c.field('udpSport'), ttl: ipCfg.bits(7, 0), dscp: ipCfg.bits(13, 8),
     }));
   };
+
+  // ---- deferred ACK/NAK per QP (response order behind READ responses) --------------------------
+  const dfValid = m.reg('defer_valid_reg', UInt(p.numQp));
+  const dfPsn = m.reg('defer_psn_reg', Vec(UInt(24), p.numQp), { reset: null });
+  const dfMsn = m.reg('defer_msn_reg', Vec(UInt(24), p.numQp), { reset: null });
+  const dfSyn = m.reg('defer_syndrome_reg', Vec(UInt(8), p.numQp), { reset: null });
+  const rdPending = (qi: Value): Value => rdBusy.bit(qi).lor(rdValid.land(rdData.field('qp').eq(qi)));
+  // What the job would send now: a write's failure NAK, or its ACK/NAK.
+  const jobSends = m.let('job_sends', live.land(dmaBad.lor(job.field('read').lnot().land(job.field('send')))));
+  const jobSyn = m.let('job_syndrome', mux(dmaBad, lit(AETH.NAK_REMOTE_ACCESS, 8), job.field('syndrome')));
+  const jobMsn = m.let('job_msn', mux(dmaBad, job.field('msn').subw(job.field('last').zext(24)), job.field('msn')));
+  const jobDefers = m.let('job_defers', jobSends.land(rdPending(jq).lor(dfValid.bit(jq))));
+  // A held NAK 0x60 stays when a plain ACK below its PSN comes (the NAK says more).
+  const dfIsSeqNak = dfSyn.at(jq).eq(AETH.NAK_PSN_SEQ);
+  const jobIsAck = jobSyn.bits(7, 5).eq(0);
+  const keepHeld = m.let('defer_keep_held', dfValid.bit(jq).land(dfIsSeqNak).land(jobIsAck).land(psnGt(dfPsn.at(jq), job.field('psn'))));
+  const setDf = (i: number): void => {
+    dfValid.setBits(i, i, 1);
+    dfPsn.setBits(24 * i + 23, 24 * i, job.field('psn'));
+    dfMsn.setBits(24 * i + 23, 24 * i, jobMsn);
+    dfSyn.setBits(8 * i + 7, 8 * i, jobSyn);
+  };
+  for (let i = 0; i < p.numQp; i++) m.if(jobDefers.land(jq.eq(i)).land(keepHeld.lnot()), () => setDf(i));
+  // A held one whose READs are all out goes when the job path sends nothing this cycle.
+  const dfReady: Value[] = [];
+  for (let i = 0; i < p.numQp; i++) dfReady.push(dfValid.bit(i).land(rdPending(lit(i, qw)).lnot()));
+  let dfQ: Value = lit(0, qw);
+  for (let i = p.numQp - 1; i >= 0; i--) dfQ = mux(dfReady[i]!, lit(i, qw), dfQ);
+  const dfAny = m.let('defer_any', dfReady.reduce((a, b) => a.lor(b)));
+  const dfQp = m.let('defer_qp', dfQ);
+  // Not while the job path sends or holds this cycle (one ack command, one write per slot).
+  const dfGo = m.let('defer_send', dfAny.land(ackFree).land(jobSends.lnot()));
+  m.if(dfGo, () => {
+    send(dfQp, dfPsn.at(dfQp), dfSyn.at(dfQp), dfMsn.at(dfQp));
+    for (let i = 0; i < p.numQp; i++) m.if(dfQp.eq(i), () => dfValid.setBits(i, i, 0));
+  });
+
   m.if(live, () => {
     m.if(dmaBad, () => {
-      send(AETH.NAK_REMOTE_ACCESS, job.field('msn').subw(job.field('last').zext(24)));
       errValid.set(1);
       errQp.set(jq);
       for (let i = 0; i < p.numQp; i++) m.if(jq.eq(i), () => ackErr.setBits(i, i, 1));
@@ -386,9 +451,9 @@ export const responder = defineModule('nic_responder', { dataWidth: 64, numQp: 4
         pd: job.field('pd'), pmtu: job.field('pmtu'), msn: job.field('msn'),
       }));
     }).elif(job.field('send'), () => {
-      send(job.field('syndrome'), job.field('msn'));
       m.if(job.field('fatal'), () => { errValid.set(1); errQp.set(jq); });
     });
+    m.if(jobSends.land(jobDefers.lnot()), () => send(jq, job.field('psn'), jobSyn, jobMsn));
   });
 
   // READ jobs in flight per QP: +1 when queued in CHECK, -1 when the READ responder takes it
@@ -403,17 +468,28 @@ export const responder = defineModule('nic_responder', { dataWidth: 64, numQp: 4
     m.if(down.land(up.lnot()), () => pendRd.setBits(5 * i + 4, 5 * i, pendRd.at(i).subw(1)));
   }
 
+  // A duplicate READ answered again takes a READ slot the requester does not count (it sent
+  // the READ once as far as its limit goes), so a new READ may then find no room through no
+  // fault of the peer. dup_rd_reg[q] marks that this may be so until the QP has no READ left
+  // anywhere (queued here, in the output register, at the READ responder).
+  for (let i = 0; i < p.numQp; i++) {
+    const setNow = dupRdQueued.land(q.eq(i));
+    const none = pendRd.at(i).eq(0).land(rdBusy.bit(i).lor(rdValid.land(rdData.field('qp').eq(i))).lnot());
+    m.if(setNow, () => dupRd.setBits(i, i, 1)).elif(none, () => dupRd.setBits(i, i, 0));
+  }
+
   // Software holding a QP in RESET starts it afresh (last, so it wins).
   for (let i = 0; i < p.numQp; i++) {
     m.if(qpCtx.at(i).field('state').eq(QP_STATE.RESET), () => {
-      for (const r of [inMsg, nakSent, hdrErr, ackErr]) r.setBits(i, i, 0);
+      for (const r of [inMsg, nakSent, hdrErr, ackErr, dfValid, dupRd]) r.setBits(i, i, 0);
     });
   }
 
   return {
     clk, rst, qp_ctx: qpCtx, cfg, s_hdr: sHdr, s_payload: sPay, m_xlate_req: xreq, s_xlate_resp: xresp,
-    m_dma_cmd: dmaCmd, m_payload: mPay, s_dma_status: dmaStatus, m_ack_cmd: ackCmd, m_ack_in: ackIn,
+    m_dma_cmd: dmaCmd, m_payload: mPay, s_dma_status: dmaStatus, m_ack_cmd: ackCmd,
     exp_psn_upd: expPsnUpd, msn_upd: msnUpd, qp_error: qpError, drop,
-    m_read_req: readReq, rd_room: rdRoom, m_rresp_hdr: rrHdr, m_rresp_payload: rrPay,
+    m_read_req: readReq, rd_room: rdRoom, rd_busy: rdBusy, m_rresp_hdr: rrHdr, m_rresp_payload: rrPay,
+    cnt_seq_nak_tx: cntSeqNakTx, cnt_seq_nak_rx: cntSeqNakRx, cnt_dup_req: cntDupReq,
   };
 }, { doc: 'RC responder: WRITE checks (QP, PSN, sequence, length, rkey), DMA writes, ACK/NAK; received ACKs to the tracker' });

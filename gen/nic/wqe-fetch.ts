@@ -1,9 +1,14 @@
 // nic_wqe_fetch (stage 2): reads WQEs from the QPs' send rings in host memory.
 //
-// - Keeps each QP's SQ consumer index (ci) itself and publishes every change on sq_ci_upd
-//   (to nic_regs' hw_sq_ci). While a QP is in RESET its ci is held at 0, matching nic_regs,
-//   which clears SQ_PI/SQ_CI when software writes STATE = RESET.
-// - A QP is a candidate when SQ_PI != ci and it is not in RESET. A weighted round-robin
+// - Keeps each QP's fetch index (ci: the next WQE to read) itself. It is not SQ_CI: a slot is
+//   free for software only once its WQE completed (nic_ack_tracker publishes SQ_CI), because
+//   a go-back-N rewind reads the ring again (docs/nic-reliability.md). While a QP is in RESET
+//   its ci is held at 0.
+// - `rewind` (from nic_ack_tracker: a go-back-N rewind, or nic_req_tx putting a WQE back)
+//   sets a QP's ci to its ringIdx at once; a burst of that QP in flight then ends without
+//   moving ci (its WQEs are stale copies nic_req_tx drops).
+// - A QP is a candidate when SQ_PI != ci, it is not in RESET and not held (`hold`: the
+//   tracker keeps a parked QP back until its fence, READ limit or entry room clears). A weighted round-robin
 //   arbiter (gen/lib wrrArbiter, weights from the `weight` input; equal weights give plain
 //   round robin) picks one candidate per burst.
 // - One AXI4 INCR read fetches up to MAX_BURST (4) WQEs of 128 bytes: never past the ring's
@@ -35,8 +40,9 @@ import { wrrArbiter } from '../lib/arbiter.ts';
 import { AXI_BURST, stream } from '../lib/interfaces.ts';
 import { log2Exact } from '../lib/util.ts';
 import { axi4Read } from './axi-ports.ts';
-import { QpCtx, qpUpdate } from './ctx.ts';
+import { QpCtx } from './ctx.ts';
 import { select } from './frame-util.ts';
+import { fetchRewindStruct } from './qp-transport.ts';
 import { CQE_STATUS, MAX_SGE, QP_STATE, WQE_BYTES, WQE_OPCODE } from './regmap.ts';
 import { ADDR_WIDTH, PAGE_BITS, qpIndexWidth } from './types.ts';
 import { WQE_STATUS_BITS, wqeField, wqeSges, wqeStruct, wqeUsedBytes } from './wqe.ts';
@@ -67,7 +73,8 @@ export const nicWqeFetch = defineModule('nic_wqe_fetch', { dataWidth: 64, numQp:
   const weight = m.input('weight', Vec(UInt(p.weightWidth), p.numQp));
   const axi = axi4Read({ idWidth: p.idWidth, addrWidth: ADDR_WIDTH, dataWidth: p.dataWidth }).source(m, 'm_axi');
   const out = stream(Wqe).source(m, 'm_wqe');
-  const ciUpd = m.output('sq_ci_upd', qpUpdate('SQ_CI', p.numQp));
+  const rewind = m.input('rewind', fetchRewindStruct(qw));
+  const hold = m.input('hold', UInt(p.numQp));
   m.unused(qpCtx, 'only STATE, SQ_BASE, SQ_SIZE_LOG2 and SQ_PI are read; the rest is for other stages');
   m.unused(axi.rid, 'one burst in flight: every response belongs to it');
 
@@ -77,7 +84,8 @@ export const nicWqeFetch = defineModule('nic_wqe_fetch', { dataWidth: 64, numQp:
   for (let i = 0; i < p.numQp; i++) {
     const ctx = qpCtx.at(i);
     const inReset = ctx.field('state').eq(QP_STATE.RESET);
-    cand.push(m.let(`cand_${i}`, ctx.field('sqPi').ne(ci.at(i)).land(inReset.lnot())));
+    cand.push(m.let(`cand_${i}`, ctx.field('sqPi').ne(ci.at(i)).land(inReset.lnot()).land(hold.bit(i).lnot())
+      .land(rewind.field('valid').land(rewind.field('qp').eq(i)).lnot())));
   }
   const arb = m.instance('u_arb', wrrArbiter, { n: p.numQp, weightWidth: p.weightWidth });
   arb.req.set(cat(...[...cand].reverse()));
@@ -123,9 +131,10 @@ export const nicWqeFetch = defineModule('nic_wqe_fetch', { dataWidth: 64, numQp:
   const buf = maxDecode === 0 ? undefined : m.reg('wqe_buf_reg', UInt(maxDecode * p.dataWidth), { reset: null });
   const outValid = m.reg('out_valid_reg', Bool);
   const outData = m.reg('out_data_reg', Wqe, { reset: null });
-  const updValid = m.reg('upd_valid_reg', Bool);
-  const updQp = m.reg('upd_qp_reg', UInt(qw));
-  const updValue = m.reg('upd_value_reg', UInt(16));
+  // The burst's QP was rewound while the burst was under way: its end leaves ci alone.
+  const burstStale = m.reg('burst_stale_reg', Bool);
+  const rewindsBurst = m.let('rewind_hits_burst', rewind.field('valid').land(rewind.field('qp').eq(qpReg)).land(idle.lnot()));
+  m.if(rewindsBurst, () => burstStale.set(1));
 
   // ---- AR channel -----------------------------------------------------------------------------
   // Offered straight from the plan in the cycle the arbiter grants (IDLE), and from the
@@ -186,7 +195,6 @@ export const nicWqeFetch = defineModule('nic_wqe_fetch', { dataWidth: 64, numQp:
   out.valid.set(outValid);
   out.data.set(outData);
   m.if(out.ready, () => outValid.set(0));
-  updValid.set(0);
 
   /** The read was accepted: receive its beats from the first. */
   const startData = (): void => {
@@ -197,6 +205,7 @@ export const nicWqeFetch = defineModule('nic_wqe_fetch', { dataWidth: 64, numQp:
   };
   fsm.states({
     IDLE: () => m.if(arb.grant_valid, () => {
+      burstStale.set(0);
       qpReg.set(gi);
       addrReg.set(wqeAddr);
       countReg.set(count);
@@ -220,24 +229,18 @@ export const nicWqeFetch = defineModule('nic_wqe_fetch', { dataWidth: 64, numQp:
         errAcc.set(0);
         idx.set(idx.addw(1));
       });
-      m.if(burstLast, () => {
-        const next = ciStart.addw(countReg.zext(16));
-        // A QP reset meanwhile keeps its index at 0 (nic_regs cleared it too): publish nothing.
-        updValid.set(qpCtx.at(qpReg).field('state').ne(QP_STATE.RESET));
-        updQp.set(qpReg);
-        updValue.set(next);
-        fsm.goto('IDLE');
-      });
+      m.if(burstLast, () => fsm.goto('IDLE'));
     }),
   });
 
-  // ci: advanced at the end of a burst, held at 0 in RESET.
+  // ci: advanced at the end of a burst (unless the QP was rewound meanwhile), set by a rewind
+  // (which wins), held at 0 in RESET.
   for (let i = 0; i < p.numQp; i++) {
     const ciI = (v: Value | number): void => ci.setBits(16 * i + 15, 16 * i, v);
-    m.if(fsm.is('DATA').land(take).land(burstLast).land(qpReg.eq(i)), () => ciI(ciStart.addw(countReg.zext(16))));
+    m.if(fsm.is('DATA').land(take).land(burstLast).land(qpReg.eq(i)).land(burstStale.lor(rewindsBurst).lnot()), () => ciI(ciStart.addw(countReg.zext(16))));
+    m.if(rewind.field('valid').land(rewind.field('qp').eq(i)), () => ciI(rewind.field('ringIdx')));
     m.if(qpCtx.at(i).field('state').eq(QP_STATE.RESET), () => ciI(0));
   }
-  ciUpd.set(pack(qpUpdate('SQ_CI', p.numQp), { valid: updValid, qp: updQp, value: updValue }));
 
-  return { clk, rst, qp_ctx: qpCtx, weight, m_axi: axi, m_wqe: out, sq_ci_upd: ciUpd };
+  return { clk, rst, qp_ctx: qpCtx, weight, rewind, hold, m_axi: axi, m_wqe: out };
 }, { doc: 'WQE fetch: weighted round-robin over QPs with posted WQEs, up to 4 WQEs per AXI burst, decoded', params: { rules: { dataWidth: oneOf(64, 128, 256, 512), numQp: intIn(1, 64), weightWidth: intIn(1, 16), idWidth: intIn(1, 16) } } });

@@ -8,11 +8,13 @@ import { crcBenches } from './lib/crc.ts';
 import { syncFifoBenches, syncFifoRamBenches } from './lib/fifo.ts';
 import { skidBenches } from './lib/skid.ts';
 import { demoBench } from './nic/demo.ts';
+import { fuzzBenchDef } from './nic/fuzz.ts';
+import { soakBench } from './nic/soak.ts';
 import { nicPairReadBenches } from './nic/read.ts';
 import { nicPairBenches } from './nic/write.ts';
 import { selftestBenches } from './selftest.ts';
 
-export type { Bench, BenchGroup, BenchRunOptions } from './bench.ts';
+export type { Bench, BenchArgs, BenchGroup, BenchRunOptions, LinkArgs } from './bench.ts';
 
 export const benches: Readonly<Record<string, BenchGroup>> = {
   sync_fifo: syncFifoBenches,
@@ -25,5 +27,5 @@ export const benches: Readonly<Record<string, BenchGroup>> = {
   wrr_arbiter: wrrBenches,
   crc32_parallel: crcBenches,
   selftest: selftestBenches,
-  nic_pair: { demo: demoBench, ...nicPairBenches, ...nicPairReadBenches },
+  nic_pair: { demo: demoBench, ...nicPairBenches, ...nicPairReadBenches, fuzz: fuzzBenchDef, soak: soakBench },
 };

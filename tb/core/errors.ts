@@ -122,10 +122,10 @@ function failureLines(seed: number, cycle: number, d: FailureDetails): string[] 
   ];
   if (d.files) {
     lines.push(`  picture: ${d.files.svg}${d.files.png ? ` (and ${d.files.png})` : ''}`);
-    lines.push(`  waves of cycles ${d.window.from}..${d.window.to}: ${d.files.dump}${d.files.savefile ? `, savefile ${d.files.savefile}: nicgen wave ${d.files.dump}` : ''}`);
-    if (d.filesNote) lines.push(`  note: ${d.filesNote}`);
+    lines.push(`  waves of cycles ${d.window.from}..${d.window.to} (${d.clock.time(d.window.from)}..${d.clock.time(d.window.to)}): ${d.files.dump}${d.files.savefile ? `, savefile ${d.files.savefile}: nicgen wave ${d.files.dump}` : ''}`);
+    if (d.filesNote) lines.push(`  note: ${d.clock.annotate(d.filesNote)}`);
   } else if (d.filesNote) {
-    lines.push(`  no picture: ${d.filesNote}`);
+    lines.push(`  no picture: ${d.clock.annotate(d.filesNote)}`);
   }
   if (d.waves) lines.push(`  your waves: ${d.waves.dump}${d.waves.savefile ? ` (savefile ${d.waves.savefile}, marker at the failure)` : ''}`);
   return lines;

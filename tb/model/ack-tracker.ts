@@ -7,13 +7,16 @@
 // READ entries (opcode WQE_OPCODE.RDMA_READ or the wire opcode 0x0C, status SUCCESS) ignore
 // ACKs and complete with their read_done (see gen/nic/ack-tracker.ts): ok moves rdAcked (and
 // acked, when in the window); an error is held for the entry ending at its lastPsn.
+// This model covers the tracker without retries (NAK 0x60, RNR NAKs and timeouts outside the
+// window or switched off); the retry engine has its own closed-loop bench
+// (tb/tests/nic/ack-tracker-retry.test.ts, model tb/model/retry-engine.ts).
 
 import { CQE_STATUS, WQE_OPCODE } from '../../gen/nic/regmap.ts';
 import { AETH } from '../../gen/nic/flow-types.ts';
 import { psnAdd, psnCompare } from './psn.ts';
 import type { ReqEntryV } from './req-tx.ts';
 
-export interface AckEv { qp: number; psn: number; syndrome: number }
+export interface AckEv { qp: number; psn: number; syndrome: number; rdMiss?: number; rdExp?: number }
 export interface ReadDoneEv { qp: number; lastPsn: number; ok: boolean; status: number; syndrome: number }
 export interface CqeV { qp: number; wrId: bigint; byteLen: number; opcode: number; status: number; syndrome: number }
 
@@ -51,12 +54,15 @@ export class AckTrackerModel {
   readonly qpErrors: number[];
   /** What happened to each ACK/NAK, for messages. */
   readonly log: string[] = [];
+  /** Ring indices of the entries retired, per QP, in order (SQ_CI is the last one + 1). */
+  readonly retired: number[][];
 
   constructor(numQp: number) {
     this.qps = Array.from({ length: numQp }, () => ({ fifo: [], sentValid: false, lastSent: 0, acked: 0, nak: null, flush: false, rdCount: 0, rdAcked: 0, rdErr: null }));
     this.cqes = Array.from({ length: numQp }, () => []);
     this.decidedAt = Array.from({ length: numQp }, () => []);
     this.qpErrors = Array.from({ length: numQp }, () => 0);
+    this.retired = Array.from({ length: numQp }, () => []);
   }
 
   push(e: ReqEntryV, cycle: number): void {
@@ -83,10 +89,14 @@ export class AckTrackerModel {
       const take = inWindow && !s.nak && !s.flush;
       this.log.push(`ACK qp ${a.qp} psn ${a.psn}: ${take ? 'taken' : 'ignored'}`);
       if (take) s.acked = a.psn;
+    } else if (nakStatus !== undefined && !inWindow) {
+      // A NAK names the request it refuses: one for a PSN never sent (or acknowledged) refuses
+      // nothing of ours (a ghost NAK, as rxe treats it). Without rewinds sentHigh = lastSent.
+      this.log.push(`NAK ${a.syndrome.toString(16)} qp ${a.qp} psn ${a.psn}: ignored (not sent or acknowledged)`);
     } else if (nakStatus !== undefined && outstanding && !s.nak && !s.flush) {
       this.log.push(`NAK ${a.syndrome.toString(16)} qp ${a.qp} psn ${a.psn}: taken`);
       s.nak = { status: nakStatus, syndrome: a.syndrome };
-      if (inWindow) s.acked = psnAdd(a.psn, -1);
+      s.acked = psnAdd(a.psn, -1);
       this.qpErrors[a.qp]!++;
     } else {
       this.log.push(`syndrome ${a.syndrome.toString(16)} qp ${a.qp} psn ${a.psn}: ignored`);
@@ -139,6 +149,7 @@ export class AckTrackerModel {
         s.nak = null; s.flush = true;
       } else return;
       s.fifo.shift();
+      this.retired[qp]!.push(e.ringIndex);
       if (isReadOpcode(e.opcode)) s.rdCount--;
       if (status !== CQE_STATUS.SUCCESS || e.signaled) {
         this.cqes[qp]!.push({ qp, wrId: e.wrId, byteLen: e.length, opcode: e.opcode, status, syndrome });

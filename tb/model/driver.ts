@@ -7,7 +7,7 @@
 // QPs go RESET -> INIT -> RTR -> RTS as verbs do; WQEs are encoded into the send ring and the
 // doorbell (SQ_PI) rung; CQEs are reaped by their phase bit and CQ_CI written back.
 
-import { ACCESS, CQE_BYTES, CQE_FIELDS, MAX_SGE, QP_STATE, WQE_BYTES, WQE_OPCODE, WQE_FLAG, fieldOf } from '../../gen/nic/regmap.ts';
+import { ACCESS, CQE_BYTES, CQE_FIELDS, MAX_SGE, QP_REGS, QP_STATE, WQE_BYTES, WQE_OPCODE, WQE_FLAG, fieldOf } from '../../gen/nic/regmap.ts';
 import { LOCAL_QPN_BASE } from '../../gen/nic/flow-types.ts';
 import type { Rng } from '../core/rng.ts';
 import { cqePhase, type CqeFields } from './completion.ts';
@@ -24,6 +24,12 @@ export interface RegAccess {
   write(addr: number, value: number): Promise<void>;
 }
 
+/** The global counters (ro registers of regmap.ts GLOBAL_REGS but ID). */
+export type CounterName = 'TLB_HITS' | 'TLB_MISSES' | 'RX_DROP_ICRC' | 'RX_DROP_OTHER' | 'TX_FRAMES' | 'RX_FRAMES'
+  | 'RETX_PKTS' | 'ACK_TIMEOUTS' | 'SEQ_NAK_TX' | 'SEQ_NAK_RX' | 'DUP_REQ_RX' | 'RETRY_EXC';
+/** The RETRY register's reset value (retry count 3, RNR retry infinite, ACK timeout 2^20 cycles). */
+export const RETRY_RESET = QP_REGS.find(r => r.name === 'RETRY')!.reset;
+
 export interface NicDriverOptions {
   readonly name: string;
   readonly regs: RegAccess;
@@ -36,6 +42,8 @@ export interface NicDriverOptions {
   readonly ip: number;
   /** Virtual addresses of MR i start at vaBase + i * 2^32 (plus a page offset). */
   readonly vaBase?: bigint;
+  /** RETRY register of a QP whose QpOptions give none (default the register's reset value). */
+  readonly qpRetry?: number;
 }
 
 export interface MrOptions {
@@ -60,7 +68,8 @@ export interface QpOptions {
   /** 1..7: the ring stays inside one 4 KiB page. */
   readonly cqSizeLog2?: number;
   readonly udpSport?: number;
-  /** RETRY register: bits 2:0 retry count, 12:8 ACK timeout log2 cycles. */
+  /** RETRY register (regmap.ts retryReg): bits 2:0 retry count, 6:4 RNR retry count,
+   *  12:8 ACK timeout log2 cycles (0 = none). Default: the register's reset value. */
   readonly retry?: number;
 }
 
@@ -157,12 +166,14 @@ export class NicDriver {
   readonly #alloc: PageAllocator;
   readonly #rng: Rng;
   readonly #vaBase: bigint;
+  readonly #qpRetry: number;
   /** Last tag used per MR slot: re-registration bumps it, so stale keys fail. */
   readonly #tags: number[];
 
   constructor(o: NicDriverOptions) {
     this.name = o.name; this.regs = o.regs; this.mem = o.mem; this.mac = o.mac; this.ip = o.ip;
     this.#alloc = o.alloc; this.#rng = o.rng; this.#vaBase = o.vaBase ?? 0x7f00_0000_0000n;
+    this.#qpRetry = o.qpRetry ?? RETRY_RESET;
     this.qps = Array.from({ length: o.numQp }, () => undefined);
     this.mrs = Array.from({ length: o.numMr }, () => undefined);
     this.#tags = Array.from({ length: o.numMr }, () => this.#rng.int(0, 255));
@@ -180,7 +191,7 @@ export class NicDriver {
     await this.regs.write(globalReg('CONFIG'), 1);
   }
 
-  async counter(name: 'TLB_HITS' | 'TLB_MISSES' | 'RX_DROP_ICRC' | 'RX_DROP_OTHER' | 'TX_FRAMES' | 'RX_FRAMES'): Promise<number> {
+  async counter(name: CounterName): Promise<number> {
     return this.regs.read(globalReg(name));
   }
 
@@ -224,7 +235,7 @@ export class NicDriver {
   /** RESET (clears the indices), program the context, then INIT. */
   async createQp(index: number, o: QpOptions): Promise<QueuePair> {
     const opts: Required<QpOptions> = {
-      sqSizeLog2: 4, cqSizeLog2: 5, udpSport: 0xc000 | this.#rng.int(0, 0x3fff), retry: 0x1407, ...o,
+      sqSizeLog2: 4, cqSizeLog2: 5, udpSport: 0xc000 | this.#rng.int(0, 0x3fff), retry: this.#qpRetry, ...o,
     };
     if (opts.sqSizeLog2 < 1 || opts.sqSizeLog2 > 5) throw new RangeError(`${this.name}: sqSizeLog2 ${opts.sqSizeLog2} outside 1..5`);
     if (opts.cqSizeLog2 < 1 || opts.cqSizeLog2 > 7) throw new RangeError(`${this.name}: cqSizeLog2 ${opts.cqSizeLog2} outside 1..7`);

@@ -84,6 +84,8 @@ export class RdmaScoreboard {
   #seq = 0;
   #observer: ScoreboardObserver | undefined;
   completions = 0;
+  /** WQEs completed so far, signaled or not (progress of a long run). */
+  retired = 0;
   bytesChecked = 0;
   /** The caller's clock (a testbench's cycle count): each record is dated with it. */
   now: (() => number) | undefined;
@@ -152,9 +154,12 @@ export class RdmaScoreboard {
     for (;;) {
       const e = q.shift();
       if (!e) throw new Error(`${where}: no completion was expected`);
+      this.retired++;
       const owesCqe = e.wr.signaled || e.status !== CQE_STATUS.SUCCESS;
+      // An unsignaled WQE gets a CQE only when it did not succeed (wr_ids are unique in a run).
+      if (!owesCqe && c.wrId === e.wr.wrId) throw new ScoreboardMismatch(`${where} (${opName(e.wr.opcode)}, unsignaled): status ${statusName(c.status)}, expected ${statusName(e.status)} and no CQE`, e.recorded);
       if (!owesCqe) {
-        this.#checkData(host, qp, e);
+        this.#checkData(host, qp, e, ` [unsignaled; checked at the CQE of wr_id 0x${c.wrId.toString(16)} status ${statusName(c.status)}]`);
         this.#observer?.completed(host, qp, e, undefined);
         skipped.push(`0x${e.wr.wrId.toString(16)} (${opName(e.wr.opcode)}, ${e.length} bytes)`);
         where = `${host} QP ${qp} CQE wr_id=0x${c.wrId.toString(16)} [unsignaled before it, taken as successful: ${skipped.join(', ')}]`;
@@ -183,6 +188,12 @@ export class RdmaScoreboard {
     return n;
   }
 
+  /** Every byte of `host` a recorded WQE plans to write (for checks of their own, e.g. over
+   *  more traffic than the scoreboard's). */
+  plannedRanges(host: string): ByteRange[] {
+    return this.#host(host).image.writtenRanges();
+  }
+
   /** Every owed CQE came; no host changed outside the allowed ranges. */
   finish(): void {
     for (const [k, q] of this.#queues) {
@@ -201,14 +212,14 @@ export class RdmaScoreboard {
     }
   }
 
-  #checkData(host: string, qp: number, e: ExpectedCompletion): void {
+  #checkData(host: string, qp: number, e: ExpectedCompletion, at = ''): void {
     const op = opName(e.wr.opcode);
     for (const c of e.checks) {
       const h = this.#host(c.host);
       for (const b of h.image.ownedBy(c.ranges, e.seq)) {
         const got = h.mem.read(b.addr, 1)[0]!;
         if (got !== b.value) {
-          throw new ScoreboardMismatch(`${host} QP ${qp} ${op} wr_id=0x${e.wr.wrId.toString(16)} (#${e.seq}, ${e.length} bytes): ${c.what} byte ${b.index} `
+          throw new ScoreboardMismatch(`${host} QP ${qp} ${op} wr_id=0x${e.wr.wrId.toString(16)} (#${e.seq}, ${e.length} bytes)${at}: ${c.what} byte ${b.index} `
             + `(${c.host} 0x${b.addr.toString(16)}) is 0x${got.toString(16)}, expected 0x${b.value.toString(16)}`, e.recorded);
         }
         this.bytesChecked++;

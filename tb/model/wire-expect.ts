@@ -38,6 +38,8 @@ export interface ExpectedPacket {
   readonly ackReq: boolean;
   /** The AETH it must carry (READ RESPONSE FIRST/LAST/ONLY); absent: it must carry none. */
   readonly aeth?: { readonly syndrome: number; readonly msn: number };
+  /** READ REQUEST: the path MTU of its responses (how far a partial re-request advances). */
+  readonly pmtu?: number;
 }
 
 /** Packets of one WRITE of `len` bytes starting at `psn`; returns them and the next PSN. */
@@ -59,7 +61,7 @@ export function writePackets(len: number, mtu: number, psn: number, destQp: numb
  *  (psn + max(1, ceil(len / mtu))). AckReq is not required (a READ is acknowledged by its
  *  response either way). */
 export function readRequestPacket(len: number, mtu: number, psn: number, destQp: number, va: bigint, rkey: number): { packet: ExpectedPacket; next: number } {
-  const packet: ExpectedPacket = { opcode: RC_OP.READ_REQUEST, destQp, psn, payloadLen: 0, reth: { va, rkey, dmaLen: len }, ackReq: false };
+  const packet: ExpectedPacket = { opcode: RC_OP.READ_REQUEST, destQp, psn, payloadLen: 0, reth: { va, rkey, dmaLen: len }, ackReq: false, pmtu: mtu };
   return { packet, next: psnAdd(psn, Math.max(1, Math.ceil(len / mtu))) };
 }
 

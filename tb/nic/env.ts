@@ -15,6 +15,9 @@ import { RdmaScoreboard } from '../model/scoreboard.ts';
 import { NicCoverage } from '../coverage/nic-collector.ts';
 import { EthernetLink, type LinkFrame, type LinkOptions } from './link.ts';
 
+/** The NIC's loss-recovery counters (gen/nic/regmap.ts, docs/nic-reliability.md). */
+export const RECOVERY_COUNTERS = ['RETX_PKTS', 'ACK_TIMEOUTS', 'SEQ_NAK_TX', 'SEQ_NAK_RX', 'DUP_REQ_RX', 'RETRY_EXC'] as const;
+
 export type PairDut = DutOf<NonNullable<IOOf<typeof nicPair>>>;
 
 export const PAIR_PARAMS = { numQp: 4, numMr: 16 } as const;
@@ -32,6 +35,8 @@ export interface PairEnvOptions {
   /** AXI RAM interleaves the R beats of bursts with different ids (default false). */
   readonly interleave?: boolean;
   readonly link?: Omit<LinkOptions, 'latency' | 'pcap'>;
+  /** Both drivers' default RETRY register for new QPs (NicDriverOptions.qpRetry). */
+  readonly qpRetry?: number;
 }
 
 export interface Host {
@@ -47,14 +52,27 @@ export class PairEnv {
   readonly b: Host;
   readonly link: EthernetLink;
   readonly sb = new RdmaScoreboard();
+  /** The NIC's functional coverage, when the run collects coverage. */
+  readonly coverage: NicCoverage | undefined;
 
-  private constructor(a: Host, b: Host, link: EthernetLink) {
-    this.a = a; this.b = b; this.link = link;
+  private constructor(a: Host, b: Host, link: EthernetLink, coverage: NicCoverage | undefined) {
+    this.a = a; this.b = b; this.link = link; this.coverage = coverage;
     this.sb.addHost('A', a.mem);
     this.sb.addHost('B', b.mem);
   }
 
   peer(h: Host): Host { return h === this.a ? this.b : this.a; }
+
+  /** Bins both NICs' recovery counters (RETX_PKTS ... RETRY_EXC) in the functional coverage;
+   *  nothing (no register read) when the run collects none. Called after the last CQE. */
+  async coverRecovery(): Promise<void> {
+    if (!this.coverage) return;
+    for (const h of [this.a, this.b]) {
+      const c: Record<string, number> = {};
+      for (const n of RECOVERY_COUNTERS) c[n] = await h.drv.counter(n); // one AXI-Lite access at a time
+      this.coverage.recovery(h.name === 'A' ? 'A' : 'B', c);
+    }
+  }
 
   /** Builds the models, resets the pair and initialises both NICs. */
   static async create(dut: PairDut, tb: TestBench, o: PairEnvOptions = {}): Promise<PairEnv> {
@@ -70,7 +88,7 @@ export class PairEnv {
       // Host memory pages in a 64 MiB pool at 4 GiB: scattered, and above 32-bit addresses.
       const alloc = new PageAllocator({ base: 0x1_0000_0000n + BigInt(index) * 0x1000_0000n, pages: 16384, rng: tb.rng.fork() });
       const drv = new NicDriver({
-        name, regs: axil, mem, alloc, rng: tb.rng.fork(), ...PAIR_PARAMS,
+        name, regs: axil, mem, alloc, rng: tb.rng.fork(), ...PAIR_PARAMS, ...(o.qpRetry === undefined ? {} : { qpRetry: o.qpRetry }),
         mac: 0x02_00_00_00_00_00n | BigInt(0xa + index), ip: (0x0a_00_00_01 + index) >>> 0,
       });
       return { name, mem, ram, axil, drv };
@@ -87,7 +105,8 @@ export class PairEnv {
     await tb.reset(4);
     await a.drv.init({ ttl: 64, dscp: 26 });
     await b.drv.init({ ttl: 64, dscp: 26 });
-    const env = new PairEnv(a, b, link);
+    const env = new PairEnv(a, b, link, cov);
+    cov?.watchFaults(d => link.faults?.stats(d));
     // Records are dated, so a mismatch's wave window starts where its WQE was posted.
     env.sb.now = () => tb.cycle;
     if (cov) env.sb.observe(cov);

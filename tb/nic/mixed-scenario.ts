@@ -19,7 +19,7 @@ import type { MemoryRegion } from '../model/mr.ts';
 import type { RdmaScoreboard } from '../model/scoreboard.ts';
 import { readRequestPacket, readResponsePackets, responseKey, writePackets, type ExpectedPacket } from '../model/wire-expect.ts';
 import type { Host, PairEnv } from './env.ts';
-import { describeQps, setupHosts, startPoller, wireKey } from './write-scenario.ts';
+import { describeQps, setupHosts, startPoller, waitForCompletions, waitForRoom, wireKey } from './write-scenario.ts';
 
 export interface MixedScenarioOptions {
   readonly wqes: number;
@@ -37,6 +37,17 @@ export interface MixedScenarioOptions {
   readonly timeout?: number;
   /** Fail when no completion arrives for this many cycles (default 400k). */
   readonly stallCycles?: number;
+  /** The link has faults (tb/nic/link-faults.ts) or carries hostile frames: RX drops and
+   *  retransmissions are expected. Without (default), no frame may be dropped and nothing
+   *  retransmitted (RETX_PKTS, ACK_TIMEOUTS, SEQ_NAK_*, DUP_REQ_RX, RETRY_EXC all 0): a retry
+   *  there would be a spurious one. */
+  readonly lossy?: boolean;
+  /** Every QP's RETRY register (regmap.ts retryReg: retry count, ACK timeout); default its
+   *  reset value (3 retries, 2^20 cycles). */
+  readonly retry?: number;
+  /** Called once set-up is done and the scoreboard has started, before the first WQE is
+   *  posted (e.g. to allow more ranges, or to start injecting frames). */
+  readonly onStart?: (setup: { readonly mrs: ReadonlyMap<string, MixedMrs> }) => void;
 }
 
 export interface MixedScenarioResult {
@@ -169,24 +180,21 @@ export function planMixed(rng: Rng, streams: readonly Stream[], mrs: Map<string,
 }
 
 /** Records the expectation, waits for a free slot, posts; rings the doorbell 70% of the time. */
-async function postOne(env: PairEnv, tb: TestBench, p: Planned, mrs: Map<string, MixedMrs>, describe: () => Promise<string>, timeout: number): Promise<void> {
+async function postOne(env: PairEnv, tb: TestBench, p: Planned, mrs: Map<string, MixedMrs>, wait: { describe: () => Promise<string>; timeout: number; stallCycles: number; poll: { check(): void } }): Promise<void> {
   const { s, wr } = p;
   expectPlanned(env.sb, p, mrs);
-  const full = tb.cycle + timeout;
-  while (await s.h.drv.sqFree(s.qp) === 0) {
-    if (tb.cycle > full) throw new Error(`${s.h.name} QP ${s.qp.index}: send ring still full after ${timeout} cycles\n${await describe()}`);
-    await tb.clockCycles(16);
-  }
+  await waitForRoom(env, tb, s.h, s.qp, wait);
   s.h.drv.post(s.qp, wr);
   if (tb.rng.bool(0.7)) await s.h.drv.ring(s.qp);
 }
 
 export async function runMixedScenario(env: PairEnv, tb: TestBench, o: MixedScenarioOptions): Promise<MixedScenarioResult> {
   const rng = tb.rng;
-  const setup = await setupHosts(env, tb, o.qps);
+  const setup = await setupHosts(env, tb, o.qps, o.retry);
   const mrs = await registerMixedMrs([env.a, env.b], rng, new Map([env.a, env.b].map(h => [h.name, setup.get(h)!.src])));
   env.sb.start();
   for (const h of [env.a, env.b]) for (const qp of setup.get(h)!.qps) env.sb.allow(h.name, qp.ringRanges);
+  o.onStart?.({ mrs });
   const streams = [env.a, env.b].flatMap(h => setup.get(h)!.qps.map((qp, i): Stream => {
     const peer = env.peer(h);
     return { h, peer, qp, rqpn: setup.get(peer)!.qps[i]!.qpn, psn: setup.get(h)!.psn[i]!, msn: 0, readsSinceFence: 0, remote: [], local: [] };
@@ -198,32 +206,24 @@ export async function runMixedScenario(env: PairEnv, tb: TestBench, o: MixedScen
   const timeout = o.timeout ?? 4_000_000;
   const t0 = tb.cycle;
   const poll = startPoller(env, setup, tb);
-  for (const p of plan) await postOne(env, tb, p, mrs, describe, timeout);
+  const stallCycles = o.stallCycles ?? 400_000;
+  for (const p of plan) await postOne(env, tb, p, mrs, { describe, timeout, stallCycles, poll });
   for (const s of streams) await s.h.drv.ring(s.qp);
   // Fail early when nothing completes for a while (a lost response hangs a READ for good).
-  const deadline = tb.cycle + timeout;
-  let owed = env.sb.totalOwed, progressAt = tb.cycle;
-  while (env.sb.totalOwed > 0) {
-    if (env.sb.totalOwed !== owed) { owed = env.sb.totalOwed; progressAt = tb.cycle; }
-    const stalled = tb.cycle - progressAt > (o.stallCycles ?? 400_000);
-    if (tb.cycle > deadline || stalled) {
-      throw new Error(`${owed} completion(s) still owed ${stalled ? `with no progress for ${tb.cycle - progressAt} cycles` : `after ${timeout} cycles`}\n${await describe()}`);
-    }
-    poll.check();
-    await tb.clockCycles(32);
-  }
+  await waitForCompletions(env, tb, { timeout, stallCycles, poll, describe });
   poll.stop();
   const cycles = tb.cycle - t0;
   env.sb.finish();
-  await expectCleanEnd(env, streams);
+  await env.coverRecovery();
+  await expectCleanEnd(env, streams, o.lossy ?? false);
   const reads = plan.filter(p => p.wr.opcode === WQE_OPCODE.RDMA_READ).length;
   return { reads, writes: plan.length - reads, fences: plan.filter(p => p.wr.fence).length, bytes: plan.reduce((a, p) => a + p.len, 0), cycles, wire };
 }
 
-/** No frame dropped, every QP still RTS. */
-async function expectCleanEnd(env: PairEnv, streams: readonly Stream[]): Promise<void> {
-  for (const h of [env.a, env.b]) {
-    for (const n of ['RX_DROP_ICRC', 'RX_DROP_OTHER'] as const) {
+/** Every QP still RTS; on a clean link no frame dropped and no retry of any kind. */
+async function expectCleanEnd(env: PairEnv, streams: readonly Stream[], lossy: boolean): Promise<void> {
+  for (const h of lossy ? [] : [env.a, env.b]) {
+    for (const n of ['RX_DROP_ICRC', 'RX_DROP_OTHER', 'RETX_PKTS', 'ACK_TIMEOUTS', 'SEQ_NAK_TX', 'SEQ_NAK_RX', 'DUP_REQ_RX', 'RETRY_EXC'] as const) {
       const v = await h.drv.counter(n);
       if (v !== 0) throw new Error(`${h.name}: ${n} = ${v} in a run without link errors`);
     }

@@ -19,7 +19,15 @@ export interface ThroughputResult {
   maxRxBacklog: number;
 }
 
-export async function runThroughput(env: PairEnv, tb: TestBench, o: { count: number; len: number; pmtuLog2: number }): Promise<ThroughputResult> {
+export interface ThroughputOptions {
+  readonly count: number;
+  readonly len: number;
+  readonly pmtuLog2: number;
+  /** The link has faults: RX drops are expected, not a slow receive path. */
+  readonly lossy?: boolean;
+}
+
+export async function runThroughput(env: PairEnv, tb: TestBench, o: ThroughputOptions): Promise<ThroughputResult> {
   const setup = await setupHosts(env, tb, 1);
   const A = env.a, B = env.b, sa = setup.get(A)!, sb = setup.get(B)!;
   const qp = sa.qps[0]!;
@@ -41,7 +49,8 @@ export async function runThroughput(env: PairEnv, tb: TestBench, o: { count: num
     A.drv.post(qp, wr);
     await A.drv.ring(qp);
   }
-  // Lost frames are never retransmitted, so a drop stalls the QP: report it when it happens.
+  // A drop here is a receiver that cannot keep up at line rate (the run measures exactly
+  // that), even though go-back-N would recover it: report it when it happens.
   const dropped = async (): Promise<number> => await B.drv.counter('RX_DROP_ICRC') + await B.drv.counter('RX_DROP_OTHER');
   let maxRxBacklog = 0;
   for (let k = 1; env.sb.totalOwed > 0; k++) {
@@ -51,7 +60,7 @@ export async function runThroughput(env: PairEnv, tb: TestBench, o: { count: num
       const sent = env.link.frames.filter(f => f.dir === 'a->b').length;
       maxRxBacklog = Math.max(maxRxBacklog, sent - (await B.drv.counter('RX_FRAMES') - rx0));
     }
-    if (k % 64 === 0 && await dropped() > 0) {
+    if (!o.lossy && k % 64 === 0 && await dropped() > 0) {
       throw new Error(`B dropped ${await dropped()} received frame(s) by cycle ${tb.cycle} (path MTU ${1 << o.pmtuLog2}, link at line rate): its receive path is slower than the wire\n${await describeQps(env, setup)}`);
     }
     if (tb.cycle - t0 > 4 * o.count * o.len) throw new Error(`throughput run stuck\n${await describeQps(env, setup)}`);

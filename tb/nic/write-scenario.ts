@@ -7,6 +7,7 @@ import type { QueuePair, SgeRef, WorkRequest } from '../model/driver.ts';
 import type { MemoryRegion } from '../model/mr.ts';
 import { writePackets, type ExpectedPacket } from '../model/wire-expect.ts';
 import type { Host, PairEnv } from './env.ts';
+import { LINK_DIRS } from './link-faults.ts';
 
 export interface WriteScenarioOptions {
   readonly writes: number;
@@ -18,6 +19,10 @@ export interface WriteScenarioOptions {
   readonly bothDirections?: boolean;
   /** Cycles to wait for the last completion (default 2M). */
   readonly timeout?: number;
+  /** Fail when no completion arrives for this many cycles (default 400k). */
+  readonly stallCycles?: number;
+  /** The link has faults (tb/nic/link-faults.ts): RX drops are expected, not a failure. */
+  readonly lossy?: boolean;
 }
 
 export interface WriteScenarioResult {
@@ -50,7 +55,8 @@ function pickSges(rng: Rng, src: MemoryRegion, len: number): SgeRef[] {
   });
 }
 
-export async function setupHosts(env: PairEnv, tb: TestBench, qps: number): Promise<Map<Host, HostSetup>> {
+/** `retry`: every QP's RETRY register (retryReg; default the register's reset value). */
+export async function setupHosts(env: PairEnv, tb: TestBench, qps: number, retry?: number): Promise<Map<Host, HostSetup>> {
   const rng = tb.rng;
   const pd = { A: 0x11, B: 0x22 };
   const setup = new Map<Host, HostSetup>();
@@ -66,7 +72,7 @@ export async function setupHosts(env: PairEnv, tb: TestBench, qps: number): Prom
     for (const h of [env.a, env.b]) {
       // PSNs start just below 2^24, so every run crosses the wrap.
       const sqPsn = 0xffffff - rng.int(0, 40);
-      const qp = await h.drv.createQp(i, { pd: pd[h.name], pmtuLog2, sqPsn, sqSizeLog2: rng.int(2, 5), cqSizeLog2: rng.int(2, 6) });
+      const qp = await h.drv.createQp(i, { pd: pd[h.name], pmtuLog2, sqPsn, sqSizeLog2: rng.int(2, 5), cqSizeLog2: rng.int(2, 6), ...(retry === undefined ? {} : { retry }) });
       setup.get(h)!.qps.push(qp);
       setup.get(h)!.psn.push(sqPsn);
     }
@@ -92,6 +98,7 @@ export async function describeQps(env: PairEnv, setup: Map<Host, HostSetup>): Pr
     lines.push(`  ${h.name}: ${c.join(' ')}`);
   }
   lines.push(`  link: ${JSON.stringify(env.link.stats)}`);
+  for (const f of env.link.describeFaults()) lines.push(`  link faults ${f}`);
   return lines.join('\n');
 }
 
@@ -122,12 +129,76 @@ export async function pollAll(env: PairEnv, setup: Map<Host, HostSetup>): Promis
   return n;
 }
 
+export interface CompletionWait {
+  /** Cycles from now to the last completion at most. */
+  readonly timeout: number;
+  /** Fail when no completion arrives for this many cycles. */
+  readonly stallCycles: number;
+  readonly poll: { check(): void };
+  /** What the failure message shows of the NICs (describeQps). */
+  readonly describe: () => Promise<string>;
+  /** Called every 64 polls (e.g. a drop check). */
+  readonly every64?: () => Promise<void>;
+}
+
+/** ` (the link's faults lost 8 frames and corrupted 2 ...)` for a stall message, or ''. */
+function faultHint(env: PairEnv): string {
+  const f = env.link.faults;
+  if (!f) return '';
+  const s = LINK_DIRS.map(d => f.stats(d));
+  const lost = s.reduce((a, x) => a + x.dropped, 0), bad = s.reduce((a, x) => a + x.corrupted, 0);
+  const moved = s.reduce((a, x) => a + x.duplicated + x.reordered, 0);
+  return ` (the link's faults dropped ${lost}, corrupted ${bad}, duplicated or reordered ${moved} frames; see 'link faults' below)`;
+}
+
+/** Cycles since the scoreboard last took a CQE (or since this watch started). */
+function progressWatch(env: PairEnv, tb: TestBench): () => number {
+  let seen = env.sb.completions, at = tb.cycle;
+  return () => {
+    if (env.sb.completions !== seen) { seen = env.sb.completions; at = tb.cycle; }
+    return tb.cycle - at;
+  };
+}
+
+/** Waits until the scoreboard owes nothing; a run that stops making progress fails with the
+ *  owed count, how long nothing moved, and the state of both NICs (the link's faults too). */
+export async function waitForCompletions(env: PairEnv, tb: TestBench, w: CompletionWait): Promise<void> {
+  const deadline = tb.cycle + w.timeout;
+  const idle = progressWatch(env, tb);
+  for (let k = 1; env.sb.totalOwed > 0; k++) {
+    const stalled = idle() > w.stallCycles;
+    if (tb.cycle > deadline || stalled) {
+      throw new Error(`${env.sb.totalOwed} completion(s) still owed ${stalled ? `with no completion for ${idle()} cycles` : `after ${w.timeout} cycles`}${faultHint(env)}\n${await w.describe()}`);
+    }
+    w.poll.check();
+    if (k % 64 === 0) await w.every64?.();
+    await tb.clockCycles(32);
+  }
+}
+
+/** Waits for a free slot in `qp`'s send ring; fails like waitForCompletions when no CQE comes
+ *  for `w.stallCycles` (a full ring drains only as completions come). */
+export async function waitForRoom(env: PairEnv, tb: TestBench, h: Pick<Host, 'name' | 'drv'>, qp: QueuePair, w: Omit<CompletionWait, 'poll' | 'every64'> & { readonly poll?: CompletionWait['poll'] }): Promise<void> {
+  const deadline = tb.cycle + w.timeout;
+  const idle = progressWatch(env, tb);
+  while (await h.drv.sqFree(qp) === 0) {
+    // A wrong CQE the poller met (an error status, a mismatch) is the cause of a full ring:
+    // report it, not the stall it leads to.
+    w.poll?.check();
+    const stalled = idle() > w.stallCycles;
+    if (tb.cycle > deadline || stalled) {
+      throw new Error(`${h.name} QP ${qp.index}: send ring still full ${stalled ? `with no completion for ${idle()} cycles` : `after ${w.timeout} cycles`}${faultHint(env)}\n${await w.describe()}`);
+    }
+    await tb.clockCycles(16);
+  }
+}
+
 /** Throws when either NIC dropped a received frame (the link carries no errors here). */
 async function failOnRxDrops(env: PairEnv, tb: TestBench, describe: () => Promise<string>): Promise<void> {
   for (const h of [env.a, env.b]) {
     for (const n of ['RX_DROP_ICRC', 'RX_DROP_OTHER'] as const) {
       const v = await h.drv.counter(n);
-      if (v !== 0) throw new Error(`${h.name}: ${n} = ${v} by cycle ${tb.cycle} in a run without link errors (lost frames are not retransmitted)\n${await describe()}`);
+      if (v !== 0) throw new Error(`${h.name}: ${n} = ${v} by cycle ${tb.cycle} in a run without link errors (the receiver could not keep up)\n${await describe()}`);
     }
   }
 }
@@ -180,29 +251,22 @@ export async function runWriteScenario(env: PairEnv, tb: TestBench, o: WriteScen
     const peer = env.peer(p.h);
     const dstOff = (p.wr as WorkRequest & { dstOff: number }).dstOff;
     env.sb.expectWrite(p.h.name, p.qp.index, p.wr, CQE_STATUS.SUCCESS, { host: peer.name, mr: setup.get(peer)!.dst, offset: dstOff });
-    const full = tb.cycle + (o.timeout ?? 2_000_000);
-    while (await p.h.drv.sqFree(p.qp) === 0) {
-      if (tb.cycle > full) throw new Error(`${p.h.name} QP ${p.qp.index}: send ring still full after ${o.timeout ?? 2_000_000} cycles\n${await describeQps(env, setup)}`);
-      await tb.clockCycles(16);
-    }
+    await waitForRoom(env, tb, p.h, p.qp, { timeout: o.timeout ?? 2_000_000, stallCycles: o.stallCycles ?? 400_000, poll, describe: () => describeQps(env, setup) });
     p.h.drv.post(p.qp, p.wr);
     // Doorbells are sometimes batched: several WQEs behind one SQ_PI write.
     if (rng.bool(0.7)) await p.h.drv.ring(p.qp);
   }
   for (const h of [env.a, env.b]) for (const qp of setup.get(h)!.qps) await h.drv.ring(qp);
-  const deadline = tb.cycle + (o.timeout ?? 2_000_000);
-  for (let k = 1; env.sb.totalOwed > 0; k++) {
-    if (tb.cycle > deadline) throw new Error(`${env.sb.totalOwed} completion(s) still owed after ${o.timeout ?? 2_000_000} cycles\n${await describeQps(env, setup)}`);
-    poll.check();
-    // A dropped frame is never retransmitted (no retransmission yet), so the run would only
-    // time out: say so as soon as it happens.
-    if (k % 64 === 0) await failOnRxDrops(env, tb, () => describeQps(env, setup));
-    await tb.clockCycles(32);
-  }
+  await waitForCompletions(env, tb, {
+    timeout: o.timeout ?? 2_000_000, stallCycles: o.stallCycles ?? 400_000, poll, describe: () => describeQps(env, setup),
+    // Without link faults a dropped frame means the receiver could not keep up: say so as
+    // soon as it happens rather than wait for the retransmission.
+    ...(o.lossy ? {} : { every64: () => failOnRxDrops(env, tb, () => describeQps(env, setup)) }),
+  });
   poll.stop();
   const cycles = tb.cycle - t0;
   env.sb.finish();
-  await failOnRxDrops(env, tb, () => describeQps(env, setup));
+  if (!o.lossy) await failOnRxDrops(env, tb, () => describeQps(env, setup));
   for (const h of [env.a, env.b]) {
     for (const qp of setup.get(h)!.qps) {
       const st = await h.drv.qpState(qp);

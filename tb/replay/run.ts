@@ -4,10 +4,11 @@
 // the scenario's memory.seed.
 
 import { nicTop } from '../../gen/nic/nic-top.ts';
+import { DEFAULT_PERIOD_NS } from '../../sim/clock.ts';
 import { runTest, type TestBench } from '../core/index.ts';
 import { design } from '../design.ts';
 import { decodeRoce, type RocePacket } from '../model/packet.ts';
-import { cycleToNs, PcapWriter } from '../model/pcap.ts';
+import { PcapWriter } from '../model/pcap.ts';
 import { attributeReplies, burstDisagreements, judgeBurst, type FrameRange } from './burst.ts';
 import { dumpMrs, type MrDump } from './dump.ts';
 import { FrameFeeder, type FeedResult, type QpSnapshot, type TxFrame } from './feeder.ts';
@@ -16,9 +17,6 @@ import { loadNic, type LoadedNic, type TopDut } from './loader.ts';
 import { rewriteDestQp } from './rewrite.ts';
 import type { Scenario } from './scenario.ts';
 import { judge, packetOf, qpIndexOf, type QpView, type Verdict } from './verdict.ts';
-
-/** nic_top's clock for pcap timestamps (the benches use the same). */
-export const REPLAY_CLOCK_HZ = 250_000_000;
 
 export interface ReplayReply extends TxFrame {
   /** Decoded by the TS model (ICRC checked); undefined if the model rejects it. */
@@ -174,7 +172,7 @@ async function feedAll(tb: TestBench, dut: TopDut, nic: LoadedNic, o: ReplayOpti
     const note = range ? `fed back to back with frames ${range.first}-${range.last} (burst)` : undefined;
     const list = o.frames.slice(i, range ? range.last : i + 1).map((f, k) => prepare(f, i + k + 1, qpnMap, note));
     const done = range ? await replayBurst(feeder, qps, o.scenario, list, range) : await replayOne(feeder, qps, list[0]!).then(row => ({ rows: [row], tx: row.replies }));
-    for (const f of done.tx) pcap?.write(f.data, cycleToNs(f.cycle, REPLAY_CLOCK_HZ));
+    for (const f of done.tx) pcap?.write(f.data, tb.model.clock.nsFloor(f.cycle));   // the dump's time of the frame's cycle
     tx.push(...done.tx);
     for (const row of done.rows) { rows.push(row); o.onFrame?.(row, o.frames.length, tb.cycle); }
     i += list.length;
@@ -193,7 +191,7 @@ export async function runReplay(o: ReplayOptions): Promise<ReplayResult> {
       const nic = await loadNic(dut, tb, s);
       const fed = await feedAll(tb, dut, nic, o, pcap);
       out = { ...fed, dumps: o.dumpDir ? dumpMrs(o.dumpDir, s.mrs, nic.mrs) : [] };
-    }, { seed: s.memory.seed, maxCycles: 1_000_000 + perFrame * o.frames.length, ...(o.wave ? { wave: o.wave } : {}) });
+    }, { seed: s.memory.seed, periodNs: DEFAULT_PERIOD_NS, maxCycles: 1_000_000 + perFrame * o.frames.length, ...(o.wave ? { wave: o.wave } : {}) });
     return { ...out!, cycles: r.cycles, built: r.built };
   } finally {
     pcap?.close();

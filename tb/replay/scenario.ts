@@ -14,6 +14,7 @@ import { ACCESS, MR_REGS, QP_REGS, type RegField } from '../../gen/nic/regmap.ts
 import { parseIpv4, parseMac } from '../model/headers.ts';
 import { PAGE_BYTES } from '../model/host-memory.ts';
 import { keyOf, pageCount } from '../model/tlb.ts';
+import { RETRY_RESET } from '../model/driver.ts';
 import { parseContents, type Contents } from './contents.ts';
 import { checkPhysicalLayout, checkPoolSize } from './layout.ts';
 import { JsonAt, ScenarioError } from './json-reader.ts';
@@ -179,7 +180,7 @@ function parseQp(j: JsonAt, nic: NicConfig): QpConfig {
     destMac: mac(f['destMac']!.required()),
     destIp: ipv4(f['destIp']!.required()),
     udpSport: opt(f['udpSport']!, x => x.uint(16, 0xc000, 0xffff), 0xc000 | (qpn & 0x3fff)),
-    retry: opt(f['retry']!, x => x.uint(RETRY_BITS), 0x1407),
+    retry: opt(f['retry']!, x => x.uint(RETRY_BITS), RETRY_RESET),
     sqSizeLog2: opt(f['sqSizeLog2']!, x => x.uint(4, 1, 5), 4),
     cqSizeLog2: opt(f['cqSizeLog2']!, x => x.uint(4, 1, 7), 5),
   };

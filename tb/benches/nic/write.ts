@@ -1,19 +1,22 @@
 // End-to-end RDMA WRITE benches on nic_pair: two NICs, host memories behind AXI RAM models,
-// the driver model on both, the link model between them. NICGEN_PCAP=<file> writes a capture.
+// the driver model on both, the link model between them. `nicgen sim --pcap/--pcap-rx` (or
+// NICGEN_PCAP=<file>) writes captures; the fault flags (--drop, --corrupt, ...) reach the link.
 
 import { nicPair } from '../../../gen/nic/nic-top.ts';
 import { design } from '../../design.ts';
-import { PcapWriter } from '../../model/pcap.ts';
 import { PairEnv, PAIR_PARAMS, type PairDut, type PairEnvOptions } from '../../nic/env.ts';
 import { runThroughput, type ThroughputResult } from '../../nic/throughput-scenario.ts';
 import { runWriteScenario, type WriteScenarioOptions, type WriteScenarioResult } from '../../nic/write-scenario.ts';
 import type { TestBench } from '../../core/index.ts';
-import { defineBench, type BenchGroup } from '../bench.ts';
+import { defineBench, type BenchGroup, type LinkArgs } from '../bench.ts';
+import { withPairLink } from './pair-link.ts';
 
 /** nic_pair as the benches run it; its emission is cached on disk (tb/design-cache.ts). */
 export const pairDesign = () => design(nicPair, PAIR_PARAMS, { diskCache: true });
 
 export interface WriteBenchOptions extends WriteScenarioOptions {
+  /** Captures and faults (a pcapPath is the same as link.pcap). */
+  readonly link?: LinkArgs;
   readonly pcapPath?: string;
   readonly latency?: number;
   /** Host-memory and link pacing (defaults below). */
@@ -21,33 +24,35 @@ export interface WriteBenchOptions extends WriteScenarioOptions {
 }
 
 /** Pacing of the random runs. The receiver's frame buffer drops what its DMA writes cannot
- *  absorb (a MAC cannot be stalled), and lost frames need retransmission, which req_tx and
- *  the ACK tracker do not implement yet; so the senders are slowed (busy MAC) and memory
- *  back-pressure kept moderate, and the run checks that no frame was dropped. */
+ *  absorb (a MAC cannot be stalled); a lost frame is retransmitted (docs/nic-reliability.md),
+ *  but these runs check the fault-free path: the senders are slowed (busy MAC), memory
+ *  back-pressure kept moderate, and no frame may be dropped nor anything retransmitted. */
 export const PACED: Omit<PairEnvOptions, 'pcap' | 'latency'> = {
   backpressure: Number(process.env['NICGEN_MEM_BP'] ?? 0.1), stall: Number(process.env['NICGEN_MEM_BP'] ?? 0.1) / 2,
   link: { bytesPerCycle: Number(process.env['NICGEN_LINK_RATE'] ?? 2) },
 };
 
 /** Runs the scenario; returns its result and the link's frame counts. */
-export async function writeBench(dut: PairDut, tb: TestBench, o: WriteBenchOptions): Promise<WriteScenarioResult & { frames: number }> {
-  const pcap = o.pcapPath ? PcapWriter.open(o.pcapPath) : undefined;
-  try {
-    const env = await PairEnv.create(dut, tb, { ...(o.env ?? PACED), ...(pcap ? { pcap } : {}), ...(o.latency !== undefined ? { latency: o.latency } : {}) });
-    const r = await runWriteScenario(env, tb, o);
-    return { ...r, frames: env.link.frames.length };
-  } finally {
-    pcap?.close();
-  }
+export async function writeBench(dut: PairDut, tb: TestBench, o: WriteBenchOptions): Promise<WriteScenarioResult & { frames: number; faults: string[] }> {
+  const link: LinkArgs = { ...o.link, ...(o.pcapPath ? { pcap: o.pcapPath } : {}) };
+  return withPairLink(link, { ...(o.env ?? PACED), ...(o.latency !== undefined ? { latency: o.latency } : {}) }, async l => {
+    const env = await PairEnv.create(dut, tb, l.env);
+    const r = await runWriteScenario(env, tb, { ...o, lossy: l.lossy });
+    return { ...r, frames: env.link.frames.length, faults: env.link.describeFaults() };
+  });
 }
 
-/** One streaming run at line rate (see throughput-scenario.ts); throws on RX drops. */
-export async function throughputBench(dut: PairDut, tb: TestBench, name: string, count: number, pmtuLog2: number): Promise<ThroughputResult> {
-  const env = await PairEnv.create(dut, tb, { ramLatency: 4, backpressure: 0, stall: 0 });
-  const r = await runThroughput(env, tb, { count, len: 65536, pmtuLog2 });
-  console.log(`${name}: path MTU ${1 << pmtuLog2}, ${r.bytes} bytes, ${r.frames} frames, ${r.endToEnd.toFixed(2)} B/cycle end to end, ${r.wire.toFixed(2)} B/cycle on the wire, ${r.rxDrops} RX drops, RX backlog <= ${r.maxRxBacklog} frames`);
-  if (r.rxDrops !== 0) throw new Error(`${name}: the receiver dropped ${r.rxDrops} frame(s) at path MTU ${1 << pmtuLog2}`);
-  return r;
+/** One streaming run at line rate (see throughput-scenario.ts); throws on RX drops unless the
+ *  link has faults. */
+export async function throughputBench(dut: PairDut, tb: TestBench, name: string, count: number, pmtuLog2: number, link: LinkArgs = {}): Promise<ThroughputResult> {
+  return withPairLink(link, { ramLatency: 4, backpressure: 0, stall: 0 }, async l => {
+    const env = await PairEnv.create(dut, tb, l.env);
+    const r = await runThroughput(env, tb, { count, len: 65536, pmtuLog2, lossy: l.lossy });
+    console.log(`${name}: path MTU ${1 << pmtuLog2}, ${r.bytes} bytes, ${r.frames} frames, ${r.endToEnd.toFixed(2)} B/cycle end to end, ${r.wire.toFixed(2)} B/cycle on the wire, ${r.rxDrops} RX drops, RX backlog <= ${r.maxRxBacklog} frames`);
+    for (const f of env.link.describeFaults()) console.log(`${name}: link faults ${f}`);
+    if (r.rxDrops !== 0 && !l.lossy) throw new Error(`${name}: the receiver dropped ${r.rxDrops} frame(s) at path MTU ${1 << pmtuLog2}`);
+    return r;
+  });
 }
 
 export const nicPairBenches: BenchGroup = {
@@ -55,25 +60,28 @@ export const nicPairBenches: BenchGroup = {
     about: 'random RDMA WRITEs A->B and B->A at once (NICGEN_BIDIR=0: A->B only), 1-4 QPs, 0..64 KiB, 1-4 SGEs, PSN wrap; scoreboard on both hosts',
     design: pairDesign,
     maxCycles: 20_000_000,
-    test: async (dut, tb) => {
-      const pcapPath = process.env['NICGEN_PCAP'];
+    link: true,
+    test: async (dut, tb, { link }) => {
       // Both directions at once by default. A NIC's TLB misses then wait behind its own TX
       // payload reads; the RX buffer absorbs that (docs/nic-top.md, "RX buffer").
       const bothDirections = process.env['NICGEN_BIDIR'] !== '0';
-      const r = await writeBench(dut, tb, { writes: 24, qps: tb.rng.int(1, 4), bothDirections, ...(pcapPath ? { pcapPath } : {}) });
+      const r = await writeBench(dut, tb, { writes: 24, qps: tb.rng.int(1, 4), bothDirections, link });
       console.log(`write_random: ${r.writes} WRITEs, ${r.bytes} bytes, ${r.frames} frames in ${r.cycles} cycles (${(r.bytes / Math.max(1, r.cycles)).toFixed(2)} B/cycle)`);
+      for (const f of r.faults) console.log(`write_random: link faults ${f}`);
     },
   }),
   throughput_mtu4096: defineBench({
     about: 'one QP A->B, 6 x 64 KiB WRITEs at path MTU 4096 (NICGEN_PMTU=8..12 for others), link at line rate, memory without back-pressure: prints B/cycle, fails on any RX drop',
     design: pairDesign,
     maxCycles: 2_000_000,
-    test: async (dut, tb) => { await throughputBench(dut, tb, 'throughput_mtu4096', 6, Number(process.env['NICGEN_PMTU'] ?? 12)); },
+    link: true,
+    test: async (dut, tb, { link }) => { await throughputBench(dut, tb, 'throughput_mtu4096', 6, Number(process.env['NICGEN_PMTU'] ?? 12), link); },
   }),
   throughput_mtu256: defineBench({
     about: 'one QP A->B, 3 x 64 KiB WRITEs at path MTU 256 (768 frames), link at line rate: the receiver must drop nothing',
     design: pairDesign,
     maxCycles: 1_000_000,
-    test: async (dut, tb) => { await throughputBench(dut, tb, 'throughput_mtu256', 3, 8); },
+    link: true,
+    test: async (dut, tb, { link }) => { await throughputBench(dut, tb, 'throughput_mtu256', 3, 8, link); },
   }),
 };

@@ -1,6 +1,6 @@
 // The NIC collector's mapping, on frames made by the packet model (tb/model/segment.ts) and on
 // completions as the scoreboard hands them over: wire opcodes, pad counts, NAK kinds, the PSN
-// wrap, and size class / MTU / SGEs / alignment / flags / status of checked completions.
+// wrap, retransmissions (resent WRITE packets and READ REQUESTs, partial READ re-requests), and size class / MTU / SGEs / alignment / flags / status of checked completions.
 
 import { describe, expect, it } from 'vitest';
 import { CQE_STATUS, WQE_OPCODE } from '../../../gen/nic/regmap.ts';
@@ -48,6 +48,26 @@ describe('NIC functional coverage collector', () => {
     expect(hits(d, 'PSN wrap')).toEqual({ 'kind=request': 1 });
   });
 
+  it('bins retransmissions: a WRITE resent from a MIDDLE, a READ REQUEST sent again, a partial re-request; NAK 0x60; RETRY_EXCEEDED', () => {
+    const cov = new FunctionalCoverage();
+    const c = new NicCoverage(cov, () => 8);
+    const write = segmentWrite({ path, payload: new Uint8Array(2 * 256 + 1), mtu: 256, startPsn: 10, va: 0x1000n, rkey: 5 });
+    for (const p of write) c.frame('a->b', encodeRoce(p));
+    for (const p of write.slice(1)) c.frame('a->b', encodeRoce(p));        // go-back-N from PSN 11
+    const read = readRequest({ path, psn: 13, va: 0x2000n, rkey: 5, dmaLen: 1000 });
+    c.frame('a->b', encodeRoce(read));
+    c.frame('a->b', encodeRoce(readRequest({ path, psn: 15, va: 0x2200n, rkey: 5, dmaLen: 488 })));   // its tail from PSN 15
+    c.frame('a->b', encodeRoce(read));                                      // the whole READ again
+    c.frame('a->b', encodeRoce(readRequest({ path, psn: 17, va: 0x3000n, rkey: 5, dmaLen: 8 })));     // a new READ
+    c.frame('b->a', encodeRoce(readRequest({ path, psn: 11, va: 0x1000n, rkey: 5, dmaLen: 8 })));     // other direction: new
+    c.frame('b->a', encodeRoce(ackPacket({ path, psn: 11, msn: 0, syndrome: 0x60 })));
+    c.completed('A', 0, completion(WQE_OPCODE.RDMA_WRITE, 600, [], 0x1000n, { status: CQE_STATUS.RETRY_EXCEEDED }), { wrId: 1n } as never);
+    const d = cov.data();
+    expect(hits(d, 'retransmission')).toEqual({ 'kind=write': 2, 'kind=read-request': 1, 'kind=read-partial': 1 });
+    expect(hits(d, 'ACK/NAK kind')).toEqual({ 'kind=nak-psn-seq': 1 });
+    expect(hits(d, 'status x op')).toEqual({ 'status=RETRY_EXCEEDED,op=WRITE': 1 });
+  });
+
   it('bins a checked completion by size class at its QP\'s MTU, SGEs, alignment, flags and status', () => {
     const cov = new FunctionalCoverage();
     const pmtu = new Map([['A/0', 12], ['A/1', 8]]);
@@ -69,5 +89,23 @@ describe('NIC functional coverage collector', () => {
     expect(hits(d, 'remote access violation')).toEqual({ 'op=WRITE,cause=bad-pd': 1 });
     expect(hits(d, 'QPs')).toEqual({ 'qps=2': 1 });
     expect(() => c.completed('B', 3, completion(WQE_OPCODE.RDMA_WRITE, 1, sges(0), 0n), undefined)).toThrow('coverage: no path MTU for B QP 3');
+  });
+
+  it('bins what the link\'s faults did per direction at finish, and the NICs\' recovery counters above 0', () => {
+    const cov = new FunctionalCoverage();
+    const c = new NicCoverage(cov, () => 8);
+    const none = { dropped: 0, burstDropped: 0, corrupted: 0, duplicated: 0, reordered: 0, targeted: [] as number[] };
+    c.watchFaults(d => (d === 'a->b' ? { ...none, dropped: 3, burstDropped: 3, corrupted: 1, targeted: [0, 2] } : { ...none, dropped: 2, burstDropped: 1, duplicated: 4, reordered: 1 }));
+    c.finished(new Map([['A/0', 1]]));
+    c.recovery('A', { RETX_PKTS: 5, ACK_TIMEOUTS: 0, SEQ_NAK_TX: 0, SEQ_NAK_RX: 2, DUP_REQ_RX: 0, RETRY_EXC: 0 });
+    c.recovery('B', { RETX_PKTS: 0, ACK_TIMEOUTS: 1, SEQ_NAK_TX: 2, SEQ_NAK_RX: 0, DUP_REQ_RX: 3, RETRY_EXC: 0 });
+    const d = cov.data();
+    expect(hits(d, 'link fault')).toEqual({
+      'fault=burst-drop,dir=a->b': 1, 'fault=corrupt,dir=a->b': 1, 'fault=targeted,dir=a->b': 1,
+      'fault=drop,dir=b->a': 1, 'fault=burst-drop,dir=b->a': 1, 'fault=dup,dir=b->a': 1, 'fault=reorder,dir=b->a': 1,
+    });
+    expect(hits(d, 'NIC recovery')).toEqual({
+      'counter=RETX_PKTS,host=A': 1, 'counter=SEQ_NAK_RX,host=A': 1, 'counter=ACK_TIMEOUTS,host=B': 1, 'counter=SEQ_NAK_TX,host=B': 1, 'counter=DUP_REQ_RX,host=B': 1,
+    });
   });
 });

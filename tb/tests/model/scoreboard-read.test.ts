@@ -162,4 +162,13 @@ describe('scoreboard: RDMA READ', () => {
     doRead(r2, b, 7000); // r1's data never arrived
     expect(() => sb.onCqe('A', 0, cqe(r2))).toThrow(/READ wr_id=0x1 /);
   });
+
+  it('a CQE for an unsignaled WQE is a failure of that WQE, named with its status', () => {
+    // Seen with link duplication: an unsignaled WRITE flushed (its QP went to ERROR) was taken
+    // as a success and its bytes compared, which hid the flush behind a data mismatch.
+    const { a, b, sb } = world('unsignaled flush');
+    const r1 = read(1n, [{ mr: a, offset: 0, len: 30 }], b, 0, { signaled: false });
+    sb.expectRead('A', 0, r1, CQE_STATUS.SUCCESS, { host: 'B', mr: b, offset: 0 });
+    expect(() => sb.onCqe('A', 0, { ...cqe(r1), status: CQE_STATUS.FLUSH_ERROR })).toThrow('A QP 0 CQE wr_id=0x1 (READ, unsignaled): status 8 (FLUSH_ERROR), expected 0 (SUCCESS) and no CQE');
+  });
 });

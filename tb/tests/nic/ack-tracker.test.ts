@@ -1,9 +1,11 @@
 // nic_ack_tracker against its TS model (tb/model/ack-tracker.ts): random posting on 4 QPs
 // (PSNs starting just below 2^24, so ranges wrap), random coalesced ACKs (full and partial,
-// credit-form syndromes), ghost ACKs (PSNs never sent), stale ACKs, ignored syndromes (0x60,
-// RNR, reserved), error-status entries, a NAK 0x62 in the middle of a QP's traffic, and
-// random back-pressure on m_cqe. Checked: each QP's CQE requests, in order, field by field;
-// qp_error events; s_req back-pressure when a QP's FIFO is full.
+// credit-form syndromes), ghost ACKs (PSNs never sent), stale ACKs, ghost NAKs 0x60 and RNR
+// NAKs (outside the window: ignored), reserved syndromes, error-status entries, a NAK 0x62 in
+// the middle of a QP's traffic, and random back-pressure on m_cqe. Retries are off here
+// (retry count 0, no ACK timeout; the retry engine has ack-tracker-retry.test.ts). Checked:
+// each QP's CQE requests, in order, field by field; qp_error events; s_req back-pressure when
+// a QP's FIFO is full; SQ_CI = ring index + 1 of every retired entry, in order; no rewind.
 // READ entries (scenario pRead): never completed by ACKs, only by s_read_done (sent per QP in
 // posting order, after random delays); one injected read_done error per scenario; a NAK that
 // lands in a READ also gets the read_done nic_read_resp_rx would send (no double completion);
@@ -51,7 +53,7 @@ const EV_RANK = { ack: 0, done: 1, push: 2 } as const;
 const qpLens = (l: unknown[][]): string => l.map(x => x.length).join('/');
 const show = (v: unknown): string => JSON.stringify(v, (_k, x: unknown) => (typeof x === 'bigint' ? `0x${x.toString(16)}` : x));
 
-async function runTracker(dut: Dut, tb: TestBench, sc: Scenario): Promise<{ model: AckTrackerModel; got: { cycle: number; v: CqeV }[][]; errs: number[]; stalls: number; acks: number; dones: number; busyChecks: number }> {
+async function runTracker(dut: Dut, tb: TestBench, sc: Scenario): Promise<{ model: AckTrackerModel; got: { cycle: number; v: CqeV }[][]; errs: number[]; stalls: number; acks: number; dones: number; busyChecks: number; ciSeen: number[][] }> {
   const r = tb.rng;
   const state: number[] = Array.from({ length: NUM_QP }, () => QP_STATE.RTS);
   const publish = (): void => {
@@ -62,9 +64,20 @@ async function runTracker(dut: Dut, tb: TestBench, sc: Scenario): Promise<{ mode
   dut.s_ack.valid.value = 0;
   dut.s_read_done.valid.value = 0;
   dut.m_cqe.ready.value = 0;
+  dut.s_park.value = { valid: 0, qp: 0, ringIdx: 0, reason: 0 };
+  dut.ctx_room.value = (1 << NUM_QP) - 1;
+  dut.tp_qp.value = 0;
+  dut.m_rewind.ready.value = 1;
   await tb.reset(2);
+  // Without retries no rewind may ever be asked for; SQ_CI follows the retirements.
+  const ciSeen: number[][] = Array.from({ length: NUM_QP }, () => []);
+  ClockPhases.of(tb).onSample(() => {
+    if (dut.m_rewind.valid.value === 1) throw new Error(`m_rewind valid at cycle ${tb.cycle} with retries off (seed ${tb.seed})`);
+    const u = dut.sq_ci_upd.value as { valid: number; qp: number; value: number };
+    if (u.valid === 1) ciSeen[Number(u.qp)]!.push(Number(u.value));
+  });
   const reqSrc = new StructSource<ReqEntryV>(tb, dut.s_req as never, 's_req');
-  const ackSrc = new StructSource<AckEv & { msn: number }>(tb, dut.s_ack as never, 's_ack');
+  const ackSrc = new StructSource<Required<AckEv> & { msn: number }>(tb, dut.s_ack as never, 's_ack');
   const doneSrc = new StructSource<Record<string, number | bigint>>(tb, dut.s_read_done as never, 's_read_done');
   // s_req waits on a full per-QP FIFO (counted); s_ack must never wait (the tracker takes an
   // ACK in every cycle).
@@ -102,6 +115,7 @@ async function runTracker(dut: Dut, tb: TestBench, sc: Scenario): Promise<{ mode
   // What the ACK generator knows: entries posted (handshake done) per QP.
   const posted: ReqEntryV[][] = Array.from({ length: NUM_QP }, () => []);
   const ackView = Array.from({ length: NUM_QP }, () => -1);
+  const ringIdx = Array.from({ length: NUM_QP }, () => r.int(0, 0xffff));
   const nextPsn = Array.from({ length: NUM_QP }, () => 0xff_ffff - r.int(0, 400));
   let nakSent = false;
   let postingDone = false;
@@ -112,7 +126,7 @@ async function runTracker(dut: Dut, tb: TestBench, sc: Scenario): Promise<{ mode
   let dones = 0;
 
   const sendAck = async (a: AckEv): Promise<void> => {
-    const at = await ackSrc.transfer({ ...a, msn: r.int(0, 0xff_ffff) });
+    const at = await ackSrc.transfer({ ...a, msn: r.int(0, 0xff_ffff), rdMiss: 0, rdExp: 0 });
     events.push({ cycle: at, order: order++, kind: 'ack', a });
     acks++;
   };
@@ -145,8 +159,10 @@ async function runTracker(dut: Dut, tb: TestBench, sc: Scenario): Promise<{ mode
         await sendAck({ qp, psn: psnAdd(last, r.int(1, 5000)), syndrome: AETH.ACK }); // ghost
       } else if (kind < 0.9) {
         await sendAck({ qp, psn: psnAdd(ackView[qp]! < 0 ? sent[0]!.firstPsn : ackView[qp]!, -r.int(0, 50)), syndrome: AETH.ACK }); // stale
+      } else if (kind < 0.95) {
+        await sendAck({ qp, psn: psnAdd(last, r.int(1, 5000)), syndrome: r.pick([AETH.NAK_PSN_SEQ, 0x20 | r.int(0, 31)]) }); // ghost NAKs
       } else {
-        await sendAck({ qp, psn: psnAdd(last, -r.int(0, 20)), syndrome: r.pick([AETH.NAK_PSN_SEQ, 0x20 | r.int(0, 31), 0x41, 0x7f, 0xff]) });
+        await sendAck({ qp, psn: psnAdd(last, -r.int(0, 20)), syndrome: r.pick([0x41, 0x7f, 0xff]) }); // reserved
       }
     }
   }, 'acks');
@@ -225,7 +241,9 @@ async function runTracker(dut: Dut, tb: TestBench, sc: Scenario): Promise<{ mode
     const e: ReqEntryV = {
       qp, wrId: r.bigint(64), opcode: read ? WQE_OPCODE.RDMA_READ : WQE_OPCODE.RDMA_WRITE, length: r.u32(), signaled: read ? 1 : r.int(0, 1),
       firstPsn: err ? 0 : nextPsn[qp]!, lastPsn: err ? 0 : psnAdd(nextPsn[qp]!, npk - 1), status: err ? r.pick(errStatuses) : CQE_STATUS.SUCCESS,
+      msgFirstPsn: err ? 0 : nextPsn[qp]!, ringIndex: ringIdx[qp]!,
     };
+    ringIdx[qp] = (ringIdx[qp]! + 1) & 0xffff;
     if (!err) nextPsn[qp] = psnAdd(nextPsn[qp]!, npk);
     await tb.clockCycles(r.bool(0.5) ? r.int(0, 6) : 0);
     const at = await reqSrc.transfer(e);
@@ -269,7 +287,7 @@ async function runTracker(dut: Dut, tb: TestBench, sc: Scenario): Promise<{ mode
     throw err;
   }
   await tb.clockCycles(100);
-  return { model, got, errs, stalls, acks, dones, busyChecks };
+  return { model, got, errs, stalls, acks, dones, busyChecks, ciSeen };
 }
 
 function check(tb: TestBench, o: Awaited<ReturnType<typeof runTracker>>): void {
@@ -283,6 +301,7 @@ function check(tb: TestBench, o: Awaited<ReturnType<typeof runTracker>>): void {
     }
   }
   expect(o.errs, `qp_error events per QP (seed ${tb.seed})`).toEqual(o.model.qpErrors);
+  for (let qp = 0; qp < NUM_QP; qp++) expect(o.ciSeen[qp], `QP ${qp}: SQ_CI updates = ring index + 1 of each retired entry, in order (seed ${tb.seed})`).toEqual(o.model.retired[qp]!.map(i => (i + 1) & 0xffff));
   for (const [qp, q] of o.model.qps.entries()) if (qp < NUM_QP - 1) expect(q.fifo.length, `QP ${qp}: model entries left (seed ${tb.seed})`).toBe(0);
 }
 

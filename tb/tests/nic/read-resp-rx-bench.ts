@@ -1,11 +1,15 @@
 // Runs nic_read_resp_rx on a stimulus from read-resp-rx-model.ts: contexts on s_ctx, the
-// events on s_hdr/s_payload/s_ack (each waits until its READ's context was taken, as a
-// response cannot beat its request), a nic_dma_write stand-in (records commands and their
-// payload, answers statuses in order after random delays, errors for poisoned SGEs), and
-// random back-pressure. Compares against the model and names the first difference.
+// events on s_hdr/s_payload (READ responses and ACK/NAK headers; each waits until its READ's
+// context was taken, as a response cannot beat its request) and s_rewind, a nic_dma_write
+// stand-in (records commands and their payload, answers statuses in order after random
+// delays, errors for poisoned SGEs), and random back-pressure. m_ack (the events for the
+// ACK tracker) is always taken, as the tracker does. Compares against the model and names
+// the first difference. With `lazyCtx`, a context is offered only when its first event is
+// next (and not within 4 cycles of its QP's rewind): what nic_req_tx does after a rewind.
 // Streams are tb/bfm models (stage-streams.ts for the struct streams), each with its checker.
 
 import { QpCtx } from '../../../gen/nic/ctx.ts';
+import { LOCAL_QPN_BASE } from '../../../gen/nic/flow-types.ts';
 import { nicReadRespRx } from '../../../gen/nic/read-resp-rx.ts';
 import { QP_STATE } from '../../../gen/nic/regmap.ts';
 import { AxiStreamSink, AxiStreamSource, ClockPhases } from '../../bfm/index.ts';
@@ -18,32 +22,41 @@ import { makeStim, model, POISON_BIT, type Done, type Ev, type ReadCtx, type Sti
 const num = (v: unknown): number => Number(v);
 const hex = (v: number | bigint): string => `0x${v.toString(16)}`;
 
-export interface BenchOpts { dataWidth?: number; pIn: number; pOut: number; maxLat: number; /** QP -> QP_STATE other than RTS (all of the run). */ states?: Record<number, number> }
+export interface BenchOpts { dataWidth?: number; pIn: number; pOut: number; maxLat: number; /** QP -> QP_STATE other than RTS (all of the run). */ states?: Record<number, number>; lazyCtx?: boolean }
 interface CmdV { va: bigint; len: number; key: number; pd: number; access: number }
 /** A payload packet the DMA stand-in took, with the cycles of its first and last beat. */
 export interface PayFrame { bytes: Uint8Array; beats: number; firstCycle: number; lastCycle: number }
 
-/** Presents events in order on s_hdr or s_ack; each waits until its READ's context has been
- *  taken (`ctxTaken`), and with pIn < 1 for random idle cycles. */
+/** Presents events in order: headers (responses, ACK/NAKs) on s_hdr, rewinds on s_rewind; each
+ *  waits until its READ's context has been taken (`ctxTaken`), and with pIn < 1 for random idle
+ *  cycles. `needCtx` offers the contexts up to an index (lazy contexts). */
 class EventSource {
   #next = 0;
   readonly #hdr: StructSource<unknown>;
-  readonly #ack: StructSource<unknown>;
-  constructor(tb: TestBench, hdr: StructInPorts<unknown>, ack: StructInPorts<unknown>, private readonly events: readonly Ev[], ctxTaken: () => number, pIn: number) {
+  readonly #rw: StructSource<unknown>;
+  readonly rewoundAt = new Map<number, number>();
+  #rwSeen = 0;
+  constructor(tb: TestBench, hdr: StructInPorts<unknown>, rw: StructInPorts<unknown>, private readonly events: readonly Ev[], ctxTaken: () => number, pIn: number, needCtx?: (upTo: number) => void) {
     const rng = tb.rng.fork();
     // Registered before the two sources: an event queued here is offered in this same cycle.
     ClockPhases.of(tb).onDrive(() => {
       const e = events[this.#next];
-      if (!e || !this.#hdr.idle || !this.#ack.idle || e.ctx >= ctxTaken() || !rng.bool(pIn)) return;
+      // A rewind counts from its handshake (the DUT starts dropping the QP's contexts then).
+      if (this.#rw.sent.length > this.#rwSeen) { const x = this.#rw.sent[this.#rwSeen++]!; this.rewoundAt.set(Number((x.value as { qp: number }).qp), x.cycle); }
+      if (!e || !this.#hdr.idle || !this.#rw.idle) return;
+      needCtx?.(e.ctx);
+      if (e.ctx >= ctxTaken() || !rng.bool(pIn)) return;
       this.#next++;
-      if (e.kind === 'hdr') this.#hdr.push({ opcode: e.hdr.opcode, destQpn: e.hdr.destQpn, psn: e.hdr.psn, payloadLen: e.hdr.payloadLen, ackReq: 0, hasReth: 0, rethVa: 0n, rethRkey: 0, rethLen: 0, hasAeth: 1, aethSyndrome: 0x1f, aethMsn: 0, srcMac: 0n, srcIp: 0, srcPort: 0 });
-      else this.#ack.push({ qp: e.qp, psn: e.psn, syndrome: e.syndrome, msn: 0 });
+      const base = { ackReq: 0, hasReth: 0, rethVa: 0n, rethRkey: 0, rethLen: 0, hasAeth: 1, aethMsn: 0, srcMac: 0n, srcIp: 0, srcPort: 0 };
+      if (e.kind === 'hdr') this.#hdr.push({ ...base, opcode: e.hdr.opcode, destQpn: e.hdr.destQpn, psn: e.hdr.psn, payloadLen: e.hdr.payloadLen, aethSyndrome: 0x1f });
+      else if (e.kind === 'ack') this.#hdr.push({ ...base, opcode: 0x11, destQpn: LOCAL_QPN_BASE + e.qp, psn: e.psn, payloadLen: 0, aethSyndrome: e.syndrome });
+      else this.#rw.push({ qp: e.qp, ringIdx: 0, sqPsn: 0 });
     });
     this.#hdr = new StructSource(tb, hdr, 's_hdr');
-    this.#ack = new StructSource(tb, ack, 's_ack');
+    this.#rw = new StructSource(tb, rw, 's_rewind');
   }
   /** Events not yet transferred. */
-  get left(): number { return this.events.length - this.#next + (this.#hdr.idle && this.#ack.idle ? 0 : 1); }
+  get left(): number { return this.events.length - this.#next + (this.#hdr.idle && this.#rw.idle ? 0 : 1); }
   get nextNote(): string | undefined { return this.events[this.#next]?.note; }
 }
 
@@ -78,6 +91,7 @@ type AxiStreamSinkPorts = ConstructorParameters<typeof AxiStreamSink>[1];
 
 export interface BenchResult {
   want: Want; ctxs: ReadCtx[]; dma: DmaStandIn; dones: { value: Done; cycle: number }[]; seed: string;
+  acks: { value: Record<string, number>; cycle: number }[];
   /** Model pieces not written (later packets of READs whose DMA error was back in time). */
   skipped: number;
 }
@@ -94,12 +108,23 @@ export async function runBench(stim: StimOpts | ((rng: Rng) => { ctxs: ReadCtx[]
     console.log(`nic_read_resp_rx W=${W} ${replay}: ${ctxs.length} READs, ${events.length} events, ${want.writes.length} DMA pieces, ${want.dones.length} completions`);
     const zero = Object.fromEntries(QpCtx.fields.map(f => [f.name, f.shape.width > 32 ? 0n : 0]));
     dut.qp_ctx.value = states.map(state => ({ ...zero, state })) as never;
-    dut.s_ctx.valid.value = 0; dut.s_hdr.valid.value = 0; dut.s_ack.valid.value = 0; dut.s_payload.tvalid.value = 0; dut.s_dma_status.valid.value = 0;
+    dut.s_ctx.valid.value = 0; dut.s_hdr.valid.value = 0; dut.s_rewind.valid.value = 0; dut.s_payload.tvalid.value = 0; dut.s_dma_status.valid.value = 0;
     await tb.reset(2);
 
     const ctxSrc = new StructSource<unknown>(tb, dut.s_ctx as never, 's_ctx', { pause: 1 - o.pIn });
-    for (const c of ctxs) ctxSrc.push({ ...c, sge: [0, 1, 2, 3].map(i => c.sge[i] ?? { addr: 0xdead_0000n + BigInt(i), len: 0x7777, lkey: 0xbad }) });
-    const evSrc = new EventSource(tb, dut.s_hdr as never, dut.s_ack as never, events, () => ctxSrc.sent.length, o.pIn);
+    const ctxWord = (c: ReadCtx): unknown => ({ ...c, sge: [0, 1, 2, 3].map(i => c.sge[i] ?? { addr: 0xdead_0000n + BigInt(i), len: 0x7777, lkey: 0xbad }) });
+    let offered = 0;
+    if (!o.lazyCtx) for (const c of ctxs) ctxSrc.push(ctxWord(c)), offered++;
+    const needCtx = (upTo: number): void => {
+      for (; offered <= upTo && offered < ctxs.length; offered++) {
+        const c = ctxs[offered]!;
+        // Not within 4 cycles of its QP's rewind (nic_req_tx re-reads the ring first).
+        const after = (evSrc.rewoundAt.get(c.qp) ?? -100) + 4;
+        ctxSrc.push(ctxWord(c), after);
+      }
+    };
+    const evSrc: EventSource = new EventSource(tb, dut.s_hdr as never, dut.s_rewind as never, events, () => ctxSrc.sent.length, o.pIn, o.lazyCtx ? needCtx : undefined);
+    const acks = new StructSink<Record<string, number>>(tb, dut.m_ack as never, 'm_ack');
     const pay = new AxiStreamSource(tb, dut.s_payload, { pause: 1 - o.pIn });
     for (const e of events) if (e.kind === 'hdr' && e.payload.length > 0) pay.send(e.payload);
     const dma = new DmaStandIn(tb, dut.m_dma_cmd as never, dut.m_payload, dut.s_dma_status as never, o);
@@ -112,7 +137,7 @@ export async function runBench(stim: StimOpts | ((rng: Rng) => { ctxs: ReadCtx[]
       throw new Error(`nic_read_resp_rx ${replay}: stuck at cycle ${tb.cycle}: ${evSrc.left} events left (next: ${evSrc.nextNote}), ${ctxSrc.pending} contexts left, ${dma.cmds.length}/${want.writes.length} DMA commands, ${dones.items.length}/${want.dones.length} completions (${String(err)})`);
     }
     await tb.clockCycles(200);
-    res = { want, ctxs, dma, dones: dones.items, seed: replay, skipped: 0 };
+    res = { want, ctxs, dma, dones: dones.items, seed: replay, skipped: 0, acks: acks.items };
   });
   compare(res!);
   return res!;
@@ -154,6 +179,13 @@ function matchWrites(r: BenchResult): number[] {
 
 function compare(r: BenchResult): void {
   const { want, dma } = r;
+  // The tracker's events, in order (rdExp only where rdMiss says it matters).
+  for (let i = 0; i < Math.max(r.acks.length, want.acks.length); i++) {
+    const g = r.acks[i], w = want.acks[i];
+    if (!g || !w) throw new Error(`m_ack #${i} (${r.seed}): got ${r.acks.length} events, want ${want.acks.length}; ${g ? `extra at cycle ${g.cycle}` : `missing ${JSON.stringify(w)}`}`);
+    const gv = { qp: num(g.value['qp']), psn: num(g.value['psn']), syndrome: num(g.value['syndrome']), rdMiss: num(g.value['rdMiss']), rdExp: num(g.value['rdMiss']) ? num(g.value['rdExp']) : 0 };
+    if (JSON.stringify(gv) !== JSON.stringify(w)) throw new Error(`m_ack #${i} at cycle ${g.cycle} (${r.seed}): got ${JSON.stringify(gv)}, want ${JSON.stringify(w)}`);
+  }
   const at = matchWrites(r);
   r.skipped = at.filter(x => x < 0).length;
   for (let i = 0; i < Math.max(r.dones.length, want.dones.length); i++) {

@@ -21,7 +21,7 @@ import { nicReadRespRx } from '../../../gen/nic/read-resp-rx.ts';
 import { readCtxStruct, readDoneStruct, READ_RESP } from '../../../gen/nic/read-types.ts';
 import { QP_STATE } from '../../../gen/nic/regmap.ts';
 import { storeForwardWriteClient } from '../../../gen/nic/top-axi-buffers.ts';
-import { link, portsOf, sink, tieOff, type PortMap } from '../../../gen/nic/top-wiring.ts';
+import { link, port, portsOf, sink, tieOff, type PortMap } from '../../../gen/nic/top-wiring.ts';
 import { ADDR_WIDTH, byteStream, RxPktHdr, XLATE_ACCESS, xlateReq, xlateResp } from '../../../gen/nic/types.ts';
 import { ClockPhases, watchAxiStream, watchChannel, type AxiMasterPorts, type AxisInPorts } from '../../bfm/index.ts';
 import { runTest, type TestBench } from '../../core/index.ts';
@@ -49,18 +49,23 @@ export const readLanding = defineModule('tb_read_landing', { dataWidth: 512 }, (
   const s_ctx = stream(readCtxStruct(NUM_QP)).sink(m, 's_ctx');
   const s_hdr = stream(RxPktHdr).sink(m, 's_hdr');
   const s_payload = byteStream(W).sink(m, 's_payload');
-  const s_ack = stream(ackInStruct(NUM_QP)).sink(m, 's_ack');
+  const m_ack = stream(ackInStruct(NUM_QP)).source(m, 'm_ack');
   const m_done = stream(readDoneStruct(NUM_QP)).source(m, 'm_done');
   const m_xlate_req = xlateReq.source(m, 'm_xlate_req');
   const s_xlate_resp = xlateResp.sink(m, 's_xlate_resp');
   const m_axi = axi4({ idWidth: ID_W, addrWidth: ADDR_WIDTH, dataWidth: W }).source(m, 'm_axi');
-  const top = portsOf({ qp_ctx, s_ctx, s_hdr, s_payload, s_ack, m_done, m_xlate_req, s_xlate_resp, m_axi });
+  const top = portsOf({ qp_ctx, s_ctx, s_hdr, s_payload, m_ack, m_done, m_xlate_req, s_xlate_resp, m_axi });
   const inst = (name: string, def: Parameters<typeof m.instance>[1], params: Record<string, unknown>): PortMap => portsOf(m.instance(name, def, params as never), name);
 
   const rrx = inst('u_read_resp_rx', nicReadRespRx, { dataWidth: W, numQp: NUM_QP, readsPerQp: 2 });
   const dw = inst('u_dma_write', nicDmaWrite, { dataWidth: W, idWidth: ID_W });
   sink(rrx, 'qp_ctx').set(qp_ctx);
-  for (const x of ['s_ctx', 's_hdr', 's_payload', 's_ack', 'm_done']) link(rrx, x, top, x);
+  for (const x of ['s_ctx', 's_hdr', 's_payload', 'm_ack', 'm_done']) link(rrx, x, top, x);
+  // No rewinds on this path (no loss): the tracker's rewind port is tied off.
+  sink(rrx, 's_rewind_valid').set(0);
+  sink(rrx, 's_rewind_data').set(0);
+  m.unused(port(rrx, 's_rewind_ready'), 'no rewinds here');
+  m.unused(port(rrx, 'ctx_room'), 's_ctx ready says it');
   link(dw, 's_cmd', rrx, 'm_dma_cmd');
   link(dw, 's_axis', rrx, 'm_payload');
   link(rrx, 's_dma_status', dw, 'm_status');
@@ -69,7 +74,7 @@ export const readLanding = defineModule('tb_read_landing', { dataWidth: 512 }, (
   storeForwardWriteClient(m, { name: 'wbuf', dataWidth: W, idWidth: ID_W, bytes: W_BUFFER_BYTES, engine: dw, enginePrefix: 'm_axi', mux: top, muxPrefix: 'm_axi' }, inst as never);
   tieOff(m, dw, 'm_axi', WRITE_HALF_ONLY, 'write-only engine');
   tieOff(m, top, 'm_axi', WRITE_HALF_ONLY, 'the chain only writes');
-  return { clk, rst, qp_ctx, s_ctx, s_hdr, s_payload, s_ack, m_done, m_xlate_req, s_xlate_resp, m_axi };
+  return { clk, rst, qp_ctx, s_ctx, s_hdr, s_payload, m_ack, m_done, m_xlate_req, s_xlate_resp, m_axi };
 }, { doc: 'test top: READ-response landing chain of nic_top (read_resp_rx, dma_write, W store-and-forward)' });
 
 export interface LandingOptions {
@@ -206,14 +211,14 @@ export async function runLanding(o: LandingOptions): Promise<LandingResult> {
     const firstPsn = 0xff_fff0;
     const n = Math.max(1, Math.ceil(o.readLen / (1 << o.pmtuLog2)));
     const ctxs = Array.from({ length: o.reads }, (_, r) => ({
-      qp: 0, wrId: BigInt(0x1000 + r), firstPsn: (firstPsn + r * n) & 0xff_ffff, lastPsn: (firstPsn + r * n + n - 1) & 0xff_ffff, length: o.readLen, pd: land.pd, pmtu: o.pmtuLog2, numSge: 1,
+      qp: 0, wrId: BigInt(0x1000 + r), firstPsn: (firstPsn + r * n) & 0xff_ffff, lastPsn: (firstPsn + r * n + n - 1) & 0xff_ffff, length: o.readLen, startOff: 0, pd: land.pd, pmtu: o.pmtuLog2, numSge: 1,
       sge: [{ addr: land.va + BigInt(r * o.readLen), len: o.readLen, lkey: land.key }, ...[1, 2, 3].map(() => ({ addr: 0n, len: 0, lkey: 0 }))],
     }));
     const frames = ctxs.flatMap((c, r) => responseFrames(r, c.firstPsn, o, rng));
 
     const zero = Object.fromEntries(QpCtx.fields.map(f => [f.name, f.shape.width > 32 ? 0n : 0]));
     dut.qp_ctx.value = Array.from({ length: NUM_QP }, () => ({ ...zero, state: QP_STATE.RTS })) as never;
-    dut.s_ack.valid.value = 0; dut.s_hdr.valid.value = 0; dut.s_payload.tvalid.value = 0; dut.s_ctx.valid.value = 0;
+    dut.m_ack.ready.value = 1; dut.s_hdr.valid.value = 0; dut.s_payload.tvalid.value = 0; dut.s_ctx.valid.value = 0;
     await tb.reset(2);
 
     // Registered before the parser: a context taken in a cycle counts for that cycle's frame.

@@ -7,7 +7,11 @@
 // and ACK noise. Every READ ends exactly once (last response, error, or NAK). A READ's
 // context is registered in the order of its first event, so no event waits for a context
 // that waits behind it.
-// Model: what m_dma_cmd/m_payload and m_done must carry, in order.
+// ACKs/NAKs arrive on s_hdr too (opcode 0x11), in order with the responses. Rewinds (the
+// tracker's go-back-N, on s_rewind) drop a QP's contexts; the READ comes back resumed:
+// a context whose firstPsn is the resume PSN and startOff the bytes already landed, answered
+// by the re-request (FIRST..LAST / ONLY) or by the first request's MIDDLE/LAST still on the way.
+// Model: what m_dma_cmd/m_payload, m_done and m_ack (the tracker's events) must carry, in order.
 
 import { CQE_STATUS } from '../../../gen/nic/regmap.ts';
 import { LOCAL_QPN_BASE } from '../../../gen/nic/flow-types.ts';
@@ -17,17 +21,20 @@ import type { Rng } from '../../core/rng.ts';
 import { psnAdd, psnDiff } from '../../model/psn.ts';
 
 export interface Sge { addr: bigint; len: number; lkey: number }
-export interface ReadCtx { qp: number; wrId: bigint; firstPsn: number; lastPsn: number; length: number; pd: number; pmtu: number; numSge: number; sge: Sge[] }
+export interface ReadCtx { qp: number; wrId: bigint; firstPsn: number; lastPsn: number; length: number; startOff: number; pd: number; pmtu: number; numSge: number; sge: Sge[] }
 export interface Hdr { opcode: number; destQpn: number; psn: number; payloadLen: number }
 /** An event on s_hdr (+ payload) or s_ack; `ctx` = index of the context it must follow. */
 export type Ev = { kind: 'hdr'; ctx: number; hdr: Hdr; payload: Uint8Array; note: string }
-  | { kind: 'ack'; ctx: number; qp: number; psn: number; syndrome: number; note: string };
+  | { kind: 'ack'; ctx: number; qp: number; psn: number; syndrome: number; note: string }
+  | { kind: 'rewind'; ctx: number; qp: number; note: string };
+/** An event for the ACK tracker (m_ack); rdExp matters only with rdMiss. */
+export interface AckOut { qp: number; psn: number; syndrome: number; rdMiss: number; rdExp: number }
 /** `optional`: a piece of a packet after the one where its READ's first DMA error happened; the
  *  receiver skips the packet when that error is back by the time it decides it (timing), and
  *  every later packet of the READ once it skipped one. */
 export interface Write { va: bigint; len: number; key: number; pd: number; access: number; bytes: Uint8Array; read: number; optional: boolean }
 export interface Done { qp: number; wrId: bigint; lastPsn: number; status: number; syndrome: number; ok: number }
-export interface Want { writes: Write[]; dones: Done[]; lastWriteOf: number[] }
+export interface Want { writes: Write[]; dones: Done[]; lastWriteOf: number[]; acks: AckOut[] }
 
 export interface StimOpts { reads: number; qps: number; maxLen: number; pErr: number; pNoise: number; mtus?: number[]; maxSge?: number; poison?: number; fixedLen?: number }
 
@@ -102,7 +109,7 @@ export function makeStim(rng: Rng, o: StimOpts): { ctxs: ReadCtx[]; events: Ev[]
     const n = Math.max(1, Math.ceil(length / mtu));
     const firstPsn = psn[qp]!;
     psn[qp] = psnAdd(firstPsn, n);
-    perQp[qp]!.push({ qp, wrId: rng.bigint(64), firstPsn, lastPsn: psnAdd(firstPsn, n - 1), length, pd: rng.int(0, 0xffff), pmtu, numSge: sge.length, sge });
+    perQp[qp]!.push({ qp, wrId: rng.bigint(64), firstPsn, lastPsn: psnAdd(firstPsn, n - 1), length, startOff: 0, pd: rng.int(0, 0xffff), pmtu, numSge: sge.length, sge });
   }
   // Merge: one READ at a time per QP, QPs interleaved at random.
   const ctxs: ReadCtx[] = [];
@@ -127,7 +134,7 @@ export function makeStim(rng: Rng, o: StimOpts): { ctxs: ReadCtx[]; events: Ev[]
 /** The receiver's behaviour on the events, in order. QPs in `dead` (ERROR/RESET) throw
  *  their contexts away and see nothing. */
 export function model(ctxs: ReadCtx[], events: Ev[], qps: number, dead: ReadonlySet<number> = new Set()): Want {
-  const want: Want = { writes: [], dones: [], lastWriteOf: [] };
+  const want: Want = { writes: [], dones: [], lastWriteOf: [], acks: [] };
   const heads: number[][] = Array.from({ length: qps }, () => []);
   let pushed = 0;
   const st = Array.from({ length: qps }, () => ({ started: false, next: 0, off: 0, sge: 0, sgeOff: 0, failed: false }));
@@ -139,34 +146,47 @@ export function model(ctxs: ReadCtx[], events: Ev[], qps: number, dead: Readonly
     s.started = false;
     s.failed = false;
   };
+  const ack = (q: number, psn: number, syndrome: number, rdMiss: boolean, rdExp: number): void => {
+    want.acks.push({ qp: q, psn, syndrome, rdMiss: rdMiss ? 1 : 0, rdExp: rdMiss ? rdExp : 0 });
+  };
   for (const e of events) {
     while (pushed <= e.ctx) { heads[ctxs[pushed]!.qp]!.push(pushed); pushed++; }
     const q = e.kind === 'hdr' ? e.hdr.destQpn - LOCAL_QPN_BASE : e.qp;
+    if (e.kind === 'rewind') { heads[q]!.length = 0; st[q]!.started = false; continue; }
     const hi = heads[q]![0];
-    if (hi === undefined || dead.has(q)) continue;
-    const r = ctxs[hi]!, s = st[q]!;
-    const exp = s.started ? s.next : r.firstPsn;
+    const live = hi !== undefined && !dead.has(q);
+    const r = live ? ctxs[hi]! : undefined, s = st[q]!;
+    const exp = r ? (s.started ? s.next : r.firstPsn) : 0;
     if (e.kind === 'ack') {
-      if (nakCqeStatusOf(e.syndrome) !== CQE_STATUS.SUCCESS && psnDiff(e.psn, exp) >= 0 && psnDiff(r.lastPsn, e.psn) >= 0) finish(q, nakCqeStatusOf(e.syndrome), e.syndrome);
+      // Every ACK/NAK is passed on; rdMiss when it acknowledges the missing expected response.
+      const ackSyn = (e.syndrome >> 5) === 0, seqOrRnr = e.syndrome === 0x60 || (e.syndrome >> 5) === 1;
+      const miss = !!r && (ackSyn ? psnDiff(e.psn, exp) >= 0 : seqOrRnr && psnDiff(e.psn, exp) > 0);
+      ack(q, e.psn, e.syndrome, miss, exp);
+      if (r && nakCqeStatusOf(e.syndrome) !== CQE_STATUS.SUCCESS && psnDiff(e.psn, exp) >= 0 && psnDiff(r.lastPsn, e.psn) >= 0) finish(q, nakCqeStatusOf(e.syndrome), e.syndrome);
       continue;
     }
+    if (!r) continue;
     const h = e.hdr, op = h.opcode, plen = h.payloadLen, mtu = 1 << r.pmtu;
+    if (psnDiff(h.psn, exp) > 0) { ack(q, h.psn, 0x60, true, exp); continue; } // an implied NAK
     if (h.psn !== exp) continue;
-    const seqOk = s.started ? op === READ_RESP.MIDDLE || op === READ_RESP.LAST : op === READ_RESP.FIRST || op === READ_RESP.ONLY;
-    const off = s.started ? s.off : 0, end = off + plen;
+    const mid = op === READ_RESP.MIDDLE || op === READ_RESP.LAST;
+    const seqOk = s.started ? mid : op === READ_RESP.FIRST || op === READ_RESP.ONLY || (r.startOff > 0 && mid);
+    const off = s.started ? s.off : r.startOff, end = off + plen;
     const lenOk = op === READ_RESP.FIRST || op === READ_RESP.MIDDLE ? plen === mtu && end < r.length
       : plen <= mtu && end === r.length && h.psn === r.lastPsn && (op === READ_RESP.ONLY || plen > 0);
     if (!seqOk) { finish(q, CQE_STATUS.REMOTE_INVALID_REQUEST, 0); continue; }
     if (!lenOk) { finish(q, CQE_STATUS.LOCAL_LENGTH_ERROR, 0); continue; }
+    ack(q, h.psn, 0x1f, false, 0);
     if (plen === 0) { finish(q, CQE_STATUS.SUCCESS, 0); continue; }
-    if (!s.started) { s.sge = 0; s.sgeOff = 0; }
+    if (!s.started) { s.sge = 0; s.sgeOff = r.startOff; }
     s.started = true; s.next = psnAdd(h.psn, 1); s.off = end;
     let at = 0;
     const optional = s.failed; // an earlier packet of this READ already failed
     while (at < plen) {
       const g = r.sge[s.sge]!;
+      // An SGE the cut is past (empty, or wholly before a resumed READ's startOff).
+      if (s.sgeOff >= g.len) { s.sgeOff -= g.len; s.sge++; continue; }
       const n = Math.min(plen - at, g.len - s.sgeOff);
-      if (n === 0) { s.sge++; s.sgeOff = 0; continue; }
       const va = g.addr + BigInt(s.sgeOff);
       want.writes.push({ va, len: n, key: g.lkey, pd: r.pd, access: 1, bytes: e.payload.subarray(at, at + n), read: hi, optional });
       if (va & POISON_BIT) s.failed = true;

@@ -18,7 +18,55 @@ import { CQE_STATUS, QP_STATE } from '../../../gen/nic/regmap.ts';
 import { runTest } from '../../core/index.ts';
 import { design } from '../../design.ts';
 import { runBench } from './read-resp-rx-bench.ts';
-import { makeStim, POISON_BIT } from './read-resp-rx-model.ts';
+import { makeStim, POISON_BIT, type Ev, type ReadCtx } from './read-resp-rx-model.ts';
+import { psnAdd } from '../../model/psn.ts';
+import type { Rng } from '../../core/rng.ts';
+
+/** READs on 2 QPs where most lose responses and come back resumed (go-back-N): the first k
+ *  responses, maybe an ahead one (an implied NAK) or an ACK past the missing one, maybe
+ *  duplicates; the tracker's rewind; the resumed context (firstPsn + k, startOff k x MTU);
+ *  then the rest, as the re-request answers it (FIRST..LAST / ONLY) or as the first request's
+ *  MIDDLE/LAST still arriving, with stale duplicates behind. */
+function rewindStim(rng: Rng): { ctxs: ReadCtx[]; events: Ev[] } {
+  const base = makeStim(rng, { reads: 16, qps: 2, maxLen: 9000, pErr: 0, pNoise: 0, mtus: [8, 9, 10] });
+  type NoCtx<T> = T extends unknown ? Omit<T, 'ctx'> : never;
+  type Item = { ctx: ReadCtx } | { ev: NoCtx<Ev> };
+  const perQp: Item[][] = [[], []];
+  const resp = (r: ReadCtx, k: number, n: number, fresh: boolean, bytes: Uint8Array[]): NoCtx<Ev> => {
+    const left = n - (fresh ? (r.startOff >> r.pmtu) : 0);
+    const i = fresh ? k - (r.startOff >> r.pmtu) : k;
+    const opcode = fresh ? (left === 1 ? READ_RESP.ONLY : i === 0 ? READ_RESP.FIRST : i === left - 1 ? READ_RESP.LAST : READ_RESP.MIDDLE)
+      : (n === 1 ? READ_RESP.ONLY : k === 0 ? READ_RESP.FIRST : k === n - 1 ? READ_RESP.LAST : READ_RESP.MIDDLE);
+    const payload = bytes[k]!;
+    return { kind: 'hdr', hdr: { opcode, destQpn: LOCAL_QPN_BASE + r.qp, psn: psnAdd(r.firstPsn, i), payloadLen: payload.length }, payload, note: `${fresh ? 're-request' : 'first request'} response ${k}` };
+  };
+  for (const r of base.ctxs) {
+    const mtu = 1 << r.pmtu, n = Math.max(1, Math.ceil(r.length / mtu));
+    const bytes = Array.from({ length: n }, (_, k) => rng.bytes(Math.max(0, Math.min(mtu, r.length - k * mtu))));
+    const l = perQp[r.qp]!;
+    l.push({ ctx: r });
+    const k = n >= 2 && rng.bool(0.7) ? rng.int(1, n - 1) : n;
+    for (let j = 0; j < k; j++) l.push({ ev: resp(r, j, n, false, bytes) });
+    if (k === n) continue;
+    if (k + 1 <= n - 1 && rng.bool(0.7)) l.push({ ev: { ...resp(r, rng.int(k + 1, n - 1), n, false, bytes), note: 'ahead: an implied NAK' } });
+    else l.push({ ev: { kind: 'ack', qp: r.qp, psn: psnAdd(r.lastPsn, 1), syndrome: 0x1f, note: 'an ACK past the missing response' } });
+    l.push({ ev: { kind: 'rewind', qp: r.qp, note: 'rewind' } });
+    const again: ReadCtx = { ...r, firstPsn: psnAdd(r.firstPsn, k), startOff: k * mtu };
+    l.push({ ctx: again });
+    const fresh = rng.bool(0.5);
+    if (rng.bool(0.5)) l.push({ ev: { ...resp(r, k - 1, n, false, bytes), note: 'stale duplicate (dropped)' } });
+    for (let j = k; j < n; j++) l.push({ ev: fresh ? resp(again, j, n, true, bytes) : resp(r, j, n, false, bytes) });
+  }
+  const ctxs: ReadCtx[] = [], events: Ev[] = [];
+  const cur = [-1, -1], at = [0, 0];
+  while (at[0]! < perQp[0]!.length || at[1]! < perQp[1]!.length) {
+    const q = at[0]! >= perQp[0]!.length ? 1 : at[1]! >= perQp[1]!.length ? 0 : rng.int(0, 1);
+    const it = perQp[q]![at[q]!++]!;
+    if ('ctx' in it) cur[q] = ctxs.push(it.ctx) - 1;
+    else events.push({ ...it.ev, ctx: cur[q]! } as Ev);
+  }
+  return { ctxs, events };
+}
 
 describe('nic_read_resp_rx', () => {
   it('passes the Verilog tools (64 bits; 512 bits, and 2 QPs of 3 READs each, through verilator)', () => {
@@ -77,6 +125,19 @@ describe('nic_read_resp_rx', () => {
     expect(r.skipped).toBe(read0 - written0);
   }, 600_000);
 
+  for (const dw of [64, 512]) {
+    it(`rewinds: drops the QP's contexts; a resumed READ lands the rest at its offset whether the re-request or the first request answers (${dw} bits)`, async () => {
+      const r = await runBench(rewindStim, { dataWidth: dw, pIn: 0.8, pOut: 0.7, maxLat: 20, lazyCtx: true });
+      const resumed = r.ctxs.filter(c => c.startOff > 0).length;
+      const implied = r.want.acks.filter(a => a.rdMiss === 1 && a.syndrome === 0x60).length;
+      console.log(`read_resp_rx rewinds ${dw}b: ${resumed} resumed READs, ${r.want.dones.length} completions, ${r.want.acks.length} tracker events (${implied} implied NAKs), ${r.seed}`);
+      expect(resumed).toBeGreaterThan(3);
+      expect(r.want.dones.every(d => d.ok === 1), 'every READ succeeds').toBe(true);
+      expect(r.want.dones.length, 'each READ completes once').toBe(new Set(r.ctxs.map(c => c.wrId)).size);
+      expect(implied).toBeGreaterThan(0);
+    }, 600_000);
+  }
+
   it('at 512 bits', async () => {
     await runBench({ reads: 30, qps: 4, maxLen: 20000, pErr: 0.2, pNoise: 0.1, poison: 0.05 }, { dataWidth: 512, pIn: 0.8, pOut: 0.7, maxLat: 20 });
   }, 600_000);
@@ -96,12 +157,12 @@ describe('nic_read_resp_rx', () => {
     await runTest(design(nicReadRespRx, { numQp: 2, readsPerQp: 3 }), async (dut, tb) => {
       const zero = Object.fromEntries(QpCtx.fields.map(f => [f.name, f.shape.width > 32 ? 0n : 0]));
       dut.qp_ctx.value = [0, 1].map(() => ({ ...zero, state: QP_STATE.RTS })) as never;
-      dut.s_hdr.valid.value = 0; dut.s_ack.valid.value = 0; dut.s_payload.tvalid.value = 0; dut.s_dma_status.valid.value = 0;
-      dut.m_done.ready.value = 1; dut.m_dma_cmd.ready.value = 1; dut.m_payload.tready.value = 1;
+      dut.s_hdr.valid.value = 0; dut.s_rewind.valid.value = 0; dut.s_payload.tvalid.value = 0; dut.s_dma_status.valid.value = 0;
+      dut.m_done.ready.value = 1; dut.m_dma_cmd.ready.value = 1; dut.m_payload.tready.value = 1; dut.m_ack.ready.value = 1;
       await tb.reset(2);
       const none = [0, 1, 2, 3].map(() => ({ addr: 0n, len: 0, lkey: 0 }));
       // Zero-length READs: one READ RESPONSE ONLY without payload ends each.
-      const ctx = (qp: number, psn: number) => ({ qp, wrId: BigInt(psn), firstPsn: psn, lastPsn: psn, length: 0, pd: 0, pmtu: 12, numSge: 0, sge: none });
+      const ctx = (qp: number, psn: number) => ({ qp, wrId: BigInt(psn), firstPsn: psn, lastPsn: psn, length: 0, startOff: 0, pd: 0, pmtu: 12, numSge: 0, sge: none });
       /** Offers contexts of `qp` for `cycles` cycles; how many were taken. */
       const offer = async (qp: number, cycles: number, psn0: number): Promise<number> => {
         let taken = 0;

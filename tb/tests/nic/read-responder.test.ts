@@ -3,7 +3,8 @@
 // map and answers statuses in order after random delays, random back-pressure everywhere.
 // Checked: DmaReadCmds, READ RESPONSE commands (opcode, PSN, AETH, length, addressing),
 // NAK 0x62 + qp_error for bad rkeys/PD/access/bounds (and no response data), flushed
-// requests of QPs not in RTR/RTS, the per-QP resource limit (rd_room), command rate.
+// requests of QPs not in RTR/RTS, the per-QP resource limit (rd_room), rd_busy every cycle
+// (a request whose response commands are not all taken), command rate.
 // Streams are tb/bfm channel models (stage-streams.ts), each with its ready/valid checker.
 
 import { describe, expect, it } from 'vitest';
@@ -143,6 +144,15 @@ async function run(o: { n: number; maxLen: number; pBad: number; qps: number; pI
     // sample does not matter.
     const sReq = dut.s_req as unknown as Flow, mPkt = dut.m_pkt_cmd as unknown as Flow, mDma = dut.m_dma_cmd as unknown as Flow;
     ClockPhases.of(tb).onSample(() => {
+      // rd_busy (nic_responder holds a QP's ACKs behind its READ responses): bit q high exactly
+      // while a request of q is here whose last response (or NAK) command was not taken yet.
+      const rb = Number(dut.rd_busy.value);
+      for (let q = 0; q < NUM_QP; q++) {
+        const st = world.qps[q]!.state;
+        if ((st === QP_STATE.RTR || st === QP_STATE.RTS) && ((rb >> q) & 1) !== (outstanding[q]! > 0 ? 1 : 0)) {
+          throw new Error(`rd_busy bit ${q} is ${(rb >> q) & 1} at cycle ${tb.cycle} with ${outstanding[q]} READ(s) of the QP not fully answered (seed ${tb.seed})`);
+        }
+      }
       let busy = fires(mPkt) || fires(mDma);
       const e = dut.qp_error.value as { valid: number; qp: number };
       if (Number(e.valid)) { errs.push(Number(e.qp)); busy = true; }

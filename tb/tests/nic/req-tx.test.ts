@@ -18,13 +18,15 @@ import { emitToDir, iverilogCompile, verilatorLint, yosysSynth } from '../../../
 import { QpCtx } from '../../../gen/nic/ctx.ts';
 import { CQE_STATUS, MAX_SGE, QP_STATE, WQE_FLAG, WQE_OPCODE } from '../../../gen/nic/regmap.ts';
 import { nicReqTx } from '../../../gen/nic/req-tx.ts';
+import { PARK } from '../../../gen/nic/qp-transport.ts';
+import { psnAdd, psnCompare } from '../../model/psn.ts';
 import { XLATE_STATUS } from '../../../gen/nic/types.ts';
 import { ClockPhases } from '../../bfm/index.ts';
 import { runTest, type TestBench } from '../../core/index.ts';
 import { design } from '../../design.ts';
 import { reqTxModel, type DmaCmd, type PktCmd, type ReadCtxV, type ReqEntryV, type TxCfg, type TxQp } from '../../model/req-tx.ts';
 import type { DecodedWqe } from '../../model/wqe-fetch.ts';
-import { StructSink, StructSource, type StructOutPorts } from './stage-streams.ts';
+import { PulseMonitor, StructSink, StructSource, type StructOutPorts } from './stage-streams.ts';
 
 const NUM_QP = 4;
 /** An lkey the DMA emulator rejects (BAD_KEY), as the TLB would a stale one. */
@@ -48,6 +50,11 @@ interface Scenario {
   maxReadBusy?: number;
   /** Every message at most 256 B (the smallest path MTU), so one packet each. */
   onePacket?: boolean;
+  /** Tracker entries per QP (tp.room) and READ contexts per QP (ctx_room); each held for up to
+   *  entryHold / ctxHold cycles after it was taken (default: no limit). */
+  entryLimit?: number; entryHold?: number; ctxLimit?: number; ctxHold?: number;
+  /** Rewinds the tracker stand-in sends, at random times, to a QP's recent entries. */
+  rewinds?: number;
 }
 
 /** `cycle`: the cycle just after the edge that completed the handshake (or, for the regs
@@ -130,14 +137,20 @@ interface Outcome {
   ctxs: Stamped<ReadCtxV>[];
   /** Cycle after each DmaStatus handshake. */
   statusAt: number[];
+  parks: Stamped<{ qp: number; ringIdx: number; reason: number }>[];
+  rewinds: Stamped<{ qp: number; ringIdx: number; sqPsn: number; resume: number }>[];
+  retx: number;
 }
-interface Want { dma: DmaCmd[]; pkts: PktCmd[]; reqs: ReqEntryV[]; upd: { qp: number; value: number }[]; errs: { qp: number }[]; ctxs: ReadCtxV[] }
+interface Want { dma: DmaCmd[]; pkts: PktCmd[]; reqs: ReqEntryV[]; upd: { qp: number; value: number }[]; errs: { qp: number }[]; ctxs: ReadCtxV[]; retx: number }
 /** A READ the tracker stand-in holds: its QP's read_busy bit is set in cycles [from, until). */
 interface BusyRead { qp: number; entry: number; from: number; until: number }
-/** Per WQE: its model result and when s_wqe took it. */
+/** Per WQE processed (a ReqEntry came out): its model result and when s_wqe took it. */
 interface WqeRun { w: DecodedWqe; res: ReturnType<typeof reqTxModel>; acceptedAt: number }
 
-async function runReqTx(dut: Dut, tb: TestBench, sc: Scenario): Promise<{ got: Outcome; want: Want; runs: WqeRun[]; busy: BusyRead[] }> {
+/** What the ACK tracker holds for a QP that req_tx reads (tp port) or waits on. */
+interface TrackerQp { expIdx: number; resumeValid: number; resumePsn: number; highValid: number; sentHigh: number; entries: number; ctxs: number }
+
+async function runReqTx(dut: Dut, tb: TestBench, sc: Scenario): Promise<{ got: Outcome; want: Want; runs: WqeRun[]; busy: BusyRead[]; stale: number }> {
   const r = tb.rng;
   const mtus = Array.from({ length: NUM_QP }, () => r.int(8, 12));
   const qps: TxQp[] = Array.from({ length: NUM_QP }, (_, q) => ({
@@ -153,30 +166,30 @@ async function runReqTx(dut: Dut, tb: TestBench, sc: Scenario): Promise<{ got: O
   dut.cfg.value = { config: 1, mac: cfg.mac, ipAddr: cfg.ipAddr, ipCfg: cfg.ttl | (cfg.dscp << 8), irqMod: 0 } as never;
   dut.s_wqe.valid.value = 0;
   dut.s_dma_status.valid.value = 0;
+  dut.s_rewind.valid.value = 0;
   dut.read_busy.value = 0;
+  dut.ctx_room.value = (1 << NUM_QP) - 1;
   await tb.reset(2);
 
   // The first WQE of each QP is always clean, so every seed has successes to check (a QP's
   // first error may be a protection error, which flushes everything after it). With errors
   // enabled, QP 0 then gets one WQE of each error kind, the QP-ending protection error last,
-  // so every seed covers every status; random WQEs follow.
+  // so every seed covers every status; random WQEs follow. Each QP's WQEs have consecutive
+  // ring indices (a send ring), presented by a fetch stand-in.
   const clean = { ...sc, pErr: 0 };
   const directed = sc.pErr > 0 ? ERROR_KINDS.map(kind => withError(randomWqe(tb, clean, 0, mtus), kind)) : [];
-  const wqes = [
+  const order = [
     ...Array.from({ length: NUM_QP }, (_, qp) => randomWqe(tb, clean, qp, mtus)),
     ...directed,
     ...Array.from({ length: Math.max(0, sc.wqes - NUM_QP - directed.length) }, () => randomWqe(tb, sc, r.int(0, NUM_QP - 1), mtus)),
   ];
+  const rings: DecodedWqe[][] = Array.from({ length: NUM_QP }, () => []);
+  const ring0 = Array.from({ length: NUM_QP }, () => r.int(0, 0xffff));
+  for (const w of order) { w.ringIndex = (ring0[w.qp]! + rings[w.qp]!.length) & 0xffff; rings[w.qp]!.push(w); }
   const dmaStatus = (cmds: DmaCmd[]): number => (cmds.some(c => c.key === BAD_LKEY) ? XLATE_STATUS.BAD_KEY : XLATE_STATUS.OK);
-  const model = wqes.map(w => reqTxModel(w, qps[w.qp]!, cfg, dmaStatus));
-  const want = {
-    dma: model.flatMap(x => x.dma), pkts: model.flatMap(x => x.pkts), reqs: model.map(x => x.entry),
-    upd: model.flatMap(x => (x.psnUpd ? [x.psnUpd] : [])), errs: model.flatMap(x => (x.qpError === null ? [] : [{ qp: x.qpError }])),
-    ctxs: model.flatMap(x => (x.readCtx ? [x.readCtx] : [])),
-  };
-  const got: Outcome = { dma: [], pkts: [], reqs: [], upd: [], errs: [], ctxs: [], statusAt: [] };
-  const runs: WqeRun[] = wqes.map((w, i) => ({ w, res: model[i]!, acceptedAt: -1 }));
+  const got: Outcome = { dma: [], pkts: [], reqs: [], upd: [], errs: [], ctxs: [], statusAt: [], parks: [], rewinds: [], retx: 0 };
   const busy = trackReads(dut, tb, sc, got.reqs);
+  const busyNow = (q: number): boolean => busy.some(b => b.qp === q && b.from <= tb.cycle && tb.cycle < b.until);
 
   // nic_regs: an update valid in cycle t shows in qp_ctx from cycle t + 1; STATE = ERROR
   // optionally later (nic_top merges the stages' qp_error events, which can delay one).
@@ -199,11 +212,22 @@ async function runReqTx(dut: Dut, tb: TestBench, sc: Scenario): Promise<{ got: O
     }
   }, 'regs');
 
+  // ---- the ACK tracker and READ receiver stand-ins (what req_tx reads and waits on) -----------
+  const trk: TrackerQp[] = ring0.map(i => ({ expIdx: i, resumeValid: 0, resumePsn: 0, highValid: 0, sentHigh: 0, entries: 0, ctxs: 0 }));
+  const entryLimit = sc.entryLimit ?? 1 << 20, ctxLimit = sc.ctxLimit ?? 1 << 20;
+  const release = (at: number, f: () => void): void => { releases.push({ at, f }); };
+  const releases: { at: number; f: () => void }[] = [];
+  /** At the start of every cycle: the room bits (the tracker's and nic_read_resp_rx's, registered). */
+  ClockPhases.of(tb).onDrive(() => {
+    for (let i = releases.length - 1; i >= 0; i--) if (releases[i]!.at <= tb.cycle) { releases[i]!.f(); releases.splice(i, 1); }
+    dut.ctx_room.value = trk.reduce((a, t, q) => (t.ctxs < ctxLimit ? a | (1 << q) : a), 0);
+  });
+
   // Receivers with random ready.
-  const receive = <T>(ch: StructOutPorts<unknown>, name: string, into: Stamped<T>[], big: string[], onTake?: (v: T) => void): void => {
+  const receive = <T>(ch: StructOutPorts<unknown>, name: string, into: Stamped<T>[], big: string[], onTake?: (v: T, at: number) => void): void => {
     new StructSink<unknown>(tb, ch, name, {
       pause: 1 - sc.pReady,
-      onItem: (raw, at) => { const v = norm<T>(raw, big); into.push({ cycle: afterEdge(at), v }); onTake?.(v); },
+      onItem: (raw, at) => { const v = norm<T>(raw, big); into.push({ cycle: afterEdge(at), v }); onTake?.(v, at); },
     });
   };
   const statusQueue: number[] = [];
@@ -213,8 +237,27 @@ async function runReqTx(dut: Dut, tb: TestBench, sc: Scenario): Promise<{ got: O
     if (c.last) { statusQueue.push(dmaStatus(msgCmds)); msgCmds = []; }
   });
   receive<PktCmd>(dut.m_pkt_cmd as never, 'm_pkt_cmd', got.pkts, ['rethVa', 'srcMac', 'dstMac']);
-  receive<ReqEntryV>(dut.m_req as never, 'm_req', got.reqs, ['wrId']);
-  receive<ReadCtxV>(dut.m_read_ctx as never, 'm_read_ctx', got.ctxs, ['wrId', 'addr']);
+  receive<ReqEntryV>(dut.m_req as never, 'm_req', got.reqs, ['wrId'], (e, at) => {
+    const t = trk[e.qp]!;
+    if (t.entries >= entryLimit) throw new Error(`QP ${e.qp}: ReqEntry (ring ${e.ringIndex}) taken at cycle ${at} with the tracker's ${entryLimit} entries in use: it should have been parked (seed ${tb.seed})`);
+    t.expIdx = (e.ringIndex + 1) & 0xffff;
+    t.resumeValid = 0;
+    if (e.status === CQE_STATUS.SUCCESS && (!t.highValid || psnCompare(e.lastPsn, t.sentHigh) > 0)) { t.sentHigh = e.lastPsn; t.highValid = 1; }
+    t.entries++;
+    release(at + r.int(1, sc.entryHold ?? 1), () => { t.entries = Math.max(0, t.entries - 1); });
+  });
+  receive<ReadCtxV>(dut.m_read_ctx as never, 'm_read_ctx', got.ctxs, ['wrId', 'addr'], (c, at) => {
+    const t = trk[c.qp]!;
+    if (t.ctxs >= ctxLimit) throw new Error(`QP ${c.qp}: read_ctx taken at cycle ${at} with ${ctxLimit} READ contexts in use: it should have been parked (seed ${tb.seed})`);
+    t.ctxs++;
+    release(at + r.int(1, sc.ctxHold ?? 1), () => { t.ctxs--; });
+  });
+  new PulseMonitor(tb, { get value() { return (dut.m_park.value as { valid: number }).valid; } } as never, null);
+  ClockPhases.of(tb).onSample(() => {
+    const pk = dut.m_park.value as { valid: number; qp: number; ringIdx: number; reason: number };
+    if (pk.valid) got.parks.push({ cycle: tb.cycle, v: { qp: Number(pk.qp), ringIdx: Number(pk.ringIdx), reason: Number(pk.reason) } });
+    got.retx += Number(dut.cnt_retx.value);
+  });
 
   // DMA status: in order, after a random translation delay.
   const status = new StructSource<{ status: number }>(tb, dut.s_dma_status as never, 's_dma_status');
@@ -226,14 +269,131 @@ async function runReqTx(dut: Dut, tb: TestBench, sc: Scenario): Promise<{ got: O
     }
   }, 'dma');
 
+  // ---- the fetch stand-in: each QP's ring from its pointer; a park or rewind moves it back ----
   const wqeIn = new StructSource<DecodedWqe>(tb, dut.s_wqe as never, 's_wqe');
-  for (const run of runs) {
-    await tb.clockCycles(r.bool(0.3) ? r.int(0, 20) : 0);
-    run.acceptedAt = afterEdge(await wqeIn.transfer(run.w, 400_000));
+  const ptr = rings.map(() => 0);
+  const heldBy = rings.map((): number => PARK.NONE);
+  const accepted = new Map<string, number>();
+  let stale = 0;
+  const key = (w: DecodedWqe): string => `${w.qp}/${w.ringIndex}`;
+  const woken = (q: number): boolean => heldBy[q] === PARK.NONE || (heldBy[q] === PARK.FENCE ? !busyNow(q) : heldBy[q] === PARK.READ_LIMIT ? trk[q]!.ctxs < ctxLimit : trk[q]!.entries < entryLimit);
+  let parksSeen = 0, rewindsSeen = 0;
+  ClockPhases.of(tb).onDrive(() => {
+    for (; parksSeen < got.parks.length; parksSeen++) {
+      const pk = got.parks[parksSeen]!.v;
+      ptr[pk.qp] = (pk.ringIdx - ring0[pk.qp]!) & 0xffff;
+      heldBy[pk.qp] = pk.reason;
+    }
+    for (; rewindsSeen < got.rewinds.length; rewindsSeen++) {
+      const rw = got.rewinds[rewindsSeen]!.v;
+      ptr[rw.qp] = (rw.ringIdx - ring0[rw.qp]!) & 0xffff;
+      heldBy[rw.qp] = PARK.NONE;
+    }
+    for (let q = 0; q < NUM_QP; q++) if (heldBy[q] !== PARK.NONE && woken(q)) heldBy[q] = PARK.NONE;
+    // A couple of WQEs may be on their way (the WQE queue): those are the stale copies a park or rewind leaves behind.
+    if (wqeIn.pending >= 2 || tb.rng.bool(0.3)) return;
+    const ready = rings.map((_, q) => q).filter(q => ptr[q]! < rings[q]!.length && heldBy[q] === PARK.NONE);
+    if (ready.length === 0) return;
+    const q = r.pick(ready);
+    wqeIn.push(rings[q]![ptr[q]!++]!);
+  });
+  // Which presented WQEs the DUT took in IDLE, for the fence check (acceptedAt).
+  ClockPhases.of(tb).onSample(() => {
+    if (dut.s_wqe.valid.value === 1 && dut.s_wqe.ready.value === 1) {
+      const w = norm<DecodedWqe>(dut.s_wqe.data.value, ['wrId', 'remoteVa', 'addr']);
+      if (w.ringIndex !== trk[w.qp]!.expIdx) stale++;
+      else accepted.set(key(w), afterEdge(tb.cycle));
+    }
+  });
+
+  // ---- rewinds (the tracker's go-back-N): back to the oldest entry a QP still holds ------------
+  const rwSrc = new StructSource<{ qp: number; ringIdx: number; sqPsn: number }>(tb, dut.s_rewind as never, 's_rewind');
+  const planned: { qp: number; ringIdx: number; sqPsn: number; resume: number }[] = [];
+  let rwTaken = 0;
+  if (sc.rewinds) {
+    tb.fork(async () => {
+      for (let k = 0; k < sc.rewinds!; k++) {
+        await tb.clockCycles(r.int(20, 200));
+        // A QP with SUCCESS entries of its own that the stand-in still holds.
+        const cands = [...Array(NUM_QP).keys()].filter(q => got.reqs.some(e => e.v.qp === q && e.v.status === CQE_STATUS.SUCCESS));
+        if (cands.length === 0 || rwSrc.pending > 0) continue;
+        const q = r.pick(cands);
+        const mine = got.reqs.filter(e => e.v.qp === q && e.v.status === CQE_STATUS.SUCCESS).slice(-3);
+        const e = r.pick(mine).v;
+        const n = ((e.lastPsn - e.msgFirstPsn) & 0xffffff) + 1;
+        const resume = psnAdd(e.msgFirstPsn, r.int(0, n - 1));
+        planned.push({ qp: q, ringIdx: e.ringIndex, sqPsn: e.msgFirstPsn, resume });
+        rwSrc.push({ qp: q, ringIdx: e.ringIndex, sqPsn: e.msgFirstPsn });
+      }
+    }, 'rewinds');
   }
-  await tb.until(() => got.reqs.length === want.reqs.length && got.pkts.length >= want.pkts.length, { timeout: 400_000, what: 'all entries and packets' });
-  await tb.clockCycles(50);
-  return { got, want, runs, busy };
+  ClockPhases.of(tb).onSample(() => {
+    for (; rwTaken < rwSrc.sent.length; rwTaken++) {
+      const x = planned[rwTaken]!;
+      got.rewinds.push({ cycle: afterEdge(rwSrc.sent[rwTaken]!.cycle), v: x });
+      const t = trk[x.qp]!;
+      t.expIdx = x.ringIdx; t.resumeValid = x.resume !== x.sqPsn ? 1 : 0; t.resumePsn = x.resume; t.entries = 0;
+    }
+  });
+  // The tracker's send-pointer read port (tp_qp -> tp), answered in the same cycle: registered
+  // last, after every driver, so tp_qp is what the DUT shows once this cycle's inputs settled.
+  ClockPhases.of(tb).onDrive(() => {
+    tb.settle();
+    const t = trk[Number(dut.tp_qp.value)]!;
+    dut.tp.value = { expIdx: t.expIdx, resumeValid: t.resumeValid, resumePsn: t.resumePsn, highValid: t.highValid, sentHigh: t.sentHigh, room: t.entries < entryLimit ? 1 : 0 } as never;
+  });
+
+  const done = (): boolean => rings.every((l, q) => ptr[q]! >= l.length) && wqeIn.idle && statusQueue.length === 0 && rwSrc.idle;
+  await tb.until(done, { timeout: 400_000, what: 'every WQE presented' });
+  await tb.clockCycles(300);
+  const want = modelRun(got, rings, ring0, qps, cfg, dmaStatus, tb.seed);
+  const runs = want.runs.map(x => ({ ...x, acceptedAt: accepted.get(key(x.w)) ?? -1 }));
+  return { got, want: want.want, runs, busy, stale };
+}
+
+/** The model, in the order the DUT processed WQEs (its ReqEntries) and took rewinds. Also
+ *  checks the send pointer: per QP the ReqEntries follow the ring from each rewind on. */
+function modelRun(got: Outcome, rings: DecodedWqe[][], ring0: number[], qps: TxQp[], cfg: TxCfg, dmaStatus: (cmds: DmaCmd[]) => number, seed: number): { want: Want; runs: { w: DecodedWqe; res: ReturnType<typeof reqTxModel> }[] } {
+  const want: Want = { dma: [], pkts: [], reqs: [], upd: [], errs: [], ctxs: [], retx: 0 };
+  const runs: { w: DecodedWqe; res: ReturnType<typeof reqTxModel> }[] = [];
+  type E = { cycle: number; rank: number; entry?: ReqEntryV; rewind?: Outcome['rewinds'][number]['v'] };
+  const evs: E[] = [...got.reqs.map(x => ({ cycle: x.cycle, rank: 1, entry: x.v })), ...got.rewinds.map(x => ({ cycle: x.cycle, rank: 0, rewind: x.v }))]
+    .sort((a, b) => a.cycle - b.cycle || a.rank - b.rank);
+  const next = ring0.map(i => i);
+  const resume: (number | undefined)[] = ring0.map(() => undefined);
+  const high: (number | undefined)[] = ring0.map(() => undefined);
+  for (const ev of evs) {
+    if (ev.rewind) {
+      const x = ev.rewind;
+      qps[x.qp]!.sqPsn = x.sqPsn;
+      next[x.qp] = x.ringIdx;
+      resume[x.qp] = x.resume;
+      want.upd.push({ qp: x.qp, value: x.sqPsn });
+      continue;
+    }
+    const e = ev.entry!;
+    if (e.ringIndex !== next[e.qp]) throw new Error(`QP ${e.qp}: ReqEntry at cycle ${ev.cycle} is for ring index ${e.ringIndex}, the send pointer is at ${next[e.qp]} (seed ${seed})`);
+    next[e.qp] = (e.ringIndex + 1) & 0xffff;
+    const w = rings[e.qp]![(e.ringIndex - ring0[e.qp]!) & 0xffff]!;
+    const res = reqTxModel(w, qps[e.qp]!, cfg, dmaStatus, resume[e.qp]);
+    resume[e.qp] = undefined;
+    const h = high[e.qp];
+    if (res.entry.status === CQE_STATUS.SUCCESS) {
+      if (h !== undefined) want.retx += res.pkts.filter(p => psnCompare(p.psn, h) <= 0).length;
+      if (h === undefined || psnCompare(res.entry.lastPsn, h) > 0) high[e.qp] = res.entry.lastPsn;
+    }
+    runs.push({ w, res });
+    want.dma.push(...res.dma); want.pkts.push(...res.pkts); want.reqs.push(res.entry);
+    if (res.psnUpd) want.upd.push(res.psnUpd);
+    if (res.qpError !== null) want.errs.push({ qp: res.qpError });
+    if (res.readCtx) want.ctxs.push(res.readCtx);
+  }
+  // Nothing lost: every QP's ring was worked to its end after its last rewind.
+  next.forEach((n, q) => {
+    const end = (ring0[q]! + rings[q]!.length) & 0xffff;
+    if (n !== end) throw new Error(`QP ${q}: the send pointer ended at ring index ${n}, the ring ends at ${end} (seed ${seed})`);
+  });
+  return { want, runs };
 }
 
 /**
@@ -266,6 +426,7 @@ function trackReads(dut: Dut, tb: TestBench, sc: Scenario, reqs: Stamped<ReqEntr
 
 function check(tb: TestBench, o: Awaited<ReturnType<typeof runReqTx>>): void {
   expectSeq('ReqEntry', o.got.reqs, o.want.reqs, tb.seed);
+  expect(o.got.retx, `cnt_retx pulses: packets at or below the newest PSN sent before (seed ${tb.seed})`).toBe(o.want.retx);
   expectSeq('DmaReadCmd', o.got.dma, o.want.dma, tb.seed);
   expectSeq('TxPktCmd', o.got.pkts, o.want.pkts, tb.seed, pktView);
   expectSeq('sq_psn_upd', o.got.upd, o.want.upd, tb.seed);
@@ -316,10 +477,9 @@ function checkFence(tb: TestBench, o: Awaited<ReturnType<typeof runReqTx>>): voi
   }
 }
 
-/** Fenced WQEs (that send something) that arrived while an earlier READ of their QP was busy. */
+/** Fenced WQEs put back (parked) because an earlier READ of their QP was busy. */
 function fenceWaits(o: Awaited<ReturnType<typeof runReqTx>>): number {
-  return o.runs.filter((run, i) => (run.w.flags & WQE_FLAG.FENCE) !== 0 && run.res.pkts.length > 0
-    && o.busy.some(b => b.qp === run.w.qp && b.entry < i && b.until > run.acceptedAt)).length;
+  return o.got.parks.filter(p => p.v.reason === PARK.FENCE).length;
 }
 
 const countBy = (l: ReqEntryV[], s: number): number => l.filter(e => e.status === s).length;
@@ -382,6 +542,30 @@ describe('nic_req_tx', () => {
       }
       expect(o.got.errs.length, 'qp_error events').toBeGreaterThan(0);
       console.log(`req_tx errors: seed ${tb.seed}, ${o.got.reqs.length} entries, ${o.got.errs.length} QP errors`);
+    });
+  });
+
+  it('rewinds: SQ_PSN from the rewind, the ring again from its index, the first WQE resumed inside (same packets from the resume PSN, DMA from that byte, a READ asks for the rest); stale copies dropped; RETX counted', async () => {
+    await runTest(design(nicReqTx, {}), async (dut, tb) => {
+      const o = await runReqTx(dut, tb, { wqes: 90, pReady: 0.8, pErr: 0, maxLen: 20000, pRead: 0.35, rewinds: 12 });
+      check(tb, o);
+      const inside = o.got.rewinds.filter(x => x.v.resume !== x.v.sqPsn).length;
+      console.log(`req_tx rewinds: seed ${tb.seed}, ${o.got.rewinds.length} rewinds (${inside} resumed inside a message), ${o.stale} stale copies dropped, ${o.got.retx} packets counted as retransmissions, ${o.got.pkts.length} packets`);
+      expect(o.got.rewinds.length, 'rewinds taken').toBeGreaterThanOrEqual(6);
+      expect(inside, 'rewinds resuming inside a message').toBeGreaterThan(0);
+      expect(o.stale, 'stale copies dropped').toBeGreaterThan(0);
+      expect(o.got.retx).toBeGreaterThan(0);
+    });
+  });
+
+  it('parks instead of waiting: a READ without a free READ context, any WQE without a tracker entry; re-presented once room frees, never over the limits', async () => {
+    await runTest(design(nicReqTx, {}), async (dut, tb) => {
+      const o = await runReqTx(dut, tb, { wqes: 80, pReady: 0.9, pErr: 0, maxLen: 6000, pRead: 0.5, ctxLimit: 1, ctxHold: 60, entryLimit: 2, entryHold: 80 });
+      check(tb, o);
+      const by = (reason: number): number => o.got.parks.filter(x => x.v.reason === reason).length;
+      console.log(`req_tx parks: seed ${tb.seed}, READ limit ${by(PARK.READ_LIMIT)}, tracker full ${by(PARK.TRACKER_FULL)}, fence ${by(PARK.FENCE)}, ${o.stale} stale copies`);
+      expect(by(PARK.READ_LIMIT), 'parks for the READ limit').toBeGreaterThan(2);
+      expect(by(PARK.TRACKER_FULL), 'parks for tracker room').toBeGreaterThan(2);
     });
   });
 });

@@ -9,6 +9,7 @@ import { runTest, type TestBench } from '../../core/index.ts';
 import type { Rng } from '../../core/rng.ts';
 import { design } from '../../design.ts';
 import { QpCtx } from '../../../gen/nic/ctx.ts';
+import { AETH } from '../../../gen/nic/flow-types.ts';
 import { responder } from '../../../gen/nic/responder.ts';
 import { DmaStandIn, RegsStandIn, RoomStandIn, TlbStandIn, type CtxModel, type ReadReqV } from './responder-standins.ts';
 import { drain, StructSink, StructSource } from './stage-streams.ts';
@@ -27,6 +28,9 @@ export interface BenchOpts {
    *  after its ReadReq was taken (rd_room = a slot is free). Without it, rd_room is each
    *  QP's constant `rdRoom` (what the model assumes). */
   rdSlots?: number; rdFreeLat?: number;
+  /** With rdSlots: rd_busy bit q high while QP q holds a slot (its READ responses are not all
+   *  out): the responder then holds that QP's ACKs (checked by checkDeferred, not the model). */
+  rdBusy?: boolean;
 }
 export const busy: BenchOpts = { pIn: 0.8, pOut: 0.7, dmaLat: 30 };
 export const fullRate: BenchOpts = { pIn: 1, pOut: 1, dmaLat: 40 };
@@ -44,10 +48,14 @@ export interface BenchResult {
   rrespHdrs: { value: RxHdr; cycle: number }[];
   rrespFrames: { bytes: Uint8Array }[];
   acks: { value: AckCmdV; cycle: number }[];
-  ackIn: { value: { qp: number; psn: number; syndrome: number; msn: number }; cycle: number }[];
+  /** Cycles in which rd_busy was high, per QP (the sample phase's view). */
+  busyAt: Set<number>[];
+  counters: { seqNakTx: number; seqNakRx: number; dupReq: number };
   dma: DmaStandIn; regs: RegsStandIn; tlb: TlbStandIn;
   payloadBeats: { first: number; last: number; beats: number };
   cycles: number;
+  /** With rdBusy: ACK/NAKs of the model that a newer one replaced while held. */
+  held?: number;
 }
 
 const CFG = { config: 1, mac: 0x02_1122_3344_55n, ipAddr: 0x0a00_0001, ipCfg: (0x2e << 8) | 64, irqMod: 0 };
@@ -75,6 +83,7 @@ export async function runBench(dataWidth: number, setup: (rng: Rng) => { world: 
     dut.cfg.value = CFG as never;
     dut.s_hdr.valid.value = 0;
     dut.s_payload.tvalid.value = 0;
+    dut.rd_busy.value = 0;
     await tb.reset(2);
 
     const B = dataWidth / 8;
@@ -90,12 +99,23 @@ export async function runBench(dataWidth: number, setup: (rng: Rng) => { world: 
     const dma = new DmaStandIn(tb, { cmd: dut.m_dma_cmd as never, payload: dut.m_payload, status: dut.s_dma_status }, world.mrs,
       { pause: pOut, maxLat: o.dmaLat, ...(o.poison ? { poison: o.poison } : {}) });
     const acks = new StructSink<AckCmdV>(tb, dut.m_ack_cmd as never, 'm_ack_cmd', { pause: pOut });
-    const ackIn = new StructSink<{ qp: number; psn: number; syndrome: number; msn: number }>(tb, dut.m_ack_in as never, 'm_ack_in', { pause: pOut });
     const reads = new StructSink<ReadReqV>(tb, dut.m_read_req as never, 'm_read_req', { pause: pOut });
     const rrHdrs = new StructSink<RxHdr>(tb, dut.m_rresp_hdr as never, 'm_rresp_hdr', { pause: pOut });
     const rrPay = new AxiStreamSink(tb, dut.m_rresp_payload, { pause: pOut });
     // After the ReadReq sink: it sees each take in the cycle it happens.
-    new RoomStandIn(tb, dut.rd_room as { value: number }, reads, { fixed: world.qps.map(s => s.rdRoom), ...(o.rdSlots === undefined ? {} : { slots: o.rdSlots, freeLat: o.rdFreeLat ?? 20 }) });
+    new RoomStandIn(tb, dut.rd_room as { value: number }, reads, {
+      fixed: world.qps.map(s => s.rdRoom), ...(o.rdSlots === undefined ? {} : { slots: o.rdSlots, freeLat: o.rdFreeLat ?? 20 }),
+      ...(o.rdBusy ? { busy: dut.rd_busy as { value: number } } : {}),
+    });
+    const busyAt = world.qps.map(() => new Set<number>());
+    const counters = { seqNakTx: 0, seqNakRx: 0, dupReq: 0 };
+    ClockPhases.of(tb).onSample(() => {
+      const b = Number(dut.rd_busy.value);
+      for (let q = 0; q < NUM_QP; q++) if ((b >> q) & 1) busyAt[q]!.add(tb.cycle);
+      counters.seqNakTx += Number(dut.cnt_seq_nak_tx.value);
+      counters.seqNakRx += Number(dut.cnt_seq_nak_rx.value);
+      counters.dupReq += Number(dut.cnt_dup_req.value);
+    });
     // First beat on m_payload, for the throughput test.
     let firstBeat = -1;
     ClockPhases.of(tb).onSample(() => {
@@ -104,7 +124,7 @@ export async function runBench(dataWidth: number, setup: (rng: Rng) => { world: 
 
     // Run until every input is taken and nothing has moved on any stream or event output for
     // 400 cycles.
-    const watches = [hdrs.watch, pay.watch, acks.watch, ackIn.watch, reads.watch, rrHdrs.watch, rrPay.watch];
+    const watches = [hdrs.watch, pay.watch, acks.watch, reads.watch, rrHdrs.watch, rrPay.watch];
     const activity = (): number => watches.reduce((a, w) => a + (w?.transfers ?? 0), 0) + dma.transfers + regs.events;
     let seen = activity(), lastActivity = tb.cycle;
     ClockPhases.of(tb).onSample(() => {
@@ -119,13 +139,43 @@ export async function runBench(dataWidth: number, setup: (rng: Rng) => { world: 
     const payPackets = dma.packets;
     const beats = payPackets.reduce((a, f) => a + f.beats, 0);
     res = {
-      exp, acks: acks.items, ackIn: ackIn.items, dma, regs, tlb, cycles: tb.cycle,
+      exp, acks: acks.items, busyAt, counters, dma, regs, tlb, cycles: tb.cycle,
       reads: reads.items, rrespHdrs: rrHdrs.items, rrespFrames: (await drain(rrPay)).map(f => ({ bytes: f.data })),
       payloadBeats: { first: firstBeat < 0 ? 0 : firstBeat, last: payPackets.at(-1)?.cycle ?? 0, beats },
     };
-    if (check) compareAll(res, world, tb);
+    if (check) {
+      compareAll(res, world, tb, { deferred: !!o.rdBusy });
+      if (o.rdBusy) res.held = checkDeferred(res, world, tb);
+    }
   });
   return res!;
+}
+
+/**
+ * With rd_busy: the ACK/NAK commands of each QP are the model's in order with some left out
+ * (a newer one replaced a held one), none leaves while its QP's READ responses are not all out
+ * (rd_busy high in the cycle it was taken), and the newest one is never lost: each QP's last
+ * command is the model's last, or a held NAK 0x60 that a plain ACK below its PSN could not
+ * replace. Everything else is as the model says. Returns how many were held back.
+ */
+export function checkDeferred(r: BenchResult, world: World, tb: TestBench): number {
+  let held = 0;
+  for (let q = 0; q < NUM_QP; q++) {
+    const want = r.exp.acks.filter(a => a.qp === q), got = r.acks.filter(a => a.value.destQpn === world.qps[q]!.destQpn);
+    let k = 0;
+    for (const g of got) {
+      if (r.busyAt[q]!.has(g.cycle)) throw new Error(`QP ${q}: ACK/NAK psn 0x${g.value.psn.toString(16)} taken at cycle ${g.cycle} while rd_busy was high (seed ${tb.seed})`);
+      while (k < want.length && !(want[k]!.psn === g.value.psn && want[k]!.syndrome === g.value.aethSyndrome && want[k]!.msn === g.value.aethMsn)) k++;
+      if (k === want.length) throw new Error(`QP ${q}: ACK/NAK ${JSON.stringify({ psn: g.value.psn, syndrome: g.value.aethSyndrome, msn: g.value.aethMsn })} at cycle ${g.cycle} is not the model's next (seed ${tb.seed})`);
+      k++;
+    }
+    held += want.length - got.length;
+    const last = want.at(-1), gl = got.at(-1)?.value;
+    if (last && !(gl && gl.psn === last.psn && gl.aethSyndrome === last.syndrome) && !(gl && gl.aethSyndrome === AETH.NAK_PSN_SEQ && last.syndrome === AETH.ACK && ((gl.psn - last.psn) & 0xffffff) > 0 && ((gl.psn - last.psn) & 0xffffff) < 0x800000)) {
+      throw new Error(`QP ${q}: the last ACK/NAK the model sends (psn 0x${last.psn.toString(16)}, syndrome 0x${last.syndrome.toString(16)}) never left (seed ${tb.seed})`);
+    }
+  }
+  return held;
 }
 
 const hex = (v: number | bigint): string => `0x${v.toString(16)}`;
@@ -140,8 +190,10 @@ function firstDiff<T, U>(what: string, got: T[], want: U[], same: (g: T, w: U) =
   }
 }
 
-export function compareAll(r: BenchResult, world: World, tb: TestBench): void {
+export function compareAll(r: BenchResult, world: World, tb: TestBench, o: { deferred?: boolean } = {}): void {
   const { exp } = r;
+  const sentNaks = o.deferred ? r.acks.filter(a => a.value.aethSyndrome === AETH.NAK_PSN_SEQ).length : exp.acks.filter(a => a.syndrome === AETH.NAK_PSN_SEQ).length;
+  expect(r.counters, 'counter pulses: NAK 0x60 sent / received, duplicate requests').toEqual({ seqNakTx: sentNaks, seqNakRx: exp.seqNakRx, dupReq: exp.dupReq });
   firstDiff('DMA write commands', r.dma.done, exp.writes, (g, w) => {
     const c = g.cmd;
     if (c.va !== w.va || c.len !== w.len || c.key !== w.key || c.pd !== w.pd || c.access !== w.access) {
@@ -150,7 +202,7 @@ export function compareAll(r: BenchResult, world: World, tb: TestBench): void {
     const k = g.bytes.findIndex((b, j) => b !== w.bytes[j]);
     return k >= 0 ? `payload byte ${k} is ${hex(g.bytes[k]!)}, want ${hex(w.bytes[k]!)}` : null;
   }, i => `${exp.writes[i]?.pkt}, command taken at cycle ${r.dma.cmds[i]?.cycle}`);
-  firstDiff('ACK/NAK commands', r.acks, exp.acks, (g, w) => {
+  if (!o.deferred) firstDiff('ACK/NAK commands', r.acks, exp.acks, (g, w) => {
     const s = world.qps[w.qp]!;
     const v = g.value;
     const want = {
@@ -166,7 +218,6 @@ export function compareAll(r: BenchResult, world: World, tb: TestBench): void {
     }
     return null;
   }, i => `${exp.acks[i]?.pkt}: syndrome ${hex(exp.acks[i]?.syndrome ?? 0)} psn ${hex(exp.acks[i]?.psn ?? 0)} msn ${hex(exp.acks[i]?.msn ?? 0)}`);
-  firstDiff('m_ack_in', r.ackIn, exp.ackIn, (g, w) => JSON.stringify(g.value) === JSON.stringify(w) ? null : `got ${JSON.stringify(g.value)} at cycle ${g.cycle}, want ${JSON.stringify(w)}`, () => 'ACK for the tracker');
   const upd = (name: string, got: { qp: number; value: number; cycle: number }[], want: { qp: number; value: number }[]) =>
     firstDiff(name, got, want, (g, w) => g.qp === w.qp && g.value === w.value ? null : `got qp ${g.qp} value ${hex(g.value)} at cycle ${g.cycle}, want qp ${w.qp} value ${hex(w.value)}`, () => 'update');
   upd('exp_psn_upd', r.regs.expUpd, exp.expUpd);

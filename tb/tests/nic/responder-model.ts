@@ -1,8 +1,9 @@
 // Reference model of nic_responder (rxe-like check order, NIC.md error table) and the MR map
 // its TLB and DMA stand-ins answer from. The model takes the received headers in order and
-// says what must come out, in order: DMA writes, ACK/NAKs, ACKs for the tracker, EXP_PSN /
-// MSN updates, QP errors and drops; for RDMA READ, the ReadReqs for nic_read_responder and
-// the READ responses forwarded to the requester's receiver.
+// says what must come out, in order: DMA writes, ACK/NAKs, EXP_PSN / MSN updates, QP errors
+// and drops, the counter pulses (NAKs 0x60 sent and received, duplicate requests); for RDMA
+// READ, the ReadReqs for nic_read_responder; and, to the requester's receiver, the READ
+// responses and the ACKs received, in arrival order (one stream, m_rresp_hdr).
 
 import { AETH, LOCAL_QPN_BASE } from '../../../gen/nic/flow-types.ts';
 import { QP_STATE } from '../../../gen/nic/regmap.ts';
@@ -43,12 +44,13 @@ export interface RrespOut { hdr: RxHdr; payload: Uint8Array; pkt: string }
 export interface DmaWrite { va: bigint; len: number; key: number; pd: number; access: number; bytes: Uint8Array; pkt: string }
 /** `writesBefore`: DMA writes that must be complete (status taken) before this ACK leaves. */
 export interface AckOut { qp: number; psn: number; syndrome: number; msn: number; pkt: string; writesBefore: number }
-export interface AckInOut { qp: number; psn: number; syndrome: number; msn: number }
 export interface Upd { qp: number; value: number }
 
 export interface Expected {
-  writes: DmaWrite[]; acks: AckOut[]; ackIn: AckInOut[]; expUpd: Upd[]; msnUpd: Upd[]; qpErrors: number[]; drops: number;
+  writes: DmaWrite[]; acks: AckOut[]; expUpd: Upd[]; msnUpd: Upd[]; qpErrors: number[]; drops: number;
   reads: ReadReqOut[]; rresp: RrespOut[];
+  /** Counter pulses: NAK 0x60 received (QP in RTR/RTS), duplicate WRITE/READ requests. */
+  seqNakRx: number; dupReq: number;
 }
 
 interface MsgState { inMsg: boolean; nakSent: boolean; err: boolean; va: bigint; key: number; len: number; off: number }
@@ -62,7 +64,7 @@ const READ_RESPONSES: readonly number[] = [Opcode.RDMA_READ_RESPONSE_FIRST, Opco
 export const readPackets = (len: number, pmtu: number): number => (len === 0 ? 1 : Math.floor((len - 1) / 2 ** pmtu) + 1);
 
 export class ResponderModel {
-  readonly exp: Expected = { writes: [], acks: [], ackIn: [], expUpd: [], msnUpd: [], qpErrors: [], drops: 0, reads: [], rresp: [] };
+  readonly exp: Expected = { writes: [], acks: [], expUpd: [], msnUpd: [], qpErrors: [], drops: 0, reads: [], rresp: [], seqNakRx: 0, dupReq: 0 };
   private readonly msg: MsgState[];
   constructor(readonly qps: QpState[], private readonly mrs: readonly Mr[]) {
     this.msg = qps.map(() => ({ inMsg: false, nakSent: false, err: false, va: 0n, key: 0, len: 0, off: 0 }));
@@ -87,7 +89,8 @@ export class ResponderModel {
       return;
     }
     if (isAck) {
-      this.exp.ackIn.push({ qp: q, psn: h.psn, syndrome: h.aethSyndrome, msn: h.aethMsn });
+      this.exp.rresp.push({ hdr: h, payload: p.payload, pkt: p.what });
+      if (h.aethSyndrome === AETH.NAK_PSN_SEQ) this.exp.seqNakRx++;
       return;
     }
     const ack = (psn: number, syndrome: number, msn = ctx.msn): void => { this.exp.acks.push({ qp: q, psn, syndrome, msn, pkt: p.what, writesBefore: this.exp.writes.length }); };
@@ -100,6 +103,7 @@ export class ResponderModel {
       this.exp.reads.push({ qp: q, psn: h.psn, va: h.rethVa, rkey: h.rethRkey, len: h.rethLen, pd: ctx.pd, pmtu: ctx.pmtu, msn, pkt: p.what, writesBefore: this.exp.writes.length });
     };
     const d = psnDiff(h.psn, ctx.expPsn);
+    if (d < 0 && (isWrite || isRead)) this.exp.dupReq++;
     if (d < 0 && isRead) {
       // A duplicate READ is answered again when there is room, else dropped.
       if (ctx.rdRoom) read(ctx.msn);

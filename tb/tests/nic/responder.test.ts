@@ -32,7 +32,7 @@ function randomTraffic(active: number | null, o: { messages: number; maxLen: num
 function summary(r: BenchResult): void {
   const syn = new Map<number, number>();
   for (const a of r.acks) syn.set(a.value.aethSyndrome, (syn.get(a.value.aethSyndrome) ?? 0) + 1);
-  console.log(`  ${r.dma.done.length} writes, ${r.reads.length} ReadReqs, ${r.rrespHdrs.length} READ responses forwarded, ACK/NAKs by syndrome ${[...syn].map(([k, v]) => `0x${k.toString(16)}:${v}`).join(' ')}, ${r.ackIn.length} ACKs forwarded, ${r.regs.drops.length} drops, QP errors [${r.regs.qpErrors.map(e => e.qp).join(',')}], ${r.cycles} cycles`);
+  console.log(`  ${r.dma.done.length} writes, ${r.reads.length} ReadReqs, ${r.rrespHdrs.length} READ responses forwarded, ACK/NAKs by syndrome ${[...syn].map(([k, v]) => `0x${k.toString(16)}:${v}`).join(' ')},  ${r.regs.drops.length} drops, QP errors [${r.regs.qpErrors.map(e => e.qp).join(',')}], ${r.cycles} cycles`);
 }
 
 /** One ONLY/FIRST..LAST message on QP q as received packets. */
@@ -94,7 +94,8 @@ describe('nic_responder error paths, checked by hand', () => {
     ]);
     expect(r.dma.done.length, 'writes: 5 packets + one ONLY, the duplicate writes nothing').toBe(6);
     expect(r.regs.drops.length, 'unknown QP dropped').toBe(1);
-    expect(r.ackIn.map(a => a.value)).toEqual([{ qp: 0, psn: 1234, syndrome: 0x1f, msn: 77 }]);
+    expect(r.rrespHdrs.map(a => ({ opcode: a.value.opcode, psn: a.value.psn, syndrome: a.value.aethSyndrome, msn: a.value.aethMsn })), 'the ACK goes to the requester side').toEqual([{ opcode: 0x11, psn: 1234, syndrome: 0x1f, msn: 77 }]);
+    expect(r.counters, 'counters: one NAK 0x60 sent, the duplicate ONLY and the resent MIDDLE..LAST').toEqual({ seqNakTx: 1, seqNakRx: 0, dupReq: 1 });
     expect(r.regs.qpErrors).toEqual([]);
   }, 300_000);
 
@@ -226,6 +227,16 @@ describe('nic_responder RDMA READ, checked by hand', () => {
     expect(r.regs.drops.length, 'the duplicate without room').toBe(1);
   }, 300_000);
 
+  for (const W of [64, 512]) {
+    it(`ACKs of a QP wait while its READ responses are not all out (rd_busy), newer ones replacing held ones; the rest as the model (${W} bits)`, async () => {
+      const r = await runBench(W, randomTraffic(NUM_QP, { messages: 14, maxLen: 6000, pDup: 0.05, pLoss: 0.05, pRead: 0.6 }), { ...busy, rdSlots: 8, rdFreeLat: 400, rdBusy: true });
+      const busyCycles = r.busyAt.reduce((a, x) => a + x.size, 0);
+      console.log(`  rd_busy high ${busyCycles} QP-cycles; ${r.acks.length} ACK/NAKs sent, ${r.held} of the model's replaced while held`);
+      expect(busyCycles, 'rd_busy was high').toBeGreaterThan(100);
+      expect(r.held, 'some ACKs were held and replaced by newer ones').toBeGreaterThan(0);
+    }, 600_000);
+  }
+
   for (const slots of [1, 2]) {
     it(`rd_room is exact: with ${slots} READ slot(s), back-to-back READs beyond them get NAK 0x61 (never over-subscribed)`, async () => {
       let e0 = 0;
@@ -239,6 +250,25 @@ describe('nic_responder RDMA READ, checked by hand', () => {
       expect(r.regs.qpErrors.map(x => x.qp)).toEqual([0]);
     }, 300_000);
   }
+
+  it('a duplicate READ answered again holds a READ slot: a new READ then finding no room is dropped (go-back-N resends it), not NAKed 0x61', async () => {
+    let e0 = 0;
+    const d = directed(2, (world, rng) => {
+      e0 = world.qps[0]!.expPsn;
+      const r0 = readRequest(rng, 0, e0, 10, 'READ 0');
+      const r1 = readRequest(rng, 0, psnAdd(e0, 1), 10, 'READ 1');
+      // QP 1's long WRITE (its headers pass 2-3 cycles apart) lets QP 0's slots free (30 cycles
+      // after each ReadReq) before READ 1 comes again.
+      const w1 = message(world, 1, world.qps[1]!.expPsn, 40 * 256, rng);
+      return [r0, { ...r0, what: 'duplicate of READ 0' }, r1, ...w1, { ...r1, what: 'READ 1 resent' }];
+    }, w => { for (const q of w.qps) q.pmtu = 8; });
+    // rd_busy as the READ responder drives it (a slot in use): what clears dup_rd_reg.
+    const r = await runBench(64, d.setup, { pIn: 1, pOut: 1, dmaLat: 5, rdSlots: 2, rdFreeLat: 30, rdBusy: true }, false);
+    expect(r.reads.map(x => x.value.psn), 'READ 0, its duplicate, READ 1 (resent)').toEqual([e0, e0, psnAdd(e0, 1)]);
+    expect(r.acks.filter(a => a.value.aethSyndrome !== AETH.ACK).map(a => [a.value.aethSyndrome, a.value.psn]), 'no NAK').toEqual([]);
+    expect(r.regs.qpErrors).toEqual([]);
+    expect(r.regs.drops.length, 'READ 1 without room, the first time').toBe(1);
+  }, 300_000);
 
   for (const W of [64, 512]) {
     it(`READ responses reach m_rresp_* intact among WRITE traffic under backpressure (${W} bits); not RTS: dropped`, async () => {

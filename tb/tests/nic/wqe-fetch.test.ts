@@ -1,6 +1,10 @@
 // nic_wqe_fetch against the AXI4 memory slave: WQEs written by the TS model into send rings,
 // random PI updates on 1–4 QPs, ring wrap, 4 KiB boundaries, bursts of several WQEs, QPs not
-// in RTS, AXI read errors, and the fairness of the weighted round robin.
+// in RTS, AXI read errors, the fairness of the weighted round robin, and the go-back-N
+// controls: a rewind (re-read the ring from an index, also while a burst of the QP is under
+// way) and hold (a parked QP is not read).
+// A slot is free again once its WQE was handed on (the ACK tracker's SQ_CI in nic_top, which
+// comes later; here the consumer stands in for it).
 
 import { describe, expect, it } from 'vitest';
 import { emitToDir, iverilogCompile, verilatorLint, yosysSynth } from '../../../gen/lib/lint-helper.ts';
@@ -107,20 +111,8 @@ async function runFetch(dut: Dut, tb: TestBench, dataWidth: number, sc: Scenario
     publish();
   };
   const free = (q: number): number => (1 << sc.qps[q]!.sizeLog2) - ((pi[q]! - ci[q]!) & 0xffff);
-
-  // Monitor: CI updates (registered pulse) and bursts.
-  tb.fork(async () => {
-    for (;;) {
-      await tb.rising();
-      const u = dut.sq_ci_upd.value as { valid: number; qp: number; value: number };
-      if (u.valid) {
-        const before = ci[u.qp]!;
-        ci[u.qp] = u.value;
-        if (((u.value - before) & 0xffff) > 4 || u.value === before) throw new Error(`sq_ci_upd for QP ${u.qp}: ${before} → ${u.value} at cycle ${tb.cycle}`);
-        if (sc.fairness) post(u.qp, free(u.qp));
-      }
-    }
-  }, 'ci-monitor');
+  dut.rewind.value = { valid: 0, qp: 0, ringIdx: 0 };
+  dut.hold.value = 0;
   // rlast beats, and the cycle each WQE first showed valid, read from the ports in the
   // sample phase (independent of the order in which the bus models sample).
   let shownAt = -1;
@@ -132,7 +124,16 @@ async function runFetch(dut: Dut, tb: TestBench, dataWidth: number, sc: Scenario
     if (w.ready.value === 1) { validAt.push(shownAt); shownAt = -1; }
   });
   // Consumer with random ready.
-  new StructSink<unknown>(tb, dut.m_wqe as never, 'm_wqe', { pause: 1 - sc.pReady, onItem: v => { got.push(normaliseWqe(v as never)); } });
+  new StructSink<unknown>(tb, dut.m_wqe as never, 'm_wqe', {
+    pause: 1 - sc.pReady,
+    onItem: v => {
+      const w = normaliseWqe(v as never);
+      got.push(w);
+      if (w.ringIndex !== ci[w.qp]) throw new Error(`QP ${w.qp}: WQE at ring index ${w.ringIndex} handed on, expected ${ci[w.qp]} (cycle ${tb.cycle}, seed ${tb.seed})`);
+      ci[w.qp] = (ci[w.qp]! + 1) & 0xffff;
+      if (sc.fairness) post(w.qp, free(w.qp));
+    },
+  });
 
   const active = sc.qps.map((q, i) => (q.state !== QP_STATE.RESET ? i : -1)).filter(i => i >= 0);
   if (sc.fairness) {
@@ -244,7 +245,7 @@ describe('nic_wqe_fetch', () => {
           const o = await runFetch(dut, tb, dw, sc);
           checkOrder(o, sc, tb.seed);
           early += checkEarlyHandover(o, dw, tb.seed);
-          for (let q = 0; q < NUM_QP; q++) expect(o.ci[q], `final CI of QP ${q}`).toBe(states[q] === QP_STATE.RESET ? 0 : o.pi[q]);
+          for (let q = 0; q < NUM_QP; q++) expect(o.ci[q], `WQEs of QP ${q} handed on`).toBe(states[q] === QP_STATE.RESET ? 0 : o.pi[q]);
           multi += o.bursts.filter(b => b.n > 1).length;
           fetched += o.got.length;
           for (const w of o.got) statuses.add(w.status);
@@ -274,12 +275,12 @@ describe('nic_wqe_fetch', () => {
         // Random arready: some reads are taken at once (IDLE straight to DATA), some wait in ADDR;
         // the AXI checker of the memory model fails any change of AR while it waits.
         const reads = memory(tb, dut, mem, busBytes, 0.5, []);
+        dut.rewind.value = { valid: 0, qp: 0, ringIdx: 0 };
+        dut.hold.value = 0;
         let got = 0;
         new StructSink<unknown>(tb, dut.m_wqe as never, 'm_wqe', { onItem: () => { got++; } });
-        let ciUpdates = 0;
-        tb.fork(async () => {
-          for (;;) { await tb.rising(); if ((dut.sq_ci_upd.value as { valid: number }).valid) ciUpdates++; }
-        }, 'ci-updates');
+        let rlasts = 0;
+        ClockPhases.of(tb).onSample(() => { if (dut.m_axi.rvalid.value === 1 && dut.m_axi.rready.value === 1 && dut.m_axi.rlast.value === 1) rlasts++; });
         let posted = 0;
         const taken = { atOnce: 0, afterWaiting: 0 };
         for (let k = 0; k < 24; k++) {
@@ -299,9 +300,10 @@ describe('nic_wqe_fetch', () => {
           expect(a.arvalid.value, `${why}: arvalid in the first cycle the stage sees the PI`).toBe(1);
           expect(BigInt(a.araddr.value), `${why}: araddr`).toBe(qps[q]!.base + BigInt(slot * WQE_BYTES));
           const offeredAt = tb.cycle;
-          // Idle again once the burst's CI update is out; then a random pause.
-          const reads0 = reads.length, upd0 = ciUpdates;
-          await tb.until(() => ciUpdates > upd0 && got === posted, { timeout: 2_000, what: `${why}: burst done` });
+          // Idle again once the burst's last beat is in and its WQEs are out; then a random pause.
+          const reads0 = reads.length;
+          await tb.until(() => rlasts === reads0 + 1 && got === posted, { timeout: 2_000, what: `${why}: burst done` });
+          await tb.clockCycles(1);
           expect(reads.length, `${why}: reads issued`).toBe(reads0 + 1);
           taken[reads[reads0]!.cycle === offeredAt ? 'atOnce' : 'afterWaiting']++;
           await tb.clockCycles(tb.rng.int(0, 3));
@@ -326,6 +328,128 @@ describe('nic_wqe_fetch', () => {
       console.log(`wqe_fetch error paths: seed ${tb.seed}, ${o.got.length} WQEs, statuses ${[...statuses].join(',')}`);
     });
   });
+
+  for (const dw of [64, 512]) {
+    it(`rewinds re-read a ring from the given index (also with a burst of the QP under way); a held QP is not read (${dw} bits)`, async () => {
+      await runTest(designFor(dw), async (dut, tb) => {
+        console.log(`wqe_fetch rewind/hold ${dw}b: seed ${tb.seed}`);
+        const busBytes = dw / 8;
+        const mem = new HostMemory();
+        const sizeLog2 = 5;
+        const qps = Array.from({ length: NUM_QP }, (_, i) => ({ base: BigInt(0x4000_0000 + i * 0x1_0000) + BigInt(tb.rng.int(0, 31) * WQE_BYTES) }));
+        const pi = qps.map(() => 0);
+        const ring: DecodedWqe[][] = qps.map(() => []);
+        const publish = (): void => { dut.qp_ctx.value = qps.map((q, i) => ({ ...emptyCtx(), state: QP_STATE.RTS, sqSizeLog2: sizeLog2, sqBase: q.base, sqPi: pi[i]! })) as never; };
+        dut.weight.value = qps.map(() => 1);
+        dut.m_wqe.ready.value = 0;
+        dut.rewind.value = { valid: 0, qp: 0, ringIdx: 0 };
+        dut.hold.value = 0;
+        publish();
+        await tb.reset(2);
+        const reads = memory(tb, dut, mem, busBytes, 0.3, []);
+        watchChannel(tb, { valid: dut.m_axi.arvalid, ready: dut.m_axi.arready, payload: [dut.m_axi.araddr, dut.m_axi.arlen] }, 'AR (WQE count)', {
+          onHandshake: () => {
+            const addr = BigInt(dut.m_axi.araddr.value);
+            burstWqes.push({ q: qps.findIndex(x => addr >= x.base && addr < x.base + BigInt(WQE_BYTES << sizeLog2)), n: Math.ceil(((Number(dut.m_axi.arlen.value) + 1) * busBytes) / WQE_BYTES), out: 0 });
+          },
+        });
+        // Per QP: the index the next WQE must have (the model of the fetch pointer), and the
+        // stale copies still to come from a burst that was under way when the QP was rewound.
+        const next = qps.map(() => 0);
+        const stale = qps.map(() => ({ left: 0, next: 0 }));
+        // WQEs of each read burst handed on so far (a burst's WQEs come in order, bursts one at a time).
+        const burstWqes: { q: number; n: number; out: number }[] = [];
+        let got = 0, staleCopies = 0;
+        new StructSink<unknown>(tb, dut.m_wqe as never, 'm_wqe', {
+          pause: 0.3,
+          onItem: (v, at) => {
+            const w = normaliseWqe(v as never);
+            got++;
+            const same = (x: DecodedWqe | undefined): boolean => x !== undefined && x.wrId === w.wrId && x.length === w.length;
+            const actually = ring.map((r, q) => `${q}:${r.findIndex(same)}`).join(' ');
+            expect(w, `QP ${w.qp} WQE at ring index ${w.ringIndex} (cycle ${at}, seed ${tb.seed}; its bytes are those of QP:index ${actually}; PI ${pi[w.qp]}, done ${done[w.qp]})`).toEqual(ring[w.qp]![w.ringIndex]);
+            const b = burstWqes.find(x => x.q === w.qp && x.out < x.n);
+            if (b) b.out++;
+            // A burst already under way when its QP was rewound still delivers (stale copies,
+            // nic_req_tx drops them); after it the ring is read from the rewind index.
+            const st = stale[w.qp]!;
+            if (st.left > 0) {
+              expect(w.ringIndex, `QP ${w.qp}: stale copy at cycle ${at} (seed ${tb.seed})`).toBe(st.next);
+              st.left--; st.next++; staleCopies++;
+              return;
+            }
+            expect(w.ringIndex, `QP ${w.qp}: ring index of the WQE handed on at cycle ${at} (seed ${tb.seed})`).toBe(next[w.qp]);
+            next[w.qp] = w.ringIndex + 1;
+          },
+        });
+        // Slots below done[q] are complete: a rewind never goes back past them, so they may be
+        // written again (the ring never holds more than its size from done on).
+        const done = qps.map(() => 0);
+        const post = (q: number, want: number): void => {
+          if (pi[q]! - done[q]! > (1 << sizeLog2)) throw new Error('test: ring over-full');
+          const n = Math.min(want, (1 << sizeLog2) - (pi[q]! - done[q]!));
+          for (let k = 0; k < n; k++) {
+            const idx = pi[q]! + k;
+            const w = { ...randomWqe(tb.rng), numSge: tb.rng.int(0, MAX_SGE) };
+            mem.write(qps[q]!.base + BigInt((idx & 31) * WQE_BYTES), encodeWqe(w, tb.rng.bytes(WQE_BYTES)));
+            ring[q]![idx] = { ...w, sge: fetchedSges(w), qp: q, ringIndex: idx, status: CQE_STATUS.SUCCESS };
+          }
+          pi[q] = pi[q]! + n;
+          publish();
+        };
+        let rewinds = 0, duringBurst = 0, heldReads = 0, rlasts = 0;
+        ClockPhases.of(tb).onSample(() => { if (dut.m_axi.rvalid.value === 1 && dut.m_axi.rready.value === 1 && dut.m_axi.rlast.value === 1) rlasts++; });
+        const qpOf = (addr: bigint): number => qps.findIndex(x => addr >= x.base && addr < x.base + BigInt(WQE_BYTES << sizeLog2));
+        const burstUnderWay = (q: number): boolean => reads.length > rlasts && qpOf(reads[reads.length - 1]!.addr) === q;
+        const readsOf = (q: number): number => reads.filter(b => b.addr >= qps[q]!.base && b.addr < qps[q]!.base + BigInt(WQE_BYTES << sizeLog2)).length;
+        for (let round = 0; round < 12; round++) {
+          for (let q = 0; q < NUM_QP; q++) post(q, tb.rng.int(1, 6));
+          await tb.clockCycles(tb.rng.int(5, 60));
+          // Rewind one QP to a random index it has already handed on (or is about to).
+          const q = tb.rng.int(0, NUM_QP - 1);
+          // Every other round, wait for a burst of the QP to be under way: the rewind then
+          // lands in the middle of it.
+          if (round % 2 === 0) {
+            post(q, 4);
+            for (let t = 0; t < 2_000 && pi[q]! > next[q]! && !burstUnderWay(q); t++) await tb.clockCycles(1);
+          }
+          // Inputs change right after a rising edge (drive phase), as a register would drive them:
+          // the AR offered in IDLE depends on them combinationally.
+          await tb.rising();
+          done[q] = Math.max(done[q]!, next[q]! - 8);
+          const r = tb.rng.int(done[q]!, next[q]!);
+          const burstOfQ = burstUnderWay(q);
+          dut.rewind.value = { valid: 1, qp: q, ringIdx: r };
+          await tb.rising();
+          dut.rewind.value = { valid: 0, qp: 0, ringIdx: 0 };
+          // WQEs of a burst that was already reading may still come; then it goes on from r.
+          const under = burstWqes.find(x => x.q === q && x.out < x.n);
+          // (Its WQEs are the next ones to come: from the index the QP expected before the rewind.)
+          if (under) stale[q] = { left: under.n - under.out, next: stale[q]!.left > 0 ? stale[q]!.next : next[q]! };
+          next[q] = r;
+          rewinds++;
+          if (burstOfQ) duringBurst++;
+          // Hold another QP for a while: no read of it may start.
+          const h = (q + 1) % NUM_QP;
+          await tb.rising();
+          dut.hold.value = 1 << h;
+          await tb.clockCycles(1);
+          await tb.until(() => dut.m_axi.arvalid.value === 0, { timeout: 1_000, what: 'no read offered' });
+          const before = readsOf(h);
+          post(h, 2);
+          await tb.clockCycles(tb.rng.int(30, 80));
+          heldReads += readsOf(h) - before;
+          await tb.rising();
+          dut.hold.value = 0;
+        }
+        await tb.until(() => qps.every((_, q) => next[q] === pi[q]), { timeout: 100_000, what: 'every ring read to its PI' });
+        console.log(`wqe_fetch rewind/hold ${dw}b: seed ${tb.seed}, ${got} WQEs (${staleCopies} stale copies), ${rewinds} rewinds (${duringBurst} with a read under way), reads of held QPs ${heldReads}`);
+        expect(heldReads, 'reads started for a held QP').toBe(0);
+        expect(rewinds).toBe(12);
+        expect(duringBurst, 'rewinds that hit a burst of their QP under way').toBeGreaterThanOrEqual(3);
+      }, { maxCycles: 400_000, ...(process.env['NICGEN_DEBUG_WAVE'] ? { wave: process.env['NICGEN_DEBUG_WAVE'] } : {}) });
+    });
+  }
 
   for (const weights of [[1, 1, 1, 1], [1, 2, 3, 4]]) {
     it(`shares fetches by weight ${weights.join(':')} within ±10 % with 4 busy QPs`, async () => {

@@ -27,6 +27,10 @@ describe('failure pictures', () => {
     for (const file of [f.svg, f.png!, f.dump, f.savefile!]) expect(fs.statSync(file).size, file).toBeGreaterThan(500);
     expect(r.message).toContain(`picture: ${f.svg} (and ${f.png})`);
     expect(r.message).toContain('replay: ./bin/nicgen sim selftest --test fail --seed 3\n');
+    // Every cycle number in the message comes with its dump time, the window's too.
+    expect(r.message).toMatch(/waves of cycles (\d+)\.\.(\d+) \((\d+) ns\.\.(\d+) ns\): /);
+    const [, from, to, fromNs, toNs] = /waves of cycles (\d+)\.\.(\d+) \((\d+) ns\.\.(\d+) ns\)/.exec(r.message)!.map(Number);
+    expect([fromNs, toNs]).toEqual([from! * 4, to! * 4]);
     const svg = fs.readFileSync(f.svg, 'utf8');
     // The watched stream first, then every handshake of the DUT (selftest_skid wraps one skid
     // buffer instance: its own ports' handshakes follow the top's).

@@ -1,0 +1,146 @@
+// The requester's per-QP transport state, in ONE record (docs/nic-reliability.md): the
+// outstanding-entry pointers, the PSN window, error and READ-completion state, the retry
+// engine (retry and RNR counters, the pending retry), the ACK/RNR timer and the send pointer
+// (where nic_req_tx goes on in the send ring, and the PSN a rewound message resumes at).
+//
+// nic_ack_tracker holds the table (one record per QP) and is its only writer. It is read and
+// written through the narrow interface below: `at(q)` reads one record (a mux over the table
+// today, one block-RAM read port tomorrow), `write(i, rec)` replaces QP i's record at the clock
+// edge. Every event of a cycle (an entry posted, an ACK/NAK, a read_done, a retirement, a
+// timer expiry, a rewind, a park) is folded into one next record per QP, so moving the table
+// into block RAM (issue 15) means serialising those events into one read-modify-write per
+// cycle, not finding state scattered over the stages. nic_req_tx reads its part (the send
+// pointer) through the tracker's `tp_*` read port; it writes nothing here directly: what it
+// does reaches the record as events (a posted entry, a park).
+
+import { Bool, Struct, UInt, Vec, lit, mux, pack, type ModuleBuilder, type StructShape, type UIntShape, type Value } from '../hdl/index.ts';
+
+/** Why nic_req_tx put a QP's next WQE back (the fetch stage re-reads it once the reason is gone). */
+export const PARK = { NONE: 0, FENCE: 1, READ_LIMIT: 2, TRACKER_FULL: 3 } as const;
+
+/** Widths that depend on the tracker's depth. */
+export function qpTransportStruct(depthLog2: number) {
+  const ptr = UInt(depthLog2 + 1);
+  return Struct('qp_transport', {
+    // -- outstanding entries (the tracker's per-QP FIFO in its entry memory) --
+    head: ptr,
+    tail: ptr,
+    // -- PSN window: PSNs acked+1 .. lastSent are in flight --
+    sentValid: Bool,
+    lastSent: UInt(24),
+    acked: UInt(24),
+    /** Newest PSN ever sent (not lowered by a rewind): packets at or below it are resends. */
+    highValid: Bool,
+    sentHigh: UInt(24),
+    // -- errors --
+    nakValid: Bool,
+    nakStatus: UInt(4),
+    nakSyn: UInt(8),
+    flush: Bool,
+    // -- READ completions --
+    rdCount: ptr,
+    rdAcked: UInt(24),
+    rdErrValid: Bool,
+    rdErrPsn: UInt(24),
+    rdErrStatus: UInt(4),
+    rdErrSyn: UInt(8),
+    // -- retry engine --
+    retryLeft: UInt(3),
+    rnrLeft: UInt(3),
+    /** A NAK-started retry is under way (rxe's started_retry): further NAKs do not count. */
+    retryStarted: Bool,
+    /** A retry was decided: the completion engine rewinds at the oldest uncovered entry. */
+    retryPend: Bool,
+    // -- timer: one deadline per QP, checked by the scanner --
+    tmArmed: Bool,
+    /** The armed deadline is an RNR wait (its expiry rewinds without using a retry). */
+    tmRnr: Bool,
+    tmDeadline: UInt(32),
+    // -- send pointer (nic_req_tx) --
+    /** Ring index of the next WQE nic_req_tx takes for this QP; others are stale copies. */
+    expIdx: UInt(16),
+    /** The WQE at expIdx resumes at resumePsn (a go-back-N restart inside it). */
+    resumeValid: Bool,
+    resumePsn: UInt(24),
+    /** PARK: why the WQE at expIdx was put back; the fetch stage holds the QP until it clears. */
+    park: UInt(2),
+  });
+}
+export type QpTransportShape = ReturnType<typeof qpTransportStruct>;
+
+/** The send-pointer view nic_req_tx reads for the QP of the WQE it holds (tp_* port). */
+export const TxPointer = Struct('tx_pointer', {
+  expIdx: UInt(16),
+  resumeValid: Bool,
+  resumePsn: UInt(24),
+  highValid: Bool,
+  sentHigh: UInt(24),
+  /** The tracker has a free entry slot for this QP (else the WQE is parked). */
+  room: Bool,
+});
+
+/** A go-back-N restart of one QP, handed to nic_req_tx (SQ_PSN := sqPsn), nic_read_resp_rx
+ *  (drop the QP's READ contexts) and nic_wqe_fetch (re-read the ring from ringIdx). */
+export function rewindStruct(qw: number) {
+  return Struct('qp_rewind', { qp: UInt(qw), ringIdx: UInt(16), sqPsn: UInt(24) });
+}
+/** nic_req_tx put the WQE at ringIdx back (fetch re-reads it when `reason` is gone). */
+export function parkStruct(qw: number) {
+  return Struct('qp_park', { valid: Bool, qp: UInt(qw), ringIdx: UInt(16), reason: UInt(2) });
+}
+/** "Read the QP's ring again from ringIdx" for nic_wqe_fetch. */
+export function fetchRewindStruct(qw: number) {
+  return Struct('fetch_rewind', { valid: Bool, qp: UInt(qw), ringIdx: UInt(16) });
+}
+
+type Fields<S> = S extends StructShape<infer F> ? F : never;
+export type QpTransportField = keyof Fields<QpTransportShape> & string;
+
+/** The record table: one register per QP today; `at` and `write` are the whole interface. */
+export interface QpTransportTable {
+  readonly shape: QpTransportShape;
+  /** The record of QP q (q may be a runtime index). */
+  at(q: Value | number): Value;
+  /** Replace QP i's record at the next edge. */
+  write(i: number, rec: Value): void;
+}
+
+export function qpTransportTable(m: ModuleBuilder, numQp: number, depthLog2: number): QpTransportTable {
+  const shape = qpTransportStruct(depthLog2);
+  const reg = m.reg('qp_tp_reg', Vec(shape, numQp));
+  return {
+    shape,
+    at: q => reg.at(q),
+    write: (i, rec) => reg.setBits((i + 1) * shape.width - 1, i * shape.width, rec),
+  };
+}
+
+/** `rec` with some fields replaced (the others kept). */
+export function withFields(shape: QpTransportShape, rec: Value, changes: Partial<Record<QpTransportField, Value | number>>): Value {
+  const all: Record<string, Value | number> = {};
+  for (const f of shape.fields) all[f.name] = f.name in changes ? changes[f.name as QpTransportField]! : (rec as Value<QpTransportShape>).field(f.name as QpTransportField);
+  return pack(shape, all as never);
+}
+
+/** The first value whose condition holds, else `dflt` (a priority mux, first case wins). */
+export function firstOf(cases: readonly (readonly [Value, Value | number])[], dflt: Value): Value {
+  let v: Value = dflt;
+  for (let i = cases.length - 1; i >= 0; i--) {
+    const [c, x] = cases[i]!;
+    v = mux(c, typeof x === 'number' ? lit(x, dflt.width) : x, v);
+  }
+  return v;
+}
+
+/** RNR NAK timer codes (IBTA table 45, 5-bit code of syndrome 0x20|t) in microseconds x 100. */
+const RNR_TIMER_10US = [65536, 1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024, 1536, 2048, 3072, 4096, 6144, 8192, 12288, 16384, 24576, 32768, 49152];
+/** Cycles of RNR timer code t at `clockHz` (the NIC's clock; 250 MHz by default). */
+export function rnrTimerCycles(t: number, clockHz = 250e6): number {
+  return Math.round(RNR_TIMER_10US[t & 31]! * 10e-6 * clockHz);
+}
+/** The RNR wait in cycles for a 5-bit timer code, as a 32-bit value (a 32-entry table). */
+export function rnrTimerValue(code: Value, clockHz = 250e6): Value<UIntShape> {
+  let v: Value = lit(rnrTimerCycles(0, clockHz), 32);
+  for (let t = 1; t < 32; t++) v = mux(code.eq(t), lit(rnrTimerCycles(t, clockHz), 32), v);
+  return v.asUnsigned();
+}
