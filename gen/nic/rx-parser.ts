@@ -117,14 +117,17 @@ export const rxParser = defineModule('nic_rx_parser', { dataWidth: 64 } as RxPar
     level = next;
   }
   const sum = m.let('ip_sum', level[0]!);
-  const sumOk = m.let('ip_sum_ok', sum.bits(15, 0).eq(cat(lit(0xfff, 12), sum.bits(19, 16).not())));
+  // The sum is registered (p_sum_reg) and compared in stage 1: the adder tree alone fills
+  // stage 0's cycle.
+  const pSum = m.reg('p_sum_reg', UInt(20), { reset: null });
+  const sumOk = m.let('ip_sum_ok', pSum.bits(15, 0).eq(cat(lit(0xfff, 12), pSum.bits(19, 16).not())));
 
-  const checks: [Value, number][] = [
+  const checks: [Value | 'stage1', number][] = [
     [frameLen.lt(14), RX_DROP.TRUNCATED],
     [be(OFF.ethertype, 2).ne(ETHERTYPE_IPV4), RX_DROP.BAD_ETHERTYPE],
     [frameLen.lt(14 + IPV4_BYTES), RX_DROP.TRUNCATED],
     [be(OFF.ipVerIhl, 1).ne(0x45), RX_DROP.BAD_IP],
-    [sumOk.lnot(), RX_DROP.BAD_IP_CHECKSUM],
+    ['stage1', RX_DROP.BAD_IP_CHECKSUM], // compared in stage 1 from p_sum_reg
     [totalLen.zext(17).addw(14).gt(frameLen.zext(17)), RX_DROP.TRUNCATED],
     [totalLen.lt(IPV4_BYTES), RX_DROP.BAD_IP],
     [be(OFF.ipFrag, 2).and(0x3fff).ne(0), RX_DROP.BAD_IP],
@@ -141,6 +144,8 @@ export const rxParser = defineModule('nic_rx_parser', { dataWidth: 64 } as RxPar
     [payLen17.bit(16), RX_DROP.BAD_IP],
     [payLen17.bits(15, 13).ne(0), RX_DROP.BAD_IP],
   ];
+  // Stage 0's flags, in check order (the checksum comparison is not among them).
+  const stage0 = checks.flatMap(([c]) => (typeof c === 'string' ? [] : [c]));
   const kDec = select(kind, kinds, kDecOf.map(k => lit(k, kW)));
 
   // The pipeline register between the stages: one input beat, and for the decision beat its
@@ -149,7 +154,7 @@ export const rxParser = defineModule('nic_rx_parser', { dataWidth: 64 } as RxPar
   const pData = m.reg('p_data_reg', UInt(W), { reset: null });
   const pLast = m.reg('p_last_reg', Bool, { reset: null });
   const pDecide = m.reg('p_decide_reg', Bool, { reset: null });
-  const pChecks = m.reg('p_checks_reg', UInt(checks.length), { reset: null });
+  const pChecks = m.reg('p_checks_reg', UInt(stage0.length), { reset: null });
   const pKind = m.reg('p_kind_reg', UInt(2), { reset: null });
   const pPayLen = m.reg('p_pay_len_reg', UInt(13), { reset: null });
 
@@ -174,7 +179,8 @@ export const rxParser = defineModule('nic_rx_parser', { dataWidth: 64 } as RxPar
     pData.set(s.tdata);
     pLast.set(s.tlast!);
     pDecide.set(decide0);
-    pChecks.set(cat(...checks.map(([c]) => c).reverse()));
+    pChecks.set(cat(...[...stage0].reverse()));
+    pSum.set(sum);
     pKind.set(kind);
     pPayLen.set(payLen17.trunc(13));
     for (let j = 0; j < capBeats; j++) {
@@ -192,7 +198,9 @@ export const rxParser = defineModule('nic_rx_parser', { dataWidth: 64 } as RxPar
 
   // The first failing check, in the reference decoder's order.
   let reasonExpr: Value = lit(RX_DROP.NONE, 3);
-  for (let i = checks.length - 1; i >= 0; i--) reasonExpr = mux(pChecks.bit(i), lit(checks[i]![1], 3), reasonExpr);
+  let flag = 0;
+  const failing = checks.map(([c]) => (typeof c === 'string' ? sumOk.lnot() : pChecks.bit(flag++)));
+  for (let i = checks.length - 1; i >= 0; i--) reasonExpr = mux(failing[i]!, lit(checks[i]![1], 3), reasonExpr);
   const reason = m.let('reason', reasonExpr);
   const payLen = pPayLen;
   const kindNow = pKind;
