@@ -2,7 +2,7 @@
 // folder (cli/output-folder.ts: what may be written or removed there), or with --check report
 // whether the folder (normally rtl/) is out of date.
 //
-//   nicgen gen                                    this project's tops (gen/tops.ts) into rtl/
+//   nicgen gen                                    the project's tops (nicgen.config.ts) into its rtl/
 //   nicgen gen --tops my-tops.ts --out build/x    your tops; --out is required
 //   nicgen gen nic_top --set numQp=8 --out DIR    one top, some parameters changed
 
@@ -10,6 +10,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { emitProject, reconfigure, topName, type TopEntry } from '../gen/emit/index.ts';
+import { currentProject } from './config.ts';
 import { MANIFEST_FILE, applyPlan, planWrite, type WritePlan } from './output-folder.ts';
 import { checkTopsSources, loadTops } from './project.ts';
 import { commandLineLoc, parseSets } from './gen-set.ts';
@@ -17,7 +18,8 @@ import { describeCheck } from './source-check.ts';
 import { UsageError } from './usage-error.ts';
 
 export interface GenOptions {
-  /** Output folder; rtl/ when omitted (only for this project's own tops). */
+  /** Output folder; default the project's (nicgen.config.ts `out`, normally rtl/), and only
+   *  for the project's own tops as they are listed there. */
   readonly out?: string | undefined;
   readonly check: boolean;
   readonly tops?: string | undefined;
@@ -36,13 +38,17 @@ function nicgenVersion(): string {
   return (JSON.parse(fs.readFileSync(path.join(nicgenRoot, 'package.json'), 'utf8')) as { version: string }).version;
 }
 
-/** --out is required for anything but this project's own tops: their rtl/ is committed and
- *  checked, and is no place for another design. */
-function outFolder(o: GenOptions): string {
-  if (o.out !== undefined) return o.out;
-  if (o.tops !== undefined) throw new UsageError(`--tops ${o.tops} emits your own tops: name their folder with --out DIR (rtl/ holds this project's generated files)`);
-  if (o.top !== undefined || o.set?.length) throw new UsageError(`name the folder for ${o.top ?? 'the top'} with --out DIR, e.g. --out build/${o.top ?? 'top'} (rtl/ holds this project's generated files)`);
-  return 'rtl';
+/** `--out` as given (relative to the current folder), or the project's folder (nicgen.config.ts
+ *  `out`) as seen from the project root, which is how its filelists name their files
+ *  (`rtl/x.v`). That folder is for the project's own tops as its config lists them (in this
+ *  repository rtl/ is committed and checked): other tops and configured ones need --out. */
+async function outFolder(o: GenOptions): Promise<{ abs: string; shown: string }> {
+  if (o.out !== undefined) return { abs: path.resolve(o.out), shown: o.out };
+  if (o.tops !== undefined) throw new UsageError(`--tops ${o.tops} emits other tops than nicgen.config.ts lists: name their folder with --out DIR (the project's own folder, rtl/ unless the config says otherwise, holds its generated files)`);
+  const p = await currentProject();
+  const shown = path.relative(p.root, p.out) || '.';
+  if (o.top !== undefined || o.set?.length) throw new UsageError(`name the folder for ${o.top ?? 'the top'} with --out DIR, e.g. --out build/${o.top ?? 'top'} (${shown}/ holds this project's generated files)`);
+  return { abs: p.out, shown };
 }
 
 function selectTop(entries: readonly TopEntry[], o: GenOptions): readonly TopEntry[] {
@@ -66,38 +72,51 @@ function selectTop(entries: readonly TopEntry[], o: GenOptions): readonly TopEnt
 /** Returns the process exit code. */
 export async function genCommand(opts: GenOptions): Promise<number> {
   const t0 = performance.now();
-  const outArg = outFolder(opts);
-  const out = path.resolve(outArg);
-  if (fs.existsSync(out) && !fs.statSync(out).isDirectory()) throw new UsageError(`--out ${outArg} is a file, not a folder`);
+  const target = await outFolder(opts);
+  const out = target.abs;
+  if (fs.existsSync(out) && !fs.statSync(out).isDirectory()) throw new UsageError(`--out ${target.shown} is a file, not a folder`);
   const checked = await checkTopsSources(opts.tops);
   const entries = selectTop(await loadTops(opts.tops), opts);
   const project = emitProject(entries, { coreVersion: nicgenVersion() });
-  const plan = planWrite(out, filelistsUnder(project.files, outArg));
+  const plan = planWrite(out, filelistsUnder(project.files, target.shown));
 
-  if (opts.check) return reportCheck(plan, outArg, project.files.size);
+  if (opts.check) return reportCheck(plan, target.shown, project.files.size);
   if (plan.conflicts.length) {
-    for (const f of plan.conflicts) console.error(`  not nicgen's: ${path.join(outArg, f)}`);
-    console.error(`nicgen gen: nothing written: ${plan.conflicts.length} file(s) in ${outArg} that a top generates were not written by nicgen, or were changed since `
-      + `(${MANIFEST_FILE} lists what nicgen wrote): move them out of ${outArg} (or delete them) and run again`);
+    for (const f of plan.conflicts) console.error(`  not nicgen's: ${path.join(target.shown, f)}`);
+    console.error(`nicgen gen: nothing written: ${plan.conflicts.length} file(s) in ${target.shown} that a top generates were not written by nicgen, or were changed since `
+      + `(${MANIFEST_FILE} lists what nicgen wrote): move them out of ${target.shown} (or delete them) and run again`);
     return 1;
   }
   try {
-    // Not `recursive: true`: on pseudo file systems such as /proc, Node 20's recursive
-    // mkdir can spin forever instead of failing. One level is all a user expects.
-    if (!fs.existsSync(out)) fs.mkdirSync(out);
+    makeFolder(out);
     fs.accessSync(out, fs.constants.W_OK);
   } catch (e) {
-    throw new UsageError(`cannot write to --out ${outArg}: ${(e as Error).message}`);
+    throw new UsageError(`cannot write to --out ${target.shown}: ${(e as Error).message}`);
   }
   applyPlan(plan);
-  for (const f of plan.keptEdited) console.error(`nicgen gen: kept ${path.join(outArg, f)}: no top generates it any more, but it was changed since nicgen wrote it (it is yours now)`);
+  for (const f of plan.keptEdited) console.error(`nicgen gen: kept ${path.join(target.shown, f)}: no top generates it any more, but it was changed since nicgen wrote it (it is yours now)`);
   const secs = ((performance.now() - t0) / 1000).toFixed(2);
   const kept = plan.userFiles.length ? `; ${plan.userFiles.length} other file(s) left alone` : '';
-  console.log(`wrote ${project.tops.length} tops, ${project.files.size} files to ${outArg} (${plan.write.size} changed, ${plan.remove.length} removed${kept}) in ${secs} s; ${describeCheck(checked)}`);
+  console.log(`wrote ${project.tops.length} tops, ${project.files.size} files to ${target.shown} (${plan.write.size} changed, ${plan.remove.length} removed${kept}) in ${secs} s; ${describeCheck(checked)}`);
   return 0;
 }
 
-function reportCheck(plan: WritePlan, outArg: string, count: number): number {
+/** `out`, and inside the current folder any missing folders above it (`--out build/nic512`
+ *  in a fresh project); elsewhere only the last level (a typo such as `/nonexistent/deep/x`
+ *  is refused rather than made). One level at a time, not `recursive: true`: on pseudo file
+ *  systems such as /proc, Node 20's recursive mkdir can spin forever instead of failing. */
+function makeFolder(out: string): void {
+  const rel = path.relative(process.cwd(), out);
+  const inside = rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel);
+  const missing: string[] = [];
+  for (let d = out; !fs.existsSync(d); d = path.dirname(d)) {
+    missing.unshift(d);
+    if (!inside || path.dirname(d) === d) break;
+  }
+  for (const d of missing) fs.mkdirSync(d);
+}
+
+function reportCheck(plan: WritePlan, shown: string, count: number): number {
   if (plan.upToDate) {
     console.log(`${path.relative(process.cwd(), plan.out) || plan.out}/ is up to date (${count} files)`);
     return 0;
@@ -107,7 +126,7 @@ function reportCheck(plan: WritePlan, outArg: string, count: number): number {
   for (const f of plan.conflicts) console.error(`  differs, and is not nicgen's to overwrite: ${f}`);
   for (const f of plan.keptEdited) console.error(`  no longer generated, changed since, would be kept: ${f}`);
   if (!plan.write.size && !plan.remove.length && !plan.conflicts.length && !plan.keptEdited.length) console.error(`  would change: ${MANIFEST_FILE}`);
-  console.error(`${outArg} is out of date with the generators: run 'nicgen gen' and commit the result`);
+  console.error(`${shown} is out of date with the generators: run 'nicgen gen' and commit the result`);
   return 1;
 }
 

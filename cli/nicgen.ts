@@ -4,7 +4,11 @@ import * as path from 'node:path';
 import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { DesignErrors, DslError } from '../gen/hdl/errors.ts';
+import { UsageError as RegressUsageError } from '../scripts/regress/args.ts';
+import { regressMain } from '../scripts/regress/main.ts';
+import { currentProject, nicgenBin } from './config.ts';
 import { genCommand } from './gen-command.ts';
+import { initCommand } from './init-command.ts';
 import { lintCommand } from './lint-command.ts';
 import { modulesCommand } from './modules-command.ts';
 import { coverageCommand } from './coverage-print.ts';
@@ -16,17 +20,36 @@ import { waveCommand } from './wave-command.ts';
 import { UsageError } from './usage-error.ts';
 import { cacheRoot } from '../sim/cache.ts';
 
+/** `nicgen regress ...`: the regression runner's own options (see `nicgen regress --help`). */
+async function regress(argv: readonly string[]): Promise<number> {
+  const p = await currentProject();
+  try {
+    return await regressMain(argv, { root: p.root, benches: p.benches, configFile: p.configFile, bin: nicgenBin, command: p.command });
+  } catch (err) {
+    if (err instanceof RegressUsageError) throw new UsageError(`regress: ${err.message}`);
+    throw err;
+  }
+}
+
 async function main(argv: string[]): Promise<number> {
+  // Passed through whole: the regression runner parses its own options (shared with make
+  // regress); `nicgen regress merge` is a command of its own.
+  if (argv[0] === 'regress' && argv[1] !== 'merge') return regress(argv.slice(1));
   let code = 0;
   await yargs(argv)
     .scriptName('nicgen')
     .usage('$0 <command> [options]')
+    .command('init <dir>', 'make a new nicgen project in DIR: design, bench, config, README (never overwrites a file)', y => y
+      .positional('dir', { type: 'string', demandOption: true, describe: 'folder of the new project (created if missing)' })
+      .option('name', { type: 'string', describe: 'package name (default: the folder name)' })
+      .option('nicgen', { type: 'string', describe: 'what package.json depends on for nicgen: a version, a path or a tarball (default: this nicgen)' }),
+    async a => { code = await initCommand({ dir: a.dir, name: a.name, nicgen: a.nicgen }); })
     .command('gen [top]', 'write modules, filelists, port manifests and FuseSoC cores', y => y
       .positional('top', { type: 'string', describe: 'only this top: a definition name (nic_top, from its defaults) or an emitted name (sync_fifo_width64)' })
       .option('set', { type: 'string', array: true, nargs: 1, default: [] as string[], describe: 'change a parameter of the top: --set numQp=8 (repeat for more); checked against its allowed range' })
-      .option('out', { type: 'string', describe: 'output folder (default rtl/, for this project\'s own tops only; required with a top, --set or --tops)' })
+      .option('out', { type: 'string', describe: 'output folder (default: `out` of nicgen.config.ts, else rtl/; for the project\'s own tops only: required with a top, --set or --tops)' })
       .option('check', { type: 'boolean', default: false, describe: 'only report whether the folder is out of date (exit 1 if so)' })
-      .option('tops', { type: 'string', describe: 'a TS module exporting `tops` to emit instead of gen/tops.ts' })
+      .option('tops', { type: 'string', describe: 'a TS module exporting `tops` to emit instead of the tops of nicgen.config.ts' })
       .epilog('nicgen writes only into the output folder, and removes only files it wrote there and nobody changed since (listed in its .nicgen-files.json); every other file there is yours and stays. Your design files are type-checked (tsc) and checked for JavaScript operators on hardware values first (NICGEN_TYPECHECK=0 skips that).')
       .example('$0 gen nic_top --set dataWidth=512 --set numQp=8 --out build/nic512', 'one configured NIC: Verilog, nic_top_*.f, .ports.json and a FuseSoC .core in build/nic512'),
     async a => { code = await genCommand({ out: a.out, check: a.check, tops: a.tops, top: a.top, set: a.set, argv }); })
@@ -34,7 +57,7 @@ async function main(argv: string[]): Promise<number> {
       .option('top', { type: 'string', array: true, default: [] as string[], describe: 'only these tops (every module in them) or modules (just those)' })
       .option('jobs', { type: 'number', default: 2, describe: 'modules checked at once' })
       .option('verbose', { type: 'boolean', default: false, describe: 'print tool output for passing modules too' })
-      .option('tops', { type: 'string', describe: 'a TS module exporting `tops` to check instead of gen/tops.ts' }),
+      .option('tops', { type: 'string', describe: 'a TS module exporting `tops` to check instead of the tops of nicgen.config.ts' }),
     async a => { code = await lintCommand({ tops: a.top, jobs: a.jobs, verbose: a.verbose, ...(a.tops ? { topsFile: a.tops } : {}) }); })
     .command('synth', 'resources and worst paths of a module or a whole top under the synthesis proxies (docs/synth.md)', y => y
       .option('top', { type: 'string', describe: 'a top (its every module, then the whole top) or one module' })
@@ -44,14 +67,14 @@ async function main(argv: string[]): Promise<number> {
       .option('whole', { type: 'boolean', default: false, describe: 'only the whole top, no row per module inside it' })
       .option('jobs', { type: 'number', default: 2, describe: 'synthesis runs at once' })
       .option('cache', { type: 'string', describe: 'folder of cached tool outputs (default <project>/.cache/synth, or $NICGEN_CACHE/synth)' })
-      .option('tops', { type: 'string', describe: 'a TS module exporting `tops` instead of gen/tops.ts' }),
+      .option('tops', { type: 'string', describe: 'a TS module exporting `tops` instead of the tops of nicgen.config.ts' }),
     async a => {
       code = await synthCommand({ top: a.top, set: a.set, target: a.target, json: a.json, jobs: a.jobs, whole: a.whole, cacheDir: a.cache ?? path.join(cacheRoot(), 'synth'), ...(a.tops ? { topsFile: a.tops } : {}) });
     })
     .command('modules', 'print a table of the emitted modules', y => y
-      .option('tops', { type: 'string', describe: 'a TS module exporting `tops` instead of gen/tops.ts' }),
+      .option('tops', { type: 'string', describe: 'a TS module exporting `tops` instead of the tops of nicgen.config.ts' }),
     async a => { code = await modulesCommand(a.tops); })
-    .command('sim [top]', 'run a named test bench on its Verilator model (see --list)', y => y
+    .command('sim [top]', 'run a named test bench of nicgen.config.ts on its Verilator model (see --list)', y => y
       .positional('top', { type: 'string', describe: 'the DSL module the bench tests (e.g. sync_fifo)' })
       .option('test', { type: 'string', describe: 'bench name within the top' })
       .option('list', { type: 'boolean', default: false, describe: 'list every top and its benches' })
@@ -74,7 +97,7 @@ async function main(argv: string[]): Promise<number> {
         coverage: a.coverage, coverageToggle: a.coverageToggle, coverageDir: a.coverageDir, coverageReport: a.coverageReport,
       });
     })
-    .command('regress', 'regression tools (the regression itself: make regress, docs/regress.md)', y => y
+    .command('regress', 'many seeds of every bench of nicgen.config.ts in parallel: JUnit XML, HTML report, coverage (options: nicgen regress --help; docs/regress.md)', y => y
       .command('merge <dirs..>', 'merge the folders of the shards of one regression (make regress REGRESS_ARGS=\'--seed-base S --shard K/N\') into one', z => z
         .positional('dirs', { type: 'string', array: true, describe: 'the shards\' results folders, all N of them' })
         .option('out', { type: 'string', describe: 'a new folder for the merged results (default out/regress/merged-<timestamp>)' }),
@@ -116,6 +139,12 @@ async function main(argv: string[]): Promise<number> {
     .parseAsync();
   return code;
 }
+
+// `nicgen sim --list | head`: a closed pipe ends the listing, not with a stack trace.
+process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+  if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+  throw err;
+});
 
 main(hideBin(process.argv)).then(code => { process.exitCode = code; }, (err: unknown) => {
   if (err instanceof UsageError) { console.error(`nicgen: ${err.message}`); process.exitCode = 2; return; }

@@ -2,23 +2,25 @@
 
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
 import { emitProject, type EmittedProject, type TopEntry } from '../gen/emit/index.ts';
+import { currentProject, findConfig } from './config.ts';
 import { checkSources, type SourceCheckResult } from './source-check.ts';
 import { UsageError } from './usage-error.ts';
 
-const builtInTops = fileURLToPath(new URL('../gen/tops.ts', import.meta.url));
-
-/** tsc and the hardware-value check over the tops file and everything it imports, before
- *  anything is elaborated (cli/source-check.ts). */
+/** tsc and the hardware-value check over the tops' sources before anything is elaborated
+ *  (cli/source-check.ts): the `--tops` file, else the project's nicgen.config.ts, each with
+ *  everything it imports. Runs before the config is imported, so nothing of it has run yet. */
 export async function checkTopsSources(file?: string): Promise<SourceCheckResult> {
   if (file !== undefined && !fs.existsSync(path.resolve(file))) throw new UsageError(`--tops ${file}: no such file`);
-  return checkSources([file ?? builtInTops]);
+  // Without a config, loading the project throws its one-line error (with what to do).
+  const root = file ?? findConfig(process.cwd()) ?? (await currentProject()).configFile;
+  return checkSources([root]);
 }
 
-/** The tops to emit: gen/tops.ts, or another module exporting `tops` (`--tops FILE`). */
+/** The tops to emit: the project's (nicgen.config.ts), or another module exporting `tops` (`--tops FILE`). */
 export async function loadTops(file?: string): Promise<readonly TopEntry[]> {
-  if (file === undefined) return (await import('../gen/tops.ts')).tops;
+  if (file === undefined) return (await currentProject()).tops;
   const abs = path.resolve(file);
   if (!fs.existsSync(abs)) throw new UsageError(`--tops ${file}: no such file`);
   const mod = (await import(pathToFileURL(abs).href)) as { tops?: readonly TopEntry[] };

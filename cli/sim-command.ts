@@ -1,15 +1,15 @@
-// `nicgen sim <top> --test <name>`: runs one bench of the registry (tb/benches/index.ts) on
-// its Verilator model, with progress on stderr and a one-line summary. Exit codes: 0 pass,
+// `nicgen sim <top> --test <name>`: runs one bench of the project's registry (the `benches`
+// of nicgen.config.ts; here tb/benches/index.ts) on its Verilator model, with progress on
+// stderr and a one-line summary. Exit codes: 0 pass,
 // 1 the bench failed (message with seed and replay command), 2 misuse (unknown top/test).
 
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { ClockTime } from '../sim/clock.ts';
-import { benches } from '../tb/benches/index.ts';
-import type { Bench } from '../tb/benches/index.ts';
+import type { Bench, BenchGroup } from '../tb/benches/index.ts';
 import { envSeed, randomSeed, TestFailure, type TestOptions } from '../tb/core/index.ts';
 import { benchHints } from '../tb/benches/failure-pictures.ts';
+import { currentProject } from './config.ts';
 import { printRunCoverage } from './coverage-print.ts';
 import { formatRate, SimProgress, type ProgressStream } from './sim-progress.ts';
 import { checkSources, describeCheck } from './source-check.ts';
@@ -48,11 +48,11 @@ export interface SimIO {
   readonly err: ProgressStream;
 }
 
-const benchRegistry = fileURLToPath(new URL('../tb/benches/index.ts', import.meta.url));
-
 const defaultIO: SimIO = { out: line => console.log(line), err: process.stderr };
 
-function listBenches(io: SimIO): void {
+type Registry = Readonly<Record<string, BenchGroup>>;
+
+function listBenches(benches: Registry, io: SimIO): void {
   for (const [top, group] of Object.entries(benches)) {
     io.out(top);
     const names = Object.keys(group);
@@ -61,8 +61,9 @@ function listBenches(io: SimIO): void {
   }
 }
 
-function pick(top: string | undefined, test: string | undefined): Bench {
+function pick(benches: Registry, top: string | undefined, test: string | undefined): Bench {
   const tops = Object.keys(benches);
+  if (tops.length === 0) throw new UsageError('this project has no benches: list them under `benches` in nicgen.config.ts');
   if (top === undefined) throw new UsageError(`name a top, or --list (tops: ${tops.join(', ')})`);
   const group = benches[top];
   if (!group) throw new UsageError(`unknown top '${top}' (known tops: ${tops.join(', ')})`);
@@ -79,7 +80,7 @@ function cycleOption(name: string, v: number | undefined, min: number): number |
   return v;
 }
 
-function options(a: SimArgs, bench: Bench): TestOptions {
+function options(a: SimArgs, bench: Bench, command: string): TestOptions {
   if (a.seed !== undefined && (!Number.isInteger(a.seed) || a.seed < 0 || a.seed > 0xffffffff)) {
     throw new UsageError(`--seed must be a whole number 0..4294967295, got ${a.seed}`);
   }
@@ -103,7 +104,7 @@ function options(a: SimArgs, bench: Bench): TestOptions {
   const coverage = coverageDir(a, seed);
   const code = a.coverage === true || a.coverageToggle === true;
   return {
-    maxCycles, replay: benchHints(a.top!, a.test!, a.periodNs), seed, ...(wave ? { wave } : {}),
+    maxCycles, replay: benchHints(a.top!, a.test!, a.periodNs, command), seed, ...(wave ? { wave } : {}),
     ...(a.periodNs === undefined ? {} : { periodNs: a.periodNs }), ...(a.pictures === false ? { pictures: false } : {}),
     ...(coverage ? { coverage: { dir: coverage, code, toggle: a.coverageToggle === true } } : {}),
   };
@@ -128,16 +129,19 @@ async function reportCoverage(a: SimArgs, opts: TestOptions, io: SimIO): Promise
 }
 
 export async function simCommand(a: SimArgs, io: SimIO = defaultIO): Promise<number> {
+  const project = await currentProject();
+  const benches = project.benches;
   if (a.list) {
     if (a.top !== undefined || a.test !== undefined) throw new UsageError('--list takes no top or --test');
-    listBenches(io);
+    listBenches(benches, io);
     return 0;
   }
-  const bench = pick(a.top, a.test);
-  const opts = options(a, bench);
-  // The benches and the designs they test are type-checked (and checked for JavaScript
-  // operators on hardware values) before anything is built.
-  const checked = await checkSources([benchRegistry]);
+  const bench = pick(benches, a.top, a.test);
+  const opts = options(a, bench, project.command);
+  // The project's benches and the designs they test (everything nicgen.config.ts imports)
+  // are type-checked (and checked for JavaScript operators on hardware values) before
+  // anything is built.
+  const checked = await checkSources([project.configFile]);
   if (!checked.cached) io.err.write(`sim: ${describeCheck(checked)}\n`);
   // Benches with a link (nic_pair) read their capture file from the environment.
   if (a.pcap !== undefined) process.env['NICGEN_PCAP'] = a.pcap;

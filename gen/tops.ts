@@ -2,6 +2,8 @@
 
 import { top, type TopEntry } from './emit/project.ts';
 import { rrArbiter, wrrArbiter } from './lib/arbiter.ts';
+import { asyncFifo, asyncFifoRam } from './lib/async-fifo.ts';
+import { syncBits, syncHandshake } from './lib/cdc.ts';
 import { CRC32, crcParallel } from './lib/crc.ts';
 import { syncFifo, syncFifoRam } from './lib/fifo.ts';
 import { skidBuffer } from './lib/skid.ts';
@@ -29,6 +31,10 @@ const libTops: readonly TopEntry[] = [
   top(wrrArbiter, { n: 4 }, 'weighted round-robin arbiter'),
   top(crcParallel(CRC32), { bytes: 8 }, 'parallel CRC32, 64-bit word with byte enables'),
   top(crcParallel(CRC32), { bytes: 64 }, 'parallel CRC32, 512-bit word with byte enables'),
+  top(syncBits, {}, 'two-flop synchronizer for single bits (clock-domain crossing)'),
+  top(syncHandshake, {}, 'request/acknowledge handshake synchronizer for a slow 32-bit bus'),
+  top(asyncFifo, { width: 64, depth: 16 }, 'asynchronous (two-clock) FIFO, register storage, Gray-coded pointers'),
+  top(asyncFifoRam, { width: 64, depth: 512 }, 'asynchronous (two-clock) FIFO, dual-clock block RAM, Gray-coded pointers'),
 ];
 
 /** NIC pipeline stages at the default configuration (64-bit datapath, 4 QPs, 16 MRs). */

@@ -9,31 +9,31 @@
 module nic_ack_tracker (
     input  wire          clk,
     input  wire          rst,
-    input  wire [1723:0] qp_ctx,
-    input  wire [158:0]  s_req_data,
+    input  wire [1723:0] qp_ctx,            // 4 x struct qp_ctx: state [2:0], destQpn [26:3], sqPsn [50:27], expPsn [74:51], pmtu [78:75], destMac [126:79], destIp [158:127], pd [174:159], retry [190:175], sqBase [254:191], sqSizeLog2 [258:255], sqPi [274:259], sqCi [290:275], cqBase [354:291], cqSizeLog2 [358:355], cqPi [374:359], cqCi [390:375], udpSport [406:391], msn [430:407] (element i at [i*431 +: 431])
+    input  wire [158:0]  s_req_data,        // struct req_entry: qp [1:0], wrId [65:2], opcode [73:66], length [105:74], firstPsn [129:106], lastPsn [153:130], signaled [154], status [158:155]
     input  wire          s_req_valid,
     output wire          s_req_ready,
     // not read: the MSN is not needed: completion follows the PSN
     /* verilator lint_off UNUSEDSIGNAL */
-    input  wire [57:0]   s_ack_data,
+    input  wire [57:0]   s_ack_data,        // struct ack_in: qp [1:0], psn [25:2], syndrome [33:26], msn [57:34]
     /* verilator lint_on UNUSEDSIGNAL */
     input  wire          s_ack_valid,
     output wire          s_ack_ready,
-    output wire [121:0]  m_cqe_data,
+    output wire [121:0]  m_cqe_data,        // struct cqe_req: qp [1:0], wrId [65:2], byteLen [97:66], opcode [105:98], status [113:106], syndrome [121:114]
     output wire          m_cqe_valid,
     input  wire          m_cqe_ready,
-    output wire [2:0]    qp_error,
+    output wire [2:0]    qp_error,          // struct qp_error_event: valid [0], qp [2:1]
     // not read: the wrId is not needed: a READ is found by its lastPsn
     /* verilator lint_off UNUSEDSIGNAL */
-    input  wire [102:0]  s_read_done_data,
+    input  wire [102:0]  s_read_done_data,  // struct read_done: qp [1:0], wrId [65:2], lastPsn [89:66], status [93:90], syndrome [101:94], ok [102]
     /* verilator lint_on UNUSEDSIGNAL */
     input  wire          s_read_done_valid,
     output wire          s_read_done_ready,
     output wire [3:0]    read_busy
 );
 
-localparam STATE_EVAL = 1'd1;
 localparam STATE_PICK = 1'd0;
+localparam STATE_EVAL = 1'd1;
 
 reg  [19:0] head_reg;
 reg  [19:0] tail_reg;

@@ -9,12 +9,12 @@
 module nic_completion (
     input  wire          clk,
     input  wire          rst,
-    input  wire [1723:0] qp_ctx,
+    input  wire [1723:0] qp_ctx,        // 4 x struct qp_ctx: state [2:0], destQpn [26:3], sqPsn [50:27], expPsn [74:51], pmtu [78:75], destMac [126:79], destIp [158:127], pd [174:159], retry [190:175], sqBase [254:191], sqSizeLog2 [258:255], sqPi [274:259], sqCi [290:275], cqBase [354:291], cqSizeLog2 [358:355], cqPi [374:359], cqCi [390:375], udpSport [406:391], msn [430:407] (element i at [i*431 +: 431])
     // not read: bits 15:6 of IRQ_MOD are reserved
     /* verilator lint_off UNUSEDSIGNAL */
     input  wire [31:0]   irq_mod,
     /* verilator lint_on UNUSEDSIGNAL */
-    input  wire [121:0]  s_req_data,
+    input  wire [121:0]  s_req_data,    // struct cqe_req: qp [1:0], wrId [65:2], byteLen [97:66], opcode [105:98], status [113:106], syndrome [121:114]
     input  wire          s_req_valid,
     output wire          s_req_ready,
     output wire [3:0]    m_axi_awid,
@@ -39,16 +39,16 @@ module nic_completion (
     input  wire [1:0]    m_axi_bresp,
     input  wire          m_axi_bvalid,
     output wire          m_axi_bready,
-    output wire [18:0]   cq_pi_upd,
-    output wire [2:0]    qp_error,
+    output wire [18:0]   cq_pi_upd,     // struct upd_cq_pi: valid [0], qp [2:1], value [18:3]
+    output wire [2:0]    qp_error,      // struct qp_error_event: valid [0], qp [2:1]
     output wire          irq_event
 );
 
-localparam [2:0] STATE_ADDR = 3'd3;
-localparam [2:0] STATE_CHECK = 3'd2;
-localparam [2:0] STATE_DATA = 3'd4;
 localparam [2:0] STATE_IDLE = 3'd0;
 localparam [2:0] STATE_LOAD = 3'd1;
+localparam [2:0] STATE_CHECK = 3'd2;
+localparam [2:0] STATE_ADDR = 3'd3;
+localparam [2:0] STATE_DATA = 3'd4;
 localparam [2:0] STATE_RESP = 3'd5;
 
 reg  [63:0] pi_reg;

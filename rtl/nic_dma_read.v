@@ -9,16 +9,16 @@
 module nic_dma_read (
     input  wire         clk,
     input  wire         rst,
-    input  wire [151:0] s_cmd_data,
+    input  wire [151:0] s_cmd_data,         // struct dma_read_cmd: va [63:0], len [95:64], key [127:96], pd [143:128], last [144], segLog2 [148:145], access [151:149]
     input  wire         s_cmd_valid,
     output wire         s_cmd_ready,
-    output wire [2:0]   m_status_data,
+    output wire [2:0]   m_status_data,      // struct dma_status: status [2:0]
     output wire         m_status_valid,
     input  wire         m_status_ready,
-    output wire [146:0] m_xlate_req_data,
+    output wire [146:0] m_xlate_req_data,   // struct xlate_req: key [31:0], va [95:32], len [127:96], pd [143:128], access [146:144]
     output wire         m_xlate_req_valid,
     input  wire         m_xlate_req_ready,
-    input  wire [66:0]  s_xlate_resp_data,
+    input  wire [66:0]  s_xlate_resp_data,  // struct xlate_resp: status [2:0], pa [66:3]
     input  wire         s_xlate_resp_valid,
     output wire         s_xlate_resp_ready,
     output wire [3:0]   m_axi_awid,
@@ -84,11 +84,11 @@ module nic_dma_read (
     output wire         m_axis_tlast
 );
 
-localparam [2:0] STATE_CHUNK = 3'd3;
 localparam [2:0] STATE_COLLECT = 3'd0;
-localparam [2:0] STATE_FAST = 3'd4;
-localparam [2:0] STATE_LOAD_SGE = 3'd2;
 localparam [2:0] STATE_WAIT_VALID = 3'd1;
+localparam [2:0] STATE_LOAD_SGE = 3'd2;
+localparam [2:0] STATE_CHUNK = 3'd3;
+localparam [2:0] STATE_FAST = 3'd4;
 
 reg  [2:0] state;
 reg  [587:0] sge_reg;

@@ -9,7 +9,7 @@
 module nic_dma_write (
     input  wire         clk,
     input  wire         rst,
-    input  wire [146:0] s_cmd_data,
+    input  wire [146:0] s_cmd_data,         // struct dma_write_cmd: va [63:0], len [95:64], key [127:96], pd [143:128], access [146:144]
     input  wire         s_cmd_valid,
     output wire         s_cmd_ready,
     input  wire [63:0]  s_axis_tdata,
@@ -17,13 +17,13 @@ module nic_dma_write (
     input  wire         s_axis_tvalid,
     output wire         s_axis_tready,
     input  wire         s_axis_tlast,
-    output wire [2:0]   m_status_data,
+    output wire [2:0]   m_status_data,      // struct dma_status: status [2:0]
     output wire         m_status_valid,
     input  wire         m_status_ready,
-    output wire [146:0] m_xlate_req_data,
+    output wire [146:0] m_xlate_req_data,   // struct xlate_req: key [31:0], va [95:32], len [127:96], pd [143:128], access [146:144]
     output wire         m_xlate_req_valid,
     input  wire         m_xlate_req_ready,
-    input  wire [66:0]  s_xlate_resp_data,
+    input  wire [66:0]  s_xlate_resp_data,  // struct xlate_resp: status [2:0], pa [66:3]
     input  wire         s_xlate_resp_valid,
     output wire         s_xlate_resp_ready,
     output wire [3:0]   m_axi_awid,
@@ -87,9 +87,9 @@ module nic_dma_write (
     output wire         m_axi_rready
 );
 
-localparam [1:0] STATE_CHUNK = 2'd2;
 localparam [1:0] STATE_IDLE = 2'd0;
 localparam [1:0] STATE_WAIT_VALID = 2'd1;
+localparam [1:0] STATE_CHUNK = 2'd2;
 
 reg  [82:0] u_chunk_fifo_s_data;
 reg  u_chunk_fifo_s_valid;

@@ -9,7 +9,7 @@
 module nic_packetizer (
     input  wire         clk,
     input  wire         rst,
-    input  wire [421:0] s_cmd_data,
+    input  wire [421:0] s_cmd_data,       // struct tx_pkt_cmd: opcode [7:0], destQpn [31:8], psn [55:32], ackReq [56], payloadLen [69:57], hasReth [70], rethVa [134:71], rethRkey [166:135], rethLen [198:167], hasAeth [199], aethSyndrome [207:200], aethMsn [231:208], srcMac [279:232], dstMac [327:280], srcIp [359:328], dstIp [391:360], srcPort [407:392], ttl [415:408], dscp [421:416]
     input  wire         s_cmd_valid,
     output wire         s_cmd_ready,
     input  wire [63:0]  s_payload_tdata,

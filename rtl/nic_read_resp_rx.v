@@ -11,12 +11,12 @@ module nic_read_resp_rx (
     input  wire          rst,
     // not read: only STATE is read (discard of contexts)
     /* verilator lint_off UNUSEDSIGNAL */
-    input  wire [1723:0] qp_ctx,
+    input  wire [1723:0] qp_ctx,             // 4 x struct qp_ctx: state [2:0], destQpn [26:3], sqPsn [50:27], expPsn [74:51], pmtu [78:75], destMac [126:79], destIp [158:127], pd [174:159], retry [190:175], sqBase [254:191], sqSizeLog2 [258:255], sqPi [274:259], sqCi [290:275], cqBase [354:291], cqSizeLog2 [358:355], cqPi [374:359], cqCi [390:375], udpSport [406:391], msn [430:407] (element i at [i*431 +: 431])
     /* verilator lint_on UNUSEDSIGNAL */
-    input  wire [680:0]  s_ctx_data,
+    input  wire [680:0]  s_ctx_data,         // struct read_ctx: qp [1:0], wrId [65:2], firstPsn [89:66], lastPsn [113:90], length [145:114], pd [161:146], pmtu [165:162], numSge [168:166], sge [680:169] (4 x 128 bits)
     input  wire          s_ctx_valid,
     output wire          s_ctx_ready,
-    input  wire [327:0]  s_hdr_data,
+    input  wire [327:0]  s_hdr_data,         // struct rx_pkt_hdr: opcode [7:0], destQpn [31:8], psn [55:32], ackReq [56], payloadLen [69:57], hasReth [70], rethVa [134:71], rethRkey [166:135], rethLen [198:167], hasAeth [199], aethSyndrome [207:200], aethMsn [231:208], srcMac [279:232], srcIp [311:280], srcPort [327:312]
     input  wire          s_hdr_valid,
     output wire          s_hdr_ready,
     input  wire [63:0]   s_payload_tdata,
@@ -26,11 +26,11 @@ module nic_read_resp_rx (
     input  wire          s_payload_tlast,
     // not read: the MSN is not needed: a NAK is matched by its PSN
     /* verilator lint_off UNUSEDSIGNAL */
-    input  wire [57:0]   s_ack_data,
+    input  wire [57:0]   s_ack_data,         // struct ack_in: qp [1:0], psn [25:2], syndrome [33:26], msn [57:34]
     /* verilator lint_on UNUSEDSIGNAL */
     input  wire          s_ack_valid,
     output wire          s_ack_ready,
-    output wire [146:0]  m_dma_cmd_data,
+    output wire [146:0]  m_dma_cmd_data,     // struct dma_write_cmd: va [63:0], len [95:64], key [127:96], pd [143:128], access [146:144]
     output wire          m_dma_cmd_valid,
     input  wire          m_dma_cmd_ready,
     output wire [63:0]   m_payload_tdata,
@@ -38,18 +38,18 @@ module nic_read_resp_rx (
     output wire          m_payload_tvalid,
     input  wire          m_payload_tready,
     output wire          m_payload_tlast,
-    input  wire [2:0]    s_dma_status_data,
+    input  wire [2:0]    s_dma_status_data,  // struct dma_status: status [2:0]
     input  wire          s_dma_status_valid,
     output wire          s_dma_status_ready,
-    output wire [102:0]  m_done_data,
+    output wire [102:0]  m_done_data,        // struct read_done: qp [1:0], wrId [65:2], lastPsn [89:66], status [93:90], syndrome [101:94], ok [102]
     output wire          m_done_valid,
     input  wire          m_done_ready
 );
 
+localparam [1:0] STATE_IDLE = 2'd0;
 localparam [1:0] STATE_CHECK = 2'd1;
 localparam [1:0] STATE_CUT = 2'd2;
 localparam [1:0] STATE_DONE = 2'd3;
-localparam [1:0] STATE_IDLE = 2'd0;
 
 wire qp0_dead;
 wire qp1_dead;

@@ -9,25 +9,25 @@
 module nic_read_responder (
     input  wire          clk,
     input  wire          rst,
-    input  wire [1723:0] qp_ctx,
+    input  wire [1723:0] qp_ctx,             // 4 x struct qp_ctx: state [2:0], destQpn [26:3], sqPsn [50:27], expPsn [74:51], pmtu [78:75], destMac [126:79], destIp [158:127], pd [174:159], retry [190:175], sqBase [254:191], sqSizeLog2 [258:255], sqPi [274:259], sqCi [290:275], cqBase [354:291], cqSizeLog2 [358:355], cqPi [374:359], cqCi [390:375], udpSport [406:391], msn [430:407] (element i at [i*431 +: 431])
     // not read: only mac, ipAddr and ipCfg are read (response addressing)
     /* verilator lint_off UNUSEDSIGNAL */
-    input  wire [126:0]  cfg,
+    input  wire [126:0]  cfg,                // struct nic_cfg: config [0], mac [48:1], ipAddr [80:49], ipCfg [94:81], irqMod [126:95]
     /* verilator lint_on UNUSEDSIGNAL */
-    input  wire [197:0]  s_req_data,
+    input  wire [197:0]  s_req_data,         // struct read_req: qp [1:0], psn [25:2], va [89:26], rkey [121:90], len [153:122], pd [169:154], pmtu [173:170], msn [197:174]
     input  wire          s_req_valid,
     output wire          s_req_ready,
     output wire [3:0]    rd_room,
-    output wire [151:0]  m_dma_cmd_data,
+    output wire [151:0]  m_dma_cmd_data,     // struct dma_read_cmd: va [63:0], len [95:64], key [127:96], pd [143:128], last [144], segLog2 [148:145], access [151:149]
     output wire          m_dma_cmd_valid,
     input  wire          m_dma_cmd_ready,
-    input  wire [2:0]    s_dma_status_data,
+    input  wire [2:0]    s_dma_status_data,  // struct dma_status: status [2:0]
     input  wire          s_dma_status_valid,
     output wire          s_dma_status_ready,
-    output wire [421:0]  m_pkt_cmd_data,
+    output wire [421:0]  m_pkt_cmd_data,     // struct tx_pkt_cmd: opcode [7:0], destQpn [31:8], psn [55:32], ackReq [56], payloadLen [69:57], hasReth [70], rethVa [134:71], rethRkey [166:135], rethLen [198:167], hasAeth [199], aethSyndrome [207:200], aethMsn [231:208], srcMac [279:232], dstMac [327:280], srcIp [359:328], dstIp [391:360], srcPort [407:392], ttl [415:408], dscp [421:416]
     output wire          m_pkt_cmd_valid,
     input  wire          m_pkt_cmd_ready,
-    output wire [2:0]    qp_error
+    output wire [2:0]    qp_error            // struct qp_error_event: valid [0], qp [2:1]
 );
 
 wire [197:0] u_req_fifo_s_data;

@@ -40,20 +40,20 @@ module nic_regs (
     output wire [1:0]    s_axil_rresp,
     output wire          s_axil_rvalid,
     input  wire          s_axil_rready,
-    output wire [126:0]  cfg,
-    output reg  [1723:0] qp_ctx,
-    output reg  [3967:0] mr_tbl,
+    output wire [126:0]  cfg,               // struct nic_cfg: config [0], mac [48:1], ipAddr [80:49], ipCfg [94:81], irqMod [126:95]
+    output reg  [1723:0] qp_ctx,            // 4 x struct qp_ctx: state [2:0], destQpn [26:3], sqPsn [50:27], expPsn [74:51], pmtu [78:75], destMac [126:79], destIp [158:127], pd [174:159], retry [190:175], sqBase [254:191], sqSizeLog2 [258:255], sqPi [274:259], sqCi [290:275], cqBase [354:291], cqSizeLog2 [358:355], cqPi [374:359], cqCi [390:375], udpSport [406:391], msn [430:407] (element i at [i*431 +: 431])
+    output reg  [3967:0] mr_tbl,            // 16 x struct mr_entry: tag [7:0], pd [23:8], access [55:24], va [119:56], len [183:120], ptBase [247:184] (element i at [i*248 +: 248])
     output wire          doorbell_valid,
-    output wire [17:0]   doorbell,
+    output wire [17:0]   doorbell,          // struct doorbell: qp [1:0], pi [17:2]
     output wire [15:0]   mr_changed,
     output wire          irq,
     input  wire          irq_event,
-    input  wire [18:0]   hw_sq_ci,
-    input  wire [18:0]   hw_cq_pi,
-    input  wire [26:0]   hw_sq_psn,
-    input  wire [26:0]   hw_exp_psn,
-    input  wire [26:0]   hw_msn,
-    input  wire [2:0]    hw_error,
+    input  wire [18:0]   hw_sq_ci,          // struct upd_sq_ci: valid [0], qp [2:1], value [18:3]
+    input  wire [18:0]   hw_cq_pi,          // struct upd_cq_pi: valid [0], qp [2:1], value [18:3]
+    input  wire [26:0]   hw_sq_psn,         // struct upd_sq_psn: valid [0], qp [2:1], value [26:3]
+    input  wire [26:0]   hw_exp_psn,        // struct upd_exp_psn: valid [0], qp [2:1], value [26:3]
+    input  wire [26:0]   hw_msn,            // struct upd_msn: valid [0], qp [2:1], value [26:3]
+    input  wire [2:0]    hw_error,          // struct qp_error_event: valid [0], qp [2:1]
     input  wire          inc_tlb_hits,
     input  wire          inc_tlb_misses,
     input  wire          inc_rx_drop_icrc,

@@ -9,42 +9,42 @@
 module nic_req_tx (
     input  wire          clk,
     input  wire          rst,
-    input  wire [1723:0] qp_ctx,
+    input  wire [1723:0] qp_ctx,             // 4 x struct qp_ctx: state [2:0], destQpn [26:3], sqPsn [50:27], expPsn [74:51], pmtu [78:75], destMac [126:79], destIp [158:127], pd [174:159], retry [190:175], sqBase [254:191], sqSizeLog2 [258:255], sqPi [274:259], sqCi [290:275], cqBase [354:291], cqSizeLog2 [358:355], cqPi [374:359], cqCi [390:375], udpSport [406:391], msn [430:407] (element i at [i*431 +: 431])
     // not read: CONFIG and IRQ_MOD are for other stages
     /* verilator lint_off UNUSEDSIGNAL */
-    input  wire [126:0]  cfg,
+    input  wire [126:0]  cfg,                // struct nic_cfg: config [0], mac [48:1], ipAddr [80:49], ipCfg [94:81], irqMod [126:95]
     /* verilator lint_on UNUSEDSIGNAL */
-    input  wire [749:0]  s_wqe_data,
+    input  wire [749:0]  s_wqe_data,         // struct wqe: qp [1:0], ringIndex [17:2], status [21:18], opcode [29:22], flags [37:30], numSge [45:38], length [77:46], wrId [141:78], remoteVa [205:142], rkey [237:206], sge [749:238] (4 x 128 bits)
     input  wire          s_wqe_valid,
     output wire          s_wqe_ready,
-    output wire [151:0]  m_dma_cmd_data,
+    output wire [151:0]  m_dma_cmd_data,     // struct dma_read_cmd: va [63:0], len [95:64], key [127:96], pd [143:128], last [144], segLog2 [148:145], access [151:149]
     output wire          m_dma_cmd_valid,
     input  wire          m_dma_cmd_ready,
-    input  wire [2:0]    s_dma_status_data,
+    input  wire [2:0]    s_dma_status_data,  // struct dma_status: status [2:0]
     input  wire          s_dma_status_valid,
     output wire          s_dma_status_ready,
-    output wire [421:0]  m_pkt_cmd_data,
+    output wire [421:0]  m_pkt_cmd_data,     // struct tx_pkt_cmd: opcode [7:0], destQpn [31:8], psn [55:32], ackReq [56], payloadLen [69:57], hasReth [70], rethVa [134:71], rethRkey [166:135], rethLen [198:167], hasAeth [199], aethSyndrome [207:200], aethMsn [231:208], srcMac [279:232], dstMac [327:280], srcIp [359:328], dstIp [391:360], srcPort [407:392], ttl [415:408], dscp [421:416]
     output wire          m_pkt_cmd_valid,
     input  wire          m_pkt_cmd_ready,
-    output wire [158:0]  m_req_data,
+    output wire [158:0]  m_req_data,         // struct req_entry: qp [1:0], wrId [65:2], opcode [73:66], length [105:74], firstPsn [129:106], lastPsn [153:130], signaled [154], status [158:155]
     output wire          m_req_valid,
     input  wire          m_req_ready,
-    output wire [680:0]  m_read_ctx_data,
+    output wire [680:0]  m_read_ctx_data,    // struct read_ctx: qp [1:0], wrId [65:2], firstPsn [89:66], lastPsn [113:90], length [145:114], pd [161:146], pmtu [165:162], numSge [168:166], sge [680:169] (4 x 128 bits)
     output wire          m_read_ctx_valid,
     input  wire          m_read_ctx_ready,
     input  wire [3:0]    read_busy,
-    output wire [26:0]   sq_psn_upd,
-    output wire [2:0]    qp_error
+    output wire [26:0]   sq_psn_upd,         // struct upd_sq_psn: valid [0], qp [2:1], value [26:3]
+    output wire [2:0]    qp_error            // struct qp_error_event: valid [0], qp [2:1]
 );
 
+localparam [2:0] STATE_IDLE = 3'd0;
 localparam [2:0] STATE_CHECK = 3'd1;
 localparam [2:0] STATE_DMA = 3'd2;
-localparam [2:0] STATE_ERR = 3'd7;
-localparam [2:0] STATE_IDLE = 3'd0;
+localparam [2:0] STATE_WAIT = 3'd3;
 localparam [2:0] STATE_PSN = 3'd4;
 localparam [2:0] STATE_RCTX = 3'd5;
 localparam [2:0] STATE_START = 3'd6;
-localparam [2:0] STATE_WAIT = 3'd3;
+localparam [2:0] STATE_ERR = 3'd7;
 
 reg  [2:0] state;
 reg  [749:0] wqe_reg;

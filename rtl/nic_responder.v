@@ -9,12 +9,12 @@
 module nic_responder (
     input  wire          clk,
     input  wire          rst,
-    input  wire [1723:0] qp_ctx,
+    input  wire [1723:0] qp_ctx,                 // 4 x struct qp_ctx: state [2:0], destQpn [26:3], sqPsn [50:27], expPsn [74:51], pmtu [78:75], destMac [126:79], destIp [158:127], pd [174:159], retry [190:175], sqBase [254:191], sqSizeLog2 [258:255], sqPi [274:259], sqCi [290:275], cqBase [354:291], cqSizeLog2 [358:355], cqPi [374:359], cqCi [390:375], udpSport [406:391], msn [430:407] (element i at [i*431 +: 431])
     // not read: only mac, ipAddr and ipCfg are read (ACK addressing); config and irqMod are not
     /* verilator lint_off UNUSEDSIGNAL */
-    input  wire [126:0]  cfg,
+    input  wire [126:0]  cfg,                    // struct nic_cfg: config [0], mac [48:1], ipAddr [80:49], ipCfg [94:81], irqMod [126:95]
     /* verilator lint_on UNUSEDSIGNAL */
-    input  wire [327:0]  s_hdr_data,
+    input  wire [327:0]  s_hdr_data,             // struct rx_pkt_hdr: opcode [7:0], destQpn [31:8], psn [55:32], ackReq [56], payloadLen [69:57], hasReth [70], rethVa [134:71], rethRkey [166:135], rethLen [198:167], hasAeth [199], aethSyndrome [207:200], aethMsn [231:208], srcMac [279:232], srcIp [311:280], srcPort [327:312]
     input  wire          s_hdr_valid,
     output wire          s_hdr_ready,
     input  wire [63:0]   s_payload_tdata,
@@ -22,16 +22,16 @@ module nic_responder (
     input  wire          s_payload_tvalid,
     output wire          s_payload_tready,
     input  wire          s_payload_tlast,
-    output wire [146:0]  m_xlate_req_data,
+    output wire [146:0]  m_xlate_req_data,       // struct xlate_req: key [31:0], va [95:32], len [127:96], pd [143:128], access [146:144]
     output wire          m_xlate_req_valid,
     input  wire          m_xlate_req_ready,
     // not read: only the status is read: the whole-range check needs no physical address
     /* verilator lint_off UNUSEDSIGNAL */
-    input  wire [66:0]   s_xlate_resp_data,
+    input  wire [66:0]   s_xlate_resp_data,      // struct xlate_resp: status [2:0], pa [66:3]
     /* verilator lint_on UNUSEDSIGNAL */
     input  wire          s_xlate_resp_valid,
     output wire          s_xlate_resp_ready,
-    output wire [146:0]  m_dma_cmd_data,
+    output wire [146:0]  m_dma_cmd_data,         // struct dma_write_cmd: va [63:0], len [95:64], key [127:96], pd [143:128], access [146:144]
     output wire          m_dma_cmd_valid,
     input  wire          m_dma_cmd_ready,
     output wire [63:0]   m_payload_tdata,
@@ -39,24 +39,24 @@ module nic_responder (
     output wire          m_payload_tvalid,
     input  wire          m_payload_tready,
     output wire          m_payload_tlast,
-    input  wire [2:0]    s_dma_status_data,
+    input  wire [2:0]    s_dma_status_data,      // struct dma_status: status [2:0]
     input  wire          s_dma_status_valid,
     output wire          s_dma_status_ready,
-    output wire [421:0]  m_ack_cmd_data,
+    output wire [421:0]  m_ack_cmd_data,         // struct tx_pkt_cmd: opcode [7:0], destQpn [31:8], psn [55:32], ackReq [56], payloadLen [69:57], hasReth [70], rethVa [134:71], rethRkey [166:135], rethLen [198:167], hasAeth [199], aethSyndrome [207:200], aethMsn [231:208], srcMac [279:232], dstMac [327:280], srcIp [359:328], dstIp [391:360], srcPort [407:392], ttl [415:408], dscp [421:416]
     output wire          m_ack_cmd_valid,
     input  wire          m_ack_cmd_ready,
-    output wire [57:0]   m_ack_in_data,
+    output wire [57:0]   m_ack_in_data,          // struct ack_in: qp [1:0], psn [25:2], syndrome [33:26], msn [57:34]
     output wire          m_ack_in_valid,
     input  wire          m_ack_in_ready,
-    output reg  [26:0]   exp_psn_upd,
-    output reg  [26:0]   msn_upd,
-    output wire [2:0]    qp_error,
+    output reg  [26:0]   exp_psn_upd,            // struct upd_exp_psn: valid [0], qp [2:1], value [26:3]
+    output reg  [26:0]   msn_upd,                // struct upd_msn: valid [0], qp [2:1], value [26:3]
+    output wire [2:0]    qp_error,               // struct qp_error_event: valid [0], qp [2:1]
     output reg           drop,
-    output wire [197:0]  m_read_req_data,
+    output wire [197:0]  m_read_req_data,        // struct read_req: qp [1:0], psn [25:2], va [89:26], rkey [121:90], len [153:122], pd [169:154], pmtu [173:170], msn [197:174]
     output wire          m_read_req_valid,
     input  wire          m_read_req_ready,
     input  wire [3:0]    rd_room,
-    output wire [327:0]  m_rresp_hdr_data,
+    output wire [327:0]  m_rresp_hdr_data,       // struct rx_pkt_hdr: opcode [7:0], destQpn [31:8], psn [55:32], ackReq [56], payloadLen [69:57], hasReth [70], rethVa [134:71], rethRkey [166:135], rethLen [198:167], hasAeth [199], aethSyndrome [207:200], aethMsn [231:208], srcMac [279:232], srcIp [311:280], srcPort [327:312]
     output wire          m_rresp_hdr_valid,
     input  wire          m_rresp_hdr_ready,
     output wire [63:0]   m_rresp_payload_tdata,
@@ -66,8 +66,8 @@ module nic_responder (
     output wire          m_rresp_payload_tlast
 );
 
-localparam [1:0] STATE_CHECK = 2'd1;
 localparam [1:0] STATE_IDLE = 2'd0;
+localparam [1:0] STATE_CHECK = 2'd1;
 localparam [1:0] STATE_XLATE = 2'd2;
 
 reg  [210:0] u_ack_jobs_s_data;

@@ -18,7 +18,7 @@ module nic_rx_parser (
     output wire         s_axis_tready,
     input  wire         s_axis_tlast,
     input  wire [15:0]  s_axis_tuser,
-    output wire [327:0] m_hdr_data,
+    output wire [327:0] m_hdr_data,       // struct rx_pkt_hdr: opcode [7:0], destQpn [31:8], psn [55:32], ackReq [56], payloadLen [69:57], hasReth [70], rethVa [134:71], rethRkey [166:135], rethLen [198:167], hasAeth [199], aethSyndrome [207:200], aethMsn [231:208], srcMac [279:232], srcIp [311:280], srcPort [327:312]
     output wire         m_hdr_valid,
     input  wire         m_hdr_ready,
     output wire [63:0]  m_payload_tdata,

@@ -9,37 +9,37 @@
 module nic_tlb_id_width4_num_clients5 (
     input  wire          clk,
     input  wire          rst,
-    input  wire [146:0]  s0_xlate_req_data,
+    input  wire [146:0]  s0_xlate_req_data,   // struct xlate_req: key [31:0], va [95:32], len [127:96], pd [143:128], access [146:144]
     input  wire          s0_xlate_req_valid,
     output wire          s0_xlate_req_ready,
-    output wire [66:0]   m0_xlate_resp_data,
+    output wire [66:0]   m0_xlate_resp_data,  // struct xlate_resp: status [2:0], pa [66:3]
     output wire          m0_xlate_resp_valid,
     input  wire          m0_xlate_resp_ready,
-    input  wire [146:0]  s1_xlate_req_data,
+    input  wire [146:0]  s1_xlate_req_data,   // struct xlate_req: key [31:0], va [95:32], len [127:96], pd [143:128], access [146:144]
     input  wire          s1_xlate_req_valid,
     output wire          s1_xlate_req_ready,
-    output wire [66:0]   m1_xlate_resp_data,
+    output wire [66:0]   m1_xlate_resp_data,  // struct xlate_resp: status [2:0], pa [66:3]
     output wire          m1_xlate_resp_valid,
     input  wire          m1_xlate_resp_ready,
-    input  wire [146:0]  s2_xlate_req_data,
+    input  wire [146:0]  s2_xlate_req_data,   // struct xlate_req: key [31:0], va [95:32], len [127:96], pd [143:128], access [146:144]
     input  wire          s2_xlate_req_valid,
     output wire          s2_xlate_req_ready,
-    output wire [66:0]   m2_xlate_resp_data,
+    output wire [66:0]   m2_xlate_resp_data,  // struct xlate_resp: status [2:0], pa [66:3]
     output wire          m2_xlate_resp_valid,
     input  wire          m2_xlate_resp_ready,
-    input  wire [146:0]  s3_xlate_req_data,
+    input  wire [146:0]  s3_xlate_req_data,   // struct xlate_req: key [31:0], va [95:32], len [127:96], pd [143:128], access [146:144]
     input  wire          s3_xlate_req_valid,
     output wire          s3_xlate_req_ready,
-    output wire [66:0]   m3_xlate_resp_data,
+    output wire [66:0]   m3_xlate_resp_data,  // struct xlate_resp: status [2:0], pa [66:3]
     output wire          m3_xlate_resp_valid,
     input  wire          m3_xlate_resp_ready,
-    input  wire [146:0]  s4_xlate_req_data,
+    input  wire [146:0]  s4_xlate_req_data,   // struct xlate_req: key [31:0], va [95:32], len [127:96], pd [143:128], access [146:144]
     input  wire          s4_xlate_req_valid,
     output wire          s4_xlate_req_ready,
-    output wire [66:0]   m4_xlate_resp_data,
+    output wire [66:0]   m4_xlate_resp_data,  // struct xlate_resp: status [2:0], pa [66:3]
     output wire          m4_xlate_resp_valid,
     input  wire          m4_xlate_resp_ready,
-    input  wire [3967:0] mr_tbl,
+    input  wire [3967:0] mr_tbl,              // 16 x struct mr_entry: tag [7:0], pd [23:8], access [55:24], va [119:56], len [183:120], ptBase [247:184] (element i at [i*248 +: 248])
     input  wire [15:0]   mr_changed,
     output wire [3:0]    m_axi_arid,
     output wire [63:0]   m_axi_araddr,
@@ -64,12 +64,12 @@ module nic_tlb_id_width4_num_clients5 (
     output wire [31:0]   misses
 );
 
+localparam [1:0] FILL0_STATE_IDLE = 2'd0;
 localparam [1:0] FILL0_STATE_ADDR = 2'd1;
 localparam [1:0] FILL0_STATE_DATA = 2'd2;
-localparam [1:0] FILL0_STATE_IDLE = 2'd0;
+localparam [1:0] FILL1_STATE_IDLE = 2'd0;
 localparam [1:0] FILL1_STATE_ADDR = 2'd1;
 localparam [1:0] FILL1_STATE_DATA = 2'd2;
-localparam [1:0] FILL1_STATE_IDLE = 2'd0;
 
 reg  a_valid_reg;
 reg  [2:0] a_client_reg;

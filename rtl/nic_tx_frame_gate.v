@@ -9,10 +9,10 @@
 module nic_tx_frame_gate (
     input  wire         clk,
     input  wire         rst,
-    input  wire [421:0] s_cmd_data,
+    input  wire [421:0] s_cmd_data,       // struct tx_pkt_cmd: opcode [7:0], destQpn [31:8], psn [55:32], ackReq [56], payloadLen [69:57], hasReth [70], rethVa [134:71], rethRkey [166:135], rethLen [198:167], hasAeth [199], aethSyndrome [207:200], aethMsn [231:208], srcMac [279:232], dstMac [327:280], srcIp [359:328], dstIp [391:360], srcPort [407:392], ttl [415:408], dscp [421:416]
     input  wire         s_cmd_valid,
     output wire         s_cmd_ready,
-    output wire [421:0] m_cmd_data,
+    output wire [421:0] m_cmd_data,       // struct tx_pkt_cmd: opcode [7:0], destQpn [31:8], psn [55:32], ackReq [56], payloadLen [69:57], hasReth [70], rethVa [134:71], rethRkey [166:135], rethLen [198:167], hasAeth [199], aethSyndrome [207:200], aethMsn [231:208], srcMac [279:232], dstMac [327:280], srcIp [359:328], dstIp [391:360], srcPort [407:392], ttl [415:408], dscp [421:416]
     output wire         m_cmd_valid,
     input  wire         m_cmd_ready,
     input  wire [63:0]  s_payload_tdata,

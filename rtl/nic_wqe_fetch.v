@@ -9,7 +9,7 @@
 module nic_wqe_fetch (
     input  wire          clk,
     input  wire          rst,
-    input  wire [1723:0] qp_ctx,
+    input  wire [1723:0] qp_ctx,        // 4 x struct qp_ctx: state [2:0], destQpn [26:3], sqPsn [50:27], expPsn [74:51], pmtu [78:75], destMac [126:79], destIp [158:127], pd [174:159], retry [190:175], sqBase [254:191], sqSizeLog2 [258:255], sqPi [274:259], sqCi [290:275], cqBase [354:291], cqSizeLog2 [358:355], cqPi [374:359], cqCi [390:375], udpSport [406:391], msn [430:407] (element i at [i*431 +: 431])
     input  wire [15:0]   weight,
     output wire [3:0]    m_axi_arid,
     output wire [63:0]   m_axi_araddr,
@@ -30,15 +30,15 @@ module nic_wqe_fetch (
     input  wire          m_axi_rlast,
     input  wire          m_axi_rvalid,
     output wire          m_axi_rready,
-    output wire [749:0]  m_wqe_data,
+    output wire [749:0]  m_wqe_data,    // struct wqe: qp [1:0], ringIndex [17:2], status [21:18], opcode [29:22], flags [37:30], numSge [45:38], length [77:46], wrId [141:78], remoteVa [205:142], rkey [237:206], sge [749:238] (4 x 128 bits)
     output wire          m_wqe_valid,
     input  wire          m_wqe_ready,
-    output wire [18:0]   sq_ci_upd
+    output wire [18:0]   sq_ci_upd      // struct upd_sq_ci: valid [0], qp [2:1], value [18:3]
 );
 
+localparam [1:0] STATE_IDLE = 2'd0;
 localparam [1:0] STATE_ADDR = 2'd1;
 localparam [1:0] STATE_DATA = 2'd2;
-localparam [1:0] STATE_IDLE = 2'd0;
 
 reg  [63:0] ci_reg;
 wire cand_0;

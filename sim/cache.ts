@@ -10,7 +10,16 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export const projectRoot = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
+/** The project whose .cache holds the models: this repository, or, when nicgen is installed
+ *  as a dependency (`<project>/node_modules/nicgen`), the project that installed it, so that
+ *  nothing is ever written inside node_modules. */
+export const projectRoot = owningProject(path.dirname(path.dirname(fileURLToPath(import.meta.url))));
+
+function owningProject(packageDir: string): string {
+  const parts = packageDir.split(path.sep);
+  const nm = parts.lastIndexOf('node_modules');
+  return nm > 0 ? parts.slice(0, nm).join(path.sep) : packageDir;
+}
 
 /** `NICGEN_CACHE` or `<project>/.cache`. */
 export function cacheRoot(): string {

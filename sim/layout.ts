@@ -15,8 +15,12 @@ export interface PortSlot {
 }
 
 export interface Layout {
-  /** The clock the native step drives, if the top has one. */
+  /** The top's only clock, which the native step toggles once per cycle; undefined when the
+   *  top has no clock or several. */
   readonly clock: ManifestPort | undefined;
+  /** Every clock input, all driven by the native side. With several, the model runs in ticks
+   *  of a timebase and each clock follows its own schedule (sim/clocks.ts). */
+  readonly clocks: readonly ManifestPort[];
   readonly inputs: readonly PortSlot[];
   readonly outputs: readonly PortSlot[];
   readonly inputWords: number;
@@ -38,18 +42,14 @@ export function wordsOf(width: number): number {
 
 export function computeLayout(manifest: Manifest): Layout {
   const clocks = manifest.ports.filter(p => p.dir === 'input' && p.shape.kind === 'clock');
-  if (clocks.length > 1) {
-    throw new LayoutError(`${manifest.top}: ${clocks.length} clock inputs (${clocks.map(c => c.name).join(', ')}); `
-      + 'the simulator drives one clock per model');
-  }
-  const clock = clocks[0];
+  const clock = clocks.length === 1 ? clocks[0] : undefined;
   const inputs: PortSlot[] = [];
   const outputs: PortSlot[] = [];
   const byName = new Map<string, PortSlot>();
   let offset = 0;
   for (const dir of ['input', 'output'] as const) {
     for (const port of manifest.ports) {
-      if (port.dir !== dir || port === clock) continue;
+      if (port.dir !== dir || clocks.includes(port)) continue;
       if (byName.has(port.name)) throw new LayoutError(`${manifest.top}: port ${port.name} appears twice in the manifest`);
       const slot: PortSlot = { port, offset, words: wordsOf(port.width) };
       offset += slot.words;
@@ -58,5 +58,5 @@ export function computeLayout(manifest: Manifest): Layout {
     }
   }
   const inputWords = inputs.reduce((n, s) => n + s.words, 0);
-  return { clock, inputs, outputs, inputWords, totalWords: offset, byName };
+  return { clock, clocks, inputs, outputs, inputWords, totalWords: offset, byName };
 }

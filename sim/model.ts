@@ -9,6 +9,7 @@ import { projectRoot } from './cache.ts';
 import {
   AssertionFailure, assertionReport, ModelStateError, PortValueError, SimFatalError, SimFinishError, SimStopError, type SimTrapError,
 } from './errors.ts';
+import { ClockScheduleError, defaultSchedule, schedule, type ClockSchedule } from './clocks.ts';
 import { computeLayout, type Layout, type PortSlot } from './layout.ts';
 import { loadAddon, type NativeModel, type NativeTrap } from './native.ts';
 import { codecFor, type Codec, type PortValue } from './values.ts';
@@ -43,6 +44,8 @@ export class Model {
   private readonly nativeHalf: (level: number) => number | undefined;
   private readonly codecs = new Map<string, Codec>();
   private cycles = 0;
+  /** With several clocks: each clock's schedule, by port name (sim/clocks.ts). */
+  readonly #schedules = new Map<string, ClockSchedule>();
   /** A falling edge happened since the last rising one. */
   private clockLow = false;
   private failed: SimTrapError | undefined;
@@ -63,6 +66,7 @@ export class Model {
     this.nativeHalf = this.native.half;
     this.timePrecision = this.native.timePrecision();
     this.native.setPeriod(this.clockTime.unitsPerPeriod(this.timePrecision));
+    if (this.layout.clocks.length > 1) for (const c of this.layout.clocks) this.#schedules.set(c.name, defaultSchedule);
   }
 
   /** The clock period, and cycle → dump time (rising edge k at k × period). */
@@ -76,6 +80,37 @@ export class Model {
     if (this.cycles !== 0 || this.clockLow) throw new ModelStateError(`the clock period of ${this.manifest.top} can only be set before the first clock edge`);
     this.native.setPeriod(clock.unitsPerPeriod(this.timePrecision));
     this.clockTime = clock;
+  }
+
+  /** True when the model runs in ticks with a schedule per clock (more than one clock input). */
+  get multiClock(): boolean {
+    return this.#schedules.size > 0;
+  }
+
+  /** A clock's schedule (models with several clocks). */
+  clockSchedule(name: string): ClockSchedule {
+    const s = this.#schedules.get(name);
+    if (!s) throw new ClockScheduleError(this.multiClock ? `${this.manifest.top} has no clock input named ${name} (clocks: ${[...this.#schedules.keys()].join(', ')})` : `${this.manifest.top} has ${this.layout.clocks.length} clock input${this.layout.clocks.length === 1 ? '' : 's'}: clock schedules are for models with several`);
+    return s;
+  }
+
+  /**
+   * Sets the schedules of some clocks (in ticks; the others keep theirs). Only before the first
+   * tick: waits already registered were computed from the old schedules.
+   */
+  setClockSchedules(spec: Readonly<Record<string, { period: number; high?: number; phase?: number }>>): void {
+    this.live();
+    if (this.cycles > 0 || this.clockLow) throw new ClockScheduleError(`clock schedules of ${this.manifest.top} can only be set before the first tick (now at tick ${this.cycles})`);
+    for (const [name, s] of Object.entries(spec)) {
+      this.clockSchedule(name);
+      this.#schedules.set(name, schedule(name, s));
+    }
+    const words = new Uint32Array(3 * this.layout.clocks.length);
+    this.layout.clocks.forEach((c, i) => {
+      const s = this.#schedules.get(c.name)!;
+      words.set([s.period, s.high, s.phase], 3 * i);
+    });
+    this.native.clocks!(words);
   }
 
   /** Builds (or finds in the cache) and loads a model. */

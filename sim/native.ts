@@ -29,6 +29,8 @@ export interface NativeModel {
   traceHold(cycles: number): void;
   /** The pending trap (and clear it), or null. */
   trap(): NativeTrap | null;
+  /** Models with several clocks only: (period, high, phase) per clock, in port order. */
+  clocks?(schedule: Uint32Array): void;
   destroy(): void;
   /** Writes Verilator's coverage data file; false when the model has no coverage compiled in. */
   coverageWrite(file: string): boolean;

@@ -84,6 +84,9 @@ export function emitModuleIR(topIR: ModuleIR): EmittedTop {
     })),
     asserts,
     fsms: modules.filter(m => !m.blackBox).flatMap(m => m.fsms.map(f => ({ module: nameOf(m), signal: f.signal.name, states: f.states, loc: formatLoc(f.loc) }))),
+    domains: [...topIR.domains.values()].filter(d => d.clock !== null).map(d => ({
+      name: d.name, clock: d.clock!.name, reset: d.reset?.name ?? null, resetKind: d.reset ? d.resetKind : 'none', resetActive: d.resetActive,
+    })),
     ...waveModules(emittedModules.map(e => e.ir), nameOf),
     ...(covers.length ? { covers } : {}),
   };

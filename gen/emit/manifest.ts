@@ -46,6 +46,16 @@ export interface ManifestFsm {
   readonly loc: string;
 }
 
+/** A clock domain of the top: which input clocks it and which resets it (tb.reset's default). */
+export interface ManifestDomain {
+  /** `sync` for the default domain (m.clockAndReset), else the m.domain name. */
+  readonly name: string;
+  readonly clock: string | null;
+  readonly reset: string | null;
+  readonly resetKind: 'sync' | 'async' | 'none';
+  readonly resetActive: 'high' | 'low';
+}
+
 /** A port or signal whose shape is more than a bit vector: struct fields, enum names, vectors. */
 export interface ManifestTypedSignal {
   readonly name: string;
@@ -79,6 +89,8 @@ export interface Manifest {
   readonly ports: readonly ManifestPort[];
   readonly asserts: readonly ManifestAssert[];
   readonly fsms: readonly ManifestFsm[];
+  /** The top's clock domains (absent in manifests written before they were recorded). */
+  readonly domains?: readonly ManifestDomain[];
   /** Present when some module has cover points (so designs without any keep their manifest). */
   readonly covers?: readonly ManifestCover[];
   /** Every emitted module below the top (optional: hand-written designs have none). */

@@ -122,12 +122,12 @@ describe('emitted Verilog per construct', () => {
       'end'));
   });
 
-  it('FSM: one case on the state register with an empty default; only used enum localparams', () => {
+  it('FSM: one case on the state register with an empty default; only used enum localparams, in declaration order', () => {
     const t = text(Fsm);
     expect(t).toContain(lines(
-      "localparam [1:0] STATE_DONE = 2'd2;",
       "localparam [1:0] STATE_IDLE = 2'd0;",
-      "localparam [1:0] STATE_RUN = 2'd1;"));
+      "localparam [1:0] STATE_RUN = 2'd1;",
+      "localparam [1:0] STATE_DONE = 2'd2;"));
     expect(t).toContain(lines(
       '    case (state)',
       '        STATE_IDLE: begin',

@@ -10,7 +10,7 @@ import { coverPoints, domainHasReset, readBits, stmtTargets, type ReadBits } fro
 import { formatLoc } from '../hdl/errors.ts';
 import type { AssertStmt, AssignStmt, CoverStmt, Domain, Expr, Memory, ModuleIR, Signal, Stmt } from '../hdl/ir.ts';
 import { constExpr, walkStmts } from '../hdl/ir.ts';
-import type { EnumShape } from '../hdl/shape.ts';
+import type { EnumShape, Shape } from '../hdl/shape.ts';
 import type { SourceLoc } from '../hdl/errors.ts';
 import { enumLabel } from '../hdl/value.ts';
 import { ExprPrinter, printConst, rangeDecl, stripParens, type TempSink } from './expr.ts';
@@ -154,17 +154,37 @@ export class ModuleEmitter implements TempSink {
       const kind = s.kind === 'output' && this.#alwaysDrivenOrReg(s) ? 'reg ' : 'wire';
       return { s, text: `${dir} ${kind} ${typeCol(p).padEnd(colWidth)} ${s.name}`.replace(/ +/g, m => (m.length > 1 && colWidth === 0 ? ' ' : m)) };
     });
+    // Struct-typed ports carry their field layout beside them, aligned.
+    const textWidth = Math.max(0, ...rows.map(r => r.text.length + 1));
     rows.forEach((r, i) => {
       const waiver = this.#waiver(r.s);
+      if (r.s.crossing) out.push(1, `// clock-domain crossing: ${oneLine(r.s.crossing)}`);
       if (waiver) for (const w of waiver.before) out.push(1, w);
-      out.push(1, `${r.text}${i === rows.length - 1 ? '' : ','}`);
+      const line = `${r.text}${i === rows.length - 1 ? '' : ','}`;
+      const layout = structLayout(r.s.shape);
+      out.push(1, layout ? `${line.padEnd(textWidth)} // ${layout}` : line);
       if (waiver) out.push(1, waiver.after);
     });
   }
 
+  /** The localparams of the enum members used, in declaration order: enums as their signals
+   *  are declared (an FSM's state register first where it is), members as the enum lists them
+   *  (`STATE_IDLE`, `STATE_FETCH`, `STATE_DONE`), so the Verilog reads like the TS. */
   #emitLabels(out: Lines): void {
     if (!this.#labels.size) return;
-    for (const l of [...this.#labels.keys()].sort()) out.push(0, this.#labels.get(l)!);
+    const order: string[] = [];
+    const shapes = new Set<EnumShape>();
+    for (const f of this.#ir.fsms) if (f.signal.shape.kind === 'enum') shapes.add(f.signal.shape);
+    for (const sig of this.#ir.signals) if (sig.shape.kind === 'enum') shapes.add(sig.shape);
+    for (const shape of shapes) {
+      for (const member of Object.keys(shape.members)) {
+        const label = enumLabel(shape, member);
+        if (this.#labels.has(label) && !order.includes(label)) order.push(label);
+      }
+    }
+    // Members of enums no signal here has (compared against a number, say): after the rest.
+    for (const l of [...this.#labels.keys()].sort()) if (!order.includes(l)) order.push(l);
+    for (const l of order) out.push(0, this.#labels.get(l)!);
     out.blank();
   }
 
@@ -173,11 +193,13 @@ export class ModuleEmitter implements TempSink {
       if (s.kind === 'input' || s.kind === 'output') continue;
       const kind = this.#alwaysDrivenOrReg(s) ? 'reg ' : 'wire';
       const waiver = this.#waiver(s);
+      if (s.crossing) out.push(0, `// clock-domain crossing: ${oneLine(s.crossing)}`);
       if (waiver) for (const w of waiver.before) out.push(0, w);
-      out.push(0, `${kind} ${s.shape.kind === 'sint' ? 'signed ' : ''}${rangeDecl(s.shape.width)}${s.shape.width > 1 ? ' ' : ''}${s.name};`);
+      out.push(0, `${attributeText(s.attributes)}${kind} ${s.shape.kind === 'sint' ? 'signed ' : ''}${rangeDecl(s.shape.width)}${s.shape.width > 1 ? ' ' : ''}${s.name};`);
       if (waiver) out.push(0, waiver.after);
     }
     for (const mem of this.#ir.memories) {
+      if (mem.crossing) out.push(0, `// clock-domain crossing: ${oneLine(mem.crossing)}`);
       out.push(0, `reg  ${rangeDecl(mem.shape.width)}${mem.shape.width > 1 ? ' ' : ''}${mem.name} [0:${mem.depth - 1}];`);
       mem.readPorts.forEach((p, i) => out.push(0, `${p.async ? 'wire' : 'reg '} ${rangeDecl(mem.shape.width)}${mem.shape.width > 1 ? ' ' : ''}${memReadName(mem, i)};`));
     }
@@ -242,30 +264,49 @@ export class ModuleEmitter implements TempSink {
 
   #syncBlock(out: Lines, d: Domain, group: Stmt[], regs: Signal[]): void {
     const clock = d.clock?.name ?? 'clk';
-    const reset = d.reset?.name ?? 'rst';
     const withReset = regs.filter(r => r.reset !== null);
-    const body = this.#withEnables(group);
     const loc = group[0]?.loc ?? regs[0]!.loc;
     out.push(0, `// ${formatLoc(loc)}`);
     if (d.resetKind === 'async' && withReset.length) {
-      out.push(0, `always @(posedge ${clock} or posedge ${reset}) begin`);
-      out.push(1, `if (${reset}) begin`);
+      // FPGA IP style: `always @(posedge aclk or negedge aresetn)` holding only registers that
+      // have a reset; the others (and memory writes, which no reset can clear) go into a plain
+      // clocked block, so none of them is gated by the reset.
+      const reset = d.reset?.name ?? 'rst';
+      const edge = d.resetActive === 'low' ? 'negedge' : 'posedge';
+      const hasReset = new Set(withReset);
+      const resetBody = projectStmts(this.#withEnables(group), s => s.kind === 'assign' && hasReset.has(s.target));
+      const rest = projectStmts(this.#withEnables(group), s => !(s.kind === 'assign' && hasReset.has(s.target)));
+      out.push(0, `always @(posedge ${clock} or ${edge} ${reset}) begin`);
+      out.push(1, `if (${this.#inReset(d)}) begin`);
       for (const r of withReset) out.push(2, `${r.name} <= ${this.#constFor(r, r.reset!)};`);
       out.push(1, 'end else begin');
-      this.#stmts(out, 2, body, '<=');
+      this.#stmts(out, 2, resetBody, '<=');
       out.push(1, 'end');
       out.push(0, 'end');
+      if (rest.length) {
+        out.blank();
+        out.push(0, `// ${formatLoc(rest[0]!.loc)}: registers without reset`);
+        out.push(0, `always @(posedge ${clock}) begin`);
+        this.#stmts(out, 1, rest, '<=');
+        out.push(0, 'end');
+      }
     } else {
       out.push(0, `always @(posedge ${clock}) begin`);
-      this.#stmts(out, 1, body, '<=');
+      this.#stmts(out, 1, this.#withEnables(group), '<=');
       if (withReset.length && d.resetKind === 'sync') {
-        out.push(1, `if (${reset}) begin`);
+        out.push(1, `if (${this.#inReset(d)}) begin`);
         for (const r of withReset) out.push(2, `${r.name} <= ${this.#constFor(r, r.reset!)};`);
         out.push(1, 'end');
       }
       out.push(0, 'end');
     }
     out.blank();
+  }
+
+  /** The condition "in reset": `rst`, or `!aresetn` for an active-low reset. */
+  #inReset(d: Domain): string {
+    const name = d.reset?.name ?? 'rst';
+    return d.resetActive === 'low' ? `!${name}` : name;
   }
 
   /** Assignments to registers with an enable are guarded by it. */
@@ -355,7 +396,7 @@ export class ModuleEmitter implements TempSink {
       out.push(0, title(clock));
       out.push(0, `always @(posedge ${clock}) begin`);
       const hasReset = d.reset && domainHasReset(this.#ir, d.name);
-      if (hasReset) out.push(1, `if (!${d.reset!.name}) begin`);
+      if (hasReset) out.push(1, `if (${d.resetActive === 'low' ? d.reset!.name : `!${d.reset!.name}`}) begin`);
       this.#stmts(out, hasReset ? 2 : 1, stmts, '<=');
       if (hasReset) out.push(1, 'end');
       out.push(0, 'end');
@@ -457,6 +498,36 @@ function uniqueSignals(stmts: readonly Stmt[]): Signal[] {
   // Targets are signals or memories; only signals have a `kind`.
   for (const s of stmts) for (const t of stmtTargets(s)) if ('kind' in t && !out.includes(t)) out.push(t);
   return out;
+}
+
+/**
+ * A struct's fields with their bits, in declaration order (the first at the least significant
+ * bits): `struct hdr: op [3:0], len [15:4], tag [35:16]`; a Vec of structs gives the element's
+ * layout. Null for other shapes.
+ */
+export function structLayout(shape: Shape): string | null {
+  if (shape.kind === 'vec' && shape.element.kind === 'struct') {
+    return `${shape.count} x ${structLayout(shape.element)} (element i at [i*${shape.element.width} +: ${shape.element.width}])`;
+  }
+  if (shape.kind !== 'struct') return null;
+  const fields = shape.fields.map(f => {
+    const bits = f.shape.width === 1 ? `[${f.offset}]` : `[${f.offset + f.shape.width - 1}:${f.offset}]`;
+    const kind = f.shape.kind === 'struct' ? ` (struct ${f.shape.name})` : f.shape.kind === 'enum' ? ` (enum ${f.shape.name})`
+      : f.shape.kind === 'vec' ? ` (${f.shape.count} x ${f.shape.element.width} bits)` : f.shape.kind === 'sint' ? ' (signed)' : '';
+    return `${f.name} ${bits}${kind}`;
+  });
+  return `struct ${shape.name}: ${fields.join(', ')}`;
+}
+
+/** `(* ASYNC_REG = "TRUE" *) ` before a declaration, or nothing. */
+function attributeText(attrs: Readonly<Record<string, string>> | null): string {
+  if (!attrs) return '';
+  const list = Object.entries(attrs).map(([k, v]) => `${k} = "${v}"`);
+  return list.length ? `(* ${list.join(', ')} *) ` : '';
+}
+
+function oneLine(s: string): string {
+  return s.replace(/\s*\n\s*/g, ' ');
 }
 
 /** The signals an expression reads, each once, in the order they appear. */

@@ -136,17 +136,40 @@ export function instantiate<P extends Params, IO extends IORecord>(
   const inst: Instance = { name, module: child, connections: new Map(), loc };
   m.addInstance(inst);
   const byPath = new Map<string, Signal>();
+  const auto = new Set<Signal>();
   for (const port of child.ports) {
-    const parentSame = m.ir.ports.find(p => p.signal.name === port.signal.name && p.signal.kind === 'input');
-    const autoConnect = (port.signal.name === 'clk' || port.signal.name === 'rst') && port.signal.kind === 'input' && parentSame;
-    const sig = autoConnect ? parentSame.signal : m.instanceWire(inst, port.signal);
+    const connected = autoConnection(m, inst, port.signal);
+    if (connected) auto.add(connected);
+    const sig = connected ?? m.instanceWire(inst, port.signal);
     inst.connections.set(port.signal.name, sig);
     byPath.set(port.path.join('.'), sig);
   }
-  return buildInstanceIO(m, child, byPath) as InstanceIO<IO>;
+  return buildInstanceIO(m, child, byPath, auto) as InstanceIO<IO>;
 }
 
-function buildInstanceIO(m: ModuleBuilder, child: ModuleIR, byPath: Map<string, Signal>): Record<string, unknown> {
+/**
+ * The child's default clock gets the parent's default clock, whatever either is called
+ * (`clk`, `aclk`); its default reset the parent's default reset, through an inverter when one
+ * is active low and the other active high (`assign u_x_rst = ~aresetn;`). Otherwise none.
+ */
+function autoConnection(m: ModuleBuilder, inst: Instance, port: Signal): Signal | undefined {
+  if (port.kind !== 'input') return undefined;
+  // A child without a default domain (a black box, say) still has the conventional names.
+  const childDomain = inst.module.domains.get('sync');
+  const names = childDomain?.portNames ?? { clock: 'clk', reset: 'rst' };
+  if (port.name !== names.clock && port.name !== names.reset) return undefined;
+  const parent = m.defaultPorts();
+  if (port.name === names.clock) return parent.clock?.shape.kind === port.shape.kind ? parent.clock : undefined;
+  if (!parent.reset || parent.reset.shape.width !== 1 || port.shape.width !== 1) return undefined;
+  if (parent.resetActive === (childDomain?.resetActive ?? 'high')) return parent.reset;
+  const wire = m.instanceWire(inst, port);
+  const ref = { kind: 'ref' as const, signal: parent.reset, width: 1, signed: false, loc: inst.loc };
+  // At the top level of the body, wherever the instance was made: a reset is never conditional.
+  m.ir.body.push({ kind: 'assign', target: wire, lo: 0, width: 1, signed: false, value: { kind: 'unary', op: 'not', arg: ref, width: 1, signed: false, loc: inst.loc }, loc: inst.loc });
+  return wire;
+}
+
+function buildInstanceIO(m: ModuleBuilder, child: ModuleIR, byPath: Map<string, Signal>, auto: ReadonlySet<Signal>): Record<string, unknown> {
   const root: Record<string, unknown> = {};
   for (const port of child.ports) {
     let node = root;
@@ -154,8 +177,8 @@ function buildInstanceIO(m: ModuleBuilder, child: ModuleIR, byPath: Map<string, 
     const sig = byPath.get(port.path.join('.'))!;
     const leaf = port.path[port.path.length - 1]!;
     if (port.signal.kind !== 'input') node[leaf] = new SignalValue(sig);
-    else if (sig.kind !== 'input') node[leaf] = m.newSig(sig);
-    else node[leaf] = new Sig(sig, autoConnected(m, port.signal.name, sig)); // clk/rst: already connected
+    else if (!auto.has(sig)) node[leaf] = m.newSig(sig);
+    else node[leaf] = new Sig(sig, autoConnected(m, port.signal.name, sig)); // clock/reset: already connected
   }
   return root;
 }
@@ -165,7 +188,7 @@ function autoConnected(m: ModuleBuilder, port: string, parent: Signal): AssignSi
   return {
     name: m.name,
     record(stmt): void {
-      throw new DslError(`${port} of this instance is connected to ${parent.name} of ${m.name} automatically`, `do not assign it; declare ${port} in the parent after the instance to connect it by hand`, stmt.loc);
+      throw new DslError(`${port} of this instance is connected to ${parent.kind === 'input' ? parent.name : `the inverted reset (${parent.name})`} of ${m.name} automatically`, `do not assign it; declare ${port} in the parent after the instance to connect it by hand`, stmt.loc);
     },
   };
 }
@@ -195,12 +218,13 @@ function assignPortPaths(ir: ModuleIR, io: IORecord, loc: SourceLoc): void {
   if (missing.length) throw new DslError(`ports ${missing.map(p => p.signal.name).join(', ')} of ${ir.defName} are not in the returned IO record`, 'return every port so testbenches can reach it', missing[0]!.signal.loc);
 }
 
-/** The default domain uses the inputs named `clk` and `rst`. */
+/** The default domain uses the inputs named `clk` and `rst` (or as m.clockAndReset named them). */
 function resolveDefaultDomain(ir: ModuleIR): void {
   const d = ir.domains.get('sync');
   if (!d) return;
-  d.clock = ir.ports.find(p => p.signal.name === 'clk' && p.signal.kind === 'input')?.signal ?? null;
-  d.reset = ir.ports.find(p => p.signal.name === 'rst' && p.signal.kind === 'input')?.signal ?? null;
+  const names = d.portNames ?? { clock: 'clk', reset: 'rst' };
+  d.clock = ir.ports.find(p => p.signal.name === names.clock && p.signal.kind === 'input')?.signal ?? null;
+  d.reset = ir.ports.find(p => p.signal.name === names.reset && p.signal.kind === 'input')?.signal ?? null;
 }
 
 function checkModuleName(name: string, loc: SourceLoc): void {

@@ -67,11 +67,27 @@ export function callerLoc(): SourceLoc {
   return unknownLoc;
 }
 
+/** Where relative file names in messages and generated headers start: the project that runs
+ *  nicgen (its nicgen.config.ts folder, set by the CLI). Unset, it is this package's root when
+ *  the current folder is inside it, else the current folder (a user's project run by vitest). */
+let locationRoot: string | undefined;
+
+export function setLocationRoot(dir: string): void {
+  locationRoot = path.resolve(dir) + path.sep;
+}
+
+function currentLocationRoot(): string {
+  if (locationRoot !== undefined) return locationRoot;
+  const cwd = process.cwd() + path.sep;
+  return cwd.startsWith(projectRoot) ? projectRoot : cwd;
+}
+
 /** `gen/nic/foo.ts:12:5`, relative to the project root when inside it. A location without a
  *  line (0) is not in a file: it is printed as it is (`nicgen gen --set numQp=16`). */
 export function formatLoc(loc: SourceLoc): string {
   if (loc.line === 0) return loc.file;
-  const file = loc.file.startsWith(projectRoot) ? loc.file.slice(projectRoot.length) : loc.file;
+  const root = currentLocationRoot();
+  const file = loc.file.startsWith(root) ? loc.file.slice(root.length) : loc.file;
   return `${file}:${loc.line}:${loc.col}`;
 }
 

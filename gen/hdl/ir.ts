@@ -11,10 +11,15 @@ export type SignalKind = 'input' | 'output' | 'wire' | 'reg';
 
 export interface Domain {
   readonly name: string;
-  /** Names of the clock / reset signals, resolved when the module is finished. */
+  /** The clock / reset signals; the default domain's are resolved by name when the module is finished. */
   clock: Signal | null;
   reset: Signal | null;
-  readonly resetKind: 'sync' | 'async' | 'none';
+  /** Set by m.clockAndReset for the default domain; fixed for domains made with m.domain. */
+  resetKind: 'sync' | 'async' | 'none';
+  /** 'low' for resets such as `aresetn`: in reset while the input is 0. */
+  resetActive: 'high' | 'low';
+  /** The default domain's port names (`clk`/`rst` unless m.clockAndReset names others); null for m.domain ones. */
+  portNames: { clock: string; reset: string } | null;
   readonly loc: SourceLoc;
 }
 
@@ -33,6 +38,11 @@ export interface Signal {
   readonly enable: Expr | null;
   /** Set by m.unused(): bits deliberately not read, and why. */
   unusedReason: string | null;
+  /** Set by m.crossing(): a deliberate clock-domain crossing point, and why it is safe. The
+   *  domains pass does not follow reads through it. */
+  crossing: string | null;
+  /** Verilog attributes on the declaration, e.g. ASYNC_REG = "TRUE" on synchronizer flops. */
+  attributes: Readonly<Record<string, string>> | null;
   /** Instance connection wires point at their instance port. */
   readonly instPort: { inst: Instance; port: string } | null;
 }
@@ -142,6 +152,8 @@ export interface Memory {
   readonly readPorts: MemReadPort[];
   readonly writePorts: MemWritePort[];
   readonly loc: SourceLoc;
+  /** Set by m.crossing(): written and read in different clock domains on purpose, and why. */
+  crossing: string | null;
 }
 
 export interface Instance {

@@ -11,6 +11,7 @@ import type { ModuleBuilder } from './module.ts';
 export interface MemoryOptions {
   /** Initial contents, word by word (missing words are 0). */
   init?: readonly (number | bigint)[];
+  /** Clock domain of the write ports, and of the read ports that name none (default: the module's). */
   domain?: Domain;
 }
 
@@ -29,7 +30,7 @@ export class MemoryHandle<S extends Shape = Shape> {
       return b;
     }) : null;
     if (init && init.length > depth) throw new DslError(`${init.length} init words for a memory of depth ${depth}`, 'give at most depth words', loc);
-    this.mem = { id: nextMemoryId++, name, shape, depth, init, readPorts: [], writePorts: [], loc };
+    this.mem = { id: nextMemoryId++, name, shape, depth, init, readPorts: [], writePorts: [], loc, crossing: null };
     this.#m = m;
     this.#domain = opts.domain ?? m.defaultDomain(loc);
     m.ir.memories.push(this.mem);
@@ -50,12 +51,14 @@ export class MemoryHandle<S extends Shape = Shape> {
     this.#m.recordStmt({ kind: 'memwrite', mem: this.mem, port, addr: addr.expr, data: d.expr, mask: mask?.enable.expr ?? null, loc });
   }
 
-  /** Registered read: the word at `addr` appears one clock later. With `enable`, the output holds while it is low. */
-  read(addr: Value, opts: { enable?: Value } = {}): Value<S> {
+  /** Registered read: the word at `addr` appears one clock later. With `enable`, the output
+   *  holds while it is low. `domain`: the read port's clock domain, for a dual-clock RAM
+   *  (declare the crossing with m.crossing(mem, 'why')). */
+  read(addr: Value, opts: { enable?: Value; domain?: Domain } = {}): Value<S> {
     const loc = callerLoc();
     this.#checkAddr(addr, loc);
     const port = this.mem.readPorts.length;
-    this.mem.readPorts.push({ addr: addr.expr, enable: opts.enable?.expr ?? null, domain: this.#domain, loc, async: false });
+    this.mem.readPorts.push({ addr: addr.expr, enable: opts.enable?.expr ?? null, domain: opts.domain ?? this.#domain, loc, async: false });
     return new Value<S>({ kind: 'memread', mem: this.mem, port, width: this.mem.shape.width, signed: this.mem.shape.kind === 'sint', loc }, this.mem.shape as S);
   }
 

@@ -20,6 +20,8 @@ export interface RegOptions {
   domain?: Domain;
   /** When given, the register only updates while this is true. */
   enable?: Value;
+  /** Verilog attributes on the declaration: `{ ASYNC_REG: 'TRUE' }` -> `(* ASYNC_REG = "TRUE" *)`. */
+  attributes?: Readonly<Record<string, string>>;
 }
 export interface WireOptions {
   /** Value on paths that do not assign the wire. Default 0. */
@@ -29,7 +31,25 @@ export interface DomainOptions {
   clock: SignalValue<ClockShape>;
   reset?: SignalValue | null;
   resetKind?: 'sync' | 'async';
+  /** 'low' for an active-low reset (`rst_n`, `aresetn`). Default 'high'. */
+  resetActive?: 'high' | 'low';
 }
+
+/** Names and kind of the default domain's ports (m.clockAndReset). */
+export interface ClockResetOptions {
+  /** Clock input name; default `clk` (`aclk` for AXI IP). */
+  clock?: string;
+  /** Reset input name; default `rst` (`aresetn` for AXI IP). */
+  reset?: string;
+  /** Default 'sync': the reset is sampled at the clock edge; 'async' adds it to the sensitivity list. */
+  resetKind?: 'sync' | 'async';
+  /** Default 'high'; 'low' for `aresetn`-style resets. */
+  resetActive?: 'high' | 'low';
+}
+
+/** How AXI IP names and resets its clock: `m.clockAndReset(axiClockReset)` makes `aclk` and
+ *  `aresetn` (asynchronous, active low): `always @(posedge aclk or negedge aresetn)`. */
+export const axiClockReset: Readonly<Required<ClockResetOptions>> = { clock: 'aclk', reset: 'aresetn', resetKind: 'async', resetActive: 'low' };
 
 let nextSignalId = 1;
 
@@ -104,9 +124,23 @@ export class ModuleBuilder implements AssignSink {
     this.ir.ports.push({ signal: s, path: [name] });
     return new Output<S>(s, this);
   }
-  /** `clk` and `rst` inputs (the default clock domain). */
-  clockAndReset(): { clk: Input<ClockShape>; rst: Input<UIntShape<1>> } {
-    return { clk: this.input('clk', Clock), rst: this.input('rst', Bool) };
+  /** The default clock domain's inputs: `clk` and `rst` (synchronous, active high), or the
+   *  names and reset kind given (`axiClockReset`: `aclk`, `aresetn`, asynchronous, active low).
+   *  Instances get the parent's default clock and reset connected to their own default ones. */
+  clockAndReset(opts: ClockResetOptions = {}): { clk: Input<ClockShape>; rst: Input<UIntShape<1>> } {
+    const loc = callerLoc();
+    const d = this.defaultDomain(loc);
+    d.portNames = { clock: opts.clock ?? 'clk', reset: opts.reset ?? 'rst' };
+    d.resetKind = opts.resetKind ?? 'sync';
+    d.resetActive = opts.resetActive ?? 'high';
+    return { clk: this.input(d.portNames.clock, Clock), rst: this.input(d.portNames.reset, Bool) };
+  }
+  /** The default domain's clock and reset inputs as declared so far (for instance auto-connection). */
+  defaultPorts(): { clock: Signal | undefined; reset: Signal | undefined; resetActive: 'high' | 'low' } {
+    const d = this.ir.domains.get('sync');
+    const names = d?.portNames ?? { clock: 'clk', reset: 'rst' };
+    const find = (n: string): Signal | undefined => this.ir.ports.find(p => p.signal.name === n && p.signal.kind === 'input')?.signal;
+    return { clock: find(names.clock), reset: find(names.reset), resetActive: d?.resetActive ?? 'high' };
   }
   wire<S extends Shape>(name: string, shape: S, opts: WireOptions = {}): Sig<S> {
     const loc = callerLoc();
@@ -119,6 +153,7 @@ export class ModuleBuilder implements AssignSink {
       : opts.reset === undefined ? (shape.kind === 'enum' ? BigInt(Object.values(shape.members)[0] ?? 0) : 0n)
         : constValue(shape, opts.reset, loc);
     const s = this.#signal(name, shape, 'reg', { reset, domain: opts.domain ?? this.defaultDomain(loc), enable: opts.enable?.expr ?? null, loc });
+    if (opts.attributes) s.attributes = checkAttributes(opts.attributes, loc);
     return new Reg<S>(s, this);
   }
   /** A wire that holds `value`: names an intermediate result in the Verilog. */
@@ -143,15 +178,16 @@ export class ModuleBuilder implements AssignSink {
   domain(name: string, opts: DomainOptions): Domain {
     const loc = callerLoc();
     if (this.ir.domains.has(name)) throw new DslError(`clock domain '${name}' already exists`, 'give each domain its own name', loc);
-    const d: Domain = { name, clock: opts.clock.signal, reset: opts.reset?.signal ?? null, resetKind: opts.reset ? opts.resetKind ?? 'sync' : 'none', loc };
+    const d: Domain = { name, clock: opts.clock.signal, reset: opts.reset?.signal ?? null, resetKind: opts.reset ? opts.resetKind ?? 'sync' : 'none', resetActive: opts.resetActive ?? 'high', portNames: null, loc };
     this.ir.domains.set(name, d);
     return d;
   }
-  /** The `clk`/`rst` domain; its signals are resolved by name when the module is finished. */
+  /** The `clk`/`rst` domain (or the names m.clockAndReset gave); its signals are resolved by
+   *  name when the module is finished. */
   defaultDomain(loc: SourceLoc = callerLoc()): Domain {
     let d = this.ir.domains.get('sync');
     if (!d) {
-      d = { name: 'sync', clock: null, reset: null, resetKind: 'sync', loc };
+      d = { name: 'sync', clock: null, reset: null, resetKind: 'sync', resetActive: 'high', portNames: { clock: 'clk', reset: 'rst' }, loc };
       this.ir.domains.set('sync', d);
     }
     return d;
@@ -159,6 +195,19 @@ export class ModuleBuilder implements AssignSink {
   /** Declare that (bits of) a signal are deliberately not read, and why. Emitted as a reasoned lint waiver. */
   unused(v: SignalValue, reason: string): void {
     v.signal.unusedReason = reason;
+  }
+  /**
+   * Declare a deliberate clock-domain crossing: logic of any domain may read `v` (a signal, or
+   * a memory written and read in different domains), and the domains check does not follow
+   * reads through it. For the rare crossing that none of the synchronizers in nicgen/lib
+   * (syncBits, syncHandshake, asyncFifo) fits; `why` says why it is safe and is written beside
+   * the declaration in the Verilog.
+   */
+  crossing(v: SignalValue | MemoryHandle, why: string): void {
+    const loc = callerLoc();
+    if (typeof why !== 'string' || why.trim() === '') throw new DslError('m.crossing needs a reason', "say why the crossing is safe: m.crossing(sig, 'held stable for 4 cycles after req toggles')", loc);
+    if (v instanceof MemoryHandle) v.mem.crossing = why;
+    else v.signal.crossing = why;
   }
 
   // ---- statements ------------------------------------------------------------------------
@@ -261,10 +310,18 @@ export class ModuleBuilder implements AssignSink {
     o: { init?: bigint; reset?: bigint | null; domain?: Domain | null; enable?: Expr | null; loc?: SourceLoc; instPort?: Signal['instPort'] }): Signal {
     const loc = o.loc ?? callerLoc();
     this.#claimName(name, loc);
-    const s: Signal = { id: nextSignalId++, name, shape, kind, loc, init: o.init ?? 0n, reset: o.reset ?? null, domain: o.domain ?? null, enable: o.enable ?? null, unusedReason: null, instPort: o.instPort ?? null };
+    const s: Signal = { id: nextSignalId++, name, shape, kind, loc, init: o.init ?? 0n, reset: o.reset ?? null, domain: o.domain ?? null, enable: o.enable ?? null, unusedReason: null, crossing: null, attributes: null, instPort: o.instPort ?? null };
     this.ir.signals.push(s);
     return s;
   }
+}
+
+function checkAttributes(attrs: Readonly<Record<string, string>>, loc: SourceLoc): Readonly<Record<string, string>> {
+  for (const [k, v] of Object.entries(attrs)) {
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(k)) throw new DslError(`attribute name '${k}' is not a Verilog identifier`, 'use names such as ASYNC_REG', loc);
+    if (/["\\\n]/.test(v)) throw new DslError(`attribute ${k} = ${JSON.stringify(v)} has a quote, backslash or newline`, 'use a plain value such as TRUE', loc);
+  }
+  return { ...attrs };
 }
 
 /** A reset or default value for a shape, from a number or an enum member name. */

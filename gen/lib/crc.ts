@@ -27,7 +27,7 @@
 // is high for one cycle and `crc` (and `match`) hold the packet's CRC. A new packet may
 // start right after `last`: `crc` is read from the registers before the next update lands.
 
-import { Bool, cat, DslError, defineModule, lit, mux, repeat, UInt, type ModuleDef, type Input, type Output, type UIntShape, type Value } from '../hdl/index.ts';
+import { Bool, cat, DslError, defineModule, lit, mux, repeat, UInt, type ModuleDef, type Input, type Output, type UIntShape, type Value, intIn } from '../hdl/index.ts';
 import { applyMatrix, crcModel, type CrcParams, type CrcState, type Gf2Matrix } from './crc-model.ts';
 import { positiveInt } from './util.ts';
 
@@ -174,7 +174,7 @@ export function crcParallel(params: CrcParams): ModuleDef<CrcHwParams, CrcIO> {
     if (w % 8 === 0) match.set(doneReg.land(crcOut.eq(crcModel(params).residue())));
     else match.set(0);
     return { clk, rst, data, keep, valid, start, last, state, crc, crc_valid: crcValid, match };
-  }, { doc: `Parallel ${params.name.toUpperCase()} over byte-enabled beats, XOR matrices from the software model` });
+  }, { doc: `Parallel ${params.name.toUpperCase()} over byte-enabled beats, XOR matrices from the software model`, params: { rules: { bytes: intIn(1, 512), skip: intIn(0, 511) }, check: p => (p.skip < p.bytes ? null : { param: 'skip', allowed: `0..${p.bytes - 1} with bytes ${p.bytes}`, why: 'skip fewer bytes than one beat holds' }) } });
   defs.set(params.name, { params, def });
   return def;
 }

@@ -134,20 +134,48 @@ export type AxisSpec = {
   tlast?: Field<UIntShape<1>, 'fwd'>;
   tuser?: Field<UIntShape, 'fwd'>;
 };
+/** Whether a bundle has an optional field, from the parameters as TypeScript sees them:
+ *  'yes' / 'no' when they say so in literals, 'maybe' when only known at elaboration. */
+type Has = 'yes' | 'no' | 'maybe';
+type FlagHas<P, K extends string, Default extends Has> = K extends keyof P
+  ? ([P[K]] extends [true] ? 'yes' : [P[K]] extends [false] ? 'no' : [P[K]] extends [undefined] ? Default : 'maybe')
+  : Default;
+type WidthHas<P> = 'userWidth' extends keyof P
+  ? (P extends { readonly userWidth?: infer W } ? ([W] extends [undefined | 0] ? 'no' : number extends W ? 'maybe' : 'yes') : 'maybe')
+  : 'no';
+type FieldIf<H extends Has, K extends string, F> = H extends 'yes' ? { [Q in K]: F } : H extends 'no' ? {} : { [Q in K]?: F };
+type Flatten<T> = { [K in keyof T]: T[K] };
+
+/**
+ * The fields of `axiStream(p)`: tkeep, tlast and tuser are present in the type exactly when the
+ * parameters say so (`axiStream({ dataWidth: 64, userWidth: 1 })` has `tuser`, no `!` needed),
+ * and optional only when a parameter is not a literal.
+ */
+export type AxisSpecOf<P extends AxisParams> = Extract<AxisFields<P>, BundleSpec>;
+type AxisFields<P extends AxisParams> = Flatten<{
+  tdata: Field<UIntShape, 'fwd'>;
+  tvalid: Field<UIntShape<1>, 'fwd'>;
+  tready: Field<UIntShape<1>, 'bwd'>;
+} & FieldIf<FlagHas<P, 'keep', 'yes'>, 'tkeep', Field<UIntShape, 'fwd'>>
+  & FieldIf<FlagHas<P, 'last', 'yes'>, 'tlast', Field<UIntShape<1>, 'fwd'>>
+  & FieldIf<WidthHas<P>, 'tuser', Field<UIntShape, 'fwd'>>>;
+
 /** AXI4-Stream in verilog-axis port order: tdata tkeep tvalid tready tlast tuser. */
-export function axiStream(p: AxisParams): Bundle<AxisSpec> {
+export function axiStream<const P extends AxisParams>(p: P): Bundle<AxisSpecOf<P>> {
   const keep = p.keep ?? true, last = p.last ?? true, user = p.userWidth ?? 0;
   if (keep && p.dataWidth % 8 !== 0) throw new DslError(`AXI-Stream tdata of ${p.dataWidth} bits is not whole bytes, so tkeep has no meaning`, 'use a multiple of 8 or keep: false');
   // Object key order is port order: keep the conventional one.
-  return new Bundle<AxisSpec>({
+  return new Bundle<AxisSpecOf<P>>({
     tdata: fwd(UInt(p.dataWidth)),
     ...(keep ? { tkeep: fwd(UInt(p.dataWidth / 8)) } : {}),
     tvalid: fwd(Bool), tready: bwd(Bool),
     ...(last ? { tlast: fwd(Bool) } : {}),
     ...(user > 0 ? { tuser: fwd(UInt(user)) } : {}),
-  });
+  } as AxisSpecOf<P>);
 }
+/** Any AXI4-Stream bundle's ports (optional fields optional); `AxiStreamOf` for one configuration. */
 export type AxiStream<Sd extends Side> = BundleIO<AxisSpec, Sd>;
+export type AxiStreamOf<P extends AxisParams, Sd extends Side> = BundleIO<AxisSpecOf<P>, Sd>;
 
 // ---- AXI4 memory mapped ----------------------------------------------------------------
 

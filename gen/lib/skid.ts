@@ -6,7 +6,7 @@
 // is one transfer per cycle: when the output stalls, the one beat the source sent while it
 // still saw s_ready high lands in the skid register and is passed on first afterwards.
 
-import { Bool, defineModule, UInt } from '../hdl/index.ts';
+import { Bool, defineModule, intIn, UInt } from '../hdl/index.ts';
 import { stream } from './interfaces.ts';
 
 export type SkidParams = {
@@ -52,4 +52,4 @@ export const skidBuffer = defineModule('skid_buffer', { width: 8 } as SkidParams
   });
 
   return { clk, rst, s, m: o };
-}, { doc: 'Skid buffer: registered ready/valid slice, one beat per cycle, no m_ready to s_ready path' });
+}, { doc: 'Skid buffer: registered ready/valid slice, one beat per cycle, no m_ready to s_ready path', params: { rules: { width: intIn(1, 65536) } } });

@@ -38,7 +38,7 @@
 // Client ports are `s<i>_axi_*` (IO keys c0, c1, ...); the shared port is `m_axi_*` with
 // ID width idWidth + clientBits(n).
 
-import { Bool, cat, defineModule, lit, mux, UInt, type ModuleBuilder, type Value } from '../hdl/index.ts';
+import { Bool, cat, defineModule, lit, mux, UInt, type ModuleBuilder, type Value, intIn, type ParamSpec } from '../hdl/index.ts';
 import { rrArbiter } from '../lib/arbiter.ts';
 import type { BundleIO } from '../lib/interfaces.ts';
 import { syncFifo } from '../lib/fifo.ts';
@@ -234,7 +234,7 @@ export const nicAxiRdMux = defineModule('nic_axi_rd_mux', axiMuxDefaults, (m, p)
   bulk.count(arb.grant, arTaken, rTaken, r.rlast);
 
   return { clk, rst, s: clients, m_axi: o };
-}, { doc: 'AXI4 read mux: N masters to one, round robin per burst, responses routed by ID' });
+}, { doc: 'AXI4 read mux: N masters to one, round robin per burst, responses routed by ID', params: axiMuxSpec() });
 
 export const nicAxiWrMux = defineModule('nic_axi_wr_mux', axiMuxDefaults, (m, p) => {
   checkParams(p, 'nic_axi_wr_mux');
@@ -310,4 +310,10 @@ export const nicAxiWrMux = defineModule('nic_axi_wr_mux', axiMuxDefaults, (m, p)
   if (p.n < 2 ** cw) m.assert(bSkid.m.valid.lnot().lor(bClient.lt(p.n)), 'B response whose ID names no client');
 
   return { clk, rst, s: clients, m_axi: o };
-}, { doc: 'AXI4 write mux: N masters to one, round robin per burst, W locked to AW order, B routed by ID' });
+}, { doc: 'AXI4 write mux: N masters to one, round robin per burst, W locked to AW order, B routed by ID', params: axiMuxSpec() });
+
+/** The ranges both muxes check before they elaborate (checkParams above checks the rest).
+ *  A function declaration, so the definitions above can use it (hoisted). */
+function axiMuxSpec(): ParamSpec<AxiMuxParams> {
+  return { rules: { n: intIn(1, 64), idWidth: intIn(1, 16), urgentMask: intIn(0, 2 ** 31 - 1), bulkCapBeats: intIn(0, 1 << 20) } };
+}

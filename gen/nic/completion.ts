@@ -24,7 +24,7 @@
 //     else pending += done; timer = pending > 0 ? timer + 1 : 0
 //   so a lone completion at edge E raises the event at edge E + T.
 
-import { Bool, UInt, Vec, cat, defineModule, lit, mux, pack, type Value } from '../hdl/index.ts';
+import { Bool, UInt, Vec, cat, defineModule, lit, mux, pack, type Value, intIn, oneOf } from '../hdl/index.ts';
 import { AXI_BURST, stream } from '../lib/interfaces.ts';
 import { log2Exact } from '../lib/util.ts';
 import { axi4Write } from './axi-ports.ts';
@@ -200,4 +200,4 @@ export const nicCompletion = defineModule('nic_completion', { dataWidth: 64, num
   irqEvent.set(event);
 
   return { clk, rst, qp_ctx: qpCtx, irq_mod: irqMod, s_req: req, m_axi: axi, cq_pi_upd: piUpd, qp_error: qpError, irq_event: irqEvent };
-}, { doc: 'Completion writer: CQEs into per-QP rings (phase bit, no overwrite), CQ_PI updates, moderated interrupt events' });
+}, { doc: 'Completion writer: CQEs into per-QP rings (phase bit, no overwrite), CQ_PI updates, moderated interrupt events', params: { rules: { dataWidth: oneOf(64, 128, 256, 512), numQp: intIn(1, 64), idWidth: intIn(1, 16) } } });

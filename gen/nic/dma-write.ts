@@ -20,7 +20,7 @@
 // Statuses come out in command order because every command leaves exactly one "last"
 // entry in the B tracker's FIFO, and those entries are queued through the same chunk FIFO.
 
-import { Bool, cat, defineModule, lit, mux, pack, Struct, UInt } from '../hdl/index.ts';
+import { Bool, cat, defineModule, lit, mux, pack, Struct, UInt, intIn, oneOf, powerOfTwoIn } from '../hdl/index.ts';
 import { skidBuffer } from '../lib/skid.ts';
 import { syncFifo } from '../lib/fifo.ts';
 import { AXI_BURST, axi4, stream, unusedFields } from '../lib/interfaces.ts';
@@ -296,4 +296,4 @@ export const nicDmaWrite = defineModule('nic_dma_write', dmaWriteDefaults, (m, p
   }
 
   return { clk, rst, cmd, payload, status, xlateReq: xreq, xlateResp: xresp, axi };
-}, { doc: 'DMA write engine: validate, translate per page, AXI write bursts with strobes, status after B' });
+}, { doc: 'DMA write engine: validate, translate per page, AXI write bursts with strobes, status after B', params: { rules: { dataWidth: oneOf(64, 128, 256, 512), idWidth: intIn(1, 16), maxBursts: powerOfTwoIn(2, 256), burstBytes: powerOfTwoIn(8, 4096) } } });

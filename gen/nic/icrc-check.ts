@@ -21,7 +21,7 @@
 // be extracted. The result is ready one cycle after the last IPv4 byte; the verdict waits
 // for it in a one-frame "pending" register while the next frame is already being written.
 
-import { Bool, cat, defineModule, DslError, lit, mux, UInt } from '../hdl/index.ts';
+import { Bool, cat, defineModule, DslError, lit, mux, UInt, oneOf, powerOfTwoIn } from '../hdl/index.ts';
 import { syncFifo } from '../lib/fifo.ts';
 import { log2Exact } from '../lib/util.ts';
 import { RX_DROP, frameStream, type NicParams } from './types.ts';
@@ -212,4 +212,4 @@ export const icrcCheck = defineModule('nic_icrc_check', { dataWidth: 64, bufferB
   o.tuser!.set(outLen);
 
   return { clk, rst, s_axis_rx: s, m_axis: o, drop_valid: dropValid, drop_reason: dropReason, overflow };
-}, { doc: 'RoCEv2 ICRC check, store-and-forward frame buffer in block RAM, drops bad frames' });
+}, { doc: 'RoCEv2 ICRC check, store-and-forward frame buffer in block RAM, drops bad frames', params: { rules: { dataWidth: oneOf(64, 128, 256, 512), maxFrames: powerOfTwoIn(2, 4096) } } });

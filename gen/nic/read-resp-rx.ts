@@ -24,7 +24,7 @@
 // completes it with the NAK's status and syndrome. A QP in ERROR or RESET loses its contexts
 // and pending completions silently: the ACK tracker flushes those work requests itself.
 
-import { Bool, cat, defineModule, lit, mux, pack, Struct, UInt, Vec, type Sig, type Shape, type SignalValue, type Value } from '../hdl/index.ts';
+import { Bool, cat, defineModule, lit, mux, pack, Struct, UInt, Vec, type Sig, type Shape, type SignalValue, type Value, intIn, oneOf } from '../hdl/index.ts';
 import { syncFifo, syncFifoRam } from '../lib/fifo.ts';
 import { stream } from '../lib/interfaces.ts';
 import { nicByteSplitter, PIECE_LEN_BITS } from './byte-splitter.ts';
@@ -346,4 +346,4 @@ export const nicReadRespRx = defineModule('nic_read_resp_rx', { dataWidth: 64, n
   });
 
   return { clk, rst, qp_ctx: qpCtx, s_ctx: sCtx, s_hdr: sHdr, s_payload: sPay, s_ack: sAck, m_dma_cmd: mCmd, m_payload: mPay, s_dma_status: sStatus, m_done: mDone };
-}, { doc: 'RDMA READ response receiver: PSN/sequence/length checks, SGE scatter to DMA writes, READ completions after their DMA statuses' });
+}, { doc: 'RDMA READ response receiver: PSN/sequence/length checks, SGE scatter to DMA writes, READ completions after their DMA statuses', params: { rules: { dataWidth: oneOf(64, 128, 256, 512), numQp: intIn(1, 64), readsPerQp: intIn(1, 64) } } });

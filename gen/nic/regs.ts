@@ -25,7 +25,7 @@
 // - irq_event sets IRQ_STATUS bit 0 (an event wins over a same-cycle w1c); irq = IRQ_STATUS.
 // - mr_changed[j] pulses the cycle after any write to MR j's registers (TLB invalidation).
 
-import { Bool, Struct, UInt, Vec, cat, defineModule, lit, mux, pack, repeat, type Reg, type UIntShape, type Value } from '../hdl/index.ts';
+import { Bool, Struct, UInt, Vec, cat, defineModule, lit, mux, pack, repeat, type Reg, type UIntShape, type Value, intIn } from '../hdl/index.ts';
 import { AXI_RESP, axiLite } from '../lib/interfaces.ts';
 import { CFG_REGS, HW_QP_FIELDS, MrEntry, NicCfg, QpCtx, fieldName, qpErrorEvent, qpRegWidth, qpUpdate, regSlots } from './ctx.ts';
 import { GLOBAL_REGS, MR_BASE, MR_REGS, MR_STRIDE, QP_BASE, QP_REGS, QP_STATE, QP_STRIDE, type RegField } from './regmap.ts';
@@ -230,4 +230,4 @@ export const nicRegs = defineModule('nic_regs', { numQp: 4, numMr: 16 } as RegsP
     irq, irq_event: irqEvent, hw_sq_ci: hw['SQ_CI']!, hw_cq_pi: hw['CQ_PI']!, hw_sq_psn: hw['SQ_PSN']!, hw_exp_psn: hw['EXP_PSN']!,
     hw_msn: hw['MSN']!, hw_error: hwError, inc,
   };
-}, { doc: 'Control registers (AXI4-Lite): global config, counters, IRQ, QP contexts, MR table, doorbells' });
+}, { doc: 'Control registers (AXI4-Lite): global config, counters, IRQ, QP contexts, MR table, doorbells', params: { rules: { numQp: intIn(1, (MR_BASE - QP_BASE) / QP_STRIDE), numMr: intIn(1, (0x10000 - MR_BASE) / MR_STRIDE) } } });

@@ -30,7 +30,7 @@
 // - m_wqe holds one decoded WQE in a register; a stalled consumer stalls the R channel on
 //   the decode beat of the next WQE.
 
-import { Bool, UInt, Vec, cat, defineModule, lit, mux, pack, type Value } from '../hdl/index.ts';
+import { Bool, UInt, Vec, cat, defineModule, lit, mux, pack, type Value, intIn, oneOf } from '../hdl/index.ts';
 import { wrrArbiter } from '../lib/arbiter.ts';
 import { AXI_BURST, stream } from '../lib/interfaces.ts';
 import { log2Exact } from '../lib/util.ts';
@@ -240,4 +240,4 @@ export const nicWqeFetch = defineModule('nic_wqe_fetch', { dataWidth: 64, numQp:
   ciUpd.set(pack(qpUpdate('SQ_CI', p.numQp), { valid: updValid, qp: updQp, value: updValue }));
 
   return { clk, rst, qp_ctx: qpCtx, weight, m_axi: axi, m_wqe: out, sq_ci_upd: ciUpd };
-}, { doc: 'WQE fetch: weighted round-robin over QPs with posted WQEs, up to 4 WQEs per AXI burst, decoded' });
+}, { doc: 'WQE fetch: weighted round-robin over QPs with posted WQEs, up to 4 WQEs per AXI burst, decoded', params: { rules: { dataWidth: oneOf(64, 128, 256, 512), numQp: intIn(1, 64), weightWidth: intIn(1, 16), idWidth: intIn(1, 16) } } });

@@ -110,7 +110,7 @@ describe('domains pass', () => {
 
   it('reports a register of one domain used by a register of another', () => {
     const ds = ofPass(diagnose(Crossing), 'domains');
-    expect(ds.map(d => d.message)).toEqual(['register ra (domain sync) is used by register rb (domain other)']);
+    expect(ds.map(d => d.message)).toEqual(['register ra (clock clk) is used by register rb (domain other, clock clk2)']);
     expect(ds[0]!.hint).toMatch(/synchronizer/);
     expect(fileLine(ds[0]!.loc)).toBe(here.at('cross'));
   });
@@ -118,14 +118,14 @@ describe('domains pass', () => {
 
   it('reports a crossing through a combinational wire', () => {
     const ds = ofPass(diagnose(CrossingViaWire), 'domains');
-    expect(ds.map(d => d.message)).toEqual([expect.stringMatching(/register ra \(domain sync\) is used by register rb \(domain other\)/)]);
+    expect(ds.map(d => d.message)).toEqual([expect.stringMatching(/register ra \(clock clk\) is used by register rb \(domain other, clock clk2\)/)]);
     expect(fileLine(ds[0]!.loc)).toBe(here.at('cross-wire'));
   });
 
 
   it('reports a crossing through the condition that guards an assignment', () => {
     const ds = ofPass(diagnose(CrossingViaCondition), 'domains');
-    expect(ds.map(d => d.message)).toEqual([expect.stringMatching(/register ra \(domain sync\) is used by register rb \(domain other\)/)]);
+    expect(ds.map(d => d.message)).toEqual([expect.stringMatching(/register ra \(clock clk\) is used by register rb \(domain other, clock clk2\)/)]);
     expect(fileLine(ds[0]!.loc)).toBe(here.at('cross-cond'));
   });
 

@@ -39,10 +39,10 @@ export interface RegressOptions {
   readonly pictures: number;
 }
 
-export const usageText = `usage: node --import tsx scripts/regress.ts [options]   (or make regress REGRESS_ARGS='...')
+export const usageText = `usage: nicgen regress [options]   (in this repository also: make regress REGRESS_ARGS='...')
 
-Runs many seeds of the registered benches (tb/benches/index.ts), each as its own
-\`nicgen sim\` process, in parallel; writes <out>/junit.xml; exit 1 if any run failed.
+Runs many seeds of the project's benches (the \`benches\` of nicgen.config.ts), each as its
+own \`nicgen sim\` process, in parallel; writes <out>/junit.xml; exit 1 if any run failed.
 
   --seeds N         seeds per bench (default 20)
   --top X           only benches of top X (repeatable; the selftest top only runs when named)

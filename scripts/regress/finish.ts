@@ -25,8 +25,10 @@ export interface FinishInput {
   readonly results: readonly RunResult[];
   /** Coverage of the passing runs, in plan order; undefined when none was collected. */
   readonly coverage: CoverageInputs | undefined;
-  /** `make regress REGRESS_ARGS='...'` that replays it. */
+  /** `make regress REGRESS_ARGS='...'` (`npx nicgen regress ...`) that replays it. */
   readonly replay: string;
+  /** How the nicgen command is typed in this project (default `./bin/nicgen`). */
+  readonly command?: string;
 }
 
 export interface Finished {
@@ -53,7 +55,7 @@ export async function finishRegression(i: FinishInput): Promise<Finished> {
   }
   const index = path.join(out, 'index.html');
   fs.writeFileSync(index, reportHtml({
-    file, coverage, functional, previous: previousRun(out, file.started), replay: i.replay, waveDir: shown(i.root, path.join(out, 'waves')),
+    file, coverage, functional, previous: previousRun(out, file.started), replay: i.replay, waveDir: shown(i.root, path.join(out, 'waves')), ...(i.command ? { command: i.command } : {}),
   }));
   return { coverage, lines, index };
 }
@@ -67,6 +69,8 @@ export interface ConsoleContext {
   readonly replay: string;
   /** Lines just before the replay line (interruption, shard notes). */
   readonly notes: readonly string[];
+  /** How the nicgen command is typed in this project (default `./bin/nicgen`). */
+  readonly command?: string;
 }
 
 /** The end-of-regression report on stdout; the last line is the summary CI reads. */
@@ -76,7 +80,7 @@ export function consoleReport(c: ConsoleContext): string[] {
   // nicgen sim does not create the wave file's folder (and then writes no wave, silently),
   // so the folder the replay commands name must exist.
   if (c.results.some(r => r.failCycle !== undefined)) fs.mkdirSync(waveDir, { recursive: true });
-  const failures = failureList(c.results, { root: c.root, waveDir, logOf: r => path.join(c.out, logPath(r)) });
+  const failures = failureList(c.results, { root: c.root, waveDir, logOf: r => path.join(c.out, logPath(r)), ...(c.command ? { command: c.command } : {}) });
   if (failures.length > 0) out.push('', ...failures);
   if (c.finished.lines.length > 0) out.push('', ...c.finished.lines);
   out.push('', ...c.notes);

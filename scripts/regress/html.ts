@@ -17,7 +17,7 @@ import type { FunctionalData } from '../../coverage/functional.ts';
 import type { CoverageSummary } from '../../coverage/report.ts';
 import { POINT_KINDS } from '../../coverage/verilator-data.ts';
 import { formatRate } from '../../cli/sim-progress.ts';
-import { replayCommand, waveReplayCommand } from './report.ts';
+import { regressAgain, replayCommand, waveReplayCommand } from './report.ts';
 import type { RegressFile, StoredRun } from './results-file.ts';
 import { benchStats, type BenchStats, type Previous } from './trends.ts';
 
@@ -26,10 +26,12 @@ export interface ReportInput {
   readonly coverage: CoverageSummary | undefined;
   readonly functional: FunctionalData | undefined;
   readonly previous: Previous | undefined;
-  /** `make regress REGRESS_ARGS='...'` that replays the regression. */
+  /** `make regress REGRESS_ARGS='...'` (`npx nicgen regress ...`) that replays the regression. */
   readonly replay: string;
   /** The wave folder as typed from the project root (for the wave replay commands). */
   readonly waveDir: string;
+  /** How the nicgen command is typed in this project (default `./bin/nicgen`). */
+  readonly command?: string;
 }
 
 const esc = (s: string): string => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
@@ -133,7 +135,7 @@ function coverageHtml(input: ReportInput): string {
   }
   const prev = input.previous?.coverage;
   return `<section id="coverage"><h2>Coverage</h2>
-${c.code ? codeCoverageHtml(c, prev) : '<p>Code coverage was off (make regress REGRESS_ARGS=\'--coverage ...\' turns it on).</p>'}
+${c.code ? codeCoverageHtml(c, prev) : `<p>Code coverage was off (${esc(regressAgain(input.command ?? './bin/nicgen', '--coverage ...'))} turns it on).</p>`}
 ${c.functional ? functionalHtml(c, input.functional, prev) : ''}</section>`;
 }
 
@@ -141,10 +143,10 @@ function failureHtml(r: StoredRun, input: ReportInput): string {
   const pictures = r.pictures && r.pictures.length
     ? r.pictures.map(p => `<div class="picture"><img class="failure-picture" src="${href(p)}" alt="failure picture ${esc(path.basename(p))}"><div>${esc(p)}</div></div>`).join('')
     : '<p class="nopicture">no picture</p>';
-  const waves = r.failCycle !== undefined ? `<br>with waves: <code>${esc(waveReplayCommand(r.run, r.failCycle, input.waveDir))}</code>` : '';
+  const waves = r.failCycle !== undefined ? `<br>with waves: <code>${esc(waveReplayCommand(r.run, r.failCycle, input.waveDir, input.command))}</code>` : '';
   return `<div class="failure" id="run-${r.run.order}"><h3 class="verdict-fail">${r.status === 'failed' ? 'FAIL' : 'ERROR'} ${esc(`${r.run.top}/${r.run.test}`)} seed ${r.run.seed}</h3>
 <p>${esc(r.headline.replace(ansi, ''))}</p>
-<p>replay: <code>${esc(replayCommand(r.run))}</code>${waves}<br>log: <a href="${href(r.log)}">${esc(r.log)}</a></p>
+<p>replay: <code>${esc(replayCommand(r.run, input.command))}</code>${waves}<br>log: <a href="${href(r.log)}">${esc(r.log)}</a></p>
 <pre>${esc(r.detail.replace(ansi, ''))}</pre><div class="pictures">${pictures}</div></div>`;
 }
 

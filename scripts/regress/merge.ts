@@ -12,6 +12,7 @@ import { UsageError } from './args.ts';
 import { finishRegression, type Finished } from './finish.ts';
 import type { RunResult } from './outcome.ts';
 import { planRuns } from './plan.ts';
+import { regressAgain } from './report.ts';
 import { loadRun, readResultsFile, RESULTS_FORMAT, type RegressFile } from './results-file.ts';
 
 export interface MergeOptions {
@@ -19,6 +20,8 @@ export interface MergeOptions {
   readonly dirs: readonly string[];
   /** A new or empty folder. */
   readonly out: string;
+  /** How the nicgen command is typed in this project (default `./bin/nicgen`). */
+  readonly command?: string;
 }
 
 export interface Merged {
@@ -92,7 +95,8 @@ export async function mergeRegressions(o: MergeOptions): Promise<Merged> {
   };
   const parts = shards.map(s => path.join(s.dir, 'coverage')).filter(d => fs.existsSync(d)).map(reportAsInputs);
   const selection = [...first.tops.map(t => `--top ${t}`), ...first.tests.map(t => `--test ${t}`)].join(' ');
-  const replay = `make regress REGRESS_ARGS='--seed-base ${first.seedBase} --seeds ${first.seedsPerBench}${selection ? ` ${selection}` : ''}${first.coverageToggle ? ' --coverage-toggle' : first.coverage ? ' --coverage' : ''}'`;
-  const finished = await finishRegression({ root: o.root, out: o.out, file, results, coverage: parts.length ? joinInputs(parts) : undefined, replay });
+  const args = `--seed-base ${first.seedBase} --seeds ${first.seedsPerBench}${selection ? ` ${selection}` : ''}${first.coverageToggle ? ' --coverage-toggle' : first.coverage ? ' --coverage' : ''}`;
+  const replay = regressAgain(o.command ?? './bin/nicgen', args);
+  const finished = await finishRegression({ root: o.root, out: o.out, file, results, coverage: parts.length ? joinInputs(parts) : undefined, replay, ...(o.command ? { command: o.command } : {}) });
   return { file, results, finished, replay };
 }

@@ -6,17 +6,24 @@ import { formatRate } from '../../cli/sim-progress.ts';
 import type { RunResult } from './outcome.ts';
 import type { BenchId, PlannedRun } from './plan.ts';
 
-/** `./bin/nicgen sim <top> --test <t> --seed <s>`, as typed from the project root. */
-export function replayCommand(run: PlannedRun): string {
-  return `./bin/nicgen sim ${run.top} --test ${run.test} --seed ${run.seed}`;
+/** `./bin/nicgen sim <top> --test <t> --seed <s>`, as typed from the project root
+ *  (`command` is `npx nicgen` in a user's project). */
+export function replayCommand(run: PlannedRun, command = './bin/nicgen'): string {
+  return `${command} sim ${run.top} --test ${run.test} --seed ${run.seed}`;
+}
+
+/** The command that runs a regression again with `args`: `make regress REGRESS_ARGS='...'`
+ *  in this repository, `npx nicgen regress ...` in a user's project. */
+export function regressAgain(command: string, args: string): string {
+  return command === './bin/nicgen' ? `make regress REGRESS_ARGS='${args}'` : `${command} regress ${args}`;
 }
 
 /** The replay with a wave dump around the failing cycle: the same window `nicgen sim`
  *  suggests (200 cycles before, 10 after), but one file per seed so replays of several
  *  failures do not overwrite each other. */
-export function waveReplayCommand(run: PlannedRun, cycle: number, waveDir: string): string {
+export function waveReplayCommand(run: PlannedRun, cycle: number, waveDir: string, command?: string): string {
   const file = path.join(waveDir, `${run.top}-${run.test}-${run.seed}.fst`);
-  return `${replayCommand(run)} --wave ${file} --from ${Math.max(0, cycle - 200)} --to ${cycle + 10}`;
+  return `${replayCommand(run, command)} --wave ${file} --from ${Math.max(0, cycle - 200)} --to ${cycle + 10}`;
 }
 
 /** A path as the user should type it from `root` (relative when inside). */
@@ -67,6 +74,8 @@ export interface FailureContext {
   readonly root: string;
   readonly waveDir: string;
   readonly logOf: (run: PlannedRun) => string;
+  /** How the nicgen command is typed in this project (default `./bin/nicgen`). */
+  readonly command?: string;
 }
 
 /** Each failure and error, in the order given: what happened, the replay commands and the log. */
@@ -76,8 +85,8 @@ export function failureList(results: readonly RunResult[], ctx: FailureContext):
   const out = [`failures and errors (${bad.length}):`];
   for (const r of bad) {
     out.push(`  ${r.status === 'failed' ? 'FAIL' : 'ERROR'} ${r.run.top}/${r.run.test} seed ${r.run.seed}: ${r.headline}`);
-    out.push(`    replay: ${replayCommand(r.run)}`);
-    if (r.failCycle !== undefined) out.push(`    waves:  ${waveReplayCommand(r.run, r.failCycle, shown(ctx.root, ctx.waveDir))}`);
+    out.push(`    replay: ${replayCommand(r.run, ctx.command)}`);
+    if (r.failCycle !== undefined) out.push(`    waves:  ${waveReplayCommand(r.run, r.failCycle, shown(ctx.root, ctx.waveDir), ctx.command)}`);
     out.push(`    log:    ${shown(ctx.root, ctx.logOf(r.run))}`);
   }
   return out;

@@ -13,8 +13,10 @@ import type { PlannedRun } from './plan.ts';
 import { outcome, type RunResult } from './outcome.ts';
 
 export interface SpawnOptions {
-  /** Project root: where ./bin/nicgen is and what the run's relative paths mean. */
+  /** Project root: where the runs start and what their relative paths mean. */
   readonly root: string;
+  /** The nicgen executable (this package's bin/nicgen). */
+  readonly bin: string;
   readonly timeoutSeconds: number;
   /** Aborting kills the run (recorded as an error). */
   readonly signal: AbortSignal;
@@ -45,7 +47,7 @@ export function runSim(run: PlannedRun, o: SpawnOptions): Promise<RunResult> {
     // The regression type-checked the benches once before the first run.
     env['NICGEN_TYPECHECK'] = '0';
     const t0 = performance.now();
-    const child = spawn('./bin/nicgen', [...simArgs(run), ...(o.extraArgs?.(run) ?? [])], { cwd: o.root, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(o.bin, [...simArgs(run), ...(o.extraArgs?.(run) ?? [])], { cwd: o.root, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '', stderr = '', output = '';
     let killedBecause: string | undefined;
     let killTimer: NodeJS.Timeout | undefined;

@@ -49,3 +49,21 @@ export function defineBench<IO>(spec: BenchSpec<IO>): Bench {
 
 /** Benches of one top, by test name. */
 export type BenchGroup = Readonly<Record<string, Bench>>;
+
+/** The `it` of vitest (or any runner with the same shape), so this file does not import vitest. */
+export type CaseRegistrar = (name: string, fn: () => Promise<void>) => unknown;
+
+/**
+ * Registers one test case per bench of `group`: `describe('fifo', () => benchCases(it, benches))`.
+ * The same benches run under `nicgen sim` and `nicgen regress` (listed in nicgen.config.ts), so a
+ * bench is written once. runTest puts the seed and the replay hint into any failure; the seed of a
+ * passing run is logged too, so a slow drift can be replayed.
+ */
+export function benchCases(it: CaseRegistrar, group: BenchGroup): void {
+  for (const [name, bench] of Object.entries(group)) {
+    it(name, async () => {
+      const r = await bench.run();
+      console.log(`${bench.top()} ${name}: seed ${r.seed}, ${r.cycles} cycles${r.built ? ' (model built)' : ''}`);
+    });
+  }
+}

@@ -8,8 +8,8 @@ import { fileLabel, shellQuote, type ReplayHints } from '../core/where.ts';
 import { benches } from './index.ts';
 
 /** The replay commands of a registered bench: `nicgen sim TOP --test NAME --seed N`. */
-export function benchHints(top: string, test: string, periodNs?: number): ReplayHints {
-  const base = `./bin/nicgen sim ${top} --test ${test}${periodNs !== undefined ? ` --period ${periodNs}` : ''}`;
+export function benchHints(top: string, test: string, periodNs?: number, nicgen = './bin/nicgen'): ReplayHints {
+  const base = `${nicgen} sim ${top} --test ${test}${periodNs !== undefined ? ` --period ${periodNs}` : ''}`;
   return {
     label: fileLabel(`${top}-${test}`),
     name: `${top}/${test}`,

@@ -3,6 +3,7 @@
 
 import type { BenchGroup } from './bench.ts';
 import { rrBenches, wrrBenches } from './lib/arbiter.ts';
+import { asyncFifoBenches, asyncFifoRamBenches, syncHandshakeBenches } from './lib/cdc.ts';
 import { crcBenches } from './lib/crc.ts';
 import { syncFifoBenches, syncFifoRamBenches } from './lib/fifo.ts';
 import { skidBenches } from './lib/skid.ts';
@@ -17,6 +18,9 @@ export const benches: Readonly<Record<string, BenchGroup>> = {
   sync_fifo: syncFifoBenches,
   sync_fifo_ram: syncFifoRamBenches,
   skid_buffer: skidBenches,
+  async_fifo: asyncFifoBenches,
+  async_fifo_ram: asyncFifoRamBenches,
+  sync_handshake: syncHandshakeBenches,
   rr_arbiter: rrBenches,
   wrr_arbiter: wrrBenches,
   crc32_parallel: crcBenches,

@@ -10,7 +10,7 @@
 
 import type { ShapeJson } from '../../gen/hdl/shape.ts';
 import { fromBits, type PortValue } from '../../sim/values.ts';
-import type { TestBench } from '../core/index.ts';
+import type { ClockHandle, TestBench } from '../core/index.ts';
 import { ClockPhases } from './clock-phases.ts';
 import { fieldName, high, highOf, sameValue, show, wordOf, wordsValue, type Readable } from './ports.ts';
 import { ProtocolError } from './protocol-error.ts';
@@ -36,6 +36,8 @@ export interface WatchOptions {
    * (the bus models do, so a wide payload is not turned into bigints at every beat).
    */
   readonly onHandshake?: (cycle: number) => void;
+  /** The channel's clock, in a design with several (ClockPhases.of). */
+  readonly clock?: ClockHandle;
 }
 
 /** Counts of a watched channel, for benchmarks and for tests that expect traffic. */
@@ -96,7 +98,7 @@ export function watchChannel(tb: TestBench, ports: ChannelPorts, name: string, o
       stats.stalls++;
     }
   };
-  const gate = ClockPhases.of(tb).onSampleWhile(validWord, sample);
+  const gate = ClockPhases.of(tb, options.clock).onSampleWhile(validWord, sample);
   stats.stop = gate.stop;
   return stats;
 }

@@ -13,11 +13,19 @@
 // One task (tb.everyEdge) runs the callbacks of all models, in registration order; a
 // callback that throws ends that task and so fails the test with the error.
 
-import type { TestBench } from '../core/index.ts';
+//
+// A design with several clocks (sim/clocks.ts) has one hub per clock: the sample phase is that
+// clock's falling edge and the drive phase its rising edge, so a bus model of the write side
+// of an asynchronous FIFO follows s_clk and one of the read side follows m_clk. Such a hub runs
+// as a coroutine waiting for its clock's edges (the ticks in between cost nothing).
+
+import type { ClockHandle, TestBench } from '../core/index.ts';
 
 type Callback = () => void;
 
 const hubs = new WeakMap<TestBench, ClockPhases>();
+/** Hubs of the clocks of designs with several, by clock name. */
+const clockHubs = new WeakMap<TestBench, Map<string, ClockPhases>>();
 
 /**
  * A sampler that only has work while a one-word signal is high (a valid) or while it says so
@@ -39,20 +47,38 @@ export class GatedSampler {
 
 export class ClockPhases {
   readonly #tb: TestBench;
+  /** Null: the model's only clock (the fast edge loop); else one clock of several. */
+  readonly #clock: ClockHandle | null;
   /** Every sampler in registration order; plain callbacks have no word (always called). */
   #samplers: GatedSampler[] = [];
   #drivers: Callback[] = [];
   #started = false;
 
-  private constructor(tb: TestBench) {
+  private constructor(tb: TestBench, clock: ClockHandle | null) {
     this.#tb = tb;
+    this.#clock = clock;
   }
 
-  /** The phases of this test bench (created on first use). */
-  static of(tb: TestBench): ClockPhases {
+  /**
+   * The phases of this test bench (created on first use). A design with several clocks needs
+   * the clock the bus belongs to (`{ clock: dut.m_clk }` in the bus models' options); with one
+   * clock, naming it is allowed and changes nothing.
+   */
+  static of(tb: TestBench, clock?: ClockHandle): ClockPhases {
+    if (tb.model.multiClock) {
+      if (!clock) {
+        throw new RangeError(`${tb.model.manifest.top} has several clocks (${tb.model.layout.clocks.map(c => c.name).join(', ')}): give the bus model the clock of its bus, e.g. { clock: dut.${tb.model.layout.clocks[0]!.name} }`);
+      }
+      let byName = clockHubs.get(tb);
+      if (!byName) clockHubs.set(tb, byName = new Map());
+      let h = byName.get(clock.name);
+      if (!h) byName.set(clock.name, h = new ClockPhases(tb, clock));
+      return h;
+    }
+    if (clock && clock.name !== tb.model.layout.clock?.name) throw new RangeError(`${clock.name} is not the clock of ${tb.model.manifest.top}`);
     let h = hubs.get(tb);
     if (!h) {
-      h = new ClockPhases(tb);
+      h = new ClockPhases(tb, null);
       hubs.set(tb, h);
     }
     return h;
@@ -85,16 +111,30 @@ export class ClockPhases {
   #start(): void {
     if (this.#started) return;
     this.#started = true;
-    // One task for all models; its callbacks run in place, without a promise per edge.
-    this.#tb.everyEdge(() => {
+    const sample = (): void => {
       const ss = this.#samplers;
       for (let i = 0; i < ss.length; i++) {
         const s = ss[i]!, w = s.word;
         if (w === null || w[0] !== 0 || s.hold) { const fn = s.fn; fn(); }
       }
-    }, () => {
+    };
+    const drive = (): void => {
       const fs = this.#drivers;
       for (let i = 0; i < fs.length; i++) fs[i]!();
-    }, 'bfm-clock-phases');
+    };
+    const clock = this.#clock;
+    if (clock === null) {
+      // One task for all models; its callbacks run in place, without a promise per edge.
+      this.#tb.everyEdge(sample, drive, 'bfm-clock-phases');
+      return;
+    }
+    this.#tb.fork(async () => {
+      for (;;) {
+        await clock.falling();
+        sample();
+        await clock.rising();
+        drive();
+      }
+    }, `bfm-clock-phases-${clock.name}`);
   }
 }

@@ -4,6 +4,7 @@
 import type { Model } from '../../sim/model.ts';
 import type { Codec, PortValue } from '../../sim/values.ts';
 import { codecFor } from '../../sim/values.ts';
+import { nextFall, nextRise, nthRise } from '../../sim/clocks.ts';
 import { PortValueError } from '../../sim/errors.ts';
 import { PortMisses, recordingPrototype, strictHandlePrototype } from './port-names.ts';
 import type { Scheduler } from './scheduler.ts';
@@ -85,7 +86,44 @@ export class Clock implements ClockHandle {
   }
 }
 
-export type AnyHandle = InputPort | OutputPort | Clock;
+/**
+ * One clock of a model with several (sim/clocks.ts): its edges are ticks computed from its
+ * schedule, so waiting for one is a wait for that tick, and the scheduler still runs every
+ * idle stretch in one native call.
+ */
+export class ScheduledClock implements ClockHandle {
+  readonly name: string;
+  private readonly sched: Scheduler;
+  private readonly model: Model;
+  constructor(name: string, model: Model, sched: Scheduler) {
+    this.name = name;
+    this.model = model;
+    this.sched = sched;
+  }
+  rising(): Promise<void> {
+    return this.sched.untilCycle(nextRise(this.model.clockSchedule(this.name), this.model.cycle));
+  }
+  falling(): Promise<void> {
+    return this.sched.untilCycle(nextFall(this.model.clockSchedule(this.name), this.model.cycle));
+  }
+  cycles(n: number): Promise<void> {
+    if (!Number.isInteger(n) || n < 0) throw new RangeError(`${this.name}.cycles: n must be a non-negative integer, got ${n}`);
+    if (n === 0) return Promise.resolve();
+    return this.sched.untilCycle(nthRise(this.model.clockSchedule(this.name), this.model.cycle, n));
+  }
+}
+
+/** The handle of clock input `name`: the model's only clock, or one of several. */
+export function clockHandle(model: Model, sched: Scheduler, name: string): Clock | ScheduledClock {
+  if (model.multiClock) {
+    model.clockSchedule(name); // throws for a name that is not a clock
+    return new ScheduledClock(name, model, sched);
+  }
+  if (model.layout.clock?.name !== name) throw new PortValueError(name, `is not the clock of ${model.manifest.top}`);
+  return new Clock(name, sched);
+}
+
+export type AnyHandle = InputPort | OutputPort | Clock | ScheduledClock;
 export interface HandleTree { [key: string]: AnyHandle | HandleTree }
 
 /** Every port's IO path as a test writes it: `m_len.ready`. */
@@ -109,12 +147,12 @@ export function buildHandles(model: Model, sched: Scheduler, misses?: PortMisses
       at = `${at}.${p}`;
       const next = Object.hasOwn(node, p) ? node[p] : undefined;
       if (next === undefined) node = node[p] = node0(at);
-      else if (next instanceof PortHandle || next instanceof Clock) throw new PortValueError(port.name, `path ${parts.join('.')} collides with port ${next.name}`);
+      else if (next instanceof PortHandle || next instanceof Clock || next instanceof ScheduledClock) throw new PortValueError(port.name, `path ${parts.join('.')} collides with port ${next.name}`);
       else node = next;
     }
     const leaf = parts[parts.length - 1]!;
-    if (port === model.layout.clock) {
-      node[leaf] = new Clock(port.name, sched);
+    if (model.layout.clocks.includes(port)) {
+      node[leaf] = clockHandle(model, sched, port.name);
       continue;
     }
     const slot = model.layout.byName.get(port.name)!;

@@ -3,6 +3,7 @@
 import type { FunctionalCoverage } from '../../coverage/functional.ts';
 import type { Model } from '../../sim/model.ts';
 import { PortValueError } from '../../sim/errors.ts';
+import { clockHandle } from './handles.ts';
 import type { Rng } from './rng.ts';
 import type { Scheduler } from './scheduler.ts';
 import type { Task } from './task.ts';
@@ -23,9 +24,9 @@ export interface TraceOptions {
 }
 
 export interface ResetOptions {
-  /** Reset input name (default `rst`). */
+  /** Reset input name (default: the default domain's reset in the manifest, else `rst`). */
   readonly port?: string;
-  /** True for an active-low reset such as `rst_n`. */
+  /** True for an active-low reset such as `rst_n` (default: as the manifest says for that port). */
   readonly activeLow?: boolean;
 }
 
@@ -99,14 +100,40 @@ export class TestBench {
     this.model.eval();
   }
 
-  /** Holds reset for `cycles` rising edges, then releases it. */
+  /**
+   * Holds reset for `cycles` rising edges, then releases it. In a design with several clocks,
+   * edges of the clock of the reset's domain (as the manifest says; see setClocks).
+   */
   async reset(cycles = 2, options: ResetOptions = {}): Promise<void> {
-    const name = options.port ?? 'rst';
+    const domains = this.model.manifest.domains ?? [];
+    const name = options.port ?? domains.find(d => d.name === 'sync')?.reset ?? 'rst';
+    const domain = domains.find(d => d.reset === name);
+    const activeLow = options.activeLow ?? domain?.resetActive === 'low';
     const access = this.model.access(name);
     if (access.slot.port.dir !== 'input') throw new PortValueError(name, 'reset must be an input');
-    access.write(options.activeLow ? 0 : 1);
-    await this.sched.cycles(cycles);
-    access.write(options.activeLow ? 1 : 0);
+    access.write(activeLow ? 0 : 1);
+    if (this.model.multiClock) {
+      if (!domain?.clock) throw new PortValueError(name, `resets no clock domain of ${this.model.manifest.top}, so its cycles are not defined: hold it yourself for some ticks`);
+      await this.clock(domain.clock).cycles(cycles);
+    } else {
+      await this.sched.cycles(cycles);
+    }
+    access.write(activeLow ? 1 : 0);
+  }
+
+  /** The handle of a clock input (as `dut.<clock>` is). */
+  clock(name: string): ClockHandle {
+    return clockHandle(this.model, this.sched, name);
+  }
+
+  /**
+   * Schedules of a design with several clocks, in ticks (sim/clocks.ts): `tb.setClocks({
+   * wr_clk: { period: 7 }, rd_clk: { period: 12, phase: 5 } })`. Call it before the first
+   * wait; clocks not named keep period 2. `tb.cycle` and every cycle count of such a design
+   * (waves, limits, failures) are ticks.
+   */
+  setClocks(spec: Readonly<Record<string, { period: number; high?: number; phase?: number }>>): void {
+    this.model.setClockSchedules(spec);
   }
 
   /** Dumps waves (FST unless the model was built for VCD) for a window of cycles. */

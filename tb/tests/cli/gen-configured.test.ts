@@ -84,7 +84,9 @@ describe('nicgen gen <top> --set', () => {
       [['nic_top', '--set', 'numQp=4', '--set', 'readsPerQp=3'], /nic_top: readsPerQp = 3 is not allowed with these parameters \(allowed: 1\.\.2 with numQp 4\)/],
       [['nic_top', '--set', 'numQps=8'], /nic_top: no parameter 'numQps' \(parameters: dataWidth, numQp, numMr, readsPerQp\)$/],
       [['nic_top', '--set', 'numQp=eight'], /nic_top: --set numQp=eight: numQp is a number \(default 4\)$/],
-      [['nic_wqe_fetch', '--set', 'dataWidth=32'], /nic_wqe_fetch: dataWidth 32 is outside 64\.\.512$/],
+      [['nic_wqe_fetch', '--set', 'dataWidth=32'], /nic_wqe_fetch: dataWidth = 32 is out of range \(allowed: 64, 128, 256 or 512\)$/],
+      [['skid_buffer', '--set', 'width=0'], /skid_buffer: width = 0 is out of range \(allowed: 1\.\.65536\)$/],
+      [['nic_regs', '--set', 'numQp=0'], /nic_regs: numQp = 0 is out of range \(allowed: 1\.\.\d+\)$/],
     ];
     for (const [args, want] of cases) {
       const out = path.join(tmp(), 'never');

@@ -94,17 +94,26 @@ describe('nicgen gen: the output folder', () => {
     expect(listing(rtl)).toEqual(before);
   }, 600_000);
 
-  it("this project's tops into a copy of rtl/ with a hand-written file: up to date, the file untouched", () => {
-    // From the copy's parent, so the filelists' `rtl/x.v` paths are the same as in rtl/.
+  it("this project's tops into a copy of rtl/ with a hand-written file: rewritten in place, then up to date, the file untouched", () => {
+    // A project beside the copy whose config is this repository's: the same tops, and the
+    // filelists' `rtl/x.v` paths are the same as in rtl/. Its headers name the generators by
+    // absolute path (they are outside that project), so the first run rewrites every file
+    // the copied manifest says nicgen wrote; the hand-written one stays.
     const dir = tmp();
+    fs.writeFileSync(path.join(dir, 'package.json'), '{ "type": "module" }\n');
+    fs.writeFileSync(path.join(dir, 'nicgen.config.ts'), `export { default } from ${JSON.stringify(path.join(root, 'nicgen.config.ts'))};\n`);
     const out = path.join(dir, 'rtl');
     fs.cpSync(path.join(root, 'rtl'), out, { recursive: true });
     fs.writeFileSync(path.join(out, 'board_top.v'), '// my board wrapper\n');
+    const first = nicgen(['gen'], {}, dir);
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stdout).toMatch(/ removed; 1 other file\(s\) left alone\)/);
     const check = nicgen(['gen', '--check'], {}, dir);
     expect(check.code, check.stderr).toBe(0);
     const r = nicgen(['gen'], {}, dir);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/\(0 changed, 0 removed; 1 other file\(s\) left alone\)/);
     expect(read(path.join(out, 'board_top.v'))).toBe('// my board wrapper\n');
+    expect(read(path.join(out, 'sync_fifo_width64.f'))).toBe(read(path.join(root, 'rtl', 'sync_fifo_width64.f')));
   }, 600_000);
 });

@@ -1,0 +1,1 @@
+rtl/async_fifo_ram_width64.v

@@ -1,0 +1,1 @@
+rtl/sync_handshake.v

@@ -1,0 +1,10 @@
+// Clock-domain crossing benches (tb/benches/lib/cdc.ts) under vitest: both FIFOs and the
+// handshake synchronizer, clocks from the seed and the fixed extremes.
+
+import { describe, it } from 'vitest';
+import { asyncFifoBenches, asyncFifoRamBenches, syncHandshakeBenches } from '../../benches/lib/cdc.ts';
+import { runGroup } from './run-group.ts';
+
+describe('async_fifo (flip-flops, two clocks)', () => runGroup(it, asyncFifoBenches));
+describe('async_fifo_ram (dual-clock block RAM)', () => runGroup(it, asyncFifoRamBenches));
+describe('sync_handshake (toggle request/acknowledge)', () => runGroup(it, syncHandshakeBenches));
