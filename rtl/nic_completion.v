@@ -44,14 +44,21 @@ module nic_completion (
     output wire          irq_event
 );
 
-localparam [1:0] STATE_IDLE = 2'd0;
-localparam [1:0] STATE_ADDR = 2'd1;
-localparam [1:0] STATE_DATA = 2'd2;
-localparam [1:0] STATE_RESP = 2'd3;
+localparam [2:0] STATE_IDLE = 3'd0;
+localparam [2:0] STATE_LOAD = 3'd1;
+localparam [2:0] STATE_CHECK = 3'd2;
+localparam [2:0] STATE_ADDR = 3'd3;
+localparam [2:0] STATE_DATA = 3'd4;
+localparam [2:0] STATE_RESP = 3'd5;
 
 reg  [63:0] pi_reg;
-reg  [1:0] state;
-wire [15:0] sel_pi;
+reg  [2:0] state;
+reg  [121:0] req_reg;
+wire [1:0] req_qp;
+reg  [15:0] ld_pi_reg;
+reg  [15:0] ld_ci_reg;
+reg  [3:0] ld_size_log2_reg;
+reg  [63:0] ld_base_reg;
 wire [16:0] ring_size;
 wire [16:0] ring_used;
 wire ring_full;
@@ -59,7 +66,6 @@ wire [15:0] ring_slot;
 wire [63:0] cqe_addr;
 wire phase;
 wire [255:0] cqe;
-reg  [1:0] qp_reg;
 reg  [63:0] addr_reg;
 reg  [15:0] pi_next_reg;
 reg  [255:0] cqe_reg;
@@ -77,133 +83,143 @@ reg  irq_event_reg;
 wire [5:0] irq_pending_next;
 wire irq_by_count;
 wire irq_by_timer;
-// intermediate of gen/nic/completion.ts:69:21: only bits [358:355] are used
+// intermediate of gen/nic/completion.ts:80:21: only bits [390:375] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [430:0] part_0 = qp_ctx[s_req_data[1:0] * 431 +: 431];
+wire [430:0] part_0 = qp_ctx[req_qp * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/completion.ts:69:21: only bits [390:375] are used
+// intermediate of gen/nic/completion.ts:80:21: only bits [358:355] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [430:0] part_1 = qp_ctx[s_req_data[1:0] * 431 +: 431];
+wire [430:0] part_1 = qp_ctx[req_qp * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/completion.ts:69:21: only bits [354:291] are used
+// intermediate of gen/nic/completion.ts:80:21: only bits [354:291] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [430:0] part_2 = qp_ctx[s_req_data[1:0] * 431 +: 431];
+wire [430:0] part_2 = qp_ctx[req_qp * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/completion.ts:69:21: only bits [358:355] are used
+// intermediate of gen/nic/completion.ts:175:54: only bits [2:0] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [430:0] part_3 = qp_ctx[s_req_data[1:0] * 431 +: 431];
-/* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/completion.ts:153:54: only bits [2:0] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [430:0] part_4 = qp_ctx[qp_reg * 431 +: 431];
+wire [430:0] part_3 = qp_ctx[req_qp * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
 
-// gen/nic/completion.ts:70:19
-assign sel_pi = pi_reg[s_req_data[1:0] * 16 +: 16];
+// gen/nic/completion.ts:79:19
+assign req_qp = req_reg[1:0];
 
-// gen/nic/completion.ts:72:22
-assign ring_size = 17'd1 << part_0[358:355];
+// gen/nic/completion.ts:85:22
+assign ring_size = 17'd1 << ld_size_log2_reg;
 
-// gen/nic/completion.ts:73:18
-assign ring_used = {1'b0, (sel_pi - part_1[390:375])};
+// gen/nic/completion.ts:86:18
+assign ring_used = {1'b0, (ld_pi_reg - ld_ci_reg)};
 
-// gen/nic/completion.ts:74:18
+// gen/nic/completion.ts:87:18
 assign ring_full = ring_used >= ring_size;
 
-// gen/nic/completion.ts:75:18
-assign ring_slot = sel_pi & (ring_size[15:0] - 16'd1);
+// gen/nic/completion.ts:88:18
+assign ring_slot = ld_pi_reg & (ring_size[15:0] - 16'd1);
 
-// gen/nic/completion.ts:76:18
-assign cqe_addr = part_2[354:291] + {43'd0, {ring_slot, 5'd0}};
+// gen/nic/completion.ts:89:18
+assign cqe_addr = ld_base_reg + {43'd0, {ring_slot, 5'd0}};
 
-// gen/nic/completion.ts:77:19
-assign phase = !(sel_pi[part_3[358:355]]);
+// gen/nic/completion.ts:90:19
+assign phase = !ld_pi_reg[ld_size_log2_reg];
 
-// gen/nic/completion.ts:78:13
-assign s_req_ready = (state == STATE_IDLE) && !ring_full;
+// gen/nic/completion.ts:91:13
+assign s_req_ready = state == STATE_IDLE;
 
-// gen/nic/completion.ts:93:17
-assign cqe = {{7'd0, phase}, 112'd0, s_req_data[121:114], s_req_data[113:106], s_req_data[105:98], {14'd0, s_req_data[1:0]}, s_req_data[97:66], s_req_data[65:2]};
+// gen/nic/completion.ts:106:17
+assign cqe = {{7'd0, phase}, 112'd0, req_reg[121:114], req_reg[113:106], req_reg[105:98], {14'd0, req_qp}, req_reg[97:66], req_reg[65:2]};
 
-// gen/nic/completion.ts:102:12
+// gen/nic/completion.ts:114:12
 assign m_axi_awid = 4'b0000;
 
-// gen/nic/completion.ts:103:14
+// gen/nic/completion.ts:115:14
 assign m_axi_awaddr = addr_reg;
 
-// gen/nic/completion.ts:104:13
+// gen/nic/completion.ts:116:13
 assign m_axi_awlen = 8'd3;
 
-// gen/nic/completion.ts:105:14
+// gen/nic/completion.ts:117:14
 assign m_axi_awsize = 3'd3;
 
-// gen/nic/completion.ts:106:15
+// gen/nic/completion.ts:118:15
 assign m_axi_awburst = 2'd1;
 
-// gen/nic/completion.ts:107:14
+// gen/nic/completion.ts:119:14
 assign m_axi_awlock = 1'b0;
 
-// gen/nic/completion.ts:108:15
+// gen/nic/completion.ts:120:15
 assign m_axi_awcache = 4'd3;
 
-// gen/nic/completion.ts:109:14
+// gen/nic/completion.ts:121:14
 assign m_axi_awprot = 3'b000;
 
-// gen/nic/completion.ts:110:15
+// gen/nic/completion.ts:122:15
 assign m_axi_awvalid = state == STATE_ADDR;
 
-// gen/nic/completion.ts:113:15
+// gen/nic/completion.ts:125:15
 assign m_axi_wdata = cqe_reg[63:0];
 
-// gen/nic/completion.ts:114:15
+// gen/nic/completion.ts:126:15
 assign m_axi_wstrb = 8'd255;
 
-// gen/nic/completion.ts:122:19
+// gen/nic/completion.ts:134:19
 assign w_last = beat_reg == 3'd3;
 
-// gen/nic/completion.ts:123:13
+// gen/nic/completion.ts:135:13
 assign m_axi_wlast = w_last;
 
-// gen/nic/completion.ts:124:14
+// gen/nic/completion.ts:136:14
 assign m_axi_wvalid = state == STATE_DATA;
 
-// gen/nic/completion.ts:125:14
+// gen/nic/completion.ts:137:14
 assign m_axi_bready = state == STATE_RESP;
 
-// gen/nic/completion.ts:133:18
+// gen/nic/completion.ts:145:18
 assign cqe_done = ((state == STATE_RESP) && m_axi_bvalid) && (m_axi_bresp == 2'b00);
 
-// gen/nic/completion.ts:161:9
+// gen/nic/completion.ts:183:9
 assign cq_pi_upd = {ev_pi_reg, ev_qp_reg, upd_valid_reg};
 
-// gen/nic/completion.ts:162:11
+// gen/nic/completion.ts:184:11
 assign qp_error = {ev_qp_reg, err_valid_reg};
 
-// gen/nic/completion.ts:167:19
+// gen/nic/completion.ts:189:19
 assign irq_count = (irq_mod[5:0] == 6'd0) ? 6'd1 : ((irq_mod[5:0] > 6'd32) ? 6'd32 : irq_mod[5:0]);
 
-// gen/nic/completion.ts:172:22
+// gen/nic/completion.ts:194:22
 assign irq_pending_next = irq_pending_reg + {5'd0, cqe_done};
 
-// gen/nic/completion.ts:173:21
+// gen/nic/completion.ts:195:21
 assign irq_by_count = cqe_done && (irq_pending_next >= irq_count);
 
-// gen/nic/completion.ts:174:21
+// gen/nic/completion.ts:196:21
 assign irq_by_timer = ((irq_pending_reg != 6'd0) && (irq_mod[31:16] != 16'd0)) && (({1'b0, irq_timer_reg} + 17'd1) >= {1'b0, irq_mod[31:16]});
 
-// gen/nic/completion.ts:178:12
+// gen/nic/completion.ts:200:12
 assign irq_event = irq_event_reg;
 
-// gen/nic/completion.ts:131:12
+// gen/nic/completion.ts:143:12
 always @(posedge clk) begin
     upd_valid_reg <= 1'b0;
     err_valid_reg <= 1'b0;
     case (state)
         STATE_IDLE: begin
-            if (s_req_valid && s_req_ready) begin
-                qp_reg <= s_req_data[1:0];
+            if (s_req_valid) begin
+                req_reg <= s_req_data;
+                state <= STATE_LOAD;
+            end
+        end
+        STATE_LOAD: begin
+            ld_pi_reg <= pi_reg[req_qp * 16 +: 16];
+            ld_ci_reg <= part_0[390:375];
+            ld_size_log2_reg <= part_1[358:355];
+            ld_base_reg <= part_2[354:291];
+            state <= STATE_CHECK;
+        end
+        STATE_CHECK: begin
+            if (ring_full) begin
+                state <= STATE_LOAD;
+            end else begin
                 addr_reg <= cqe_addr;
-                pi_next_reg <= sel_pi + 16'd1;
+                pi_next_reg <= ld_pi_reg + 16'd1;
                 cqe_reg <= cqe;
                 state <= STATE_ADDR;
             end
@@ -225,10 +241,10 @@ always @(posedge clk) begin
         end
         STATE_RESP: begin
             if (m_axi_bvalid) begin
-                ev_qp_reg <= qp_reg;
+                ev_qp_reg <= req_qp;
                 ev_pi_reg <= pi_next_reg;
                 if (m_axi_bresp == 2'b00) begin
-                    upd_valid_reg <= part_4[2:0] != 3'b000;
+                    upd_valid_reg <= part_3[2:0] != 3'b000;
                 end else begin
                     err_valid_reg <= 1'd1;
                 end
@@ -240,37 +256,36 @@ always @(posedge clk) begin
     if (rst) begin
         upd_valid_reg <= 1'b0;
         err_valid_reg <= 1'b0;
-        qp_reg <= 2'b00;
+        state <= STATE_IDLE;
         addr_reg <= 64'd0;
         pi_next_reg <= 16'd0;
-        state <= STATE_IDLE;
         beat_reg <= 3'b000;
         ev_qp_reg <= 2'b00;
         ev_pi_reg <= 16'd0;
     end
 end
 
-// gen/nic/completion.ts:158:7
+// gen/nic/completion.ts:180:7
 always @(posedge clk) begin
-    if (cqe_done && (qp_reg == 2'b00)) begin
+    if (cqe_done && (req_qp == 2'b00)) begin
         pi_reg[15:0] <= pi_next_reg;
     end
     if (qp_ctx[2:0] == 3'b000) begin
         pi_reg[15:0] <= 16'd0;
     end
-    if (cqe_done && (qp_reg == 2'd1)) begin
+    if (cqe_done && (req_qp == 2'd1)) begin
         pi_reg[31:16] <= pi_next_reg;
     end
     if (qp_ctx[433:431] == 3'b000) begin
         pi_reg[31:16] <= 16'd0;
     end
-    if (cqe_done && (qp_reg == 2'd2)) begin
+    if (cqe_done && (req_qp == 2'd2)) begin
         pi_reg[47:32] <= pi_next_reg;
     end
     if (qp_ctx[864:862] == 3'b000) begin
         pi_reg[47:32] <= 16'd0;
     end
-    if (cqe_done && (qp_reg == 2'd3)) begin
+    if (cqe_done && (req_qp == 2'd3)) begin
         pi_reg[63:48] <= pi_next_reg;
     end
     if (qp_ctx[1295:1293] == 3'b000) begin
@@ -281,7 +296,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/completion.ts:175:9
+// gen/nic/completion.ts:197:9
 always @(posedge clk) begin
     irq_event_reg <= 1'b0;
     if (irq_by_count || irq_by_timer) begin

@@ -31,6 +31,7 @@ module nic_rx_parser (
 );
 
 reg  [3:0] beat_reg;
+reg  pre_decided_reg;
 reg  [591:0] hdr_bytes_reg;
 // not read: destination MAC, IPv4 id/source/TTL bytes outside the checksum, P_Key, FECN/BECN and the last bytes of a RETH+ImmDt header are not checked or forwarded
 /* verilator lint_off UNUSEDSIGNAL */
@@ -45,10 +46,16 @@ reg  op_payload;
 wire [1:0] hdr_kind;
 wire [16:0] body_len;
 wire [16:0] pay_len17;
-wire [15:0] ip_sum;
-wire [2:0] reason;
-wire [12:0] pay_len;
-wire [327:0] hdr;
+wire [19:0] ip_sum;
+reg  [19:0] p_sum_reg;
+wire ip_sum_ok;
+reg  p_valid_reg;
+reg  [63:0] p_data_reg;
+reg  p_last_reg;
+reg  p_decide_reg;
+reg  [18:0] p_checks_reg;
+reg  [1:0] p_kind_reg;
+reg  [12:0] p_pay_len_reg;
 reg  decided_reg;
 reg  discard_reg;
 reg  [1:0] cur_kind_reg;
@@ -68,30 +75,36 @@ wire [72:0] u_pay_m_data;
 wire u_pay_m_valid;
 wire u_pay_m_ready;
 wire in_payload;
+wire p_take;
 wire accept;
+wire decide_here;
+wire [2:0] reason;
+// not read: the opcode checks ran in stage 0 (p_checks_reg)
+/* verilator lint_off UNUSEDSIGNAL */
+reg  op_known_hdr;
+/* verilator lint_on UNUSEDSIGNAL */
+reg  op_reth_hdr;
+reg  op_aeth_hdr;
+// not read: the header kind ran in stage 0 (p_kind_reg)
+/* verilator lint_off UNUSEDSIGNAL */
+reg  op_imm_hdr;
+/* verilator lint_on UNUSEDSIGNAL */
+// not read: the payload checks ran in stage 0 (p_checks_reg)
+/* verilator lint_off UNUSEDSIGNAL */
+reg  op_payload_hdr;
+/* verilator lint_on UNUSEDSIGNAL */
+wire [327:0] hdr;
 wire decide;
 wire good;
 wire pay_beat;
-// intermediate of gen/nic/rx-parser.ts:98:47: only bits [19:16] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [25:0] binary_0 = ({1'b0, ({1'b0, ({1'b0, ({1'b0, ({1'b0, ({1'b0, ({1'b0, ({1'b0, ({1'b0, (17'd0 + {1'b0, {hdr_view[119:112], hdr_view[127:120]}})} + {2'b00, {hdr_view[135:128], hdr_view[143:136]}})} + {3'b000, {hdr_view[151:144], hdr_view[159:152]}})} + {4'b0000, {hdr_view[167:160], hdr_view[175:168]}})} + {5'd0, {hdr_view[183:176], hdr_view[191:184]}})} + {6'd0, {hdr_view[199:192], hdr_view[207:200]}})} + {7'd0, {hdr_view[215:208], hdr_view[223:216]}})} + {8'd0, {hdr_view[231:224], hdr_view[239:232]}})} + {9'd0, {hdr_view[247:240], hdr_view[255:248]}})} + {10'd0, {hdr_view[263:256], hdr_view[271:264]}});
-/* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/rx-parser.ts:99:33: only bits [16:16] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [16:0] binary_1 = ({1'b0, ((((((((((16'd0 + {hdr_view[119:112], hdr_view[127:120]}) + {hdr_view[135:128], hdr_view[143:136]}) + {hdr_view[151:144], hdr_view[159:152]}) + {hdr_view[167:160], hdr_view[175:168]}) + {hdr_view[183:176], hdr_view[191:184]}) + {hdr_view[199:192], hdr_view[207:200]}) + {hdr_view[215:208], hdr_view[223:216]}) + {hdr_view[231:224], hdr_view[239:232]}) + {hdr_view[247:240], hdr_view[255:248]}) + {hdr_view[263:256], hdr_view[271:264]})} + {13'd0, binary_0[19:16]});
-/* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/rx-parser.ts:98:47: only bits [19:16] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [25:0] binary_2 = ({1'b0, ({1'b0, ({1'b0, ({1'b0, ({1'b0, ({1'b0, ({1'b0, ({1'b0, ({1'b0, (17'd0 + {1'b0, {hdr_view[119:112], hdr_view[127:120]}})} + {2'b00, {hdr_view[135:128], hdr_view[143:136]}})} + {3'b000, {hdr_view[151:144], hdr_view[159:152]}})} + {4'b0000, {hdr_view[167:160], hdr_view[175:168]}})} + {5'd0, {hdr_view[183:176], hdr_view[191:184]}})} + {6'd0, {hdr_view[199:192], hdr_view[207:200]}})} + {7'd0, {hdr_view[215:208], hdr_view[223:216]}})} + {8'd0, {hdr_view[231:224], hdr_view[239:232]}})} + {9'd0, {hdr_view[247:240], hdr_view[255:248]}})} + {10'd0, {hdr_view[263:256], hdr_view[271:264]}});
-/* verilator lint_on UNUSEDSIGNAL */
 
-// gen/nic/rx-parser.ts:62:21
+// gen/nic/rx-parser.ts:74:21
 assign hdr_view = {((beat_reg == 4'd9) ? s_axis_tdata[15:8] : hdr_bytes_reg[591:584]), ((beat_reg == 4'd9) ? s_axis_tdata[7:0] : hdr_bytes_reg[583:576]), ((beat_reg == 4'd8) ? s_axis_tdata[63:56] : hdr_bytes_reg[575:568]), ((beat_reg == 4'd8) ? s_axis_tdata[55:48] : hdr_bytes_reg[567:560]), ((beat_reg == 4'd8) ? s_axis_tdata[47:40] : hdr_bytes_reg[559:552]), ((beat_reg == 4'd8) ? s_axis_tdata[39:32] : hdr_bytes_reg[551:544]), ((beat_reg == 4'd8) ? s_axis_tdata[31:24] : hdr_bytes_reg[543:536]), ((beat_reg == 4'd8) ? s_axis_tdata[23:16] : hdr_bytes_reg[535:528]), ((beat_reg == 4'd8) ? s_axis_tdata[15:8] : hdr_bytes_reg[527:520]), ((beat_reg == 4'd8) ? s_axis_tdata[7:0] : hdr_bytes_reg[519:512]), ((beat_reg == 4'd7) ? s_axis_tdata[63:56] : hdr_bytes_reg[511:504]), ((beat_reg == 4'd7) ? s_axis_tdata[55:48] : hdr_bytes_reg[503:496]), ((beat_reg == 4'd7) ? s_axis_tdata[47:40] : hdr_bytes_reg[495:488]), ((beat_reg == 4'd7) ? s_axis_tdata[39:32] : hdr_bytes_reg[487:480]), ((beat_reg == 4'd7) ? s_axis_tdata[31:24] : hdr_bytes_reg[479:472]), ((beat_reg == 4'd7) ? s_axis_tdata[23:16] : hdr_bytes_reg[471:464]), ((beat_reg == 4'd7) ? s_axis_tdata[15:8] : hdr_bytes_reg[463:456]), ((beat_reg == 4'd7) ? s_axis_tdata[7:0] : hdr_bytes_reg[455:448]), ((beat_reg == 4'd6) ? s_axis_tdata[63:56] : hdr_bytes_reg[447:440]), ((beat_reg == 4'd6) ? s_axis_tdata[55:48] : hdr_bytes_reg[439:432]), ((beat_reg == 4'd6) ? s_axis_tdata[47:40] : hdr_bytes_reg[431:424]), ((beat_reg == 4'd6) ? s_axis_tdata[39:32] : hdr_bytes_reg[423:416]), ((beat_reg == 4'd6) ? s_axis_tdata[31:24] : hdr_bytes_reg[415:408]), ((beat_reg == 4'd6) ? s_axis_tdata[23:16] : hdr_bytes_reg[407:400]), ((beat_reg == 4'd6) ? s_axis_tdata[15:8] : hdr_bytes_reg[399:392]), ((beat_reg == 4'd6) ? s_axis_tdata[7:0] : hdr_bytes_reg[391:384]), ((beat_reg == 4'd5) ? s_axis_tdata[63:56] : hdr_bytes_reg[383:376]), ((beat_reg == 4'd5) ? s_axis_tdata[55:48] : hdr_bytes_reg[375:368]), ((beat_reg == 4'd5) ? s_axis_tdata[47:40] : hdr_bytes_reg[367:360]), ((beat_reg == 4'd5) ? s_axis_tdata[39:32] : hdr_bytes_reg[359:352]), ((beat_reg == 4'd5) ? s_axis_tdata[31:24] : hdr_bytes_reg[351:344]), ((beat_reg == 4'd5) ? s_axis_tdata[23:16] : hdr_bytes_reg[343:336]), ((beat_reg == 4'd5) ? s_axis_tdata[15:8] : hdr_bytes_reg[335:328]), ((beat_reg == 4'd5) ? s_axis_tdata[7:0] : hdr_bytes_reg[327:320]), ((beat_reg == 4'd4) ? s_axis_tdata[63:56] : hdr_bytes_reg[319:312]), ((beat_reg == 4'd4) ? s_axis_tdata[55:48] : hdr_bytes_reg[311:304]), ((beat_reg == 4'd4) ? s_axis_tdata[47:40] : hdr_bytes_reg[303:296]), ((beat_reg == 4'd4) ? s_axis_tdata[39:32] : hdr_bytes_reg[295:288]), ((beat_reg == 4'd4) ? s_axis_tdata[31:24] : hdr_bytes_reg[287:280]), ((beat_reg == 4'd4) ? s_axis_tdata[23:16] : hdr_bytes_reg[279:272]), ((beat_reg == 4'd4) ? s_axis_tdata[15:8] : hdr_bytes_reg[271:264]), ((beat_reg == 4'd4) ? s_axis_tdata[7:0] : hdr_bytes_reg[263:256]), ((beat_reg == 4'd3) ? s_axis_tdata[63:56] : hdr_bytes_reg[255:248]), ((beat_reg == 4'd3) ? s_axis_tdata[55:48] : hdr_bytes_reg[247:240]), ((beat_reg == 4'd3) ? s_axis_tdata[47:40] : hdr_bytes_reg[239:232]), ((beat_reg == 4'd3) ? s_axis_tdata[39:32] : hdr_bytes_reg[231:224]), ((beat_reg == 4'd3) ? s_axis_tdata[31:24] : hdr_bytes_reg[223:216]), ((beat_reg == 4'd3) ? s_axis_tdata[23:16] : hdr_bytes_reg[215:208]), ((beat_reg == 4'd3) ? s_axis_tdata[15:8] : hdr_bytes_reg[207:200]), ((beat_reg == 4'd3) ? s_axis_tdata[7:0] : hdr_bytes_reg[199:192]), ((beat_reg == 4'd2) ? s_axis_tdata[63:56] : hdr_bytes_reg[191:184]), ((beat_reg == 4'd2) ? s_axis_tdata[55:48] : hdr_bytes_reg[183:176]), ((beat_reg == 4'd2) ? s_axis_tdata[47:40] : hdr_bytes_reg[175:168]), ((beat_reg == 4'd2) ? s_axis_tdata[39:32] : hdr_bytes_reg[167:160]), ((beat_reg == 4'd2) ? s_axis_tdata[31:24] : hdr_bytes_reg[159:152]), ((beat_reg == 4'd2) ? s_axis_tdata[23:16] : hdr_bytes_reg[151:144]), ((beat_reg == 4'd2) ? s_axis_tdata[15:8] : hdr_bytes_reg[143:136]), ((beat_reg == 4'd2) ? s_axis_tdata[7:0] : hdr_bytes_reg[135:128]), ((beat_reg == 4'd1) ? s_axis_tdata[63:56] : hdr_bytes_reg[127:120]), ((beat_reg == 4'd1) ? s_axis_tdata[55:48] : hdr_bytes_reg[119:112]), ((beat_reg == 4'd1) ? s_axis_tdata[47:40] : hdr_bytes_reg[111:104]), ((beat_reg == 4'd1) ? s_axis_tdata[39:32] : hdr_bytes_reg[103:96]), ((beat_reg == 4'd1) ? s_axis_tdata[31:24] : hdr_bytes_reg[95:88]), ((beat_reg == 4'd1) ? s_axis_tdata[23:16] : hdr_bytes_reg[87:80]), ((beat_reg == 4'd1) ? s_axis_tdata[15:8] : hdr_bytes_reg[79:72]), ((beat_reg == 4'd1) ? s_axis_tdata[7:0] : hdr_bytes_reg[71:64]), ((beat_reg == 4'b0000) ? s_axis_tdata[63:56] : hdr_bytes_reg[63:56]), ((beat_reg == 4'b0000) ? s_axis_tdata[55:48] : hdr_bytes_reg[55:48]), ((beat_reg == 4'b0000) ? s_axis_tdata[47:40] : hdr_bytes_reg[47:40]), ((beat_reg == 4'b0000) ? s_axis_tdata[39:32] : hdr_bytes_reg[39:32]), ((beat_reg == 4'b0000) ? s_axis_tdata[31:24] : hdr_bytes_reg[31:24]), ((beat_reg == 4'b0000) ? s_axis_tdata[23:16] : hdr_bytes_reg[23:16]), ((beat_reg == 4'b0000) ? s_axis_tdata[15:8] : hdr_bytes_reg[15:8]), ((beat_reg == 4'b0000) ? s_axis_tdata[7:0] : hdr_bytes_reg[7:0])};
 
-// gen/nic/rx-parser.ts:68:22
+// gen/nic/rx-parser.ts:80:22
 assign ip_total_len = {hdr_view[135:128], hdr_view[143:136]};
 
-// gen/nic/rx-parser.ts:79:16
+// gen/nic/rx-parser.ts:87:18
 always @* begin
     op_known = 1'b0;
     op_reth = 1'b0;
@@ -231,122 +244,247 @@ always @* begin
     endcase
 end
 
-// gen/nic/rx-parser.ts:90:18
+// gen/nic/rx-parser.ts:104:18
 assign hdr_kind = {op_reth, (op_aeth || op_imm)};
 
-// gen/nic/rx-parser.ts:93:18
+// gen/nic/rx-parser.ts:107:18
 assign body_len = ({1'b0, ip_total_len} - 17'd44) - {12'd0, {op_reth, 1'b0, (op_aeth || op_imm), 2'b00}};
 
-// gen/nic/rx-parser.ts:94:22
+// gen/nic/rx-parser.ts:108:22
 assign pay_len17 = body_len - {15'd0, hdr_view[349:348]};
 
-// gen/nic/rx-parser.ts:100:19
-assign ip_sum = (((((((((((16'd0 + {hdr_view[119:112], hdr_view[127:120]}) + {hdr_view[135:128], hdr_view[143:136]}) + {hdr_view[151:144], hdr_view[159:152]}) + {hdr_view[167:160], hdr_view[175:168]}) + {hdr_view[183:176], hdr_view[191:184]}) + {hdr_view[199:192], hdr_view[207:200]}) + {hdr_view[215:208], hdr_view[223:216]}) + {hdr_view[231:224], hdr_view[239:232]}) + {hdr_view[247:240], hdr_view[255:248]}) + {hdr_view[263:256], hdr_view[271:264]}) + {12'd0, binary_2[19:16]}) + {15'd0, binary_1[16]};
+// gen/nic/rx-parser.ts:119:17
+assign ip_sum = ((({4'b0000, {hdr_view[119:112], hdr_view[127:120]}} + {4'b0000, {hdr_view[135:128], hdr_view[143:136]}}) + ({4'b0000, {hdr_view[151:144], hdr_view[159:152]}} + {4'b0000, {hdr_view[167:160], hdr_view[175:168]}})) + (({4'b0000, {hdr_view[183:176], hdr_view[191:184]}} + {4'b0000, {hdr_view[199:192], hdr_view[207:200]}}) + ({4'b0000, {hdr_view[215:208], hdr_view[223:216]}} + {4'b0000, {hdr_view[231:224], hdr_view[239:232]}}))) + ({4'b0000, {hdr_view[247:240], hdr_view[255:248]}} + {4'b0000, {hdr_view[263:256], hdr_view[271:264]}});
 
-// gen/nic/rx-parser.ts:126:20
-assign reason = (s_axis_tuser < 16'd14) ? 3'd6 : (({hdr_view[103:96], hdr_view[111:104]} != 16'h800) ? 3'd2 : ((s_axis_tuser < 16'd34) ? 3'd6 : (({hdr_view[119:112]} != 8'd69) ? 3'd3 : ((ip_sum != 16'hffff) ? 3'd4 : ((({1'b0, ip_total_len} + 17'd14) > {1'b0, s_axis_tuser}) ? 3'd6 : ((ip_total_len < 16'd20) ? 3'd3 : ((({hdr_view[167:160], hdr_view[175:168]} & 16'h3fff) != 16'd0) ? 3'd3 : (({hdr_view[191:184]} != 8'd17) ? 3'd5 : ((ip_total_len < 16'd28) ? 3'd3 : (({hdr_view[295:288], hdr_view[303:296]} != 16'h12b7) ? 3'd5 : (({hdr_view[311:304], hdr_view[319:312]} != (ip_total_len - 16'd20)) ? 3'd3 : ((ip_total_len < 16'd44) ? 3'd3 : ((hdr_view[347:344] != 4'b0000) ? 3'd5 : (!op_known ? 3'd5 : (body_len[16] ? 3'd3 : ((!op_payload && (body_len != 17'd0)) ? 3'd3 : ((body_len[1:0] != 2'b00) ? 3'd3 : (pay_len17[16] ? 3'd3 : ((pay_len17[15:13] != 3'b000) ? 3'd3 : 3'b000)))))))))))))))))));
+// gen/nic/rx-parser.ts:123:19
+assign ip_sum_ok = p_sum_reg[15:0] == {12'd4095, ~p_sum_reg[19:16]};
 
-// gen/nic/rx-parser.ts:127:20
-assign pay_len = pay_len17[12:0];
-
-// gen/nic/rx-parser.ts:130:17
-assign hdr = {{hdr_view[279:272], hdr_view[287:280]}, {hdr_view[215:208], hdr_view[223:216], hdr_view[231:224], hdr_view[239:232]}, {hdr_view[55:48], hdr_view[63:56], hdr_view[71:64], hdr_view[79:72], hdr_view[87:80], hdr_view[95:88]}, (op_aeth ? {hdr_view[447:440], hdr_view[455:448], hdr_view[463:456]} : 24'd0), (op_aeth ? {hdr_view[439:432]} : 8'd0), op_aeth, (op_reth ? {hdr_view[535:528], hdr_view[543:536], hdr_view[551:544], hdr_view[559:552]} : 32'd0), (op_reth ? {hdr_view[503:496], hdr_view[511:504], hdr_view[519:512], hdr_view[527:520]} : 32'd0), (op_reth ? {hdr_view[439:432], hdr_view[447:440], hdr_view[455:448], hdr_view[463:456], hdr_view[471:464], hdr_view[479:472], hdr_view[487:480], hdr_view[495:488]} : 64'd0), op_reth, pay_len, hdr_view[407], {hdr_view[415:408], hdr_view[423:416], hdr_view[431:424]}, {hdr_view[383:376], hdr_view[391:384], hdr_view[399:392]}, {hdr_view[343:336]}};
-
-// gen/nic/rx-parser.ts:158:23
+// gen/nic/rx-parser.ts:171:23
 assign in_payload = decided_reg && !discard_reg;
 
-// gen/nic/rx-parser.ts:159:12
-assign s_axis_tready = (decided_reg || u_hdr_s_ready) && (!(flush_reg || in_payload) || u_pay_s_ready);
+// gen/nic/rx-parser.ts:172:19
+assign p_take = p_valid_reg && ((decided_reg || u_hdr_s_ready) && (!(flush_reg || in_payload) || u_pay_s_ready));
 
-// gen/nic/rx-parser.ts:160:20
+// gen/nic/rx-parser.ts:173:12
+assign s_axis_tready = !p_valid_reg || p_take;
+
+// gen/nic/rx-parser.ts:174:20
 assign accept = s_axis_tvalid && s_axis_tready;
 
-// gen/nic/rx-parser.ts:162:20
-assign decide = (accept && !decided_reg) && ((beat_reg == ((hdr_kind == 2'b00) ? 4'd6 : ((hdr_kind == 2'd1) ? 4'd7 : ((hdr_kind == 2'd2) ? 4'd8 : 4'd9)))) || s_axis_tlast);
+// gen/nic/rx-parser.ts:175:21
+assign decide_here = !pre_decided_reg && ((beat_reg == ((hdr_kind == 2'b00) ? 4'd6 : ((hdr_kind == 2'd1) ? 4'd7 : ((hdr_kind == 2'd2) ? 4'd8 : 4'd9)))) || s_axis_tlast);
 
-// gen/nic/rx-parser.ts:163:18
+// gen/nic/rx-parser.ts:204:20
+assign reason = p_checks_reg[0] ? 3'd6 : (p_checks_reg[1] ? 3'd2 : (p_checks_reg[2] ? 3'd6 : (p_checks_reg[3] ? 3'd3 : (!ip_sum_ok ? 3'd4 : (p_checks_reg[4] ? 3'd6 : (p_checks_reg[5] ? 3'd3 : (p_checks_reg[6] ? 3'd3 : (p_checks_reg[7] ? 3'd5 : (p_checks_reg[8] ? 3'd3 : (p_checks_reg[9] ? 3'd5 : (p_checks_reg[10] ? 3'd3 : (p_checks_reg[11] ? 3'd3 : (p_checks_reg[12] ? 3'd5 : (p_checks_reg[13] ? 3'd5 : (p_checks_reg[14] ? 3'd3 : (p_checks_reg[15] ? 3'd3 : (p_checks_reg[16] ? 3'd3 : (p_checks_reg[17] ? 3'd3 : (p_checks_reg[18] ? 3'd3 : 3'b000)))))))))))))))))));
+
+// gen/nic/rx-parser.ts:87:18
+always @* begin
+    op_known_hdr = 1'b0;
+    op_reth_hdr = 1'b0;
+    op_aeth_hdr = 1'b0;
+    op_imm_hdr = 1'b0;
+    op_payload_hdr = 1'b0;
+    case ({hdr_bytes_reg[343:336]})
+        8'd0: begin
+            op_known_hdr = 1'd1;
+            op_reth_hdr = 1'b0;
+            op_aeth_hdr = 1'b0;
+            op_imm_hdr = 1'b0;
+            op_payload_hdr = 1'd1;
+        end
+        8'd1: begin
+            op_known_hdr = 1'd1;
+            op_reth_hdr = 1'b0;
+            op_aeth_hdr = 1'b0;
+            op_imm_hdr = 1'b0;
+            op_payload_hdr = 1'd1;
+        end
+        8'd2: begin
+            op_known_hdr = 1'd1;
+            op_reth_hdr = 1'b0;
+            op_aeth_hdr = 1'b0;
+            op_imm_hdr = 1'b0;
+            op_payload_hdr = 1'd1;
+        end
+        8'd3: begin
+            op_known_hdr = 1'd1;
+            op_reth_hdr = 1'b0;
+            op_aeth_hdr = 1'b0;
+            op_imm_hdr = 1'd1;
+            op_payload_hdr = 1'd1;
+        end
+        8'd4: begin
+            op_known_hdr = 1'd1;
+            op_reth_hdr = 1'b0;
+            op_aeth_hdr = 1'b0;
+            op_imm_hdr = 1'b0;
+            op_payload_hdr = 1'd1;
+        end
+        8'd5: begin
+            op_known_hdr = 1'd1;
+            op_reth_hdr = 1'b0;
+            op_aeth_hdr = 1'b0;
+            op_imm_hdr = 1'd1;
+            op_payload_hdr = 1'd1;
+        end
+        8'd6: begin
+            op_known_hdr = 1'd1;
+            op_reth_hdr = 1'd1;
+            op_aeth_hdr = 1'b0;
+            op_imm_hdr = 1'b0;
+            op_payload_hdr = 1'd1;
+        end
+        8'd7: begin
+            op_known_hdr = 1'd1;
+            op_reth_hdr = 1'b0;
+            op_aeth_hdr = 1'b0;
+            op_imm_hdr = 1'b0;
+            op_payload_hdr = 1'd1;
+        end
+        8'd8: begin
+            op_known_hdr = 1'd1;
+            op_reth_hdr = 1'b0;
+            op_aeth_hdr = 1'b0;
+            op_imm_hdr = 1'b0;
+            op_payload_hdr = 1'd1;
+        end
+        8'd9: begin
+            op_known_hdr = 1'd1;
+            op_reth_hdr = 1'b0;
+            op_aeth_hdr = 1'b0;
+            op_imm_hdr = 1'd1;
+            op_payload_hdr = 1'd1;
+        end
+        8'd10: begin
+            op_known_hdr = 1'd1;
+            op_reth_hdr = 1'd1;
+            op_aeth_hdr = 1'b0;
+            op_imm_hdr = 1'b0;
+            op_payload_hdr = 1'd1;
+        end
+        8'd11: begin
+            op_known_hdr = 1'd1;
+            op_reth_hdr = 1'd1;
+            op_aeth_hdr = 1'b0;
+            op_imm_hdr = 1'd1;
+            op_payload_hdr = 1'd1;
+        end
+        8'd12: begin
+            op_known_hdr = 1'd1;
+            op_reth_hdr = 1'd1;
+            op_aeth_hdr = 1'b0;
+            op_imm_hdr = 1'b0;
+            op_payload_hdr = 1'b0;
+        end
+        8'd13: begin
+            op_known_hdr = 1'd1;
+            op_reth_hdr = 1'b0;
+            op_aeth_hdr = 1'd1;
+            op_imm_hdr = 1'b0;
+            op_payload_hdr = 1'd1;
+        end
+        8'd14: begin
+            op_known_hdr = 1'd1;
+            op_reth_hdr = 1'b0;
+            op_aeth_hdr = 1'b0;
+            op_imm_hdr = 1'b0;
+            op_payload_hdr = 1'd1;
+        end
+        8'd15: begin
+            op_known_hdr = 1'd1;
+            op_reth_hdr = 1'b0;
+            op_aeth_hdr = 1'd1;
+            op_imm_hdr = 1'b0;
+            op_payload_hdr = 1'd1;
+        end
+        8'd16: begin
+            op_known_hdr = 1'd1;
+            op_reth_hdr = 1'b0;
+            op_aeth_hdr = 1'd1;
+            op_imm_hdr = 1'b0;
+            op_payload_hdr = 1'd1;
+        end
+        8'd17: begin
+            op_known_hdr = 1'd1;
+            op_reth_hdr = 1'b0;
+            op_aeth_hdr = 1'd1;
+            op_imm_hdr = 1'b0;
+            op_payload_hdr = 1'b0;
+        end
+        default: begin
+            op_known_hdr = 1'b0;
+        end
+    endcase
+end
+
+// gen/nic/rx-parser.ts:216:17
+assign hdr = {{hdr_bytes_reg[279:272], hdr_bytes_reg[287:280]}, {hdr_bytes_reg[215:208], hdr_bytes_reg[223:216], hdr_bytes_reg[231:224], hdr_bytes_reg[239:232]}, {hdr_bytes_reg[55:48], hdr_bytes_reg[63:56], hdr_bytes_reg[71:64], hdr_bytes_reg[79:72], hdr_bytes_reg[87:80], hdr_bytes_reg[95:88]}, (op_aeth_hdr ? {hdr_bytes_reg[447:440], hdr_bytes_reg[455:448], hdr_bytes_reg[463:456]} : 24'd0), (op_aeth_hdr ? {hdr_bytes_reg[439:432]} : 8'd0), op_aeth_hdr, (op_reth_hdr ? {hdr_bytes_reg[535:528], hdr_bytes_reg[543:536], hdr_bytes_reg[551:544], hdr_bytes_reg[559:552]} : 32'd0), (op_reth_hdr ? {hdr_bytes_reg[503:496], hdr_bytes_reg[511:504], hdr_bytes_reg[519:512], hdr_bytes_reg[527:520]} : 32'd0), (op_reth_hdr ? {hdr_bytes_reg[439:432], hdr_bytes_reg[447:440], hdr_bytes_reg[455:448], hdr_bytes_reg[463:456], hdr_bytes_reg[471:464], hdr_bytes_reg[479:472], hdr_bytes_reg[487:480], hdr_bytes_reg[495:488]} : 64'd0), op_reth_hdr, p_pay_len_reg, hdr_bytes_reg[407], {hdr_bytes_reg[415:408], hdr_bytes_reg[423:416], hdr_bytes_reg[431:424]}, {hdr_bytes_reg[383:376], hdr_bytes_reg[391:384], hdr_bytes_reg[399:392]}, {hdr_bytes_reg[343:336]}};
+
+// gen/nic/rx-parser.ts:234:20
+assign decide = p_take && p_decide_reg;
+
+// gen/nic/rx-parser.ts:235:18
 assign good = decide && (reason == 3'b000);
 
-// gen/nic/rx-parser.ts:164:21
-assign pay_beat = accept && in_payload;
+// gen/nic/rx-parser.ts:236:21
+assign pay_beat = p_take && in_payload;
 
-// gen/nic/rx-parser.ts:166:19
+// gen/nic/rx-parser.ts:238:19
 assign u_hdr_s_valid = good;
 
-// gen/nic/rx-parser.ts:167:18
+// gen/nic/rx-parser.ts:239:18
 assign u_hdr_s_data = hdr;
 
-// gen/nic/rx-parser.ts:168:13
+// gen/nic/rx-parser.ts:240:13
 assign drop_valid = decide && !good;
 
-// gen/nic/rx-parser.ts:169:14
+// gen/nic/rx-parser.ts:241:14
 assign drop_reason = reason;
 
-// gen/nic/rx-parser.ts:178:19
+// gen/nic/rx-parser.ts:250:19
 assign u_pay_s_valid = flush_reg || pay_beat;
 
-// gen/nic/rx-parser.ts:179:18
-assign u_pay_s_data = flush_reg ? {1'd1, {(pay_rem_reg > 13'd7), (pay_rem_reg > 13'd6), (pay_rem_reg > 13'd5), (pay_rem_reg > 13'd4), (pay_rem_reg > 13'd3), (pay_rem_reg > 13'd2), (pay_rem_reg > 13'd1), (pay_rem_reg > 13'd0)}, (carry_reg & {{8{(pay_rem_reg > 13'd7)}}, {8{(pay_rem_reg > 13'd6)}}, {8{(pay_rem_reg > 13'd5)}}, {8{(pay_rem_reg > 13'd4)}}, {8{(pay_rem_reg > 13'd3)}}, {8{(pay_rem_reg > 13'd2)}}, {8{(pay_rem_reg > 13'd1)}}, {8{(pay_rem_reg > 13'd0)}}})} : {(pay_rem_reg <= 13'd8), ((pay_rem_reg <= 13'd8) ? {(pay_rem_reg > 13'd7), (pay_rem_reg > 13'd6), (pay_rem_reg > 13'd5), (pay_rem_reg > 13'd4), (pay_rem_reg > 13'd3), (pay_rem_reg > 13'd2), (pay_rem_reg > 13'd1), (pay_rem_reg > 13'd0)} : 8'd255), ((carry_reg | ((cur_kind_reg == 2'b00) ? {s_axis_tdata[47:0], 16'd0} : ((cur_kind_reg == 2'd1) ? {s_axis_tdata[15:0], 48'd0} : ((cur_kind_reg == 2'd2) ? {s_axis_tdata[47:0], 16'd0} : {s_axis_tdata[15:0], 48'd0})))) & {{8{((pay_rem_reg <= 13'd8) ? (pay_rem_reg > 13'd7) : 1'd1)}}, {8{((pay_rem_reg <= 13'd8) ? (pay_rem_reg > 13'd6) : 1'd1)}}, {8{((pay_rem_reg <= 13'd8) ? (pay_rem_reg > 13'd5) : 1'd1)}}, {8{((pay_rem_reg <= 13'd8) ? (pay_rem_reg > 13'd4) : 1'd1)}}, {8{((pay_rem_reg <= 13'd8) ? (pay_rem_reg > 13'd3) : 1'd1)}}, {8{((pay_rem_reg <= 13'd8) ? (pay_rem_reg > 13'd2) : 1'd1)}}, {8{((pay_rem_reg <= 13'd8) ? (pay_rem_reg > 13'd1) : 1'd1)}}, {8{((pay_rem_reg <= 13'd8) ? (pay_rem_reg > 13'd0) : 1'd1)}}})};
+// gen/nic/rx-parser.ts:251:18
+assign u_pay_s_data = flush_reg ? {1'd1, {(pay_rem_reg > 13'd7), (pay_rem_reg > 13'd6), (pay_rem_reg > 13'd5), (pay_rem_reg > 13'd4), (pay_rem_reg > 13'd3), (pay_rem_reg > 13'd2), (pay_rem_reg > 13'd1), (pay_rem_reg > 13'd0)}, (carry_reg & {{8{(pay_rem_reg > 13'd7)}}, {8{(pay_rem_reg > 13'd6)}}, {8{(pay_rem_reg > 13'd5)}}, {8{(pay_rem_reg > 13'd4)}}, {8{(pay_rem_reg > 13'd3)}}, {8{(pay_rem_reg > 13'd2)}}, {8{(pay_rem_reg > 13'd1)}}, {8{(pay_rem_reg > 13'd0)}}})} : {(pay_rem_reg <= 13'd8), ((pay_rem_reg <= 13'd8) ? {(pay_rem_reg > 13'd7), (pay_rem_reg > 13'd6), (pay_rem_reg > 13'd5), (pay_rem_reg > 13'd4), (pay_rem_reg > 13'd3), (pay_rem_reg > 13'd2), (pay_rem_reg > 13'd1), (pay_rem_reg > 13'd0)} : 8'd255), ((carry_reg | ((cur_kind_reg == 2'b00) ? {p_data_reg[47:0], 16'd0} : ((cur_kind_reg == 2'd1) ? {p_data_reg[15:0], 48'd0} : ((cur_kind_reg == 2'd2) ? {p_data_reg[47:0], 16'd0} : {p_data_reg[15:0], 48'd0})))) & {{8{((pay_rem_reg <= 13'd8) ? (pay_rem_reg > 13'd7) : 1'd1)}}, {8{((pay_rem_reg <= 13'd8) ? (pay_rem_reg > 13'd6) : 1'd1)}}, {8{((pay_rem_reg <= 13'd8) ? (pay_rem_reg > 13'd5) : 1'd1)}}, {8{((pay_rem_reg <= 13'd8) ? (pay_rem_reg > 13'd4) : 1'd1)}}, {8{((pay_rem_reg <= 13'd8) ? (pay_rem_reg > 13'd3) : 1'd1)}}, {8{((pay_rem_reg <= 13'd8) ? (pay_rem_reg > 13'd2) : 1'd1)}}, {8{((pay_rem_reg <= 13'd8) ? (pay_rem_reg > 13'd1) : 1'd1)}}, {8{((pay_rem_reg <= 13'd8) ? (pay_rem_reg > 13'd0) : 1'd1)}}})};
 
-// gen/nic/rx-parser.ts:213:13
+// gen/nic/rx-parser.ts:277:13
 assign m_hdr_data = u_hdr_m_data;
 
-// gen/nic/rx-parser.ts:214:14
+// gen/nic/rx-parser.ts:278:14
 assign m_hdr_valid = u_hdr_m_valid;
 
-// gen/nic/rx-parser.ts:215:19
+// gen/nic/rx-parser.ts:279:19
 assign u_hdr_m_ready = m_hdr_ready;
 
-// gen/nic/rx-parser.ts:216:14
+// gen/nic/rx-parser.ts:280:14
 assign m_payload_tdata = u_pay_m_data[63:0];
 
-// gen/nic/rx-parser.ts:217:15
+// gen/nic/rx-parser.ts:281:15
 assign m_payload_tkeep = u_pay_m_data[71:64];
 
-// gen/nic/rx-parser.ts:218:15
+// gen/nic/rx-parser.ts:282:15
 assign m_payload_tlast = u_pay_m_data[72];
 
-// gen/nic/rx-parser.ts:219:15
+// gen/nic/rx-parser.ts:283:15
 assign m_payload_tvalid = u_pay_m_valid;
 
-// gen/nic/rx-parser.ts:220:19
+// gen/nic/rx-parser.ts:284:19
 assign u_pay_m_ready = m_payload_tready;
 
-// gen/nic/rx-parser.ts:181:5
+// gen/nic/rx-parser.ts:176:5
 always @(posedge clk) begin
-    if (flush_reg && u_pay_s_ready) begin
-        flush_reg <= 1'b0;
-    end
-    if (pay_beat) begin
-        carry_reg <= (cur_kind_reg == 2'b00) ? {48'd0, s_axis_tdata[63:48]} : ((cur_kind_reg == 2'd1) ? {16'd0, s_axis_tdata[63:16]} : ((cur_kind_reg == 2'd2) ? {48'd0, s_axis_tdata[63:48]} : {16'd0, s_axis_tdata[63:16]}));
-        if (pay_rem_reg <= 13'd8) begin
-            discard_reg <= 1'd1;
-        end else begin
-            pay_rem_reg <= pay_rem_reg - 13'd8;
-            if ((pay_rem_reg - 13'd8) <= {6'd0, ((cur_kind_reg == 2'b00) ? 7'd2 : ((cur_kind_reg == 2'd1) ? 7'd6 : ((cur_kind_reg == 2'd2) ? 7'd2 : 7'd6)))}) begin
-                flush_reg <= 1'd1;
-                discard_reg <= 1'd1;
-            end
-        end
-    end
-    if (good) begin
-        cur_kind_reg <= hdr_kind;
-        pay_rem_reg <= pay_len;
-        carry_reg <= (hdr_kind == 2'b00) ? {48'd0, s_axis_tdata[63:48]} : ((hdr_kind == 2'd1) ? {16'd0, s_axis_tdata[63:16]} : ((hdr_kind == 2'd2) ? {48'd0, s_axis_tdata[63:48]} : {16'd0, s_axis_tdata[63:16]}));
-        if (pay_len == 13'd0) begin
-            discard_reg <= 1'd1;
-        end else if (pay_len <= {6'd0, ((hdr_kind == 2'b00) ? 7'd2 : ((hdr_kind == 2'd1) ? 7'd6 : ((hdr_kind == 2'd2) ? 7'd2 : 7'd6)))}) begin
-            flush_reg <= 1'd1;
-            discard_reg <= 1'd1;
-        end
-    end
-    if (decide && !good) begin
-        discard_reg <= 1'd1;
-    end
-    if (decide) begin
-        decided_reg <= 1'd1;
+    if (p_take) begin
+        p_valid_reg <= 1'b0;
     end
     if (accept) begin
+        p_valid_reg <= 1'd1;
+        p_data_reg <= s_axis_tdata;
+        p_last_reg <= s_axis_tlast;
+        p_decide_reg <= decide_here;
+        p_checks_reg <= {(pay_len17[15:13] != 3'b000), pay_len17[16], (body_len[1:0] != 2'b00), (!op_payload && (body_len != 17'd0)), body_len[16], !op_known, (hdr_view[347:344] != 4'b0000), (ip_total_len < 16'd44), ({hdr_view[311:304], hdr_view[319:312]} != (ip_total_len - 16'd20)), ({hdr_view[295:288], hdr_view[303:296]} != 16'h12b7), (ip_total_len < 16'd28), ({hdr_view[191:184]} != 8'd17), (({hdr_view[167:160], hdr_view[175:168]} & 16'h3fff) != 16'd0), (ip_total_len < 16'd20), (({1'b0, ip_total_len} + 17'd14) > {1'b0, s_axis_tuser}), ({hdr_view[119:112]} != 8'd69), (s_axis_tuser < 16'd34), ({hdr_view[103:96], hdr_view[111:104]} != 16'h800), (s_axis_tuser < 16'd14)};
+        p_sum_reg <= ip_sum;
+        p_kind_reg <= hdr_kind;
+        p_pay_len_reg <= pay_len17[12:0];
         if (beat_reg == 4'b0000) begin
             hdr_bytes_reg[63:0] <= s_axis_tdata;
         end
@@ -379,21 +517,69 @@ always @(posedge clk) begin
         end
         if (s_axis_tlast) begin
             beat_reg <= 4'b0000;
-            decided_reg <= 1'b0;
-            discard_reg <= 1'b0;
-        end else if (beat_reg < 4'd10) begin
-            beat_reg <= beat_reg + 4'd1;
+            pre_decided_reg <= 1'b0;
+        end else begin
+            if (decide_here) begin
+                pre_decided_reg <= 1'd1;
+            end
+            if (beat_reg < 4'd10) begin
+                beat_reg <= beat_reg + 4'd1;
+            end
         end
+    end
+    if (rst) begin
+        p_valid_reg <= 1'b0;
+        beat_reg <= 4'b0000;
+        pre_decided_reg <= 1'b0;
+    end
+end
+
+// gen/nic/rx-parser.ts:253:5
+always @(posedge clk) begin
+    if (flush_reg && u_pay_s_ready) begin
+        flush_reg <= 1'b0;
+    end
+    if (pay_beat) begin
+        carry_reg <= (cur_kind_reg == 2'b00) ? {48'd0, p_data_reg[63:48]} : ((cur_kind_reg == 2'd1) ? {16'd0, p_data_reg[63:16]} : ((cur_kind_reg == 2'd2) ? {48'd0, p_data_reg[63:48]} : {16'd0, p_data_reg[63:16]}));
+        if (pay_rem_reg <= 13'd8) begin
+            discard_reg <= 1'd1;
+        end else begin
+            pay_rem_reg <= pay_rem_reg - 13'd8;
+            if ((pay_rem_reg - 13'd8) <= {6'd0, ((cur_kind_reg == 2'b00) ? 7'd2 : ((cur_kind_reg == 2'd1) ? 7'd6 : ((cur_kind_reg == 2'd2) ? 7'd2 : 7'd6)))}) begin
+                flush_reg <= 1'd1;
+                discard_reg <= 1'd1;
+            end
+        end
+    end
+    if (good) begin
+        cur_kind_reg <= p_kind_reg;
+        pay_rem_reg <= p_pay_len_reg;
+        carry_reg <= (p_kind_reg == 2'b00) ? {48'd0, p_data_reg[63:48]} : ((p_kind_reg == 2'd1) ? {16'd0, p_data_reg[63:16]} : ((p_kind_reg == 2'd2) ? {48'd0, p_data_reg[63:48]} : {16'd0, p_data_reg[63:16]}));
+        if (p_pay_len_reg == 13'd0) begin
+            discard_reg <= 1'd1;
+        end else if (p_pay_len_reg <= {6'd0, ((p_kind_reg == 2'b00) ? 7'd2 : ((p_kind_reg == 2'd1) ? 7'd6 : ((p_kind_reg == 2'd2) ? 7'd2 : 7'd6)))}) begin
+            flush_reg <= 1'd1;
+            discard_reg <= 1'd1;
+        end
+    end
+    if (decide && !good) begin
+        discard_reg <= 1'd1;
+    end
+    if (decide) begin
+        decided_reg <= 1'd1;
+    end
+    if (p_take && p_last_reg) begin
+        decided_reg <= 1'b0;
+        discard_reg <= 1'b0;
     end
     if (rst) begin
         flush_reg <= 1'b0;
         discard_reg <= 1'b0;
         decided_reg <= 1'b0;
-        beat_reg <= 4'b0000;
     end
 end
 
-// gen/nic/rx-parser.ts:156:21
+// gen/nic/rx-parser.ts:169:21
 skid_buffer_width328 u_hdr (
     .clk(clk),
     .rst(rst),
@@ -405,7 +591,7 @@ skid_buffer_width328 u_hdr (
     .m_ready(u_hdr_m_ready)
 );
 
-// gen/nic/rx-parser.ts:157:21
+// gen/nic/rx-parser.ts:170:21
 skid_buffer_width73 u_pay (
     .clk(clk),
     .rst(rst),

@@ -6,9 +6,11 @@
 //   a 512-bit bus), then B. One burst per CQE, never across 4 KiB (a CQE is 32-byte aligned).
 // - The CQE layout comes from regmap.ts CQE_FIELDS; unused bytes are 0. phase = 1 on the
 //   first pass around the ring, 0 on the second, ... (bit log2(size) of CQ_PI, inverted).
-// - Back-pressure: a request waits (s_req_ready low) while its CQ is full, i.e. CQ_PI -
-//   CQ_CI = ring size, so an unconsumed CQE is never overwritten. The stage is in order, so
-//   a full CQ also holds the requests of other QPs behind it.
+// - Back-pressure: a request is taken into the stage (s_req_ready is the IDLE state, a
+//   register) and waits there while its CQ is full, i.e. CQ_PI - CQ_CI = ring size, so an
+//   unconsumed CQE is never overwritten; s_req_ready stays low meanwhile. The stage is in
+//   order, so a full CQ also holds the requests of other QPs behind it. A CQE takes two
+//   cycles more than before the timing work (LOAD, CHECK: registered context and address).
 // - CQ_PI (kept per QP here, held at 0 while the QP is in RESET) advances after an OKAY
 //   write response and is published on cq_pi_upd (to nic_regs' hw_cq_pi). A write error
 //   leaves CQ_PI alone and reports the QP on qp_error (to nic_regs' hw_error: QP to ERROR).
@@ -62,25 +64,36 @@ export const nicCompletion = defineModule('nic_completion', { dataWidth: 64, num
   m.unused(axi.bid, 'one write in flight: every response belongs to it');
 
   const pi = m.reg('pi_reg', Vec(UInt(16), p.numQp));
-  const fsm = m.fsm('state', ['IDLE', 'ADDR', 'DATA', 'RESP'] as const);
+  const fsm = m.fsm('state', ['IDLE', 'LOAD', 'CHECK', 'ADDR', 'DATA', 'RESP'] as const);
 
-  // ---- accepting a request (IDLE) -------------------------------------------------------------
-  const rq = req.data.field('qp');
-  const ctx = qpCtx.at(rq);
-  const selPi = m.let('sel_pi', pi.at(rq));
-  const sizeLog2 = ctx.field('cqSizeLog2');
-  const ringSize = m.let('ring_size', lit(1, 17).shl(sizeLog2));
-  const used = m.let('ring_used', selPi.subw(ctx.field('cqCi')).zext(17));
+  // ---- accepting a request (IDLE), then two register stages (LOAD, CHECK) ----------------------
+  // Timing (docs/synth.md "Datapath stages at 512 bits"): s_req_ready is the state register
+  // alone, the request goes into registers as it is taken, LOAD reads its QP's context and
+  // CQ_PI into registers, CHECK does the ring arithmetic and the 64-bit CQE address from
+  // registers only. A full ring sends CHECK back to LOAD, which reads CQ_CI again: the
+  // request waits inside the stage (s_req_ready stays low behind it), polling every two
+  // cycles. CQ_CI only grows while the ring is in use, so a CQ_CI one cycle old can only
+  // make the ring look fuller than it is, never overwrite an unconsumed CQE.
+  const reqReg = m.reg('req_reg', CqeReq, { reset: null });
+  const rd = reqReg.as(CqeReq);
+  const qpReg = m.let('req_qp', rd.field('qp'));
+  const ctx = qpCtx.at(qpReg);
+  const ldPi = m.reg('ld_pi_reg', UInt(16), { reset: null });
+  const ldCi = m.reg('ld_ci_reg', UInt(16), { reset: null });
+  const ldSizeLog2 = m.reg('ld_size_log2_reg', UInt(ctx.field('cqSizeLog2').width), { reset: null });
+  const ldBase = m.reg('ld_base_reg', UInt(ADDR_WIDTH), { reset: null });
+  const ringSize = m.let('ring_size', lit(1, 17).shl(ldSizeLog2));
+  const used = m.let('ring_used', ldPi.subw(ldCi).zext(17));
   const full = m.let('ring_full', used.ge(ringSize));
-  const slot = m.let('ring_slot', selPi.and(ringSize.subw(1).trunc(16)));
-  const addr = m.let('cqe_addr', ctx.field('cqBase').addw(cat(slot, lit(0, Math.log2(CQE_BYTES))).zext(ADDR_WIDTH)));
-  const phase = m.let('phase', selPi.bit(sizeLog2).lnot());
-  req.ready.set(fsm.is('IDLE').land(full.lnot()));
+  const slot = m.let('ring_slot', ldPi.and(ringSize.subw(1).trunc(16)));
+  const addr = m.let('cqe_addr', ldBase.addw(cat(slot, lit(0, Math.log2(CQE_BYTES))).zext(ADDR_WIDTH)));
+  const phase = m.let('phase', ldPi.bit(ldSizeLog2).lnot());
+  req.ready.set(fsm.is('IDLE'));
 
   /** The CQE bytes, little-endian, from CQE_FIELDS (gaps are 0). */
   const fieldValue: Record<typeof CQE_FIELDS[number]['name'], Value> = {
-    wr_id: req.data.field('wrId'), byte_len: req.data.field('byteLen'), qp: rq, opcode: req.data.field('opcode'),
-    status: req.data.field('status'), syndrome: req.data.field('syndrome'), phase,
+    wr_id: rd.field('wrId'), byte_len: rd.field('byteLen'), qp: qpReg, opcode: rd.field('opcode'),
+    status: rd.field('status'), syndrome: rd.field('syndrome'), phase,
   };
   const parts: Value[] = [];
   let at = 0;
@@ -92,7 +105,6 @@ export const nicCompletion = defineModule('nic_completion', { dataWidth: 64, num
   if (at < CQE_BYTES) parts.unshift(lit(0, 8 * (CQE_BYTES - at)));
   const cqe = m.let('cqe', cat(...parts));
 
-  const qpReg = m.reg('qp_reg', UInt(qw));
   const addrReg = m.reg('addr_reg', UInt(ADDR_WIDTH));
   const piReg = m.reg('pi_next_reg', UInt(16));
   const cqeReg = m.reg('cqe_reg', UInt(cqeBits), { reset: null });
@@ -133,10 +145,20 @@ export const nicCompletion = defineModule('nic_completion', { dataWidth: 64, num
   const done = m.let('cqe_done', fsm.is('RESP').land(axi.bvalid).land(axi.bresp.eq(0)));
 
   fsm.states({
-    IDLE: () => m.if(req.valid.land(req.ready), () => {
-      qpReg.set(rq);
+    IDLE: () => m.if(req.valid, () => {
+      reqReg.set(req.data);
+      fsm.goto('LOAD');
+    }),
+    LOAD: () => {
+      ldPi.set(pi.at(qpReg));
+      ldCi.set(ctx.field('cqCi'));
+      ldSizeLog2.set(ctx.field('cqSizeLog2'));
+      ldBase.set(ctx.field('cqBase'));
+      fsm.goto('CHECK');
+    },
+    CHECK: () => m.if(full, () => fsm.goto('LOAD')).else(() => {
       addrReg.set(addr);
-      piReg.set(selPi.addw(1));
+      piReg.set(ldPi.addw(1));
       cqeReg.set(cqe);
       fsm.goto('ADDR');
     }),

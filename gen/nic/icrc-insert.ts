@@ -19,7 +19,7 @@
 
 import { Bool, cat, defineModule, lit, mux, pack, Struct, UInt, type Value } from '../hdl/index.ts';
 import { log2Exact } from '../lib/util.ts';
-import { atLeast, byteAt, countWidth, laneBits, select, thermo } from './frame-util.ts';
+import { atLeast, byteAt, countWidth, laneBits, select } from './frame-util.ts';
 import { icrcMaskLanes, icrcParallel, icrcStart } from './icrc-params.ts';
 import { ETH_BYTES, OFF } from './roce.ts';
 import { frameStream, type NicParams } from './types.ts';
@@ -51,13 +51,23 @@ export const icrcInsert = defineModule('nic_icrc_insert', { dataWidth: 64 } as I
   const totalLen = cat(byteAt(s.tdata, lenLane), byteAt(s.tdata, lenLane + 1));
   const atLen = beat.eq(lenBeat);
   // IPv4 bytes from this beat's first byte to the end of the IPv4 packet.
-  const ipLeftNow = m.let('ip_left', mux(atLen, totalLen.addw(ETH_BYTES).subw(lenBeat * B), ipLeft));
+  const lenOffset = ETH_BYTES - lenBeat * B;
+  const ipLeftNow = m.let('ip_left', mux(atLen, lenOffset >= 0 ? totalLen.addw(lenOffset) : totalLen.subw(-lenOffset), ipLeft));
+  // Timing (docs/synth.md): every decision below compares ip_left with a constant, so it is
+  // taken on the length bytes themselves in their beat (total length > k - offset) and on
+  // the register after it: constant compares in parallel, no adder in front of the CRC mask.
+  // (A total length that wraps the 16-bit sum is not a RoCEv2 frame; see above.)
+  const leftGt = (k: number): Value => {
+    const t = k - lenOffset;
+    return mux(atLen, t < 0 ? lit(1, 1) : totalLen.gt(t), ipLeft.gt(k));
+  };
   const known = atLeast(beat, lenBeat);
   const live = m.let('live', known.land(ipDone.lnot()));
-  const covLeft = m.let('cov_left', mux(ipLeftNow.le(4), lit(0, 16), ipLeftNow.subw(4)));
-  const covLanes = m.let('cov_lanes', mux(ipDone, lit(0, B), mux(known, thermo(covLeft, B), lit((1n << BigInt(B)) - 1n, B))).and(s.tkeep!));
-  const covEnds = m.let('cov_ends', live.land(ipLeftNow.le(B + 4)));
-  const icrcHere = m.let('icrc_here', live.land(ipLeftNow.le(B + 3)));
+  // Lane i is covered while ip_left > i + 4 (the ICRC's four bytes are not).
+  const covThermo = m.let('cov_thermo', cat(...Array.from({ length: B }, (_, i) => leftGt(i + 4)).reverse()));
+  const covLanes = m.let('cov_lanes', mux(ipDone, lit(0, B), mux(known, covThermo, lit((1n << BigInt(B)) - 1n, B))).and(s.tkeep!));
+  const covEnds = m.let('cov_ends', live.land(leftGt(B + 4).lnot()));
+  const icrcHere = m.let('icrc_here', live.land(leftGt(B + 3).lnot()));
 
   const crc = m.instance('u_crc', icrcParallel, { bytes: B, skip: start.skip });
   const maskKeys = [...masks.keys()].sort((a, b) => a - b);
@@ -78,7 +88,7 @@ export const icrcInsert = defineModule('nic_icrc_insert', { dataWidth: 64 } as I
     }).else(() => {
       m.if(beat.lt(kMax), () => beat.set(beat.addw(1)));
       m.if(live, () => {
-        m.if(ipLeftNow.le(B), () => ipDone.set(1)).else(() => ipLeft.set(ipLeftNow.subw(B)));
+        m.if(leftGt(B).lnot(), () => ipDone.set(1)).else(() => ipLeft.set(ipLeftNow.subw(B)));
       });
       m.if(crcValid.land(covEnds), () => crcDone.set(1));
     });

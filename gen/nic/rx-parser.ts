@@ -22,6 +22,11 @@
 // the next frame's first beats are accepted, so there is no bubble on the input. Pad, ICRC
 // and Ethernet padding are consumed and dropped. ImmDt of the *_IMM opcodes is skipped
 // (RxPktHdr has no field for it). Both outputs go through skid buffers.
+//
+// Two pipeline stages (timing, docs/synth.md): stage 0 captures the header bytes and
+// computes every check of the decision beat into a flag register beside the beat; stage 1
+// picks the first failing check and does the rest from registers. A frame leaves one cycle
+// later than with one stage; throughput is unchanged (one beat per cycle).
 
 import { Bool, cat, defineModule, lit, mux, pack, UInt, type Value } from '../hdl/index.ts';
 import { stream } from '../lib/interfaces.ts';
@@ -54,57 +59,75 @@ export const rxParser = defineModule('nic_rx_parser', { dataWidth: 64 } as RxPar
   const kW = countWidth(kMax);
   const kinds = [0, 1, 2, 3];
 
-  // ---- header capture and the combined view (captured bytes + this beat's lanes) -----------
+  // ---- stage 0: header capture, the combined view (captured bytes + this beat's lanes) and
+  // the receive checks, each a registered flag ------------------------------------------------
+  // Timing (docs/synth.md "Datapath stages at 512 bits"): the checks of the decision beat are
+  // computed here from s_axis and stored as one flag each in p_checks_reg beside the beat
+  // (p_*_reg); stage 1 picks the first failing one (a priority encoder of registered flags)
+  // a cycle later. hdr_bytes_reg holds every header byte up to the beat in p_*_reg, so stage 1
+  // reads the header fields from registers only. s_axis_tready is a function of registers.
   const beat = m.reg('beat_reg', UInt(kW));
+  const preDecided = m.reg('pre_decided_reg', Bool);
   const hv = m.reg('hdr_bytes_reg', UInt(8 * MAX_HDR), { reset: null });
   const view: Value[] = [];
   for (let o = 0; o < MAX_HDR; o++) view.push(mux(beat.eq(Math.floor(o / B)), byteAt(s.tdata, o % B), byteAt(hv, o)));
   const viewVec = m.let('hdr_view', packBytes(view));
-  m.unused(viewVec, 'destination MAC, IPv4 id/source/TTL bytes outside the checksum, P_Key, FECN/BECN and the last bytes of a RETH+ImmDt header are not checked or forwarded');
   m.unused(s.tkeep!, 'the frame length on tuser says where the frame ends');
-  const be = (off: number, n: number) => cat(...Array.from({ length: n }, (_, i) => byteAt(viewVec, off + i)));
+  const beOf = (v: Value) => (off: number, n: number) => cat(...Array.from({ length: n }, (_, i) => byteAt(v, off + i)));
+  const be = beOf(viewVec);
 
   const frameLen = s.tuser!;
   const totalLen = m.let('ip_total_len', be(OFF.ipTotalLen, 2));
-  const opcode = be(OFF.bth, 1);
+  const opcodeTable = (opcode: Value, suffix: string) => {
+    const known = m.wire(`op_known${suffix}`, Bool);
+    const hasReth = m.wire(`op_reth${suffix}`, Bool);
+    const hasAeth = m.wire(`op_aeth${suffix}`, Bool);
+    const hasImm = m.wire(`op_imm${suffix}`, Bool);
+    const payOk = m.wire(`op_payload${suffix}`, Bool);
+    const sw = m.switch(opcode);
+    for (const op of RC_OPCODES) {
+      sw.case(op.code, () => {
+        known.set(1);
+        hasReth.set(op.reth ? 1 : 0);
+        hasAeth.set(op.aeth ? 1 : 0);
+        hasImm.set(op.imm ? 1 : 0);
+        payOk.set(op.payload ? 1 : 0);
+      });
+    }
+    sw.default(() => known.set(0));
+    return { known, hasReth, hasAeth, hasImm, payOk };
+  };
+  // Opcode table → which extension headers follow the BTH.
+  const { known, hasReth, hasAeth, hasImm, payOk } = opcodeTable(be(OFF.bth, 1), '');
   const bth1 = be(OFF.bth + 1, 1);
   const padCnt = bth1.bits(5, 4);
-
-  // Opcode table → which extension headers follow the BTH.
-  const known = m.wire('op_known', Bool);
-  const hasReth = m.wire('op_reth', Bool);
-  const hasAeth = m.wire('op_aeth', Bool);
-  const hasImm = m.wire('op_imm', Bool);
-  const payOk = m.wire('op_payload', Bool);
-  const sw = m.switch(opcode);
-  for (const op of RC_OPCODES) {
-    sw.case(op.code, () => {
-      known.set(1);
-      hasReth.set(op.reth ? 1 : 0);
-      hasAeth.set(op.aeth ? 1 : 0);
-      hasImm.set(op.imm ? 1 : 0);
-      payOk.set(op.payload ? 1 : 0);
-    });
-  }
-  sw.default(() => known.set(0));
   const kind = m.let('hdr_kind', cat(hasReth, hasAeth.lor(hasImm)));
   const extLen = cat(hasReth, lit(0, 1), hasAeth.lor(hasImm), lit(0, 2));
   // Payload + pad bytes: total - 44 - ext, 17 bits, negative when the top bit is set.
   const body = m.let('body_len', totalLen.zext(17).subw(IP_BASE_BYTES).subw(extLen.zext(17)));
   const payLen17 = m.let('pay_len17', body.subw(padCnt.zext(17)));
 
-  // IPv4 header checksum: the one's-complement sum of the header must be 0xFFFF.
-  const words = Array.from({ length: IPV4_BYTES / 2 }, (_, i) => be(OFF.ipVerIhl + 2 * i, 2));
-  const sum = words.reduce<Value>((a, w) => a.add(w), lit(0, 16)).trunc(20);
-  const fold1 = sum.bits(15, 0).add(sum.bits(19, 16));
-  const fold2 = m.let('ip_sum', fold1.bits(15, 0).addw(fold1.bits(16, 16).zext(16)));
+  // IPv4 header checksum: the one's-complement sum of the header must be 0xFFFF. The 20-bit
+  // sum (a balanced adder tree) is lo + 2^16 hi with hi <= 9, and folding it gives 0xFFFF
+  // exactly when lo + hi = 0xFFFF, i.e. lo = ~hi: no fold adders.
+  let level: Value[] = Array.from({ length: IPV4_BYTES / 2 }, (_, i) => be(OFF.ipVerIhl + 2 * i, 2).zext(20));
+  while (level.length > 1) {
+    const next: Value[] = [];
+    for (let i = 0; i < level.length; i += 2) next.push(i + 1 < level.length ? level[i]!.addw(level[i + 1]!) : level[i]!);
+    level = next;
+  }
+  const sum = m.let('ip_sum', level[0]!);
+  // The sum is registered (p_sum_reg) and compared in stage 1: the adder tree alone fills
+  // stage 0's cycle.
+  const pSum = m.reg('p_sum_reg', UInt(20), { reset: null });
+  const sumOk = m.let('ip_sum_ok', pSum.bits(15, 0).eq(cat(lit(0xfff, 12), pSum.bits(19, 16).not())));
 
-  const checks: [Value, number][] = [
+  const checks: [Value | 'stage1', number][] = [
     [frameLen.lt(14), RX_DROP.TRUNCATED],
     [be(OFF.ethertype, 2).ne(ETHERTYPE_IPV4), RX_DROP.BAD_ETHERTYPE],
     [frameLen.lt(14 + IPV4_BYTES), RX_DROP.TRUNCATED],
     [be(OFF.ipVerIhl, 1).ne(0x45), RX_DROP.BAD_IP],
-    [fold2.ne(0xffff), RX_DROP.BAD_IP_CHECKSUM],
+    ['stage1', RX_DROP.BAD_IP_CHECKSUM], // compared in stage 1 from p_sum_reg
     [totalLen.zext(17).addw(14).gt(frameLen.zext(17)), RX_DROP.TRUNCATED],
     [totalLen.lt(IPV4_BYTES), RX_DROP.BAD_IP],
     [be(OFF.ipFrag, 2).and(0x3fff).ne(0), RX_DROP.BAD_IP],
@@ -121,31 +144,21 @@ export const rxParser = defineModule('nic_rx_parser', { dataWidth: 64 } as RxPar
     [payLen17.bit(16), RX_DROP.BAD_IP],
     [payLen17.bits(15, 13).ne(0), RX_DROP.BAD_IP],
   ];
-  let reasonExpr: Value = lit(RX_DROP.NONE, 3);
-  for (const [cond, code] of [...checks].reverse()) reasonExpr = mux(cond, lit(code, 3), reasonExpr);
-  const reason = m.let('reason', reasonExpr);
-  const payLen = m.let('pay_len', payLen17.trunc(13));
+  // Stage 0's flags, in check order (the checksum comparison is not among them).
+  const stage0 = checks.flatMap(([c]) => (typeof c === 'string' ? [] : [c]));
+  const kDec = select(kind, kinds, kDecOf.map(k => lit(k, kW)));
 
-  const zeroIf = (c: Value, v: Value) => mux(c, v, lit(0, v.width));
-  const hdr = m.let('hdr', pack(RxPktHdr, {
-    opcode,
-    destQpn: be(OFF.bth + 5, 3),
-    psn: be(OFF.bth + 9, 3),
-    ackReq: be(OFF.bth + 8, 1).bit(7),
-    payloadLen: payLen,
-    hasReth,
-    rethVa: zeroIf(hasReth, be(OFF.ext, 8)),
-    rethRkey: zeroIf(hasReth, be(OFF.ext + 8, 4)),
-    rethLen: zeroIf(hasReth, be(OFF.ext + 12, 4)),
-    hasAeth,
-    aethSyndrome: zeroIf(hasAeth, be(OFF.ext, 1)),
-    aethMsn: zeroIf(hasAeth, be(OFF.ext + 1, 3)),
-    srcMac: be(6, 6),
-    srcIp: be(OFF.ipSrc, 4),
-    srcPort: be(OFF.udpSrc, 2),
-  }));
+  // The pipeline register between the stages: one input beat, and for the decision beat its
+  // checks, header kind and payload length.
+  const pValid = m.reg('p_valid_reg', Bool);
+  const pData = m.reg('p_data_reg', UInt(W), { reset: null });
+  const pLast = m.reg('p_last_reg', Bool, { reset: null });
+  const pDecide = m.reg('p_decide_reg', Bool, { reset: null });
+  const pChecks = m.reg('p_checks_reg', UInt(stage0.length), { reset: null });
+  const pKind = m.reg('p_kind_reg', UInt(2), { reset: null });
+  const pPayLen = m.reg('p_pay_len_reg', UInt(13), { reset: null });
 
-  // ---- frame state ---------------------------------------------------------------------------
+  // ---- stage 1: the decision, the header out and the payload realignment -----------------------
   const decided = m.reg('decided_reg', Bool);
   const discard = m.reg('discard_reg', Bool);
   const curKind = m.reg('cur_kind_reg', UInt(2), { reset: null });
@@ -156,12 +169,71 @@ export const rxParser = defineModule('nic_rx_parser', { dataWidth: 64 } as RxPar
   const hdrSkid = m.instance('u_hdr', skidBuffer, { width: RxPktHdr.width });
   const paySkid = m.instance('u_pay', skidBuffer, { width: W + B + 1 });
   const inPayload = m.let('in_payload', decided.land(discard.lnot()));
-  s.tready.set(decided.lor(hdrSkid.s.ready).land(flush.lor(inPayload).lnot().lor(paySkid.s.ready)));
+  const pTake = m.let('p_take', pValid.land(decided.lor(hdrSkid.s.ready).land(flush.lor(inPayload).lnot().lor(paySkid.s.ready))));
+  s.tready.set(pValid.lnot().lor(pTake));
   const accept = m.let('accept', s.tvalid.land(s.tready));
-  const kDec = select(kind, kinds, kDecOf.map(k => lit(k, kW)));
-  const decide = m.let('decide', accept.land(decided.lnot()).land(beat.eq(kDec).lor(s.tlast!)));
+  const decide0 = m.let('decide_here', preDecided.lnot().land(beat.eq(kDec).lor(s.tlast!)));
+  m.if(pTake, () => pValid.set(0));
+  m.if(accept, () => {
+    pValid.set(1);
+    pData.set(s.tdata);
+    pLast.set(s.tlast!);
+    pDecide.set(decide0);
+    pChecks.set(cat(...[...stage0].reverse()));
+    pSum.set(sum);
+    pKind.set(kind);
+    pPayLen.set(payLen17.trunc(13));
+    for (let j = 0; j < capBeats; j++) {
+      const lo = j * B, hi = Math.min(MAX_HDR, (j + 1) * B);
+      m.if(beat.eq(j), () => hv.setBits(8 * hi - 1, 8 * lo, s.tdata.bits(8 * (hi - lo) - 1, 0)));
+    }
+    m.if(s.tlast!, () => {
+      beat.set(0);
+      preDecided.set(0);
+    }).else(() => {
+      m.if(decide0, () => preDecided.set(1));
+      m.if(beat.lt(kMax), () => beat.set(beat.addw(1)));
+    });
+  });
+
+  // The first failing check, in the reference decoder's order.
+  let reasonExpr: Value = lit(RX_DROP.NONE, 3);
+  let flag = 0;
+  const failing = checks.map(([c]) => (typeof c === 'string' ? sumOk.lnot() : pChecks.bit(flag++)));
+  for (let i = checks.length - 1; i >= 0; i--) reasonExpr = mux(failing[i]!, lit(checks[i]![1], 3), reasonExpr);
+  const reason = m.let('reason', reasonExpr);
+  const payLen = pPayLen;
+  const kindNow = pKind;
+
+  // Header fields from the captured bytes (registers).
+  const hb = beOf(hv);
+  const op1 = opcodeTable(hb(OFF.bth, 1), '_hdr');
+  m.unused(op1.known, 'the opcode checks ran in stage 0 (p_checks_reg)');
+  m.unused(op1.hasImm, 'the header kind ran in stage 0 (p_kind_reg)');
+  m.unused(op1.payOk, 'the payload checks ran in stage 0 (p_checks_reg)');
+  m.unused(viewVec, 'destination MAC, IPv4 id/source/TTL bytes outside the checksum, P_Key, FECN/BECN and the last bytes of a RETH+ImmDt header are not checked or forwarded');
+  const zeroIf = (c: Value, v: Value) => mux(c, v, lit(0, v.width));
+  const hdr = m.let('hdr', pack(RxPktHdr, {
+    opcode: hb(OFF.bth, 1),
+    destQpn: hb(OFF.bth + 5, 3),
+    psn: hb(OFF.bth + 9, 3),
+    ackReq: hb(OFF.bth + 8, 1).bit(7),
+    payloadLen: payLen,
+    hasReth: op1.hasReth,
+    rethVa: zeroIf(op1.hasReth, hb(OFF.ext, 8)),
+    rethRkey: zeroIf(op1.hasReth, hb(OFF.ext + 8, 4)),
+    rethLen: zeroIf(op1.hasReth, hb(OFF.ext + 12, 4)),
+    hasAeth: op1.hasAeth,
+    aethSyndrome: zeroIf(op1.hasAeth, hb(OFF.ext, 1)),
+    aethMsn: zeroIf(op1.hasAeth, hb(OFF.ext + 1, 3)),
+    srcMac: hb(6, 6),
+    srcIp: hb(OFF.ipSrc, 4),
+    srcPort: hb(OFF.udpSrc, 2),
+  }));
+
+  const decide = m.let('decide', pTake.land(pDecide));
   const good = m.let('good', decide.land(reason.eq(RX_DROP.NONE)));
-  const payBeat = m.let('pay_beat', accept.land(inPayload));
+  const payBeat = m.let('pay_beat', pTake.land(inPayload));
 
   hdrSkid.s.valid.set(good);
   hdrSkid.s.data.set(hdr);
@@ -169,8 +241,8 @@ export const rxParser = defineModule('nic_rx_parser', { dataWidth: 64 } as RxPar
   dropReason.set(reason);
 
   // Payload realignment.
-  const down = (kd: Value) => select(kd, kinds, sOf.map(sh => s.tdata.shr(8 * sh)));
-  const up = select(curKind, kinds, sOf.map(sh => s.tdata.shl(8 * (B - sh))));
+  const down = (kd: Value) => select(kd, kinds, sOf.map(sh => pData.shr(8 * sh)));
+  const up = select(curKind, kinds, sOf.map(sh => pData.shl(8 * (B - sh))));
   const tailBytes = select(curKind, kinds, sOf.map(sh => lit(B - sh, 7)));
   const lastOut = payRem.le(B);
   const outKeep = thermo(payRem, B);
@@ -188,26 +260,18 @@ export const rxParser = defineModule('nic_rx_parser', { dataWidth: 64 } as RxPar
     });
   });
   m.if(good, () => {
-    curKind.set(kind);
+    curKind.set(kindNow);
     payRem.set(payLen);
-    carry.set(down(kind));
-    const tailNow = select(kind, kinds, sOf.map(sh => lit(B - sh, 7)));
+    carry.set(down(kindNow));
+    const tailNow = select(kindNow, kinds, sOf.map(sh => lit(B - sh, 7)));
     m.if(payLen.eq(0), () => discard.set(1))
       .elif(payLen.le(tailNow.zext(13)), () => { flush.set(1); discard.set(1); });
   });
   m.if(decide.land(good.lnot()), () => discard.set(1));
   m.if(decide, () => decided.set(1));
-
-  m.if(accept, () => {
-    for (let j = 0; j < capBeats; j++) {
-      const lo = j * B, hi = Math.min(MAX_HDR, (j + 1) * B);
-      m.if(beat.eq(j), () => hv.setBits(8 * hi - 1, 8 * lo, s.tdata.bits(8 * (hi - lo) - 1, 0)));
-    }
-    m.if(s.tlast!, () => {
-      beat.set(0);
-      decided.set(0);
-      discard.set(0);
-    }).elif(beat.lt(kMax), () => beat.set(beat.addw(1)));
+  m.if(pTake.land(pLast), () => {
+    decided.set(0);
+    discard.set(0);
   });
 
   mHdr.data.set(hdrSkid.m.data.as(RxPktHdr));
