@@ -20,6 +20,7 @@ export function initFiles(p: InitParams): ReadonlyMap<string, string> {
   return new Map([
     ['package.json', packageJson(p)],
     ['tsconfig.json', tsconfig],
+    ['vitest.config.ts', vitestConfig],
     ['nicgen.config.ts', config],
     ['src/counter.ts', design],
     ['tb/counter.bench.ts', bench],
@@ -62,8 +63,26 @@ const tsconfig = `{
     "skipLibCheck": true,
     "types": ["node"]
   },
-  "include": ["src", "tb", "nicgen.config.ts"]
+  "include": ["src", "tb", "nicgen.config.ts", "vitest.config.ts"]
 }
+`;
+
+const vitestConfig = `// \`npm test\`: before any test, nicgen/vitest type-checks nicgen.config.ts, the test files and
+// everything they import (tsc, and the check for JavaScript operators on hardware values), as
+// \`nicgen gen\` and \`nicgen sim\` do; nicgen/vitest/setup makes a failure's replay line the
+// vitest command for exactly that test.
+
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['tb/**/*.test.ts'],
+    globalSetup: ['nicgen/vitest'],
+    setupFiles: ['nicgen/vitest/setup'],
+    // Building a Verilator model the first time takes a while.
+    testTimeout: 300000,
+  },
+});
 `;
 
 const config = `// What the nicgen commands work on: \`nicgen gen\` and \`nicgen lint\` emit the tops,
@@ -163,7 +182,7 @@ npx nicgen gen                            # Verilog, filelists, port manifests a
 npx nicgen sim counter --test random      # the bench on a Verilator model; a failure prints its seed and replay line
 \`\`\`
 
-Also: \`npm test\` (the same benches under vitest), \`npx nicgen lint\` (Verilator -Wall, Icarus,
+Also: \`npm test\` (the same benches under vitest, type-checked first), \`npx nicgen lint\` (Verilator -Wall, Icarus,
 Yosys on every module), \`npx nicgen regress --seeds 50\` (many seeds in parallel: JUnit XML and
 an HTML report in out/regress/), \`npx nicgen gen counter --set width=16 --out build/c16\` (one
 top with other parameters), \`npx nicgen sim --list\`, \`npm run typecheck\`. Every command has

@@ -126,6 +126,9 @@ function parseNic(j: JsonAt): NicConfig {
 }
 
 const REPLAY_MAX_MR = 256;
+/** The replay holds each MR's bytes in memory (initial contents, host memory, the dump):
+ *  64 MiB each keeps a scenario with many MRs within a Node heap. */
+const REPLAY_MAX_MR_BYTES = 2 ** 26;
 
 /** The range nic_top itself accepts (gen/nic/nic-top-build.ts), so a scenario asks for no
  *  model that cannot be generated. */
@@ -178,8 +181,8 @@ function parseQp(j: JsonAt, nic: NicConfig): QpConfig {
     destIp: ipv4(f['destIp']!.required()),
     udpSport: opt(f['udpSport']!, x => x.uint(16, 0xc000, 0xffff), 0xc000 | (qpn & 0x3fff)),
     retry: opt(f['retry']!, x => x.uint(RETRY_BITS), RETRY_RESET),
-    sqSizeLog2: opt(f['sqSizeLog2']!, x => x.uint(3, 1, 5), 4),
-    cqSizeLog2: opt(f['cqSizeLog2']!, x => x.uint(3, 1, 7), 5),
+    sqSizeLog2: opt(f['sqSizeLog2']!, x => x.uint(4, 1, 5), 4),
+    cqSizeLog2: opt(f['cqSizeLog2']!, x => x.uint(4, 1, 7), 5),
   };
 }
 
@@ -217,7 +220,7 @@ function parseMr(j: JsonAt, nic: NicConfig, baseDir: string): MrConfig {
   const f = j.object(['key', 'index', 'tag', 'pd', 'va', 'length', 'access', 'pages', 'pageTable', 'init']);
   const { index, tag } = parseKey(f, nic);
   const va = f['va']!.required().uintBig(64);
-  const length = f['length']!.required().uint(32);
+  const length = f['length']!.required().uint(32, 0, REPLAY_MAX_MR_BYTES);
   if (va + BigInt(length) > 1n << 64n) f['length']!.fail('the region runs past 2^64');
   const pages = parsePages(f['pages']!, va, length);
   const pageTable = opt<'auto' | bigint>(f['pageTable']!, x => (x.value === 'auto' ? 'auto' : x.uintBig(64)), 'auto');

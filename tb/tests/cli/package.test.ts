@@ -64,7 +64,7 @@ describe('the packed nicgen in a project of its own', () => {
   it('init scaffolds a project, and refuses to overwrite any file of it', () => {
     const nicgen = path.join(tool, 'node_modules/.bin/nicgen');
     const r = ok(run(nicgen, ['init', 'app', '--nicgen', `file:${tarball}`], work), 'nicgen init');
-    for (const f of ['package.json', 'tsconfig.json', 'nicgen.config.ts', 'src/counter.ts', 'tb/counter.bench.ts', 'tb/counter.test.ts', 'README.md']) {
+    for (const f of ['package.json', 'tsconfig.json', 'vitest.config.ts', 'nicgen.config.ts', 'src/counter.ts', 'tb/counter.bench.ts', 'tb/counter.test.ts', 'README.md']) {
       expect(fs.existsSync(path.join(app, f)), f).toBe(true);
       expect(r.stdout).toContain(f);
     }
@@ -130,10 +130,48 @@ describe('the packed nicgen in a project of its own', () => {
     const sim = ok(run('npx', ['nicgen', 'sim', 'counter', '--test', 'random', '--seed', '5'], app), 'nicgen sim');
     expect(sim.stdout).toMatch(/^PASS counter\/random: seed 5, 2002 cycles/);
 
-    const vt = ok(run('npx', ['vitest', 'run'], app), 'vitest');
+    // npm test: the project's vitest.config.ts (from init) type-checks first, then runs the bench.
+    const vt = ok(run('npm', ['test'], app), 'npm test');
+    const checked = /typecheck: type-checked \d+ files.*/.exec(vt.stdout);
+    expect(checked, vt.stdout).not.toBeNull();
+    console.log(`npm test in the project: ${checked![0]}`); // what the type-check adds, measured
     expect(vt.stdout).toMatch(/1 passed/);
     // The model was built under NICGEN_CACHE, never inside node_modules.
     expect(fs.existsSync(path.join(app, 'node_modules/nicgen/.cache'))).toBe(false);
+  });
+
+  it('npm test stops before any test on a misspelt port or a JavaScript operator on hardware values', () => {
+    /** Runs `npm test` with `file` edited, and returns the run and the edited line's number. */
+    const testWith = (rel: string, from: string, to: string): { r: Run; line: number } => {
+      const file = path.join(app, rel);
+      const good = fs.readFileSync(file, 'utf8');
+      const line = good.split('\n').findIndex(l => l.includes(from)) + 1;
+      expect(line, `${from} in ${rel}`).toBeGreaterThan(0);
+      fs.writeFileSync(file, good.replace(from, to));
+      try {
+        return { r: run('npm', ['test'], app), line };
+      } finally {
+        fs.writeFileSync(file, good);
+      }
+    };
+    const noTestRan = (r: Run): void => {
+      expect(r.code, r.stdout + r.stderr).not.toBe(0);
+      const all = r.stdout + r.stderr;
+      expect(all).toContain('type-check failed');
+      expect(all).not.toMatch(/\d+ passed|✓|counter > random/);
+      // No stack trace, and none of vitest's "No test files found" / "Unhandled Error".
+      expect(all).not.toMatch(/\n\s+at |No test files|Unhandled/);
+    };
+
+    // A misspelt port of the DUT in the bench: tsc's message at the bench's line.
+    const port = testWith('tb/counter.bench.ts', 'dut.count.value', 'dut.cuont.value');
+    noTestRan(port.r);
+    expect(port.r.stdout + port.r.stderr).toMatch(new RegExp(`tb/counter\\.bench\\.ts:${port.line}:\\d+: error \\[tsc\\]: TS\\d+: Property 'cuont' does not exist`));
+
+    // `&&` on hardware values in the design: the hardware-value check's message at its line.
+    const and = testWith('src/counter.ts', 'wrap.set(en.land(atLimit));', 'wrap.set(en && atLimit);');
+    noTestRan(and.r);
+    expect(and.r.stdout + and.r.stderr).toMatch(new RegExp(`src/counter\\.ts:${and.line}:\\d+: error \\[js-on-hardware\\]`));
   });
 
   it('a broken design fails with its seed and a replay line that fails the same way', () => {

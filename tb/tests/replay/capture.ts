@@ -67,6 +67,8 @@ class Responder {
   }
 }
 
+/** The frames for `s`: its first two QPs (the second with a PMTU of at least 512) and MRs,
+ *  like the example's. */
 export function buildCapture(s: Scenario, seed: number): Capture {
   const rng = new Rng(seed);
   const model = new Responder(s);
@@ -75,6 +77,8 @@ export function buildCapture(s: Scenario, seed: number): Capture {
   // Frames carry the QPN the capture knows the QP by (captureQpn: the replay rewrites it).
   const p0 = pathTo(s, q0.captureQpn ?? q0.qpn, '02:00:00:00:00:0a', '10.0.0.1');
   const p1 = pathTo(s, q1.captureQpn ?? q1.qpn, '02:00:00:00:00:0a', '10.0.0.1');
+  // Packets are cut at each QP's path MTU (256 and 512 in the example).
+  const [mtu0, mtu1] = [1 << q0.pmtuLog2, 1 << q1.pmtuLog2];
   const frames: CaptureFrame[] = [];
   const bytes = (n: number): Uint8Array => Uint8Array.from({ length: n }, () => rng.int(0, 255));
   /** A WRITE message's packets with their MR offsets. */
@@ -88,35 +92,35 @@ export function buildCapture(s: Scenario, seed: number): Capture {
     frames.push({ data: encodeRoce(x.p), verdict: 'accepted', qp, what, ...(reply ? { reply } : {}) });
   };
 
-  // QP 0: a three-packet WRITE (PMTU 256: 513..767 bytes) at a random offset.
+  // QP 0: a WRITE of 513..767 bytes (three packets at PMTU 256) at a random offset.
   const len0 = rng.int(513, 767), off0 = rng.int(0, 1000);
-  for (const x of write(p0, 256, q0.expPsn, m0, off0, len0)) accept(q0.index, x, m0.index, 'QP 0 WRITE');
+  for (const x of write(p0, mtu0, q0.expPsn, m0, off0, len0)) accept(q0.index, x, m0.index, 'QP 0 WRITE');
   // QP 1: a WRITE ONLY at PSN 2^24-2.
-  const [only1] = write(p1, 512, q1.expPsn, m1, rng.int(0, 2000), rng.int(1, 512));
+  const [only1] = write(p1, mtu1, q1.expPsn, m1, rng.int(0, 2000), rng.int(1, 512));
   accept(q1.index, only1!, m1.index, 'QP 1 WRITE ONLY');
   // QP 1: its next WRITE with one payload byte flipped after the ICRC was computed.
-  const resend = write(p1, 512, psnAdd(q1.expPsn, 1), m1, rng.int(0, 3000), rng.int(8, 512))[0]!;
+  const resend = write(p1, mtu1, psnAdd(q1.expPsn, 1), m1, rng.int(0, 3000), rng.int(8, 512))[0]!;
   const bad = encodeRoce(resend.p);
   bad[bad.length - 10]! ^= 0x40;
   frames.push({ data: bad, verdict: 'bad-icrc', what: 'QP 1 WRITE ONLY, ICRC corrupted' });
   // QPs the scenario does not have: index 3 (RESET) and a QPN outside the NIC's range.
   for (const qpn of [0x103, 0x777]) {
-    const [x] = write(pathTo(s, qpn, '02:00:00:00:00:0a', '10.0.0.1'), 256, 5, m0, 0, 16);
+    const [x] = write(pathTo(s, qpn, '02:00:00:00:00:0a', '10.0.0.1'), mtu0, 5, m0, 0, 16);
     frames.push({ data: encodeRoce(x!.p), verdict: 'unknown-qp', what: `WRITE ONLY to QPN 0x${qpn.toString(16)}` });
   }
   // QP 0: a PSN gap (NAK 0x60 with the expected PSN), the gap again (silent), a duplicate
   // of the LAST packet with other bytes (re-ACK of exp-1, memory unchanged), the missing PSN.
   const exp0 = model.exp.get(q0.index)!;
   for (const [ahead, verdict] of [[2, 'psn-sequence'], [3, 'psn-gap']] as const) {
-    const [x] = write(p0, 256, psnAdd(exp0, ahead), m0, rng.int(0, 5000), 64);
+    const [x] = write(p0, mtu0, psnAdd(exp0, ahead), m0, rng.int(0, 5000), 64);
     const reply = verdict === 'psn-sequence' ? { syndrome: Syndrome.NAK_PSN_SEQUENCE, psn: exp0, msn: model.msn.get(q0.index)! } : undefined;
     frames.push({ data: encodeRoce(x!.p), verdict, qp: q0.index, what: `QP 0 WRITE ONLY ${ahead} PSNs ahead`, ...(reply ? { reply } : {}) });
   }
-  const [dup] = write(p0, 256, psnAdd(exp0, -1), m0, off0, 100);
+  const [dup] = write(p0, mtu0, psnAdd(exp0, -1), m0, off0, 100);
   frames.push({ data: encodeRoce(dup!.p), verdict: 'duplicate', qp: q0.index, what: 'QP 0 duplicate of the last PSN', reply: { syndrome: Syndrome.ACK, psn: psnAdd(exp0, -1), msn: model.msn.get(q0.index)! } });
-  accept(q0.index, write(p0, 256, exp0, m0, rng.int(0, 5000), rng.int(1, 256))[0]!, m0.index, 'QP 0 WRITE ONLY closing the gap');
+  accept(q0.index, write(p0, mtu0, exp0, m0, rng.int(0, 5000), rng.int(1, 256))[0]!, m0.index, 'QP 0 WRITE ONLY closing the gap');
   // QP 1: the corrupted WRITE resent intact (its PSN wraps the expected PSN to 0), then FIRST/LAST.
   accept(q1.index, resend, m1.index, 'QP 1 WRITE ONLY resent');
-  for (const x of write(p1, 512, 0, m1, rng.int(0, 3000), rng.int(513, 1024))) accept(q1.index, x, m1.index, 'QP 1 WRITE FIRST/LAST');
+  for (const x of write(p1, mtu1, psnAdd(q1.expPsn, 2), m1, rng.int(0, 3000), rng.int(513, 1024))) accept(q1.index, x, m1.index, 'QP 1 WRITE FIRST/LAST');
   return { frames, mrs: model.mrs };
 }
