@@ -115,6 +115,9 @@ async function runTracker(dut: Dut, tb: TestBench, sc: Scenario): Promise<{ mode
   // What the ACK generator knows: entries posted (handshake done) per QP.
   const posted: ReqEntryV[][] = Array.from({ length: NUM_QP }, () => []);
   const ackView = Array.from({ length: NUM_QP }, () => -1);
+  // The last PSN of the newest READ whose read_done is sent or on its way, per QP: a good
+  // read_done acknowledges up to there, so a NAK below it would name an acknowledged PSN.
+  const doneView = Array.from({ length: NUM_QP }, () => -1);
   const ringIdx = Array.from({ length: NUM_QP }, () => r.int(0, 0xffff));
   const nextPsn = Array.from({ length: NUM_QP }, () => 0xff_ffff - r.int(0, 400));
   let nakSent = false;
@@ -140,9 +143,15 @@ async function runTracker(dut: Dut, tb: TestBench, sc: Scenario): Promise<{ mode
       const last = sent[sent.length - 1]!.lastPsn;
       const open = sent.filter(e => ackView[qp]! < 0 || psnCompare(e.lastPsn, ackView[qp]!) > 0);
       const n = sc.nak;
-      if (n && !nakSent && qp === n.qp && posted[qp]!.length >= n.after && open.length > 0) {
-        const e = r.pick(open);
+      // A real responder NAKs a request it has not answered: only a PSN neither ACKed nor
+      // covered by a read_done (the tracker ignores any other NAK 0x61-0x63 as a ghost).
+      const nakable = open.filter(e => doneView[qp]! < 0 || psnCompare(e.lastPsn, doneView[qp]!) > 0);
+      if (n && !nakSent && qp === n.qp && posted[qp]!.length >= n.after && nakable.length > 0) {
+        const e = r.pick(nakable);
         nakSent = true;
+        // The responder answers nothing from the NAKed request on: no read_done succeeds there.
+        const from = readsToFinish[qp]!.findIndex(x => psnCompare(x.lastPsn, e.firstPsn) >= 0);
+        if (from >= 0) readsToFinish[qp]!.splice(from);
         await sendAck({ qp, psn: psnAdd(e.firstPsn, r.int(0, psnAdd(e.lastPsn, -e.firstPsn))), syndrome: n.syndrome });
         // nic_read_resp_rx completes a NAKed READ too: the tracker must complete it once.
         if (isReadOpcode(e.opcode)) nakedRead.push({ e, syndrome: n.syndrome });
@@ -197,6 +206,7 @@ async function runTracker(dut: Dut, tb: TestBench, sc: Scenario): Promise<{ mode
       if (qp === NUM_QP - 1 && readsToFinish[qp]!.length === 1 && postingDone) { stopped[qp] = true; continue; }
       if (qp === NUM_QP - 1 && readsToFinish[qp]!.length === 1) { await tb.clockCycles(1); continue; }
       const e = readsToFinish[qp]!.shift()!;
+      doneView[qp] = e.lastPsn;
       const x = sc.readErr;
       if (x && x.qp === qp && nth[qp]++ === x.nth) {
         await sendDone({ qp, lastPsn: e.lastPsn, ok: false, status: x.status, syndrome: x.syndrome }, e.wrId);
