@@ -11,7 +11,11 @@
 //     --dup 5% --fault-dir ab --seed 2` and in the fault soaks. Issue 11's responder change
 //     e4ad077 (while a duplicate holds a slot, a new READ without room is dropped like a lost
 //     packet) does not cover this case: READ 1, its duplicate right behind it, READ 2 still
-//     draws one NAK 0x61 (seed 1). The bug's test stays `it.fails`; remove `.fails` when fixed.
+//     drew one NAK 0x61 (seed 1) on the issue-11b branch. On main, after issue 15b pipelined
+//     nic_rx_parser (one cycle more per frame), this directed case passes: the duplicate now
+//     reaches the responder in time for e4ad077's rule. The slot accounting itself is not known
+//     to be right at every timing (the regress soak seeds of docs/regress.md draw NAK 0x61), so
+//     this stays a test that must pass, guarding this timing.
 
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ACCESS, CQE_STATUS, QP_STATE, retryReg } from '../../../gen/nic/regmap.ts';
@@ -115,10 +119,9 @@ describe('fuzzer findings (directed)', () => {
       expect(outcome!.statuses.length).toBe(2);
     });
 
-    // Today B answers the second READ (PSN after the duplicated one) with NAK 0x61 and moves its
-    // QP to ERROR; the first READ, not yet served, is flushed at B, and A completes it with the
-    // NAK's status and flushes the second.
-    it.fails('KNOWN BUG (still after e4ad077): no NAK 0x61, both READs complete SUCCESS with their data', () => {
+    // The bug's form: B answered the second READ (PSN after the duplicated one) with NAK 0x61 and
+    // moved its QP to ERROR; A completed the first READ with the NAK's status, flushed the second.
+    it('no NAK 0x61: both READs complete SUCCESS with their data', () => {
       expect(outcome!.nak61, 'NAK 0x61 frames from the responder').toBe(0);
       expect(outcome!.statuses).toEqual([CQE_STATUS.SUCCESS, CQE_STATUS.SUCCESS]);
       expect(outcome!.landed).toBe(true);
