@@ -1,6 +1,7 @@
-// Bridge benchmark: the same stimulus on the same Verilated model, driven four ways —
+// Bridge benchmark: the same stimulus on the same Verilated model, driven five ways —
 // a plain C++ loop, TS with one native call per cycle, a TS coroutine testbench with
-// three coroutines awaiting every rising edge, and the same three bodies under the barest
+// three coroutines awaiting every rising edge, the same three as generator tasks (`yield
+// Rising`, resumed in place by the scheduler), and the same three bodies under the barest
 // promise-per-await loop (the floor any `await` scheduler pays; runBareCoroutines) — plus
 // model build times (cold, and warm after a one-line Verilog change). Run: node --import tsx bench/harness.ts [cycles=200000] [rounds=11] [buildRepeats=3]
 //
@@ -14,7 +15,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { buildModel, type BuiltModel } from '../sim/build.ts';
 import { Model } from '../sim/model.ts';
-import { runTest } from '../tb/core/index.ts';
+import { Rising, runTest } from '../tb/core/index.ts';
 import { buildCppLoop, crcSlots, runCppLoop } from './cpp-loop.ts';
 import { beatBytes, crcDesign, crcResidue, crcSources, CrcStimulus, type CrcChange } from './crc512.ts';
 import { crc32 } from '../gen/lib/crc.ts';
@@ -28,7 +29,7 @@ interface RunResult {
 }
 
 const slots = crcSlots(crcDesign().manifest);
-type Way = 'cpp' | 'call' | 'co' | 'bare';
+type Way = 'cpp' | 'call' | 'co' | 'gen' | 'bare';
 
 async function timeBuild(label: string, tweak: number, change: CrcChange = 'match'): Promise<BuiltModel> {
   const b = await buildModel(crcSources(tweak, change), { quiet: true });
@@ -115,8 +116,13 @@ function runCalls(model: Model, cycles: number): RunResult {
   return { seconds, cpuSeconds: cpuSince(c0), crc: buf[slots.crc]!, checksum: BigInt(acc) };
 }
 
-/** Three coroutines on every rising edge: driver, monitor (sums CRCs), and a `match` checker. */
-async function runCoroutines(cycles: number): Promise<RunResult> {
+/**
+ * Three coroutines on every rising edge: driver, monitor (sums CRCs), and a `match` checker,
+ * written in either form of task: async functions awaiting `tb.rising()`, or generator
+ * functions yielding `Rising` (resumed in place by the scheduler). The bodies' work between
+ * waits is the same functions in both.
+ */
+async function runCoroutines(cycles: number, form: 'await' | 'generator'): Promise<RunResult> {
   let acc = 0;
   let crc = 0;
   let seconds = 0;
@@ -126,24 +132,21 @@ async function runCoroutines(cycles: number): Promise<RunResult> {
     await tb.reset(2);
     const buf = tb.model.buffer;
     const stim = new CrcStimulus();
-    tb.fork(async () => {
-      for (;;) {
-        await tb.rising();
-        if (dut.crc_valid.value) acc = (acc + Number(dut.crc.value)) >>> 0;
-      }
-    }, 'monitor');
-    tb.fork(async () => {
-      for (;;) {
-        await tb.rising();
-        const want = dut.crc_valid.value === 1 && Number(dut.crc.value) === crcResidue ? 1 : 0;
-        if (dut.match.value !== want) throw new Error(`match is ${dut.match.value}, want ${want} (crc ${dut.crc.value.toString(16)}) at cycle ${tb.cycle}`);
-      }
-    }, 'checker');
+    const monitor = (): void => { if (dut.crc_valid.value) acc = (acc + Number(dut.crc.value)) >>> 0; };
+    const check = (): void => {
+      const want = dut.crc_valid.value === 1 && Number(dut.crc.value) === crcResidue ? 1 : 0;
+      if (dut.match.value !== want) throw new Error(`match is ${dut.match.value}, want ${want} (crc ${dut.crc.value.toString(16)}) at cycle ${tb.cycle}`);
+    };
     const c0 = process.cpuUsage();
     const t0 = performance.now();
-    for (let i = 0; i < cycles; i++) {
-      stim.beat(buf, slots);
-      await tb.rising();
+    if (form === 'await') {
+      tb.fork(async () => { for (;;) { await tb.rising(); monitor(); } }, 'monitor');
+      tb.fork(async () => { for (;;) { await tb.rising(); check(); } }, 'checker');
+      for (let i = 0; i < cycles; i++) { stim.beat(buf, slots); await tb.rising(); }
+    } else {
+      tb.fork(function* () { for (;;) { yield Rising; monitor(); } }, 'monitor');
+      tb.fork(function* () { for (;;) { yield Rising; check(); } }, 'checker');
+      await tb.fork(function* () { for (let i = 0; i < cycles; i++) { stim.beat(buf, slots); yield Rising; } }, 'driver').join();
     }
     seconds = (performance.now() - t0) / 1000;
     cpuSeconds = cpuSince(c0);
@@ -272,27 +275,29 @@ async function main(): Promise<void> {
   // The machine may be shared (2 cores, other test runs): interleave the three ways over
   // several rounds and keep each one's best time, so load hits all of them alike.
   const best = (a: RunResult | undefined, b: RunResult): RunResult => (a === undefined || b.seconds < a.seconds ? b : a);
-  const cpus: Record<Way, number[]> = { cpp: [], call: [], co: [], bare: [] };
+  const cpus: Record<Way, number[]> = { cpp: [], call: [], co: [], gen: [], bare: [] };
   let cpp: RunResult | undefined;
   let call: RunResult | undefined;
   let co: RunResult | undefined;
+  let gen: RunResult | undefined;
   let bare: RunResult | undefined;
   const fresh = async (): Promise<Model> => (await Model.load(d)).model;
   for (let r = 0; r < rounds; r++) {
     const callModel = await fresh();
     const bareModel = await fresh();
-    const runs = { cpp: await runCppLoop(exe, cycles), call: runCalls(callModel, cycles), co: await runCoroutines(cycles), bare: await runBareCoroutines(bareModel, cycles) };
+    const runs = { cpp: await runCppLoop(exe, cycles), call: runCalls(callModel, cycles), co: await runCoroutines(cycles, 'await'), gen: await runCoroutines(cycles, 'generator'), bare: await runBareCoroutines(bareModel, cycles) };
     callModel.dispose();
     bareModel.dispose();
     cpp = best(cpp, runs.cpp);
     call = best(call, runs.call);
     co = best(co, runs.co);
+    gen = best(gen, runs.gen);
     bare = best(bare, runs.bare);
-    for (const k of ['cpp', 'call', 'co', 'bare'] as const) cpus[k].push(runs[k].cpuSeconds);
+    for (const k of ['cpp', 'call', 'co', 'gen', 'bare'] as const) cpus[k].push(runs[k].cpuSeconds);
   }
-  if (!cpp || !call || !co || !bare) throw new Error('no rounds ran');
+  if (!cpp || !call || !co || !gen || !bare) throw new Error('no rounds ran');
 
-  for (const [name, r] of [['call', call], ['coroutine', co], ['bare coroutine', bare]] as const) {
+  for (const [name, r] of [['call', call], ['coroutine', co], ['generator', gen], ['bare coroutine', bare]] as const) {
     if (r.crc !== cpp.crc || r.checksum !== cpp.checksum) {
       throw new Error(`${name} run disagrees with the C++ loop: crc ${r.crc} vs ${cpp.crc}, checksum ${r.checksum} vs ${cpp.checksum}`);
     }
@@ -304,12 +309,13 @@ async function main(): Promise<void> {
   line('c++ loop:            ', cpp, 'cpp');
   line('ts, call per cycle:  ', call, 'call');
   line('ts, 3 coroutines:    ', co, 'co');
+  line('ts, 3 generators:    ', gen, 'gen');
   line('  floor, bare awaits: ', bare, 'bare');
-  console.log(`all four agree: crc ${cpp.crc.toString(16)}, checksum ${cpp.checksum}`);
+  console.log(`all five agree: crc ${cpp.crc.toString(16)}, checksum ${cpp.checksum}`);
   // CPU time is what a busy shared machine distorts least (wall time includes waiting for a core).
   // floor/cpp: what three coroutines awaiting every edge reach at best (runBareCoroutines).
-  console.log(`cpu-time ratio: call/cpp=${(cpuBest('cpp') / cpuBest('call')).toFixed(2)} coroutine/cpp=${(cpuBest('cpp') / cpuBest('co')).toFixed(2)} floor/cpp=${(cpuBest('cpp') / cpuBest('bare')).toFixed(2)} (goal coroutine/cpp>=0.6)`);
-  console.log(`harness ratio: call/cpp=${(cpp.seconds / call.seconds).toFixed(2)} coroutine/cpp=${(cpp.seconds / co.seconds).toFixed(2)}`);
+  console.log(`cpu-time ratio: call/cpp=${(cpuBest('cpp') / cpuBest('call')).toFixed(2)} coroutine/cpp=${(cpuBest('cpp') / cpuBest('co')).toFixed(2)} generator/cpp=${(cpuBest('cpp') / cpuBest('gen')).toFixed(2)} floor/cpp=${(cpuBest('cpp') / cpuBest('bare')).toFixed(2)} (goal: three coroutines >= 0.6; await form coroutine/cpp, generator form generator/cpp)`);
+  console.log(`harness ratio: call/cpp=${(cpp.seconds / call.seconds).toFixed(2)} coroutine/cpp=${(cpp.seconds / co.seconds).toFixed(2)} generator/cpp=${(cpp.seconds / gen.seconds).toFixed(2)}`);
 }
 
 await main();

@@ -27,6 +27,7 @@ import { envSeed, randomSeed, Rng } from './rng.ts';
 import { Scheduler } from './scheduler.ts';
 import { TestBench, type TraceOptions } from './testbench.ts';
 import type { DutOf } from './types.ts';
+import type { TaskGenerator } from './triggers.ts';
 import { replayHints, type ReplayHints } from './where.ts';
 
 /** Design sources that also carry the IO type of their module, for typed handles. */
@@ -73,10 +74,12 @@ export interface TestResult {
 }
 
 export type TestFn<IO> = (dut: DutOf<IO>, tb: TestBench) => Promise<void>;
+/** A test body written as a generator function, yielding triggers (Rising, Cycles(n), ...). */
+export type GeneratorTestFn<IO> = (dut: DutOf<IO>, tb: TestBench) => TaskGenerator<void>;
 
 interface RunSetup<IO> {
   readonly design: TypedDesign<IO>;
-  readonly fn: TestFn<IO>;
+  readonly fn: TestFn<IO> | GeneratorTestFn<IO>;
   readonly seed: number;
   readonly clock: ClockTime;
   readonly maxCycles: number;
@@ -157,7 +160,7 @@ function picturesDir(o: TestOptions): string | undefined {
   return typeof o.pictures === 'string' ? o.pictures : process.env['NICGEN_FAILURE_DIR'] || path.join('out', 'failures');
 }
 
-export async function runTest<IO>(design: TypedDesign<IO>, fn: TestFn<IO>, options: TestOptions = {}): Promise<TestResult> {
+export async function runTest<IO>(design: TypedDesign<IO>, fn: TestFn<IO> | GeneratorTestFn<IO>, options: TestOptions = {}): Promise<TestResult> {
   const seed = options.seed ?? envSeed() ?? randomSeed();
   const clock = new ClockTime(options.periodNs ?? envNumber('NICGEN_PERIOD_NS') ?? DEFAULT_PERIOD_NS);
   const given = options.wave ?? waveFromEnv();

@@ -15,6 +15,7 @@
 import type { Model } from '../../sim/model.ts';
 import { CycleLimitError, DeadlockError, TimeoutError, TriggerUsageError } from './errors.ts';
 import { Task, type TaskHost } from './task.ts';
+import { isTaskGenerator, Trigger, type TaskGenerator } from './triggers.ts';
 
 type WaitKind = 'rise' | 'fall' | 'until' | 'join';
 
@@ -126,21 +127,23 @@ export class Scheduler implements TaskHost {
 
   // ---- tasks ------------------------------------------------------------------------
 
-  /** Starts `fn` as a coroutine; it runs once the current task yields, in this cycle. */
-  spawn<T>(name: string, fn: () => Promise<T>): Task<T> {
+  /** Starts `fn` as a coroutine; it runs once the current task yields, in this cycle. An
+   *  `fn` that returns a generator (a `function*`) makes a generator task (see stepGen). */
+  spawn<T>(name: string, fn: () => Promise<T> | TaskGenerator<T>): Task<T> {
     const task = new Task<T>(this.nextId++, name, this);
     this.enqueue({ task, gen: task.waitGen, resume: () => this.start(task, fn) });
     return task;
   }
 
-  private start<T>(task: Task<T>, fn: () => Promise<T>): void {
-    let p: Promise<T>;
+  private start<T>(task: Task<T>, fn: () => Promise<T> | TaskGenerator<T>): void {
+    let p: Promise<T> | TaskGenerator<T>;
     try {
       p = fn();
     } catch (err) {
       this.finish(task, 'failed', undefined, err);
       return;
     }
+    if (isTaskGenerator(p)) { this.startGen(task, p); return; }
     p.then(v => this.finish(task, 'done', v, undefined), (err: unknown) => this.finish(task, 'failed', undefined, err));
   }
 
@@ -161,6 +164,91 @@ export class Scheduler implements TaskHost {
     riseWait.resume = () => { onRise(); armFall(); };
     this.enqueue({ task, gen: task.waitGen, resume: armFall, sync: true });
     return task;
+  }
+
+  // ---- generator tasks ----------------------------------------------------------------
+  //
+  // A generator task yields what it waits for; the scheduler registers the same wait record an
+  // `await` would, and when it fires calls gen.next() in place (a sync runnable, as the edge
+  // loops are): same wake order, deadlock, timeout and cycle-limit checks, no promise and no
+  // microtask per wait. The microtask an async task needs before the next task may run (to
+  // reach its `await`) is not needed: gen.next() returns only once the body has yielded.
+
+  private startGen<T>(task: Task<T>, it: TaskGenerator<T>): void {
+    task.isGenerator = true;
+    const w = new Wait(task, 'rise', 0, 'rising()', undefined, 0, true);
+    task.wait = w;
+    w.resume = () => this.stepGen(task, it, w, undefined, undefined, false);
+    w.reject = (err: unknown) => this.stepGen(task, it, w, undefined, err, true);
+    this.stepGen(task, it, w, undefined, undefined, false);
+  }
+
+  /** Resumes the generator with `input` (or throws `err` into it) until it waits or ends. */
+  private stepGen<T>(task: Task<T>, it: TaskGenerator<T>, w: Wait, input: unknown, err: unknown, threw: boolean): void {
+    for (;;) {
+      let r: IteratorResult<unknown, T>;
+      try {
+        r = threw ? it.throw(err) : it.next(input);
+      } catch (e) {
+        this.finish(task, 'failed', undefined, e);
+        return;
+      }
+      if (r.done === true) { this.finish(task, 'done', r.value, undefined); return; }
+      const y = r.value;
+      input = undefined;
+      threw = false;
+      if (y instanceof Trigger) {
+        if (y.kind === 'rise') {
+          if (y.n === 0) continue;
+          this.armGen(w, 'rise', this.model.cycle + y.n, y.what, undefined);
+          return;
+        }
+        if (y.kind === 'fall') {
+          this.armGen(w, 'fall', this.model.cycle + (this.clockLow ? 2 : 1), y.what, undefined);
+          return;
+        }
+        let ok: boolean;
+        try {
+          ok = y.pred!();
+        } catch (e) {
+          threw = true; err = e;
+          continue;
+        }
+        if (ok) continue;
+        this.armGen(w, 'until', this.model.cycle + y.n, y.what, y.pred);
+        return;
+      }
+      if (y instanceof Task) {
+        const t = y as Task<unknown>;
+        if (t.state === 'done') { input = t.result; continue; }
+        if (t.state === 'failed' || t.state === 'cancelled') { threw = true; err = t.state === 'failed' ? t.error : t.cancelledError(); continue; }
+        if (t === task) { threw = true; err = new TriggerUsageError(`task ${task.name} cannot join itself`); continue; }
+        t.joiners.push({
+          task, gen: task.waitGen, sync: true,
+          resume: () => { if (t.state === 'done') this.stepGen(task, it, w, t.result, undefined, false); else this.stepGen(task, it, w, undefined, t.error, true); },
+          reject: (e: unknown) => this.stepGen(task, it, w, undefined, e, true),
+        });
+        this.block(task);
+        return;
+      }
+      // A promise here is most likely an async helper's: its own misuse error (running()) has
+      // failed the test already; keep its rejection from also being reported as unhandled.
+      if (y instanceof Promise) y.catch(noop);
+      threw = true;
+      err = new TriggerUsageError(`generator task ${task.name} yielded ${y instanceof Promise ? 'a promise' : String(y)}: a generator task `
+        + 'yields Rising, Falling, Cycles(n), Until(cond) or a task to join; run async code as its own task: yield tb.fork(async () => ...)');
+    }
+  }
+
+  private armGen(w: Wait, kind: WaitKind, target: number, what: string, pred: (() => boolean) | undefined): void {
+    w.gen = w.task.waitGen;
+    w.kind = kind;
+    w.target = target;
+    w.what = what;
+    w.pred = pred;
+    w.since = this.model.cycle;
+    this.pushWait(w);
+    this.block(w.task);
   }
 
   private arm(w: Wait, target: number): void {
@@ -192,7 +280,7 @@ export class Scheduler implements TaskHost {
     task.result = value;
     task.error = err;
     if (state === 'failed' && !this.failure) this.failure = { error: err };
-    for (const j of task.joiners) this.enqueue({ task: j.task, gen: j.gen, resume: j.resume });
+    for (const j of task.joiners) this.enqueue({ task: j.task, gen: j.gen, resume: j.resume, sync: j.sync === true });
     task.joiners.length = 0;
     this.yielded(task);
   }
@@ -205,7 +293,7 @@ export class Scheduler implements TaskHost {
     // Its queued resumptions are skipped by dispatch() (state 'cancelled').
     const err = task.cancelledError();
     for (const j of task.joiners) {
-      this.enqueue({ task: j.task, gen: j.gen, resume: () => j.reject(err) });
+      this.enqueue({ task: j.task, gen: j.gen, resume: () => j.reject(err), sync: j.sync === true });
     }
     task.joiners.length = 0;
   }
@@ -232,6 +320,15 @@ export class Scheduler implements TaskHost {
     if (!t) {
       throw new TriggerUsageError(`${what} awaited outside a testbench coroutine; `
         + 'await triggers only inside the runTest callback or a function started with tb.fork()');
+    }
+    if (t.isGenerator) {
+      // Most likely an async helper called from the generator: its promise would be dropped and
+      // the wait lost, so this fails the test even if nobody looks at that promise.
+      const err = new TriggerUsageError(`${what} awaited in generator task ${t.name}: a generator task yields `
+        + 'its triggers (yield Rising, Falling, Cycles(n), Until(cond), or a task to join); run async code as '
+        + 'its own task and join it: yield tb.fork(async () => ...)');
+      if (!this.failure) this.failure = { error: err };
+      throw err;
     }
     return t;
   }
@@ -478,13 +575,13 @@ export class Scheduler implements TaskHost {
         try {
           ok = w.pred!();
         } catch (err) {
-          this.enqueue({ task: w.task, gen: w.gen, resume: () => w.reject(err) });
+          this.enqueue({ task: w.task, gen: w.gen, resume: () => w.reject(err), sync: w.sync });
           continue;
         }
         if (ok) { this.enqueue(w); continue; }
         if (c >= w.target) {
           const err = new TimeoutError(w.what, w.target - w.since, w.since, c);
-          this.enqueue({ task: w.task, gen: w.gen, resume: () => w.reject(err) });
+          this.enqueue({ task: w.task, gen: w.gen, resume: () => w.reject(err), sync: w.sync });
           continue;
         }
       }

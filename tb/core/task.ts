@@ -1,4 +1,4 @@
-// A coroutine run by the scheduler: an async function plus its bookkeeping.
+// A coroutine run by the scheduler: an async function or a generator, plus its bookkeeping.
 
 import { TaskCancelledError } from './errors.ts';
 
@@ -10,6 +10,8 @@ export interface Joiner {
   readonly gen: number;
   readonly resume: () => void;
   readonly reject: (err: unknown) => void;
+  /** The joiner is a generator task: resumed in place, not through a promise. */
+  readonly sync?: boolean;
 }
 
 /** The scheduler side of a task (kept as an interface so Task stays covariant in T). */
@@ -32,6 +34,8 @@ export class Task<T = unknown> {
   readonly joiners: Joiner[] = [];
   /** The scheduler's wait record for this task, re-armed for each trigger it awaits. */
   wait: object | undefined = undefined;
+  /** Its body is a generator (yields triggers, resumed in place) rather than an async function. */
+  isGenerator = false;
   private readonly host: TaskHost;
 
   constructor(id: number, name: string, host: TaskHost) {

@@ -7,6 +7,7 @@ import { clockHandle } from './handles.ts';
 import type { Rng } from './rng.ts';
 import type { Scheduler } from './scheduler.ts';
 import type { Task } from './task.ts';
+import type { TaskGenerator } from './triggers.ts';
 import type { ClockHandle } from './types.ts';
 
 export interface UntilOptions {
@@ -60,8 +61,12 @@ export class TestBench {
     return this.sched.nativeCalls;
   }
 
-  /** Starts a coroutine in the current cycle, after the caller yields. */
-  fork<T>(fn: () => Promise<T>, name = `fork${++this.forks}`): Task<T> {
+  /**
+   * Starts a coroutine in the current cycle, after the caller yields: an async function
+   * (`await tb.rising()`), or a generator function (`function* () { yield Rising; }`), which
+   * the scheduler resumes in place, without a promise per wait (docs/testbench.md).
+   */
+  fork<T>(fn: () => Promise<T> | TaskGenerator<T>, name = `fork${++this.forks}`): Task<T> {
     return this.sched.spawn(name, fn);
   }
 
