@@ -15,7 +15,7 @@
 import type { Model } from '../../sim/model.ts';
 import { CycleLimitError, DeadlockError, TimeoutError, TriggerUsageError } from './errors.ts';
 import { Task, type TaskHost } from './task.ts';
-import { isTaskGenerator, Trigger, type TaskGenerator } from './triggers.ts';
+import { isTaskGenerator, Rising, Trigger, type TaskGenerator } from './triggers.ts';
 
 type WaitKind = 'rise' | 'fall' | 'until' | 'join';
 
@@ -195,16 +195,21 @@ export class Scheduler implements TaskHost {
       }
       if (r.done === true) { this.finish(task, 'done', r.value, undefined); return; }
       const y = r.value;
+      const now = this.model.cycle;
+      if (y === Rising) {   // the commonest wait by far: no kind dispatch
+        this.armGen(w, 'rise', now + 1, now, 'rising()', undefined);
+        return;
+      }
       input = undefined;
       threw = false;
       if (y instanceof Trigger) {
         if (y.kind === 'rise') {
           if (y.n === 0) continue;
-          this.armGen(w, 'rise', this.model.cycle + y.n, y.what, undefined);
+          this.armGen(w, 'rise', now + y.n, now, y.what, undefined);
           return;
         }
         if (y.kind === 'fall') {
-          this.armGen(w, 'fall', this.model.cycle + (this.clockLow ? 2 : 1), y.what, undefined);
+          this.armGen(w, 'fall', now + (this.clockLow ? 2 : 1), now, y.what, undefined);
           return;
         }
         let ok: boolean;
@@ -215,7 +220,7 @@ export class Scheduler implements TaskHost {
           continue;
         }
         if (ok) continue;
-        this.armGen(w, 'until', this.model.cycle + y.n, y.what, y.pred);
+        this.armGen(w, 'until', now + y.n, now, y.what, y.pred);
         return;
       }
       if (y instanceof Task) {
@@ -240,13 +245,14 @@ export class Scheduler implements TaskHost {
     }
   }
 
-  private armGen(w: Wait, kind: WaitKind, target: number, what: string, pred: (() => boolean) | undefined): void {
+  private armGen(w: Wait, kind: WaitKind, target: number, now: number, what: string, pred: (() => boolean) | undefined): void {
     w.gen = w.task.waitGen;
-    w.kind = kind;
     w.target = target;
-    w.what = what;
-    w.pred = pred;
-    w.since = this.model.cycle;
+    w.since = now;
+    // Pointer fields only when they change (a store into an old object pays a write barrier).
+    if (w.kind !== kind) w.kind = kind;
+    if (w.what !== what) w.what = what;
+    if (w.pred !== pred) w.pred = pred;
     this.pushWait(w);
     this.block(w.task);
   }
