@@ -50,12 +50,26 @@ export function isLibraryLoc(loc: SourceLoc): boolean {
 
 export const unknownLoc: SourceLoc = { file: '<unknown>', line: 0, col: 0 };
 
-/** Location of the innermost caller outside the DSL internals. */
+/**
+ * Location of the innermost caller outside the DSL internals. Lazy: the stack is captured now
+ * (cheap, V8 keeps the frames) but formatted, source maps and all, only when the location is
+ * first read. Most IR nodes' locations are never read (only messages and a few generated
+ * comments print them), and formatting every one cost ~1 s of nic_pair's ~3 s elaboration.
+ */
 export function callerLoc(): SourceLoc {
   const saved = Error.stackTraceLimit;
   Error.stackTraceLimit = 40;
-  const stack = new Error().stack ?? '';
+  const holder: { stack?: string } = {};
+  Error.captureStackTrace(holder);
   Error.stackTraceLimit = saved;
+  let loc: SourceLoc | undefined;
+  const get = (): SourceLoc => (loc ??= locOfStack(holder.stack ?? ''));
+  // Own enumerable getters, so spreading, JSON and deep equality see file, line and col.
+  return { get file() { return get().file; }, get line() { return get().line; }, get col() { return get().col; } };
+}
+
+/** The first frame of a formatted stack outside the DSL internals. */
+function locOfStack(stack: string): SourceLoc {
   for (const raw of stack.split('\n').slice(1)) {
     const m = frameRe.exec(raw.trim());
     if (!m) continue;
