@@ -47,7 +47,7 @@ module nic_ack_tracker (
 localparam STATE_PICK = 1'd0;
 localparam STATE_EVAL = 1'd1;
 
-reg  [995:0] qp_tp_reg;
+reg  [999:0] qp_tp_reg;
 reg  [31:0] now_reg;
 wire push;
 wire req_ok;
@@ -128,6 +128,7 @@ reg  ack_timeout_reg;
 reg  [1:0] ack_timeout_qp_reg;
 reg  qp_error_valid_reg;
 reg  [1:0] qp_error_qp_reg;
+wire qp0_rd_early_hit;
 wire [23:0] qp0_acked_next;
 wire [23:0] qp0_last_sent_next;
 wire qp0_outstanding_next;
@@ -135,6 +136,7 @@ wire qp0_progress;
 wire qp0_retry_pend_next;
 wire qp0_tm_armed_next;
 wire qp0_wake;
+wire qp1_rd_early_hit;
 wire [23:0] qp1_acked_next;
 wire [23:0] qp1_last_sent_next;
 wire qp1_outstanding_next;
@@ -142,6 +144,7 @@ wire qp1_progress;
 wire qp1_retry_pend_next;
 wire qp1_tm_armed_next;
 wire qp1_wake;
+wire qp2_rd_early_hit;
 wire [23:0] qp2_acked_next;
 wire [23:0] qp2_last_sent_next;
 wire qp2_outstanding_next;
@@ -149,6 +152,7 @@ wire qp2_progress;
 wire qp2_retry_pend_next;
 wire qp2_tm_armed_next;
 wire qp2_wake;
+wire qp3_rd_early_hit;
 wire [23:0] qp3_acked_next;
 wire [23:0] qp3_last_sent_next;
 wire qp3_outstanding_next;
@@ -158,185 +162,185 @@ wire qp3_tm_armed_next;
 wire qp3_wake;
 reg  [172:0] entries [0:63];
 reg  [172:0] entries_rdata;
-// intermediate of gen/nic/qp-transport.ts:113:18: only bits [4:0] are used
+// intermediate of gen/nic/qp-transport.ts:117:18: only bits [4:0] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [248:0] part_0 = qp_tp_reg[s_req_data[1:0] * 249 +: 249];
+wire [249:0] part_0 = qp_tp_reg[s_req_data[1:0] * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:113:18: only bits [9:5] are used
+// intermediate of gen/nic/qp-transport.ts:117:18: only bits [9:5] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [248:0] part_1 = qp_tp_reg[s_req_data[1:0] * 249 +: 249];
+wire [249:0] part_1 = qp_tp_reg[s_req_data[1:0] * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:113:18: only bits [34:11] are used
+// intermediate of gen/nic/qp-transport.ts:117:18: only bits [34:11] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [248:0] part_2 = qp_tp_reg[s_req_data[1:0] * 249 +: 249];
+wire [249:0] part_2 = qp_tp_reg[s_req_data[1:0] * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:113:18: only bits [58:35] are used
+// intermediate of gen/nic/qp-transport.ts:117:18: only bits [58:35] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [248:0] part_3 = qp_tp_reg[s_req_data[1:0] * 249 +: 249];
+wire [249:0] part_3 = qp_tp_reg[s_req_data[1:0] * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:113:18: only bits [10:10] are used
+// intermediate of gen/nic/qp-transport.ts:117:18: only bits [10:10] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [248:0] part_4 = qp_tp_reg[s_req_data[1:0] * 249 +: 249];
+wire [249:0] part_4 = qp_tp_reg[s_req_data[1:0] * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
 // intermediate of gen/nic/ack-tracker.ts:159:42: only bits [2:0] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_5 = qp_ctx[s_ack_data[1:0] * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:113:18: only bits [34:11] are used
+// intermediate of gen/nic/qp-transport.ts:117:18: only bits [34:11] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [248:0] part_6 = qp_tp_reg[s_ack_data[1:0] * 249 +: 249];
+wire [249:0] part_6 = qp_tp_reg[s_ack_data[1:0] * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
 // intermediate of gen/nic/psn.ts:8:20: only bits [23:23] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [23:0] binary_7 = (part_6[34:11] - s_ack_data[25:2]);
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:113:18: only bits [58:35] are used
+// intermediate of gen/nic/qp-transport.ts:117:18: only bits [58:35] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [248:0] part_8 = qp_tp_reg[s_ack_data[1:0] * 249 +: 249];
+wire [249:0] part_8 = qp_tp_reg[s_ack_data[1:0] * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:113:18: only bits [58:35] are used
+// intermediate of gen/nic/qp-transport.ts:117:18: only bits [58:35] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [248:0] part_9 = qp_tp_reg[s_ack_data[1:0] * 249 +: 249];
+wire [249:0] part_9 = qp_tp_reg[s_ack_data[1:0] * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
 // intermediate of gen/nic/psn.ts:8:20: only bits [23:23] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [23:0] binary_10 = (s_ack_data[25:2] - part_9[58:35]);
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:113:18: only bits [10:10] are used
+// intermediate of gen/nic/qp-transport.ts:117:18: only bits [10:10] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [248:0] part_11 = qp_tp_reg[s_ack_data[1:0] * 249 +: 249];
+wire [249:0] part_11 = qp_tp_reg[s_ack_data[1:0] * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:113:18: only bits [34:11] are used
+// intermediate of gen/nic/qp-transport.ts:117:18: only bits [34:11] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [248:0] part_12 = qp_tp_reg[s_ack_data[1:0] * 249 +: 249];
+wire [249:0] part_12 = qp_tp_reg[s_ack_data[1:0] * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:113:18: only bits [58:35] are used
+// intermediate of gen/nic/qp-transport.ts:117:18: only bits [58:35] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [248:0] part_13 = qp_tp_reg[s_ack_data[1:0] * 249 +: 249];
+wire [249:0] part_13 = qp_tp_reg[s_ack_data[1:0] * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:113:18: only bits [10:10] are used
+// intermediate of gen/nic/qp-transport.ts:117:18: only bits [10:10] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [248:0] part_14 = qp_tp_reg[s_ack_data[1:0] * 249 +: 249];
+wire [249:0] part_14 = qp_tp_reg[s_ack_data[1:0] * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:113:18: only bits [97:97] are used
+// intermediate of gen/nic/qp-transport.ts:117:18: only bits [97:97] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [248:0] part_15 = qp_tp_reg[s_ack_data[1:0] * 249 +: 249];
+wire [249:0] part_15 = qp_tp_reg[s_ack_data[1:0] * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:113:18: only bits [84:84] are used
+// intermediate of gen/nic/qp-transport.ts:117:18: only bits [84:84] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [248:0] part_16 = qp_tp_reg[s_ack_data[1:0] * 249 +: 249];
+wire [249:0] part_16 = qp_tp_reg[s_ack_data[1:0] * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:113:18: only bits [83:60] are used
+// intermediate of gen/nic/qp-transport.ts:117:18: only bits [83:60] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [248:0] part_17 = qp_tp_reg[s_ack_data[1:0] * 249 +: 249];
+wire [249:0] part_17 = qp_tp_reg[s_ack_data[1:0] * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
 // intermediate of gen/nic/psn.ts:8:20: only bits [23:23] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [23:0] binary_18 = (part_17[83:60] - s_ack_data[25:2]);
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:113:18: only bits [58:35] are used
+// intermediate of gen/nic/qp-transport.ts:117:18: only bits [58:35] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [248:0] part_19 = qp_tp_reg[s_ack_data[1:0] * 249 +: 249];
+wire [249:0] part_19 = qp_tp_reg[s_ack_data[1:0] * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:113:18: only bits [58:35] are used
+// intermediate of gen/nic/qp-transport.ts:117:18: only bits [58:35] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [248:0] part_20 = qp_tp_reg[s_ack_data[1:0] * 249 +: 249];
+wire [249:0] part_20 = qp_tp_reg[s_ack_data[1:0] * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
 // intermediate of gen/nic/psn.ts:8:20: only bits [23:23] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [23:0] binary_21 = (s_ack_data[25:2] - part_20[58:35]);
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:113:18: only bits [59:59] are used
+// intermediate of gen/nic/qp-transport.ts:117:18: only bits [59:59] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [248:0] part_22 = qp_tp_reg[s_ack_data[1:0] * 249 +: 249];
+wire [249:0] part_22 = qp_tp_reg[s_ack_data[1:0] * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:113:18: only bits [58:35] are used
+// intermediate of gen/nic/qp-transport.ts:117:18: only bits [58:35] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [248:0] part_23 = qp_tp_reg[s_ack_data[1:0] * 249 +: 249];
+wire [249:0] part_23 = qp_tp_reg[s_ack_data[1:0] * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:113:18: only bits [58:35] are used
+// intermediate of gen/nic/qp-transport.ts:117:18: only bits [58:35] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [248:0] part_24 = qp_tp_reg[s_ack_data[1:0] * 249 +: 249];
+wire [249:0] part_24 = qp_tp_reg[s_ack_data[1:0] * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
 // intermediate of gen/nic/psn.ts:8:20: only bits [23:23] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [23:0] binary_25 = (ack_new_acked - part_24[58:35]);
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:113:18: only bits [173:173] are used
+// intermediate of gen/nic/qp-transport.ts:117:18: only bits [174:174] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [248:0] part_26 = qp_tp_reg[s_ack_data[1:0] * 249 +: 249];
+wire [249:0] part_26 = qp_tp_reg[s_ack_data[1:0] * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:113:18: only bits [172:172] are used
+// intermediate of gen/nic/qp-transport.ts:117:18: only bits [173:173] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [248:0] part_27 = qp_tp_reg[s_ack_data[1:0] * 249 +: 249];
+wire [249:0] part_27 = qp_tp_reg[s_ack_data[1:0] * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:113:18: only bits [170:170] are used
+// intermediate of gen/nic/qp-transport.ts:117:18: only bits [171:171] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [248:0] part_28 = qp_tp_reg[s_ack_data[1:0] * 249 +: 249];
+wire [249:0] part_28 = qp_tp_reg[s_ack_data[1:0] * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:113:18: only bits [171:171] are used
+// intermediate of gen/nic/qp-transport.ts:117:18: only bits [172:172] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [248:0] part_29 = qp_tp_reg[s_ack_data[1:0] * 249 +: 249];
+wire [249:0] part_29 = qp_tp_reg[s_ack_data[1:0] * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:113:18: only bits [166:164] are used
+// intermediate of gen/nic/qp-transport.ts:117:18: only bits [167:165] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [248:0] part_30 = qp_tp_reg[s_ack_data[1:0] * 249 +: 249];
+wire [249:0] part_30 = qp_tp_reg[s_ack_data[1:0] * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:113:18: only bits [173:173] are used
+// intermediate of gen/nic/qp-transport.ts:117:18: only bits [174:174] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [248:0] part_31 = qp_tp_reg[s_ack_data[1:0] * 249 +: 249];
+wire [249:0] part_31 = qp_tp_reg[s_ack_data[1:0] * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:113:18: only bits [172:172] are used
+// intermediate of gen/nic/qp-transport.ts:117:18: only bits [173:173] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [248:0] part_32 = qp_tp_reg[s_ack_data[1:0] * 249 +: 249];
+wire [249:0] part_32 = qp_tp_reg[s_ack_data[1:0] * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:113:18: only bits [171:171] are used
+// intermediate of gen/nic/qp-transport.ts:117:18: only bits [172:172] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [248:0] part_33 = qp_tp_reg[s_ack_data[1:0] * 249 +: 249];
+wire [249:0] part_33 = qp_tp_reg[s_ack_data[1:0] * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:113:18: only bits [169:167] are used
+// intermediate of gen/nic/qp-transport.ts:117:18: only bits [170:168] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [248:0] part_34 = qp_tp_reg[s_ack_data[1:0] * 249 +: 249];
+wire [249:0] part_34 = qp_tp_reg[s_ack_data[1:0] * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:113:18: only bits [97:97] are used
+// intermediate of gen/nic/qp-transport.ts:117:18: only bits [97:97] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [248:0] part_35 = qp_tp_reg[s_read_done_data[1:0] * 249 +: 249];
+wire [249:0] part_35 = qp_tp_reg[s_read_done_data[1:0] * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:113:18: only bits [84:84] are used
+// intermediate of gen/nic/qp-transport.ts:117:18: only bits [84:84] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [248:0] part_36 = qp_tp_reg[s_read_done_data[1:0] * 249 +: 249];
+wire [249:0] part_36 = qp_tp_reg[s_read_done_data[1:0] * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:113:18: only bits [127:127] are used
+// intermediate of gen/nic/qp-transport.ts:117:18: only bits [127:127] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [248:0] part_37 = qp_tp_reg[s_read_done_data[1:0] * 249 +: 249];
+wire [249:0] part_37 = qp_tp_reg[s_read_done_data[1:0] * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:113:18: only bits [127:127] are used
+// intermediate of gen/nic/qp-transport.ts:117:18: only bits [127:127] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [248:0] part_38 = qp_tp_reg[s_read_done_data[1:0] * 249 +: 249];
+wire [249:0] part_38 = qp_tp_reg[s_read_done_data[1:0] * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:113:18: only bits [34:11] are used
+// intermediate of gen/nic/qp-transport.ts:117:18: only bits [34:11] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [248:0] part_39 = qp_tp_reg[s_read_done_data[1:0] * 249 +: 249];
+wire [249:0] part_39 = qp_tp_reg[s_read_done_data[1:0] * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
 // intermediate of gen/nic/psn.ts:8:20: only bits [23:23] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [23:0] binary_40 = (part_39[34:11] - s_read_done_data[89:66]);
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:113:18: only bits [58:35] are used
+// intermediate of gen/nic/qp-transport.ts:117:18: only bits [58:35] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [248:0] part_41 = qp_tp_reg[s_read_done_data[1:0] * 249 +: 249];
+wire [249:0] part_41 = qp_tp_reg[s_read_done_data[1:0] * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:113:18: only bits [58:35] are used
+// intermediate of gen/nic/qp-transport.ts:117:18: only bits [58:35] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [248:0] part_42 = qp_tp_reg[s_read_done_data[1:0] * 249 +: 249];
+wire [249:0] part_42 = qp_tp_reg[s_read_done_data[1:0] * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
 // intermediate of gen/nic/psn.ts:8:20: only bits [23:23] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [23:0] binary_43 = (s_read_done_data[89:66] - part_42[58:35]);
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:113:18: only bits [10:10] are used
+// intermediate of gen/nic/qp-transport.ts:117:18: only bits [10:10] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [248:0] part_44 = qp_tp_reg[s_read_done_data[1:0] * 249 +: 249];
+wire [249:0] part_44 = qp_tp_reg[s_read_done_data[1:0] * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
 // intermediate of gen/nic/ack-tracker.ts:220:24: only bits [2:0] are used
 /* verilator lint_off UNUSEDSIGNAL */
@@ -346,249 +350,281 @@ wire [430:0] part_45 = qp_ctx[sel_qp_reg * 431 +: 431];
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_46 = qp_ctx[sel_qp_reg * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:113:18: only bits [151:128] are used
+// intermediate of gen/nic/qp-transport.ts:117:18: only bits [151:128] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [248:0] part_47 = qp_tp_reg[sel_qp_reg * 249 +: 249];
+wire [249:0] part_47 = qp_tp_reg[sel_qp_reg * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:113:18: only bits [127:127] are used
+// intermediate of gen/nic/qp-transport.ts:117:18: only bits [127:127] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [248:0] part_48 = qp_tp_reg[sel_qp_reg * 249 +: 249];
+wire [249:0] part_48 = qp_tp_reg[sel_qp_reg * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:113:18: only bits [126:103] are used
+// intermediate of gen/nic/qp-transport.ts:117:18: only bits [126:103] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [248:0] part_49 = qp_tp_reg[sel_qp_reg * 249 +: 249];
+wire [249:0] part_49 = qp_tp_reg[sel_qp_reg * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
 // intermediate of gen/nic/psn.ts:8:20: only bits [23:23] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [23:0] binary_50 = (part_49[126:103] - entries_rdata[151:128]);
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:113:18: only bits [102:98] are used
+// intermediate of gen/nic/qp-transport.ts:117:18: only bits [102:98] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [248:0] part_51 = qp_tp_reg[sel_qp_reg * 249 +: 249];
+wire [249:0] part_51 = qp_tp_reg[sel_qp_reg * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:113:18: only bits [58:35] are used
+// intermediate of gen/nic/qp-transport.ts:117:18: only bits [58:35] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [248:0] part_52 = qp_tp_reg[sel_qp_reg * 249 +: 249];
+wire [249:0] part_52 = qp_tp_reg[sel_qp_reg * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
 // intermediate of gen/nic/psn.ts:8:20: only bits [23:23] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [23:0] binary_53 = (part_52[58:35] - entries_rdata[151:128]);
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:113:18: only bits [10:10] are used
+// intermediate of gen/nic/qp-transport.ts:117:18: only bits [10:10] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [248:0] part_54 = qp_tp_reg[sel_qp_reg * 249 +: 249];
+wire [249:0] part_54 = qp_tp_reg[sel_qp_reg * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:113:18: only bits [84:84] are used
+// intermediate of gen/nic/qp-transport.ts:117:18: only bits [84:84] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [248:0] part_55 = qp_tp_reg[sel_qp_reg * 249 +: 249];
+wire [249:0] part_55 = qp_tp_reg[sel_qp_reg * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:113:18: only bits [97:97] are used
+// intermediate of gen/nic/qp-transport.ts:117:18: only bits [97:97] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [248:0] part_56 = qp_tp_reg[sel_qp_reg * 249 +: 249];
+wire [249:0] part_56 = qp_tp_reg[sel_qp_reg * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:113:18: only bits [97:97] are used
+// intermediate of gen/nic/qp-transport.ts:117:18: only bits [97:97] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [248:0] part_57 = qp_tp_reg[sel_qp_reg * 249 +: 249];
+wire [249:0] part_57 = qp_tp_reg[sel_qp_reg * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:113:18: only bits [155:152] are used
+// intermediate of gen/nic/qp-transport.ts:117:18: only bits [155:152] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [248:0] part_58 = qp_tp_reg[sel_qp_reg * 249 +: 249];
+wire [249:0] part_58 = qp_tp_reg[sel_qp_reg * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:113:18: only bits [84:84] are used
+// intermediate of gen/nic/qp-transport.ts:117:18: only bits [84:84] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [248:0] part_59 = qp_tp_reg[sel_qp_reg * 249 +: 249];
+wire [249:0] part_59 = qp_tp_reg[sel_qp_reg * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:113:18: only bits [88:85] are used
+// intermediate of gen/nic/qp-transport.ts:117:18: only bits [88:85] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [248:0] part_60 = qp_tp_reg[sel_qp_reg * 249 +: 249];
+wire [249:0] part_60 = qp_tp_reg[sel_qp_reg * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:113:18: only bits [97:97] are used
+// intermediate of gen/nic/qp-transport.ts:117:18: only bits [97:97] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [248:0] part_61 = qp_tp_reg[sel_qp_reg * 249 +: 249];
+wire [249:0] part_61 = qp_tp_reg[sel_qp_reg * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:113:18: only bits [84:84] are used
+// intermediate of gen/nic/qp-transport.ts:117:18: only bits [84:84] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [248:0] part_62 = qp_tp_reg[sel_qp_reg * 249 +: 249];
+wire [249:0] part_62 = qp_tp_reg[sel_qp_reg * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:113:18: only bits [97:97] are used
+// intermediate of gen/nic/qp-transport.ts:117:18: only bits [97:97] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [248:0] part_63 = qp_tp_reg[sel_qp_reg * 249 +: 249];
+wire [249:0] part_63 = qp_tp_reg[sel_qp_reg * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:113:18: only bits [155:152] are used
+// intermediate of gen/nic/qp-transport.ts:117:18: only bits [155:152] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [248:0] part_64 = qp_tp_reg[sel_qp_reg * 249 +: 249];
+wire [249:0] part_64 = qp_tp_reg[sel_qp_reg * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:113:18: only bits [155:152] are used
+// intermediate of gen/nic/qp-transport.ts:117:18: only bits [155:152] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [248:0] part_65 = qp_tp_reg[sel_qp_reg * 249 +: 249];
+wire [249:0] part_65 = qp_tp_reg[sel_qp_reg * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:113:18: only bits [97:97] are used
+// intermediate of gen/nic/qp-transport.ts:117:18: only bits [97:97] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [248:0] part_66 = qp_tp_reg[sel_qp_reg * 249 +: 249];
+wire [249:0] part_66 = qp_tp_reg[sel_qp_reg * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:113:18: only bits [58:35] are used
+// intermediate of gen/nic/qp-transport.ts:117:18: only bits [58:35] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [248:0] part_67 = qp_tp_reg[sel_qp_reg * 249 +: 249];
+wire [249:0] part_67 = qp_tp_reg[sel_qp_reg * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
 // intermediate of gen/nic/psn.ts:8:20: only bits [23:23] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [23:0] binary_68 = (part_67[58:35] - entries_rdata[151:128]);
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:113:18: only bits [171:171] are used
+// intermediate of gen/nic/qp-transport.ts:117:18: only bits [172:172] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [248:0] part_69 = qp_tp_reg[sel_qp_reg * 249 +: 249];
+wire [249:0] part_69 = qp_tp_reg[sel_qp_reg * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:113:18: only bits [58:35] are used
+// intermediate of gen/nic/qp-transport.ts:117:18: only bits [58:35] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [248:0] part_70 = qp_tp_reg[rewind_data_reg[1:0] * 249 +: 249];
+wire [249:0] part_70 = qp_tp_reg[rewind_data_reg[1:0] * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
 // intermediate of gen/nic/psn.ts:8:20: only bits [23:23] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [23:0] binary_71 = ((part_70[58:35] + 24'd1) - rewind_data_reg[41:18]);
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:113:18: only bits [58:35] are used
+// intermediate of gen/nic/qp-transport.ts:117:18: only bits [58:35] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [248:0] part_72 = qp_tp_reg[rewind_data_reg[1:0] * 249 +: 249];
+wire [249:0] part_72 = qp_tp_reg[rewind_data_reg[1:0] * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:113:18: only bits [58:35] are used
+// intermediate of gen/nic/qp-transport.ts:117:18: only bits [58:35] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [248:0] part_73 = qp_tp_reg[rewind_data_reg[1:0] * 249 +: 249];
+wire [249:0] part_73 = qp_tp_reg[rewind_data_reg[1:0] * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
 // intermediate of gen/nic/psn.ts:8:20: only bits [23:23] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [23:0] binary_74 = ((part_73[58:35] + 24'd1) - rewind_last_psn_reg);
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:113:18: only bits [58:35] are used
+// intermediate of gen/nic/qp-transport.ts:117:18: only bits [58:35] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [248:0] part_75 = qp_tp_reg[rewind_data_reg[1:0] * 249 +: 249];
+wire [249:0] part_75 = qp_tp_reg[rewind_data_reg[1:0] * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:113:18: only bits [205:174] are used
+// intermediate of gen/nic/qp-transport.ts:117:18: only bits [206:175] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [248:0] part_76 = qp_tp_reg[scan_reg * 249 +: 249];
+wire [249:0] part_76 = qp_tp_reg[scan_reg * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
 // intermediate of gen/nic/ack-tracker.ts:311:71: only bits [31:31] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [31:0] binary_77 = (now_reg - part_76[205:174]);
+wire [31:0] binary_77 = (now_reg - part_76[206:175]);
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:113:18: only bits [172:172] are used
+// intermediate of gen/nic/qp-transport.ts:117:18: only bits [173:173] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [248:0] part_78 = qp_tp_reg[scan_reg * 249 +: 249];
+wire [249:0] part_78 = qp_tp_reg[scan_reg * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:113:18: only bits [97:97] are used
+// intermediate of gen/nic/qp-transport.ts:117:18: only bits [97:97] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [248:0] part_79 = qp_tp_reg[scan_reg * 249 +: 249];
+wire [249:0] part_79 = qp_tp_reg[scan_reg * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:113:18: only bits [84:84] are used
+// intermediate of gen/nic/qp-transport.ts:117:18: only bits [84:84] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [248:0] part_80 = qp_tp_reg[scan_reg * 249 +: 249];
+wire [249:0] part_80 = qp_tp_reg[scan_reg * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
 // intermediate of gen/nic/ack-tracker.ts:312:77: only bits [2:0] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_81 = qp_ctx[scan_reg * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:113:18: only bits [173:173] are used
+// intermediate of gen/nic/qp-transport.ts:117:18: only bits [174:174] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [248:0] part_82 = qp_tp_reg[scan_reg * 249 +: 249];
+wire [249:0] part_82 = qp_tp_reg[scan_reg * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:113:18: only bits [166:164] are used
+// intermediate of gen/nic/qp-transport.ts:117:18: only bits [167:165] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [248:0] part_83 = qp_tp_reg[scan_reg * 249 +: 249];
-/* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/psn.ts:8:20: only bits [23:23] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [23:0] binary_84 = (s_read_done_data[89:66] - ack_new_acked);
-/* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:113:18: only bits [173:173] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [248:0] part_85 = qp_tp_reg[scan_reg * 249 +: 249];
+wire [249:0] part_83 = qp_tp_reg[scan_reg * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
 // intermediate of gen/nic/psn.ts:8:20: only bits [23:23] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [23:0] binary_86 = (s_read_done_data[89:66] - ack_new_acked);
+wire [23:0] binary_84 = (s_read_done_data[89:66] - qp_tp_reg[34:11]);
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:113:18: only bits [173:173] are used
+// intermediate of gen/nic/psn.ts:8:20: only bits [23:23] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [248:0] part_87 = qp_tp_reg[scan_reg * 249 +: 249];
+wire [23:0] binary_85 = (s_read_done_data[89:66] - ack_new_acked);
+/* verilator lint_on UNUSEDSIGNAL */
+// intermediate of gen/nic/qp-transport.ts:117:18: only bits [174:174] are used
+/* verilator lint_off UNUSEDSIGNAL */
+wire [249:0] part_86 = qp_tp_reg[scan_reg * 250 +: 250];
+/* verilator lint_on UNUSEDSIGNAL */
+// intermediate of gen/nic/psn.ts:8:20: only bits [23:23] are used
+/* verilator lint_off UNUSEDSIGNAL */
+wire [23:0] binary_87 = (s_read_done_data[89:66] - qp_tp_reg[284:261]);
 /* verilator lint_on UNUSEDSIGNAL */
 // intermediate of gen/nic/psn.ts:8:20: only bits [23:23] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [23:0] binary_88 = (s_read_done_data[89:66] - ack_new_acked);
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:113:18: only bits [173:173] are used
+// intermediate of gen/nic/qp-transport.ts:117:18: only bits [174:174] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [248:0] part_89 = qp_tp_reg[scan_reg * 249 +: 249];
+wire [249:0] part_89 = qp_tp_reg[scan_reg * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
 // intermediate of gen/nic/psn.ts:8:20: only bits [23:23] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [23:0] binary_90 = (s_read_done_data[89:66] - ack_new_acked);
+wire [23:0] binary_90 = (s_read_done_data[89:66] - qp_tp_reg[534:511]);
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:113:18: only bits [173:173] are used
+// intermediate of gen/nic/psn.ts:8:20: only bits [23:23] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [248:0] part_91 = qp_tp_reg[scan_reg * 249 +: 249];
+wire [23:0] binary_91 = (s_read_done_data[89:66] - ack_new_acked);
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:113:18: only bits [4:0] are used
+// intermediate of gen/nic/qp-transport.ts:117:18: only bits [174:174] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [248:0] part_92 = qp_tp_reg[tp_qp * 249 +: 249];
+wire [249:0] part_92 = qp_tp_reg[scan_reg * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:113:18: only bits [9:5] are used
+// intermediate of gen/nic/psn.ts:8:20: only bits [23:23] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [248:0] part_93 = qp_tp_reg[tp_qp * 249 +: 249];
+wire [23:0] binary_93 = (s_read_done_data[89:66] - qp_tp_reg[784:761]);
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:113:18: only bits [83:60] are used
+// intermediate of gen/nic/psn.ts:8:20: only bits [23:23] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [248:0] part_94 = qp_tp_reg[tp_qp * 249 +: 249];
+wire [23:0] binary_94 = (s_read_done_data[89:66] - ack_new_acked);
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:113:18: only bits [59:59] are used
+// intermediate of gen/nic/qp-transport.ts:117:18: only bits [174:174] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [248:0] part_95 = qp_tp_reg[tp_qp * 249 +: 249];
+wire [249:0] part_95 = qp_tp_reg[scan_reg * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:113:18: only bits [246:223] are used
+// intermediate of gen/nic/qp-transport.ts:117:18: only bits [4:0] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [248:0] part_96 = qp_tp_reg[tp_qp * 249 +: 249];
+wire [249:0] part_96 = qp_tp_reg[tp_qp * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:113:18: only bits [222:222] are used
+// intermediate of gen/nic/qp-transport.ts:117:18: only bits [9:5] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [248:0] part_97 = qp_tp_reg[tp_qp * 249 +: 249];
+wire [249:0] part_97 = qp_tp_reg[tp_qp * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:113:18: only bits [221:206] are used
+// intermediate of gen/nic/qp-transport.ts:117:18: only bits [83:60] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [248:0] part_98 = qp_tp_reg[tp_qp * 249 +: 249];
+wire [249:0] part_98 = qp_tp_reg[tp_qp * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:113:18: only bits [8:5] are used
+// intermediate of gen/nic/qp-transport.ts:117:18: only bits [59:59] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [248:0] part_99 = qp_tp_reg[s_req_data[1:0] * 249 +: 249];
+wire [249:0] part_99 = qp_tp_reg[tp_qp * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:113:18: only bits [96:89] are used
+// intermediate of gen/nic/qp-transport.ts:117:18: only bits [247:224] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [248:0] part_100 = qp_tp_reg[sel_qp_reg * 249 +: 249];
+wire [249:0] part_100 = qp_tp_reg[tp_qp * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:113:18: only bits [163:156] are used
+// intermediate of gen/nic/qp-transport.ts:117:18: only bits [223:223] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [248:0] part_101 = qp_tp_reg[sel_qp_reg * 249 +: 249];
+wire [249:0] part_101 = qp_tp_reg[tp_qp * 250 +: 250];
+/* verilator lint_on UNUSEDSIGNAL */
+// intermediate of gen/nic/qp-transport.ts:117:18: only bits [222:207] are used
+/* verilator lint_off UNUSEDSIGNAL */
+wire [249:0] part_102 = qp_tp_reg[tp_qp * 250 +: 250];
+/* verilator lint_on UNUSEDSIGNAL */
+// intermediate of gen/nic/qp-transport.ts:117:18: only bits [8:5] are used
+/* verilator lint_off UNUSEDSIGNAL */
+wire [249:0] part_103 = qp_tp_reg[s_req_data[1:0] * 250 +: 250];
+/* verilator lint_on UNUSEDSIGNAL */
+// intermediate of gen/nic/qp-transport.ts:117:18: only bits [96:89] are used
+/* verilator lint_off UNUSEDSIGNAL */
+wire [249:0] part_104 = qp_tp_reg[sel_qp_reg * 250 +: 250];
+/* verilator lint_on UNUSEDSIGNAL */
+// intermediate of gen/nic/qp-transport.ts:117:18: only bits [163:156] are used
+/* verilator lint_off UNUSEDSIGNAL */
+wire [249:0] part_105 = qp_tp_reg[sel_qp_reg * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
 // intermediate of gen/nic/ack-tracker.ts:298:14: only bits [2:0] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [430:0] part_102 = qp_ctx[rewind_data_reg[1:0] * 431 +: 431];
+wire [430:0] part_106 = qp_ctx[rewind_data_reg[1:0] * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
 // intermediate of gen/nic/psn.ts:8:20: only bits [23:23] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [23:0] binary_103 = (s_req_data[153:130] - qp_tp_reg[83:60]);
+wire [23:0] binary_107 = (s_read_done_data[89:66] - qp_tp_reg[34:11]);
 /* verilator lint_on UNUSEDSIGNAL */
 // intermediate of gen/nic/psn.ts:8:20: only bits [23:23] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [23:0] binary_104 = (s_req_data[153:130] - qp_tp_reg[332:309]);
+wire [23:0] binary_108 = (s_req_data[153:130] - qp_tp_reg[83:60]);
 /* verilator lint_on UNUSEDSIGNAL */
 // intermediate of gen/nic/psn.ts:8:20: only bits [23:23] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [23:0] binary_105 = (s_req_data[153:130] - qp_tp_reg[581:558]);
+wire [23:0] binary_109 = (s_read_done_data[89:66] - qp_tp_reg[284:261]);
 /* verilator lint_on UNUSEDSIGNAL */
 // intermediate of gen/nic/psn.ts:8:20: only bits [23:23] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [23:0] binary_106 = (s_req_data[153:130] - qp_tp_reg[830:807]);
+wire [23:0] binary_110 = (s_req_data[153:130] - qp_tp_reg[333:310]);
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:113:18: only bits [3:0] are used
+// intermediate of gen/nic/psn.ts:8:20: only bits [23:23] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [248:0] part_107 = qp_tp_reg[u_arb_grant_index * 249 +: 249];
+wire [23:0] binary_111 = (s_read_done_data[89:66] - qp_tp_reg[534:511]);
+/* verilator lint_on UNUSEDSIGNAL */
+// intermediate of gen/nic/psn.ts:8:20: only bits [23:23] are used
+/* verilator lint_off UNUSEDSIGNAL */
+wire [23:0] binary_112 = (s_req_data[153:130] - qp_tp_reg[583:560]);
+/* verilator lint_on UNUSEDSIGNAL */
+// intermediate of gen/nic/psn.ts:8:20: only bits [23:23] are used
+/* verilator lint_off UNUSEDSIGNAL */
+wire [23:0] binary_113 = (s_read_done_data[89:66] - qp_tp_reg[784:761]);
+/* verilator lint_on UNUSEDSIGNAL */
+// intermediate of gen/nic/psn.ts:8:20: only bits [23:23] are used
+/* verilator lint_off UNUSEDSIGNAL */
+wire [23:0] binary_114 = (s_req_data[153:130] - qp_tp_reg[833:810]);
+/* verilator lint_on UNUSEDSIGNAL */
+// intermediate of gen/nic/qp-transport.ts:117:18: only bits [3:0] are used
+/* verilator lint_off UNUSEDSIGNAL */
+wire [249:0] part_115 = qp_tp_reg[u_arb_grant_index * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
 
 // gen/nic/ack-tracker.ts:140:14
@@ -661,16 +697,16 @@ assign ack_new_acked = ack_take ? s_ack_data[25:2] : (seq_nak ? seq_acked : nak_
 assign ack_moves = ack_take || (((seq_nak || rnr_nak) || (nak_take && ack_in_window)) && (!binary_25[23] && (ack_new_acked != part_23[58:35])));
 
 // gen/nic/ack-tracker.ts:187:21
-assign seq_retry = ((seq_nak && !part_29[171]) && !part_28[170]) && !(part_27[172] && part_26[173]);
+assign seq_retry = ((seq_nak && !part_29[172]) && !part_28[171]) && !(part_27[173] && part_26[174]);
 
 // gen/nic/ack-tracker.ts:188:23
-assign seq_retry_exceeded = seq_retry && (part_30[166:164] == 3'b000);
+assign seq_retry_exceeded = seq_retry && (part_30[167:165] == 3'b000);
 
 // gen/nic/ack-tracker.ts:189:21
-assign rnr_retry = (rnr_nak && !part_33[171]) && !(part_32[172] && part_31[173]);
+assign rnr_retry = (rnr_nak && !part_33[172]) && !(part_32[173] && part_31[174]);
 
 // gen/nic/ack-tracker.ts:190:23
-assign rnr_retry_exceeded = rnr_retry && (part_34[169:167] == 3'b000);
+assign rnr_retry_exceeded = rnr_retry && (part_34[170:168] == 3'b000);
 
 // gen/nic/ack-tracker.ts:191:20
 assign ack_qp_error = (nak_take || seq_retry_exceeded) || rnr_retry_exceeded;
@@ -691,7 +727,7 @@ assign done_err = ((s_read_done_valid && !s_read_done_data[102]) && !done_void) 
 assign done_ack = ((done_ok && part_44[10]) && (!binary_43[23] && (s_read_done_data[89:66] != part_41[58:35]))) && !binary_40[23];
 
 // gen/nic/ack-tracker.ts:209:11
-assign u_arb_req = {((qp_tp_reg[756:752] - qp_tp_reg[751:747]) != 5'd0), ((qp_tp_reg[507:503] - qp_tp_reg[502:498]) != 5'd0), ((qp_tp_reg[258:254] - qp_tp_reg[253:249]) != 5'd0), ((qp_tp_reg[9:5] - qp_tp_reg[4:0]) != 5'd0)};
+assign u_arb_req = {((qp_tp_reg[759:755] - qp_tp_reg[754:750]) != 5'd0), ((qp_tp_reg[509:505] - qp_tp_reg[504:500]) != 5'd0), ((qp_tp_reg[259:255] - qp_tp_reg[254:250]) != 5'd0), ((qp_tp_reg[9:5] - qp_tp_reg[4:0]) != 5'd0)};
 
 // gen/nic/ack-tracker.ts:212:18
 assign pick = (state == STATE_PICK) && u_arb_grant_valid;
@@ -748,7 +784,7 @@ assign rd_err_fatal = uses_rd_err && rd_err_flushes;
 assign retire = (((state == STATE_EVAL) && complete) && (!wants_cqe || cqe_free)) && !(rd_err_fatal && ack_qp_error);
 
 // gen/nic/ack-tracker.ts:256:24
-assign rewind_here = (((((state == STATE_EVAL) && !complete) && !sel_rewinding) && part_69[171]) && !(e_is_read && !binary_68[23])) && !rewind_valid_reg;
+assign rewind_here = (((((state == STATE_EVAL) && !complete) && !sel_rewinding) && part_69[172]) && !(e_is_read && !binary_68[23])) && !rewind_valid_reg;
 
 // gen/nic/ack-tracker.ts:258:14
 assign m_cqe_valid = cqe_valid_reg;
@@ -778,16 +814,16 @@ assign rewind_resume_psn = !(!binary_71[23]) ? rewind_data_reg[41:18] : ((!binar
 assign scan_busy = ((((s_ack_valid && (s_ack_data[1:0] == scan_reg)) || (s_read_done_valid && (s_read_done_data[1:0] == scan_reg))) || (push && (s_req_data[1:0] == scan_reg))) || (rewind_fire && (rewind_data_reg[1:0] == scan_reg))) || (s_park[0] && (s_park[2:1] == scan_reg));
 
 // gen/nic/ack-tracker.ts:311:21
-assign timer_expired = part_78[172] && !binary_77[31];
+assign timer_expired = part_78[173] && !binary_77[31];
 
 // gen/nic/ack-tracker.ts:312:18
 assign timer_fire = (((((timer_expired && !scan_busy) && (part_81[2:0] == 3'd3)) && !part_80[84]) && !part_79[97]) && !ack_qp_error) && !(retire && rd_err_fatal);
 
 // gen/nic/ack-tracker.ts:314:20
-assign ack_timeout_fire = timer_fire && !part_82[173];
+assign ack_timeout_fire = timer_fire && !part_82[174];
 
 // gen/nic/ack-tracker.ts:315:22
-assign timeout_retry_exceeded = ack_timeout_fire && (part_83[166:164] == 3'b000);
+assign timeout_retry_exceeded = ack_timeout_fire && (part_83[167:165] == 3'b000);
 
 // gen/nic/ack-tracker.ts:320:14
 assign ack_timeout = {ack_timeout_qp_reg, ack_timeout_reg};
@@ -798,98 +834,110 @@ assign qp_error = {qp_error_qp_reg, qp_error_valid_reg};
 // gen/nic/ack-tracker.ts:329:11
 assign fetch_rewind = {(rewind_fire ? rewind_data_reg[17:2] : s_park[18:3]), (rewind_fire ? rewind_data_reg[1:0] : s_park[2:1]), (rewind_fire || s_park[0])};
 
-// gen/nic/ack-tracker.ts:354:21
-assign qp0_acked_next = (((s_ack_valid && (s_ack_data[1:0] == 2'b00)) && ack_moves) && !(((s_read_done_valid && (s_read_done_data[1:0] == 2'b00)) && done_ack) && (!binary_84[23] && (s_read_done_data[89:66] != ack_new_acked)))) ? ack_new_acked : (((s_read_done_valid && (s_read_done_data[1:0] == 2'b00)) && done_ack) ? s_read_done_data[89:66] : ((((push && (s_req_data[1:0] == 2'b00)) && req_ok) && req_all_acked) ? (s_req_data[129:106] - 24'd1) : qp_tp_reg[58:35]));
+// gen/nic/ack-tracker.ts:354:24
+assign qp0_rd_early_hit = (((push && (s_req_data[1:0] == 2'b00)) && req_ok) && req_is_read) && ((qp_tp_reg[164] && (qp_tp_reg[126:103] == s_req_data[153:130])) || (((((s_read_done_valid && (s_read_done_data[1:0] == 2'b00)) && done_ok) && !done_ack) && (!qp_tp_reg[10] || (!binary_84[23] && (s_read_done_data[89:66] != qp_tp_reg[34:11])))) && (s_read_done_data[89:66] == s_req_data[153:130])));
 
-// gen/nic/ack-tracker.ts:355:24
+// gen/nic/ack-tracker.ts:356:21
+assign qp0_acked_next = qp0_rd_early_hit ? s_req_data[153:130] : ((((s_ack_valid && (s_ack_data[1:0] == 2'b00)) && ack_moves) && !(((s_read_done_valid && (s_read_done_data[1:0] == 2'b00)) && done_ack) && (!binary_85[23] && (s_read_done_data[89:66] != ack_new_acked)))) ? ack_new_acked : (((s_read_done_valid && (s_read_done_data[1:0] == 2'b00)) && done_ack) ? s_read_done_data[89:66] : ((((push && (s_req_data[1:0] == 2'b00)) && req_ok) && req_all_acked) ? (s_req_data[129:106] - 24'd1) : qp_tp_reg[58:35])));
+
+// gen/nic/ack-tracker.ts:357:24
 assign qp0_last_sent_next = ((push && (s_req_data[1:0] == 2'b00)) && req_ok) ? s_req_data[153:130] : ((rewind_fire && (rewind_data_reg[1:0] == 2'b00)) ? qp0_acked_next : qp_tp_reg[34:11]);
 
-// gen/nic/ack-tracker.ts:357:31
+// gen/nic/ack-tracker.ts:359:31
 assign qp0_outstanding_next = (qp_tp_reg[10] || ((push && (s_req_data[1:0] == 2'b00)) && req_ok)) && (qp0_acked_next != qp0_last_sent_next);
 
-// gen/nic/ack-tracker.ts:359:24
+// gen/nic/ack-tracker.ts:361:24
 assign qp0_progress = ((s_ack_valid && (s_ack_data[1:0] == 2'b00)) && ack_take) || ((s_read_done_valid && (s_read_done_data[1:0] == 2'b00)) && done_ack);
 
-// gen/nic/ack-tracker.ts:382:25
-assign qp0_retry_pend_next = !(qp_ctx[2:0] == 3'd3) ? 1'b0 : ((((((s_ack_valid && (s_ack_data[1:0] == 2'b00)) && seq_retry) && !seq_retry_exceeded) || (((scan_reg == 2'b00) && ack_timeout_fire) && !timeout_retry_exceeded)) || (((scan_reg == 2'b00) && timer_fire) && part_85[173])) ? 1'd1 : (((rewind_fire && (rewind_data_reg[1:0] == 2'b00)) || (((retire && (sel_qp_reg == 2'b00)) ? (qp_tp_reg[4:0] + 5'd1) : qp_tp_reg[4:0]) == ((push && (s_req_data[1:0] == 2'b00)) ? (qp_tp_reg[9:5] + 5'd1) : ((rewind_fire && (rewind_data_reg[1:0] == 2'b00)) ? qp_tp_reg[4:0] : qp_tp_reg[9:5])))) ? 1'b0 : qp_tp_reg[171]));
+// gen/nic/ack-tracker.ts:388:25
+assign qp0_retry_pend_next = !(qp_ctx[2:0] == 3'd3) ? 1'b0 : ((((((s_ack_valid && (s_ack_data[1:0] == 2'b00)) && seq_retry) && !seq_retry_exceeded) || (((scan_reg == 2'b00) && ack_timeout_fire) && !timeout_retry_exceeded)) || (((scan_reg == 2'b00) && timer_fire) && part_86[174])) ? 1'd1 : (((rewind_fire && (rewind_data_reg[1:0] == 2'b00)) || (((retire && (sel_qp_reg == 2'b00)) ? (qp_tp_reg[4:0] + 5'd1) : qp_tp_reg[4:0]) == ((push && (s_req_data[1:0] == 2'b00)) ? (qp_tp_reg[9:5] + 5'd1) : ((rewind_fire && (rewind_data_reg[1:0] == 2'b00)) ? qp_tp_reg[4:0] : qp_tp_reg[9:5])))) ? 1'b0 : qp_tp_reg[172]));
 
-// gen/nic/ack-tracker.ts:390:23
-assign qp0_tm_armed_next = ((((scan_reg == 2'b00) && timer_fire) || (rewind_fire && (rewind_data_reg[1:0] == 2'b00))) || !(qp_ctx[2:0] == 3'd3)) ? 1'b0 : ((((s_ack_valid && (s_ack_data[1:0] == 2'b00)) && rnr_retry) && !rnr_retry_exceeded) ? 1'd1 : ((qp_tp_reg[172] && qp_tp_reg[173]) ? 1'd1 : (((qp_ctx[187:183] != 5'd0) && qp0_outstanding_next) && !qp0_retry_pend_next)));
+// gen/nic/ack-tracker.ts:396:23
+assign qp0_tm_armed_next = ((((scan_reg == 2'b00) && timer_fire) || (rewind_fire && (rewind_data_reg[1:0] == 2'b00))) || !(qp_ctx[2:0] == 3'd3)) ? 1'b0 : ((((s_ack_valid && (s_ack_data[1:0] == 2'b00)) && rnr_retry) && !rnr_retry_exceeded) ? 1'd1 : ((qp_tp_reg[173] && qp_tp_reg[174]) ? 1'd1 : (((qp_ctx[187:183] != 5'd0) && qp0_outstanding_next) && !qp0_retry_pend_next)));
 
-// gen/nic/ack-tracker.ts:395:20
-assign qp0_wake = !(qp_ctx[2:0] == 3'd3) || ((qp_tp_reg[248:247] == 2'd1) ? (qp_tp_reg[102:98] == 5'd0) : ((qp_tp_reg[248:247] == 2'd2) ? ctx_room[0] : ((qp_tp_reg[248:247] == 2'd3) ? ((qp_tp_reg[9:5] - qp_tp_reg[4:0]) != 5'd16) : 1'd1)));
+// gen/nic/ack-tracker.ts:401:20
+assign qp0_wake = !(qp_ctx[2:0] == 3'd3) || ((qp_tp_reg[249:248] == 2'd1) ? (qp_tp_reg[102:98] == 5'd0) : ((qp_tp_reg[249:248] == 2'd2) ? ctx_room[0] : ((qp_tp_reg[249:248] == 2'd3) ? ((qp_tp_reg[9:5] - qp_tp_reg[4:0]) != 5'd16) : 1'd1)));
 
-// gen/nic/ack-tracker.ts:354:21
-assign qp1_acked_next = (((s_ack_valid && (s_ack_data[1:0] == 2'd1)) && ack_moves) && !(((s_read_done_valid && (s_read_done_data[1:0] == 2'd1)) && done_ack) && (!binary_86[23] && (s_read_done_data[89:66] != ack_new_acked)))) ? ack_new_acked : (((s_read_done_valid && (s_read_done_data[1:0] == 2'd1)) && done_ack) ? s_read_done_data[89:66] : ((((push && (s_req_data[1:0] == 2'd1)) && req_ok) && req_all_acked) ? (s_req_data[129:106] - 24'd1) : qp_tp_reg[307:284]));
+// gen/nic/ack-tracker.ts:354:24
+assign qp1_rd_early_hit = (((push && (s_req_data[1:0] == 2'd1)) && req_ok) && req_is_read) && ((qp_tp_reg[414] && (qp_tp_reg[376:353] == s_req_data[153:130])) || (((((s_read_done_valid && (s_read_done_data[1:0] == 2'd1)) && done_ok) && !done_ack) && (!qp_tp_reg[260] || (!binary_87[23] && (s_read_done_data[89:66] != qp_tp_reg[284:261])))) && (s_read_done_data[89:66] == s_req_data[153:130])));
 
-// gen/nic/ack-tracker.ts:355:24
-assign qp1_last_sent_next = ((push && (s_req_data[1:0] == 2'd1)) && req_ok) ? s_req_data[153:130] : ((rewind_fire && (rewind_data_reg[1:0] == 2'd1)) ? qp1_acked_next : qp_tp_reg[283:260]);
+// gen/nic/ack-tracker.ts:356:21
+assign qp1_acked_next = qp1_rd_early_hit ? s_req_data[153:130] : ((((s_ack_valid && (s_ack_data[1:0] == 2'd1)) && ack_moves) && !(((s_read_done_valid && (s_read_done_data[1:0] == 2'd1)) && done_ack) && (!binary_88[23] && (s_read_done_data[89:66] != ack_new_acked)))) ? ack_new_acked : (((s_read_done_valid && (s_read_done_data[1:0] == 2'd1)) && done_ack) ? s_read_done_data[89:66] : ((((push && (s_req_data[1:0] == 2'd1)) && req_ok) && req_all_acked) ? (s_req_data[129:106] - 24'd1) : qp_tp_reg[308:285])));
 
-// gen/nic/ack-tracker.ts:357:31
-assign qp1_outstanding_next = (qp_tp_reg[259] || ((push && (s_req_data[1:0] == 2'd1)) && req_ok)) && (qp1_acked_next != qp1_last_sent_next);
+// gen/nic/ack-tracker.ts:357:24
+assign qp1_last_sent_next = ((push && (s_req_data[1:0] == 2'd1)) && req_ok) ? s_req_data[153:130] : ((rewind_fire && (rewind_data_reg[1:0] == 2'd1)) ? qp1_acked_next : qp_tp_reg[284:261]);
 
-// gen/nic/ack-tracker.ts:359:24
+// gen/nic/ack-tracker.ts:359:31
+assign qp1_outstanding_next = (qp_tp_reg[260] || ((push && (s_req_data[1:0] == 2'd1)) && req_ok)) && (qp1_acked_next != qp1_last_sent_next);
+
+// gen/nic/ack-tracker.ts:361:24
 assign qp1_progress = ((s_ack_valid && (s_ack_data[1:0] == 2'd1)) && ack_take) || ((s_read_done_valid && (s_read_done_data[1:0] == 2'd1)) && done_ack);
 
-// gen/nic/ack-tracker.ts:382:25
-assign qp1_retry_pend_next = !(qp_ctx[433:431] == 3'd3) ? 1'b0 : ((((((s_ack_valid && (s_ack_data[1:0] == 2'd1)) && seq_retry) && !seq_retry_exceeded) || (((scan_reg == 2'd1) && ack_timeout_fire) && !timeout_retry_exceeded)) || (((scan_reg == 2'd1) && timer_fire) && part_87[173])) ? 1'd1 : (((rewind_fire && (rewind_data_reg[1:0] == 2'd1)) || (((retire && (sel_qp_reg == 2'd1)) ? (qp_tp_reg[253:249] + 5'd1) : qp_tp_reg[253:249]) == ((push && (s_req_data[1:0] == 2'd1)) ? (qp_tp_reg[258:254] + 5'd1) : ((rewind_fire && (rewind_data_reg[1:0] == 2'd1)) ? qp_tp_reg[253:249] : qp_tp_reg[258:254])))) ? 1'b0 : qp_tp_reg[420]));
+// gen/nic/ack-tracker.ts:388:25
+assign qp1_retry_pend_next = !(qp_ctx[433:431] == 3'd3) ? 1'b0 : ((((((s_ack_valid && (s_ack_data[1:0] == 2'd1)) && seq_retry) && !seq_retry_exceeded) || (((scan_reg == 2'd1) && ack_timeout_fire) && !timeout_retry_exceeded)) || (((scan_reg == 2'd1) && timer_fire) && part_89[174])) ? 1'd1 : (((rewind_fire && (rewind_data_reg[1:0] == 2'd1)) || (((retire && (sel_qp_reg == 2'd1)) ? (qp_tp_reg[254:250] + 5'd1) : qp_tp_reg[254:250]) == ((push && (s_req_data[1:0] == 2'd1)) ? (qp_tp_reg[259:255] + 5'd1) : ((rewind_fire && (rewind_data_reg[1:0] == 2'd1)) ? qp_tp_reg[254:250] : qp_tp_reg[259:255])))) ? 1'b0 : qp_tp_reg[422]));
 
-// gen/nic/ack-tracker.ts:390:23
-assign qp1_tm_armed_next = ((((scan_reg == 2'd1) && timer_fire) || (rewind_fire && (rewind_data_reg[1:0] == 2'd1))) || !(qp_ctx[433:431] == 3'd3)) ? 1'b0 : ((((s_ack_valid && (s_ack_data[1:0] == 2'd1)) && rnr_retry) && !rnr_retry_exceeded) ? 1'd1 : ((qp_tp_reg[421] && qp_tp_reg[422]) ? 1'd1 : (((qp_ctx[618:614] != 5'd0) && qp1_outstanding_next) && !qp1_retry_pend_next)));
+// gen/nic/ack-tracker.ts:396:23
+assign qp1_tm_armed_next = ((((scan_reg == 2'd1) && timer_fire) || (rewind_fire && (rewind_data_reg[1:0] == 2'd1))) || !(qp_ctx[433:431] == 3'd3)) ? 1'b0 : ((((s_ack_valid && (s_ack_data[1:0] == 2'd1)) && rnr_retry) && !rnr_retry_exceeded) ? 1'd1 : ((qp_tp_reg[423] && qp_tp_reg[424]) ? 1'd1 : (((qp_ctx[618:614] != 5'd0) && qp1_outstanding_next) && !qp1_retry_pend_next)));
 
-// gen/nic/ack-tracker.ts:395:20
-assign qp1_wake = !(qp_ctx[433:431] == 3'd3) || ((qp_tp_reg[497:496] == 2'd1) ? (qp_tp_reg[351:347] == 5'd0) : ((qp_tp_reg[497:496] == 2'd2) ? ctx_room[1] : ((qp_tp_reg[497:496] == 2'd3) ? ((qp_tp_reg[258:254] - qp_tp_reg[253:249]) != 5'd16) : 1'd1)));
+// gen/nic/ack-tracker.ts:401:20
+assign qp1_wake = !(qp_ctx[433:431] == 3'd3) || ((qp_tp_reg[499:498] == 2'd1) ? (qp_tp_reg[352:348] == 5'd0) : ((qp_tp_reg[499:498] == 2'd2) ? ctx_room[1] : ((qp_tp_reg[499:498] == 2'd3) ? ((qp_tp_reg[259:255] - qp_tp_reg[254:250]) != 5'd16) : 1'd1)));
 
-// gen/nic/ack-tracker.ts:354:21
-assign qp2_acked_next = (((s_ack_valid && (s_ack_data[1:0] == 2'd2)) && ack_moves) && !(((s_read_done_valid && (s_read_done_data[1:0] == 2'd2)) && done_ack) && (!binary_88[23] && (s_read_done_data[89:66] != ack_new_acked)))) ? ack_new_acked : (((s_read_done_valid && (s_read_done_data[1:0] == 2'd2)) && done_ack) ? s_read_done_data[89:66] : ((((push && (s_req_data[1:0] == 2'd2)) && req_ok) && req_all_acked) ? (s_req_data[129:106] - 24'd1) : qp_tp_reg[556:533]));
+// gen/nic/ack-tracker.ts:354:24
+assign qp2_rd_early_hit = (((push && (s_req_data[1:0] == 2'd2)) && req_ok) && req_is_read) && ((qp_tp_reg[664] && (qp_tp_reg[626:603] == s_req_data[153:130])) || (((((s_read_done_valid && (s_read_done_data[1:0] == 2'd2)) && done_ok) && !done_ack) && (!qp_tp_reg[510] || (!binary_90[23] && (s_read_done_data[89:66] != qp_tp_reg[534:511])))) && (s_read_done_data[89:66] == s_req_data[153:130])));
 
-// gen/nic/ack-tracker.ts:355:24
-assign qp2_last_sent_next = ((push && (s_req_data[1:0] == 2'd2)) && req_ok) ? s_req_data[153:130] : ((rewind_fire && (rewind_data_reg[1:0] == 2'd2)) ? qp2_acked_next : qp_tp_reg[532:509]);
+// gen/nic/ack-tracker.ts:356:21
+assign qp2_acked_next = qp2_rd_early_hit ? s_req_data[153:130] : ((((s_ack_valid && (s_ack_data[1:0] == 2'd2)) && ack_moves) && !(((s_read_done_valid && (s_read_done_data[1:0] == 2'd2)) && done_ack) && (!binary_91[23] && (s_read_done_data[89:66] != ack_new_acked)))) ? ack_new_acked : (((s_read_done_valid && (s_read_done_data[1:0] == 2'd2)) && done_ack) ? s_read_done_data[89:66] : ((((push && (s_req_data[1:0] == 2'd2)) && req_ok) && req_all_acked) ? (s_req_data[129:106] - 24'd1) : qp_tp_reg[558:535])));
 
-// gen/nic/ack-tracker.ts:357:31
-assign qp2_outstanding_next = (qp_tp_reg[508] || ((push && (s_req_data[1:0] == 2'd2)) && req_ok)) && (qp2_acked_next != qp2_last_sent_next);
+// gen/nic/ack-tracker.ts:357:24
+assign qp2_last_sent_next = ((push && (s_req_data[1:0] == 2'd2)) && req_ok) ? s_req_data[153:130] : ((rewind_fire && (rewind_data_reg[1:0] == 2'd2)) ? qp2_acked_next : qp_tp_reg[534:511]);
 
-// gen/nic/ack-tracker.ts:359:24
+// gen/nic/ack-tracker.ts:359:31
+assign qp2_outstanding_next = (qp_tp_reg[510] || ((push && (s_req_data[1:0] == 2'd2)) && req_ok)) && (qp2_acked_next != qp2_last_sent_next);
+
+// gen/nic/ack-tracker.ts:361:24
 assign qp2_progress = ((s_ack_valid && (s_ack_data[1:0] == 2'd2)) && ack_take) || ((s_read_done_valid && (s_read_done_data[1:0] == 2'd2)) && done_ack);
 
-// gen/nic/ack-tracker.ts:382:25
-assign qp2_retry_pend_next = !(qp_ctx[864:862] == 3'd3) ? 1'b0 : ((((((s_ack_valid && (s_ack_data[1:0] == 2'd2)) && seq_retry) && !seq_retry_exceeded) || (((scan_reg == 2'd2) && ack_timeout_fire) && !timeout_retry_exceeded)) || (((scan_reg == 2'd2) && timer_fire) && part_89[173])) ? 1'd1 : (((rewind_fire && (rewind_data_reg[1:0] == 2'd2)) || (((retire && (sel_qp_reg == 2'd2)) ? (qp_tp_reg[502:498] + 5'd1) : qp_tp_reg[502:498]) == ((push && (s_req_data[1:0] == 2'd2)) ? (qp_tp_reg[507:503] + 5'd1) : ((rewind_fire && (rewind_data_reg[1:0] == 2'd2)) ? qp_tp_reg[502:498] : qp_tp_reg[507:503])))) ? 1'b0 : qp_tp_reg[669]));
+// gen/nic/ack-tracker.ts:388:25
+assign qp2_retry_pend_next = !(qp_ctx[864:862] == 3'd3) ? 1'b0 : ((((((s_ack_valid && (s_ack_data[1:0] == 2'd2)) && seq_retry) && !seq_retry_exceeded) || (((scan_reg == 2'd2) && ack_timeout_fire) && !timeout_retry_exceeded)) || (((scan_reg == 2'd2) && timer_fire) && part_92[174])) ? 1'd1 : (((rewind_fire && (rewind_data_reg[1:0] == 2'd2)) || (((retire && (sel_qp_reg == 2'd2)) ? (qp_tp_reg[504:500] + 5'd1) : qp_tp_reg[504:500]) == ((push && (s_req_data[1:0] == 2'd2)) ? (qp_tp_reg[509:505] + 5'd1) : ((rewind_fire && (rewind_data_reg[1:0] == 2'd2)) ? qp_tp_reg[504:500] : qp_tp_reg[509:505])))) ? 1'b0 : qp_tp_reg[672]));
 
-// gen/nic/ack-tracker.ts:390:23
-assign qp2_tm_armed_next = ((((scan_reg == 2'd2) && timer_fire) || (rewind_fire && (rewind_data_reg[1:0] == 2'd2))) || !(qp_ctx[864:862] == 3'd3)) ? 1'b0 : ((((s_ack_valid && (s_ack_data[1:0] == 2'd2)) && rnr_retry) && !rnr_retry_exceeded) ? 1'd1 : ((qp_tp_reg[670] && qp_tp_reg[671]) ? 1'd1 : (((qp_ctx[1049:1045] != 5'd0) && qp2_outstanding_next) && !qp2_retry_pend_next)));
+// gen/nic/ack-tracker.ts:396:23
+assign qp2_tm_armed_next = ((((scan_reg == 2'd2) && timer_fire) || (rewind_fire && (rewind_data_reg[1:0] == 2'd2))) || !(qp_ctx[864:862] == 3'd3)) ? 1'b0 : ((((s_ack_valid && (s_ack_data[1:0] == 2'd2)) && rnr_retry) && !rnr_retry_exceeded) ? 1'd1 : ((qp_tp_reg[673] && qp_tp_reg[674]) ? 1'd1 : (((qp_ctx[1049:1045] != 5'd0) && qp2_outstanding_next) && !qp2_retry_pend_next)));
 
-// gen/nic/ack-tracker.ts:395:20
-assign qp2_wake = !(qp_ctx[864:862] == 3'd3) || ((qp_tp_reg[746:745] == 2'd1) ? (qp_tp_reg[600:596] == 5'd0) : ((qp_tp_reg[746:745] == 2'd2) ? ctx_room[2] : ((qp_tp_reg[746:745] == 2'd3) ? ((qp_tp_reg[507:503] - qp_tp_reg[502:498]) != 5'd16) : 1'd1)));
+// gen/nic/ack-tracker.ts:401:20
+assign qp2_wake = !(qp_ctx[864:862] == 3'd3) || ((qp_tp_reg[749:748] == 2'd1) ? (qp_tp_reg[602:598] == 5'd0) : ((qp_tp_reg[749:748] == 2'd2) ? ctx_room[2] : ((qp_tp_reg[749:748] == 2'd3) ? ((qp_tp_reg[509:505] - qp_tp_reg[504:500]) != 5'd16) : 1'd1)));
 
-// gen/nic/ack-tracker.ts:354:21
-assign qp3_acked_next = (((s_ack_valid && (s_ack_data[1:0] == 2'd3)) && ack_moves) && !(((s_read_done_valid && (s_read_done_data[1:0] == 2'd3)) && done_ack) && (!binary_90[23] && (s_read_done_data[89:66] != ack_new_acked)))) ? ack_new_acked : (((s_read_done_valid && (s_read_done_data[1:0] == 2'd3)) && done_ack) ? s_read_done_data[89:66] : ((((push && (s_req_data[1:0] == 2'd3)) && req_ok) && req_all_acked) ? (s_req_data[129:106] - 24'd1) : qp_tp_reg[805:782]));
+// gen/nic/ack-tracker.ts:354:24
+assign qp3_rd_early_hit = (((push && (s_req_data[1:0] == 2'd3)) && req_ok) && req_is_read) && ((qp_tp_reg[914] && (qp_tp_reg[876:853] == s_req_data[153:130])) || (((((s_read_done_valid && (s_read_done_data[1:0] == 2'd3)) && done_ok) && !done_ack) && (!qp_tp_reg[760] || (!binary_93[23] && (s_read_done_data[89:66] != qp_tp_reg[784:761])))) && (s_read_done_data[89:66] == s_req_data[153:130])));
 
-// gen/nic/ack-tracker.ts:355:24
-assign qp3_last_sent_next = ((push && (s_req_data[1:0] == 2'd3)) && req_ok) ? s_req_data[153:130] : ((rewind_fire && (rewind_data_reg[1:0] == 2'd3)) ? qp3_acked_next : qp_tp_reg[781:758]);
+// gen/nic/ack-tracker.ts:356:21
+assign qp3_acked_next = qp3_rd_early_hit ? s_req_data[153:130] : ((((s_ack_valid && (s_ack_data[1:0] == 2'd3)) && ack_moves) && !(((s_read_done_valid && (s_read_done_data[1:0] == 2'd3)) && done_ack) && (!binary_94[23] && (s_read_done_data[89:66] != ack_new_acked)))) ? ack_new_acked : (((s_read_done_valid && (s_read_done_data[1:0] == 2'd3)) && done_ack) ? s_read_done_data[89:66] : ((((push && (s_req_data[1:0] == 2'd3)) && req_ok) && req_all_acked) ? (s_req_data[129:106] - 24'd1) : qp_tp_reg[808:785])));
 
-// gen/nic/ack-tracker.ts:357:31
-assign qp3_outstanding_next = (qp_tp_reg[757] || ((push && (s_req_data[1:0] == 2'd3)) && req_ok)) && (qp3_acked_next != qp3_last_sent_next);
+// gen/nic/ack-tracker.ts:357:24
+assign qp3_last_sent_next = ((push && (s_req_data[1:0] == 2'd3)) && req_ok) ? s_req_data[153:130] : ((rewind_fire && (rewind_data_reg[1:0] == 2'd3)) ? qp3_acked_next : qp_tp_reg[784:761]);
 
-// gen/nic/ack-tracker.ts:359:24
+// gen/nic/ack-tracker.ts:359:31
+assign qp3_outstanding_next = (qp_tp_reg[760] || ((push && (s_req_data[1:0] == 2'd3)) && req_ok)) && (qp3_acked_next != qp3_last_sent_next);
+
+// gen/nic/ack-tracker.ts:361:24
 assign qp3_progress = ((s_ack_valid && (s_ack_data[1:0] == 2'd3)) && ack_take) || ((s_read_done_valid && (s_read_done_data[1:0] == 2'd3)) && done_ack);
 
-// gen/nic/ack-tracker.ts:382:25
-assign qp3_retry_pend_next = !(qp_ctx[1295:1293] == 3'd3) ? 1'b0 : ((((((s_ack_valid && (s_ack_data[1:0] == 2'd3)) && seq_retry) && !seq_retry_exceeded) || (((scan_reg == 2'd3) && ack_timeout_fire) && !timeout_retry_exceeded)) || (((scan_reg == 2'd3) && timer_fire) && part_91[173])) ? 1'd1 : (((rewind_fire && (rewind_data_reg[1:0] == 2'd3)) || (((retire && (sel_qp_reg == 2'd3)) ? (qp_tp_reg[751:747] + 5'd1) : qp_tp_reg[751:747]) == ((push && (s_req_data[1:0] == 2'd3)) ? (qp_tp_reg[756:752] + 5'd1) : ((rewind_fire && (rewind_data_reg[1:0] == 2'd3)) ? qp_tp_reg[751:747] : qp_tp_reg[756:752])))) ? 1'b0 : qp_tp_reg[918]));
+// gen/nic/ack-tracker.ts:388:25
+assign qp3_retry_pend_next = !(qp_ctx[1295:1293] == 3'd3) ? 1'b0 : ((((((s_ack_valid && (s_ack_data[1:0] == 2'd3)) && seq_retry) && !seq_retry_exceeded) || (((scan_reg == 2'd3) && ack_timeout_fire) && !timeout_retry_exceeded)) || (((scan_reg == 2'd3) && timer_fire) && part_95[174])) ? 1'd1 : (((rewind_fire && (rewind_data_reg[1:0] == 2'd3)) || (((retire && (sel_qp_reg == 2'd3)) ? (qp_tp_reg[754:750] + 5'd1) : qp_tp_reg[754:750]) == ((push && (s_req_data[1:0] == 2'd3)) ? (qp_tp_reg[759:755] + 5'd1) : ((rewind_fire && (rewind_data_reg[1:0] == 2'd3)) ? qp_tp_reg[754:750] : qp_tp_reg[759:755])))) ? 1'b0 : qp_tp_reg[922]));
 
-// gen/nic/ack-tracker.ts:390:23
-assign qp3_tm_armed_next = ((((scan_reg == 2'd3) && timer_fire) || (rewind_fire && (rewind_data_reg[1:0] == 2'd3))) || !(qp_ctx[1295:1293] == 3'd3)) ? 1'b0 : ((((s_ack_valid && (s_ack_data[1:0] == 2'd3)) && rnr_retry) && !rnr_retry_exceeded) ? 1'd1 : ((qp_tp_reg[919] && qp_tp_reg[920]) ? 1'd1 : (((qp_ctx[1480:1476] != 5'd0) && qp3_outstanding_next) && !qp3_retry_pend_next)));
+// gen/nic/ack-tracker.ts:396:23
+assign qp3_tm_armed_next = ((((scan_reg == 2'd3) && timer_fire) || (rewind_fire && (rewind_data_reg[1:0] == 2'd3))) || !(qp_ctx[1295:1293] == 3'd3)) ? 1'b0 : ((((s_ack_valid && (s_ack_data[1:0] == 2'd3)) && rnr_retry) && !rnr_retry_exceeded) ? 1'd1 : ((qp_tp_reg[923] && qp_tp_reg[924]) ? 1'd1 : (((qp_ctx[1480:1476] != 5'd0) && qp3_outstanding_next) && !qp3_retry_pend_next)));
 
-// gen/nic/ack-tracker.ts:395:20
-assign qp3_wake = !(qp_ctx[1295:1293] == 3'd3) || ((qp_tp_reg[995:994] == 2'd1) ? (qp_tp_reg[849:845] == 5'd0) : ((qp_tp_reg[995:994] == 2'd2) ? ctx_room[3] : ((qp_tp_reg[995:994] == 2'd3) ? ((qp_tp_reg[756:752] - qp_tp_reg[751:747]) != 5'd16) : 1'd1)));
+// gen/nic/ack-tracker.ts:401:20
+assign qp3_wake = !(qp_ctx[1295:1293] == 3'd3) || ((qp_tp_reg[999:998] == 2'd1) ? (qp_tp_reg[852:848] == 5'd0) : ((qp_tp_reg[999:998] == 2'd2) ? ctx_room[3] : ((qp_tp_reg[999:998] == 2'd3) ? ((qp_tp_reg[759:755] - qp_tp_reg[754:750]) != 5'd16) : 1'd1)));
 
-// gen/nic/ack-tracker.ts:428:12
-assign read_busy = {(qp_tp_reg[849:845] != 5'd0), (qp_tp_reg[600:596] != 5'd0), (qp_tp_reg[351:347] != 5'd0), (qp_tp_reg[102:98] != 5'd0)};
+// gen/nic/ack-tracker.ts:434:12
+assign read_busy = {(qp_tp_reg[852:848] != 5'd0), (qp_tp_reg[602:598] != 5'd0), (qp_tp_reg[352:348] != 5'd0), (qp_tp_reg[102:98] != 5'd0)};
 
-// gen/nic/ack-tracker.ts:429:8
-assign tx_hold = {((qp_tp_reg[995:994] != 2'b00) && !qp3_wake), ((qp_tp_reg[746:745] != 2'b00) && !qp2_wake), ((qp_tp_reg[497:496] != 2'b00) && !qp1_wake), ((qp_tp_reg[248:247] != 2'b00) && !qp0_wake)};
+// gen/nic/ack-tracker.ts:435:8
+assign tx_hold = {((qp_tp_reg[999:998] != 2'b00) && !qp3_wake), ((qp_tp_reg[749:748] != 2'b00) && !qp2_wake), ((qp_tp_reg[499:498] != 2'b00) && !qp1_wake), ((qp_tp_reg[249:248] != 2'b00) && !qp0_wake)};
 
-// gen/nic/ack-tracker.ts:433:6
-assign tp = {((part_93[9:5] - part_92[4:0]) != 5'd16), part_94[83:60], part_95[59], part_96[246:223], part_97[222], part_98[221:206]};
+// gen/nic/ack-tracker.ts:439:6
+assign tp = {((part_97[9:5] - part_96[4:0]) != 5'd16), part_98[83:60], part_99[59], part_100[247:224], part_101[223], part_102[222:207]};
 
 // gen/nic/ack-tracker.ts:134:7
 always @(posedge clk) begin
@@ -902,7 +950,7 @@ end
 // gen/nic/ack-tracker.ts:147:5
 always @(posedge clk) begin
     if (push) begin
-        entries[{s_req_data[1:0], part_99[8:5]}] <= {s_req_data[198:195], s_req_data[194], s_req_data[193:178], s_req_data[153:130], s_req_data[177:154], s_req_data[105:74], s_req_data[73:66], s_req_data[65:2]};
+        entries[{s_req_data[1:0], part_103[8:5]}] <= {s_req_data[198:195], s_req_data[194], s_req_data[193:178], s_req_data[153:130], s_req_data[177:154], s_req_data[105:74], s_req_data[73:66], s_req_data[65:2]};
     end
 end
 
@@ -913,7 +961,7 @@ always @(posedge clk) begin
     end
     if (retire && wants_cqe) begin
         cqe_valid_reg <= 1'd1;
-        cqe_data_reg <= {(uses_nak ? part_100[96:89] : (uses_rd_err ? part_101[163:156] : 8'd0)), {4'b0000, out_status}, entries_rdata[71:64], entries_rdata[103:72], entries_rdata[63:0], sel_qp_reg};
+        cqe_data_reg <= {(uses_nak ? part_104[96:89] : (uses_rd_err ? part_105[163:156] : 8'd0)), {4'b0000, out_status}, entries_rdata[71:64], entries_rdata[103:72], entries_rdata[63:0], sel_qp_reg};
     end
     if (rst) begin
         cqe_valid_reg <= 1'b0;
@@ -979,7 +1027,7 @@ always @(posedge clk) begin
     if (rewind_fire) begin
         rewind_valid_reg <= 1'b0;
     end
-    if (part_102[2:0] == 3'b000) begin
+    if (part_106[2:0] == 3'b000) begin
         rewind_valid_reg <= 1'b0;
     end
     if (rewind_here) begin
@@ -1032,21 +1080,21 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/qp-transport.ts:114:28
+// gen/nic/qp-transport.ts:118:28
 always @(posedge clk) begin
-    qp_tp_reg[248:0] <= (qp_ctx[2:0] == 3'b000) ? {2'b00, 24'd0, 1'b0, 16'd0, 32'd0, 1'b0, 1'b0, 1'b0, 1'b0, qp_ctx[181:179], qp_ctx[177:175], 8'd0, 4'b0000, 24'd0, 1'b0, 24'd0, 5'd0, 1'b0, 8'd0, 4'b0000, 1'b0, 24'd0, 1'b0, 24'd0, 24'd0, 1'b0, 5'd0, 5'd0} : {(((rewind_fire && (rewind_data_reg[1:0] == 2'b00)) || (push && (s_req_data[1:0] == 2'b00))) ? 2'b00 : ((s_park[0] && (s_park[2:1] == 2'b00)) ? s_park[20:19] : (qp0_wake ? 2'b00 : qp_tp_reg[248:247]))), ((rewind_fire && (rewind_data_reg[1:0] == 2'b00)) ? rewind_resume_psn : qp_tp_reg[246:223]), ((push && (s_req_data[1:0] == 2'b00)) ? 1'b0 : ((rewind_fire && (rewind_data_reg[1:0] == 2'b00)) ? (rewind_resume_psn != rewind_data_reg[41:18]) : qp_tp_reg[222])), ((push && (s_req_data[1:0] == 2'b00)) ? (s_req_data[193:178] + 16'd1) : ((rewind_fire && (rewind_data_reg[1:0] == 2'b00)) ? rewind_data_reg[17:2] : qp_tp_reg[221:206])), ((((s_ack_valid && (s_ack_data[1:0] == 2'b00)) && rnr_retry) && !rnr_retry_exceeded) ? (now_reg + ((s_ack_data[30:26] == 5'd31) ? 32'h7530000 : ((s_ack_data[30:26] == 5'd30) ? 32'h4e20000 : ((s_ack_data[30:26] == 5'd29) ? 32'h3a98000 : ((s_ack_data[30:26] == 5'd28) ? 32'h2710000 : ((s_ack_data[30:26] == 5'd27) ? 32'h1d4c000 : ((s_ack_data[30:26] == 5'd26) ? 32'h1388000 : ((s_ack_data[30:26] == 5'd25) ? 32'hea6000 : ((s_ack_data[30:26] == 5'd24) ? 32'h9c4000 : ((s_ack_data[30:26] == 5'd23) ? 32'h753000 : ((s_ack_data[30:26] == 5'd22) ? 32'h4e2000 : ((s_ack_data[30:26] == 5'd21) ? 32'h3a9800 : ((s_ack_data[30:26] == 5'd20) ? 32'h271000 : ((s_ack_data[30:26] == 5'd19) ? 32'h1d4c00 : ((s_ack_data[30:26] == 5'd18) ? 32'h138800 : ((s_ack_data[30:26] == 5'd17) ? 32'hea600 : ((s_ack_data[30:26] == 5'd16) ? 32'h9c400 : ((s_ack_data[30:26] == 5'd15) ? 32'h75300 : ((s_ack_data[30:26] == 5'd14) ? 32'h4e200 : ((s_ack_data[30:26] == 5'd13) ? 32'h3a980 : ((s_ack_data[30:26] == 5'd12) ? 32'h27100 : ((s_ack_data[30:26] == 5'd11) ? 32'h1d4c0 : ((s_ack_data[30:26] == 5'd10) ? 32'h13880 : ((s_ack_data[30:26] == 5'd9) ? 32'hea60 : ((s_ack_data[30:26] == 5'd8) ? 32'h9c40 : ((s_ack_data[30:26] == 5'd7) ? 32'h7530 : ((s_ack_data[30:26] == 5'd6) ? 32'h4e20 : ((s_ack_data[30:26] == 5'd5) ? 32'h3a98 : ((s_ack_data[30:26] == 5'd4) ? 32'h2710 : ((s_ack_data[30:26] == 5'd3) ? 32'h1d4c : ((s_ack_data[30:26] == 5'd2) ? 32'h1388 : ((s_ack_data[30:26] == 5'd1) ? 32'h9c4 : 32'h9c40000)))))))))))))))))))))))))))))))) : ((qp_tp_reg[172] && qp_tp_reg[173]) ? qp_tp_reg[205:174] : (((qp0_progress || !qp_tp_reg[172]) || qp_tp_reg[173]) ? (now_reg + (32'd1 << qp_ctx[187:183])) : qp_tp_reg[205:174]))), (((((scan_reg == 2'b00) && timer_fire) || (rewind_fire && (rewind_data_reg[1:0] == 2'b00))) || !(qp_ctx[2:0] == 3'd3)) ? 1'b0 : ((((s_ack_valid && (s_ack_data[1:0] == 2'b00)) && rnr_retry) && !rnr_retry_exceeded) ? 1'd1 : ((qp_tp_reg[172] && qp_tp_reg[173]) ? 1'd1 : 1'b0))), qp0_tm_armed_next, qp0_retry_pend_next, (((((qp_ctx[2:0] == 3'b000) || (qp_ctx[2:0] == 3'd1)) || (qp_ctx[2:0] == 3'd2)) || ((s_ack_valid && (s_ack_data[1:0] == 2'b00)) && ack_take)) ? 1'b0 : ((((s_ack_valid && (s_ack_data[1:0] == 2'b00)) && seq_retry) || ((scan_reg == 2'b00) && ack_timeout_fire)) ? 1'd1 : qp_tp_reg[170])), ((((qp_ctx[2:0] == 3'b000) || (qp_ctx[2:0] == 3'd1)) || (qp_ctx[2:0] == 3'd2)) ? qp_ctx[181:179] : (((s_ack_valid && (s_ack_data[1:0] == 2'b00)) && ack_take) ? qp_ctx[181:179] : (((((s_ack_valid && (s_ack_data[1:0] == 2'b00)) && rnr_retry) && !rnr_retry_exceeded) && (qp_tp_reg[169:167] != 3'd7)) ? (qp_tp_reg[169:167] - 3'd1) : qp_tp_reg[169:167]))), ((((qp_ctx[2:0] == 3'b000) || (qp_ctx[2:0] == 3'd1)) || (qp_ctx[2:0] == 3'd2)) ? qp_ctx[177:175] : (((s_ack_valid && (s_ack_data[1:0] == 2'b00)) && ack_take) ? qp_ctx[177:175] : (((((s_ack_valid && (s_ack_data[1:0] == 2'b00)) && seq_retry) && !seq_retry_exceeded) || (((scan_reg == 2'b00) && ack_timeout_fire) && !timeout_retry_exceeded)) ? (qp_tp_reg[166:164] - 3'd1) : qp_tp_reg[166:164]))), (((s_read_done_valid && (s_read_done_data[1:0] == 2'b00)) && done_err) ? s_read_done_data[101:94] : qp_tp_reg[163:156]), (((s_read_done_valid && (s_read_done_data[1:0] == 2'b00)) && done_err) ? s_read_done_data[93:90] : qp_tp_reg[155:152]), (((s_read_done_valid && (s_read_done_data[1:0] == 2'b00)) && done_err) ? s_read_done_data[89:66] : qp_tp_reg[151:128]), ((qp_tp_reg[127] && !((retire && (sel_qp_reg == 2'b00)) && uses_rd_err)) || ((s_read_done_valid && (s_read_done_data[1:0] == 2'b00)) && done_err)), (((s_read_done_valid && (s_read_done_data[1:0] == 2'b00)) && done_ok) ? s_read_done_data[89:66] : (((((push && (s_req_data[1:0] == 2'b00)) && req_is_read) && req_ok) && (qp_tp_reg[102:98] == 5'd0)) ? (s_req_data[129:106] - 24'd1) : qp_tp_reg[126:103])), ((rewind_fire && (rewind_data_reg[1:0] == 2'b00)) ? 5'd0 : ((((push && (s_req_data[1:0] == 2'b00)) && req_is_read) && !((retire && (sel_qp_reg == 2'b00)) && e_is_read)) ? (qp_tp_reg[102:98] + 5'd1) : ((((retire && (sel_qp_reg == 2'b00)) && e_is_read) && !((push && (s_req_data[1:0] == 2'b00)) && req_is_read)) ? (qp_tp_reg[102:98] - 5'd1) : qp_tp_reg[102:98]))), (qp_tp_reg[97] || ((retire && (sel_qp_reg == 2'b00)) && sets_flush)), (((s_ack_valid && (s_ack_data[1:0] == 2'b00)) && ack_qp_error) ? ((seq_retry_exceeded && !nak_take) ? 8'd96 : s_ack_data[33:26]) : (((scan_reg == 2'b00) && timeout_retry_exceeded) ? 8'd0 : qp_tp_reg[96:89])), (((s_ack_valid && (s_ack_data[1:0] == 2'b00)) && ack_qp_error) ? (nak_take ? nak_status : (seq_retry_exceeded ? 4'd7 : 4'd10)) : (((scan_reg == 2'b00) && timeout_retry_exceeded) ? 4'd7 : qp_tp_reg[88:85])), ((qp_tp_reg[84] && !((retire && (sel_qp_reg == 2'b00)) && uses_nak)) || (((s_ack_valid && (s_ack_data[1:0] == 2'b00)) && ack_qp_error) || ((scan_reg == 2'b00) && timeout_retry_exceeded))), ((((push && (s_req_data[1:0] == 2'b00)) && req_ok) && (!qp_tp_reg[59] || (!binary_103[23] && (s_req_data[153:130] != qp_tp_reg[83:60])))) ? s_req_data[153:130] : qp_tp_reg[83:60]), (qp_tp_reg[59] || ((push && (s_req_data[1:0] == 2'b00)) && req_ok)), qp0_acked_next, qp0_last_sent_next, (qp_tp_reg[10] || ((push && (s_req_data[1:0] == 2'b00)) && req_ok)), ((push && (s_req_data[1:0] == 2'b00)) ? (qp_tp_reg[9:5] + 5'd1) : ((rewind_fire && (rewind_data_reg[1:0] == 2'b00)) ? qp_tp_reg[4:0] : qp_tp_reg[9:5])), ((retire && (sel_qp_reg == 2'b00)) ? (qp_tp_reg[4:0] + 5'd1) : qp_tp_reg[4:0])};
-    qp_tp_reg[497:249] <= (qp_ctx[433:431] == 3'b000) ? {2'b00, 24'd0, 1'b0, 16'd0, 32'd0, 1'b0, 1'b0, 1'b0, 1'b0, qp_ctx[612:610], qp_ctx[608:606], 8'd0, 4'b0000, 24'd0, 1'b0, 24'd0, 5'd0, 1'b0, 8'd0, 4'b0000, 1'b0, 24'd0, 1'b0, 24'd0, 24'd0, 1'b0, 5'd0, 5'd0} : {(((rewind_fire && (rewind_data_reg[1:0] == 2'd1)) || (push && (s_req_data[1:0] == 2'd1))) ? 2'b00 : ((s_park[0] && (s_park[2:1] == 2'd1)) ? s_park[20:19] : (qp1_wake ? 2'b00 : qp_tp_reg[497:496]))), ((rewind_fire && (rewind_data_reg[1:0] == 2'd1)) ? rewind_resume_psn : qp_tp_reg[495:472]), ((push && (s_req_data[1:0] == 2'd1)) ? 1'b0 : ((rewind_fire && (rewind_data_reg[1:0] == 2'd1)) ? (rewind_resume_psn != rewind_data_reg[41:18]) : qp_tp_reg[471])), ((push && (s_req_data[1:0] == 2'd1)) ? (s_req_data[193:178] + 16'd1) : ((rewind_fire && (rewind_data_reg[1:0] == 2'd1)) ? rewind_data_reg[17:2] : qp_tp_reg[470:455])), ((((s_ack_valid && (s_ack_data[1:0] == 2'd1)) && rnr_retry) && !rnr_retry_exceeded) ? (now_reg + ((s_ack_data[30:26] == 5'd31) ? 32'h7530000 : ((s_ack_data[30:26] == 5'd30) ? 32'h4e20000 : ((s_ack_data[30:26] == 5'd29) ? 32'h3a98000 : ((s_ack_data[30:26] == 5'd28) ? 32'h2710000 : ((s_ack_data[30:26] == 5'd27) ? 32'h1d4c000 : ((s_ack_data[30:26] == 5'd26) ? 32'h1388000 : ((s_ack_data[30:26] == 5'd25) ? 32'hea6000 : ((s_ack_data[30:26] == 5'd24) ? 32'h9c4000 : ((s_ack_data[30:26] == 5'd23) ? 32'h753000 : ((s_ack_data[30:26] == 5'd22) ? 32'h4e2000 : ((s_ack_data[30:26] == 5'd21) ? 32'h3a9800 : ((s_ack_data[30:26] == 5'd20) ? 32'h271000 : ((s_ack_data[30:26] == 5'd19) ? 32'h1d4c00 : ((s_ack_data[30:26] == 5'd18) ? 32'h138800 : ((s_ack_data[30:26] == 5'd17) ? 32'hea600 : ((s_ack_data[30:26] == 5'd16) ? 32'h9c400 : ((s_ack_data[30:26] == 5'd15) ? 32'h75300 : ((s_ack_data[30:26] == 5'd14) ? 32'h4e200 : ((s_ack_data[30:26] == 5'd13) ? 32'h3a980 : ((s_ack_data[30:26] == 5'd12) ? 32'h27100 : ((s_ack_data[30:26] == 5'd11) ? 32'h1d4c0 : ((s_ack_data[30:26] == 5'd10) ? 32'h13880 : ((s_ack_data[30:26] == 5'd9) ? 32'hea60 : ((s_ack_data[30:26] == 5'd8) ? 32'h9c40 : ((s_ack_data[30:26] == 5'd7) ? 32'h7530 : ((s_ack_data[30:26] == 5'd6) ? 32'h4e20 : ((s_ack_data[30:26] == 5'd5) ? 32'h3a98 : ((s_ack_data[30:26] == 5'd4) ? 32'h2710 : ((s_ack_data[30:26] == 5'd3) ? 32'h1d4c : ((s_ack_data[30:26] == 5'd2) ? 32'h1388 : ((s_ack_data[30:26] == 5'd1) ? 32'h9c4 : 32'h9c40000)))))))))))))))))))))))))))))))) : ((qp_tp_reg[421] && qp_tp_reg[422]) ? qp_tp_reg[454:423] : (((qp1_progress || !qp_tp_reg[421]) || qp_tp_reg[422]) ? (now_reg + (32'd1 << qp_ctx[618:614])) : qp_tp_reg[454:423]))), (((((scan_reg == 2'd1) && timer_fire) || (rewind_fire && (rewind_data_reg[1:0] == 2'd1))) || !(qp_ctx[433:431] == 3'd3)) ? 1'b0 : ((((s_ack_valid && (s_ack_data[1:0] == 2'd1)) && rnr_retry) && !rnr_retry_exceeded) ? 1'd1 : ((qp_tp_reg[421] && qp_tp_reg[422]) ? 1'd1 : 1'b0))), qp1_tm_armed_next, qp1_retry_pend_next, (((((qp_ctx[433:431] == 3'b000) || (qp_ctx[433:431] == 3'd1)) || (qp_ctx[433:431] == 3'd2)) || ((s_ack_valid && (s_ack_data[1:0] == 2'd1)) && ack_take)) ? 1'b0 : ((((s_ack_valid && (s_ack_data[1:0] == 2'd1)) && seq_retry) || ((scan_reg == 2'd1) && ack_timeout_fire)) ? 1'd1 : qp_tp_reg[419])), ((((qp_ctx[433:431] == 3'b000) || (qp_ctx[433:431] == 3'd1)) || (qp_ctx[433:431] == 3'd2)) ? qp_ctx[612:610] : (((s_ack_valid && (s_ack_data[1:0] == 2'd1)) && ack_take) ? qp_ctx[612:610] : (((((s_ack_valid && (s_ack_data[1:0] == 2'd1)) && rnr_retry) && !rnr_retry_exceeded) && (qp_tp_reg[418:416] != 3'd7)) ? (qp_tp_reg[418:416] - 3'd1) : qp_tp_reg[418:416]))), ((((qp_ctx[433:431] == 3'b000) || (qp_ctx[433:431] == 3'd1)) || (qp_ctx[433:431] == 3'd2)) ? qp_ctx[608:606] : (((s_ack_valid && (s_ack_data[1:0] == 2'd1)) && ack_take) ? qp_ctx[608:606] : (((((s_ack_valid && (s_ack_data[1:0] == 2'd1)) && seq_retry) && !seq_retry_exceeded) || (((scan_reg == 2'd1) && ack_timeout_fire) && !timeout_retry_exceeded)) ? (qp_tp_reg[415:413] - 3'd1) : qp_tp_reg[415:413]))), (((s_read_done_valid && (s_read_done_data[1:0] == 2'd1)) && done_err) ? s_read_done_data[101:94] : qp_tp_reg[412:405]), (((s_read_done_valid && (s_read_done_data[1:0] == 2'd1)) && done_err) ? s_read_done_data[93:90] : qp_tp_reg[404:401]), (((s_read_done_valid && (s_read_done_data[1:0] == 2'd1)) && done_err) ? s_read_done_data[89:66] : qp_tp_reg[400:377]), ((qp_tp_reg[376] && !((retire && (sel_qp_reg == 2'd1)) && uses_rd_err)) || ((s_read_done_valid && (s_read_done_data[1:0] == 2'd1)) && done_err)), (((s_read_done_valid && (s_read_done_data[1:0] == 2'd1)) && done_ok) ? s_read_done_data[89:66] : (((((push && (s_req_data[1:0] == 2'd1)) && req_is_read) && req_ok) && (qp_tp_reg[351:347] == 5'd0)) ? (s_req_data[129:106] - 24'd1) : qp_tp_reg[375:352])), ((rewind_fire && (rewind_data_reg[1:0] == 2'd1)) ? 5'd0 : ((((push && (s_req_data[1:0] == 2'd1)) && req_is_read) && !((retire && (sel_qp_reg == 2'd1)) && e_is_read)) ? (qp_tp_reg[351:347] + 5'd1) : ((((retire && (sel_qp_reg == 2'd1)) && e_is_read) && !((push && (s_req_data[1:0] == 2'd1)) && req_is_read)) ? (qp_tp_reg[351:347] - 5'd1) : qp_tp_reg[351:347]))), (qp_tp_reg[346] || ((retire && (sel_qp_reg == 2'd1)) && sets_flush)), (((s_ack_valid && (s_ack_data[1:0] == 2'd1)) && ack_qp_error) ? ((seq_retry_exceeded && !nak_take) ? 8'd96 : s_ack_data[33:26]) : (((scan_reg == 2'd1) && timeout_retry_exceeded) ? 8'd0 : qp_tp_reg[345:338])), (((s_ack_valid && (s_ack_data[1:0] == 2'd1)) && ack_qp_error) ? (nak_take ? nak_status : (seq_retry_exceeded ? 4'd7 : 4'd10)) : (((scan_reg == 2'd1) && timeout_retry_exceeded) ? 4'd7 : qp_tp_reg[337:334])), ((qp_tp_reg[333] && !((retire && (sel_qp_reg == 2'd1)) && uses_nak)) || (((s_ack_valid && (s_ack_data[1:0] == 2'd1)) && ack_qp_error) || ((scan_reg == 2'd1) && timeout_retry_exceeded))), ((((push && (s_req_data[1:0] == 2'd1)) && req_ok) && (!qp_tp_reg[308] || (!binary_104[23] && (s_req_data[153:130] != qp_tp_reg[332:309])))) ? s_req_data[153:130] : qp_tp_reg[332:309]), (qp_tp_reg[308] || ((push && (s_req_data[1:0] == 2'd1)) && req_ok)), qp1_acked_next, qp1_last_sent_next, (qp_tp_reg[259] || ((push && (s_req_data[1:0] == 2'd1)) && req_ok)), ((push && (s_req_data[1:0] == 2'd1)) ? (qp_tp_reg[258:254] + 5'd1) : ((rewind_fire && (rewind_data_reg[1:0] == 2'd1)) ? qp_tp_reg[253:249] : qp_tp_reg[258:254])), ((retire && (sel_qp_reg == 2'd1)) ? (qp_tp_reg[253:249] + 5'd1) : qp_tp_reg[253:249])};
-    qp_tp_reg[746:498] <= (qp_ctx[864:862] == 3'b000) ? {2'b00, 24'd0, 1'b0, 16'd0, 32'd0, 1'b0, 1'b0, 1'b0, 1'b0, qp_ctx[1043:1041], qp_ctx[1039:1037], 8'd0, 4'b0000, 24'd0, 1'b0, 24'd0, 5'd0, 1'b0, 8'd0, 4'b0000, 1'b0, 24'd0, 1'b0, 24'd0, 24'd0, 1'b0, 5'd0, 5'd0} : {(((rewind_fire && (rewind_data_reg[1:0] == 2'd2)) || (push && (s_req_data[1:0] == 2'd2))) ? 2'b00 : ((s_park[0] && (s_park[2:1] == 2'd2)) ? s_park[20:19] : (qp2_wake ? 2'b00 : qp_tp_reg[746:745]))), ((rewind_fire && (rewind_data_reg[1:0] == 2'd2)) ? rewind_resume_psn : qp_tp_reg[744:721]), ((push && (s_req_data[1:0] == 2'd2)) ? 1'b0 : ((rewind_fire && (rewind_data_reg[1:0] == 2'd2)) ? (rewind_resume_psn != rewind_data_reg[41:18]) : qp_tp_reg[720])), ((push && (s_req_data[1:0] == 2'd2)) ? (s_req_data[193:178] + 16'd1) : ((rewind_fire && (rewind_data_reg[1:0] == 2'd2)) ? rewind_data_reg[17:2] : qp_tp_reg[719:704])), ((((s_ack_valid && (s_ack_data[1:0] == 2'd2)) && rnr_retry) && !rnr_retry_exceeded) ? (now_reg + ((s_ack_data[30:26] == 5'd31) ? 32'h7530000 : ((s_ack_data[30:26] == 5'd30) ? 32'h4e20000 : ((s_ack_data[30:26] == 5'd29) ? 32'h3a98000 : ((s_ack_data[30:26] == 5'd28) ? 32'h2710000 : ((s_ack_data[30:26] == 5'd27) ? 32'h1d4c000 : ((s_ack_data[30:26] == 5'd26) ? 32'h1388000 : ((s_ack_data[30:26] == 5'd25) ? 32'hea6000 : ((s_ack_data[30:26] == 5'd24) ? 32'h9c4000 : ((s_ack_data[30:26] == 5'd23) ? 32'h753000 : ((s_ack_data[30:26] == 5'd22) ? 32'h4e2000 : ((s_ack_data[30:26] == 5'd21) ? 32'h3a9800 : ((s_ack_data[30:26] == 5'd20) ? 32'h271000 : ((s_ack_data[30:26] == 5'd19) ? 32'h1d4c00 : ((s_ack_data[30:26] == 5'd18) ? 32'h138800 : ((s_ack_data[30:26] == 5'd17) ? 32'hea600 : ((s_ack_data[30:26] == 5'd16) ? 32'h9c400 : ((s_ack_data[30:26] == 5'd15) ? 32'h75300 : ((s_ack_data[30:26] == 5'd14) ? 32'h4e200 : ((s_ack_data[30:26] == 5'd13) ? 32'h3a980 : ((s_ack_data[30:26] == 5'd12) ? 32'h27100 : ((s_ack_data[30:26] == 5'd11) ? 32'h1d4c0 : ((s_ack_data[30:26] == 5'd10) ? 32'h13880 : ((s_ack_data[30:26] == 5'd9) ? 32'hea60 : ((s_ack_data[30:26] == 5'd8) ? 32'h9c40 : ((s_ack_data[30:26] == 5'd7) ? 32'h7530 : ((s_ack_data[30:26] == 5'd6) ? 32'h4e20 : ((s_ack_data[30:26] == 5'd5) ? 32'h3a98 : ((s_ack_data[30:26] == 5'd4) ? 32'h2710 : ((s_ack_data[30:26] == 5'd3) ? 32'h1d4c : ((s_ack_data[30:26] == 5'd2) ? 32'h1388 : ((s_ack_data[30:26] == 5'd1) ? 32'h9c4 : 32'h9c40000)))))))))))))))))))))))))))))))) : ((qp_tp_reg[670] && qp_tp_reg[671]) ? qp_tp_reg[703:672] : (((qp2_progress || !qp_tp_reg[670]) || qp_tp_reg[671]) ? (now_reg + (32'd1 << qp_ctx[1049:1045])) : qp_tp_reg[703:672]))), (((((scan_reg == 2'd2) && timer_fire) || (rewind_fire && (rewind_data_reg[1:0] == 2'd2))) || !(qp_ctx[864:862] == 3'd3)) ? 1'b0 : ((((s_ack_valid && (s_ack_data[1:0] == 2'd2)) && rnr_retry) && !rnr_retry_exceeded) ? 1'd1 : ((qp_tp_reg[670] && qp_tp_reg[671]) ? 1'd1 : 1'b0))), qp2_tm_armed_next, qp2_retry_pend_next, (((((qp_ctx[864:862] == 3'b000) || (qp_ctx[864:862] == 3'd1)) || (qp_ctx[864:862] == 3'd2)) || ((s_ack_valid && (s_ack_data[1:0] == 2'd2)) && ack_take)) ? 1'b0 : ((((s_ack_valid && (s_ack_data[1:0] == 2'd2)) && seq_retry) || ((scan_reg == 2'd2) && ack_timeout_fire)) ? 1'd1 : qp_tp_reg[668])), ((((qp_ctx[864:862] == 3'b000) || (qp_ctx[864:862] == 3'd1)) || (qp_ctx[864:862] == 3'd2)) ? qp_ctx[1043:1041] : (((s_ack_valid && (s_ack_data[1:0] == 2'd2)) && ack_take) ? qp_ctx[1043:1041] : (((((s_ack_valid && (s_ack_data[1:0] == 2'd2)) && rnr_retry) && !rnr_retry_exceeded) && (qp_tp_reg[667:665] != 3'd7)) ? (qp_tp_reg[667:665] - 3'd1) : qp_tp_reg[667:665]))), ((((qp_ctx[864:862] == 3'b000) || (qp_ctx[864:862] == 3'd1)) || (qp_ctx[864:862] == 3'd2)) ? qp_ctx[1039:1037] : (((s_ack_valid && (s_ack_data[1:0] == 2'd2)) && ack_take) ? qp_ctx[1039:1037] : (((((s_ack_valid && (s_ack_data[1:0] == 2'd2)) && seq_retry) && !seq_retry_exceeded) || (((scan_reg == 2'd2) && ack_timeout_fire) && !timeout_retry_exceeded)) ? (qp_tp_reg[664:662] - 3'd1) : qp_tp_reg[664:662]))), (((s_read_done_valid && (s_read_done_data[1:0] == 2'd2)) && done_err) ? s_read_done_data[101:94] : qp_tp_reg[661:654]), (((s_read_done_valid && (s_read_done_data[1:0] == 2'd2)) && done_err) ? s_read_done_data[93:90] : qp_tp_reg[653:650]), (((s_read_done_valid && (s_read_done_data[1:0] == 2'd2)) && done_err) ? s_read_done_data[89:66] : qp_tp_reg[649:626]), ((qp_tp_reg[625] && !((retire && (sel_qp_reg == 2'd2)) && uses_rd_err)) || ((s_read_done_valid && (s_read_done_data[1:0] == 2'd2)) && done_err)), (((s_read_done_valid && (s_read_done_data[1:0] == 2'd2)) && done_ok) ? s_read_done_data[89:66] : (((((push && (s_req_data[1:0] == 2'd2)) && req_is_read) && req_ok) && (qp_tp_reg[600:596] == 5'd0)) ? (s_req_data[129:106] - 24'd1) : qp_tp_reg[624:601])), ((rewind_fire && (rewind_data_reg[1:0] == 2'd2)) ? 5'd0 : ((((push && (s_req_data[1:0] == 2'd2)) && req_is_read) && !((retire && (sel_qp_reg == 2'd2)) && e_is_read)) ? (qp_tp_reg[600:596] + 5'd1) : ((((retire && (sel_qp_reg == 2'd2)) && e_is_read) && !((push && (s_req_data[1:0] == 2'd2)) && req_is_read)) ? (qp_tp_reg[600:596] - 5'd1) : qp_tp_reg[600:596]))), (qp_tp_reg[595] || ((retire && (sel_qp_reg == 2'd2)) && sets_flush)), (((s_ack_valid && (s_ack_data[1:0] == 2'd2)) && ack_qp_error) ? ((seq_retry_exceeded && !nak_take) ? 8'd96 : s_ack_data[33:26]) : (((scan_reg == 2'd2) && timeout_retry_exceeded) ? 8'd0 : qp_tp_reg[594:587])), (((s_ack_valid && (s_ack_data[1:0] == 2'd2)) && ack_qp_error) ? (nak_take ? nak_status : (seq_retry_exceeded ? 4'd7 : 4'd10)) : (((scan_reg == 2'd2) && timeout_retry_exceeded) ? 4'd7 : qp_tp_reg[586:583])), ((qp_tp_reg[582] && !((retire && (sel_qp_reg == 2'd2)) && uses_nak)) || (((s_ack_valid && (s_ack_data[1:0] == 2'd2)) && ack_qp_error) || ((scan_reg == 2'd2) && timeout_retry_exceeded))), ((((push && (s_req_data[1:0] == 2'd2)) && req_ok) && (!qp_tp_reg[557] || (!binary_105[23] && (s_req_data[153:130] != qp_tp_reg[581:558])))) ? s_req_data[153:130] : qp_tp_reg[581:558]), (qp_tp_reg[557] || ((push && (s_req_data[1:0] == 2'd2)) && req_ok)), qp2_acked_next, qp2_last_sent_next, (qp_tp_reg[508] || ((push && (s_req_data[1:0] == 2'd2)) && req_ok)), ((push && (s_req_data[1:0] == 2'd2)) ? (qp_tp_reg[507:503] + 5'd1) : ((rewind_fire && (rewind_data_reg[1:0] == 2'd2)) ? qp_tp_reg[502:498] : qp_tp_reg[507:503])), ((retire && (sel_qp_reg == 2'd2)) ? (qp_tp_reg[502:498] + 5'd1) : qp_tp_reg[502:498])};
-    qp_tp_reg[995:747] <= (qp_ctx[1295:1293] == 3'b000) ? {2'b00, 24'd0, 1'b0, 16'd0, 32'd0, 1'b0, 1'b0, 1'b0, 1'b0, qp_ctx[1474:1472], qp_ctx[1470:1468], 8'd0, 4'b0000, 24'd0, 1'b0, 24'd0, 5'd0, 1'b0, 8'd0, 4'b0000, 1'b0, 24'd0, 1'b0, 24'd0, 24'd0, 1'b0, 5'd0, 5'd0} : {(((rewind_fire && (rewind_data_reg[1:0] == 2'd3)) || (push && (s_req_data[1:0] == 2'd3))) ? 2'b00 : ((s_park[0] && (s_park[2:1] == 2'd3)) ? s_park[20:19] : (qp3_wake ? 2'b00 : qp_tp_reg[995:994]))), ((rewind_fire && (rewind_data_reg[1:0] == 2'd3)) ? rewind_resume_psn : qp_tp_reg[993:970]), ((push && (s_req_data[1:0] == 2'd3)) ? 1'b0 : ((rewind_fire && (rewind_data_reg[1:0] == 2'd3)) ? (rewind_resume_psn != rewind_data_reg[41:18]) : qp_tp_reg[969])), ((push && (s_req_data[1:0] == 2'd3)) ? (s_req_data[193:178] + 16'd1) : ((rewind_fire && (rewind_data_reg[1:0] == 2'd3)) ? rewind_data_reg[17:2] : qp_tp_reg[968:953])), ((((s_ack_valid && (s_ack_data[1:0] == 2'd3)) && rnr_retry) && !rnr_retry_exceeded) ? (now_reg + ((s_ack_data[30:26] == 5'd31) ? 32'h7530000 : ((s_ack_data[30:26] == 5'd30) ? 32'h4e20000 : ((s_ack_data[30:26] == 5'd29) ? 32'h3a98000 : ((s_ack_data[30:26] == 5'd28) ? 32'h2710000 : ((s_ack_data[30:26] == 5'd27) ? 32'h1d4c000 : ((s_ack_data[30:26] == 5'd26) ? 32'h1388000 : ((s_ack_data[30:26] == 5'd25) ? 32'hea6000 : ((s_ack_data[30:26] == 5'd24) ? 32'h9c4000 : ((s_ack_data[30:26] == 5'd23) ? 32'h753000 : ((s_ack_data[30:26] == 5'd22) ? 32'h4e2000 : ((s_ack_data[30:26] == 5'd21) ? 32'h3a9800 : ((s_ack_data[30:26] == 5'd20) ? 32'h271000 : ((s_ack_data[30:26] == 5'd19) ? 32'h1d4c00 : ((s_ack_data[30:26] == 5'd18) ? 32'h138800 : ((s_ack_data[30:26] == 5'd17) ? 32'hea600 : ((s_ack_data[30:26] == 5'd16) ? 32'h9c400 : ((s_ack_data[30:26] == 5'd15) ? 32'h75300 : ((s_ack_data[30:26] == 5'd14) ? 32'h4e200 : ((s_ack_data[30:26] == 5'd13) ? 32'h3a980 : ((s_ack_data[30:26] == 5'd12) ? 32'h27100 : ((s_ack_data[30:26] == 5'd11) ? 32'h1d4c0 : ((s_ack_data[30:26] == 5'd10) ? 32'h13880 : ((s_ack_data[30:26] == 5'd9) ? 32'hea60 : ((s_ack_data[30:26] == 5'd8) ? 32'h9c40 : ((s_ack_data[30:26] == 5'd7) ? 32'h7530 : ((s_ack_data[30:26] == 5'd6) ? 32'h4e20 : ((s_ack_data[30:26] == 5'd5) ? 32'h3a98 : ((s_ack_data[30:26] == 5'd4) ? 32'h2710 : ((s_ack_data[30:26] == 5'd3) ? 32'h1d4c : ((s_ack_data[30:26] == 5'd2) ? 32'h1388 : ((s_ack_data[30:26] == 5'd1) ? 32'h9c4 : 32'h9c40000)))))))))))))))))))))))))))))))) : ((qp_tp_reg[919] && qp_tp_reg[920]) ? qp_tp_reg[952:921] : (((qp3_progress || !qp_tp_reg[919]) || qp_tp_reg[920]) ? (now_reg + (32'd1 << qp_ctx[1480:1476])) : qp_tp_reg[952:921]))), (((((scan_reg == 2'd3) && timer_fire) || (rewind_fire && (rewind_data_reg[1:0] == 2'd3))) || !(qp_ctx[1295:1293] == 3'd3)) ? 1'b0 : ((((s_ack_valid && (s_ack_data[1:0] == 2'd3)) && rnr_retry) && !rnr_retry_exceeded) ? 1'd1 : ((qp_tp_reg[919] && qp_tp_reg[920]) ? 1'd1 : 1'b0))), qp3_tm_armed_next, qp3_retry_pend_next, (((((qp_ctx[1295:1293] == 3'b000) || (qp_ctx[1295:1293] == 3'd1)) || (qp_ctx[1295:1293] == 3'd2)) || ((s_ack_valid && (s_ack_data[1:0] == 2'd3)) && ack_take)) ? 1'b0 : ((((s_ack_valid && (s_ack_data[1:0] == 2'd3)) && seq_retry) || ((scan_reg == 2'd3) && ack_timeout_fire)) ? 1'd1 : qp_tp_reg[917])), ((((qp_ctx[1295:1293] == 3'b000) || (qp_ctx[1295:1293] == 3'd1)) || (qp_ctx[1295:1293] == 3'd2)) ? qp_ctx[1474:1472] : (((s_ack_valid && (s_ack_data[1:0] == 2'd3)) && ack_take) ? qp_ctx[1474:1472] : (((((s_ack_valid && (s_ack_data[1:0] == 2'd3)) && rnr_retry) && !rnr_retry_exceeded) && (qp_tp_reg[916:914] != 3'd7)) ? (qp_tp_reg[916:914] - 3'd1) : qp_tp_reg[916:914]))), ((((qp_ctx[1295:1293] == 3'b000) || (qp_ctx[1295:1293] == 3'd1)) || (qp_ctx[1295:1293] == 3'd2)) ? qp_ctx[1470:1468] : (((s_ack_valid && (s_ack_data[1:0] == 2'd3)) && ack_take) ? qp_ctx[1470:1468] : (((((s_ack_valid && (s_ack_data[1:0] == 2'd3)) && seq_retry) && !seq_retry_exceeded) || (((scan_reg == 2'd3) && ack_timeout_fire) && !timeout_retry_exceeded)) ? (qp_tp_reg[913:911] - 3'd1) : qp_tp_reg[913:911]))), (((s_read_done_valid && (s_read_done_data[1:0] == 2'd3)) && done_err) ? s_read_done_data[101:94] : qp_tp_reg[910:903]), (((s_read_done_valid && (s_read_done_data[1:0] == 2'd3)) && done_err) ? s_read_done_data[93:90] : qp_tp_reg[902:899]), (((s_read_done_valid && (s_read_done_data[1:0] == 2'd3)) && done_err) ? s_read_done_data[89:66] : qp_tp_reg[898:875]), ((qp_tp_reg[874] && !((retire && (sel_qp_reg == 2'd3)) && uses_rd_err)) || ((s_read_done_valid && (s_read_done_data[1:0] == 2'd3)) && done_err)), (((s_read_done_valid && (s_read_done_data[1:0] == 2'd3)) && done_ok) ? s_read_done_data[89:66] : (((((push && (s_req_data[1:0] == 2'd3)) && req_is_read) && req_ok) && (qp_tp_reg[849:845] == 5'd0)) ? (s_req_data[129:106] - 24'd1) : qp_tp_reg[873:850])), ((rewind_fire && (rewind_data_reg[1:0] == 2'd3)) ? 5'd0 : ((((push && (s_req_data[1:0] == 2'd3)) && req_is_read) && !((retire && (sel_qp_reg == 2'd3)) && e_is_read)) ? (qp_tp_reg[849:845] + 5'd1) : ((((retire && (sel_qp_reg == 2'd3)) && e_is_read) && !((push && (s_req_data[1:0] == 2'd3)) && req_is_read)) ? (qp_tp_reg[849:845] - 5'd1) : qp_tp_reg[849:845]))), (qp_tp_reg[844] || ((retire && (sel_qp_reg == 2'd3)) && sets_flush)), (((s_ack_valid && (s_ack_data[1:0] == 2'd3)) && ack_qp_error) ? ((seq_retry_exceeded && !nak_take) ? 8'd96 : s_ack_data[33:26]) : (((scan_reg == 2'd3) && timeout_retry_exceeded) ? 8'd0 : qp_tp_reg[843:836])), (((s_ack_valid && (s_ack_data[1:0] == 2'd3)) && ack_qp_error) ? (nak_take ? nak_status : (seq_retry_exceeded ? 4'd7 : 4'd10)) : (((scan_reg == 2'd3) && timeout_retry_exceeded) ? 4'd7 : qp_tp_reg[835:832])), ((qp_tp_reg[831] && !((retire && (sel_qp_reg == 2'd3)) && uses_nak)) || (((s_ack_valid && (s_ack_data[1:0] == 2'd3)) && ack_qp_error) || ((scan_reg == 2'd3) && timeout_retry_exceeded))), ((((push && (s_req_data[1:0] == 2'd3)) && req_ok) && (!qp_tp_reg[806] || (!binary_106[23] && (s_req_data[153:130] != qp_tp_reg[830:807])))) ? s_req_data[153:130] : qp_tp_reg[830:807]), (qp_tp_reg[806] || ((push && (s_req_data[1:0] == 2'd3)) && req_ok)), qp3_acked_next, qp3_last_sent_next, (qp_tp_reg[757] || ((push && (s_req_data[1:0] == 2'd3)) && req_ok)), ((push && (s_req_data[1:0] == 2'd3)) ? (qp_tp_reg[756:752] + 5'd1) : ((rewind_fire && (rewind_data_reg[1:0] == 2'd3)) ? qp_tp_reg[751:747] : qp_tp_reg[756:752])), ((retire && (sel_qp_reg == 2'd3)) ? (qp_tp_reg[751:747] + 5'd1) : qp_tp_reg[751:747])};
+    qp_tp_reg[249:0] <= (qp_ctx[2:0] == 3'b000) ? {2'b00, 24'd0, 1'b0, 16'd0, 32'd0, 1'b0, 1'b0, 1'b0, 1'b0, qp_ctx[181:179], qp_ctx[177:175], 1'b0, 8'd0, 4'b0000, 24'd0, 1'b0, 24'd0, 5'd0, 1'b0, 8'd0, 4'b0000, 1'b0, 24'd0, 1'b0, 24'd0, 24'd0, 1'b0, 5'd0, 5'd0} : {(((rewind_fire && (rewind_data_reg[1:0] == 2'b00)) || (push && (s_req_data[1:0] == 2'b00))) ? 2'b00 : ((s_park[0] && (s_park[2:1] == 2'b00)) ? s_park[20:19] : (qp0_wake ? 2'b00 : qp_tp_reg[249:248]))), ((rewind_fire && (rewind_data_reg[1:0] == 2'b00)) ? rewind_resume_psn : qp_tp_reg[247:224]), ((push && (s_req_data[1:0] == 2'b00)) ? 1'b0 : ((rewind_fire && (rewind_data_reg[1:0] == 2'b00)) ? (rewind_resume_psn != rewind_data_reg[41:18]) : qp_tp_reg[223])), ((push && (s_req_data[1:0] == 2'b00)) ? (s_req_data[193:178] + 16'd1) : ((rewind_fire && (rewind_data_reg[1:0] == 2'b00)) ? rewind_data_reg[17:2] : qp_tp_reg[222:207])), ((((s_ack_valid && (s_ack_data[1:0] == 2'b00)) && rnr_retry) && !rnr_retry_exceeded) ? (now_reg + ((s_ack_data[30:26] == 5'd31) ? 32'h7530000 : ((s_ack_data[30:26] == 5'd30) ? 32'h4e20000 : ((s_ack_data[30:26] == 5'd29) ? 32'h3a98000 : ((s_ack_data[30:26] == 5'd28) ? 32'h2710000 : ((s_ack_data[30:26] == 5'd27) ? 32'h1d4c000 : ((s_ack_data[30:26] == 5'd26) ? 32'h1388000 : ((s_ack_data[30:26] == 5'd25) ? 32'hea6000 : ((s_ack_data[30:26] == 5'd24) ? 32'h9c4000 : ((s_ack_data[30:26] == 5'd23) ? 32'h753000 : ((s_ack_data[30:26] == 5'd22) ? 32'h4e2000 : ((s_ack_data[30:26] == 5'd21) ? 32'h3a9800 : ((s_ack_data[30:26] == 5'd20) ? 32'h271000 : ((s_ack_data[30:26] == 5'd19) ? 32'h1d4c00 : ((s_ack_data[30:26] == 5'd18) ? 32'h138800 : ((s_ack_data[30:26] == 5'd17) ? 32'hea600 : ((s_ack_data[30:26] == 5'd16) ? 32'h9c400 : ((s_ack_data[30:26] == 5'd15) ? 32'h75300 : ((s_ack_data[30:26] == 5'd14) ? 32'h4e200 : ((s_ack_data[30:26] == 5'd13) ? 32'h3a980 : ((s_ack_data[30:26] == 5'd12) ? 32'h27100 : ((s_ack_data[30:26] == 5'd11) ? 32'h1d4c0 : ((s_ack_data[30:26] == 5'd10) ? 32'h13880 : ((s_ack_data[30:26] == 5'd9) ? 32'hea60 : ((s_ack_data[30:26] == 5'd8) ? 32'h9c40 : ((s_ack_data[30:26] == 5'd7) ? 32'h7530 : ((s_ack_data[30:26] == 5'd6) ? 32'h4e20 : ((s_ack_data[30:26] == 5'd5) ? 32'h3a98 : ((s_ack_data[30:26] == 5'd4) ? 32'h2710 : ((s_ack_data[30:26] == 5'd3) ? 32'h1d4c : ((s_ack_data[30:26] == 5'd2) ? 32'h1388 : ((s_ack_data[30:26] == 5'd1) ? 32'h9c4 : 32'h9c40000)))))))))))))))))))))))))))))))) : ((qp_tp_reg[173] && qp_tp_reg[174]) ? qp_tp_reg[206:175] : (((qp0_progress || !qp_tp_reg[173]) || qp_tp_reg[174]) ? (now_reg + (32'd1 << qp_ctx[187:183])) : qp_tp_reg[206:175]))), (((((scan_reg == 2'b00) && timer_fire) || (rewind_fire && (rewind_data_reg[1:0] == 2'b00))) || !(qp_ctx[2:0] == 3'd3)) ? 1'b0 : ((((s_ack_valid && (s_ack_data[1:0] == 2'b00)) && rnr_retry) && !rnr_retry_exceeded) ? 1'd1 : ((qp_tp_reg[173] && qp_tp_reg[174]) ? 1'd1 : 1'b0))), qp0_tm_armed_next, qp0_retry_pend_next, (((((qp_ctx[2:0] == 3'b000) || (qp_ctx[2:0] == 3'd1)) || (qp_ctx[2:0] == 3'd2)) || ((s_ack_valid && (s_ack_data[1:0] == 2'b00)) && ack_take)) ? 1'b0 : ((((s_ack_valid && (s_ack_data[1:0] == 2'b00)) && seq_retry) || ((scan_reg == 2'b00) && ack_timeout_fire)) ? 1'd1 : qp_tp_reg[171])), ((((qp_ctx[2:0] == 3'b000) || (qp_ctx[2:0] == 3'd1)) || (qp_ctx[2:0] == 3'd2)) ? qp_ctx[181:179] : (((s_ack_valid && (s_ack_data[1:0] == 2'b00)) && ack_take) ? qp_ctx[181:179] : (((((s_ack_valid && (s_ack_data[1:0] == 2'b00)) && rnr_retry) && !rnr_retry_exceeded) && (qp_tp_reg[170:168] != 3'd7)) ? (qp_tp_reg[170:168] - 3'd1) : qp_tp_reg[170:168]))), ((((qp_ctx[2:0] == 3'b000) || (qp_ctx[2:0] == 3'd1)) || (qp_ctx[2:0] == 3'd2)) ? qp_ctx[177:175] : (((s_ack_valid && (s_ack_data[1:0] == 2'b00)) && ack_take) ? qp_ctx[177:175] : (((((s_ack_valid && (s_ack_data[1:0] == 2'b00)) && seq_retry) && !seq_retry_exceeded) || (((scan_reg == 2'b00) && ack_timeout_fire) && !timeout_retry_exceeded)) ? (qp_tp_reg[167:165] - 3'd1) : qp_tp_reg[167:165]))), (((rewind_fire && (rewind_data_reg[1:0] == 2'b00)) || (push && (s_req_data[1:0] == 2'b00))) ? 1'b0 : (((((s_read_done_valid && (s_read_done_data[1:0] == 2'b00)) && done_ok) && !done_ack) && (!qp_tp_reg[10] || (!binary_107[23] && (s_read_done_data[89:66] != qp_tp_reg[34:11])))) ? 1'd1 : qp_tp_reg[164])), (((s_read_done_valid && (s_read_done_data[1:0] == 2'b00)) && done_err) ? s_read_done_data[101:94] : qp_tp_reg[163:156]), (((s_read_done_valid && (s_read_done_data[1:0] == 2'b00)) && done_err) ? s_read_done_data[93:90] : qp_tp_reg[155:152]), (((s_read_done_valid && (s_read_done_data[1:0] == 2'b00)) && done_err) ? s_read_done_data[89:66] : qp_tp_reg[151:128]), ((qp_tp_reg[127] && !((retire && (sel_qp_reg == 2'b00)) && uses_rd_err)) || ((s_read_done_valid && (s_read_done_data[1:0] == 2'b00)) && done_err)), (((s_read_done_valid && (s_read_done_data[1:0] == 2'b00)) && done_ok) ? s_read_done_data[89:66] : ((((((push && (s_req_data[1:0] == 2'b00)) && req_is_read) && req_ok) && (qp_tp_reg[102:98] == 5'd0)) && !qp0_rd_early_hit) ? (s_req_data[129:106] - 24'd1) : qp_tp_reg[126:103])), ((rewind_fire && (rewind_data_reg[1:0] == 2'b00)) ? 5'd0 : ((((push && (s_req_data[1:0] == 2'b00)) && req_is_read) && !((retire && (sel_qp_reg == 2'b00)) && e_is_read)) ? (qp_tp_reg[102:98] + 5'd1) : ((((retire && (sel_qp_reg == 2'b00)) && e_is_read) && !((push && (s_req_data[1:0] == 2'b00)) && req_is_read)) ? (qp_tp_reg[102:98] - 5'd1) : qp_tp_reg[102:98]))), (qp_tp_reg[97] || ((retire && (sel_qp_reg == 2'b00)) && sets_flush)), (((s_ack_valid && (s_ack_data[1:0] == 2'b00)) && ack_qp_error) ? ((seq_retry_exceeded && !nak_take) ? 8'd96 : s_ack_data[33:26]) : (((scan_reg == 2'b00) && timeout_retry_exceeded) ? 8'd0 : qp_tp_reg[96:89])), (((s_ack_valid && (s_ack_data[1:0] == 2'b00)) && ack_qp_error) ? (nak_take ? nak_status : (seq_retry_exceeded ? 4'd7 : 4'd10)) : (((scan_reg == 2'b00) && timeout_retry_exceeded) ? 4'd7 : qp_tp_reg[88:85])), ((qp_tp_reg[84] && !((retire && (sel_qp_reg == 2'b00)) && uses_nak)) || (((s_ack_valid && (s_ack_data[1:0] == 2'b00)) && ack_qp_error) || ((scan_reg == 2'b00) && timeout_retry_exceeded))), ((((push && (s_req_data[1:0] == 2'b00)) && req_ok) && (!qp_tp_reg[59] || (!binary_108[23] && (s_req_data[153:130] != qp_tp_reg[83:60])))) ? s_req_data[153:130] : qp_tp_reg[83:60]), (qp_tp_reg[59] || ((push && (s_req_data[1:0] == 2'b00)) && req_ok)), qp0_acked_next, qp0_last_sent_next, (qp_tp_reg[10] || ((push && (s_req_data[1:0] == 2'b00)) && req_ok)), ((push && (s_req_data[1:0] == 2'b00)) ? (qp_tp_reg[9:5] + 5'd1) : ((rewind_fire && (rewind_data_reg[1:0] == 2'b00)) ? qp_tp_reg[4:0] : qp_tp_reg[9:5])), ((retire && (sel_qp_reg == 2'b00)) ? (qp_tp_reg[4:0] + 5'd1) : qp_tp_reg[4:0])};
+    qp_tp_reg[499:250] <= (qp_ctx[433:431] == 3'b000) ? {2'b00, 24'd0, 1'b0, 16'd0, 32'd0, 1'b0, 1'b0, 1'b0, 1'b0, qp_ctx[612:610], qp_ctx[608:606], 1'b0, 8'd0, 4'b0000, 24'd0, 1'b0, 24'd0, 5'd0, 1'b0, 8'd0, 4'b0000, 1'b0, 24'd0, 1'b0, 24'd0, 24'd0, 1'b0, 5'd0, 5'd0} : {(((rewind_fire && (rewind_data_reg[1:0] == 2'd1)) || (push && (s_req_data[1:0] == 2'd1))) ? 2'b00 : ((s_park[0] && (s_park[2:1] == 2'd1)) ? s_park[20:19] : (qp1_wake ? 2'b00 : qp_tp_reg[499:498]))), ((rewind_fire && (rewind_data_reg[1:0] == 2'd1)) ? rewind_resume_psn : qp_tp_reg[497:474]), ((push && (s_req_data[1:0] == 2'd1)) ? 1'b0 : ((rewind_fire && (rewind_data_reg[1:0] == 2'd1)) ? (rewind_resume_psn != rewind_data_reg[41:18]) : qp_tp_reg[473])), ((push && (s_req_data[1:0] == 2'd1)) ? (s_req_data[193:178] + 16'd1) : ((rewind_fire && (rewind_data_reg[1:0] == 2'd1)) ? rewind_data_reg[17:2] : qp_tp_reg[472:457])), ((((s_ack_valid && (s_ack_data[1:0] == 2'd1)) && rnr_retry) && !rnr_retry_exceeded) ? (now_reg + ((s_ack_data[30:26] == 5'd31) ? 32'h7530000 : ((s_ack_data[30:26] == 5'd30) ? 32'h4e20000 : ((s_ack_data[30:26] == 5'd29) ? 32'h3a98000 : ((s_ack_data[30:26] == 5'd28) ? 32'h2710000 : ((s_ack_data[30:26] == 5'd27) ? 32'h1d4c000 : ((s_ack_data[30:26] == 5'd26) ? 32'h1388000 : ((s_ack_data[30:26] == 5'd25) ? 32'hea6000 : ((s_ack_data[30:26] == 5'd24) ? 32'h9c4000 : ((s_ack_data[30:26] == 5'd23) ? 32'h753000 : ((s_ack_data[30:26] == 5'd22) ? 32'h4e2000 : ((s_ack_data[30:26] == 5'd21) ? 32'h3a9800 : ((s_ack_data[30:26] == 5'd20) ? 32'h271000 : ((s_ack_data[30:26] == 5'd19) ? 32'h1d4c00 : ((s_ack_data[30:26] == 5'd18) ? 32'h138800 : ((s_ack_data[30:26] == 5'd17) ? 32'hea600 : ((s_ack_data[30:26] == 5'd16) ? 32'h9c400 : ((s_ack_data[30:26] == 5'd15) ? 32'h75300 : ((s_ack_data[30:26] == 5'd14) ? 32'h4e200 : ((s_ack_data[30:26] == 5'd13) ? 32'h3a980 : ((s_ack_data[30:26] == 5'd12) ? 32'h27100 : ((s_ack_data[30:26] == 5'd11) ? 32'h1d4c0 : ((s_ack_data[30:26] == 5'd10) ? 32'h13880 : ((s_ack_data[30:26] == 5'd9) ? 32'hea60 : ((s_ack_data[30:26] == 5'd8) ? 32'h9c40 : ((s_ack_data[30:26] == 5'd7) ? 32'h7530 : ((s_ack_data[30:26] == 5'd6) ? 32'h4e20 : ((s_ack_data[30:26] == 5'd5) ? 32'h3a98 : ((s_ack_data[30:26] == 5'd4) ? 32'h2710 : ((s_ack_data[30:26] == 5'd3) ? 32'h1d4c : ((s_ack_data[30:26] == 5'd2) ? 32'h1388 : ((s_ack_data[30:26] == 5'd1) ? 32'h9c4 : 32'h9c40000)))))))))))))))))))))))))))))))) : ((qp_tp_reg[423] && qp_tp_reg[424]) ? qp_tp_reg[456:425] : (((qp1_progress || !qp_tp_reg[423]) || qp_tp_reg[424]) ? (now_reg + (32'd1 << qp_ctx[618:614])) : qp_tp_reg[456:425]))), (((((scan_reg == 2'd1) && timer_fire) || (rewind_fire && (rewind_data_reg[1:0] == 2'd1))) || !(qp_ctx[433:431] == 3'd3)) ? 1'b0 : ((((s_ack_valid && (s_ack_data[1:0] == 2'd1)) && rnr_retry) && !rnr_retry_exceeded) ? 1'd1 : ((qp_tp_reg[423] && qp_tp_reg[424]) ? 1'd1 : 1'b0))), qp1_tm_armed_next, qp1_retry_pend_next, (((((qp_ctx[433:431] == 3'b000) || (qp_ctx[433:431] == 3'd1)) || (qp_ctx[433:431] == 3'd2)) || ((s_ack_valid && (s_ack_data[1:0] == 2'd1)) && ack_take)) ? 1'b0 : ((((s_ack_valid && (s_ack_data[1:0] == 2'd1)) && seq_retry) || ((scan_reg == 2'd1) && ack_timeout_fire)) ? 1'd1 : qp_tp_reg[421])), ((((qp_ctx[433:431] == 3'b000) || (qp_ctx[433:431] == 3'd1)) || (qp_ctx[433:431] == 3'd2)) ? qp_ctx[612:610] : (((s_ack_valid && (s_ack_data[1:0] == 2'd1)) && ack_take) ? qp_ctx[612:610] : (((((s_ack_valid && (s_ack_data[1:0] == 2'd1)) && rnr_retry) && !rnr_retry_exceeded) && (qp_tp_reg[420:418] != 3'd7)) ? (qp_tp_reg[420:418] - 3'd1) : qp_tp_reg[420:418]))), ((((qp_ctx[433:431] == 3'b000) || (qp_ctx[433:431] == 3'd1)) || (qp_ctx[433:431] == 3'd2)) ? qp_ctx[608:606] : (((s_ack_valid && (s_ack_data[1:0] == 2'd1)) && ack_take) ? qp_ctx[608:606] : (((((s_ack_valid && (s_ack_data[1:0] == 2'd1)) && seq_retry) && !seq_retry_exceeded) || (((scan_reg == 2'd1) && ack_timeout_fire) && !timeout_retry_exceeded)) ? (qp_tp_reg[417:415] - 3'd1) : qp_tp_reg[417:415]))), (((rewind_fire && (rewind_data_reg[1:0] == 2'd1)) || (push && (s_req_data[1:0] == 2'd1))) ? 1'b0 : (((((s_read_done_valid && (s_read_done_data[1:0] == 2'd1)) && done_ok) && !done_ack) && (!qp_tp_reg[260] || (!binary_109[23] && (s_read_done_data[89:66] != qp_tp_reg[284:261])))) ? 1'd1 : qp_tp_reg[414])), (((s_read_done_valid && (s_read_done_data[1:0] == 2'd1)) && done_err) ? s_read_done_data[101:94] : qp_tp_reg[413:406]), (((s_read_done_valid && (s_read_done_data[1:0] == 2'd1)) && done_err) ? s_read_done_data[93:90] : qp_tp_reg[405:402]), (((s_read_done_valid && (s_read_done_data[1:0] == 2'd1)) && done_err) ? s_read_done_data[89:66] : qp_tp_reg[401:378]), ((qp_tp_reg[377] && !((retire && (sel_qp_reg == 2'd1)) && uses_rd_err)) || ((s_read_done_valid && (s_read_done_data[1:0] == 2'd1)) && done_err)), (((s_read_done_valid && (s_read_done_data[1:0] == 2'd1)) && done_ok) ? s_read_done_data[89:66] : ((((((push && (s_req_data[1:0] == 2'd1)) && req_is_read) && req_ok) && (qp_tp_reg[352:348] == 5'd0)) && !qp1_rd_early_hit) ? (s_req_data[129:106] - 24'd1) : qp_tp_reg[376:353])), ((rewind_fire && (rewind_data_reg[1:0] == 2'd1)) ? 5'd0 : ((((push && (s_req_data[1:0] == 2'd1)) && req_is_read) && !((retire && (sel_qp_reg == 2'd1)) && e_is_read)) ? (qp_tp_reg[352:348] + 5'd1) : ((((retire && (sel_qp_reg == 2'd1)) && e_is_read) && !((push && (s_req_data[1:0] == 2'd1)) && req_is_read)) ? (qp_tp_reg[352:348] - 5'd1) : qp_tp_reg[352:348]))), (qp_tp_reg[347] || ((retire && (sel_qp_reg == 2'd1)) && sets_flush)), (((s_ack_valid && (s_ack_data[1:0] == 2'd1)) && ack_qp_error) ? ((seq_retry_exceeded && !nak_take) ? 8'd96 : s_ack_data[33:26]) : (((scan_reg == 2'd1) && timeout_retry_exceeded) ? 8'd0 : qp_tp_reg[346:339])), (((s_ack_valid && (s_ack_data[1:0] == 2'd1)) && ack_qp_error) ? (nak_take ? nak_status : (seq_retry_exceeded ? 4'd7 : 4'd10)) : (((scan_reg == 2'd1) && timeout_retry_exceeded) ? 4'd7 : qp_tp_reg[338:335])), ((qp_tp_reg[334] && !((retire && (sel_qp_reg == 2'd1)) && uses_nak)) || (((s_ack_valid && (s_ack_data[1:0] == 2'd1)) && ack_qp_error) || ((scan_reg == 2'd1) && timeout_retry_exceeded))), ((((push && (s_req_data[1:0] == 2'd1)) && req_ok) && (!qp_tp_reg[309] || (!binary_110[23] && (s_req_data[153:130] != qp_tp_reg[333:310])))) ? s_req_data[153:130] : qp_tp_reg[333:310]), (qp_tp_reg[309] || ((push && (s_req_data[1:0] == 2'd1)) && req_ok)), qp1_acked_next, qp1_last_sent_next, (qp_tp_reg[260] || ((push && (s_req_data[1:0] == 2'd1)) && req_ok)), ((push && (s_req_data[1:0] == 2'd1)) ? (qp_tp_reg[259:255] + 5'd1) : ((rewind_fire && (rewind_data_reg[1:0] == 2'd1)) ? qp_tp_reg[254:250] : qp_tp_reg[259:255])), ((retire && (sel_qp_reg == 2'd1)) ? (qp_tp_reg[254:250] + 5'd1) : qp_tp_reg[254:250])};
+    qp_tp_reg[749:500] <= (qp_ctx[864:862] == 3'b000) ? {2'b00, 24'd0, 1'b0, 16'd0, 32'd0, 1'b0, 1'b0, 1'b0, 1'b0, qp_ctx[1043:1041], qp_ctx[1039:1037], 1'b0, 8'd0, 4'b0000, 24'd0, 1'b0, 24'd0, 5'd0, 1'b0, 8'd0, 4'b0000, 1'b0, 24'd0, 1'b0, 24'd0, 24'd0, 1'b0, 5'd0, 5'd0} : {(((rewind_fire && (rewind_data_reg[1:0] == 2'd2)) || (push && (s_req_data[1:0] == 2'd2))) ? 2'b00 : ((s_park[0] && (s_park[2:1] == 2'd2)) ? s_park[20:19] : (qp2_wake ? 2'b00 : qp_tp_reg[749:748]))), ((rewind_fire && (rewind_data_reg[1:0] == 2'd2)) ? rewind_resume_psn : qp_tp_reg[747:724]), ((push && (s_req_data[1:0] == 2'd2)) ? 1'b0 : ((rewind_fire && (rewind_data_reg[1:0] == 2'd2)) ? (rewind_resume_psn != rewind_data_reg[41:18]) : qp_tp_reg[723])), ((push && (s_req_data[1:0] == 2'd2)) ? (s_req_data[193:178] + 16'd1) : ((rewind_fire && (rewind_data_reg[1:0] == 2'd2)) ? rewind_data_reg[17:2] : qp_tp_reg[722:707])), ((((s_ack_valid && (s_ack_data[1:0] == 2'd2)) && rnr_retry) && !rnr_retry_exceeded) ? (now_reg + ((s_ack_data[30:26] == 5'd31) ? 32'h7530000 : ((s_ack_data[30:26] == 5'd30) ? 32'h4e20000 : ((s_ack_data[30:26] == 5'd29) ? 32'h3a98000 : ((s_ack_data[30:26] == 5'd28) ? 32'h2710000 : ((s_ack_data[30:26] == 5'd27) ? 32'h1d4c000 : ((s_ack_data[30:26] == 5'd26) ? 32'h1388000 : ((s_ack_data[30:26] == 5'd25) ? 32'hea6000 : ((s_ack_data[30:26] == 5'd24) ? 32'h9c4000 : ((s_ack_data[30:26] == 5'd23) ? 32'h753000 : ((s_ack_data[30:26] == 5'd22) ? 32'h4e2000 : ((s_ack_data[30:26] == 5'd21) ? 32'h3a9800 : ((s_ack_data[30:26] == 5'd20) ? 32'h271000 : ((s_ack_data[30:26] == 5'd19) ? 32'h1d4c00 : ((s_ack_data[30:26] == 5'd18) ? 32'h138800 : ((s_ack_data[30:26] == 5'd17) ? 32'hea600 : ((s_ack_data[30:26] == 5'd16) ? 32'h9c400 : ((s_ack_data[30:26] == 5'd15) ? 32'h75300 : ((s_ack_data[30:26] == 5'd14) ? 32'h4e200 : ((s_ack_data[30:26] == 5'd13) ? 32'h3a980 : ((s_ack_data[30:26] == 5'd12) ? 32'h27100 : ((s_ack_data[30:26] == 5'd11) ? 32'h1d4c0 : ((s_ack_data[30:26] == 5'd10) ? 32'h13880 : ((s_ack_data[30:26] == 5'd9) ? 32'hea60 : ((s_ack_data[30:26] == 5'd8) ? 32'h9c40 : ((s_ack_data[30:26] == 5'd7) ? 32'h7530 : ((s_ack_data[30:26] == 5'd6) ? 32'h4e20 : ((s_ack_data[30:26] == 5'd5) ? 32'h3a98 : ((s_ack_data[30:26] == 5'd4) ? 32'h2710 : ((s_ack_data[30:26] == 5'd3) ? 32'h1d4c : ((s_ack_data[30:26] == 5'd2) ? 32'h1388 : ((s_ack_data[30:26] == 5'd1) ? 32'h9c4 : 32'h9c40000)))))))))))))))))))))))))))))))) : ((qp_tp_reg[673] && qp_tp_reg[674]) ? qp_tp_reg[706:675] : (((qp2_progress || !qp_tp_reg[673]) || qp_tp_reg[674]) ? (now_reg + (32'd1 << qp_ctx[1049:1045])) : qp_tp_reg[706:675]))), (((((scan_reg == 2'd2) && timer_fire) || (rewind_fire && (rewind_data_reg[1:0] == 2'd2))) || !(qp_ctx[864:862] == 3'd3)) ? 1'b0 : ((((s_ack_valid && (s_ack_data[1:0] == 2'd2)) && rnr_retry) && !rnr_retry_exceeded) ? 1'd1 : ((qp_tp_reg[673] && qp_tp_reg[674]) ? 1'd1 : 1'b0))), qp2_tm_armed_next, qp2_retry_pend_next, (((((qp_ctx[864:862] == 3'b000) || (qp_ctx[864:862] == 3'd1)) || (qp_ctx[864:862] == 3'd2)) || ((s_ack_valid && (s_ack_data[1:0] == 2'd2)) && ack_take)) ? 1'b0 : ((((s_ack_valid && (s_ack_data[1:0] == 2'd2)) && seq_retry) || ((scan_reg == 2'd2) && ack_timeout_fire)) ? 1'd1 : qp_tp_reg[671])), ((((qp_ctx[864:862] == 3'b000) || (qp_ctx[864:862] == 3'd1)) || (qp_ctx[864:862] == 3'd2)) ? qp_ctx[1043:1041] : (((s_ack_valid && (s_ack_data[1:0] == 2'd2)) && ack_take) ? qp_ctx[1043:1041] : (((((s_ack_valid && (s_ack_data[1:0] == 2'd2)) && rnr_retry) && !rnr_retry_exceeded) && (qp_tp_reg[670:668] != 3'd7)) ? (qp_tp_reg[670:668] - 3'd1) : qp_tp_reg[670:668]))), ((((qp_ctx[864:862] == 3'b000) || (qp_ctx[864:862] == 3'd1)) || (qp_ctx[864:862] == 3'd2)) ? qp_ctx[1039:1037] : (((s_ack_valid && (s_ack_data[1:0] == 2'd2)) && ack_take) ? qp_ctx[1039:1037] : (((((s_ack_valid && (s_ack_data[1:0] == 2'd2)) && seq_retry) && !seq_retry_exceeded) || (((scan_reg == 2'd2) && ack_timeout_fire) && !timeout_retry_exceeded)) ? (qp_tp_reg[667:665] - 3'd1) : qp_tp_reg[667:665]))), (((rewind_fire && (rewind_data_reg[1:0] == 2'd2)) || (push && (s_req_data[1:0] == 2'd2))) ? 1'b0 : (((((s_read_done_valid && (s_read_done_data[1:0] == 2'd2)) && done_ok) && !done_ack) && (!qp_tp_reg[510] || (!binary_111[23] && (s_read_done_data[89:66] != qp_tp_reg[534:511])))) ? 1'd1 : qp_tp_reg[664])), (((s_read_done_valid && (s_read_done_data[1:0] == 2'd2)) && done_err) ? s_read_done_data[101:94] : qp_tp_reg[663:656]), (((s_read_done_valid && (s_read_done_data[1:0] == 2'd2)) && done_err) ? s_read_done_data[93:90] : qp_tp_reg[655:652]), (((s_read_done_valid && (s_read_done_data[1:0] == 2'd2)) && done_err) ? s_read_done_data[89:66] : qp_tp_reg[651:628]), ((qp_tp_reg[627] && !((retire && (sel_qp_reg == 2'd2)) && uses_rd_err)) || ((s_read_done_valid && (s_read_done_data[1:0] == 2'd2)) && done_err)), (((s_read_done_valid && (s_read_done_data[1:0] == 2'd2)) && done_ok) ? s_read_done_data[89:66] : ((((((push && (s_req_data[1:0] == 2'd2)) && req_is_read) && req_ok) && (qp_tp_reg[602:598] == 5'd0)) && !qp2_rd_early_hit) ? (s_req_data[129:106] - 24'd1) : qp_tp_reg[626:603])), ((rewind_fire && (rewind_data_reg[1:0] == 2'd2)) ? 5'd0 : ((((push && (s_req_data[1:0] == 2'd2)) && req_is_read) && !((retire && (sel_qp_reg == 2'd2)) && e_is_read)) ? (qp_tp_reg[602:598] + 5'd1) : ((((retire && (sel_qp_reg == 2'd2)) && e_is_read) && !((push && (s_req_data[1:0] == 2'd2)) && req_is_read)) ? (qp_tp_reg[602:598] - 5'd1) : qp_tp_reg[602:598]))), (qp_tp_reg[597] || ((retire && (sel_qp_reg == 2'd2)) && sets_flush)), (((s_ack_valid && (s_ack_data[1:0] == 2'd2)) && ack_qp_error) ? ((seq_retry_exceeded && !nak_take) ? 8'd96 : s_ack_data[33:26]) : (((scan_reg == 2'd2) && timeout_retry_exceeded) ? 8'd0 : qp_tp_reg[596:589])), (((s_ack_valid && (s_ack_data[1:0] == 2'd2)) && ack_qp_error) ? (nak_take ? nak_status : (seq_retry_exceeded ? 4'd7 : 4'd10)) : (((scan_reg == 2'd2) && timeout_retry_exceeded) ? 4'd7 : qp_tp_reg[588:585])), ((qp_tp_reg[584] && !((retire && (sel_qp_reg == 2'd2)) && uses_nak)) || (((s_ack_valid && (s_ack_data[1:0] == 2'd2)) && ack_qp_error) || ((scan_reg == 2'd2) && timeout_retry_exceeded))), ((((push && (s_req_data[1:0] == 2'd2)) && req_ok) && (!qp_tp_reg[559] || (!binary_112[23] && (s_req_data[153:130] != qp_tp_reg[583:560])))) ? s_req_data[153:130] : qp_tp_reg[583:560]), (qp_tp_reg[559] || ((push && (s_req_data[1:0] == 2'd2)) && req_ok)), qp2_acked_next, qp2_last_sent_next, (qp_tp_reg[510] || ((push && (s_req_data[1:0] == 2'd2)) && req_ok)), ((push && (s_req_data[1:0] == 2'd2)) ? (qp_tp_reg[509:505] + 5'd1) : ((rewind_fire && (rewind_data_reg[1:0] == 2'd2)) ? qp_tp_reg[504:500] : qp_tp_reg[509:505])), ((retire && (sel_qp_reg == 2'd2)) ? (qp_tp_reg[504:500] + 5'd1) : qp_tp_reg[504:500])};
+    qp_tp_reg[999:750] <= (qp_ctx[1295:1293] == 3'b000) ? {2'b00, 24'd0, 1'b0, 16'd0, 32'd0, 1'b0, 1'b0, 1'b0, 1'b0, qp_ctx[1474:1472], qp_ctx[1470:1468], 1'b0, 8'd0, 4'b0000, 24'd0, 1'b0, 24'd0, 5'd0, 1'b0, 8'd0, 4'b0000, 1'b0, 24'd0, 1'b0, 24'd0, 24'd0, 1'b0, 5'd0, 5'd0} : {(((rewind_fire && (rewind_data_reg[1:0] == 2'd3)) || (push && (s_req_data[1:0] == 2'd3))) ? 2'b00 : ((s_park[0] && (s_park[2:1] == 2'd3)) ? s_park[20:19] : (qp3_wake ? 2'b00 : qp_tp_reg[999:998]))), ((rewind_fire && (rewind_data_reg[1:0] == 2'd3)) ? rewind_resume_psn : qp_tp_reg[997:974]), ((push && (s_req_data[1:0] == 2'd3)) ? 1'b0 : ((rewind_fire && (rewind_data_reg[1:0] == 2'd3)) ? (rewind_resume_psn != rewind_data_reg[41:18]) : qp_tp_reg[973])), ((push && (s_req_data[1:0] == 2'd3)) ? (s_req_data[193:178] + 16'd1) : ((rewind_fire && (rewind_data_reg[1:0] == 2'd3)) ? rewind_data_reg[17:2] : qp_tp_reg[972:957])), ((((s_ack_valid && (s_ack_data[1:0] == 2'd3)) && rnr_retry) && !rnr_retry_exceeded) ? (now_reg + ((s_ack_data[30:26] == 5'd31) ? 32'h7530000 : ((s_ack_data[30:26] == 5'd30) ? 32'h4e20000 : ((s_ack_data[30:26] == 5'd29) ? 32'h3a98000 : ((s_ack_data[30:26] == 5'd28) ? 32'h2710000 : ((s_ack_data[30:26] == 5'd27) ? 32'h1d4c000 : ((s_ack_data[30:26] == 5'd26) ? 32'h1388000 : ((s_ack_data[30:26] == 5'd25) ? 32'hea6000 : ((s_ack_data[30:26] == 5'd24) ? 32'h9c4000 : ((s_ack_data[30:26] == 5'd23) ? 32'h753000 : ((s_ack_data[30:26] == 5'd22) ? 32'h4e2000 : ((s_ack_data[30:26] == 5'd21) ? 32'h3a9800 : ((s_ack_data[30:26] == 5'd20) ? 32'h271000 : ((s_ack_data[30:26] == 5'd19) ? 32'h1d4c00 : ((s_ack_data[30:26] == 5'd18) ? 32'h138800 : ((s_ack_data[30:26] == 5'd17) ? 32'hea600 : ((s_ack_data[30:26] == 5'd16) ? 32'h9c400 : ((s_ack_data[30:26] == 5'd15) ? 32'h75300 : ((s_ack_data[30:26] == 5'd14) ? 32'h4e200 : ((s_ack_data[30:26] == 5'd13) ? 32'h3a980 : ((s_ack_data[30:26] == 5'd12) ? 32'h27100 : ((s_ack_data[30:26] == 5'd11) ? 32'h1d4c0 : ((s_ack_data[30:26] == 5'd10) ? 32'h13880 : ((s_ack_data[30:26] == 5'd9) ? 32'hea60 : ((s_ack_data[30:26] == 5'd8) ? 32'h9c40 : ((s_ack_data[30:26] == 5'd7) ? 32'h7530 : ((s_ack_data[30:26] == 5'd6) ? 32'h4e20 : ((s_ack_data[30:26] == 5'd5) ? 32'h3a98 : ((s_ack_data[30:26] == 5'd4) ? 32'h2710 : ((s_ack_data[30:26] == 5'd3) ? 32'h1d4c : ((s_ack_data[30:26] == 5'd2) ? 32'h1388 : ((s_ack_data[30:26] == 5'd1) ? 32'h9c4 : 32'h9c40000)))))))))))))))))))))))))))))))) : ((qp_tp_reg[923] && qp_tp_reg[924]) ? qp_tp_reg[956:925] : (((qp3_progress || !qp_tp_reg[923]) || qp_tp_reg[924]) ? (now_reg + (32'd1 << qp_ctx[1480:1476])) : qp_tp_reg[956:925]))), (((((scan_reg == 2'd3) && timer_fire) || (rewind_fire && (rewind_data_reg[1:0] == 2'd3))) || !(qp_ctx[1295:1293] == 3'd3)) ? 1'b0 : ((((s_ack_valid && (s_ack_data[1:0] == 2'd3)) && rnr_retry) && !rnr_retry_exceeded) ? 1'd1 : ((qp_tp_reg[923] && qp_tp_reg[924]) ? 1'd1 : 1'b0))), qp3_tm_armed_next, qp3_retry_pend_next, (((((qp_ctx[1295:1293] == 3'b000) || (qp_ctx[1295:1293] == 3'd1)) || (qp_ctx[1295:1293] == 3'd2)) || ((s_ack_valid && (s_ack_data[1:0] == 2'd3)) && ack_take)) ? 1'b0 : ((((s_ack_valid && (s_ack_data[1:0] == 2'd3)) && seq_retry) || ((scan_reg == 2'd3) && ack_timeout_fire)) ? 1'd1 : qp_tp_reg[921])), ((((qp_ctx[1295:1293] == 3'b000) || (qp_ctx[1295:1293] == 3'd1)) || (qp_ctx[1295:1293] == 3'd2)) ? qp_ctx[1474:1472] : (((s_ack_valid && (s_ack_data[1:0] == 2'd3)) && ack_take) ? qp_ctx[1474:1472] : (((((s_ack_valid && (s_ack_data[1:0] == 2'd3)) && rnr_retry) && !rnr_retry_exceeded) && (qp_tp_reg[920:918] != 3'd7)) ? (qp_tp_reg[920:918] - 3'd1) : qp_tp_reg[920:918]))), ((((qp_ctx[1295:1293] == 3'b000) || (qp_ctx[1295:1293] == 3'd1)) || (qp_ctx[1295:1293] == 3'd2)) ? qp_ctx[1470:1468] : (((s_ack_valid && (s_ack_data[1:0] == 2'd3)) && ack_take) ? qp_ctx[1470:1468] : (((((s_ack_valid && (s_ack_data[1:0] == 2'd3)) && seq_retry) && !seq_retry_exceeded) || (((scan_reg == 2'd3) && ack_timeout_fire) && !timeout_retry_exceeded)) ? (qp_tp_reg[917:915] - 3'd1) : qp_tp_reg[917:915]))), (((rewind_fire && (rewind_data_reg[1:0] == 2'd3)) || (push && (s_req_data[1:0] == 2'd3))) ? 1'b0 : (((((s_read_done_valid && (s_read_done_data[1:0] == 2'd3)) && done_ok) && !done_ack) && (!qp_tp_reg[760] || (!binary_113[23] && (s_read_done_data[89:66] != qp_tp_reg[784:761])))) ? 1'd1 : qp_tp_reg[914])), (((s_read_done_valid && (s_read_done_data[1:0] == 2'd3)) && done_err) ? s_read_done_data[101:94] : qp_tp_reg[913:906]), (((s_read_done_valid && (s_read_done_data[1:0] == 2'd3)) && done_err) ? s_read_done_data[93:90] : qp_tp_reg[905:902]), (((s_read_done_valid && (s_read_done_data[1:0] == 2'd3)) && done_err) ? s_read_done_data[89:66] : qp_tp_reg[901:878]), ((qp_tp_reg[877] && !((retire && (sel_qp_reg == 2'd3)) && uses_rd_err)) || ((s_read_done_valid && (s_read_done_data[1:0] == 2'd3)) && done_err)), (((s_read_done_valid && (s_read_done_data[1:0] == 2'd3)) && done_ok) ? s_read_done_data[89:66] : ((((((push && (s_req_data[1:0] == 2'd3)) && req_is_read) && req_ok) && (qp_tp_reg[852:848] == 5'd0)) && !qp3_rd_early_hit) ? (s_req_data[129:106] - 24'd1) : qp_tp_reg[876:853])), ((rewind_fire && (rewind_data_reg[1:0] == 2'd3)) ? 5'd0 : ((((push && (s_req_data[1:0] == 2'd3)) && req_is_read) && !((retire && (sel_qp_reg == 2'd3)) && e_is_read)) ? (qp_tp_reg[852:848] + 5'd1) : ((((retire && (sel_qp_reg == 2'd3)) && e_is_read) && !((push && (s_req_data[1:0] == 2'd3)) && req_is_read)) ? (qp_tp_reg[852:848] - 5'd1) : qp_tp_reg[852:848]))), (qp_tp_reg[847] || ((retire && (sel_qp_reg == 2'd3)) && sets_flush)), (((s_ack_valid && (s_ack_data[1:0] == 2'd3)) && ack_qp_error) ? ((seq_retry_exceeded && !nak_take) ? 8'd96 : s_ack_data[33:26]) : (((scan_reg == 2'd3) && timeout_retry_exceeded) ? 8'd0 : qp_tp_reg[846:839])), (((s_ack_valid && (s_ack_data[1:0] == 2'd3)) && ack_qp_error) ? (nak_take ? nak_status : (seq_retry_exceeded ? 4'd7 : 4'd10)) : (((scan_reg == 2'd3) && timeout_retry_exceeded) ? 4'd7 : qp_tp_reg[838:835])), ((qp_tp_reg[834] && !((retire && (sel_qp_reg == 2'd3)) && uses_nak)) || (((s_ack_valid && (s_ack_data[1:0] == 2'd3)) && ack_qp_error) || ((scan_reg == 2'd3) && timeout_retry_exceeded))), ((((push && (s_req_data[1:0] == 2'd3)) && req_ok) && (!qp_tp_reg[809] || (!binary_114[23] && (s_req_data[153:130] != qp_tp_reg[833:810])))) ? s_req_data[153:130] : qp_tp_reg[833:810]), (qp_tp_reg[809] || ((push && (s_req_data[1:0] == 2'd3)) && req_ok)), qp3_acked_next, qp3_last_sent_next, (qp_tp_reg[760] || ((push && (s_req_data[1:0] == 2'd3)) && req_ok)), ((push && (s_req_data[1:0] == 2'd3)) ? (qp_tp_reg[759:755] + 5'd1) : ((rewind_fire && (rewind_data_reg[1:0] == 2'd3)) ? qp_tp_reg[754:750] : qp_tp_reg[759:755])), ((retire && (sel_qp_reg == 2'd3)) ? (qp_tp_reg[754:750] + 5'd1) : qp_tp_reg[754:750])};
     if (rst) begin
-        qp_tp_reg <= 996'd0;
+        qp_tp_reg <= 1000'd0;
     end
 end
 
 // gen/nic/ack-tracker.ts:216:17: registered read port
 always @(posedge clk) begin
     if (pick) begin
-        entries_rdata <= entries[{u_arb_grant_index, part_107[3:0]}];
+        entries_rdata <= entries[{u_arb_grant_index, part_115[3:0]}];
     end
 end
 

@@ -14,10 +14,11 @@ module nic_read_responder (
     /* verilator lint_off UNUSEDSIGNAL */
     input  wire [126:0]  cfg,                // struct nic_cfg: config [0], mac [48:1], ipAddr [80:49], ipCfg [94:81], irqMod [126:95]
     /* verilator lint_on UNUSEDSIGNAL */
-    input  wire [197:0]  s_req_data,         // struct read_req: qp [1:0], psn [25:2], va [89:26], rkey [121:90], len [153:122], pd [169:154], pmtu [173:170], msn [197:174]
+    input  wire [198:0]  s_req_data,         // struct read_req: qp [1:0], psn [25:2], va [89:26], rkey [121:90], len [153:122], pd [169:154], pmtu [173:170], msn [197:174], dup [198]
     input  wire          s_req_valid,
     output wire          s_req_ready,
     output wire [3:0]    rd_room,
+    output wire [3:0]    rd_dup_room,
     output wire [3:0]    rd_busy,
     output wire [151:0]  m_dma_cmd_data,     // struct dma_read_cmd: va [63:0], len [95:64], key [127:96], pd [143:128], last [144], segLog2 [148:145], access [151:149]
     output wire          m_dma_cmd_valid,
@@ -31,15 +32,15 @@ module nic_read_responder (
     output wire [2:0]    qp_error            // struct qp_error_event: valid [0], qp [2:1]
 );
 
-wire [197:0] u_req_fifo_s_data;
+wire [198:0] u_req_fifo_s_data;
 wire u_req_fifo_s_valid;
 wire u_req_fifo_s_ready;
-wire [197:0] u_req_fifo_m_data;
+wire [198:0] u_req_fifo_m_data;
 wire u_req_fifo_m_valid;
 wire u_req_fifo_m_ready;
 // not read: per-QP counters keep the resources
 /* verilator lint_off UNUSEDSIGNAL */
-wire [3:0] u_req_fifo_count;
+wire [4:0] u_req_fifo_count;
 /* verilator lint_on UNUSEDSIGNAL */
 // not read: s_ready is used
 /* verilator lint_off UNUSEDSIGNAL */
@@ -49,10 +50,10 @@ wire u_req_fifo_full;
 /* verilator lint_off UNUSEDSIGNAL */
 wire u_req_fifo_empty;
 /* verilator lint_on UNUSEDSIGNAL */
-wire [197:0] u_flight_fifo_s_data;
+wire [198:0] u_flight_fifo_s_data;
 wire u_flight_fifo_s_valid;
 wire u_flight_fifo_s_ready;
-wire [197:0] u_flight_fifo_m_data;
+wire [198:0] u_flight_fifo_m_data;
 wire u_flight_fifo_m_valid;
 wire u_flight_fifo_m_ready;
 // not read: only empty/full matter
@@ -68,6 +69,7 @@ wire u_flight_fifo_full;
 wire u_flight_fifo_empty;
 /* verilator lint_on UNUSEDSIGNAL */
 reg  [11:0] rd_count_reg;
+reg  [3:0] rd_dup_held_reg;
 wire req_take;
 reg  [3:0] err_seen_reg;
 wire head_able;
@@ -80,7 +82,7 @@ wire [3:0] pmtu_clamped;
 reg  gen_busy_reg;
 // not read: va, rkey, len and pd went to the DMA command
 /* verilator lint_off UNUSEDSIGNAL */
-reg  [197:0] gen_req_reg;
+reg  [198:0] gen_req_reg;
 /* verilator lint_on UNUSEDSIGNAL */
 reg  [23:0] gen_psn_reg;
 reg  [31:0] gen_rem_reg;
@@ -98,132 +100,135 @@ wire gen_last;
 wire gen_emit;
 wire nak_now;
 wire gen_done;
-// intermediate of gen/nic/read-responder.ts:101:21: only bits [2:0] are used
+// intermediate of gen/nic/read-responder.ts:111:21: only bits [2:0] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_0 = qp_ctx[u_req_fifo_m_data[1:0] * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/read-responder.ts:101:21: only bits [2:0] are used
+// intermediate of gen/nic/read-responder.ts:111:21: only bits [2:0] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_1 = qp_ctx[u_req_fifo_m_data[1:0] * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/read-responder.ts:154:23: only bits [406:391] are used
+// intermediate of gen/nic/read-responder.ts:164:23: only bits [406:391] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_2 = qp_ctx[gen_req_reg[1:0] * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/read-responder.ts:154:23: only bits [158:127] are used
+// intermediate of gen/nic/read-responder.ts:164:23: only bits [158:127] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_3 = qp_ctx[gen_req_reg[1:0] * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/read-responder.ts:154:23: only bits [126:79] are used
+// intermediate of gen/nic/read-responder.ts:164:23: only bits [126:79] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_4 = qp_ctx[gen_req_reg[1:0] * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/read-responder.ts:154:23: only bits [26:3] are used
+// intermediate of gen/nic/read-responder.ts:164:23: only bits [26:3] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_5 = qp_ctx[gen_req_reg[1:0] * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/read-responder.ts:154:23: only bits [406:391] are used
+// intermediate of gen/nic/read-responder.ts:164:23: only bits [406:391] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_6 = qp_ctx[u_flight_fifo_m_data[1:0] * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/read-responder.ts:154:23: only bits [158:127] are used
+// intermediate of gen/nic/read-responder.ts:164:23: only bits [158:127] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_7 = qp_ctx[u_flight_fifo_m_data[1:0] * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/read-responder.ts:154:23: only bits [126:79] are used
+// intermediate of gen/nic/read-responder.ts:164:23: only bits [126:79] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_8 = qp_ctx[u_flight_fifo_m_data[1:0] * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/read-responder.ts:154:23: only bits [26:3] are used
+// intermediate of gen/nic/read-responder.ts:164:23: only bits [26:3] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_9 = qp_ctx[u_flight_fifo_m_data[1:0] * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
 
-// gen/nic/read-responder.ts:87:18
+// gen/nic/read-responder.ts:96:18
 assign req_take = s_req_valid && u_req_fifo_s_ready;
 
-// gen/nic/read-responder.ts:88:14
+// gen/nic/read-responder.ts:97:14
 assign s_req_ready = u_req_fifo_s_ready;
 
-// gen/nic/read-responder.ts:89:16
+// gen/nic/read-responder.ts:98:16
 assign u_req_fifo_s_valid = s_req_valid;
 
-// gen/nic/read-responder.ts:90:15
+// gen/nic/read-responder.ts:99:15
 assign u_req_fifo_s_data = s_req_data;
 
-// gen/nic/read-responder.ts:93:8
+// gen/nic/read-responder.ts:102:8
 assign rd_room = {(rd_count_reg[11:9] < 3'd2), (rd_count_reg[8:6] < 3'd2), (rd_count_reg[5:3] < 3'd2), (rd_count_reg[2:0] < 3'd2)};
 
-// gen/nic/read-responder.ts:102:18
-assign head_able = ((part_1[2:0] == 3'd2) || (part_0[2:0] == 3'd3)) && !(err_seen_reg[u_req_fifo_m_data[1:0]]);
-
-// gen/nic/read-responder.ts:105:14
-assign m_dma_cmd_valid = dma_cmd_valid_reg;
-
-// gen/nic/read-responder.ts:106:13
-assign m_dma_cmd_data = dma_cmd_data_reg;
-
-// gen/nic/read-responder.ts:108:21
-assign dma_free = !dma_cmd_valid_reg || m_dma_cmd_ready;
-
-// gen/nic/read-responder.ts:109:19
-assign issue = ((u_req_fifo_m_valid && head_able) && dma_free) && u_flight_fifo_s_ready;
-
-// gen/nic/read-responder.ts:110:23
-assign flush_head = u_req_fifo_m_valid && !head_able;
-
-// gen/nic/read-responder.ts:111:16
-assign u_req_fifo_m_ready = issue || flush_head;
+// gen/nic/read-responder.ts:103:11
+assign rd_dup_room = ~rd_dup_held_reg;
 
 // gen/nic/read-responder.ts:112:18
+assign head_able = ((part_1[2:0] == 3'd2) || (part_0[2:0] == 3'd3)) && !(err_seen_reg[u_req_fifo_m_data[1:0]]);
+
+// gen/nic/read-responder.ts:115:14
+assign m_dma_cmd_valid = dma_cmd_valid_reg;
+
+// gen/nic/read-responder.ts:116:13
+assign m_dma_cmd_data = dma_cmd_data_reg;
+
+// gen/nic/read-responder.ts:118:21
+assign dma_free = !dma_cmd_valid_reg || m_dma_cmd_ready;
+
+// gen/nic/read-responder.ts:119:19
+assign issue = ((u_req_fifo_m_valid && head_able) && dma_free) && u_flight_fifo_s_ready;
+
+// gen/nic/read-responder.ts:120:23
+assign flush_head = u_req_fifo_m_valid && !head_able;
+
+// gen/nic/read-responder.ts:121:16
+assign u_req_fifo_m_ready = issue || flush_head;
+
+// gen/nic/read-responder.ts:122:18
 assign u_flight_fifo_s_valid = issue;
 
-// gen/nic/read-responder.ts:113:17
+// gen/nic/read-responder.ts:123:17
 assign u_flight_fifo_s_data = u_req_fifo_m_data;
 
-// gen/nic/read-responder.ts:115:25
+// gen/nic/read-responder.ts:125:25
 assign pmtu_clamped = (u_req_fifo_m_data[173:170] < 4'd8) ? 4'd8 : ((u_req_fifo_m_data[173:170] > 4'd12) ? 4'd12 : u_req_fifo_m_data[173:170]);
 
-// gen/nic/read-responder.ts:135:14
+// gen/nic/read-responder.ts:145:14
 assign m_pkt_cmd_valid = pkt_valid_reg;
 
-// gen/nic/read-responder.ts:136:13
+// gen/nic/read-responder.ts:146:13
 assign m_pkt_cmd_data = pkt_data_reg;
 
-// gen/nic/read-responder.ts:138:21
+// gen/nic/read-responder.ts:148:21
 assign pkt_free = !pkt_valid_reg || m_pkt_cmd_ready;
 
-// gen/nic/read-responder.ts:143:11
+// gen/nic/read-responder.ts:153:11
 assign qp_error = {qp_error_qp_reg, qp_error_valid_reg};
 
-// gen/nic/read-responder.ts:146:18
+// gen/nic/read-responder.ts:156:18
 assign gen_load = ((!gen_busy_reg && u_flight_fifo_m_valid) && s_dma_status_valid) && pkt_free;
 
-// gen/nic/read-responder.ts:147:18
+// gen/nic/read-responder.ts:157:18
 assign u_flight_fifo_m_ready = gen_load;
 
-// gen/nic/read-responder.ts:148:17
+// gen/nic/read-responder.ts:158:17
 assign s_dma_status_ready = gen_load;
 
-// gen/nic/read-responder.ts:163:17
+// gen/nic/read-responder.ts:173:17
 assign gen_mtu = 13'd1 << gen_mtu_log2_reg;
 
-// gen/nic/read-responder.ts:164:19
+// gen/nic/read-responder.ts:174:19
 assign gen_last = gen_rem_reg <= {19'd0, gen_mtu};
 
-// gen/nic/read-responder.ts:166:18
+// gen/nic/read-responder.ts:176:18
 assign gen_emit = gen_busy_reg && pkt_free;
 
-// gen/nic/read-responder.ts:168:20
+// gen/nic/read-responder.ts:178:20
 assign nak_now = gen_load && !(s_dma_status_data == 3'b000);
 
-// gen/nic/read-responder.ts:169:21
+// gen/nic/read-responder.ts:179:21
 assign gen_done = gen_emit && gen_last;
 
-// gen/nic/read-responder.ts:211:11
-assign rd_busy = {((rd_count_reg[11:9] != 3'b000) || (pkt_valid_reg && (pkt_qp_reg == 2'd3))), ((rd_count_reg[8:6] != 3'b000) || (pkt_valid_reg && (pkt_qp_reg == 2'd2))), ((rd_count_reg[5:3] != 3'b000) || (pkt_valid_reg && (pkt_qp_reg == 2'd1))), ((rd_count_reg[2:0] != 3'b000) || (pkt_valid_reg && (pkt_qp_reg == 2'b00)))};
+// gen/nic/read-responder.ts:227:11
+assign rd_busy = {(((rd_count_reg[11:9] != 3'b000) || rd_dup_held_reg[3]) || (pkt_valid_reg && (pkt_qp_reg == 2'd3))), (((rd_count_reg[8:6] != 3'b000) || rd_dup_held_reg[2]) || (pkt_valid_reg && (pkt_qp_reg == 2'd2))), (((rd_count_reg[5:3] != 3'b000) || rd_dup_held_reg[1]) || (pkt_valid_reg && (pkt_qp_reg == 2'd1))), (((rd_count_reg[2:0] != 3'b000) || rd_dup_held_reg[0]) || (pkt_valid_reg && (pkt_qp_reg == 2'b00)))};
 
-// gen/nic/read-responder.ts:107:5
+// gen/nic/read-responder.ts:117:5
 always @(posedge clk) begin
     if (m_dma_cmd_ready) begin
         dma_cmd_valid_reg <= 1'b0;
@@ -237,7 +242,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/read-responder.ts:137:5
+// gen/nic/read-responder.ts:147:5
 always @(posedge clk) begin
     if (m_pkt_cmd_ready) begin
         pkt_valid_reg <= 1'b0;
@@ -308,27 +313,54 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/read-responder.ts:207:7
+// gen/nic/read-responder.ts:221:7
 always @(posedge clk) begin
-    if ((|({2'b00, (req_take && (s_req_data[1:0] == 2'b00))}) || |({2'b00, (flush_head && (u_req_fifo_m_data[1:0] == 2'b00))})) || |({2'b00, ((nak_now && (u_flight_fifo_m_data[1:0] == 2'b00)) || (gen_done && (gen_req_reg[1:0] == 2'b00)))})) begin
-        rd_count_reg[2:0] <= ((rd_count_reg[2:0] + {2'b00, (req_take && (s_req_data[1:0] == 2'b00))}) - {2'b00, (flush_head && (u_req_fifo_m_data[1:0] == 2'b00))}) - {2'b00, ((nak_now && (u_flight_fifo_m_data[1:0] == 2'b00)) || (gen_done && (gen_req_reg[1:0] == 2'b00)))};
+    if ((|({2'b00, ((req_take && (s_req_data[1:0] == 2'b00)) && !s_req_data[198])}) || |({2'b00, ((flush_head && (u_req_fifo_m_data[1:0] == 2'b00)) && !u_req_fifo_m_data[198])})) || |({2'b00, (((nak_now && (u_flight_fifo_m_data[1:0] == 2'b00)) && !u_flight_fifo_m_data[198]) || ((gen_done && (gen_req_reg[1:0] == 2'b00)) && !gen_req_reg[198]))})) begin
+        rd_count_reg[2:0] <= ((rd_count_reg[2:0] + {2'b00, ((req_take && (s_req_data[1:0] == 2'b00)) && !s_req_data[198])}) - {2'b00, ((flush_head && (u_req_fifo_m_data[1:0] == 2'b00)) && !u_req_fifo_m_data[198])}) - {2'b00, (((nak_now && (u_flight_fifo_m_data[1:0] == 2'b00)) && !u_flight_fifo_m_data[198]) || ((gen_done && (gen_req_reg[1:0] == 2'b00)) && !gen_req_reg[198]))};
     end
-    if ((|({2'b00, (req_take && (s_req_data[1:0] == 2'd1))}) || |({2'b00, (flush_head && (u_req_fifo_m_data[1:0] == 2'd1))})) || |({2'b00, ((nak_now && (u_flight_fifo_m_data[1:0] == 2'd1)) || (gen_done && (gen_req_reg[1:0] == 2'd1)))})) begin
-        rd_count_reg[5:3] <= ((rd_count_reg[5:3] + {2'b00, (req_take && (s_req_data[1:0] == 2'd1))}) - {2'b00, (flush_head && (u_req_fifo_m_data[1:0] == 2'd1))}) - {2'b00, ((nak_now && (u_flight_fifo_m_data[1:0] == 2'd1)) || (gen_done && (gen_req_reg[1:0] == 2'd1)))};
+    if ((|({2'b00, ((req_take && (s_req_data[1:0] == 2'd1)) && !s_req_data[198])}) || |({2'b00, ((flush_head && (u_req_fifo_m_data[1:0] == 2'd1)) && !u_req_fifo_m_data[198])})) || |({2'b00, (((nak_now && (u_flight_fifo_m_data[1:0] == 2'd1)) && !u_flight_fifo_m_data[198]) || ((gen_done && (gen_req_reg[1:0] == 2'd1)) && !gen_req_reg[198]))})) begin
+        rd_count_reg[5:3] <= ((rd_count_reg[5:3] + {2'b00, ((req_take && (s_req_data[1:0] == 2'd1)) && !s_req_data[198])}) - {2'b00, ((flush_head && (u_req_fifo_m_data[1:0] == 2'd1)) && !u_req_fifo_m_data[198])}) - {2'b00, (((nak_now && (u_flight_fifo_m_data[1:0] == 2'd1)) && !u_flight_fifo_m_data[198]) || ((gen_done && (gen_req_reg[1:0] == 2'd1)) && !gen_req_reg[198]))};
     end
-    if ((|({2'b00, (req_take && (s_req_data[1:0] == 2'd2))}) || |({2'b00, (flush_head && (u_req_fifo_m_data[1:0] == 2'd2))})) || |({2'b00, ((nak_now && (u_flight_fifo_m_data[1:0] == 2'd2)) || (gen_done && (gen_req_reg[1:0] == 2'd2)))})) begin
-        rd_count_reg[8:6] <= ((rd_count_reg[8:6] + {2'b00, (req_take && (s_req_data[1:0] == 2'd2))}) - {2'b00, (flush_head && (u_req_fifo_m_data[1:0] == 2'd2))}) - {2'b00, ((nak_now && (u_flight_fifo_m_data[1:0] == 2'd2)) || (gen_done && (gen_req_reg[1:0] == 2'd2)))};
+    if ((|({2'b00, ((req_take && (s_req_data[1:0] == 2'd2)) && !s_req_data[198])}) || |({2'b00, ((flush_head && (u_req_fifo_m_data[1:0] == 2'd2)) && !u_req_fifo_m_data[198])})) || |({2'b00, (((nak_now && (u_flight_fifo_m_data[1:0] == 2'd2)) && !u_flight_fifo_m_data[198]) || ((gen_done && (gen_req_reg[1:0] == 2'd2)) && !gen_req_reg[198]))})) begin
+        rd_count_reg[8:6] <= ((rd_count_reg[8:6] + {2'b00, ((req_take && (s_req_data[1:0] == 2'd2)) && !s_req_data[198])}) - {2'b00, ((flush_head && (u_req_fifo_m_data[1:0] == 2'd2)) && !u_req_fifo_m_data[198])}) - {2'b00, (((nak_now && (u_flight_fifo_m_data[1:0] == 2'd2)) && !u_flight_fifo_m_data[198]) || ((gen_done && (gen_req_reg[1:0] == 2'd2)) && !gen_req_reg[198]))};
     end
-    if ((|({2'b00, (req_take && (s_req_data[1:0] == 2'd3))}) || |({2'b00, (flush_head && (u_req_fifo_m_data[1:0] == 2'd3))})) || |({2'b00, ((nak_now && (u_flight_fifo_m_data[1:0] == 2'd3)) || (gen_done && (gen_req_reg[1:0] == 2'd3)))})) begin
-        rd_count_reg[11:9] <= ((rd_count_reg[11:9] + {2'b00, (req_take && (s_req_data[1:0] == 2'd3))}) - {2'b00, (flush_head && (u_req_fifo_m_data[1:0] == 2'd3))}) - {2'b00, ((nak_now && (u_flight_fifo_m_data[1:0] == 2'd3)) || (gen_done && (gen_req_reg[1:0] == 2'd3)))};
+    if ((|({2'b00, ((req_take && (s_req_data[1:0] == 2'd3)) && !s_req_data[198])}) || |({2'b00, ((flush_head && (u_req_fifo_m_data[1:0] == 2'd3)) && !u_req_fifo_m_data[198])})) || |({2'b00, (((nak_now && (u_flight_fifo_m_data[1:0] == 2'd3)) && !u_flight_fifo_m_data[198]) || ((gen_done && (gen_req_reg[1:0] == 2'd3)) && !gen_req_reg[198]))})) begin
+        rd_count_reg[11:9] <= ((rd_count_reg[11:9] + {2'b00, ((req_take && (s_req_data[1:0] == 2'd3)) && !s_req_data[198])}) - {2'b00, ((flush_head && (u_req_fifo_m_data[1:0] == 2'd3)) && !u_req_fifo_m_data[198])}) - {2'b00, (((nak_now && (u_flight_fifo_m_data[1:0] == 2'd3)) && !u_flight_fifo_m_data[198]) || ((gen_done && (gen_req_reg[1:0] == 2'd3)) && !gen_req_reg[198]))};
     end
     if (rst) begin
         rd_count_reg <= 12'd0;
     end
 end
 
-// gen/nic/read-responder.ts:79:18
-sync_fifo_depth8_width198 u_req_fifo (
+// gen/nic/read-responder.ts:223:7
+always @(posedge clk) begin
+    if ((req_take && (s_req_data[1:0] == 2'b00)) && s_req_data[198]) begin
+        rd_dup_held_reg[0] <= 1'd1;
+    end else if ((((flush_head && (u_req_fifo_m_data[1:0] == 2'b00)) && u_req_fifo_m_data[198]) || ((nak_now && (u_flight_fifo_m_data[1:0] == 2'b00)) && u_flight_fifo_m_data[198])) || ((gen_done && (gen_req_reg[1:0] == 2'b00)) && gen_req_reg[198])) begin
+        rd_dup_held_reg[0] <= 1'b0;
+    end
+    if ((req_take && (s_req_data[1:0] == 2'd1)) && s_req_data[198]) begin
+        rd_dup_held_reg[1] <= 1'd1;
+    end else if ((((flush_head && (u_req_fifo_m_data[1:0] == 2'd1)) && u_req_fifo_m_data[198]) || ((nak_now && (u_flight_fifo_m_data[1:0] == 2'd1)) && u_flight_fifo_m_data[198])) || ((gen_done && (gen_req_reg[1:0] == 2'd1)) && gen_req_reg[198])) begin
+        rd_dup_held_reg[1] <= 1'b0;
+    end
+    if ((req_take && (s_req_data[1:0] == 2'd2)) && s_req_data[198]) begin
+        rd_dup_held_reg[2] <= 1'd1;
+    end else if ((((flush_head && (u_req_fifo_m_data[1:0] == 2'd2)) && u_req_fifo_m_data[198]) || ((nak_now && (u_flight_fifo_m_data[1:0] == 2'd2)) && u_flight_fifo_m_data[198])) || ((gen_done && (gen_req_reg[1:0] == 2'd2)) && gen_req_reg[198])) begin
+        rd_dup_held_reg[2] <= 1'b0;
+    end
+    if ((req_take && (s_req_data[1:0] == 2'd3)) && s_req_data[198]) begin
+        rd_dup_held_reg[3] <= 1'd1;
+    end else if ((((flush_head && (u_req_fifo_m_data[1:0] == 2'd3)) && u_req_fifo_m_data[198]) || ((nak_now && (u_flight_fifo_m_data[1:0] == 2'd3)) && u_flight_fifo_m_data[198])) || ((gen_done && (gen_req_reg[1:0] == 2'd3)) && gen_req_reg[198])) begin
+        rd_dup_held_reg[3] <= 1'b0;
+    end
+    if (rst) begin
+        rd_dup_held_reg <= 4'b0000;
+    end
+end
+
+// gen/nic/read-responder.ts:86:18
+sync_fifo_width199 u_req_fifo (
     .clk(clk),
     .rst(rst),
     .s_data(u_req_fifo_s_data),
@@ -342,8 +374,8 @@ sync_fifo_depth8_width198 u_req_fifo (
     .empty(u_req_fifo_empty)
 );
 
-// gen/nic/read-responder.ts:80:20
-sync_fifo_depth4_width198 u_flight_fifo (
+// gen/nic/read-responder.ts:87:20
+sync_fifo_depth4_width199 u_flight_fifo (
     .clk(clk),
     .rst(rst),
     .s_data(u_flight_fifo_s_data),
@@ -361,8 +393,12 @@ sync_fifo_depth4_width198 u_flight_fifo (
 // assertions (simulation only), checked at each clk edge outside reset
 always @(posedge clk) begin
     if (!rst) begin
-        if (!(!req_take || (rd_count_reg[s_req_data[1:0] * 3 +: 3] < 3'd2))) begin
-            $display("%m: assertion failed at gen/nic/read-responder.ts:212:5: a QP has more than 2 READ requests outstanding (the WRITE responder must check rd_room) [req_take=%0h rd_count_reg=%0h]", req_take, rd_count_reg);
+        if (!((!req_take || s_req_data[198]) || (rd_count_reg[s_req_data[1:0] * 3 +: 3] < 3'd2))) begin
+            $display("%m: assertion failed at gen/nic/read-responder.ts:228:5: a QP has more than 2 READ requests outstanding (the WRITE responder must check rd_room) [req_take=%0h rd_count_reg=%0h]", req_take, rd_count_reg);
+            $stop;
+        end
+        if (!(!(req_take && s_req_data[198]) || !(rd_dup_held_reg[s_req_data[1:0]]))) begin
+            $display("%m: assertion failed at gen/nic/read-responder.ts:229:5: a QP has two duplicate READs outstanding (the WRITE responder must check rd_dup_room) [req_take=%0h rd_dup_held_reg=%0h]", req_take, rd_dup_held_reg);
             $stop;
         end
     end

@@ -49,10 +49,11 @@ module nic_responder (
     output reg  [26:0]   msn_upd,                // struct upd_msn: valid [0], qp [2:1], value [26:3]
     output wire [2:0]    qp_error,               // struct qp_error_event: valid [0], qp [2:1]
     output reg           drop,
-    output wire [197:0]  m_read_req_data,        // struct read_req: qp [1:0], psn [25:2], va [89:26], rkey [121:90], len [153:122], pd [169:154], pmtu [173:170], msn [197:174]
+    output wire [198:0]  m_read_req_data,        // struct read_req: qp [1:0], psn [25:2], va [89:26], rkey [121:90], len [153:122], pd [169:154], pmtu [173:170], msn [197:174], dup [198]
     output wire          m_read_req_valid,
     input  wire          m_read_req_ready,
     input  wire [3:0]    rd_room,
+    input  wire [3:0]    rd_dup_room,
     input  wire [3:0]    rd_busy,
     output wire          cnt_seq_nak_tx,
     output wire          cnt_seq_nak_rx,
@@ -71,10 +72,10 @@ localparam [1:0] STATE_IDLE = 2'd0;
 localparam [1:0] STATE_CHECK = 2'd1;
 localparam [1:0] STATE_XLATE = 2'd2;
 
-reg  [210:0] u_ack_jobs_s_data;
+reg  [211:0] u_ack_jobs_s_data;
 reg  u_ack_jobs_s_valid;
 wire u_ack_jobs_s_ready;
-wire [210:0] u_ack_jobs_m_data;
+wire [211:0] u_ack_jobs_m_data;
 wire u_ack_jobs_m_valid;
 wire u_ack_jobs_m_ready;
 // not read: output count of u_ack_jobs is not (fully) used here
@@ -147,6 +148,7 @@ wire len_err;
 wire need_xlate;
 wire rd_bad;
 wire rd_room_q;
+wire rd_dup_room_q;
 wire [23:0] rd_pkts;
 wire rd_wait;
 reg  xlate_req_valid_reg;
@@ -182,7 +184,7 @@ reg  [421:0] ack_cmd_data_reg;
 reg  qp_error_valid_reg;
 reg  [1:0] qp_error_qp_reg;
 reg  read_req_valid_reg;
-reg  [197:0] read_req_data_reg;
+reg  [198:0] read_req_data_reg;
 wire job_pop;
 wire dma_bad;
 wire job_live;
@@ -202,143 +204,143 @@ wire [1:0] defer_qp;
 wire defer_send;
 wire rd_queued;
 wire rd_void;
-// intermediate of gen/nic/responder.ts:151:21: only bits [2:0] are used
+// intermediate of gen/nic/responder.ts:155:21: only bits [2:0] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_0 = qp_ctx[qp_idx * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:151:21: only bits [2:0] are used
+// intermediate of gen/nic/responder.ts:155:21: only bits [2:0] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_1 = qp_ctx[qp_idx * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:151:21: only bits [2:0] are used
+// intermediate of gen/nic/responder.ts:155:21: only bits [2:0] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_2 = qp_ctx[qp_idx * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:151:21: only bits [74:51] are used
+// intermediate of gen/nic/responder.ts:155:21: only bits [74:51] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_3 = qp_ctx[qp_idx * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:151:21: only bits [78:75] are used
+// intermediate of gen/nic/responder.ts:155:21: only bits [78:75] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_4 = qp_ctx[qp_idx * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:151:21: only bits [78:75] are used
+// intermediate of gen/nic/responder.ts:155:21: only bits [78:75] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_5 = qp_ctx[qp_idx * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:197:82: only bits [23:0] are used
+// intermediate of gen/nic/responder.ts:202:82: only bits [23:0] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [31:0] binary_6 = ((hdr_reg[198:167] - 32'd1) >> part_5[78:75]);
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:151:21: only bits [430:407] are used
+// intermediate of gen/nic/responder.ts:155:21: only bits [430:407] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_7 = qp_ctx[qp_idx * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:151:21: only bits [78:75] are used
+// intermediate of gen/nic/responder.ts:155:21: only bits [78:75] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_8 = qp_ctx[qp_idx * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:151:21: only bits [174:159] are used
+// intermediate of gen/nic/responder.ts:155:21: only bits [174:159] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_9 = qp_ctx[qp_idx * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:151:21: only bits [430:407] are used
+// intermediate of gen/nic/responder.ts:155:21: only bits [430:407] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_10 = qp_ctx[qp_idx * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:151:21: only bits [78:75] are used
+// intermediate of gen/nic/responder.ts:155:21: only bits [78:75] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_11 = qp_ctx[qp_idx * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:151:21: only bits [174:159] are used
+// intermediate of gen/nic/responder.ts:155:21: only bits [174:159] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_12 = qp_ctx[qp_idx * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:151:21: only bits [430:407] are used
+// intermediate of gen/nic/responder.ts:155:21: only bits [430:407] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_13 = qp_ctx[qp_idx * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:151:21: only bits [74:51] are used
+// intermediate of gen/nic/responder.ts:155:21: only bits [74:51] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_14 = qp_ctx[qp_idx * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:151:21: only bits [78:75] are used
+// intermediate of gen/nic/responder.ts:155:21: only bits [78:75] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_15 = qp_ctx[qp_idx * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:151:21: only bits [174:159] are used
+// intermediate of gen/nic/responder.ts:155:21: only bits [174:159] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_16 = qp_ctx[qp_idx * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:151:21: only bits [430:407] are used
+// intermediate of gen/nic/responder.ts:155:21: only bits [430:407] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_17 = qp_ctx[qp_idx * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:151:21: only bits [74:51] are used
+// intermediate of gen/nic/responder.ts:155:21: only bits [74:51] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_18 = qp_ctx[qp_idx * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:151:21: only bits [78:75] are used
+// intermediate of gen/nic/responder.ts:155:21: only bits [78:75] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_19 = qp_ctx[qp_idx * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:151:21: only bits [174:159] are used
+// intermediate of gen/nic/responder.ts:155:21: only bits [174:159] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_20 = qp_ctx[qp_idx * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:151:21: only bits [430:407] are used
+// intermediate of gen/nic/responder.ts:155:21: only bits [430:407] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_21 = qp_ctx[qp_idx * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:151:21: only bits [78:75] are used
+// intermediate of gen/nic/responder.ts:155:21: only bits [78:75] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_22 = qp_ctx[qp_idx * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:151:21: only bits [174:159] are used
+// intermediate of gen/nic/responder.ts:155:21: only bits [174:159] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_23 = qp_ctx[qp_idx * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:151:21: only bits [430:407] are used
+// intermediate of gen/nic/responder.ts:155:21: only bits [430:407] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_24 = qp_ctx[qp_idx * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:151:21: only bits [78:75] are used
+// intermediate of gen/nic/responder.ts:155:21: only bits [78:75] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_25 = qp_ctx[qp_idx * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:151:21: only bits [174:159] are used
+// intermediate of gen/nic/responder.ts:155:21: only bits [174:159] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_26 = qp_ctx[qp_idx * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:151:21: only bits [430:407] are used
+// intermediate of gen/nic/responder.ts:155:21: only bits [430:407] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_27 = qp_ctx[qp_idx * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:151:21: only bits [78:75] are used
+// intermediate of gen/nic/responder.ts:155:21: only bits [78:75] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_28 = qp_ctx[qp_idx * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:151:21: only bits [174:159] are used
+// intermediate of gen/nic/responder.ts:155:21: only bits [174:159] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_29 = qp_ctx[qp_idx * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:151:21: only bits [430:407] are used
+// intermediate of gen/nic/responder.ts:155:21: only bits [430:407] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_30 = qp_ctx[qp_idx * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:151:21: only bits [78:75] are used
+// intermediate of gen/nic/responder.ts:155:21: only bits [78:75] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_31 = qp_ctx[qp_idx * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:151:21: only bits [174:159] are used
+// intermediate of gen/nic/responder.ts:155:21: only bits [174:159] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_32 = qp_ctx[qp_idx * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:151:21: only bits [430:407] are used
+// intermediate of gen/nic/responder.ts:155:21: only bits [430:407] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_33 = qp_ctx[qp_idx * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:151:21: only bits [430:407] are used
+// intermediate of gen/nic/responder.ts:155:21: only bits [430:407] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_34 = qp_ctx[qp_idx * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
@@ -346,174 +348,177 @@ wire [430:0] part_34 = qp_ctx[qp_idx * 431 +: 431];
 /* verilator lint_off UNUSEDSIGNAL */
 wire [23:0] binary_35 = (defer_psn_reg[u_ack_jobs_m_data[1:0] * 24 +: 24] - u_ack_jobs_m_data[25:2]);
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:151:21: only bits [174:159] are used
+// intermediate of gen/nic/responder.ts:155:21: only bits [174:159] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_36 = qp_ctx[qp_idx * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:151:21: only bits [174:159] are used
+// intermediate of gen/nic/responder.ts:155:21: only bits [174:159] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_37 = qp_ctx[qp_idx * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:395:21: only bits [406:391] are used
+// intermediate of gen/nic/responder.ts:402:21: only bits [406:391] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_38 = qp_ctx[defer_qp * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:395:21: only bits [158:127] are used
+// intermediate of gen/nic/responder.ts:402:21: only bits [158:127] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_39 = qp_ctx[defer_qp * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:395:21: only bits [126:79] are used
+// intermediate of gen/nic/responder.ts:402:21: only bits [126:79] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_40 = qp_ctx[defer_qp * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:395:21: only bits [26:3] are used
+// intermediate of gen/nic/responder.ts:402:21: only bits [26:3] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_41 = qp_ctx[defer_qp * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:395:21: only bits [406:391] are used
+// intermediate of gen/nic/responder.ts:402:21: only bits [406:391] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_42 = qp_ctx[u_ack_jobs_m_data[1:0] * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:395:21: only bits [158:127] are used
+// intermediate of gen/nic/responder.ts:402:21: only bits [158:127] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_43 = qp_ctx[u_ack_jobs_m_data[1:0] * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:395:21: only bits [126:79] are used
+// intermediate of gen/nic/responder.ts:402:21: only bits [126:79] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_44 = qp_ctx[u_ack_jobs_m_data[1:0] * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:395:21: only bits [26:3] are used
+// intermediate of gen/nic/responder.ts:402:21: only bits [26:3] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_45 = qp_ctx[u_ack_jobs_m_data[1:0] * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
 
-// gen/nic/responder.ts:144:14
+// gen/nic/responder.ts:148:14
 assign s_hdr_ready = state == STATE_IDLE;
 
-// gen/nic/responder.ts:148:20
+// gen/nic/responder.ts:152:20
 assign qpn_off = hdr_reg[31:8] - 24'd256;
 
-// gen/nic/responder.ts:149:15
+// gen/nic/responder.ts:153:15
 assign qp_idx = qpn_off[1:0];
 
-// gen/nic/responder.ts:150:19
+// gen/nic/responder.ts:154:19
 assign qp_known = (hdr_reg[31:8] >= 24'd256) && (qpn_off < 24'd4);
 
-// gen/nic/responder.ts:153:18
+// gen/nic/responder.ts:157:18
 assign qp_able = ((qp_known && ((part_1[2:0] == 3'd2) || (part_0[2:0] == 3'd3))) && !hdr_err_reg[qp_idx]) && !ack_err_reg[qp_idx];
 
-// gen/nic/responder.ts:156:21
+// gen/nic/responder.ts:160:21
 assign is_first = hdr_reg[7:0] == 8'd6;
 
-// gen/nic/responder.ts:157:22
+// gen/nic/responder.ts:161:22
 assign is_middle = hdr_reg[7:0] == 8'd7;
 
-// gen/nic/responder.ts:158:20
+// gen/nic/responder.ts:162:20
 assign is_last = hdr_reg[7:0] == 8'd8;
 
-// gen/nic/responder.ts:159:20
+// gen/nic/responder.ts:163:20
 assign is_only = hdr_reg[7:0] == 8'd10;
 
-// gen/nic/responder.ts:160:19
+// gen/nic/responder.ts:164:19
 assign is_ack = hdr_reg[7:0] == 8'd17;
 
-// gen/nic/responder.ts:161:20
+// gen/nic/responder.ts:165:20
 assign starts_msg = is_first || is_only;
 
-// gen/nic/responder.ts:162:18
+// gen/nic/responder.ts:166:18
 assign ends_msg = is_last || is_only;
 
-// gen/nic/responder.ts:165:20
+// gen/nic/responder.ts:169:20
 assign is_read = hdr_reg[7:0] == 8'd12;
 
-// gen/nic/responder.ts:166:24
+// gen/nic/responder.ts:170:24
 assign is_unserved = ((((hdr_reg[7:0] <= 8'd5) || (hdr_reg[7:0] == 8'd9)) || (hdr_reg[7:0] == 8'd11)) || (hdr_reg[7:0] == 8'd19)) || (hdr_reg[7:0] == 8'd20);
 
-// gen/nic/responder.ts:167:21
+// gen/nic/responder.ts:171:21
 assign is_write = (starts_msg || is_middle) || is_last;
 
-// gen/nic/responder.ts:168:21
+// gen/nic/responder.ts:172:21
 assign is_rresp = (hdr_reg[7:0] >= 8'd13) && (hdr_reg[7:0] <= 8'd16);
 
-// gen/nic/responder.ts:170:21
+// gen/nic/responder.ts:174:21
 assign rresp_ok = ((qp_known && (part_2[2:0] == 3'd3)) && !hdr_err_reg[qp_idx]) && !ack_err_reg[qp_idx];
 
-// gen/nic/responder.ts:175:21
+// gen/nic/responder.ts:179:21
 assign psn_diff = hdr_reg[55:32] - part_3[74:51];
 
-// gen/nic/responder.ts:176:19
+// gen/nic/responder.ts:180:19
 assign psn_ok = psn_diff == 24'd0;
 
-// gen/nic/responder.ts:178:23
+// gen/nic/responder.ts:182:23
 assign psn_behind = psn_diff[23];
 
-// gen/nic/responder.ts:180:20
+// gen/nic/responder.ts:184:20
 assign seq_err = (starts_msg && in_msg_reg[qp_idx]) || ((is_middle || is_last) && !in_msg_reg[qp_idx]);
 
-// gen/nic/responder.ts:181:17
+// gen/nic/responder.ts:185:17
 assign mtu = 13'd1 << part_4[78:75];
 
-// gen/nic/responder.ts:183:17
+// gen/nic/responder.ts:187:17
 assign msg_off = starts_msg ? 32'd0 : msg_off_reg[qp_idx * 32 +: 32];
 
-// gen/nic/responder.ts:184:20
+// gen/nic/responder.ts:188:20
 assign dma_len = starts_msg ? hdr_reg[198:167] : msg_len_reg[qp_idx * 32 +: 32];
 
-// gen/nic/responder.ts:185:17
+// gen/nic/responder.ts:189:17
 assign msg_end = {1'b0, msg_off} + {1'b0, {19'd0, hdr_reg[69:57]}};
 
-// gen/nic/responder.ts:188:20
+// gen/nic/responder.ts:192:20
 assign len_err = ends_msg ? (((msg_end != {1'b0, dma_len}) || (hdr_reg[69:57] > mtu)) || (is_last && (hdr_reg[69:57] == 13'd0))) : ((hdr_reg[69:57] != mtu) || (msg_end >= {1'b0, dma_len}));
 
-// gen/nic/responder.ts:191:23
+// gen/nic/responder.ts:195:23
 assign need_xlate = starts_msg && (hdr_reg[198:167] != 32'd0);
 
-// gen/nic/responder.ts:193:19
+// gen/nic/responder.ts:197:19
 assign rd_bad = (in_msg_reg[qp_idx] || (hdr_reg[69:57] != 13'd0)) || !hdr_reg[70];
 
-// gen/nic/responder.ts:194:21
+// gen/nic/responder.ts:198:21
 assign rd_room_q = rd_room[qp_idx];
 
-// gen/nic/responder.ts:197:20
+// gen/nic/responder.ts:199:24
+assign rd_dup_room_q = rd_dup_room[qp_idx];
+
+// gen/nic/responder.ts:202:20
 assign rd_pkts = (hdr_reg[198:167] == 32'd0) ? 24'd1 : (binary_6[23:0] + 24'd1);
 
-// gen/nic/responder.ts:199:20
+// gen/nic/responder.ts:204:20
 assign rd_wait = is_read && (pend_rd_reg[qp_idx * 5 +: 5] != 5'd0);
 
-// gen/nic/responder.ts:204:14
+// gen/nic/responder.ts:209:14
 assign m_xlate_req_valid = xlate_req_valid_reg;
 
-// gen/nic/responder.ts:205:13
+// gen/nic/responder.ts:210:13
 assign m_xlate_req_data = xlate_req_data_reg;
 
-// gen/nic/responder.ts:207:15
+// gen/nic/responder.ts:212:15
 assign s_xlate_resp_ready = state == STATE_XLATE;
 
-// gen/nic/responder.ts:211:16
+// gen/nic/responder.ts:216:16
 assign m_dma_cmd_valid = dma_cmd_valid_reg;
 
-// gen/nic/responder.ts:212:15
+// gen/nic/responder.ts:217:15
 assign m_dma_cmd_data = dma_cmd_data_reg;
 
-// gen/nic/responder.ts:218:15
+// gen/nic/responder.ts:223:15
 assign m_rresp_hdr_valid = rresp_hdr_valid_reg;
 
-// gen/nic/responder.ts:219:14
+// gen/nic/responder.ts:224:14
 assign m_rresp_hdr_data = rresp_hdr_data_reg;
 
-// gen/nic/responder.ts:222:18
+// gen/nic/responder.ts:227:18
 assign room = (((u_ack_jobs_s_ready && u_pay_jobs_s_ready) && (!dma_cmd_valid_reg || m_dma_cmd_ready)) && (!rresp_hdr_valid_reg || m_rresp_hdr_ready)) && !rd_wait;
 
-// gen/nic/responder.ts:225:20
+// gen/nic/responder.ts:230:20
 assign decide = (state == STATE_CHECK) && room;
 
-// gen/nic/responder.ts:226:21
+// gen/nic/responder.ts:231:21
 assign xlate_ok = ((state == STATE_XLATE) && s_xlate_resp_valid) && (s_xlate_resp_data[2:0] == 3'b000);
 
-// gen/nic/responder.ts:227:22
+// gen/nic/responder.ts:232:22
 assign xlate_bad = ((state == STATE_XLATE) && s_xlate_resp_valid) && (s_xlate_resp_data[2:0] != 3'b000);
 
-// gen/nic/responder.ts:229:16
+// gen/nic/responder.ts:234:16
 always @* begin
     u_ack_jobs_s_valid = 1'b0;
     u_pay_jobs_s_valid = 1'b0;
@@ -521,7 +526,7 @@ always @* begin
     drop = 1'b0;
     exp_psn_upd = 27'd0;
     msn_upd = 27'd0;
-    u_ack_jobs_s_data = 211'd0;
+    u_ack_jobs_s_data = 212'd0;
     dup_rd_queued = 1'b0;
     u_ack_jobs_s_valid = 1'b0;
     u_pay_jobs_s_valid = 1'b0;
@@ -552,9 +557,9 @@ always @* begin
                 u_pay_jobs_s_valid = 1'd1;
             end
         end else if (psn_behind && is_read) begin
-            if (rd_room_q) begin
+            if (rd_dup_room_q) begin
                 u_ack_jobs_s_valid = 1'd1;
-                u_ack_jobs_s_data = {part_8[78:75], part_9[174:159], hdr_reg[198:167], hdr_reg[166:135], hdr_reg[134:71], 1'd1, 1'b0, 1'b0, 1'b0, 1'b0, 8'd31, part_10[430:407], hdr_reg[55:32], qp_idx};
+                u_ack_jobs_s_data = {part_8[78:75], part_9[174:159], hdr_reg[198:167], hdr_reg[166:135], hdr_reg[134:71], 1'd1, 1'd1, 1'b0, 1'b0, 1'b0, 1'b0, 8'd31, part_10[430:407], hdr_reg[55:32], qp_idx};
                 dup_rd_queued = 1'd1;
             end else begin
                 drop = 1'd1;
@@ -564,14 +569,14 @@ always @* begin
             end
         end else if (psn_behind) begin
             u_ack_jobs_s_valid = 1'd1;
-            u_ack_jobs_s_data = {part_11[78:75], part_12[174:159], hdr_reg[198:167], hdr_reg[166:135], hdr_reg[134:71], 1'b0, 1'b0, 1'b0, 1'd1, 1'b0, 8'd31, part_13[430:407], (part_14[74:51] - 24'd1), qp_idx};
+            u_ack_jobs_s_data = {part_11[78:75], part_12[174:159], hdr_reg[198:167], hdr_reg[166:135], hdr_reg[134:71], 1'b0, 1'b0, 1'b0, 1'b0, 1'd1, 1'b0, 8'd31, part_13[430:407], (part_14[74:51] - 24'd1), qp_idx};
             if (hdr_reg[69:57] != 13'd0) begin
                 u_pay_jobs_s_valid = 1'd1;
             end
         end else if (!psn_ok) begin
             if (!nak_sent_reg[qp_idx]) begin
                 u_ack_jobs_s_valid = 1'd1;
-                u_ack_jobs_s_data = {part_15[78:75], part_16[174:159], hdr_reg[198:167], hdr_reg[166:135], hdr_reg[134:71], 1'b0, 1'b0, 1'b0, 1'd1, 1'b0, 8'd96, part_17[430:407], part_18[74:51], qp_idx};
+                u_ack_jobs_s_data = {part_15[78:75], part_16[174:159], hdr_reg[198:167], hdr_reg[166:135], hdr_reg[134:71], 1'b0, 1'b0, 1'b0, 1'b0, 1'd1, 1'b0, 8'd96, part_17[430:407], part_18[74:51], qp_idx};
             end
             if (hdr_reg[69:57] != 13'd0) begin
                 u_pay_jobs_s_valid = 1'd1;
@@ -582,20 +587,20 @@ always @* begin
                     drop = 1'd1;
                 end else if (rd_bad || !rd_room_q) begin
                     u_ack_jobs_s_valid = 1'd1;
-                    u_ack_jobs_s_data = {part_19[78:75], part_20[174:159], hdr_reg[198:167], hdr_reg[166:135], hdr_reg[134:71], 1'b0, 1'b0, 1'd1, 1'd1, 1'b0, 8'd97, part_21[430:407], hdr_reg[55:32], qp_idx};
+                    u_ack_jobs_s_data = {part_19[78:75], part_20[174:159], hdr_reg[198:167], hdr_reg[166:135], hdr_reg[134:71], 1'b0, 1'b0, 1'b0, 1'd1, 1'd1, 1'b0, 8'd97, part_21[430:407], hdr_reg[55:32], qp_idx};
                     if (hdr_reg[69:57] != 13'd0) begin
                         u_pay_jobs_s_valid = 1'd1;
                     end
                 end else begin
                     u_ack_jobs_s_valid = 1'd1;
-                    u_ack_jobs_s_data = {part_22[78:75], part_23[174:159], hdr_reg[198:167], hdr_reg[166:135], hdr_reg[134:71], 1'd1, 1'b0, 1'b0, 1'b0, 1'b0, 8'd31, (part_24[430:407] + 24'd1), hdr_reg[55:32], qp_idx};
+                    u_ack_jobs_s_data = {part_22[78:75], part_23[174:159], hdr_reg[198:167], hdr_reg[166:135], hdr_reg[134:71], 1'b0, 1'd1, 1'b0, 1'b0, 1'b0, 1'b0, 8'd31, (part_24[430:407] + 24'd1), hdr_reg[55:32], qp_idx};
                     exp_psn_upd[0] = 1'd1;
                     exp_psn_upd[26:3] = hdr_reg[55:32] + rd_pkts;
                     msn_upd[0] = 1'd1;
                 end
             end else if ((seq_err || is_unserved) || len_err) begin
                 u_ack_jobs_s_valid = 1'd1;
-                u_ack_jobs_s_data = {part_25[78:75], part_26[174:159], hdr_reg[198:167], hdr_reg[166:135], hdr_reg[134:71], 1'b0, 1'b0, 1'd1, 1'd1, 1'b0, 8'd97, part_27[430:407], hdr_reg[55:32], qp_idx};
+                u_ack_jobs_s_data = {part_25[78:75], part_26[174:159], hdr_reg[198:167], hdr_reg[166:135], hdr_reg[134:71], 1'b0, 1'b0, 1'b0, 1'd1, 1'd1, 1'b0, 8'd97, part_27[430:407], hdr_reg[55:32], qp_idx};
                 if (hdr_reg[69:57] != 13'd0) begin
                     u_pay_jobs_s_valid = 1'd1;
                 end
@@ -604,7 +609,7 @@ always @* begin
     end
     if (xlate_bad) begin
         u_ack_jobs_s_valid = 1'd1;
-        u_ack_jobs_s_data = {part_28[78:75], part_29[174:159], hdr_reg[198:167], hdr_reg[166:135], hdr_reg[134:71], 1'b0, 1'b0, 1'd1, 1'd1, 1'b0, 8'd98, part_30[430:407], hdr_reg[55:32], qp_idx};
+        u_ack_jobs_s_data = {part_28[78:75], part_29[174:159], hdr_reg[198:167], hdr_reg[166:135], hdr_reg[134:71], 1'b0, 1'b0, 1'b0, 1'd1, 1'd1, 1'b0, 8'd98, part_30[430:407], hdr_reg[55:32], qp_idx};
         if (hdr_reg[69:57] != 13'd0) begin
             u_pay_jobs_s_valid = 1'd1;
         end
@@ -616,143 +621,143 @@ always @* begin
         end
         if (has_data || hdr_reg[56]) begin
             u_ack_jobs_s_valid = 1'd1;
-            u_ack_jobs_s_data = {part_31[78:75], part_32[174:159], hdr_reg[198:167], hdr_reg[166:135], hdr_reg[134:71], 1'b0, ends_msg, 1'b0, hdr_reg[56], has_data, 8'd31, new_msn, hdr_reg[55:32], qp_idx};
+            u_ack_jobs_s_data = {part_31[78:75], part_32[174:159], hdr_reg[198:167], hdr_reg[166:135], hdr_reg[134:71], 1'b0, 1'b0, ends_msg, 1'b0, hdr_reg[56], has_data, 8'd31, new_msn, hdr_reg[55:32], qp_idx};
         end
         exp_psn_upd[0] = 1'd1;
         msn_upd[0] = ends_msg;
     end
 end
 
-// gen/nic/responder.ts:237:15
+// gen/nic/responder.ts:242:15
 assign cnt_seq_nak_rx = seq_nak_rx_reg;
 
-// gen/nic/responder.ts:238:13
+// gen/nic/responder.ts:243:13
 assign cnt_dup_req = dup_req_reg;
 
-// gen/nic/responder.ts:310:18
+// gen/nic/responder.ts:317:18
 assign exec = (((((decide && qp_able) && is_write) && psn_ok) && !(seq_err || len_err)) && !need_xlate) || xlate_ok;
 
-// gen/nic/responder.ts:311:21
+// gen/nic/responder.ts:318:21
 assign has_data = hdr_reg[69:57] != 13'd0;
 
-// gen/nic/responder.ts:314:20
+// gen/nic/responder.ts:321:20
 assign new_msn = ends_msg ? (part_33[430:407] + 24'd1) : part_34[430:407];
 
-// gen/nic/responder.ts:347:16
+// gen/nic/responder.ts:354:16
 assign u_pay_skid_s_valid = (s_payload_tvalid && u_pay_jobs_m_valid) && !(u_pay_jobs_m_data[0] || u_pay_jobs_m_data[1]);
 
-// gen/nic/responder.ts:348:15
+// gen/nic/responder.ts:355:15
 assign u_pay_skid_s_data = {s_payload_tlast, s_payload_tkeep, s_payload_tdata};
 
-// gen/nic/responder.ts:349:18
+// gen/nic/responder.ts:356:18
 assign u_rresp_skid_s_valid = (s_payload_tvalid && u_pay_jobs_m_valid) && u_pay_jobs_m_data[1];
 
-// gen/nic/responder.ts:350:17
+// gen/nic/responder.ts:357:17
 assign u_rresp_skid_s_data = {s_payload_tlast, s_payload_tkeep, s_payload_tdata};
 
-// gen/nic/responder.ts:351:15
+// gen/nic/responder.ts:358:15
 assign s_payload_tready = u_pay_jobs_m_valid && (u_pay_jobs_m_data[0] || (u_pay_jobs_m_data[1] ? u_rresp_skid_s_ready : u_pay_skid_s_ready));
 
-// gen/nic/responder.ts:352:16
+// gen/nic/responder.ts:359:16
 assign m_rresp_payload_tvalid = u_rresp_skid_m_valid;
 
-// gen/nic/responder.ts:353:15
+// gen/nic/responder.ts:360:15
 assign m_rresp_payload_tdata = u_rresp_skid_m_data[63:0];
 
-// gen/nic/responder.ts:354:16
+// gen/nic/responder.ts:361:16
 assign m_rresp_payload_tkeep = u_rresp_skid_m_data[71:64];
 
-// gen/nic/responder.ts:355:16
+// gen/nic/responder.ts:362:16
 assign m_rresp_payload_tlast = u_rresp_skid_m_data[72];
 
-// gen/nic/responder.ts:356:18
+// gen/nic/responder.ts:363:18
 assign u_rresp_skid_m_ready = m_rresp_payload_tready;
 
-// gen/nic/responder.ts:357:19
+// gen/nic/responder.ts:364:19
 assign u_pay_jobs_m_ready = (s_payload_tvalid && s_payload_tready) && s_payload_tlast;
 
-// gen/nic/responder.ts:358:15
+// gen/nic/responder.ts:365:15
 assign m_payload_tvalid = u_pay_skid_m_valid;
 
-// gen/nic/responder.ts:359:14
+// gen/nic/responder.ts:366:14
 assign m_payload_tdata = u_pay_skid_m_data[63:0];
 
-// gen/nic/responder.ts:360:15
+// gen/nic/responder.ts:367:15
 assign m_payload_tkeep = u_pay_skid_m_data[71:64];
 
-// gen/nic/responder.ts:361:15
+// gen/nic/responder.ts:368:15
 assign m_payload_tlast = u_pay_skid_m_data[72];
 
-// gen/nic/responder.ts:362:16
+// gen/nic/responder.ts:369:16
 assign u_pay_skid_m_ready = m_payload_tready;
 
-// gen/nic/responder.ts:371:16
+// gen/nic/responder.ts:378:16
 assign m_ack_cmd_valid = ack_cmd_valid_reg;
 
-// gen/nic/responder.ts:372:15
+// gen/nic/responder.ts:379:15
 assign m_ack_cmd_data = ack_cmd_data_reg;
 
-// gen/nic/responder.ts:373:11
+// gen/nic/responder.ts:380:11
 assign qp_error = {qp_error_qp_reg, qp_error_valid_reg};
 
-// gen/nic/responder.ts:379:17
+// gen/nic/responder.ts:386:17
 assign m_read_req_valid = read_req_valid_reg;
 
-// gen/nic/responder.ts:380:16
+// gen/nic/responder.ts:387:16
 assign m_read_req_data = read_req_data_reg;
 
-// gen/nic/responder.ts:382:17
+// gen/nic/responder.ts:389:17
 assign job_pop = ((u_ack_jobs_m_valid && (!u_ack_jobs_m_data[58] || s_dma_status_valid)) && (!ack_cmd_valid_reg || m_ack_cmd_ready)) && (!read_req_valid_reg || m_read_req_ready);
 
-// gen/nic/responder.ts:384:16
+// gen/nic/responder.ts:391:16
 assign u_ack_jobs_m_ready = job_pop;
 
-// gen/nic/responder.ts:385:19
+// gen/nic/responder.ts:392:19
 assign s_dma_status_ready = job_pop && u_ack_jobs_m_data[58];
 
-// gen/nic/responder.ts:386:20
+// gen/nic/responder.ts:393:20
 assign dma_bad = u_ack_jobs_m_data[58] && (s_dma_status_data != 3'b000);
 
-// gen/nic/responder.ts:388:18
+// gen/nic/responder.ts:395:18
 assign job_live = job_pop && !(ack_err_reg[u_ack_jobs_m_data[1:0]]);
 
-// gen/nic/responder.ts:390:21
+// gen/nic/responder.ts:397:21
 assign ack_cmd_free = !ack_cmd_valid_reg || m_ack_cmd_ready;
 
-// gen/nic/responder.ts:393:15
+// gen/nic/responder.ts:400:15
 assign cnt_seq_nak_tx = seq_nak_tx_reg;
 
-// gen/nic/responder.ts:413:22
+// gen/nic/responder.ts:420:22
 assign job_sends = job_live && (dma_bad || (!u_ack_jobs_m_data[62] && u_ack_jobs_m_data[59]));
 
-// gen/nic/responder.ts:414:20
+// gen/nic/responder.ts:421:20
 assign job_syndrome = dma_bad ? 8'd98 : u_ack_jobs_m_data[57:50];
 
-// gen/nic/responder.ts:415:20
+// gen/nic/responder.ts:422:20
 assign job_msn = dma_bad ? (u_ack_jobs_m_data[49:26] - {23'd0, u_ack_jobs_m_data[61]}) : u_ack_jobs_m_data[49:26];
 
-// gen/nic/responder.ts:416:23
+// gen/nic/responder.ts:423:23
 assign job_defers = job_sends && ((rd_busy[u_ack_jobs_m_data[1:0]] || (read_req_valid_reg && (read_req_data_reg[1:0] == u_ack_jobs_m_data[1:0]))) || defer_valid_reg[u_ack_jobs_m_data[1:0]]);
 
-// gen/nic/responder.ts:420:22
+// gen/nic/responder.ts:427:22
 assign defer_keep_held = ((defer_valid_reg[u_ack_jobs_m_data[1:0]] && (defer_syndrome_reg[u_ack_jobs_m_data[1:0] * 8 +: 8] == 8'd96)) && (job_syndrome[7:5] == 3'b000)) && (!binary_35[23] && (defer_psn_reg[u_ack_jobs_m_data[1:0] * 24 +: 24] != u_ack_jobs_m_data[25:2]));
 
-// gen/nic/responder.ts:433:19
+// gen/nic/responder.ts:440:19
 assign defer_any = (((defer_valid_reg[0] && !(rd_busy[2'b00] || (read_req_valid_reg && (read_req_data_reg[1:0] == 2'b00)))) || (defer_valid_reg[1] && !(rd_busy[2'd1] || (read_req_valid_reg && (read_req_data_reg[1:0] == 2'd1))))) || (defer_valid_reg[2] && !(rd_busy[2'd2] || (read_req_valid_reg && (read_req_data_reg[1:0] == 2'd2))))) || (defer_valid_reg[3] && !(rd_busy[2'd3] || (read_req_valid_reg && (read_req_data_reg[1:0] == 2'd3))));
 
-// gen/nic/responder.ts:434:18
+// gen/nic/responder.ts:441:18
 assign defer_qp = (defer_valid_reg[0] && !(rd_busy[2'b00] || (read_req_valid_reg && (read_req_data_reg[1:0] == 2'b00)))) ? 2'b00 : ((defer_valid_reg[1] && !(rd_busy[2'd1] || (read_req_valid_reg && (read_req_data_reg[1:0] == 2'd1)))) ? 2'd1 : ((defer_valid_reg[2] && !(rd_busy[2'd2] || (read_req_valid_reg && (read_req_data_reg[1:0] == 2'd2)))) ? 2'd2 : ((defer_valid_reg[3] && !(rd_busy[2'd3] || (read_req_valid_reg && (read_req_data_reg[1:0] == 2'd3)))) ? 2'd3 : 2'b00)));
 
-// gen/nic/responder.ts:436:18
+// gen/nic/responder.ts:443:18
 assign defer_send = (defer_any && ack_cmd_free) && !job_sends;
 
-// gen/nic/responder.ts:461:22
+// gen/nic/responder.ts:468:22
 assign rd_queued = (u_ack_jobs_s_valid && u_ack_jobs_s_ready) && u_ack_jobs_s_data[62];
 
-// gen/nic/responder.ts:463:20
+// gen/nic/responder.ts:470:20
 assign rd_void = (job_pop && u_ack_jobs_m_data[62]) && !job_live;
 
-// gen/nic/responder.ts:145:5
+// gen/nic/responder.ts:149:5
 always @(posedge clk) begin
     if ((state == STATE_IDLE) && s_hdr_valid) begin
         hdr_reg <= s_hdr_data;
@@ -989,7 +994,7 @@ always @(posedge clk) begin
             end
         end else if (u_ack_jobs_m_data[62]) begin
             read_req_valid_reg <= 1'd1;
-            read_req_data_reg <= {u_ack_jobs_m_data[49:26], u_ack_jobs_m_data[210:207], u_ack_jobs_m_data[206:191], u_ack_jobs_m_data[190:159], u_ack_jobs_m_data[158:127], u_ack_jobs_m_data[126:63], u_ack_jobs_m_data[25:2], u_ack_jobs_m_data[1:0]};
+            read_req_data_reg <= {u_ack_jobs_m_data[63], u_ack_jobs_m_data[49:26], u_ack_jobs_m_data[211:208], u_ack_jobs_m_data[207:192], u_ack_jobs_m_data[191:160], u_ack_jobs_m_data[159:128], u_ack_jobs_m_data[127:64], u_ack_jobs_m_data[25:2], u_ack_jobs_m_data[1:0]};
         end else if (u_ack_jobs_m_data[59]) begin
             if (u_ack_jobs_m_data[60]) begin
                 qp_error_valid_reg <= 1'd1;
@@ -1073,7 +1078,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/responder.ts:235:12
+// gen/nic/responder.ts:240:12
 always @(posedge clk) begin
     seq_nak_rx_reg <= ((decide && qp_able) && is_ack) && (hdr_reg[207:200] == 8'd96);
     if (rst) begin
@@ -1081,7 +1086,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/responder.ts:236:10
+// gen/nic/responder.ts:241:10
 always @(posedge clk) begin
     dup_req_reg <= ((decide && qp_able) && psn_behind) && (is_write || is_read);
     if (rst) begin
@@ -1089,7 +1094,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/responder.ts:467:7
+// gen/nic/responder.ts:474:7
 always @(posedge clk) begin
     if ((rd_queued && (qp_idx == 2'b00)) && !(((read_req_valid_reg && m_read_req_ready) && (read_req_data_reg[1:0] == 2'b00)) || (rd_void && (u_ack_jobs_m_data[1:0] == 2'b00)))) begin
         pend_rd_reg[4:0] <= pend_rd_reg[4:0] + 5'd1;
@@ -1120,8 +1125,8 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/responder.ts:119:18
-sync_fifo_width211 u_ack_jobs (
+// gen/nic/responder.ts:123:18
+sync_fifo_width212 u_ack_jobs (
     .clk(clk),
     .rst(rst),
     .s_data(u_ack_jobs_s_data),
@@ -1135,7 +1140,7 @@ sync_fifo_width211 u_ack_jobs (
     .empty(u_ack_jobs_empty)
 );
 
-// gen/nic/responder.ts:122:21
+// gen/nic/responder.ts:126:21
 sync_fifo_width2 u_pay_jobs (
     .clk(clk),
     .rst(rst),
@@ -1150,7 +1155,7 @@ sync_fifo_width2 u_pay_jobs (
     .empty(u_pay_jobs_empty)
 );
 
-// gen/nic/responder.ts:342:18
+// gen/nic/responder.ts:349:18
 skid_buffer_width73 u_pay_skid (
     .clk(clk),
     .rst(rst),
@@ -1162,7 +1167,7 @@ skid_buffer_width73 u_pay_skid (
     .m_ready(u_pay_skid_m_ready)
 );
 
-// gen/nic/responder.ts:343:20
+// gen/nic/responder.ts:350:20
 skid_buffer_width73 u_rresp_skid (
     .clk(clk),
     .rst(rst),

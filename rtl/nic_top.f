@@ -16,8 +16,8 @@ rtl/sync_fifo.v
 rtl/sync_fifo_width5.v
 rtl/skid_buffer_width73.v
 rtl/nic_dma_write.v
-rtl/sync_fifo_depth8_width198.v
-rtl/sync_fifo_depth4_width198.v
+rtl/sync_fifo_width199.v
+rtl/sync_fifo_depth4_width199.v
 rtl/nic_read_responder.v
 rtl/sync_fifo_depth2_width713.v
 rtl/sync_fifo_depth8_width1.v
@@ -42,7 +42,7 @@ rtl/sync_fifo_depth128_width16.v
 rtl/nic_icrc_check_buffer_bytes32768_max_frames128.v
 rtl/skid_buffer_width328.v
 rtl/nic_rx_parser.v
-rtl/sync_fifo_width211.v
+rtl/sync_fifo_width212.v
 rtl/sync_fifo_width2.v
 rtl/nic_responder.v
 rtl/sync_fifo_ram_depth8_width750.v

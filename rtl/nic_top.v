@@ -467,10 +467,11 @@ wire u_dma_write_m_axi_rready;
 /* verilator lint_on UNUSEDSIGNAL */
 wire [1723:0] u_read_responder_qp_ctx;
 wire [126:0] u_read_responder_cfg;
-wire [197:0] u_read_responder_s_req_data;
+wire [198:0] u_read_responder_s_req_data;
 wire u_read_responder_s_req_valid;
 wire u_read_responder_s_req_ready;
 wire [3:0] u_read_responder_rd_room;
+wire [3:0] u_read_responder_rd_dup_room;
 wire [3:0] u_read_responder_rd_busy;
 wire [151:0] u_read_responder_m_dma_cmd_data;
 wire u_read_responder_m_dma_cmd_valid;
@@ -991,10 +992,11 @@ wire [26:0] u_responder_exp_psn_upd;
 wire [26:0] u_responder_msn_upd;
 wire [2:0] u_responder_qp_error;
 wire u_responder_drop;
-wire [197:0] u_responder_m_read_req_data;
+wire [198:0] u_responder_m_read_req_data;
 wire u_responder_m_read_req_valid;
 wire u_responder_m_read_req_ready;
 wire [3:0] u_responder_rd_room;
+wire [3:0] u_responder_rd_dup_room;
 wire [3:0] u_responder_rd_busy;
 wire u_responder_cnt_seq_nak_tx;
 wire u_responder_cnt_seq_nak_rx;
@@ -1857,7 +1859,10 @@ assign u_responder_m_read_req_ready = u_read_responder_s_req_ready;
 // gen/nic/nic-top-build.ts:347:26
 assign u_responder_rd_room = u_read_responder_rd_room;
 
-// gen/nic/nic-top-build.ts:348:26
+// gen/nic/nic-top-build.ts:348:30
+assign u_responder_rd_dup_room = u_read_responder_rd_dup_room;
+
+// gen/nic/nic-top-build.ts:349:26
 assign u_responder_rd_busy = u_read_responder_rd_busy;
 
 // gen/nic/top-wiring.ts:67:26
@@ -1962,7 +1967,7 @@ assign u_ack_tracker_s_read_done_valid = u_read_resp_rx_m_done_valid;
 // gen/nic/top-wiring.ts:67:52
 assign u_read_resp_rx_m_done_ready = u_ack_tracker_s_read_done_ready;
 
-// gen/nic/nic-top-build.ts:362:30
+// gen/nic/nic-top-build.ts:363:30
 assign u_req_tx_read_busy = u_ack_tracker_read_busy;
 
 // gen/nic/top-axi-buffers.ts:146:20
@@ -2706,19 +2711,19 @@ assign m_axi_bready = u_axi_wr_mux_m_axi_bready;
 // gen/nic/top-wiring.ts:144:19
 assign tlb_hits_moved = u_tlb_hits != tlb_hits_prev_reg;
 
-// gen/nic/nic-top-build.ts:386:32
+// gen/nic/nic-top-build.ts:387:32
 assign u_regs_inc_tlb_hits = tlb_hits_moved;
 
 // gen/nic/top-wiring.ts:144:19
 assign tlb_misses_moved = u_tlb_misses != tlb_misses_prev_reg;
 
-// gen/nic/nic-top-build.ts:387:34
+// gen/nic/nic-top-build.ts:388:34
 assign u_regs_inc_tlb_misses = tlb_misses_moved;
 
-// gen/nic/nic-top-build.ts:389:23
+// gen/nic/nic-top-build.ts:390:23
 assign rx_drop_icrc = u_icrc_check_drop_valid && (u_icrc_check_drop_reason == 3'd1);
 
-// gen/nic/nic-top-build.ts:390:36
+// gen/nic/nic-top-build.ts:391:36
 assign u_regs_inc_rx_drop_icrc = rx_drop_icrc;
 
 // gen/nic/top-wiring.ts:111:19
@@ -2727,31 +2732,31 @@ assign rx_drop_other_total = rx_drop_other_pending_reg + (({7'd0, (u_icrc_check_
 // gen/nic/top-wiring.ts:112:18
 assign rx_drop_other_pulse = rx_drop_other_total != 8'd0;
 
-// gen/nic/nic-top-build.ts:394:37
+// gen/nic/nic-top-build.ts:395:37
 assign u_regs_inc_rx_drop_other = rx_drop_other_pulse;
 
-// gen/nic/nic-top-build.ts:395:33
+// gen/nic/nic-top-build.ts:396:33
 assign u_regs_inc_tx_frames = (u_icrc_insert_m_axis_tvalid && m_axis_tx_tready) && u_icrc_insert_m_axis_tlast;
 
-// gen/nic/nic-top-build.ts:396:33
+// gen/nic/nic-top-build.ts:397:33
 assign u_regs_inc_rx_frames = u_rx_parser_m_hdr_valid && u_responder_s_hdr_ready;
 
-// gen/nic/nic-top-build.ts:397:33
+// gen/nic/nic-top-build.ts:398:33
 assign u_regs_inc_retx_pkts = u_req_tx_cnt_retx;
 
-// gen/nic/nic-top-build.ts:398:36
+// gen/nic/nic-top-build.ts:399:36
 assign u_regs_inc_ack_timeouts = u_ack_tracker_ack_timeout[0];
 
-// gen/nic/nic-top-build.ts:400:34
+// gen/nic/nic-top-build.ts:401:34
 assign u_regs_inc_seq_nak_tx = u_responder_cnt_seq_nak_tx;
 
-// gen/nic/nic-top-build.ts:401:34
+// gen/nic/nic-top-build.ts:402:34
 assign u_regs_inc_seq_nak_rx = u_responder_cnt_seq_nak_rx;
 
-// gen/nic/nic-top-build.ts:402:34
+// gen/nic/nic-top-build.ts:403:34
 assign u_regs_inc_dup_req_rx = u_responder_cnt_dup_req;
 
-// gen/nic/nic-top-build.ts:403:33
+// gen/nic/nic-top-build.ts:404:33
 assign u_regs_inc_retry_exc = u_ack_tracker_cnt_retry_exc;
 
 // gen/nic/top-wiring.ts:135:11
@@ -3233,6 +3238,7 @@ nic_read_responder u_read_responder (
     .s_req_valid(u_read_responder_s_req_valid),
     .s_req_ready(u_read_responder_s_req_ready),
     .rd_room(u_read_responder_rd_room),
+    .rd_dup_room(u_read_responder_rd_dup_room),
     .rd_busy(u_read_responder_rd_busy),
     .m_dma_cmd_data(u_read_responder_m_dma_cmd_data),
     .m_dma_cmd_valid(u_read_responder_m_dma_cmd_valid),
@@ -3748,6 +3754,7 @@ nic_responder u_responder (
     .m_read_req_valid(u_responder_m_read_req_valid),
     .m_read_req_ready(u_responder_m_read_req_ready),
     .rd_room(u_responder_rd_room),
+    .rd_dup_room(u_responder_rd_dup_room),
     .rd_busy(u_responder_rd_busy),
     .cnt_seq_nak_tx(u_responder_cnt_seq_nak_tx),
     .cnt_seq_nak_rx(u_responder_cnt_seq_nak_rx),

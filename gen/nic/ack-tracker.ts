@@ -349,9 +349,11 @@ export const nicAckTracker = defineModule('nic_ack_tracker', { numQp: 4, depth: 
     const isScan = scan.eq(i);
     const pushOk = isPush.land(reqOk);
 
-    // window
+    // window (a READ posted after its early read_done: that response acknowledges it)
+    const earlyNow = isDone.land(doneOk).land(doneAck.lnot()).land(f('sentValid').lnot().lor(psnGt(dpsn, f('lastSent'))));
+    const earlyHit = m.let(`qp${i}_rd_early_hit`, pushOk.land(reqRead).land(f('rdEarly').land(f('rdAcked').eq(reqLast)).lor(earlyNow.land(dpsn.eq(reqLast)))));
     const ackWins = isAck.land(aMoves).land(isDone.land(doneAck).land(psnGt(dpsn, aNew)).lnot());
-    const acked = m.let(`qp${i}_acked_next`, firstOf([[ackWins, aNew], [isDone.land(doneAck), dpsn], [pushOk.land(allAcked), sReq.data.field('firstPsn').subw(1).trunc(24)]], f('acked')));
+    const acked = m.let(`qp${i}_acked_next`, firstOf([[earlyHit, reqLast], [ackWins, aNew], [isDone.land(doneAck), dpsn], [pushOk.land(allAcked), sReq.data.field('firstPsn').subw(1).trunc(24)]], f('acked')));
     const lastSent = m.let(`qp${i}_last_sent_next`, firstOf([[pushOk, reqLast], [isRw, acked]], f('lastSent')));
     const sentValid = f('sentValid').lor(pushOk);
     const outstandingNext = m.let(`qp${i}_outstanding_next`, sentValid.land(acked.ne(lastSent)));
@@ -362,7 +364,11 @@ export const nicAckTracker = defineModule('nic_ack_tracker', { numQp: 4, depth: 
     const tail = firstOf([[isPush, f('tail').addw(1)], [isRw, f('head')]], f('tail'));
     const rdUp = isPush.land(reqRead), rdDown = isRet.land(eRead);
     const rdCount = firstOf([[isRw, 0], [rdUp.land(rdDown.lnot()), f('rdCount').addw(1)], [rdDown.land(rdUp.lnot()), f('rdCount').subw(1)]], f('rdCount'));
-    const rdAcked = firstOf([[isDone.land(doneOk), dpsn], [isPush.land(reqRead).land(reqOk).land(f('rdCount').eq(0)), sReq.data.field('firstPsn').subw(1).trunc(24)]], f('rdAcked'));
+    // A read_done ahead of everything sent (no entry yet) is kept in rdAcked and flagged
+    // (rdEarly): the post of that READ finds it complete instead of waiting for a response that
+    // already came (soak finding 1, tb/tests/nic/soak-findings.test.ts).
+    const rdAcked = firstOf([[isDone.land(doneOk), dpsn], [isPush.land(reqRead).land(reqOk).land(f('rdCount').eq(0)).land(earlyHit.lnot()), sReq.data.field('firstPsn').subw(1).trunc(24)]], f('rdAcked'));
+    const rdEarly = firstOf([[isRw.lor(isPush), 0], [earlyNow, 1]], f('rdEarly'));
     const rdErrSet = isDone.land(doneErr);
     // errors: a fatal NAK or an exhausted retry count is recorded for the oldest uncovered entry
     const nakSetAck = isAck.land(ackErr);
@@ -405,7 +411,7 @@ export const nicAckTracker = defineModule('nic_ack_tracker', { numQp: 4, depth: 
       nakStatus: firstOf([[nakSetAck, nakStatusAck], [nakSetTo, lit(CQE_STATUS.RETRY_EXCEEDED, 4)]], f('nakStatus')),
       nakSyn: firstOf([[nakSetAck, nakSynAck], [nakSetTo, lit(0, 8)]], f('nakSyn')),
       flush: f('flush').lor(isRet.land(setsFlush)),
-      rdCount, rdAcked,
+      rdCount, rdAcked, rdEarly,
       rdErrValid: f('rdErrValid').land(isRet.land(usesRdErr).lnot()).lor(rdErrSet),
       rdErrPsn: mux(rdErrSet, dpsn, f('rdErrPsn')),
       rdErrStatus: mux(rdErrSet, sDone.data.field('status'), f('rdErrStatus')),
@@ -420,7 +426,7 @@ export const nicAckTracker = defineModule('nic_ack_tracker', { numQp: 4, depth: 
     // RESET starts the QP afresh: entries dropped, window, errors, timers, pointer cleared.
     const cleared = pack(tab.shape, {
       head: 0, tail: 0, sentValid: 0, lastSent: 0, acked: 0, highValid: 0, sentHigh: 0, nakValid: 0, nakStatus: 0, nakSyn: 0, flush: 0,
-      rdCount: 0, rdAcked: 0, rdErrValid: 0, rdErrPsn: 0, rdErrStatus: 0, rdErrSyn: 0, retryLeft: reloadRetry, rnrLeft: reloadRnr,
+      rdCount: 0, rdAcked: 0, rdEarly: 0, rdErrValid: 0, rdErrPsn: 0, rdErrStatus: 0, rdErrSyn: 0, retryLeft: reloadRetry, rnrLeft: reloadRnr,
       retryStarted: 0, retryPend: 0, tmArmed: 0, tmRnr: 0, tmDeadline: 0, expIdx: 0, resumeValid: 0, resumePsn: 0, park: 0,
     });
     tab.write(i, mux(inReset, cleared, next));

@@ -345,6 +345,7 @@ export function makeNicTop(stages: NicStages) {
     // (REMOTE_READ check and payload) -> READ RESPONSE commands + payload into the TX mux.
     link(rdRsp, 's_req', rsp, 'm_read_req');
     sink(rsp, 'rd_room').set(port(rdRsp, 'rd_room'));
+    sink(rsp, 'rd_dup_room').set(port(rdRsp, 'rd_dup_room'));
     sink(rsp, 'rd_busy').set(port(rdRsp, 'rd_busy'));
     link(dmaRdRsp, 's_cmd', rdRsp, 'm_dma_cmd');
     link(rdRsp, 's_dma_status', dmaRdRsp, 'm_status');

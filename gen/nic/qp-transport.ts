@@ -44,6 +44,10 @@ export function qpTransportStruct(depthLog2: number) {
     rdErrPsn: UInt(24),
     rdErrStatus: UInt(4),
     rdErrSyn: UInt(8),
+    /** rdAcked came from a read_done ahead of lastSent: the READ's response arrived before its
+     *  ReqEntry (nic_req_tx opens the READ context before it posts the entry). The next post,
+     *  when it is that READ, keeps rdAcked instead of starting it afresh. */
+    rdEarly: Bool,
     // -- retry engine --
     retryLeft: UInt(3),
     rnrLeft: UInt(3),

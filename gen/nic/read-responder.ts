@@ -17,7 +17,13 @@
 // Resources: each QP may hold depth/numQp requests (the number advertised to the peer as
 // the responder's READ depth); `rd_room` bit q says QP q has a free slot. The WRITE
 // responder must NAK 0x61 (invalid request, QP to ERROR) a new READ when its bit is 0:
-// the peer broke the advertised limit. With that rule s_req never has to wait.
+// the peer broke the advertised limit. A duplicate READ (ReadReq.dup, answered again after
+// lost responses) never takes one of those slots (the requester counts each READ once, so a
+// duplicate in a READ slot made its next READ find no room: NAK 0x61, QP to ERROR; soak
+// finding 3): each QP has one duplicate slot besides (`rd_dup_room` bit q: it is free; the
+// WRITE responder drops a duplicate when it is not, and go-back-N asks again). The request
+// FIFO holds depth + numQp requests rounded up to a power of two, so with both rules s_req
+// never has to wait.
 //
 // rd_busy bit q: a request of QP q is here whose response commands (or NAK) are not all
 // handed on yet (counted, or its last command still in the output register). nic_responder
@@ -68,6 +74,7 @@ export const nicReadResponder = defineModule('nic_read_responder', { dataWidth: 
   const cfg = m.input('cfg', NicCfg);
   const sReq = stream(ReadReq).sink(m, 's_req');
   const room = m.output('rd_room', UInt(p.numQp));
+  const dupRoom = m.output('rd_dup_room', UInt(p.numQp));
   const busyOut = m.output('rd_busy', UInt(p.numQp));
   const mDma = stream(DmaReadCmd).source(m, 'm_dma_cmd');
   const sStatus = stream(DmaStatus).sink(m, 's_dma_status');
@@ -76,13 +83,15 @@ export const nicReadResponder = defineModule('nic_read_responder', { dataWidth: 
   m.unused(qpCtx, 'only STATE and the peer addressing fields are read');
   m.unused(cfg, 'only mac, ipAddr and ipCfg are read (response addressing)');
 
-  const reqs = m.instance('u_req_fifo', syncFifo, { width: ReadReq.width, depth: p.depth });
+  const reqs = m.instance('u_req_fifo', syncFifo, { width: ReadReq.width, depth: 2 ** Math.ceil(Math.log2(p.depth + p.numQp)) });
   const flight = m.instance('u_flight_fifo', syncFifo, { width: ReadReq.width, depth: IN_FLIGHT });
   m.unused(reqs.count, 'per-QP counters keep the resources'); m.unused(reqs.full, 's_ready is used'); m.unused(reqs.empty, 'm_valid is used');
   m.unused(flight.count, 'only empty/full matter'); m.unused(flight.full, 's_ready is used'); m.unused(flight.empty, 'm_valid is used');
 
   // ---- resources -----------------------------------------------------------------------
+  // READ slots in use per QP (requests that are not duplicates) and the duplicate slots.
   const counts = m.reg('rd_count_reg', Vec(UInt(cw), p.numQp));
+  const dupHeld = m.reg('rd_dup_held_reg', UInt(p.numQp));
   const sq = sReq.data.field('qp');
   const take = m.let('req_take', sReq.valid.land(reqs.s.ready));
   sReq.ready.set(reqs.s.ready);
@@ -91,6 +100,7 @@ export const nicReadResponder = defineModule('nic_read_responder', { dataWidth: 
   const roomBits: Value[] = [];
   for (let i = p.numQp - 1; i >= 0; i--) roomBits.push(counts.at(i).lt(perQp));
   room.set(roomBits.length === 1 ? roomBits[0]! : cat(...roomBits));
+  dupRoom.set(dupHeld.not());
 
   // QPs this block moved to ERROR, until software resets them (the merged qp_error can lag).
   const errSeen = m.reg('err_seen_reg', UInt(p.numQp));
@@ -199,19 +209,26 @@ export const nicReadResponder = defineModule('nic_read_responder', { dataWidth: 
     });
   });
 
-  // ---- per-QP counters: +1 on acceptance, -1 per retirement (up to two a cycle) ------------
+  // ---- per-QP counters: +1 on acceptance, -1 per retirement (up to two a cycle); a duplicate
+  // sets and frees its QP's duplicate slot instead ---------------------------------------------
+  const sDup = sReq.data.field('dup'), hDup = head.field('dup'), fDup = fl.field('dup'), gDup = g.field('dup');
   for (let i = 0; i < p.numQp; i++) {
-    const inc = take.land(sq.eq(i)).zext(cw);
-    const dec1 = flushHead.land(hq.eq(i)).zext(cw);
-    const dec2 = nakNow.land(fl.field('qp').eq(i)).lor(genDone.land(g.field('qp').eq(i))).zext(cw);
+    const takeI = take.land(sq.eq(i)), flushI = flushHead.land(hq.eq(i));
+    const nakI = nakNow.land(fl.field('qp').eq(i)), doneI = genDone.land(g.field('qp').eq(i));
+    const inc = takeI.land(sDup.lnot()).zext(cw);
+    const dec1 = flushI.land(hDup.lnot()).zext(cw);
+    const dec2 = nakI.land(fDup.lnot()).lor(doneI.land(gDup.lnot())).zext(cw);
     m.if(inc.orr().lor(dec1.orr()).lor(dec2.orr()), () => counts.setBits(cw * i + cw - 1, cw * i, counts.at(i).addw(inc).subw(dec1).subw(dec2).trunc(cw)));
+    const dupFree = flushI.land(hDup).lor(nakI.land(fDup)).lor(doneI.land(gDup));
+    m.if(takeI.land(sDup), () => dupHeld.setBits(i, i, 1)).elif(dupFree, () => dupHeld.setBits(i, i, 0));
   }
   const busyBits: Value[] = [];
-  for (let i = p.numQp - 1; i >= 0; i--) busyBits.push(counts.at(i).ne(0).lor(pktValid.land(pktQp.eq(i))));
+  for (let i = p.numQp - 1; i >= 0; i--) busyBits.push(counts.at(i).ne(0).lor(dupHeld.bit(i)).lor(pktValid.land(pktQp.eq(i))));
   busyOut.set(busyBits.length === 1 ? busyBits[0]! : cat(...busyBits));
-  m.assert(take.lnot().lor(counts.at(sq).lt(perQp)), `a QP has more than ${perQp} READ requests outstanding (the WRITE responder must check rd_room)`);
+  m.assert(take.lnot().lor(sDup).lor(counts.at(sq).lt(perQp)), `a QP has more than ${perQp} READ requests outstanding (the WRITE responder must check rd_room)`);
+  m.assert(take.land(sDup).lnot().lor(dupHeld.bit(sq).lnot()), 'a QP has two duplicate READs outstanding (the WRITE responder must check rd_dup_room)');
 
   for (let i = 0; i < p.numQp; i++) m.if(qpCtx.at(i).field('state').eq(QP_STATE.RESET), () => errSeen.setBits(i, i, 0));
 
-  return { clk, rst, qp_ctx: qpCtx, cfg, s_req: sReq, rd_room: room, rd_busy: busyOut, m_dma_cmd: mDma, s_dma_status: sStatus, m_pkt_cmd: mPkt, qp_error: qpError };
+  return { clk, rst, qp_ctx: qpCtx, cfg, s_req: sReq, rd_room: room, rd_dup_room: dupRoom, rd_busy: busyOut, m_dma_cmd: mDma, s_dma_status: sStatus, m_pkt_cmd: mPkt, qp_error: qpError };
 }, { doc: 'RDMA READ responder: DMA read commands (REMOTE_READ) per accepted request, READ RESPONSE packet commands, NAK 0x62 on a bad range' });

@@ -19,6 +19,9 @@ export function readReqStruct(numQp: number) {
     /** log2 of the path MTU (8..12). */
     pmtu: UInt(4),
     msn: UInt(24),
+    /** A duplicate READ answered again (its PSN behind EXP_PSN): it holds its QP's one
+     *  duplicate slot, never one of the QP's READ slots the requester counts (rd_room). */
+    dup: Bool,
   });
 }
 

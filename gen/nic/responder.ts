@@ -90,6 +90,8 @@ export const responder = defineModule('nic_responder', { dataWidth: 64, numQp: 4
   const ReadReq = readReqStruct(p.numQp);
   const readReq = stream(ReadReq).source(m, 'm_read_req');
   const rdRoom = m.input('rd_room', UInt(p.numQp));
+  /** Bit q: QP q's duplicate slot at nic_read_responder is free (a duplicate READ uses it). */
+  const rdDupRoom = m.input('rd_dup_room', UInt(p.numQp));
   /** Bit q: nic_read_responder still has response commands of QP q to hand on. */
   const rdBusy = m.input('rd_busy', UInt(p.numQp));
   const cntSeqNakTx = m.output('cnt_seq_nak_tx', Bool);
@@ -114,6 +116,8 @@ export const responder = defineModule('nic_responder', { dataWidth: 64, numQp: 4
     last: Bool,
     /** An accepted (or duplicate) READ REQUEST: send the ReadReq below on m_read_req. */
     read: Bool,
+    /** The READ is a duplicate (its ReadReq takes the QP's duplicate slot). */
+    dup: Bool,
     va: UInt(64), rkey: UInt(32), len: UInt(32), pd: UInt(16), pmtu: UInt(4),
   });
   const jobs = m.instance('u_ack_jobs', syncFifo, { width: Job.width, depth: ACK_JOBS });
@@ -192,6 +196,7 @@ export const responder = defineModule('nic_responder', { dataWidth: 64, numQp: 4
   // READ: a READ inside a WRITE message, or one with payload or without RETH, is invalid.
   const rdBad = m.let('rd_bad', inMsg.bit(q).lor(plen.ne(0)).lor(h.field('hasReth').lnot()));
   const rdRoomQ = m.let('rd_room_q', rdRoom.bit(q));
+  const rdDupRoomQ = m.let('rd_dup_room_q', rdDupRoom.bit(q));
   const rethLen = h.field('rethLen');
   // Response packets: max(1, ceil(len / MTU)) = len == 0 ? 1 : ((len - 1) >> pmtu) + 1, mod 2^24.
   const rdPkts = m.let('rd_pkts', mux(rethLen.eq(0), lit(1, 24), rethLen.subw(1).shr(ctx.field('pmtu')).trunc(24).addw(1)).trunc(24));
@@ -241,15 +246,15 @@ export const responder = defineModule('nic_responder', { dataWidth: 64, numQp: 4
   const setBit = (r: typeof inMsg, v: number): void => {
     for (let i = 0; i < p.numQp; i++) m.if(q.eq(i), () => r.setBits(i, i, v));
   };
-  const queueJob = (f: { psn: Value | number; msn: Value | number; syndrome: number; waitDma?: Value | number; send?: Value | number; fatal?: number; last?: Value | number; read?: number }): void => {
+  const queueJob = (f: { psn: Value | number; msn: Value | number; syndrome: number; waitDma?: Value | number; send?: Value | number; fatal?: number; last?: Value | number; read?: number; dup?: number }): void => {
     jobs.s.valid.set(1);
     jobs.s.data.set(pack(Job, {
       qp: q, psn: f.psn, msn: f.msn, syndrome: f.syndrome, waitDma: f.waitDma ?? 0, send: f.send ?? 1, fatal: f.fatal ?? 0, last: f.last ?? 0,
-      read: f.read ?? 0, va: h.field('rethVa'), rkey: h.field('rethRkey'), len: rethLen, pd: ctx.field('pd'), pmtu: ctx.field('pmtu'),
+      read: f.read ?? 0, dup: f.dup ?? 0, va: h.field('rethVa'), rkey: h.field('rethRkey'), len: rethLen, pd: ctx.field('pd'), pmtu: ctx.field('pmtu'),
     }));
   };
   const dupRdQueued = m.wire('dup_rd_queued', Bool);
-  const queueRead = (psn: Value, msnV: Value): void => queueJob({ psn, msn: msnV, syndrome: AETH.ACK, send: 0, read: 1 });
+  const queueRead = (psn: Value, msnV: Value, dup: number): void => queueJob({ psn, msn: msnV, syndrome: AETH.ACK, send: 0, read: 1, dup });
   const dropPayload = (): void => { m.if(plen.ne(0), () => payJobs.s.valid.set(1)); };
   const fatalNak = (syndrome: number): void => {
     queueJob({ psn: h.field('psn'), msn, syndrome, fatal: 1 });
@@ -275,8 +280,10 @@ export const responder = defineModule('nic_responder', { dataWidth: 64, numQp: 4
       rrHdrData.set(h);
       dropPayload();
     }).elif(psnBehind.land(isRead), () => {
-      // A duplicate READ is answered again (the responses were lost), if there is room.
-      m.if(rdRoomQ, () => { queueRead(h.field('psn'), msn); dupRdQueued.set(1); }).else(() => drop.set(1));
+      // A duplicate READ is answered again (the responses were lost) in the QP's duplicate
+      // slot, never in one of its READ slots (the requester sent it once as far as its limit
+      // goes: rxe's duplicate_request re-uses the READ's resource). Slot busy: dropped.
+      m.if(rdDupRoomQ, () => { queueRead(h.field('psn'), msn, 1); dupRdQueued.set(1); }).else(() => drop.set(1));
       dropPayload();
     }).elif(psnBehind, () => {
       queueJob({ psn: exp.subw(1), msn, syndrome: AETH.ACK });
@@ -291,7 +298,7 @@ export const responder = defineModule('nic_responder', { dataWidth: 64, numQp: 4
         // No room because a duplicate holds a slot: not the peer's fault; dropped like a lost
         // packet (its next request gets the NAK 0x60, or its timer resends it).
         m.if(rdBad.lnot().land(rdRoomQ.lnot()).land(dupRd.bit(q)), () => drop.set(1)).elif(rdBad.lor(rdRoomQ.lnot()), () => fatalNak(AETH.NAK_INVALID_REQ)).else(() => {
-          queueRead(h.field('psn'), msn.addw(1));
+          queueRead(h.field('psn'), msn.addw(1), 0);
           expPsnUpd.setField('valid', 1);
           expPsnUpd.setField('value', h.field('psn').addw(rdPkts));
           msnUpd.setField('valid', 1);
@@ -448,7 +455,7 @@ export const responder = defineModule('nic_responder', { dataWidth: 64, numQp: 4
       rdValid.set(1);
       rdData.set(pack(ReadReq, {
         qp: jq, psn: job.field('psn'), va: job.field('va'), rkey: job.field('rkey'), len: job.field('len'),
-        pd: job.field('pd'), pmtu: job.field('pmtu'), msn: job.field('msn'),
+        pd: job.field('pd'), pmtu: job.field('pmtu'), msn: job.field('msn'), dup: job.field('dup'),
       }));
     }).elif(job.field('send'), () => {
       m.if(job.field('fatal'), () => { errValid.set(1); errQp.set(jq); });
@@ -489,7 +496,7 @@ export const responder = defineModule('nic_responder', { dataWidth: 64, numQp: 4
     clk, rst, qp_ctx: qpCtx, cfg, s_hdr: sHdr, s_payload: sPay, m_xlate_req: xreq, s_xlate_resp: xresp,
     m_dma_cmd: dmaCmd, m_payload: mPay, s_dma_status: dmaStatus, m_ack_cmd: ackCmd,
     exp_psn_upd: expPsnUpd, msn_upd: msnUpd, qp_error: qpError, drop,
-    m_read_req: readReq, rd_room: rdRoom, rd_busy: rdBusy, m_rresp_hdr: rrHdr, m_rresp_payload: rrPay,
+    m_read_req: readReq, rd_room: rdRoom, rd_dup_room: rdDupRoom, rd_busy: rdBusy, m_rresp_hdr: rrHdr, m_rresp_payload: rrPay,
     cnt_seq_nak_tx: cntSeqNakTx, cnt_seq_nak_rx: cntSeqNakRx, cnt_dup_req: cntDupReq,
   };
 }, { doc: 'RC responder: WRITE checks (QP, PSN, sequence, length, rkey), DMA writes, ACK/NAK; received ACKs to the tracker' });

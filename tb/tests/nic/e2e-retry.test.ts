@@ -184,9 +184,10 @@ describe('nic_pair go-back-N', () => {
       ],
     }, async pair => {
       // Phase 1, QP 0 alone: each READ REQUEST arrives twice. B answers READ 1's duplicate again
-      // (A keeps the first answer); that duplicate holds B's second READ slot, so READ 2 finds
-      // no room: not the peer's fault, so no NAK 0x61 (QP ERROR), but dropped like a lost packet;
-      // A's timer resends it (arriving twice again, both answered once READ 1 is done).
+      // (A keeps the first answer) in QP 0's duplicate slot, not in one of its two READ slots
+      // (soak finding 3, docs/nic-read.md), so READ 2 finds room and is answered at once: no
+      // NAK 0x61, no drop, no timeout. READ 2's duplicate is answered again when the duplicate
+      // slot is free by then, else dropped (A has its answer anyway).
       const r0 = [await pair.post({ kind: 'read', from: 'A', qp: 0, len: 3000 }), await pair.post({ kind: 'read', from: 'A', qp: 0, len: 5 })];
       await pair.drain(200_000, 'duplicated READs');
       dup = false;
@@ -194,10 +195,11 @@ describe('nic_pair go-back-N', () => {
       const answers = (r: Posted) => pair.log.responses('b->a', qpn(0)).filter(s => s.pkt.bth.psn === r.psn).length;
       expect(pair.log.requests('a->b', qpn(0), r0[0]!.psn).length, 'A sent READ 1 once').toBe(1);
       expect(answers(r0[0]!), 'B answered READ 1 twice').toBe(2);
-      expect(pair.log.requests('a->b', qpn(0), r0[1]!.psn).length, 'A sent READ 2 again after its timeout').toBe(2);
-      expect(answers(r0[1]!), 'B answered READ 2 (its resend and the duplicate) twice').toBe(2);
-      expect(a1.ACK_TIMEOUTS, 'the dropped READ 2').toBe(1);
-      expect(b1.DUP_REQ_RX, 'duplicates at B: READ 1 and the resent READ 2').toBe(2);
+      expect(pair.log.requests('a->b', qpn(0), r0[1]!.psn).length, 'A sent READ 2 once (B took it)').toBe(1);
+      expect(answers(r0[1]!), 'B answered READ 2, and its duplicate at most once more').toBeGreaterThanOrEqual(1);
+      expect(answers(r0[1]!)).toBeLessThanOrEqual(2);
+      expect(a1.ACK_TIMEOUTS, 'nothing was dropped for want of a READ slot').toBe(0);
+      expect(b1.DUP_REQ_RX, 'duplicates at B: READ 1 and READ 2').toBe(2);
       // Phase 2, QP 1 alone: the WRITE behind a READ REQUEST overtakes it: NAK 0x60 at the READ's PSN, go back.
       const r1 = await pair.post({ kind: 'read', from: 'A', qp: 1, len: 2500 });
       await pair.post({ kind: 'write', from: 'A', qp: 1, len: 2000 });

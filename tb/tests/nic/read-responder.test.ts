@@ -28,7 +28,7 @@ const DEPTH = 8;
 const PER_QP = readDepthPerQp({ numQp: NUM_QP, depth: DEPTH });
 const CFG = { config: 1, mac: 0x02_1122_3344_55n, ipAddr: 0x0a00_0001, ipCfg: (0x2e << 8) | 64, irqMod: 0 };
 
-interface Req { qp: number; psn: number; va: bigint; rkey: number; len: number; pd: number; pmtu: number; msn: number }
+interface Req { qp: number; psn: number; va: bigint; rkey: number; len: number; pd: number; pmtu: number; msn: number; dup: number }
 interface DmaCmdV { va: bigint; len: number; key: number; pd: number; last: number; segLog2: number; access: number }
 interface PktV { opcode: number; destQpn: number; psn: number; payloadLen: number; hasAeth: number; aethSyndrome: number; aethMsn: number; hasReth: number; ackReq: number; dstMac: bigint; dstIp: number; srcPort: number; srcMac: bigint; srcIp: number; ttl: number; dscp: number }
 type PktWant = Pick<PktV, 'opcode' | 'destQpn' | 'psn' | 'payloadLen' | 'hasAeth' | 'aethSyndrome' | 'aethMsn'>;
@@ -69,7 +69,7 @@ function makeReqs(rng: Rng, world: World, n: number, o: { maxLen: number; pBad: 
     const s = world.qps[q]!, mr = world.mrs[4 * q + 3]!;
     const mtu = 1 << s.pmtu;
     const len = rng.pick([0, 1, mtu - 1, mtu, mtu + 1, rng.int(0, o.maxLen), rng.int(0, o.maxLen), rng.int(0, 4 * mtu)]);
-    const r: Req = { qp: q, psn: psn[q]!, va: mr.va + BigInt(rng.int(0, Number(mr.len) - len)), rkey: mr.key, len, pd: s.pd, pmtu: s.pmtu, msn: msn[q] = psnAdd(msn[q]!, 1) };
+    const r: Req = { qp: q, psn: psn[q]!, va: mr.va + BigInt(rng.int(0, Number(mr.len) - len)), rkey: mr.key, len, pd: s.pd, pmtu: s.pmtu, msn: msn[q] = psnAdd(msn[q]!, 1), dup: 0 };
     if (len > 0 && rng.bool(o.pBad)) {
       const kind = rng.pick(['rkey', 'tag', 'pd', 'access', 'bounds'] as const);
       if (kind === 'rkey') r.rkey = 0x7f00_0000 | rng.int(0, 255);
@@ -85,10 +85,14 @@ function makeReqs(rng: Rng, world: World, n: number, o: { maxLen: number; pBad: 
   return reqs;
 }
 
-/** The WRITE responder's hook: offers the next request only while its QP has room (rd_room). */
-function reqSource(tb: TestBench, port: StructInPorts<Req>, room: Readable, reqs: Req[], pIn: number): StructSource<Req> {
+/** The WRITE responder's hook: offers the next request only while its QP has room (rd_room;
+ *  rd_dup_room for a duplicate). */
+function reqSource(tb: TestBench, port: StructInPorts<Req>, room: { fresh: Readable; dup: Readable }, reqs: Req[], pIn: number): StructSource<Req> {
   const src: StructSource<Req> = new StructSource<Req>(tb, port, 's_req', {
-    pause: rng => !((Number(room.value) >> reqs[src.sent.length]!.qp) & 1) || rng.bool(1 - pIn),
+    pause: rng => {
+      const r = reqs[src.sent.length]!;
+      return !((Number((r.dup ? room.dup : room.fresh).value) >> r.qp) & 1) || rng.bool(1 - pIn);
+    },
   });
   for (const r of reqs) src.push(r);
   return src;
@@ -117,13 +121,13 @@ const fires = (f: Flow): boolean => Number(f.valid.value) !== 0 && Number(f.read
 
 const show = (v: unknown): string => JSON.stringify(v, (_k, x: unknown) => (typeof x === 'bigint' ? `0x${x.toString(16)}` : x));
 
-async function run(o: { n: number; maxLen: number; pBad: number; qps: number; pIn: number; pOut: number; maxLat: number; states?: number[] }) {
-  let result: { pkts: { value: PktV; cycle: number }[]; dma: DmaStub; errs: number[]; want: ReturnType<typeof model>; maxCount: number[]; roomLow: boolean; seed: number } | undefined;
+async function run(o: { n: number; maxLen: number; pBad: number; qps: number; pIn: number; pOut: number; maxLat: number; states?: number[]; reqs?: (w: World) => Req[] }) {
+  let result: { pkts: { value: PktV; cycle: number }[]; dma: DmaStub; errs: number[]; want: ReturnType<typeof model>; maxCount: number[]; roomLow: boolean; seed: number; taken: number[] } | undefined;
   await runTest(design(nicReadResponder, { dataWidth: 64, numQp: NUM_QP, depth: DEPTH }), async (dut, tb) => {
     const rng = tb.rng.fork();
     const world = makeWorld(rng, NUM_QP, o.qps);
     if (o.states) o.states.forEach((s, q) => { world.qps[q]!.state = s; });
-    const reqs = makeReqs(rng, world, o.n, o);
+    const reqs = o.reqs ? o.reqs(world) : makeReqs(rng, world, o.n, o);
     const want = model(world, reqs);
     console.log(`nic_read_responder seed=${tb.seed}: ${reqs.length} requests, ${want.pkts.length} packet commands, errors on QPs [${want.errs}]`);
     const ctx = world.qps.map(s => ({ state: s.state }));
@@ -133,7 +137,8 @@ async function run(o: { n: number; maxLen: number; pBad: number; qps: number; pI
     dut.s_req.valid.value = 0;
     dut.s_dma_status.valid.value = 0;
     await tb.reset(2);
-    const src = reqSource(tb, dut.s_req as never, dut.rd_room, reqs, o.pIn);
+    const src = reqSource(tb, dut.s_req as never, { fresh: dut.rd_room, dup: dut.rd_dup_room }, reqs, o.pIn);
+    const takenAt: number[] = [];
     const dma = dmaStub(tb, dut.m_dma_cmd as never, dut.s_dma_status as never, world, o.pOut, o.maxLat);
     const pkts = new StructSink<PktV>(tb, dut.m_pkt_cmd as never, 'm_pkt_cmd', { pause: 1 - o.pOut });
     const errs: number[] = [];
@@ -160,6 +165,7 @@ async function run(o: { n: number; maxLen: number; pBad: number; qps: number; pI
       // A slot is free again once the last response (or NAK) command is taken, or at once for
       // a flushed QP; the RTL frees it one register stage earlier, hence the +1 below.
       if (fires(sReq)) {
+        takenAt.push(tb.cycle);
         const q = Number((sReq.data.value as { qp: number }).qp);
         const st = world.qps[q]!.state;
         if (st === QP_STATE.RTR || st === QP_STATE.RTS) { outstanding[q]!++; maxCount[q] = Math.max(maxCount[q]!, outstanding[q]!); }
@@ -175,7 +181,7 @@ async function run(o: { n: number; maxLen: number; pBad: number; qps: number; pI
     } catch (err) {
       throw new Error(`not done after ${limit} cycles: ${src.pending} requests left, ${pkts.items.length}/${want.pkts.length} packets (${String(err)})`);
     }
-    result = { pkts: pkts.items, dma, errs, want, maxCount, roomLow, seed: tb.seed };
+    result = { pkts: pkts.items, dma, errs, want, maxCount, roomLow, seed: tb.seed, taken: takenAt };
   });
   const r = result!;
   const replay = `(replay with NICGEN_SEED=${r.seed})`;
@@ -190,7 +196,9 @@ async function run(o: { n: number; maxLen: number; pBad: number; qps: number; pI
     if (g && (Number(g.hasReth) || Number(g.ackReq) || BigInt(g.srcMac) !== CFG.mac || Number(g.srcIp) !== CFG.ipAddr || Number(g.ttl) !== 64 || Number(g.dscp) !== 0x2e)) throw new Error(`packet command #${i}: bad fixed fields ${show(g)} ${replay}`);
   }
   expect(r.errs, `qp_error events ${replay}`).toEqual(r.want.errs);
-  for (const c of r.maxCount) expect(c, `outstanding READs of one QP ${replay}`).toBeLessThanOrEqual(PER_QP + 1);
+  // +1: the RTL frees a slot a register stage before the test sees it; +1 more with duplicates.
+  const dups = o.reqs ? 1 : 0;
+  for (const c of r.maxCount) expect(c, `outstanding READs of one QP ${replay}`).toBeLessThanOrEqual(PER_QP + 1 + dups);
   return r;
 }
 
@@ -217,6 +225,22 @@ describe('nic_read_responder', () => {
   it('flushes requests of QPs that are not RTR/RTS (no DMA, no packets)', async () => {
     const r = await run({ n: 30, maxLen: 3000, pBad: 0, qps: NUM_QP, pIn: 1, pOut: 1, maxLat: 5, states: [QP_STATE.RTS, QP_STATE.ERROR, QP_STATE.RESET, QP_STATE.RTR] });
     expect(r.dma.cmds.length, 'requests of the RTS/RTR QPs still go to the DMA').toBeGreaterThan(0);
+  }, 600_000);
+
+  // Soak finding 3: a duplicate READ in one of its QP's READ slots made the next READ, within
+  // the advertised limit, find no room (NAK 0x61 at the WRITE responder, QP to ERROR).
+  it('a duplicate READ takes its QP\'s duplicate slot: the next READs within the limit still find room', async () => {
+    const reqs = (w: World): Req[] => {
+      const s = w.qps[0]!, mr = w.mrs[3]!;
+      const req = (k: number, dup: number): Req => ({ qp: 0, psn: psnAdd(s.expPsn, k), va: mr.va, rkey: mr.key, len: 64, pd: s.pd, pmtu: s.pmtu, msn: psnAdd(s.msn, k + 1), dup });
+      // READ 0, its duplicate while READ 0 is still waiting for its DMA, then READ 1: PER_QP = 2.
+      return [req(0, 0), req(0, 1), req(1, 0)];
+    };
+    const r = await run({ n: 3, maxLen: 64, pBad: 0, qps: 1, pIn: 1, pOut: 1, maxLat: 300, reqs });
+    // Offered back to back (pIn 1): READ 1 must not wait for READ 0's answer (which frees a
+    // READ slot; the DMA stub answers 1..300 cycles after the command).
+    expect(r.taken.length).toBe(3);
+    expect(r.taken[2]! - r.taken[1]!, `READ 1 taken at cycle ${r.taken[2]}, its duplicate predecessor at ${r.taken[1]}, first response at ${r.pkts[0]!.cycle}`).toBeLessThanOrEqual(2);
   }, 600_000);
 
   it('keeps up at full rate: one command per cycle for 64 KiB READs', async () => {

@@ -105,7 +105,7 @@ export async function runBench(dataWidth: number, setup: (rng: Rng) => { world: 
     // After the ReadReq sink: it sees each take in the cycle it happens.
     new RoomStandIn(tb, dut.rd_room as { value: number }, reads, {
       fixed: world.qps.map(s => s.rdRoom), ...(o.rdSlots === undefined ? {} : { slots: o.rdSlots, freeLat: o.rdFreeLat ?? 20 }),
-      ...(o.rdBusy ? { busy: dut.rd_busy as { value: number } } : {}),
+      ...(o.rdBusy ? { busy: dut.rd_busy as { value: number } } : {}), dupRoom: dut.rd_dup_room as { value: number },
     });
     const busyAt = world.qps.map(() => new Set<number>());
     const counters = { seqNakTx: 0, seqNakRx: 0, dupReq: 0 };

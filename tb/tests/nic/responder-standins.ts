@@ -111,7 +111,7 @@ export class RoomStandIn {
   readonly #free: number[];
   readonly #frees: { qp: number; at: number }[] = [];
   #seen = 0;
-  constructor(tb: TestBench, rdRoom: { value: number }, reads: StructSink<ReadReqV>, o: { fixed: readonly boolean[]; slots?: number; freeLat?: number; busy?: { value: number } }) {
+  constructor(tb: TestBench, rdRoom: { value: number }, reads: StructSink<ReadReqV>, o: { fixed: readonly boolean[]; slots?: number; freeLat?: number; busy?: { value: number }; dupRoom?: { value: number } }) {
     const slots = o.slots;
     this.#free = o.fixed.map(() => slots ?? 0);
     const phases = ClockPhases.of(tb);
@@ -127,6 +127,9 @@ export class RoomStandIn {
     phases.onDrive(() => {
       while (this.#frees[0] && this.#frees[0].at <= tb.cycle) this.#free[this.#frees.shift()!.qp]!++;
       rdRoom.value = o.fixed.reduce((a, f, q) => ((slots === undefined ? f : this.#free[q]! > 0) ? a | (1 << q) : a), 0);
+      // rd_dup_room mirrors rd_room here: a duplicate is answered when the model's QP has room
+      // (the READ responder's own duplicate slot is checked in read-responder.test.ts).
+      if (o.dupRoom) o.dupRoom.value = rdRoom.value;
       // rd_busy: a slot in use (its READ's response commands are not all handed on).
       if (o.busy && slots !== undefined) o.busy.value = o.fixed.reduce((a, _f, q) => (this.#free[q]! < slots ? a | (1 << q) : a), 0);
     });
