@@ -46,55 +46,55 @@ wire pop;
 wire [4:0] rd_ptr_next;
 wire [4:0] wr_ptr_sync;
 
-// gen/lib/async-fifo.ts:65:13
+// gen/lib/async-fifo.ts:71:13
 assign wr_addr = wr_ptr_reg[3:0];
 
-// gen/lib/async-fifo.ts:97:18
+// gen/lib/async-fifo.ts:103:18
 assign full = wr_ptr_gray_reg == (rd_gray_sync_reg_1 ^ 5'd24);
 
-// gen/lib/async-fifo.ts:98:13
+// gen/lib/async-fifo.ts:104:13
 assign s_ready = !full;
 
-// gen/lib/async-fifo.ts:99:18
+// gen/lib/async-fifo.ts:105:18
 assign push = s_valid && !full;
 
-// gen/lib/async-fifo.ts:68:22
+// gen/lib/async-fifo.ts:74:22
 assign wr_ptr_next = wr_ptr_reg + 5'd1;
 
-// gen/lib/async-fifo.ts:55:12
+// gen/lib/async-fifo.ts:61:12
 assign rd_ptr_sync = {rd_gray_sync_reg_1[4], (rd_gray_sync_reg_1[4] ^ rd_gray_sync_reg_1[3]), ((rd_gray_sync_reg_1[4] ^ rd_gray_sync_reg_1[3]) ^ rd_gray_sync_reg_1[2]), (((rd_gray_sync_reg_1[4] ^ rd_gray_sync_reg_1[3]) ^ rd_gray_sync_reg_1[2]) ^ rd_gray_sync_reg_1[1]), ((((rd_gray_sync_reg_1[4] ^ rd_gray_sync_reg_1[3]) ^ rd_gray_sync_reg_1[2]) ^ rd_gray_sync_reg_1[1]) ^ rd_gray_sync_reg_1[0])};
 
-// gen/lib/async-fifo.ts:101:13
+// gen/lib/async-fifo.ts:107:13
 assign s_level = wr_ptr_reg - rd_ptr_sync;
 
-// gen/lib/async-fifo.ts:102:14
+// gen/lib/async-fifo.ts:108:14
 assign wr_gray_sync_d = wr_ptr_gray_reg;
 
-// gen/lib/async-fifo.ts:65:13
+// gen/lib/async-fifo.ts:71:13
 assign rd_addr = rd_ptr_reg[3:0];
 
-// gen/lib/async-fifo.ts:118:19
+// gen/lib/async-fifo.ts:136:19
 assign empty = rd_ptr_gray_reg == wr_gray_sync_reg_1;
 
-// gen/lib/async-fifo.ts:119:17
+// gen/lib/async-fifo.ts:137:17
 assign pop = m_ready && !empty;
 
-// gen/lib/async-fifo.ts:68:22
+// gen/lib/async-fifo.ts:74:22
 assign rd_ptr_next = rd_ptr_reg + 5'd1;
 
-// gen/lib/async-fifo.ts:121:13
+// gen/lib/async-fifo.ts:139:13
 assign m_valid = !empty;
 
-// gen/lib/async-fifo.ts:122:12
+// gen/lib/async-fifo.ts:140:12
 assign m_data = storage_reg[rd_addr * 64 +: 64];
 
-// gen/lib/async-fifo.ts:55:12
+// gen/lib/async-fifo.ts:61:12
 assign wr_ptr_sync = {wr_gray_sync_reg_1[4], (wr_gray_sync_reg_1[4] ^ wr_gray_sync_reg_1[3]), ((wr_gray_sync_reg_1[4] ^ wr_gray_sync_reg_1[3]) ^ wr_gray_sync_reg_1[2]), (((wr_gray_sync_reg_1[4] ^ wr_gray_sync_reg_1[3]) ^ wr_gray_sync_reg_1[2]) ^ wr_gray_sync_reg_1[1]), ((((wr_gray_sync_reg_1[4] ^ wr_gray_sync_reg_1[3]) ^ wr_gray_sync_reg_1[2]) ^ wr_gray_sync_reg_1[1]) ^ wr_gray_sync_reg_1[0])};
 
-// gen/lib/async-fifo.ts:123:13
+// gen/lib/async-fifo.ts:141:13
 assign m_level = wr_ptr_sync - rd_ptr_reg;
 
-// gen/lib/async-fifo.ts:124:14
+// gen/lib/async-fifo.ts:142:14
 assign rd_gray_sync_d = rd_ptr_gray_reg;
 
 // gen/lib/cdc.ts:134:8
@@ -113,7 +113,7 @@ always @(posedge s_clk) begin
     end
 end
 
-// gen/lib/async-fifo.ts:69:9
+// gen/lib/async-fifo.ts:75:9
 always @(posedge s_clk) begin
     if (push) begin
         wr_ptr_reg <= wr_ptr_next;
@@ -125,7 +125,7 @@ always @(posedge s_clk) begin
     end
 end
 
-// gen/lib/async-fifo.ts:112:5
+// gen/lib/async-fifo.ts:130:5
 always @(posedge s_clk) begin
     if (push) begin
         case (wr_addr)
@@ -198,7 +198,7 @@ always @(posedge m_clk) begin
     end
 end
 
-// gen/lib/async-fifo.ts:69:9
+// gen/lib/async-fifo.ts:75:9
 always @(posedge m_clk) begin
     if (pop) begin
         rd_ptr_reg <= rd_ptr_next;

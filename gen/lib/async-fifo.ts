@@ -36,6 +36,12 @@ export type AsyncFifoParams = {
   depth: number;
   /** Synchronizer flip-flops per pointer bit, 2..4. */
   stages: number;
+  /** asyncFifoRam only: -1 (default) for a plain FIFO; else a frame FIFO whose frames end at
+   *  words with this bit of s_data set (tlast): the reader sees a frame's words only once its
+   *  last word is written (the write pointer that crosses is the one after the last complete
+   *  frame), as verilog-axis axis_async_fifo's FRAME_FIFO. A frame longer than `depth` never
+   *  completes: size depth for the longest frame. */
+  frameBit?: number;
 };
 
 /** Binary to Gray code: neighbours differ in one bit. */
@@ -91,7 +97,7 @@ function frame(m: ModuleBuilder, p: AsyncFifoParams) {
 type Frame = ReturnType<typeof frame>;
 
 /** The s_clk side: write pointer, full, s_ready, s_level; returns the push and its address. */
-function writeSide(m: ModuleBuilder, f: Frame): { push: Value; addr: Value } {
+function writeSide(m: ModuleBuilder, f: Frame, frameBit = -1): { push: Value; addr: Value } {
   const ptr = pointer(m, 'wr', f.aw, f.wr);
   // One lap ahead of the reader as the writer sees it: in Gray code, the top two bits inverted.
   const full = m.let('full', ptr.gray.eq(f.rdSync.q.xor(3 << (f.aw - 1))));
@@ -99,8 +105,20 @@ function writeSide(m: ModuleBuilder, f: Frame): { push: Value; addr: Value } {
   const push = m.let('push', f.s.valid.land(full.lnot()));
   ptr.advanceWhen(push);
   f.s_level.set(ptr.bin.subw(fromGray(m, 'rd_ptr_sync', f.rdSync.q)));
-  f.wrSync.d.set(ptr.gray);
+  f.wrSync.d.set(frameBit < 0 ? ptr.gray : commitPointer(m, f, ptr, push, frameBit));
   return { push, addr: ptr.addr };
+}
+
+/**
+ * A frame FIFO's committed write pointer (Gray): it moves to the write pointer after a word
+ * with bit `frameBit` set is pushed, so the reader, which sees only this pointer, never sees
+ * a word of a frame whose end is not written yet. Full still compares the write pointer itself.
+ */
+function commitPointer(m: ModuleBuilder, f: Frame, ptr: ReturnType<typeof pointer>, push: Value, frameBit: number): Value<UIntShape> {
+  const commit = m.reg('wr_commit_gray_reg', UInt(f.aw + 1), { domain: f.wr });
+  const ends = m.let('push_frame_end', push.land(f.s.data.bit(frameBit)));
+  m.if(ends, () => commit.set(toGray(ptr.bin.addw(1).as(UInt(f.aw + 1)))));
+  return commit;
 }
 
 export const asyncFifo = defineModule('async_fifo', { width: 8, depth: 16, stages: 2 } as AsyncFifoParams, (m, p) => {
@@ -125,9 +143,9 @@ export const asyncFifo = defineModule('async_fifo', { width: 8, depth: 16, stage
   return f.io;
 }, { doc: 'Asynchronous FIFO (two clocks) in flip-flops, Gray-coded pointers through synchronizers', params: { rules: { width: intIn(1, 65536), depth: powerOfTwoIn(2, 1024), stages: oneOf(2, 3, 4) } } });
 
-export const asyncFifoRam = defineModule('async_fifo_ram', { width: 8, depth: 512, stages: 2 } as AsyncFifoParams, (m, p) => {
+export const asyncFifoRam = defineModule('async_fifo_ram', { width: 8, depth: 512, stages: 2, frameBit: -1 } as AsyncFifoParams, (m, p) => {
   const f = frame(m, p);
-  const w = writeSide(m, f);
+  const w = writeSide(m, f, p.frameBit ?? -1);
   const mem = m.memory('mem', UInt(p.width), p.depth, { domain: f.wr });
   m.crossing(mem, 'a word is read only after the write pointer that covers it crossed into m_clk, and rewritten only after the read pointer that frees it crossed back');
   m.if(w.push, () => mem.write(w.addr, f.s.data));
@@ -146,4 +164,7 @@ export const asyncFifoRam = defineModule('async_fifo_ram', { width: 8, depth: 51
   f.m_level.set(fromGray(m, 'wr_ptr_sync', f.wrSync.q).subw(rp.bin).addw(outValid.zext(f.aw + 1)));
   f.rdSync.d.set(rp.gray);
   return f.io;
-}, { doc: 'Asynchronous FIFO (two clocks) in a dual-clock block RAM, Gray-coded pointers through synchronizers', params: { rules: { width: intIn(1, 65536), depth: powerOfTwoIn(2, 1 << 20), stages: oneOf(2, 3, 4) } } });
+}, { doc: 'Asynchronous FIFO (two clocks) in a dual-clock block RAM, Gray-coded pointers through synchronizers', params: {
+  rules: { width: intIn(1, 65536), depth: powerOfTwoIn(2, 1 << 20), stages: oneOf(2, 3, 4), frameBit: intIn(-1, 65535) },
+  check: p => ((p.frameBit ?? -1) >= p.width ? { param: 'frameBit', allowed: `-1..${p.width - 1}`, why: 'the frame-end bit is a bit of s_data' } : null),
+} });

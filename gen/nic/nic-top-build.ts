@@ -72,6 +72,8 @@ import { nicWqeFetch } from './wqe-fetch.ts';
 import { wqeStruct } from './wqe.ts';
 import { MR_BASE, MR_STRIDE, WQE_BYTES } from './regmap.ts';
 import { creditGate } from '../lib/credit-gate.ts';
+import type { Domain } from '../hdl/ir.ts';
+import { macBoundary, type MacClock } from './mac-clock.ts';
 import { syncFifo, syncFifoRam } from '../lib/fifo.ts';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -102,6 +104,9 @@ export type NicTopParams = NicParams & {
    *  limit per QP (READ_DEPTH / numQp), which the peer, another nic_top, enforces: a READ over
    *  it is NAKed (Invalid Request) and the QP goes to ERROR. docs/nic-read.md. */
   readsPerQp: number;
+  /** 'core': m_axis_tx / s_axis_rx on clk. 'separate': on their own mac_clk / mac_rst,
+   *  through dual-clock FIFOs into the core (mac-clock.ts, docs/nic-top.md "Clocks"). */
+  macClock: MacClock;
 };
 
 /** nic_top's allowed parameters (checked before it elaborates, at the user's line):
@@ -118,6 +123,7 @@ export const nicTopParamSpec: ParamSpec<NicTopParams> = {
     numQp: intIn(1, READ_DEPTH),
     numMr: intIn(1, (0x10000 - MR_BASE) / MR_STRIDE),
     readsPerQp: intIn(1, READ_DEPTH),
+    macClock: oneOf('core', 'separate'),
   },
   // Left at its default, readsPerQp follows numQp: 2, or fewer when the responder's limit is lower.
   derive: (p, given) => (given.has('readsPerQp') ? p : { ...p, readsPerQp: Math.max(1, Math.min(p.readsPerQp, readDepthPerQp({ numQp: p.numQp, depth: READ_DEPTH }))) }),
@@ -216,11 +222,11 @@ function byteFifo(m: ModuleBuilder, fifo: PortMap, src: PortMap, from: string, d
  * tvalid stays high until its tlast beat is accepted (a MAC underruns otherwise). tready low
  * from the MAC is allowed at any time.
  */
-function txNoUnderrun(m: ModuleBuilder, top: PortMap, ins: PortMap): void {
-  const valid = port(ins, 'm_axis_tvalid'), fire = m.let('tx_fire', valid.land(port(top, 'm_axis_tx_tready')));
-  const inFrame = m.reg('tx_in_frame_reg', Bool);
-  m.if(fire, () => inFrame.set(port(ins, 'm_axis_tlast').lnot()));
-  m.assert(inFrame.lnot().lor(valid), 'm_axis_tx: tvalid dropped inside a frame (between its first beat and tlast): a MAC would underrun');
+function txNoUnderrun(m: ModuleBuilder, top: PortMap, domain: Domain | undefined): void {
+  const valid = port(top, 'm_axis_tx_tvalid'), fire = m.let('tx_fire', valid.land(port(top, 'm_axis_tx_tready')));
+  const inFrame = m.reg('tx_in_frame_reg', Bool, domain ? { domain } : {});
+  m.if(fire, () => inFrame.set(port(top, 'm_axis_tx_tlast').lnot()));
+  m.assert(inFrame.lnot().lor(valid), 'm_axis_tx: tvalid dropped inside a frame (between its first beat and tlast): a MAC would underrun', domain);
 }
 
 /** Only the parameters `def` has (so a stage's Verilog name carries no foreign ones). */
@@ -229,7 +235,7 @@ function paramsFor(def: AnyDef, p: Params): Params {
 }
 
 export function makeNicTop(stages: NicStages) {
-  return defineModule('nic_top', { dataWidth: 64, numQp: 4, numMr: 16, readsPerQp: 2 } as NicTopParams, (m, p) => {
+  return defineModule('nic_top', { dataWidth: 64, numQp: 4, numMr: 16, readsPerQp: 2, macClock: 'core' } as NicTopParams, (m, p) => {
     const W = p.dataWidth;
     const qw = qpIndexWidth(p.numQp);
     const { clk, rst } = m.clockAndReset();
@@ -321,12 +327,11 @@ export function makeNicTop(stages: NicStages) {
     link(pkt, 's_payload', gate, 'm_payload');
     m.assert(port(pkt, 'err_payload').lnot(), 'packetizer: payload length differs from the command (req_tx / dma_read disagree)');
     link(ins, 's_axis', pkt, 'm_axis');
-    link(top, 'm_axis_tx', ins, 'm_axis', { skip: ['tuser'] });
-    m.unused(port(ins, 'm_axis_tuser'), 'no bad-frame flag on TX: the MAC gets only good frames');
-    txNoUnderrun(m, top, ins);
+    // ---- MAC boundary: m_axis_tx / s_axis_rx on clk, or on mac_clk through dual-clock FIFOs
+    const mac = macBoundary(m, p.macClock, { clk, rst }, top, ins, chk, inst);
+    txNoUnderrun(m, top, mac.domain);
 
     // ---- RX: s_axis_rx -> ICRC check -> parser -> responder -> DMA write ------------------
-    link(chk, 's_axis_rx', top, 's_axis_rx');
     link(prs, 's_axis', chk, 'm_axis');
     link(rsp, 's_hdr', prs, 'm_hdr');
     // Payload skid of a few beats: the responder takes each packet's payload only after its
@@ -393,7 +398,8 @@ export function makeNicTop(stages: NicStages) {
     m.unused(port(prs, 'drop_reason'), 'all parser drops count as RX_DROP_OTHER');
     const other = [chkDrop.land(icrcBad.lnot()), port(prs, 'drop_valid'), port(rsp, 'drop')];
     sink(regs, 'inc_rx_drop_other').set(mergePulses(m, 'rx_drop_other', other));
-    sink(regs, 'inc_tx_frames').set(port(ins, 'm_axis_tvalid').land(port(top, 'm_axis_tx_tready')).land(port(ins, 'm_axis_tlast')));
+    // Frames leaving the core (into the MAC-side FIFO when the MAC has its own clock).
+    sink(regs, 'inc_tx_frames').set(port(ins, 'm_axis_tvalid').land(mac.txReady).land(port(ins, 'm_axis_tlast')));
     sink(regs, 'inc_rx_frames').set(port(prs, 'm_hdr_valid').land(port(rsp, 's_hdr_ready')));
     sink(regs, 'inc_retx_pkts').set(port(reqTx, 'cnt_retx'));
     sink(regs, 'inc_ack_timeouts').set(field(port(ack, 'ack_timeout'), 'valid'));
@@ -403,6 +409,6 @@ export function makeNicTop(stages: NicStages) {
     sink(regs, 'inc_dup_req_rx').set(port(rsp, 'cnt_dup_req'));
     sink(regs, 'inc_retry_exc').set(port(ack, 'cnt_retry_exc'));
 
-    return { clk, rst, s_axil, m_axi, s_axis_rx, m_axis_tx, irq };
+    return { clk, rst, ...mac.ports, s_axil, m_axi, s_axis_rx, m_axis_tx, irq };
   }, { params: nicTopParamSpec, doc: 'RoCEv2 NIC: registers, WQE fetch, requester TX, TLB, DMA, packetizer, ICRC, RX parser, responder, READ responder, READ response receiver, ACK tracker, completions' });
 }

@@ -10,6 +10,8 @@ import { skidBenches } from './lib/skid.ts';
 import { demoBench } from './nic/demo.ts';
 import { fuzzBenchDef } from './nic/fuzz.ts';
 import { soakBench } from './nic/soak.ts';
+import { asyncFifoRamFrameBenches } from './lib/cdc-frame.ts';
+import { nicPairMacClockBenches } from './nic/mac-clock.ts';
 import { nicPairReadBenches } from './nic/read.ts';
 import { nicPairBenches } from './nic/write.ts';
 import { selftestBenches } from './selftest.ts';
@@ -21,11 +23,11 @@ export const benches: Readonly<Record<string, BenchGroup>> = {
   sync_fifo_ram: syncFifoRamBenches,
   skid_buffer: skidBenches,
   async_fifo: asyncFifoBenches,
-  async_fifo_ram: asyncFifoRamBenches,
+  async_fifo_ram: { ...asyncFifoRamBenches, ...asyncFifoRamFrameBenches },
   sync_handshake: syncHandshakeBenches,
   rr_arbiter: rrBenches,
   wrr_arbiter: wrrBenches,
   crc32_parallel: crcBenches,
   selftest: selftestBenches,
-  nic_pair: { demo: demoBench, ...nicPairBenches, ...nicPairReadBenches, fuzz: fuzzBenchDef, soak: soakBench },
+  nic_pair: { demo: demoBench, ...nicPairBenches, ...nicPairReadBenches, ...nicPairMacClockBenches, fuzz: fuzzBenchDef, soak: soakBench },
 };

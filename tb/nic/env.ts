@@ -6,7 +6,8 @@
 import type { IOOf } from '../../gen/hdl/index.ts';
 import type { nicPair } from '../../gen/nic/nic-top.ts';
 import { AxiLiteMaster, AxiRam, type Latency, type Pause } from '../bfm/index.ts';
-import type { DutOf, TestBench } from '../core/index.ts';
+import type { ClockHandle, DutOf, InputHandle, TestBench } from '../core/index.ts';
+import { clockView } from './clock-view.ts';
 import { NicDriver } from '../model/driver.ts';
 import { HostMemory } from '../model/host-memory.ts';
 import { PageAllocator } from '../model/page-allocator.ts';
@@ -19,6 +20,13 @@ import { EthernetLink, type LinkFrame, type LinkOptions } from './link.ts';
 export const RECOVERY_COUNTERS = ['RETX_PKTS', 'ACK_TIMEOUTS', 'SEQ_NAK_TX', 'SEQ_NAK_RX', 'DUP_REQ_RX', 'RETRY_EXC'] as const;
 
 export type PairDut = DutOf<NonNullable<IOOf<typeof nicPair>>>;
+
+/** nic_pair with macClock 'separate': the Ethernet ports on mac_clk / mac_rst. */
+type TwoClockPair = PairDut & { readonly mac_clk: ClockHandle; readonly mac_rst: InputHandle<number>; readonly clk: ClockHandle };
+
+function twoClocks(dut: PairDut): dut is TwoClockPair {
+  return 'mac_clk' in dut;
+}
 
 export const PAIR_PARAMS = { numQp: 4, numMr: 16 } as const;
 
@@ -54,9 +62,12 @@ export class PairEnv {
   readonly sb = new RdmaScoreboard();
   /** The NIC's functional coverage, when the run collects coverage. */
   readonly coverage: NicCoverage | undefined;
+  /** The testbench the host side (scenarios, driver waits) runs on: the one given, or, for a
+   *  pair with a MAC clock of its own, its view on clk (clock-view.ts). */
+  readonly tb: TestBench;
 
-  private constructor(a: Host, b: Host, link: EthernetLink, coverage: NicCoverage | undefined) {
-    this.a = a; this.b = b; this.link = link; this.coverage = coverage;
+  private constructor(a: Host, b: Host, link: EthernetLink, coverage: NicCoverage | undefined, tb: TestBench) {
+    this.a = a; this.b = b; this.link = link; this.coverage = coverage; this.tb = tb;
     this.sb.addHost('A', a.mem);
     this.sb.addHost('B', b.mem);
   }
@@ -75,7 +86,10 @@ export class PairEnv {
   }
 
   /** Builds the models, resets the pair and initialises both NICs. */
-  static async create(dut: PairDut, tb: TestBench, o: PairEnvOptions = {}): Promise<PairEnv> {
+  static async create(dut: PairDut, given: TestBench, o: PairEnvOptions = {}): Promise<PairEnv> {
+    // Two clocks: host memory and registers on clk, the link on mac_clk (each model its own view).
+    const tb = twoClocks(dut) ? clockView(given, dut.clk) : given;
+    const linkTb = twoClocks(dut) ? clockView(given, dut.mac_clk) : given;
     const host = (name: 'A' | 'B', index: number): Host => {
       const mem = new HostMemory();
       const x = name === 'A' ? { axi: dut.a_m_axi, axil: dut.a_s_axil } : { axi: dut.b_m_axi, axil: dut.b_s_axil };
@@ -98,18 +112,28 @@ export class PairEnv {
       ? new NicCoverage(tb.coverage, (h, qp) => (h === 'A' ? a : h === 'B' ? b : undefined)?.drv.qps[qp]?.opts.pmtuLog2)
       : undefined;
     const observe = o.link?.observe;
-    const link = new EthernetLink(tb, { tx: dut.a_m_axis_tx, rx: dut.a_s_axis_rx }, { tx: dut.b_m_axis_tx, rx: dut.b_s_axis_rx }, {
+    const link = new EthernetLink(linkTb, { tx: dut.a_m_axis_tx, rx: dut.a_s_axis_rx }, { tx: dut.b_m_axis_tx, rx: dut.b_s_axis_rx }, {
       latency: o.latency ?? 20, ...(o.pcap ? { pcap: o.pcap } : {}), ...o.link,
       ...(cov ? { observe: (f: LinkFrame) => { cov.frame(f.dir, f.data); observe?.(f); } } : {}),
     });
-    await tb.reset(4);
+    await resetPair(dut, tb);
     await a.drv.init({ ttl: 64, dscp: 26 });
     await b.drv.init({ ttl: 64, dscp: 26 });
-    const env = new PairEnv(a, b, link, cov);
+    const env = new PairEnv(a, b, link, cov, tb);
     cov?.watchFaults(d => link.faults?.stats(d));
     // Records are dated, so a mismatch's wave window starts where its WQE was posted.
     env.sb.now = () => tb.cycle;
     if (cov) env.sb.observe(cov);
     return env;
   }
+}
+
+/** Both NICs' resets; with a MAC clock, rst and mac_rst together for 4 edges of each clock
+ *  (the dual-clock FIFOs want both asserted at once for stages + 1 edges of the slower). */
+async function resetPair(dut: PairDut, tb: TestBench): Promise<void> {
+  if (!twoClocks(dut)) { await tb.reset(4); return; }
+  const resets = [dut.rst, dut.mac_rst];
+  for (const r of resets) r.value = 1;
+  for (const c of [dut.clk, dut.mac_clk]) await c.cycles(4);
+  for (const r of resets) r.value = 0;
 }
