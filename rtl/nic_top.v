@@ -98,7 +98,9 @@ wire u_regs_s_axil_rvalid;
 wire u_regs_s_axil_rready;
 wire [126:0] u_regs_cfg;
 wire [1723:0] u_regs_qp_ctx;
-wire [3967:0] u_regs_mr_tbl;
+wire u_regs_mr_rd_en;
+wire [3:0] u_regs_mr_rd_addr;
+wire [247:0] u_regs_mr_rd_data;
 // not read: nic_wqe_fetch watches SQ_PI in qp_ctx itself
 /* verilator lint_off UNUSEDSIGNAL */
 wire u_regs_doorbell_valid;
@@ -107,7 +109,7 @@ wire u_regs_doorbell_valid;
 /* verilator lint_off UNUSEDSIGNAL */
 wire [17:0] u_regs_doorbell;
 /* verilator lint_on UNUSEDSIGNAL */
-wire [15:0] u_regs_mr_changed;
+wire [4:0] u_regs_mr_changed;
 wire u_regs_irq;
 wire u_regs_irq_event;
 wire [18:0] u_regs_hw_sq_ci;
@@ -269,8 +271,10 @@ wire u_tlb_s4_xlate_req_ready;
 wire [66:0] u_tlb_m4_xlate_resp_data;
 wire u_tlb_m4_xlate_resp_valid;
 wire u_tlb_m4_xlate_resp_ready;
-wire [3967:0] u_tlb_mr_tbl;
-wire [15:0] u_tlb_mr_changed;
+wire u_tlb_mr_rd_en;
+wire [3:0] u_tlb_mr_rd_addr;
+wire [247:0] u_tlb_mr_rd_data;
+wire [4:0] u_tlb_mr_changed;
 wire [3:0] u_tlb_m_axi_arid;
 wire [63:0] u_tlb_m_axi_araddr;
 wire [7:0] u_tlb_m_axi_arlen;
@@ -1376,31 +1380,37 @@ assign u_completion_irq_mod = u_regs_cfg[126:95];
 // gen/nic/nic-top-build.ts:277:27
 assign u_wqe_fetch_weight = 16'd0;
 
-// gen/nic/nic-top-build.ts:280:25
-assign u_tlb_mr_tbl = u_regs_mr_tbl;
+// gen/nic/nic-top-build.ts:280:28
+assign u_regs_mr_rd_en = u_tlb_mr_rd_en;
 
-// gen/nic/nic-top-build.ts:281:29
+// gen/nic/nic-top-build.ts:281:30
+assign u_regs_mr_rd_addr = u_tlb_mr_rd_addr;
+
+// gen/nic/nic-top-build.ts:282:29
+assign u_tlb_mr_rd_data = u_regs_mr_rd_data;
+
+// gen/nic/nic-top-build.ts:283:29
 assign u_tlb_mr_changed = u_regs_mr_changed;
 
-// gen/nic/nic-top-build.ts:282:28
+// gen/nic/nic-top-build.ts:284:28
 assign u_regs_hw_sq_ci = u_ack_tracker_sq_ci_upd;
 
-// gen/nic/nic-top-build.ts:283:28
+// gen/nic/nic-top-build.ts:285:28
 assign u_regs_hw_cq_pi = u_completion_cq_pi_upd;
 
-// gen/nic/nic-top-build.ts:284:29
+// gen/nic/nic-top-build.ts:286:29
 assign u_regs_hw_sq_psn = u_req_tx_sq_psn_upd;
 
-// gen/nic/nic-top-build.ts:285:30
+// gen/nic/nic-top-build.ts:287:30
 assign u_regs_hw_exp_psn = u_responder_exp_psn_upd;
 
-// gen/nic/nic-top-build.ts:286:26
+// gen/nic/nic-top-build.ts:288:26
 assign u_regs_hw_msn = u_responder_msn_upd;
 
-// gen/nic/nic-top-build.ts:287:29
+// gen/nic/nic-top-build.ts:289:29
 assign u_regs_irq_event = u_completion_irq_event;
 
-// gen/nic/nic-top-build.ts:288:9
+// gen/nic/nic-top-build.ts:290:9
 assign irq = u_regs_irq;
 
 // gen/nic/top-wiring.ts:127:17
@@ -1431,7 +1441,7 @@ always @* begin
     end
 end
 
-// gen/nic/nic-top-build.ts:291:28
+// gen/nic/nic-top-build.ts:293:28
 assign u_regs_hw_error = {qp_err_qp, qp_err_valid};
 
 // gen/nic/nic-top-build.ts:166:20
@@ -1572,25 +1582,25 @@ assign rewind_ready = u_req_tx_s_rewind_ready && u_read_resp_rx_s_rewind_ready;
 // gen/nic/nic-top-build.ts:200:31
 assign u_ack_tracker_m_rewind_ready = rewind_ready;
 
-// gen/nic/nic-top-build.ts:301:27
+// gen/nic/nic-top-build.ts:303:27
 assign u_wqe_fetch_rewind = u_ack_tracker_fetch_rewind;
 
-// gen/nic/nic-top-build.ts:302:25
+// gen/nic/nic-top-build.ts:304:25
 assign u_wqe_fetch_hold = u_ack_tracker_tx_hold;
 
-// gen/nic/nic-top-build.ts:303:25
+// gen/nic/nic-top-build.ts:305:25
 assign u_ack_tracker_s_park = u_req_tx_m_park;
 
-// gen/nic/nic-top-build.ts:304:24
+// gen/nic/nic-top-build.ts:306:24
 assign u_ack_tracker_tp_qp = u_req_tx_tp_qp;
 
-// gen/nic/nic-top-build.ts:305:23
+// gen/nic/nic-top-build.ts:307:23
 assign u_req_tx_tp = u_ack_tracker_tp;
 
-// gen/nic/nic-top-build.ts:307:27
+// gen/nic/nic-top-build.ts:309:27
 assign u_ack_tracker_ctx_room = u_read_resp_rx_ctx_room;
 
-// gen/nic/nic-top-build.ts:308:29
+// gen/nic/nic-top-build.ts:310:29
 assign u_req_tx_ctx_room = u_read_resp_rx_ctx_room;
 
 // gen/nic/top-wiring.ts:67:26
@@ -1854,10 +1864,10 @@ assign u_read_responder_s_req_valid = u_responder_m_read_req_valid;
 // gen/nic/top-wiring.ts:67:52
 assign u_responder_m_read_req_ready = u_read_responder_s_req_ready;
 
-// gen/nic/nic-top-build.ts:347:26
+// gen/nic/nic-top-build.ts:349:26
 assign u_responder_rd_room = u_read_responder_rd_room;
 
-// gen/nic/nic-top-build.ts:348:26
+// gen/nic/nic-top-build.ts:350:26
 assign u_responder_rd_busy = u_read_responder_rd_busy;
 
 // gen/nic/top-wiring.ts:67:26
@@ -1962,7 +1972,7 @@ assign u_ack_tracker_s_read_done_valid = u_read_resp_rx_m_done_valid;
 // gen/nic/top-wiring.ts:67:52
 assign u_read_resp_rx_m_done_ready = u_ack_tracker_s_read_done_ready;
 
-// gen/nic/nic-top-build.ts:362:30
+// gen/nic/nic-top-build.ts:364:30
 assign u_req_tx_read_busy = u_ack_tracker_read_busy;
 
 // gen/nic/top-axi-buffers.ts:146:20
@@ -2706,19 +2716,19 @@ assign m_axi_bready = u_axi_wr_mux_m_axi_bready;
 // gen/nic/top-wiring.ts:144:19
 assign tlb_hits_moved = u_tlb_hits != tlb_hits_prev_reg;
 
-// gen/nic/nic-top-build.ts:386:32
+// gen/nic/nic-top-build.ts:388:32
 assign u_regs_inc_tlb_hits = tlb_hits_moved;
 
 // gen/nic/top-wiring.ts:144:19
 assign tlb_misses_moved = u_tlb_misses != tlb_misses_prev_reg;
 
-// gen/nic/nic-top-build.ts:387:34
+// gen/nic/nic-top-build.ts:389:34
 assign u_regs_inc_tlb_misses = tlb_misses_moved;
 
-// gen/nic/nic-top-build.ts:389:23
+// gen/nic/nic-top-build.ts:391:23
 assign rx_drop_icrc = u_icrc_check_drop_valid && (u_icrc_check_drop_reason == 3'd1);
 
-// gen/nic/nic-top-build.ts:390:36
+// gen/nic/nic-top-build.ts:392:36
 assign u_regs_inc_rx_drop_icrc = rx_drop_icrc;
 
 // gen/nic/top-wiring.ts:111:19
@@ -2727,31 +2737,31 @@ assign rx_drop_other_total = rx_drop_other_pending_reg + (({7'd0, (u_icrc_check_
 // gen/nic/top-wiring.ts:112:18
 assign rx_drop_other_pulse = rx_drop_other_total != 8'd0;
 
-// gen/nic/nic-top-build.ts:394:37
+// gen/nic/nic-top-build.ts:396:37
 assign u_regs_inc_rx_drop_other = rx_drop_other_pulse;
 
-// gen/nic/nic-top-build.ts:395:33
+// gen/nic/nic-top-build.ts:397:33
 assign u_regs_inc_tx_frames = (u_icrc_insert_m_axis_tvalid && m_axis_tx_tready) && u_icrc_insert_m_axis_tlast;
 
-// gen/nic/nic-top-build.ts:396:33
+// gen/nic/nic-top-build.ts:398:33
 assign u_regs_inc_rx_frames = u_rx_parser_m_hdr_valid && u_responder_s_hdr_ready;
 
-// gen/nic/nic-top-build.ts:397:33
+// gen/nic/nic-top-build.ts:399:33
 assign u_regs_inc_retx_pkts = u_req_tx_cnt_retx;
 
-// gen/nic/nic-top-build.ts:398:36
+// gen/nic/nic-top-build.ts:400:36
 assign u_regs_inc_ack_timeouts = u_ack_tracker_ack_timeout[0];
 
-// gen/nic/nic-top-build.ts:400:34
+// gen/nic/nic-top-build.ts:402:34
 assign u_regs_inc_seq_nak_tx = u_responder_cnt_seq_nak_tx;
 
-// gen/nic/nic-top-build.ts:401:34
+// gen/nic/nic-top-build.ts:403:34
 assign u_regs_inc_seq_nak_rx = u_responder_cnt_seq_nak_rx;
 
-// gen/nic/nic-top-build.ts:402:34
+// gen/nic/nic-top-build.ts:404:34
 assign u_regs_inc_dup_req_rx = u_responder_cnt_dup_req;
 
-// gen/nic/nic-top-build.ts:403:33
+// gen/nic/nic-top-build.ts:405:33
 assign u_regs_inc_retry_exc = u_ack_tracker_cnt_retry_exc;
 
 // gen/nic/top-wiring.ts:135:11
@@ -2893,7 +2903,9 @@ nic_regs u_regs (
     .s_axil_rready(u_regs_s_axil_rready),
     .cfg(u_regs_cfg),
     .qp_ctx(u_regs_qp_ctx),
-    .mr_tbl(u_regs_mr_tbl),
+    .mr_rd_en(u_regs_mr_rd_en),
+    .mr_rd_addr(u_regs_mr_rd_addr),
+    .mr_rd_data(u_regs_mr_rd_data),
     .doorbell_valid(u_regs_doorbell_valid),
     .doorbell(u_regs_doorbell),
     .mr_changed(u_regs_mr_changed),
@@ -3085,7 +3097,9 @@ nic_tlb_id_width4_num_clients5 u_tlb (
     .m4_xlate_resp_data(u_tlb_m4_xlate_resp_data),
     .m4_xlate_resp_valid(u_tlb_m4_xlate_resp_valid),
     .m4_xlate_resp_ready(u_tlb_m4_xlate_resp_ready),
-    .mr_tbl(u_tlb_mr_tbl),
+    .mr_rd_en(u_tlb_mr_rd_en),
+    .mr_rd_addr(u_tlb_mr_rd_addr),
+    .mr_rd_data(u_tlb_mr_rd_data),
     .mr_changed(u_tlb_mr_changed),
     .m_axi_arid(u_tlb_m_axi_arid),
     .m_axi_araddr(u_tlb_m_axi_araddr),
@@ -3947,7 +3961,7 @@ sync_fifo_depth4_width89 u_dma_wr_rresp_wbuf_aw (
 always @(posedge clk) begin
     if (!rst) begin
         if (!(!u_packetizer_err_payload)) begin
-            $display("%m: assertion failed at gen/nic/nic-top-build.ts:322:7: packetizer: payload length differs from the command (req_tx / dma_read disagree) [u_packetizer_err_payload=%0h]", u_packetizer_err_payload);
+            $display("%m: assertion failed at gen/nic/nic-top-build.ts:324:7: packetizer: payload length differs from the command (req_tx / dma_read disagree) [u_packetizer_err_payload=%0h]", u_packetizer_err_payload);
             $stop;
         end
         if (!(!tx_in_frame_reg || u_icrc_insert_m_axis_tvalid)) begin

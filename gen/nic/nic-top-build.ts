@@ -277,7 +277,9 @@ export function makeNicTop(stages: NicStages) {
     sink(fetch, 'weight').set(0); // 0 counts as 1: plain round robin among QPs
     m.unused(port(regs, 'doorbell_valid'), 'nic_wqe_fetch watches SQ_PI in qp_ctx itself');
     m.unused(port(regs, 'doorbell'), 'nic_wqe_fetch watches SQ_PI in qp_ctx itself');
-    sink(tlb, 'mr_tbl').set(port(regs, 'mr_tbl'));
+    sink(regs, 'mr_rd_en').set(port(tlb, 'mr_rd_en'));
+    sink(regs, 'mr_rd_addr').set(port(tlb, 'mr_rd_addr'));
+    sink(tlb, 'mr_rd_data').set(port(regs, 'mr_rd_data'));
     sink(tlb, 'mr_changed').set(port(regs, 'mr_changed'));
     sink(regs, 'hw_sq_ci').set(port(ack, 'sq_ci_upd'));
     sink(regs, 'hw_cq_pi').set(port(cpl, 'cq_pi_upd'));
