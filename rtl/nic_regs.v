@@ -11,7 +11,7 @@ module nic_regs (
     input  wire          rst,
     // not read: addr[1:0]: registers are whole 32-bit words
     /* verilator lint_off UNUSEDSIGNAL */
-    input  wire [15:0]   s_axil_awaddr,
+    input  wire [19:0]   s_axil_awaddr,
     /* verilator lint_on UNUSEDSIGNAL */
     // not read: protection attributes are not checked
     /* verilator lint_off UNUSEDSIGNAL */
@@ -28,7 +28,7 @@ module nic_regs (
     input  wire          s_axil_bready,
     // not read: addr[1:0]: registers are whole 32-bit words
     /* verilator lint_off UNUSEDSIGNAL */
-    input  wire [15:0]   s_axil_araddr,
+    input  wire [19:0]   s_axil_araddr,
     /* verilator lint_on UNUSEDSIGNAL */
     // not read: protection attributes are not checked
     /* verilator lint_off UNUSEDSIGNAL */
@@ -180,7 +180,7 @@ reg  [15:0] qp3_cq_ci_reg;
 reg  [15:0] qp3_udp_sport_reg;
 reg  [23:0] qp3_msn_reg;
 reg  aw_held_reg;
-reg  [13:0] aw_word_reg;
+reg  [17:0] aw_word_reg;
 reg  w_held_reg;
 reg  [31:0] w_data_reg;
 reg  [3:0] w_strb_reg;
@@ -190,7 +190,7 @@ wire mr_sweeping;
 wire aw_fire;
 wire w_fire;
 wire do_write;
-wire [13:0] wr_word;
+wire [17:0] wr_word;
 wire [31:0] wr_data;
 wire [3:0] wr_strb;
 reg  r_valid_reg;
@@ -222,11 +222,11 @@ reg  [247:0] mr_mem_rdata0;
 reg  [247:0] mr_mem_rdata1;
 // intermediate of gen/nic/mr-table.ts:42:46: only bits [7:4] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [13:0] binary_0 = (wr_word - 14'd4096);
+wire [17:0] binary_0 = (wr_word - 18'h20000);
 /* verilator lint_on UNUSEDSIGNAL */
 // intermediate of gen/nic/mr-table.ts:42:46: only bits [7:4] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [13:0] binary_1 = (s_axil_araddr[15:2] - 14'd4096);
+wire [17:0] binary_1 = (s_axil_araddr[19:2] - 18'h20000);
 /* verilator lint_on UNUSEDSIGNAL */
 wire [30:0] mask_2 = (mr_clr_busy_reg ? {31{1'd1}} : mr_wr_lanes);
 wire [247:0] wdata_3 = (mr_clr_busy_reg ? 248'd0 : mr_wr_bits);
@@ -253,7 +253,7 @@ assign w_fire = ((s_axil_wvalid && !w_held_reg) && !b_valid_reg) && !mr_sweeping
 assign do_write = (aw_held_reg || aw_fire) && (w_held_reg || w_fire);
 
 // gen/nic/regs.ts:126:20
-assign wr_word = aw_held_reg ? aw_word_reg : s_axil_awaddr[15:2];
+assign wr_word = aw_held_reg ? aw_word_reg : s_axil_awaddr[19:2];
 
 // gen/nic/regs.ts:127:19
 assign wr_data = w_held_reg ? w_data_reg : s_axil_wdata;
@@ -271,7 +271,7 @@ assign wr_mr_slot = wr_word[3:0];
 assign wr_mr_idx = binary_0[7:4];
 
 // gen/nic/mr-table.ts:43:19
-assign wr_mr_hit = ((wr_word >= 14'd4096) && (wr_word < 14'd4352)) && (((((((((wr_mr_slot == 4'b0000) || (wr_mr_slot == 4'd1)) || (wr_mr_slot == 4'd2)) || (wr_mr_slot == 4'd3)) || (wr_mr_slot == 4'd4)) || (wr_mr_slot == 4'd5)) || (wr_mr_slot == 4'd6)) || (wr_mr_slot == 4'd7)) || (wr_mr_slot == 4'd8));
+assign wr_mr_hit = ((wr_word >= 18'h20000) && (wr_word < 18'h20100)) && (((((((((wr_mr_slot == 4'b0000) || (wr_mr_slot == 4'd1)) || (wr_mr_slot == 4'd2)) || (wr_mr_slot == 4'd3)) || (wr_mr_slot == 4'd4)) || (wr_mr_slot == 4'd5)) || (wr_mr_slot == 4'd6)) || (wr_mr_slot == 4'd7)) || (wr_mr_slot == 4'd8));
 
 // gen/nic/mr-table.ts:72:16
 always @* begin
@@ -328,7 +328,7 @@ assign rd_mr_slot = s_axil_araddr[5:2];
 assign rd_mr_idx = binary_1[7:4];
 
 // gen/nic/mr-table.ts:43:19
-assign rd_mr_hit = ((s_axil_araddr[15:2] >= 14'd4096) && (s_axil_araddr[15:2] < 14'd4352)) && (((((((((rd_mr_slot == 4'b0000) || (rd_mr_slot == 4'd1)) || (rd_mr_slot == 4'd2)) || (rd_mr_slot == 4'd3)) || (rd_mr_slot == 4'd4)) || (rd_mr_slot == 4'd5)) || (rd_mr_slot == 4'd6)) || (rd_mr_slot == 4'd7)) || (rd_mr_slot == 4'd8));
+assign rd_mr_hit = ((s_axil_araddr[19:2] >= 18'h20000) && (s_axil_araddr[19:2] < 18'h20100)) && (((((((((rd_mr_slot == 4'b0000) || (rd_mr_slot == 4'd1)) || (rd_mr_slot == 4'd2)) || (rd_mr_slot == 4'd3)) || (rd_mr_slot == 4'd4)) || (rd_mr_slot == 4'd5)) || (rd_mr_slot == 4'd6)) || (rd_mr_slot == 4'd7)) || (rd_mr_slot == 4'd8));
 
 // gen/nic/mr-table.ts:93:17
 always @* begin
@@ -376,328 +376,328 @@ always @* begin
     w_mapped = 1'b0;
     if (do_write) begin
         case (wr_word)
-            14'd0: begin
+            18'd0: begin
                 w_mapped = 1'd1;
             end
-            14'd1: begin
+            18'd1: begin
                 w_mapped = 1'd1;
             end
-            14'd2: begin
+            18'd2: begin
                 w_mapped = 1'd1;
             end
-            14'd3: begin
+            18'd3: begin
                 w_mapped = 1'd1;
             end
-            14'd4: begin
+            18'd4: begin
                 w_mapped = 1'd1;
             end
-            14'd5: begin
+            18'd5: begin
                 w_mapped = 1'd1;
             end
-            14'd6: begin
+            18'd6: begin
                 w_mapped = 1'd1;
             end
-            14'd7: begin
+            18'd7: begin
                 w_mapped = 1'd1;
             end
-            14'd8: begin
+            18'd8: begin
                 w_mapped = 1'd1;
             end
-            14'd9: begin
+            18'd9: begin
                 w_mapped = 1'd1;
             end
-            14'd10: begin
+            18'd10: begin
                 w_mapped = 1'd1;
             end
-            14'd11: begin
+            18'd11: begin
                 w_mapped = 1'd1;
             end
-            14'd12: begin
+            18'd12: begin
                 w_mapped = 1'd1;
             end
-            14'd13: begin
+            18'd13: begin
                 w_mapped = 1'd1;
             end
-            14'd14: begin
+            18'd14: begin
                 w_mapped = 1'd1;
             end
-            14'd15: begin
+            18'd15: begin
                 w_mapped = 1'd1;
             end
-            14'd16: begin
+            18'd16: begin
                 w_mapped = 1'd1;
             end
-            14'd17: begin
+            18'd17: begin
                 w_mapped = 1'd1;
             end
-            14'd18: begin
+            18'd18: begin
                 w_mapped = 1'd1;
             end
-            14'd19: begin
+            18'd19: begin
                 w_mapped = 1'd1;
             end
-            14'd1024: begin
+            18'h400: begin
                 w_mapped = 1'd1;
             end
-            14'd1025: begin
+            18'h401: begin
                 w_mapped = 1'd1;
             end
-            14'd1026: begin
+            18'h402: begin
                 w_mapped = 1'd1;
             end
-            14'd1027: begin
+            18'h403: begin
                 w_mapped = 1'd1;
             end
-            14'd1028: begin
+            18'h404: begin
                 w_mapped = 1'd1;
             end
-            14'd1029: begin
+            18'h405: begin
                 w_mapped = 1'd1;
             end
-            14'd1030: begin
+            18'h406: begin
                 w_mapped = 1'd1;
             end
-            14'd1031: begin
+            18'h407: begin
                 w_mapped = 1'd1;
             end
-            14'd1032: begin
+            18'h408: begin
                 w_mapped = 1'd1;
             end
-            14'd1033: begin
+            18'h409: begin
                 w_mapped = 1'd1;
             end
-            14'd1034: begin
+            18'h40a: begin
                 w_mapped = 1'd1;
             end
-            14'd1035: begin
+            18'h40b: begin
                 w_mapped = 1'd1;
             end
-            14'd1036: begin
+            18'h40c: begin
                 w_mapped = 1'd1;
             end
-            14'd1037: begin
+            18'h40d: begin
                 w_mapped = 1'd1;
             end
-            14'd1038: begin
+            18'h40e: begin
                 w_mapped = 1'd1;
             end
-            14'd1039: begin
+            18'h40f: begin
                 w_mapped = 1'd1;
             end
-            14'd1040: begin
+            18'h410: begin
                 w_mapped = 1'd1;
             end
-            14'd1041: begin
+            18'h411: begin
                 w_mapped = 1'd1;
             end
-            14'd1042: begin
+            18'h412: begin
                 w_mapped = 1'd1;
             end
-            14'd1043: begin
+            18'h413: begin
                 w_mapped = 1'd1;
             end
-            14'd1044: begin
+            18'h414: begin
                 w_mapped = 1'd1;
             end
-            14'd1045: begin
+            18'h415: begin
                 w_mapped = 1'd1;
             end
-            14'd1088: begin
+            18'h440: begin
                 w_mapped = 1'd1;
             end
-            14'd1089: begin
+            18'h441: begin
                 w_mapped = 1'd1;
             end
-            14'd1090: begin
+            18'h442: begin
                 w_mapped = 1'd1;
             end
-            14'd1091: begin
+            18'h443: begin
                 w_mapped = 1'd1;
             end
-            14'd1092: begin
+            18'h444: begin
                 w_mapped = 1'd1;
             end
-            14'd1093: begin
+            18'h445: begin
                 w_mapped = 1'd1;
             end
-            14'd1094: begin
+            18'h446: begin
                 w_mapped = 1'd1;
             end
-            14'd1095: begin
+            18'h447: begin
                 w_mapped = 1'd1;
             end
-            14'd1096: begin
+            18'h448: begin
                 w_mapped = 1'd1;
             end
-            14'd1097: begin
+            18'h449: begin
                 w_mapped = 1'd1;
             end
-            14'd1098: begin
+            18'h44a: begin
                 w_mapped = 1'd1;
             end
-            14'd1099: begin
+            18'h44b: begin
                 w_mapped = 1'd1;
             end
-            14'd1100: begin
+            18'h44c: begin
                 w_mapped = 1'd1;
             end
-            14'd1101: begin
+            18'h44d: begin
                 w_mapped = 1'd1;
             end
-            14'd1102: begin
+            18'h44e: begin
                 w_mapped = 1'd1;
             end
-            14'd1103: begin
+            18'h44f: begin
                 w_mapped = 1'd1;
             end
-            14'd1104: begin
+            18'h450: begin
                 w_mapped = 1'd1;
             end
-            14'd1105: begin
+            18'h451: begin
                 w_mapped = 1'd1;
             end
-            14'd1106: begin
+            18'h452: begin
                 w_mapped = 1'd1;
             end
-            14'd1107: begin
+            18'h453: begin
                 w_mapped = 1'd1;
             end
-            14'd1108: begin
+            18'h454: begin
                 w_mapped = 1'd1;
             end
-            14'd1109: begin
+            18'h455: begin
                 w_mapped = 1'd1;
             end
-            14'd1152: begin
+            18'h480: begin
                 w_mapped = 1'd1;
             end
-            14'd1153: begin
+            18'h481: begin
                 w_mapped = 1'd1;
             end
-            14'd1154: begin
+            18'h482: begin
                 w_mapped = 1'd1;
             end
-            14'd1155: begin
+            18'h483: begin
                 w_mapped = 1'd1;
             end
-            14'd1156: begin
+            18'h484: begin
                 w_mapped = 1'd1;
             end
-            14'd1157: begin
+            18'h485: begin
                 w_mapped = 1'd1;
             end
-            14'd1158: begin
+            18'h486: begin
                 w_mapped = 1'd1;
             end
-            14'd1159: begin
+            18'h487: begin
                 w_mapped = 1'd1;
             end
-            14'd1160: begin
+            18'h488: begin
                 w_mapped = 1'd1;
             end
-            14'd1161: begin
+            18'h489: begin
                 w_mapped = 1'd1;
             end
-            14'd1162: begin
+            18'h48a: begin
                 w_mapped = 1'd1;
             end
-            14'd1163: begin
+            18'h48b: begin
                 w_mapped = 1'd1;
             end
-            14'd1164: begin
+            18'h48c: begin
                 w_mapped = 1'd1;
             end
-            14'd1165: begin
+            18'h48d: begin
                 w_mapped = 1'd1;
             end
-            14'd1166: begin
+            18'h48e: begin
                 w_mapped = 1'd1;
             end
-            14'd1167: begin
+            18'h48f: begin
                 w_mapped = 1'd1;
             end
-            14'd1168: begin
+            18'h490: begin
                 w_mapped = 1'd1;
             end
-            14'd1169: begin
+            18'h491: begin
                 w_mapped = 1'd1;
             end
-            14'd1170: begin
+            18'h492: begin
                 w_mapped = 1'd1;
             end
-            14'd1171: begin
+            18'h493: begin
                 w_mapped = 1'd1;
             end
-            14'd1172: begin
+            18'h494: begin
                 w_mapped = 1'd1;
             end
-            14'd1173: begin
+            18'h495: begin
                 w_mapped = 1'd1;
             end
-            14'd1216: begin
+            18'h4c0: begin
                 w_mapped = 1'd1;
             end
-            14'd1217: begin
+            18'h4c1: begin
                 w_mapped = 1'd1;
             end
-            14'd1218: begin
+            18'h4c2: begin
                 w_mapped = 1'd1;
             end
-            14'd1219: begin
+            18'h4c3: begin
                 w_mapped = 1'd1;
             end
-            14'd1220: begin
+            18'h4c4: begin
                 w_mapped = 1'd1;
             end
-            14'd1221: begin
+            18'h4c5: begin
                 w_mapped = 1'd1;
             end
-            14'd1222: begin
+            18'h4c6: begin
                 w_mapped = 1'd1;
             end
-            14'd1223: begin
+            18'h4c7: begin
                 w_mapped = 1'd1;
             end
-            14'd1224: begin
+            18'h4c8: begin
                 w_mapped = 1'd1;
             end
-            14'd1225: begin
+            18'h4c9: begin
                 w_mapped = 1'd1;
             end
-            14'd1226: begin
+            18'h4ca: begin
                 w_mapped = 1'd1;
             end
-            14'd1227: begin
+            18'h4cb: begin
                 w_mapped = 1'd1;
             end
-            14'd1228: begin
+            18'h4cc: begin
                 w_mapped = 1'd1;
             end
-            14'd1229: begin
+            18'h4cd: begin
                 w_mapped = 1'd1;
             end
-            14'd1230: begin
+            18'h4ce: begin
                 w_mapped = 1'd1;
             end
-            14'd1231: begin
+            18'h4cf: begin
                 w_mapped = 1'd1;
             end
-            14'd1232: begin
+            18'h4d0: begin
                 w_mapped = 1'd1;
             end
-            14'd1233: begin
+            18'h4d1: begin
                 w_mapped = 1'd1;
             end
-            14'd1234: begin
+            18'h4d2: begin
                 w_mapped = 1'd1;
             end
-            14'd1235: begin
+            18'h4d3: begin
                 w_mapped = 1'd1;
             end
-            14'd1236: begin
+            18'h4d4: begin
                 w_mapped = 1'd1;
             end
-            14'd1237: begin
+            18'h4d5: begin
                 w_mapped = 1'd1;
             end
             default: begin end
@@ -724,436 +724,436 @@ assign s_axil_rresp = r_resp_reg;
 always @* begin
     rd_resp = 2'd3;
     rd_value = 32'd0;
-    case (s_axil_araddr[15:2])
-        14'd0: begin
+    case (s_axil_araddr[19:2])
+        18'd0: begin
             rd_resp = 2'b00;
             rd_value = 32'h4e494331;
         end
-        14'd1: begin
+        18'd1: begin
             rd_resp = 2'b00;
             rd_value = {31'd0, config_reg};
         end
-        14'd2: begin
+        18'd2: begin
             rd_resp = 2'b00;
             rd_value = mac_lo_reg;
         end
-        14'd3: begin
+        18'd3: begin
             rd_resp = 2'b00;
             rd_value = {16'd0, mac_hi_reg};
         end
-        14'd4: begin
+        18'd4: begin
             rd_resp = 2'b00;
             rd_value = ip_addr_reg;
         end
-        14'd5: begin
+        18'd5: begin
             rd_resp = 2'b00;
             rd_value = {18'd0, ip_cfg_reg};
         end
-        14'd6: begin
+        18'd6: begin
             rd_resp = 2'b00;
             rd_value = {31'd0, irq_status_reg};
         end
-        14'd7: begin
+        18'd7: begin
             rd_resp = 2'b00;
             rd_value = irq_mod_reg;
         end
-        14'd8: begin
+        18'd8: begin
             rd_resp = 2'b00;
             rd_value = tlb_hits_reg;
         end
-        14'd9: begin
+        18'd9: begin
             rd_resp = 2'b00;
             rd_value = tlb_misses_reg;
         end
-        14'd10: begin
+        18'd10: begin
             rd_resp = 2'b00;
             rd_value = rx_drop_icrc_reg;
         end
-        14'd11: begin
+        18'd11: begin
             rd_resp = 2'b00;
             rd_value = rx_drop_other_reg;
         end
-        14'd12: begin
+        18'd12: begin
             rd_resp = 2'b00;
             rd_value = tx_frames_reg;
         end
-        14'd13: begin
+        18'd13: begin
             rd_resp = 2'b00;
             rd_value = rx_frames_reg;
         end
-        14'd14: begin
+        18'd14: begin
             rd_resp = 2'b00;
             rd_value = retx_pkts_reg;
         end
-        14'd15: begin
+        18'd15: begin
             rd_resp = 2'b00;
             rd_value = ack_timeouts_reg;
         end
-        14'd16: begin
+        18'd16: begin
             rd_resp = 2'b00;
             rd_value = seq_nak_tx_reg;
         end
-        14'd17: begin
+        18'd17: begin
             rd_resp = 2'b00;
             rd_value = seq_nak_rx_reg;
         end
-        14'd18: begin
+        18'd18: begin
             rd_resp = 2'b00;
             rd_value = dup_req_rx_reg;
         end
-        14'd19: begin
+        18'd19: begin
             rd_resp = 2'b00;
             rd_value = retry_exc_reg;
         end
-        14'd1024: begin
+        18'h400: begin
             rd_resp = 2'b00;
             rd_value = {29'd0, qp0_state_reg};
         end
-        14'd1025: begin
+        18'h401: begin
             rd_resp = 2'b00;
             rd_value = {8'd0, qp0_dest_qpn_reg};
         end
-        14'd1026: begin
+        18'h402: begin
             rd_resp = 2'b00;
             rd_value = {8'd0, qp0_sq_psn_reg};
         end
-        14'd1027: begin
+        18'h403: begin
             rd_resp = 2'b00;
             rd_value = {8'd0, qp0_exp_psn_reg};
         end
-        14'd1028: begin
+        18'h404: begin
             rd_resp = 2'b00;
             rd_value = {28'd0, qp0_pmtu_reg};
         end
-        14'd1029: begin
+        18'h405: begin
             rd_resp = 2'b00;
             rd_value = qp0_dest_mac_lo_reg;
         end
-        14'd1030: begin
+        18'h406: begin
             rd_resp = 2'b00;
             rd_value = {16'd0, qp0_dest_mac_hi_reg};
         end
-        14'd1031: begin
+        18'h407: begin
             rd_resp = 2'b00;
             rd_value = qp0_dest_ip_reg;
         end
-        14'd1032: begin
+        18'h408: begin
             rd_resp = 2'b00;
             rd_value = {16'd0, qp0_pd_reg};
         end
-        14'd1033: begin
+        18'h409: begin
             rd_resp = 2'b00;
             rd_value = {16'd0, qp0_retry_reg};
         end
-        14'd1034: begin
+        18'h40a: begin
             rd_resp = 2'b00;
             rd_value = qp0_sq_base_lo_reg;
         end
-        14'd1035: begin
+        18'h40b: begin
             rd_resp = 2'b00;
             rd_value = qp0_sq_base_hi_reg;
         end
-        14'd1036: begin
+        18'h40c: begin
             rd_resp = 2'b00;
             rd_value = {28'd0, qp0_sq_size_log2_reg};
         end
-        14'd1037: begin
+        18'h40d: begin
             rd_resp = 2'b00;
             rd_value = {16'd0, qp0_sq_pi_reg};
         end
-        14'd1038: begin
+        18'h40e: begin
             rd_resp = 2'b00;
             rd_value = {16'd0, qp0_sq_ci_reg};
         end
-        14'd1039: begin
+        18'h40f: begin
             rd_resp = 2'b00;
             rd_value = qp0_cq_base_lo_reg;
         end
-        14'd1040: begin
+        18'h410: begin
             rd_resp = 2'b00;
             rd_value = qp0_cq_base_hi_reg;
         end
-        14'd1041: begin
+        18'h411: begin
             rd_resp = 2'b00;
             rd_value = {28'd0, qp0_cq_size_log2_reg};
         end
-        14'd1042: begin
+        18'h412: begin
             rd_resp = 2'b00;
             rd_value = {16'd0, qp0_cq_pi_reg};
         end
-        14'd1043: begin
+        18'h413: begin
             rd_resp = 2'b00;
             rd_value = {16'd0, qp0_cq_ci_reg};
         end
-        14'd1044: begin
+        18'h414: begin
             rd_resp = 2'b00;
             rd_value = {16'd0, qp0_udp_sport_reg};
         end
-        14'd1045: begin
+        18'h415: begin
             rd_resp = 2'b00;
             rd_value = {8'd0, qp0_msn_reg};
         end
-        14'd1088: begin
+        18'h440: begin
             rd_resp = 2'b00;
             rd_value = {29'd0, qp1_state_reg};
         end
-        14'd1089: begin
+        18'h441: begin
             rd_resp = 2'b00;
             rd_value = {8'd0, qp1_dest_qpn_reg};
         end
-        14'd1090: begin
+        18'h442: begin
             rd_resp = 2'b00;
             rd_value = {8'd0, qp1_sq_psn_reg};
         end
-        14'd1091: begin
+        18'h443: begin
             rd_resp = 2'b00;
             rd_value = {8'd0, qp1_exp_psn_reg};
         end
-        14'd1092: begin
+        18'h444: begin
             rd_resp = 2'b00;
             rd_value = {28'd0, qp1_pmtu_reg};
         end
-        14'd1093: begin
+        18'h445: begin
             rd_resp = 2'b00;
             rd_value = qp1_dest_mac_lo_reg;
         end
-        14'd1094: begin
+        18'h446: begin
             rd_resp = 2'b00;
             rd_value = {16'd0, qp1_dest_mac_hi_reg};
         end
-        14'd1095: begin
+        18'h447: begin
             rd_resp = 2'b00;
             rd_value = qp1_dest_ip_reg;
         end
-        14'd1096: begin
+        18'h448: begin
             rd_resp = 2'b00;
             rd_value = {16'd0, qp1_pd_reg};
         end
-        14'd1097: begin
+        18'h449: begin
             rd_resp = 2'b00;
             rd_value = {16'd0, qp1_retry_reg};
         end
-        14'd1098: begin
+        18'h44a: begin
             rd_resp = 2'b00;
             rd_value = qp1_sq_base_lo_reg;
         end
-        14'd1099: begin
+        18'h44b: begin
             rd_resp = 2'b00;
             rd_value = qp1_sq_base_hi_reg;
         end
-        14'd1100: begin
+        18'h44c: begin
             rd_resp = 2'b00;
             rd_value = {28'd0, qp1_sq_size_log2_reg};
         end
-        14'd1101: begin
+        18'h44d: begin
             rd_resp = 2'b00;
             rd_value = {16'd0, qp1_sq_pi_reg};
         end
-        14'd1102: begin
+        18'h44e: begin
             rd_resp = 2'b00;
             rd_value = {16'd0, qp1_sq_ci_reg};
         end
-        14'd1103: begin
+        18'h44f: begin
             rd_resp = 2'b00;
             rd_value = qp1_cq_base_lo_reg;
         end
-        14'd1104: begin
+        18'h450: begin
             rd_resp = 2'b00;
             rd_value = qp1_cq_base_hi_reg;
         end
-        14'd1105: begin
+        18'h451: begin
             rd_resp = 2'b00;
             rd_value = {28'd0, qp1_cq_size_log2_reg};
         end
-        14'd1106: begin
+        18'h452: begin
             rd_resp = 2'b00;
             rd_value = {16'd0, qp1_cq_pi_reg};
         end
-        14'd1107: begin
+        18'h453: begin
             rd_resp = 2'b00;
             rd_value = {16'd0, qp1_cq_ci_reg};
         end
-        14'd1108: begin
+        18'h454: begin
             rd_resp = 2'b00;
             rd_value = {16'd0, qp1_udp_sport_reg};
         end
-        14'd1109: begin
+        18'h455: begin
             rd_resp = 2'b00;
             rd_value = {8'd0, qp1_msn_reg};
         end
-        14'd1152: begin
+        18'h480: begin
             rd_resp = 2'b00;
             rd_value = {29'd0, qp2_state_reg};
         end
-        14'd1153: begin
+        18'h481: begin
             rd_resp = 2'b00;
             rd_value = {8'd0, qp2_dest_qpn_reg};
         end
-        14'd1154: begin
+        18'h482: begin
             rd_resp = 2'b00;
             rd_value = {8'd0, qp2_sq_psn_reg};
         end
-        14'd1155: begin
+        18'h483: begin
             rd_resp = 2'b00;
             rd_value = {8'd0, qp2_exp_psn_reg};
         end
-        14'd1156: begin
+        18'h484: begin
             rd_resp = 2'b00;
             rd_value = {28'd0, qp2_pmtu_reg};
         end
-        14'd1157: begin
+        18'h485: begin
             rd_resp = 2'b00;
             rd_value = qp2_dest_mac_lo_reg;
         end
-        14'd1158: begin
+        18'h486: begin
             rd_resp = 2'b00;
             rd_value = {16'd0, qp2_dest_mac_hi_reg};
         end
-        14'd1159: begin
+        18'h487: begin
             rd_resp = 2'b00;
             rd_value = qp2_dest_ip_reg;
         end
-        14'd1160: begin
+        18'h488: begin
             rd_resp = 2'b00;
             rd_value = {16'd0, qp2_pd_reg};
         end
-        14'd1161: begin
+        18'h489: begin
             rd_resp = 2'b00;
             rd_value = {16'd0, qp2_retry_reg};
         end
-        14'd1162: begin
+        18'h48a: begin
             rd_resp = 2'b00;
             rd_value = qp2_sq_base_lo_reg;
         end
-        14'd1163: begin
+        18'h48b: begin
             rd_resp = 2'b00;
             rd_value = qp2_sq_base_hi_reg;
         end
-        14'd1164: begin
+        18'h48c: begin
             rd_resp = 2'b00;
             rd_value = {28'd0, qp2_sq_size_log2_reg};
         end
-        14'd1165: begin
+        18'h48d: begin
             rd_resp = 2'b00;
             rd_value = {16'd0, qp2_sq_pi_reg};
         end
-        14'd1166: begin
+        18'h48e: begin
             rd_resp = 2'b00;
             rd_value = {16'd0, qp2_sq_ci_reg};
         end
-        14'd1167: begin
+        18'h48f: begin
             rd_resp = 2'b00;
             rd_value = qp2_cq_base_lo_reg;
         end
-        14'd1168: begin
+        18'h490: begin
             rd_resp = 2'b00;
             rd_value = qp2_cq_base_hi_reg;
         end
-        14'd1169: begin
+        18'h491: begin
             rd_resp = 2'b00;
             rd_value = {28'd0, qp2_cq_size_log2_reg};
         end
-        14'd1170: begin
+        18'h492: begin
             rd_resp = 2'b00;
             rd_value = {16'd0, qp2_cq_pi_reg};
         end
-        14'd1171: begin
+        18'h493: begin
             rd_resp = 2'b00;
             rd_value = {16'd0, qp2_cq_ci_reg};
         end
-        14'd1172: begin
+        18'h494: begin
             rd_resp = 2'b00;
             rd_value = {16'd0, qp2_udp_sport_reg};
         end
-        14'd1173: begin
+        18'h495: begin
             rd_resp = 2'b00;
             rd_value = {8'd0, qp2_msn_reg};
         end
-        14'd1216: begin
+        18'h4c0: begin
             rd_resp = 2'b00;
             rd_value = {29'd0, qp3_state_reg};
         end
-        14'd1217: begin
+        18'h4c1: begin
             rd_resp = 2'b00;
             rd_value = {8'd0, qp3_dest_qpn_reg};
         end
-        14'd1218: begin
+        18'h4c2: begin
             rd_resp = 2'b00;
             rd_value = {8'd0, qp3_sq_psn_reg};
         end
-        14'd1219: begin
+        18'h4c3: begin
             rd_resp = 2'b00;
             rd_value = {8'd0, qp3_exp_psn_reg};
         end
-        14'd1220: begin
+        18'h4c4: begin
             rd_resp = 2'b00;
             rd_value = {28'd0, qp3_pmtu_reg};
         end
-        14'd1221: begin
+        18'h4c5: begin
             rd_resp = 2'b00;
             rd_value = qp3_dest_mac_lo_reg;
         end
-        14'd1222: begin
+        18'h4c6: begin
             rd_resp = 2'b00;
             rd_value = {16'd0, qp3_dest_mac_hi_reg};
         end
-        14'd1223: begin
+        18'h4c7: begin
             rd_resp = 2'b00;
             rd_value = qp3_dest_ip_reg;
         end
-        14'd1224: begin
+        18'h4c8: begin
             rd_resp = 2'b00;
             rd_value = {16'd0, qp3_pd_reg};
         end
-        14'd1225: begin
+        18'h4c9: begin
             rd_resp = 2'b00;
             rd_value = {16'd0, qp3_retry_reg};
         end
-        14'd1226: begin
+        18'h4ca: begin
             rd_resp = 2'b00;
             rd_value = qp3_sq_base_lo_reg;
         end
-        14'd1227: begin
+        18'h4cb: begin
             rd_resp = 2'b00;
             rd_value = qp3_sq_base_hi_reg;
         end
-        14'd1228: begin
+        18'h4cc: begin
             rd_resp = 2'b00;
             rd_value = {28'd0, qp3_sq_size_log2_reg};
         end
-        14'd1229: begin
+        18'h4cd: begin
             rd_resp = 2'b00;
             rd_value = {16'd0, qp3_sq_pi_reg};
         end
-        14'd1230: begin
+        18'h4ce: begin
             rd_resp = 2'b00;
             rd_value = {16'd0, qp3_sq_ci_reg};
         end
-        14'd1231: begin
+        18'h4cf: begin
             rd_resp = 2'b00;
             rd_value = qp3_cq_base_lo_reg;
         end
-        14'd1232: begin
+        18'h4d0: begin
             rd_resp = 2'b00;
             rd_value = qp3_cq_base_hi_reg;
         end
-        14'd1233: begin
+        18'h4d1: begin
             rd_resp = 2'b00;
             rd_value = {28'd0, qp3_cq_size_log2_reg};
         end
-        14'd1234: begin
+        18'h4d2: begin
             rd_resp = 2'b00;
             rd_value = {16'd0, qp3_cq_pi_reg};
         end
-        14'd1235: begin
+        18'h4d3: begin
             rd_resp = 2'b00;
             rd_value = {16'd0, qp3_cq_ci_reg};
         end
-        14'd1236: begin
+        18'h4d4: begin
             rd_resp = 2'b00;
             rd_value = {16'd0, qp3_udp_sport_reg};
         end
-        14'd1237: begin
+        18'h4d5: begin
             rd_resp = 2'b00;
             rd_value = {8'd0, qp3_msn_reg};
         end
@@ -1269,7 +1269,7 @@ end
 always @(posedge clk) begin
     if (aw_fire) begin
         aw_held_reg <= 1'd1;
-        aw_word_reg <= s_axil_awaddr[15:2];
+        aw_word_reg <= s_axil_awaddr[19:2];
     end
     if (w_fire) begin
         w_held_reg <= 1'd1;
@@ -1284,331 +1284,331 @@ always @(posedge clk) begin
         w_held_reg <= 1'b0;
         b_valid_reg <= 1'd1;
         case (wr_word)
-            14'd0: begin
+            18'd0: begin
             end
-            14'd1: begin
+            18'd1: begin
                 config_reg <= (config_reg & ~w_mask[0]) | (wr_data[0] & w_mask[0]);
             end
-            14'd2: begin
+            18'd2: begin
                 mac_lo_reg <= (mac_lo_reg & ~w_mask) | (wr_data & w_mask);
             end
-            14'd3: begin
+            18'd3: begin
                 mac_hi_reg <= (mac_hi_reg & ~w_mask[15:0]) | (wr_data[15:0] & w_mask[15:0]);
             end
-            14'd4: begin
+            18'd4: begin
                 ip_addr_reg <= (ip_addr_reg & ~w_mask) | (wr_data & w_mask);
             end
-            14'd5: begin
+            18'd5: begin
                 ip_cfg_reg <= (ip_cfg_reg & ~w_mask[13:0]) | (wr_data[13:0] & w_mask[13:0]);
             end
-            14'd6: begin
+            18'd6: begin
                 irq_status_reg <= irq_status_reg & ~(wr_data[0] & w_mask[0]);
             end
-            14'd7: begin
+            18'd7: begin
                 irq_mod_reg <= (irq_mod_reg & ~w_mask) | (wr_data & w_mask);
             end
-            14'd8: begin
+            18'd8: begin
             end
-            14'd9: begin
+            18'd9: begin
             end
-            14'd10: begin
+            18'd10: begin
             end
-            14'd11: begin
+            18'd11: begin
             end
-            14'd12: begin
+            18'd12: begin
             end
-            14'd13: begin
+            18'd13: begin
             end
-            14'd14: begin
+            18'd14: begin
             end
-            14'd15: begin
+            18'd15: begin
             end
-            14'd16: begin
+            18'd16: begin
             end
-            14'd17: begin
+            18'd17: begin
             end
-            14'd18: begin
+            18'd18: begin
             end
-            14'd19: begin
+            18'd19: begin
             end
-            14'd1024: begin
+            18'h400: begin
                 qp0_state_reg <= (qp0_state_reg & ~w_mask[2:0]) | (wr_data[2:0] & w_mask[2:0]);
             end
-            14'd1025: begin
+            18'h401: begin
                 qp0_dest_qpn_reg <= (qp0_dest_qpn_reg & ~w_mask[23:0]) | (wr_data[23:0] & w_mask[23:0]);
             end
-            14'd1026: begin
+            18'h402: begin
                 qp0_sq_psn_reg <= (qp0_sq_psn_reg & ~w_mask[23:0]) | (wr_data[23:0] & w_mask[23:0]);
             end
-            14'd1027: begin
+            18'h403: begin
                 qp0_exp_psn_reg <= (qp0_exp_psn_reg & ~w_mask[23:0]) | (wr_data[23:0] & w_mask[23:0]);
             end
-            14'd1028: begin
+            18'h404: begin
                 qp0_pmtu_reg <= (qp0_pmtu_reg & ~w_mask[3:0]) | (wr_data[3:0] & w_mask[3:0]);
             end
-            14'd1029: begin
+            18'h405: begin
                 qp0_dest_mac_lo_reg <= (qp0_dest_mac_lo_reg & ~w_mask) | (wr_data & w_mask);
             end
-            14'd1030: begin
+            18'h406: begin
                 qp0_dest_mac_hi_reg <= (qp0_dest_mac_hi_reg & ~w_mask[15:0]) | (wr_data[15:0] & w_mask[15:0]);
             end
-            14'd1031: begin
+            18'h407: begin
                 qp0_dest_ip_reg <= (qp0_dest_ip_reg & ~w_mask) | (wr_data & w_mask);
             end
-            14'd1032: begin
+            18'h408: begin
                 qp0_pd_reg <= (qp0_pd_reg & ~w_mask[15:0]) | (wr_data[15:0] & w_mask[15:0]);
             end
-            14'd1033: begin
+            18'h409: begin
                 qp0_retry_reg <= (qp0_retry_reg & ~w_mask[15:0]) | (wr_data[15:0] & w_mask[15:0]);
             end
-            14'd1034: begin
+            18'h40a: begin
                 qp0_sq_base_lo_reg <= (qp0_sq_base_lo_reg & ~w_mask) | (wr_data & w_mask);
             end
-            14'd1035: begin
+            18'h40b: begin
                 qp0_sq_base_hi_reg <= (qp0_sq_base_hi_reg & ~w_mask) | (wr_data & w_mask);
             end
-            14'd1036: begin
+            18'h40c: begin
                 qp0_sq_size_log2_reg <= (qp0_sq_size_log2_reg & ~w_mask[3:0]) | (wr_data[3:0] & w_mask[3:0]);
             end
-            14'd1037: begin
+            18'h40d: begin
                 qp0_sq_pi_reg <= (qp0_sq_pi_reg & ~w_mask[15:0]) | (wr_data[15:0] & w_mask[15:0]);
             end
-            14'd1038: begin
+            18'h40e: begin
             end
-            14'd1039: begin
+            18'h40f: begin
                 qp0_cq_base_lo_reg <= (qp0_cq_base_lo_reg & ~w_mask) | (wr_data & w_mask);
             end
-            14'd1040: begin
+            18'h410: begin
                 qp0_cq_base_hi_reg <= (qp0_cq_base_hi_reg & ~w_mask) | (wr_data & w_mask);
             end
-            14'd1041: begin
+            18'h411: begin
                 qp0_cq_size_log2_reg <= (qp0_cq_size_log2_reg & ~w_mask[3:0]) | (wr_data[3:0] & w_mask[3:0]);
             end
-            14'd1042: begin
+            18'h412: begin
             end
-            14'd1043: begin
+            18'h413: begin
                 qp0_cq_ci_reg <= (qp0_cq_ci_reg & ~w_mask[15:0]) | (wr_data[15:0] & w_mask[15:0]);
             end
-            14'd1044: begin
+            18'h414: begin
                 qp0_udp_sport_reg <= (qp0_udp_sport_reg & ~w_mask[15:0]) | (wr_data[15:0] & w_mask[15:0]);
             end
-            14'd1045: begin
+            18'h415: begin
             end
-            14'd1088: begin
+            18'h440: begin
                 qp1_state_reg <= (qp1_state_reg & ~w_mask[2:0]) | (wr_data[2:0] & w_mask[2:0]);
             end
-            14'd1089: begin
+            18'h441: begin
                 qp1_dest_qpn_reg <= (qp1_dest_qpn_reg & ~w_mask[23:0]) | (wr_data[23:0] & w_mask[23:0]);
             end
-            14'd1090: begin
+            18'h442: begin
                 qp1_sq_psn_reg <= (qp1_sq_psn_reg & ~w_mask[23:0]) | (wr_data[23:0] & w_mask[23:0]);
             end
-            14'd1091: begin
+            18'h443: begin
                 qp1_exp_psn_reg <= (qp1_exp_psn_reg & ~w_mask[23:0]) | (wr_data[23:0] & w_mask[23:0]);
             end
-            14'd1092: begin
+            18'h444: begin
                 qp1_pmtu_reg <= (qp1_pmtu_reg & ~w_mask[3:0]) | (wr_data[3:0] & w_mask[3:0]);
             end
-            14'd1093: begin
+            18'h445: begin
                 qp1_dest_mac_lo_reg <= (qp1_dest_mac_lo_reg & ~w_mask) | (wr_data & w_mask);
             end
-            14'd1094: begin
+            18'h446: begin
                 qp1_dest_mac_hi_reg <= (qp1_dest_mac_hi_reg & ~w_mask[15:0]) | (wr_data[15:0] & w_mask[15:0]);
             end
-            14'd1095: begin
+            18'h447: begin
                 qp1_dest_ip_reg <= (qp1_dest_ip_reg & ~w_mask) | (wr_data & w_mask);
             end
-            14'd1096: begin
+            18'h448: begin
                 qp1_pd_reg <= (qp1_pd_reg & ~w_mask[15:0]) | (wr_data[15:0] & w_mask[15:0]);
             end
-            14'd1097: begin
+            18'h449: begin
                 qp1_retry_reg <= (qp1_retry_reg & ~w_mask[15:0]) | (wr_data[15:0] & w_mask[15:0]);
             end
-            14'd1098: begin
+            18'h44a: begin
                 qp1_sq_base_lo_reg <= (qp1_sq_base_lo_reg & ~w_mask) | (wr_data & w_mask);
             end
-            14'd1099: begin
+            18'h44b: begin
                 qp1_sq_base_hi_reg <= (qp1_sq_base_hi_reg & ~w_mask) | (wr_data & w_mask);
             end
-            14'd1100: begin
+            18'h44c: begin
                 qp1_sq_size_log2_reg <= (qp1_sq_size_log2_reg & ~w_mask[3:0]) | (wr_data[3:0] & w_mask[3:0]);
             end
-            14'd1101: begin
+            18'h44d: begin
                 qp1_sq_pi_reg <= (qp1_sq_pi_reg & ~w_mask[15:0]) | (wr_data[15:0] & w_mask[15:0]);
             end
-            14'd1102: begin
+            18'h44e: begin
             end
-            14'd1103: begin
+            18'h44f: begin
                 qp1_cq_base_lo_reg <= (qp1_cq_base_lo_reg & ~w_mask) | (wr_data & w_mask);
             end
-            14'd1104: begin
+            18'h450: begin
                 qp1_cq_base_hi_reg <= (qp1_cq_base_hi_reg & ~w_mask) | (wr_data & w_mask);
             end
-            14'd1105: begin
+            18'h451: begin
                 qp1_cq_size_log2_reg <= (qp1_cq_size_log2_reg & ~w_mask[3:0]) | (wr_data[3:0] & w_mask[3:0]);
             end
-            14'd1106: begin
+            18'h452: begin
             end
-            14'd1107: begin
+            18'h453: begin
                 qp1_cq_ci_reg <= (qp1_cq_ci_reg & ~w_mask[15:0]) | (wr_data[15:0] & w_mask[15:0]);
             end
-            14'd1108: begin
+            18'h454: begin
                 qp1_udp_sport_reg <= (qp1_udp_sport_reg & ~w_mask[15:0]) | (wr_data[15:0] & w_mask[15:0]);
             end
-            14'd1109: begin
+            18'h455: begin
             end
-            14'd1152: begin
+            18'h480: begin
                 qp2_state_reg <= (qp2_state_reg & ~w_mask[2:0]) | (wr_data[2:0] & w_mask[2:0]);
             end
-            14'd1153: begin
+            18'h481: begin
                 qp2_dest_qpn_reg <= (qp2_dest_qpn_reg & ~w_mask[23:0]) | (wr_data[23:0] & w_mask[23:0]);
             end
-            14'd1154: begin
+            18'h482: begin
                 qp2_sq_psn_reg <= (qp2_sq_psn_reg & ~w_mask[23:0]) | (wr_data[23:0] & w_mask[23:0]);
             end
-            14'd1155: begin
+            18'h483: begin
                 qp2_exp_psn_reg <= (qp2_exp_psn_reg & ~w_mask[23:0]) | (wr_data[23:0] & w_mask[23:0]);
             end
-            14'd1156: begin
+            18'h484: begin
                 qp2_pmtu_reg <= (qp2_pmtu_reg & ~w_mask[3:0]) | (wr_data[3:0] & w_mask[3:0]);
             end
-            14'd1157: begin
+            18'h485: begin
                 qp2_dest_mac_lo_reg <= (qp2_dest_mac_lo_reg & ~w_mask) | (wr_data & w_mask);
             end
-            14'd1158: begin
+            18'h486: begin
                 qp2_dest_mac_hi_reg <= (qp2_dest_mac_hi_reg & ~w_mask[15:0]) | (wr_data[15:0] & w_mask[15:0]);
             end
-            14'd1159: begin
+            18'h487: begin
                 qp2_dest_ip_reg <= (qp2_dest_ip_reg & ~w_mask) | (wr_data & w_mask);
             end
-            14'd1160: begin
+            18'h488: begin
                 qp2_pd_reg <= (qp2_pd_reg & ~w_mask[15:0]) | (wr_data[15:0] & w_mask[15:0]);
             end
-            14'd1161: begin
+            18'h489: begin
                 qp2_retry_reg <= (qp2_retry_reg & ~w_mask[15:0]) | (wr_data[15:0] & w_mask[15:0]);
             end
-            14'd1162: begin
+            18'h48a: begin
                 qp2_sq_base_lo_reg <= (qp2_sq_base_lo_reg & ~w_mask) | (wr_data & w_mask);
             end
-            14'd1163: begin
+            18'h48b: begin
                 qp2_sq_base_hi_reg <= (qp2_sq_base_hi_reg & ~w_mask) | (wr_data & w_mask);
             end
-            14'd1164: begin
+            18'h48c: begin
                 qp2_sq_size_log2_reg <= (qp2_sq_size_log2_reg & ~w_mask[3:0]) | (wr_data[3:0] & w_mask[3:0]);
             end
-            14'd1165: begin
+            18'h48d: begin
                 qp2_sq_pi_reg <= (qp2_sq_pi_reg & ~w_mask[15:0]) | (wr_data[15:0] & w_mask[15:0]);
             end
-            14'd1166: begin
+            18'h48e: begin
             end
-            14'd1167: begin
+            18'h48f: begin
                 qp2_cq_base_lo_reg <= (qp2_cq_base_lo_reg & ~w_mask) | (wr_data & w_mask);
             end
-            14'd1168: begin
+            18'h490: begin
                 qp2_cq_base_hi_reg <= (qp2_cq_base_hi_reg & ~w_mask) | (wr_data & w_mask);
             end
-            14'd1169: begin
+            18'h491: begin
                 qp2_cq_size_log2_reg <= (qp2_cq_size_log2_reg & ~w_mask[3:0]) | (wr_data[3:0] & w_mask[3:0]);
             end
-            14'd1170: begin
+            18'h492: begin
             end
-            14'd1171: begin
+            18'h493: begin
                 qp2_cq_ci_reg <= (qp2_cq_ci_reg & ~w_mask[15:0]) | (wr_data[15:0] & w_mask[15:0]);
             end
-            14'd1172: begin
+            18'h494: begin
                 qp2_udp_sport_reg <= (qp2_udp_sport_reg & ~w_mask[15:0]) | (wr_data[15:0] & w_mask[15:0]);
             end
-            14'd1173: begin
+            18'h495: begin
             end
-            14'd1216: begin
+            18'h4c0: begin
                 qp3_state_reg <= (qp3_state_reg & ~w_mask[2:0]) | (wr_data[2:0] & w_mask[2:0]);
             end
-            14'd1217: begin
+            18'h4c1: begin
                 qp3_dest_qpn_reg <= (qp3_dest_qpn_reg & ~w_mask[23:0]) | (wr_data[23:0] & w_mask[23:0]);
             end
-            14'd1218: begin
+            18'h4c2: begin
                 qp3_sq_psn_reg <= (qp3_sq_psn_reg & ~w_mask[23:0]) | (wr_data[23:0] & w_mask[23:0]);
             end
-            14'd1219: begin
+            18'h4c3: begin
                 qp3_exp_psn_reg <= (qp3_exp_psn_reg & ~w_mask[23:0]) | (wr_data[23:0] & w_mask[23:0]);
             end
-            14'd1220: begin
+            18'h4c4: begin
                 qp3_pmtu_reg <= (qp3_pmtu_reg & ~w_mask[3:0]) | (wr_data[3:0] & w_mask[3:0]);
             end
-            14'd1221: begin
+            18'h4c5: begin
                 qp3_dest_mac_lo_reg <= (qp3_dest_mac_lo_reg & ~w_mask) | (wr_data & w_mask);
             end
-            14'd1222: begin
+            18'h4c6: begin
                 qp3_dest_mac_hi_reg <= (qp3_dest_mac_hi_reg & ~w_mask[15:0]) | (wr_data[15:0] & w_mask[15:0]);
             end
-            14'd1223: begin
+            18'h4c7: begin
                 qp3_dest_ip_reg <= (qp3_dest_ip_reg & ~w_mask) | (wr_data & w_mask);
             end
-            14'd1224: begin
+            18'h4c8: begin
                 qp3_pd_reg <= (qp3_pd_reg & ~w_mask[15:0]) | (wr_data[15:0] & w_mask[15:0]);
             end
-            14'd1225: begin
+            18'h4c9: begin
                 qp3_retry_reg <= (qp3_retry_reg & ~w_mask[15:0]) | (wr_data[15:0] & w_mask[15:0]);
             end
-            14'd1226: begin
+            18'h4ca: begin
                 qp3_sq_base_lo_reg <= (qp3_sq_base_lo_reg & ~w_mask) | (wr_data & w_mask);
             end
-            14'd1227: begin
+            18'h4cb: begin
                 qp3_sq_base_hi_reg <= (qp3_sq_base_hi_reg & ~w_mask) | (wr_data & w_mask);
             end
-            14'd1228: begin
+            18'h4cc: begin
                 qp3_sq_size_log2_reg <= (qp3_sq_size_log2_reg & ~w_mask[3:0]) | (wr_data[3:0] & w_mask[3:0]);
             end
-            14'd1229: begin
+            18'h4cd: begin
                 qp3_sq_pi_reg <= (qp3_sq_pi_reg & ~w_mask[15:0]) | (wr_data[15:0] & w_mask[15:0]);
             end
-            14'd1230: begin
+            18'h4ce: begin
             end
-            14'd1231: begin
+            18'h4cf: begin
                 qp3_cq_base_lo_reg <= (qp3_cq_base_lo_reg & ~w_mask) | (wr_data & w_mask);
             end
-            14'd1232: begin
+            18'h4d0: begin
                 qp3_cq_base_hi_reg <= (qp3_cq_base_hi_reg & ~w_mask) | (wr_data & w_mask);
             end
-            14'd1233: begin
+            18'h4d1: begin
                 qp3_cq_size_log2_reg <= (qp3_cq_size_log2_reg & ~w_mask[3:0]) | (wr_data[3:0] & w_mask[3:0]);
             end
-            14'd1234: begin
+            18'h4d2: begin
             end
-            14'd1235: begin
+            18'h4d3: begin
                 qp3_cq_ci_reg <= (qp3_cq_ci_reg & ~w_mask[15:0]) | (wr_data[15:0] & w_mask[15:0]);
             end
-            14'd1236: begin
+            18'h4d4: begin
                 qp3_udp_sport_reg <= (qp3_udp_sport_reg & ~w_mask[15:0]) | (wr_data[15:0] & w_mask[15:0]);
             end
-            14'd1237: begin
+            18'h4d5: begin
             end
             default: begin end
         endcase
         b_resp_reg <= (w_mapped || wr_mr_hit) ? 2'b00 : 2'd3;
     end
-    if ((do_write && (wr_word == 14'd1024)) && (((qp0_state_reg & ~w_mask[2:0]) | (wr_data[2:0] & w_mask[2:0])) == 3'b000)) begin
+    if ((do_write && (wr_word == 18'h400)) && (((qp0_state_reg & ~w_mask[2:0]) | (wr_data[2:0] & w_mask[2:0])) == 3'b000)) begin
         qp0_sq_pi_reg <= 16'd0;
         qp0_sq_ci_reg <= 16'd0;
         qp0_cq_pi_reg <= 16'd0;
         qp0_cq_ci_reg <= 16'd0;
         qp0_msn_reg <= 24'd0;
     end
-    if ((do_write && (wr_word == 14'd1088)) && (((qp1_state_reg & ~w_mask[2:0]) | (wr_data[2:0] & w_mask[2:0])) == 3'b000)) begin
+    if ((do_write && (wr_word == 18'h440)) && (((qp1_state_reg & ~w_mask[2:0]) | (wr_data[2:0] & w_mask[2:0])) == 3'b000)) begin
         qp1_sq_pi_reg <= 16'd0;
         qp1_sq_ci_reg <= 16'd0;
         qp1_cq_pi_reg <= 16'd0;
         qp1_cq_ci_reg <= 16'd0;
         qp1_msn_reg <= 24'd0;
     end
-    if ((do_write && (wr_word == 14'd1152)) && (((qp2_state_reg & ~w_mask[2:0]) | (wr_data[2:0] & w_mask[2:0])) == 3'b000)) begin
+    if ((do_write && (wr_word == 18'h480)) && (((qp2_state_reg & ~w_mask[2:0]) | (wr_data[2:0] & w_mask[2:0])) == 3'b000)) begin
         qp2_sq_pi_reg <= 16'd0;
         qp2_sq_ci_reg <= 16'd0;
         qp2_cq_pi_reg <= 16'd0;
         qp2_cq_ci_reg <= 16'd0;
         qp2_msn_reg <= 24'd0;
     end
-    if ((do_write && (wr_word == 14'd1216)) && (((qp3_state_reg & ~w_mask[2:0]) | (wr_data[2:0] & w_mask[2:0])) == 3'b000)) begin
+    if ((do_write && (wr_word == 18'h4c0)) && (((qp3_state_reg & ~w_mask[2:0]) | (wr_data[2:0] & w_mask[2:0])) == 3'b000)) begin
         qp3_sq_pi_reg <= 16'd0;
         qp3_sq_ci_reg <= 16'd0;
         qp3_cq_pi_reg <= 16'd0;
@@ -1692,7 +1692,7 @@ always @(posedge clk) begin
     end
     if (rst) begin
         aw_held_reg <= 1'b0;
-        aw_word_reg <= 14'd0;
+        aw_word_reg <= 18'd0;
         w_held_reg <= 1'b0;
         w_data_reg <= 32'd0;
         w_strb_reg <= 4'b0000;
@@ -1799,19 +1799,19 @@ end
 // gen/nic/regs.ts:142:14
 always @(posedge clk) begin
     doorbell_valid_reg <= 1'b0;
-    if (do_write && (wr_word == 14'd1037)) begin
+    if (do_write && (wr_word == 18'h40d)) begin
         doorbell_valid_reg <= 1'd1;
         doorbell_reg <= {((qp0_sq_pi_reg & ~w_mask[15:0]) | (wr_data[15:0] & w_mask[15:0])), 2'b00};
     end
-    if (do_write && (wr_word == 14'd1101)) begin
+    if (do_write && (wr_word == 18'h44d)) begin
         doorbell_valid_reg <= 1'd1;
         doorbell_reg <= {((qp1_sq_pi_reg & ~w_mask[15:0]) | (wr_data[15:0] & w_mask[15:0])), 2'd1};
     end
-    if (do_write && (wr_word == 14'd1165)) begin
+    if (do_write && (wr_word == 18'h48d)) begin
         doorbell_valid_reg <= 1'd1;
         doorbell_reg <= {((qp2_sq_pi_reg & ~w_mask[15:0]) | (wr_data[15:0] & w_mask[15:0])), 2'd2};
     end
-    if (do_write && (wr_word == 14'd1229)) begin
+    if (do_write && (wr_word == 18'h4cd)) begin
         doorbell_valid_reg <= 1'd1;
         doorbell_reg <= {((qp3_sq_pi_reg & ~w_mask[15:0]) | (wr_data[15:0] & w_mask[15:0])), 2'd3};
     end

@@ -7,6 +7,7 @@
 import { Bool, defineModule, type IORecord, type ModuleDef } from '../hdl/index.ts';
 import { axi4, axiLite, axiStream } from '../lib/interfaces.ts';
 import { NIC_AXI_ID_W } from './nic-top-build.ts';
+import { AXIL_ADDR_WIDTH } from './regmap.ts';
 import { link, port, portsOf } from './top-wiring.ts';
 import { ADDR_WIDTH, frameStream, type NicParams } from './types.ts';
 
@@ -17,7 +18,7 @@ export function makeNicPair(nicTop: ModuleDef<any, IORecord>) {
     const { clk, rst } = m.clockAndReset();
     const side = (x: 'a' | 'b') => {
       const io = {
-        s_axil: axiLite({ addrWidth: 16, dataWidth: 32 }).sink(m, `${x}_s_axil`),
+        s_axil: axiLite({ addrWidth: AXIL_ADDR_WIDTH, dataWidth: 32 }).sink(m, `${x}_s_axil`),
         m_axi: axi4({ idWidth: NIC_AXI_ID_W, addrWidth: ADDR_WIDTH, dataWidth: W }).source(m, `${x}_m_axi`),
         s_axis_rx: frameStream(W).sink(m, `${x}_s_axis_rx`),
         m_axis_tx: axiStream({ dataWidth: W, keep: true, last: true }).source(m, `${x}_m_axis_tx`),

@@ -70,7 +70,7 @@ import { txFrameGate, txFrameGateDepth } from './tx-frame-gate.ts';
 import { RX_DROP, ADDR_WIDTH, frameStream, qpIndexWidth, type NicParams } from './types.ts';
 import { nicWqeFetch } from './wqe-fetch.ts';
 import { wqeStruct } from './wqe.ts';
-import { MR_BASE, MR_STRIDE, WQE_BYTES } from './regmap.ts';
+import { AXIL_ADDR_WIDTH, WQE_BYTES } from './regmap.ts';
 import { creditGate } from '../lib/credit-gate.ts';
 import { syncFifo, syncFifoRam } from '../lib/fifo.ts';
 
@@ -107,16 +107,19 @@ export type NicTopParams = NicParams & {
 /** nic_top's allowed parameters (checked before it elaborates, at the user's line):
  *  - dataWidth: the stages' datapath widths (64..512 bits, whole powers of two);
  *  - numQp: the READ responder holds READ_DEPTH READs, at least one per QP;
- *  - numMr: the MR register block (MR_BASE + numMr * MR_STRIDE) must fit in the 16-bit
- *    AXI4-Lite address space;
+ *  - numMr: 1..4,096 MRs (the MR table is block RAM in nic_regs; the register map's
+ *    AXIL_ADDR_WIDTH-bit space holds them, regmap.ts);
  *  - readsPerQp: at most the responder's READ limit per QP (READ_DEPTH / numQp), which the peer,
  *    another nic_top, enforces (a READ over it is NAKed and the QP goes to ERROR); left at its
  *    default (2) it is lowered to that limit, so numQp 8 alone elaborates. */
+/** Most MRs nic_top takes (issue 15: 4,096, as many as the register map was sized for). */
+export const MAX_MR = 4096;
+
 export const nicTopParamSpec: ParamSpec<NicTopParams> = {
   rules: {
     dataWidth: oneOf(64, 128, 256, 512),
     numQp: intIn(1, READ_DEPTH),
-    numMr: intIn(1, (0x10000 - MR_BASE) / MR_STRIDE),
+    numMr: intIn(1, MAX_MR),
     readsPerQp: intIn(1, READ_DEPTH),
   },
   // Left at its default, readsPerQp follows numQp: 2, or fewer when the responder's limit is lower.
@@ -233,7 +236,7 @@ export function makeNicTop(stages: NicStages) {
     const W = p.dataWidth;
     const qw = qpIndexWidth(p.numQp);
     const { clk, rst } = m.clockAndReset();
-    const s_axil = axiLite({ addrWidth: 16, dataWidth: 32 }).sink(m, 's_axil');
+    const s_axil = axiLite({ addrWidth: AXIL_ADDR_WIDTH, dataWidth: 32 }).sink(m, 's_axil');
     const m_axi = axi4({ idWidth: NIC_AXI_ID_W, addrWidth: ADDR_WIDTH, dataWidth: W }).source(m, 'm_axi');
     const s_axis_rx = frameStream(W).sink(m, 's_axis_rx');
     const m_axis_tx = axiStream({ dataWidth: W, keep: true, last: true }).source(m, 'm_axis_tx');

@@ -32,7 +32,7 @@
 import { Bool, Struct, UInt, Vec, cat, defineModule, lit, mux, pack, repeat, type Reg, type UIntShape, type Value, intIn } from '../hdl/index.ts';
 import { AXI_RESP, axiLite } from '../lib/interfaces.ts';
 import { CFG_REGS, HW_QP_FIELDS, MrEntry, mrChangeEvent, NicCfg, QpCtx, fieldName, qpErrorEvent, qpRegWidth, qpUpdate, regSlots } from './ctx.ts';
-import { GLOBAL_REGS, MR_BASE, MR_STRIDE, QP_BASE, QP_REGS, QP_STATE, QP_STRIDE, type RegField } from './regmap.ts';
+import { AXIL_ADDR_WIDTH, AXIL_SPACE, GLOBAL_REGS, MR_BASE, MR_STRIDE, QP_BASE, QP_REGS, QP_STATE, QP_STRIDE, type RegField } from './regmap.ts';
 import { mrTable } from './mr-table.ts';
 import { mrIndexWidth, qpIndexWidth } from './types.ts';
 
@@ -60,9 +60,9 @@ const lower = (s: string): string => s.toLowerCase();
 
 export const nicRegs = defineModule('nic_regs', { numQp: 4, numMr: 16 } as RegsParams, (m, p) => {
   if (QP_BASE + p.numQp * QP_STRIDE > MR_BASE) throw new Error(`nic_regs: ${p.numQp} QPs overlap the MR block at 0x${MR_BASE.toString(16)}`);
-  if (MR_BASE + p.numMr * MR_STRIDE > 0x10000) throw new Error(`nic_regs: ${p.numMr} MRs do not fit in 16 address bits`);
+  if (MR_BASE + p.numMr * MR_STRIDE > AXIL_SPACE) throw new Error(`nic_regs: ${p.numMr} MRs do not fit in ${AXIL_ADDR_WIDTH} address bits`);
   const { clk, rst } = m.clockAndReset();
-  const axil = axiLite({ addrWidth: 16, dataWidth: 32 }).sink(m, 's_axil');
+  const axil = axiLite({ addrWidth: AXIL_ADDR_WIDTH, dataWidth: 32 }).sink(m, 's_axil');
   m.unused(axil.awprot, 'protection attributes are not checked');
   m.unused(axil.arprot, 'protection attributes are not checked');
   m.unused(axil.araddr, 'addr[1:0]: registers are whole 32-bit words');
@@ -106,7 +106,7 @@ export const nicRegs = defineModule('nic_regs', { numQp: 4, numMr: 16 } as RegsP
   // reaches nic_wqe_fetch (and the doorbell pulse goes out) one cycle after the handshakes.
   const awHeld = m.reg('aw_held_reg', Bool);
   // Word address only: byte lanes are chosen by wstrb, addr[1:0] is ignored.
-  const awHeldAddr = m.reg('aw_word_reg', UInt(14));
+  const awHeldAddr = m.reg('aw_word_reg', UInt(AXIL_ADDR_WIDTH - 2));
   const wHeld = m.reg('w_held_reg', Bool);
   const wHeldData = m.reg('w_data_reg', UInt(32));
   const wHeldStrb = m.reg('w_strb_reg', UInt(4));
@@ -123,15 +123,15 @@ export const nicRegs = defineModule('nic_regs', { numQp: 4, numMr: 16 } as RegsP
   const awFire = m.let('aw_fire', axil.awvalid.land(awHeld.lnot()).land(bValid.lnot()).land(open));
   const wFire = m.let('w_fire', axil.wvalid.land(wHeld.lnot()).land(bValid.lnot()).land(open));
   const doWrite = m.let('do_write', awHeld.lor(awFire).land(wHeld.lor(wFire)));
-  const awAddr = m.let('wr_word', mux(awHeld, awHeldAddr, axil.awaddr.bits(15, 2)));
+  const awAddr = m.let('wr_word', mux(awHeld, awHeldAddr, axil.awaddr.bits(AXIL_ADDR_WIDTH - 1, 2)));
   const wData = m.let('wr_data', mux(wHeld, wHeldData, axil.wdata));
   const wStrb = m.let('wr_strb', mux(wHeld, wHeldStrb, axil.wstrb));
   const rValid = m.reg('r_valid_reg', Bool);
   const arFire = m.let('ar_fire', axil.arvalid.land(rValid.lnot()).land(open));
-  const mr = mrTable(m, p.numMr, { doWrite, wrWord: awAddr, wrData: wData, wrStrb: wStrb, arFire, arWord: axil.araddr.bits(15, 2), tlbEn: mrRdEn, tlbAddr: mrRdAddr });
+  const mr = mrTable(m, p.numMr, { doWrite, wrWord: awAddr, wrData: wData, wrStrb: wStrb, arFire, arWord: axil.araddr.bits(AXIL_ADDR_WIDTH - 1, 2), tlbEn: mrRdEn, tlbAddr: mrRdAddr });
   sweeping.set(mr.busy);
   // Hold a channel only while its partner has not arrived (the write below clears both).
-  m.if(awFire, () => { awHeld.set(1); awHeldAddr.set(axil.awaddr.bits(15, 2)); });
+  m.if(awFire, () => { awHeld.set(1); awHeldAddr.set(axil.awaddr.bits(AXIL_ADDR_WIDTH - 1, 2)); });
   m.if(wFire, () => { wHeld.set(1); wHeldData.set(axil.wdata); wHeldStrb.set(axil.wstrb); });
   m.if(bValid.land(axil.bready), () => bValid.set(0));
 
@@ -199,7 +199,7 @@ export const nicRegs = defineModule('nic_regs', { numQp: 4, numMr: 16 } as RegsP
   axil.rresp.set(rResp);
   const rdValue = m.wire('rd_value', UInt(32));
   const rdResp = m.wire('rd_resp', UInt(2), { default: AXI_RESP.DECERR });
-  const rsw = m.switch(axil.araddr.bits(15, 2));
+  const rsw = m.switch(axil.araddr.bits(AXIL_ADDR_WIDTH - 1, 2));
   for (const x of mapped) {
     rsw.case(x.addr >> 2, () => {
       if (x.reg.access === 'wo') { rdResp.set(AXI_RESP.SLVERR); return; }
@@ -235,4 +235,4 @@ export const nicRegs = defineModule('nic_regs', { numQp: 4, numMr: 16 } as RegsP
     irq, irq_event: irqEvent, hw_sq_ci: hw['SQ_CI']!, hw_cq_pi: hw['CQ_PI']!, hw_sq_psn: hw['SQ_PSN']!, hw_exp_psn: hw['EXP_PSN']!,
     hw_msn: hw['MSN']!, hw_error: hwError, inc,
   };
-}, { doc: 'Control registers (AXI4-Lite): global config, counters, IRQ, QP contexts, MR table, doorbells', params: { rules: { numQp: intIn(1, (MR_BASE - QP_BASE) / QP_STRIDE), numMr: intIn(1, (0x10000 - MR_BASE) / MR_STRIDE) } } });
+}, { doc: 'Control registers (AXI4-Lite): global config, counters, IRQ, QP contexts, MR table, doorbells', params: { rules: { numQp: intIn(1, (MR_BASE - QP_BASE) / QP_STRIDE), numMr: intIn(1, (AXIL_SPACE - MR_BASE) / MR_STRIDE) } } });

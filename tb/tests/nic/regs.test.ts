@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { emitToDir, iverilogCompile, verilatorLint, yosysSynth } from '../../../gen/lib/lint-helper.ts';
 import { CFG_REGS, regSlots } from '../../../gen/nic/ctx.ts';
-import { GLOBAL_REGS, MR_REGS, QP_REGS, QP_STATE, type RegField } from '../../../gen/nic/regmap.ts';
+import { AXIL_SPACE, GLOBAL_REGS, MR_BASE, MR_REGS, QP_REGS, QP_STATE, type RegField } from '../../../gen/nic/regmap.ts';
 import { COUNTER_REGS, nicRegs } from '../../../gen/nic/regs.ts';
 import { AXI_RESP, AxiLiteMaster, type AxiRespName } from '../../bfm/index.ts';
 import { runTest, type TestBench } from '../../core/index.ts';
@@ -161,8 +161,9 @@ describe('nic_regs', () => {
       const mapped = new Set(allRegs(NUM_QP, NUM_MR).map(x => x.addr));
       // The first word past the last global register (the counters grow: computed, not fixed).
       const pastGlobals = Math.max(...GLOBAL_REGS.map(r => r.offset)) + 4;
-      const probes = [pastGlobals, 0x0fc, 0x0ffc, qpReg(NUM_QP, 'STATE'), qpReg(0, 'MSN') + 4, 0x3ffc, mrReg(NUM_MR, 'TAG'), mrReg(0, 'PT_BASE_HI') + 4, 0xfffc];
-      for (let k = 0; k < 40; k++) probes.push(tb.rng.int(0, 0x3fff) * 4);
+      const probes = [pastGlobals, 0x0fc, 0x0ffc, qpReg(NUM_QP, 'STATE'), qpReg(0, 'MSN') + 4, 0x3ffc, MR_BASE - 4, mrReg(NUM_MR, 'TAG'), mrReg(0, 'PT_BASE_HI') + 4, mrReg(NUM_MR - 1, 'PT_BASE_HI') + 4, 0xfffc, AXIL_SPACE - 4];
+      // Low addresses (globals and QPs) and the whole map (MRs sit at MR_BASE, high in it).
+      for (let k = 0; k < 40; k++) probes.push(tb.rng.int(0, k < 20 ? 0x3fff : AXIL_SPACE / 4 - 1) * 4);
       let n = 0;
       for (const a of probes.filter(x => !mapped.has(x))) {
         const before = await m.read(globalReg('MAC_LO'));
