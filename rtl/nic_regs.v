@@ -11,7 +11,7 @@ module nic_regs (
     input  wire          rst,
     // not read: addr[1:0]: registers are whole 32-bit words
     /* verilator lint_off UNUSEDSIGNAL */
-    input  wire [15:0]   s_axil_awaddr,
+    input  wire [19:0]   s_axil_awaddr,
     /* verilator lint_on UNUSEDSIGNAL */
     // not read: protection attributes are not checked
     /* verilator lint_off UNUSEDSIGNAL */
@@ -28,7 +28,7 @@ module nic_regs (
     input  wire          s_axil_bready,
     // not read: addr[1:0]: registers are whole 32-bit words
     /* verilator lint_off UNUSEDSIGNAL */
-    input  wire [15:0]   s_axil_araddr,
+    input  wire [19:0]   s_axil_araddr,
     /* verilator lint_on UNUSEDSIGNAL */
     // not read: protection attributes are not checked
     /* verilator lint_off UNUSEDSIGNAL */
@@ -42,10 +42,12 @@ module nic_regs (
     input  wire          s_axil_rready,
     output wire [126:0]  cfg,               // struct nic_cfg: config [0], mac [48:1], ipAddr [80:49], ipCfg [94:81], irqMod [126:95]
     output reg  [1723:0] qp_ctx,            // 4 x struct qp_ctx: state [2:0], destQpn [26:3], sqPsn [50:27], expPsn [74:51], pmtu [78:75], destMac [126:79], destIp [158:127], pd [174:159], retry [190:175], sqBase [254:191], sqSizeLog2 [258:255], sqPi [274:259], sqCi [290:275], cqBase [354:291], cqSizeLog2 [358:355], cqPi [374:359], cqCi [390:375], udpSport [406:391], msn [430:407] (element i at [i*431 +: 431])
-    output reg  [3967:0] mr_tbl,            // 16 x struct mr_entry: tag [7:0], pd [23:8], access [55:24], va [119:56], len [183:120], ptBase [247:184] (element i at [i*248 +: 248])
+    input  wire          mr_rd_en,
+    input  wire [3:0]    mr_rd_addr,
+    output wire [247:0]  mr_rd_data,        // struct mr_entry: tag [7:0], pd [23:8], access [55:24], va [119:56], len [183:120], ptBase [247:184]
     output wire          doorbell_valid,
     output wire [17:0]   doorbell,          // struct doorbell: qp [1:0], pi [17:2]
-    output wire [15:0]   mr_changed,
+    output wire [4:0]    mr_changed,        // struct mr_change: valid [0], mr [4:1]
     output wire          irq,
     input  wire          irq_event,
     input  wire [18:0]   hw_sq_ci,          // struct upd_sq_ci: valid [0], qp [2:1], value [18:3]
@@ -89,7 +91,6 @@ reg  [31:0] dup_req_rx_reg;
 reg  [31:0] retry_exc_reg;
 reg  doorbell_valid_reg;
 reg  [17:0] doorbell_reg;
-reg  [15:0] mr_changed_reg;
 reg  [2:0] qp0_state_reg;
 reg  [23:0] qp0_dest_qpn_reg;
 reg  [23:0] qp0_sq_psn_reg;
@@ -178,963 +179,525 @@ reg  [15:0] qp3_cq_pi_reg;
 reg  [15:0] qp3_cq_ci_reg;
 reg  [15:0] qp3_udp_sport_reg;
 reg  [23:0] qp3_msn_reg;
-reg  [7:0] mr0_tag_reg;
-reg  [15:0] mr0_pd_reg;
-reg  [31:0] mr0_access_reg;
-reg  [31:0] mr0_va_lo_reg;
-reg  [31:0] mr0_va_hi_reg;
-reg  [31:0] mr0_len_lo_reg;
-reg  [31:0] mr0_len_hi_reg;
-reg  [31:0] mr0_pt_base_lo_reg;
-reg  [31:0] mr0_pt_base_hi_reg;
-reg  [7:0] mr1_tag_reg;
-reg  [15:0] mr1_pd_reg;
-reg  [31:0] mr1_access_reg;
-reg  [31:0] mr1_va_lo_reg;
-reg  [31:0] mr1_va_hi_reg;
-reg  [31:0] mr1_len_lo_reg;
-reg  [31:0] mr1_len_hi_reg;
-reg  [31:0] mr1_pt_base_lo_reg;
-reg  [31:0] mr1_pt_base_hi_reg;
-reg  [7:0] mr2_tag_reg;
-reg  [15:0] mr2_pd_reg;
-reg  [31:0] mr2_access_reg;
-reg  [31:0] mr2_va_lo_reg;
-reg  [31:0] mr2_va_hi_reg;
-reg  [31:0] mr2_len_lo_reg;
-reg  [31:0] mr2_len_hi_reg;
-reg  [31:0] mr2_pt_base_lo_reg;
-reg  [31:0] mr2_pt_base_hi_reg;
-reg  [7:0] mr3_tag_reg;
-reg  [15:0] mr3_pd_reg;
-reg  [31:0] mr3_access_reg;
-reg  [31:0] mr3_va_lo_reg;
-reg  [31:0] mr3_va_hi_reg;
-reg  [31:0] mr3_len_lo_reg;
-reg  [31:0] mr3_len_hi_reg;
-reg  [31:0] mr3_pt_base_lo_reg;
-reg  [31:0] mr3_pt_base_hi_reg;
-reg  [7:0] mr4_tag_reg;
-reg  [15:0] mr4_pd_reg;
-reg  [31:0] mr4_access_reg;
-reg  [31:0] mr4_va_lo_reg;
-reg  [31:0] mr4_va_hi_reg;
-reg  [31:0] mr4_len_lo_reg;
-reg  [31:0] mr4_len_hi_reg;
-reg  [31:0] mr4_pt_base_lo_reg;
-reg  [31:0] mr4_pt_base_hi_reg;
-reg  [7:0] mr5_tag_reg;
-reg  [15:0] mr5_pd_reg;
-reg  [31:0] mr5_access_reg;
-reg  [31:0] mr5_va_lo_reg;
-reg  [31:0] mr5_va_hi_reg;
-reg  [31:0] mr5_len_lo_reg;
-reg  [31:0] mr5_len_hi_reg;
-reg  [31:0] mr5_pt_base_lo_reg;
-reg  [31:0] mr5_pt_base_hi_reg;
-reg  [7:0] mr6_tag_reg;
-reg  [15:0] mr6_pd_reg;
-reg  [31:0] mr6_access_reg;
-reg  [31:0] mr6_va_lo_reg;
-reg  [31:0] mr6_va_hi_reg;
-reg  [31:0] mr6_len_lo_reg;
-reg  [31:0] mr6_len_hi_reg;
-reg  [31:0] mr6_pt_base_lo_reg;
-reg  [31:0] mr6_pt_base_hi_reg;
-reg  [7:0] mr7_tag_reg;
-reg  [15:0] mr7_pd_reg;
-reg  [31:0] mr7_access_reg;
-reg  [31:0] mr7_va_lo_reg;
-reg  [31:0] mr7_va_hi_reg;
-reg  [31:0] mr7_len_lo_reg;
-reg  [31:0] mr7_len_hi_reg;
-reg  [31:0] mr7_pt_base_lo_reg;
-reg  [31:0] mr7_pt_base_hi_reg;
-reg  [7:0] mr8_tag_reg;
-reg  [15:0] mr8_pd_reg;
-reg  [31:0] mr8_access_reg;
-reg  [31:0] mr8_va_lo_reg;
-reg  [31:0] mr8_va_hi_reg;
-reg  [31:0] mr8_len_lo_reg;
-reg  [31:0] mr8_len_hi_reg;
-reg  [31:0] mr8_pt_base_lo_reg;
-reg  [31:0] mr8_pt_base_hi_reg;
-reg  [7:0] mr9_tag_reg;
-reg  [15:0] mr9_pd_reg;
-reg  [31:0] mr9_access_reg;
-reg  [31:0] mr9_va_lo_reg;
-reg  [31:0] mr9_va_hi_reg;
-reg  [31:0] mr9_len_lo_reg;
-reg  [31:0] mr9_len_hi_reg;
-reg  [31:0] mr9_pt_base_lo_reg;
-reg  [31:0] mr9_pt_base_hi_reg;
-reg  [7:0] mr10_tag_reg;
-reg  [15:0] mr10_pd_reg;
-reg  [31:0] mr10_access_reg;
-reg  [31:0] mr10_va_lo_reg;
-reg  [31:0] mr10_va_hi_reg;
-reg  [31:0] mr10_len_lo_reg;
-reg  [31:0] mr10_len_hi_reg;
-reg  [31:0] mr10_pt_base_lo_reg;
-reg  [31:0] mr10_pt_base_hi_reg;
-reg  [7:0] mr11_tag_reg;
-reg  [15:0] mr11_pd_reg;
-reg  [31:0] mr11_access_reg;
-reg  [31:0] mr11_va_lo_reg;
-reg  [31:0] mr11_va_hi_reg;
-reg  [31:0] mr11_len_lo_reg;
-reg  [31:0] mr11_len_hi_reg;
-reg  [31:0] mr11_pt_base_lo_reg;
-reg  [31:0] mr11_pt_base_hi_reg;
-reg  [7:0] mr12_tag_reg;
-reg  [15:0] mr12_pd_reg;
-reg  [31:0] mr12_access_reg;
-reg  [31:0] mr12_va_lo_reg;
-reg  [31:0] mr12_va_hi_reg;
-reg  [31:0] mr12_len_lo_reg;
-reg  [31:0] mr12_len_hi_reg;
-reg  [31:0] mr12_pt_base_lo_reg;
-reg  [31:0] mr12_pt_base_hi_reg;
-reg  [7:0] mr13_tag_reg;
-reg  [15:0] mr13_pd_reg;
-reg  [31:0] mr13_access_reg;
-reg  [31:0] mr13_va_lo_reg;
-reg  [31:0] mr13_va_hi_reg;
-reg  [31:0] mr13_len_lo_reg;
-reg  [31:0] mr13_len_hi_reg;
-reg  [31:0] mr13_pt_base_lo_reg;
-reg  [31:0] mr13_pt_base_hi_reg;
-reg  [7:0] mr14_tag_reg;
-reg  [15:0] mr14_pd_reg;
-reg  [31:0] mr14_access_reg;
-reg  [31:0] mr14_va_lo_reg;
-reg  [31:0] mr14_va_hi_reg;
-reg  [31:0] mr14_len_lo_reg;
-reg  [31:0] mr14_len_hi_reg;
-reg  [31:0] mr14_pt_base_lo_reg;
-reg  [31:0] mr14_pt_base_hi_reg;
-reg  [7:0] mr15_tag_reg;
-reg  [15:0] mr15_pd_reg;
-reg  [31:0] mr15_access_reg;
-reg  [31:0] mr15_va_lo_reg;
-reg  [31:0] mr15_va_hi_reg;
-reg  [31:0] mr15_len_lo_reg;
-reg  [31:0] mr15_len_hi_reg;
-reg  [31:0] mr15_pt_base_lo_reg;
-reg  [31:0] mr15_pt_base_hi_reg;
 reg  aw_held_reg;
-reg  [13:0] aw_word_reg;
+reg  [17:0] aw_word_reg;
 reg  w_held_reg;
 reg  [31:0] w_data_reg;
 reg  [3:0] w_strb_reg;
 reg  b_valid_reg;
 reg  [1:0] b_resp_reg;
+wire mr_sweeping;
 wire aw_fire;
 wire w_fire;
 wire do_write;
-wire [13:0] wr_word;
+wire [17:0] wr_word;
 wire [31:0] wr_data;
 wire [3:0] wr_strb;
+reg  r_valid_reg;
+wire ar_fire;
+reg  mr_clr_busy_reg;
+reg  [3:0] mr_clr_idx_reg;
+wire [3:0] wr_mr_slot;
+wire [3:0] wr_mr_idx;
+wire wr_mr_hit;
+reg  [30:0] mr_wr_lanes;
+reg  [247:0] mr_wr_bits;
+wire mr_wr_hit;
+wire [3:0] rd_mr_slot;
+wire [3:0] rd_mr_idx;
+wire rd_mr_hit;
+reg  [3:0] r_mr_slot_reg;
+reg  r_is_mr_reg;
+reg  [31:0] mr_rd_value;
+reg  mr_changed_reg;
+reg  [3:0] mr_changed_idx_reg;
 wire [31:0] w_mask;
 reg  w_mapped;
-reg  r_valid_reg;
 reg  [31:0] r_data_reg;
 reg  [1:0] r_resp_reg;
 reg  [31:0] rd_value;
 reg  [1:0] rd_resp;
+reg  [247:0] mr_mem [0:15];
+reg  [247:0] mr_mem_rdata0;
+reg  [247:0] mr_mem_rdata1;
+// intermediate of gen/nic/mr-table.ts:42:46: only bits [7:4] are used
+/* verilator lint_off UNUSEDSIGNAL */
+wire [17:0] binary_0 = (wr_word - 18'h20000);
+/* verilator lint_on UNUSEDSIGNAL */
+// intermediate of gen/nic/mr-table.ts:42:46: only bits [7:4] are used
+/* verilator lint_off UNUSEDSIGNAL */
+wire [17:0] binary_1 = (s_axil_araddr[19:2] - 18'h20000);
+/* verilator lint_on UNUSEDSIGNAL */
+wire [30:0] mask_2 = (mr_clr_busy_reg ? {31{1'd1}} : mr_wr_lanes);
+wire [247:0] wdata_3 = (mr_clr_busy_reg ? 248'd0 : mr_wr_bits);
 
-// gen/nic/regs.ts:117:16
-assign s_axil_awready = !aw_held_reg && !b_valid_reg;
+// gen/nic/regs.ts:119:16
+assign s_axil_awready = (!aw_held_reg && !b_valid_reg) && !mr_sweeping;
 
-// gen/nic/regs.ts:118:15
-assign s_axil_wready = !w_held_reg && !b_valid_reg;
+// gen/nic/regs.ts:120:15
+assign s_axil_wready = (!w_held_reg && !b_valid_reg) && !mr_sweeping;
 
-// gen/nic/regs.ts:119:15
+// gen/nic/regs.ts:121:15
 assign s_axil_bvalid = b_valid_reg;
 
-// gen/nic/regs.ts:120:14
+// gen/nic/regs.ts:122:14
 assign s_axil_bresp = b_resp_reg;
 
-// gen/nic/regs.ts:121:20
-assign aw_fire = (s_axil_awvalid && !aw_held_reg) && !b_valid_reg;
+// gen/nic/regs.ts:123:20
+assign aw_fire = ((s_axil_awvalid && !aw_held_reg) && !b_valid_reg) && !mr_sweeping;
 
-// gen/nic/regs.ts:122:19
-assign w_fire = (s_axil_wvalid && !w_held_reg) && !b_valid_reg;
+// gen/nic/regs.ts:124:19
+assign w_fire = ((s_axil_wvalid && !w_held_reg) && !b_valid_reg) && !mr_sweeping;
 
-// gen/nic/regs.ts:123:21
+// gen/nic/regs.ts:125:21
 assign do_write = (aw_held_reg || aw_fire) && (w_held_reg || w_fire);
 
-// gen/nic/regs.ts:124:20
-assign wr_word = aw_held_reg ? aw_word_reg : s_axil_awaddr[15:2];
+// gen/nic/regs.ts:126:20
+assign wr_word = aw_held_reg ? aw_word_reg : s_axil_awaddr[19:2];
 
-// gen/nic/regs.ts:125:19
+// gen/nic/regs.ts:127:19
 assign wr_data = w_held_reg ? w_data_reg : s_axil_wdata;
 
-// gen/nic/regs.ts:126:19
+// gen/nic/regs.ts:128:19
 assign wr_strb = w_held_reg ? w_strb_reg : s_axil_wstrb;
 
-// gen/nic/regs.ts:132:19
+// gen/nic/regs.ts:130:20
+assign ar_fire = (s_axil_arvalid && !r_valid_reg) && !mr_sweeping;
+
+// gen/nic/mr-table.ts:40:18
+assign wr_mr_slot = wr_word[3:0];
+
+// gen/nic/mr-table.ts:42:17
+assign wr_mr_idx = binary_0[7:4];
+
+// gen/nic/mr-table.ts:43:19
+assign wr_mr_hit = ((wr_word >= 18'h20000) && (wr_word < 18'h20100)) && (((((((((wr_mr_slot == 4'b0000) || (wr_mr_slot == 4'd1)) || (wr_mr_slot == 4'd2)) || (wr_mr_slot == 4'd3)) || (wr_mr_slot == 4'd4)) || (wr_mr_slot == 4'd5)) || (wr_mr_slot == 4'd6)) || (wr_mr_slot == 4'd7)) || (wr_mr_slot == 4'd8));
+
+// gen/nic/mr-table.ts:72:16
+always @* begin
+    mr_wr_lanes = 31'd0;
+    mr_wr_bits = 248'd0;
+    case (wr_mr_slot)
+        4'b0000: begin
+            mr_wr_lanes = {30'd0, wr_strb[0]};
+            mr_wr_bits = {240'd0, wr_data[7:0]};
+        end
+        4'd1: begin
+            mr_wr_lanes = {{28'd0, wr_strb[1:0]}, 1'b0};
+            mr_wr_bits = {{224'd0, wr_data[15:0]}, 8'd0};
+        end
+        4'd2: begin
+            mr_wr_lanes = {{24'd0, wr_strb}, 3'b000};
+            mr_wr_bits = {{192'd0, wr_data}, 24'd0};
+        end
+        4'd3: begin
+            mr_wr_lanes = {{20'd0, wr_strb}, 7'd0};
+            mr_wr_bits = {{160'd0, wr_data}, 56'd0};
+        end
+        4'd4: begin
+            mr_wr_lanes = {{16'd0, wr_strb}, 11'd0};
+            mr_wr_bits = {{128'd0, wr_data}, 88'd0};
+        end
+        4'd5: begin
+            mr_wr_lanes = {{12'd0, wr_strb}, 15'd0};
+            mr_wr_bits = {{96'd0, wr_data}, 120'd0};
+        end
+        4'd6: begin
+            mr_wr_lanes = {{8'd0, wr_strb}, 19'd0};
+            mr_wr_bits = {{64'd0, wr_data}, 152'd0};
+        end
+        4'd7: begin
+            mr_wr_lanes = {{4'b0000, wr_strb}, 23'd0};
+            mr_wr_bits = {{32'd0, wr_data}, 184'd0};
+        end
+        4'd8: begin
+            mr_wr_lanes = {wr_strb, 27'd0};
+            mr_wr_bits = {wr_data, 216'd0};
+        end
+        default: begin end
+    endcase
+end
+
+// gen/nic/mr-table.ts:80:19
+assign mr_wr_hit = do_write && wr_mr_hit;
+
+// gen/nic/mr-table.ts:40:18
+assign rd_mr_slot = s_axil_araddr[5:2];
+
+// gen/nic/mr-table.ts:42:17
+assign rd_mr_idx = binary_1[7:4];
+
+// gen/nic/mr-table.ts:43:19
+assign rd_mr_hit = ((s_axil_araddr[19:2] >= 18'h20000) && (s_axil_araddr[19:2] < 18'h20100)) && (((((((((rd_mr_slot == 4'b0000) || (rd_mr_slot == 4'd1)) || (rd_mr_slot == 4'd2)) || (rd_mr_slot == 4'd3)) || (rd_mr_slot == 4'd4)) || (rd_mr_slot == 4'd5)) || (rd_mr_slot == 4'd6)) || (rd_mr_slot == 4'd7)) || (rd_mr_slot == 4'd8));
+
+// gen/nic/mr-table.ts:93:17
+always @* begin
+    mr_rd_value = 32'd0;
+    case (r_mr_slot_reg)
+        4'b0000: begin
+            mr_rd_value = {24'd0, mr_mem_rdata1[7:0]};
+        end
+        4'd1: begin
+            mr_rd_value = {16'd0, mr_mem_rdata1[23:8]};
+        end
+        4'd2: begin
+            mr_rd_value = mr_mem_rdata1[55:24];
+        end
+        4'd3: begin
+            mr_rd_value = mr_mem_rdata1[87:56];
+        end
+        4'd4: begin
+            mr_rd_value = mr_mem_rdata1[119:88];
+        end
+        4'd5: begin
+            mr_rd_value = mr_mem_rdata1[151:120];
+        end
+        4'd6: begin
+            mr_rd_value = mr_mem_rdata1[183:152];
+        end
+        4'd7: begin
+            mr_rd_value = mr_mem_rdata1[215:184];
+        end
+        4'd8: begin
+            mr_rd_value = mr_mem_rdata1[247:216];
+        end
+        default: begin end
+    endcase
+end
+
+// gen/nic/regs.ts:132:12
+assign mr_sweeping = mr_clr_busy_reg;
+
+// gen/nic/regs.ts:138:19
 assign w_mask = {{8{wr_strb[3]}}, {8{wr_strb[2]}}, {8{wr_strb[1]}}, {8{wr_strb[0]}}};
 
-// gen/nic/regs.ts:138:5
+// gen/nic/regs.ts:143:5
 always @* begin
     w_mapped = 1'b0;
     if (do_write) begin
         case (wr_word)
-            14'd0: begin
+            18'd0: begin
                 w_mapped = 1'd1;
             end
-            14'd1: begin
+            18'd1: begin
                 w_mapped = 1'd1;
             end
-            14'd2: begin
+            18'd2: begin
                 w_mapped = 1'd1;
             end
-            14'd3: begin
+            18'd3: begin
                 w_mapped = 1'd1;
             end
-            14'd4: begin
+            18'd4: begin
                 w_mapped = 1'd1;
             end
-            14'd5: begin
+            18'd5: begin
                 w_mapped = 1'd1;
             end
-            14'd6: begin
+            18'd6: begin
                 w_mapped = 1'd1;
             end
-            14'd7: begin
+            18'd7: begin
                 w_mapped = 1'd1;
             end
-            14'd8: begin
+            18'd8: begin
                 w_mapped = 1'd1;
             end
-            14'd9: begin
+            18'd9: begin
                 w_mapped = 1'd1;
             end
-            14'd10: begin
+            18'd10: begin
                 w_mapped = 1'd1;
             end
-            14'd11: begin
+            18'd11: begin
                 w_mapped = 1'd1;
             end
-            14'd12: begin
+            18'd12: begin
                 w_mapped = 1'd1;
             end
-            14'd13: begin
+            18'd13: begin
                 w_mapped = 1'd1;
             end
-            14'd14: begin
+            18'd14: begin
                 w_mapped = 1'd1;
             end
-            14'd15: begin
+            18'd15: begin
                 w_mapped = 1'd1;
             end
-            14'd16: begin
+            18'd16: begin
                 w_mapped = 1'd1;
             end
-            14'd17: begin
+            18'd17: begin
                 w_mapped = 1'd1;
             end
-            14'd18: begin
+            18'd18: begin
                 w_mapped = 1'd1;
             end
-            14'd19: begin
+            18'd19: begin
                 w_mapped = 1'd1;
             end
-            14'd1024: begin
+            18'h400: begin
                 w_mapped = 1'd1;
             end
-            14'd1025: begin
+            18'h401: begin
                 w_mapped = 1'd1;
             end
-            14'd1026: begin
+            18'h402: begin
                 w_mapped = 1'd1;
             end
-            14'd1027: begin
+            18'h403: begin
                 w_mapped = 1'd1;
             end
-            14'd1028: begin
+            18'h404: begin
                 w_mapped = 1'd1;
             end
-            14'd1029: begin
+            18'h405: begin
                 w_mapped = 1'd1;
             end
-            14'd1030: begin
+            18'h406: begin
                 w_mapped = 1'd1;
             end
-            14'd1031: begin
+            18'h407: begin
                 w_mapped = 1'd1;
             end
-            14'd1032: begin
+            18'h408: begin
                 w_mapped = 1'd1;
             end
-            14'd1033: begin
+            18'h409: begin
                 w_mapped = 1'd1;
             end
-            14'd1034: begin
+            18'h40a: begin
                 w_mapped = 1'd1;
             end
-            14'd1035: begin
+            18'h40b: begin
                 w_mapped = 1'd1;
             end
-            14'd1036: begin
+            18'h40c: begin
                 w_mapped = 1'd1;
             end
-            14'd1037: begin
+            18'h40d: begin
                 w_mapped = 1'd1;
             end
-            14'd1038: begin
+            18'h40e: begin
                 w_mapped = 1'd1;
             end
-            14'd1039: begin
+            18'h40f: begin
                 w_mapped = 1'd1;
             end
-            14'd1040: begin
+            18'h410: begin
                 w_mapped = 1'd1;
             end
-            14'd1041: begin
+            18'h411: begin
                 w_mapped = 1'd1;
             end
-            14'd1042: begin
+            18'h412: begin
                 w_mapped = 1'd1;
             end
-            14'd1043: begin
+            18'h413: begin
                 w_mapped = 1'd1;
             end
-            14'd1044: begin
+            18'h414: begin
                 w_mapped = 1'd1;
             end
-            14'd1045: begin
+            18'h415: begin
                 w_mapped = 1'd1;
             end
-            14'd1088: begin
+            18'h440: begin
                 w_mapped = 1'd1;
             end
-            14'd1089: begin
+            18'h441: begin
                 w_mapped = 1'd1;
             end
-            14'd1090: begin
+            18'h442: begin
                 w_mapped = 1'd1;
             end
-            14'd1091: begin
+            18'h443: begin
                 w_mapped = 1'd1;
             end
-            14'd1092: begin
+            18'h444: begin
                 w_mapped = 1'd1;
             end
-            14'd1093: begin
+            18'h445: begin
                 w_mapped = 1'd1;
             end
-            14'd1094: begin
+            18'h446: begin
                 w_mapped = 1'd1;
             end
-            14'd1095: begin
+            18'h447: begin
                 w_mapped = 1'd1;
             end
-            14'd1096: begin
+            18'h448: begin
                 w_mapped = 1'd1;
             end
-            14'd1097: begin
+            18'h449: begin
                 w_mapped = 1'd1;
             end
-            14'd1098: begin
+            18'h44a: begin
                 w_mapped = 1'd1;
             end
-            14'd1099: begin
+            18'h44b: begin
                 w_mapped = 1'd1;
             end
-            14'd1100: begin
+            18'h44c: begin
                 w_mapped = 1'd1;
             end
-            14'd1101: begin
+            18'h44d: begin
                 w_mapped = 1'd1;
             end
-            14'd1102: begin
+            18'h44e: begin
                 w_mapped = 1'd1;
             end
-            14'd1103: begin
+            18'h44f: begin
                 w_mapped = 1'd1;
             end
-            14'd1104: begin
+            18'h450: begin
                 w_mapped = 1'd1;
             end
-            14'd1105: begin
+            18'h451: begin
                 w_mapped = 1'd1;
             end
-            14'd1106: begin
+            18'h452: begin
                 w_mapped = 1'd1;
             end
-            14'd1107: begin
+            18'h453: begin
                 w_mapped = 1'd1;
             end
-            14'd1108: begin
+            18'h454: begin
                 w_mapped = 1'd1;
             end
-            14'd1109: begin
+            18'h455: begin
                 w_mapped = 1'd1;
             end
-            14'd1152: begin
+            18'h480: begin
                 w_mapped = 1'd1;
             end
-            14'd1153: begin
+            18'h481: begin
                 w_mapped = 1'd1;
             end
-            14'd1154: begin
+            18'h482: begin
                 w_mapped = 1'd1;
             end
-            14'd1155: begin
+            18'h483: begin
                 w_mapped = 1'd1;
             end
-            14'd1156: begin
+            18'h484: begin
                 w_mapped = 1'd1;
             end
-            14'd1157: begin
+            18'h485: begin
                 w_mapped = 1'd1;
             end
-            14'd1158: begin
+            18'h486: begin
                 w_mapped = 1'd1;
             end
-            14'd1159: begin
+            18'h487: begin
                 w_mapped = 1'd1;
             end
-            14'd1160: begin
+            18'h488: begin
                 w_mapped = 1'd1;
             end
-            14'd1161: begin
+            18'h489: begin
                 w_mapped = 1'd1;
             end
-            14'd1162: begin
+            18'h48a: begin
                 w_mapped = 1'd1;
             end
-            14'd1163: begin
+            18'h48b: begin
                 w_mapped = 1'd1;
             end
-            14'd1164: begin
+            18'h48c: begin
                 w_mapped = 1'd1;
             end
-            14'd1165: begin
+            18'h48d: begin
                 w_mapped = 1'd1;
             end
-            14'd1166: begin
+            18'h48e: begin
                 w_mapped = 1'd1;
             end
-            14'd1167: begin
+            18'h48f: begin
                 w_mapped = 1'd1;
             end
-            14'd1168: begin
+            18'h490: begin
                 w_mapped = 1'd1;
             end
-            14'd1169: begin
+            18'h491: begin
                 w_mapped = 1'd1;
             end
-            14'd1170: begin
+            18'h492: begin
                 w_mapped = 1'd1;
             end
-            14'd1171: begin
+            18'h493: begin
                 w_mapped = 1'd1;
             end
-            14'd1172: begin
+            18'h494: begin
                 w_mapped = 1'd1;
             end
-            14'd1173: begin
+            18'h495: begin
                 w_mapped = 1'd1;
             end
-            14'd1216: begin
+            18'h4c0: begin
                 w_mapped = 1'd1;
             end
-            14'd1217: begin
+            18'h4c1: begin
                 w_mapped = 1'd1;
             end
-            14'd1218: begin
+            18'h4c2: begin
                 w_mapped = 1'd1;
             end
-            14'd1219: begin
+            18'h4c3: begin
                 w_mapped = 1'd1;
             end
-            14'd1220: begin
+            18'h4c4: begin
                 w_mapped = 1'd1;
             end
-            14'd1221: begin
+            18'h4c5: begin
                 w_mapped = 1'd1;
             end
-            14'd1222: begin
+            18'h4c6: begin
                 w_mapped = 1'd1;
             end
-            14'd1223: begin
+            18'h4c7: begin
                 w_mapped = 1'd1;
             end
-            14'd1224: begin
+            18'h4c8: begin
                 w_mapped = 1'd1;
             end
-            14'd1225: begin
+            18'h4c9: begin
                 w_mapped = 1'd1;
             end
-            14'd1226: begin
+            18'h4ca: begin
                 w_mapped = 1'd1;
             end
-            14'd1227: begin
+            18'h4cb: begin
                 w_mapped = 1'd1;
             end
-            14'd1228: begin
+            18'h4cc: begin
                 w_mapped = 1'd1;
             end
-            14'd1229: begin
+            18'h4cd: begin
                 w_mapped = 1'd1;
             end
-            14'd1230: begin
+            18'h4ce: begin
                 w_mapped = 1'd1;
             end
-            14'd1231: begin
+            18'h4cf: begin
                 w_mapped = 1'd1;
             end
-            14'd1232: begin
+            18'h4d0: begin
                 w_mapped = 1'd1;
             end
-            14'd1233: begin
+            18'h4d1: begin
                 w_mapped = 1'd1;
             end
-            14'd1234: begin
+            18'h4d2: begin
                 w_mapped = 1'd1;
             end
-            14'd1235: begin
+            18'h4d3: begin
                 w_mapped = 1'd1;
             end
-            14'd1236: begin
+            18'h4d4: begin
                 w_mapped = 1'd1;
             end
-            14'd1237: begin
-                w_mapped = 1'd1;
-            end
-            14'd4096: begin
-                w_mapped = 1'd1;
-            end
-            14'd4097: begin
-                w_mapped = 1'd1;
-            end
-            14'd4098: begin
-                w_mapped = 1'd1;
-            end
-            14'd4099: begin
-                w_mapped = 1'd1;
-            end
-            14'd4100: begin
-                w_mapped = 1'd1;
-            end
-            14'd4101: begin
-                w_mapped = 1'd1;
-            end
-            14'd4102: begin
-                w_mapped = 1'd1;
-            end
-            14'd4103: begin
-                w_mapped = 1'd1;
-            end
-            14'd4104: begin
-                w_mapped = 1'd1;
-            end
-            14'd4112: begin
-                w_mapped = 1'd1;
-            end
-            14'd4113: begin
-                w_mapped = 1'd1;
-            end
-            14'd4114: begin
-                w_mapped = 1'd1;
-            end
-            14'd4115: begin
-                w_mapped = 1'd1;
-            end
-            14'd4116: begin
-                w_mapped = 1'd1;
-            end
-            14'd4117: begin
-                w_mapped = 1'd1;
-            end
-            14'd4118: begin
-                w_mapped = 1'd1;
-            end
-            14'd4119: begin
-                w_mapped = 1'd1;
-            end
-            14'd4120: begin
-                w_mapped = 1'd1;
-            end
-            14'd4128: begin
-                w_mapped = 1'd1;
-            end
-            14'd4129: begin
-                w_mapped = 1'd1;
-            end
-            14'd4130: begin
-                w_mapped = 1'd1;
-            end
-            14'd4131: begin
-                w_mapped = 1'd1;
-            end
-            14'd4132: begin
-                w_mapped = 1'd1;
-            end
-            14'd4133: begin
-                w_mapped = 1'd1;
-            end
-            14'd4134: begin
-                w_mapped = 1'd1;
-            end
-            14'd4135: begin
-                w_mapped = 1'd1;
-            end
-            14'd4136: begin
-                w_mapped = 1'd1;
-            end
-            14'd4144: begin
-                w_mapped = 1'd1;
-            end
-            14'd4145: begin
-                w_mapped = 1'd1;
-            end
-            14'd4146: begin
-                w_mapped = 1'd1;
-            end
-            14'd4147: begin
-                w_mapped = 1'd1;
-            end
-            14'd4148: begin
-                w_mapped = 1'd1;
-            end
-            14'd4149: begin
-                w_mapped = 1'd1;
-            end
-            14'd4150: begin
-                w_mapped = 1'd1;
-            end
-            14'd4151: begin
-                w_mapped = 1'd1;
-            end
-            14'd4152: begin
-                w_mapped = 1'd1;
-            end
-            14'd4160: begin
-                w_mapped = 1'd1;
-            end
-            14'd4161: begin
-                w_mapped = 1'd1;
-            end
-            14'd4162: begin
-                w_mapped = 1'd1;
-            end
-            14'd4163: begin
-                w_mapped = 1'd1;
-            end
-            14'd4164: begin
-                w_mapped = 1'd1;
-            end
-            14'd4165: begin
-                w_mapped = 1'd1;
-            end
-            14'd4166: begin
-                w_mapped = 1'd1;
-            end
-            14'd4167: begin
-                w_mapped = 1'd1;
-            end
-            14'd4168: begin
-                w_mapped = 1'd1;
-            end
-            14'd4176: begin
-                w_mapped = 1'd1;
-            end
-            14'd4177: begin
-                w_mapped = 1'd1;
-            end
-            14'd4178: begin
-                w_mapped = 1'd1;
-            end
-            14'd4179: begin
-                w_mapped = 1'd1;
-            end
-            14'd4180: begin
-                w_mapped = 1'd1;
-            end
-            14'd4181: begin
-                w_mapped = 1'd1;
-            end
-            14'd4182: begin
-                w_mapped = 1'd1;
-            end
-            14'd4183: begin
-                w_mapped = 1'd1;
-            end
-            14'd4184: begin
-                w_mapped = 1'd1;
-            end
-            14'd4192: begin
-                w_mapped = 1'd1;
-            end
-            14'd4193: begin
-                w_mapped = 1'd1;
-            end
-            14'd4194: begin
-                w_mapped = 1'd1;
-            end
-            14'd4195: begin
-                w_mapped = 1'd1;
-            end
-            14'd4196: begin
-                w_mapped = 1'd1;
-            end
-            14'd4197: begin
-                w_mapped = 1'd1;
-            end
-            14'd4198: begin
-                w_mapped = 1'd1;
-            end
-            14'd4199: begin
-                w_mapped = 1'd1;
-            end
-            14'd4200: begin
-                w_mapped = 1'd1;
-            end
-            14'd4208: begin
-                w_mapped = 1'd1;
-            end
-            14'd4209: begin
-                w_mapped = 1'd1;
-            end
-            14'd4210: begin
-                w_mapped = 1'd1;
-            end
-            14'd4211: begin
-                w_mapped = 1'd1;
-            end
-            14'd4212: begin
-                w_mapped = 1'd1;
-            end
-            14'd4213: begin
-                w_mapped = 1'd1;
-            end
-            14'd4214: begin
-                w_mapped = 1'd1;
-            end
-            14'd4215: begin
-                w_mapped = 1'd1;
-            end
-            14'd4216: begin
-                w_mapped = 1'd1;
-            end
-            14'd4224: begin
-                w_mapped = 1'd1;
-            end
-            14'd4225: begin
-                w_mapped = 1'd1;
-            end
-            14'd4226: begin
-                w_mapped = 1'd1;
-            end
-            14'd4227: begin
-                w_mapped = 1'd1;
-            end
-            14'd4228: begin
-                w_mapped = 1'd1;
-            end
-            14'd4229: begin
-                w_mapped = 1'd1;
-            end
-            14'd4230: begin
-                w_mapped = 1'd1;
-            end
-            14'd4231: begin
-                w_mapped = 1'd1;
-            end
-            14'd4232: begin
-                w_mapped = 1'd1;
-            end
-            14'd4240: begin
-                w_mapped = 1'd1;
-            end
-            14'd4241: begin
-                w_mapped = 1'd1;
-            end
-            14'd4242: begin
-                w_mapped = 1'd1;
-            end
-            14'd4243: begin
-                w_mapped = 1'd1;
-            end
-            14'd4244: begin
-                w_mapped = 1'd1;
-            end
-            14'd4245: begin
-                w_mapped = 1'd1;
-            end
-            14'd4246: begin
-                w_mapped = 1'd1;
-            end
-            14'd4247: begin
-                w_mapped = 1'd1;
-            end
-            14'd4248: begin
-                w_mapped = 1'd1;
-            end
-            14'd4256: begin
-                w_mapped = 1'd1;
-            end
-            14'd4257: begin
-                w_mapped = 1'd1;
-            end
-            14'd4258: begin
-                w_mapped = 1'd1;
-            end
-            14'd4259: begin
-                w_mapped = 1'd1;
-            end
-            14'd4260: begin
-                w_mapped = 1'd1;
-            end
-            14'd4261: begin
-                w_mapped = 1'd1;
-            end
-            14'd4262: begin
-                w_mapped = 1'd1;
-            end
-            14'd4263: begin
-                w_mapped = 1'd1;
-            end
-            14'd4264: begin
-                w_mapped = 1'd1;
-            end
-            14'd4272: begin
-                w_mapped = 1'd1;
-            end
-            14'd4273: begin
-                w_mapped = 1'd1;
-            end
-            14'd4274: begin
-                w_mapped = 1'd1;
-            end
-            14'd4275: begin
-                w_mapped = 1'd1;
-            end
-            14'd4276: begin
-                w_mapped = 1'd1;
-            end
-            14'd4277: begin
-                w_mapped = 1'd1;
-            end
-            14'd4278: begin
-                w_mapped = 1'd1;
-            end
-            14'd4279: begin
-                w_mapped = 1'd1;
-            end
-            14'd4280: begin
-                w_mapped = 1'd1;
-            end
-            14'd4288: begin
-                w_mapped = 1'd1;
-            end
-            14'd4289: begin
-                w_mapped = 1'd1;
-            end
-            14'd4290: begin
-                w_mapped = 1'd1;
-            end
-            14'd4291: begin
-                w_mapped = 1'd1;
-            end
-            14'd4292: begin
-                w_mapped = 1'd1;
-            end
-            14'd4293: begin
-                w_mapped = 1'd1;
-            end
-            14'd4294: begin
-                w_mapped = 1'd1;
-            end
-            14'd4295: begin
-                w_mapped = 1'd1;
-            end
-            14'd4296: begin
-                w_mapped = 1'd1;
-            end
-            14'd4304: begin
-                w_mapped = 1'd1;
-            end
-            14'd4305: begin
-                w_mapped = 1'd1;
-            end
-            14'd4306: begin
-                w_mapped = 1'd1;
-            end
-            14'd4307: begin
-                w_mapped = 1'd1;
-            end
-            14'd4308: begin
-                w_mapped = 1'd1;
-            end
-            14'd4309: begin
-                w_mapped = 1'd1;
-            end
-            14'd4310: begin
-                w_mapped = 1'd1;
-            end
-            14'd4311: begin
-                w_mapped = 1'd1;
-            end
-            14'd4312: begin
-                w_mapped = 1'd1;
-            end
-            14'd4320: begin
-                w_mapped = 1'd1;
-            end
-            14'd4321: begin
-                w_mapped = 1'd1;
-            end
-            14'd4322: begin
-                w_mapped = 1'd1;
-            end
-            14'd4323: begin
-                w_mapped = 1'd1;
-            end
-            14'd4324: begin
-                w_mapped = 1'd1;
-            end
-            14'd4325: begin
-                w_mapped = 1'd1;
-            end
-            14'd4326: begin
-                w_mapped = 1'd1;
-            end
-            14'd4327: begin
-                w_mapped = 1'd1;
-            end
-            14'd4328: begin
-                w_mapped = 1'd1;
-            end
-            14'd4336: begin
-                w_mapped = 1'd1;
-            end
-            14'd4337: begin
-                w_mapped = 1'd1;
-            end
-            14'd4338: begin
-                w_mapped = 1'd1;
-            end
-            14'd4339: begin
-                w_mapped = 1'd1;
-            end
-            14'd4340: begin
-                w_mapped = 1'd1;
-            end
-            14'd4341: begin
-                w_mapped = 1'd1;
-            end
-            14'd4342: begin
-                w_mapped = 1'd1;
-            end
-            14'd4343: begin
-                w_mapped = 1'd1;
-            end
-            14'd4344: begin
+            18'h4d5: begin
                 w_mapped = 1'd1;
             end
             default: begin end
@@ -1142,1042 +705,469 @@ always @* begin
     end
 end
 
-// gen/nic/regs.ts:186:7
+// gen/nic/regs.ts:191:7
 assign irq = irq_status_reg;
 
-// gen/nic/regs.ts:192:16
-assign s_axil_arready = !r_valid_reg;
+// gen/nic/regs.ts:196:16
+assign s_axil_arready = !r_valid_reg && !mr_sweeping;
 
-// gen/nic/regs.ts:193:15
+// gen/nic/regs.ts:197:15
 assign s_axil_rvalid = r_valid_reg;
 
-// gen/nic/regs.ts:194:14
-assign s_axil_rdata = r_data_reg;
+// gen/nic/regs.ts:198:14
+assign s_axil_rdata = r_is_mr_reg ? mr_rd_value : r_data_reg;
 
-// gen/nic/regs.ts:195:14
+// gen/nic/regs.ts:199:14
 assign s_axil_rresp = r_resp_reg;
 
-// gen/nic/regs.ts:198:17
+// gen/nic/regs.ts:202:17
 always @* begin
     rd_resp = 2'd3;
     rd_value = 32'd0;
-    case (s_axil_araddr[15:2])
-        14'd0: begin
+    case (s_axil_araddr[19:2])
+        18'd0: begin
             rd_resp = 2'b00;
             rd_value = 32'h4e494331;
         end
-        14'd1: begin
+        18'd1: begin
             rd_resp = 2'b00;
             rd_value = {31'd0, config_reg};
         end
-        14'd2: begin
+        18'd2: begin
             rd_resp = 2'b00;
             rd_value = mac_lo_reg;
         end
-        14'd3: begin
+        18'd3: begin
             rd_resp = 2'b00;
             rd_value = {16'd0, mac_hi_reg};
         end
-        14'd4: begin
+        18'd4: begin
             rd_resp = 2'b00;
             rd_value = ip_addr_reg;
         end
-        14'd5: begin
+        18'd5: begin
             rd_resp = 2'b00;
             rd_value = {18'd0, ip_cfg_reg};
         end
-        14'd6: begin
+        18'd6: begin
             rd_resp = 2'b00;
             rd_value = {31'd0, irq_status_reg};
         end
-        14'd7: begin
+        18'd7: begin
             rd_resp = 2'b00;
             rd_value = irq_mod_reg;
         end
-        14'd8: begin
+        18'd8: begin
             rd_resp = 2'b00;
             rd_value = tlb_hits_reg;
         end
-        14'd9: begin
+        18'd9: begin
             rd_resp = 2'b00;
             rd_value = tlb_misses_reg;
         end
-        14'd10: begin
+        18'd10: begin
             rd_resp = 2'b00;
             rd_value = rx_drop_icrc_reg;
         end
-        14'd11: begin
+        18'd11: begin
             rd_resp = 2'b00;
             rd_value = rx_drop_other_reg;
         end
-        14'd12: begin
+        18'd12: begin
             rd_resp = 2'b00;
             rd_value = tx_frames_reg;
         end
-        14'd13: begin
+        18'd13: begin
             rd_resp = 2'b00;
             rd_value = rx_frames_reg;
         end
-        14'd14: begin
+        18'd14: begin
             rd_resp = 2'b00;
             rd_value = retx_pkts_reg;
         end
-        14'd15: begin
+        18'd15: begin
             rd_resp = 2'b00;
             rd_value = ack_timeouts_reg;
         end
-        14'd16: begin
+        18'd16: begin
             rd_resp = 2'b00;
             rd_value = seq_nak_tx_reg;
         end
-        14'd17: begin
+        18'd17: begin
             rd_resp = 2'b00;
             rd_value = seq_nak_rx_reg;
         end
-        14'd18: begin
+        18'd18: begin
             rd_resp = 2'b00;
             rd_value = dup_req_rx_reg;
         end
-        14'd19: begin
+        18'd19: begin
             rd_resp = 2'b00;
             rd_value = retry_exc_reg;
         end
-        14'd1024: begin
+        18'h400: begin
             rd_resp = 2'b00;
             rd_value = {29'd0, qp0_state_reg};
         end
-        14'd1025: begin
+        18'h401: begin
             rd_resp = 2'b00;
             rd_value = {8'd0, qp0_dest_qpn_reg};
         end
-        14'd1026: begin
+        18'h402: begin
             rd_resp = 2'b00;
             rd_value = {8'd0, qp0_sq_psn_reg};
         end
-        14'd1027: begin
+        18'h403: begin
             rd_resp = 2'b00;
             rd_value = {8'd0, qp0_exp_psn_reg};
         end
-        14'd1028: begin
+        18'h404: begin
             rd_resp = 2'b00;
             rd_value = {28'd0, qp0_pmtu_reg};
         end
-        14'd1029: begin
+        18'h405: begin
             rd_resp = 2'b00;
             rd_value = qp0_dest_mac_lo_reg;
         end
-        14'd1030: begin
+        18'h406: begin
             rd_resp = 2'b00;
             rd_value = {16'd0, qp0_dest_mac_hi_reg};
         end
-        14'd1031: begin
+        18'h407: begin
             rd_resp = 2'b00;
             rd_value = qp0_dest_ip_reg;
         end
-        14'd1032: begin
+        18'h408: begin
             rd_resp = 2'b00;
             rd_value = {16'd0, qp0_pd_reg};
         end
-        14'd1033: begin
+        18'h409: begin
             rd_resp = 2'b00;
             rd_value = {16'd0, qp0_retry_reg};
         end
-        14'd1034: begin
+        18'h40a: begin
             rd_resp = 2'b00;
             rd_value = qp0_sq_base_lo_reg;
         end
-        14'd1035: begin
+        18'h40b: begin
             rd_resp = 2'b00;
             rd_value = qp0_sq_base_hi_reg;
         end
-        14'd1036: begin
+        18'h40c: begin
             rd_resp = 2'b00;
             rd_value = {28'd0, qp0_sq_size_log2_reg};
         end
-        14'd1037: begin
+        18'h40d: begin
             rd_resp = 2'b00;
             rd_value = {16'd0, qp0_sq_pi_reg};
         end
-        14'd1038: begin
+        18'h40e: begin
             rd_resp = 2'b00;
             rd_value = {16'd0, qp0_sq_ci_reg};
         end
-        14'd1039: begin
+        18'h40f: begin
             rd_resp = 2'b00;
             rd_value = qp0_cq_base_lo_reg;
         end
-        14'd1040: begin
+        18'h410: begin
             rd_resp = 2'b00;
             rd_value = qp0_cq_base_hi_reg;
         end
-        14'd1041: begin
+        18'h411: begin
             rd_resp = 2'b00;
             rd_value = {28'd0, qp0_cq_size_log2_reg};
         end
-        14'd1042: begin
+        18'h412: begin
             rd_resp = 2'b00;
             rd_value = {16'd0, qp0_cq_pi_reg};
         end
-        14'd1043: begin
+        18'h413: begin
             rd_resp = 2'b00;
             rd_value = {16'd0, qp0_cq_ci_reg};
         end
-        14'd1044: begin
+        18'h414: begin
             rd_resp = 2'b00;
             rd_value = {16'd0, qp0_udp_sport_reg};
         end
-        14'd1045: begin
+        18'h415: begin
             rd_resp = 2'b00;
             rd_value = {8'd0, qp0_msn_reg};
         end
-        14'd1088: begin
+        18'h440: begin
             rd_resp = 2'b00;
             rd_value = {29'd0, qp1_state_reg};
         end
-        14'd1089: begin
+        18'h441: begin
             rd_resp = 2'b00;
             rd_value = {8'd0, qp1_dest_qpn_reg};
         end
-        14'd1090: begin
+        18'h442: begin
             rd_resp = 2'b00;
             rd_value = {8'd0, qp1_sq_psn_reg};
         end
-        14'd1091: begin
+        18'h443: begin
             rd_resp = 2'b00;
             rd_value = {8'd0, qp1_exp_psn_reg};
         end
-        14'd1092: begin
+        18'h444: begin
             rd_resp = 2'b00;
             rd_value = {28'd0, qp1_pmtu_reg};
         end
-        14'd1093: begin
+        18'h445: begin
             rd_resp = 2'b00;
             rd_value = qp1_dest_mac_lo_reg;
         end
-        14'd1094: begin
+        18'h446: begin
             rd_resp = 2'b00;
             rd_value = {16'd0, qp1_dest_mac_hi_reg};
         end
-        14'd1095: begin
+        18'h447: begin
             rd_resp = 2'b00;
             rd_value = qp1_dest_ip_reg;
         end
-        14'd1096: begin
+        18'h448: begin
             rd_resp = 2'b00;
             rd_value = {16'd0, qp1_pd_reg};
         end
-        14'd1097: begin
+        18'h449: begin
             rd_resp = 2'b00;
             rd_value = {16'd0, qp1_retry_reg};
         end
-        14'd1098: begin
+        18'h44a: begin
             rd_resp = 2'b00;
             rd_value = qp1_sq_base_lo_reg;
         end
-        14'd1099: begin
+        18'h44b: begin
             rd_resp = 2'b00;
             rd_value = qp1_sq_base_hi_reg;
         end
-        14'd1100: begin
+        18'h44c: begin
             rd_resp = 2'b00;
             rd_value = {28'd0, qp1_sq_size_log2_reg};
         end
-        14'd1101: begin
+        18'h44d: begin
             rd_resp = 2'b00;
             rd_value = {16'd0, qp1_sq_pi_reg};
         end
-        14'd1102: begin
+        18'h44e: begin
             rd_resp = 2'b00;
             rd_value = {16'd0, qp1_sq_ci_reg};
         end
-        14'd1103: begin
+        18'h44f: begin
             rd_resp = 2'b00;
             rd_value = qp1_cq_base_lo_reg;
         end
-        14'd1104: begin
+        18'h450: begin
             rd_resp = 2'b00;
             rd_value = qp1_cq_base_hi_reg;
         end
-        14'd1105: begin
+        18'h451: begin
             rd_resp = 2'b00;
             rd_value = {28'd0, qp1_cq_size_log2_reg};
         end
-        14'd1106: begin
+        18'h452: begin
             rd_resp = 2'b00;
             rd_value = {16'd0, qp1_cq_pi_reg};
         end
-        14'd1107: begin
+        18'h453: begin
             rd_resp = 2'b00;
             rd_value = {16'd0, qp1_cq_ci_reg};
         end
-        14'd1108: begin
+        18'h454: begin
             rd_resp = 2'b00;
             rd_value = {16'd0, qp1_udp_sport_reg};
         end
-        14'd1109: begin
+        18'h455: begin
             rd_resp = 2'b00;
             rd_value = {8'd0, qp1_msn_reg};
         end
-        14'd1152: begin
+        18'h480: begin
             rd_resp = 2'b00;
             rd_value = {29'd0, qp2_state_reg};
         end
-        14'd1153: begin
+        18'h481: begin
             rd_resp = 2'b00;
             rd_value = {8'd0, qp2_dest_qpn_reg};
         end
-        14'd1154: begin
+        18'h482: begin
             rd_resp = 2'b00;
             rd_value = {8'd0, qp2_sq_psn_reg};
         end
-        14'd1155: begin
+        18'h483: begin
             rd_resp = 2'b00;
             rd_value = {8'd0, qp2_exp_psn_reg};
         end
-        14'd1156: begin
+        18'h484: begin
             rd_resp = 2'b00;
             rd_value = {28'd0, qp2_pmtu_reg};
         end
-        14'd1157: begin
+        18'h485: begin
             rd_resp = 2'b00;
             rd_value = qp2_dest_mac_lo_reg;
         end
-        14'd1158: begin
+        18'h486: begin
             rd_resp = 2'b00;
             rd_value = {16'd0, qp2_dest_mac_hi_reg};
         end
-        14'd1159: begin
+        18'h487: begin
             rd_resp = 2'b00;
             rd_value = qp2_dest_ip_reg;
         end
-        14'd1160: begin
+        18'h488: begin
             rd_resp = 2'b00;
             rd_value = {16'd0, qp2_pd_reg};
         end
-        14'd1161: begin
+        18'h489: begin
             rd_resp = 2'b00;
             rd_value = {16'd0, qp2_retry_reg};
         end
-        14'd1162: begin
+        18'h48a: begin
             rd_resp = 2'b00;
             rd_value = qp2_sq_base_lo_reg;
         end
-        14'd1163: begin
+        18'h48b: begin
             rd_resp = 2'b00;
             rd_value = qp2_sq_base_hi_reg;
         end
-        14'd1164: begin
+        18'h48c: begin
             rd_resp = 2'b00;
             rd_value = {28'd0, qp2_sq_size_log2_reg};
         end
-        14'd1165: begin
+        18'h48d: begin
             rd_resp = 2'b00;
             rd_value = {16'd0, qp2_sq_pi_reg};
         end
-        14'd1166: begin
+        18'h48e: begin
             rd_resp = 2'b00;
             rd_value = {16'd0, qp2_sq_ci_reg};
         end
-        14'd1167: begin
+        18'h48f: begin
             rd_resp = 2'b00;
             rd_value = qp2_cq_base_lo_reg;
         end
-        14'd1168: begin
+        18'h490: begin
             rd_resp = 2'b00;
             rd_value = qp2_cq_base_hi_reg;
         end
-        14'd1169: begin
+        18'h491: begin
             rd_resp = 2'b00;
             rd_value = {28'd0, qp2_cq_size_log2_reg};
         end
-        14'd1170: begin
+        18'h492: begin
             rd_resp = 2'b00;
             rd_value = {16'd0, qp2_cq_pi_reg};
         end
-        14'd1171: begin
+        18'h493: begin
             rd_resp = 2'b00;
             rd_value = {16'd0, qp2_cq_ci_reg};
         end
-        14'd1172: begin
+        18'h494: begin
             rd_resp = 2'b00;
             rd_value = {16'd0, qp2_udp_sport_reg};
         end
-        14'd1173: begin
+        18'h495: begin
             rd_resp = 2'b00;
             rd_value = {8'd0, qp2_msn_reg};
         end
-        14'd1216: begin
+        18'h4c0: begin
             rd_resp = 2'b00;
             rd_value = {29'd0, qp3_state_reg};
         end
-        14'd1217: begin
+        18'h4c1: begin
             rd_resp = 2'b00;
             rd_value = {8'd0, qp3_dest_qpn_reg};
         end
-        14'd1218: begin
+        18'h4c2: begin
             rd_resp = 2'b00;
             rd_value = {8'd0, qp3_sq_psn_reg};
         end
-        14'd1219: begin
+        18'h4c3: begin
             rd_resp = 2'b00;
             rd_value = {8'd0, qp3_exp_psn_reg};
         end
-        14'd1220: begin
+        18'h4c4: begin
             rd_resp = 2'b00;
             rd_value = {28'd0, qp3_pmtu_reg};
         end
-        14'd1221: begin
+        18'h4c5: begin
             rd_resp = 2'b00;
             rd_value = qp3_dest_mac_lo_reg;
         end
-        14'd1222: begin
+        18'h4c6: begin
             rd_resp = 2'b00;
             rd_value = {16'd0, qp3_dest_mac_hi_reg};
         end
-        14'd1223: begin
+        18'h4c7: begin
             rd_resp = 2'b00;
             rd_value = qp3_dest_ip_reg;
         end
-        14'd1224: begin
+        18'h4c8: begin
             rd_resp = 2'b00;
             rd_value = {16'd0, qp3_pd_reg};
         end
-        14'd1225: begin
+        18'h4c9: begin
             rd_resp = 2'b00;
             rd_value = {16'd0, qp3_retry_reg};
         end
-        14'd1226: begin
+        18'h4ca: begin
             rd_resp = 2'b00;
             rd_value = qp3_sq_base_lo_reg;
         end
-        14'd1227: begin
+        18'h4cb: begin
             rd_resp = 2'b00;
             rd_value = qp3_sq_base_hi_reg;
         end
-        14'd1228: begin
+        18'h4cc: begin
             rd_resp = 2'b00;
             rd_value = {28'd0, qp3_sq_size_log2_reg};
         end
-        14'd1229: begin
+        18'h4cd: begin
             rd_resp = 2'b00;
             rd_value = {16'd0, qp3_sq_pi_reg};
         end
-        14'd1230: begin
+        18'h4ce: begin
             rd_resp = 2'b00;
             rd_value = {16'd0, qp3_sq_ci_reg};
         end
-        14'd1231: begin
+        18'h4cf: begin
             rd_resp = 2'b00;
             rd_value = qp3_cq_base_lo_reg;
         end
-        14'd1232: begin
+        18'h4d0: begin
             rd_resp = 2'b00;
             rd_value = qp3_cq_base_hi_reg;
         end
-        14'd1233: begin
+        18'h4d1: begin
             rd_resp = 2'b00;
             rd_value = {28'd0, qp3_cq_size_log2_reg};
         end
-        14'd1234: begin
+        18'h4d2: begin
             rd_resp = 2'b00;
             rd_value = {16'd0, qp3_cq_pi_reg};
         end
-        14'd1235: begin
+        18'h4d3: begin
             rd_resp = 2'b00;
             rd_value = {16'd0, qp3_cq_ci_reg};
         end
-        14'd1236: begin
+        18'h4d4: begin
             rd_resp = 2'b00;
             rd_value = {16'd0, qp3_udp_sport_reg};
         end
-        14'd1237: begin
+        18'h4d5: begin
             rd_resp = 2'b00;
             rd_value = {8'd0, qp3_msn_reg};
         end
-        14'd4096: begin
-            rd_resp = 2'b00;
-            rd_value = {24'd0, mr0_tag_reg};
-        end
-        14'd4097: begin
-            rd_resp = 2'b00;
-            rd_value = {16'd0, mr0_pd_reg};
-        end
-        14'd4098: begin
-            rd_resp = 2'b00;
-            rd_value = mr0_access_reg;
-        end
-        14'd4099: begin
-            rd_resp = 2'b00;
-            rd_value = mr0_va_lo_reg;
-        end
-        14'd4100: begin
-            rd_resp = 2'b00;
-            rd_value = mr0_va_hi_reg;
-        end
-        14'd4101: begin
-            rd_resp = 2'b00;
-            rd_value = mr0_len_lo_reg;
-        end
-        14'd4102: begin
-            rd_resp = 2'b00;
-            rd_value = mr0_len_hi_reg;
-        end
-        14'd4103: begin
-            rd_resp = 2'b00;
-            rd_value = mr0_pt_base_lo_reg;
-        end
-        14'd4104: begin
-            rd_resp = 2'b00;
-            rd_value = mr0_pt_base_hi_reg;
-        end
-        14'd4112: begin
-            rd_resp = 2'b00;
-            rd_value = {24'd0, mr1_tag_reg};
-        end
-        14'd4113: begin
-            rd_resp = 2'b00;
-            rd_value = {16'd0, mr1_pd_reg};
-        end
-        14'd4114: begin
-            rd_resp = 2'b00;
-            rd_value = mr1_access_reg;
-        end
-        14'd4115: begin
-            rd_resp = 2'b00;
-            rd_value = mr1_va_lo_reg;
-        end
-        14'd4116: begin
-            rd_resp = 2'b00;
-            rd_value = mr1_va_hi_reg;
-        end
-        14'd4117: begin
-            rd_resp = 2'b00;
-            rd_value = mr1_len_lo_reg;
-        end
-        14'd4118: begin
-            rd_resp = 2'b00;
-            rd_value = mr1_len_hi_reg;
-        end
-        14'd4119: begin
-            rd_resp = 2'b00;
-            rd_value = mr1_pt_base_lo_reg;
-        end
-        14'd4120: begin
-            rd_resp = 2'b00;
-            rd_value = mr1_pt_base_hi_reg;
-        end
-        14'd4128: begin
-            rd_resp = 2'b00;
-            rd_value = {24'd0, mr2_tag_reg};
-        end
-        14'd4129: begin
-            rd_resp = 2'b00;
-            rd_value = {16'd0, mr2_pd_reg};
-        end
-        14'd4130: begin
-            rd_resp = 2'b00;
-            rd_value = mr2_access_reg;
-        end
-        14'd4131: begin
-            rd_resp = 2'b00;
-            rd_value = mr2_va_lo_reg;
-        end
-        14'd4132: begin
-            rd_resp = 2'b00;
-            rd_value = mr2_va_hi_reg;
-        end
-        14'd4133: begin
-            rd_resp = 2'b00;
-            rd_value = mr2_len_lo_reg;
-        end
-        14'd4134: begin
-            rd_resp = 2'b00;
-            rd_value = mr2_len_hi_reg;
-        end
-        14'd4135: begin
-            rd_resp = 2'b00;
-            rd_value = mr2_pt_base_lo_reg;
-        end
-        14'd4136: begin
-            rd_resp = 2'b00;
-            rd_value = mr2_pt_base_hi_reg;
-        end
-        14'd4144: begin
-            rd_resp = 2'b00;
-            rd_value = {24'd0, mr3_tag_reg};
-        end
-        14'd4145: begin
-            rd_resp = 2'b00;
-            rd_value = {16'd0, mr3_pd_reg};
-        end
-        14'd4146: begin
-            rd_resp = 2'b00;
-            rd_value = mr3_access_reg;
-        end
-        14'd4147: begin
-            rd_resp = 2'b00;
-            rd_value = mr3_va_lo_reg;
-        end
-        14'd4148: begin
-            rd_resp = 2'b00;
-            rd_value = mr3_va_hi_reg;
-        end
-        14'd4149: begin
-            rd_resp = 2'b00;
-            rd_value = mr3_len_lo_reg;
-        end
-        14'd4150: begin
-            rd_resp = 2'b00;
-            rd_value = mr3_len_hi_reg;
-        end
-        14'd4151: begin
-            rd_resp = 2'b00;
-            rd_value = mr3_pt_base_lo_reg;
-        end
-        14'd4152: begin
-            rd_resp = 2'b00;
-            rd_value = mr3_pt_base_hi_reg;
-        end
-        14'd4160: begin
-            rd_resp = 2'b00;
-            rd_value = {24'd0, mr4_tag_reg};
-        end
-        14'd4161: begin
-            rd_resp = 2'b00;
-            rd_value = {16'd0, mr4_pd_reg};
-        end
-        14'd4162: begin
-            rd_resp = 2'b00;
-            rd_value = mr4_access_reg;
-        end
-        14'd4163: begin
-            rd_resp = 2'b00;
-            rd_value = mr4_va_lo_reg;
-        end
-        14'd4164: begin
-            rd_resp = 2'b00;
-            rd_value = mr4_va_hi_reg;
-        end
-        14'd4165: begin
-            rd_resp = 2'b00;
-            rd_value = mr4_len_lo_reg;
-        end
-        14'd4166: begin
-            rd_resp = 2'b00;
-            rd_value = mr4_len_hi_reg;
-        end
-        14'd4167: begin
-            rd_resp = 2'b00;
-            rd_value = mr4_pt_base_lo_reg;
-        end
-        14'd4168: begin
-            rd_resp = 2'b00;
-            rd_value = mr4_pt_base_hi_reg;
-        end
-        14'd4176: begin
-            rd_resp = 2'b00;
-            rd_value = {24'd0, mr5_tag_reg};
-        end
-        14'd4177: begin
-            rd_resp = 2'b00;
-            rd_value = {16'd0, mr5_pd_reg};
-        end
-        14'd4178: begin
-            rd_resp = 2'b00;
-            rd_value = mr5_access_reg;
-        end
-        14'd4179: begin
-            rd_resp = 2'b00;
-            rd_value = mr5_va_lo_reg;
-        end
-        14'd4180: begin
-            rd_resp = 2'b00;
-            rd_value = mr5_va_hi_reg;
-        end
-        14'd4181: begin
-            rd_resp = 2'b00;
-            rd_value = mr5_len_lo_reg;
-        end
-        14'd4182: begin
-            rd_resp = 2'b00;
-            rd_value = mr5_len_hi_reg;
-        end
-        14'd4183: begin
-            rd_resp = 2'b00;
-            rd_value = mr5_pt_base_lo_reg;
-        end
-        14'd4184: begin
-            rd_resp = 2'b00;
-            rd_value = mr5_pt_base_hi_reg;
-        end
-        14'd4192: begin
-            rd_resp = 2'b00;
-            rd_value = {24'd0, mr6_tag_reg};
-        end
-        14'd4193: begin
-            rd_resp = 2'b00;
-            rd_value = {16'd0, mr6_pd_reg};
-        end
-        14'd4194: begin
-            rd_resp = 2'b00;
-            rd_value = mr6_access_reg;
-        end
-        14'd4195: begin
-            rd_resp = 2'b00;
-            rd_value = mr6_va_lo_reg;
-        end
-        14'd4196: begin
-            rd_resp = 2'b00;
-            rd_value = mr6_va_hi_reg;
-        end
-        14'd4197: begin
-            rd_resp = 2'b00;
-            rd_value = mr6_len_lo_reg;
-        end
-        14'd4198: begin
-            rd_resp = 2'b00;
-            rd_value = mr6_len_hi_reg;
-        end
-        14'd4199: begin
-            rd_resp = 2'b00;
-            rd_value = mr6_pt_base_lo_reg;
-        end
-        14'd4200: begin
-            rd_resp = 2'b00;
-            rd_value = mr6_pt_base_hi_reg;
-        end
-        14'd4208: begin
-            rd_resp = 2'b00;
-            rd_value = {24'd0, mr7_tag_reg};
-        end
-        14'd4209: begin
-            rd_resp = 2'b00;
-            rd_value = {16'd0, mr7_pd_reg};
-        end
-        14'd4210: begin
-            rd_resp = 2'b00;
-            rd_value = mr7_access_reg;
-        end
-        14'd4211: begin
-            rd_resp = 2'b00;
-            rd_value = mr7_va_lo_reg;
-        end
-        14'd4212: begin
-            rd_resp = 2'b00;
-            rd_value = mr7_va_hi_reg;
-        end
-        14'd4213: begin
-            rd_resp = 2'b00;
-            rd_value = mr7_len_lo_reg;
-        end
-        14'd4214: begin
-            rd_resp = 2'b00;
-            rd_value = mr7_len_hi_reg;
-        end
-        14'd4215: begin
-            rd_resp = 2'b00;
-            rd_value = mr7_pt_base_lo_reg;
-        end
-        14'd4216: begin
-            rd_resp = 2'b00;
-            rd_value = mr7_pt_base_hi_reg;
-        end
-        14'd4224: begin
-            rd_resp = 2'b00;
-            rd_value = {24'd0, mr8_tag_reg};
-        end
-        14'd4225: begin
-            rd_resp = 2'b00;
-            rd_value = {16'd0, mr8_pd_reg};
-        end
-        14'd4226: begin
-            rd_resp = 2'b00;
-            rd_value = mr8_access_reg;
-        end
-        14'd4227: begin
-            rd_resp = 2'b00;
-            rd_value = mr8_va_lo_reg;
-        end
-        14'd4228: begin
-            rd_resp = 2'b00;
-            rd_value = mr8_va_hi_reg;
-        end
-        14'd4229: begin
-            rd_resp = 2'b00;
-            rd_value = mr8_len_lo_reg;
-        end
-        14'd4230: begin
-            rd_resp = 2'b00;
-            rd_value = mr8_len_hi_reg;
-        end
-        14'd4231: begin
-            rd_resp = 2'b00;
-            rd_value = mr8_pt_base_lo_reg;
-        end
-        14'd4232: begin
-            rd_resp = 2'b00;
-            rd_value = mr8_pt_base_hi_reg;
-        end
-        14'd4240: begin
-            rd_resp = 2'b00;
-            rd_value = {24'd0, mr9_tag_reg};
-        end
-        14'd4241: begin
-            rd_resp = 2'b00;
-            rd_value = {16'd0, mr9_pd_reg};
-        end
-        14'd4242: begin
-            rd_resp = 2'b00;
-            rd_value = mr9_access_reg;
-        end
-        14'd4243: begin
-            rd_resp = 2'b00;
-            rd_value = mr9_va_lo_reg;
-        end
-        14'd4244: begin
-            rd_resp = 2'b00;
-            rd_value = mr9_va_hi_reg;
-        end
-        14'd4245: begin
-            rd_resp = 2'b00;
-            rd_value = mr9_len_lo_reg;
-        end
-        14'd4246: begin
-            rd_resp = 2'b00;
-            rd_value = mr9_len_hi_reg;
-        end
-        14'd4247: begin
-            rd_resp = 2'b00;
-            rd_value = mr9_pt_base_lo_reg;
-        end
-        14'd4248: begin
-            rd_resp = 2'b00;
-            rd_value = mr9_pt_base_hi_reg;
-        end
-        14'd4256: begin
-            rd_resp = 2'b00;
-            rd_value = {24'd0, mr10_tag_reg};
-        end
-        14'd4257: begin
-            rd_resp = 2'b00;
-            rd_value = {16'd0, mr10_pd_reg};
-        end
-        14'd4258: begin
-            rd_resp = 2'b00;
-            rd_value = mr10_access_reg;
-        end
-        14'd4259: begin
-            rd_resp = 2'b00;
-            rd_value = mr10_va_lo_reg;
-        end
-        14'd4260: begin
-            rd_resp = 2'b00;
-            rd_value = mr10_va_hi_reg;
-        end
-        14'd4261: begin
-            rd_resp = 2'b00;
-            rd_value = mr10_len_lo_reg;
-        end
-        14'd4262: begin
-            rd_resp = 2'b00;
-            rd_value = mr10_len_hi_reg;
-        end
-        14'd4263: begin
-            rd_resp = 2'b00;
-            rd_value = mr10_pt_base_lo_reg;
-        end
-        14'd4264: begin
-            rd_resp = 2'b00;
-            rd_value = mr10_pt_base_hi_reg;
-        end
-        14'd4272: begin
-            rd_resp = 2'b00;
-            rd_value = {24'd0, mr11_tag_reg};
-        end
-        14'd4273: begin
-            rd_resp = 2'b00;
-            rd_value = {16'd0, mr11_pd_reg};
-        end
-        14'd4274: begin
-            rd_resp = 2'b00;
-            rd_value = mr11_access_reg;
-        end
-        14'd4275: begin
-            rd_resp = 2'b00;
-            rd_value = mr11_va_lo_reg;
-        end
-        14'd4276: begin
-            rd_resp = 2'b00;
-            rd_value = mr11_va_hi_reg;
-        end
-        14'd4277: begin
-            rd_resp = 2'b00;
-            rd_value = mr11_len_lo_reg;
-        end
-        14'd4278: begin
-            rd_resp = 2'b00;
-            rd_value = mr11_len_hi_reg;
-        end
-        14'd4279: begin
-            rd_resp = 2'b00;
-            rd_value = mr11_pt_base_lo_reg;
-        end
-        14'd4280: begin
-            rd_resp = 2'b00;
-            rd_value = mr11_pt_base_hi_reg;
-        end
-        14'd4288: begin
-            rd_resp = 2'b00;
-            rd_value = {24'd0, mr12_tag_reg};
-        end
-        14'd4289: begin
-            rd_resp = 2'b00;
-            rd_value = {16'd0, mr12_pd_reg};
-        end
-        14'd4290: begin
-            rd_resp = 2'b00;
-            rd_value = mr12_access_reg;
-        end
-        14'd4291: begin
-            rd_resp = 2'b00;
-            rd_value = mr12_va_lo_reg;
-        end
-        14'd4292: begin
-            rd_resp = 2'b00;
-            rd_value = mr12_va_hi_reg;
-        end
-        14'd4293: begin
-            rd_resp = 2'b00;
-            rd_value = mr12_len_lo_reg;
-        end
-        14'd4294: begin
-            rd_resp = 2'b00;
-            rd_value = mr12_len_hi_reg;
-        end
-        14'd4295: begin
-            rd_resp = 2'b00;
-            rd_value = mr12_pt_base_lo_reg;
-        end
-        14'd4296: begin
-            rd_resp = 2'b00;
-            rd_value = mr12_pt_base_hi_reg;
-        end
-        14'd4304: begin
-            rd_resp = 2'b00;
-            rd_value = {24'd0, mr13_tag_reg};
-        end
-        14'd4305: begin
-            rd_resp = 2'b00;
-            rd_value = {16'd0, mr13_pd_reg};
-        end
-        14'd4306: begin
-            rd_resp = 2'b00;
-            rd_value = mr13_access_reg;
-        end
-        14'd4307: begin
-            rd_resp = 2'b00;
-            rd_value = mr13_va_lo_reg;
-        end
-        14'd4308: begin
-            rd_resp = 2'b00;
-            rd_value = mr13_va_hi_reg;
-        end
-        14'd4309: begin
-            rd_resp = 2'b00;
-            rd_value = mr13_len_lo_reg;
-        end
-        14'd4310: begin
-            rd_resp = 2'b00;
-            rd_value = mr13_len_hi_reg;
-        end
-        14'd4311: begin
-            rd_resp = 2'b00;
-            rd_value = mr13_pt_base_lo_reg;
-        end
-        14'd4312: begin
-            rd_resp = 2'b00;
-            rd_value = mr13_pt_base_hi_reg;
-        end
-        14'd4320: begin
-            rd_resp = 2'b00;
-            rd_value = {24'd0, mr14_tag_reg};
-        end
-        14'd4321: begin
-            rd_resp = 2'b00;
-            rd_value = {16'd0, mr14_pd_reg};
-        end
-        14'd4322: begin
-            rd_resp = 2'b00;
-            rd_value = mr14_access_reg;
-        end
-        14'd4323: begin
-            rd_resp = 2'b00;
-            rd_value = mr14_va_lo_reg;
-        end
-        14'd4324: begin
-            rd_resp = 2'b00;
-            rd_value = mr14_va_hi_reg;
-        end
-        14'd4325: begin
-            rd_resp = 2'b00;
-            rd_value = mr14_len_lo_reg;
-        end
-        14'd4326: begin
-            rd_resp = 2'b00;
-            rd_value = mr14_len_hi_reg;
-        end
-        14'd4327: begin
-            rd_resp = 2'b00;
-            rd_value = mr14_pt_base_lo_reg;
-        end
-        14'd4328: begin
-            rd_resp = 2'b00;
-            rd_value = mr14_pt_base_hi_reg;
-        end
-        14'd4336: begin
-            rd_resp = 2'b00;
-            rd_value = {24'd0, mr15_tag_reg};
-        end
-        14'd4337: begin
-            rd_resp = 2'b00;
-            rd_value = {16'd0, mr15_pd_reg};
-        end
-        14'd4338: begin
-            rd_resp = 2'b00;
-            rd_value = mr15_access_reg;
-        end
-        14'd4339: begin
-            rd_resp = 2'b00;
-            rd_value = mr15_va_lo_reg;
-        end
-        14'd4340: begin
-            rd_resp = 2'b00;
-            rd_value = mr15_va_hi_reg;
-        end
-        14'd4341: begin
-            rd_resp = 2'b00;
-            rd_value = mr15_len_lo_reg;
-        end
-        14'd4342: begin
-            rd_resp = 2'b00;
-            rd_value = mr15_len_hi_reg;
-        end
-        14'd4343: begin
-            rd_resp = 2'b00;
-            rd_value = mr15_pt_base_lo_reg;
-        end
-        14'd4344: begin
-            rd_resp = 2'b00;
-            rd_value = mr15_pt_base_hi_reg;
-        end
         default: begin end
     endcase
+    if (rd_mr_hit) begin
+        rd_resp = 2'b00;
+    end
 end
 
-// gen/nic/regs.ts:221:7
+// gen/nic/regs.ts:226:7
 assign cfg = {irq_mod_reg, ip_cfg_reg, ip_addr_reg, {mac_hi_reg, mac_lo_reg}, config_reg};
 
-// gen/nic/regs.ts:222:43
+// gen/nic/regs.ts:227:43
 always @* begin
     qp_ctx = 1724'd0;
     qp_ctx[430:0] = {qp0_msn_reg, qp0_udp_sport_reg, qp0_cq_ci_reg, qp0_cq_pi_reg, qp0_cq_size_log2_reg, {qp0_cq_base_hi_reg, qp0_cq_base_lo_reg}, qp0_sq_ci_reg, qp0_sq_pi_reg, qp0_sq_size_log2_reg, {qp0_sq_base_hi_reg, qp0_sq_base_lo_reg}, qp0_retry_reg, qp0_pd_reg, qp0_dest_ip_reg, {qp0_dest_mac_hi_reg, qp0_dest_mac_lo_reg}, qp0_pmtu_reg, qp0_exp_psn_reg, qp0_sq_psn_reg, qp0_dest_qpn_reg, qp0_state_reg};
@@ -2186,41 +1176,100 @@ always @* begin
     qp_ctx[1723:1293] = {qp3_msn_reg, qp3_udp_sport_reg, qp3_cq_ci_reg, qp3_cq_pi_reg, qp3_cq_size_log2_reg, {qp3_cq_base_hi_reg, qp3_cq_base_lo_reg}, qp3_sq_ci_reg, qp3_sq_pi_reg, qp3_sq_size_log2_reg, {qp3_sq_base_hi_reg, qp3_sq_base_lo_reg}, qp3_retry_reg, qp3_pd_reg, qp3_dest_ip_reg, {qp3_dest_mac_hi_reg, qp3_dest_mac_lo_reg}, qp3_pmtu_reg, qp3_exp_psn_reg, qp3_sq_psn_reg, qp3_dest_qpn_reg, qp3_state_reg};
 end
 
-// gen/nic/regs.ts:223:43
-always @* begin
-    mr_tbl = 3968'd0;
-    mr_tbl[247:0] = {{mr0_pt_base_hi_reg, mr0_pt_base_lo_reg}, {mr0_len_hi_reg, mr0_len_lo_reg}, {mr0_va_hi_reg, mr0_va_lo_reg}, mr0_access_reg, mr0_pd_reg, mr0_tag_reg};
-    mr_tbl[495:248] = {{mr1_pt_base_hi_reg, mr1_pt_base_lo_reg}, {mr1_len_hi_reg, mr1_len_lo_reg}, {mr1_va_hi_reg, mr1_va_lo_reg}, mr1_access_reg, mr1_pd_reg, mr1_tag_reg};
-    mr_tbl[743:496] = {{mr2_pt_base_hi_reg, mr2_pt_base_lo_reg}, {mr2_len_hi_reg, mr2_len_lo_reg}, {mr2_va_hi_reg, mr2_va_lo_reg}, mr2_access_reg, mr2_pd_reg, mr2_tag_reg};
-    mr_tbl[991:744] = {{mr3_pt_base_hi_reg, mr3_pt_base_lo_reg}, {mr3_len_hi_reg, mr3_len_lo_reg}, {mr3_va_hi_reg, mr3_va_lo_reg}, mr3_access_reg, mr3_pd_reg, mr3_tag_reg};
-    mr_tbl[1239:992] = {{mr4_pt_base_hi_reg, mr4_pt_base_lo_reg}, {mr4_len_hi_reg, mr4_len_lo_reg}, {mr4_va_hi_reg, mr4_va_lo_reg}, mr4_access_reg, mr4_pd_reg, mr4_tag_reg};
-    mr_tbl[1487:1240] = {{mr5_pt_base_hi_reg, mr5_pt_base_lo_reg}, {mr5_len_hi_reg, mr5_len_lo_reg}, {mr5_va_hi_reg, mr5_va_lo_reg}, mr5_access_reg, mr5_pd_reg, mr5_tag_reg};
-    mr_tbl[1735:1488] = {{mr6_pt_base_hi_reg, mr6_pt_base_lo_reg}, {mr6_len_hi_reg, mr6_len_lo_reg}, {mr6_va_hi_reg, mr6_va_lo_reg}, mr6_access_reg, mr6_pd_reg, mr6_tag_reg};
-    mr_tbl[1983:1736] = {{mr7_pt_base_hi_reg, mr7_pt_base_lo_reg}, {mr7_len_hi_reg, mr7_len_lo_reg}, {mr7_va_hi_reg, mr7_va_lo_reg}, mr7_access_reg, mr7_pd_reg, mr7_tag_reg};
-    mr_tbl[2231:1984] = {{mr8_pt_base_hi_reg, mr8_pt_base_lo_reg}, {mr8_len_hi_reg, mr8_len_lo_reg}, {mr8_va_hi_reg, mr8_va_lo_reg}, mr8_access_reg, mr8_pd_reg, mr8_tag_reg};
-    mr_tbl[2479:2232] = {{mr9_pt_base_hi_reg, mr9_pt_base_lo_reg}, {mr9_len_hi_reg, mr9_len_lo_reg}, {mr9_va_hi_reg, mr9_va_lo_reg}, mr9_access_reg, mr9_pd_reg, mr9_tag_reg};
-    mr_tbl[2727:2480] = {{mr10_pt_base_hi_reg, mr10_pt_base_lo_reg}, {mr10_len_hi_reg, mr10_len_lo_reg}, {mr10_va_hi_reg, mr10_va_lo_reg}, mr10_access_reg, mr10_pd_reg, mr10_tag_reg};
-    mr_tbl[2975:2728] = {{mr11_pt_base_hi_reg, mr11_pt_base_lo_reg}, {mr11_len_hi_reg, mr11_len_lo_reg}, {mr11_va_hi_reg, mr11_va_lo_reg}, mr11_access_reg, mr11_pd_reg, mr11_tag_reg};
-    mr_tbl[3223:2976] = {{mr12_pt_base_hi_reg, mr12_pt_base_lo_reg}, {mr12_len_hi_reg, mr12_len_lo_reg}, {mr12_va_hi_reg, mr12_va_lo_reg}, mr12_access_reg, mr12_pd_reg, mr12_tag_reg};
-    mr_tbl[3471:3224] = {{mr13_pt_base_hi_reg, mr13_pt_base_lo_reg}, {mr13_len_hi_reg, mr13_len_lo_reg}, {mr13_va_hi_reg, mr13_va_lo_reg}, mr13_access_reg, mr13_pd_reg, mr13_tag_reg};
-    mr_tbl[3719:3472] = {{mr14_pt_base_hi_reg, mr14_pt_base_lo_reg}, {mr14_len_hi_reg, mr14_len_lo_reg}, {mr14_va_hi_reg, mr14_va_lo_reg}, mr14_access_reg, mr14_pd_reg, mr14_tag_reg};
-    mr_tbl[3967:3720] = {{mr15_pt_base_hi_reg, mr15_pt_base_lo_reg}, {mr15_len_hi_reg, mr15_len_lo_reg}, {mr15_va_hi_reg, mr15_va_lo_reg}, mr15_access_reg, mr15_pd_reg, mr15_tag_reg};
-end
+// gen/nic/regs.ts:228:12
+assign mr_rd_data = mr_mem_rdata0;
 
-// gen/nic/regs.ts:224:17
+// gen/nic/regs.ts:229:17
 assign doorbell_valid = doorbell_valid_reg;
 
-// gen/nic/regs.ts:225:12
+// gen/nic/regs.ts:230:12
 assign doorbell = doorbell_reg;
 
-// gen/nic/regs.ts:226:13
-assign mr_changed = mr_changed_reg;
+// gen/nic/regs.ts:231:13
+assign mr_changed = {mr_changed_idx_reg, mr_changed_reg};
 
-// gen/nic/regs.ts:128:5
+// gen/nic/mr-table.ts:63:5
+always @(posedge clk) begin
+    if (mr_clr_busy_reg) begin
+        mr_clr_idx_reg <= mr_clr_idx_reg + 4'd1;
+        if (mr_clr_idx_reg == 4'd15) begin
+            mr_clr_busy_reg <= 1'b0;
+        end
+    end
+    if (rst) begin
+        mr_clr_idx_reg <= 4'b0000;
+        mr_clr_busy_reg <= 1'd1;
+    end
+end
+
+// gen/nic/mr-table.ts:81:5
+always @(posedge clk) begin
+    if (mr_clr_busy_reg || mr_wr_hit) begin
+        if (mask_2[0]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][7:0] <= wdata_3[7:0];
+        if (mask_2[1]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][15:8] <= wdata_3[15:8];
+        if (mask_2[2]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][23:16] <= wdata_3[23:16];
+        if (mask_2[3]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][31:24] <= wdata_3[31:24];
+        if (mask_2[4]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][39:32] <= wdata_3[39:32];
+        if (mask_2[5]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][47:40] <= wdata_3[47:40];
+        if (mask_2[6]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][55:48] <= wdata_3[55:48];
+        if (mask_2[7]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][63:56] <= wdata_3[63:56];
+        if (mask_2[8]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][71:64] <= wdata_3[71:64];
+        if (mask_2[9]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][79:72] <= wdata_3[79:72];
+        if (mask_2[10]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][87:80] <= wdata_3[87:80];
+        if (mask_2[11]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][95:88] <= wdata_3[95:88];
+        if (mask_2[12]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][103:96] <= wdata_3[103:96];
+        if (mask_2[13]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][111:104] <= wdata_3[111:104];
+        if (mask_2[14]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][119:112] <= wdata_3[119:112];
+        if (mask_2[15]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][127:120] <= wdata_3[127:120];
+        if (mask_2[16]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][135:128] <= wdata_3[135:128];
+        if (mask_2[17]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][143:136] <= wdata_3[143:136];
+        if (mask_2[18]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][151:144] <= wdata_3[151:144];
+        if (mask_2[19]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][159:152] <= wdata_3[159:152];
+        if (mask_2[20]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][167:160] <= wdata_3[167:160];
+        if (mask_2[21]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][175:168] <= wdata_3[175:168];
+        if (mask_2[22]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][183:176] <= wdata_3[183:176];
+        if (mask_2[23]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][191:184] <= wdata_3[191:184];
+        if (mask_2[24]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][199:192] <= wdata_3[199:192];
+        if (mask_2[25]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][207:200] <= wdata_3[207:200];
+        if (mask_2[26]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][215:208] <= wdata_3[215:208];
+        if (mask_2[27]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][223:216] <= wdata_3[223:216];
+        if (mask_2[28]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][231:224] <= wdata_3[231:224];
+        if (mask_2[29]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][239:232] <= wdata_3[239:232];
+        if (mask_2[30]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][247:240] <= wdata_3[247:240];
+    end
+end
+
+// gen/nic/mr-table.ts:91:5
+always @(posedge clk) begin
+    if (ar_fire) begin
+        r_is_mr_reg <= rd_mr_hit;
+        r_mr_slot_reg <= rd_mr_slot;
+    end
+    if (rst) begin
+        r_is_mr_reg <= 1'b0;
+    end
+end
+
+// gen/nic/mr-table.ts:98:11
+always @(posedge clk) begin
+    mr_changed_reg <= mr_wr_hit;
+    if (rst) begin
+        mr_changed_reg <= 1'b0;
+    end
+end
+
+// gen/nic/mr-table.ts:99:5
+always @(posedge clk) begin
+    if (mr_wr_hit) begin
+        mr_changed_idx_reg <= wr_mr_idx;
+    end
+end
+
+// gen/nic/regs.ts:134:5
 always @(posedge clk) begin
     if (aw_fire) begin
         aw_held_reg <= 1'd1;
-        aw_word_reg <= s_axil_awaddr[15:2];
+        aw_word_reg <= s_axil_awaddr[19:2];
     end
     if (w_fire) begin
         w_held_reg <= 1'd1;
@@ -2230,913 +1279,336 @@ always @(posedge clk) begin
     if (b_valid_reg && s_axil_bready) begin
         b_valid_reg <= 1'b0;
     end
-    mr_changed_reg <= 16'd0;
     if (do_write) begin
         aw_held_reg <= 1'b0;
         w_held_reg <= 1'b0;
         b_valid_reg <= 1'd1;
         case (wr_word)
-            14'd0: begin
+            18'd0: begin
             end
-            14'd1: begin
+            18'd1: begin
                 config_reg <= (config_reg & ~w_mask[0]) | (wr_data[0] & w_mask[0]);
             end
-            14'd2: begin
+            18'd2: begin
                 mac_lo_reg <= (mac_lo_reg & ~w_mask) | (wr_data & w_mask);
             end
-            14'd3: begin
+            18'd3: begin
                 mac_hi_reg <= (mac_hi_reg & ~w_mask[15:0]) | (wr_data[15:0] & w_mask[15:0]);
             end
-            14'd4: begin
+            18'd4: begin
                 ip_addr_reg <= (ip_addr_reg & ~w_mask) | (wr_data & w_mask);
             end
-            14'd5: begin
+            18'd5: begin
                 ip_cfg_reg <= (ip_cfg_reg & ~w_mask[13:0]) | (wr_data[13:0] & w_mask[13:0]);
             end
-            14'd6: begin
+            18'd6: begin
                 irq_status_reg <= irq_status_reg & ~(wr_data[0] & w_mask[0]);
             end
-            14'd7: begin
+            18'd7: begin
                 irq_mod_reg <= (irq_mod_reg & ~w_mask) | (wr_data & w_mask);
             end
-            14'd8: begin
+            18'd8: begin
             end
-            14'd9: begin
+            18'd9: begin
             end
-            14'd10: begin
+            18'd10: begin
             end
-            14'd11: begin
+            18'd11: begin
             end
-            14'd12: begin
+            18'd12: begin
             end
-            14'd13: begin
+            18'd13: begin
             end
-            14'd14: begin
+            18'd14: begin
             end
-            14'd15: begin
+            18'd15: begin
             end
-            14'd16: begin
+            18'd16: begin
             end
-            14'd17: begin
+            18'd17: begin
             end
-            14'd18: begin
+            18'd18: begin
             end
-            14'd19: begin
+            18'd19: begin
             end
-            14'd1024: begin
+            18'h400: begin
                 qp0_state_reg <= (qp0_state_reg & ~w_mask[2:0]) | (wr_data[2:0] & w_mask[2:0]);
             end
-            14'd1025: begin
+            18'h401: begin
                 qp0_dest_qpn_reg <= (qp0_dest_qpn_reg & ~w_mask[23:0]) | (wr_data[23:0] & w_mask[23:0]);
             end
-            14'd1026: begin
+            18'h402: begin
                 qp0_sq_psn_reg <= (qp0_sq_psn_reg & ~w_mask[23:0]) | (wr_data[23:0] & w_mask[23:0]);
             end
-            14'd1027: begin
+            18'h403: begin
                 qp0_exp_psn_reg <= (qp0_exp_psn_reg & ~w_mask[23:0]) | (wr_data[23:0] & w_mask[23:0]);
             end
-            14'd1028: begin
+            18'h404: begin
                 qp0_pmtu_reg <= (qp0_pmtu_reg & ~w_mask[3:0]) | (wr_data[3:0] & w_mask[3:0]);
             end
-            14'd1029: begin
+            18'h405: begin
                 qp0_dest_mac_lo_reg <= (qp0_dest_mac_lo_reg & ~w_mask) | (wr_data & w_mask);
             end
-            14'd1030: begin
+            18'h406: begin
                 qp0_dest_mac_hi_reg <= (qp0_dest_mac_hi_reg & ~w_mask[15:0]) | (wr_data[15:0] & w_mask[15:0]);
             end
-            14'd1031: begin
+            18'h407: begin
                 qp0_dest_ip_reg <= (qp0_dest_ip_reg & ~w_mask) | (wr_data & w_mask);
             end
-            14'd1032: begin
+            18'h408: begin
                 qp0_pd_reg <= (qp0_pd_reg & ~w_mask[15:0]) | (wr_data[15:0] & w_mask[15:0]);
             end
-            14'd1033: begin
+            18'h409: begin
                 qp0_retry_reg <= (qp0_retry_reg & ~w_mask[15:0]) | (wr_data[15:0] & w_mask[15:0]);
             end
-            14'd1034: begin
+            18'h40a: begin
                 qp0_sq_base_lo_reg <= (qp0_sq_base_lo_reg & ~w_mask) | (wr_data & w_mask);
             end
-            14'd1035: begin
+            18'h40b: begin
                 qp0_sq_base_hi_reg <= (qp0_sq_base_hi_reg & ~w_mask) | (wr_data & w_mask);
             end
-            14'd1036: begin
+            18'h40c: begin
                 qp0_sq_size_log2_reg <= (qp0_sq_size_log2_reg & ~w_mask[3:0]) | (wr_data[3:0] & w_mask[3:0]);
             end
-            14'd1037: begin
+            18'h40d: begin
                 qp0_sq_pi_reg <= (qp0_sq_pi_reg & ~w_mask[15:0]) | (wr_data[15:0] & w_mask[15:0]);
             end
-            14'd1038: begin
+            18'h40e: begin
             end
-            14'd1039: begin
+            18'h40f: begin
                 qp0_cq_base_lo_reg <= (qp0_cq_base_lo_reg & ~w_mask) | (wr_data & w_mask);
             end
-            14'd1040: begin
+            18'h410: begin
                 qp0_cq_base_hi_reg <= (qp0_cq_base_hi_reg & ~w_mask) | (wr_data & w_mask);
             end
-            14'd1041: begin
+            18'h411: begin
                 qp0_cq_size_log2_reg <= (qp0_cq_size_log2_reg & ~w_mask[3:0]) | (wr_data[3:0] & w_mask[3:0]);
             end
-            14'd1042: begin
+            18'h412: begin
             end
-            14'd1043: begin
+            18'h413: begin
                 qp0_cq_ci_reg <= (qp0_cq_ci_reg & ~w_mask[15:0]) | (wr_data[15:0] & w_mask[15:0]);
             end
-            14'd1044: begin
+            18'h414: begin
                 qp0_udp_sport_reg <= (qp0_udp_sport_reg & ~w_mask[15:0]) | (wr_data[15:0] & w_mask[15:0]);
             end
-            14'd1045: begin
+            18'h415: begin
             end
-            14'd1088: begin
+            18'h440: begin
                 qp1_state_reg <= (qp1_state_reg & ~w_mask[2:0]) | (wr_data[2:0] & w_mask[2:0]);
             end
-            14'd1089: begin
+            18'h441: begin
                 qp1_dest_qpn_reg <= (qp1_dest_qpn_reg & ~w_mask[23:0]) | (wr_data[23:0] & w_mask[23:0]);
             end
-            14'd1090: begin
+            18'h442: begin
                 qp1_sq_psn_reg <= (qp1_sq_psn_reg & ~w_mask[23:0]) | (wr_data[23:0] & w_mask[23:0]);
             end
-            14'd1091: begin
+            18'h443: begin
                 qp1_exp_psn_reg <= (qp1_exp_psn_reg & ~w_mask[23:0]) | (wr_data[23:0] & w_mask[23:0]);
             end
-            14'd1092: begin
+            18'h444: begin
                 qp1_pmtu_reg <= (qp1_pmtu_reg & ~w_mask[3:0]) | (wr_data[3:0] & w_mask[3:0]);
             end
-            14'd1093: begin
+            18'h445: begin
                 qp1_dest_mac_lo_reg <= (qp1_dest_mac_lo_reg & ~w_mask) | (wr_data & w_mask);
             end
-            14'd1094: begin
+            18'h446: begin
                 qp1_dest_mac_hi_reg <= (qp1_dest_mac_hi_reg & ~w_mask[15:0]) | (wr_data[15:0] & w_mask[15:0]);
             end
-            14'd1095: begin
+            18'h447: begin
                 qp1_dest_ip_reg <= (qp1_dest_ip_reg & ~w_mask) | (wr_data & w_mask);
             end
-            14'd1096: begin
+            18'h448: begin
                 qp1_pd_reg <= (qp1_pd_reg & ~w_mask[15:0]) | (wr_data[15:0] & w_mask[15:0]);
             end
-            14'd1097: begin
+            18'h449: begin
                 qp1_retry_reg <= (qp1_retry_reg & ~w_mask[15:0]) | (wr_data[15:0] & w_mask[15:0]);
             end
-            14'd1098: begin
+            18'h44a: begin
                 qp1_sq_base_lo_reg <= (qp1_sq_base_lo_reg & ~w_mask) | (wr_data & w_mask);
             end
-            14'd1099: begin
+            18'h44b: begin
                 qp1_sq_base_hi_reg <= (qp1_sq_base_hi_reg & ~w_mask) | (wr_data & w_mask);
             end
-            14'd1100: begin
+            18'h44c: begin
                 qp1_sq_size_log2_reg <= (qp1_sq_size_log2_reg & ~w_mask[3:0]) | (wr_data[3:0] & w_mask[3:0]);
             end
-            14'd1101: begin
+            18'h44d: begin
                 qp1_sq_pi_reg <= (qp1_sq_pi_reg & ~w_mask[15:0]) | (wr_data[15:0] & w_mask[15:0]);
             end
-            14'd1102: begin
+            18'h44e: begin
             end
-            14'd1103: begin
+            18'h44f: begin
                 qp1_cq_base_lo_reg <= (qp1_cq_base_lo_reg & ~w_mask) | (wr_data & w_mask);
             end
-            14'd1104: begin
+            18'h450: begin
                 qp1_cq_base_hi_reg <= (qp1_cq_base_hi_reg & ~w_mask) | (wr_data & w_mask);
             end
-            14'd1105: begin
+            18'h451: begin
                 qp1_cq_size_log2_reg <= (qp1_cq_size_log2_reg & ~w_mask[3:0]) | (wr_data[3:0] & w_mask[3:0]);
             end
-            14'd1106: begin
+            18'h452: begin
             end
-            14'd1107: begin
+            18'h453: begin
                 qp1_cq_ci_reg <= (qp1_cq_ci_reg & ~w_mask[15:0]) | (wr_data[15:0] & w_mask[15:0]);
             end
-            14'd1108: begin
+            18'h454: begin
                 qp1_udp_sport_reg <= (qp1_udp_sport_reg & ~w_mask[15:0]) | (wr_data[15:0] & w_mask[15:0]);
             end
-            14'd1109: begin
+            18'h455: begin
             end
-            14'd1152: begin
+            18'h480: begin
                 qp2_state_reg <= (qp2_state_reg & ~w_mask[2:0]) | (wr_data[2:0] & w_mask[2:0]);
             end
-            14'd1153: begin
+            18'h481: begin
                 qp2_dest_qpn_reg <= (qp2_dest_qpn_reg & ~w_mask[23:0]) | (wr_data[23:0] & w_mask[23:0]);
             end
-            14'd1154: begin
+            18'h482: begin
                 qp2_sq_psn_reg <= (qp2_sq_psn_reg & ~w_mask[23:0]) | (wr_data[23:0] & w_mask[23:0]);
             end
-            14'd1155: begin
+            18'h483: begin
                 qp2_exp_psn_reg <= (qp2_exp_psn_reg & ~w_mask[23:0]) | (wr_data[23:0] & w_mask[23:0]);
             end
-            14'd1156: begin
+            18'h484: begin
                 qp2_pmtu_reg <= (qp2_pmtu_reg & ~w_mask[3:0]) | (wr_data[3:0] & w_mask[3:0]);
             end
-            14'd1157: begin
+            18'h485: begin
                 qp2_dest_mac_lo_reg <= (qp2_dest_mac_lo_reg & ~w_mask) | (wr_data & w_mask);
             end
-            14'd1158: begin
+            18'h486: begin
                 qp2_dest_mac_hi_reg <= (qp2_dest_mac_hi_reg & ~w_mask[15:0]) | (wr_data[15:0] & w_mask[15:0]);
             end
-            14'd1159: begin
+            18'h487: begin
                 qp2_dest_ip_reg <= (qp2_dest_ip_reg & ~w_mask) | (wr_data & w_mask);
             end
-            14'd1160: begin
+            18'h488: begin
                 qp2_pd_reg <= (qp2_pd_reg & ~w_mask[15:0]) | (wr_data[15:0] & w_mask[15:0]);
             end
-            14'd1161: begin
+            18'h489: begin
                 qp2_retry_reg <= (qp2_retry_reg & ~w_mask[15:0]) | (wr_data[15:0] & w_mask[15:0]);
             end
-            14'd1162: begin
+            18'h48a: begin
                 qp2_sq_base_lo_reg <= (qp2_sq_base_lo_reg & ~w_mask) | (wr_data & w_mask);
             end
-            14'd1163: begin
+            18'h48b: begin
                 qp2_sq_base_hi_reg <= (qp2_sq_base_hi_reg & ~w_mask) | (wr_data & w_mask);
             end
-            14'd1164: begin
+            18'h48c: begin
                 qp2_sq_size_log2_reg <= (qp2_sq_size_log2_reg & ~w_mask[3:0]) | (wr_data[3:0] & w_mask[3:0]);
             end
-            14'd1165: begin
+            18'h48d: begin
                 qp2_sq_pi_reg <= (qp2_sq_pi_reg & ~w_mask[15:0]) | (wr_data[15:0] & w_mask[15:0]);
             end
-            14'd1166: begin
+            18'h48e: begin
             end
-            14'd1167: begin
+            18'h48f: begin
                 qp2_cq_base_lo_reg <= (qp2_cq_base_lo_reg & ~w_mask) | (wr_data & w_mask);
             end
-            14'd1168: begin
+            18'h490: begin
                 qp2_cq_base_hi_reg <= (qp2_cq_base_hi_reg & ~w_mask) | (wr_data & w_mask);
             end
-            14'd1169: begin
+            18'h491: begin
                 qp2_cq_size_log2_reg <= (qp2_cq_size_log2_reg & ~w_mask[3:0]) | (wr_data[3:0] & w_mask[3:0]);
             end
-            14'd1170: begin
+            18'h492: begin
             end
-            14'd1171: begin
+            18'h493: begin
                 qp2_cq_ci_reg <= (qp2_cq_ci_reg & ~w_mask[15:0]) | (wr_data[15:0] & w_mask[15:0]);
             end
-            14'd1172: begin
+            18'h494: begin
                 qp2_udp_sport_reg <= (qp2_udp_sport_reg & ~w_mask[15:0]) | (wr_data[15:0] & w_mask[15:0]);
             end
-            14'd1173: begin
+            18'h495: begin
             end
-            14'd1216: begin
+            18'h4c0: begin
                 qp3_state_reg <= (qp3_state_reg & ~w_mask[2:0]) | (wr_data[2:0] & w_mask[2:0]);
             end
-            14'd1217: begin
+            18'h4c1: begin
                 qp3_dest_qpn_reg <= (qp3_dest_qpn_reg & ~w_mask[23:0]) | (wr_data[23:0] & w_mask[23:0]);
             end
-            14'd1218: begin
+            18'h4c2: begin
                 qp3_sq_psn_reg <= (qp3_sq_psn_reg & ~w_mask[23:0]) | (wr_data[23:0] & w_mask[23:0]);
             end
-            14'd1219: begin
+            18'h4c3: begin
                 qp3_exp_psn_reg <= (qp3_exp_psn_reg & ~w_mask[23:0]) | (wr_data[23:0] & w_mask[23:0]);
             end
-            14'd1220: begin
+            18'h4c4: begin
                 qp3_pmtu_reg <= (qp3_pmtu_reg & ~w_mask[3:0]) | (wr_data[3:0] & w_mask[3:0]);
             end
-            14'd1221: begin
+            18'h4c5: begin
                 qp3_dest_mac_lo_reg <= (qp3_dest_mac_lo_reg & ~w_mask) | (wr_data & w_mask);
             end
-            14'd1222: begin
+            18'h4c6: begin
                 qp3_dest_mac_hi_reg <= (qp3_dest_mac_hi_reg & ~w_mask[15:0]) | (wr_data[15:0] & w_mask[15:0]);
             end
-            14'd1223: begin
+            18'h4c7: begin
                 qp3_dest_ip_reg <= (qp3_dest_ip_reg & ~w_mask) | (wr_data & w_mask);
             end
-            14'd1224: begin
+            18'h4c8: begin
                 qp3_pd_reg <= (qp3_pd_reg & ~w_mask[15:0]) | (wr_data[15:0] & w_mask[15:0]);
             end
-            14'd1225: begin
+            18'h4c9: begin
                 qp3_retry_reg <= (qp3_retry_reg & ~w_mask[15:0]) | (wr_data[15:0] & w_mask[15:0]);
             end
-            14'd1226: begin
+            18'h4ca: begin
                 qp3_sq_base_lo_reg <= (qp3_sq_base_lo_reg & ~w_mask) | (wr_data & w_mask);
             end
-            14'd1227: begin
+            18'h4cb: begin
                 qp3_sq_base_hi_reg <= (qp3_sq_base_hi_reg & ~w_mask) | (wr_data & w_mask);
             end
-            14'd1228: begin
+            18'h4cc: begin
                 qp3_sq_size_log2_reg <= (qp3_sq_size_log2_reg & ~w_mask[3:0]) | (wr_data[3:0] & w_mask[3:0]);
             end
-            14'd1229: begin
+            18'h4cd: begin
                 qp3_sq_pi_reg <= (qp3_sq_pi_reg & ~w_mask[15:0]) | (wr_data[15:0] & w_mask[15:0]);
             end
-            14'd1230: begin
+            18'h4ce: begin
             end
-            14'd1231: begin
+            18'h4cf: begin
                 qp3_cq_base_lo_reg <= (qp3_cq_base_lo_reg & ~w_mask) | (wr_data & w_mask);
             end
-            14'd1232: begin
+            18'h4d0: begin
                 qp3_cq_base_hi_reg <= (qp3_cq_base_hi_reg & ~w_mask) | (wr_data & w_mask);
             end
-            14'd1233: begin
+            18'h4d1: begin
                 qp3_cq_size_log2_reg <= (qp3_cq_size_log2_reg & ~w_mask[3:0]) | (wr_data[3:0] & w_mask[3:0]);
             end
-            14'd1234: begin
+            18'h4d2: begin
             end
-            14'd1235: begin
+            18'h4d3: begin
                 qp3_cq_ci_reg <= (qp3_cq_ci_reg & ~w_mask[15:0]) | (wr_data[15:0] & w_mask[15:0]);
             end
-            14'd1236: begin
+            18'h4d4: begin
                 qp3_udp_sport_reg <= (qp3_udp_sport_reg & ~w_mask[15:0]) | (wr_data[15:0] & w_mask[15:0]);
             end
-            14'd1237: begin
-            end
-            14'd4096: begin
-                mr0_tag_reg <= (mr0_tag_reg & ~w_mask[7:0]) | (wr_data[7:0] & w_mask[7:0]);
-                mr_changed_reg[0] <= 1'd1;
-            end
-            14'd4097: begin
-                mr0_pd_reg <= (mr0_pd_reg & ~w_mask[15:0]) | (wr_data[15:0] & w_mask[15:0]);
-                mr_changed_reg[0] <= 1'd1;
-            end
-            14'd4098: begin
-                mr0_access_reg <= (mr0_access_reg & ~w_mask) | (wr_data & w_mask);
-                mr_changed_reg[0] <= 1'd1;
-            end
-            14'd4099: begin
-                mr0_va_lo_reg <= (mr0_va_lo_reg & ~w_mask) | (wr_data & w_mask);
-                mr_changed_reg[0] <= 1'd1;
-            end
-            14'd4100: begin
-                mr0_va_hi_reg <= (mr0_va_hi_reg & ~w_mask) | (wr_data & w_mask);
-                mr_changed_reg[0] <= 1'd1;
-            end
-            14'd4101: begin
-                mr0_len_lo_reg <= (mr0_len_lo_reg & ~w_mask) | (wr_data & w_mask);
-                mr_changed_reg[0] <= 1'd1;
-            end
-            14'd4102: begin
-                mr0_len_hi_reg <= (mr0_len_hi_reg & ~w_mask) | (wr_data & w_mask);
-                mr_changed_reg[0] <= 1'd1;
-            end
-            14'd4103: begin
-                mr0_pt_base_lo_reg <= (mr0_pt_base_lo_reg & ~w_mask) | (wr_data & w_mask);
-                mr_changed_reg[0] <= 1'd1;
-            end
-            14'd4104: begin
-                mr0_pt_base_hi_reg <= (mr0_pt_base_hi_reg & ~w_mask) | (wr_data & w_mask);
-                mr_changed_reg[0] <= 1'd1;
-            end
-            14'd4112: begin
-                mr1_tag_reg <= (mr1_tag_reg & ~w_mask[7:0]) | (wr_data[7:0] & w_mask[7:0]);
-                mr_changed_reg[1] <= 1'd1;
-            end
-            14'd4113: begin
-                mr1_pd_reg <= (mr1_pd_reg & ~w_mask[15:0]) | (wr_data[15:0] & w_mask[15:0]);
-                mr_changed_reg[1] <= 1'd1;
-            end
-            14'd4114: begin
-                mr1_access_reg <= (mr1_access_reg & ~w_mask) | (wr_data & w_mask);
-                mr_changed_reg[1] <= 1'd1;
-            end
-            14'd4115: begin
-                mr1_va_lo_reg <= (mr1_va_lo_reg & ~w_mask) | (wr_data & w_mask);
-                mr_changed_reg[1] <= 1'd1;
-            end
-            14'd4116: begin
-                mr1_va_hi_reg <= (mr1_va_hi_reg & ~w_mask) | (wr_data & w_mask);
-                mr_changed_reg[1] <= 1'd1;
-            end
-            14'd4117: begin
-                mr1_len_lo_reg <= (mr1_len_lo_reg & ~w_mask) | (wr_data & w_mask);
-                mr_changed_reg[1] <= 1'd1;
-            end
-            14'd4118: begin
-                mr1_len_hi_reg <= (mr1_len_hi_reg & ~w_mask) | (wr_data & w_mask);
-                mr_changed_reg[1] <= 1'd1;
-            end
-            14'd4119: begin
-                mr1_pt_base_lo_reg <= (mr1_pt_base_lo_reg & ~w_mask) | (wr_data & w_mask);
-                mr_changed_reg[1] <= 1'd1;
-            end
-            14'd4120: begin
-                mr1_pt_base_hi_reg <= (mr1_pt_base_hi_reg & ~w_mask) | (wr_data & w_mask);
-                mr_changed_reg[1] <= 1'd1;
-            end
-            14'd4128: begin
-                mr2_tag_reg <= (mr2_tag_reg & ~w_mask[7:0]) | (wr_data[7:0] & w_mask[7:0]);
-                mr_changed_reg[2] <= 1'd1;
-            end
-            14'd4129: begin
-                mr2_pd_reg <= (mr2_pd_reg & ~w_mask[15:0]) | (wr_data[15:0] & w_mask[15:0]);
-                mr_changed_reg[2] <= 1'd1;
-            end
-            14'd4130: begin
-                mr2_access_reg <= (mr2_access_reg & ~w_mask) | (wr_data & w_mask);
-                mr_changed_reg[2] <= 1'd1;
-            end
-            14'd4131: begin
-                mr2_va_lo_reg <= (mr2_va_lo_reg & ~w_mask) | (wr_data & w_mask);
-                mr_changed_reg[2] <= 1'd1;
-            end
-            14'd4132: begin
-                mr2_va_hi_reg <= (mr2_va_hi_reg & ~w_mask) | (wr_data & w_mask);
-                mr_changed_reg[2] <= 1'd1;
-            end
-            14'd4133: begin
-                mr2_len_lo_reg <= (mr2_len_lo_reg & ~w_mask) | (wr_data & w_mask);
-                mr_changed_reg[2] <= 1'd1;
-            end
-            14'd4134: begin
-                mr2_len_hi_reg <= (mr2_len_hi_reg & ~w_mask) | (wr_data & w_mask);
-                mr_changed_reg[2] <= 1'd1;
-            end
-            14'd4135: begin
-                mr2_pt_base_lo_reg <= (mr2_pt_base_lo_reg & ~w_mask) | (wr_data & w_mask);
-                mr_changed_reg[2] <= 1'd1;
-            end
-            14'd4136: begin
-                mr2_pt_base_hi_reg <= (mr2_pt_base_hi_reg & ~w_mask) | (wr_data & w_mask);
-                mr_changed_reg[2] <= 1'd1;
-            end
-            14'd4144: begin
-                mr3_tag_reg <= (mr3_tag_reg & ~w_mask[7:0]) | (wr_data[7:0] & w_mask[7:0]);
-                mr_changed_reg[3] <= 1'd1;
-            end
-            14'd4145: begin
-                mr3_pd_reg <= (mr3_pd_reg & ~w_mask[15:0]) | (wr_data[15:0] & w_mask[15:0]);
-                mr_changed_reg[3] <= 1'd1;
-            end
-            14'd4146: begin
-                mr3_access_reg <= (mr3_access_reg & ~w_mask) | (wr_data & w_mask);
-                mr_changed_reg[3] <= 1'd1;
-            end
-            14'd4147: begin
-                mr3_va_lo_reg <= (mr3_va_lo_reg & ~w_mask) | (wr_data & w_mask);
-                mr_changed_reg[3] <= 1'd1;
-            end
-            14'd4148: begin
-                mr3_va_hi_reg <= (mr3_va_hi_reg & ~w_mask) | (wr_data & w_mask);
-                mr_changed_reg[3] <= 1'd1;
-            end
-            14'd4149: begin
-                mr3_len_lo_reg <= (mr3_len_lo_reg & ~w_mask) | (wr_data & w_mask);
-                mr_changed_reg[3] <= 1'd1;
-            end
-            14'd4150: begin
-                mr3_len_hi_reg <= (mr3_len_hi_reg & ~w_mask) | (wr_data & w_mask);
-                mr_changed_reg[3] <= 1'd1;
-            end
-            14'd4151: begin
-                mr3_pt_base_lo_reg <= (mr3_pt_base_lo_reg & ~w_mask) | (wr_data & w_mask);
-                mr_changed_reg[3] <= 1'd1;
-            end
-            14'd4152: begin
-                mr3_pt_base_hi_reg <= (mr3_pt_base_hi_reg & ~w_mask) | (wr_data & w_mask);
-                mr_changed_reg[3] <= 1'd1;
-            end
-            14'd4160: begin
-                mr4_tag_reg <= (mr4_tag_reg & ~w_mask[7:0]) | (wr_data[7:0] & w_mask[7:0]);
-                mr_changed_reg[4] <= 1'd1;
-            end
-            14'd4161: begin
-                mr4_pd_reg <= (mr4_pd_reg & ~w_mask[15:0]) | (wr_data[15:0] & w_mask[15:0]);
-                mr_changed_reg[4] <= 1'd1;
-            end
-            14'd4162: begin
-                mr4_access_reg <= (mr4_access_reg & ~w_mask) | (wr_data & w_mask);
-                mr_changed_reg[4] <= 1'd1;
-            end
-            14'd4163: begin
-                mr4_va_lo_reg <= (mr4_va_lo_reg & ~w_mask) | (wr_data & w_mask);
-                mr_changed_reg[4] <= 1'd1;
-            end
-            14'd4164: begin
-                mr4_va_hi_reg <= (mr4_va_hi_reg & ~w_mask) | (wr_data & w_mask);
-                mr_changed_reg[4] <= 1'd1;
-            end
-            14'd4165: begin
-                mr4_len_lo_reg <= (mr4_len_lo_reg & ~w_mask) | (wr_data & w_mask);
-                mr_changed_reg[4] <= 1'd1;
-            end
-            14'd4166: begin
-                mr4_len_hi_reg <= (mr4_len_hi_reg & ~w_mask) | (wr_data & w_mask);
-                mr_changed_reg[4] <= 1'd1;
-            end
-            14'd4167: begin
-                mr4_pt_base_lo_reg <= (mr4_pt_base_lo_reg & ~w_mask) | (wr_data & w_mask);
-                mr_changed_reg[4] <= 1'd1;
-            end
-            14'd4168: begin
-                mr4_pt_base_hi_reg <= (mr4_pt_base_hi_reg & ~w_mask) | (wr_data & w_mask);
-                mr_changed_reg[4] <= 1'd1;
-            end
-            14'd4176: begin
-                mr5_tag_reg <= (mr5_tag_reg & ~w_mask[7:0]) | (wr_data[7:0] & w_mask[7:0]);
-                mr_changed_reg[5] <= 1'd1;
-            end
-            14'd4177: begin
-                mr5_pd_reg <= (mr5_pd_reg & ~w_mask[15:0]) | (wr_data[15:0] & w_mask[15:0]);
-                mr_changed_reg[5] <= 1'd1;
-            end
-            14'd4178: begin
-                mr5_access_reg <= (mr5_access_reg & ~w_mask) | (wr_data & w_mask);
-                mr_changed_reg[5] <= 1'd1;
-            end
-            14'd4179: begin
-                mr5_va_lo_reg <= (mr5_va_lo_reg & ~w_mask) | (wr_data & w_mask);
-                mr_changed_reg[5] <= 1'd1;
-            end
-            14'd4180: begin
-                mr5_va_hi_reg <= (mr5_va_hi_reg & ~w_mask) | (wr_data & w_mask);
-                mr_changed_reg[5] <= 1'd1;
-            end
-            14'd4181: begin
-                mr5_len_lo_reg <= (mr5_len_lo_reg & ~w_mask) | (wr_data & w_mask);
-                mr_changed_reg[5] <= 1'd1;
-            end
-            14'd4182: begin
-                mr5_len_hi_reg <= (mr5_len_hi_reg & ~w_mask) | (wr_data & w_mask);
-                mr_changed_reg[5] <= 1'd1;
-            end
-            14'd4183: begin
-                mr5_pt_base_lo_reg <= (mr5_pt_base_lo_reg & ~w_mask) | (wr_data & w_mask);
-                mr_changed_reg[5] <= 1'd1;
-            end
-            14'd4184: begin
-                mr5_pt_base_hi_reg <= (mr5_pt_base_hi_reg & ~w_mask) | (wr_data & w_mask);
-                mr_changed_reg[5] <= 1'd1;
-            end
-            14'd4192: begin
-                mr6_tag_reg <= (mr6_tag_reg & ~w_mask[7:0]) | (wr_data[7:0] & w_mask[7:0]);
-                mr_changed_reg[6] <= 1'd1;
-            end
-            14'd4193: begin
-                mr6_pd_reg <= (mr6_pd_reg & ~w_mask[15:0]) | (wr_data[15:0] & w_mask[15:0]);
-                mr_changed_reg[6] <= 1'd1;
-            end
-            14'd4194: begin
-                mr6_access_reg <= (mr6_access_reg & ~w_mask) | (wr_data & w_mask);
-                mr_changed_reg[6] <= 1'd1;
-            end
-            14'd4195: begin
-                mr6_va_lo_reg <= (mr6_va_lo_reg & ~w_mask) | (wr_data & w_mask);
-                mr_changed_reg[6] <= 1'd1;
-            end
-            14'd4196: begin
-                mr6_va_hi_reg <= (mr6_va_hi_reg & ~w_mask) | (wr_data & w_mask);
-                mr_changed_reg[6] <= 1'd1;
-            end
-            14'd4197: begin
-                mr6_len_lo_reg <= (mr6_len_lo_reg & ~w_mask) | (wr_data & w_mask);
-                mr_changed_reg[6] <= 1'd1;
-            end
-            14'd4198: begin
-                mr6_len_hi_reg <= (mr6_len_hi_reg & ~w_mask) | (wr_data & w_mask);
-                mr_changed_reg[6] <= 1'd1;
-            end
-            14'd4199: begin
-                mr6_pt_base_lo_reg <= (mr6_pt_base_lo_reg & ~w_mask) | (wr_data & w_mask);
-                mr_changed_reg[6] <= 1'd1;
-            end
-            14'd4200: begin
-                mr6_pt_base_hi_reg <= (mr6_pt_base_hi_reg & ~w_mask) | (wr_data & w_mask);
-                mr_changed_reg[6] <= 1'd1;
-            end
-            14'd4208: begin
-                mr7_tag_reg <= (mr7_tag_reg & ~w_mask[7:0]) | (wr_data[7:0] & w_mask[7:0]);
-                mr_changed_reg[7] <= 1'd1;
-            end
-            14'd4209: begin
-                mr7_pd_reg <= (mr7_pd_reg & ~w_mask[15:0]) | (wr_data[15:0] & w_mask[15:0]);
-                mr_changed_reg[7] <= 1'd1;
-            end
-            14'd4210: begin
-                mr7_access_reg <= (mr7_access_reg & ~w_mask) | (wr_data & w_mask);
-                mr_changed_reg[7] <= 1'd1;
-            end
-            14'd4211: begin
-                mr7_va_lo_reg <= (mr7_va_lo_reg & ~w_mask) | (wr_data & w_mask);
-                mr_changed_reg[7] <= 1'd1;
-            end
-            14'd4212: begin
-                mr7_va_hi_reg <= (mr7_va_hi_reg & ~w_mask) | (wr_data & w_mask);
-                mr_changed_reg[7] <= 1'd1;
-            end
-            14'd4213: begin
-                mr7_len_lo_reg <= (mr7_len_lo_reg & ~w_mask) | (wr_data & w_mask);
-                mr_changed_reg[7] <= 1'd1;
-            end
-            14'd4214: begin
-                mr7_len_hi_reg <= (mr7_len_hi_reg & ~w_mask) | (wr_data & w_mask);
-                mr_changed_reg[7] <= 1'd1;
-            end
-            14'd4215: begin
-                mr7_pt_base_lo_reg <= (mr7_pt_base_lo_reg & ~w_mask) | (wr_data & w_mask);
-                mr_changed_reg[7] <= 1'd1;
-            end
-            14'd4216: begin
-                mr7_pt_base_hi_reg <= (mr7_pt_base_hi_reg & ~w_mask) | (wr_data & w_mask);
-                mr_changed_reg[7] <= 1'd1;
-            end
-            14'd4224: begin
-                mr8_tag_reg <= (mr8_tag_reg & ~w_mask[7:0]) | (wr_data[7:0] & w_mask[7:0]);
-                mr_changed_reg[8] <= 1'd1;
-            end
-            14'd4225: begin
-                mr8_pd_reg <= (mr8_pd_reg & ~w_mask[15:0]) | (wr_data[15:0] & w_mask[15:0]);
-                mr_changed_reg[8] <= 1'd1;
-            end
-            14'd4226: begin
-                mr8_access_reg <= (mr8_access_reg & ~w_mask) | (wr_data & w_mask);
-                mr_changed_reg[8] <= 1'd1;
-            end
-            14'd4227: begin
-                mr8_va_lo_reg <= (mr8_va_lo_reg & ~w_mask) | (wr_data & w_mask);
-                mr_changed_reg[8] <= 1'd1;
-            end
-            14'd4228: begin
-                mr8_va_hi_reg <= (mr8_va_hi_reg & ~w_mask) | (wr_data & w_mask);
-                mr_changed_reg[8] <= 1'd1;
-            end
-            14'd4229: begin
-                mr8_len_lo_reg <= (mr8_len_lo_reg & ~w_mask) | (wr_data & w_mask);
-                mr_changed_reg[8] <= 1'd1;
-            end
-            14'd4230: begin
-                mr8_len_hi_reg <= (mr8_len_hi_reg & ~w_mask) | (wr_data & w_mask);
-                mr_changed_reg[8] <= 1'd1;
-            end
-            14'd4231: begin
-                mr8_pt_base_lo_reg <= (mr8_pt_base_lo_reg & ~w_mask) | (wr_data & w_mask);
-                mr_changed_reg[8] <= 1'd1;
-            end
-            14'd4232: begin
-                mr8_pt_base_hi_reg <= (mr8_pt_base_hi_reg & ~w_mask) | (wr_data & w_mask);
-                mr_changed_reg[8] <= 1'd1;
-            end
-            14'd4240: begin
-                mr9_tag_reg <= (mr9_tag_reg & ~w_mask[7:0]) | (wr_data[7:0] & w_mask[7:0]);
-                mr_changed_reg[9] <= 1'd1;
-            end
-            14'd4241: begin
-                mr9_pd_reg <= (mr9_pd_reg & ~w_mask[15:0]) | (wr_data[15:0] & w_mask[15:0]);
-                mr_changed_reg[9] <= 1'd1;
-            end
-            14'd4242: begin
-                mr9_access_reg <= (mr9_access_reg & ~w_mask) | (wr_data & w_mask);
-                mr_changed_reg[9] <= 1'd1;
-            end
-            14'd4243: begin
-                mr9_va_lo_reg <= (mr9_va_lo_reg & ~w_mask) | (wr_data & w_mask);
-                mr_changed_reg[9] <= 1'd1;
-            end
-            14'd4244: begin
-                mr9_va_hi_reg <= (mr9_va_hi_reg & ~w_mask) | (wr_data & w_mask);
-                mr_changed_reg[9] <= 1'd1;
-            end
-            14'd4245: begin
-                mr9_len_lo_reg <= (mr9_len_lo_reg & ~w_mask) | (wr_data & w_mask);
-                mr_changed_reg[9] <= 1'd1;
-            end
-            14'd4246: begin
-                mr9_len_hi_reg <= (mr9_len_hi_reg & ~w_mask) | (wr_data & w_mask);
-                mr_changed_reg[9] <= 1'd1;
-            end
-            14'd4247: begin
-                mr9_pt_base_lo_reg <= (mr9_pt_base_lo_reg & ~w_mask) | (wr_data & w_mask);
-                mr_changed_reg[9] <= 1'd1;
-            end
-            14'd4248: begin
-                mr9_pt_base_hi_reg <= (mr9_pt_base_hi_reg & ~w_mask) | (wr_data & w_mask);
-                mr_changed_reg[9] <= 1'd1;
-            end
-            14'd4256: begin
-                mr10_tag_reg <= (mr10_tag_reg & ~w_mask[7:0]) | (wr_data[7:0] & w_mask[7:0]);
-                mr_changed_reg[10] <= 1'd1;
-            end
-            14'd4257: begin
-                mr10_pd_reg <= (mr10_pd_reg & ~w_mask[15:0]) | (wr_data[15:0] & w_mask[15:0]);
-                mr_changed_reg[10] <= 1'd1;
-            end
-            14'd4258: begin
-                mr10_access_reg <= (mr10_access_reg & ~w_mask) | (wr_data & w_mask);
-                mr_changed_reg[10] <= 1'd1;
-            end
-            14'd4259: begin
-                mr10_va_lo_reg <= (mr10_va_lo_reg & ~w_mask) | (wr_data & w_mask);
-                mr_changed_reg[10] <= 1'd1;
-            end
-            14'd4260: begin
-                mr10_va_hi_reg <= (mr10_va_hi_reg & ~w_mask) | (wr_data & w_mask);
-                mr_changed_reg[10] <= 1'd1;
-            end
-            14'd4261: begin
-                mr10_len_lo_reg <= (mr10_len_lo_reg & ~w_mask) | (wr_data & w_mask);
-                mr_changed_reg[10] <= 1'd1;
-            end
-            14'd4262: begin
-                mr10_len_hi_reg <= (mr10_len_hi_reg & ~w_mask) | (wr_data & w_mask);
-                mr_changed_reg[10] <= 1'd1;
-            end
-            14'd4263: begin
-                mr10_pt_base_lo_reg <= (mr10_pt_base_lo_reg & ~w_mask) | (wr_data & w_mask);
-                mr_changed_reg[10] <= 1'd1;
-            end
-            14'd4264: begin
-                mr10_pt_base_hi_reg <= (mr10_pt_base_hi_reg & ~w_mask) | (wr_data & w_mask);
-                mr_changed_reg[10] <= 1'd1;
-            end
-            14'd4272: begin
-                mr11_tag_reg <= (mr11_tag_reg & ~w_mask[7:0]) | (wr_data[7:0] & w_mask[7:0]);
-                mr_changed_reg[11] <= 1'd1;
-            end
-            14'd4273: begin
-                mr11_pd_reg <= (mr11_pd_reg & ~w_mask[15:0]) | (wr_data[15:0] & w_mask[15:0]);
-                mr_changed_reg[11] <= 1'd1;
-            end
-            14'd4274: begin
-                mr11_access_reg <= (mr11_access_reg & ~w_mask) | (wr_data & w_mask);
-                mr_changed_reg[11] <= 1'd1;
-            end
-            14'd4275: begin
-                mr11_va_lo_reg <= (mr11_va_lo_reg & ~w_mask) | (wr_data & w_mask);
-                mr_changed_reg[11] <= 1'd1;
-            end
-            14'd4276: begin
-                mr11_va_hi_reg <= (mr11_va_hi_reg & ~w_mask) | (wr_data & w_mask);
-                mr_changed_reg[11] <= 1'd1;
-            end
-            14'd4277: begin
-                mr11_len_lo_reg <= (mr11_len_lo_reg & ~w_mask) | (wr_data & w_mask);
-                mr_changed_reg[11] <= 1'd1;
-            end
-            14'd4278: begin
-                mr11_len_hi_reg <= (mr11_len_hi_reg & ~w_mask) | (wr_data & w_mask);
-                mr_changed_reg[11] <= 1'd1;
-            end
-            14'd4279: begin
-                mr11_pt_base_lo_reg <= (mr11_pt_base_lo_reg & ~w_mask) | (wr_data & w_mask);
-                mr_changed_reg[11] <= 1'd1;
-            end
-            14'd4280: begin
-                mr11_pt_base_hi_reg <= (mr11_pt_base_hi_reg & ~w_mask) | (wr_data & w_mask);
-                mr_changed_reg[11] <= 1'd1;
-            end
-            14'd4288: begin
-                mr12_tag_reg <= (mr12_tag_reg & ~w_mask[7:0]) | (wr_data[7:0] & w_mask[7:0]);
-                mr_changed_reg[12] <= 1'd1;
-            end
-            14'd4289: begin
-                mr12_pd_reg <= (mr12_pd_reg & ~w_mask[15:0]) | (wr_data[15:0] & w_mask[15:0]);
-                mr_changed_reg[12] <= 1'd1;
-            end
-            14'd4290: begin
-                mr12_access_reg <= (mr12_access_reg & ~w_mask) | (wr_data & w_mask);
-                mr_changed_reg[12] <= 1'd1;
-            end
-            14'd4291: begin
-                mr12_va_lo_reg <= (mr12_va_lo_reg & ~w_mask) | (wr_data & w_mask);
-                mr_changed_reg[12] <= 1'd1;
-            end
-            14'd4292: begin
-                mr12_va_hi_reg <= (mr12_va_hi_reg & ~w_mask) | (wr_data & w_mask);
-                mr_changed_reg[12] <= 1'd1;
-            end
-            14'd4293: begin
-                mr12_len_lo_reg <= (mr12_len_lo_reg & ~w_mask) | (wr_data & w_mask);
-                mr_changed_reg[12] <= 1'd1;
-            end
-            14'd4294: begin
-                mr12_len_hi_reg <= (mr12_len_hi_reg & ~w_mask) | (wr_data & w_mask);
-                mr_changed_reg[12] <= 1'd1;
-            end
-            14'd4295: begin
-                mr12_pt_base_lo_reg <= (mr12_pt_base_lo_reg & ~w_mask) | (wr_data & w_mask);
-                mr_changed_reg[12] <= 1'd1;
-            end
-            14'd4296: begin
-                mr12_pt_base_hi_reg <= (mr12_pt_base_hi_reg & ~w_mask) | (wr_data & w_mask);
-                mr_changed_reg[12] <= 1'd1;
-            end
-            14'd4304: begin
-                mr13_tag_reg <= (mr13_tag_reg & ~w_mask[7:0]) | (wr_data[7:0] & w_mask[7:0]);
-                mr_changed_reg[13] <= 1'd1;
-            end
-            14'd4305: begin
-                mr13_pd_reg <= (mr13_pd_reg & ~w_mask[15:0]) | (wr_data[15:0] & w_mask[15:0]);
-                mr_changed_reg[13] <= 1'd1;
-            end
-            14'd4306: begin
-                mr13_access_reg <= (mr13_access_reg & ~w_mask) | (wr_data & w_mask);
-                mr_changed_reg[13] <= 1'd1;
-            end
-            14'd4307: begin
-                mr13_va_lo_reg <= (mr13_va_lo_reg & ~w_mask) | (wr_data & w_mask);
-                mr_changed_reg[13] <= 1'd1;
-            end
-            14'd4308: begin
-                mr13_va_hi_reg <= (mr13_va_hi_reg & ~w_mask) | (wr_data & w_mask);
-                mr_changed_reg[13] <= 1'd1;
-            end
-            14'd4309: begin
-                mr13_len_lo_reg <= (mr13_len_lo_reg & ~w_mask) | (wr_data & w_mask);
-                mr_changed_reg[13] <= 1'd1;
-            end
-            14'd4310: begin
-                mr13_len_hi_reg <= (mr13_len_hi_reg & ~w_mask) | (wr_data & w_mask);
-                mr_changed_reg[13] <= 1'd1;
-            end
-            14'd4311: begin
-                mr13_pt_base_lo_reg <= (mr13_pt_base_lo_reg & ~w_mask) | (wr_data & w_mask);
-                mr_changed_reg[13] <= 1'd1;
-            end
-            14'd4312: begin
-                mr13_pt_base_hi_reg <= (mr13_pt_base_hi_reg & ~w_mask) | (wr_data & w_mask);
-                mr_changed_reg[13] <= 1'd1;
-            end
-            14'd4320: begin
-                mr14_tag_reg <= (mr14_tag_reg & ~w_mask[7:0]) | (wr_data[7:0] & w_mask[7:0]);
-                mr_changed_reg[14] <= 1'd1;
-            end
-            14'd4321: begin
-                mr14_pd_reg <= (mr14_pd_reg & ~w_mask[15:0]) | (wr_data[15:0] & w_mask[15:0]);
-                mr_changed_reg[14] <= 1'd1;
-            end
-            14'd4322: begin
-                mr14_access_reg <= (mr14_access_reg & ~w_mask) | (wr_data & w_mask);
-                mr_changed_reg[14] <= 1'd1;
-            end
-            14'd4323: begin
-                mr14_va_lo_reg <= (mr14_va_lo_reg & ~w_mask) | (wr_data & w_mask);
-                mr_changed_reg[14] <= 1'd1;
-            end
-            14'd4324: begin
-                mr14_va_hi_reg <= (mr14_va_hi_reg & ~w_mask) | (wr_data & w_mask);
-                mr_changed_reg[14] <= 1'd1;
-            end
-            14'd4325: begin
-                mr14_len_lo_reg <= (mr14_len_lo_reg & ~w_mask) | (wr_data & w_mask);
-                mr_changed_reg[14] <= 1'd1;
-            end
-            14'd4326: begin
-                mr14_len_hi_reg <= (mr14_len_hi_reg & ~w_mask) | (wr_data & w_mask);
-                mr_changed_reg[14] <= 1'd1;
-            end
-            14'd4327: begin
-                mr14_pt_base_lo_reg <= (mr14_pt_base_lo_reg & ~w_mask) | (wr_data & w_mask);
-                mr_changed_reg[14] <= 1'd1;
-            end
-            14'd4328: begin
-                mr14_pt_base_hi_reg <= (mr14_pt_base_hi_reg & ~w_mask) | (wr_data & w_mask);
-                mr_changed_reg[14] <= 1'd1;
-            end
-            14'd4336: begin
-                mr15_tag_reg <= (mr15_tag_reg & ~w_mask[7:0]) | (wr_data[7:0] & w_mask[7:0]);
-                mr_changed_reg[15] <= 1'd1;
-            end
-            14'd4337: begin
-                mr15_pd_reg <= (mr15_pd_reg & ~w_mask[15:0]) | (wr_data[15:0] & w_mask[15:0]);
-                mr_changed_reg[15] <= 1'd1;
-            end
-            14'd4338: begin
-                mr15_access_reg <= (mr15_access_reg & ~w_mask) | (wr_data & w_mask);
-                mr_changed_reg[15] <= 1'd1;
-            end
-            14'd4339: begin
-                mr15_va_lo_reg <= (mr15_va_lo_reg & ~w_mask) | (wr_data & w_mask);
-                mr_changed_reg[15] <= 1'd1;
-            end
-            14'd4340: begin
-                mr15_va_hi_reg <= (mr15_va_hi_reg & ~w_mask) | (wr_data & w_mask);
-                mr_changed_reg[15] <= 1'd1;
-            end
-            14'd4341: begin
-                mr15_len_lo_reg <= (mr15_len_lo_reg & ~w_mask) | (wr_data & w_mask);
-                mr_changed_reg[15] <= 1'd1;
-            end
-            14'd4342: begin
-                mr15_len_hi_reg <= (mr15_len_hi_reg & ~w_mask) | (wr_data & w_mask);
-                mr_changed_reg[15] <= 1'd1;
-            end
-            14'd4343: begin
-                mr15_pt_base_lo_reg <= (mr15_pt_base_lo_reg & ~w_mask) | (wr_data & w_mask);
-                mr_changed_reg[15] <= 1'd1;
-            end
-            14'd4344: begin
-                mr15_pt_base_hi_reg <= (mr15_pt_base_hi_reg & ~w_mask) | (wr_data & w_mask);
-                mr_changed_reg[15] <= 1'd1;
+            18'h4d5: begin
             end
             default: begin end
         endcase
-        b_resp_reg <= w_mapped ? 2'b00 : 2'd3;
+        b_resp_reg <= (w_mapped || wr_mr_hit) ? 2'b00 : 2'd3;
     end
-    if ((do_write && (wr_word == 14'd1024)) && (((qp0_state_reg & ~w_mask[2:0]) | (wr_data[2:0] & w_mask[2:0])) == 3'b000)) begin
+    if ((do_write && (wr_word == 18'h400)) && (((qp0_state_reg & ~w_mask[2:0]) | (wr_data[2:0] & w_mask[2:0])) == 3'b000)) begin
         qp0_sq_pi_reg <= 16'd0;
         qp0_sq_ci_reg <= 16'd0;
         qp0_cq_pi_reg <= 16'd0;
         qp0_cq_ci_reg <= 16'd0;
         qp0_msn_reg <= 24'd0;
     end
-    if ((do_write && (wr_word == 14'd1088)) && (((qp1_state_reg & ~w_mask[2:0]) | (wr_data[2:0] & w_mask[2:0])) == 3'b000)) begin
+    if ((do_write && (wr_word == 18'h440)) && (((qp1_state_reg & ~w_mask[2:0]) | (wr_data[2:0] & w_mask[2:0])) == 3'b000)) begin
         qp1_sq_pi_reg <= 16'd0;
         qp1_sq_ci_reg <= 16'd0;
         qp1_cq_pi_reg <= 16'd0;
         qp1_cq_ci_reg <= 16'd0;
         qp1_msn_reg <= 24'd0;
     end
-    if ((do_write && (wr_word == 14'd1152)) && (((qp2_state_reg & ~w_mask[2:0]) | (wr_data[2:0] & w_mask[2:0])) == 3'b000)) begin
+    if ((do_write && (wr_word == 18'h480)) && (((qp2_state_reg & ~w_mask[2:0]) | (wr_data[2:0] & w_mask[2:0])) == 3'b000)) begin
         qp2_sq_pi_reg <= 16'd0;
         qp2_sq_ci_reg <= 16'd0;
         qp2_cq_pi_reg <= 16'd0;
         qp2_cq_ci_reg <= 16'd0;
         qp2_msn_reg <= 24'd0;
     end
-    if ((do_write && (wr_word == 14'd1216)) && (((qp3_state_reg & ~w_mask[2:0]) | (wr_data[2:0] & w_mask[2:0])) == 3'b000)) begin
+    if ((do_write && (wr_word == 18'h4c0)) && (((qp3_state_reg & ~w_mask[2:0]) | (wr_data[2:0] & w_mask[2:0])) == 3'b000)) begin
         qp3_sq_pi_reg <= 16'd0;
         qp3_sq_ci_reg <= 16'd0;
         qp3_cq_pi_reg <= 16'd0;
@@ -3220,12 +1692,11 @@ always @(posedge clk) begin
     end
     if (rst) begin
         aw_held_reg <= 1'b0;
-        aw_word_reg <= 14'd0;
+        aw_word_reg <= 18'd0;
         w_held_reg <= 1'b0;
         w_data_reg <= 32'd0;
         w_strb_reg <= 4'b0000;
         b_valid_reg <= 1'b0;
-        mr_changed_reg <= 16'd0;
         config_reg <= 1'b0;
         mac_lo_reg <= 32'd0;
         mac_hi_reg <= 16'd0;
@@ -3309,150 +1780,6 @@ always @(posedge clk) begin
         qp3_cq_size_log2_reg <= 4'd4;
         qp3_cq_ci_reg <= 16'd0;
         qp3_udp_sport_reg <= 16'hc000;
-        mr0_tag_reg <= 8'd0;
-        mr0_pd_reg <= 16'd0;
-        mr0_access_reg <= 32'd0;
-        mr0_va_lo_reg <= 32'd0;
-        mr0_va_hi_reg <= 32'd0;
-        mr0_len_lo_reg <= 32'd0;
-        mr0_len_hi_reg <= 32'd0;
-        mr0_pt_base_lo_reg <= 32'd0;
-        mr0_pt_base_hi_reg <= 32'd0;
-        mr1_tag_reg <= 8'd0;
-        mr1_pd_reg <= 16'd0;
-        mr1_access_reg <= 32'd0;
-        mr1_va_lo_reg <= 32'd0;
-        mr1_va_hi_reg <= 32'd0;
-        mr1_len_lo_reg <= 32'd0;
-        mr1_len_hi_reg <= 32'd0;
-        mr1_pt_base_lo_reg <= 32'd0;
-        mr1_pt_base_hi_reg <= 32'd0;
-        mr2_tag_reg <= 8'd0;
-        mr2_pd_reg <= 16'd0;
-        mr2_access_reg <= 32'd0;
-        mr2_va_lo_reg <= 32'd0;
-        mr2_va_hi_reg <= 32'd0;
-        mr2_len_lo_reg <= 32'd0;
-        mr2_len_hi_reg <= 32'd0;
-        mr2_pt_base_lo_reg <= 32'd0;
-        mr2_pt_base_hi_reg <= 32'd0;
-        mr3_tag_reg <= 8'd0;
-        mr3_pd_reg <= 16'd0;
-        mr3_access_reg <= 32'd0;
-        mr3_va_lo_reg <= 32'd0;
-        mr3_va_hi_reg <= 32'd0;
-        mr3_len_lo_reg <= 32'd0;
-        mr3_len_hi_reg <= 32'd0;
-        mr3_pt_base_lo_reg <= 32'd0;
-        mr3_pt_base_hi_reg <= 32'd0;
-        mr4_tag_reg <= 8'd0;
-        mr4_pd_reg <= 16'd0;
-        mr4_access_reg <= 32'd0;
-        mr4_va_lo_reg <= 32'd0;
-        mr4_va_hi_reg <= 32'd0;
-        mr4_len_lo_reg <= 32'd0;
-        mr4_len_hi_reg <= 32'd0;
-        mr4_pt_base_lo_reg <= 32'd0;
-        mr4_pt_base_hi_reg <= 32'd0;
-        mr5_tag_reg <= 8'd0;
-        mr5_pd_reg <= 16'd0;
-        mr5_access_reg <= 32'd0;
-        mr5_va_lo_reg <= 32'd0;
-        mr5_va_hi_reg <= 32'd0;
-        mr5_len_lo_reg <= 32'd0;
-        mr5_len_hi_reg <= 32'd0;
-        mr5_pt_base_lo_reg <= 32'd0;
-        mr5_pt_base_hi_reg <= 32'd0;
-        mr6_tag_reg <= 8'd0;
-        mr6_pd_reg <= 16'd0;
-        mr6_access_reg <= 32'd0;
-        mr6_va_lo_reg <= 32'd0;
-        mr6_va_hi_reg <= 32'd0;
-        mr6_len_lo_reg <= 32'd0;
-        mr6_len_hi_reg <= 32'd0;
-        mr6_pt_base_lo_reg <= 32'd0;
-        mr6_pt_base_hi_reg <= 32'd0;
-        mr7_tag_reg <= 8'd0;
-        mr7_pd_reg <= 16'd0;
-        mr7_access_reg <= 32'd0;
-        mr7_va_lo_reg <= 32'd0;
-        mr7_va_hi_reg <= 32'd0;
-        mr7_len_lo_reg <= 32'd0;
-        mr7_len_hi_reg <= 32'd0;
-        mr7_pt_base_lo_reg <= 32'd0;
-        mr7_pt_base_hi_reg <= 32'd0;
-        mr8_tag_reg <= 8'd0;
-        mr8_pd_reg <= 16'd0;
-        mr8_access_reg <= 32'd0;
-        mr8_va_lo_reg <= 32'd0;
-        mr8_va_hi_reg <= 32'd0;
-        mr8_len_lo_reg <= 32'd0;
-        mr8_len_hi_reg <= 32'd0;
-        mr8_pt_base_lo_reg <= 32'd0;
-        mr8_pt_base_hi_reg <= 32'd0;
-        mr9_tag_reg <= 8'd0;
-        mr9_pd_reg <= 16'd0;
-        mr9_access_reg <= 32'd0;
-        mr9_va_lo_reg <= 32'd0;
-        mr9_va_hi_reg <= 32'd0;
-        mr9_len_lo_reg <= 32'd0;
-        mr9_len_hi_reg <= 32'd0;
-        mr9_pt_base_lo_reg <= 32'd0;
-        mr9_pt_base_hi_reg <= 32'd0;
-        mr10_tag_reg <= 8'd0;
-        mr10_pd_reg <= 16'd0;
-        mr10_access_reg <= 32'd0;
-        mr10_va_lo_reg <= 32'd0;
-        mr10_va_hi_reg <= 32'd0;
-        mr10_len_lo_reg <= 32'd0;
-        mr10_len_hi_reg <= 32'd0;
-        mr10_pt_base_lo_reg <= 32'd0;
-        mr10_pt_base_hi_reg <= 32'd0;
-        mr11_tag_reg <= 8'd0;
-        mr11_pd_reg <= 16'd0;
-        mr11_access_reg <= 32'd0;
-        mr11_va_lo_reg <= 32'd0;
-        mr11_va_hi_reg <= 32'd0;
-        mr11_len_lo_reg <= 32'd0;
-        mr11_len_hi_reg <= 32'd0;
-        mr11_pt_base_lo_reg <= 32'd0;
-        mr11_pt_base_hi_reg <= 32'd0;
-        mr12_tag_reg <= 8'd0;
-        mr12_pd_reg <= 16'd0;
-        mr12_access_reg <= 32'd0;
-        mr12_va_lo_reg <= 32'd0;
-        mr12_va_hi_reg <= 32'd0;
-        mr12_len_lo_reg <= 32'd0;
-        mr12_len_hi_reg <= 32'd0;
-        mr12_pt_base_lo_reg <= 32'd0;
-        mr12_pt_base_hi_reg <= 32'd0;
-        mr13_tag_reg <= 8'd0;
-        mr13_pd_reg <= 16'd0;
-        mr13_access_reg <= 32'd0;
-        mr13_va_lo_reg <= 32'd0;
-        mr13_va_hi_reg <= 32'd0;
-        mr13_len_lo_reg <= 32'd0;
-        mr13_len_hi_reg <= 32'd0;
-        mr13_pt_base_lo_reg <= 32'd0;
-        mr13_pt_base_hi_reg <= 32'd0;
-        mr14_tag_reg <= 8'd0;
-        mr14_pd_reg <= 16'd0;
-        mr14_access_reg <= 32'd0;
-        mr14_va_lo_reg <= 32'd0;
-        mr14_va_hi_reg <= 32'd0;
-        mr14_len_lo_reg <= 32'd0;
-        mr14_len_hi_reg <= 32'd0;
-        mr14_pt_base_lo_reg <= 32'd0;
-        mr14_pt_base_hi_reg <= 32'd0;
-        mr15_tag_reg <= 8'd0;
-        mr15_pd_reg <= 16'd0;
-        mr15_access_reg <= 32'd0;
-        mr15_va_lo_reg <= 32'd0;
-        mr15_va_hi_reg <= 32'd0;
-        mr15_len_lo_reg <= 32'd0;
-        mr15_len_hi_reg <= 32'd0;
-        mr15_pt_base_lo_reg <= 32'd0;
-        mr15_pt_base_hi_reg <= 32'd0;
         b_resp_reg <= 2'b00;
         qp0_sq_ci_reg <= 16'd0;
         qp0_cq_pi_reg <= 16'd0;
@@ -3469,22 +1796,22 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/regs.ts:136:14
+// gen/nic/regs.ts:142:14
 always @(posedge clk) begin
     doorbell_valid_reg <= 1'b0;
-    if (do_write && (wr_word == 14'd1037)) begin
+    if (do_write && (wr_word == 18'h40d)) begin
         doorbell_valid_reg <= 1'd1;
         doorbell_reg <= {((qp0_sq_pi_reg & ~w_mask[15:0]) | (wr_data[15:0] & w_mask[15:0])), 2'b00};
     end
-    if (do_write && (wr_word == 14'd1101)) begin
+    if (do_write && (wr_word == 18'h44d)) begin
         doorbell_valid_reg <= 1'd1;
         doorbell_reg <= {((qp1_sq_pi_reg & ~w_mask[15:0]) | (wr_data[15:0] & w_mask[15:0])), 2'd1};
     end
-    if (do_write && (wr_word == 14'd1165)) begin
+    if (do_write && (wr_word == 18'h48d)) begin
         doorbell_valid_reg <= 1'd1;
         doorbell_reg <= {((qp2_sq_pi_reg & ~w_mask[15:0]) | (wr_data[15:0] & w_mask[15:0])), 2'd2};
     end
-    if (do_write && (wr_word == 14'd1229)) begin
+    if (do_write && (wr_word == 18'h4cd)) begin
         doorbell_valid_reg <= 1'd1;
         doorbell_reg <= {((qp3_sq_pi_reg & ~w_mask[15:0]) | (wr_data[15:0] & w_mask[15:0])), 2'd3};
     end
@@ -3494,7 +1821,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/regs.ts:182:7
+// gen/nic/regs.ts:187:7
 always @(posedge clk) begin
     if (inc_tlb_hits) begin
         tlb_hits_reg <= tlb_hits_reg + 32'd1;
@@ -3504,7 +1831,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/regs.ts:182:7
+// gen/nic/regs.ts:187:7
 always @(posedge clk) begin
     if (inc_tlb_misses) begin
         tlb_misses_reg <= tlb_misses_reg + 32'd1;
@@ -3514,7 +1841,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/regs.ts:182:7
+// gen/nic/regs.ts:187:7
 always @(posedge clk) begin
     if (inc_rx_drop_icrc) begin
         rx_drop_icrc_reg <= rx_drop_icrc_reg + 32'd1;
@@ -3524,7 +1851,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/regs.ts:182:7
+// gen/nic/regs.ts:187:7
 always @(posedge clk) begin
     if (inc_rx_drop_other) begin
         rx_drop_other_reg <= rx_drop_other_reg + 32'd1;
@@ -3534,7 +1861,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/regs.ts:182:7
+// gen/nic/regs.ts:187:7
 always @(posedge clk) begin
     if (inc_tx_frames) begin
         tx_frames_reg <= tx_frames_reg + 32'd1;
@@ -3544,7 +1871,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/regs.ts:182:7
+// gen/nic/regs.ts:187:7
 always @(posedge clk) begin
     if (inc_rx_frames) begin
         rx_frames_reg <= rx_frames_reg + 32'd1;
@@ -3554,7 +1881,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/regs.ts:182:7
+// gen/nic/regs.ts:187:7
 always @(posedge clk) begin
     if (inc_retx_pkts) begin
         retx_pkts_reg <= retx_pkts_reg + 32'd1;
@@ -3564,7 +1891,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/regs.ts:182:7
+// gen/nic/regs.ts:187:7
 always @(posedge clk) begin
     if (inc_ack_timeouts) begin
         ack_timeouts_reg <= ack_timeouts_reg + 32'd1;
@@ -3574,7 +1901,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/regs.ts:182:7
+// gen/nic/regs.ts:187:7
 always @(posedge clk) begin
     if (inc_seq_nak_tx) begin
         seq_nak_tx_reg <= seq_nak_tx_reg + 32'd1;
@@ -3584,7 +1911,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/regs.ts:182:7
+// gen/nic/regs.ts:187:7
 always @(posedge clk) begin
     if (inc_seq_nak_rx) begin
         seq_nak_rx_reg <= seq_nak_rx_reg + 32'd1;
@@ -3594,7 +1921,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/regs.ts:182:7
+// gen/nic/regs.ts:187:7
 always @(posedge clk) begin
     if (inc_dup_req_rx) begin
         dup_req_rx_reg <= dup_req_rx_reg + 32'd1;
@@ -3604,7 +1931,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/regs.ts:182:7
+// gen/nic/regs.ts:187:7
 always @(posedge clk) begin
     if (inc_retry_exc) begin
         retry_exc_reg <= retry_exc_reg + 32'd1;
@@ -3614,9 +1941,9 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/regs.ts:206:5
+// gen/nic/regs.ts:211:5
 always @(posedge clk) begin
-    if (s_axil_arvalid && !r_valid_reg) begin
+    if (ar_fire) begin
         r_valid_reg <= 1'd1;
         r_data_reg <= rd_value;
         r_resp_reg <= rd_resp;
@@ -3627,6 +1954,20 @@ always @(posedge clk) begin
         r_valid_reg <= 1'b0;
         r_data_reg <= 32'd0;
         r_resp_reg <= 2'b00;
+    end
+end
+
+// gen/nic/mr-table.ts:86:23: registered read port
+always @(posedge clk) begin
+    if (mr_rd_en) begin
+        mr_mem_rdata0 <= mr_mem[mr_rd_addr];
+    end
+end
+
+// gen/nic/mr-table.ts:88:22: registered read port
+always @(posedge clk) begin
+    if (ar_fire && rd_mr_hit) begin
+        mr_mem_rdata1 <= mr_mem[rd_mr_idx];
     end
 end
 

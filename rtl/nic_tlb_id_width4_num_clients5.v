@@ -7,61 +7,66 @@
 `default_nettype none
 
 module nic_tlb_id_width4_num_clients5 (
-    input  wire          clk,
-    input  wire          rst,
-    input  wire [146:0]  s0_xlate_req_data,   // struct xlate_req: key [31:0], va [95:32], len [127:96], pd [143:128], access [146:144]
-    input  wire          s0_xlate_req_valid,
-    output wire          s0_xlate_req_ready,
-    output wire [66:0]   m0_xlate_resp_data,  // struct xlate_resp: status [2:0], pa [66:3]
-    output wire          m0_xlate_resp_valid,
-    input  wire          m0_xlate_resp_ready,
-    input  wire [146:0]  s1_xlate_req_data,   // struct xlate_req: key [31:0], va [95:32], len [127:96], pd [143:128], access [146:144]
-    input  wire          s1_xlate_req_valid,
-    output wire          s1_xlate_req_ready,
-    output wire [66:0]   m1_xlate_resp_data,  // struct xlate_resp: status [2:0], pa [66:3]
-    output wire          m1_xlate_resp_valid,
-    input  wire          m1_xlate_resp_ready,
-    input  wire [146:0]  s2_xlate_req_data,   // struct xlate_req: key [31:0], va [95:32], len [127:96], pd [143:128], access [146:144]
-    input  wire          s2_xlate_req_valid,
-    output wire          s2_xlate_req_ready,
-    output wire [66:0]   m2_xlate_resp_data,  // struct xlate_resp: status [2:0], pa [66:3]
-    output wire          m2_xlate_resp_valid,
-    input  wire          m2_xlate_resp_ready,
-    input  wire [146:0]  s3_xlate_req_data,   // struct xlate_req: key [31:0], va [95:32], len [127:96], pd [143:128], access [146:144]
-    input  wire          s3_xlate_req_valid,
-    output wire          s3_xlate_req_ready,
-    output wire [66:0]   m3_xlate_resp_data,  // struct xlate_resp: status [2:0], pa [66:3]
-    output wire          m3_xlate_resp_valid,
-    input  wire          m3_xlate_resp_ready,
-    input  wire [146:0]  s4_xlate_req_data,   // struct xlate_req: key [31:0], va [95:32], len [127:96], pd [143:128], access [146:144]
-    input  wire          s4_xlate_req_valid,
-    output wire          s4_xlate_req_ready,
-    output wire [66:0]   m4_xlate_resp_data,  // struct xlate_resp: status [2:0], pa [66:3]
-    output wire          m4_xlate_resp_valid,
-    input  wire          m4_xlate_resp_ready,
-    input  wire [3967:0] mr_tbl,              // 16 x struct mr_entry: tag [7:0], pd [23:8], access [55:24], va [119:56], len [183:120], ptBase [247:184] (element i at [i*248 +: 248])
-    input  wire [15:0]   mr_changed,
-    output wire [3:0]    m_axi_arid,
-    output wire [63:0]   m_axi_araddr,
-    output wire [7:0]    m_axi_arlen,
-    output wire [2:0]    m_axi_arsize,
-    output wire [1:0]    m_axi_arburst,
-    output wire          m_axi_arlock,
-    output wire [3:0]    m_axi_arcache,
-    output wire [2:0]    m_axi_arprot,
-    output wire          m_axi_arvalid,
-    input  wire          m_axi_arready,
-    input  wire [3:0]    m_axi_rid,
+    input  wire         clk,
+    input  wire         rst,
+    input  wire [146:0] s0_xlate_req_data,   // struct xlate_req: key [31:0], va [95:32], len [127:96], pd [143:128], access [146:144]
+    input  wire         s0_xlate_req_valid,
+    output wire         s0_xlate_req_ready,
+    output wire [66:0]  m0_xlate_resp_data,  // struct xlate_resp: status [2:0], pa [66:3]
+    output wire         m0_xlate_resp_valid,
+    input  wire         m0_xlate_resp_ready,
+    input  wire [146:0] s1_xlate_req_data,   // struct xlate_req: key [31:0], va [95:32], len [127:96], pd [143:128], access [146:144]
+    input  wire         s1_xlate_req_valid,
+    output wire         s1_xlate_req_ready,
+    output wire [66:0]  m1_xlate_resp_data,  // struct xlate_resp: status [2:0], pa [66:3]
+    output wire         m1_xlate_resp_valid,
+    input  wire         m1_xlate_resp_ready,
+    input  wire [146:0] s2_xlate_req_data,   // struct xlate_req: key [31:0], va [95:32], len [127:96], pd [143:128], access [146:144]
+    input  wire         s2_xlate_req_valid,
+    output wire         s2_xlate_req_ready,
+    output wire [66:0]  m2_xlate_resp_data,  // struct xlate_resp: status [2:0], pa [66:3]
+    output wire         m2_xlate_resp_valid,
+    input  wire         m2_xlate_resp_ready,
+    input  wire [146:0] s3_xlate_req_data,   // struct xlate_req: key [31:0], va [95:32], len [127:96], pd [143:128], access [146:144]
+    input  wire         s3_xlate_req_valid,
+    output wire         s3_xlate_req_ready,
+    output wire [66:0]  m3_xlate_resp_data,  // struct xlate_resp: status [2:0], pa [66:3]
+    output wire         m3_xlate_resp_valid,
+    input  wire         m3_xlate_resp_ready,
+    input  wire [146:0] s4_xlate_req_data,   // struct xlate_req: key [31:0], va [95:32], len [127:96], pd [143:128], access [146:144]
+    input  wire         s4_xlate_req_valid,
+    output wire         s4_xlate_req_ready,
+    output wire [66:0]  m4_xlate_resp_data,  // struct xlate_resp: status [2:0], pa [66:3]
+    output wire         m4_xlate_resp_valid,
+    input  wire         m4_xlate_resp_ready,
+    output wire         mr_rd_en,
+    output wire [3:0]   mr_rd_addr,
+    // not read: ACCESS bits 30:3 are reserved; ptBase bits 2:0 are below PTE alignment
+    /* verilator lint_off UNUSEDSIGNAL */
+    input  wire [247:0] mr_rd_data,          // struct mr_entry: tag [7:0], pd [23:8], access [55:24], va [119:56], len [183:120], ptBase [247:184]
+    /* verilator lint_on UNUSEDSIGNAL */
+    input  wire [4:0]   mr_changed,          // struct mr_change: valid [0], mr [4:1]
+    output wire [3:0]   m_axi_arid,
+    output wire [63:0]  m_axi_araddr,
+    output wire [7:0]   m_axi_arlen,
+    output wire [2:0]   m_axi_arsize,
+    output wire [1:0]   m_axi_arburst,
+    output wire         m_axi_arlock,
+    output wire [3:0]   m_axi_arcache,
+    output wire [2:0]   m_axi_arprot,
+    output wire         m_axi_arvalid,
+    input  wire         m_axi_arready,
+    input  wire [3:0]   m_axi_rid,
     // not read: PTE bits 11:0 are below the page frame number
     /* verilator lint_off UNUSEDSIGNAL */
-    input  wire [63:0]   m_axi_rdata,
+    input  wire [63:0]  m_axi_rdata,
     /* verilator lint_on UNUSEDSIGNAL */
-    input  wire [1:0]    m_axi_rresp,
-    input  wire          m_axi_rlast,
-    input  wire          m_axi_rvalid,
-    output wire          m_axi_rready,
-    output wire [31:0]   hits,
-    output wire [31:0]   misses
+    input  wire [1:0]   m_axi_rresp,
+    input  wire         m_axi_rlast,
+    input  wire         m_axi_rvalid,
+    output wire         m_axi_rready,
+    output wire [31:0]  hits,
+    output wire [31:0]  misses
 );
 
 localparam [1:0] FILL0_STATE_IDLE = 2'd0;
@@ -76,10 +81,6 @@ reg  [2:0] a_client_reg;
 // not read: key bits 31:8 were decoded into a_mr_idx_reg / a_key_ok_reg at accept
 /* verilator lint_off UNUSEDSIGNAL */
 reg  [146:0] a_req_reg;
-/* verilator lint_on UNUSEDSIGNAL */
-// not read: ACCESS bits 30:3 are reserved; ptBase bits 2:0 are below PTE alignment
-/* verilator lint_off UNUSEDSIGNAL */
-reg  [247:0] a_mr_reg;
 /* verilator lint_on UNUSEDSIGNAL */
 reg  [3:0] a_mr_idx_reg;
 reg  a_key_ok_reg;
@@ -306,70 +307,70 @@ wire [49:0] a_line;
 wire [50:0] a_last_line;
 wire a_next_ok;
 wire [415:0] part_0 = line_data_vec[l_set_reg * 416 +: 416];
-// intermediate of gen/nic/tlb.ts:279:26: only bits [64:12] are used
+// intermediate of gen/nic/tlb.ts:287:26: only bits [64:12] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [64:0] binary_1 = (a_mr_end - 65'd1);
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/tlb.ts:280:78: only bits [53:3] are used
+// intermediate of gen/nic/tlb.ts:288:78: only bits [53:3] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [53:0] binary_2 = ({1'b0, (binary_1[64:12] - {1'b0, a_mr_reg[119:68]})} + {51'd0, a_mr_reg[189:187]});
+wire [53:0] binary_2 = ({1'b0, (binary_1[64:12] - {1'b0, mr_rd_data[119:68]})} + {51'd0, mr_rd_data[189:187]});
 /* verilator lint_on UNUSEDSIGNAL */
 
-// gen/nic/tlb.ts:164:20
+// gen/nic/tlb.ts:171:20
 assign tag_vec = {{tag_valid_7_reg, tag_mr_7_reg, tag_line_7_reg}, {tag_valid_6_reg, tag_mr_6_reg, tag_line_6_reg}, {tag_valid_5_reg, tag_mr_5_reg, tag_line_5_reg}, {tag_valid_4_reg, tag_mr_4_reg, tag_line_4_reg}, {tag_valid_3_reg, tag_mr_3_reg, tag_line_3_reg}, {tag_valid_2_reg, tag_mr_2_reg, tag_line_2_reg}, {tag_valid_1_reg, tag_mr_1_reg, tag_line_1_reg}, {tag_valid_0_reg, tag_mr_0_reg, tag_line_0_reg}};
 
-// gen/nic/tlb.ts:166:18
+// gen/nic/tlb.ts:173:18
 assign l_hit = tag_vec[l_set_reg * 55 +: 55] == {1'd1, l_mr_idx_reg, l_line_reg};
 
-// gen/nic/tlb.ts:167:23
+// gen/nic/tlb.ts:174:23
 assign l_next_line = l_line_reg + 50'd1;
 
-// gen/nic/tlb.ts:168:22
+// gen/nic/tlb.ts:175:22
 assign l_next_hit = tag_vec[l_next_set_reg * 55 +: 55] == {1'd1, l_mr_idx_reg, l_next_line};
 
-// gen/nic/tlb.ts:170:21
+// gen/nic/tlb.ts:177:21
 assign line_data_vec = {line_data_7_reg, line_data_6_reg, line_data_5_reg, line_data_4_reg, line_data_3_reg, line_data_2_reg, line_data_1_reg, line_data_0_reg};
 
-// gen/nic/tlb.ts:171:24
+// gen/nic/tlb.ts:178:24
 assign l_pfn_cached = part_0[l_slot_reg * 52 +: 52];
 
-// gen/nic/tlb.ts:172:22
+// gen/nic/tlb.ts:179:22
 assign l_need_pte = (l_status_reg == 3'b000) && !l_zero_len_reg;
 
-// gen/nic/tlb.ts:173:19
+// gen/nic/tlb.ts:180:19
 assign l_miss = (l_valid_reg && l_need_pte) && !l_hit;
 
-// gen/nic/tlb.ts:174:23
-assign l_stale_now = l_stale_reg || mr_changed[l_mr_idx_reg];
+// gen/nic/tlb.ts:181:23
+assign l_stale_now = l_stale_reg || (mr_changed[0] && (mr_changed[4:1] == l_mr_idx_reg));
 
-// gen/nic/tlb.ts:175:19
+// gen/nic/tlb.ts:182:19
 assign l_out_pa = l_need_pte ? {l_pfn_cached, l_offset_reg} : 64'd0;
 
-// gen/nic/tlb.ts:180:28
+// gen/nic/tlb.ts:187:28
 assign l_out_ready = ((((m0_xlate_resp_ready & {1{(l_client_reg == 3'b000)}}) | (m1_xlate_resp_ready & {1{(l_client_reg == 3'd1)}})) | (m2_xlate_resp_ready & {1{(l_client_reg == 3'd2)}})) | (m3_xlate_resp_ready & {1{(l_client_reg == 3'd3)}})) | (m4_xlate_resp_ready & {1{(l_client_reg == 3'd4)}});
 
-// gen/nic/tlb.ts:190:23
+// gen/nic/tlb.ts:197:23
 assign l_must_park = l_valid_reg && (l_miss || l_client_parked);
 
-// gen/nic/tlb.ts:194:21
+// gen/nic/tlb.ts:201:21
 assign l_direct = (l_valid_reg && !l_must_park) && l_park_free;
 
-// gen/nic/tlb.ts:196:19
+// gen/nic/tlb.ts:203:19
 assign l_park = (l_must_park || (l_direct && !l_out_ready)) && l_park_free;
 
-// gen/nic/tlb.ts:197:18
+// gen/nic/tlb.ts:204:18
 assign l_advance = (l_direct && l_out_ready) || l_park;
 
-// gen/nic/tlb.ts:198:19
+// gen/nic/tlb.ts:205:19
 assign l_free = !l_valid_reg || l_advance;
 
-// gen/nic/tlb.ts:199:18
+// gen/nic/tlb.ts:206:18
 assign a_advance = a_valid_reg && l_free;
 
-// gen/nic/tlb.ts:200:19
+// gen/nic/tlb.ts:207:19
 assign a_free = !a_valid_reg || a_advance;
 
-// gen/nic/tlb.ts:202:23
+// gen/nic/tlb.ts:209:23
 assign l_prefetch = ((((l_advance && l_need_pte) && l_hit) && l_next_ok_reg) && !l_next_hit) && !l_stale_now;
 
 // gen/nic/tlb-fill.ts:63:21
@@ -388,7 +389,7 @@ assign fill_can_start = |({(fill0_state == FILL0_STATE_IDLE), (fill1_state == FI
 assign fill_start_engine = !(fill0_state == FILL0_STATE_IDLE);
 
 // gen/nic/tlb-fill.ts:125:20
-assign pf_moot = ((tag_vec[pf_set_reg * 55 +: 55] == {1'd1, pf_mr_idx_reg, pf_line_reg}) || |({(!(fill0_state == FILL0_STATE_IDLE) && (fill0_set_reg == pf_set_reg)), (!(fill1_state == FILL1_STATE_IDLE) && (fill1_set_reg == pf_set_reg))})) || mr_changed[pf_mr_idx_reg];
+assign pf_moot = ((tag_vec[pf_set_reg * 55 +: 55] == {1'd1, pf_mr_idx_reg, pf_line_reg}) || |({(!(fill0_state == FILL0_STATE_IDLE) && (fill0_set_reg == pf_set_reg)), (!(fill1_state == FILL1_STATE_IDLE) && (fill1_set_reg == pf_set_reg))})) || (mr_changed[0] && (mr_changed[4:1] == pf_mr_idx_reg));
 
 // gen/nic/tlb-fill.ts:126:25
 assign fill_demand_start = demand_valid && fill_can_start;
@@ -439,7 +440,7 @@ assign fill_w_set = m_axi_rid[0] ? fill1_set_reg : fill0_set_reg;
 assign fill_w_mr_idx = m_axi_rid[0] ? fill1_mr_idx_reg : fill0_mr_idx_reg;
 
 // gen/nic/tlb-fill.ts:204:19
-assign fill_write = (fill_beat_any && (m_axi_rid[0] ? fill1_install_reg : fill0_install_reg)) && !mr_changed[fill_w_mr_idx];
+assign fill_write = (fill_beat_any && (m_axi_rid[0] ? fill1_install_reg : fill0_install_reg)) && !(mr_changed[0] && (mr_changed[4:1] == fill_w_mr_idx));
 
 // gen/nic/tlb-fill.ts:205:22
 assign fill_complete = (m_axi_rlast && (m_axi_rresp == 2'b00)) && !(m_axi_rid[0] ? fill1_err_reg : fill0_err_reg);
@@ -478,13 +479,13 @@ assign park1_leave = park1_head && (((((m0_xlate_resp_ready & {1{(park1_client_r
 assign park2_leave = park2_head && (((((m0_xlate_resp_ready & {1{(park2_client_reg == 3'b000)}}) | (m1_xlate_resp_ready & {1{(park2_client_reg == 3'd1)}})) | (m2_xlate_resp_ready & {1{(park2_client_reg == 3'd2)}})) | (m3_xlate_resp_ready & {1{(park2_client_reg == 3'd3)}})) | (m4_xlate_resp_ready & {1{(park2_client_reg == 3'd4)}}));
 
 // gen/nic/tlb-park.ts:70:40
-assign park0_stale_now = park0_stale_reg || mr_changed[park0_mr_idx_reg];
+assign park0_stale_now = park0_stale_reg || (mr_changed[0] && (mr_changed[4:1] == park0_mr_idx_reg));
 
 // gen/nic/tlb-park.ts:70:40
-assign park1_stale_now = park1_stale_reg || mr_changed[park1_mr_idx_reg];
+assign park1_stale_now = park1_stale_reg || (mr_changed[0] && (mr_changed[4:1] == park1_mr_idx_reg));
 
 // gen/nic/tlb-park.ts:70:40
-assign park2_stale_now = park2_stale_reg || mr_changed[park2_mr_idx_reg];
+assign park2_stale_now = park2_stale_reg || (mr_changed[0] && (mr_changed[4:1] == park2_mr_idx_reg));
 
 // gen/nic/tlb-park.ts:74:66
 assign park0_attach0 = ((((park0_valid_reg && park0_wait_reg) && ((fill0_state == FILL0_STATE_ADDR) || ((fill0_state == FILL0_STATE_DATA) && (fill0_beat_now ? (fill0_beat_reg < park0_pte_slot_reg) : (fill0_beat_reg <= park0_pte_slot_reg))))) && (fill0_addr_reg == park0_addr_reg)) && (fill0_mr_idx_reg == park0_mr_idx_reg)) && (fill0_fresh_reg || park0_stale_now);
@@ -567,115 +568,121 @@ assign client3_parked = |({(park0_valid_reg && (park0_client_reg == 3'd3)), (par
 // gen/nic/tlb-park.ts:138:7
 assign client4_parked = |({(park0_valid_reg && (park0_client_reg == 3'd4)), (park1_valid_reg && (park1_client_reg == 3'd4)), (park2_valid_reg && (park2_client_reg == 3'd4))});
 
-// gen/nic/tlb.ts:212:17
+// gen/nic/tlb.ts:219:17
 assign l_client_parked = ((((client0_parked & {1{(l_client_reg == 3'b000)}}) | (client1_parked & {1{(l_client_reg == 3'd1)}})) | (client2_parked & {1{(l_client_reg == 3'd2)}})) | (client3_parked & {1{(l_client_reg == 3'd3)}})) | (client4_parked & {1{(l_client_reg == 3'd4)}});
 
-// gen/nic/tlb.ts:213:12
+// gen/nic/tlb.ts:220:12
 assign l_park_free = park_free;
 
-// gen/nic/tlb.ts:217:21
+// gen/nic/tlb.ts:224:21
 assign l_answers_0 = l_direct && (l_client_reg == 3'b000);
 
-// gen/nic/tlb.ts:230:14
+// gen/nic/tlb.ts:237:14
 assign m0_xlate_resp_data = l_answers_0 ? {l_out_pa, l_status_reg} : {(((((park0_need_pte_reg && (park0_status_reg == 3'b000)) & {1{(park0_head && (park0_client_reg == 3'b000))}}) | ((park1_need_pte_reg && (park1_status_reg == 3'b000)) & {1{(park1_head && (park1_client_reg == 3'b000))}})) | ((park2_need_pte_reg && (park2_status_reg == 3'b000)) & {1{(park2_head && (park2_client_reg == 3'b000))}})) ? ((({park0_pfn_reg, park0_offset_reg} & {64{(park0_head && (park0_client_reg == 3'b000))}}) | ({park1_pfn_reg, park1_offset_reg} & {64{(park1_head && (park1_client_reg == 3'b000))}})) | ({park2_pfn_reg, park2_offset_reg} & {64{(park2_head && (park2_client_reg == 3'b000))}})) : 64'd0), (((park0_status_reg & {3{(park0_head && (park0_client_reg == 3'b000))}}) | (park1_status_reg & {3{(park1_head && (park1_client_reg == 3'b000))}})) | (park2_status_reg & {3{(park2_head && (park2_client_reg == 3'b000))}}))};
 
-// gen/nic/tlb.ts:231:15
+// gen/nic/tlb.ts:238:15
 assign m0_xlate_resp_valid = l_answers_0 || park_answer_valid_0;
 
-// gen/nic/tlb.ts:217:21
+// gen/nic/tlb.ts:224:21
 assign l_answers_1 = l_direct && (l_client_reg == 3'd1);
 
-// gen/nic/tlb.ts:230:14
+// gen/nic/tlb.ts:237:14
 assign m1_xlate_resp_data = l_answers_1 ? {l_out_pa, l_status_reg} : {(((((park0_need_pte_reg && (park0_status_reg == 3'b000)) & {1{(park0_head && (park0_client_reg == 3'd1))}}) | ((park1_need_pte_reg && (park1_status_reg == 3'b000)) & {1{(park1_head && (park1_client_reg == 3'd1))}})) | ((park2_need_pte_reg && (park2_status_reg == 3'b000)) & {1{(park2_head && (park2_client_reg == 3'd1))}})) ? ((({park0_pfn_reg, park0_offset_reg} & {64{(park0_head && (park0_client_reg == 3'd1))}}) | ({park1_pfn_reg, park1_offset_reg} & {64{(park1_head && (park1_client_reg == 3'd1))}})) | ({park2_pfn_reg, park2_offset_reg} & {64{(park2_head && (park2_client_reg == 3'd1))}})) : 64'd0), (((park0_status_reg & {3{(park0_head && (park0_client_reg == 3'd1))}}) | (park1_status_reg & {3{(park1_head && (park1_client_reg == 3'd1))}})) | (park2_status_reg & {3{(park2_head && (park2_client_reg == 3'd1))}}))};
 
-// gen/nic/tlb.ts:231:15
+// gen/nic/tlb.ts:238:15
 assign m1_xlate_resp_valid = l_answers_1 || park_answer_valid_1;
 
-// gen/nic/tlb.ts:217:21
+// gen/nic/tlb.ts:224:21
 assign l_answers_2 = l_direct && (l_client_reg == 3'd2);
 
-// gen/nic/tlb.ts:230:14
+// gen/nic/tlb.ts:237:14
 assign m2_xlate_resp_data = l_answers_2 ? {l_out_pa, l_status_reg} : {(((((park0_need_pte_reg && (park0_status_reg == 3'b000)) & {1{(park0_head && (park0_client_reg == 3'd2))}}) | ((park1_need_pte_reg && (park1_status_reg == 3'b000)) & {1{(park1_head && (park1_client_reg == 3'd2))}})) | ((park2_need_pte_reg && (park2_status_reg == 3'b000)) & {1{(park2_head && (park2_client_reg == 3'd2))}})) ? ((({park0_pfn_reg, park0_offset_reg} & {64{(park0_head && (park0_client_reg == 3'd2))}}) | ({park1_pfn_reg, park1_offset_reg} & {64{(park1_head && (park1_client_reg == 3'd2))}})) | ({park2_pfn_reg, park2_offset_reg} & {64{(park2_head && (park2_client_reg == 3'd2))}})) : 64'd0), (((park0_status_reg & {3{(park0_head && (park0_client_reg == 3'd2))}}) | (park1_status_reg & {3{(park1_head && (park1_client_reg == 3'd2))}})) | (park2_status_reg & {3{(park2_head && (park2_client_reg == 3'd2))}}))};
 
-// gen/nic/tlb.ts:231:15
+// gen/nic/tlb.ts:238:15
 assign m2_xlate_resp_valid = l_answers_2 || park_answer_valid_2;
 
-// gen/nic/tlb.ts:217:21
+// gen/nic/tlb.ts:224:21
 assign l_answers_3 = l_direct && (l_client_reg == 3'd3);
 
-// gen/nic/tlb.ts:230:14
+// gen/nic/tlb.ts:237:14
 assign m3_xlate_resp_data = l_answers_3 ? {l_out_pa, l_status_reg} : {(((((park0_need_pte_reg && (park0_status_reg == 3'b000)) & {1{(park0_head && (park0_client_reg == 3'd3))}}) | ((park1_need_pte_reg && (park1_status_reg == 3'b000)) & {1{(park1_head && (park1_client_reg == 3'd3))}})) | ((park2_need_pte_reg && (park2_status_reg == 3'b000)) & {1{(park2_head && (park2_client_reg == 3'd3))}})) ? ((({park0_pfn_reg, park0_offset_reg} & {64{(park0_head && (park0_client_reg == 3'd3))}}) | ({park1_pfn_reg, park1_offset_reg} & {64{(park1_head && (park1_client_reg == 3'd3))}})) | ({park2_pfn_reg, park2_offset_reg} & {64{(park2_head && (park2_client_reg == 3'd3))}})) : 64'd0), (((park0_status_reg & {3{(park0_head && (park0_client_reg == 3'd3))}}) | (park1_status_reg & {3{(park1_head && (park1_client_reg == 3'd3))}})) | (park2_status_reg & {3{(park2_head && (park2_client_reg == 3'd3))}}))};
 
-// gen/nic/tlb.ts:231:15
+// gen/nic/tlb.ts:238:15
 assign m3_xlate_resp_valid = l_answers_3 || park_answer_valid_3;
 
-// gen/nic/tlb.ts:217:21
+// gen/nic/tlb.ts:224:21
 assign l_answers_4 = l_direct && (l_client_reg == 3'd4);
 
-// gen/nic/tlb.ts:230:14
+// gen/nic/tlb.ts:237:14
 assign m4_xlate_resp_data = l_answers_4 ? {l_out_pa, l_status_reg} : {(((((park0_need_pte_reg && (park0_status_reg == 3'b000)) & {1{(park0_head && (park0_client_reg == 3'd4))}}) | ((park1_need_pte_reg && (park1_status_reg == 3'b000)) & {1{(park1_head && (park1_client_reg == 3'd4))}})) | ((park2_need_pte_reg && (park2_status_reg == 3'b000)) & {1{(park2_head && (park2_client_reg == 3'd4))}})) ? ((({park0_pfn_reg, park0_offset_reg} & {64{(park0_head && (park0_client_reg == 3'd4))}}) | ({park1_pfn_reg, park1_offset_reg} & {64{(park1_head && (park1_client_reg == 3'd4))}})) | ({park2_pfn_reg, park2_offset_reg} & {64{(park2_head && (park2_client_reg == 3'd4))}})) : 64'd0), (((park0_status_reg & {3{(park0_head && (park0_client_reg == 3'd4))}}) | (park1_status_reg & {3{(park1_head && (park1_client_reg == 3'd4))}})) | (park2_status_reg & {3{(park2_head && (park2_client_reg == 3'd4))}}))};
 
-// gen/nic/tlb.ts:231:15
+// gen/nic/tlb.ts:238:15
 assign m4_xlate_resp_valid = l_answers_4 || park_answer_valid_4;
 
-// gen/nic/tlb.ts:238:11
+// gen/nic/tlb.ts:245:11
 assign u_arb_req = {(s4_xlate_req_valid && !(client4_parked || (l_miss && (l_client_reg == 3'd4)))), (s3_xlate_req_valid && !(client3_parked || (l_miss && (l_client_reg == 3'd3)))), (s2_xlate_req_valid && !(client2_parked || (l_miss && (l_client_reg == 3'd2)))), (s1_xlate_req_valid && !(client1_parked || (l_miss && (l_client_reg == 3'd1)))), (s0_xlate_req_valid && !(client0_parked || (l_miss && (l_client_reg == 3'b000))))};
 
-// gen/nic/tlb.ts:239:18
+// gen/nic/tlb.ts:246:18
 assign take = u_arb_grant_valid && a_free;
 
-// gen/nic/tlb.ts:240:14
+// gen/nic/tlb.ts:247:14
 assign u_arb_accept = take;
 
-// gen/nic/tlb.ts:241:33
+// gen/nic/tlb.ts:248:33
 assign s0_xlate_req_ready = u_arb_grant[0] && a_free;
 
-// gen/nic/tlb.ts:241:33
+// gen/nic/tlb.ts:248:33
 assign s1_xlate_req_ready = u_arb_grant[1] && a_free;
 
-// gen/nic/tlb.ts:241:33
+// gen/nic/tlb.ts:248:33
 assign s2_xlate_req_ready = u_arb_grant[2] && a_free;
 
-// gen/nic/tlb.ts:241:33
+// gen/nic/tlb.ts:248:33
 assign s3_xlate_req_ready = u_arb_grant[3] && a_free;
 
-// gen/nic/tlb.ts:241:33
+// gen/nic/tlb.ts:248:33
 assign s4_xlate_req_ready = u_arb_grant[4] && a_free;
 
-// gen/nic/tlb.ts:242:20
+// gen/nic/tlb.ts:249:20
 assign sel_req = ((((s0_xlate_req_data & {147{u_arb_grant[0]}}) | (s1_xlate_req_data & {147{u_arb_grant[1]}})) | (s2_xlate_req_data & {147{u_arb_grant[2]}})) | (s3_xlate_req_data & {147{u_arb_grant[3]}})) | (s4_xlate_req_data & {147{u_arb_grant[4]}});
 
-// gen/nic/tlb.ts:248:22
+// gen/nic/tlb.ts:255:22
 assign sel_key_ok = sel_req[31:12] == 20'd0;
 
-// gen/nic/tlb.ts:250:22
+// gen/nic/tlb.ts:257:22
 assign sel_mr_idx = sel_key_ok ? sel_req[11:8] : 4'b0000;
 
-// gen/nic/tlb.ts:265:19
+// gen/nic/tlb.ts:258:10
+assign mr_rd_en = take;
+
+// gen/nic/tlb.ts:259:12
+assign mr_rd_addr = sel_mr_idx;
+
+// gen/nic/tlb.ts:273:19
 assign a_va_end = {1'b0, a_req_reg[95:32]} + {33'd0, a_req_reg[127:96]};
 
-// gen/nic/tlb.ts:266:19
-assign a_mr_end = {1'b0, a_mr_reg[119:56]} + {1'b0, a_mr_reg[183:120]};
+// gen/nic/tlb.ts:274:19
+assign a_mr_end = {1'b0, mr_rd_data[119:56]} + {1'b0, mr_rd_data[183:120]};
 
-// gen/nic/tlb.ts:272:21
-assign a_status = (!a_key_ok_reg || !a_mr_reg[55]) ? 3'd1 : ((a_req_reg[7:0] != a_mr_reg[7:0]) ? 3'd2 : ((a_req_reg[143:128] != a_mr_reg[23:8]) ? 3'd3 : (|(a_req_reg[146:144] & ~a_mr_reg[26:24]) ? 3'd4 : (((a_req_reg[95:32] < a_mr_reg[119:56]) || (a_va_end > a_mr_end)) ? 3'd5 : 3'b000))));
+// gen/nic/tlb.ts:280:21
+assign a_status = (!a_key_ok_reg || !mr_rd_data[55]) ? 3'd1 : ((a_req_reg[7:0] != mr_rd_data[7:0]) ? 3'd2 : ((a_req_reg[143:128] != mr_rd_data[23:8]) ? 3'd3 : (|(a_req_reg[146:144] & ~mr_rd_data[26:24]) ? 3'd4 : (((a_req_reg[95:32] < mr_rd_data[119:56]) || (a_va_end > a_mr_end)) ? 3'd5 : 3'b000))));
 
-// gen/nic/tlb.ts:277:15
-assign a_pte_slot = {1'b0, (a_req_reg[95:44] - a_mr_reg[119:68])} + {50'd0, a_mr_reg[189:187]};
+// gen/nic/tlb.ts:285:15
+assign a_pte_slot = {1'b0, (a_req_reg[95:44] - mr_rd_data[119:68])} + {50'd0, mr_rd_data[189:187]};
 
-// gen/nic/tlb.ts:278:19
+// gen/nic/tlb.ts:286:19
 assign a_line = a_pte_slot[52:3];
 
-// gen/nic/tlb.ts:280:22
+// gen/nic/tlb.ts:288:22
 assign a_last_line = binary_2[53:3];
 
-// gen/nic/tlb.ts:281:21
+// gen/nic/tlb.ts:289:21
 assign a_next_ok = {1'b0, a_line} < a_last_line;
 
-// gen/nic/tlb.ts:306:8
+// gen/nic/tlb.ts:314:8
 assign hits = hit_count_reg;
 
-// gen/nic/tlb.ts:307:10
+// gen/nic/tlb.ts:315:10
 assign misses = miss_count_reg;
 
 // gen/nic/tlb-fill.ts:128:5
@@ -696,7 +703,7 @@ end
 
 // gen/nic/tlb-fill.ts:140:7
 always @(posedge clk) begin
-    if (!(fill0_state == FILL0_STATE_IDLE) && mr_changed[fill0_mr_idx_reg]) begin
+    if (!(fill0_state == FILL0_STATE_IDLE) && (mr_changed[0] && (mr_changed[4:1] == fill0_mr_idx_reg))) begin
         fill0_install_reg <= 1'b0;
         fill0_fresh_reg <= 1'b0;
     end
@@ -709,8 +716,8 @@ always @(posedge clk) begin
         fill0_line_reg <= fill_demand_start ? demand_line : pf_line_reg;
         fill0_set_reg <= fill_demand_start ? demand_set : pf_set_reg;
         fill0_addr_reg <= fill_demand_start ? demand_addr : pf_addr_reg;
-        fill0_install_reg <= fill_demand_start ? (demand_fresh && !mr_changed[demand_mr_idx]) : 1'd1;
-        fill0_fresh_reg <= fill_demand_start ? (demand_fresh && !mr_changed[demand_mr_idx]) : 1'd1;
+        fill0_install_reg <= fill_demand_start ? (demand_fresh && !(mr_changed[0] && (mr_changed[4:1] == demand_mr_idx))) : 1'd1;
+        fill0_fresh_reg <= fill_demand_start ? (demand_fresh && !(mr_changed[0] && (mr_changed[4:1] == demand_mr_idx))) : 1'd1;
         fill0_err_reg <= 1'b0;
         fill0_beat_reg <= 3'b000;
     end
@@ -733,7 +740,7 @@ end
 
 // gen/nic/tlb-fill.ts:140:7
 always @(posedge clk) begin
-    if (!(fill1_state == FILL1_STATE_IDLE) && mr_changed[fill1_mr_idx_reg]) begin
+    if (!(fill1_state == FILL1_STATE_IDLE) && (mr_changed[0] && (mr_changed[4:1] == fill1_mr_idx_reg))) begin
         fill1_install_reg <= 1'b0;
         fill1_fresh_reg <= 1'b0;
     end
@@ -746,8 +753,8 @@ always @(posedge clk) begin
         fill1_line_reg <= fill_demand_start ? demand_line : pf_line_reg;
         fill1_set_reg <= fill_demand_start ? demand_set : pf_set_reg;
         fill1_addr_reg <= fill_demand_start ? demand_addr : pf_addr_reg;
-        fill1_install_reg <= fill_demand_start ? (demand_fresh && !mr_changed[demand_mr_idx]) : 1'd1;
-        fill1_fresh_reg <= fill_demand_start ? (demand_fresh && !mr_changed[demand_mr_idx]) : 1'd1;
+        fill1_install_reg <= fill_demand_start ? (demand_fresh && !(mr_changed[0] && (mr_changed[4:1] == demand_mr_idx))) : 1'd1;
+        fill1_fresh_reg <= fill_demand_start ? (demand_fresh && !(mr_changed[0] && (mr_changed[4:1] == demand_mr_idx))) : 1'd1;
         fill1_err_reg <= 1'b0;
         fill1_beat_reg <= 3'b000;
     end
@@ -770,7 +777,7 @@ end
 
 // gen/nic/tlb-fill.ts:210:7
 always @(posedge clk) begin
-    if (mr_changed[tag_mr_0_reg]) begin
+    if (mr_changed[0] && (mr_changed[4:1] == tag_mr_0_reg)) begin
         tag_valid_0_reg <= 1'b0;
     end
     if (fill_write && (fill_w_set == 3'b000)) begin
@@ -786,7 +793,7 @@ end
 
 // gen/nic/tlb-fill.ts:210:7
 always @(posedge clk) begin
-    if (mr_changed[tag_mr_1_reg]) begin
+    if (mr_changed[0] && (mr_changed[4:1] == tag_mr_1_reg)) begin
         tag_valid_1_reg <= 1'b0;
     end
     if (fill_write && (fill_w_set == 3'd1)) begin
@@ -802,7 +809,7 @@ end
 
 // gen/nic/tlb-fill.ts:210:7
 always @(posedge clk) begin
-    if (mr_changed[tag_mr_2_reg]) begin
+    if (mr_changed[0] && (mr_changed[4:1] == tag_mr_2_reg)) begin
         tag_valid_2_reg <= 1'b0;
     end
     if (fill_write && (fill_w_set == 3'd2)) begin
@@ -818,7 +825,7 @@ end
 
 // gen/nic/tlb-fill.ts:210:7
 always @(posedge clk) begin
-    if (mr_changed[tag_mr_3_reg]) begin
+    if (mr_changed[0] && (mr_changed[4:1] == tag_mr_3_reg)) begin
         tag_valid_3_reg <= 1'b0;
     end
     if (fill_write && (fill_w_set == 3'd3)) begin
@@ -834,7 +841,7 @@ end
 
 // gen/nic/tlb-fill.ts:210:7
 always @(posedge clk) begin
-    if (mr_changed[tag_mr_4_reg]) begin
+    if (mr_changed[0] && (mr_changed[4:1] == tag_mr_4_reg)) begin
         tag_valid_4_reg <= 1'b0;
     end
     if (fill_write && (fill_w_set == 3'd4)) begin
@@ -850,7 +857,7 @@ end
 
 // gen/nic/tlb-fill.ts:210:7
 always @(posedge clk) begin
-    if (mr_changed[tag_mr_5_reg]) begin
+    if (mr_changed[0] && (mr_changed[4:1] == tag_mr_5_reg)) begin
         tag_valid_5_reg <= 1'b0;
     end
     if (fill_write && (fill_w_set == 3'd5)) begin
@@ -866,7 +873,7 @@ end
 
 // gen/nic/tlb-fill.ts:210:7
 always @(posedge clk) begin
-    if (mr_changed[tag_mr_6_reg]) begin
+    if (mr_changed[0] && (mr_changed[4:1] == tag_mr_6_reg)) begin
         tag_valid_6_reg <= 1'b0;
     end
     if (fill_write && (fill_w_set == 3'd6)) begin
@@ -882,7 +889,7 @@ end
 
 // gen/nic/tlb-fill.ts:210:7
 always @(posedge clk) begin
-    if (mr_changed[tag_mr_7_reg]) begin
+    if (mr_changed[0] && (mr_changed[4:1] == tag_mr_7_reg)) begin
         tag_valid_7_reg <= 1'b0;
     end
     if (fill_write && (fill_w_set == 3'd7)) begin
@@ -1043,27 +1050,26 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/tlb.ts:251:5
+// gen/nic/tlb.ts:260:5
 always @(posedge clk) begin
     if (take) begin
         a_valid_reg <= 1'd1;
         a_client_reg <= u_arb_grant_index;
         a_req_reg <= sel_req;
-        a_mr_reg <= mr_tbl[sel_mr_idx * 248 +: 248];
         a_mr_idx_reg <= sel_mr_idx;
         a_key_ok_reg <= sel_key_ok;
         a_stale_reg <= 1'b0;
     end else if (a_advance) begin
         a_valid_reg <= 1'b0;
     end else begin
-        a_stale_reg <= a_stale_reg || mr_changed[a_mr_idx_reg];
+        a_stale_reg <= a_stale_reg || (mr_changed[0] && (mr_changed[4:1] == a_mr_idx_reg));
     end
     if (rst) begin
         a_valid_reg <= 1'b0;
     end
 end
 
-// gen/nic/tlb.ts:285:5
+// gen/nic/tlb.ts:293:5
 always @(posedge clk) begin
     if (a_advance) begin
         l_valid_reg <= 1'd1;
@@ -1076,9 +1082,9 @@ always @(posedge clk) begin
         l_set_reg <= a_line[2:0] ^ (a_mr_idx_reg[2:0] ^ {2'b00, a_mr_idx_reg[3]});
         l_next_set_reg <= (a_line[2:0] + 3'd1) ^ (a_mr_idx_reg[2:0] ^ {2'b00, a_mr_idx_reg[3]});
         l_next_ok_reg <= a_next_ok;
-        l_line_addr_reg <= a_mr_reg[247:190] + {8'd0, a_line};
+        l_line_addr_reg <= mr_rd_data[247:190] + {8'd0, a_line};
         l_offset_reg <= a_req_reg[43:32];
-        l_stale_reg <= a_stale_reg || mr_changed[a_mr_idx_reg];
+        l_stale_reg <= a_stale_reg || (mr_changed[0] && (mr_changed[4:1] == a_mr_idx_reg));
     end else if (l_advance) begin
         l_valid_reg <= 1'b0;
     end else begin
@@ -1089,7 +1095,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/tlb.ts:303:5
+// gen/nic/tlb.ts:311:5
 always @(posedge clk) begin
     if (l_advance && l_need_pte) begin
         if (l_hit) begin
@@ -1115,7 +1121,7 @@ rr_arbiter_n3 u_park_arb (
     .grant_valid(u_park_arb_grant_valid)
 );
 
-// gen/nic/tlb.ts:236:17
+// gen/nic/tlb.ts:243:17
 rr_arbiter_n5 u_arb (
     .clk(clk),
     .rst(rst),
@@ -1151,23 +1157,23 @@ always @(posedge clk) begin
             $stop;
         end
         if (!(!(l_answers_0 && park_answer_valid_0))) begin
-            $display("%m: assertion failed at gen/nic/tlb.ts:221:7: client 0: answer from L and from a parked request at once [l_answers_0=%0h park_answer_valid_0=%0h]", l_answers_0, park_answer_valid_0);
+            $display("%m: assertion failed at gen/nic/tlb.ts:228:7: client 0: answer from L and from a parked request at once [l_answers_0=%0h park_answer_valid_0=%0h]", l_answers_0, park_answer_valid_0);
             $stop;
         end
         if (!(!(l_answers_1 && park_answer_valid_1))) begin
-            $display("%m: assertion failed at gen/nic/tlb.ts:221:7: client 1: answer from L and from a parked request at once [l_answers_1=%0h park_answer_valid_1=%0h]", l_answers_1, park_answer_valid_1);
+            $display("%m: assertion failed at gen/nic/tlb.ts:228:7: client 1: answer from L and from a parked request at once [l_answers_1=%0h park_answer_valid_1=%0h]", l_answers_1, park_answer_valid_1);
             $stop;
         end
         if (!(!(l_answers_2 && park_answer_valid_2))) begin
-            $display("%m: assertion failed at gen/nic/tlb.ts:221:7: client 2: answer from L and from a parked request at once [l_answers_2=%0h park_answer_valid_2=%0h]", l_answers_2, park_answer_valid_2);
+            $display("%m: assertion failed at gen/nic/tlb.ts:228:7: client 2: answer from L and from a parked request at once [l_answers_2=%0h park_answer_valid_2=%0h]", l_answers_2, park_answer_valid_2);
             $stop;
         end
         if (!(!(l_answers_3 && park_answer_valid_3))) begin
-            $display("%m: assertion failed at gen/nic/tlb.ts:221:7: client 3: answer from L and from a parked request at once [l_answers_3=%0h park_answer_valid_3=%0h]", l_answers_3, park_answer_valid_3);
+            $display("%m: assertion failed at gen/nic/tlb.ts:228:7: client 3: answer from L and from a parked request at once [l_answers_3=%0h park_answer_valid_3=%0h]", l_answers_3, park_answer_valid_3);
             $stop;
         end
         if (!(!(l_answers_4 && park_answer_valid_4))) begin
-            $display("%m: assertion failed at gen/nic/tlb.ts:221:7: client 4: answer from L and from a parked request at once [l_answers_4=%0h park_answer_valid_4=%0h]", l_answers_4, park_answer_valid_4);
+            $display("%m: assertion failed at gen/nic/tlb.ts:228:7: client 4: answer from L and from a parked request at once [l_answers_4=%0h park_answer_valid_4=%0h]", l_answers_4, park_answer_valid_4);
             $stop;
         end
     end

@@ -9,7 +9,7 @@
 
 import { Bool, Struct, UInt, type StructShape, type UIntShape } from '../hdl/index.ts';
 import { GLOBAL_REGS, MR_REGS, QP_REGS, type RegField } from './regmap.ts';
-import { qpIndexWidth } from './types.ts';
+import { mrIndexWidth, qpIndexWidth } from './types.ts';
 
 type Camel<S extends string> = S extends `${infer A}_${infer B}` ? `${Lowercase<A>}${Capitalize<Camel<B>>}` : Lowercase<S>;
 type Base<S extends string> = S extends `${infer A}_LO` ? A : S extends `${infer A}_HI` ? A : S;
@@ -89,4 +89,9 @@ export function qpPulse(name: string, numQp: number) {
 /** "Move this QP to ERROR" from the datapath. */
 export function qpErrorEvent(numQp: number) {
   return Struct('qp_error_event', { valid: Bool, qp: UInt(qpIndexWidth(numQp)) });
+}
+/** "MR `mr` changed" (a software write to one of its registers), from nic_regs to nic_tlb:
+ *  one MR per cycle at most, since AXI4-Lite writes one register per cycle. */
+export function mrChangeEvent(numMr: number) {
+  return Struct('mr_change', { valid: Bool, mr: UInt(mrIndexWidth(numMr)) });
 }

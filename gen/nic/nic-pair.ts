@@ -7,8 +7,9 @@
 import { Bool, Clock, defineModule, type IORecord, type ModuleDef } from '../hdl/index.ts';
 import { axi4, axiLite, axiStream } from '../lib/interfaces.ts';
 import { NIC_AXI_ID_W } from './nic-top-build.ts';
-import { link, port, portsOf, sink } from './top-wiring.ts';
 import type { MacClock } from './mac-clock.ts';
+import { AXIL_ADDR_WIDTH } from './regmap.ts';
+import { link, port, portsOf, sink } from './top-wiring.ts';
 import { ADDR_WIDTH, frameStream, type NicParams } from './types.ts';
 
 /** nic_pair's parameters: both NICs' sizes and their MAC clocking (macClock 'separate': one
@@ -23,7 +24,7 @@ export function makeNicPair(nicTop: ModuleDef<any, IORecord>) {
     const mac = p.macClock === 'separate' ? { mac_clk: m.input('mac_clk', Clock), mac_rst: m.input('mac_rst', Bool) } : null;
     const side = (x: 'a' | 'b') => {
       const io = {
-        s_axil: axiLite({ addrWidth: 16, dataWidth: 32 }).sink(m, `${x}_s_axil`),
+        s_axil: axiLite({ addrWidth: AXIL_ADDR_WIDTH, dataWidth: 32 }).sink(m, `${x}_s_axil`),
         m_axi: axi4({ idWidth: NIC_AXI_ID_W, addrWidth: ADDR_WIDTH, dataWidth: W }).source(m, `${x}_m_axi`),
         s_axis_rx: frameStream(W).sink(m, `${x}_s_axis_rx`),
         m_axis_tx: axiStream({ dataWidth: W, keep: true, last: true }).source(m, `${x}_m_axis_tx`),

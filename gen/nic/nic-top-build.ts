@@ -70,7 +70,7 @@ import { txFrameGate, txFrameGateDepth } from './tx-frame-gate.ts';
 import { RX_DROP, ADDR_WIDTH, frameStream, qpIndexWidth, type NicParams } from './types.ts';
 import { nicWqeFetch } from './wqe-fetch.ts';
 import { wqeStruct } from './wqe.ts';
-import { MR_BASE, MR_STRIDE, WQE_BYTES } from './regmap.ts';
+import { AXIL_ADDR_WIDTH, WQE_BYTES } from './regmap.ts';
 import { creditGate } from '../lib/credit-gate.ts';
 import type { Domain } from '../hdl/ir.ts';
 import { macBoundary, type MacClock } from './mac-clock.ts';
@@ -112,16 +112,19 @@ export type NicTopParams = NicParams & {
 /** nic_top's allowed parameters (checked before it elaborates, at the user's line):
  *  - dataWidth: the stages' datapath widths (64..512 bits, whole powers of two);
  *  - numQp: the READ responder holds READ_DEPTH READs, at least one per QP;
- *  - numMr: the MR register block (MR_BASE + numMr * MR_STRIDE) must fit in the 16-bit
- *    AXI4-Lite address space;
+ *  - numMr: 1..4,096 MRs (the MR table is block RAM in nic_regs; the register map's
+ *    AXIL_ADDR_WIDTH-bit space holds them, regmap.ts);
  *  - readsPerQp: at most the responder's READ limit per QP (READ_DEPTH / numQp), which the peer,
  *    another nic_top, enforces (a READ over it is NAKed and the QP goes to ERROR); left at its
  *    default (2) it is lowered to that limit, so numQp 8 alone elaborates. */
+/** Most MRs nic_top takes (issue 15: 4,096, as many as the register map was sized for). */
+export const MAX_MR = 4096;
+
 export const nicTopParamSpec: ParamSpec<NicTopParams> = {
   rules: {
     dataWidth: oneOf(64, 128, 256, 512),
     numQp: intIn(1, READ_DEPTH),
-    numMr: intIn(1, (0x10000 - MR_BASE) / MR_STRIDE),
+    numMr: intIn(1, MAX_MR),
     readsPerQp: intIn(1, READ_DEPTH),
     macClock: oneOf('core', 'separate'),
   },
@@ -239,7 +242,7 @@ export function makeNicTop(stages: NicStages) {
     const W = p.dataWidth;
     const qw = qpIndexWidth(p.numQp);
     const { clk, rst } = m.clockAndReset();
-    const s_axil = axiLite({ addrWidth: 16, dataWidth: 32 }).sink(m, 's_axil');
+    const s_axil = axiLite({ addrWidth: AXIL_ADDR_WIDTH, dataWidth: 32 }).sink(m, 's_axil');
     const m_axi = axi4({ idWidth: NIC_AXI_ID_W, addrWidth: ADDR_WIDTH, dataWidth: W }).source(m, 'm_axi');
     const s_axis_rx = frameStream(W).sink(m, 's_axis_rx');
     const m_axis_tx = axiStream({ dataWidth: W, keep: true, last: true }).source(m, 'm_axis_tx');
@@ -283,7 +286,9 @@ export function makeNicTop(stages: NicStages) {
     sink(fetch, 'weight').set(0); // 0 counts as 1: plain round robin among QPs
     m.unused(port(regs, 'doorbell_valid'), 'nic_wqe_fetch watches SQ_PI in qp_ctx itself');
     m.unused(port(regs, 'doorbell'), 'nic_wqe_fetch watches SQ_PI in qp_ctx itself');
-    sink(tlb, 'mr_tbl').set(port(regs, 'mr_tbl'));
+    sink(regs, 'mr_rd_en').set(port(tlb, 'mr_rd_en'));
+    sink(regs, 'mr_rd_addr').set(port(tlb, 'mr_rd_addr'));
+    sink(tlb, 'mr_rd_data').set(port(regs, 'mr_rd_data'));
     sink(tlb, 'mr_changed').set(port(regs, 'mr_changed'));
     sink(regs, 'hw_sq_ci').set(port(ack, 'sq_ci_upd'));
     sink(regs, 'hw_cq_pi').set(port(cpl, 'cq_pi_upd'));

@@ -2,7 +2,8 @@
 // layouts in host memory. The hardware generators, the TS host driver model and the tables
 // in docs/nic.md are all made from these objects, so they cannot drift apart.
 //
-// Everything is little-endian. Registers are 32 bits on AXI4-Lite with 16-bit byte addresses.
+// Everything is little-endian. Registers are 32 bits on AXI4-Lite with AXIL_ADDR_WIDTH-bit
+// (20-bit) byte addresses.
 
 export type Access = 'rw' | 'ro' | 'w1c' | 'wo';
 
@@ -41,6 +42,12 @@ export const GLOBAL_REGS = [
   { name: 'RETRY_EXC', offset: 0x04c, width: 32, access: 'ro', reset: 0, doc: 'work requests completed with RETRY_EXCEEDED or RNR_RETRY_EXCEEDED' },
 ] as const satisfies readonly RegField[];
 
+/** Byte-address bits of the register map on AXI4-Lite: 1 MiB, so that 1,024 QPs (QP_BASE ..
+ *  0x41000) and 4,096 MRs (MR_BASE .. 0xC0000) fit, with room to spare for twice as many. */
+export const AXIL_ADDR_WIDTH = 20;
+/** The register map's size in bytes. */
+export const AXIL_SPACE = 2 ** AXIL_ADDR_WIDTH;
+
 /** Per-QP registers at QP_BASE + qp * QP_STRIDE. */
 export const QP_BASE = 0x1000;
 export const QP_STRIDE = 0x100;
@@ -70,7 +77,7 @@ export const QP_REGS = [
 ] as const satisfies readonly RegField[];
 
 /** Per-MR registers at MR_BASE + mr * MR_STRIDE. A key is (mr index << 8) | tag. */
-export const MR_BASE = 0x4000;
+export const MR_BASE = 0x8_0000;
 export const MR_STRIDE = 0x40;
 export const MR_REGS = [
   { name: 'TAG', offset: 0x00, width: 8, access: 'rw', reset: 0, doc: 'key tag: low 8 bits of valid keys (bump it on re-registration so stale keys fail)' },

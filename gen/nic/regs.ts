@@ -14,7 +14,10 @@
 // Datapath interface:
 // - doorbell_valid pulses (one cycle, registered) after a write of SQ_PI, with doorbell.qp and
 //   doorbell.pi (the new value).
-// - cfg / qp_ctx / mr_tbl show the registers continuously (see ctx.ts for the structs).
+// - cfg / qp_ctx show the registers continuously (see ctx.ts for the structs).
+// - The MR table is block RAM (mr-table.ts): nic_tlb reads it through mr_rd_en / mr_rd_addr,
+//   the MrEntry word on mr_rd_data one clock later (held while mr_rd_en is low). After reset
+//   a clear sweep zeroes it (numMr cycles) while AW, W and AR wait (their readies are low).
 // - hw_<field> ports (SQ_CI, CQ_PI, SQ_PSN, EXP_PSN, MSN) and hw_error (STATE := ERROR)
 //   write the fields the datapath owns. When software writes the same register in the same
 //   cycle, the hardware update wins: the datapath's view (e.g. ERROR) must never be lost,
@@ -23,13 +26,15 @@
 //   stages clear their own copies while they see RESET), so a QP can be reused.
 // - inc.<counter> adds 1 to that counter (32 bits, wrapping); counters ignore writes.
 // - irq_event sets IRQ_STATUS bit 0 (an event wins over a same-cycle w1c); irq = IRQ_STATUS.
-// - mr_changed[j] pulses the cycle after any write to MR j's registers (TLB invalidation).
+// - mr_changed {valid, mr} pulses the cycle after any write to MR `mr`'s registers (TLB
+//   invalidation); reads of the MR after that edge see the new value.
 
 import { Bool, Struct, UInt, Vec, cat, defineModule, lit, mux, pack, repeat, type Reg, type UIntShape, type Value, intIn } from '../hdl/index.ts';
 import { AXI_RESP, axiLite } from '../lib/interfaces.ts';
-import { CFG_REGS, HW_QP_FIELDS, MrEntry, NicCfg, QpCtx, fieldName, qpErrorEvent, qpRegWidth, qpUpdate, regSlots } from './ctx.ts';
-import { GLOBAL_REGS, MR_BASE, MR_REGS, MR_STRIDE, QP_BASE, QP_REGS, QP_STATE, QP_STRIDE, type RegField } from './regmap.ts';
-import { qpIndexWidth } from './types.ts';
+import { CFG_REGS, HW_QP_FIELDS, MrEntry, mrChangeEvent, NicCfg, QpCtx, fieldName, qpErrorEvent, qpRegWidth, qpUpdate, regSlots } from './ctx.ts';
+import { AXIL_ADDR_WIDTH, AXIL_SPACE, GLOBAL_REGS, MR_BASE, MR_STRIDE, QP_BASE, QP_REGS, QP_STATE, QP_STRIDE, type RegField } from './regmap.ts';
+import { mrTable } from './mr-table.ts';
+import { mrIndexWidth, qpIndexWidth } from './types.ts';
 
 export type RegsParams = { numQp: number; numMr: number };
 
@@ -49,16 +54,15 @@ interface Mapped {
   readonly addr: number;
   readonly reg: RegField;
   readonly store: Reg<UIntShape> | null;
-  readonly onWrite?: () => void;
 }
 
 const lower = (s: string): string => s.toLowerCase();
 
 export const nicRegs = defineModule('nic_regs', { numQp: 4, numMr: 16 } as RegsParams, (m, p) => {
   if (QP_BASE + p.numQp * QP_STRIDE > MR_BASE) throw new Error(`nic_regs: ${p.numQp} QPs overlap the MR block at 0x${MR_BASE.toString(16)}`);
-  if (MR_BASE + p.numMr * MR_STRIDE > 0x10000) throw new Error(`nic_regs: ${p.numMr} MRs do not fit in 16 address bits`);
+  if (MR_BASE + p.numMr * MR_STRIDE > AXIL_SPACE) throw new Error(`nic_regs: ${p.numMr} MRs do not fit in ${AXIL_ADDR_WIDTH} address bits`);
   const { clk, rst } = m.clockAndReset();
-  const axil = axiLite({ addrWidth: 16, dataWidth: 32 }).sink(m, 's_axil');
+  const axil = axiLite({ addrWidth: AXIL_ADDR_WIDTH, dataWidth: 32 }).sink(m, 's_axil');
   m.unused(axil.awprot, 'protection attributes are not checked');
   m.unused(axil.arprot, 'protection attributes are not checked');
   m.unused(axil.araddr, 'addr[1:0]: registers are whole 32-bit words');
@@ -66,10 +70,12 @@ export const nicRegs = defineModule('nic_regs', { numQp: 4, numMr: 16 } as RegsP
 
   const cfg = m.output('cfg', NicCfg);
   const qpCtx = m.output('qp_ctx', Vec(QpCtx, p.numQp));
-  const mrTbl = m.output('mr_tbl', Vec(MrEntry, p.numMr));
+  const mrRdEn = m.input('mr_rd_en', Bool);
+  const mrRdAddr = m.input('mr_rd_addr', UInt(mrIndexWidth(p.numMr)));
+  const mrRdData = m.output('mr_rd_data', MrEntry);
   const doorbellValid = m.output('doorbell_valid', Bool);
   const doorbell = m.output('doorbell', doorbellStruct(p.numQp));
-  const mrChanged = m.output('mr_changed', UInt(p.numMr));
+  const mrChanged = m.output('mr_changed', mrChangeEvent(p.numMr));
   const irq = m.output('irq', Bool);
   const irqEvent = m.input('irq_event', Bool);
   const hw: Record<string, ReturnType<typeof m.input<ReturnType<typeof qpUpdate>>>> = {};
@@ -90,16 +96,9 @@ export const nicRegs = defineModule('nic_regs', { numQp: 4, numMr: 16 } as RegsP
     mapped.push({ addr: r.offset, reg: r, store: CONSTANT_REGS.includes(r.name) ? null : store(lower(r.name), r) });
   }
   const qpKey = (i: number, name: string): string => `qp${i}_${lower(name)}`;
-  const mrKey = (j: number, name: string): string => `mr${j}_${lower(name)}`;
   const dbValidReg = m.reg('doorbell_valid_reg', Bool);
   const dbReg = m.reg('doorbell_reg', doorbellStruct(p.numQp));
-  const mrChangedReg = m.reg('mr_changed_reg', UInt(p.numMr));
   for (let i = 0; i < p.numQp; i++) for (const r of QP_REGS) mapped.push({ addr: QP_BASE + i * QP_STRIDE + r.offset, reg: r, store: store(qpKey(i, r.name), r) });
-  for (let j = 0; j < p.numMr; j++) {
-    for (const r of MR_REGS) {
-      mapped.push({ addr: MR_BASE + j * MR_STRIDE + r.offset, reg: r, store: store(mrKey(j, r.name), r), onWrite: () => mrChangedReg.setBits(j, j, 1) });
-    }
-  }
 
   // ---- write channel -----------------------------------------------------------------------
   // AW and W each either pass straight through (handshake now) or wait in a holding register
@@ -107,25 +106,32 @@ export const nicRegs = defineModule('nic_regs', { numQp: 4, numMr: 16 } as RegsP
   // reaches nic_wqe_fetch (and the doorbell pulse goes out) one cycle after the handshakes.
   const awHeld = m.reg('aw_held_reg', Bool);
   // Word address only: byte lanes are chosen by wstrb, addr[1:0] is ignored.
-  const awHeldAddr = m.reg('aw_word_reg', UInt(14));
+  const awHeldAddr = m.reg('aw_word_reg', UInt(AXIL_ADDR_WIDTH - 2));
   const wHeld = m.reg('w_held_reg', Bool);
   const wHeldData = m.reg('w_data_reg', UInt(32));
   const wHeldStrb = m.reg('w_strb_reg', UInt(4));
   const bValid = m.reg('b_valid_reg', Bool);
   const bResp = m.reg('b_resp_reg', UInt(2));
+  // The MR table's clear sweep after reset (mr-table.ts) holds every channel off.
+  const sweeping = m.wire('mr_sweeping', Bool);
+  const open = sweeping.lnot();
   // The readies depend on registers only (not on the other channel's valid).
-  axil.awready.set(awHeld.lnot().land(bValid.lnot()));
-  axil.wready.set(wHeld.lnot().land(bValid.lnot()));
+  axil.awready.set(awHeld.lnot().land(bValid.lnot()).land(open));
+  axil.wready.set(wHeld.lnot().land(bValid.lnot()).land(open));
   axil.bvalid.set(bValid);
   axil.bresp.set(bResp);
-  const awFire = m.let('aw_fire', axil.awvalid.land(awHeld.lnot()).land(bValid.lnot()));
-  const wFire = m.let('w_fire', axil.wvalid.land(wHeld.lnot()).land(bValid.lnot()));
+  const awFire = m.let('aw_fire', axil.awvalid.land(awHeld.lnot()).land(bValid.lnot()).land(open));
+  const wFire = m.let('w_fire', axil.wvalid.land(wHeld.lnot()).land(bValid.lnot()).land(open));
   const doWrite = m.let('do_write', awHeld.lor(awFire).land(wHeld.lor(wFire)));
-  const awAddr = m.let('wr_word', mux(awHeld, awHeldAddr, axil.awaddr.bits(15, 2)));
+  const awAddr = m.let('wr_word', mux(awHeld, awHeldAddr, axil.awaddr.bits(AXIL_ADDR_WIDTH - 1, 2)));
   const wData = m.let('wr_data', mux(wHeld, wHeldData, axil.wdata));
   const wStrb = m.let('wr_strb', mux(wHeld, wHeldStrb, axil.wstrb));
+  const rValid = m.reg('r_valid_reg', Bool);
+  const arFire = m.let('ar_fire', axil.arvalid.land(rValid.lnot()).land(open));
+  const mr = mrTable(m, p.numMr, { doWrite, wrWord: awAddr, wrData: wData, wrStrb: wStrb, arFire, arWord: axil.araddr.bits(AXIL_ADDR_WIDTH - 1, 2), tlbEn: mrRdEn, tlbAddr: mrRdAddr });
+  sweeping.set(mr.busy);
   // Hold a channel only while its partner has not arrived (the write below clears both).
-  m.if(awFire, () => { awHeld.set(1); awHeldAddr.set(axil.awaddr.bits(15, 2)); });
+  m.if(awFire, () => { awHeld.set(1); awHeldAddr.set(axil.awaddr.bits(AXIL_ADDR_WIDTH - 1, 2)); });
   m.if(wFire, () => { wHeld.set(1); wHeldData.set(axil.wdata); wHeldStrb.set(axil.wstrb); });
   m.if(bValid.land(axil.bready), () => bValid.set(0));
 
@@ -134,7 +140,6 @@ export const nicRegs = defineModule('nic_regs', { numQp: 4, numMr: 16 } as RegsP
   const merged = (old: Value): Value => old.zext(32).and(wMask.not()).or(wData.and(wMask)).trunc(old.width);
   const wMapped = m.wire('w_mapped', Bool);
   dbValidReg.set(0);
-  mrChangedReg.set(0);
   m.if(doWrite, () => {
     awHeld.set(0);
     wHeld.set(0);
@@ -145,12 +150,12 @@ export const nicRegs = defineModule('nic_regs', { numQp: 4, numMr: 16 } as RegsP
         wMapped.set(1);
         const s = x.store;
         if (!s) return;
-        if (x.reg.access === 'rw' || x.reg.access === 'wo') { s.set(merged(s)); x.onWrite?.(); }
+        if (x.reg.access === 'rw' || x.reg.access === 'wo') s.set(merged(s));
         // w1c: written ones clear; the event input below may set the bit again (it wins).
         else if (x.reg.access === 'w1c') s.set(s.and(wData.and(wMask).trunc(s.width).not()));
       });
     }
-    bResp.set(mux(wMapped, lit(AXI_RESP.OKAY, 2), AXI_RESP.DECERR));
+    bResp.set(mux(wMapped.lor(mr.wrHit), lit(AXI_RESP.OKAY, 2), AXI_RESP.DECERR));
   });
 
   // Doorbells and the QP-reset side effect, per QP.
@@ -186,16 +191,15 @@ export const nicRegs = defineModule('nic_regs', { numQp: 4, numMr: 16 } as RegsP
   irq.set(irqStatus.bit(0));
 
   // ---- read channel ------------------------------------------------------------------------
-  const rValid = m.reg('r_valid_reg', Bool);
   const rData = m.reg('r_data_reg', UInt(32));
   const rResp = m.reg('r_resp_reg', UInt(2));
-  axil.arready.set(rValid.lnot());
+  axil.arready.set(rValid.lnot().land(open));
   axil.rvalid.set(rValid);
-  axil.rdata.set(rData);
+  axil.rdata.set(mux(mr.rIsMr, mr.rdValue, rData));
   axil.rresp.set(rResp);
   const rdValue = m.wire('rd_value', UInt(32));
   const rdResp = m.wire('rd_resp', UInt(2), { default: AXI_RESP.DECERR });
-  const rsw = m.switch(axil.araddr.bits(15, 2));
+  const rsw = m.switch(axil.araddr.bits(AXIL_ADDR_WIDTH - 1, 2));
   for (const x of mapped) {
     rsw.case(x.addr >> 2, () => {
       if (x.reg.access === 'wo') { rdResp.set(AXI_RESP.SLVERR); return; }
@@ -203,7 +207,8 @@ export const nicRegs = defineModule('nic_regs', { numQp: 4, numMr: 16 } as RegsP
       rdValue.set(x.store ? x.store.zext(32) : x.reg.reset);
     });
   }
-  m.if(axil.arvalid.land(rValid.lnot()), () => { rValid.set(1); rData.set(rdValue); rResp.set(rdResp); })
+  m.if(mr.rdHit, () => rdResp.set(AXI_RESP.OKAY));
+  m.if(arFire, () => { rValid.set(1); rData.set(rdValue); rResp.set(rdResp); })
     .elif(axil.rready, () => rValid.set(0));
 
   // ---- context outputs ---------------------------------------------------------------------
@@ -217,17 +222,17 @@ export const nicRegs = defineModule('nic_regs', { numQp: 4, numMr: 16 } as RegsP
     }
     return cat(...[...fields].reverse().map(f => { const ps = parts.get(f.name)!; return ps.length === 1 ? ps[0]! : cat(...ps); }));
   };
-  const fieldsOf = (shape: typeof QpCtx | typeof MrEntry | typeof NicCfg) => shape.fields.map(f => ({ name: f.name, width: f.shape.width }));
+  const fieldsOf = (shape: typeof QpCtx | typeof NicCfg) => shape.fields.map(f => ({ name: f.name, width: f.shape.width }));
   cfg.set(packBlock(CFG_REGS, lower, fieldsOf(NicCfg)));
   for (let i = 0; i < p.numQp; i++) qpCtx.setBits((i + 1) * QpCtx.width - 1, i * QpCtx.width, packBlock(QP_REGS, n => qpKey(i, n), fieldsOf(QpCtx)));
-  for (let j = 0; j < p.numMr; j++) mrTbl.setBits((j + 1) * MrEntry.width - 1, j * MrEntry.width, packBlock(MR_REGS, n => mrKey(j, n), fieldsOf(MrEntry)));
+  mrRdData.set(mr.tlbWord);
   doorbellValid.set(dbValidReg);
   doorbell.set(dbReg);
-  mrChanged.set(mrChangedReg);
+  mrChanged.set(mr.changed);
 
   return {
-    clk, rst, s_axil: axil, cfg, qp_ctx: qpCtx, mr_tbl: mrTbl, doorbell_valid: doorbellValid, doorbell, mr_changed: mrChanged,
+    clk, rst, s_axil: axil, cfg, qp_ctx: qpCtx, mr_rd_en: mrRdEn, mr_rd_addr: mrRdAddr, mr_rd_data: mrRdData, doorbell_valid: doorbellValid, doorbell, mr_changed: mrChanged,
     irq, irq_event: irqEvent, hw_sq_ci: hw['SQ_CI']!, hw_cq_pi: hw['CQ_PI']!, hw_sq_psn: hw['SQ_PSN']!, hw_exp_psn: hw['EXP_PSN']!,
     hw_msn: hw['MSN']!, hw_error: hwError, inc,
   };
-}, { doc: 'Control registers (AXI4-Lite): global config, counters, IRQ, QP contexts, MR table, doorbells', params: { rules: { numQp: intIn(1, (MR_BASE - QP_BASE) / QP_STRIDE), numMr: intIn(1, (0x10000 - MR_BASE) / MR_STRIDE) } } });
+}, { doc: 'Control registers (AXI4-Lite): global config, counters, IRQ, QP contexts, MR table, doorbells', params: { rules: { numQp: intIn(1, (MR_BASE - QP_BASE) / QP_STRIDE), numMr: intIn(1, (AXIL_SPACE - MR_BASE) / MR_STRIDE) } } });

@@ -5,11 +5,14 @@
 //   s<i>_xlate_req_* / m<i>_xlate_resp_*   one XlateReq sink and one XlateResp source per client
 //                      (IO keys req.c<i> / resp.c<i>); responses come back in request order per
 //                      client (not across clients: a hit of one client passes another's miss).
-//   mr_tbl             Vec(MrEntry, numMr) straight from nic_regs (ctx.ts): tag, pd, access
-//                      (bit 31 valid, bits 2:0 local write / remote read / remote write), va, len,
-//                      ptBase. PTEs are 8-byte aligned; ptBase bits 2:0 are ignored.
-//   mr_changed         one bit per MR, from nic_regs: high for a cycle when the MR's registers
-//                      changed, in (or after) the cycle the new values show on mr_tbl.
+//   mr_rd_en / mr_rd_addr / mr_rd_data
+//                      read port of nic_regs' MR table (block RAM, mr-table.ts): the MrEntry
+//                      (ctx.ts: tag, pd, access (bit 31 valid, bits 2:0 local write / remote
+//                      read / remote write), va, len, ptBase) of MR mr_rd_addr shows on
+//                      mr_rd_data one clock after mr_rd_en, and holds while mr_rd_en is low.
+//                      PTEs are 8-byte aligned; ptBase bits 2:0 are ignored.
+//   mr_changed         {valid, mr} from nic_regs: valid for a cycle when MR mr's registers
+//                      changed, in (or after) the cycle a read of it returns the new values.
 //   m_axi_ar* / r*     AXI4 read master for page-table lines: up to two bursts in flight (ID 0
 //                      and ID 1, one per fill engine), answered in any order, beats may
 //                      interleave.
@@ -18,7 +21,8 @@
 // Pipeline (one request per cycle on hits):
 //   accept  round robin among clients (gen/lib rrArbiter), skipping a client that has a parked
 //           request or a miss in L (so its later requests wait here, not in the pipeline); the
-//           request and its MR entry (selected by the key's index) are registered: stage A.
+//           request is registered and its MR entry (selected by the key's index) read from the
+//           MR table, whose registered read port is stage A's MR register: stage A.
 //   A       checks, in NIC.md order: BAD_KEY (index >= numMr or MR not valid), BAD_TAG,
 //           BAD_PD, NO_ACCESS (a required access bit missing), OUT_OF_BOUNDS ([va, va+len) not
 //           inside [mr.va, mr.va+mr.len), in 65-bit arithmetic); the page-table index
@@ -76,7 +80,7 @@ import type { Stream } from '../lib/interfaces.ts';
 import { skidBuffer } from '../lib/skid.ts';
 import { indexWidth, log2Exact, positiveInt } from '../lib/util.ts';
 import { axi4Read } from './axi-ports.ts';
-import { MrEntry } from './ctx.ts';
+import { MrEntry, mrChangeEvent } from './ctx.ts';
 import { oneHotMux } from './mux-util.ts';
 import { lineFills, LineShape, LADDR_W, rdataLanes } from './tlb-fill.ts';
 import { parkSlots, type DemandWires } from './tlb-park.ts';
@@ -119,23 +123,26 @@ export const nicTlb = defineModule('nic_tlb', tlbDefaults, (m, p) => {
     req.push(reqs[`c${i}`] = xlateReq.sink(m, `s${i}_xlate_req`));
     resp.push(resps[`c${i}`] = xlateResp.source(m, `m${i}_xlate_resp`));
   }
-  const mrTbl = m.input('mr_tbl', Vec(MrEntry, p.numMr));
-  const mrChanged = m.input('mr_changed', UInt(p.numMr));
+  const mrRdEn = m.output('mr_rd_en', Bool);
+  const mrRdAddr = m.output('mr_rd_addr', UInt(mw));
+  const mrRdData = m.input('mr_rd_data', MrEntry);
+  const mrChanged = m.input('mr_changed', mrChangeEvent(p.numMr));
   const axi = axi4Read({ idWidth: p.idWidth, addrWidth: ADDR_WIDTH, dataWidth: p.dataWidth }).source(m, 'm_axi');
   const hits = m.output('hits', UInt(32));
   const misses = m.output('misses', UInt(32));
-  const inval = (mr: Value): Value => mrChanged.bit(mr);
+  const inval = (mr: Value): Value => mrChanged.field('valid').land(mrChanged.field('mr').eq(mr));
 
   // ---- registers of the two stages and of the cache ---------------------------------------
   const aValid = m.reg('a_valid_reg', Bool);
   const aClient = m.reg('a_client_reg', UInt(cw), { reset: null });
   const aReq = m.reg('a_req_reg', XlateReq, { reset: null });
-  const aMr = m.reg('a_mr_reg', MrEntry, { reset: null });
+  // The MR table's read port registers the entry at accept (read enable = take): stage A's MR.
+  const aMr = mrRdData;
   const aMrIdx = m.reg('a_mr_idx_reg', UInt(mw), { reset: null });
   const aKeyOk = m.reg('a_key_ok_reg', Bool, { reset: null });
   const aStale = m.reg('a_stale_reg', Bool, { reset: null });
   m.unused(aReq, 'key bits 31:8 were decoded into a_mr_idx_reg / a_key_ok_reg at accept');
-  m.unused(aMr, 'ACCESS bits 30:3 are reserved; ptBase bits 2:0 are below PTE alignment');
+  m.unused(mrRdData, 'ACCESS bits 30:3 are reserved; ptBase bits 2:0 are below PTE alignment');
 
   const lValid = m.reg('l_valid_reg', Bool);
   const lClient = m.reg('l_client_reg', UInt(cw), { reset: null });
@@ -248,11 +255,12 @@ export const nicTlb = defineModule('nic_tlb', tlbDefaults, (m, p) => {
   const selKeyOk = m.let('sel_key_ok', idxOk.length ? idxOk.reduce((a, b) => a.land(b)) : lit(1, 1));
   // An out-of-range index reads MR 0 (harmlessly: the answer is BAD_KEY anyway).
   const selMrIdx = m.let('sel_mr_idx', mux(selKeyOk, selIdx, lit(0, mw)));
+  mrRdEn.set(take);
+  mrRdAddr.set(selMrIdx);
   m.if(take, () => {
     aValid.set(1);
     aClient.set(arb.grant_index);
     aReq.set(selReq);
-    aMr.set(mrTbl.at(selMrIdx));
     aMrIdx.set(selMrIdx);
     aKeyOk.set(selKeyOk);
     aStale.set(0);
@@ -306,5 +314,5 @@ export const nicTlb = defineModule('nic_tlb', tlbDefaults, (m, p) => {
   hits.set(hitCount);
   misses.set(missCount);
 
-  return { clk, rst, req: reqs, resp: resps, mr_tbl: mrTbl, mr_changed: mrChanged, m_axi: axi, hits, misses };
+  return { clk, rst, req: reqs, resp: resps, mr_rd_en: mrRdEn, mr_rd_addr: mrRdAddr, mr_rd_data: mrRdData, mr_changed: mrChanged, m_axi: axi, hits, misses };
 }, { doc: 'Address translation: key/PD/access/bounds checks, page-table walk, 8-PTE-line TLB with hit under miss and next-line prefetch' });

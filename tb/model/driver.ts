@@ -44,6 +44,9 @@ export interface NicDriverOptions {
   readonly vaBase?: bigint;
   /** RETRY register of a QP whose QpOptions give none (default the register's reset value). */
   readonly qpRetry?: number;
+  /** MR slot of a registration that names none: the lowest free one (default), or a random
+   *  free one (so a large MR table is used across its whole index range). */
+  readonly mrSlots?: 'lowest' | 'random';
 }
 
 export interface MrOptions {
@@ -51,7 +54,7 @@ export interface MrOptions {
   /** ACCESS bits 2:0 (ACCESS.LOCAL_WRITE | REMOTE_READ | REMOTE_WRITE). */
   readonly access: number;
   readonly pd: number;
-  /** MR slot; default the lowest free one. */
+  /** MR slot; default a free one chosen by NicDriverOptions.mrSlots. */
   readonly index?: number;
   /** Offset of the first byte in its page (default random). */
   readonly pageOffset?: number;
@@ -167,6 +170,7 @@ export class NicDriver {
   readonly #rng: Rng;
   readonly #vaBase: bigint;
   readonly #qpRetry: number;
+  readonly #mrSlots: 'lowest' | 'random';
   /** Last tag used per MR slot: re-registration bumps it, so stale keys fail. */
   readonly #tags: number[];
 
@@ -174,6 +178,7 @@ export class NicDriver {
     this.name = o.name; this.regs = o.regs; this.mem = o.mem; this.mac = o.mac; this.ip = o.ip;
     this.#alloc = o.alloc; this.#rng = o.rng; this.#vaBase = o.vaBase ?? 0x7f00_0000_0000n;
     this.#qpRetry = o.qpRetry ?? RETRY_RESET;
+    this.#mrSlots = o.mrSlots ?? 'lowest';
     this.qps = Array.from({ length: o.numQp }, () => undefined);
     this.mrs = Array.from({ length: o.numMr }, () => undefined);
     this.#tags = Array.from({ length: o.numMr }, () => this.#rng.int(0, 255));
@@ -197,7 +202,7 @@ export class NicDriver {
 
   // ---- memory regions ------------------------------------------------------------------------
   async registerMr(o: MrOptions): Promise<MemoryRegion> {
-    const index = o.index ?? this.mrs.findIndex(m => m === undefined);
+    const index = o.index ?? this.#freeMrSlot();
     if (index < 0 || index >= this.mrs.length) throw new Error(`${this.name}: no free MR slot`);
     const pageOffset = o.pageOffset ?? this.#rng.int(0, 4095);
     const va = this.#vaBase + (BigInt(index) << 32n) + BigInt(pageOffset);
@@ -224,6 +229,12 @@ export class NicDriver {
     await w('LEN_LO', mr.len >>> 0); await w('LEN_HI', Math.floor(mr.len / 2 ** 32));
     await w('PT_BASE_LO', lo32(mr.ptBase)); await w('PT_BASE_HI', hi32(mr.ptBase));
     await w('ACCESS', (ACCESS.VALID | mr.access) >>> 0);
+  }
+
+  #freeMrSlot(): number {
+    if (this.#mrSlots === 'lowest') return this.mrs.findIndex(m => m === undefined);
+    const free = this.mrs.flatMap((m, i) => (m === undefined ? [i] : []));
+    return free.length ? this.#rng.pick(free) : -1;
   }
 
   async deregisterMr(mr: MemoryRegion): Promise<void> {

@@ -1,7 +1,7 @@
 // Typed register addresses for the driver model and tests, and a reference model of
 // nic_regs' software-visible behaviour. Everything comes from gen/nic/regmap.ts.
 
-import { GLOBAL_REGS, MR_BASE, MR_REGS, MR_STRIDE, QP_BASE, QP_REGS, QP_STATE, QP_STRIDE, type RegField } from '../../gen/nic/regmap.ts';
+import { AXIL_SPACE, GLOBAL_REGS, MR_BASE, MR_REGS, MR_STRIDE, QP_BASE, QP_REGS, QP_STATE, QP_STRIDE, type RegField } from '../../gen/nic/regmap.ts';
 
 export type GlobalRegName = typeof GLOBAL_REGS[number]['name'];
 export type QpRegName = typeof QP_REGS[number]['name'];
@@ -17,6 +17,9 @@ export function globalReg(name: GlobalRegName): number { return find(GLOBAL_REGS
 export function qpReg(qp: number, name: QpRegName): number { return QP_BASE + qp * QP_STRIDE + find(QP_REGS, name).offset; }
 export function mrReg(mr: number, name: MrRegName): number { return MR_BASE + mr * MR_STRIDE + find(MR_REGS, name).offset; }
 
+/** Word address bits of the map: addr[1:0] are ignored, as nic_regs ignores them. */
+const WORD_MASK = AXIL_SPACE - 4;
+
 export interface DecodedReg {
   readonly reg: RegField;
   readonly block: 'global' | 'qp' | 'mr';
@@ -25,7 +28,7 @@ export interface DecodedReg {
 
 /** What a (word) address maps to with numQp QPs and numMr MRs, or undefined if unmapped. */
 export function decodeReg(addr: number, numQp: number, numMr: number): DecodedReg | undefined {
-  const a = addr & 0xfffc;
+  const a = addr & WORD_MASK;
   const inBlock = (base: number, stride: number, count: number, regs: readonly RegField[], block: DecodedReg['block']): DecodedReg | undefined => {
     if (a < base || a >= base + stride * count) return undefined;
     const index = Math.floor((a - base) / stride);
@@ -62,12 +65,12 @@ export class RegsModel {
     const d = decodeReg(addr, this.numQp, this.numMr);
     if (!d) return { data: 0, resp: AXIL_RESP.DECERR };
     if (d.reg.access === 'wo') return { data: 0, resp: AXIL_RESP.SLVERR };
-    return { data: this.values.get(addr & 0xfffc)!, resp: AXIL_RESP.OKAY };
+    return { data: this.values.get(addr & WORD_MASK)!, resp: AXIL_RESP.OKAY };
   }
 
   /** Applies a software write; returns the response and the doorbell / MR change it causes. */
   write(addr: number, data: number, strb = 0xf): { resp: number; doorbell?: { qp: number; pi: number }; mrChanged?: number } {
-    const a = addr & 0xfffc;
+    const a = addr & WORD_MASK;
     const d = decodeReg(a, this.numQp, this.numMr);
     if (!d) return { resp: AXIL_RESP.DECERR };
     const old = this.values.get(a)!;

@@ -29,6 +29,7 @@ function twoClocks(dut: PairDut): dut is TwoClockPair {
 }
 
 export const PAIR_PARAMS = { numQp: 4, numMr: 16 } as const;
+export interface PairParams { readonly numQp: number; readonly numMr: number }
 
 export interface PairEnvOptions {
   /** Link latency in cycles (default 20). */
@@ -45,6 +46,10 @@ export interface PairEnvOptions {
   readonly link?: Omit<LinkOptions, 'latency' | 'pcap'>;
   /** Both drivers' default RETRY register for new QPs (NicDriverOptions.qpRetry). */
   readonly qpRetry?: number;
+  /** nic_pair's QP and MR counts, as the design was built (default PAIR_PARAMS). */
+  readonly params?: PairParams;
+  /** Where the drivers put MRs (NicDriverOptions.mrSlots; default the lowest free slot). */
+  readonly mrSlots?: 'lowest' | 'random';
 }
 
 export interface Host {
@@ -102,7 +107,8 @@ export class PairEnv {
       // Host memory pages in a 64 MiB pool at 4 GiB: scattered, and above 32-bit addresses.
       const alloc = new PageAllocator({ base: 0x1_0000_0000n + BigInt(index) * 0x1000_0000n, pages: 16384, rng: tb.rng.fork() });
       const drv = new NicDriver({
-        name, regs: axil, mem, alloc, rng: tb.rng.fork(), ...PAIR_PARAMS, ...(o.qpRetry === undefined ? {} : { qpRetry: o.qpRetry }),
+        name, regs: axil, mem, alloc, rng: tb.rng.fork(), ...(o.params ?? PAIR_PARAMS), ...(o.qpRetry === undefined ? {} : { qpRetry: o.qpRetry }),
+        ...(o.mrSlots ? { mrSlots: o.mrSlots } : {}),
         mac: 0x02_00_00_00_00_00n | BigInt(0xa + index), ip: (0x0a_00_00_01 + index) >>> 0,
       });
       return { name, mem, ram, axil, drv };

@@ -4,15 +4,16 @@
 
 import { nicPair } from '../../../gen/nic/nic-top.ts';
 import { design } from '../../design.ts';
-import { PairEnv, PAIR_PARAMS, type PairDut, type PairEnvOptions } from '../../nic/env.ts';
+import { PairEnv, PAIR_PARAMS, type PairDut, type PairEnvOptions, type PairParams } from '../../nic/env.ts';
 import { runThroughput, type ThroughputResult } from '../../nic/throughput-scenario.ts';
 import { runWriteScenario, type WriteScenarioOptions, type WriteScenarioResult } from '../../nic/write-scenario.ts';
 import type { TestBench } from '../../core/index.ts';
 import { defineBench, type BenchGroup, type LinkArgs } from '../bench.ts';
 import { withPairLink } from './pair-link.ts';
 
-/** nic_pair as the benches run it; its emission is cached on disk (tb/design-cache.ts). */
-export const pairDesign = () => design(nicPair, PAIR_PARAMS, { diskCache: true });
+/** nic_pair as the benches run it (or at other QP / MR counts); its emission is cached on
+ *  disk (tb/design-cache.ts). */
+export const pairDesign = (params: PairParams = PAIR_PARAMS) => design(nicPair, params, { diskCache: true });
 
 export interface WriteBenchOptions extends WriteScenarioOptions {
   /** Captures and faults (a pcapPath is the same as link.pcap). */
@@ -31,6 +32,10 @@ export const PACED: Omit<PairEnvOptions, 'pcap' | 'latency'> = {
   backpressure: Number(process.env['NICGEN_MEM_BP'] ?? 0.1), stall: Number(process.env['NICGEN_MEM_BP'] ?? 0.1) / 2,
   link: { bytesPerCycle: Number(process.env['NICGEN_LINK_RATE'] ?? 2) },
 };
+
+/** The large MR configuration of `make regress` (issue 15; numQp stays 4 until the READ
+ *  responder's resources are pooled). */
+export const SCALE_LARGE: PairParams = { numQp: 4, numMr: 4096 };
 
 /** Runs the scenario; returns its result and the link's frame counts. */
 export async function writeBench(dut: PairDut, tb: TestBench, o: WriteBenchOptions): Promise<WriteScenarioResult & { frames: number; faults: string[] }> {
@@ -76,6 +81,18 @@ export const nicPairBenches: BenchGroup = {
     maxCycles: 2_000_000,
     link: true,
     test: async (dut, tb, { link }) => { await throughputBench(dut, tb, 'throughput_mtu4096', 6, Number(process.env['NICGEN_PMTU'] ?? 12), link); },
+  }),
+  write_scale_mr4096: defineBench({
+    about: 'random RDMA WRITEs both ways on nic_pair with 4,096 MRs per NIC (the MR table in block RAM), MRs in random slots of the whole table; scoreboard on both hosts',
+    design: () => pairDesign(SCALE_LARGE),
+    maxCycles: 20_000_000,
+    link: true,
+    test: async (dut, tb, { link }) => withPairLink(link, { ...PACED, params: SCALE_LARGE, mrSlots: 'random' }, async l => {
+      const env = await PairEnv.create(dut, tb, l.env);
+      const r = await runWriteScenario(env, tb, { writes: 24, qps: tb.rng.int(1, 4), bothDirections: true, lossy: l.lossy });
+      const slots = [env.a, env.b].flatMap(h => h.drv.mrs.flatMap((m, i) => (m ? [i] : [])));
+      console.log(`write_scale_mr4096: ${r.writes} WRITEs, ${r.bytes} bytes in ${r.cycles} cycles; MR slots ${slots.join(', ')}`);
+    }),
   }),
   throughput_mtu256: defineBench({
     about: 'one QP A->B, 3 x 64 KiB WRITEs at path MTU 256 (768 frames), link at line rate: the receiver must drop nothing',

@@ -1,13 +1,14 @@
 // nic_regs: every register over AXI4-Lite against the TS model (tb/model/nic-regs.ts):
 // reset values, read/write with byte strobes, ro ignores writes, w1c, unmapped → DECERR,
 // random access order; doorbell and mr_changed pulses; hardware updates and counters seen
-// by software; the context outputs. Software is tb/bfm's AXI4-Lite master, with its checker
+// by software; the context outputs and the MR table's read port (block RAM: the entry one
+// clock after mr_rd_en; cleared by a sweep after every reset). Software is tb/bfm's AXI4-Lite master, with its checker
 // (ready/valid rules, no response before its request) on the bus.
 
 import { describe, expect, it } from 'vitest';
 import { emitToDir, iverilogCompile, verilatorLint, yosysSynth } from '../../../gen/lib/lint-helper.ts';
 import { CFG_REGS, regSlots } from '../../../gen/nic/ctx.ts';
-import { GLOBAL_REGS, MR_REGS, QP_REGS, QP_STATE, type RegField } from '../../../gen/nic/regmap.ts';
+import { AXIL_SPACE, GLOBAL_REGS, MR_BASE, MR_REGS, QP_REGS, QP_STATE, type RegField } from '../../../gen/nic/regmap.ts';
 import { COUNTER_REGS, nicRegs } from '../../../gen/nic/regs.ts';
 import { AXI_RESP, AxiLiteMaster, type AxiRespName } from '../../bfm/index.ts';
 import { runTest, type TestBench } from '../../core/index.ts';
@@ -26,6 +27,8 @@ function zeroInputs(dut: Dut): void {
   for (const u of [dut.hw_sq_ci, dut.hw_cq_pi, dut.hw_sq_psn, dut.hw_exp_psn, dut.hw_msn]) u.value = { valid: 0, qp: 0, value: 0 };
   dut.hw_error.value = { valid: 0, qp: 0 };
   dut.irq_event.value = 0;
+  dut.mr_rd_en.value = 0;
+  dut.mr_rd_addr.value = 0;
   for (const h of Object.values(dut.inc)) (h as { value: number }).value = 0;
 }
 
@@ -94,6 +97,20 @@ function expectedStruct(model: RegsModel, regs: readonly RegField[], addrOf: (r:
 }
 const asBig = (o: Record<string, unknown>): Record<string, bigint> => Object.fromEntries(Object.entries(o).map(([k, v]) => [k, BigInt(v as number | bigint)]));
 
+/** MR j's entry through the TLB's read port: enable for one edge, the word after it; the
+ *  word must then hold while the enable is low (two more edges). */
+async function readMr(dut: Dut, tb: TestBench, j: number): Promise<Record<string, bigint>> {
+  dut.mr_rd_en.value = 1;
+  dut.mr_rd_addr.value = j;
+  await tb.rising();
+  dut.mr_rd_en.value = 0;
+  dut.mr_rd_addr.value = (j + 1) % NUM_MR;
+  const word = asBig(dut.mr_rd_data.value);
+  await tb.clockCycles(2);
+  expect(asBig(dut.mr_rd_data.value), `mr_rd_data of MR ${j} must hold while mr_rd_en is low (seed ${tb.seed})`).toEqual(word);
+  return word;
+}
+
 describe('nic_regs', () => {
   it('passes verilator -Wall, iverilog and yosys (numQp 4/2, numMr 16/3)', () => {
     for (const params of [{}, { numQp: 2, numMr: 3 }]) {
@@ -129,9 +146,8 @@ describe('nic_regs', () => {
       for (let i = 0; i < NUM_QP; i++) {
         expect(asBig(qpCtx[i]!), `qp_ctx[${i}]`).toEqual(expectedStruct(model, QP_REGS, r => qpReg(i, r.name as QpRegName)));
       }
-      const mrTbl = dut.mr_tbl.value;
-      for (let j = 0; j < NUM_MR; j++) {
-        expect(asBig(mrTbl[j]!), `mr_tbl[${j}]`).toEqual(expectedStruct(model, MR_REGS, r => mrReg(j, r.name as never)));
+      for (const j of tb.rng.shuffle([...Array(NUM_MR).keys()])) {
+        expect(await readMr(dut, tb, j), `MR table entry ${j} (seed ${tb.seed})`).toEqual(expectedStruct(model, MR_REGS, r => mrReg(j, r.name as never)));
       }
       expect(asBig(dut.cfg.value), 'cfg').toEqual(expectedStruct(model, CFG_REGS, r => r.offset));
     });
@@ -145,8 +161,9 @@ describe('nic_regs', () => {
       const mapped = new Set(allRegs(NUM_QP, NUM_MR).map(x => x.addr));
       // The first word past the last global register (the counters grow: computed, not fixed).
       const pastGlobals = Math.max(...GLOBAL_REGS.map(r => r.offset)) + 4;
-      const probes = [pastGlobals, 0x0fc, 0x0ffc, qpReg(NUM_QP, 'STATE'), qpReg(0, 'MSN') + 4, 0x3ffc, mrReg(NUM_MR, 'TAG'), mrReg(0, 'PT_BASE_HI') + 4, 0xfffc];
-      for (let k = 0; k < 40; k++) probes.push(tb.rng.int(0, 0x3fff) * 4);
+      const probes = [pastGlobals, 0x0fc, 0x0ffc, qpReg(NUM_QP, 'STATE'), qpReg(0, 'MSN') + 4, 0x3ffc, MR_BASE - 4, mrReg(NUM_MR, 'TAG'), mrReg(0, 'PT_BASE_HI') + 4, mrReg(NUM_MR - 1, 'PT_BASE_HI') + 4, 0xfffc, AXIL_SPACE - 4];
+      // Low addresses (globals and QPs) and the whole map (MRs sit at MR_BASE, high in it).
+      for (let k = 0; k < 40; k++) probes.push(tb.rng.int(0, k < 20 ? 0x3fff : AXIL_SPACE / 4 - 1) * 4);
       let n = 0;
       for (const a of probes.filter(x => !mapped.has(x))) {
         const before = await m.read(globalReg('MAC_LO'));
@@ -160,6 +177,21 @@ describe('nic_regs', () => {
     });
   });
 
+  it('a reset clears the MR table (block RAM, no reset of its own) before software gets the bus', async () => {
+    await runTest(design, async (dut, tb) => {
+      const m = await start(dut, tb, true);
+      const written = tb.rng.shuffle([...Array(NUM_MR).keys()]).slice(0, 6);
+      for (const j of written) for (const r of MR_REGS) await m.write(mrReg(j, r.name), (tb.rng.u32() | 1) >>> 0);
+      for (const j of written) expect((await readMr(dut, tb, j)).tag, `MR ${j} written`).not.toBe(0n);
+      await tb.reset(2);
+      const zero = expectedStruct(new RegsModel(NUM_QP, NUM_MR), MR_REGS, r => mrReg(0, r.name as never));
+      // Software's first read after the reset already sees zeros (AR waits for the sweep) ...
+      for (const j of written) for (const r of MR_REGS) expect(await m.read(mrReg(j, r.name)), `${r.name}[${j}] after reset (seed ${tb.seed})`).toBe(0);
+      // ... and so does the TLB's port, for every MR.
+      for (let j = 0; j < NUM_MR; j++) expect(await readMr(dut, tb, j), `MR table entry ${j} after reset (seed ${tb.seed})`).toEqual(zero);
+    });
+  });
+
   it('doorbells, mr_changed pulses, QP reset clears indices', async () => {
     await runTest(design, async (dut, tb) => {
       const m = await start(dut, tb, true);
@@ -170,8 +202,8 @@ describe('nic_regs', () => {
         for (;;) {
           await tb.rising();
           if (dut.doorbell_valid.value === 1) seenDb.push({ ...(dut.doorbell.value as { qp: number; pi: number }), cycle: tb.cycle });
-          const mc = Number(dut.mr_changed.value);
-          for (let j = 0; j < NUM_MR; j++) if ((mc >> j) & 1) seenMr.push({ mr: j, cycle: tb.cycle });
+          const mc = dut.mr_changed.value as { valid: number; mr: number };
+          if (mc.valid === 1) seenMr.push({ mr: mc.mr, cycle: tb.cycle });
         }
       }, 'monitor');
       const expDb: { qp: number; pi: number }[] = [];

@@ -1,6 +1,7 @@
 // Test bench pieces for nic_tlb: MR tables with scattered pages and page tables at odd
 // (8-byte aligned) addresses, per-client request drivers and response checkers against the
-// reference model (tb/model/tlb.ts), and the page-table memory behind a tb/bfm AxiRam.
+// reference model (tb/model/tlb.ts), the page-table memory behind a tb/bfm AxiRam, and the
+// MR table's read port (nic_regs' block RAM: the entry one clock after mr_rd_en).
 
 import { ChannelDriver, ChannelReceiver, AxiRam, ClockPhases, watchChannel, type Pause } from '../../bfm/index.ts';
 import type { Rng, TestBench } from '../../core/index.ts';
@@ -23,8 +24,10 @@ interface Out<T> { readonly value: T; readonly name: string }
 export interface TlbPorts {
   req: Record<string, { data: In<{ key: Bits; va: Bits; len: Bits; pd: Bits; access: Bits }>; valid: In<number>; ready: Out<number> }>;
   resp: Record<string, { data: Out<{ status: Bits; pa: Bits }>; valid: Out<number>; ready: In<number> }>;
-  mr_tbl: In<unknown>;
-  mr_changed: In<Bits>;
+  mr_rd_en: Out<number>;
+  mr_rd_addr: Out<number>;
+  mr_rd_data: In<unknown>;
+  mr_changed: In<{ valid: number; mr: number }>;
   m_axi: object;
   hits: Out<number>;
   misses: Out<number>;
@@ -35,6 +38,8 @@ export function mrPortValue(mr: MrDesc): Record<string, Bits> {
 }
 
 interface Pending { req: XlateRequest; want: XlateResult; index: number }
+
+const NO_CHANGE = { valid: 0, mr: 0 };
 
 /** Everything around one nic_tlb instance. */
 export class TlbBench {
@@ -75,7 +80,8 @@ export class TlbBench {
       });
     });
     phases.onDrive(() => { for (const d of this.drivers) d.drive(); for (const r of receivers) r.drive(); });
-    dut.mr_changed.value = 0;
+    this.#mrTablePort(phases);
+    dut.mr_changed.value = NO_CHANGE;
   }
 
   /** A fresh page table address: 8-byte aligned, any offset inside a 64-byte line. */
@@ -97,12 +103,26 @@ export class TlbBench {
     return mr;
   }
 
-  /** Show the MR table on the DUT's inputs; with `changed`, pulse mr_changed for those MRs. */
-  setTable(mrs: MrDesc[], changed: number[] = []): void {
+  /** Put `mrs` in the MR table (reads from the next edge on see it); with `changed`, show
+   *  mr_changed for that MR (nic_regs signals one MR per cycle). */
+  setTable(mrs: MrDesc[], changed?: number): void {
     this.mrs = mrs;
-    this.dut.mr_tbl.value = mrs.map(mrPortValue);
-    const bits = changed.reduce((a, j) => a | (1n << BigInt(j)), 0n);
-    this.dut.mr_changed.value = this.numMr > 32 ? bits : Number(bits);
+    this.dut.mr_changed.value = changed === undefined ? NO_CHANGE : { valid: 1, mr: changed };
+  }
+
+  /** nic_regs' MR table read port: the entry at mr_rd_addr, registered at the edge where
+   *  mr_rd_en is high, then held; an index past the table reads zeros (an invalid MR). */
+  #mrTablePort(phases: ClockPhases): void {
+    let next: Record<string, Bits> | null = null;
+    phases.onSample(() => {
+      if (this.dut.mr_rd_en.value !== 1) return;
+      const mr = this.mrs[this.dut.mr_rd_addr.value];
+      next = mr ? mrPortValue(mr) : { tag: 0, pd: 0, access: 0, va: 0n, len: 0n, ptBase: 0n };
+    });
+    phases.onDrive(() => {
+      if (next) this.dut.mr_rd_data.value = next;
+      next = null;
+    });
   }
 
   /** Queue a request on `client`, with the model's answer for the current table. */

@@ -91,7 +91,7 @@ for (const params of configs) {
         b.request(0, { ...at(2), pd: 2 });
         expect(await counts(), 'zero-length and failing requests are not counted').toEqual([2, 1]);
         await tb.rising();
-        b.setTable(mrs, [3]);
+        b.setTable(mrs, 3);
         await tb.rising();
         b.setTable(mrs);
         b.request(0, at(0));
@@ -119,7 +119,7 @@ for (const params of configs) {
           const { writePageTable } = await import('../../model/tlb.ts');
           writePageTable(b.mem, b.alloc, next, tb.rng);
           mrs = mrs.map((m, i) => (i === j ? next : m));
-          b.setTable(mrs, [j]);
+          b.setTable(mrs, j);
           await tb.rising();
           b.setTable(mrs);
           // Old key (BAD_TAG when the tag moved), then every page of the new registration.
