@@ -26,10 +26,11 @@ export interface BenchOpts {
   poison?: (va: bigint) => boolean;
   /** nic_read_responder stand-in with this many slots per QP, each freed `rdFreeLat` cycles
    *  after its ReadReq was taken (rd_room = a slot is free). Without it, rd_room is each
-   *  QP's constant `rdRoom` (what the model assumes). */
+   *  QP's constant `rdRoom` (what the model assumes: it cannot know when slots free). */
   rdSlots?: number; rdFreeLat?: number;
-  /** With rdSlots: rd_busy bit q high while QP q holds a slot (its READ responses are not all
-   *  out): the responder then holds that QP's ACKs (checked by checkDeferred, not the model). */
+  /** rd_busy bit q high while QP q has a ReadReq taken less than rdFreeLat cycles ago (its READ
+   *  responses are not all out): the responder then holds that QP's ACKs (checked by
+   *  checkDeferred, not the model). */
   rdBusy?: boolean;
 }
 export const busy: BenchOpts = { pIn: 0.8, pOut: 0.7, dmaLat: 30 };
@@ -103,8 +104,8 @@ export async function runBench(dataWidth: number, setup: (rng: Rng) => { world: 
     const rrHdrs = new StructSink<RxHdr>(tb, dut.m_rresp_hdr as never, 'm_rresp_hdr', { pause: pOut });
     const rrPay = new AxiStreamSink(tb, dut.m_rresp_payload, { pause: pOut });
     // After the ReadReq sink: it sees each take in the cycle it happens.
-    new RoomStandIn(tb, dut.rd_room as { value: number }, reads, {
-      fixed: world.qps.map(s => s.rdRoom), ...(o.rdSlots === undefined ? {} : { slots: o.rdSlots, freeLat: o.rdFreeLat ?? 20 }),
+    const room = new RoomStandIn(tb, dut.rd_room as { value: number }, reads, {
+      fixed: world.qps.map(s => s.rdRoom), ...(o.rdSlots === undefined ? {} : { slots: o.rdSlots }), freeLat: o.rdFreeLat ?? 20,
       ...(o.rdBusy ? { busy: dut.rd_busy as { value: number } } : {}), dupRoom: dut.rd_dup_room as { value: number },
     });
     const busyAt = world.qps.map(() => new Set<number>());
@@ -122,17 +123,17 @@ export async function runBench(dataWidth: number, setup: (rng: Rng) => { world: 
       if (firstBeat < 0 && dut.m_payload.tvalid.value === 1 && dut.m_payload.tready.value === 1) firstBeat = tb.cycle;
     });
 
-    // Run until every input is taken and nothing has moved on any stream or event output for
-    // 400 cycles.
+    // Run until every input is taken, every READ slot is free again, and nothing has moved on
+    // any stream or event output for 400 cycles since (a held ACK leaves only after a free).
     const watches = [hdrs.watch, pay.watch, acks.watch, reads.watch, rrHdrs.watch, rrPay.watch];
-    const activity = (): number => watches.reduce((a, w) => a + (w?.transfers ?? 0), 0) + dma.transfers + regs.events;
+    const activity = (): number => watches.reduce((a, w) => a + (w?.transfers ?? 0), 0) + dma.transfers + regs.events + room.events;
     let seen = activity(), lastActivity = tb.cycle;
     ClockPhases.of(tb).onSample(() => {
       const n = activity();
       if (n !== seen) { seen = n; lastActivity = tb.cycle; }
     });
     const limit = 40 * pkts.reduce((a, p) => a + Math.ceil(p.payload.length / B) + 4, 0) + 20_000;
-    await tb.until(() => hdrs.idle && pay.idle && tb.cycle - lastActivity > 400, { timeout: limit, what: 'nic_responder inputs consumed, outputs quiet' })
+    await tb.until(() => hdrs.idle && pay.idle && room.idle && tb.cycle - lastActivity > 400, { timeout: limit, what: 'nic_responder inputs consumed, outputs quiet' })
       .catch((e: unknown) => {
         throw new Error(`nic_responder: inputs not consumed after ${limit} cycles (cycle ${tb.cycle}): ${hdrs.pending} headers and ${pay.queued} payloads left`, { cause: e });
       });

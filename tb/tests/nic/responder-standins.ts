@@ -105,33 +105,47 @@ export class RegsStandIn {
 
 /** Drives rd_room: each QP's constant (`fixed`), or per QP `slots` READ slots, each freed
  *  `freeLat` cycles after its ReadReq was taken, that must never be over-subscribed (the
- *  READ responder asserts the same). Build it after the m_read_req sink: it then sees each
- *  take in the cycle it happens, as the READ responder's slot counters do. */
+ *  READ responder asserts the same). With `busy`, rd_busy bit q is high while QP q has a
+ *  ReadReq taken less than `freeLat` cycles ago (its READ responses are not all out), with
+ *  or without `slots`: without them rd_room stays the constant the model assumes. Build it
+ *  after the m_read_req sink: it then sees each take in the cycle it happens, as the READ
+ *  responder's slot counters do. */
 export class RoomStandIn {
-  readonly #free: number[];
+  /** ReadReqs per QP taken and not yet freed. */
+  readonly #used: number[];
   readonly #frees: { qp: number; at: number }[] = [];
   #seen = 0;
   constructor(tb: TestBench, rdRoom: { value: number }, reads: StructSink<ReadReqV>, o: { fixed: readonly boolean[]; slots?: number; freeLat?: number; busy?: { value: number }; dupRoom?: { value: number } }) {
     const slots = o.slots;
-    this.#free = o.fixed.map(() => slots ?? 0);
+    this.#used = o.fixed.map(() => 0);
     const phases = ClockPhases.of(tb);
     phases.onSample(() => {
-      if (slots === undefined) return;
+      if (slots === undefined && !o.busy) return;
       for (; this.#seen < reads.items.length; this.#seen++) {
         const r = reads.items[this.#seen]!;
-        if (this.#free[r.value.qp]! <= 0) throw new Error(`rd_room: QP ${r.value.qp} got a ReadReq (psn 0x${r.value.psn.toString(16)}) in cycle ${r.cycle} with no free READ slot`);
-        this.#free[r.value.qp]!--;
+        if (slots !== undefined && this.#used[r.value.qp]! >= slots) throw new Error(`rd_room: QP ${r.value.qp} got a ReadReq (psn 0x${r.value.psn.toString(16)}) in cycle ${r.cycle} with no free READ slot`);
+        this.#used[r.value.qp]!++;
         this.#frees.push({ qp: r.value.qp, at: tb.cycle + (o.freeLat ?? 20) });
       }
     });
     phases.onDrive(() => {
-      while (this.#frees[0] && this.#frees[0].at <= tb.cycle) this.#free[this.#frees.shift()!.qp]!++;
-      rdRoom.value = o.fixed.reduce((a, f, q) => ((slots === undefined ? f : this.#free[q]! > 0) ? a | (1 << q) : a), 0);
+      while (this.#frees[0] && this.#frees[0].at <= tb.cycle) this.#used[this.#frees.shift()!.qp]!--;
+      rdRoom.value = o.fixed.reduce((a, f, q) => ((slots === undefined ? f : this.#used[q]! < slots) ? a | (1 << q) : a), 0);
       // rd_dup_room mirrors rd_room here: a duplicate is answered when the model's QP has room
       // (the READ responder's own duplicate slot is checked in read-responder.test.ts).
       if (o.dupRoom) o.dupRoom.value = rdRoom.value;
-      // rd_busy: a slot in use (its READ's response commands are not all handed on).
-      if (o.busy && slots !== undefined) o.busy.value = o.fixed.reduce((a, _f, q) => (this.#free[q]! < slots ? a | (1 << q) : a), 0);
+      // rd_busy: a READ in flight (its response commands are not all handed on).
+      if (o.busy) o.busy.value = this.#used.reduce((a, u, q) => (u > 0 ? a | (1 << q) : a), 0);
     });
+  }
+
+  /** No slot waits to be freed. */
+  get idle(): boolean {
+    return this.#frees.length === 0;
+  }
+
+  /** Slots freed so far (a held ACK may leave after each). */
+  get events(): number {
+    return this.#seen - this.#frees.length;
   }
 }
