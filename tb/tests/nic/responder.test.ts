@@ -231,8 +231,10 @@ describe('nic_responder RDMA READ, checked by hand', () => {
     it(`ACKs of a QP wait while its READ responses are not all out (rd_busy), newer ones replacing held ones; the rest as the model (${W} bits)`, async () => {
       // rd_room stays the model's constant (no rdSlots): the random traffic, unlike a real
       // requester, does not keep to a READ limit, and the model cannot know when a slot frees
-      // (with 8 slots some seeds sent a 9th READ within 400 cycles: NAK 0x61, rightly).
-      const r = await runBench(W, randomTraffic(NUM_QP, { messages: 14, maxLen: 6000, pDup: 0.05, pLoss: 0.05, pRead: 0.6 }), { ...busy, rdFreeLat: 400, rdBusy: true });
+      // (with 8 slots some seeds sent a 9th READ within 400 cycles: NAK 0x61, rightly). READs
+      // stay busy longer at 64 bits, where the same bytes take 8 times the cycles, so ACKs meet
+      // a busy QP there too (at 400 cycles seed 1016442145 held none).
+      const r = await runBench(W, randomTraffic(NUM_QP, { messages: 14, maxLen: 6000, pDup: 0.05, pLoss: 0.05, pRead: 0.6 }), { ...busy, rdFreeLat: W === 64 ? 1000 : 400, rdBusy: true });
       const busyCycles = r.busyAt.reduce((a, x) => a + x.size, 0);
       console.log(`  rd_busy high ${busyCycles} QP-cycles; ${r.acks.length} ACK/NAKs sent, ${r.held} of the model's replaced while held`);
       expect(busyCycles, 'rd_busy was high').toBeGreaterThan(100);
