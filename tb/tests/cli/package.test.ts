@@ -61,6 +61,10 @@ describe('the packed nicgen in a project of its own', () => {
     expect(list.filter(f => /\.test\.ts$|\/tb\/tests\//.test(f))).toEqual([]);
   });
 
+  it('leaves no declarations in the checkout (a file: dependency on a clone reads its sources, never stale .d.ts)', () => {
+    expect(fs.existsSync(path.join(root, 'types')), `${path.join(root, 'types')} after npm pack`).toBe(false);
+  });
+
   it('init scaffolds a project, and refuses to overwrite any file of it', () => {
     const nicgen = path.join(tool, 'node_modules/.bin/nicgen');
     const r = ok(run(nicgen, ['init', 'app', '--nicgen', `file:${tarball}`], work), 'nicgen init');
