@@ -9,7 +9,7 @@
 // Packed streams with contiguous tkeep are what MACs such as Corundum's and Xilinx CMAC
 // exchange; null and position bytes in the middle of a packet are not supported here.
 
-import type { TestBench } from '../core/index.ts';
+import type { ClockHandle, TestBench } from '../core/index.ts';
 import { bytesToWord, wordsToBytes, wordToBytes } from './byte-memory.ts';
 import { watchChannel, type ChannelWatch } from './channel-checker.ts';
 import { big, popcount, portWidth, valueWords, wordOf, wordsValue, type Readable } from './ports.ts';
@@ -107,6 +107,8 @@ function fullKeep(bytes: number): Uint32Array {
 
 export interface AxisWatchOptions {
   readonly reset?: Readable;
+  /** The stream's clock (default: the testbench's; needed in a design with several). */
+  readonly clock?: ClockHandle;
   /** Called for every beat after the rules passed. */
   readonly onBeat?: (beat: AxisBeat, cycle: number) => void;
   /**
@@ -126,6 +128,7 @@ export function watchAxiStream(tb: TestBench, ports: AxisWatchPorts, name: strin
   const lastWord = ports.tlast ? wordOf(ports.tlast) : null;
   return watchChannel(tb, { valid: ports.tvalid, ready: ports.tready, payload }, name, {
     ...(options.reset ? { reset: options.reset } : {}),
+    ...(options.clock ? { clock: options.clock } : {}),
     onHandshake: cycle => {
       // The rules read tkeep and tlast in place; the beat (a copy of tdata) is built only
       // for an onBeat listener.

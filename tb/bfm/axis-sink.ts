@@ -7,7 +7,7 @@
 // The AXI-Stream checker (axis-checker.ts) is attached by default, so a DUT that changes
 // tdata while stalled, drops tvalid or sends a bad tkeep fails the test at that cycle.
 
-import type { TestBench } from '../core/index.ts';
+import type { ClockHandle, TestBench } from '../core/index.ts';
 import { keepReader, SampledBeat, watchAxiStream, type AxisBeat } from './axis-checker.ts';
 import type { ChannelWatch } from './channel-checker.ts';
 import { ChannelReceiver } from './channel-receiver.ts';
@@ -22,6 +22,8 @@ export interface AxisSinkOptions {
   readonly pause?: Pause;
   /** Run the AXI-Stream checker (default true). */
   readonly check?: boolean;
+  /** The stream's clock (default: the testbench's; needed in a design with several). */
+  readonly clock?: ClockHandle;
 }
 
 export interface AxisPacket {
@@ -65,7 +67,7 @@ export class AxiStreamSink {
     const keep = keepReader(ports, this.beatBytes);
     const receiver = new ChannelReceiver<AxisBeat>({ valid: ports.tvalid, ready: ports.tready },
       () => SampledBeat.read(ports, this.beatBytes, keep), pauser(options.pause, rng, `${this.name} pause`));
-    const phases = ClockPhases.of(tb);
+    const phases = ClockPhases.of(tb, options.clock);
     if (options.check === false) {
       this.watch = null;
       phases.onSample(() => {
@@ -74,6 +76,7 @@ export class AxiStreamSink {
       });
     } else {
       this.watch = watchAxiStream(tb, ports, this.name, {
+        ...(options.clock ? { clock: options.clock } : {}),
         onBeat: (b, cycle) => this.#take(b, cycle),
         // DUT ports: bytes go from tdata's words straight into the packet buffer.
         onBeatWords: (words, kept, last, cycle) => this.#takeWords(words, kept, last, cycle, ports),

@@ -9,7 +9,7 @@
 // only the last beat partial; the unused bytes of that beat carry random data so a DUT
 // that ignores tkeep is caught. tuser is driven on every beat of its packet.
 
-import type { TestBench } from '../core/index.ts';
+import type { ClockHandle, TestBench } from '../core/index.ts';
 import { watchAxiStream } from './axis-checker.ts';
 import type { ChannelWatch } from './channel-checker.ts';
 import { ChannelDriver } from './channel-driver.ts';
@@ -25,6 +25,8 @@ export interface AxisSourceOptions {
   readonly pause?: Pause;
   /** Attach the AXI-Stream checker to this bus (default true): checks the DUT's tready side too. */
   readonly check?: boolean;
+  /** The stream's clock (default: the testbench's; needed in a design with several). */
+  readonly clock?: ClockHandle;
 }
 
 export interface AxisSendOptions {
@@ -94,8 +96,8 @@ export class AxiStreamSource {
       if (userWord && b.userWord >= 0) userWord[0] = b.userWord;
       else if (ports.tuser) ports.tuser.value = forPort(b.user, userW);
     }, pauser(options.pause, this.#rng, `${this.name} pause`));
-    this.watch = options.check === false ? null : watchAxiStream(tb, ports, `${this.name} (source side)`);
-    const phases = ClockPhases.of(tb);
+    this.watch = options.check === false ? null : watchAxiStream(tb, ports, `${this.name} (source side)`, options.clock ? { clock: options.clock } : {});
+    const phases = ClockPhases.of(tb, options.clock);
     phases.onSample(() => this.#driver.sample(tb.cycle));
     phases.onDrive(() => this.#driver.drive());
   }
