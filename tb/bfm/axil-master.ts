@@ -16,7 +16,7 @@ import { ChannelDriver } from './channel-driver.ts';
 import { ChannelReceiver } from './channel-receiver.ts';
 import { ClockPhases } from './clock-phases.ts';
 import { pauser, type Pause } from './pause.ts';
-import { big, forPort, num, portWidth, type AxiLiteSlavePorts } from './ports.ts';
+import { big, forPort, num, portWidth, wordOf, type AxiLiteSlavePorts } from './ports.ts';
 import { BusResponseError } from './protocol-error.ts';
 
 export const AXI_RESP = { OKAY: 0, EXOKAY: 1, SLVERR: 2, DECERR: 3 } as const;
@@ -73,7 +73,10 @@ export class AxiLiteMaster {
     const b = new ChannelReceiver({ valid: p.bvalid, ready: p.bready }, () => num(p.bresp.value), bp('B'));
     const r = new ChannelReceiver({ valid: p.rvalid, ready: p.rready }, () => ({ data: big(p.rdata.value), resp: num(p.rresp.value) }), bp('R'));
     const phases = ClockPhases.of(tb, options.clock);
+    // Idle between register accesses (most cycles): nothing offered, no response on the bus.
+    const bv = wordOf(p.bvalid), rv = wordOf(p.rvalid);
     phases.onSample(() => {
+      if (bv !== null && rv !== null && bv[0] === 0 && rv[0] === 0 && !this.#aw.offering && !this.#w.offering && !this.#ar.offering) return;
       const cycle = tb.cycle;
       this.#aw.sample(cycle); this.#w.sample(cycle); this.#ar.sample(cycle);
       const resp = b.sample();
