@@ -15,6 +15,7 @@
 import type { Model } from '../../sim/model.ts';
 import { CycleLimitError, DeadlockError, TimeoutError, TriggerUsageError } from './errors.ts';
 import { Task, type TaskHost } from './task.ts';
+import { nextFall, nthRise } from '../../sim/clocks.ts';
 import { isTaskGenerator, Rising, Trigger, type TaskGenerator } from './triggers.ts';
 
 type WaitKind = 'rise' | 'fall' | 'until' | 'join';
@@ -218,6 +219,22 @@ export class Scheduler implements TaskHost {
       input = undefined;
       threw = false;
       if (y instanceof Trigger) {
+        if (y.clock !== undefined && this.model.multiClock) {   // one clock of several: its edge's tick
+          let target: number;
+          try {
+            target = this.clockTarget(y, now);
+          } catch (e) {
+            threw = true; err = e;
+            continue;
+          }
+          if (target <= now) continue;
+          this.armGen(w, 'rise', target, now, y.what, undefined);
+          return;
+        }
+        if (y.clock !== undefined && y.clock !== this.model.layout.clock?.name) {
+          threw = true; err = new TriggerUsageError(`${y.what}: ${y.clock} is not the clock of ${this.model.manifest.top}`);
+          continue;
+        }
         if (y.kind === 'rise') {
           if (y.n === 0) continue;
           this.armGen(w, 'rise', now + y.n, now, y.what, undefined);
@@ -258,6 +275,14 @@ export class Scheduler implements TaskHost {
       err = new TriggerUsageError(`generator task ${task.name} yielded ${y instanceof Promise ? 'a promise' : String(y)}: a generator task `
         + 'yields Rising, Falling, Cycles(n), Until(cond) or a task to join; run async code as its own task: yield tb.fork(async () => ...)');
     }
+  }
+
+  /** The tick a per-clock trigger of a design with several clocks wakes at (as ScheduledClock). */
+  private clockTarget(y: Trigger, now: number): number {
+    const s = this.model.clockSchedule(y.clock!);
+    if (y.kind === 'fall') return nextFall(s, now);
+    if (y.n === 0) return now;
+    return Math.max(nthRise(s, now, y.n), now + 1);
   }
 
   private armGen(w: Wait, kind: WaitKind, target: number, now: number, what: string, pred: (() => boolean) | undefined): void {
