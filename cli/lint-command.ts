@@ -33,7 +33,9 @@ export async function lintCommand(opts: LintOptions): Promise<number> {
         targets.set(m.name, { module: m.name, files: files.slice(0, files.indexOf(path.join(dir, m.file)) + 1) });
       }
     }
-    const list = [...targets.values()];
+    // Largest first (by the Verilog each target compiles): nic_top's Yosys run alone takes
+    // minutes, and started last it ran on one core after every other module had finished.
+    const list = largestFirst([...targets.values()]);
     const nameWidth = Math.max(6, ...list.map(t => t.module.length));
     console.log(`${'module'.padEnd(nameWidth)}  ${gateNames.map(g => g.padEnd(9)).join('  ')}  time`);
     let done = 0;
@@ -53,6 +55,11 @@ export async function lintCommand(opts: LintOptions): Promise<number> {
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
+}
+
+function largestFirst(targets: GateTarget[]): GateTarget[] {
+  const bytes = new Map(targets.map(t => [t, t.files.reduce((n, f) => n + fs.statSync(f).size, 0)]));
+  return targets.sort((a, b) => bytes.get(b)! - bytes.get(a)!);
 }
 
 function printFailure(r: ModuleGates): void {
