@@ -4,6 +4,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { runGates, gateNames, type ModuleGates, type GateTarget } from './gates.ts';
+import type { EmittedTop } from '../gen/emit/index.ts';
 import { emitAll, selectTops } from './project.ts';
 import { pool } from './tools.ts';
 
@@ -27,13 +28,14 @@ export async function lintCommand(opts: LintOptions): Promise<number> {
     const wanted = (top: string, module: string): boolean => !opts.tops.length || opts.tops.includes(top) || opts.tops.includes(module);
     const targets = new Map<string, GateTarget>();
     for (const t of selected) {
-      const files = t.manifest.files.map(f => path.join(dir, f));
       for (const m of t.modules) {
         if (targets.has(m.name) || !wanted(t.top, m.name)) continue;
-        targets.set(m.name, { module: m.name, files: files.slice(0, files.indexOf(path.join(dir, m.file)) + 1) });
+        targets.set(m.name, { module: m.name, files: filesOf(m.name, t, dir) });
       }
     }
-    const list = [...targets.values()];
+    // Tops first, largest first: nic_top's Yosys run alone takes minutes, and started last (a
+    // top comes after its modules) it ran on one core after every other module had finished.
+    const list = topsFirst([...targets.values()], new Set(selected.map(t => t.top)));
     const nameWidth = Math.max(6, ...list.map(t => t.module.length));
     console.log(`${'module'.padEnd(nameWidth)}  ${gateNames.map(g => g.padEnd(9)).join('  ')}  time`);
     let done = 0;
@@ -53,6 +55,30 @@ export async function lintCommand(opts: LintOptions): Promise<number> {
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** The files of `module` and the modules it instantiates (transitively), in the top's
+ *  compile order: a stage's gates parse its own few files, not every file before it. */
+function filesOf(module: string, t: EmittedTop, dir: string): string[] {
+  const all = t.manifest.files.map(f => path.join(dir, f));
+  const own = t.modules.find(m => m.name === module)!.file;
+  if (!t.manifest.modules) return all.slice(0, all.indexOf(path.join(dir, own)) + 1);
+  const children = new Map(t.manifest.modules.map(m => [m.name, m.instances.map(i => i.module)]));
+  const needed = new Set<string>();
+  const visit = (name: string): void => {
+    if (needed.has(name)) return;
+    needed.add(name);
+    for (const c of children.get(name) ?? []) visit(c);
+  };
+  visit(module);
+  const files = new Set(t.modules.filter(m => needed.has(m.name)).map(m => m.file));
+  return t.manifest.files.filter(f => files.has(f)).map(f => path.join(dir, f));
+}
+
+function topsFirst(targets: GateTarget[], tops: ReadonlySet<string>): GateTarget[] {
+  const bytes = (t: GateTarget): number => t.files.reduce((n, f) => n + fs.statSync(f).size, 0);
+  const first = targets.filter(t => tops.has(t.module)).sort((a, b) => bytes(b) - bytes(a));
+  return [...first, ...targets.filter(t => !tops.has(t.module))];
 }
 
 function printFailure(r: ModuleGates): void {
