@@ -2,13 +2,13 @@
 // Ethernet, IPv4 (checksum computed here), UDP (checksum 0), BTH, RETH and/or AETH, the
 // payload, 0-3 pad bytes and four zero ICRC placeholder bytes (nic_icrc_insert fills them).
 //
-// Two stages:
-// 1. Header stage: a command is turned into its header bytes (up to 74) and frame
-//    bookkeeping in one register stage. It refills while the previous frame's payload
-//    streams, so frames follow each other without idle beats. An idle packetizer may also
-//    send a frame's first beat from the arriving command itself (same cycle), keeping the
-//    header in the register for the rest: see "start in the command's cycle" below.
-// 2. Output stage: frame beat k is either a pure header beat (k < hb), the "mixed" beat
+// Three stages:
+// 1. Header stages: a command is turned into its header bytes (up to 74), frame bookkeeping
+//    and the IPv4 header's word sum (stage 1), then the sum is folded into the checksum on
+//    its way to the header register (stage 2), which the output stage sends from. Both
+//    refill while the previous frame's payload streams, so frames follow each other without
+//    idle beats; no path runs from s_cmd to m_axis (timing at 512 bits: docs/synth.md).
+// 3. Output stage: frame beat k is either a pure header beat (k < hb), the "mixed" beat
 //    k = hb (header tail in lanes 0..s-1, payload bytes from lane s on), or a body beat
 //    (the s bytes carried over from the previous payload beat, then the next payload bytes).
 //    s = H mod B and hb = H div B for the header length H; H is one of four values
