@@ -26,15 +26,9 @@ module nic_packetizer (
     output wire         err_payload
 );
 
-reg  c1_valid_reg;
-reg  [575:0] c1_bytes_reg;
-reg  [19:0] c1_sum_reg;
-reg  [1:0] c1_kind_reg;
-reg  [12:0] c1_pay_len_reg;
-reg  [10:0] c1_last_idx_reg;
-reg  [7:0] c1_last_keep_reg;
 reg  hdr_valid_reg;
-reg  [591:0] hdr_bytes_reg;
+reg  [575:0] hdr_bytes_reg;
+reg  [19:0] hdr_sum_reg;
 reg  [1:0] hdr_kind_reg;
 reg  [12:0] hdr_pay_len_reg;
 reg  [10:0] hdr_last_idx_reg;
@@ -53,7 +47,7 @@ wire [7:0] cmd_last_keep;
 wire [16:0] ip_sum_fold1;
 wire [15:0] ip_sum_fold2;
 wire [15:0] ip_checksum;
-wire [591:0] c1_header;
+wire [591:0] hdr_full;
 reg  in_body_reg;
 reg  [10:0] beat_reg;
 reg  [1:0] cur_kind_reg;
@@ -82,180 +76,159 @@ wire out_last;
 wire out_valid;
 wire fire;
 wire release_hdr;
-wire hdr_move;
 wire take_cmd;
 wire pay_take;
 
-// gen/nic/packetizer.ts:92:17
+// gen/nic/packetizer.ts:86:17
 assign cmd_pad = 2'b00 - s_cmd_data[58:57];
 
-// gen/nic/packetizer.ts:93:20
+// gen/nic/packetizer.ts:87:20
 assign cmd_ext_len = {s_cmd_data[70], 1'b0, s_cmd_data[199], 2'b00};
 
-// gen/nic/packetizer.ts:96:20
+// gen/nic/packetizer.ts:90:20
 assign cmd_padded = ({3'b000, s_cmd_data[69:57]} + 16'd3) & 16'hfffc;
 
-// gen/nic/packetizer.ts:98:19
+// gen/nic/packetizer.ts:92:19
 assign cmd_ip_len = cmd_padded + (16'd44 + {11'd0, cmd_ext_len});
 
-// gen/nic/packetizer.ts:99:20
+// gen/nic/packetizer.ts:93:20
 assign cmd_udp_len = cmd_padded + (16'd24 + {11'd0, cmd_ext_len});
 
-// gen/nic/packetizer.ts:100:23
+// gen/nic/packetizer.ts:94:23
 assign cmd_frame_last = cmd_padded[13:0] + (14'd57 + {9'd0, cmd_ext_len});
 
-// gen/nic/packetizer.ts:107:17
+// gen/nic/packetizer.ts:101:17
 assign ip_sum = (((20'h853d + {12'd0, {s_cmd_data[421:416], 2'b00}}) + ({15'd0, cmd_ext_len} + {7'd0, s_cmd_data[69:57]})) + (({18'd0, cmd_pad} + {4'b0000, ip_id_reg}) + ({4'b0000, {s_cmd_data[415:408], 8'd0}} + {4'b0000, s_cmd_data[359:344]}))) + (({4'b0000, s_cmd_data[343:328]} + {4'b0000, s_cmd_data[391:376]}) + {4'b0000, s_cmd_data[375:360]});
 
-// gen/nic/packetizer.ts:128:21
+// gen/nic/packetizer.ts:122:21
 assign cmd_kind = {s_cmd_data[70], s_cmd_data[199]};
 
-// gen/nic/packetizer.ts:129:24
+// gen/nic/packetizer.ts:123:24
 assign cmd_last_idx = cmd_frame_last[13:3];
 
-// gen/nic/packetizer.ts:132:25
+// gen/nic/packetizer.ts:126:25
 assign cmd_last_keep = {(cmd_frame_last[2:0] >= 3'd7), (cmd_frame_last[2:0] >= 3'd6), (cmd_frame_last[2:0] >= 3'd5), (cmd_frame_last[2:0] >= 3'd4), (cmd_frame_last[2:0] >= 3'd3), (cmd_frame_last[2:0] >= 3'd2), (cmd_frame_last[2:0] >= 3'd1), 1'd1};
 
-// gen/nic/packetizer.ts:135:19
-assign ip_sum_fold1 = {1'b0, c1_sum_reg[15:0]} + {13'd0, c1_sum_reg[19:16]};
+// gen/nic/packetizer.ts:130:19
+assign ip_sum_fold1 = {1'b0, hdr_sum_reg[15:0]} + {13'd0, hdr_sum_reg[19:16]};
 
-// gen/nic/packetizer.ts:136:19
+// gen/nic/packetizer.ts:131:19
 assign ip_sum_fold2 = ip_sum_fold1[15:0] + {15'd0, ip_sum_fold1[16]};
 
-// gen/nic/packetizer.ts:137:22
+// gen/nic/packetizer.ts:132:22
 assign ip_checksum = ~ip_sum_fold2;
 
-// gen/nic/packetizer.ts:138:20
-assign c1_header = {c1_bytes_reg[575:192], {ip_checksum[7:0], ip_checksum[15:8]}, c1_bytes_reg[191:0]};
+// gen/nic/packetizer.ts:133:20
+assign hdr_full = {hdr_bytes_reg[575:192], {ip_checksum[7:0], ip_checksum[15:8]}, hdr_bytes_reg[191:0]};
 
-// gen/nic/packetizer.ts:151:18
+// gen/nic/packetizer.ts:146:18
 assign kind = in_body_reg ? cur_kind_reg : hdr_kind_reg;
 
-// gen/nic/packetizer.ts:152:21
+// gen/nic/packetizer.ts:147:21
 assign last_idx = in_body_reg ? cur_last_idx_reg : hdr_last_idx_reg;
 
-// gen/nic/packetizer.ts:153:22
+// gen/nic/packetizer.ts:148:22
 assign last_keep = in_body_reg ? cur_last_keep_reg : hdr_last_keep_reg;
 
-// gen/nic/packetizer.ts:154:20
+// gen/nic/packetizer.ts:149:20
 assign pay_rem = in_body_reg ? pay_rem_reg : hdr_pay_len_reg;
 
-// gen/nic/packetizer.ts:155:16
+// gen/nic/packetizer.ts:150:16
 assign hdr_beats = (kind == 2'b00) ? 11'd6 : ((kind == 2'd1) ? 11'd7 : ((kind == 2'd2) ? 11'd8 : 11'd9));
 
-// gen/nic/packetizer.ts:156:20
+// gen/nic/packetizer.ts:151:20
 assign active = in_body_reg || (hdr_valid_reg && !drain_reg);
 
-// gen/nic/packetizer.ts:157:19
+// gen/nic/packetizer.ts:152:19
 assign mixed_beat = !in_body_reg && (beat_reg == hdr_beats);
 
-// gen/nic/packetizer.ts:158:23
+// gen/nic/packetizer.ts:153:23
 assign at_payload = in_body_reg || mixed_beat;
 
-// gen/nic/packetizer.ts:159:21
+// gen/nic/packetizer.ts:154:21
 assign need_payload = at_payload && (pay_rem != 13'd0);
 
-// gen/nic/packetizer.ts:161:21
+// gen/nic/packetizer.ts:156:21
 assign pay_keep = s_payload_tkeep & {(pay_rem > 13'd7), (pay_rem > 13'd6), (pay_rem > 13'd5), (pay_rem > 13'd4), (pay_rem > 13'd3), (pay_rem > 13'd2), (pay_rem > 13'd1), (pay_rem > 13'd0)};
 
-// gen/nic/packetizer.ts:162:17
+// gen/nic/packetizer.ts:157:17
 assign pay_data = need_payload ? (s_payload_tdata & {{8{pay_keep[7]}}, {8{pay_keep[6]}}, {8{pay_keep[5]}}, {8{pay_keep[4]}}, {8{pay_keep[3]}}, {8{pay_keep[2]}}, {8{pay_keep[1]}}, {8{pay_keep[0]}}}) : 64'd0;
 
-// gen/nic/packetizer.ts:163:19
+// gen/nic/packetizer.ts:158:19
 assign pay_shifted = (kind == 2'b00) ? {pay_data[15:0], 48'd0} : ((kind == 2'd1) ? {pay_data[47:0], 16'd0} : ((kind == 2'd2) ? {pay_data[15:0], 48'd0} : {pay_data[47:0], 16'd0}));
 
-// gen/nic/packetizer.ts:164:21
+// gen/nic/packetizer.ts:159:21
 assign pay_carry = (kind == 2'b00) ? {16'd0, pay_data[63:16]} : ((kind == 2'd1) ? {48'd0, pay_data[63:48]} : ((kind == 2'd2) ? {16'd0, pay_data[63:16]} : {48'd0, pay_data[63:48]}));
 
-// gen/nic/packetizer.ts:171:21
-assign hdr_beat = (beat_reg == 11'd0) ? hdr_bytes_reg[63:0] : ((beat_reg == 11'd1) ? hdr_bytes_reg[127:64] : ((beat_reg == 11'd2) ? hdr_bytes_reg[191:128] : ((beat_reg == 11'd3) ? hdr_bytes_reg[255:192] : ((beat_reg == 11'd4) ? hdr_bytes_reg[319:256] : ((beat_reg == 11'd5) ? hdr_bytes_reg[383:320] : ((beat_reg == 11'd6) ? hdr_bytes_reg[447:384] : ((beat_reg == 11'd7) ? hdr_bytes_reg[511:448] : ((beat_reg == 11'd8) ? hdr_bytes_reg[575:512] : {48'd0, hdr_bytes_reg[591:576]}))))))));
+// gen/nic/packetizer.ts:166:21
+assign hdr_beat = (beat_reg == 11'd0) ? hdr_full[63:0] : ((beat_reg == 11'd1) ? hdr_full[127:64] : ((beat_reg == 11'd2) ? hdr_full[191:128] : ((beat_reg == 11'd3) ? hdr_full[255:192] : ((beat_reg == 11'd4) ? hdr_full[319:256] : ((beat_reg == 11'd5) ? hdr_full[383:320] : ((beat_reg == 11'd6) ? hdr_full[447:384] : ((beat_reg == 11'd7) ? hdr_full[511:448] : ((beat_reg == 11'd8) ? hdr_full[575:512] : {48'd0, hdr_full[591:576]}))))))));
 
-// gen/nic/packetizer.ts:172:18
+// gen/nic/packetizer.ts:167:18
 assign out_data = (in_body_reg ? carry_reg : hdr_beat) | (at_payload ? pay_shifted : 64'd0);
 
-// gen/nic/packetizer.ts:173:20
+// gen/nic/packetizer.ts:168:20
 assign out_last = beat_reg == last_idx;
 
-// gen/nic/packetizer.ts:178:22
+// gen/nic/packetizer.ts:173:22
 assign out_valid = active && (!need_payload || s_payload_tvalid);
 
-// gen/nic/packetizer.ts:179:18
+// gen/nic/packetizer.ts:174:18
 assign fire = out_valid && m_axis_tready;
 
-// gen/nic/packetizer.ts:180:17
+// gen/nic/packetizer.ts:175:17
 assign m_axis_tvalid = out_valid;
 
-// gen/nic/packetizer.ts:181:16
+// gen/nic/packetizer.ts:176:16
 assign m_axis_tdata = out_data;
 
-// gen/nic/packetizer.ts:182:17
+// gen/nic/packetizer.ts:177:17
 assign m_axis_tkeep = out_last ? last_keep : 8'd255;
 
-// gen/nic/packetizer.ts:183:17
+// gen/nic/packetizer.ts:178:17
 assign m_axis_tlast = out_last;
 
-// gen/nic/packetizer.ts:184:17
+// gen/nic/packetizer.ts:179:17
 assign m_axis_tuser = 1'b0;
 
-// gen/nic/packetizer.ts:185:20
+// gen/nic/packetizer.ts:180:20
 assign s_payload_tready = (fire && need_payload) || drain_reg;
 
-// gen/nic/packetizer.ts:189:24
+// gen/nic/packetizer.ts:183:24
 assign release_hdr = fire && mixed_beat;
 
-// gen/nic/packetizer.ts:190:18
-assign hdr_move = c1_valid_reg && (!hdr_valid_reg || release_hdr);
+// gen/nic/packetizer.ts:185:21
+assign take_cmd = s_cmd_valid && (!hdr_valid_reg || release_hdr);
 
-// gen/nic/packetizer.ts:192:21
-assign take_cmd = s_cmd_valid && (!c1_valid_reg || hdr_move);
+// gen/nic/packetizer.ts:186:15
+assign s_cmd_ready = !hdr_valid_reg || release_hdr;
 
-// gen/nic/packetizer.ts:193:15
-assign s_cmd_ready = !c1_valid_reg || hdr_move;
-
-// gen/nic/packetizer.ts:215:21
+// gen/nic/packetizer.ts:200:21
 assign pay_take = fire && need_payload;
 
-// gen/nic/packetizer.ts:243:14
+// gen/nic/packetizer.ts:228:14
 assign err_payload = err_payload_reg;
 
-// gen/nic/packetizer.ts:194:5
+// gen/nic/packetizer.ts:187:5
 always @(posedge clk) begin
     if (take_cmd) begin
         ip_id_reg <= ip_id_reg + 16'd1;
-        c1_valid_reg <= 1'd1;
-        c1_bytes_reg <= {{((s_cmd_data[70] && s_cmd_data[199]) ? s_cmd_data[215:208] : 8'd0), ((s_cmd_data[70] && s_cmd_data[199]) ? s_cmd_data[223:216] : 8'd0), ((s_cmd_data[70] && s_cmd_data[199]) ? s_cmd_data[231:224] : 8'd0), ((s_cmd_data[70] && s_cmd_data[199]) ? s_cmd_data[207:200] : 8'd0), (s_cmd_data[70] ? s_cmd_data[174:167] : 8'd0), (s_cmd_data[70] ? s_cmd_data[182:175] : 8'd0), (s_cmd_data[70] ? s_cmd_data[190:183] : 8'd0), (s_cmd_data[70] ? s_cmd_data[198:191] : 8'd0), (s_cmd_data[70] ? s_cmd_data[142:135] : 8'd0), (s_cmd_data[70] ? s_cmd_data[150:143] : 8'd0), (s_cmd_data[70] ? s_cmd_data[158:151] : 8'd0), (s_cmd_data[70] ? s_cmd_data[166:159] : 8'd0), (s_cmd_data[70] ? s_cmd_data[78:71] : 8'd0), (s_cmd_data[70] ? s_cmd_data[86:79] : 8'd0), (s_cmd_data[70] ? s_cmd_data[94:87] : 8'd0), (s_cmd_data[70] ? s_cmd_data[102:95] : 8'd0), (s_cmd_data[70] ? s_cmd_data[110:103] : (s_cmd_data[199] ? s_cmd_data[215:208] : 8'd0)), (s_cmd_data[70] ? s_cmd_data[118:111] : (s_cmd_data[199] ? s_cmd_data[223:216] : 8'd0)), (s_cmd_data[70] ? s_cmd_data[126:119] : (s_cmd_data[199] ? s_cmd_data[231:224] : 8'd0)), (s_cmd_data[70] ? s_cmd_data[134:127] : (s_cmd_data[199] ? s_cmd_data[207:200] : 8'd0)), s_cmd_data[39:32], s_cmd_data[47:40], s_cmd_data[55:48], {s_cmd_data[56], 7'd0}, s_cmd_data[15:8], s_cmd_data[23:16], s_cmd_data[31:24], 8'd0, 8'd255, 8'd255, {2'b00, cmd_pad, 4'b0000}, s_cmd_data[7:0], 8'd0, 8'd0, cmd_udp_len[7:0], cmd_udp_len[15:8], 8'd183, 8'd18, s_cmd_data[399:392], s_cmd_data[407:400], s_cmd_data[367:360], s_cmd_data[375:368], s_cmd_data[383:376], s_cmd_data[391:384], s_cmd_data[335:328], s_cmd_data[343:336], s_cmd_data[351:344], s_cmd_data[359:352]}, {8'd17, s_cmd_data[415:408], 8'd0, 8'd64, ip_id_reg[7:0], ip_id_reg[15:8], cmd_ip_len[7:0], cmd_ip_len[15:8], {s_cmd_data[421:416], 2'b00}, 8'd69, 8'd0, 8'd8, s_cmd_data[239:232], s_cmd_data[247:240], s_cmd_data[255:248], s_cmd_data[263:256], s_cmd_data[271:264], s_cmd_data[279:272], s_cmd_data[287:280], s_cmd_data[295:288], s_cmd_data[303:296], s_cmd_data[311:304], s_cmd_data[319:312], s_cmd_data[327:320]}};
-        c1_sum_reg <= ip_sum;
-        c1_kind_reg <= cmd_kind;
-        c1_pay_len_reg <= s_cmd_data[69:57];
-        c1_last_idx_reg <= cmd_last_idx;
-        c1_last_keep_reg <= cmd_last_keep;
-    end else if (hdr_move) begin
-        c1_valid_reg <= 1'b0;
-    end
-    if (rst) begin
-        ip_id_reg <= 16'd0;
-        c1_valid_reg <= 1'b0;
-    end
-end
-
-// gen/nic/packetizer.ts:204:5
-always @(posedge clk) begin
-    if (hdr_move) begin
         hdr_valid_reg <= 1'd1;
-        hdr_bytes_reg <= c1_header;
-        hdr_kind_reg <= c1_kind_reg;
-        hdr_pay_len_reg <= c1_pay_len_reg;
-        hdr_last_idx_reg <= c1_last_idx_reg;
-        hdr_last_keep_reg <= c1_last_keep_reg;
+        hdr_bytes_reg <= {{((s_cmd_data[70] && s_cmd_data[199]) ? s_cmd_data[215:208] : 8'd0), ((s_cmd_data[70] && s_cmd_data[199]) ? s_cmd_data[223:216] : 8'd0), ((s_cmd_data[70] && s_cmd_data[199]) ? s_cmd_data[231:224] : 8'd0), ((s_cmd_data[70] && s_cmd_data[199]) ? s_cmd_data[207:200] : 8'd0), (s_cmd_data[70] ? s_cmd_data[174:167] : 8'd0), (s_cmd_data[70] ? s_cmd_data[182:175] : 8'd0), (s_cmd_data[70] ? s_cmd_data[190:183] : 8'd0), (s_cmd_data[70] ? s_cmd_data[198:191] : 8'd0), (s_cmd_data[70] ? s_cmd_data[142:135] : 8'd0), (s_cmd_data[70] ? s_cmd_data[150:143] : 8'd0), (s_cmd_data[70] ? s_cmd_data[158:151] : 8'd0), (s_cmd_data[70] ? s_cmd_data[166:159] : 8'd0), (s_cmd_data[70] ? s_cmd_data[78:71] : 8'd0), (s_cmd_data[70] ? s_cmd_data[86:79] : 8'd0), (s_cmd_data[70] ? s_cmd_data[94:87] : 8'd0), (s_cmd_data[70] ? s_cmd_data[102:95] : 8'd0), (s_cmd_data[70] ? s_cmd_data[110:103] : (s_cmd_data[199] ? s_cmd_data[215:208] : 8'd0)), (s_cmd_data[70] ? s_cmd_data[118:111] : (s_cmd_data[199] ? s_cmd_data[223:216] : 8'd0)), (s_cmd_data[70] ? s_cmd_data[126:119] : (s_cmd_data[199] ? s_cmd_data[231:224] : 8'd0)), (s_cmd_data[70] ? s_cmd_data[134:127] : (s_cmd_data[199] ? s_cmd_data[207:200] : 8'd0)), s_cmd_data[39:32], s_cmd_data[47:40], s_cmd_data[55:48], {s_cmd_data[56], 7'd0}, s_cmd_data[15:8], s_cmd_data[23:16], s_cmd_data[31:24], 8'd0, 8'd255, 8'd255, {2'b00, cmd_pad, 4'b0000}, s_cmd_data[7:0], 8'd0, 8'd0, cmd_udp_len[7:0], cmd_udp_len[15:8], 8'd183, 8'd18, s_cmd_data[399:392], s_cmd_data[407:400], s_cmd_data[367:360], s_cmd_data[375:368], s_cmd_data[383:376], s_cmd_data[391:384], s_cmd_data[335:328], s_cmd_data[343:336], s_cmd_data[351:344], s_cmd_data[359:352]}, {8'd17, s_cmd_data[415:408], 8'd0, 8'd64, ip_id_reg[7:0], ip_id_reg[15:8], cmd_ip_len[7:0], cmd_ip_len[15:8], {s_cmd_data[421:416], 2'b00}, 8'd69, 8'd0, 8'd8, s_cmd_data[239:232], s_cmd_data[247:240], s_cmd_data[255:248], s_cmd_data[263:256], s_cmd_data[271:264], s_cmd_data[279:272], s_cmd_data[287:280], s_cmd_data[295:288], s_cmd_data[303:296], s_cmd_data[311:304], s_cmd_data[319:312], s_cmd_data[327:320]}};
+        hdr_sum_reg <= ip_sum;
+        hdr_kind_reg <= cmd_kind;
+        hdr_pay_len_reg <= s_cmd_data[69:57];
+        hdr_last_idx_reg <= cmd_last_idx;
+        hdr_last_keep_reg <= cmd_last_keep;
     end else if (release_hdr) begin
         hdr_valid_reg <= 1'b0;
     end
     if (rst) begin
+        ip_id_reg <= 16'd0;
         hdr_valid_reg <= 1'b0;
     end
 end
 
-// gen/nic/packetizer.ts:214:10
+// gen/nic/packetizer.ts:199:10
 always @(posedge clk) begin
     err_payload_reg <= 1'b0;
     if (pay_take) begin
@@ -285,7 +258,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/packetizer.ts:227:5
+// gen/nic/packetizer.ts:212:5
 always @(posedge clk) begin
     if (fire) begin
         if (at_payload) begin

@@ -2,13 +2,13 @@
 // Ethernet, IPv4 (checksum computed here), UDP (checksum 0), BTH, RETH and/or AETH, the
 // payload, 0-3 pad bytes and four zero ICRC placeholder bytes (nic_icrc_insert fills them).
 //
-// Three stages:
-// 1. Header stages: a command is turned into its header bytes (up to 74), frame bookkeeping
-//    and the IPv4 header's word sum (stage 1), then the sum is folded into the checksum on
-//    its way to the header register (stage 2), which the output stage sends from. Both
-//    refill while the previous frame's payload streams, so frames follow each other without
-//    idle beats; no path runs from s_cmd to m_axis (timing at 512 bits: docs/synth.md).
-// 3. Output stage: frame beat k is either a pure header beat (k < hb), the "mixed" beat
+// Two stages:
+// 1. Header stage: a command is turned into its header bytes (up to 74), frame bookkeeping
+//    and the IPv4 header's word sum in one register stage (the checksum is folded from the
+//    registered sum as the header goes out). It refills while the previous frame's payload
+//    streams, so frames follow each other without idle beats; no path runs from s_cmd to
+//    m_axis (timing at 512 bits: docs/synth.md).
+// 2. Output stage: frame beat k is either a pure header beat (k < hb), the "mixed" beat
 //    k = hb (header tail in lanes 0..s-1, payload bytes from lane s on), or a body beat
 //    (the s bytes carried over from the previous payload beat, then the next payload bytes).
 //    s = H mod B and hb = H div B for the header length H; H is one of four values
@@ -63,22 +63,16 @@ export const packetizer = defineModule('nic_packetizer', { dataWidth: 64 } as Pa
   const maxHb = Math.max(...hbOf);
   const kinds = [0, 1, 2, 3];
 
-  // ---- header stages -----------------------------------------------------------------------
-  // Stage 1 turns a command into its header bytes (checksum still zero), frame bookkeeping
-  // and the IPv4 header's 20-bit word sum; stage 2 folds the sum into the checksum. Timing
-  // (docs/synth.md): no adder feeds another within a stage except the sum tree itself, and no
-  // path runs from s_cmd to m_axis (each frame starts from the stage-2 register).
+  // ---- header stage ----------------------------------------------------------------------
+  // A command is turned into its header bytes (checksum left out), frame bookkeeping and the
+  // IPv4 header's 20-bit word sum, in one register stage. Timing (docs/synth.md): no adder
+  // feeds another here except the sum tree itself, and no path runs from s_cmd to m_axis
+  // (each frame starts from the header register).
   const cmd = s_cmd.data;
   const ck = 8 * OFF.ipChecksum;
-  const c1Valid = m.reg('c1_valid_reg', Bool);
-  const c1Bytes = m.reg('c1_bytes_reg', UInt(8 * MAX_HDR - 16), { reset: null }); // all but the checksum
-  const c1Sum = m.reg('c1_sum_reg', UInt(20), { reset: null });
-  const c1Kind = m.reg('c1_kind_reg', UInt(2), { reset: null });
-  const c1PayLen = m.reg('c1_pay_len_reg', UInt(13), { reset: null });
-  const c1LastIdx = m.reg('c1_last_idx_reg', UInt(kW), { reset: null });
-  const c1LastKeep = m.reg('c1_last_keep_reg', UInt(B), { reset: null });
   const hdrValid = m.reg('hdr_valid_reg', Bool);
-  const hdrBytes = m.reg('hdr_bytes_reg', UInt(8 * MAX_HDR), { reset: null });
+  const hdrBytes = m.reg('hdr_bytes_reg', UInt(8 * MAX_HDR - 16), { reset: null }); // all but the checksum
+  const hdrSum = m.reg('hdr_sum_reg', UInt(20), { reset: null });
   const hdrKind = m.reg('hdr_kind_reg', UInt(2), { reset: null });
   const hdrPayLen = m.reg('hdr_pay_len_reg', UInt(13), { reset: null });
   const hdrLastIdx = m.reg('hdr_last_idx_reg', UInt(kW), { reset: null });
@@ -131,11 +125,12 @@ export const packetizer = defineModule('nic_packetizer', { dataWidth: 64 } as Pa
   const lastLane = frameLast.bits(lb - 1, 0);
   const cmdLastKeep = m.let('cmd_last_keep', cat(...Array.from({ length: B }, (_, i) => (i === 0 ? lit(1, 1) : lastLane.ge(i))).reverse()));
 
-  // Stage 2: fold the sum (end-around carry) into the checksum bytes.
-  const fold1 = m.let('ip_sum_fold1', c1Sum.bits(15, 0).add(c1Sum.bits(19, 16)));
+  // The checksum is folded from the registered sum on the way out (two short adders on
+  // registers), so no adder follows the sum tree between s_cmd and the header register.
+  const fold1 = m.let('ip_sum_fold1', hdrSum.bits(15, 0).add(hdrSum.bits(19, 16)));
   const fold2 = m.let('ip_sum_fold2', fold1.bits(15, 0).addw(fold1.bits(16, 16).zext(16)));
   const checksum = m.let('ip_checksum', fold2.not());
-  const c1Full = m.let('c1_header', cat(c1Bytes.bits(8 * MAX_HDR - 17, ck), packBytes(beBytes(checksum)), c1Bytes.bits(ck - 1, 0)));
+  const hBytes = m.let('hdr_full', cat(hdrBytes.bits(8 * MAX_HDR - 17, ck), packBytes(beBytes(checksum)), hdrBytes.bits(ck - 1, 0)));
 
   // ---- output stage ----------------------------------------------------------------------
   const inBody = m.reg('in_body_reg', Bool);
@@ -165,7 +160,7 @@ export const packetizer = defineModule('nic_packetizer', { dataWidth: 64 } as Pa
   const hdrSlices: Value[] = [];
   for (let k = 0; k <= maxHb; k++) {
     const hi = Math.min(MAX_HDR, (k + 1) * B);
-    const slice = k * B >= MAX_HDR ? lit(0, W) : hdrBytes.bits(8 * hi - 1, 8 * k * B).zext(W);
+    const slice = k * B >= MAX_HDR ? lit(0, W) : hBytes.bits(8 * hi - 1, 8 * k * B).zext(W);
     hdrSlices.push(slice);
   }
   const hdrBeat = m.let('hdr_beat', select(beat, hdrSlices.map((_, k) => k), hdrSlices));
@@ -184,30 +179,20 @@ export const packetizer = defineModule('nic_packetizer', { dataWidth: 64 } as Pa
   m_axis.tuser!.set(0);
   s_payload.tready.set(fire.land(needPay).lor(drain));
 
-  // The stage-2 header is released by its frame's mixed beat; stage 1 moves up when stage 2
-  // is free (or freed), and a command is taken when stage 1 is free (or moving up).
+  // A command is taken when the header register is free or freed by this frame's mixed beat.
   const releaseHdr = m.let('release_hdr', fire.land(mixed));
-  const move = m.let('hdr_move', c1Valid.land(hdrValid.lnot().lor(releaseHdr)));
-  const c1Free = c1Valid.lnot().lor(move);
-  const takeCmd = m.let('take_cmd', s_cmd.valid.land(c1Free));
-  s_cmd.ready.set(c1Free);
+  const hdrFree = hdrValid.lnot().lor(releaseHdr);
+  const takeCmd = m.let('take_cmd', s_cmd.valid.land(hdrFree));
+  s_cmd.ready.set(hdrFree);
   m.if(takeCmd, () => {
     ipId.set(ipId.addw(1));
-    c1Valid.set(1);
-    c1Bytes.set(cat(header.bits(8 * MAX_HDR - 1, ck + 16), header.bits(ck - 1, 0)));
-    c1Sum.set(sum);
-    c1Kind.set(cmdKind);
-    c1PayLen.set(payLen);
-    c1LastIdx.set(cmdLastIdx);
-    c1LastKeep.set(cmdLastKeep);
-  }).elif(move, () => c1Valid.set(0));
-  m.if(move, () => {
     hdrValid.set(1);
-    hdrBytes.set(c1Full);
-    hdrKind.set(c1Kind);
-    hdrPayLen.set(c1PayLen);
-    hdrLastIdx.set(c1LastIdx);
-    hdrLastKeep.set(c1LastKeep);
+    hdrBytes.set(cat(header.bits(8 * MAX_HDR - 1, ck + 16), header.bits(ck - 1, 0)));
+    hdrSum.set(sum);
+    hdrKind.set(cmdKind);
+    hdrPayLen.set(payLen);
+    hdrLastIdx.set(cmdLastIdx);
+    hdrLastKeep.set(cmdLastKeep);
   }).elif(releaseHdr, () => hdrValid.set(0));
 
   // Payload bookkeeping on each consumed beat; a length mismatch flags an error.
