@@ -14,7 +14,7 @@
 //
 // Write data may come before its address (AXI allows it): W beats wait until their AW.
 
-import type { TestBench } from '../core/index.ts';
+import type { ClockHandle, TestBench } from '../core/index.ts';
 import { BeatCursor, beatLanes, burstBytes, checkBurst, describeBurst, type AxiBurst } from './axi-burst.ts';
 import { watchChannel, type ChannelWatch } from './channel-checker.ts';
 import { big, bitsOutside, highOf, num, popcount, portWidth, uintWordOf, valueWords, wordsValue, type AxiWatchPorts, type Readable } from './ports.ts';
@@ -34,6 +34,8 @@ export interface AxiStats {
 
 export interface AxiCheckerOptions {
   readonly reset?: Readable;
+  /** The bus's clock (default: the testbench's; needed in a design with several). */
+  readonly clock?: ClockHandle;
 }
 
 interface WriteInFlight {
@@ -73,7 +75,7 @@ export class AxiChecker {
   constructor(tb: TestBench, ports: AxiWatchPorts, name: string, options: AxiCheckerOptions = {}) {
     this.name = name;
     this.busBytes = portWidth(tb, ports.wdata) / 8;
-    const o = options.reset ? { reset: options.reset } : {};
+    const o = { ...(options.reset ? { reset: options.reset } : {}), ...(options.clock ? { clock: options.clock } : {}) };
     const p = ports;
     const req = (ch: 'AW' | 'AR', f: readonly Readable[]) => (cycle: number): AxiBurst => {
       const b: AxiBurst = { id: num(f[0]!.value), addr: big(f[1]!.value), len: num(f[2]!.value), size: num(f[3]!.value), burst: num(f[4]!.value) };

@@ -11,7 +11,7 @@
 // Burst data is "the bytes the burst carries": beat by beat, the bytes of the lanes each beat
 // addresses (axi-burst.ts). A write shorter than that leaves the remaining lanes unstrobed.
 
-import type { TestBench } from '../core/index.ts';
+import type { ClockHandle, TestBench } from '../core/index.ts';
 import { beatLanes, burstBytes, BURST, describeBurst, type AxiBurst, type BurstName } from './axi-burst.ts';
 import { AxiChecker } from './axi-checker.ts';
 import { bytesToWord, wordToBytes } from './byte-memory.ts';
@@ -30,8 +30,10 @@ export interface AxiMasterOptions {
   readonly backpressure?: Pause;
   /** Run the AXI checker on this bus (default true). */
   readonly check?: boolean;
-  /** Cycles a burst may take before wait() fails (default 100 000). */
+  /** Cycles a burst may take before wait() fails (default 100 000; ticks with several clocks). */
   readonly timeout?: number;
+  /** The bus's clock (default: the testbench's; needed in a design with several). */
+  readonly clock?: ClockHandle;
 }
 
 export interface BurstRequest {
@@ -102,7 +104,7 @@ export class AxiMaster {
     this.busBytes = portWidth(tb, ports.wdata) / 8;
     this.#rng = tb.rng.fork();
     this.#timeout = options.timeout ?? 100_000;
-    this.checker = options.check === false ? null : new AxiChecker(tb, ports, `${this.name} (master side)`);
+    this.checker = options.check === false ? null : new AxiChecker(tb, ports, `${this.name} (master side)`, options.clock ? { clock: options.clock } : {});
     const p = ports;
     const idW = portWidth(tb, p.awid), addrW = portWidth(tb, p.awaddr), dataW = portWidth(tb, p.wdata), strbW = this.busBytes;
     const pause = (ch: string) => pauser(options.pause, this.#rng, `${this.name} ${ch} pause`);
@@ -124,7 +126,7 @@ export class AxiMaster {
     const rRx = new ChannelReceiver({ valid: p.rvalid, ready: p.rready },
       () => ({ id: num(p.rid.value), data: big(p.rdata.value), resp: num(p.rresp.value), last: p.rlast.value !== 0 }), bp('R'));
 
-    const phases = ClockPhases.of(tb);
+    const phases = ClockPhases.of(tb, options.clock);
     phases.onSample(() => {
       const cycle = tb.cycle;
       this.#aw.sample(cycle); this.#w.sample(cycle); this.#ar.sample(cycle);

@@ -19,7 +19,7 @@
 // The AXI checker (axi-checker.ts) runs on the bus by default, so an illegal request (a burst
 // across 4 KiB, WLAST on the wrong beat, stray strobes, unstable signals) fails the test.
 
-import type { TestBench } from '../core/index.ts';
+import type { ClockHandle, TestBench } from '../core/index.ts';
 import { HostMemory } from '../model/host-memory.ts';
 import { beatAddress, beatLanes, BeatCursor, burstBytes, type AxiBurst } from './axi-burst.ts';
 import { AxiChecker } from './axi-checker.ts';
@@ -56,6 +56,9 @@ export interface AxiRamOptions {
   readonly respond?: (burst: AxiBurst, kind: 'read' | 'write') => number;
   /** Run the AXI checker on the bus (default true). */
   readonly check?: boolean;
+  /** The bus's clock (default: the testbench's; needed in a design with several). Latencies
+   *  and stats count its cycles' ticks as tb.cycle does. */
+  readonly clock?: ClockHandle;
 }
 
 export interface AxiRamStats {
@@ -155,7 +158,7 @@ export class AxiRam {
     this.#writeLatency = latencyOf(options.writeLatency, this.#rng, `${this.name} writeLatency`);
     const max = options.maxOutstanding ?? 32;
     // The checker samples first, so a bad request is reported before it is acted on.
-    this.checker = options.check === false ? null : new AxiChecker(tb, ports, this.name);
+    this.checker = options.check === false ? null : new AxiChecker(tb, ports, this.name, options.clock ? { clock: options.clock } : {});
 
     const p = ports;
     const bp = (ch: string) => pauser(options.backpressure, this.#rng, `${this.name} ${ch} backpressure`);
@@ -198,8 +201,13 @@ export class AxiRam {
       setNarrow(rlast, rlastW, p.rlast, x.last ? 1 : 0);
     }, st('R'));
 
-    const phases = ClockPhases.of(tb);
+    const phases = ClockPhases.of(tb, options.clock);
+    // A RAM is idle in most cycles of most tests: no request on AW/W/AR, no response on B/R or
+    // owed. The sample below would then do nothing (and draw nothing), so it is not run.
+    const awv = wordOf(p.awvalid), wv = wordOf(p.wvalid), arv = wordOf(p.arvalid);
+    const gated = awv !== null && wv !== null && arv !== null;
     phases.onSample(() => {
+      if (gated && awv[0] === 0 && wv[0] === 0 && arv[0] === 0 && this.#quiet(b, r)) return;
       const cycle = tb.cycle;
       b.sample(cycle);
       r.sample(cycle);
@@ -226,6 +234,12 @@ export class AxiRam {
       if (r.pending === 0) this.#nextR(cycle, r);
     });
     phases.onDrive(() => { aw.drive(); w.drive(); ar.drive(); b.drive(); r.drive(); });
+  }
+
+  /** No response on the bus, queued or owed, and no W beat waiting for its AW. */
+  #quiet(b: ChannelDriver<BResp>, r: ChannelDriver<RBeat>): boolean {
+    return b.pending === 0 && r.pending === 0 && this.#bPending.count === 0 && this.#rPending.count === 0
+      && this.#rActive === null && this.#rActives.length === 0 && this.#wBuf.length === 0;
   }
 
   /** Nothing accepted and unanswered. */

@@ -5,11 +5,17 @@
 // A response offered in the same cycle as its request's handshake is too early, so the
 // response rules compare against the handshakes of earlier cycles only.
 
-import type { TestBench } from '../core/index.ts';
+import type { ClockHandle, TestBench } from '../core/index.ts';
 import { watchChannel, type ChannelWatch } from './channel-checker.ts';
 import { ClockPhases } from './clock-phases.ts';
 import { highOf, type AxiLiteWatchPorts, type Readable } from './ports.ts';
 import { ProtocolError } from './protocol-error.ts';
+
+export interface AxiLiteCheckerOptions {
+  readonly reset?: Readable;
+  /** The bus's clock (default: the testbench's; needed in a design with several). */
+  readonly clock?: ClockHandle;
+}
 
 export class AxiLiteChecker {
   readonly name: string;
@@ -20,12 +26,12 @@ export class AxiLiteChecker {
   #ar = 0;
   #r = 0;
 
-  constructor(tb: TestBench, p: AxiLiteWatchPorts, name: string, options: { reset?: Readable } = {}) {
+  constructor(tb: TestBench, p: AxiLiteWatchPorts, name: string, options: AxiLiteCheckerOptions = {}) {
     this.name = name;
-    const o = options.reset ? { reset: options.reset } : {};
+    const o = { ...(options.reset ? { reset: options.reset } : {}), ...(options.clock ? { clock: options.clock } : {}) };
     // Registered before the channel watchers: sees the counts of earlier cycles only.
     const bvalid = highOf(p.bvalid), rvalid = highOf(p.rvalid);
-    ClockPhases.of(tb).onSample(() => {
+    ClockPhases.of(tb, options.clock).onSample(() => {
       const cycle = tb.cycle;
       if (bvalid() && Math.min(this.#aw, this.#w) <= this.#b) {
         throw new ProtocolError(name, 'BVALID_BEFORE_AW_W', cycle,

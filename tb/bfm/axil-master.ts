@@ -10,13 +10,13 @@
 // Values are 32-bit words; on a 64-bit bus the word goes to the lanes its address selects.
 // Calls from several coroutines may overlap: AXI4-Lite answers in order, so they queue.
 
-import type { TestBench } from '../core/index.ts';
+import type { ClockHandle, TestBench } from '../core/index.ts';
 import { AxiLiteChecker } from './axil-checker.ts';
 import { ChannelDriver } from './channel-driver.ts';
 import { ChannelReceiver } from './channel-receiver.ts';
 import { ClockPhases } from './clock-phases.ts';
 import { pauser, type Pause } from './pause.ts';
-import { big, forPort, num, portWidth, type AxiLiteSlavePorts } from './ports.ts';
+import { big, forPort, num, portWidth, wordOf, type AxiLiteSlavePorts } from './ports.ts';
 import { BusResponseError } from './protocol-error.ts';
 
 export const AXI_RESP = { OKAY: 0, EXOKAY: 1, SLVERR: 2, DECERR: 3 } as const;
@@ -30,8 +30,10 @@ export interface AxiLiteMasterOptions {
   /** BREADY/RREADY low with this probability per cycle. */
   readonly backpressure?: Pause;
   readonly check?: boolean;
-  /** Cycles an access may take (default 10 000). */
+  /** Cycles an access may take (default 10 000; ticks with several clocks). */
   readonly timeout?: number;
+  /** The bus's clock (default: the testbench's; needed in a design with several). */
+  readonly clock?: ClockHandle;
 }
 
 export interface AccessOptions {
@@ -62,7 +64,7 @@ export class AxiLiteMaster {
     this.busBytes = dataW / 8;
     this.#timeout = options.timeout ?? 10_000;
     const rng = tb.rng.fork();
-    this.checker = options.check === false ? null : new AxiLiteChecker(tb, ports, this.name);
+    this.checker = options.check === false ? null : new AxiLiteChecker(tb, ports, this.name, options.clock ? { clock: options.clock } : {});
     const pause = (ch: string) => pauser(options.pause, rng, `${this.name} ${ch} pause`);
     const bp = (ch: string) => pauser(options.backpressure, rng, `${this.name} ${ch} backpressure`);
     this.#aw = new ChannelDriver({ valid: p.awvalid, ready: p.awready }, x => { p.awaddr.value = forPort(x.addr, addrW); p.awprot.value = x.prot; }, pause('AW'));
@@ -70,8 +72,11 @@ export class AxiLiteMaster {
     this.#ar = new ChannelDriver({ valid: p.arvalid, ready: p.arready }, x => { p.araddr.value = forPort(x.addr, addrW); p.arprot.value = x.prot; }, pause('AR'));
     const b = new ChannelReceiver({ valid: p.bvalid, ready: p.bready }, () => num(p.bresp.value), bp('B'));
     const r = new ChannelReceiver({ valid: p.rvalid, ready: p.rready }, () => ({ data: big(p.rdata.value), resp: num(p.rresp.value) }), bp('R'));
-    const phases = ClockPhases.of(tb);
+    const phases = ClockPhases.of(tb, options.clock);
+    // Idle between register accesses (most cycles): nothing offered, no response on the bus.
+    const bv = wordOf(p.bvalid), rv = wordOf(p.rvalid);
     phases.onSample(() => {
+      if (bv !== null && rv !== null && bv[0] === 0 && rv[0] === 0 && !this.#aw.offering && !this.#w.offering && !this.#ar.offering) return;
       const cycle = tb.cycle;
       this.#aw.sample(cycle); this.#w.sample(cycle); this.#ar.sample(cycle);
       const resp = b.sample();

@@ -9,7 +9,7 @@
 // Packed streams with contiguous tkeep are what MACs such as Corundum's and Xilinx CMAC
 // exchange; null and position bytes in the middle of a packet are not supported here.
 
-import type { TestBench } from '../core/index.ts';
+import type { ClockHandle, TestBench } from '../core/index.ts';
 import { bytesToWord, wordsToBytes, wordToBytes } from './byte-memory.ts';
 import { watchChannel, type ChannelWatch } from './channel-checker.ts';
 import { big, popcount, portWidth, valueWords, wordOf, wordsValue, type Readable } from './ports.ts';
@@ -67,7 +67,7 @@ export class SampledBeat implements AxisBeat {
     const d = ports.tdata.words;
     const bytes = d ? wordsToBytes(d, new Uint8Array(beatBytes)) : wordToBytes(big(ports.tdata.value), beatBytes);
     const user = ports.tuser === undefined ? 0n : big(ports.tuser.value);
-    return new SampledBeat(bytes, keep(), lastOf(ports), user);
+    return new SampledBeat(bytes, keep(), lastOf(ports.tlast), user);
   }
 }
 
@@ -81,8 +81,7 @@ export function keepReader(ports: AxisWatchPorts, beatBytes: number): () => Uint
   return () => valueWords(k.value, Math.ceil(beatBytes / 32));
 }
 
-function lastOf(ports: AxisWatchPorts): boolean {
-  const l = ports.tlast;
+function lastOf(l: Readable | undefined): boolean {
   if (l === undefined) return true;
   return l.words?.length === 1 ? l.words[0] !== 0 : big(l.value) !== 0n;
 }
@@ -107,6 +106,8 @@ function fullKeep(bytes: number): Uint32Array {
 
 export interface AxisWatchOptions {
   readonly reset?: Readable;
+  /** The stream's clock (default: the testbench's; needed in a design with several). */
+  readonly clock?: ClockHandle;
   /** Called for every beat after the rules passed. */
   readonly onBeat?: (beat: AxisBeat, cycle: number) => void;
   /**
@@ -123,9 +124,12 @@ export function watchAxiStream(tb: TestBench, ports: AxisWatchPorts, name: strin
   const kname = ports.tkeep?.name ?? 'tkeep';
   const onBeat = options.onBeat, onBeatWords = options.onBeatWords, dataWords = ports.tdata.words;
   const keepOf = keepReader(ports, bytes);
-  const lastWord = ports.tlast ? wordOf(ports.tlast) : null;
+  // Optional ports probed once (a missing one's lookup records the miss with a stack trace).
+  const tlast = ports.tlast;
+  const lastWord = tlast ? wordOf(tlast) : null;
   return watchChannel(tb, { valid: ports.tvalid, ready: ports.tready, payload }, name, {
     ...(options.reset ? { reset: options.reset } : {}),
+    ...(options.clock ? { clock: options.clock } : {}),
     onHandshake: cycle => {
       // The rules read tkeep and tlast in place; the beat (a copy of tdata) is built only
       // for an onBeat listener.
@@ -133,7 +137,7 @@ export function watchAxiStream(tb: TestBench, ports: AxisWatchPorts, name: strin
       const keep = keepOf(), run = onesRun(keep);
       if (run === 0) throw new ProtocolError(name, 'TKEEP_ZERO', cycle, `beat with ${kname} == 0 (no valid byte)`);
       if (run < 0) throw new ProtocolError(name, 'TKEEP_CONTIGUOUS', cycle, `${kname} = 0b${wordsValue(keep).toString(2)} is not contiguous from byte 0`);
-      const last = lastWord !== null ? lastWord[0] !== 0 : lastOf(ports);
+      const last = lastWord !== null ? lastWord[0] !== 0 : lastOf(tlast);
       if (!last && run !== bytes) {
         throw new ProtocolError(name, 'TKEEP_FULL', cycle, `${kname} = 0b${wordsValue(keep).toString(2)} on a beat without tlast (only the last beat may be partial)`);
       }

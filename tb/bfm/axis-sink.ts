@@ -7,14 +7,14 @@
 // The AXI-Stream checker (axis-checker.ts) is attached by default, so a DUT that changes
 // tdata while stalled, drops tvalid or sends a bad tkeep fails the test at that cycle.
 
-import type { TestBench } from '../core/index.ts';
+import type { ClockHandle, TestBench } from '../core/index.ts';
 import { keepReader, SampledBeat, watchAxiStream, type AxisBeat } from './axis-checker.ts';
 import type { ChannelWatch } from './channel-checker.ts';
 import { ChannelReceiver } from './channel-receiver.ts';
 import { HOST_LE } from './byte-memory.ts';
 import { ClockPhases } from './clock-phases.ts';
 import { pauser, type Pause } from './pause.ts';
-import { big, portWidth, type AxisOutPorts } from './ports.ts';
+import { big, portWidth, type AxisOutPorts, type Bits } from './ports.ts';
 
 export interface AxisSinkOptions {
   readonly name?: string;
@@ -22,6 +22,8 @@ export interface AxisSinkOptions {
   readonly pause?: Pause;
   /** Run the AXI-Stream checker (default true). */
   readonly check?: boolean;
+  /** The stream's clock (default: the testbench's; needed in a design with several). */
+  readonly clock?: ClockHandle;
 }
 
 export interface AxisPacket {
@@ -63,9 +65,12 @@ export class AxiStreamSink {
     // The receiver only drives tready; beats are collected by the checker's onBeat, so
     // checking and reassembly see the same sample. Without the checker a plain read is used.
     const keep = keepReader(ports, this.beatBytes);
+    // Probed once: a missing port's lookup records the miss with a stack trace (port-names.ts),
+    // which at every packet cost more than the rest of the sink.
+    const tuser = ports.tuser;
     const receiver = new ChannelReceiver<AxisBeat>({ valid: ports.tvalid, ready: ports.tready },
       () => SampledBeat.read(ports, this.beatBytes, keep), pauser(options.pause, rng, `${this.name} pause`));
-    const phases = ClockPhases.of(tb);
+    const phases = ClockPhases.of(tb, options.clock);
     if (options.check === false) {
       this.watch = null;
       phases.onSample(() => {
@@ -74,9 +79,10 @@ export class AxiStreamSink {
       });
     } else {
       this.watch = watchAxiStream(tb, ports, this.name, {
+        ...(options.clock ? { clock: options.clock } : {}),
         onBeat: (b, cycle) => this.#take(b, cycle),
         // DUT ports: bytes go from tdata's words straight into the packet buffer.
-        onBeatWords: (words, kept, last, cycle) => this.#takeWords(words, kept, last, cycle, ports),
+        onBeatWords: (words, kept, last, cycle) => this.#takeWords(words, kept, last, cycle, tuser),
       });
     }
     phases.onDrive(() => receiver.drive());
@@ -103,7 +109,7 @@ export class AxiStreamSink {
     this.#counted(count, b.last, b.user, cycle);
   }
 
-  #takeWords(words: Uint32Array, count: number, last: boolean, cycle: number, ports: AxisOutPorts): void {
+  #takeWords(words: Uint32Array, count: number, last: boolean, cycle: number, tuser: { readonly value: Bits } | undefined): void {
     this.#room(count);
     const buf = this.#buf, at = this.#fill, buf32 = this.#buf32;
     if (buf32 !== null && (at & 3) === 0 && count === 4 * words.length) {
@@ -111,7 +117,7 @@ export class AxiStreamSink {
     } else {
       for (let i = 0; i < count; i++) buf[at + i] = (words[i >>> 2]! >>> ((i & 3) << 3)) & 0xff;
     }
-    this.#counted(count, last, last && ports.tuser ? big(ports.tuser.value) : 0n, cycle);
+    this.#counted(count, last, last && tuser ? big(tuser.value) : 0n, cycle);
   }
 
   /** Makes room for `count` more bytes in the packet buffer. */

@@ -9,7 +9,7 @@
 // only the last beat partial; the unused bytes of that beat carry random data so a DUT
 // that ignores tkeep is caught. tuser is driven on every beat of its packet.
 
-import type { TestBench } from '../core/index.ts';
+import type { ClockHandle, TestBench } from '../core/index.ts';
 import { watchAxiStream } from './axis-checker.ts';
 import type { ChannelWatch } from './channel-checker.ts';
 import { ChannelDriver } from './channel-driver.ts';
@@ -25,6 +25,8 @@ export interface AxisSourceOptions {
   readonly pause?: Pause;
   /** Attach the AXI-Stream checker to this bus (default true): checks the DUT's tready side too. */
   readonly check?: boolean;
+  /** The stream's clock (default: the testbench's; needed in a design with several). */
+  readonly clock?: ClockHandle;
 }
 
 export interface AxisSendOptions {
@@ -55,7 +57,8 @@ export class AxiStreamSource {
   readonly watch: ChannelWatch | null;
   readonly stats = { packets: 0, beats: 0, bytes: 0 };
   readonly #tb: TestBench;
-  readonly #ports: AxisInPorts;
+  readonly #hasKeep: boolean;
+  readonly #hasLast: boolean;
   readonly #driver: ChannelDriver<Beat>;
   readonly #rng;
   #queuedPackets = 0;
@@ -70,15 +73,18 @@ export class AxiStreamSource {
 
   constructor(tb: TestBench, ports: AxisInPorts, options: AxisSourceOptions = {}) {
     this.#tb = tb;
-    this.#ports = ports;
     this.name = options.name ?? ports.tdata.name.replace(/_tdata$/, '');
     this.#rng = tb.rng.fork();
     const width = portWidth(tb, ports.tdata);
     this.beatBytes = width / 8;
-    const keepW = this.beatBytes, userW = ports.tuser ? portWidth(tb, ports.tuser) : 0;
-    const dataWords = ports.tdata.words, keepWords = ports.tkeep?.words;
-    const setLast = ports.tlast ? setterOf(ports.tlast) : undefined;
-    const userWord = ports.tuser?.words && userW <= 32 ? ports.tuser.words : undefined;
+    // Optional ports probed once (a missing one's lookup records the miss with a stack trace).
+    const tkeep = ports.tkeep, tuser = ports.tuser, tlast = ports.tlast;
+    this.#hasKeep = tkeep !== undefined;
+    this.#hasLast = tlast !== undefined;
+    const keepW = this.beatBytes, userW = tuser ? portWidth(tb, tuser) : 0;
+    const dataWords = ports.tdata.words, keepWords = tkeep?.words;
+    const setLast = tlast ? setterOf(tlast) : undefined;
+    const userWord = tuser?.words && userW <= 32 ? tuser.words : undefined;
     this.#userLimit = userWord ? 1n << BigInt(userW) : 0n;
     this.#driver = new ChannelDriver<Beat>({ valid: ports.tvalid, ready: ports.tready }, b => {
       // Wide data goes to the port's words directly; stand-in handles get values.
@@ -88,14 +94,14 @@ export class AxiStreamSource {
       } else if (dataWords) bytesToWords(b.data, dataWords, b.at, this.beatBytes);
       else ports.tdata.value = forPort(bytesToWord(b.data.subarray(b.at, b.at + this.beatBytes)), width);
       if (keepWords) keepToWords(b.count, keepWords);
-      else if (ports.tkeep) ports.tkeep.value = forPort((1n << BigInt(b.count)) - 1n, keepW);
+      else if (tkeep) tkeep.value = forPort((1n << BigInt(b.count)) - 1n, keepW);
       if (setLast) setLast(b.last ? 1 : 0);
       // In range: straight into the word; otherwise the port's setter reports the misfit.
       if (userWord && b.userWord >= 0) userWord[0] = b.userWord;
-      else if (ports.tuser) ports.tuser.value = forPort(b.user, userW);
+      else if (tuser) tuser.value = forPort(b.user, userW);
     }, pauser(options.pause, this.#rng, `${this.name} pause`));
-    this.watch = options.check === false ? null : watchAxiStream(tb, ports, `${this.name} (source side)`);
-    const phases = ClockPhases.of(tb);
+    this.watch = options.check === false ? null : watchAxiStream(tb, ports, `${this.name} (source side)`, options.clock ? { clock: options.clock } : {});
+    const phases = ClockPhases.of(tb, options.clock);
     phases.onSample(() => this.#driver.sample(tb.cycle));
     phases.onDrive(() => this.#driver.drive());
   }
@@ -104,10 +110,10 @@ export class AxiStreamSource {
   send(packet: Uint8Array, options: AxisSendOptions = {}): void {
     if (packet.length === 0) throw new RangeError(`${this.name}: cannot send an empty packet (AXI-Stream has no zero-length beats here)`);
     const n = this.beatBytes;
-    if (!this.#ports.tkeep && packet.length % n !== 0) {
+    if (!this.#hasKeep && packet.length % n !== 0) {
       throw new RangeError(`${this.name}: no tkeep, so packets must be whole beats of ${n} bytes; got ${packet.length}`);
     }
-    if (!this.#ports.tlast && packet.length > n) {
+    if (!this.#hasLast && packet.length > n) {
       throw new RangeError(`${this.name}: no tlast, so a packet is one beat of at most ${n} bytes; got ${packet.length}`);
     }
     const user = big(options.tuser ?? 0);

@@ -98,7 +98,10 @@ export function watchChannel(tb: TestBench, ports: ChannelPorts, name: string, o
       stats.stalls++;
     }
   };
-  const gate = ClockPhases.of(tb, options.clock).onSampleWhile(validWord, sample);
+  const phases = ClockPhases.of(tb, options.clock);
+  const gate = phases.onSampleWhile(validWord, sample);
+  // Several clocks: the DUT's outputs on this channel must change with this clock only.
+  phases.checkDrivenBy(name, [ports.valid, ports.ready, ...fields.map(([, h]) => h)] as readonly { name: string; words?: Uint32Array; dir?: string }[]);
   stats.stop = gate.stop;
   return stats;
 }

@@ -56,6 +56,11 @@ export class ChannelDriver<P> {
     return this.#queue.length + (this.#current ? 1 : 0);
   }
 
+  /** A payload is on the bus (valid is high): only then can sample() see a handshake. */
+  get offering(): boolean {
+    return this.#current !== null;
+  }
+
   /** Sample phase: true when the payload on the bus is taken at the coming edge. */
   sample(cycle: number): boolean {
     const cur = this.#current;

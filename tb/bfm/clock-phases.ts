@@ -19,7 +19,9 @@
 // of an asynchronous FIFO follows s_clk and one of the read side follows m_clk. Such a hub runs
 // as a coroutine waiting for its clock's edges (the ticks in between cost nothing).
 
+import { nextFall } from '../../sim/clocks.ts';
 import type { ClockHandle, TestBench } from '../core/index.ts';
+import { ProtocolError } from './protocol-error.ts';
 
 type Callback = () => void;
 
@@ -45,6 +47,20 @@ export class GatedSampler {
   }
 }
 
+/**
+ * DUT outputs of one bus, watched for the clock they change with (designs with several clocks
+ * only): an output the DUT drives from this hub's clock changes at its rising edges (or through
+ * logic from inputs written then), never while it is high. One that changes between one tick
+ * after the rising edge and the falling edge comes from another clock: the bus model was given
+ * the wrong one.
+ */
+interface DrivenWatch {
+  readonly bus: string;
+  readonly handles: readonly { readonly name: string; readonly words: Uint32Array }[];
+  /** The words as they were one tick after the rising edge. */
+  readonly held: Uint32Array[];
+}
+
 export class ClockPhases {
   readonly #tb: TestBench;
   /** Null: the model's only clock (the fast edge loop); else one clock of several. */
@@ -52,6 +68,7 @@ export class ClockPhases {
   /** Every sampler in registration order; plain callbacks have no word (always called). */
   #samplers: GatedSampler[] = [];
   #drivers: Callback[] = [];
+  #driven: DrivenWatch[] = [];
   #started = false;
 
   private constructor(tb: TestBench, clock: ClockHandle | null) {
@@ -108,6 +125,20 @@ export class ClockPhases {
     return () => { this.#drivers = this.#drivers.filter(f => f !== fn); };
   }
 
+  /**
+   * With several clocks: fails the test when one of `outputs` (DUT outputs of bus `bus`, with
+   * their words) changes while this clock is high, i.e. the DUT drives them from another
+   * clock (docs/testbench.md). Nothing with one clock. Checked only on clocks high for at least
+   * two ticks (the tick after the rising edge settles what was written at it).
+   */
+  checkDrivenBy(bus: string, outputs: readonly { readonly name: string; readonly words?: Uint32Array; readonly dir?: string }[]): void {
+    if (this.#clock === null) return;
+    const handles = outputs.filter((h): h is { name: string; words: Uint32Array; dir: string } => h.dir === 'out' && h.words !== undefined);
+    if (handles.length === 0) return;
+    this.#driven.push({ bus, handles, held: handles.map(h => new Uint32Array(h.words.length)) });
+    this.#start();
+  }
+
   #start(): void {
     if (this.#started) return;
     this.#started = true;
@@ -128,13 +159,46 @@ export class ClockPhases {
       this.#tb.everyEdge(sample, drive, 'bfm-clock-phases');
       return;
     }
+    const tb = this.#tb;
     this.#tb.fork(async () => {
       for (;;) {
         await clock.falling();
+        if (this.#driven.length > 0) this.#checkDriven(clock.name);
         sample();
         await clock.rising();
         drive();
+        if (this.#driven.length > 0 && nextFall(tb.model.clockSchedule(clock.name), tb.cycle) > tb.cycle + 1) {
+          await tb.clockCycles(1);   // one tick: what anyone wrote at the edge has settled
+          this.#holdDriven();
+        }
       }
     }, `bfm-clock-phases-${clock.name}`);
+  }
+
+  #holdDriven(): void {
+    for (const d of this.#driven) for (let i = 0; i < d.handles.length; i++) d.held[i]!.set(d.handles[i]!.words);
+    this.#heldAt = this.#tb.cycle;
+  }
+
+  /** Tick of the last #holdDriven (-1: none yet this high phase). */
+  #heldAt = -1;
+
+  #checkDriven(clock: string): void {
+    const at = this.#heldAt;
+    if (at < 0) return;
+    this.#heldAt = -1;
+    for (const d of this.#driven) {
+      for (let i = 0; i < d.handles.length; i++) {
+        const w = d.handles[i]!.words, h = d.held[i]!;
+        for (let k = 0; k < w.length; k++) {
+          if (w[k] === h[k]) continue;
+          const others = this.#tb.model.layout.clocks.map(c => c.name).filter(n => n !== clock);
+          throw new ProtocolError(d.bus, 'CLOCK_DOMAIN', this.#tb.cycle,
+            `${d.handles[i]!.name} changed while ${clock} was high (from tick ${at} to its falling edge at tick ${this.#tb.cycle}), so the DUT does not drive it from ${clock} `
+            + `(a register on another clock, or logic from an input written at another clock's edge); this bus model follows ${clock}: `
+            + `give each bus model the clock of its bus, e.g. { clock: dut.${others[0] ?? clock} }`);
+        }
+      }
+    }
   }
 }

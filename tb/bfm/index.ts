@@ -18,6 +18,6 @@ export { AxiChecker, type AxiCheckerOptions, type AxiStats } from './axi-checker
 export type { ByteMemory } from './byte-memory.ts';
 export { AxiRam, type AxiRamOptions, type AxiRamStats } from './axi-ram.ts';
 export { AxiMaster, AxiOp, type AxiMasterOptions, type BurstRequest, type ReadResult, type WriteRequest, type WriteResult } from './axi-master.ts';
-export { AxiLiteChecker } from './axil-checker.ts';
+export { AxiLiteChecker, type AxiLiteCheckerOptions } from './axil-checker.ts';
 export { AxiLiteMaster, AXI_RESP, type AccessOptions, type AxiLiteMasterOptions, type AxiRespName } from './axil-master.ts';
 export { StreamSource, StreamSink, StreamMonitor, type StreamInPorts, type StreamOutPorts, type StreamWatchPorts, type StreamItem, type StreamOptions } from './stream.ts';

@@ -15,6 +15,7 @@
 import type { Model } from '../../sim/model.ts';
 import { CycleLimitError, DeadlockError, TimeoutError, TriggerUsageError } from './errors.ts';
 import { Task, type TaskHost } from './task.ts';
+import { nextFall, nthRise } from '../../sim/clocks.ts';
 import { isTaskGenerator, Rising, Trigger, type TaskGenerator } from './triggers.ts';
 
 type WaitKind = 'rise' | 'fall' | 'until' | 'join';
@@ -42,6 +43,8 @@ class Wait implements Runnable {
   pred: (() => boolean) | undefined;
   what: string;
   since: number;
+  /** Registration order (the scheduler's counter): waits fire in this order. */
+  seq = 0;
   /** Resolves the task's wait promise (set by the executor), or an edge loop's step. */
   resume: () => void = noop;
   reject: (err: unknown) => void = noop;
@@ -92,6 +95,19 @@ export class Scheduler implements TaskHost {
    *  shrinks; setting an array's length is a runtime call, and wake() runs every edge). */
   private readonly waits: (Wait | null)[] = [];
   private nWaits = 0;
+  /** The next-edge list: waits for exactly the next rising edge (rising(), `yield Rising`, an
+   *  edge loop's rise), the commonest by far, in registration order. They all fire at that
+   *  edge, so they are neither scanned to find the next instant nor tested to wake: the edge
+   *  hands the whole list to the runnable queue (merged with `waits` by registration order,
+   *  so the wake order is what one list gave). Slots [0, nNext); `spare` is the other buffer. */
+  private nextRise: (Wait | null)[] = [];
+  private nNext = 0;
+  private spare: (Wait | null)[] = [];
+  /** Registration counter (Wait.seq). */
+  private seq = 0;
+  /** Scratch of wake(): the waits of `waits` that fire, and their runnables. */
+  private readonly firedSeq: number[] = [];
+  private readonly fired: (Runnable | undefined)[] = [];
   /** FIFO of tasks to resume in this instant: slots [head, tail) (no Array.shift, and no
    *  length changes: truncating the array every instant made every push grow it again). */
   private readonly runnable: (Runnable | undefined)[] = [];
@@ -203,6 +219,22 @@ export class Scheduler implements TaskHost {
       input = undefined;
       threw = false;
       if (y instanceof Trigger) {
+        if (y.clock !== undefined && this.model.multiClock) {   // one clock of several: its edge's tick
+          let target: number;
+          try {
+            target = this.clockTarget(y, now);
+          } catch (e) {
+            threw = true; err = e;
+            continue;
+          }
+          if (target <= now) continue;
+          this.armGen(w, 'rise', target, now, y.what, undefined);
+          return;
+        }
+        if (y.clock !== undefined && y.clock !== this.model.layout.clock?.name) {
+          threw = true; err = new TriggerUsageError(`${y.what}: ${y.clock} is not the clock of ${this.model.manifest.top}`);
+          continue;
+        }
         if (y.kind === 'rise') {
           if (y.n === 0) continue;
           this.armGen(w, 'rise', now + y.n, now, y.what, undefined);
@@ -245,6 +277,14 @@ export class Scheduler implements TaskHost {
     }
   }
 
+  /** The tick a per-clock trigger of a design with several clocks wakes at (as ScheduledClock). */
+  private clockTarget(y: Trigger, now: number): number {
+    const s = this.model.clockSchedule(y.clock!);
+    if (y.kind === 'fall') return nextFall(s, now);
+    if (y.n === 0) return now;
+    return Math.max(nthRise(s, now, y.n), now + 1);
+  }
+
   private armGen(w: Wait, kind: WaitKind, target: number, now: number, what: string, pred: (() => boolean) | undefined): void {
     w.gen = w.task.waitGen;
     w.target = target;
@@ -266,7 +306,19 @@ export class Scheduler implements TaskHost {
   }
 
   private pushWait(w: Wait): void {
-    this.waits[this.nWaits++] = w;
+    w.seq = this.seq++;
+    if (w.kind === 'rise' && w.target === this.model.cycle + 1) this.nextRise[this.nNext++] = w;
+    else this.waits[this.nWaits++] = w;
+  }
+
+  /** True when some wait of the next-edge list is not stale (the first one, nearly always). */
+  private nextLive(): boolean {
+    const q = this.nextRise;
+    for (let i = 0; i < this.nNext; i++) {
+      const w = q[i]!;
+      if (w.gen === w.task.waitGen && !w.task.done) return true;
+    }
+    return false;
   }
 
   /** Runs an edge loop's step for the current task; a throw fails the task as a rejected coroutine would. */
@@ -344,7 +396,7 @@ export class Scheduler implements TaskHost {
     // Two waits registered before yielding (e.g. Promise.all of two triggers) would leave
     // one of them unresumed and the test hung: say so instead.
     if (task.state === 'waiting') {
-      const pending = this.waits.slice(0, this.nWaits).find(w => w!.task === task)?.what ?? 'another trigger';
+      const pending = [...this.waits.slice(0, this.nWaits), ...this.nextRise.slice(0, this.nNext)].find(w => w!.task === task)?.what ?? 'another trigger';
       throw new TriggerUsageError(`task ${task.name} awaits ${what} while already waiting for ${pending}; `
         + 'a coroutine waits for one trigger at a time: fork a task per concurrent wait');
     }
@@ -531,6 +583,7 @@ export class Scheduler implements TaskHost {
       if (w.kind === 'rise') minRise = Math.min(minRise, w.target);
       else minRise = Math.min(minRise, next);
     }
+    if (this.nNext > 0 && (live > 0 || this.nextLive())) { live++; minRise = next; }
     if (live === 0) throw new DeadlockError(this.model.cycle, 'every coroutine waits for another one to end (join)');
     if (fall) {
       this.checkLimit(1);
@@ -551,6 +604,7 @@ export class Scheduler implements TaskHost {
 
   /** True when some registered wait is not stale. */
   private anyLive(): boolean {
+    if (this.nextLive()) return true;
     for (let i = 0; i < this.nWaits; i++) {
       const w = this.waits[i]!;
       if (w.gen === w.task.waitGen && !w.task.done) return true;
@@ -568,34 +622,60 @@ export class Scheduler implements TaskHost {
   private wake(edge: 'rise' | 'fall'): void {
     const c = this.model.cycle;
     const waits = this.waits, n = this.nWaits;
+    // Only a rising edge takes the next-edge list; it goes after those of `waits` that fire and
+    // were registered before it (a merge by seq). With nothing else waiting, no test at all.
+    const nNext = edge === 'rise' ? this.nNext : 0;
+    const fired = this.fired, firedSeq = this.firedSeq;
+    const direct = nNext === 0;   // nothing to merge: fire straight into the runnable queue
+    let nFired = 0;
     let kept = 0;
     for (let i = 0; i < n; i++) {
       const w = waits[i]!;
       if (w.gen !== w.task.waitGen || w.task.done) continue;   // stale: drop
+      let r: Runnable | null = null;
       if (w.kind === 'rise') {
-        if (edge === 'rise' && w.target <= c) { this.enqueue(w); continue; }
+        if (edge === 'rise' && w.target <= c) r = w;
       } else if (w.kind === 'fall') {
-        if (edge === 'fall' && w.target === c + 1) { this.enqueue(w); continue; }
+        if (edge === 'fall' && w.target === c + 1) r = w;
       } else if (w.kind === 'until' && edge === 'rise') {
         let ok: boolean;
         try {
           ok = w.pred!();
         } catch (err) {
-          this.enqueue({ task: w.task, gen: w.gen, resume: () => w.reject(err), sync: w.sync });
-          continue;
+          ok = false;
+          r = { task: w.task, gen: w.gen, resume: () => w.reject(err), sync: w.sync };
         }
-        if (ok) { this.enqueue(w); continue; }
-        if (c >= w.target) {
+        if (ok) r = w;
+        else if (r === null && c >= w.target) {
           const err = new TimeoutError(w.what, w.target - w.since, w.since, c);
-          this.enqueue({ task: w.task, gen: w.gen, resume: () => w.reject(err), sync: w.sync });
-          continue;
+          r = { task: w.task, gen: w.gen, resume: () => w.reject(err), sync: w.sync };
         }
+      }
+      if (r !== null) {
+        if (direct) this.enqueue(r);
+        else { fired[nFired] = r; firedSeq[nFired++] = w.seq; }
+        continue;
       }
       if (kept !== i) waits[kept] = w;   // (a store into an object array costs a write barrier)
       kept++;
     }
     for (let i = kept; i < n; i++) waits[i] = null;   // let fired waits go
     this.nWaits = kept;
+    if (direct) return;
+    // The list is swapped out first: the tasks it wakes register their next waits in the other.
+    const q = this.nextRise;
+    this.nextRise = this.spare;
+    this.spare = q;
+    this.nNext = 0;
+    let f = 0;
+    for (let i = 0; i < nNext; i++) {
+      const w = q[i]!;
+      q[i] = null;
+      while (f < nFired && firedSeq[f]! < w.seq) { this.enqueue(fired[f]!); fired[f++] = undefined; }
+      // Stale ones too: dispatch skips them, as it does any resumption whose task moved on.
+      this.enqueue(w);
+    }
+    while (f < nFired) { this.enqueue(fired[f]!); fired[f++] = undefined; }
   }
 
   // ---- tracing ----------------------------------------------------------------------

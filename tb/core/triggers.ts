@@ -6,6 +6,7 @@
 // constants, so waiting for an edge allocates nothing.
 
 import type { Task } from './task.ts';
+import type { ClockHandle } from './types.ts';
 
 export type TriggerKind = 'rise' | 'fall' | 'until';
 
@@ -16,11 +17,14 @@ export class Trigger {
   readonly pred: (() => boolean) | undefined;
   /** Named in errors (timeouts, misuse). */
   readonly what: string;
-  constructor(kind: TriggerKind, n: number, what: string, pred?: () => boolean) {
+  /** rise / fall: edges of this clock of a design with several (undefined: the testbench's). */
+  readonly clock: string | undefined;
+  constructor(kind: TriggerKind, n: number, what: string, pred?: () => boolean, clock?: string) {
     this.kind = kind;
     this.n = n;
     this.what = what;
     this.pred = pred;
+    this.clock = clock;
   }
 }
 
@@ -34,6 +38,34 @@ export const Falling = new Trigger('fall', 0, 'falling()');
 export function Cycles(n: number): Trigger {
   if (!Number.isInteger(n) || n < 0) throw new RangeError(`Cycles: n must be a non-negative integer, got ${n}`);
   return n === 1 ? Rising : new Trigger('rise', n, 'clockCycles()');
+}
+
+/** Per clock handle: its rising and falling edge triggers (made once, so yielding allocates nothing). */
+const edgesOf = new WeakMap<ClockHandle, { rising: Trigger; falling: Trigger }>();
+function edges(clk: ClockHandle): { rising: Trigger; falling: Trigger } {
+  let e = edgesOf.get(clk);
+  if (!e) {
+    e = { rising: new Trigger('rise', 1, `${clk.name}.rising()`, undefined, clk.name), falling: new Trigger('fall', 0, `${clk.name}.falling()`, undefined, clk.name) };
+    edgesOf.set(clk, e);
+  }
+  return e;
+}
+
+/** `yield RisingOf(dut.m_clk)`: resumes after the next rising edge of that clock, as
+ *  `await dut.m_clk.rising()` (with one clock, the same as `yield Rising`). */
+export function RisingOf(clk: ClockHandle): Trigger {
+  return edges(clk).rising;
+}
+
+/** `yield FallingOf(dut.m_clk)`: after the next falling edge of that clock (`await dut.m_clk.falling()`). */
+export function FallingOf(clk: ClockHandle): Trigger {
+  return edges(clk).falling;
+}
+
+/** `yield CyclesOf(dut.m_clk, n)`: after `n` rising edges of that clock (0: at once), as `await dut.m_clk.cycles(n)`. */
+export function CyclesOf(clk: ClockHandle, n: number): Trigger {
+  if (!Number.isInteger(n) || n < 0) throw new RangeError(`CyclesOf(${clk.name}): n must be a non-negative integer, got ${n}`);
+  return n === 1 ? edges(clk).rising : new Trigger('rise', n, `${clk.name}.cycles()`, undefined, clk.name);
 }
 
 export interface UntilTriggerOptions {

@@ -7,7 +7,6 @@ import type { IOOf } from '../../gen/hdl/index.ts';
 import type { nicPair } from '../../gen/nic/nic-top.ts';
 import { AxiLiteMaster, AxiRam, type Latency, type Pause } from '../bfm/index.ts';
 import type { ClockHandle, DutOf, InputHandle, TestBench } from '../core/index.ts';
-import { clockView } from './clock-view.ts';
 import { NicDriver } from '../model/driver.ts';
 import { HostMemory } from '../model/host-memory.ts';
 import { PageAllocator } from '../model/page-allocator.ts';
@@ -67,12 +66,14 @@ export class PairEnv {
   readonly sb = new RdmaScoreboard();
   /** The NIC's functional coverage, when the run collects coverage. */
   readonly coverage: NicCoverage | undefined;
-  /** The testbench the host side (scenarios, driver waits) runs on: the one given, or, for a
-   *  pair with a MAC clock of its own, its view on clk (clock-view.ts). */
+  /** The testbench given to create(). */
   readonly tb: TestBench;
+  /** The clock of the host side (memory, registers): scenarios wait in its cycles
+   *  (`env.clock.cycles(16)`), which with the MAC on a clock of its own are not ticks. */
+  readonly clock: ClockHandle;
 
-  private constructor(a: Host, b: Host, link: EthernetLink, coverage: NicCoverage | undefined, tb: TestBench) {
-    this.a = a; this.b = b; this.link = link; this.coverage = coverage; this.tb = tb;
+  private constructor(a: Host, b: Host, link: EthernetLink, coverage: NicCoverage | undefined, tb: TestBench, clock: ClockHandle) {
+    this.a = a; this.b = b; this.link = link; this.coverage = coverage; this.tb = tb; this.clock = clock;
     this.sb.addHost('A', a.mem);
     this.sb.addHost('B', b.mem);
   }
@@ -91,19 +92,20 @@ export class PairEnv {
   }
 
   /** Builds the models, resets the pair and initialises both NICs. */
-  static async create(dut: PairDut, given: TestBench, o: PairEnvOptions = {}): Promise<PairEnv> {
-    // Two clocks: host memory and registers on clk, the link on mac_clk (each model its own view).
-    const tb = twoClocks(dut) ? clockView(given, dut.clk) : given;
-    const linkTb = twoClocks(dut) ? clockView(given, dut.mac_clk) : given;
+  static async create(dut: PairDut, tb: TestBench, o: PairEnvOptions = {}): Promise<PairEnv> {
+    // Two clocks: host memory and registers on clk, the link on mac_clk (each model its clock option).
+    const two = twoClocks(dut);
+    const hostClock = two ? { clock: dut.clk } : {};
+    const clock: ClockHandle = two ? dut.clk : tb.clock(tb.model.layout.clock!.name);
     const host = (name: 'A' | 'B', index: number): Host => {
       const mem = new HostMemory();
       const x = name === 'A' ? { axi: dut.a_m_axi, axil: dut.a_s_axil } : { axi: dut.b_m_axi, axil: dut.b_s_axil };
       const ram = new AxiRam(tb, x.axi, {
         name: `${name}.m_axi`, memory: mem,
         readLatency: o.ramLatency ?? { fixed: 2, random: 10 }, writeLatency: o.ramLatency ?? { fixed: 2, random: 10 },
-        backpressure: o.backpressure ?? 0.2, stall: o.stall ?? 0.1, interleave: o.interleave ?? false,
+        backpressure: o.backpressure ?? 0.2, stall: o.stall ?? 0.1, interleave: o.interleave ?? false, ...hostClock,
       });
-      const axil = new AxiLiteMaster(tb, x.axil, { name: `${name}.s_axil` });
+      const axil = new AxiLiteMaster(tb, x.axil, { name: `${name}.s_axil`, ...hostClock });
       // Host memory pages in a 64 MiB pool at 4 GiB: scattered, and above 32-bit addresses.
       const alloc = new PageAllocator({ base: 0x1_0000_0000n + BigInt(index) * 0x1000_0000n, pages: 16384, rng: tb.rng.fork() });
       const drv = new NicDriver({
@@ -118,14 +120,14 @@ export class PairEnv {
       ? new NicCoverage(tb.coverage, (h, qp) => (h === 'A' ? a : h === 'B' ? b : undefined)?.drv.qps[qp]?.opts.pmtuLog2)
       : undefined;
     const observe = o.link?.observe;
-    const link = new EthernetLink(linkTb, { tx: dut.a_m_axis_tx, rx: dut.a_s_axis_rx }, { tx: dut.b_m_axis_tx, rx: dut.b_s_axis_rx }, {
-      latency: o.latency ?? 20, ...(o.pcap ? { pcap: o.pcap } : {}), ...o.link,
+    const link = new EthernetLink(tb, { tx: dut.a_m_axis_tx, rx: dut.a_s_axis_rx }, { tx: dut.b_m_axis_tx, rx: dut.b_s_axis_rx }, {
+      latency: o.latency ?? 20, ...(o.pcap ? { pcap: o.pcap } : {}), ...(two ? { clock: dut.mac_clk } : {}), ...o.link,
       ...(cov ? { observe: (f: LinkFrame) => { cov.frame(f.dir, f.data); observe?.(f); } } : {}),
     });
     await resetPair(dut, tb);
     await a.drv.init({ ttl: 64, dscp: 26 });
     await b.drv.init({ ttl: 64, dscp: 26 });
-    const env = new PairEnv(a, b, link, cov, tb);
+    const env = new PairEnv(a, b, link, cov, tb, clock);
     cov?.watchFaults(d => link.faults?.stats(d));
     // Records are dated, so a mismatch's wave window starts where its WQE was posted.
     env.sb.now = () => tb.cycle;

@@ -8,7 +8,7 @@
 // extra frames on a direction (the hostile-frame fuzzer).
 
 import { AxiStreamSink, AxiStreamSource, type AxisInPorts, type AxisOutPorts, type Pause } from '../bfm/index.ts';
-import { Rng, type TestBench } from '../core/index.ts';
+import { Rng, type ClockHandle, type TestBench } from '../core/index.ts';
 import { cycleToNs, type PcapWriter } from '../model/pcap.ts';
 import { LINK_DIRS, LinkFaults, type LinkDir, type LinkFaultSpec } from './link-faults.ts';
 
@@ -24,6 +24,9 @@ export interface LinkFrame {
 }
 
 export interface LinkOptions {
+  /** The clock of the NICs' Ethernet ports (default: the testbench's; with nic_top's MAC on a
+   *  clock of its own, dut.mac_clk). Latency, rates and stats count tb.cycle (ticks then). */
+  readonly clock?: ClockHandle;
   /** Cycles from the sender's last beat to the frame being queued at the receiver. */
   readonly latency?: number;
   /** Every frame as its NIC sent it (before faults). */
@@ -95,8 +98,8 @@ export class EthernetLink {
     this.faults = o.faults ? new LinkFaults(o.faults, new Rng((tb.seed ^ FAULT_SEED_SALT) >>> 0)) : undefined;
     const inject = {} as Record<LinkDir, (data: Uint8Array) => void>;
     const carry = (dir: LinkDir, from: LinkEnd, to: LinkEnd): void => {
-      const sink = new AxiStreamSink(tb, from.tx, { name: `link ${dir} tx`, ...(o.txPause !== undefined ? { pause: o.txPause } : {}) });
-      const source = new AxiStreamSource(tb, to.rx, { name: `link ${dir} rx`, ...(o.rxPause !== undefined ? { pause: o.rxPause } : {}) });
+      const sink = new AxiStreamSink(tb, from.tx, { name: `link ${dir} tx`, ...(o.clock ? { clock: o.clock } : {}), ...(o.txPause !== undefined ? { pause: o.txPause } : {}) });
+      const source = new AxiStreamSource(tb, to.rx, { name: `link ${dir} rx`, ...(o.clock ? { clock: o.clock } : {}), ...(o.rxPause !== undefined ? { pause: o.rxPause } : {}) });
       const faults = this.faults?.dirs[dir];
       const stats = this.stats[dir];
       // Frames in flight, in delivery order, with the cycle at which each is due at the receiver.

@@ -6,7 +6,7 @@
 // payload, or answered late by the slave).
 
 import { ClockPhases } from '../bfm/index.ts';
-import type { TestBench } from '../core/index.ts';
+import type { ClockHandle, TestBench } from '../core/index.ts';
 
 /** Client ID bits below the read mux's client index (nic-top-build.ts ID_W). */
 const CLIENT_ID_BITS = 4;
@@ -34,11 +34,12 @@ export class PtReadWatch {
   #outstanding = 0;
   #reads = 0; #sum = 0; #maxWait = 0; #maxWaitAt = 0; #maxAhead = 0;
 
-  /** `axi`: the DUT's m_axi bundle of one NIC (e.g. dut.a_m_axi). */
-  constructor(tb: TestBench, axi: object) {
+  /** `axi`: the DUT's m_axi bundle of one NIC (e.g. dut.a_m_axi); `clock`: its clock (default
+   *  the testbench's; needed in a design with several). */
+  constructor(tb: TestBench, axi: object, options: { readonly clock?: ClockHandle } = {}) {
     const p = axi as Record<string, Sig>;
     const v = (name: string): number => num(p[name], name);
-    ClockPhases.of(tb).onSample(() => {
+    ClockPhases.of(tb, options.clock).onSample(() => {
       if (v('arvalid') && v('arready')) {
         if (v('arid') >> CLIENT_ID_BITS === TLB_CLIENT) this.#open.push({ at: tb.cycle, ahead: this.#outstanding });
         else this.#outstanding += v('arlen') + 1;

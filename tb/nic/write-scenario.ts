@@ -109,7 +109,7 @@ export function startPoller(env: PairEnv, setup: Map<Host, HostSetup>, tb: TestB
   tb.fork(async () => {
     while (running) {
       try { await pollAll(env, setup); } catch (e) { failure = e; return; }
-      await tb.clockCycles(16);
+      await env.clock.cycles(16);
     }
   }, 'cq poller');
   return {
@@ -172,7 +172,7 @@ export async function waitForCompletions(env: PairEnv, tb: TestBench, w: Complet
     }
     w.poll.check();
     if (k % 64 === 0) await w.every64?.();
-    await tb.clockCycles(32);
+    await env.clock.cycles(32);
   }
 }
 
@@ -189,7 +189,7 @@ export async function waitForRoom(env: PairEnv, tb: TestBench, h: Pick<Host, 'na
     if (tb.cycle > deadline || stalled) {
       throw new Error(`${h.name} QP ${qp.index}: send ring still full ${stalled ? `with no completion for ${idle()} cycles` : `after ${w.timeout} cycles`}${faultHint(env)}\n${await w.describe()}`);
     }
-    await tb.clockCycles(16);
+    await env.clock.cycles(16);
   }
 }
 

@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Bool, Clock, UInt, defineModule } from '../../../gen/hdl/index.ts';
 import { levelAt, nextFall, nextRise, nthRise, schedule } from '../../../sim/clocks.ts';
-import { runTest, TestFailure } from '../../core/index.ts';
+import { CyclesOf, FallingOf, RisingOf, runTest, TestFailure } from '../../core/index.ts';
 import { design } from '../../design.ts';
 
 const twoClocks = defineModule('mc_two_counters', {}, m => {
@@ -106,6 +106,43 @@ describe('a model with two clocks', () => {
       expect(tb.nativeCalls - calls).toBe(1);
     }, { seed: 1 });
     expect(r.cycles).toBeGreaterThan(12 * 30);
+  });
+
+  it('generator tasks wait for one clock\'s edges with RisingOf / FallingOf / CyclesOf, at the ticks the async form wakes at', async () => {
+    const sa = schedule('clk_a', { period: 7, high: 3, phase: 2 });
+    const sb = schedule('clk_b', { period: 12, high: 5, phase: 5 });
+    await runTest(dut, async (d, tb) => {
+      tb.setClocks({ clk_a: sa, clk_b: sb });
+      await tb.reset(2, { port: 'rst_a' });
+      // The same waits in both forms, side by side: each records the ticks it woke at.
+      const plan = [['rise', 'a', 1], ['fall', 'b', 0], ['cycles', 'b', 3], ['rise', 'b', 1], ['cycles', 'a', 0], ['fall', 'a', 0], ['cycles', 'a', 5]] as const;
+      const clock = (c: 'a' | 'b') => (c === 'a' ? d.clk_a : d.clk_b);
+      const gen = tb.fork(function* () {
+        const at: number[] = [];
+        for (const [k, c, n] of plan) {
+          yield k === 'rise' ? RisingOf(clock(c)) : k === 'fall' ? FallingOf(clock(c)) : CyclesOf(clock(c), n);
+          at.push(tb.cycle);
+        }
+        return at;
+      }, 'gen');
+      const asy = tb.fork(async () => {
+        const at: number[] = [];
+        for (const [k, c, n] of plan) {
+          await (k === 'rise' ? clock(c).rising() : k === 'fall' ? clock(c).falling() : clock(c).cycles(n));
+          at.push(tb.cycle);
+        }
+        return at;
+      }, 'async');
+      const g = await gen.join(), a = await asy.join();
+      expect(g).toEqual(a);
+      // And they are the edges: after a rise of clk_a, clk_a is high and was low a tick before.
+      expect(levelAt(sa, g[0]!)).toBe(1);
+      expect(levelAt(sa, g[0]! - 1)).toBe(0);
+      expect(levelAt(sb, g[1]!)).toBe(0);
+      expect(levelAt(sb, g[1]! - 1)).toBe(1);
+      expect(g[4]).toBe(g[3]);   // CyclesOf(clk, 0): no wait
+      expect(RisingOf(d.clk_a)).toBe(RisingOf(d.clk_a));   // made once per clock: yielding allocates nothing
+    }, { seed: 1 });
   });
 
   it('dumps both clocks with their schedules into the waves', async () => {
