@@ -21,246 +21,1103 @@ module crc32_parallel_bytes64 (
 );
 
 reg  [31:0] state_reg;
-reg  [63:0] last_keep_reg;
+reg  [5:0] last_pad_reg;
 reg  crc_valid_reg;
 wire [511:0] data_masked;
 wire [31:0] state_in;
 wire [31:0] state_next;
-reg  [31:0] state_final;
+wire [31:0] state_final;
 wire [31:0] crc_out;
+wire [63:0] part_0 = 64'h5674b570eac04a51;
+wire [63:0] part_1 = 64'hcbbeca582e820930;
+wire [63:0] part_2 = 64'h832169891d47f540;
+wire [63:0] part_3 = 64'h88844ebfd372b5b0;
+wire [63:0] part_4 = 64'h16c2241802fd3d20;
+wire [63:0] part_5 = 64'ha075369abe84b710;
+wire [63:0] part_6 = 64'hc622edd348870980;
+wire [63:0] part_7 = 64'h39a7cffc97a9bd0;
+wire [63:0] part_8 = 64'h2b3a5ab875602528;
+wire [63:0] part_9 = 64'he5df652c17410498;
+wire [63:0] part_10 = 64'h4190b4c48ea3faa0;
+wire [63:0] part_11 = 64'hc442275fe9b95ad8;
+wire [63:0] part_12 = 64'hb61120c017e9e90;
+wire [63:0] part_13 = 64'hd03a9b4d5f425b88;
+wire [63:0] part_14 = 64'he31176e9a44384c0;
+wire [63:0] part_15 = 64'h1cd3e7fe4bd4de8;
+wire [63:0] part_16 = 64'h159d2d5c3ab01294;
+wire [63:0] part_17 = 64'hf2efb2960ba0824c;
+wire [63:0] part_18 = 64'ha0c85a624751fd50;
+wire [63:0] part_19 = 64'he22113aff4dcad6c;
+wire [63:0] part_20 = 64'h85b0890600bf4f48;
+wire [63:0] part_21 = 64'h681d4da6afa12dc4;
+wire [63:0] part_22 = 64'h7188bb74d221c260;
+wire [63:0] part_23 = 64'h80e69f3ff25ea6f4;
+wire [63:0] part_24 = 64'hace96ae1d58094a;
+wire [63:0] part_25 = 64'h7977d94b05d04126;
+wire [63:0] part_26 = 64'h50642d3123a8fea8;
+wire [63:0] part_27 = 64'hf11089d7fa6e56b6;
+wire [63:0] part_28 = 64'h42d84483005fa7a4;
+wire [63:0] part_29 = 64'hb40ea6d357d096e2;
+wire [63:0] part_30 = 64'hb8c45dba6910e130;
+wire [63:0] part_31 = 64'h40734f9ff92f537a;
+wire [63:0] part_32 = 64'h734f9ff92f537a0;
+wire [63:0] part_33 = 64'h5674b570eac04a51;
+wire [63:0] part_34 = 64'hcbbeca582e820930;
+wire [63:0] part_35 = 64'h832169891d47f540;
+wire [63:0] part_36 = 64'h88844ebfd372b5b0;
+wire [63:0] part_37 = 64'h16c2241802fd3d20;
+wire [63:0] part_38 = 64'ha075369abe84b710;
+wire [63:0] part_39 = 64'hc622edd348870980;
+wire [63:0] part_40 = 64'h39a7cffc97a9bd0;
+wire [63:0] part_41 = 64'h2b3a5ab875602528;
+wire [63:0] part_42 = 64'he5df652c17410498;
+wire [63:0] part_43 = 64'h4190b4c48ea3faa0;
+wire [63:0] part_44 = 64'hc442275fe9b95ad8;
+wire [63:0] part_45 = 64'hb61120c017e9e90;
+wire [63:0] part_46 = 64'hd03a9b4d5f425b88;
+wire [63:0] part_47 = 64'he31176e9a44384c0;
+wire [63:0] part_48 = 64'h1cd3e7fe4bd4de8;
+wire [63:0] part_49 = 64'h159d2d5c3ab01294;
+wire [63:0] part_50 = 64'hf2efb2960ba0824c;
+wire [63:0] part_51 = 64'ha0c85a624751fd50;
+wire [63:0] part_52 = 64'he22113aff4dcad6c;
+wire [63:0] part_53 = 64'h85b0890600bf4f48;
+wire [63:0] part_54 = 64'h681d4da6afa12dc4;
+wire [63:0] part_55 = 64'h7188bb74d221c260;
+wire [63:0] part_56 = 64'h80e69f3ff25ea6f4;
+wire [63:0] part_57 = 64'hace96ae1d58094a;
+wire [63:0] part_58 = 64'h7977d94b05d04126;
+wire [63:0] part_59 = 64'h50642d3123a8fea8;
+wire [63:0] part_60 = 64'hf11089d7fa6e56b6;
+wire [63:0] part_61 = 64'h42d84483005fa7a4;
+wire [63:0] part_62 = 64'hb40ea6d357d096e2;
+wire [63:0] part_63 = 64'hb8c45dba6910e130;
+wire [63:0] part_64 = 64'h8c45dba6910e1300;
+wire [63:0] part_65 = 64'h734f9ff92f537a0;
+wire [63:0] part_66 = 64'h5674b570eac04a51;
+wire [63:0] part_67 = 64'hcbbeca582e820930;
+wire [63:0] part_68 = 64'h832169891d47f540;
+wire [63:0] part_69 = 64'h88844ebfd372b5b0;
+wire [63:0] part_70 = 64'h16c2241802fd3d20;
+wire [63:0] part_71 = 64'ha075369abe84b710;
+wire [63:0] part_72 = 64'hc622edd348870980;
+wire [63:0] part_73 = 64'h39a7cffc97a9bd0;
+wire [63:0] part_74 = 64'h2b3a5ab875602528;
+wire [63:0] part_75 = 64'he5df652c17410498;
+wire [63:0] part_76 = 64'h4190b4c48ea3faa0;
+wire [63:0] part_77 = 64'hc442275fe9b95ad8;
+wire [63:0] part_78 = 64'hb61120c017e9e90;
+wire [63:0] part_79 = 64'hd03a9b4d5f425b88;
+wire [63:0] part_80 = 64'he31176e9a44384c0;
+wire [63:0] part_81 = 64'h1cd3e7fe4bd4de8;
+wire [63:0] part_82 = 64'h159d2d5c3ab01294;
+wire [63:0] part_83 = 64'hf2efb2960ba0824c;
+wire [63:0] part_84 = 64'ha0c85a624751fd50;
+wire [63:0] part_85 = 64'he22113aff4dcad6c;
+wire [63:0] part_86 = 64'h85b0890600bf4f48;
+wire [63:0] part_87 = 64'h681d4da6afa12dc4;
+wire [63:0] part_88 = 64'h7188bb74d221c260;
+wire [63:0] part_89 = 64'h80e69f3ff25ea6f4;
+wire [63:0] part_90 = 64'hace96ae1d58094a;
+wire [63:0] part_91 = 64'h7977d94b05d04126;
+wire [63:0] part_92 = 64'h50642d3123a8fea8;
+wire [63:0] part_93 = 64'hf11089d7fa6e56b6;
+wire [63:0] part_94 = 64'h42d84483005fa7a4;
+wire [63:0] part_95 = 64'hb40ea6d357d096e2;
+wire [63:0] part_96 = 64'h40ea6d357d096e20;
+wire [63:0] part_97 = 64'h8c45dba6910e1300;
+wire [63:0] part_98 = 64'h734f9ff92f537a0;
+wire [63:0] part_99 = 64'h5674b570eac04a51;
+wire [63:0] part_100 = 64'hcbbeca582e820930;
+wire [63:0] part_101 = 64'h832169891d47f540;
+wire [63:0] part_102 = 64'h88844ebfd372b5b0;
+wire [63:0] part_103 = 64'h16c2241802fd3d20;
+wire [63:0] part_104 = 64'ha075369abe84b710;
+wire [63:0] part_105 = 64'hc622edd348870980;
+wire [63:0] part_106 = 64'h39a7cffc97a9bd0;
+wire [63:0] part_107 = 64'h2b3a5ab875602528;
+wire [63:0] part_108 = 64'he5df652c17410498;
+wire [63:0] part_109 = 64'h4190b4c48ea3faa0;
+wire [63:0] part_110 = 64'hc442275fe9b95ad8;
+wire [63:0] part_111 = 64'hb61120c017e9e90;
+wire [63:0] part_112 = 64'hd03a9b4d5f425b88;
+wire [63:0] part_113 = 64'he31176e9a44384c0;
+wire [63:0] part_114 = 64'h1cd3e7fe4bd4de8;
+wire [63:0] part_115 = 64'h159d2d5c3ab01294;
+wire [63:0] part_116 = 64'hf2efb2960ba0824c;
+wire [63:0] part_117 = 64'ha0c85a624751fd50;
+wire [63:0] part_118 = 64'he22113aff4dcad6c;
+wire [63:0] part_119 = 64'h85b0890600bf4f48;
+wire [63:0] part_120 = 64'h681d4da6afa12dc4;
+wire [63:0] part_121 = 64'h7188bb74d221c260;
+wire [63:0] part_122 = 64'h80e69f3ff25ea6f4;
+wire [63:0] part_123 = 64'hace96ae1d58094a;
+wire [63:0] part_124 = 64'h7977d94b05d04126;
+wire [63:0] part_125 = 64'h50642d3123a8fea8;
+wire [63:0] part_126 = 64'hf11089d7fa6e56b6;
+wire [63:0] part_127 = 64'h42d84483005fa7a4;
+wire [63:0] part_128 = 64'h2d84483005fa7a40;
+wire [63:0] part_129 = 64'h40ea6d357d096e20;
+wire [63:0] part_130 = 64'h8c45dba6910e1300;
+wire [63:0] part_131 = 64'h734f9ff92f537a0;
+wire [63:0] part_132 = 64'h5674b570eac04a51;
+wire [63:0] part_133 = 64'hcbbeca582e820930;
+wire [63:0] part_134 = 64'h832169891d47f540;
+wire [63:0] part_135 = 64'h88844ebfd372b5b0;
+wire [63:0] part_136 = 64'h16c2241802fd3d20;
+wire [63:0] part_137 = 64'ha075369abe84b710;
+wire [63:0] part_138 = 64'hc622edd348870980;
+wire [63:0] part_139 = 64'h39a7cffc97a9bd0;
+wire [63:0] part_140 = 64'h2b3a5ab875602528;
+wire [63:0] part_141 = 64'he5df652c17410498;
+wire [63:0] part_142 = 64'h4190b4c48ea3faa0;
+wire [63:0] part_143 = 64'hc442275fe9b95ad8;
+wire [63:0] part_144 = 64'hb61120c017e9e90;
+wire [63:0] part_145 = 64'hd03a9b4d5f425b88;
+wire [63:0] part_146 = 64'he31176e9a44384c0;
+wire [63:0] part_147 = 64'h1cd3e7fe4bd4de8;
+wire [63:0] part_148 = 64'h159d2d5c3ab01294;
+wire [63:0] part_149 = 64'hf2efb2960ba0824c;
+wire [63:0] part_150 = 64'ha0c85a624751fd50;
+wire [63:0] part_151 = 64'he22113aff4dcad6c;
+wire [63:0] part_152 = 64'h85b0890600bf4f48;
+wire [63:0] part_153 = 64'h681d4da6afa12dc4;
+wire [63:0] part_154 = 64'h7188bb74d221c260;
+wire [63:0] part_155 = 64'h80e69f3ff25ea6f4;
+wire [63:0] part_156 = 64'hace96ae1d58094a;
+wire [63:0] part_157 = 64'h7977d94b05d04126;
+wire [63:0] part_158 = 64'h50642d3123a8fea8;
+wire [63:0] part_159 = 64'hf11089d7fa6e56b6;
+wire [63:0] part_160 = 64'h11089d7fa6e56b60;
+wire [63:0] part_161 = 64'h2d84483005fa7a40;
+wire [63:0] part_162 = 64'h40ea6d357d096e20;
+wire [63:0] part_163 = 64'h8c45dba6910e1300;
+wire [63:0] part_164 = 64'h734f9ff92f537a0;
+wire [63:0] part_165 = 64'h5674b570eac04a51;
+wire [63:0] part_166 = 64'hcbbeca582e820930;
+wire [63:0] part_167 = 64'h832169891d47f540;
+wire [63:0] part_168 = 64'h88844ebfd372b5b0;
+wire [63:0] part_169 = 64'h16c2241802fd3d20;
+wire [63:0] part_170 = 64'ha075369abe84b710;
+wire [63:0] part_171 = 64'hc622edd348870980;
+wire [63:0] part_172 = 64'h39a7cffc97a9bd0;
+wire [63:0] part_173 = 64'h2b3a5ab875602528;
+wire [63:0] part_174 = 64'he5df652c17410498;
+wire [63:0] part_175 = 64'h4190b4c48ea3faa0;
+wire [63:0] part_176 = 64'hc442275fe9b95ad8;
+wire [63:0] part_177 = 64'hb61120c017e9e90;
+wire [63:0] part_178 = 64'hd03a9b4d5f425b88;
+wire [63:0] part_179 = 64'he31176e9a44384c0;
+wire [63:0] part_180 = 64'h1cd3e7fe4bd4de8;
+wire [63:0] part_181 = 64'h159d2d5c3ab01294;
+wire [63:0] part_182 = 64'hf2efb2960ba0824c;
+wire [63:0] part_183 = 64'ha0c85a624751fd50;
+wire [63:0] part_184 = 64'he22113aff4dcad6c;
+wire [63:0] part_185 = 64'h85b0890600bf4f48;
+wire [63:0] part_186 = 64'h681d4da6afa12dc4;
+wire [63:0] part_187 = 64'h7188bb74d221c260;
+wire [63:0] part_188 = 64'h80e69f3ff25ea6f4;
+wire [63:0] part_189 = 64'hace96ae1d58094a;
+wire [63:0] part_190 = 64'h7977d94b05d04126;
+wire [63:0] part_191 = 64'h50642d3123a8fea8;
+wire [63:0] part_192 = 64'h50366662d04fa0d0;
+wire [63:0] part_193 = 64'hdab6572788676250;
+wire [63:0] part_194 = 64'haea521b918bd8f00;
+wire [63:0] part_195 = 64'hc86e238aae7bdb90;
+wire [63:0] part_196 = 64'h9a87ffbe93f32e20;
+wire [63:0] part_197 = 64'ha741cf652c7180b0;
+wire [63:0] part_198 = 64'h905658a3a24743d1;
+wire [63:0] part_199 = 64'hc824b6a7e7f892e0;
+wire [63:0] part_200 = 64'ha81b33316827d068;
+wire [63:0] part_201 = 64'h6d5b2b93c433b128;
+wire [63:0] part_202 = 64'h575290dc8c5ec780;
+wire [63:0] part_203 = 64'h643711c5573dedc8;
+wire [63:0] part_204 = 64'hcd43ffdf49f99710;
+wire [63:0] part_205 = 64'hd3a0e7b29638c058;
+wire [63:0] part_206 = 64'hc82b2c51d123a1e8;
+wire [63:0] part_207 = 64'he4125b53f3fc4970;
+wire [63:0] part_208 = 64'h540d9998b413e834;
+wire [63:0] part_209 = 64'h36ad95c9e219d894;
+wire [63:0] part_210 = 64'haba9486e462f63c0;
+wire [63:0] part_211 = 64'h321b88e2ab9ef6e4;
+wire [63:0] part_212 = 64'h66a1ffefa4fccb88;
+wire [63:0] part_213 = 64'h69d073d94b1c602c;
+wire [63:0] part_214 = 64'h64159628e891d0f4;
+wire [63:0] part_215 = 64'h72092da9f9fe24b8;
+wire [63:0] part_216 = 64'haa06cccc5a09f41a;
+wire [63:0] part_217 = 64'h9b56cae4f10cec4a;
+wire [63:0] part_218 = 64'hd5d4a4372317b1e0;
+wire [63:0] part_219 = 64'h990dc47155cf7b72;
+wire [63:0] part_220 = 64'h3350fff7d27e65c4;
+wire [63:0] part_221 = 64'h34e839eca58e3016;
+wire [63:0] part_222 = 64'hb20acb147448e87a;
+wire [63:0] part_223 = 64'h390496d4fcff125c;
+wire [63:0] part_224 = 64'h90496d4fcff125c0;
+wire [63:0] part_225 = 64'h50366662d04fa0d0;
+wire [63:0] part_226 = 64'hdab6572788676250;
+wire [63:0] part_227 = 64'haea521b918bd8f00;
+wire [63:0] part_228 = 64'hc86e238aae7bdb90;
+wire [63:0] part_229 = 64'h9a87ffbe93f32e20;
+wire [63:0] part_230 = 64'ha741cf652c7180b0;
+wire [63:0] part_231 = 64'h905658a3a24743d1;
+wire [63:0] part_232 = 64'hc824b6a7e7f892e0;
+wire [63:0] part_233 = 64'ha81b33316827d068;
+wire [63:0] part_234 = 64'h6d5b2b93c433b128;
+wire [63:0] part_235 = 64'h575290dc8c5ec780;
+wire [63:0] part_236 = 64'h643711c5573dedc8;
+wire [63:0] part_237 = 64'hcd43ffdf49f99710;
+wire [63:0] part_238 = 64'hd3a0e7b29638c058;
+wire [63:0] part_239 = 64'hc82b2c51d123a1e8;
+wire [63:0] part_240 = 64'he4125b53f3fc4970;
+wire [63:0] part_241 = 64'h540d9998b413e834;
+wire [63:0] part_242 = 64'h36ad95c9e219d894;
+wire [63:0] part_243 = 64'haba9486e462f63c0;
+wire [63:0] part_244 = 64'h321b88e2ab9ef6e4;
+wire [63:0] part_245 = 64'h66a1ffefa4fccb88;
+wire [63:0] part_246 = 64'h69d073d94b1c602c;
+wire [63:0] part_247 = 64'h64159628e891d0f4;
+wire [63:0] part_248 = 64'h72092da9f9fe24b8;
+wire [63:0] part_249 = 64'haa06cccc5a09f41a;
+wire [63:0] part_250 = 64'h9b56cae4f10cec4a;
+wire [63:0] part_251 = 64'hd5d4a4372317b1e0;
+wire [63:0] part_252 = 64'h990dc47155cf7b72;
+wire [63:0] part_253 = 64'h3350fff7d27e65c4;
+wire [63:0] part_254 = 64'h34e839eca58e3016;
+wire [63:0] part_255 = 64'hb20acb147448e87a;
+wire [63:0] part_256 = 64'h20acb147448e87a2;
+wire [63:0] part_257 = 64'h90496d4fcff125c0;
+wire [63:0] part_258 = 64'h50366662d04fa0d0;
+wire [63:0] part_259 = 64'hdab6572788676250;
+wire [63:0] part_260 = 64'haea521b918bd8f00;
+wire [63:0] part_261 = 64'hc86e238aae7bdb90;
+wire [63:0] part_262 = 64'h9a87ffbe93f32e20;
+wire [63:0] part_263 = 64'ha741cf652c7180b0;
+wire [63:0] part_264 = 64'h905658a3a24743d1;
+wire [63:0] part_265 = 64'hc824b6a7e7f892e0;
+wire [63:0] part_266 = 64'ha81b33316827d068;
+wire [63:0] part_267 = 64'h6d5b2b93c433b128;
+wire [63:0] part_268 = 64'h575290dc8c5ec780;
+wire [63:0] part_269 = 64'h643711c5573dedc8;
+wire [63:0] part_270 = 64'hcd43ffdf49f99710;
+wire [63:0] part_271 = 64'hd3a0e7b29638c058;
+wire [63:0] part_272 = 64'hc82b2c51d123a1e8;
+wire [63:0] part_273 = 64'he4125b53f3fc4970;
+wire [63:0] part_274 = 64'h540d9998b413e834;
+wire [63:0] part_275 = 64'h36ad95c9e219d894;
+wire [63:0] part_276 = 64'haba9486e462f63c0;
+wire [63:0] part_277 = 64'h321b88e2ab9ef6e4;
+wire [63:0] part_278 = 64'h66a1ffefa4fccb88;
+wire [63:0] part_279 = 64'h69d073d94b1c602c;
+wire [63:0] part_280 = 64'h64159628e891d0f4;
+wire [63:0] part_281 = 64'h72092da9f9fe24b8;
+wire [63:0] part_282 = 64'haa06cccc5a09f41a;
+wire [63:0] part_283 = 64'h9b56cae4f10cec4a;
+wire [63:0] part_284 = 64'hd5d4a4372317b1e0;
+wire [63:0] part_285 = 64'h990dc47155cf7b72;
+wire [63:0] part_286 = 64'h3350fff7d27e65c4;
+wire [63:0] part_287 = 64'h34e839eca58e3016;
+wire [63:0] part_288 = 64'h18f72bbab2234b30;
+wire [63:0] part_289 = 64'heb127b1f6a0c8e92;
+wire [63:0] part_290 = 64'h136804c6d2b6d080;
+wire [63:0] part_291 = 64'hd8b228dd033d1560;
+wire [63:0] part_292 = 64'hcc74733f8a9a5f70;
+wire [63:0] part_293 = 64'hed01723a6393810;
+wire [63:0] part_294 = 64'he4cce59e6fcd210;
+wire [63:0] part_295 = 64'h991d83415a89b5f0;
+wire [63:0] part_296 = 64'h8c7b95dd5911a598;
+wire [63:0] part_297 = 64'h75893d8fb5064749;
+wire [63:0] part_298 = 64'h89b40263695b6840;
+wire [63:0] part_299 = 64'h6c59146e819e8ab0;
+wire [63:0] part_300 = 64'h663a399fc54d2fb8;
+wire [63:0] part_301 = 64'h87680b91d31c9c08;
+wire [63:0] part_302 = 64'h8726672cf37e6908;
+wire [63:0] part_303 = 64'hcc8ec1a0ad44daf8;
+wire [63:0] part_304 = 64'hc63dcaeeac88d2cc;
+wire [63:0] part_305 = 64'h3ac49ec7da8323a4;
+wire [63:0] part_306 = 64'h44da0131b4adb420;
+wire [63:0] part_307 = 64'hb62c8a3740cf4558;
+wire [63:0] part_308 = 64'hb31d1ccfe2a697dc;
+wire [63:0] part_309 = 64'hc3b405c8e98e4e04;
+wire [63:0] part_310 = 64'h4393339679bf3484;
+wire [63:0] part_311 = 64'he64760d056a26d7c;
+wire [63:0] part_312 = 64'h631ee57756446966;
+wire [63:0] part_313 = 64'h1d624f63ed4191d2;
+wire [63:0] part_314 = 64'h226d0098da56da10;
+wire [63:0] part_315 = 64'h5b16451ba067a2ac;
+wire [63:0] part_316 = 64'hd98e8e67f1534bee;
+wire [63:0] part_317 = 64'h61da02e474c72702;
+wire [63:0] part_318 = 64'h21c999cb3cdf9a42;
+wire [63:0] part_319 = 64'h7323b0682b5136be;
+wire [63:0] part_320 = 64'h644fb3f25fd321b0;
+wire [63:0] part_321 = 64'hd349e1e29ca14200;
+wire [63:0] part_322 = 64'h68331296774b7bd2;
+wire [63:0] part_323 = 64'h9bec4a7901c46530;
+wire [63:0] part_324 = 64'hce700cc501c02840;
+wire [63:0] part_325 = 64'h6c0145a5341ee860;
+wire [63:0] part_326 = 64'hc8f2faf0eebe3190;
+wire [63:0] part_327 = 64'hdd6b2a62f8649c0;
+wire [63:0] part_328 = 64'hb227d9f92fe990d8;
+wire [63:0] part_329 = 64'h69a4f0f14e50a100;
+wire [63:0] part_330 = 64'h3419894b3ba5bde9;
+wire [63:0] part_331 = 64'h4df6253c80e23298;
+wire [63:0] part_332 = 64'h6738066280e01420;
+wire [63:0] part_333 = 64'hb600a2d29a0f7430;
+wire [63:0] part_334 = 64'h64797d78775f18c8;
+wire [63:0] part_335 = 64'h86eb595317c324e0;
+wire [63:0] part_336 = 64'hd913ecfc97f4c86c;
+wire [63:0] part_337 = 64'h34d27878a7285080;
+wire [63:0] part_338 = 64'h9a0cc4a59dd2def4;
+wire [63:0] part_339 = 64'ha6fb129e4071194c;
+wire [63:0] part_340 = 64'h339c033140700a10;
+wire [63:0] part_341 = 64'hdb0051694d07ba18;
+wire [63:0] part_342 = 64'hb23cbebc3baf8c64;
+wire [63:0] part_343 = 64'hc375aca98be19270;
+wire [63:0] part_344 = 64'hec89f67e4bfa6436;
+wire [63:0] part_345 = 64'h1a693c3c53942840;
+wire [63:0] part_346 = 64'h4d066252cee96f7a;
+wire [63:0] part_347 = 64'hd37d894f20388ca6;
+wire [63:0] part_348 = 64'h19ce0198a0380508;
+wire [63:0] part_349 = 64'h6d8028b4a683dd0c;
+wire [63:0] part_350 = 64'hd91e5f5e1dd7c632;
+wire [63:0] part_351 = 64'h61bad654c5f0c938;
+wire [63:0] part_352 = 64'h1bad654c5f0c9380;
+wire [63:0] part_353 = 64'h644fb3f25fd321b0;
+wire [63:0] part_354 = 64'hd349e1e29ca14200;
+wire [63:0] part_355 = 64'h68331296774b7bd2;
+wire [63:0] part_356 = 64'h9bec4a7901c46530;
+wire [63:0] part_357 = 64'hce700cc501c02840;
+wire [63:0] part_358 = 64'h6c0145a5341ee860;
+wire [63:0] part_359 = 64'hc8f2faf0eebe3190;
+wire [63:0] part_360 = 64'hdd6b2a62f8649c0;
+wire [63:0] part_361 = 64'hb227d9f92fe990d8;
+wire [63:0] part_362 = 64'h69a4f0f14e50a100;
+wire [63:0] part_363 = 64'h3419894b3ba5bde9;
+wire [63:0] part_364 = 64'h4df6253c80e23298;
+wire [63:0] part_365 = 64'h6738066280e01420;
+wire [63:0] part_366 = 64'hb600a2d29a0f7430;
+wire [63:0] part_367 = 64'h64797d78775f18c8;
+wire [63:0] part_368 = 64'h86eb595317c324e0;
+wire [63:0] part_369 = 64'hd913ecfc97f4c86c;
+wire [63:0] part_370 = 64'h34d27878a7285080;
+wire [63:0] part_371 = 64'h9a0cc4a59dd2def4;
+wire [63:0] part_372 = 64'ha6fb129e4071194c;
+wire [63:0] part_373 = 64'h339c033140700a10;
+wire [63:0] part_374 = 64'hdb0051694d07ba18;
+wire [63:0] part_375 = 64'hb23cbebc3baf8c64;
+wire [63:0] part_376 = 64'hc375aca98be19270;
+wire [63:0] part_377 = 64'hec89f67e4bfa6436;
+wire [63:0] part_378 = 64'h1a693c3c53942840;
+wire [63:0] part_379 = 64'h4d066252cee96f7a;
+wire [63:0] part_380 = 64'hd37d894f20388ca6;
+wire [63:0] part_381 = 64'h19ce0198a0380508;
+wire [63:0] part_382 = 64'h6d8028b4a683dd0c;
+wire [63:0] part_383 = 64'hd91e5f5e1dd7c632;
+wire [63:0] part_384 = 64'h91e5f5e1dd7c6320;
+wire [63:0] part_385 = 64'h1bad654c5f0c9380;
+wire [63:0] part_386 = 64'h644fb3f25fd321b0;
+wire [63:0] part_387 = 64'hd349e1e29ca14200;
+wire [63:0] part_388 = 64'h68331296774b7bd2;
+wire [63:0] part_389 = 64'h9bec4a7901c46530;
+wire [63:0] part_390 = 64'hce700cc501c02840;
+wire [63:0] part_391 = 64'h6c0145a5341ee860;
+wire [63:0] part_392 = 64'hc8f2faf0eebe3190;
+wire [63:0] part_393 = 64'hdd6b2a62f8649c0;
+wire [63:0] part_394 = 64'hb227d9f92fe990d8;
+wire [63:0] part_395 = 64'h69a4f0f14e50a100;
+wire [63:0] part_396 = 64'h3419894b3ba5bde9;
+wire [63:0] part_397 = 64'h4df6253c80e23298;
+wire [63:0] part_398 = 64'h6738066280e01420;
+wire [63:0] part_399 = 64'hb600a2d29a0f7430;
+wire [63:0] part_400 = 64'h64797d78775f18c8;
+wire [63:0] part_401 = 64'h86eb595317c324e0;
+wire [63:0] part_402 = 64'hd913ecfc97f4c86c;
+wire [63:0] part_403 = 64'h34d27878a7285080;
+wire [63:0] part_404 = 64'h9a0cc4a59dd2def4;
+wire [63:0] part_405 = 64'ha6fb129e4071194c;
+wire [63:0] part_406 = 64'h339c033140700a10;
+wire [63:0] part_407 = 64'hdb0051694d07ba18;
+wire [63:0] part_408 = 64'hb23cbebc3baf8c64;
+wire [63:0] part_409 = 64'hc375aca98be19270;
+wire [63:0] part_410 = 64'hec89f67e4bfa6436;
+wire [63:0] part_411 = 64'h1a693c3c53942840;
+wire [63:0] part_412 = 64'h4d066252cee96f7a;
+wire [63:0] part_413 = 64'hd37d894f20388ca6;
+wire [63:0] part_414 = 64'h19ce0198a0380508;
+wire [63:0] part_415 = 64'h6d8028b4a683dd0c;
+wire [63:0] part_416 = 64'hd8028b4a683dd0c0;
+wire [63:0] part_417 = 64'h91e5f5e1dd7c6320;
+wire [63:0] part_418 = 64'h1bad654c5f0c9380;
+wire [63:0] part_419 = 64'h644fb3f25fd321b0;
+wire [63:0] part_420 = 64'hd349e1e29ca14200;
+wire [63:0] part_421 = 64'h68331296774b7bd2;
+wire [63:0] part_422 = 64'h9bec4a7901c46530;
+wire [63:0] part_423 = 64'hce700cc501c02840;
+wire [63:0] part_424 = 64'h6c0145a5341ee860;
+wire [63:0] part_425 = 64'hc8f2faf0eebe3190;
+wire [63:0] part_426 = 64'hdd6b2a62f8649c0;
+wire [63:0] part_427 = 64'hb227d9f92fe990d8;
+wire [63:0] part_428 = 64'h69a4f0f14e50a100;
+wire [63:0] part_429 = 64'h3419894b3ba5bde9;
+wire [63:0] part_430 = 64'h4df6253c80e23298;
+wire [63:0] part_431 = 64'h6738066280e01420;
+wire [63:0] part_432 = 64'hb600a2d29a0f7430;
+wire [63:0] part_433 = 64'h64797d78775f18c8;
+wire [63:0] part_434 = 64'h86eb595317c324e0;
+wire [63:0] part_435 = 64'hd913ecfc97f4c86c;
+wire [63:0] part_436 = 64'h34d27878a7285080;
+wire [63:0] part_437 = 64'h9a0cc4a59dd2def4;
+wire [63:0] part_438 = 64'ha6fb129e4071194c;
+wire [63:0] part_439 = 64'h339c033140700a10;
+wire [63:0] part_440 = 64'hdb0051694d07ba18;
+wire [63:0] part_441 = 64'hb23cbebc3baf8c64;
+wire [63:0] part_442 = 64'hc375aca98be19270;
+wire [63:0] part_443 = 64'hec89f67e4bfa6436;
+wire [63:0] part_444 = 64'h1a693c3c53942840;
+wire [63:0] part_445 = 64'h4d066252cee96f7a;
+wire [63:0] part_446 = 64'hd37d894f20388ca6;
+wire [63:0] part_447 = 64'h19ce0198a0380508;
+wire [63:0] part_448 = 64'h9ce0198a03805080;
+wire [63:0] part_449 = 64'hd8028b4a683dd0c0;
+wire [63:0] part_450 = 64'h91e5f5e1dd7c6320;
+wire [63:0] part_451 = 64'h1bad654c5f0c9380;
+wire [63:0] part_452 = 64'h644fb3f25fd321b0;
+wire [63:0] part_453 = 64'hd349e1e29ca14200;
+wire [63:0] part_454 = 64'h68331296774b7bd2;
+wire [63:0] part_455 = 64'h9bec4a7901c46530;
+wire [63:0] part_456 = 64'hce700cc501c02840;
+wire [63:0] part_457 = 64'h6c0145a5341ee860;
+wire [63:0] part_458 = 64'hc8f2faf0eebe3190;
+wire [63:0] part_459 = 64'hdd6b2a62f8649c0;
+wire [63:0] part_460 = 64'hb227d9f92fe990d8;
+wire [63:0] part_461 = 64'h69a4f0f14e50a100;
+wire [63:0] part_462 = 64'h3419894b3ba5bde9;
+wire [63:0] part_463 = 64'h4df6253c80e23298;
+wire [63:0] part_464 = 64'h6738066280e01420;
+wire [63:0] part_465 = 64'hb600a2d29a0f7430;
+wire [63:0] part_466 = 64'h64797d78775f18c8;
+wire [63:0] part_467 = 64'h86eb595317c324e0;
+wire [63:0] part_468 = 64'hd913ecfc97f4c86c;
+wire [63:0] part_469 = 64'h34d27878a7285080;
+wire [63:0] part_470 = 64'h9a0cc4a59dd2def4;
+wire [63:0] part_471 = 64'ha6fb129e4071194c;
+wire [63:0] part_472 = 64'h339c033140700a10;
+wire [63:0] part_473 = 64'hdb0051694d07ba18;
+wire [63:0] part_474 = 64'hb23cbebc3baf8c64;
+wire [63:0] part_475 = 64'hc375aca98be19270;
+wire [63:0] part_476 = 64'hec89f67e4bfa6436;
+wire [63:0] part_477 = 64'h1a693c3c53942840;
+wire [63:0] part_478 = 64'h4d066252cee96f7a;
+wire [63:0] part_479 = 64'hd37d894f20388ca6;
+wire [63:0] part_480 = 64'h37d894f20388ca60;
+wire [63:0] part_481 = 64'h9ce0198a03805080;
+wire [63:0] part_482 = 64'hd8028b4a683dd0c0;
+wire [63:0] part_483 = 64'h91e5f5e1dd7c6320;
+wire [63:0] part_484 = 64'h1bad654c5f0c9380;
+wire [63:0] part_485 = 64'h644fb3f25fd321b0;
+wire [63:0] part_486 = 64'hd349e1e29ca14200;
+wire [63:0] part_487 = 64'h68331296774b7bd2;
+wire [63:0] part_488 = 64'h9bec4a7901c46530;
+wire [63:0] part_489 = 64'hce700cc501c02840;
+wire [63:0] part_490 = 64'h6c0145a5341ee860;
+wire [63:0] part_491 = 64'hc8f2faf0eebe3190;
+wire [63:0] part_492 = 64'hdd6b2a62f8649c0;
+wire [63:0] part_493 = 64'hb227d9f92fe990d8;
+wire [63:0] part_494 = 64'h69a4f0f14e50a100;
+wire [63:0] part_495 = 64'h3419894b3ba5bde9;
+wire [63:0] part_496 = 64'h4df6253c80e23298;
+wire [63:0] part_497 = 64'h6738066280e01420;
+wire [63:0] part_498 = 64'hb600a2d29a0f7430;
+wire [63:0] part_499 = 64'h64797d78775f18c8;
+wire [63:0] part_500 = 64'h86eb595317c324e0;
+wire [63:0] part_501 = 64'hd913ecfc97f4c86c;
+wire [63:0] part_502 = 64'h34d27878a7285080;
+wire [63:0] part_503 = 64'h9a0cc4a59dd2def4;
+wire [63:0] part_504 = 64'ha6fb129e4071194c;
+wire [63:0] part_505 = 64'h339c033140700a10;
+wire [63:0] part_506 = 64'hdb0051694d07ba18;
+wire [63:0] part_507 = 64'hb23cbebc3baf8c64;
+wire [63:0] part_508 = 64'hc375aca98be19270;
+wire [63:0] part_509 = 64'hec89f67e4bfa6436;
+wire [63:0] part_510 = 64'h1a693c3c53942840;
+wire [63:0] part_511 = 64'h4d066252cee96f7a;
+wire [63:0] part_512 = 64'h8612905c0456bdf4;
+wire [63:0] part_513 = 64'hfc665eaa2d0ac350;
+wire [63:0] part_514 = 64'h1fc170031ec7a5c0;
+wire [63:0] part_515 = 64'h5086c5f5bb4f6570;
+wire [63:0] part_516 = 64'h8727d1f9df815e00;
+wire [63:0] part_517 = 64'hbbd853d6e1882490;
+wire [63:0] part_518 = 64'ha26d5e2117542830;
+wire [63:0] part_519 = 64'hd0d39d1d55dbd9d0;
+wire [63:0] part_520 = 64'h4309482e022b5efa;
+wire [63:0] part_521 = 64'h7e332f55168561a8;
+wire [63:0] part_522 = 64'h8fe0b8018f63d2e0;
+wire [63:0] part_523 = 64'ha84362fadda7b2b8;
+wire [63:0] part_524 = 64'hc393e8fcefc0af00;
+wire [63:0] part_525 = 64'hddec29eb70c41248;
+wire [63:0] part_526 = 64'h5136af108baa1418;
+wire [63:0] part_527 = 64'h6869ce8eaaedece8;
+wire [63:0] part_528 = 64'h2184a4170115af7d;
+wire [63:0] part_529 = 64'hbf1997aa8b42b0d4;
+wire [63:0] part_530 = 64'hc7f05c00c7b1e970;
+wire [63:0] part_531 = 64'h5421b17d6ed3d95c;
+wire [63:0] part_532 = 64'he1c9f47e77e05780;
+wire [63:0] part_533 = 64'heef614f5b8620924;
+wire [63:0] part_534 = 64'ha89b578845d50a0c;
+wire [63:0] part_535 = 64'hb434e7475576f674;
+wire [63:0] part_536 = 64'h90c2520b808ad7be;
+wire [63:0] part_537 = 64'hdf8ccbd545a1586a;
+wire [63:0] part_538 = 64'h63f82e0063d8f4b8;
+wire [63:0] part_539 = 64'h2a10d8beb769ecae;
+wire [63:0] part_540 = 64'hf0e4fa3f3bf02bc0;
+wire [63:0] part_541 = 64'h777b0a7adc310492;
+wire [63:0] part_542 = 64'h544dabc422ea8506;
+wire [63:0] part_543 = 64'h5a1a73a3aabb7b3a;
+wire [63:0] part_544 = 64'ha1a73a3aabb7b3a0;
+wire [63:0] part_545 = 64'h8612905c0456bdf4;
+wire [63:0] part_546 = 64'hfc665eaa2d0ac350;
+wire [63:0] part_547 = 64'h1fc170031ec7a5c0;
+wire [63:0] part_548 = 64'h5086c5f5bb4f6570;
+wire [63:0] part_549 = 64'h8727d1f9df815e00;
+wire [63:0] part_550 = 64'hbbd853d6e1882490;
+wire [63:0] part_551 = 64'ha26d5e2117542830;
+wire [63:0] part_552 = 64'hd0d39d1d55dbd9d0;
+wire [63:0] part_553 = 64'h4309482e022b5efa;
+wire [63:0] part_554 = 64'h7e332f55168561a8;
+wire [63:0] part_555 = 64'h8fe0b8018f63d2e0;
+wire [63:0] part_556 = 64'ha84362fadda7b2b8;
+wire [63:0] part_557 = 64'hc393e8fcefc0af00;
+wire [63:0] part_558 = 64'hddec29eb70c41248;
+wire [63:0] part_559 = 64'h5136af108baa1418;
+wire [63:0] part_560 = 64'h6869ce8eaaedece8;
+wire [63:0] part_561 = 64'h2184a4170115af7d;
+wire [63:0] part_562 = 64'hbf1997aa8b42b0d4;
+wire [63:0] part_563 = 64'hc7f05c00c7b1e970;
+wire [63:0] part_564 = 64'h5421b17d6ed3d95c;
+wire [63:0] part_565 = 64'he1c9f47e77e05780;
+wire [63:0] part_566 = 64'heef614f5b8620924;
+wire [63:0] part_567 = 64'ha89b578845d50a0c;
+wire [63:0] part_568 = 64'hb434e7475576f674;
+wire [63:0] part_569 = 64'h90c2520b808ad7be;
+wire [63:0] part_570 = 64'hdf8ccbd545a1586a;
+wire [63:0] part_571 = 64'h63f82e0063d8f4b8;
+wire [63:0] part_572 = 64'h2a10d8beb769ecae;
+wire [63:0] part_573 = 64'hf0e4fa3f3bf02bc0;
+wire [63:0] part_574 = 64'h777b0a7adc310492;
+wire [63:0] part_575 = 64'h544dabc422ea8506;
+wire [63:0] part_576 = 64'h44dabc422ea85060;
+wire [63:0] part_577 = 64'ha1a73a3aabb7b3a0;
+wire [63:0] part_578 = 64'h8612905c0456bdf4;
+wire [63:0] part_579 = 64'hfc665eaa2d0ac350;
+wire [63:0] part_580 = 64'h1fc170031ec7a5c0;
+wire [63:0] part_581 = 64'h5086c5f5bb4f6570;
+wire [63:0] part_582 = 64'h8727d1f9df815e00;
+wire [63:0] part_583 = 64'hbbd853d6e1882490;
+wire [63:0] part_584 = 64'ha26d5e2117542830;
+wire [63:0] part_585 = 64'hd0d39d1d55dbd9d0;
+wire [63:0] part_586 = 64'h4309482e022b5efa;
+wire [63:0] part_587 = 64'h7e332f55168561a8;
+wire [63:0] part_588 = 64'h8fe0b8018f63d2e0;
+wire [63:0] part_589 = 64'ha84362fadda7b2b8;
+wire [63:0] part_590 = 64'hc393e8fcefc0af00;
+wire [63:0] part_591 = 64'hddec29eb70c41248;
+wire [63:0] part_592 = 64'h5136af108baa1418;
+wire [63:0] part_593 = 64'h6869ce8eaaedece8;
+wire [63:0] part_594 = 64'h2184a4170115af7d;
+wire [63:0] part_595 = 64'hbf1997aa8b42b0d4;
+wire [63:0] part_596 = 64'hc7f05c00c7b1e970;
+wire [63:0] part_597 = 64'h5421b17d6ed3d95c;
+wire [63:0] part_598 = 64'he1c9f47e77e05780;
+wire [63:0] part_599 = 64'heef614f5b8620924;
+wire [63:0] part_600 = 64'ha89b578845d50a0c;
+wire [63:0] part_601 = 64'hb434e7475576f674;
+wire [63:0] part_602 = 64'h90c2520b808ad7be;
+wire [63:0] part_603 = 64'hdf8ccbd545a1586a;
+wire [63:0] part_604 = 64'h63f82e0063d8f4b8;
+wire [63:0] part_605 = 64'h2a10d8beb769ecae;
+wire [63:0] part_606 = 64'hf0e4fa3f3bf02bc0;
+wire [63:0] part_607 = 64'h777b0a7adc310492;
+wire [63:0] part_608 = 64'h77b0a7adc3104920;
+wire [63:0] part_609 = 64'h44dabc422ea85060;
+wire [63:0] part_610 = 64'ha1a73a3aabb7b3a0;
+wire [63:0] part_611 = 64'h8612905c0456bdf4;
+wire [63:0] part_612 = 64'hfc665eaa2d0ac350;
+wire [63:0] part_613 = 64'h1fc170031ec7a5c0;
+wire [63:0] part_614 = 64'h5086c5f5bb4f6570;
+wire [63:0] part_615 = 64'h8727d1f9df815e00;
+wire [63:0] part_616 = 64'hbbd853d6e1882490;
+wire [63:0] part_617 = 64'ha26d5e2117542830;
+wire [63:0] part_618 = 64'hd0d39d1d55dbd9d0;
+wire [63:0] part_619 = 64'h4309482e022b5efa;
+wire [63:0] part_620 = 64'h7e332f55168561a8;
+wire [63:0] part_621 = 64'h8fe0b8018f63d2e0;
+wire [63:0] part_622 = 64'ha84362fadda7b2b8;
+wire [63:0] part_623 = 64'hc393e8fcefc0af00;
+wire [63:0] part_624 = 64'hddec29eb70c41248;
+wire [63:0] part_625 = 64'h5136af108baa1418;
+wire [63:0] part_626 = 64'h6869ce8eaaedece8;
+wire [63:0] part_627 = 64'h2184a4170115af7d;
+wire [63:0] part_628 = 64'hbf1997aa8b42b0d4;
+wire [63:0] part_629 = 64'hc7f05c00c7b1e970;
+wire [63:0] part_630 = 64'h5421b17d6ed3d95c;
+wire [63:0] part_631 = 64'he1c9f47e77e05780;
+wire [63:0] part_632 = 64'heef614f5b8620924;
+wire [63:0] part_633 = 64'ha89b578845d50a0c;
+wire [63:0] part_634 = 64'hb434e7475576f674;
+wire [63:0] part_635 = 64'h90c2520b808ad7be;
+wire [63:0] part_636 = 64'hdf8ccbd545a1586a;
+wire [63:0] part_637 = 64'h63f82e0063d8f4b8;
+wire [63:0] part_638 = 64'h2a10d8beb769ecae;
+wire [63:0] part_639 = 64'hf0e4fa3f3bf02bc0;
+wire [63:0] part_640 = 64'h583b168355c2f650;
+wire [63:0] part_641 = 64'hbc0e6df5ed924010;
+wire [63:0] part_642 = 64'hc7fbd5cb33efa520;
+wire [63:0] part_643 = 64'h2923748578c50610;
+wire [63:0] part_644 = 64'h90d0b44406ab80d4;
+wire [63:0] part_645 = 64'h5c136830938e7440;
+wire [63:0] part_646 = 64'hd9e39dd05640ac40;
+wire [63:0] part_647 = 64'h531cb90a7235fea0;
+wire [63:0] part_648 = 64'hac1d8b41aae17b28;
+wire [63:0] part_649 = 64'h5e0736faf6c92008;
+wire [63:0] part_650 = 64'he3fdeae599f7d290;
+wire [63:0] part_651 = 64'h1491ba42bc628308;
+wire [63:0] part_652 = 64'h48685a220355c06a;
+wire [63:0] part_653 = 64'hae09b41849c73a20;
+wire [63:0] part_654 = 64'h6cf1cee82b205620;
+wire [63:0] part_655 = 64'ha98e5c85391aff50;
+wire [63:0] part_656 = 64'hd60ec5a0d570bd94;
+wire [63:0] part_657 = 64'h2f039b7d7b649004;
+wire [63:0] part_658 = 64'hf1fef572ccfbe948;
+wire [63:0] part_659 = 64'h8a48dd215e314184;
+wire [63:0] part_660 = 64'ha4342d1101aae035;
+wire [63:0] part_661 = 64'hd704da0c24e39d10;
+wire [63:0] part_662 = 64'hb678e77415902b10;
+wire [63:0] part_663 = 64'hd4c72e429c8d7fa8;
+wire [63:0] part_664 = 64'heb0762d06ab85eca;
+wire [63:0] part_665 = 64'h9781cdbebdb24802;
+wire [63:0] part_666 = 64'hf8ff7ab9667df4a4;
+wire [63:0] part_667 = 64'h45246e90af18a0c2;
+wire [63:0] part_668 = 64'hd21a168880d5701a;
+wire [63:0] part_669 = 64'h6b826d061271ce88;
+wire [63:0] part_670 = 64'hdb3c73ba0ac81588;
+wire [63:0] part_671 = 64'h6a6397214e46bfd4;
+wire [63:0] part_672 = 64'hf04dc7640eabb710;
+wire [63:0] part_673 = 64'h9385dcdb7b40ff60;
+wire [63:0] part_674 = 64'h3f2f047cf0d5b550;
+wire [63:0] part_675 = 64'h4f7f9b74e09d1090;
+wire [63:0] part_676 = 64'h3fe1509d7a383b30;
+wire [63:0] part_677 = 64'h30a582deb82f37c4;
+wire [63:0] part_678 = 64'h9a3185e3db097dc0;
+wire [63:0] part_679 = 64'hda79e12f9f3a3790;
+wire [63:0] part_680 = 64'h7826e3b20755db88;
+wire [63:0] part_681 = 64'h49c2ee6dbda07fb0;
+wire [63:0] part_682 = 64'h1f97823e786adaa8;
+wire [63:0] part_683 = 64'h27bfcdba704e8848;
+wire [63:0] part_684 = 64'h1ff0a84ebd1c1d98;
+wire [63:0] part_685 = 64'h9852c16f5c179be2;
+wire [63:0] part_686 = 64'h4d18c2f1ed84bee0;
+wire [63:0] part_687 = 64'h6d3cf097cf9d1bc8;
+wire [63:0] part_688 = 64'hbc1371d903aaedc4;
+wire [63:0] part_689 = 64'h24e17736ded03fd8;
+wire [63:0] part_690 = 64'h8fcbc11f3c356d54;
+wire [63:0] part_691 = 64'h13dfe6dd38274424;
+wire [63:0] part_692 = 64'hff854275e8e0ecc;
+wire [63:0] part_693 = 64'hcc2960b7ae0bcdf1;
+wire [63:0] part_694 = 64'ha68c6178f6c25f70;
+wire [63:0] part_695 = 64'h369e784be7ce8de4;
+wire [63:0] part_696 = 64'hde09b8ec81d576e2;
+wire [63:0] part_697 = 64'h9270bb9b6f681fec;
+wire [63:0] part_698 = 64'hc7e5e08f9e1ab6aa;
+wire [63:0] part_699 = 64'h9eff36e9c13a212;
+wire [63:0] part_700 = 64'h7fc2a13af470766;
+wire [63:0] part_701 = 64'h6614b05bd705e6f8;
+wire [63:0] part_702 = 64'hd34630bc7b612fb8;
+wire [63:0] part_703 = 64'h9b4f3c25f3e746f2;
+wire [63:0] part_704 = 64'he287772fd4b42570;
+wire [63:0] part_705 = 64'h3bf30d3c2029be20;
+wire [63:0] part_706 = 64'h10a4b55266070a20;
+wire [63:0] part_707 = 64'hb7ab4ac323a700e0;
+wire [63:0] part_708 = 64'h59bdbf6ce2602db0;
+wire [63:0] part_709 = 64'h9f946607c4bc8c20;
+wire [63:0] part_710 = 64'hf6876f0df0a83e44;
+wire [63:0] part_711 = 64'h99abf91c1273e610;
+wire [63:0] part_712 = 64'hf143bb97ea5a12b8;
+wire [63:0] part_713 = 64'h9df9869e1014df10;
+wire [63:0] part_714 = 64'h8525aa933038510;
+wire [63:0] part_715 = 64'hdbd5a56191d38070;
+wire [63:0] part_716 = 64'h2cdedfb6713016d8;
+wire [63:0] part_717 = 64'hcfca3303e25e4610;
+wire [63:0] part_718 = 64'h7b43b786f8541f22;
+wire [63:0] part_719 = 64'h4cd5fc8e0939f308;
+wire [63:0] part_720 = 64'h78a1ddcbf52d095c;
+wire [63:0] part_721 = 64'h4efcc34f080a6f88;
+wire [63:0] part_722 = 64'h84292d549981c288;
+wire [63:0] part_723 = 64'h6dead2b0c8e9c038;
+wire [63:0] part_724 = 64'h966f6fdb38980b6c;
+wire [63:0] part_725 = 64'h67e51981f12f2308;
+wire [63:0] part_726 = 64'hbda1dbc37c2a0f91;
+wire [63:0] part_727 = 64'h266afe47049cf984;
+wire [63:0] part_728 = 64'h3c50eee5fa9684ae;
+wire [63:0] part_729 = 64'ha77e61a7840537c4;
+wire [63:0] part_730 = 64'hc21496aa4cc0e144;
+wire [63:0] part_731 = 64'h36f569586474e01c;
+wire [63:0] part_732 = 64'h4b37b7ed9c4c05b6;
+wire [63:0] part_733 = 64'hb3f28cc0f8979184;
+wire [63:0] part_734 = 64'hded0ede1be1507c8;
+wire [63:0] part_735 = 64'h93357f23824e7cc2;
+wire [63:0] part_736 = 64'h3357f23824e7cc20;
+wire [63:0] part_737 = 64'he287772fd4b42570;
+wire [63:0] part_738 = 64'h3bf30d3c2029be20;
+wire [63:0] part_739 = 64'h10a4b55266070a20;
+wire [63:0] part_740 = 64'hb7ab4ac323a700e0;
+wire [63:0] part_741 = 64'h59bdbf6ce2602db0;
+wire [63:0] part_742 = 64'h9f946607c4bc8c20;
+wire [63:0] part_743 = 64'hf6876f0df0a83e44;
+wire [63:0] part_744 = 64'h99abf91c1273e610;
+wire [63:0] part_745 = 64'hf143bb97ea5a12b8;
+wire [63:0] part_746 = 64'h9df9869e1014df10;
+wire [63:0] part_747 = 64'h8525aa933038510;
+wire [63:0] part_748 = 64'hdbd5a56191d38070;
+wire [63:0] part_749 = 64'h2cdedfb6713016d8;
+wire [63:0] part_750 = 64'hcfca3303e25e4610;
+wire [63:0] part_751 = 64'h7b43b786f8541f22;
+wire [63:0] part_752 = 64'h4cd5fc8e0939f308;
+wire [63:0] part_753 = 64'h78a1ddcbf52d095c;
+wire [63:0] part_754 = 64'h4efcc34f080a6f88;
+wire [63:0] part_755 = 64'h84292d549981c288;
+wire [63:0] part_756 = 64'h6dead2b0c8e9c038;
+wire [63:0] part_757 = 64'h966f6fdb38980b6c;
+wire [63:0] part_758 = 64'h67e51981f12f2308;
+wire [63:0] part_759 = 64'hbda1dbc37c2a0f91;
+wire [63:0] part_760 = 64'h266afe47049cf984;
+wire [63:0] part_761 = 64'h3c50eee5fa9684ae;
+wire [63:0] part_762 = 64'ha77e61a7840537c4;
+wire [63:0] part_763 = 64'hc21496aa4cc0e144;
+wire [63:0] part_764 = 64'h36f569586474e01c;
+wire [63:0] part_765 = 64'h4b37b7ed9c4c05b6;
+wire [63:0] part_766 = 64'hb3f28cc0f8979184;
+wire [63:0] part_767 = 64'hded0ede1be1507c8;
+wire [63:0] part_768 = 64'hbb7a6b6b0b9036d8;
+wire [63:0] part_769 = 64'hf8e938600a65c510;
+wire [63:0] part_770 = 64'h61a61ea6c9f3d030;
+wire [63:0] part_771 = 64'hb3774383f35b0b90;
+wire [63:0] part_772 = 64'h666914a64fa3700;
+wire [63:0] part_773 = 64'h17de7c599d23b7f0;
+wire [63:0] part_774 = 64'h9f9f52bfaae72430;
+wire [63:0] part_775 = 64'h9c0e1af80dc617f0;
+wire [63:0] part_776 = 64'hddbd35b585c81b6c;
+wire [63:0] part_777 = 64'h7c749c300532e288;
+wire [63:0] part_778 = 64'hb0d30f5364f9e818;
+wire [63:0] part_779 = 64'h59bba1c1f9ad85c8;
+wire [63:0] part_780 = 64'h33348a5327d1b80;
+wire [63:0] part_781 = 64'hbef3e2cce91dbf8;
+wire [63:0] part_782 = 64'hcfcfa95fd5739218;
+wire [63:0] part_783 = 64'hce070d7c06e30bf8;
+wire [63:0] part_784 = 64'h6ede9adac2e40db6;
+wire [63:0] part_785 = 64'hbe3a4e1802997144;
+wire [63:0] part_786 = 64'hd86987a9b27cf40c;
+wire [63:0] part_787 = 64'hacddd0e0fcd6c2e4;
+wire [63:0] part_788 = 64'h199a452993e8dc0;
+wire [63:0] part_789 = 64'h5f79f166748edfc;
+wire [63:0] part_790 = 64'he7e7d4afeab9c90c;
+wire [63:0] part_791 = 64'he70386be037185fc;
+wire [63:0] part_792 = 64'hb76f4d6d617206db;
+wire [63:0] part_793 = 64'h5f1d270c014cb8a2;
+wire [63:0] part_794 = 64'h6c34c3d4d93e7a06;
+wire [63:0] part_795 = 64'h566ee8707e6b6172;
+wire [63:0] part_796 = 64'h80ccd2294c9f46e0;
+wire [63:0] part_797 = 64'h82fbcf8b33a476fe;
+wire [63:0] part_798 = 64'hf3f3ea57f55ce486;
+wire [63:0] part_799 = 64'hf381c35f01b8c2fe;
+wire [63:0] part_800 = 64'h6e688080f14c65b0;
+wire [63:0] part_801 = 64'h70c4a13325123fe8;
+wire [63:0] part_802 = 64'h7bc851e917223050;
+wire [63:0] part_803 = 64'he92250191a816580;
+wire [63:0] part_804 = 64'ha5b5679bf1a636b0;
+wire [63:0] part_805 = 64'ha613a7d0da7e8010;
+wire [63:0] part_806 = 64'hd1fc918ad5a4be70;
+wire [63:0] part_807 = 64'h9c052e40639dbfe0;
+wire [63:0] part_808 = 64'hb734404078a632d8;
+wire [63:0] part_809 = 64'h3862509992891ff4;
+wire [63:0] part_810 = 64'h3de428f48b911828;
+wire [63:0] part_811 = 64'h7491280c8d40b2c0;
+wire [63:0] part_812 = 64'h52dab3cdf8d31b58;
+wire [63:0] part_813 = 64'hd309d3e86d3f4008;
+wire [63:0] part_814 = 64'he8fe48c56ad25f38;
+wire [63:0] part_815 = 64'hce02972031cedff0;
+wire [63:0] part_816 = 64'hdb9a20203c53196c;
+wire [63:0] part_817 = 64'h9c31284cc9448ffa;
+wire [63:0] part_818 = 64'h1ef2147a45c88c14;
+wire [63:0] part_819 = 64'h3a48940646a05960;
+wire [63:0] part_820 = 64'h296d59e6fc698dac;
+wire [63:0] part_821 = 64'h6984e9f4369fa004;
+wire [63:0] part_822 = 64'h747f2462b5692f9c;
+wire [63:0] part_823 = 64'h67014b9018e76ff8;
+wire [63:0] part_824 = 64'hedcd10101e298cb6;
+wire [63:0] part_825 = 64'hce18942664a247fd;
+wire [63:0] part_826 = 64'hf790a3d22e4460a;
+wire [63:0] part_827 = 64'h9d244a0323502cb0;
+wire [63:0] part_828 = 64'h14b6acf37e34c6d6;
+wire [63:0] part_829 = 64'h34c274fa1b4fd002;
+wire [63:0] part_830 = 64'h3a3f92315ab497ce;
+wire [63:0] part_831 = 64'hb380a5c80c73b7fc;
+wire [63:0] part_832 = 64'h380a5c80c73b7fc0;
+wire [63:0] part_833 = 64'h6e688080f14c65b0;
+wire [63:0] part_834 = 64'h70c4a13325123fe8;
+wire [63:0] part_835 = 64'h7bc851e917223050;
+wire [63:0] part_836 = 64'he92250191a816580;
+wire [63:0] part_837 = 64'ha5b5679bf1a636b0;
+wire [63:0] part_838 = 64'ha613a7d0da7e8010;
+wire [63:0] part_839 = 64'hd1fc918ad5a4be70;
+wire [63:0] part_840 = 64'h9c052e40639dbfe0;
+wire [63:0] part_841 = 64'hb734404078a632d8;
+wire [63:0] part_842 = 64'h3862509992891ff4;
+wire [63:0] part_843 = 64'h3de428f48b911828;
+wire [63:0] part_844 = 64'h7491280c8d40b2c0;
+wire [63:0] part_845 = 64'h52dab3cdf8d31b58;
+wire [63:0] part_846 = 64'hd309d3e86d3f4008;
+wire [63:0] part_847 = 64'he8fe48c56ad25f38;
+wire [63:0] part_848 = 64'hce02972031cedff0;
+wire [63:0] part_849 = 64'hdb9a20203c53196c;
+wire [63:0] part_850 = 64'h9c31284cc9448ffa;
+wire [63:0] part_851 = 64'h1ef2147a45c88c14;
+wire [63:0] part_852 = 64'h3a48940646a05960;
+wire [63:0] part_853 = 64'h296d59e6fc698dac;
+wire [63:0] part_854 = 64'h6984e9f4369fa004;
+wire [63:0] part_855 = 64'h747f2462b5692f9c;
+wire [63:0] part_856 = 64'h67014b9018e76ff8;
+wire [63:0] part_857 = 64'hedcd10101e298cb6;
+wire [63:0] part_858 = 64'hce18942664a247fd;
+wire [63:0] part_859 = 64'hf790a3d22e4460a;
+wire [63:0] part_860 = 64'h9d244a0323502cb0;
+wire [63:0] part_861 = 64'h14b6acf37e34c6d6;
+wire [63:0] part_862 = 64'h34c274fa1b4fd002;
+wire [63:0] part_863 = 64'h3a3f92315ab497ce;
+wire [63:0] part_864 = 64'hf58d9665418936b0;
+wire [63:0] part_865 = 64'hf3b496d8e9b976f0;
+wire [63:0] part_866 = 64'hed49e909ec0b90f0;
+wire [63:0] part_867 = 64'hf840ef8cf6608a58;
+wire [63:0] part_868 = 64'h6d0a75f115df0d70;
+wire [63:0] part_869 = 64'h49576683a405d290;
+wire [63:0] part_870 = 64'h63978a48b9213f30;
+wire [63:0] part_871 = 64'ha589db2f13041bc0;
+wire [63:0] part_872 = 64'hfac6cb32a0c49b58;
+wire [63:0] part_873 = 64'h79da4b6c74dcbb78;
+wire [63:0] part_874 = 64'hf6a4f484f605c878;
+wire [63:0] part_875 = 64'hfc2077c67b30452c;
+wire [63:0] part_876 = 64'h36853af88aef86b8;
+wire [63:0] part_877 = 64'ha4abb341d202e948;
+wire [63:0] part_878 = 64'hb1cbc5245c909f98;
+wire [63:0] part_879 = 64'hd2c4ed9789820de0;
+wire [63:0] part_880 = 64'hfd63659950624dac;
+wire [63:0] part_881 = 64'h3ced25b63a6e5dbc;
+wire [63:0] part_882 = 64'h7b527a427b02e43c;
+wire [63:0] part_883 = 64'h7e103be33d982296;
+wire [63:0] part_884 = 64'h9b429d7c4577c35c;
+wire [63:0] part_885 = 64'h5255d9a0e90174a4;
+wire [63:0] part_886 = 64'h58e5e2922e484fcc;
+wire [63:0] part_887 = 64'he96276cbc4c106f0;
+wire [63:0] part_888 = 64'h7eb1b2cca83126d6;
+wire [63:0] part_889 = 64'h1e7692db1d372ede;
+wire [63:0] part_890 = 64'hbda93d213d81721e;
+wire [63:0] part_891 = 64'h3f081df19ecc114b;
+wire [63:0] part_892 = 64'h4da14ebe22bbe1ae;
+wire [63:0] part_893 = 64'h292aecd07480ba52;
+wire [63:0] part_894 = 64'hac72f149172427e6;
+wire [63:0] part_895 = 64'h74b13b65e2608378;
+wire [63:0] part_896 = 64'h1d67032eccc87dd0;
+wire [63:0] part_897 = 64'h3e335c3d6f0b3f80;
+wire [63:0] part_898 = 64'h7095ff51f4fe83b0;
+wire [63:0] part_899 = 64'h65cda7b63f792540;
+wire [63:0] part_900 = 64'hee82cb94f49db778;
+wire [63:0] part_901 = 64'hcd7f436bab5bba60;
+wire [63:0] part_902 = 64'h8f758b50ec82db10;
+wire [63:0] part_903 = 64'h600df6b7705ba4e0;
+wire [63:0] part_904 = 64'h8eb3819766643ee8;
+wire [63:0] part_905 = 64'h1f19ae1eb7859fc0;
+wire [63:0] part_906 = 64'h384affa8fa7f41d8;
+wire [63:0] part_907 = 64'h32e6d3db1fbc92a0;
+wire [63:0] part_908 = 64'hf74165ca7a4edbbc;
+wire [63:0] part_909 = 64'he6bfa1b5d5addd30;
+wire [63:0] part_910 = 64'h47bac5a876416d88;
+wire [63:0] part_911 = 64'hb006fb5bb82dd270;
+wire [63:0] part_912 = 64'hc759c0cbb3321f74;
+wire [63:0] part_913 = 64'hf8cd70f5bc2cfe0;
+wire [63:0] part_914 = 64'h9c257fd47d3fa0ec;
+wire [63:0] part_915 = 64'h997369ed8fde4950;
+wire [63:0] part_916 = 64'hfba0b2e53d276dde;
+wire [63:0] part_917 = 64'hf35fd0daead6ee98;
+wire [63:0] part_918 = 64'h23dd62d43b20b6c4;
+wire [63:0] part_919 = 64'hd8037daddc16e938;
+wire [63:0] part_920 = 64'he3ace065d9990fba;
+wire [63:0] part_921 = 64'h7c66b87ade167f0;
+wire [63:0] part_922 = 64'h4e12bfea3e9fd076;
+wire [63:0] part_923 = 64'h4cb9b4f6c7ef24a8;
+wire [63:0] part_924 = 64'h7dd059729e93b6ef;
+wire [63:0] part_925 = 64'hf9afe86d756b774c;
+wire [63:0] part_926 = 64'h91eeb16a1d905b62;
+wire [63:0] part_927 = 64'hec01bed6ee0b749c;
+wire [63:0] part_928 = 64'hc01bed6ee0b749c0;
+wire [63:0] part_929 = 64'h1d67032eccc87dd0;
+wire [63:0] part_930 = 64'h3e335c3d6f0b3f80;
+wire [63:0] part_931 = 64'h7095ff51f4fe83b0;
+wire [63:0] part_932 = 64'h65cda7b63f792540;
+wire [63:0] part_933 = 64'hee82cb94f49db778;
+wire [63:0] part_934 = 64'hcd7f436bab5bba60;
+wire [63:0] part_935 = 64'h8f758b50ec82db10;
+wire [63:0] part_936 = 64'h600df6b7705ba4e0;
+wire [63:0] part_937 = 64'h8eb3819766643ee8;
+wire [63:0] part_938 = 64'h1f19ae1eb7859fc0;
+wire [63:0] part_939 = 64'h384affa8fa7f41d8;
+wire [63:0] part_940 = 64'h32e6d3db1fbc92a0;
+wire [63:0] part_941 = 64'hf74165ca7a4edbbc;
+wire [63:0] part_942 = 64'he6bfa1b5d5addd30;
+wire [63:0] part_943 = 64'h47bac5a876416d88;
+wire [63:0] part_944 = 64'hb006fb5bb82dd270;
+wire [63:0] part_945 = 64'hc759c0cbb3321f74;
+wire [63:0] part_946 = 64'hf8cd70f5bc2cfe0;
+wire [63:0] part_947 = 64'h9c257fd47d3fa0ec;
+wire [63:0] part_948 = 64'h997369ed8fde4950;
+wire [63:0] part_949 = 64'hfba0b2e53d276dde;
+wire [63:0] part_950 = 64'hf35fd0daead6ee98;
+wire [63:0] part_951 = 64'h23dd62d43b20b6c4;
+wire [63:0] part_952 = 64'hd8037daddc16e938;
+wire [63:0] part_953 = 64'he3ace065d9990fba;
+wire [63:0] part_954 = 64'h7c66b87ade167f0;
+wire [63:0] part_955 = 64'h4e12bfea3e9fd076;
+wire [63:0] part_956 = 64'h4cb9b4f6c7ef24a8;
+wire [63:0] part_957 = 64'h7dd059729e93b6ef;
+wire [63:0] part_958 = 64'hf9afe86d756b774c;
+wire [63:0] part_959 = 64'h91eeb16a1d905b62;
+wire [63:0] part_960 = 64'h489fa3d133c5fc70;
+wire [63:0] part_961 = 64'hba52736ce3540f0;
+wire [63:0] part_962 = 64'h9e466aa7d18f8890;
+wire [63:0] part_963 = 64'hb6b71282bc798a30;
+wire [63:0] part_964 = 64'h6657db49f603be90;
+wire [63:0] part_965 = 64'hc5b8912c81fd9250;
+wire [63:0] part_966 = 64'h28a02647bc1abef8;
+wire [63:0] part_967 = 64'hcee53f94622121b0;
+wire [63:0] part_968 = 64'ha44fd1e899e2fe38;
+wire [63:0] part_969 = 64'h85d2939b671aa078;
+wire [63:0] part_970 = 64'hcf233553e8c7c448;
+wire [63:0] part_971 = 64'hdb5b89415e3cc518;
+wire [63:0] part_972 = 64'h332beda4fb01df48;
+wire [63:0] part_973 = 64'he2dc489640fec928;
+wire [63:0] part_974 = 64'h14501323de0d5f7c;
+wire [63:0] part_975 = 64'he7729fca311090d8;
+wire [63:0] part_976 = 64'h5227e8f44cf17f1c;
+wire [63:0] part_977 = 64'h42e949cdb38d503c;
+wire [63:0] part_978 = 64'h67919aa9f463e224;
+wire [63:0] part_979 = 64'hedadc4a0af1e628c;
+wire [63:0] part_980 = 64'h1995f6d27d80efa4;
+wire [63:0] part_981 = 64'hf16e244b207f6494;
+wire [63:0] part_982 = 64'h8a280991ef06afbe;
+wire [63:0] part_983 = 64'h73b94fe51888486c;
+wire [63:0] part_984 = 64'h2913f47a2678bf8e;
+wire [63:0] part_985 = 64'ha174a4e6d9c6a81e;
+wire [63:0] part_986 = 64'hb3c8cd54fa31f112;
+wire [63:0] part_987 = 64'hf6d6e250578f3146;
+wire [63:0] part_988 = 64'hccafb693ec077d2;
+wire [63:0] part_989 = 64'hf8b71225903fb24a;
+wire [63:0] part_990 = 64'hc51404c8f78357df;
+wire [63:0] part_991 = 64'hb9dca7f28c442436;
+wire [63:0] part_992 = 64'hcbbeca582e820930;
+wire [63:0] part_993 = 64'h832169891d47f540;
+wire [63:0] part_994 = 64'h88844ebfd372b5b0;
+wire [63:0] part_995 = 64'h16c2241802fd3d20;
+wire [63:0] part_996 = 64'ha075369abe84b710;
+wire [63:0] part_997 = 64'hc622edd348870980;
+wire [63:0] part_998 = 64'h39a7cffc97a9bd0;
+wire [63:0] part_999 = 64'h2b3a5ab875602528;
+wire [63:0] part_1000 = 64'he5df652c17410498;
+wire [63:0] part_1001 = 64'h4190b4c48ea3faa0;
+wire [63:0] part_1002 = 64'hc442275fe9b95ad8;
+wire [63:0] part_1003 = 64'hb61120c017e9e90;
+wire [63:0] part_1004 = 64'hd03a9b4d5f425b88;
+wire [63:0] part_1005 = 64'he31176e9a44384c0;
+wire [63:0] part_1006 = 64'h1cd3e7fe4bd4de8;
+wire [63:0] part_1007 = 64'h159d2d5c3ab01294;
+wire [63:0] part_1008 = 64'hf2efb2960ba0824c;
+wire [63:0] part_1009 = 64'ha0c85a624751fd50;
+wire [63:0] part_1010 = 64'he22113aff4dcad6c;
+wire [63:0] part_1011 = 64'h85b0890600bf4f48;
+wire [63:0] part_1012 = 64'h681d4da6afa12dc4;
+wire [63:0] part_1013 = 64'h7188bb74d221c260;
+wire [63:0] part_1014 = 64'h80e69f3ff25ea6f4;
+wire [63:0] part_1015 = 64'hace96ae1d58094a;
+wire [63:0] part_1016 = 64'h7977d94b05d04126;
+wire [63:0] part_1017 = 64'h50642d3123a8fea8;
+wire [63:0] part_1018 = 64'hf11089d7fa6e56b6;
+wire [63:0] part_1019 = 64'h42d84483005fa7a4;
+wire [63:0] part_1020 = 64'hb40ea6d357d096e2;
+wire [63:0] part_1021 = 64'hb8c45dba6910e130;
+wire [63:0] part_1022 = 64'h40734f9ff92f537a;
+wire [63:0] part_1023 = 64'h85674b570eac04a5;
+wire [63:0] part_1024 = 64'h9be3c32a4a5c02e9;
+wire [63:0] part_1025 = 64'hcdfd3b9b3d1d7093;
+wire [63:0] part_1026 = 64'h59984fc49d60214;
+wire [63:0] part_1027 = 64'h7e89ba9f8edc1e44;
+wire [63:0] part_1028 = 64'h4d9a062a733fcfb4;
+wire [63:0] part_1029 = 64'h17ad101202b5603;
+wire [63:0] part_1030 = 64'h93e3d3bcfef32227;
+wire [63:0] part_1031 = 64'h377a498ac258d15b;
+wire [63:0] part_1032 = 64'h486865696cf80360;
+wire [63:0] part_1033 = 64'h394e4785a0ea4e4;
+wire [63:0] part_1034 = 64'h19483ce52095bcc4;
+wire [63:0] part_1035 = 64'hf65ab329938e2ba6;
+wire [63:0] part_1036 = 64'hd5dd2de04a3adb44;
+wire [63:0] part_1037 = 64'hc929a62492b3db39;
+wire [63:0] part_1038 = 64'h85113ef52c6d08a4;
+wire [63:0] part_1039 = 64'h12c7e552f5a81e60;
+wire [63:0] part_1040 = 64'hcd509319b7ca825f;
+wire [63:0] part_1041 = 64'h36b03bb6ef5f8329;
+wire [63:0] part_1042 = 64'h93d9a8ed99cdc76;
+wire [63:0] part_1043 = 64'h5a4e30b471b0b97;
+wire [63:0] part_1044 = 64'h3c9753f01c7ea0ff;
+wire [63:0] part_1045 = 64'h33f0faa21e33c9e5;
+wire [63:0] part_1046 = 64'h190ff3a11c0ed4f2;
+wire [63:0] part_1047 = 64'hc50985407f86c23b;
+wire [63:0] part_1048 = 64'hcbc1b2ef258c9022;
+wire [63:0] part_1049 = 64'h7f2f88dedd26341d;
+wire [63:0] part_1050 = 64'h881ab59dffbea5c5;
+wire [63:0] part_1051 = 64'h91dc3f4a451a4c77;
+wire [63:0] part_1052 = 64'h89c18f7bcf7772f3;
+wire [63:0] part_1053 = 64'he7fb670cd783ae0a;
+wire [63:0] part_1054 = 64'he50ec50e97d5020d;
+wire [63:0] part_1055 = 64'hf50ee423fe8b4391;
 
-// gen/lib/crc.ts:144:26
+// gen/lib/crc.ts:191:26
 assign data_masked = data & {{8{keep[63]}}, {8{keep[62]}}, {8{keep[61]}}, {8{keep[60]}}, {8{keep[59]}}, {8{keep[58]}}, {8{keep[57]}}, {8{keep[56]}}, {8{keep[55]}}, {8{keep[54]}}, {8{keep[53]}}, {8{keep[52]}}, {8{keep[51]}}, {8{keep[50]}}, {8{keep[49]}}, {8{keep[48]}}, {8{keep[47]}}, {8{keep[46]}}, {8{keep[45]}}, {8{keep[44]}}, {8{keep[43]}}, {8{keep[42]}}, {8{keep[41]}}, {8{keep[40]}}, {8{keep[39]}}, {8{keep[38]}}, {8{keep[37]}}, {8{keep[36]}}, {8{keep[35]}}, {8{keep[34]}}, {8{keep[33]}}, {8{keep[32]}}, {8{keep[31]}}, {8{keep[30]}}, {8{keep[29]}}, {8{keep[28]}}, {8{keep[27]}}, {8{keep[26]}}, {8{keep[25]}}, {8{keep[24]}}, {8{keep[23]}}, {8{keep[22]}}, {8{keep[21]}}, {8{keep[20]}}, {8{keep[19]}}, {8{keep[18]}}, {8{keep[17]}}, {8{keep[16]}}, {8{keep[15]}}, {8{keep[14]}}, {8{keep[13]}}, {8{keep[12]}}, {8{keep[11]}}, {8{keep[10]}}, {8{keep[9]}}, {8{keep[8]}}, {8{keep[7]}}, {8{keep[6]}}, {8{keep[5]}}, {8{keep[4]}}, {8{keep[3]}}, {8{keep[2]}}, {8{keep[1]}}, {8{keep[0]}}};
 
-// gen/lib/crc.ts:145:23
+// gen/lib/crc.ts:192:23
 assign state_in = start ? 32'hffffffff : state_reg;
 
-// gen/lib/crc.ts:148:25
+// gen/lib/crc.ts:195:25
 assign state_next = {(^(state_in & 32'hee387fa7) ^ ^(data_masked & 512'h4d101df481b4e5af182fa07eb46de2f17830a34c6f00657cee3d50174482112a998da2757f68d2fc30eedb88e65954877971b956500d811d04d951be5fe1c77)), (^(state_in & 32'h771c3fd3) ^ ^(data_masked & 512'h9a203be90369cb5e305f40fd68dbc5e2f0614698de00caf9dc7aa02e89042255331b44eafed1a5f861ddb711ccb2a90ef2e372aca01b023a09b2a37cbfc38ee)), (^(state_in & 32'hbb8e1fe9) ^ ^(data_masked & 512'h1344077d206d396bc60be81fad1b78bc5e0c28d31bc0195f3b8f5405d120844aa663689d5fda34bf0c3bb6e239965521de5c6e55940360474136546f97f871dd)), (^(state_in & 32'h5dc70ff4) ^ ^(data_masked & 512'h26880efa40da72d78c17d03f5a36f178bc1851a6378032be771ea80ba24108954cc6d13abfb4697e18776dc4732caa43bcb8dcab2806c08e826ca8df2ff0e3ba)), (^(state_in & 32'haee387fa) ^ ^(data_masked & 512'h4d101df481b4e5af182fa07eb46de2f17830a34c6f00657cee3d50174482112a998da2757f68d2fc30eedb88e65954877971b956500d811d04d951be5fe1c775)), (^(state_in & 32'h5771c3fd) ^ ^(data_masked & 512'h9a203be90369cb5e305f40fd68dbc5e2f0614698de00caf9dc7aa02e89042255331b44eafed1a5f861ddb711ccb2a90ef2e372aca01b023a09b2a37cbfc38eea)), (^(state_in & 32'h45809e59) ^ ^(data_masked & 512'h3091760d4ec8d8e6913c7bfd3af155eaf74187057af193a47616955c664065b8cfae53f2aa55c6df00b5839b1700c7559251fecc2536dc65c328d3e29a7901a2)), (^(state_in & 32'ha2c04f2c) ^ ^(data_masked & 512'h6122ec1a9d91b1cd2278f7fa75e2abd5ee830e0af5e32748ec2d2ab8cc80cb719f5ca7e554ab8dbe016b07362e018eab24a3fd984a6db8cb8651a7c534f20345)), (^(state_in & 32'hd1602796) ^ ^(data_masked & 512'hc245d8353b23639a44f1eff4ebc557abdd061c15ebc64e91d85a5571990196e33eb94fcaa9571b7c02d60e6c5c031d564947fb3094db71970ca34f8a69e4068b)), (^(state_in & 32'h6886c6c) ^ ^(data_masked & 512'h805ab1b53e5d896e786125ee3ccc7178ad8f321f117c9b747e577fe2464b0cd4d4ea45b20558bbd7c6a2f1603663afe4e518edf44cb63b3fc90b0a0f36361160)), (^(state_in & 32'hed7c4991) ^ ^(data_masked & 512'h46462b534a05c860140b1db92de3cde4c9d6e0ae40930bf324d2ac5f8de38bb004c51435d47fa804e4b0f78e2a2ca81bda6c07dfc6cae6e425b810589923eb7)), (^(state_in & 32'hf6be24c8) ^ ^(data_masked & 512'h8c8c56a6940b90c028163b725bc79bc993adc15c812617e649a558bf1bc71760098a286ba8ff5009c961ef1c54595037b4d80fbf8d95cdc84b7020b13247d6f)), (^(state_in & 32'h7b5f1264) ^ ^(data_masked & 512'h11918ad4d28172180502c76e4b78f3793275b82b9024c2fcc934ab17e378e2ec0131450d751fea01392c3de38a8b2a06f69b01f7f1b2b9b9096e04162648fade)), (^(state_in & 32'hbdaf8932) ^ ^(data_masked & 512'h232315a9a502e4300a058edc96f1e6f264eb7057204985f99269562fc6f1c5d802628a1aea3fd40272587bc71516540ded3603efe365737212dc082c4c91f5bd)), (^(state_in & 32'h5ed7c499) ^ ^(data_masked & 512'h46462b534a05c860140b1db92de3cde4c9d6e0ae40930bf324d2ac5f8de38bb004c51435d47fa804e4b0f78e2a2ca81bda6c07dfc6cae6e425b810589923eb7a)), (^(state_in & 32'h2f6be24c) ^ ^(data_masked & 512'h8c8c56a6940b90c028163b725bc79bc993adc15c812617e649a558bf1bc71760098a286ba8ff5009c961ef1c54595037b4d80fbf8d95cdc84b7020b13247d6f4)), (^(state_in & 32'hf98d8e81) ^ ^(data_masked & 512'h1dc9ac92600c6fdaa1ae8ce35cc9e9bc30d8888dc4bc299b5da9647f43c60fd2ba8c8af006082d3c51cd338026d735271e2704ea7e2b438146add4798171b19f)), (^(state_in & 32'h7cc6c740) ^ ^(data_masked & 512'h3b935924c018dfb5435d19c6b993d37861b1111b89785336bb52c8fe878c1fa5751915e00c105a78a39a67004dae6a4e3c4e09d4fc5687028d5ba8f302e3633e)), (^(state_in & 32'hbe6363a0) ^ ^(data_masked & 512'h7726b2498031bf6a86ba338d7327a6f0c362223712f0a66d76a591fd0f183f4aea322bc01820b4f14734ce009b5cd49c789c13a9f8ad0e051ab751e605c6c67d)), (^(state_in & 32'h5f31b1d0) ^ ^(data_masked & 512'hee4d649300637ed50d74671ae64f4de186c4446e25e14cdaed4b23fa1e307e95d4645780304169e28e699c0136b9a938f1382753f15a1c0a356ea3cc0b8d8cfa)), (^(state_in & 32'hc1a0a74f) ^ ^(data_masked & 512'hd84bc8f948ddb3f0eb6a343227d845ec1a0b82e88d329fe2147592f54828dc390150752737745eeadfddd5bae316c73995e7553287b4e005ba90d283f2e50583)), (^(state_in & 32'h8ee82c00) ^ ^(data_masked & 512'hb446902dd9a029bb27569263a4f655f723940fe5dc953993e608f0ebe4199960ab383069391e30fa7cb546cd48481b3b5c59b1f06a69181aa56c301c00341771)), (^(state_in & 32'h294c69a7) ^ ^(data_masked & 512'h6c5c2184fb5b1d2cbf2fdec0a2aa75c150ab15ff7fda757002f234d6bc7b13d3ffe8baf525caecdb3a6460221ef5a33ecf247875b1d2e8249a95f523e5963294)), (^(state_in & 32'h14a634d3) ^ ^(data_masked & 512'hd8b84309f6b63a597e5fbd814554eb82a1562bfeffb4eae005e469ad78f627a7ffd175ea4b95d9b674c8c0443deb467d9e48f0eb63a5d049352bea47cb2c6528)), (^(state_in & 32'he46b65ce) ^ ^(data_masked & 512'hb5a187cca5773ae80d3d810561ef092a552f5dc93999d397c52b065b85a46e5d563a31f3c0dd3e432a9f6d30f5b319b34b06fa43a24b7883ba1a419473a6d627)), (^(state_in & 32'h9c0dcd40) ^ ^(data_masked & 512'h6f920e4602f53b8aebf9f80d2898cc7bbdddb1a6b5c3a17844b5d9b67f00fda805ecb9c0d64cf1a9963037d96503a62ee19aef1221962916a479163302b3b039)), (^(state_in & 32'hce06e6a0) ^ ^(data_masked & 512'hdf241c8c05ea7715d7f3f01a513198f77bbb634d6b8742f0896bb36cfe01fb500bd97381ac99e3532c606fb2ca074c5dc335de24432c522d48f22c6605676073)), (^(state_in & 32'h893b0cf7) ^ ^(data_masked & 512'hba9938c743cfa0715e651a334925efc1e0f5ccae11fe83b6dc34b3d8884bd7b2be2a3d240ec54b899bce32dd1a6b0df3f1fca7dde3587c4b41a9cdd7ef30dc91)), (^(state_in & 32'h2aa5f9dc) ^ ^(data_masked & 512'h71e37051cf840eb84d48ce61790d01acd6689368e50d013a768ab2b064df8e77d5cca06f4a7c1a3cf4928802bab38eaf946e542ea3b02087531e0eb43b9fa554)), (^(state_in & 32'h1552fcee) ^ ^(data_masked & 512'he3c6e0a39f081d709a919cc2f21a0359acd126d1ca1a0274ed156560c9bf1cefab9940de94f83479e925100575671d5f28dca85d4760410ea63c1d68773f4aa8)), (^(state_in & 32'h649101d0) ^ ^(data_masked & 512'hc35cc098760b74bbc4a1c3820f72d89c4e21479752c402be14c91fc0e73618cdfeaa5b9a7e06e5dc1144cdb264abaff6262e4b2febc05a0c9c35afcb0b808926)), (^(state_in & 32'hdc70ff4f) ^ ^(data_masked & 512'h826880efa40da72d78c17d03f5a36f178bc1851a6378032be771ea80ba24108954cc6d13abfb4697e18776dc4732caa43bcb8dcab2806c08e826ca8df2ff0e3b))};
 
-// gen/lib/crc.ts:160:18
-always @* begin
-    state_final = 32'd0;
-    case (last_keep_reg)
-        64'hffffffffffffffff: begin
-            state_final = state_reg;
-        end
-        64'h7fffffffffffffff: begin
-            state_final = {^(state_reg & 32'd213), ^(state_reg & 32'd106), ^(state_reg & 32'd53), ^(state_reg & 32'd26), ^(state_reg & 32'd13), ^(state_reg & 32'd6), ^(state_reg & 32'd214), ^(state_reg & 32'd107), ^(state_reg & 32'h80000035), ^(state_reg & 32'h400000cf), ^(state_reg & 32'h200000b2), ^(state_reg & 32'h10000059), ^(state_reg & 32'h800002c), ^(state_reg & 32'h4000016), ^(state_reg & 32'h200000b), ^(state_reg & 32'h1000005), ^(state_reg & 32'h8000d7), ^(state_reg & 32'h40006b), ^(state_reg & 32'h200035), ^(state_reg & 32'h10001a), ^(state_reg & 32'h800d8), ^(state_reg & 32'h400b9), ^(state_reg & 32'h20089), ^(state_reg & 32'h10044), ^(state_reg & 32'h80f7), ^(state_reg & 32'h40ae), ^(state_reg & 32'h2057), ^(state_reg & 32'h10fe), ^(state_reg & 32'h8aa), ^(state_reg & 32'h455), ^(state_reg & 32'd767), ^(state_reg & 32'd426)};
-        end
-        64'h3fffffffffffffff: begin
-            state_final = {^(state_reg & 32'hd558), ^(state_reg & 32'h6aac), ^(state_reg & 32'h3556), ^(state_reg & 32'h1aab), ^(state_reg & 32'hd55), ^(state_reg & 32'h6aa), ^(state_reg & 32'hd60d), ^(state_reg & 32'h6b06), ^(state_reg & 32'h3583), ^(state_reg & 32'hcf99), ^(state_reg & 32'hb294), ^(state_reg & 32'h594a), ^(state_reg & 32'h2ca5), ^(state_reg & 32'h1652), ^(state_reg & 32'hb29), ^(state_reg & 32'h594), ^(state_reg & 32'h8000d792), ^(state_reg & 32'h40006bc9), ^(state_reg & 32'h200035e4), ^(state_reg & 32'h10001af2), ^(state_reg & 32'h800d821), ^(state_reg & 32'h400b948), ^(state_reg & 32'h20089fc), ^(state_reg & 32'h10044fe), ^(state_reg & 32'h80f727), ^(state_reg & 32'h40aecb), ^(state_reg & 32'h205765), ^(state_reg & 32'h10feea), ^(state_reg & 32'h8aa2d), ^(state_reg & 32'h45516), ^(state_reg & 32'h2ffd3), ^(state_reg & 32'h1aab1)};
-        end
-        64'h1fffffffffffffff: begin
-            state_final = {^(state_reg & 32'hd558a1), ^(state_reg & 32'h6aac50), ^(state_reg & 32'h355628), ^(state_reg & 32'h1aab14), ^(state_reg & 32'hd558a), ^(state_reg & 32'h6aac5), ^(state_reg & 32'hd60dc3), ^(state_reg & 32'h6b06e1), ^(state_reg & 32'h358370), ^(state_reg & 32'hcf9919), ^(state_reg & 32'hb2942d), ^(state_reg & 32'h594a16), ^(state_reg & 32'h2ca50b), ^(state_reg & 32'h165285), ^(state_reg & 32'hb2942), ^(state_reg & 32'h594a1), ^(state_reg & 32'hd792f1), ^(state_reg & 32'h6bc978), ^(state_reg & 32'h35e4bc), ^(state_reg & 32'h1af25e), ^(state_reg & 32'hd8218e), ^(state_reg & 32'hb94866), ^(state_reg & 32'h89fc92), ^(state_reg & 32'h44fe49), ^(state_reg & 32'h80f72785), ^(state_reg & 32'h40aecb63), ^(state_reg & 32'h205765b1), ^(state_reg & 32'h10feea79), ^(state_reg & 32'h8aa2d9d), ^(state_reg & 32'h45516ce), ^(state_reg & 32'h2ffd3c6), ^(state_reg & 32'h1aab142)};
-        end
-        64'hfffffffffffffff: begin
-            state_final = {^(state_reg & 32'hd558a113), ^(state_reg & 32'h6aac5089), ^(state_reg & 32'h35562844), ^(state_reg & 32'h1aab1422), ^(state_reg & 32'hd558a11), ^(state_reg & 32'h6aac508), ^(state_reg & 32'hd60dc397), ^(state_reg & 32'h6b06e1cb), ^(state_reg & 32'h358370e5), ^(state_reg & 32'hcf991961), ^(state_reg & 32'hb2942da3), ^(state_reg & 32'h594a16d1), ^(state_reg & 32'h2ca50b68), ^(state_reg & 32'h165285b4), ^(state_reg & 32'hb2942da), ^(state_reg & 32'h594a16d), ^(state_reg & 32'hd792f1a5), ^(state_reg & 32'h6bc978d2), ^(state_reg & 32'h35e4bc69), ^(state_reg & 32'h1af25e34), ^(state_reg & 32'hd8218e09), ^(state_reg & 32'hb9486617), ^(state_reg & 32'h89fc9218), ^(state_reg & 32'h44fe490c), ^(state_reg & 32'hf7278595), ^(state_reg & 32'haecb63d9), ^(state_reg & 32'h5765b1ec), ^(state_reg & 32'hfeea79e5), ^(state_reg & 32'haa2d9de1), ^(state_reg & 32'h5516cef0), ^(state_reg & 32'hffd3c66b), ^(state_reg & 32'haab14226)};
-        end
-        64'h7ffffffffffffff: begin
-            state_final = {^(state_reg & 32'h58a1137f), ^(state_reg & 32'hac5089bf), ^(state_reg & 32'h562844df), ^(state_reg & 32'hab14226f), ^(state_reg & 32'h558a1137), ^(state_reg & 32'haac5089b), ^(state_reg & 32'hdc39732), ^(state_reg & 32'h6e1cb99), ^(state_reg & 32'h8370e5cc), ^(state_reg & 32'h99196199), ^(state_reg & 32'h942da3b3), ^(state_reg & 32'h4a16d1d9), ^(state_reg & 32'ha50b68ec), ^(state_reg & 32'h5285b476), ^(state_reg & 32'h2942da3b), ^(state_reg & 32'h94a16d1d), ^(state_reg & 32'h92f1a5f1), ^(state_reg & 32'hc978d2f8), ^(state_reg & 32'he4bc697c), ^(state_reg & 32'hf25e34be), ^(state_reg & 32'h218e0920), ^(state_reg & 32'h486617ef), ^(state_reg & 32'hfc921888), ^(state_reg & 32'hfe490c44), ^(state_reg & 32'h2785955d), ^(state_reg & 32'hcb63d9d1), ^(state_reg & 32'h65b1ece8), ^(state_reg & 32'hea79e50b), ^(state_reg & 32'h2d9de1fa), ^(state_reg & 32'h16cef0fd), ^(state_reg & 32'hd3c66b01), ^(state_reg & 32'hb14226ff)};
-        end
-        64'h3ffffffffffffff: begin
-            state_final = {^(state_reg & 32'ha1137f85), ^(state_reg & 32'h5089bfc2), ^(state_reg & 32'h2844dfe1), ^(state_reg & 32'h14226ff0), ^(state_reg & 32'h8a1137f8), ^(state_reg & 32'hc5089bfc), ^(state_reg & 32'hc397327b), ^(state_reg & 32'he1cb993d), ^(state_reg & 32'h70e5cc9e), ^(state_reg & 32'h196199ca), ^(state_reg & 32'h2da3b360), ^(state_reg & 32'h16d1d9b0), ^(state_reg & 32'hb68ecd8), ^(state_reg & 32'h85b4766c), ^(state_reg & 32'h42da3b36), ^(state_reg & 32'ha16d1d9b), ^(state_reg & 32'hf1a5f148), ^(state_reg & 32'h78d2f8a4), ^(state_reg & 32'hbc697c52), ^(state_reg & 32'h5e34be29), ^(state_reg & 32'h8e092091), ^(state_reg & 32'h6617efcd), ^(state_reg & 32'h92188863), ^(state_reg & 32'h490c4431), ^(state_reg & 32'h85955d9d), ^(state_reg & 32'h63d9d14b), ^(state_reg & 32'hb1ece8a5), ^(state_reg & 32'h79e50bd7), ^(state_reg & 32'h9de1fa6e), ^(state_reg & 32'hcef0fd37), ^(state_reg & 32'hc66b011e), ^(state_reg & 32'h4226ff0a)};
-        end
-        64'h1ffffffffffffff: begin
-            state_final = {^(state_reg & 32'h137f853c), ^(state_reg & 32'h89bfc29e), ^(state_reg & 32'h44dfe14f), ^(state_reg & 32'h226ff0a7), ^(state_reg & 32'h1137f853), ^(state_reg & 32'h89bfc29), ^(state_reg & 32'h97327b28), ^(state_reg & 32'hcb993d94), ^(state_reg & 32'he5cc9eca), ^(state_reg & 32'h6199ca59), ^(state_reg & 32'ha3b36010), ^(state_reg & 32'hd1d9b008), ^(state_reg & 32'h68ecd804), ^(state_reg & 32'hb4766c02), ^(state_reg & 32'hda3b3601), ^(state_reg & 32'h6d1d9b00), ^(state_reg & 32'ha5f148bc), ^(state_reg & 32'hd2f8a45e), ^(state_reg & 32'h697c522f), ^(state_reg & 32'h34be2917), ^(state_reg & 32'h92091b7), ^(state_reg & 32'h17efcde7), ^(state_reg & 32'h188863cf), ^(state_reg & 32'hc4431e7), ^(state_reg & 32'h955d9dcf), ^(state_reg & 32'hd9d14bdb), ^(state_reg & 32'hece8a5ed), ^(state_reg & 32'he50bd7ca), ^(state_reg & 32'he1fa6ed9), ^(state_reg & 32'hf0fd376c), ^(state_reg & 32'h6b011e8a), ^(state_reg & 32'h26ff0a79)};
-        end
-        64'hffffffffffffff: begin
-            state_final = {^(state_reg & 32'h7f853ccb), ^(state_reg & 32'hbfc29e65), ^(state_reg & 32'hdfe14f32), ^(state_reg & 32'h6ff0a799), ^(state_reg & 32'h37f853cc), ^(state_reg & 32'h9bfc29e6), ^(state_reg & 32'h327b2838), ^(state_reg & 32'h993d941c), ^(state_reg & 32'hcc9eca0e), ^(state_reg & 32'h99ca59cc), ^(state_reg & 32'hb360102d), ^(state_reg & 32'hd9b00816), ^(state_reg & 32'hecd8040b), ^(state_reg & 32'h766c0205), ^(state_reg & 32'h3b360102), ^(state_reg & 32'h1d9b0081), ^(state_reg & 32'hf148bc8b), ^(state_reg & 32'hf8a45e45), ^(state_reg & 32'h7c522f22), ^(state_reg & 32'hbe291791), ^(state_reg & 32'h2091b703), ^(state_reg & 32'hefcde74a), ^(state_reg & 32'h8863cf6e), ^(state_reg & 32'h4431e7b7), ^(state_reg & 32'h5d9dcf10), ^(state_reg & 32'hd14bdb43), ^(state_reg & 32'he8a5eda1), ^(state_reg & 32'hbd7ca1b), ^(state_reg & 32'hfa6ed9c6), ^(state_reg & 32'hfd376ce3), ^(state_reg & 32'h11e8aba), ^(state_reg & 32'hff0a7996)};
-        end
-        64'h7fffffffffffff: begin
-            state_final = {^(state_reg & 32'h853ccb3d), ^(state_reg & 32'hc29e659e), ^(state_reg & 32'he14f32cf), ^(state_reg & 32'hf0a79967), ^(state_reg & 32'hf853ccb3), ^(state_reg & 32'hfc29e659), ^(state_reg & 32'h7b283811), ^(state_reg & 32'h3d941c08), ^(state_reg & 32'h9eca0e04), ^(state_reg & 32'hca59cc3f), ^(state_reg & 32'h60102d22), ^(state_reg & 32'hb0081691), ^(state_reg & 32'hd8040b48), ^(state_reg & 32'h6c0205a4), ^(state_reg & 32'h360102d2), ^(state_reg & 32'h9b008169), ^(state_reg & 32'h48bc8b89), ^(state_reg & 32'ha45e45c4), ^(state_reg & 32'h522f22e2), ^(state_reg & 32'h29179171), ^(state_reg & 32'h91b70385), ^(state_reg & 32'hcde74aff), ^(state_reg & 32'h63cf6e42), ^(state_reg & 32'h31e7b721), ^(state_reg & 32'h9dcf10ad), ^(state_reg & 32'h4bdb436b), ^(state_reg & 32'ha5eda1b5), ^(state_reg & 32'hd7ca1be7), ^(state_reg & 32'h6ed9c6ce), ^(state_reg & 32'h376ce367), ^(state_reg & 32'h1e8aba8e), ^(state_reg & 32'ha79967a)};
-        end
-        64'h3fffffffffffff: begin
-            state_final = {^(state_reg & 32'h3ccb3d3c), ^(state_reg & 32'h9e659e9e), ^(state_reg & 32'h4f32cf4f), ^(state_reg & 32'ha79967a7), ^(state_reg & 32'h53ccb3d3), ^(state_reg & 32'h29e659e9), ^(state_reg & 32'h283811c8), ^(state_reg & 32'h941c08e4), ^(state_reg & 32'hca0e0472), ^(state_reg & 32'h59cc3f05), ^(state_reg & 32'h102d22be), ^(state_reg & 32'h816915f), ^(state_reg & 32'h40b48af), ^(state_reg & 32'h205a457), ^(state_reg & 32'h102d22b), ^(state_reg & 32'h816915), ^(state_reg & 32'hbc8b89b6), ^(state_reg & 32'h5e45c4db), ^(state_reg & 32'h2f22e26d), ^(state_reg & 32'h17917136), ^(state_reg & 32'hb70385a7), ^(state_reg & 32'he74affef), ^(state_reg & 32'hcf6e42cb), ^(state_reg & 32'he7b72165), ^(state_reg & 32'hcf10ad8e), ^(state_reg & 32'hdb436bfb), ^(state_reg & 32'heda1b5fd), ^(state_reg & 32'hca1be7c2), ^(state_reg & 32'hd9c6cedd), ^(state_reg & 32'h6ce3676e), ^(state_reg & 32'h8aba8e8b), ^(state_reg & 32'h79967a79)};
-        end
-        64'h1fffffffffffff: begin
-            state_final = {^(state_reg & 32'hcb3d3ca0), ^(state_reg & 32'h659e9e50), ^(state_reg & 32'h32cf4f28), ^(state_reg & 32'h9967a794), ^(state_reg & 32'hccb3d3ca), ^(state_reg & 32'he659e9e5), ^(state_reg & 32'h3811c852), ^(state_reg & 32'h1c08e429), ^(state_reg & 32'he047214), ^(state_reg & 32'hcc3f05aa), ^(state_reg & 32'h2d22be75), ^(state_reg & 32'h16915f3a), ^(state_reg & 32'hb48af9d), ^(state_reg & 32'h5a457ce), ^(state_reg & 32'h2d22be7), ^(state_reg & 32'h816915f3), ^(state_reg & 32'h8b89b659), ^(state_reg & 32'h45c4db2c), ^(state_reg & 32'h22e26d96), ^(state_reg & 32'h917136cb), ^(state_reg & 32'h385a7c5), ^(state_reg & 32'h4affef42), ^(state_reg & 32'h6e42cb01), ^(state_reg & 32'hb7216580), ^(state_reg & 32'h10ad8e60), ^(state_reg & 32'h436bfb90), ^(state_reg & 32'ha1b5fdc8), ^(state_reg & 32'h1be7c244), ^(state_reg & 32'hc6cedd82), ^(state_reg & 32'he3676ec1), ^(state_reg & 32'hba8e8bc0), ^(state_reg & 32'h967a7940)};
-        end
-        64'hfffffffffffff: begin
-            state_final = {^(state_reg & 32'h3d3ca035), ^(state_reg & 32'h9e9e501a), ^(state_reg & 32'hcf4f280d), ^(state_reg & 32'h67a79406), ^(state_reg & 32'hb3d3ca03), ^(state_reg & 32'h59e9e501), ^(state_reg & 32'h11c852b5), ^(state_reg & 32'h8e4295a), ^(state_reg & 32'h47214ad), ^(state_reg & 32'h3f05aa63), ^(state_reg & 32'h22be7504), ^(state_reg & 32'h915f3a82), ^(state_reg & 32'h48af9d41), ^(state_reg & 32'ha457cea0), ^(state_reg & 32'hd22be750), ^(state_reg & 32'h6915f3a8), ^(state_reg & 32'h89b659e1), ^(state_reg & 32'hc4db2cf0), ^(state_reg & 32'he26d9678), ^(state_reg & 32'h7136cb3c), ^(state_reg & 32'h85a7c5ab), ^(state_reg & 32'hffef42e0), ^(state_reg & 32'h42cb0145), ^(state_reg & 32'h216580a2), ^(state_reg & 32'had8e6064), ^(state_reg & 32'h6bfb9007), ^(state_reg & 32'hb5fdc803), ^(state_reg & 32'he7c24434), ^(state_reg & 32'hcedd822f), ^(state_reg & 32'h676ec117), ^(state_reg & 32'h8e8bc0be), ^(state_reg & 32'h7a79406a)};
-        end
-        64'h7ffffffffffff: begin
-            state_final = {^(state_reg & 32'h3ca0352a), ^(state_reg & 32'h9e501a95), ^(state_reg & 32'h4f280d4a), ^(state_reg & 32'ha79406a5), ^(state_reg & 32'hd3ca0352), ^(state_reg & 32'he9e501a9), ^(state_reg & 32'hc852b5fe), ^(state_reg & 32'he4295aff), ^(state_reg & 32'h7214ad7f), ^(state_reg & 32'h5aa6395), ^(state_reg & 32'hbe7504e0), ^(state_reg & 32'h5f3a8270), ^(state_reg & 32'haf9d4138), ^(state_reg & 32'h57cea09c), ^(state_reg & 32'h2be7504e), ^(state_reg & 32'h15f3a827), ^(state_reg & 32'hb659e139), ^(state_reg & 32'hdb2cf09c), ^(state_reg & 32'h6d96784e), ^(state_reg & 32'h36cb3c27), ^(state_reg & 32'ha7c5ab39), ^(state_reg & 32'hef42e0b6), ^(state_reg & 32'hcb014571), ^(state_reg & 32'h6580a2b8), ^(state_reg & 32'h8e606476), ^(state_reg & 32'hfb900711), ^(state_reg & 32'hfdc80388), ^(state_reg & 32'hc24434ee), ^(state_reg & 32'hdd822f5d), ^(state_reg & 32'h6ec117ae), ^(state_reg & 32'h8bc0befd), ^(state_reg & 32'h79406a54)};
-        end
-        64'h3ffffffffffff: begin
-            state_final = {^(state_reg & 32'ha0352a73), ^(state_reg & 32'h501a9539), ^(state_reg & 32'h280d4a9c), ^(state_reg & 32'h9406a54e), ^(state_reg & 32'hca0352a7), ^(state_reg & 32'he501a953), ^(state_reg & 32'h52b5feda), ^(state_reg & 32'h295aff6d), ^(state_reg & 32'h14ad7fb6), ^(state_reg & 32'haa6395a8), ^(state_reg & 32'h7504e0a7), ^(state_reg & 32'h3a827053), ^(state_reg & 32'h9d413829), ^(state_reg & 32'hcea09c14), ^(state_reg & 32'he7504e0a), ^(state_reg & 32'hf3a82705), ^(state_reg & 32'h59e139f1), ^(state_reg & 32'h2cf09cf8), ^(state_reg & 32'h96784e7c), ^(state_reg & 32'hcb3c273e), ^(state_reg & 32'hc5ab39ec), ^(state_reg & 32'h42e0b685), ^(state_reg & 32'h1457131), ^(state_reg & 32'h80a2b898), ^(state_reg & 32'h6064763f), ^(state_reg & 32'h9007116c), ^(state_reg & 32'hc80388b6), ^(state_reg & 32'h4434ee28), ^(state_reg & 32'h822f5d67), ^(state_reg & 32'hc117aeb3), ^(state_reg & 32'hc0befd2a), ^(state_reg & 32'h406a54e6)};
-        end
-        64'h1ffffffffffff: begin
-            state_final = {^(state_reg & 32'h352a732e), ^(state_reg & 32'h1a953997), ^(state_reg & 32'hd4a9ccb), ^(state_reg & 32'h6a54e65), ^(state_reg & 32'h352a732), ^(state_reg & 32'h1a95399), ^(state_reg & 32'hb5fedae2), ^(state_reg & 32'h5aff6d71), ^(state_reg & 32'had7fb6b8), ^(state_reg & 32'h6395a872), ^(state_reg & 32'h4e0a717), ^(state_reg & 32'h8270538b), ^(state_reg & 32'h413829c5), ^(state_reg & 32'ha09c14e2), ^(state_reg & 32'h504e0a71), ^(state_reg & 32'ha8270538), ^(state_reg & 32'he139f1b2), ^(state_reg & 32'hf09cf8d9), ^(state_reg & 32'h784e7c6c), ^(state_reg & 32'h3c273e36), ^(state_reg & 32'hab39ec35), ^(state_reg & 32'he0b68534), ^(state_reg & 32'h457131b4), ^(state_reg & 32'ha2b898da), ^(state_reg & 32'h64763f43), ^(state_reg & 32'h7116c8f), ^(state_reg & 32'h388b647), ^(state_reg & 32'h34ee280d), ^(state_reg & 32'h2f5d6728), ^(state_reg & 32'h17aeb394), ^(state_reg & 32'hbefd2ae4), ^(state_reg & 32'h6a54e65c)};
-        end
-        64'hffffffffffff: begin
-            state_final = {^(state_reg & 32'h2a732e09), ^(state_reg & 32'h95399704), ^(state_reg & 32'h4a9ccb82), ^(state_reg & 32'ha54e65c1), ^(state_reg & 32'h52a732e0), ^(state_reg & 32'ha9539970), ^(state_reg & 32'hfedae2b1), ^(state_reg & 32'hff6d7158), ^(state_reg & 32'h7fb6b8ac), ^(state_reg & 32'h95a8725f), ^(state_reg & 32'he0a71726), ^(state_reg & 32'h70538b93), ^(state_reg & 32'h3829c5c9), ^(state_reg & 32'h9c14e2e4), ^(state_reg & 32'h4e0a7172), ^(state_reg & 32'h270538b9), ^(state_reg & 32'h39f1b255), ^(state_reg & 32'h9cf8d92a), ^(state_reg & 32'h4e7c6c95), ^(state_reg & 32'h273e364a), ^(state_reg & 32'h39ec352c), ^(state_reg & 32'hb685349f), ^(state_reg & 32'h7131b446), ^(state_reg & 32'hb898da23), ^(state_reg & 32'h763f4318), ^(state_reg & 32'h116c8f85), ^(state_reg & 32'h88b647c2), ^(state_reg & 32'hee280de8), ^(state_reg & 32'h5d6728fd), ^(state_reg & 32'haeb3947e), ^(state_reg & 32'hfd2ae436), ^(state_reg & 32'h54e65c12)};
-        end
-        64'h7fffffffffff: begin
-            state_final = {^(state_reg & 32'h732e0919), ^(state_reg & 32'h3997048c), ^(state_reg & 32'h9ccb8246), ^(state_reg & 32'h4e65c123), ^(state_reg & 32'ha732e091), ^(state_reg & 32'h53997048), ^(state_reg & 32'hdae2b13d), ^(state_reg & 32'h6d71589e), ^(state_reg & 32'hb6b8ac4f), ^(state_reg & 32'ha8725f3e), ^(state_reg & 32'ha7172686), ^(state_reg & 32'h538b9343), ^(state_reg & 32'h29c5c9a1), ^(state_reg & 32'h14e2e4d0), ^(state_reg & 32'ha717268), ^(state_reg & 32'h538b934), ^(state_reg & 32'hf1b25583), ^(state_reg & 32'hf8d92ac1), ^(state_reg & 32'h7c6c9560), ^(state_reg & 32'h3e364ab0), ^(state_reg & 32'hec352c41), ^(state_reg & 32'h85349f39), ^(state_reg & 32'h31b44685), ^(state_reg & 32'h98da2342), ^(state_reg & 32'h3f4318b8), ^(state_reg & 32'h6c8f8545), ^(state_reg & 32'hb647c2a2), ^(state_reg & 32'h280de848), ^(state_reg & 32'h6728fd3d), ^(state_reg & 32'hb3947e9e), ^(state_reg & 32'h2ae43656), ^(state_reg & 32'he65c1232)};
-        end
-        64'h3fffffffffff: begin
-            state_final = {^(state_reg & 32'h2e091919), ^(state_reg & 32'h97048c8c), ^(state_reg & 32'hcb824646), ^(state_reg & 32'h65c12323), ^(state_reg & 32'h32e09191), ^(state_reg & 32'h997048c8), ^(state_reg & 32'he2b13d7d), ^(state_reg & 32'h71589ebe), ^(state_reg & 32'hb8ac4f5f), ^(state_reg & 32'h725f3eb6), ^(state_reg & 32'h17268642), ^(state_reg & 32'h8b934321), ^(state_reg & 32'hc5c9a190), ^(state_reg & 32'he2e4d0c8), ^(state_reg & 32'h71726864), ^(state_reg & 32'h38b93432), ^(state_reg & 32'hb2558300), ^(state_reg & 32'hd92ac180), ^(state_reg & 32'h6c9560c0), ^(state_reg & 32'h364ab060), ^(state_reg & 32'h352c4129), ^(state_reg & 32'h349f398d), ^(state_reg & 32'hb44685df), ^(state_reg & 32'hda2342ef), ^(state_reg & 32'h4318b86e), ^(state_reg & 32'h8f85452e), ^(state_reg & 32'h47c2a297), ^(state_reg & 32'hde84852), ^(state_reg & 32'h28fd3d30), ^(state_reg & 32'h947e9e98), ^(state_reg & 32'he4365655), ^(state_reg & 32'h5c123233)};
-        end
-        64'h1fffffffffff: begin
-            state_final = {^(state_reg & 32'h91919b9), ^(state_reg & 32'h48c8cdc), ^(state_reg & 32'h8246466e), ^(state_reg & 32'hc1232337), ^(state_reg & 32'he091919b), ^(state_reg & 32'h7048c8cd), ^(state_reg & 32'hb13d7ddf), ^(state_reg & 32'h589ebeef), ^(state_reg & 32'hac4f5f77), ^(state_reg & 32'h5f3eb602), ^(state_reg & 32'h268642b8), ^(state_reg & 32'h9343215c), ^(state_reg & 32'hc9a190ae), ^(state_reg & 32'he4d0c857), ^(state_reg & 32'h7268642b), ^(state_reg & 32'hb9343215), ^(state_reg & 32'h558300b3), ^(state_reg & 32'h2ac18059), ^(state_reg & 32'h9560c02c), ^(state_reg & 32'h4ab06016), ^(state_reg & 32'h2c4129b2), ^(state_reg & 32'h9f398d60), ^(state_reg & 32'h4685df09), ^(state_reg & 32'h2342ef84), ^(state_reg & 32'h18b86e7b), ^(state_reg & 32'h85452e84), ^(state_reg & 32'hc2a29742), ^(state_reg & 32'he8485218), ^(state_reg & 32'hfd3d30b5), ^(state_reg & 32'h7e9e985a), ^(state_reg & 32'h36565594), ^(state_reg & 32'h12323373)};
-        end
-        64'hfffffffffff: begin
-            state_final = {^(state_reg & 32'h1919b9ce), ^(state_reg & 32'h8c8cdce7), ^(state_reg & 32'h46466e73), ^(state_reg & 32'h23233739), ^(state_reg & 32'h91919b9c), ^(state_reg & 32'h48c8cdce), ^(state_reg & 32'h3d7ddf29), ^(state_reg & 32'h9ebeef94), ^(state_reg & 32'h4f5f77ca), ^(state_reg & 32'h3eb6022b), ^(state_reg & 32'h8642b8db), ^(state_reg & 32'h43215c6d), ^(state_reg & 32'ha190ae36), ^(state_reg & 32'hd0c8571b), ^(state_reg & 32'h68642b8d), ^(state_reg & 32'h343215c6), ^(state_reg & 32'h8300b32d), ^(state_reg & 32'hc1805996), ^(state_reg & 32'h60c02ccb), ^(state_reg & 32'hb0601665), ^(state_reg & 32'h4129b2fc), ^(state_reg & 32'h398d60b0), ^(state_reg & 32'h85df0996), ^(state_reg & 32'h42ef84cb), ^(state_reg & 32'hb86e7bab), ^(state_reg & 32'h452e841b), ^(state_reg & 32'ha297420d), ^(state_reg & 32'h485218c8), ^(state_reg & 32'h3d30b5aa), ^(state_reg & 32'h9e985ad5), ^(state_reg & 32'h565594a4), ^(state_reg & 32'h3233739c)};
-        end
-        64'h7ffffffffff: begin
-            state_final = {^(state_reg & 32'h19b9ce31), ^(state_reg & 32'h8cdce718), ^(state_reg & 32'h466e738c), ^(state_reg & 32'h233739c6), ^(state_reg & 32'h919b9ce3), ^(state_reg & 32'hc8cdce71), ^(state_reg & 32'h7ddf2909), ^(state_reg & 32'hbeef9484), ^(state_reg & 32'h5f77ca42), ^(state_reg & 32'hb6022b10), ^(state_reg & 32'h42b8dbb9), ^(state_reg & 32'h215c6ddc), ^(state_reg & 32'h90ae36ee), ^(state_reg & 32'hc8571b77), ^(state_reg & 32'h642b8dbb), ^(state_reg & 32'h3215c6dd), ^(state_reg & 32'hb32d5f), ^(state_reg & 32'h805996af), ^(state_reg & 32'hc02ccb57), ^(state_reg & 32'h601665ab), ^(state_reg & 32'h29b2fce4), ^(state_reg & 32'h8d60b043), ^(state_reg & 32'hdf099610), ^(state_reg & 32'hef84cb08), ^(state_reg & 32'h6e7babb5), ^(state_reg & 32'h2e841beb), ^(state_reg & 32'h97420df5), ^(state_reg & 32'h5218c8cb), ^(state_reg & 32'h30b5aa54), ^(state_reg & 32'h985ad52a), ^(state_reg & 32'h5594a4a4), ^(state_reg & 32'h33739c63)};
-        end
-        64'h3ffffffffff: begin
-            state_final = {^(state_reg & 32'hb9ce31dc), ^(state_reg & 32'hdce718ee), ^(state_reg & 32'h6e738c77), ^(state_reg & 32'h3739c63b), ^(state_reg & 32'h9b9ce31d), ^(state_reg & 32'hcdce718e), ^(state_reg & 32'hdf29091b), ^(state_reg & 32'hef94848d), ^(state_reg & 32'h77ca4246), ^(state_reg & 32'h22b10ff), ^(state_reg & 32'hb8dbb9a3), ^(state_reg & 32'h5c6ddcd1), ^(state_reg & 32'hae36ee68), ^(state_reg & 32'h571b7734), ^(state_reg & 32'h2b8dbb9a), ^(state_reg & 32'h15c6ddcd), ^(state_reg & 32'hb32d5f3a), ^(state_reg & 32'h5996af9d), ^(state_reg & 32'h2ccb57ce), ^(state_reg & 32'h1665abe7), ^(state_reg & 32'hb2fce42f), ^(state_reg & 32'h60b043cb), ^(state_reg & 32'h9961039), ^(state_reg & 32'h84cb081c), ^(state_reg & 32'h7babb5d2), ^(state_reg & 32'h841beb35), ^(state_reg & 32'h420df59a), ^(state_reg & 32'h18c8cb11), ^(state_reg & 32'hb5aa5454), ^(state_reg & 32'h5ad52a2a), ^(state_reg & 32'h94a4a4c9), ^(state_reg & 32'h739c63b8)};
-        end
-        64'h1ffffffffff: begin
-            state_final = {^(state_reg & 32'hce31dc64), ^(state_reg & 32'he718ee32), ^(state_reg & 32'h738c7719), ^(state_reg & 32'h39c63b8c), ^(state_reg & 32'h9ce31dc6), ^(state_reg & 32'hce718ee3), ^(state_reg & 32'h29091b15), ^(state_reg & 32'h94848d8a), ^(state_reg & 32'hca4246c5), ^(state_reg & 32'h2b10ff06), ^(state_reg & 32'hdbb9a3e7), ^(state_reg & 32'h6ddcd1f3), ^(state_reg & 32'h36ee68f9), ^(state_reg & 32'h1b77347c), ^(state_reg & 32'h8dbb9a3e), ^(state_reg & 32'hc6ddcd1f), ^(state_reg & 32'h2d5f3aeb), ^(state_reg & 32'h96af9d75), ^(state_reg & 32'hcb57ceba), ^(state_reg & 32'h65abe75d), ^(state_reg & 32'hfce42fca), ^(state_reg & 32'hb043cb81), ^(state_reg & 32'h961039a4), ^(state_reg & 32'hcb081cd2), ^(state_reg & 32'habb5d20d), ^(state_reg & 32'h1beb3562), ^(state_reg & 32'hdf59ab1), ^(state_reg & 32'hc8cb113c), ^(state_reg & 32'haa5454fa), ^(state_reg & 32'hd52a2a7d), ^(state_reg & 32'ha4a4c95a), ^(state_reg & 32'h9c63b8c9)};
-        end
-        64'hffffffffff: begin
-            state_final = {^(state_reg & 32'h31dc64e7), ^(state_reg & 32'h18ee3273), ^(state_reg & 32'h8c771939), ^(state_reg & 32'hc63b8c9c), ^(state_reg & 32'he31dc64e), ^(state_reg & 32'h718ee327), ^(state_reg & 32'h91b1574), ^(state_reg & 32'h848d8aba), ^(state_reg & 32'h4246c55d), ^(state_reg & 32'h10ff0649), ^(state_reg & 32'hb9a3e7c3), ^(state_reg & 32'hdcd1f3e1), ^(state_reg & 32'hee68f9f0), ^(state_reg & 32'h77347cf8), ^(state_reg & 32'hbb9a3e7c), ^(state_reg & 32'hddcd1f3e), ^(state_reg & 32'h5f3aeb78), ^(state_reg & 32'haf9d75bc), ^(state_reg & 32'h57cebade), ^(state_reg & 32'habe75d6f), ^(state_reg & 32'he42fca50), ^(state_reg & 32'h43cb81cf), ^(state_reg & 32'h1039a400), ^(state_reg & 32'h81cd200), ^(state_reg & 32'hb5d20de7), ^(state_reg & 32'heb356214), ^(state_reg & 32'hf59ab10a), ^(state_reg & 32'hcb113c62), ^(state_reg & 32'h5454fad6), ^(state_reg & 32'h2a2a7d6b), ^(state_reg & 32'ha4c95a52), ^(state_reg & 32'h63b8c9ce)};
-        end
-        64'h7fffffffff: begin
-            state_final = {^(state_reg & 32'hdc64e734), ^(state_reg & 32'hee32739a), ^(state_reg & 32'h771939cd), ^(state_reg & 32'h3b8c9ce6), ^(state_reg & 32'h1dc64e73), ^(state_reg & 32'h8ee32739), ^(state_reg & 32'h1b1574a8), ^(state_reg & 32'h8d8aba54), ^(state_reg & 32'h46c55d2a), ^(state_reg & 32'hff0649a1), ^(state_reg & 32'ha3e7c3e4), ^(state_reg & 32'hd1f3e1f2), ^(state_reg & 32'h68f9f0f9), ^(state_reg & 32'h347cf87c), ^(state_reg & 32'h9a3e7c3e), ^(state_reg & 32'hcd1f3e1f), ^(state_reg & 32'h3aeb783b), ^(state_reg & 32'h9d75bc1d), ^(state_reg & 32'hcebade0e), ^(state_reg & 32'he75d6f07), ^(state_reg & 32'h2fca50b7), ^(state_reg & 32'hcb81cf6f), ^(state_reg & 32'h39a40083), ^(state_reg & 32'h1cd20041), ^(state_reg & 32'hd20de714), ^(state_reg & 32'h356214be), ^(state_reg & 32'h9ab10a5f), ^(state_reg & 32'h113c621b), ^(state_reg & 32'h54fad639), ^(state_reg & 32'h2a7d6b1c), ^(state_reg & 32'hc95a52ba), ^(state_reg & 32'hb8c9ce69)};
-        end
-        64'h3fffffffff: begin
-            state_final = {^(state_reg & 32'h64e734c4), ^(state_reg & 32'h32739a62), ^(state_reg & 32'h1939cd31), ^(state_reg & 32'h8c9ce698), ^(state_reg & 32'hc64e734c), ^(state_reg & 32'he32739a6), ^(state_reg & 32'h1574a817), ^(state_reg & 32'h8aba540b), ^(state_reg & 32'hc55d2a05), ^(state_reg & 32'h649a1c6), ^(state_reg & 32'he7c3e427), ^(state_reg & 32'hf3e1f213), ^(state_reg & 32'hf9f0f909), ^(state_reg & 32'h7cf87c84), ^(state_reg & 32'h3e7c3e42), ^(state_reg & 32'h1f3e1f21), ^(state_reg & 32'heb783b54), ^(state_reg & 32'h75bc1daa), ^(state_reg & 32'hbade0ed5), ^(state_reg & 32'h5d6f076a), ^(state_reg & 32'hca50b771), ^(state_reg & 32'h81cf6f7c), ^(state_reg & 32'ha400837a), ^(state_reg & 32'hd20041bd), ^(state_reg & 32'hde7141a), ^(state_reg & 32'h6214bec9), ^(state_reg & 32'hb10a5f64), ^(state_reg & 32'h3c621b76), ^(state_reg & 32'hfad6397f), ^(state_reg & 32'h7d6b1cbf), ^(state_reg & 32'h5a52ba9b), ^(state_reg & 32'hc9ce6989)};
-        end
-        64'h1fffffffff: begin
-            state_final = {^(state_reg & 32'he734c493), ^(state_reg & 32'h739a6249), ^(state_reg & 32'h39cd3124), ^(state_reg & 32'h9ce69892), ^(state_reg & 32'h4e734c49), ^(state_reg & 32'h2739a624), ^(state_reg & 32'h74a81781), ^(state_reg & 32'hba540bc0), ^(state_reg & 32'h5d2a05e0), ^(state_reg & 32'h49a1c663), ^(state_reg & 32'hc3e427a2), ^(state_reg & 32'he1f213d1), ^(state_reg & 32'hf0f909e8), ^(state_reg & 32'hf87c84f4), ^(state_reg & 32'h7c3e427a), ^(state_reg & 32'h3e1f213d), ^(state_reg & 32'h783b540d), ^(state_reg & 32'hbc1daa06), ^(state_reg & 32'hde0ed503), ^(state_reg & 32'h6f076a81), ^(state_reg & 32'h50b771d3), ^(state_reg & 32'hcf6f7c7a), ^(state_reg & 32'h837aae), ^(state_reg & 32'h41bd57), ^(state_reg & 32'he7141a38), ^(state_reg & 32'h14bec98f), ^(state_reg & 32'ha5f64c7), ^(state_reg & 32'h621b76f0), ^(state_reg & 32'hd6397feb), ^(state_reg & 32'h6b1cbff5), ^(state_reg & 32'h52ba9b69), ^(state_reg & 32'hce698927)};
-        end
-        64'hfffffffff: begin
-            state_final = {^(state_reg & 32'h34c49395), ^(state_reg & 32'h9a6249ca), ^(state_reg & 32'hcd3124e5), ^(state_reg & 32'he6989272), ^(state_reg & 32'h734c4939), ^(state_reg & 32'h39a6249c), ^(state_reg & 32'ha81781db), ^(state_reg & 32'h540bc0ed), ^(state_reg & 32'h2a05e076), ^(state_reg & 32'ha1c663ae), ^(state_reg & 32'he427a242), ^(state_reg & 32'hf213d121), ^(state_reg & 32'hf909e890), ^(state_reg & 32'h7c84f448), ^(state_reg & 32'h3e427a24), ^(state_reg & 32'h1f213d12), ^(state_reg & 32'h3b540d1c), ^(state_reg & 32'h1daa068e), ^(state_reg & 32'hed50347), ^(state_reg & 32'h76a81a3), ^(state_reg & 32'hb771d344), ^(state_reg & 32'h6f7c7a37), ^(state_reg & 32'h837aae8e), ^(state_reg & 32'h41bd5747), ^(state_reg & 32'h141a3836), ^(state_reg & 32'hbec98f8e), ^(state_reg & 32'h5f64c7c7), ^(state_reg & 32'h1b76f076), ^(state_reg & 32'h397febae), ^(state_reg & 32'h1cbff5d7), ^(state_reg & 32'hba9b697e), ^(state_reg & 32'h6989272a)};
-        end
-        64'h7ffffffff: begin
-            state_final = {^(state_reg & 32'hc4939533), ^(state_reg & 32'h6249ca99), ^(state_reg & 32'h3124e54c), ^(state_reg & 32'h989272a6), ^(state_reg & 32'h4c493953), ^(state_reg & 32'ha6249ca9), ^(state_reg & 32'h1781db67), ^(state_reg & 32'hbc0edb3), ^(state_reg & 32'h5e076d9), ^(state_reg & 32'hc663ae5f), ^(state_reg & 32'h27a2421c), ^(state_reg & 32'h13d1210e), ^(state_reg & 32'h9e89087), ^(state_reg & 32'h84f44843), ^(state_reg & 32'h427a2421), ^(state_reg & 32'h213d1210), ^(state_reg & 32'h540d1c3b), ^(state_reg & 32'haa068e1d), ^(state_reg & 32'hd503470e), ^(state_reg & 32'h6a81a387), ^(state_reg & 32'h71d344f0), ^(state_reg & 32'h7c7a374b), ^(state_reg & 32'h7aae8e96), ^(state_reg & 32'hbd57474b), ^(state_reg & 32'h1a383696), ^(state_reg & 32'hc98f8e78), ^(state_reg & 32'h64c7c73c), ^(state_reg & 32'h76f076ad), ^(state_reg & 32'h7febae65), ^(state_reg & 32'hbff5d732), ^(state_reg & 32'h9b697eaa), ^(state_reg & 32'h89272a66)};
-        end
-        64'h3ffffffff: begin
-            state_final = {^(state_reg & 32'h93953317), ^(state_reg & 32'h49ca998b), ^(state_reg & 32'h24e54cc5), ^(state_reg & 32'h9272a662), ^(state_reg & 32'h49395331), ^(state_reg & 32'h249ca998), ^(state_reg & 32'h81db67db), ^(state_reg & 32'hc0edb3ed), ^(state_reg & 32'he076d9f6), ^(state_reg & 32'h63ae5fec), ^(state_reg & 32'ha2421ce1), ^(state_reg & 32'hd1210e70), ^(state_reg & 32'he8908738), ^(state_reg & 32'hf448439c), ^(state_reg & 32'h7a2421ce), ^(state_reg & 32'h3d1210e7), ^(state_reg & 32'hd1c3b64), ^(state_reg & 32'h68e1db2), ^(state_reg & 32'h3470ed9), ^(state_reg & 32'h81a3876c), ^(state_reg & 32'hd344f0a1), ^(state_reg & 32'h7a374b47), ^(state_reg & 32'hae8e96b4), ^(state_reg & 32'h57474b5a), ^(state_reg & 32'h383696ba), ^(state_reg & 32'h8f8e784a), ^(state_reg & 32'hc7c73c25), ^(state_reg & 32'hf076ad05), ^(state_reg & 32'hebae6595), ^(state_reg & 32'hf5d732ca), ^(state_reg & 32'h697eaa72), ^(state_reg & 32'h272a662e)};
-        end
-        64'h1ffffffff: begin
-            state_final = {^(state_reg & 32'h95331711), ^(state_reg & 32'hca998b88), ^(state_reg & 32'he54cc5c4), ^(state_reg & 32'h72a662e2), ^(state_reg & 32'h39533171), ^(state_reg & 32'h9ca998b8), ^(state_reg & 32'hdb67db4d), ^(state_reg & 32'hedb3eda6), ^(state_reg & 32'h76d9f6d3), ^(state_reg & 32'hae5fec78), ^(state_reg & 32'h421ce12d), ^(state_reg & 32'h210e7096), ^(state_reg & 32'h9087384b), ^(state_reg & 32'h48439c25), ^(state_reg & 32'h2421ce12), ^(state_reg & 32'h1210e709), ^(state_reg & 32'h1c3b6495), ^(state_reg & 32'h8e1db24a), ^(state_reg & 32'h470ed925), ^(state_reg & 32'ha3876c92), ^(state_reg & 32'h44f0a158), ^(state_reg & 32'h374b47bd), ^(state_reg & 32'h8e96b4cf), ^(state_reg & 32'h474b5a67), ^(state_reg & 32'h3696ba22), ^(state_reg & 32'h8e784a00), ^(state_reg & 32'hc73c2500), ^(state_reg & 32'h76ad0591), ^(state_reg & 32'hae6595d9), ^(state_reg & 32'hd732caec), ^(state_reg & 32'h7eaa7267), ^(state_reg & 32'h2a662e22)};
-        end
-        64'hffffffff: begin
-            state_final = {^(state_reg & 32'h3317117d), ^(state_reg & 32'h998b88be), ^(state_reg & 32'h4cc5c45f), ^(state_reg & 32'ha662e22f), ^(state_reg & 32'h53317117), ^(state_reg & 32'ha998b88b), ^(state_reg & 32'h67db4d38), ^(state_reg & 32'hb3eda69c), ^(state_reg & 32'hd9f6d34e), ^(state_reg & 32'h5fec78da), ^(state_reg & 32'h1ce12d10), ^(state_reg & 32'he709688), ^(state_reg & 32'h87384b44), ^(state_reg & 32'h439c25a2), ^(state_reg & 32'h21ce12d1), ^(state_reg & 32'h10e70968), ^(state_reg & 32'h3b6495c9), ^(state_reg & 32'h1db24ae4), ^(state_reg & 32'hed92572), ^(state_reg & 32'h876c92b9), ^(state_reg & 32'hf0a15821), ^(state_reg & 32'h4b47bd6d), ^(state_reg & 32'h96b4cfcb), ^(state_reg & 32'h4b5a67e5), ^(state_reg & 32'h96ba228f), ^(state_reg & 32'h784a003a), ^(state_reg & 32'h3c25001d), ^(state_reg & 32'had059173), ^(state_reg & 32'h6595d9c4), ^(state_reg & 32'h32caece2), ^(state_reg & 32'haa72670c), ^(state_reg & 32'h662e22fb)};
-        end
-        64'h7fffffff: begin
-            state_final = {^(state_reg & 32'h17117ddf), ^(state_reg & 32'h8b88beef), ^(state_reg & 32'hc5c45f77), ^(state_reg & 32'h62e22fbb), ^(state_reg & 32'h317117dd), ^(state_reg & 32'h98b88bee), ^(state_reg & 32'hdb4d3828), ^(state_reg & 32'heda69c14), ^(state_reg & 32'hf6d34e0a), ^(state_reg & 32'hec78dada), ^(state_reg & 32'he12d10b2), ^(state_reg & 32'h70968859), ^(state_reg & 32'h384b442c), ^(state_reg & 32'h9c25a216), ^(state_reg & 32'hce12d10b), ^(state_reg & 32'he7096885), ^(state_reg & 32'h6495c99d), ^(state_reg & 32'hb24ae4ce), ^(state_reg & 32'hd9257267), ^(state_reg & 32'h6c92b933), ^(state_reg & 32'ha1582146), ^(state_reg & 32'h47bd6d7c), ^(state_reg & 32'hb4cfcb61), ^(state_reg & 32'h5a67e5b0), ^(state_reg & 32'hba228f07), ^(state_reg & 32'h4a003a5c), ^(state_reg & 32'h25001d2e), ^(state_reg & 32'h5917348), ^(state_reg & 32'h95d9c47b), ^(state_reg & 32'hcaece23d), ^(state_reg & 32'h72670cc1), ^(state_reg & 32'h2e22fbbf)};
-        end
-        64'h3fffffff: begin
-            state_final = {^(state_reg & 32'h117ddf91), ^(state_reg & 32'h88beefc8), ^(state_reg & 32'hc45f77e4), ^(state_reg & 32'he22fbbf2), ^(state_reg & 32'h7117ddf9), ^(state_reg & 32'hb88beefc), ^(state_reg & 32'h4d3828ef), ^(state_reg & 32'ha69c1477), ^(state_reg & 32'hd34e0a3b), ^(state_reg & 32'h78dada8c), ^(state_reg & 32'h2d10b2d7), ^(state_reg & 32'h9688596b), ^(state_reg & 32'h4b442cb5), ^(state_reg & 32'h25a2165a), ^(state_reg & 32'h12d10b2d), ^(state_reg & 32'h9688596), ^(state_reg & 32'h95c99d5a), ^(state_reg & 32'h4ae4cead), ^(state_reg & 32'h25726756), ^(state_reg & 32'h92b933ab), ^(state_reg & 32'h58214644), ^(state_reg & 32'hbd6d7cb3), ^(state_reg & 32'hcfcb61c8), ^(state_reg & 32'h67e5b0e4), ^(state_reg & 32'h228f07e3), ^(state_reg & 32'h3a5c60), ^(state_reg & 32'h1d2e30), ^(state_reg & 32'h91734889), ^(state_reg & 32'hd9c47bd5), ^(state_reg & 32'hece23dea), ^(state_reg & 32'h670cc164), ^(state_reg & 32'h22fbbf23)};
-        end
-        64'h1fffffff: begin
-            state_final = {^(state_reg & 32'h7ddf91c3), ^(state_reg & 32'hbeefc8e1), ^(state_reg & 32'h5f77e470), ^(state_reg & 32'h2fbbf238), ^(state_reg & 32'h17ddf91c), ^(state_reg & 32'h8beefc8e), ^(state_reg & 32'h3828ef84), ^(state_reg & 32'h9c1477c2), ^(state_reg & 32'h4e0a3be1), ^(state_reg & 32'hdada8c33), ^(state_reg & 32'h10b2d7da), ^(state_reg & 32'h88596bed), ^(state_reg & 32'h442cb5f6), ^(state_reg & 32'ha2165afb), ^(state_reg & 32'hd10b2d7d), ^(state_reg & 32'h688596be), ^(state_reg & 32'hc99d5a9c), ^(state_reg & 32'he4cead4e), ^(state_reg & 32'h726756a7), ^(state_reg & 32'hb933ab53), ^(state_reg & 32'h2146446a), ^(state_reg & 32'h6d7cb3f6), ^(state_reg & 32'hcb61c838), ^(state_reg & 32'he5b0e41c), ^(state_reg & 32'h8f07e3cd), ^(state_reg & 32'h3a5c6025), ^(state_reg & 32'h1d2e3012), ^(state_reg & 32'h734889ca), ^(state_reg & 32'hc47bd526), ^(state_reg & 32'he23dea93), ^(state_reg & 32'hcc1648a), ^(state_reg & 32'hfbbf2386)};
-        end
-        64'hfffffff: begin
-            state_final = {^(state_reg & 32'hdf91c337), ^(state_reg & 32'hefc8e19b), ^(state_reg & 32'h77e470cd), ^(state_reg & 32'hbbf23866), ^(state_reg & 32'hddf91c33), ^(state_reg & 32'heefc8e19), ^(state_reg & 32'h28ef843b), ^(state_reg & 32'h1477c21d), ^(state_reg & 32'ha3be10e), ^(state_reg & 32'hda8c33b0), ^(state_reg & 32'hb2d7daef), ^(state_reg & 32'h596bed77), ^(state_reg & 32'h2cb5f6bb), ^(state_reg & 32'h165afb5d), ^(state_reg & 32'hb2d7dae), ^(state_reg & 32'h8596bed7), ^(state_reg & 32'h9d5a9c5c), ^(state_reg & 32'hcead4e2e), ^(state_reg & 32'h6756a717), ^(state_reg & 32'h33ab538b), ^(state_reg & 32'h46446af2), ^(state_reg & 32'h7cb3f64e), ^(state_reg & 32'h61c83810), ^(state_reg & 32'hb0e41c08), ^(state_reg & 32'h7e3cd33), ^(state_reg & 32'h5c6025ae), ^(state_reg & 32'h2e3012d7), ^(state_reg & 32'h4889ca5c), ^(state_reg & 32'h7bd52619), ^(state_reg & 32'h3dea930c), ^(state_reg & 32'hc1648ab1), ^(state_reg & 32'hbf23866f)};
-        end
-        64'h7ffffff: begin
-            state_final = {^(state_reg & 32'h91c337a2), ^(state_reg & 32'hc8e19bd1), ^(state_reg & 32'he470cde8), ^(state_reg & 32'hf23866f4), ^(state_reg & 32'hf91c337a), ^(state_reg & 32'hfc8e19bd), ^(state_reg & 32'hef843b7c), ^(state_reg & 32'h77c21dbe), ^(state_reg & 32'h3be10edf), ^(state_reg & 32'h8c33b0cd), ^(state_reg & 32'hd7daefc4), ^(state_reg & 32'h6bed77e2), ^(state_reg & 32'hb5f6bbf1), ^(state_reg & 32'h5afb5df8), ^(state_reg & 32'h2d7daefc), ^(state_reg & 32'h96bed77e), ^(state_reg & 32'h5a9c5c1d), ^(state_reg & 32'had4e2e0e), ^(state_reg & 32'h56a71707), ^(state_reg & 32'hab538b83), ^(state_reg & 32'h446af263), ^(state_reg & 32'hb3f64e93), ^(state_reg & 32'hc83810eb), ^(state_reg & 32'he41c0875), ^(state_reg & 32'he3cd3398), ^(state_reg & 32'h6025ae6e), ^(state_reg & 32'h3012d737), ^(state_reg & 32'h89ca5c39), ^(state_reg & 32'hd52619be), ^(state_reg & 32'hea930cdf), ^(state_reg & 32'h648ab1cd), ^(state_reg & 32'h23866f44)};
-        end
-        64'h3ffffff: begin
-            state_final = {^(state_reg & 32'hc337a254), ^(state_reg & 32'he19bd12a), ^(state_reg & 32'h70cde895), ^(state_reg & 32'h3866f44a), ^(state_reg & 32'h1c337a25), ^(state_reg & 32'h8e19bd12), ^(state_reg & 32'h843b7cdd), ^(state_reg & 32'hc21dbe6e), ^(state_reg & 32'he10edf37), ^(state_reg & 32'h33b0cdcf), ^(state_reg & 32'hdaefc4b3), ^(state_reg & 32'hed77e259), ^(state_reg & 32'hf6bbf12c), ^(state_reg & 32'hfb5df896), ^(state_reg & 32'h7daefc4b), ^(state_reg & 32'hbed77e25), ^(state_reg & 32'h9c5c1d46), ^(state_reg & 32'h4e2e0ea3), ^(state_reg & 32'ha7170751), ^(state_reg & 32'h538b83a8), ^(state_reg & 32'h6af26380), ^(state_reg & 32'hf64e9394), ^(state_reg & 32'h3810eb9e), ^(state_reg & 32'h1c0875cf), ^(state_reg & 32'hcd3398b3), ^(state_reg & 32'h25ae6e0d), ^(state_reg & 32'h12d73706), ^(state_reg & 32'hca5c39d7), ^(state_reg & 32'h2619bebf), ^(state_reg & 32'h930cdf5f), ^(state_reg & 32'h8ab1cdfb), ^(state_reg & 32'h866f44a9)};
-        end
-        64'h1ffffff: begin
-            state_final = {^(state_reg & 32'h37a2549f), ^(state_reg & 32'h9bd12a4f), ^(state_reg & 32'hcde89527), ^(state_reg & 32'h66f44a93), ^(state_reg & 32'h337a2549), ^(state_reg & 32'h19bd12a4), ^(state_reg & 32'h3b7cddcd), ^(state_reg & 32'h1dbe6ee6), ^(state_reg & 32'hedf3773), ^(state_reg & 32'hb0cdcf26), ^(state_reg & 32'hefc4b30c), ^(state_reg & 32'h77e25986), ^(state_reg & 32'hbbf12cc3), ^(state_reg & 32'h5df89661), ^(state_reg & 32'haefc4b30), ^(state_reg & 32'hd77e2598), ^(state_reg & 32'h5c1d4653), ^(state_reg & 32'h2e0ea329), ^(state_reg & 32'h17075194), ^(state_reg & 32'h8b83a8ca), ^(state_reg & 32'hf26380fa), ^(state_reg & 32'h4e9394e2), ^(state_reg & 32'h10eb9eee), ^(state_reg & 32'h875cf77), ^(state_reg & 32'h3398b324), ^(state_reg & 32'hae6e0d0d), ^(state_reg & 32'hd7370686), ^(state_reg & 32'h5c39d7dc), ^(state_reg & 32'h19bebf71), ^(state_reg & 32'hcdf5fb8), ^(state_reg & 32'hb1cdfb43), ^(state_reg & 32'h6f44a93e)};
-        end
-        64'hffffff: begin
-            state_final = {^(state_reg & 32'ha2549f73), ^(state_reg & 32'hd12a4fb9), ^(state_reg & 32'he89527dc), ^(state_reg & 32'hf44a93ee), ^(state_reg & 32'h7a2549f7), ^(state_reg & 32'hbd12a4fb), ^(state_reg & 32'h7cddcd0e), ^(state_reg & 32'hbe6ee687), ^(state_reg & 32'hdf377343), ^(state_reg & 32'hcdcf26d2), ^(state_reg & 32'hc4b30c1a), ^(state_reg & 32'he259860d), ^(state_reg & 32'hf12cc306), ^(state_reg & 32'hf8966183), ^(state_reg & 32'hfc4b30c1), ^(state_reg & 32'h7e259860), ^(state_reg & 32'h1d465343), ^(state_reg & 32'hea329a1), ^(state_reg & 32'h75194d0), ^(state_reg & 32'h83a8ca68), ^(state_reg & 32'h6380fa47), ^(state_reg & 32'h9394e250), ^(state_reg & 32'heb9eee5b), ^(state_reg & 32'h75cf772d), ^(state_reg & 32'h98b324e5), ^(state_reg & 32'h6e0d0d01), ^(state_reg & 32'h37068680), ^(state_reg & 32'h39d7dc33), ^(state_reg & 32'hbebf716a), ^(state_reg & 32'hdf5fb8b5), ^(state_reg & 32'hcdfb4329), ^(state_reg & 32'h44a93ee7)};
-        end
-        64'h7fffff: begin
-            state_final = {^(state_reg & 32'h549f7385), ^(state_reg & 32'h2a4fb9c2), ^(state_reg & 32'h9527dce1), ^(state_reg & 32'h4a93ee70), ^(state_reg & 32'h2549f738), ^(state_reg & 32'h12a4fb9c), ^(state_reg & 32'hddcd0e4b), ^(state_reg & 32'h6ee68725), ^(state_reg & 32'h37734392), ^(state_reg & 32'hcf26d24c), ^(state_reg & 32'hb30c1aa3), ^(state_reg & 32'h59860d51), ^(state_reg & 32'h2cc306a8), ^(state_reg & 32'h96618354), ^(state_reg & 32'h4b30c1aa), ^(state_reg & 32'h259860d5), ^(state_reg & 32'h465343ef), ^(state_reg & 32'ha329a1f7), ^(state_reg & 32'h5194d0fb), ^(state_reg & 32'ha8ca687d), ^(state_reg & 32'h80fa47bb), ^(state_reg & 32'h94e25058), ^(state_reg & 32'h9eee5ba9), ^(state_reg & 32'hcf772dd4), ^(state_reg & 32'hb324e56f), ^(state_reg & 32'hd0d0132), ^(state_reg & 32'h6868099), ^(state_reg & 32'hd7dc33c9), ^(state_reg & 32'hbf716a61), ^(state_reg & 32'h5fb8b530), ^(state_reg & 32'hfb43291d), ^(state_reg & 32'ha93ee70b)};
-        end
-        64'h3fffff: begin
-            state_final = {^(state_reg & 32'h9f7385af), ^(state_reg & 32'h4fb9c2d7), ^(state_reg & 32'h27dce16b), ^(state_reg & 32'h93ee70b5), ^(state_reg & 32'h49f7385a), ^(state_reg & 32'ha4fb9c2d), ^(state_reg & 32'hcd0e4bb9), ^(state_reg & 32'he68725dc), ^(state_reg & 32'h734392ee), ^(state_reg & 32'h26d24cd8), ^(state_reg & 32'hc1aa3c3), ^(state_reg & 32'h860d51e1), ^(state_reg & 32'hc306a8f0), ^(state_reg & 32'h61835478), ^(state_reg & 32'h30c1aa3c), ^(state_reg & 32'h9860d51e), ^(state_reg & 32'h5343ef20), ^(state_reg & 32'h29a1f790), ^(state_reg & 32'h94d0fbc8), ^(state_reg & 32'hca687de4), ^(state_reg & 32'hfa47bb5d), ^(state_reg & 32'he2505801), ^(state_reg & 32'hee5ba9af), ^(state_reg & 32'h772dd4d7), ^(state_reg & 32'h24e56fc4), ^(state_reg & 32'hd01324d), ^(state_reg & 32'h86809926), ^(state_reg & 32'hdc33c93c), ^(state_reg & 32'h716a6131), ^(state_reg & 32'hb8b53098), ^(state_reg & 32'h43291de3), ^(state_reg & 32'h3ee70b5e)};
-        end
-        64'h1fffff: begin
-            state_final = {^(state_reg & 32'h7385af73), ^(state_reg & 32'hb9c2d7b9), ^(state_reg & 32'hdce16bdc), ^(state_reg & 32'hee70b5ee), ^(state_reg & 32'hf7385af7), ^(state_reg & 32'hfb9c2d7b), ^(state_reg & 32'he4bb9ce), ^(state_reg & 32'h8725dce7), ^(state_reg & 32'h4392ee73), ^(state_reg & 32'hd24cd84a), ^(state_reg & 32'h1aa3c356), ^(state_reg & 32'hd51e1ab), ^(state_reg & 32'h6a8f0d5), ^(state_reg & 32'h8354786a), ^(state_reg & 32'hc1aa3c35), ^(state_reg & 32'h60d51e1a), ^(state_reg & 32'h43ef207e), ^(state_reg & 32'ha1f7903f), ^(state_reg & 32'hd0fbc81f), ^(state_reg & 32'h687de40f), ^(state_reg & 32'h47bb5d74), ^(state_reg & 32'h505801c9), ^(state_reg & 32'h5ba9af97), ^(state_reg & 32'h2dd4d7cb), ^(state_reg & 32'he56fc496), ^(state_reg & 32'h1324d38), ^(state_reg & 32'h8099269c), ^(state_reg & 32'h33c93c3d), ^(state_reg & 32'h6a61316d), ^(state_reg & 32'hb53098b6), ^(state_reg & 32'h291de328), ^(state_reg & 32'he70b5ee7)};
-        end
-        64'hfffff: begin
-            state_final = {^(state_reg & 32'h85af73c2), ^(state_reg & 32'hc2d7b9e1), ^(state_reg & 32'he16bdcf0), ^(state_reg & 32'h70b5ee78), ^(state_reg & 32'h385af73c), ^(state_reg & 32'h9c2d7b9e), ^(state_reg & 32'h4bb9ce0d), ^(state_reg & 32'h25dce706), ^(state_reg & 32'h92ee7383), ^(state_reg & 32'h4cd84a03), ^(state_reg & 32'ha3c356c3), ^(state_reg & 32'h51e1ab61), ^(state_reg & 32'ha8f0d5b0), ^(state_reg & 32'h54786ad8), ^(state_reg & 32'haa3c356c), ^(state_reg & 32'hd51e1ab6), ^(state_reg & 32'hef207e99), ^(state_reg & 32'hf7903f4c), ^(state_reg & 32'hfbc81fa6), ^(state_reg & 32'h7de40fd3), ^(state_reg & 32'hbb5d742b), ^(state_reg & 32'h5801c9d7), ^(state_reg & 32'ha9af9729), ^(state_reg & 32'hd4d7cb94), ^(state_reg & 32'h6fc49608), ^(state_reg & 32'h324d38c6), ^(state_reg & 32'h99269c63), ^(state_reg & 32'hc93c3df3), ^(state_reg & 32'h61316d3b), ^(state_reg & 32'h3098b69d), ^(state_reg & 32'h1de3288c), ^(state_reg & 32'hb5ee784)};
-        end
-        64'h7ffff: begin
-            state_final = {^(state_reg & 32'haf73c224), ^(state_reg & 32'hd7b9e112), ^(state_reg & 32'h6bdcf089), ^(state_reg & 32'hb5ee7844), ^(state_reg & 32'h5af73c22), ^(state_reg & 32'h2d7b9e11), ^(state_reg & 32'hb9ce0d2c), ^(state_reg & 32'hdce70696), ^(state_reg & 32'hee73834b), ^(state_reg & 32'hd84a0381), ^(state_reg & 32'hc356c3e4), ^(state_reg & 32'he1ab61f2), ^(state_reg & 32'hf0d5b0f9), ^(state_reg & 32'h786ad87c), ^(state_reg & 32'h3c356c3e), ^(state_reg & 32'h1e1ab61f), ^(state_reg & 32'h207e992b), ^(state_reg & 32'h903f4c95), ^(state_reg & 32'hc81fa64a), ^(state_reg & 32'he40fd325), ^(state_reg & 32'h5d742bb6), ^(state_reg & 32'h1c9d7ff), ^(state_reg & 32'haf9729db), ^(state_reg & 32'hd7cb94ed), ^(state_reg & 32'hc4960852), ^(state_reg & 32'h4d38c60d), ^(state_reg & 32'h269c6306), ^(state_reg & 32'h3c3df3a7), ^(state_reg & 32'h316d3bf7), ^(state_reg & 32'h98b69dfb), ^(state_reg & 32'he3288cd9), ^(state_reg & 32'h5ee78448)};
-        end
-        64'h3ffff: begin
-            state_final = {^(state_reg & 32'h73c2244b), ^(state_reg & 32'hb9e11225), ^(state_reg & 32'hdcf08912), ^(state_reg & 32'hee784489), ^(state_reg & 32'hf73c2244), ^(state_reg & 32'h7b9e1122), ^(state_reg & 32'hce0d2cda), ^(state_reg & 32'he706966d), ^(state_reg & 32'h73834b36), ^(state_reg & 32'h4a0381d0), ^(state_reg & 32'h56c3e4a3), ^(state_reg & 32'hab61f251), ^(state_reg & 32'hd5b0f928), ^(state_reg & 32'h6ad87c94), ^(state_reg & 32'h356c3e4a), ^(state_reg & 32'h1ab61f25), ^(state_reg & 32'h7e992bd9), ^(state_reg & 32'h3f4c95ec), ^(state_reg & 32'h1fa64af6), ^(state_reg & 32'hfd3257b), ^(state_reg & 32'h742bb6f6), ^(state_reg & 32'hc9d7ff30), ^(state_reg & 32'h9729dbd3), ^(state_reg & 32'hcb94ede9), ^(state_reg & 32'h960852bf), ^(state_reg & 32'h38c60d14), ^(state_reg & 32'h9c63068a), ^(state_reg & 32'h3df3a70e), ^(state_reg & 32'h6d3bf7cc), ^(state_reg & 32'hb69dfbe6), ^(state_reg & 32'h288cd9b8), ^(state_reg & 32'he7844897)};
-        end
-        64'h1ffff: begin
-            state_final = {^(state_reg & 32'hc2244bd4), ^(state_reg & 32'he11225ea), ^(state_reg & 32'hf08912f5), ^(state_reg & 32'h7844897a), ^(state_reg & 32'h3c2244bd), ^(state_reg & 32'h9e11225e), ^(state_reg & 32'hd2cdafb), ^(state_reg & 32'h6966d7d), ^(state_reg & 32'h834b36be), ^(state_reg & 32'h381d08b), ^(state_reg & 32'hc3e4a391), ^(state_reg & 32'h61f251c8), ^(state_reg & 32'hb0f928e4), ^(state_reg & 32'hd87c9472), ^(state_reg & 32'h6c3e4a39), ^(state_reg & 32'hb61f251c), ^(state_reg & 32'h992bd95a), ^(state_reg & 32'h4c95ecad), ^(state_reg & 32'ha64af656), ^(state_reg & 32'hd3257b2b), ^(state_reg & 32'h2bb6f641), ^(state_reg & 32'hd7ff30f4), ^(state_reg & 32'h29dbd3ae), ^(state_reg & 32'h94ede9d7), ^(state_reg & 32'h852bf3f), ^(state_reg & 32'hc60d144b), ^(state_reg & 32'h63068a25), ^(state_reg & 32'hf3a70ec6), ^(state_reg & 32'h3bf7ccb7), ^(state_reg & 32'h9dfbe65b), ^(state_reg & 32'h8cd9b8f9), ^(state_reg & 32'h844897a8)};
-        end
-        64'hffff: begin
-            state_final = {^(state_reg & 32'h244bd441), ^(state_reg & 32'h1225ea20), ^(state_reg & 32'h8912f510), ^(state_reg & 32'h44897a88), ^(state_reg & 32'h2244bd44), ^(state_reg & 32'h11225ea2), ^(state_reg & 32'h2cdafb10), ^(state_reg & 32'h966d7d88), ^(state_reg & 32'h4b36bec4), ^(state_reg & 32'h81d08b23), ^(state_reg & 32'he4a391d0), ^(state_reg & 32'hf251c8e8), ^(state_reg & 32'hf928e474), ^(state_reg & 32'h7c94723a), ^(state_reg & 32'h3e4a391d), ^(state_reg & 32'h1f251c8e), ^(state_reg & 32'h2bd95a06), ^(state_reg & 32'h95ecad03), ^(state_reg & 32'h4af65681), ^(state_reg & 32'h257b2b40), ^(state_reg & 32'hb6f641e1), ^(state_reg & 32'hff30f4b1), ^(state_reg & 32'hdbd3ae19), ^(state_reg & 32'hede9d70c), ^(state_reg & 32'h52bf3fc7), ^(state_reg & 32'hd144ba2), ^(state_reg & 32'h68a25d1), ^(state_reg & 32'ha70ec6a9), ^(state_reg & 32'hf7ccb715), ^(state_reg & 32'hfbe65b8a), ^(state_reg & 32'hd9b8f984), ^(state_reg & 32'h4897a883)};
-        end
-        64'h7fff: begin
-            state_final = {^(state_reg & 32'h4bd441c5), ^(state_reg & 32'h25ea20e2), ^(state_reg & 32'h12f51071), ^(state_reg & 32'h897a8838), ^(state_reg & 32'h44bd441c), ^(state_reg & 32'h225ea20e), ^(state_reg & 32'hdafb10c2), ^(state_reg & 32'h6d7d8861), ^(state_reg & 32'h36bec430), ^(state_reg & 32'hd08b23dd), ^(state_reg & 32'ha391d02b), ^(state_reg & 32'h51c8e815), ^(state_reg & 32'h28e4740a), ^(state_reg & 32'h94723a05), ^(state_reg & 32'h4a391d02), ^(state_reg & 32'h251c8e81), ^(state_reg & 32'hd95a0685), ^(state_reg & 32'hecad0342), ^(state_reg & 32'hf65681a1), ^(state_reg & 32'h7b2b40d0), ^(state_reg & 32'hf641e1ad), ^(state_reg & 32'h30f4b113), ^(state_reg & 32'hd3ae194c), ^(state_reg & 32'he9d70ca6), ^(state_reg & 32'hbf3fc796), ^(state_reg & 32'h144ba20e), ^(state_reg & 32'h8a25d107), ^(state_reg & 32'hec6a946), ^(state_reg & 32'hccb71566), ^(state_reg & 32'he65b8ab3), ^(state_reg & 32'hb8f9849c), ^(state_reg & 32'h97a8838b)};
-        end
-        64'h3fff: begin
-            state_final = {^(state_reg & 32'hd441c5e6), ^(state_reg & 32'hea20e2f3), ^(state_reg & 32'hf5107179), ^(state_reg & 32'h7a8838bc), ^(state_reg & 32'hbd441c5e), ^(state_reg & 32'h5ea20e2f), ^(state_reg & 32'hfb10c2f1), ^(state_reg & 32'h7d886178), ^(state_reg & 32'hbec430bc), ^(state_reg & 32'h8b23ddb8), ^(state_reg & 32'h91d02b3a), ^(state_reg & 32'hc8e8159d), ^(state_reg & 32'he4740ace), ^(state_reg & 32'h723a0567), ^(state_reg & 32'h391d02b3), ^(state_reg & 32'h1c8e8159), ^(state_reg & 32'h5a06854a), ^(state_reg & 32'had0342a5), ^(state_reg & 32'h5681a152), ^(state_reg & 32'h2b40d0a9), ^(state_reg & 32'h41e1adb2), ^(state_reg & 32'hf4b1133f), ^(state_reg & 32'hae194c79), ^(state_reg & 32'hd70ca63c), ^(state_reg & 32'h3fc796f8), ^(state_reg & 32'h4ba20e9a), ^(state_reg & 32'h25d1074d), ^(state_reg & 32'hc6a94640), ^(state_reg & 32'hb71566c6), ^(state_reg & 32'h5b8ab363), ^(state_reg & 32'hf9849c57), ^(state_reg & 32'ha8838bcd)};
-        end
-        64'h1fff: begin
-            state_final = {^(state_reg & 32'h41c5e68c), ^(state_reg & 32'h20e2f346), ^(state_reg & 32'h107179a3), ^(state_reg & 32'h8838bcd1), ^(state_reg & 32'h441c5e68), ^(state_reg & 32'ha20e2f34), ^(state_reg & 32'h10c2f116), ^(state_reg & 32'h8861788b), ^(state_reg & 32'hc430bc45), ^(state_reg & 32'h23ddb8ae), ^(state_reg & 32'hd02b3adb), ^(state_reg & 32'he8159d6d), ^(state_reg & 32'h740aceb6), ^(state_reg & 32'h3a05675b), ^(state_reg & 32'h1d02b3ad), ^(state_reg & 32'h8e8159d6), ^(state_reg & 32'h6854a67), ^(state_reg & 32'h342a533), ^(state_reg & 32'h81a15299), ^(state_reg & 32'h40d0a94c), ^(state_reg & 32'he1adb22a), ^(state_reg & 32'hb1133f99), ^(state_reg & 32'h194c7940), ^(state_reg & 32'hca63ca0), ^(state_reg & 32'hc796f8dc), ^(state_reg & 32'ha20e9ae2), ^(state_reg & 32'hd1074d71), ^(state_reg & 32'ha9464034), ^(state_reg & 32'h1566c696), ^(state_reg & 32'h8ab3634b), ^(state_reg & 32'h849c5729), ^(state_reg & 32'h838bcd18)};
-        end
-        64'hfff: begin
-            state_final = {^(state_reg & 32'hc5e68c59), ^(state_reg & 32'he2f3462c), ^(state_reg & 32'h7179a316), ^(state_reg & 32'h38bcd18b), ^(state_reg & 32'h1c5e68c5), ^(state_reg & 32'he2f3462), ^(state_reg & 32'hc2f11668), ^(state_reg & 32'h61788b34), ^(state_reg & 32'h30bc459a), ^(state_reg & 32'hddb8ae94), ^(state_reg & 32'h2b3adb13), ^(state_reg & 32'h159d6d89), ^(state_reg & 32'haceb6c4), ^(state_reg & 32'h5675b62), ^(state_reg & 32'h2b3adb1), ^(state_reg & 32'h8159d6d8), ^(state_reg & 32'h854a6735), ^(state_reg & 32'h42a5339a), ^(state_reg & 32'ha15299cd), ^(state_reg & 32'hd0a94ce6), ^(state_reg & 32'hadb22a2a), ^(state_reg & 32'h133f994c), ^(state_reg & 32'h4c7940ff), ^(state_reg & 32'ha63ca07f), ^(state_reg & 32'h96f8dc66), ^(state_reg & 32'he9ae26a), ^(state_reg & 32'h74d7135), ^(state_reg & 32'h464034c3), ^(state_reg & 32'h66c69638), ^(state_reg & 32'hb3634b1c), ^(state_reg & 32'h9c5729d7), ^(state_reg & 32'h8bcd18b2)};
-        end
-        64'h7ff: begin
-            state_final = {^(state_reg & 32'he68c5961), ^(state_reg & 32'hf3462cb0), ^(state_reg & 32'h79a31658), ^(state_reg & 32'hbcd18b2c), ^(state_reg & 32'h5e68c596), ^(state_reg & 32'h2f3462cb), ^(state_reg & 32'hf1166804), ^(state_reg & 32'h788b3402), ^(state_reg & 32'hbc459a01), ^(state_reg & 32'hb8ae9461), ^(state_reg & 32'h3adb1351), ^(state_reg & 32'h9d6d89a8), ^(state_reg & 32'hceb6c4d4), ^(state_reg & 32'h675b626a), ^(state_reg & 32'hb3adb135), ^(state_reg & 32'h59d6d89a), ^(state_reg & 32'h4a67352c), ^(state_reg & 32'ha5339a96), ^(state_reg & 32'h5299cd4b), ^(state_reg & 32'ha94ce6a5), ^(state_reg & 32'hb22a2a33), ^(state_reg & 32'h3f994c78), ^(state_reg & 32'h7940ff5d), ^(state_reg & 32'h3ca07fae), ^(state_reg & 32'hf8dc66b6), ^(state_reg & 32'h9ae26a3a), ^(state_reg & 32'h4d71351d), ^(state_reg & 32'h4034c3ef), ^(state_reg & 32'hc6963896), ^(state_reg & 32'h634b1c4b), ^(state_reg & 32'h5729d744), ^(state_reg & 32'hcd18b2c3)};
-        end
-        64'd1023: begin
-            state_final = {^(state_reg & 32'h8c5961eb), ^(state_reg & 32'h462cb0f5), ^(state_reg & 32'ha316587a), ^(state_reg & 32'hd18b2c3d), ^(state_reg & 32'h68c5961e), ^(state_reg & 32'h3462cb0f), ^(state_reg & 32'h1668046c), ^(state_reg & 32'h8b340236), ^(state_reg & 32'h459a011b), ^(state_reg & 32'hae946166), ^(state_reg & 32'hdb135158), ^(state_reg & 32'h6d89a8ac), ^(state_reg & 32'hb6c4d456), ^(state_reg & 32'h5b626a2b), ^(state_reg & 32'hadb13515), ^(state_reg & 32'hd6d89a8a), ^(state_reg & 32'h67352cae), ^(state_reg & 32'h339a9657), ^(state_reg & 32'h99cd4b2b), ^(state_reg & 32'h4ce6a595), ^(state_reg & 32'h2a2a3321), ^(state_reg & 32'h994c787b), ^(state_reg & 32'h40ff5dd6), ^(state_reg & 32'ha07faeeb), ^(state_reg & 32'hdc66b69e), ^(state_reg & 32'he26a3aa4), ^(state_reg & 32'h71351d52), ^(state_reg & 32'h34c3ef42), ^(state_reg & 32'h9638964a), ^(state_reg & 32'h4b1c4b25), ^(state_reg & 32'h29d74479), ^(state_reg & 32'h18b2c3d7)};
-        end
-        64'd511: begin
-            state_final = {^(state_reg & 32'h5961eb8a), ^(state_reg & 32'h2cb0f5c5), ^(state_reg & 32'h16587ae2), ^(state_reg & 32'h8b2c3d71), ^(state_reg & 32'hc5961eb8), ^(state_reg & 32'h62cb0f5c), ^(state_reg & 32'h68046c24), ^(state_reg & 32'h34023612), ^(state_reg & 32'h9a011b09), ^(state_reg & 32'h9461660e), ^(state_reg & 32'h1351588d), ^(state_reg & 32'h89a8ac46), ^(state_reg & 32'hc4d45623), ^(state_reg & 32'h626a2b11), ^(state_reg & 32'hb1351588), ^(state_reg & 32'hd89a8ac4), ^(state_reg & 32'h352caee8), ^(state_reg & 32'h9a965774), ^(state_reg & 32'hcd4b2bba), ^(state_reg & 32'he6a595dd), ^(state_reg & 32'h2a332164), ^(state_reg & 32'h4c787b38), ^(state_reg & 32'hff5dd616), ^(state_reg & 32'h7faeeb0b), ^(state_reg & 32'h66b69e0f), ^(state_reg & 32'h6a3aa48d), ^(state_reg & 32'h351d5246), ^(state_reg & 32'hc3ef42a9), ^(state_reg & 32'h38964ade), ^(state_reg & 32'h1c4b256f), ^(state_reg & 32'hd744793d), ^(state_reg & 32'hb2c3d714)};
-        end
-        64'd255: begin
-            state_final = {^(state_reg & 32'h61eb8a50), ^(state_reg & 32'hb0f5c528), ^(state_reg & 32'h587ae294), ^(state_reg & 32'h2c3d714a), ^(state_reg & 32'h961eb8a5), ^(state_reg & 32'hcb0f5c52), ^(state_reg & 32'h46c2479), ^(state_reg & 32'h236123c), ^(state_reg & 32'h11b091e), ^(state_reg & 32'h61660edf), ^(state_reg & 32'h51588d3f), ^(state_reg & 32'ha8ac469f), ^(state_reg & 32'hd456234f), ^(state_reg & 32'h6a2b11a7), ^(state_reg & 32'h351588d3), ^(state_reg & 32'h9a8ac469), ^(state_reg & 32'h2caee864), ^(state_reg & 32'h96577432), ^(state_reg & 32'h4b2bba19), ^(state_reg & 32'ha595dd0c), ^(state_reg & 32'h332164d6), ^(state_reg & 32'h787b383b), ^(state_reg & 32'h5dd6164d), ^(state_reg & 32'haeeb0b26), ^(state_reg & 32'hb69e0fc3), ^(state_reg & 32'h3aa48db1), ^(state_reg & 32'h1d5246d8), ^(state_reg & 32'hef42a93c), ^(state_reg & 32'h964adece), ^(state_reg & 32'h4b256f67), ^(state_reg & 32'h44793de3), ^(state_reg & 32'hc3d714a1)};
-        end
-        64'd127: begin
-            state_final = {^(state_reg & 32'heb8a5088), ^(state_reg & 32'hf5c52844), ^(state_reg & 32'h7ae29422), ^(state_reg & 32'h3d714a11), ^(state_reg & 32'h1eb8a508), ^(state_reg & 32'hf5c5284), ^(state_reg & 32'h6c2479ca), ^(state_reg & 32'h36123ce5), ^(state_reg & 32'h1b091e72), ^(state_reg & 32'h660edfb1), ^(state_reg & 32'h588d3f50), ^(state_reg & 32'hac469fa8), ^(state_reg & 32'h56234fd4), ^(state_reg & 32'h2b11a7ea), ^(state_reg & 32'h1588d3f5), ^(state_reg & 32'h8ac469fa), ^(state_reg & 32'haee86475), ^(state_reg & 32'h5774323a), ^(state_reg & 32'h2bba191d), ^(state_reg & 32'h95dd0c8e), ^(state_reg & 32'h2164d6cf), ^(state_reg & 32'h7b383bef), ^(state_reg & 32'hd6164d7f), ^(state_reg & 32'heb0b26bf), ^(state_reg & 32'h9e0fc3d7), ^(state_reg & 32'ha48db163), ^(state_reg & 32'h5246d8b1), ^(state_reg & 32'h42a93cd0), ^(state_reg & 32'h4adecee0), ^(state_reg & 32'h256f6770), ^(state_reg & 32'h793de330), ^(state_reg & 32'hd714a110)};
-        end
-        64'd63: begin
-            state_final = {^(state_reg & 32'h8a508804), ^(state_reg & 32'hc5284402), ^(state_reg & 32'he2942201), ^(state_reg & 32'h714a1100), ^(state_reg & 32'hb8a50880), ^(state_reg & 32'h5c528440), ^(state_reg & 32'h2479ca24), ^(state_reg & 32'h123ce512), ^(state_reg & 32'h91e7289), ^(state_reg & 32'hedfb140), ^(state_reg & 32'h8d3f50a4), ^(state_reg & 32'h469fa852), ^(state_reg & 32'h234fd429), ^(state_reg & 32'h11a7ea14), ^(state_reg & 32'h88d3f50a), ^(state_reg & 32'hc469fa85), ^(state_reg & 32'he8647546), ^(state_reg & 32'h74323aa3), ^(state_reg & 32'hba191d51), ^(state_reg & 32'hdd0c8ea8), ^(state_reg & 32'h64d6cf50), ^(state_reg & 32'h383befac), ^(state_reg & 32'h164d7fd2), ^(state_reg & 32'hb26bfe9), ^(state_reg & 32'hfc3d7f0), ^(state_reg & 32'h8db163fc), ^(state_reg & 32'h46d8b1fe), ^(state_reg & 32'ha93cd0fb), ^(state_reg & 32'hdecee079), ^(state_reg & 32'h6f67703c), ^(state_reg & 32'h3de3301a), ^(state_reg & 32'h14a11009)};
-        end
-        64'd31: begin
-            state_final = {^(state_reg & 32'h508804c2), ^(state_reg & 32'h28440261), ^(state_reg & 32'h94220130), ^(state_reg & 32'h4a110098), ^(state_reg & 32'ha508804c), ^(state_reg & 32'h52844026), ^(state_reg & 32'h79ca24d1), ^(state_reg & 32'h3ce51268), ^(state_reg & 32'h1e728934), ^(state_reg & 32'hdfb14058), ^(state_reg & 32'h3f50a4ee), ^(state_reg & 32'h9fa85277), ^(state_reg & 32'h4fd4293b), ^(state_reg & 32'ha7ea149d), ^(state_reg & 32'hd3f50a4e), ^(state_reg & 32'h69fa8527), ^(state_reg & 32'h64754651), ^(state_reg & 32'h323aa328), ^(state_reg & 32'h191d5194), ^(state_reg & 32'hc8ea8ca), ^(state_reg & 32'hd6cf50a7), ^(state_reg & 32'h3befac91), ^(state_reg & 32'h4d7fd28a), ^(state_reg & 32'h26bfe945), ^(state_reg & 32'hc3d7f060), ^(state_reg & 32'hb163fcf2), ^(state_reg & 32'hd8b1fe79), ^(state_reg & 32'h3cd0fbfe), ^(state_reg & 32'hcee0793d), ^(state_reg & 32'h67703c9e), ^(state_reg & 32'he3301a8d), ^(state_reg & 32'ha1100984)};
-        end
-        64'd15: begin
-            state_final = {^(state_reg & 32'h8804c276), ^(state_reg & 32'h4402613b), ^(state_reg & 32'h2201309d), ^(state_reg & 32'h1100984e), ^(state_reg & 32'h8804c27), ^(state_reg & 32'h84402613), ^(state_reg & 32'hca24d17f), ^(state_reg & 32'he51268bf), ^(state_reg & 32'h7289345f), ^(state_reg & 32'hb1405859), ^(state_reg & 32'h50a4ee5a), ^(state_reg & 32'ha852772d), ^(state_reg & 32'hd4293b96), ^(state_reg & 32'hea149dcb), ^(state_reg & 32'hf50a4ee5), ^(state_reg & 32'hfa852772), ^(state_reg & 32'h754651cf), ^(state_reg & 32'h3aa328e7), ^(state_reg & 32'h1d519473), ^(state_reg & 32'h8ea8ca39), ^(state_reg & 32'hcf50a76a), ^(state_reg & 32'hefac91c3), ^(state_reg & 32'h7fd28a97), ^(state_reg & 32'hbfe9454b), ^(state_reg & 32'hd7f060d3), ^(state_reg & 32'h63fcf21f), ^(state_reg & 32'hb1fe790f), ^(state_reg & 32'hd0fbfef1), ^(state_reg & 32'he0793d0e), ^(state_reg & 32'h703c9e87), ^(state_reg & 32'h301a8d35), ^(state_reg & 32'h100984ec)};
-        end
-        64'd7: begin
-            state_final = {^(state_reg & 32'h4c27656), ^(state_reg & 32'h2613b2b), ^(state_reg & 32'h1309d95), ^(state_reg & 32'h984eca), ^(state_reg & 32'h804c2765), ^(state_reg & 32'h402613b2), ^(state_reg & 32'h24d17f8f), ^(state_reg & 32'h1268bfc7), ^(state_reg & 32'h89345fe3), ^(state_reg & 32'h405859a7), ^(state_reg & 32'ha4ee5a85), ^(state_reg & 32'h52772d42), ^(state_reg & 32'h293b96a1), ^(state_reg & 32'h149dcb50), ^(state_reg & 32'ha4ee5a8), ^(state_reg & 32'h852772d4), ^(state_reg & 32'h4651cf3c), ^(state_reg & 32'ha328e79e), ^(state_reg & 32'h519473cf), ^(state_reg & 32'ha8ca39e7), ^(state_reg & 32'h50a76aa5), ^(state_reg & 32'hac91c304), ^(state_reg & 32'hd28a97d4), ^(state_reg & 32'he9454bea), ^(state_reg & 32'hf060d3a3), ^(state_reg & 32'hfcf21f87), ^(state_reg & 32'hfe790fc3), ^(state_reg & 32'hfbfef1b7), ^(state_reg & 32'h793d0e8d), ^(state_reg & 32'h3c9e8746), ^(state_reg & 32'h1a8d35f5), ^(state_reg & 32'h984ecac)};
-        end
-        64'd3: begin
-            state_final = {^(state_reg & 32'hc2765679), ^(state_reg & 32'h613b2b3c), ^(state_reg & 32'h309d959e), ^(state_reg & 32'h984ecacf), ^(state_reg & 32'h4c276567), ^(state_reg & 32'h2613b2b3), ^(state_reg & 32'hd17f8f20), ^(state_reg & 32'h68bfc790), ^(state_reg & 32'h345fe3c8), ^(state_reg & 32'h5859a79d), ^(state_reg & 32'hee5a85b7), ^(state_reg & 32'h772d42db), ^(state_reg & 32'h3b96a16d), ^(state_reg & 32'h9dcb50b6), ^(state_reg & 32'h4ee5a85b), ^(state_reg & 32'h2772d42d), ^(state_reg & 32'h51cf3c6f), ^(state_reg & 32'h28e79e37), ^(state_reg & 32'h9473cf1b), ^(state_reg & 32'hca39e78d), ^(state_reg & 32'ha76aa5bf), ^(state_reg & 32'h91c304a6), ^(state_reg & 32'h8a97d42a), ^(state_reg & 32'h454bea15), ^(state_reg & 32'h60d3a373), ^(state_reg & 32'hf21f87c0), ^(state_reg & 32'h790fc3e0), ^(state_reg & 32'hfef1b789), ^(state_reg & 32'h3d0e8dbd), ^(state_reg & 32'h9e8746de), ^(state_reg & 32'h8d35f516), ^(state_reg & 32'h84ecacf2)};
-        end
-        64'd1: begin
-            state_final = {^(state_reg & 32'h76567916), ^(state_reg & 32'h3b2b3c8b), ^(state_reg & 32'h9d959e45), ^(state_reg & 32'h4ecacf22), ^(state_reg & 32'h27656791), ^(state_reg & 32'h13b2b3c8), ^(state_reg & 32'h7f8f20f2), ^(state_reg & 32'hbfc79079), ^(state_reg & 32'h5fe3c83c), ^(state_reg & 32'h59a79d08), ^(state_reg & 32'h5a85b792), ^(state_reg & 32'h2d42dbc9), ^(state_reg & 32'h96a16de4), ^(state_reg & 32'hcb50b6f2), ^(state_reg & 32'he5a85b79), ^(state_reg & 32'h72d42dbc), ^(state_reg & 32'hcf3c6fc8), ^(state_reg & 32'he79e37e4), ^(state_reg & 32'h73cf1bf2), ^(state_reg & 32'h39e78df9), ^(state_reg & 32'h6aa5bfea), ^(state_reg & 32'hc304a6e3), ^(state_reg & 32'h97d42a67), ^(state_reg & 32'h4bea1533), ^(state_reg & 32'hd3a3738f), ^(state_reg & 32'h1f87c0d1), ^(state_reg & 32'hfc3e068), ^(state_reg & 32'hf1b78922), ^(state_reg & 32'he8dbd87), ^(state_reg & 32'h8746dec3), ^(state_reg & 32'h35f51677), ^(state_reg & 32'hecacf22d)};
-        end
-        default: begin
-            state_final = state_reg;
-        end
-    endcase
-end
+// gen/lib/crc.ts:210:25
+assign state_final = {^({part_0[last_pad_reg], part_1[last_pad_reg], part_2[last_pad_reg], part_3[last_pad_reg], part_4[last_pad_reg], part_5[last_pad_reg], part_6[last_pad_reg], part_7[last_pad_reg], part_8[last_pad_reg], part_9[last_pad_reg], part_10[last_pad_reg], part_11[last_pad_reg], part_12[last_pad_reg], part_13[last_pad_reg], part_14[last_pad_reg], part_15[last_pad_reg], part_16[last_pad_reg], part_17[last_pad_reg], part_18[last_pad_reg], part_19[last_pad_reg], part_20[last_pad_reg], part_21[last_pad_reg], part_22[last_pad_reg], part_23[last_pad_reg], part_24[last_pad_reg], part_25[last_pad_reg], part_26[last_pad_reg], part_27[last_pad_reg], part_28[last_pad_reg], part_29[last_pad_reg], part_30[last_pad_reg], part_31[last_pad_reg]} & state_reg), ^({part_32[last_pad_reg], part_33[last_pad_reg], part_34[last_pad_reg], part_35[last_pad_reg], part_36[last_pad_reg], part_37[last_pad_reg], part_38[last_pad_reg], part_39[last_pad_reg], part_40[last_pad_reg], part_41[last_pad_reg], part_42[last_pad_reg], part_43[last_pad_reg], part_44[last_pad_reg], part_45[last_pad_reg], part_46[last_pad_reg], part_47[last_pad_reg], part_48[last_pad_reg], part_49[last_pad_reg], part_50[last_pad_reg], part_51[last_pad_reg], part_52[last_pad_reg], part_53[last_pad_reg], part_54[last_pad_reg], part_55[last_pad_reg], part_56[last_pad_reg], part_57[last_pad_reg], part_58[last_pad_reg], part_59[last_pad_reg], part_60[last_pad_reg], part_61[last_pad_reg], part_62[last_pad_reg], part_63[last_pad_reg]} & state_reg), ^({part_64[last_pad_reg], part_65[last_pad_reg], part_66[last_pad_reg], part_67[last_pad_reg], part_68[last_pad_reg], part_69[last_pad_reg], part_70[last_pad_reg], part_71[last_pad_reg], part_72[last_pad_reg], part_73[last_pad_reg], part_74[last_pad_reg], part_75[last_pad_reg], part_76[last_pad_reg], part_77[last_pad_reg], part_78[last_pad_reg], part_79[last_pad_reg], part_80[last_pad_reg], part_81[last_pad_reg], part_82[last_pad_reg], part_83[last_pad_reg], part_84[last_pad_reg], part_85[last_pad_reg], part_86[last_pad_reg], part_87[last_pad_reg], part_88[last_pad_reg], part_89[last_pad_reg], part_90[last_pad_reg], part_91[last_pad_reg], part_92[last_pad_reg], part_93[last_pad_reg], part_94[last_pad_reg], part_95[last_pad_reg]} & state_reg), ^({part_96[last_pad_reg], part_97[last_pad_reg], part_98[last_pad_reg], part_99[last_pad_reg], part_100[last_pad_reg], part_101[last_pad_reg], part_102[last_pad_reg], part_103[last_pad_reg], part_104[last_pad_reg], part_105[last_pad_reg], part_106[last_pad_reg], part_107[last_pad_reg], part_108[last_pad_reg], part_109[last_pad_reg], part_110[last_pad_reg], part_111[last_pad_reg], part_112[last_pad_reg], part_113[last_pad_reg], part_114[last_pad_reg], part_115[last_pad_reg], part_116[last_pad_reg], part_117[last_pad_reg], part_118[last_pad_reg], part_119[last_pad_reg], part_120[last_pad_reg], part_121[last_pad_reg], part_122[last_pad_reg], part_123[last_pad_reg], part_124[last_pad_reg], part_125[last_pad_reg], part_126[last_pad_reg], part_127[last_pad_reg]} & state_reg), ^({part_128[last_pad_reg], part_129[last_pad_reg], part_130[last_pad_reg], part_131[last_pad_reg], part_132[last_pad_reg], part_133[last_pad_reg], part_134[last_pad_reg], part_135[last_pad_reg], part_136[last_pad_reg], part_137[last_pad_reg], part_138[last_pad_reg], part_139[last_pad_reg], part_140[last_pad_reg], part_141[last_pad_reg], part_142[last_pad_reg], part_143[last_pad_reg], part_144[last_pad_reg], part_145[last_pad_reg], part_146[last_pad_reg], part_147[last_pad_reg], part_148[last_pad_reg], part_149[last_pad_reg], part_150[last_pad_reg], part_151[last_pad_reg], part_152[last_pad_reg], part_153[last_pad_reg], part_154[last_pad_reg], part_155[last_pad_reg], part_156[last_pad_reg], part_157[last_pad_reg], part_158[last_pad_reg], part_159[last_pad_reg]} & state_reg), ^({part_160[last_pad_reg], part_161[last_pad_reg], part_162[last_pad_reg], part_163[last_pad_reg], part_164[last_pad_reg], part_165[last_pad_reg], part_166[last_pad_reg], part_167[last_pad_reg], part_168[last_pad_reg], part_169[last_pad_reg], part_170[last_pad_reg], part_171[last_pad_reg], part_172[last_pad_reg], part_173[last_pad_reg], part_174[last_pad_reg], part_175[last_pad_reg], part_176[last_pad_reg], part_177[last_pad_reg], part_178[last_pad_reg], part_179[last_pad_reg], part_180[last_pad_reg], part_181[last_pad_reg], part_182[last_pad_reg], part_183[last_pad_reg], part_184[last_pad_reg], part_185[last_pad_reg], part_186[last_pad_reg], part_187[last_pad_reg], part_188[last_pad_reg], part_189[last_pad_reg], part_190[last_pad_reg], part_191[last_pad_reg]} & state_reg), ^({part_192[last_pad_reg], part_193[last_pad_reg], part_194[last_pad_reg], part_195[last_pad_reg], part_196[last_pad_reg], part_197[last_pad_reg], part_198[last_pad_reg], part_199[last_pad_reg], part_200[last_pad_reg], part_201[last_pad_reg], part_202[last_pad_reg], part_203[last_pad_reg], part_204[last_pad_reg], part_205[last_pad_reg], part_206[last_pad_reg], part_207[last_pad_reg], part_208[last_pad_reg], part_209[last_pad_reg], part_210[last_pad_reg], part_211[last_pad_reg], part_212[last_pad_reg], part_213[last_pad_reg], part_214[last_pad_reg], part_215[last_pad_reg], part_216[last_pad_reg], part_217[last_pad_reg], part_218[last_pad_reg], part_219[last_pad_reg], part_220[last_pad_reg], part_221[last_pad_reg], part_222[last_pad_reg], part_223[last_pad_reg]} & state_reg), ^({part_224[last_pad_reg], part_225[last_pad_reg], part_226[last_pad_reg], part_227[last_pad_reg], part_228[last_pad_reg], part_229[last_pad_reg], part_230[last_pad_reg], part_231[last_pad_reg], part_232[last_pad_reg], part_233[last_pad_reg], part_234[last_pad_reg], part_235[last_pad_reg], part_236[last_pad_reg], part_237[last_pad_reg], part_238[last_pad_reg], part_239[last_pad_reg], part_240[last_pad_reg], part_241[last_pad_reg], part_242[last_pad_reg], part_243[last_pad_reg], part_244[last_pad_reg], part_245[last_pad_reg], part_246[last_pad_reg], part_247[last_pad_reg], part_248[last_pad_reg], part_249[last_pad_reg], part_250[last_pad_reg], part_251[last_pad_reg], part_252[last_pad_reg], part_253[last_pad_reg], part_254[last_pad_reg], part_255[last_pad_reg]} & state_reg), ^({part_256[last_pad_reg], part_257[last_pad_reg], part_258[last_pad_reg], part_259[last_pad_reg], part_260[last_pad_reg], part_261[last_pad_reg], part_262[last_pad_reg], part_263[last_pad_reg], part_264[last_pad_reg], part_265[last_pad_reg], part_266[last_pad_reg], part_267[last_pad_reg], part_268[last_pad_reg], part_269[last_pad_reg], part_270[last_pad_reg], part_271[last_pad_reg], part_272[last_pad_reg], part_273[last_pad_reg], part_274[last_pad_reg], part_275[last_pad_reg], part_276[last_pad_reg], part_277[last_pad_reg], part_278[last_pad_reg], part_279[last_pad_reg], part_280[last_pad_reg], part_281[last_pad_reg], part_282[last_pad_reg], part_283[last_pad_reg], part_284[last_pad_reg], part_285[last_pad_reg], part_286[last_pad_reg], part_287[last_pad_reg]} & state_reg), ^({part_288[last_pad_reg], part_289[last_pad_reg], part_290[last_pad_reg], part_291[last_pad_reg], part_292[last_pad_reg], part_293[last_pad_reg], part_294[last_pad_reg], part_295[last_pad_reg], part_296[last_pad_reg], part_297[last_pad_reg], part_298[last_pad_reg], part_299[last_pad_reg], part_300[last_pad_reg], part_301[last_pad_reg], part_302[last_pad_reg], part_303[last_pad_reg], part_304[last_pad_reg], part_305[last_pad_reg], part_306[last_pad_reg], part_307[last_pad_reg], part_308[last_pad_reg], part_309[last_pad_reg], part_310[last_pad_reg], part_311[last_pad_reg], part_312[last_pad_reg], part_313[last_pad_reg], part_314[last_pad_reg], part_315[last_pad_reg], part_316[last_pad_reg], part_317[last_pad_reg], part_318[last_pad_reg], part_319[last_pad_reg]} & state_reg), ^({part_320[last_pad_reg], part_321[last_pad_reg], part_322[last_pad_reg], part_323[last_pad_reg], part_324[last_pad_reg], part_325[last_pad_reg], part_326[last_pad_reg], part_327[last_pad_reg], part_328[last_pad_reg], part_329[last_pad_reg], part_330[last_pad_reg], part_331[last_pad_reg], part_332[last_pad_reg], part_333[last_pad_reg], part_334[last_pad_reg], part_335[last_pad_reg], part_336[last_pad_reg], part_337[last_pad_reg], part_338[last_pad_reg], part_339[last_pad_reg], part_340[last_pad_reg], part_341[last_pad_reg], part_342[last_pad_reg], part_343[last_pad_reg], part_344[last_pad_reg], part_345[last_pad_reg], part_346[last_pad_reg], part_347[last_pad_reg], part_348[last_pad_reg], part_349[last_pad_reg], part_350[last_pad_reg], part_351[last_pad_reg]} & state_reg), ^({part_352[last_pad_reg], part_353[last_pad_reg], part_354[last_pad_reg], part_355[last_pad_reg], part_356[last_pad_reg], part_357[last_pad_reg], part_358[last_pad_reg], part_359[last_pad_reg], part_360[last_pad_reg], part_361[last_pad_reg], part_362[last_pad_reg], part_363[last_pad_reg], part_364[last_pad_reg], part_365[last_pad_reg], part_366[last_pad_reg], part_367[last_pad_reg], part_368[last_pad_reg], part_369[last_pad_reg], part_370[last_pad_reg], part_371[last_pad_reg], part_372[last_pad_reg], part_373[last_pad_reg], part_374[last_pad_reg], part_375[last_pad_reg], part_376[last_pad_reg], part_377[last_pad_reg], part_378[last_pad_reg], part_379[last_pad_reg], part_380[last_pad_reg], part_381[last_pad_reg], part_382[last_pad_reg], part_383[last_pad_reg]} & state_reg), ^({part_384[last_pad_reg], part_385[last_pad_reg], part_386[last_pad_reg], part_387[last_pad_reg], part_388[last_pad_reg], part_389[last_pad_reg], part_390[last_pad_reg], part_391[last_pad_reg], part_392[last_pad_reg], part_393[last_pad_reg], part_394[last_pad_reg], part_395[last_pad_reg], part_396[last_pad_reg], part_397[last_pad_reg], part_398[last_pad_reg], part_399[last_pad_reg], part_400[last_pad_reg], part_401[last_pad_reg], part_402[last_pad_reg], part_403[last_pad_reg], part_404[last_pad_reg], part_405[last_pad_reg], part_406[last_pad_reg], part_407[last_pad_reg], part_408[last_pad_reg], part_409[last_pad_reg], part_410[last_pad_reg], part_411[last_pad_reg], part_412[last_pad_reg], part_413[last_pad_reg], part_414[last_pad_reg], part_415[last_pad_reg]} & state_reg), ^({part_416[last_pad_reg], part_417[last_pad_reg], part_418[last_pad_reg], part_419[last_pad_reg], part_420[last_pad_reg], part_421[last_pad_reg], part_422[last_pad_reg], part_423[last_pad_reg], part_424[last_pad_reg], part_425[last_pad_reg], part_426[last_pad_reg], part_427[last_pad_reg], part_428[last_pad_reg], part_429[last_pad_reg], part_430[last_pad_reg], part_431[last_pad_reg], part_432[last_pad_reg], part_433[last_pad_reg], part_434[last_pad_reg], part_435[last_pad_reg], part_436[last_pad_reg], part_437[last_pad_reg], part_438[last_pad_reg], part_439[last_pad_reg], part_440[last_pad_reg], part_441[last_pad_reg], part_442[last_pad_reg], part_443[last_pad_reg], part_444[last_pad_reg], part_445[last_pad_reg], part_446[last_pad_reg], part_447[last_pad_reg]} & state_reg), ^({part_448[last_pad_reg], part_449[last_pad_reg], part_450[last_pad_reg], part_451[last_pad_reg], part_452[last_pad_reg], part_453[last_pad_reg], part_454[last_pad_reg], part_455[last_pad_reg], part_456[last_pad_reg], part_457[last_pad_reg], part_458[last_pad_reg], part_459[last_pad_reg], part_460[last_pad_reg], part_461[last_pad_reg], part_462[last_pad_reg], part_463[last_pad_reg], part_464[last_pad_reg], part_465[last_pad_reg], part_466[last_pad_reg], part_467[last_pad_reg], part_468[last_pad_reg], part_469[last_pad_reg], part_470[last_pad_reg], part_471[last_pad_reg], part_472[last_pad_reg], part_473[last_pad_reg], part_474[last_pad_reg], part_475[last_pad_reg], part_476[last_pad_reg], part_477[last_pad_reg], part_478[last_pad_reg], part_479[last_pad_reg]} & state_reg), ^({part_480[last_pad_reg], part_481[last_pad_reg], part_482[last_pad_reg], part_483[last_pad_reg], part_484[last_pad_reg], part_485[last_pad_reg], part_486[last_pad_reg], part_487[last_pad_reg], part_488[last_pad_reg], part_489[last_pad_reg], part_490[last_pad_reg], part_491[last_pad_reg], part_492[last_pad_reg], part_493[last_pad_reg], part_494[last_pad_reg], part_495[last_pad_reg], part_496[last_pad_reg], part_497[last_pad_reg], part_498[last_pad_reg], part_499[last_pad_reg], part_500[last_pad_reg], part_501[last_pad_reg], part_502[last_pad_reg], part_503[last_pad_reg], part_504[last_pad_reg], part_505[last_pad_reg], part_506[last_pad_reg], part_507[last_pad_reg], part_508[last_pad_reg], part_509[last_pad_reg], part_510[last_pad_reg], part_511[last_pad_reg]} & state_reg), ^({part_512[last_pad_reg], part_513[last_pad_reg], part_514[last_pad_reg], part_515[last_pad_reg], part_516[last_pad_reg], part_517[last_pad_reg], part_518[last_pad_reg], part_519[last_pad_reg], part_520[last_pad_reg], part_521[last_pad_reg], part_522[last_pad_reg], part_523[last_pad_reg], part_524[last_pad_reg], part_525[last_pad_reg], part_526[last_pad_reg], part_527[last_pad_reg], part_528[last_pad_reg], part_529[last_pad_reg], part_530[last_pad_reg], part_531[last_pad_reg], part_532[last_pad_reg], part_533[last_pad_reg], part_534[last_pad_reg], part_535[last_pad_reg], part_536[last_pad_reg], part_537[last_pad_reg], part_538[last_pad_reg], part_539[last_pad_reg], part_540[last_pad_reg], part_541[last_pad_reg], part_542[last_pad_reg], part_543[last_pad_reg]} & state_reg), ^({part_544[last_pad_reg], part_545[last_pad_reg], part_546[last_pad_reg], part_547[last_pad_reg], part_548[last_pad_reg], part_549[last_pad_reg], part_550[last_pad_reg], part_551[last_pad_reg], part_552[last_pad_reg], part_553[last_pad_reg], part_554[last_pad_reg], part_555[last_pad_reg], part_556[last_pad_reg], part_557[last_pad_reg], part_558[last_pad_reg], part_559[last_pad_reg], part_560[last_pad_reg], part_561[last_pad_reg], part_562[last_pad_reg], part_563[last_pad_reg], part_564[last_pad_reg], part_565[last_pad_reg], part_566[last_pad_reg], part_567[last_pad_reg], part_568[last_pad_reg], part_569[last_pad_reg], part_570[last_pad_reg], part_571[last_pad_reg], part_572[last_pad_reg], part_573[last_pad_reg], part_574[last_pad_reg], part_575[last_pad_reg]} & state_reg), ^({part_576[last_pad_reg], part_577[last_pad_reg], part_578[last_pad_reg], part_579[last_pad_reg], part_580[last_pad_reg], part_581[last_pad_reg], part_582[last_pad_reg], part_583[last_pad_reg], part_584[last_pad_reg], part_585[last_pad_reg], part_586[last_pad_reg], part_587[last_pad_reg], part_588[last_pad_reg], part_589[last_pad_reg], part_590[last_pad_reg], part_591[last_pad_reg], part_592[last_pad_reg], part_593[last_pad_reg], part_594[last_pad_reg], part_595[last_pad_reg], part_596[last_pad_reg], part_597[last_pad_reg], part_598[last_pad_reg], part_599[last_pad_reg], part_600[last_pad_reg], part_601[last_pad_reg], part_602[last_pad_reg], part_603[last_pad_reg], part_604[last_pad_reg], part_605[last_pad_reg], part_606[last_pad_reg], part_607[last_pad_reg]} & state_reg), ^({part_608[last_pad_reg], part_609[last_pad_reg], part_610[last_pad_reg], part_611[last_pad_reg], part_612[last_pad_reg], part_613[last_pad_reg], part_614[last_pad_reg], part_615[last_pad_reg], part_616[last_pad_reg], part_617[last_pad_reg], part_618[last_pad_reg], part_619[last_pad_reg], part_620[last_pad_reg], part_621[last_pad_reg], part_622[last_pad_reg], part_623[last_pad_reg], part_624[last_pad_reg], part_625[last_pad_reg], part_626[last_pad_reg], part_627[last_pad_reg], part_628[last_pad_reg], part_629[last_pad_reg], part_630[last_pad_reg], part_631[last_pad_reg], part_632[last_pad_reg], part_633[last_pad_reg], part_634[last_pad_reg], part_635[last_pad_reg], part_636[last_pad_reg], part_637[last_pad_reg], part_638[last_pad_reg], part_639[last_pad_reg]} & state_reg), ^({part_640[last_pad_reg], part_641[last_pad_reg], part_642[last_pad_reg], part_643[last_pad_reg], part_644[last_pad_reg], part_645[last_pad_reg], part_646[last_pad_reg], part_647[last_pad_reg], part_648[last_pad_reg], part_649[last_pad_reg], part_650[last_pad_reg], part_651[last_pad_reg], part_652[last_pad_reg], part_653[last_pad_reg], part_654[last_pad_reg], part_655[last_pad_reg], part_656[last_pad_reg], part_657[last_pad_reg], part_658[last_pad_reg], part_659[last_pad_reg], part_660[last_pad_reg], part_661[last_pad_reg], part_662[last_pad_reg], part_663[last_pad_reg], part_664[last_pad_reg], part_665[last_pad_reg], part_666[last_pad_reg], part_667[last_pad_reg], part_668[last_pad_reg], part_669[last_pad_reg], part_670[last_pad_reg], part_671[last_pad_reg]} & state_reg), ^({part_672[last_pad_reg], part_673[last_pad_reg], part_674[last_pad_reg], part_675[last_pad_reg], part_676[last_pad_reg], part_677[last_pad_reg], part_678[last_pad_reg], part_679[last_pad_reg], part_680[last_pad_reg], part_681[last_pad_reg], part_682[last_pad_reg], part_683[last_pad_reg], part_684[last_pad_reg], part_685[last_pad_reg], part_686[last_pad_reg], part_687[last_pad_reg], part_688[last_pad_reg], part_689[last_pad_reg], part_690[last_pad_reg], part_691[last_pad_reg], part_692[last_pad_reg], part_693[last_pad_reg], part_694[last_pad_reg], part_695[last_pad_reg], part_696[last_pad_reg], part_697[last_pad_reg], part_698[last_pad_reg], part_699[last_pad_reg], part_700[last_pad_reg], part_701[last_pad_reg], part_702[last_pad_reg], part_703[last_pad_reg]} & state_reg), ^({part_704[last_pad_reg], part_705[last_pad_reg], part_706[last_pad_reg], part_707[last_pad_reg], part_708[last_pad_reg], part_709[last_pad_reg], part_710[last_pad_reg], part_711[last_pad_reg], part_712[last_pad_reg], part_713[last_pad_reg], part_714[last_pad_reg], part_715[last_pad_reg], part_716[last_pad_reg], part_717[last_pad_reg], part_718[last_pad_reg], part_719[last_pad_reg], part_720[last_pad_reg], part_721[last_pad_reg], part_722[last_pad_reg], part_723[last_pad_reg], part_724[last_pad_reg], part_725[last_pad_reg], part_726[last_pad_reg], part_727[last_pad_reg], part_728[last_pad_reg], part_729[last_pad_reg], part_730[last_pad_reg], part_731[last_pad_reg], part_732[last_pad_reg], part_733[last_pad_reg], part_734[last_pad_reg], part_735[last_pad_reg]} & state_reg), ^({part_736[last_pad_reg], part_737[last_pad_reg], part_738[last_pad_reg], part_739[last_pad_reg], part_740[last_pad_reg], part_741[last_pad_reg], part_742[last_pad_reg], part_743[last_pad_reg], part_744[last_pad_reg], part_745[last_pad_reg], part_746[last_pad_reg], part_747[last_pad_reg], part_748[last_pad_reg], part_749[last_pad_reg], part_750[last_pad_reg], part_751[last_pad_reg], part_752[last_pad_reg], part_753[last_pad_reg], part_754[last_pad_reg], part_755[last_pad_reg], part_756[last_pad_reg], part_757[last_pad_reg], part_758[last_pad_reg], part_759[last_pad_reg], part_760[last_pad_reg], part_761[last_pad_reg], part_762[last_pad_reg], part_763[last_pad_reg], part_764[last_pad_reg], part_765[last_pad_reg], part_766[last_pad_reg], part_767[last_pad_reg]} & state_reg), ^({part_768[last_pad_reg], part_769[last_pad_reg], part_770[last_pad_reg], part_771[last_pad_reg], part_772[last_pad_reg], part_773[last_pad_reg], part_774[last_pad_reg], part_775[last_pad_reg], part_776[last_pad_reg], part_777[last_pad_reg], part_778[last_pad_reg], part_779[last_pad_reg], part_780[last_pad_reg], part_781[last_pad_reg], part_782[last_pad_reg], part_783[last_pad_reg], part_784[last_pad_reg], part_785[last_pad_reg], part_786[last_pad_reg], part_787[last_pad_reg], part_788[last_pad_reg], part_789[last_pad_reg], part_790[last_pad_reg], part_791[last_pad_reg], part_792[last_pad_reg], part_793[last_pad_reg], part_794[last_pad_reg], part_795[last_pad_reg], part_796[last_pad_reg], part_797[last_pad_reg], part_798[last_pad_reg], part_799[last_pad_reg]} & state_reg), ^({part_800[last_pad_reg], part_801[last_pad_reg], part_802[last_pad_reg], part_803[last_pad_reg], part_804[last_pad_reg], part_805[last_pad_reg], part_806[last_pad_reg], part_807[last_pad_reg], part_808[last_pad_reg], part_809[last_pad_reg], part_810[last_pad_reg], part_811[last_pad_reg], part_812[last_pad_reg], part_813[last_pad_reg], part_814[last_pad_reg], part_815[last_pad_reg], part_816[last_pad_reg], part_817[last_pad_reg], part_818[last_pad_reg], part_819[last_pad_reg], part_820[last_pad_reg], part_821[last_pad_reg], part_822[last_pad_reg], part_823[last_pad_reg], part_824[last_pad_reg], part_825[last_pad_reg], part_826[last_pad_reg], part_827[last_pad_reg], part_828[last_pad_reg], part_829[last_pad_reg], part_830[last_pad_reg], part_831[last_pad_reg]} & state_reg), ^({part_832[last_pad_reg], part_833[last_pad_reg], part_834[last_pad_reg], part_835[last_pad_reg], part_836[last_pad_reg], part_837[last_pad_reg], part_838[last_pad_reg], part_839[last_pad_reg], part_840[last_pad_reg], part_841[last_pad_reg], part_842[last_pad_reg], part_843[last_pad_reg], part_844[last_pad_reg], part_845[last_pad_reg], part_846[last_pad_reg], part_847[last_pad_reg], part_848[last_pad_reg], part_849[last_pad_reg], part_850[last_pad_reg], part_851[last_pad_reg], part_852[last_pad_reg], part_853[last_pad_reg], part_854[last_pad_reg], part_855[last_pad_reg], part_856[last_pad_reg], part_857[last_pad_reg], part_858[last_pad_reg], part_859[last_pad_reg], part_860[last_pad_reg], part_861[last_pad_reg], part_862[last_pad_reg], part_863[last_pad_reg]} & state_reg), ^({part_864[last_pad_reg], part_865[last_pad_reg], part_866[last_pad_reg], part_867[last_pad_reg], part_868[last_pad_reg], part_869[last_pad_reg], part_870[last_pad_reg], part_871[last_pad_reg], part_872[last_pad_reg], part_873[last_pad_reg], part_874[last_pad_reg], part_875[last_pad_reg], part_876[last_pad_reg], part_877[last_pad_reg], part_878[last_pad_reg], part_879[last_pad_reg], part_880[last_pad_reg], part_881[last_pad_reg], part_882[last_pad_reg], part_883[last_pad_reg], part_884[last_pad_reg], part_885[last_pad_reg], part_886[last_pad_reg], part_887[last_pad_reg], part_888[last_pad_reg], part_889[last_pad_reg], part_890[last_pad_reg], part_891[last_pad_reg], part_892[last_pad_reg], part_893[last_pad_reg], part_894[last_pad_reg], part_895[last_pad_reg]} & state_reg), ^({part_896[last_pad_reg], part_897[last_pad_reg], part_898[last_pad_reg], part_899[last_pad_reg], part_900[last_pad_reg], part_901[last_pad_reg], part_902[last_pad_reg], part_903[last_pad_reg], part_904[last_pad_reg], part_905[last_pad_reg], part_906[last_pad_reg], part_907[last_pad_reg], part_908[last_pad_reg], part_909[last_pad_reg], part_910[last_pad_reg], part_911[last_pad_reg], part_912[last_pad_reg], part_913[last_pad_reg], part_914[last_pad_reg], part_915[last_pad_reg], part_916[last_pad_reg], part_917[last_pad_reg], part_918[last_pad_reg], part_919[last_pad_reg], part_920[last_pad_reg], part_921[last_pad_reg], part_922[last_pad_reg], part_923[last_pad_reg], part_924[last_pad_reg], part_925[last_pad_reg], part_926[last_pad_reg], part_927[last_pad_reg]} & state_reg), ^({part_928[last_pad_reg], part_929[last_pad_reg], part_930[last_pad_reg], part_931[last_pad_reg], part_932[last_pad_reg], part_933[last_pad_reg], part_934[last_pad_reg], part_935[last_pad_reg], part_936[last_pad_reg], part_937[last_pad_reg], part_938[last_pad_reg], part_939[last_pad_reg], part_940[last_pad_reg], part_941[last_pad_reg], part_942[last_pad_reg], part_943[last_pad_reg], part_944[last_pad_reg], part_945[last_pad_reg], part_946[last_pad_reg], part_947[last_pad_reg], part_948[last_pad_reg], part_949[last_pad_reg], part_950[last_pad_reg], part_951[last_pad_reg], part_952[last_pad_reg], part_953[last_pad_reg], part_954[last_pad_reg], part_955[last_pad_reg], part_956[last_pad_reg], part_957[last_pad_reg], part_958[last_pad_reg], part_959[last_pad_reg]} & state_reg), ^({part_960[last_pad_reg], part_961[last_pad_reg], part_962[last_pad_reg], part_963[last_pad_reg], part_964[last_pad_reg], part_965[last_pad_reg], part_966[last_pad_reg], part_967[last_pad_reg], part_968[last_pad_reg], part_969[last_pad_reg], part_970[last_pad_reg], part_971[last_pad_reg], part_972[last_pad_reg], part_973[last_pad_reg], part_974[last_pad_reg], part_975[last_pad_reg], part_976[last_pad_reg], part_977[last_pad_reg], part_978[last_pad_reg], part_979[last_pad_reg], part_980[last_pad_reg], part_981[last_pad_reg], part_982[last_pad_reg], part_983[last_pad_reg], part_984[last_pad_reg], part_985[last_pad_reg], part_986[last_pad_reg], part_987[last_pad_reg], part_988[last_pad_reg], part_989[last_pad_reg], part_990[last_pad_reg], part_991[last_pad_reg]} & state_reg), ^({part_992[last_pad_reg], part_993[last_pad_reg], part_994[last_pad_reg], part_995[last_pad_reg], part_996[last_pad_reg], part_997[last_pad_reg], part_998[last_pad_reg], part_999[last_pad_reg], part_1000[last_pad_reg], part_1001[last_pad_reg], part_1002[last_pad_reg], part_1003[last_pad_reg], part_1004[last_pad_reg], part_1005[last_pad_reg], part_1006[last_pad_reg], part_1007[last_pad_reg], part_1008[last_pad_reg], part_1009[last_pad_reg], part_1010[last_pad_reg], part_1011[last_pad_reg], part_1012[last_pad_reg], part_1013[last_pad_reg], part_1014[last_pad_reg], part_1015[last_pad_reg], part_1016[last_pad_reg], part_1017[last_pad_reg], part_1018[last_pad_reg], part_1019[last_pad_reg], part_1020[last_pad_reg], part_1021[last_pad_reg], part_1022[last_pad_reg], part_1023[last_pad_reg]} & state_reg)};
 
-// gen/lib/crc.ts:169:22
+// gen/lib/crc.ts:214:22
 assign crc_out = {state_final[0], state_final[1], state_final[2], state_final[3], state_final[4], state_final[5], state_final[6], state_final[7], state_final[8], state_final[9], state_final[10], state_final[11], state_final[12], state_final[13], state_final[14], state_final[15], state_final[16], state_final[17], state_final[18], state_final[19], state_final[20], state_final[21], state_final[22], state_final[23], state_final[24], state_final[25], state_final[26], state_final[27], state_final[28], state_final[29], state_final[30], state_final[31]} ^ 32'hffffffff;
 
-// gen/lib/crc.ts:171:11
+// gen/lib/crc.ts:216:11
 assign state = state_reg;
 
-// gen/lib/crc.ts:172:9
+// gen/lib/crc.ts:217:9
 assign crc = crc_out;
 
-// gen/lib/crc.ts:173:14
+// gen/lib/crc.ts:218:14
 assign crc_valid = crc_valid_reg;
 
-// gen/lib/crc.ts:174:28
-assign match = crc_valid_reg && (crc_out == 32'h2144df1c);
+// gen/lib/crc.ts:221:28
+assign match = crc_valid_reg && (state_reg == {part_1024[last_pad_reg], part_1025[last_pad_reg], part_1026[last_pad_reg], part_1027[last_pad_reg], part_1028[last_pad_reg], part_1029[last_pad_reg], part_1030[last_pad_reg], part_1031[last_pad_reg], part_1032[last_pad_reg], part_1033[last_pad_reg], part_1034[last_pad_reg], part_1035[last_pad_reg], part_1036[last_pad_reg], part_1037[last_pad_reg], part_1038[last_pad_reg], part_1039[last_pad_reg], part_1040[last_pad_reg], part_1041[last_pad_reg], part_1042[last_pad_reg], part_1043[last_pad_reg], part_1044[last_pad_reg], part_1045[last_pad_reg], part_1046[last_pad_reg], part_1047[last_pad_reg], part_1048[last_pad_reg], part_1049[last_pad_reg], part_1050[last_pad_reg], part_1051[last_pad_reg], part_1052[last_pad_reg], part_1053[last_pad_reg], part_1054[last_pad_reg], part_1055[last_pad_reg]});
 
-// gen/lib/crc.ts:150:7
+// gen/lib/crc.ts:197:7
 always @(posedge clk) begin
     if (valid) begin
         state_reg <= state_next;
         if (last) begin
-            last_keep_reg <= keep;
+            last_pad_reg <= {((((((((((((((((((((((((((((((((keep[0] && !keep[1]) || (keep[1] && !keep[2])) || (keep[2] && !keep[3])) || (keep[3] && !keep[4])) || (keep[4] && !keep[5])) || (keep[5] && !keep[6])) || (keep[6] && !keep[7])) || (keep[7] && !keep[8])) || (keep[8] && !keep[9])) || (keep[9] && !keep[10])) || (keep[10] && !keep[11])) || (keep[11] && !keep[12])) || (keep[12] && !keep[13])) || (keep[13] && !keep[14])) || (keep[14] && !keep[15])) || (keep[15] && !keep[16])) || (keep[16] && !keep[17])) || (keep[17] && !keep[18])) || (keep[18] && !keep[19])) || (keep[19] && !keep[20])) || (keep[20] && !keep[21])) || (keep[21] && !keep[22])) || (keep[22] && !keep[23])) || (keep[23] && !keep[24])) || (keep[24] && !keep[25])) || (keep[25] && !keep[26])) || (keep[26] && !keep[27])) || (keep[27] && !keep[28])) || (keep[28] && !keep[29])) || (keep[29] && !keep[30])) || (keep[30] && !keep[31])) || (keep[31] && !keep[32])), ((((((((((((((((((((((((((((((((keep[0] && !keep[1]) || (keep[1] && !keep[2])) || (keep[2] && !keep[3])) || (keep[3] && !keep[4])) || (keep[4] && !keep[5])) || (keep[5] && !keep[6])) || (keep[6] && !keep[7])) || (keep[7] && !keep[8])) || (keep[8] && !keep[9])) || (keep[9] && !keep[10])) || (keep[10] && !keep[11])) || (keep[11] && !keep[12])) || (keep[12] && !keep[13])) || (keep[13] && !keep[14])) || (keep[14] && !keep[15])) || (keep[15] && !keep[16])) || (keep[32] && !keep[33])) || (keep[33] && !keep[34])) || (keep[34] && !keep[35])) || (keep[35] && !keep[36])) || (keep[36] && !keep[37])) || (keep[37] && !keep[38])) || (keep[38] && !keep[39])) || (keep[39] && !keep[40])) || (keep[40] && !keep[41])) || (keep[41] && !keep[42])) || (keep[42] && !keep[43])) || (keep[43] && !keep[44])) || (keep[44] && !keep[45])) || (keep[45] && !keep[46])) || (keep[46] && !keep[47])) || (keep[47] && !keep[48])), ((((((((((((((((((((((((((((((((keep[0] && !keep[1]) || (keep[1] && !keep[2])) || (keep[2] && !keep[3])) || (keep[3] && !keep[4])) || (keep[4] && !keep[5])) || (keep[5] && !keep[6])) || (keep[6] && !keep[7])) || (keep[7] && !keep[8])) || (keep[16] && !keep[17])) || (keep[17] && !keep[18])) || (keep[18] && !keep[19])) || (keep[19] && !keep[20])) || (keep[20] && !keep[21])) || (keep[21] && !keep[22])) || (keep[22] && !keep[23])) || (keep[23] && !keep[24])) || (keep[32] && !keep[33])) || (keep[33] && !keep[34])) || (keep[34] && !keep[35])) || (keep[35] && !keep[36])) || (keep[36] && !keep[37])) || (keep[37] && !keep[38])) || (keep[38] && !keep[39])) || (keep[39] && !keep[40])) || (keep[48] && !keep[49])) || (keep[49] && !keep[50])) || (keep[50] && !keep[51])) || (keep[51] && !keep[52])) || (keep[52] && !keep[53])) || (keep[53] && !keep[54])) || (keep[54] && !keep[55])) || (keep[55] && !keep[56])), ((((((((((((((((((((((((((((((((keep[0] && !keep[1]) || (keep[1] && !keep[2])) || (keep[2] && !keep[3])) || (keep[3] && !keep[4])) || (keep[8] && !keep[9])) || (keep[9] && !keep[10])) || (keep[10] && !keep[11])) || (keep[11] && !keep[12])) || (keep[16] && !keep[17])) || (keep[17] && !keep[18])) || (keep[18] && !keep[19])) || (keep[19] && !keep[20])) || (keep[24] && !keep[25])) || (keep[25] && !keep[26])) || (keep[26] && !keep[27])) || (keep[27] && !keep[28])) || (keep[32] && !keep[33])) || (keep[33] && !keep[34])) || (keep[34] && !keep[35])) || (keep[35] && !keep[36])) || (keep[40] && !keep[41])) || (keep[41] && !keep[42])) || (keep[42] && !keep[43])) || (keep[43] && !keep[44])) || (keep[48] && !keep[49])) || (keep[49] && !keep[50])) || (keep[50] && !keep[51])) || (keep[51] && !keep[52])) || (keep[56] && !keep[57])) || (keep[57] && !keep[58])) || (keep[58] && !keep[59])) || (keep[59] && !keep[60])), ((((((((((((((((((((((((((((((((keep[0] && !keep[1]) || (keep[1] && !keep[2])) || (keep[4] && !keep[5])) || (keep[5] && !keep[6])) || (keep[8] && !keep[9])) || (keep[9] && !keep[10])) || (keep[12] && !keep[13])) || (keep[13] && !keep[14])) || (keep[16] && !keep[17])) || (keep[17] && !keep[18])) || (keep[20] && !keep[21])) || (keep[21] && !keep[22])) || (keep[24] && !keep[25])) || (keep[25] && !keep[26])) || (keep[28] && !keep[29])) || (keep[29] && !keep[30])) || (keep[32] && !keep[33])) || (keep[33] && !keep[34])) || (keep[36] && !keep[37])) || (keep[37] && !keep[38])) || (keep[40] && !keep[41])) || (keep[41] && !keep[42])) || (keep[44] && !keep[45])) || (keep[45] && !keep[46])) || (keep[48] && !keep[49])) || (keep[49] && !keep[50])) || (keep[52] && !keep[53])) || (keep[53] && !keep[54])) || (keep[56] && !keep[57])) || (keep[57] && !keep[58])) || (keep[60] && !keep[61])) || (keep[61] && !keep[62])), ((((((((((((((((((((((((((((((((keep[0] && !keep[1]) || (keep[2] && !keep[3])) || (keep[4] && !keep[5])) || (keep[6] && !keep[7])) || (keep[8] && !keep[9])) || (keep[10] && !keep[11])) || (keep[12] && !keep[13])) || (keep[14] && !keep[15])) || (keep[16] && !keep[17])) || (keep[18] && !keep[19])) || (keep[20] && !keep[21])) || (keep[22] && !keep[23])) || (keep[24] && !keep[25])) || (keep[26] && !keep[27])) || (keep[28] && !keep[29])) || (keep[30] && !keep[31])) || (keep[32] && !keep[33])) || (keep[34] && !keep[35])) || (keep[36] && !keep[37])) || (keep[38] && !keep[39])) || (keep[40] && !keep[41])) || (keep[42] && !keep[43])) || (keep[44] && !keep[45])) || (keep[46] && !keep[47])) || (keep[48] && !keep[49])) || (keep[50] && !keep[51])) || (keep[52] && !keep[53])) || (keep[54] && !keep[55])) || (keep[56] && !keep[57])) || (keep[58] && !keep[59])) || (keep[60] && !keep[61])) || (keep[62] && !keep[63]))};
         end
     end
     if (rst) begin
@@ -268,7 +1125,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/lib/crc.ts:154:13
+// gen/lib/crc.ts:201:13
 always @(posedge clk) begin
     crc_valid_reg <= valid && last;
     if (rst) begin
@@ -281,11 +1138,11 @@ end
 always @(posedge clk) begin
     if (!rst) begin
         if (!(!valid || (keep[0] && ((keep & (keep + 64'd1)) == 64'd0)))) begin
-            $display("%m: assertion failed at gen/lib/crc.ts:155:7: keep must be contiguous from byte 0 [valid=%0h keep=%0h]", valid, keep);
+            $display("%m: assertion failed at gen/lib/crc.ts:202:7: keep must be contiguous from byte 0 [valid=%0h keep=%0h]", valid, keep);
             $stop;
         end
         if (!((!valid || last) || &keep)) begin
-            $display("%m: assertion failed at gen/lib/crc.ts:156:7: only the last beat of a packet may be partial [valid=%0h last=%0h keep=%0h]", valid, last, keep);
+            $display("%m: assertion failed at gen/lib/crc.ts:203:7: only the last beat of a packet may be partial [valid=%0h last=%0h keep=%0h]", valid, last, keep);
             $stop;
         end
     end

@@ -37,16 +37,18 @@ reg  len_ok_reg;
 reg  complete_reg;
 reg  bad_frame_reg;
 reg  ovf_reg;
-reg  [15:0] frame_bytes_reg;
+reg  [12:0] frame_words_reg;
 wire et_ok;
 wire ver_ok;
 wire len_ok;
 wire [15:0] ip_left;
 wire live;
 wire ip_ends;
+wire [7:0] ip_thermo;
 wire [7:0] ip_lanes;
 wire [7:0] cov_lanes;
 wire complete;
+wire [12:0] frame_words_next;
 wire [15:0] frame_bytes;
 wire [63:0] u_crc_data;
 wire [7:0] u_crc_keep;
@@ -96,7 +98,9 @@ wire u_desc_empty;
 wire icrc_bad;
 wire commit;
 wire drop;
-wire [11:0] wr_here;
+wire [10:0] wr_here;
+wire space_keep;
+wire space_drop;
 wire space;
 wire write;
 wire [11:0] wr_next;
@@ -111,140 +115,156 @@ wire load;
 wire desc_pop;
 reg  [63:0] frame_mem [0:2047];
 reg  [63:0] frame_mem_rdata;
-// intermediate of gen/nic/icrc-check.ts:135:23: only bits [11:11] are used
+// intermediate of gen/nic/icrc-check.ts:146:45: only bits [11:11] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [11:0] binary_0 = (wr_here - rd_ptr_reg);
+wire [11:0] binary_0 = (wr_addr_reg - rd_ptr_reg);
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/icrc-check.ts:187:23: only bits [14:3] are used
+// intermediate of gen/nic/icrc-check.ts:146:45: only bits [11:11] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [15:0] binary_1 = (u_desc_m_data + 16'd7);
+wire [11:0] binary_1 = (commit_ptr_reg - rd_ptr_reg);
+/* verilator lint_on UNUSEDSIGNAL */
+// intermediate of gen/nic/icrc-check.ts:202:23: only bits [14:3] are used
+/* verilator lint_off UNUSEDSIGNAL */
+wire [15:0] binary_2 = (u_desc_m_data + 16'd7);
 /* verilator lint_on UNUSEDSIGNAL */
 
-// gen/nic/icrc-check.ts:62:12
+// gen/nic/icrc-check.ts:63:12
 assign s_axis_rx_tready = 1'd1;
 
-// gen/nic/icrc-check.ts:63:20
+// gen/nic/icrc-check.ts:64:20
 assign accept = s_axis_rx_tvalid;
 
-// gen/nic/icrc-check.ts:77:21
+// gen/nic/icrc-check.ts:79:21
 assign et_ok = (beat_reg == 3'd1) ? ({s_axis_rx_tdata[39:32], s_axis_rx_tdata[47:40]} == 16'h800) : et_ok_reg;
 
-// gen/nic/icrc-check.ts:78:22
+// gen/nic/icrc-check.ts:80:22
 assign ver_ok = (beat_reg == 3'd1) ? (s_axis_rx_tdata[55:48] == 8'd69) : ver_ok_reg;
 
-// gen/nic/icrc-check.ts:81:22
+// gen/nic/icrc-check.ts:83:22
 assign len_ok = (beat_reg == 3'd2) ? ({s_axis_rx_tdata[7:0], s_axis_rx_tdata[15:8]} >= 16'd44) : len_ok_reg;
 
-// gen/nic/icrc-check.ts:82:23
+// gen/nic/icrc-check.ts:85:23
 assign ip_left = (beat_reg == 3'd2) ? (({s_axis_rx_tdata[7:0], s_axis_rx_tdata[15:8]} + 16'd14) - 16'd16) : ip_left_reg;
 
-// gen/nic/icrc-check.ts:84:18
+// gen/nic/icrc-check.ts:89:18
 assign live = (beat_reg >= 3'd2) && !ip_done_reg;
 
-// gen/nic/icrc-check.ts:85:22
-assign ip_ends = live && (ip_left <= 16'd8);
-
-// gen/nic/icrc-check.ts:86:21
-assign ip_lanes = ip_done_reg ? 8'd0 : ((beat_reg >= 3'd2) ? {(ip_left > 16'd7), (ip_left > 16'd6), (ip_left > 16'd5), (ip_left > 16'd4), (ip_left > 16'd3), (ip_left > 16'd2), (ip_left > 16'd1), (ip_left > 16'd0)} : 8'd255);
-
-// gen/nic/icrc-check.ts:87:22
-assign cov_lanes = ip_lanes & s_axis_rx_tkeep;
-
-// gen/nic/icrc-check.ts:89:25
-assign complete = complete_reg || (ip_ends && ((ip_lanes & ~s_axis_rx_tkeep) == 8'd0));
+// gen/nic/icrc-check.ts:90:22
+assign ip_ends = live && !((beat_reg == 3'd2) ? ({s_axis_rx_tdata[7:0], s_axis_rx_tdata[15:8]} > 16'd10) : (ip_left_reg > 16'd8));
 
 // gen/nic/icrc-check.ts:91:22
-assign frame_bytes = frame_bytes_reg + {12'd0, (s_axis_rx_tlast ? ((({3'b000, s_axis_rx_tkeep[0]} + {3'b000, s_axis_rx_tkeep[1]}) + ({3'b000, s_axis_rx_tkeep[2]} + {3'b000, s_axis_rx_tkeep[3]})) + (({3'b000, s_axis_rx_tkeep[4]} + {3'b000, s_axis_rx_tkeep[5]}) + ({3'b000, s_axis_rx_tkeep[6]} + {3'b000, s_axis_rx_tkeep[7]}))) : 4'd8)};
+assign ip_thermo = {((beat_reg == 3'd2) ? ({s_axis_rx_tdata[7:0], s_axis_rx_tdata[15:8]} > 16'd9) : (ip_left_reg > 16'd7)), ((beat_reg == 3'd2) ? ({s_axis_rx_tdata[7:0], s_axis_rx_tdata[15:8]} > 16'd8) : (ip_left_reg > 16'd6)), ((beat_reg == 3'd2) ? ({s_axis_rx_tdata[7:0], s_axis_rx_tdata[15:8]} > 16'd7) : (ip_left_reg > 16'd5)), ((beat_reg == 3'd2) ? ({s_axis_rx_tdata[7:0], s_axis_rx_tdata[15:8]} > 16'd6) : (ip_left_reg > 16'd4)), ((beat_reg == 3'd2) ? ({s_axis_rx_tdata[7:0], s_axis_rx_tdata[15:8]} > 16'd5) : (ip_left_reg > 16'd3)), ((beat_reg == 3'd2) ? ({s_axis_rx_tdata[7:0], s_axis_rx_tdata[15:8]} > 16'd4) : (ip_left_reg > 16'd2)), ((beat_reg == 3'd2) ? ({s_axis_rx_tdata[7:0], s_axis_rx_tdata[15:8]} > 16'd3) : (ip_left_reg > 16'd1)), ((beat_reg == 3'd2) ? ({s_axis_rx_tdata[7:0], s_axis_rx_tdata[15:8]} > 16'd2) : (ip_left_reg > 16'd0))};
 
-// gen/nic/icrc-check.ts:96:21
+// gen/nic/icrc-check.ts:92:21
+assign ip_lanes = ip_done_reg ? 8'd0 : ((beat_reg >= 3'd2) ? ip_thermo : 8'd255);
+
+// gen/nic/icrc-check.ts:93:22
+assign cov_lanes = ip_lanes & s_axis_rx_tkeep;
+
+// gen/nic/icrc-check.ts:95:25
+assign complete = complete_reg || (ip_ends && ((ip_lanes & ~s_axis_rx_tkeep) == 8'd0));
+
+// gen/nic/icrc-check.ts:98:23
+assign frame_words_next = frame_words_reg + 13'd1;
+
+// gen/nic/icrc-check.ts:100:22
+assign frame_bytes = (s_axis_rx_tlast && !s_axis_rx_tkeep[7]) ? {frame_words_reg, {((((s_axis_rx_tkeep[3] && !s_axis_rx_tkeep[4]) || (s_axis_rx_tkeep[4] && !s_axis_rx_tkeep[5])) || (s_axis_rx_tkeep[5] && !s_axis_rx_tkeep[6])) || (s_axis_rx_tkeep[6] && !s_axis_rx_tkeep[7])), ((((s_axis_rx_tkeep[1] && !s_axis_rx_tkeep[2]) || (s_axis_rx_tkeep[2] && !s_axis_rx_tkeep[3])) || (s_axis_rx_tkeep[5] && !s_axis_rx_tkeep[6])) || (s_axis_rx_tkeep[6] && !s_axis_rx_tkeep[7])), ((((s_axis_rx_tkeep[0] && !s_axis_rx_tkeep[1]) || (s_axis_rx_tkeep[2] && !s_axis_rx_tkeep[3])) || (s_axis_rx_tkeep[4] && !s_axis_rx_tkeep[5])) || (s_axis_rx_tkeep[6] && !s_axis_rx_tkeep[7]))}} : {frame_words_next, 3'b000};
+
+// gen/nic/icrc-check.ts:105:21
 assign crc_feed = ((accept && (beat_reg >= 3'd1)) && !crc_done_reg) && |cov_lanes;
 
-// gen/nic/icrc-check.ts:97:12
+// gen/nic/icrc-check.ts:106:12
 assign u_crc_data = s_axis_rx_tdata | ((beat_reg == 3'd1) ? {{8{1'd1}}, {8{1'b0}}, {8{1'b0}}, {8{1'b0}}, {8{1'b0}}, {8{1'b0}}, {8{1'b0}}, {8{1'b0}}} : ((beat_reg == 3'd2) ? {{8{1'b0}}, {8{1'd1}}, {8{1'b0}}, {8{1'b0}}, {8{1'b0}}, {8{1'b0}}, {8{1'b0}}, {8{1'b0}}} : ((beat_reg == 3'd3) ? {{8{1'b0}}, {8{1'b0}}, {8{1'b0}}, {8{1'b0}}, {8{1'b0}}, {8{1'b0}}, {8{1'd1}}, {8{1'd1}}} : ((beat_reg == 3'd5) ? {{8{1'b0}}, {8{1'd1}}, {8{1'b0}}, {8{1'b0}}, {8{1'b0}}, {8{1'b0}}, {8{1'd1}}, {8{1'd1}}} : 64'd0))));
 
-// gen/nic/icrc-check.ts:98:12
+// gen/nic/icrc-check.ts:107:12
 assign u_crc_keep = cov_lanes;
 
-// gen/nic/icrc-check.ts:99:13
+// gen/nic/icrc-check.ts:108:13
 assign u_crc_valid = crc_feed;
 
-// gen/nic/icrc-check.ts:100:13
+// gen/nic/icrc-check.ts:109:13
 assign u_crc_start = beat_reg == 3'd1;
 
-// gen/nic/icrc-check.ts:101:12
+// gen/nic/icrc-check.ts:110:12
 assign u_crc_last = ip_ends || s_axis_rx_tlast;
 
-// gen/nic/icrc-check.ts:104:22
+// gen/nic/icrc-check.ts:113:22
 assign crc_ok = u_crc_crc_valid ? u_crc_match : crc_ok_reg;
 
-// gen/nic/icrc-check.ts:121:21
+// gen/nic/icrc-check.ts:130:21
 assign icrc_bad = pend_locatable_reg && !crc_ok;
 
-// gen/nic/icrc-check.ts:123:20
+// gen/nic/icrc-check.ts:132:20
 assign commit = ((pend_valid_reg && !pend_bad_reg) && !icrc_bad) && !(!u_desc_s_ready);
 
-// gen/nic/icrc-check.ts:124:18
+// gen/nic/icrc-check.ts:133:18
 assign drop = pend_valid_reg && !commit;
 
-// gen/nic/icrc-check.ts:125:16
+// gen/nic/icrc-check.ts:134:16
 assign u_desc_s_valid = commit;
 
-// gen/nic/icrc-check.ts:126:15
+// gen/nic/icrc-check.ts:135:15
 assign u_desc_s_data = pend_len_reg;
 
-// gen/nic/icrc-check.ts:127:13
+// gen/nic/icrc-check.ts:136:13
 assign drop_valid = drop;
 
-// gen/nic/icrc-check.ts:128:14
+// gen/nic/icrc-check.ts:137:14
 assign drop_reason = (pend_bad_reg || (!u_desc_s_ready && !icrc_bad)) ? 3'd7 : 3'd1;
 
-// gen/nic/icrc-check.ts:129:12
+// gen/nic/icrc-check.ts:138:12
 assign overflow = drop && (pend_ovf_reg || ((!u_desc_s_ready && !pend_bad_reg) && !icrc_bad));
 
-// gen/nic/icrc-check.ts:134:20
-assign wr_here = drop ? commit_ptr_reg : wr_addr_reg;
+// gen/nic/icrc-check.ts:145:20
+assign wr_here = drop ? commit_ptr_reg[10:0] : wr_addr_reg[10:0];
 
-// gen/nic/icrc-check.ts:136:19
-assign space = !binary_0[11];
+// gen/nic/icrc-check.ts:147:23
+assign space_keep = !binary_0[11];
 
-// gen/nic/icrc-check.ts:137:19
+// gen/nic/icrc-check.ts:148:23
+assign space_drop = !binary_1[11];
+
+// gen/nic/icrc-check.ts:149:19
+assign space = drop ? space_drop : space_keep;
+
+// gen/nic/icrc-check.ts:151:19
 assign write = (accept && space) && !ovf_reg;
 
-// gen/nic/icrc-check.ts:139:20
-assign wr_next = write ? (wr_here + 12'd1) : wr_here;
+// gen/nic/icrc-check.ts:154:20
+assign wr_next = drop ? (((accept && space_drop) && !ovf_reg) ? (commit_ptr_reg + 12'd1) : commit_ptr_reg) : (((accept && space_keep) && !ovf_reg) ? (wr_addr_reg + 12'd1) : wr_addr_reg);
 
-// gen/nic/icrc-check.ts:188:18
+// gen/nic/icrc-check.ts:203:18
 assign load = cur_valid_reg && (!out_valid_reg || m_axis_tready);
 
-// gen/nic/icrc-check.ts:190:17
+// gen/nic/icrc-check.ts:205:17
 assign desc_pop = u_desc_m_valid && (!cur_valid_reg || (load && (cur_left_reg == 12'd1)));
 
-// gen/nic/icrc-check.ts:191:16
+// gen/nic/icrc-check.ts:206:16
 assign u_desc_m_ready = desc_pop;
 
-// gen/nic/icrc-check.ts:194:11
+// gen/nic/icrc-check.ts:209:11
 assign m_axis_tdata = frame_mem_rdata;
 
-// gen/nic/icrc-check.ts:209:12
+// gen/nic/icrc-check.ts:224:12
 assign m_axis_tvalid = out_valid_reg;
 
-// gen/nic/icrc-check.ts:210:12
+// gen/nic/icrc-check.ts:225:12
 assign m_axis_tkeep = out_keep_reg;
 
-// gen/nic/icrc-check.ts:211:12
+// gen/nic/icrc-check.ts:226:12
 assign m_axis_tlast = out_last_reg;
 
-// gen/nic/icrc-check.ts:212:12
+// gen/nic/icrc-check.ts:227:12
 assign m_axis_tuser = out_len_reg;
 
-// gen/nic/icrc-check.ts:103:5
+// gen/nic/icrc-check.ts:112:5
 always @(posedge clk) begin
     if (u_crc_crc_valid) begin
         crc_ok_reg <= u_crc_match;
     end
 end
 
-// gen/nic/icrc-check.ts:130:5
+// gen/nic/icrc-check.ts:139:5
 always @(posedge clk) begin
     if (commit) begin
         commit_ptr_reg <= pend_end_reg;
@@ -254,14 +274,14 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/icrc-check.ts:138:5
+// gen/nic/icrc-check.ts:152:5
 always @(posedge clk) begin
     if (write) begin
-        frame_mem[wr_here[10:0]] <= s_axis_rx_tdata;
+        frame_mem[wr_here] <= s_axis_rx_tdata;
     end
 end
 
-// gen/nic/icrc-check.ts:140:10
+// gen/nic/icrc-check.ts:155:10
 always @(posedge clk) begin
     wr_addr_reg <= wr_next;
     if (rst) begin
@@ -269,7 +289,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/icrc-check.ts:143:8
+// gen/nic/icrc-check.ts:158:8
 always @(posedge clk) begin
     pend_valid_reg <= accept && s_axis_rx_tlast;
     if (rst) begin
@@ -277,7 +297,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/icrc-check.ts:144:5
+// gen/nic/icrc-check.ts:159:5
 always @(posedge clk) begin
     if (accept && s_axis_rx_tlast) begin
         pend_end_reg <= wr_next;
@@ -288,7 +308,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/icrc-check.ts:152:5
+// gen/nic/icrc-check.ts:167:5
 always @(posedge clk) begin
     if (accept) begin
         if (s_axis_rx_tlast) begin
@@ -298,13 +318,13 @@ always @(posedge clk) begin
             complete_reg <= 1'b0;
             bad_frame_reg <= 1'b0;
             ovf_reg <= 1'b0;
-            frame_bytes_reg <= 16'd0;
+            frame_words_reg <= 13'd0;
         end else begin
             if (beat_reg < 3'd6) begin
                 beat_reg <= beat_reg + 3'd1;
             end
             if (live) begin
-                if (ip_left <= 16'd8) begin
+                if (!((beat_reg == 3'd2) ? ({s_axis_rx_tdata[7:0], s_axis_rx_tdata[15:8]} > 16'd10) : (ip_left_reg > 16'd8))) begin
                     ip_done_reg <= 1'd1;
                 end else begin
                     ip_left_reg <= ip_left - 16'd8;
@@ -319,7 +339,7 @@ always @(posedge clk) begin
             complete_reg <= complete;
             bad_frame_reg <= bad_frame_reg || s_axis_rx_tuser;
             ovf_reg <= ovf_reg || (accept && !space);
-            frame_bytes_reg <= frame_bytes;
+            frame_words_reg <= frame_words_next;
         end
     end
     if (rst) begin
@@ -329,11 +349,11 @@ always @(posedge clk) begin
         complete_reg <= 1'b0;
         bad_frame_reg <= 1'b0;
         ovf_reg <= 1'b0;
-        frame_bytes_reg <= 16'd0;
+        frame_words_reg <= 13'd0;
     end
 end
 
-// gen/nic/icrc-check.ts:195:5
+// gen/nic/icrc-check.ts:210:5
 always @(posedge clk) begin
     if (load) begin
         rd_ptr_reg <= rd_ptr_reg + 12'd1;
@@ -350,7 +370,7 @@ always @(posedge clk) begin
     end
     if (desc_pop) begin
         cur_valid_reg <= 1'd1;
-        cur_left_reg <= binary_1[14:3];
+        cur_left_reg <= binary_2[14:3];
         cur_len_reg <= u_desc_m_data;
     end
     if (rst) begin
@@ -360,14 +380,14 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/icrc-check.ts:194:19: registered read port
+// gen/nic/icrc-check.ts:209:19: registered read port
 always @(posedge clk) begin
     if (load) begin
         frame_mem_rdata <= frame_mem[rd_ptr_reg[10:0]];
     end
 end
 
-// gen/nic/icrc-check.ts:93:17
+// gen/nic/icrc-check.ts:102:17
 roce_icrc_parallel_skip6 u_crc (
     .clk(clk),
     .rst(rst),
@@ -382,7 +402,7 @@ roce_icrc_parallel_skip6 u_crc (
     .match(u_crc_match)
 );
 
-// gen/nic/icrc-check.ts:119:18
+// gen/nic/icrc-check.ts:128:18
 sync_fifo_width16 u_desc (
     .clk(clk),
     .rst(rst),

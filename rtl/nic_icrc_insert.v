@@ -61,11 +61,11 @@ wire out_free;
 wire [31:0] icrc;
 wire [63:0] icrc_placed;
 wire [7:0] icrc_lanes;
-// intermediate of gen/nic/icrc-insert.ts:159:62: only bits [95:32] are used
+// intermediate of gen/nic/icrc-insert.ts:153:62: only bits [95:32] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [95:0] binary_0 = ({64'd0, icrc} << {out_slot_reg[79:74], 3'b000});
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/icrc-insert.ts:160:59: only bits [11:4] are used
+// intermediate of gen/nic/icrc-insert.ts:154:59: only bits [11:4] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [11:0] binary_1 = (12'd15 << out_slot_reg[79:74]);
 /* verilator lint_on UNUSEDSIGNAL */
@@ -76,76 +76,76 @@ assign accept = s_axis_tvalid && s_axis_tready;
 // gen/nic/icrc-insert.ts:55:23
 assign ip_left = (beat_reg == 3'd2) ? ({s_axis_tdata[7:0], s_axis_tdata[15:8]} - 16'd2) : ip_left_reg;
 
-// gen/nic/icrc-insert.ts:65:18
+// gen/nic/icrc-insert.ts:59:18
 assign live = (beat_reg >= 3'd2) && !ip_done_reg;
 
-// gen/nic/icrc-insert.ts:67:23
+// gen/nic/icrc-insert.ts:61:23
 assign cov_thermo = {((beat_reg == 3'd2) ? ({s_axis_tdata[7:0], s_axis_tdata[15:8]} > 16'd13) : (ip_left_reg > 16'd11)), ((beat_reg == 3'd2) ? ({s_axis_tdata[7:0], s_axis_tdata[15:8]} > 16'd12) : (ip_left_reg > 16'd10)), ((beat_reg == 3'd2) ? ({s_axis_tdata[7:0], s_axis_tdata[15:8]} > 16'd11) : (ip_left_reg > 16'd9)), ((beat_reg == 3'd2) ? ({s_axis_tdata[7:0], s_axis_tdata[15:8]} > 16'd10) : (ip_left_reg > 16'd8)), ((beat_reg == 3'd2) ? ({s_axis_tdata[7:0], s_axis_tdata[15:8]} > 16'd9) : (ip_left_reg > 16'd7)), ((beat_reg == 3'd2) ? ({s_axis_tdata[7:0], s_axis_tdata[15:8]} > 16'd8) : (ip_left_reg > 16'd6)), ((beat_reg == 3'd2) ? ({s_axis_tdata[7:0], s_axis_tdata[15:8]} > 16'd7) : (ip_left_reg > 16'd5)), ((beat_reg == 3'd2) ? ({s_axis_tdata[7:0], s_axis_tdata[15:8]} > 16'd6) : (ip_left_reg > 16'd4))};
 
-// gen/nic/icrc-insert.ts:68:22
+// gen/nic/icrc-insert.ts:62:22
 assign cov_lanes = (ip_done_reg ? 8'd0 : ((beat_reg >= 3'd2) ? cov_thermo : 8'd255)) & s_axis_tkeep;
 
-// gen/nic/icrc-insert.ts:69:21
+// gen/nic/icrc-insert.ts:63:21
 assign cov_ends = live && !((beat_reg == 3'd2) ? ({s_axis_tdata[7:0], s_axis_tdata[15:8]} > 16'd14) : (ip_left_reg > 16'd12));
 
-// gen/nic/icrc-insert.ts:70:22
+// gen/nic/icrc-insert.ts:64:22
 assign icrc_here = live && !((beat_reg == 3'd2) ? ({s_axis_tdata[7:0], s_axis_tdata[15:8]} > 16'd13) : (ip_left_reg > 16'd11));
 
-// gen/nic/icrc-insert.ts:76:22
+// gen/nic/icrc-insert.ts:70:22
 assign crc_feed = ((accept && (beat_reg >= 3'd1)) && !crc_done_reg) && |cov_lanes;
 
-// gen/nic/icrc-insert.ts:77:12
+// gen/nic/icrc-insert.ts:71:12
 assign u_crc_data = s_axis_tdata | ((beat_reg == 3'd1) ? {{8{1'd1}}, {8{1'b0}}, {8{1'b0}}, {8{1'b0}}, {8{1'b0}}, {8{1'b0}}, {8{1'b0}}, {8{1'b0}}} : ((beat_reg == 3'd2) ? {{8{1'b0}}, {8{1'd1}}, {8{1'b0}}, {8{1'b0}}, {8{1'b0}}, {8{1'b0}}, {8{1'b0}}, {8{1'b0}}} : ((beat_reg == 3'd3) ? {{8{1'b0}}, {8{1'b0}}, {8{1'b0}}, {8{1'b0}}, {8{1'b0}}, {8{1'b0}}, {8{1'd1}}, {8{1'd1}}} : ((beat_reg == 3'd5) ? {{8{1'b0}}, {8{1'd1}}, {8{1'b0}}, {8{1'b0}}, {8{1'b0}}, {8{1'b0}}, {8{1'd1}}, {8{1'd1}}} : 64'd0))));
 
-// gen/nic/icrc-insert.ts:78:12
+// gen/nic/icrc-insert.ts:72:12
 assign u_crc_keep = cov_lanes;
 
-// gen/nic/icrc-insert.ts:79:13
+// gen/nic/icrc-insert.ts:73:13
 assign u_crc_valid = crc_feed;
 
-// gen/nic/icrc-insert.ts:80:13
+// gen/nic/icrc-insert.ts:74:13
 assign u_crc_start = beat_reg == 3'd1;
 
-// gen/nic/icrc-insert.ts:81:12
+// gen/nic/icrc-insert.ts:75:12
 assign u_crc_last = cov_ends || s_axis_tlast;
 
-// gen/nic/icrc-insert.ts:116:23
+// gen/nic/icrc-insert.ts:110:23
 assign icrc_known = u_crc_crc_valid ? u_crc_crc : icrc_reg;
 
-// gen/nic/icrc-insert.ts:117:21
+// gen/nic/icrc-insert.ts:111:21
 assign icrc_need = (icrc_here && crc_feed) && cov_ends;
 
-// gen/nic/icrc-insert.ts:132:12
+// gen/nic/icrc-insert.ts:126:12
 assign s_axis_tready = !skid_valid_reg;
 
-// gen/nic/icrc-insert.ts:133:21
+// gen/nic/icrc-insert.ts:127:21
 assign out_free = m_axis_tready || !out_valid_reg;
 
-// gen/nic/icrc-insert.ts:157:18
+// gen/nic/icrc-insert.ts:151:18
 assign icrc = out_slot_reg[81] ? u_crc_crc : out_slot_reg[113:82];
 
-// gen/nic/icrc-insert.ts:159:20
+// gen/nic/icrc-insert.ts:153:20
 assign icrc_placed = binary_0[95:32];
 
-// gen/nic/icrc-insert.ts:160:25
+// gen/nic/icrc-insert.ts:154:25
 assign icrc_lanes = binary_1[11:4];
 
-// gen/nic/icrc-insert.ts:163:11
+// gen/nic/icrc-insert.ts:157:11
 assign m_axis_tdata = out_slot_reg[80] ? ((out_slot_reg[63:0] & ~({{8{icrc_lanes[7]}}, {8{icrc_lanes[6]}}, {8{icrc_lanes[5]}}, {8{icrc_lanes[4]}}, {8{icrc_lanes[3]}}, {8{icrc_lanes[2]}}, {8{icrc_lanes[1]}}, {8{icrc_lanes[0]}}})) | icrc_placed) : out_slot_reg[63:0];
 
-// gen/nic/icrc-insert.ts:164:12
+// gen/nic/icrc-insert.ts:158:12
 assign m_axis_tkeep = out_slot_reg[71:64];
 
-// gen/nic/icrc-insert.ts:165:12
+// gen/nic/icrc-insert.ts:159:12
 assign m_axis_tlast = out_slot_reg[72];
 
-// gen/nic/icrc-insert.ts:166:12
+// gen/nic/icrc-insert.ts:160:12
 assign m_axis_tuser = out_slot_reg[73];
 
-// gen/nic/icrc-insert.ts:167:12
+// gen/nic/icrc-insert.ts:161:12
 assign m_axis_tvalid = out_valid_reg;
 
-// gen/nic/icrc-insert.ts:83:5
+// gen/nic/icrc-insert.ts:77:5
 always @(posedge clk) begin
     if (accept) begin
         if (s_axis_tlast) begin
@@ -175,14 +175,14 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/icrc-insert.ts:130:5
+// gen/nic/icrc-insert.ts:124:5
 always @(posedge clk) begin
     if (u_crc_crc_valid) begin
         icrc_reg <= u_crc_crc;
     end
 end
 
-// gen/nic/icrc-insert.ts:134:5
+// gen/nic/icrc-insert.ts:128:5
 always @(posedge clk) begin
     if (out_free) begin
         if (skid_valid_reg) begin
@@ -211,7 +211,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/icrc-insert.ts:72:17
+// gen/nic/icrc-insert.ts:66:17
 roce_icrc_parallel_skip6 u_crc (
     .clk(clk),
     .rst(rst),
@@ -231,7 +231,7 @@ roce_icrc_parallel_skip6 u_crc (
 always @(posedge clk) begin
     if (!rst) begin
         if (!((!out_valid_reg || !out_slot_reg[81]) || u_crc_crc_valid)) begin
-            $display("%m: assertion failed at gen/nic/icrc-insert.ts:156:5: ICRC beat on m_axis before its CRC [out_valid_reg=%0h u_crc_crc_valid=%0h]", out_valid_reg, u_crc_crc_valid);
+            $display("%m: assertion failed at gen/nic/icrc-insert.ts:150:5: ICRC beat on m_axis before its CRC [out_valid_reg=%0h u_crc_crc_valid=%0h]", out_valid_reg, u_crc_crc_valid);
             $stop;
         end
     end

@@ -14,7 +14,8 @@
 // register `bytes - n` extra zero bytes is a linear, invertible map (for any polynomial
 // with an x^0 term), so the true register is U[bytes-n] · state, where U[p] undoes p zero
 // bytes: a small width×width matrix per possible byte count, chosen by tkeep. This costs
-// one data network plus `bytes` tiny register-only networks, instead of one data network
+// one data network plus `bytes` tiny register-only networks (as AND-XORs with coefficients
+// read from constant tables by the registered pad count), instead of one data network
 // per byte count; and the correction sits after the state register, outside the
 // feedback loop, so it does not lengthen the critical path (important at 512 bits).
 //
@@ -28,7 +29,8 @@
 // start right after `last`: `crc` is read from the registers before the next update lands.
 
 import { Bool, cat, DslError, defineModule, lit, mux, repeat, UInt, type ModuleDef, type Input, type Output, type UIntShape, type Value, intIn } from '../hdl/index.ts';
-import { applyMatrix, crcModel, type CrcParams, type CrcState, type Gf2Matrix } from './crc-model.ts';
+import { applyMatrix, crcModel, reflectBits, type CrcParams, type CrcState, type Gf2Matrix } from './crc-model.ts';
+import { keepCode } from './keep-code.ts';
 import { positiveInt } from './util.ts';
 
 export { CRC32, CRC32C, CRC16_XMODEM, CRC5_USB, crcModel, crc32 } from './crc-model.ts';
@@ -92,6 +94,50 @@ function fromBits(bits: Value[]): Value<UIntShape> {
   return cat(...[...bits].reverse());
 }
 
+/** Bits of a pad count 0..K-1. */
+function padWidth(K: number): number {
+  return Math.max(1, Math.ceil(Math.log2(K)));
+}
+
+/** A w-bit value whose bit j is `rows[j]`'s bit `pad`: one small constant table per bit. */
+function byPad(pad: Value, rows: readonly bigint[]): Value<UIntShape> {
+  const n = 1 << pad.width;
+  const bitOf = (t: bigint): Value => (t === 0n ? lit(0, 1) : t === (1n << BigInt(n)) - 1n ? lit(1, 1) : lit(t, n).bit(pad));
+  return cat(...[...rows].reverse().map(bitOf));
+}
+
+/** U[pad] · state, each output bit the XOR of its pad-selected coefficients and the register. */
+function correctByPad(plan: CrcPlan, pad: Value, state: Value): Value<UIntShape> {
+  const w = plan.params.width;
+  const bits = Array.from({ length: w }, (_, j) => {
+    const coef = byPad(pad, Array.from({ length: w }, (_, i) => tableOf(plan.bytes, p => (plan.unshift[p]![j]! >> BigInt(i)) & 1n)));
+    return coef.and(state).xorr();
+  });
+  return fromBits(bits);
+}
+
+/** Bit table over pad values 0..bytes-1 (bit p = f(p)). */
+function tableOf(bytes: number, f: (p: number) => bigint): bigint {
+  let t = 0n;
+  for (let p = 0; p < bytes; p++) t |= f(p) << BigInt(p);
+  return t;
+}
+
+/** The register value that finalizes to the residue after `pad` zero bytes: Z^pad · r0. */
+function residueAt(plan: CrcPlan, pad: number): bigint {
+  const model = crcModel(plan.params);
+  const { width, reflectOut, xorOut } = plan.params;
+  let r0 = model.residue() ^ xorOut;
+  if (reflectOut) r0 = reflectBits(r0, width);
+  return pad === 0 ? r0 : applyMatrix(model.stepMatrix(pad).state, r0);
+}
+
+/** Per register bit j, the table over pad of bit j of residueAt(pad). */
+function residueRows(plan: CrcPlan): bigint[] {
+  const at = Array.from({ length: plan.bytes }, (_, p) => residueAt(plan, p));
+  return Array.from({ length: plan.params.width }, (_, j) => tableOf(plan.bytes, p => (at[p]! >> BigInt(j)) & 1n));
+}
+
 export type CrcHwParams = {
   /** Bytes per beat (data width / 8). */
   bytes: number;
@@ -133,7 +179,8 @@ export function crcParallel(params: CrcParams): ModuleDef<CrcHwParams, CrcIO> {
     const match = m.output('match', Bool);
 
     const stateReg = m.reg('state_reg', UInt(w), { reset: params.initial });
-    const lastKeep = m.reg('last_keep_reg', UInt(K), { reset: null });
+    // Zero bytes fed on the last beat (none to undo with one-byte beats).
+    const padReg = K === 1 ? null : m.reg('last_pad_reg', UInt(padWidth(K)), { reset: null });
     const doneReg = m.reg('crc_valid_reg', Bool);
 
     // Byte lanes the CRC covers in this beat: tkeep, minus the skipped header on a start beat.
@@ -149,20 +196,18 @@ export function crcParallel(params: CrcParams): ModuleDef<CrcHwParams, CrcIO> {
 
     m.if(valid, () => {
       stateReg.set(stateNext);
-      m.if(last, () => lastKeep.set(keep));
+      if (padReg) m.if(last, () => padReg.set(keepCode(keep, padWidth(K), n => K - n)));
     });
     doneReg.set(valid.land(last));
     m.assert(valid.lnot().lor(keep.bit(0).land(keep.and(keep.addw(1)).eq(0))), 'keep must be contiguous from byte 0');
     m.assert(valid.lnot().lor(last).lor(keep.andr()), 'only the last beat of a packet may be partial');
 
     // Output stage: undo the zero bytes of a partial last beat, then reflect and xor.
-    const corrected = m.wire('state_final', UInt(w));
-    const sw = m.switch(lastKeep);
-    for (let n = K; n >= 1; n--) {
-      const pad = K - n;
-      sw.case((1n << BigInt(n)) - 1n, () => corrected.set(pad === 0 ? stateReg : fromBits(xorNetwork(plan.unshift[pad]!, stateReg))));
-    }
-    sw.default(() => corrected.set(stateReg));
+    // Timing (docs/synth.md): the last beat's pad (zero bytes fed) is registered as a binary
+    // count, so every coefficient of U[pad] is a function of the few pad bits alone (a
+    // constant table read by pad: one LUT), and each corrected bit is an AND-XOR of those
+    // coefficients with the register, instead of a K-way select keyed by the whole tkeep.
+    const corrected = m.let('state_final', padReg ? correctByPad(plan, padReg, stateReg) : stateReg);
     let out: Value = corrected;
     if (params.reflectOut) out = cat(...Array.from({ length: w }, (_, i) => corrected.bit(i)));
     if (params.xorOut !== 0n) out = out.xor(params.xorOut);
@@ -171,7 +216,9 @@ export function crcParallel(params: CrcParams): ModuleDef<CrcHwParams, CrcIO> {
     state.set(stateReg);
     crc.set(crcOut);
     crcValid.set(doneReg);
-    if (w % 8 === 0) match.set(doneReg.land(crcOut.eq(crcModel(params).residue())));
+    // The residue check compares the uncorrected register with the constant the residue
+    // becomes after `pad` zero bytes (U[pad] is invertible), so no correction lies before it.
+    if (w % 8 === 0) match.set(doneReg.land(stateReg.eq(padReg ? byPad(padReg, residueRows(plan)) : lit(residueAt(plan, 0), w))));
     else match.set(0);
     return { clk, rst, data, keep, valid, start, last, state, crc, crc_valid: crcValid, match };
   }, { doc: `Parallel ${params.name.toUpperCase()} over byte-enabled beats, XOR matrices from the software model`, params: { rules: { bytes: intIn(1, 512), skip: intIn(0, 511) }, check: p => (p.skip < p.bytes ? null : { param: 'skip', allowed: `0..${p.bytes - 1} with bytes ${p.bytes}`, why: 'skip fewer bytes than one beat holds' }) } });

@@ -12,7 +12,7 @@ import { seededRandom } from '../../tb/tests/seed.ts';
 const hex = (v: bigint, bits: number): string => `${bits}'h${v.toString(16)}`;
 
 describe('CRC hardware in Icarus equals the software model', () => {
-  for (const [bytes, skip] of [[8, 0], [8, 3], [1, 0], [16, 14]] as const) {
+  for (const [bytes, skip] of [[8, 0], [8, 3], [1, 0], [16, 14], [64, 14], [6, 2]] as const) {
     it(`bytes=${bytes} skip=${skip}`, () => {
       const { rng, seed } = seededRandom();
       const model = crcModel(CRC32);

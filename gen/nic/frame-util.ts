@@ -64,14 +64,14 @@ export function atLeast(v: Value, n: number): Value<UIntShape> {
   return n === 0 ? lit(1, 1) as Value<UIntShape> : v.ge(n);
 }
 
-/** Number of set bits, as a `countWidth(v.width)`-bit value (a balanced adder tree). */
-export function popCount(v: Value): Value<UIntShape> {
-  const w = countWidth(v.width);
-  let level: Value[] = Array.from({ length: v.width }, (_, i) => v.bit(i).zext(w));
-  while (level.length > 1) {
-    const next: Value[] = [];
-    for (let i = 0; i < level.length; i += 2) next.push(i + 1 < level.length ? level[i]!.addw(level[i + 1]!) : level[i]!);
-    level = next;
-  }
-  return level[0]! as Value<UIntShape>;
+/** `ip_left > k` for constants k, where ip_left is `totalLen + offset` in the beat holding the
+ *  IPv4 total length (`atLen`) and the register `ipLeft` after it. Timing (docs/synth.md): in
+ *  the length beat each decision is a compare of the length bytes themselves with a constant,
+ *  side by side, instead of an adder in front of every compare. (A total length that would
+ *  wrap the 16-bit sum is not a RoCEv2 frame.) */
+export function leftGtOf(atLen: Value, totalLen: Value, offset: number, ipLeft: Value): (k: number) => Value<UIntShape> {
+  return k => {
+    const t = k - offset;
+    return mux(atLen, t < 0 ? lit(1, 1) : totalLen.gt(t), ipLeft.gt(k)) as Value<UIntShape>;
+  };
 }

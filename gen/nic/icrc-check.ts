@@ -21,11 +21,12 @@
 // be extracted. The result is ready one cycle after the last IPv4 byte; the verdict waits
 // for it in a one-frame "pending" register while the next frame is already being written.
 
-import { Bool, cat, defineModule, DslError, lit, mux, UInt, oneOf, powerOfTwoIn } from '../hdl/index.ts';
+import { Bool, cat, defineModule, DslError, lit, mux, UInt, oneOf, powerOfTwoIn, type Value } from '../hdl/index.ts';
 import { syncFifo } from '../lib/fifo.ts';
 import { log2Exact } from '../lib/util.ts';
 import { RX_DROP, frameStream, type NicParams } from './types.ts';
-import { atLeast, byteAt, countWidth, laneBits, popCount, select, thermo } from './frame-util.ts';
+import { atLeast, byteAt, countWidth, laneBits, leftGtOf, select, thermo } from './frame-util.ts';
+import { keepCode } from '../lib/keep-code.ts';
 import { icrcMaskLanes, icrcParallel, icrcStart } from './icrc-params.ts';
 import { ETH_BYTES, ETHERTYPE_IPV4, IP_BASE_BYTES, OFF } from './roce.ts';
 import { RX_LEN_WIDTH, rxFrameStream } from './rx-frame.ts';
@@ -71,7 +72,8 @@ export const icrcCheck = defineModule('nic_icrc_check', { dataWidth: 64, bufferB
   const complete = m.reg('complete_reg', Bool);
   const badFrame = m.reg('bad_frame_reg', Bool);
   const ovf = m.reg('ovf_reg', Bool);
-  const frameBytes = m.reg('frame_bytes_reg', UInt(RX_LEN_WIDTH));
+  // Whole words before this beat (the frame's bytes so far are frame_words * B).
+  const frameWords = m.reg('frame_words_reg', UInt(RX_LEN_WIDTH - lb));
 
   const inByte = (off: number) => byteAt(s.tdata, off % B);
   const etOkNow = m.let('et_ok', mux(beat.eq(etBeat), cat(inByte(OFF.ethertype), inByte(OFF.ethertype + 1)).eq(ETHERTYPE_IPV4), etOk));
@@ -79,16 +81,23 @@ export const icrcCheck = defineModule('nic_icrc_check', { dataWidth: 64, bufferB
   const totalLen = cat(inByte(OFF.ipTotalLen), inByte(OFF.ipTotalLen + 1));
   const atLen = beat.eq(lenBeat);
   const lenOkNow = m.let('len_ok', mux(atLen, totalLen.ge(IP_BASE_BYTES), lenOk));
+  const lenOffset = ETH_BYTES - lenBeat * B;
   const ipLeftNow = m.let('ip_left', mux(atLen, totalLen.addw(ETH_BYTES).subw(lenBeat * B), ipLeft));
+  // Every coverage decision compares ip_left with a constant (frame-util.ts leftGtOf).
+  const leftGt = leftGtOf(atLen, totalLen, lenOffset, ipLeft);
   const known = atLeast(beat, lenBeat);
   const live = m.let('live', known.land(ipDone.lnot()));
-  const endsHere = m.let('ip_ends', live.land(ipLeftNow.le(B)));
-  const ipLanes = m.let('ip_lanes', mux(ipDone, lit(0, B), mux(known, thermo(ipLeftNow, B), full)));
+  const endsHere = m.let('ip_ends', live.land(leftGt(B).lnot()));
+  const ipThermo = m.let('ip_thermo', cat(...Array.from({ length: B }, (_, i) => leftGt(i)).reverse()));
+  const ipLanes = m.let('ip_lanes', mux(ipDone, lit(0, B), mux(known, ipThermo, full)));
   const covLanes = m.let('cov_lanes', ipLanes.and(s.tkeep!));
   // The whole IPv4 packet is inside the frame: its last byte is in a valid lane.
   const completeNow = m.let('complete', complete.lor(endsHere.land(ipLanes.and(s.tkeep!.not()).eq(0))));
-  const lastBytes = popCount(s.tkeep!);
-  const bytesNow = m.let('frame_bytes', frameBytes.addw(mux(s.tlast!, lastBytes, lit(B, lastBytes.width)).zext(RX_LEN_WIDTH)));
+  // Frame bytes up to this beat: whole words, plus the last beat's lanes (tkeep contiguous,
+  // as the CRC asserts) as the low bits, so no count of tkeep is added (timing, docs/synth.md).
+  const wordsNext = m.let('frame_words_next', frameWords.addw(1));
+  const partial = s.tlast!.land(s.tkeep!.bit(B - 1).lnot());
+  const bytesNow = m.let('frame_bytes', mux(partial, cat(frameWords, keepCode(s.tkeep!, lb, n => n % B)), cat(wordsNext, lit(0, lb))));
 
   const crc = m.instance('u_crc', icrcParallel, { bytes: B, skip: start.skip });
   const maskKeys = [...masks.keys()].sort((a, b) => a - b);
@@ -130,13 +139,19 @@ export const icrcCheck = defineModule('nic_icrc_check', { dataWidth: 64, bufferB
   m.if(commit, () => commitPtr.set(pendEnd));
 
   // A dropped frame's space is reused at once: the next frame's first beat may already be
-  // arriving, and it is written where the dropped frame began.
-  const wrHere = m.let('wr_here', mux(drop, commitPtr, wrAddr));
-  const used = wrHere.subw(rdPtr);
-  const space = m.let('space', used.bit(aw).lnot());
-  const write = m.let('write', accept.land(space).land(ovf.lnot()));
-  m.if(write, () => mem.write(wrHere.bits(aw - 1, 0), s.tdata));
-  const wrNext = m.let('wr_next', mux(write, wrHere.addw(1), wrHere));
+  // arriving, and it is written where the dropped frame began. Timing (docs/synth.md): the
+  // verdict comes late in the cycle (CRC residue compare), so the room check and the next
+  // write pointer are computed for both places side by side and `drop` only picks one.
+  const wrHere = m.let('wr_here', mux(drop, commitPtr, wrAddr).bits(aw - 1, 0));
+  const roomAt = (ptr: Value): Value => ptr.subw(rdPtr).bit(aw).lnot();
+  const spaceKeep = m.let('space_keep', roomAt(wrAddr));
+  const spaceDrop = m.let('space_drop', roomAt(commitPtr));
+  const space = m.let('space', mux(drop, spaceDrop, spaceKeep));
+  const writeAt = (room: Value): Value => accept.land(room).land(ovf.lnot());
+  const write = m.let('write', writeAt(space));
+  m.if(write, () => mem.write(wrHere, s.tdata));
+  const nextAt = (ptr: Value, room: Value): Value => mux(writeAt(room), ptr.addw(1), ptr);
+  const wrNext = m.let('wr_next', mux(drop, nextAt(commitPtr, spaceDrop), nextAt(wrAddr, spaceKeep)));
   wrAddr.set(wrNext);
   const ovfNow = ovf.lor(accept.land(space.lnot()));
 
@@ -157,11 +172,11 @@ export const icrcCheck = defineModule('nic_icrc_check', { dataWidth: 64, bufferB
       complete.set(0);
       badFrame.set(0);
       ovf.set(0);
-      frameBytes.set(0);
+      frameWords.set(0);
     }).else(() => {
       m.if(beat.lt(kMax), () => beat.set(beat.addw(1)));
       m.if(live, () => {
-        m.if(ipLeftNow.le(B), () => ipDone.set(1)).else(() => ipLeft.set(ipLeftNow.subw(B)));
+        m.if(leftGt(B).lnot(), () => ipDone.set(1)).else(() => ipLeft.set(ipLeftNow.subw(B)));
       });
       m.if(crcFeed.land(endsHere), () => crcDone.set(1));
       etOk.set(etOkNow);
@@ -170,7 +185,7 @@ export const icrcCheck = defineModule('nic_icrc_check', { dataWidth: 64, bufferB
       complete.set(completeNow);
       badFrame.set(badFrame.lor(s.tuser!.bit(0)));
       ovf.set(ovfNow);
-      frameBytes.set(bytesNow);
+      frameWords.set(wordsNext);
     });
   });
 

@@ -19,7 +19,7 @@
 
 import { Bool, cat, defineModule, lit, mux, pack, Struct, UInt, type Value } from '../hdl/index.ts';
 import { log2Exact } from '../lib/util.ts';
-import { atLeast, byteAt, countWidth, laneBits, select } from './frame-util.ts';
+import { atLeast, byteAt, countWidth, laneBits, leftGtOf, select } from './frame-util.ts';
 import { icrcMaskLanes, icrcParallel, icrcStart } from './icrc-params.ts';
 import { ETH_BYTES, OFF } from './roce.ts';
 import { frameStream, type NicParams } from './types.ts';
@@ -53,14 +53,8 @@ export const icrcInsert = defineModule('nic_icrc_insert', { dataWidth: 64 } as I
   // IPv4 bytes from this beat's first byte to the end of the IPv4 packet.
   const lenOffset = ETH_BYTES - lenBeat * B;
   const ipLeftNow = m.let('ip_left', mux(atLen, lenOffset >= 0 ? totalLen.addw(lenOffset) : totalLen.subw(-lenOffset), ipLeft));
-  // Timing (docs/synth.md): every decision below compares ip_left with a constant, so it is
-  // taken on the length bytes themselves in their beat (total length > k - offset) and on
-  // the register after it: constant compares in parallel, no adder in front of the CRC mask.
-  // (A total length that wraps the 16-bit sum is not a RoCEv2 frame; see above.)
-  const leftGt = (k: number): Value => {
-    const t = k - lenOffset;
-    return mux(atLen, t < 0 ? lit(1, 1) : totalLen.gt(t), ipLeft.gt(k));
-  };
+  // Every decision below compares ip_left with a constant (frame-util.ts leftGtOf).
+  const leftGt = leftGtOf(atLen, totalLen, lenOffset, ipLeft);
   const known = atLeast(beat, lenBeat);
   const live = m.let('live', known.land(ipDone.lnot()));
   // Lane i is covered while ip_left > i + 4 (the ICRC's four bytes are not).

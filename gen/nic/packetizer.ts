@@ -3,11 +3,11 @@
 // payload, 0-3 pad bytes and four zero ICRC placeholder bytes (nic_icrc_insert fills them).
 //
 // Two stages:
-// 1. Header stage: a command is turned into its header bytes (up to 74) and frame
-//    bookkeeping in one register stage. It refills while the previous frame's payload
-//    streams, so frames follow each other without idle beats. An idle packetizer may also
-//    send a frame's first beat from the arriving command itself (same cycle), keeping the
-//    header in the register for the rest: see "start in the command's cycle" below.
+// 1. Header stage: a command is turned into its header bytes (up to 74), frame bookkeeping
+//    and the IPv4 header's word sum in one register stage (the checksum is folded from the
+//    registered sum as the header goes out). It refills while the previous frame's payload
+//    streams, so frames follow each other without idle beats; no path runs from s_cmd to
+//    m_axis (timing at 512 bits: docs/synth.md).
 // 2. Output stage: frame beat k is either a pure header beat (k < hb), the "mixed" beat
 //    k = hb (header tail in lanes 0..s-1, payload bytes from lane s on), or a body beat
 //    (the s bytes carried over from the previous payload beat, then the next payload bytes).
@@ -28,24 +28,28 @@ import { Bool, cat, defineModule, lit, mux, UInt, type Value } from '../hdl/inde
 import { stream } from '../lib/interfaces.ts';
 import { log2Exact } from '../lib/util.ts';
 import { beBytes, countWidth, laneBits, packBytes, select, thermo } from './frame-util.ts';
-import { ETH_BYTES, ETHERTYPE_IPV4, HEADER_LENGTHS, IP_BASE_BYTES, IPV4_BYTES, ROCE_PORT } from './roce.ts';
-import { TX_GATE_PAYLOAD_LAG } from './tx-frame-gate.ts';
+import { ETH_BYTES, ETHERTYPE_IPV4, HEADER_LENGTHS, IP_BASE_BYTES, IPV4_BYTES, OFF, ROCE_PORT } from './roce.ts';
 import { byteStream, frameStream, TxPktCmd, type NicParams } from './types.ts';
 
-export type PacketizerParams = Pick<NicParams, 'dataWidth'> & {
-  /** Payload lag: the payload stream shows word j of an n-word payload by cycle
-   *  t + payloadLag - (n - 1 - j) when its command arrives in cycle t (nic_tx_frame_gate:
-   *  TX_GATE_PAYLOAD_LAG). Decides which frames may start in their command's cycle. */
-  payloadLag: number;
-};
+export type PacketizerParams = Pick<NicParams, 'dataWidth'>;
 
 const MAX_HDR = HEADER_LENGTHS[HEADER_LENGTHS.length - 1];
 const MAX_PAYLOAD = (1 << 13) - 1;
 
-export const packetizer = defineModule('nic_packetizer', { dataWidth: 64, payloadLag: TX_GATE_PAYLOAD_LAG } as PacketizerParams, (m, p) => {
+/** Sum of many values as a balanced adder tree, `width` bits. */
+function sumTree(values: readonly Value[], width: number): Value {
+  let level: Value[] = values.map(v => v.zext(width));
+  while (level.length > 1) {
+    const next: Value[] = [];
+    for (let i = 0; i < level.length; i += 2) next.push(i + 1 < level.length ? level[i]!.addw(level[i + 1]!) : level[i]!);
+    level = next;
+  }
+  return level[0]!;
+}
+
+export const packetizer = defineModule('nic_packetizer', { dataWidth: 64 } as PacketizerParams, (m, p) => {
   const W = p.dataWidth, B = W / 8;
   const lb = log2Exact(B, 'dataWidth / 8');
-  if (!Number.isInteger(p.payloadLag) || p.payloadLag < 0) throw new Error(`nic_packetizer: payloadLag ${p.payloadLag} is not a cycle count`);
   const { clk, rst } = m.clockAndReset();
   const s_cmd = stream(TxPktCmd).sink(m, 's_cmd');
   const s_payload = byteStream(W).sink(m, 's_payload');
@@ -60,9 +64,15 @@ export const packetizer = defineModule('nic_packetizer', { dataWidth: 64, payloa
   const kinds = [0, 1, 2, 3];
 
   // ---- header stage ----------------------------------------------------------------------
+  // A command is turned into its header bytes (checksum left out), frame bookkeeping and the
+  // IPv4 header's 20-bit word sum, in one register stage. Timing (docs/synth.md): no adder
+  // feeds another here except the sum tree itself, and no path runs from s_cmd to m_axis
+  // (each frame starts from the header register).
   const cmd = s_cmd.data;
+  const ck = 8 * OFF.ipChecksum;
   const hdrValid = m.reg('hdr_valid_reg', Bool);
-  const hdrBytes = m.reg('hdr_bytes_reg', UInt(8 * MAX_HDR), { reset: null });
+  const hdrBytes = m.reg('hdr_bytes_reg', UInt(8 * MAX_HDR - 16), { reset: null }); // all but the checksum
+  const hdrSum = m.reg('hdr_sum_reg', UInt(20), { reset: null });
   const hdrKind = m.reg('hdr_kind_reg', UInt(2), { reset: null });
   const hdrPayLen = m.reg('hdr_pay_len_reg', UInt(13), { reset: null });
   const hdrLastIdx = m.reg('hdr_last_idx_reg', UInt(kW), { reset: null });
@@ -75,19 +85,21 @@ export const packetizer = defineModule('nic_packetizer', { dataWidth: 64, payloa
   const payLen = cmd.field('payloadLen');
   const pad = m.let('cmd_pad', lit(0, 2).subw(payLen.bits(1, 0)));
   const extLen = m.let('cmd_ext_len', cat(hasReth, lit(0, 1), hasAeth, lit(0, 2)));
-  const ipLen = m.let('cmd_ip_len', lit(IP_BASE_BYTES, 16).addw(extLen.zext(16)).addw(payLen.zext(16)).addw(pad.zext(16)));
-  const udpLen = m.let('cmd_udp_len', ipLen.subw(IPV4_BYTES));
-  const frameLen = m.let('cmd_frame_len', ipLen.addw(ETH_BYTES)); // 16 bits: at most 8276
+  // payloadLen + pad, the payload rounded up to whole words; every length is it plus a
+  // constant of the header layout (one adder each, side by side).
+  const padded = m.let('cmd_padded', payLen.zext(16).addw(3).and(0xfffc));
+  const plus = (k: number): Value => padded.addw(lit(k, 16).addw(extLen.zext(16)));
+  const ipLen = m.let('cmd_ip_len', plus(IP_BASE_BYTES));
+  const udpLen = m.let('cmd_udp_len', plus(IP_BASE_BYTES - IPV4_BYTES));
+  const frameLast = m.let('cmd_frame_last', plus(IP_BASE_BYTES + ETH_BYTES - 1).trunc(kW + lb)); // frame length - 1, at most 8275
   const tos = cat(cmd.field('dscp'), lit(0, 2));
   const ttl = cmd.field('ttl');
   const srcIp = cmd.field('srcIp'), dstIp = cmd.field('dstIp');
-  // Header checksum: one's-complement sum of the ten 16-bit words (checksum word = 0).
-  const words: Value[] = [cat(lit(0x45, 8), tos), ipLen, ipId, lit(0x4000, 16), cat(ttl, lit(17, 8)),
-    srcIp.bits(31, 16), srcIp.bits(15, 0), dstIp.bits(31, 16), dstIp.bits(15, 0)];
-  const sum = m.let('ip_sum', words.reduce((a, w) => a.add(w)).trunc(20));
-  const fold1 = m.let('ip_sum_fold1', sum.bits(15, 0).add(sum.bits(19, 16)));
-  const fold2 = m.let('ip_sum_fold2', fold1.bits(15, 0).addw(fold1.bits(16, 16).zext(16)));
-  const checksum = m.let('ip_checksum', fold2.not());
+  // Header checksum: one's-complement sum of the ten 16-bit words (checksum word = 0), here
+  // with the total length's parts as addends of their own (not its adder in front).
+  const ipConst = 0x4500 + IP_BASE_BYTES + 0x4000 + 17;
+  const sum = m.let('ip_sum', sumTree([lit(ipConst, 20), tos, extLen, payLen, pad, ipId, cat(ttl, lit(0, 8)),
+    srcIp.bits(31, 16), srcIp.bits(15, 0), dstIp.bits(31, 16), dstIp.bits(15, 0)], 20));
 
   const zero = lit(0, 8);
   const reth = [...beBytes(cmd.field('rethVa')), ...beBytes(cmd.field('rethRkey')), ...beBytes(cmd.field('rethLen'))];
@@ -99,7 +111,7 @@ export const packetizer = defineModule('nic_packetizer', { dataWidth: 64, payloa
   for (let i = 0; i < 4; i++) ext.push(mux(hasReth.land(hasAeth), aeth[i]!, zero));
   const header = packBytes([
     ...beBytes(cmd.field('dstMac')), ...beBytes(cmd.field('srcMac')), ...beBytes(lit(ETHERTYPE_IPV4, 16)),
-    lit(0x45, 8), tos, ...beBytes(ipLen), ...beBytes(ipId), lit(0x40, 8), zero, ttl, lit(17, 8), ...beBytes(checksum),
+    lit(0x45, 8), tos, ...beBytes(ipLen), ...beBytes(ipId), lit(0x40, 8), zero, ttl, lit(17, 8), zero, zero,
     ...beBytes(srcIp), ...beBytes(dstIp),
     ...beBytes(cmd.field('srcPort')), ...beBytes(lit(ROCE_PORT, 16)), ...beBytes(udpLen), zero, zero,
     cmd.field('opcode'), cat(lit(0, 2), pad, lit(0, 4)), lit(0xff, 8), lit(0xff, 8), zero, ...beBytes(cmd.field('destQpn')),
@@ -108,28 +120,17 @@ export const packetizer = defineModule('nic_packetizer', { dataWidth: 64, payloa
   ]);
 
   const cmdKind = m.let('cmd_kind', cat(hasReth, hasAeth));
-  const cmdLastIdx = m.let('cmd_last_idx', frameLen.subw(1).shr(lb).trunc(kW));
-  const cmdLastKeep = m.let('cmd_last_keep', thermo(frameLen.subw(1).bits(lb - 1, 0).zext(lb + 1).addw(1), B));
+  const cmdLastIdx = m.let('cmd_last_idx', frameLast.shr(lb).trunc(kW));
+  // Lanes of the last beat: lane i is valid when (frame length - 1) mod B >= i.
+  const lastLane = frameLast.bits(lb - 1, 0);
+  const cmdLastKeep = m.let('cmd_last_keep', cat(...Array.from({ length: B }, (_, i) => (i === 0 ? lit(1, 1) : lastLane.ge(i))).reverse()));
 
-  // ---- start in the command's cycle ---------------------------------------------------------
-  // An idle packetizer sends a frame's first beat straight from the arriving command (and
-  // keeps the header in the register for the beats after it) when the frame's later beats
-  // cannot run ahead of its payload: payload word j is needed at frame beat hb + j, i.e. no
-  // sooner than cycle t + hb + j, and the source shows it by t + payloadLag - (n - 1 - j). So
-  // hb + n - 1 >= payloadLag, or no payload, or a single payload word in the first beat
-  // (hb = 0, n = 1: the first beat may wait, nothing was sent before it). Other frames start
-  // a cycle later, from the header register. With the gate's lag of 2: at 64 bits every
-  // header is 6+ beats, so every frame starts early; at 512 bits (hb 0 or 1) those without
-  // payload, with more than 2 - hb payload words, or with hb = 0 and one word.
-  const needWords = hbOf.map(h => p.payloadLag + 1 - h); // payload words that keep the frame behind its payload
-  const payBeats = needWords.some(n => n > 1) ? m.let('cmd_pay_beats', payLen.zext(14).addw(B - 1).shr(lb).trunc(14 - lb)) : lit(0, 1);
-  const startOk = hbOf.map((h, k) => {
-    const need = needWords[k]!;
-    if (need <= 1) return lit(1, 1);
-    const few = h === 0 ? payBeats.le(1) : payBeats.eq(0);
-    return few.lor(payBeats.ge(need));
-  });
-  const early = m.let('start_early', select(cmdKind, kinds, startOk));
+  // The checksum is folded from the registered sum on the way out (two short adders on
+  // registers), so no adder follows the sum tree between s_cmd and the header register.
+  const fold1 = m.let('ip_sum_fold1', hdrSum.bits(15, 0).add(hdrSum.bits(19, 16)));
+  const fold2 = m.let('ip_sum_fold2', fold1.bits(15, 0).addw(fold1.bits(16, 16).zext(16)));
+  const checksum = m.let('ip_checksum', fold2.not());
+  const hBytes = m.let('hdr_full', cat(hdrBytes.bits(8 * MAX_HDR - 17, ck), packBytes(beBytes(checksum)), hdrBytes.bits(ck - 1, 0)));
 
   // ---- output stage ----------------------------------------------------------------------
   const inBody = m.reg('in_body_reg', Bool);
@@ -142,20 +143,12 @@ export const packetizer = defineModule('nic_packetizer', { dataWidth: 64, payloa
   const drain = m.reg('drain_reg', Bool);
   const errReg = m.reg('err_payload_reg', Bool);
 
-  const bypass = m.let('hdr_bypass', inBody.lor(hdrValid).lor(drain).lnot().land(s_cmd.valid).land(early));
-  // The header the output stage works from: the register, or the arriving command's.
-  const hKind = m.let('hdr_kind', mux(hdrValid, hdrKind, cmdKind));
-  const hLastIdx = m.let('hdr_last_idx', mux(hdrValid, hdrLastIdx, cmdLastIdx));
-  const hLastKeep = m.let('hdr_last_keep', mux(hdrValid, hdrLastKeep, cmdLastKeep));
-  const hPayLen = m.let('hdr_pay_len', mux(hdrValid, hdrPayLen, payLen));
-  const hBytes = m.let('hdr_bytes', mux(hdrValid, hdrBytes, header));
-
-  const kind = m.let('kind', mux(inBody, curKind, hKind));
-  const lastIdx = m.let('last_idx', mux(inBody, curLastIdx, hLastIdx));
-  const lastKeep = m.let('last_keep', mux(inBody, curLastKeep, hLastKeep));
-  const remNow = m.let('pay_rem', mux(inBody, payRem, hPayLen));
+  const kind = m.let('kind', mux(inBody, curKind, hdrKind));
+  const lastIdx = m.let('last_idx', mux(inBody, curLastIdx, hdrLastIdx));
+  const lastKeep = m.let('last_keep', mux(inBody, curLastKeep, hdrLastKeep));
+  const remNow = m.let('pay_rem', mux(inBody, payRem, hdrPayLen));
   const hb = m.let('hdr_beats', select(kind, kinds, hbOf.map(h => lit(h, kW))));
-  const active = m.let('active', inBody.lor(hdrValid.land(drain.lnot())).lor(bypass));
+  const active = m.let('active', inBody.lor(hdrValid.land(drain.lnot())));
   const mixed = m.let('mixed_beat', inBody.lnot().land(beat.eq(hb)));
   const atPayload = m.let('at_payload', inBody.lor(mixed));
   const needPay = m.let('need_payload', atPayload.land(remNow.ne(0)));
@@ -186,16 +179,16 @@ export const packetizer = defineModule('nic_packetizer', { dataWidth: 64, payloa
   m_axis.tuser!.set(0);
   s_payload.tready.set(fire.land(needPay).lor(drain));
 
-  // A command is taken when the header register is free (or freed by this frame's mixed beat);
-  // its header is kept unless its mixed beat went out in the same cycle (a frame started from
-  // the command whose first beat is the mixed one: nothing left to send from the register).
+  // A command is taken when the header register is free or freed by this frame's mixed beat.
   const releaseHdr = m.let('release_hdr', fire.land(mixed));
-  const takeCmd = m.let('take_cmd', s_cmd.valid.land(hdrValid.lnot().lor(releaseHdr)));
-  s_cmd.ready.set(hdrValid.lnot().lor(releaseHdr));
-  m.if(takeCmd, () => ipId.set(ipId.addw(1)));
-  m.if(takeCmd.land(bypass.land(releaseHdr).lnot()), () => {
+  const hdrFree = hdrValid.lnot().lor(releaseHdr);
+  const takeCmd = m.let('take_cmd', s_cmd.valid.land(hdrFree));
+  s_cmd.ready.set(hdrFree);
+  m.if(takeCmd, () => {
+    ipId.set(ipId.addw(1));
     hdrValid.set(1);
-    hdrBytes.set(header);
+    hdrBytes.set(cat(header.bits(8 * MAX_HDR - 1, ck + 16), header.bits(ck - 1, 0)));
+    hdrSum.set(sum);
     hdrKind.set(cmdKind);
     hdrPayLen.set(payLen);
     hdrLastIdx.set(cmdLastIdx);
@@ -219,9 +212,9 @@ export const packetizer = defineModule('nic_packetizer', { dataWidth: 64, payloa
   m.if(fire, () => {
     m.if(atPayload, () => carry.set(curDown));
     m.if(mixed, () => {
-      curKind.set(hKind);
-      curLastIdx.set(hLastIdx);
-      curLastKeep.set(hLastKeep);
+      curKind.set(hdrKind);
+      curLastIdx.set(hdrLastIdx);
+      curLastKeep.set(hdrLastKeep);
     });
     m.if(isLast, () => {
       beat.set(0);
