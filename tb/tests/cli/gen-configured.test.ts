@@ -106,7 +106,7 @@ describe('nicgen gen <top> --set', () => {
     const out = path.join(tmp(), 'never');
     const r = nicgen('gen', '--tops', file, '--out', out);
     expect(r.code).toBe(1);
-    expect(r.stderr.trim()).toMatch(new RegExp(`^tb/tests/cli/fixtures/param-tops\\.ts:${line}:\\d+: error \\[params\\]: nic_top: numQp = 16 is out of range \\(allowed: 1\\.\\.8\\)$`));
+    expect(r.stderr.trim()).toMatch(new RegExp(`^tb/tests/cli/fixtures/param-tops\\.ts:${line}:\\d+: error \\[params\\]: nic_top: numQp = 128 is out of range \\(allowed: 1\\.\\.64\\)$`));
     expect(fs.existsSync(out)).toBe(false);
   }, 600_000);
 });
