@@ -18,7 +18,7 @@ rtl/skid_buffer_width73.v
 rtl/nic_dma_write.v
 rtl/sync_fifo_width199.v
 rtl/sync_fifo_depth4_width199.v
-rtl/nic_read_responder.v
+rtl/nic_read_responder_contexts16_per_qp4.v
 rtl/sync_fifo_depth2_width713.v
 rtl/sync_fifo_depth8_width1.v
 rtl/sync_fifo_depth8_width13.v

@@ -21,8 +21,8 @@
 //   source owns the payload stream up to its tlast) into nic_tx_frame_gate, which passes a
 //   command on to the packetizer only with its whole payload buffered: no frame stalls
 //   between its first beat and tlast (a MAC would underrun; asserted on m_axis_tx).
-// - READ: nic_responder hands accepted READ REQUESTs to nic_read_responder (slots per QP come
-//   back as rd_room, and rd_busy holds the QP's later ACKs so responses leave in PSN order)
+// - READ: nic_responder hands accepted READ REQUESTs to nic_read_responder (a pool of READ
+//   contexts, a limit per QP that comes back as rd_room, and rd_busy holds the QP's later ACKs so responses leave in PSN order)
 //   and the READ RESPONSEs and ACK/NAKs it receives, in arrival order, to nic_read_resp_rx,
 //   which also gets the contexts req_tx issues and passes every ACK/NAK and READ response on
 //   to the ACK tracker as one ordered event stream; its read_done completes the READ in the
@@ -61,7 +61,7 @@ import { packetizer } from './packetizer.ts';
 import { nicRegs } from './regs.ts';
 import { rxParser } from './rx-parser.ts';
 import { nicReadRespRx } from './read-resp-rx.ts';
-import { nicReadResponder, readDepthPerQp } from './read-responder.ts';
+import { nicReadResponder } from './read-responder.ts';
 import { nicTlb } from './tlb.ts';
 import { creditedReadClient, creditedXlateClient, storeForwardWriteClient } from './top-axi-buffers.ts';
 import { field, fieldsThroughFifo, link, mergePulses, mergeQpErrors, counterPulse, port, portsOf, sink, tieOff, type PortMap } from './top-wiring.ts';
@@ -94,14 +94,18 @@ export const NIC_AXI_ID_W = ID_W + 2;
 const READ_HALF = ['arid', 'araddr', 'arlen', 'arsize', 'arburst', 'arlock', 'arcache', 'arprot', 'arvalid', 'arready', 'rid', 'rdata', 'rresp', 'rlast', 'rvalid', 'rready'];
 const WRITE_HALF = ['awid', 'awaddr', 'awlen', 'awsize', 'awburst', 'awlock', 'awcache', 'awprot', 'awvalid', 'awready', 'wdata', 'wstrb', 'wlast', 'wvalid', 'wready', 'bid', 'bresp', 'bvalid', 'bready'];
 
-/** READs nic_read_responder holds per NIC (depth / numQp per QP, advertised to the peer). */
-const READ_DEPTH = 8;
+/** READ contexts of nic_read_responder's pool, shared by all QPs (READs held at once). */
+export const READ_CONTEXTS = 16;
+/** READs nic_read_responder lets one QP hold (advertised to the peer: max_dest_rd_atomic). */
+export const READ_LIMIT_PER_QP = 4;
+/** Most QPs nic_top takes today (nic_wqe_fetch, nic_completion and nic_read_resp_rx). */
+export const MAX_QP = 64;
 
 /** nic_top's parameters: NicParams and the requester's READ limit. */
 export type NicTopParams = NicParams & {
   /** READs the requester keeps outstanding per QP at most (nic_read_resp_rx's context FIFO
    *  per QP; req_tx waits for room before it sends a READ). At most the responder's READ
-   *  limit per QP (READ_DEPTH / numQp), which the peer, another nic_top, enforces: a READ over
+   *  limit per QP (READ_LIMIT_PER_QP), which the peer, another nic_top, enforces: a READ over
    *  it is NAKed (Invalid Request) and the QP goes to ERROR. docs/nic-read.md. */
   readsPerQp: number;
   /** 'core': m_axis_tx / s_axis_rx on clk. 'separate': on their own mac_clk / mac_rst,
@@ -111,31 +115,25 @@ export type NicTopParams = NicParams & {
 
 /** nic_top's allowed parameters (checked before it elaborates, at the user's line):
  *  - dataWidth: the stages' datapath widths (64..512 bits, whole powers of two);
- *  - numQp: the READ responder holds READ_DEPTH READs, at least one per QP;
+ *  - numQp: 1..MAX_QP (the READ responder's contexts are a pool, any numQp);
  *  - numMr: 1..4,096 MRs (the MR table is block RAM in nic_regs; the register map's
  *    AXIL_ADDR_WIDTH-bit space holds them, regmap.ts);
- *  - readsPerQp: at most the responder's READ limit per QP (READ_DEPTH / numQp), which the peer,
- *    another nic_top, enforces (a READ over it is NAKed and the QP goes to ERROR); left at its
- *    default (2) it is lowered to that limit, so numQp 8 alone elaborates. */
+ *  - readsPerQp: at most the responder's READ limit per QP (READ_LIMIT_PER_QP), which the peer,
+ *    another nic_top, enforces (a READ over it is NAKed and the QP goes to ERROR). */
 /** Most MRs nic_top takes (issue 15: 4,096, as many as the register map was sized for). */
 export const MAX_MR = 4096;
 
 export const nicTopParamSpec: ParamSpec<NicTopParams> = {
   rules: {
     dataWidth: oneOf(64, 128, 256, 512),
-    numQp: intIn(1, READ_DEPTH),
+    numQp: intIn(1, MAX_QP),
     numMr: intIn(1, MAX_MR),
-    readsPerQp: intIn(1, READ_DEPTH),
+    readsPerQp: intIn(1, 64),
     macClock: oneOf('core', 'separate'),
   },
-  // Left at its default, readsPerQp follows numQp: 2, or fewer when the responder's limit is lower.
-  derive: (p, given) => (given.has('readsPerQp') ? p : { ...p, readsPerQp: Math.max(1, Math.min(p.readsPerQp, readDepthPerQp({ numQp: p.numQp, depth: READ_DEPTH }))) }),
-  check: p => {
-    const limit = readDepthPerQp({ numQp: p.numQp, depth: READ_DEPTH });
-    return p.readsPerQp > limit
-      ? { param: 'readsPerQp', allowed: `1..${limit} with numQp ${p.numQp}`, why: `the responder holds ${READ_DEPTH} READs over numQp QPs, and a peer nic_top NAKs a READ over its limit` }
-      : null;
-  },
+  check: p => p.readsPerQp > READ_LIMIT_PER_QP
+    ? { param: 'readsPerQp', allowed: `1..${READ_LIMIT_PER_QP}`, why: `the responder lets a QP hold ${READ_LIMIT_PER_QP} READs, and a peer nic_top NAKs a READ over its limit` }
+    : null,
 };
 
 /** R buffer of each DMA read engine and W buffer of the READ-response DMA write
@@ -259,7 +257,7 @@ export function makeNicTop(stages: NicStages) {
     const tlb = inst('u_tlb', nicTlb, { ...all, numClients: 5 });
     const dmaRd = inst('u_dma_read', nicDmaRead, all);
     const dmaWr = inst('u_dma_write', nicDmaWrite, all);
-    const rdRsp = inst('u_read_responder', nicReadResponder, { ...all, depth: READ_DEPTH });
+    const rdRsp = inst('u_read_responder', nicReadResponder, { ...all, contexts: READ_CONTEXTS, perQp: READ_LIMIT_PER_QP });
     const dmaRdRsp = inst('u_dma_read_rsp', nicDmaRead, all);
     const rrx = inst('u_read_resp_rx', nicReadRespRx, { ...all, readsPerQp: p.readsPerQp });
     const dmaWrRresp = inst('u_dma_write_rresp', nicDmaWrite, all);

@@ -1,6 +1,6 @@
 // nic_read_responder: answers accepted RDMA READ requests (docs/nic-read.md).
 //
-//   s_req ──► request FIFO (`depth` slots: the responder's READ resources)
+//   s_req ──► request FIFO (the pool: `contexts` READs held at once by all QPs together)
 //               │ issuer: QP still able? → DmaReadCmd (rkey, REMOTE_READ, segLog2 = PMTU)
 //               ▼         and the request into the in-flight FIFO; else retire it silently
 //            in-flight FIFO (requests whose DmaStatus is pending, in DMA order)
@@ -14,16 +14,20 @@
 // cycles each packet's payload takes. Requests are served strictly in arrival order (one
 // FIFO for all QPs), so no QP can starve another.
 //
-// Resources: each QP may hold depth/numQp requests (the number advertised to the peer as
-// the responder's READ depth); `rd_room` bit q says QP q has a free slot. The WRITE
-// responder must NAK 0x61 (invalid request, QP to ERROR) a new READ when its bit is 0:
-// the peer broke the advertised limit. A duplicate READ (ReadReq.dup, answered again after
-// lost responses) never takes one of those slots (the requester counts each READ once, so a
-// duplicate in a READ slot made its next READ find no room: NAK 0x61, QP to ERROR; soak
-// finding 3): each QP has one duplicate slot besides (`rd_dup_room` bit q: it is free; the
-// WRITE responder drops a duplicate when it is not, and go-back-N asks again). The request
-// FIFO holds depth + numQp requests rounded up to a power of two, so with both rules s_req
-// never has to wait.
+// Resources: a pool of `contexts` READ contexts shared by all QPs (the request FIFO, a
+// memory: LUTRAM or block RAM, not flip-flops per QP); any QP may take one up to its limit
+// `perQp` (the number advertised to the peer as the responder's READ depth,
+// max_dest_rd_atomic). Per QP only a small counter, a duplicate bit and an error bit are
+// flip-flops. `rd_room` bit q says QP q is below its limit; the WRITE responder must NAK 0x61
+// (invalid request, QP to ERROR) a new READ when its bit is 0: the peer broke the advertised
+// limit. A duplicate READ (ReadReq.dup, answered again after lost responses) never counts
+// against that limit (the requester counts each READ once, so a duplicate counted there made
+// its next READ find no room: NAK 0x61, QP to ERROR; soak finding 3): each QP has one
+// duplicate slot besides (`rd_dup_room` bit q: it is free; the WRITE responder drops a
+// duplicate when it is not, and go-back-N asks again). Both kinds take a context from the
+// pool; when every context is in use, s_req waits (the WRITE responder's ack stage holds
+// the request, a short stall of the RX path, bounded by the responses already queued here)
+// instead of refusing a request the peer was allowed to send.
 //
 // rd_busy bit q: a request of QP q is here whose response commands (or NAK) are not all
 // handed on yet (counted, or its last command still in the output register). nic_responder
@@ -47,8 +51,10 @@ export type ReadResponderParams = {
   /** Datapath width: no payload passes here; kept so nic_top passes one parameter set. */
   dataWidth: number;
   numQp: number;
-  /** Outstanding READ requests per NIC (a power of two, at least numQp); depth/numQp per QP. */
-  depth: number;
+  /** READ contexts of the pool shared by all QPs (a power of two): READs held at once. */
+  contexts: number;
+  /** READs one QP may hold at once (advertised to the peer; rd_room). */
+  perQp: number;
 };
 
 /** Requests whose DmaStatus is pending at most (the issuer's lead over the generator). */
@@ -56,17 +62,12 @@ const IN_FLIGHT = 4;
 const MIN_MTU_LOG2 = 8;
 const ACK_OPCODE = 0x11;
 
-/** READs one QP may have outstanding at the responder (advertise this to the peer). */
-export function readDepthPerQp(p: Pick<ReadResponderParams, 'numQp' | 'depth'>): number {
-  return Math.floor(p.depth / p.numQp);
-}
-
-export const nicReadResponder = defineModule('nic_read_responder', { dataWidth: 64, numQp: 4, depth: 8 } as ReadResponderParams, (m, p) => {
-  log2Exact(p.depth, 'depth');
-  const perQp = readDepthPerQp(p);
-  if (perQp < 1) throw new Error(`nic_read_responder: depth ${p.depth} is less than numQp ${p.numQp}`);
+export const nicReadResponder = defineModule('nic_read_responder', { dataWidth: 64, numQp: 4, contexts: 8, perQp: 2 } as ReadResponderParams, (m, p) => {
+  const pw = log2Exact(p.contexts, 'contexts');
+  const perQp = p.perQp;
+  if (!Number.isInteger(perQp) || perQp < 1) throw new Error(`nic_read_responder: perQp ${perQp} is not a positive integer`);
   const qw = qpIndexWidth(p.numQp);
-  const cw = Math.ceil(Math.log2(perQp + 1)) + 1;
+  const cw = Math.ceil(Math.log2(perQp + 1));
   const ReadReq = readReqStruct(p.numQp);
 
   const { clk, rst } = m.clockAndReset();
@@ -83,9 +84,11 @@ export const nicReadResponder = defineModule('nic_read_responder', { dataWidth: 
   m.unused(qpCtx, 'only STATE and the peer addressing fields are read');
   m.unused(cfg, 'only mac, ipAddr and ipCfg are read (response addressing)');
 
-  const reqs = m.instance('u_req_fifo', syncFifo, { width: ReadReq.width, depth: 2 ** Math.ceil(Math.log2(p.depth + p.numQp)) });
-  const flight = m.instance('u_flight_fifo', syncFifo, { width: ReadReq.width, depth: IN_FLIGHT });
-  m.unused(reqs.count, 'per-QP counters keep the resources'); m.unused(reqs.full, 's_ready is used'); m.unused(reqs.empty, 'm_valid is used');
+  // The pool: a request waits here for its DMA command; `pool_used_reg` counts the contexts
+  // taken (waiting, at the DMA, or being answered), so the FIFO never overflows.
+  const reqs = m.instance('u_req_fifo', syncFifo, { width: ReadReq.width, depth: p.contexts });
+  const flight = m.instance('u_flight_fifo', syncFifo, { width: ReadReq.width, depth: Math.min(IN_FLIGHT, p.contexts) });
+  m.unused(reqs.count, 'pool_used_reg counts the contexts'); m.unused(reqs.full, 'pool_used_reg counts the contexts'); m.unused(reqs.s.ready, 'pool_used_reg keeps the FIFO from filling'); m.unused(reqs.empty, 'm_valid is used');
   m.unused(flight.count, 'only empty/full matter'); m.unused(flight.full, 's_ready is used'); m.unused(flight.empty, 'm_valid is used');
 
   // ---- resources -----------------------------------------------------------------------
@@ -93,9 +96,11 @@ export const nicReadResponder = defineModule('nic_read_responder', { dataWidth: 
   const counts = m.reg('rd_count_reg', Vec(UInt(cw), p.numQp));
   const dupHeld = m.reg('rd_dup_held_reg', UInt(p.numQp));
   const sq = sReq.data.field('qp');
-  const take = m.let('req_take', sReq.valid.land(reqs.s.ready));
-  sReq.ready.set(reqs.s.ready);
-  reqs.s.valid.set(sReq.valid);
+  const used = m.reg('pool_used_reg', UInt(pw + 1));
+  const poolFree = m.let('pool_free', used.lt(p.contexts));
+  const take = m.let('req_take', sReq.valid.land(poolFree));
+  sReq.ready.set(poolFree);
+  reqs.s.valid.set(take);
   reqs.s.data.set(sReq.data);
   const roomBits: Value[] = [];
   for (let i = p.numQp - 1; i >= 0; i--) roomBits.push(counts.at(i).lt(perQp));
@@ -208,6 +213,11 @@ export const nicReadResponder = defineModule('nic_read_responder', { dataWidth: 
       for (let i = 0; i < p.numQp; i++) m.if(fl.field('qp').eq(i), () => errSeen.setBits(i, i, 1));
     });
   });
+
+  // Contexts back to the pool: a flushed head, and a NAK or a response's last command (one
+  // retirement of each kind a cycle at most).
+  const back = m.let('pool_back', flushHead.zext(2).addw(nakNow.lor(genDone).zext(2)));
+  m.if(take.lor(back.orr()), () => used.set(used.addw(take.zext(pw + 1)).subw(back.zext(pw + 1)).trunc(pw + 1)));
 
   // ---- per-QP counters: +1 on acceptance, -1 per retirement (up to two a cycle); a duplicate
   // sets and frees its QP's duplicate slot instead ---------------------------------------------

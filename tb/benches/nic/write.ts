@@ -33,9 +33,10 @@ export const PACED: Omit<PairEnvOptions, 'pcap' | 'latency'> = {
   link: { bytesPerCycle: Number(process.env['NICGEN_LINK_RATE'] ?? 2) },
 };
 
-/** The large MR configuration of `make regress` (issue 15; numQp stays 4 until the READ
- *  responder's resources are pooled). */
+/** The large MR configuration of `make regress` (issue 15). */
 export const SCALE_LARGE: PairParams = { numQp: 4, numMr: 4096 };
+/** The larger QP count of `make regress` (issue 15: 64 QPs / 256 MRs, WRITEs over all QPs). */
+export const SCALE_QP: PairParams = { numQp: 64, numMr: 256 };
 
 /** Runs the scenario; returns its result and the link's frame counts. */
 export async function writeBench(dut: PairDut, tb: TestBench, o: WriteBenchOptions): Promise<WriteScenarioResult & { frames: number; faults: string[] }> {
@@ -92,6 +93,17 @@ export const nicPairBenches: BenchGroup = {
       const r = await runWriteScenario(env, tb, { writes: 24, qps: tb.rng.int(1, 4), bothDirections: true, lossy: l.lossy });
       const slots = [env.a, env.b].flatMap(h => h.drv.mrs.flatMap((m, i) => (m ? [i] : [])));
       console.log(`write_scale_mr4096: ${r.writes} WRITEs, ${r.bytes} bytes in ${r.cycles} cycles; MR slots ${slots.join(', ')}`);
+    }),
+  }),
+  write_scale_qp64: defineBench({
+    about: 'random RDMA WRITEs both ways on nic_pair with 64 QPs and 256 MRs per NIC, spread over all 64 QPs, MRs in random slots; scoreboard on both hosts',
+    design: () => pairDesign(SCALE_QP),
+    maxCycles: 20_000_000,
+    link: true,
+    test: async (dut, tb, { link }) => withPairLink(link, { ...PACED, params: SCALE_QP, mrSlots: 'random' }, async l => {
+      const env = await PairEnv.create(dut, tb, l.env);
+      const r = await runWriteScenario(env, tb, { writes: 48, qps: SCALE_QP.numQp, bothDirections: true, lossy: l.lossy });
+      console.log(`write_scale_qp64: ${r.writes} WRITEs, ${r.bytes} bytes in ${r.cycles} cycles`);
     }),
   }),
   throughput_mtu256: defineBench({

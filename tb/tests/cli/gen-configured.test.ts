@@ -57,11 +57,11 @@ describe('nicgen gen <top> --set', () => {
     const out = path.join(tmp(), 'nic512');
     const r = nicgen('gen', 'nic_top', '--set', 'dataWidth=512', '--set', 'numQp=8', '--out', out);
     expect(r.code, r.stderr).toBe(0);
-    const top = 'nic_top_data_width512_num_qp8_reads_per_qp1';
+    const top = 'nic_top_data_width512_num_qp8';
     const core = checkCore(out, top);
-    expect(core.description).toMatch(/dataWidth=512, numQp=8, numMr=16, readsPerQp=1, macClock=core/);
+    expect(core.description).toMatch(/dataWidth=512, numQp=8, numMr=16, readsPerQp=2, macClock=core/);
     const manifest = JSON.parse(fs.readFileSync(path.join(out, `${top}.ports.json`), 'utf8')) as { params: Record<string, number | string>; ports: { name: string; width: number }[] };
-    expect(manifest.params).toEqual({ dataWidth: 512, numQp: 8, numMr: 16, readsPerQp: 1, macClock: 'core' });
+    expect(manifest.params).toEqual({ dataWidth: 512, numQp: 8, numMr: 16, readsPerQp: 2, macClock: 'core' });
     expect(manifest.ports.find(p => p.name === 'm_axis_tx_tdata')?.width).toBe(512);
   }, 600_000);
 
@@ -79,9 +79,9 @@ describe('nicgen gen <top> --set', () => {
 
   it('a parameter out of range, unknown or of the wrong type: one line, exit 1, nothing written', () => {
     const cases: [string[], RegExp][] = [
-      [['nic_top', '--set', 'numQp=16'], /^nicgen gen nic_top --set numQp=16 --out \S+: error \[params\]: nic_top: numQp = 16 is out of range \(allowed: 1\.\.8\)$/],
+      [['nic_top', '--set', 'numQp=128'], /^nicgen gen nic_top --set numQp=128 --out \S+: error \[params\]: nic_top: numQp = 128 is out of range \(allowed: 1\.\.64\)$/],
       [['nic_top', '--set', 'dataWidth=96'], /nic_top: dataWidth = 96 is out of range \(allowed: 64, 128, 256 or 512\)$/],
-      [['nic_top', '--set', 'numQp=4', '--set', 'readsPerQp=3'], /nic_top: readsPerQp = 3 is not allowed with these parameters \(allowed: 1\.\.2 with numQp 4\)/],
+      [['nic_top', '--set', 'numQp=4', '--set', 'readsPerQp=5'], /nic_top: readsPerQp = 5 is not allowed with these parameters \(allowed: 1\.\.4\)/],
       [['nic_top', '--set', 'numQps=8'], /nic_top: no parameter 'numQps' \(parameters: dataWidth, numQp, numMr, readsPerQp, macClock\)$/],
       [['nic_top', '--set', 'numQp=eight'], /nic_top: --set numQp=eight: numQp is a number \(default 4\)$/],
       [['nic_wqe_fetch', '--set', 'dataWidth=32'], /nic_wqe_fetch: dataWidth = 32 is out of range \(allowed: 64, 128, 256 or 512\)$/],
@@ -106,7 +106,7 @@ describe('nicgen gen <top> --set', () => {
     const out = path.join(tmp(), 'never');
     const r = nicgen('gen', '--tops', file, '--out', out);
     expect(r.code).toBe(1);
-    expect(r.stderr.trim()).toMatch(new RegExp(`^tb/tests/cli/fixtures/param-tops\\.ts:${line}:\\d+: error \\[params\\]: nic_top: numQp = 16 is out of range \\(allowed: 1\\.\\.8\\)$`));
+    expect(r.stderr.trim()).toMatch(new RegExp(`^tb/tests/cli/fixtures/param-tops\\.ts:${line}:\\d+: error \\[params\\]: nic_top: numQp = 128 is out of range \\(allowed: 1\\.\\.64\\)$`));
     expect(fs.existsSync(out)).toBe(false);
   }, 600_000);
 });

@@ -3,14 +3,15 @@
 // map and answers statuses in order after random delays, random back-pressure everywhere.
 // Checked: DmaReadCmds, READ RESPONSE commands (opcode, PSN, AETH, length, addressing),
 // NAK 0x62 + qp_error for bad rkeys/PD/access/bounds (and no response data), flushed
-// requests of QPs not in RTR/RTS, the per-QP resource limit (rd_room), rd_busy every cycle
-// (a request whose response commands are not all taken), command rate.
+// requests of QPs not in RTR/RTS, the per-QP resource limit (rd_room), the shared pool of
+// READ contexts (s_req waits while all are taken; more QPs than contexts), rd_busy every
+// cycle (a request whose response commands are not all taken), command rate.
 // Streams are tb/bfm channel models (stage-streams.ts), each with its ready/valid checker.
 
 import { describe, expect, it } from 'vitest';
 import { emitToDir, iverilogCompile, verilatorLint, yosysSynth } from '../../../gen/lib/lint-helper.ts';
 import { QpCtx } from '../../../gen/nic/ctx.ts';
-import { nicReadResponder, readDepthPerQp } from '../../../gen/nic/read-responder.ts';
+import { nicReadResponder } from '../../../gen/nic/read-responder.ts';
 import { QP_STATE } from '../../../gen/nic/regmap.ts';
 import { XLATE_ACCESS, XLATE_STATUS } from '../../../gen/nic/types.ts';
 import { ClockPhases, type Readable } from '../../bfm/index.ts';
@@ -23,9 +24,10 @@ import { mrCheck } from './responder-model.ts';
 import { makeWorld, type World } from './responder-stim.ts';
 import { StructSink, StructSource, type StructInPorts, type StructOutPorts } from './stage-streams.ts';
 
-const NUM_QP = 4;
-const DEPTH = 8;
-const PER_QP = readDepthPerQp({ numQp: NUM_QP, depth: DEPTH });
+/** The stage's configuration: more QPs (8) than READ contexts (4), 2 READs per QP allowed,
+ *  so the pool fills before the per-QP limits do and the limits still bite (one model build). */
+const BASE = { numQp: 8, contexts: 4, perQp: 2 };
+type Conf = typeof BASE;
 const CFG = { config: 1, mac: 0x02_1122_3344_55n, ipAddr: 0x0a00_0001, ipCfg: (0x2e << 8) | 64, irqMod: 0 };
 
 interface Req { qp: number; psn: number; va: bigint; rkey: number; len: number; pd: number; pmtu: number; msn: number; dup: number }
@@ -121,9 +123,11 @@ const fires = (f: Flow): boolean => Number(f.valid.value) !== 0 && Number(f.read
 
 const show = (v: unknown): string => JSON.stringify(v, (_k, x: unknown) => (typeof x === 'bigint' ? `0x${x.toString(16)}` : x));
 
-async function run(o: { n: number; maxLen: number; pBad: number; qps: number; pIn: number; pOut: number; maxLat: number; states?: number[]; reqs?: (w: World) => Req[] }) {
-  let result: { pkts: { value: PktV; cycle: number }[]; dma: DmaStub; errs: number[]; want: ReturnType<typeof model>; maxCount: number[]; roomLow: boolean; seed: number; taken: number[] } | undefined;
-  await runTest(design(nicReadResponder, { dataWidth: 64, numQp: NUM_QP, depth: DEPTH }), async (dut, tb) => {
+async function run(o: { n: number; maxLen: number; pBad: number; qps: number; pIn: number; pOut: number; maxLat: number; states?: number[]; reqs?: (w: World) => Req[]; conf?: Conf }) {
+  const conf = o.conf ?? BASE;
+  const NUM_QP = conf.numQp;
+  let result: { pkts: { value: PktV; cycle: number }[]; dma: DmaStub; errs: number[]; want: ReturnType<typeof model>; maxCount: number[]; roomLow: boolean; seed: number; taken: number[]; maxHeld: number; poolWaits: number } | undefined;
+  await runTest(design(nicReadResponder, { dataWidth: 64, ...conf }), async (dut, tb) => {
     const rng = tb.rng.fork();
     const world = makeWorld(rng, NUM_QP, o.qps);
     if (o.states) o.states.forEach((s, q) => { world.qps[q]!.state = s; });
@@ -144,6 +148,9 @@ async function run(o: { n: number; maxLen: number; pBad: number; qps: number; pI
     const errs: number[] = [];
     const maxCount = Array.from({ length: NUM_QP }, () => 0);
     const outstanding = Array.from({ length: NUM_QP }, () => 0);
+    // Contexts held (all QPs, duplicates too) and cycles s_req waited with its QP in room:
+    // the pool was full.
+    let held = 0, maxHeld = 0, poolWaits = 0;
     let roomLow = false, idle = 0;
     // Read straight from the ports in the sample phase, so the order in which the bus models
     // sample does not matter.
@@ -164,14 +171,17 @@ async function run(o: { n: number; maxLen: number; pBad: number; qps: number; pI
       // The test's own view of the resources: accepted minus (last response / NAK / flush).
       // A slot is free again once the last response (or NAK) command is taken, or at once for
       // a flushed QP; the RTL frees it one register stage earlier, hence the +1 below.
+      if (Number(sReq.valid.value) && !Number(sReq.ready.value)) poolWaits++;
       if (fires(sReq)) {
         takenAt.push(tb.cycle);
+        held++;
+        maxHeld = Math.max(maxHeld, held);
         const q = Number((sReq.data.value as { qp: number }).qp);
         const st = world.qps[q]!.state;
-        if (st === QP_STATE.RTR || st === QP_STATE.RTS) { outstanding[q]!++; maxCount[q] = Math.max(maxCount[q]!, outstanding[q]!); }
+        if (st === QP_STATE.RTR || st === QP_STATE.RTS) { outstanding[q]!++; maxCount[q] = Math.max(maxCount[q]!, outstanding[q]!); } else held--;
       }
       const taken = fires(mPkt) ? mPkt.data.value as PktV : null;
-      if (taken && [0x0f, 0x10, 0x11].includes(Number(taken.opcode))) outstanding[world.qps.findIndex(s => s.destQpn === Number(taken.destQpn))]!--;
+      if (taken && [0x0f, 0x10, 0x11].includes(Number(taken.opcode))) { outstanding[world.qps.findIndex(s => s.destQpn === Number(taken.destQpn))]!--; held--; }
       if (Number(dut.rd_room.value) !== (1 << NUM_QP) - 1) roomLow = true;
       idle = !busy && src.idle ? idle + 1 : 0;
     });
@@ -181,7 +191,7 @@ async function run(o: { n: number; maxLen: number; pBad: number; qps: number; pI
     } catch (err) {
       throw new Error(`not done after ${limit} cycles: ${src.pending} requests left, ${pkts.items.length}/${want.pkts.length} packets (${String(err)})`);
     }
-    result = { pkts: pkts.items, dma, errs, want, maxCount, roomLow, seed: tb.seed, taken: takenAt };
+    result = { pkts: pkts.items, dma, errs, want, maxCount, roomLow, seed: tb.seed, taken: takenAt, maxHeld, poolWaits };
   });
   const r = result!;
   const replay = `(replay with NICGEN_SEED=${r.seed})`;
@@ -198,32 +208,34 @@ async function run(o: { n: number; maxLen: number; pBad: number; qps: number; pI
   expect(r.errs, `qp_error events ${replay}`).toEqual(r.want.errs);
   // +1: the RTL frees a slot a register stage before the test sees it; +1 more with duplicates.
   const dups = o.reqs ? 1 : 0;
-  for (const c of r.maxCount) expect(c, `outstanding READs of one QP ${replay}`).toBeLessThanOrEqual(PER_QP + 1 + dups);
+  for (const c of r.maxCount) expect(c, `outstanding READs of one QP ${replay}`).toBeLessThanOrEqual(conf.perQp + 1 + dups);
+  // The pool: every context is freed a register stage before the test sees it (+1).
+  expect(r.maxHeld, `READ contexts held at once, pool of ${conf.contexts} ${replay}`).toBeLessThanOrEqual(conf.contexts + 1);
   return r;
 }
 
 describe('nic_read_responder', () => {
   it('passes the Verilog tools', () => {
-    const e = emitToDir(nicReadResponder, { numQp: NUM_QP, depth: DEPTH });
+    const e = emitToDir(nicReadResponder, BASE);
     verilatorLint(e);
     iverilogCompile(e);
     yosysSynth(e);
-    verilatorLint(emitToDir(nicReadResponder, { numQp: 2, depth: 4 }));
+    verilatorLint(emitToDir(nicReadResponder, { numQp: 64, contexts: 16, perQp: 3 }));
   }, 300_000);
 
   it('answers random READs (0..64 KiB, all MTUs, PSN wrap, bad keys) under back-pressure', async () => {
-    const r = await run({ n: 60, maxLen: 65536, pBad: 0.08, qps: NUM_QP, pIn: 0.7, pOut: 0.6, maxLat: 30 });
+    const r = await run({ n: 60, maxLen: 65536, pBad: 0.08, qps: BASE.numQp, pIn: 0.7, pOut: 0.6, maxLat: 30 });
     expect(r.want.pkts.length).toBeGreaterThan(60);
     expect(r.roomLow, 'some QP used all its READ slots (rd_room went low)').toBe(true);
   }, 600_000);
 
   it('every range error gives one NAK 0x62 and no response, and frees the QP slot', async () => {
-    const r = await run({ n: 40, maxLen: 9000, pBad: 0.5, qps: NUM_QP, pIn: 1, pOut: 0.8, maxLat: 10 });
+    const r = await run({ n: 40, maxLen: 9000, pBad: 0.5, qps: BASE.numQp, pIn: 1, pOut: 0.8, maxLat: 10 });
     expect(r.errs.length, 'every QP met an error').toBeGreaterThan(0);
   }, 600_000);
 
   it('flushes requests of QPs that are not RTR/RTS (no DMA, no packets)', async () => {
-    const r = await run({ n: 30, maxLen: 3000, pBad: 0, qps: NUM_QP, pIn: 1, pOut: 1, maxLat: 5, states: [QP_STATE.RTS, QP_STATE.ERROR, QP_STATE.RESET, QP_STATE.RTR] });
+    const r = await run({ n: 30, maxLen: 3000, pBad: 0, qps: BASE.numQp, pIn: 1, pOut: 1, maxLat: 5, states: [QP_STATE.RTS, QP_STATE.ERROR, QP_STATE.RESET, QP_STATE.RTR] });
     expect(r.dma.cmds.length, 'requests of the RTS/RTR QPs still go to the DMA').toBeGreaterThan(0);
   }, 600_000);
 
@@ -233,7 +245,7 @@ describe('nic_read_responder', () => {
     const reqs = (w: World): Req[] => {
       const s = w.qps[0]!, mr = w.mrs[3]!;
       const req = (k: number, dup: number): Req => ({ qp: 0, psn: psnAdd(s.expPsn, k), va: mr.va, rkey: mr.key, len: 64, pd: s.pd, pmtu: s.pmtu, msn: psnAdd(s.msn, k + 1), dup });
-      // READ 0, its duplicate while READ 0 is still waiting for its DMA, then READ 1: PER_QP = 2.
+      // READ 0, its duplicate while READ 0 is still waiting for its DMA, then READ 1: perQp = 2.
       return [req(0, 0), req(0, 1), req(1, 0)];
     };
     const r = await run({ n: 3, maxLen: 64, pBad: 0, qps: 1, pIn: 1, pOut: 1, maxLat: 300, reqs });
@@ -241,6 +253,15 @@ describe('nic_read_responder', () => {
     // READ slot; the DMA stub answers 1..300 cycles after the command).
     expect(r.taken.length).toBe(3);
     expect(r.taken[2]! - r.taken[1]!, `READ 1 taken at cycle ${r.taken[2]}, its duplicate predecessor at ${r.taken[1]}, first response at ${r.pkts[0]!.cycle}`).toBeLessThanOrEqual(2);
+  }, 600_000);
+
+  // The pool shared by all QPs: 8 QPs, 2 READs each allowed, 4 contexts in all. s_req must
+  // wait while the pool is full (not refuse: the peer kept to its limit) and every READ is
+  // still answered in arrival order.
+  it('more QPs than READ contexts: requests wait for a free context, all are answered in order', async () => {
+    const r = await run({ n: 60, maxLen: 9000, pBad: 0.04, qps: BASE.numQp, pIn: 1, pOut: 0.7, maxLat: 30 });
+    expect(r.poolWaits, 's_req waited for a free context (the pool was full)').toBeGreaterThan(0);
+    expect(r.maxHeld, 'the whole pool was in use').toBeGreaterThanOrEqual(BASE.contexts);
   }, 600_000);
 
   it('keeps up at full rate: one command per cycle for 64 KiB READs', async () => {
