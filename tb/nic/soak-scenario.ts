@@ -72,6 +72,8 @@ export interface SoakResult {
   readonly frames: number;
   readonly counters: Readonly<Record<'A' | 'B', Readonly<Record<RecoveryCounter, number>>>>;
   readonly wire?: WireCheckResult;
+  /** RETX_PKTS of both NICs at the last CQE (`counters` are read with the link quiet). */
+  readonly retxAtLastCqe?: number;
 }
 
 const RECOVERY = RECOVERY_COUNTERS;
@@ -105,19 +107,24 @@ export async function runSoak(env: PairEnv, tb: TestBench, o: SoakOptions): Prom
     quiet = env.link.inFlight('a->b') + env.link.inFlight('b->a') === 0 ? quiet + 1 : 0;
   }
   o.closePcap?.();
+  // RETX_PKTS is compared as read now, with the link quiet: the packet generator may still be
+  // cutting resent packets of a message that a stale ACK completed (the last CQE is not the
+  // last request frame; seed 2962832688 sent 14 such packets after its last CQE).
+  const quiet = { A: await readCounters(env.a), B: await readCounters(env.b) };
   // Resent READ RESPONSEs are compared by length, not payload: a duplicate READ REQUEST (the
   // link's, or go-back-N's) is executed again, and when the requester's next WQE, a fenced
   // WRITE to the same range, lands meanwhile, the second execution reads the newer bytes
   // (seen: test seed 1 at 200 WQEs, READ at PSN 0x42 answered twice back to back). Every
   // request is compared byte for byte; the data that landed is the scoreboard's.
   const wire = checkCapture(o.pcapPath, mixed.wire, MAC_A, { lossy: true, responsePayload: 'length' });
-  const sent = counters.A.RETX_PKTS + counters.B.RETX_PKTS;
+  const sent = quiet.A.RETX_PKTS + quiet.B.RETX_PKTS;
   const seen = wire.requestRetransmissions + wire.reRequests;
   if (seen !== sent) {
     throw new Error(`soak: the capture holds ${wire.requestRetransmissions} resent requests + ${wire.reRequests} READ re-requests = ${seen}, `
-      + `the NICs counted RETX_PKTS ${counters.A.RETX_PKTS} (A) + ${counters.B.RETX_PKTS} (B) = ${sent}`);
+      + `the NICs counted RETX_PKTS ${quiet.A.RETX_PKTS} (A) + ${quiet.B.RETX_PKTS} (B) = ${sent} with the link quiet `
+      + `(${counters.A.RETX_PKTS} + ${counters.B.RETX_PKTS} at the last CQE)`);
   }
-  return { mixed, frames, counters, wire };
+  return { mixed, frames, counters: quiet, wire, retxAtLastCqe: counters.A.RETX_PKTS + counters.B.RETX_PKTS };
 }
 
 /** Every QP's state and PSNs and each NIC's recovery counters, for a failure message. */
@@ -149,6 +156,6 @@ export function soakSummary(mix: string, r: SoakResult, env: PairEnv): string[] 
     ...env.link.describeFaults().map(f => `soak ${mix}: link ${f}`),
     `soak ${mix}: A ${c('A')}`,
     `soak ${mix}: B ${c('B')}`,
-    ...(r.wire ? [`soak ${mix}: capture ${r.wire.frames} frames: ${r.wire.retransmissions} retransmissions (${r.wire.requestRetransmissions} requests) equal to their first, ${r.wire.reRequests} READ re-requests, ${r.wire.sequenceNaks} NAK 0x60; requests resent = RETX_PKTS`] : []),
+    ...(r.wire ? [`soak ${mix}: capture ${r.wire.frames} frames: ${r.wire.retransmissions} retransmissions (${r.wire.requestRetransmissions} requests) equal to their first, ${r.wire.reRequests} READ re-requests, ${r.wire.sequenceNaks} NAK 0x60; requests resent = RETX_PKTS (${r.counters.A.RETX_PKTS + r.counters.B.RETX_PKTS - (r.retxAtLastCqe ?? 0)} of them after the last CQE)`] : []),
   ];
 }
