@@ -100,17 +100,8 @@ export async function runSoak(env: PairEnv, tb: TestBench, o: SoakOptions): Prom
   }
   const frames = env.link.stats['a->b'].frames + env.link.stats['b->a'].frames;
   if (o.pcapPath === undefined) return { mixed, frames, counters };
-  // The capture is read once the link is quiet: nothing in flight, and long past the hold of a
-  // reordered frame (a late duplicate still draws a re-ACK).
-  for (let quiet = 0; quiet < 3;) {
-    await tb.clockCycles(4096);
-    quiet = env.link.inFlight('a->b') + env.link.inFlight('b->a') === 0 ? quiet + 1 : 0;
-  }
+  const quiet = await countersWhenQuiet(env, tb);
   o.closePcap?.();
-  // RETX_PKTS is compared as read now, with the link quiet: the packet generator may still be
-  // cutting resent packets of a message that a stale ACK completed (the last CQE is not the
-  // last request frame; seed 2962832688 sent 14 such packets after its last CQE).
-  const quiet = { A: await readCounters(env.a), B: await readCounters(env.b) };
   // Resent READ RESPONSEs are compared by length, not payload: a duplicate READ REQUEST (the
   // link's, or go-back-N's) is executed again, and when the requester's next WQE, a fenced
   // WRITE to the same range, lands meanwhile, the second execution reads the newer bytes
@@ -125,6 +116,19 @@ export async function runSoak(env: PairEnv, tb: TestBench, o: SoakOptions): Prom
       + `(${counters.A.RETX_PKTS} + ${counters.B.RETX_PKTS} at the last CQE)`);
   }
   return { mixed, frames, counters: quiet, wire, retxAtLastCqe: counters.A.RETX_PKTS + counters.B.RETX_PKTS };
+}
+
+/** Both NICs' recovery counters once the link is quiet: nothing in flight, and long past the
+ *  hold of a reordered frame (a late duplicate still draws a re-ACK). The capture is read then
+ *  too. Not at the last CQE: a stale ACK can complete a message whose go-back-N resend is
+ *  still being cut, and those resent packets reach RETX_PKTS and the wire after the CQE (soak
+ *  finding 4, tb/tests/nic/soak-findings.test.ts). */
+export async function countersWhenQuiet(env: PairEnv, tb: TestBench): Promise<Record<'A' | 'B', Record<RecoveryCounter, number>>> {
+  for (let quiet = 0; quiet < 3;) {
+    await tb.clockCycles(4096);
+    quiet = env.link.inFlight('a->b') + env.link.inFlight('b->a') === 0 ? quiet + 1 : 0;
+  }
+  return { A: await readCounters(env.a), B: await readCounters(env.b) };
 }
 
 /** Every QP's state and PSNs and each NIC's recovery counters, for a failure message. */
