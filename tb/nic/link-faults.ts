@@ -28,7 +28,7 @@ export interface GilbertElliott {
    *  that entered the bad state finds the link good again (default: no limit). Why: the
    *  state moves per frame, so a direction that carries one frame per ACK timeout (one QP's
    *  retry chain at the end of a run) would keep one burst for many timeouts and lose every
-   *  retransmission of a packet; a real burst is an event in time (soak finding 5,
+   *  retransmission of a packet; a real burst is an event in time (soak finding 4,
    *  docs/link-faults.md). */
   readonly maxCycles?: number;
 }

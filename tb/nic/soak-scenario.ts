@@ -36,7 +36,7 @@ export const SOAK_MIXES: readonly SoakMix[] = [
   // The issue's make test mix.
   { name: 'uniform', faults: { drop: 0.01, corrupt: 0.005, dup: 0.005, reorder: 0.005 } },
   // Gilbert-Elliott bursts: mean burst 4 frames, ~1 % long-run loss, plus corruption. A burst
-  // lasts at most SOAK_BURST_CYCLES (soak finding 5: per frame, one burst took all 8
+  // lasts at most SOAK_BURST_CYCLES (soak finding 4: per frame, one burst took all 8
   // transmissions' ACKs of a QP's last WRITE, seed 2702049066).
   { name: 'burst', faults: { burst: { enter: 0.0025, leave: 0.25, maxCycles: SOAK_BURST_CYCLES }, corrupt: 0.003 } },
   // Heavy random loss with deeper reordering.
@@ -132,7 +132,7 @@ export async function runSoak(env: PairEnv, tb: TestBench, o: SoakOptions): Prom
  *  hold of a reordered frame (a late duplicate still draws a re-ACK). The capture is read then
  *  too. Not at the last CQE: a stale ACK can complete a message whose go-back-N resend is
  *  still being cut, and those resent packets reach RETX_PKTS and the wire after the CQE (soak
- *  finding 4, tb/tests/nic/soak-findings.test.ts). */
+ *  finding 5, tb/tests/nic/soak-findings.test.ts). */
 export async function countersWhenQuiet(env: PairEnv, tb: TestBench): Promise<Record<'A' | 'B', Record<RecoveryCounter, number>>> {
   for (let quiet = 0; quiet < 3;) {
     await tb.clockCycles(4096);

@@ -12,7 +12,9 @@
 //     WRITE moved `acked` past the READ, and a READ head that `acked` covers is neither rewound
 //     nor timed out. Fixed in nic_ack_tracker: such a read_done sets `rdEarly` and the next post,
 //     when it is the READ the done names, keeps it (docs/nic-reliability.md).
-//  4. The soak's accounting (resent requests in the capture = RETX_PKTS) failed on a correct
+//  (2 did not reproduce; 3 is tested in read-responder.test.ts; 4 was the link model's bursts,
+//     tested in link-faults.test.ts "a burst lasts at most burst.maxCycles".)
+//  5. The soak's accounting (resent requests in the capture = RETX_PKTS) failed on a correct
 //     NIC: seed 2962832688 (dup-reorder) on main 0241bfb, 8424 in the capture, 8410 counted
 //     at the last CQE. A stale ACK (from before a go-back-N rewind) can complete the re-posted
 //     message while its resend is still being cut; the packets after the CQE are retransmissions
