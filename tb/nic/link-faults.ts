@@ -24,6 +24,13 @@ export interface GilbertElliott {
   readonly lossBad?: number;
   /** Loss probability in the good state (default 0). */
   readonly lossGood?: number;
+  /** A burst lasts at most this many cycles: the first frame later than that after the frame
+   *  that entered the bad state finds the link good again (default: no limit). Why: the
+   *  state moves per frame, so a direction that carries one frame per ACK timeout (one QP's
+   *  retry chain at the end of a run) would keep one burst for many timeouts and lose every
+   *  retransmission of a packet; a real burst is an event in time (soak finding 4,
+   *  docs/link-faults.md). */
+  readonly maxCycles?: number;
 }
 
 /** Drop, corrupt, duplicate or delay the `nth` frame matching `match` (1-based), and the
@@ -94,6 +101,7 @@ export function validateFaultSpec(spec: FaultSpec, where = 'link faults'): void 
     probability(spec.burst.leave, `${where}: burst leave`);
     probability(spec.burst.lossBad, `${where}: burst lossBad`);
     probability(spec.burst.lossGood, `${where}: burst lossGood`);
+    if (spec.burst.maxCycles !== undefined && !(Number.isInteger(spec.burst.maxCycles) && spec.burst.maxCycles >= 1)) throw new RangeError(`${where}: burst maxCycles must be a whole number >= 1, got ${spec.burst.maxCycles}`);
   }
   for (const [i, t] of (spec.targeted ?? []).entries()) {
     if (t.nth !== undefined && !(Number.isInteger(t.nth) && t.nth >= 1)) throw new RangeError(`${where}: targeted[${i}].nth must be a whole number >= 1, got ${t.nth}`);
@@ -128,6 +136,8 @@ export class DirectionFaults {
   readonly #matches: number[];
   readonly #held: Held[] = [];
   #bad = false;
+  /** Cycle of the frame that entered the bad state. */
+  #badSince = 0;
 
   constructor(spec: FaultSpec, rng: Rng) {
     validateFaultSpec(spec);
@@ -144,7 +154,7 @@ export class DirectionFaults {
     const index = this.stats.frames++;
     const targeted = this.#spec.targeted ?? [];
     const t = targeted.length > 0 ? this.#applyTargeted(viewFrame(index, data, this.#tracker), targeted) : { frame: data, dup: false, hold: 0 };
-    const frame = t.frame === null ? null : this.#random(t.frame);
+    const frame = t.frame === null ? null : this.#random(t.frame, cycle);
     if (frame === null) return [];
     const out: Uint8Array[] = [];
     if (t.dup || ((this.#spec.dup ?? 0) > 0 && this.#rng.dup.bool(this.#spec.dup))) { this.stats.duplicated++; this.#pass(frame, out); }
@@ -206,10 +216,14 @@ export class DirectionFaults {
   }
 
   /** Burst loss, then random loss, then corruption. */
-  #random(frame: Uint8Array): Uint8Array | null {
+  #random(frame: Uint8Array, cycle: number): Uint8Array | null {
     const s = this.#spec, r = this.#rng;
     if (s.burst) {
+      const wasBad = this.#bad;
+      // The same draws with or without maxCycles: a seed's faults differ only where it cuts.
       this.#bad = this.#bad ? !r.burst.bool(s.burst.leave) : r.burst.bool(s.burst.enter);
+      if (this.#bad && !wasBad) this.#badSince = cycle;
+      else if (this.#bad && s.burst.maxCycles !== undefined && cycle - this.#badSince > s.burst.maxCycles) this.#bad = false;
       const loss = this.#bad ? (s.burst.lossBad ?? 1) : (s.burst.lossGood ?? 0);
       if (loss > 0 && r.burst.bool(loss)) { this.stats.dropped++; if (this.#bad) this.stats.burstDropped++; return null; }
     }

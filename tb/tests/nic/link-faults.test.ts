@@ -31,10 +31,11 @@ function flippedBits(f: Uint8Array): number {
 }
 
 /** Runs n tagged frames through `spec`, one per cycle; returns what came out, in order. */
-function run(spec: FaultSpec, seed: number, n: number): { out: Uint8Array[]; faults: DirectionFaults } {
+/** n tagged frames through one direction's faults, one every `gap` cycles. */
+function run(spec: FaultSpec, seed: number, n: number, gap = 1): { out: Uint8Array[]; faults: DirectionFaults } {
   const faults = new DirectionFaults(spec, new Rng(seed));
   const out: Uint8Array[] = [];
-  for (let i = 0; i < n; i++) out.push(...faults.onFrame(tagged(i), i));
+  for (let i = 0; i < n; i++) out.push(...faults.onFrame(tagged(i), i * gap));
   out.push(...faults.expire(Infinity));
   return { out, faults };
 }
@@ -131,6 +132,29 @@ describe('link faults', () => {
     let bursts = 0;
     for (const i of lost) if (!lost.has(i - 1)) bursts++;
     expect(Math.abs(lost.size / bursts - 1 / leave) * leave, `mean burst ${lost.size / bursts}, expected ${1 / leave}`).toBeLessThan(0.15);
+  });
+
+  it('a burst lasts at most burst.maxCycles: sparse frames lose a few in a row, dense ones the same as without it', () => {
+    const rng = testRng('link burst maxCycles');
+    const seed = rng.u32(), n = 20_000;
+    // Long bursts (50 frames on average), frames 1000 cycles apart, bursts of at most 2500
+    // cycles: a burst takes the frame that entered it and at most the two after it.
+    const burst = { enter: 0.05, leave: 0.02 };
+    const longestRun = (out: Uint8Array[]): number => {
+      const got = new Set(out.map(tagOf));
+      let best = 0, cur = 0;
+      for (let i = 0; i < n; i++) { cur = got.has(i) ? 0 : cur + 1; best = Math.max(best, cur); }
+      return best;
+    };
+    const capped = run({ burst: { ...burst, maxCycles: 2500 } }, seed, n, 1000);
+    const free = run({ burst }, seed, n, 1000);
+    expect(capped.faults.stats.burstDropped, 'bursts happened').toBeGreaterThan(100);
+    expect(longestRun(capped.out), 'frames lost in a row, bursts cut at 2500 cycles').toBeLessThanOrEqual(3);
+    expect(longestRun(free.out), 'frames lost in a row without the cut').toBeGreaterThan(20);
+    // One frame per cycle: no burst reaches 2500 cycles, so the same frames are lost.
+    const dense = run({ burst: { ...burst, maxCycles: 2500 } }, seed, n, 1);
+    expect(dense.out.map(tagOf)).toEqual(run({ burst }, seed, n, 1).out.map(tagOf));
+    expect(() => run({ burst: { ...burst, maxCycles: 0 } }, seed, 1)).toThrow(/maxCycles/);
   });
 
   it('hit exactly the n-th frame matching a predicate (READ RESPONSE MIDDLE, ACK, retransmission)', () => {
