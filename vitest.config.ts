@@ -5,7 +5,9 @@ import { defineConfig } from 'vitest/config';
 // whole suite one file at a time (the files' durations summed to the run's wall time). Most
 // files wait on a single-threaded Verilator model, so two at once use both cores.
 // NICGEN_TEST_JOBS=<n> overrides it (1 gives the old serial run).
-const jobs = Number(process.env['NICGEN_TEST_JOBS'] ?? '') || Math.max(availableParallelism(), 1);
+const jobsEnv = process.env['NICGEN_TEST_JOBS'] || undefined; // empty: the default, as NICGEN_SEED= is
+if (jobsEnv !== undefined && !/^[1-9][0-9]*$/.test(jobsEnv)) throw new Error(`NICGEN_TEST_JOBS=${jobsEnv}: expected a whole number of test files at once, 1 or more`);
+const jobs = jobsEnv ? Number(jobsEnv) : Math.max(availableParallelism(), 1);
 
 export default defineConfig({
   test: {

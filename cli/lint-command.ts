@@ -28,9 +28,10 @@ export async function lintCommand(opts: LintOptions): Promise<number> {
     const wanted = (top: string, module: string): boolean => !opts.tops.length || opts.tops.includes(top) || opts.tops.includes(module);
     const targets = new Map<string, GateTarget>();
     for (const t of selected) {
+      const filesOf = moduleFiles(t, dir);
       for (const m of t.modules) {
         if (targets.has(m.name) || !wanted(t.top, m.name)) continue;
-        targets.set(m.name, { module: m.name, files: filesOf(m.name, t, dir) });
+        targets.set(m.name, { module: m.name, files: filesOf(m.name) });
       }
     }
     // Tops first, largest first: nic_top's Yosys run alone takes minutes, and started last (a
@@ -57,28 +58,32 @@ export async function lintCommand(opts: LintOptions): Promise<number> {
   }
 }
 
-/** The files of `module` and the modules it instantiates (transitively), in the top's
- *  compile order: a stage's gates parse its own few files, not every file before it. */
-function filesOf(module: string, t: EmittedTop, dir: string): string[] {
-  const all = t.manifest.files.map(f => path.join(dir, f));
-  const own = t.modules.find(m => m.name === module)!.file;
-  if (!t.manifest.modules) return all.slice(0, all.indexOf(path.join(dir, own)) + 1);
-  const children = new Map(t.manifest.modules.map(m => [m.name, m.instances.map(i => i.module)]));
-  const needed = new Set<string>();
-  const visit = (name: string): void => {
-    if (needed.has(name)) return;
-    needed.add(name);
-    for (const c of children.get(name) ?? []) visit(c);
+/** For one top: the files of a module and of the modules it instantiates (transitively), in
+ *  the top's compile order, so a stage's gates parse its own few files, not every file before
+ *  it. A manifest without instance lists gives every file up to the module's own. */
+function moduleFiles(t: EmittedTop, dir: string): (module: string) => string[] {
+  const fileOf = new Map(t.modules.map(m => [m.name, m.file]));
+  const inOrder = (files: ReadonlySet<string>): string[] => t.manifest.files.filter(f => files.has(f)).map(f => path.join(dir, f));
+  const instances = t.manifest.modules;
+  if (!instances) return module => inOrder(new Set(t.manifest.files.slice(0, t.manifest.files.indexOf(fileOf.get(module)!) + 1)));
+  const children = new Map(instances.map(m => [m.name, m.instances.map(i => i.module)]));
+  return module => {
+    const needed = new Set<string>();
+    const visit = (name: string): void => {
+      if (needed.has(name)) return;
+      needed.add(name);
+      for (const c of children.get(name) ?? []) visit(c);
+    };
+    visit(module);
+    return inOrder(new Set([...needed].map(n => fileOf.get(n)!)));
   };
-  visit(module);
-  const files = new Set(t.modules.filter(m => needed.has(m.name)).map(m => m.file));
-  return t.manifest.files.filter(f => files.has(f)).map(f => path.join(dir, f));
 }
 
+/** Tops first, largest first (bytes of Verilog each compiles, read once); the rest in order. */
 function topsFirst(targets: GateTarget[], tops: ReadonlySet<string>): GateTarget[] {
-  const bytes = (t: GateTarget): number => t.files.reduce((n, f) => n + fs.statSync(f).size, 0);
-  const first = targets.filter(t => tops.has(t.module)).sort((a, b) => bytes(b) - bytes(a));
-  return [...first, ...targets.filter(t => !tops.has(t.module))];
+  const bytes = new Map(targets.filter(t => tops.has(t.module)).map(t => [t, t.files.reduce((n, f) => n + fs.statSync(f).size, 0)]));
+  const first = [...bytes.keys()].sort((a, b) => bytes.get(b)! - bytes.get(a)!);
+  return [...first, ...targets.filter(t => !bytes.has(t))];
 }
 
 function printFailure(r: ModuleGates): void {
