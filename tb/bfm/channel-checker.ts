@@ -101,7 +101,8 @@ export function watchChannel(tb: TestBench, ports: ChannelPorts, name: string, o
   const phases = ClockPhases.of(tb, options.clock);
   const gate = phases.onSampleWhile(validWord, sample);
   // Several clocks: the DUT's outputs on this channel must change with this clock only.
-  phases.checkDrivenBy(name, [ports.valid, ports.ready, ...fields.map(([, h]) => h)] as readonly { name: string; words?: Uint32Array; dir?: string }[]);
+  type Watched = { name: string; words?: Uint32Array; dir?: string };
+  phases.checkDrivenBy(name, [ports.valid, ports.ready] as readonly Watched[], fields.map(([, h]) => h) as readonly Watched[], ports.valid as Watched);
   stats.stop = gate.stop;
   return stats;
 }

@@ -59,7 +59,13 @@ interface DrivenWatch {
   readonly handles: readonly { readonly name: string; readonly words: Uint32Array }[];
   /** The words as they were one tick after the rising edge. */
   readonly held: Uint32Array[];
+  /** Handles from this index on are payload: judged only while `valid` is high. */
+  readonly payloadFrom: number;
+  /** The bus's valid (its words), when payload is given. */
+  readonly valid: Uint32Array | null;
 }
+
+type WatchedHandle = { readonly name: string; readonly words?: Uint32Array; readonly dir?: string };
 
 export class ClockPhases {
   readonly #tb: TestBench;
@@ -128,14 +134,19 @@ export class ClockPhases {
   /**
    * With several clocks: fails the test when one of `outputs` (DUT outputs of bus `bus`, with
    * their words) changes while this clock is high, i.e. the DUT drives them from another
-   * clock (docs/testbench.md). Nothing with one clock. Checked only on clocks high for at least
-   * two ticks (the tick after the rising edge settles what was written at it).
+   * clock (docs/testbench.md). `payload` outputs count only while `valid` is high at the
+   * falling edge: a payload nobody may look at (an asynchronous FIFO's memory read while it is
+   * empty) may change with the other clock. Nothing with one clock. Checked only on clocks high
+   * for at least two ticks (the tick after the rising edge settles what was written at it).
    */
-  checkDrivenBy(bus: string, outputs: readonly { readonly name: string; readonly words?: Uint32Array; readonly dir?: string }[]): void {
+  checkDrivenBy(bus: string, outputs: readonly WatchedHandle[], payload: readonly WatchedHandle[] = [], valid?: WatchedHandle): void {
     if (this.#clock === null) return;
-    const handles = outputs.filter((h): h is { name: string; words: Uint32Array; dir: string } => h.dir === 'out' && h.words !== undefined);
+    const driven = (hs: readonly WatchedHandle[]): { name: string; words: Uint32Array }[] =>
+      hs.filter((h): h is { name: string; words: Uint32Array; dir: string } => h.dir === 'out' && h.words !== undefined);
+    const control = driven(outputs), data = valid?.words ? driven(payload) : [];
+    const handles = [...control, ...data];
     if (handles.length === 0) return;
-    this.#driven.push({ bus, handles, held: handles.map(h => new Uint32Array(h.words.length)) });
+    this.#driven.push({ bus, handles, held: handles.map(h => new Uint32Array(h.words.length)), payloadFrom: control.length, valid: valid?.words ?? null });
     this.#start();
   }
 
@@ -188,7 +199,9 @@ export class ClockPhases {
     if (at < 0) return;
     this.#heldAt = -1;
     for (const d of this.#driven) {
+      const payloadSeen = d.valid !== null && d.valid[0] !== 0;
       for (let i = 0; i < d.handles.length; i++) {
+        if (i >= d.payloadFrom && !payloadSeen) break;
         const w = d.handles[i]!.words, h = d.held[i]!;
         for (let k = 0; k < w.length; k++) {
           if (w[k] === h[k]) continue;
