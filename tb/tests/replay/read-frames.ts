@@ -1,6 +1,6 @@
-// Three in-sequence READ REQUESTs for QP 0 of tb/replay/examples/read-limit.json, made by the
-// TS packet model (multi-packet: 4..16 responses at PMTU 256, so each READ holds its responder
-// slot for hundreds of cycles), one more READ at the PSN after them, and what the NIC must send
+// One more in-sequence READ REQUEST than the responder holds per QP (READ_LIMIT_PER_QP + 1) for
+// QP 0 of tb/replay/examples/read-limit.json, made by the TS packet model (multi-packet: 4..16 responses at PMTU 256, so each READ holds its responder
+// slot for hundreds of cycles), one more one-packet READ at the PSN after them, and what the NIC must send
 // for each: its READ RESPONSE packets with the MR's bytes.
 
 import { parseMac } from '../../model/headers.ts';
@@ -8,16 +8,20 @@ import { encodeRoce, type RocePacket } from '../../model/packet.ts';
 import { psnAdd } from '../../model/psn.ts';
 import { readRequest, readRequestPsns, segmentReadResponse, type RocePath } from '../../model/segment.ts';
 import type { Rng } from '../../core/rng.ts';
+import { READ_LIMIT_PER_QP } from '../../../gen/nic/nic-top-build.ts';
 import { materialize } from '../../replay/contents.ts';
 import type { Scenario } from '../../replay/scenario.ts';
+
+/** READs in a burst: one over nic_top's READ limit per QP, so the last of them is NAKed 0x61. */
+export const READS = READ_LIMIT_PER_QP + 1;
 
 export interface ReadSpec { readonly psn: number; readonly offset: number; readonly len: number }
 
 export interface ReadFrames {
   readonly reads: readonly ReadSpec[];
-  /** The three READ REQUEST frames. */
+  /** The READS READ REQUEST frames. */
   readonly frames: readonly Uint8Array[];
-  /** A one-packet READ at the PSN after the three. */
+  /** A one-packet READ at the PSN after them. */
   readonly next: Uint8Array;
   /** The responses a correct responder sends for READ i (0-based; MSN = i + 1). */
   readonly responses: (i: number) => RocePacket[];
@@ -34,7 +38,7 @@ export function readFrames(scenario: Scenario, rng: Rng): ReadFrames {
   };
   const reads: ReadSpec[] = [];
   let psn = q.expPsn;
-  for (let i = 0; i < 3; i++) {
+  for (let i = 0; i < READS; i++) {
     const len = rng.int(3 * mtu + 1, 16 * mtu), offset = rng.int(0, mr.length - len);
     reads.push({ psn, offset, len });
     psn = psnAdd(psn, readRequestPsns(len, mtu));

@@ -1,6 +1,6 @@
-// `nicgen replay`'s new input options through the real command: a pcapng of three READ
-// REQUESTs (TS packet model, read-frames.ts) with 802.1Q tags and an FCS the capture does not
-// declare, replayed with --fcs and --burst 1-3 on tb/replay/examples/read-limit.json: the table
+// `nicgen replay`'s new input options through the real command: a pcapng of READS READ
+// REQUESTs (one over the responder's per-QP limit; TS packet model, read-frames.ts) with 802.1Q
+// tags and an FCS the capture does not declare, replayed with --fcs and --burst 1-READS on tb/replay/examples/read-limit.json: the table
 // shows the clean-up of each frame, the NAK 0x61 row and the input summary, and tshark reads
 // tx.pcap. Then the one-line refusals (exit 1) of an unsupported link type and a bad --burst.
 
@@ -12,7 +12,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { loadScenario } from '../../replay/scenario.ts';
 import { seededRandom } from '../seed.ts';
 import { withFcs, withVlanTag, writePcapng } from './capture-writers.ts';
-import { readFrames, type ReadFrames } from './read-frames.ts';
+import { READS, readFrames, type ReadFrames } from './read-frames.ts';
 import { runNicgen, type NicgenRun } from '../cli/run-nicgen.ts';
 
 const SCENARIO = 'tb/replay/examples/read-limit.json';
@@ -26,7 +26,8 @@ describe('nicgen replay: pcapng input, --fcs, --burst', () => {
   const input = path.join(dir, 'reads.pcapng');
   const { rng, seed } = seededRandom();
   const hint = `NICGEN_SEED=${seed}`;
-  const vids = [rng.int(1, 4094), rng.int(1, 4094), rng.int(1, 4094)];
+  const vids = Array.from({ length: READS }, () => rng.int(1, 4094));
+  const over = READS - 1; // the READ over the responder's per-QP limit
   let reads: ReadFrames;
 
   beforeAll(() => {
@@ -35,23 +36,23 @@ describe('nicgen replay: pcapng input, --fcs, --burst', () => {
     writePcapng(input, [{ interfaces: [{ linktype: 1 }], packets: reads.frames.map((f, i) => ({ iface: 0, data: withFcs(withVlanTag(f, vids[i]!)) })) }]);
   });
 
-  it('strips tags and FCS, feeds the three READs back to back, and lists the NAK 0x61 for the third', async () => {
+  it('strips tags and FCS, feeds the READs back to back, and lists the NAK 0x61 for the one over the limit', async () => {
     const out = path.join(dir, 'tx.pcap');
-    const r = await nicgen('--scenario', SCENARIO, '--in', input, '--out', out, '--fcs', '--burst', '1-3', '--progress', '0');
+    const r = await nicgen('--scenario', SCENARIO, '--in', input, '--out', out, '--fcs', '--burst', `1-${READS}`, '--progress', '0');
     expect(r.code, r.stderr).toBe(0);
     const lines = r.stdout.split('\n');
     const row = (n: number): string => lines.find(l => new RegExp(`^ *${n}  RDMA_READ_REQUEST `).test(l)) ?? `(no row ${n})\n${r.stdout}`;
-    [0, 1].forEach(i => {
+    reads.reads.slice(0, over).forEach((_, i) => {
       const first = reads.responses(i)[0]!.bth.psn, last = reads.responses(i).at(-1)!.bth.psn;
       expect(row(i + 1), hint).toMatch(new RegExp(` accepted +READ RESPONSE psn ${hex6(first)}\\.\\.${hex6(last)} \\(${reads.responses(i).length} packets, ${reads.reads[i]!.len} B\\)$`));
     });
-    expect(row(3), `${hint}\n${r.stdout}`).toMatch(new RegExp(`${hex6(reads.reads[2]!.psn)}  rejected: invalid request \\(NAK 0x61\\) +NAK 0x61 psn ${hex6(reads.reads[2]!.psn)} msn \\d+$`));
+    expect(row(READS), `${hint}\n${r.stdout}`).toMatch(new RegExp(`${hex6(reads.reads[over]!.psn)}  rejected: invalid request \\(NAK 0x61\\) +NAK 0x61 psn ${hex6(reads.reads[over]!.psn)} msn \\d+$`));
     const inputs = lines.filter(l => /^ +input: /.test(l));
-    expect(inputs.length, r.stdout).toBe(3);
-    inputs.forEach((l, i) => expect(l.trim()).toMatch(new RegExp(`^input: FCS 0x[0-9a-f]{8} stripped \\(good\\); 802\\.1Q tag stripped \\(VID ${vids[i]}\\); fed back to back with frames 1-3 \\(burst\\)$`)));
-    expect(r.stdout).toContain('3 frames replayed: 2 accepted, 1 rejected (invalid request (NAK 0x61) 1)');
-    expect(r.stdout).toContain(`input: ${input} (pcapng, Ethernet): 3 frames; VLAN tags stripped 3, FCS stripped 3\n`);
-    const want = reads.responses(0).length + reads.responses(1).length + 1;
+    expect(inputs.length, r.stdout).toBe(READS);
+    inputs.forEach((l, i) => expect(l.trim()).toMatch(new RegExp(`^input: FCS 0x[0-9a-f]{8} stripped \\(good\\); 802\\.1Q tag stripped \\(VID ${vids[i]}\\); fed back to back with frames 1-${READS} \\(burst\\)$`)));
+    expect(r.stdout).toContain(`${READS} frames replayed: ${over} accepted, 1 rejected (invalid request (NAK 0x61) 1)`);
+    expect(r.stdout).toContain(`input: ${input} (pcapng, Ethernet): ${READS} frames; VLAN tags stripped ${READS}, FCS stripped ${READS}\n`);
+    const want = reads.reads.slice(0, over).reduce((n, _, i) => n + reads.responses(i).length, 0) + 1;
     expect(r.stdout).toContain(`the NIC sent ${want} frames -> ${out}`);
     const opcodes = execFileSync('tshark', ['-r', out, '-T', 'fields', '-e', 'infiniband.bth.opcode'], { encoding: 'utf8' }).trim().split('\n');
     expect(opcodes.length).toBe(want);
@@ -68,8 +69,8 @@ describe('nicgen replay: pcapng input, --fcs, --burst', () => {
   });
 
   it('refuses a --burst that is not a range of the capture\'s frames, exit 1', async () => {
-    const r = await nicgen('--scenario', SCENARIO, '--in', input, '--burst', '2-5');
+    const r = await nicgen('--scenario', SCENARIO, '--in', input, '--burst', `2-${READS + 2}`);
     expect(r.code).toBe(1);
-    expect(r.stderr).toBe('nicgen replay: --burst 2-5: 2-5 must name at least two frames within 1-3\n');
+    expect(r.stderr).toBe(`nicgen replay: --burst 2-${READS + 2}: 2-${READS + 2} must name at least two frames within 1-${READS}\n`);
   });
 });
