@@ -2,9 +2,10 @@
 // "Datapath stages at 512 bits"): a test module with the two instanced as in nic_top, through
 // the same `xcup-timing` flow and cache as `nicgen synth` (synth/run.ts runFlow), so the path
 // that crosses the boundary is seen; each module alone in the register wrapper hides it.
-//   npx tsx scripts/synth-boundary.ts [pair|nic_rx_parser|nic_packetizer|nic_icrc_insert] [dataWidth ...]
+//   npx tsx scripts/synth-boundary.ts [pair|nic_rx_parser|nic_packetizer|nic_icrc_insert] [--rev REV] [dataWidth ...]
 // (default: pair at 512 bits). Only the xcup-timing flow (proxies (a) and (b')) runs.
 
+import { execFileSync } from 'node:child_process';
 import * as path from 'node:path';
 import { emitTop } from '../gen/emit/design.ts';
 import { defineModule } from '../gen/hdl/index.ts';
@@ -38,11 +39,18 @@ const pair = defineModule('tx_boundary_pair', { dataWidth: 512 }, (m, p) => {
 // `pair` (the default) or one stage of the TX/RX path alone, as `nicgen synth --top` measures it.
 const stages: Record<string, () => ReturnType<typeof defineModule>> = { pair: () => pair, nic_rx_parser: () => rxParser, nic_packetizer: () => packetizer, nic_icrc_insert: () => icrcInsert };
 const args = process.argv.slice(2);
+const revAt = args.indexOf('--rev');
+const rev = revAt < 0 ? undefined : args.splice(revAt, 2)[1];
 const what = args[0] !== undefined && args[0] in stages ? args.shift()! : 'pair';
 const widths = args.map(Number);
 for (const W of widths.length ? widths : [512]) {
   const emitted = emitTop(stages[what]!() as never, { dataWidth: W });
-  const { subject, names } = subjectOf(emitted, emitted.top);
+  const measured = subjectOf(emitted, emitted.top);
+  const { names } = measured;
+  // --rev REV: the committed rtl/ of REV instead of today's generators (a "before" figure of a
+  // module at its default parameters, which is what rtl/ holds; same ports as today).
+  const subject = rev === undefined ? measured.subject
+    : { ...measured.subject, files: new Map([...measured.subject.files.keys()].map(f => [f, execFileSync('git', ['show', `${rev}:rtl/${f}`], { encoding: 'utf8' })])) };
   const t0 = performance.now();
   const out = await runFlow('xcup-timing', subject, path.join(cacheRoot(), 'synth'));
   const r = assemble(subject.module, 'xcup', new Map([['xcup-timing', out]]), names);
