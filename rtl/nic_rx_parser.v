@@ -100,13 +100,13 @@ wire decide;
 wire good;
 wire pay_beat;
 
-// gen/nic/rx-parser.ts:75:21
+// gen/nic/rx-parser.ts:77:21
 assign hdr_view = {((beat_reg == 4'd9) ? s_axis_tdata[15:8] : hdr_bytes_reg[591:584]), ((beat_reg == 4'd9) ? s_axis_tdata[7:0] : hdr_bytes_reg[583:576]), ((beat_reg == 4'd8) ? s_axis_tdata[63:56] : hdr_bytes_reg[575:568]), ((beat_reg == 4'd8) ? s_axis_tdata[55:48] : hdr_bytes_reg[567:560]), ((beat_reg == 4'd8) ? s_axis_tdata[47:40] : hdr_bytes_reg[559:552]), ((beat_reg == 4'd8) ? s_axis_tdata[39:32] : hdr_bytes_reg[551:544]), ((beat_reg == 4'd8) ? s_axis_tdata[31:24] : hdr_bytes_reg[543:536]), ((beat_reg == 4'd8) ? s_axis_tdata[23:16] : hdr_bytes_reg[535:528]), ((beat_reg == 4'd8) ? s_axis_tdata[15:8] : hdr_bytes_reg[527:520]), ((beat_reg == 4'd8) ? s_axis_tdata[7:0] : hdr_bytes_reg[519:512]), ((beat_reg == 4'd7) ? s_axis_tdata[63:56] : hdr_bytes_reg[511:504]), ((beat_reg == 4'd7) ? s_axis_tdata[55:48] : hdr_bytes_reg[503:496]), ((beat_reg == 4'd7) ? s_axis_tdata[47:40] : hdr_bytes_reg[495:488]), ((beat_reg == 4'd7) ? s_axis_tdata[39:32] : hdr_bytes_reg[487:480]), ((beat_reg == 4'd7) ? s_axis_tdata[31:24] : hdr_bytes_reg[479:472]), ((beat_reg == 4'd7) ? s_axis_tdata[23:16] : hdr_bytes_reg[471:464]), ((beat_reg == 4'd7) ? s_axis_tdata[15:8] : hdr_bytes_reg[463:456]), ((beat_reg == 4'd7) ? s_axis_tdata[7:0] : hdr_bytes_reg[455:448]), ((beat_reg == 4'd6) ? s_axis_tdata[63:56] : hdr_bytes_reg[447:440]), ((beat_reg == 4'd6) ? s_axis_tdata[55:48] : hdr_bytes_reg[439:432]), ((beat_reg == 4'd6) ? s_axis_tdata[47:40] : hdr_bytes_reg[431:424]), ((beat_reg == 4'd6) ? s_axis_tdata[39:32] : hdr_bytes_reg[423:416]), ((beat_reg == 4'd6) ? s_axis_tdata[31:24] : hdr_bytes_reg[415:408]), ((beat_reg == 4'd6) ? s_axis_tdata[23:16] : hdr_bytes_reg[407:400]), ((beat_reg == 4'd6) ? s_axis_tdata[15:8] : hdr_bytes_reg[399:392]), ((beat_reg == 4'd6) ? s_axis_tdata[7:0] : hdr_bytes_reg[391:384]), ((beat_reg == 4'd5) ? s_axis_tdata[63:56] : hdr_bytes_reg[383:376]), ((beat_reg == 4'd5) ? s_axis_tdata[55:48] : hdr_bytes_reg[375:368]), ((beat_reg == 4'd5) ? s_axis_tdata[47:40] : hdr_bytes_reg[367:360]), ((beat_reg == 4'd5) ? s_axis_tdata[39:32] : hdr_bytes_reg[359:352]), ((beat_reg == 4'd5) ? s_axis_tdata[31:24] : hdr_bytes_reg[351:344]), ((beat_reg == 4'd5) ? s_axis_tdata[23:16] : hdr_bytes_reg[343:336]), ((beat_reg == 4'd5) ? s_axis_tdata[15:8] : hdr_bytes_reg[335:328]), ((beat_reg == 4'd5) ? s_axis_tdata[7:0] : hdr_bytes_reg[327:320]), ((beat_reg == 4'd4) ? s_axis_tdata[63:56] : hdr_bytes_reg[319:312]), ((beat_reg == 4'd4) ? s_axis_tdata[55:48] : hdr_bytes_reg[311:304]), ((beat_reg == 4'd4) ? s_axis_tdata[47:40] : hdr_bytes_reg[303:296]), ((beat_reg == 4'd4) ? s_axis_tdata[39:32] : hdr_bytes_reg[295:288]), ((beat_reg == 4'd4) ? s_axis_tdata[31:24] : hdr_bytes_reg[287:280]), ((beat_reg == 4'd4) ? s_axis_tdata[23:16] : hdr_bytes_reg[279:272]), ((beat_reg == 4'd4) ? s_axis_tdata[15:8] : hdr_bytes_reg[271:264]), ((beat_reg == 4'd4) ? s_axis_tdata[7:0] : hdr_bytes_reg[263:256]), ((beat_reg == 4'd3) ? s_axis_tdata[63:56] : hdr_bytes_reg[255:248]), ((beat_reg == 4'd3) ? s_axis_tdata[55:48] : hdr_bytes_reg[247:240]), ((beat_reg == 4'd3) ? s_axis_tdata[47:40] : hdr_bytes_reg[239:232]), ((beat_reg == 4'd3) ? s_axis_tdata[39:32] : hdr_bytes_reg[231:224]), ((beat_reg == 4'd3) ? s_axis_tdata[31:24] : hdr_bytes_reg[223:216]), ((beat_reg == 4'd3) ? s_axis_tdata[23:16] : hdr_bytes_reg[215:208]), ((beat_reg == 4'd3) ? s_axis_tdata[15:8] : hdr_bytes_reg[207:200]), ((beat_reg == 4'd3) ? s_axis_tdata[7:0] : hdr_bytes_reg[199:192]), ((beat_reg == 4'd2) ? s_axis_tdata[63:56] : hdr_bytes_reg[191:184]), ((beat_reg == 4'd2) ? s_axis_tdata[55:48] : hdr_bytes_reg[183:176]), ((beat_reg == 4'd2) ? s_axis_tdata[47:40] : hdr_bytes_reg[175:168]), ((beat_reg == 4'd2) ? s_axis_tdata[39:32] : hdr_bytes_reg[167:160]), ((beat_reg == 4'd2) ? s_axis_tdata[31:24] : hdr_bytes_reg[159:152]), ((beat_reg == 4'd2) ? s_axis_tdata[23:16] : hdr_bytes_reg[151:144]), ((beat_reg == 4'd2) ? s_axis_tdata[15:8] : hdr_bytes_reg[143:136]), ((beat_reg == 4'd2) ? s_axis_tdata[7:0] : hdr_bytes_reg[135:128]), ((beat_reg == 4'd1) ? s_axis_tdata[63:56] : hdr_bytes_reg[127:120]), ((beat_reg == 4'd1) ? s_axis_tdata[55:48] : hdr_bytes_reg[119:112]), ((beat_reg == 4'd1) ? s_axis_tdata[47:40] : hdr_bytes_reg[111:104]), ((beat_reg == 4'd1) ? s_axis_tdata[39:32] : hdr_bytes_reg[103:96]), ((beat_reg == 4'd1) ? s_axis_tdata[31:24] : hdr_bytes_reg[95:88]), ((beat_reg == 4'd1) ? s_axis_tdata[23:16] : hdr_bytes_reg[87:80]), ((beat_reg == 4'd1) ? s_axis_tdata[15:8] : hdr_bytes_reg[79:72]), ((beat_reg == 4'd1) ? s_axis_tdata[7:0] : hdr_bytes_reg[71:64]), ((beat_reg == 4'b0000) ? s_axis_tdata[63:56] : hdr_bytes_reg[63:56]), ((beat_reg == 4'b0000) ? s_axis_tdata[55:48] : hdr_bytes_reg[55:48]), ((beat_reg == 4'b0000) ? s_axis_tdata[47:40] : hdr_bytes_reg[47:40]), ((beat_reg == 4'b0000) ? s_axis_tdata[39:32] : hdr_bytes_reg[39:32]), ((beat_reg == 4'b0000) ? s_axis_tdata[31:24] : hdr_bytes_reg[31:24]), ((beat_reg == 4'b0000) ? s_axis_tdata[23:16] : hdr_bytes_reg[23:16]), ((beat_reg == 4'b0000) ? s_axis_tdata[15:8] : hdr_bytes_reg[15:8]), ((beat_reg == 4'b0000) ? s_axis_tdata[7:0] : hdr_bytes_reg[7:0])};
 
-// gen/nic/rx-parser.ts:81:22
+// gen/nic/rx-parser.ts:83:22
 assign ip_total_len = {hdr_view[135:128], hdr_view[143:136]};
 
-// gen/nic/rx-parser.ts:88:18
+// gen/nic/rx-parser.ts:90:18
 always @* begin
     op_known = 1'b0;
     op_reth = 1'b0;
@@ -246,13 +246,13 @@ always @* begin
     endcase
 end
 
-// gen/nic/rx-parser.ts:105:18
+// gen/nic/rx-parser.ts:107:18
 assign hdr_kind = {op_reth, (op_aeth || op_imm)};
 
-// gen/nic/rx-parser.ts:108:18
+// gen/nic/rx-parser.ts:110:18
 assign body_len = ({1'b0, ip_total_len} - 17'd44) - {12'd0, {op_reth, 1'b0, (op_aeth || op_imm), 2'b00}};
 
-// gen/nic/rx-parser.ts:109:22
+// gen/nic/rx-parser.ts:111:22
 assign pay_len17 = body_len - {15'd0, hdr_view[349:348]};
 
 // gen/nic/ones-sum.ts:80:20
@@ -261,28 +261,28 @@ assign ip_csa_l1 = {(((((((beat_reg == 4'd2) || (beat_reg == 4'd3)) || (beat_reg
 // gen/nic/ones-sum.ts:80:20
 assign ip_csa_l2 = {((ip_csa_l1[45] ^ ip_csa_l1[46]) ^ ip_csa_l1[47]), ((ip_csa_l1[42] & ip_csa_l1[43]) | ((ip_csa_l1[42] ^ ip_csa_l1[43]) & ip_csa_l1[44])), ((ip_csa_l1[42] ^ ip_csa_l1[43]) ^ ip_csa_l1[44]), ((ip_csa_l1[39] & ip_csa_l1[40]) | ((ip_csa_l1[39] ^ ip_csa_l1[40]) & ip_csa_l1[41])), ((ip_csa_l1[39] ^ ip_csa_l1[40]) ^ ip_csa_l1[41]), ((ip_csa_l1[36] & ip_csa_l1[37]) | ((ip_csa_l1[36] ^ ip_csa_l1[37]) & ip_csa_l1[38])), ((ip_csa_l1[36] ^ ip_csa_l1[37]) ^ ip_csa_l1[38]), ((ip_csa_l1[33] & ip_csa_l1[34]) | ((ip_csa_l1[33] ^ ip_csa_l1[34]) & ip_csa_l1[35])), ((ip_csa_l1[33] ^ ip_csa_l1[34]) ^ ip_csa_l1[35]), ((ip_csa_l1[30] & ip_csa_l1[31]) | ((ip_csa_l1[30] ^ ip_csa_l1[31]) & ip_csa_l1[32])), ((ip_csa_l1[30] ^ ip_csa_l1[31]) ^ ip_csa_l1[32]), ((ip_csa_l1[27] & ip_csa_l1[28]) | ((ip_csa_l1[27] ^ ip_csa_l1[28]) & ip_csa_l1[29])), ((ip_csa_l1[27] ^ ip_csa_l1[28]) ^ ip_csa_l1[29]), ((ip_csa_l1[24] & ip_csa_l1[25]) | ((ip_csa_l1[24] ^ ip_csa_l1[25]) & ip_csa_l1[26])), ((ip_csa_l1[24] ^ ip_csa_l1[25]) ^ ip_csa_l1[26]), ((ip_csa_l1[21] & ip_csa_l1[22]) | ((ip_csa_l1[21] ^ ip_csa_l1[22]) & ip_csa_l1[23])), ((ip_csa_l1[21] ^ ip_csa_l1[22]) ^ ip_csa_l1[23]), ((ip_csa_l1[18] & ip_csa_l1[19]) | ((ip_csa_l1[18] ^ ip_csa_l1[19]) & ip_csa_l1[20])), ((ip_csa_l1[18] ^ ip_csa_l1[19]) ^ ip_csa_l1[20]), ((ip_csa_l1[15] & ip_csa_l1[16]) | ((ip_csa_l1[15] ^ ip_csa_l1[16]) & ip_csa_l1[17])), ((ip_csa_l1[15] ^ ip_csa_l1[16]) ^ ip_csa_l1[17]), ((ip_csa_l1[12] & ip_csa_l1[13]) | ((ip_csa_l1[12] ^ ip_csa_l1[13]) & ip_csa_l1[14])), ((ip_csa_l1[12] ^ ip_csa_l1[13]) ^ ip_csa_l1[14]), ((ip_csa_l1[9] & ip_csa_l1[10]) | ((ip_csa_l1[9] ^ ip_csa_l1[10]) & ip_csa_l1[11])), ((ip_csa_l1[9] ^ ip_csa_l1[10]) ^ ip_csa_l1[11]), ((ip_csa_l1[6] & ip_csa_l1[7]) | ((ip_csa_l1[6] ^ ip_csa_l1[7]) & ip_csa_l1[8])), ((ip_csa_l1[6] ^ ip_csa_l1[7]) ^ ip_csa_l1[8]), ((ip_csa_l1[3] & ip_csa_l1[4]) | ((ip_csa_l1[3] ^ ip_csa_l1[4]) & ip_csa_l1[5])), ((ip_csa_l1[3] ^ ip_csa_l1[4]) ^ ip_csa_l1[5]), ((ip_csa_l1[0] & ip_csa_l1[1]) | ((ip_csa_l1[0] ^ ip_csa_l1[1]) & ip_csa_l1[2])), ((ip_csa_l1[45] & ip_csa_l1[46]) | ((ip_csa_l1[45] ^ ip_csa_l1[46]) & ip_csa_l1[47])), ((ip_csa_l1[0] ^ ip_csa_l1[1]) ^ ip_csa_l1[2])};
 
-// gen/nic/rx-parser.ts:137:19
+// gen/nic/rx-parser.ts:139:19
 assign ip_sum_ok = (&(ip_sum_x_reg ^ ip_sum_y_reg) || !(|(ip_sum_x_reg | ip_sum_y_reg))) || &(ip_sum_x_reg & ip_sum_y_reg);
 
-// gen/nic/rx-parser.ts:185:23
+// gen/nic/rx-parser.ts:187:23
 assign in_payload = decided_reg && !discard_reg;
 
-// gen/nic/rx-parser.ts:186:19
+// gen/nic/rx-parser.ts:188:19
 assign p_take = p_valid_reg && ((decided_reg || u_hdr_s_ready) && (!(flush_reg || in_payload) || u_pay_s_ready));
 
-// gen/nic/rx-parser.ts:187:12
+// gen/nic/rx-parser.ts:189:12
 assign s_axis_tready = !p_valid_reg || p_take;
 
-// gen/nic/rx-parser.ts:188:20
+// gen/nic/rx-parser.ts:190:20
 assign accept = s_axis_tvalid && s_axis_tready;
 
-// gen/nic/rx-parser.ts:189:21
+// gen/nic/rx-parser.ts:191:21
 assign decide_here = !pre_decided_reg && ((beat_reg == ((hdr_kind == 2'b00) ? 4'd6 : ((hdr_kind == 2'd1) ? 4'd7 : ((hdr_kind == 2'd2) ? 4'd8 : 4'd9)))) || s_axis_tlast);
 
-// gen/nic/rx-parser.ts:221:20
+// gen/nic/rx-parser.ts:223:20
 assign reason = p_checks_reg[0] ? 3'd6 : (p_checks_reg[1] ? 3'd2 : (p_checks_reg[2] ? 3'd6 : (p_checks_reg[3] ? 3'd3 : (!ip_sum_ok ? 3'd4 : (p_checks_reg[4] ? 3'd6 : (p_checks_reg[5] ? 3'd3 : (p_checks_reg[6] ? 3'd3 : (p_checks_reg[7] ? 3'd5 : (p_checks_reg[8] ? 3'd3 : (p_checks_reg[9] ? 3'd5 : (p_checks_reg[10] ? 3'd3 : (p_checks_reg[11] ? 3'd3 : (p_checks_reg[12] ? 3'd5 : (p_checks_reg[13] ? 3'd5 : (p_checks_reg[14] ? 3'd3 : (p_checks_reg[15] ? 3'd3 : (p_checks_reg[16] ? 3'd3 : (p_checks_reg[17] ? 3'd3 : (p_checks_reg[18] ? 3'd3 : 3'b000)))))))))))))))))));
 
-// gen/nic/rx-parser.ts:88:18
+// gen/nic/rx-parser.ts:90:18
 always @* begin
     op_known_hdr = 1'b0;
     op_reth_hdr = 1'b0;
@@ -422,61 +422,61 @@ always @* begin
     endcase
 end
 
-// gen/nic/rx-parser.ts:233:17
+// gen/nic/rx-parser.ts:235:17
 assign hdr = {{hdr_bytes_reg[279:272], hdr_bytes_reg[287:280]}, {hdr_bytes_reg[215:208], hdr_bytes_reg[223:216], hdr_bytes_reg[231:224], hdr_bytes_reg[239:232]}, {hdr_bytes_reg[55:48], hdr_bytes_reg[63:56], hdr_bytes_reg[71:64], hdr_bytes_reg[79:72], hdr_bytes_reg[87:80], hdr_bytes_reg[95:88]}, (op_aeth_hdr ? {hdr_bytes_reg[447:440], hdr_bytes_reg[455:448], hdr_bytes_reg[463:456]} : 24'd0), (op_aeth_hdr ? {hdr_bytes_reg[439:432]} : 8'd0), op_aeth_hdr, (op_reth_hdr ? {hdr_bytes_reg[535:528], hdr_bytes_reg[543:536], hdr_bytes_reg[551:544], hdr_bytes_reg[559:552]} : 32'd0), (op_reth_hdr ? {hdr_bytes_reg[503:496], hdr_bytes_reg[511:504], hdr_bytes_reg[519:512], hdr_bytes_reg[527:520]} : 32'd0), (op_reth_hdr ? {hdr_bytes_reg[439:432], hdr_bytes_reg[447:440], hdr_bytes_reg[455:448], hdr_bytes_reg[463:456], hdr_bytes_reg[471:464], hdr_bytes_reg[479:472], hdr_bytes_reg[487:480], hdr_bytes_reg[495:488]} : 64'd0), op_reth_hdr, p_pay_len_reg, hdr_bytes_reg[407], {hdr_bytes_reg[415:408], hdr_bytes_reg[423:416], hdr_bytes_reg[431:424]}, {hdr_bytes_reg[383:376], hdr_bytes_reg[391:384], hdr_bytes_reg[399:392]}, {hdr_bytes_reg[343:336]}};
 
-// gen/nic/rx-parser.ts:251:20
+// gen/nic/rx-parser.ts:253:20
 assign decide = p_take && p_decide_reg;
 
-// gen/nic/rx-parser.ts:252:18
+// gen/nic/rx-parser.ts:254:18
 assign good = decide && (reason == 3'b000);
 
-// gen/nic/rx-parser.ts:253:21
+// gen/nic/rx-parser.ts:255:21
 assign pay_beat = p_take && in_payload;
 
-// gen/nic/rx-parser.ts:255:19
+// gen/nic/rx-parser.ts:257:19
 assign u_hdr_s_valid = good;
 
-// gen/nic/rx-parser.ts:256:18
+// gen/nic/rx-parser.ts:258:18
 assign u_hdr_s_data = hdr;
 
-// gen/nic/rx-parser.ts:257:13
+// gen/nic/rx-parser.ts:259:13
 assign drop_valid = decide && !good;
 
-// gen/nic/rx-parser.ts:258:14
+// gen/nic/rx-parser.ts:260:14
 assign drop_reason = reason;
 
-// gen/nic/rx-parser.ts:267:19
+// gen/nic/rx-parser.ts:269:19
 assign u_pay_s_valid = flush_reg || pay_beat;
 
-// gen/nic/rx-parser.ts:268:18
+// gen/nic/rx-parser.ts:270:18
 assign u_pay_s_data = flush_reg ? {1'd1, {(pay_rem_reg > 13'd7), (pay_rem_reg > 13'd6), (pay_rem_reg > 13'd5), (pay_rem_reg > 13'd4), (pay_rem_reg > 13'd3), (pay_rem_reg > 13'd2), (pay_rem_reg > 13'd1), (pay_rem_reg > 13'd0)}, (carry_reg & {{8{(pay_rem_reg > 13'd7)}}, {8{(pay_rem_reg > 13'd6)}}, {8{(pay_rem_reg > 13'd5)}}, {8{(pay_rem_reg > 13'd4)}}, {8{(pay_rem_reg > 13'd3)}}, {8{(pay_rem_reg > 13'd2)}}, {8{(pay_rem_reg > 13'd1)}}, {8{(pay_rem_reg > 13'd0)}}})} : {(pay_rem_reg <= 13'd8), ((pay_rem_reg <= 13'd8) ? {(pay_rem_reg > 13'd7), (pay_rem_reg > 13'd6), (pay_rem_reg > 13'd5), (pay_rem_reg > 13'd4), (pay_rem_reg > 13'd3), (pay_rem_reg > 13'd2), (pay_rem_reg > 13'd1), (pay_rem_reg > 13'd0)} : 8'd255), ((carry_reg | ((cur_kind_reg == 2'b00) ? {p_data_reg[47:0], 16'd0} : ((cur_kind_reg == 2'd1) ? {p_data_reg[15:0], 48'd0} : ((cur_kind_reg == 2'd2) ? {p_data_reg[47:0], 16'd0} : {p_data_reg[15:0], 48'd0})))) & {{8{((pay_rem_reg <= 13'd8) ? (pay_rem_reg > 13'd7) : 1'd1)}}, {8{((pay_rem_reg <= 13'd8) ? (pay_rem_reg > 13'd6) : 1'd1)}}, {8{((pay_rem_reg <= 13'd8) ? (pay_rem_reg > 13'd5) : 1'd1)}}, {8{((pay_rem_reg <= 13'd8) ? (pay_rem_reg > 13'd4) : 1'd1)}}, {8{((pay_rem_reg <= 13'd8) ? (pay_rem_reg > 13'd3) : 1'd1)}}, {8{((pay_rem_reg <= 13'd8) ? (pay_rem_reg > 13'd2) : 1'd1)}}, {8{((pay_rem_reg <= 13'd8) ? (pay_rem_reg > 13'd1) : 1'd1)}}, {8{((pay_rem_reg <= 13'd8) ? (pay_rem_reg > 13'd0) : 1'd1)}}})};
 
-// gen/nic/rx-parser.ts:294:13
+// gen/nic/rx-parser.ts:296:13
 assign m_hdr_data = u_hdr_m_data;
 
-// gen/nic/rx-parser.ts:295:14
+// gen/nic/rx-parser.ts:297:14
 assign m_hdr_valid = u_hdr_m_valid;
 
-// gen/nic/rx-parser.ts:296:19
+// gen/nic/rx-parser.ts:298:19
 assign u_hdr_m_ready = m_hdr_ready;
 
-// gen/nic/rx-parser.ts:297:14
+// gen/nic/rx-parser.ts:299:14
 assign m_payload_tdata = u_pay_m_data[63:0];
 
-// gen/nic/rx-parser.ts:298:15
+// gen/nic/rx-parser.ts:300:15
 assign m_payload_tkeep = u_pay_m_data[71:64];
 
-// gen/nic/rx-parser.ts:299:15
+// gen/nic/rx-parser.ts:301:15
 assign m_payload_tlast = u_pay_m_data[72];
 
-// gen/nic/rx-parser.ts:300:15
+// gen/nic/rx-parser.ts:302:15
 assign m_payload_tvalid = u_pay_m_valid;
 
-// gen/nic/rx-parser.ts:301:19
+// gen/nic/rx-parser.ts:303:19
 assign u_pay_m_ready = m_payload_tready;
 
-// gen/nic/rx-parser.ts:190:5
+// gen/nic/rx-parser.ts:192:5
 always @(posedge clk) begin
     if (p_take) begin
         p_valid_reg <= 1'b0;
@@ -542,7 +542,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/rx-parser.ts:270:5
+// gen/nic/rx-parser.ts:272:5
 always @(posedge clk) begin
     if (flush_reg && u_pay_s_ready) begin
         flush_reg <= 1'b0;
@@ -587,7 +587,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/rx-parser.ts:183:21
+// gen/nic/rx-parser.ts:185:21
 skid_buffer_width328 u_hdr (
     .clk(clk),
     .rst(rst),
@@ -599,7 +599,7 @@ skid_buffer_width328 u_hdr (
     .m_ready(u_hdr_m_ready)
 );
 
-// gen/nic/rx-parser.ts:184:21
+// gen/nic/rx-parser.ts:186:21
 skid_buffer_width73 u_pay (
     .clk(clk),
     .rst(rst),

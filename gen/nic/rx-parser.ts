@@ -26,7 +26,9 @@
 // Two pipeline stages (timing, docs/synth.md): stage 0 captures the header bytes and
 // computes every check of the decision beat into a flag register beside the beat; stage 1
 // picks the first failing check and does the rest from registers. A frame leaves one cycle
-// later than with one stage; throughput is unchanged (one beat per cycle).
+// later than with one stage; throughput is unchanged (one beat per cycle). The IPv4 header
+// checksum is summed as the beats arrive, in one's-complement carry-save form (two 16-bit
+// registers, gen/nic/ones-sum.ts: counters, no adders), and tested in stage 1 without a fold.
 
 import { Bool, cat, defineModule, lit, mux, pack, UInt, type Value } from '../hdl/index.ts';
 import { stream } from '../lib/interfaces.ts';
