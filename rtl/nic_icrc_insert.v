@@ -70,43 +70,43 @@ wire [95:0] binary_0 = ({64'd0, icrc} << {out_slot_reg[79:74], 3'b000});
 wire [11:0] binary_1 = (12'd15 << out_slot_reg[79:74]);
 /* verilator lint_on UNUSEDSIGNAL */
 
-// gen/nic/icrc-insert.ts:49:20
+// gen/nic/icrc-insert.ts:50:20
 assign accept = s_axis_tvalid && s_axis_tready;
 
-// gen/nic/icrc-insert.ts:55:23
+// gen/nic/icrc-insert.ts:56:23
 assign ip_left = (beat_reg == 3'd2) ? ({s_axis_tdata[7:0], s_axis_tdata[15:8]} - 16'd2) : ip_left_reg;
 
-// gen/nic/icrc-insert.ts:59:18
+// gen/nic/icrc-insert.ts:60:18
 assign live = (beat_reg >= 3'd2) && !ip_done_reg;
 
-// gen/nic/icrc-insert.ts:61:23
+// gen/nic/icrc-insert.ts:62:23
 assign cov_thermo = {((beat_reg == 3'd2) ? ({s_axis_tdata[7:0], s_axis_tdata[15:8]} > 16'd13) : (ip_left_reg > 16'd11)), ((beat_reg == 3'd2) ? ({s_axis_tdata[7:0], s_axis_tdata[15:8]} > 16'd12) : (ip_left_reg > 16'd10)), ((beat_reg == 3'd2) ? ({s_axis_tdata[7:0], s_axis_tdata[15:8]} > 16'd11) : (ip_left_reg > 16'd9)), ((beat_reg == 3'd2) ? ({s_axis_tdata[7:0], s_axis_tdata[15:8]} > 16'd10) : (ip_left_reg > 16'd8)), ((beat_reg == 3'd2) ? ({s_axis_tdata[7:0], s_axis_tdata[15:8]} > 16'd9) : (ip_left_reg > 16'd7)), ((beat_reg == 3'd2) ? ({s_axis_tdata[7:0], s_axis_tdata[15:8]} > 16'd8) : (ip_left_reg > 16'd6)), ((beat_reg == 3'd2) ? ({s_axis_tdata[7:0], s_axis_tdata[15:8]} > 16'd7) : (ip_left_reg > 16'd5)), ((beat_reg == 3'd2) ? ({s_axis_tdata[7:0], s_axis_tdata[15:8]} > 16'd6) : (ip_left_reg > 16'd4))};
 
-// gen/nic/icrc-insert.ts:62:22
+// gen/nic/icrc-insert.ts:63:22
 assign cov_lanes = (ip_done_reg ? 8'd0 : ((beat_reg >= 3'd2) ? cov_thermo : 8'd255)) & s_axis_tkeep;
 
-// gen/nic/icrc-insert.ts:63:21
+// gen/nic/icrc-insert.ts:64:21
 assign cov_ends = live && !((beat_reg == 3'd2) ? ({s_axis_tdata[7:0], s_axis_tdata[15:8]} > 16'd14) : (ip_left_reg > 16'd12));
 
-// gen/nic/icrc-insert.ts:64:22
+// gen/nic/icrc-insert.ts:65:22
 assign icrc_here = live && !((beat_reg == 3'd2) ? ({s_axis_tdata[7:0], s_axis_tdata[15:8]} > 16'd13) : (ip_left_reg > 16'd11));
 
-// gen/nic/icrc-insert.ts:70:22
+// gen/nic/icrc-insert.ts:71:22
 assign crc_feed = ((accept && (beat_reg >= 3'd1)) && !crc_done_reg) && |cov_lanes;
 
-// gen/nic/icrc-insert.ts:71:12
+// gen/nic/icrc-insert.ts:72:12
 assign u_crc_data = s_axis_tdata | ((beat_reg == 3'd1) ? {{8{1'd1}}, {8{1'b0}}, {8{1'b0}}, {8{1'b0}}, {8{1'b0}}, {8{1'b0}}, {8{1'b0}}, {8{1'b0}}} : ((beat_reg == 3'd2) ? {{8{1'b0}}, {8{1'd1}}, {8{1'b0}}, {8{1'b0}}, {8{1'b0}}, {8{1'b0}}, {8{1'b0}}, {8{1'b0}}} : ((beat_reg == 3'd3) ? {{8{1'b0}}, {8{1'b0}}, {8{1'b0}}, {8{1'b0}}, {8{1'b0}}, {8{1'b0}}, {8{1'd1}}, {8{1'd1}}} : ((beat_reg == 3'd5) ? {{8{1'b0}}, {8{1'd1}}, {8{1'b0}}, {8{1'b0}}, {8{1'b0}}, {8{1'b0}}, {8{1'd1}}, {8{1'd1}}} : 64'd0))));
 
-// gen/nic/icrc-insert.ts:72:12
+// gen/nic/icrc-insert.ts:73:12
 assign u_crc_keep = cov_lanes;
 
-// gen/nic/icrc-insert.ts:73:13
+// gen/nic/icrc-insert.ts:74:13
 assign u_crc_valid = crc_feed;
 
-// gen/nic/icrc-insert.ts:74:13
+// gen/nic/icrc-insert.ts:75:13
 assign u_crc_start = beat_reg == 3'd1;
 
-// gen/nic/icrc-insert.ts:75:12
+// gen/nic/icrc-insert.ts:76:12
 assign u_crc_last = cov_ends || s_axis_tlast;
 
 // gen/nic/icrc-insert.ts:110:23
@@ -145,7 +145,7 @@ assign m_axis_tuser = out_slot_reg[73];
 // gen/nic/icrc-insert.ts:161:12
 assign m_axis_tvalid = out_valid_reg;
 
-// gen/nic/icrc-insert.ts:77:5
+// gen/nic/icrc-insert.ts:78:5
 always @(posedge clk) begin
     if (accept) begin
         if (s_axis_tlast) begin
@@ -211,7 +211,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/icrc-insert.ts:66:17
+// gen/nic/icrc-insert.ts:67:17
 roce_icrc_parallel_skip6 u_crc (
     .clk(clk),
     .rst(rst),

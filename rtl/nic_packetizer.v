@@ -74,141 +74,168 @@ wire [63:0] hdr_beat;
 wire [63:0] out_data;
 wire out_last;
 wire out_valid;
+reg  m_valid_reg;
+reg  [63:0] m_data_reg;
+reg  [7:0] m_keep_reg;
+reg  m_last_reg;
+wire out_free;
 wire fire;
 wire release_hdr;
 wire take_cmd;
 wire pay_take;
 
-// gen/nic/packetizer.ts:86:17
+// gen/nic/packetizer.ts:87:17
 assign cmd_pad = 2'b00 - s_cmd_data[58:57];
 
-// gen/nic/packetizer.ts:87:20
+// gen/nic/packetizer.ts:88:20
 assign cmd_ext_len = {s_cmd_data[70], 1'b0, s_cmd_data[199], 2'b00};
 
-// gen/nic/packetizer.ts:90:20
+// gen/nic/packetizer.ts:91:20
 assign cmd_padded = ({3'b000, s_cmd_data[69:57]} + 16'd3) & 16'hfffc;
 
-// gen/nic/packetizer.ts:92:19
+// gen/nic/packetizer.ts:93:19
 assign cmd_ip_len = cmd_padded + (16'd44 + {11'd0, cmd_ext_len});
 
-// gen/nic/packetizer.ts:93:20
+// gen/nic/packetizer.ts:94:20
 assign cmd_udp_len = cmd_padded + (16'd24 + {11'd0, cmd_ext_len});
 
-// gen/nic/packetizer.ts:94:23
+// gen/nic/packetizer.ts:95:23
 assign cmd_frame_last = cmd_padded[13:0] + (14'd57 + {9'd0, cmd_ext_len});
 
-// gen/nic/packetizer.ts:101:17
+// gen/nic/packetizer.ts:102:17
 assign ip_sum = (((20'h853d + {12'd0, {s_cmd_data[421:416], 2'b00}}) + ({15'd0, cmd_ext_len} + {7'd0, s_cmd_data[69:57]})) + (({18'd0, cmd_pad} + {4'b0000, ip_id_reg}) + ({4'b0000, {s_cmd_data[415:408], 8'd0}} + {4'b0000, s_cmd_data[359:344]}))) + (({4'b0000, s_cmd_data[343:328]} + {4'b0000, s_cmd_data[391:376]}) + {4'b0000, s_cmd_data[375:360]});
 
-// gen/nic/packetizer.ts:122:21
+// gen/nic/packetizer.ts:123:21
 assign cmd_kind = {s_cmd_data[70], s_cmd_data[199]};
 
-// gen/nic/packetizer.ts:123:24
+// gen/nic/packetizer.ts:124:24
 assign cmd_last_idx = cmd_frame_last[13:3];
 
-// gen/nic/packetizer.ts:126:25
+// gen/nic/packetizer.ts:127:25
 assign cmd_last_keep = {(cmd_frame_last[2:0] >= 3'd7), (cmd_frame_last[2:0] >= 3'd6), (cmd_frame_last[2:0] >= 3'd5), (cmd_frame_last[2:0] >= 3'd4), (cmd_frame_last[2:0] >= 3'd3), (cmd_frame_last[2:0] >= 3'd2), (cmd_frame_last[2:0] >= 3'd1), 1'd1};
 
-// gen/nic/packetizer.ts:130:19
+// gen/nic/packetizer.ts:131:19
 assign ip_sum_fold1 = {1'b0, hdr_sum_reg[15:0]} + {13'd0, hdr_sum_reg[19:16]};
 
-// gen/nic/packetizer.ts:131:19
+// gen/nic/packetizer.ts:132:19
 assign ip_sum_fold2 = ip_sum_fold1[15:0] + {15'd0, ip_sum_fold1[16]};
 
-// gen/nic/packetizer.ts:132:22
+// gen/nic/packetizer.ts:133:22
 assign ip_checksum = ~ip_sum_fold2;
 
-// gen/nic/packetizer.ts:133:20
+// gen/nic/packetizer.ts:134:20
 assign hdr_full = {hdr_bytes_reg[575:192], {ip_checksum[7:0], ip_checksum[15:8]}, hdr_bytes_reg[191:0]};
 
-// gen/nic/packetizer.ts:146:18
+// gen/nic/packetizer.ts:147:18
 assign kind = in_body_reg ? cur_kind_reg : hdr_kind_reg;
 
-// gen/nic/packetizer.ts:147:21
+// gen/nic/packetizer.ts:148:21
 assign last_idx = in_body_reg ? cur_last_idx_reg : hdr_last_idx_reg;
 
-// gen/nic/packetizer.ts:148:22
+// gen/nic/packetizer.ts:149:22
 assign last_keep = in_body_reg ? cur_last_keep_reg : hdr_last_keep_reg;
 
-// gen/nic/packetizer.ts:149:20
+// gen/nic/packetizer.ts:150:20
 assign pay_rem = in_body_reg ? pay_rem_reg : hdr_pay_len_reg;
 
-// gen/nic/packetizer.ts:150:16
+// gen/nic/packetizer.ts:151:16
 assign hdr_beats = (kind == 2'b00) ? 11'd6 : ((kind == 2'd1) ? 11'd7 : ((kind == 2'd2) ? 11'd8 : 11'd9));
 
-// gen/nic/packetizer.ts:151:20
+// gen/nic/packetizer.ts:152:20
 assign active = in_body_reg || (hdr_valid_reg && !drain_reg);
 
-// gen/nic/packetizer.ts:152:19
+// gen/nic/packetizer.ts:153:19
 assign mixed_beat = !in_body_reg && (beat_reg == hdr_beats);
 
-// gen/nic/packetizer.ts:153:23
+// gen/nic/packetizer.ts:154:23
 assign at_payload = in_body_reg || mixed_beat;
 
-// gen/nic/packetizer.ts:154:21
+// gen/nic/packetizer.ts:155:21
 assign need_payload = at_payload && (pay_rem != 13'd0);
 
-// gen/nic/packetizer.ts:156:21
+// gen/nic/packetizer.ts:157:21
 assign pay_keep = s_payload_tkeep & {(pay_rem > 13'd7), (pay_rem > 13'd6), (pay_rem > 13'd5), (pay_rem > 13'd4), (pay_rem > 13'd3), (pay_rem > 13'd2), (pay_rem > 13'd1), (pay_rem > 13'd0)};
 
-// gen/nic/packetizer.ts:157:17
+// gen/nic/packetizer.ts:158:17
 assign pay_data = need_payload ? (s_payload_tdata & {{8{pay_keep[7]}}, {8{pay_keep[6]}}, {8{pay_keep[5]}}, {8{pay_keep[4]}}, {8{pay_keep[3]}}, {8{pay_keep[2]}}, {8{pay_keep[1]}}, {8{pay_keep[0]}}}) : 64'd0;
 
-// gen/nic/packetizer.ts:158:19
+// gen/nic/packetizer.ts:159:19
 assign pay_shifted = (kind == 2'b00) ? {pay_data[15:0], 48'd0} : ((kind == 2'd1) ? {pay_data[47:0], 16'd0} : ((kind == 2'd2) ? {pay_data[15:0], 48'd0} : {pay_data[47:0], 16'd0}));
 
-// gen/nic/packetizer.ts:159:21
+// gen/nic/packetizer.ts:160:21
 assign pay_carry = (kind == 2'b00) ? {16'd0, pay_data[63:16]} : ((kind == 2'd1) ? {48'd0, pay_data[63:48]} : ((kind == 2'd2) ? {16'd0, pay_data[63:16]} : {48'd0, pay_data[63:48]}));
 
-// gen/nic/packetizer.ts:166:21
+// gen/nic/packetizer.ts:167:21
 assign hdr_beat = (beat_reg == 11'd0) ? hdr_full[63:0] : ((beat_reg == 11'd1) ? hdr_full[127:64] : ((beat_reg == 11'd2) ? hdr_full[191:128] : ((beat_reg == 11'd3) ? hdr_full[255:192] : ((beat_reg == 11'd4) ? hdr_full[319:256] : ((beat_reg == 11'd5) ? hdr_full[383:320] : ((beat_reg == 11'd6) ? hdr_full[447:384] : ((beat_reg == 11'd7) ? hdr_full[511:448] : ((beat_reg == 11'd8) ? hdr_full[575:512] : {48'd0, hdr_full[591:576]}))))))));
 
-// gen/nic/packetizer.ts:167:18
+// gen/nic/packetizer.ts:168:18
 assign out_data = (in_body_reg ? carry_reg : hdr_beat) | (at_payload ? pay_shifted : 64'd0);
 
-// gen/nic/packetizer.ts:168:20
+// gen/nic/packetizer.ts:169:20
 assign out_last = beat_reg == last_idx;
 
-// gen/nic/packetizer.ts:173:22
+// gen/nic/packetizer.ts:177:22
 assign out_valid = active && (!need_payload || s_payload_tvalid);
 
-// gen/nic/packetizer.ts:174:18
-assign fire = out_valid && m_axis_tready;
+// gen/nic/packetizer.ts:182:19
+assign out_free = !m_valid_reg || m_axis_tready;
 
-// gen/nic/packetizer.ts:175:17
-assign m_axis_tvalid = out_valid;
+// gen/nic/packetizer.ts:183:18
+assign fire = out_valid && out_free;
 
-// gen/nic/packetizer.ts:176:16
-assign m_axis_tdata = out_data;
+// gen/nic/packetizer.ts:190:17
+assign m_axis_tvalid = m_valid_reg;
 
-// gen/nic/packetizer.ts:177:17
-assign m_axis_tkeep = out_last ? last_keep : 8'd255;
+// gen/nic/packetizer.ts:191:16
+assign m_axis_tdata = m_data_reg;
 
-// gen/nic/packetizer.ts:178:17
-assign m_axis_tlast = out_last;
+// gen/nic/packetizer.ts:192:17
+assign m_axis_tkeep = m_keep_reg;
 
-// gen/nic/packetizer.ts:179:17
+// gen/nic/packetizer.ts:193:17
+assign m_axis_tlast = m_last_reg;
+
+// gen/nic/packetizer.ts:194:17
 assign m_axis_tuser = 1'b0;
 
-// gen/nic/packetizer.ts:180:20
+// gen/nic/packetizer.ts:195:20
 assign s_payload_tready = (fire && need_payload) || drain_reg;
 
-// gen/nic/packetizer.ts:183:24
+// gen/nic/packetizer.ts:198:24
 assign release_hdr = fire && mixed_beat;
 
-// gen/nic/packetizer.ts:185:21
+// gen/nic/packetizer.ts:200:21
 assign take_cmd = s_cmd_valid && (!hdr_valid_reg || release_hdr);
 
-// gen/nic/packetizer.ts:186:15
+// gen/nic/packetizer.ts:201:15
 assign s_cmd_ready = !hdr_valid_reg || release_hdr;
 
-// gen/nic/packetizer.ts:200:21
+// gen/nic/packetizer.ts:215:21
 assign pay_take = fire && need_payload;
 
-// gen/nic/packetizer.ts:228:14
+// gen/nic/packetizer.ts:243:14
 assign err_payload = err_payload_reg;
 
-// gen/nic/packetizer.ts:187:5
+// gen/nic/packetizer.ts:184:5
+always @(posedge clk) begin
+    if (out_free) begin
+        m_valid_reg <= out_valid;
+    end
+    if (rst) begin
+        m_valid_reg <= 1'b0;
+    end
+end
+
+// gen/nic/packetizer.ts:185:5
+always @(posedge clk) begin
+    if (fire) begin
+        m_data_reg <= out_data;
+        m_keep_reg <= out_last ? last_keep : 8'd255;
+        m_last_reg <= out_last;
+    end
+end
+
+// gen/nic/packetizer.ts:202:5
 always @(posedge clk) begin
     if (take_cmd) begin
         ip_id_reg <= ip_id_reg + 16'd1;
@@ -228,7 +255,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/packetizer.ts:199:10
+// gen/nic/packetizer.ts:214:10
 always @(posedge clk) begin
     err_payload_reg <= 1'b0;
     if (pay_take) begin
@@ -258,7 +285,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/packetizer.ts:212:5
+// gen/nic/packetizer.ts:227:5
 always @(posedge clk) begin
     if (fire) begin
         if (at_payload) begin

@@ -8,11 +8,12 @@
 // on the way into the CRC only. The CRC is known one cycle after its last byte went in, and
 // every beat leaves through a skid buffer (registered m_axis and s_axis_tready), at least one
 // cycle after it went into the CRC: the ICRC is always known when its beat leaves, so the
-// stream never stalls here: one beat per cycle, one cycle of latency, no frame buffer. This
-// skid is the TX path's only register between the packetizer's logic and m_axis_tx (the
-// packetizer has none of its own): before, the packetizer's skid and a one-beat ICRC hold
-// here were two cycles on the doorbell -> first TX beat path. When the ICRC straddles two
-// beats the second one takes the CRC on entry (crc_valid then, or the copy latched from it).
+// stream never stalls here: one beat per cycle, one cycle of latency, no frame buffer. The
+// packetizer in front drives s_axis from its output register (nic_packetizer: flattened, its
+// payload lanes and this module's coverage and CRC network were one path, docs/synth.md);
+// s_axis_tready here is a register, so no ready path runs from m_axis_tx_tready back into
+// it. When the ICRC straddles two beats the second one takes the CRC on entry (crc_valid
+// then, or the copy latched from it).
 //
 // tuser passes through unchanged. Frames whose IPv4 total length is too small to hold an
 // ICRC (< 44) are not RoCEv2 frames; their content after the header is undefined here.
@@ -89,9 +90,8 @@ export const icrcInsert = defineModule('nic_icrc_insert', { dataWidth: 64 } as I
   });
 
   // ---- output stage: a skid buffer whose slots carry their beat's ICRC ---------------------
-  // Two slots (out, skid), as gen/lib/skid.ts: s_axis_tready is a register (the packetizer
-  // in front has no output register of its own and drives s_axis from its logic), and the
-  // out slot drives m_axis. A beat leaves at least one cycle after it was fed to the CRC, so
+  // Two slots (out, skid), as gen/lib/skid.ts: s_axis_tready is a register (the packetizer's
+  // output register in front takes it as its m_axis_tready), and the out slot drives m_axis. A beat leaves at least one cycle after it was fed to the CRC, so
   // its frame's ICRC is known by then: a beat that ends the coverage and holds ICRC bytes
   // (`need`) gets the CRC from crc_valid in the very next cycle, any later beat of the frame
   // (the second half of a straddling ICRC) takes it on entry. Each slot keeps its own copy, so

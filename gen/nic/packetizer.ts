@@ -15,10 +15,11 @@
 //    (54/58/70/74), so the payload shifter is a 4-way mux of constant shifts, not a barrel
 //    shifter. Pad and ICRC bytes fall out as zeros: payload lanes past payloadLen are masked.
 //    One beat per cycle; a 4096-byte MIDDLE packet at 512 bits is ceil(4154/64) = 65 beats.
-// No output register: m_axis is driven by the output stage's logic (tvalid never from
-// tready). nic_icrc_insert, always right behind it, registers the frame in a skid (its
-// s_axis_tready is a register, so no ready path runs from m_axis_tx_tready to the inputs):
-// one register for both stages, a cycle less from payload to m_axis_tx.
+// m_axis comes from an output register (a pipeline register, one beat per cycle): flattened
+// with nic_icrc_insert behind it, the output stage's payload lanes and nic_icrc_insert's
+// coverage and CRC network were one path (docs/synth.md, "Datapath stages at 512 bits"); the
+// register costs one cycle from payload to m_axis_tx. nic_icrc_insert's skid behind it keeps
+// its s_axis_tready a register, so no ready path runs from m_axis_tx_tready to the inputs.
 //
 // The payload stream must carry exactly payloadLen bytes with tlast on the last beat. If it
 // does not, `err_payload` pulses: a short payload is completed with zeros (the frame keeps
@@ -168,14 +169,28 @@ export const packetizer = defineModule('nic_packetizer', { dataWidth: 64 } as Pa
   const isLast = m.let('out_last', beat.eq(lastIdx));
   const keep = mux(isLast, lastKeep, lit((1n << BigInt(B)) - 1n, B));
 
-  // No output register: nic_icrc_insert's skid (its s_axis_tready is a register) is the one
-  // register stage between this logic and m_axis_tx. m_axis_tvalid never depends on tready.
+  // Output register (timing: docs/synth.md): m_axis comes from flip-flops, so no path runs from
+  // s_payload or the header register into the next module (nic_icrc_insert's coverage and CRC
+  // network). A plain pipeline register: it takes a beat when it is empty or its beat leaves,
+  // one beat per cycle. Its ready (m_axis_tready, or empty) reaches s_payload_tready as before;
+  // nic_icrc_insert behind it drives that m_axis_tready from a register.
   const outValid = m.let('out_valid', active.land(needPay.lnot().lor(s_payload.tvalid)));
-  const fire = m.let('fire', outValid.land(m_axis.tready));
-  m_axis.tvalid.set(outValid);
-  m_axis.tdata.set(data);
-  m_axis.tkeep!.set(keep);
-  m_axis.tlast!.set(isLast);
+  const oValid = m.reg('m_valid_reg', Bool);
+  const oData = m.reg('m_data_reg', UInt(W), { reset: null });
+  const oKeep = m.reg('m_keep_reg', UInt(B), { reset: null });
+  const oLast = m.reg('m_last_reg', Bool, { reset: null });
+  const oFree = m.let('out_free', oValid.lnot().lor(m_axis.tready));
+  const fire = m.let('fire', outValid.land(oFree));
+  m.if(oFree, () => oValid.set(outValid));
+  m.if(fire, () => {
+    oData.set(data);
+    oKeep.set(keep);
+    oLast.set(isLast);
+  });
+  m_axis.tvalid.set(oValid);
+  m_axis.tdata.set(oData);
+  m_axis.tkeep!.set(oKeep);
+  m_axis.tlast!.set(oLast);
   m_axis.tuser!.set(0);
   s_payload.tready.set(fire.land(needPay).lor(drain));
 

@@ -26,13 +26,16 @@
 // Two pipeline stages (timing, docs/synth.md): stage 0 captures the header bytes and
 // computes every check of the decision beat into a flag register beside the beat; stage 1
 // picks the first failing check and does the rest from registers. A frame leaves one cycle
-// later than with one stage; throughput is unchanged (one beat per cycle).
+// later than with one stage; throughput is unchanged (one beat per cycle). The IPv4 header
+// checksum is summed as the beats arrive, in one's-complement carry-save form (two 16-bit
+// registers, gen/nic/ones-sum.ts: counters, no adders), and tested in stage 1 without a fold.
 
 import { Bool, cat, defineModule, lit, mux, pack, UInt, type Value } from '../hdl/index.ts';
 import { stream } from '../lib/interfaces.ts';
 import { skidBuffer } from '../lib/skid.ts';
 import { log2Exact } from '../lib/util.ts';
 import { byteAt, countWidth, laneBits, packBytes, select, thermo } from './frame-util.ts';
+import { onesCarrySaveHw, onesZeroHw } from './ones-sum.ts';
 import { ETHERTYPE_IPV4, HEADER_LENGTHS, IP_BASE_BYTES, IPV4_BYTES, OFF, RC_OPCODES, ROCE_PORT, UDP_BYTES } from './roce.ts';
 import { rxFrameStream } from './rx-frame.ts';
 import { byteStream, RX_DROP, RxPktHdr, type NicParams } from './types.ts';
@@ -107,27 +110,40 @@ export const rxParser = defineModule('nic_rx_parser', { dataWidth: 64 } as RxPar
   const body = m.let('body_len', totalLen.zext(17).subw(IP_BASE_BYTES).subw(extLen.zext(17)));
   const payLen17 = m.let('pay_len17', body.subw(padCnt.zext(17)));
 
-  // IPv4 header checksum: the one's-complement sum of the header must be 0xFFFF. The 20-bit
-  // sum (a balanced adder tree) is lo + 2^16 hi with hi <= 9, and folding it gives 0xFFFF
-  // exactly when lo + hi = 0xFFFF, i.e. lo = ~hi: no fold adders.
-  let level: Value[] = Array.from({ length: IPV4_BYTES / 2 }, (_, i) => be(OFF.ipVerIhl + 2 * i, 2).zext(20));
-  while (level.length > 1) {
-    const next: Value[] = [];
-    for (let i = 0; i < level.length; i += 2) next.push(i + 1 < level.length ? level[i]!.addw(level[i + 1]!) : level[i]!);
-    level = next;
+  // IPv4 header checksum: the one's-complement sum of the header's ten words must be 0xFFFF.
+  // It is kept in carry-save form in two registers (ones-sum.ts): each beat that holds IPv4
+  // words adds them, straight from s_axis_tdata (no view mux, no adder: three counter levels
+  // at 512 bits), to the pair accumulated so far; stage 1 tests X + Y = 0 (mod 0xFFFF) from the
+  // registers. That is the same verdict as "the fold is 0xFFFF" whenever the checksum is
+  // consulted: the sum is then nonzero, the version check before it having seen 0x45. The pair
+  // is written as beats are accepted, so in stage 1 it holds the frame's words up to the beat in
+  // p_*_reg, which is at or after the last IPv4 byte whenever the frame is long enough to be
+  // checked (frame < 34 bytes is TRUNCATED first).
+  const ipWords = Array.from({ length: IPV4_BYTES / 2 }, (_, i) => OFF.ipVerIhl + 2 * i);
+  const ipBeats = [...new Set(ipWords.map(o => Math.floor(o / B)))];
+  const slots = [...new Set(ipWords.map(o => o % B))].sort((a, b) => a - b);
+  const wordAt = (lane: number): Value => cat(byteAt(s.tdata, lane), byteAt(s.tdata, lane + 1));
+  const sumX = m.reg('ip_sum_x_reg', UInt(16), { reset: null });
+  const sumY = m.reg('ip_sum_y_reg', UInt(16), { reset: null });
+  const onBeats = (bs: readonly number[]): Value => bs.map(j => beat.eq(j)).reduce((a, b) => a.lor(b));
+  const addends: Value[] = slots.map(lane => {
+    const beatsHere = ipBeats.filter(j => ipWords.includes(j * B + lane));
+    return beatsHere.length === ipBeats.length ? wordAt(lane) : mux(onBeats(beatsHere), wordAt(lane), lit(0, 16));
+  });
+  if (ipBeats.length > 1) {
+    // Later IPv4 beats add to what the earlier ones left; the first starts from zero.
+    const carryIn = beat.ne(Math.min(...ipBeats));
+    addends.push(mux(carryIn, sumX, lit(0, 16)), mux(carryIn, sumY, lit(0, 16)));
   }
-  const sum = m.let('ip_sum', level[0]!);
-  // The sum is registered (p_sum_reg) and compared in stage 1: the adder tree alone fills
-  // stage 0's cycle.
-  const pSum = m.reg('p_sum_reg', UInt(20), { reset: null });
-  const sumOk = m.let('ip_sum_ok', pSum.bits(15, 0).eq(cat(lit(0xfff, 12), pSum.bits(19, 16).not())));
+  const [nextX, nextY] = onesCarrySaveHw(m, 'ip_csa', addends);
+  const sumOk = m.let('ip_sum_ok', onesZeroHw(sumX, sumY));
 
   const checks: [Value | 'stage1', number][] = [
     [frameLen.lt(14), RX_DROP.TRUNCATED],
     [be(OFF.ethertype, 2).ne(ETHERTYPE_IPV4), RX_DROP.BAD_ETHERTYPE],
     [frameLen.lt(14 + IPV4_BYTES), RX_DROP.TRUNCATED],
     [be(OFF.ipVerIhl, 1).ne(0x45), RX_DROP.BAD_IP],
-    ['stage1', RX_DROP.BAD_IP_CHECKSUM], // compared in stage 1 from p_sum_reg
+    ['stage1', RX_DROP.BAD_IP_CHECKSUM], // tested in stage 1 from ip_sum_x_reg / ip_sum_y_reg
     [totalLen.zext(17).addw(14).gt(frameLen.zext(17)), RX_DROP.TRUNCATED],
     [totalLen.lt(IPV4_BYTES), RX_DROP.BAD_IP],
     [be(OFF.ipFrag, 2).and(0x3fff).ne(0), RX_DROP.BAD_IP],
@@ -180,7 +196,10 @@ export const rxParser = defineModule('nic_rx_parser', { dataWidth: 64 } as RxPar
     pLast.set(s.tlast!);
     pDecide.set(decide0);
     pChecks.set(cat(...[...stage0].reverse()));
-    pSum.set(sum);
+    m.if(onBeats(ipBeats), () => {
+      sumX.set(nextX);
+      sumY.set(nextY);
+    });
     pKind.set(kind);
     pPayLen.set(payLen17.trunc(13));
     for (let j = 0; j < capBeats; j++) {

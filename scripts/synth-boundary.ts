@@ -1,0 +1,67 @@
+// The TX boundary nic_packetizer -> nic_icrc_insert measured flattened (docs/synth.md,
+// "Datapath stages at 512 bits"): a test module with the two instanced as in nic_top, through
+// the same `xcup-timing` flow and cache as `nicgen synth` (synth/run.ts runFlow), so the path
+// that crosses the boundary is seen; each module alone in the register wrapper hides it.
+//   npx tsx scripts/synth-boundary.ts [pair|nic_rx_parser|nic_packetizer|nic_icrc_insert] [--rev REV] [dataWidth ...]
+// (default: pair at 512 bits). Only the xcup-timing flow (proxies (a) and (b')) runs.
+
+import { execFileSync } from 'node:child_process';
+import * as path from 'node:path';
+import { emitTop } from '../gen/emit/design.ts';
+import { defineModule } from '../gen/hdl/index.ts';
+import { connect, stream } from '../gen/lib/interfaces.ts';
+import { icrcInsert } from '../gen/nic/icrc-insert.ts';
+import { packetizer } from '../gen/nic/packetizer.ts';
+import { rxParser } from '../gen/nic/rx-parser.ts';
+import { byteStream, frameStream, TxPktCmd } from '../gen/nic/types.ts';
+import { cacheRoot } from '../sim/cache.ts';
+import { assemble } from '../synth/assemble.ts';
+import { runFlow } from '../synth/run.ts';
+import { subjectOf } from '../synth/session.ts';
+
+const pair = defineModule('tx_boundary_pair', { dataWidth: 512 }, (m, p) => {
+  const W = p.dataWidth;
+  const { clk, rst } = m.clockAndReset();
+  const cmd = stream(TxPktCmd), bytes = byteStream(W), frames = frameStream(W);
+  const sCmd = cmd.sink(m, 's_cmd'), sPay = bytes.sink(m, 's_payload');
+  const mAxis = frames.source(m, 'm_axis');
+  const pk = m.instance('u_pk', packetizer, { dataWidth: W });
+  const ins = m.instance('u_ins', icrcInsert, { dataWidth: W });
+  connect(cmd, sCmd as never, pk.s_cmd as never);
+  connect(bytes, sPay as never, pk.s_payload as never);
+  connect(frames, pk.m_axis as never, ins.s_axis as never);
+  connect(frames, ins.m_axis as never, mAxis as never);
+  const err = m.output('err_payload', pk.err_payload.shape);
+  err.set(pk.err_payload);
+  return { clk, rst, s_cmd: sCmd, s_payload: sPay, m_axis: mAxis, err_payload: err };
+}, { doc: 'measurement top: nic_packetizer -> nic_icrc_insert, flattened' });
+
+// `pair` (the default) or one stage of the TX/RX path alone, as `nicgen synth --top` measures it.
+const stages: Record<string, () => ReturnType<typeof defineModule>> = { pair: () => pair, nic_rx_parser: () => rxParser, nic_packetizer: () => packetizer, nic_icrc_insert: () => icrcInsert };
+const args = process.argv.slice(2);
+const revAt = args.indexOf('--rev');
+const rev = revAt < 0 ? undefined : args.splice(revAt, 2)[1];
+const what = args[0] !== undefined && args[0] in stages ? args.shift()! : 'pair';
+const widths = args.map(Number);
+for (const W of widths.length ? widths : [512]) {
+  const emitted = emitTop(stages[what]!() as never, { dataWidth: W });
+  const measured = subjectOf(emitted, emitted.top);
+  const { names } = measured;
+  // --rev REV: the committed rtl/ of REV instead of today's generators (a "before" figure of a
+  // module at its default parameters, which is what rtl/ holds; same ports as today).
+  const subject = rev === undefined ? measured.subject
+    : { ...measured.subject, files: new Map([...measured.subject.files.keys()].map(f => [f, execFileSync('git', ['show', `${rev}:rtl/${f}`], { encoding: 'utf8' })])) };
+  const t0 = performance.now();
+  const out = await runFlow('xcup-timing', subject, path.join(cacheRoot(), 'synth'));
+  const r = assemble(subject.module, 'xcup', new Map([['xcup-timing', out]]), names);
+  console.log(`${subject.module} dataWidth=${W} (${out.cached ? 'cached' : `${((performance.now() - t0) / 1000).toFixed(0)} s`}):`);
+  for (const q of r.paths) {
+    const fig = q.delayNs !== null ? `${q.delayNs.toFixed(2)} ns, ${q.lut} LUT + ${q.muxf} MUXF + ${q.carryChains} carry` : `${q.levels} cells`;
+    const sig = (x: typeof q.start): string => (x ? x.signal : '?');
+    console.log(`  (${q.proxy}) ${fig}: ${sig(q.start)} -> ${q.through.map(t => t.signal).join(' -> ')} -> ${sig(q.end)}`);
+  }
+  // Flattened submodules' registers are named in the raw report (u_dut.<instance>.<reg>): its
+  // first and last named cells, for the pair, whose NameMap knows only the top's own signals.
+  const raw = [...(out.outputs['sta.txt'] ?? '').matchAll(/u_dut\.([\w.]+(?:\[\d+\])?)/g)].map(x => x[1]!);
+  if (raw.length) console.log(`  sta report, named cells from end to start: ${[...new Set(raw)].join(' <- ')}`);
+}
