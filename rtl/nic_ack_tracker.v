@@ -99,6 +99,7 @@ reg  rewind_valid_reg;
 reg  [41:0] rewind_data_reg;
 reg  [23:0] rewind_last_psn_reg;
 wire sel_rewinding;
+wire sel_has_entries;
 wire complete;
 wire [3:0] out_status;
 wire uses_rd_err;
@@ -182,7 +183,7 @@ wire [249:0] part_3 = qp_tp_reg[s_req_data[1:0] * 250 +: 250];
 /* verilator lint_off UNUSEDSIGNAL */
 wire [249:0] part_4 = qp_tp_reg[s_req_data[1:0] * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/ack-tracker.ts:159:42: only bits [2:0] are used
+// intermediate of gen/nic/ack-tracker.ts:160:42: only bits [2:0] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_5 = qp_ctx[s_ack_data[1:0] * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
@@ -342,11 +343,11 @@ wire [23:0] binary_43 = (s_read_done_data[89:66] - part_42[58:35]);
 /* verilator lint_off UNUSEDSIGNAL */
 wire [249:0] part_44 = qp_tp_reg[s_read_done_data[1:0] * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/ack-tracker.ts:220:24: only bits [2:0] are used
+// intermediate of gen/nic/ack-tracker.ts:221:24: only bits [2:0] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_45 = qp_ctx[sel_qp_reg * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/ack-tracker.ts:220:24: only bits [2:0] are used
+// intermediate of gen/nic/ack-tracker.ts:221:24: only bits [2:0] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_46 = qp_ctx[sel_qp_reg * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
@@ -382,35 +383,35 @@ wire [23:0] binary_53 = (part_52[58:35] - entries_rdata[151:128]);
 /* verilator lint_off UNUSEDSIGNAL */
 wire [249:0] part_54 = qp_tp_reg[sel_qp_reg * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:117:18: only bits [84:84] are used
+// intermediate of gen/nic/qp-transport.ts:117:18: only bits [4:0] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [249:0] part_55 = qp_tp_reg[sel_qp_reg * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:117:18: only bits [97:97] are used
+// intermediate of gen/nic/qp-transport.ts:117:18: only bits [9:5] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [249:0] part_56 = qp_tp_reg[sel_qp_reg * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:117:18: only bits [97:97] are used
+// intermediate of gen/nic/qp-transport.ts:117:18: only bits [84:84] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [249:0] part_57 = qp_tp_reg[sel_qp_reg * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:117:18: only bits [155:152] are used
+// intermediate of gen/nic/qp-transport.ts:117:18: only bits [97:97] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [249:0] part_58 = qp_tp_reg[sel_qp_reg * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:117:18: only bits [84:84] are used
+// intermediate of gen/nic/qp-transport.ts:117:18: only bits [97:97] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [249:0] part_59 = qp_tp_reg[sel_qp_reg * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:117:18: only bits [88:85] are used
+// intermediate of gen/nic/qp-transport.ts:117:18: only bits [155:152] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [249:0] part_60 = qp_tp_reg[sel_qp_reg * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:117:18: only bits [97:97] are used
+// intermediate of gen/nic/qp-transport.ts:117:18: only bits [84:84] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [249:0] part_61 = qp_tp_reg[sel_qp_reg * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:117:18: only bits [84:84] are used
+// intermediate of gen/nic/qp-transport.ts:117:18: only bits [88:85] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [249:0] part_62 = qp_tp_reg[sel_qp_reg * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
@@ -418,528 +419,539 @@ wire [249:0] part_62 = qp_tp_reg[sel_qp_reg * 250 +: 250];
 /* verilator lint_off UNUSEDSIGNAL */
 wire [249:0] part_63 = qp_tp_reg[sel_qp_reg * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:117:18: only bits [155:152] are used
+// intermediate of gen/nic/qp-transport.ts:117:18: only bits [84:84] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [249:0] part_64 = qp_tp_reg[sel_qp_reg * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:117:18: only bits [155:152] are used
+// intermediate of gen/nic/qp-transport.ts:117:18: only bits [97:97] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [249:0] part_65 = qp_tp_reg[sel_qp_reg * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:117:18: only bits [97:97] are used
+// intermediate of gen/nic/qp-transport.ts:117:18: only bits [155:152] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [249:0] part_66 = qp_tp_reg[sel_qp_reg * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:117:18: only bits [58:35] are used
+// intermediate of gen/nic/qp-transport.ts:117:18: only bits [155:152] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [249:0] part_67 = qp_tp_reg[sel_qp_reg * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/psn.ts:8:20: only bits [23:23] are used
+// intermediate of gen/nic/qp-transport.ts:117:18: only bits [97:97] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [23:0] binary_68 = (part_67[58:35] - entries_rdata[151:128]);
-/* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:117:18: only bits [172:172] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [249:0] part_69 = qp_tp_reg[sel_qp_reg * 250 +: 250];
+wire [249:0] part_68 = qp_tp_reg[sel_qp_reg * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
 // intermediate of gen/nic/qp-transport.ts:117:18: only bits [58:35] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [249:0] part_70 = qp_tp_reg[rewind_data_reg[1:0] * 250 +: 250];
+wire [249:0] part_69 = qp_tp_reg[sel_qp_reg * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
 // intermediate of gen/nic/psn.ts:8:20: only bits [23:23] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [23:0] binary_71 = ((part_70[58:35] + 24'd1) - rewind_data_reg[41:18]);
+wire [23:0] binary_70 = (part_69[58:35] - entries_rdata[151:128]);
+/* verilator lint_on UNUSEDSIGNAL */
+// intermediate of gen/nic/qp-transport.ts:117:18: only bits [172:172] are used
+/* verilator lint_off UNUSEDSIGNAL */
+wire [249:0] part_71 = qp_tp_reg[sel_qp_reg * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
 // intermediate of gen/nic/qp-transport.ts:117:18: only bits [58:35] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [249:0] part_72 = qp_tp_reg[rewind_data_reg[1:0] * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:117:18: only bits [58:35] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [249:0] part_73 = qp_tp_reg[rewind_data_reg[1:0] * 250 +: 250];
-/* verilator lint_on UNUSEDSIGNAL */
 // intermediate of gen/nic/psn.ts:8:20: only bits [23:23] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [23:0] binary_74 = ((part_73[58:35] + 24'd1) - rewind_last_psn_reg);
+wire [23:0] binary_73 = ((part_72[58:35] + 24'd1) - rewind_data_reg[41:18]);
+/* verilator lint_on UNUSEDSIGNAL */
+// intermediate of gen/nic/qp-transport.ts:117:18: only bits [58:35] are used
+/* verilator lint_off UNUSEDSIGNAL */
+wire [249:0] part_74 = qp_tp_reg[rewind_data_reg[1:0] * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
 // intermediate of gen/nic/qp-transport.ts:117:18: only bits [58:35] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [249:0] part_75 = qp_tp_reg[rewind_data_reg[1:0] * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
+// intermediate of gen/nic/psn.ts:8:20: only bits [23:23] are used
+/* verilator lint_off UNUSEDSIGNAL */
+wire [23:0] binary_76 = ((part_75[58:35] + 24'd1) - rewind_last_psn_reg);
+/* verilator lint_on UNUSEDSIGNAL */
+// intermediate of gen/nic/qp-transport.ts:117:18: only bits [58:35] are used
+/* verilator lint_off UNUSEDSIGNAL */
+wire [249:0] part_77 = qp_tp_reg[rewind_data_reg[1:0] * 250 +: 250];
+/* verilator lint_on UNUSEDSIGNAL */
 // intermediate of gen/nic/qp-transport.ts:117:18: only bits [206:175] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [249:0] part_76 = qp_tp_reg[scan_reg * 250 +: 250];
-/* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/ack-tracker.ts:311:71: only bits [31:31] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [31:0] binary_77 = (now_reg - part_76[206:175]);
-/* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:117:18: only bits [173:173] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [249:0] part_78 = qp_tp_reg[scan_reg * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:117:18: only bits [97:97] are used
+// intermediate of gen/nic/ack-tracker.ts:317:71: only bits [31:31] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [249:0] part_79 = qp_tp_reg[scan_reg * 250 +: 250];
+wire [31:0] binary_79 = (now_reg - part_78[206:175]);
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:117:18: only bits [84:84] are used
+// intermediate of gen/nic/qp-transport.ts:117:18: only bits [173:173] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [249:0] part_80 = qp_tp_reg[scan_reg * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/ack-tracker.ts:312:77: only bits [2:0] are used
+// intermediate of gen/nic/qp-transport.ts:117:18: only bits [97:97] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [430:0] part_81 = qp_ctx[scan_reg * 431 +: 431];
+wire [249:0] part_81 = qp_tp_reg[scan_reg * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:117:18: only bits [174:174] are used
+// intermediate of gen/nic/qp-transport.ts:117:18: only bits [84:84] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [249:0] part_82 = qp_tp_reg[scan_reg * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
+// intermediate of gen/nic/ack-tracker.ts:318:77: only bits [2:0] are used
+/* verilator lint_off UNUSEDSIGNAL */
+wire [430:0] part_83 = qp_ctx[scan_reg * 431 +: 431];
+/* verilator lint_on UNUSEDSIGNAL */
+// intermediate of gen/nic/qp-transport.ts:117:18: only bits [174:174] are used
+/* verilator lint_off UNUSEDSIGNAL */
+wire [249:0] part_84 = qp_tp_reg[scan_reg * 250 +: 250];
+/* verilator lint_on UNUSEDSIGNAL */
 // intermediate of gen/nic/qp-transport.ts:117:18: only bits [167:165] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [249:0] part_83 = qp_tp_reg[scan_reg * 250 +: 250];
+wire [249:0] part_85 = qp_tp_reg[scan_reg * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
 // intermediate of gen/nic/psn.ts:8:20: only bits [23:23] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [23:0] binary_84 = (s_read_done_data[89:66] - qp_tp_reg[34:11]);
+wire [23:0] binary_86 = (s_read_done_data[89:66] - qp_tp_reg[34:11]);
 /* verilator lint_on UNUSEDSIGNAL */
 // intermediate of gen/nic/psn.ts:8:20: only bits [23:23] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [23:0] binary_85 = (s_read_done_data[89:66] - ack_new_acked);
+wire [23:0] binary_87 = (s_read_done_data[89:66] - ack_new_acked);
 /* verilator lint_on UNUSEDSIGNAL */
 // intermediate of gen/nic/qp-transport.ts:117:18: only bits [174:174] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [249:0] part_86 = qp_tp_reg[scan_reg * 250 +: 250];
+wire [249:0] part_88 = qp_tp_reg[scan_reg * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
 // intermediate of gen/nic/psn.ts:8:20: only bits [23:23] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [23:0] binary_87 = (s_read_done_data[89:66] - qp_tp_reg[284:261]);
+wire [23:0] binary_89 = (s_read_done_data[89:66] - qp_tp_reg[284:261]);
 /* verilator lint_on UNUSEDSIGNAL */
 // intermediate of gen/nic/psn.ts:8:20: only bits [23:23] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [23:0] binary_88 = (s_read_done_data[89:66] - ack_new_acked);
+wire [23:0] binary_90 = (s_read_done_data[89:66] - ack_new_acked);
 /* verilator lint_on UNUSEDSIGNAL */
 // intermediate of gen/nic/qp-transport.ts:117:18: only bits [174:174] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [249:0] part_89 = qp_tp_reg[scan_reg * 250 +: 250];
+wire [249:0] part_91 = qp_tp_reg[scan_reg * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
 // intermediate of gen/nic/psn.ts:8:20: only bits [23:23] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [23:0] binary_90 = (s_read_done_data[89:66] - qp_tp_reg[534:511]);
+wire [23:0] binary_92 = (s_read_done_data[89:66] - qp_tp_reg[534:511]);
 /* verilator lint_on UNUSEDSIGNAL */
 // intermediate of gen/nic/psn.ts:8:20: only bits [23:23] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [23:0] binary_91 = (s_read_done_data[89:66] - ack_new_acked);
+wire [23:0] binary_93 = (s_read_done_data[89:66] - ack_new_acked);
 /* verilator lint_on UNUSEDSIGNAL */
 // intermediate of gen/nic/qp-transport.ts:117:18: only bits [174:174] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [249:0] part_92 = qp_tp_reg[scan_reg * 250 +: 250];
+wire [249:0] part_94 = qp_tp_reg[scan_reg * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
 // intermediate of gen/nic/psn.ts:8:20: only bits [23:23] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [23:0] binary_93 = (s_read_done_data[89:66] - qp_tp_reg[784:761]);
+wire [23:0] binary_95 = (s_read_done_data[89:66] - qp_tp_reg[784:761]);
 /* verilator lint_on UNUSEDSIGNAL */
 // intermediate of gen/nic/psn.ts:8:20: only bits [23:23] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [23:0] binary_94 = (s_read_done_data[89:66] - ack_new_acked);
+wire [23:0] binary_96 = (s_read_done_data[89:66] - ack_new_acked);
 /* verilator lint_on UNUSEDSIGNAL */
 // intermediate of gen/nic/qp-transport.ts:117:18: only bits [174:174] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [249:0] part_95 = qp_tp_reg[scan_reg * 250 +: 250];
+wire [249:0] part_97 = qp_tp_reg[scan_reg * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
 // intermediate of gen/nic/qp-transport.ts:117:18: only bits [4:0] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [249:0] part_96 = qp_tp_reg[tp_qp * 250 +: 250];
+wire [249:0] part_98 = qp_tp_reg[tp_qp * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
 // intermediate of gen/nic/qp-transport.ts:117:18: only bits [9:5] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [249:0] part_97 = qp_tp_reg[tp_qp * 250 +: 250];
+wire [249:0] part_99 = qp_tp_reg[tp_qp * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
 // intermediate of gen/nic/qp-transport.ts:117:18: only bits [83:60] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [249:0] part_98 = qp_tp_reg[tp_qp * 250 +: 250];
+wire [249:0] part_100 = qp_tp_reg[tp_qp * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
 // intermediate of gen/nic/qp-transport.ts:117:18: only bits [59:59] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [249:0] part_99 = qp_tp_reg[tp_qp * 250 +: 250];
+wire [249:0] part_101 = qp_tp_reg[tp_qp * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
 // intermediate of gen/nic/qp-transport.ts:117:18: only bits [247:224] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [249:0] part_100 = qp_tp_reg[tp_qp * 250 +: 250];
+wire [249:0] part_102 = qp_tp_reg[tp_qp * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
 // intermediate of gen/nic/qp-transport.ts:117:18: only bits [223:223] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [249:0] part_101 = qp_tp_reg[tp_qp * 250 +: 250];
+wire [249:0] part_103 = qp_tp_reg[tp_qp * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
 // intermediate of gen/nic/qp-transport.ts:117:18: only bits [222:207] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [249:0] part_102 = qp_tp_reg[tp_qp * 250 +: 250];
+wire [249:0] part_104 = qp_tp_reg[tp_qp * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
 // intermediate of gen/nic/qp-transport.ts:117:18: only bits [8:5] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [249:0] part_103 = qp_tp_reg[s_req_data[1:0] * 250 +: 250];
+wire [249:0] part_105 = qp_tp_reg[s_req_data[1:0] * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
 // intermediate of gen/nic/qp-transport.ts:117:18: only bits [96:89] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [249:0] part_104 = qp_tp_reg[sel_qp_reg * 250 +: 250];
+wire [249:0] part_106 = qp_tp_reg[sel_qp_reg * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
 // intermediate of gen/nic/qp-transport.ts:117:18: only bits [163:156] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [249:0] part_105 = qp_tp_reg[sel_qp_reg * 250 +: 250];
+wire [249:0] part_107 = qp_tp_reg[sel_qp_reg * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/ack-tracker.ts:298:14: only bits [2:0] are used
+// intermediate of gen/nic/ack-tracker.ts:304:14: only bits [2:0] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [430:0] part_106 = qp_ctx[rewind_data_reg[1:0] * 431 +: 431];
-/* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/psn.ts:8:20: only bits [23:23] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [23:0] binary_107 = (s_read_done_data[89:66] - qp_tp_reg[34:11]);
+wire [430:0] part_108 = qp_ctx[rewind_data_reg[1:0] * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
 // intermediate of gen/nic/psn.ts:8:20: only bits [23:23] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [23:0] binary_108 = (s_req_data[153:130] - qp_tp_reg[83:60]);
+wire [23:0] binary_109 = (s_read_done_data[89:66] - qp_tp_reg[34:11]);
 /* verilator lint_on UNUSEDSIGNAL */
 // intermediate of gen/nic/psn.ts:8:20: only bits [23:23] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [23:0] binary_109 = (s_read_done_data[89:66] - qp_tp_reg[284:261]);
+wire [23:0] binary_110 = (s_req_data[153:130] - qp_tp_reg[83:60]);
 /* verilator lint_on UNUSEDSIGNAL */
 // intermediate of gen/nic/psn.ts:8:20: only bits [23:23] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [23:0] binary_110 = (s_req_data[153:130] - qp_tp_reg[333:310]);
+wire [23:0] binary_111 = (s_read_done_data[89:66] - qp_tp_reg[284:261]);
 /* verilator lint_on UNUSEDSIGNAL */
 // intermediate of gen/nic/psn.ts:8:20: only bits [23:23] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [23:0] binary_111 = (s_read_done_data[89:66] - qp_tp_reg[534:511]);
+wire [23:0] binary_112 = (s_req_data[153:130] - qp_tp_reg[333:310]);
 /* verilator lint_on UNUSEDSIGNAL */
 // intermediate of gen/nic/psn.ts:8:20: only bits [23:23] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [23:0] binary_112 = (s_req_data[153:130] - qp_tp_reg[583:560]);
+wire [23:0] binary_113 = (s_read_done_data[89:66] - qp_tp_reg[534:511]);
 /* verilator lint_on UNUSEDSIGNAL */
 // intermediate of gen/nic/psn.ts:8:20: only bits [23:23] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [23:0] binary_113 = (s_read_done_data[89:66] - qp_tp_reg[784:761]);
+wire [23:0] binary_114 = (s_req_data[153:130] - qp_tp_reg[583:560]);
 /* verilator lint_on UNUSEDSIGNAL */
 // intermediate of gen/nic/psn.ts:8:20: only bits [23:23] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [23:0] binary_114 = (s_req_data[153:130] - qp_tp_reg[833:810]);
+wire [23:0] binary_115 = (s_read_done_data[89:66] - qp_tp_reg[784:761]);
+/* verilator lint_on UNUSEDSIGNAL */
+// intermediate of gen/nic/psn.ts:8:20: only bits [23:23] are used
+/* verilator lint_off UNUSEDSIGNAL */
+wire [23:0] binary_116 = (s_req_data[153:130] - qp_tp_reg[833:810]);
 /* verilator lint_on UNUSEDSIGNAL */
 // intermediate of gen/nic/qp-transport.ts:117:18: only bits [3:0] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [249:0] part_115 = qp_tp_reg[u_arb_grant_index * 250 +: 250];
+wire [249:0] part_117 = qp_tp_reg[u_arb_grant_index * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
 
-// gen/nic/ack-tracker.ts:140:14
+// gen/nic/ack-tracker.ts:141:14
 assign s_req_ready = (part_1[9:5] - part_0[4:0]) != 5'd16;
 
-// gen/nic/ack-tracker.ts:141:18
+// gen/nic/ack-tracker.ts:142:18
 assign push = s_req_valid && s_req_ready;
 
-// gen/nic/ack-tracker.ts:142:19
+// gen/nic/ack-tracker.ts:143:19
 assign req_ok = s_req_data[198:195] == 4'b0000;
 
-// gen/nic/ack-tracker.ts:144:21
+// gen/nic/ack-tracker.ts:145:21
 assign req_is_read = (s_req_data[73:66] == 8'd1) || (s_req_data[73:66] == 8'd12);
 
-// gen/nic/ack-tracker.ts:145:22
+// gen/nic/ack-tracker.ts:146:22
 assign req_all_acked = !part_4[10] || (part_3[58:35] == part_2[34:11]);
 
-// gen/nic/ack-tracker.ts:153:14
+// gen/nic/ack-tracker.ts:154:14
 assign s_ack_ready = 1'd1;
 
-// gen/nic/ack-tracker.ts:159:18
+// gen/nic/ack-tracker.ts:160:18
 assign ack_qp_rts = part_5[2:0] == 3'd3;
 
-// gen/nic/ack-tracker.ts:160:22
+// gen/nic/ack-tracker.ts:161:22
 assign ack_in_window = (part_11[10] && (!binary_10[23] && (s_ack_data[25:2] != part_8[58:35]))) && !binary_7[23];
 
-// gen/nic/ack-tracker.ts:161:25
+// gen/nic/ack-tracker.ts:162:25
 assign ack_outstanding = part_14[10] && (part_13[58:35] != part_12[34:11]);
 
-// gen/nic/ack-tracker.ts:164:18
+// gen/nic/ack-tracker.ts:165:18
 assign ack_qp_live = (s_ack_valid && !part_16[84]) && !part_15[97];
 
-// gen/nic/ack-tracker.ts:165:22
+// gen/nic/ack-tracker.ts:166:22
 assign is_ack = s_ack_data[33:31] == 3'b000;
 
-// gen/nic/ack-tracker.ts:166:19
+// gen/nic/ack-tracker.ts:167:19
 assign is_rnr_nak = s_ack_data[33:31] == 3'd1;
 
-// gen/nic/ack-tracker.ts:167:21
+// gen/nic/ack-tracker.ts:168:21
 assign nak_status = (s_ack_data[33:26] == 8'd97) ? 4'd5 : ((s_ack_data[33:26] == 8'd98) ? 4'd4 : ((s_ack_data[33:26] == 8'd99) ? 4'd6 : 4'b0000));
 
-// gen/nic/ack-tracker.ts:168:21
+// gen/nic/ack-tracker.ts:169:21
 assign ack_take = ((ack_qp_live && is_ack) && !s_ack_data[58]) && ack_in_window;
 
-// gen/nic/ack-tracker.ts:169:19
+// gen/nic/ack-tracker.ts:170:19
 assign seq_nak = ((ack_qp_live && ack_in_window) && ack_qp_rts) && ((s_ack_data[33:26] == 8'd96) || s_ack_data[58]);
 
-// gen/nic/ack-tracker.ts:170:22
+// gen/nic/ack-tracker.ts:171:22
 assign seq_resume_psn = s_ack_data[58] ? s_ack_data[82:59] : s_ack_data[25:2];
 
-// gen/nic/ack-tracker.ts:171:22
+// gen/nic/ack-tracker.ts:172:22
 assign seq_acked = seq_resume_psn - 24'd1;
 
-// gen/nic/ack-tracker.ts:172:19
+// gen/nic/ack-tracker.ts:173:19
 assign rnr_nak = (((ack_qp_live && ack_in_window) && ack_qp_rts) && is_rnr_nak) && !s_ack_data[58];
 
-// gen/nic/ack-tracker.ts:177:22
+// gen/nic/ack-tracker.ts:178:22
 assign nak_psn_sent = (part_22[59] && (!binary_21[23] && (s_ack_data[25:2] != part_19[58:35]))) && !binary_18[23];
 
-// gen/nic/ack-tracker.ts:178:21
+// gen/nic/ack-tracker.ts:179:21
 assign nak_take = ((ack_qp_live && (nak_status != 4'b0000)) && ack_outstanding) && nak_psn_sent;
 
-// gen/nic/ack-tracker.ts:179:22
+// gen/nic/ack-tracker.ts:180:22
 assign nak_acked = s_ack_data[25:2] - 24'd1;
 
-// gen/nic/ack-tracker.ts:181:18
+// gen/nic/ack-tracker.ts:182:18
 assign ack_new_acked = ack_take ? s_ack_data[25:2] : (seq_nak ? seq_acked : nak_acked);
 
-// gen/nic/ack-tracker.ts:182:20
+// gen/nic/ack-tracker.ts:183:20
 assign ack_moves = ack_take || (((seq_nak || rnr_nak) || (nak_take && ack_in_window)) && (!binary_25[23] && (ack_new_acked != part_23[58:35])));
 
-// gen/nic/ack-tracker.ts:187:21
+// gen/nic/ack-tracker.ts:188:21
 assign seq_retry = ((seq_nak && !part_29[172]) && !part_28[171]) && !(part_27[173] && part_26[174]);
 
-// gen/nic/ack-tracker.ts:188:23
+// gen/nic/ack-tracker.ts:189:23
 assign seq_retry_exceeded = seq_retry && (part_30[167:165] == 3'b000);
 
-// gen/nic/ack-tracker.ts:189:21
+// gen/nic/ack-tracker.ts:190:21
 assign rnr_retry = (rnr_nak && !part_33[172]) && !(part_32[173] && part_31[174]);
 
-// gen/nic/ack-tracker.ts:190:23
+// gen/nic/ack-tracker.ts:191:23
 assign rnr_retry_exceeded = rnr_retry && (part_34[170:168] == 3'b000);
 
-// gen/nic/ack-tracker.ts:191:20
+// gen/nic/ack-tracker.ts:192:20
 assign ack_qp_error = (nak_take || seq_retry_exceeded) || rnr_retry_exceeded;
 
-// gen/nic/ack-tracker.ts:198:22
+// gen/nic/ack-tracker.ts:199:22
 assign done_void = part_36[84] || part_35[97];
 
-// gen/nic/ack-tracker.ts:199:15
+// gen/nic/ack-tracker.ts:200:15
 assign s_read_done_ready = (s_read_done_data[102] || done_void) || !part_37[127];
 
-// gen/nic/ack-tracker.ts:200:20
+// gen/nic/ack-tracker.ts:201:20
 assign done_ok = (s_read_done_valid && s_read_done_data[102]) && !done_void;
 
-// gen/nic/ack-tracker.ts:201:21
+// gen/nic/ack-tracker.ts:202:21
 assign done_err = ((s_read_done_valid && !s_read_done_data[102]) && !done_void) && !part_38[127];
 
-// gen/nic/ack-tracker.ts:203:21
+// gen/nic/ack-tracker.ts:204:21
 assign done_ack = ((done_ok && part_44[10]) && (!binary_43[23] && (s_read_done_data[89:66] != part_41[58:35]))) && !binary_40[23];
 
-// gen/nic/ack-tracker.ts:209:11
+// gen/nic/ack-tracker.ts:210:11
 assign u_arb_req = {((qp_tp_reg[759:755] - qp_tp_reg[754:750]) != 5'd0), ((qp_tp_reg[509:505] - qp_tp_reg[504:500]) != 5'd0), ((qp_tp_reg[259:255] - qp_tp_reg[254:250]) != 5'd0), ((qp_tp_reg[9:5] - qp_tp_reg[4:0]) != 5'd0)};
 
-// gen/nic/ack-tracker.ts:212:18
+// gen/nic/ack-tracker.ts:213:18
 assign pick = (state == STATE_PICK) && u_arb_grant_valid;
 
-// gen/nic/ack-tracker.ts:213:14
+// gen/nic/ack-tracker.ts:214:14
 assign u_arb_accept = pick;
 
-// gen/nic/ack-tracker.ts:221:22
+// gen/nic/ack-tracker.ts:222:22
 assign sel_reset = part_45[2:0] == 3'b000;
 
-// gen/nic/ack-tracker.ts:222:22
+// gen/nic/ack-tracker.ts:223:22
 assign state_bad = (part_46[2:0] == 3'd4) || sel_reset;
 
-// gen/nic/ack-tracker.ts:225:19
+// gen/nic/ack-tracker.ts:226:19
 assign e_is_read = (entries_rdata[71:64] == 8'd1) || (entries_rdata[71:64] == 8'd12);
 
-// gen/nic/ack-tracker.ts:230:22
+// gen/nic/ack-tracker.ts:231:22
 assign rd_err_hit = (e_is_read && part_48[127]) && (part_47[151:128] == entries_rdata[151:128]);
 
-// gen/nic/ack-tracker.ts:231:21
+// gen/nic/ack-tracker.ts:232:21
 assign covered = (e_is_read ? ((part_51[102:98] != 5'd0) && !binary_50[23]) : (part_54[10] && !binary_53[23])) && !rd_err_hit;
 
-// gen/nic/ack-tracker.ts:237:26
+// gen/nic/ack-tracker.ts:238:26
 assign sel_rewinding = rewind_valid_reg && (rewind_data_reg[1:0] == sel_qp_reg);
 
-// gen/nic/ack-tracker.ts:238:22
-assign complete = (((((part_56[97] || !(entries_rdata[172:169] == 4'b0000)) || rd_err_hit) || covered) || part_55[84]) || state_bad) && !sel_rewinding;
+// gen/nic/ack-tracker.ts:243:20
+assign sel_has_entries = (part_56[9:5] - part_55[4:0]) != 5'd0;
 
-// gen/nic/ack-tracker.ts:239:23
-assign out_status = part_57[97] ? 4'd8 : (!(entries_rdata[172:169] == 4'b0000) ? entries_rdata[172:169] : (rd_err_hit ? part_58[155:152] : (covered ? 4'b0000 : (part_59[84] ? part_60[88:85] : 4'd8))));
-
-// gen/nic/ack-tracker.ts:241:23
-assign uses_rd_err = (!part_61[97] && (entries_rdata[172:169] == 4'b0000)) && rd_err_hit;
-
-// gen/nic/ack-tracker.ts:242:21
-assign uses_nak = (((!part_63[97] && (entries_rdata[172:169] == 4'b0000)) && !rd_err_hit) && !covered) && part_62[84];
-
-// gen/nic/ack-tracker.ts:244:26
-assign rd_err_flushes = (part_65[155:152] >= 4'd3) && (part_64[155:152] <= 4'd6);
+// gen/nic/ack-tracker.ts:244:22
+assign complete = ((((((part_58[97] || !(entries_rdata[172:169] == 4'b0000)) || rd_err_hit) || covered) || part_57[84]) || state_bad) && !sel_rewinding) && sel_has_entries;
 
 // gen/nic/ack-tracker.ts:245:23
-assign sets_flush = !part_66[97] && ((entries_rdata[172:169] == 4'b0000) ? (rd_err_hit ? rd_err_flushes : !covered) : (entries_rdata[172:169] == 4'd3));
+assign out_status = part_59[97] ? 4'd8 : (!(entries_rdata[172:169] == 4'b0000) ? entries_rdata[172:169] : (rd_err_hit ? part_60[155:152] : (covered ? 4'b0000 : (part_61[84] ? part_62[88:85] : 4'd8))));
 
-// gen/nic/ack-tracker.ts:246:22
+// gen/nic/ack-tracker.ts:247:23
+assign uses_rd_err = (!part_63[97] && (entries_rdata[172:169] == 4'b0000)) && rd_err_hit;
+
+// gen/nic/ack-tracker.ts:248:21
+assign uses_nak = (((!part_65[97] && (entries_rdata[172:169] == 4'b0000)) && !rd_err_hit) && !covered) && part_64[84];
+
+// gen/nic/ack-tracker.ts:250:26
+assign rd_err_flushes = (part_67[155:152] >= 4'd3) && (part_66[155:152] <= 4'd6);
+
+// gen/nic/ack-tracker.ts:251:23
+assign sets_flush = !part_68[97] && ((entries_rdata[172:169] == 4'b0000) ? (rd_err_hit ? rd_err_flushes : !covered) : (entries_rdata[172:169] == 4'd3));
+
+// gen/nic/ack-tracker.ts:252:22
 assign wants_cqe = ((out_status != 4'b0000) || entries_rdata[168]) && !sel_reset;
 
-// gen/nic/ack-tracker.ts:249:21
+// gen/nic/ack-tracker.ts:255:21
 assign cqe_free = !cqe_valid_reg || m_cqe_ready;
 
-// gen/nic/ack-tracker.ts:252:24
+// gen/nic/ack-tracker.ts:258:24
 assign rd_err_fatal = uses_rd_err && rd_err_flushes;
 
-// gen/nic/ack-tracker.ts:253:20
+// gen/nic/ack-tracker.ts:259:20
 assign retire = (((state == STATE_EVAL) && complete) && (!wants_cqe || cqe_free)) && !(rd_err_fatal && ack_qp_error);
 
-// gen/nic/ack-tracker.ts:256:24
-assign rewind_here = (((((state == STATE_EVAL) && !complete) && !sel_rewinding) && part_69[172]) && !(e_is_read && !binary_68[23])) && !rewind_valid_reg;
+// gen/nic/ack-tracker.ts:262:24
+assign rewind_here = ((((((state == STATE_EVAL) && !complete) && !sel_rewinding) && sel_has_entries) && part_71[172]) && !(e_is_read && !binary_70[23])) && !rewind_valid_reg;
 
-// gen/nic/ack-tracker.ts:258:14
+// gen/nic/ack-tracker.ts:264:14
 assign m_cqe_valid = cqe_valid_reg;
 
-// gen/nic/ack-tracker.ts:259:13
+// gen/nic/ack-tracker.ts:265:13
 assign m_cqe_data = cqe_data_reg;
 
-// gen/nic/ack-tracker.ts:281:9
+// gen/nic/ack-tracker.ts:287:9
 assign sq_ci_upd = {sq_ci_value_reg, sq_ci_qp_reg, sq_ci_valid_reg};
 
-// gen/nic/ack-tracker.ts:284:15
+// gen/nic/ack-tracker.ts:290:15
 assign cnt_retry_exc = retry_exc_reg;
 
-// gen/nic/ack-tracker.ts:287:17
+// gen/nic/ack-tracker.ts:293:17
 assign m_rewind_valid = rewind_valid_reg;
 
-// gen/nic/ack-tracker.ts:288:16
+// gen/nic/ack-tracker.ts:294:16
 assign m_rewind_data = rewind_data_reg;
 
-// gen/nic/ack-tracker.ts:289:20
+// gen/nic/ack-tracker.ts:295:20
 assign rewind_fire = rewind_valid_reg && m_rewind_ready;
 
-// gen/nic/ack-tracker.ts:294:22
-assign rewind_resume_psn = !(!binary_71[23]) ? rewind_data_reg[41:18] : ((!binary_74[23] && ((part_72[58:35] + 24'd1) != rewind_last_psn_reg)) ? rewind_last_psn_reg : (part_75[58:35] + 24'd1));
-
-// gen/nic/ack-tracker.ts:309:22
-assign scan_busy = ((((s_ack_valid && (s_ack_data[1:0] == scan_reg)) || (s_read_done_valid && (s_read_done_data[1:0] == scan_reg))) || (push && (s_req_data[1:0] == scan_reg))) || (rewind_fire && (rewind_data_reg[1:0] == scan_reg))) || (s_park[0] && (s_park[2:1] == scan_reg));
-
-// gen/nic/ack-tracker.ts:311:21
-assign timer_expired = part_78[173] && !binary_77[31];
-
-// gen/nic/ack-tracker.ts:312:18
-assign timer_fire = (((((timer_expired && !scan_busy) && (part_81[2:0] == 3'd3)) && !part_80[84]) && !part_79[97]) && !ack_qp_error) && !(retire && rd_err_fatal);
-
-// gen/nic/ack-tracker.ts:314:20
-assign ack_timeout_fire = timer_fire && !part_82[174];
+// gen/nic/ack-tracker.ts:300:22
+assign rewind_resume_psn = !(!binary_73[23]) ? rewind_data_reg[41:18] : ((!binary_76[23] && ((part_74[58:35] + 24'd1) != rewind_last_psn_reg)) ? rewind_last_psn_reg : (part_77[58:35] + 24'd1));
 
 // gen/nic/ack-tracker.ts:315:22
-assign timeout_retry_exceeded = ack_timeout_fire && (part_83[167:165] == 3'b000);
+assign scan_busy = ((((s_ack_valid && (s_ack_data[1:0] == scan_reg)) || (s_read_done_valid && (s_read_done_data[1:0] == scan_reg))) || (push && (s_req_data[1:0] == scan_reg))) || (rewind_fire && (rewind_data_reg[1:0] == scan_reg))) || (s_park[0] && (s_park[2:1] == scan_reg));
 
-// gen/nic/ack-tracker.ts:320:14
+// gen/nic/ack-tracker.ts:317:21
+assign timer_expired = part_80[173] && !binary_79[31];
+
+// gen/nic/ack-tracker.ts:318:18
+assign timer_fire = (((((timer_expired && !scan_busy) && (part_83[2:0] == 3'd3)) && !part_82[84]) && !part_81[97]) && !ack_qp_error) && !(retire && rd_err_fatal);
+
+// gen/nic/ack-tracker.ts:320:20
+assign ack_timeout_fire = timer_fire && !part_84[174];
+
+// gen/nic/ack-tracker.ts:321:22
+assign timeout_retry_exceeded = ack_timeout_fire && (part_85[167:165] == 3'b000);
+
+// gen/nic/ack-tracker.ts:326:14
 assign ack_timeout = {ack_timeout_qp_reg, ack_timeout_reg};
 
-// gen/nic/ack-tracker.ts:326:11
+// gen/nic/ack-tracker.ts:332:11
 assign qp_error = {qp_error_qp_reg, qp_error_valid_reg};
 
-// gen/nic/ack-tracker.ts:329:11
+// gen/nic/ack-tracker.ts:335:11
 assign fetch_rewind = {(rewind_fire ? rewind_data_reg[17:2] : s_park[18:3]), (rewind_fire ? rewind_data_reg[1:0] : s_park[2:1]), (rewind_fire || s_park[0])};
 
-// gen/nic/ack-tracker.ts:354:24
-assign qp0_rd_early_hit = (((push && (s_req_data[1:0] == 2'b00)) && req_ok) && req_is_read) && ((qp_tp_reg[164] && (qp_tp_reg[126:103] == s_req_data[153:130])) || (((((s_read_done_valid && (s_read_done_data[1:0] == 2'b00)) && done_ok) && !done_ack) && (!qp_tp_reg[10] || (!binary_84[23] && (s_read_done_data[89:66] != qp_tp_reg[34:11])))) && (s_read_done_data[89:66] == s_req_data[153:130])));
+// gen/nic/ack-tracker.ts:360:24
+assign qp0_rd_early_hit = (((push && (s_req_data[1:0] == 2'b00)) && req_ok) && req_is_read) && ((qp_tp_reg[164] && (qp_tp_reg[126:103] == s_req_data[153:130])) || (((((s_read_done_valid && (s_read_done_data[1:0] == 2'b00)) && done_ok) && !done_ack) && (!qp_tp_reg[10] || (!binary_86[23] && (s_read_done_data[89:66] != qp_tp_reg[34:11])))) && (s_read_done_data[89:66] == s_req_data[153:130])));
 
-// gen/nic/ack-tracker.ts:356:21
-assign qp0_acked_next = qp0_rd_early_hit ? s_req_data[153:130] : ((((s_ack_valid && (s_ack_data[1:0] == 2'b00)) && ack_moves) && !(((s_read_done_valid && (s_read_done_data[1:0] == 2'b00)) && done_ack) && (!binary_85[23] && (s_read_done_data[89:66] != ack_new_acked)))) ? ack_new_acked : (((s_read_done_valid && (s_read_done_data[1:0] == 2'b00)) && done_ack) ? s_read_done_data[89:66] : ((((push && (s_req_data[1:0] == 2'b00)) && req_ok) && req_all_acked) ? (s_req_data[129:106] - 24'd1) : qp_tp_reg[58:35])));
+// gen/nic/ack-tracker.ts:362:21
+assign qp0_acked_next = qp0_rd_early_hit ? s_req_data[153:130] : ((((s_ack_valid && (s_ack_data[1:0] == 2'b00)) && ack_moves) && !(((s_read_done_valid && (s_read_done_data[1:0] == 2'b00)) && done_ack) && (!binary_87[23] && (s_read_done_data[89:66] != ack_new_acked)))) ? ack_new_acked : (((s_read_done_valid && (s_read_done_data[1:0] == 2'b00)) && done_ack) ? s_read_done_data[89:66] : ((((push && (s_req_data[1:0] == 2'b00)) && req_ok) && req_all_acked) ? (s_req_data[129:106] - 24'd1) : qp_tp_reg[58:35])));
 
-// gen/nic/ack-tracker.ts:357:24
+// gen/nic/ack-tracker.ts:363:24
 assign qp0_last_sent_next = ((push && (s_req_data[1:0] == 2'b00)) && req_ok) ? s_req_data[153:130] : ((rewind_fire && (rewind_data_reg[1:0] == 2'b00)) ? qp0_acked_next : qp_tp_reg[34:11]);
 
-// gen/nic/ack-tracker.ts:359:31
+// gen/nic/ack-tracker.ts:365:31
 assign qp0_outstanding_next = (qp_tp_reg[10] || ((push && (s_req_data[1:0] == 2'b00)) && req_ok)) && (qp0_acked_next != qp0_last_sent_next);
 
-// gen/nic/ack-tracker.ts:361:24
+// gen/nic/ack-tracker.ts:367:24
 assign qp0_progress = ((s_ack_valid && (s_ack_data[1:0] == 2'b00)) && ack_take) || ((s_read_done_valid && (s_read_done_data[1:0] == 2'b00)) && done_ack);
 
-// gen/nic/ack-tracker.ts:388:25
-assign qp0_retry_pend_next = !(qp_ctx[2:0] == 3'd3) ? 1'b0 : ((((((s_ack_valid && (s_ack_data[1:0] == 2'b00)) && seq_retry) && !seq_retry_exceeded) || (((scan_reg == 2'b00) && ack_timeout_fire) && !timeout_retry_exceeded)) || (((scan_reg == 2'b00) && timer_fire) && part_86[174])) ? 1'd1 : (((rewind_fire && (rewind_data_reg[1:0] == 2'b00)) || (((retire && (sel_qp_reg == 2'b00)) ? (qp_tp_reg[4:0] + 5'd1) : qp_tp_reg[4:0]) == ((push && (s_req_data[1:0] == 2'b00)) ? (qp_tp_reg[9:5] + 5'd1) : ((rewind_fire && (rewind_data_reg[1:0] == 2'b00)) ? qp_tp_reg[4:0] : qp_tp_reg[9:5])))) ? 1'b0 : qp_tp_reg[172]));
+// gen/nic/ack-tracker.ts:394:25
+assign qp0_retry_pend_next = !(qp_ctx[2:0] == 3'd3) ? 1'b0 : ((((((s_ack_valid && (s_ack_data[1:0] == 2'b00)) && seq_retry) && !seq_retry_exceeded) || (((scan_reg == 2'b00) && ack_timeout_fire) && !timeout_retry_exceeded)) || (((scan_reg == 2'b00) && timer_fire) && part_88[174])) ? 1'd1 : (((rewind_fire && (rewind_data_reg[1:0] == 2'b00)) || (((retire && (sel_qp_reg == 2'b00)) ? (qp_tp_reg[4:0] + 5'd1) : qp_tp_reg[4:0]) == ((push && (s_req_data[1:0] == 2'b00)) ? (qp_tp_reg[9:5] + 5'd1) : ((rewind_fire && (rewind_data_reg[1:0] == 2'b00)) ? qp_tp_reg[4:0] : qp_tp_reg[9:5])))) ? 1'b0 : qp_tp_reg[172]));
 
-// gen/nic/ack-tracker.ts:396:23
+// gen/nic/ack-tracker.ts:402:23
 assign qp0_tm_armed_next = ((((scan_reg == 2'b00) && timer_fire) || (rewind_fire && (rewind_data_reg[1:0] == 2'b00))) || !(qp_ctx[2:0] == 3'd3)) ? 1'b0 : ((((s_ack_valid && (s_ack_data[1:0] == 2'b00)) && rnr_retry) && !rnr_retry_exceeded) ? 1'd1 : ((qp_tp_reg[173] && qp_tp_reg[174]) ? 1'd1 : (((qp_ctx[187:183] != 5'd0) && qp0_outstanding_next) && !qp0_retry_pend_next)));
 
-// gen/nic/ack-tracker.ts:401:20
+// gen/nic/ack-tracker.ts:407:20
 assign qp0_wake = !(qp_ctx[2:0] == 3'd3) || ((qp_tp_reg[249:248] == 2'd1) ? (qp_tp_reg[102:98] == 5'd0) : ((qp_tp_reg[249:248] == 2'd2) ? ctx_room[0] : ((qp_tp_reg[249:248] == 2'd3) ? ((qp_tp_reg[9:5] - qp_tp_reg[4:0]) != 5'd16) : 1'd1)));
 
-// gen/nic/ack-tracker.ts:354:24
-assign qp1_rd_early_hit = (((push && (s_req_data[1:0] == 2'd1)) && req_ok) && req_is_read) && ((qp_tp_reg[414] && (qp_tp_reg[376:353] == s_req_data[153:130])) || (((((s_read_done_valid && (s_read_done_data[1:0] == 2'd1)) && done_ok) && !done_ack) && (!qp_tp_reg[260] || (!binary_87[23] && (s_read_done_data[89:66] != qp_tp_reg[284:261])))) && (s_read_done_data[89:66] == s_req_data[153:130])));
+// gen/nic/ack-tracker.ts:360:24
+assign qp1_rd_early_hit = (((push && (s_req_data[1:0] == 2'd1)) && req_ok) && req_is_read) && ((qp_tp_reg[414] && (qp_tp_reg[376:353] == s_req_data[153:130])) || (((((s_read_done_valid && (s_read_done_data[1:0] == 2'd1)) && done_ok) && !done_ack) && (!qp_tp_reg[260] || (!binary_89[23] && (s_read_done_data[89:66] != qp_tp_reg[284:261])))) && (s_read_done_data[89:66] == s_req_data[153:130])));
 
-// gen/nic/ack-tracker.ts:356:21
-assign qp1_acked_next = qp1_rd_early_hit ? s_req_data[153:130] : ((((s_ack_valid && (s_ack_data[1:0] == 2'd1)) && ack_moves) && !(((s_read_done_valid && (s_read_done_data[1:0] == 2'd1)) && done_ack) && (!binary_88[23] && (s_read_done_data[89:66] != ack_new_acked)))) ? ack_new_acked : (((s_read_done_valid && (s_read_done_data[1:0] == 2'd1)) && done_ack) ? s_read_done_data[89:66] : ((((push && (s_req_data[1:0] == 2'd1)) && req_ok) && req_all_acked) ? (s_req_data[129:106] - 24'd1) : qp_tp_reg[308:285])));
+// gen/nic/ack-tracker.ts:362:21
+assign qp1_acked_next = qp1_rd_early_hit ? s_req_data[153:130] : ((((s_ack_valid && (s_ack_data[1:0] == 2'd1)) && ack_moves) && !(((s_read_done_valid && (s_read_done_data[1:0] == 2'd1)) && done_ack) && (!binary_90[23] && (s_read_done_data[89:66] != ack_new_acked)))) ? ack_new_acked : (((s_read_done_valid && (s_read_done_data[1:0] == 2'd1)) && done_ack) ? s_read_done_data[89:66] : ((((push && (s_req_data[1:0] == 2'd1)) && req_ok) && req_all_acked) ? (s_req_data[129:106] - 24'd1) : qp_tp_reg[308:285])));
 
-// gen/nic/ack-tracker.ts:357:24
+// gen/nic/ack-tracker.ts:363:24
 assign qp1_last_sent_next = ((push && (s_req_data[1:0] == 2'd1)) && req_ok) ? s_req_data[153:130] : ((rewind_fire && (rewind_data_reg[1:0] == 2'd1)) ? qp1_acked_next : qp_tp_reg[284:261]);
 
-// gen/nic/ack-tracker.ts:359:31
+// gen/nic/ack-tracker.ts:365:31
 assign qp1_outstanding_next = (qp_tp_reg[260] || ((push && (s_req_data[1:0] == 2'd1)) && req_ok)) && (qp1_acked_next != qp1_last_sent_next);
 
-// gen/nic/ack-tracker.ts:361:24
+// gen/nic/ack-tracker.ts:367:24
 assign qp1_progress = ((s_ack_valid && (s_ack_data[1:0] == 2'd1)) && ack_take) || ((s_read_done_valid && (s_read_done_data[1:0] == 2'd1)) && done_ack);
 
-// gen/nic/ack-tracker.ts:388:25
-assign qp1_retry_pend_next = !(qp_ctx[433:431] == 3'd3) ? 1'b0 : ((((((s_ack_valid && (s_ack_data[1:0] == 2'd1)) && seq_retry) && !seq_retry_exceeded) || (((scan_reg == 2'd1) && ack_timeout_fire) && !timeout_retry_exceeded)) || (((scan_reg == 2'd1) && timer_fire) && part_89[174])) ? 1'd1 : (((rewind_fire && (rewind_data_reg[1:0] == 2'd1)) || (((retire && (sel_qp_reg == 2'd1)) ? (qp_tp_reg[254:250] + 5'd1) : qp_tp_reg[254:250]) == ((push && (s_req_data[1:0] == 2'd1)) ? (qp_tp_reg[259:255] + 5'd1) : ((rewind_fire && (rewind_data_reg[1:0] == 2'd1)) ? qp_tp_reg[254:250] : qp_tp_reg[259:255])))) ? 1'b0 : qp_tp_reg[422]));
+// gen/nic/ack-tracker.ts:394:25
+assign qp1_retry_pend_next = !(qp_ctx[433:431] == 3'd3) ? 1'b0 : ((((((s_ack_valid && (s_ack_data[1:0] == 2'd1)) && seq_retry) && !seq_retry_exceeded) || (((scan_reg == 2'd1) && ack_timeout_fire) && !timeout_retry_exceeded)) || (((scan_reg == 2'd1) && timer_fire) && part_91[174])) ? 1'd1 : (((rewind_fire && (rewind_data_reg[1:0] == 2'd1)) || (((retire && (sel_qp_reg == 2'd1)) ? (qp_tp_reg[254:250] + 5'd1) : qp_tp_reg[254:250]) == ((push && (s_req_data[1:0] == 2'd1)) ? (qp_tp_reg[259:255] + 5'd1) : ((rewind_fire && (rewind_data_reg[1:0] == 2'd1)) ? qp_tp_reg[254:250] : qp_tp_reg[259:255])))) ? 1'b0 : qp_tp_reg[422]));
 
-// gen/nic/ack-tracker.ts:396:23
+// gen/nic/ack-tracker.ts:402:23
 assign qp1_tm_armed_next = ((((scan_reg == 2'd1) && timer_fire) || (rewind_fire && (rewind_data_reg[1:0] == 2'd1))) || !(qp_ctx[433:431] == 3'd3)) ? 1'b0 : ((((s_ack_valid && (s_ack_data[1:0] == 2'd1)) && rnr_retry) && !rnr_retry_exceeded) ? 1'd1 : ((qp_tp_reg[423] && qp_tp_reg[424]) ? 1'd1 : (((qp_ctx[618:614] != 5'd0) && qp1_outstanding_next) && !qp1_retry_pend_next)));
 
-// gen/nic/ack-tracker.ts:401:20
+// gen/nic/ack-tracker.ts:407:20
 assign qp1_wake = !(qp_ctx[433:431] == 3'd3) || ((qp_tp_reg[499:498] == 2'd1) ? (qp_tp_reg[352:348] == 5'd0) : ((qp_tp_reg[499:498] == 2'd2) ? ctx_room[1] : ((qp_tp_reg[499:498] == 2'd3) ? ((qp_tp_reg[259:255] - qp_tp_reg[254:250]) != 5'd16) : 1'd1)));
 
-// gen/nic/ack-tracker.ts:354:24
-assign qp2_rd_early_hit = (((push && (s_req_data[1:0] == 2'd2)) && req_ok) && req_is_read) && ((qp_tp_reg[664] && (qp_tp_reg[626:603] == s_req_data[153:130])) || (((((s_read_done_valid && (s_read_done_data[1:0] == 2'd2)) && done_ok) && !done_ack) && (!qp_tp_reg[510] || (!binary_90[23] && (s_read_done_data[89:66] != qp_tp_reg[534:511])))) && (s_read_done_data[89:66] == s_req_data[153:130])));
+// gen/nic/ack-tracker.ts:360:24
+assign qp2_rd_early_hit = (((push && (s_req_data[1:0] == 2'd2)) && req_ok) && req_is_read) && ((qp_tp_reg[664] && (qp_tp_reg[626:603] == s_req_data[153:130])) || (((((s_read_done_valid && (s_read_done_data[1:0] == 2'd2)) && done_ok) && !done_ack) && (!qp_tp_reg[510] || (!binary_92[23] && (s_read_done_data[89:66] != qp_tp_reg[534:511])))) && (s_read_done_data[89:66] == s_req_data[153:130])));
 
-// gen/nic/ack-tracker.ts:356:21
-assign qp2_acked_next = qp2_rd_early_hit ? s_req_data[153:130] : ((((s_ack_valid && (s_ack_data[1:0] == 2'd2)) && ack_moves) && !(((s_read_done_valid && (s_read_done_data[1:0] == 2'd2)) && done_ack) && (!binary_91[23] && (s_read_done_data[89:66] != ack_new_acked)))) ? ack_new_acked : (((s_read_done_valid && (s_read_done_data[1:0] == 2'd2)) && done_ack) ? s_read_done_data[89:66] : ((((push && (s_req_data[1:0] == 2'd2)) && req_ok) && req_all_acked) ? (s_req_data[129:106] - 24'd1) : qp_tp_reg[558:535])));
+// gen/nic/ack-tracker.ts:362:21
+assign qp2_acked_next = qp2_rd_early_hit ? s_req_data[153:130] : ((((s_ack_valid && (s_ack_data[1:0] == 2'd2)) && ack_moves) && !(((s_read_done_valid && (s_read_done_data[1:0] == 2'd2)) && done_ack) && (!binary_93[23] && (s_read_done_data[89:66] != ack_new_acked)))) ? ack_new_acked : (((s_read_done_valid && (s_read_done_data[1:0] == 2'd2)) && done_ack) ? s_read_done_data[89:66] : ((((push && (s_req_data[1:0] == 2'd2)) && req_ok) && req_all_acked) ? (s_req_data[129:106] - 24'd1) : qp_tp_reg[558:535])));
 
-// gen/nic/ack-tracker.ts:357:24
+// gen/nic/ack-tracker.ts:363:24
 assign qp2_last_sent_next = ((push && (s_req_data[1:0] == 2'd2)) && req_ok) ? s_req_data[153:130] : ((rewind_fire && (rewind_data_reg[1:0] == 2'd2)) ? qp2_acked_next : qp_tp_reg[534:511]);
 
-// gen/nic/ack-tracker.ts:359:31
+// gen/nic/ack-tracker.ts:365:31
 assign qp2_outstanding_next = (qp_tp_reg[510] || ((push && (s_req_data[1:0] == 2'd2)) && req_ok)) && (qp2_acked_next != qp2_last_sent_next);
 
-// gen/nic/ack-tracker.ts:361:24
+// gen/nic/ack-tracker.ts:367:24
 assign qp2_progress = ((s_ack_valid && (s_ack_data[1:0] == 2'd2)) && ack_take) || ((s_read_done_valid && (s_read_done_data[1:0] == 2'd2)) && done_ack);
 
-// gen/nic/ack-tracker.ts:388:25
-assign qp2_retry_pend_next = !(qp_ctx[864:862] == 3'd3) ? 1'b0 : ((((((s_ack_valid && (s_ack_data[1:0] == 2'd2)) && seq_retry) && !seq_retry_exceeded) || (((scan_reg == 2'd2) && ack_timeout_fire) && !timeout_retry_exceeded)) || (((scan_reg == 2'd2) && timer_fire) && part_92[174])) ? 1'd1 : (((rewind_fire && (rewind_data_reg[1:0] == 2'd2)) || (((retire && (sel_qp_reg == 2'd2)) ? (qp_tp_reg[504:500] + 5'd1) : qp_tp_reg[504:500]) == ((push && (s_req_data[1:0] == 2'd2)) ? (qp_tp_reg[509:505] + 5'd1) : ((rewind_fire && (rewind_data_reg[1:0] == 2'd2)) ? qp_tp_reg[504:500] : qp_tp_reg[509:505])))) ? 1'b0 : qp_tp_reg[672]));
+// gen/nic/ack-tracker.ts:394:25
+assign qp2_retry_pend_next = !(qp_ctx[864:862] == 3'd3) ? 1'b0 : ((((((s_ack_valid && (s_ack_data[1:0] == 2'd2)) && seq_retry) && !seq_retry_exceeded) || (((scan_reg == 2'd2) && ack_timeout_fire) && !timeout_retry_exceeded)) || (((scan_reg == 2'd2) && timer_fire) && part_94[174])) ? 1'd1 : (((rewind_fire && (rewind_data_reg[1:0] == 2'd2)) || (((retire && (sel_qp_reg == 2'd2)) ? (qp_tp_reg[504:500] + 5'd1) : qp_tp_reg[504:500]) == ((push && (s_req_data[1:0] == 2'd2)) ? (qp_tp_reg[509:505] + 5'd1) : ((rewind_fire && (rewind_data_reg[1:0] == 2'd2)) ? qp_tp_reg[504:500] : qp_tp_reg[509:505])))) ? 1'b0 : qp_tp_reg[672]));
 
-// gen/nic/ack-tracker.ts:396:23
+// gen/nic/ack-tracker.ts:402:23
 assign qp2_tm_armed_next = ((((scan_reg == 2'd2) && timer_fire) || (rewind_fire && (rewind_data_reg[1:0] == 2'd2))) || !(qp_ctx[864:862] == 3'd3)) ? 1'b0 : ((((s_ack_valid && (s_ack_data[1:0] == 2'd2)) && rnr_retry) && !rnr_retry_exceeded) ? 1'd1 : ((qp_tp_reg[673] && qp_tp_reg[674]) ? 1'd1 : (((qp_ctx[1049:1045] != 5'd0) && qp2_outstanding_next) && !qp2_retry_pend_next)));
 
-// gen/nic/ack-tracker.ts:401:20
+// gen/nic/ack-tracker.ts:407:20
 assign qp2_wake = !(qp_ctx[864:862] == 3'd3) || ((qp_tp_reg[749:748] == 2'd1) ? (qp_tp_reg[602:598] == 5'd0) : ((qp_tp_reg[749:748] == 2'd2) ? ctx_room[2] : ((qp_tp_reg[749:748] == 2'd3) ? ((qp_tp_reg[509:505] - qp_tp_reg[504:500]) != 5'd16) : 1'd1)));
 
-// gen/nic/ack-tracker.ts:354:24
-assign qp3_rd_early_hit = (((push && (s_req_data[1:0] == 2'd3)) && req_ok) && req_is_read) && ((qp_tp_reg[914] && (qp_tp_reg[876:853] == s_req_data[153:130])) || (((((s_read_done_valid && (s_read_done_data[1:0] == 2'd3)) && done_ok) && !done_ack) && (!qp_tp_reg[760] || (!binary_93[23] && (s_read_done_data[89:66] != qp_tp_reg[784:761])))) && (s_read_done_data[89:66] == s_req_data[153:130])));
+// gen/nic/ack-tracker.ts:360:24
+assign qp3_rd_early_hit = (((push && (s_req_data[1:0] == 2'd3)) && req_ok) && req_is_read) && ((qp_tp_reg[914] && (qp_tp_reg[876:853] == s_req_data[153:130])) || (((((s_read_done_valid && (s_read_done_data[1:0] == 2'd3)) && done_ok) && !done_ack) && (!qp_tp_reg[760] || (!binary_95[23] && (s_read_done_data[89:66] != qp_tp_reg[784:761])))) && (s_read_done_data[89:66] == s_req_data[153:130])));
 
-// gen/nic/ack-tracker.ts:356:21
-assign qp3_acked_next = qp3_rd_early_hit ? s_req_data[153:130] : ((((s_ack_valid && (s_ack_data[1:0] == 2'd3)) && ack_moves) && !(((s_read_done_valid && (s_read_done_data[1:0] == 2'd3)) && done_ack) && (!binary_94[23] && (s_read_done_data[89:66] != ack_new_acked)))) ? ack_new_acked : (((s_read_done_valid && (s_read_done_data[1:0] == 2'd3)) && done_ack) ? s_read_done_data[89:66] : ((((push && (s_req_data[1:0] == 2'd3)) && req_ok) && req_all_acked) ? (s_req_data[129:106] - 24'd1) : qp_tp_reg[808:785])));
+// gen/nic/ack-tracker.ts:362:21
+assign qp3_acked_next = qp3_rd_early_hit ? s_req_data[153:130] : ((((s_ack_valid && (s_ack_data[1:0] == 2'd3)) && ack_moves) && !(((s_read_done_valid && (s_read_done_data[1:0] == 2'd3)) && done_ack) && (!binary_96[23] && (s_read_done_data[89:66] != ack_new_acked)))) ? ack_new_acked : (((s_read_done_valid && (s_read_done_data[1:0] == 2'd3)) && done_ack) ? s_read_done_data[89:66] : ((((push && (s_req_data[1:0] == 2'd3)) && req_ok) && req_all_acked) ? (s_req_data[129:106] - 24'd1) : qp_tp_reg[808:785])));
 
-// gen/nic/ack-tracker.ts:357:24
+// gen/nic/ack-tracker.ts:363:24
 assign qp3_last_sent_next = ((push && (s_req_data[1:0] == 2'd3)) && req_ok) ? s_req_data[153:130] : ((rewind_fire && (rewind_data_reg[1:0] == 2'd3)) ? qp3_acked_next : qp_tp_reg[784:761]);
 
-// gen/nic/ack-tracker.ts:359:31
+// gen/nic/ack-tracker.ts:365:31
 assign qp3_outstanding_next = (qp_tp_reg[760] || ((push && (s_req_data[1:0] == 2'd3)) && req_ok)) && (qp3_acked_next != qp3_last_sent_next);
 
-// gen/nic/ack-tracker.ts:361:24
+// gen/nic/ack-tracker.ts:367:24
 assign qp3_progress = ((s_ack_valid && (s_ack_data[1:0] == 2'd3)) && ack_take) || ((s_read_done_valid && (s_read_done_data[1:0] == 2'd3)) && done_ack);
 
-// gen/nic/ack-tracker.ts:388:25
-assign qp3_retry_pend_next = !(qp_ctx[1295:1293] == 3'd3) ? 1'b0 : ((((((s_ack_valid && (s_ack_data[1:0] == 2'd3)) && seq_retry) && !seq_retry_exceeded) || (((scan_reg == 2'd3) && ack_timeout_fire) && !timeout_retry_exceeded)) || (((scan_reg == 2'd3) && timer_fire) && part_95[174])) ? 1'd1 : (((rewind_fire && (rewind_data_reg[1:0] == 2'd3)) || (((retire && (sel_qp_reg == 2'd3)) ? (qp_tp_reg[754:750] + 5'd1) : qp_tp_reg[754:750]) == ((push && (s_req_data[1:0] == 2'd3)) ? (qp_tp_reg[759:755] + 5'd1) : ((rewind_fire && (rewind_data_reg[1:0] == 2'd3)) ? qp_tp_reg[754:750] : qp_tp_reg[759:755])))) ? 1'b0 : qp_tp_reg[922]));
+// gen/nic/ack-tracker.ts:394:25
+assign qp3_retry_pend_next = !(qp_ctx[1295:1293] == 3'd3) ? 1'b0 : ((((((s_ack_valid && (s_ack_data[1:0] == 2'd3)) && seq_retry) && !seq_retry_exceeded) || (((scan_reg == 2'd3) && ack_timeout_fire) && !timeout_retry_exceeded)) || (((scan_reg == 2'd3) && timer_fire) && part_97[174])) ? 1'd1 : (((rewind_fire && (rewind_data_reg[1:0] == 2'd3)) || (((retire && (sel_qp_reg == 2'd3)) ? (qp_tp_reg[754:750] + 5'd1) : qp_tp_reg[754:750]) == ((push && (s_req_data[1:0] == 2'd3)) ? (qp_tp_reg[759:755] + 5'd1) : ((rewind_fire && (rewind_data_reg[1:0] == 2'd3)) ? qp_tp_reg[754:750] : qp_tp_reg[759:755])))) ? 1'b0 : qp_tp_reg[922]));
 
-// gen/nic/ack-tracker.ts:396:23
+// gen/nic/ack-tracker.ts:402:23
 assign qp3_tm_armed_next = ((((scan_reg == 2'd3) && timer_fire) || (rewind_fire && (rewind_data_reg[1:0] == 2'd3))) || !(qp_ctx[1295:1293] == 3'd3)) ? 1'b0 : ((((s_ack_valid && (s_ack_data[1:0] == 2'd3)) && rnr_retry) && !rnr_retry_exceeded) ? 1'd1 : ((qp_tp_reg[923] && qp_tp_reg[924]) ? 1'd1 : (((qp_ctx[1480:1476] != 5'd0) && qp3_outstanding_next) && !qp3_retry_pend_next)));
 
-// gen/nic/ack-tracker.ts:401:20
+// gen/nic/ack-tracker.ts:407:20
 assign qp3_wake = !(qp_ctx[1295:1293] == 3'd3) || ((qp_tp_reg[999:998] == 2'd1) ? (qp_tp_reg[852:848] == 5'd0) : ((qp_tp_reg[999:998] == 2'd2) ? ctx_room[3] : ((qp_tp_reg[999:998] == 2'd3) ? ((qp_tp_reg[759:755] - qp_tp_reg[754:750]) != 5'd16) : 1'd1)));
 
-// gen/nic/ack-tracker.ts:434:12
+// gen/nic/ack-tracker.ts:440:12
 assign read_busy = {(qp_tp_reg[852:848] != 5'd0), (qp_tp_reg[602:598] != 5'd0), (qp_tp_reg[352:348] != 5'd0), (qp_tp_reg[102:98] != 5'd0)};
 
-// gen/nic/ack-tracker.ts:435:8
+// gen/nic/ack-tracker.ts:441:8
 assign tx_hold = {((qp_tp_reg[999:998] != 2'b00) && !qp3_wake), ((qp_tp_reg[749:748] != 2'b00) && !qp2_wake), ((qp_tp_reg[499:498] != 2'b00) && !qp1_wake), ((qp_tp_reg[249:248] != 2'b00) && !qp0_wake)};
 
-// gen/nic/ack-tracker.ts:439:6
-assign tp = {((part_97[9:5] - part_96[4:0]) != 5'd16), part_98[83:60], part_99[59], part_100[247:224], part_101[223], part_102[222:207]};
+// gen/nic/ack-tracker.ts:445:6
+assign tp = {((part_99[9:5] - part_98[4:0]) != 5'd16), part_100[83:60], part_101[59], part_102[247:224], part_103[223], part_104[222:207]};
 
-// gen/nic/ack-tracker.ts:134:7
+// gen/nic/ack-tracker.ts:135:7
 always @(posedge clk) begin
     now_reg <= now_reg + 32'd1;
     if (rst) begin
@@ -947,28 +959,28 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/ack-tracker.ts:147:5
+// gen/nic/ack-tracker.ts:148:5
 always @(posedge clk) begin
     if (push) begin
-        entries[{s_req_data[1:0], part_103[8:5]}] <= {s_req_data[198:195], s_req_data[194], s_req_data[193:178], s_req_data[153:130], s_req_data[177:154], s_req_data[105:74], s_req_data[73:66], s_req_data[65:2]};
+        entries[{s_req_data[1:0], part_105[8:5]}] <= {s_req_data[198:195], s_req_data[194], s_req_data[193:178], s_req_data[153:130], s_req_data[177:154], s_req_data[105:74], s_req_data[73:66], s_req_data[65:2]};
     end
 end
 
-// gen/nic/ack-tracker.ts:260:5
+// gen/nic/ack-tracker.ts:266:5
 always @(posedge clk) begin
     if (m_cqe_ready) begin
         cqe_valid_reg <= 1'b0;
     end
     if (retire && wants_cqe) begin
         cqe_valid_reg <= 1'd1;
-        cqe_data_reg <= {(uses_nak ? part_104[96:89] : (uses_rd_err ? part_105[163:156] : 8'd0)), {4'b0000, out_status}, entries_rdata[71:64], entries_rdata[103:72], entries_rdata[63:0], sel_qp_reg};
+        cqe_data_reg <= {(uses_nak ? part_106[96:89] : (uses_rd_err ? part_107[163:156] : 8'd0)), {4'b0000, out_status}, entries_rdata[71:64], entries_rdata[103:72], entries_rdata[63:0], sel_qp_reg};
     end
     if (rst) begin
         cqe_valid_reg <= 1'b0;
     end
 end
 
-// gen/nic/ack-tracker.ts:262:7
+// gen/nic/ack-tracker.ts:268:7
 always @(posedge clk) begin
     case (state)
         STATE_PICK: begin
@@ -990,7 +1002,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/ack-tracker.ts:278:11
+// gen/nic/ack-tracker.ts:284:11
 always @(posedge clk) begin
     sq_ci_valid_reg <= retire && !sel_reset;
     if (rst) begin
@@ -998,7 +1010,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/ack-tracker.ts:279:8
+// gen/nic/ack-tracker.ts:285:8
 always @(posedge clk) begin
     sq_ci_qp_reg <= sel_qp_reg;
     if (rst) begin
@@ -1006,7 +1018,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/ack-tracker.ts:280:11
+// gen/nic/ack-tracker.ts:286:11
 always @(posedge clk) begin
     sq_ci_value_reg <= entries_rdata[167:152] + 16'd1;
     if (rst) begin
@@ -1014,7 +1026,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/ack-tracker.ts:283:12
+// gen/nic/ack-tracker.ts:289:12
 always @(posedge clk) begin
     retry_exc_reg <= (retire && wants_cqe) && ((out_status == 4'd7) || (out_status == 4'd10));
     if (rst) begin
@@ -1022,12 +1034,12 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/ack-tracker.ts:295:5
+// gen/nic/ack-tracker.ts:301:5
 always @(posedge clk) begin
     if (rewind_fire) begin
         rewind_valid_reg <= 1'b0;
     end
-    if (part_106[2:0] == 3'b000) begin
+    if (part_108[2:0] == 3'b000) begin
         rewind_valid_reg <= 1'b0;
     end
     if (rewind_here) begin
@@ -1040,7 +1052,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/ack-tracker.ts:307:8
+// gen/nic/ack-tracker.ts:313:8
 always @(posedge clk) begin
     scan_reg <= (scan_reg == 2'd3) ? 2'b00 : (scan_reg + 2'd1);
     if (rst) begin
@@ -1048,7 +1060,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/ack-tracker.ts:318:11
+// gen/nic/ack-tracker.ts:324:11
 always @(posedge clk) begin
     ack_timeout_reg <= ack_timeout_fire;
     if (rst) begin
@@ -1056,7 +1068,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/ack-tracker.ts:319:8
+// gen/nic/ack-tracker.ts:325:8
 always @(posedge clk) begin
     ack_timeout_qp_reg <= scan_reg;
     if (rst) begin
@@ -1064,7 +1076,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/ack-tracker.ts:324:12
+// gen/nic/ack-tracker.ts:330:12
 always @(posedge clk) begin
     qp_error_valid_reg <= (ack_qp_error || timeout_retry_exceeded) || (retire && rd_err_fatal);
     if (rst) begin
@@ -1072,7 +1084,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/ack-tracker.ts:325:9
+// gen/nic/ack-tracker.ts:331:9
 always @(posedge clk) begin
     qp_error_qp_reg <= ack_qp_error ? s_ack_data[1:0] : (timeout_retry_exceeded ? scan_reg : sel_qp_reg);
     if (rst) begin
@@ -1082,23 +1094,23 @@ end
 
 // gen/nic/qp-transport.ts:118:28
 always @(posedge clk) begin
-    qp_tp_reg[249:0] <= (qp_ctx[2:0] == 3'b000) ? {2'b00, 24'd0, 1'b0, 16'd0, 32'd0, 1'b0, 1'b0, 1'b0, 1'b0, qp_ctx[181:179], qp_ctx[177:175], 1'b0, 8'd0, 4'b0000, 24'd0, 1'b0, 24'd0, 5'd0, 1'b0, 8'd0, 4'b0000, 1'b0, 24'd0, 1'b0, 24'd0, 24'd0, 1'b0, 5'd0, 5'd0} : {(((rewind_fire && (rewind_data_reg[1:0] == 2'b00)) || (push && (s_req_data[1:0] == 2'b00))) ? 2'b00 : ((s_park[0] && (s_park[2:1] == 2'b00)) ? s_park[20:19] : (qp0_wake ? 2'b00 : qp_tp_reg[249:248]))), ((rewind_fire && (rewind_data_reg[1:0] == 2'b00)) ? rewind_resume_psn : qp_tp_reg[247:224]), ((push && (s_req_data[1:0] == 2'b00)) ? 1'b0 : ((rewind_fire && (rewind_data_reg[1:0] == 2'b00)) ? (rewind_resume_psn != rewind_data_reg[41:18]) : qp_tp_reg[223])), ((push && (s_req_data[1:0] == 2'b00)) ? (s_req_data[193:178] + 16'd1) : ((rewind_fire && (rewind_data_reg[1:0] == 2'b00)) ? rewind_data_reg[17:2] : qp_tp_reg[222:207])), ((((s_ack_valid && (s_ack_data[1:0] == 2'b00)) && rnr_retry) && !rnr_retry_exceeded) ? (now_reg + ((s_ack_data[30:26] == 5'd31) ? 32'h7530000 : ((s_ack_data[30:26] == 5'd30) ? 32'h4e20000 : ((s_ack_data[30:26] == 5'd29) ? 32'h3a98000 : ((s_ack_data[30:26] == 5'd28) ? 32'h2710000 : ((s_ack_data[30:26] == 5'd27) ? 32'h1d4c000 : ((s_ack_data[30:26] == 5'd26) ? 32'h1388000 : ((s_ack_data[30:26] == 5'd25) ? 32'hea6000 : ((s_ack_data[30:26] == 5'd24) ? 32'h9c4000 : ((s_ack_data[30:26] == 5'd23) ? 32'h753000 : ((s_ack_data[30:26] == 5'd22) ? 32'h4e2000 : ((s_ack_data[30:26] == 5'd21) ? 32'h3a9800 : ((s_ack_data[30:26] == 5'd20) ? 32'h271000 : ((s_ack_data[30:26] == 5'd19) ? 32'h1d4c00 : ((s_ack_data[30:26] == 5'd18) ? 32'h138800 : ((s_ack_data[30:26] == 5'd17) ? 32'hea600 : ((s_ack_data[30:26] == 5'd16) ? 32'h9c400 : ((s_ack_data[30:26] == 5'd15) ? 32'h75300 : ((s_ack_data[30:26] == 5'd14) ? 32'h4e200 : ((s_ack_data[30:26] == 5'd13) ? 32'h3a980 : ((s_ack_data[30:26] == 5'd12) ? 32'h27100 : ((s_ack_data[30:26] == 5'd11) ? 32'h1d4c0 : ((s_ack_data[30:26] == 5'd10) ? 32'h13880 : ((s_ack_data[30:26] == 5'd9) ? 32'hea60 : ((s_ack_data[30:26] == 5'd8) ? 32'h9c40 : ((s_ack_data[30:26] == 5'd7) ? 32'h7530 : ((s_ack_data[30:26] == 5'd6) ? 32'h4e20 : ((s_ack_data[30:26] == 5'd5) ? 32'h3a98 : ((s_ack_data[30:26] == 5'd4) ? 32'h2710 : ((s_ack_data[30:26] == 5'd3) ? 32'h1d4c : ((s_ack_data[30:26] == 5'd2) ? 32'h1388 : ((s_ack_data[30:26] == 5'd1) ? 32'h9c4 : 32'h9c40000)))))))))))))))))))))))))))))))) : ((qp_tp_reg[173] && qp_tp_reg[174]) ? qp_tp_reg[206:175] : (((qp0_progress || !qp_tp_reg[173]) || qp_tp_reg[174]) ? (now_reg + (32'd1 << qp_ctx[187:183])) : qp_tp_reg[206:175]))), (((((scan_reg == 2'b00) && timer_fire) || (rewind_fire && (rewind_data_reg[1:0] == 2'b00))) || !(qp_ctx[2:0] == 3'd3)) ? 1'b0 : ((((s_ack_valid && (s_ack_data[1:0] == 2'b00)) && rnr_retry) && !rnr_retry_exceeded) ? 1'd1 : ((qp_tp_reg[173] && qp_tp_reg[174]) ? 1'd1 : 1'b0))), qp0_tm_armed_next, qp0_retry_pend_next, (((((qp_ctx[2:0] == 3'b000) || (qp_ctx[2:0] == 3'd1)) || (qp_ctx[2:0] == 3'd2)) || ((s_ack_valid && (s_ack_data[1:0] == 2'b00)) && ack_take)) ? 1'b0 : ((((s_ack_valid && (s_ack_data[1:0] == 2'b00)) && seq_retry) || ((scan_reg == 2'b00) && ack_timeout_fire)) ? 1'd1 : qp_tp_reg[171])), ((((qp_ctx[2:0] == 3'b000) || (qp_ctx[2:0] == 3'd1)) || (qp_ctx[2:0] == 3'd2)) ? qp_ctx[181:179] : (((s_ack_valid && (s_ack_data[1:0] == 2'b00)) && ack_take) ? qp_ctx[181:179] : (((((s_ack_valid && (s_ack_data[1:0] == 2'b00)) && rnr_retry) && !rnr_retry_exceeded) && (qp_tp_reg[170:168] != 3'd7)) ? (qp_tp_reg[170:168] - 3'd1) : qp_tp_reg[170:168]))), ((((qp_ctx[2:0] == 3'b000) || (qp_ctx[2:0] == 3'd1)) || (qp_ctx[2:0] == 3'd2)) ? qp_ctx[177:175] : (((s_ack_valid && (s_ack_data[1:0] == 2'b00)) && ack_take) ? qp_ctx[177:175] : (((((s_ack_valid && (s_ack_data[1:0] == 2'b00)) && seq_retry) && !seq_retry_exceeded) || (((scan_reg == 2'b00) && ack_timeout_fire) && !timeout_retry_exceeded)) ? (qp_tp_reg[167:165] - 3'd1) : qp_tp_reg[167:165]))), (((rewind_fire && (rewind_data_reg[1:0] == 2'b00)) || (push && (s_req_data[1:0] == 2'b00))) ? 1'b0 : (((((s_read_done_valid && (s_read_done_data[1:0] == 2'b00)) && done_ok) && !done_ack) && (!qp_tp_reg[10] || (!binary_107[23] && (s_read_done_data[89:66] != qp_tp_reg[34:11])))) ? 1'd1 : qp_tp_reg[164])), (((s_read_done_valid && (s_read_done_data[1:0] == 2'b00)) && done_err) ? s_read_done_data[101:94] : qp_tp_reg[163:156]), (((s_read_done_valid && (s_read_done_data[1:0] == 2'b00)) && done_err) ? s_read_done_data[93:90] : qp_tp_reg[155:152]), (((s_read_done_valid && (s_read_done_data[1:0] == 2'b00)) && done_err) ? s_read_done_data[89:66] : qp_tp_reg[151:128]), ((qp_tp_reg[127] && !((retire && (sel_qp_reg == 2'b00)) && uses_rd_err)) || ((s_read_done_valid && (s_read_done_data[1:0] == 2'b00)) && done_err)), (((s_read_done_valid && (s_read_done_data[1:0] == 2'b00)) && done_ok) ? s_read_done_data[89:66] : ((((((push && (s_req_data[1:0] == 2'b00)) && req_is_read) && req_ok) && (qp_tp_reg[102:98] == 5'd0)) && !qp0_rd_early_hit) ? (s_req_data[129:106] - 24'd1) : qp_tp_reg[126:103])), ((rewind_fire && (rewind_data_reg[1:0] == 2'b00)) ? 5'd0 : ((((push && (s_req_data[1:0] == 2'b00)) && req_is_read) && !((retire && (sel_qp_reg == 2'b00)) && e_is_read)) ? (qp_tp_reg[102:98] + 5'd1) : ((((retire && (sel_qp_reg == 2'b00)) && e_is_read) && !((push && (s_req_data[1:0] == 2'b00)) && req_is_read)) ? (qp_tp_reg[102:98] - 5'd1) : qp_tp_reg[102:98]))), (qp_tp_reg[97] || ((retire && (sel_qp_reg == 2'b00)) && sets_flush)), (((s_ack_valid && (s_ack_data[1:0] == 2'b00)) && ack_qp_error) ? ((seq_retry_exceeded && !nak_take) ? 8'd96 : s_ack_data[33:26]) : (((scan_reg == 2'b00) && timeout_retry_exceeded) ? 8'd0 : qp_tp_reg[96:89])), (((s_ack_valid && (s_ack_data[1:0] == 2'b00)) && ack_qp_error) ? (nak_take ? nak_status : (seq_retry_exceeded ? 4'd7 : 4'd10)) : (((scan_reg == 2'b00) && timeout_retry_exceeded) ? 4'd7 : qp_tp_reg[88:85])), ((qp_tp_reg[84] && !((retire && (sel_qp_reg == 2'b00)) && uses_nak)) || (((s_ack_valid && (s_ack_data[1:0] == 2'b00)) && ack_qp_error) || ((scan_reg == 2'b00) && timeout_retry_exceeded))), ((((push && (s_req_data[1:0] == 2'b00)) && req_ok) && (!qp_tp_reg[59] || (!binary_108[23] && (s_req_data[153:130] != qp_tp_reg[83:60])))) ? s_req_data[153:130] : qp_tp_reg[83:60]), (qp_tp_reg[59] || ((push && (s_req_data[1:0] == 2'b00)) && req_ok)), qp0_acked_next, qp0_last_sent_next, (qp_tp_reg[10] || ((push && (s_req_data[1:0] == 2'b00)) && req_ok)), ((push && (s_req_data[1:0] == 2'b00)) ? (qp_tp_reg[9:5] + 5'd1) : ((rewind_fire && (rewind_data_reg[1:0] == 2'b00)) ? qp_tp_reg[4:0] : qp_tp_reg[9:5])), ((retire && (sel_qp_reg == 2'b00)) ? (qp_tp_reg[4:0] + 5'd1) : qp_tp_reg[4:0])};
-    qp_tp_reg[499:250] <= (qp_ctx[433:431] == 3'b000) ? {2'b00, 24'd0, 1'b0, 16'd0, 32'd0, 1'b0, 1'b0, 1'b0, 1'b0, qp_ctx[612:610], qp_ctx[608:606], 1'b0, 8'd0, 4'b0000, 24'd0, 1'b0, 24'd0, 5'd0, 1'b0, 8'd0, 4'b0000, 1'b0, 24'd0, 1'b0, 24'd0, 24'd0, 1'b0, 5'd0, 5'd0} : {(((rewind_fire && (rewind_data_reg[1:0] == 2'd1)) || (push && (s_req_data[1:0] == 2'd1))) ? 2'b00 : ((s_park[0] && (s_park[2:1] == 2'd1)) ? s_park[20:19] : (qp1_wake ? 2'b00 : qp_tp_reg[499:498]))), ((rewind_fire && (rewind_data_reg[1:0] == 2'd1)) ? rewind_resume_psn : qp_tp_reg[497:474]), ((push && (s_req_data[1:0] == 2'd1)) ? 1'b0 : ((rewind_fire && (rewind_data_reg[1:0] == 2'd1)) ? (rewind_resume_psn != rewind_data_reg[41:18]) : qp_tp_reg[473])), ((push && (s_req_data[1:0] == 2'd1)) ? (s_req_data[193:178] + 16'd1) : ((rewind_fire && (rewind_data_reg[1:0] == 2'd1)) ? rewind_data_reg[17:2] : qp_tp_reg[472:457])), ((((s_ack_valid && (s_ack_data[1:0] == 2'd1)) && rnr_retry) && !rnr_retry_exceeded) ? (now_reg + ((s_ack_data[30:26] == 5'd31) ? 32'h7530000 : ((s_ack_data[30:26] == 5'd30) ? 32'h4e20000 : ((s_ack_data[30:26] == 5'd29) ? 32'h3a98000 : ((s_ack_data[30:26] == 5'd28) ? 32'h2710000 : ((s_ack_data[30:26] == 5'd27) ? 32'h1d4c000 : ((s_ack_data[30:26] == 5'd26) ? 32'h1388000 : ((s_ack_data[30:26] == 5'd25) ? 32'hea6000 : ((s_ack_data[30:26] == 5'd24) ? 32'h9c4000 : ((s_ack_data[30:26] == 5'd23) ? 32'h753000 : ((s_ack_data[30:26] == 5'd22) ? 32'h4e2000 : ((s_ack_data[30:26] == 5'd21) ? 32'h3a9800 : ((s_ack_data[30:26] == 5'd20) ? 32'h271000 : ((s_ack_data[30:26] == 5'd19) ? 32'h1d4c00 : ((s_ack_data[30:26] == 5'd18) ? 32'h138800 : ((s_ack_data[30:26] == 5'd17) ? 32'hea600 : ((s_ack_data[30:26] == 5'd16) ? 32'h9c400 : ((s_ack_data[30:26] == 5'd15) ? 32'h75300 : ((s_ack_data[30:26] == 5'd14) ? 32'h4e200 : ((s_ack_data[30:26] == 5'd13) ? 32'h3a980 : ((s_ack_data[30:26] == 5'd12) ? 32'h27100 : ((s_ack_data[30:26] == 5'd11) ? 32'h1d4c0 : ((s_ack_data[30:26] == 5'd10) ? 32'h13880 : ((s_ack_data[30:26] == 5'd9) ? 32'hea60 : ((s_ack_data[30:26] == 5'd8) ? 32'h9c40 : ((s_ack_data[30:26] == 5'd7) ? 32'h7530 : ((s_ack_data[30:26] == 5'd6) ? 32'h4e20 : ((s_ack_data[30:26] == 5'd5) ? 32'h3a98 : ((s_ack_data[30:26] == 5'd4) ? 32'h2710 : ((s_ack_data[30:26] == 5'd3) ? 32'h1d4c : ((s_ack_data[30:26] == 5'd2) ? 32'h1388 : ((s_ack_data[30:26] == 5'd1) ? 32'h9c4 : 32'h9c40000)))))))))))))))))))))))))))))))) : ((qp_tp_reg[423] && qp_tp_reg[424]) ? qp_tp_reg[456:425] : (((qp1_progress || !qp_tp_reg[423]) || qp_tp_reg[424]) ? (now_reg + (32'd1 << qp_ctx[618:614])) : qp_tp_reg[456:425]))), (((((scan_reg == 2'd1) && timer_fire) || (rewind_fire && (rewind_data_reg[1:0] == 2'd1))) || !(qp_ctx[433:431] == 3'd3)) ? 1'b0 : ((((s_ack_valid && (s_ack_data[1:0] == 2'd1)) && rnr_retry) && !rnr_retry_exceeded) ? 1'd1 : ((qp_tp_reg[423] && qp_tp_reg[424]) ? 1'd1 : 1'b0))), qp1_tm_armed_next, qp1_retry_pend_next, (((((qp_ctx[433:431] == 3'b000) || (qp_ctx[433:431] == 3'd1)) || (qp_ctx[433:431] == 3'd2)) || ((s_ack_valid && (s_ack_data[1:0] == 2'd1)) && ack_take)) ? 1'b0 : ((((s_ack_valid && (s_ack_data[1:0] == 2'd1)) && seq_retry) || ((scan_reg == 2'd1) && ack_timeout_fire)) ? 1'd1 : qp_tp_reg[421])), ((((qp_ctx[433:431] == 3'b000) || (qp_ctx[433:431] == 3'd1)) || (qp_ctx[433:431] == 3'd2)) ? qp_ctx[612:610] : (((s_ack_valid && (s_ack_data[1:0] == 2'd1)) && ack_take) ? qp_ctx[612:610] : (((((s_ack_valid && (s_ack_data[1:0] == 2'd1)) && rnr_retry) && !rnr_retry_exceeded) && (qp_tp_reg[420:418] != 3'd7)) ? (qp_tp_reg[420:418] - 3'd1) : qp_tp_reg[420:418]))), ((((qp_ctx[433:431] == 3'b000) || (qp_ctx[433:431] == 3'd1)) || (qp_ctx[433:431] == 3'd2)) ? qp_ctx[608:606] : (((s_ack_valid && (s_ack_data[1:0] == 2'd1)) && ack_take) ? qp_ctx[608:606] : (((((s_ack_valid && (s_ack_data[1:0] == 2'd1)) && seq_retry) && !seq_retry_exceeded) || (((scan_reg == 2'd1) && ack_timeout_fire) && !timeout_retry_exceeded)) ? (qp_tp_reg[417:415] - 3'd1) : qp_tp_reg[417:415]))), (((rewind_fire && (rewind_data_reg[1:0] == 2'd1)) || (push && (s_req_data[1:0] == 2'd1))) ? 1'b0 : (((((s_read_done_valid && (s_read_done_data[1:0] == 2'd1)) && done_ok) && !done_ack) && (!qp_tp_reg[260] || (!binary_109[23] && (s_read_done_data[89:66] != qp_tp_reg[284:261])))) ? 1'd1 : qp_tp_reg[414])), (((s_read_done_valid && (s_read_done_data[1:0] == 2'd1)) && done_err) ? s_read_done_data[101:94] : qp_tp_reg[413:406]), (((s_read_done_valid && (s_read_done_data[1:0] == 2'd1)) && done_err) ? s_read_done_data[93:90] : qp_tp_reg[405:402]), (((s_read_done_valid && (s_read_done_data[1:0] == 2'd1)) && done_err) ? s_read_done_data[89:66] : qp_tp_reg[401:378]), ((qp_tp_reg[377] && !((retire && (sel_qp_reg == 2'd1)) && uses_rd_err)) || ((s_read_done_valid && (s_read_done_data[1:0] == 2'd1)) && done_err)), (((s_read_done_valid && (s_read_done_data[1:0] == 2'd1)) && done_ok) ? s_read_done_data[89:66] : ((((((push && (s_req_data[1:0] == 2'd1)) && req_is_read) && req_ok) && (qp_tp_reg[352:348] == 5'd0)) && !qp1_rd_early_hit) ? (s_req_data[129:106] - 24'd1) : qp_tp_reg[376:353])), ((rewind_fire && (rewind_data_reg[1:0] == 2'd1)) ? 5'd0 : ((((push && (s_req_data[1:0] == 2'd1)) && req_is_read) && !((retire && (sel_qp_reg == 2'd1)) && e_is_read)) ? (qp_tp_reg[352:348] + 5'd1) : ((((retire && (sel_qp_reg == 2'd1)) && e_is_read) && !((push && (s_req_data[1:0] == 2'd1)) && req_is_read)) ? (qp_tp_reg[352:348] - 5'd1) : qp_tp_reg[352:348]))), (qp_tp_reg[347] || ((retire && (sel_qp_reg == 2'd1)) && sets_flush)), (((s_ack_valid && (s_ack_data[1:0] == 2'd1)) && ack_qp_error) ? ((seq_retry_exceeded && !nak_take) ? 8'd96 : s_ack_data[33:26]) : (((scan_reg == 2'd1) && timeout_retry_exceeded) ? 8'd0 : qp_tp_reg[346:339])), (((s_ack_valid && (s_ack_data[1:0] == 2'd1)) && ack_qp_error) ? (nak_take ? nak_status : (seq_retry_exceeded ? 4'd7 : 4'd10)) : (((scan_reg == 2'd1) && timeout_retry_exceeded) ? 4'd7 : qp_tp_reg[338:335])), ((qp_tp_reg[334] && !((retire && (sel_qp_reg == 2'd1)) && uses_nak)) || (((s_ack_valid && (s_ack_data[1:0] == 2'd1)) && ack_qp_error) || ((scan_reg == 2'd1) && timeout_retry_exceeded))), ((((push && (s_req_data[1:0] == 2'd1)) && req_ok) && (!qp_tp_reg[309] || (!binary_110[23] && (s_req_data[153:130] != qp_tp_reg[333:310])))) ? s_req_data[153:130] : qp_tp_reg[333:310]), (qp_tp_reg[309] || ((push && (s_req_data[1:0] == 2'd1)) && req_ok)), qp1_acked_next, qp1_last_sent_next, (qp_tp_reg[260] || ((push && (s_req_data[1:0] == 2'd1)) && req_ok)), ((push && (s_req_data[1:0] == 2'd1)) ? (qp_tp_reg[259:255] + 5'd1) : ((rewind_fire && (rewind_data_reg[1:0] == 2'd1)) ? qp_tp_reg[254:250] : qp_tp_reg[259:255])), ((retire && (sel_qp_reg == 2'd1)) ? (qp_tp_reg[254:250] + 5'd1) : qp_tp_reg[254:250])};
-    qp_tp_reg[749:500] <= (qp_ctx[864:862] == 3'b000) ? {2'b00, 24'd0, 1'b0, 16'd0, 32'd0, 1'b0, 1'b0, 1'b0, 1'b0, qp_ctx[1043:1041], qp_ctx[1039:1037], 1'b0, 8'd0, 4'b0000, 24'd0, 1'b0, 24'd0, 5'd0, 1'b0, 8'd0, 4'b0000, 1'b0, 24'd0, 1'b0, 24'd0, 24'd0, 1'b0, 5'd0, 5'd0} : {(((rewind_fire && (rewind_data_reg[1:0] == 2'd2)) || (push && (s_req_data[1:0] == 2'd2))) ? 2'b00 : ((s_park[0] && (s_park[2:1] == 2'd2)) ? s_park[20:19] : (qp2_wake ? 2'b00 : qp_tp_reg[749:748]))), ((rewind_fire && (rewind_data_reg[1:0] == 2'd2)) ? rewind_resume_psn : qp_tp_reg[747:724]), ((push && (s_req_data[1:0] == 2'd2)) ? 1'b0 : ((rewind_fire && (rewind_data_reg[1:0] == 2'd2)) ? (rewind_resume_psn != rewind_data_reg[41:18]) : qp_tp_reg[723])), ((push && (s_req_data[1:0] == 2'd2)) ? (s_req_data[193:178] + 16'd1) : ((rewind_fire && (rewind_data_reg[1:0] == 2'd2)) ? rewind_data_reg[17:2] : qp_tp_reg[722:707])), ((((s_ack_valid && (s_ack_data[1:0] == 2'd2)) && rnr_retry) && !rnr_retry_exceeded) ? (now_reg + ((s_ack_data[30:26] == 5'd31) ? 32'h7530000 : ((s_ack_data[30:26] == 5'd30) ? 32'h4e20000 : ((s_ack_data[30:26] == 5'd29) ? 32'h3a98000 : ((s_ack_data[30:26] == 5'd28) ? 32'h2710000 : ((s_ack_data[30:26] == 5'd27) ? 32'h1d4c000 : ((s_ack_data[30:26] == 5'd26) ? 32'h1388000 : ((s_ack_data[30:26] == 5'd25) ? 32'hea6000 : ((s_ack_data[30:26] == 5'd24) ? 32'h9c4000 : ((s_ack_data[30:26] == 5'd23) ? 32'h753000 : ((s_ack_data[30:26] == 5'd22) ? 32'h4e2000 : ((s_ack_data[30:26] == 5'd21) ? 32'h3a9800 : ((s_ack_data[30:26] == 5'd20) ? 32'h271000 : ((s_ack_data[30:26] == 5'd19) ? 32'h1d4c00 : ((s_ack_data[30:26] == 5'd18) ? 32'h138800 : ((s_ack_data[30:26] == 5'd17) ? 32'hea600 : ((s_ack_data[30:26] == 5'd16) ? 32'h9c400 : ((s_ack_data[30:26] == 5'd15) ? 32'h75300 : ((s_ack_data[30:26] == 5'd14) ? 32'h4e200 : ((s_ack_data[30:26] == 5'd13) ? 32'h3a980 : ((s_ack_data[30:26] == 5'd12) ? 32'h27100 : ((s_ack_data[30:26] == 5'd11) ? 32'h1d4c0 : ((s_ack_data[30:26] == 5'd10) ? 32'h13880 : ((s_ack_data[30:26] == 5'd9) ? 32'hea60 : ((s_ack_data[30:26] == 5'd8) ? 32'h9c40 : ((s_ack_data[30:26] == 5'd7) ? 32'h7530 : ((s_ack_data[30:26] == 5'd6) ? 32'h4e20 : ((s_ack_data[30:26] == 5'd5) ? 32'h3a98 : ((s_ack_data[30:26] == 5'd4) ? 32'h2710 : ((s_ack_data[30:26] == 5'd3) ? 32'h1d4c : ((s_ack_data[30:26] == 5'd2) ? 32'h1388 : ((s_ack_data[30:26] == 5'd1) ? 32'h9c4 : 32'h9c40000)))))))))))))))))))))))))))))))) : ((qp_tp_reg[673] && qp_tp_reg[674]) ? qp_tp_reg[706:675] : (((qp2_progress || !qp_tp_reg[673]) || qp_tp_reg[674]) ? (now_reg + (32'd1 << qp_ctx[1049:1045])) : qp_tp_reg[706:675]))), (((((scan_reg == 2'd2) && timer_fire) || (rewind_fire && (rewind_data_reg[1:0] == 2'd2))) || !(qp_ctx[864:862] == 3'd3)) ? 1'b0 : ((((s_ack_valid && (s_ack_data[1:0] == 2'd2)) && rnr_retry) && !rnr_retry_exceeded) ? 1'd1 : ((qp_tp_reg[673] && qp_tp_reg[674]) ? 1'd1 : 1'b0))), qp2_tm_armed_next, qp2_retry_pend_next, (((((qp_ctx[864:862] == 3'b000) || (qp_ctx[864:862] == 3'd1)) || (qp_ctx[864:862] == 3'd2)) || ((s_ack_valid && (s_ack_data[1:0] == 2'd2)) && ack_take)) ? 1'b0 : ((((s_ack_valid && (s_ack_data[1:0] == 2'd2)) && seq_retry) || ((scan_reg == 2'd2) && ack_timeout_fire)) ? 1'd1 : qp_tp_reg[671])), ((((qp_ctx[864:862] == 3'b000) || (qp_ctx[864:862] == 3'd1)) || (qp_ctx[864:862] == 3'd2)) ? qp_ctx[1043:1041] : (((s_ack_valid && (s_ack_data[1:0] == 2'd2)) && ack_take) ? qp_ctx[1043:1041] : (((((s_ack_valid && (s_ack_data[1:0] == 2'd2)) && rnr_retry) && !rnr_retry_exceeded) && (qp_tp_reg[670:668] != 3'd7)) ? (qp_tp_reg[670:668] - 3'd1) : qp_tp_reg[670:668]))), ((((qp_ctx[864:862] == 3'b000) || (qp_ctx[864:862] == 3'd1)) || (qp_ctx[864:862] == 3'd2)) ? qp_ctx[1039:1037] : (((s_ack_valid && (s_ack_data[1:0] == 2'd2)) && ack_take) ? qp_ctx[1039:1037] : (((((s_ack_valid && (s_ack_data[1:0] == 2'd2)) && seq_retry) && !seq_retry_exceeded) || (((scan_reg == 2'd2) && ack_timeout_fire) && !timeout_retry_exceeded)) ? (qp_tp_reg[667:665] - 3'd1) : qp_tp_reg[667:665]))), (((rewind_fire && (rewind_data_reg[1:0] == 2'd2)) || (push && (s_req_data[1:0] == 2'd2))) ? 1'b0 : (((((s_read_done_valid && (s_read_done_data[1:0] == 2'd2)) && done_ok) && !done_ack) && (!qp_tp_reg[510] || (!binary_111[23] && (s_read_done_data[89:66] != qp_tp_reg[534:511])))) ? 1'd1 : qp_tp_reg[664])), (((s_read_done_valid && (s_read_done_data[1:0] == 2'd2)) && done_err) ? s_read_done_data[101:94] : qp_tp_reg[663:656]), (((s_read_done_valid && (s_read_done_data[1:0] == 2'd2)) && done_err) ? s_read_done_data[93:90] : qp_tp_reg[655:652]), (((s_read_done_valid && (s_read_done_data[1:0] == 2'd2)) && done_err) ? s_read_done_data[89:66] : qp_tp_reg[651:628]), ((qp_tp_reg[627] && !((retire && (sel_qp_reg == 2'd2)) && uses_rd_err)) || ((s_read_done_valid && (s_read_done_data[1:0] == 2'd2)) && done_err)), (((s_read_done_valid && (s_read_done_data[1:0] == 2'd2)) && done_ok) ? s_read_done_data[89:66] : ((((((push && (s_req_data[1:0] == 2'd2)) && req_is_read) && req_ok) && (qp_tp_reg[602:598] == 5'd0)) && !qp2_rd_early_hit) ? (s_req_data[129:106] - 24'd1) : qp_tp_reg[626:603])), ((rewind_fire && (rewind_data_reg[1:0] == 2'd2)) ? 5'd0 : ((((push && (s_req_data[1:0] == 2'd2)) && req_is_read) && !((retire && (sel_qp_reg == 2'd2)) && e_is_read)) ? (qp_tp_reg[602:598] + 5'd1) : ((((retire && (sel_qp_reg == 2'd2)) && e_is_read) && !((push && (s_req_data[1:0] == 2'd2)) && req_is_read)) ? (qp_tp_reg[602:598] - 5'd1) : qp_tp_reg[602:598]))), (qp_tp_reg[597] || ((retire && (sel_qp_reg == 2'd2)) && sets_flush)), (((s_ack_valid && (s_ack_data[1:0] == 2'd2)) && ack_qp_error) ? ((seq_retry_exceeded && !nak_take) ? 8'd96 : s_ack_data[33:26]) : (((scan_reg == 2'd2) && timeout_retry_exceeded) ? 8'd0 : qp_tp_reg[596:589])), (((s_ack_valid && (s_ack_data[1:0] == 2'd2)) && ack_qp_error) ? (nak_take ? nak_status : (seq_retry_exceeded ? 4'd7 : 4'd10)) : (((scan_reg == 2'd2) && timeout_retry_exceeded) ? 4'd7 : qp_tp_reg[588:585])), ((qp_tp_reg[584] && !((retire && (sel_qp_reg == 2'd2)) && uses_nak)) || (((s_ack_valid && (s_ack_data[1:0] == 2'd2)) && ack_qp_error) || ((scan_reg == 2'd2) && timeout_retry_exceeded))), ((((push && (s_req_data[1:0] == 2'd2)) && req_ok) && (!qp_tp_reg[559] || (!binary_112[23] && (s_req_data[153:130] != qp_tp_reg[583:560])))) ? s_req_data[153:130] : qp_tp_reg[583:560]), (qp_tp_reg[559] || ((push && (s_req_data[1:0] == 2'd2)) && req_ok)), qp2_acked_next, qp2_last_sent_next, (qp_tp_reg[510] || ((push && (s_req_data[1:0] == 2'd2)) && req_ok)), ((push && (s_req_data[1:0] == 2'd2)) ? (qp_tp_reg[509:505] + 5'd1) : ((rewind_fire && (rewind_data_reg[1:0] == 2'd2)) ? qp_tp_reg[504:500] : qp_tp_reg[509:505])), ((retire && (sel_qp_reg == 2'd2)) ? (qp_tp_reg[504:500] + 5'd1) : qp_tp_reg[504:500])};
-    qp_tp_reg[999:750] <= (qp_ctx[1295:1293] == 3'b000) ? {2'b00, 24'd0, 1'b0, 16'd0, 32'd0, 1'b0, 1'b0, 1'b0, 1'b0, qp_ctx[1474:1472], qp_ctx[1470:1468], 1'b0, 8'd0, 4'b0000, 24'd0, 1'b0, 24'd0, 5'd0, 1'b0, 8'd0, 4'b0000, 1'b0, 24'd0, 1'b0, 24'd0, 24'd0, 1'b0, 5'd0, 5'd0} : {(((rewind_fire && (rewind_data_reg[1:0] == 2'd3)) || (push && (s_req_data[1:0] == 2'd3))) ? 2'b00 : ((s_park[0] && (s_park[2:1] == 2'd3)) ? s_park[20:19] : (qp3_wake ? 2'b00 : qp_tp_reg[999:998]))), ((rewind_fire && (rewind_data_reg[1:0] == 2'd3)) ? rewind_resume_psn : qp_tp_reg[997:974]), ((push && (s_req_data[1:0] == 2'd3)) ? 1'b0 : ((rewind_fire && (rewind_data_reg[1:0] == 2'd3)) ? (rewind_resume_psn != rewind_data_reg[41:18]) : qp_tp_reg[973])), ((push && (s_req_data[1:0] == 2'd3)) ? (s_req_data[193:178] + 16'd1) : ((rewind_fire && (rewind_data_reg[1:0] == 2'd3)) ? rewind_data_reg[17:2] : qp_tp_reg[972:957])), ((((s_ack_valid && (s_ack_data[1:0] == 2'd3)) && rnr_retry) && !rnr_retry_exceeded) ? (now_reg + ((s_ack_data[30:26] == 5'd31) ? 32'h7530000 : ((s_ack_data[30:26] == 5'd30) ? 32'h4e20000 : ((s_ack_data[30:26] == 5'd29) ? 32'h3a98000 : ((s_ack_data[30:26] == 5'd28) ? 32'h2710000 : ((s_ack_data[30:26] == 5'd27) ? 32'h1d4c000 : ((s_ack_data[30:26] == 5'd26) ? 32'h1388000 : ((s_ack_data[30:26] == 5'd25) ? 32'hea6000 : ((s_ack_data[30:26] == 5'd24) ? 32'h9c4000 : ((s_ack_data[30:26] == 5'd23) ? 32'h753000 : ((s_ack_data[30:26] == 5'd22) ? 32'h4e2000 : ((s_ack_data[30:26] == 5'd21) ? 32'h3a9800 : ((s_ack_data[30:26] == 5'd20) ? 32'h271000 : ((s_ack_data[30:26] == 5'd19) ? 32'h1d4c00 : ((s_ack_data[30:26] == 5'd18) ? 32'h138800 : ((s_ack_data[30:26] == 5'd17) ? 32'hea600 : ((s_ack_data[30:26] == 5'd16) ? 32'h9c400 : ((s_ack_data[30:26] == 5'd15) ? 32'h75300 : ((s_ack_data[30:26] == 5'd14) ? 32'h4e200 : ((s_ack_data[30:26] == 5'd13) ? 32'h3a980 : ((s_ack_data[30:26] == 5'd12) ? 32'h27100 : ((s_ack_data[30:26] == 5'd11) ? 32'h1d4c0 : ((s_ack_data[30:26] == 5'd10) ? 32'h13880 : ((s_ack_data[30:26] == 5'd9) ? 32'hea60 : ((s_ack_data[30:26] == 5'd8) ? 32'h9c40 : ((s_ack_data[30:26] == 5'd7) ? 32'h7530 : ((s_ack_data[30:26] == 5'd6) ? 32'h4e20 : ((s_ack_data[30:26] == 5'd5) ? 32'h3a98 : ((s_ack_data[30:26] == 5'd4) ? 32'h2710 : ((s_ack_data[30:26] == 5'd3) ? 32'h1d4c : ((s_ack_data[30:26] == 5'd2) ? 32'h1388 : ((s_ack_data[30:26] == 5'd1) ? 32'h9c4 : 32'h9c40000)))))))))))))))))))))))))))))))) : ((qp_tp_reg[923] && qp_tp_reg[924]) ? qp_tp_reg[956:925] : (((qp3_progress || !qp_tp_reg[923]) || qp_tp_reg[924]) ? (now_reg + (32'd1 << qp_ctx[1480:1476])) : qp_tp_reg[956:925]))), (((((scan_reg == 2'd3) && timer_fire) || (rewind_fire && (rewind_data_reg[1:0] == 2'd3))) || !(qp_ctx[1295:1293] == 3'd3)) ? 1'b0 : ((((s_ack_valid && (s_ack_data[1:0] == 2'd3)) && rnr_retry) && !rnr_retry_exceeded) ? 1'd1 : ((qp_tp_reg[923] && qp_tp_reg[924]) ? 1'd1 : 1'b0))), qp3_tm_armed_next, qp3_retry_pend_next, (((((qp_ctx[1295:1293] == 3'b000) || (qp_ctx[1295:1293] == 3'd1)) || (qp_ctx[1295:1293] == 3'd2)) || ((s_ack_valid && (s_ack_data[1:0] == 2'd3)) && ack_take)) ? 1'b0 : ((((s_ack_valid && (s_ack_data[1:0] == 2'd3)) && seq_retry) || ((scan_reg == 2'd3) && ack_timeout_fire)) ? 1'd1 : qp_tp_reg[921])), ((((qp_ctx[1295:1293] == 3'b000) || (qp_ctx[1295:1293] == 3'd1)) || (qp_ctx[1295:1293] == 3'd2)) ? qp_ctx[1474:1472] : (((s_ack_valid && (s_ack_data[1:0] == 2'd3)) && ack_take) ? qp_ctx[1474:1472] : (((((s_ack_valid && (s_ack_data[1:0] == 2'd3)) && rnr_retry) && !rnr_retry_exceeded) && (qp_tp_reg[920:918] != 3'd7)) ? (qp_tp_reg[920:918] - 3'd1) : qp_tp_reg[920:918]))), ((((qp_ctx[1295:1293] == 3'b000) || (qp_ctx[1295:1293] == 3'd1)) || (qp_ctx[1295:1293] == 3'd2)) ? qp_ctx[1470:1468] : (((s_ack_valid && (s_ack_data[1:0] == 2'd3)) && ack_take) ? qp_ctx[1470:1468] : (((((s_ack_valid && (s_ack_data[1:0] == 2'd3)) && seq_retry) && !seq_retry_exceeded) || (((scan_reg == 2'd3) && ack_timeout_fire) && !timeout_retry_exceeded)) ? (qp_tp_reg[917:915] - 3'd1) : qp_tp_reg[917:915]))), (((rewind_fire && (rewind_data_reg[1:0] == 2'd3)) || (push && (s_req_data[1:0] == 2'd3))) ? 1'b0 : (((((s_read_done_valid && (s_read_done_data[1:0] == 2'd3)) && done_ok) && !done_ack) && (!qp_tp_reg[760] || (!binary_113[23] && (s_read_done_data[89:66] != qp_tp_reg[784:761])))) ? 1'd1 : qp_tp_reg[914])), (((s_read_done_valid && (s_read_done_data[1:0] == 2'd3)) && done_err) ? s_read_done_data[101:94] : qp_tp_reg[913:906]), (((s_read_done_valid && (s_read_done_data[1:0] == 2'd3)) && done_err) ? s_read_done_data[93:90] : qp_tp_reg[905:902]), (((s_read_done_valid && (s_read_done_data[1:0] == 2'd3)) && done_err) ? s_read_done_data[89:66] : qp_tp_reg[901:878]), ((qp_tp_reg[877] && !((retire && (sel_qp_reg == 2'd3)) && uses_rd_err)) || ((s_read_done_valid && (s_read_done_data[1:0] == 2'd3)) && done_err)), (((s_read_done_valid && (s_read_done_data[1:0] == 2'd3)) && done_ok) ? s_read_done_data[89:66] : ((((((push && (s_req_data[1:0] == 2'd3)) && req_is_read) && req_ok) && (qp_tp_reg[852:848] == 5'd0)) && !qp3_rd_early_hit) ? (s_req_data[129:106] - 24'd1) : qp_tp_reg[876:853])), ((rewind_fire && (rewind_data_reg[1:0] == 2'd3)) ? 5'd0 : ((((push && (s_req_data[1:0] == 2'd3)) && req_is_read) && !((retire && (sel_qp_reg == 2'd3)) && e_is_read)) ? (qp_tp_reg[852:848] + 5'd1) : ((((retire && (sel_qp_reg == 2'd3)) && e_is_read) && !((push && (s_req_data[1:0] == 2'd3)) && req_is_read)) ? (qp_tp_reg[852:848] - 5'd1) : qp_tp_reg[852:848]))), (qp_tp_reg[847] || ((retire && (sel_qp_reg == 2'd3)) && sets_flush)), (((s_ack_valid && (s_ack_data[1:0] == 2'd3)) && ack_qp_error) ? ((seq_retry_exceeded && !nak_take) ? 8'd96 : s_ack_data[33:26]) : (((scan_reg == 2'd3) && timeout_retry_exceeded) ? 8'd0 : qp_tp_reg[846:839])), (((s_ack_valid && (s_ack_data[1:0] == 2'd3)) && ack_qp_error) ? (nak_take ? nak_status : (seq_retry_exceeded ? 4'd7 : 4'd10)) : (((scan_reg == 2'd3) && timeout_retry_exceeded) ? 4'd7 : qp_tp_reg[838:835])), ((qp_tp_reg[834] && !((retire && (sel_qp_reg == 2'd3)) && uses_nak)) || (((s_ack_valid && (s_ack_data[1:0] == 2'd3)) && ack_qp_error) || ((scan_reg == 2'd3) && timeout_retry_exceeded))), ((((push && (s_req_data[1:0] == 2'd3)) && req_ok) && (!qp_tp_reg[809] || (!binary_114[23] && (s_req_data[153:130] != qp_tp_reg[833:810])))) ? s_req_data[153:130] : qp_tp_reg[833:810]), (qp_tp_reg[809] || ((push && (s_req_data[1:0] == 2'd3)) && req_ok)), qp3_acked_next, qp3_last_sent_next, (qp_tp_reg[760] || ((push && (s_req_data[1:0] == 2'd3)) && req_ok)), ((push && (s_req_data[1:0] == 2'd3)) ? (qp_tp_reg[759:755] + 5'd1) : ((rewind_fire && (rewind_data_reg[1:0] == 2'd3)) ? qp_tp_reg[754:750] : qp_tp_reg[759:755])), ((retire && (sel_qp_reg == 2'd3)) ? (qp_tp_reg[754:750] + 5'd1) : qp_tp_reg[754:750])};
+    qp_tp_reg[249:0] <= (qp_ctx[2:0] == 3'b000) ? {2'b00, 24'd0, 1'b0, 16'd0, 32'd0, 1'b0, 1'b0, 1'b0, 1'b0, qp_ctx[181:179], qp_ctx[177:175], 1'b0, 8'd0, 4'b0000, 24'd0, 1'b0, 24'd0, 5'd0, 1'b0, 8'd0, 4'b0000, 1'b0, 24'd0, 1'b0, 24'd0, 24'd0, 1'b0, 5'd0, 5'd0} : {(((rewind_fire && (rewind_data_reg[1:0] == 2'b00)) || (push && (s_req_data[1:0] == 2'b00))) ? 2'b00 : ((s_park[0] && (s_park[2:1] == 2'b00)) ? s_park[20:19] : (qp0_wake ? 2'b00 : qp_tp_reg[249:248]))), ((rewind_fire && (rewind_data_reg[1:0] == 2'b00)) ? rewind_resume_psn : qp_tp_reg[247:224]), ((push && (s_req_data[1:0] == 2'b00)) ? 1'b0 : ((rewind_fire && (rewind_data_reg[1:0] == 2'b00)) ? (rewind_resume_psn != rewind_data_reg[41:18]) : qp_tp_reg[223])), ((push && (s_req_data[1:0] == 2'b00)) ? (s_req_data[193:178] + 16'd1) : ((rewind_fire && (rewind_data_reg[1:0] == 2'b00)) ? rewind_data_reg[17:2] : qp_tp_reg[222:207])), ((((s_ack_valid && (s_ack_data[1:0] == 2'b00)) && rnr_retry) && !rnr_retry_exceeded) ? (now_reg + ((s_ack_data[30:26] == 5'd31) ? 32'h7530000 : ((s_ack_data[30:26] == 5'd30) ? 32'h4e20000 : ((s_ack_data[30:26] == 5'd29) ? 32'h3a98000 : ((s_ack_data[30:26] == 5'd28) ? 32'h2710000 : ((s_ack_data[30:26] == 5'd27) ? 32'h1d4c000 : ((s_ack_data[30:26] == 5'd26) ? 32'h1388000 : ((s_ack_data[30:26] == 5'd25) ? 32'hea6000 : ((s_ack_data[30:26] == 5'd24) ? 32'h9c4000 : ((s_ack_data[30:26] == 5'd23) ? 32'h753000 : ((s_ack_data[30:26] == 5'd22) ? 32'h4e2000 : ((s_ack_data[30:26] == 5'd21) ? 32'h3a9800 : ((s_ack_data[30:26] == 5'd20) ? 32'h271000 : ((s_ack_data[30:26] == 5'd19) ? 32'h1d4c00 : ((s_ack_data[30:26] == 5'd18) ? 32'h138800 : ((s_ack_data[30:26] == 5'd17) ? 32'hea600 : ((s_ack_data[30:26] == 5'd16) ? 32'h9c400 : ((s_ack_data[30:26] == 5'd15) ? 32'h75300 : ((s_ack_data[30:26] == 5'd14) ? 32'h4e200 : ((s_ack_data[30:26] == 5'd13) ? 32'h3a980 : ((s_ack_data[30:26] == 5'd12) ? 32'h27100 : ((s_ack_data[30:26] == 5'd11) ? 32'h1d4c0 : ((s_ack_data[30:26] == 5'd10) ? 32'h13880 : ((s_ack_data[30:26] == 5'd9) ? 32'hea60 : ((s_ack_data[30:26] == 5'd8) ? 32'h9c40 : ((s_ack_data[30:26] == 5'd7) ? 32'h7530 : ((s_ack_data[30:26] == 5'd6) ? 32'h4e20 : ((s_ack_data[30:26] == 5'd5) ? 32'h3a98 : ((s_ack_data[30:26] == 5'd4) ? 32'h2710 : ((s_ack_data[30:26] == 5'd3) ? 32'h1d4c : ((s_ack_data[30:26] == 5'd2) ? 32'h1388 : ((s_ack_data[30:26] == 5'd1) ? 32'h9c4 : 32'h9c40000)))))))))))))))))))))))))))))))) : ((qp_tp_reg[173] && qp_tp_reg[174]) ? qp_tp_reg[206:175] : (((qp0_progress || !qp_tp_reg[173]) || qp_tp_reg[174]) ? (now_reg + (32'd1 << qp_ctx[187:183])) : qp_tp_reg[206:175]))), (((((scan_reg == 2'b00) && timer_fire) || (rewind_fire && (rewind_data_reg[1:0] == 2'b00))) || !(qp_ctx[2:0] == 3'd3)) ? 1'b0 : ((((s_ack_valid && (s_ack_data[1:0] == 2'b00)) && rnr_retry) && !rnr_retry_exceeded) ? 1'd1 : ((qp_tp_reg[173] && qp_tp_reg[174]) ? 1'd1 : 1'b0))), qp0_tm_armed_next, qp0_retry_pend_next, (((((qp_ctx[2:0] == 3'b000) || (qp_ctx[2:0] == 3'd1)) || (qp_ctx[2:0] == 3'd2)) || ((s_ack_valid && (s_ack_data[1:0] == 2'b00)) && ack_take)) ? 1'b0 : ((((s_ack_valid && (s_ack_data[1:0] == 2'b00)) && seq_retry) || ((scan_reg == 2'b00) && ack_timeout_fire)) ? 1'd1 : qp_tp_reg[171])), ((((qp_ctx[2:0] == 3'b000) || (qp_ctx[2:0] == 3'd1)) || (qp_ctx[2:0] == 3'd2)) ? qp_ctx[181:179] : (((s_ack_valid && (s_ack_data[1:0] == 2'b00)) && ack_take) ? qp_ctx[181:179] : (((((s_ack_valid && (s_ack_data[1:0] == 2'b00)) && rnr_retry) && !rnr_retry_exceeded) && (qp_tp_reg[170:168] != 3'd7)) ? (qp_tp_reg[170:168] - 3'd1) : qp_tp_reg[170:168]))), ((((qp_ctx[2:0] == 3'b000) || (qp_ctx[2:0] == 3'd1)) || (qp_ctx[2:0] == 3'd2)) ? qp_ctx[177:175] : (((s_ack_valid && (s_ack_data[1:0] == 2'b00)) && ack_take) ? qp_ctx[177:175] : (((((s_ack_valid && (s_ack_data[1:0] == 2'b00)) && seq_retry) && !seq_retry_exceeded) || (((scan_reg == 2'b00) && ack_timeout_fire) && !timeout_retry_exceeded)) ? (qp_tp_reg[167:165] - 3'd1) : qp_tp_reg[167:165]))), (((rewind_fire && (rewind_data_reg[1:0] == 2'b00)) || (push && (s_req_data[1:0] == 2'b00))) ? 1'b0 : (((((s_read_done_valid && (s_read_done_data[1:0] == 2'b00)) && done_ok) && !done_ack) && (!qp_tp_reg[10] || (!binary_109[23] && (s_read_done_data[89:66] != qp_tp_reg[34:11])))) ? 1'd1 : qp_tp_reg[164])), (((s_read_done_valid && (s_read_done_data[1:0] == 2'b00)) && done_err) ? s_read_done_data[101:94] : qp_tp_reg[163:156]), (((s_read_done_valid && (s_read_done_data[1:0] == 2'b00)) && done_err) ? s_read_done_data[93:90] : qp_tp_reg[155:152]), (((s_read_done_valid && (s_read_done_data[1:0] == 2'b00)) && done_err) ? s_read_done_data[89:66] : qp_tp_reg[151:128]), ((qp_tp_reg[127] && !((retire && (sel_qp_reg == 2'b00)) && uses_rd_err)) || ((s_read_done_valid && (s_read_done_data[1:0] == 2'b00)) && done_err)), (((s_read_done_valid && (s_read_done_data[1:0] == 2'b00)) && done_ok) ? s_read_done_data[89:66] : ((((((push && (s_req_data[1:0] == 2'b00)) && req_is_read) && req_ok) && (qp_tp_reg[102:98] == 5'd0)) && !qp0_rd_early_hit) ? (s_req_data[129:106] - 24'd1) : qp_tp_reg[126:103])), ((rewind_fire && (rewind_data_reg[1:0] == 2'b00)) ? 5'd0 : ((((push && (s_req_data[1:0] == 2'b00)) && req_is_read) && !((retire && (sel_qp_reg == 2'b00)) && e_is_read)) ? (qp_tp_reg[102:98] + 5'd1) : ((((retire && (sel_qp_reg == 2'b00)) && e_is_read) && !((push && (s_req_data[1:0] == 2'b00)) && req_is_read)) ? (qp_tp_reg[102:98] - 5'd1) : qp_tp_reg[102:98]))), (qp_tp_reg[97] || ((retire && (sel_qp_reg == 2'b00)) && sets_flush)), (((s_ack_valid && (s_ack_data[1:0] == 2'b00)) && ack_qp_error) ? ((seq_retry_exceeded && !nak_take) ? 8'd96 : s_ack_data[33:26]) : (((scan_reg == 2'b00) && timeout_retry_exceeded) ? 8'd0 : qp_tp_reg[96:89])), (((s_ack_valid && (s_ack_data[1:0] == 2'b00)) && ack_qp_error) ? (nak_take ? nak_status : (seq_retry_exceeded ? 4'd7 : 4'd10)) : (((scan_reg == 2'b00) && timeout_retry_exceeded) ? 4'd7 : qp_tp_reg[88:85])), ((qp_tp_reg[84] && !((retire && (sel_qp_reg == 2'b00)) && uses_nak)) || (((s_ack_valid && (s_ack_data[1:0] == 2'b00)) && ack_qp_error) || ((scan_reg == 2'b00) && timeout_retry_exceeded))), ((((push && (s_req_data[1:0] == 2'b00)) && req_ok) && (!qp_tp_reg[59] || (!binary_110[23] && (s_req_data[153:130] != qp_tp_reg[83:60])))) ? s_req_data[153:130] : qp_tp_reg[83:60]), (qp_tp_reg[59] || ((push && (s_req_data[1:0] == 2'b00)) && req_ok)), qp0_acked_next, qp0_last_sent_next, (qp_tp_reg[10] || ((push && (s_req_data[1:0] == 2'b00)) && req_ok)), ((push && (s_req_data[1:0] == 2'b00)) ? (qp_tp_reg[9:5] + 5'd1) : ((rewind_fire && (rewind_data_reg[1:0] == 2'b00)) ? qp_tp_reg[4:0] : qp_tp_reg[9:5])), ((retire && (sel_qp_reg == 2'b00)) ? (qp_tp_reg[4:0] + 5'd1) : qp_tp_reg[4:0])};
+    qp_tp_reg[499:250] <= (qp_ctx[433:431] == 3'b000) ? {2'b00, 24'd0, 1'b0, 16'd0, 32'd0, 1'b0, 1'b0, 1'b0, 1'b0, qp_ctx[612:610], qp_ctx[608:606], 1'b0, 8'd0, 4'b0000, 24'd0, 1'b0, 24'd0, 5'd0, 1'b0, 8'd0, 4'b0000, 1'b0, 24'd0, 1'b0, 24'd0, 24'd0, 1'b0, 5'd0, 5'd0} : {(((rewind_fire && (rewind_data_reg[1:0] == 2'd1)) || (push && (s_req_data[1:0] == 2'd1))) ? 2'b00 : ((s_park[0] && (s_park[2:1] == 2'd1)) ? s_park[20:19] : (qp1_wake ? 2'b00 : qp_tp_reg[499:498]))), ((rewind_fire && (rewind_data_reg[1:0] == 2'd1)) ? rewind_resume_psn : qp_tp_reg[497:474]), ((push && (s_req_data[1:0] == 2'd1)) ? 1'b0 : ((rewind_fire && (rewind_data_reg[1:0] == 2'd1)) ? (rewind_resume_psn != rewind_data_reg[41:18]) : qp_tp_reg[473])), ((push && (s_req_data[1:0] == 2'd1)) ? (s_req_data[193:178] + 16'd1) : ((rewind_fire && (rewind_data_reg[1:0] == 2'd1)) ? rewind_data_reg[17:2] : qp_tp_reg[472:457])), ((((s_ack_valid && (s_ack_data[1:0] == 2'd1)) && rnr_retry) && !rnr_retry_exceeded) ? (now_reg + ((s_ack_data[30:26] == 5'd31) ? 32'h7530000 : ((s_ack_data[30:26] == 5'd30) ? 32'h4e20000 : ((s_ack_data[30:26] == 5'd29) ? 32'h3a98000 : ((s_ack_data[30:26] == 5'd28) ? 32'h2710000 : ((s_ack_data[30:26] == 5'd27) ? 32'h1d4c000 : ((s_ack_data[30:26] == 5'd26) ? 32'h1388000 : ((s_ack_data[30:26] == 5'd25) ? 32'hea6000 : ((s_ack_data[30:26] == 5'd24) ? 32'h9c4000 : ((s_ack_data[30:26] == 5'd23) ? 32'h753000 : ((s_ack_data[30:26] == 5'd22) ? 32'h4e2000 : ((s_ack_data[30:26] == 5'd21) ? 32'h3a9800 : ((s_ack_data[30:26] == 5'd20) ? 32'h271000 : ((s_ack_data[30:26] == 5'd19) ? 32'h1d4c00 : ((s_ack_data[30:26] == 5'd18) ? 32'h138800 : ((s_ack_data[30:26] == 5'd17) ? 32'hea600 : ((s_ack_data[30:26] == 5'd16) ? 32'h9c400 : ((s_ack_data[30:26] == 5'd15) ? 32'h75300 : ((s_ack_data[30:26] == 5'd14) ? 32'h4e200 : ((s_ack_data[30:26] == 5'd13) ? 32'h3a980 : ((s_ack_data[30:26] == 5'd12) ? 32'h27100 : ((s_ack_data[30:26] == 5'd11) ? 32'h1d4c0 : ((s_ack_data[30:26] == 5'd10) ? 32'h13880 : ((s_ack_data[30:26] == 5'd9) ? 32'hea60 : ((s_ack_data[30:26] == 5'd8) ? 32'h9c40 : ((s_ack_data[30:26] == 5'd7) ? 32'h7530 : ((s_ack_data[30:26] == 5'd6) ? 32'h4e20 : ((s_ack_data[30:26] == 5'd5) ? 32'h3a98 : ((s_ack_data[30:26] == 5'd4) ? 32'h2710 : ((s_ack_data[30:26] == 5'd3) ? 32'h1d4c : ((s_ack_data[30:26] == 5'd2) ? 32'h1388 : ((s_ack_data[30:26] == 5'd1) ? 32'h9c4 : 32'h9c40000)))))))))))))))))))))))))))))))) : ((qp_tp_reg[423] && qp_tp_reg[424]) ? qp_tp_reg[456:425] : (((qp1_progress || !qp_tp_reg[423]) || qp_tp_reg[424]) ? (now_reg + (32'd1 << qp_ctx[618:614])) : qp_tp_reg[456:425]))), (((((scan_reg == 2'd1) && timer_fire) || (rewind_fire && (rewind_data_reg[1:0] == 2'd1))) || !(qp_ctx[433:431] == 3'd3)) ? 1'b0 : ((((s_ack_valid && (s_ack_data[1:0] == 2'd1)) && rnr_retry) && !rnr_retry_exceeded) ? 1'd1 : ((qp_tp_reg[423] && qp_tp_reg[424]) ? 1'd1 : 1'b0))), qp1_tm_armed_next, qp1_retry_pend_next, (((((qp_ctx[433:431] == 3'b000) || (qp_ctx[433:431] == 3'd1)) || (qp_ctx[433:431] == 3'd2)) || ((s_ack_valid && (s_ack_data[1:0] == 2'd1)) && ack_take)) ? 1'b0 : ((((s_ack_valid && (s_ack_data[1:0] == 2'd1)) && seq_retry) || ((scan_reg == 2'd1) && ack_timeout_fire)) ? 1'd1 : qp_tp_reg[421])), ((((qp_ctx[433:431] == 3'b000) || (qp_ctx[433:431] == 3'd1)) || (qp_ctx[433:431] == 3'd2)) ? qp_ctx[612:610] : (((s_ack_valid && (s_ack_data[1:0] == 2'd1)) && ack_take) ? qp_ctx[612:610] : (((((s_ack_valid && (s_ack_data[1:0] == 2'd1)) && rnr_retry) && !rnr_retry_exceeded) && (qp_tp_reg[420:418] != 3'd7)) ? (qp_tp_reg[420:418] - 3'd1) : qp_tp_reg[420:418]))), ((((qp_ctx[433:431] == 3'b000) || (qp_ctx[433:431] == 3'd1)) || (qp_ctx[433:431] == 3'd2)) ? qp_ctx[608:606] : (((s_ack_valid && (s_ack_data[1:0] == 2'd1)) && ack_take) ? qp_ctx[608:606] : (((((s_ack_valid && (s_ack_data[1:0] == 2'd1)) && seq_retry) && !seq_retry_exceeded) || (((scan_reg == 2'd1) && ack_timeout_fire) && !timeout_retry_exceeded)) ? (qp_tp_reg[417:415] - 3'd1) : qp_tp_reg[417:415]))), (((rewind_fire && (rewind_data_reg[1:0] == 2'd1)) || (push && (s_req_data[1:0] == 2'd1))) ? 1'b0 : (((((s_read_done_valid && (s_read_done_data[1:0] == 2'd1)) && done_ok) && !done_ack) && (!qp_tp_reg[260] || (!binary_111[23] && (s_read_done_data[89:66] != qp_tp_reg[284:261])))) ? 1'd1 : qp_tp_reg[414])), (((s_read_done_valid && (s_read_done_data[1:0] == 2'd1)) && done_err) ? s_read_done_data[101:94] : qp_tp_reg[413:406]), (((s_read_done_valid && (s_read_done_data[1:0] == 2'd1)) && done_err) ? s_read_done_data[93:90] : qp_tp_reg[405:402]), (((s_read_done_valid && (s_read_done_data[1:0] == 2'd1)) && done_err) ? s_read_done_data[89:66] : qp_tp_reg[401:378]), ((qp_tp_reg[377] && !((retire && (sel_qp_reg == 2'd1)) && uses_rd_err)) || ((s_read_done_valid && (s_read_done_data[1:0] == 2'd1)) && done_err)), (((s_read_done_valid && (s_read_done_data[1:0] == 2'd1)) && done_ok) ? s_read_done_data[89:66] : ((((((push && (s_req_data[1:0] == 2'd1)) && req_is_read) && req_ok) && (qp_tp_reg[352:348] == 5'd0)) && !qp1_rd_early_hit) ? (s_req_data[129:106] - 24'd1) : qp_tp_reg[376:353])), ((rewind_fire && (rewind_data_reg[1:0] == 2'd1)) ? 5'd0 : ((((push && (s_req_data[1:0] == 2'd1)) && req_is_read) && !((retire && (sel_qp_reg == 2'd1)) && e_is_read)) ? (qp_tp_reg[352:348] + 5'd1) : ((((retire && (sel_qp_reg == 2'd1)) && e_is_read) && !((push && (s_req_data[1:0] == 2'd1)) && req_is_read)) ? (qp_tp_reg[352:348] - 5'd1) : qp_tp_reg[352:348]))), (qp_tp_reg[347] || ((retire && (sel_qp_reg == 2'd1)) && sets_flush)), (((s_ack_valid && (s_ack_data[1:0] == 2'd1)) && ack_qp_error) ? ((seq_retry_exceeded && !nak_take) ? 8'd96 : s_ack_data[33:26]) : (((scan_reg == 2'd1) && timeout_retry_exceeded) ? 8'd0 : qp_tp_reg[346:339])), (((s_ack_valid && (s_ack_data[1:0] == 2'd1)) && ack_qp_error) ? (nak_take ? nak_status : (seq_retry_exceeded ? 4'd7 : 4'd10)) : (((scan_reg == 2'd1) && timeout_retry_exceeded) ? 4'd7 : qp_tp_reg[338:335])), ((qp_tp_reg[334] && !((retire && (sel_qp_reg == 2'd1)) && uses_nak)) || (((s_ack_valid && (s_ack_data[1:0] == 2'd1)) && ack_qp_error) || ((scan_reg == 2'd1) && timeout_retry_exceeded))), ((((push && (s_req_data[1:0] == 2'd1)) && req_ok) && (!qp_tp_reg[309] || (!binary_112[23] && (s_req_data[153:130] != qp_tp_reg[333:310])))) ? s_req_data[153:130] : qp_tp_reg[333:310]), (qp_tp_reg[309] || ((push && (s_req_data[1:0] == 2'd1)) && req_ok)), qp1_acked_next, qp1_last_sent_next, (qp_tp_reg[260] || ((push && (s_req_data[1:0] == 2'd1)) && req_ok)), ((push && (s_req_data[1:0] == 2'd1)) ? (qp_tp_reg[259:255] + 5'd1) : ((rewind_fire && (rewind_data_reg[1:0] == 2'd1)) ? qp_tp_reg[254:250] : qp_tp_reg[259:255])), ((retire && (sel_qp_reg == 2'd1)) ? (qp_tp_reg[254:250] + 5'd1) : qp_tp_reg[254:250])};
+    qp_tp_reg[749:500] <= (qp_ctx[864:862] == 3'b000) ? {2'b00, 24'd0, 1'b0, 16'd0, 32'd0, 1'b0, 1'b0, 1'b0, 1'b0, qp_ctx[1043:1041], qp_ctx[1039:1037], 1'b0, 8'd0, 4'b0000, 24'd0, 1'b0, 24'd0, 5'd0, 1'b0, 8'd0, 4'b0000, 1'b0, 24'd0, 1'b0, 24'd0, 24'd0, 1'b0, 5'd0, 5'd0} : {(((rewind_fire && (rewind_data_reg[1:0] == 2'd2)) || (push && (s_req_data[1:0] == 2'd2))) ? 2'b00 : ((s_park[0] && (s_park[2:1] == 2'd2)) ? s_park[20:19] : (qp2_wake ? 2'b00 : qp_tp_reg[749:748]))), ((rewind_fire && (rewind_data_reg[1:0] == 2'd2)) ? rewind_resume_psn : qp_tp_reg[747:724]), ((push && (s_req_data[1:0] == 2'd2)) ? 1'b0 : ((rewind_fire && (rewind_data_reg[1:0] == 2'd2)) ? (rewind_resume_psn != rewind_data_reg[41:18]) : qp_tp_reg[723])), ((push && (s_req_data[1:0] == 2'd2)) ? (s_req_data[193:178] + 16'd1) : ((rewind_fire && (rewind_data_reg[1:0] == 2'd2)) ? rewind_data_reg[17:2] : qp_tp_reg[722:707])), ((((s_ack_valid && (s_ack_data[1:0] == 2'd2)) && rnr_retry) && !rnr_retry_exceeded) ? (now_reg + ((s_ack_data[30:26] == 5'd31) ? 32'h7530000 : ((s_ack_data[30:26] == 5'd30) ? 32'h4e20000 : ((s_ack_data[30:26] == 5'd29) ? 32'h3a98000 : ((s_ack_data[30:26] == 5'd28) ? 32'h2710000 : ((s_ack_data[30:26] == 5'd27) ? 32'h1d4c000 : ((s_ack_data[30:26] == 5'd26) ? 32'h1388000 : ((s_ack_data[30:26] == 5'd25) ? 32'hea6000 : ((s_ack_data[30:26] == 5'd24) ? 32'h9c4000 : ((s_ack_data[30:26] == 5'd23) ? 32'h753000 : ((s_ack_data[30:26] == 5'd22) ? 32'h4e2000 : ((s_ack_data[30:26] == 5'd21) ? 32'h3a9800 : ((s_ack_data[30:26] == 5'd20) ? 32'h271000 : ((s_ack_data[30:26] == 5'd19) ? 32'h1d4c00 : ((s_ack_data[30:26] == 5'd18) ? 32'h138800 : ((s_ack_data[30:26] == 5'd17) ? 32'hea600 : ((s_ack_data[30:26] == 5'd16) ? 32'h9c400 : ((s_ack_data[30:26] == 5'd15) ? 32'h75300 : ((s_ack_data[30:26] == 5'd14) ? 32'h4e200 : ((s_ack_data[30:26] == 5'd13) ? 32'h3a980 : ((s_ack_data[30:26] == 5'd12) ? 32'h27100 : ((s_ack_data[30:26] == 5'd11) ? 32'h1d4c0 : ((s_ack_data[30:26] == 5'd10) ? 32'h13880 : ((s_ack_data[30:26] == 5'd9) ? 32'hea60 : ((s_ack_data[30:26] == 5'd8) ? 32'h9c40 : ((s_ack_data[30:26] == 5'd7) ? 32'h7530 : ((s_ack_data[30:26] == 5'd6) ? 32'h4e20 : ((s_ack_data[30:26] == 5'd5) ? 32'h3a98 : ((s_ack_data[30:26] == 5'd4) ? 32'h2710 : ((s_ack_data[30:26] == 5'd3) ? 32'h1d4c : ((s_ack_data[30:26] == 5'd2) ? 32'h1388 : ((s_ack_data[30:26] == 5'd1) ? 32'h9c4 : 32'h9c40000)))))))))))))))))))))))))))))))) : ((qp_tp_reg[673] && qp_tp_reg[674]) ? qp_tp_reg[706:675] : (((qp2_progress || !qp_tp_reg[673]) || qp_tp_reg[674]) ? (now_reg + (32'd1 << qp_ctx[1049:1045])) : qp_tp_reg[706:675]))), (((((scan_reg == 2'd2) && timer_fire) || (rewind_fire && (rewind_data_reg[1:0] == 2'd2))) || !(qp_ctx[864:862] == 3'd3)) ? 1'b0 : ((((s_ack_valid && (s_ack_data[1:0] == 2'd2)) && rnr_retry) && !rnr_retry_exceeded) ? 1'd1 : ((qp_tp_reg[673] && qp_tp_reg[674]) ? 1'd1 : 1'b0))), qp2_tm_armed_next, qp2_retry_pend_next, (((((qp_ctx[864:862] == 3'b000) || (qp_ctx[864:862] == 3'd1)) || (qp_ctx[864:862] == 3'd2)) || ((s_ack_valid && (s_ack_data[1:0] == 2'd2)) && ack_take)) ? 1'b0 : ((((s_ack_valid && (s_ack_data[1:0] == 2'd2)) && seq_retry) || ((scan_reg == 2'd2) && ack_timeout_fire)) ? 1'd1 : qp_tp_reg[671])), ((((qp_ctx[864:862] == 3'b000) || (qp_ctx[864:862] == 3'd1)) || (qp_ctx[864:862] == 3'd2)) ? qp_ctx[1043:1041] : (((s_ack_valid && (s_ack_data[1:0] == 2'd2)) && ack_take) ? qp_ctx[1043:1041] : (((((s_ack_valid && (s_ack_data[1:0] == 2'd2)) && rnr_retry) && !rnr_retry_exceeded) && (qp_tp_reg[670:668] != 3'd7)) ? (qp_tp_reg[670:668] - 3'd1) : qp_tp_reg[670:668]))), ((((qp_ctx[864:862] == 3'b000) || (qp_ctx[864:862] == 3'd1)) || (qp_ctx[864:862] == 3'd2)) ? qp_ctx[1039:1037] : (((s_ack_valid && (s_ack_data[1:0] == 2'd2)) && ack_take) ? qp_ctx[1039:1037] : (((((s_ack_valid && (s_ack_data[1:0] == 2'd2)) && seq_retry) && !seq_retry_exceeded) || (((scan_reg == 2'd2) && ack_timeout_fire) && !timeout_retry_exceeded)) ? (qp_tp_reg[667:665] - 3'd1) : qp_tp_reg[667:665]))), (((rewind_fire && (rewind_data_reg[1:0] == 2'd2)) || (push && (s_req_data[1:0] == 2'd2))) ? 1'b0 : (((((s_read_done_valid && (s_read_done_data[1:0] == 2'd2)) && done_ok) && !done_ack) && (!qp_tp_reg[510] || (!binary_113[23] && (s_read_done_data[89:66] != qp_tp_reg[534:511])))) ? 1'd1 : qp_tp_reg[664])), (((s_read_done_valid && (s_read_done_data[1:0] == 2'd2)) && done_err) ? s_read_done_data[101:94] : qp_tp_reg[663:656]), (((s_read_done_valid && (s_read_done_data[1:0] == 2'd2)) && done_err) ? s_read_done_data[93:90] : qp_tp_reg[655:652]), (((s_read_done_valid && (s_read_done_data[1:0] == 2'd2)) && done_err) ? s_read_done_data[89:66] : qp_tp_reg[651:628]), ((qp_tp_reg[627] && !((retire && (sel_qp_reg == 2'd2)) && uses_rd_err)) || ((s_read_done_valid && (s_read_done_data[1:0] == 2'd2)) && done_err)), (((s_read_done_valid && (s_read_done_data[1:0] == 2'd2)) && done_ok) ? s_read_done_data[89:66] : ((((((push && (s_req_data[1:0] == 2'd2)) && req_is_read) && req_ok) && (qp_tp_reg[602:598] == 5'd0)) && !qp2_rd_early_hit) ? (s_req_data[129:106] - 24'd1) : qp_tp_reg[626:603])), ((rewind_fire && (rewind_data_reg[1:0] == 2'd2)) ? 5'd0 : ((((push && (s_req_data[1:0] == 2'd2)) && req_is_read) && !((retire && (sel_qp_reg == 2'd2)) && e_is_read)) ? (qp_tp_reg[602:598] + 5'd1) : ((((retire && (sel_qp_reg == 2'd2)) && e_is_read) && !((push && (s_req_data[1:0] == 2'd2)) && req_is_read)) ? (qp_tp_reg[602:598] - 5'd1) : qp_tp_reg[602:598]))), (qp_tp_reg[597] || ((retire && (sel_qp_reg == 2'd2)) && sets_flush)), (((s_ack_valid && (s_ack_data[1:0] == 2'd2)) && ack_qp_error) ? ((seq_retry_exceeded && !nak_take) ? 8'd96 : s_ack_data[33:26]) : (((scan_reg == 2'd2) && timeout_retry_exceeded) ? 8'd0 : qp_tp_reg[596:589])), (((s_ack_valid && (s_ack_data[1:0] == 2'd2)) && ack_qp_error) ? (nak_take ? nak_status : (seq_retry_exceeded ? 4'd7 : 4'd10)) : (((scan_reg == 2'd2) && timeout_retry_exceeded) ? 4'd7 : qp_tp_reg[588:585])), ((qp_tp_reg[584] && !((retire && (sel_qp_reg == 2'd2)) && uses_nak)) || (((s_ack_valid && (s_ack_data[1:0] == 2'd2)) && ack_qp_error) || ((scan_reg == 2'd2) && timeout_retry_exceeded))), ((((push && (s_req_data[1:0] == 2'd2)) && req_ok) && (!qp_tp_reg[559] || (!binary_114[23] && (s_req_data[153:130] != qp_tp_reg[583:560])))) ? s_req_data[153:130] : qp_tp_reg[583:560]), (qp_tp_reg[559] || ((push && (s_req_data[1:0] == 2'd2)) && req_ok)), qp2_acked_next, qp2_last_sent_next, (qp_tp_reg[510] || ((push && (s_req_data[1:0] == 2'd2)) && req_ok)), ((push && (s_req_data[1:0] == 2'd2)) ? (qp_tp_reg[509:505] + 5'd1) : ((rewind_fire && (rewind_data_reg[1:0] == 2'd2)) ? qp_tp_reg[504:500] : qp_tp_reg[509:505])), ((retire && (sel_qp_reg == 2'd2)) ? (qp_tp_reg[504:500] + 5'd1) : qp_tp_reg[504:500])};
+    qp_tp_reg[999:750] <= (qp_ctx[1295:1293] == 3'b000) ? {2'b00, 24'd0, 1'b0, 16'd0, 32'd0, 1'b0, 1'b0, 1'b0, 1'b0, qp_ctx[1474:1472], qp_ctx[1470:1468], 1'b0, 8'd0, 4'b0000, 24'd0, 1'b0, 24'd0, 5'd0, 1'b0, 8'd0, 4'b0000, 1'b0, 24'd0, 1'b0, 24'd0, 24'd0, 1'b0, 5'd0, 5'd0} : {(((rewind_fire && (rewind_data_reg[1:0] == 2'd3)) || (push && (s_req_data[1:0] == 2'd3))) ? 2'b00 : ((s_park[0] && (s_park[2:1] == 2'd3)) ? s_park[20:19] : (qp3_wake ? 2'b00 : qp_tp_reg[999:998]))), ((rewind_fire && (rewind_data_reg[1:0] == 2'd3)) ? rewind_resume_psn : qp_tp_reg[997:974]), ((push && (s_req_data[1:0] == 2'd3)) ? 1'b0 : ((rewind_fire && (rewind_data_reg[1:0] == 2'd3)) ? (rewind_resume_psn != rewind_data_reg[41:18]) : qp_tp_reg[973])), ((push && (s_req_data[1:0] == 2'd3)) ? (s_req_data[193:178] + 16'd1) : ((rewind_fire && (rewind_data_reg[1:0] == 2'd3)) ? rewind_data_reg[17:2] : qp_tp_reg[972:957])), ((((s_ack_valid && (s_ack_data[1:0] == 2'd3)) && rnr_retry) && !rnr_retry_exceeded) ? (now_reg + ((s_ack_data[30:26] == 5'd31) ? 32'h7530000 : ((s_ack_data[30:26] == 5'd30) ? 32'h4e20000 : ((s_ack_data[30:26] == 5'd29) ? 32'h3a98000 : ((s_ack_data[30:26] == 5'd28) ? 32'h2710000 : ((s_ack_data[30:26] == 5'd27) ? 32'h1d4c000 : ((s_ack_data[30:26] == 5'd26) ? 32'h1388000 : ((s_ack_data[30:26] == 5'd25) ? 32'hea6000 : ((s_ack_data[30:26] == 5'd24) ? 32'h9c4000 : ((s_ack_data[30:26] == 5'd23) ? 32'h753000 : ((s_ack_data[30:26] == 5'd22) ? 32'h4e2000 : ((s_ack_data[30:26] == 5'd21) ? 32'h3a9800 : ((s_ack_data[30:26] == 5'd20) ? 32'h271000 : ((s_ack_data[30:26] == 5'd19) ? 32'h1d4c00 : ((s_ack_data[30:26] == 5'd18) ? 32'h138800 : ((s_ack_data[30:26] == 5'd17) ? 32'hea600 : ((s_ack_data[30:26] == 5'd16) ? 32'h9c400 : ((s_ack_data[30:26] == 5'd15) ? 32'h75300 : ((s_ack_data[30:26] == 5'd14) ? 32'h4e200 : ((s_ack_data[30:26] == 5'd13) ? 32'h3a980 : ((s_ack_data[30:26] == 5'd12) ? 32'h27100 : ((s_ack_data[30:26] == 5'd11) ? 32'h1d4c0 : ((s_ack_data[30:26] == 5'd10) ? 32'h13880 : ((s_ack_data[30:26] == 5'd9) ? 32'hea60 : ((s_ack_data[30:26] == 5'd8) ? 32'h9c40 : ((s_ack_data[30:26] == 5'd7) ? 32'h7530 : ((s_ack_data[30:26] == 5'd6) ? 32'h4e20 : ((s_ack_data[30:26] == 5'd5) ? 32'h3a98 : ((s_ack_data[30:26] == 5'd4) ? 32'h2710 : ((s_ack_data[30:26] == 5'd3) ? 32'h1d4c : ((s_ack_data[30:26] == 5'd2) ? 32'h1388 : ((s_ack_data[30:26] == 5'd1) ? 32'h9c4 : 32'h9c40000)))))))))))))))))))))))))))))))) : ((qp_tp_reg[923] && qp_tp_reg[924]) ? qp_tp_reg[956:925] : (((qp3_progress || !qp_tp_reg[923]) || qp_tp_reg[924]) ? (now_reg + (32'd1 << qp_ctx[1480:1476])) : qp_tp_reg[956:925]))), (((((scan_reg == 2'd3) && timer_fire) || (rewind_fire && (rewind_data_reg[1:0] == 2'd3))) || !(qp_ctx[1295:1293] == 3'd3)) ? 1'b0 : ((((s_ack_valid && (s_ack_data[1:0] == 2'd3)) && rnr_retry) && !rnr_retry_exceeded) ? 1'd1 : ((qp_tp_reg[923] && qp_tp_reg[924]) ? 1'd1 : 1'b0))), qp3_tm_armed_next, qp3_retry_pend_next, (((((qp_ctx[1295:1293] == 3'b000) || (qp_ctx[1295:1293] == 3'd1)) || (qp_ctx[1295:1293] == 3'd2)) || ((s_ack_valid && (s_ack_data[1:0] == 2'd3)) && ack_take)) ? 1'b0 : ((((s_ack_valid && (s_ack_data[1:0] == 2'd3)) && seq_retry) || ((scan_reg == 2'd3) && ack_timeout_fire)) ? 1'd1 : qp_tp_reg[921])), ((((qp_ctx[1295:1293] == 3'b000) || (qp_ctx[1295:1293] == 3'd1)) || (qp_ctx[1295:1293] == 3'd2)) ? qp_ctx[1474:1472] : (((s_ack_valid && (s_ack_data[1:0] == 2'd3)) && ack_take) ? qp_ctx[1474:1472] : (((((s_ack_valid && (s_ack_data[1:0] == 2'd3)) && rnr_retry) && !rnr_retry_exceeded) && (qp_tp_reg[920:918] != 3'd7)) ? (qp_tp_reg[920:918] - 3'd1) : qp_tp_reg[920:918]))), ((((qp_ctx[1295:1293] == 3'b000) || (qp_ctx[1295:1293] == 3'd1)) || (qp_ctx[1295:1293] == 3'd2)) ? qp_ctx[1470:1468] : (((s_ack_valid && (s_ack_data[1:0] == 2'd3)) && ack_take) ? qp_ctx[1470:1468] : (((((s_ack_valid && (s_ack_data[1:0] == 2'd3)) && seq_retry) && !seq_retry_exceeded) || (((scan_reg == 2'd3) && ack_timeout_fire) && !timeout_retry_exceeded)) ? (qp_tp_reg[917:915] - 3'd1) : qp_tp_reg[917:915]))), (((rewind_fire && (rewind_data_reg[1:0] == 2'd3)) || (push && (s_req_data[1:0] == 2'd3))) ? 1'b0 : (((((s_read_done_valid && (s_read_done_data[1:0] == 2'd3)) && done_ok) && !done_ack) && (!qp_tp_reg[760] || (!binary_115[23] && (s_read_done_data[89:66] != qp_tp_reg[784:761])))) ? 1'd1 : qp_tp_reg[914])), (((s_read_done_valid && (s_read_done_data[1:0] == 2'd3)) && done_err) ? s_read_done_data[101:94] : qp_tp_reg[913:906]), (((s_read_done_valid && (s_read_done_data[1:0] == 2'd3)) && done_err) ? s_read_done_data[93:90] : qp_tp_reg[905:902]), (((s_read_done_valid && (s_read_done_data[1:0] == 2'd3)) && done_err) ? s_read_done_data[89:66] : qp_tp_reg[901:878]), ((qp_tp_reg[877] && !((retire && (sel_qp_reg == 2'd3)) && uses_rd_err)) || ((s_read_done_valid && (s_read_done_data[1:0] == 2'd3)) && done_err)), (((s_read_done_valid && (s_read_done_data[1:0] == 2'd3)) && done_ok) ? s_read_done_data[89:66] : ((((((push && (s_req_data[1:0] == 2'd3)) && req_is_read) && req_ok) && (qp_tp_reg[852:848] == 5'd0)) && !qp3_rd_early_hit) ? (s_req_data[129:106] - 24'd1) : qp_tp_reg[876:853])), ((rewind_fire && (rewind_data_reg[1:0] == 2'd3)) ? 5'd0 : ((((push && (s_req_data[1:0] == 2'd3)) && req_is_read) && !((retire && (sel_qp_reg == 2'd3)) && e_is_read)) ? (qp_tp_reg[852:848] + 5'd1) : ((((retire && (sel_qp_reg == 2'd3)) && e_is_read) && !((push && (s_req_data[1:0] == 2'd3)) && req_is_read)) ? (qp_tp_reg[852:848] - 5'd1) : qp_tp_reg[852:848]))), (qp_tp_reg[847] || ((retire && (sel_qp_reg == 2'd3)) && sets_flush)), (((s_ack_valid && (s_ack_data[1:0] == 2'd3)) && ack_qp_error) ? ((seq_retry_exceeded && !nak_take) ? 8'd96 : s_ack_data[33:26]) : (((scan_reg == 2'd3) && timeout_retry_exceeded) ? 8'd0 : qp_tp_reg[846:839])), (((s_ack_valid && (s_ack_data[1:0] == 2'd3)) && ack_qp_error) ? (nak_take ? nak_status : (seq_retry_exceeded ? 4'd7 : 4'd10)) : (((scan_reg == 2'd3) && timeout_retry_exceeded) ? 4'd7 : qp_tp_reg[838:835])), ((qp_tp_reg[834] && !((retire && (sel_qp_reg == 2'd3)) && uses_nak)) || (((s_ack_valid && (s_ack_data[1:0] == 2'd3)) && ack_qp_error) || ((scan_reg == 2'd3) && timeout_retry_exceeded))), ((((push && (s_req_data[1:0] == 2'd3)) && req_ok) && (!qp_tp_reg[809] || (!binary_116[23] && (s_req_data[153:130] != qp_tp_reg[833:810])))) ? s_req_data[153:130] : qp_tp_reg[833:810]), (qp_tp_reg[809] || ((push && (s_req_data[1:0] == 2'd3)) && req_ok)), qp3_acked_next, qp3_last_sent_next, (qp_tp_reg[760] || ((push && (s_req_data[1:0] == 2'd3)) && req_ok)), ((push && (s_req_data[1:0] == 2'd3)) ? (qp_tp_reg[759:755] + 5'd1) : ((rewind_fire && (rewind_data_reg[1:0] == 2'd3)) ? qp_tp_reg[754:750] : qp_tp_reg[759:755])), ((retire && (sel_qp_reg == 2'd3)) ? (qp_tp_reg[754:750] + 5'd1) : qp_tp_reg[754:750])};
     if (rst) begin
         qp_tp_reg <= 1000'd0;
     end
 end
 
-// gen/nic/ack-tracker.ts:216:17: registered read port
+// gen/nic/ack-tracker.ts:217:17: registered read port
 always @(posedge clk) begin
     if (pick) begin
-        entries_rdata <= entries[{u_arb_grant_index, part_115[3:0]}];
+        entries_rdata <= entries[{u_arb_grant_index, part_117[3:0]}];
     end
 end
 
-// gen/nic/ack-tracker.ts:208:17
+// gen/nic/ack-tracker.ts:209:17
 rr_arbiter u_arb (
     .clk(clk),
     .rst(rst),
@@ -1114,7 +1126,7 @@ rr_arbiter u_arb (
 always @(posedge clk) begin
     if (!rst) begin
         if (!(!(rewind_fire && s_park[0]))) begin
-            $display("%m: assertion failed at gen/nic/ack-tracker.ts:332:5: a park and a rewind in the same cycle (nic_req_tx takes a rewind only when it parks nothing) [rewind_fire=%0h s_park=%0h]", rewind_fire, s_park);
+            $display("%m: assertion failed at gen/nic/ack-tracker.ts:338:5: a park and a rewind in the same cycle (nic_req_tx takes a rewind only when it parks nothing) [rewind_fire=%0h s_park=%0h]", rewind_fire, s_park);
             $stop;
         end
     end

@@ -45,7 +45,8 @@
 // and no retry is pending, restarted on progress, kept when more is posted.
 //
 // Completion engine: a round-robin arbiter picks a QP with entries, its head entry is read
-// (one cycle), then decided in this order:
+// (one cycle), then decided in this order (nothing, back to the pick, when the QP has no entry
+// left by then: a rewind or RESET in the pick's cycle dropped them):
 //   flush set                          -> FLUSH_ERROR (CQE)
 //   entry status not SUCCESS           -> that status (CQE, signaled or not); a
 //                                         LOCAL_PROTECTION_ERROR sets flush
@@ -235,7 +236,12 @@ export const nicAckTracker = defineModule('nic_ack_tracker', { numQp: 4, depth: 
   const rwData = m.reg('rewind_data_reg', rewindStruct(qw), { reset: null });
   const rwLast = m.reg('rewind_last_psn_reg', UInt(24), { reset: null });
   const selRewinding = m.let('sel_rewinding', rwValid.land(rwData.field('qp').eq(selQp)));
-  const complete = m.let('complete', fl.lor(eOk.lnot()).lor(rdErrHit).lor(covered).lor(nak).lor(stateBad).land(selRewinding.lnot()));
+  // The pick read `e` a cycle ago; the QP may have no entries now: a rewind taken in the pick's
+  // cycle drops them (tail := head), as RESET does. Then `e` names a dropped entry and nothing
+  // is decided for it (soak finding 6: it was retired, SQ_CI moved past an entry sent and
+  // posted again, software reused its ring slot while fetch read it again).
+  const selHas = m.let('sel_has_entries', used(sel).ne(0));
+  const complete = m.let('complete', fl.lor(eOk.lnot()).lor(rdErrHit).lor(covered).lor(nak).lor(stateBad).land(selRewinding.lnot()).land(selHas));
   const outStatus = m.let('out_status', mux(fl, st(CQE_STATUS.FLUSH_ERROR), mux(eOk.lnot(), eStatus,
     mux(rdErrHit, sel.field('rdErrStatus'), mux(covered, st(CQE_STATUS.SUCCESS), mux(nak, sel.field('nakStatus'), st(CQE_STATUS.FLUSH_ERROR)))))));
   const usesRdErr = m.let('uses_rd_err', fl.lnot().land(eOk).land(rdErrHit));
@@ -253,7 +259,7 @@ export const nicAckTracker = defineModule('nic_ack_tracker', { numQp: 4, depth: 
   const retire = m.let('retire', fsm.is('EVAL').land(complete).land(wantsCqe.lnot().lor(cqeFree)).land(rdErrFatal.land(ackErr).lnot()));
   // The oldest uncovered entry of a QP with a retry pending: rewind here. A READ whose
   // responses all arrived is not (its read_done comes; then the next entry is the one).
-  const rewindHere = m.let('rewind_here', fsm.is('EVAL').land(complete.lnot()).land(selRewinding.lnot()).land(sel.field('retryPend'))
+  const rewindHere = m.let('rewind_here', fsm.is('EVAL').land(complete.lnot()).land(selRewinding.lnot()).land(selHas).land(sel.field('retryPend'))
     .land(eRead.land(psnGe(sel.field('acked'), eLast)).lnot()).land(rwValid.lnot()));
   mCqe.valid.set(cqeValid);
   mCqe.data.set(cqeData);

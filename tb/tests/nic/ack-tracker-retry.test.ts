@@ -289,6 +289,14 @@ async function runLoop(dut: Dut, tb: TestBench, o: LoopOptions): Promise<LoopRes
   return res;
 }
 
+/** No request, event, park or read_done offered; m_cqe always ready; every READ context free. */
+function quietInputs(dut: Dut, o: { rewindReady: 0 | 1; tpQp: number }): void {
+  dut.s_req.valid.value = 0; dut.s_ack.valid.value = 0; dut.s_read_done.valid.value = 0; dut.m_cqe.ready.value = 1; dut.m_rewind.ready.value = o.rewindReady;
+  dut.s_park.value = { valid: 0, qp: 0, ringIdx: 0, reason: 0 };
+  dut.ctx_room.value = (1 << NUM_QP) - 1;
+  dut.tp_qp.value = o.tpQp;
+}
+
 function checkCompletions(tb: TestBench, res: LoopResult, expect0: (q: number) => number[]): void {
   for (let q = 0; q < NUM_QP; q++) {
     const got = res.cqes[q]!.map(c => `${c.wrId.toString(16)}:${c.status}`);
@@ -357,10 +365,7 @@ describe('nic_ack_tracker retry engine: exhaustion, RNR, parking', () => {
     await runTest(design(nicAckTracker, { depth: DEPTH }), async (dut, tb) => {
       const ctx = Array.from({ length: NUM_QP }, () => ({ ...Object.fromEntries(QpCtx.fields.map(f => [f.name, 0])), state: QP_STATE.RTS, retry: retryReg({ retryCnt: 3, timeoutLog2: 0 }) }));
       dut.qp_ctx.value = ctx as never;
-      dut.s_req.valid.value = 0; dut.s_ack.valid.value = 0; dut.s_read_done.valid.value = 0; dut.m_cqe.ready.value = 1; dut.m_rewind.ready.value = 1;
-      dut.s_park.value = { valid: 0, qp: 0, ringIdx: 0, reason: 0 };
-      dut.ctx_room.value = 0xf;
-      dut.tp_qp.value = 0;
+      quietInputs(dut, { rewindReady: 1, tpQp: 0 });
       await tb.reset(2);
       const reqSrc = new StructSource<ReqEntryV>(tb, dut.s_req as never, 's_req');
       const ackSrc = new StructSource<AckEvent & { msn: number }>(tb, dut.s_ack as never, 's_ack');
@@ -423,10 +428,7 @@ describe('nic_ack_tracker retry engine: a reset QP', () => {
       const state: number[] = [QP_STATE.RTR, QP_STATE.RTR, QP_STATE.RTR, QP_STATE.RTR];
       const publish = (): void => { dut.qp_ctx.value = state.map(s => ({ ...Object.fromEntries(QpCtx.fields.map(f => [f.name, 0])), state: s, retry })) as never; };
       publish();
-      dut.s_req.valid.value = 0; dut.s_ack.valid.value = 0; dut.s_read_done.valid.value = 0; dut.m_cqe.ready.value = 1; dut.m_rewind.ready.value = 0;
-      dut.s_park.value = { valid: 0, qp: 0, ringIdx: 0, reason: 0 };
-      dut.ctx_room.value = 0xf;
-      dut.tp_qp.value = 1;
+      quietInputs(dut, { rewindReady: 0, tpQp: 1 });
       await tb.reset(2);
       await tb.clockCycles(2);
       state[1] = QP_STATE.RTS; publish();
@@ -455,3 +457,86 @@ describe('nic_ack_tracker retry engine: a reset QP', () => {
   });
 });
 
+
+// Soak finding 6 (docs/regress.md; seed 2472471773 at 0241bfb, NAK 0x61 on a WRITE): a rewind
+// waits (nic_req_tx busy with the QP's next WQE) while an ACK covers the entry it restarts at.
+// The handshake came in a cycle the completion engine picked the QP: the pick read the head
+// entry the rewind was dropping, and the next cycle (rewind gone, so no longer held) retired
+// it: a CQE and SQ_CI past an entry that is sent and posted again. Software reused the slot,
+// fetch re-read it (torn: LOCAL_LENGTH_ERROR, nothing sent) and the next WRITE went out at its
+// PSN. The engine alternates PICK and EVAL while one QP has entries, so the handshake is tried
+// at four consecutive cycles (one QP each); the dropped entry must complete only once it has
+// been posted again, exactly once.
+describe('nic_ack_tracker retry engine: an entry dropped by a rewind', () => {
+  it('a rewind taken in the cycle the engine picks its QP, its entry ACKed while it waited: no CQE or SQ_CI for the dropped entry until it is posted again, then each entry once', async () => {
+    await runTest(design(nicAckTracker, { depth: DEPTH }), async (dut, tb) => {
+      const retry = retryReg({ retryCnt: 3, timeoutLog2: 0 });
+      // RTR loads the retry counters from RETRY; then RTS.
+      const publish = (state: number): void => { dut.qp_ctx.value = Array.from({ length: NUM_QP }, () => ({ ...Object.fromEntries(QpCtx.fields.map(f => [f.name, 0])), state, retry })) as never; };
+      publish(QP_STATE.RTR);
+      quietInputs(dut, { rewindReady: 0, tpQp: 0 });
+      await tb.reset(2);
+      await tb.clockCycles(2);
+      publish(QP_STATE.RTS);
+      const reqSrc = new StructSource<ReqEntryV>(tb, dut.s_req as never, 's_req');
+      const ackSrc = new StructSource<AckEvent & { msn: number }>(tb, dut.s_ack as never, 's_ack');
+      const cqes: { qp: number; wrId: bigint; status: number; cycle: number }[] = [];
+      new StructSink<Record<string, number | bigint>>(tb, dut.m_cqe as never, 'm_cqe', {
+        onItem: (v, at) => cqes.push({ qp: Number(v['qp']), wrId: BigInt(v['wrId']!), status: Number(v['status']), cycle: at }),
+      });
+      const ci: { qp: number; value: number; cycle: number }[] = [];
+      ClockPhases.of(tb).onSample(() => {
+        const u = dut.sq_ci_upd.value as { valid: number; qp: number; value: number };
+        if (u.valid) ci.push({ qp: Number(u.qp), value: Number(u.value), cycle: tb.cycle });
+      });
+      const entry = (q: number, ring: number, first: number, last: number, resume = first): ReqEntryV => ({
+        qp: q, wrId: BigInt(q * 100 + ring), opcode: WQE_OPCODE.RDMA_WRITE, length: 256 * (last - first + 1), firstPsn: resume, lastPsn: last,
+        msgFirstPsn: first, ringIndex: ring, signaled: 1, status: CQE_STATUS.SUCCESS,
+      });
+      const ack = (q: number, psn: number, syndrome: number): void => ackSrc.push({ qp: q, psn, syndrome, rdMiss: 0, rdExp: 0, msn: 0 });
+      for (let q = 0; q < NUM_QP; q++) {
+        // M2 (ring 10, an ONLY at PSN 200) and M3 (ring 11, PSNs 201..204), as in the soak.
+        const base = 200, m2 = entry(q, 10, base, base), m3 = entry(q, 11, base + 1, base + 4);
+        reqSrc.push(m2); reqSrc.push(m3);
+        await reqSrc.wait();
+        // The responder saw M3's FIRST before M2 (reordered): NAK 0x60 at M2's PSN.
+        ack(q, base, 0x60);
+        await tb.until(() => dut.m_rewind.valid.value === 1, { timeout: 100, what: `QP ${q}: the rewind` });
+        const loaded = tb.cycle;
+        const rw = dut.m_rewind.data.value as { qp: number; ringIdx: number; sqPsn: number };
+        expect({ qp: Number(rw.qp), ringIdx: Number(rw.ringIdx), sqPsn: Number(rw.sqPsn) }, `QP ${q}: rewind at M2`).toEqual({ qp: q, ringIdx: 10, sqPsn: base });
+        // M2 arrives late: its ACK comes while the rewind waits. M2 must not retire yet.
+        ack(q, base, 0x1f);
+        await ackSrc.wait();
+        // The handshake 40 + q cycles after the rewind showed: both phases of PICK/EVAL are hit.
+        await tb.clockCycles(loaded + 40 + q - tb.cycle);
+        expect(cqes.filter(c => c.qp === q), `QP ${q}: no CQE while the rewind waits`).toEqual([]);
+        dut.m_rewind.ready.value = 1;
+        await tb.clockCycles(1);
+        dut.m_rewind.ready.value = 0;
+        const took = tb.cycle;
+        await tb.clockCycles(1);
+        expect(Number(dut.m_rewind.valid.value), `QP ${q}: the rewind was taken`).toBe(0);
+        await tb.clockCycles(20);
+        const early = cqes.filter(c => c.qp === q), earlyCi = ci.filter(c => c.qp === q);
+        expect(early, `QP ${q}: a CQE for an entry the rewind (handshake at cycle ${took}) dropped, before it was posted again (seed ${tb.seed})`).toEqual([]);
+        expect(earlyCi, `QP ${q}: SQ_CI moved past an entry the rewind (cycle ${took}) dropped, before it was posted again: software may reuse its slot (seed ${tb.seed})`).toEqual([]);
+        // nic_req_tx resends from the send pointer (M2 whole: resume = its only PSN) and posts again.
+        dut.tp_qp.value = q;
+        await tb.clockCycles(2);
+        const tp = dut.tp.value as { expIdx: number; resumeValid: number };
+        expect({ expIdx: Number(tp.expIdx), resumeValid: Number(tp.resumeValid) }, `QP ${q}: send pointer at M2, whole`).toEqual({ expIdx: 10, resumeValid: 0 });
+        reqSrc.push(m2); reqSrc.push(m3);
+        await reqSrc.wait();
+        ack(q, base, 0x1f);
+        ack(q, base + 4, 0x1f);
+        await tb.until(() => cqes.filter(c => c.qp === q).length >= 2, { timeout: 200, what: `QP ${q}: the two CQEs` });
+        await tb.clockCycles(20);
+        expect(cqes.filter(c => c.qp === q).map(c => [c.wrId, c.status]), `QP ${q}: M2 then M3, each once`).toEqual([[m2.wrId, CQE_STATUS.SUCCESS], [m3.wrId, CQE_STATUS.SUCCESS]]);
+        expect(ci.filter(c => c.qp === q).map(c => c.value), `QP ${q}: SQ_CI`).toEqual([11, 12]);
+      }
+      expect(Number(dut.m_rewind.valid.value) | Number(dut.tx_hold.value), 'nothing left').toBe(0);
+      console.log(`rewind-dropped entry: seed ${tb.seed}, four handshake phases, each entry completed once after its re-post`);
+    });
+  });
+});
