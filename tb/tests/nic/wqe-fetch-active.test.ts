@@ -1,6 +1,8 @@
 // nic_wqe_fetch's active-list scheduler with many QPs (16 and 64): random doorbells (also on
 // many QPs in one cycle) and random holds, against a TS reference of every ring:
 // - every posted WQE is handed on exactly once, in ring order per QP, with its bytes;
+// - no read is planned for a QP held in that cycle (a held QP is dropped from the list and
+//   pushed again when its hold clears);
 // - no QP starves: while a QP has work and is not held, the reads of other QPs before its
 //   next read stay below a bound (the QPs ahead of it in the list, each one turn);
 // - weights: with every QP busy, QP i gets weight_i / sum(weights) of the WQEs (gen/nic/
@@ -72,7 +74,7 @@ function bench(tb: TestBench, dut: Dut, numQp: number, weights: number[], pReady
     }
     r.pi[q] = r.pi[q]! + k;
   };
-  const attach = (): { reads: { qp: number; cycle: number; n: number }[] } => {
+  const attach = (): { reads: { qp: number; cycle: number; n: number }[]; qpOf: (addr: bigint) => number } => {
     new AxiRam(tb, readMasterPorts(dut.m_axi), { name: 'nic_wqe_fetch.m_axi', memory: mem, reorder: false, backpressure: pBusy, stall: pBusy });
     const a = dut.m_axi;
     const reads: { qp: number; cycle: number; n: number }[] = [];
@@ -84,7 +86,7 @@ function bench(tb: TestBench, dut: Dut, numQp: number, weights: number[], pReady
         reads.push({ qp: q, cycle, n: Math.ceil(((Number(a.arlen.value) + 1) * BUS_BYTES) / WQE_BYTES) });
       },
     });
-    return { reads };
+    return { reads, qpOf };
   };
   /** The reference check of every WQE handed on: its QP's next ring index, with its bytes. */
   const consume = (onItem: (w: DecodedWqe) => void): void => {
@@ -124,7 +126,7 @@ describe('nic_wqe_fetch active list', () => {
         const maxTurn = Math.max(1, ...weights);
         const b = bench(tb, dut, numQp, weights, 0.8, 0.2);
         await tb.reset(2);
-        const { reads } = b.attach();
+        const { reads, qpOf } = b.attach();
         let got = 0;
         b.consume(() => { got++; });
         // Holds as the tracker drives them: a register, changed after a rising edge.
@@ -135,7 +137,20 @@ describe('nic_wqe_fetch active list', () => {
         const issued = Array<number>(numQp).fill(0);
         const worst = { others: 0, qp: -1, cycle: 0 };
         let seen = 0;
+        // A held QP is not read: the stage plans a read (PLAN) the cycle before it offers it on
+        // AR, and PLAN drops a QP held in that cycle.
+        let heldBefore = 0n, arBefore = 0, offersWhileHeld = 0;
         ClockPhases.of(tb).onSample(() => {
+          const arNow = Number(dut.m_axi.arvalid.value);
+          if (arNow === 1 && arBefore === 0) {
+            const q = qpOf(BigInt(dut.m_axi.araddr.value));
+            if (((heldBefore >> BigInt(q)) & 1n) === 1n) {
+              offersWhileHeld++;
+              console.log(`QP ${q}: read offered at cycle ${tb.cycle}, planned while the QP was held (seed ${tb.seed})`);
+            }
+          }
+          arBefore = arNow;
+          heldBefore = held;
           for (; seen < reads.length; seen++) {
             const rd = reads[seen]!;
             if (waitingSince[rd.qp]! >= 0) {
@@ -184,6 +199,7 @@ describe('nic_wqe_fetch active list', () => {
         const bound = numQp * maxTurn + 8;
         console.log(`wqe_fetch active list ${numQp} QPs: seed ${tb.seed}, ${got} WQEs in ${reads.length} reads, ${storms} doorbell storms, ${holds} hold toggles; most reads of other QPs while a QP waited ${worst.others} (QP ${worst.qp}, read at cycle ${worst.cycle}; bound ${bound})`);
         expect(worst.others, `reads of other QPs while QP ${worst.qp} had work and no hold (read at cycle ${worst.cycle}, seed ${tb.seed})`).toBeLessThanOrEqual(bound);
+        expect(offersWhileHeld, `reads planned for a held QP (seed ${tb.seed})`).toBe(0);
         expect(storms).toBeGreaterThan(5);
       }, { maxCycles: 800_000 });
     });
