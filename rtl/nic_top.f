@@ -1,5 +1,5 @@
 rtl/nic_regs.v
-rtl/wrr_arbiter.v
+rtl/sync_fifo_depth4_width2.v
 rtl/nic_wqe_fetch.v
 rtl/nic_req_tx.v
 rtl/rr_arbiter.v
@@ -29,7 +29,6 @@ rtl/nic_read_resp_rx.v
 rtl/sync_fifo_bypass1_depth2_width73.v
 rtl/nic_axi_rd_mux_bulk_cap_beats512_n4_urgent_mask2.v
 rtl/skid_buffer_width91.v
-rtl/sync_fifo_depth4_width2.v
 rtl/skid_buffer.v
 rtl/nic_axi_wr_mux_n3.v
 rtl/nic_tx_cmd_mux.v

@@ -1,2 +1,2 @@
-rtl/wrr_arbiter.v
+rtl/sync_fifo_depth4_width2.v
 rtl/nic_wqe_fetch.v

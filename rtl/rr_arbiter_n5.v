@@ -34,16 +34,16 @@ assign req_pool = |req_above ? req_above : req;
 // gen/lib/arbiter.ts:35:12
 assign rr_grant = req_pool & (~req_pool + 5'd1);
 
-// gen/lib/arbiter.ts:61:9
+// gen/lib/arbiter.ts:82:9
 assign grant = rr_grant;
 
-// gen/lib/arbiter.ts:62:14
+// gen/lib/arbiter.ts:83:14
 assign grant_index = {rr_grant[4], |({rr_grant[2], rr_grant[3]}), |({rr_grant[1], rr_grant[3]})};
 
-// gen/lib/arbiter.ts:63:14
+// gen/lib/arbiter.ts:84:14
 assign grant_valid = |req;
 
-// gen/lib/arbiter.ts:64:5
+// gen/lib/arbiter.ts:85:5
 always @(posedge clk) begin
     if (accept) begin
         last_grant_reg <= rr_grant;
@@ -58,7 +58,7 @@ end
 always @(posedge clk) begin
     if (!rst) begin
         if (!(!accept || |req)) begin
-            $display("%m: assertion failed at gen/lib/arbiter.ts:65:5: accept without any request [accept=%0h req=%0h]", accept, req);
+            $display("%m: assertion failed at gen/lib/arbiter.ts:86:5: accept without any request [accept=%0h req=%0h]", accept, req);
             $stop;
         end
     end

@@ -40,25 +40,25 @@ assign req_pool = |req_above ? req_above : req;
 // gen/lib/arbiter.ts:35:12
 assign rr_grant = req_pool & (~req_pool + 4'd1);
 
-// gen/lib/arbiter.ts:91:18
+// gen/lib/arbiter.ts:112:18
 assign stay = |(req & last_grant_reg) && (used_reg < weight[last_index_reg * 4 +: 4]);
 
-// gen/lib/arbiter.ts:92:18
+// gen/lib/arbiter.ts:113:18
 assign pick = stay ? last_grant_reg : rr_grant;
 
-// gen/lib/arbiter.ts:93:23
+// gen/lib/arbiter.ts:114:23
 assign pick_index = {|({pick[2], pick[3]}), |({pick[1], pick[3]})};
 
-// gen/lib/arbiter.ts:94:9
+// gen/lib/arbiter.ts:115:9
 assign grant = pick;
 
-// gen/lib/arbiter.ts:95:14
+// gen/lib/arbiter.ts:116:14
 assign grant_index = pick_index;
 
-// gen/lib/arbiter.ts:96:14
+// gen/lib/arbiter.ts:117:14
 assign grant_valid = |req;
 
-// gen/lib/arbiter.ts:98:5
+// gen/lib/arbiter.ts:119:5
 always @(posedge clk) begin
     if (accept) begin
         last_grant_reg <= pick;
@@ -81,7 +81,7 @@ end
 always @(posedge clk) begin
     if (!rst) begin
         if (!(!accept || |req)) begin
-            $display("%m: assertion failed at gen/lib/arbiter.ts:103:5: accept without any request [accept=%0h req=%0h]", accept, req);
+            $display("%m: assertion failed at gen/lib/arbiter.ts:124:5: accept without any request [accept=%0h req=%0h]", accept, req);
             $stop;
         end
     end

@@ -47,6 +47,27 @@ function oneHotIndex(grant: Value, n: number): Value {
   return cat(...bits);
 }
 
+/**
+ * The lowest set bit of `v` as a binary index, by a balanced tree (not a chain): each node
+ * takes its lower half's index when that half has a bit set, else its upper half's, so the
+ * depth grows with log2(width). `valid` says some bit is set (`index` means nothing when none is).
+ * `index` is indexWidth(v.width) bits wide.
+ */
+export function lowestSetIndex(m: ModuleBuilder, name: string, v: Value): { valid: Value; index: Value } {
+  const w = indexWidth(v.width);
+  const padded = v.width === 2 ** w ? v : cat(lit(0, 2 ** w - v.width), v);
+  const node = (lo: number, bits: number): { valid: Value; index: Value | null } => {
+    if (bits === 0) return { valid: padded.bit(lo), index: null };
+    const low = node(lo, bits - 1);
+    const high = node(lo + 2 ** (bits - 1), bits - 1);
+    const pickHigh = low.valid.lnot();
+    const index = low.index === null ? pickHigh : cat(pickHigh, mux(pickHigh, high.index!, low.index));
+    return { valid: low.valid.lor(high.valid), index };
+  };
+  const root = node(0, w);
+  return { valid: m.let(`${name}_valid`, root.valid), index: m.let(`${name}_index`, root.index ?? lit(0, 1)) };
+}
+
 export const rrArbiter = defineModule('rr_arbiter', { n: 4 } as RrParams, (m, p) => {
   positiveInt(p.n, 'n');
   const { clk, rst } = m.clockAndReset();

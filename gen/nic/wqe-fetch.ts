@@ -5,28 +5,48 @@
 //   a go-back-N rewind reads the ring again (docs/nic-reliability.md). While a QP is in RESET
 //   its ci is held at 0.
 // - `rewind` (from nic_ack_tracker: a go-back-N rewind, or nic_req_tx putting a WQE back)
-//   sets a QP's ci to its ringIdx at once; a burst of that QP in flight then ends without
-//   moving ci (its WQEs are stale copies nic_req_tx drops).
-// - A QP is a candidate when SQ_PI != ci, it is not in RESET and not held (`hold`: the
-//   tracker keeps a parked QP back until its fence, READ limit or entry room clears). A weighted round-robin
-//   arbiter (gen/lib wrrArbiter, weights from the `weight` input; equal weights give plain
-//   round robin) picks one candidate per burst.
+//   sets a QP's ci to its ringIdx at once; a burst of that QP whose read was planned (ADDR,
+//   DATA) then ends without moving ci (its WQEs are stale copies nic_req_tx drops); a rewind
+//   that lands while the QP's context is being loaded or planned makes the stage load it again.
+// - Active-list scheduler (only QPs with work are looked at, so the scheduler's depth and its
+//   latency do not grow with numQp). A QP is *eligible* when SQ_PI != ci, it is not in RESET
+//   and not held (`hold`: the tracker keeps a parked QP back until its fence, READ limit or
+//   entry room clears). `u_active` is a FIFO of QP indices (depth numQp rounded up to a power
+//   of two) with a `queued` bit per QP, so a QP is in it at most once and it cannot overflow.
+//   Pushing is level-driven, never an event that could be missed: every cycle the lowest
+//   eligible QP that is neither queued nor owned by the scheduler is pushed (one per cycle,
+//   a balanced priority tree, gen/lib lowestSetIndex). So a doorbell, a rewind that leaves
+//   work, a hold that clears and leaving RESET with work all push the QP within a few cycles,
+//   and a doorbell in the same cycle as the pop of its QP is simply seen at the next look.
+//   The scheduler pops the head and owns that QP for its turn: it loads the QP's context
+//   (LOAD, in IDLE), plans the burst from those registers (PLAN) and reads it (ADDR, DATA).
+//   A popped QP that turns out to have no work, or is held or in RESET, is dropped at PLAN
+//   (2 cycles; a held QP waits out its hold unqueued and is pushed again once it is eligible,
+//   so nothing scans the QPs for it). After a burst the QP keeps the scheduler for its next
+//   burst while it has turn left (weights below) or nobody is queued; otherwise it is released
+//   and, if still eligible, pushed at the tail: round robin among active QPs.
+// - Weights: a QP of weight w (the `weight` input, read when its turn starts; 0 counts as 1)
+//   gets up to w consecutive bursts per turn before it goes to the tail; equal weights give
+//   plain round robin. With every QP busy, QP i gets w_i / sum(w) of the bursts. A QP waits
+//   for at most the turns of the QPs ahead of it in the list (each at most its weight in
+//   bursts), plus a few cycles to be pushed.
 // - One AXI4 INCR read fetches up to MAX_BURST (4) WQEs of 128 bytes: never past the ring's
 //   end, never across a 4 KiB boundary, never more than are posted. The last WQE of a burst
 //   is read only up to its last SGE (0x60 bytes; at 64 bits 12 of 16 beats), so a one-WQE
 //   burst frees the shared R channel 4 beats sooner. One burst is in flight at a time; ci
 //   advances when its last beat is taken.
-// - The read is offered on AR in the cycle the arbiter grants (the first cycle an idle stage
-//   sees SQ_PI != ci), computed straight from qp_ctx; if arready is low, the plan registered
-//   in that cycle keeps AR valid and unchanged (ADDR) until it is taken.
+// - The read is offered on AR from registers only (the plan registered in PLAN; valid and
+//   payload stable until arready), DOORBELL_TO_AR cycles after an idle stage with an empty
+//   list first sees SQ_PI != ci: push (the index into u_active), LOAD (the context into
+//   registers), PLAN (burst address, length and status into registers), AR.
 // - Every fetched WQE leaves on m_wqe, decoded (Wqe in wqe.ts) with a status the TX engine
 //   turns into an error completion instead of sending anything (NIC.md: "rejects bad opcodes
 //   and QPs not in RTS with an error completion"):
 //     LOCAL_QP_ERROR  the read returned an AXI error, or the QP is in INIT/RTR (not RTS)
 //     FLUSH_ERROR     the QP is in ERROR (its posted WQEs are flushed)
 //     BAD_OPCODE      the opcode is neither RDMA WRITE nor RDMA READ
-//   in that order of precedence; SUCCESS otherwise. The QP state is sampled when the burst
-//   is chosen.
+//   in that order of precedence; SUCCESS otherwise. The QP state is sampled when the burst's
+//   context is loaded.
 // - A WQE is decoded and handed on at the beat that completes the bytes it uses (header and
 //   its num_sge SGEs, wqeUsedBytes), not at its last beat: at 64 bits a one-SGE WQE leaves
 //   after beat 5 of 16, 10 cycles sooner (doorbell -> first TX beat latency). Its remaining
@@ -35,8 +55,9 @@
 // - m_wqe holds one decoded WQE in a register; a stalled consumer stalls the R channel on
 //   the decode beat of the next WQE.
 
-import { Bool, UInt, Vec, cat, defineModule, lit, mux, pack, type Value, intIn, oneOf } from '../hdl/index.ts';
-import { wrrArbiter } from '../lib/arbiter.ts';
+import { Bool, UInt, Vec, cat, defineModule, lit, mux, pack, type Shape, type Value, type VecShape, intIn, oneOf } from '../hdl/index.ts';
+import { lowestSetIndex } from '../lib/arbiter.ts';
+import { syncFifo } from '../lib/fifo.ts';
 import { AXI_BURST, stream } from '../lib/interfaces.ts';
 import { log2Exact } from '../lib/util.ts';
 import { axi4Read } from './axi-ports.ts';
@@ -57,6 +78,9 @@ export type WqeFetchParams = {
 
 /** Most WQEs read in one burst. */
 export const MAX_BURST = 4;
+/** Cycles from the first cycle an idle stage with an empty active list sees SQ_PI != ci to
+ *  the cycle it offers the read on AR: push, LOAD, PLAN. */
+export const DOORBELL_TO_AR = 3;
 
 export const nicWqeFetch = defineModule('nic_wqe_fetch', { dataWidth: 64, numQp: 4, weightWidth: 4, idWidth: 4 } as WqeFetchParams, (m, p) => {
   const busBytes = p.dataWidth / 8;
@@ -78,44 +102,78 @@ export const nicWqeFetch = defineModule('nic_wqe_fetch', { dataWidth: 64, numQp:
   m.unused(qpCtx, 'only STATE, SQ_BASE, SQ_SIZE_LOG2 and SQ_PI are read; the rest is for other stages');
   m.unused(axi.rid, 'one burst in flight: every response belongs to it');
 
-  // ---- per-QP consumer indices and candidates -------------------------------------------------
+  /** Element q of a per-QP vector (q a runtime index; with one QP there is nothing to select). */
+  const atQp = <S extends Shape>(v: Value<VecShape<S>>, q: Value): Value<S> => (p.numQp === 1 ? v.at(0) : v.at(q));
+  const holdOf = (q: Value): Value => (p.numQp === 1 ? hold.bit(0) : hold.bit(q));
+
+  // ---- per-QP fetch indices and the active list ----------------------------------------------
   const ci = m.reg('ci_reg', Vec(UInt(16), p.numQp));
-  const cand: Value[] = [];
+  const fsm = m.fsm('state', ['IDLE', 'PLAN', 'ADDR', 'DATA'] as const);
+  const idle = fsm.is('IDLE');
+  // The QP the scheduler owns (popped, its turn not over) and whether IDLE loads it again
+  // (its turn goes on, or a rewind made its loaded context stale) instead of popping the list.
+  const qpReg = m.reg('qp_reg', UInt(qw));
+  const busy = m.reg('busy_reg', Bool);
+  const again = m.reg('again_reg', Bool);
+  const queued = m.reg('queued_reg', UInt(p.numQp));
+  const active = m.instance('u_active', syncFifo, { width: qw, depth: 2 ** qw, bypass: false });
+  m.unused(active.count, 'the queued bits say who is in the list');
+  m.unused(active.full, 'never full: a QP is in the list at most once');
+  m.unused(active.empty, 'm_valid says the same');
+  const wants: Value[] = [];
   for (let i = 0; i < p.numQp; i++) {
     const ctx = qpCtx.at(i);
-    const inReset = ctx.field('state').eq(QP_STATE.RESET);
-    cand.push(m.let(`cand_${i}`, ctx.field('sqPi').ne(ci.at(i)).land(inReset.lnot()).land(hold.bit(i).lnot())
-      .land(rewind.field('valid').land(rewind.field('qp').eq(i)).lnot())));
+    const eligible = ctx.field('sqPi').ne(ci.at(i)).land(ctx.field('state').ne(QP_STATE.RESET)).land(hold.bit(i).lnot());
+    const owned = busy.land(qpReg.eq(i));
+    wants.push(m.let(`want_${i}`, eligible.land(queued.bit(i).lnot()).land(owned.lnot())));
   }
-  const arb = m.instance('u_arb', wrrArbiter, { n: p.numQp, weightWidth: p.weightWidth });
-  arb.req.set(cat(...[...cand].reverse()));
-  arb.weight.set(weight);
-  m.unused(arb.grant, 'the binary grant_index is used');
+  const push = lowestSetIndex(m, 'push', cat(...[...wants].reverse()));
+  active.s.valid.set(push.valid);
+  active.s.data.set(push.index);
+  m.assert(push.valid.lnot().lor(active.s.ready), 'active list full: a QP was pushed twice');
+  const popNow = m.let('pop', idle.land(again.lnot()).land(active.m.valid));
+  active.m.ready.set(idle.land(again.lnot()));
+  const head = active.m.data;
+  // Set by a push, cleared by a pop (never the same QP: a queued QP is not pushed).
+  const bitOf = (q: Value, on: Value): Value => mux(on, lit(1, p.numQp).shl(q), lit(0, p.numQp));
+  queued.set(queued.or(bitOf(push.index, push.valid)).and(bitOf(head, popNow).not()));
 
-  const fsm = m.fsm('state', ['IDLE', 'ADDR', 'DATA'] as const);
-  const idle = fsm.is('IDLE');
-  arb.accept.set(idle.land(arb.grant_valid));
+  // ---- LOAD (in IDLE): the owned QP's context into registers -----------------------------------
+  const loadQp = m.let('load_qp', mux(again, qpReg, head));
+  const loadNow = m.let('load_now', idle.land(again.lor(active.m.valid)));
+  const field = (name: 'sqPi' | 'sqBase' | 'sqSizeLog2' | 'state'): Value => atQp(qpCtx, loadQp).field(name);
+  const ldPi = m.reg('ld_pi_reg', UInt(16), { reset: null });
+  const ldCi = m.reg('ld_ci_reg', UInt(16), { reset: null });
+  const ldBase = m.reg('ld_base_reg', UInt(ADDR_WIDTH), { reset: null });
+  const ldSizeLog2 = m.reg('ld_size_log2_reg', UInt(qpCtx.at(0).field('sqSizeLog2').width), { reset: null });
+  const ldState = m.reg('ld_state_reg', UInt(qpCtx.at(0).field('state').width), { reset: null });
+  const ldWeight = m.reg('ld_weight_reg', UInt(p.weightWidth), { reset: null });
+  // A rewind of the QP in the cycle its context is loaded: the loaded ci is the old one.
+  const ldStale = m.reg('ld_stale_reg', Bool);
+  const rewindHits = (q: Value): Value => rewind.field('valid').land(rewind.field('qp').eq(q));
+  // Bursts planned in this turn (at most the weight).
+  const used = m.reg('used_reg', UInt(p.weightWidth));
 
-  // ---- burst planning (IDLE) ------------------------------------------------------------------
-  const gi = arb.grant_index;
-  const sel = qpCtx.at(gi);
-  const selCi = m.let('sel_ci', ci.at(gi));
-  const pending = m.let('sel_pending', sel.field('sqPi').subw(selCi));
-  const ringMask = m.let('ring_mask', lit(1, 16).shl(sel.field('sqSizeLog2')).subw(1));
-  const slot = m.let('ring_slot', selCi.and(ringMask));
+  // ---- PLAN: the burst from the loaded registers -----------------------------------------------
+  const pending = m.let('plan_pending', ldPi.subw(ldCi));
+  const ringMask = m.let('ring_mask', lit(1, 16).shl(ldSizeLog2).subw(1));
+  const slot = m.let('ring_slot', ldCi.and(ringMask));
   const toRingEnd = m.let('to_ring_end', ringMask.subw(slot).addw(1));
-  const wqeAddr = m.let('wqe_addr', sel.field('sqBase').addw(cat(slot, lit(0, Math.log2(WQE_BYTES))).zext(ADDR_WIDTH)));
+  const wqeAddr = m.let('wqe_addr', ldBase.addw(cat(slot, lit(0, Math.log2(WQE_BYTES))).zext(ADDR_WIDTH)));
   const pageWqes = 2 ** PAGE_BITS / WQE_BYTES;
   const pageSlot = wqeAddr.bits(PAGE_BITS - 1, Math.log2(WQE_BYTES));
   const toPage = m.let('to_page_end', lit(pageWqes, 16).subw(pageSlot.zext(16)));
+  // Each limit clamped to MAX_BURST first (three compares side by side), then the least.
+  const clamp = (x: Value): Value => mux(x.lt(MAX_BURST), x.trunc(3), lit(MAX_BURST, 3));
   const min = (a: Value, b: Value): Value => mux(a.lt(b), a, b);
-  const count = m.let('burst_count', min(min(min(lit(MAX_BURST, 16), pending), toRingEnd), toPage).trunc(3));
-  const selState = sel.field('state');
-  const fetchStatus = m.let('fetch_status', mux(selState.eq(QP_STATE.RTS), lit(CQE_STATUS.SUCCESS, WQE_STATUS_BITS),
-    mux(selState.eq(QP_STATE.ERROR), lit(CQE_STATUS.FLUSH_ERROR, WQE_STATUS_BITS), lit(CQE_STATUS.LOCAL_QP_ERROR, WQE_STATUS_BITS))));
+  const count = m.let('burst_count', min(min(clamp(pending), clamp(toRingEnd)), clamp(toPage)));
+  const fetchStatus = m.let('fetch_status', mux(ldState.eq(QP_STATE.RTS), lit(CQE_STATUS.SUCCESS, WQE_STATUS_BITS),
+    mux(ldState.eq(QP_STATE.ERROR), lit(CQE_STATUS.FLUSH_ERROR, WQE_STATUS_BITS), lit(CQE_STATUS.LOCAL_QP_ERROR, WQE_STATUS_BITS))));
+  const planStale = m.let('plan_stale', ldStale.lor(rewindHits(qpReg)));
+  const hasWork = m.let('plan_has_work', ldPi.ne(ldCi).land(ldState.ne(QP_STATE.RESET)).land(holdOf(qpReg).lnot()));
 
-  const qpReg = m.reg('qp_reg', UInt(qw));
   const addrReg = m.reg('addr_reg', UInt(ADDR_WIDTH));
+  const arlenReg = m.reg('arlen_reg', UInt(8));
   const countReg = m.reg('count_reg', UInt(3));
   const ciStart = m.reg('ci_start_reg', UInt(16));
   const statusReg = m.reg('fetch_status_reg', UInt(WQE_STATUS_BITS));
@@ -131,28 +189,24 @@ export const nicWqeFetch = defineModule('nic_wqe_fetch', { dataWidth: 64, numQp:
   const buf = maxDecode === 0 ? undefined : m.reg('wqe_buf_reg', UInt(maxDecode * p.dataWidth), { reset: null });
   const outValid = m.reg('out_valid_reg', Bool);
   const outData = m.reg('out_data_reg', Wqe, { reset: null });
-  // The burst's QP was rewound while the burst was under way: its end leaves ci alone.
+  // The burst's QP was rewound after its read was planned: its end leaves ci alone.
   const burstStale = m.reg('burst_stale_reg', Bool);
-  const rewindsBurst = m.let('rewind_hits_burst', rewind.field('valid').land(rewind.field('qp').eq(qpReg)).land(idle.lnot()));
+  const rewindsBurst = m.let('rewind_hits_burst', rewindHits(qpReg).land(fsm.is('ADDR').lor(fsm.is('DATA'))));
   m.if(rewindsBurst, () => burstStale.set(1));
 
   // ---- AR channel -----------------------------------------------------------------------------
-  // Offered straight from the plan in the cycle the arbiter grants (IDLE), and from the
-  // registers holding that same plan while it waits for arready (ADDR): valid stays high and
-  // the payload stable. arvalid depends on qp_ctx, ci and the arbiter only, never on arready.
-  const offerNow = m.let('ar_from_plan', idle.land(arb.grant_valid));
-  const arCount = mux(idle, count, countReg);
+  // From the plan registers alone: valid in ADDR, the payload stable until arready. The burst
+  // stops after the last WQE's used bytes (at most MAX_SGE SGEs): its reserved tail would only
+  // hold the R channel (at 64 bits 4 beats, in front of the payload read).
   axi.arid.set(0);
-  axi.araddr.set(mux(idle, wqeAddr, addrReg));
-  // The burst stops after the last WQE's used bytes (at most MAX_SGE SGEs): its reserved tail
-  // would only hold the R channel (at 64 bits 4 beats, in front of the payload read).
-  axi.arlen.set(arCount.zext(8).subw(1).shl(bpwLog2).addw(tailBeats - 1));
+  axi.araddr.set(addrReg);
+  axi.arlen.set(arlenReg);
   axi.arsize.set(Math.log2(busBytes));
   axi.arburst.set(AXI_BURST.INCR);
   axi.arlock.set(0);
   axi.arcache.set(0b0011);
   axi.arprot.set(0);
-  axi.arvalid.set(offerNow.lor(fsm.is('ADDR')));
+  axi.arvalid.set(fsm.is('ADDR'));
 
   // ---- R channel ------------------------------------------------------------------------------
   const lastOfBurst = m.let('last_of_burst', idx.eq(countReg.subw(1)));
@@ -203,16 +257,37 @@ export const nicWqeFetch = defineModule('nic_wqe_fetch', { dataWidth: 64, numQp:
     errAcc.set(0);
     fsm.goto('DATA');
   };
+  /** The owned QP's turn is over: it leaves the scheduler (pushed again if still eligible). */
+  const release = (): void => { busy.set(0); again.set(0); };
+  const weightOf = m.let('turn_weight', mux(ldWeight.eq(0), lit(1, p.weightWidth), ldWeight));
+  const turnLeft = m.let('turn_left', used.lt(weightOf));
   fsm.states({
-    IDLE: () => m.if(arb.grant_valid, () => {
-      burstStale.set(0);
-      qpReg.set(gi);
-      addrReg.set(wqeAddr);
-      countReg.set(count);
-      ciStart.set(selCi);
-      statusReg.set(fetchStatus);
-      m.if(axi.arready, startData).else(() => fsm.goto('ADDR'));
+    IDLE: () => m.if(loadNow, () => {
+      qpReg.set(loadQp);
+      busy.set(1);
+      again.set(0);
+      m.if(again.lnot(), () => used.set(0));
+      ldPi.set(field('sqPi'));
+      ldCi.set(atQp(ci, loadQp));
+      ldBase.set(field('sqBase'));
+      ldSizeLog2.set(field('sqSizeLog2'));
+      ldState.set(field('state'));
+      ldWeight.set(atQp(weight, loadQp));
+      ldStale.set(rewindHits(loadQp));
+      fsm.goto('PLAN');
     }),
+    PLAN: () => {
+      m.if(planStale, () => again.set(1)).elif(hasWork.lnot(), release).else(() => {
+        burstStale.set(0);
+        addrReg.set(wqeAddr);
+        arlenReg.set(count.zext(8).subw(1).shl(bpwLog2).addw(tailBeats - 1));
+        countReg.set(count);
+        ciStart.set(ldCi);
+        statusReg.set(fetchStatus);
+        used.set(used.addw(1));
+      });
+      m.if(planStale.lor(hasWork.lnot()), () => fsm.goto('IDLE')).else(() => fsm.goto('ADDR'));
+    },
     ADDR: () => m.if(axi.arready, startData),
     DATA: () => m.if(take, () => {
       if (buf) {
@@ -229,7 +304,14 @@ export const nicWqeFetch = defineModule('nic_wqe_fetch', { dataWidth: 64, numQp:
         errAcc.set(0);
         idx.set(idx.addw(1));
       });
-      m.if(burstLast, () => fsm.goto('IDLE'));
+      // The turn goes on while it has bursts left, or with nobody queued behind (a new turn).
+      m.if(burstLast, () => {
+        fsm.goto('IDLE');
+        m.if(turnLeft.lor(active.m.valid.lnot()), () => {
+          again.set(1);
+          m.if(turnLeft.lnot(), () => used.set(0));
+        }).else(release);
+      });
     }),
   });
 
@@ -243,4 +325,4 @@ export const nicWqeFetch = defineModule('nic_wqe_fetch', { dataWidth: 64, numQp:
   }
 
   return { clk, rst, qp_ctx: qpCtx, weight, rewind, hold, m_axi: axi, m_wqe: out };
-}, { doc: 'WQE fetch: weighted round-robin over QPs with posted WQEs, up to 4 WQEs per AXI burst, decoded', params: { rules: { dataWidth: oneOf(64, 128, 256, 512), numQp: intIn(1, 64), weightWidth: intIn(1, 16), idWidth: intIn(1, 16) } } });
+}, { doc: 'WQE fetch: weighted round-robin over an active list of QPs with posted WQEs, up to 4 WQEs per AXI burst, decoded', params: { rules: { dataWidth: oneOf(64, 128, 256, 512), numQp: intIn(1, 64), weightWidth: intIn(1, 16), idWidth: intIn(1, 16) } } });

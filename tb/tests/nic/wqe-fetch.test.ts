@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { emitToDir, iverilogCompile, verilatorLint, yosysSynth } from '../../../gen/lib/lint-helper.ts';
 import { QpCtx } from '../../../gen/nic/ctx.ts';
 import { CQE_STATUS, MAX_SGE, QP_STATE, WQE_BYTES } from '../../../gen/nic/regmap.ts';
-import { MAX_BURST, nicWqeFetch } from '../../../gen/nic/wqe-fetch.ts';
+import { DOORBELL_TO_AR, MAX_BURST, nicWqeFetch } from '../../../gen/nic/wqe-fetch.ts';
 import { AxiRam, ClockPhases, watchChannel } from '../../bfm/index.ts';
 import { runTest, type TestBench } from '../../core/index.ts';
 import { readMasterPorts } from './axi-halves.ts';
@@ -261,7 +261,7 @@ describe('nic_wqe_fetch', () => {
   }
 
   for (const dw of [64, 512]) {
-    it(`offers the WQE read in the first cycle an idle stage sees SQ_PI != CI, held until taken (${dw} bits)`, async () => {
+    it(`offers the WQE read DOORBELL_TO_AR cycles after an idle stage first sees SQ_PI != CI, from registers, held until taken (${dw} bits)`, async () => {
       await runTest(designFor(dw), async (dut, tb) => {
         const busBytes = dw / 8;
         const mem = new HostMemory();
@@ -294,10 +294,16 @@ describe('nic_wqe_fetch', () => {
           pi[q] = (pi[q]! + n) & 0xffff;
           publish();
           posted += n;
-          await tb.falling();
           const a = dut.m_axi;
           const why = `post ${k}: QP ${q} PI ${pi[q]} at cycle ${tb.cycle} (seed ${tb.seed})`;
-          expect(a.arvalid.value, `${why}: arvalid in the first cycle the stage sees the PI`).toBe(1);
+          // Push, LOAD and PLAN: the read is offered from registers DOORBELL_TO_AR cycles on.
+          for (let c = 0; c < DOORBELL_TO_AR; c++) {
+            await tb.falling();
+            expect(a.arvalid.value, `${why}: arvalid ${c} cycles after the stage first sees the PI`).toBe(0);
+            await tb.rising();
+          }
+          await tb.falling();
+          expect(a.arvalid.value, `${why}: arvalid ${DOORBELL_TO_AR} cycles after the stage first sees the PI`).toBe(1);
           expect(BigInt(a.araddr.value), `${why}: araddr`).toBe(qps[q]!.base + BigInt(slot * WQE_BYTES));
           const offeredAt = tb.cycle;
           // Idle again once the burst's last beat is in and its WQEs are out; then a random pause.
@@ -306,7 +312,8 @@ describe('nic_wqe_fetch', () => {
           await tb.clockCycles(1);
           expect(reads.length, `${why}: reads issued`).toBe(reads0 + 1);
           taken[reads[reads0]!.cycle === offeredAt ? 'atOnce' : 'afterWaiting']++;
-          await tb.clockCycles(tb.rng.int(0, 3));
+          // The QP's turn ends 2 cycles after its last beat (LOAD again, PLAN finds no work).
+          await tb.clockCycles(tb.rng.int(2, 5));
         }
         console.log(`wqe_fetch AR timing ${dw}b: seed ${tb.seed}, ${posted} WQEs in ${reads.length} reads, taken at once ${taken.atOnce}, after waiting ${taken.afterWaiting}`);
         // Both ways out of IDLE: straight to DATA, and through ADDR.

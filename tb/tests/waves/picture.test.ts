@@ -52,7 +52,7 @@ describe('failure pictures', () => {
     expect(names).toContain('nic_wqe_fetch.state');
     expect(names).toEqual(expect.arrayContaining(['m_wqe_valid', 'm_wqe_ready', 'm_axi_arvalid', 'm_axi_arready', 'm_axi_rvalid', 'm_axi_rready']));
     // States by name, not numbers.
-    expect(svg).toMatch(/<tspan>(IDLE|ADDR|DATA)<\/tspan>/);
+    expect(svg).toMatch(/<tspan>(IDLE|PLAN|ADDR|DATA)<\/tspan>/);
     expect(f.message).toMatch(/failing on purpose 3 cycles after the 3rd WQE, at cycle \d+ \(\d+ ns\)/);
   });
 });

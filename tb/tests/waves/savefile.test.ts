@@ -64,7 +64,7 @@ describe('GTKWave savefiles', () => {
       expect(v.windowStart, 'the view opens before the failure').toBeLessThan(failAt);
       expect(v.windowStart).toBeGreaterThan(failAt - 40 * 4000);
       const state = v.traces.find(t => t.name === 'state[1:0]');
-      expect(['IDLE', 'ADDR', 'DATA'], 'the FSM shows a state name').toContain(state?.value);
+      expect(['IDLE', 'PLAN', 'ADDR', 'DATA'], 'the FSM shows a state name').toContain(state?.value);
       // Each field GTKWave shows at the marker equals those bits of the whole vector in the dump.
       const vec = manifest.ports.find(p => p.name === 'm_wqe_data')!;
       const header = await dumpChanges(dump, new Set());
