@@ -5,7 +5,9 @@ import { describe, expect, it } from 'vitest';
 import { CRC32, crcModel, crcParallel } from './crc.ts';
 import { syncFifo, syncFifoRam } from './fifo.ts';
 import { skidBuffer } from './skid.ts';
-import { rrArbiter, wrrArbiter } from './arbiter.ts';
+import { lowestSetIndex, rrArbiter, wrrArbiter } from './arbiter.ts';
+import { Bool, UInt, defineModule } from '../hdl/index.ts';
+import { indexWidth } from './util.ts';
 import { emitToDir, iverilogRun, type Emitted } from './lint-helper.ts';
 import { seededRandom } from '../../tb/tests/seed.ts';
 
@@ -138,4 +140,42 @@ endmodule
     const reqs = [...new Array(14).fill(15), 0b1110, 0b1110];
     expect(iverilogRun(e, tb(e.top, [3, 1, 2, 0], reqs)).trim()).toBe('00012230001223' + '12');
   });
+});
+
+// lowestSetIndex (nic_wqe_fetch's active-list push pick) in a wrapper: every value at small
+// widths (power of two or not, so the zero padding is exercised), random values at 64.
+const lowestSet = defineModule('lowest_set_probe', { width: 4 } as { width: number }, (m, p) => {
+  const v = m.input('v', UInt(p.width));
+  const valid = m.output('valid', Bool);
+  const index = m.output('index', UInt(indexWidth(p.width)));
+  const r = lowestSetIndex(m, 'low', v);
+  valid.set(r.valid);
+  index.set(r.index);
+  return { v, valid, index };
+});
+
+describe('lowestSetIndex in Icarus equals the lowest set bit', () => {
+  for (const width of [1, 2, 3, 5, 8, 64]) {
+    it(`width ${width}`, () => {
+      const { rng, seed } = seededRandom();
+      const values = width <= 8
+        ? Array.from({ length: 2 ** width }, (_, i) => BigInt(i))
+        : Array.from({ length: 200 }, () => (1n << BigInt(rng.int(0, 63))) * (BigInt(rng.int(0, 2 ** 30)) | 1n) & ((1n << 64n) - 1n)).concat([0n, 1n, 1n << 63n]);
+      const lowest = (v: bigint): number => { let i = 0; while (((v >> BigInt(i)) & 1n) === 0n) i++; return i; };
+      const expected = values.map(v => (v === 0n ? 'L 0' : `L 1 ${lowest(v)}`));
+      const e = emitToDir(lowestSet, { width });
+      const tb = `\`timescale 1ns/1ps
+module tb;
+reg [${width - 1}:0] v = 0; wire valid; wire [${indexWidth(width) - 1}:0] index;
+${e.top} dut(.v(v), .valid(valid), .index(index));
+initial begin
+${values.map(x => `  v = ${width}'h${x.toString(16)}; #1 if (valid) $display("L 1 %0d", index); else $display("L 0");`).join('\n')}
+  $finish;
+end
+endmodule
+`;
+      const got = iverilogRun(e, tb).split('\n').filter(l => l.startsWith('L '));
+      expect(got, `seed=${seed} dir=${e.dir}`).toEqual(expected);
+    });
+  }
 });
