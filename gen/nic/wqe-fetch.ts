@@ -55,7 +55,7 @@
 // - m_wqe holds one decoded WQE in a register; a stalled consumer stalls the R channel on
 //   the decode beat of the next WQE.
 
-import { Bool, UInt, Vec, cat, defineModule, lit, mux, pack, type Shape, type Value, type VecShape, intIn, oneOf } from '../hdl/index.ts';
+import { Bool, UInt, Vec, cat, defineModule, lit, mux, pack, type Value, intIn, oneOf } from '../hdl/index.ts';
 import { lowestSetIndex } from '../lib/arbiter.ts';
 import { syncFifo } from '../lib/fifo.ts';
 import { AXI_BURST, stream } from '../lib/interfaces.ts';
@@ -102,10 +102,6 @@ export const nicWqeFetch = defineModule('nic_wqe_fetch', { dataWidth: 64, numQp:
   m.unused(qpCtx, 'only STATE, SQ_BASE, SQ_SIZE_LOG2 and SQ_PI are read; the rest is for other stages');
   m.unused(axi.rid, 'one burst in flight: every response belongs to it');
 
-  /** Element q of a per-QP vector (q a runtime index; with one QP there is nothing to select). */
-  const atQp = <S extends Shape>(v: Value<VecShape<S>>, q: Value): Value<S> => (p.numQp === 1 ? v.at(0) : v.at(q));
-  const holdOf = (q: Value): Value => (p.numQp === 1 ? hold.bit(0) : hold.bit(q));
-
   // ---- per-QP fetch indices and the active list ----------------------------------------------
   const ci = m.reg('ci_reg', Vec(UInt(16), p.numQp));
   const fsm = m.fsm('state', ['IDLE', 'PLAN', 'ADDR', 'DATA'] as const);
@@ -141,7 +137,7 @@ export const nicWqeFetch = defineModule('nic_wqe_fetch', { dataWidth: 64, numQp:
   // ---- LOAD (in IDLE): the owned QP's context into registers -----------------------------------
   const loadQp = m.let('load_qp', mux(again, qpReg, head));
   const loadNow = m.let('load_now', idle.land(again.lor(active.m.valid)));
-  const field = (name: 'sqPi' | 'sqBase' | 'sqSizeLog2' | 'state'): Value => atQp(qpCtx, loadQp).field(name);
+  const field = (name: 'sqPi' | 'sqBase' | 'sqSizeLog2' | 'state'): Value => qpCtx.at(loadQp).field(name);
   const ldPi = m.reg('ld_pi_reg', UInt(16), { reset: null });
   const ldCi = m.reg('ld_ci_reg', UInt(16), { reset: null });
   const ldBase = m.reg('ld_base_reg', UInt(ADDR_WIDTH), { reset: null });
@@ -170,7 +166,7 @@ export const nicWqeFetch = defineModule('nic_wqe_fetch', { dataWidth: 64, numQp:
   const fetchStatus = m.let('fetch_status', mux(ldState.eq(QP_STATE.RTS), lit(CQE_STATUS.SUCCESS, WQE_STATUS_BITS),
     mux(ldState.eq(QP_STATE.ERROR), lit(CQE_STATUS.FLUSH_ERROR, WQE_STATUS_BITS), lit(CQE_STATUS.LOCAL_QP_ERROR, WQE_STATUS_BITS))));
   const planStale = m.let('plan_stale', ldStale.lor(rewindHits(qpReg)));
-  const hasWork = m.let('plan_has_work', ldPi.ne(ldCi).land(ldState.ne(QP_STATE.RESET)).land(holdOf(qpReg).lnot()));
+  const hasWork = m.let('plan_has_work', ldPi.ne(ldCi).land(ldState.ne(QP_STATE.RESET)).land(hold.bit(qpReg).lnot()));
 
   const addrReg = m.reg('addr_reg', UInt(ADDR_WIDTH));
   const arlenReg = m.reg('arlen_reg', UInt(8));
@@ -268,11 +264,11 @@ export const nicWqeFetch = defineModule('nic_wqe_fetch', { dataWidth: 64, numQp:
       again.set(0);
       m.if(again.lnot(), () => used.set(0));
       ldPi.set(field('sqPi'));
-      ldCi.set(atQp(ci, loadQp));
+      ldCi.set(ci.at(loadQp));
       ldBase.set(field('sqBase'));
       ldSizeLog2.set(field('sqSizeLog2'));
       ldState.set(field('state'));
-      ldWeight.set(atQp(weight, loadQp));
+      ldWeight.set(weight.at(loadQp));
       ldStale.set(rewindHits(loadQp));
       fsm.goto('PLAN');
     }),
