@@ -15,7 +15,6 @@
 // Seeds are printed; NICGEN_SEED=<n> replays.
 
 import { describe, expect, it } from 'vitest';
-import { QpCtx } from '../../../gen/nic/ctx.ts';
 import { nicAckTracker } from '../../../gen/nic/ack-tracker.ts';
 import { PARK, rnrTimerCycles } from '../../../gen/nic/qp-transport.ts';
 import { CQE_STATUS, QP_STATE, WQE_OPCODE, retryReg } from '../../../gen/nic/regmap.ts';
@@ -26,6 +25,7 @@ import { psnAdd, psnCompare } from '../../model/psn.ts';
 import type { ReqEntryV } from '../../model/req-tx.ts';
 import { Line, ResponderModel, RespRxModel, type AckEvent, type LoopMsg, type ReqPkt, type RespPkt } from './support/retry-loop.ts';
 import { PulseMonitor, StructSink, StructSource } from './stage-streams.ts';
+import { emptyQpCtx } from './qp-ctx.ts';
 
 const NUM_QP = 4;
 const DEPTH = 16;
@@ -65,7 +65,7 @@ async function runLoop(dut: Dut, tb: TestBench, o: LoopOptions): Promise<LoopRes
   const retry = retryReg({ retryCnt: o.retryCnt, rnrRetry: o.rnrRetry ?? 7, timeoutLog2: o.timeoutLog2 });
   const state: number[] = Array.from({ length: NUM_QP }, () => QP_STATE.RTR);
   const publish = (): void => {
-    dut.qp_ctx.value = state.map(s => ({ ...Object.fromEntries(QpCtx.fields.map(f => [f.name, 0])), state: s, retry })) as never;
+    dut.qp_ctx.value = state.map(s => ({ ...emptyQpCtx(), state: s, retry })) as never;
   };
   publish();
   dut.s_req.valid.value = 0; dut.s_ack.valid.value = 0; dut.s_read_done.valid.value = 0; dut.m_cqe.ready.value = 0; dut.m_rewind.ready.value = 0;
@@ -363,7 +363,7 @@ describe('nic_ack_tracker retry engine: exhaustion, RNR, parking', () => {
 
   it('parks: fetch_rewind in the same cycle, tx_hold until the fence (READs retired), the READ limit (ctx_room) or the entry room clears', async () => {
     await runTest(design(nicAckTracker, { depth: DEPTH }), async (dut, tb) => {
-      const ctx = Array.from({ length: NUM_QP }, () => ({ ...Object.fromEntries(QpCtx.fields.map(f => [f.name, 0])), state: QP_STATE.RTS, retry: retryReg({ retryCnt: 3, timeoutLog2: 0 }) }));
+      const ctx = Array.from({ length: NUM_QP }, () => ({ ...emptyQpCtx(), state: QP_STATE.RTS, retry: retryReg({ retryCnt: 3, timeoutLog2: 0 }) }));
       dut.qp_ctx.value = ctx as never;
       quietInputs(dut, { rewindReady: 1, tpQp: 0 });
       await tb.reset(2);
@@ -426,7 +426,7 @@ describe('nic_ack_tracker retry engine: a reset QP', () => {
     await runTest(design(nicAckTracker, { depth: DEPTH }), async (dut, tb) => {
       const retry = retryReg({ retryCnt: 3, timeoutLog2: 0 });
       const state: number[] = [QP_STATE.RTR, QP_STATE.RTR, QP_STATE.RTR, QP_STATE.RTR];
-      const publish = (): void => { dut.qp_ctx.value = state.map(s => ({ ...Object.fromEntries(QpCtx.fields.map(f => [f.name, 0])), state: s, retry })) as never; };
+      const publish = (): void => { dut.qp_ctx.value = state.map(s => ({ ...emptyQpCtx(), state: s, retry })) as never; };
       publish();
       quietInputs(dut, { rewindReady: 0, tpQp: 1 });
       await tb.reset(2);
@@ -472,7 +472,7 @@ describe('nic_ack_tracker retry engine: an entry dropped by a rewind', () => {
     await runTest(design(nicAckTracker, { depth: DEPTH }), async (dut, tb) => {
       const retry = retryReg({ retryCnt: 3, timeoutLog2: 0 });
       // RTR loads the retry counters from RETRY; then RTS.
-      const publish = (state: number): void => { dut.qp_ctx.value = Array.from({ length: NUM_QP }, () => ({ ...Object.fromEntries(QpCtx.fields.map(f => [f.name, 0])), state, retry })) as never; };
+      const publish = (state: number): void => { dut.qp_ctx.value = Array.from({ length: NUM_QP }, () => ({ ...emptyQpCtx(), state, retry })) as never; };
       publish(QP_STATE.RTR);
       quietInputs(dut, { rewindReady: 0, tpQp: 0 });
       await tb.reset(2);

@@ -16,7 +16,6 @@
 import { describe, expect, it } from 'vitest';
 import { emitToDir, iverilogCompile, verilatorLint, yosysSynth } from '../../../gen/lib/lint-helper.ts';
 import { nicAckTracker } from '../../../gen/nic/ack-tracker.ts';
-import { QpCtx } from '../../../gen/nic/ctx.ts';
 import { AETH } from '../../../gen/nic/flow-types.ts';
 import { CQE_STATUS, QP_STATE, WQE_OPCODE } from '../../../gen/nic/regmap.ts';
 import { ClockPhases } from '../../bfm/index.ts';
@@ -26,6 +25,7 @@ import { AckTrackerModel, isReadOpcode, type AckEv, type CqeV, type ReadDoneEv }
 import { psnAdd, psnCompare } from '../../model/psn.ts';
 import type { ReqEntryV } from '../../model/req-tx.ts';
 import { StructSink, StructSource } from './stage-streams.ts';
+import { emptyQpCtx } from './qp-ctx.ts';
 
 const NUM_QP = 4;
 const DEPTH = 16;
@@ -57,7 +57,7 @@ async function runTracker(dut: Dut, tb: TestBench, sc: Scenario): Promise<{ mode
   const r = tb.rng;
   const state: number[] = Array.from({ length: NUM_QP }, () => QP_STATE.RTS);
   const publish = (): void => {
-    dut.qp_ctx.value = state.map(s => ({ ...Object.fromEntries(QpCtx.fields.map(f => [f.name, 0])), state: s })) as never;
+    dut.qp_ctx.value = state.map(s => ({ ...emptyQpCtx(), state: s })) as never;
   };
   publish();
   dut.s_req.valid.value = 0;

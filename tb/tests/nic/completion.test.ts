@@ -7,7 +7,6 @@
 import { describe, expect, it } from 'vitest';
 import { emitToDir, iverilogCompile, verilatorLint, yosysSynth } from '../../../gen/lib/lint-helper.ts';
 import { nicCompletion } from '../../../gen/nic/completion.ts';
-import { QpCtx } from '../../../gen/nic/ctx.ts';
 import { CQE_BYTES, CQE_STATUS, QP_STATE } from '../../../gen/nic/regmap.ts';
 import { AxiRam, burstBytes, ClockPhases, watchChannel, type AxiBurst } from '../../bfm/index.ts';
 import { runTest, type TestBench } from '../../core/index.ts';
@@ -17,6 +16,7 @@ import { HostMemory } from '../../model/host-memory.ts';
 import { design as dslDesign } from '../../design.ts';
 import { hex } from './support/hex.ts';
 import { StructSource } from './stage-streams.ts';
+import { emptyQpCtx } from './qp-ctx.ts';
 
 const NUM_QP = 4;
 const SLVERR = 2;
@@ -67,7 +67,7 @@ async function runCompletion(dut: Dut, tb: TestBench, dataWidth: number, sc: Sce
   let stalledFull = 0;
   const publish = (): void => {
     dut.qp_ctx.value = Array.from({ length: NUM_QP }, (_, q) => ({
-      ...Object.fromEntries(QpCtx.fields.map(f => [f.name, 0])), state: QP_STATE.RTS, cqBase: base[q]!, cqSizeLog2: sizeLog2[q]!, cqCi: ci[q]!,
+      ...emptyQpCtx(), state: QP_STATE.RTS, cqBase: base[q]!, cqSizeLog2: sizeLog2[q]!, cqCi: ci[q]!,
     })) as never;
   };
   publish();

@@ -15,7 +15,6 @@
 
 import { describe, expect, it } from 'vitest';
 import { emitToDir, iverilogCompile, verilatorLint, yosysSynth } from '../../../gen/lib/lint-helper.ts';
-import { QpCtx } from '../../../gen/nic/ctx.ts';
 import { CQE_STATUS, MAX_SGE, QP_STATE, WQE_FLAG, WQE_OPCODE } from '../../../gen/nic/regmap.ts';
 import { nicReqTx } from '../../../gen/nic/req-tx.ts';
 import { PARK } from '../../../gen/nic/qp-transport.ts';
@@ -27,6 +26,7 @@ import { design } from '../../design.ts';
 import { reqTxModel, type DmaCmd, type PktCmd, type ReadCtxV, type ReqEntryV, type TxCfg, type TxQp } from '../../model/req-tx.ts';
 import type { DecodedWqe } from '../../model/wqe-fetch.ts';
 import { PulseMonitor, StructSink, StructSource, type StructOutPorts } from './stage-streams.ts';
+import { emptyQpCtx } from './qp-ctx.ts';
 
 const NUM_QP = 4;
 /** An lkey the DMA emulator rejects (BAD_KEY), as the TLB would a stale one. */
@@ -160,7 +160,7 @@ async function runReqTx(dut: Dut, tb: TestBench, sc: Scenario): Promise<{ got: O
   const cfg: TxCfg = { mac: r.bigint(48), ipAddr: r.u32(), ttl: r.int(1, 255), dscp: r.int(0, 63) };
   const live = qps.map(q => ({ ...q }));
   const publish = (): void => {
-    dut.qp_ctx.value = live.map(q => ({ ...Object.fromEntries(QpCtx.fields.map(f => [f.name, 0])), ...q })) as never;
+    dut.qp_ctx.value = live.map(q => ({ ...emptyQpCtx(), ...q })) as never;
   };
   publish();
   dut.cfg.value = { config: 1, mac: cfg.mac, ipAddr: cfg.ipAddr, ipCfg: cfg.ttl | (cfg.dscp << 8), irqMod: 0 } as never;

@@ -10,7 +10,6 @@
 // The 4-QP behaviour (statuses, 4 KiB splits, rewinds, AR timing) is in wqe-fetch.test.ts.
 
 import { describe, expect, it } from 'vitest';
-import { QpCtx } from '../../../gen/nic/ctx.ts';
 import { CQE_STATUS, MAX_SGE, QP_STATE, WQE_BYTES } from '../../../gen/nic/regmap.ts';
 import { nicWqeFetch } from '../../../gen/nic/wqe-fetch.ts';
 import { AxiRam, ClockPhases, watchChannel } from '../../bfm/index.ts';
@@ -20,6 +19,7 @@ import { encodeWqe, normaliseWqe, randomWqe, type DecodedWqe } from '../../model
 import { design as dslDesign } from '../../design.ts';
 import { readMasterPorts } from './axi-halves.ts';
 import { StructSink } from './stage-streams.ts';
+import { emptyQpCtx } from './qp-ctx.ts';
 
 type Design = ReturnType<typeof dslDesign<Parameters<typeof nicWqeFetch.elaborate>[0] & object, NonNullable<typeof nicWqeFetch['__io']>>>;
 const designs = new Map<number, Design>();
@@ -53,7 +53,7 @@ function bench(tb: TestBench, dut: Dut, numQp: number, weights: number[], pReady
   };
   const publish = (): void => {
     dut.qp_ctx.value = r.pi.map((pi, i) => ({
-      ...Object.fromEntries(QpCtx.fields.map(f => [f.name, 0])), state: QP_STATE.RTS, sqSizeLog2: r.sizeLog2[i]!, sqBase: r.base[i]!, sqPi: pi & 0xffff,
+      ...emptyQpCtx(), state: QP_STATE.RTS, sqSizeLog2: r.sizeLog2[i]!, sqBase: r.base[i]!, sqPi: pi & 0xffff,
     })) as never;
   };
   dut.weight.value = weights;

@@ -8,7 +8,6 @@
 
 import { describe, expect, it } from 'vitest';
 import { emitToDir, iverilogCompile, verilatorLint, yosysSynth } from '../../../gen/lib/lint-helper.ts';
-import { QpCtx } from '../../../gen/nic/ctx.ts';
 import { CQE_STATUS, MAX_SGE, QP_STATE, WQE_BYTES } from '../../../gen/nic/regmap.ts';
 import { DOORBELL_TO_AR, MAX_BURST, nicWqeFetch } from '../../../gen/nic/wqe-fetch.ts';
 import { AxiRam, ClockPhases, watchChannel } from '../../bfm/index.ts';
@@ -19,6 +18,7 @@ import { burstWqes, encodeWqe, normaliseWqe, randomWqe, wqeStatus, type DecodedW
 import { design as dslDesign } from '../../design.ts';
 import { hex } from './support/hex.ts';
 import { StructSink } from './stage-streams.ts';
+import { emptyQpCtx } from './qp-ctx.ts';
 
 const NUM_QP = 4;
 /** Bytes of a WQE that can be used: header and MAX_SGE SGEs. */
@@ -72,15 +72,11 @@ function memory(tb: TestBench, dut: Dut, mem: HostMemory, busBytes: number, pBus
   return reads;
 }
 
-function emptyCtx(): Record<string, number> {
-  return Object.fromEntries(QpCtx.fields.map(f => [f.name, 0]));
-}
-
 async function runFetch(dut: Dut, tb: TestBench, dataWidth: number, sc: Scenario): Promise<Outcome> {
   const busBytes = dataWidth / 8;
   const mem = new HostMemory();
   const errorRanges = sc.errorQp === undefined ? [] : [{ lo: sc.qps[sc.errorQp]!.base, hi: sc.qps[sc.errorQp]!.base + BigInt(WQE_BYTES << sc.qps[sc.errorQp]!.sizeLog2) }];
-  const ctx = sc.qps.map(q => ({ ...emptyCtx(), state: q.state, sqSizeLog2: q.sizeLog2, sqBase: q.base }));
+  const ctx = sc.qps.map(q => ({ ...emptyQpCtx(), state: q.state, sqSizeLog2: q.sizeLog2, sqBase: q.base }));
   const pi = sc.qps.map(() => 0);
   const ci = sc.qps.map(() => 0);
   const expected = new Map<number, DecodedWqe[]>(sc.qps.map((_, i) => [i, []]));
@@ -267,7 +263,7 @@ describe('nic_wqe_fetch', () => {
         const mem = new HostMemory();
         const qps = Array.from({ length: NUM_QP }, (_, i) => ({ sizeLog2: 4, base: BigInt(0x3000_0000 + i * 0x1_0000) }));
         const pi = qps.map(() => 0);
-        const publish = (): void => { dut.qp_ctx.value = qps.map((q, i) => ({ ...emptyCtx(), state: QP_STATE.RTS, sqSizeLog2: q.sizeLog2, sqBase: q.base, sqPi: pi[i]! })) as never; };
+        const publish = (): void => { dut.qp_ctx.value = qps.map((q, i) => ({ ...emptyQpCtx(), state: QP_STATE.RTS, sqSizeLog2: q.sizeLog2, sqBase: q.base, sqPi: pi[i]! })) as never; };
         dut.weight.value = qps.map(() => 1);
         dut.m_wqe.ready.value = 0;
         publish();
@@ -346,7 +342,7 @@ describe('nic_wqe_fetch', () => {
         const qps = Array.from({ length: NUM_QP }, (_, i) => ({ base: BigInt(0x4000_0000 + i * 0x1_0000) + BigInt(tb.rng.int(0, 31) * WQE_BYTES) }));
         const pi = qps.map(() => 0);
         const ring: DecodedWqe[][] = qps.map(() => []);
-        const publish = (): void => { dut.qp_ctx.value = qps.map((q, i) => ({ ...emptyCtx(), state: QP_STATE.RTS, sqSizeLog2: sizeLog2, sqBase: q.base, sqPi: pi[i]! })) as never; };
+        const publish = (): void => { dut.qp_ctx.value = qps.map((q, i) => ({ ...emptyQpCtx(), state: QP_STATE.RTS, sqSizeLog2: sizeLog2, sqBase: q.base, sqPi: pi[i]! })) as never; };
         dut.weight.value = qps.map(() => 1);
         dut.m_wqe.ready.value = 0;
         dut.rewind.value = { valid: 0, qp: 0, ringIdx: 0 };
