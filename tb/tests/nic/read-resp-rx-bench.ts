@@ -8,7 +8,7 @@
 // next (and not within 4 cycles of its QP's rewind): what nic_req_tx does after a rewind.
 // Streams are tb/bfm models (stage-streams.ts for the struct streams), each with its checker.
 
-import { QpCtx } from '../../../gen/nic/ctx.ts';
+import { emptyQpCtx } from './qp-ctx.ts';
 import { LOCAL_QPN_BASE } from '../../../gen/nic/flow-types.ts';
 import { nicReadRespRx } from '../../../gen/nic/read-resp-rx.ts';
 import { QP_STATE } from '../../../gen/nic/regmap.ts';
@@ -106,8 +106,7 @@ export async function runBench(stim: StimOpts | ((rng: Rng) => { ctxs: ReadCtx[]
     const want = model(ctxs, events, numQp, new Set(states.flatMap((s, q) => (s === QP_STATE.ERROR || s === QP_STATE.RESET ? [q] : []))));
     const replay = `seed ${tb.seed} (replay: NICGEN_SEED=${tb.seed})`;
     console.log(`nic_read_resp_rx W=${W} ${replay}: ${ctxs.length} READs, ${events.length} events, ${want.writes.length} DMA pieces, ${want.dones.length} completions`);
-    const zero = Object.fromEntries(QpCtx.fields.map(f => [f.name, f.shape.width > 32 ? 0n : 0]));
-    dut.qp_ctx.value = states.map(state => ({ ...zero, state })) as never;
+    dut.qp_ctx.value = states.map(state => ({ ...emptyQpCtx(), state })) as never;
     dut.s_ctx.valid.value = 0; dut.s_hdr.valid.value = 0; dut.s_rewind.valid.value = 0; dut.s_payload.tvalid.value = 0; dut.s_dma_status.valid.value = 0;
     await tb.reset(2);
 

@@ -15,6 +15,7 @@ import { defineModule, Vec } from '../../../gen/hdl/index.ts';
 import { axi4 } from '../../../gen/lib/interfaces.ts';
 import { stream } from '../../../gen/lib/interfaces.ts';
 import { QpCtx } from '../../../gen/nic/ctx.ts';
+import { emptyQpCtx } from './qp-ctx.ts';
 import { nicDmaWrite } from '../../../gen/nic/dma-write.ts';
 import { ackInStruct, LOCAL_QPN_BASE } from '../../../gen/nic/flow-types.ts';
 import { nicReadRespRx } from '../../../gen/nic/read-resp-rx.ts';
@@ -216,8 +217,7 @@ export async function runLanding(o: LandingOptions): Promise<LandingResult> {
     }));
     const frames = ctxs.flatMap((c, r) => responseFrames(r, c.firstPsn, o, rng));
 
-    const zero = Object.fromEntries(QpCtx.fields.map(f => [f.name, f.shape.width > 32 ? 0n : 0]));
-    dut.qp_ctx.value = Array.from({ length: NUM_QP }, () => ({ ...zero, state: QP_STATE.RTS })) as never;
+    dut.qp_ctx.value = Array.from({ length: NUM_QP }, () => ({ ...emptyQpCtx(), state: QP_STATE.RTS })) as never;
     dut.m_ack.ready.value = 1; dut.s_hdr.valid.value = 0; dut.s_payload.tvalid.value = 0; dut.s_ctx.valid.value = 0;
     await tb.reset(2);
 

@@ -10,7 +10,7 @@
 import { describe, expect, it } from 'vitest';
 import { emitToDir, iverilogCompile, verilatorLint, yosysSynth } from '../../../gen/lib/lint-helper.ts';
 import { nicReadRespRx } from '../../../gen/nic/read-resp-rx.ts';
-import { QpCtx } from '../../../gen/nic/ctx.ts';
+import { emptyQpCtx } from './qp-ctx.ts';
 import { LOCAL_QPN_BASE } from '../../../gen/nic/flow-types.ts';
 import { nicTop } from '../../../gen/nic/nic-top.ts';
 import { READ_RESP } from '../../../gen/nic/read-types.ts';
@@ -155,8 +155,7 @@ describe('nic_read_resp_rx', () => {
 
   it('keeps at most readsPerQp contexts per QP (3, below its FIFO depth of 4) until a READ ends', async () => {
     await runTest(design(nicReadRespRx, { numQp: 2, readsPerQp: 3 }), async (dut, tb) => {
-      const zero = Object.fromEntries(QpCtx.fields.map(f => [f.name, f.shape.width > 32 ? 0n : 0]));
-      dut.qp_ctx.value = [0, 1].map(() => ({ ...zero, state: QP_STATE.RTS })) as never;
+      dut.qp_ctx.value = [0, 1].map(() => ({ ...emptyQpCtx(), state: QP_STATE.RTS })) as never;
       dut.s_hdr.valid.value = 0; dut.s_rewind.valid.value = 0; dut.s_payload.tvalid.value = 0; dut.s_dma_status.valid.value = 0;
       dut.m_done.ready.value = 1; dut.m_dma_cmd.ready.value = 1; dut.m_payload.tready.value = 1; dut.m_ack.ready.value = 1;
       await tb.reset(2);

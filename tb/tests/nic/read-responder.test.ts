@@ -10,7 +10,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { emitToDir, iverilogCompile, verilatorLint, yosysSynth } from '../../../gen/lib/lint-helper.ts';
-import { QpCtx } from '../../../gen/nic/ctx.ts';
+import { emptyQpCtx } from './qp-ctx.ts';
 import { nicReadResponder } from '../../../gen/nic/read-responder.ts';
 import { QP_STATE } from '../../../gen/nic/regmap.ts';
 import { XLATE_ACCESS, XLATE_STATUS } from '../../../gen/nic/types.ts';
@@ -135,8 +135,7 @@ async function run(o: { n: number; maxLen: number; pBad: number; qps: number; pI
     const want = model(world, reqs);
     console.log(`nic_read_responder seed=${tb.seed}: ${reqs.length} requests, ${want.pkts.length} packet commands, errors on QPs [${want.errs}]`);
     const ctx = world.qps.map(s => ({ state: s.state }));
-    const zero = Object.fromEntries(QpCtx.fields.map(f => [f.name, f.shape.width > 32 ? 0n : 0]));
-    dut.qp_ctx.value = world.qps.map((s, q) => ({ ...zero, state: ctx[q]!.state, pmtu: s.pmtu, pd: s.pd, destQpn: s.destQpn, destMac: s.destMac, destIp: s.destIp, udpSport: s.udpSport })) as never;
+    dut.qp_ctx.value = world.qps.map((s, q) => ({ ...emptyQpCtx(), state: ctx[q]!.state, pmtu: s.pmtu, pd: s.pd, destQpn: s.destQpn, destMac: s.destMac, destIp: s.destIp, udpSport: s.udpSport })) as never;
     dut.cfg.value = CFG as never;
     dut.s_req.valid.value = 0;
     dut.s_dma_status.valid.value = 0;

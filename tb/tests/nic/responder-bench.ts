@@ -8,7 +8,7 @@ import { AxiStreamSink, AxiStreamSource, ClockPhases } from '../../bfm/index.ts'
 import { runTest, type TestBench } from '../../core/index.ts';
 import type { Rng } from '../../core/rng.ts';
 import { design } from '../../design.ts';
-import { QpCtx } from '../../../gen/nic/ctx.ts';
+import { emptyQpCtx } from './qp-ctx.ts';
 import { AETH } from '../../../gen/nic/flow-types.ts';
 import { responder } from '../../../gen/nic/responder.ts';
 import { DmaStandIn, RegsStandIn, RoomStandIn, TlbStandIn, type CtxModel, type ReadReqV } from './responder-standins.ts';
@@ -73,10 +73,9 @@ export async function runBench(dataWidth: number, setup: (rng: Rng) => { world: 
     const exp = model.exp;
 
     const ctx: CtxModel[] = world.qps.map(s => ({ state: s.state, expPsn: s.expPsn, msn: s.msn }));
-    const zero = Object.fromEntries(QpCtx.fields.map(f => [f.name, f.shape.width > 32 ? 0n : 0]));
     const publish = (): void => {
       dut.qp_ctx.value = world.qps.map((s, q) => ({
-        ...zero, state: ctx[q]!.state, expPsn: ctx[q]!.expPsn, msn: ctx[q]!.msn, pmtu: s.pmtu, pd: s.pd,
+        ...emptyQpCtx(), state: ctx[q]!.state, expPsn: ctx[q]!.expPsn, msn: ctx[q]!.msn, pmtu: s.pmtu, pd: s.pd,
         destQpn: s.destQpn, destMac: s.destMac, destIp: s.destIp, udpSport: s.udpSport,
       })) as never;
     };
