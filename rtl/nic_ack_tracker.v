@@ -846,109 +846,109 @@ assign qp_error = {qp_error_qp_reg, qp_error_valid_reg};
 // gen/nic/ack-tracker.ts:335:11
 assign fetch_rewind = {(rewind_fire ? rewind_data_reg[17:2] : s_park[18:3]), (rewind_fire ? rewind_data_reg[1:0] : s_park[2:1]), (rewind_fire || s_park[0])};
 
-// gen/nic/ack-tracker.ts:360:24
+// gen/nic/ack-tracker.ts:363:24
 assign qp0_rd_early_hit = (((push && (s_req_data[1:0] == 2'b00)) && req_ok) && req_is_read) && ((qp_tp_reg[164] && (qp_tp_reg[126:103] == s_req_data[153:130])) || (((((s_read_done_valid && (s_read_done_data[1:0] == 2'b00)) && done_ok) && !done_ack) && (!qp_tp_reg[10] || (!binary_86[23] && (s_read_done_data[89:66] != qp_tp_reg[34:11])))) && (s_read_done_data[89:66] == s_req_data[153:130])));
 
-// gen/nic/ack-tracker.ts:362:21
+// gen/nic/ack-tracker.ts:365:21
 assign qp0_acked_next = qp0_rd_early_hit ? s_req_data[153:130] : ((((s_ack_valid && (s_ack_data[1:0] == 2'b00)) && ack_moves) && !(((s_read_done_valid && (s_read_done_data[1:0] == 2'b00)) && done_ack) && (!binary_87[23] && (s_read_done_data[89:66] != ack_new_acked)))) ? ack_new_acked : (((s_read_done_valid && (s_read_done_data[1:0] == 2'b00)) && done_ack) ? s_read_done_data[89:66] : ((((push && (s_req_data[1:0] == 2'b00)) && req_ok) && req_all_acked) ? (s_req_data[129:106] - 24'd1) : qp_tp_reg[58:35])));
 
-// gen/nic/ack-tracker.ts:363:24
+// gen/nic/ack-tracker.ts:366:24
 assign qp0_last_sent_next = ((push && (s_req_data[1:0] == 2'b00)) && req_ok) ? s_req_data[153:130] : ((rewind_fire && (rewind_data_reg[1:0] == 2'b00)) ? qp0_acked_next : qp_tp_reg[34:11]);
 
-// gen/nic/ack-tracker.ts:365:31
+// gen/nic/ack-tracker.ts:368:31
 assign qp0_outstanding_next = (qp_tp_reg[10] || ((push && (s_req_data[1:0] == 2'b00)) && req_ok)) && (qp0_acked_next != qp0_last_sent_next);
 
-// gen/nic/ack-tracker.ts:367:24
+// gen/nic/ack-tracker.ts:370:24
 assign qp0_progress = ((s_ack_valid && (s_ack_data[1:0] == 2'b00)) && ack_take) || ((s_read_done_valid && (s_read_done_data[1:0] == 2'b00)) && done_ack);
 
-// gen/nic/ack-tracker.ts:394:25
+// gen/nic/ack-tracker.ts:397:25
 assign qp0_retry_pend_next = !(qp_ctx[2:0] == 3'd3) ? 1'b0 : ((((((s_ack_valid && (s_ack_data[1:0] == 2'b00)) && seq_retry) && !seq_retry_exceeded) || (((scan_reg == 2'b00) && ack_timeout_fire) && !timeout_retry_exceeded)) || (((scan_reg == 2'b00) && timer_fire) && part_88[174])) ? 1'd1 : (((rewind_fire && (rewind_data_reg[1:0] == 2'b00)) || (((retire && (sel_qp_reg == 2'b00)) ? (qp_tp_reg[4:0] + 5'd1) : qp_tp_reg[4:0]) == ((push && (s_req_data[1:0] == 2'b00)) ? (qp_tp_reg[9:5] + 5'd1) : ((rewind_fire && (rewind_data_reg[1:0] == 2'b00)) ? qp_tp_reg[4:0] : qp_tp_reg[9:5])))) ? 1'b0 : qp_tp_reg[172]));
 
-// gen/nic/ack-tracker.ts:402:23
+// gen/nic/ack-tracker.ts:405:23
 assign qp0_tm_armed_next = ((((scan_reg == 2'b00) && timer_fire) || (rewind_fire && (rewind_data_reg[1:0] == 2'b00))) || !(qp_ctx[2:0] == 3'd3)) ? 1'b0 : ((((s_ack_valid && (s_ack_data[1:0] == 2'b00)) && rnr_retry) && !rnr_retry_exceeded) ? 1'd1 : ((qp_tp_reg[173] && qp_tp_reg[174]) ? 1'd1 : (((qp_ctx[187:183] != 5'd0) && qp0_outstanding_next) && !qp0_retry_pend_next)));
 
-// gen/nic/ack-tracker.ts:407:20
+// gen/nic/ack-tracker.ts:410:20
 assign qp0_wake = !(qp_ctx[2:0] == 3'd3) || ((qp_tp_reg[249:248] == 2'd1) ? (qp_tp_reg[102:98] == 5'd0) : ((qp_tp_reg[249:248] == 2'd2) ? ctx_room[0] : ((qp_tp_reg[249:248] == 2'd3) ? ((qp_tp_reg[9:5] - qp_tp_reg[4:0]) != 5'd16) : 1'd1)));
 
-// gen/nic/ack-tracker.ts:360:24
+// gen/nic/ack-tracker.ts:363:24
 assign qp1_rd_early_hit = (((push && (s_req_data[1:0] == 2'd1)) && req_ok) && req_is_read) && ((qp_tp_reg[414] && (qp_tp_reg[376:353] == s_req_data[153:130])) || (((((s_read_done_valid && (s_read_done_data[1:0] == 2'd1)) && done_ok) && !done_ack) && (!qp_tp_reg[260] || (!binary_89[23] && (s_read_done_data[89:66] != qp_tp_reg[284:261])))) && (s_read_done_data[89:66] == s_req_data[153:130])));
 
-// gen/nic/ack-tracker.ts:362:21
+// gen/nic/ack-tracker.ts:365:21
 assign qp1_acked_next = qp1_rd_early_hit ? s_req_data[153:130] : ((((s_ack_valid && (s_ack_data[1:0] == 2'd1)) && ack_moves) && !(((s_read_done_valid && (s_read_done_data[1:0] == 2'd1)) && done_ack) && (!binary_90[23] && (s_read_done_data[89:66] != ack_new_acked)))) ? ack_new_acked : (((s_read_done_valid && (s_read_done_data[1:0] == 2'd1)) && done_ack) ? s_read_done_data[89:66] : ((((push && (s_req_data[1:0] == 2'd1)) && req_ok) && req_all_acked) ? (s_req_data[129:106] - 24'd1) : qp_tp_reg[308:285])));
 
-// gen/nic/ack-tracker.ts:363:24
+// gen/nic/ack-tracker.ts:366:24
 assign qp1_last_sent_next = ((push && (s_req_data[1:0] == 2'd1)) && req_ok) ? s_req_data[153:130] : ((rewind_fire && (rewind_data_reg[1:0] == 2'd1)) ? qp1_acked_next : qp_tp_reg[284:261]);
 
-// gen/nic/ack-tracker.ts:365:31
+// gen/nic/ack-tracker.ts:368:31
 assign qp1_outstanding_next = (qp_tp_reg[260] || ((push && (s_req_data[1:0] == 2'd1)) && req_ok)) && (qp1_acked_next != qp1_last_sent_next);
 
-// gen/nic/ack-tracker.ts:367:24
+// gen/nic/ack-tracker.ts:370:24
 assign qp1_progress = ((s_ack_valid && (s_ack_data[1:0] == 2'd1)) && ack_take) || ((s_read_done_valid && (s_read_done_data[1:0] == 2'd1)) && done_ack);
 
-// gen/nic/ack-tracker.ts:394:25
+// gen/nic/ack-tracker.ts:397:25
 assign qp1_retry_pend_next = !(qp_ctx[433:431] == 3'd3) ? 1'b0 : ((((((s_ack_valid && (s_ack_data[1:0] == 2'd1)) && seq_retry) && !seq_retry_exceeded) || (((scan_reg == 2'd1) && ack_timeout_fire) && !timeout_retry_exceeded)) || (((scan_reg == 2'd1) && timer_fire) && part_91[174])) ? 1'd1 : (((rewind_fire && (rewind_data_reg[1:0] == 2'd1)) || (((retire && (sel_qp_reg == 2'd1)) ? (qp_tp_reg[254:250] + 5'd1) : qp_tp_reg[254:250]) == ((push && (s_req_data[1:0] == 2'd1)) ? (qp_tp_reg[259:255] + 5'd1) : ((rewind_fire && (rewind_data_reg[1:0] == 2'd1)) ? qp_tp_reg[254:250] : qp_tp_reg[259:255])))) ? 1'b0 : qp_tp_reg[422]));
 
-// gen/nic/ack-tracker.ts:402:23
+// gen/nic/ack-tracker.ts:405:23
 assign qp1_tm_armed_next = ((((scan_reg == 2'd1) && timer_fire) || (rewind_fire && (rewind_data_reg[1:0] == 2'd1))) || !(qp_ctx[433:431] == 3'd3)) ? 1'b0 : ((((s_ack_valid && (s_ack_data[1:0] == 2'd1)) && rnr_retry) && !rnr_retry_exceeded) ? 1'd1 : ((qp_tp_reg[423] && qp_tp_reg[424]) ? 1'd1 : (((qp_ctx[618:614] != 5'd0) && qp1_outstanding_next) && !qp1_retry_pend_next)));
 
-// gen/nic/ack-tracker.ts:407:20
+// gen/nic/ack-tracker.ts:410:20
 assign qp1_wake = !(qp_ctx[433:431] == 3'd3) || ((qp_tp_reg[499:498] == 2'd1) ? (qp_tp_reg[352:348] == 5'd0) : ((qp_tp_reg[499:498] == 2'd2) ? ctx_room[1] : ((qp_tp_reg[499:498] == 2'd3) ? ((qp_tp_reg[259:255] - qp_tp_reg[254:250]) != 5'd16) : 1'd1)));
 
-// gen/nic/ack-tracker.ts:360:24
+// gen/nic/ack-tracker.ts:363:24
 assign qp2_rd_early_hit = (((push && (s_req_data[1:0] == 2'd2)) && req_ok) && req_is_read) && ((qp_tp_reg[664] && (qp_tp_reg[626:603] == s_req_data[153:130])) || (((((s_read_done_valid && (s_read_done_data[1:0] == 2'd2)) && done_ok) && !done_ack) && (!qp_tp_reg[510] || (!binary_92[23] && (s_read_done_data[89:66] != qp_tp_reg[534:511])))) && (s_read_done_data[89:66] == s_req_data[153:130])));
 
-// gen/nic/ack-tracker.ts:362:21
+// gen/nic/ack-tracker.ts:365:21
 assign qp2_acked_next = qp2_rd_early_hit ? s_req_data[153:130] : ((((s_ack_valid && (s_ack_data[1:0] == 2'd2)) && ack_moves) && !(((s_read_done_valid && (s_read_done_data[1:0] == 2'd2)) && done_ack) && (!binary_93[23] && (s_read_done_data[89:66] != ack_new_acked)))) ? ack_new_acked : (((s_read_done_valid && (s_read_done_data[1:0] == 2'd2)) && done_ack) ? s_read_done_data[89:66] : ((((push && (s_req_data[1:0] == 2'd2)) && req_ok) && req_all_acked) ? (s_req_data[129:106] - 24'd1) : qp_tp_reg[558:535])));
 
-// gen/nic/ack-tracker.ts:363:24
+// gen/nic/ack-tracker.ts:366:24
 assign qp2_last_sent_next = ((push && (s_req_data[1:0] == 2'd2)) && req_ok) ? s_req_data[153:130] : ((rewind_fire && (rewind_data_reg[1:0] == 2'd2)) ? qp2_acked_next : qp_tp_reg[534:511]);
 
-// gen/nic/ack-tracker.ts:365:31
+// gen/nic/ack-tracker.ts:368:31
 assign qp2_outstanding_next = (qp_tp_reg[510] || ((push && (s_req_data[1:0] == 2'd2)) && req_ok)) && (qp2_acked_next != qp2_last_sent_next);
 
-// gen/nic/ack-tracker.ts:367:24
+// gen/nic/ack-tracker.ts:370:24
 assign qp2_progress = ((s_ack_valid && (s_ack_data[1:0] == 2'd2)) && ack_take) || ((s_read_done_valid && (s_read_done_data[1:0] == 2'd2)) && done_ack);
 
-// gen/nic/ack-tracker.ts:394:25
+// gen/nic/ack-tracker.ts:397:25
 assign qp2_retry_pend_next = !(qp_ctx[864:862] == 3'd3) ? 1'b0 : ((((((s_ack_valid && (s_ack_data[1:0] == 2'd2)) && seq_retry) && !seq_retry_exceeded) || (((scan_reg == 2'd2) && ack_timeout_fire) && !timeout_retry_exceeded)) || (((scan_reg == 2'd2) && timer_fire) && part_94[174])) ? 1'd1 : (((rewind_fire && (rewind_data_reg[1:0] == 2'd2)) || (((retire && (sel_qp_reg == 2'd2)) ? (qp_tp_reg[504:500] + 5'd1) : qp_tp_reg[504:500]) == ((push && (s_req_data[1:0] == 2'd2)) ? (qp_tp_reg[509:505] + 5'd1) : ((rewind_fire && (rewind_data_reg[1:0] == 2'd2)) ? qp_tp_reg[504:500] : qp_tp_reg[509:505])))) ? 1'b0 : qp_tp_reg[672]));
 
-// gen/nic/ack-tracker.ts:402:23
+// gen/nic/ack-tracker.ts:405:23
 assign qp2_tm_armed_next = ((((scan_reg == 2'd2) && timer_fire) || (rewind_fire && (rewind_data_reg[1:0] == 2'd2))) || !(qp_ctx[864:862] == 3'd3)) ? 1'b0 : ((((s_ack_valid && (s_ack_data[1:0] == 2'd2)) && rnr_retry) && !rnr_retry_exceeded) ? 1'd1 : ((qp_tp_reg[673] && qp_tp_reg[674]) ? 1'd1 : (((qp_ctx[1049:1045] != 5'd0) && qp2_outstanding_next) && !qp2_retry_pend_next)));
 
-// gen/nic/ack-tracker.ts:407:20
+// gen/nic/ack-tracker.ts:410:20
 assign qp2_wake = !(qp_ctx[864:862] == 3'd3) || ((qp_tp_reg[749:748] == 2'd1) ? (qp_tp_reg[602:598] == 5'd0) : ((qp_tp_reg[749:748] == 2'd2) ? ctx_room[2] : ((qp_tp_reg[749:748] == 2'd3) ? ((qp_tp_reg[509:505] - qp_tp_reg[504:500]) != 5'd16) : 1'd1)));
 
-// gen/nic/ack-tracker.ts:360:24
+// gen/nic/ack-tracker.ts:363:24
 assign qp3_rd_early_hit = (((push && (s_req_data[1:0] == 2'd3)) && req_ok) && req_is_read) && ((qp_tp_reg[914] && (qp_tp_reg[876:853] == s_req_data[153:130])) || (((((s_read_done_valid && (s_read_done_data[1:0] == 2'd3)) && done_ok) && !done_ack) && (!qp_tp_reg[760] || (!binary_95[23] && (s_read_done_data[89:66] != qp_tp_reg[784:761])))) && (s_read_done_data[89:66] == s_req_data[153:130])));
 
-// gen/nic/ack-tracker.ts:362:21
+// gen/nic/ack-tracker.ts:365:21
 assign qp3_acked_next = qp3_rd_early_hit ? s_req_data[153:130] : ((((s_ack_valid && (s_ack_data[1:0] == 2'd3)) && ack_moves) && !(((s_read_done_valid && (s_read_done_data[1:0] == 2'd3)) && done_ack) && (!binary_96[23] && (s_read_done_data[89:66] != ack_new_acked)))) ? ack_new_acked : (((s_read_done_valid && (s_read_done_data[1:0] == 2'd3)) && done_ack) ? s_read_done_data[89:66] : ((((push && (s_req_data[1:0] == 2'd3)) && req_ok) && req_all_acked) ? (s_req_data[129:106] - 24'd1) : qp_tp_reg[808:785])));
 
-// gen/nic/ack-tracker.ts:363:24
+// gen/nic/ack-tracker.ts:366:24
 assign qp3_last_sent_next = ((push && (s_req_data[1:0] == 2'd3)) && req_ok) ? s_req_data[153:130] : ((rewind_fire && (rewind_data_reg[1:0] == 2'd3)) ? qp3_acked_next : qp_tp_reg[784:761]);
 
-// gen/nic/ack-tracker.ts:365:31
+// gen/nic/ack-tracker.ts:368:31
 assign qp3_outstanding_next = (qp_tp_reg[760] || ((push && (s_req_data[1:0] == 2'd3)) && req_ok)) && (qp3_acked_next != qp3_last_sent_next);
 
-// gen/nic/ack-tracker.ts:367:24
+// gen/nic/ack-tracker.ts:370:24
 assign qp3_progress = ((s_ack_valid && (s_ack_data[1:0] == 2'd3)) && ack_take) || ((s_read_done_valid && (s_read_done_data[1:0] == 2'd3)) && done_ack);
 
-// gen/nic/ack-tracker.ts:394:25
+// gen/nic/ack-tracker.ts:397:25
 assign qp3_retry_pend_next = !(qp_ctx[1295:1293] == 3'd3) ? 1'b0 : ((((((s_ack_valid && (s_ack_data[1:0] == 2'd3)) && seq_retry) && !seq_retry_exceeded) || (((scan_reg == 2'd3) && ack_timeout_fire) && !timeout_retry_exceeded)) || (((scan_reg == 2'd3) && timer_fire) && part_97[174])) ? 1'd1 : (((rewind_fire && (rewind_data_reg[1:0] == 2'd3)) || (((retire && (sel_qp_reg == 2'd3)) ? (qp_tp_reg[754:750] + 5'd1) : qp_tp_reg[754:750]) == ((push && (s_req_data[1:0] == 2'd3)) ? (qp_tp_reg[759:755] + 5'd1) : ((rewind_fire && (rewind_data_reg[1:0] == 2'd3)) ? qp_tp_reg[754:750] : qp_tp_reg[759:755])))) ? 1'b0 : qp_tp_reg[922]));
 
-// gen/nic/ack-tracker.ts:402:23
+// gen/nic/ack-tracker.ts:405:23
 assign qp3_tm_armed_next = ((((scan_reg == 2'd3) && timer_fire) || (rewind_fire && (rewind_data_reg[1:0] == 2'd3))) || !(qp_ctx[1295:1293] == 3'd3)) ? 1'b0 : ((((s_ack_valid && (s_ack_data[1:0] == 2'd3)) && rnr_retry) && !rnr_retry_exceeded) ? 1'd1 : ((qp_tp_reg[923] && qp_tp_reg[924]) ? 1'd1 : (((qp_ctx[1480:1476] != 5'd0) && qp3_outstanding_next) && !qp3_retry_pend_next)));
 
-// gen/nic/ack-tracker.ts:407:20
+// gen/nic/ack-tracker.ts:410:20
 assign qp3_wake = !(qp_ctx[1295:1293] == 3'd3) || ((qp_tp_reg[999:998] == 2'd1) ? (qp_tp_reg[852:848] == 5'd0) : ((qp_tp_reg[999:998] == 2'd2) ? ctx_room[3] : ((qp_tp_reg[999:998] == 2'd3) ? ((qp_tp_reg[759:755] - qp_tp_reg[754:750]) != 5'd16) : 1'd1)));
 
-// gen/nic/ack-tracker.ts:440:12
+// gen/nic/ack-tracker.ts:443:12
 assign read_busy = {(qp_tp_reg[852:848] != 5'd0), (qp_tp_reg[602:598] != 5'd0), (qp_tp_reg[352:348] != 5'd0), (qp_tp_reg[102:98] != 5'd0)};
 
-// gen/nic/ack-tracker.ts:441:8
+// gen/nic/ack-tracker.ts:444:8
 assign tx_hold = {((qp_tp_reg[999:998] != 2'b00) && !qp3_wake), ((qp_tp_reg[749:748] != 2'b00) && !qp2_wake), ((qp_tp_reg[499:498] != 2'b00) && !qp1_wake), ((qp_tp_reg[249:248] != 2'b00) && !qp0_wake)};
 
-// gen/nic/ack-tracker.ts:445:6
+// gen/nic/ack-tracker.ts:448:6
 assign tp = {((part_99[9:5] - part_98[4:0]) != 5'd16), part_100[83:60], part_101[59], part_102[247:224], part_103[223], part_104[222:207]};
 
 // gen/nic/ack-tracker.ts:135:7
@@ -1127,6 +1127,10 @@ always @(posedge clk) begin
     if (!rst) begin
         if (!(!(rewind_fire && s_park[0]))) begin
             $display("%m: assertion failed at gen/nic/ack-tracker.ts:338:5: a park and a rewind in the same cycle (nic_req_tx takes a rewind only when it parks nothing) [rewind_fire=%0h s_park=%0h]", rewind_fire, s_park);
+            $stop;
+        end
+        if (!(!((push && rewind_fire) && (s_req_data[1:0] == rewind_data_reg[1:0])))) begin
+            $display("%m: assertion failed at gen/nic/ack-tracker.ts:341:5: a post and a rewind of the same QP in the same cycle (nic_req_tx takes a rewind only between the QP's WQEs) [push=%0h rewind_fire=%0h rewind_data_reg=%0h]", push, rewind_fire, rewind_data_reg);
             $stop;
         end
     end

@@ -336,6 +336,9 @@ export const nicAckTracker = defineModule('nic_ack_tracker', { numQp: 4, depth: 
     valid: rwFire.lor(sPark.field('valid')), qp: mux(rwFire, rwQp, sPark.field('qp')), ringIdx: mux(rwFire, rwData.field('ringIdx'), sPark.field('ringIdx')),
   }));
   m.assert(rwFire.land(sPark.field('valid')).lnot(), 'a park and a rewind in the same cycle (nic_req_tx takes a rewind only when it parks nothing)');
+  // A post and a rewind of one QP in one cycle: the post's tail + 1 would win over the rewind's
+  // tail := head (the record below), keeping an entry the rewind meant to drop.
+  m.assert(push.land(rwFire).land(rq.eq(rwQp)).lnot(), 'a post and a rewind of the same QP in the same cycle (nic_req_tx takes a rewind only between the QP\'s WQEs)');
 
   // ---- the next record of every QP ------------------------------------------------------------
   const holdBits: Value[] = [];
