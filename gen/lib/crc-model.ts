@@ -39,6 +39,22 @@ export function reflectBits(x: bigint, width: number): bigint {
   return r;
 }
 
+/** Each byte value with its 8 bits reversed. */
+const REFLECTED_BYTE = Uint8Array.from({ length: 256 }, (_, b) => Number(reflectBits(BigInt(b), 8)));
+
+/** `CrcModel.update`'s table step for widths 8..32 in 32-bit numbers: the same register (MSB
+ *  first, unreflected), the same table, the same order; `>>> 0` keeps the register unsigned. */
+function updateTable32(table: Uint32Array, width: number, reflectIn: boolean, state: number, data: ArrayLike<number>): number {
+  const shift = width - 8;
+  const keep = width === 32 ? 0xffff_ffff : (1 << width) - 1;
+  let reg = state >>> 0;
+  for (let i = 0; i < data.length; i++) {
+    const byte = reflectIn ? REFLECTED_BYTE[data[i]! & 0xff]! : data[i]! & 0xff;
+    reg = (((reg << 8) & keep) ^ table[((reg >>> shift) ^ byte) & 0xff]!) >>> 0;
+  }
+  return reg;
+}
+
 /** Parity (XOR of all bits) of a non-negative bigint. */
 export function parity(x: bigint): number {
   let p = 0n;
@@ -78,6 +94,10 @@ export class CrcModel {
   /** Register after shifting in one byte from a zero register (MSB-first table), width >= 8. */
   readonly #table: bigint[] | null;
   readonly #matrixCache = new Map<string, { state: bigint[]; data: bigint[] }>();
+  /** The same table as 32-bit numbers, for widths 8..32 (update's fast path): the testbench
+   *  checks the ICRC of every frame it sees, and bigint steps per byte cost it ~8 % of a
+   *  two-NIC run's CPU (docs/bench.md). */
+  readonly #table32: Uint32Array | null;
 
   constructor(params: CrcParams) {
     const { width, polynomial, initial, xorOut, name } = params;
@@ -90,6 +110,7 @@ export class CrcModel {
     this.#mask = mask(width);
     this.#top = 1n << BigInt(width - 1);
     this.#table = width >= 8 ? Array.from({ length: 256 }, (_, b) => this.#shiftBits(BigInt(b) << BigInt(width - 8), 8)) : null;
+    this.#table32 = this.#table && width <= 32 ? Uint32Array.from(this.#table, Number) : null;
   }
 
   get width(): number { return this.params.width; }
@@ -108,6 +129,7 @@ export class CrcModel {
    *  every other method (and the hardware) is derived from. */
   update(state: CrcState, data: ArrayLike<number>): CrcState {
     const { width, reflectIn } = this.params;
+    if (this.#table32) return BigInt(updateTable32(this.#table32, width, reflectIn, Number(state), data));
     let reg = state;
     for (let i = 0; i < data.length; i++) {
       let byte = BigInt(data[i]! & 0xff);
