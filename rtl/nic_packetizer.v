@@ -28,7 +28,8 @@ module nic_packetizer (
 
 reg  hdr_valid_reg;
 reg  [575:0] hdr_bytes_reg;
-reg  [19:0] hdr_sum_reg;
+reg  [15:0] hdr_sum_x_reg;
+reg  [15:0] hdr_sum_y_reg;
 reg  [1:0] hdr_kind_reg;
 reg  [12:0] hdr_pay_len_reg;
 reg  [10:0] hdr_last_idx_reg;
@@ -40,12 +41,17 @@ wire [15:0] cmd_padded;
 wire [15:0] cmd_ip_len;
 wire [15:0] cmd_udp_len;
 wire [13:0] cmd_frame_last;
-wire [19:0] ip_sum;
+wire [68:0] ip_csa_l1;
+wire [45:0] ip_csa_l2;
+wire [31:0] ip_csa_l3;
+wire [30:0] ip_csa_l4;
+wire [29:0] ip_csa_l5;
 wire [1:0] cmd_kind;
 wire [10:0] cmd_last_idx;
 wire [7:0] cmd_last_keep;
-wire [16:0] ip_sum_fold1;
-wire [15:0] ip_sum_fold2;
+wire [16:0] ip_sum_xy;
+wire [15:0] ip_sum_xy1;
+wire [15:0] ip_sum_fold;
 wire [15:0] ip_checksum;
 wire [591:0] hdr_full;
 reg  in_body_reg;
@@ -83,140 +89,159 @@ wire fire;
 wire release_hdr;
 wire take_cmd;
 wire pay_take;
+// intermediate of gen/nic/packetizer.ts:149:60: only bits [16:1] are used
+/* verilator lint_off UNUSEDSIGNAL */
+wire [16:0] binary_0 = ({hdr_sum_x_reg, 1'd1} + {hdr_sum_y_reg, 1'd1});
+/* verilator lint_on UNUSEDSIGNAL */
 
-// gen/nic/packetizer.ts:87:17
+// gen/nic/packetizer.ts:95:17
 assign cmd_pad = 2'b00 - s_cmd_data[58:57];
 
-// gen/nic/packetizer.ts:88:20
+// gen/nic/packetizer.ts:96:20
 assign cmd_ext_len = {s_cmd_data[70], 1'b0, s_cmd_data[199], 2'b00};
 
-// gen/nic/packetizer.ts:91:20
+// gen/nic/packetizer.ts:99:20
 assign cmd_padded = ({3'b000, s_cmd_data[69:57]} + 16'd3) & 16'hfffc;
 
-// gen/nic/packetizer.ts:93:19
+// gen/nic/packetizer.ts:101:19
 assign cmd_ip_len = cmd_padded + (16'd44 + {11'd0, cmd_ext_len});
 
-// gen/nic/packetizer.ts:94:20
+// gen/nic/packetizer.ts:102:20
 assign cmd_udp_len = cmd_padded + (16'd24 + {11'd0, cmd_ext_len});
 
-// gen/nic/packetizer.ts:95:23
+// gen/nic/packetizer.ts:103:23
 assign cmd_frame_last = cmd_padded[13:0] + (14'd57 + {9'd0, cmd_ext_len});
 
-// gen/nic/packetizer.ts:102:17
-assign ip_sum = (((20'h853d + {12'd0, {s_cmd_data[421:416], 2'b00}}) + ({15'd0, cmd_ext_len} + {7'd0, s_cmd_data[69:57]})) + (({18'd0, cmd_pad} + {4'b0000, ip_id_reg}) + ({4'b0000, {s_cmd_data[415:408], 8'd0}} + {4'b0000, s_cmd_data[359:344]}))) + (({4'b0000, s_cmd_data[343:328]} + {4'b0000, s_cmd_data[391:376]}) + {4'b0000, s_cmd_data[375:360]});
+// gen/nic/ones-sum.ts:99:20
+assign ip_csa_l1 = {s_cmd_data[375], ((~s_cmd_data[415] ^ ip_id_reg[15]) ^ ((s_cmd_data[359] ^ s_cmd_data[343]) ^ s_cmd_data[391])), ((((s_cmd_data[414] & ip_id_reg[14]) | ((s_cmd_data[414] ^ ip_id_reg[14]) & s_cmd_data[358])) ^ ((s_cmd_data[342] & s_cmd_data[390]) | ((s_cmd_data[342] ^ s_cmd_data[390]) & s_cmd_data[374]))) ^ (((s_cmd_data[414] ^ ip_id_reg[14]) ^ s_cmd_data[358]) & ((s_cmd_data[342] ^ s_cmd_data[390]) ^ s_cmd_data[374]))), ((((s_cmd_data[413] & ip_id_reg[13]) | ((s_cmd_data[413] ^ ip_id_reg[13]) & s_cmd_data[357])) & ((s_cmd_data[341] & s_cmd_data[389]) | ((s_cmd_data[341] ^ s_cmd_data[389]) & s_cmd_data[373]))) | ((((s_cmd_data[413] & ip_id_reg[13]) | ((s_cmd_data[413] ^ ip_id_reg[13]) & s_cmd_data[357])) ^ ((s_cmd_data[341] & s_cmd_data[389]) | ((s_cmd_data[341] ^ s_cmd_data[389]) & s_cmd_data[373]))) & (((s_cmd_data[413] ^ ip_id_reg[13]) ^ s_cmd_data[357]) & ((s_cmd_data[341] ^ s_cmd_data[389]) ^ s_cmd_data[373])))), (((s_cmd_data[414] ^ ip_id_reg[14]) ^ s_cmd_data[358]) ^ ((s_cmd_data[342] ^ s_cmd_data[390]) ^ s_cmd_data[374])), ((((s_cmd_data[413] & ip_id_reg[13]) | ((s_cmd_data[413] ^ ip_id_reg[13]) & s_cmd_data[357])) ^ ((s_cmd_data[341] & s_cmd_data[389]) | ((s_cmd_data[341] ^ s_cmd_data[389]) & s_cmd_data[373]))) ^ (((s_cmd_data[413] ^ ip_id_reg[13]) ^ s_cmd_data[357]) & ((s_cmd_data[341] ^ s_cmd_data[389]) ^ s_cmd_data[373]))), ((((s_cmd_data[412] & s_cmd_data[69]) | ((s_cmd_data[412] ^ s_cmd_data[69]) & ip_id_reg[12])) & ((s_cmd_data[356] & s_cmd_data[340]) | ((s_cmd_data[356] ^ s_cmd_data[340]) & s_cmd_data[388]))) | ((((s_cmd_data[412] & s_cmd_data[69]) | ((s_cmd_data[412] ^ s_cmd_data[69]) & ip_id_reg[12])) ^ ((s_cmd_data[356] & s_cmd_data[340]) | ((s_cmd_data[356] ^ s_cmd_data[340]) & s_cmd_data[388]))) & (((s_cmd_data[412] ^ s_cmd_data[69]) ^ ip_id_reg[12]) & ((s_cmd_data[356] ^ s_cmd_data[340]) ^ s_cmd_data[388])))), (((s_cmd_data[413] ^ ip_id_reg[13]) ^ s_cmd_data[357]) ^ ((s_cmd_data[341] ^ s_cmd_data[389]) ^ s_cmd_data[373])), ((((s_cmd_data[412] & s_cmd_data[69]) | ((s_cmd_data[412] ^ s_cmd_data[69]) & ip_id_reg[12])) ^ ((s_cmd_data[356] & s_cmd_data[340]) | ((s_cmd_data[356] ^ s_cmd_data[340]) & s_cmd_data[388]))) ^ (((s_cmd_data[412] ^ s_cmd_data[69]) ^ ip_id_reg[12]) & ((s_cmd_data[356] ^ s_cmd_data[340]) ^ s_cmd_data[388]))), ((((s_cmd_data[411] & s_cmd_data[68]) | ((s_cmd_data[411] ^ s_cmd_data[68]) & ip_id_reg[11])) & ((s_cmd_data[355] & s_cmd_data[339]) | ((s_cmd_data[355] ^ s_cmd_data[339]) & s_cmd_data[387]))) | ((((s_cmd_data[411] & s_cmd_data[68]) | ((s_cmd_data[411] ^ s_cmd_data[68]) & ip_id_reg[11])) ^ ((s_cmd_data[355] & s_cmd_data[339]) | ((s_cmd_data[355] ^ s_cmd_data[339]) & s_cmd_data[387]))) & (((s_cmd_data[411] ^ s_cmd_data[68]) ^ ip_id_reg[11]) & ((s_cmd_data[355] ^ s_cmd_data[339]) ^ s_cmd_data[387])))), s_cmd_data[372], (((s_cmd_data[412] ^ s_cmd_data[69]) ^ ip_id_reg[12]) ^ ((s_cmd_data[356] ^ s_cmd_data[340]) ^ s_cmd_data[388])), ((((s_cmd_data[411] & s_cmd_data[68]) | ((s_cmd_data[411] ^ s_cmd_data[68]) & ip_id_reg[11])) ^ ((s_cmd_data[355] & s_cmd_data[339]) | ((s_cmd_data[355] ^ s_cmd_data[339]) & s_cmd_data[387]))) ^ (((s_cmd_data[411] ^ s_cmd_data[68]) ^ ip_id_reg[11]) & ((s_cmd_data[355] ^ s_cmd_data[339]) ^ s_cmd_data[387]))), (((s_cmd_data[410] | (~s_cmd_data[410] & s_cmd_data[67])) & ((ip_id_reg[10] & s_cmd_data[354]) | ((ip_id_reg[10] ^ s_cmd_data[354]) & s_cmd_data[338]))) | (((s_cmd_data[410] | (~s_cmd_data[410] & s_cmd_data[67])) ^ ((ip_id_reg[10] & s_cmd_data[354]) | ((ip_id_reg[10] ^ s_cmd_data[354]) & s_cmd_data[338]))) & ((~s_cmd_data[410] ^ s_cmd_data[67]) & ((ip_id_reg[10] ^ s_cmd_data[354]) ^ s_cmd_data[338])))), s_cmd_data[371], (((s_cmd_data[411] ^ s_cmd_data[68]) ^ ip_id_reg[11]) ^ ((s_cmd_data[355] ^ s_cmd_data[339]) ^ s_cmd_data[387])), (((s_cmd_data[410] | (~s_cmd_data[410] & s_cmd_data[67])) ^ ((ip_id_reg[10] & s_cmd_data[354]) | ((ip_id_reg[10] ^ s_cmd_data[354]) & s_cmd_data[338]))) ^ ((~s_cmd_data[410] ^ s_cmd_data[67]) & ((ip_id_reg[10] ^ s_cmd_data[354]) ^ s_cmd_data[338]))), ((((s_cmd_data[409] & s_cmd_data[66]) | ((s_cmd_data[409] ^ s_cmd_data[66]) & ip_id_reg[9])) & ((s_cmd_data[353] & s_cmd_data[337]) | ((s_cmd_data[353] ^ s_cmd_data[337]) & s_cmd_data[385]))) | ((((s_cmd_data[409] & s_cmd_data[66]) | ((s_cmd_data[409] ^ s_cmd_data[66]) & ip_id_reg[9])) ^ ((s_cmd_data[353] & s_cmd_data[337]) | ((s_cmd_data[353] ^ s_cmd_data[337]) & s_cmd_data[385]))) & (((s_cmd_data[409] ^ s_cmd_data[66]) ^ ip_id_reg[9]) & ((s_cmd_data[353] ^ s_cmd_data[337]) ^ s_cmd_data[385])))), s_cmd_data[370], s_cmd_data[386], ((~s_cmd_data[410] ^ s_cmd_data[67]) ^ ((ip_id_reg[10] ^ s_cmd_data[354]) ^ s_cmd_data[338])), ((((s_cmd_data[409] & s_cmd_data[66]) | ((s_cmd_data[409] ^ s_cmd_data[66]) & ip_id_reg[9])) ^ ((s_cmd_data[353] & s_cmd_data[337]) | ((s_cmd_data[353] ^ s_cmd_data[337]) & s_cmd_data[385]))) ^ (((s_cmd_data[409] ^ s_cmd_data[66]) ^ ip_id_reg[9]) & ((s_cmd_data[353] ^ s_cmd_data[337]) ^ s_cmd_data[385]))), (((s_cmd_data[408] | (~s_cmd_data[408] & s_cmd_data[65])) & ((ip_id_reg[8] & s_cmd_data[352]) | ((ip_id_reg[8] ^ s_cmd_data[352]) & s_cmd_data[336]))) | (((s_cmd_data[408] | (~s_cmd_data[408] & s_cmd_data[65])) ^ ((ip_id_reg[8] & s_cmd_data[352]) | ((ip_id_reg[8] ^ s_cmd_data[352]) & s_cmd_data[336]))) & ((~s_cmd_data[408] ^ s_cmd_data[65]) & ((ip_id_reg[8] ^ s_cmd_data[352]) ^ s_cmd_data[336])))), s_cmd_data[369], (((s_cmd_data[409] ^ s_cmd_data[66]) ^ ip_id_reg[9]) ^ ((s_cmd_data[353] ^ s_cmd_data[337]) ^ s_cmd_data[385])), (((s_cmd_data[408] | (~s_cmd_data[408] & s_cmd_data[65])) ^ ((ip_id_reg[8] & s_cmd_data[352]) | ((ip_id_reg[8] ^ s_cmd_data[352]) & s_cmd_data[336]))) ^ ((~s_cmd_data[408] ^ s_cmd_data[65]) & ((ip_id_reg[8] ^ s_cmd_data[352]) ^ s_cmd_data[336]))), ((((s_cmd_data[421] & s_cmd_data[64]) | ((s_cmd_data[421] ^ s_cmd_data[64]) & ip_id_reg[7])) & ((s_cmd_data[351] & s_cmd_data[335]) | ((s_cmd_data[351] ^ s_cmd_data[335]) & s_cmd_data[383]))) | ((((s_cmd_data[421] & s_cmd_data[64]) | ((s_cmd_data[421] ^ s_cmd_data[64]) & ip_id_reg[7])) ^ ((s_cmd_data[351] & s_cmd_data[335]) | ((s_cmd_data[351] ^ s_cmd_data[335]) & s_cmd_data[383]))) & (((s_cmd_data[421] ^ s_cmd_data[64]) ^ ip_id_reg[7]) & ((s_cmd_data[351] ^ s_cmd_data[335]) ^ s_cmd_data[383])))), s_cmd_data[368], s_cmd_data[384], ((~s_cmd_data[408] ^ s_cmd_data[65]) ^ ((ip_id_reg[8] ^ s_cmd_data[352]) ^ s_cmd_data[336])), ((((s_cmd_data[421] & s_cmd_data[64]) | ((s_cmd_data[421] ^ s_cmd_data[64]) & ip_id_reg[7])) ^ ((s_cmd_data[351] & s_cmd_data[335]) | ((s_cmd_data[351] ^ s_cmd_data[335]) & s_cmd_data[383]))) ^ (((s_cmd_data[421] ^ s_cmd_data[64]) ^ ip_id_reg[7]) & ((s_cmd_data[351] ^ s_cmd_data[335]) ^ s_cmd_data[383]))), ((((s_cmd_data[420] & s_cmd_data[63]) | ((s_cmd_data[420] ^ s_cmd_data[63]) & ip_id_reg[6])) & ((s_cmd_data[350] & s_cmd_data[334]) | ((s_cmd_data[350] ^ s_cmd_data[334]) & s_cmd_data[382]))) | ((((s_cmd_data[420] & s_cmd_data[63]) | ((s_cmd_data[420] ^ s_cmd_data[63]) & ip_id_reg[6])) ^ ((s_cmd_data[350] & s_cmd_data[334]) | ((s_cmd_data[350] ^ s_cmd_data[334]) & s_cmd_data[382]))) & (((s_cmd_data[420] ^ s_cmd_data[63]) ^ ip_id_reg[6]) & ((s_cmd_data[350] ^ s_cmd_data[334]) ^ s_cmd_data[382])))), s_cmd_data[367], (((s_cmd_data[421] ^ s_cmd_data[64]) ^ ip_id_reg[7]) ^ ((s_cmd_data[351] ^ s_cmd_data[335]) ^ s_cmd_data[383])), ((((s_cmd_data[420] & s_cmd_data[63]) | ((s_cmd_data[420] ^ s_cmd_data[63]) & ip_id_reg[6])) ^ ((s_cmd_data[350] & s_cmd_data[334]) | ((s_cmd_data[350] ^ s_cmd_data[334]) & s_cmd_data[382]))) ^ (((s_cmd_data[420] ^ s_cmd_data[63]) ^ ip_id_reg[6]) & ((s_cmd_data[350] ^ s_cmd_data[334]) ^ s_cmd_data[382]))), (((s_cmd_data[419] | (~s_cmd_data[419] & s_cmd_data[62])) & ((ip_id_reg[5] & s_cmd_data[349]) | ((ip_id_reg[5] ^ s_cmd_data[349]) & s_cmd_data[333]))) | (((s_cmd_data[419] | (~s_cmd_data[419] & s_cmd_data[62])) ^ ((ip_id_reg[5] & s_cmd_data[349]) | ((ip_id_reg[5] ^ s_cmd_data[349]) & s_cmd_data[333]))) & ((~s_cmd_data[419] ^ s_cmd_data[62]) & ((ip_id_reg[5] ^ s_cmd_data[349]) ^ s_cmd_data[333])))), s_cmd_data[366], (((s_cmd_data[420] ^ s_cmd_data[63]) ^ ip_id_reg[6]) ^ ((s_cmd_data[350] ^ s_cmd_data[334]) ^ s_cmd_data[382])), (((s_cmd_data[419] | (~s_cmd_data[419] & s_cmd_data[62])) ^ ((ip_id_reg[5] & s_cmd_data[349]) | ((ip_id_reg[5] ^ s_cmd_data[349]) & s_cmd_data[333]))) ^ ((~s_cmd_data[419] ^ s_cmd_data[62]) & ((ip_id_reg[5] ^ s_cmd_data[349]) ^ s_cmd_data[333]))), (((s_cmd_data[418] | (~s_cmd_data[418] & s_cmd_data[61])) & ((s_cmd_data[70] & ip_id_reg[4]) | ((s_cmd_data[70] ^ ip_id_reg[4]) & s_cmd_data[348]))) | (((s_cmd_data[418] | (~s_cmd_data[418] & s_cmd_data[61])) ^ ((s_cmd_data[70] & ip_id_reg[4]) | ((s_cmd_data[70] ^ ip_id_reg[4]) & s_cmd_data[348]))) & ((~s_cmd_data[418] ^ s_cmd_data[61]) & ((s_cmd_data[70] ^ ip_id_reg[4]) ^ s_cmd_data[348])))), s_cmd_data[365], s_cmd_data[381], ((~s_cmd_data[419] ^ s_cmd_data[62]) ^ ((ip_id_reg[5] ^ s_cmd_data[349]) ^ s_cmd_data[333])), ((s_cmd_data[332] & s_cmd_data[380]) | ((s_cmd_data[332] ^ s_cmd_data[380]) & s_cmd_data[364])), (((s_cmd_data[418] | (~s_cmd_data[418] & s_cmd_data[61])) ^ ((s_cmd_data[70] & ip_id_reg[4]) | ((s_cmd_data[70] ^ ip_id_reg[4]) & s_cmd_data[348]))) ^ ((~s_cmd_data[418] ^ s_cmd_data[61]) & ((s_cmd_data[70] ^ ip_id_reg[4]) ^ s_cmd_data[348]))), (((s_cmd_data[417] | (~s_cmd_data[417] & s_cmd_data[60])) & ((ip_id_reg[3] & s_cmd_data[347]) | ((ip_id_reg[3] ^ s_cmd_data[347]) & s_cmd_data[331]))) | (((s_cmd_data[417] | (~s_cmd_data[417] & s_cmd_data[60])) ^ ((ip_id_reg[3] & s_cmd_data[347]) | ((ip_id_reg[3] ^ s_cmd_data[347]) & s_cmd_data[331]))) & ((~s_cmd_data[417] ^ s_cmd_data[60]) & ((ip_id_reg[3] ^ s_cmd_data[347]) ^ s_cmd_data[331])))), ((s_cmd_data[332] ^ s_cmd_data[380]) ^ s_cmd_data[364]), ((~s_cmd_data[418] ^ s_cmd_data[61]) ^ ((s_cmd_data[70] ^ ip_id_reg[4]) ^ s_cmd_data[348])), (((s_cmd_data[417] | (~s_cmd_data[417] & s_cmd_data[60])) ^ ((ip_id_reg[3] & s_cmd_data[347]) | ((ip_id_reg[3] ^ s_cmd_data[347]) & s_cmd_data[331]))) ^ ((~s_cmd_data[417] ^ s_cmd_data[60]) & ((ip_id_reg[3] ^ s_cmd_data[347]) ^ s_cmd_data[331]))), (((s_cmd_data[416] | (~s_cmd_data[416] & s_cmd_data[59])) & ((s_cmd_data[199] & ip_id_reg[2]) | ((s_cmd_data[199] ^ ip_id_reg[2]) & s_cmd_data[346]))) | (((s_cmd_data[416] | (~s_cmd_data[416] & s_cmd_data[59])) ^ ((s_cmd_data[199] & ip_id_reg[2]) | ((s_cmd_data[199] ^ ip_id_reg[2]) & s_cmd_data[346]))) & ((~s_cmd_data[416] ^ s_cmd_data[59]) & ((s_cmd_data[199] ^ ip_id_reg[2]) ^ s_cmd_data[346])))), s_cmd_data[363], s_cmd_data[379], ((~s_cmd_data[417] ^ s_cmd_data[60]) ^ ((ip_id_reg[3] ^ s_cmd_data[347]) ^ s_cmd_data[331])), ((s_cmd_data[330] & s_cmd_data[378]) | ((s_cmd_data[330] ^ s_cmd_data[378]) & s_cmd_data[362])), (((s_cmd_data[416] | (~s_cmd_data[416] & s_cmd_data[59])) ^ ((s_cmd_data[199] & ip_id_reg[2]) | ((s_cmd_data[199] ^ ip_id_reg[2]) & s_cmd_data[346]))) ^ ((~s_cmd_data[416] ^ s_cmd_data[59]) & ((s_cmd_data[199] ^ ip_id_reg[2]) ^ s_cmd_data[346]))), ((((s_cmd_data[58] & cmd_pad[1]) | ((s_cmd_data[58] ^ cmd_pad[1]) & ip_id_reg[1])) & ((s_cmd_data[345] & s_cmd_data[329]) | ((s_cmd_data[345] ^ s_cmd_data[329]) & s_cmd_data[377]))) | ((((s_cmd_data[58] & cmd_pad[1]) | ((s_cmd_data[58] ^ cmd_pad[1]) & ip_id_reg[1])) ^ ((s_cmd_data[345] & s_cmd_data[329]) | ((s_cmd_data[345] ^ s_cmd_data[329]) & s_cmd_data[377]))) & (((s_cmd_data[58] ^ cmd_pad[1]) ^ ip_id_reg[1]) & ((s_cmd_data[345] ^ s_cmd_data[329]) ^ s_cmd_data[377])))), ((s_cmd_data[330] ^ s_cmd_data[378]) ^ s_cmd_data[362]), ((~s_cmd_data[416] ^ s_cmd_data[59]) ^ ((s_cmd_data[199] ^ ip_id_reg[2]) ^ s_cmd_data[346])), ((((s_cmd_data[58] & cmd_pad[1]) | ((s_cmd_data[58] ^ cmd_pad[1]) & ip_id_reg[1])) ^ ((s_cmd_data[345] & s_cmd_data[329]) | ((s_cmd_data[345] ^ s_cmd_data[329]) & s_cmd_data[377]))) ^ (((s_cmd_data[58] ^ cmd_pad[1]) ^ ip_id_reg[1]) & ((s_cmd_data[345] ^ s_cmd_data[329]) ^ s_cmd_data[377]))), (((s_cmd_data[57] | (~s_cmd_data[57] & cmd_pad[0])) & ((ip_id_reg[0] & s_cmd_data[344]) | ((ip_id_reg[0] ^ s_cmd_data[344]) & s_cmd_data[328]))) | (((s_cmd_data[57] | (~s_cmd_data[57] & cmd_pad[0])) ^ ((ip_id_reg[0] & s_cmd_data[344]) | ((ip_id_reg[0] ^ s_cmd_data[344]) & s_cmd_data[328]))) & ((~s_cmd_data[57] ^ cmd_pad[0]) & ((ip_id_reg[0] ^ s_cmd_data[344]) ^ s_cmd_data[328])))), (((s_cmd_data[415] | (~s_cmd_data[415] & ip_id_reg[15])) & ((s_cmd_data[359] & s_cmd_data[343]) | ((s_cmd_data[359] ^ s_cmd_data[343]) & s_cmd_data[391]))) | (((s_cmd_data[415] | (~s_cmd_data[415] & ip_id_reg[15])) ^ ((s_cmd_data[359] & s_cmd_data[343]) | ((s_cmd_data[359] ^ s_cmd_data[343]) & s_cmd_data[391]))) & ((~s_cmd_data[415] ^ ip_id_reg[15]) & ((s_cmd_data[359] ^ s_cmd_data[343]) ^ s_cmd_data[391])))), s_cmd_data[361], (((s_cmd_data[58] ^ cmd_pad[1]) ^ ip_id_reg[1]) ^ ((s_cmd_data[345] ^ s_cmd_data[329]) ^ s_cmd_data[377])), (((s_cmd_data[57] | (~s_cmd_data[57] & cmd_pad[0])) ^ ((ip_id_reg[0] & s_cmd_data[344]) | ((ip_id_reg[0] ^ s_cmd_data[344]) & s_cmd_data[328]))) ^ ((~s_cmd_data[57] ^ cmd_pad[0]) & ((ip_id_reg[0] ^ s_cmd_data[344]) ^ s_cmd_data[328]))), (((s_cmd_data[415] | (~s_cmd_data[415] & ip_id_reg[15])) ^ ((s_cmd_data[359] & s_cmd_data[343]) | ((s_cmd_data[359] ^ s_cmd_data[343]) & s_cmd_data[391]))) ^ ((~s_cmd_data[415] ^ ip_id_reg[15]) & ((s_cmd_data[359] ^ s_cmd_data[343]) ^ s_cmd_data[391]))), ((((s_cmd_data[414] & ip_id_reg[14]) | ((s_cmd_data[414] ^ ip_id_reg[14]) & s_cmd_data[358])) & ((s_cmd_data[342] & s_cmd_data[390]) | ((s_cmd_data[342] ^ s_cmd_data[390]) & s_cmd_data[374]))) | ((((s_cmd_data[414] & ip_id_reg[14]) | ((s_cmd_data[414] ^ ip_id_reg[14]) & s_cmd_data[358])) ^ ((s_cmd_data[342] & s_cmd_data[390]) | ((s_cmd_data[342] ^ s_cmd_data[390]) & s_cmd_data[374]))) & (((s_cmd_data[414] ^ ip_id_reg[14]) ^ s_cmd_data[358]) & ((s_cmd_data[342] ^ s_cmd_data[390]) ^ s_cmd_data[374])))), s_cmd_data[360], s_cmd_data[376], ((~s_cmd_data[57] ^ cmd_pad[0]) ^ ((ip_id_reg[0] ^ s_cmd_data[344]) ^ s_cmd_data[328]))};
 
-// gen/nic/packetizer.ts:123:21
+// gen/nic/ones-sum.ts:99:20
+assign ip_csa_l2 = {(((ip_csa_l1[65] ^ ip_csa_l1[66]) ^ ip_csa_l1[67]) ^ ip_csa_l1[68]), ((ip_csa_l1[62] & ip_csa_l1[63]) | ((ip_csa_l1[62] ^ ip_csa_l1[63]) & ip_csa_l1[64])), ((ip_csa_l1[62] ^ ip_csa_l1[63]) ^ ip_csa_l1[64]), ((ip_csa_l1[59] & ip_csa_l1[60]) | ((ip_csa_l1[59] ^ ip_csa_l1[60]) & ip_csa_l1[61])), (((ip_csa_l1[55] & ip_csa_l1[56]) | ((ip_csa_l1[55] ^ ip_csa_l1[56]) & ip_csa_l1[57])) & (((ip_csa_l1[55] ^ ip_csa_l1[56]) ^ ip_csa_l1[57]) & ip_csa_l1[58])), ((ip_csa_l1[59] ^ ip_csa_l1[60]) ^ ip_csa_l1[61]), (((ip_csa_l1[55] & ip_csa_l1[56]) | ((ip_csa_l1[55] ^ ip_csa_l1[56]) & ip_csa_l1[57])) ^ (((ip_csa_l1[55] ^ ip_csa_l1[56]) ^ ip_csa_l1[57]) & ip_csa_l1[58])), (((ip_csa_l1[51] & ip_csa_l1[52]) | ((ip_csa_l1[51] ^ ip_csa_l1[52]) & ip_csa_l1[53])) & (((ip_csa_l1[51] ^ ip_csa_l1[52]) ^ ip_csa_l1[53]) & ip_csa_l1[54])), (((ip_csa_l1[55] ^ ip_csa_l1[56]) ^ ip_csa_l1[57]) ^ ip_csa_l1[58]), (((ip_csa_l1[51] & ip_csa_l1[52]) | ((ip_csa_l1[51] ^ ip_csa_l1[52]) & ip_csa_l1[53])) ^ (((ip_csa_l1[51] ^ ip_csa_l1[52]) ^ ip_csa_l1[53]) & ip_csa_l1[54])), ((((ip_csa_l1[46] & ip_csa_l1[47]) | ((ip_csa_l1[46] ^ ip_csa_l1[47]) & ip_csa_l1[48])) & (ip_csa_l1[49] & ip_csa_l1[50])) | ((((ip_csa_l1[46] & ip_csa_l1[47]) | ((ip_csa_l1[46] ^ ip_csa_l1[47]) & ip_csa_l1[48])) ^ (ip_csa_l1[49] & ip_csa_l1[50])) & (((ip_csa_l1[46] ^ ip_csa_l1[47]) ^ ip_csa_l1[48]) & (ip_csa_l1[49] ^ ip_csa_l1[50])))), (((ip_csa_l1[51] ^ ip_csa_l1[52]) ^ ip_csa_l1[53]) ^ ip_csa_l1[54]), ((((ip_csa_l1[46] & ip_csa_l1[47]) | ((ip_csa_l1[46] ^ ip_csa_l1[47]) & ip_csa_l1[48])) ^ (ip_csa_l1[49] & ip_csa_l1[50])) ^ (((ip_csa_l1[46] ^ ip_csa_l1[47]) ^ ip_csa_l1[48]) & (ip_csa_l1[49] ^ ip_csa_l1[50]))), (((ip_csa_l1[42] & ip_csa_l1[43]) | ((ip_csa_l1[42] ^ ip_csa_l1[43]) & ip_csa_l1[44])) & (((ip_csa_l1[42] ^ ip_csa_l1[43]) ^ ip_csa_l1[44]) & ip_csa_l1[45])), (((ip_csa_l1[46] ^ ip_csa_l1[47]) ^ ip_csa_l1[48]) ^ (ip_csa_l1[49] ^ ip_csa_l1[50])), (((ip_csa_l1[42] & ip_csa_l1[43]) | ((ip_csa_l1[42] ^ ip_csa_l1[43]) & ip_csa_l1[44])) ^ (((ip_csa_l1[42] ^ ip_csa_l1[43]) ^ ip_csa_l1[44]) & ip_csa_l1[45])), ((((ip_csa_l1[37] & ip_csa_l1[38]) | ((ip_csa_l1[37] ^ ip_csa_l1[38]) & ip_csa_l1[39])) & (ip_csa_l1[40] & ip_csa_l1[41])) | ((((ip_csa_l1[37] & ip_csa_l1[38]) | ((ip_csa_l1[37] ^ ip_csa_l1[38]) & ip_csa_l1[39])) ^ (ip_csa_l1[40] & ip_csa_l1[41])) & (((ip_csa_l1[37] ^ ip_csa_l1[38]) ^ ip_csa_l1[39]) & (ip_csa_l1[40] ^ ip_csa_l1[41])))), (((ip_csa_l1[42] ^ ip_csa_l1[43]) ^ ip_csa_l1[44]) ^ ip_csa_l1[45]), ((((ip_csa_l1[37] & ip_csa_l1[38]) | ((ip_csa_l1[37] ^ ip_csa_l1[38]) & ip_csa_l1[39])) ^ (ip_csa_l1[40] & ip_csa_l1[41])) ^ (((ip_csa_l1[37] ^ ip_csa_l1[38]) ^ ip_csa_l1[39]) & (ip_csa_l1[40] ^ ip_csa_l1[41]))), (((ip_csa_l1[33] & ip_csa_l1[34]) | ((ip_csa_l1[33] ^ ip_csa_l1[34]) & ip_csa_l1[35])) & (((ip_csa_l1[33] ^ ip_csa_l1[34]) ^ ip_csa_l1[35]) & ip_csa_l1[36])), (((ip_csa_l1[37] ^ ip_csa_l1[38]) ^ ip_csa_l1[39]) ^ (ip_csa_l1[40] ^ ip_csa_l1[41])), (((ip_csa_l1[33] & ip_csa_l1[34]) | ((ip_csa_l1[33] ^ ip_csa_l1[34]) & ip_csa_l1[35])) ^ (((ip_csa_l1[33] ^ ip_csa_l1[34]) ^ ip_csa_l1[35]) & ip_csa_l1[36])), (((ip_csa_l1[29] & ip_csa_l1[30]) | ((ip_csa_l1[29] ^ ip_csa_l1[30]) & ip_csa_l1[31])) & (((ip_csa_l1[29] ^ ip_csa_l1[30]) ^ ip_csa_l1[31]) & ip_csa_l1[32])), (((ip_csa_l1[33] ^ ip_csa_l1[34]) ^ ip_csa_l1[35]) ^ ip_csa_l1[36]), (((ip_csa_l1[29] & ip_csa_l1[30]) | ((ip_csa_l1[29] ^ ip_csa_l1[30]) & ip_csa_l1[31])) ^ (((ip_csa_l1[29] ^ ip_csa_l1[30]) ^ ip_csa_l1[31]) & ip_csa_l1[32])), ((((ip_csa_l1[23] & ip_csa_l1[24]) | ((ip_csa_l1[23] ^ ip_csa_l1[24]) & ip_csa_l1[25])) & ((ip_csa_l1[26] & ip_csa_l1[27]) | ((ip_csa_l1[26] ^ ip_csa_l1[27]) & ip_csa_l1[28]))) | ((((ip_csa_l1[23] & ip_csa_l1[24]) | ((ip_csa_l1[23] ^ ip_csa_l1[24]) & ip_csa_l1[25])) ^ ((ip_csa_l1[26] & ip_csa_l1[27]) | ((ip_csa_l1[26] ^ ip_csa_l1[27]) & ip_csa_l1[28]))) & (((ip_csa_l1[23] ^ ip_csa_l1[24]) ^ ip_csa_l1[25]) & ((ip_csa_l1[26] ^ ip_csa_l1[27]) ^ ip_csa_l1[28])))), (((ip_csa_l1[29] ^ ip_csa_l1[30]) ^ ip_csa_l1[31]) ^ ip_csa_l1[32]), ((((ip_csa_l1[23] & ip_csa_l1[24]) | ((ip_csa_l1[23] ^ ip_csa_l1[24]) & ip_csa_l1[25])) ^ ((ip_csa_l1[26] & ip_csa_l1[27]) | ((ip_csa_l1[26] ^ ip_csa_l1[27]) & ip_csa_l1[28]))) ^ (((ip_csa_l1[23] ^ ip_csa_l1[24]) ^ ip_csa_l1[25]) & ((ip_csa_l1[26] ^ ip_csa_l1[27]) ^ ip_csa_l1[28]))), (((ip_csa_l1[19] & ip_csa_l1[20]) | ((ip_csa_l1[19] ^ ip_csa_l1[20]) & ip_csa_l1[21])) & (((ip_csa_l1[19] ^ ip_csa_l1[20]) ^ ip_csa_l1[21]) & ip_csa_l1[22])), (((ip_csa_l1[23] ^ ip_csa_l1[24]) ^ ip_csa_l1[25]) ^ ((ip_csa_l1[26] ^ ip_csa_l1[27]) ^ ip_csa_l1[28])), (((ip_csa_l1[19] & ip_csa_l1[20]) | ((ip_csa_l1[19] ^ ip_csa_l1[20]) & ip_csa_l1[21])) ^ (((ip_csa_l1[19] ^ ip_csa_l1[20]) ^ ip_csa_l1[21]) & ip_csa_l1[22])), ((((ip_csa_l1[13] & ip_csa_l1[14]) | ((ip_csa_l1[13] ^ ip_csa_l1[14]) & ip_csa_l1[15])) & ((ip_csa_l1[16] & ip_csa_l1[17]) | ((ip_csa_l1[16] ^ ip_csa_l1[17]) & ip_csa_l1[18]))) | ((((ip_csa_l1[13] & ip_csa_l1[14]) | ((ip_csa_l1[13] ^ ip_csa_l1[14]) & ip_csa_l1[15])) ^ ((ip_csa_l1[16] & ip_csa_l1[17]) | ((ip_csa_l1[16] ^ ip_csa_l1[17]) & ip_csa_l1[18]))) & (((ip_csa_l1[13] ^ ip_csa_l1[14]) ^ ip_csa_l1[15]) & ((ip_csa_l1[16] ^ ip_csa_l1[17]) ^ ip_csa_l1[18])))), (((ip_csa_l1[19] ^ ip_csa_l1[20]) ^ ip_csa_l1[21]) ^ ip_csa_l1[22]), ((((ip_csa_l1[13] & ip_csa_l1[14]) | ((ip_csa_l1[13] ^ ip_csa_l1[14]) & ip_csa_l1[15])) ^ ((ip_csa_l1[16] & ip_csa_l1[17]) | ((ip_csa_l1[16] ^ ip_csa_l1[17]) & ip_csa_l1[18]))) ^ (((ip_csa_l1[13] ^ ip_csa_l1[14]) ^ ip_csa_l1[15]) & ((ip_csa_l1[16] ^ ip_csa_l1[17]) ^ ip_csa_l1[18]))), (((ip_csa_l1[9] & ip_csa_l1[10]) | ((ip_csa_l1[9] ^ ip_csa_l1[10]) & ip_csa_l1[11])) & (((ip_csa_l1[9] ^ ip_csa_l1[10]) ^ ip_csa_l1[11]) & ip_csa_l1[12])), (((ip_csa_l1[13] ^ ip_csa_l1[14]) ^ ip_csa_l1[15]) ^ ((ip_csa_l1[16] ^ ip_csa_l1[17]) ^ ip_csa_l1[18])), (((ip_csa_l1[9] & ip_csa_l1[10]) | ((ip_csa_l1[9] ^ ip_csa_l1[10]) & ip_csa_l1[11])) ^ (((ip_csa_l1[9] ^ ip_csa_l1[10]) ^ ip_csa_l1[11]) & ip_csa_l1[12])), (((ip_csa_l1[5] & ip_csa_l1[6]) | ((ip_csa_l1[5] ^ ip_csa_l1[6]) & ip_csa_l1[7])) & (((ip_csa_l1[5] ^ ip_csa_l1[6]) ^ ip_csa_l1[7]) & ip_csa_l1[8])), (((ip_csa_l1[9] ^ ip_csa_l1[10]) ^ ip_csa_l1[11]) ^ ip_csa_l1[12]), (((ip_csa_l1[5] & ip_csa_l1[6]) | ((ip_csa_l1[5] ^ ip_csa_l1[6]) & ip_csa_l1[7])) ^ (((ip_csa_l1[5] ^ ip_csa_l1[6]) ^ ip_csa_l1[7]) & ip_csa_l1[8])), ((((ip_csa_l1[0] & ip_csa_l1[1]) | ((ip_csa_l1[0] ^ ip_csa_l1[1]) & ip_csa_l1[2])) & (ip_csa_l1[3] & ip_csa_l1[4])) | ((((ip_csa_l1[0] & ip_csa_l1[1]) | ((ip_csa_l1[0] ^ ip_csa_l1[1]) & ip_csa_l1[2])) ^ (ip_csa_l1[3] & ip_csa_l1[4])) & (((ip_csa_l1[0] ^ ip_csa_l1[1]) ^ ip_csa_l1[2]) & (ip_csa_l1[3] ^ ip_csa_l1[4])))), (((ip_csa_l1[65] & ip_csa_l1[66]) | ((ip_csa_l1[65] ^ ip_csa_l1[66]) & ip_csa_l1[67])) & (((ip_csa_l1[65] ^ ip_csa_l1[66]) ^ ip_csa_l1[67]) & ip_csa_l1[68])), (((ip_csa_l1[5] ^ ip_csa_l1[6]) ^ ip_csa_l1[7]) ^ ip_csa_l1[8]), ((((ip_csa_l1[0] & ip_csa_l1[1]) | ((ip_csa_l1[0] ^ ip_csa_l1[1]) & ip_csa_l1[2])) ^ (ip_csa_l1[3] & ip_csa_l1[4])) ^ (((ip_csa_l1[0] ^ ip_csa_l1[1]) ^ ip_csa_l1[2]) & (ip_csa_l1[3] ^ ip_csa_l1[4]))), (((ip_csa_l1[65] & ip_csa_l1[66]) | ((ip_csa_l1[65] ^ ip_csa_l1[66]) & ip_csa_l1[67])) ^ (((ip_csa_l1[65] ^ ip_csa_l1[66]) ^ ip_csa_l1[67]) & ip_csa_l1[68])), (((ip_csa_l1[0] ^ ip_csa_l1[1]) ^ ip_csa_l1[2]) ^ (ip_csa_l1[3] ^ ip_csa_l1[4]))};
+
+// gen/nic/ones-sum.ts:99:20
+assign ip_csa_l3 = {ip_csa_l2[45], ip_csa_l2[44], ((ip_csa_l2[41] & ip_csa_l2[42]) | ((ip_csa_l2[41] ^ ip_csa_l2[42]) & ip_csa_l2[43])), ((ip_csa_l2[41] ^ ip_csa_l2[42]) ^ ip_csa_l2[43]), ((ip_csa_l2[38] & ip_csa_l2[39]) | ((ip_csa_l2[38] ^ ip_csa_l2[39]) & ip_csa_l2[40])), ((ip_csa_l2[38] ^ ip_csa_l2[39]) ^ ip_csa_l2[40]), ((ip_csa_l2[35] & ip_csa_l2[36]) | ((ip_csa_l2[35] ^ ip_csa_l2[36]) & ip_csa_l2[37])), ((ip_csa_l2[35] ^ ip_csa_l2[36]) ^ ip_csa_l2[37]), ((ip_csa_l2[32] & ip_csa_l2[33]) | ((ip_csa_l2[32] ^ ip_csa_l2[33]) & ip_csa_l2[34])), ((ip_csa_l2[32] ^ ip_csa_l2[33]) ^ ip_csa_l2[34]), ((ip_csa_l2[29] & ip_csa_l2[30]) | ((ip_csa_l2[29] ^ ip_csa_l2[30]) & ip_csa_l2[31])), ((ip_csa_l2[29] ^ ip_csa_l2[30]) ^ ip_csa_l2[31]), ((ip_csa_l2[26] & ip_csa_l2[27]) | ((ip_csa_l2[26] ^ ip_csa_l2[27]) & ip_csa_l2[28])), ((ip_csa_l2[26] ^ ip_csa_l2[27]) ^ ip_csa_l2[28]), ((ip_csa_l2[23] & ip_csa_l2[24]) | ((ip_csa_l2[23] ^ ip_csa_l2[24]) & ip_csa_l2[25])), ((ip_csa_l2[23] ^ ip_csa_l2[24]) ^ ip_csa_l2[25]), ((ip_csa_l2[20] & ip_csa_l2[21]) | ((ip_csa_l2[20] ^ ip_csa_l2[21]) & ip_csa_l2[22])), ((ip_csa_l2[20] ^ ip_csa_l2[21]) ^ ip_csa_l2[22]), ((ip_csa_l2[17] & ip_csa_l2[18]) | ((ip_csa_l2[17] ^ ip_csa_l2[18]) & ip_csa_l2[19])), ((ip_csa_l2[17] ^ ip_csa_l2[18]) ^ ip_csa_l2[19]), ((ip_csa_l2[14] & ip_csa_l2[15]) | ((ip_csa_l2[14] ^ ip_csa_l2[15]) & ip_csa_l2[16])), ((ip_csa_l2[14] ^ ip_csa_l2[15]) ^ ip_csa_l2[16]), ((ip_csa_l2[11] & ip_csa_l2[12]) | ((ip_csa_l2[11] ^ ip_csa_l2[12]) & ip_csa_l2[13])), ((ip_csa_l2[11] ^ ip_csa_l2[12]) ^ ip_csa_l2[13]), ((ip_csa_l2[8] & ip_csa_l2[9]) | ((ip_csa_l2[8] ^ ip_csa_l2[9]) & ip_csa_l2[10])), ((ip_csa_l2[8] ^ ip_csa_l2[9]) ^ ip_csa_l2[10]), ((ip_csa_l2[5] & ip_csa_l2[6]) | ((ip_csa_l2[5] ^ ip_csa_l2[6]) & ip_csa_l2[7])), ((ip_csa_l2[5] ^ ip_csa_l2[6]) ^ ip_csa_l2[7]), ((ip_csa_l2[2] & ip_csa_l2[3]) | ((ip_csa_l2[2] ^ ip_csa_l2[3]) & ip_csa_l2[4])), ((ip_csa_l2[2] ^ ip_csa_l2[3]) ^ ip_csa_l2[4]), ip_csa_l2[1], ip_csa_l2[0]};
+
+// gen/nic/ones-sum.ts:99:20
+assign ip_csa_l4 = {((ip_csa_l3[29] ^ ip_csa_l3[30]) ^ ip_csa_l3[31]), ip_csa_l3[28], ip_csa_l3[27], ip_csa_l3[26], ip_csa_l3[25], ip_csa_l3[24], ip_csa_l3[23], ip_csa_l3[22], ip_csa_l3[21], ip_csa_l3[20], ip_csa_l3[19], ip_csa_l3[18], ip_csa_l3[17], ip_csa_l3[16], ip_csa_l3[15], ip_csa_l3[14], ip_csa_l3[13], ip_csa_l3[12], ip_csa_l3[11], ip_csa_l3[10], ip_csa_l3[9], ip_csa_l3[8], ip_csa_l3[7], ip_csa_l3[6], ip_csa_l3[5], ip_csa_l3[4], ip_csa_l3[3], ip_csa_l3[2], ((ip_csa_l3[29] & ip_csa_l3[30]) | ((ip_csa_l3[29] ^ ip_csa_l3[30]) & ip_csa_l3[31])), ip_csa_l3[1], ip_csa_l3[0]};
+
+// gen/nic/ones-sum.ts:99:20
+assign ip_csa_l5 = {ip_csa_l4[30], ip_csa_l4[29], ip_csa_l4[28], ip_csa_l4[27], ip_csa_l4[26], ip_csa_l4[25], ip_csa_l4[24], ip_csa_l4[23], ip_csa_l4[22], ip_csa_l4[21], ip_csa_l4[20], ip_csa_l4[19], ip_csa_l4[18], ip_csa_l4[17], ip_csa_l4[16], ip_csa_l4[15], ip_csa_l4[14], ip_csa_l4[13], ip_csa_l4[12], ip_csa_l4[11], ip_csa_l4[10], ip_csa_l4[9], ip_csa_l4[8], ip_csa_l4[7], ip_csa_l4[6], ip_csa_l4[5], ip_csa_l4[4], ip_csa_l4[3], ((ip_csa_l4[0] & ip_csa_l4[1]) | ((ip_csa_l4[0] ^ ip_csa_l4[1]) & ip_csa_l4[2])), ((ip_csa_l4[0] ^ ip_csa_l4[1]) ^ ip_csa_l4[2])};
+
+// gen/nic/packetizer.ts:136:21
 assign cmd_kind = {s_cmd_data[70], s_cmd_data[199]};
 
-// gen/nic/packetizer.ts:124:24
+// gen/nic/packetizer.ts:137:24
 assign cmd_last_idx = cmd_frame_last[13:3];
 
-// gen/nic/packetizer.ts:127:25
+// gen/nic/packetizer.ts:140:25
 assign cmd_last_keep = {(cmd_frame_last[2:0] >= 3'd7), (cmd_frame_last[2:0] >= 3'd6), (cmd_frame_last[2:0] >= 3'd5), (cmd_frame_last[2:0] >= 3'd4), (cmd_frame_last[2:0] >= 3'd3), (cmd_frame_last[2:0] >= 3'd2), (cmd_frame_last[2:0] >= 3'd1), 1'd1};
 
-// gen/nic/packetizer.ts:131:19
-assign ip_sum_fold1 = {1'b0, hdr_sum_reg[15:0]} + {13'd0, hdr_sum_reg[19:16]};
+// gen/nic/packetizer.ts:148:18
+assign ip_sum_xy = {1'b0, hdr_sum_x_reg} + {1'b0, hdr_sum_y_reg};
 
-// gen/nic/packetizer.ts:132:19
-assign ip_sum_fold2 = ip_sum_fold1[15:0] + {15'd0, ip_sum_fold1[16]};
+// gen/nic/packetizer.ts:149:18
+assign ip_sum_xy1 = binary_0[16:1];
 
-// gen/nic/packetizer.ts:133:22
-assign ip_checksum = ~ip_sum_fold2;
+// gen/nic/packetizer.ts:150:19
+assign ip_sum_fold = ip_sum_xy[16] ? ip_sum_xy1 : ip_sum_xy[15:0];
 
-// gen/nic/packetizer.ts:134:20
-assign hdr_full = {hdr_bytes_reg[575:192], {ip_checksum[7:0], ip_checksum[15:8]}, hdr_bytes_reg[191:0]};
-
-// gen/nic/packetizer.ts:147:18
-assign kind = in_body_reg ? cur_kind_reg : hdr_kind_reg;
-
-// gen/nic/packetizer.ts:148:21
-assign last_idx = in_body_reg ? cur_last_idx_reg : hdr_last_idx_reg;
-
-// gen/nic/packetizer.ts:149:22
-assign last_keep = in_body_reg ? cur_last_keep_reg : hdr_last_keep_reg;
-
-// gen/nic/packetizer.ts:150:20
-assign pay_rem = in_body_reg ? pay_rem_reg : hdr_pay_len_reg;
-
-// gen/nic/packetizer.ts:151:16
-assign hdr_beats = (kind == 2'b00) ? 11'd6 : ((kind == 2'd1) ? 11'd7 : ((kind == 2'd2) ? 11'd8 : 11'd9));
+// gen/nic/packetizer.ts:151:22
+assign ip_checksum = ~ip_sum_fold;
 
 // gen/nic/packetizer.ts:152:20
+assign hdr_full = {hdr_bytes_reg[575:192], {ip_checksum[7:0], ip_checksum[15:8]}, hdr_bytes_reg[191:0]};
+
+// gen/nic/packetizer.ts:165:18
+assign kind = in_body_reg ? cur_kind_reg : hdr_kind_reg;
+
+// gen/nic/packetizer.ts:166:21
+assign last_idx = in_body_reg ? cur_last_idx_reg : hdr_last_idx_reg;
+
+// gen/nic/packetizer.ts:167:22
+assign last_keep = in_body_reg ? cur_last_keep_reg : hdr_last_keep_reg;
+
+// gen/nic/packetizer.ts:168:20
+assign pay_rem = in_body_reg ? pay_rem_reg : hdr_pay_len_reg;
+
+// gen/nic/packetizer.ts:169:16
+assign hdr_beats = (kind == 2'b00) ? 11'd6 : ((kind == 2'd1) ? 11'd7 : ((kind == 2'd2) ? 11'd8 : 11'd9));
+
+// gen/nic/packetizer.ts:170:20
 assign active = in_body_reg || (hdr_valid_reg && !drain_reg);
 
-// gen/nic/packetizer.ts:153:19
+// gen/nic/packetizer.ts:171:19
 assign mixed_beat = !in_body_reg && (beat_reg == hdr_beats);
 
-// gen/nic/packetizer.ts:154:23
+// gen/nic/packetizer.ts:172:23
 assign at_payload = in_body_reg || mixed_beat;
 
-// gen/nic/packetizer.ts:155:21
+// gen/nic/packetizer.ts:173:21
 assign need_payload = at_payload && (pay_rem != 13'd0);
 
-// gen/nic/packetizer.ts:157:21
+// gen/nic/packetizer.ts:175:21
 assign pay_keep = s_payload_tkeep & {(pay_rem > 13'd7), (pay_rem > 13'd6), (pay_rem > 13'd5), (pay_rem > 13'd4), (pay_rem > 13'd3), (pay_rem > 13'd2), (pay_rem > 13'd1), (pay_rem > 13'd0)};
 
-// gen/nic/packetizer.ts:158:17
+// gen/nic/packetizer.ts:176:17
 assign pay_data = need_payload ? (s_payload_tdata & {{8{pay_keep[7]}}, {8{pay_keep[6]}}, {8{pay_keep[5]}}, {8{pay_keep[4]}}, {8{pay_keep[3]}}, {8{pay_keep[2]}}, {8{pay_keep[1]}}, {8{pay_keep[0]}}}) : 64'd0;
 
-// gen/nic/packetizer.ts:159:19
+// gen/nic/packetizer.ts:177:19
 assign pay_shifted = (kind == 2'b00) ? {pay_data[15:0], 48'd0} : ((kind == 2'd1) ? {pay_data[47:0], 16'd0} : ((kind == 2'd2) ? {pay_data[15:0], 48'd0} : {pay_data[47:0], 16'd0}));
 
-// gen/nic/packetizer.ts:160:21
+// gen/nic/packetizer.ts:178:21
 assign pay_carry = (kind == 2'b00) ? {16'd0, pay_data[63:16]} : ((kind == 2'd1) ? {48'd0, pay_data[63:48]} : ((kind == 2'd2) ? {16'd0, pay_data[63:16]} : {48'd0, pay_data[63:48]}));
 
-// gen/nic/packetizer.ts:167:21
+// gen/nic/packetizer.ts:185:21
 assign hdr_beat = (beat_reg == 11'd0) ? hdr_full[63:0] : ((beat_reg == 11'd1) ? hdr_full[127:64] : ((beat_reg == 11'd2) ? hdr_full[191:128] : ((beat_reg == 11'd3) ? hdr_full[255:192] : ((beat_reg == 11'd4) ? hdr_full[319:256] : ((beat_reg == 11'd5) ? hdr_full[383:320] : ((beat_reg == 11'd6) ? hdr_full[447:384] : ((beat_reg == 11'd7) ? hdr_full[511:448] : ((beat_reg == 11'd8) ? hdr_full[575:512] : {48'd0, hdr_full[591:576]}))))))));
 
-// gen/nic/packetizer.ts:168:18
+// gen/nic/packetizer.ts:186:18
 assign out_data = (in_body_reg ? carry_reg : hdr_beat) | (at_payload ? pay_shifted : 64'd0);
 
-// gen/nic/packetizer.ts:169:20
+// gen/nic/packetizer.ts:187:20
 assign out_last = beat_reg == last_idx;
 
-// gen/nic/packetizer.ts:177:22
+// gen/nic/packetizer.ts:195:22
 assign out_valid = active && (!need_payload || s_payload_tvalid);
 
-// gen/nic/packetizer.ts:182:19
+// gen/nic/packetizer.ts:200:19
 assign out_free = !m_valid_reg || m_axis_tready;
 
-// gen/nic/packetizer.ts:183:18
+// gen/nic/packetizer.ts:201:18
 assign fire = out_valid && out_free;
 
-// gen/nic/packetizer.ts:190:17
+// gen/nic/packetizer.ts:208:17
 assign m_axis_tvalid = m_valid_reg;
 
-// gen/nic/packetizer.ts:191:16
+// gen/nic/packetizer.ts:209:16
 assign m_axis_tdata = m_data_reg;
 
-// gen/nic/packetizer.ts:192:17
+// gen/nic/packetizer.ts:210:17
 assign m_axis_tkeep = m_keep_reg;
 
-// gen/nic/packetizer.ts:193:17
+// gen/nic/packetizer.ts:211:17
 assign m_axis_tlast = m_last_reg;
 
-// gen/nic/packetizer.ts:194:17
+// gen/nic/packetizer.ts:212:17
 assign m_axis_tuser = 1'b0;
 
-// gen/nic/packetizer.ts:195:20
+// gen/nic/packetizer.ts:213:20
 assign s_payload_tready = (fire && need_payload) || drain_reg;
 
-// gen/nic/packetizer.ts:198:24
+// gen/nic/packetizer.ts:216:24
 assign release_hdr = fire && mixed_beat;
 
-// gen/nic/packetizer.ts:200:21
+// gen/nic/packetizer.ts:218:21
 assign take_cmd = s_cmd_valid && (!hdr_valid_reg || release_hdr);
 
-// gen/nic/packetizer.ts:201:15
+// gen/nic/packetizer.ts:219:15
 assign s_cmd_ready = !hdr_valid_reg || release_hdr;
 
-// gen/nic/packetizer.ts:215:21
+// gen/nic/packetizer.ts:234:21
 assign pay_take = fire && need_payload;
 
-// gen/nic/packetizer.ts:243:14
+// gen/nic/packetizer.ts:262:14
 assign err_payload = err_payload_reg;
 
-// gen/nic/packetizer.ts:184:5
+// gen/nic/packetizer.ts:202:5
 always @(posedge clk) begin
     if (out_free) begin
         m_valid_reg <= out_valid;
@@ -226,7 +251,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/packetizer.ts:185:5
+// gen/nic/packetizer.ts:203:5
 always @(posedge clk) begin
     if (fire) begin
         m_data_reg <= out_data;
@@ -235,13 +260,14 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/packetizer.ts:202:5
+// gen/nic/packetizer.ts:220:5
 always @(posedge clk) begin
     if (take_cmd) begin
         ip_id_reg <= ip_id_reg + 16'd1;
         hdr_valid_reg <= 1'd1;
         hdr_bytes_reg <= {{((s_cmd_data[70] && s_cmd_data[199]) ? s_cmd_data[215:208] : 8'd0), ((s_cmd_data[70] && s_cmd_data[199]) ? s_cmd_data[223:216] : 8'd0), ((s_cmd_data[70] && s_cmd_data[199]) ? s_cmd_data[231:224] : 8'd0), ((s_cmd_data[70] && s_cmd_data[199]) ? s_cmd_data[207:200] : 8'd0), (s_cmd_data[70] ? s_cmd_data[174:167] : 8'd0), (s_cmd_data[70] ? s_cmd_data[182:175] : 8'd0), (s_cmd_data[70] ? s_cmd_data[190:183] : 8'd0), (s_cmd_data[70] ? s_cmd_data[198:191] : 8'd0), (s_cmd_data[70] ? s_cmd_data[142:135] : 8'd0), (s_cmd_data[70] ? s_cmd_data[150:143] : 8'd0), (s_cmd_data[70] ? s_cmd_data[158:151] : 8'd0), (s_cmd_data[70] ? s_cmd_data[166:159] : 8'd0), (s_cmd_data[70] ? s_cmd_data[78:71] : 8'd0), (s_cmd_data[70] ? s_cmd_data[86:79] : 8'd0), (s_cmd_data[70] ? s_cmd_data[94:87] : 8'd0), (s_cmd_data[70] ? s_cmd_data[102:95] : 8'd0), (s_cmd_data[70] ? s_cmd_data[110:103] : (s_cmd_data[199] ? s_cmd_data[215:208] : 8'd0)), (s_cmd_data[70] ? s_cmd_data[118:111] : (s_cmd_data[199] ? s_cmd_data[223:216] : 8'd0)), (s_cmd_data[70] ? s_cmd_data[126:119] : (s_cmd_data[199] ? s_cmd_data[231:224] : 8'd0)), (s_cmd_data[70] ? s_cmd_data[134:127] : (s_cmd_data[199] ? s_cmd_data[207:200] : 8'd0)), s_cmd_data[39:32], s_cmd_data[47:40], s_cmd_data[55:48], {s_cmd_data[56], 7'd0}, s_cmd_data[15:8], s_cmd_data[23:16], s_cmd_data[31:24], 8'd0, 8'd255, 8'd255, {2'b00, cmd_pad, 4'b0000}, s_cmd_data[7:0], 8'd0, 8'd0, cmd_udp_len[7:0], cmd_udp_len[15:8], 8'd183, 8'd18, s_cmd_data[399:392], s_cmd_data[407:400], s_cmd_data[367:360], s_cmd_data[375:368], s_cmd_data[383:376], s_cmd_data[391:384], s_cmd_data[335:328], s_cmd_data[343:336], s_cmd_data[351:344], s_cmd_data[359:352]}, {8'd17, s_cmd_data[415:408], 8'd0, 8'd64, ip_id_reg[7:0], ip_id_reg[15:8], cmd_ip_len[7:0], cmd_ip_len[15:8], {s_cmd_data[421:416], 2'b00}, 8'd69, 8'd0, 8'd8, s_cmd_data[239:232], s_cmd_data[247:240], s_cmd_data[255:248], s_cmd_data[263:256], s_cmd_data[271:264], s_cmd_data[279:272], s_cmd_data[287:280], s_cmd_data[295:288], s_cmd_data[303:296], s_cmd_data[311:304], s_cmd_data[319:312], s_cmd_data[327:320]}};
-        hdr_sum_reg <= ip_sum;
+        hdr_sum_x_reg <= {ip_csa_l5[29], ip_csa_l5[27], ip_csa_l5[25], ip_csa_l5[23], ip_csa_l5[21], ip_csa_l5[19], ip_csa_l5[17], ip_csa_l5[15], ip_csa_l5[13], ip_csa_l5[11], ip_csa_l5[9], ip_csa_l5[7], ip_csa_l5[5], ip_csa_l5[3], ip_csa_l5[1], ip_csa_l5[0]};
+        hdr_sum_y_reg <= {1'b0, ip_csa_l5[28], ip_csa_l5[26], ip_csa_l5[24], ip_csa_l5[22], ip_csa_l5[20], ip_csa_l5[18], ip_csa_l5[16], ip_csa_l5[14], ip_csa_l5[12], ip_csa_l5[10], ip_csa_l5[8], ip_csa_l5[6], ip_csa_l5[4], ip_csa_l5[2], 1'b0};
         hdr_kind_reg <= cmd_kind;
         hdr_pay_len_reg <= s_cmd_data[69:57];
         hdr_last_idx_reg <= cmd_last_idx;
@@ -255,7 +281,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/packetizer.ts:214:10
+// gen/nic/packetizer.ts:233:10
 always @(posedge clk) begin
     err_payload_reg <= 1'b0;
     if (pay_take) begin
@@ -285,7 +311,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/packetizer.ts:227:5
+// gen/nic/packetizer.ts:246:5
 always @(posedge clk) begin
     if (fire) begin
         if (at_payload) begin

@@ -86,9 +86,10 @@ reg  [3:0] used_reg;
 wire [15:0] plan_pending;
 wire [15:0] ring_mask;
 wire [15:0] ring_slot;
-wire [15:0] to_ring_end;
+wire [15:0] ring_left;
 wire [63:0] wqe_addr;
-wire [15:0] to_page_end;
+wire [4:0] page_slot;
+wire [4:0] page_left;
 wire [2:0] burst_count;
 wire [3:0] fetch_status;
 wire plan_stale;
@@ -101,6 +102,7 @@ reg  [3:0] fetch_status_reg;
 reg  [3:0] beat_reg;
 reg  [2:0] wqe_idx_reg;
 reg  rresp_err_reg;
+wire [7:0] burst_arlen;
 reg  [703:0] wqe_buf_reg;
 reg  out_valid_reg;
 reg  [749:0] out_data_reg;
@@ -177,106 +179,112 @@ assign load_now = (state == STATE_IDLE) && (again_reg || u_active_m_valid);
 // gen/nic/wqe-fetch.ts:154:21
 assign plan_pending = ld_pi_reg - ld_ci_reg;
 
-// gen/nic/wqe-fetch.ts:155:22
-assign ring_mask = (16'd1 << ld_size_log2_reg) - 16'd1;
+// gen/nic/wqe-fetch.ts:162:22
+assign ring_mask = {1'b0, (ld_size_log2_reg > 4'd14), (ld_size_log2_reg > 4'd13), (ld_size_log2_reg > 4'd12), (ld_size_log2_reg > 4'd11), (ld_size_log2_reg > 4'd10), (ld_size_log2_reg > 4'd9), (ld_size_log2_reg > 4'd8), (ld_size_log2_reg > 4'd7), (ld_size_log2_reg > 4'd6), (ld_size_log2_reg > 4'd5), (ld_size_log2_reg > 4'd4), (ld_size_log2_reg > 4'd3), (ld_size_log2_reg > 4'd2), (ld_size_log2_reg > 4'd1), (ld_size_log2_reg > 4'b0000)};
 
-// gen/nic/wqe-fetch.ts:156:18
+// gen/nic/wqe-fetch.ts:163:18
 assign ring_slot = ld_ci_reg & ring_mask;
 
-// gen/nic/wqe-fetch.ts:157:23
-assign to_ring_end = (ring_mask - ring_slot) + 16'd1;
+// gen/nic/wqe-fetch.ts:164:22
+assign ring_left = ring_mask & ~ld_ci_reg;
 
-// gen/nic/wqe-fetch.ts:158:21
+// gen/nic/wqe-fetch.ts:166:21
 assign wqe_addr = ld_base_reg + {41'd0, {ring_slot, 7'd0}};
 
-// gen/nic/wqe-fetch.ts:161:20
-assign to_page_end = 16'd32 - {11'd0, wqe_addr[11:7]};
+// gen/nic/wqe-fetch.ts:169:22
+assign page_slot = ld_base_reg[11:7] + ring_slot[4:0];
 
-// gen/nic/wqe-fetch.ts:165:19
-assign burst_count = (((((plan_pending < 16'd4) ? plan_pending[2:0] : 3'd4) < ((to_ring_end < 16'd4) ? to_ring_end[2:0] : 3'd4)) ? ((plan_pending < 16'd4) ? plan_pending[2:0] : 3'd4) : ((to_ring_end < 16'd4) ? to_ring_end[2:0] : 3'd4)) < ((to_page_end < 16'd4) ? to_page_end[2:0] : 3'd4)) ? ((((plan_pending < 16'd4) ? plan_pending[2:0] : 3'd4) < ((to_ring_end < 16'd4) ? to_ring_end[2:0] : 3'd4)) ? ((plan_pending < 16'd4) ? plan_pending[2:0] : 3'd4) : ((to_ring_end < 16'd4) ? to_ring_end[2:0] : 3'd4)) : ((to_page_end < 16'd4) ? to_page_end[2:0] : 3'd4);
+// gen/nic/wqe-fetch.ts:170:22
+assign page_left = ~page_slot;
 
-// gen/nic/wqe-fetch.ts:166:25
+// gen/nic/wqe-fetch.ts:176:19
+assign burst_count = (((((plan_pending < 16'd4) ? plan_pending[2:0] : 3'd4) < ((ring_left < 16'd3) ? ({1'b0, ring_left[1:0]} + 3'd1) : 3'd4)) ? ((plan_pending < 16'd4) ? plan_pending[2:0] : 3'd4) : ((ring_left < 16'd3) ? ({1'b0, ring_left[1:0]} + 3'd1) : 3'd4)) < ((page_left < 5'd3) ? ({1'b0, page_left[1:0]} + 3'd1) : 3'd4)) ? ((((plan_pending < 16'd4) ? plan_pending[2:0] : 3'd4) < ((ring_left < 16'd3) ? ({1'b0, ring_left[1:0]} + 3'd1) : 3'd4)) ? ((plan_pending < 16'd4) ? plan_pending[2:0] : 3'd4) : ((ring_left < 16'd3) ? ({1'b0, ring_left[1:0]} + 3'd1) : 3'd4)) : ((page_left < 5'd3) ? ({1'b0, page_left[1:0]} + 3'd1) : 3'd4);
+
+// gen/nic/wqe-fetch.ts:177:25
 assign fetch_status = (ld_state_reg == 3'd3) ? 4'b0000 : ((ld_state_reg == 3'd4) ? 4'd8 : 4'd2);
 
-// gen/nic/wqe-fetch.ts:168:23
+// gen/nic/wqe-fetch.ts:179:23
 assign plan_stale = ld_stale_reg || (rewind[0] && (rewind[2:1] == qp_reg));
 
-// gen/nic/wqe-fetch.ts:169:21
+// gen/nic/wqe-fetch.ts:180:21
 assign plan_has_work = ((ld_pi_reg != ld_ci_reg) && (ld_state_reg != 3'b000)) && !hold[qp_reg];
 
-// gen/nic/wqe-fetch.ts:190:26
+// gen/nic/wqe-fetch.ts:198:21
+assign burst_arlen = (burst_count == 3'b000) ? 8'd251 : ((burst_count == 3'd1) ? 8'd11 : ((burst_count == 3'd2) ? 8'd27 : ((burst_count == 3'd3) ? 8'd43 : ((burst_count == 3'd4) ? 8'd59 : ((burst_count == 3'd5) ? 8'd75 : ((burst_count == 3'd6) ? 8'd91 : 8'd107))))));
+
+// gen/nic/wqe-fetch.ts:204:26
 assign rewind_hits_burst = (rewind[0] && (rewind[2:1] == qp_reg)) && ((state == STATE_ADDR) || (state == STATE_DATA));
 
-// gen/nic/wqe-fetch.ts:197:12
+// gen/nic/wqe-fetch.ts:211:12
 assign m_axi_arid = 4'b0000;
 
-// gen/nic/wqe-fetch.ts:198:14
+// gen/nic/wqe-fetch.ts:212:14
 assign m_axi_araddr = addr_reg;
 
-// gen/nic/wqe-fetch.ts:199:13
+// gen/nic/wqe-fetch.ts:213:13
 assign m_axi_arlen = arlen_reg;
 
-// gen/nic/wqe-fetch.ts:200:14
+// gen/nic/wqe-fetch.ts:214:14
 assign m_axi_arsize = 3'd3;
 
-// gen/nic/wqe-fetch.ts:201:15
+// gen/nic/wqe-fetch.ts:215:15
 assign m_axi_arburst = 2'd1;
 
-// gen/nic/wqe-fetch.ts:202:14
+// gen/nic/wqe-fetch.ts:216:14
 assign m_axi_arlock = 1'b0;
 
-// gen/nic/wqe-fetch.ts:203:15
+// gen/nic/wqe-fetch.ts:217:15
 assign m_axi_arcache = 4'd3;
 
-// gen/nic/wqe-fetch.ts:204:14
+// gen/nic/wqe-fetch.ts:218:14
 assign m_axi_arprot = 3'b000;
 
-// gen/nic/wqe-fetch.ts:205:15
+// gen/nic/wqe-fetch.ts:219:15
 assign m_axi_arvalid = state == STATE_ADDR;
 
-// gen/nic/wqe-fetch.ts:208:25
+// gen/nic/wqe-fetch.ts:222:25
 assign last_of_burst = wqe_idx_reg == (count_reg - 3'd1);
 
-// gen/nic/wqe-fetch.ts:209:22
+// gen/nic/wqe-fetch.ts:223:22
 assign beat_last = beat_reg == (last_of_burst ? 4'd11 : 4'd15);
 
-// gen/nic/wqe-fetch.ts:217:18
+// gen/nic/wqe-fetch.ts:231:18
 assign wqe_view = {256'd0, m_axi_rdata, ((beat_reg == 4'd10) ? m_axi_rdata : wqe_buf_reg[703:640]), ((beat_reg == 4'd9) ? m_axi_rdata : wqe_buf_reg[639:576]), ((beat_reg == 4'd8) ? m_axi_rdata : wqe_buf_reg[575:512]), ((beat_reg == 4'd7) ? m_axi_rdata : wqe_buf_reg[511:448]), ((beat_reg == 4'd6) ? m_axi_rdata : wqe_buf_reg[447:384]), ((beat_reg == 4'd5) ? m_axi_rdata : wqe_buf_reg[383:320]), ((beat_reg == 4'd4) ? m_axi_rdata : wqe_buf_reg[319:256]), ((beat_reg == 4'd3) ? m_axi_rdata : wqe_buf_reg[255:192]), ((beat_reg == 4'd2) ? m_axi_rdata : wqe_buf_reg[191:128]), ((beat_reg == 4'd1) ? m_axi_rdata : wqe_buf_reg[127:64]), ((beat_reg == 4'b0000) ? m_axi_rdata : wqe_buf_reg[63:0])};
 
-// gen/nic/wqe-fetch.ts:222:22
+// gen/nic/wqe-fetch.ts:236:22
 assign decode_beat = (wqe_view[23:16] == 8'd0) ? 4'd3 : ((wqe_view[23:16] == 8'd1) ? 4'd5 : ((wqe_view[23:16] == 8'd2) ? 4'd7 : ((wqe_view[23:16] == 8'd3) ? 4'd9 : 4'd11)));
 
-// gen/nic/wqe-fetch.ts:223:23
+// gen/nic/wqe-fetch.ts:237:23
 assign decode_now = beat_reg == decode_beat;
 
-// gen/nic/wqe-fetch.ts:227:21
+// gen/nic/wqe-fetch.ts:241:21
 assign out_free = !out_valid_reg || m_wqe_ready;
 
-// gen/nic/wqe-fetch.ts:228:14
+// gen/nic/wqe-fetch.ts:242:14
 assign m_axi_rready = (state == STATE_DATA) && (!decode_now || out_free);
 
-// gen/nic/wqe-fetch.ts:229:18
+// gen/nic/wqe-fetch.ts:243:18
 assign r_take = m_axi_rvalid && m_axi_rready;
 
-// gen/nic/wqe-fetch.ts:230:20
+// gen/nic/wqe-fetch.ts:244:20
 assign wqe_err = rresp_err_reg || (m_axi_rresp != 2'b00);
 
-// gen/nic/wqe-fetch.ts:231:23
+// gen/nic/wqe-fetch.ts:245:23
 assign burst_last = beat_last && last_of_burst;
 
-// gen/nic/wqe-fetch.ts:237:23
+// gen/nic/wqe-fetch.ts:251:23
 assign wqe_status = wqe_err ? 4'd2 : ((fetch_status_reg != 4'b0000) ? fetch_status_reg : (((wqe_view[7:0] == 8'd0) || (wqe_view[7:0] == 8'd1)) ? 4'b0000 : 4'd9));
 
-// gen/nic/wqe-fetch.ts:245:13
+// gen/nic/wqe-fetch.ts:259:13
 assign m_wqe_valid = out_valid_reg;
 
-// gen/nic/wqe-fetch.ts:246:12
+// gen/nic/wqe-fetch.ts:260:12
 assign m_wqe_data = out_data_reg;
 
-// gen/nic/wqe-fetch.ts:258:22
+// gen/nic/wqe-fetch.ts:272:22
 assign turn_weight = (ld_weight_reg == 4'b0000) ? 4'd1 : ld_weight_reg;
 
-// gen/nic/wqe-fetch.ts:259:22
+// gen/nic/wqe-fetch.ts:273:22
 assign turn_left = used_reg < turn_weight;
 
 // gen/nic/wqe-fetch.ts:135:10
@@ -287,7 +295,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/wqe-fetch.ts:191:5
+// gen/nic/wqe-fetch.ts:205:5
 always @(posedge clk) begin
     if (rewind_hits_burst) begin
         burst_stale_reg <= 1'd1;
@@ -323,7 +331,7 @@ always @(posedge clk) begin
             end else begin
                 burst_stale_reg <= 1'b0;
                 addr_reg <= wqe_addr;
-                arlen_reg <= {({1'b0, burst_count} - 4'd1), 4'b0000} + 8'd11;
+                arlen_reg <= burst_arlen;
                 count_reg <= burst_count;
                 ci_start_reg <= ld_ci_reg;
                 fetch_status_reg <= fetch_status;
@@ -427,7 +435,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/wqe-fetch.ts:318:7
+// gen/nic/wqe-fetch.ts:332:7
 always @(posedge clk) begin
     if (((((state == STATE_DATA) && r_take) && burst_last) && (qp_reg == 2'b00)) && !(burst_stale_reg || rewind_hits_burst)) begin
         ci_reg[15:0] <= ci_start_reg + {13'd0, count_reg};
@@ -494,11 +502,11 @@ always @(posedge clk) begin
             $stop;
         end
         if (!(!(r_take && burst_last) || m_axi_rlast)) begin
-            $display("%m: assertion failed at gen/nic/wqe-fetch.ts:232:5: rlast must come with the last beat of the burst [r_take=%0h burst_last=%0h m_axi_rlast=%0h]", r_take, burst_last, m_axi_rlast);
+            $display("%m: assertion failed at gen/nic/wqe-fetch.ts:246:5: rlast must come with the last beat of the burst [r_take=%0h burst_last=%0h m_axi_rlast=%0h]", r_take, burst_last, m_axi_rlast);
             $stop;
         end
         if (!(!(r_take && m_axi_rlast) || burst_last)) begin
-            $display("%m: assertion failed at gen/nic/wqe-fetch.ts:233:5: rlast before the last beat of the burst [r_take=%0h m_axi_rlast=%0h burst_last=%0h]", r_take, m_axi_rlast, burst_last);
+            $display("%m: assertion failed at gen/nic/wqe-fetch.ts:247:5: rlast before the last beat of the burst [r_take=%0h m_axi_rlast=%0h burst_last=%0h]", r_take, m_axi_rlast, burst_last);
             $stop;
         end
     end

@@ -41,6 +41,28 @@ const stages: Record<string, () => ReturnType<typeof defineModule>> = { pair: ()
 const args = process.argv.slice(2);
 const revAt = args.indexOf('--rev');
 const rev = revAt < 0 ? undefined : args.splice(revAt, 2)[1];
+
+/** One line and exit 2 instead of a git stack trace (a bad `--rev`, or rtl/FILE not in it). */
+function fail(msg: string): never {
+  console.error(`synth-boundary: ${msg}`);
+  process.exit(2);
+}
+/** `git show REV:rtl/FILE`, git's own stderr kept off the terminal. */
+function rtlAt(r: string, file: string): string {
+  try {
+    return execFileSync('git', ['show', `${r}:rtl/${file}`], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  } catch {
+    fail(`--rev ${r}: rtl/${file} is not in that revision`);
+  }
+}
+if (revAt >= 0) {
+  if (rev === undefined || rev.startsWith('-')) fail('--rev needs a revision (a commit, branch or tag)');
+  try {
+    execFileSync('git', ['rev-parse', '--verify', '--quiet', `${rev}^{commit}`], { stdio: 'ignore' });
+  } catch {
+    fail(`--rev ${rev}: not a commit in this repository`);
+  }
+}
 const what = args[0] !== undefined && args[0] in stages ? args.shift()! : 'pair';
 const widths = args.map(Number);
 for (const W of widths.length ? widths : [512]) {
@@ -50,7 +72,7 @@ for (const W of widths.length ? widths : [512]) {
   // --rev REV: the committed rtl/ of REV instead of today's generators (a "before" figure of a
   // module at its default parameters, which is what rtl/ holds; same ports as today).
   const subject = rev === undefined ? measured.subject
-    : { ...measured.subject, files: new Map([...measured.subject.files.keys()].map(f => [f, execFileSync('git', ['show', `${rev}:rtl/${f}`], { encoding: 'utf8' })])) };
+    : { ...measured.subject, files: new Map([...measured.subject.files.keys()].map(f => [f, rtlAt(rev, f)])) };
   const t0 = performance.now();
   const out = await runFlow('xcup-timing', subject, path.join(cacheRoot(), 'synth'));
   const r = assemble(subject.module, 'xcup', new Map([['xcup-timing', out]]), names);

@@ -11,7 +11,7 @@
 // The reduction is written once over an abstract bit type, so tests run the very same network
 // on numbers (ones-sum.test.ts) that the hardware gets as Values.
 
-import { cat, lit, type ModuleBuilder, type Value } from '../hdl/index.ts';
+import { cat, lit, Value, type ModuleBuilder } from '../hdl/index.ts';
 
 /** The bit operations the reduction needs. */
 export interface BitOps<T> {
@@ -47,10 +47,12 @@ function count<T>(bits: readonly T[], o: BitOps<T>): T[] {
 }
 
 /** Columns (16 lists of bits, column i worth 2^i) reduced to at most two bits per column, the
- *  carries out of bit 15 wrapping to bit 0. Returns the two words' bits (missing bits are `zero`). */
-export function onesCarrySave<T>(words: readonly (readonly T[])[], zero: T, o: BitOps<T>, onLevel?: (cols: T[][], level: number) => T[][]): [T[], T[]] {
+ *  carries out of bit 15 wrapping to bit 0. Returns the two words' bits (missing bits are `zero`).
+ *  A word's bit may be `null`: known to be zero, it takes no place in its column (a narrow field
+ *  or a constant's zeros cost no counter input). */
+export function onesCarrySave<T>(words: readonly (readonly (T | null)[])[], zero: T, o: BitOps<T>, onLevel?: (cols: T[][], level: number) => T[][]): [T[], T[]] {
   for (const w of words) if (w.length !== 16) throw new Error(`onesCarrySave: a ${w.length}-bit word (expected 16)`);
-  let cols: T[][] = Array.from({ length: 16 }, (_, i) => words.map(w => w[i]!));
+  let cols: T[][] = Array.from({ length: 16 }, (_, i) => words.flatMap(w => (w[i] === null ? [] : [w[i]!])));
   let level = 0;
   while (cols.some(c => c.length > 2)) {
     const next: T[][] = Array.from({ length: 16 }, () => []);
@@ -70,11 +72,28 @@ export function onesCarrySave<T>(words: readonly (readonly T[])[], zero: T, o: B
   return [word(0), word(1)];
 }
 
-/** Hardware words: a 16-bit Value per word in, two 16-bit Values out. Each counter level's bits
- *  are one named wire (`<name>_l<level>`), so the emitted Verilog stays one line per level. */
-export function onesCarrySaveHw(m: ModuleBuilder, name: string, words: readonly Value[]): [Value, Value] {
-  const ops: BitOps<Value> = { xor: (a, b) => a.xor(b), and: (a, b) => a.and(b), or: (a, b) => a.or(b) };
-  const bitsOf = (w: Value): Value[] => Array.from({ length: 16 }, (_, i) => w.bit(i));
+/** A 16-bit word given bit by bit, least significant first; `null` bits are known zeros. */
+export type SparseWord = readonly (Value | null)[];
+
+/** Hardware words: a 16-bit Value (or a SparseWord) per word in, two 16-bit Values out. Each
+ *  counter level's bits are one named wire (`<name>_l<level>`), so the emitted Verilog stays one
+ *  line per level. */
+export function onesCarrySaveHw(m: ModuleBuilder, name: string, words: readonly (Value | SparseWord)[]): [Value, Value] {
+  // Constant bits (a constant addend's ones) fold away here, so the Verilog shows no `1'd1 ^ x`.
+  const known = (v: Value): bigint | undefined => (v.expr.kind === 'const' ? v.expr.value : undefined);
+  const op = (k: (c: bigint, d: bigint) => bigint, f: (c: bigint, x: Value) => Value, g: (a: Value, b: Value) => Value) => (a: Value, b: Value): Value => {
+    const ka = known(a), kb = known(b);
+    if (ka !== undefined && kb !== undefined) return lit(k(ka, kb), 1);
+    if (ka !== undefined) return f(ka, b);
+    if (kb !== undefined) return f(kb, a);
+    return g(a, b);
+  };
+  const ops: BitOps<Value> = {
+    xor: op((c, d) => c ^ d, (c, x) => (c ? x.not() : x), (a, b) => a.xor(b)),
+    and: op((c, d) => c & d, (c, x) => (c ? x : lit(0, 1)), (a, b) => a.and(b)),
+    or: op((c, d) => c | d, (c, x) => (c ? lit(1, 1) : x), (a, b) => a.or(b)),
+  };
+  const bitsOf = (w: Value | SparseWord): SparseWord => (w instanceof Value ? Array.from({ length: 16 }, (_, i) => w.bit(i)) : w);
   const pack = (bs: readonly Value[]): Value => cat(...[...bs].reverse());
   const named = (cols: Value[][], level: number): Value[][] => {
     const wire = m.let(`${name}_l${level}`, pack(cols.flat()));

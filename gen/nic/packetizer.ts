@@ -4,8 +4,8 @@
 //
 // Two stages:
 // 1. Header stage: a command is turned into its header bytes (up to 74), frame bookkeeping
-//    and the IPv4 header's word sum in one register stage (the checksum is folded from the
-//    registered sum as the header goes out). It refills while the previous frame's payload
+//    and the IPv4 header's word sum (two carry-save words) in one register stage (the
+//    checksum is folded from the registered pair as the header goes out). It refills while the previous frame's payload
 //    streams, so frames follow each other without idle beats; no path runs from s_cmd to
 //    m_axis (timing at 512 bits: docs/synth.md).
 // 2. Output stage: frame beat k is either a pure header beat (k < hb), the "mixed" beat
@@ -28,6 +28,7 @@
 import { Bool, cat, defineModule, lit, mux, UInt, type Value } from '../hdl/index.ts';
 import { stream } from '../lib/interfaces.ts';
 import { log2Exact } from '../lib/util.ts';
+import { onesCarrySaveHw, type SparseWord } from './ones-sum.ts';
 import { beBytes, countWidth, laneBits, packBytes, select, thermo } from './frame-util.ts';
 import { ETH_BYTES, ETHERTYPE_IPV4, HEADER_LENGTHS, IP_BASE_BYTES, IPV4_BYTES, OFF, ROCE_PORT } from './roce.ts';
 import { byteStream, frameStream, TxPktCmd, type NicParams } from './types.ts';
@@ -37,15 +38,21 @@ export type PacketizerParams = Pick<NicParams, 'dataWidth'>;
 const MAX_HDR = HEADER_LENGTHS[HEADER_LENGTHS.length - 1];
 const MAX_PAYLOAD = (1 << 13) - 1;
 
-/** Sum of many values as a balanced adder tree, `width` bits. */
-function sumTree(values: readonly Value[], width: number): Value {
-  let level: Value[] = values.map(v => v.zext(width));
-  while (level.length > 1) {
-    const next: Value[] = [];
-    for (let i = 0; i < level.length; i += 2) next.push(i + 1 < level.length ? level[i]!.addw(level[i + 1]!) : level[i]!);
-    level = next;
+/** A 16-bit word of the IPv4 header sum from fields at bit offsets (the other bits known zero). */
+function sparseWord(fields: readonly (readonly [Value, number])[]): SparseWord {
+  const bits: (Value | null)[] = Array(16).fill(null);
+  for (const [v, at] of fields) {
+    for (let i = 0; i < v.width; i++) {
+      if (at + i >= 16 || bits[at + i] !== null) throw new Error(`sparseWord: a ${v.width}-bit field at bit ${at} overlaps or leaves the word`);
+      bits[at + i] = v.bit(i);
+    }
   }
-  return level[0]!;
+  return bits;
+}
+
+/** A constant word: its one bits as literals, its zeros known zero (no counter input). */
+function constWord(c: number): SparseWord {
+  return Array.from({ length: 16 }, (_, i) => ((c >> i) & 1 ? lit(1, 1) : null));
 }
 
 export const packetizer = defineModule('nic_packetizer', { dataWidth: 64 } as PacketizerParams, (m, p) => {
@@ -66,14 +73,15 @@ export const packetizer = defineModule('nic_packetizer', { dataWidth: 64 } as Pa
 
   // ---- header stage ----------------------------------------------------------------------
   // A command is turned into its header bytes (checksum left out), frame bookkeeping and the
-  // IPv4 header's 20-bit word sum, in one register stage. Timing (docs/synth.md): no adder
-  // feeds another here except the sum tree itself, and no path runs from s_cmd to m_axis
-  // (each frame starts from the header register).
+  // IPv4 header's word sum in one's-complement carry-save form (two words), in one register
+  // stage. Timing (docs/synth.md): no adder feeds another here, and no path runs from s_cmd to
+  // m_axis (each frame starts from the header register).
   const cmd = s_cmd.data;
   const ck = 8 * OFF.ipChecksum;
   const hdrValid = m.reg('hdr_valid_reg', Bool);
   const hdrBytes = m.reg('hdr_bytes_reg', UInt(8 * MAX_HDR - 16), { reset: null }); // all but the checksum
-  const hdrSum = m.reg('hdr_sum_reg', UInt(20), { reset: null });
+  const hdrSumX = m.reg('hdr_sum_x_reg', UInt(16), { reset: null });
+  const hdrSumY = m.reg('hdr_sum_y_reg', UInt(16), { reset: null });
   const hdrKind = m.reg('hdr_kind_reg', UInt(2), { reset: null });
   const hdrPayLen = m.reg('hdr_pay_len_reg', UInt(13), { reset: null });
   const hdrLastIdx = m.reg('hdr_last_idx_reg', UInt(kW), { reset: null });
@@ -96,11 +104,16 @@ export const packetizer = defineModule('nic_packetizer', { dataWidth: 64 } as Pa
   const tos = cat(cmd.field('dscp'), lit(0, 2));
   const ttl = cmd.field('ttl');
   const srcIp = cmd.field('srcIp'), dstIp = cmd.field('dstIp');
-  // Header checksum: one's-complement sum of the ten 16-bit words (checksum word = 0), here
-  // with the total length's parts as addends of their own (not its adder in front).
+  // Header checksum: one's-complement sum of the ten 16-bit words (checksum word = 0), with the
+  // total length's parts (payload, pad, extension header length) as addends of their own, not
+  // its adder in front. The words reduce in carry-save form (gen/nic/ones-sum.ts: counters, no
+  // carry chain) to X + Y = the sum modulo 0xFFFF; narrow fields share a word (TTL and DSCP; pad
+  // and the extension length's two bits), so a column holds at most nine bits.
   const ipConst = 0x4500 + IP_BASE_BYTES + 0x4000 + 17;
-  const sum = m.let('ip_sum', sumTree([lit(ipConst, 20), tos, extLen, payLen, pad, ipId, cat(ttl, lit(0, 8)),
-    srcIp.bits(31, 16), srcIp.bits(15, 0), dstIp.bits(31, 16), dstIp.bits(15, 0)], 20));
+  const [sumX, sumY] = onesCarrySaveHw(m, 'ip_csa', [
+    constWord(ipConst), sparseWord([[cmd.field('dscp'), 2], [ttl, 8]]), sparseWord([[payLen, 0]]),
+    sparseWord([[pad, 0], [hasAeth, 2], [hasReth, 4]]), ipId,
+    srcIp.bits(31, 16), srcIp.bits(15, 0), dstIp.bits(31, 16), dstIp.bits(15, 0)]);
 
   const zero = lit(0, 8);
   const reth = [...beBytes(cmd.field('rethVa')), ...beBytes(cmd.field('rethRkey')), ...beBytes(cmd.field('rethLen'))];
@@ -126,10 +139,15 @@ export const packetizer = defineModule('nic_packetizer', { dataWidth: 64 } as Pa
   const lastLane = frameLast.bits(lb - 1, 0);
   const cmdLastKeep = m.let('cmd_last_keep', cat(...Array.from({ length: B }, (_, i) => (i === 0 ? lit(1, 1) : lastLane.ge(i))).reverse()));
 
-  // The checksum is folded from the registered sum on the way out (two short adders on
-  // registers), so no adder follows the sum tree between s_cmd and the header register.
-  const fold1 = m.let('ip_sum_fold1', hdrSum.bits(15, 0).add(hdrSum.bits(19, 16)));
-  const fold2 = m.let('ip_sum_fold2', fold1.bits(15, 0).addw(fold1.bits(16, 16).zext(16)));
+  // The checksum is folded from the registered pair on the way out: X + Y with its carry out
+  // of bit 15 added back. Both X + Y and X + Y + 1 are formed side by side (the latter as
+  // ({X,1} + {Y,1}) >> 1, one adder with a carry in) and the first one's carry picks, so one
+  // carry chain and a mux follow the registers, not two chains. The fold is the same number as
+  // the sum's: X + Y = the sum modulo 0xFFFF, and both are in 1..0xFFFF (the sum is not zero,
+  // and a counter network fed any one bit never outputs all zeros, so X + Y > 0).
+  const sum0 = m.let('ip_sum_xy', hdrSumX.add(hdrSumY));
+  const sum1 = m.let('ip_sum_xy1', cat(hdrSumX, lit(1, 1)).addw(cat(hdrSumY, lit(1, 1))).bits(16, 1));
+  const fold2 = m.let('ip_sum_fold', mux(sum0.bit(16), sum1, sum0.bits(15, 0)));
   const checksum = m.let('ip_checksum', fold2.not());
   const hBytes = m.let('hdr_full', cat(hdrBytes.bits(8 * MAX_HDR - 17, ck), packBytes(beBytes(checksum)), hdrBytes.bits(ck - 1, 0)));
 
@@ -203,7 +221,8 @@ export const packetizer = defineModule('nic_packetizer', { dataWidth: 64 } as Pa
     ipId.set(ipId.addw(1));
     hdrValid.set(1);
     hdrBytes.set(cat(header.bits(8 * MAX_HDR - 1, ck + 16), header.bits(ck - 1, 0)));
-    hdrSum.set(sum);
+    hdrSumX.set(sumX);
+    hdrSumY.set(sumY);
     hdrKind.set(cmdKind);
     hdrPayLen.set(payLen);
     hdrLastIdx.set(cmdLastIdx);

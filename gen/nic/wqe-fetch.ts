@@ -152,17 +152,28 @@ export const nicWqeFetch = defineModule('nic_wqe_fetch', { dataWidth: 64, numQp:
 
   // ---- PLAN: the burst from the loaded registers -----------------------------------------------
   const pending = m.let('plan_pending', ldPi.subw(ldCi));
-  const ringMask = m.let('ring_mask', lit(1, 16).shl(ldSizeLog2).subw(1));
+  // Timing (docs/synth.md): the ring mask is decoded from the size (bit i set when i < log2
+  // size, no shift and subtract), and the ring and page limits are counted as the slots left
+  // *after* this one (mask & ~ci, and ~ the 5-bit page slot), so no adder sits between a
+  // register and a limit's compare but the page slot's 5-bit add. The 64-bit wqe_addr add only
+  // feeds addr_reg.
+  // (A bit at or above the largest size the register holds is constant zero: no constant compare.)
+  const sizeMax = 2 ** ldSizeLog2.width - 1;
+  const ringMask = m.let('ring_mask', cat(...Array.from({ length: 16 }, (_, i) => (i < sizeMax ? ldSizeLog2.gt(i) : lit(0, 1))).reverse()));
   const slot = m.let('ring_slot', ldCi.and(ringMask));
-  const toRingEnd = m.let('to_ring_end', ringMask.subw(slot).addw(1));
-  const wqeAddr = m.let('wqe_addr', ldBase.addw(cat(slot, lit(0, Math.log2(WQE_BYTES))).zext(ADDR_WIDTH)));
-  const pageWqes = 2 ** PAGE_BITS / WQE_BYTES;
-  const pageSlot = wqeAddr.bits(PAGE_BITS - 1, Math.log2(WQE_BYTES));
-  const toPage = m.let('to_page_end', lit(pageWqes, 16).subw(pageSlot.zext(16)));
+  const ringLeft = m.let('ring_left', ringMask.and(ldCi.not()));
+  const wqeLog2 = Math.log2(WQE_BYTES), pageSlotBits = PAGE_BITS - wqeLog2;
+  const wqeAddr = m.let('wqe_addr', ldBase.addw(cat(slot, lit(0, wqeLog2)).zext(ADDR_WIDTH)));
+  // wqe_addr's page slot without the 64-bit add: slot * WQE_BYTES has no bits below wqeLog2,
+  // so no carry enters bit wqeLog2 and the page slot is base's plus slot's, modulo the page.
+  const pageSlot = m.let('page_slot', ldBase.bits(PAGE_BITS - 1, wqeLog2).addw(slot.bits(pageSlotBits - 1, 0)));
+  const pageLeft = m.let('page_left', pageSlot.not());
   // Each limit clamped to MAX_BURST first (three compares side by side), then the least.
   const clamp = (x: Value): Value => mux(x.lt(MAX_BURST), x.trunc(3), lit(MAX_BURST, 3));
+  /** clamp(x + 1) for x = the slots left after this one. */
+  const clampNext = (x: Value): Value => mux(x.lt(MAX_BURST - 1), x.trunc(2).add(1), lit(MAX_BURST, 3));
   const min = (a: Value, b: Value): Value => mux(a.lt(b), a, b);
-  const count = m.let('burst_count', min(min(clamp(pending), clamp(toRingEnd)), clamp(toPage)));
+  const count = m.let('burst_count', min(min(clamp(pending), clampNext(ringLeft)), clampNext(pageLeft)));
   const fetchStatus = m.let('fetch_status', mux(ldState.eq(QP_STATE.RTS), lit(CQE_STATUS.SUCCESS, WQE_STATUS_BITS),
     mux(ldState.eq(QP_STATE.ERROR), lit(CQE_STATUS.FLUSH_ERROR, WQE_STATUS_BITS), lit(CQE_STATUS.LOCAL_QP_ERROR, WQE_STATUS_BITS))));
   const planStale = m.let('plan_stale', ldStale.lor(rewindHits(qpReg)));
@@ -182,6 +193,9 @@ export const nicWqeFetch = defineModule('nic_wqe_fetch', { dataWidth: 64, numQp:
   const maxDecode = decodeBeatOf(MAX_SGE);
   /** Beats read of a burst's last WQE: up to its last possibly used byte. */
   const tailBeats = maxDecode + 1;
+  // AR length of a burst of `count` WQEs, a constant per count (no adder behind the compares).
+  const counts = Array.from({ length: 8 }, (_, c) => c);
+  const arlenOf = m.let('burst_arlen', select(count, counts, counts.map(c => lit(((((c - 1) & 0xff) << bpwLog2) + tailBeats - 1) & 0xff, 8))));
   const buf = maxDecode === 0 ? undefined : m.reg('wqe_buf_reg', UInt(maxDecode * p.dataWidth), { reset: null });
   const outValid = m.reg('out_valid_reg', Bool);
   const outData = m.reg('out_data_reg', Wqe, { reset: null });
@@ -276,7 +290,7 @@ export const nicWqeFetch = defineModule('nic_wqe_fetch', { dataWidth: 64, numQp:
       m.if(planStale, () => again.set(1)).elif(hasWork.lnot(), release).else(() => {
         burstStale.set(0);
         addrReg.set(wqeAddr);
-        arlenReg.set(count.zext(8).subw(1).shl(bpwLog2).addw(tailBeats - 1));
+        arlenReg.set(arlenOf);
         countReg.set(count);
         ciStart.set(ldCi);
         statusReg.set(fetchStatus);
