@@ -24,12 +24,12 @@
 // sent before the next message's validation requests, and validation waits for its own
 // answers, so "a page translation is owed" (pages_owed) tells whose answer the next response is.
 
-import { Bool, defineModule, lit, mux, pack, Struct, UInt, Vec, intIn, oneOf, powerOfTwoIn } from '../hdl/index.ts';
+import { Bool, cat, defineModule, lit, mux, pack, Struct, UInt, Vec, intIn, oneOf, powerOfTwoIn, type Value } from '../hdl/index.ts';
 import { syncFifo } from '../lib/fifo.ts';
 import { AXI_BURST, axi4, stream, unusedFields } from '../lib/interfaces.ts';
 import { byteMaskToBits, busBytesLog2, lowBytesMask, rotateRightBytes } from './byte-align.ts';
 import { burstMetaShape, checkBurstBytes, nextBurst } from './dma-burst.ts';
-import { ADDR_WIDTH, byteStream, DmaReadCmd, DmaStatus, PAGE_BITS, XlateReq, xlateReq, xlateResp } from './types.ts';
+import { ADDR_WIDTH, byteStream, DmaReadCmd, DmaStatus, PAGE_BITS, qpIndexWidth, XlateReq, xlateReq, xlateResp } from './types.ts';
 
 export type DmaReadParams = {
   /** Bus and stream width in bits (64 .. 512). */
@@ -40,8 +40,24 @@ export type DmaReadParams = {
   maxBursts: number;
   /** Burst window in bytes (the seed design's 2 KiB chunks). */
   burstBytes: number;
+  /** QPs the abort distinguishes; 0: no abort ports (the READ responder's engine). */
+  abortQps: number;
+  /** Bits of the message id in a message's tag (returned in the abort report). */
+  msgIdWidth: number;
 };
-export const dmaReadDefaults: DmaReadParams = { dataWidth: 64, idWidth: 4, maxBursts: 8, burstBytes: 2048 };
+export const dmaReadDefaults: DmaReadParams = { dataWidth: 64, idWidth: 4, maxBursts: 8, burstBytes: 2048, abortQps: 0, msgIdWidth: 4 };
+
+/** The tag of a message (s_cmd_tag, with its first SGE): its QP and an id of the sender's. */
+export function dmaReadTag(abortQps: number, msgIdWidth: number) {
+  return Struct('dma_read_tag', { qp: UInt(qpIndexWidth(abortQps)), msg: UInt(msgIdWidth) });
+}
+/** The abort's report: where the QP's stream ended (message `msg`, `offset` bytes passed on, a
+ *  packet boundary), or `none`: nothing of the QP was left to stream. */
+export function dmaAbortDone(msgIdWidth: number) {
+  return Struct('dma_abort_done', { none: Bool, msg: UInt(msgIdWidth), offset: UInt(32) });
+}
+const andNot = (a: Value, b: Value | undefined): Value => (b ? a.land(b.lnot()) : a);
+const orMaybe = (a: Value, b: Value | undefined): Value => (b ? a.lor(b) : a);
 
 const MAX_SGE = 4;
 
@@ -63,6 +79,29 @@ export const nicDmaRead = defineModule('nic_dma_read', dmaReadDefaults, (m, p) =
   const axi = axi4({ idWidth: p.idWidth, addrWidth: ADDR_WIDTH, dataWidth: p.dataWidth }).source(m, 'm_axi');
   const out = byteStream(p.dataWidth).source(m, 'm_axis');
   const tkeep = out.tkeep!, tlast = out.tlast!;
+
+  // ---- abort (abortQps > 0) ----------------------------------------------------------
+  // s_abort {qp}: the QP's stream ends at the next tlast of its message the packer is in (or
+  // before its next message, if the packer is between messages); from there on every chunk,
+  // burst and R beat of the QP's messages inside is dropped. No new message is taken while an
+  // abort is open; it closes when the engine is empty. Statuses are reported as usual.
+  const ab = p.abortQps > 0;
+  const Tag = dmaReadTag(Math.max(p.abortQps, 1), p.msgIdWidth);
+  const AbortDone = dmaAbortDone(p.msgIdWidth);
+  const tw = ab ? Tag.width : 0;
+  const abortQ = Struct('dma_abort', { qp: UInt(qpIndexWidth(Math.max(p.abortQps, 1))) });
+  const A = ab ? {
+    tagIn: m.input('s_cmd_tag', Tag),
+    req: stream(abortQ).sink(m, 's_abort'),
+    done: stream(AbortDone).source(m, 'm_abort_done'),
+    active: m.reg('abort_active_reg', Bool),
+    dropping: m.reg('abort_dropping_reg', Bool),
+    qp: m.reg('abort_qp_reg', UInt(qpIndexWidth(p.abortQps))),
+    doneValid: m.reg('abort_done_valid_reg', Bool),
+    doneData: m.reg('abort_done_data_reg', AbortDone, { reset: null }),
+    msgTag: m.reg('msg_tag_reg', Tag, { reset: null }),
+  } : undefined;
+  const withTag = (tag: Value | undefined, data: Value): Value => (tag ? cat(tag, data) : data);
 
   // ---- issuer ------------------------------------------------------------------------
   const fsm = m.fsm('state', ['COLLECT', 'WAIT_VALID', 'LOAD_SGE', 'CHUNK', 'FAST'] as const);
@@ -92,7 +131,7 @@ export const nicDmaRead = defineModule('nic_dma_read', dmaReadDefaults, (m, p) =
   const pagesOwed = m.reg('pages_owed_reg', UInt(3));
   const firstChunk = m.reg('first_chunk_reg', Bool);
 
-  const chunks = m.instance('u_chunk_fifo', syncFifo, { width: Chunk.width, depth: 4 });
+  const chunks = m.instance('u_chunk_fifo', syncFifo, { width: Chunk.width + tw, depth: 4 });
   const reqFree = m.let('xlate_req_free', reqValid.lnot().lor(xreq.ready));
   const statusFree = m.let('status_free', statusValid.lnot().lor(status.ready));
 
@@ -104,8 +143,10 @@ export const nicDmaRead = defineModule('nic_dma_read', dmaReadDefaults, (m, p) =
   m.if(status.ready, () => statusValid.set(0));
 
   const c = cmd.data;
-  const accept = m.let('cmd_accept', cmd.valid.land(fsm.is('COLLECT')).land(reqFree));
-  cmd.ready.set(fsm.is('COLLECT').land(reqFree));
+  const blockNew = A ? m.let('abort_block_new', A.active.land(nSge.eq(0))) : undefined;
+  const cmdReady = m.let('cmd_ready', andNot(fsm.is('COLLECT').land(reqFree), blockNew));
+  const accept = m.let('cmd_accept', cmd.valid.land(cmdReady));
+  cmd.ready.set(cmdReady);
   m.assert(accept.lnot().lor(c.field('segLog2').ge(lb)), `segLog2 must be at least log2 of the bus bytes (${lb})`);
   m.assert(accept.lnot().lor(nSge.lt(MAX_SGE - 1)).lor(c.field('last')), `a message has at most ${MAX_SGE} SGEs`);
 
@@ -128,10 +169,18 @@ export const nicDmaRead = defineModule('nic_dma_read', dmaReadDefaults, (m, p) =
   const goFast = m.let('go_fast', waitDone.land(errFinal.eq(0)).land(anyData).land(onePage));
   // One page: load the burst generator from the validating translation once it is idle and no
   // page chunk is queued (so none is owed an answer): right in WAIT_VALID, else in FAST.
-  const fastLoad = m.let('fast_load', fsm.is('FAST').lor(goFast).land(burstBusy.lnot()).land(chunks.m.valid.lnot()));
-  const headKnown = m.let('head_known', chunks.m.data.as(Chunk).field('known'));
-  const chunkLoad = m.let('chunk_load', burstBusy.lnot().land(chunks.m.valid).land(headKnown.lor(xresp.valid)));
-  const pageAnswer = m.let('page_answer', chunkLoad.land(headKnown.lnot()));
+  // Dropping for an abort: the issuer's message, the chunk at the FIFO head, the burst generator's chunk.
+  const isAborted = (tag: Value): Value => tag.as(Tag).field('qp').eq(A!.qp);
+  const issuerDrop = A ? m.let('issuer_drop', A.dropping.land(isAborted(A.msgTag))) : undefined;
+  const fastLoad = m.let('fast_load', andNot(fsm.is('FAST').lor(goFast).land(burstBusy.lnot()).land(chunks.m.valid.lnot()), issuerDrop));
+  const head = chunks.m.data.bits(Chunk.width - 1, 0).as(Chunk);
+  const headTag = A ? chunks.m.data.bits(Chunk.width + tw - 1, Chunk.width) : undefined;
+  const headKnown = m.let('head_known', head.field('known'));
+  const headDrop = A ? m.let('chunk_drop', A.dropping.land(chunks.m.valid).land(isAborted(headTag!))) : undefined;
+  const chunkLoad = m.let('chunk_load', andNot(burstBusy.lnot().land(chunks.m.valid).land(headKnown.lor(xresp.valid)), headDrop));
+  // A dropped chunk that was owed a page translation still takes its answer.
+  const chunkDropPop = headDrop ? m.let('chunk_drop_pop', headDrop.land(headKnown.lor(xresp.valid))) : undefined;
+  const pageAnswer = m.let('page_answer', orMaybe(chunkLoad, chunkDropPop).land(headKnown.lnot()));
   xresp.ready.set(mux(pageResp, pageAnswer, validPending));
   m.if(validAnswer, () => {
     vRcvd.set(vRcvd.addw(1));
@@ -150,8 +199,13 @@ export const nicDmaRead = defineModule('nic_dma_read', dmaReadDefaults, (m, p) =
   const chunkFits = m.let('chunk_fits', curRem.le(toPage.zext(32)));
   const chunkLen = m.let('chunk_len', mux(chunkFits, curRem.trunc(13), toPage).asUnsigned());
   chunks.s.valid.set(0);
-  chunks.s.data.set(pack(Chunk, { len: chunkLen, last: idx.eq(lastNz).land(chunkFits), seg: segReg, known: firstChunk, pa: sgePa.at(idx) }));
+  chunks.s.data.set(withTag(A?.msgTag, pack(Chunk, { len: chunkLen, last: idx.eq(lastNz).land(chunkFits), seg: segReg, known: firstChunk, pa: sgePa.at(idx) })));
 
+  // With an abort dropping the issuer's message, LOAD_SGE and CHUNK leave it for COLLECT.
+  const abandonOr = (body: () => void): (() => void) => (issuerDrop ? () => m.if(issuerDrop, () => {
+    clearMessage();
+    fsm.goto('COLLECT');
+  }).else(body) : body);
   fsm.states({
     COLLECT: () => m.if(accept, () => {
       const sw = m.switch(nSge);
@@ -161,6 +215,7 @@ export const nicDmaRead = defineModule('nic_dma_read', dmaReadDefaults, (m, p) =
         })));
       }
       nSge.set(nSge.addw(1));
+      if (A) m.if(nSge.eq(0), () => A.msgTag.set(A.tagIn));
       segReg.set(c.field('segLog2'));
       const inPage = c.field('va').bits(PAGE_BITS - 1, 0).zext(33).addw(c.field('len').zext(33)).le(1 << PAGE_BITS);
       onePage.set(nSge.eq(0).land(c.field('last')).land(inPage));
@@ -187,17 +242,17 @@ export const nicDmaRead = defineModule('nic_dma_read', dmaReadDefaults, (m, p) =
         fsm.goto('LOAD_SGE');
       });
     }),
-    FAST: () => m.if(fastLoad, () => {
+    FAST: () => m.if(orMaybe(fastLoad, issuerDrop), () => {
       clearMessage();
       fsm.goto('COLLECT');
     }),
-    LOAD_SGE: () => {
+    LOAD_SGE: abandonOr(() => {
       curVa.set(cur.field('va'));
       curRem.set(cur.field('len'));
       firstChunk.set(1);
       fsm.goto('CHUNK');
-    },
-    CHUNK: () => m.if(curRem.eq(0), () => {
+    }),
+    CHUNK: abandonOr(() => m.if(curRem.eq(0), () => {
       m.if(idx.eq(lastNz), () => {
         clearMessage();
         fsm.goto('COLLECT');
@@ -216,13 +271,13 @@ export const nicDmaRead = defineModule('nic_dma_read', dmaReadDefaults, (m, p) =
       });
       curVa.set(curVa.addw(chunkLen.zext(ADDR_WIDTH)));
       curRem.set(curRem.subw(chunkLen.zext(32)));
-    }),
+    })),
   });
 
   // ---- burst generator ---------------------------------------------------------------
   const Meta = burstMetaShape(lb);
-  const metas = m.instance('u_burst_fifo', syncFifo, { width: Meta.width, depth: p.maxBursts });
-  const head = chunks.m.data.as(Chunk);
+  const metas = m.instance('u_burst_fifo', syncFifo, { width: Meta.width + tw, depth: p.maxBursts });
+  const burstTag = A ? m.reg('burst_tag_reg', Tag, { reset: null }) : undefined;
   const pa = m.reg('burst_pa_reg', UInt(ADDR_WIDTH));
   const rem = m.reg('burst_rem_reg', UInt(13));
   const chunkLast = m.reg('burst_last_reg', Bool);
@@ -231,7 +286,7 @@ export const nicDmaRead = defineModule('nic_dma_read', dmaReadDefaults, (m, p) =
   const arAddr = m.reg('ar_addr_reg', UInt(ADDR_WIDTH));
   const arLen = m.reg('ar_len_reg', UInt(8));
 
-  chunks.m.ready.set(chunkLoad);
+  chunks.m.ready.set(orMaybe(chunkLoad, chunkDropPop));
   m.assert(pageAnswer.lnot().lor(xresp.data.field('status').eq(0)), 'a page of a validated SGE failed to translate');
   // The chunk being loaded (a page chunk with its translation, or a one-page message with its
   // validating one) is cut from in the load cycle already: its first AR leaves a cycle sooner.
@@ -246,17 +301,20 @@ export const nicDmaRead = defineModule('nic_dma_read', dmaReadDefaults, (m, p) =
     rem.set(bRem);
     chunkLast.set(bLast);
     chunkSeg.set(bSeg);
+    if (burstTag) burstTag.set(mux(chunkLoad, headTag!, A!.msgTag));
   });
+  const bTag = burstTag ? m.let('burst_cur_tag', mux(burstBusy, burstTag, mux(chunkLoad, headTag!, A!.msgTag))) : undefined;
+  const burstDrop = burstTag ? m.let('burst_drop', A!.dropping.land(burstBusy).land(isAborted(burstTag))) : undefined;
 
   const nb = nextBurst(bPa, bRem, lb, burstLog2);
-  const burstWant = m.let('burst_want', burstBusy.lor(load).land(metas.s.ready));
+  const burstWant = m.let('burst_want', andNot(burstBusy, burstDrop).lor(load).land(metas.s.ready));
   // With the AR register empty a new burst is offered on the AR channel in its issue cycle
   // (built without arready, so arvalid never depends on it); if not taken it waits in the register.
   const direct = m.let('ar_direct', burstWant.land(arValid.lnot()));
   const issue = m.let('burst_issue', direct.lor(burstWant.land(axi.arready)));
   const lastBurst = m.let('last_burst', bRem.eq(nb.bytes));
   metas.s.valid.set(issue);
-  metas.s.data.set(pack(Meta, { head: nb.head, tail: nb.tail, len: nb.len, last: bLast.land(lastBurst), seg: bSeg }));
+  metas.s.data.set(withTag(bTag, pack(Meta, { head: nb.head, tail: nb.tail, len: nb.len, last: bLast.land(lastBurst), seg: bSeg })));
   m.if(axi.arready, () => arValid.set(0));
   m.if(issue.land(direct.land(axi.arready).lnot()), () => {
     arValid.set(1);
@@ -268,6 +326,7 @@ export const nicDmaRead = defineModule('nic_dma_read', dmaReadDefaults, (m, p) =
     rem.set(bRem.subw(nb.bytes));
     m.if(lastBurst, () => burstBusy.set(0));
   });
+  if (burstDrop) m.if(burstDrop, () => burstBusy.set(0));
 
   axi.arid.set(0);
   axi.araddr.set(mux(arValid, arAddr, nb.addr));
@@ -293,7 +352,8 @@ export const nicDmaRead = defineModule('nic_dma_read', dmaReadDefaults, (m, p) =
   // (never from m_axis_tready), and an R beat that completes a word is taken only with that
   // word; R holds its beat meanwhile (AXI), so m_axis holds too. The ready path is short:
   // m_axis_tready (nic_tx_frame_gate's FIFO, a register, through nic_tx_cmd_mux) -> rready.
-  const meta = metas.m.data.as(Meta);
+  const meta = metas.m.data.bits(Meta.width - 1, 0).as(Meta);
+  const metaTag = A ? metas.m.data.bits(Meta.width + tw - 1, Meta.width) : undefined;
   const hold = m.reg('hold_reg', UInt(p.dataWidth), { reset: null });
   const held = m.reg('held_bytes_reg', UInt(lb));
   const flush = m.reg('flush_reg', Bool);
@@ -320,14 +380,21 @@ export const nicDmaRead = defineModule('nic_dma_read', dmaReadDefaults, (m, p) =
   // adds to the held bytes; flush sends the bytes a message's full last beat left over.
   const offered = m.let('r_offered', axi.rvalid.land(metas.m.valid).land(flush.lnot()));
   const emits = m.let('r_emits', full.lor(msgEnd));
-  const rready = m.let('r_ready', metas.m.valid.land(flush.lnot()).land(out.tready.lor(emits.lnot())));
+  const msgOff = A ? m.reg('msg_offset_reg', UInt(32)) : undefined;
+  // Abort: the packer is between messages; the burst at its head is the aborted QP's.
+  const boundary = A ? m.let('msg_boundary', msgOff!.eq(0).land(held.eq(0)).land(flush.lnot())) : undefined;
+  const headA = A ? m.let('abort_head', A.active.land(metas.m.valid).land(isAborted(metaTag!))) : undefined;
+  const cutting = A ? m.let('abort_cutting', A.active.land(A.dropping.lnot())) : undefined;
+  const cutB = A ? m.let('abort_cut_between', cutting!.land(boundary!).land(headA!)) : undefined;
+  const packDrop = A ? m.let('r_drop', headA!.land(A.dropping.lor(cutB!)).land(flush.lnot())) : undefined;
+  const rready = m.let('r_ready', metas.m.valid.land(flush.lnot()).land(orMaybe(out.tready.lor(emits.lnot()), packDrop)));
   const beat = m.let('r_beat', axi.rvalid.land(rready));
   axi.rready.set(rready);
   m.assert(axi.rvalid.land(metas.m.valid.lnot()).lnot(), 'read data without an outstanding burst');
   m.assert(beat.lnot().lor(axi.rlast.eq(beatCount.eq(meta.field('len')))), 'rlast does not match the burst length');
   metas.m.ready.set(beat.land(axi.rlast));
 
-  out.tvalid.set(flush.lor(offered.land(emits)));
+  out.tvalid.set(flush.lor(andNot(offered.land(emits), packDrop)));
   out.tdata.set(mux(flush, hold, merged));
   tkeep.set(mux(flush, lowBytesMask(held, B), mux(full, lit((1n << BigInt(B)) - 1n, B), lowBytesMask(left, B))));
   tlast.set(flush.lor(full.lnot()).lor(segEnd).lor(msgEnd.land(left.eq(0))));
@@ -337,19 +404,56 @@ export const nicDmaRead = defineModule('nic_dma_read', dmaReadDefaults, (m, p) =
   })).elif(beat, () => {
     firstBeat.set(axi.rlast);
     beatCount.set(mux(axi.rlast, lit(0, 8), beatCount.addw(1)));
-    held.set(left);
-    m.if(full, () => {
-      hold.set(rotated);
-      segOff.set(mux(segEnd, lit(0, 16), segOff.addw(B)));
-      m.if(msgEnd, () => m.if(left.eq(0), () => segOff.set(0)).else(() => flush.set(1)));
-    }).else(() => {
-      hold.set(merged);
-      m.if(msgEnd, () => { held.set(0); segOff.set(0); });
-    });
+    const pack1 = (): void => {
+      held.set(left);
+      m.if(full, () => {
+        hold.set(rotated);
+        segOff.set(mux(segEnd, lit(0, 16), segOff.addw(B)));
+        m.if(msgEnd, () => m.if(left.eq(0), () => segOff.set(0)).else(() => flush.set(1)));
+      }).else(() => {
+        hold.set(merged);
+        m.if(msgEnd, () => { held.set(0); segOff.set(0); });
+      });
+    };
+    // A dropped beat moves the burst position only.
+    if (packDrop) m.if(packDrop.lnot(), pack1); else pack1();
   });
+  if (A) abortControl();
+
+  /** The abort's cut, report and end (after the packer's updates: the cut overrides them). */
+  function abortControl(): void {
+    const a = A!;
+    const outFire = m.let('out_fire', out.tvalid.land(out.tready));
+    // Every beat but a message's last is full.
+    const outMsgEnd = m.let('out_msg_end', flush.lor(msgEnd.land(full.lnot().lor(left.eq(0)))));
+    m.if(outFire, () => msgOff!.set(mux(outMsgEnd, lit(0, 32), msgOff!.addw(B))));
+    const cutA = m.let('abort_cut_tlast', cutting!.land(outFire).land(tlast).land(outMsgEnd.lnot()).land(isAborted(metaTag!)));
+    const engineEmpty = m.let('engine_empty', fsm.is('COLLECT').land(nSge.eq(0)).land(chunks.m.valid.lnot()).land(burstBusy.lnot())
+      .land(metas.m.valid.lnot()).land(flush.lnot()).land(pagesOwed.eq(0)));
+    a.req.ready.set(a.active.lnot().land(a.doneValid.lnot()));
+    m.if(a.req.valid.land(a.active.lnot()).land(a.doneValid.lnot()), () => {
+      a.active.set(1);
+      a.qp.set(a.req.data.field('qp'));
+    });
+    a.done.valid.set(a.doneValid);
+    a.done.data.set(a.doneData);
+    m.if(a.done.ready, () => a.doneValid.set(0));
+    m.if(cutA.lor(cutB!), () => {
+      // The cut message's bytes past the tlast (held, or a pending flush) are its QP's too.
+      held.set(0); segOff.set(0); flush.set(0); msgOff!.set(0);
+      a.dropping.set(1);
+      a.doneValid.set(1);
+      a.doneData.set(pack(AbortDone, { none: 0, msg: metaTag!.as(Tag).field('msg'), offset: mux(cutA, msgOff!.addw(B), lit(0, 32)) }));
+    }).elif(cutting!.land(engineEmpty), () => {
+      a.active.set(0);
+      a.doneValid.set(1);
+      a.doneData.set(pack(AbortDone, { none: 1, msg: 0, offset: 0 }));
+    });
+    m.if(a.dropping.land(engineEmpty), () => { a.active.set(0); a.dropping.set(0); });
+  }
 
   m.unused(chunks.count, 'only empty/full matter'); m.unused(chunks.full, 'only empty/full matter'); m.unused(chunks.empty, 'm_valid is used');
   m.unused(metas.count, 'only empty/full matter'); m.unused(metas.full, 'only empty/full matter'); m.unused(metas.empty, 'm_valid is used');
 
-  return { clk, rst, cmd, status, xlateReq: xreq, xlateResp: xresp, axi, data: out };
-}, { doc: 'DMA read engine: validate SGEs, translate per page, AXI read bursts, packed byte stream out', params: { rules: { dataWidth: oneOf(64, 128, 256, 512), idWidth: intIn(1, 16), maxBursts: powerOfTwoIn(2, 256), burstBytes: powerOfTwoIn(8, 4096) } } });
+  return { clk, rst, cmd, status, xlateReq: xreq, xlateResp: xresp, axi, data: out, ...(A ? { cmdTag: A.tagIn, abort: A.req, abortDone: A.done } : {}) };
+}, { doc: 'DMA read engine: validate SGEs, translate per page, AXI read bursts, packed byte stream out', params: { rules: { dataWidth: oneOf(64, 128, 256, 512), idWidth: intIn(1, 16), maxBursts: powerOfTwoIn(2, 256), burstBytes: powerOfTwoIn(8, 4096), abortQps: intIn(0, 256), msgIdWidth: intIn(1, 8) } } });
