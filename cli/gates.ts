@@ -25,7 +25,8 @@ export const gateNames = ['verilator', 'iverilog', 'yosys'] as const;
 export async function runGates(t: GateTarget): Promise<ModuleGates> {
   const results: GateResult[] = [];
   let seconds = 0;
-  for (const c of gateCommands(t.module, t.files)) {
+  // Yosys on the module's own body: lint gates each of a top's modules, children included.
+  for (const c of gateCommands(t.module, t.files, undefined, 'module')) {
     const r = await runTool(c.tool, c.args);
     seconds += r.seconds;
     results.push(judge(c.tool, c.args, r.code, r.output));

@@ -34,8 +34,9 @@ export async function lintCommand(opts: LintOptions): Promise<number> {
         targets.set(m.name, { module: m.name, files: filesOf(m.name) });
       }
     }
-    // Tops first, largest first: nic_top's Yosys run alone takes minutes, and started last (a
-    // top comes after its modules) it ran on one core after every other module had finished.
+    // Tops first, largest first: a large top's Verilator and Icarus runs elaborate its whole
+    // hierarchy (Yosys only its own body, gates.ts), and started last (a top comes after its
+    // modules) it would run on one core after every other module had finished.
     const list = topsFirst([...targets.values()], new Set(selected.map(t => t.top)));
     const nameWidth = Math.max(6, ...list.map(t => t.module.length));
     console.log(`${'module'.padEnd(nameWidth)}  ${gateNames.map(g => g.padEnd(9)).join('  ')}  time`);

@@ -35,6 +35,51 @@ describe('the gates themselves', () => {
   });
 });
 
+/** A top `pair` around one child `leaf`; `top` and `leaf` are module bodies. */
+const withChild = (top: string, leaf: string): VerilogSet => ({
+  top: 'pair',
+  files: new Map([
+    ['leaf.v', `\`default_nettype none\nmodule leaf(input wire en, input wire d, output reg q);\n${leaf}\nendmodule\n`],
+    ['pair.v', `\`default_nettype none\nmodule pair(input wire en, input wire d, output wire q);\n${top}\nendmodule\n`],
+  ]),
+});
+const goodLeaf = 'always @* q = en & d;';
+const leafInst = 'leaf u_leaf(.en(en), .d(d), .q(q));';
+
+// `nicgen lint` synthesizes each module's own body with its submodules as black boxes (every
+// module of a top gets its own gate): the top's faults must still show, and a child's fault is
+// left to the child's gate.
+describe("the Yosys gate in 'module' scope (children as black boxes)", () => {
+  it('passes a clean top and sees its child only through the ports', () => {
+    expect(runGates(withChild(leafInst, goodLeaf), 'module').report).toBe('');
+  });
+
+  it('flags two drivers of one wire where one is a child output', () => {
+    const g = runGates(withChild(`wire w;\nleaf u_leaf(.en(en), .d(d), .q(w));\nassign w = d;\nassign q = w;`, goodLeaf), 'module');
+    expect(g.yosys.ok).toBe(false);
+    expect(g.yosys.output).toMatch(/multiple conflicting drivers/);
+  });
+
+  it('flags a latch and an undriven wire in the top itself', () => {
+    const latch = runGates(withChild(`reg l;\nalways @* if (en) l = d;\nwire w;\nleaf u_leaf(.en(l), .d(d), .q(w));\nassign q = w;`, goodLeaf), 'module');
+    expect(latch.yosys.output).toMatch(/selection is not empty/);
+    const undriven = runGates(withChild(`wire w;\nwire u;\nleaf u_leaf(.en(en), .d(u), .q(w));\nassign q = w;`, goodLeaf), 'module');
+    expect(undriven.yosys.output).toMatch(/no driver/);
+  });
+
+  it("flags a port the child does not have", () => {
+    const g = runGates(withChild('leaf u_leaf(.en(en), .dd(d), .q(q));', goodLeaf), 'module');
+    expect(g.yosys.ok).toBe(false);
+  });
+
+  it("leaves a child's latch to the child's own gate (the whole-hierarchy scope sees it)", () => {
+    const latchLeaf = 'always @* if (en) q = d;';
+    expect(runGates(withChild(leafInst, latchLeaf), 'module').yosys.ok).toBe(true);
+    expect(runGates(withChild(leafInst, latchLeaf)).yosys.output).toMatch(/selection is not empty/);
+    expect(runGates({ top: 'leaf', files: new Map([...withChild(leafInst, latchLeaf).files].filter(([f]) => f === 'leaf.v')) }, 'module').yosys.output).toMatch(/selection is not empty/);
+  });
+});
+
 describe('every emitted module passes verilator -Wall, iverilog -g2005 and yosys synth + check -assert', () => {
   it.each(Object.entries(allDesigns))('%s', (_name, def) => {
     const g = runGates(emitTop(def as Parameters<typeof emitTop>[0]));

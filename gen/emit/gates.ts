@@ -49,12 +49,20 @@ export function writeVerilog(set: VerilogSet, dir: string = mkdtempSync(path.joi
   return { dir, paths };
 }
 
+/** What Yosys synthesizes: the whole hierarchy under the top, or only the top's own body with
+ *  its submodules read as black boxes (`read_verilog -lib`: their ports only). `nicgen lint`
+ *  gates every module of a top once, so there each module's own body is synthesized once; in
+ *  `hierarchy` scope nic_top's gate re-synthesized all 50 of its modules (640 s of a 23-minute
+ *  `make test`). Verilator and Icarus always elaborate the whole hierarchy: widths across ports
+ *  and loops through instances are theirs (and the DSL's `comb-loops` check) either way. */
+export type YosysScope = 'hierarchy' | 'module';
+
 /** The three commands for checking `top` (files in compile order). */
-export function gateCommands(top: string, paths: readonly string[], statFile?: string): { tool: GateResult['tool']; args: string[] }[] {
+export function gateCommands(top: string, paths: readonly string[], statFile?: string, scope: YosysScope = 'hierarchy'): { tool: GateResult['tool']; args: string[] }[] {
   return [
     { tool: 'verilator', args: ['--lint-only', '-Wall', '--top-module', top, ...paths] },
     { tool: 'iverilog', args: ['-g2005', '-o', '/dev/null', '-s', top, ...paths] },
-    { tool: 'yosys', args: ['-q', '-p', yosysScript(top, paths, statFile)] },
+    { tool: 'yosys', args: ['-q', '-p', yosysScript(top, paths, statFile, scope)] },
   ];
 }
 
@@ -81,9 +89,9 @@ export const latchCells = 't:$dlatch t:$adlatch t:$dlatchsr t:$sr t:$_DLATCH_* t
  *  cells, as an FPGA flow keeps them for its block or distributed RAM. Mapping them to
  *  flip-flops proves nothing a RAM primitive needs and dominated the gate's time (8 minutes
  *  for the 256 Kbit RX frame buffer, 17 s without). */
-export function yosysScript(top: string, paths: readonly string[], statFile?: string): string {
+export function yosysScript(top: string, paths: readonly string[], statFile?: string, scope: YosysScope = 'hierarchy'): string {
   return [
-    `read_verilog -DSYNTHESIS ${paths.join(' ')}`,
+    ...readVerilog(top, paths, scope),
     `hierarchy -check -top ${top}`,
     'proc',
     'check -assert',
@@ -97,10 +105,19 @@ export function yosysScript(top: string, paths: readonly string[], statFile?: st
   ].join('; ');
 }
 
+/** The read commands: every file, or in `module` scope the top's own file (`<top>.v`, one module
+ *  per emitted file) and the others as black boxes. A set without `<top>.v` is read whole. */
+function readVerilog(top: string, paths: readonly string[], scope: YosysScope): string[] {
+  const own = paths.filter(f => path.basename(f) === `${top}.v`);
+  if (scope === 'hierarchy' || own.length !== 1) return [`read_verilog -DSYNTHESIS ${paths.join(' ')}`];
+  const children = paths.filter(f => f !== own[0]);
+  return [...(children.length ? [`read_verilog -DSYNTHESIS -lib ${children.join(' ')}`] : []), `read_verilog -DSYNTHESIS ${own[0]}`];
+}
+
 /** Run the three gates over a set of emitted files. */
-export function runGates(set: VerilogSet): GatesResult {
+export function runGates(set: VerilogSet, scope: YosysScope = 'hierarchy'): GatesResult {
   const { dir, paths } = writeVerilog(set);
-  const [verilator, iverilog, yosys] = gateCommands(set.top, paths).map(c => run(c.tool, c.args, dir)) as [GateResult, GateResult, GateResult];
+  const [verilator, iverilog, yosys] = gateCommands(set.top, paths, undefined, scope).map(c => run(c.tool, c.args, dir)) as [GateResult, GateResult, GateResult];
   const failed = [verilator, iverilog, yosys].filter(g => !g.ok);
   const report = failed.map(g => `--- ${g.command}\n${g.output}`).join('\n')
     + (failed.length ? `\n--- files in ${dir}:\n${[...set.files].map(([n, t]) => `// ==== ${n}\n${t}`).join('\n')}` : '');
