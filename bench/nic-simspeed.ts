@@ -24,7 +24,13 @@ import { coreSource, hooksSource } from '../sim/wrapper.ts';
 import { measureGoodput } from './nic-goodput.ts';
 import { pairDesignOf } from './nic-pair.ts';
 
-export const SIMSPEED_GOAL = 0.5;
+/** Issue 13: the two-NIC bench's traffic at least 0.8 of its C++ loop, judged on CPU time (the
+ *  best rate of each over interleaved rounds; a shared machine distorts wall time most: it
+ *  counts waiting for a core), with the wall-time ratio printed beside it. */
+export const SIMSPEED_GOAL = 0.8;
+
+/** The verdict on one width's best rates (CPU time; see SIMSPEED_GOAL). */
+export const simspeedMet = (ts: Rate, cpp: Rate): boolean => ts.cpu / cpp.cpu >= SIMSPEED_GOAL;
 
 /** Ready inputs a sink or a memory drives: held high so no output ever waits. */
 const READY_INPUT = /_(tready|bready|rready|awready|wready|arready)$/;
@@ -140,8 +146,7 @@ async function main(): Promise<void> {
       console.log(`${w}b round ${r + 1} (load ${load}): c++ ${k(c)}; ts step(1) ${k(s)}; bench traffic ${k(t)} (${g.traffic.cycles} cycles); traffic/c++ cpu ${(t.cpu / c.cpu).toFixed(3)} wall ${(t.wall / c.wall).toFixed(3)}`);
       cpp = bestRate(cpp, c); step = bestRate(step, s); ts = bestRate(ts, t);
     }
-    const met = ts.cpu / cpp.cpu >= SIMSPEED_GOAL && ts.wall / cpp.wall >= SIMSPEED_GOAL;
-    console.log(`${w}b best of ${rounds}: traffic/c++ cpu ${(ts.cpu / cpp.cpu).toFixed(3)} wall ${(ts.wall / cpp.wall).toFixed(3)}; step/c++ cpu ${(step.cpu / cpp.cpu).toFixed(3)} goal>=${SIMSPEED_GOAL}: ${met ? 'goal met' : 'GOAL MISSED'}`);
+    console.log(`${w}b best of ${rounds}: traffic/c++ cpu ${(ts.cpu / cpp.cpu).toFixed(3)} wall ${(ts.wall / cpp.wall).toFixed(3)}; step/c++ cpu ${(step.cpu / cpp.cpu).toFixed(3)} goal cpu>=${SIMSPEED_GOAL}: ${simspeedMet(ts, cpp) ? 'goal met' : 'GOAL MISSED'}`);
   }
 }
 
