@@ -56,6 +56,10 @@ export function dmaReadTag(abortQps: number, msgIdWidth: number) {
 export function dmaAbortDone(msgIdWidth: number) {
   return Struct('dma_abort_done', { none: Bool, msg: UInt(msgIdWidth), offset: UInt(32) });
 }
+/** The abort request on s_abort: the QP whose messages inside are cut. */
+export function dmaAbortReq(abortQps: number) {
+  return Struct('dma_abort', { qp: UInt(qpIndexWidth(Math.max(abortQps, 1))) });
+}
 const andNot = (a: Value, b: Value | undefined): Value => (b ? a.land(b.lnot()) : a);
 const orMaybe = (a: Value, b: Value | undefined): Value => (b ? a.lor(b) : a);
 
@@ -81,15 +85,19 @@ export const nicDmaRead = defineModule('nic_dma_read', dmaReadDefaults, (m, p) =
   const tkeep = out.tkeep!, tlast = out.tlast!;
 
   // ---- abort (abortQps > 0) ----------------------------------------------------------
-  // s_abort {qp}: the QP's stream ends at the next tlast of its message the packer is in (or
-  // before its next message, if the packer is between messages); from there on every chunk,
-  // burst and R beat of the QP's messages inside is dropped. No new message is taken while an
-  // abort is open; it closes when the engine is empty. Statuses are reported as usual.
+  // s_abort {qp}: the QP's stream ends at the first packet boundary of its messages the packer
+  // reaches: the one it is at (nothing of the next packet passed on yet: between two packets
+  // of the QP's message, or before its next message), else the next tlast of the QP's message
+  // it is in; from there on every chunk, burst and R beat of the QP's messages inside is
+  // dropped. No new message is taken while an abort is open; it closes when the engine is
+  // empty. Statuses are reported as usual. A sender whose consumer may already expect the
+  // bytes after a boundary (a packet command passed on) must hold the abort until they are out
+  // (nic_req_tx does: docs/nic-reliability.md "NAK-path recovery").
   const ab = p.abortQps > 0;
   const Tag = dmaReadTag(Math.max(p.abortQps, 1), p.msgIdWidth);
   const AbortDone = dmaAbortDone(p.msgIdWidth);
   const tw = ab ? Tag.width : 0;
-  const abortQ = Struct('dma_abort', { qp: UInt(qpIndexWidth(Math.max(p.abortQps, 1))) });
+  const abortQ = dmaAbortReq(p.abortQps);
   const A = ab ? {
     tagIn: m.input('s_cmd_tag', Tag),
     req: stream(abortQ).sink(m, 's_abort'),
@@ -381,8 +389,11 @@ export const nicDmaRead = defineModule('nic_dma_read', dmaReadDefaults, (m, p) =
   const offered = m.let('r_offered', axi.rvalid.land(metas.m.valid).land(flush.lnot()));
   const emits = m.let('r_emits', full.lor(msgEnd));
   const msgOff = A ? m.reg('msg_offset_reg', UInt(32)) : undefined;
-  // Abort: the packer is between messages; the burst at its head is the aborted QP's.
-  const boundary = A ? m.let('msg_boundary', msgOff!.eq(0).land(held.eq(0)).land(flush.lnot())) : undefined;
+  // Abort: the packer is at a packet boundary (between messages, or between two packets of a
+  // message: segOff 0), nothing of the next packet passed on; the burst at its head is the
+  // aborted QP's (inside a message, the head burst is that message's). Bytes already taken
+  // into hold_reg past the boundary are the QP's too (they are cleared with the cut).
+  const boundary = A ? m.let('pkt_boundary', segOff.eq(0).land(flush.lnot())) : undefined;
   const headA = A ? m.let('abort_head', A.active.land(metas.m.valid).land(isAborted(metaTag!))) : undefined;
   const cutting = A ? m.let('abort_cutting', A.active.land(A.dropping.lnot())) : undefined;
   const cutB = A ? m.let('abort_cut_between', cutting!.land(boundary!).land(headA!)) : undefined;
@@ -443,7 +454,7 @@ export const nicDmaRead = defineModule('nic_dma_read', dmaReadDefaults, (m, p) =
       held.set(0); segOff.set(0); flush.set(0); msgOff!.set(0);
       a.dropping.set(1);
       a.doneValid.set(1);
-      a.doneData.set(pack(AbortDone, { none: 0, msg: metaTag!.as(Tag).field('msg'), offset: mux(cutA, msgOff!.addw(B), lit(0, 32)) }));
+      a.doneData.set(pack(AbortDone, { none: 0, msg: metaTag!.as(Tag).field('msg'), offset: mux(cutA, msgOff!.addw(B), msgOff!) }));
     }).elif(cutting!.land(engineEmpty), () => {
       a.active.set(0);
       a.doneValid.set(1);
