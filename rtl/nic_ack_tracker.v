@@ -184,7 +184,7 @@ wire [249:0] part_3 = qp_tp_reg[s_req_data[1:0] * 250 +: 250];
 /* verilator lint_off UNUSEDSIGNAL */
 wire [249:0] part_4 = qp_tp_reg[s_req_data[1:0] * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/ack-tracker.ts:162:42: only bits [2:0] are used
+// intermediate of gen/nic/ack-tracker.ts:164:42: only bits [2:0] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_5 = qp_ctx[s_ack_data[1:0] * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
@@ -344,11 +344,11 @@ wire [23:0] binary_43 = (s_read_done_data[89:66] - part_42[58:35]);
 /* verilator lint_off UNUSEDSIGNAL */
 wire [249:0] part_44 = qp_tp_reg[s_read_done_data[1:0] * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/ack-tracker.ts:223:24: only bits [2:0] are used
+// intermediate of gen/nic/ack-tracker.ts:225:24: only bits [2:0] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_45 = qp_ctx[sel_qp_reg * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/ack-tracker.ts:223:24: only bits [2:0] are used
+// intermediate of gen/nic/ack-tracker.ts:225:24: only bits [2:0] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_46 = qp_ctx[sel_qp_reg * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
@@ -480,7 +480,7 @@ wire [249:0] part_77 = qp_tp_reg[rewind_data_reg[1:0] * 250 +: 250];
 /* verilator lint_off UNUSEDSIGNAL */
 wire [249:0] part_78 = qp_tp_reg[scan_reg * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/ack-tracker.ts:319:71: only bits [31:31] are used
+// intermediate of gen/nic/ack-tracker.ts:321:71: only bits [31:31] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [31:0] binary_79 = (now_reg - part_78[206:175]);
 /* verilator lint_on UNUSEDSIGNAL */
@@ -496,7 +496,7 @@ wire [249:0] part_81 = qp_tp_reg[scan_reg * 250 +: 250];
 /* verilator lint_off UNUSEDSIGNAL */
 wire [249:0] part_82 = qp_tp_reg[scan_reg * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/ack-tracker.ts:320:77: only bits [2:0] are used
+// intermediate of gen/nic/ack-tracker.ts:322:77: only bits [2:0] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_83 = qp_ctx[scan_reg * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
@@ -596,7 +596,7 @@ wire [249:0] part_106 = qp_tp_reg[sel_qp_reg * 250 +: 250];
 /* verilator lint_off UNUSEDSIGNAL */
 wire [249:0] part_107 = qp_tp_reg[sel_qp_reg * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/ack-tracker.ts:306:14: only bits [2:0] are used
+// intermediate of gen/nic/ack-tracker.ts:308:14: only bits [2:0] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_108 = qp_ctx[rewind_data_reg[1:0] * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
@@ -637,322 +637,322 @@ wire [23:0] binary_116 = (s_req_data[153:130] - qp_tp_reg[833:810]);
 wire [249:0] part_117 = qp_tp_reg[u_arb_grant_index * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
 
-// gen/nic/ack-tracker.ts:143:14
+// gen/nic/ack-tracker.ts:145:14
 assign s_req_ready = (part_1[9:5] - part_0[4:0]) != 5'd16;
 
-// gen/nic/ack-tracker.ts:144:18
+// gen/nic/ack-tracker.ts:146:18
 assign push = s_req_valid && s_req_ready;
 
-// gen/nic/ack-tracker.ts:145:19
+// gen/nic/ack-tracker.ts:147:19
 assign req_ok = s_req_data[198:195] == 4'b0000;
 
-// gen/nic/ack-tracker.ts:147:21
+// gen/nic/ack-tracker.ts:149:21
 assign req_is_read = (s_req_data[73:66] == 8'd1) || (s_req_data[73:66] == 8'd12);
 
-// gen/nic/ack-tracker.ts:148:22
+// gen/nic/ack-tracker.ts:150:22
 assign req_all_acked = !part_4[10] || (part_3[58:35] == part_2[34:11]);
 
-// gen/nic/ack-tracker.ts:156:14
+// gen/nic/ack-tracker.ts:158:14
 assign s_ack_ready = 1'd1;
 
-// gen/nic/ack-tracker.ts:162:18
+// gen/nic/ack-tracker.ts:164:18
 assign ack_qp_rts = part_5[2:0] == 3'd3;
 
-// gen/nic/ack-tracker.ts:163:22
+// gen/nic/ack-tracker.ts:165:22
 assign ack_in_window = (part_11[10] && (!binary_10[23] && (s_ack_data[25:2] != part_8[58:35]))) && !binary_7[23];
 
-// gen/nic/ack-tracker.ts:164:25
+// gen/nic/ack-tracker.ts:166:25
 assign ack_outstanding = part_14[10] && (part_13[58:35] != part_12[34:11]);
 
-// gen/nic/ack-tracker.ts:167:18
+// gen/nic/ack-tracker.ts:169:18
 assign ack_qp_live = (s_ack_valid && !part_16[84]) && !part_15[97];
 
-// gen/nic/ack-tracker.ts:168:22
+// gen/nic/ack-tracker.ts:170:22
 assign is_ack = s_ack_data[33:31] == 3'b000;
 
-// gen/nic/ack-tracker.ts:169:19
+// gen/nic/ack-tracker.ts:171:19
 assign is_rnr_nak = s_ack_data[33:31] == 3'd1;
 
-// gen/nic/ack-tracker.ts:170:21
+// gen/nic/ack-tracker.ts:172:21
 assign nak_status = (s_ack_data[33:26] == 8'd97) ? 4'd5 : ((s_ack_data[33:26] == 8'd98) ? 4'd4 : ((s_ack_data[33:26] == 8'd99) ? 4'd6 : 4'b0000));
 
-// gen/nic/ack-tracker.ts:171:21
+// gen/nic/ack-tracker.ts:173:21
 assign ack_take = ((ack_qp_live && is_ack) && !s_ack_data[58]) && ack_in_window;
 
-// gen/nic/ack-tracker.ts:172:19
+// gen/nic/ack-tracker.ts:174:19
 assign seq_nak = ((ack_qp_live && ack_in_window) && ack_qp_rts) && ((s_ack_data[33:26] == 8'd96) || s_ack_data[58]);
 
-// gen/nic/ack-tracker.ts:173:22
+// gen/nic/ack-tracker.ts:175:22
 assign seq_resume_psn = s_ack_data[58] ? s_ack_data[82:59] : s_ack_data[25:2];
 
-// gen/nic/ack-tracker.ts:174:22
+// gen/nic/ack-tracker.ts:176:22
 assign seq_acked = seq_resume_psn - 24'd1;
 
-// gen/nic/ack-tracker.ts:175:19
+// gen/nic/ack-tracker.ts:177:19
 assign rnr_nak = (((ack_qp_live && ack_in_window) && ack_qp_rts) && is_rnr_nak) && !s_ack_data[58];
 
-// gen/nic/ack-tracker.ts:180:22
+// gen/nic/ack-tracker.ts:182:22
 assign nak_psn_sent = (part_22[59] && (!binary_21[23] && (s_ack_data[25:2] != part_19[58:35]))) && !binary_18[23];
 
-// gen/nic/ack-tracker.ts:181:21
+// gen/nic/ack-tracker.ts:183:21
 assign nak_take = ((ack_qp_live && (nak_status != 4'b0000)) && ack_outstanding) && nak_psn_sent;
 
-// gen/nic/ack-tracker.ts:182:22
+// gen/nic/ack-tracker.ts:184:22
 assign nak_acked = s_ack_data[25:2] - 24'd1;
 
-// gen/nic/ack-tracker.ts:184:18
+// gen/nic/ack-tracker.ts:186:18
 assign ack_new_acked = ack_take ? s_ack_data[25:2] : (seq_nak ? seq_acked : nak_acked);
 
-// gen/nic/ack-tracker.ts:185:20
+// gen/nic/ack-tracker.ts:187:20
 assign ack_moves = ack_take || (((seq_nak || rnr_nak) || (nak_take && ack_in_window)) && (!binary_25[23] && (ack_new_acked != part_23[58:35])));
 
-// gen/nic/ack-tracker.ts:190:21
+// gen/nic/ack-tracker.ts:192:21
 assign seq_retry = ((seq_nak && !part_29[172]) && !part_28[171]) && !(part_27[173] && part_26[174]);
 
-// gen/nic/ack-tracker.ts:191:23
+// gen/nic/ack-tracker.ts:193:23
 assign seq_retry_exceeded = seq_retry && (part_30[167:165] == 3'b000);
 
-// gen/nic/ack-tracker.ts:192:21
+// gen/nic/ack-tracker.ts:194:21
 assign rnr_retry = (rnr_nak && !part_33[172]) && !(part_32[173] && part_31[174]);
 
-// gen/nic/ack-tracker.ts:193:23
+// gen/nic/ack-tracker.ts:195:23
 assign rnr_retry_exceeded = rnr_retry && (part_34[170:168] == 3'b000);
 
-// gen/nic/ack-tracker.ts:194:20
+// gen/nic/ack-tracker.ts:196:20
 assign ack_qp_error = (nak_take || seq_retry_exceeded) || rnr_retry_exceeded;
 
-// gen/nic/ack-tracker.ts:201:22
+// gen/nic/ack-tracker.ts:203:22
 assign done_void = part_36[84] || part_35[97];
 
-// gen/nic/ack-tracker.ts:202:15
+// gen/nic/ack-tracker.ts:204:15
 assign s_read_done_ready = (s_read_done_data[102] || done_void) || !part_37[127];
 
-// gen/nic/ack-tracker.ts:203:20
+// gen/nic/ack-tracker.ts:205:20
 assign done_ok = (s_read_done_valid && s_read_done_data[102]) && !done_void;
 
-// gen/nic/ack-tracker.ts:204:21
+// gen/nic/ack-tracker.ts:206:21
 assign done_err = ((s_read_done_valid && !s_read_done_data[102]) && !done_void) && !part_38[127];
 
-// gen/nic/ack-tracker.ts:206:21
+// gen/nic/ack-tracker.ts:208:21
 assign done_ack = ((done_ok && part_44[10]) && (!binary_43[23] && (s_read_done_data[89:66] != part_41[58:35]))) && !binary_40[23];
 
-// gen/nic/ack-tracker.ts:212:11
+// gen/nic/ack-tracker.ts:214:11
 assign u_arb_req = {((qp_tp_reg[759:755] - qp_tp_reg[754:750]) != 5'd0), ((qp_tp_reg[509:505] - qp_tp_reg[504:500]) != 5'd0), ((qp_tp_reg[259:255] - qp_tp_reg[254:250]) != 5'd0), ((qp_tp_reg[9:5] - qp_tp_reg[4:0]) != 5'd0)};
 
-// gen/nic/ack-tracker.ts:215:18
+// gen/nic/ack-tracker.ts:217:18
 assign pick = (state == STATE_PICK) && u_arb_grant_valid;
 
-// gen/nic/ack-tracker.ts:216:14
+// gen/nic/ack-tracker.ts:218:14
 assign u_arb_accept = pick;
 
-// gen/nic/ack-tracker.ts:224:22
+// gen/nic/ack-tracker.ts:226:22
 assign sel_reset = part_45[2:0] == 3'b000;
 
-// gen/nic/ack-tracker.ts:225:22
+// gen/nic/ack-tracker.ts:227:22
 assign state_bad = (part_46[2:0] == 3'd4) || sel_reset;
 
-// gen/nic/ack-tracker.ts:228:19
+// gen/nic/ack-tracker.ts:230:19
 assign e_is_read = (entries_rdata[71:64] == 8'd1) || (entries_rdata[71:64] == 8'd12);
 
-// gen/nic/ack-tracker.ts:233:22
+// gen/nic/ack-tracker.ts:235:22
 assign rd_err_hit = (e_is_read && part_48[127]) && (part_47[151:128] == entries_rdata[151:128]);
 
-// gen/nic/ack-tracker.ts:234:21
+// gen/nic/ack-tracker.ts:236:21
 assign covered = (e_is_read ? ((part_51[102:98] != 5'd0) && !binary_50[23]) : (part_54[10] && !binary_53[23])) && !rd_err_hit;
 
-// gen/nic/ack-tracker.ts:240:26
+// gen/nic/ack-tracker.ts:242:26
 assign sel_rewinding = rewind_valid_reg && (rewind_data_reg[1:0] == sel_qp_reg);
 
-// gen/nic/ack-tracker.ts:245:20
+// gen/nic/ack-tracker.ts:247:20
 assign sel_has_entries = (part_56[9:5] - part_55[4:0]) != 5'd0;
 
-// gen/nic/ack-tracker.ts:246:22
+// gen/nic/ack-tracker.ts:248:22
 assign complete = ((((((part_58[97] || !(entries_rdata[172:169] == 4'b0000)) || rd_err_hit) || covered) || part_57[84]) || state_bad) && !sel_rewinding) && sel_has_entries;
 
-// gen/nic/ack-tracker.ts:247:23
+// gen/nic/ack-tracker.ts:249:23
 assign out_status = part_59[97] ? 4'd8 : (!(entries_rdata[172:169] == 4'b0000) ? entries_rdata[172:169] : (rd_err_hit ? part_60[155:152] : (covered ? 4'b0000 : (part_61[84] ? part_62[88:85] : 4'd8))));
 
-// gen/nic/ack-tracker.ts:249:23
+// gen/nic/ack-tracker.ts:251:23
 assign uses_rd_err = (!part_63[97] && (entries_rdata[172:169] == 4'b0000)) && rd_err_hit;
 
-// gen/nic/ack-tracker.ts:250:21
+// gen/nic/ack-tracker.ts:252:21
 assign uses_nak = (((!part_65[97] && (entries_rdata[172:169] == 4'b0000)) && !rd_err_hit) && !covered) && part_64[84];
 
-// gen/nic/ack-tracker.ts:252:26
+// gen/nic/ack-tracker.ts:254:26
 assign rd_err_flushes = (part_67[155:152] >= 4'd3) && (part_66[155:152] <= 4'd6);
 
-// gen/nic/ack-tracker.ts:253:23
+// gen/nic/ack-tracker.ts:255:23
 assign sets_flush = !part_68[97] && ((entries_rdata[172:169] == 4'b0000) ? (rd_err_hit ? rd_err_flushes : !covered) : (entries_rdata[172:169] == 4'd3));
 
-// gen/nic/ack-tracker.ts:254:22
+// gen/nic/ack-tracker.ts:256:22
 assign wants_cqe = ((out_status != 4'b0000) || entries_rdata[168]) && !sel_reset;
 
-// gen/nic/ack-tracker.ts:257:21
+// gen/nic/ack-tracker.ts:259:21
 assign cqe_free = !cqe_valid_reg || m_cqe_ready;
 
-// gen/nic/ack-tracker.ts:260:24
+// gen/nic/ack-tracker.ts:262:24
 assign rd_err_fatal = uses_rd_err && rd_err_flushes;
 
-// gen/nic/ack-tracker.ts:261:20
+// gen/nic/ack-tracker.ts:263:20
 assign retire = (((state == STATE_EVAL) && complete) && (!wants_cqe || cqe_free)) && !(rd_err_fatal && ack_qp_error);
 
-// gen/nic/ack-tracker.ts:264:24
+// gen/nic/ack-tracker.ts:266:24
 assign rewind_here = ((((((state == STATE_EVAL) && !complete) && !sel_rewinding) && sel_has_entries) && part_71[172]) && !(e_is_read && !binary_70[23])) && !rewind_valid_reg;
 
-// gen/nic/ack-tracker.ts:266:14
+// gen/nic/ack-tracker.ts:268:14
 assign m_cqe_valid = cqe_valid_reg;
 
-// gen/nic/ack-tracker.ts:267:13
+// gen/nic/ack-tracker.ts:269:13
 assign m_cqe_data = cqe_data_reg;
 
-// gen/nic/ack-tracker.ts:289:9
+// gen/nic/ack-tracker.ts:291:9
 assign sq_ci_upd = {sq_ci_value_reg, sq_ci_qp_reg, sq_ci_valid_reg};
 
-// gen/nic/ack-tracker.ts:292:15
+// gen/nic/ack-tracker.ts:294:15
 assign cnt_retry_exc = retry_exc_reg;
 
-// gen/nic/ack-tracker.ts:295:17
+// gen/nic/ack-tracker.ts:297:17
 assign m_rewind_valid = rewind_valid_reg;
 
-// gen/nic/ack-tracker.ts:296:16
+// gen/nic/ack-tracker.ts:298:16
 assign m_rewind_data = rewind_data_reg;
 
-// gen/nic/ack-tracker.ts:297:20
+// gen/nic/ack-tracker.ts:299:20
 assign rewind_fire = rewind_valid_reg && m_rewind_ready;
 
-// gen/nic/ack-tracker.ts:302:22
+// gen/nic/ack-tracker.ts:304:22
 assign rewind_resume_psn = !(!binary_73[23]) ? rewind_data_reg[41:18] : ((!binary_76[23] && ((part_74[58:35] + 24'd1) != rewind_last_psn_reg)) ? rewind_last_psn_reg : (part_77[58:35] + 24'd1));
 
-// gen/nic/ack-tracker.ts:317:22
+// gen/nic/ack-tracker.ts:319:22
 assign scan_busy = ((((s_ack_valid && (s_ack_data[1:0] == scan_reg)) || (s_read_done_valid && (s_read_done_data[1:0] == scan_reg))) || (push && (s_req_data[1:0] == scan_reg))) || (rewind_fire && (rewind_data_reg[1:0] == scan_reg))) || (s_park[0] && (s_park[2:1] == scan_reg));
 
-// gen/nic/ack-tracker.ts:319:21
+// gen/nic/ack-tracker.ts:321:21
 assign timer_expired = part_80[173] && !binary_79[31];
 
-// gen/nic/ack-tracker.ts:320:18
+// gen/nic/ack-tracker.ts:322:18
 assign timer_fire = (((((timer_expired && !scan_busy) && (part_83[2:0] == 3'd3)) && !part_82[84]) && !part_81[97]) && !ack_qp_error) && !(retire && rd_err_fatal);
 
-// gen/nic/ack-tracker.ts:322:20
+// gen/nic/ack-tracker.ts:324:20
 assign ack_timeout_fire = timer_fire && !part_84[174];
 
-// gen/nic/ack-tracker.ts:323:22
+// gen/nic/ack-tracker.ts:325:22
 assign timeout_retry_exceeded = ack_timeout_fire && (part_85[167:165] == 3'b000);
 
-// gen/nic/ack-tracker.ts:328:14
+// gen/nic/ack-tracker.ts:330:14
 assign ack_timeout = {ack_timeout_qp_reg, ack_timeout_reg};
 
-// gen/nic/ack-tracker.ts:334:11
+// gen/nic/ack-tracker.ts:336:11
 assign qp_error = {qp_error_qp_reg, qp_error_valid_reg};
 
-// gen/nic/ack-tracker.ts:337:11
+// gen/nic/ack-tracker.ts:339:11
 assign fetch_rewind = {(rewind_fire ? rewind_data_reg[17:2] : s_park[18:3]), (rewind_fire ? rewind_data_reg[1:0] : s_park[2:1]), (rewind_fire || s_park[0])};
 
-// gen/nic/ack-tracker.ts:365:24
+// gen/nic/ack-tracker.ts:367:24
 assign qp0_rd_early_hit = (((push && (s_req_data[1:0] == 2'b00)) && req_ok) && req_is_read) && ((qp_tp_reg[164] && (qp_tp_reg[126:103] == s_req_data[153:130])) || (((((s_read_done_valid && (s_read_done_data[1:0] == 2'b00)) && done_ok) && !done_ack) && (!qp_tp_reg[10] || (!binary_86[23] && (s_read_done_data[89:66] != qp_tp_reg[34:11])))) && (s_read_done_data[89:66] == s_req_data[153:130])));
 
-// gen/nic/ack-tracker.ts:367:21
+// gen/nic/ack-tracker.ts:369:21
 assign qp0_acked_next = qp0_rd_early_hit ? s_req_data[153:130] : ((((s_ack_valid && (s_ack_data[1:0] == 2'b00)) && ack_moves) && !(((s_read_done_valid && (s_read_done_data[1:0] == 2'b00)) && done_ack) && (!binary_87[23] && (s_read_done_data[89:66] != ack_new_acked)))) ? ack_new_acked : (((s_read_done_valid && (s_read_done_data[1:0] == 2'b00)) && done_ack) ? s_read_done_data[89:66] : ((((push && (s_req_data[1:0] == 2'b00)) && req_ok) && req_all_acked) ? (s_req_data[129:106] - 24'd1) : qp_tp_reg[58:35])));
 
-// gen/nic/ack-tracker.ts:368:24
+// gen/nic/ack-tracker.ts:370:24
 assign qp0_last_sent_next = ((push && (s_req_data[1:0] == 2'b00)) && req_ok) ? s_req_data[153:130] : ((rewind_fire && (rewind_data_reg[1:0] == 2'b00)) ? qp0_acked_next : qp_tp_reg[34:11]);
 
-// gen/nic/ack-tracker.ts:370:31
+// gen/nic/ack-tracker.ts:372:31
 assign qp0_outstanding_next = (qp_tp_reg[10] || ((push && (s_req_data[1:0] == 2'b00)) && req_ok)) && (qp0_acked_next != qp0_last_sent_next);
 
-// gen/nic/ack-tracker.ts:374:24
+// gen/nic/ack-tracker.ts:376:24
 assign qp0_progress = ((s_ack_valid && (s_ack_data[1:0] == 2'b00)) && ack_take) || ((s_read_done_valid && (s_read_done_data[1:0] == 2'b00)) && done_ack);
 
-// gen/nic/ack-tracker.ts:401:25
+// gen/nic/ack-tracker.ts:403:25
 assign qp0_retry_pend_next = !(qp_ctx[2:0] == 3'd3) ? 1'b0 : ((((((s_ack_valid && (s_ack_data[1:0] == 2'b00)) && seq_retry) && !seq_retry_exceeded) || (((scan_reg == 2'b00) && ack_timeout_fire) && !timeout_retry_exceeded)) || (((scan_reg == 2'b00) && timer_fire) && part_88[174])) ? 1'd1 : (((rewind_fire && (rewind_data_reg[1:0] == 2'b00)) || (((retire && (sel_qp_reg == 2'b00)) ? (qp_tp_reg[4:0] + 5'd1) : qp_tp_reg[4:0]) == ((push && (s_req_data[1:0] == 2'b00)) ? (qp_tp_reg[9:5] + 5'd1) : ((rewind_fire && (rewind_data_reg[1:0] == 2'b00)) ? qp_tp_reg[4:0] : qp_tp_reg[9:5])))) ? 1'b0 : qp_tp_reg[172]));
 
-// gen/nic/ack-tracker.ts:409:23
+// gen/nic/ack-tracker.ts:411:23
 assign qp0_tm_armed_next = ((((scan_reg == 2'b00) && timer_fire) || (rewind_fire && (rewind_data_reg[1:0] == 2'b00))) || !(qp_ctx[2:0] == 3'd3)) ? 1'b0 : ((((s_ack_valid && (s_ack_data[1:0] == 2'b00)) && rnr_retry) && !rnr_retry_exceeded) ? 1'd1 : ((qp_tp_reg[173] && qp_tp_reg[174]) ? 1'd1 : (((qp_ctx[187:183] != 5'd0) && qp0_outstanding_next) && !qp0_retry_pend_next)));
 
-// gen/nic/ack-tracker.ts:414:20
+// gen/nic/ack-tracker.ts:416:20
 assign qp0_wake = !(qp_ctx[2:0] == 3'd3) || ((qp_tp_reg[249:248] == 2'd1) ? (qp_tp_reg[102:98] == 5'd0) : ((qp_tp_reg[249:248] == 2'd2) ? ctx_room[0] : ((qp_tp_reg[249:248] == 2'd3) ? ((qp_tp_reg[9:5] - qp_tp_reg[4:0]) != 5'd16) : 1'd1)));
 
-// gen/nic/ack-tracker.ts:365:24
+// gen/nic/ack-tracker.ts:367:24
 assign qp1_rd_early_hit = (((push && (s_req_data[1:0] == 2'd1)) && req_ok) && req_is_read) && ((qp_tp_reg[414] && (qp_tp_reg[376:353] == s_req_data[153:130])) || (((((s_read_done_valid && (s_read_done_data[1:0] == 2'd1)) && done_ok) && !done_ack) && (!qp_tp_reg[260] || (!binary_89[23] && (s_read_done_data[89:66] != qp_tp_reg[284:261])))) && (s_read_done_data[89:66] == s_req_data[153:130])));
 
-// gen/nic/ack-tracker.ts:367:21
+// gen/nic/ack-tracker.ts:369:21
 assign qp1_acked_next = qp1_rd_early_hit ? s_req_data[153:130] : ((((s_ack_valid && (s_ack_data[1:0] == 2'd1)) && ack_moves) && !(((s_read_done_valid && (s_read_done_data[1:0] == 2'd1)) && done_ack) && (!binary_90[23] && (s_read_done_data[89:66] != ack_new_acked)))) ? ack_new_acked : (((s_read_done_valid && (s_read_done_data[1:0] == 2'd1)) && done_ack) ? s_read_done_data[89:66] : ((((push && (s_req_data[1:0] == 2'd1)) && req_ok) && req_all_acked) ? (s_req_data[129:106] - 24'd1) : qp_tp_reg[308:285])));
 
-// gen/nic/ack-tracker.ts:368:24
+// gen/nic/ack-tracker.ts:370:24
 assign qp1_last_sent_next = ((push && (s_req_data[1:0] == 2'd1)) && req_ok) ? s_req_data[153:130] : ((rewind_fire && (rewind_data_reg[1:0] == 2'd1)) ? qp1_acked_next : qp_tp_reg[284:261]);
 
-// gen/nic/ack-tracker.ts:370:31
+// gen/nic/ack-tracker.ts:372:31
 assign qp1_outstanding_next = (qp_tp_reg[260] || ((push && (s_req_data[1:0] == 2'd1)) && req_ok)) && (qp1_acked_next != qp1_last_sent_next);
 
-// gen/nic/ack-tracker.ts:374:24
+// gen/nic/ack-tracker.ts:376:24
 assign qp1_progress = ((s_ack_valid && (s_ack_data[1:0] == 2'd1)) && ack_take) || ((s_read_done_valid && (s_read_done_data[1:0] == 2'd1)) && done_ack);
 
-// gen/nic/ack-tracker.ts:401:25
+// gen/nic/ack-tracker.ts:403:25
 assign qp1_retry_pend_next = !(qp_ctx[433:431] == 3'd3) ? 1'b0 : ((((((s_ack_valid && (s_ack_data[1:0] == 2'd1)) && seq_retry) && !seq_retry_exceeded) || (((scan_reg == 2'd1) && ack_timeout_fire) && !timeout_retry_exceeded)) || (((scan_reg == 2'd1) && timer_fire) && part_91[174])) ? 1'd1 : (((rewind_fire && (rewind_data_reg[1:0] == 2'd1)) || (((retire && (sel_qp_reg == 2'd1)) ? (qp_tp_reg[254:250] + 5'd1) : qp_tp_reg[254:250]) == ((push && (s_req_data[1:0] == 2'd1)) ? (qp_tp_reg[259:255] + 5'd1) : ((rewind_fire && (rewind_data_reg[1:0] == 2'd1)) ? qp_tp_reg[254:250] : qp_tp_reg[259:255])))) ? 1'b0 : qp_tp_reg[422]));
 
-// gen/nic/ack-tracker.ts:409:23
+// gen/nic/ack-tracker.ts:411:23
 assign qp1_tm_armed_next = ((((scan_reg == 2'd1) && timer_fire) || (rewind_fire && (rewind_data_reg[1:0] == 2'd1))) || !(qp_ctx[433:431] == 3'd3)) ? 1'b0 : ((((s_ack_valid && (s_ack_data[1:0] == 2'd1)) && rnr_retry) && !rnr_retry_exceeded) ? 1'd1 : ((qp_tp_reg[423] && qp_tp_reg[424]) ? 1'd1 : (((qp_ctx[618:614] != 5'd0) && qp1_outstanding_next) && !qp1_retry_pend_next)));
 
-// gen/nic/ack-tracker.ts:414:20
+// gen/nic/ack-tracker.ts:416:20
 assign qp1_wake = !(qp_ctx[433:431] == 3'd3) || ((qp_tp_reg[499:498] == 2'd1) ? (qp_tp_reg[352:348] == 5'd0) : ((qp_tp_reg[499:498] == 2'd2) ? ctx_room[1] : ((qp_tp_reg[499:498] == 2'd3) ? ((qp_tp_reg[259:255] - qp_tp_reg[254:250]) != 5'd16) : 1'd1)));
 
-// gen/nic/ack-tracker.ts:365:24
+// gen/nic/ack-tracker.ts:367:24
 assign qp2_rd_early_hit = (((push && (s_req_data[1:0] == 2'd2)) && req_ok) && req_is_read) && ((qp_tp_reg[664] && (qp_tp_reg[626:603] == s_req_data[153:130])) || (((((s_read_done_valid && (s_read_done_data[1:0] == 2'd2)) && done_ok) && !done_ack) && (!qp_tp_reg[510] || (!binary_92[23] && (s_read_done_data[89:66] != qp_tp_reg[534:511])))) && (s_read_done_data[89:66] == s_req_data[153:130])));
 
-// gen/nic/ack-tracker.ts:367:21
+// gen/nic/ack-tracker.ts:369:21
 assign qp2_acked_next = qp2_rd_early_hit ? s_req_data[153:130] : ((((s_ack_valid && (s_ack_data[1:0] == 2'd2)) && ack_moves) && !(((s_read_done_valid && (s_read_done_data[1:0] == 2'd2)) && done_ack) && (!binary_93[23] && (s_read_done_data[89:66] != ack_new_acked)))) ? ack_new_acked : (((s_read_done_valid && (s_read_done_data[1:0] == 2'd2)) && done_ack) ? s_read_done_data[89:66] : ((((push && (s_req_data[1:0] == 2'd2)) && req_ok) && req_all_acked) ? (s_req_data[129:106] - 24'd1) : qp_tp_reg[558:535])));
 
-// gen/nic/ack-tracker.ts:368:24
+// gen/nic/ack-tracker.ts:370:24
 assign qp2_last_sent_next = ((push && (s_req_data[1:0] == 2'd2)) && req_ok) ? s_req_data[153:130] : ((rewind_fire && (rewind_data_reg[1:0] == 2'd2)) ? qp2_acked_next : qp_tp_reg[534:511]);
 
-// gen/nic/ack-tracker.ts:370:31
+// gen/nic/ack-tracker.ts:372:31
 assign qp2_outstanding_next = (qp_tp_reg[510] || ((push && (s_req_data[1:0] == 2'd2)) && req_ok)) && (qp2_acked_next != qp2_last_sent_next);
 
-// gen/nic/ack-tracker.ts:374:24
+// gen/nic/ack-tracker.ts:376:24
 assign qp2_progress = ((s_ack_valid && (s_ack_data[1:0] == 2'd2)) && ack_take) || ((s_read_done_valid && (s_read_done_data[1:0] == 2'd2)) && done_ack);
 
-// gen/nic/ack-tracker.ts:401:25
+// gen/nic/ack-tracker.ts:403:25
 assign qp2_retry_pend_next = !(qp_ctx[864:862] == 3'd3) ? 1'b0 : ((((((s_ack_valid && (s_ack_data[1:0] == 2'd2)) && seq_retry) && !seq_retry_exceeded) || (((scan_reg == 2'd2) && ack_timeout_fire) && !timeout_retry_exceeded)) || (((scan_reg == 2'd2) && timer_fire) && part_94[174])) ? 1'd1 : (((rewind_fire && (rewind_data_reg[1:0] == 2'd2)) || (((retire && (sel_qp_reg == 2'd2)) ? (qp_tp_reg[504:500] + 5'd1) : qp_tp_reg[504:500]) == ((push && (s_req_data[1:0] == 2'd2)) ? (qp_tp_reg[509:505] + 5'd1) : ((rewind_fire && (rewind_data_reg[1:0] == 2'd2)) ? qp_tp_reg[504:500] : qp_tp_reg[509:505])))) ? 1'b0 : qp_tp_reg[672]));
 
-// gen/nic/ack-tracker.ts:409:23
+// gen/nic/ack-tracker.ts:411:23
 assign qp2_tm_armed_next = ((((scan_reg == 2'd2) && timer_fire) || (rewind_fire && (rewind_data_reg[1:0] == 2'd2))) || !(qp_ctx[864:862] == 3'd3)) ? 1'b0 : ((((s_ack_valid && (s_ack_data[1:0] == 2'd2)) && rnr_retry) && !rnr_retry_exceeded) ? 1'd1 : ((qp_tp_reg[673] && qp_tp_reg[674]) ? 1'd1 : (((qp_ctx[1049:1045] != 5'd0) && qp2_outstanding_next) && !qp2_retry_pend_next)));
 
-// gen/nic/ack-tracker.ts:414:20
+// gen/nic/ack-tracker.ts:416:20
 assign qp2_wake = !(qp_ctx[864:862] == 3'd3) || ((qp_tp_reg[749:748] == 2'd1) ? (qp_tp_reg[602:598] == 5'd0) : ((qp_tp_reg[749:748] == 2'd2) ? ctx_room[2] : ((qp_tp_reg[749:748] == 2'd3) ? ((qp_tp_reg[509:505] - qp_tp_reg[504:500]) != 5'd16) : 1'd1)));
 
-// gen/nic/ack-tracker.ts:365:24
+// gen/nic/ack-tracker.ts:367:24
 assign qp3_rd_early_hit = (((push && (s_req_data[1:0] == 2'd3)) && req_ok) && req_is_read) && ((qp_tp_reg[914] && (qp_tp_reg[876:853] == s_req_data[153:130])) || (((((s_read_done_valid && (s_read_done_data[1:0] == 2'd3)) && done_ok) && !done_ack) && (!qp_tp_reg[760] || (!binary_95[23] && (s_read_done_data[89:66] != qp_tp_reg[784:761])))) && (s_read_done_data[89:66] == s_req_data[153:130])));
 
-// gen/nic/ack-tracker.ts:367:21
+// gen/nic/ack-tracker.ts:369:21
 assign qp3_acked_next = qp3_rd_early_hit ? s_req_data[153:130] : ((((s_ack_valid && (s_ack_data[1:0] == 2'd3)) && ack_moves) && !(((s_read_done_valid && (s_read_done_data[1:0] == 2'd3)) && done_ack) && (!binary_96[23] && (s_read_done_data[89:66] != ack_new_acked)))) ? ack_new_acked : (((s_read_done_valid && (s_read_done_data[1:0] == 2'd3)) && done_ack) ? s_read_done_data[89:66] : ((((push && (s_req_data[1:0] == 2'd3)) && req_ok) && req_all_acked) ? (s_req_data[129:106] - 24'd1) : qp_tp_reg[808:785])));
 
-// gen/nic/ack-tracker.ts:368:24
+// gen/nic/ack-tracker.ts:370:24
 assign qp3_last_sent_next = ((push && (s_req_data[1:0] == 2'd3)) && req_ok) ? s_req_data[153:130] : ((rewind_fire && (rewind_data_reg[1:0] == 2'd3)) ? qp3_acked_next : qp_tp_reg[784:761]);
 
-// gen/nic/ack-tracker.ts:370:31
+// gen/nic/ack-tracker.ts:372:31
 assign qp3_outstanding_next = (qp_tp_reg[760] || ((push && (s_req_data[1:0] == 2'd3)) && req_ok)) && (qp3_acked_next != qp3_last_sent_next);
 
-// gen/nic/ack-tracker.ts:374:24
+// gen/nic/ack-tracker.ts:376:24
 assign qp3_progress = ((s_ack_valid && (s_ack_data[1:0] == 2'd3)) && ack_take) || ((s_read_done_valid && (s_read_done_data[1:0] == 2'd3)) && done_ack);
 
-// gen/nic/ack-tracker.ts:401:25
+// gen/nic/ack-tracker.ts:403:25
 assign qp3_retry_pend_next = !(qp_ctx[1295:1293] == 3'd3) ? 1'b0 : ((((((s_ack_valid && (s_ack_data[1:0] == 2'd3)) && seq_retry) && !seq_retry_exceeded) || (((scan_reg == 2'd3) && ack_timeout_fire) && !timeout_retry_exceeded)) || (((scan_reg == 2'd3) && timer_fire) && part_97[174])) ? 1'd1 : (((rewind_fire && (rewind_data_reg[1:0] == 2'd3)) || (((retire && (sel_qp_reg == 2'd3)) ? (qp_tp_reg[754:750] + 5'd1) : qp_tp_reg[754:750]) == ((push && (s_req_data[1:0] == 2'd3)) ? (qp_tp_reg[759:755] + 5'd1) : ((rewind_fire && (rewind_data_reg[1:0] == 2'd3)) ? qp_tp_reg[754:750] : qp_tp_reg[759:755])))) ? 1'b0 : qp_tp_reg[922]));
 
-// gen/nic/ack-tracker.ts:409:23
+// gen/nic/ack-tracker.ts:411:23
 assign qp3_tm_armed_next = ((((scan_reg == 2'd3) && timer_fire) || (rewind_fire && (rewind_data_reg[1:0] == 2'd3))) || !(qp_ctx[1295:1293] == 3'd3)) ? 1'b0 : ((((s_ack_valid && (s_ack_data[1:0] == 2'd3)) && rnr_retry) && !rnr_retry_exceeded) ? 1'd1 : ((qp_tp_reg[923] && qp_tp_reg[924]) ? 1'd1 : (((qp_ctx[1480:1476] != 5'd0) && qp3_outstanding_next) && !qp3_retry_pend_next)));
 
-// gen/nic/ack-tracker.ts:414:20
+// gen/nic/ack-tracker.ts:416:20
 assign qp3_wake = !(qp_ctx[1295:1293] == 3'd3) || ((qp_tp_reg[999:998] == 2'd1) ? (qp_tp_reg[852:848] == 5'd0) : ((qp_tp_reg[999:998] == 2'd2) ? ctx_room[3] : ((qp_tp_reg[999:998] == 2'd3) ? ((qp_tp_reg[759:755] - qp_tp_reg[754:750]) != 5'd16) : 1'd1)));
 
-// gen/nic/ack-tracker.ts:448:12
+// gen/nic/ack-tracker.ts:450:12
 assign read_busy = {(qp_tp_reg[852:848] != 5'd0), (qp_tp_reg[602:598] != 5'd0), (qp_tp_reg[352:348] != 5'd0), (qp_tp_reg[102:98] != 5'd0)};
 
-// gen/nic/ack-tracker.ts:449:8
+// gen/nic/ack-tracker.ts:451:8
 assign tx_hold = {((qp_tp_reg[999:998] != 2'b00) && !qp3_wake), ((qp_tp_reg[749:748] != 2'b00) && !qp2_wake), ((qp_tp_reg[499:498] != 2'b00) && !qp1_wake), ((qp_tp_reg[249:248] != 2'b00) && !qp0_wake)};
 
-// gen/nic/ack-tracker.ts:453:6
+// gen/nic/ack-tracker.ts:455:6
 assign tp = {((part_99[9:5] - part_98[4:0]) != 5'd16), part_100[83:60], part_101[59], part_102[247:224], part_103[223], part_104[222:207]};
 
-// gen/nic/ack-tracker.ts:137:7
+// gen/nic/ack-tracker.ts:139:7
 always @(posedge clk) begin
     now_reg <= now_reg + 32'd1;
     if (rst) begin
@@ -960,14 +960,14 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/ack-tracker.ts:150:5
+// gen/nic/ack-tracker.ts:152:5
 always @(posedge clk) begin
     if (push) begin
         entries[{s_req_data[1:0], part_105[8:5]}] <= {s_req_data[198:195], s_req_data[194], s_req_data[193:178], s_req_data[153:130], s_req_data[177:154], s_req_data[105:74], s_req_data[73:66], s_req_data[65:2]};
     end
 end
 
-// gen/nic/ack-tracker.ts:268:5
+// gen/nic/ack-tracker.ts:270:5
 always @(posedge clk) begin
     if (m_cqe_ready) begin
         cqe_valid_reg <= 1'b0;
@@ -981,7 +981,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/ack-tracker.ts:270:7
+// gen/nic/ack-tracker.ts:272:7
 always @(posedge clk) begin
     case (state)
         STATE_PICK: begin
@@ -1003,7 +1003,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/ack-tracker.ts:286:11
+// gen/nic/ack-tracker.ts:288:11
 always @(posedge clk) begin
     sq_ci_valid_reg <= retire && !sel_reset;
     if (rst) begin
@@ -1011,7 +1011,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/ack-tracker.ts:287:8
+// gen/nic/ack-tracker.ts:289:8
 always @(posedge clk) begin
     sq_ci_qp_reg <= sel_qp_reg;
     if (rst) begin
@@ -1019,7 +1019,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/ack-tracker.ts:288:11
+// gen/nic/ack-tracker.ts:290:11
 always @(posedge clk) begin
     sq_ci_value_reg <= entries_rdata[167:152] + 16'd1;
     if (rst) begin
@@ -1027,7 +1027,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/ack-tracker.ts:291:12
+// gen/nic/ack-tracker.ts:293:12
 always @(posedge clk) begin
     retry_exc_reg <= (retire && wants_cqe) && ((out_status == 4'd7) || (out_status == 4'd10));
     if (rst) begin
@@ -1035,7 +1035,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/ack-tracker.ts:303:5
+// gen/nic/ack-tracker.ts:305:5
 always @(posedge clk) begin
     if (rewind_fire) begin
         rewind_valid_reg <= 1'b0;
@@ -1053,7 +1053,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/ack-tracker.ts:315:8
+// gen/nic/ack-tracker.ts:317:8
 always @(posedge clk) begin
     scan_reg <= (scan_reg == 2'd3) ? 2'b00 : (scan_reg + 2'd1);
     if (rst) begin
@@ -1061,7 +1061,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/ack-tracker.ts:326:11
+// gen/nic/ack-tracker.ts:328:11
 always @(posedge clk) begin
     ack_timeout_reg <= ack_timeout_fire;
     if (rst) begin
@@ -1069,7 +1069,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/ack-tracker.ts:327:8
+// gen/nic/ack-tracker.ts:329:8
 always @(posedge clk) begin
     ack_timeout_qp_reg <= scan_reg;
     if (rst) begin
@@ -1077,7 +1077,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/ack-tracker.ts:332:12
+// gen/nic/ack-tracker.ts:334:12
 always @(posedge clk) begin
     qp_error_valid_reg <= (ack_qp_error || timeout_retry_exceeded) || (retire && rd_err_fatal);
     if (rst) begin
@@ -1085,7 +1085,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/ack-tracker.ts:333:9
+// gen/nic/ack-tracker.ts:335:9
 always @(posedge clk) begin
     qp_error_qp_reg <= ack_qp_error ? s_ack_data[1:0] : (timeout_retry_exceeded ? scan_reg : sel_qp_reg);
     if (rst) begin
@@ -1104,14 +1104,14 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/ack-tracker.ts:219:17: registered read port
+// gen/nic/ack-tracker.ts:221:17: registered read port
 always @(posedge clk) begin
     if (pick) begin
         entries_rdata <= entries[{u_arb_grant_index, part_117[3:0]}];
     end
 end
 
-// gen/nic/ack-tracker.ts:211:17
+// gen/nic/ack-tracker.ts:213:17
 rr_arbiter u_arb (
     .clk(clk),
     .rst(rst),
@@ -1127,11 +1127,11 @@ rr_arbiter u_arb (
 always @(posedge clk) begin
     if (!rst) begin
         if (!(!(rewind_fire && s_park[0]))) begin
-            $display("%m: assertion failed at gen/nic/ack-tracker.ts:340:5: a park and a rewind in the same cycle (nic_req_tx takes a rewind only when it parks nothing) [rewind_fire=%0h s_park=%0h]", rewind_fire, s_park);
+            $display("%m: assertion failed at gen/nic/ack-tracker.ts:342:5: a park and a rewind in the same cycle (nic_req_tx takes a rewind only when it parks nothing) [rewind_fire=%0h s_park=%0h]", rewind_fire, s_park);
             $stop;
         end
         if (!(!((push && rewind_fire) && (s_req_data[1:0] == rewind_data_reg[1:0])))) begin
-            $display("%m: assertion failed at gen/nic/ack-tracker.ts:343:5: a post and a rewind of the same QP in the same cycle (nic_req_tx takes a rewind only between the QP's WQEs) [push=%0h rewind_fire=%0h rewind_data_reg=%0h]", push, rewind_fire, rewind_data_reg);
+            $display("%m: assertion failed at gen/nic/ack-tracker.ts:345:5: a post and a rewind of the same QP in the same cycle (nic_req_tx takes a rewind only between the QP's WQEs) [push=%0h rewind_fire=%0h rewind_data_reg=%0h]", push, rewind_fire, rewind_data_reg);
             $stop;
         end
     end

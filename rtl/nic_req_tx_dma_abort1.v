@@ -205,102 +205,102 @@ wire abort_at_boundary;
 wire abort_report_granted;
 wire abort_withheld_here;
 wire abort_gen_here;
-// intermediate of gen/nic/req-tx.ts:158:21: only bits [2:0] are used
+// intermediate of gen/nic/req-tx.ts:172:21: only bits [2:0] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_0 = qp_ctx[wqe_now[1:0] * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/req-tx.ts:158:21: only bits [78:75] are used
+// intermediate of gen/nic/req-tx.ts:172:21: only bits [78:75] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_1 = qp_ctx[wqe_now[1:0] * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/req-tx.ts:158:21: only bits [78:75] are used
+// intermediate of gen/nic/req-tx.ts:172:21: only bits [78:75] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_2 = qp_ctx[wqe_now[1:0] * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/req-tx.ts:158:21: only bits [78:75] are used
+// intermediate of gen/nic/req-tx.ts:172:21: only bits [78:75] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_3 = qp_ctx[wqe_now[1:0] * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/req-tx.ts:158:21: only bits [50:27] are used
+// intermediate of gen/nic/req-tx.ts:172:21: only bits [50:27] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_4 = qp_ctx[wqe_now[1:0] * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/req-tx.ts:158:21: only bits [174:159] are used
+// intermediate of gen/nic/req-tx.ts:172:21: only bits [174:159] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_5 = qp_ctx[wqe_now[1:0] * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
 wire [511:0] part_6 = wqe_now[749:238];
-// intermediate of gen/nic/req-tx.ts:253:20: only bits [127:96] are used
+// intermediate of gen/nic/req-tx.ts:267:20: only bits [127:96] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [127:0] part_7 = part_6[dma_sge_idx * 128 +: 128];
 /* verilator lint_on UNUSEDSIGNAL */
 wire [511:0] part_8 = wqe_now[749:238];
-// intermediate of gen/nic/req-tx.ts:253:20: only bits [95:64] are used
+// intermediate of gen/nic/req-tx.ts:267:20: only bits [95:64] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [127:0] part_9 = part_8[dma_sge_idx * 128 +: 128];
 /* verilator lint_on UNUSEDSIGNAL */
 wire [511:0] part_10 = wqe_now[749:238];
-// intermediate of gen/nic/req-tx.ts:253:20: only bits [63:0] are used
+// intermediate of gen/nic/req-tx.ts:267:20: only bits [63:0] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [127:0] part_11 = part_10[dma_sge_idx * 128 +: 128];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/req-tx.ts:158:21: only bits [50:27] are used
+// intermediate of gen/nic/req-tx.ts:172:21: only bits [50:27] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_12 = qp_ctx[wqe_now[1:0] * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/req-tx.ts:158:21: only bits [50:27] are used
+// intermediate of gen/nic/req-tx.ts:172:21: only bits [50:27] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_13 = qp_ctx[wqe_now[1:0] * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/req-tx.ts:158:21: only bits [50:27] are used
+// intermediate of gen/nic/req-tx.ts:172:21: only bits [50:27] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_14 = qp_ctx[wqe_now[1:0] * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/req-tx.ts:382:25: only bits [2:0] are used
+// intermediate of gen/nic/req-tx.ts:396:25: only bits [2:0] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_15 = qp_ctx[s_rewind_data[1:0] * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/req-tx.ts:382:25: only bits [2:0] are used
+// intermediate of gen/nic/req-tx.ts:396:25: only bits [2:0] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_16 = qp_ctx[s_rewind_data[1:0] * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/req-tx.ts:158:21: only bits [174:159] are used
+// intermediate of gen/nic/req-tx.ts:172:21: only bits [174:159] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_17 = qp_ctx[wqe_now[1:0] * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/req-tx.ts:158:21: only bits [174:159] are used
+// intermediate of gen/nic/req-tx.ts:172:21: only bits [174:159] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_18 = qp_ctx[wqe_now[1:0] * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/req-tx.ts:158:21: only bits [26:3] are used
+// intermediate of gen/nic/req-tx.ts:172:21: only bits [26:3] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_19 = qp_ctx[wqe_now[1:0] * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/req-tx.ts:158:21: only bits [126:79] are used
+// intermediate of gen/nic/req-tx.ts:172:21: only bits [126:79] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_20 = qp_ctx[wqe_now[1:0] * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/req-tx.ts:158:21: only bits [158:127] are used
+// intermediate of gen/nic/req-tx.ts:172:21: only bits [158:127] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_21 = qp_ctx[wqe_now[1:0] * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/req-tx.ts:158:21: only bits [406:391] are used
+// intermediate of gen/nic/req-tx.ts:172:21: only bits [406:391] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_22 = qp_ctx[wqe_now[1:0] * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/req-tx.ts:158:21: only bits [406:391] are used
+// intermediate of gen/nic/req-tx.ts:172:21: only bits [406:391] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_23 = qp_ctx[wqe_now[1:0] * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/req-tx.ts:158:21: only bits [158:127] are used
+// intermediate of gen/nic/req-tx.ts:172:21: only bits [158:127] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_24 = qp_ctx[wqe_now[1:0] * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/req-tx.ts:158:21: only bits [126:79] are used
+// intermediate of gen/nic/req-tx.ts:172:21: only bits [126:79] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_25 = qp_ctx[wqe_now[1:0] * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/req-tx.ts:158:21: only bits [26:3] are used
+// intermediate of gen/nic/req-tx.ts:172:21: only bits [26:3] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_26 = qp_ctx[wqe_now[1:0] * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
@@ -316,258 +316,258 @@ wire [23:0] binary_28 = (pkt_high_psn_reg - (pkt_data_reg[55:32] - 24'd1));
 /* verilator lint_off UNUSEDSIGNAL */
 wire [23:0] binary_29 = (gen_high_psn_reg - (gen_psn_reg - 24'd1));
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/req-tx.ts:633:58: only bits [2:0] are used
+// intermediate of gen/nic/req-tx.ts:647:58: only bits [2:0] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_30 = qp_ctx[abort_qp_reg * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
 
-// gen/nic/req-tx.ts:154:17
+// gen/nic/req-tx.ts:168:17
 assign wqe_now = (state == STATE_IDLE) ? s_wqe_data : wqe_reg;
 
-// gen/nic/req-tx.ts:157:8
+// gen/nic/req-tx.ts:171:8
 assign tp_qp = wqe_now[1:0];
 
-// gen/nic/req-tx.ts:170:27
+// gen/nic/req-tx.ts:184:27
 assign abort_drop_wqe = !(abort_state == ABORT_STATE_IDLE) && (wqe_now[1:0] == abort_qp_reg);
 
-// gen/nic/req-tx.ts:181:20
+// gen/nic/req-tx.ts:195:20
 assign sge_sum = (((34'd0 + ((wqe_now[45:38] > 8'd0) ? {2'b00, wqe_now[333:302]} : 34'd0)) + ((wqe_now[45:38] > 8'd1) ? {2'b00, wqe_now[461:430]} : 34'd0)) + ((wqe_now[45:38] > 8'd2) ? {2'b00, wqe_now[589:558]} : 34'd0)) + ((wqe_now[45:38] > 8'd3) ? {2'b00, wqe_now[717:686]} : 34'd0);
 
-// gen/nic/req-tx.ts:182:22
+// gen/nic/req-tx.ts:196:22
 assign length_ok = (wqe_now[45:38] <= 8'd4) && (sge_sum == {2'b00, wqe_now[77:46]});
 
-// gen/nic/req-tx.ts:187:21
+// gen/nic/req-tx.ts:201:21
 assign qp_state = err_seen_reg[wqe_now[1:0]] ? 3'd4 : part_0[2:0];
 
-// gen/nic/req-tx.ts:189:21
+// gen/nic/req-tx.ts:203:21
 assign is_write = wqe_now[29:22] == 8'd0;
 
-// gen/nic/req-tx.ts:190:20
+// gen/nic/req-tx.ts:204:20
 assign is_read = wqe_now[29:22] == 8'd1;
 
-// gen/nic/req-tx.ts:191:25
+// gen/nic/req-tx.ts:205:25
 assign check_status = (wqe_now[21:18] != 4'b0000) ? wqe_now[21:18] : ((qp_state == 3'd4) ? 4'd8 : ((qp_state != 3'd3) ? 4'd2 : (!(is_write || is_read) ? 4'd9 : (!length_ok ? 4'd1 : 4'b0000))));
 
-// gen/nic/req-tx.ts:198:19
+// gen/nic/req-tx.ts:212:19
 assign wqe_stale = wqe_now[17:2] != tp[15:0];
 
-// gen/nic/req-tx.ts:203:24
+// gen/nic/req-tx.ts:217:24
 assign recent_read = (read_mark_cnt_reg != 2'b00) && (read_mark_qp_reg == wqe_now[1:0]);
 
-// gen/nic/req-tx.ts:204:24
+// gen/nic/req-tx.ts:218:24
 assign qp_read_busy = read_busy[wqe_now[1:0]] || recent_read;
 
-// gen/nic/req-tx.ts:207:24
+// gen/nic/req-tx.ts:221:24
 assign park_reason = !tp[66] ? 2'd3 : ((((check_status == 4'b0000) && wqe_now[31]) && qp_read_busy) ? 2'd1 : ((((check_status == 4'b0000) && is_read) && !(ctx_room[wqe_now[1:0]])) ? 2'd2 : 2'b00));
 
-// gen/nic/req-tx.ts:210:21
+// gen/nic/req-tx.ts:224:21
 assign park_now = ((state == STATE_CHECK) && (park_reason != 2'b00)) && !abort_drop_wqe;
 
-// gen/nic/req-tx.ts:212:25
+// gen/nic/req-tx.ts:226:25
 assign pmtu_clamped = (part_1[78:75] < 4'd8) ? 4'd8 : ((part_2[78:75] > 4'd12) ? 4'd12 : part_3[78:75]);
 
-// gen/nic/req-tx.ts:218:22
+// gen/nic/req-tx.ts:232:22
 assign resume_skip_pkts = tp[40:17] - part_4[50:27];
 
-// gen/nic/req-tx.ts:219:22
+// gen/nic/req-tx.ts:233:22
 assign resuming = tp[16] && (resume_skip_pkts != 24'd0);
 
-// gen/nic/req-tx.ts:220:27
+// gen/nic/req-tx.ts:234:27
 assign resume_skip_bytes = {12'd0, resume_skip_pkts} << pmtu_clamped;
 
-// gen/nic/req-tx.ts:250:22
+// gen/nic/req-tx.ts:264:22
 assign check_dma = ((((((state == STATE_CHECK) || ((((state == STATE_IDLE) && s_wqe_valid) && !wqe_stale) && !s_rewind_valid)) && (check_status == 4'b0000)) && !wqe_now[31]) && is_write) && !resuming) && (tp[66] && !abort_drop_wqe);
 
-// gen/nic/req-tx.ts:252:20
+// gen/nic/req-tx.ts:266:20
 assign dma_sge_idx = ((state == STATE_IDLE) || (state == STATE_CHECK)) ? 2'b00 : sge_idx_reg;
 
-// gen/nic/req-tx.ts:255:21
+// gen/nic/req-tx.ts:269:21
 assign last_sge = (wqe_now[45:38] == 8'd0) || ({6'd0, dma_sge_idx} == (wqe_now[45:38] - 8'd1));
 
-// gen/nic/req-tx.ts:257:21
+// gen/nic/req-tx.ts:271:21
 assign dma_sge_skip = ((!((state == STATE_IDLE) || (state == STATE_CHECK)) && resume_reg) && (dma_sge_idx == skip_sge_reg)) ? skip_off_reg : 32'd0;
 
-// gen/nic/req-tx.ts:259:32
+// gen/nic/req-tx.ts:273:32
 assign dma_drop_fresh = abort_drop_wqe && !dma_sent_reg;
 
-// gen/nic/req-tx.ts:260:14
+// gen/nic/req-tx.ts:274:14
 assign m_dma_cmd_valid = ((state == STATE_DMA) && !dma_drop_fresh) || check_dma;
 
-// gen/nic/req-tx.ts:264:12
+// gen/nic/req-tx.ts:278:12
 assign m_dma_tag = {dma_msg_cnt_reg, wqe_now[1:0]};
 
-// gen/nic/req-tx.ts:270:13
+// gen/nic/req-tx.ts:284:13
 assign m_dma_cmd_data = {3'b000, (((state == STATE_IDLE) || (state == STATE_CHECK)) ? pmtu_clamped : mtu_log2_reg), last_sge, (((state == STATE_IDLE) || (state == STATE_CHECK)) ? part_5[174:159] : pd_reg), part_7[127:96], ((wqe_now[45:38] == 8'd0) ? 32'd0 : (part_9[95:64] - dma_sge_skip)), (part_11[63:0] + {32'd0, dma_sge_skip})};
 
-// gen/nic/req-tx.ts:274:17
+// gen/nic/req-tx.ts:288:17
 assign s_dma_status_ready = state == STATE_WAIT;
 
-// gen/nic/req-tx.ts:278:23
+// gen/nic/req-tx.ts:292:23
 assign mtu_minus_1 = (33'd1 << mtu_log2_reg) - 33'd1;
 
-// gen/nic/req-tx.ts:279:19
+// gen/nic/req-tx.ts:293:19
 assign pkt_count_ceil = ({1'b0, wqe_now[77:46]} + mtu_minus_1) >> mtu_log2_reg;
 
-// gen/nic/req-tx.ts:280:19
+// gen/nic/req-tx.ts:294:19
 assign pkt_count = (pkt_count_ceil == 33'd0) ? 24'd1 : pkt_count_ceil[23:0];
 
-// gen/nic/req-tx.ts:326:22
+// gen/nic/req-tx.ts:340:22
 assign dma_status_ok = s_dma_status_valid && (s_dma_status_data == 3'b000);
 
-// gen/nic/req-tx.ts:327:22
+// gen/nic/req-tx.ts:341:22
 assign start_now = (((state == STATE_START) || ((state == STATE_WAIT) && dma_status_ok)) && !gen_busy_reg) && !abort_drop_wqe;
 
-// gen/nic/req-tx.ts:329:23
+// gen/nic/req-tx.ts:343:23
 assign start_take = start_now && m_req_ready;
 
-// gen/nic/req-tx.ts:330:21
+// gen/nic/req-tx.ts:344:21
 assign sq_first_psn = part_12[50:27];
 
-// gen/nic/req-tx.ts:331:20
+// gen/nic/req-tx.ts:345:20
 assign sq_last_psn = part_13[50:27] + (pkt_count - 24'd1);
 
-// gen/nic/req-tx.ts:332:20
+// gen/nic/req-tx.ts:346:20
 assign sq_next_psn = part_14[50:27] + pkt_count;
 
-// gen/nic/req-tx.ts:335:25
+// gen/nic/req-tx.ts:349:25
 assign sq_wire_first_psn = resume_reg ? resume_psn_reg : sq_first_psn;
 
-// gen/nic/req-tx.ts:336:24
+// gen/nic/req-tx.ts:350:24
 assign start_first_psn = (state == STATE_WAIT) ? sq_wire_first_psn : wire_first_psn_reg;
 
-// gen/nic/req-tx.ts:337:27
+// gen/nic/req-tx.ts:351:27
 assign start_msg_first_psn = (state == STATE_WAIT) ? sq_first_psn : first_psn_reg;
 
-// gen/nic/req-tx.ts:338:23
+// gen/nic/req-tx.ts:352:23
 assign start_last_psn = (state == STATE_WAIT) ? sq_last_psn : last_psn_reg;
 
-// gen/nic/req-tx.ts:339:23
+// gen/nic/req-tx.ts:353:23
 assign start_next_psn = (state == STATE_WAIT) ? sq_next_psn : gen_next_psn_reg;
 
-// gen/nic/req-tx.ts:340:14
+// gen/nic/req-tx.ts:354:14
 assign m_req_valid = (state == STATE_ERR) || start_now;
 
-// gen/nic/req-tx.ts:341:13
+// gen/nic/req-tx.ts:355:13
 assign m_req_data = {entry_status_reg, wqe_now[30], wqe_now[17:2], start_msg_first_psn, start_last_psn, start_first_psn, wqe_now[77:46], wqe_now[29:22], wqe_now[141:78], wqe_now[1:0]};
 
-// gen/nic/req-tx.ts:347:18
+// gen/nic/req-tx.ts:361:18
 assign m_read_ctx_valid = state == STATE_RCTX;
 
-// gen/nic/req-tx.ts:348:17
+// gen/nic/req-tx.ts:362:17
 assign m_read_ctx_data = {wqe_now[749:238], wqe_now[40:38], mtu_log2_reg, pd_reg, (resume_reg ? skip_bytes_reg : 32'd0), wqe_now[77:46], last_psn_reg, wire_first_psn_reg, wqe_now[141:78], wqe_now[1:0]};
 
-// gen/nic/req-tx.ts:374:27
+// gen/nic/req-tx.ts:388:27
 assign need_abort = (((gen_busy_reg && (gen_qp_reg == s_rewind_data[1:0])) && !gen_read_reg) || ((pkt_valid_reg && (pkt_qp_reg == s_rewind_data[1:0])) && pkt_has_payload_reg)) || ((wqe_now[1:0] == s_rewind_data[1:0]) && (((state == STATE_DMA) || (state == STATE_WAIT)) || ((state == STATE_START) && is_write)));
 
-// gen/nic/req-tx.ts:377:42
+// gen/nic/req-tx.ts:391:42
 assign abort_blocks_rewind = need_abort || ((!(abort_state == ABORT_STATE_IDLE) && !(abort_state == ABORT_STATE_DONE)) && (abort_qp_reg == s_rewind_data[1:0]));
 
-// gen/nic/req-tx.ts:378:20
+// gen/nic/req-tx.ts:392:20
 assign rewind_safe = (((((state == STATE_IDLE) || (wqe_now[1:0] != s_rewind_data[1:0])) && !start_take) && !park_now) && !park_valid_reg) && !abort_blocks_rewind;
 
-// gen/nic/req-tx.ts:379:17
+// gen/nic/req-tx.ts:393:17
 assign s_rewind_ready = rewind_safe;
 
-// gen/nic/req-tx.ts:380:20
+// gen/nic/req-tx.ts:394:20
 assign rewind_fire = s_rewind_valid && rewind_safe;
 
-// gen/nic/req-tx.ts:426:14
+// gen/nic/req-tx.ts:440:14
 assign s_wqe_ready = (state == STATE_IDLE) && !s_rewind_valid;
 
-// gen/nic/req-tx.ts:477:10
+// gen/nic/req-tx.ts:491:10
 assign sq_psn_upd = {psn_upd_value_reg, psn_upd_qp_reg, psn_upd_valid_reg};
 
-// gen/nic/req-tx.ts:478:11
+// gen/nic/req-tx.ts:492:11
 assign qp_error = {qp_error_qp_reg, qp_error_valid_reg};
 
-// gen/nic/req-tx.ts:479:11
+// gen/nic/req-tx.ts:493:11
 assign m_park = {park_data_reg[20:19], park_data_reg[18:3], park_data_reg[2:1], park_valid_reg};
 
-// gen/nic/req-tx.ts:488:22
+// gen/nic/req-tx.ts:502:22
 assign start_rem = wqe_now[77:46] - skip_bytes_reg;
 
-// gen/nic/req-tx.ts:489:18
+// gen/nic/req-tx.ts:503:18
 assign gen_cur_psn = gen_busy_reg ? gen_psn_reg : start_first_psn;
 
-// gen/nic/req-tx.ts:490:18
+// gen/nic/req-tx.ts:504:18
 assign gen_cur_rem = gen_busy_reg ? gen_rem_reg : start_rem;
 
-// gen/nic/req-tx.ts:491:20
+// gen/nic/req-tx.ts:505:20
 assign gen_cur_first = gen_busy_reg ? gen_first_reg : !resume_reg;
 
-// gen/nic/req-tx.ts:492:20
+// gen/nic/req-tx.ts:506:20
 assign gen_cur_count = gen_busy_reg ? gen_count_reg : skip_pkts_reg;
 
-// gen/nic/req-tx.ts:493:19
+// gen/nic/req-tx.ts:507:19
 assign gen_cur_read = gen_busy_reg ? gen_read_reg : is_read;
 
-// gen/nic/req-tx.ts:494:24
+// gen/nic/req-tx.ts:508:24
 assign gen_cur_high_valid = gen_busy_reg ? gen_high_valid_reg : tp[41];
 
-// gen/nic/req-tx.ts:495:19
+// gen/nic/req-tx.ts:509:19
 assign gen_cur_high = gen_busy_reg ? gen_high_psn_reg : tp[65:42];
 
-// gen/nic/req-tx.ts:496:17
+// gen/nic/req-tx.ts:510:17
 assign gen_mtu = 13'd1 << (gen_busy_reg ? gen_mtu_log2_reg : mtu_log2_reg);
 
-// gen/nic/req-tx.ts:498:19
+// gen/nic/req-tx.ts:512:19
 assign gen_last = gen_cur_read || (gen_cur_rem <= {19'd0, gen_mtu});
 
-// gen/nic/req-tx.ts:503:25
+// gen/nic/req-tx.ts:517:25
 assign start_reth_va = wqe_now[205:142] + {32'd0, skip_bytes_reg};
 
-// gen/nic/req-tx.ts:504:20
+// gen/nic/req-tx.ts:518:20
 assign gen_payload_len = gen_cur_read ? 13'd0 : (gen_last ? gen_cur_rem[12:0] : gen_mtu);
 
-// gen/nic/req-tx.ts:518:26
+// gen/nic/req-tx.ts:532:26
 assign pkt_withheld = !(abort_state == ABORT_STATE_IDLE) && (pkt_qp_reg == abort_qp_reg);
 
-// gen/nic/req-tx.ts:519:14
+// gen/nic/req-tx.ts:533:14
 assign m_pkt_cmd_valid = pkt_valid_reg && !pkt_withheld;
 
-// gen/nic/req-tx.ts:520:13
+// gen/nic/req-tx.ts:534:13
 assign m_pkt_cmd_data = pkt_data_reg;
 
-// gen/nic/req-tx.ts:521:22
+// gen/nic/req-tx.ts:535:22
 assign pkt_taken = m_pkt_cmd_valid && m_pkt_cmd_ready;
 
-// gen/nic/req-tx.ts:524:18
+// gen/nic/req-tx.ts:538:18
 assign gen_emit = ((gen_busy_reg || start_take) && (!pkt_valid_reg || pkt_taken)) && !(gen_busy_reg && (!(abort_state == ABORT_STATE_IDLE) && (gen_qp_reg == abort_qp_reg)));
 
-// gen/nic/req-tx.ts:550:11
+// gen/nic/req-tx.ts:564:11
 assign cnt_retx = retx_valid_reg;
 
-// gen/nic/req-tx.ts:551:22
+// gen/nic/req-tx.ts:565:22
 assign gen_cur_off = gen_busy_reg ? gen_off_reg : 32'd0;
 
-// gen/nic/req-tx.ts:596:21
+// gen/nic/req-tx.ts:610:21
 assign pay_grant = pkt_taken && pkt_has_payload_reg;
 
-// gen/nic/req-tx.ts:605:26
+// gen/nic/req-tx.ts:619:26
 assign abort_at_boundary = !((pay_out_reg != 2'b00) && (granted_qp_reg == abort_qp_reg)) && !(((state == STATE_DMA) && dma_sent_reg) && (wqe_now[1:0] == abort_qp_reg));
 
-// gen/nic/req-tx.ts:606:18
+// gen/nic/req-tx.ts:620:18
 assign m_abort_valid = abort_state == ABORT_STATE_REQ;
 
-// gen/nic/req-tx.ts:607:17
+// gen/nic/req-tx.ts:621:17
 assign m_abort_data = {abort_qp_reg};
 
-// gen/nic/req-tx.ts:608:19
+// gen/nic/req-tx.ts:622:19
 assign s_abort_done_ready = abort_state == ABORT_STATE_WAIT;
 
-// gen/nic/req-tx.ts:609:23
+// gen/nic/req-tx.ts:623:23
 assign abort_report_granted = (granted_qp_reg == abort_qp_reg) && (granted_msg_reg == s_abort_done_data[4:1]);
 
-// gen/nic/req-tx.ts:614:18
+// gen/nic/req-tx.ts:628:18
 assign abort_withheld_here = pkt_valid_reg && (pkt_qp_reg == abort_qp_reg);
 
-// gen/nic/req-tx.ts:617:18
+// gen/nic/req-tx.ts:631:18
 assign abort_gen_here = (gen_busy_reg && (gen_qp_reg == abort_qp_reg)) && !gen_read_reg;
 
-// gen/nic/req-tx.ts:635:15
+// gen/nic/req-tx.ts:649:15
 assign rewind_high = {abort_high_psn_reg, abort_high_hv_reg, (((abort_state == ABORT_STATE_DONE) && abort_high_valid_reg) && (s_rewind_data[1:0] == abort_qp_reg))};
 
-// gen/nic/req-tx.ts:186:39
+// gen/nic/req-tx.ts:200:39
 always @(posedge clk) begin
     if (qp_ctx[2:0] == 3'b000) begin
         err_seen_reg[0] <= 1'b0;
@@ -783,7 +783,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/req-tx.ts:266:7
+// gen/nic/req-tx.ts:280:7
 always @(posedge clk) begin
     if ((m_dma_cmd_valid && m_dma_cmd_ready) && last_sge) begin
         dma_msg_cnt_reg <= dma_msg_cnt_reg + 4'd1;
@@ -793,7 +793,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/req-tx.ts:267:7
+// gen/nic/req-tx.ts:281:7
 always @(posedge clk) begin
     if (state == STATE_IDLE) begin
         dma_sent_reg <= 1'b0;
@@ -806,7 +806,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/req-tx.ts:525:5
+// gen/nic/req-tx.ts:539:5
 always @(posedge clk) begin
     if (pkt_taken) begin
         pkt_valid_reg <= 1'b0;
@@ -930,7 +930,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/req-tx.ts:549:13
+// gen/nic/req-tx.ts:563:13
 always @(posedge clk) begin
     retx_valid_reg <= pkt_taken && pkt_retx_reg;
     if (rst) begin
@@ -938,7 +938,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/req-tx.ts:597:7
+// gen/nic/req-tx.ts:611:7
 always @(posedge clk) begin
     if (pay_grant && !pay_end) begin
         pay_out_reg <= pay_out_reg + 2'd1;
@@ -950,7 +950,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/req-tx.ts:599:7
+// gen/nic/req-tx.ts:613:7
 always @(posedge clk) begin
     if (pay_grant) begin
         granted_qp_reg <= pkt_qp_reg;
@@ -969,15 +969,15 @@ end
 always @(posedge clk) begin
     if (!rst) begin
         if (!(!(((state == STATE_CHECK) && resuming) && (check_status == 4'b0000)) || (resume_skip_bytes < {4'b0000, wqe_now[77:46]}))) begin
-            $display("%m: assertion failed at gen/nic/req-tx.ts:221:5: resume point at or past the end of the message [state=%0h resuming=%0h check_status=%0h resume_skip_bytes=%0h]", state, resuming, check_status, resume_skip_bytes);
+            $display("%m: assertion failed at gen/nic/req-tx.ts:235:5: resume point at or past the end of the message [state=%0h resuming=%0h check_status=%0h resume_skip_bytes=%0h]", state, resuming, check_status, resume_skip_bytes);
             $stop;
         end
         if (!(!pay_end || (pay_out_reg != 2'b00))) begin
-            $display("%m: assertion failed at gen/nic/req-tx.ts:598:7: pay_end without a payload command taken [pay_end=%0h pay_out_reg=%0h]", pay_end, pay_out_reg);
+            $display("%m: assertion failed at gen/nic/req-tx.ts:612:7: pay_end without a payload command taken [pay_end=%0h pay_out_reg=%0h]", pay_end, pay_out_reg);
             $stop;
         end
         if (!(!(((abort_state == ABORT_STATE_WAIT) && s_abort_done_valid) && !s_abort_done_data[0]) || (s_abort_done_data[36:5] == (abort_report_granted ? granted_end_reg : 32'd0)))) begin
-            $display("%m: assertion failed at gen/nic/req-tx.ts:610:7: the DMA abort cut the stream elsewhere than right after the last packet command taken [abort_state=%0h s_abort_done_valid=%0h s_abort_done_data=%0h abort_report_granted=%0h granted_end_reg=%0h]", abort_state, s_abort_done_valid, s_abort_done_data, abort_report_granted, granted_end_reg);
+            $display("%m: assertion failed at gen/nic/req-tx.ts:624:7: the DMA abort cut the stream elsewhere than right after the last packet command taken [abort_state=%0h s_abort_done_valid=%0h s_abort_done_data=%0h abort_report_granted=%0h granted_end_reg=%0h]", abort_state, s_abort_done_valid, s_abort_done_data, abort_report_granted, granted_end_reg);
             $stop;
         end
     end

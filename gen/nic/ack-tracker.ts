@@ -33,7 +33,9 @@
 // loads a rewind {qp, ringIdx, sqPsn = the message's first PSN}; at its handshake (nic_req_tx,
 // nic_read_resp_rx and nic_wqe_fetch take it in the same cycle) the QP's entries are dropped
 // (tail := head, the window is emptied: lastSent := acked), the send pointer moves to ringIdx
-// with resume PSN acked + 1 (at most the entry's lastPsn), and fetch re-reads the ring from
+// with resume PSN acked + 1 (at most the entry's lastPsn), sentHigh is set back to nic_req_tx's
+// rewind_high when it is valid (nic_req_tx cut the QP's messages short with a DMA abort: PSNs
+// posted but never sent are not "sent" for RETX_PKTS or the NAK check), and fetch re-reads the ring from
 // there: nic_req_tx sends the WQEs again, the first one from the resume PSN, and posts them
 // again as new entries. A READ head whose responses all arrived is not rewound (its read_done
 // comes; the retry then applies to the next entry). Nothing of the QP retires while its

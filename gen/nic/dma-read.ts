@@ -20,6 +20,9 @@
 // once the generator is idle). The burst generator cuts a chunk's first burst in its load
 // cycle and offers a burst on AR in the cycle it cuts it when the AR register is empty. Why: the doorbell -> first TX beat latency, which waits for the whole payload
 // (nic_tx_frame_gate).
+// Abort (abortQps > 0; nic_top's requester engine, driven by nic_req_tx at a go-back-N
+// rewind): s_abort {qp} ends the QP's stream at a packet boundary, drops the rest of its
+// messages inside and reports where (m_abort_done); see "abort" below.
 // Translation responses come back in request order. Page requests of one message are all
 // sent before the next message's validation requests, and validation waits for its own
 // answers, so "a page translation is owed" (pages_owed) tells whose answer the next response is.

@@ -31,7 +31,11 @@
 //   its rewinds go to req_tx and read_resp_rx together (rewindFork) and to fetch's pointer
 //   (fetch_rewind, also req_tx's parks), its tx_hold keeps parked QPs back at fetch, and req_tx
 //   reads the send pointer through tp_qp/tp. SQ_CI comes from the tracker (slots free at
-//   completion, since a rewind reads the ring again).
+//   completion, since a rewind reads the ring again). req_tx (dmaAbort 1) cuts a rewound QP's
+//   messages short with u_dma_read's abort (abortQps = numQp; u_dma_read_rsp has none): it
+//   tags each message {qp, msg id}, learns from pay_end (a tlast of DMA read's stream into the
+//   TX mux) when the payload of its commands taken is out, and hands the tracker the QP's
+//   newest PSN really sent with the rewind (rewind_high).
 // - Shared resources and stalled engines (top-axi-buffers.ts): each DMA read engine gets an
 //   R FIFO with AR credits, the READ-response DMA write a store-and-forward W FIFO, and every
 //   TLB client a credit-gated answer FIFO, so that no engine that waits downstream (for the

@@ -56,7 +56,21 @@
 //     read_ctx {firstPsn = resume, startOff = k x MTU}. The ReqEntry says firstPsn = resume,
 //     msgFirstPsn = the message's first PSN, and the full length (the CQE's byte_len);
 //   - packets with a PSN at or below the newest PSN ever sent (tp.sentHigh) count as
-//     retransmissions (cnt_retx, RETX_PKTS).
+//     retransmissions (cnt_retx, RETX_PKTS), when their command is taken (m_pkt_cmd).
+// DMA abort (dmaAbort 1, nic_top; docs/nic-reliability.md "NAK-path recovery"): a rewind would
+// otherwise wait for the QP's message in the generator to be cut to its end, and for its next
+// WRITE, whose DMA commands already went, to be sent whole. Instead, when the rewind's QP has a
+// message with payload left to cut (generator or m_pkt_cmd) or a WRITE here past its first DMA
+// command (need_abort), the abort engine (abortEngine below) withholds the QP's packet
+// commands, waits until the payload of the commands already taken has left nic_dma_read
+// (pay_end; the QP's stream then sits at a packet boundary), aborts the QP in nic_dma_read
+// (messages tagged {qp, msg id} on m_dma_tag), ends the generator's message at the reported
+// offset (asserted: right after the last command taken; the last packet sent is a MIDDLE the
+// responder drops, its PSN being past the NAKed one) and drops the QP's WQE held here (after its
+// DMA status). Only then is the rewind taken; with it, rewind_high sets the tracker's sentHigh
+// back to the newest PSN really passed on. Payload and commands keep pairing by order in
+// nic_tx_cmd_mux: a command is withheld only before it was taken, and the DMA stream is cut
+// exactly where the taken commands' payload ends. Other QPs' commands and payload go on.
 // Parking: a WQE that would wait here, for a fence, for the READ limit (ctx_room) or for a
 // free entry slot at the tracker (tp.room), is put back instead (s_park: its ring index and the
 // reason; the tracker holds the QP at fetch until the reason is gone): the stage never blocks
