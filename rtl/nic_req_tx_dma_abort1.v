@@ -984,6 +984,24 @@ always @(posedge clk) begin
 end
 `endif
 
+`ifdef VERILATOR
+// cover points (Verilator coverage only), counted at each clk edge outside reset
+always @(posedge clk) begin
+    if (!rst) begin
+        // gen/nic/req-tx.ts:650:7
+        abort_waits_for_payload: cover ((abort_state == ABORT_STATE_HOLD) && !abort_at_boundary);
+        // gen/nic/req-tx.ts:651:7
+        abort_cut_inside_message: cover ((((abort_state == ABORT_STATE_WAIT) && s_abort_done_valid) && !s_abort_done_data[0]) && (s_abort_done_data[36:5] != 32'd0));
+        // gen/nic/req-tx.ts:652:7
+        abort_cut_before_message: cover ((((abort_state == ABORT_STATE_WAIT) && s_abort_done_valid) && !s_abort_done_data[0]) && (s_abort_done_data[36:5] == 32'd0));
+        // gen/nic/req-tx.ts:653:7
+        abort_nothing_left: cover (((abort_state == ABORT_STATE_WAIT) && s_abort_done_valid) && s_abort_done_data[0]);
+        // gen/nic/req-tx.ts:654:7
+        abort_drops_withheld_command: cover (((abort_state == ABORT_STATE_WAIT) && s_abort_done_valid) && abort_withheld_here);
+    end
+end
+`endif
+
 endmodule
 
 `resetall

@@ -647,6 +647,11 @@ export const nicReqTx = defineModule('nic_req_tx', { dataWidth: 64, numQp: 4, dm
       DONE: () => m.if(rwFire.land(rwQp.eq(q)).lor(qpCtx.at(q).field('state').eq(QP_STATE.RESET)), () => { hv.set(0); fsmA.goto('IDLE'); }),
     });
     rwHighOut.set(pack(RewindHigh, { valid: fsmA.is('DONE').land(hv).land(rwQp.eq(q)), highValid: hHv, sentHigh: hPsn }));
+    m.cover(fsmA.is('HOLD').land(atBoundary.lnot()), 'abort_waits_for_payload');
+    m.cover(fsmA.is('WAIT').land(ab.done.valid).land(rep.field('none').lnot()).land(rep.field('offset').ne(0)), 'abort_cut_inside_message');
+    m.cover(fsmA.is('WAIT').land(ab.done.valid).land(rep.field('none').lnot()).land(rep.field('offset').eq(0)), 'abort_cut_before_message');
+    m.cover(fsmA.is('WAIT').land(ab.done.valid).land(rep.field('none')), 'abort_nothing_left');
+    m.cover(fsmA.is('WAIT').land(ab.done.valid).land(wQ), 'abort_drops_withheld_command');
   }
 
   return {
