@@ -236,6 +236,8 @@ wire r_beat;
 wire out_fire;
 wire out_msg_end;
 wire abort_cut_tlast;
+reg  [5:0] pack_tag_reg;
+wire abort_cut_flush;
 wire engine_empty;
 // intermediate of gen/nic/dma-burst.ts:54:41: only bits [10:3] are used
 /* verilator lint_off UNUSEDSIGNAL */
@@ -628,16 +630,19 @@ assign out_msg_end = flush_reg || (msg_end && (!beat_full || (left_bytes == 3'b0
 // gen/nic/dma-read.ts:444:20
 assign abort_cut_tlast = (((abort_cutting && out_fire) && m_axis_tlast) && !out_msg_end) && (u_burst_fifo_m_data[20:19] == abort_qp_reg);
 
-// gen/nic/dma-read.ts:445:27
+// gen/nic/dma-read.ts:451:20
+assign abort_cut_flush = (((abort_cutting && flush_reg) && (seg_offset_reg == 16'd0)) && !m_axis_tready) && (pack_tag_reg[1:0] == abort_qp_reg);
+
+// gen/nic/dma-read.ts:452:27
 assign engine_empty = ((((((state == STATE_COLLECT) && (sge_count_reg == 3'b000)) && !u_chunk_fifo_m_valid) && !burst_busy_reg) && !u_burst_fifo_m_valid) && !flush_reg) && (pages_owed_reg == 3'b000);
 
-// gen/nic/dma-read.ts:447:17
+// gen/nic/dma-read.ts:454:17
 assign s_abort_ready = !abort_active_reg && !abort_done_valid_reg;
 
-// gen/nic/dma-read.ts:452:18
+// gen/nic/dma-read.ts:459:18
 assign m_abort_done_valid = abort_done_valid_reg;
 
-// gen/nic/dma-read.ts:453:17
+// gen/nic/dma-read.ts:460:17
 assign m_abort_done_data = abort_done_data_reg;
 
 // gen/nic/dma-read.ts:151:5
@@ -929,14 +934,14 @@ always @(posedge clk) begin
     if (m_abort_done_ready) begin
         abort_done_valid_reg <= 1'b0;
     end
-    if (abort_cut_tlast || abort_cut_between) begin
+    if ((abort_cut_tlast || abort_cut_between) || abort_cut_flush) begin
         held_bytes_reg <= 3'b000;
         seg_offset_reg <= 16'd0;
         flush_reg <= 1'b0;
         msg_offset_reg <= 32'd0;
         abort_dropping_reg <= 1'd1;
         abort_done_valid_reg <= 1'd1;
-        abort_done_data_reg <= {(abort_cut_tlast ? (msg_offset_reg + 32'd8) : msg_offset_reg), u_burst_fifo_m_data[24:21], 1'b0};
+        abort_done_data_reg <= {(abort_cut_tlast ? (msg_offset_reg + 32'd8) : msg_offset_reg), (abort_cut_flush ? pack_tag_reg[5:2] : u_burst_fifo_m_data[24:21]), 1'b0};
     end else if (abort_cutting && engine_empty) begin
         abort_active_reg <= 1'b0;
         abort_done_valid_reg <= 1'd1;
@@ -957,6 +962,13 @@ always @(posedge clk) begin
         abort_qp_reg <= 2'b00;
         abort_done_valid_reg <= 1'b0;
         abort_dropping_reg <= 1'b0;
+    end
+end
+
+// gen/nic/dma-read.ts:450:7
+always @(posedge clk) begin
+    if (r_beat) begin
+        pack_tag_reg <= u_burst_fifo_m_data[24:19];
     end
 end
 

@@ -198,6 +198,7 @@ reg  [1:0] granted_qp_reg;
 reg  [3:0] granted_msg_reg;
 reg  [31:0] granted_end_reg;
 wire pay_grant;
+reg  abort_qp_reset_reg;
 reg  abort_high_valid_reg;
 reg  abort_high_hv_reg;
 reg  [23:0] abort_high_psn_reg;
@@ -316,9 +317,13 @@ wire [23:0] binary_28 = (pkt_high_psn_reg - (pkt_data_reg[55:32] - 24'd1));
 /* verilator lint_off UNUSEDSIGNAL */
 wire [23:0] binary_29 = (gen_high_psn_reg - (gen_psn_reg - 24'd1));
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/req-tx.ts:647:58: only bits [2:0] are used
+// intermediate of gen/nic/req-tx.ts:618:27: only bits [2:0] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_30 = qp_ctx[abort_qp_reg * 431 +: 431];
+/* verilator lint_on UNUSEDSIGNAL */
+// intermediate of gen/nic/req-tx.ts:618:27: only bits [2:0] are used
+/* verilator lint_off UNUSEDSIGNAL */
+wire [430:0] part_31 = qp_ctx[abort_qp_reg * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
 
 // gen/nic/req-tx.ts:168:17
@@ -543,28 +548,28 @@ assign gen_cur_off = gen_busy_reg ? gen_off_reg : 32'd0;
 // gen/nic/req-tx.ts:610:21
 assign pay_grant = pkt_taken && pkt_has_payload_reg;
 
-// gen/nic/req-tx.ts:619:26
+// gen/nic/req-tx.ts:624:26
 assign abort_at_boundary = !((pay_out_reg != 2'b00) && (granted_qp_reg == abort_qp_reg)) && !(((state == STATE_DMA) && dma_sent_reg) && (wqe_now[1:0] == abort_qp_reg));
 
-// gen/nic/req-tx.ts:620:18
+// gen/nic/req-tx.ts:625:18
 assign m_abort_valid = abort_state == ABORT_STATE_REQ;
 
-// gen/nic/req-tx.ts:621:17
+// gen/nic/req-tx.ts:626:17
 assign m_abort_data = {abort_qp_reg};
 
-// gen/nic/req-tx.ts:622:19
+// gen/nic/req-tx.ts:627:19
 assign s_abort_done_ready = abort_state == ABORT_STATE_WAIT;
 
-// gen/nic/req-tx.ts:623:23
+// gen/nic/req-tx.ts:628:23
 assign abort_report_granted = (granted_qp_reg == abort_qp_reg) && (granted_msg_reg == s_abort_done_data[4:1]);
 
-// gen/nic/req-tx.ts:628:18
+// gen/nic/req-tx.ts:633:18
 assign abort_withheld_here = pkt_valid_reg && (pkt_qp_reg == abort_qp_reg);
 
-// gen/nic/req-tx.ts:631:18
+// gen/nic/req-tx.ts:636:18
 assign abort_gen_here = (gen_busy_reg && (gen_qp_reg == abort_qp_reg)) && !gen_read_reg;
 
-// gen/nic/req-tx.ts:649:15
+// gen/nic/req-tx.ts:654:15
 assign rewind_high = {abort_high_psn_reg, abort_high_hv_reg, (((abort_state == ABORT_STATE_DONE) && abort_high_valid_reg) && (s_rewind_data[1:0] == abort_qp_reg))};
 
 // gen/nic/req-tx.ts:200:39
@@ -886,7 +891,7 @@ always @(posedge clk) begin
             end
         end
         ABORT_STATE_DONE: begin
-            if ((rewind_fire && (s_rewind_data[1:0] == abort_qp_reg)) || (part_30[2:0] == 3'b000)) begin
+            if (((rewind_fire && (s_rewind_data[1:0] == abort_qp_reg)) || (part_30[2:0] == 3'b000)) || abort_qp_reset_reg) begin
                 abort_high_valid_reg <= 1'b0;
                 abort_state <= ABORT_STATE_IDLE;
             end
@@ -964,6 +969,18 @@ always @(posedge clk) begin
     end
 end
 
+// gen/nic/req-tx.ts:619:7
+always @(posedge clk) begin
+    if (abort_state == ABORT_STATE_IDLE) begin
+        abort_qp_reset_reg <= 1'b0;
+    end else if (part_31[2:0] == 3'b000) begin
+        abort_qp_reset_reg <= 1'd1;
+    end
+    if (rst) begin
+        abort_qp_reset_reg <= 1'b0;
+    end
+end
+
 `ifndef SYNTHESIS
 // assertions (simulation only), checked at each clk edge outside reset
 always @(posedge clk) begin
@@ -977,7 +994,7 @@ always @(posedge clk) begin
             $stop;
         end
         if (!(!(((abort_state == ABORT_STATE_WAIT) && s_abort_done_valid) && !s_abort_done_data[0]) || (s_abort_done_data[36:5] == (abort_report_granted ? granted_end_reg : 32'd0)))) begin
-            $display("%m: assertion failed at gen/nic/req-tx.ts:624:7: the DMA abort cut the stream elsewhere than right after the last packet command taken [abort_state=%0h s_abort_done_valid=%0h s_abort_done_data=%0h abort_report_granted=%0h granted_end_reg=%0h]", abort_state, s_abort_done_valid, s_abort_done_data, abort_report_granted, granted_end_reg);
+            $display("%m: assertion failed at gen/nic/req-tx.ts:629:7: the DMA abort cut the stream elsewhere than right after the last packet command taken [abort_state=%0h s_abort_done_valid=%0h s_abort_done_data=%0h abort_report_granted=%0h granted_end_reg=%0h]", abort_state, s_abort_done_valid, s_abort_done_data, abort_report_granted, granted_end_reg);
             $stop;
         end
     end
@@ -988,15 +1005,15 @@ end
 // cover points (Verilator coverage only), counted at each clk edge outside reset
 always @(posedge clk) begin
     if (!rst) begin
-        // gen/nic/req-tx.ts:650:7
+        // gen/nic/req-tx.ts:655:7
         abort_waits_for_payload: cover ((abort_state == ABORT_STATE_HOLD) && !abort_at_boundary);
-        // gen/nic/req-tx.ts:651:7
+        // gen/nic/req-tx.ts:656:7
         abort_cut_inside_message: cover ((((abort_state == ABORT_STATE_WAIT) && s_abort_done_valid) && !s_abort_done_data[0]) && (s_abort_done_data[36:5] != 32'd0));
-        // gen/nic/req-tx.ts:652:7
+        // gen/nic/req-tx.ts:657:7
         abort_cut_before_message: cover ((((abort_state == ABORT_STATE_WAIT) && s_abort_done_valid) && !s_abort_done_data[0]) && (s_abort_done_data[36:5] == 32'd0));
-        // gen/nic/req-tx.ts:653:7
+        // gen/nic/req-tx.ts:658:7
         abort_nothing_left: cover (((abort_state == ABORT_STATE_WAIT) && s_abort_done_valid) && s_abort_done_data[0]);
-        // gen/nic/req-tx.ts:654:7
+        // gen/nic/req-tx.ts:659:7
         abort_drops_withheld_command: cover (((abort_state == ABORT_STATE_WAIT) && s_abort_done_valid) && abort_withheld_here);
     end
 end

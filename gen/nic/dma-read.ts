@@ -90,8 +90,8 @@ export const nicDmaRead = defineModule('nic_dma_read', dmaReadDefaults, (m, p) =
   // ---- abort (abortQps > 0) ----------------------------------------------------------
   // s_abort {qp}: the QP's stream ends at the first packet boundary of its messages the packer
   // reaches: the one it is at (nothing of the next packet passed on yet: between two packets
-  // of the QP's message, or before its next message), else the next tlast of the QP's message
-  // it is in; from there on every chunk, burst and R beat of the QP's messages inside is
+  // of the QP's message, before its next message, or before a short last packet waiting as a
+  // flush), else the next tlast of the QP's message it is in; from there on every chunk, burst and R beat of the QP's messages inside is
   // dropped. No new message is taken while an abort is open; it closes when the engine is
   // empty. Statuses are reported as usual. A sender whose consumer may already expect the
   // bytes after a boundary (a packet command passed on) must hold the abort until they are out
@@ -442,6 +442,13 @@ export const nicDmaRead = defineModule('nic_dma_read', dmaReadDefaults, (m, p) =
     const outMsgEnd = m.let('out_msg_end', flush.lor(msgEnd.land(full.lnot().lor(left.eq(0)))));
     m.if(outFire, () => msgOff!.set(mux(outMsgEnd, lit(0, 32), msgOff!.addw(B))));
     const cutA = m.let('abort_cut_tlast', cutting!.land(outFire).land(tlast).land(outMsgEnd.lnot()).land(isAborted(metaTag!)));
+    // A packet boundary with a flush pending: the QP's message ends with a short last packet
+    // (its bytes left over in hold_reg, its R beats all taken, so the head burst may be another
+    // message's): cut before it while it is not passed on. pack_tag_reg: the message of the
+    // last R beat taken.
+    const packTag = m.reg('pack_tag_reg', Tag, { reset: null });
+    m.if(beat, () => packTag.set(metaTag!));
+    const cutF = m.let('abort_cut_flush', cutting!.land(flush).land(segOff.eq(0)).land(out.tready.lnot()).land(isAborted(packTag)));
     const engineEmpty = m.let('engine_empty', fsm.is('COLLECT').land(nSge.eq(0)).land(chunks.m.valid.lnot()).land(burstBusy.lnot())
       .land(metas.m.valid.lnot()).land(flush.lnot()).land(pagesOwed.eq(0)));
     a.req.ready.set(a.active.lnot().land(a.doneValid.lnot()));
@@ -452,12 +459,12 @@ export const nicDmaRead = defineModule('nic_dma_read', dmaReadDefaults, (m, p) =
     a.done.valid.set(a.doneValid);
     a.done.data.set(a.doneData);
     m.if(a.done.ready, () => a.doneValid.set(0));
-    m.if(cutA.lor(cutB!), () => {
+    m.if(cutA.lor(cutB!).lor(cutF), () => {
       // The cut message's bytes past the tlast (held, or a pending flush) are its QP's too.
       held.set(0); segOff.set(0); flush.set(0); msgOff!.set(0);
       a.dropping.set(1);
       a.doneValid.set(1);
-      a.doneData.set(pack(AbortDone, { none: 0, msg: metaTag!.as(Tag).field('msg'), offset: mux(cutA, msgOff!.addw(B), msgOff!) }));
+      a.doneData.set(pack(AbortDone, { none: 0, msg: mux(cutF, packTag, metaTag!).as(Tag).field('msg'), offset: mux(cutA, msgOff!.addw(B), msgOff!) }));
     }).elif(cutting!.land(engineEmpty), () => {
       a.active.set(0);
       a.doneValid.set(1);

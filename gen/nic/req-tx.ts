@@ -612,6 +612,11 @@ export const nicReqTx = defineModule('nic_req_tx', { dataWidth: 64, numQp: 4, dm
     m.assert(ab.payEnd.lnot().lor(payOut.ne(0)), 'pay_end without a payload command taken');
     m.if(grant, () => { grQp.set(g.pktQp); grMsg.set(g.pktMsg); grEnd.set(g.pktOff.addw(pktData.field('payloadLen').zext(32))); });
 
+    // The QP was RESET while its abort ran: its rewind is dropped by the tracker (and the QP may
+    // be connected again before DONE), so DONE does not wait for it.
+    const wasReset = m.reg('abort_qp_reset_reg', Bool);
+    const inReset = qpCtx.at(q).field('state').eq(QP_STATE.RESET);
+    m.if(fsmA.is('IDLE'), () => wasReset.set(0)).elif(inReset, () => wasReset.set(1));
     const hv = m.reg('abort_high_valid_reg', Bool);
     const hHv = m.reg('abort_high_hv_reg', Bool);
     const hPsn = m.reg('abort_high_psn_reg', UInt(24));
@@ -644,7 +649,7 @@ export const nicReqTx = defineModule('nic_req_tx', { dataWidth: 64, numQp: 4, dm
         hPsn.set(mux(wQ, wHigh, gHighNow));
         fsmA.goto('DONE');
       }),
-      DONE: () => m.if(rwFire.land(rwQp.eq(q)).lor(qpCtx.at(q).field('state').eq(QP_STATE.RESET)), () => { hv.set(0); fsmA.goto('IDLE'); }),
+      DONE: () => m.if(rwFire.land(rwQp.eq(q)).lor(inReset).lor(wasReset), () => { hv.set(0); fsmA.goto('IDLE'); }),
     });
     rwHighOut.set(pack(RewindHigh, { valid: fsmA.is('DONE').land(hv).land(rwQp.eq(q)), highValid: hHv, sentHigh: hPsn }));
     m.cover(fsmA.is('HOLD').land(atBoundary.lnot()), 'abort_waits_for_payload');
