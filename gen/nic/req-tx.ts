@@ -633,7 +633,9 @@ export const nicReqTx = defineModule('nic_req_tx', { dataWidth: 64, numQp: 4, dm
     const wQ = m.let('abort_withheld_here', pktValid.land(g.pktQp.eq(q)));
     const pPrev = pktData.field('psn').subw(1);
     const wHigh = mux(g.pktFirst.lor(g.pktHighValid.land(psnGt(g.pktHigh, pPrev))), g.pktHigh, pPrev);
-    const gQ = m.let('abort_gen_here', genBusy.land(g.qp.eq(q)).land(gRead.lnot()));
+    // The generator's message of the QP ends here, a READ too (its request not cut yet: the
+    // rewind resends it; cut after the dropped packets, its PSN would come out of order).
+    const gQ = m.let('abort_gen_here', genBusy.land(g.qp.eq(q)));
     const gAny = g.off.ne(0);
     const gPrev = gPsn.subw(1);
     const gHighNow = mux(gAny.lnot().lor(gHighValid.land(psnGt(gHigh, gPrev))), gHigh, gPrev);
@@ -652,6 +654,10 @@ export const nicReqTx = defineModule('nic_req_tx', { dataWidth: 64, numQp: 4, dm
       DONE: () => m.if(rwFire.land(rwQp.eq(q)).lor(inReset).lor(wasReset), () => { hv.set(0); fsmA.goto('IDLE'); }),
     });
     rwHighOut.set(pack(RewindHigh, { valid: fsmA.is('DONE').land(hv).land(rwQp.eq(q)), highValid: hHv, sentHigh: hPsn }));
+    // After an abort nothing of the QP may be cut or offered when its rewind is taken: it would
+    // go out with its old PSNs ahead of the resend, past the packets the abort dropped.
+    m.assert(fsmA.is('DONE').land(rwFire).land(rwQp.eq(q)).land(genBusy.land(g.qp.eq(q)).lor(pktValid.land(g.pktQp.eq(q)))).lnot(),
+      'a rewind taken after a DMA abort while the QP still has a message in the generator or a command on m_pkt_cmd');
     m.cover(fsmA.is('HOLD').land(atBoundary.lnot()), 'abort_waits_for_payload');
     m.cover(fsmA.is('WAIT').land(ab.done.valid).land(rep.field('none').lnot()).land(rep.field('offset').ne(0)), 'abort_cut_inside_message');
     m.cover(fsmA.is('WAIT').land(ab.done.valid).land(rep.field('none').lnot()).land(rep.field('offset').eq(0)), 'abort_cut_before_message');
