@@ -640,7 +640,10 @@ export const nicReqTx = defineModule('nic_req_tx', { dataWidth: 64, numQp: 4, dm
     const gPrev = gPsn.subw(1);
     const gHighNow = mux(gAny.lnot().lor(gHighValid.land(psnGt(gHigh, gPrev))), gHigh, gPrev);
     fsmA.states({
-      IDLE: () => m.if(sRewind.valid.land(needAbort!), () => { q.set(rwQp); fsmA.goto('HOLD'); }),
+      // Only once nic_dma_read's previous abort is closed (s_abort ready): it stays open until
+      // every message inside is out, so withholding this QP's commands before that could hold
+      // up a message of this QP the previous abort waits for (regress soak seed 20: deadlock).
+      IDLE: () => m.if(sRewind.valid.land(needAbort!).land(ab.req.ready), () => { q.set(rwQp); fsmA.goto('HOLD'); }),
       HOLD: () => m.if(atBoundary, () => fsmA.goto('REQ')),
       REQ: () => m.if(ab.req.ready, () => fsmA.goto('WAIT')),
       WAIT: () => m.if(ab.done.valid, () => {
