@@ -35,6 +35,7 @@ module nic_ack_tracker (
     output wire          m_rewind_valid,
     input  wire          m_rewind_ready,
     input  wire [20:0]   s_park,            // struct qp_park: valid [0], qp [2:1], ringIdx [18:3], reason [20:19]
+    input  wire [25:0]   rewind_high,       // struct rewind_high: valid [0], highValid [1], sentHigh [25:2]
     output wire [18:0]   fetch_rewind,      // struct fetch_rewind: valid [0], qp [2:1], ringIdx [18:3]
     output wire [3:0]    tx_hold,
     input  wire [3:0]    ctx_room,
@@ -163,31 +164,31 @@ wire qp3_tm_armed_next;
 wire qp3_wake;
 reg  [172:0] entries [0:63];
 reg  [172:0] entries_rdata;
-// intermediate of gen/nic/qp-transport.ts:117:18: only bits [4:0] are used
+// intermediate of gen/nic/qp-transport.ts:122:18: only bits [4:0] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [249:0] part_0 = qp_tp_reg[s_req_data[1:0] * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:117:18: only bits [9:5] are used
+// intermediate of gen/nic/qp-transport.ts:122:18: only bits [9:5] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [249:0] part_1 = qp_tp_reg[s_req_data[1:0] * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:117:18: only bits [34:11] are used
+// intermediate of gen/nic/qp-transport.ts:122:18: only bits [34:11] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [249:0] part_2 = qp_tp_reg[s_req_data[1:0] * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:117:18: only bits [58:35] are used
+// intermediate of gen/nic/qp-transport.ts:122:18: only bits [58:35] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [249:0] part_3 = qp_tp_reg[s_req_data[1:0] * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:117:18: only bits [10:10] are used
+// intermediate of gen/nic/qp-transport.ts:122:18: only bits [10:10] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [249:0] part_4 = qp_tp_reg[s_req_data[1:0] * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/ack-tracker.ts:160:42: only bits [2:0] are used
+// intermediate of gen/nic/ack-tracker.ts:164:42: only bits [2:0] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_5 = qp_ctx[s_ack_data[1:0] * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:117:18: only bits [34:11] are used
+// intermediate of gen/nic/qp-transport.ts:122:18: only bits [34:11] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [249:0] part_6 = qp_tp_reg[s_ack_data[1:0] * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
@@ -195,11 +196,11 @@ wire [249:0] part_6 = qp_tp_reg[s_ack_data[1:0] * 250 +: 250];
 /* verilator lint_off UNUSEDSIGNAL */
 wire [23:0] binary_7 = (part_6[34:11] - s_ack_data[25:2]);
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:117:18: only bits [58:35] are used
+// intermediate of gen/nic/qp-transport.ts:122:18: only bits [58:35] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [249:0] part_8 = qp_tp_reg[s_ack_data[1:0] * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:117:18: only bits [58:35] are used
+// intermediate of gen/nic/qp-transport.ts:122:18: only bits [58:35] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [249:0] part_9 = qp_tp_reg[s_ack_data[1:0] * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
@@ -207,31 +208,31 @@ wire [249:0] part_9 = qp_tp_reg[s_ack_data[1:0] * 250 +: 250];
 /* verilator lint_off UNUSEDSIGNAL */
 wire [23:0] binary_10 = (s_ack_data[25:2] - part_9[58:35]);
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:117:18: only bits [10:10] are used
+// intermediate of gen/nic/qp-transport.ts:122:18: only bits [10:10] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [249:0] part_11 = qp_tp_reg[s_ack_data[1:0] * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:117:18: only bits [34:11] are used
+// intermediate of gen/nic/qp-transport.ts:122:18: only bits [34:11] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [249:0] part_12 = qp_tp_reg[s_ack_data[1:0] * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:117:18: only bits [58:35] are used
+// intermediate of gen/nic/qp-transport.ts:122:18: only bits [58:35] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [249:0] part_13 = qp_tp_reg[s_ack_data[1:0] * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:117:18: only bits [10:10] are used
+// intermediate of gen/nic/qp-transport.ts:122:18: only bits [10:10] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [249:0] part_14 = qp_tp_reg[s_ack_data[1:0] * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:117:18: only bits [97:97] are used
+// intermediate of gen/nic/qp-transport.ts:122:18: only bits [97:97] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [249:0] part_15 = qp_tp_reg[s_ack_data[1:0] * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:117:18: only bits [84:84] are used
+// intermediate of gen/nic/qp-transport.ts:122:18: only bits [84:84] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [249:0] part_16 = qp_tp_reg[s_ack_data[1:0] * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:117:18: only bits [83:60] are used
+// intermediate of gen/nic/qp-transport.ts:122:18: only bits [83:60] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [249:0] part_17 = qp_tp_reg[s_ack_data[1:0] * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
@@ -239,11 +240,11 @@ wire [249:0] part_17 = qp_tp_reg[s_ack_data[1:0] * 250 +: 250];
 /* verilator lint_off UNUSEDSIGNAL */
 wire [23:0] binary_18 = (part_17[83:60] - s_ack_data[25:2]);
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:117:18: only bits [58:35] are used
+// intermediate of gen/nic/qp-transport.ts:122:18: only bits [58:35] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [249:0] part_19 = qp_tp_reg[s_ack_data[1:0] * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:117:18: only bits [58:35] are used
+// intermediate of gen/nic/qp-transport.ts:122:18: only bits [58:35] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [249:0] part_20 = qp_tp_reg[s_ack_data[1:0] * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
@@ -251,15 +252,15 @@ wire [249:0] part_20 = qp_tp_reg[s_ack_data[1:0] * 250 +: 250];
 /* verilator lint_off UNUSEDSIGNAL */
 wire [23:0] binary_21 = (s_ack_data[25:2] - part_20[58:35]);
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:117:18: only bits [59:59] are used
+// intermediate of gen/nic/qp-transport.ts:122:18: only bits [59:59] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [249:0] part_22 = qp_tp_reg[s_ack_data[1:0] * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:117:18: only bits [58:35] are used
+// intermediate of gen/nic/qp-transport.ts:122:18: only bits [58:35] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [249:0] part_23 = qp_tp_reg[s_ack_data[1:0] * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:117:18: only bits [58:35] are used
+// intermediate of gen/nic/qp-transport.ts:122:18: only bits [58:35] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [249:0] part_24 = qp_tp_reg[s_ack_data[1:0] * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
@@ -267,59 +268,59 @@ wire [249:0] part_24 = qp_tp_reg[s_ack_data[1:0] * 250 +: 250];
 /* verilator lint_off UNUSEDSIGNAL */
 wire [23:0] binary_25 = (ack_new_acked - part_24[58:35]);
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:117:18: only bits [174:174] are used
+// intermediate of gen/nic/qp-transport.ts:122:18: only bits [174:174] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [249:0] part_26 = qp_tp_reg[s_ack_data[1:0] * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:117:18: only bits [173:173] are used
+// intermediate of gen/nic/qp-transport.ts:122:18: only bits [173:173] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [249:0] part_27 = qp_tp_reg[s_ack_data[1:0] * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:117:18: only bits [171:171] are used
+// intermediate of gen/nic/qp-transport.ts:122:18: only bits [171:171] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [249:0] part_28 = qp_tp_reg[s_ack_data[1:0] * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:117:18: only bits [172:172] are used
+// intermediate of gen/nic/qp-transport.ts:122:18: only bits [172:172] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [249:0] part_29 = qp_tp_reg[s_ack_data[1:0] * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:117:18: only bits [167:165] are used
+// intermediate of gen/nic/qp-transport.ts:122:18: only bits [167:165] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [249:0] part_30 = qp_tp_reg[s_ack_data[1:0] * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:117:18: only bits [174:174] are used
+// intermediate of gen/nic/qp-transport.ts:122:18: only bits [174:174] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [249:0] part_31 = qp_tp_reg[s_ack_data[1:0] * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:117:18: only bits [173:173] are used
+// intermediate of gen/nic/qp-transport.ts:122:18: only bits [173:173] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [249:0] part_32 = qp_tp_reg[s_ack_data[1:0] * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:117:18: only bits [172:172] are used
+// intermediate of gen/nic/qp-transport.ts:122:18: only bits [172:172] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [249:0] part_33 = qp_tp_reg[s_ack_data[1:0] * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:117:18: only bits [170:168] are used
+// intermediate of gen/nic/qp-transport.ts:122:18: only bits [170:168] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [249:0] part_34 = qp_tp_reg[s_ack_data[1:0] * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:117:18: only bits [97:97] are used
+// intermediate of gen/nic/qp-transport.ts:122:18: only bits [97:97] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [249:0] part_35 = qp_tp_reg[s_read_done_data[1:0] * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:117:18: only bits [84:84] are used
+// intermediate of gen/nic/qp-transport.ts:122:18: only bits [84:84] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [249:0] part_36 = qp_tp_reg[s_read_done_data[1:0] * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:117:18: only bits [127:127] are used
+// intermediate of gen/nic/qp-transport.ts:122:18: only bits [127:127] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [249:0] part_37 = qp_tp_reg[s_read_done_data[1:0] * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:117:18: only bits [127:127] are used
+// intermediate of gen/nic/qp-transport.ts:122:18: only bits [127:127] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [249:0] part_38 = qp_tp_reg[s_read_done_data[1:0] * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:117:18: only bits [34:11] are used
+// intermediate of gen/nic/qp-transport.ts:122:18: only bits [34:11] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [249:0] part_39 = qp_tp_reg[s_read_done_data[1:0] * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
@@ -327,11 +328,11 @@ wire [249:0] part_39 = qp_tp_reg[s_read_done_data[1:0] * 250 +: 250];
 /* verilator lint_off UNUSEDSIGNAL */
 wire [23:0] binary_40 = (part_39[34:11] - s_read_done_data[89:66]);
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:117:18: only bits [58:35] are used
+// intermediate of gen/nic/qp-transport.ts:122:18: only bits [58:35] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [249:0] part_41 = qp_tp_reg[s_read_done_data[1:0] * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:117:18: only bits [58:35] are used
+// intermediate of gen/nic/qp-transport.ts:122:18: only bits [58:35] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [249:0] part_42 = qp_tp_reg[s_read_done_data[1:0] * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
@@ -339,27 +340,27 @@ wire [249:0] part_42 = qp_tp_reg[s_read_done_data[1:0] * 250 +: 250];
 /* verilator lint_off UNUSEDSIGNAL */
 wire [23:0] binary_43 = (s_read_done_data[89:66] - part_42[58:35]);
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:117:18: only bits [10:10] are used
+// intermediate of gen/nic/qp-transport.ts:122:18: only bits [10:10] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [249:0] part_44 = qp_tp_reg[s_read_done_data[1:0] * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/ack-tracker.ts:221:24: only bits [2:0] are used
+// intermediate of gen/nic/ack-tracker.ts:225:24: only bits [2:0] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_45 = qp_ctx[sel_qp_reg * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/ack-tracker.ts:221:24: only bits [2:0] are used
+// intermediate of gen/nic/ack-tracker.ts:225:24: only bits [2:0] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_46 = qp_ctx[sel_qp_reg * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:117:18: only bits [151:128] are used
+// intermediate of gen/nic/qp-transport.ts:122:18: only bits [151:128] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [249:0] part_47 = qp_tp_reg[sel_qp_reg * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:117:18: only bits [127:127] are used
+// intermediate of gen/nic/qp-transport.ts:122:18: only bits [127:127] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [249:0] part_48 = qp_tp_reg[sel_qp_reg * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:117:18: only bits [126:103] are used
+// intermediate of gen/nic/qp-transport.ts:122:18: only bits [126:103] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [249:0] part_49 = qp_tp_reg[sel_qp_reg * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
@@ -367,11 +368,11 @@ wire [249:0] part_49 = qp_tp_reg[sel_qp_reg * 250 +: 250];
 /* verilator lint_off UNUSEDSIGNAL */
 wire [23:0] binary_50 = (part_49[126:103] - entries_rdata[151:128]);
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:117:18: only bits [102:98] are used
+// intermediate of gen/nic/qp-transport.ts:122:18: only bits [102:98] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [249:0] part_51 = qp_tp_reg[sel_qp_reg * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:117:18: only bits [58:35] are used
+// intermediate of gen/nic/qp-transport.ts:122:18: only bits [58:35] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [249:0] part_52 = qp_tp_reg[sel_qp_reg * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
@@ -379,67 +380,67 @@ wire [249:0] part_52 = qp_tp_reg[sel_qp_reg * 250 +: 250];
 /* verilator lint_off UNUSEDSIGNAL */
 wire [23:0] binary_53 = (part_52[58:35] - entries_rdata[151:128]);
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:117:18: only bits [10:10] are used
+// intermediate of gen/nic/qp-transport.ts:122:18: only bits [10:10] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [249:0] part_54 = qp_tp_reg[sel_qp_reg * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:117:18: only bits [4:0] are used
+// intermediate of gen/nic/qp-transport.ts:122:18: only bits [4:0] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [249:0] part_55 = qp_tp_reg[sel_qp_reg * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:117:18: only bits [9:5] are used
+// intermediate of gen/nic/qp-transport.ts:122:18: only bits [9:5] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [249:0] part_56 = qp_tp_reg[sel_qp_reg * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:117:18: only bits [84:84] are used
+// intermediate of gen/nic/qp-transport.ts:122:18: only bits [84:84] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [249:0] part_57 = qp_tp_reg[sel_qp_reg * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:117:18: only bits [97:97] are used
+// intermediate of gen/nic/qp-transport.ts:122:18: only bits [97:97] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [249:0] part_58 = qp_tp_reg[sel_qp_reg * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:117:18: only bits [97:97] are used
+// intermediate of gen/nic/qp-transport.ts:122:18: only bits [97:97] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [249:0] part_59 = qp_tp_reg[sel_qp_reg * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:117:18: only bits [155:152] are used
+// intermediate of gen/nic/qp-transport.ts:122:18: only bits [155:152] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [249:0] part_60 = qp_tp_reg[sel_qp_reg * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:117:18: only bits [84:84] are used
+// intermediate of gen/nic/qp-transport.ts:122:18: only bits [84:84] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [249:0] part_61 = qp_tp_reg[sel_qp_reg * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:117:18: only bits [88:85] are used
+// intermediate of gen/nic/qp-transport.ts:122:18: only bits [88:85] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [249:0] part_62 = qp_tp_reg[sel_qp_reg * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:117:18: only bits [97:97] are used
+// intermediate of gen/nic/qp-transport.ts:122:18: only bits [97:97] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [249:0] part_63 = qp_tp_reg[sel_qp_reg * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:117:18: only bits [84:84] are used
+// intermediate of gen/nic/qp-transport.ts:122:18: only bits [84:84] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [249:0] part_64 = qp_tp_reg[sel_qp_reg * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:117:18: only bits [97:97] are used
+// intermediate of gen/nic/qp-transport.ts:122:18: only bits [97:97] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [249:0] part_65 = qp_tp_reg[sel_qp_reg * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:117:18: only bits [155:152] are used
+// intermediate of gen/nic/qp-transport.ts:122:18: only bits [155:152] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [249:0] part_66 = qp_tp_reg[sel_qp_reg * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:117:18: only bits [155:152] are used
+// intermediate of gen/nic/qp-transport.ts:122:18: only bits [155:152] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [249:0] part_67 = qp_tp_reg[sel_qp_reg * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:117:18: only bits [97:97] are used
+// intermediate of gen/nic/qp-transport.ts:122:18: only bits [97:97] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [249:0] part_68 = qp_tp_reg[sel_qp_reg * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:117:18: only bits [58:35] are used
+// intermediate of gen/nic/qp-transport.ts:122:18: only bits [58:35] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [249:0] part_69 = qp_tp_reg[sel_qp_reg * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
@@ -447,11 +448,11 @@ wire [249:0] part_69 = qp_tp_reg[sel_qp_reg * 250 +: 250];
 /* verilator lint_off UNUSEDSIGNAL */
 wire [23:0] binary_70 = (part_69[58:35] - entries_rdata[151:128]);
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:117:18: only bits [172:172] are used
+// intermediate of gen/nic/qp-transport.ts:122:18: only bits [172:172] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [249:0] part_71 = qp_tp_reg[sel_qp_reg * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:117:18: only bits [58:35] are used
+// intermediate of gen/nic/qp-transport.ts:122:18: only bits [58:35] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [249:0] part_72 = qp_tp_reg[rewind_data_reg[1:0] * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
@@ -459,11 +460,11 @@ wire [249:0] part_72 = qp_tp_reg[rewind_data_reg[1:0] * 250 +: 250];
 /* verilator lint_off UNUSEDSIGNAL */
 wire [23:0] binary_73 = ((part_72[58:35] + 24'd1) - rewind_data_reg[41:18]);
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:117:18: only bits [58:35] are used
+// intermediate of gen/nic/qp-transport.ts:122:18: only bits [58:35] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [249:0] part_74 = qp_tp_reg[rewind_data_reg[1:0] * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:117:18: only bits [58:35] are used
+// intermediate of gen/nic/qp-transport.ts:122:18: only bits [58:35] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [249:0] part_75 = qp_tp_reg[rewind_data_reg[1:0] * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
@@ -471,39 +472,39 @@ wire [249:0] part_75 = qp_tp_reg[rewind_data_reg[1:0] * 250 +: 250];
 /* verilator lint_off UNUSEDSIGNAL */
 wire [23:0] binary_76 = ((part_75[58:35] + 24'd1) - rewind_last_psn_reg);
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:117:18: only bits [58:35] are used
+// intermediate of gen/nic/qp-transport.ts:122:18: only bits [58:35] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [249:0] part_77 = qp_tp_reg[rewind_data_reg[1:0] * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:117:18: only bits [206:175] are used
+// intermediate of gen/nic/qp-transport.ts:122:18: only bits [206:175] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [249:0] part_78 = qp_tp_reg[scan_reg * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/ack-tracker.ts:317:71: only bits [31:31] are used
+// intermediate of gen/nic/ack-tracker.ts:321:71: only bits [31:31] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [31:0] binary_79 = (now_reg - part_78[206:175]);
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:117:18: only bits [173:173] are used
+// intermediate of gen/nic/qp-transport.ts:122:18: only bits [173:173] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [249:0] part_80 = qp_tp_reg[scan_reg * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:117:18: only bits [97:97] are used
+// intermediate of gen/nic/qp-transport.ts:122:18: only bits [97:97] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [249:0] part_81 = qp_tp_reg[scan_reg * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:117:18: only bits [84:84] are used
+// intermediate of gen/nic/qp-transport.ts:122:18: only bits [84:84] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [249:0] part_82 = qp_tp_reg[scan_reg * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/ack-tracker.ts:318:77: only bits [2:0] are used
+// intermediate of gen/nic/ack-tracker.ts:322:77: only bits [2:0] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_83 = qp_ctx[scan_reg * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:117:18: only bits [174:174] are used
+// intermediate of gen/nic/qp-transport.ts:122:18: only bits [174:174] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [249:0] part_84 = qp_tp_reg[scan_reg * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:117:18: only bits [167:165] are used
+// intermediate of gen/nic/qp-transport.ts:122:18: only bits [167:165] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [249:0] part_85 = qp_tp_reg[scan_reg * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
@@ -515,7 +516,7 @@ wire [23:0] binary_86 = (s_read_done_data[89:66] - qp_tp_reg[34:11]);
 /* verilator lint_off UNUSEDSIGNAL */
 wire [23:0] binary_87 = (s_read_done_data[89:66] - ack_new_acked);
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:117:18: only bits [174:174] are used
+// intermediate of gen/nic/qp-transport.ts:122:18: only bits [174:174] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [249:0] part_88 = qp_tp_reg[scan_reg * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
@@ -527,7 +528,7 @@ wire [23:0] binary_89 = (s_read_done_data[89:66] - qp_tp_reg[284:261]);
 /* verilator lint_off UNUSEDSIGNAL */
 wire [23:0] binary_90 = (s_read_done_data[89:66] - ack_new_acked);
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:117:18: only bits [174:174] are used
+// intermediate of gen/nic/qp-transport.ts:122:18: only bits [174:174] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [249:0] part_91 = qp_tp_reg[scan_reg * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
@@ -539,7 +540,7 @@ wire [23:0] binary_92 = (s_read_done_data[89:66] - qp_tp_reg[534:511]);
 /* verilator lint_off UNUSEDSIGNAL */
 wire [23:0] binary_93 = (s_read_done_data[89:66] - ack_new_acked);
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:117:18: only bits [174:174] are used
+// intermediate of gen/nic/qp-transport.ts:122:18: only bits [174:174] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [249:0] part_94 = qp_tp_reg[scan_reg * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
@@ -551,51 +552,51 @@ wire [23:0] binary_95 = (s_read_done_data[89:66] - qp_tp_reg[784:761]);
 /* verilator lint_off UNUSEDSIGNAL */
 wire [23:0] binary_96 = (s_read_done_data[89:66] - ack_new_acked);
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:117:18: only bits [174:174] are used
+// intermediate of gen/nic/qp-transport.ts:122:18: only bits [174:174] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [249:0] part_97 = qp_tp_reg[scan_reg * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:117:18: only bits [4:0] are used
+// intermediate of gen/nic/qp-transport.ts:122:18: only bits [4:0] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [249:0] part_98 = qp_tp_reg[tp_qp * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:117:18: only bits [9:5] are used
+// intermediate of gen/nic/qp-transport.ts:122:18: only bits [9:5] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [249:0] part_99 = qp_tp_reg[tp_qp * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:117:18: only bits [83:60] are used
+// intermediate of gen/nic/qp-transport.ts:122:18: only bits [83:60] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [249:0] part_100 = qp_tp_reg[tp_qp * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:117:18: only bits [59:59] are used
+// intermediate of gen/nic/qp-transport.ts:122:18: only bits [59:59] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [249:0] part_101 = qp_tp_reg[tp_qp * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:117:18: only bits [247:224] are used
+// intermediate of gen/nic/qp-transport.ts:122:18: only bits [247:224] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [249:0] part_102 = qp_tp_reg[tp_qp * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:117:18: only bits [223:223] are used
+// intermediate of gen/nic/qp-transport.ts:122:18: only bits [223:223] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [249:0] part_103 = qp_tp_reg[tp_qp * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:117:18: only bits [222:207] are used
+// intermediate of gen/nic/qp-transport.ts:122:18: only bits [222:207] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [249:0] part_104 = qp_tp_reg[tp_qp * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:117:18: only bits [8:5] are used
+// intermediate of gen/nic/qp-transport.ts:122:18: only bits [8:5] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [249:0] part_105 = qp_tp_reg[s_req_data[1:0] * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:117:18: only bits [96:89] are used
+// intermediate of gen/nic/qp-transport.ts:122:18: only bits [96:89] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [249:0] part_106 = qp_tp_reg[sel_qp_reg * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:117:18: only bits [163:156] are used
+// intermediate of gen/nic/qp-transport.ts:122:18: only bits [163:156] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [249:0] part_107 = qp_tp_reg[sel_qp_reg * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/ack-tracker.ts:304:14: only bits [2:0] are used
+// intermediate of gen/nic/ack-tracker.ts:308:14: only bits [2:0] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_108 = qp_ctx[rewind_data_reg[1:0] * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
@@ -631,327 +632,327 @@ wire [23:0] binary_115 = (s_read_done_data[89:66] - qp_tp_reg[784:761]);
 /* verilator lint_off UNUSEDSIGNAL */
 wire [23:0] binary_116 = (s_req_data[153:130] - qp_tp_reg[833:810]);
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:117:18: only bits [3:0] are used
+// intermediate of gen/nic/qp-transport.ts:122:18: only bits [3:0] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [249:0] part_117 = qp_tp_reg[u_arb_grant_index * 250 +: 250];
 /* verilator lint_on UNUSEDSIGNAL */
 
-// gen/nic/ack-tracker.ts:141:14
+// gen/nic/ack-tracker.ts:145:14
 assign s_req_ready = (part_1[9:5] - part_0[4:0]) != 5'd16;
 
-// gen/nic/ack-tracker.ts:142:18
+// gen/nic/ack-tracker.ts:146:18
 assign push = s_req_valid && s_req_ready;
 
-// gen/nic/ack-tracker.ts:143:19
+// gen/nic/ack-tracker.ts:147:19
 assign req_ok = s_req_data[198:195] == 4'b0000;
 
-// gen/nic/ack-tracker.ts:145:21
+// gen/nic/ack-tracker.ts:149:21
 assign req_is_read = (s_req_data[73:66] == 8'd1) || (s_req_data[73:66] == 8'd12);
 
-// gen/nic/ack-tracker.ts:146:22
+// gen/nic/ack-tracker.ts:150:22
 assign req_all_acked = !part_4[10] || (part_3[58:35] == part_2[34:11]);
 
-// gen/nic/ack-tracker.ts:154:14
+// gen/nic/ack-tracker.ts:158:14
 assign s_ack_ready = 1'd1;
 
-// gen/nic/ack-tracker.ts:160:18
+// gen/nic/ack-tracker.ts:164:18
 assign ack_qp_rts = part_5[2:0] == 3'd3;
 
-// gen/nic/ack-tracker.ts:161:22
+// gen/nic/ack-tracker.ts:165:22
 assign ack_in_window = (part_11[10] && (!binary_10[23] && (s_ack_data[25:2] != part_8[58:35]))) && !binary_7[23];
 
-// gen/nic/ack-tracker.ts:162:25
+// gen/nic/ack-tracker.ts:166:25
 assign ack_outstanding = part_14[10] && (part_13[58:35] != part_12[34:11]);
 
-// gen/nic/ack-tracker.ts:165:18
+// gen/nic/ack-tracker.ts:169:18
 assign ack_qp_live = (s_ack_valid && !part_16[84]) && !part_15[97];
 
-// gen/nic/ack-tracker.ts:166:22
+// gen/nic/ack-tracker.ts:170:22
 assign is_ack = s_ack_data[33:31] == 3'b000;
 
-// gen/nic/ack-tracker.ts:167:19
+// gen/nic/ack-tracker.ts:171:19
 assign is_rnr_nak = s_ack_data[33:31] == 3'd1;
 
-// gen/nic/ack-tracker.ts:168:21
+// gen/nic/ack-tracker.ts:172:21
 assign nak_status = (s_ack_data[33:26] == 8'd97) ? 4'd5 : ((s_ack_data[33:26] == 8'd98) ? 4'd4 : ((s_ack_data[33:26] == 8'd99) ? 4'd6 : 4'b0000));
 
-// gen/nic/ack-tracker.ts:169:21
+// gen/nic/ack-tracker.ts:173:21
 assign ack_take = ((ack_qp_live && is_ack) && !s_ack_data[58]) && ack_in_window;
 
-// gen/nic/ack-tracker.ts:170:19
+// gen/nic/ack-tracker.ts:174:19
 assign seq_nak = ((ack_qp_live && ack_in_window) && ack_qp_rts) && ((s_ack_data[33:26] == 8'd96) || s_ack_data[58]);
 
-// gen/nic/ack-tracker.ts:171:22
+// gen/nic/ack-tracker.ts:175:22
 assign seq_resume_psn = s_ack_data[58] ? s_ack_data[82:59] : s_ack_data[25:2];
 
-// gen/nic/ack-tracker.ts:172:22
+// gen/nic/ack-tracker.ts:176:22
 assign seq_acked = seq_resume_psn - 24'd1;
 
-// gen/nic/ack-tracker.ts:173:19
+// gen/nic/ack-tracker.ts:177:19
 assign rnr_nak = (((ack_qp_live && ack_in_window) && ack_qp_rts) && is_rnr_nak) && !s_ack_data[58];
 
-// gen/nic/ack-tracker.ts:178:22
+// gen/nic/ack-tracker.ts:182:22
 assign nak_psn_sent = (part_22[59] && (!binary_21[23] && (s_ack_data[25:2] != part_19[58:35]))) && !binary_18[23];
 
-// gen/nic/ack-tracker.ts:179:21
+// gen/nic/ack-tracker.ts:183:21
 assign nak_take = ((ack_qp_live && (nak_status != 4'b0000)) && ack_outstanding) && nak_psn_sent;
 
-// gen/nic/ack-tracker.ts:180:22
+// gen/nic/ack-tracker.ts:184:22
 assign nak_acked = s_ack_data[25:2] - 24'd1;
 
-// gen/nic/ack-tracker.ts:182:18
+// gen/nic/ack-tracker.ts:186:18
 assign ack_new_acked = ack_take ? s_ack_data[25:2] : (seq_nak ? seq_acked : nak_acked);
 
-// gen/nic/ack-tracker.ts:183:20
+// gen/nic/ack-tracker.ts:187:20
 assign ack_moves = ack_take || (((seq_nak || rnr_nak) || (nak_take && ack_in_window)) && (!binary_25[23] && (ack_new_acked != part_23[58:35])));
 
-// gen/nic/ack-tracker.ts:188:21
+// gen/nic/ack-tracker.ts:192:21
 assign seq_retry = ((seq_nak && !part_29[172]) && !part_28[171]) && !(part_27[173] && part_26[174]);
 
-// gen/nic/ack-tracker.ts:189:23
+// gen/nic/ack-tracker.ts:193:23
 assign seq_retry_exceeded = seq_retry && (part_30[167:165] == 3'b000);
 
-// gen/nic/ack-tracker.ts:190:21
+// gen/nic/ack-tracker.ts:194:21
 assign rnr_retry = (rnr_nak && !part_33[172]) && !(part_32[173] && part_31[174]);
 
-// gen/nic/ack-tracker.ts:191:23
+// gen/nic/ack-tracker.ts:195:23
 assign rnr_retry_exceeded = rnr_retry && (part_34[170:168] == 3'b000);
 
-// gen/nic/ack-tracker.ts:192:20
+// gen/nic/ack-tracker.ts:196:20
 assign ack_qp_error = (nak_take || seq_retry_exceeded) || rnr_retry_exceeded;
 
-// gen/nic/ack-tracker.ts:199:22
+// gen/nic/ack-tracker.ts:203:22
 assign done_void = part_36[84] || part_35[97];
 
-// gen/nic/ack-tracker.ts:200:15
+// gen/nic/ack-tracker.ts:204:15
 assign s_read_done_ready = (s_read_done_data[102] || done_void) || !part_37[127];
 
-// gen/nic/ack-tracker.ts:201:20
+// gen/nic/ack-tracker.ts:205:20
 assign done_ok = (s_read_done_valid && s_read_done_data[102]) && !done_void;
 
-// gen/nic/ack-tracker.ts:202:21
+// gen/nic/ack-tracker.ts:206:21
 assign done_err = ((s_read_done_valid && !s_read_done_data[102]) && !done_void) && !part_38[127];
 
-// gen/nic/ack-tracker.ts:204:21
+// gen/nic/ack-tracker.ts:208:21
 assign done_ack = ((done_ok && part_44[10]) && (!binary_43[23] && (s_read_done_data[89:66] != part_41[58:35]))) && !binary_40[23];
 
-// gen/nic/ack-tracker.ts:210:11
+// gen/nic/ack-tracker.ts:214:11
 assign u_arb_req = {((qp_tp_reg[759:755] - qp_tp_reg[754:750]) != 5'd0), ((qp_tp_reg[509:505] - qp_tp_reg[504:500]) != 5'd0), ((qp_tp_reg[259:255] - qp_tp_reg[254:250]) != 5'd0), ((qp_tp_reg[9:5] - qp_tp_reg[4:0]) != 5'd0)};
 
-// gen/nic/ack-tracker.ts:213:18
+// gen/nic/ack-tracker.ts:217:18
 assign pick = (state == STATE_PICK) && u_arb_grant_valid;
 
-// gen/nic/ack-tracker.ts:214:14
+// gen/nic/ack-tracker.ts:218:14
 assign u_arb_accept = pick;
 
-// gen/nic/ack-tracker.ts:222:22
+// gen/nic/ack-tracker.ts:226:22
 assign sel_reset = part_45[2:0] == 3'b000;
 
-// gen/nic/ack-tracker.ts:223:22
+// gen/nic/ack-tracker.ts:227:22
 assign state_bad = (part_46[2:0] == 3'd4) || sel_reset;
 
-// gen/nic/ack-tracker.ts:226:19
+// gen/nic/ack-tracker.ts:230:19
 assign e_is_read = (entries_rdata[71:64] == 8'd1) || (entries_rdata[71:64] == 8'd12);
 
-// gen/nic/ack-tracker.ts:231:22
+// gen/nic/ack-tracker.ts:235:22
 assign rd_err_hit = (e_is_read && part_48[127]) && (part_47[151:128] == entries_rdata[151:128]);
 
-// gen/nic/ack-tracker.ts:232:21
+// gen/nic/ack-tracker.ts:236:21
 assign covered = (e_is_read ? ((part_51[102:98] != 5'd0) && !binary_50[23]) : (part_54[10] && !binary_53[23])) && !rd_err_hit;
 
-// gen/nic/ack-tracker.ts:238:26
+// gen/nic/ack-tracker.ts:242:26
 assign sel_rewinding = rewind_valid_reg && (rewind_data_reg[1:0] == sel_qp_reg);
 
-// gen/nic/ack-tracker.ts:243:20
+// gen/nic/ack-tracker.ts:247:20
 assign sel_has_entries = (part_56[9:5] - part_55[4:0]) != 5'd0;
 
-// gen/nic/ack-tracker.ts:244:22
+// gen/nic/ack-tracker.ts:248:22
 assign complete = ((((((part_58[97] || !(entries_rdata[172:169] == 4'b0000)) || rd_err_hit) || covered) || part_57[84]) || state_bad) && !sel_rewinding) && sel_has_entries;
 
-// gen/nic/ack-tracker.ts:245:23
+// gen/nic/ack-tracker.ts:249:23
 assign out_status = part_59[97] ? 4'd8 : (!(entries_rdata[172:169] == 4'b0000) ? entries_rdata[172:169] : (rd_err_hit ? part_60[155:152] : (covered ? 4'b0000 : (part_61[84] ? part_62[88:85] : 4'd8))));
 
-// gen/nic/ack-tracker.ts:247:23
+// gen/nic/ack-tracker.ts:251:23
 assign uses_rd_err = (!part_63[97] && (entries_rdata[172:169] == 4'b0000)) && rd_err_hit;
 
-// gen/nic/ack-tracker.ts:248:21
+// gen/nic/ack-tracker.ts:252:21
 assign uses_nak = (((!part_65[97] && (entries_rdata[172:169] == 4'b0000)) && !rd_err_hit) && !covered) && part_64[84];
 
-// gen/nic/ack-tracker.ts:250:26
+// gen/nic/ack-tracker.ts:254:26
 assign rd_err_flushes = (part_67[155:152] >= 4'd3) && (part_66[155:152] <= 4'd6);
 
-// gen/nic/ack-tracker.ts:251:23
+// gen/nic/ack-tracker.ts:255:23
 assign sets_flush = !part_68[97] && ((entries_rdata[172:169] == 4'b0000) ? (rd_err_hit ? rd_err_flushes : !covered) : (entries_rdata[172:169] == 4'd3));
 
-// gen/nic/ack-tracker.ts:252:22
+// gen/nic/ack-tracker.ts:256:22
 assign wants_cqe = ((out_status != 4'b0000) || entries_rdata[168]) && !sel_reset;
 
-// gen/nic/ack-tracker.ts:255:21
+// gen/nic/ack-tracker.ts:259:21
 assign cqe_free = !cqe_valid_reg || m_cqe_ready;
 
-// gen/nic/ack-tracker.ts:258:24
+// gen/nic/ack-tracker.ts:262:24
 assign rd_err_fatal = uses_rd_err && rd_err_flushes;
 
-// gen/nic/ack-tracker.ts:259:20
+// gen/nic/ack-tracker.ts:263:20
 assign retire = (((state == STATE_EVAL) && complete) && (!wants_cqe || cqe_free)) && !(rd_err_fatal && ack_qp_error);
 
-// gen/nic/ack-tracker.ts:262:24
+// gen/nic/ack-tracker.ts:266:24
 assign rewind_here = ((((((state == STATE_EVAL) && !complete) && !sel_rewinding) && sel_has_entries) && part_71[172]) && !(e_is_read && !binary_70[23])) && !rewind_valid_reg;
 
-// gen/nic/ack-tracker.ts:264:14
+// gen/nic/ack-tracker.ts:268:14
 assign m_cqe_valid = cqe_valid_reg;
 
-// gen/nic/ack-tracker.ts:265:13
+// gen/nic/ack-tracker.ts:269:13
 assign m_cqe_data = cqe_data_reg;
 
-// gen/nic/ack-tracker.ts:287:9
+// gen/nic/ack-tracker.ts:291:9
 assign sq_ci_upd = {sq_ci_value_reg, sq_ci_qp_reg, sq_ci_valid_reg};
 
-// gen/nic/ack-tracker.ts:290:15
+// gen/nic/ack-tracker.ts:294:15
 assign cnt_retry_exc = retry_exc_reg;
 
-// gen/nic/ack-tracker.ts:293:17
+// gen/nic/ack-tracker.ts:297:17
 assign m_rewind_valid = rewind_valid_reg;
 
-// gen/nic/ack-tracker.ts:294:16
+// gen/nic/ack-tracker.ts:298:16
 assign m_rewind_data = rewind_data_reg;
 
-// gen/nic/ack-tracker.ts:295:20
+// gen/nic/ack-tracker.ts:299:20
 assign rewind_fire = rewind_valid_reg && m_rewind_ready;
 
-// gen/nic/ack-tracker.ts:300:22
+// gen/nic/ack-tracker.ts:304:22
 assign rewind_resume_psn = !(!binary_73[23]) ? rewind_data_reg[41:18] : ((!binary_76[23] && ((part_74[58:35] + 24'd1) != rewind_last_psn_reg)) ? rewind_last_psn_reg : (part_77[58:35] + 24'd1));
 
-// gen/nic/ack-tracker.ts:315:22
+// gen/nic/ack-tracker.ts:319:22
 assign scan_busy = ((((s_ack_valid && (s_ack_data[1:0] == scan_reg)) || (s_read_done_valid && (s_read_done_data[1:0] == scan_reg))) || (push && (s_req_data[1:0] == scan_reg))) || (rewind_fire && (rewind_data_reg[1:0] == scan_reg))) || (s_park[0] && (s_park[2:1] == scan_reg));
 
-// gen/nic/ack-tracker.ts:317:21
+// gen/nic/ack-tracker.ts:321:21
 assign timer_expired = part_80[173] && !binary_79[31];
 
-// gen/nic/ack-tracker.ts:318:18
+// gen/nic/ack-tracker.ts:322:18
 assign timer_fire = (((((timer_expired && !scan_busy) && (part_83[2:0] == 3'd3)) && !part_82[84]) && !part_81[97]) && !ack_qp_error) && !(retire && rd_err_fatal);
 
-// gen/nic/ack-tracker.ts:320:20
+// gen/nic/ack-tracker.ts:324:20
 assign ack_timeout_fire = timer_fire && !part_84[174];
 
-// gen/nic/ack-tracker.ts:321:22
+// gen/nic/ack-tracker.ts:325:22
 assign timeout_retry_exceeded = ack_timeout_fire && (part_85[167:165] == 3'b000);
 
-// gen/nic/ack-tracker.ts:326:14
+// gen/nic/ack-tracker.ts:330:14
 assign ack_timeout = {ack_timeout_qp_reg, ack_timeout_reg};
 
-// gen/nic/ack-tracker.ts:332:11
+// gen/nic/ack-tracker.ts:336:11
 assign qp_error = {qp_error_qp_reg, qp_error_valid_reg};
 
-// gen/nic/ack-tracker.ts:335:11
+// gen/nic/ack-tracker.ts:339:11
 assign fetch_rewind = {(rewind_fire ? rewind_data_reg[17:2] : s_park[18:3]), (rewind_fire ? rewind_data_reg[1:0] : s_park[2:1]), (rewind_fire || s_park[0])};
 
-// gen/nic/ack-tracker.ts:363:24
+// gen/nic/ack-tracker.ts:367:24
 assign qp0_rd_early_hit = (((push && (s_req_data[1:0] == 2'b00)) && req_ok) && req_is_read) && ((qp_tp_reg[164] && (qp_tp_reg[126:103] == s_req_data[153:130])) || (((((s_read_done_valid && (s_read_done_data[1:0] == 2'b00)) && done_ok) && !done_ack) && (!qp_tp_reg[10] || (!binary_86[23] && (s_read_done_data[89:66] != qp_tp_reg[34:11])))) && (s_read_done_data[89:66] == s_req_data[153:130])));
 
-// gen/nic/ack-tracker.ts:365:21
+// gen/nic/ack-tracker.ts:369:21
 assign qp0_acked_next = qp0_rd_early_hit ? s_req_data[153:130] : ((((s_ack_valid && (s_ack_data[1:0] == 2'b00)) && ack_moves) && !(((s_read_done_valid && (s_read_done_data[1:0] == 2'b00)) && done_ack) && (!binary_87[23] && (s_read_done_data[89:66] != ack_new_acked)))) ? ack_new_acked : (((s_read_done_valid && (s_read_done_data[1:0] == 2'b00)) && done_ack) ? s_read_done_data[89:66] : ((((push && (s_req_data[1:0] == 2'b00)) && req_ok) && req_all_acked) ? (s_req_data[129:106] - 24'd1) : qp_tp_reg[58:35])));
 
-// gen/nic/ack-tracker.ts:366:24
+// gen/nic/ack-tracker.ts:370:24
 assign qp0_last_sent_next = ((push && (s_req_data[1:0] == 2'b00)) && req_ok) ? s_req_data[153:130] : ((rewind_fire && (rewind_data_reg[1:0] == 2'b00)) ? qp0_acked_next : qp_tp_reg[34:11]);
 
-// gen/nic/ack-tracker.ts:368:31
+// gen/nic/ack-tracker.ts:372:31
 assign qp0_outstanding_next = (qp_tp_reg[10] || ((push && (s_req_data[1:0] == 2'b00)) && req_ok)) && (qp0_acked_next != qp0_last_sent_next);
 
-// gen/nic/ack-tracker.ts:370:24
+// gen/nic/ack-tracker.ts:376:24
 assign qp0_progress = ((s_ack_valid && (s_ack_data[1:0] == 2'b00)) && ack_take) || ((s_read_done_valid && (s_read_done_data[1:0] == 2'b00)) && done_ack);
 
-// gen/nic/ack-tracker.ts:397:25
+// gen/nic/ack-tracker.ts:403:25
 assign qp0_retry_pend_next = !(qp_ctx[2:0] == 3'd3) ? 1'b0 : ((((((s_ack_valid && (s_ack_data[1:0] == 2'b00)) && seq_retry) && !seq_retry_exceeded) || (((scan_reg == 2'b00) && ack_timeout_fire) && !timeout_retry_exceeded)) || (((scan_reg == 2'b00) && timer_fire) && part_88[174])) ? 1'd1 : (((rewind_fire && (rewind_data_reg[1:0] == 2'b00)) || (((retire && (sel_qp_reg == 2'b00)) ? (qp_tp_reg[4:0] + 5'd1) : qp_tp_reg[4:0]) == ((push && (s_req_data[1:0] == 2'b00)) ? (qp_tp_reg[9:5] + 5'd1) : ((rewind_fire && (rewind_data_reg[1:0] == 2'b00)) ? qp_tp_reg[4:0] : qp_tp_reg[9:5])))) ? 1'b0 : qp_tp_reg[172]));
 
-// gen/nic/ack-tracker.ts:405:23
+// gen/nic/ack-tracker.ts:411:23
 assign qp0_tm_armed_next = ((((scan_reg == 2'b00) && timer_fire) || (rewind_fire && (rewind_data_reg[1:0] == 2'b00))) || !(qp_ctx[2:0] == 3'd3)) ? 1'b0 : ((((s_ack_valid && (s_ack_data[1:0] == 2'b00)) && rnr_retry) && !rnr_retry_exceeded) ? 1'd1 : ((qp_tp_reg[173] && qp_tp_reg[174]) ? 1'd1 : (((qp_ctx[187:183] != 5'd0) && qp0_outstanding_next) && !qp0_retry_pend_next)));
 
-// gen/nic/ack-tracker.ts:410:20
+// gen/nic/ack-tracker.ts:416:20
 assign qp0_wake = !(qp_ctx[2:0] == 3'd3) || ((qp_tp_reg[249:248] == 2'd1) ? (qp_tp_reg[102:98] == 5'd0) : ((qp_tp_reg[249:248] == 2'd2) ? ctx_room[0] : ((qp_tp_reg[249:248] == 2'd3) ? ((qp_tp_reg[9:5] - qp_tp_reg[4:0]) != 5'd16) : 1'd1)));
 
-// gen/nic/ack-tracker.ts:363:24
+// gen/nic/ack-tracker.ts:367:24
 assign qp1_rd_early_hit = (((push && (s_req_data[1:0] == 2'd1)) && req_ok) && req_is_read) && ((qp_tp_reg[414] && (qp_tp_reg[376:353] == s_req_data[153:130])) || (((((s_read_done_valid && (s_read_done_data[1:0] == 2'd1)) && done_ok) && !done_ack) && (!qp_tp_reg[260] || (!binary_89[23] && (s_read_done_data[89:66] != qp_tp_reg[284:261])))) && (s_read_done_data[89:66] == s_req_data[153:130])));
 
-// gen/nic/ack-tracker.ts:365:21
+// gen/nic/ack-tracker.ts:369:21
 assign qp1_acked_next = qp1_rd_early_hit ? s_req_data[153:130] : ((((s_ack_valid && (s_ack_data[1:0] == 2'd1)) && ack_moves) && !(((s_read_done_valid && (s_read_done_data[1:0] == 2'd1)) && done_ack) && (!binary_90[23] && (s_read_done_data[89:66] != ack_new_acked)))) ? ack_new_acked : (((s_read_done_valid && (s_read_done_data[1:0] == 2'd1)) && done_ack) ? s_read_done_data[89:66] : ((((push && (s_req_data[1:0] == 2'd1)) && req_ok) && req_all_acked) ? (s_req_data[129:106] - 24'd1) : qp_tp_reg[308:285])));
 
-// gen/nic/ack-tracker.ts:366:24
+// gen/nic/ack-tracker.ts:370:24
 assign qp1_last_sent_next = ((push && (s_req_data[1:0] == 2'd1)) && req_ok) ? s_req_data[153:130] : ((rewind_fire && (rewind_data_reg[1:0] == 2'd1)) ? qp1_acked_next : qp_tp_reg[284:261]);
 
-// gen/nic/ack-tracker.ts:368:31
+// gen/nic/ack-tracker.ts:372:31
 assign qp1_outstanding_next = (qp_tp_reg[260] || ((push && (s_req_data[1:0] == 2'd1)) && req_ok)) && (qp1_acked_next != qp1_last_sent_next);
 
-// gen/nic/ack-tracker.ts:370:24
+// gen/nic/ack-tracker.ts:376:24
 assign qp1_progress = ((s_ack_valid && (s_ack_data[1:0] == 2'd1)) && ack_take) || ((s_read_done_valid && (s_read_done_data[1:0] == 2'd1)) && done_ack);
 
-// gen/nic/ack-tracker.ts:397:25
+// gen/nic/ack-tracker.ts:403:25
 assign qp1_retry_pend_next = !(qp_ctx[433:431] == 3'd3) ? 1'b0 : ((((((s_ack_valid && (s_ack_data[1:0] == 2'd1)) && seq_retry) && !seq_retry_exceeded) || (((scan_reg == 2'd1) && ack_timeout_fire) && !timeout_retry_exceeded)) || (((scan_reg == 2'd1) && timer_fire) && part_91[174])) ? 1'd1 : (((rewind_fire && (rewind_data_reg[1:0] == 2'd1)) || (((retire && (sel_qp_reg == 2'd1)) ? (qp_tp_reg[254:250] + 5'd1) : qp_tp_reg[254:250]) == ((push && (s_req_data[1:0] == 2'd1)) ? (qp_tp_reg[259:255] + 5'd1) : ((rewind_fire && (rewind_data_reg[1:0] == 2'd1)) ? qp_tp_reg[254:250] : qp_tp_reg[259:255])))) ? 1'b0 : qp_tp_reg[422]));
 
-// gen/nic/ack-tracker.ts:405:23
+// gen/nic/ack-tracker.ts:411:23
 assign qp1_tm_armed_next = ((((scan_reg == 2'd1) && timer_fire) || (rewind_fire && (rewind_data_reg[1:0] == 2'd1))) || !(qp_ctx[433:431] == 3'd3)) ? 1'b0 : ((((s_ack_valid && (s_ack_data[1:0] == 2'd1)) && rnr_retry) && !rnr_retry_exceeded) ? 1'd1 : ((qp_tp_reg[423] && qp_tp_reg[424]) ? 1'd1 : (((qp_ctx[618:614] != 5'd0) && qp1_outstanding_next) && !qp1_retry_pend_next)));
 
-// gen/nic/ack-tracker.ts:410:20
+// gen/nic/ack-tracker.ts:416:20
 assign qp1_wake = !(qp_ctx[433:431] == 3'd3) || ((qp_tp_reg[499:498] == 2'd1) ? (qp_tp_reg[352:348] == 5'd0) : ((qp_tp_reg[499:498] == 2'd2) ? ctx_room[1] : ((qp_tp_reg[499:498] == 2'd3) ? ((qp_tp_reg[259:255] - qp_tp_reg[254:250]) != 5'd16) : 1'd1)));
 
-// gen/nic/ack-tracker.ts:363:24
+// gen/nic/ack-tracker.ts:367:24
 assign qp2_rd_early_hit = (((push && (s_req_data[1:0] == 2'd2)) && req_ok) && req_is_read) && ((qp_tp_reg[664] && (qp_tp_reg[626:603] == s_req_data[153:130])) || (((((s_read_done_valid && (s_read_done_data[1:0] == 2'd2)) && done_ok) && !done_ack) && (!qp_tp_reg[510] || (!binary_92[23] && (s_read_done_data[89:66] != qp_tp_reg[534:511])))) && (s_read_done_data[89:66] == s_req_data[153:130])));
 
-// gen/nic/ack-tracker.ts:365:21
+// gen/nic/ack-tracker.ts:369:21
 assign qp2_acked_next = qp2_rd_early_hit ? s_req_data[153:130] : ((((s_ack_valid && (s_ack_data[1:0] == 2'd2)) && ack_moves) && !(((s_read_done_valid && (s_read_done_data[1:0] == 2'd2)) && done_ack) && (!binary_93[23] && (s_read_done_data[89:66] != ack_new_acked)))) ? ack_new_acked : (((s_read_done_valid && (s_read_done_data[1:0] == 2'd2)) && done_ack) ? s_read_done_data[89:66] : ((((push && (s_req_data[1:0] == 2'd2)) && req_ok) && req_all_acked) ? (s_req_data[129:106] - 24'd1) : qp_tp_reg[558:535])));
 
-// gen/nic/ack-tracker.ts:366:24
+// gen/nic/ack-tracker.ts:370:24
 assign qp2_last_sent_next = ((push && (s_req_data[1:0] == 2'd2)) && req_ok) ? s_req_data[153:130] : ((rewind_fire && (rewind_data_reg[1:0] == 2'd2)) ? qp2_acked_next : qp_tp_reg[534:511]);
 
-// gen/nic/ack-tracker.ts:368:31
+// gen/nic/ack-tracker.ts:372:31
 assign qp2_outstanding_next = (qp_tp_reg[510] || ((push && (s_req_data[1:0] == 2'd2)) && req_ok)) && (qp2_acked_next != qp2_last_sent_next);
 
-// gen/nic/ack-tracker.ts:370:24
+// gen/nic/ack-tracker.ts:376:24
 assign qp2_progress = ((s_ack_valid && (s_ack_data[1:0] == 2'd2)) && ack_take) || ((s_read_done_valid && (s_read_done_data[1:0] == 2'd2)) && done_ack);
 
-// gen/nic/ack-tracker.ts:397:25
+// gen/nic/ack-tracker.ts:403:25
 assign qp2_retry_pend_next = !(qp_ctx[864:862] == 3'd3) ? 1'b0 : ((((((s_ack_valid && (s_ack_data[1:0] == 2'd2)) && seq_retry) && !seq_retry_exceeded) || (((scan_reg == 2'd2) && ack_timeout_fire) && !timeout_retry_exceeded)) || (((scan_reg == 2'd2) && timer_fire) && part_94[174])) ? 1'd1 : (((rewind_fire && (rewind_data_reg[1:0] == 2'd2)) || (((retire && (sel_qp_reg == 2'd2)) ? (qp_tp_reg[504:500] + 5'd1) : qp_tp_reg[504:500]) == ((push && (s_req_data[1:0] == 2'd2)) ? (qp_tp_reg[509:505] + 5'd1) : ((rewind_fire && (rewind_data_reg[1:0] == 2'd2)) ? qp_tp_reg[504:500] : qp_tp_reg[509:505])))) ? 1'b0 : qp_tp_reg[672]));
 
-// gen/nic/ack-tracker.ts:405:23
+// gen/nic/ack-tracker.ts:411:23
 assign qp2_tm_armed_next = ((((scan_reg == 2'd2) && timer_fire) || (rewind_fire && (rewind_data_reg[1:0] == 2'd2))) || !(qp_ctx[864:862] == 3'd3)) ? 1'b0 : ((((s_ack_valid && (s_ack_data[1:0] == 2'd2)) && rnr_retry) && !rnr_retry_exceeded) ? 1'd1 : ((qp_tp_reg[673] && qp_tp_reg[674]) ? 1'd1 : (((qp_ctx[1049:1045] != 5'd0) && qp2_outstanding_next) && !qp2_retry_pend_next)));
 
-// gen/nic/ack-tracker.ts:410:20
+// gen/nic/ack-tracker.ts:416:20
 assign qp2_wake = !(qp_ctx[864:862] == 3'd3) || ((qp_tp_reg[749:748] == 2'd1) ? (qp_tp_reg[602:598] == 5'd0) : ((qp_tp_reg[749:748] == 2'd2) ? ctx_room[2] : ((qp_tp_reg[749:748] == 2'd3) ? ((qp_tp_reg[509:505] - qp_tp_reg[504:500]) != 5'd16) : 1'd1)));
 
-// gen/nic/ack-tracker.ts:363:24
+// gen/nic/ack-tracker.ts:367:24
 assign qp3_rd_early_hit = (((push && (s_req_data[1:0] == 2'd3)) && req_ok) && req_is_read) && ((qp_tp_reg[914] && (qp_tp_reg[876:853] == s_req_data[153:130])) || (((((s_read_done_valid && (s_read_done_data[1:0] == 2'd3)) && done_ok) && !done_ack) && (!qp_tp_reg[760] || (!binary_95[23] && (s_read_done_data[89:66] != qp_tp_reg[784:761])))) && (s_read_done_data[89:66] == s_req_data[153:130])));
 
-// gen/nic/ack-tracker.ts:365:21
+// gen/nic/ack-tracker.ts:369:21
 assign qp3_acked_next = qp3_rd_early_hit ? s_req_data[153:130] : ((((s_ack_valid && (s_ack_data[1:0] == 2'd3)) && ack_moves) && !(((s_read_done_valid && (s_read_done_data[1:0] == 2'd3)) && done_ack) && (!binary_96[23] && (s_read_done_data[89:66] != ack_new_acked)))) ? ack_new_acked : (((s_read_done_valid && (s_read_done_data[1:0] == 2'd3)) && done_ack) ? s_read_done_data[89:66] : ((((push && (s_req_data[1:0] == 2'd3)) && req_ok) && req_all_acked) ? (s_req_data[129:106] - 24'd1) : qp_tp_reg[808:785])));
 
-// gen/nic/ack-tracker.ts:366:24
+// gen/nic/ack-tracker.ts:370:24
 assign qp3_last_sent_next = ((push && (s_req_data[1:0] == 2'd3)) && req_ok) ? s_req_data[153:130] : ((rewind_fire && (rewind_data_reg[1:0] == 2'd3)) ? qp3_acked_next : qp_tp_reg[784:761]);
 
-// gen/nic/ack-tracker.ts:368:31
+// gen/nic/ack-tracker.ts:372:31
 assign qp3_outstanding_next = (qp_tp_reg[760] || ((push && (s_req_data[1:0] == 2'd3)) && req_ok)) && (qp3_acked_next != qp3_last_sent_next);
 
-// gen/nic/ack-tracker.ts:370:24
+// gen/nic/ack-tracker.ts:376:24
 assign qp3_progress = ((s_ack_valid && (s_ack_data[1:0] == 2'd3)) && ack_take) || ((s_read_done_valid && (s_read_done_data[1:0] == 2'd3)) && done_ack);
 
-// gen/nic/ack-tracker.ts:397:25
+// gen/nic/ack-tracker.ts:403:25
 assign qp3_retry_pend_next = !(qp_ctx[1295:1293] == 3'd3) ? 1'b0 : ((((((s_ack_valid && (s_ack_data[1:0] == 2'd3)) && seq_retry) && !seq_retry_exceeded) || (((scan_reg == 2'd3) && ack_timeout_fire) && !timeout_retry_exceeded)) || (((scan_reg == 2'd3) && timer_fire) && part_97[174])) ? 1'd1 : (((rewind_fire && (rewind_data_reg[1:0] == 2'd3)) || (((retire && (sel_qp_reg == 2'd3)) ? (qp_tp_reg[754:750] + 5'd1) : qp_tp_reg[754:750]) == ((push && (s_req_data[1:0] == 2'd3)) ? (qp_tp_reg[759:755] + 5'd1) : ((rewind_fire && (rewind_data_reg[1:0] == 2'd3)) ? qp_tp_reg[754:750] : qp_tp_reg[759:755])))) ? 1'b0 : qp_tp_reg[922]));
 
-// gen/nic/ack-tracker.ts:405:23
+// gen/nic/ack-tracker.ts:411:23
 assign qp3_tm_armed_next = ((((scan_reg == 2'd3) && timer_fire) || (rewind_fire && (rewind_data_reg[1:0] == 2'd3))) || !(qp_ctx[1295:1293] == 3'd3)) ? 1'b0 : ((((s_ack_valid && (s_ack_data[1:0] == 2'd3)) && rnr_retry) && !rnr_retry_exceeded) ? 1'd1 : ((qp_tp_reg[923] && qp_tp_reg[924]) ? 1'd1 : (((qp_ctx[1480:1476] != 5'd0) && qp3_outstanding_next) && !qp3_retry_pend_next)));
 
-// gen/nic/ack-tracker.ts:410:20
+// gen/nic/ack-tracker.ts:416:20
 assign qp3_wake = !(qp_ctx[1295:1293] == 3'd3) || ((qp_tp_reg[999:998] == 2'd1) ? (qp_tp_reg[852:848] == 5'd0) : ((qp_tp_reg[999:998] == 2'd2) ? ctx_room[3] : ((qp_tp_reg[999:998] == 2'd3) ? ((qp_tp_reg[759:755] - qp_tp_reg[754:750]) != 5'd16) : 1'd1)));
 
-// gen/nic/ack-tracker.ts:443:12
+// gen/nic/ack-tracker.ts:450:12
 assign read_busy = {(qp_tp_reg[852:848] != 5'd0), (qp_tp_reg[602:598] != 5'd0), (qp_tp_reg[352:348] != 5'd0), (qp_tp_reg[102:98] != 5'd0)};
 
-// gen/nic/ack-tracker.ts:444:8
+// gen/nic/ack-tracker.ts:451:8
 assign tx_hold = {((qp_tp_reg[999:998] != 2'b00) && !qp3_wake), ((qp_tp_reg[749:748] != 2'b00) && !qp2_wake), ((qp_tp_reg[499:498] != 2'b00) && !qp1_wake), ((qp_tp_reg[249:248] != 2'b00) && !qp0_wake)};
 
-// gen/nic/ack-tracker.ts:448:6
+// gen/nic/ack-tracker.ts:455:6
 assign tp = {((part_99[9:5] - part_98[4:0]) != 5'd16), part_100[83:60], part_101[59], part_102[247:224], part_103[223], part_104[222:207]};
 
-// gen/nic/ack-tracker.ts:135:7
+// gen/nic/ack-tracker.ts:139:7
 always @(posedge clk) begin
     now_reg <= now_reg + 32'd1;
     if (rst) begin
@@ -959,14 +960,14 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/ack-tracker.ts:148:5
+// gen/nic/ack-tracker.ts:152:5
 always @(posedge clk) begin
     if (push) begin
         entries[{s_req_data[1:0], part_105[8:5]}] <= {s_req_data[198:195], s_req_data[194], s_req_data[193:178], s_req_data[153:130], s_req_data[177:154], s_req_data[105:74], s_req_data[73:66], s_req_data[65:2]};
     end
 end
 
-// gen/nic/ack-tracker.ts:266:5
+// gen/nic/ack-tracker.ts:270:5
 always @(posedge clk) begin
     if (m_cqe_ready) begin
         cqe_valid_reg <= 1'b0;
@@ -980,7 +981,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/ack-tracker.ts:268:7
+// gen/nic/ack-tracker.ts:272:7
 always @(posedge clk) begin
     case (state)
         STATE_PICK: begin
@@ -1002,7 +1003,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/ack-tracker.ts:284:11
+// gen/nic/ack-tracker.ts:288:11
 always @(posedge clk) begin
     sq_ci_valid_reg <= retire && !sel_reset;
     if (rst) begin
@@ -1010,7 +1011,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/ack-tracker.ts:285:8
+// gen/nic/ack-tracker.ts:289:8
 always @(posedge clk) begin
     sq_ci_qp_reg <= sel_qp_reg;
     if (rst) begin
@@ -1018,7 +1019,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/ack-tracker.ts:286:11
+// gen/nic/ack-tracker.ts:290:11
 always @(posedge clk) begin
     sq_ci_value_reg <= entries_rdata[167:152] + 16'd1;
     if (rst) begin
@@ -1026,7 +1027,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/ack-tracker.ts:289:12
+// gen/nic/ack-tracker.ts:293:12
 always @(posedge clk) begin
     retry_exc_reg <= (retire && wants_cqe) && ((out_status == 4'd7) || (out_status == 4'd10));
     if (rst) begin
@@ -1034,7 +1035,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/ack-tracker.ts:301:5
+// gen/nic/ack-tracker.ts:305:5
 always @(posedge clk) begin
     if (rewind_fire) begin
         rewind_valid_reg <= 1'b0;
@@ -1052,7 +1053,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/ack-tracker.ts:313:8
+// gen/nic/ack-tracker.ts:317:8
 always @(posedge clk) begin
     scan_reg <= (scan_reg == 2'd3) ? 2'b00 : (scan_reg + 2'd1);
     if (rst) begin
@@ -1060,7 +1061,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/ack-tracker.ts:324:11
+// gen/nic/ack-tracker.ts:328:11
 always @(posedge clk) begin
     ack_timeout_reg <= ack_timeout_fire;
     if (rst) begin
@@ -1068,7 +1069,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/ack-tracker.ts:325:8
+// gen/nic/ack-tracker.ts:329:8
 always @(posedge clk) begin
     ack_timeout_qp_reg <= scan_reg;
     if (rst) begin
@@ -1076,7 +1077,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/ack-tracker.ts:330:12
+// gen/nic/ack-tracker.ts:334:12
 always @(posedge clk) begin
     qp_error_valid_reg <= (ack_qp_error || timeout_retry_exceeded) || (retire && rd_err_fatal);
     if (rst) begin
@@ -1084,7 +1085,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/ack-tracker.ts:331:9
+// gen/nic/ack-tracker.ts:335:9
 always @(posedge clk) begin
     qp_error_qp_reg <= ack_qp_error ? s_ack_data[1:0] : (timeout_retry_exceeded ? scan_reg : sel_qp_reg);
     if (rst) begin
@@ -1092,25 +1093,25 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/qp-transport.ts:118:28
+// gen/nic/qp-transport.ts:123:28
 always @(posedge clk) begin
-    qp_tp_reg[249:0] <= (qp_ctx[2:0] == 3'b000) ? {2'b00, 24'd0, 1'b0, 16'd0, 32'd0, 1'b0, 1'b0, 1'b0, 1'b0, qp_ctx[181:179], qp_ctx[177:175], 1'b0, 8'd0, 4'b0000, 24'd0, 1'b0, 24'd0, 5'd0, 1'b0, 8'd0, 4'b0000, 1'b0, 24'd0, 1'b0, 24'd0, 24'd0, 1'b0, 5'd0, 5'd0} : {(((rewind_fire && (rewind_data_reg[1:0] == 2'b00)) || (push && (s_req_data[1:0] == 2'b00))) ? 2'b00 : ((s_park[0] && (s_park[2:1] == 2'b00)) ? s_park[20:19] : (qp0_wake ? 2'b00 : qp_tp_reg[249:248]))), ((rewind_fire && (rewind_data_reg[1:0] == 2'b00)) ? rewind_resume_psn : qp_tp_reg[247:224]), ((push && (s_req_data[1:0] == 2'b00)) ? 1'b0 : ((rewind_fire && (rewind_data_reg[1:0] == 2'b00)) ? (rewind_resume_psn != rewind_data_reg[41:18]) : qp_tp_reg[223])), ((push && (s_req_data[1:0] == 2'b00)) ? (s_req_data[193:178] + 16'd1) : ((rewind_fire && (rewind_data_reg[1:0] == 2'b00)) ? rewind_data_reg[17:2] : qp_tp_reg[222:207])), ((((s_ack_valid && (s_ack_data[1:0] == 2'b00)) && rnr_retry) && !rnr_retry_exceeded) ? (now_reg + ((s_ack_data[30:26] == 5'd31) ? 32'h7530000 : ((s_ack_data[30:26] == 5'd30) ? 32'h4e20000 : ((s_ack_data[30:26] == 5'd29) ? 32'h3a98000 : ((s_ack_data[30:26] == 5'd28) ? 32'h2710000 : ((s_ack_data[30:26] == 5'd27) ? 32'h1d4c000 : ((s_ack_data[30:26] == 5'd26) ? 32'h1388000 : ((s_ack_data[30:26] == 5'd25) ? 32'hea6000 : ((s_ack_data[30:26] == 5'd24) ? 32'h9c4000 : ((s_ack_data[30:26] == 5'd23) ? 32'h753000 : ((s_ack_data[30:26] == 5'd22) ? 32'h4e2000 : ((s_ack_data[30:26] == 5'd21) ? 32'h3a9800 : ((s_ack_data[30:26] == 5'd20) ? 32'h271000 : ((s_ack_data[30:26] == 5'd19) ? 32'h1d4c00 : ((s_ack_data[30:26] == 5'd18) ? 32'h138800 : ((s_ack_data[30:26] == 5'd17) ? 32'hea600 : ((s_ack_data[30:26] == 5'd16) ? 32'h9c400 : ((s_ack_data[30:26] == 5'd15) ? 32'h75300 : ((s_ack_data[30:26] == 5'd14) ? 32'h4e200 : ((s_ack_data[30:26] == 5'd13) ? 32'h3a980 : ((s_ack_data[30:26] == 5'd12) ? 32'h27100 : ((s_ack_data[30:26] == 5'd11) ? 32'h1d4c0 : ((s_ack_data[30:26] == 5'd10) ? 32'h13880 : ((s_ack_data[30:26] == 5'd9) ? 32'hea60 : ((s_ack_data[30:26] == 5'd8) ? 32'h9c40 : ((s_ack_data[30:26] == 5'd7) ? 32'h7530 : ((s_ack_data[30:26] == 5'd6) ? 32'h4e20 : ((s_ack_data[30:26] == 5'd5) ? 32'h3a98 : ((s_ack_data[30:26] == 5'd4) ? 32'h2710 : ((s_ack_data[30:26] == 5'd3) ? 32'h1d4c : ((s_ack_data[30:26] == 5'd2) ? 32'h1388 : ((s_ack_data[30:26] == 5'd1) ? 32'h9c4 : 32'h9c40000)))))))))))))))))))))))))))))))) : ((qp_tp_reg[173] && qp_tp_reg[174]) ? qp_tp_reg[206:175] : (((qp0_progress || !qp_tp_reg[173]) || qp_tp_reg[174]) ? (now_reg + (32'd1 << qp_ctx[187:183])) : qp_tp_reg[206:175]))), (((((scan_reg == 2'b00) && timer_fire) || (rewind_fire && (rewind_data_reg[1:0] == 2'b00))) || !(qp_ctx[2:0] == 3'd3)) ? 1'b0 : ((((s_ack_valid && (s_ack_data[1:0] == 2'b00)) && rnr_retry) && !rnr_retry_exceeded) ? 1'd1 : ((qp_tp_reg[173] && qp_tp_reg[174]) ? 1'd1 : 1'b0))), qp0_tm_armed_next, qp0_retry_pend_next, (((((qp_ctx[2:0] == 3'b000) || (qp_ctx[2:0] == 3'd1)) || (qp_ctx[2:0] == 3'd2)) || ((s_ack_valid && (s_ack_data[1:0] == 2'b00)) && ack_take)) ? 1'b0 : ((((s_ack_valid && (s_ack_data[1:0] == 2'b00)) && seq_retry) || ((scan_reg == 2'b00) && ack_timeout_fire)) ? 1'd1 : qp_tp_reg[171])), ((((qp_ctx[2:0] == 3'b000) || (qp_ctx[2:0] == 3'd1)) || (qp_ctx[2:0] == 3'd2)) ? qp_ctx[181:179] : (((s_ack_valid && (s_ack_data[1:0] == 2'b00)) && ack_take) ? qp_ctx[181:179] : (((((s_ack_valid && (s_ack_data[1:0] == 2'b00)) && rnr_retry) && !rnr_retry_exceeded) && (qp_tp_reg[170:168] != 3'd7)) ? (qp_tp_reg[170:168] - 3'd1) : qp_tp_reg[170:168]))), ((((qp_ctx[2:0] == 3'b000) || (qp_ctx[2:0] == 3'd1)) || (qp_ctx[2:0] == 3'd2)) ? qp_ctx[177:175] : (((s_ack_valid && (s_ack_data[1:0] == 2'b00)) && ack_take) ? qp_ctx[177:175] : (((((s_ack_valid && (s_ack_data[1:0] == 2'b00)) && seq_retry) && !seq_retry_exceeded) || (((scan_reg == 2'b00) && ack_timeout_fire) && !timeout_retry_exceeded)) ? (qp_tp_reg[167:165] - 3'd1) : qp_tp_reg[167:165]))), (((rewind_fire && (rewind_data_reg[1:0] == 2'b00)) || (push && (s_req_data[1:0] == 2'b00))) ? 1'b0 : (((((s_read_done_valid && (s_read_done_data[1:0] == 2'b00)) && done_ok) && !done_ack) && (!qp_tp_reg[10] || (!binary_109[23] && (s_read_done_data[89:66] != qp_tp_reg[34:11])))) ? 1'd1 : qp_tp_reg[164])), (((s_read_done_valid && (s_read_done_data[1:0] == 2'b00)) && done_err) ? s_read_done_data[101:94] : qp_tp_reg[163:156]), (((s_read_done_valid && (s_read_done_data[1:0] == 2'b00)) && done_err) ? s_read_done_data[93:90] : qp_tp_reg[155:152]), (((s_read_done_valid && (s_read_done_data[1:0] == 2'b00)) && done_err) ? s_read_done_data[89:66] : qp_tp_reg[151:128]), ((qp_tp_reg[127] && !((retire && (sel_qp_reg == 2'b00)) && uses_rd_err)) || ((s_read_done_valid && (s_read_done_data[1:0] == 2'b00)) && done_err)), (((s_read_done_valid && (s_read_done_data[1:0] == 2'b00)) && done_ok) ? s_read_done_data[89:66] : ((((((push && (s_req_data[1:0] == 2'b00)) && req_is_read) && req_ok) && (qp_tp_reg[102:98] == 5'd0)) && !qp0_rd_early_hit) ? (s_req_data[129:106] - 24'd1) : qp_tp_reg[126:103])), ((rewind_fire && (rewind_data_reg[1:0] == 2'b00)) ? 5'd0 : ((((push && (s_req_data[1:0] == 2'b00)) && req_is_read) && !((retire && (sel_qp_reg == 2'b00)) && e_is_read)) ? (qp_tp_reg[102:98] + 5'd1) : ((((retire && (sel_qp_reg == 2'b00)) && e_is_read) && !((push && (s_req_data[1:0] == 2'b00)) && req_is_read)) ? (qp_tp_reg[102:98] - 5'd1) : qp_tp_reg[102:98]))), (qp_tp_reg[97] || ((retire && (sel_qp_reg == 2'b00)) && sets_flush)), (((s_ack_valid && (s_ack_data[1:0] == 2'b00)) && ack_qp_error) ? ((seq_retry_exceeded && !nak_take) ? 8'd96 : s_ack_data[33:26]) : (((scan_reg == 2'b00) && timeout_retry_exceeded) ? 8'd0 : qp_tp_reg[96:89])), (((s_ack_valid && (s_ack_data[1:0] == 2'b00)) && ack_qp_error) ? (nak_take ? nak_status : (seq_retry_exceeded ? 4'd7 : 4'd10)) : (((scan_reg == 2'b00) && timeout_retry_exceeded) ? 4'd7 : qp_tp_reg[88:85])), ((qp_tp_reg[84] && !((retire && (sel_qp_reg == 2'b00)) && uses_nak)) || (((s_ack_valid && (s_ack_data[1:0] == 2'b00)) && ack_qp_error) || ((scan_reg == 2'b00) && timeout_retry_exceeded))), ((((push && (s_req_data[1:0] == 2'b00)) && req_ok) && (!qp_tp_reg[59] || (!binary_110[23] && (s_req_data[153:130] != qp_tp_reg[83:60])))) ? s_req_data[153:130] : qp_tp_reg[83:60]), (qp_tp_reg[59] || ((push && (s_req_data[1:0] == 2'b00)) && req_ok)), qp0_acked_next, qp0_last_sent_next, (qp_tp_reg[10] || ((push && (s_req_data[1:0] == 2'b00)) && req_ok)), ((push && (s_req_data[1:0] == 2'b00)) ? (qp_tp_reg[9:5] + 5'd1) : ((rewind_fire && (rewind_data_reg[1:0] == 2'b00)) ? qp_tp_reg[4:0] : qp_tp_reg[9:5])), ((retire && (sel_qp_reg == 2'b00)) ? (qp_tp_reg[4:0] + 5'd1) : qp_tp_reg[4:0])};
-    qp_tp_reg[499:250] <= (qp_ctx[433:431] == 3'b000) ? {2'b00, 24'd0, 1'b0, 16'd0, 32'd0, 1'b0, 1'b0, 1'b0, 1'b0, qp_ctx[612:610], qp_ctx[608:606], 1'b0, 8'd0, 4'b0000, 24'd0, 1'b0, 24'd0, 5'd0, 1'b0, 8'd0, 4'b0000, 1'b0, 24'd0, 1'b0, 24'd0, 24'd0, 1'b0, 5'd0, 5'd0} : {(((rewind_fire && (rewind_data_reg[1:0] == 2'd1)) || (push && (s_req_data[1:0] == 2'd1))) ? 2'b00 : ((s_park[0] && (s_park[2:1] == 2'd1)) ? s_park[20:19] : (qp1_wake ? 2'b00 : qp_tp_reg[499:498]))), ((rewind_fire && (rewind_data_reg[1:0] == 2'd1)) ? rewind_resume_psn : qp_tp_reg[497:474]), ((push && (s_req_data[1:0] == 2'd1)) ? 1'b0 : ((rewind_fire && (rewind_data_reg[1:0] == 2'd1)) ? (rewind_resume_psn != rewind_data_reg[41:18]) : qp_tp_reg[473])), ((push && (s_req_data[1:0] == 2'd1)) ? (s_req_data[193:178] + 16'd1) : ((rewind_fire && (rewind_data_reg[1:0] == 2'd1)) ? rewind_data_reg[17:2] : qp_tp_reg[472:457])), ((((s_ack_valid && (s_ack_data[1:0] == 2'd1)) && rnr_retry) && !rnr_retry_exceeded) ? (now_reg + ((s_ack_data[30:26] == 5'd31) ? 32'h7530000 : ((s_ack_data[30:26] == 5'd30) ? 32'h4e20000 : ((s_ack_data[30:26] == 5'd29) ? 32'h3a98000 : ((s_ack_data[30:26] == 5'd28) ? 32'h2710000 : ((s_ack_data[30:26] == 5'd27) ? 32'h1d4c000 : ((s_ack_data[30:26] == 5'd26) ? 32'h1388000 : ((s_ack_data[30:26] == 5'd25) ? 32'hea6000 : ((s_ack_data[30:26] == 5'd24) ? 32'h9c4000 : ((s_ack_data[30:26] == 5'd23) ? 32'h753000 : ((s_ack_data[30:26] == 5'd22) ? 32'h4e2000 : ((s_ack_data[30:26] == 5'd21) ? 32'h3a9800 : ((s_ack_data[30:26] == 5'd20) ? 32'h271000 : ((s_ack_data[30:26] == 5'd19) ? 32'h1d4c00 : ((s_ack_data[30:26] == 5'd18) ? 32'h138800 : ((s_ack_data[30:26] == 5'd17) ? 32'hea600 : ((s_ack_data[30:26] == 5'd16) ? 32'h9c400 : ((s_ack_data[30:26] == 5'd15) ? 32'h75300 : ((s_ack_data[30:26] == 5'd14) ? 32'h4e200 : ((s_ack_data[30:26] == 5'd13) ? 32'h3a980 : ((s_ack_data[30:26] == 5'd12) ? 32'h27100 : ((s_ack_data[30:26] == 5'd11) ? 32'h1d4c0 : ((s_ack_data[30:26] == 5'd10) ? 32'h13880 : ((s_ack_data[30:26] == 5'd9) ? 32'hea60 : ((s_ack_data[30:26] == 5'd8) ? 32'h9c40 : ((s_ack_data[30:26] == 5'd7) ? 32'h7530 : ((s_ack_data[30:26] == 5'd6) ? 32'h4e20 : ((s_ack_data[30:26] == 5'd5) ? 32'h3a98 : ((s_ack_data[30:26] == 5'd4) ? 32'h2710 : ((s_ack_data[30:26] == 5'd3) ? 32'h1d4c : ((s_ack_data[30:26] == 5'd2) ? 32'h1388 : ((s_ack_data[30:26] == 5'd1) ? 32'h9c4 : 32'h9c40000)))))))))))))))))))))))))))))))) : ((qp_tp_reg[423] && qp_tp_reg[424]) ? qp_tp_reg[456:425] : (((qp1_progress || !qp_tp_reg[423]) || qp_tp_reg[424]) ? (now_reg + (32'd1 << qp_ctx[618:614])) : qp_tp_reg[456:425]))), (((((scan_reg == 2'd1) && timer_fire) || (rewind_fire && (rewind_data_reg[1:0] == 2'd1))) || !(qp_ctx[433:431] == 3'd3)) ? 1'b0 : ((((s_ack_valid && (s_ack_data[1:0] == 2'd1)) && rnr_retry) && !rnr_retry_exceeded) ? 1'd1 : ((qp_tp_reg[423] && qp_tp_reg[424]) ? 1'd1 : 1'b0))), qp1_tm_armed_next, qp1_retry_pend_next, (((((qp_ctx[433:431] == 3'b000) || (qp_ctx[433:431] == 3'd1)) || (qp_ctx[433:431] == 3'd2)) || ((s_ack_valid && (s_ack_data[1:0] == 2'd1)) && ack_take)) ? 1'b0 : ((((s_ack_valid && (s_ack_data[1:0] == 2'd1)) && seq_retry) || ((scan_reg == 2'd1) && ack_timeout_fire)) ? 1'd1 : qp_tp_reg[421])), ((((qp_ctx[433:431] == 3'b000) || (qp_ctx[433:431] == 3'd1)) || (qp_ctx[433:431] == 3'd2)) ? qp_ctx[612:610] : (((s_ack_valid && (s_ack_data[1:0] == 2'd1)) && ack_take) ? qp_ctx[612:610] : (((((s_ack_valid && (s_ack_data[1:0] == 2'd1)) && rnr_retry) && !rnr_retry_exceeded) && (qp_tp_reg[420:418] != 3'd7)) ? (qp_tp_reg[420:418] - 3'd1) : qp_tp_reg[420:418]))), ((((qp_ctx[433:431] == 3'b000) || (qp_ctx[433:431] == 3'd1)) || (qp_ctx[433:431] == 3'd2)) ? qp_ctx[608:606] : (((s_ack_valid && (s_ack_data[1:0] == 2'd1)) && ack_take) ? qp_ctx[608:606] : (((((s_ack_valid && (s_ack_data[1:0] == 2'd1)) && seq_retry) && !seq_retry_exceeded) || (((scan_reg == 2'd1) && ack_timeout_fire) && !timeout_retry_exceeded)) ? (qp_tp_reg[417:415] - 3'd1) : qp_tp_reg[417:415]))), (((rewind_fire && (rewind_data_reg[1:0] == 2'd1)) || (push && (s_req_data[1:0] == 2'd1))) ? 1'b0 : (((((s_read_done_valid && (s_read_done_data[1:0] == 2'd1)) && done_ok) && !done_ack) && (!qp_tp_reg[260] || (!binary_111[23] && (s_read_done_data[89:66] != qp_tp_reg[284:261])))) ? 1'd1 : qp_tp_reg[414])), (((s_read_done_valid && (s_read_done_data[1:0] == 2'd1)) && done_err) ? s_read_done_data[101:94] : qp_tp_reg[413:406]), (((s_read_done_valid && (s_read_done_data[1:0] == 2'd1)) && done_err) ? s_read_done_data[93:90] : qp_tp_reg[405:402]), (((s_read_done_valid && (s_read_done_data[1:0] == 2'd1)) && done_err) ? s_read_done_data[89:66] : qp_tp_reg[401:378]), ((qp_tp_reg[377] && !((retire && (sel_qp_reg == 2'd1)) && uses_rd_err)) || ((s_read_done_valid && (s_read_done_data[1:0] == 2'd1)) && done_err)), (((s_read_done_valid && (s_read_done_data[1:0] == 2'd1)) && done_ok) ? s_read_done_data[89:66] : ((((((push && (s_req_data[1:0] == 2'd1)) && req_is_read) && req_ok) && (qp_tp_reg[352:348] == 5'd0)) && !qp1_rd_early_hit) ? (s_req_data[129:106] - 24'd1) : qp_tp_reg[376:353])), ((rewind_fire && (rewind_data_reg[1:0] == 2'd1)) ? 5'd0 : ((((push && (s_req_data[1:0] == 2'd1)) && req_is_read) && !((retire && (sel_qp_reg == 2'd1)) && e_is_read)) ? (qp_tp_reg[352:348] + 5'd1) : ((((retire && (sel_qp_reg == 2'd1)) && e_is_read) && !((push && (s_req_data[1:0] == 2'd1)) && req_is_read)) ? (qp_tp_reg[352:348] - 5'd1) : qp_tp_reg[352:348]))), (qp_tp_reg[347] || ((retire && (sel_qp_reg == 2'd1)) && sets_flush)), (((s_ack_valid && (s_ack_data[1:0] == 2'd1)) && ack_qp_error) ? ((seq_retry_exceeded && !nak_take) ? 8'd96 : s_ack_data[33:26]) : (((scan_reg == 2'd1) && timeout_retry_exceeded) ? 8'd0 : qp_tp_reg[346:339])), (((s_ack_valid && (s_ack_data[1:0] == 2'd1)) && ack_qp_error) ? (nak_take ? nak_status : (seq_retry_exceeded ? 4'd7 : 4'd10)) : (((scan_reg == 2'd1) && timeout_retry_exceeded) ? 4'd7 : qp_tp_reg[338:335])), ((qp_tp_reg[334] && !((retire && (sel_qp_reg == 2'd1)) && uses_nak)) || (((s_ack_valid && (s_ack_data[1:0] == 2'd1)) && ack_qp_error) || ((scan_reg == 2'd1) && timeout_retry_exceeded))), ((((push && (s_req_data[1:0] == 2'd1)) && req_ok) && (!qp_tp_reg[309] || (!binary_112[23] && (s_req_data[153:130] != qp_tp_reg[333:310])))) ? s_req_data[153:130] : qp_tp_reg[333:310]), (qp_tp_reg[309] || ((push && (s_req_data[1:0] == 2'd1)) && req_ok)), qp1_acked_next, qp1_last_sent_next, (qp_tp_reg[260] || ((push && (s_req_data[1:0] == 2'd1)) && req_ok)), ((push && (s_req_data[1:0] == 2'd1)) ? (qp_tp_reg[259:255] + 5'd1) : ((rewind_fire && (rewind_data_reg[1:0] == 2'd1)) ? qp_tp_reg[254:250] : qp_tp_reg[259:255])), ((retire && (sel_qp_reg == 2'd1)) ? (qp_tp_reg[254:250] + 5'd1) : qp_tp_reg[254:250])};
-    qp_tp_reg[749:500] <= (qp_ctx[864:862] == 3'b000) ? {2'b00, 24'd0, 1'b0, 16'd0, 32'd0, 1'b0, 1'b0, 1'b0, 1'b0, qp_ctx[1043:1041], qp_ctx[1039:1037], 1'b0, 8'd0, 4'b0000, 24'd0, 1'b0, 24'd0, 5'd0, 1'b0, 8'd0, 4'b0000, 1'b0, 24'd0, 1'b0, 24'd0, 24'd0, 1'b0, 5'd0, 5'd0} : {(((rewind_fire && (rewind_data_reg[1:0] == 2'd2)) || (push && (s_req_data[1:0] == 2'd2))) ? 2'b00 : ((s_park[0] && (s_park[2:1] == 2'd2)) ? s_park[20:19] : (qp2_wake ? 2'b00 : qp_tp_reg[749:748]))), ((rewind_fire && (rewind_data_reg[1:0] == 2'd2)) ? rewind_resume_psn : qp_tp_reg[747:724]), ((push && (s_req_data[1:0] == 2'd2)) ? 1'b0 : ((rewind_fire && (rewind_data_reg[1:0] == 2'd2)) ? (rewind_resume_psn != rewind_data_reg[41:18]) : qp_tp_reg[723])), ((push && (s_req_data[1:0] == 2'd2)) ? (s_req_data[193:178] + 16'd1) : ((rewind_fire && (rewind_data_reg[1:0] == 2'd2)) ? rewind_data_reg[17:2] : qp_tp_reg[722:707])), ((((s_ack_valid && (s_ack_data[1:0] == 2'd2)) && rnr_retry) && !rnr_retry_exceeded) ? (now_reg + ((s_ack_data[30:26] == 5'd31) ? 32'h7530000 : ((s_ack_data[30:26] == 5'd30) ? 32'h4e20000 : ((s_ack_data[30:26] == 5'd29) ? 32'h3a98000 : ((s_ack_data[30:26] == 5'd28) ? 32'h2710000 : ((s_ack_data[30:26] == 5'd27) ? 32'h1d4c000 : ((s_ack_data[30:26] == 5'd26) ? 32'h1388000 : ((s_ack_data[30:26] == 5'd25) ? 32'hea6000 : ((s_ack_data[30:26] == 5'd24) ? 32'h9c4000 : ((s_ack_data[30:26] == 5'd23) ? 32'h753000 : ((s_ack_data[30:26] == 5'd22) ? 32'h4e2000 : ((s_ack_data[30:26] == 5'd21) ? 32'h3a9800 : ((s_ack_data[30:26] == 5'd20) ? 32'h271000 : ((s_ack_data[30:26] == 5'd19) ? 32'h1d4c00 : ((s_ack_data[30:26] == 5'd18) ? 32'h138800 : ((s_ack_data[30:26] == 5'd17) ? 32'hea600 : ((s_ack_data[30:26] == 5'd16) ? 32'h9c400 : ((s_ack_data[30:26] == 5'd15) ? 32'h75300 : ((s_ack_data[30:26] == 5'd14) ? 32'h4e200 : ((s_ack_data[30:26] == 5'd13) ? 32'h3a980 : ((s_ack_data[30:26] == 5'd12) ? 32'h27100 : ((s_ack_data[30:26] == 5'd11) ? 32'h1d4c0 : ((s_ack_data[30:26] == 5'd10) ? 32'h13880 : ((s_ack_data[30:26] == 5'd9) ? 32'hea60 : ((s_ack_data[30:26] == 5'd8) ? 32'h9c40 : ((s_ack_data[30:26] == 5'd7) ? 32'h7530 : ((s_ack_data[30:26] == 5'd6) ? 32'h4e20 : ((s_ack_data[30:26] == 5'd5) ? 32'h3a98 : ((s_ack_data[30:26] == 5'd4) ? 32'h2710 : ((s_ack_data[30:26] == 5'd3) ? 32'h1d4c : ((s_ack_data[30:26] == 5'd2) ? 32'h1388 : ((s_ack_data[30:26] == 5'd1) ? 32'h9c4 : 32'h9c40000)))))))))))))))))))))))))))))))) : ((qp_tp_reg[673] && qp_tp_reg[674]) ? qp_tp_reg[706:675] : (((qp2_progress || !qp_tp_reg[673]) || qp_tp_reg[674]) ? (now_reg + (32'd1 << qp_ctx[1049:1045])) : qp_tp_reg[706:675]))), (((((scan_reg == 2'd2) && timer_fire) || (rewind_fire && (rewind_data_reg[1:0] == 2'd2))) || !(qp_ctx[864:862] == 3'd3)) ? 1'b0 : ((((s_ack_valid && (s_ack_data[1:0] == 2'd2)) && rnr_retry) && !rnr_retry_exceeded) ? 1'd1 : ((qp_tp_reg[673] && qp_tp_reg[674]) ? 1'd1 : 1'b0))), qp2_tm_armed_next, qp2_retry_pend_next, (((((qp_ctx[864:862] == 3'b000) || (qp_ctx[864:862] == 3'd1)) || (qp_ctx[864:862] == 3'd2)) || ((s_ack_valid && (s_ack_data[1:0] == 2'd2)) && ack_take)) ? 1'b0 : ((((s_ack_valid && (s_ack_data[1:0] == 2'd2)) && seq_retry) || ((scan_reg == 2'd2) && ack_timeout_fire)) ? 1'd1 : qp_tp_reg[671])), ((((qp_ctx[864:862] == 3'b000) || (qp_ctx[864:862] == 3'd1)) || (qp_ctx[864:862] == 3'd2)) ? qp_ctx[1043:1041] : (((s_ack_valid && (s_ack_data[1:0] == 2'd2)) && ack_take) ? qp_ctx[1043:1041] : (((((s_ack_valid && (s_ack_data[1:0] == 2'd2)) && rnr_retry) && !rnr_retry_exceeded) && (qp_tp_reg[670:668] != 3'd7)) ? (qp_tp_reg[670:668] - 3'd1) : qp_tp_reg[670:668]))), ((((qp_ctx[864:862] == 3'b000) || (qp_ctx[864:862] == 3'd1)) || (qp_ctx[864:862] == 3'd2)) ? qp_ctx[1039:1037] : (((s_ack_valid && (s_ack_data[1:0] == 2'd2)) && ack_take) ? qp_ctx[1039:1037] : (((((s_ack_valid && (s_ack_data[1:0] == 2'd2)) && seq_retry) && !seq_retry_exceeded) || (((scan_reg == 2'd2) && ack_timeout_fire) && !timeout_retry_exceeded)) ? (qp_tp_reg[667:665] - 3'd1) : qp_tp_reg[667:665]))), (((rewind_fire && (rewind_data_reg[1:0] == 2'd2)) || (push && (s_req_data[1:0] == 2'd2))) ? 1'b0 : (((((s_read_done_valid && (s_read_done_data[1:0] == 2'd2)) && done_ok) && !done_ack) && (!qp_tp_reg[510] || (!binary_113[23] && (s_read_done_data[89:66] != qp_tp_reg[534:511])))) ? 1'd1 : qp_tp_reg[664])), (((s_read_done_valid && (s_read_done_data[1:0] == 2'd2)) && done_err) ? s_read_done_data[101:94] : qp_tp_reg[663:656]), (((s_read_done_valid && (s_read_done_data[1:0] == 2'd2)) && done_err) ? s_read_done_data[93:90] : qp_tp_reg[655:652]), (((s_read_done_valid && (s_read_done_data[1:0] == 2'd2)) && done_err) ? s_read_done_data[89:66] : qp_tp_reg[651:628]), ((qp_tp_reg[627] && !((retire && (sel_qp_reg == 2'd2)) && uses_rd_err)) || ((s_read_done_valid && (s_read_done_data[1:0] == 2'd2)) && done_err)), (((s_read_done_valid && (s_read_done_data[1:0] == 2'd2)) && done_ok) ? s_read_done_data[89:66] : ((((((push && (s_req_data[1:0] == 2'd2)) && req_is_read) && req_ok) && (qp_tp_reg[602:598] == 5'd0)) && !qp2_rd_early_hit) ? (s_req_data[129:106] - 24'd1) : qp_tp_reg[626:603])), ((rewind_fire && (rewind_data_reg[1:0] == 2'd2)) ? 5'd0 : ((((push && (s_req_data[1:0] == 2'd2)) && req_is_read) && !((retire && (sel_qp_reg == 2'd2)) && e_is_read)) ? (qp_tp_reg[602:598] + 5'd1) : ((((retire && (sel_qp_reg == 2'd2)) && e_is_read) && !((push && (s_req_data[1:0] == 2'd2)) && req_is_read)) ? (qp_tp_reg[602:598] - 5'd1) : qp_tp_reg[602:598]))), (qp_tp_reg[597] || ((retire && (sel_qp_reg == 2'd2)) && sets_flush)), (((s_ack_valid && (s_ack_data[1:0] == 2'd2)) && ack_qp_error) ? ((seq_retry_exceeded && !nak_take) ? 8'd96 : s_ack_data[33:26]) : (((scan_reg == 2'd2) && timeout_retry_exceeded) ? 8'd0 : qp_tp_reg[596:589])), (((s_ack_valid && (s_ack_data[1:0] == 2'd2)) && ack_qp_error) ? (nak_take ? nak_status : (seq_retry_exceeded ? 4'd7 : 4'd10)) : (((scan_reg == 2'd2) && timeout_retry_exceeded) ? 4'd7 : qp_tp_reg[588:585])), ((qp_tp_reg[584] && !((retire && (sel_qp_reg == 2'd2)) && uses_nak)) || (((s_ack_valid && (s_ack_data[1:0] == 2'd2)) && ack_qp_error) || ((scan_reg == 2'd2) && timeout_retry_exceeded))), ((((push && (s_req_data[1:0] == 2'd2)) && req_ok) && (!qp_tp_reg[559] || (!binary_114[23] && (s_req_data[153:130] != qp_tp_reg[583:560])))) ? s_req_data[153:130] : qp_tp_reg[583:560]), (qp_tp_reg[559] || ((push && (s_req_data[1:0] == 2'd2)) && req_ok)), qp2_acked_next, qp2_last_sent_next, (qp_tp_reg[510] || ((push && (s_req_data[1:0] == 2'd2)) && req_ok)), ((push && (s_req_data[1:0] == 2'd2)) ? (qp_tp_reg[509:505] + 5'd1) : ((rewind_fire && (rewind_data_reg[1:0] == 2'd2)) ? qp_tp_reg[504:500] : qp_tp_reg[509:505])), ((retire && (sel_qp_reg == 2'd2)) ? (qp_tp_reg[504:500] + 5'd1) : qp_tp_reg[504:500])};
-    qp_tp_reg[999:750] <= (qp_ctx[1295:1293] == 3'b000) ? {2'b00, 24'd0, 1'b0, 16'd0, 32'd0, 1'b0, 1'b0, 1'b0, 1'b0, qp_ctx[1474:1472], qp_ctx[1470:1468], 1'b0, 8'd0, 4'b0000, 24'd0, 1'b0, 24'd0, 5'd0, 1'b0, 8'd0, 4'b0000, 1'b0, 24'd0, 1'b0, 24'd0, 24'd0, 1'b0, 5'd0, 5'd0} : {(((rewind_fire && (rewind_data_reg[1:0] == 2'd3)) || (push && (s_req_data[1:0] == 2'd3))) ? 2'b00 : ((s_park[0] && (s_park[2:1] == 2'd3)) ? s_park[20:19] : (qp3_wake ? 2'b00 : qp_tp_reg[999:998]))), ((rewind_fire && (rewind_data_reg[1:0] == 2'd3)) ? rewind_resume_psn : qp_tp_reg[997:974]), ((push && (s_req_data[1:0] == 2'd3)) ? 1'b0 : ((rewind_fire && (rewind_data_reg[1:0] == 2'd3)) ? (rewind_resume_psn != rewind_data_reg[41:18]) : qp_tp_reg[973])), ((push && (s_req_data[1:0] == 2'd3)) ? (s_req_data[193:178] + 16'd1) : ((rewind_fire && (rewind_data_reg[1:0] == 2'd3)) ? rewind_data_reg[17:2] : qp_tp_reg[972:957])), ((((s_ack_valid && (s_ack_data[1:0] == 2'd3)) && rnr_retry) && !rnr_retry_exceeded) ? (now_reg + ((s_ack_data[30:26] == 5'd31) ? 32'h7530000 : ((s_ack_data[30:26] == 5'd30) ? 32'h4e20000 : ((s_ack_data[30:26] == 5'd29) ? 32'h3a98000 : ((s_ack_data[30:26] == 5'd28) ? 32'h2710000 : ((s_ack_data[30:26] == 5'd27) ? 32'h1d4c000 : ((s_ack_data[30:26] == 5'd26) ? 32'h1388000 : ((s_ack_data[30:26] == 5'd25) ? 32'hea6000 : ((s_ack_data[30:26] == 5'd24) ? 32'h9c4000 : ((s_ack_data[30:26] == 5'd23) ? 32'h753000 : ((s_ack_data[30:26] == 5'd22) ? 32'h4e2000 : ((s_ack_data[30:26] == 5'd21) ? 32'h3a9800 : ((s_ack_data[30:26] == 5'd20) ? 32'h271000 : ((s_ack_data[30:26] == 5'd19) ? 32'h1d4c00 : ((s_ack_data[30:26] == 5'd18) ? 32'h138800 : ((s_ack_data[30:26] == 5'd17) ? 32'hea600 : ((s_ack_data[30:26] == 5'd16) ? 32'h9c400 : ((s_ack_data[30:26] == 5'd15) ? 32'h75300 : ((s_ack_data[30:26] == 5'd14) ? 32'h4e200 : ((s_ack_data[30:26] == 5'd13) ? 32'h3a980 : ((s_ack_data[30:26] == 5'd12) ? 32'h27100 : ((s_ack_data[30:26] == 5'd11) ? 32'h1d4c0 : ((s_ack_data[30:26] == 5'd10) ? 32'h13880 : ((s_ack_data[30:26] == 5'd9) ? 32'hea60 : ((s_ack_data[30:26] == 5'd8) ? 32'h9c40 : ((s_ack_data[30:26] == 5'd7) ? 32'h7530 : ((s_ack_data[30:26] == 5'd6) ? 32'h4e20 : ((s_ack_data[30:26] == 5'd5) ? 32'h3a98 : ((s_ack_data[30:26] == 5'd4) ? 32'h2710 : ((s_ack_data[30:26] == 5'd3) ? 32'h1d4c : ((s_ack_data[30:26] == 5'd2) ? 32'h1388 : ((s_ack_data[30:26] == 5'd1) ? 32'h9c4 : 32'h9c40000)))))))))))))))))))))))))))))))) : ((qp_tp_reg[923] && qp_tp_reg[924]) ? qp_tp_reg[956:925] : (((qp3_progress || !qp_tp_reg[923]) || qp_tp_reg[924]) ? (now_reg + (32'd1 << qp_ctx[1480:1476])) : qp_tp_reg[956:925]))), (((((scan_reg == 2'd3) && timer_fire) || (rewind_fire && (rewind_data_reg[1:0] == 2'd3))) || !(qp_ctx[1295:1293] == 3'd3)) ? 1'b0 : ((((s_ack_valid && (s_ack_data[1:0] == 2'd3)) && rnr_retry) && !rnr_retry_exceeded) ? 1'd1 : ((qp_tp_reg[923] && qp_tp_reg[924]) ? 1'd1 : 1'b0))), qp3_tm_armed_next, qp3_retry_pend_next, (((((qp_ctx[1295:1293] == 3'b000) || (qp_ctx[1295:1293] == 3'd1)) || (qp_ctx[1295:1293] == 3'd2)) || ((s_ack_valid && (s_ack_data[1:0] == 2'd3)) && ack_take)) ? 1'b0 : ((((s_ack_valid && (s_ack_data[1:0] == 2'd3)) && seq_retry) || ((scan_reg == 2'd3) && ack_timeout_fire)) ? 1'd1 : qp_tp_reg[921])), ((((qp_ctx[1295:1293] == 3'b000) || (qp_ctx[1295:1293] == 3'd1)) || (qp_ctx[1295:1293] == 3'd2)) ? qp_ctx[1474:1472] : (((s_ack_valid && (s_ack_data[1:0] == 2'd3)) && ack_take) ? qp_ctx[1474:1472] : (((((s_ack_valid && (s_ack_data[1:0] == 2'd3)) && rnr_retry) && !rnr_retry_exceeded) && (qp_tp_reg[920:918] != 3'd7)) ? (qp_tp_reg[920:918] - 3'd1) : qp_tp_reg[920:918]))), ((((qp_ctx[1295:1293] == 3'b000) || (qp_ctx[1295:1293] == 3'd1)) || (qp_ctx[1295:1293] == 3'd2)) ? qp_ctx[1470:1468] : (((s_ack_valid && (s_ack_data[1:0] == 2'd3)) && ack_take) ? qp_ctx[1470:1468] : (((((s_ack_valid && (s_ack_data[1:0] == 2'd3)) && seq_retry) && !seq_retry_exceeded) || (((scan_reg == 2'd3) && ack_timeout_fire) && !timeout_retry_exceeded)) ? (qp_tp_reg[917:915] - 3'd1) : qp_tp_reg[917:915]))), (((rewind_fire && (rewind_data_reg[1:0] == 2'd3)) || (push && (s_req_data[1:0] == 2'd3))) ? 1'b0 : (((((s_read_done_valid && (s_read_done_data[1:0] == 2'd3)) && done_ok) && !done_ack) && (!qp_tp_reg[760] || (!binary_115[23] && (s_read_done_data[89:66] != qp_tp_reg[784:761])))) ? 1'd1 : qp_tp_reg[914])), (((s_read_done_valid && (s_read_done_data[1:0] == 2'd3)) && done_err) ? s_read_done_data[101:94] : qp_tp_reg[913:906]), (((s_read_done_valid && (s_read_done_data[1:0] == 2'd3)) && done_err) ? s_read_done_data[93:90] : qp_tp_reg[905:902]), (((s_read_done_valid && (s_read_done_data[1:0] == 2'd3)) && done_err) ? s_read_done_data[89:66] : qp_tp_reg[901:878]), ((qp_tp_reg[877] && !((retire && (sel_qp_reg == 2'd3)) && uses_rd_err)) || ((s_read_done_valid && (s_read_done_data[1:0] == 2'd3)) && done_err)), (((s_read_done_valid && (s_read_done_data[1:0] == 2'd3)) && done_ok) ? s_read_done_data[89:66] : ((((((push && (s_req_data[1:0] == 2'd3)) && req_is_read) && req_ok) && (qp_tp_reg[852:848] == 5'd0)) && !qp3_rd_early_hit) ? (s_req_data[129:106] - 24'd1) : qp_tp_reg[876:853])), ((rewind_fire && (rewind_data_reg[1:0] == 2'd3)) ? 5'd0 : ((((push && (s_req_data[1:0] == 2'd3)) && req_is_read) && !((retire && (sel_qp_reg == 2'd3)) && e_is_read)) ? (qp_tp_reg[852:848] + 5'd1) : ((((retire && (sel_qp_reg == 2'd3)) && e_is_read) && !((push && (s_req_data[1:0] == 2'd3)) && req_is_read)) ? (qp_tp_reg[852:848] - 5'd1) : qp_tp_reg[852:848]))), (qp_tp_reg[847] || ((retire && (sel_qp_reg == 2'd3)) && sets_flush)), (((s_ack_valid && (s_ack_data[1:0] == 2'd3)) && ack_qp_error) ? ((seq_retry_exceeded && !nak_take) ? 8'd96 : s_ack_data[33:26]) : (((scan_reg == 2'd3) && timeout_retry_exceeded) ? 8'd0 : qp_tp_reg[846:839])), (((s_ack_valid && (s_ack_data[1:0] == 2'd3)) && ack_qp_error) ? (nak_take ? nak_status : (seq_retry_exceeded ? 4'd7 : 4'd10)) : (((scan_reg == 2'd3) && timeout_retry_exceeded) ? 4'd7 : qp_tp_reg[838:835])), ((qp_tp_reg[834] && !((retire && (sel_qp_reg == 2'd3)) && uses_nak)) || (((s_ack_valid && (s_ack_data[1:0] == 2'd3)) && ack_qp_error) || ((scan_reg == 2'd3) && timeout_retry_exceeded))), ((((push && (s_req_data[1:0] == 2'd3)) && req_ok) && (!qp_tp_reg[809] || (!binary_116[23] && (s_req_data[153:130] != qp_tp_reg[833:810])))) ? s_req_data[153:130] : qp_tp_reg[833:810]), (qp_tp_reg[809] || ((push && (s_req_data[1:0] == 2'd3)) && req_ok)), qp3_acked_next, qp3_last_sent_next, (qp_tp_reg[760] || ((push && (s_req_data[1:0] == 2'd3)) && req_ok)), ((push && (s_req_data[1:0] == 2'd3)) ? (qp_tp_reg[759:755] + 5'd1) : ((rewind_fire && (rewind_data_reg[1:0] == 2'd3)) ? qp_tp_reg[754:750] : qp_tp_reg[759:755])), ((retire && (sel_qp_reg == 2'd3)) ? (qp_tp_reg[754:750] + 5'd1) : qp_tp_reg[754:750])};
+    qp_tp_reg[249:0] <= (qp_ctx[2:0] == 3'b000) ? {2'b00, 24'd0, 1'b0, 16'd0, 32'd0, 1'b0, 1'b0, 1'b0, 1'b0, qp_ctx[181:179], qp_ctx[177:175], 1'b0, 8'd0, 4'b0000, 24'd0, 1'b0, 24'd0, 5'd0, 1'b0, 8'd0, 4'b0000, 1'b0, 24'd0, 1'b0, 24'd0, 24'd0, 1'b0, 5'd0, 5'd0} : {(((rewind_fire && (rewind_data_reg[1:0] == 2'b00)) || (push && (s_req_data[1:0] == 2'b00))) ? 2'b00 : ((s_park[0] && (s_park[2:1] == 2'b00)) ? s_park[20:19] : (qp0_wake ? 2'b00 : qp_tp_reg[249:248]))), ((rewind_fire && (rewind_data_reg[1:0] == 2'b00)) ? rewind_resume_psn : qp_tp_reg[247:224]), ((push && (s_req_data[1:0] == 2'b00)) ? 1'b0 : ((rewind_fire && (rewind_data_reg[1:0] == 2'b00)) ? (rewind_resume_psn != rewind_data_reg[41:18]) : qp_tp_reg[223])), ((push && (s_req_data[1:0] == 2'b00)) ? (s_req_data[193:178] + 16'd1) : ((rewind_fire && (rewind_data_reg[1:0] == 2'b00)) ? rewind_data_reg[17:2] : qp_tp_reg[222:207])), ((((s_ack_valid && (s_ack_data[1:0] == 2'b00)) && rnr_retry) && !rnr_retry_exceeded) ? (now_reg + ((s_ack_data[30:26] == 5'd31) ? 32'h7530000 : ((s_ack_data[30:26] == 5'd30) ? 32'h4e20000 : ((s_ack_data[30:26] == 5'd29) ? 32'h3a98000 : ((s_ack_data[30:26] == 5'd28) ? 32'h2710000 : ((s_ack_data[30:26] == 5'd27) ? 32'h1d4c000 : ((s_ack_data[30:26] == 5'd26) ? 32'h1388000 : ((s_ack_data[30:26] == 5'd25) ? 32'hea6000 : ((s_ack_data[30:26] == 5'd24) ? 32'h9c4000 : ((s_ack_data[30:26] == 5'd23) ? 32'h753000 : ((s_ack_data[30:26] == 5'd22) ? 32'h4e2000 : ((s_ack_data[30:26] == 5'd21) ? 32'h3a9800 : ((s_ack_data[30:26] == 5'd20) ? 32'h271000 : ((s_ack_data[30:26] == 5'd19) ? 32'h1d4c00 : ((s_ack_data[30:26] == 5'd18) ? 32'h138800 : ((s_ack_data[30:26] == 5'd17) ? 32'hea600 : ((s_ack_data[30:26] == 5'd16) ? 32'h9c400 : ((s_ack_data[30:26] == 5'd15) ? 32'h75300 : ((s_ack_data[30:26] == 5'd14) ? 32'h4e200 : ((s_ack_data[30:26] == 5'd13) ? 32'h3a980 : ((s_ack_data[30:26] == 5'd12) ? 32'h27100 : ((s_ack_data[30:26] == 5'd11) ? 32'h1d4c0 : ((s_ack_data[30:26] == 5'd10) ? 32'h13880 : ((s_ack_data[30:26] == 5'd9) ? 32'hea60 : ((s_ack_data[30:26] == 5'd8) ? 32'h9c40 : ((s_ack_data[30:26] == 5'd7) ? 32'h7530 : ((s_ack_data[30:26] == 5'd6) ? 32'h4e20 : ((s_ack_data[30:26] == 5'd5) ? 32'h3a98 : ((s_ack_data[30:26] == 5'd4) ? 32'h2710 : ((s_ack_data[30:26] == 5'd3) ? 32'h1d4c : ((s_ack_data[30:26] == 5'd2) ? 32'h1388 : ((s_ack_data[30:26] == 5'd1) ? 32'h9c4 : 32'h9c40000)))))))))))))))))))))))))))))))) : ((qp_tp_reg[173] && qp_tp_reg[174]) ? qp_tp_reg[206:175] : (((qp0_progress || !qp_tp_reg[173]) || qp_tp_reg[174]) ? (now_reg + (32'd1 << qp_ctx[187:183])) : qp_tp_reg[206:175]))), (((((scan_reg == 2'b00) && timer_fire) || (rewind_fire && (rewind_data_reg[1:0] == 2'b00))) || !(qp_ctx[2:0] == 3'd3)) ? 1'b0 : ((((s_ack_valid && (s_ack_data[1:0] == 2'b00)) && rnr_retry) && !rnr_retry_exceeded) ? 1'd1 : ((qp_tp_reg[173] && qp_tp_reg[174]) ? 1'd1 : 1'b0))), qp0_tm_armed_next, qp0_retry_pend_next, (((((qp_ctx[2:0] == 3'b000) || (qp_ctx[2:0] == 3'd1)) || (qp_ctx[2:0] == 3'd2)) || ((s_ack_valid && (s_ack_data[1:0] == 2'b00)) && ack_take)) ? 1'b0 : ((((s_ack_valid && (s_ack_data[1:0] == 2'b00)) && seq_retry) || ((scan_reg == 2'b00) && ack_timeout_fire)) ? 1'd1 : qp_tp_reg[171])), ((((qp_ctx[2:0] == 3'b000) || (qp_ctx[2:0] == 3'd1)) || (qp_ctx[2:0] == 3'd2)) ? qp_ctx[181:179] : (((s_ack_valid && (s_ack_data[1:0] == 2'b00)) && ack_take) ? qp_ctx[181:179] : (((((s_ack_valid && (s_ack_data[1:0] == 2'b00)) && rnr_retry) && !rnr_retry_exceeded) && (qp_tp_reg[170:168] != 3'd7)) ? (qp_tp_reg[170:168] - 3'd1) : qp_tp_reg[170:168]))), ((((qp_ctx[2:0] == 3'b000) || (qp_ctx[2:0] == 3'd1)) || (qp_ctx[2:0] == 3'd2)) ? qp_ctx[177:175] : (((s_ack_valid && (s_ack_data[1:0] == 2'b00)) && ack_take) ? qp_ctx[177:175] : (((((s_ack_valid && (s_ack_data[1:0] == 2'b00)) && seq_retry) && !seq_retry_exceeded) || (((scan_reg == 2'b00) && ack_timeout_fire) && !timeout_retry_exceeded)) ? (qp_tp_reg[167:165] - 3'd1) : qp_tp_reg[167:165]))), (((rewind_fire && (rewind_data_reg[1:0] == 2'b00)) || (push && (s_req_data[1:0] == 2'b00))) ? 1'b0 : (((((s_read_done_valid && (s_read_done_data[1:0] == 2'b00)) && done_ok) && !done_ack) && (!qp_tp_reg[10] || (!binary_109[23] && (s_read_done_data[89:66] != qp_tp_reg[34:11])))) ? 1'd1 : qp_tp_reg[164])), (((s_read_done_valid && (s_read_done_data[1:0] == 2'b00)) && done_err) ? s_read_done_data[101:94] : qp_tp_reg[163:156]), (((s_read_done_valid && (s_read_done_data[1:0] == 2'b00)) && done_err) ? s_read_done_data[93:90] : qp_tp_reg[155:152]), (((s_read_done_valid && (s_read_done_data[1:0] == 2'b00)) && done_err) ? s_read_done_data[89:66] : qp_tp_reg[151:128]), ((qp_tp_reg[127] && !((retire && (sel_qp_reg == 2'b00)) && uses_rd_err)) || ((s_read_done_valid && (s_read_done_data[1:0] == 2'b00)) && done_err)), (((s_read_done_valid && (s_read_done_data[1:0] == 2'b00)) && done_ok) ? s_read_done_data[89:66] : ((((((push && (s_req_data[1:0] == 2'b00)) && req_is_read) && req_ok) && (qp_tp_reg[102:98] == 5'd0)) && !qp0_rd_early_hit) ? (s_req_data[129:106] - 24'd1) : qp_tp_reg[126:103])), ((rewind_fire && (rewind_data_reg[1:0] == 2'b00)) ? 5'd0 : ((((push && (s_req_data[1:0] == 2'b00)) && req_is_read) && !((retire && (sel_qp_reg == 2'b00)) && e_is_read)) ? (qp_tp_reg[102:98] + 5'd1) : ((((retire && (sel_qp_reg == 2'b00)) && e_is_read) && !((push && (s_req_data[1:0] == 2'b00)) && req_is_read)) ? (qp_tp_reg[102:98] - 5'd1) : qp_tp_reg[102:98]))), (qp_tp_reg[97] || ((retire && (sel_qp_reg == 2'b00)) && sets_flush)), (((s_ack_valid && (s_ack_data[1:0] == 2'b00)) && ack_qp_error) ? ((seq_retry_exceeded && !nak_take) ? 8'd96 : s_ack_data[33:26]) : (((scan_reg == 2'b00) && timeout_retry_exceeded) ? 8'd0 : qp_tp_reg[96:89])), (((s_ack_valid && (s_ack_data[1:0] == 2'b00)) && ack_qp_error) ? (nak_take ? nak_status : (seq_retry_exceeded ? 4'd7 : 4'd10)) : (((scan_reg == 2'b00) && timeout_retry_exceeded) ? 4'd7 : qp_tp_reg[88:85])), ((qp_tp_reg[84] && !((retire && (sel_qp_reg == 2'b00)) && uses_nak)) || (((s_ack_valid && (s_ack_data[1:0] == 2'b00)) && ack_qp_error) || ((scan_reg == 2'b00) && timeout_retry_exceeded))), (((rewind_fire && (rewind_data_reg[1:0] == 2'b00)) && rewind_high[0]) ? rewind_high[25:2] : ((((push && (s_req_data[1:0] == 2'b00)) && req_ok) && (!qp_tp_reg[59] || (!binary_110[23] && (s_req_data[153:130] != qp_tp_reg[83:60])))) ? s_req_data[153:130] : qp_tp_reg[83:60])), (((rewind_fire && (rewind_data_reg[1:0] == 2'b00)) && rewind_high[0]) ? rewind_high[1] : (qp_tp_reg[59] || ((push && (s_req_data[1:0] == 2'b00)) && req_ok))), qp0_acked_next, qp0_last_sent_next, (qp_tp_reg[10] || ((push && (s_req_data[1:0] == 2'b00)) && req_ok)), ((push && (s_req_data[1:0] == 2'b00)) ? (qp_tp_reg[9:5] + 5'd1) : ((rewind_fire && (rewind_data_reg[1:0] == 2'b00)) ? qp_tp_reg[4:0] : qp_tp_reg[9:5])), ((retire && (sel_qp_reg == 2'b00)) ? (qp_tp_reg[4:0] + 5'd1) : qp_tp_reg[4:0])};
+    qp_tp_reg[499:250] <= (qp_ctx[433:431] == 3'b000) ? {2'b00, 24'd0, 1'b0, 16'd0, 32'd0, 1'b0, 1'b0, 1'b0, 1'b0, qp_ctx[612:610], qp_ctx[608:606], 1'b0, 8'd0, 4'b0000, 24'd0, 1'b0, 24'd0, 5'd0, 1'b0, 8'd0, 4'b0000, 1'b0, 24'd0, 1'b0, 24'd0, 24'd0, 1'b0, 5'd0, 5'd0} : {(((rewind_fire && (rewind_data_reg[1:0] == 2'd1)) || (push && (s_req_data[1:0] == 2'd1))) ? 2'b00 : ((s_park[0] && (s_park[2:1] == 2'd1)) ? s_park[20:19] : (qp1_wake ? 2'b00 : qp_tp_reg[499:498]))), ((rewind_fire && (rewind_data_reg[1:0] == 2'd1)) ? rewind_resume_psn : qp_tp_reg[497:474]), ((push && (s_req_data[1:0] == 2'd1)) ? 1'b0 : ((rewind_fire && (rewind_data_reg[1:0] == 2'd1)) ? (rewind_resume_psn != rewind_data_reg[41:18]) : qp_tp_reg[473])), ((push && (s_req_data[1:0] == 2'd1)) ? (s_req_data[193:178] + 16'd1) : ((rewind_fire && (rewind_data_reg[1:0] == 2'd1)) ? rewind_data_reg[17:2] : qp_tp_reg[472:457])), ((((s_ack_valid && (s_ack_data[1:0] == 2'd1)) && rnr_retry) && !rnr_retry_exceeded) ? (now_reg + ((s_ack_data[30:26] == 5'd31) ? 32'h7530000 : ((s_ack_data[30:26] == 5'd30) ? 32'h4e20000 : ((s_ack_data[30:26] == 5'd29) ? 32'h3a98000 : ((s_ack_data[30:26] == 5'd28) ? 32'h2710000 : ((s_ack_data[30:26] == 5'd27) ? 32'h1d4c000 : ((s_ack_data[30:26] == 5'd26) ? 32'h1388000 : ((s_ack_data[30:26] == 5'd25) ? 32'hea6000 : ((s_ack_data[30:26] == 5'd24) ? 32'h9c4000 : ((s_ack_data[30:26] == 5'd23) ? 32'h753000 : ((s_ack_data[30:26] == 5'd22) ? 32'h4e2000 : ((s_ack_data[30:26] == 5'd21) ? 32'h3a9800 : ((s_ack_data[30:26] == 5'd20) ? 32'h271000 : ((s_ack_data[30:26] == 5'd19) ? 32'h1d4c00 : ((s_ack_data[30:26] == 5'd18) ? 32'h138800 : ((s_ack_data[30:26] == 5'd17) ? 32'hea600 : ((s_ack_data[30:26] == 5'd16) ? 32'h9c400 : ((s_ack_data[30:26] == 5'd15) ? 32'h75300 : ((s_ack_data[30:26] == 5'd14) ? 32'h4e200 : ((s_ack_data[30:26] == 5'd13) ? 32'h3a980 : ((s_ack_data[30:26] == 5'd12) ? 32'h27100 : ((s_ack_data[30:26] == 5'd11) ? 32'h1d4c0 : ((s_ack_data[30:26] == 5'd10) ? 32'h13880 : ((s_ack_data[30:26] == 5'd9) ? 32'hea60 : ((s_ack_data[30:26] == 5'd8) ? 32'h9c40 : ((s_ack_data[30:26] == 5'd7) ? 32'h7530 : ((s_ack_data[30:26] == 5'd6) ? 32'h4e20 : ((s_ack_data[30:26] == 5'd5) ? 32'h3a98 : ((s_ack_data[30:26] == 5'd4) ? 32'h2710 : ((s_ack_data[30:26] == 5'd3) ? 32'h1d4c : ((s_ack_data[30:26] == 5'd2) ? 32'h1388 : ((s_ack_data[30:26] == 5'd1) ? 32'h9c4 : 32'h9c40000)))))))))))))))))))))))))))))))) : ((qp_tp_reg[423] && qp_tp_reg[424]) ? qp_tp_reg[456:425] : (((qp1_progress || !qp_tp_reg[423]) || qp_tp_reg[424]) ? (now_reg + (32'd1 << qp_ctx[618:614])) : qp_tp_reg[456:425]))), (((((scan_reg == 2'd1) && timer_fire) || (rewind_fire && (rewind_data_reg[1:0] == 2'd1))) || !(qp_ctx[433:431] == 3'd3)) ? 1'b0 : ((((s_ack_valid && (s_ack_data[1:0] == 2'd1)) && rnr_retry) && !rnr_retry_exceeded) ? 1'd1 : ((qp_tp_reg[423] && qp_tp_reg[424]) ? 1'd1 : 1'b0))), qp1_tm_armed_next, qp1_retry_pend_next, (((((qp_ctx[433:431] == 3'b000) || (qp_ctx[433:431] == 3'd1)) || (qp_ctx[433:431] == 3'd2)) || ((s_ack_valid && (s_ack_data[1:0] == 2'd1)) && ack_take)) ? 1'b0 : ((((s_ack_valid && (s_ack_data[1:0] == 2'd1)) && seq_retry) || ((scan_reg == 2'd1) && ack_timeout_fire)) ? 1'd1 : qp_tp_reg[421])), ((((qp_ctx[433:431] == 3'b000) || (qp_ctx[433:431] == 3'd1)) || (qp_ctx[433:431] == 3'd2)) ? qp_ctx[612:610] : (((s_ack_valid && (s_ack_data[1:0] == 2'd1)) && ack_take) ? qp_ctx[612:610] : (((((s_ack_valid && (s_ack_data[1:0] == 2'd1)) && rnr_retry) && !rnr_retry_exceeded) && (qp_tp_reg[420:418] != 3'd7)) ? (qp_tp_reg[420:418] - 3'd1) : qp_tp_reg[420:418]))), ((((qp_ctx[433:431] == 3'b000) || (qp_ctx[433:431] == 3'd1)) || (qp_ctx[433:431] == 3'd2)) ? qp_ctx[608:606] : (((s_ack_valid && (s_ack_data[1:0] == 2'd1)) && ack_take) ? qp_ctx[608:606] : (((((s_ack_valid && (s_ack_data[1:0] == 2'd1)) && seq_retry) && !seq_retry_exceeded) || (((scan_reg == 2'd1) && ack_timeout_fire) && !timeout_retry_exceeded)) ? (qp_tp_reg[417:415] - 3'd1) : qp_tp_reg[417:415]))), (((rewind_fire && (rewind_data_reg[1:0] == 2'd1)) || (push && (s_req_data[1:0] == 2'd1))) ? 1'b0 : (((((s_read_done_valid && (s_read_done_data[1:0] == 2'd1)) && done_ok) && !done_ack) && (!qp_tp_reg[260] || (!binary_111[23] && (s_read_done_data[89:66] != qp_tp_reg[284:261])))) ? 1'd1 : qp_tp_reg[414])), (((s_read_done_valid && (s_read_done_data[1:0] == 2'd1)) && done_err) ? s_read_done_data[101:94] : qp_tp_reg[413:406]), (((s_read_done_valid && (s_read_done_data[1:0] == 2'd1)) && done_err) ? s_read_done_data[93:90] : qp_tp_reg[405:402]), (((s_read_done_valid && (s_read_done_data[1:0] == 2'd1)) && done_err) ? s_read_done_data[89:66] : qp_tp_reg[401:378]), ((qp_tp_reg[377] && !((retire && (sel_qp_reg == 2'd1)) && uses_rd_err)) || ((s_read_done_valid && (s_read_done_data[1:0] == 2'd1)) && done_err)), (((s_read_done_valid && (s_read_done_data[1:0] == 2'd1)) && done_ok) ? s_read_done_data[89:66] : ((((((push && (s_req_data[1:0] == 2'd1)) && req_is_read) && req_ok) && (qp_tp_reg[352:348] == 5'd0)) && !qp1_rd_early_hit) ? (s_req_data[129:106] - 24'd1) : qp_tp_reg[376:353])), ((rewind_fire && (rewind_data_reg[1:0] == 2'd1)) ? 5'd0 : ((((push && (s_req_data[1:0] == 2'd1)) && req_is_read) && !((retire && (sel_qp_reg == 2'd1)) && e_is_read)) ? (qp_tp_reg[352:348] + 5'd1) : ((((retire && (sel_qp_reg == 2'd1)) && e_is_read) && !((push && (s_req_data[1:0] == 2'd1)) && req_is_read)) ? (qp_tp_reg[352:348] - 5'd1) : qp_tp_reg[352:348]))), (qp_tp_reg[347] || ((retire && (sel_qp_reg == 2'd1)) && sets_flush)), (((s_ack_valid && (s_ack_data[1:0] == 2'd1)) && ack_qp_error) ? ((seq_retry_exceeded && !nak_take) ? 8'd96 : s_ack_data[33:26]) : (((scan_reg == 2'd1) && timeout_retry_exceeded) ? 8'd0 : qp_tp_reg[346:339])), (((s_ack_valid && (s_ack_data[1:0] == 2'd1)) && ack_qp_error) ? (nak_take ? nak_status : (seq_retry_exceeded ? 4'd7 : 4'd10)) : (((scan_reg == 2'd1) && timeout_retry_exceeded) ? 4'd7 : qp_tp_reg[338:335])), ((qp_tp_reg[334] && !((retire && (sel_qp_reg == 2'd1)) && uses_nak)) || (((s_ack_valid && (s_ack_data[1:0] == 2'd1)) && ack_qp_error) || ((scan_reg == 2'd1) && timeout_retry_exceeded))), (((rewind_fire && (rewind_data_reg[1:0] == 2'd1)) && rewind_high[0]) ? rewind_high[25:2] : ((((push && (s_req_data[1:0] == 2'd1)) && req_ok) && (!qp_tp_reg[309] || (!binary_112[23] && (s_req_data[153:130] != qp_tp_reg[333:310])))) ? s_req_data[153:130] : qp_tp_reg[333:310])), (((rewind_fire && (rewind_data_reg[1:0] == 2'd1)) && rewind_high[0]) ? rewind_high[1] : (qp_tp_reg[309] || ((push && (s_req_data[1:0] == 2'd1)) && req_ok))), qp1_acked_next, qp1_last_sent_next, (qp_tp_reg[260] || ((push && (s_req_data[1:0] == 2'd1)) && req_ok)), ((push && (s_req_data[1:0] == 2'd1)) ? (qp_tp_reg[259:255] + 5'd1) : ((rewind_fire && (rewind_data_reg[1:0] == 2'd1)) ? qp_tp_reg[254:250] : qp_tp_reg[259:255])), ((retire && (sel_qp_reg == 2'd1)) ? (qp_tp_reg[254:250] + 5'd1) : qp_tp_reg[254:250])};
+    qp_tp_reg[749:500] <= (qp_ctx[864:862] == 3'b000) ? {2'b00, 24'd0, 1'b0, 16'd0, 32'd0, 1'b0, 1'b0, 1'b0, 1'b0, qp_ctx[1043:1041], qp_ctx[1039:1037], 1'b0, 8'd0, 4'b0000, 24'd0, 1'b0, 24'd0, 5'd0, 1'b0, 8'd0, 4'b0000, 1'b0, 24'd0, 1'b0, 24'd0, 24'd0, 1'b0, 5'd0, 5'd0} : {(((rewind_fire && (rewind_data_reg[1:0] == 2'd2)) || (push && (s_req_data[1:0] == 2'd2))) ? 2'b00 : ((s_park[0] && (s_park[2:1] == 2'd2)) ? s_park[20:19] : (qp2_wake ? 2'b00 : qp_tp_reg[749:748]))), ((rewind_fire && (rewind_data_reg[1:0] == 2'd2)) ? rewind_resume_psn : qp_tp_reg[747:724]), ((push && (s_req_data[1:0] == 2'd2)) ? 1'b0 : ((rewind_fire && (rewind_data_reg[1:0] == 2'd2)) ? (rewind_resume_psn != rewind_data_reg[41:18]) : qp_tp_reg[723])), ((push && (s_req_data[1:0] == 2'd2)) ? (s_req_data[193:178] + 16'd1) : ((rewind_fire && (rewind_data_reg[1:0] == 2'd2)) ? rewind_data_reg[17:2] : qp_tp_reg[722:707])), ((((s_ack_valid && (s_ack_data[1:0] == 2'd2)) && rnr_retry) && !rnr_retry_exceeded) ? (now_reg + ((s_ack_data[30:26] == 5'd31) ? 32'h7530000 : ((s_ack_data[30:26] == 5'd30) ? 32'h4e20000 : ((s_ack_data[30:26] == 5'd29) ? 32'h3a98000 : ((s_ack_data[30:26] == 5'd28) ? 32'h2710000 : ((s_ack_data[30:26] == 5'd27) ? 32'h1d4c000 : ((s_ack_data[30:26] == 5'd26) ? 32'h1388000 : ((s_ack_data[30:26] == 5'd25) ? 32'hea6000 : ((s_ack_data[30:26] == 5'd24) ? 32'h9c4000 : ((s_ack_data[30:26] == 5'd23) ? 32'h753000 : ((s_ack_data[30:26] == 5'd22) ? 32'h4e2000 : ((s_ack_data[30:26] == 5'd21) ? 32'h3a9800 : ((s_ack_data[30:26] == 5'd20) ? 32'h271000 : ((s_ack_data[30:26] == 5'd19) ? 32'h1d4c00 : ((s_ack_data[30:26] == 5'd18) ? 32'h138800 : ((s_ack_data[30:26] == 5'd17) ? 32'hea600 : ((s_ack_data[30:26] == 5'd16) ? 32'h9c400 : ((s_ack_data[30:26] == 5'd15) ? 32'h75300 : ((s_ack_data[30:26] == 5'd14) ? 32'h4e200 : ((s_ack_data[30:26] == 5'd13) ? 32'h3a980 : ((s_ack_data[30:26] == 5'd12) ? 32'h27100 : ((s_ack_data[30:26] == 5'd11) ? 32'h1d4c0 : ((s_ack_data[30:26] == 5'd10) ? 32'h13880 : ((s_ack_data[30:26] == 5'd9) ? 32'hea60 : ((s_ack_data[30:26] == 5'd8) ? 32'h9c40 : ((s_ack_data[30:26] == 5'd7) ? 32'h7530 : ((s_ack_data[30:26] == 5'd6) ? 32'h4e20 : ((s_ack_data[30:26] == 5'd5) ? 32'h3a98 : ((s_ack_data[30:26] == 5'd4) ? 32'h2710 : ((s_ack_data[30:26] == 5'd3) ? 32'h1d4c : ((s_ack_data[30:26] == 5'd2) ? 32'h1388 : ((s_ack_data[30:26] == 5'd1) ? 32'h9c4 : 32'h9c40000)))))))))))))))))))))))))))))))) : ((qp_tp_reg[673] && qp_tp_reg[674]) ? qp_tp_reg[706:675] : (((qp2_progress || !qp_tp_reg[673]) || qp_tp_reg[674]) ? (now_reg + (32'd1 << qp_ctx[1049:1045])) : qp_tp_reg[706:675]))), (((((scan_reg == 2'd2) && timer_fire) || (rewind_fire && (rewind_data_reg[1:0] == 2'd2))) || !(qp_ctx[864:862] == 3'd3)) ? 1'b0 : ((((s_ack_valid && (s_ack_data[1:0] == 2'd2)) && rnr_retry) && !rnr_retry_exceeded) ? 1'd1 : ((qp_tp_reg[673] && qp_tp_reg[674]) ? 1'd1 : 1'b0))), qp2_tm_armed_next, qp2_retry_pend_next, (((((qp_ctx[864:862] == 3'b000) || (qp_ctx[864:862] == 3'd1)) || (qp_ctx[864:862] == 3'd2)) || ((s_ack_valid && (s_ack_data[1:0] == 2'd2)) && ack_take)) ? 1'b0 : ((((s_ack_valid && (s_ack_data[1:0] == 2'd2)) && seq_retry) || ((scan_reg == 2'd2) && ack_timeout_fire)) ? 1'd1 : qp_tp_reg[671])), ((((qp_ctx[864:862] == 3'b000) || (qp_ctx[864:862] == 3'd1)) || (qp_ctx[864:862] == 3'd2)) ? qp_ctx[1043:1041] : (((s_ack_valid && (s_ack_data[1:0] == 2'd2)) && ack_take) ? qp_ctx[1043:1041] : (((((s_ack_valid && (s_ack_data[1:0] == 2'd2)) && rnr_retry) && !rnr_retry_exceeded) && (qp_tp_reg[670:668] != 3'd7)) ? (qp_tp_reg[670:668] - 3'd1) : qp_tp_reg[670:668]))), ((((qp_ctx[864:862] == 3'b000) || (qp_ctx[864:862] == 3'd1)) || (qp_ctx[864:862] == 3'd2)) ? qp_ctx[1039:1037] : (((s_ack_valid && (s_ack_data[1:0] == 2'd2)) && ack_take) ? qp_ctx[1039:1037] : (((((s_ack_valid && (s_ack_data[1:0] == 2'd2)) && seq_retry) && !seq_retry_exceeded) || (((scan_reg == 2'd2) && ack_timeout_fire) && !timeout_retry_exceeded)) ? (qp_tp_reg[667:665] - 3'd1) : qp_tp_reg[667:665]))), (((rewind_fire && (rewind_data_reg[1:0] == 2'd2)) || (push && (s_req_data[1:0] == 2'd2))) ? 1'b0 : (((((s_read_done_valid && (s_read_done_data[1:0] == 2'd2)) && done_ok) && !done_ack) && (!qp_tp_reg[510] || (!binary_113[23] && (s_read_done_data[89:66] != qp_tp_reg[534:511])))) ? 1'd1 : qp_tp_reg[664])), (((s_read_done_valid && (s_read_done_data[1:0] == 2'd2)) && done_err) ? s_read_done_data[101:94] : qp_tp_reg[663:656]), (((s_read_done_valid && (s_read_done_data[1:0] == 2'd2)) && done_err) ? s_read_done_data[93:90] : qp_tp_reg[655:652]), (((s_read_done_valid && (s_read_done_data[1:0] == 2'd2)) && done_err) ? s_read_done_data[89:66] : qp_tp_reg[651:628]), ((qp_tp_reg[627] && !((retire && (sel_qp_reg == 2'd2)) && uses_rd_err)) || ((s_read_done_valid && (s_read_done_data[1:0] == 2'd2)) && done_err)), (((s_read_done_valid && (s_read_done_data[1:0] == 2'd2)) && done_ok) ? s_read_done_data[89:66] : ((((((push && (s_req_data[1:0] == 2'd2)) && req_is_read) && req_ok) && (qp_tp_reg[602:598] == 5'd0)) && !qp2_rd_early_hit) ? (s_req_data[129:106] - 24'd1) : qp_tp_reg[626:603])), ((rewind_fire && (rewind_data_reg[1:0] == 2'd2)) ? 5'd0 : ((((push && (s_req_data[1:0] == 2'd2)) && req_is_read) && !((retire && (sel_qp_reg == 2'd2)) && e_is_read)) ? (qp_tp_reg[602:598] + 5'd1) : ((((retire && (sel_qp_reg == 2'd2)) && e_is_read) && !((push && (s_req_data[1:0] == 2'd2)) && req_is_read)) ? (qp_tp_reg[602:598] - 5'd1) : qp_tp_reg[602:598]))), (qp_tp_reg[597] || ((retire && (sel_qp_reg == 2'd2)) && sets_flush)), (((s_ack_valid && (s_ack_data[1:0] == 2'd2)) && ack_qp_error) ? ((seq_retry_exceeded && !nak_take) ? 8'd96 : s_ack_data[33:26]) : (((scan_reg == 2'd2) && timeout_retry_exceeded) ? 8'd0 : qp_tp_reg[596:589])), (((s_ack_valid && (s_ack_data[1:0] == 2'd2)) && ack_qp_error) ? (nak_take ? nak_status : (seq_retry_exceeded ? 4'd7 : 4'd10)) : (((scan_reg == 2'd2) && timeout_retry_exceeded) ? 4'd7 : qp_tp_reg[588:585])), ((qp_tp_reg[584] && !((retire && (sel_qp_reg == 2'd2)) && uses_nak)) || (((s_ack_valid && (s_ack_data[1:0] == 2'd2)) && ack_qp_error) || ((scan_reg == 2'd2) && timeout_retry_exceeded))), (((rewind_fire && (rewind_data_reg[1:0] == 2'd2)) && rewind_high[0]) ? rewind_high[25:2] : ((((push && (s_req_data[1:0] == 2'd2)) && req_ok) && (!qp_tp_reg[559] || (!binary_114[23] && (s_req_data[153:130] != qp_tp_reg[583:560])))) ? s_req_data[153:130] : qp_tp_reg[583:560])), (((rewind_fire && (rewind_data_reg[1:0] == 2'd2)) && rewind_high[0]) ? rewind_high[1] : (qp_tp_reg[559] || ((push && (s_req_data[1:0] == 2'd2)) && req_ok))), qp2_acked_next, qp2_last_sent_next, (qp_tp_reg[510] || ((push && (s_req_data[1:0] == 2'd2)) && req_ok)), ((push && (s_req_data[1:0] == 2'd2)) ? (qp_tp_reg[509:505] + 5'd1) : ((rewind_fire && (rewind_data_reg[1:0] == 2'd2)) ? qp_tp_reg[504:500] : qp_tp_reg[509:505])), ((retire && (sel_qp_reg == 2'd2)) ? (qp_tp_reg[504:500] + 5'd1) : qp_tp_reg[504:500])};
+    qp_tp_reg[999:750] <= (qp_ctx[1295:1293] == 3'b000) ? {2'b00, 24'd0, 1'b0, 16'd0, 32'd0, 1'b0, 1'b0, 1'b0, 1'b0, qp_ctx[1474:1472], qp_ctx[1470:1468], 1'b0, 8'd0, 4'b0000, 24'd0, 1'b0, 24'd0, 5'd0, 1'b0, 8'd0, 4'b0000, 1'b0, 24'd0, 1'b0, 24'd0, 24'd0, 1'b0, 5'd0, 5'd0} : {(((rewind_fire && (rewind_data_reg[1:0] == 2'd3)) || (push && (s_req_data[1:0] == 2'd3))) ? 2'b00 : ((s_park[0] && (s_park[2:1] == 2'd3)) ? s_park[20:19] : (qp3_wake ? 2'b00 : qp_tp_reg[999:998]))), ((rewind_fire && (rewind_data_reg[1:0] == 2'd3)) ? rewind_resume_psn : qp_tp_reg[997:974]), ((push && (s_req_data[1:0] == 2'd3)) ? 1'b0 : ((rewind_fire && (rewind_data_reg[1:0] == 2'd3)) ? (rewind_resume_psn != rewind_data_reg[41:18]) : qp_tp_reg[973])), ((push && (s_req_data[1:0] == 2'd3)) ? (s_req_data[193:178] + 16'd1) : ((rewind_fire && (rewind_data_reg[1:0] == 2'd3)) ? rewind_data_reg[17:2] : qp_tp_reg[972:957])), ((((s_ack_valid && (s_ack_data[1:0] == 2'd3)) && rnr_retry) && !rnr_retry_exceeded) ? (now_reg + ((s_ack_data[30:26] == 5'd31) ? 32'h7530000 : ((s_ack_data[30:26] == 5'd30) ? 32'h4e20000 : ((s_ack_data[30:26] == 5'd29) ? 32'h3a98000 : ((s_ack_data[30:26] == 5'd28) ? 32'h2710000 : ((s_ack_data[30:26] == 5'd27) ? 32'h1d4c000 : ((s_ack_data[30:26] == 5'd26) ? 32'h1388000 : ((s_ack_data[30:26] == 5'd25) ? 32'hea6000 : ((s_ack_data[30:26] == 5'd24) ? 32'h9c4000 : ((s_ack_data[30:26] == 5'd23) ? 32'h753000 : ((s_ack_data[30:26] == 5'd22) ? 32'h4e2000 : ((s_ack_data[30:26] == 5'd21) ? 32'h3a9800 : ((s_ack_data[30:26] == 5'd20) ? 32'h271000 : ((s_ack_data[30:26] == 5'd19) ? 32'h1d4c00 : ((s_ack_data[30:26] == 5'd18) ? 32'h138800 : ((s_ack_data[30:26] == 5'd17) ? 32'hea600 : ((s_ack_data[30:26] == 5'd16) ? 32'h9c400 : ((s_ack_data[30:26] == 5'd15) ? 32'h75300 : ((s_ack_data[30:26] == 5'd14) ? 32'h4e200 : ((s_ack_data[30:26] == 5'd13) ? 32'h3a980 : ((s_ack_data[30:26] == 5'd12) ? 32'h27100 : ((s_ack_data[30:26] == 5'd11) ? 32'h1d4c0 : ((s_ack_data[30:26] == 5'd10) ? 32'h13880 : ((s_ack_data[30:26] == 5'd9) ? 32'hea60 : ((s_ack_data[30:26] == 5'd8) ? 32'h9c40 : ((s_ack_data[30:26] == 5'd7) ? 32'h7530 : ((s_ack_data[30:26] == 5'd6) ? 32'h4e20 : ((s_ack_data[30:26] == 5'd5) ? 32'h3a98 : ((s_ack_data[30:26] == 5'd4) ? 32'h2710 : ((s_ack_data[30:26] == 5'd3) ? 32'h1d4c : ((s_ack_data[30:26] == 5'd2) ? 32'h1388 : ((s_ack_data[30:26] == 5'd1) ? 32'h9c4 : 32'h9c40000)))))))))))))))))))))))))))))))) : ((qp_tp_reg[923] && qp_tp_reg[924]) ? qp_tp_reg[956:925] : (((qp3_progress || !qp_tp_reg[923]) || qp_tp_reg[924]) ? (now_reg + (32'd1 << qp_ctx[1480:1476])) : qp_tp_reg[956:925]))), (((((scan_reg == 2'd3) && timer_fire) || (rewind_fire && (rewind_data_reg[1:0] == 2'd3))) || !(qp_ctx[1295:1293] == 3'd3)) ? 1'b0 : ((((s_ack_valid && (s_ack_data[1:0] == 2'd3)) && rnr_retry) && !rnr_retry_exceeded) ? 1'd1 : ((qp_tp_reg[923] && qp_tp_reg[924]) ? 1'd1 : 1'b0))), qp3_tm_armed_next, qp3_retry_pend_next, (((((qp_ctx[1295:1293] == 3'b000) || (qp_ctx[1295:1293] == 3'd1)) || (qp_ctx[1295:1293] == 3'd2)) || ((s_ack_valid && (s_ack_data[1:0] == 2'd3)) && ack_take)) ? 1'b0 : ((((s_ack_valid && (s_ack_data[1:0] == 2'd3)) && seq_retry) || ((scan_reg == 2'd3) && ack_timeout_fire)) ? 1'd1 : qp_tp_reg[921])), ((((qp_ctx[1295:1293] == 3'b000) || (qp_ctx[1295:1293] == 3'd1)) || (qp_ctx[1295:1293] == 3'd2)) ? qp_ctx[1474:1472] : (((s_ack_valid && (s_ack_data[1:0] == 2'd3)) && ack_take) ? qp_ctx[1474:1472] : (((((s_ack_valid && (s_ack_data[1:0] == 2'd3)) && rnr_retry) && !rnr_retry_exceeded) && (qp_tp_reg[920:918] != 3'd7)) ? (qp_tp_reg[920:918] - 3'd1) : qp_tp_reg[920:918]))), ((((qp_ctx[1295:1293] == 3'b000) || (qp_ctx[1295:1293] == 3'd1)) || (qp_ctx[1295:1293] == 3'd2)) ? qp_ctx[1470:1468] : (((s_ack_valid && (s_ack_data[1:0] == 2'd3)) && ack_take) ? qp_ctx[1470:1468] : (((((s_ack_valid && (s_ack_data[1:0] == 2'd3)) && seq_retry) && !seq_retry_exceeded) || (((scan_reg == 2'd3) && ack_timeout_fire) && !timeout_retry_exceeded)) ? (qp_tp_reg[917:915] - 3'd1) : qp_tp_reg[917:915]))), (((rewind_fire && (rewind_data_reg[1:0] == 2'd3)) || (push && (s_req_data[1:0] == 2'd3))) ? 1'b0 : (((((s_read_done_valid && (s_read_done_data[1:0] == 2'd3)) && done_ok) && !done_ack) && (!qp_tp_reg[760] || (!binary_115[23] && (s_read_done_data[89:66] != qp_tp_reg[784:761])))) ? 1'd1 : qp_tp_reg[914])), (((s_read_done_valid && (s_read_done_data[1:0] == 2'd3)) && done_err) ? s_read_done_data[101:94] : qp_tp_reg[913:906]), (((s_read_done_valid && (s_read_done_data[1:0] == 2'd3)) && done_err) ? s_read_done_data[93:90] : qp_tp_reg[905:902]), (((s_read_done_valid && (s_read_done_data[1:0] == 2'd3)) && done_err) ? s_read_done_data[89:66] : qp_tp_reg[901:878]), ((qp_tp_reg[877] && !((retire && (sel_qp_reg == 2'd3)) && uses_rd_err)) || ((s_read_done_valid && (s_read_done_data[1:0] == 2'd3)) && done_err)), (((s_read_done_valid && (s_read_done_data[1:0] == 2'd3)) && done_ok) ? s_read_done_data[89:66] : ((((((push && (s_req_data[1:0] == 2'd3)) && req_is_read) && req_ok) && (qp_tp_reg[852:848] == 5'd0)) && !qp3_rd_early_hit) ? (s_req_data[129:106] - 24'd1) : qp_tp_reg[876:853])), ((rewind_fire && (rewind_data_reg[1:0] == 2'd3)) ? 5'd0 : ((((push && (s_req_data[1:0] == 2'd3)) && req_is_read) && !((retire && (sel_qp_reg == 2'd3)) && e_is_read)) ? (qp_tp_reg[852:848] + 5'd1) : ((((retire && (sel_qp_reg == 2'd3)) && e_is_read) && !((push && (s_req_data[1:0] == 2'd3)) && req_is_read)) ? (qp_tp_reg[852:848] - 5'd1) : qp_tp_reg[852:848]))), (qp_tp_reg[847] || ((retire && (sel_qp_reg == 2'd3)) && sets_flush)), (((s_ack_valid && (s_ack_data[1:0] == 2'd3)) && ack_qp_error) ? ((seq_retry_exceeded && !nak_take) ? 8'd96 : s_ack_data[33:26]) : (((scan_reg == 2'd3) && timeout_retry_exceeded) ? 8'd0 : qp_tp_reg[846:839])), (((s_ack_valid && (s_ack_data[1:0] == 2'd3)) && ack_qp_error) ? (nak_take ? nak_status : (seq_retry_exceeded ? 4'd7 : 4'd10)) : (((scan_reg == 2'd3) && timeout_retry_exceeded) ? 4'd7 : qp_tp_reg[838:835])), ((qp_tp_reg[834] && !((retire && (sel_qp_reg == 2'd3)) && uses_nak)) || (((s_ack_valid && (s_ack_data[1:0] == 2'd3)) && ack_qp_error) || ((scan_reg == 2'd3) && timeout_retry_exceeded))), (((rewind_fire && (rewind_data_reg[1:0] == 2'd3)) && rewind_high[0]) ? rewind_high[25:2] : ((((push && (s_req_data[1:0] == 2'd3)) && req_ok) && (!qp_tp_reg[809] || (!binary_116[23] && (s_req_data[153:130] != qp_tp_reg[833:810])))) ? s_req_data[153:130] : qp_tp_reg[833:810])), (((rewind_fire && (rewind_data_reg[1:0] == 2'd3)) && rewind_high[0]) ? rewind_high[1] : (qp_tp_reg[809] || ((push && (s_req_data[1:0] == 2'd3)) && req_ok))), qp3_acked_next, qp3_last_sent_next, (qp_tp_reg[760] || ((push && (s_req_data[1:0] == 2'd3)) && req_ok)), ((push && (s_req_data[1:0] == 2'd3)) ? (qp_tp_reg[759:755] + 5'd1) : ((rewind_fire && (rewind_data_reg[1:0] == 2'd3)) ? qp_tp_reg[754:750] : qp_tp_reg[759:755])), ((retire && (sel_qp_reg == 2'd3)) ? (qp_tp_reg[754:750] + 5'd1) : qp_tp_reg[754:750])};
     if (rst) begin
         qp_tp_reg <= 1000'd0;
     end
 end
 
-// gen/nic/ack-tracker.ts:217:17: registered read port
+// gen/nic/ack-tracker.ts:221:17: registered read port
 always @(posedge clk) begin
     if (pick) begin
         entries_rdata <= entries[{u_arb_grant_index, part_117[3:0]}];
     end
 end
 
-// gen/nic/ack-tracker.ts:209:17
+// gen/nic/ack-tracker.ts:213:17
 rr_arbiter u_arb (
     .clk(clk),
     .rst(rst),
@@ -1126,11 +1127,11 @@ rr_arbiter u_arb (
 always @(posedge clk) begin
     if (!rst) begin
         if (!(!(rewind_fire && s_park[0]))) begin
-            $display("%m: assertion failed at gen/nic/ack-tracker.ts:338:5: a park and a rewind in the same cycle (nic_req_tx takes a rewind only when it parks nothing) [rewind_fire=%0h s_park=%0h]", rewind_fire, s_park);
+            $display("%m: assertion failed at gen/nic/ack-tracker.ts:342:5: a park and a rewind in the same cycle (nic_req_tx takes a rewind only when it parks nothing) [rewind_fire=%0h s_park=%0h]", rewind_fire, s_park);
             $stop;
         end
         if (!(!((push && rewind_fire) && (s_req_data[1:0] == rewind_data_reg[1:0])))) begin
-            $display("%m: assertion failed at gen/nic/ack-tracker.ts:341:5: a post and a rewind of the same QP in the same cycle (nic_req_tx takes a rewind only between the QP's WQEs) [push=%0h rewind_fire=%0h rewind_data_reg=%0h]", push, rewind_fire, rewind_data_reg);
+            $display("%m: assertion failed at gen/nic/ack-tracker.ts:345:5: a post and a rewind of the same QP in the same cycle (nic_req_tx takes a rewind only between the QP's WQEs) [push=%0h rewind_fire=%0h rewind_data_reg=%0h]", push, rewind_fire, rewind_data_reg);
             $stop;
         end
     end

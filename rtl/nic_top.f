@@ -1,16 +1,17 @@
 rtl/nic_regs.v
 rtl/sync_fifo_depth4_width2.v
 rtl/nic_wqe_fetch.v
-rtl/nic_req_tx.v
+rtl/nic_req_tx_dma_abort1.v
 rtl/rr_arbiter.v
 rtl/nic_ack_tracker.v
 rtl/nic_completion.v
 rtl/rr_arbiter_n3.v
 rtl/rr_arbiter_n5.v
 rtl/nic_tlb_id_width4_num_clients5.v
+rtl/sync_fifo_depth4_width89.v
+rtl/sync_fifo_depth8_width25.v
+rtl/nic_dma_read_abort_qps4.v
 rtl/sync_fifo_depth4_width83.v
-rtl/sync_fifo_depth8_width19.v
-rtl/nic_dma_read.v
 rtl/sync_fifo_depth4_width67.v
 rtl/sync_fifo.v
 rtl/sync_fifo_width5.v
@@ -19,6 +20,8 @@ rtl/nic_dma_write.v
 rtl/sync_fifo_width199.v
 rtl/sync_fifo_depth4_width199.v
 rtl/nic_read_responder_contexts16_per_qp4.v
+rtl/sync_fifo_depth8_width19.v
+rtl/nic_dma_read.v
 rtl/sync_fifo_depth2_width713.v
 rtl/sync_fifo_depth8_width1.v
 rtl/sync_fifo_depth8_width13.v
@@ -48,5 +51,4 @@ rtl/sync_fifo_ram_depth8_width750.v
 rtl/sync_fifo_depth4_width73.v
 rtl/sync_fifo_bypass1_depth4_width67.v
 rtl/sync_fifo_ram_bypass1_depth1024_width71.v
-rtl/sync_fifo_depth4_width89.v
 rtl/nic_top.v

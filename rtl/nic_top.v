@@ -184,6 +184,15 @@ wire [20:0] u_req_tx_m_park;
 wire [26:0] u_req_tx_sq_psn_upd;
 wire [2:0] u_req_tx_qp_error;
 wire u_req_tx_cnt_retx;
+wire [25:0] u_req_tx_rewind_high;
+wire [5:0] u_req_tx_m_dma_tag;
+wire [1:0] u_req_tx_m_abort_data;
+wire u_req_tx_m_abort_valid;
+wire u_req_tx_m_abort_ready;
+wire [36:0] u_req_tx_s_abort_done_data;
+wire u_req_tx_s_abort_done_valid;
+wire u_req_tx_s_abort_done_ready;
+wire u_req_tx_pay_end;
 wire [1723:0] u_ack_tracker_qp_ctx;
 wire [198:0] u_ack_tracker_s_req_data;
 wire u_ack_tracker_s_req_valid;
@@ -204,6 +213,7 @@ wire [41:0] u_ack_tracker_m_rewind_data;
 wire u_ack_tracker_m_rewind_valid;
 wire u_ack_tracker_m_rewind_ready;
 wire [20:0] u_ack_tracker_s_park;
+wire [25:0] u_ack_tracker_rewind_high;
 wire [18:0] u_ack_tracker_fetch_rewind;
 wire [3:0] u_ack_tracker_tx_hold;
 wire [3:0] u_ack_tracker_ctx_room;
@@ -387,6 +397,13 @@ wire [7:0] u_dma_read_m_axis_tkeep;
 wire u_dma_read_m_axis_tvalid;
 wire u_dma_read_m_axis_tready;
 wire u_dma_read_m_axis_tlast;
+wire [5:0] u_dma_read_s_cmd_tag;
+wire [1:0] u_dma_read_s_abort_data;
+wire u_dma_read_s_abort_valid;
+wire u_dma_read_s_abort_ready;
+wire [36:0] u_dma_read_m_abort_done_data;
+wire u_dma_read_m_abort_done_valid;
+wire u_dma_read_m_abort_done_ready;
 wire [146:0] u_dma_write_s_cmd_data;
 wire u_dma_write_s_cmd_valid;
 wire u_dma_write_s_cmd_ready;
@@ -1040,6 +1057,7 @@ wire wqe_popped;
 reg  [3:0] wqe_credits_reg;
 wire wqe_credits_ok;
 wire wqe_credits_taken;
+wire req_pay_end;
 wire rewind_ready;
 wire tx_fire;
 reg  tx_in_frame_reg;
@@ -1284,7 +1302,7 @@ wire rx_drop_icrc;
 reg  [7:0] rx_drop_other_pending_reg;
 wire [7:0] rx_drop_other_total;
 wire rx_drop_other_pulse;
-// intermediate of gen/nic/nic-top-build.ts:186:76: only bits [7:4] are used
+// intermediate of gen/nic/nic-top-build.ts:191:76: only bits [7:4] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [8:0] binary_0 = ({1'b0, u_wqe_fetch_m_axi_arlen} + 9'd16);
 /* verilator lint_on UNUSEDSIGNAL */
@@ -1346,73 +1364,73 @@ assign s_axil_rvalid = u_regs_s_axil_rvalid;
 // gen/nic/top-wiring.ts:67:26
 assign u_regs_s_axil_rready = s_axil_rready;
 
-// gen/nic/nic-top-build.ts:281:82
+// gen/nic/nic-top-build.ts:288:82
 assign u_wqe_fetch_qp_ctx = u_regs_qp_ctx;
 
-// gen/nic/nic-top-build.ts:281:82
+// gen/nic/nic-top-build.ts:288:82
 assign u_req_tx_qp_ctx = u_regs_qp_ctx;
 
-// gen/nic/nic-top-build.ts:281:82
+// gen/nic/nic-top-build.ts:288:82
 assign u_ack_tracker_qp_ctx = u_regs_qp_ctx;
 
-// gen/nic/nic-top-build.ts:281:82
+// gen/nic/nic-top-build.ts:288:82
 assign u_completion_qp_ctx = u_regs_qp_ctx;
 
-// gen/nic/nic-top-build.ts:281:82
+// gen/nic/nic-top-build.ts:288:82
 assign u_responder_qp_ctx = u_regs_qp_ctx;
 
-// gen/nic/nic-top-build.ts:281:82
+// gen/nic/nic-top-build.ts:288:82
 assign u_read_responder_qp_ctx = u_regs_qp_ctx;
 
-// gen/nic/nic-top-build.ts:281:82
+// gen/nic/nic-top-build.ts:288:82
 assign u_read_resp_rx_qp_ctx = u_regs_qp_ctx;
 
-// gen/nic/nic-top-build.ts:282:57
+// gen/nic/nic-top-build.ts:289:57
 assign u_req_tx_cfg = u_regs_cfg;
 
-// gen/nic/nic-top-build.ts:282:57
+// gen/nic/nic-top-build.ts:289:57
 assign u_responder_cfg = u_regs_cfg;
 
-// gen/nic/nic-top-build.ts:282:57
+// gen/nic/nic-top-build.ts:289:57
 assign u_read_responder_cfg = u_regs_cfg;
 
-// gen/nic/nic-top-build.ts:283:26
+// gen/nic/nic-top-build.ts:290:26
 assign u_completion_irq_mod = u_regs_cfg[126:95];
 
-// gen/nic/nic-top-build.ts:284:27
+// gen/nic/nic-top-build.ts:291:27
 assign u_wqe_fetch_weight = 16'd0;
 
-// gen/nic/nic-top-build.ts:287:28
+// gen/nic/nic-top-build.ts:294:28
 assign u_regs_mr_rd_en = u_tlb_mr_rd_en;
 
-// gen/nic/nic-top-build.ts:288:30
+// gen/nic/nic-top-build.ts:295:30
 assign u_regs_mr_rd_addr = u_tlb_mr_rd_addr;
 
-// gen/nic/nic-top-build.ts:289:29
+// gen/nic/nic-top-build.ts:296:29
 assign u_tlb_mr_rd_data = u_regs_mr_rd_data;
 
-// gen/nic/nic-top-build.ts:290:29
+// gen/nic/nic-top-build.ts:297:29
 assign u_tlb_mr_changed = u_regs_mr_changed;
 
-// gen/nic/nic-top-build.ts:291:28
+// gen/nic/nic-top-build.ts:298:28
 assign u_regs_hw_sq_ci = u_ack_tracker_sq_ci_upd;
 
-// gen/nic/nic-top-build.ts:292:28
+// gen/nic/nic-top-build.ts:299:28
 assign u_regs_hw_cq_pi = u_completion_cq_pi_upd;
 
-// gen/nic/nic-top-build.ts:293:29
+// gen/nic/nic-top-build.ts:300:29
 assign u_regs_hw_sq_psn = u_req_tx_sq_psn_upd;
 
-// gen/nic/nic-top-build.ts:294:30
+// gen/nic/nic-top-build.ts:301:30
 assign u_regs_hw_exp_psn = u_responder_exp_psn_upd;
 
-// gen/nic/nic-top-build.ts:295:26
+// gen/nic/nic-top-build.ts:302:26
 assign u_regs_hw_msn = u_responder_msn_upd;
 
-// gen/nic/nic-top-build.ts:296:29
+// gen/nic/nic-top-build.ts:303:29
 assign u_regs_irq_event = u_completion_irq_event;
 
-// gen/nic/nic-top-build.ts:297:9
+// gen/nic/nic-top-build.ts:304:9
 assign irq = u_regs_irq;
 
 // gen/nic/top-wiring.ts:127:17
@@ -1443,37 +1461,37 @@ always @* begin
     end
 end
 
-// gen/nic/nic-top-build.ts:300:28
+// gen/nic/nic-top-build.ts:307:28
 assign u_regs_hw_error = {qp_err_qp, qp_err_valid};
 
-// gen/nic/nic-top-build.ts:173:20
+// gen/nic/nic-top-build.ts:178:20
 assign wqe_bypass = (u_wqe_queue_count == 4'b0000) && u_req_tx_s_wqe_ready;
 
-// gen/nic/nic-top-build.ts:174:21
+// gen/nic/nic-top-build.ts:179:21
 assign u_wqe_queue_s_data = u_wqe_fetch_m_wqe_data;
 
-// gen/nic/nic-top-build.ts:175:22
+// gen/nic/nic-top-build.ts:180:22
 assign u_wqe_queue_s_valid = u_wqe_fetch_m_wqe_valid && !wqe_bypass;
 
-// gen/nic/nic-top-build.ts:176:30
+// gen/nic/nic-top-build.ts:181:30
 assign u_wqe_fetch_m_wqe_ready = u_wqe_queue_s_ready || wqe_bypass;
 
-// gen/nic/nic-top-build.ts:177:29
+// gen/nic/nic-top-build.ts:182:29
 assign u_req_tx_s_wqe_data = u_wqe_queue_m_valid ? u_wqe_queue_m_data : u_wqe_fetch_m_wqe_data;
 
-// gen/nic/nic-top-build.ts:178:19
+// gen/nic/nic-top-build.ts:183:19
 assign wqe_to_req_valid = u_wqe_queue_m_valid || (wqe_bypass && u_wqe_fetch_m_wqe_valid);
 
-// gen/nic/nic-top-build.ts:179:30
+// gen/nic/nic-top-build.ts:184:30
 assign u_req_tx_s_wqe_valid = wqe_to_req_valid;
 
-// gen/nic/nic-top-build.ts:180:22
+// gen/nic/nic-top-build.ts:185:22
 assign u_wqe_queue_m_ready = u_req_tx_s_wqe_ready;
 
-// gen/nic/nic-top-build.ts:186:20
+// gen/nic/nic-top-build.ts:191:20
 assign fetch_ar_wqes = binary_0[7:4];
 
-// gen/nic/nic-top-build.ts:187:20
+// gen/nic/nic-top-build.ts:192:20
 assign wqe_popped = wqe_to_req_valid && u_req_tx_s_wqe_ready;
 
 // gen/lib/credit-gate.ts:44:16
@@ -1524,10 +1542,10 @@ assign u_wqe_fetch_m_axi_rvalid = u_axi_rd_mux_s0_axi_rvalid;
 // gen/nic/top-wiring.ts:67:52
 assign u_axi_rd_mux_s0_axi_rready = u_wqe_fetch_m_axi_rready;
 
-// gen/nic/nic-top-build.ts:191:33
+// gen/nic/nic-top-build.ts:196:33
 assign u_axi_rd_mux_s0_axi_arvalid = u_wqe_fetch_m_axi_arvalid && wqe_credits_ok;
 
-// gen/nic/nic-top-build.ts:192:32
+// gen/nic/nic-top-build.ts:197:32
 assign u_wqe_fetch_m_axi_arready = u_axi_rd_mux_s0_axi_arready && wqe_credits_ok;
 
 // gen/nic/top-wiring.ts:67:26
@@ -1548,6 +1566,36 @@ assign u_req_tx_s_dma_status_valid = u_dma_read_m_status_valid;
 // gen/nic/top-wiring.ts:67:52
 assign u_dma_read_m_status_ready = u_req_tx_s_dma_status_ready;
 
+// gen/nic/nic-top-build.ts:316:32
+assign u_dma_read_s_cmd_tag = u_req_tx_m_dma_tag;
+
+// gen/nic/top-wiring.ts:67:26
+assign u_dma_read_s_abort_data = u_req_tx_m_abort_data;
+
+// gen/nic/top-wiring.ts:67:26
+assign u_dma_read_s_abort_valid = u_req_tx_m_abort_valid;
+
+// gen/nic/top-wiring.ts:67:52
+assign u_req_tx_m_abort_ready = u_dma_read_s_abort_ready;
+
+// gen/nic/top-wiring.ts:67:26
+assign u_req_tx_s_abort_done_data = u_dma_read_m_abort_done_data;
+
+// gen/nic/top-wiring.ts:67:26
+assign u_req_tx_s_abort_done_valid = u_dma_read_m_abort_done_valid;
+
+// gen/nic/top-wiring.ts:67:52
+assign u_dma_read_m_abort_done_ready = u_req_tx_s_abort_done_ready;
+
+// gen/nic/nic-top-build.ts:319:36
+assign req_pay_end = (u_dma_read_m_axis_tvalid && u_tx_cmd_mux_s_req_payload_tready) && u_dma_read_m_axis_tlast;
+
+// gen/nic/nic-top-build.ts:319:30
+assign u_req_tx_pay_end = req_pay_end;
+
+// gen/nic/nic-top-build.ts:320:32
+assign u_ack_tracker_rewind_high = u_req_tx_rewind_high;
+
 // gen/nic/top-wiring.ts:67:26
 assign u_ack_tracker_s_req_data = u_req_tx_m_req_data;
 
@@ -1566,43 +1614,43 @@ assign u_completion_s_req_valid = u_ack_tracker_m_cqe_valid;
 // gen/nic/top-wiring.ts:67:52
 assign u_ack_tracker_m_cqe_ready = u_completion_s_req_ready;
 
-// gen/nic/nic-top-build.ts:204:29
+// gen/nic/nic-top-build.ts:209:29
 assign u_req_tx_s_rewind_valid = u_ack_tracker_m_rewind_valid && u_read_resp_rx_s_rewind_ready;
 
-// gen/nic/nic-top-build.ts:205:29
+// gen/nic/nic-top-build.ts:210:29
 assign u_read_resp_rx_s_rewind_valid = u_ack_tracker_m_rewind_valid && u_req_tx_s_rewind_ready;
 
-// gen/nic/nic-top-build.ts:206:48
+// gen/nic/nic-top-build.ts:211:48
 assign u_req_tx_s_rewind_data = u_ack_tracker_m_rewind_data;
 
-// gen/nic/nic-top-build.ts:206:48
+// gen/nic/nic-top-build.ts:211:48
 assign u_read_resp_rx_s_rewind_data = u_ack_tracker_m_rewind_data;
 
-// gen/nic/nic-top-build.ts:207:37
+// gen/nic/nic-top-build.ts:212:37
 assign rewind_ready = u_req_tx_s_rewind_ready && u_read_resp_rx_s_rewind_ready;
 
-// gen/nic/nic-top-build.ts:207:31
+// gen/nic/nic-top-build.ts:212:31
 assign u_ack_tracker_m_rewind_ready = rewind_ready;
 
-// gen/nic/nic-top-build.ts:310:27
+// gen/nic/nic-top-build.ts:326:27
 assign u_wqe_fetch_rewind = u_ack_tracker_fetch_rewind;
 
-// gen/nic/nic-top-build.ts:311:25
+// gen/nic/nic-top-build.ts:327:25
 assign u_wqe_fetch_hold = u_ack_tracker_tx_hold;
 
-// gen/nic/nic-top-build.ts:312:25
+// gen/nic/nic-top-build.ts:328:25
 assign u_ack_tracker_s_park = u_req_tx_m_park;
 
-// gen/nic/nic-top-build.ts:313:24
+// gen/nic/nic-top-build.ts:329:24
 assign u_ack_tracker_tp_qp = u_req_tx_tp_qp;
 
-// gen/nic/nic-top-build.ts:314:23
+// gen/nic/nic-top-build.ts:330:23
 assign u_req_tx_tp = u_ack_tracker_tp;
 
-// gen/nic/nic-top-build.ts:316:27
+// gen/nic/nic-top-build.ts:332:27
 assign u_ack_tracker_ctx_room = u_read_resp_rx_ctx_room;
 
-// gen/nic/nic-top-build.ts:317:29
+// gen/nic/nic-top-build.ts:333:29
 assign u_req_tx_ctx_room = u_read_resp_rx_ctx_room;
 
 // gen/nic/top-wiring.ts:67:26
@@ -1761,7 +1809,7 @@ assign u_icrc_check_s_axis_rx_tlast = s_axis_rx_tlast;
 // gen/nic/top-wiring.ts:67:26
 assign u_icrc_check_s_axis_rx_tuser = s_axis_rx_tuser;
 
-// gen/nic/nic-top-build.ts:227:57
+// gen/nic/nic-top-build.ts:232:57
 assign tx_fire = m_axis_tx_tvalid && m_axis_tx_tready;
 
 // gen/nic/top-wiring.ts:67:26
@@ -1803,16 +1851,16 @@ assign u_responder_s_payload_tkeep = u_rx_pay_skid_m_data[71:64];
 // gen/nic/top-wiring.ts:90:29
 assign u_responder_s_payload_tdata = u_rx_pay_skid_m_data[63:0];
 
-// gen/nic/nic-top-build.ts:214:25
+// gen/nic/nic-top-build.ts:219:25
 assign u_rx_pay_skid_s_valid = u_rx_parser_m_payload_tvalid;
 
-// gen/nic/nic-top-build.ts:215:31
+// gen/nic/nic-top-build.ts:220:31
 assign u_rx_parser_m_payload_tready = u_rx_pay_skid_s_ready;
 
-// gen/nic/nic-top-build.ts:216:29
+// gen/nic/nic-top-build.ts:221:29
 assign u_responder_s_payload_tvalid = u_rx_pay_skid_m_valid;
 
-// gen/nic/nic-top-build.ts:217:25
+// gen/nic/nic-top-build.ts:222:25
 assign u_rx_pay_skid_m_ready = u_responder_s_payload_tready;
 
 // gen/nic/top-wiring.ts:67:26
@@ -1836,16 +1884,16 @@ assign u_dma_write_s_axis_tkeep = u_rx_pay_fifo_m_data[71:64];
 // gen/nic/top-wiring.ts:90:29
 assign u_dma_write_s_axis_tdata = u_rx_pay_fifo_m_data[63:0];
 
-// gen/nic/nic-top-build.ts:214:25
+// gen/nic/nic-top-build.ts:219:25
 assign u_rx_pay_fifo_s_valid = u_responder_m_payload_tvalid;
 
-// gen/nic/nic-top-build.ts:215:31
+// gen/nic/nic-top-build.ts:220:31
 assign u_responder_m_payload_tready = u_rx_pay_fifo_s_ready;
 
-// gen/nic/nic-top-build.ts:216:29
+// gen/nic/nic-top-build.ts:221:29
 assign u_dma_write_s_axis_tvalid = u_rx_pay_fifo_m_valid;
 
-// gen/nic/nic-top-build.ts:217:25
+// gen/nic/nic-top-build.ts:222:25
 assign u_rx_pay_fifo_m_ready = u_dma_write_s_axis_tready;
 
 // gen/nic/top-wiring.ts:67:26
@@ -1866,13 +1914,13 @@ assign u_read_responder_s_req_valid = u_responder_m_read_req_valid;
 // gen/nic/top-wiring.ts:67:52
 assign u_responder_m_read_req_ready = u_read_responder_s_req_ready;
 
-// gen/nic/nic-top-build.ts:355:26
+// gen/nic/nic-top-build.ts:371:26
 assign u_responder_rd_room = u_read_responder_rd_room;
 
-// gen/nic/nic-top-build.ts:356:30
+// gen/nic/nic-top-build.ts:372:30
 assign u_responder_rd_dup_room = u_read_responder_rd_dup_room;
 
-// gen/nic/nic-top-build.ts:357:26
+// gen/nic/nic-top-build.ts:373:26
 assign u_responder_rd_busy = u_read_responder_rd_busy;
 
 // gen/nic/top-wiring.ts:67:26
@@ -1977,7 +2025,7 @@ assign u_ack_tracker_s_read_done_valid = u_read_resp_rx_m_done_valid;
 // gen/nic/top-wiring.ts:67:52
 assign u_read_resp_rx_m_done_ready = u_ack_tracker_s_read_done_ready;
 
-// gen/nic/nic-top-build.ts:371:30
+// gen/nic/nic-top-build.ts:387:30
 assign u_req_tx_read_busy = u_ack_tracker_read_busy;
 
 // gen/nic/top-axi-buffers.ts:146:20
@@ -2721,19 +2769,19 @@ assign m_axi_bready = u_axi_wr_mux_m_axi_bready;
 // gen/nic/top-wiring.ts:144:19
 assign tlb_hits_moved = u_tlb_hits != tlb_hits_prev_reg;
 
-// gen/nic/nic-top-build.ts:395:32
+// gen/nic/nic-top-build.ts:411:32
 assign u_regs_inc_tlb_hits = tlb_hits_moved;
 
 // gen/nic/top-wiring.ts:144:19
 assign tlb_misses_moved = u_tlb_misses != tlb_misses_prev_reg;
 
-// gen/nic/nic-top-build.ts:396:34
+// gen/nic/nic-top-build.ts:412:34
 assign u_regs_inc_tlb_misses = tlb_misses_moved;
 
-// gen/nic/nic-top-build.ts:398:23
+// gen/nic/nic-top-build.ts:414:23
 assign rx_drop_icrc = u_icrc_check_drop_valid && (u_icrc_check_drop_reason == 3'd1);
 
-// gen/nic/nic-top-build.ts:399:36
+// gen/nic/nic-top-build.ts:415:36
 assign u_regs_inc_rx_drop_icrc = rx_drop_icrc;
 
 // gen/nic/top-wiring.ts:111:19
@@ -2742,31 +2790,31 @@ assign rx_drop_other_total = rx_drop_other_pending_reg + (({7'd0, (u_icrc_check_
 // gen/nic/top-wiring.ts:112:18
 assign rx_drop_other_pulse = rx_drop_other_total != 8'd0;
 
-// gen/nic/nic-top-build.ts:403:37
+// gen/nic/nic-top-build.ts:419:37
 assign u_regs_inc_rx_drop_other = rx_drop_other_pulse;
 
-// gen/nic/nic-top-build.ts:405:33
+// gen/nic/nic-top-build.ts:421:33
 assign u_regs_inc_tx_frames = (u_icrc_insert_m_axis_tvalid && m_axis_tx_tready) && u_icrc_insert_m_axis_tlast;
 
-// gen/nic/nic-top-build.ts:406:33
+// gen/nic/nic-top-build.ts:422:33
 assign u_regs_inc_rx_frames = u_rx_parser_m_hdr_valid && u_responder_s_hdr_ready;
 
-// gen/nic/nic-top-build.ts:407:33
+// gen/nic/nic-top-build.ts:423:33
 assign u_regs_inc_retx_pkts = u_req_tx_cnt_retx;
 
-// gen/nic/nic-top-build.ts:408:36
+// gen/nic/nic-top-build.ts:424:36
 assign u_regs_inc_ack_timeouts = u_ack_tracker_ack_timeout[0];
 
-// gen/nic/nic-top-build.ts:410:34
+// gen/nic/nic-top-build.ts:426:34
 assign u_regs_inc_seq_nak_tx = u_responder_cnt_seq_nak_tx;
 
-// gen/nic/nic-top-build.ts:411:34
+// gen/nic/nic-top-build.ts:427:34
 assign u_regs_inc_seq_nak_rx = u_responder_cnt_seq_nak_rx;
 
-// gen/nic/nic-top-build.ts:412:34
+// gen/nic/nic-top-build.ts:428:34
 assign u_regs_inc_dup_req_rx = u_responder_cnt_dup_req;
 
-// gen/nic/nic-top-build.ts:413:33
+// gen/nic/nic-top-build.ts:429:33
 assign u_regs_inc_retry_exc = u_ack_tracker_cnt_retry_exc;
 
 // gen/nic/top-wiring.ts:135:11
@@ -2785,7 +2833,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/nic-top-build.ts:229:5
+// gen/nic/nic-top-build.ts:234:5
 always @(posedge clk) begin
     if (tx_fire) begin
         tx_in_frame_reg <= !m_axis_tx_tlast;
@@ -2883,7 +2931,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/nic-top-build.ts:250:84
+// gen/nic/nic-top-build.ts:255:84
 nic_regs u_regs (
     .clk(clk),
     .rst(rst),
@@ -2936,7 +2984,7 @@ nic_regs u_regs (
     .inc_retry_exc(u_regs_inc_retry_exc)
 );
 
-// gen/nic/nic-top-build.ts:250:84
+// gen/nic/nic-top-build.ts:255:84
 nic_wqe_fetch u_wqe_fetch (
     .clk(clk),
     .rst(rst),
@@ -2965,8 +3013,8 @@ nic_wqe_fetch u_wqe_fetch (
     .hold(u_wqe_fetch_hold)
 );
 
-// gen/nic/nic-top-build.ts:250:84
-nic_req_tx u_req_tx (
+// gen/nic/nic-top-build.ts:255:84
+nic_req_tx_dma_abort1 u_req_tx (
     .clk(clk),
     .rst(rst),
     .qp_ctx(u_req_tx_qp_ctx),
@@ -2999,10 +3047,19 @@ nic_req_tx u_req_tx (
     .m_park(u_req_tx_m_park),
     .sq_psn_upd(u_req_tx_sq_psn_upd),
     .qp_error(u_req_tx_qp_error),
-    .cnt_retx(u_req_tx_cnt_retx)
+    .cnt_retx(u_req_tx_cnt_retx),
+    .rewind_high(u_req_tx_rewind_high),
+    .m_dma_tag(u_req_tx_m_dma_tag),
+    .m_abort_data(u_req_tx_m_abort_data),
+    .m_abort_valid(u_req_tx_m_abort_valid),
+    .m_abort_ready(u_req_tx_m_abort_ready),
+    .s_abort_done_data(u_req_tx_s_abort_done_data),
+    .s_abort_done_valid(u_req_tx_s_abort_done_valid),
+    .s_abort_done_ready(u_req_tx_s_abort_done_ready),
+    .pay_end(u_req_tx_pay_end)
 );
 
-// gen/nic/nic-top-build.ts:250:84
+// gen/nic/nic-top-build.ts:255:84
 nic_ack_tracker u_ack_tracker (
     .clk(clk),
     .rst(rst),
@@ -3026,6 +3083,7 @@ nic_ack_tracker u_ack_tracker (
     .m_rewind_valid(u_ack_tracker_m_rewind_valid),
     .m_rewind_ready(u_ack_tracker_m_rewind_ready),
     .s_park(u_ack_tracker_s_park),
+    .rewind_high(u_ack_tracker_rewind_high),
     .fetch_rewind(u_ack_tracker_fetch_rewind),
     .tx_hold(u_ack_tracker_tx_hold),
     .ctx_room(u_ack_tracker_ctx_room),
@@ -3035,7 +3093,7 @@ nic_ack_tracker u_ack_tracker (
     .cnt_retry_exc(u_ack_tracker_cnt_retry_exc)
 );
 
-// gen/nic/nic-top-build.ts:250:84
+// gen/nic/nic-top-build.ts:255:84
 nic_completion u_completion (
     .clk(clk),
     .rst(rst),
@@ -3068,7 +3126,7 @@ nic_completion u_completion (
     .irq_event(u_completion_irq_event)
 );
 
-// gen/nic/nic-top-build.ts:250:84
+// gen/nic/nic-top-build.ts:255:84
 nic_tlb_id_width4_num_clients5 u_tlb (
     .clk(clk),
     .rst(rst),
@@ -3126,8 +3184,8 @@ nic_tlb_id_width4_num_clients5 u_tlb (
     .misses(u_tlb_misses)
 );
 
-// gen/nic/nic-top-build.ts:250:84
-nic_dma_read u_dma_read (
+// gen/nic/nic-top-build.ts:255:84
+nic_dma_read_abort_qps4 u_dma_read (
     .clk(clk),
     .rst(rst),
     .s_cmd_data(u_dma_read_s_cmd_data),
@@ -3181,10 +3239,17 @@ nic_dma_read u_dma_read (
     .m_axis_tkeep(u_dma_read_m_axis_tkeep),
     .m_axis_tvalid(u_dma_read_m_axis_tvalid),
     .m_axis_tready(u_dma_read_m_axis_tready),
-    .m_axis_tlast(u_dma_read_m_axis_tlast)
+    .m_axis_tlast(u_dma_read_m_axis_tlast),
+    .s_cmd_tag(u_dma_read_s_cmd_tag),
+    .s_abort_data(u_dma_read_s_abort_data),
+    .s_abort_valid(u_dma_read_s_abort_valid),
+    .s_abort_ready(u_dma_read_s_abort_ready),
+    .m_abort_done_data(u_dma_read_m_abort_done_data),
+    .m_abort_done_valid(u_dma_read_m_abort_done_valid),
+    .m_abort_done_ready(u_dma_read_m_abort_done_ready)
 );
 
-// gen/nic/nic-top-build.ts:250:84
+// gen/nic/nic-top-build.ts:255:84
 nic_dma_write u_dma_write (
     .clk(clk),
     .rst(rst),
@@ -3242,7 +3307,7 @@ nic_dma_write u_dma_write (
     .m_axi_rready(u_dma_write_m_axi_rready)
 );
 
-// gen/nic/nic-top-build.ts:250:84
+// gen/nic/nic-top-build.ts:255:84
 nic_read_responder_contexts16_per_qp4 u_read_responder (
     .clk(clk),
     .rst(rst),
@@ -3266,7 +3331,7 @@ nic_read_responder_contexts16_per_qp4 u_read_responder (
     .qp_error(u_read_responder_qp_error)
 );
 
-// gen/nic/nic-top-build.ts:250:84
+// gen/nic/nic-top-build.ts:255:84
 nic_dma_read u_dma_read_rsp (
     .clk(clk),
     .rst(rst),
@@ -3324,7 +3389,7 @@ nic_dma_read u_dma_read_rsp (
     .m_axis_tlast(u_dma_read_rsp_m_axis_tlast)
 );
 
-// gen/nic/nic-top-build.ts:250:84
+// gen/nic/nic-top-build.ts:255:84
 nic_read_resp_rx u_read_resp_rx (
     .clk(clk),
     .rst(rst),
@@ -3363,7 +3428,7 @@ nic_read_resp_rx u_read_resp_rx (
     .m_done_ready(u_read_resp_rx_m_done_ready)
 );
 
-// gen/nic/nic-top-build.ts:250:84
+// gen/nic/nic-top-build.ts:255:84
 nic_dma_write u_dma_write_rresp (
     .clk(clk),
     .rst(rst),
@@ -3421,7 +3486,7 @@ nic_dma_write u_dma_write_rresp (
     .m_axi_rready(u_dma_write_rresp_m_axi_rready)
 );
 
-// gen/nic/nic-top-build.ts:250:84
+// gen/nic/nic-top-build.ts:255:84
 nic_axi_rd_mux_bulk_cap_beats512_n4_urgent_mask2 u_axi_rd_mux (
     .clk(clk),
     .rst(rst),
@@ -3507,7 +3572,7 @@ nic_axi_rd_mux_bulk_cap_beats512_n4_urgent_mask2 u_axi_rd_mux (
     .m_axi_rready(u_axi_rd_mux_m_axi_rready)
 );
 
-// gen/nic/nic-top-build.ts:250:84
+// gen/nic/nic-top-build.ts:255:84
 nic_axi_wr_mux_n3 u_axi_wr_mux (
     .clk(clk),
     .rst(rst),
@@ -3589,7 +3654,7 @@ nic_axi_wr_mux_n3 u_axi_wr_mux (
     .m_axi_bready(u_axi_wr_mux_m_axi_bready)
 );
 
-// gen/nic/nic-top-build.ts:250:84
+// gen/nic/nic-top-build.ts:255:84
 nic_tx_cmd_mux u_tx_cmd_mux (
     .clk(clk),
     .rst(rst),
@@ -3622,7 +3687,7 @@ nic_tx_cmd_mux u_tx_cmd_mux (
     .m_payload_tlast(u_tx_cmd_mux_m_payload_tlast)
 );
 
-// gen/nic/nic-top-build.ts:250:84
+// gen/nic/nic-top-build.ts:255:84
 nic_tx_frame_gate u_tx_frame_gate (
     .clk(clk),
     .rst(rst),
@@ -3644,7 +3709,7 @@ nic_tx_frame_gate u_tx_frame_gate (
     .m_payload_tlast(u_tx_frame_gate_m_payload_tlast)
 );
 
-// gen/nic/nic-top-build.ts:250:84
+// gen/nic/nic-top-build.ts:255:84
 nic_packetizer u_packetizer (
     .clk(clk),
     .rst(rst),
@@ -3665,7 +3730,7 @@ nic_packetizer u_packetizer (
     .err_payload(u_packetizer_err_payload)
 );
 
-// gen/nic/nic-top-build.ts:250:84
+// gen/nic/nic-top-build.ts:255:84
 nic_icrc_insert u_icrc_insert (
     .clk(clk),
     .rst(rst),
@@ -3683,7 +3748,7 @@ nic_icrc_insert u_icrc_insert (
     .m_axis_tuser(u_icrc_insert_m_axis_tuser)
 );
 
-// gen/nic/nic-top-build.ts:250:84
+// gen/nic/nic-top-build.ts:255:84
 nic_icrc_check_buffer_bytes32768_max_frames128 u_icrc_check (
     .clk(clk),
     .rst(rst),
@@ -3704,7 +3769,7 @@ nic_icrc_check_buffer_bytes32768_max_frames128 u_icrc_check (
     .overflow(u_icrc_check_overflow)
 );
 
-// gen/nic/nic-top-build.ts:250:84
+// gen/nic/nic-top-build.ts:255:84
 nic_rx_parser u_rx_parser (
     .clk(clk),
     .rst(rst),
@@ -3726,7 +3791,7 @@ nic_rx_parser u_rx_parser (
     .drop_reason(u_rx_parser_drop_reason)
 );
 
-// gen/nic/nic-top-build.ts:250:84
+// gen/nic/nic-top-build.ts:255:84
 nic_responder u_responder (
     .clk(clk),
     .rst(rst),
@@ -3783,7 +3848,7 @@ nic_responder u_responder (
     .m_rresp_payload_tlast(u_responder_m_rresp_payload_tlast)
 );
 
-// gen/nic/nic-top-build.ts:250:84
+// gen/nic/nic-top-build.ts:255:84
 sync_fifo_ram_depth8_width750 u_wqe_queue (
     .clk(clk),
     .rst(rst),
@@ -3798,7 +3863,7 @@ sync_fifo_ram_depth8_width750 u_wqe_queue (
     .empty(u_wqe_queue_empty)
 );
 
-// gen/nic/nic-top-build.ts:250:84
+// gen/nic/nic-top-build.ts:255:84
 sync_fifo_depth4_width73 u_rx_pay_skid (
     .clk(clk),
     .rst(rst),
@@ -3813,7 +3878,7 @@ sync_fifo_depth4_width73 u_rx_pay_skid (
     .empty(u_rx_pay_skid_empty)
 );
 
-// gen/nic/nic-top-build.ts:250:84
+// gen/nic/nic-top-build.ts:255:84
 sync_fifo_ram_width73 u_rx_pay_fifo (
     .clk(clk),
     .rst(rst),
@@ -3828,7 +3893,7 @@ sync_fifo_ram_width73 u_rx_pay_fifo (
     .empty(u_rx_pay_fifo_empty)
 );
 
-// gen/nic/nic-top-build.ts:250:84
+// gen/nic/nic-top-build.ts:255:84
 sync_fifo_bypass1_depth4_width67 u_dma_rd_xlate (
     .clk(clk),
     .rst(rst),
@@ -3843,7 +3908,7 @@ sync_fifo_bypass1_depth4_width67 u_dma_rd_xlate (
     .empty(u_dma_rd_xlate_empty)
 );
 
-// gen/nic/nic-top-build.ts:250:84
+// gen/nic/nic-top-build.ts:255:84
 sync_fifo_bypass1_depth4_width67 u_dma_wr_xlate (
     .clk(clk),
     .rst(rst),
@@ -3858,7 +3923,7 @@ sync_fifo_bypass1_depth4_width67 u_dma_wr_xlate (
     .empty(u_dma_wr_xlate_empty)
 );
 
-// gen/nic/nic-top-build.ts:250:84
+// gen/nic/nic-top-build.ts:255:84
 sync_fifo_bypass1_depth4_width67 u_rsp_xlate (
     .clk(clk),
     .rst(rst),
@@ -3873,7 +3938,7 @@ sync_fifo_bypass1_depth4_width67 u_rsp_xlate (
     .empty(u_rsp_xlate_empty)
 );
 
-// gen/nic/nic-top-build.ts:250:84
+// gen/nic/nic-top-build.ts:255:84
 sync_fifo_bypass1_depth4_width67 u_dma_rd_rsp_xlate (
     .clk(clk),
     .rst(rst),
@@ -3888,7 +3953,7 @@ sync_fifo_bypass1_depth4_width67 u_dma_rd_rsp_xlate (
     .empty(u_dma_rd_rsp_xlate_empty)
 );
 
-// gen/nic/nic-top-build.ts:250:84
+// gen/nic/nic-top-build.ts:255:84
 sync_fifo_bypass1_depth4_width67 u_dma_wr_rresp_xlate (
     .clk(clk),
     .rst(rst),
@@ -3903,7 +3968,7 @@ sync_fifo_bypass1_depth4_width67 u_dma_wr_rresp_xlate (
     .empty(u_dma_wr_rresp_xlate_empty)
 );
 
-// gen/nic/nic-top-build.ts:250:84
+// gen/nic/nic-top-build.ts:255:84
 sync_fifo_ram_bypass1_depth1024_width71 u_dma_rd_rbuf (
     .clk(clk),
     .rst(rst),
@@ -3918,7 +3983,7 @@ sync_fifo_ram_bypass1_depth1024_width71 u_dma_rd_rbuf (
     .empty(u_dma_rd_rbuf_empty)
 );
 
-// gen/nic/nic-top-build.ts:250:84
+// gen/nic/nic-top-build.ts:255:84
 sync_fifo_ram_bypass1_depth1024_width71 u_dma_rd_rsp_rbuf (
     .clk(clk),
     .rst(rst),
@@ -3933,7 +3998,7 @@ sync_fifo_ram_bypass1_depth1024_width71 u_dma_rd_rsp_rbuf (
     .empty(u_dma_rd_rsp_rbuf_empty)
 );
 
-// gen/nic/nic-top-build.ts:250:84
+// gen/nic/nic-top-build.ts:255:84
 sync_fifo_ram_depth1024_width73 u_dma_wr_rresp_wbuf (
     .clk(clk),
     .rst(rst),
@@ -3948,7 +4013,7 @@ sync_fifo_ram_depth1024_width73 u_dma_wr_rresp_wbuf (
     .empty(u_dma_wr_rresp_wbuf_empty)
 );
 
-// gen/nic/nic-top-build.ts:250:84
+// gen/nic/nic-top-build.ts:255:84
 sync_fifo_depth4_width89 u_dma_wr_rresp_wbuf_aw (
     .clk(clk),
     .rst(rst),
@@ -3968,11 +4033,11 @@ sync_fifo_depth4_width89 u_dma_wr_rresp_wbuf_aw (
 always @(posedge clk) begin
     if (!rst) begin
         if (!(!u_packetizer_err_payload)) begin
-            $display("%m: assertion failed at gen/nic/nic-top-build.ts:331:7: packetizer: payload length differs from the command (req_tx / dma_read disagree) [u_packetizer_err_payload=%0h]", u_packetizer_err_payload);
+            $display("%m: assertion failed at gen/nic/nic-top-build.ts:347:7: packetizer: payload length differs from the command (req_tx / dma_read disagree) [u_packetizer_err_payload=%0h]", u_packetizer_err_payload);
             $stop;
         end
         if (!(!tx_in_frame_reg || m_axis_tx_tvalid)) begin
-            $display("%m: assertion failed at gen/nic/nic-top-build.ts:230:5: m_axis_tx: tvalid dropped inside a frame (between its first beat and tlast): a MAC would underrun [tx_in_frame_reg=%0h m_axis_tx_tvalid=%0h]", tx_in_frame_reg, m_axis_tx_tvalid);
+            $display("%m: assertion failed at gen/nic/nic-top-build.ts:235:5: m_axis_tx: tvalid dropped inside a frame (between its first beat and tlast): a MAC would underrun [tx_in_frame_reg=%0h m_axis_tx_tvalid=%0h]", tx_in_frame_reg, m_axis_tx_tvalid);
             $stop;
         end
         if (!(!u_tlb_m0_xlate_resp_valid || u_dma_rd_xlate_s_ready)) begin

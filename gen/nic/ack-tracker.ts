@@ -33,7 +33,9 @@
 // loads a rewind {qp, ringIdx, sqPsn = the message's first PSN}; at its handshake (nic_req_tx,
 // nic_read_resp_rx and nic_wqe_fetch take it in the same cycle) the QP's entries are dropped
 // (tail := head, the window is emptied: lastSent := acked), the send pointer moves to ringIdx
-// with resume PSN acked + 1 (at most the entry's lastPsn), and fetch re-reads the ring from
+// with resume PSN acked + 1 (at most the entry's lastPsn), sentHigh is set back to nic_req_tx's
+// rewind_high when it is valid (nic_req_tx cut the QP's messages short with a DMA abort: PSNs
+// posted but never sent are not "sent" for RETX_PKTS or the NAK check), and fetch re-reads the ring from
 // there: nic_req_tx sends the WQEs again, the first one from the resume PSN, and posts them
 // again as new entries. A READ head whose responses all arrived is not rewound (its read_done
 // comes; the retry then applies to the next entry). Nothing of the QP retires while its
@@ -78,7 +80,7 @@ import { QpCtx, qpErrorEvent, qpPulse, qpUpdate } from './ctx.ts';
 import { AETH, ackInStruct, reqEntryStruct } from './flow-types.ts';
 import { nakCqeStatus } from './nak-status.ts';
 import { psnGe, psnGt } from './psn.ts';
-import { fetchRewindStruct, firstOf, PARK, parkStruct, qpTransportTable, rewindStruct, rnrTimerValue, TxPointer, type QpTransportField, type QpTransportShape } from './qp-transport.ts';
+import { fetchRewindStruct, firstOf, PARK, parkStruct, qpTransportTable, RewindHigh, rewindStruct, rnrTimerValue, TxPointer, type QpTransportField, type QpTransportShape } from './qp-transport.ts';
 import { readDoneStruct } from './read-types.ts';
 import { CQE_STATUS, QP_STATE, RETRY_FIELDS, RNR_RETRY_INFINITE, WQE_OPCODE } from './regmap.ts';
 import { qpIndexWidth } from './types.ts';
@@ -114,6 +116,8 @@ export const nicAckTracker = defineModule('nic_ack_tracker', { numQp: 4, depth: 
   const ciUpd = m.output('sq_ci_upd', qpUpdate('SQ_CI', p.numQp));
   const mRewind = stream(rewindStruct(qw)).source(m, 'm_rewind');
   const sPark = m.input('s_park', parkStruct(qw));
+  /** With the rewind's handshake: the QP's newest PSN really sent (nic_req_tx cut messages short). */
+  const rwHigh = m.input('rewind_high', RewindHigh);
   const fetchRw = m.output('fetch_rewind', fetchRewindStruct(qw));
   const hold = m.output('tx_hold', UInt(p.numQp));
   const ctxRoom = m.input('ctx_room', UInt(p.numQp));
@@ -367,6 +371,8 @@ export const nicAckTracker = defineModule('nic_ack_tracker', { numQp: 4, depth: 
     const sentValid = f('sentValid').lor(pushOk);
     const outstandingNext = m.let(`qp${i}_outstanding_next`, sentValid.land(acked.ne(lastSent)));
     const highUp = pushOk.land(f('highValid').lnot().lor(psnGt(reqLast, f('sentHigh'))));
+    // A rewind after nic_req_tx cut the QP's messages short: sentHigh back to what was sent.
+    const isRwHigh = isRw.land(rwHigh.field('valid'));
     const progress = m.let(`qp${i}_progress`, isAck.land(ackMove).lor(isDone.land(doneAck)));
     // entries
     const head = mux(isRet, f('head').addw(1), f('head'));
@@ -415,7 +421,8 @@ export const nicAckTracker = defineModule('nic_ack_tracker', { numQp: 4, depth: 
 
     const next = pack(tab.shape, {
       head, tail, sentValid, lastSent, acked,
-      highValid: f('highValid').lor(pushOk), sentHigh: mux(highUp, reqLast, f('sentHigh')),
+      highValid: mux(isRwHigh, rwHigh.field('highValid'), f('highValid').lor(pushOk)),
+      sentHigh: firstOf([[isRwHigh, rwHigh.field('sentHigh')], [highUp, reqLast]], f('sentHigh')),
       nakValid: f('nakValid').land(isRet.land(usesNak).lnot()).lor(nakSet),
       nakStatus: firstOf([[nakSetAck, nakStatusAck], [nakSetTo, lit(CQE_STATUS.RETRY_EXCEEDED, 4)]], f('nakStatus')),
       nakSyn: firstOf([[nakSetAck, nakSynAck], [nakSetTo, lit(0, 8)]], f('nakSyn')),
@@ -452,7 +459,7 @@ export const nicAckTracker = defineModule('nic_ack_tracker', { numQp: 4, depth: 
 
   return {
     clk, rst, qp_ctx: qpCtx, s_req: sReq, s_ack: sAck, m_cqe: mCqe, qp_error: qpError, s_read_done: sDone, read_busy: readBusy,
-    sq_ci_upd: ciUpd, m_rewind: mRewind, s_park: sPark, fetch_rewind: fetchRw, tx_hold: hold, ctx_room: ctxRoom, tp_qp: tpQp, tp,
+    sq_ci_upd: ciUpd, m_rewind: mRewind, rewind_high: rwHigh, s_park: sPark, fetch_rewind: fetchRw, tx_hold: hold, ctx_room: ctxRoom, tp_qp: tpQp, tp,
     ack_timeout: cntTimeout, cnt_retry_exc: cntRetryExc,
   };
 }, { doc: 'ACK tracker and retry engine: per-QP transport records, coalesced ACKs, go-back-N rewinds, ACK/RNR timers, NAK errors and flushes, CQE requests in posting order' });

@@ -20,6 +20,9 @@
 // once the generator is idle). The burst generator cuts a chunk's first burst in its load
 // cycle and offers a burst on AR in the cycle it cuts it when the AR register is empty. Why: the doorbell -> first TX beat latency, which waits for the whole payload
 // (nic_tx_frame_gate).
+// Abort (abortQps > 0; nic_top's requester engine, driven by nic_req_tx at a go-back-N
+// rewind): s_abort {qp} ends the QP's stream at a packet boundary, drops the rest of its
+// messages inside and reports where (m_abort_done); see "abort" below.
 // Translation responses come back in request order. Page requests of one message are all
 // sent before the next message's validation requests, and validation waits for its own
 // answers, so "a page translation is owed" (pages_owed) tells whose answer the next response is.
@@ -56,6 +59,10 @@ export function dmaReadTag(abortQps: number, msgIdWidth: number) {
 export function dmaAbortDone(msgIdWidth: number) {
   return Struct('dma_abort_done', { none: Bool, msg: UInt(msgIdWidth), offset: UInt(32) });
 }
+/** The abort request on s_abort: the QP whose messages inside are cut. */
+export function dmaAbortReq(abortQps: number) {
+  return Struct('dma_abort', { qp: UInt(qpIndexWidth(Math.max(abortQps, 1))) });
+}
 const andNot = (a: Value, b: Value | undefined): Value => (b ? a.land(b.lnot()) : a);
 const orMaybe = (a: Value, b: Value | undefined): Value => (b ? a.lor(b) : a);
 
@@ -81,15 +88,19 @@ export const nicDmaRead = defineModule('nic_dma_read', dmaReadDefaults, (m, p) =
   const tkeep = out.tkeep!, tlast = out.tlast!;
 
   // ---- abort (abortQps > 0) ----------------------------------------------------------
-  // s_abort {qp}: the QP's stream ends at the next tlast of its message the packer is in (or
-  // before its next message, if the packer is between messages); from there on every chunk,
-  // burst and R beat of the QP's messages inside is dropped. No new message is taken while an
-  // abort is open; it closes when the engine is empty. Statuses are reported as usual.
+  // s_abort {qp}: the QP's stream ends at the first packet boundary of its messages the packer
+  // reaches: the one it is at (nothing of the next packet passed on yet: between two packets
+  // of the QP's message, before its next message, or before a short last packet waiting as a
+  // flush), else the next tlast of the QP's message it is in; from there on every chunk, burst and R beat of the QP's messages inside is
+  // dropped. No new message is taken while an abort is open; it closes when the engine is
+  // empty. Statuses are reported as usual. A sender whose consumer may already expect the
+  // bytes after a boundary (a packet command passed on) must hold the abort until they are out
+  // (nic_req_tx does: docs/nic-reliability.md "NAK-path recovery").
   const ab = p.abortQps > 0;
   const Tag = dmaReadTag(Math.max(p.abortQps, 1), p.msgIdWidth);
   const AbortDone = dmaAbortDone(p.msgIdWidth);
   const tw = ab ? Tag.width : 0;
-  const abortQ = Struct('dma_abort', { qp: UInt(qpIndexWidth(Math.max(p.abortQps, 1))) });
+  const abortQ = dmaAbortReq(p.abortQps);
   const A = ab ? {
     tagIn: m.input('s_cmd_tag', Tag),
     req: stream(abortQ).sink(m, 's_abort'),
@@ -381,8 +392,11 @@ export const nicDmaRead = defineModule('nic_dma_read', dmaReadDefaults, (m, p) =
   const offered = m.let('r_offered', axi.rvalid.land(metas.m.valid).land(flush.lnot()));
   const emits = m.let('r_emits', full.lor(msgEnd));
   const msgOff = A ? m.reg('msg_offset_reg', UInt(32)) : undefined;
-  // Abort: the packer is between messages; the burst at its head is the aborted QP's.
-  const boundary = A ? m.let('msg_boundary', msgOff!.eq(0).land(held.eq(0)).land(flush.lnot())) : undefined;
+  // Abort: the packer is at a packet boundary (between messages, or between two packets of a
+  // message: segOff 0), nothing of the next packet passed on; the burst at its head is the
+  // aborted QP's (inside a message, the head burst is that message's). Bytes already taken
+  // into hold_reg past the boundary are the QP's too (they are cleared with the cut).
+  const boundary = A ? m.let('pkt_boundary', segOff.eq(0).land(flush.lnot())) : undefined;
   const headA = A ? m.let('abort_head', A.active.land(metas.m.valid).land(isAborted(metaTag!))) : undefined;
   const cutting = A ? m.let('abort_cutting', A.active.land(A.dropping.lnot())) : undefined;
   const cutB = A ? m.let('abort_cut_between', cutting!.land(boundary!).land(headA!)) : undefined;
@@ -428,6 +442,13 @@ export const nicDmaRead = defineModule('nic_dma_read', dmaReadDefaults, (m, p) =
     const outMsgEnd = m.let('out_msg_end', flush.lor(msgEnd.land(full.lnot().lor(left.eq(0)))));
     m.if(outFire, () => msgOff!.set(mux(outMsgEnd, lit(0, 32), msgOff!.addw(B))));
     const cutA = m.let('abort_cut_tlast', cutting!.land(outFire).land(tlast).land(outMsgEnd.lnot()).land(isAborted(metaTag!)));
+    // A packet boundary with a flush pending: the QP's message ends with a short last packet
+    // (its bytes left over in hold_reg, its R beats all taken, so the head burst may be another
+    // message's): cut before it while it is not passed on. pack_tag_reg: the message of the
+    // last R beat taken.
+    const packTag = m.reg('pack_tag_reg', Tag, { reset: null });
+    m.if(beat, () => packTag.set(metaTag!));
+    const cutF = m.let('abort_cut_flush', cutting!.land(flush).land(segOff.eq(0)).land(out.tready.lnot()).land(isAborted(packTag)));
     const engineEmpty = m.let('engine_empty', fsm.is('COLLECT').land(nSge.eq(0)).land(chunks.m.valid.lnot()).land(burstBusy.lnot())
       .land(metas.m.valid.lnot()).land(flush.lnot()).land(pagesOwed.eq(0)));
     a.req.ready.set(a.active.lnot().land(a.doneValid.lnot()));
@@ -438,12 +459,12 @@ export const nicDmaRead = defineModule('nic_dma_read', dmaReadDefaults, (m, p) =
     a.done.valid.set(a.doneValid);
     a.done.data.set(a.doneData);
     m.if(a.done.ready, () => a.doneValid.set(0));
-    m.if(cutA.lor(cutB!), () => {
+    m.if(cutA.lor(cutB!).lor(cutF), () => {
       // The cut message's bytes past the tlast (held, or a pending flush) are its QP's too.
       held.set(0); segOff.set(0); flush.set(0); msgOff!.set(0);
       a.dropping.set(1);
       a.doneValid.set(1);
-      a.doneData.set(pack(AbortDone, { none: 0, msg: metaTag!.as(Tag).field('msg'), offset: mux(cutA, msgOff!.addw(B), lit(0, 32)) }));
+      a.doneData.set(pack(AbortDone, { none: 0, msg: mux(cutF, packTag, metaTag!).as(Tag).field('msg'), offset: mux(cutA, msgOff!.addw(B), msgOff!) }));
     }).elif(cutting!.land(engineEmpty), () => {
       a.active.set(0);
       a.doneValid.set(1);

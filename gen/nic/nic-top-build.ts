@@ -31,7 +31,11 @@
 //   its rewinds go to req_tx and read_resp_rx together (rewindFork) and to fetch's pointer
 //   (fetch_rewind, also req_tx's parks), its tx_hold keeps parked QPs back at fetch, and req_tx
 //   reads the send pointer through tp_qp/tp. SQ_CI comes from the tracker (slots free at
-//   completion, since a rewind reads the ring again).
+//   completion, since a rewind reads the ring again). req_tx (dmaAbort 1) cuts a rewound QP's
+//   messages short with u_dma_read's abort (abortQps = numQp; u_dma_read_rsp has none): it
+//   tags each message {qp, msg id}, learns from pay_end (a tlast of DMA read's stream into the
+//   TX mux) when the payload of its commands taken is out, and hands the tracker the QP's
+//   newest PSN really sent with the rewind (rewind_high).
 // - Shared resources and stalled engines (top-axi-buffers.ts): each DMA read engine gets an
 //   R FIFO with AR credits, the READ-response DMA write a store-and-forward W FIFO, and every
 //   TLB client a credit-gated answer FIFO, so that no engine that waits downstream (for the
@@ -54,6 +58,7 @@ import { nicAxiRdMux, nicAxiWrMux } from './axi-mux.ts';
 import { nicCompletion } from './completion.ts';
 import { qpErrorEvent } from './ctx.ts';
 import { nicDmaRead } from './dma-read.ts';
+import { REQ_TX_MSG_ID_WIDTH } from './req-tx.ts';
 import { nicDmaWrite } from './dma-write.ts';
 import { icrcCheck } from './icrc-check.ts';
 import { icrcInsert } from './icrc-insert.ts';
@@ -251,11 +256,13 @@ export function makeNicTop(stages: NicStages) {
     const all = { dataWidth: W, numQp: p.numQp, numMr: p.numMr, idWidth: ID_W };
     const regs = inst('u_regs', nicRegs, { numQp: p.numQp, numMr: p.numMr });
     const fetch = inst('u_wqe_fetch', nicWqeFetch, all);
-    const reqTx = inst('u_req_tx', stages.reqTx, all);
+    const reqTx = inst('u_req_tx', stages.reqTx, { ...all, dmaAbort: 1 });
     const ack = inst('u_ack_tracker', stages.ackTracker, all);
     const cpl = inst('u_completion', nicCompletion, all);
     const tlb = inst('u_tlb', nicTlb, { ...all, numClients: 5 });
-    const dmaRd = inst('u_dma_read', nicDmaRead, all);
+    // The requester's engine with the abort (its messages tagged {qp, msg id} by req_tx).
+    const abortWired = reqTx.has('m_abort_valid');
+    const dmaRd = inst('u_dma_read', nicDmaRead, abortWired ? { ...all, abortQps: p.numQp, msgIdWidth: REQ_TX_MSG_ID_WIDTH } : all);
     const dmaWr = inst('u_dma_write', nicDmaWrite, all);
     const rdRsp = inst('u_read_responder', nicReadResponder, { ...all, contexts: READ_CONTEXTS, perQp: READ_LIMIT_PER_QP });
     const dmaRdRsp = inst('u_dma_read_rsp', nicDmaRead, all);
@@ -303,6 +310,15 @@ export function makeNicTop(stages: NicStages) {
     wqeQueue(m, W, p.numQp, fetch, reqTx, rdMux, inst);
     link(dmaRd, 's_cmd', reqTx, 'm_dma_cmd');
     link(reqTx, 's_dma_status', dmaRd, 'm_status');
+    // DMA abort at a rewind (docs/nic-reliability.md "NAK-path recovery"): req_tx tags each
+    // message, aborts the QP's DMA, and learns when a packet's payload has left for the TX mux.
+    if (abortWired) {
+      sink(dmaRd, 's_cmd_tag').set(port(reqTx, 'm_dma_tag'));
+      link(dmaRd, 's_abort', reqTx, 'm_abort');
+      link(reqTx, 's_abort_done', dmaRd, 'm_abort_done');
+      sink(reqTx, 'pay_end').set(m.let('req_pay_end', port(dmaRd, 'm_axis_tvalid').land(port(cmdMux, 's_req_payload_tready')).land(port(dmaRd, 'm_axis_tlast'))));
+      sink(ack, 'rewind_high').set(port(reqTx, 'rewind_high'));
+    } else sink(ack, 'rewind_high').set(0);
     link(ack, 's_req', reqTx, 'm_req');
     link(cpl, 's_req', ack, 'm_cqe');
     // ---- retransmission: the tracker's record, rewinds, parks and the send pointer -------------

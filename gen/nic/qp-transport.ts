@@ -88,6 +88,11 @@ export const TxPointer = Struct('tx_pointer', {
 export function rewindStruct(qw: number) {
   return Struct('qp_rewind', { qp: UInt(qw), ringIdx: UInt(16), sqPsn: UInt(24) });
 }
+/** With a rewind's handshake, from nic_req_tx (valid: it cut the QP's messages short with a
+ *  DMA abort): the QP's newest PSN really passed on (`highValid` 0: none ever), which replaces
+ *  the record's sentHigh (raised at each post to the entry's last PSN, some of which were then
+ *  never sent). */
+export const RewindHigh = Struct('rewind_high', { valid: Bool, highValid: Bool, sentHigh: UInt(24) });
 /** nic_req_tx put the WQE at ringIdx back (fetch re-reads it when `reason` is gone). */
 export function parkStruct(qw: number) {
   return Struct('qp_park', { valid: Bool, qp: UInt(qw), ringIdx: UInt(16), reason: UInt(2) });

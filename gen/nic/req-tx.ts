@@ -56,7 +56,21 @@
 //     read_ctx {firstPsn = resume, startOff = k x MTU}. The ReqEntry says firstPsn = resume,
 //     msgFirstPsn = the message's first PSN, and the full length (the CQE's byte_len);
 //   - packets with a PSN at or below the newest PSN ever sent (tp.sentHigh) count as
-//     retransmissions (cnt_retx, RETX_PKTS).
+//     retransmissions (cnt_retx, RETX_PKTS), when their command is taken (m_pkt_cmd).
+// DMA abort (dmaAbort 1, nic_top; docs/nic-reliability.md "NAK-path recovery"): a rewind would
+// otherwise wait for the QP's message in the generator to be cut to its end, and for its next
+// WRITE, whose DMA commands already went, to be sent whole. Instead, when the rewind's QP has a
+// message with payload left to cut (generator or m_pkt_cmd) or a WRITE here past its first DMA
+// command (need_abort), the abort engine (abortEngine below) withholds the QP's packet
+// commands, waits until the payload of the commands already taken has left nic_dma_read
+// (pay_end; the QP's stream then sits at a packet boundary), aborts the QP in nic_dma_read
+// (messages tagged {qp, msg id} on m_dma_tag), ends the generator's message at the reported
+// offset (asserted: right after the last command taken; the last packet sent is a MIDDLE the
+// responder drops, its PSN being past the NAKed one) and drops the QP's WQE held here (after its
+// DMA status). Only then is the rewind taken; with it, rewind_high sets the tracker's sentHigh
+// back to the newest PSN really passed on. Payload and commands keep pairing by order in
+// nic_tx_cmd_mux: a command is withheld only before it was taken, and the DMA stream is cut
+// exactly where the taken commands' payload ends. Other QPs' commands and payload go on.
 // Parking: a WQE that would wait here, for a fence, for the READ limit (ctx_room) or for a
 // free entry slot at the tracker (tp.room), is put back instead (s_park: its ring index and the
 // reason; the tracker holds the QP at fetch until the reason is gone): the stage never blocks
@@ -75,8 +89,9 @@ import { Bool, UInt, Vec, defineModule, lit, mux, pack, type Value } from '../hd
 import { stream } from '../lib/interfaces.ts';
 import { NicCfg, QpCtx, qpErrorEvent, qpUpdate } from './ctx.ts';
 import { reqEntryStruct } from './flow-types.ts';
-import { psnGe } from './psn.ts';
-import { PARK, parkStruct, rewindStruct, TxPointer } from './qp-transport.ts';
+import { psnGe, psnGt } from './psn.ts';
+import { PARK, parkStruct, RewindHigh, rewindStruct, TxPointer } from './qp-transport.ts';
+import { dmaAbortDone, dmaAbortReq, dmaReadTag } from './dma-read.ts';
 import { ReadSge, readCtxStruct } from './read-types.ts';
 import { CQE_STATUS, MAX_SGE, QP_STATE, WQE_FLAG, WQE_OPCODE } from './regmap.ts';
 import { DmaReadCmd, DmaStatus, MAX_MTU_LOG2, TxPktCmd, XLATE_ACCESS, XLATE_STATUS, qpIndexWidth } from './types.ts';
@@ -86,7 +101,13 @@ export type ReqTxParams = {
   /** Datapath width: no effect inside (no payload passes here); kept so nic_top passes one set. */
   dataWidth: number;
   numQp: number;
+  /** 1: cut a QP's messages short at a go-back-N rewind with nic_dma_read's abort (ports
+   *  m_dma_tag, m_abort, s_abort_done, pay_end; nic_top); 0: the rewind waits for them. */
+  dmaAbort: number;
 };
+
+/** Bits of the message id nic_req_tx tags its DMA messages with (m_dma_tag). */
+export const REQ_TX_MSG_ID_WIDTH = 4;
 
 /** RC RDMA WRITE opcodes on the wire (NIC.md). */
 export const WRITE_OPCODE = { FIRST: 0x06, MIDDLE: 0x07, LAST: 0x08, ONLY: 0x0a } as const;
@@ -100,7 +121,7 @@ export const MIN_MTU_LOG2 = 8;
 /** AckReq at least every this many packets (NIC.md). */
 export const ACKREQ_INTERVAL = 64;
 
-export const nicReqTx = defineModule('nic_req_tx', { dataWidth: 64, numQp: 4 } as ReqTxParams, (m, p) => {
+export const nicReqTx = defineModule('nic_req_tx', { dataWidth: 64, numQp: 4, dmaAbort: 0 } as ReqTxParams, (m, p) => {
   if (p.dataWidth < 64 || p.dataWidth > 512) throw new Error(`nic_req_tx: dataWidth ${p.dataWidth} is outside 64..512`);
   const qw = qpIndexWidth(p.numQp);
   const Wqe = wqeStruct(p.numQp);
@@ -127,6 +148,16 @@ export const nicReqTx = defineModule('nic_req_tx', { dataWidth: 64, numQp: 4 } a
   const psnUpd = m.output('sq_psn_upd', qpUpdate('SQ_PSN', p.numQp));
   const qpError = m.output('qp_error', qpErrorEvent(p.numQp));
   const cntRetx = m.output('cnt_retx', Bool);
+  const rwHighOut = m.output('rewind_high', RewindHigh);
+  const abOn = p.dmaAbort !== 0;
+  const MsgTag = dmaReadTag(p.numQp, REQ_TX_MSG_ID_WIDTH);
+  const AB = abOn ? {
+    tag: m.output('m_dma_tag', MsgTag),
+    req: stream(dmaAbortReq(p.numQp)).source(m, 'm_abort'),
+    done: stream(dmaAbortDone(REQ_TX_MSG_ID_WIDTH)).sink(m, 's_abort_done'),
+    /** A packet's payload (from nic_dma_read) passed its last beat into nic_tx_cmd_mux. */
+    payEnd: m.input('pay_end', Bool),
+  } : undefined;
   m.unused(qpCtx, 'only STATE, SQ_PSN, PMTU, PD and the peer addressing fields are read');
   m.unused(cfg, 'CONFIG and IRQ_MOD are for other stages');
 
@@ -145,6 +176,16 @@ export const nicReqTx = defineModule('nic_req_tx', { dataWidth: 64, numQp: 4 } a
   const mtuLog2 = m.reg('mtu_log2_reg', UInt(4));
   const pd = m.reg('pd_reg', UInt(16));
   const sgeIdx = m.reg('sge_idx_reg', UInt(2));
+  // ---- DMA abort at a rewind (dmaAbort; the logic is below the packet generator) ----------------
+  const abFsm = abOn ? m.fsm('abort_state', ['IDLE', 'HOLD', 'REQ', 'WAIT', 'DONE'] as const) : undefined;
+  const abQp = abOn ? m.reg('abort_qp_reg', UInt(qw)) : undefined;
+  // While a QP's messages are cut short and until its rewind is taken, a WQE of that QP is
+  // dropped where it would start (DMA, generator, CHECK): the rewind reads the ring again.
+  const qDrop = abFsm ? m.let('abort_drop_wqe', abFsm.is('IDLE').lnot().land(wq.eq(abQp!))) : undefined;
+  const unlessDrop = (v: Value): Value => (qDrop ? v.land(qDrop.lnot()) : v);
+  const dropOr = (body: () => void): (() => void) => (qDrop ? () => m.if(qDrop, () => fsm.goto('IDLE')).else(body) : body);
+  /** A DMA command of the WQE held has gone (its message is in nic_dma_read, maybe in part). */
+  const dmaSent = abOn ? m.reg('dma_sent_reg', Bool) : undefined;
 
   // ---- CHECK ----------------------------------------------------------------------------------
   const numSge = wqe.field('numSge');
@@ -180,7 +221,7 @@ export const nicReqTx = defineModule('nic_req_tx', { dataWidth: 64, numQp: 4 } a
   const parkReason = m.let('park_reason', mux(tp.field('room').lnot(), lit(PARK.TRACKER_FULL, 2),
     mux(good.land(fenced).land(qpReadBusy), lit(PARK.FENCE, 2),
       mux(good.land(isRead).land(ctxRoom.bit(wq).lnot()), lit(PARK.READ_LIMIT, 2), lit(PARK.NONE, 2)))));
-  const parkNow = m.let('park_now', fsm.is('CHECK').land(parkReason.ne(PARK.NONE)));
+  const parkNow = m.let('park_now', unlessDrop(fsm.is('CHECK').land(parkReason.ne(PARK.NONE))));
   const pmtu = ctx.field('pmtu');
   const pmtuClamped = m.let('pmtu_clamped', mux(pmtu.lt(MIN_MTU_LOG2), lit(MIN_MTU_LOG2, 4), mux(pmtu.gt(MAX_MTU_LOG2), lit(MAX_MTU_LOG2, 4), pmtu)));
 
@@ -221,14 +262,25 @@ export const nicReqTx = defineModule('nic_req_tx', { dataWidth: 64, numQp: 4 } a
   // through DMA (registers), so the command never depends on a wait.
   const inCheck = fsm.is('IDLE').lor(fsm.is('CHECK'));
   const checkDma = m.let('check_dma', fsm.is('CHECK').lor(fsm.is('IDLE').land(sWqe.valid).land(stale.lnot()).land(sRewind.valid.lnot()))
-    .land(good).land(fenced.lnot()).land(isWrite).land(resuming.lnot()).land(tp.field('room')));
+    .land(good).land(fenced.lnot()).land(isWrite).land(resuming.lnot()).land(unlessDrop(tp.field('room'))));
   const dmaIdx = m.let('dma_sge_idx', mux(inCheck, lit(0, 2), sgeIdx));
   const sge = sges.at(dmaIdx);
   const noSge = numSge.eq(0);
   const lastSge = m.let('last_sge', noSge.lor(dmaIdx.zext(8).eq(numSge.subw(1))));
   // The first SGE of a resumed WRITE starts skip_off bytes in.
   const sgeSkip = m.let('dma_sge_skip', mux(inCheck.lnot().land(resumeReg).land(dmaIdx.eq(skipSgeReg)), skipOffReg, lit(0, 32)));
-  mDma.valid.set(fsm.is('DMA').lor(checkDma));
+  // A dropped WQE sends no DMA command (one already sent: its message goes on to its status).
+  const dmaFresh = dmaSent ? m.let('dma_drop_fresh', qDrop!.land(dmaSent.lnot())) : undefined;
+  mDma.valid.set((dmaFresh ? fsm.is('DMA').land(dmaFresh.lnot()) : fsm.is('DMA')).lor(checkDma));
+  // Message ids for nic_dma_read's tags: one per DMA message, counted at its last SGE.
+  const msgCnt = abOn ? m.reg('dma_msg_cnt_reg', UInt(REQ_TX_MSG_ID_WIDTH)) : undefined;
+  if (AB && msgCnt && dmaSent) {
+    AB.tag.set(pack(MsgTag, { qp: wq, msg: msgCnt }));
+    const dmaFire = mDma.valid.land(mDma.ready);
+    m.if(dmaFire.land(lastSge), () => msgCnt.set(msgCnt.addw(1)));
+    m.if(fsm.is('IDLE'), () => dmaSent.set(0));
+    m.if(dmaFire, () => dmaSent.set(1));
+  }
   mDma.data.set(pack(DmaReadCmd, {
     va: sge.field('addr').addw(sgeSkip.zext(64)), len: mux(noSge, lit(0, 32), sge.field('len').subw(sgeSkip)), key: sge.field('lkey'), pd: mux(inCheck, ctx.field('pd'), pd),
     last: lastSge, segLog2: mux(inCheck, pmtuClamped, mtuLog2), access: XLATE_ACCESS.LOCAL_READ,
@@ -260,6 +312,24 @@ export const nicReqTx = defineModule('nic_req_tx', { dataWidth: 64, numQp: 4 } a
   const gSport = m.reg('gen_sport_reg', UInt(16));
   const gHighValid = m.reg('gen_high_valid_reg', Bool);
   const gHigh = m.reg('gen_high_psn_reg', UInt(24));
+  // The command on m_pkt_cmd (cut, not yet taken), and beside it what the abort needs: its QP,
+  // message id, offset in its DMA message, payload, whether it is its message's first on the
+  // wire, and the QP's newest PSN sent before its message (for rewind_high).
+  const pktValid = m.reg('pkt_valid_reg', Bool);
+  const pktData = m.reg('pkt_data_reg', TxPktCmd, { reset: null });
+  const pktRetx = m.reg('pkt_retx_reg', Bool);
+  const G = abOn ? {
+    qp: m.reg('gen_qp_reg', UInt(qw)),
+    msg: m.reg('gen_msg_reg', UInt(REQ_TX_MSG_ID_WIDTH)),
+    off: m.reg('gen_off_reg', UInt(32)),
+    pktQp: m.reg('pkt_qp_reg', UInt(qw)),
+    pktMsg: m.reg('pkt_msg_reg', UInt(REQ_TX_MSG_ID_WIDTH)),
+    pktOff: m.reg('pkt_off_reg', UInt(32)),
+    pktHasPay: m.reg('pkt_has_payload_reg', Bool),
+    pktFirst: m.reg('pkt_first_reg', Bool),
+    pktHighValid: m.reg('pkt_high_valid_reg', Bool),
+    pktHigh: m.reg('pkt_high_psn_reg', UInt(24)),
+  } : undefined;
 
   // ---- ReqEntry -------------------------------------------------------------------------------
   // A WRITE starts in WAIT already, in the cycle its OK status arrives (no START cycle), when
@@ -268,7 +338,7 @@ export const nicReqTx = defineModule('nic_req_tx', { dataWidth: 64, numQp: 4 } a
   // START. valid depends on the status' valid, never on a ready.
   const inWait = fsm.is('WAIT');
   const statusOk = m.let('dma_status_ok', sStatus.valid.land(sStatus.data.field('status').eq(XLATE_STATUS.OK)));
-  const startNow = m.let('start_now', fsm.is('START').lor(inWait.land(statusOk)).land(genBusy.lnot()));
+  const startNow = m.let('start_now', unlessDrop(fsm.is('START').lor(inWait.land(statusOk)).land(genBusy.lnot())));
   // The message is handed over (entry pushed, generator loaded) at this edge.
   const startTake = m.let('start_take', startNow.land(mReq.ready));
   const sqFirst = m.let('sq_first_psn', sqPsn);
@@ -308,10 +378,18 @@ export const nicReqTx = defineModule('nic_req_tx', { dataWidth: 64, numQp: 4 } a
 
   // ---- rewind: between two WQEs of the QP (never while one of them is half sent) ------------------
   const rwQp = sRewind.data.field('qp');
+  const unlessBlocked = (v: Value): Value => (abBlock ? v.land(abBlock.lnot()) : v);
   m.unused(sRewind.data, 'ringIdx is for the fetch stage (the tracker applies it there)');
   // Not while a park is decided (parkNow) nor while it is on m_park (park_valid_reg, the
   // cycle after): the tracker takes one of them per cycle (its fetch_rewind carries one).
-  const rwSafe = m.let('rewind_safe', fsm.is('IDLE').lor(wq.ne(rwQp)).land(startTake.lnot()).land(parkNow.lnot()).land(parkValid.lnot()));
+  // With dmaAbort, not while the QP has a message in the generator or on m_pkt_cmd with payload
+  // still to cut, or a WRITE past its first DMA command here (need_abort: the abort below cuts
+  // them first), nor while that abort runs.
+  const needAbort = G ? m.let('need_abort', genBusy.land(G.qp.eq(rwQp)).land(gRead.lnot())
+    .lor(pktValid.land(G.pktQp.eq(rwQp)).land(G.pktHasPay))
+    .lor(wq.eq(rwQp).land(fsm.is('DMA').lor(fsm.is('WAIT')).lor(fsm.is('START').land(isWrite))))) : undefined;
+  const abBlock = needAbort && abFsm ? m.let('abort_blocks_rewind', needAbort.lor(abFsm.is('IDLE').lnot().land(abFsm.is('DONE').lnot()).land(abQp!.eq(rwQp)))) : undefined;
+  const rwSafe = m.let('rewind_safe', unlessBlocked(fsm.is('IDLE').lor(wq.ne(rwQp)).land(startTake.lnot()).land(parkNow.lnot()).land(parkValid.lnot())));
   sRewind.ready.set(rwSafe);
   const rwFire = m.let('rewind_fire', sRewind.valid.land(rwSafe));
   // SQ_PSN only for a connected QP: software may be programming it (RESET, INIT, RTR).
@@ -363,12 +441,12 @@ export const nicReqTx = defineModule('nic_req_tx', { dataWidth: 64, numQp: 4 } a
   fsm.states({
     IDLE: () => m.if(sWqe.valid.land(sRewind.valid.lnot()), () => {
       cur.set(sWqe.data);
-      m.if(stale.lnot(), () => {
+      m.if(unlessDrop(stale.lnot()), () => {
         fsm.goto('CHECK');
         m.if(checkDma.land(mDma.ready), () => { latchCheck(); firstDmaTaken(); });
       });
     }),
-    CHECK: () => {
+    CHECK: dropOr(() => {
       latchCheck();
       m.if(parkNow, parkIt)
         .elif(good.lnot(), () => fsm.goto('ERR'))
@@ -377,14 +455,19 @@ export const nicReqTx = defineModule('nic_req_tx', { dataWidth: 64, numQp: 4 } a
           fsm.goto('DMA');
           m.if(checkDma.land(mDma.ready), firstDmaTaken);
         });
-    },
-    DMA: () => m.if(mDma.ready, () => {
-      sgeIdx.set(sgeIdx.addw(1));
-      m.if(lastSge, () => fsm.goto('WAIT'));
     }),
+    DMA: () => {
+      const next = (): void => {
+        m.if(mDma.ready, () => {
+          sgeIdx.set(sgeIdx.addw(1));
+          m.if(lastSge, () => fsm.goto('WAIT'));
+        });
+      };
+      if (dmaFresh) m.if(dmaFresh, () => fsm.goto('IDLE')).else(next); else next();
+    },
     // A WRITE's PSNs are taken with its DMA status (no PSN cycle), and with a free generator
     // the message starts right here (see start_now).
-    WAIT: () => m.if(sStatus.valid, () => {
+    WAIT: () => m.if(sStatus.valid, dropOr(() => {
       m.if(statusOk, () => {
         takePsns();
         fsm.goto('START');
@@ -396,13 +479,13 @@ export const nicReqTx = defineModule('nic_req_tx', { dataWidth: 64, numQp: 4 } a
         for (let i = 0; i < p.numQp; i++) m.if(wq.eq(i), () => errSeen.setBits(i, i, 1));
         fsm.goto('ERR');
       });
-    }),
-    PSN: () => {
+    })),
+    PSN: dropOr(() => {
       takePsns();
       m.if(isRead, () => fsm.goto('RCTX')).else(() => fsm.goto('START'));
-    },
+    }),
     RCTX: () => m.if(mReadCtx.ready, () => fsm.goto('START')),
-    START: () => m.if(startTake, started),
+    START: dropOr(() => m.if(startTake, started)),
     ERR: () => m.if(mReq.ready, () => fsm.goto('IDLE')),
   });
   psnUpd.set(pack(qpUpdate('SQ_PSN', p.numQp), { valid: updValid, qp: updQp, value: updValue }));
@@ -415,8 +498,6 @@ export const nicReqTx = defineModule('nic_req_tx', { dataWidth: 64, numQp: 4 } a
   // command is in pkt_data_reg at the hand-over edge: offered one cycle after the ReqEntry was
   // taken, and one cycle earlier than a register load would allow. A resumed message starts
   // skip_bytes in: its first packet is cut as packet k of the message.
-  const pktValid = m.reg('pkt_valid_reg', Bool);
-  const pktData = m.reg('pkt_data_reg', TxPktCmd, { reset: null });
   const now = (reg: Value, atStart: Value | number): Value => mux(genBusy, reg, atStart);
   const startRem = m.let('start_rem', len.subw(skipBytesReg));
   const cPsn = m.let('gen_cur_psn', now(gPsn, startFirst));
@@ -434,9 +515,10 @@ export const nicReqTx = defineModule('nic_req_tx', { dataWidth: 64, numQp: 4 } a
   const opcode = mux(cRead, lit(READ_REQUEST_OPCODE, 8), writeOpcode);
   const ipCfg = cfg.field('ipCfg');
   const rethVaStart = m.let('start_reth_va', wqe.field('remoteVa').addw(skipBytesReg.zext(64)));
+  const payLen = m.let('gen_payload_len', mux(cRead, lit(0, 13), mux(gLast, cRem.trunc(13), mtu)));
   const cmd = pack(TxPktCmd, {
     opcode, destQpn: now(gDestQpn, ctx.field('destQpn')), psn: cPsn, ackReq: gLast.lor(cCount.eq(ACKREQ_INTERVAL - 1)),
-    payloadLen: mux(cRead, lit(0, 13), mux(gLast, cRem.trunc(13), mtu)),
+    payloadLen: payLen,
     // A READ re-requested from inside asks for the rest only: RETH va and length advanced.
     hasReth: cFirst.lor(cRead), rethVa: now(gVa, rethVaStart), rethRkey: now(gRkey, wqe.field('rkey')), rethLen: now(gLen, startRem),
     hasAeth: 0, aethSyndrome: 0, aethMsn: 0,
@@ -444,11 +526,17 @@ export const nicReqTx = defineModule('nic_req_tx', { dataWidth: 64, numQp: 4 } a
     dstIp: now(gDestIp, ctx.field('destIp')), srcPort: now(gSport, ctx.field('udpSport')),
     ttl: ipCfg.bits(7, 0), dscp: ipCfg.bits(13, 8),
   });
-  mPkt.valid.set(pktValid);
+  // An abort withholds the QP's command (valid falls without a handshake: nic_tx_cmd_mux keeps
+  // nothing of an offered command it did not take) and stops cutting the QP's message.
+  const abHere = (q: Value): Value | undefined => (abFsm ? abFsm.is('IDLE').lnot().land(q.eq(abQp!)) : undefined);
+  const withheld = G ? m.let('pkt_withheld', abHere(G.pktQp)!) : undefined;
+  mPkt.valid.set(withheld ? pktValid.land(withheld.lnot()) : pktValid);
   mPkt.data.set(pktData);
+  const pktTaken = m.let('pkt_taken', mPkt.valid.land(mPkt.ready));
   // startTake only when !genBusy, so the two never compete.
-  const emit = m.let('gen_emit', genBusy.lor(startTake).land(pktValid.lnot().lor(mPkt.ready)));
-  m.if(mPkt.ready, () => pktValid.set(0));
+  const genFree = G ? genBusy.land(abHere(G.qp)!).lnot() : lit(1, 1);
+  const emit = m.let('gen_emit', genBusy.lor(startTake).land(pktValid.lnot().lor(pktTaken)).land(genFree));
+  m.if(pktTaken, () => pktValid.set(0));
   m.if(startTake, () => {
     genBusy.set(1);
     gPsn.set(startFirst);
@@ -469,23 +557,121 @@ export const nicReqTx = defineModule('nic_req_tx', { dataWidth: 64, numQp: 4 } a
     gDestIp.set(ctx.field('destIp'));
     gSport.set(ctx.field('udpSport'));
   });
-  // Cut one packet (overrides the hand-over's first-packet values when both happen).
+  // Cut one packet (overrides the hand-over's first-packet values when both happen). A packet is
+  // counted as a retransmission when its command is taken (an abort may drop one cut before).
   const retxValid = m.reg('retx_valid_reg', Bool);
-  retxValid.set(emit.land(cHighValid).land(psnGe(cHigh, cPsn)));
+  retxValid.set(pktTaken.land(pktRetx));
   cntRetx.set(retxValid);
+  const cOff = G ? m.let('gen_cur_off', now(G.off, lit(0, 32))) : undefined;
+  if (G) {
+    m.if(startTake, () => { G.qp.set(wq); G.msg.set(msgCnt!.subw(1)); G.off.set(0); });
+  }
   m.if(emit, () => {
     pktValid.set(1);
     pktData.set(cmd);
+    pktRetx.set(cHighValid.land(psnGe(cHigh, cPsn)));
+    if (G && cOff) {
+      G.off.set(cOff.addw(payLen.zext(32)));
+      G.pktQp.set(now(G.qp, wq));
+      G.pktMsg.set(now(G.msg, msgCnt!.subw(1)));
+      G.pktOff.set(cOff);
+      G.pktHasPay.set(payLen.ne(0));
+      G.pktFirst.set(cOff.eq(0));
+      G.pktHighValid.set(cHighValid);
+      G.pktHigh.set(cHigh);
+    }
     gPsn.set(cPsn.addw(1));
     gRem.set(cRem.subw(mtu.zext(32)));
     gFirst.set(0);
     gCount.set(cCount.addw(1));
     m.if(gLast, () => genBusy.set(0));
   });
+  if (AB && G && abFsm && abQp && dmaSent) abortEngine(AB, G, abFsm, abQp, dmaSent);
+  else rwHighOut.set(0);
+
+  /**
+   * The DMA abort at a rewind (docs/nic-reliability.md "NAK-path recovery"). A rewind for a QP
+   * whose message has payload left to cut here (need_abort) starts it:
+   *   HOLD : the QP's command on m_pkt_cmd is withheld and its message no longer cut, its WQEs
+   *          here are dropped where they would start; wait until no payload of the QP's
+   *          commands already taken is still on its way out of nic_dma_read (pay_out) and no
+   *          WRITE of the QP is half handed to the DMA: the QP's stream is at a packet boundary;
+   *   REQ  : s_abort {qp} to nic_dma_read: it cuts the QP's stream there (its report is checked
+   *          against the end of the last command taken) and drops the rest of its messages;
+   *   WAIT : at the report the generator's message of the QP ends and its withheld command is
+   *          dropped; rewind_high gets the QP's newest PSN really passed on;
+   *   DONE : until the rewind is taken (rewind_safe: the dropped WQE's DMA status taken too).
+   */
+  function abortEngine(ab: NonNullable<typeof AB>, g: NonNullable<typeof G>, fsmA: NonNullable<typeof abFsm>, q: NonNullable<typeof abQp>, sent: Value): void {
+    const payOut = m.reg('pay_out_reg', UInt(2));
+    const grQp = m.reg('granted_qp_reg', UInt(qw));
+    const grMsg = m.reg('granted_msg_reg', UInt(REQ_TX_MSG_ID_WIDTH));
+    const grEnd = m.reg('granted_end_reg', UInt(32));
+    const grant = m.let('pay_grant', pktTaken.land(g.pktHasPay));
+    m.if(grant.land(ab.payEnd.lnot()), () => payOut.set(payOut.addw(1))).elif(ab.payEnd.land(grant.lnot()), () => payOut.set(payOut.subw(1)));
+    m.assert(ab.payEnd.lnot().lor(payOut.ne(0)), 'pay_end without a payload command taken');
+    m.if(grant, () => { grQp.set(g.pktQp); grMsg.set(g.pktMsg); grEnd.set(g.pktOff.addw(pktData.field('payloadLen').zext(32))); });
+
+    // The QP was RESET while its abort ran: its rewind is dropped by the tracker (and the QP may
+    // be connected again before DONE), so DONE does not wait for it.
+    const wasReset = m.reg('abort_qp_reset_reg', Bool);
+    const inReset = qpCtx.at(q).field('state').eq(QP_STATE.RESET);
+    m.if(fsmA.is('IDLE'), () => wasReset.set(0)).elif(inReset, () => wasReset.set(1));
+    const hv = m.reg('abort_high_valid_reg', Bool);
+    const hHv = m.reg('abort_high_hv_reg', Bool);
+    const hPsn = m.reg('abort_high_psn_reg', UInt(24));
+    const rep = ab.done.data;
+    const atBoundary = m.let('abort_at_boundary', payOut.ne(0).land(grQp.eq(q)).lnot().land(fsm.is('DMA').land(sent).land(wq.eq(q)).lnot()));
+    ab.req.valid.set(fsmA.is('REQ'));
+    ab.req.data.set(pack(dmaAbortReq(p.numQp), { qp: q }));
+    ab.done.ready.set(fsmA.is('WAIT'));
+    const matches = m.let('abort_report_granted', grQp.eq(q).land(grMsg.eq(rep.field('msg'))));
+    m.assert(fsmA.is('WAIT').land(ab.done.valid).land(rep.field('none').lnot()).lnot().lor(rep.field('offset').eq(mux(matches, grEnd, lit(0, 32)))),
+      'the DMA abort cut the stream elsewhere than right after the last packet command taken');
+    // The QP's newest PSN passed on: before the withheld command (or the generator's next one),
+    // unless that is its message's first on the wire: then the newest before its message.
+    const wQ = m.let('abort_withheld_here', pktValid.land(g.pktQp.eq(q)));
+    const pPrev = pktData.field('psn').subw(1);
+    const wHigh = mux(g.pktFirst.lor(g.pktHighValid.land(psnGt(g.pktHigh, pPrev))), g.pktHigh, pPrev);
+    // The generator's message of the QP ends here, a READ too (its request not cut yet: the
+    // rewind resends it; cut after the dropped packets, its PSN would come out of order).
+    const gQ = m.let('abort_gen_here', genBusy.land(g.qp.eq(q)));
+    const gAny = g.off.ne(0);
+    const gPrev = gPsn.subw(1);
+    const gHighNow = mux(gAny.lnot().lor(gHighValid.land(psnGt(gHigh, gPrev))), gHigh, gPrev);
+    fsmA.states({
+      // Only once nic_dma_read's previous abort is closed (s_abort ready): it stays open until
+      // every message inside is out, so withholding this QP's commands before that could hold
+      // up a message of this QP the previous abort waits for (regress soak seed 20: deadlock).
+      IDLE: () => m.if(sRewind.valid.land(needAbort!).land(ab.req.ready), () => { q.set(rwQp); fsmA.goto('HOLD'); }),
+      HOLD: () => m.if(atBoundary, () => fsmA.goto('REQ')),
+      REQ: () => m.if(ab.req.ready, () => fsmA.goto('WAIT')),
+      WAIT: () => m.if(ab.done.valid, () => {
+        m.if(gQ, () => genBusy.set(0));
+        m.if(wQ, () => pktValid.set(0));
+        hv.set(wQ.lor(gQ));
+        hHv.set(mux(wQ, g.pktFirst.lnot().lor(g.pktHighValid), gAny.lor(gHighValid)));
+        hPsn.set(mux(wQ, wHigh, gHighNow));
+        fsmA.goto('DONE');
+      }),
+      DONE: () => m.if(rwFire.land(rwQp.eq(q)).lor(inReset).lor(wasReset), () => { hv.set(0); fsmA.goto('IDLE'); }),
+    });
+    rwHighOut.set(pack(RewindHigh, { valid: fsmA.is('DONE').land(hv).land(rwQp.eq(q)), highValid: hHv, sentHigh: hPsn }));
+    // After an abort nothing of the QP may be cut or offered when its rewind is taken: it would
+    // go out with its old PSNs ahead of the resend, past the packets the abort dropped.
+    m.assert(fsmA.is('DONE').land(rwFire).land(rwQp.eq(q)).land(genBusy.land(g.qp.eq(q)).lor(pktValid.land(g.pktQp.eq(q)))).lnot(),
+      'a rewind taken after a DMA abort while the QP still has a message in the generator or a command on m_pkt_cmd');
+    m.cover(fsmA.is('HOLD').land(atBoundary.lnot()), 'abort_waits_for_payload');
+    m.cover(fsmA.is('WAIT').land(ab.done.valid).land(rep.field('none').lnot()).land(rep.field('offset').ne(0)), 'abort_cut_inside_message');
+    m.cover(fsmA.is('WAIT').land(ab.done.valid).land(rep.field('none').lnot()).land(rep.field('offset').eq(0)), 'abort_cut_before_message');
+    m.cover(fsmA.is('WAIT').land(ab.done.valid).land(rep.field('none')), 'abort_nothing_left');
+    m.cover(fsmA.is('WAIT').land(ab.done.valid).land(wQ), 'abort_drops_withheld_command');
+  }
 
   return {
     clk, rst, qp_ctx: qpCtx, cfg, s_wqe: sWqe, m_dma_cmd: mDma, s_dma_status: sStatus, m_pkt_cmd: mPkt, m_req: mReq,
     m_read_ctx: mReadCtx, read_busy: readBusy, ctx_room: ctxRoom, s_rewind: sRewind, tp_qp: tpQp, tp, m_park: parkOut,
-    sq_psn_upd: psnUpd, qp_error: qpError, cnt_retx: cntRetx,
+    sq_psn_upd: psnUpd, qp_error: qpError, cnt_retx: cntRetx, rewind_high: rwHighOut,
+    ...(AB ? { m_dma_tag: AB.tag, m_abort: AB.req, s_abort_done: AB.done, pay_end: AB.payEnd } : {}),
   };
 }, { doc: 'Requester TX: WQE checks, parking (fence, READ limit, tracker room), go-back-N resume, DMA read commands per SGE, RDMA WRITE packet commands at the path MTU, READ REQUEST + read_ctx, ReqEntry to the ACK tracker' });
