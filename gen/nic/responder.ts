@@ -136,17 +136,25 @@ export const responder = defineModule('nic_responder', { dataWidth: 64, numQp: 4
   /** Per QP: a duplicate READ answered again may hold a READ slot (see dup_rd_queued). */
   const dupRd = m.reg('dup_rd_reg', UInt(p.numQp));
   const ackErr = m.reg('ack_err_reg', UInt(p.numQp));
-  const msgVa = m.reg('msg_va_reg', Vec(UInt(64), p.numQp), { reset: null });
-  const msgKey = m.reg('msg_key_reg', Vec(UInt(32), p.numQp), { reset: null });
-  const msgLen = m.reg('msg_len_reg', Vec(UInt(32), p.numQp), { reset: null });
-  const msgOff = m.reg('msg_off_reg', Vec(UInt(32), p.numQp), { reset: null });
+  // The open message of each QP (RETH VA, rkey and length, offset reached): one row per QP in
+  // msg_mem (block RAM or LUTRAM), one registered read port and one write port. The row of
+  // the QP of the header being taken is read as it is taken (IDLE), so it is there in CHECK;
+  // `enable` holds it through CHECK and XLATE. The whole row is written back when the packet
+  // executes (FIRST/ONLY: the RETH's fields; MIDDLE/LAST: the row read, new offset).
+  // Hazard (two headers of one QP back to back): the write happens in CHECK or XLATE (exec),
+  // the next read in IDLE, which always comes between them, so the read is at least one edge
+  // after the write and sees it: no forwarding (responder.test.ts, "back to back").
+  const MsgRec = Struct('resp_msg_rec', { va: UInt(64), rkey: UInt(32), len: UInt(32), off: UInt(32) });
+  const msgMem = m.memory('msg_mem', MsgRec, 2 ** qw);
 
   // ---- header FSM ------------------------------------------------------------------------
   const fsm = m.fsm('state', ['IDLE', 'CHECK', 'XLATE'] as const);
   const h = m.reg('hdr_reg', RxPktHdr, { reset: null });
   m.unused(h, 'source addresses and AETH of requests are not used: replies go to the QP\'s configured peer');
   sHdr.ready.set(fsm.is('IDLE'));
-  m.if(fsm.is('IDLE').land(sHdr.valid), () => { h.set(sHdr.data); fsm.goto('CHECK'); });
+  const hdrTake = m.let('hdr_take', fsm.is('IDLE').land(sHdr.valid));
+  m.if(hdrTake, () => { h.set(sHdr.data); fsm.goto('CHECK'); });
+  const msgRow = msgMem.read(m.let('msg_rd_qp', sHdr.data.field('destQpn').subw(LOCAL_QPN_BASE).trunc(qw)), { enable: hdrTake });
 
   const op = h.field('opcode');
   const qpnOff = m.let('qpn_off', h.field('destQpn').subw(LOCAL_QPN_BASE));
@@ -184,8 +192,8 @@ export const responder = defineModule('nic_responder', { dataWidth: 64, numQp: 4
   const seqErr = m.let('seq_err', starts.land(inMsg.bit(q)).lor(isMiddle.lor(isLast).land(inMsg.bit(q).lnot())));
   const mtu = m.let('mtu', lit(1, 13).shl(ctx.field('pmtu')));
   const plen = h.field('payloadLen');
-  const off = m.let('msg_off', mux(starts, 0, msgOff.at(q)).trunc(32));
-  const dmaLen = m.let('dma_len', mux(starts, h.field('rethLen'), msgLen.at(q)).trunc(32));
+  const off = m.let('msg_off', mux(starts, 0, msgRow.field('off')).trunc(32));
+  const dmaLen = m.let('dma_len', mux(starts, h.field('rethLen'), msgRow.field('len')).trunc(32));
   const end = m.let('msg_end', off.add(plen.zext(32)));
   // Checked at every packet, not only at the end, so no byte lands outside the RETH range:
   // a FIRST/MIDDLE that reaches the RETH length can never end the message right.
@@ -316,8 +324,8 @@ export const responder = defineModule('nic_responder', { dataWidth: 64, numQp: 4
   // Execute: the packet passed every check (and the translation, when there was one).
   const exec = m.let('exec', decide.land(able).land(isWrite).land(psnOk).land(seqErr.lor(lenErr).lnot()).land(needXlate.lnot()).lor(xlateOk));
   const hasData = m.let('has_data', plen.ne(0));
-  const va = mux(starts, h.field('rethVa'), msgVa.at(q)).trunc(64);
-  const key = mux(starts, h.field('rethRkey'), msgKey.at(q)).trunc(32);
+  const va = m.let('msg_va', mux(starts, h.field('rethVa'), msgRow.field('va')).trunc(64));
+  const key = m.let('msg_key', mux(starts, h.field('rethRkey'), msgRow.field('rkey')).trunc(32));
   const newMsn = m.let('new_msn', mux(ends, msn.addw(1), msn).trunc(24));
   m.if(exec, () => {
     fsm.goto('IDLE');
@@ -331,17 +339,8 @@ export const responder = defineModule('nic_responder', { dataWidth: 64, numQp: 4
     expPsnUpd.setField('valid', 1);
     msnUpd.setField('valid', ends);
     setBit(inMsg, 0);
-    for (let i = 0; i < p.numQp; i++) {
-      m.if(q.eq(i), () => {
-        m.if(isFirst.lor(isMiddle), () => inMsg.setBits(i, i, 1));
-        msgOff.setBits(32 * i + 31, 32 * i, end.trunc(32));
-        m.if(starts, () => {
-          msgVa.setBits(64 * i + 63, 64 * i, h.field('rethVa'));
-          msgKey.setBits(32 * i + 31, 32 * i, h.field('rethRkey'));
-          msgLen.setBits(32 * i + 31, 32 * i, h.field('rethLen'));
-        });
-      });
-    }
+    m.if(isFirst.lor(isMiddle), () => setBit(inMsg, 1));
+    msgMem.write(q, pack(MsgRec, { va, rkey: key, len: dmaLen, off: end.trunc(32) }));
   });
 
   // ---- payload mover -------------------------------------------------------------------
