@@ -191,13 +191,14 @@ wire job_live;
 wire ack_cmd_free;
 reg  seq_nak_tx_reg;
 reg  [3:0] defer_valid_reg;
-reg  [95:0] defer_psn_reg;
-reg  [95:0] defer_msn_reg;
-reg  [31:0] defer_syndrome_reg;
 wire job_sends;
 wire [7:0] job_syndrome;
 wire [23:0] job_msn;
 wire job_defers;
+// not read: the keep-held compare reads psn and syndrome; the msn is read where a held ACK/NAK goes
+/* verilator lint_off UNUSEDSIGNAL */
+wire [55:0] defer_job_row;
+/* verilator lint_on UNUSEDSIGNAL */
 wire defer_keep_held;
 wire defer_any;
 wire [1:0] defer_qp;
@@ -206,6 +207,9 @@ wire rd_queued;
 wire rd_void;
 reg  [159:0] msg_mem [0:3];
 reg  [159:0] msg_mem_rdata;
+reg  [55:0] defer_mem [0:3];
+wire [55:0] defer_mem_rdata0;
+wire [55:0] defer_mem_rdata1;
 // intermediate of gen/nic/responder.ts:163:21: only bits [2:0] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_0 = qp_ctx[qp_idx * 431 +: 431];
@@ -348,7 +352,7 @@ wire [430:0] part_34 = qp_ctx[qp_idx * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
 // intermediate of gen/nic/psn.ts:8:20: only bits [23:23] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [23:0] binary_35 = (defer_psn_reg[u_ack_jobs_m_data[1:0] * 24 +: 24] - u_ack_jobs_m_data[25:2]);
+wire [23:0] binary_35 = (defer_job_row[23:0] - u_ack_jobs_m_data[25:2]);
 /* verilator lint_on UNUSEDSIGNAL */
 // intermediate of gen/nic/responder.ts:163:21: only bits [174:159] are used
 /* verilator lint_off UNUSEDSIGNAL */
@@ -741,34 +745,37 @@ assign ack_cmd_free = !ack_cmd_valid_reg || m_ack_cmd_ready;
 // gen/nic/responder.ts:399:15
 assign cnt_seq_nak_tx = seq_nak_tx_reg;
 
-// gen/nic/responder.ts:419:22
+// gen/nic/responder.ts:424:22
 assign job_sends = job_live && (dma_bad || (!u_ack_jobs_m_data[62] && u_ack_jobs_m_data[59]));
 
-// gen/nic/responder.ts:420:20
+// gen/nic/responder.ts:425:20
 assign job_syndrome = dma_bad ? 8'd98 : u_ack_jobs_m_data[57:50];
 
-// gen/nic/responder.ts:421:20
+// gen/nic/responder.ts:426:20
 assign job_msn = dma_bad ? (u_ack_jobs_m_data[49:26] - {23'd0, u_ack_jobs_m_data[61]}) : u_ack_jobs_m_data[49:26];
 
-// gen/nic/responder.ts:422:23
+// gen/nic/responder.ts:427:23
 assign job_defers = job_sends && ((rd_busy[u_ack_jobs_m_data[1:0]] || (read_req_valid_reg && (read_req_data_reg[1:0] == u_ack_jobs_m_data[1:0]))) || defer_valid_reg[u_ack_jobs_m_data[1:0]]);
 
-// gen/nic/responder.ts:426:22
-assign defer_keep_held = ((defer_valid_reg[u_ack_jobs_m_data[1:0]] && (defer_syndrome_reg[u_ack_jobs_m_data[1:0] * 8 +: 8] == 8'd96)) && (job_syndrome[7:5] == 3'b000)) && (!binary_35[23] && (defer_psn_reg[u_ack_jobs_m_data[1:0] * 24 +: 24] != u_ack_jobs_m_data[25:2]));
+// gen/nic/responder.ts:429:19
+assign defer_job_row = defer_mem_rdata0;
 
-// gen/nic/responder.ts:439:19
+// gen/nic/responder.ts:433:22
+assign defer_keep_held = ((defer_valid_reg[u_ack_jobs_m_data[1:0]] && (defer_job_row[55:48] == 8'd96)) && (job_syndrome[7:5] == 3'b000)) && (!binary_35[23] && (defer_job_row[23:0] != u_ack_jobs_m_data[25:2]));
+
+// gen/nic/responder.ts:443:19
 assign defer_any = (((defer_valid_reg[0] && !(rd_busy[2'b00] || (read_req_valid_reg && (read_req_data_reg[1:0] == 2'b00)))) || (defer_valid_reg[1] && !(rd_busy[2'd1] || (read_req_valid_reg && (read_req_data_reg[1:0] == 2'd1))))) || (defer_valid_reg[2] && !(rd_busy[2'd2] || (read_req_valid_reg && (read_req_data_reg[1:0] == 2'd2))))) || (defer_valid_reg[3] && !(rd_busy[2'd3] || (read_req_valid_reg && (read_req_data_reg[1:0] == 2'd3))));
 
-// gen/nic/responder.ts:440:18
+// gen/nic/responder.ts:444:18
 assign defer_qp = (defer_valid_reg[0] && !(rd_busy[2'b00] || (read_req_valid_reg && (read_req_data_reg[1:0] == 2'b00)))) ? 2'b00 : ((defer_valid_reg[1] && !(rd_busy[2'd1] || (read_req_valid_reg && (read_req_data_reg[1:0] == 2'd1)))) ? 2'd1 : ((defer_valid_reg[2] && !(rd_busy[2'd2] || (read_req_valid_reg && (read_req_data_reg[1:0] == 2'd2)))) ? 2'd2 : ((defer_valid_reg[3] && !(rd_busy[2'd3] || (read_req_valid_reg && (read_req_data_reg[1:0] == 2'd3)))) ? 2'd3 : 2'b00)));
 
-// gen/nic/responder.ts:442:18
+// gen/nic/responder.ts:446:18
 assign defer_send = (defer_any && ack_cmd_free) && !job_sends;
 
-// gen/nic/responder.ts:467:22
+// gen/nic/responder.ts:472:22
 assign rd_queued = (u_ack_jobs_s_valid && u_ack_jobs_s_ready) && u_ack_jobs_s_data[62];
 
-// gen/nic/responder.ts:469:20
+// gen/nic/responder.ts:474:20
 assign rd_void = (job_pop && u_ack_jobs_m_data[62]) && !job_live;
 
 // gen/nic/responder.ts:156:5
@@ -920,34 +927,25 @@ always @(posedge clk) begin
         read_req_valid_reg <= 1'b0;
     end
     seq_nak_tx_reg <= 1'b0;
-    if ((job_defers && (u_ack_jobs_m_data[1:0] == 2'b00)) && !defer_keep_held) begin
-        defer_valid_reg[0] <= 1'd1;
-        defer_psn_reg[23:0] <= u_ack_jobs_m_data[25:2];
-        defer_msn_reg[23:0] <= job_msn;
-        defer_syndrome_reg[7:0] <= job_syndrome;
-    end
-    if ((job_defers && (u_ack_jobs_m_data[1:0] == 2'd1)) && !defer_keep_held) begin
-        defer_valid_reg[1] <= 1'd1;
-        defer_psn_reg[47:24] <= u_ack_jobs_m_data[25:2];
-        defer_msn_reg[47:24] <= job_msn;
-        defer_syndrome_reg[15:8] <= job_syndrome;
-    end
-    if ((job_defers && (u_ack_jobs_m_data[1:0] == 2'd2)) && !defer_keep_held) begin
-        defer_valid_reg[2] <= 1'd1;
-        defer_psn_reg[71:48] <= u_ack_jobs_m_data[25:2];
-        defer_msn_reg[71:48] <= job_msn;
-        defer_syndrome_reg[23:16] <= job_syndrome;
-    end
-    if ((job_defers && (u_ack_jobs_m_data[1:0] == 2'd3)) && !defer_keep_held) begin
-        defer_valid_reg[3] <= 1'd1;
-        defer_psn_reg[95:72] <= u_ack_jobs_m_data[25:2];
-        defer_msn_reg[95:72] <= job_msn;
-        defer_syndrome_reg[31:24] <= job_syndrome;
+    if (job_defers && !defer_keep_held) begin
+        defer_mem[u_ack_jobs_m_data[1:0]] <= {job_syndrome, job_msn, u_ack_jobs_m_data[25:2]};
+        if (u_ack_jobs_m_data[1:0] == 2'b00) begin
+            defer_valid_reg[0] <= 1'd1;
+        end
+        if (u_ack_jobs_m_data[1:0] == 2'd1) begin
+            defer_valid_reg[1] <= 1'd1;
+        end
+        if (u_ack_jobs_m_data[1:0] == 2'd2) begin
+            defer_valid_reg[2] <= 1'd1;
+        end
+        if (u_ack_jobs_m_data[1:0] == 2'd3) begin
+            defer_valid_reg[3] <= 1'd1;
+        end
     end
     if (defer_send) begin
         ack_cmd_valid_reg <= 1'd1;
-        seq_nak_tx_reg <= 8'd96 == defer_syndrome_reg[defer_qp * 8 +: 8];
-        ack_cmd_data_reg <= {cfg[94:89], cfg[88:81], part_38[406:391], part_39[158:127], cfg[80:49], part_40[126:79], cfg[48:1], defer_msn_reg[defer_qp * 24 +: 24], defer_syndrome_reg[defer_qp * 8 +: 8], 1'd1, 32'd0, 32'd0, 64'd0, 1'b0, 13'd0, 1'b0, defer_psn_reg[defer_qp * 24 +: 24], part_41[26:3], 8'd17};
+        seq_nak_tx_reg <= 8'd96 == defer_mem_rdata1[55:48];
+        ack_cmd_data_reg <= {cfg[94:89], cfg[88:81], part_38[406:391], part_39[158:127], cfg[80:49], part_40[126:79], cfg[48:1], defer_mem_rdata1[47:24], defer_mem_rdata1[55:48], 1'd1, 32'd0, 32'd0, 64'd0, 1'b0, 13'd0, 1'b0, defer_mem_rdata1[23:0], part_41[26:3], 8'd17};
         if (defer_qp == 2'b00) begin
             defer_valid_reg[0] <= 1'b0;
         end
@@ -1079,7 +1077,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/responder.ts:473:7
+// gen/nic/responder.ts:478:7
 always @(posedge clk) begin
     if ((rd_queued && (qp_idx == 2'b00)) && !(((read_req_valid_reg && m_read_req_ready) && (read_req_data_reg[1:0] == 2'b00)) || (rd_void && (u_ack_jobs_m_data[1:0] == 2'b00)))) begin
         pend_rd_reg[4:0] <= pend_rd_reg[4:0] + 5'd1;
@@ -1116,6 +1114,12 @@ always @(posedge clk) begin
         msg_mem_rdata <= msg_mem[msg_rd_qp];
     end
 end
+
+// gen/nic/responder.ts:429:46: asynchronous read port
+assign defer_mem_rdata0 = defer_mem[u_ack_jobs_m_data[1:0]];
+
+// gen/nic/responder.ts:447:23: asynchronous read port
+assign defer_mem_rdata1 = defer_mem[defer_qp];
 
 // gen/nic/responder.ts:123:18
 sync_fifo_width212 u_ack_jobs (

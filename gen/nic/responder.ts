@@ -410,10 +410,15 @@ export const responder = defineModule('nic_responder', { dataWidth: 64, numQp: 4
   };
 
   // ---- deferred ACK/NAK per QP (response order behind READ responses) --------------------------
+  // The held ACK/NAK of each QP is a row of defer_mem, valid while its defer_valid_reg bit is
+  // set. The row is read at two QPs in the cycle they are needed (the job's, for the
+  // keep-held compare, and the one whose held ACK/NAK goes), so both reads are asynchronous:
+  // distributed RAM (LUTRAM) with two read ports and one write port, not block RAM, which
+  // reads a cycle late. A read in the cycle of a write sees the row before it, as the
+  // registers did; the flags are still read for all QPs at once (the choice of the next).
+  const DeferRec = Struct('resp_defer_rec', { psn: UInt(24), msn: UInt(24), syndrome: UInt(8) });
   const dfValid = m.reg('defer_valid_reg', UInt(p.numQp));
-  const dfPsn = m.reg('defer_psn_reg', Vec(UInt(24), p.numQp), { reset: null });
-  const dfMsn = m.reg('defer_msn_reg', Vec(UInt(24), p.numQp), { reset: null });
-  const dfSyn = m.reg('defer_syndrome_reg', Vec(UInt(8), p.numQp), { reset: null });
+  const dfMem = m.memory('defer_mem', DeferRec, 2 ** qw);
   const rdPending = (qi: Value): Value => rdBusy.bit(qi).lor(rdValid.land(rdData.field('qp').eq(qi)));
   // What the job would send now: a write's failure NAK, or its ACK/NAK.
   const jobSends = m.let('job_sends', live.land(dmaBad.lor(job.field('read').lnot().land(job.field('send')))));
@@ -421,16 +426,15 @@ export const responder = defineModule('nic_responder', { dataWidth: 64, numQp: 4
   const jobMsn = m.let('job_msn', mux(dmaBad, job.field('msn').subw(job.field('last').zext(24)), job.field('msn')));
   const jobDefers = m.let('job_defers', jobSends.land(rdPending(jq).lor(dfValid.bit(jq))));
   // A held NAK 0x60 stays when a plain ACK below its PSN comes (the NAK says more).
-  const dfIsSeqNak = dfSyn.at(jq).eq(AETH.NAK_PSN_SEQ);
+  const dfJob = m.let('defer_job_row', dfMem.readAsync(jq));
+  m.unused(dfJob, 'the keep-held compare reads psn and syndrome; the msn is read where a held ACK/NAK goes');
+  const dfIsSeqNak = dfJob.field('syndrome').eq(AETH.NAK_PSN_SEQ);
   const jobIsAck = jobSyn.bits(7, 5).eq(0);
-  const keepHeld = m.let('defer_keep_held', dfValid.bit(jq).land(dfIsSeqNak).land(jobIsAck).land(psnGt(dfPsn.at(jq), job.field('psn'))));
-  const setDf = (i: number): void => {
-    dfValid.setBits(i, i, 1);
-    dfPsn.setBits(24 * i + 23, 24 * i, job.field('psn'));
-    dfMsn.setBits(24 * i + 23, 24 * i, jobMsn);
-    dfSyn.setBits(8 * i + 7, 8 * i, jobSyn);
-  };
-  for (let i = 0; i < p.numQp; i++) m.if(jobDefers.land(jq.eq(i)).land(keepHeld.lnot()), () => setDf(i));
+  const keepHeld = m.let('defer_keep_held', dfValid.bit(jq).land(dfIsSeqNak).land(jobIsAck).land(psnGt(dfJob.field('psn'), job.field('psn'))));
+  m.if(jobDefers.land(keepHeld.lnot()), () => {
+    dfMem.write(jq, pack(DeferRec, { psn: job.field('psn'), msn: jobMsn, syndrome: jobSyn }));
+    for (let i = 0; i < p.numQp; i++) m.if(jq.eq(i), () => dfValid.setBits(i, i, 1));
+  });
   // A held one whose READs are all out goes when the job path sends nothing this cycle.
   const dfReady: Value[] = [];
   for (let i = 0; i < p.numQp; i++) dfReady.push(dfValid.bit(i).land(rdPending(lit(i, qw)).lnot()));
@@ -440,8 +444,9 @@ export const responder = defineModule('nic_responder', { dataWidth: 64, numQp: 4
   const dfQp = m.let('defer_qp', dfQ);
   // Not while the job path sends or holds this cycle (one ack command, one write per slot).
   const dfGo = m.let('defer_send', dfAny.land(ackFree).land(jobSends.lnot()));
+  const dfOut = dfMem.readAsync(dfQp);
   m.if(dfGo, () => {
-    send(dfQp, dfPsn.at(dfQp), dfSyn.at(dfQp), dfMsn.at(dfQp));
+    send(dfQp, dfOut.field('psn'), dfOut.field('syndrome'), dfOut.field('msn'));
     for (let i = 0; i < p.numQp; i++) m.if(dfQp.eq(i), () => dfValid.setBits(i, i, 0));
   });
 
