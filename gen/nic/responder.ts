@@ -21,6 +21,13 @@
 // Every ACK/NAK goes through the one ack-job queue, so they leave in packet order and a
 // re-ACK or NAK 0x60 (which acknowledge everything before EXP_PSN) waits for earlier writes.
 //
+// Per-QP state (issue 15, docs/synth.md "State per QP"): the open message of each QP (RETH
+// VA, rkey and length, offset reached) is a row of msg_mem, read (registered) as its header
+// is taken in IDLE and written back whole when the packet executes; the held ACK/NAK of each
+// QP (below) is a row of defer_mem, read asynchronously (LUTRAM). What stays in flip-flops per
+// QP is 11 bits: in_msg, nak_sent, hdr_err, ack_err, dup_rd and defer_valid flags, and
+// pend_rd (5 bits). Same ports and cycles as with the records in registers.
+//
 // EXP_PSN and MSN are read from qp_ctx (nic_regs owns them; software sets EXP_PSN). An update
 // issued in CHECK is visible two cycles later at the next CHECK, so one register stage
 // between nic_regs and this block would still be safe.
