@@ -114,12 +114,10 @@ reg  [3:0] hdr_err_reg;
 reg  [19:0] pend_rd_reg;
 reg  [3:0] dup_rd_reg;
 reg  [3:0] ack_err_reg;
-reg  [255:0] msg_va_reg;
-reg  [127:0] msg_key_reg;
-reg  [127:0] msg_len_reg;
-reg  [127:0] msg_off_reg;
 reg  [1:0] state;
 reg  [327:0] hdr_reg;
+wire hdr_take;
+wire [1:0] msg_rd_qp;
 wire [23:0] qpn_off;
 wire [1:0] qp_idx;
 wire qp_known;
@@ -166,6 +164,8 @@ reg  dup_req_reg;
 reg  dup_rd_queued;
 wire exec;
 wire has_data;
+wire [63:0] msg_va;
+wire [31:0] msg_key;
 wire [23:0] new_msn;
 wire [72:0] u_pay_skid_s_data;
 wire u_pay_skid_s_valid;
@@ -191,334 +191,346 @@ wire job_live;
 wire ack_cmd_free;
 reg  seq_nak_tx_reg;
 reg  [3:0] defer_valid_reg;
-reg  [95:0] defer_psn_reg;
-reg  [95:0] defer_msn_reg;
-reg  [31:0] defer_syndrome_reg;
 wire job_sends;
 wire [7:0] job_syndrome;
 wire [23:0] job_msn;
 wire job_defers;
+// not read: the keep-held compare reads psn and syndrome; the msn is read where a held ACK/NAK goes
+/* verilator lint_off UNUSEDSIGNAL */
+wire [55:0] defer_job_row;
+/* verilator lint_on UNUSEDSIGNAL */
 wire defer_keep_held;
 wire defer_any;
 wire [1:0] defer_qp;
 wire defer_send;
 wire rd_queued;
 wire rd_void;
-// intermediate of gen/nic/responder.ts:155:21: only bits [2:0] are used
+reg  [159:0] msg_mem [0:3];
+reg  [159:0] msg_mem_rdata;
+reg  [55:0] defer_mem [0:3];
+wire [55:0] defer_mem_rdata0;
+wire [55:0] defer_mem_rdata1;
+// intermediate of gen/nic/responder.ts:170:21: only bits [2:0] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_0 = qp_ctx[qp_idx * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:155:21: only bits [2:0] are used
+// intermediate of gen/nic/responder.ts:170:21: only bits [2:0] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_1 = qp_ctx[qp_idx * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:155:21: only bits [2:0] are used
+// intermediate of gen/nic/responder.ts:170:21: only bits [2:0] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_2 = qp_ctx[qp_idx * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:155:21: only bits [74:51] are used
+// intermediate of gen/nic/responder.ts:170:21: only bits [74:51] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_3 = qp_ctx[qp_idx * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:155:21: only bits [78:75] are used
+// intermediate of gen/nic/responder.ts:170:21: only bits [78:75] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_4 = qp_ctx[qp_idx * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:155:21: only bits [78:75] are used
+// intermediate of gen/nic/responder.ts:170:21: only bits [78:75] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_5 = qp_ctx[qp_idx * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:202:82: only bits [23:0] are used
+// intermediate of gen/nic/responder.ts:217:82: only bits [23:0] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [31:0] binary_6 = ((hdr_reg[198:167] - 32'd1) >> part_5[78:75]);
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:155:21: only bits [430:407] are used
+// intermediate of gen/nic/responder.ts:170:21: only bits [430:407] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_7 = qp_ctx[qp_idx * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:155:21: only bits [78:75] are used
+// intermediate of gen/nic/responder.ts:170:21: only bits [78:75] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_8 = qp_ctx[qp_idx * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:155:21: only bits [174:159] are used
+// intermediate of gen/nic/responder.ts:170:21: only bits [174:159] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_9 = qp_ctx[qp_idx * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:155:21: only bits [430:407] are used
+// intermediate of gen/nic/responder.ts:170:21: only bits [430:407] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_10 = qp_ctx[qp_idx * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:155:21: only bits [78:75] are used
+// intermediate of gen/nic/responder.ts:170:21: only bits [78:75] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_11 = qp_ctx[qp_idx * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:155:21: only bits [174:159] are used
+// intermediate of gen/nic/responder.ts:170:21: only bits [174:159] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_12 = qp_ctx[qp_idx * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:155:21: only bits [430:407] are used
+// intermediate of gen/nic/responder.ts:170:21: only bits [430:407] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_13 = qp_ctx[qp_idx * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:155:21: only bits [74:51] are used
+// intermediate of gen/nic/responder.ts:170:21: only bits [74:51] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_14 = qp_ctx[qp_idx * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:155:21: only bits [78:75] are used
+// intermediate of gen/nic/responder.ts:170:21: only bits [78:75] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_15 = qp_ctx[qp_idx * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:155:21: only bits [174:159] are used
+// intermediate of gen/nic/responder.ts:170:21: only bits [174:159] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_16 = qp_ctx[qp_idx * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:155:21: only bits [430:407] are used
+// intermediate of gen/nic/responder.ts:170:21: only bits [430:407] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_17 = qp_ctx[qp_idx * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:155:21: only bits [74:51] are used
+// intermediate of gen/nic/responder.ts:170:21: only bits [74:51] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_18 = qp_ctx[qp_idx * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:155:21: only bits [78:75] are used
+// intermediate of gen/nic/responder.ts:170:21: only bits [78:75] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_19 = qp_ctx[qp_idx * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:155:21: only bits [174:159] are used
+// intermediate of gen/nic/responder.ts:170:21: only bits [174:159] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_20 = qp_ctx[qp_idx * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:155:21: only bits [430:407] are used
+// intermediate of gen/nic/responder.ts:170:21: only bits [430:407] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_21 = qp_ctx[qp_idx * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:155:21: only bits [78:75] are used
+// intermediate of gen/nic/responder.ts:170:21: only bits [78:75] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_22 = qp_ctx[qp_idx * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:155:21: only bits [174:159] are used
+// intermediate of gen/nic/responder.ts:170:21: only bits [174:159] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_23 = qp_ctx[qp_idx * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:155:21: only bits [430:407] are used
+// intermediate of gen/nic/responder.ts:170:21: only bits [430:407] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_24 = qp_ctx[qp_idx * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:155:21: only bits [78:75] are used
+// intermediate of gen/nic/responder.ts:170:21: only bits [78:75] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_25 = qp_ctx[qp_idx * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:155:21: only bits [174:159] are used
+// intermediate of gen/nic/responder.ts:170:21: only bits [174:159] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_26 = qp_ctx[qp_idx * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:155:21: only bits [430:407] are used
+// intermediate of gen/nic/responder.ts:170:21: only bits [430:407] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_27 = qp_ctx[qp_idx * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:155:21: only bits [78:75] are used
+// intermediate of gen/nic/responder.ts:170:21: only bits [78:75] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_28 = qp_ctx[qp_idx * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:155:21: only bits [174:159] are used
+// intermediate of gen/nic/responder.ts:170:21: only bits [174:159] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_29 = qp_ctx[qp_idx * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:155:21: only bits [430:407] are used
+// intermediate of gen/nic/responder.ts:170:21: only bits [430:407] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_30 = qp_ctx[qp_idx * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:155:21: only bits [78:75] are used
+// intermediate of gen/nic/responder.ts:170:21: only bits [78:75] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_31 = qp_ctx[qp_idx * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:155:21: only bits [174:159] are used
+// intermediate of gen/nic/responder.ts:170:21: only bits [174:159] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_32 = qp_ctx[qp_idx * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:155:21: only bits [430:407] are used
+// intermediate of gen/nic/responder.ts:170:21: only bits [430:407] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_33 = qp_ctx[qp_idx * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:155:21: only bits [430:407] are used
+// intermediate of gen/nic/responder.ts:170:21: only bits [430:407] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_34 = qp_ctx[qp_idx * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
 // intermediate of gen/nic/psn.ts:8:20: only bits [23:23] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [23:0] binary_35 = (defer_psn_reg[u_ack_jobs_m_data[1:0] * 24 +: 24] - u_ack_jobs_m_data[25:2]);
+wire [23:0] binary_35 = (defer_job_row[23:0] - u_ack_jobs_m_data[25:2]);
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:155:21: only bits [174:159] are used
+// intermediate of gen/nic/responder.ts:170:21: only bits [174:159] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_36 = qp_ctx[qp_idx * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:155:21: only bits [174:159] are used
+// intermediate of gen/nic/responder.ts:170:21: only bits [174:159] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_37 = qp_ctx[qp_idx * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:402:21: only bits [406:391] are used
+// intermediate of gen/nic/responder.ts:408:21: only bits [406:391] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_38 = qp_ctx[defer_qp * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:402:21: only bits [158:127] are used
+// intermediate of gen/nic/responder.ts:408:21: only bits [158:127] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_39 = qp_ctx[defer_qp * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:402:21: only bits [126:79] are used
+// intermediate of gen/nic/responder.ts:408:21: only bits [126:79] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_40 = qp_ctx[defer_qp * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:402:21: only bits [26:3] are used
+// intermediate of gen/nic/responder.ts:408:21: only bits [26:3] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_41 = qp_ctx[defer_qp * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:402:21: only bits [406:391] are used
+// intermediate of gen/nic/responder.ts:408:21: only bits [406:391] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_42 = qp_ctx[u_ack_jobs_m_data[1:0] * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:402:21: only bits [158:127] are used
+// intermediate of gen/nic/responder.ts:408:21: only bits [158:127] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_43 = qp_ctx[u_ack_jobs_m_data[1:0] * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:402:21: only bits [126:79] are used
+// intermediate of gen/nic/responder.ts:408:21: only bits [126:79] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_44 = qp_ctx[u_ack_jobs_m_data[1:0] * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/responder.ts:402:21: only bits [26:3] are used
+// intermediate of gen/nic/responder.ts:408:21: only bits [26:3] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_45 = qp_ctx[u_ack_jobs_m_data[1:0] * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
 
-// gen/nic/responder.ts:148:14
+// gen/nic/responder.ts:161:14
 assign s_hdr_ready = state == STATE_IDLE;
 
-// gen/nic/responder.ts:152:20
+// gen/nic/responder.ts:162:21
+assign hdr_take = (state == STATE_IDLE) && s_hdr_valid;
+
+// gen/nic/responder.ts:164:32
+assign msg_rd_qp = s_hdr_data[9:8] - 2'b00;
+
+// gen/nic/responder.ts:167:20
 assign qpn_off = hdr_reg[31:8] - 24'd256;
 
-// gen/nic/responder.ts:153:15
+// gen/nic/responder.ts:168:15
 assign qp_idx = qpn_off[1:0];
 
-// gen/nic/responder.ts:154:19
+// gen/nic/responder.ts:169:19
 assign qp_known = (hdr_reg[31:8] >= 24'd256) && (qpn_off < 24'd4);
 
-// gen/nic/responder.ts:157:18
+// gen/nic/responder.ts:172:18
 assign qp_able = ((qp_known && ((part_1[2:0] == 3'd2) || (part_0[2:0] == 3'd3))) && !hdr_err_reg[qp_idx]) && !ack_err_reg[qp_idx];
 
-// gen/nic/responder.ts:160:21
+// gen/nic/responder.ts:175:21
 assign is_first = hdr_reg[7:0] == 8'd6;
 
-// gen/nic/responder.ts:161:22
+// gen/nic/responder.ts:176:22
 assign is_middle = hdr_reg[7:0] == 8'd7;
 
-// gen/nic/responder.ts:162:20
+// gen/nic/responder.ts:177:20
 assign is_last = hdr_reg[7:0] == 8'd8;
 
-// gen/nic/responder.ts:163:20
+// gen/nic/responder.ts:178:20
 assign is_only = hdr_reg[7:0] == 8'd10;
 
-// gen/nic/responder.ts:164:19
+// gen/nic/responder.ts:179:19
 assign is_ack = hdr_reg[7:0] == 8'd17;
 
-// gen/nic/responder.ts:165:20
+// gen/nic/responder.ts:180:20
 assign starts_msg = is_first || is_only;
 
-// gen/nic/responder.ts:166:18
+// gen/nic/responder.ts:181:18
 assign ends_msg = is_last || is_only;
 
-// gen/nic/responder.ts:169:20
+// gen/nic/responder.ts:184:20
 assign is_read = hdr_reg[7:0] == 8'd12;
 
-// gen/nic/responder.ts:170:24
+// gen/nic/responder.ts:185:24
 assign is_unserved = ((((hdr_reg[7:0] <= 8'd5) || (hdr_reg[7:0] == 8'd9)) || (hdr_reg[7:0] == 8'd11)) || (hdr_reg[7:0] == 8'd19)) || (hdr_reg[7:0] == 8'd20);
 
-// gen/nic/responder.ts:171:21
+// gen/nic/responder.ts:186:21
 assign is_write = (starts_msg || is_middle) || is_last;
 
-// gen/nic/responder.ts:172:21
+// gen/nic/responder.ts:187:21
 assign is_rresp = (hdr_reg[7:0] >= 8'd13) && (hdr_reg[7:0] <= 8'd16);
 
-// gen/nic/responder.ts:174:21
+// gen/nic/responder.ts:189:21
 assign rresp_ok = ((qp_known && (part_2[2:0] == 3'd3)) && !hdr_err_reg[qp_idx]) && !ack_err_reg[qp_idx];
 
-// gen/nic/responder.ts:179:21
+// gen/nic/responder.ts:194:21
 assign psn_diff = hdr_reg[55:32] - part_3[74:51];
 
-// gen/nic/responder.ts:180:19
+// gen/nic/responder.ts:195:19
 assign psn_ok = psn_diff == 24'd0;
 
-// gen/nic/responder.ts:182:23
+// gen/nic/responder.ts:197:23
 assign psn_behind = psn_diff[23];
 
-// gen/nic/responder.ts:184:20
+// gen/nic/responder.ts:199:20
 assign seq_err = (starts_msg && in_msg_reg[qp_idx]) || ((is_middle || is_last) && !in_msg_reg[qp_idx]);
 
-// gen/nic/responder.ts:185:17
+// gen/nic/responder.ts:200:17
 assign mtu = 13'd1 << part_4[78:75];
 
-// gen/nic/responder.ts:187:17
-assign msg_off = starts_msg ? 32'd0 : msg_off_reg[qp_idx * 32 +: 32];
+// gen/nic/responder.ts:202:17
+assign msg_off = starts_msg ? 32'd0 : msg_mem_rdata[159:128];
 
-// gen/nic/responder.ts:188:20
-assign dma_len = starts_msg ? hdr_reg[198:167] : msg_len_reg[qp_idx * 32 +: 32];
+// gen/nic/responder.ts:203:20
+assign dma_len = starts_msg ? hdr_reg[198:167] : msg_mem_rdata[127:96];
 
-// gen/nic/responder.ts:189:17
+// gen/nic/responder.ts:204:17
 assign msg_end = {1'b0, msg_off} + {1'b0, {19'd0, hdr_reg[69:57]}};
 
-// gen/nic/responder.ts:192:20
+// gen/nic/responder.ts:207:20
 assign len_err = ends_msg ? (((msg_end != {1'b0, dma_len}) || (hdr_reg[69:57] > mtu)) || (is_last && (hdr_reg[69:57] == 13'd0))) : ((hdr_reg[69:57] != mtu) || (msg_end >= {1'b0, dma_len}));
 
-// gen/nic/responder.ts:195:23
+// gen/nic/responder.ts:210:23
 assign need_xlate = starts_msg && (hdr_reg[198:167] != 32'd0);
 
-// gen/nic/responder.ts:197:19
+// gen/nic/responder.ts:212:19
 assign rd_bad = (in_msg_reg[qp_idx] || (hdr_reg[69:57] != 13'd0)) || !hdr_reg[70];
 
-// gen/nic/responder.ts:198:21
+// gen/nic/responder.ts:213:21
 assign rd_room_q = rd_room[qp_idx];
 
-// gen/nic/responder.ts:199:24
+// gen/nic/responder.ts:214:24
 assign rd_dup_room_q = rd_dup_room[qp_idx];
 
-// gen/nic/responder.ts:202:20
+// gen/nic/responder.ts:217:20
 assign rd_pkts = (hdr_reg[198:167] == 32'd0) ? 24'd1 : (binary_6[23:0] + 24'd1);
 
-// gen/nic/responder.ts:204:20
+// gen/nic/responder.ts:219:20
 assign rd_wait = is_read && (pend_rd_reg[qp_idx * 5 +: 5] != 5'd0);
 
-// gen/nic/responder.ts:209:14
+// gen/nic/responder.ts:224:14
 assign m_xlate_req_valid = xlate_req_valid_reg;
 
-// gen/nic/responder.ts:210:13
+// gen/nic/responder.ts:225:13
 assign m_xlate_req_data = xlate_req_data_reg;
 
-// gen/nic/responder.ts:212:15
+// gen/nic/responder.ts:227:15
 assign s_xlate_resp_ready = state == STATE_XLATE;
 
-// gen/nic/responder.ts:216:16
+// gen/nic/responder.ts:231:16
 assign m_dma_cmd_valid = dma_cmd_valid_reg;
 
-// gen/nic/responder.ts:217:15
+// gen/nic/responder.ts:232:15
 assign m_dma_cmd_data = dma_cmd_data_reg;
 
-// gen/nic/responder.ts:223:15
+// gen/nic/responder.ts:238:15
 assign m_rresp_hdr_valid = rresp_hdr_valid_reg;
 
-// gen/nic/responder.ts:224:14
+// gen/nic/responder.ts:239:14
 assign m_rresp_hdr_data = rresp_hdr_data_reg;
 
-// gen/nic/responder.ts:227:18
+// gen/nic/responder.ts:242:18
 assign room = (((u_ack_jobs_s_ready && u_pay_jobs_s_ready) && (!dma_cmd_valid_reg || m_dma_cmd_ready)) && (!rresp_hdr_valid_reg || m_rresp_hdr_ready)) && !rd_wait;
 
-// gen/nic/responder.ts:230:20
+// gen/nic/responder.ts:245:20
 assign decide = (state == STATE_CHECK) && room;
 
-// gen/nic/responder.ts:231:21
+// gen/nic/responder.ts:246:21
 assign xlate_ok = ((state == STATE_XLATE) && s_xlate_resp_valid) && (s_xlate_resp_data[2:0] == 3'b000);
 
-// gen/nic/responder.ts:232:22
+// gen/nic/responder.ts:247:22
 assign xlate_bad = ((state == STATE_XLATE) && s_xlate_resp_valid) && (s_xlate_resp_data[2:0] != 3'b000);
 
-// gen/nic/responder.ts:234:16
+// gen/nic/responder.ts:249:16
 always @* begin
     u_ack_jobs_s_valid = 1'b0;
     u_pay_jobs_s_valid = 1'b0;
@@ -628,138 +640,147 @@ always @* begin
     end
 end
 
-// gen/nic/responder.ts:242:15
+// gen/nic/responder.ts:257:15
 assign cnt_seq_nak_rx = seq_nak_rx_reg;
 
-// gen/nic/responder.ts:243:13
+// gen/nic/responder.ts:258:13
 assign cnt_dup_req = dup_req_reg;
 
-// gen/nic/responder.ts:317:18
+// gen/nic/responder.ts:332:18
 assign exec = (((((decide && qp_able) && is_write) && psn_ok) && !(seq_err || len_err)) && !need_xlate) || xlate_ok;
 
-// gen/nic/responder.ts:318:21
+// gen/nic/responder.ts:333:21
 assign has_data = hdr_reg[69:57] != 13'd0;
 
-// gen/nic/responder.ts:321:20
+// gen/nic/responder.ts:334:16
+assign msg_va = starts_msg ? hdr_reg[134:71] : msg_mem_rdata[63:0];
+
+// gen/nic/responder.ts:335:17
+assign msg_key = starts_msg ? hdr_reg[166:135] : msg_mem_rdata[95:64];
+
+// gen/nic/responder.ts:336:20
 assign new_msn = ends_msg ? (part_33[430:407] + 24'd1) : part_34[430:407];
 
-// gen/nic/responder.ts:354:16
+// gen/nic/responder.ts:360:16
 assign u_pay_skid_s_valid = (s_payload_tvalid && u_pay_jobs_m_valid) && !(u_pay_jobs_m_data[0] || u_pay_jobs_m_data[1]);
 
-// gen/nic/responder.ts:355:15
+// gen/nic/responder.ts:361:15
 assign u_pay_skid_s_data = {s_payload_tlast, s_payload_tkeep, s_payload_tdata};
 
-// gen/nic/responder.ts:356:18
+// gen/nic/responder.ts:362:18
 assign u_rresp_skid_s_valid = (s_payload_tvalid && u_pay_jobs_m_valid) && u_pay_jobs_m_data[1];
 
-// gen/nic/responder.ts:357:17
+// gen/nic/responder.ts:363:17
 assign u_rresp_skid_s_data = {s_payload_tlast, s_payload_tkeep, s_payload_tdata};
 
-// gen/nic/responder.ts:358:15
+// gen/nic/responder.ts:364:15
 assign s_payload_tready = u_pay_jobs_m_valid && (u_pay_jobs_m_data[0] || (u_pay_jobs_m_data[1] ? u_rresp_skid_s_ready : u_pay_skid_s_ready));
 
-// gen/nic/responder.ts:359:16
+// gen/nic/responder.ts:365:16
 assign m_rresp_payload_tvalid = u_rresp_skid_m_valid;
 
-// gen/nic/responder.ts:360:15
+// gen/nic/responder.ts:366:15
 assign m_rresp_payload_tdata = u_rresp_skid_m_data[63:0];
 
-// gen/nic/responder.ts:361:16
+// gen/nic/responder.ts:367:16
 assign m_rresp_payload_tkeep = u_rresp_skid_m_data[71:64];
 
-// gen/nic/responder.ts:362:16
+// gen/nic/responder.ts:368:16
 assign m_rresp_payload_tlast = u_rresp_skid_m_data[72];
 
-// gen/nic/responder.ts:363:18
+// gen/nic/responder.ts:369:18
 assign u_rresp_skid_m_ready = m_rresp_payload_tready;
 
-// gen/nic/responder.ts:364:19
+// gen/nic/responder.ts:370:19
 assign u_pay_jobs_m_ready = (s_payload_tvalid && s_payload_tready) && s_payload_tlast;
 
-// gen/nic/responder.ts:365:15
+// gen/nic/responder.ts:371:15
 assign m_payload_tvalid = u_pay_skid_m_valid;
 
-// gen/nic/responder.ts:366:14
+// gen/nic/responder.ts:372:14
 assign m_payload_tdata = u_pay_skid_m_data[63:0];
 
-// gen/nic/responder.ts:367:15
+// gen/nic/responder.ts:373:15
 assign m_payload_tkeep = u_pay_skid_m_data[71:64];
 
-// gen/nic/responder.ts:368:15
+// gen/nic/responder.ts:374:15
 assign m_payload_tlast = u_pay_skid_m_data[72];
 
-// gen/nic/responder.ts:369:16
+// gen/nic/responder.ts:375:16
 assign u_pay_skid_m_ready = m_payload_tready;
 
-// gen/nic/responder.ts:378:16
+// gen/nic/responder.ts:384:16
 assign m_ack_cmd_valid = ack_cmd_valid_reg;
 
-// gen/nic/responder.ts:379:15
+// gen/nic/responder.ts:385:15
 assign m_ack_cmd_data = ack_cmd_data_reg;
 
-// gen/nic/responder.ts:380:11
+// gen/nic/responder.ts:386:11
 assign qp_error = {qp_error_qp_reg, qp_error_valid_reg};
 
-// gen/nic/responder.ts:386:17
+// gen/nic/responder.ts:392:17
 assign m_read_req_valid = read_req_valid_reg;
 
-// gen/nic/responder.ts:387:16
+// gen/nic/responder.ts:393:16
 assign m_read_req_data = read_req_data_reg;
 
-// gen/nic/responder.ts:389:17
+// gen/nic/responder.ts:395:17
 assign job_pop = ((u_ack_jobs_m_valid && (!u_ack_jobs_m_data[58] || s_dma_status_valid)) && (!ack_cmd_valid_reg || m_ack_cmd_ready)) && (!read_req_valid_reg || m_read_req_ready);
 
-// gen/nic/responder.ts:391:16
+// gen/nic/responder.ts:397:16
 assign u_ack_jobs_m_ready = job_pop;
 
-// gen/nic/responder.ts:392:19
+// gen/nic/responder.ts:398:19
 assign s_dma_status_ready = job_pop && u_ack_jobs_m_data[58];
 
-// gen/nic/responder.ts:393:20
+// gen/nic/responder.ts:399:20
 assign dma_bad = u_ack_jobs_m_data[58] && (s_dma_status_data != 3'b000);
 
-// gen/nic/responder.ts:395:18
+// gen/nic/responder.ts:401:18
 assign job_live = job_pop && !(ack_err_reg[u_ack_jobs_m_data[1:0]]);
 
-// gen/nic/responder.ts:397:21
+// gen/nic/responder.ts:403:21
 assign ack_cmd_free = !ack_cmd_valid_reg || m_ack_cmd_ready;
 
-// gen/nic/responder.ts:400:15
+// gen/nic/responder.ts:406:15
 assign cnt_seq_nak_tx = seq_nak_tx_reg;
 
-// gen/nic/responder.ts:420:22
+// gen/nic/responder.ts:431:22
 assign job_sends = job_live && (dma_bad || (!u_ack_jobs_m_data[62] && u_ack_jobs_m_data[59]));
 
-// gen/nic/responder.ts:421:20
+// gen/nic/responder.ts:432:20
 assign job_syndrome = dma_bad ? 8'd98 : u_ack_jobs_m_data[57:50];
 
-// gen/nic/responder.ts:422:20
+// gen/nic/responder.ts:433:20
 assign job_msn = dma_bad ? (u_ack_jobs_m_data[49:26] - {23'd0, u_ack_jobs_m_data[61]}) : u_ack_jobs_m_data[49:26];
 
-// gen/nic/responder.ts:423:23
+// gen/nic/responder.ts:434:23
 assign job_defers = job_sends && ((rd_busy[u_ack_jobs_m_data[1:0]] || (read_req_valid_reg && (read_req_data_reg[1:0] == u_ack_jobs_m_data[1:0]))) || defer_valid_reg[u_ack_jobs_m_data[1:0]]);
 
-// gen/nic/responder.ts:427:22
-assign defer_keep_held = ((defer_valid_reg[u_ack_jobs_m_data[1:0]] && (defer_syndrome_reg[u_ack_jobs_m_data[1:0] * 8 +: 8] == 8'd96)) && (job_syndrome[7:5] == 3'b000)) && (!binary_35[23] && (defer_psn_reg[u_ack_jobs_m_data[1:0] * 24 +: 24] != u_ack_jobs_m_data[25:2]));
+// gen/nic/responder.ts:436:19
+assign defer_job_row = defer_mem_rdata0;
 
-// gen/nic/responder.ts:440:19
+// gen/nic/responder.ts:440:22
+assign defer_keep_held = ((defer_valid_reg[u_ack_jobs_m_data[1:0]] && (defer_job_row[55:48] == 8'd96)) && (job_syndrome[7:5] == 3'b000)) && (!binary_35[23] && (defer_job_row[23:0] != u_ack_jobs_m_data[25:2]));
+
+// gen/nic/responder.ts:450:19
 assign defer_any = (((defer_valid_reg[0] && !(rd_busy[2'b00] || (read_req_valid_reg && (read_req_data_reg[1:0] == 2'b00)))) || (defer_valid_reg[1] && !(rd_busy[2'd1] || (read_req_valid_reg && (read_req_data_reg[1:0] == 2'd1))))) || (defer_valid_reg[2] && !(rd_busy[2'd2] || (read_req_valid_reg && (read_req_data_reg[1:0] == 2'd2))))) || (defer_valid_reg[3] && !(rd_busy[2'd3] || (read_req_valid_reg && (read_req_data_reg[1:0] == 2'd3))));
 
-// gen/nic/responder.ts:441:18
+// gen/nic/responder.ts:451:18
 assign defer_qp = (defer_valid_reg[0] && !(rd_busy[2'b00] || (read_req_valid_reg && (read_req_data_reg[1:0] == 2'b00)))) ? 2'b00 : ((defer_valid_reg[1] && !(rd_busy[2'd1] || (read_req_valid_reg && (read_req_data_reg[1:0] == 2'd1)))) ? 2'd1 : ((defer_valid_reg[2] && !(rd_busy[2'd2] || (read_req_valid_reg && (read_req_data_reg[1:0] == 2'd2)))) ? 2'd2 : ((defer_valid_reg[3] && !(rd_busy[2'd3] || (read_req_valid_reg && (read_req_data_reg[1:0] == 2'd3)))) ? 2'd3 : 2'b00)));
 
-// gen/nic/responder.ts:443:18
+// gen/nic/responder.ts:453:18
 assign defer_send = (defer_any && ack_cmd_free) && !job_sends;
 
-// gen/nic/responder.ts:468:22
+// gen/nic/responder.ts:479:22
 assign rd_queued = (u_ack_jobs_s_valid && u_ack_jobs_s_ready) && u_ack_jobs_s_data[62];
 
-// gen/nic/responder.ts:470:20
+// gen/nic/responder.ts:481:20
 assign rd_void = (job_pop && u_ack_jobs_m_data[62]) && !job_live;
 
-// gen/nic/responder.ts:149:5
+// gen/nic/responder.ts:163:5
 always @(posedge clk) begin
-    if ((state == STATE_IDLE) && s_hdr_valid) begin
+    if (hdr_take) begin
         hdr_reg <= s_hdr_data;
         state <= STATE_CHECK;
     end
@@ -868,7 +889,7 @@ always @(posedge clk) begin
         state <= STATE_IDLE;
         if (has_data) begin
             dma_cmd_valid_reg <= 1'd1;
-            dma_cmd_data_reg <= {3'd4, part_37[174:159], (starts_msg ? hdr_reg[166:135] : msg_key_reg[qp_idx * 32 +: 32]), {19'd0, hdr_reg[69:57]}, ((starts_msg ? hdr_reg[134:71] : msg_va_reg[qp_idx * 64 +: 64]) + {32'd0, msg_off})};
+            dma_cmd_data_reg <= {3'd4, part_37[174:159], msg_key, {19'd0, hdr_reg[69:57]}, (msg_va + {32'd0, msg_off})};
         end
         if (qp_idx == 2'b00) begin
             in_msg_reg[0] <= 1'b0;
@@ -882,50 +903,21 @@ always @(posedge clk) begin
         if (qp_idx == 2'd3) begin
             in_msg_reg[3] <= 1'b0;
         end
-        if (qp_idx == 2'b00) begin
-            if (is_first || is_middle) begin
+        if (is_first || is_middle) begin
+            if (qp_idx == 2'b00) begin
                 in_msg_reg[0] <= 1'd1;
             end
-            msg_off_reg[31:0] <= msg_end[31:0];
-            if (starts_msg) begin
-                msg_va_reg[63:0] <= hdr_reg[134:71];
-                msg_key_reg[31:0] <= hdr_reg[166:135];
-                msg_len_reg[31:0] <= hdr_reg[198:167];
-            end
-        end
-        if (qp_idx == 2'd1) begin
-            if (is_first || is_middle) begin
+            if (qp_idx == 2'd1) begin
                 in_msg_reg[1] <= 1'd1;
             end
-            msg_off_reg[63:32] <= msg_end[31:0];
-            if (starts_msg) begin
-                msg_va_reg[127:64] <= hdr_reg[134:71];
-                msg_key_reg[63:32] <= hdr_reg[166:135];
-                msg_len_reg[63:32] <= hdr_reg[198:167];
-            end
-        end
-        if (qp_idx == 2'd2) begin
-            if (is_first || is_middle) begin
+            if (qp_idx == 2'd2) begin
                 in_msg_reg[2] <= 1'd1;
             end
-            msg_off_reg[95:64] <= msg_end[31:0];
-            if (starts_msg) begin
-                msg_va_reg[191:128] <= hdr_reg[134:71];
-                msg_key_reg[95:64] <= hdr_reg[166:135];
-                msg_len_reg[95:64] <= hdr_reg[198:167];
-            end
-        end
-        if (qp_idx == 2'd3) begin
-            if (is_first || is_middle) begin
+            if (qp_idx == 2'd3) begin
                 in_msg_reg[3] <= 1'd1;
             end
-            msg_off_reg[127:96] <= msg_end[31:0];
-            if (starts_msg) begin
-                msg_va_reg[255:192] <= hdr_reg[134:71];
-                msg_key_reg[127:96] <= hdr_reg[166:135];
-                msg_len_reg[127:96] <= hdr_reg[198:167];
-            end
         end
+        msg_mem[qp_idx] <= {msg_end[31:0], dma_len, msg_key, msg_va};
     end
     if (m_ack_cmd_ready) begin
         ack_cmd_valid_reg <= 1'b0;
@@ -935,34 +927,25 @@ always @(posedge clk) begin
         read_req_valid_reg <= 1'b0;
     end
     seq_nak_tx_reg <= 1'b0;
-    if ((job_defers && (u_ack_jobs_m_data[1:0] == 2'b00)) && !defer_keep_held) begin
-        defer_valid_reg[0] <= 1'd1;
-        defer_psn_reg[23:0] <= u_ack_jobs_m_data[25:2];
-        defer_msn_reg[23:0] <= job_msn;
-        defer_syndrome_reg[7:0] <= job_syndrome;
-    end
-    if ((job_defers && (u_ack_jobs_m_data[1:0] == 2'd1)) && !defer_keep_held) begin
-        defer_valid_reg[1] <= 1'd1;
-        defer_psn_reg[47:24] <= u_ack_jobs_m_data[25:2];
-        defer_msn_reg[47:24] <= job_msn;
-        defer_syndrome_reg[15:8] <= job_syndrome;
-    end
-    if ((job_defers && (u_ack_jobs_m_data[1:0] == 2'd2)) && !defer_keep_held) begin
-        defer_valid_reg[2] <= 1'd1;
-        defer_psn_reg[71:48] <= u_ack_jobs_m_data[25:2];
-        defer_msn_reg[71:48] <= job_msn;
-        defer_syndrome_reg[23:16] <= job_syndrome;
-    end
-    if ((job_defers && (u_ack_jobs_m_data[1:0] == 2'd3)) && !defer_keep_held) begin
-        defer_valid_reg[3] <= 1'd1;
-        defer_psn_reg[95:72] <= u_ack_jobs_m_data[25:2];
-        defer_msn_reg[95:72] <= job_msn;
-        defer_syndrome_reg[31:24] <= job_syndrome;
+    if (job_defers && !defer_keep_held) begin
+        defer_mem[u_ack_jobs_m_data[1:0]] <= {job_syndrome, job_msn, u_ack_jobs_m_data[25:2]};
+        if (u_ack_jobs_m_data[1:0] == 2'b00) begin
+            defer_valid_reg[0] <= 1'd1;
+        end
+        if (u_ack_jobs_m_data[1:0] == 2'd1) begin
+            defer_valid_reg[1] <= 1'd1;
+        end
+        if (u_ack_jobs_m_data[1:0] == 2'd2) begin
+            defer_valid_reg[2] <= 1'd1;
+        end
+        if (u_ack_jobs_m_data[1:0] == 2'd3) begin
+            defer_valid_reg[3] <= 1'd1;
+        end
     end
     if (defer_send) begin
         ack_cmd_valid_reg <= 1'd1;
-        seq_nak_tx_reg <= 8'd96 == defer_syndrome_reg[defer_qp * 8 +: 8];
-        ack_cmd_data_reg <= {cfg[94:89], cfg[88:81], part_38[406:391], part_39[158:127], cfg[80:49], part_40[126:79], cfg[48:1], defer_msn_reg[defer_qp * 24 +: 24], defer_syndrome_reg[defer_qp * 8 +: 8], 1'd1, 32'd0, 32'd0, 64'd0, 1'b0, 13'd0, 1'b0, defer_psn_reg[defer_qp * 24 +: 24], part_41[26:3], 8'd17};
+        seq_nak_tx_reg <= 8'd96 == defer_mem_rdata1[55:48];
+        ack_cmd_data_reg <= {cfg[94:89], cfg[88:81], part_38[406:391], part_39[158:127], cfg[80:49], part_40[126:79], cfg[48:1], defer_mem_rdata1[47:24], defer_mem_rdata1[55:48], 1'd1, 32'd0, 32'd0, 64'd0, 1'b0, 13'd0, 1'b0, defer_mem_rdata1[23:0], part_41[26:3], 8'd17};
         if (defer_qp == 2'b00) begin
             defer_valid_reg[0] <= 1'b0;
         end
@@ -1078,7 +1061,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/responder.ts:240:12
+// gen/nic/responder.ts:255:12
 always @(posedge clk) begin
     seq_nak_rx_reg <= ((decide && qp_able) && is_ack) && (hdr_reg[207:200] == 8'd96);
     if (rst) begin
@@ -1086,7 +1069,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/responder.ts:241:10
+// gen/nic/responder.ts:256:10
 always @(posedge clk) begin
     dup_req_reg <= ((decide && qp_able) && psn_behind) && (is_write || is_read);
     if (rst) begin
@@ -1094,7 +1077,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/responder.ts:474:7
+// gen/nic/responder.ts:485:7
 always @(posedge clk) begin
     if ((rd_queued && (qp_idx == 2'b00)) && !(((read_req_valid_reg && m_read_req_ready) && (read_req_data_reg[1:0] == 2'b00)) || (rd_void && (u_ack_jobs_m_data[1:0] == 2'b00)))) begin
         pend_rd_reg[4:0] <= pend_rd_reg[4:0] + 5'd1;
@@ -1125,7 +1108,20 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/responder.ts:123:18
+// gen/nic/responder.ts:164:25: registered read port
+always @(posedge clk) begin
+    if (hdr_take) begin
+        msg_mem_rdata <= msg_mem[msg_rd_qp];
+    end
+end
+
+// gen/nic/responder.ts:436:46: asynchronous read port
+assign defer_mem_rdata0 = defer_mem[u_ack_jobs_m_data[1:0]];
+
+// gen/nic/responder.ts:454:23: asynchronous read port
+assign defer_mem_rdata1 = defer_mem[defer_qp];
+
+// gen/nic/responder.ts:130:18
 sync_fifo_width212 u_ack_jobs (
     .clk(clk),
     .rst(rst),
@@ -1140,7 +1136,7 @@ sync_fifo_width212 u_ack_jobs (
     .empty(u_ack_jobs_empty)
 );
 
-// gen/nic/responder.ts:126:21
+// gen/nic/responder.ts:133:21
 sync_fifo_width2 u_pay_jobs (
     .clk(clk),
     .rst(rst),
@@ -1155,7 +1151,7 @@ sync_fifo_width2 u_pay_jobs (
     .empty(u_pay_jobs_empty)
 );
 
-// gen/nic/responder.ts:349:18
+// gen/nic/responder.ts:355:18
 skid_buffer_width73 u_pay_skid (
     .clk(clk),
     .rst(rst),
@@ -1167,7 +1163,7 @@ skid_buffer_width73 u_pay_skid (
     .m_ready(u_pay_skid_m_ready)
 );
 
-// gen/nic/responder.ts:350:20
+// gen/nic/responder.ts:356:20
 skid_buffer_width73 u_rresp_skid (
     .clk(clk),
     .rst(rst),

@@ -21,6 +21,13 @@
 // Every ACK/NAK goes through the one ack-job queue, so they leave in packet order and a
 // re-ACK or NAK 0x60 (which acknowledge everything before EXP_PSN) waits for earlier writes.
 //
+// Per-QP state (issue 15, docs/synth.md "State per QP"): the open message of each QP (RETH
+// VA, rkey and length, offset reached) is a row of msg_mem, read (registered) as its header
+// is taken in IDLE and written back whole when the packet executes; the held ACK/NAK of each
+// QP (below) is a row of defer_mem, read asynchronously (LUTRAM). What stays in flip-flops per
+// QP is 11 bits: in_msg, nak_sent, hdr_err, ack_err, dup_rd and defer_valid flags, and
+// pend_rd (5 bits). Same ports and cycles as with the records in registers.
+//
 // EXP_PSN and MSN are read from qp_ctx (nic_regs owns them; software sets EXP_PSN). An update
 // issued in CHECK is visible two cycles later at the next CHECK, so one register stage
 // between nic_regs and this block would still be safe.
@@ -136,17 +143,25 @@ export const responder = defineModule('nic_responder', { dataWidth: 64, numQp: 4
   /** Per QP: a duplicate READ answered again may hold a READ slot (see dup_rd_queued). */
   const dupRd = m.reg('dup_rd_reg', UInt(p.numQp));
   const ackErr = m.reg('ack_err_reg', UInt(p.numQp));
-  const msgVa = m.reg('msg_va_reg', Vec(UInt(64), p.numQp), { reset: null });
-  const msgKey = m.reg('msg_key_reg', Vec(UInt(32), p.numQp), { reset: null });
-  const msgLen = m.reg('msg_len_reg', Vec(UInt(32), p.numQp), { reset: null });
-  const msgOff = m.reg('msg_off_reg', Vec(UInt(32), p.numQp), { reset: null });
+  // The open message of each QP (RETH VA, rkey and length, offset reached): one row per QP in
+  // msg_mem (block RAM or LUTRAM), one registered read port and one write port. The row of
+  // the QP of the header being taken is read as it is taken (IDLE), so it is there in CHECK;
+  // `enable` holds it through CHECK and XLATE. The whole row is written back when the packet
+  // executes (FIRST/ONLY: the RETH's fields; MIDDLE/LAST: the row read, new offset).
+  // Hazard (two headers of one QP back to back): the write happens in CHECK or XLATE (exec),
+  // the next read in IDLE, which always comes between them, so the read is at least one edge
+  // after the write and sees it: no forwarding (responder.test.ts, "back to back").
+  const MsgRec = Struct('resp_msg_rec', { va: UInt(64), rkey: UInt(32), len: UInt(32), off: UInt(32) });
+  const msgMem = m.memory('msg_mem', MsgRec, 2 ** qw);
 
   // ---- header FSM ------------------------------------------------------------------------
   const fsm = m.fsm('state', ['IDLE', 'CHECK', 'XLATE'] as const);
   const h = m.reg('hdr_reg', RxPktHdr, { reset: null });
   m.unused(h, 'source addresses and AETH of requests are not used: replies go to the QP\'s configured peer');
   sHdr.ready.set(fsm.is('IDLE'));
-  m.if(fsm.is('IDLE').land(sHdr.valid), () => { h.set(sHdr.data); fsm.goto('CHECK'); });
+  const hdrTake = m.let('hdr_take', fsm.is('IDLE').land(sHdr.valid));
+  m.if(hdrTake, () => { h.set(sHdr.data); fsm.goto('CHECK'); });
+  const msgRow = msgMem.read(m.let('msg_rd_qp', sHdr.data.field('destQpn').subw(LOCAL_QPN_BASE).trunc(qw)), { enable: hdrTake });
 
   const op = h.field('opcode');
   const qpnOff = m.let('qpn_off', h.field('destQpn').subw(LOCAL_QPN_BASE));
@@ -184,8 +199,8 @@ export const responder = defineModule('nic_responder', { dataWidth: 64, numQp: 4
   const seqErr = m.let('seq_err', starts.land(inMsg.bit(q)).lor(isMiddle.lor(isLast).land(inMsg.bit(q).lnot())));
   const mtu = m.let('mtu', lit(1, 13).shl(ctx.field('pmtu')));
   const plen = h.field('payloadLen');
-  const off = m.let('msg_off', mux(starts, 0, msgOff.at(q)).trunc(32));
-  const dmaLen = m.let('dma_len', mux(starts, h.field('rethLen'), msgLen.at(q)).trunc(32));
+  const off = m.let('msg_off', mux(starts, 0, msgRow.field('off')).trunc(32));
+  const dmaLen = m.let('dma_len', mux(starts, h.field('rethLen'), msgRow.field('len')).trunc(32));
   const end = m.let('msg_end', off.add(plen.zext(32)));
   // Checked at every packet, not only at the end, so no byte lands outside the RETH range:
   // a FIRST/MIDDLE that reaches the RETH length can never end the message right.
@@ -316,8 +331,8 @@ export const responder = defineModule('nic_responder', { dataWidth: 64, numQp: 4
   // Execute: the packet passed every check (and the translation, when there was one).
   const exec = m.let('exec', decide.land(able).land(isWrite).land(psnOk).land(seqErr.lor(lenErr).lnot()).land(needXlate.lnot()).lor(xlateOk));
   const hasData = m.let('has_data', plen.ne(0));
-  const va = mux(starts, h.field('rethVa'), msgVa.at(q)).trunc(64);
-  const key = mux(starts, h.field('rethRkey'), msgKey.at(q)).trunc(32);
+  const va = m.let('msg_va', mux(starts, h.field('rethVa'), msgRow.field('va')).trunc(64));
+  const key = m.let('msg_key', mux(starts, h.field('rethRkey'), msgRow.field('rkey')).trunc(32));
   const newMsn = m.let('new_msn', mux(ends, msn.addw(1), msn).trunc(24));
   m.if(exec, () => {
     fsm.goto('IDLE');
@@ -331,17 +346,8 @@ export const responder = defineModule('nic_responder', { dataWidth: 64, numQp: 4
     expPsnUpd.setField('valid', 1);
     msnUpd.setField('valid', ends);
     setBit(inMsg, 0);
-    for (let i = 0; i < p.numQp; i++) {
-      m.if(q.eq(i), () => {
-        m.if(isFirst.lor(isMiddle), () => inMsg.setBits(i, i, 1));
-        msgOff.setBits(32 * i + 31, 32 * i, end.trunc(32));
-        m.if(starts, () => {
-          msgVa.setBits(64 * i + 63, 64 * i, h.field('rethVa'));
-          msgKey.setBits(32 * i + 31, 32 * i, h.field('rethRkey'));
-          msgLen.setBits(32 * i + 31, 32 * i, h.field('rethLen'));
-        });
-      });
-    }
+    m.if(isFirst.lor(isMiddle), () => setBit(inMsg, 1));
+    msgMem.write(q, pack(MsgRec, { va, rkey: key, len: dmaLen, off: end.trunc(32) }));
   });
 
   // ---- payload mover -------------------------------------------------------------------
@@ -411,10 +417,15 @@ export const responder = defineModule('nic_responder', { dataWidth: 64, numQp: 4
   };
 
   // ---- deferred ACK/NAK per QP (response order behind READ responses) --------------------------
+  // The held ACK/NAK of each QP is a row of defer_mem, valid while its defer_valid_reg bit is
+  // set. The row is read at two QPs in the cycle they are needed (the job's, for the
+  // keep-held compare, and the one whose held ACK/NAK goes), so both reads are asynchronous:
+  // distributed RAM (LUTRAM) with two read ports and one write port, not block RAM, which
+  // reads a cycle late. A read in the cycle of a write sees the row before it, as the
+  // registers did; the flags are still read for all QPs at once (the choice of the next).
+  const DeferRec = Struct('resp_defer_rec', { psn: UInt(24), msn: UInt(24), syndrome: UInt(8) });
   const dfValid = m.reg('defer_valid_reg', UInt(p.numQp));
-  const dfPsn = m.reg('defer_psn_reg', Vec(UInt(24), p.numQp), { reset: null });
-  const dfMsn = m.reg('defer_msn_reg', Vec(UInt(24), p.numQp), { reset: null });
-  const dfSyn = m.reg('defer_syndrome_reg', Vec(UInt(8), p.numQp), { reset: null });
+  const dfMem = m.memory('defer_mem', DeferRec, 2 ** qw);
   const rdPending = (qi: Value): Value => rdBusy.bit(qi).lor(rdValid.land(rdData.field('qp').eq(qi)));
   // What the job would send now: a write's failure NAK, or its ACK/NAK.
   const jobSends = m.let('job_sends', live.land(dmaBad.lor(job.field('read').lnot().land(job.field('send')))));
@@ -422,16 +433,15 @@ export const responder = defineModule('nic_responder', { dataWidth: 64, numQp: 4
   const jobMsn = m.let('job_msn', mux(dmaBad, job.field('msn').subw(job.field('last').zext(24)), job.field('msn')));
   const jobDefers = m.let('job_defers', jobSends.land(rdPending(jq).lor(dfValid.bit(jq))));
   // A held NAK 0x60 stays when a plain ACK below its PSN comes (the NAK says more).
-  const dfIsSeqNak = dfSyn.at(jq).eq(AETH.NAK_PSN_SEQ);
+  const dfJob = m.let('defer_job_row', dfMem.readAsync(jq));
+  m.unused(dfJob, 'the keep-held compare reads psn and syndrome; the msn is read where a held ACK/NAK goes');
+  const dfIsSeqNak = dfJob.field('syndrome').eq(AETH.NAK_PSN_SEQ);
   const jobIsAck = jobSyn.bits(7, 5).eq(0);
-  const keepHeld = m.let('defer_keep_held', dfValid.bit(jq).land(dfIsSeqNak).land(jobIsAck).land(psnGt(dfPsn.at(jq), job.field('psn'))));
-  const setDf = (i: number): void => {
-    dfValid.setBits(i, i, 1);
-    dfPsn.setBits(24 * i + 23, 24 * i, job.field('psn'));
-    dfMsn.setBits(24 * i + 23, 24 * i, jobMsn);
-    dfSyn.setBits(8 * i + 7, 8 * i, jobSyn);
-  };
-  for (let i = 0; i < p.numQp; i++) m.if(jobDefers.land(jq.eq(i)).land(keepHeld.lnot()), () => setDf(i));
+  const keepHeld = m.let('defer_keep_held', dfValid.bit(jq).land(dfIsSeqNak).land(jobIsAck).land(psnGt(dfJob.field('psn'), job.field('psn'))));
+  m.if(jobDefers.land(keepHeld.lnot()), () => {
+    dfMem.write(jq, pack(DeferRec, { psn: job.field('psn'), msn: jobMsn, syndrome: jobSyn }));
+    for (let i = 0; i < p.numQp; i++) m.if(jq.eq(i), () => dfValid.setBits(i, i, 1));
+  });
   // A held one whose READs are all out goes when the job path sends nothing this cycle.
   const dfReady: Value[] = [];
   for (let i = 0; i < p.numQp; i++) dfReady.push(dfValid.bit(i).land(rdPending(lit(i, qw)).lnot()));
@@ -441,8 +451,9 @@ export const responder = defineModule('nic_responder', { dataWidth: 64, numQp: 4
   const dfQp = m.let('defer_qp', dfQ);
   // Not while the job path sends or holds this cycle (one ack command, one write per slot).
   const dfGo = m.let('defer_send', dfAny.land(ackFree).land(jobSends.lnot()));
+  const dfOut = dfMem.readAsync(dfQp);
   m.if(dfGo, () => {
-    send(dfQp, dfPsn.at(dfQp), dfSyn.at(dfQp), dfMsn.at(dfQp));
+    send(dfQp, dfOut.field('psn'), dfOut.field('syndrome'), dfOut.field('msn'));
     for (let i = 0; i < p.numQp; i++) m.if(dfQp.eq(i), () => dfValid.setBits(i, i, 0));
   });
 

@@ -55,6 +55,8 @@ export interface BenchResult {
   dma: DmaStandIn; regs: RegsStandIn; tlb: TlbStandIn;
   payloadBeats: { first: number; last: number; beats: number };
   cycles: number;
+  /** Cycle in which each header was taken on s_hdr, in order. */
+  hdrCycles: number[];
   /** With rdBusy: ACK/NAKs of the model that a newer one replaced while held. */
   held?: number;
 }
@@ -139,7 +141,7 @@ export async function runBench(dataWidth: number, setup: (rng: Rng) => { world: 
     const payPackets = dma.packets;
     const beats = payPackets.reduce((a, f) => a + f.beats, 0);
     res = {
-      exp, acks: acks.items, busyAt, counters, dma, regs, tlb, cycles: tb.cycle,
+      exp, acks: acks.items, busyAt, counters, dma, regs, tlb, cycles: tb.cycle, hdrCycles: hdrs.sent.map(x => x.cycle),
       reads: reads.items, rrespHdrs: rrHdrs.items, rrespFrames: (await drain(rrPay)).map(f => ({ bytes: f.data })),
       payloadBeats: { first: firstBeat < 0 ? 0 : firstBeat, last: payPackets.at(-1)?.cycle ?? 0, beats },
     };
