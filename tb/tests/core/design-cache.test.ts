@@ -7,7 +7,7 @@ import * as path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { emitTop } from '../../../gen/emit/index.ts';
 import { nicPair } from '../../../gen/nic/nic-top.ts';
-import { cachedEmit } from '../../design-cache.ts';
+import { cachedEmit, hashGenerators, mayStore } from '../../design-cache.ts';
 import { PAIR_PARAMS } from '../../nic/env.ts';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'nicgen-designs-'));
@@ -46,5 +46,27 @@ describe('design cache', () => {
     // A damaged entry is emitted again, not trusted.
     for (const f of fs.readdirSync(path.join(tmp, 'designs'))) fs.writeFileSync(path.join(tmp, 'designs', f), '{broken');
     expect(cachedEmit('nic_pair', '{"other":1}', emit).files.get('x.v')).toBe('4');
+  });
+
+  // An edit saved between a process's start (its imports) and its hash once stored the old
+  // design under the new text's key (found on issue-11h: stale nic_pair designs served).
+  it('stores nothing when a generator source is newer than the process', () => {
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'nicgen-gen-src-'));
+    try {
+      fs.mkdirSync(path.join(root, 'gen'));
+      const file = path.join(root, 'gen', 'a.ts');
+      fs.writeFileSync(file, 'export const a = 1;\n');
+      const start = Date.now();
+      fs.utimesSync(file, new Date(start - 60_000), new Date(start - 60_000));
+      const before = hashGenerators(root);
+      expect(mayStore(before, start)).toBe(true);
+      fs.writeFileSync(file, 'export const a = 2;\n');
+      fs.utimesSync(file, new Date(start + 1_000), new Date(start + 1_000));
+      const after = hashGenerators(root);
+      expect(after.hash).not.toBe(before.hash);
+      expect(mayStore(after, start)).toBe(false);
+    } finally {
+      fs.rmSync(root, { recursive: true, force: true });
+    }
   });
 });
