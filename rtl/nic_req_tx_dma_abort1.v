@@ -257,11 +257,11 @@ wire [430:0] part_13 = qp_ctx[wqe_now[1:0] * 431 +: 431];
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_14 = qp_ctx[wqe_now[1:0] * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/req-tx.ts:396:25: only bits [2:0] are used
+// intermediate of gen/nic/req-tx.ts:403:25: only bits [2:0] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_15 = qp_ctx[s_rewind_data[1:0] * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/req-tx.ts:396:25: only bits [2:0] are used
+// intermediate of gen/nic/req-tx.ts:403:25: only bits [2:0] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_16 = qp_ctx[s_rewind_data[1:0] * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
@@ -317,11 +317,11 @@ wire [23:0] binary_28 = (pkt_high_psn_reg - (pkt_data_reg[55:32] - 24'd1));
 /* verilator lint_off UNUSEDSIGNAL */
 wire [23:0] binary_29 = (gen_high_psn_reg - (gen_psn_reg - 24'd1));
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/req-tx.ts:618:27: only bits [2:0] are used
+// intermediate of gen/nic/req-tx.ts:625:27: only bits [2:0] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_30 = qp_ctx[abort_qp_reg * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/req-tx.ts:618:27: only bits [2:0] are used
+// intermediate of gen/nic/req-tx.ts:625:27: only bits [2:0] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_31 = qp_ctx[abort_qp_reg * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
@@ -461,115 +461,115 @@ assign m_read_ctx_valid = state == STATE_RCTX;
 // gen/nic/req-tx.ts:362:17
 assign m_read_ctx_data = {wqe_now[749:238], wqe_now[40:38], mtu_log2_reg, pd_reg, (resume_reg ? skip_bytes_reg : 32'd0), wqe_now[77:46], last_psn_reg, wire_first_psn_reg, wqe_now[141:78], wqe_now[1:0]};
 
-// gen/nic/req-tx.ts:388:27
-assign need_abort = (((gen_busy_reg && (gen_qp_reg == s_rewind_data[1:0])) && !gen_read_reg) || ((pkt_valid_reg && (pkt_qp_reg == s_rewind_data[1:0])) && pkt_has_payload_reg)) || ((wqe_now[1:0] == s_rewind_data[1:0]) && (((state == STATE_DMA) || (state == STATE_WAIT)) || ((state == STATE_START) && is_write)));
+// gen/nic/req-tx.ts:395:27
+assign need_abort = ((((gen_busy_reg && (gen_qp_reg == s_rewind_data[1:0])) && !gen_read_reg) && (gen_rem_reg != 32'd0)) || ((pkt_valid_reg && (pkt_qp_reg == s_rewind_data[1:0])) && pkt_has_payload_reg)) || ((wqe_now[1:0] == s_rewind_data[1:0]) && (((state == STATE_DMA) || (state == STATE_WAIT)) || ((state == STATE_START) && is_write)));
 
-// gen/nic/req-tx.ts:391:42
+// gen/nic/req-tx.ts:398:42
 assign abort_blocks_rewind = need_abort || ((!(abort_state == ABORT_STATE_IDLE) && !(abort_state == ABORT_STATE_DONE)) && (abort_qp_reg == s_rewind_data[1:0]));
 
-// gen/nic/req-tx.ts:392:20
+// gen/nic/req-tx.ts:399:20
 assign rewind_safe = (((((state == STATE_IDLE) || (wqe_now[1:0] != s_rewind_data[1:0])) && !start_take) && !park_now) && !park_valid_reg) && !abort_blocks_rewind;
 
-// gen/nic/req-tx.ts:393:17
+// gen/nic/req-tx.ts:400:17
 assign s_rewind_ready = rewind_safe;
 
-// gen/nic/req-tx.ts:394:20
+// gen/nic/req-tx.ts:401:20
 assign rewind_fire = s_rewind_valid && rewind_safe;
 
-// gen/nic/req-tx.ts:440:14
+// gen/nic/req-tx.ts:447:14
 assign s_wqe_ready = (state == STATE_IDLE) && !s_rewind_valid;
 
-// gen/nic/req-tx.ts:491:10
+// gen/nic/req-tx.ts:498:10
 assign sq_psn_upd = {psn_upd_value_reg, psn_upd_qp_reg, psn_upd_valid_reg};
 
-// gen/nic/req-tx.ts:492:11
+// gen/nic/req-tx.ts:499:11
 assign qp_error = {qp_error_qp_reg, qp_error_valid_reg};
 
-// gen/nic/req-tx.ts:493:11
+// gen/nic/req-tx.ts:500:11
 assign m_park = {park_data_reg[20:19], park_data_reg[18:3], park_data_reg[2:1], park_valid_reg};
 
-// gen/nic/req-tx.ts:502:22
+// gen/nic/req-tx.ts:509:22
 assign start_rem = wqe_now[77:46] - skip_bytes_reg;
 
-// gen/nic/req-tx.ts:503:18
+// gen/nic/req-tx.ts:510:18
 assign gen_cur_psn = gen_busy_reg ? gen_psn_reg : start_first_psn;
 
-// gen/nic/req-tx.ts:504:18
+// gen/nic/req-tx.ts:511:18
 assign gen_cur_rem = gen_busy_reg ? gen_rem_reg : start_rem;
 
-// gen/nic/req-tx.ts:505:20
+// gen/nic/req-tx.ts:512:20
 assign gen_cur_first = gen_busy_reg ? gen_first_reg : !resume_reg;
 
-// gen/nic/req-tx.ts:506:20
+// gen/nic/req-tx.ts:513:20
 assign gen_cur_count = gen_busy_reg ? gen_count_reg : skip_pkts_reg;
 
-// gen/nic/req-tx.ts:507:19
+// gen/nic/req-tx.ts:514:19
 assign gen_cur_read = gen_busy_reg ? gen_read_reg : is_read;
 
-// gen/nic/req-tx.ts:508:24
+// gen/nic/req-tx.ts:515:24
 assign gen_cur_high_valid = gen_busy_reg ? gen_high_valid_reg : tp[41];
 
-// gen/nic/req-tx.ts:509:19
+// gen/nic/req-tx.ts:516:19
 assign gen_cur_high = gen_busy_reg ? gen_high_psn_reg : tp[65:42];
 
-// gen/nic/req-tx.ts:510:17
+// gen/nic/req-tx.ts:517:17
 assign gen_mtu = 13'd1 << (gen_busy_reg ? gen_mtu_log2_reg : mtu_log2_reg);
 
-// gen/nic/req-tx.ts:512:19
+// gen/nic/req-tx.ts:519:19
 assign gen_last = gen_cur_read || (gen_cur_rem <= {19'd0, gen_mtu});
 
-// gen/nic/req-tx.ts:517:25
+// gen/nic/req-tx.ts:524:25
 assign start_reth_va = wqe_now[205:142] + {32'd0, skip_bytes_reg};
 
-// gen/nic/req-tx.ts:518:20
+// gen/nic/req-tx.ts:525:20
 assign gen_payload_len = gen_cur_read ? 13'd0 : (gen_last ? gen_cur_rem[12:0] : gen_mtu);
 
-// gen/nic/req-tx.ts:532:26
+// gen/nic/req-tx.ts:539:26
 assign pkt_withheld = !(abort_state == ABORT_STATE_IDLE) && (pkt_qp_reg == abort_qp_reg);
 
-// gen/nic/req-tx.ts:533:14
+// gen/nic/req-tx.ts:540:14
 assign m_pkt_cmd_valid = pkt_valid_reg && !pkt_withheld;
 
-// gen/nic/req-tx.ts:534:13
+// gen/nic/req-tx.ts:541:13
 assign m_pkt_cmd_data = pkt_data_reg;
 
-// gen/nic/req-tx.ts:535:22
+// gen/nic/req-tx.ts:542:22
 assign pkt_taken = m_pkt_cmd_valid && m_pkt_cmd_ready;
 
-// gen/nic/req-tx.ts:538:18
+// gen/nic/req-tx.ts:545:18
 assign gen_emit = ((gen_busy_reg || start_take) && (!pkt_valid_reg || pkt_taken)) && !(gen_busy_reg && (!(abort_state == ABORT_STATE_IDLE) && (gen_qp_reg == abort_qp_reg)));
 
-// gen/nic/req-tx.ts:564:11
+// gen/nic/req-tx.ts:571:11
 assign cnt_retx = retx_valid_reg;
 
-// gen/nic/req-tx.ts:565:22
+// gen/nic/req-tx.ts:572:22
 assign gen_cur_off = gen_busy_reg ? gen_off_reg : 32'd0;
 
-// gen/nic/req-tx.ts:610:21
+// gen/nic/req-tx.ts:617:21
 assign pay_grant = pkt_taken && pkt_has_payload_reg;
 
-// gen/nic/req-tx.ts:624:26
+// gen/nic/req-tx.ts:631:26
 assign abort_at_boundary = !((pay_out_reg != 2'b00) && (granted_qp_reg == abort_qp_reg)) && !(((state == STATE_DMA) && dma_sent_reg) && (wqe_now[1:0] == abort_qp_reg));
 
-// gen/nic/req-tx.ts:625:18
+// gen/nic/req-tx.ts:632:18
 assign m_abort_valid = abort_state == ABORT_STATE_REQ;
 
-// gen/nic/req-tx.ts:626:17
+// gen/nic/req-tx.ts:633:17
 assign m_abort_data = {abort_qp_reg};
 
-// gen/nic/req-tx.ts:627:19
+// gen/nic/req-tx.ts:634:19
 assign s_abort_done_ready = abort_state == ABORT_STATE_WAIT;
 
-// gen/nic/req-tx.ts:628:23
+// gen/nic/req-tx.ts:635:23
 assign abort_report_granted = (granted_qp_reg == abort_qp_reg) && (granted_msg_reg == s_abort_done_data[4:1]);
 
-// gen/nic/req-tx.ts:633:18
+// gen/nic/req-tx.ts:640:18
 assign abort_withheld_here = pkt_valid_reg && (pkt_qp_reg == abort_qp_reg);
 
-// gen/nic/req-tx.ts:638:18
+// gen/nic/req-tx.ts:645:18
 assign abort_gen_here = gen_busy_reg && (gen_qp_reg == abort_qp_reg);
 
-// gen/nic/req-tx.ts:659:15
+// gen/nic/req-tx.ts:670:15
 assign rewind_high = {abort_high_psn_reg, abort_high_hv_reg, (((abort_state == ABORT_STATE_DONE) && abort_high_valid_reg) && (s_rewind_data[1:0] == abort_qp_reg))};
 
 // gen/nic/req-tx.ts:200:39
@@ -811,7 +811,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/req-tx.ts:539:5
+// gen/nic/req-tx.ts:546:5
 always @(posedge clk) begin
     if (pkt_taken) begin
         pkt_valid_reg <= 1'b0;
@@ -861,7 +861,7 @@ always @(posedge clk) begin
     end
     case (abort_state)
         ABORT_STATE_IDLE: begin
-            if ((s_rewind_valid && need_abort) && m_abort_ready) begin
+            if (((s_rewind_valid && need_abort) && m_abort_ready) && !((pkt_valid_reg && (pkt_qp_reg == s_rewind_data[1:0])) && !pkt_has_payload_reg)) begin
                 abort_qp_reg <= s_rewind_data[1:0];
                 abort_state <= ABORT_STATE_HOLD;
             end
@@ -935,7 +935,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/req-tx.ts:563:13
+// gen/nic/req-tx.ts:570:13
 always @(posedge clk) begin
     retx_valid_reg <= pkt_taken && pkt_retx_reg;
     if (rst) begin
@@ -943,7 +943,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/req-tx.ts:611:7
+// gen/nic/req-tx.ts:618:7
 always @(posedge clk) begin
     if (pay_grant && !pay_end) begin
         pay_out_reg <= pay_out_reg + 2'd1;
@@ -955,7 +955,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/req-tx.ts:613:7
+// gen/nic/req-tx.ts:620:7
 always @(posedge clk) begin
     if (pay_grant) begin
         granted_qp_reg <= pkt_qp_reg;
@@ -969,7 +969,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/req-tx.ts:619:7
+// gen/nic/req-tx.ts:626:7
 always @(posedge clk) begin
     if (abort_state == ABORT_STATE_IDLE) begin
         abort_qp_reset_reg <= 1'b0;
@@ -990,15 +990,15 @@ always @(posedge clk) begin
             $stop;
         end
         if (!(!pay_end || (pay_out_reg != 2'b00))) begin
-            $display("%m: assertion failed at gen/nic/req-tx.ts:612:7: pay_end without a payload command taken [pay_end=%0h pay_out_reg=%0h]", pay_end, pay_out_reg);
+            $display("%m: assertion failed at gen/nic/req-tx.ts:619:7: pay_end without a payload command taken [pay_end=%0h pay_out_reg=%0h]", pay_end, pay_out_reg);
             $stop;
         end
         if (!(!(((abort_state == ABORT_STATE_WAIT) && s_abort_done_valid) && !s_abort_done_data[0]) || (s_abort_done_data[36:5] == (abort_report_granted ? granted_end_reg : 32'd0)))) begin
-            $display("%m: assertion failed at gen/nic/req-tx.ts:629:7: the DMA abort cut the stream elsewhere than right after the last packet command taken [abort_state=%0h s_abort_done_valid=%0h s_abort_done_data=%0h abort_report_granted=%0h granted_end_reg=%0h]", abort_state, s_abort_done_valid, s_abort_done_data, abort_report_granted, granted_end_reg);
+            $display("%m: assertion failed at gen/nic/req-tx.ts:636:7: the DMA abort cut the stream elsewhere than right after the last packet command taken [abort_state=%0h s_abort_done_valid=%0h s_abort_done_data=%0h abort_report_granted=%0h granted_end_reg=%0h]", abort_state, s_abort_done_valid, s_abort_done_data, abort_report_granted, granted_end_reg);
             $stop;
         end
         if (!(!((((abort_state == ABORT_STATE_DONE) && rewind_fire) && (s_rewind_data[1:0] == abort_qp_reg)) && ((gen_busy_reg && (gen_qp_reg == abort_qp_reg)) || (pkt_valid_reg && (pkt_qp_reg == abort_qp_reg)))))) begin
-            $display("%m: assertion failed at gen/nic/req-tx.ts:662:7: a rewind taken after a DMA abort while the QP still has a message in the generator or a command on m_pkt_cmd [abort_state=%0h rewind_fire=%0h s_rewind_data=%0h abort_qp_reg=%0h gen_busy_reg=%0h gen_qp_reg=%0h pkt_valid_reg=%0h pkt_qp_reg=%0h]", abort_state, rewind_fire, s_rewind_data, abort_qp_reg, gen_busy_reg, gen_qp_reg, pkt_valid_reg, pkt_qp_reg);
+            $display("%m: assertion failed at gen/nic/req-tx.ts:673:7: a rewind taken after a DMA abort while the QP still has a message in the generator or a command on m_pkt_cmd [abort_state=%0h rewind_fire=%0h s_rewind_data=%0h abort_qp_reg=%0h gen_busy_reg=%0h gen_qp_reg=%0h pkt_valid_reg=%0h pkt_qp_reg=%0h]", abort_state, rewind_fire, s_rewind_data, abort_qp_reg, gen_busy_reg, gen_qp_reg, pkt_valid_reg, pkt_qp_reg);
             $stop;
         end
     end
@@ -1009,15 +1009,15 @@ end
 // cover points (Verilator coverage only), counted at each clk edge outside reset
 always @(posedge clk) begin
     if (!rst) begin
-        // gen/nic/req-tx.ts:664:7
+        // gen/nic/req-tx.ts:675:7
         abort_waits_for_payload: cover ((abort_state == ABORT_STATE_HOLD) && !abort_at_boundary);
-        // gen/nic/req-tx.ts:665:7
+        // gen/nic/req-tx.ts:676:7
         abort_cut_inside_message: cover ((((abort_state == ABORT_STATE_WAIT) && s_abort_done_valid) && !s_abort_done_data[0]) && (s_abort_done_data[36:5] != 32'd0));
-        // gen/nic/req-tx.ts:666:7
+        // gen/nic/req-tx.ts:677:7
         abort_cut_before_message: cover ((((abort_state == ABORT_STATE_WAIT) && s_abort_done_valid) && !s_abort_done_data[0]) && (s_abort_done_data[36:5] == 32'd0));
-        // gen/nic/req-tx.ts:667:7
+        // gen/nic/req-tx.ts:678:7
         abort_nothing_left: cover (((abort_state == ABORT_STATE_WAIT) && s_abort_done_valid) && s_abort_done_data[0]);
-        // gen/nic/req-tx.ts:668:7
+        // gen/nic/req-tx.ts:679:7
         abort_drops_withheld_command: cover (((abort_state == ABORT_STATE_WAIT) && s_abort_done_valid) && abort_withheld_here);
     end
 end

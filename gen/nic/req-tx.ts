@@ -385,7 +385,14 @@ export const nicReqTx = defineModule('nic_req_tx', { dataWidth: 64, numQp: 4, dm
   // With dmaAbort, not while the QP has a message in the generator or on m_pkt_cmd with payload
   // still to cut, or a WRITE past its first DMA command here (need_abort: the abort below cuts
   // them first), nor while that abort runs.
-  const needAbort = G ? m.let('need_abort', genBusy.land(G.qp.eq(rwQp)).land(gRead.lnot())
+  // The generator's term needs payload left to cut (gen_rem_reg != 0): a zero-length WRITE has
+  // no bytes in nic_dma_read, so its abort finds no cut and can only report "nothing left" once
+  // nic_dma_read is empty, while the QP's message it withholds freezes the generator and with it
+  // the packet commands of the later messages whose payload fills nic_dma_read (regress soak
+  // seed 1625113463: B QP 0's zero-length WRITE in the generator, QP 2's payload at the DMA
+  // head, every QP stopped). Without payload the rewind waits for the packet to be cut, as
+  // before the abort.
+  const needAbort = G ? m.let('need_abort', genBusy.land(G.qp.eq(rwQp)).land(gRead.lnot()).land(gRem.ne(0))
     .lor(pktValid.land(G.pktQp.eq(rwQp)).land(G.pktHasPay))
     .lor(wq.eq(rwQp).land(fsm.is('DMA').lor(fsm.is('WAIT')).lor(fsm.is('START').land(isWrite))))) : undefined;
   const abBlock = needAbort && abFsm ? m.let('abort_blocks_rewind', needAbort.lor(abFsm.is('IDLE').lnot().land(abFsm.is('DONE').lnot()).land(abQp!.eq(rwQp)))) : undefined;
@@ -643,7 +650,11 @@ export const nicReqTx = defineModule('nic_req_tx', { dataWidth: 64, numQp: 4, dm
       // Only once nic_dma_read's previous abort is closed (s_abort ready): it stays open until
       // every message inside is out, so withholding this QP's commands before that could hold
       // up a message of this QP the previous abort waits for (regress soak seed 20: deadlock).
-      IDLE: () => m.if(sRewind.valid.land(needAbort!).land(ab.req.ready), () => { q.set(rwQp); fsmA.goto('HOLD'); }),
+      // Nor while a command of the QP without payload waits on m_pkt_cmd: withheld, it would
+      // stop the generator's next message (another QP's, payload in nic_dma_read ahead of
+      // this QP's), and the abort finds no cut before that payload is out (as for seed
+      // 1625113463 above); it is taken unheld meanwhile (the rewind stays blocked).
+      IDLE: () => m.if(sRewind.valid.land(needAbort!).land(ab.req.ready).land(pktValid.land(g.pktQp.eq(rwQp)).land(g.pktHasPay.lnot()).lnot()), () => { q.set(rwQp); fsmA.goto('HOLD'); }),
       HOLD: () => m.if(atBoundary, () => fsmA.goto('REQ')),
       REQ: () => m.if(ab.req.ready, () => fsmA.goto('WAIT')),
       WAIT: () => m.if(ab.done.valid, () => {

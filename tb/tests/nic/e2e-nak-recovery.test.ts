@@ -85,7 +85,38 @@ async function nakRecovery(dataWidth: number): Promise<void> {
   }, { seed: SEED, maxCycles: 3_000_000 });
 }
 
+/** Soak finding (regress soak seed 1625113463, docs/nic-reliability.md): a rewind for a QP
+ *  whose message in the packet generator is a zero-length WRITE, the next message another
+ *  QP's WRITE with its payload in nic_dma_read. The abort used to start for it: the generator
+ *  froze on the zero-length message, the other QP's payload could not leave nic_dma_read, and
+ *  the abort, with nothing of its QP there to cut, waited for nic_dma_read to empty: every QP
+ *  stopped. QP 0 posts zero-length WRITEs between QP 1's 2 KiB WRITEs (behind a 32 KiB one); some of QP 0's WRITE
+ *  ONLYs are dropped, so its NAKs arrive while the generator holds one of them. */
+async function zeroLengthRewind(): Promise<void> {
+  await runTest(pairDesignOf(64), async (dut, tb) => {
+    console.log(`e2e-nak-recovery zero-length: seed ${tb.seed} (NICGEN_SEED=${tb.seed} replays)`);
+    const pair = await RetryPair.create(dut, tb, {
+      qps: 2, retry: RETRY, pmtuLog2: 10,
+      faults: [{ what: 'WRITE ONLYs to QP 0', dir: 'a->b', match: both(toQp(QPN), opIs(RC_OP.WRITE_ONLY)), nth: [3, 7, 11, 15, 19, 23], action: 'drop' }],
+    });
+    // A long WRITE first, so the WQEs below are all in the ring before the generator reaches them.
+    await pair.post({ kind: 'write', from: 'A', qp: 1, len: 32768 });
+    for (let i = 0; i < 28; i++) {
+      await pair.post({ kind: 'write', from: 'A', qp: 0, len: 0 });
+      await pair.post({ kind: 'write', from: 'A', qp: 1, len: 2048 });
+    }
+    await pair.drain(400_000);
+    pair.plan.expectActed();
+    pair.finish();
+    expect(pair.cqeCycles.filter(c => c.host === 'A').every(c => c.status === CQE_STATUS.SUCCESS), 'A\'s CQEs all SUCCESS').toBe(true);
+    expect(pair.cqeCycles.filter(c => c.host === 'A').length).toBe(57);
+  }, { seed: SEED, maxCycles: 1_000_000 });
+}
+
 describe('nic_pair NAK-path recovery (DMA abort)', () => {
+  it('a rewind while the generator holds a zero-length WRITE of the QP and another QP\'s payload waits (soak seed 1625113463): no abort, nothing hangs', async () => {
+    await zeroLengthRewind();
+  }, BUILD_TIMEOUT);
   it('64 bits: a lost MIDDLE of the first of two 64 KiB WRITEs is resent within 3 packet times of the NAK, message 2 aborted', async () => {
     await nakRecovery(64);
   }, BUILD_TIMEOUT);
