@@ -206,6 +206,7 @@ wire abort_at_boundary;
 wire abort_report_granted;
 wire abort_withheld_here;
 wire abort_gen_here;
+wire abort_payless_waits;
 // intermediate of gen/nic/req-tx.ts:172:21: only bits [2:0] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_0 = qp_ctx[wqe_now[1:0] * 431 +: 431];
@@ -569,7 +570,10 @@ assign abort_withheld_here = pkt_valid_reg && (pkt_qp_reg == abort_qp_reg);
 // gen/nic/req-tx.ts:645:18
 assign abort_gen_here = gen_busy_reg && (gen_qp_reg == abort_qp_reg);
 
-// gen/nic/req-tx.ts:670:15
+// gen/nic/req-tx.ts:649:28
+assign abort_payless_waits = (pkt_valid_reg && (pkt_qp_reg == s_rewind_data[1:0])) && !pkt_has_payload_reg;
+
+// gen/nic/req-tx.ts:672:15
 assign rewind_high = {abort_high_psn_reg, abort_high_hv_reg, (((abort_state == ABORT_STATE_DONE) && abort_high_valid_reg) && (s_rewind_data[1:0] == abort_qp_reg))};
 
 // gen/nic/req-tx.ts:200:39
@@ -861,7 +865,7 @@ always @(posedge clk) begin
     end
     case (abort_state)
         ABORT_STATE_IDLE: begin
-            if (((s_rewind_valid && need_abort) && m_abort_ready) && !((pkt_valid_reg && (pkt_qp_reg == s_rewind_data[1:0])) && !pkt_has_payload_reg)) begin
+            if (((s_rewind_valid && need_abort) && m_abort_ready) && !abort_payless_waits) begin
                 abort_qp_reg <= s_rewind_data[1:0];
                 abort_state <= ABORT_STATE_HOLD;
             end
@@ -998,7 +1002,7 @@ always @(posedge clk) begin
             $stop;
         end
         if (!(!((((abort_state == ABORT_STATE_DONE) && rewind_fire) && (s_rewind_data[1:0] == abort_qp_reg)) && ((gen_busy_reg && (gen_qp_reg == abort_qp_reg)) || (pkt_valid_reg && (pkt_qp_reg == abort_qp_reg)))))) begin
-            $display("%m: assertion failed at gen/nic/req-tx.ts:673:7: a rewind taken after a DMA abort while the QP still has a message in the generator or a command on m_pkt_cmd [abort_state=%0h rewind_fire=%0h s_rewind_data=%0h abort_qp_reg=%0h gen_busy_reg=%0h gen_qp_reg=%0h pkt_valid_reg=%0h pkt_qp_reg=%0h]", abort_state, rewind_fire, s_rewind_data, abort_qp_reg, gen_busy_reg, gen_qp_reg, pkt_valid_reg, pkt_qp_reg);
+            $display("%m: assertion failed at gen/nic/req-tx.ts:675:7: a rewind taken after a DMA abort while the QP still has a message in the generator or a command on m_pkt_cmd [abort_state=%0h rewind_fire=%0h s_rewind_data=%0h abort_qp_reg=%0h gen_busy_reg=%0h gen_qp_reg=%0h pkt_valid_reg=%0h pkt_qp_reg=%0h]", abort_state, rewind_fire, s_rewind_data, abort_qp_reg, gen_busy_reg, gen_qp_reg, pkt_valid_reg, pkt_qp_reg);
             $stop;
         end
     end
@@ -1009,15 +1013,17 @@ end
 // cover points (Verilator coverage only), counted at each clk edge outside reset
 always @(posedge clk) begin
     if (!rst) begin
-        // gen/nic/req-tx.ts:675:7
-        abort_waits_for_payload: cover ((abort_state == ABORT_STATE_HOLD) && !abort_at_boundary);
-        // gen/nic/req-tx.ts:676:7
-        abort_cut_inside_message: cover ((((abort_state == ABORT_STATE_WAIT) && s_abort_done_valid) && !s_abort_done_data[0]) && (s_abort_done_data[36:5] != 32'd0));
+        // gen/nic/req-tx.ts:650:7
+        abort_held_for_payless_cmd: cover (((((abort_state == ABORT_STATE_IDLE) && s_rewind_valid) && need_abort) && m_abort_ready) && abort_payless_waits);
         // gen/nic/req-tx.ts:677:7
-        abort_cut_before_message: cover ((((abort_state == ABORT_STATE_WAIT) && s_abort_done_valid) && !s_abort_done_data[0]) && (s_abort_done_data[36:5] == 32'd0));
+        abort_waits_for_payload: cover ((abort_state == ABORT_STATE_HOLD) && !abort_at_boundary);
         // gen/nic/req-tx.ts:678:7
-        abort_nothing_left: cover (((abort_state == ABORT_STATE_WAIT) && s_abort_done_valid) && s_abort_done_data[0]);
+        abort_cut_inside_message: cover ((((abort_state == ABORT_STATE_WAIT) && s_abort_done_valid) && !s_abort_done_data[0]) && (s_abort_done_data[36:5] != 32'd0));
         // gen/nic/req-tx.ts:679:7
+        abort_cut_before_message: cover ((((abort_state == ABORT_STATE_WAIT) && s_abort_done_valid) && !s_abort_done_data[0]) && (s_abort_done_data[36:5] == 32'd0));
+        // gen/nic/req-tx.ts:680:7
+        abort_nothing_left: cover (((abort_state == ABORT_STATE_WAIT) && s_abort_done_valid) && s_abort_done_data[0]);
+        // gen/nic/req-tx.ts:681:7
         abort_drops_withheld_command: cover (((abort_state == ABORT_STATE_WAIT) && s_abort_done_valid) && abort_withheld_here);
     end
 end

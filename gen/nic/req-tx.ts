@@ -646,6 +646,8 @@ export const nicReqTx = defineModule('nic_req_tx', { dataWidth: 64, numQp: 4, dm
     const gAny = g.off.ne(0);
     const gPrev = gPsn.subw(1);
     const gHighNow = mux(gAny.lnot().lor(gHighValid.land(psnGt(gHigh, gPrev))), gHigh, gPrev);
+    const payLessWaits = m.let('abort_payless_waits', pktValid.land(g.pktQp.eq(rwQp)).land(g.pktHasPay.lnot()));
+    m.cover(fsmA.is('IDLE').land(sRewind.valid).land(needAbort!).land(ab.req.ready).land(payLessWaits), 'abort_held_for_payless_cmd');
     fsmA.states({
       // Only once nic_dma_read's previous abort is closed (s_abort ready): it stays open until
       // every message inside is out, so withholding this QP's commands before that could hold
@@ -654,7 +656,7 @@ export const nicReqTx = defineModule('nic_req_tx', { dataWidth: 64, numQp: 4, dm
       // stop the generator's next message (another QP's, payload in nic_dma_read ahead of
       // this QP's), and the abort finds no cut before that payload is out (as for seed
       // 1625113463 above); it is taken unheld meanwhile (the rewind stays blocked).
-      IDLE: () => m.if(sRewind.valid.land(needAbort!).land(ab.req.ready).land(pktValid.land(g.pktQp.eq(rwQp)).land(g.pktHasPay.lnot()).lnot()), () => { q.set(rwQp); fsmA.goto('HOLD'); }),
+      IDLE: () => m.if(sRewind.valid.land(needAbort!).land(ab.req.ready).land(payLessWaits.lnot()), () => { q.set(rwQp); fsmA.goto('HOLD'); }),
       HOLD: () => m.if(atBoundary, () => fsmA.goto('REQ')),
       REQ: () => m.if(ab.req.ready, () => fsmA.goto('WAIT')),
       WAIT: () => m.if(ab.done.valid, () => {
