@@ -1,10 +1,10 @@
 rtl/nic_regs.v
 rtl/sync_fifo_depth4_width2.v
-rtl/nic_wqe_fetch.v
-rtl/nic_req_tx_dma_abort1.v
+rtl/nic_wqe_fetch_ctx_portlanes.v
+rtl/nic_req_tx_ctx_portlanes_dma_abort1.v
 rtl/rr_arbiter.v
-rtl/nic_ack_tracker.v
-rtl/nic_completion.v
+rtl/nic_ack_tracker_ctx_portlanes.v
+rtl/nic_completion_ctx_portlanes.v
 rtl/rr_arbiter_n3.v
 rtl/rr_arbiter_n5.v
 rtl/nic_tlb_id_width4_num_clients5.v
@@ -19,7 +19,7 @@ rtl/skid_buffer_width73.v
 rtl/nic_dma_write.v
 rtl/sync_fifo_width199.v
 rtl/sync_fifo_depth4_width199.v
-rtl/nic_read_responder_contexts16_per_qp4.v
+rtl/nic_read_responder_contexts16_ctx_portlanes_per_qp4.v
 rtl/sync_fifo_depth8_width19.v
 rtl/nic_dma_read.v
 rtl/sync_fifo_depth2_width713.v
@@ -46,7 +46,7 @@ rtl/skid_buffer_width328.v
 rtl/nic_rx_parser.v
 rtl/sync_fifo_width212.v
 rtl/sync_fifo_width2.v
-rtl/nic_responder.v
+rtl/nic_responder_ctx_portlanes.v
 rtl/sync_fifo_ram_depth8_width750.v
 rtl/sync_fifo_depth4_width73.v
 rtl/sync_fifo_bypass1_depth4_width67.v

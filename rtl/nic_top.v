@@ -97,15 +97,29 @@ wire [1:0] u_regs_s_axil_rresp;
 wire u_regs_s_axil_rvalid;
 wire u_regs_s_axil_rready;
 wire [126:0] u_regs_cfg;
-wire [1723:0] u_regs_qp_ctx;
+wire [11:0] u_regs_qp_state;
+wire [63:0] u_regs_qp_retry;
+wire [63:0] u_regs_qp_sq_pi;
+wire [42:0] u_regs_qp_wr;
+// not read: no stage reads these fields
+/* verilator lint_off UNUSEDSIGNAL */
+wire [3:0] u_regs_qp_live_sq_ci;
+/* verilator lint_on UNUSEDSIGNAL */
+// not read: no stage reads these fields
+/* verilator lint_off UNUSEDSIGNAL */
+wire [3:0] u_regs_qp_live_cq_pi;
+/* verilator lint_on UNUSEDSIGNAL */
+wire [3:0] u_regs_qp_live_sq_psn;
+wire [3:0] u_regs_qp_live_exp_psn;
+wire [3:0] u_regs_qp_live_msn;
 wire u_regs_mr_rd_en;
 wire [3:0] u_regs_mr_rd_addr;
 wire [247:0] u_regs_mr_rd_data;
-// not read: nic_wqe_fetch watches SQ_PI in qp_ctx itself
+// not read: nic_wqe_fetch watches SQ_PI in qp_sq_pi itself
 /* verilator lint_off UNUSEDSIGNAL */
 wire u_regs_doorbell_valid;
 /* verilator lint_on UNUSEDSIGNAL */
-// not read: nic_wqe_fetch watches SQ_PI in qp_ctx itself
+// not read: nic_wqe_fetch watches SQ_PI in qp_sq_pi itself
 /* verilator lint_off UNUSEDSIGNAL */
 wire [17:0] u_regs_doorbell;
 /* verilator lint_on UNUSEDSIGNAL */
@@ -130,7 +144,9 @@ wire u_regs_inc_seq_nak_tx;
 wire u_regs_inc_seq_nak_rx;
 wire u_regs_inc_dup_req_rx;
 wire u_regs_inc_retry_exc;
-wire [1723:0] u_wqe_fetch_qp_ctx;
+wire [11:0] u_wqe_fetch_ctx_state;
+wire [63:0] u_wqe_fetch_ctx_sq_pi;
+wire [42:0] u_wqe_fetch_ctx_wr;
 wire [15:0] u_wqe_fetch_weight;
 wire [3:0] u_wqe_fetch_m_axi_arid;
 wire [63:0] u_wqe_fetch_m_axi_araddr;
@@ -153,7 +169,10 @@ wire u_wqe_fetch_m_wqe_valid;
 wire u_wqe_fetch_m_wqe_ready;
 wire [18:0] u_wqe_fetch_rewind;
 wire [3:0] u_wqe_fetch_hold;
-wire [1723:0] u_req_tx_qp_ctx;
+wire [11:0] u_req_tx_ctx_state;
+wire [42:0] u_req_tx_ctx_wr;
+wire [26:0] u_req_tx_ctx_hw_sq_psn;
+wire [3:0] u_req_tx_ctx_live_sq_psn;
 wire [126:0] u_req_tx_cfg;
 wire [749:0] u_req_tx_s_wqe_data;
 wire u_req_tx_s_wqe_valid;
@@ -193,7 +212,8 @@ wire [36:0] u_req_tx_s_abort_done_data;
 wire u_req_tx_s_abort_done_valid;
 wire u_req_tx_s_abort_done_ready;
 wire u_req_tx_pay_end;
-wire [1723:0] u_ack_tracker_qp_ctx;
+wire [11:0] u_ack_tracker_ctx_state;
+wire [63:0] u_ack_tracker_ctx_retry;
 wire [198:0] u_ack_tracker_s_req_data;
 wire u_ack_tracker_s_req_valid;
 wire u_ack_tracker_s_req_ready;
@@ -224,7 +244,8 @@ wire [66:0] u_ack_tracker_tp;
 wire [2:0] u_ack_tracker_ack_timeout;
 /* verilator lint_on UNUSEDSIGNAL */
 wire u_ack_tracker_cnt_retry_exc;
-wire [1723:0] u_completion_qp_ctx;
+wire [11:0] u_completion_ctx_state;
+wire [42:0] u_completion_ctx_wr;
 wire [31:0] u_completion_irq_mod;
 wire [121:0] u_completion_s_req_data;
 wire u_completion_s_req_valid;
@@ -486,7 +507,8 @@ wire u_dma_write_m_axi_rvalid;
 /* verilator lint_off UNUSEDSIGNAL */
 wire u_dma_write_m_axi_rready;
 /* verilator lint_on UNUSEDSIGNAL */
-wire [1723:0] u_read_responder_qp_ctx;
+wire [11:0] u_read_responder_ctx_state;
+wire [42:0] u_read_responder_ctx_wr;
 wire [126:0] u_read_responder_cfg;
 wire [198:0] u_read_responder_s_req_data;
 wire u_read_responder_s_req_valid;
@@ -979,7 +1001,12 @@ wire u_rx_parser_drop_valid;
 /* verilator lint_off UNUSEDSIGNAL */
 wire [2:0] u_rx_parser_drop_reason;
 /* verilator lint_on UNUSEDSIGNAL */
-wire [1723:0] u_responder_qp_ctx;
+wire [11:0] u_responder_ctx_state;
+wire [42:0] u_responder_ctx_wr;
+wire [26:0] u_responder_ctx_hw_exp_psn;
+wire [3:0] u_responder_ctx_live_exp_psn;
+wire [26:0] u_responder_ctx_hw_msn;
+wire [3:0] u_responder_ctx_live_msn;
 wire [126:0] u_responder_cfg;
 wire [327:0] u_responder_s_hdr_data;
 wire u_responder_s_hdr_valid;
@@ -1030,6 +1057,7 @@ wire [7:0] u_responder_m_rresp_payload_tkeep;
 wire u_responder_m_rresp_payload_tvalid;
 wire u_responder_m_rresp_payload_tready;
 wire u_responder_m_rresp_payload_tlast;
+wire [1723:0] rrx_qp_ctx;
 reg  [3:0] qp_err_pending_reg;
 wire [3:0] qp_err_all;
 wire qp_err_valid;
@@ -1364,73 +1392,115 @@ assign s_axil_rvalid = u_regs_s_axil_rvalid;
 // gen/nic/top-wiring.ts:67:26
 assign u_regs_s_axil_rready = s_axil_rready;
 
-// gen/nic/nic-top-build.ts:288:82
-assign u_wqe_fetch_qp_ctx = u_regs_qp_ctx;
+// gen/nic/nic-top-build.ts:249:21
+assign u_wqe_fetch_ctx_state = u_regs_qp_state;
 
-// gen/nic/nic-top-build.ts:288:82
-assign u_req_tx_qp_ctx = u_regs_qp_ctx;
+// gen/nic/nic-top-build.ts:249:21
+assign u_wqe_fetch_ctx_sq_pi = u_regs_qp_sq_pi;
 
-// gen/nic/nic-top-build.ts:288:82
-assign u_ack_tracker_qp_ctx = u_regs_qp_ctx;
+// gen/nic/nic-top-build.ts:249:21
+assign u_wqe_fetch_ctx_wr = u_regs_qp_wr;
 
-// gen/nic/nic-top-build.ts:288:82
-assign u_completion_qp_ctx = u_regs_qp_ctx;
+// gen/nic/nic-top-build.ts:249:21
+assign u_req_tx_ctx_state = u_regs_qp_state;
 
-// gen/nic/nic-top-build.ts:288:82
-assign u_responder_qp_ctx = u_regs_qp_ctx;
+// gen/nic/nic-top-build.ts:249:21
+assign u_req_tx_ctx_wr = u_regs_qp_wr;
 
-// gen/nic/nic-top-build.ts:288:82
-assign u_read_responder_qp_ctx = u_regs_qp_ctx;
+// gen/nic/nic-top-build.ts:249:21
+assign u_req_tx_ctx_hw_sq_psn = u_regs_hw_sq_psn;
 
-// gen/nic/nic-top-build.ts:288:82
-assign u_read_resp_rx_qp_ctx = u_regs_qp_ctx;
+// gen/nic/nic-top-build.ts:249:21
+assign u_req_tx_ctx_live_sq_psn = u_regs_qp_live_sq_psn;
 
-// gen/nic/nic-top-build.ts:289:57
+// gen/nic/nic-top-build.ts:249:21
+assign u_ack_tracker_ctx_state = u_regs_qp_state;
+
+// gen/nic/nic-top-build.ts:249:21
+assign u_ack_tracker_ctx_retry = u_regs_qp_retry;
+
+// gen/nic/nic-top-build.ts:249:21
+assign u_completion_ctx_state = u_regs_qp_state;
+
+// gen/nic/nic-top-build.ts:249:21
+assign u_completion_ctx_wr = u_regs_qp_wr;
+
+// gen/nic/nic-top-build.ts:249:21
+assign u_responder_ctx_state = u_regs_qp_state;
+
+// gen/nic/nic-top-build.ts:249:21
+assign u_responder_ctx_wr = u_regs_qp_wr;
+
+// gen/nic/nic-top-build.ts:249:21
+assign u_responder_ctx_hw_exp_psn = u_regs_hw_exp_psn;
+
+// gen/nic/nic-top-build.ts:249:21
+assign u_responder_ctx_live_exp_psn = u_regs_qp_live_exp_psn;
+
+// gen/nic/nic-top-build.ts:249:21
+assign u_responder_ctx_hw_msn = u_regs_hw_msn;
+
+// gen/nic/nic-top-build.ts:249:21
+assign u_responder_ctx_live_msn = u_regs_qp_live_msn;
+
+// gen/nic/nic-top-build.ts:249:21
+assign u_read_responder_ctx_state = u_regs_qp_state;
+
+// gen/nic/nic-top-build.ts:249:21
+assign u_read_responder_ctx_wr = u_regs_qp_wr;
+
+// gen/nic/nic-top-build.ts:315:31
+assign rrx_qp_ctx = {{24'd0, 16'd0, 16'd0, 16'd0, 4'b0000, 64'd0, 16'd0, 16'd0, 4'b0000, 64'd0, 16'd0, 16'd0, 32'd0, 48'd0, 4'b0000, 24'd0, 24'd0, 24'd0, u_regs_qp_state[11:9]}, {24'd0, 16'd0, 16'd0, 16'd0, 4'b0000, 64'd0, 16'd0, 16'd0, 4'b0000, 64'd0, 16'd0, 16'd0, 32'd0, 48'd0, 4'b0000, 24'd0, 24'd0, 24'd0, u_regs_qp_state[8:6]}, {24'd0, 16'd0, 16'd0, 16'd0, 4'b0000, 64'd0, 16'd0, 16'd0, 4'b0000, 64'd0, 16'd0, 16'd0, 32'd0, 48'd0, 4'b0000, 24'd0, 24'd0, 24'd0, u_regs_qp_state[5:3]}, {24'd0, 16'd0, 16'd0, 16'd0, 4'b0000, 64'd0, 16'd0, 16'd0, 4'b0000, 64'd0, 16'd0, 16'd0, 32'd0, 48'd0, 4'b0000, 24'd0, 24'd0, 24'd0, u_regs_qp_state[2:0]}};
+
+// gen/nic/nic-top-build.ts:315:25
+assign u_read_resp_rx_qp_ctx = rrx_qp_ctx;
+
+// gen/nic/nic-top-build.ts:316:57
 assign u_req_tx_cfg = u_regs_cfg;
 
-// gen/nic/nic-top-build.ts:289:57
+// gen/nic/nic-top-build.ts:316:57
 assign u_responder_cfg = u_regs_cfg;
 
-// gen/nic/nic-top-build.ts:289:57
+// gen/nic/nic-top-build.ts:316:57
 assign u_read_responder_cfg = u_regs_cfg;
 
-// gen/nic/nic-top-build.ts:290:26
+// gen/nic/nic-top-build.ts:317:26
 assign u_completion_irq_mod = u_regs_cfg[126:95];
 
-// gen/nic/nic-top-build.ts:291:27
+// gen/nic/nic-top-build.ts:318:27
 assign u_wqe_fetch_weight = 16'd0;
 
-// gen/nic/nic-top-build.ts:294:28
+// gen/nic/nic-top-build.ts:321:28
 assign u_regs_mr_rd_en = u_tlb_mr_rd_en;
 
-// gen/nic/nic-top-build.ts:295:30
+// gen/nic/nic-top-build.ts:322:30
 assign u_regs_mr_rd_addr = u_tlb_mr_rd_addr;
 
-// gen/nic/nic-top-build.ts:296:29
+// gen/nic/nic-top-build.ts:323:29
 assign u_tlb_mr_rd_data = u_regs_mr_rd_data;
 
-// gen/nic/nic-top-build.ts:297:29
+// gen/nic/nic-top-build.ts:324:29
 assign u_tlb_mr_changed = u_regs_mr_changed;
 
-// gen/nic/nic-top-build.ts:298:28
+// gen/nic/nic-top-build.ts:325:28
 assign u_regs_hw_sq_ci = u_ack_tracker_sq_ci_upd;
 
-// gen/nic/nic-top-build.ts:299:28
+// gen/nic/nic-top-build.ts:326:28
 assign u_regs_hw_cq_pi = u_completion_cq_pi_upd;
 
-// gen/nic/nic-top-build.ts:300:29
+// gen/nic/nic-top-build.ts:327:29
 assign u_regs_hw_sq_psn = u_req_tx_sq_psn_upd;
 
-// gen/nic/nic-top-build.ts:301:30
+// gen/nic/nic-top-build.ts:328:30
 assign u_regs_hw_exp_psn = u_responder_exp_psn_upd;
 
-// gen/nic/nic-top-build.ts:302:26
+// gen/nic/nic-top-build.ts:329:26
 assign u_regs_hw_msn = u_responder_msn_upd;
 
-// gen/nic/nic-top-build.ts:303:29
+// gen/nic/nic-top-build.ts:330:29
 assign u_regs_irq_event = u_completion_irq_event;
 
-// gen/nic/nic-top-build.ts:304:9
+// gen/nic/nic-top-build.ts:331:9
 assign irq = u_regs_irq;
 
 // gen/nic/top-wiring.ts:127:17
@@ -1461,7 +1531,7 @@ always @* begin
     end
 end
 
-// gen/nic/nic-top-build.ts:307:28
+// gen/nic/nic-top-build.ts:334:28
 assign u_regs_hw_error = {qp_err_qp, qp_err_valid};
 
 // gen/nic/nic-top-build.ts:178:20
@@ -1566,7 +1636,7 @@ assign u_req_tx_s_dma_status_valid = u_dma_read_m_status_valid;
 // gen/nic/top-wiring.ts:67:52
 assign u_dma_read_m_status_ready = u_req_tx_s_dma_status_ready;
 
-// gen/nic/nic-top-build.ts:316:32
+// gen/nic/nic-top-build.ts:343:32
 assign u_dma_read_s_cmd_tag = u_req_tx_m_dma_tag;
 
 // gen/nic/top-wiring.ts:67:26
@@ -1587,13 +1657,13 @@ assign u_req_tx_s_abort_done_valid = u_dma_read_m_abort_done_valid;
 // gen/nic/top-wiring.ts:67:52
 assign u_dma_read_m_abort_done_ready = u_req_tx_s_abort_done_ready;
 
-// gen/nic/nic-top-build.ts:319:36
+// gen/nic/nic-top-build.ts:346:36
 assign req_pay_end = (u_dma_read_m_axis_tvalid && u_tx_cmd_mux_s_req_payload_tready) && u_dma_read_m_axis_tlast;
 
-// gen/nic/nic-top-build.ts:319:30
+// gen/nic/nic-top-build.ts:346:30
 assign u_req_tx_pay_end = req_pay_end;
 
-// gen/nic/nic-top-build.ts:320:32
+// gen/nic/nic-top-build.ts:347:32
 assign u_ack_tracker_rewind_high = u_req_tx_rewind_high;
 
 // gen/nic/top-wiring.ts:67:26
@@ -1632,25 +1702,25 @@ assign rewind_ready = u_req_tx_s_rewind_ready && u_read_resp_rx_s_rewind_ready;
 // gen/nic/nic-top-build.ts:212:31
 assign u_ack_tracker_m_rewind_ready = rewind_ready;
 
-// gen/nic/nic-top-build.ts:326:27
+// gen/nic/nic-top-build.ts:353:27
 assign u_wqe_fetch_rewind = u_ack_tracker_fetch_rewind;
 
-// gen/nic/nic-top-build.ts:327:25
+// gen/nic/nic-top-build.ts:354:25
 assign u_wqe_fetch_hold = u_ack_tracker_tx_hold;
 
-// gen/nic/nic-top-build.ts:328:25
+// gen/nic/nic-top-build.ts:355:25
 assign u_ack_tracker_s_park = u_req_tx_m_park;
 
-// gen/nic/nic-top-build.ts:329:24
+// gen/nic/nic-top-build.ts:356:24
 assign u_ack_tracker_tp_qp = u_req_tx_tp_qp;
 
-// gen/nic/nic-top-build.ts:330:23
+// gen/nic/nic-top-build.ts:357:23
 assign u_req_tx_tp = u_ack_tracker_tp;
 
-// gen/nic/nic-top-build.ts:332:27
+// gen/nic/nic-top-build.ts:359:27
 assign u_ack_tracker_ctx_room = u_read_resp_rx_ctx_room;
 
-// gen/nic/nic-top-build.ts:333:29
+// gen/nic/nic-top-build.ts:360:29
 assign u_req_tx_ctx_room = u_read_resp_rx_ctx_room;
 
 // gen/nic/top-wiring.ts:67:26
@@ -1914,13 +1984,13 @@ assign u_read_responder_s_req_valid = u_responder_m_read_req_valid;
 // gen/nic/top-wiring.ts:67:52
 assign u_responder_m_read_req_ready = u_read_responder_s_req_ready;
 
-// gen/nic/nic-top-build.ts:371:26
+// gen/nic/nic-top-build.ts:398:26
 assign u_responder_rd_room = u_read_responder_rd_room;
 
-// gen/nic/nic-top-build.ts:372:30
+// gen/nic/nic-top-build.ts:399:30
 assign u_responder_rd_dup_room = u_read_responder_rd_dup_room;
 
-// gen/nic/nic-top-build.ts:373:26
+// gen/nic/nic-top-build.ts:400:26
 assign u_responder_rd_busy = u_read_responder_rd_busy;
 
 // gen/nic/top-wiring.ts:67:26
@@ -2025,7 +2095,7 @@ assign u_ack_tracker_s_read_done_valid = u_read_resp_rx_m_done_valid;
 // gen/nic/top-wiring.ts:67:52
 assign u_read_resp_rx_m_done_ready = u_ack_tracker_s_read_done_ready;
 
-// gen/nic/nic-top-build.ts:387:30
+// gen/nic/nic-top-build.ts:414:30
 assign u_req_tx_read_busy = u_ack_tracker_read_busy;
 
 // gen/nic/top-axi-buffers.ts:146:20
@@ -2769,19 +2839,19 @@ assign m_axi_bready = u_axi_wr_mux_m_axi_bready;
 // gen/nic/top-wiring.ts:144:19
 assign tlb_hits_moved = u_tlb_hits != tlb_hits_prev_reg;
 
-// gen/nic/nic-top-build.ts:411:32
+// gen/nic/nic-top-build.ts:438:32
 assign u_regs_inc_tlb_hits = tlb_hits_moved;
 
 // gen/nic/top-wiring.ts:144:19
 assign tlb_misses_moved = u_tlb_misses != tlb_misses_prev_reg;
 
-// gen/nic/nic-top-build.ts:412:34
+// gen/nic/nic-top-build.ts:439:34
 assign u_regs_inc_tlb_misses = tlb_misses_moved;
 
-// gen/nic/nic-top-build.ts:414:23
+// gen/nic/nic-top-build.ts:441:23
 assign rx_drop_icrc = u_icrc_check_drop_valid && (u_icrc_check_drop_reason == 3'd1);
 
-// gen/nic/nic-top-build.ts:415:36
+// gen/nic/nic-top-build.ts:442:36
 assign u_regs_inc_rx_drop_icrc = rx_drop_icrc;
 
 // gen/nic/top-wiring.ts:111:19
@@ -2790,31 +2860,31 @@ assign rx_drop_other_total = rx_drop_other_pending_reg + (({7'd0, (u_icrc_check_
 // gen/nic/top-wiring.ts:112:18
 assign rx_drop_other_pulse = rx_drop_other_total != 8'd0;
 
-// gen/nic/nic-top-build.ts:419:37
+// gen/nic/nic-top-build.ts:446:37
 assign u_regs_inc_rx_drop_other = rx_drop_other_pulse;
 
-// gen/nic/nic-top-build.ts:421:33
+// gen/nic/nic-top-build.ts:448:33
 assign u_regs_inc_tx_frames = (u_icrc_insert_m_axis_tvalid && m_axis_tx_tready) && u_icrc_insert_m_axis_tlast;
 
-// gen/nic/nic-top-build.ts:422:33
+// gen/nic/nic-top-build.ts:449:33
 assign u_regs_inc_rx_frames = u_rx_parser_m_hdr_valid && u_responder_s_hdr_ready;
 
-// gen/nic/nic-top-build.ts:423:33
+// gen/nic/nic-top-build.ts:450:33
 assign u_regs_inc_retx_pkts = u_req_tx_cnt_retx;
 
-// gen/nic/nic-top-build.ts:424:36
+// gen/nic/nic-top-build.ts:451:36
 assign u_regs_inc_ack_timeouts = u_ack_tracker_ack_timeout[0];
 
-// gen/nic/nic-top-build.ts:426:34
+// gen/nic/nic-top-build.ts:453:34
 assign u_regs_inc_seq_nak_tx = u_responder_cnt_seq_nak_tx;
 
-// gen/nic/nic-top-build.ts:427:34
+// gen/nic/nic-top-build.ts:454:34
 assign u_regs_inc_seq_nak_rx = u_responder_cnt_seq_nak_rx;
 
-// gen/nic/nic-top-build.ts:428:34
+// gen/nic/nic-top-build.ts:455:34
 assign u_regs_inc_dup_req_rx = u_responder_cnt_dup_req;
 
-// gen/nic/nic-top-build.ts:429:33
+// gen/nic/nic-top-build.ts:456:33
 assign u_regs_inc_retry_exc = u_ack_tracker_cnt_retry_exc;
 
 // gen/nic/top-wiring.ts:135:11
@@ -2931,7 +3001,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/nic-top-build.ts:255:84
+// gen/nic/nic-top-build.ts:274:84
 nic_regs u_regs (
     .clk(clk),
     .rst(rst),
@@ -2955,7 +3025,15 @@ nic_regs u_regs (
     .s_axil_rvalid(u_regs_s_axil_rvalid),
     .s_axil_rready(u_regs_s_axil_rready),
     .cfg(u_regs_cfg),
-    .qp_ctx(u_regs_qp_ctx),
+    .qp_state(u_regs_qp_state),
+    .qp_retry(u_regs_qp_retry),
+    .qp_sq_pi(u_regs_qp_sq_pi),
+    .qp_wr(u_regs_qp_wr),
+    .qp_live_sq_ci(u_regs_qp_live_sq_ci),
+    .qp_live_cq_pi(u_regs_qp_live_cq_pi),
+    .qp_live_sq_psn(u_regs_qp_live_sq_psn),
+    .qp_live_exp_psn(u_regs_qp_live_exp_psn),
+    .qp_live_msn(u_regs_qp_live_msn),
     .mr_rd_en(u_regs_mr_rd_en),
     .mr_rd_addr(u_regs_mr_rd_addr),
     .mr_rd_data(u_regs_mr_rd_data),
@@ -2984,11 +3062,13 @@ nic_regs u_regs (
     .inc_retry_exc(u_regs_inc_retry_exc)
 );
 
-// gen/nic/nic-top-build.ts:255:84
-nic_wqe_fetch u_wqe_fetch (
+// gen/nic/nic-top-build.ts:274:84
+nic_wqe_fetch_ctx_portlanes u_wqe_fetch (
     .clk(clk),
     .rst(rst),
-    .qp_ctx(u_wqe_fetch_qp_ctx),
+    .ctx_state(u_wqe_fetch_ctx_state),
+    .ctx_sq_pi(u_wqe_fetch_ctx_sq_pi),
+    .ctx_wr(u_wqe_fetch_ctx_wr),
     .weight(u_wqe_fetch_weight),
     .m_axi_arid(u_wqe_fetch_m_axi_arid),
     .m_axi_araddr(u_wqe_fetch_m_axi_araddr),
@@ -3013,11 +3093,14 @@ nic_wqe_fetch u_wqe_fetch (
     .hold(u_wqe_fetch_hold)
 );
 
-// gen/nic/nic-top-build.ts:255:84
-nic_req_tx_dma_abort1 u_req_tx (
+// gen/nic/nic-top-build.ts:274:84
+nic_req_tx_ctx_portlanes_dma_abort1 u_req_tx (
     .clk(clk),
     .rst(rst),
-    .qp_ctx(u_req_tx_qp_ctx),
+    .ctx_state(u_req_tx_ctx_state),
+    .ctx_wr(u_req_tx_ctx_wr),
+    .ctx_hw_sq_psn(u_req_tx_ctx_hw_sq_psn),
+    .ctx_live_sq_psn(u_req_tx_ctx_live_sq_psn),
     .cfg(u_req_tx_cfg),
     .s_wqe_data(u_req_tx_s_wqe_data),
     .s_wqe_valid(u_req_tx_s_wqe_valid),
@@ -3059,11 +3142,12 @@ nic_req_tx_dma_abort1 u_req_tx (
     .pay_end(u_req_tx_pay_end)
 );
 
-// gen/nic/nic-top-build.ts:255:84
-nic_ack_tracker u_ack_tracker (
+// gen/nic/nic-top-build.ts:274:84
+nic_ack_tracker_ctx_portlanes u_ack_tracker (
     .clk(clk),
     .rst(rst),
-    .qp_ctx(u_ack_tracker_qp_ctx),
+    .ctx_state(u_ack_tracker_ctx_state),
+    .ctx_retry(u_ack_tracker_ctx_retry),
     .s_req_data(u_ack_tracker_s_req_data),
     .s_req_valid(u_ack_tracker_s_req_valid),
     .s_req_ready(u_ack_tracker_s_req_ready),
@@ -3093,11 +3177,12 @@ nic_ack_tracker u_ack_tracker (
     .cnt_retry_exc(u_ack_tracker_cnt_retry_exc)
 );
 
-// gen/nic/nic-top-build.ts:255:84
-nic_completion u_completion (
+// gen/nic/nic-top-build.ts:274:84
+nic_completion_ctx_portlanes u_completion (
     .clk(clk),
     .rst(rst),
-    .qp_ctx(u_completion_qp_ctx),
+    .ctx_state(u_completion_ctx_state),
+    .ctx_wr(u_completion_ctx_wr),
     .irq_mod(u_completion_irq_mod),
     .s_req_data(u_completion_s_req_data),
     .s_req_valid(u_completion_s_req_valid),
@@ -3126,7 +3211,7 @@ nic_completion u_completion (
     .irq_event(u_completion_irq_event)
 );
 
-// gen/nic/nic-top-build.ts:255:84
+// gen/nic/nic-top-build.ts:274:84
 nic_tlb_id_width4_num_clients5 u_tlb (
     .clk(clk),
     .rst(rst),
@@ -3184,7 +3269,7 @@ nic_tlb_id_width4_num_clients5 u_tlb (
     .misses(u_tlb_misses)
 );
 
-// gen/nic/nic-top-build.ts:255:84
+// gen/nic/nic-top-build.ts:274:84
 nic_dma_read_abort_qps4 u_dma_read (
     .clk(clk),
     .rst(rst),
@@ -3249,7 +3334,7 @@ nic_dma_read_abort_qps4 u_dma_read (
     .m_abort_done_ready(u_dma_read_m_abort_done_ready)
 );
 
-// gen/nic/nic-top-build.ts:255:84
+// gen/nic/nic-top-build.ts:274:84
 nic_dma_write u_dma_write (
     .clk(clk),
     .rst(rst),
@@ -3307,11 +3392,12 @@ nic_dma_write u_dma_write (
     .m_axi_rready(u_dma_write_m_axi_rready)
 );
 
-// gen/nic/nic-top-build.ts:255:84
-nic_read_responder_contexts16_per_qp4 u_read_responder (
+// gen/nic/nic-top-build.ts:274:84
+nic_read_responder_contexts16_ctx_portlanes_per_qp4 u_read_responder (
     .clk(clk),
     .rst(rst),
-    .qp_ctx(u_read_responder_qp_ctx),
+    .ctx_state(u_read_responder_ctx_state),
+    .ctx_wr(u_read_responder_ctx_wr),
     .cfg(u_read_responder_cfg),
     .s_req_data(u_read_responder_s_req_data),
     .s_req_valid(u_read_responder_s_req_valid),
@@ -3331,7 +3417,7 @@ nic_read_responder_contexts16_per_qp4 u_read_responder (
     .qp_error(u_read_responder_qp_error)
 );
 
-// gen/nic/nic-top-build.ts:255:84
+// gen/nic/nic-top-build.ts:274:84
 nic_dma_read u_dma_read_rsp (
     .clk(clk),
     .rst(rst),
@@ -3389,7 +3475,7 @@ nic_dma_read u_dma_read_rsp (
     .m_axis_tlast(u_dma_read_rsp_m_axis_tlast)
 );
 
-// gen/nic/nic-top-build.ts:255:84
+// gen/nic/nic-top-build.ts:274:84
 nic_read_resp_rx u_read_resp_rx (
     .clk(clk),
     .rst(rst),
@@ -3428,7 +3514,7 @@ nic_read_resp_rx u_read_resp_rx (
     .m_done_ready(u_read_resp_rx_m_done_ready)
 );
 
-// gen/nic/nic-top-build.ts:255:84
+// gen/nic/nic-top-build.ts:274:84
 nic_dma_write u_dma_write_rresp (
     .clk(clk),
     .rst(rst),
@@ -3486,7 +3572,7 @@ nic_dma_write u_dma_write_rresp (
     .m_axi_rready(u_dma_write_rresp_m_axi_rready)
 );
 
-// gen/nic/nic-top-build.ts:255:84
+// gen/nic/nic-top-build.ts:274:84
 nic_axi_rd_mux_bulk_cap_beats512_n4_urgent_mask2 u_axi_rd_mux (
     .clk(clk),
     .rst(rst),
@@ -3572,7 +3658,7 @@ nic_axi_rd_mux_bulk_cap_beats512_n4_urgent_mask2 u_axi_rd_mux (
     .m_axi_rready(u_axi_rd_mux_m_axi_rready)
 );
 
-// gen/nic/nic-top-build.ts:255:84
+// gen/nic/nic-top-build.ts:274:84
 nic_axi_wr_mux_n3 u_axi_wr_mux (
     .clk(clk),
     .rst(rst),
@@ -3654,7 +3740,7 @@ nic_axi_wr_mux_n3 u_axi_wr_mux (
     .m_axi_bready(u_axi_wr_mux_m_axi_bready)
 );
 
-// gen/nic/nic-top-build.ts:255:84
+// gen/nic/nic-top-build.ts:274:84
 nic_tx_cmd_mux u_tx_cmd_mux (
     .clk(clk),
     .rst(rst),
@@ -3687,7 +3773,7 @@ nic_tx_cmd_mux u_tx_cmd_mux (
     .m_payload_tlast(u_tx_cmd_mux_m_payload_tlast)
 );
 
-// gen/nic/nic-top-build.ts:255:84
+// gen/nic/nic-top-build.ts:274:84
 nic_tx_frame_gate u_tx_frame_gate (
     .clk(clk),
     .rst(rst),
@@ -3709,7 +3795,7 @@ nic_tx_frame_gate u_tx_frame_gate (
     .m_payload_tlast(u_tx_frame_gate_m_payload_tlast)
 );
 
-// gen/nic/nic-top-build.ts:255:84
+// gen/nic/nic-top-build.ts:274:84
 nic_packetizer u_packetizer (
     .clk(clk),
     .rst(rst),
@@ -3730,7 +3816,7 @@ nic_packetizer u_packetizer (
     .err_payload(u_packetizer_err_payload)
 );
 
-// gen/nic/nic-top-build.ts:255:84
+// gen/nic/nic-top-build.ts:274:84
 nic_icrc_insert u_icrc_insert (
     .clk(clk),
     .rst(rst),
@@ -3748,7 +3834,7 @@ nic_icrc_insert u_icrc_insert (
     .m_axis_tuser(u_icrc_insert_m_axis_tuser)
 );
 
-// gen/nic/nic-top-build.ts:255:84
+// gen/nic/nic-top-build.ts:274:84
 nic_icrc_check_buffer_bytes32768_max_frames128 u_icrc_check (
     .clk(clk),
     .rst(rst),
@@ -3769,7 +3855,7 @@ nic_icrc_check_buffer_bytes32768_max_frames128 u_icrc_check (
     .overflow(u_icrc_check_overflow)
 );
 
-// gen/nic/nic-top-build.ts:255:84
+// gen/nic/nic-top-build.ts:274:84
 nic_rx_parser u_rx_parser (
     .clk(clk),
     .rst(rst),
@@ -3791,11 +3877,16 @@ nic_rx_parser u_rx_parser (
     .drop_reason(u_rx_parser_drop_reason)
 );
 
-// gen/nic/nic-top-build.ts:255:84
-nic_responder u_responder (
+// gen/nic/nic-top-build.ts:274:84
+nic_responder_ctx_portlanes u_responder (
     .clk(clk),
     .rst(rst),
-    .qp_ctx(u_responder_qp_ctx),
+    .ctx_state(u_responder_ctx_state),
+    .ctx_wr(u_responder_ctx_wr),
+    .ctx_hw_exp_psn(u_responder_ctx_hw_exp_psn),
+    .ctx_live_exp_psn(u_responder_ctx_live_exp_psn),
+    .ctx_hw_msn(u_responder_ctx_hw_msn),
+    .ctx_live_msn(u_responder_ctx_live_msn),
     .cfg(u_responder_cfg),
     .s_hdr_data(u_responder_s_hdr_data),
     .s_hdr_valid(u_responder_s_hdr_valid),
@@ -3848,7 +3939,7 @@ nic_responder u_responder (
     .m_rresp_payload_tlast(u_responder_m_rresp_payload_tlast)
 );
 
-// gen/nic/nic-top-build.ts:255:84
+// gen/nic/nic-top-build.ts:274:84
 sync_fifo_ram_depth8_width750 u_wqe_queue (
     .clk(clk),
     .rst(rst),
@@ -3863,7 +3954,7 @@ sync_fifo_ram_depth8_width750 u_wqe_queue (
     .empty(u_wqe_queue_empty)
 );
 
-// gen/nic/nic-top-build.ts:255:84
+// gen/nic/nic-top-build.ts:274:84
 sync_fifo_depth4_width73 u_rx_pay_skid (
     .clk(clk),
     .rst(rst),
@@ -3878,7 +3969,7 @@ sync_fifo_depth4_width73 u_rx_pay_skid (
     .empty(u_rx_pay_skid_empty)
 );
 
-// gen/nic/nic-top-build.ts:255:84
+// gen/nic/nic-top-build.ts:274:84
 sync_fifo_ram_width73 u_rx_pay_fifo (
     .clk(clk),
     .rst(rst),
@@ -3893,7 +3984,7 @@ sync_fifo_ram_width73 u_rx_pay_fifo (
     .empty(u_rx_pay_fifo_empty)
 );
 
-// gen/nic/nic-top-build.ts:255:84
+// gen/nic/nic-top-build.ts:274:84
 sync_fifo_bypass1_depth4_width67 u_dma_rd_xlate (
     .clk(clk),
     .rst(rst),
@@ -3908,7 +3999,7 @@ sync_fifo_bypass1_depth4_width67 u_dma_rd_xlate (
     .empty(u_dma_rd_xlate_empty)
 );
 
-// gen/nic/nic-top-build.ts:255:84
+// gen/nic/nic-top-build.ts:274:84
 sync_fifo_bypass1_depth4_width67 u_dma_wr_xlate (
     .clk(clk),
     .rst(rst),
@@ -3923,7 +4014,7 @@ sync_fifo_bypass1_depth4_width67 u_dma_wr_xlate (
     .empty(u_dma_wr_xlate_empty)
 );
 
-// gen/nic/nic-top-build.ts:255:84
+// gen/nic/nic-top-build.ts:274:84
 sync_fifo_bypass1_depth4_width67 u_rsp_xlate (
     .clk(clk),
     .rst(rst),
@@ -3938,7 +4029,7 @@ sync_fifo_bypass1_depth4_width67 u_rsp_xlate (
     .empty(u_rsp_xlate_empty)
 );
 
-// gen/nic/nic-top-build.ts:255:84
+// gen/nic/nic-top-build.ts:274:84
 sync_fifo_bypass1_depth4_width67 u_dma_rd_rsp_xlate (
     .clk(clk),
     .rst(rst),
@@ -3953,7 +4044,7 @@ sync_fifo_bypass1_depth4_width67 u_dma_rd_rsp_xlate (
     .empty(u_dma_rd_rsp_xlate_empty)
 );
 
-// gen/nic/nic-top-build.ts:255:84
+// gen/nic/nic-top-build.ts:274:84
 sync_fifo_bypass1_depth4_width67 u_dma_wr_rresp_xlate (
     .clk(clk),
     .rst(rst),
@@ -3968,7 +4059,7 @@ sync_fifo_bypass1_depth4_width67 u_dma_wr_rresp_xlate (
     .empty(u_dma_wr_rresp_xlate_empty)
 );
 
-// gen/nic/nic-top-build.ts:255:84
+// gen/nic/nic-top-build.ts:274:84
 sync_fifo_ram_bypass1_depth1024_width71 u_dma_rd_rbuf (
     .clk(clk),
     .rst(rst),
@@ -3983,7 +4074,7 @@ sync_fifo_ram_bypass1_depth1024_width71 u_dma_rd_rbuf (
     .empty(u_dma_rd_rbuf_empty)
 );
 
-// gen/nic/nic-top-build.ts:255:84
+// gen/nic/nic-top-build.ts:274:84
 sync_fifo_ram_bypass1_depth1024_width71 u_dma_rd_rsp_rbuf (
     .clk(clk),
     .rst(rst),
@@ -3998,7 +4089,7 @@ sync_fifo_ram_bypass1_depth1024_width71 u_dma_rd_rsp_rbuf (
     .empty(u_dma_rd_rsp_rbuf_empty)
 );
 
-// gen/nic/nic-top-build.ts:255:84
+// gen/nic/nic-top-build.ts:274:84
 sync_fifo_ram_depth1024_width73 u_dma_wr_rresp_wbuf (
     .clk(clk),
     .rst(rst),
@@ -4013,7 +4104,7 @@ sync_fifo_ram_depth1024_width73 u_dma_wr_rresp_wbuf (
     .empty(u_dma_wr_rresp_wbuf_empty)
 );
 
-// gen/nic/nic-top-build.ts:255:84
+// gen/nic/nic-top-build.ts:274:84
 sync_fifo_depth4_width89 u_dma_wr_rresp_wbuf_aw (
     .clk(clk),
     .rst(rst),
@@ -4033,7 +4124,7 @@ sync_fifo_depth4_width89 u_dma_wr_rresp_wbuf_aw (
 always @(posedge clk) begin
     if (!rst) begin
         if (!(!u_packetizer_err_payload)) begin
-            $display("%m: assertion failed at gen/nic/nic-top-build.ts:347:7: packetizer: payload length differs from the command (req_tx / dma_read disagree) [u_packetizer_err_payload=%0h]", u_packetizer_err_payload);
+            $display("%m: assertion failed at gen/nic/nic-top-build.ts:374:7: packetizer: payload length differs from the command (req_tx / dma_read disagree) [u_packetizer_err_payload=%0h]", u_packetizer_err_payload);
             $stop;
         end
         if (!(!tx_in_frame_reg || m_axis_tx_tvalid)) begin

@@ -71,12 +71,13 @@
 // RESET: the QP's record is cleared and its entries dropped without CQEs; the retry counters
 // follow the RETRY register while the QP is in RESET, INIT or RTR.
 
-import { Bool, UInt, Vec, Struct, cat, defineModule, lit, mux, pack, type Value } from '../hdl/index.ts';
+import { Bool, UInt, Struct, oneOf, cat, defineModule, lit, mux, pack, type Value } from '../hdl/index.ts';
 import { rrArbiter } from '../lib/arbiter.ts';
 import { stream } from '../lib/interfaces.ts';
 import { log2Exact } from '../lib/util.ts';
 import { cqeReqStruct } from './cqe-req.ts';
-import { QpCtx, qpErrorEvent, qpPulse, qpUpdate } from './ctx.ts';
+import { qpErrorEvent, qpPulse, qpUpdate } from './ctx.ts';
+import { qpCtxView, type CtxPort } from './ctx-view.ts';
 import { AETH, ackInStruct, reqEntryStruct } from './flow-types.ts';
 import { nakCqeStatus } from './nak-status.ts';
 import { psnGe, psnGt } from './psn.ts';
@@ -91,6 +92,8 @@ export type AckTrackerParams = {
   numQp: number;
   /** Outstanding entries per QP (a power of two). */
   depth: number;
+  /** Where the QP context comes from (ctx-view.ts): 'vec' = the qp_ctx input (stage tests), 'lanes' = nic_regs' write lanes (nic_top). */
+  ctxPort: CtxPort;
 };
 
 /** What the FIFO keeps of a ReqEntry (the QP is the FIFO). */
@@ -100,13 +103,13 @@ const Stored = Struct('ack_entry', {
 
 const retryField = (retry: Value, f: keyof typeof RETRY_FIELDS): Value => retry.bits(RETRY_FIELDS[f].lo + RETRY_FIELDS[f].width - 1, RETRY_FIELDS[f].lo);
 
-export const nicAckTracker = defineModule('nic_ack_tracker', { numQp: 4, depth: 16 } as AckTrackerParams, (m, p) => {
+export const nicAckTracker = defineModule('nic_ack_tracker', { numQp: 4, depth: 16, ctxPort: 'vec' } as AckTrackerParams, (m, p) => {
   const dw = log2Exact(p.depth, 'depth');
   const qw = qpIndexWidth(p.numQp);
   const CqeReq = cqeReqStruct(p.numQp);
 
   const { clk, rst } = m.clockAndReset();
-  const qpCtx = m.input('qp_ctx', Vec(QpCtx, p.numQp));
+  const qpCtx = qpCtxView(m, p.numQp, p.ctxPort, ['state', 'retry'], 'only STATE and RETRY are read');
   const sReq = stream(reqEntryStruct(p.numQp)).sink(m, 's_req');
   const sAck = stream(ackInStruct(p.numQp)).sink(m, 's_ack');
   const mCqe = stream(CqeReq).source(m, 'm_cqe');
@@ -126,7 +129,6 @@ export const nicAckTracker = defineModule('nic_ack_tracker', { numQp: 4, depth: 
   /** An ACK timeout expired (ACK_TIMEOUTS counts them; the QP for tests and per-QP counts). */
   const cntTimeout = m.output('ack_timeout', qpPulse('ack_timeout_event', p.numQp));
   const cntRetryExc = m.output('cnt_retry_exc', Bool);
-  m.unused(qpCtx, 'only STATE and RETRY are read');
   m.unused(sDone.data, 'the wrId is not needed: a READ is found by its lastPsn');
   m.unused(sAck.data, 'the MSN is not needed: completion follows the PSN');
   if (p.numQp === 1) m.unused(tpQp, 'one QP: nothing to select');
@@ -458,8 +460,8 @@ export const nicAckTracker = defineModule('nic_ack_tracker', { numQp: 4, depth: 
   }));
 
   return {
-    clk, rst, qp_ctx: qpCtx, s_req: sReq, s_ack: sAck, m_cqe: mCqe, qp_error: qpError, s_read_done: sDone, read_busy: readBusy,
+    clk, rst, ...qpCtx.ports, s_req: sReq, s_ack: sAck, m_cqe: mCqe, qp_error: qpError, s_read_done: sDone, read_busy: readBusy,
     sq_ci_upd: ciUpd, m_rewind: mRewind, rewind_high: rwHigh, s_park: sPark, fetch_rewind: fetchRw, tx_hold: hold, ctx_room: ctxRoom, tp_qp: tpQp, tp,
     ack_timeout: cntTimeout, cnt_retry_exc: cntRetryExc,
   };
-}, { doc: 'ACK tracker and retry engine: per-QP transport records, coalesced ACKs, go-back-N rewinds, ACK/RNR timers, NAK errors and flushes, CQE requests in posting order' });
+}, { doc: 'ACK tracker and retry engine: per-QP transport records, coalesced ACKs, go-back-N rewinds, ACK/RNR timers, NAK errors and flushes, CQE requests in posting order', params: { rules: { ctxPort: oneOf('vec', 'lanes') } } });

@@ -29,7 +29,8 @@ import { AXI_BURST, stream } from '../lib/interfaces.ts';
 import { log2Exact } from '../lib/util.ts';
 import { axi4Write } from './axi-ports.ts';
 import { cqeReqStruct } from './cqe-req.ts';
-import { QpCtx, qpErrorEvent, qpUpdate } from './ctx.ts';
+import { qpErrorEvent, qpUpdate } from './ctx.ts';
+import { qpCtxView, type CtxPort } from './ctx-view.ts';
 import { CQE_BYTES, CQE_FIELDS, QP_STATE } from './regmap.ts';
 import { ADDR_WIDTH, qpIndexWidth } from './types.ts';
 
@@ -37,12 +38,14 @@ export type CompletionParams = {
   dataWidth: number;
   numQp: number;
   idWidth: number;
+  /** Where the QP context comes from (ctx-view.ts): 'vec' = the qp_ctx input (stage tests), 'lanes' = nic_regs' write lanes (nic_top). */
+  ctxPort: CtxPort;
 };
 
 /** Most completions one interrupt event stands for (NIC.md). */
 export const IRQ_MAX_COUNT = 32;
 
-export const nicCompletion = defineModule('nic_completion', { dataWidth: 64, numQp: 4, idWidth: 4 } as CompletionParams, (m, p) => {
+export const nicCompletion = defineModule('nic_completion', { dataWidth: 64, numQp: 4, idWidth: 4, ctxPort: 'vec' } as CompletionParams, (m, p) => {
   const busBytes = p.dataWidth / 8;
   log2Exact(busBytes, 'dataWidth / 8');
   if (p.dataWidth < 64 || p.dataWidth > 512) throw new Error(`nic_completion: dataWidth ${p.dataWidth} is outside 64..512`);
@@ -52,14 +55,13 @@ export const nicCompletion = defineModule('nic_completion', { dataWidth: 64, num
   const CqeReq = cqeReqStruct(p.numQp);
 
   const { clk, rst } = m.clockAndReset();
-  const qpCtx = m.input('qp_ctx', Vec(QpCtx, p.numQp));
+  const qpCtx = qpCtxView(m, p.numQp, p.ctxPort, ['state', 'cqBase', 'cqSizeLog2', 'cqCi'], 'only STATE, CQ_BASE, CQ_SIZE_LOG2 and CQ_CI are read; the rest is for other stages');
   const irqMod = m.input('irq_mod', UInt(32));
   const req = stream(CqeReq).sink(m, 's_req');
   const axi = axi4Write({ idWidth: p.idWidth, addrWidth: ADDR_WIDTH, dataWidth: p.dataWidth }).source(m, 'm_axi');
   const piUpd = m.output('cq_pi_upd', qpUpdate('CQ_PI', p.numQp));
   const qpError = m.output('qp_error', qpErrorEvent(p.numQp));
   const irqEvent = m.output('irq_event', Bool);
-  m.unused(qpCtx, 'only STATE, CQ_BASE, CQ_SIZE_LOG2 and CQ_CI are read; the rest is for other stages');
   m.unused(irqMod, 'bits 15:6 of IRQ_MOD are reserved');
   m.unused(axi.bid, 'one write in flight: every response belongs to it');
 
@@ -199,5 +201,5 @@ export const nicCompletion = defineModule('nic_completion', { dataWidth: 64, num
     .else(() => { pending.set(pendNext); timer.set(mux(pending.ne(0), timer.addw(1), lit(0, 16))); });
   irqEvent.set(event);
 
-  return { clk, rst, qp_ctx: qpCtx, irq_mod: irqMod, s_req: req, m_axi: axi, cq_pi_upd: piUpd, qp_error: qpError, irq_event: irqEvent };
-}, { doc: 'Completion writer: CQEs into per-QP rings (phase bit, no overwrite), CQ_PI updates, moderated interrupt events', params: { rules: { dataWidth: oneOf(64, 128, 256, 512), numQp: intIn(1, 64), idWidth: intIn(1, 16) } } });
+  return { clk, rst, ...qpCtx.ports, irq_mod: irqMod, s_req: req, m_axi: axi, cq_pi_upd: piUpd, qp_error: qpError, irq_event: irqEvent };
+}, { doc: 'Completion writer: CQEs into per-QP rings (phase bit, no overwrite), CQ_PI updates, moderated interrupt events', params: { rules: { ctxPort: oneOf('vec', 'lanes'), dataWidth: oneOf(64, 128, 256, 512), numQp: intIn(1, 64), idWidth: intIn(1, 16) } } });

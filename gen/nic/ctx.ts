@@ -8,7 +8,7 @@
 // changes the structs, the decode and the tests together.
 
 import { Bool, Struct, UInt, type StructShape, type UIntShape } from '../hdl/index.ts';
-import { GLOBAL_REGS, MR_REGS, QP_REGS, type RegField } from './regmap.ts';
+import { GLOBAL_REGS, MR_REGS, QP_REGS, QP_STRIDE, type RegField } from './regmap.ts';
 import { mrIndexWidth, qpIndexWidth } from './types.ts';
 
 type Camel<S extends string> = S extends `${infer A}_${infer B}` ? `${Lowercase<A>}${Capitalize<Camel<B>>}` : Lowercase<S>;
@@ -94,4 +94,27 @@ export function qpErrorEvent(numQp: number) {
  *  one MR per cycle at most, since AXI4-Lite writes one register per cycle. */
 export function mrChangeEvent(numMr: number) {
   return Struct('mr_change', { valid: Bool, mr: UInt(mrIndexWidth(numMr)) });
+}
+
+/** A QpCtx field name (`state`, `destMac`, ...). */
+export type QpField = FieldName<typeof QP_REGS[number]['name']>;
+
+/** QP registers kept in per-QP flip-flop vectors instead of memories: stages scan them for every
+ *  QP in every cycle (STATE: RESET clears per-QP bits everywhere; RETRY: the ACK tracker's
+ *  per-QP timeout; SQ_PI: nic_wqe_fetch's eligibility of every QP). ctx-view.ts. */
+export const FF_QP_REGS = ['STATE', 'RETRY', 'SQ_PI'] as const;
+/** QP registers a software write of STATE = RESET clears (so a QP can be reused). */
+export const QP_INDEX_REGS = ['SQ_PI', 'SQ_CI', 'CQ_PI', 'CQ_CI', 'MSN'] as const;
+/** Word slots of a QP's register block (QP_STRIDE / 4). */
+export const QP_SLOT_BITS = Math.log2(QP_STRIDE / 4);
+
+/**
+ * nic_regs' software write lane (ctx-view.ts): at most one QP register per cycle (AXI4-Lite).
+ * - `valid`: register `reg` (word slot: offset / 4) of QP `qp` becomes `data` (the whole new
+ *   value, byte strobes already merged with the old one) at the coming edge.
+ * - `clr`: with a write of STATE = RESET, the QP's SQ_PI, SQ_CI, CQ_PI, CQ_CI and MSN become 0.
+ * - `init`: every register of QP `qp` takes its reset value (regmap.ts): the sweep after `rst`.
+ */
+export function qpWriteLane(numQp: number) {
+  return Struct('qp_wr', { valid: Bool, init: Bool, clr: Bool, qp: UInt(qpIndexWidth(numQp)), reg: UInt(QP_SLOT_BITS), data: UInt(32) });
 }

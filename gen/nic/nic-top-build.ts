@@ -41,7 +41,7 @@
 //   TLB client a credit-gated answer FIFO, so that no engine that waits downstream (for the
 //   TX mux, for RX payload) can hold the shared R channel, W channel or TLB pipeline that the
 //   engine it waits for needs (the R and TLB cases deadlocked the end-to-end READ/WRITE mix).
-// - Doorbells: nic_wqe_fetch watches SQ_PI in qp_ctx, so nic_regs' doorbell pulse is unused.
+// - Doorbells: nic_wqe_fetch watches SQ_PI in nic_regs' qp_sq_pi vector, so the doorbell pulse is unused.
 // - QP errors come from req_tx, ack_tracker, responder, completion and the READ responder;
 //   nic_regs takes one per cycle, so they pass a per-QP pending-bit merger (top-wiring.ts), none lost.
 // - Counters: RETX_PKTS from req_tx, ACK_TIMEOUTS and RETRY_EXC from the ACK tracker,
@@ -52,11 +52,11 @@
 //   small backlog counter, so simultaneous drops all count. TX_FRAMES counts tlast beats on
 //   m_axis_tx; RX_FRAMES counts headers the RX parser accepted.
 
-import { Bool, UInt, defineModule, intIn, mux, oneOf, pack, type ModuleBuilder, type IORecord, type ModuleDef, type ParamSpec, type Params } from '../hdl/index.ts';
+import { Bool, UInt, cat, defineModule, intIn, mux, oneOf, pack, type ModuleBuilder, type UIntShape, type Value, type VecShape, type IORecord, type ModuleDef, type ParamSpec, type Params } from '../hdl/index.ts';
 import { axi4, axiLite, axiStream } from '../lib/interfaces.ts';
 import { nicAxiRdMux, nicAxiWrMux } from './axi-mux.ts';
 import { nicCompletion } from './completion.ts';
-import { qpErrorEvent } from './ctx.ts';
+import { HW_QP_FIELDS, QpCtx, qpErrorEvent } from './ctx.ts';
 import { nicDmaRead } from './dma-read.ts';
 import { REQ_TX_MSG_ID_WIDTH } from './req-tx.ts';
 import { nicDmaWrite } from './dma-write.ts';
@@ -235,6 +235,25 @@ function txNoUnderrun(m: ModuleBuilder, top: PortMap, domain: Domain | undefined
   m.assert(inFrame.lnot().lor(valid), 'm_axis_tx: tvalid dropped inside a frame (between its first beat and tlast): a MAC would underrun', domain);
 }
 
+/**
+ * The QP context lanes (ctx-view.ts): every `ctx_<x>` input of `stages` (built with ctxPort
+ * 'lanes') from nic_regs' `qp_<x>` output (the flip-flop vectors, the software write lane, the
+ * live bits), and `ctx_hw_<f>` from the update lane that drives nic_regs' `hw_<f>`, so each
+ * copy is written at the edge nic_regs writes its own. nic_regs outputs no stage reads are
+ * marked unused.
+ */
+export function wireCtxLanes(m: ModuleBuilder, regs: PortMap, stages: readonly PortMap[]): void {
+  const lane = /^ctx_(state|retry|sq_pi|wr|hw_\w+|live_\w+)$/;
+  for (const s of stages) {
+    for (const name of [...s.keys()].filter(n => lane.test(n))) {
+      sink(s, name).set(port(regs, name.startsWith('ctx_hw_') ? name.slice(4) : `qp_${name.slice(4)}`));
+    }
+  }
+  for (const name of ['qp_retry', 'qp_sq_pi', 'qp_wr', ...HW_QP_FIELDS.map(f => `qp_live_${f.toLowerCase()}`)]) {
+    if (!stages.some(s => s.has(`ctx_${name.slice(3)}`))) m.unused(port(regs, name), 'no stage reads these fields');
+  }
+}
+
 /** Only the parameters `def` has (so a stage's Verilog name carries no foreign ones). */
 function paramsFor(def: AnyDef, p: Params): Params {
   return Object.fromEntries(Object.entries(p).filter(([k]) => k in (def.defaults as object)));
@@ -253,7 +272,7 @@ export function makeNicTop(stages: NicStages) {
     const top = portsOf({ s_axil, m_axi, s_axis_rx, m_axis_tx });
 
     const inst = (name: string, def: AnyDef, params: Params): PortMap => portsOf(m.instance(name, def, paramsFor(def, params)), name);
-    const all = { dataWidth: W, numQp: p.numQp, numMr: p.numMr, idWidth: ID_W };
+    const all = { dataWidth: W, numQp: p.numQp, numMr: p.numMr, idWidth: ID_W, ctxPort: 'lanes' };
     const regs = inst('u_regs', nicRegs, { numQp: p.numQp, numMr: p.numMr });
     const fetch = inst('u_wqe_fetch', nicWqeFetch, all);
     const reqTx = inst('u_req_tx', stages.reqTx, { ...all, dmaAbort: 1 });
@@ -284,13 +303,21 @@ export function makeNicTop(stages: NicStages) {
 
     // ---- control plane -------------------------------------------------------------------
     link(regs, 's_axil', top, 's_axil');
-    const qpCtx = port(regs, 'qp_ctx'), cfg = port(regs, 'cfg');
-    for (const s of [fetch, reqTx, ack, cpl, rsp, rdRsp, rrx]) sink(s, 'qp_ctx').set(qpCtx);
+    const cfg = port(regs, 'cfg');
+    // The QP context (ctx-view.ts): each stage (ctxPort 'lanes') keeps its own copy of the
+    // fields it reads, written by nic_regs' lanes; the datapath's update lanes go to nic_regs
+    // and to the copies alike.
+    wireCtxLanes(m, regs, [fetch, reqTx, ack, cpl, rsp, rdRsp]);
+    // nic_read_resp_rx reads STATE only, from its qp_ctx input (a Vec(QpCtx)): STATE from
+    // nic_regs' vector, every other field 0 (unread there; synthesis removes it).
+    const qpState = port(regs, 'qp_state') as unknown as Value<VecShape<UIntShape>>;
+    const stateOnly = [...Array(p.numQp).keys()].map(i => pack(QpCtx, Object.fromEntries(QpCtx.fields.map(f => [f.name, f.name === 'state' ? qpState.at(i) : 0])) as never));
+    sink(rrx, 'qp_ctx').set(m.let('rrx_qp_ctx', cat(...stateOnly.reverse())));
     for (const s of [reqTx, rsp, rdRsp]) sink(s, 'cfg').set(cfg);
     sink(cpl, 'irq_mod').set(field(cfg, 'irqMod'));
     sink(fetch, 'weight').set(0); // 0 counts as 1: plain round robin among QPs
-    m.unused(port(regs, 'doorbell_valid'), 'nic_wqe_fetch watches SQ_PI in qp_ctx itself');
-    m.unused(port(regs, 'doorbell'), 'nic_wqe_fetch watches SQ_PI in qp_ctx itself');
+    m.unused(port(regs, 'doorbell_valid'), 'nic_wqe_fetch watches SQ_PI in qp_sq_pi itself');
+    m.unused(port(regs, 'doorbell'), 'nic_wqe_fetch watches SQ_PI in qp_sq_pi itself');
     sink(regs, 'mr_rd_en').set(port(tlb, 'mr_rd_en'));
     sink(regs, 'mr_rd_addr').set(port(tlb, 'mr_rd_addr'));
     sink(tlb, 'mr_rd_data').set(port(regs, 'mr_rd_data'));

@@ -37,11 +37,12 @@
 // commands; requests already handed to the DMA engine are still answered (their payload
 // is on its way to the packetizer), and the requester drops them after the NAK.
 
-import { Bool, UInt, Vec, cat, defineModule, lit, mux, pack, type Value } from '../hdl/index.ts';
+import { Bool, UInt, Vec, oneOf, cat, defineModule, lit, mux, pack, type Value } from '../hdl/index.ts';
 import { syncFifo } from '../lib/fifo.ts';
 import { stream } from '../lib/interfaces.ts';
 import { log2Exact } from '../lib/util.ts';
-import { NicCfg, QpCtx, qpErrorEvent } from './ctx.ts';
+import { NicCfg, qpErrorEvent } from './ctx.ts';
+import { qpCtxView, type CtxPort } from './ctx-view.ts';
 import { AETH } from './flow-types.ts';
 import { readReqStruct, READ_RESP } from './read-types.ts';
 import { QP_STATE } from './regmap.ts';
@@ -55,6 +56,8 @@ export type ReadResponderParams = {
   contexts: number;
   /** READs one QP may hold at once (advertised to the peer; rd_room). */
   perQp: number;
+  /** Where the QP context comes from (ctx-view.ts): 'vec' = the qp_ctx input (stage tests), 'lanes' = nic_regs' write lanes (nic_top). */
+  ctxPort: CtxPort;
 };
 
 /** Requests whose DmaStatus is pending at most (the issuer's lead over the generator). */
@@ -62,7 +65,7 @@ const IN_FLIGHT = 4;
 const MIN_MTU_LOG2 = 8;
 const ACK_OPCODE = 0x11;
 
-export const nicReadResponder = defineModule('nic_read_responder', { dataWidth: 64, numQp: 4, contexts: 8, perQp: 2 } as ReadResponderParams, (m, p) => {
+export const nicReadResponder = defineModule('nic_read_responder', { dataWidth: 64, numQp: 4, contexts: 8, perQp: 2, ctxPort: 'vec' } as ReadResponderParams, (m, p) => {
   const pw = log2Exact(p.contexts, 'contexts');
   const perQp = p.perQp;
   if (!Number.isInteger(perQp) || perQp < 1) throw new Error(`nic_read_responder: perQp ${perQp} is not a positive integer`);
@@ -71,7 +74,7 @@ export const nicReadResponder = defineModule('nic_read_responder', { dataWidth: 
   const ReadReq = readReqStruct(p.numQp);
 
   const { clk, rst } = m.clockAndReset();
-  const qpCtx = m.input('qp_ctx', Vec(QpCtx, p.numQp));
+  const qpCtx = qpCtxView(m, p.numQp, p.ctxPort, ['state', 'destQpn', 'destMac', 'destIp', 'udpSport'], 'only STATE and the peer addressing fields are read');
   const cfg = m.input('cfg', NicCfg);
   const sReq = stream(ReadReq).sink(m, 's_req');
   const room = m.output('rd_room', UInt(p.numQp));
@@ -81,7 +84,6 @@ export const nicReadResponder = defineModule('nic_read_responder', { dataWidth: 
   const sStatus = stream(DmaStatus).sink(m, 's_dma_status');
   const mPkt = stream(TxPktCmd).source(m, 'm_pkt_cmd');
   const qpError = m.output('qp_error', qpErrorEvent(p.numQp));
-  m.unused(qpCtx, 'only STATE and the peer addressing fields are read');
   m.unused(cfg, 'only mac, ipAddr and ipCfg are read (response addressing)');
 
   // The pool: a request waits here for its DMA command; `pool_used_reg` counts the contexts
@@ -240,5 +242,5 @@ export const nicReadResponder = defineModule('nic_read_responder', { dataWidth: 
 
   for (let i = 0; i < p.numQp; i++) m.if(qpCtx.at(i).field('state').eq(QP_STATE.RESET), () => errSeen.setBits(i, i, 0));
 
-  return { clk, rst, qp_ctx: qpCtx, cfg, s_req: sReq, rd_room: room, rd_dup_room: dupRoom, rd_busy: busyOut, m_dma_cmd: mDma, s_dma_status: sStatus, m_pkt_cmd: mPkt, qp_error: qpError };
-}, { doc: 'RDMA READ responder: DMA read commands (REMOTE_READ) per accepted request, READ RESPONSE packet commands, NAK 0x62 on a bad range' });
+  return { clk, rst, ...qpCtx.ports, cfg, s_req: sReq, rd_room: room, rd_dup_room: dupRoom, rd_busy: busyOut, m_dma_cmd: mDma, s_dma_status: sStatus, m_pkt_cmd: mPkt, qp_error: qpError };
+}, { doc: 'RDMA READ responder: DMA read commands (REMOTE_READ) per accepted request, READ RESPONSE packet commands, NAK 0x62 on a bad range', params: { rules: { ctxPort: oneOf('vec', 'lanes') } } });

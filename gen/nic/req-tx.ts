@@ -85,9 +85,10 @@
 // so an ACK can never arrive for a message the tracker does not know yet.
 // PMTU values outside 8..12 are clamped into that range.
 
-import { Bool, UInt, Vec, defineModule, lit, mux, pack, type Value } from '../hdl/index.ts';
+import { Bool, UInt, Vec, oneOf, defineModule, lit, mux, pack, type Value } from '../hdl/index.ts';
 import { stream } from '../lib/interfaces.ts';
-import { NicCfg, QpCtx, qpErrorEvent, qpUpdate } from './ctx.ts';
+import { NicCfg, qpErrorEvent, qpUpdate } from './ctx.ts';
+import { qpCtxView, type CtxPort } from './ctx-view.ts';
 import { reqEntryStruct } from './flow-types.ts';
 import { psnGe, psnGt } from './psn.ts';
 import { PARK, parkStruct, RewindHigh, rewindStruct, TxPointer } from './qp-transport.ts';
@@ -104,6 +105,8 @@ export type ReqTxParams = {
   /** 1: cut a QP's messages short at a go-back-N rewind with nic_dma_read's abort (ports
    *  m_dma_tag, m_abort, s_abort_done, pay_end; nic_top); 0: the rewind waits for them. */
   dmaAbort: number;
+  /** Where the QP context comes from (ctx-view.ts): 'vec' = the qp_ctx input (stage tests), 'lanes' = nic_regs' write lanes (nic_top). */
+  ctxPort: CtxPort;
 };
 
 /** Bits of the message id nic_req_tx tags its DMA messages with (m_dma_tag). */
@@ -121,14 +124,14 @@ export const MIN_MTU_LOG2 = 8;
 /** AckReq at least every this many packets (NIC.md). */
 export const ACKREQ_INTERVAL = 64;
 
-export const nicReqTx = defineModule('nic_req_tx', { dataWidth: 64, numQp: 4, dmaAbort: 0 } as ReqTxParams, (m, p) => {
+export const nicReqTx = defineModule('nic_req_tx', { dataWidth: 64, numQp: 4, dmaAbort: 0, ctxPort: 'vec' } as ReqTxParams, (m, p) => {
   if (p.dataWidth < 64 || p.dataWidth > 512) throw new Error(`nic_req_tx: dataWidth ${p.dataWidth} is outside 64..512`);
   const qw = qpIndexWidth(p.numQp);
   const Wqe = wqeStruct(p.numQp);
   const ReqEntry = reqEntryStruct(p.numQp);
 
   const { clk, rst } = m.clockAndReset();
-  const qpCtx = m.input('qp_ctx', Vec(QpCtx, p.numQp));
+  const qpCtx = qpCtxView(m, p.numQp, p.ctxPort, ['state', 'sqPsn', 'pmtu', 'pd', 'destQpn', 'destMac', 'destIp', 'udpSport'], 'only STATE, SQ_PSN, PMTU, PD and the peer addressing fields are read');
   const cfg = m.input('cfg', NicCfg);
   const sWqe = stream(Wqe).sink(m, 's_wqe');
   const mDma = stream(DmaReadCmd).source(m, 'm_dma_cmd');
@@ -158,7 +161,6 @@ export const nicReqTx = defineModule('nic_req_tx', { dataWidth: 64, numQp: 4, dm
     /** A packet's payload (from nic_dma_read) passed its last beat into nic_tx_cmd_mux. */
     payEnd: m.input('pay_end', Bool),
   } : undefined;
-  m.unused(qpCtx, 'only STATE, SQ_PSN, PMTU, PD and the peer addressing fields are read');
   m.unused(cfg, 'CONFIG and IRQ_MOD are for other stages');
 
   const fsm = m.fsm('state', ['IDLE', 'CHECK', 'DMA', 'WAIT', 'PSN', 'RCTX', 'START', 'ERR'] as const);
@@ -682,9 +684,9 @@ export const nicReqTx = defineModule('nic_req_tx', { dataWidth: 64, numQp: 4, dm
   }
 
   return {
-    clk, rst, qp_ctx: qpCtx, cfg, s_wqe: sWqe, m_dma_cmd: mDma, s_dma_status: sStatus, m_pkt_cmd: mPkt, m_req: mReq,
+    clk, rst, ...qpCtx.ports, cfg, s_wqe: sWqe, m_dma_cmd: mDma, s_dma_status: sStatus, m_pkt_cmd: mPkt, m_req: mReq,
     m_read_ctx: mReadCtx, read_busy: readBusy, ctx_room: ctxRoom, s_rewind: sRewind, tp_qp: tpQp, tp, m_park: parkOut,
     sq_psn_upd: psnUpd, qp_error: qpError, cnt_retx: cntRetx, rewind_high: rwHighOut,
     ...(AB ? { m_dma_tag: AB.tag, m_abort: AB.req, s_abort_done: AB.done, pay_end: AB.payEnd } : {}),
   };
-}, { doc: 'Requester TX: WQE checks, parking (fence, READ limit, tracker room), go-back-N resume, DMA read commands per SGE, RDMA WRITE packet commands at the path MTU, READ REQUEST + read_ctx, ReqEntry to the ACK tracker' });
+}, { doc: 'Requester TX: WQE checks, parking (fence, READ limit, tracker room), go-back-N resume, DMA read commands per SGE, RDMA WRITE packet commands at the path MTU, READ REQUEST + read_ctx, ReqEntry to the ACK tracker', params: { rules: { ctxPort: oneOf('vec', 'lanes') } } });

@@ -59,28 +59,29 @@
 // Counters: SEQ_NAK_TX (a NAK 0x60 sent), SEQ_NAK_RX (one received for a QP in RTR/RTS),
 // DUP_REQ_RX (a WRITE packet or READ REQUEST with a PSN behind EXP_PSN).
 
-import { Bool, defineModule, lit, mux, pack, Struct, UInt, Vec, cat, type Value } from '../hdl/index.ts';
+import { Bool, defineModule, oneOf, lit, mux, pack, Struct, UInt, Vec, cat, type Value } from '../hdl/index.ts';
 import { syncFifo } from '../lib/fifo.ts';
 import { skidBuffer } from '../lib/skid.ts';
 import { stream } from '../lib/interfaces.ts';
-import { NicCfg, QpCtx, qpErrorEvent, qpUpdate } from './ctx.ts';
+import { NicCfg, qpErrorEvent, qpUpdate } from './ctx.ts';
+import { qpCtxView, type CtxPort } from './ctx-view.ts';
 import { AETH, LOCAL_QPN_BASE } from './flow-types.ts';
 import { READ_RESP, readReqStruct } from './read-types.ts';
 import { QP_STATE } from './regmap.ts';
 import { psnGt } from './psn.ts';
 import { byteStream, DmaStatus, DmaWriteCmd, qpIndexWidth, RxPktHdr, TxPktCmd, XLATE_ACCESS, XlateReq, xlateReq, xlateResp } from './types.ts';
 
-export type ResponderParams = { dataWidth: number; numQp: number };
+export type ResponderParams = { dataWidth: number; numQp: number; ctxPort: CtxPort };
 
 /** Packets between a header's decision and its ACK (DMA statuses outstanding at most). */
 const ACK_JOBS = 16;
 
 const OP = { WRITE_FIRST: 0x06, WRITE_MIDDLE: 0x07, WRITE_LAST: 0x08, WRITE_ONLY: 0x0a, READ_REQUEST: 0x0c, ACK: 0x11 } as const;
 
-export const responder = defineModule('nic_responder', { dataWidth: 64, numQp: 4 } as ResponderParams, (m, p) => {
+export const responder = defineModule('nic_responder', { dataWidth: 64, numQp: 4, ctxPort: 'vec' } as ResponderParams, (m, p) => {
   const qw = qpIndexWidth(p.numQp);
   const { clk, rst } = m.clockAndReset();
-  const qpCtx = m.input('qp_ctx', Vec(QpCtx, p.numQp));
+  const qpCtx = qpCtxView(m, p.numQp, p.ctxPort, ['state', 'destQpn', 'expPsn', 'pmtu', 'destMac', 'destIp', 'pd', 'udpSport', 'msn'], 'only state, destQpn, expPsn, pmtu, destMac, destIp, pd, udpSport and msn are used');
   const cfg = m.input('cfg', NicCfg);
   const sHdr = stream(RxPktHdr).sink(m, 's_hdr');
   const sPay = byteStream(p.dataWidth).sink(m, 's_payload');
@@ -107,7 +108,6 @@ export const responder = defineModule('nic_responder', { dataWidth: 64, numQp: 4
   const rrHdr = stream(RxPktHdr).source(m, 'm_rresp_hdr');
   const rrPay = byteStream(p.dataWidth).source(m, 'm_rresp_payload');
   m.unused(cfg, 'only mac, ipAddr and ipCfg are read (ACK addressing); config and irqMod are not');
-  m.unused(qpCtx, 'only state, destQpn, expPsn, pmtu, destMac, destIp, pd, udpSport and msn are used');
   m.unused(xresp.data, 'only the status is read: the whole-range check needs no physical address');
 
   /** One ACK/NAK to send (or a write to wait for), in packet order. */
@@ -504,10 +504,10 @@ export const responder = defineModule('nic_responder', { dataWidth: 64, numQp: 4
   }
 
   return {
-    clk, rst, qp_ctx: qpCtx, cfg, s_hdr: sHdr, s_payload: sPay, m_xlate_req: xreq, s_xlate_resp: xresp,
+    clk, rst, ...qpCtx.ports, cfg, s_hdr: sHdr, s_payload: sPay, m_xlate_req: xreq, s_xlate_resp: xresp,
     m_dma_cmd: dmaCmd, m_payload: mPay, s_dma_status: dmaStatus, m_ack_cmd: ackCmd,
     exp_psn_upd: expPsnUpd, msn_upd: msnUpd, qp_error: qpError, drop,
     m_read_req: readReq, rd_room: rdRoom, rd_dup_room: rdDupRoom, rd_busy: rdBusy, m_rresp_hdr: rrHdr, m_rresp_payload: rrPay,
     cnt_seq_nak_tx: cntSeqNakTx, cnt_seq_nak_rx: cntSeqNakRx, cnt_dup_req: cntDupReq,
   };
-}, { doc: 'RC responder: WRITE checks (QP, PSN, sequence, length, rkey), DMA writes, ACK/NAK; received ACKs to the tracker' });
+}, { doc: 'RC responder: WRITE checks (QP, PSN, sequence, length, rkey), DMA writes, ACK/NAK; received ACKs to the tracker', params: { rules: { ctxPort: oneOf('vec', 'lanes') } } });

@@ -61,7 +61,8 @@ import { syncFifo } from '../lib/fifo.ts';
 import { AXI_BURST, stream } from '../lib/interfaces.ts';
 import { log2Exact } from '../lib/util.ts';
 import { axi4Read } from './axi-ports.ts';
-import { QpCtx } from './ctx.ts';
+import { qpCtxView, type CtxPort } from './ctx-view.ts';
+import { qpRegWidth } from './ctx.ts';
 import { select } from './frame-util.ts';
 import { fetchRewindStruct } from './qp-transport.ts';
 import { CQE_STATUS, MAX_SGE, QP_STATE, WQE_BYTES, WQE_OPCODE } from './regmap.ts';
@@ -74,6 +75,8 @@ export type WqeFetchParams = {
   /** Bits of each scheduler weight. */
   weightWidth: number;
   idWidth: number;
+  /** Where the QP context comes from (ctx-view.ts): 'vec' = the qp_ctx input (stage tests), 'lanes' = nic_regs' write lanes (nic_top). */
+  ctxPort: CtxPort;
 };
 
 /** Most WQEs read in one burst. */
@@ -82,7 +85,7 @@ export const MAX_BURST = 4;
  *  the cycle it offers the read on AR: push, LOAD, PLAN. */
 export const DOORBELL_TO_AR = 3;
 
-export const nicWqeFetch = defineModule('nic_wqe_fetch', { dataWidth: 64, numQp: 4, weightWidth: 4, idWidth: 4 } as WqeFetchParams, (m, p) => {
+export const nicWqeFetch = defineModule('nic_wqe_fetch', { dataWidth: 64, numQp: 4, weightWidth: 4, idWidth: 4, ctxPort: 'vec' } as WqeFetchParams, (m, p) => {
   const busBytes = p.dataWidth / 8;
   log2Exact(busBytes, 'dataWidth / 8');
   if (p.dataWidth < 64 || p.dataWidth > 512) throw new Error(`nic_wqe_fetch: dataWidth ${p.dataWidth} is outside 64..512`);
@@ -93,13 +96,12 @@ export const nicWqeFetch = defineModule('nic_wqe_fetch', { dataWidth: 64, numQp:
   const Wqe = wqeStruct(p.numQp);
 
   const { clk, rst } = m.clockAndReset();
-  const qpCtx = m.input('qp_ctx', Vec(QpCtx, p.numQp));
+  const qpCtx = qpCtxView(m, p.numQp, p.ctxPort, ['state', 'sqPi', 'sqBase', 'sqSizeLog2'], 'only STATE, SQ_BASE, SQ_SIZE_LOG2 and SQ_PI are read; the rest is for other stages');
   const weight = m.input('weight', Vec(UInt(p.weightWidth), p.numQp));
   const axi = axi4Read({ idWidth: p.idWidth, addrWidth: ADDR_WIDTH, dataWidth: p.dataWidth }).source(m, 'm_axi');
   const out = stream(Wqe).source(m, 'm_wqe');
   const rewind = m.input('rewind', fetchRewindStruct(qw));
   const hold = m.input('hold', UInt(p.numQp));
-  m.unused(qpCtx, 'only STATE, SQ_BASE, SQ_SIZE_LOG2 and SQ_PI are read; the rest is for other stages');
   m.unused(axi.rid, 'one burst in flight: every response belongs to it');
 
   // ---- per-QP fetch indices and the active list ----------------------------------------------
@@ -141,8 +143,8 @@ export const nicWqeFetch = defineModule('nic_wqe_fetch', { dataWidth: 64, numQp:
   const ldPi = m.reg('ld_pi_reg', UInt(16), { reset: null });
   const ldCi = m.reg('ld_ci_reg', UInt(16), { reset: null });
   const ldBase = m.reg('ld_base_reg', UInt(ADDR_WIDTH), { reset: null });
-  const ldSizeLog2 = m.reg('ld_size_log2_reg', UInt(qpCtx.at(0).field('sqSizeLog2').width), { reset: null });
-  const ldState = m.reg('ld_state_reg', UInt(qpCtx.at(0).field('state').width), { reset: null });
+  const ldSizeLog2 = m.reg('ld_size_log2_reg', UInt(qpRegWidth('SQ_SIZE_LOG2')), { reset: null });
+  const ldState = m.reg('ld_state_reg', UInt(qpRegWidth('STATE')), { reset: null });
   const ldWeight = m.reg('ld_weight_reg', UInt(p.weightWidth), { reset: null });
   // A rewind of the QP in the cycle its context is loaded: the loaded ci is the old one.
   const ldStale = m.reg('ld_stale_reg', Bool);
@@ -334,5 +336,5 @@ export const nicWqeFetch = defineModule('nic_wqe_fetch', { dataWidth: 64, numQp:
     m.if(qpCtx.at(i).field('state').eq(QP_STATE.RESET), () => ciI(0));
   }
 
-  return { clk, rst, qp_ctx: qpCtx, weight, rewind, hold, m_axi: axi, m_wqe: out };
-}, { doc: 'WQE fetch: weighted round-robin over an active list of QPs with posted WQEs, up to 4 WQEs per AXI burst, decoded', params: { rules: { dataWidth: oneOf(64, 128, 256, 512), numQp: intIn(1, 64), weightWidth: intIn(1, 16), idWidth: intIn(1, 16) } } });
+  return { clk, rst, ...qpCtx.ports, weight, rewind, hold, m_axi: axi, m_wqe: out };
+}, { doc: 'WQE fetch: weighted round-robin over an active list of QPs with posted WQEs, up to 4 WQEs per AXI burst, decoded', params: { rules: { ctxPort: oneOf('vec', 'lanes'), dataWidth: oneOf(64, 128, 256, 512), numQp: intIn(1, 64), weightWidth: intIn(1, 16), idWidth: intIn(1, 16) } } });
