@@ -3,8 +3,17 @@
 // RX side hands it, asks nic_completion for CQEs, decides go-back-N retries, runs the per-QP
 // ACK and RNR timers, and holds every QP's transport record (gen/nic/qp-transport.ts).
 //
-// Outstanding messages: per QP, a FIFO of ReqEntries in posting order (one block RAM,
-// `depth` slots per QP; s_req waits while the entry's QP has no free slot).
+// Outstanding messages: ReqEntries in a pool of `entries` slots shared by all QPs (one block
+// RAM), each QP's in posting order as a linked list (head, tail, count in its record; a
+// next-slot memory), at most `depth` per QP. s_req waits while the entry's QP has `depth`
+// entries, or has no spare slot and the pool is empty (`room`; the TRACKER_FULL park waits for
+// the same). Free slots: never used since reset (a counter) or given back (a FIFO of slot
+// numbers): a retirement gives its slot back at once. A rewind or RESET drops every entry of
+// the QP in one cycle without a memory write: the list becomes the QP's spare slots (still
+// linked, next[tail] is the first spare), which its next posts reuse in order, and which the
+// pool takes back one per cycle while the QP has no entry (at most `depth` per QP, so with
+// entries = numQp x depth no QP ever waits for the pool: cycle for cycle the per-QP FIFOs).
+// Every slot is always in exactly one place: free + sum of (count + spare) = entries (asserted).
 //
 // Events (s_ack, always ready, in arrival order from nic_read_resp_rx), with PSN p:
 //   ACK (syndrome 000x_xxxx, also a READ response taken at p): when acked < p <= lastSent,
@@ -32,8 +41,8 @@
 // entries flush. Else `retryPend`: the completion engine, at the QP's oldest uncovered entry,
 // loads a rewind {qp, ringIdx, sqPsn = the message's first PSN}; at its handshake (nic_req_tx,
 // nic_read_resp_rx and nic_wqe_fetch take it in the same cycle) the QP's entries are dropped
-// (tail := head, the window is emptied: lastSent := acked), the send pointer moves to ringIdx
-// with resume PSN acked + 1 (at most the entry's lastPsn), sentHigh is set back to nic_req_tx's
+// (count := 0: they become spare slots; the window is emptied: lastSent := acked), the send
+// pointer moves to ringIdx with resume PSN acked + 1 (at most the entry's lastPsn), sentHigh is set back to nic_req_tx's
 // rewind_high when it is valid (nic_req_tx cut the QP's messages short with a DMA abort: PSNs
 // posted but never sent are not "sent" for RETX_PKTS or the NAK check), and fetch re-reads the ring from
 // there: nic_req_tx sends the WQEs again, the first one from the resume PSN, and posts them
@@ -62,11 +71,11 @@
 // A retirement publishes SQ_CI := ringIndex + 1 (sq_ci_upd): a send-ring slot is free for
 // software only once its WQE completed, because a rewind may read it again.
 //
-// Parking: nic_req_tx does not wait for a fence, the READ limit or a full entry FIFO (that
+// Parking: nic_req_tx does not wait for a fence, the READ limit or an entry slot (that
 // would block every QP behind one); it puts the WQE back (s_park) and this block records why,
 // moves fetch's pointer back (fetch_rewind) and holds the QP at fetch (tx_hold) until the
-// reason is gone: no READ entry of the QP (fence), a free READ context (ctx_room) or a free
-// entry slot.
+// reason is gone: no READ entry of the QP (fence), a free READ context (ctx_room) or `room`
+// (fewer than depth entries and a spare or free slot).
 //
 // RESET: the QP's record is cleared and its entries dropped without CQEs; the retry counters
 // follow the RETRY register while the QP is in RESET, INIT or RTR.
@@ -74,7 +83,7 @@
 import { Bool, UInt, Struct, oneOf, cat, defineModule, lit, mux, pack, type Value } from '../hdl/index.ts';
 import { rrArbiter } from '../lib/arbiter.ts';
 import { stream } from '../lib/interfaces.ts';
-import { log2Exact } from '../lib/util.ts';
+import { indexWidth, log2Exact } from '../lib/util.ts';
 import { cqeReqStruct } from './cqe-req.ts';
 import { qpErrorEvent, qpPulse, qpUpdate } from './ctx.ts';
 import { qpCtxView, type CtxPort } from './ctx-view.ts';
@@ -94,17 +103,21 @@ export type AckTrackerParams = {
   depth: number;
   /** Where the QP context comes from (ctx-view.ts): 'vec' = the qp_ctx input (stage tests), 'lanes' = nic_regs' write lanes (nic_top). */
   ctxPort: CtxPort;
+  /** Entry slots shared by all QPs (>= 2; numQp x depth: no QP ever waits for the pool). */
+  entries: number;
 };
 
-/** What the FIFO keeps of a ReqEntry (the QP is the FIFO). */
+/** What a slot keeps of a ReqEntry (the QP's list holds the slot). */
 const Stored = Struct('ack_entry', {
   wrId: UInt(64), opcode: UInt(8), length: UInt(32), msgFirstPsn: UInt(24), lastPsn: UInt(24), ringIndex: UInt(16), signaled: Bool, status: UInt(4),
 });
 
 const retryField = (retry: Value, f: keyof typeof RETRY_FIELDS): Value => retry.bits(RETRY_FIELDS[f].lo + RETRY_FIELDS[f].width - 1, RETRY_FIELDS[f].lo);
 
-export const nicAckTracker = defineModule('nic_ack_tracker', { numQp: 4, depth: 16, ctxPort: 'vec' } as AckTrackerParams, (m, p) => {
+export const nicAckTracker = defineModule('nic_ack_tracker', { numQp: 4, depth: 16, ctxPort: 'vec', entries: 64 } as AckTrackerParams, (m, p) => {
   const dw = log2Exact(p.depth, 'depth');
+  if (!Number.isInteger(p.entries) || p.entries < 2) throw new Error(`entries = ${p.entries} is out of range (allowed: a whole number >= 2)`);
+  const sw = indexWidth(p.entries);
   const qw = qpIndexWidth(p.numQp);
   const CqeReq = cqeReqStruct(p.numQp);
 
@@ -133,25 +146,46 @@ export const nicAckTracker = defineModule('nic_ack_tracker', { numQp: 4, depth: 
   m.unused(sAck.data, 'the MSN is not needed: completion follows the PSN');
   if (p.numQp === 1) m.unused(tpQp, 'one QP: nothing to select');
 
-  const tab = qpTransportTable(m, p.numQp, dw);
+  const tab = qpTransportTable(m, p.numQp, dw, sw);
   const rec = (q: Value | number): Value<QpTransportShape> => tab.at(q) as Value<QpTransportShape>;
-  const mem = m.memory('entries', Stored, (2 ** qw) * p.depth);
-  const slotAddr = (q: Value, ptr: Value): Value => cat(q, ptr.bits(dw - 1, 0));
+  const mem = m.memory('entries', Stored, p.entries);
   const now = m.reg('now_reg', UInt(32));
   now.set(now.addw(1));
-  const used = (r: Value<QpTransportShape>): Value => r.field('tail').subw(r.field('head')).trunc(dw + 1);
+
+  // ---- the slot pool: entries, the next-slot links of the QPs' lists, the free slots -----------
+  // Links are read in the cycle they are needed (distributed RAM: entries x slot bits).
+  const link = m.memory('entry_next', UInt(sw), p.entries);
+  // Free slots: `fresh` counts the slots used since reset (the others are free); given-back
+  // slots wait in a FIFO (free_slots, read in the same cycle), taken before fresh ones.
+  const freeq = m.memory('free_slots', UInt(sw), p.entries);
+  const fresh = m.reg('pool_fresh_reg', UInt(sw + 1));
+  const freeCnt = m.reg('pool_free_count_reg', UInt(sw + 1));
+  const freeHd = m.reg('pool_free_head_reg', UInt(sw));
+  const freeTl = m.reg('pool_free_tail_reg', UInt(sw));
+  const wrapInc = (x: Value): Value => mux(x.eq(p.entries - 1), lit(0, sw), x.addw(1));
+  const poolEmpty = m.let('pool_empty', freeCnt.eq(0).land(fresh.eq(p.entries)));
+  /** The QP can post now: fewer than depth entries and a slot (its spare or the pool's). */
+  const roomOf = (r: Value<QpTransportShape>): Value => r.field('count').ne(p.depth).land(r.field('spare').ne(0).lor(poolEmpty.lnot()));
 
   // ---- posting (s_req) ------------------------------------------------------------------------
   const rq = sReq.data.field('qp');
   const rr = rec(rq);
-  sReq.ready.set(used(rr).ne(p.depth));
+  sReq.ready.set(roomOf(rr));
   const push = m.let('push', sReq.valid.land(sReq.ready));
+  // The slot: the QP's first spare (already linked after its tail), else a free one (given back
+  // first, then fresh).
+  const fromSpare = m.let('push_from_spare', rr.field('spare').ne(0));
+  const fromFifo = m.let('pool_take_freed', push.land(fromSpare.lnot()).land(freeCnt.ne(0)));
+  const fromFresh = m.let('pool_take_fresh', push.land(fromSpare.lnot()).land(freeCnt.eq(0)));
+  const pushSlot = m.let('push_slot', mux(fromSpare, rr.field('spareHead'), mux(freeCnt.ne(0), freeq.readAsync(freeHd), fresh.trunc(sw))));
+  const pushSpareNext = m.let('push_spare_next', link.readAsync(rr.field('spareHead')));
+  m.if(push.land(fromSpare.lnot()).land(rr.field('count').ne(0)), () => link.write(rr.field('tail'), pushSlot));
   const reqOk = m.let('req_ok', sReq.data.field('status').eq(CQE_STATUS.SUCCESS));
   const isReadOp = (op: Value): Value => op.eq(WQE_OPCODE.RDMA_READ).lor(op.eq(0x0c));
   const reqRead = m.let('req_is_read', isReadOp(sReq.data.field('opcode')));
   const allAcked = m.let('req_all_acked', rr.field('sentValid').lnot().lor(rr.field('acked').eq(rr.field('lastSent'))));
   const reqLast = sReq.data.field('lastPsn');
-  m.if(push, () => mem.write(slotAddr(rq, rr.field('tail')), pack(Stored, {
+  m.if(push, () => mem.write(pushSlot, pack(Stored, {
     wrId: sReq.data.field('wrId'), opcode: sReq.data.field('opcode'), length: sReq.data.field('length'), msgFirstPsn: sReq.data.field('msgFirstPsn'),
     lastPsn: reqLast, ringIndex: sReq.data.field('ringIndex'), signaled: sReq.data.field('signaled'), status: sReq.data.field('status'),
   })));
@@ -211,7 +245,7 @@ export const nicAckTracker = defineModule('nic_ack_tracker', { numQp: 4, depth: 
 
   // ---- completion engine ----------------------------------------------------------------------
   const nonEmpty: Value[] = [];
-  for (let i = 0; i < p.numQp; i++) nonEmpty.push(used(rec(i)).ne(0));
+  for (let i = 0; i < p.numQp; i++) nonEmpty.push(rec(i).field('count').ne(0));
   const arb = m.instance('u_arb', rrArbiter, { n: p.numQp });
   arb.req.set(cat(...[...nonEmpty].reverse()));
   m.unused(arb.grant, 'the binary grant_index is used');
@@ -220,7 +254,7 @@ export const nicAckTracker = defineModule('nic_ack_tracker', { numQp: 4, depth: 
   arb.accept.set(pick);
   const gi = arb.grant_index;
   const selQp = m.reg('sel_qp_reg', UInt(qw));
-  const e = mem.read(slotAddr(gi, rec(gi).field('head')), { enable: pick });
+  const e = mem.read(rec(gi).field('head'), { enable: pick });
   const sel = rec(selQp);
 
   const st = (v: number): Value => lit(v, 4);
@@ -243,10 +277,10 @@ export const nicAckTracker = defineModule('nic_ack_tracker', { numQp: 4, depth: 
   const rwLast = m.reg('rewind_last_psn_reg', UInt(24), { reset: null });
   const selRewinding = m.let('sel_rewinding', rwValid.land(rwData.field('qp').eq(selQp)));
   // The pick read `e` a cycle ago; the QP may have no entries now: a rewind taken in the pick's
-  // cycle drops them (tail := head), as RESET does. Then `e` names a dropped entry and nothing
+  // cycle drops them (count := 0), as RESET does. Then `e` names a dropped entry and nothing
   // is decided for it (soak finding 6: it was retired, SQ_CI moved past an entry sent and
   // posted again, software reused its ring slot while fetch read it again).
-  const selHas = m.let('sel_has_entries', used(sel).ne(0));
+  const selHas = m.let('sel_has_entries', sel.field('count').ne(0));
   const complete = m.let('complete', fl.lor(eOk.lnot()).lor(rdErrHit).lor(covered).lor(nak).lor(stateBad).land(selRewinding.lnot()).land(selHas));
   const outStatus = m.let('out_status', mux(fl, st(CQE_STATUS.FLUSH_ERROR), mux(eOk.lnot(), eStatus,
     mux(rdErrHit, sel.field('rdErrStatus'), mux(covered, st(CQE_STATUS.SUCCESS), mux(nak, sel.field('nakStatus'), st(CQE_STATUS.FLUSH_ERROR)))))));
@@ -342,9 +376,38 @@ export const nicAckTracker = defineModule('nic_ack_tracker', { numQp: 4, depth: 
     valid: rwFire.lor(sPark.field('valid')), qp: mux(rwFire, rwQp, sPark.field('qp')), ringIdx: mux(rwFire, rwData.field('ringIdx'), sPark.field('ringIdx')),
   }));
   m.assert(rwFire.land(sPark.field('valid')).lnot(), 'a park and a rewind in the same cycle (nic_req_tx takes a rewind only when it parks nothing)');
-  // A post and a rewind of one QP in one cycle: the post's tail + 1 would win over the rewind's
-  // tail := head (the record below), keeping an entry the rewind meant to drop.
+  // A post and a rewind of one QP in one cycle: the posted entry would be dropped with the
+  // others (the record below; with the per-QP FIFOs the post's tail + 1 won over the rewind's
+  // tail := head and kept an entry the rewind meant to drop). Either way a message is wrong.
   m.assert(push.land(rwFire).land(rq.eq(rwQp)).lnot(), 'a post and a rewind of the same QP in the same cycle (nic_req_tx takes a rewind only between the QP\'s WQEs)');
+
+  // ---- slots back to the pool: a retirement's at once, a QP's spares while it has no entry ------
+  const selNext = m.let('sel_next_slot', link.readAsync(sel.field('head')));
+  const relReq: Value[] = [];
+  for (let i = 0; i < p.numQp; i++) relReq.push(rec(i).field('count').eq(0).land(rec(i).field('spare').ne(0)));
+  const relArb = m.instance('u_release_arb', rrArbiter, { n: p.numQp });
+  relArb.req.set(cat(...[...relReq].reverse()));
+  m.unused(relArb.grant, 'the binary grant_index is used');
+  const relQp = relArb.grant_index;
+  const relSlot = rec(relQp).field('spareHead');
+  const relNext = m.let('release_next_slot', link.readAsync(relSlot));
+  // One free_slots write per cycle: a retirement's slot goes first; a QP posting now takes its
+  // first spare itself.
+  const release = m.let('spare_release', relArb.grant_valid.land(retire.lnot()).land(push.land(rq.eq(relQp)).lnot()));
+  relArb.accept.set(release);
+  const giveBack = m.let('pool_give_back', retire.lor(release));
+  m.if(giveBack, () => {
+    freeq.write(freeTl, mux(retire, sel.field('head'), relSlot));
+    freeTl.set(wrapInc(freeTl));
+  });
+  m.if(fromFifo, () => freeHd.set(wrapInc(freeHd)));
+  m.if(fromFresh, () => fresh.set(fresh.addw(1)));
+  freeCnt.set(firstOf([[giveBack.land(fromFifo.lnot()), freeCnt.addw(1)], [fromFifo.land(giveBack.lnot()), freeCnt.subw(1)]], freeCnt));
+  // No slot lost or counted twice: the free ones and those the QPs hold (entries and spares).
+  const sumW = sw + qw + dw + 2;
+  let held: Value = freeCnt.zext(sumW);
+  for (let i = 0; i < p.numQp; i++) held = held.addw(rec(i).field('count').zext(sumW)).addw(rec(i).field('spare').zext(sumW));
+  m.assert(held.eq(fresh.zext(sumW)), 'entry pool: free slots + the QPs\' entries and spare slots != entries (a slot leaked or was given back twice)');
 
   // ---- the next record of every QP ------------------------------------------------------------
   const holdBits: Value[] = [];
@@ -376,9 +439,22 @@ export const nicAckTracker = defineModule('nic_ack_tracker', { numQp: 4, depth: 
     // A rewind after nic_req_tx cut the QP's messages short: sentHigh back to what was sent.
     const isRwHigh = isRw.land(rwHigh.field('valid'));
     const progress = m.let(`qp${i}_progress`, isAck.land(ackMove).lor(isDone.land(doneAck)));
-    // entries
-    const head = mux(isRet, f('head').addw(1), f('head'));
-    const tail = firstOf([[isPush, f('tail').addw(1)], [isRw, f('head')]], f('tail'));
+    // entries: the list after this cycle's post and retirement (a slot for the post, the
+    // retired one's successor), and the spare slots after a post or a release took the first
+    const cnt = f('count');
+    const isRel = release.land(relQp.eq(i));
+    const head1 = firstOf([[isPush.land(cnt.eq(0)), pushSlot], [isRet.land(cnt.eq(1)), pushSlot], [isRet, selNext]], f('head'));
+    const tail1 = mux(isPush, pushSlot, f('tail'));
+    const count1 = m.let(`qp${i}_count_next`, firstOf([[isPush.land(isRet.lnot()), cnt.addw(1)], [isRet.land(isPush.lnot()), cnt.subw(1)]], cnt));
+    const spareTake = isPush.land(f('spare').ne(0));
+    const spareHead1 = firstOf([[spareTake, pushSpareNext], [isRel, relNext]], f('spareHead'));
+    const spare1 = mux(spareTake.lor(isRel), f('spare').subw(1), f('spare'));
+    // A rewind (and RESET, below) drops every entry: the list goes in front of the spare slots
+    // (next[tail] is already the first spare), nothing written.
+    const dropped = (drop: Value): { head: Value; tail: Value; count: Value; spareHead: Value; spare: Value } => ({
+      head: head1, tail: tail1, count: mux(drop, lit(0, dw + 1), count1),
+      spareHead: mux(drop.land(count1.ne(0)), head1, spareHead1), spare: mux(drop, count1.addw(spare1), spare1),
+    });
     const rdUp = isPush.land(reqRead), rdDown = isRet.land(eRead);
     const rdCount = firstOf([[isRw, 0], [rdUp.land(rdDown.lnot()), f('rdCount').addw(1)], [rdDown.land(rdUp.lnot()), f('rdCount').subw(1)]], f('rdCount'));
     // A read_done ahead of everything sent (no entry yet) is kept in rdAcked and flagged
@@ -401,7 +477,7 @@ export const nicAckTracker = defineModule('nic_ack_tracker', { numQp: 4, depth: 
     const rnrLeft = firstOf([[loadCounters, reloadRnr], [isAck.land(ackMove), reloadRnr],
       [rnrUse.land(f('rnrLeft').ne(RNR_RETRY_INFINITE)), f('rnrLeft').subw(1)]], f('rnrLeft'));
     const retryStarted = firstOf([[loadCounters.lor(isAck.land(ackMove)), 0], [isAck.land(seqTrig).lor(isScan.land(fireTo)), 1]], f('retryStarted'));
-    const emptyNext = head.eq(tail);
+    const emptyNext = count1.eq(0);
     const retryPend = m.let(`qp${i}_retry_pend_next`, firstOf([[isRts.lnot(), 0], [retryUse.lor(isScan.land(fire).land(rs.field('tmRnr'))), 1], [isRw.lor(emptyNext), 0]], f('retryPend')));
     // timer: RNR wait armed by an RNR NAK; ACK timeout while PSNs are in flight
     const rnrArm = rnrUse;
@@ -416,13 +492,13 @@ export const nicAckTracker = defineModule('nic_ack_tracker', { numQp: 4, depth: 
     // parking and its wake-up
     const park = f('park');
     const wake = m.let(`qp${i}_wake`, isRts.lnot().lor(firstOf([
-      [park.eq(PARK.FENCE), f('rdCount').eq(0)], [park.eq(PARK.READ_LIMIT), ctxRoom.bit(i)], [park.eq(PARK.TRACKER_FULL), used(r).ne(p.depth)],
+      [park.eq(PARK.FENCE), f('rdCount').eq(0)], [park.eq(PARK.READ_LIMIT), ctxRoom.bit(i)], [park.eq(PARK.TRACKER_FULL), roomOf(r)],
     ], lit(1, 1))));
     holdBits.push(park.ne(PARK.NONE).land(wake.lnot()));
     busyBits.push(f('rdCount').ne(0));
 
     const next = pack(tab.shape, {
-      head, tail, sentValid, lastSent, acked,
+      ...dropped(isRw), sentValid, lastSent, acked,
       highValid: mux(isRwHigh, rwHigh.field('highValid'), f('highValid').lor(pushOk)),
       sentHigh: firstOf([[isRwHigh, rwHigh.field('sentHigh')], [highUp, reqLast]], f('sentHigh')),
       nakValid: f('nakValid').land(isRet.land(usesNak).lnot()).lor(nakSet),
@@ -441,9 +517,10 @@ export const nicAckTracker = defineModule('nic_ack_tracker', { numQp: 4, depth: 
       resumePsn: mux(isRw, rwResume, f('resumePsn')),
       park: firstOf([[isRw.lor(isPush), PARK.NONE], [isPark, sPark.field('reason')], [wake, PARK.NONE]], park),
     });
-    // RESET starts the QP afresh: entries dropped, window, errors, timers, pointer cleared.
+    // RESET starts the QP afresh: entries dropped (spare slots now), window, errors, timers,
+    // pointer cleared.
     const cleared = pack(tab.shape, {
-      head: 0, tail: 0, sentValid: 0, lastSent: 0, acked: 0, highValid: 0, sentHigh: 0, nakValid: 0, nakStatus: 0, nakSyn: 0, flush: 0,
+      ...dropped(lit(1, 1)), sentValid: 0, lastSent: 0, acked: 0, highValid: 0, sentHigh: 0, nakValid: 0, nakStatus: 0, nakSyn: 0, flush: 0,
       rdCount: 0, rdAcked: 0, rdEarly: 0, rdErrValid: 0, rdErrPsn: 0, rdErrStatus: 0, rdErrSyn: 0, retryLeft: reloadRetry, rnrLeft: reloadRnr,
       retryStarted: 0, retryPend: 0, tmArmed: 0, tmRnr: 0, tmDeadline: 0, expIdx: 0, resumeValid: 0, resumePsn: 0, park: 0,
     });
@@ -456,7 +533,7 @@ export const nicAckTracker = defineModule('nic_ack_tracker', { numQp: 4, depth: 
   const rt = rec(tpQp);
   tp.set(pack(TxPointer, {
     expIdx: rt.field('expIdx'), resumeValid: rt.field('resumeValid'), resumePsn: rt.field('resumePsn'),
-    highValid: rt.field('highValid'), sentHigh: rt.field('sentHigh'), room: used(rt).ne(p.depth),
+    highValid: rt.field('highValid'), sentHigh: rt.field('sentHigh'), room: roomOf(rt),
   }));
 
   return {

@@ -103,6 +103,8 @@ const WRITE_HALF = ['awid', 'awaddr', 'awlen', 'awsize', 'awburst', 'awlock', 'a
 export const READ_CONTEXTS = 16;
 /** READs nic_read_responder lets one QP hold (advertised to the peer: max_dest_rd_atomic). */
 export const READ_LIMIT_PER_QP = 4;
+/** Outstanding messages nic_ack_tracker keeps per QP (its `depth`: the requester's window W). */
+export const ACK_TRACKER_DEPTH = 16;
 /** Most QPs nic_top takes today (nic_wqe_fetch, nic_completion and nic_read_resp_rx). */
 export const MAX_QP = 64;
 
@@ -113,6 +115,10 @@ export type NicTopParams = NicParams & {
    *  limit per QP (READ_LIMIT_PER_QP), which the peer, another nic_top, enforces: a READ over
    *  it is NAKed (Invalid Request) and the QP goes to ERROR. docs/nic-read.md. */
   readsPerQp: number;
+  /** nic_ack_tracker's entry slots, shared by all QPs (each holds at most ACK_TRACKER_DEPTH
+   *  outstanding messages); 0: numQp x ACK_TRACKER_DEPTH, where no QP ever waits for the pool
+   *  (docs/synth.md, "ACK tracker entries pooled"). */
+  trackerEntries: number;
   /** 'core': m_axis_tx / s_axis_rx on clk. 'separate': on their own mac_clk / mac_rst,
    *  through dual-clock FIFOs into the core (mac-clock.ts, docs/nic-top.md "Clocks"). */
   macClock: MacClock;
@@ -134,11 +140,14 @@ export const nicTopParamSpec: ParamSpec<NicTopParams> = {
     numQp: intIn(1, MAX_QP),
     numMr: intIn(1, MAX_MR),
     readsPerQp: intIn(1, 64),
+    trackerEntries: intIn(0, MAX_QP * ACK_TRACKER_DEPTH),
     macClock: oneOf('core', 'separate'),
   },
   check: p => p.readsPerQp > READ_LIMIT_PER_QP
     ? { param: 'readsPerQp', allowed: `1..${READ_LIMIT_PER_QP}`, why: `the responder lets a QP hold ${READ_LIMIT_PER_QP} READs, and a peer nic_top NAKs a READ over its limit` }
-    : null,
+    : p.trackerEntries === 1
+      ? { param: 'trackerEntries', allowed: `0 or 2..${MAX_QP * ACK_TRACKER_DEPTH}`, why: 'a pool of one slot is no memory' }
+      : null,
 };
 
 /** R buffer of each DMA read engine and W buffer of the READ-response DMA write
@@ -260,7 +269,7 @@ function paramsFor(def: AnyDef, p: Params): Params {
 }
 
 export function makeNicTop(stages: NicStages) {
-  return defineModule('nic_top', { dataWidth: 64, numQp: 4, numMr: 16, readsPerQp: 2, macClock: 'core' } as NicTopParams, (m, p) => {
+  return defineModule('nic_top', { dataWidth: 64, numQp: 4, numMr: 16, readsPerQp: 2, trackerEntries: 0, macClock: 'core' } as NicTopParams, (m, p) => {
     const W = p.dataWidth;
     const qw = qpIndexWidth(p.numQp);
     const { clk, rst } = m.clockAndReset();
@@ -276,7 +285,7 @@ export function makeNicTop(stages: NicStages) {
     const regs = inst('u_regs', nicRegs, { numQp: p.numQp, numMr: p.numMr });
     const fetch = inst('u_wqe_fetch', nicWqeFetch, all);
     const reqTx = inst('u_req_tx', stages.reqTx, { ...all, dmaAbort: 1 });
-    const ack = inst('u_ack_tracker', stages.ackTracker, all);
+    const ack = inst('u_ack_tracker', stages.ackTracker, { ...all, depth: ACK_TRACKER_DEPTH, entries: p.trackerEntries || p.numQp * ACK_TRACKER_DEPTH });
     const cpl = inst('u_completion', nicCompletion, all);
     const tlb = inst('u_tlb', nicTlb, { ...all, numClients: 5 });
     // The requester's engine with the abort (its messages tagged {qp, msg id} by req_tx).

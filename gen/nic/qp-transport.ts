@@ -1,5 +1,5 @@
 // The requester's per-QP transport state, in ONE record (docs/nic-reliability.md): the
-// outstanding-entry pointers, the PSN window, error and READ-completion state, the retry
+// outstanding-entry list (slots of the tracker's shared pool), the PSN window, error and READ-completion state, the retry
 // engine (retry and RNR counters, the pending retry), the ACK/RNR timer and the send pointer
 // (where nic_req_tx goes on in the send ring, and the PSN a rewound message resumes at).
 //
@@ -18,13 +18,24 @@ import { Bool, Struct, UInt, Vec, lit, mux, pack, type ModuleBuilder, type Struc
 /** Why nic_req_tx put a QP's next WQE back (the fetch stage re-reads it once the reason is gone). */
 export const PARK = { NONE: 0, FENCE: 1, READ_LIMIT: 2, TRACKER_FULL: 3 } as const;
 
-/** Widths that depend on the tracker's depth. */
-export function qpTransportStruct(depthLog2: number) {
+/** Widths that depend on the tracker's depth (per QP) and its pool of entry slots. */
+export function qpTransportStruct(depthLog2: number, slotWidth: number) {
   const ptr = UInt(depthLog2 + 1);
+  const slot = UInt(slotWidth);
   return Struct('qp_transport', {
-    // -- outstanding entries (the tracker's per-QP FIFO in its entry memory) --
-    head: ptr,
-    tail: ptr,
+    // -- outstanding entries: a list of slots of the tracker's shared entry pool, in posting
+    //    order, linked by its next-slot memory; then the QP's spare slots (dropped entries the
+    //    QP reuses first, or the pool takes back while the QP has none: nic_ack_tracker) --
+    /** Oldest entry's slot (valid while count != 0). */
+    head: slot,
+    /** Newest entry's slot (valid while count != 0). */
+    tail: slot,
+    /** Outstanding entries (at most the tracker's depth). */
+    count: ptr,
+    /** First spare slot (valid while spare != 0); next[tail] is it while count != 0. */
+    spareHead: slot,
+    /** Spare slots (count + spare <= depth). */
+    spare: ptr,
     // -- PSN window: PSNs acked+1 .. lastSent are in flight --
     sentValid: Bool,
     lastSent: UInt(24),
@@ -79,7 +90,7 @@ export const TxPointer = Struct('tx_pointer', {
   resumePsn: UInt(24),
   highValid: Bool,
   sentHigh: UInt(24),
-  /** The tracker has a free entry slot for this QP (else the WQE is parked). */
+  /** The tracker takes an entry for this QP now: fewer than depth outstanding and a slot (a spare of the QP or one of the pool); else the WQE is parked. */
   room: Bool,
 });
 
@@ -114,8 +125,8 @@ export interface QpTransportTable {
   write(i: number, rec: Value): void;
 }
 
-export function qpTransportTable(m: ModuleBuilder, numQp: number, depthLog2: number): QpTransportTable {
-  const shape = qpTransportStruct(depthLog2);
+export function qpTransportTable(m: ModuleBuilder, numQp: number, depthLog2: number, slotWidth: number): QpTransportTable {
+  const shape = qpTransportStruct(depthLog2, slotWidth);
   const reg = m.reg('qp_tp_reg', Vec(shape, numQp));
   return {
     shape,

@@ -11,10 +11,12 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { nicPair } from '../../../gen/nic/nic-top.ts';
 import { pairDesign } from '../../benches/nic/write.ts';
 import { envSeed, runTest } from '../../core/index.ts';
 import { PcapWriter } from '../../model/pcap.ts';
-import { PairEnv } from '../../nic/env.ts';
+import { design } from '../../design.ts';
+import { PairEnv, PAIR_PARAMS } from '../../nic/env.ts';
 import { bothWays, runSoak, soakMix, soakSummary } from '../../nic/soak-scenario.ts';
 
 const BUILD_TIMEOUT = 1_800_000;
@@ -43,5 +45,19 @@ describe('fault soak (make test)', () => {
     } finally {
       pcap.close();
     }
+  }, BUILD_TIMEOUT);
+
+  // The ACK tracker's entry pool at 8 slots for 4 QPs (docs/synth.md "ACK tracker entries
+  // pooled"; the default is 4 x 16 = 64): nic_req_tx parks WQEs (TRACKER_FULL) while the pool
+  // is empty and goes on when retirements, rewinds or RESETs give slots back.
+  it('the same with the ACK tracker\'s pool at 8 entry slots for the 4 QPs (trackerEntries 8): exact, all SUCCESS, all RTS', async () => {
+    const mix = soakMix(SEED, 'uniform');
+    console.log(`soak, tracker pool 8: seed ${SEED} (replay with NICGEN_SEED=${SEED}), mix ${mix.name}`);
+    await runTest(design(nicPair, { ...PAIR_PARAMS, trackerEntries: 8 }, { diskCache: true }), async (dut, tb) => {
+      const env = await PairEnv.create(dut, tb, { backpressure: 0.1, stall: 0.05, link: { bytesPerCycle: 8, faults: bothWays(mix.faults) } });
+      const r = await runSoak(env, tb, { wqes: 200, maxLen: 16 * 1024 });
+      for (const l of soakSummary(`${mix.name}, tracker pool 8`, r, env)) console.log(l);
+      expect(r.counters.A.RETX_PKTS + r.counters.B.RETX_PKTS, 'requests resent').toBeGreaterThan(0);
+    }, { seed: SEED, maxCycles: 20_000_000 });
   }, BUILD_TIMEOUT);
 });
