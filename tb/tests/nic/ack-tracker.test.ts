@@ -202,6 +202,8 @@ async function runTracker(dut: Dut, tb: TestBench, sc: Scenario): Promise<{ mode
       }
       await tb.clockCycles(r.int(0, 8));
       const qp = r.pick(live);
+      // A NAK sent during the wait may have dropped the QP's READs (seeds 7, 8, 31 found it).
+      if (readsToFinish[qp]!.length === 0 || stopped[qp]) continue;
       // The last QP keeps its last READ open: no CQE without a read_done.
       if (qp === NUM_QP - 1 && readsToFinish[qp]!.length === 1 && postingDone) { stopped[qp] = true; continue; }
       if (qp === NUM_QP - 1 && readsToFinish[qp]!.length === 1) { await tb.clockCycles(1); continue; }
