@@ -137,14 +137,8 @@ wire ctx_room1;
 wire ctx_room2;
 wire ctx_room3;
 reg  [3:0] started_reg;
-reg  [95:0] next_psn_reg;
-reg  [127:0] msg_off_reg;
-reg  [7:0] sge_idx_reg;
-reg  [127:0] sge_off_reg;
-reg  [19:0] rd_seq_reg;
 reg  [3:0] ctx_flush_reg;
 reg  [3:0] dma_err_reg;
-reg  [19:0] err_seq_reg;
 reg  u_pay_jobs_s_data;
 reg  u_pay_jobs_s_valid;
 wire u_pay_jobs_s_ready;
@@ -217,6 +211,11 @@ wire [712:0] head_ctx;
 /* verilator lint_on UNUSEDSIGNAL */
 wire qp_dead;
 wire qp_flushing;
+wire hdr_take;
+wire [1:0] rec_rd_qp;
+wire [55:0] pos_row;
+wire [33:0] sge_row;
+wire [4:0] rd_seq_row;
 wire qp_started;
 wire [23:0] exp_psn;
 wire psn_ok;
@@ -289,6 +288,14 @@ wire done_free;
 wire status_take;
 wire done_take;
 wire [3:0] final_status;
+reg  [55:0] pos_mem [0:3];
+reg  [55:0] pos_mem_rdata;
+reg  [33:0] sge_mem [0:3];
+reg  [33:0] sge_mem_rdata;
+reg  [4:0] rd_seq_mem [0:3];
+reg  [4:0] rd_seq_mem_rdata;
+reg  [4:0] err_seq_mem [0:3];
+wire [4:0] err_seq_mem_rdata;
 // intermediate of gen/nic/psn.ts:8:20: only bits [23:23] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [23:0] binary_0 = (hdr_reg[55:32] - exp_psn);
@@ -310,139 +317,109 @@ wire [23:0] binary_3 = (hdr_reg[55:32] - exp_psn);
 wire [23:0] binary_4 = (hdr_reg[55:32] - exp_psn);
 /* verilator lint_on UNUSEDSIGNAL */
 wire [511:0] part_5 = head_ctx[712:201];
-// intermediate of gen/nic/read-resp-rx.ts:247:33: only bits [95:64] are used
+// intermediate of gen/nic/read-resp-rx.ts:283:33: only bits [95:64] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [127:0] part_6 = part_5[cut_sge_reg * 128 +: 128];
 /* verilator lint_on UNUSEDSIGNAL */
 wire [511:0] part_7 = head_ctx[712:201];
-// intermediate of gen/nic/read-resp-rx.ts:247:33: only bits [95:64] are used
+// intermediate of gen/nic/read-resp-rx.ts:283:33: only bits [95:64] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [127:0] part_8 = part_7[cut_sge_reg * 128 +: 128];
 /* verilator lint_on UNUSEDSIGNAL */
 wire [511:0] part_9 = head_ctx[712:201];
-// intermediate of gen/nic/read-resp-rx.ts:247:33: only bits [95:64] are used
+// intermediate of gen/nic/read-resp-rx.ts:283:33: only bits [95:64] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [127:0] part_10 = part_9[cut_sge_reg * 128 +: 128];
 /* verilator lint_on UNUSEDSIGNAL */
 wire [511:0] part_11 = head_ctx[712:201];
-// intermediate of gen/nic/read-resp-rx.ts:247:33: only bits [127:96] are used
+// intermediate of gen/nic/read-resp-rx.ts:283:33: only bits [127:96] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [127:0] part_12 = part_11[cut_sge_reg * 128 +: 128];
 /* verilator lint_on UNUSEDSIGNAL */
 wire [511:0] part_13 = head_ctx[712:201];
-// intermediate of gen/nic/read-resp-rx.ts:247:33: only bits [63:0] are used
+// intermediate of gen/nic/read-resp-rx.ts:283:33: only bits [63:0] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [127:0] part_14 = part_13[cut_sge_reg * 128 +: 128];
 /* verilator lint_on UNUSEDSIGNAL */
 wire [511:0] part_15 = head_ctx[712:201];
-// intermediate of gen/nic/read-resp-rx.ts:247:33: only bits [95:64] are used
+// intermediate of gen/nic/read-resp-rx.ts:283:33: only bits [95:64] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [127:0] part_16 = part_15[cut_sge_reg * 128 +: 128];
 /* verilator lint_on UNUSEDSIGNAL */
 wire [511:0] part_17 = head_ctx[712:201];
-// intermediate of gen/nic/read-resp-rx.ts:247:33: only bits [95:64] are used
+// intermediate of gen/nic/read-resp-rx.ts:283:33: only bits [95:64] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [127:0] part_18 = part_17[cut_sge_reg * 128 +: 128];
 /* verilator lint_on UNUSEDSIGNAL */
 wire [511:0] part_19 = head_ctx[712:201];
-// intermediate of gen/nic/read-resp-rx.ts:247:33: only bits [95:64] are used
+// intermediate of gen/nic/read-resp-rx.ts:283:33: only bits [95:64] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [127:0] part_20 = part_19[cut_sge_reg * 128 +: 128];
 /* verilator lint_on UNUSEDSIGNAL */
 wire [511:0] part_21 = head_ctx[712:201];
-// intermediate of gen/nic/read-resp-rx.ts:247:33: only bits [95:64] are used
+// intermediate of gen/nic/read-resp-rx.ts:283:33: only bits [95:64] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [127:0] part_22 = part_21[cut_sge_reg * 128 +: 128];
 /* verilator lint_on UNUSEDSIGNAL */
-wire [511:0] part_23 = head_ctx[712:201];
-// intermediate of gen/nic/read-resp-rx.ts:247:33: only bits [95:64] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [127:0] part_24 = part_23[cut_sge_reg * 128 +: 128];
-/* verilator lint_on UNUSEDSIGNAL */
-wire [511:0] part_25 = head_ctx[712:201];
-// intermediate of gen/nic/read-resp-rx.ts:247:33: only bits [95:64] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [127:0] part_26 = part_25[cut_sge_reg * 128 +: 128];
-/* verilator lint_on UNUSEDSIGNAL */
-wire [511:0] part_27 = head_ctx[712:201];
-// intermediate of gen/nic/read-resp-rx.ts:247:33: only bits [95:64] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [127:0] part_28 = part_27[cut_sge_reg * 128 +: 128];
-/* verilator lint_on UNUSEDSIGNAL */
-wire [511:0] part_29 = head_ctx[712:201];
-// intermediate of gen/nic/read-resp-rx.ts:247:33: only bits [95:64] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [127:0] part_30 = part_29[cut_sge_reg * 128 +: 128];
-/* verilator lint_on UNUSEDSIGNAL */
-wire [511:0] part_31 = head_ctx[712:201];
-// intermediate of gen/nic/read-resp-rx.ts:247:33: only bits [95:64] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [127:0] part_32 = part_31[cut_sge_reg * 128 +: 128];
-/* verilator lint_on UNUSEDSIGNAL */
-wire [511:0] part_33 = head_ctx[712:201];
-// intermediate of gen/nic/read-resp-rx.ts:247:33: only bits [95:64] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [127:0] part_34 = part_33[cut_sge_reg * 128 +: 128];
-/* verilator lint_on UNUSEDSIGNAL */
 
-// gen/nic/read-resp-rx.ts:122:49
+// gen/nic/read-resp-rx.ts:130:49
 assign qp0_dead = (qp_ctx[2:0] == 3'd4) || (qp_ctx[2:0] == 3'b000);
 
-// gen/nic/read-resp-rx.ts:122:49
+// gen/nic/read-resp-rx.ts:130:49
 assign qp1_dead = (qp_ctx[433:431] == 3'd4) || (qp_ctx[433:431] == 3'b000);
 
-// gen/nic/read-resp-rx.ts:122:49
+// gen/nic/read-resp-rx.ts:130:49
 assign qp2_dead = (qp_ctx[864:862] == 3'd4) || (qp_ctx[864:862] == 3'b000);
 
-// gen/nic/read-resp-rx.ts:122:49
+// gen/nic/read-resp-rx.ts:130:49
 assign qp3_dead = (qp_ctx[1295:1293] == 3'd4) || (qp_ctx[1295:1293] == 3'b000);
 
-// gen/nic/read-resp-rx.ts:123:22
+// gen/nic/read-resp-rx.ts:131:22
 assign dead_bits = {qp3_dead, 3'b000} | ({{1'b0, qp2_dead}, 2'b00} | ({{2'b00, qp1_dead}, 1'b0} | {3'b000, qp0_dead}));
 
-// gen/nic/read-resp-rx.ts:128:41
+// gen/nic/read-resp-rx.ts:136:41
 assign ctx_room0 = u_ctx_fifo0_s_ready;
 
-// gen/nic/read-resp-rx.ts:128:41
+// gen/nic/read-resp-rx.ts:136:41
 assign ctx_room1 = u_ctx_fifo1_s_ready;
 
-// gen/nic/read-resp-rx.ts:128:41
+// gen/nic/read-resp-rx.ts:136:41
 assign ctx_room2 = u_ctx_fifo2_s_ready;
 
-// gen/nic/read-resp-rx.ts:128:41
+// gen/nic/read-resp-rx.ts:136:41
 assign ctx_room3 = u_ctx_fifo3_s_ready;
 
-// gen/nic/read-resp-rx.ts:129:14
+// gen/nic/read-resp-rx.ts:137:14
 assign s_ctx_ready = (s_ctx_data[1:0] == 2'd3) ? (ctx_room3 || qp3_dead) : ((s_ctx_data[1:0] == 2'd2) ? (ctx_room2 || qp2_dead) : ((s_ctx_data[1:0] == 2'd1) ? (ctx_room1 || qp1_dead) : (ctx_room0 || qp0_dead)));
 
-// gen/nic/read-resp-rx.ts:130:14
+// gen/nic/read-resp-rx.ts:138:14
 assign ctx_room = {ctx_room3, ctx_room2, ctx_room1, ctx_room0};
 
-// gen/nic/read-resp-rx.ts:132:15
+// gen/nic/read-resp-rx.ts:140:15
 assign u_ctx_fifo0_s_valid = ((s_ctx_valid && (s_ctx_data[1:0] == 2'b00)) && !qp0_dead) && ctx_room0;
 
-// gen/nic/read-resp-rx.ts:133:14
+// gen/nic/read-resp-rx.ts:141:14
 assign u_ctx_fifo0_s_data = s_ctx_data;
 
-// gen/nic/read-resp-rx.ts:132:15
+// gen/nic/read-resp-rx.ts:140:15
 assign u_ctx_fifo1_s_valid = ((s_ctx_valid && (s_ctx_data[1:0] == 2'd1)) && !qp1_dead) && ctx_room1;
 
-// gen/nic/read-resp-rx.ts:133:14
+// gen/nic/read-resp-rx.ts:141:14
 assign u_ctx_fifo1_s_data = s_ctx_data;
 
-// gen/nic/read-resp-rx.ts:132:15
+// gen/nic/read-resp-rx.ts:140:15
 assign u_ctx_fifo2_s_valid = ((s_ctx_valid && (s_ctx_data[1:0] == 2'd2)) && !qp2_dead) && ctx_room2;
 
-// gen/nic/read-resp-rx.ts:133:14
+// gen/nic/read-resp-rx.ts:141:14
 assign u_ctx_fifo2_s_data = s_ctx_data;
 
-// gen/nic/read-resp-rx.ts:132:15
+// gen/nic/read-resp-rx.ts:140:15
 assign u_ctx_fifo3_s_valid = ((s_ctx_valid && (s_ctx_data[1:0] == 2'd3)) && !qp3_dead) && ctx_room3;
 
-// gen/nic/read-resp-rx.ts:133:14
+// gen/nic/read-resp-rx.ts:141:14
 assign u_ctx_fifo3_s_data = s_ctx_data;
 
-// gen/nic/read-resp-rx.ts:161:19
+// gen/nic/read-resp-rx.ts:192:19
 always @* begin
     u_pay_jobs_s_valid = 1'b0;
     u_pay_jobs_s_data = 1'b0;
@@ -470,7 +447,7 @@ always @* begin
                 if (is_ack_hdr) begin
                     if (nak_hits) begin
                         u_pend_fifo_s_valid = 1'd1;
-                        u_pend_fifo_s_data = {hdr_reg[207:200], ((hdr_reg[207:200] == 8'd97) ? 4'd5 : ((hdr_reg[207:200] == 8'd98) ? 4'd4 : ((hdr_reg[207:200] == 8'd99) ? 4'd6 : 4'b0000))), head_ctx[113:90], head_ctx[65:2], rd_seq_reg[qp_idx * 5 +: 5], qp_idx, 1'b0};
+                        u_pend_fifo_s_data = {hdr_reg[207:200], ((hdr_reg[207:200] == 8'd97) ? 4'd5 : ((hdr_reg[207:200] == 8'd98) ? 4'd4 : ((hdr_reg[207:200] == 8'd99) ? 4'd6 : 4'b0000))), head_ctx[113:90], head_ctx[65:2], rd_seq_row, qp_idx, 1'b0};
                         if (qp_idx == 2'b00) begin
                             ctx_pop0 = 1'd1;
                         end
@@ -487,7 +464,7 @@ always @* begin
                 end
                 if ((!is_ack_hdr && hdr_usable) && !seq_ok) begin
                     u_pend_fifo_s_valid = 1'd1;
-                    u_pend_fifo_s_data = {8'd0, 4'd5, head_ctx[113:90], head_ctx[65:2], rd_seq_reg[qp_idx * 5 +: 5], qp_idx, 1'b0};
+                    u_pend_fifo_s_data = {8'd0, 4'd5, head_ctx[113:90], head_ctx[65:2], rd_seq_row, qp_idx, 1'b0};
                     if (qp_idx == 2'b00) begin
                         ctx_pop0 = 1'd1;
                     end
@@ -502,7 +479,7 @@ always @* begin
                     end
                 end else if ((!is_ack_hdr && hdr_usable) && !len_ok) begin
                     u_pend_fifo_s_valid = 1'd1;
-                    u_pend_fifo_s_data = {8'd0, 4'd1, head_ctx[113:90], head_ctx[65:2], rd_seq_reg[qp_idx * 5 +: 5], qp_idx, 1'b0};
+                    u_pend_fifo_s_data = {8'd0, 4'd1, head_ctx[113:90], head_ctx[65:2], rd_seq_row, qp_idx, 1'b0};
                     if (qp_idx == 2'b00) begin
                         ctx_pop0 = 1'd1;
                     end
@@ -517,7 +494,7 @@ always @* begin
                     end
                 end else if ((!is_ack_hdr && hdr_usable) && (hdr_reg[69:57] == 13'd0)) begin
                     u_pend_fifo_s_valid = 1'd1;
-                    u_pend_fifo_s_data = {8'd0, 4'b0000, head_ctx[113:90], head_ctx[65:2], rd_seq_reg[qp_idx * 5 +: 5], qp_idx, 1'b0};
+                    u_pend_fifo_s_data = {8'd0, 4'b0000, head_ctx[113:90], head_ctx[65:2], rd_seq_row, qp_idx, 1'b0};
                     if (qp_idx == 2'b00) begin
                         ctx_pop0 = 1'd1;
                     end
@@ -534,7 +511,7 @@ always @* begin
                     if (read_failed) begin
                         if (ends_read) begin
                             u_pend_fifo_s_valid = 1'd1;
-                            u_pend_fifo_s_data = {8'd0, 4'b0000, head_ctx[113:90], head_ctx[65:2], rd_seq_reg[qp_idx * 5 +: 5], qp_idx, 1'b0};
+                            u_pend_fifo_s_data = {8'd0, 4'b0000, head_ctx[113:90], head_ctx[65:2], rd_seq_row, qp_idx, 1'b0};
                             if (qp_idx == 2'b00) begin
                                 ctx_pop0 = 1'd1;
                             end
@@ -559,13 +536,13 @@ always @* begin
                 u_piece_fifo_s_valid = 1'd1;
                 u_piece_fifo_s_data = piece_len;
                 u_pend_fifo_s_valid = 1'd1;
-                u_pend_fifo_s_data = {8'd0, 4'b0000, head_ctx[113:90], head_ctx[65:2], rd_seq_reg[qp_idx * 5 +: 5], qp_idx, 1'd1};
+                u_pend_fifo_s_data = {8'd0, 4'b0000, head_ctx[113:90], head_ctx[65:2], rd_seq_row, qp_idx, 1'd1};
             end
         end
         STATE_DONE: begin
             if (u_pend_fifo_s_ready) begin
                 u_pend_fifo_s_valid = 1'd1;
-                u_pend_fifo_s_data = {8'd0, 4'b0000, head_ctx[113:90], head_ctx[65:2], rd_seq_reg[qp_idx * 5 +: 5], qp_idx, 1'b0};
+                u_pend_fifo_s_data = {8'd0, 4'b0000, head_ctx[113:90], head_ctx[65:2], rd_seq_row, qp_idx, 1'b0};
                 if (qp_idx == 2'b00) begin
                     ctx_pop0 = 1'd1;
                 end
@@ -584,211 +561,226 @@ always @* begin
     endcase
 end
 
-// gen/nic/read-resp-rx.ts:170:15
+// gen/nic/read-resp-rx.ts:201:15
 assign qp_idx = hdr_reg[9:8] - 2'b00;
 
-// gen/nic/read-resp-rx.ts:171:19
+// gen/nic/read-resp-rx.ts:202:19
 assign qp_known = (hdr_reg[31:8] >= 24'd256) && ((hdr_reg[31:8] - 24'd256) < 24'd4);
 
-// gen/nic/read-resp-rx.ts:172:23
+// gen/nic/read-resp-rx.ts:203:23
 assign head_valid = (qp_idx == 2'd3) ? u_ctx_fifo3_m_valid : ((qp_idx == 2'd2) ? u_ctx_fifo2_m_valid : ((qp_idx == 2'd1) ? u_ctx_fifo1_m_valid : u_ctx_fifo0_m_valid));
 
-// gen/nic/read-resp-rx.ts:173:21
+// gen/nic/read-resp-rx.ts:204:21
 assign head_ctx = (qp_idx == 2'd3) ? u_ctx_fifo3_m_data : ((qp_idx == 2'd2) ? u_ctx_fifo2_m_data : ((qp_idx == 2'd1) ? u_ctx_fifo1_m_data : u_ctx_fifo0_m_data));
 
-// gen/nic/read-resp-rx.ts:175:19
+// gen/nic/read-resp-rx.ts:206:19
 assign qp_dead = dead_bits[qp_idx];
 
-// gen/nic/read-resp-rx.ts:177:23
+// gen/nic/read-resp-rx.ts:208:23
 assign qp_flushing = ctx_flush_reg[qp_idx];
 
-// gen/nic/read-resp-rx.ts:190:14
+// gen/nic/read-resp-rx.ts:210:14
 assign s_hdr_ready = (state == STATE_IDLE) && !s_rewind_valid;
 
-// gen/nic/read-resp-rx.ts:196:22
+// gen/nic/read-resp-rx.ts:211:21
+assign hdr_take = (s_hdr_valid && (state == STATE_IDLE)) && !s_rewind_valid;
+
+// gen/nic/read-resp-rx.ts:212:18
+assign rec_rd_qp = s_hdr_data[9:8] - 2'b00;
+
+// gen/nic/read-resp-rx.ts:213:20
+assign pos_row = pos_mem_rdata;
+
+// gen/nic/read-resp-rx.ts:214:20
+assign sge_row = sge_mem_rdata;
+
+// gen/nic/read-resp-rx.ts:215:20
+assign rd_seq_row = rd_seq_mem_rdata;
+
+// gen/nic/read-resp-rx.ts:232:22
 assign qp_started = started_reg[qp_idx];
 
-// gen/nic/read-resp-rx.ts:197:20
-assign exp_psn = qp_started ? next_psn_reg[qp_idx * 24 +: 24] : head_ctx[89:66];
+// gen/nic/read-resp-rx.ts:233:20
+assign exp_psn = qp_started ? pos_row[23:0] : head_ctx[89:66];
 
-// gen/nic/read-resp-rx.ts:198:19
+// gen/nic/read-resp-rx.ts:234:19
 assign psn_ok = hdr_reg[55:32] == exp_psn;
 
-// gen/nic/read-resp-rx.ts:200:21
+// gen/nic/read-resp-rx.ts:236:21
 assign ctx_resumed = head_ctx[177:146] != 32'd0;
 
-// gen/nic/read-resp-rx.ts:201:19
+// gen/nic/read-resp-rx.ts:237:19
 assign seq_ok = qp_started ? ((hdr_reg[7:0] == 8'd14) || (hdr_reg[7:0] == 8'd15)) : (((hdr_reg[7:0] == 8'd13) || (hdr_reg[7:0] == 8'd16)) || (ctx_resumed && ((hdr_reg[7:0] == 8'd14) || (hdr_reg[7:0] == 8'd15))));
 
-// gen/nic/read-resp-rx.ts:202:17
+// gen/nic/read-resp-rx.ts:238:17
 assign mtu = 13'd1 << head_ctx[197:194];
 
-// gen/nic/read-resp-rx.ts:203:17
-assign msg_off = qp_started ? msg_off_reg[qp_idx * 32 +: 32] : head_ctx[177:146];
+// gen/nic/read-resp-rx.ts:239:17
+assign msg_off = qp_started ? pos_row[55:24] : head_ctx[177:146];
 
-// gen/nic/read-resp-rx.ts:204:17
+// gen/nic/read-resp-rx.ts:240:17
 assign msg_end = {1'b0, msg_off} + {20'd0, hdr_reg[69:57]};
 
-// gen/nic/read-resp-rx.ts:207:19
+// gen/nic/read-resp-rx.ts:243:19
 assign len_ok = ((hdr_reg[7:0] == 8'd13) || (hdr_reg[7:0] == 8'd14)) ? ((hdr_reg[69:57] == mtu) && (msg_end < {1'b0, head_ctx[145:114]})) : ((((hdr_reg[69:57] <= mtu) && (msg_end == {1'b0, head_ctx[145:114]})) && (hdr_reg[55:32] == head_ctx[113:90])) && ((hdr_reg[7:0] == 8'd16) || (hdr_reg[69:57] != 13'd0)));
 
-// gen/nic/read-resp-rx.ts:209:18
+// gen/nic/read-resp-rx.ts:245:18
 assign ends_read = (hdr_reg[7:0] == 8'd15) || (hdr_reg[7:0] == 8'd16);
 
-// gen/nic/read-resp-rx.ts:210:20
+// gen/nic/read-resp-rx.ts:246:20
 assign hdr_usable = ((qp_known && !qp_dead) && head_valid) && psn_ok;
 
-// gen/nic/read-resp-rx.ts:212:21
-assign read_failed = dma_err_reg[qp_idx] && (err_seq_reg[qp_idx * 5 +: 5] == rd_seq_reg[qp_idx * 5 +: 5]);
+// gen/nic/read-resp-rx.ts:248:21
+assign read_failed = dma_err_reg[qp_idx] && (err_seq_mem_rdata == rd_seq_row);
 
-// gen/nic/read-resp-rx.ts:215:14
+// gen/nic/read-resp-rx.ts:251:14
 assign m_ack_valid = ack_valid_reg;
 
-// gen/nic/read-resp-rx.ts:216:13
+// gen/nic/read-resp-rx.ts:252:13
 assign m_ack_data = ack_data_reg;
 
-// gen/nic/read-resp-rx.ts:219:21
+// gen/nic/read-resp-rx.ts:255:21
 assign check_go = ((((state == STATE_CHECK) && u_pend_fifo_s_ready) && u_pay_jobs_s_ready) && (!ack_valid_reg || m_ack_ready)) && !qp_flushing;
 
-// gen/nic/read-resp-rx.ts:221:22
+// gen/nic/read-resp-rx.ts:257:22
 assign is_ack_hdr = hdr_reg[7:0] == 8'd17;
 
-// gen/nic/read-resp-rx.ts:223:22
+// gen/nic/read-resp-rx.ts:259:22
 assign read_open = (qp_known && !qp_dead) && head_valid;
 
-// gen/nic/read-resp-rx.ts:227:21
+// gen/nic/read-resp-rx.ts:263:21
 assign ack_read_miss = read_open && ((hdr_reg[207:205] == 3'b000) ? !binary_0[23] : (((hdr_reg[207:200] == 8'd96) || (hdr_reg[207:205] == 3'd1)) && (!binary_1[23] && (hdr_reg[55:32] != exp_psn))));
 
-// gen/nic/read-resp-rx.ts:229:21
+// gen/nic/read-resp-rx.ts:265:21
 assign nak_hits = ((read_open && (((hdr_reg[207:200] == 8'd97) ? 4'd5 : ((hdr_reg[207:200] == 8'd98) ? 4'd4 : ((hdr_reg[207:200] == 8'd99) ? 4'd6 : 4'b0000))) != 4'b0000)) && !binary_3[23]) && !binary_2[23];
 
-// gen/nic/read-resp-rx.ts:230:19
+// gen/nic/read-resp-rx.ts:266:19
 assign resp_ahead = ((qp_known && !qp_dead) && head_valid) && (!binary_4[23] && (hdr_reg[55:32] != exp_psn));
 
-// gen/nic/read-resp-rx.ts:243:14
+// gen/nic/read-resp-rx.ts:279:14
 assign m_dma_cmd_valid = dma_cmd_valid_reg;
 
-// gen/nic/read-resp-rx.ts:244:13
+// gen/nic/read-resp-rx.ts:280:13
 assign m_dma_cmd_data = dma_cmd_data_reg;
 
-// gen/nic/read-resp-rx.ts:246:21
+// gen/nic/read-resp-rx.ts:282:21
 assign dma_cmd_free = !dma_cmd_valid_reg || m_dma_cmd_ready;
 
-// gen/nic/read-resp-rx.ts:248:19
+// gen/nic/read-resp-rx.ts:284:19
 assign sge_avail = part_6[95:64] - cut_off_reg;
 
-// gen/nic/read-resp-rx.ts:249:18
+// gen/nic/read-resp-rx.ts:285:18
 assign piece_is_rest = {19'd0, cut_rem_reg} <= sge_avail;
 
-// gen/nic/read-resp-rx.ts:250:22
+// gen/nic/read-resp-rx.ts:286:22
 assign piece_len = piece_is_rest ? cut_rem_reg : sge_avail[12:0];
 
-// gen/nic/read-resp-rx.ts:252:18
+// gen/nic/read-resp-rx.ts:288:18
 assign sge_past = cut_off_reg >= part_8[95:64];
 
-// gen/nic/read-resp-rx.ts:253:18
+// gen/nic/read-resp-rx.ts:289:18
 assign sge_skip = (state == STATE_CUT) && sge_past;
 
-// gen/nic/read-resp-rx.ts:254:18
+// gen/nic/read-resp-rx.ts:290:18
 assign piece_emit = ((((state == STATE_CUT) && !sge_past) && dma_cmd_free) && u_pend_fifo_s_ready) && u_piece_fifo_s_ready;
 
-// gen/nic/read-resp-rx.ts:323:17
+// gen/nic/read-resp-rx.ts:358:17
 assign s_rewind_ready = state == STATE_IDLE;
 
-// gen/nic/read-resp-rx.ts:324:20
+// gen/nic/read-resp-rx.ts:359:20
 assign rewind_fire = s_rewind_valid && (state == STATE_IDLE);
 
-// gen/nic/read-resp-rx.ts:334:15
+// gen/nic/read-resp-rx.ts:369:15
 assign u_ctx_fifo0_m_ready = (ctx_pop0 || (qp0_dead && (state == STATE_IDLE))) || ctx_flush_reg[0];
 
-// gen/nic/read-resp-rx.ts:334:15
+// gen/nic/read-resp-rx.ts:369:15
 assign u_ctx_fifo1_m_ready = (ctx_pop1 || (qp1_dead && (state == STATE_IDLE))) || ctx_flush_reg[1];
 
-// gen/nic/read-resp-rx.ts:334:15
+// gen/nic/read-resp-rx.ts:369:15
 assign u_ctx_fifo2_m_ready = (ctx_pop2 || (qp2_dead && (state == STATE_IDLE))) || ctx_flush_reg[2];
 
-// gen/nic/read-resp-rx.ts:334:15
+// gen/nic/read-resp-rx.ts:369:15
 assign u_ctx_fifo3_m_ready = (ctx_pop3 || (qp3_dead && (state == STATE_IDLE))) || ctx_flush_reg[3];
 
-// gen/nic/read-resp-rx.ts:340:23
+// gen/nic/read-resp-rx.ts:375:23
 assign u_splitter_s_axis_tvalid = (s_payload_tvalid && u_pay_jobs_m_valid) && !u_pay_jobs_m_data;
 
-// gen/nic/read-resp-rx.ts:341:22
+// gen/nic/read-resp-rx.ts:376:22
 assign u_splitter_s_axis_tdata = s_payload_tdata;
 
-// gen/nic/read-resp-rx.ts:344:28
+// gen/nic/read-resp-rx.ts:379:28
 assign u_splitter_s_axis_tkeep = s_payload_tkeep;
 
-// gen/nic/read-resp-rx.ts:345:28
+// gen/nic/read-resp-rx.ts:380:28
 assign u_splitter_s_axis_tlast = s_payload_tlast;
 
-// gen/nic/read-resp-rx.ts:346:22
+// gen/nic/read-resp-rx.ts:381:22
 assign pay_ready = u_pay_jobs_m_valid && (u_pay_jobs_m_data || u_splitter_s_axis_tready);
 
-// gen/nic/read-resp-rx.ts:347:15
+// gen/nic/read-resp-rx.ts:382:15
 assign s_payload_tready = pay_ready;
 
-// gen/nic/read-resp-rx.ts:348:19
+// gen/nic/read-resp-rx.ts:383:19
 assign u_pay_jobs_m_ready = (s_payload_tvalid && pay_ready) && s_payload_tlast;
 
-// gen/nic/read-resp-rx.ts:349:21
+// gen/nic/read-resp-rx.ts:384:21
 assign u_splitter_s_len_valid = u_piece_fifo_m_valid;
 
-// gen/nic/read-resp-rx.ts:350:20
+// gen/nic/read-resp-rx.ts:385:20
 assign u_splitter_s_len_data = u_piece_fifo_m_data;
 
-// gen/nic/read-resp-rx.ts:351:18
+// gen/nic/read-resp-rx.ts:386:18
 assign u_piece_fifo_m_ready = u_splitter_s_len_ready;
 
-// gen/nic/read-resp-rx.ts:357:16
+// gen/nic/read-resp-rx.ts:392:16
 assign u_land_fifo_s_valid = u_splitter_m_axis_tvalid;
 
-// gen/nic/read-resp-rx.ts:358:15
+// gen/nic/read-resp-rx.ts:393:15
 assign u_land_fifo_s_data = {u_splitter_m_axis_tlast, u_splitter_m_axis_tkeep, u_splitter_m_axis_tdata};
 
-// gen/nic/read-resp-rx.ts:359:23
+// gen/nic/read-resp-rx.ts:394:23
 assign u_splitter_m_axis_tready = u_land_fifo_s_ready;
 
-// gen/nic/read-resp-rx.ts:360:15
+// gen/nic/read-resp-rx.ts:395:15
 assign m_payload_tvalid = u_land_fifo_m_valid;
 
-// gen/nic/read-resp-rx.ts:361:14
+// gen/nic/read-resp-rx.ts:396:14
 assign m_payload_tdata = u_land_fifo_m_data[63:0];
 
-// gen/nic/read-resp-rx.ts:362:15
+// gen/nic/read-resp-rx.ts:397:15
 assign m_payload_tkeep = u_land_fifo_m_data[71:64];
 
-// gen/nic/read-resp-rx.ts:363:15
+// gen/nic/read-resp-rx.ts:398:15
 assign m_payload_tlast = u_land_fifo_m_data[72];
 
-// gen/nic/read-resp-rx.ts:364:16
+// gen/nic/read-resp-rx.ts:399:16
 assign u_land_fifo_m_ready = m_payload_tready;
 
-// gen/nic/read-resp-rx.ts:372:15
+// gen/nic/read-resp-rx.ts:407:15
 assign m_done_valid = done_valid_reg;
 
-// gen/nic/read-resp-rx.ts:373:14
+// gen/nic/read-resp-rx.ts:408:14
 assign m_done_data = done_data_reg;
 
-// gen/nic/read-resp-rx.ts:375:22
+// gen/nic/read-resp-rx.ts:410:22
 assign done_free = !done_valid_reg || m_done_ready;
 
-// gen/nic/read-resp-rx.ts:376:24
+// gen/nic/read-resp-rx.ts:411:24
 assign status_take = (u_pend_fifo_m_valid && u_pend_fifo_m_data[0]) && s_dma_status_valid;
 
-// gen/nic/read-resp-rx.ts:377:22
+// gen/nic/read-resp-rx.ts:412:22
 assign done_take = (u_pend_fifo_m_valid && !u_pend_fifo_m_data[0]) && done_free;
 
-// gen/nic/read-resp-rx.ts:378:17
+// gen/nic/read-resp-rx.ts:413:17
 assign s_dma_status_ready = status_take;
 
-// gen/nic/read-resp-rx.ts:379:16
+// gen/nic/read-resp-rx.ts:414:16
 assign u_pend_fifo_m_ready = status_take || done_take;
 
-// gen/nic/read-resp-rx.ts:382:21
+// gen/nic/read-resp-rx.ts:417:21
 assign final_status = dma_err_reg[u_pend_fifo_m_data[2:1]] ? 4'd3 : u_pend_fifo_m_data[99:96];
 
-// gen/nic/read-resp-rx.ts:217:5
+// gen/nic/read-resp-rx.ts:253:5
 always @(posedge clk) begin
     if (m_ack_ready) begin
         ack_valid_reg <= 1'b0;
@@ -798,7 +790,7 @@ always @(posedge clk) begin
     end
     case (state)
         STATE_IDLE: begin
-            if (s_hdr_valid && !s_rewind_valid) begin
+            if (hdr_take) begin
                 hdr_reg <= s_hdr_data;
                 state <= STATE_CHECK;
             end
@@ -824,18 +816,7 @@ always @(posedge clk) begin
                         if (qp_idx == 2'd3) begin
                             started_reg[3] <= 1'b0;
                         end
-                        if (qp_idx == 2'b00) begin
-                            rd_seq_reg[4:0] <= rd_seq_reg[qp_idx * 5 +: 5] + 5'd1;
-                        end
-                        if (qp_idx == 2'd1) begin
-                            rd_seq_reg[9:5] <= rd_seq_reg[qp_idx * 5 +: 5] + 5'd1;
-                        end
-                        if (qp_idx == 2'd2) begin
-                            rd_seq_reg[14:10] <= rd_seq_reg[qp_idx * 5 +: 5] + 5'd1;
-                        end
-                        if (qp_idx == 2'd3) begin
-                            rd_seq_reg[19:15] <= rd_seq_reg[qp_idx * 5 +: 5] + 5'd1;
-                        end
+                        rd_seq_mem[qp_idx] <= (rd_seq_row + 5'd1);
                     end
                 end else if (resp_ahead) begin
                     ack_valid_reg <= 1'd1;
@@ -857,18 +838,7 @@ always @(posedge clk) begin
                     if (qp_idx == 2'd3) begin
                         started_reg[3] <= 1'b0;
                     end
-                    if (qp_idx == 2'b00) begin
-                        rd_seq_reg[4:0] <= rd_seq_reg[qp_idx * 5 +: 5] + 5'd1;
-                    end
-                    if (qp_idx == 2'd1) begin
-                        rd_seq_reg[9:5] <= rd_seq_reg[qp_idx * 5 +: 5] + 5'd1;
-                    end
-                    if (qp_idx == 2'd2) begin
-                        rd_seq_reg[14:10] <= rd_seq_reg[qp_idx * 5 +: 5] + 5'd1;
-                    end
-                    if (qp_idx == 2'd3) begin
-                        rd_seq_reg[19:15] <= rd_seq_reg[qp_idx * 5 +: 5] + 5'd1;
-                    end
+                    rd_seq_mem[qp_idx] <= (rd_seq_row + 5'd1);
                 end else if ((!is_ack_hdr && hdr_usable) && !len_ok) begin
                     if (qp_idx == 2'b00) begin
                         started_reg[0] <= 1'b0;
@@ -882,18 +852,7 @@ always @(posedge clk) begin
                     if (qp_idx == 2'd3) begin
                         started_reg[3] <= 1'b0;
                     end
-                    if (qp_idx == 2'b00) begin
-                        rd_seq_reg[4:0] <= rd_seq_reg[qp_idx * 5 +: 5] + 5'd1;
-                    end
-                    if (qp_idx == 2'd1) begin
-                        rd_seq_reg[9:5] <= rd_seq_reg[qp_idx * 5 +: 5] + 5'd1;
-                    end
-                    if (qp_idx == 2'd2) begin
-                        rd_seq_reg[14:10] <= rd_seq_reg[qp_idx * 5 +: 5] + 5'd1;
-                    end
-                    if (qp_idx == 2'd3) begin
-                        rd_seq_reg[19:15] <= rd_seq_reg[qp_idx * 5 +: 5] + 5'd1;
-                    end
+                    rd_seq_mem[qp_idx] <= (rd_seq_row + 5'd1);
                 end else if ((!is_ack_hdr && hdr_usable) && (hdr_reg[69:57] == 13'd0)) begin
                     if (qp_idx == 2'b00) begin
                         started_reg[0] <= 1'b0;
@@ -907,18 +866,7 @@ always @(posedge clk) begin
                     if (qp_idx == 2'd3) begin
                         started_reg[3] <= 1'b0;
                     end
-                    if (qp_idx == 2'b00) begin
-                        rd_seq_reg[4:0] <= rd_seq_reg[qp_idx * 5 +: 5] + 5'd1;
-                    end
-                    if (qp_idx == 2'd1) begin
-                        rd_seq_reg[9:5] <= rd_seq_reg[qp_idx * 5 +: 5] + 5'd1;
-                    end
-                    if (qp_idx == 2'd2) begin
-                        rd_seq_reg[14:10] <= rd_seq_reg[qp_idx * 5 +: 5] + 5'd1;
-                    end
-                    if (qp_idx == 2'd3) begin
-                        rd_seq_reg[19:15] <= rd_seq_reg[qp_idx * 5 +: 5] + 5'd1;
-                    end
+                    rd_seq_mem[qp_idx] <= (rd_seq_row + 5'd1);
                 end else if (!is_ack_hdr && hdr_usable) begin
                     if (qp_idx == 2'b00) begin
                         started_reg[0] <= 1'd1;
@@ -932,30 +880,7 @@ always @(posedge clk) begin
                     if (qp_idx == 2'd3) begin
                         started_reg[3] <= 1'd1;
                     end
-                    if (qp_idx == 2'b00) begin
-                        next_psn_reg[23:0] <= hdr_reg[55:32] + 24'd1;
-                    end
-                    if (qp_idx == 2'd1) begin
-                        next_psn_reg[47:24] <= hdr_reg[55:32] + 24'd1;
-                    end
-                    if (qp_idx == 2'd2) begin
-                        next_psn_reg[71:48] <= hdr_reg[55:32] + 24'd1;
-                    end
-                    if (qp_idx == 2'd3) begin
-                        next_psn_reg[95:72] <= hdr_reg[55:32] + 24'd1;
-                    end
-                    if (qp_idx == 2'b00) begin
-                        msg_off_reg[31:0] <= msg_end[31:0];
-                    end
-                    if (qp_idx == 2'd1) begin
-                        msg_off_reg[63:32] <= msg_end[31:0];
-                    end
-                    if (qp_idx == 2'd2) begin
-                        msg_off_reg[95:64] <= msg_end[31:0];
-                    end
-                    if (qp_idx == 2'd3) begin
-                        msg_off_reg[127:96] <= msg_end[31:0];
-                    end
+                    pos_mem[qp_idx] <= {msg_end[31:0], (hdr_reg[55:32] + 24'd1)};
                     if (read_failed) begin
                         if (ends_read) begin
                             if (qp_idx == 2'b00) begin
@@ -970,23 +895,12 @@ always @(posedge clk) begin
                             if (qp_idx == 2'd3) begin
                                 started_reg[3] <= 1'b0;
                             end
-                            if (qp_idx == 2'b00) begin
-                                rd_seq_reg[4:0] <= rd_seq_reg[qp_idx * 5 +: 5] + 5'd1;
-                            end
-                            if (qp_idx == 2'd1) begin
-                                rd_seq_reg[9:5] <= rd_seq_reg[qp_idx * 5 +: 5] + 5'd1;
-                            end
-                            if (qp_idx == 2'd2) begin
-                                rd_seq_reg[14:10] <= rd_seq_reg[qp_idx * 5 +: 5] + 5'd1;
-                            end
-                            if (qp_idx == 2'd3) begin
-                                rd_seq_reg[19:15] <= rd_seq_reg[qp_idx * 5 +: 5] + 5'd1;
-                            end
+                            rd_seq_mem[qp_idx] <= (rd_seq_row + 5'd1);
                         end
                     end else begin
                         cut_rem_reg <= hdr_reg[69:57];
-                        cut_sge_reg <= qp_started ? sge_idx_reg[qp_idx * 2 +: 2] : 2'b00;
-                        cut_off_reg <= qp_started ? sge_off_reg[qp_idx * 32 +: 32] : head_ctx[177:146];
+                        cut_sge_reg <= qp_started ? sge_row[1:0] : 2'b00;
+                        cut_off_reg <= qp_started ? sge_row[33:2] : head_ctx[177:146];
                         cut_ends_reg <= ends_read;
                         state <= STATE_CUT;
                     end
@@ -1005,30 +919,7 @@ always @(posedge clk) begin
                 cut_sge_reg <= ((cut_off_reg + {19'd0, piece_len}) == part_16[95:64]) ? (cut_sge_reg + 2'd1) : cut_sge_reg;
                 cut_off_reg <= ((cut_off_reg + {19'd0, piece_len}) == part_18[95:64]) ? 32'd0 : (cut_off_reg + {19'd0, piece_len});
                 if (piece_is_rest) begin
-                    if (qp_idx == 2'b00) begin
-                        sge_idx_reg[1:0] <= ((cut_off_reg + {19'd0, piece_len}) == part_20[95:64]) ? (cut_sge_reg + 2'd1) : cut_sge_reg;
-                    end
-                    if (qp_idx == 2'd1) begin
-                        sge_idx_reg[3:2] <= ((cut_off_reg + {19'd0, piece_len}) == part_22[95:64]) ? (cut_sge_reg + 2'd1) : cut_sge_reg;
-                    end
-                    if (qp_idx == 2'd2) begin
-                        sge_idx_reg[5:4] <= ((cut_off_reg + {19'd0, piece_len}) == part_24[95:64]) ? (cut_sge_reg + 2'd1) : cut_sge_reg;
-                    end
-                    if (qp_idx == 2'd3) begin
-                        sge_idx_reg[7:6] <= ((cut_off_reg + {19'd0, piece_len}) == part_26[95:64]) ? (cut_sge_reg + 2'd1) : cut_sge_reg;
-                    end
-                    if (qp_idx == 2'b00) begin
-                        sge_off_reg[31:0] <= ((cut_off_reg + {19'd0, piece_len}) == part_28[95:64]) ? 32'd0 : (cut_off_reg + {19'd0, piece_len});
-                    end
-                    if (qp_idx == 2'd1) begin
-                        sge_off_reg[63:32] <= ((cut_off_reg + {19'd0, piece_len}) == part_30[95:64]) ? 32'd0 : (cut_off_reg + {19'd0, piece_len});
-                    end
-                    if (qp_idx == 2'd2) begin
-                        sge_off_reg[95:64] <= ((cut_off_reg + {19'd0, piece_len}) == part_32[95:64]) ? 32'd0 : (cut_off_reg + {19'd0, piece_len});
-                    end
-                    if (qp_idx == 2'd3) begin
-                        sge_off_reg[127:96] <= ((cut_off_reg + {19'd0, piece_len}) == part_34[95:64]) ? 32'd0 : (cut_off_reg + {19'd0, piece_len});
-                    end
+                    sge_mem[qp_idx] <= {(((cut_off_reg + {19'd0, piece_len}) == part_20[95:64]) ? 32'd0 : (cut_off_reg + {19'd0, piece_len})), (((cut_off_reg + {19'd0, piece_len}) == part_22[95:64]) ? (cut_sge_reg + 2'd1) : cut_sge_reg)};
                     if (cut_ends_reg) begin
                         state <= STATE_DONE;
                     end else begin
@@ -1051,18 +942,7 @@ always @(posedge clk) begin
                 if (qp_idx == 2'd3) begin
                     started_reg[3] <= 1'b0;
                 end
-                if (qp_idx == 2'b00) begin
-                    rd_seq_reg[4:0] <= rd_seq_reg[qp_idx * 5 +: 5] + 5'd1;
-                end
-                if (qp_idx == 2'd1) begin
-                    rd_seq_reg[9:5] <= rd_seq_reg[qp_idx * 5 +: 5] + 5'd1;
-                end
-                if (qp_idx == 2'd2) begin
-                    rd_seq_reg[14:10] <= rd_seq_reg[qp_idx * 5 +: 5] + 5'd1;
-                end
-                if (qp_idx == 2'd3) begin
-                    rd_seq_reg[19:15] <= rd_seq_reg[qp_idx * 5 +: 5] + 5'd1;
-                end
+                rd_seq_mem[qp_idx] <= (rd_seq_row + 5'd1);
                 state <= STATE_IDLE;
             end
         end
@@ -1113,7 +993,6 @@ always @(posedge clk) begin
         dma_cmd_valid_reg <= 1'b0;
         state <= STATE_IDLE;
         started_reg <= 4'b0000;
-        rd_seq_reg <= 20'd0;
         cut_rem_reg <= 13'd0;
         cut_sge_reg <= 2'b00;
         cut_off_reg <= 32'd0;
@@ -1122,7 +1001,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/read-resp-rx.ts:374:5
+// gen/nic/read-resp-rx.ts:409:5
 always @(posedge clk) begin
     if (m_done_ready) begin
         done_valid_reg <= 1'b0;
@@ -1140,18 +1019,7 @@ always @(posedge clk) begin
         if (u_pend_fifo_m_data[2:1] == 2'd3) begin
             dma_err_reg[3] <= 1'd1;
         end
-        if (u_pend_fifo_m_data[2:1] == 2'b00) begin
-            err_seq_reg[4:0] <= u_pend_fifo_m_data[7:3];
-        end
-        if (u_pend_fifo_m_data[2:1] == 2'd1) begin
-            err_seq_reg[9:5] <= u_pend_fifo_m_data[7:3];
-        end
-        if (u_pend_fifo_m_data[2:1] == 2'd2) begin
-            err_seq_reg[14:10] <= u_pend_fifo_m_data[7:3];
-        end
-        if (u_pend_fifo_m_data[2:1] == 2'd3) begin
-            err_seq_reg[19:15] <= u_pend_fifo_m_data[7:3];
-        end
+        err_seq_mem[u_pend_fifo_m_data[2:1]] <= u_pend_fifo_m_data[7:3];
     end
     if (done_take) begin
         if (u_pend_fifo_m_data[2:1] == 2'b00) begin
@@ -1175,7 +1043,31 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/read-resp-rx.ts:126:64
+// gen/nic/read-resp-rx.ts:213:42: registered read port
+always @(posedge clk) begin
+    if (hdr_take) begin
+        pos_mem_rdata <= pos_mem[rec_rd_qp];
+    end
+end
+
+// gen/nic/read-resp-rx.ts:214:42: registered read port
+always @(posedge clk) begin
+    if (hdr_take) begin
+        sge_mem_rdata <= sge_mem[rec_rd_qp];
+    end
+end
+
+// gen/nic/read-resp-rx.ts:215:45: registered read port
+always @(posedge clk) begin
+    if (hdr_take) begin
+        rd_seq_mem_rdata <= rd_seq_mem[rec_rd_qp];
+    end
+end
+
+// gen/nic/read-resp-rx.ts:248:69: asynchronous read port
+assign err_seq_mem_rdata = err_seq_mem[qp_idx];
+
+// gen/nic/read-resp-rx.ts:134:64
 sync_fifo_depth2_width713 u_ctx_fifo0 (
     .clk(clk),
     .rst(rst),
@@ -1190,7 +1082,7 @@ sync_fifo_depth2_width713 u_ctx_fifo0 (
     .empty(u_ctx_fifo0_empty)
 );
 
-// gen/nic/read-resp-rx.ts:126:64
+// gen/nic/read-resp-rx.ts:134:64
 sync_fifo_depth2_width713 u_ctx_fifo1 (
     .clk(clk),
     .rst(rst),
@@ -1205,7 +1097,7 @@ sync_fifo_depth2_width713 u_ctx_fifo1 (
     .empty(u_ctx_fifo1_empty)
 );
 
-// gen/nic/read-resp-rx.ts:126:64
+// gen/nic/read-resp-rx.ts:134:64
 sync_fifo_depth2_width713 u_ctx_fifo2 (
     .clk(clk),
     .rst(rst),
@@ -1220,7 +1112,7 @@ sync_fifo_depth2_width713 u_ctx_fifo2 (
     .empty(u_ctx_fifo2_empty)
 );
 
-// gen/nic/read-resp-rx.ts:126:64
+// gen/nic/read-resp-rx.ts:134:64
 sync_fifo_depth2_width713 u_ctx_fifo3 (
     .clk(clk),
     .rst(rst),
@@ -1235,7 +1127,7 @@ sync_fifo_depth2_width713 u_ctx_fifo3 (
     .empty(u_ctx_fifo3_empty)
 );
 
-// gen/nic/read-resp-rx.ts:157:21
+// gen/nic/read-resp-rx.ts:188:21
 sync_fifo_depth8_width1 u_pay_jobs (
     .clk(clk),
     .rst(rst),
@@ -1250,7 +1142,7 @@ sync_fifo_depth8_width1 u_pay_jobs (
     .empty(u_pay_jobs_empty)
 );
 
-// gen/nic/read-resp-rx.ts:158:20
+// gen/nic/read-resp-rx.ts:189:20
 sync_fifo_depth8_width13 u_piece_fifo (
     .clk(clk),
     .rst(rst),
@@ -1265,7 +1157,7 @@ sync_fifo_depth8_width13 u_piece_fifo (
     .empty(u_piece_fifo_empty)
 );
 
-// gen/nic/read-resp-rx.ts:159:18
+// gen/nic/read-resp-rx.ts:190:18
 sync_fifo_width108 u_pend_fifo (
     .clk(clk),
     .rst(rst),
@@ -1280,7 +1172,7 @@ sync_fifo_width108 u_pend_fifo (
     .empty(u_pend_fifo_empty)
 );
 
-// gen/nic/read-resp-rx.ts:338:19
+// gen/nic/read-resp-rx.ts:373:19
 nic_byte_splitter u_splitter (
     .clk(clk),
     .rst(rst),
@@ -1299,7 +1191,7 @@ nic_byte_splitter u_splitter (
     .m_axis_tlast(u_splitter_m_axis_tlast)
 );
 
-// gen/nic/read-resp-rx.ts:356:18
+// gen/nic/read-resp-rx.ts:391:18
 sync_fifo_ram_width73 u_land_fifo (
     .clk(clk),
     .rst(rst),
@@ -1319,11 +1211,11 @@ sync_fifo_ram_width73 u_land_fifo (
 always @(posedge clk) begin
     if (!rst) begin
         if (!(!ack_valid_reg || m_ack_ready)) begin
-            $display("%m: assertion failed at gen/nic/read-resp-rx.ts:218:5: m_ack: the ACK tracker must always take an event [ack_valid_reg=%0h m_ack_ready=%0h]", ack_valid_reg, m_ack_ready);
+            $display("%m: assertion failed at gen/nic/read-resp-rx.ts:254:5: m_ack: the ACK tracker must always take an event [ack_valid_reg=%0h m_ack_ready=%0h]", ack_valid_reg, m_ack_ready);
             $stop;
         end
         if (!(!(s_ctx_valid && ctx_flush_reg[s_ctx_data[1:0]]))) begin
-            $display("%m: assertion failed at gen/nic/read-resp-rx.ts:329:5: a READ context arrived while its QP's contexts were being dropped by a rewind [s_ctx_valid=%0h ctx_flush_reg=%0h]", s_ctx_valid, ctx_flush_reg);
+            $display("%m: assertion failed at gen/nic/read-resp-rx.ts:364:5: a READ context arrived while its QP's contexts were being dropped by a rewind [s_ctx_valid=%0h ctx_flush_reg=%0h]", s_ctx_valid, ctx_flush_reg);
             $stop;
         end
     end

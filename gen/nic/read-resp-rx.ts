@@ -39,6 +39,14 @@
 // sequence; the bytes land at startOff either way, so nothing lands twice differently.
 // A QP in ERROR or RESET loses its contexts and pending completions silently: the ACK
 // tracker flushes those work requests itself.
+//
+// Per-QP state (issue 15, docs/synth.md "u_read_resp_rx's records in memories"): the position
+// in the READ being answered (pos_mem: next response PSN and message offset; sge_mem: SGE
+// index and offset) and the READ tag (rd_seq_mem) are rows of memories, read (registered) as
+// the QP's header is taken and written by the header FSM; the tag of the READ whose DMA error
+// came back (err_seq_mem) is read asynchronously (LUTRAM). What stays in flip-flops per QP:
+// the started, ctx_flush and dma_err flags and the context FIFO's pointers. Same ports and
+// cycles as with the records in registers.
 
 import { Bool, cat, defineModule, lit, mux, pack, Struct, UInt, Vec, type Sig, type Shape, type SignalValue, type Value, intIn, oneOf } from '../hdl/index.ts';
 import { syncFifo, syncFifoRam } from '../lib/fifo.ts';
@@ -137,18 +145,41 @@ export const nicReadRespRx = defineModule('nic_read_resp_rx', { dataWidth: 64, n
   });
 
   // ---- per-QP receive state ----------------------------------------------------------------
+  // Flags, one bit per QP in flip-flops: each is cleared or tested for several QPs in one
+  // cycle (`started` for every QP in ERROR/RESET each cycle, and by a rewind while the FSM
+  // works on another QP; `dma_err` set and cleared by the completion side at its QP while
+  // the FSM reads it at the header's), which a RAM row cannot do.
   const started = m.reg('started_reg', UInt(p.numQp));
-  const nextPsn = m.reg('next_psn_reg', Vec(UInt(24), p.numQp), { reset: null });
-  const msgOff = m.reg('msg_off_reg', Vec(UInt(32), p.numQp), { reset: null });
-  const sgeIdx = m.reg('sge_idx_reg', Vec(UInt(sw), p.numQp), { reset: null });
-  const sgeOff = m.reg('sge_off_reg', Vec(UInt(32), p.numQp), { reset: null });
-  // The header FSM's READ of each QP, counted (tags its pending entries).
-  const rdSeq = m.reg('rd_seq_reg', Vec(UInt(SEQ_BITS), p.numQp));
   // A rewind is dropping the QP's contexts (one a cycle, at most ctxDepth cycles).
   const flushing = m.reg('ctx_flush_reg', UInt(p.numQp));
-  // A DMA error of the QP came back (cleared when its READ completes), and that READ's tag.
+  // A DMA error of the QP came back (cleared when its READ completes); that READ's tag is
+  // the QP's row of err_seq_mem.
   const dmaErr = m.reg('dma_err_reg', UInt(p.numQp));
-  const errSeq = m.reg('err_seq_reg', Vec(UInt(SEQ_BITS), p.numQp), { reset: null });
+  // Records, one row per QP (issue 15, docs/synth.md "u_read_resp_rx's records in memories"):
+  //   pos_mem     the position in the READ being answered: next response PSN, message offset
+  //               (written in CHECK when a packet is taken in sequence)
+  //   sge_mem     the SGE index and offset reached (written in CUT with the packet's last piece)
+  //   rd_seq_mem  the header FSM's READ of the QP, counted (tags its pending entries; written
+  //               when a READ completes, in CHECK or DONE)
+  // Only the header FSM reads and writes them, always at the QP of the header it holds: one
+  // registered read port each (block RAM or LUTRAM), addressed from s_hdr_data as the header
+  // is taken in IDLE, enabled only then, so the row holds through CHECK, CUT and DONE; one
+  // write port each, at the header's QP. Hazard (two headers of one QP back to back): every
+  // write is in CHECK, CUT or DONE and the FSM always passes through IDLE before it takes the
+  // next header, so that header's read is at least one edge after the write and sees it (no
+  // forwarding; read-resp-rx.test.ts "back to back"). A row read in the cycle of its write
+  // gets the row before it, as the registers gave. rd_seq_mem is not reset (rd_seq_reg was):
+  // a tag is only ever compared with a tag read from the same row (err_seq_mem holds one taken
+  // from it, looked at only while dma_err is set), so its starting value does not matter.
+  //   err_seq_mem the tag of the READ whose DMA error came back: written by the completion
+  //               side at the pending entry's QP, read by the FSM at the header's QP in the
+  //               same cycle, so read asynchronously (LUTRAM), as the register was.
+  const PosRec = Struct('read_rx_pos_rec', { nextPsn: UInt(24), msgOff: UInt(32) });
+  const SgeRec = Struct('read_rx_sge_rec', { idx: UInt(sw), off: UInt(32) });
+  const posMem = m.memory('pos_mem', PosRec, 2 ** qw);
+  const sgeMem = m.memory('sge_mem', SgeRec, 2 ** qw);
+  const seqMem = m.memory('rd_seq_mem', UInt(SEQ_BITS), 2 ** qw);
+  const errSeqMem = m.memory('err_seq_mem', UInt(SEQ_BITS), 2 ** qw);
   const setAt = (reg: { setBits(hi: number, lo: number, v: Value | number): void }, w: number, idx: Value, v: Value | number) => {
     for (let i = 0; i < p.numQp; i++) m.if(idx.eq(i), () => reg.setBits(w * i + w - 1, w * i, v));
   };
@@ -175,32 +206,37 @@ export const nicReadRespRx = defineModule('nic_read_resp_rx', { dataWidth: 64, n
   const qDead = m.let('qp_dead', deadBits.bit(q));
   m.unused(headRaw, 'qp is implied by the FIFO; numSge is implied by length (SGEs past it are never reached)');
   const qFlushing = m.let('qp_flushing', flushing.bit(q));
+  // The QP's rows, read as its header is taken (IDLE) and held until the next one is.
+  sHdr.ready.set(fsm.is('IDLE').land(sRewind.valid.lnot()));
+  const hdrTake = m.let('hdr_take', sHdr.valid.land(fsm.is('IDLE')).land(sRewind.valid.lnot()));
+  const rdQp = m.let('rec_rd_qp', sHdr.data.field('destQpn').subw(LOCAL_QPN_BASE).trunc(qw));
+  const posRow = m.let('pos_row', posMem.read(rdQp, { enable: hdrTake })).as(PosRec);
+  const sgeRow = m.let('sge_row', sgeMem.read(rdQp, { enable: hdrTake })).as(SgeRec);
+  const seqRow = m.let('rd_seq_row', seqMem.read(rdQp, { enable: hdrTake }));
 
   const pendOf = (f: { dma: Value | number; qp: Value; ctx: typeof head; status: Value | number; syndrome: Value | number }) =>
-    pack(Pend, { dma: f.dma, qp: f.qp, seq: rdSeq.at(f.qp), wrId: f.ctx.field('wrId'), lastPsn: f.ctx.field('lastPsn'), status: f.status, syndrome: f.syndrome });
-  const finish = (qi: Value, status: Value | number, syndrome: Value | number, ctx: typeof head) => {
+    pack(Pend, { dma: f.dma, qp: f.qp, seq: seqRow, wrId: f.ctx.field('wrId'), lastPsn: f.ctx.field('lastPsn'), status: f.status, syndrome: f.syndrome });
+  // The header's QP's head READ completes (always the QP of the header held: its rows).
+  const finish = (status: Value | number, syndrome: Value | number) => {
     pend.s.valid.set(1);
-    pend.s.data.set(pendOf({ dma: 0, qp: qi, ctx, status, syndrome }));
-    ctxFifos.forEach((_, i) => m.if(qi.eq(i), () => ctxPop[i]!.set(1)));
-    setAt(started, 1, qi, 0);
-    setAt(rdSeq, SEQ_BITS, qi, rdSeq.at(qi).addw(1));
+    pend.s.data.set(pendOf({ dma: 0, qp: q, ctx: head, status, syndrome }));
+    ctxFifos.forEach((_, i) => m.if(q.eq(i), () => ctxPop[i]!.set(1)));
+    setAt(started, 1, q, 0);
+    seqMem.write(q, seqRow.addw(1));
   };
-
-  // IDLE: the next header (a rewind waiting goes first, so no header sees half-dropped contexts).
-  sHdr.ready.set(fsm.is('IDLE').land(sRewind.valid.lnot()));
 
   // CHECK decisions.
   const op = h.field('opcode');
   const plen = h.field('payloadLen');
   const isFirst = op.eq(READ_RESP.FIRST), isMiddle = op.eq(READ_RESP.MIDDLE), isLast = op.eq(READ_RESP.LAST), isOnly = op.eq(READ_RESP.ONLY);
   const qStarted = m.let('qp_started', started.bit(q));
-  const expPsn = m.let('exp_psn', mux(qStarted, nextPsn.at(q), head.field('firstPsn')));
+  const expPsn = m.let('exp_psn', mux(qStarted, posRow.field('nextPsn'), head.field('firstPsn')));
   const psnOk = m.let('psn_ok', h.field('psn').eq(expPsn));
   // A resumed context (startOff > 0) takes the first request's MIDDLE/LAST at its first PSN too.
   const resumed = m.let('ctx_resumed', head.field('startOff').ne(0));
   const seqOk = m.let('seq_ok', mux(qStarted, isMiddle.lor(isLast), isFirst.lor(isOnly).lor(resumed.land(isMiddle.lor(isLast)))));
   const mtu = m.let('mtu', lit(1, 13).shl(head.field('pmtu')));
-  const off = m.let('msg_off', mux(qStarted, msgOff.at(q), head.field('startOff')));
+  const off = m.let('msg_off', mux(qStarted, posRow.field('msgOff'), head.field('startOff')));
   const end = m.let('msg_end', off.zext(33).addw(plen.zext(33)).asUnsigned());
   const length = head.field('length').zext(33);
   const atLast = h.field('psn').eq(head.field('lastPsn'));
@@ -209,7 +245,7 @@ export const nicReadRespRx = defineModule('nic_read_resp_rx', { dataWidth: 64, n
   const ends = m.let('ends_read', isLast.lor(isOnly));
   const usable = m.let('hdr_usable', known.land(qDead.lnot()).land(headValid).land(psnOk));
   // This READ already had a DMA error: its later packets are checked but not written.
-  const qFailed = m.let('read_failed', dmaErr.bit(q).land(errSeq.at(q).eq(rdSeq.at(q))));
+  const qFailed = m.let('read_failed', dmaErr.bit(q).land(errSeqMem.readAsync(q).eq(seqRow)));
   const ackValid = m.reg('ack_valid_reg', Bool);
   const ackData = m.reg('ack_data_reg', AckIn, { reset: null });
   mAck.valid.set(ackValid);
@@ -256,13 +292,13 @@ export const nicReadRespRx = defineModule('nic_read_resp_rx', { dataWidth: 64, n
   // A packet taken in sequence moves its QP's READ on, whether its payload lands or not.
   const acceptInSequence = (): void => {
     setAt(started, 1, q, 1);
-    setAt(nextPsn, 24, q, h.field('psn').addw(1));
-    setAt(msgOff, 32, q, end.trunc(32));
+    posMem.write(q, pack(PosRec, { nextPsn: h.field('psn').addw(1), msgOff: end.trunc(32) }));
   };
 
   fsm.states({
+    // IDLE: the next header (a rewind waiting goes first, so no header sees half-dropped contexts).
     IDLE: () => {
-      m.if(sHdr.valid.land(sRewind.valid.lnot()), () => { h.set(sHdr.data); fsm.goto('CHECK'); });
+      m.if(hdrTake, () => { h.set(sHdr.data); fsm.goto('CHECK'); });
     },
     CHECK: () => m.if(checkGo, () => {
       fsm.goto('IDLE');
@@ -271,22 +307,22 @@ export const nicReadRespRx = defineModule('nic_read_resp_rx', { dataWidth: 64, n
       payJobs.s.data.set(1);
       m.if(isAckHdr, () => {
         m.if(known, () => sendAck({ psn: h.field('psn'), syndrome: syn, rdMiss: ackMiss }));
-        m.if(nakHits, () => finish(q, nakStatus, syn, head));
+        m.if(nakHits, () => finish(nakStatus, syn));
       }).elif(ahead, () => sendAck({ psn: h.field('psn'), syndrome: AETH.NAK_PSN_SEQ, rdMiss: 1 }))
         .elif(usable.land(seqOk).land(lenOk), () => sendAck({ psn: h.field('psn'), syndrome: AETH.ACK, rdMiss: 0 }));
-      m.if(isAckHdr.lnot().land(usable).land(seqOk.lnot()), () => finish(q, CQE_STATUS.REMOTE_INVALID_REQUEST, 0, head))
-        .elif(isAckHdr.lnot().land(usable).land(lenOk.lnot()), () => finish(q, CQE_STATUS.LOCAL_LENGTH_ERROR, 0, head))
-        .elif(isAckHdr.lnot().land(usable).land(plen.eq(0)), () => finish(q, CQE_STATUS.SUCCESS, 0, head))
+      m.if(isAckHdr.lnot().land(usable).land(seqOk.lnot()), () => finish(CQE_STATUS.REMOTE_INVALID_REQUEST, 0))
+        .elif(isAckHdr.lnot().land(usable).land(lenOk.lnot()), () => finish(CQE_STATUS.LOCAL_LENGTH_ERROR, 0))
+        .elif(isAckHdr.lnot().land(usable).land(plen.eq(0)), () => finish(CQE_STATUS.SUCCESS, 0))
         .elif(isAckHdr.lnot().land(usable), () => {
           acceptInSequence();
           // After a DMA error the payload is dropped; the completion (at the READ's end) takes
           // the DMA error's status.
-          m.if(qFailed, () => m.if(ends, () => finish(q, CQE_STATUS.SUCCESS, 0, head))).else(() => {
+          m.if(qFailed, () => m.if(ends, () => finish(CQE_STATUS.SUCCESS, 0))).else(() => {
             payJobs.s.data.set(0);
             cutRem.set(plen);
             // A resumed READ starts startOff bytes into its SGEs (CUT walks to the SGE).
-            cutSge.set(mux(qStarted, sgeIdx.at(q), lit(0, sw)));
-            cutOff.set(mux(qStarted, sgeOff.at(q), head.field('startOff')));
+            cutSge.set(mux(qStarted, sgeRow.field('idx'), lit(0, sw)));
+            cutOff.set(mux(qStarted, sgeRow.field('off'), head.field('startOff')));
             cutEnds.set(ends);
             fsm.goto('CUT');
           });
@@ -308,13 +344,12 @@ export const nicReadRespRx = defineModule('nic_read_resp_rx', { dataWidth: 64, n
         cutSge.set(nSge);
         cutOff.set(mux(sgeEnd, lit(0, 32), nOff));
         m.if(fits, () => {
-          setAt(sgeIdx, sw, q, nSge);
-          setAt(sgeOff, 32, q, mux(sgeEnd, lit(0, 32), nOff));
+          sgeMem.write(q, pack(SgeRec, { idx: nSge, off: mux(sgeEnd, lit(0, 32), nOff) }));
           m.if(cutEnds, () => fsm.goto('DONE')).else(() => fsm.goto('IDLE'));
         });
       });
     },
-    DONE: () => m.if(pend.s.ready, () => { finish(q, CQE_STATUS.SUCCESS, 0, head); fsm.goto('IDLE'); }),
+    DONE: () => m.if(pend.s.ready, () => { finish(CQE_STATUS.SUCCESS, 0); fsm.goto('IDLE'); }),
   });
 
   // ---- rewind: drop the QP's READ contexts (taken while no header of the QP is decided) ----
@@ -377,7 +412,7 @@ export const nicReadRespRx = defineModule('nic_read_resp_rx', { dataWidth: 64, n
   const doneTake = m.let('done_take', pend.m.valid.land(pe.field('dma').lnot()).land(doneFree));
   sStatus.ready.set(statusTake);
   pend.m.ready.set(statusTake.lor(doneTake));
-  m.if(statusTake.land(sStatus.data.field('status').ne(XLATE_STATUS.OK)), () => { setAt(dmaErr, 1, pq, 1); setAt(errSeq, SEQ_BITS, pq, pe.field('seq')); });
+  m.if(statusTake.land(sStatus.data.field('status').ne(XLATE_STATUS.OK)), () => { setAt(dmaErr, 1, pq, 1); errSeqMem.write(pq, pe.field('seq')); });
   const failed = dmaErr.bit(pq);
   const fStatus = m.let('final_status', mux(failed, lit(CQE_STATUS.LOCAL_PROTECTION_ERROR, 4), pe.field('status')));
   m.if(doneTake, () => {

@@ -58,6 +58,8 @@ class EventSource {
   /** Events not yet transferred. */
   get left(): number { return this.events.length - this.#next + (this.#hdr.idle && this.#rw.idle ? 0 : 1); }
   get nextNote(): string | undefined { return this.events[this.#next]?.note; }
+  /** The cycles s_hdr headers were taken, in order. */
+  get hdrCycles(): number[] { return this.#hdr.sent.map(x => x.cycle); }
 }
 
 /** nic_dma_write stand-in: a command's status comes 1..maxLat cycles after its last payload byte. */
@@ -92,8 +94,21 @@ type AxiStreamSinkPorts = ConstructorParameters<typeof AxiStreamSink>[1];
 export interface BenchResult {
   want: Want; ctxs: ReadCtx[]; dma: DmaStandIn; dones: { value: Done; cycle: number }[]; seed: string;
   acks: { value: Record<string, number>; cycle: number }[];
+  /** The cycle each s_hdr header (READ response or ACK/NAK) was taken. */
+  hdrCycles: number[];
   /** Model pieces not written (later packets of READs whose DMA error was back in time). */
   skipped: number;
+  /** A hash of the cycle of every output handshake (DMA commands, payload beats' first and
+   *  last cycles, DMA statuses taken, m_ack events, m_done): equal digests on one seed mean
+   *  the same timing, so two versions of the design can be compared cycle for cycle. */
+  cycleDigest: string;
+}
+
+function cycleDigest(r: Omit<BenchResult, 'cycleDigest'>): string {
+  const parts = [r.dma.cmds.map(c => c.cycle), r.dma.pay.frames.flatMap(f => [f.firstCycle, f.lastCycle]), r.dma.statusCycles, r.acks.map(a => a.cycle), r.dones.map(d => d.cycle)];
+  let h = 0x811c9dc5;
+  for (const xs of parts) for (const x of [...xs, -1]) h = Math.imul(h ^ (x & 0xffffffff), 0x01000193) >>> 0;
+  return `${h.toString(16).padStart(8, '0')}/${parts.map(xs => xs.length).join('.')}`;
 }
 
 export async function runBench(stim: StimOpts | ((rng: Rng) => { ctxs: ReadCtx[]; events: Ev[] }), o: BenchOpts): Promise<BenchResult> {
@@ -136,7 +151,9 @@ export async function runBench(stim: StimOpts | ((rng: Rng) => { ctxs: ReadCtx[]
       throw new Error(`nic_read_resp_rx ${replay}: stuck at cycle ${tb.cycle}: ${evSrc.left} events left (next: ${evSrc.nextNote}), ${ctxSrc.pending} contexts left, ${dma.cmds.length}/${want.writes.length} DMA commands, ${dones.items.length}/${want.dones.length} completions (${String(err)})`);
     }
     await tb.clockCycles(200);
-    res = { want, ctxs, dma, dones: dones.items, seed: replay, skipped: 0, acks: acks.items };
+    res = { want, ctxs, dma, dones: dones.items, seed: replay, skipped: 0, acks: acks.items, hdrCycles: evSrc.hdrCycles, cycleDigest: '' };
+    res.cycleDigest = cycleDigest(res);
+    console.log(`nic_read_resp_rx W=${W} ${replay}: output cycles digest ${res.cycleDigest} (finished at cycle ${tb.cycle})`);
   });
   compare(res!);
   return res!;

@@ -93,6 +93,22 @@ describe('nic_read_resp_rx', () => {
     expect(r.want.dones.some(d => d.syndrome !== 0), 'some READ was completed by a NAK').toBe(true);
   }, 600_000);
 
+  it('back to back: the responses of one QP at full rate, each header taken in the cycle its predecessor\'s last DMA command leaves (records read as written)', async () => {
+    // The header FSM writes the QP's rows in CHECK (pos_mem) and CUT (sge_mem, with the
+    // packet's last piece) and reads them as it takes the next header in IDLE. Without
+    // back-pressure the next header of the QP waits on s_hdr while CUT issues the last piece,
+    // so it is taken in the IDLE cycle right after, the cycle m_dma_cmd hands that piece on:
+    // its read is one edge after the write. A stale row (a write lost or a cycle late) gives
+    // a wrong PSN check or DMA address (MTU 256, 1-4 SGEs, so pieces end mid-packet).
+    const r = await runBench({ reads: 12, qps: 1, maxLen: 6000, pErr: 0, pNoise: 0, mtus: [8] }, { pIn: 1, pOut: 1, maxLat: 2 });
+    const cmdCycles = new Set(r.dma.cmds.map(c => c.cycle));
+    const tight = r.hdrCycles.filter(c => cmdCycles.has(c)).length;
+    console.log(`back to back: ${r.hdrCycles.length} headers, ${tight} taken in the cycle the previous one's last DMA command left, ${r.want.writes.length} DMA pieces, ${r.seed}`);
+    expect(tight, `headers taken right behind their predecessor's last piece (${r.seed})`).toBeGreaterThan(r.hdrCycles.length / 2);
+    expect(r.want.dones.length).toBe(12);
+    expect(r.want.dones.every(d => d.ok === 1), 'every READ succeeds').toBe(true);
+  }, 600_000);
+
   it('discards the contexts and traffic of QPs in ERROR or RESET without events', async () => {
     const r = await runBench({ reads: 40, qps: 4, maxLen: 9000, pErr: 0.2, pNoise: 0.1, poison: 0.05 }, { pIn: 0.9, pOut: 0.8, maxLat: 20, states: { 1: QP_STATE.ERROR, 2: QP_STATE.RESET } });
     expect(r.ctxs.some(c => c.qp === 1) && r.ctxs.some(c => c.qp === 2), 'READs were posted on the dead QPs').toBe(true);
