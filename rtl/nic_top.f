@@ -28,7 +28,7 @@ rtl/sync_fifo_depth8_width13.v
 rtl/sync_fifo_width108.v
 rtl/nic_byte_splitter.v
 rtl/sync_fifo_ram_width73.v
-rtl/nic_read_resp_rx.v
+rtl/nic_read_resp_rx_ctx_portlanes.v
 rtl/sync_fifo_bypass1_depth2_width73.v
 rtl/nic_axi_rd_mux_bulk_cap_beats512_n4_urgent_mask2.v
 rtl/skid_buffer_width91.v

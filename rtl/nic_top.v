@@ -620,7 +620,7 @@ wire [7:0] u_dma_read_rsp_m_axis_tkeep;
 wire u_dma_read_rsp_m_axis_tvalid;
 wire u_dma_read_rsp_m_axis_tready;
 wire u_dma_read_rsp_m_axis_tlast;
-wire [1723:0] u_read_resp_rx_qp_ctx;
+wire [11:0] u_read_resp_rx_ctx_state;
 wire [712:0] u_read_resp_rx_s_ctx_data;
 wire u_read_resp_rx_s_ctx_valid;
 wire u_read_resp_rx_s_ctx_ready;
@@ -1057,7 +1057,6 @@ wire [7:0] u_responder_m_rresp_payload_tkeep;
 wire u_responder_m_rresp_payload_tvalid;
 wire u_responder_m_rresp_payload_tready;
 wire u_responder_m_rresp_payload_tlast;
-wire [1723:0] rrx_qp_ctx;
 reg  [3:0] qp_err_pending_reg;
 wire [3:0] qp_err_all;
 wire qp_err_valid;
@@ -1449,58 +1448,55 @@ assign u_read_responder_ctx_state = u_regs_qp_state;
 // gen/nic/nic-top-build.ts:258:21
 assign u_read_responder_ctx_wr = u_regs_qp_wr;
 
-// gen/nic/nic-top-build.ts:324:31
-assign rrx_qp_ctx = {{24'd0, 16'd0, 16'd0, 16'd0, 4'b0000, 64'd0, 16'd0, 16'd0, 4'b0000, 64'd0, 16'd0, 16'd0, 32'd0, 48'd0, 4'b0000, 24'd0, 24'd0, 24'd0, u_regs_qp_state[11:9]}, {24'd0, 16'd0, 16'd0, 16'd0, 4'b0000, 64'd0, 16'd0, 16'd0, 4'b0000, 64'd0, 16'd0, 16'd0, 32'd0, 48'd0, 4'b0000, 24'd0, 24'd0, 24'd0, u_regs_qp_state[8:6]}, {24'd0, 16'd0, 16'd0, 16'd0, 4'b0000, 64'd0, 16'd0, 16'd0, 4'b0000, 64'd0, 16'd0, 16'd0, 32'd0, 48'd0, 4'b0000, 24'd0, 24'd0, 24'd0, u_regs_qp_state[5:3]}, {24'd0, 16'd0, 16'd0, 16'd0, 4'b0000, 64'd0, 16'd0, 16'd0, 4'b0000, 64'd0, 16'd0, 16'd0, 32'd0, 48'd0, 4'b0000, 24'd0, 24'd0, 24'd0, u_regs_qp_state[2:0]}};
+// gen/nic/nic-top-build.ts:258:21
+assign u_read_resp_rx_ctx_state = u_regs_qp_state;
 
-// gen/nic/nic-top-build.ts:324:25
-assign u_read_resp_rx_qp_ctx = rrx_qp_ctx;
-
-// gen/nic/nic-top-build.ts:325:57
+// gen/nic/nic-top-build.ts:320:57
 assign u_req_tx_cfg = u_regs_cfg;
 
-// gen/nic/nic-top-build.ts:325:57
+// gen/nic/nic-top-build.ts:320:57
 assign u_responder_cfg = u_regs_cfg;
 
-// gen/nic/nic-top-build.ts:325:57
+// gen/nic/nic-top-build.ts:320:57
 assign u_read_responder_cfg = u_regs_cfg;
 
-// gen/nic/nic-top-build.ts:326:26
+// gen/nic/nic-top-build.ts:321:26
 assign u_completion_irq_mod = u_regs_cfg[126:95];
 
-// gen/nic/nic-top-build.ts:327:27
+// gen/nic/nic-top-build.ts:322:27
 assign u_wqe_fetch_weight = 16'd0;
 
-// gen/nic/nic-top-build.ts:330:28
+// gen/nic/nic-top-build.ts:325:28
 assign u_regs_mr_rd_en = u_tlb_mr_rd_en;
 
-// gen/nic/nic-top-build.ts:331:30
+// gen/nic/nic-top-build.ts:326:30
 assign u_regs_mr_rd_addr = u_tlb_mr_rd_addr;
 
-// gen/nic/nic-top-build.ts:332:29
+// gen/nic/nic-top-build.ts:327:29
 assign u_tlb_mr_rd_data = u_regs_mr_rd_data;
 
-// gen/nic/nic-top-build.ts:333:29
+// gen/nic/nic-top-build.ts:328:29
 assign u_tlb_mr_changed = u_regs_mr_changed;
 
-// gen/nic/nic-top-build.ts:334:28
+// gen/nic/nic-top-build.ts:329:28
 assign u_regs_hw_sq_ci = u_ack_tracker_sq_ci_upd;
 
-// gen/nic/nic-top-build.ts:335:28
+// gen/nic/nic-top-build.ts:330:28
 assign u_regs_hw_cq_pi = u_completion_cq_pi_upd;
 
-// gen/nic/nic-top-build.ts:336:29
+// gen/nic/nic-top-build.ts:331:29
 assign u_regs_hw_sq_psn = u_req_tx_sq_psn_upd;
 
-// gen/nic/nic-top-build.ts:337:30
+// gen/nic/nic-top-build.ts:332:30
 assign u_regs_hw_exp_psn = u_responder_exp_psn_upd;
 
-// gen/nic/nic-top-build.ts:338:26
+// gen/nic/nic-top-build.ts:333:26
 assign u_regs_hw_msn = u_responder_msn_upd;
 
-// gen/nic/nic-top-build.ts:339:29
+// gen/nic/nic-top-build.ts:334:29
 assign u_regs_irq_event = u_completion_irq_event;
 
-// gen/nic/nic-top-build.ts:340:9
+// gen/nic/nic-top-build.ts:335:9
 assign irq = u_regs_irq;
 
 // gen/nic/top-wiring.ts:127:17
@@ -1531,7 +1527,7 @@ always @* begin
     end
 end
 
-// gen/nic/nic-top-build.ts:343:28
+// gen/nic/nic-top-build.ts:338:28
 assign u_regs_hw_error = {qp_err_qp, qp_err_valid};
 
 // gen/nic/nic-top-build.ts:187:20
@@ -1636,7 +1632,7 @@ assign u_req_tx_s_dma_status_valid = u_dma_read_m_status_valid;
 // gen/nic/top-wiring.ts:67:52
 assign u_dma_read_m_status_ready = u_req_tx_s_dma_status_ready;
 
-// gen/nic/nic-top-build.ts:352:32
+// gen/nic/nic-top-build.ts:347:32
 assign u_dma_read_s_cmd_tag = u_req_tx_m_dma_tag;
 
 // gen/nic/top-wiring.ts:67:26
@@ -1657,13 +1653,13 @@ assign u_req_tx_s_abort_done_valid = u_dma_read_m_abort_done_valid;
 // gen/nic/top-wiring.ts:67:52
 assign u_dma_read_m_abort_done_ready = u_req_tx_s_abort_done_ready;
 
-// gen/nic/nic-top-build.ts:355:36
+// gen/nic/nic-top-build.ts:350:36
 assign req_pay_end = (u_dma_read_m_axis_tvalid && u_tx_cmd_mux_s_req_payload_tready) && u_dma_read_m_axis_tlast;
 
-// gen/nic/nic-top-build.ts:355:30
+// gen/nic/nic-top-build.ts:350:30
 assign u_req_tx_pay_end = req_pay_end;
 
-// gen/nic/nic-top-build.ts:356:32
+// gen/nic/nic-top-build.ts:351:32
 assign u_ack_tracker_rewind_high = u_req_tx_rewind_high;
 
 // gen/nic/top-wiring.ts:67:26
@@ -1702,25 +1698,25 @@ assign rewind_ready = u_req_tx_s_rewind_ready && u_read_resp_rx_s_rewind_ready;
 // gen/nic/nic-top-build.ts:221:31
 assign u_ack_tracker_m_rewind_ready = rewind_ready;
 
-// gen/nic/nic-top-build.ts:362:27
+// gen/nic/nic-top-build.ts:357:27
 assign u_wqe_fetch_rewind = u_ack_tracker_fetch_rewind;
 
-// gen/nic/nic-top-build.ts:363:25
+// gen/nic/nic-top-build.ts:358:25
 assign u_wqe_fetch_hold = u_ack_tracker_tx_hold;
 
-// gen/nic/nic-top-build.ts:364:25
+// gen/nic/nic-top-build.ts:359:25
 assign u_ack_tracker_s_park = u_req_tx_m_park;
 
-// gen/nic/nic-top-build.ts:365:24
+// gen/nic/nic-top-build.ts:360:24
 assign u_ack_tracker_tp_qp = u_req_tx_tp_qp;
 
-// gen/nic/nic-top-build.ts:366:23
+// gen/nic/nic-top-build.ts:361:23
 assign u_req_tx_tp = u_ack_tracker_tp;
 
-// gen/nic/nic-top-build.ts:368:27
+// gen/nic/nic-top-build.ts:363:27
 assign u_ack_tracker_ctx_room = u_read_resp_rx_ctx_room;
 
-// gen/nic/nic-top-build.ts:369:29
+// gen/nic/nic-top-build.ts:364:29
 assign u_req_tx_ctx_room = u_read_resp_rx_ctx_room;
 
 // gen/nic/top-wiring.ts:67:26
@@ -1984,13 +1980,13 @@ assign u_read_responder_s_req_valid = u_responder_m_read_req_valid;
 // gen/nic/top-wiring.ts:67:52
 assign u_responder_m_read_req_ready = u_read_responder_s_req_ready;
 
-// gen/nic/nic-top-build.ts:407:26
+// gen/nic/nic-top-build.ts:402:26
 assign u_responder_rd_room = u_read_responder_rd_room;
 
-// gen/nic/nic-top-build.ts:408:30
+// gen/nic/nic-top-build.ts:403:30
 assign u_responder_rd_dup_room = u_read_responder_rd_dup_room;
 
-// gen/nic/nic-top-build.ts:409:26
+// gen/nic/nic-top-build.ts:404:26
 assign u_responder_rd_busy = u_read_responder_rd_busy;
 
 // gen/nic/top-wiring.ts:67:26
@@ -2095,7 +2091,7 @@ assign u_ack_tracker_s_read_done_valid = u_read_resp_rx_m_done_valid;
 // gen/nic/top-wiring.ts:67:52
 assign u_read_resp_rx_m_done_ready = u_ack_tracker_s_read_done_ready;
 
-// gen/nic/nic-top-build.ts:423:30
+// gen/nic/nic-top-build.ts:418:30
 assign u_req_tx_read_busy = u_ack_tracker_read_busy;
 
 // gen/nic/top-axi-buffers.ts:146:20
@@ -2839,19 +2835,19 @@ assign m_axi_bready = u_axi_wr_mux_m_axi_bready;
 // gen/nic/top-wiring.ts:144:19
 assign tlb_hits_moved = u_tlb_hits != tlb_hits_prev_reg;
 
-// gen/nic/nic-top-build.ts:447:32
+// gen/nic/nic-top-build.ts:442:32
 assign u_regs_inc_tlb_hits = tlb_hits_moved;
 
 // gen/nic/top-wiring.ts:144:19
 assign tlb_misses_moved = u_tlb_misses != tlb_misses_prev_reg;
 
-// gen/nic/nic-top-build.ts:448:34
+// gen/nic/nic-top-build.ts:443:34
 assign u_regs_inc_tlb_misses = tlb_misses_moved;
 
-// gen/nic/nic-top-build.ts:450:23
+// gen/nic/nic-top-build.ts:445:23
 assign rx_drop_icrc = u_icrc_check_drop_valid && (u_icrc_check_drop_reason == 3'd1);
 
-// gen/nic/nic-top-build.ts:451:36
+// gen/nic/nic-top-build.ts:446:36
 assign u_regs_inc_rx_drop_icrc = rx_drop_icrc;
 
 // gen/nic/top-wiring.ts:111:19
@@ -2860,31 +2856,31 @@ assign rx_drop_other_total = rx_drop_other_pending_reg + (({7'd0, (u_icrc_check_
 // gen/nic/top-wiring.ts:112:18
 assign rx_drop_other_pulse = rx_drop_other_total != 8'd0;
 
-// gen/nic/nic-top-build.ts:455:37
+// gen/nic/nic-top-build.ts:450:37
 assign u_regs_inc_rx_drop_other = rx_drop_other_pulse;
 
-// gen/nic/nic-top-build.ts:457:33
+// gen/nic/nic-top-build.ts:452:33
 assign u_regs_inc_tx_frames = (u_icrc_insert_m_axis_tvalid && m_axis_tx_tready) && u_icrc_insert_m_axis_tlast;
 
-// gen/nic/nic-top-build.ts:458:33
+// gen/nic/nic-top-build.ts:453:33
 assign u_regs_inc_rx_frames = u_rx_parser_m_hdr_valid && u_responder_s_hdr_ready;
 
-// gen/nic/nic-top-build.ts:459:33
+// gen/nic/nic-top-build.ts:454:33
 assign u_regs_inc_retx_pkts = u_req_tx_cnt_retx;
 
-// gen/nic/nic-top-build.ts:460:36
+// gen/nic/nic-top-build.ts:455:36
 assign u_regs_inc_ack_timeouts = u_ack_tracker_ack_timeout[0];
 
-// gen/nic/nic-top-build.ts:462:34
+// gen/nic/nic-top-build.ts:457:34
 assign u_regs_inc_seq_nak_tx = u_responder_cnt_seq_nak_tx;
 
-// gen/nic/nic-top-build.ts:463:34
+// gen/nic/nic-top-build.ts:458:34
 assign u_regs_inc_seq_nak_rx = u_responder_cnt_seq_nak_rx;
 
-// gen/nic/nic-top-build.ts:464:34
+// gen/nic/nic-top-build.ts:459:34
 assign u_regs_inc_dup_req_rx = u_responder_cnt_dup_req;
 
-// gen/nic/nic-top-build.ts:465:33
+// gen/nic/nic-top-build.ts:460:33
 assign u_regs_inc_retry_exc = u_ack_tracker_cnt_retry_exc;
 
 // gen/nic/top-wiring.ts:135:11
@@ -3476,10 +3472,10 @@ nic_dma_read u_dma_read_rsp (
 );
 
 // gen/nic/nic-top-build.ts:283:84
-nic_read_resp_rx u_read_resp_rx (
+nic_read_resp_rx_ctx_portlanes u_read_resp_rx (
     .clk(clk),
     .rst(rst),
-    .qp_ctx(u_read_resp_rx_qp_ctx),
+    .ctx_state(u_read_resp_rx_ctx_state),
     .s_ctx_data(u_read_resp_rx_s_ctx_data),
     .s_ctx_valid(u_read_resp_rx_s_ctx_valid),
     .s_ctx_ready(u_read_resp_rx_s_ctx_ready),
@@ -4124,7 +4120,7 @@ sync_fifo_depth4_width89 u_dma_wr_rresp_wbuf_aw (
 always @(posedge clk) begin
     if (!rst) begin
         if (!(!u_packetizer_err_payload)) begin
-            $display("%m: assertion failed at gen/nic/nic-top-build.ts:383:7: packetizer: payload length differs from the command (req_tx / dma_read disagree) [u_packetizer_err_payload=%0h]", u_packetizer_err_payload);
+            $display("%m: assertion failed at gen/nic/nic-top-build.ts:378:7: packetizer: payload length differs from the command (req_tx / dma_read disagree) [u_packetizer_err_payload=%0h]", u_packetizer_err_payload);
             $stop;
         end
         if (!(!tx_in_frame_reg || m_axis_tx_tvalid)) begin

@@ -27,9 +27,25 @@ interface Printed {
   readonly simple: boolean;
 }
 
+/** The widest literal printed as one number. */
+const MAX_LITERAL_BITS = 65536;
+
+function wideConst(value: bigint, width: number): string {
+  const parts: string[] = [];
+  for (let lo = 0; lo < width; lo += MAX_LITERAL_BITS) {
+    const w = Math.min(MAX_LITERAL_BITS, width - lo);
+    parts.unshift(printConst((value >> BigInt(lo)) & ((1n << BigInt(w)) - 1n), w, false));
+  }
+  return `{${parts.join(', ')}}`;
+}
+
 export function printConst(value: bigint, width: number, signed: boolean): string {
   // Short zero pads read best as bits: {2'b00, x}.
   if (!signed && value === 0n && width <= 4) return `${width}'b${'0'.repeat(width)}`;
+  // Tools may cap a literal's width at 65,536 bits (IEEE 1800 6.9.1; Verilator does): a wider
+  // constant (a Vec register's reset at 256 QPs) is a concatenation of pieces (not a
+  // replication: Verilator -Wall warns on one over 8k bits, WIDTHCONCAT).
+  if (!signed && width > MAX_LITERAL_BITS) return wideConst(value, width);
   if (!signed) return value < 1024n || width < 16 ? `${width}'d${value}` : `${width}'h${value.toString(16)}`;
   // The most negative value has no positive literal of the same width: print its bits.
   if (value === -(1n << BigInt(width - 1))) return `${width}'sh${(-value).toString(16)}`;

@@ -48,11 +48,11 @@
 // the started, ctx_flush and dma_err flags and the context FIFO's pointers. Same ports and
 // cycles as with the records in registers.
 
-import { Bool, cat, defineModule, lit, mux, pack, Struct, UInt, Vec, type Sig, type Shape, type SignalValue, type Value, intIn, oneOf } from '../hdl/index.ts';
+import { Bool, cat, defineModule, lit, mux, pack, Struct, UInt, type Sig, type Shape, type SignalValue, type Value, intIn, oneOf } from '../hdl/index.ts';
 import { syncFifo, syncFifoRam } from '../lib/fifo.ts';
 import { stream } from '../lib/interfaces.ts';
 import { nicByteSplitter, PIECE_LEN_BITS } from './byte-splitter.ts';
-import { QpCtx } from './ctx.ts';
+import { qpCtxView, type CtxPort } from './ctx-view.ts';
 import { ackInStruct, AETH, LOCAL_QPN_BASE } from './flow-types.ts';
 import { nakCqeStatus } from './nak-status.ts';
 import { psnGe, psnGt } from './psn.ts';
@@ -71,6 +71,8 @@ export type ReadRespRxParams = {
   /** Landing FIFO on m_payload in bytes (a power of two beats, at least 2). Default: one
    *  4 KiB-MTU packet, so nic_dma_write translates the next piece while this one drains. */
   landBytes?: number;
+  /** Where the QP context comes from (ctx-view.ts): 'vec' = the qp_ctx input (stage tests), 'lanes' = nic_regs' STATE vector (nic_top). */
+  ctxPort: CtxPort;
 };
 
 const LAND_BYTES = 4096;
@@ -98,7 +100,7 @@ function pick(idx: Value, items: readonly Value[]): Value {
   return items.slice(1).reduce((acc, v, i) => mux(idx.eq(i + 1), v, acc), items[0]!);
 }
 
-export const nicReadRespRx = defineModule('nic_read_resp_rx', { dataWidth: 64, numQp: 4, readsPerQp: 2 } as ReadRespRxParams, (m, p) => {
+export const nicReadRespRx = defineModule('nic_read_resp_rx', { dataWidth: 64, numQp: 4, readsPerQp: 2, ctxPort: 'vec' } as ReadRespRxParams, (m, p) => {
   const perQp = p.readsPerQp;
   if (!Number.isInteger(perQp) || perQp < 1) throw new Error(`nic_read_resp_rx: readsPerQp ${perQp} is not a positive integer`);
   // FIFO depth: a power of two of at least 2 words; a limit below it is kept by the count.
@@ -112,7 +114,7 @@ export const nicReadRespRx = defineModule('nic_read_resp_rx', { dataWidth: 64, n
   const Pend = Struct('read_rx_pend', { dma: Bool, qp: UInt(qw), seq: UInt(SEQ_BITS), wrId: UInt(64), lastPsn: UInt(24), status: UInt(4), syndrome: UInt(8) });
 
   const { clk, rst } = m.clockAndReset();
-  const qpCtx = m.input('qp_ctx', Vec(QpCtx, p.numQp));
+  const qpCtx = qpCtxView(m, p.numQp, p.ctxPort, ['state'], 'only STATE is read (discard of contexts)');
   const sCtx = stream(ReadCtx).sink(m, 's_ctx');
   const sHdr = stream(RxPktHdr).sink(m, 's_hdr');
   const sPay = byteStream(p.dataWidth).sink(m, 's_payload');
@@ -123,7 +125,6 @@ export const nicReadRespRx = defineModule('nic_read_resp_rx', { dataWidth: 64, n
   const mPay = byteStream(p.dataWidth).source(m, 'm_payload');
   const sStatus = stream(DmaStatus).sink(m, 's_dma_status');
   const mDone = stream(ReadDone).source(m, 'm_done');
-  m.unused(qpCtx, 'only STATE is read (discard of contexts)');
 
   const st = (i: number | Value) => qpCtx.at(i).field('state');
   const dead: Value[] = [];
@@ -421,5 +422,5 @@ export const nicReadRespRx = defineModule('nic_read_resp_rx', { dataWidth: 64, n
     doneData.set(pack(ReadDone, { qp: pq, wrId: pe.field('wrId'), lastPsn: pe.field('lastPsn'), status: fStatus, syndrome: mux(failed, lit(0, 8), pe.field('syndrome')), ok: fStatus.eq(CQE_STATUS.SUCCESS) }));
   });
 
-  return { clk, rst, qp_ctx: qpCtx, s_ctx: sCtx, s_hdr: sHdr, s_payload: sPay, m_ack: mAck, s_rewind: sRewind, ctx_room: ctxRoomOut, m_dma_cmd: mCmd, m_payload: mPay, s_dma_status: sStatus, m_done: mDone };
-}, { doc: 'RDMA READ response receiver: PSN/sequence/length checks, SGE scatter to DMA writes, READ completions after their DMA statuses', params: { rules: { dataWidth: oneOf(64, 128, 256, 512), numQp: intIn(1, 64), readsPerQp: intIn(1, 64) } } });
+  return { clk, rst, ...qpCtx.ports, s_ctx: sCtx, s_hdr: sHdr, s_payload: sPay, m_ack: mAck, s_rewind: sRewind, ctx_room: ctxRoomOut, m_dma_cmd: mCmd, m_payload: mPay, s_dma_status: sStatus, m_done: mDone };
+}, { doc: 'RDMA READ response receiver: PSN/sequence/length checks, SGE scatter to DMA writes, READ completions after their DMA statuses', params: { rules: { ctxPort: oneOf('vec', 'lanes'), dataWidth: oneOf(64, 128, 256, 512), numQp: intIn(1, 256), readsPerQp: intIn(1, 64) } } });

@@ -37,6 +37,8 @@ export const PACED: Omit<PairEnvOptions, 'pcap' | 'latency'> = {
 export const SCALE_LARGE: PairParams = { numQp: 4, numMr: 4096 };
 /** The larger QP count of `make regress` (issue 15: 64 QPs / 256 MRs, WRITEs over all QPs). */
 export const SCALE_QP: PairParams = { numQp: 64, numMr: 256 };
+/** nic_top's most QPs (MAX_QP): the per-QP context and records in memories make it build in minutes. */
+export const SCALE_QP_MAX: PairParams = { numQp: 256, numMr: 256 };
 
 /** Runs the scenario; returns its result and the link's frame counts. */
 export async function writeBench(dut: PairDut, tb: TestBench, o: WriteBenchOptions): Promise<WriteScenarioResult & { frames: number; faults: string[] }> {
@@ -104,6 +106,17 @@ export const nicPairBenches: BenchGroup = {
       const env = await PairEnv.create(dut, tb, l.env);
       const r = await runWriteScenario(env, tb, { writes: 48, qps: SCALE_QP.numQp, bothDirections: true, lossy: l.lossy });
       console.log(`write_scale_qp64: ${r.writes} WRITEs, ${r.bytes} bytes in ${r.cycles} cycles`);
+    }),
+  }),
+  write_scale_qp256: defineBench({
+    about: 'random RDMA WRITEs both ways on nic_pair with 256 QPs (nic_top\'s most) and 256 MRs per NIC, spread over all 256 QPs, MRs in random slots; scoreboard on both hosts',
+    design: () => pairDesign(SCALE_QP_MAX),
+    maxCycles: 40_000_000,
+    link: true,
+    test: async (dut, tb, { link }) => withPairLink(link, { ...PACED, params: SCALE_QP_MAX, mrSlots: 'random' }, async l => {
+      const env = await PairEnv.create(dut, tb, l.env);
+      const r = await runWriteScenario(env, tb, { writes: 64, qps: SCALE_QP_MAX.numQp, bothDirections: true, lossy: l.lossy });
+      console.log(`write_scale_qp256: ${r.writes} WRITEs, ${r.bytes} bytes in ${r.cycles} cycles`);
     }),
   }),
   throughput_mtu256: defineBench({

@@ -79,7 +79,7 @@ describe('nicgen gen <top> --set', () => {
 
   it('a parameter out of range, unknown or of the wrong type: one line, exit 1, nothing written', () => {
     const cases: [string[], RegExp][] = [
-      [['nic_top', '--set', 'numQp=128'], /^nicgen gen nic_top --set numQp=128 --out \S+: error \[params\]: nic_top: numQp = 128 is out of range \(allowed: 1\.\.64\)$/],
+      [['nic_top', '--set', 'numQp=512'], /^nicgen gen nic_top --set numQp=512 --out \S+: error \[params\]: nic_top: numQp = 512 is out of range \(allowed: 1\.\.256\)$/],
       [['nic_top', '--set', 'dataWidth=96'], /nic_top: dataWidth = 96 is out of range \(allowed: 64, 128, 256 or 512\)$/],
       [['nic_top', '--set', 'numQp=4', '--set', 'readsPerQp=5'], /nic_top: readsPerQp = 5 is not allowed with these parameters \(allowed: 1\.\.4\)/],
       [['nic_top', '--set', 'numQps=8'], /nic_top: no parameter 'numQps' \(parameters: dataWidth, numQp, numMr, readsPerQp, trackerEntries, macClock\)$/],
@@ -106,7 +106,7 @@ describe('nicgen gen <top> --set', () => {
     const out = path.join(tmp(), 'never');
     const r = nicgen('gen', '--tops', file, '--out', out);
     expect(r.code).toBe(1);
-    expect(r.stderr.trim()).toMatch(new RegExp(`^tb/tests/cli/fixtures/param-tops\\.ts:${line}:\\d+: error \\[params\\]: nic_top: numQp = 128 is out of range \\(allowed: 1\\.\\.64\\)$`));
+    expect(r.stderr.trim()).toMatch(new RegExp(`^tb/tests/cli/fixtures/param-tops\\.ts:${line}:\\d+: error \\[params\\]: nic_top: numQp = 512 is out of range \\(allowed: 1\\.\\.256\\)$`));
     expect(fs.existsSync(out)).toBe(false);
   }, 600_000);
 });
