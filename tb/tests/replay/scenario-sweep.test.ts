@@ -1,7 +1,7 @@
 // Every scenario field of docs/replay.md at the ends of its documented range and just outside:
 // the values inside are read as given, those outside are refused with the documented one-line
 // message (`S.json: <JSON path>: <what>`), never a stack trace or a second line. Then real
-// replays with every field at one end of its range at once: a large NIC (numQp 8 of the 64
+// replays with every field at one end of its range at once: a large NIC (numQp 8 of the 256
 // nic_top takes — a 64-QP model would take many minutes to build — and numMr 256, the most:
 // its own model), and the smallest values on the default NIC; each frame
 // judged, answered and written as the TS model says (the capture of replay.test.ts).
@@ -66,7 +66,7 @@ const bounds: readonly Bound[] = [
   { field: 'nic.ip', ok: [['0.0.0.0', s => nic(s).ip, 0], ['255.255.255.255', s => nic(s).ip, 0xffffffff]], bad: [['256.0.0.1', `S.json: nic.ip: '256.0.0.1' is not an IPv4 address`]] },
   { field: 'nic.ttl', ok: [[0, s => nic(s).ttl, 0], [255, s => nic(s).ttl, 255]], bad: [[256, 'S.json: nic.ttl: 256 does not fit in 8 unsigned bits'], [-1, 'S.json: nic.ttl: -1 does not fit in 8 unsigned bits']] },
   { field: 'nic.dscp', ok: [[0, s => nic(s).dscp, 0], [63, s => nic(s).dscp, 63]], bad: [[64, 'S.json: nic.dscp: 64 does not fit in 6 unsigned bits']] },
-  { field: 'nic.numQp', ok: [[2, s => nic(s).numQp, 2], [64, s => nic(s).numQp, 64]], bad: [[65, 'S.json: nic.numQp: 65 is outside 1..64'], [0, 'S.json: nic.numQp: 0 is outside 1..64']] },
+  { field: 'nic.numQp', ok: [[2, s => nic(s).numQp, 2], [256, s => nic(s).numQp, 256]], bad: [[257, 'S.json: nic.numQp: 257 is outside 1..256'], [0, 'S.json: nic.numQp: 0 is outside 1..256']] },
   // One QP (qps[1] removed below) for numQp 1.
   { field: 'nic.numMr', ok: [[3, s => nic(s).numMr, 3], [256, s => nic(s).numMr, 256]], bad: [[257, 'S.json: nic.numMr: 257 is outside 1..256'], [0, 'S.json: nic.numMr: 0 is outside 1..256']] },
   { field: 'memory.readLatency', ok: [[0, s => mem(s).readLatency, 0], [1000, s => mem(s).readLatency, 1000]], bad: [[1001, 'S.json: memory.readLatency: 1001 is outside 0..1000']] },
