@@ -508,7 +508,7 @@ wire [267:0] part_75 = qp_tp_reg[rewind_data_reg[1:0] * 268 +: 268];
 /* verilator lint_off UNUSEDSIGNAL */
 wire [267:0] part_76 = qp_tp_reg[scan_reg * 268 +: 268];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/ack-tracker.ts:357:71: only bits [31:31] are used
+// intermediate of gen/nic/ack-tracker.ts:356:71: only bits [31:31] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [31:0] binary_77 = (now_reg - part_76[224:193]);
 /* verilator lint_on UNUSEDSIGNAL */
@@ -681,370 +681,370 @@ wire [267:0] part_118 = qp_tp_reg[sel_qp_reg * 268 +: 268];
 wire [267:0] part_119 = qp_tp_reg[u_release_arb_grant_index * 268 +: 268];
 /* verilator lint_on UNUSEDSIGNAL */
 
-// gen/nic/ack-tracker.ts:166:23
+// gen/nic/ack-tracker.ts:165:23
 assign pool_empty = (pool_free_count_reg == 7'd0) && (pool_fresh_reg == 7'd64);
 
-// gen/nic/ack-tracker.ts:173:14
+// gen/nic/ack-tracker.ts:172:14
 assign s_req_ready = (part_1[16:12] != 5'd16) && ((part_0[27:23] != 5'd0) || !pool_empty);
 
-// gen/nic/ack-tracker.ts:174:18
+// gen/nic/ack-tracker.ts:173:18
 assign push = s_req_valid && s_req_ready;
 
-// gen/nic/ack-tracker.ts:177:23
+// gen/nic/ack-tracker.ts:176:23
 assign push_from_spare = part_2[27:23] != 5'd0;
 
-// gen/nic/ack-tracker.ts:178:22
+// gen/nic/ack-tracker.ts:177:22
 assign pool_take_freed = (push && !push_from_spare) && (pool_free_count_reg != 7'd0);
 
-// gen/nic/ack-tracker.ts:179:23
+// gen/nic/ack-tracker.ts:178:23
 assign pool_take_fresh = (push && !push_from_spare) && (pool_free_count_reg == 7'd0);
 
-// gen/nic/ack-tracker.ts:180:22
+// gen/nic/ack-tracker.ts:179:22
 assign push_slot = push_from_spare ? part_3[22:17] : ((pool_free_count_reg != 7'd0) ? free_slots_rdata : pool_fresh_reg[5:0]);
 
-// gen/nic/ack-tracker.ts:181:27
+// gen/nic/ack-tracker.ts:180:27
 assign push_spare_next = entry_next_rdata0;
 
-// gen/nic/ack-tracker.ts:183:19
+// gen/nic/ack-tracker.ts:182:19
 assign req_ok = s_req_data[198:195] == 4'b0000;
 
-// gen/nic/ack-tracker.ts:185:21
+// gen/nic/ack-tracker.ts:184:21
 assign req_is_read = (s_req_data[73:66] == 8'd1) || (s_req_data[73:66] == 8'd12);
 
-// gen/nic/ack-tracker.ts:186:22
+// gen/nic/ack-tracker.ts:185:22
 assign req_all_acked = !part_6[28] || (part_5[76:53] == part_4[52:29]);
 
-// gen/nic/ack-tracker.ts:194:14
+// gen/nic/ack-tracker.ts:193:14
 assign s_ack_ready = 1'd1;
 
-// gen/nic/ack-tracker.ts:200:18
+// gen/nic/ack-tracker.ts:199:18
 assign ack_qp_rts = ctx_state[s_ack_data[1:0] * 3 +: 3] == 3'd3;
 
-// gen/nic/ack-tracker.ts:201:22
+// gen/nic/ack-tracker.ts:200:22
 assign ack_in_window = (part_12[28] && (!binary_11[23] && (s_ack_data[25:2] != part_9[76:53]))) && !binary_8[23];
 
-// gen/nic/ack-tracker.ts:202:25
+// gen/nic/ack-tracker.ts:201:25
 assign ack_outstanding = part_15[28] && (part_14[76:53] != part_13[52:29]);
 
-// gen/nic/ack-tracker.ts:205:18
+// gen/nic/ack-tracker.ts:204:18
 assign ack_qp_live = (s_ack_valid && !part_17[102]) && !part_16[115];
 
-// gen/nic/ack-tracker.ts:206:22
+// gen/nic/ack-tracker.ts:205:22
 assign is_ack = s_ack_data[33:31] == 3'b000;
 
-// gen/nic/ack-tracker.ts:207:19
+// gen/nic/ack-tracker.ts:206:19
 assign is_rnr_nak = s_ack_data[33:31] == 3'd1;
 
-// gen/nic/ack-tracker.ts:208:21
+// gen/nic/ack-tracker.ts:207:21
 assign nak_status = (s_ack_data[33:26] == 8'd97) ? 4'd5 : ((s_ack_data[33:26] == 8'd98) ? 4'd4 : ((s_ack_data[33:26] == 8'd99) ? 4'd6 : 4'b0000));
 
-// gen/nic/ack-tracker.ts:209:21
+// gen/nic/ack-tracker.ts:208:21
 assign ack_take = ((ack_qp_live && is_ack) && !s_ack_data[58]) && ack_in_window;
 
-// gen/nic/ack-tracker.ts:210:19
+// gen/nic/ack-tracker.ts:209:19
 assign seq_nak = ((ack_qp_live && ack_in_window) && ack_qp_rts) && ((s_ack_data[33:26] == 8'd96) || s_ack_data[58]);
 
-// gen/nic/ack-tracker.ts:211:22
+// gen/nic/ack-tracker.ts:210:22
 assign seq_resume_psn = s_ack_data[58] ? s_ack_data[82:59] : s_ack_data[25:2];
 
-// gen/nic/ack-tracker.ts:212:22
+// gen/nic/ack-tracker.ts:211:22
 assign seq_acked = seq_resume_psn - 24'd1;
 
-// gen/nic/ack-tracker.ts:213:19
+// gen/nic/ack-tracker.ts:212:19
 assign rnr_nak = (((ack_qp_live && ack_in_window) && ack_qp_rts) && is_rnr_nak) && !s_ack_data[58];
 
-// gen/nic/ack-tracker.ts:218:22
+// gen/nic/ack-tracker.ts:217:22
 assign nak_psn_sent = (part_23[77] && (!binary_22[23] && (s_ack_data[25:2] != part_20[76:53]))) && !binary_19[23];
 
-// gen/nic/ack-tracker.ts:219:21
+// gen/nic/ack-tracker.ts:218:21
 assign nak_take = ((ack_qp_live && (nak_status != 4'b0000)) && ack_outstanding) && nak_psn_sent;
 
-// gen/nic/ack-tracker.ts:220:22
+// gen/nic/ack-tracker.ts:219:22
 assign nak_acked = s_ack_data[25:2] - 24'd1;
 
-// gen/nic/ack-tracker.ts:222:18
+// gen/nic/ack-tracker.ts:221:18
 assign ack_new_acked = ack_take ? s_ack_data[25:2] : (seq_nak ? seq_acked : nak_acked);
 
-// gen/nic/ack-tracker.ts:223:20
+// gen/nic/ack-tracker.ts:222:20
 assign ack_moves = ack_take || (((seq_nak || rnr_nak) || (nak_take && ack_in_window)) && (!binary_26[23] && (ack_new_acked != part_24[76:53])));
 
-// gen/nic/ack-tracker.ts:228:21
+// gen/nic/ack-tracker.ts:227:21
 assign seq_retry = ((seq_nak && !part_30[190]) && !part_29[189]) && !(part_28[191] && part_27[192]);
 
-// gen/nic/ack-tracker.ts:229:23
+// gen/nic/ack-tracker.ts:228:23
 assign seq_retry_exceeded = seq_retry && (part_31[185:183] == 3'b000);
 
-// gen/nic/ack-tracker.ts:230:21
+// gen/nic/ack-tracker.ts:229:21
 assign rnr_retry = (rnr_nak && !part_34[190]) && !(part_33[191] && part_32[192]);
 
-// gen/nic/ack-tracker.ts:231:23
+// gen/nic/ack-tracker.ts:230:23
 assign rnr_retry_exceeded = rnr_retry && (part_35[188:186] == 3'b000);
 
-// gen/nic/ack-tracker.ts:232:20
+// gen/nic/ack-tracker.ts:231:20
 assign ack_qp_error = (nak_take || seq_retry_exceeded) || rnr_retry_exceeded;
 
-// gen/nic/ack-tracker.ts:239:22
+// gen/nic/ack-tracker.ts:238:22
 assign done_void = part_37[102] || part_36[115];
 
-// gen/nic/ack-tracker.ts:240:15
+// gen/nic/ack-tracker.ts:239:15
 assign s_read_done_ready = (s_read_done_data[102] || done_void) || !part_38[145];
 
-// gen/nic/ack-tracker.ts:241:20
+// gen/nic/ack-tracker.ts:240:20
 assign done_ok = (s_read_done_valid && s_read_done_data[102]) && !done_void;
 
-// gen/nic/ack-tracker.ts:242:21
+// gen/nic/ack-tracker.ts:241:21
 assign done_err = ((s_read_done_valid && !s_read_done_data[102]) && !done_void) && !part_39[145];
 
-// gen/nic/ack-tracker.ts:244:21
+// gen/nic/ack-tracker.ts:243:21
 assign done_ack = ((done_ok && part_45[28]) && (!binary_44[23] && (s_read_done_data[89:66] != part_42[76:53]))) && !binary_41[23];
 
-// gen/nic/ack-tracker.ts:250:11
+// gen/nic/ack-tracker.ts:249:11
 assign u_arb_req = {(qp_tp_reg[820:816] != 5'd0), (qp_tp_reg[552:548] != 5'd0), (qp_tp_reg[284:280] != 5'd0), (qp_tp_reg[16:12] != 5'd0)};
 
-// gen/nic/ack-tracker.ts:253:18
+// gen/nic/ack-tracker.ts:252:18
 assign pick = (state == STATE_PICK) && u_arb_grant_valid;
 
-// gen/nic/ack-tracker.ts:254:14
+// gen/nic/ack-tracker.ts:253:14
 assign u_arb_accept = pick;
 
-// gen/nic/ack-tracker.ts:262:22
+// gen/nic/ack-tracker.ts:261:22
 assign sel_reset = ctx_state[sel_qp_reg * 3 +: 3] == 3'b000;
 
-// gen/nic/ack-tracker.ts:263:22
+// gen/nic/ack-tracker.ts:262:22
 assign state_bad = (ctx_state[sel_qp_reg * 3 +: 3] == 3'd4) || sel_reset;
 
-// gen/nic/ack-tracker.ts:266:19
+// gen/nic/ack-tracker.ts:265:19
 assign e_is_read = (entries_rdata[71:64] == 8'd1) || (entries_rdata[71:64] == 8'd12);
 
-// gen/nic/ack-tracker.ts:271:22
+// gen/nic/ack-tracker.ts:270:22
 assign rd_err_hit = (e_is_read && part_47[145]) && (part_46[169:146] == entries_rdata[151:128]);
 
-// gen/nic/ack-tracker.ts:272:21
+// gen/nic/ack-tracker.ts:271:21
 assign covered = (e_is_read ? ((part_50[120:116] != 5'd0) && !binary_49[23]) : (part_53[28] && !binary_52[23])) && !rd_err_hit;
 
-// gen/nic/ack-tracker.ts:278:26
+// gen/nic/ack-tracker.ts:277:26
 assign sel_rewinding = rewind_valid_reg && (rewind_data_reg[1:0] == sel_qp_reg);
 
-// gen/nic/ack-tracker.ts:283:20
+// gen/nic/ack-tracker.ts:282:20
 assign sel_has_entries = part_54[16:12] != 5'd0;
 
-// gen/nic/ack-tracker.ts:284:22
+// gen/nic/ack-tracker.ts:283:22
 assign complete = ((((((part_56[115] || !(entries_rdata[172:169] == 4'b0000)) || rd_err_hit) || covered) || part_55[102]) || state_bad) && !sel_rewinding) && sel_has_entries;
 
-// gen/nic/ack-tracker.ts:285:23
+// gen/nic/ack-tracker.ts:284:23
 assign out_status = part_57[115] ? 4'd8 : (!(entries_rdata[172:169] == 4'b0000) ? entries_rdata[172:169] : (rd_err_hit ? part_58[173:170] : (covered ? 4'b0000 : (part_59[102] ? part_60[106:103] : 4'd8))));
 
-// gen/nic/ack-tracker.ts:287:23
+// gen/nic/ack-tracker.ts:286:23
 assign uses_rd_err = (!part_61[115] && (entries_rdata[172:169] == 4'b0000)) && rd_err_hit;
 
-// gen/nic/ack-tracker.ts:288:21
+// gen/nic/ack-tracker.ts:287:21
 assign uses_nak = (((!part_63[115] && (entries_rdata[172:169] == 4'b0000)) && !rd_err_hit) && !covered) && part_62[102];
 
-// gen/nic/ack-tracker.ts:290:26
+// gen/nic/ack-tracker.ts:289:26
 assign rd_err_flushes = (part_65[173:170] >= 4'd3) && (part_64[173:170] <= 4'd6);
 
-// gen/nic/ack-tracker.ts:291:23
+// gen/nic/ack-tracker.ts:290:23
 assign sets_flush = !part_66[115] && ((entries_rdata[172:169] == 4'b0000) ? (rd_err_hit ? rd_err_flushes : !covered) : (entries_rdata[172:169] == 4'd3));
 
-// gen/nic/ack-tracker.ts:292:22
+// gen/nic/ack-tracker.ts:291:22
 assign wants_cqe = ((out_status != 4'b0000) || entries_rdata[168]) && !sel_reset;
 
-// gen/nic/ack-tracker.ts:295:21
+// gen/nic/ack-tracker.ts:294:21
 assign cqe_free = !cqe_valid_reg || m_cqe_ready;
 
-// gen/nic/ack-tracker.ts:298:24
+// gen/nic/ack-tracker.ts:297:24
 assign rd_err_fatal = uses_rd_err && rd_err_flushes;
 
-// gen/nic/ack-tracker.ts:299:20
+// gen/nic/ack-tracker.ts:298:20
 assign retire = (((state == STATE_EVAL) && complete) && (!wants_cqe || cqe_free)) && !(rd_err_fatal && ack_qp_error);
 
-// gen/nic/ack-tracker.ts:302:24
+// gen/nic/ack-tracker.ts:301:24
 assign rewind_here = ((((((state == STATE_EVAL) && !complete) && !sel_rewinding) && sel_has_entries) && part_69[190]) && !(e_is_read && !binary_68[23])) && !rewind_valid_reg;
 
-// gen/nic/ack-tracker.ts:304:14
+// gen/nic/ack-tracker.ts:303:14
 assign m_cqe_valid = cqe_valid_reg;
 
-// gen/nic/ack-tracker.ts:305:13
+// gen/nic/ack-tracker.ts:304:13
 assign m_cqe_data = cqe_data_reg;
 
-// gen/nic/ack-tracker.ts:327:9
+// gen/nic/ack-tracker.ts:326:9
 assign sq_ci_upd = {sq_ci_value_reg, sq_ci_qp_reg, sq_ci_valid_reg};
 
-// gen/nic/ack-tracker.ts:330:15
+// gen/nic/ack-tracker.ts:329:15
 assign cnt_retry_exc = retry_exc_reg;
 
-// gen/nic/ack-tracker.ts:333:17
+// gen/nic/ack-tracker.ts:332:17
 assign m_rewind_valid = rewind_valid_reg;
 
-// gen/nic/ack-tracker.ts:334:16
+// gen/nic/ack-tracker.ts:333:16
 assign m_rewind_data = rewind_data_reg;
 
-// gen/nic/ack-tracker.ts:335:20
+// gen/nic/ack-tracker.ts:334:20
 assign rewind_fire = rewind_valid_reg && m_rewind_ready;
 
-// gen/nic/ack-tracker.ts:340:22
+// gen/nic/ack-tracker.ts:339:22
 assign rewind_resume_psn = !(!binary_71[23]) ? rewind_data_reg[41:18] : ((!binary_74[23] && ((part_72[76:53] + 24'd1) != rewind_last_psn_reg)) ? rewind_last_psn_reg : (part_75[76:53] + 24'd1));
 
-// gen/nic/ack-tracker.ts:355:22
+// gen/nic/ack-tracker.ts:354:22
 assign scan_busy = ((((s_ack_valid && (s_ack_data[1:0] == scan_reg)) || (s_read_done_valid && (s_read_done_data[1:0] == scan_reg))) || (push && (s_req_data[1:0] == scan_reg))) || (rewind_fire && (rewind_data_reg[1:0] == scan_reg))) || (s_park[0] && (s_park[2:1] == scan_reg));
 
-// gen/nic/ack-tracker.ts:357:21
+// gen/nic/ack-tracker.ts:356:21
 assign timer_expired = part_78[191] && !binary_77[31];
 
-// gen/nic/ack-tracker.ts:358:18
+// gen/nic/ack-tracker.ts:357:18
 assign timer_fire = (((((timer_expired && !scan_busy) && (ctx_state[scan_reg * 3 +: 3] == 3'd3)) && !part_80[102]) && !part_79[115]) && !ack_qp_error) && !(retire && rd_err_fatal);
 
-// gen/nic/ack-tracker.ts:360:20
+// gen/nic/ack-tracker.ts:359:20
 assign ack_timeout_fire = timer_fire && !part_81[192];
 
-// gen/nic/ack-tracker.ts:361:22
+// gen/nic/ack-tracker.ts:360:22
 assign timeout_retry_exceeded = ack_timeout_fire && (part_82[185:183] == 3'b000);
 
-// gen/nic/ack-tracker.ts:366:14
+// gen/nic/ack-tracker.ts:365:14
 assign ack_timeout = {ack_timeout_qp_reg, ack_timeout_reg};
 
-// gen/nic/ack-tracker.ts:372:11
+// gen/nic/ack-tracker.ts:371:11
 assign qp_error = {qp_error_qp_reg, qp_error_valid_reg};
 
-// gen/nic/ack-tracker.ts:375:11
+// gen/nic/ack-tracker.ts:374:11
 assign fetch_rewind = {(rewind_fire ? rewind_data_reg[17:2] : s_park[18:3]), (rewind_fire ? rewind_data_reg[1:0] : s_park[2:1]), (rewind_fire || s_park[0])};
 
-// gen/nic/ack-tracker.ts:385:21
+// gen/nic/ack-tracker.ts:384:21
 assign sel_next_slot = entry_next_rdata1;
 
-// gen/nic/ack-tracker.ts:389:14
+// gen/nic/ack-tracker.ts:388:14
 assign u_release_arb_req = {((qp_tp_reg[820:816] == 5'd0) && (qp_tp_reg[831:827] != 5'd0)), ((qp_tp_reg[552:548] == 5'd0) && (qp_tp_reg[563:559] != 5'd0)), ((qp_tp_reg[284:280] == 5'd0) && (qp_tp_reg[295:291] != 5'd0)), ((qp_tp_reg[16:12] == 5'd0) && (qp_tp_reg[27:23] != 5'd0))};
 
-// gen/nic/ack-tracker.ts:393:21
+// gen/nic/ack-tracker.ts:392:21
 assign release_next_slot = entry_next_rdata2;
 
-// gen/nic/ack-tracker.ts:396:21
+// gen/nic/ack-tracker.ts:395:21
 assign spare_release = (u_release_arb_grant_valid && !retire) && !(push && (s_req_data[1:0] == u_release_arb_grant_index));
 
-// gen/nic/ack-tracker.ts:397:17
+// gen/nic/ack-tracker.ts:396:17
 assign u_release_arb_accept = spare_release;
 
-// gen/nic/ack-tracker.ts:398:22
+// gen/nic/ack-tracker.ts:397:22
 assign pool_give_back = retire || spare_release;
 
-// gen/nic/ack-tracker.ts:432:24
+// gen/nic/ack-tracker.ts:431:24
 assign qp0_rd_early_hit = (((push && (s_req_data[1:0] == 2'b00)) && req_ok) && req_is_read) && ((qp_tp_reg[182] && (qp_tp_reg[144:121] == s_req_data[153:130])) || (((((s_read_done_valid && (s_read_done_data[1:0] == 2'b00)) && done_ok) && !done_ack) && (!qp_tp_reg[28] || (!binary_83[23] && (s_read_done_data[89:66] != qp_tp_reg[52:29])))) && (s_read_done_data[89:66] == s_req_data[153:130])));
 
-// gen/nic/ack-tracker.ts:434:21
+// gen/nic/ack-tracker.ts:433:21
 assign qp0_acked_next = qp0_rd_early_hit ? s_req_data[153:130] : ((((s_ack_valid && (s_ack_data[1:0] == 2'b00)) && ack_moves) && !(((s_read_done_valid && (s_read_done_data[1:0] == 2'b00)) && done_ack) && (!binary_84[23] && (s_read_done_data[89:66] != ack_new_acked)))) ? ack_new_acked : (((s_read_done_valid && (s_read_done_data[1:0] == 2'b00)) && done_ack) ? s_read_done_data[89:66] : ((((push && (s_req_data[1:0] == 2'b00)) && req_ok) && req_all_acked) ? (s_req_data[129:106] - 24'd1) : qp_tp_reg[76:53])));
 
-// gen/nic/ack-tracker.ts:435:24
+// gen/nic/ack-tracker.ts:434:24
 assign qp0_last_sent_next = ((push && (s_req_data[1:0] == 2'b00)) && req_ok) ? s_req_data[153:130] : ((rewind_fire && (rewind_data_reg[1:0] == 2'b00)) ? qp0_acked_next : qp_tp_reg[52:29]);
 
-// gen/nic/ack-tracker.ts:437:31
+// gen/nic/ack-tracker.ts:436:31
 assign qp0_outstanding_next = (qp_tp_reg[28] || ((push && (s_req_data[1:0] == 2'b00)) && req_ok)) && (qp0_acked_next != qp0_last_sent_next);
 
-// gen/nic/ack-tracker.ts:441:24
+// gen/nic/ack-tracker.ts:440:24
 assign qp0_progress = ((s_ack_valid && (s_ack_data[1:0] == 2'b00)) && ack_take) || ((s_read_done_valid && (s_read_done_data[1:0] == 2'b00)) && done_ack);
 
-// gen/nic/ack-tracker.ts:448:22
+// gen/nic/ack-tracker.ts:447:22
 assign qp0_count_next = ((push && (s_req_data[1:0] == 2'b00)) && !(retire && (sel_qp_reg == 2'b00))) ? (qp_tp_reg[16:12] + 5'd1) : (((retire && (sel_qp_reg == 2'b00)) && !(push && (s_req_data[1:0] == 2'b00))) ? (qp_tp_reg[16:12] - 5'd1) : qp_tp_reg[16:12]);
 
-// gen/nic/ack-tracker.ts:481:25
+// gen/nic/ack-tracker.ts:480:25
 assign qp0_retry_pend_next = !(ctx_state[2:0] == 3'd3) ? 1'b0 : ((((((s_ack_valid && (s_ack_data[1:0] == 2'b00)) && seq_retry) && !seq_retry_exceeded) || (((scan_reg == 2'b00) && ack_timeout_fire) && !timeout_retry_exceeded)) || (((scan_reg == 2'b00) && timer_fire) && part_85[192])) ? 1'd1 : (((rewind_fire && (rewind_data_reg[1:0] == 2'b00)) || (qp0_count_next == 5'd0)) ? 1'b0 : qp_tp_reg[190]));
 
-// gen/nic/ack-tracker.ts:489:23
+// gen/nic/ack-tracker.ts:488:23
 assign qp0_tm_armed_next = ((((scan_reg == 2'b00) && timer_fire) || (rewind_fire && (rewind_data_reg[1:0] == 2'b00))) || !(ctx_state[2:0] == 3'd3)) ? 1'b0 : ((((s_ack_valid && (s_ack_data[1:0] == 2'b00)) && rnr_retry) && !rnr_retry_exceeded) ? 1'd1 : ((qp_tp_reg[191] && qp_tp_reg[192]) ? 1'd1 : (((ctx_retry[12:8] != 5'd0) && qp0_outstanding_next) && !qp0_retry_pend_next)));
 
-// gen/nic/ack-tracker.ts:494:20
+// gen/nic/ack-tracker.ts:493:20
 assign qp0_wake = !(ctx_state[2:0] == 3'd3) || ((qp_tp_reg[267:266] == 2'd1) ? (qp_tp_reg[120:116] == 5'd0) : ((qp_tp_reg[267:266] == 2'd2) ? ctx_room[0] : ((qp_tp_reg[267:266] == 2'd3) ? ((qp_tp_reg[16:12] != 5'd16) && ((qp_tp_reg[27:23] != 5'd0) || !pool_empty)) : 1'd1)));
 
-// gen/nic/ack-tracker.ts:432:24
+// gen/nic/ack-tracker.ts:431:24
 assign qp1_rd_early_hit = (((push && (s_req_data[1:0] == 2'd1)) && req_ok) && req_is_read) && ((qp_tp_reg[450] && (qp_tp_reg[412:389] == s_req_data[153:130])) || (((((s_read_done_valid && (s_read_done_data[1:0] == 2'd1)) && done_ok) && !done_ack) && (!qp_tp_reg[296] || (!binary_86[23] && (s_read_done_data[89:66] != qp_tp_reg[320:297])))) && (s_read_done_data[89:66] == s_req_data[153:130])));
 
-// gen/nic/ack-tracker.ts:434:21
+// gen/nic/ack-tracker.ts:433:21
 assign qp1_acked_next = qp1_rd_early_hit ? s_req_data[153:130] : ((((s_ack_valid && (s_ack_data[1:0] == 2'd1)) && ack_moves) && !(((s_read_done_valid && (s_read_done_data[1:0] == 2'd1)) && done_ack) && (!binary_87[23] && (s_read_done_data[89:66] != ack_new_acked)))) ? ack_new_acked : (((s_read_done_valid && (s_read_done_data[1:0] == 2'd1)) && done_ack) ? s_read_done_data[89:66] : ((((push && (s_req_data[1:0] == 2'd1)) && req_ok) && req_all_acked) ? (s_req_data[129:106] - 24'd1) : qp_tp_reg[344:321])));
 
-// gen/nic/ack-tracker.ts:435:24
+// gen/nic/ack-tracker.ts:434:24
 assign qp1_last_sent_next = ((push && (s_req_data[1:0] == 2'd1)) && req_ok) ? s_req_data[153:130] : ((rewind_fire && (rewind_data_reg[1:0] == 2'd1)) ? qp1_acked_next : qp_tp_reg[320:297]);
 
-// gen/nic/ack-tracker.ts:437:31
+// gen/nic/ack-tracker.ts:436:31
 assign qp1_outstanding_next = (qp_tp_reg[296] || ((push && (s_req_data[1:0] == 2'd1)) && req_ok)) && (qp1_acked_next != qp1_last_sent_next);
 
-// gen/nic/ack-tracker.ts:441:24
+// gen/nic/ack-tracker.ts:440:24
 assign qp1_progress = ((s_ack_valid && (s_ack_data[1:0] == 2'd1)) && ack_take) || ((s_read_done_valid && (s_read_done_data[1:0] == 2'd1)) && done_ack);
 
-// gen/nic/ack-tracker.ts:448:22
+// gen/nic/ack-tracker.ts:447:22
 assign qp1_count_next = ((push && (s_req_data[1:0] == 2'd1)) && !(retire && (sel_qp_reg == 2'd1))) ? (qp_tp_reg[284:280] + 5'd1) : (((retire && (sel_qp_reg == 2'd1)) && !(push && (s_req_data[1:0] == 2'd1))) ? (qp_tp_reg[284:280] - 5'd1) : qp_tp_reg[284:280]);
 
-// gen/nic/ack-tracker.ts:481:25
+// gen/nic/ack-tracker.ts:480:25
 assign qp1_retry_pend_next = !(ctx_state[5:3] == 3'd3) ? 1'b0 : ((((((s_ack_valid && (s_ack_data[1:0] == 2'd1)) && seq_retry) && !seq_retry_exceeded) || (((scan_reg == 2'd1) && ack_timeout_fire) && !timeout_retry_exceeded)) || (((scan_reg == 2'd1) && timer_fire) && part_88[192])) ? 1'd1 : (((rewind_fire && (rewind_data_reg[1:0] == 2'd1)) || (qp1_count_next == 5'd0)) ? 1'b0 : qp_tp_reg[458]));
 
-// gen/nic/ack-tracker.ts:489:23
+// gen/nic/ack-tracker.ts:488:23
 assign qp1_tm_armed_next = ((((scan_reg == 2'd1) && timer_fire) || (rewind_fire && (rewind_data_reg[1:0] == 2'd1))) || !(ctx_state[5:3] == 3'd3)) ? 1'b0 : ((((s_ack_valid && (s_ack_data[1:0] == 2'd1)) && rnr_retry) && !rnr_retry_exceeded) ? 1'd1 : ((qp_tp_reg[459] && qp_tp_reg[460]) ? 1'd1 : (((ctx_retry[28:24] != 5'd0) && qp1_outstanding_next) && !qp1_retry_pend_next)));
 
-// gen/nic/ack-tracker.ts:494:20
+// gen/nic/ack-tracker.ts:493:20
 assign qp1_wake = !(ctx_state[5:3] == 3'd3) || ((qp_tp_reg[535:534] == 2'd1) ? (qp_tp_reg[388:384] == 5'd0) : ((qp_tp_reg[535:534] == 2'd2) ? ctx_room[1] : ((qp_tp_reg[535:534] == 2'd3) ? ((qp_tp_reg[284:280] != 5'd16) && ((qp_tp_reg[295:291] != 5'd0) || !pool_empty)) : 1'd1)));
 
-// gen/nic/ack-tracker.ts:432:24
+// gen/nic/ack-tracker.ts:431:24
 assign qp2_rd_early_hit = (((push && (s_req_data[1:0] == 2'd2)) && req_ok) && req_is_read) && ((qp_tp_reg[718] && (qp_tp_reg[680:657] == s_req_data[153:130])) || (((((s_read_done_valid && (s_read_done_data[1:0] == 2'd2)) && done_ok) && !done_ack) && (!qp_tp_reg[564] || (!binary_89[23] && (s_read_done_data[89:66] != qp_tp_reg[588:565])))) && (s_read_done_data[89:66] == s_req_data[153:130])));
 
-// gen/nic/ack-tracker.ts:434:21
+// gen/nic/ack-tracker.ts:433:21
 assign qp2_acked_next = qp2_rd_early_hit ? s_req_data[153:130] : ((((s_ack_valid && (s_ack_data[1:0] == 2'd2)) && ack_moves) && !(((s_read_done_valid && (s_read_done_data[1:0] == 2'd2)) && done_ack) && (!binary_90[23] && (s_read_done_data[89:66] != ack_new_acked)))) ? ack_new_acked : (((s_read_done_valid && (s_read_done_data[1:0] == 2'd2)) && done_ack) ? s_read_done_data[89:66] : ((((push && (s_req_data[1:0] == 2'd2)) && req_ok) && req_all_acked) ? (s_req_data[129:106] - 24'd1) : qp_tp_reg[612:589])));
 
-// gen/nic/ack-tracker.ts:435:24
+// gen/nic/ack-tracker.ts:434:24
 assign qp2_last_sent_next = ((push && (s_req_data[1:0] == 2'd2)) && req_ok) ? s_req_data[153:130] : ((rewind_fire && (rewind_data_reg[1:0] == 2'd2)) ? qp2_acked_next : qp_tp_reg[588:565]);
 
-// gen/nic/ack-tracker.ts:437:31
+// gen/nic/ack-tracker.ts:436:31
 assign qp2_outstanding_next = (qp_tp_reg[564] || ((push && (s_req_data[1:0] == 2'd2)) && req_ok)) && (qp2_acked_next != qp2_last_sent_next);
 
-// gen/nic/ack-tracker.ts:441:24
+// gen/nic/ack-tracker.ts:440:24
 assign qp2_progress = ((s_ack_valid && (s_ack_data[1:0] == 2'd2)) && ack_take) || ((s_read_done_valid && (s_read_done_data[1:0] == 2'd2)) && done_ack);
 
-// gen/nic/ack-tracker.ts:448:22
+// gen/nic/ack-tracker.ts:447:22
 assign qp2_count_next = ((push && (s_req_data[1:0] == 2'd2)) && !(retire && (sel_qp_reg == 2'd2))) ? (qp_tp_reg[552:548] + 5'd1) : (((retire && (sel_qp_reg == 2'd2)) && !(push && (s_req_data[1:0] == 2'd2))) ? (qp_tp_reg[552:548] - 5'd1) : qp_tp_reg[552:548]);
 
-// gen/nic/ack-tracker.ts:481:25
+// gen/nic/ack-tracker.ts:480:25
 assign qp2_retry_pend_next = !(ctx_state[8:6] == 3'd3) ? 1'b0 : ((((((s_ack_valid && (s_ack_data[1:0] == 2'd2)) && seq_retry) && !seq_retry_exceeded) || (((scan_reg == 2'd2) && ack_timeout_fire) && !timeout_retry_exceeded)) || (((scan_reg == 2'd2) && timer_fire) && part_91[192])) ? 1'd1 : (((rewind_fire && (rewind_data_reg[1:0] == 2'd2)) || (qp2_count_next == 5'd0)) ? 1'b0 : qp_tp_reg[726]));
 
-// gen/nic/ack-tracker.ts:489:23
+// gen/nic/ack-tracker.ts:488:23
 assign qp2_tm_armed_next = ((((scan_reg == 2'd2) && timer_fire) || (rewind_fire && (rewind_data_reg[1:0] == 2'd2))) || !(ctx_state[8:6] == 3'd3)) ? 1'b0 : ((((s_ack_valid && (s_ack_data[1:0] == 2'd2)) && rnr_retry) && !rnr_retry_exceeded) ? 1'd1 : ((qp_tp_reg[727] && qp_tp_reg[728]) ? 1'd1 : (((ctx_retry[44:40] != 5'd0) && qp2_outstanding_next) && !qp2_retry_pend_next)));
 
-// gen/nic/ack-tracker.ts:494:20
+// gen/nic/ack-tracker.ts:493:20
 assign qp2_wake = !(ctx_state[8:6] == 3'd3) || ((qp_tp_reg[803:802] == 2'd1) ? (qp_tp_reg[656:652] == 5'd0) : ((qp_tp_reg[803:802] == 2'd2) ? ctx_room[2] : ((qp_tp_reg[803:802] == 2'd3) ? ((qp_tp_reg[552:548] != 5'd16) && ((qp_tp_reg[563:559] != 5'd0) || !pool_empty)) : 1'd1)));
 
-// gen/nic/ack-tracker.ts:432:24
+// gen/nic/ack-tracker.ts:431:24
 assign qp3_rd_early_hit = (((push && (s_req_data[1:0] == 2'd3)) && req_ok) && req_is_read) && ((qp_tp_reg[986] && (qp_tp_reg[948:925] == s_req_data[153:130])) || (((((s_read_done_valid && (s_read_done_data[1:0] == 2'd3)) && done_ok) && !done_ack) && (!qp_tp_reg[832] || (!binary_92[23] && (s_read_done_data[89:66] != qp_tp_reg[856:833])))) && (s_read_done_data[89:66] == s_req_data[153:130])));
 
-// gen/nic/ack-tracker.ts:434:21
+// gen/nic/ack-tracker.ts:433:21
 assign qp3_acked_next = qp3_rd_early_hit ? s_req_data[153:130] : ((((s_ack_valid && (s_ack_data[1:0] == 2'd3)) && ack_moves) && !(((s_read_done_valid && (s_read_done_data[1:0] == 2'd3)) && done_ack) && (!binary_93[23] && (s_read_done_data[89:66] != ack_new_acked)))) ? ack_new_acked : (((s_read_done_valid && (s_read_done_data[1:0] == 2'd3)) && done_ack) ? s_read_done_data[89:66] : ((((push && (s_req_data[1:0] == 2'd3)) && req_ok) && req_all_acked) ? (s_req_data[129:106] - 24'd1) : qp_tp_reg[880:857])));
 
-// gen/nic/ack-tracker.ts:435:24
+// gen/nic/ack-tracker.ts:434:24
 assign qp3_last_sent_next = ((push && (s_req_data[1:0] == 2'd3)) && req_ok) ? s_req_data[153:130] : ((rewind_fire && (rewind_data_reg[1:0] == 2'd3)) ? qp3_acked_next : qp_tp_reg[856:833]);
 
-// gen/nic/ack-tracker.ts:437:31
+// gen/nic/ack-tracker.ts:436:31
 assign qp3_outstanding_next = (qp_tp_reg[832] || ((push && (s_req_data[1:0] == 2'd3)) && req_ok)) && (qp3_acked_next != qp3_last_sent_next);
 
-// gen/nic/ack-tracker.ts:441:24
+// gen/nic/ack-tracker.ts:440:24
 assign qp3_progress = ((s_ack_valid && (s_ack_data[1:0] == 2'd3)) && ack_take) || ((s_read_done_valid && (s_read_done_data[1:0] == 2'd3)) && done_ack);
 
-// gen/nic/ack-tracker.ts:448:22
+// gen/nic/ack-tracker.ts:447:22
 assign qp3_count_next = ((push && (s_req_data[1:0] == 2'd3)) && !(retire && (sel_qp_reg == 2'd3))) ? (qp_tp_reg[820:816] + 5'd1) : (((retire && (sel_qp_reg == 2'd3)) && !(push && (s_req_data[1:0] == 2'd3))) ? (qp_tp_reg[820:816] - 5'd1) : qp_tp_reg[820:816]);
 
-// gen/nic/ack-tracker.ts:481:25
+// gen/nic/ack-tracker.ts:480:25
 assign qp3_retry_pend_next = !(ctx_state[11:9] == 3'd3) ? 1'b0 : ((((((s_ack_valid && (s_ack_data[1:0] == 2'd3)) && seq_retry) && !seq_retry_exceeded) || (((scan_reg == 2'd3) && ack_timeout_fire) && !timeout_retry_exceeded)) || (((scan_reg == 2'd3) && timer_fire) && part_94[192])) ? 1'd1 : (((rewind_fire && (rewind_data_reg[1:0] == 2'd3)) || (qp3_count_next == 5'd0)) ? 1'b0 : qp_tp_reg[994]));
 
-// gen/nic/ack-tracker.ts:489:23
+// gen/nic/ack-tracker.ts:488:23
 assign qp3_tm_armed_next = ((((scan_reg == 2'd3) && timer_fire) || (rewind_fire && (rewind_data_reg[1:0] == 2'd3))) || !(ctx_state[11:9] == 3'd3)) ? 1'b0 : ((((s_ack_valid && (s_ack_data[1:0] == 2'd3)) && rnr_retry) && !rnr_retry_exceeded) ? 1'd1 : ((qp_tp_reg[995] && qp_tp_reg[996]) ? 1'd1 : (((ctx_retry[60:56] != 5'd0) && qp3_outstanding_next) && !qp3_retry_pend_next)));
 
-// gen/nic/ack-tracker.ts:494:20
+// gen/nic/ack-tracker.ts:493:20
 assign qp3_wake = !(ctx_state[11:9] == 3'd3) || ((qp_tp_reg[1071:1070] == 2'd1) ? (qp_tp_reg[924:920] == 5'd0) : ((qp_tp_reg[1071:1070] == 2'd2) ? ctx_room[3] : ((qp_tp_reg[1071:1070] == 2'd3) ? ((qp_tp_reg[820:816] != 5'd16) && ((qp_tp_reg[831:827] != 5'd0) || !pool_empty)) : 1'd1)));
 
-// gen/nic/ack-tracker.ts:529:12
+// gen/nic/ack-tracker.ts:528:12
 assign read_busy = {(qp_tp_reg[924:920] != 5'd0), (qp_tp_reg[656:652] != 5'd0), (qp_tp_reg[388:384] != 5'd0), (qp_tp_reg[120:116] != 5'd0)};
 
-// gen/nic/ack-tracker.ts:530:8
+// gen/nic/ack-tracker.ts:529:8
 assign tx_hold = {((qp_tp_reg[1071:1070] != 2'b00) && !qp3_wake), ((qp_tp_reg[803:802] != 2'b00) && !qp2_wake), ((qp_tp_reg[535:534] != 2'b00) && !qp1_wake), ((qp_tp_reg[267:266] != 2'b00) && !qp0_wake)};
 
-// gen/nic/ack-tracker.ts:534:6
+// gen/nic/ack-tracker.ts:533:6
 assign tp = {((part_96[16:12] != 5'd16) && ((part_95[27:23] != 5'd0) || !pool_empty)), part_97[101:78], part_98[77], part_99[265:242], part_100[241], part_101[240:225]};
 
-// gen/nic/ack-tracker.ts:153:7
+// gen/nic/ack-tracker.ts:152:7
 always @(posedge clk) begin
     now_reg <= now_reg + 32'd1;
     if (rst) begin
@@ -1052,21 +1052,21 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/ack-tracker.ts:182:5
+// gen/nic/ack-tracker.ts:181:5
 always @(posedge clk) begin
     if ((push && !push_from_spare) && (part_102[16:12] != 5'd0)) begin
         entry_next[part_103[11:6]] <= push_slot;
     end
 end
 
-// gen/nic/ack-tracker.ts:188:5
+// gen/nic/ack-tracker.ts:187:5
 always @(posedge clk) begin
     if (push) begin
         entries[push_slot] <= {s_req_data[198:195], s_req_data[194], s_req_data[193:178], s_req_data[153:130], s_req_data[177:154], s_req_data[105:74], s_req_data[73:66], s_req_data[65:2]};
     end
 end
 
-// gen/nic/ack-tracker.ts:306:5
+// gen/nic/ack-tracker.ts:305:5
 always @(posedge clk) begin
     if (m_cqe_ready) begin
         cqe_valid_reg <= 1'b0;
@@ -1080,7 +1080,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/ack-tracker.ts:308:7
+// gen/nic/ack-tracker.ts:307:7
 always @(posedge clk) begin
     case (state)
         STATE_PICK: begin
@@ -1102,7 +1102,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/ack-tracker.ts:324:11
+// gen/nic/ack-tracker.ts:323:11
 always @(posedge clk) begin
     sq_ci_valid_reg <= retire && !sel_reset;
     if (rst) begin
@@ -1110,7 +1110,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/ack-tracker.ts:325:8
+// gen/nic/ack-tracker.ts:324:8
 always @(posedge clk) begin
     sq_ci_qp_reg <= sel_qp_reg;
     if (rst) begin
@@ -1118,7 +1118,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/ack-tracker.ts:326:11
+// gen/nic/ack-tracker.ts:325:11
 always @(posedge clk) begin
     sq_ci_value_reg <= entries_rdata[167:152] + 16'd1;
     if (rst) begin
@@ -1126,7 +1126,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/ack-tracker.ts:329:12
+// gen/nic/ack-tracker.ts:328:12
 always @(posedge clk) begin
     retry_exc_reg <= (retire && wants_cqe) && ((out_status == 4'd7) || (out_status == 4'd10));
     if (rst) begin
@@ -1134,7 +1134,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/ack-tracker.ts:341:5
+// gen/nic/ack-tracker.ts:340:5
 always @(posedge clk) begin
     if (rewind_fire) begin
         rewind_valid_reg <= 1'b0;
@@ -1152,7 +1152,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/ack-tracker.ts:353:8
+// gen/nic/ack-tracker.ts:352:8
 always @(posedge clk) begin
     scan_reg <= (scan_reg == 2'd3) ? 2'b00 : (scan_reg + 2'd1);
     if (rst) begin
@@ -1160,7 +1160,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/ack-tracker.ts:364:11
+// gen/nic/ack-tracker.ts:363:11
 always @(posedge clk) begin
     ack_timeout_reg <= ack_timeout_fire;
     if (rst) begin
@@ -1168,7 +1168,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/ack-tracker.ts:365:8
+// gen/nic/ack-tracker.ts:364:8
 always @(posedge clk) begin
     ack_timeout_qp_reg <= scan_reg;
     if (rst) begin
@@ -1176,7 +1176,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/ack-tracker.ts:370:12
+// gen/nic/ack-tracker.ts:369:12
 always @(posedge clk) begin
     qp_error_valid_reg <= (ack_qp_error || timeout_retry_exceeded) || (retire && rd_err_fatal);
     if (rst) begin
@@ -1184,7 +1184,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/ack-tracker.ts:371:9
+// gen/nic/ack-tracker.ts:370:9
 always @(posedge clk) begin
     qp_error_qp_reg <= ack_qp_error ? s_ack_data[1:0] : (timeout_retry_exceeded ? scan_reg : sel_qp_reg);
     if (rst) begin
@@ -1192,7 +1192,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/ack-tracker.ts:399:5
+// gen/nic/ack-tracker.ts:398:5
 always @(posedge clk) begin
     if (pool_give_back) begin
         free_slots[pool_free_tail_reg] <= (retire ? part_106[5:0] : part_107[22:17]);
@@ -1203,7 +1203,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/ack-tracker.ts:403:5
+// gen/nic/ack-tracker.ts:402:5
 always @(posedge clk) begin
     if (pool_take_freed) begin
         pool_free_head_reg <= (pool_free_head_reg == 6'd63) ? 6'd0 : (pool_free_head_reg + 6'd1);
@@ -1213,7 +1213,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/ack-tracker.ts:404:5
+// gen/nic/ack-tracker.ts:403:5
 always @(posedge clk) begin
     if (pool_take_fresh) begin
         pool_fresh_reg <= pool_fresh_reg + 7'd1;
@@ -1223,7 +1223,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/ack-tracker.ts:405:11
+// gen/nic/ack-tracker.ts:404:11
 always @(posedge clk) begin
     pool_free_count_reg <= (pool_give_back && !pool_take_freed) ? (pool_free_count_reg + 7'd1) : ((pool_take_freed && !pool_give_back) ? (pool_free_count_reg - 7'd1) : pool_free_count_reg);
     if (rst) begin
@@ -1242,26 +1242,26 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/ack-tracker.ts:257:17: registered read port
+// gen/nic/ack-tracker.ts:256:17: registered read port
 always @(posedge clk) begin
     if (pick) begin
         entries_rdata <= entries[part_116[5:0]];
     end
 end
 
-// gen/nic/ack-tracker.ts:181:55: asynchronous read port
+// gen/nic/ack-tracker.ts:180:55: asynchronous read port
 assign entry_next_rdata0 = entry_next[part_117[22:17]];
 
-// gen/nic/ack-tracker.ts:385:47: asynchronous read port
+// gen/nic/ack-tracker.ts:384:47: asynchronous read port
 assign entry_next_rdata1 = entry_next[part_118[5:0]];
 
-// gen/nic/ack-tracker.ts:393:51: asynchronous read port
+// gen/nic/ack-tracker.ts:392:51: asynchronous read port
 assign entry_next_rdata2 = entry_next[part_119[22:17]];
 
-// gen/nic/ack-tracker.ts:180:102: asynchronous read port
+// gen/nic/ack-tracker.ts:179:102: asynchronous read port
 assign free_slots_rdata = free_slots[pool_free_head_reg];
 
-// gen/nic/ack-tracker.ts:249:17
+// gen/nic/ack-tracker.ts:248:17
 rr_arbiter u_arb (
     .clk(clk),
     .rst(rst),
@@ -1272,7 +1272,7 @@ rr_arbiter u_arb (
     .grant_valid(u_arb_grant_valid)
 );
 
-// gen/nic/ack-tracker.ts:388:20
+// gen/nic/ack-tracker.ts:387:20
 rr_arbiter u_release_arb (
     .clk(clk),
     .rst(rst),
@@ -1288,15 +1288,15 @@ rr_arbiter u_release_arb (
 always @(posedge clk) begin
     if (!rst) begin
         if (!(!(rewind_fire && s_park[0]))) begin
-            $display("%m: assertion failed at gen/nic/ack-tracker.ts:378:5: a park and a rewind in the same cycle (nic_req_tx takes a rewind only when it parks nothing) [rewind_fire=%0h s_park=%0h]", rewind_fire, s_park);
+            $display("%m: assertion failed at gen/nic/ack-tracker.ts:377:5: a park and a rewind in the same cycle (nic_req_tx takes a rewind only when it parks nothing) [rewind_fire=%0h s_park=%0h]", rewind_fire, s_park);
             $stop;
         end
         if (!(!((push && rewind_fire) && (s_req_data[1:0] == rewind_data_reg[1:0])))) begin
-            $display("%m: assertion failed at gen/nic/ack-tracker.ts:382:5: a post and a rewind of the same QP in the same cycle (nic_req_tx takes a rewind only between the QP's WQEs) [push=%0h rewind_fire=%0h rewind_data_reg=%0h]", push, rewind_fire, rewind_data_reg);
+            $display("%m: assertion failed at gen/nic/ack-tracker.ts:381:5: a post and a rewind of the same QP in the same cycle (nic_req_tx takes a rewind only between the QP's WQEs) [push=%0h rewind_fire=%0h rewind_data_reg=%0h]", push, rewind_fire, rewind_data_reg);
             $stop;
         end
         if (!((((((((({7'd0, pool_free_count_reg} + {9'd0, qp_tp_reg[16:12]}) + {9'd0, qp_tp_reg[27:23]}) + {9'd0, qp_tp_reg[284:280]}) + {9'd0, qp_tp_reg[295:291]}) + {9'd0, qp_tp_reg[552:548]}) + {9'd0, qp_tp_reg[563:559]}) + {9'd0, qp_tp_reg[820:816]}) + {9'd0, qp_tp_reg[831:827]}) == {7'd0, pool_fresh_reg})) begin
-            $display("%m: assertion failed at gen/nic/ack-tracker.ts:410:5: entry pool: free slots + the QPs' entries and spare slots != entries (a slot leaked or was given back twice) [pool_free_count_reg=%0h pool_fresh_reg=%0h]", pool_free_count_reg, pool_fresh_reg);
+            $display("%m: assertion failed at gen/nic/ack-tracker.ts:409:5: entry pool: free slots + the QPs' entries and spare slots != entries (a slot leaked or was given back twice) [pool_free_count_reg=%0h pool_fresh_reg=%0h]", pool_free_count_reg, pool_fresh_reg);
             $stop;
         end
     end

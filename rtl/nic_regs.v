@@ -245,7 +245,7 @@ wire [17:0] binary_0 = (wr_word - 18'h20000);
 /* verilator lint_off UNUSEDSIGNAL */
 wire [17:0] binary_1 = (s_axil_araddr[19:2] - 18'h20000);
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/regs.ts:324:45: only bits [7:6] are used
+// intermediate of gen/nic/regs.ts:325:45: only bits [7:6] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [17:0] binary_2 = (wr_word - 18'h400);
 /* verilator lint_on UNUSEDSIGNAL */
@@ -255,44 +255,44 @@ wire [63:0] part_5 = {qp3_sq_pi_reg, qp2_sq_pi_reg, qp1_sq_pi_reg, qp0_sq_pi_reg
 wire [11:0] part_6 = {qp3_state_reg, qp2_state_reg, qp1_state_reg, qp0_state_reg};
 wire [63:0] part_7 = {qp3_retry_reg, qp2_retry_reg, qp1_retry_reg, qp0_retry_reg};
 wire [63:0] part_8 = {qp3_sq_pi_reg, qp2_sq_pi_reg, qp1_sq_pi_reg, qp0_sq_pi_reg};
-// intermediate of gen/nic/regs.ts:324:45: only bits [7:6] are used
+// intermediate of gen/nic/regs.ts:325:45: only bits [7:6] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [17:0] binary_9 = (s_axil_araddr[19:2] - 18'h400);
 /* verilator lint_on UNUSEDSIGNAL */
 wire [30:0] mask_10 = (mr_clr_busy_reg ? {31{1'd1}} : mr_wr_lanes);
 wire [247:0] wdata_11 = (mr_clr_busy_reg ? 248'd0 : mr_wr_bits);
 
-// gen/nic/regs.ts:143:16
+// gen/nic/regs.ts:144:16
 assign s_axil_awready = (!aw_held_reg && !b_valid_reg) && !sweeping;
 
-// gen/nic/regs.ts:144:15
+// gen/nic/regs.ts:145:15
 assign s_axil_wready = (!w_held_reg && !b_valid_reg) && !sweeping;
 
-// gen/nic/regs.ts:145:15
+// gen/nic/regs.ts:146:15
 assign s_axil_bvalid = b_valid_reg;
 
-// gen/nic/regs.ts:146:14
+// gen/nic/regs.ts:147:14
 assign s_axil_bresp = b_resp_reg;
 
-// gen/nic/regs.ts:147:20
+// gen/nic/regs.ts:148:20
 assign aw_fire = ((s_axil_awvalid && !aw_held_reg) && !b_valid_reg) && !sweeping;
 
-// gen/nic/regs.ts:148:19
+// gen/nic/regs.ts:149:19
 assign w_fire = ((s_axil_wvalid && !w_held_reg) && !b_valid_reg) && !sweeping;
 
-// gen/nic/regs.ts:149:21
+// gen/nic/regs.ts:150:21
 assign do_write = (aw_held_reg || aw_fire) && (w_held_reg || w_fire);
 
-// gen/nic/regs.ts:150:20
+// gen/nic/regs.ts:151:20
 assign wr_word = aw_held_reg ? aw_word_reg : s_axil_awaddr[19:2];
 
-// gen/nic/regs.ts:151:19
+// gen/nic/regs.ts:152:19
 assign wr_data = w_held_reg ? w_data_reg : s_axil_wdata;
 
-// gen/nic/regs.ts:152:19
+// gen/nic/regs.ts:153:19
 assign wr_strb = w_held_reg ? w_strb_reg : s_axil_wstrb;
 
-// gen/nic/regs.ts:154:20
+// gen/nic/regs.ts:155:20
 assign ar_fire = (s_axil_arvalid && !r_valid_reg) && !sweeping;
 
 // gen/nic/mr-table.ts:40:18
@@ -396,19 +396,19 @@ always @* begin
     endcase
 end
 
-// gen/nic/regs.ts:161:19
+// gen/nic/regs.ts:162:19
 assign w_mask = {{8{wr_strb[3]}}, {8{wr_strb[2]}}, {8{wr_strb[1]}}, {8{wr_strb[0]}}};
 
-// gen/nic/regs.ts:322:18
+// gen/nic/regs.ts:323:18
 assign wr_qp_slot = wr_word[5:0];
 
-// gen/nic/regs.ts:324:16
+// gen/nic/regs.ts:325:16
 assign wr_qp_idx = binary_2[7:6];
 
-// gen/nic/regs.ts:325:19
+// gen/nic/regs.ts:326:19
 assign wr_qp_hit = ((wr_word >= 18'h400) && (wr_word < 18'h500)) && ((((((((((((((((((((((wr_qp_slot == 6'd0) || (wr_qp_slot == 6'd1)) || (wr_qp_slot == 6'd2)) || (wr_qp_slot == 6'd3)) || (wr_qp_slot == 6'd4)) || (wr_qp_slot == 6'd5)) || (wr_qp_slot == 6'd6)) || (wr_qp_slot == 6'd7)) || (wr_qp_slot == 6'd8)) || (wr_qp_slot == 6'd9)) || (wr_qp_slot == 6'd10)) || (wr_qp_slot == 6'd11)) || (wr_qp_slot == 6'd12)) || (wr_qp_slot == 6'd13)) || (wr_qp_slot == 6'd14)) || (wr_qp_slot == 6'd15)) || (wr_qp_slot == 6'd16)) || (wr_qp_slot == 6'd17)) || (wr_qp_slot == 6'd18)) || (wr_qp_slot == 6'd19)) || (wr_qp_slot == 6'd20)) || (wr_qp_slot == 6'd21));
 
-// gen/nic/regs.ts:167:5
+// gen/nic/regs.ts:168:5
 always @* begin
     w_mapped = 1'b0;
     if (do_write) begin
@@ -478,10 +478,10 @@ always @* begin
     end
 end
 
-// gen/nic/regs.ts:193:12
+// gen/nic/regs.ts:194:12
 assign sweeping = mr_clr_busy_reg || qp_init_busy_reg;
 
-// gen/nic/regs.ts:210:17
+// gen/nic/regs.ts:211:17
 always @* begin
     qp_wr_old = 32'd0;
     qp_wr_rw = 1'b0;
@@ -566,52 +566,52 @@ always @* begin
     endcase
 end
 
-// gen/nic/regs.ts:215:19
+// gen/nic/regs.ts:216:19
 assign qp_wr_new = (qp_wr_old & ~w_mask) | (wr_data & w_mask);
 
-// gen/nic/regs.ts:216:21
+// gen/nic/regs.ts:217:21
 assign qp_sw_write = (do_write && wr_qp_hit) && qp_wr_rw;
 
-// gen/nic/regs.ts:217:19
+// gen/nic/regs.ts:218:19
 assign qp_sw_clr = (qp_sw_write && (wr_qp_slot == 6'd0)) && (qp_wr_new[2:0] == 3'b000);
 
-// gen/nic/regs.ts:218:10
+// gen/nic/regs.ts:219:10
 assign qp_wr_lane = {qp_wr_new, wr_qp_slot, (qp_init_busy_reg ? qp_init_idx_reg : wr_qp_idx), qp_sw_clr, qp_init_busy_reg, qp_sw_write};
 
-// gen/nic/regs.ts:219:11
+// gen/nic/regs.ts:220:11
 assign qp_wr = qp_wr_lane;
 
-// gen/nic/regs.ts:247:17
+// gen/nic/regs.ts:248:17
 assign qp_live_sq_ci = qp_live_sq_ci_reg;
 
-// gen/nic/regs.ts:247:17
+// gen/nic/regs.ts:248:17
 assign qp_live_cq_pi = qp_live_cq_pi_reg;
 
-// gen/nic/regs.ts:247:17
+// gen/nic/regs.ts:248:17
 assign qp_live_sq_psn = qp_live_sq_psn_reg;
 
-// gen/nic/regs.ts:247:17
+// gen/nic/regs.ts:248:17
 assign qp_live_exp_psn = qp_live_exp_psn_reg;
 
-// gen/nic/regs.ts:247:17
+// gen/nic/regs.ts:248:17
 assign qp_live_msn = qp_live_msn_reg;
 
-// gen/nic/regs.ts:258:7
+// gen/nic/regs.ts:259:7
 assign irq = irq_status_reg;
 
-// gen/nic/regs.ts:263:16
+// gen/nic/regs.ts:264:16
 assign s_axil_arready = !r_valid_reg && !sweeping;
 
-// gen/nic/regs.ts:264:15
+// gen/nic/regs.ts:265:15
 assign s_axil_rvalid = r_valid_reg;
 
-// gen/nic/regs.ts:265:14
+// gen/nic/regs.ts:266:14
 assign s_axil_rdata = r_is_mr_reg ? mr_rd_value : r_data_reg;
 
-// gen/nic/regs.ts:266:14
+// gen/nic/regs.ts:267:14
 assign s_axil_rresp = r_resp_reg;
 
-// gen/nic/regs.ts:270:17
+// gen/nic/regs.ts:271:17
 always @* begin
     rd_resp = 2'd3;
     rd_value = 32'd0;
@@ -775,37 +775,37 @@ always @* begin
     end
 end
 
-// gen/nic/regs.ts:322:18
+// gen/nic/regs.ts:323:18
 assign rd_qp_slot = s_axil_araddr[7:2];
 
-// gen/nic/regs.ts:324:16
+// gen/nic/regs.ts:325:16
 assign rd_qp_idx = binary_9[7:6];
 
-// gen/nic/regs.ts:325:19
+// gen/nic/regs.ts:326:19
 assign rd_qp_hit = ((s_axil_araddr[19:2] >= 18'h400) && (s_axil_araddr[19:2] < 18'h500)) && ((((((((((((((((((((((rd_qp_slot == 6'd0) || (rd_qp_slot == 6'd1)) || (rd_qp_slot == 6'd2)) || (rd_qp_slot == 6'd3)) || (rd_qp_slot == 6'd4)) || (rd_qp_slot == 6'd5)) || (rd_qp_slot == 6'd6)) || (rd_qp_slot == 6'd7)) || (rd_qp_slot == 6'd8)) || (rd_qp_slot == 6'd9)) || (rd_qp_slot == 6'd10)) || (rd_qp_slot == 6'd11)) || (rd_qp_slot == 6'd12)) || (rd_qp_slot == 6'd13)) || (rd_qp_slot == 6'd14)) || (rd_qp_slot == 6'd15)) || (rd_qp_slot == 6'd16)) || (rd_qp_slot == 6'd17)) || (rd_qp_slot == 6'd18)) || (rd_qp_slot == 6'd19)) || (rd_qp_slot == 6'd20)) || (rd_qp_slot == 6'd21));
 
-// gen/nic/regs.ts:301:7
+// gen/nic/regs.ts:302:7
 assign cfg = {irq_mod_reg, ip_cfg_reg, ip_addr_reg, {mac_hi_reg, mac_lo_reg}, config_reg};
 
-// gen/nic/regs.ts:302:44
+// gen/nic/regs.ts:303:44
 assign qp_state = {qp3_state_reg, qp2_state_reg, qp1_state_reg, qp0_state_reg};
 
-// gen/nic/regs.ts:302:44
+// gen/nic/regs.ts:303:44
 assign qp_retry = {qp3_retry_reg, qp2_retry_reg, qp1_retry_reg, qp0_retry_reg};
 
-// gen/nic/regs.ts:302:44
+// gen/nic/regs.ts:303:44
 assign qp_sq_pi = {qp3_sq_pi_reg, qp2_sq_pi_reg, qp1_sq_pi_reg, qp0_sq_pi_reg};
 
-// gen/nic/regs.ts:303:12
+// gen/nic/regs.ts:304:12
 assign mr_rd_data = mr_mem_rdata0;
 
-// gen/nic/regs.ts:304:17
+// gen/nic/regs.ts:305:17
 assign doorbell_valid = doorbell_valid_reg;
 
-// gen/nic/regs.ts:305:12
+// gen/nic/regs.ts:306:12
 assign doorbell = doorbell_reg;
 
-// gen/nic/regs.ts:306:13
+// gen/nic/regs.ts:307:13
 assign mr_changed = {mr_changed_idx_reg, mr_changed_reg};
 
 // gen/nic/mr-table.ts:63:5
@@ -885,7 +885,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/regs.ts:157:5
+// gen/nic/regs.ts:158:5
 always @(posedge clk) begin
     if (aw_fire) begin
         aw_held_reg <= 1'd1;
@@ -976,7 +976,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/regs.ts:165:14
+// gen/nic/regs.ts:166:14
 always @(posedge clk) begin
     doorbell_valid_reg <= 1'b0;
     if (qp_sw_write && (wr_qp_slot == 6'd13)) begin
@@ -989,7 +989,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/regs.ts:189:5
+// gen/nic/regs.ts:190:5
 always @(posedge clk) begin
     if (qp_init_busy_reg) begin
         qp_init_idx_reg <= qp_init_idx_reg + 2'd1;
@@ -1003,175 +1003,175 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/regs.ts:201:15
+// gen/nic/regs.ts:202:15
 always @(posedge clk) begin
     if ((qp_wr_lane[1] || (qp_wr_lane[0] && (qp_wr_lane[10:5] == 6'd1))) || 1'b0) begin
         qp_dest_qpn_mem[qp_wr_lane[4:3]] <= (qp_wr_lane[1] ? 24'd0 : ((qp_wr_lane[0] && (qp_wr_lane[10:5] == 6'd1)) ? qp_wr_lane[34:11] : 24'd0));
     end
 end
 
-// gen/nic/regs.ts:201:15
+// gen/nic/regs.ts:202:15
 always @(posedge clk) begin
     if ((qp_wr_lane[1] || (qp_wr_lane[0] && (qp_wr_lane[10:5] == 6'd2))) || 1'b0) begin
         qp_sq_psn_mem[qp_wr_lane[4:3]] <= (qp_wr_lane[1] ? 24'd0 : ((qp_wr_lane[0] && (qp_wr_lane[10:5] == 6'd2)) ? qp_wr_lane[34:11] : 24'd0));
     end
 end
 
-// gen/nic/regs.ts:201:15
+// gen/nic/regs.ts:202:15
 always @(posedge clk) begin
     if (hw_sq_psn[0]) begin
         qp_sq_psn_hw_mem[hw_sq_psn[2:1]] <= hw_sq_psn[26:3];
     end
 end
 
-// gen/nic/regs.ts:201:15
+// gen/nic/regs.ts:202:15
 always @(posedge clk) begin
     if ((qp_wr_lane[1] || (qp_wr_lane[0] && (qp_wr_lane[10:5] == 6'd3))) || 1'b0) begin
         qp_exp_psn_mem[qp_wr_lane[4:3]] <= (qp_wr_lane[1] ? 24'd0 : ((qp_wr_lane[0] && (qp_wr_lane[10:5] == 6'd3)) ? qp_wr_lane[34:11] : 24'd0));
     end
 end
 
-// gen/nic/regs.ts:201:15
+// gen/nic/regs.ts:202:15
 always @(posedge clk) begin
     if (hw_exp_psn[0]) begin
         qp_exp_psn_hw_mem[hw_exp_psn[2:1]] <= hw_exp_psn[26:3];
     end
 end
 
-// gen/nic/regs.ts:201:15
+// gen/nic/regs.ts:202:15
 always @(posedge clk) begin
     if ((qp_wr_lane[1] || (qp_wr_lane[0] && (qp_wr_lane[10:5] == 6'd4))) || 1'b0) begin
         qp_pmtu_mem[qp_wr_lane[4:3]] <= (qp_wr_lane[1] ? 4'd10 : ((qp_wr_lane[0] && (qp_wr_lane[10:5] == 6'd4)) ? qp_wr_lane[14:11] : 4'b0000));
     end
 end
 
-// gen/nic/regs.ts:201:15
+// gen/nic/regs.ts:202:15
 always @(posedge clk) begin
     if ((qp_wr_lane[1] || (qp_wr_lane[0] && (qp_wr_lane[10:5] == 6'd5))) || 1'b0) begin
         qp_dest_mac_lo_mem[qp_wr_lane[4:3]] <= (qp_wr_lane[1] ? 32'd0 : ((qp_wr_lane[0] && (qp_wr_lane[10:5] == 6'd5)) ? qp_wr_lane[42:11] : 32'd0));
     end
 end
 
-// gen/nic/regs.ts:201:15
+// gen/nic/regs.ts:202:15
 always @(posedge clk) begin
     if ((qp_wr_lane[1] || (qp_wr_lane[0] && (qp_wr_lane[10:5] == 6'd6))) || 1'b0) begin
         qp_dest_mac_hi_mem[qp_wr_lane[4:3]] <= (qp_wr_lane[1] ? 16'd0 : ((qp_wr_lane[0] && (qp_wr_lane[10:5] == 6'd6)) ? qp_wr_lane[26:11] : 16'd0));
     end
 end
 
-// gen/nic/regs.ts:201:15
+// gen/nic/regs.ts:202:15
 always @(posedge clk) begin
     if ((qp_wr_lane[1] || (qp_wr_lane[0] && (qp_wr_lane[10:5] == 6'd7))) || 1'b0) begin
         qp_dest_ip_mem[qp_wr_lane[4:3]] <= (qp_wr_lane[1] ? 32'd0 : ((qp_wr_lane[0] && (qp_wr_lane[10:5] == 6'd7)) ? qp_wr_lane[42:11] : 32'd0));
     end
 end
 
-// gen/nic/regs.ts:201:15
+// gen/nic/regs.ts:202:15
 always @(posedge clk) begin
     if ((qp_wr_lane[1] || (qp_wr_lane[0] && (qp_wr_lane[10:5] == 6'd8))) || 1'b0) begin
         qp_pd_mem[qp_wr_lane[4:3]] <= (qp_wr_lane[1] ? 16'd0 : ((qp_wr_lane[0] && (qp_wr_lane[10:5] == 6'd8)) ? qp_wr_lane[26:11] : 16'd0));
     end
 end
 
-// gen/nic/regs.ts:201:15
+// gen/nic/regs.ts:202:15
 always @(posedge clk) begin
     if ((qp_wr_lane[1] || (qp_wr_lane[0] && (qp_wr_lane[10:5] == 6'd10))) || 1'b0) begin
         qp_sq_base_lo_mem[qp_wr_lane[4:3]] <= (qp_wr_lane[1] ? 32'd0 : ((qp_wr_lane[0] && (qp_wr_lane[10:5] == 6'd10)) ? qp_wr_lane[42:11] : 32'd0));
     end
 end
 
-// gen/nic/regs.ts:201:15
+// gen/nic/regs.ts:202:15
 always @(posedge clk) begin
     if ((qp_wr_lane[1] || (qp_wr_lane[0] && (qp_wr_lane[10:5] == 6'd11))) || 1'b0) begin
         qp_sq_base_hi_mem[qp_wr_lane[4:3]] <= (qp_wr_lane[1] ? 32'd0 : ((qp_wr_lane[0] && (qp_wr_lane[10:5] == 6'd11)) ? qp_wr_lane[42:11] : 32'd0));
     end
 end
 
-// gen/nic/regs.ts:201:15
+// gen/nic/regs.ts:202:15
 always @(posedge clk) begin
     if ((qp_wr_lane[1] || (qp_wr_lane[0] && (qp_wr_lane[10:5] == 6'd12))) || 1'b0) begin
         qp_sq_size_log2_mem[qp_wr_lane[4:3]] <= (qp_wr_lane[1] ? 4'd4 : ((qp_wr_lane[0] && (qp_wr_lane[10:5] == 6'd12)) ? qp_wr_lane[14:11] : 4'b0000));
     end
 end
 
-// gen/nic/regs.ts:201:15
+// gen/nic/regs.ts:202:15
 always @(posedge clk) begin
     if ((qp_wr_lane[1] || (qp_wr_lane[0] && (qp_wr_lane[10:5] == 6'd14))) || qp_wr_lane[2]) begin
         qp_sq_ci_mem[qp_wr_lane[4:3]] <= (qp_wr_lane[1] ? 16'd0 : ((qp_wr_lane[0] && (qp_wr_lane[10:5] == 6'd14)) ? qp_wr_lane[26:11] : 16'd0));
     end
 end
 
-// gen/nic/regs.ts:201:15
+// gen/nic/regs.ts:202:15
 always @(posedge clk) begin
     if (hw_sq_ci[0]) begin
         qp_sq_ci_hw_mem[hw_sq_ci[2:1]] <= hw_sq_ci[18:3];
     end
 end
 
-// gen/nic/regs.ts:201:15
+// gen/nic/regs.ts:202:15
 always @(posedge clk) begin
     if ((qp_wr_lane[1] || (qp_wr_lane[0] && (qp_wr_lane[10:5] == 6'd15))) || 1'b0) begin
         qp_cq_base_lo_mem[qp_wr_lane[4:3]] <= (qp_wr_lane[1] ? 32'd0 : ((qp_wr_lane[0] && (qp_wr_lane[10:5] == 6'd15)) ? qp_wr_lane[42:11] : 32'd0));
     end
 end
 
-// gen/nic/regs.ts:201:15
+// gen/nic/regs.ts:202:15
 always @(posedge clk) begin
     if ((qp_wr_lane[1] || (qp_wr_lane[0] && (qp_wr_lane[10:5] == 6'd16))) || 1'b0) begin
         qp_cq_base_hi_mem[qp_wr_lane[4:3]] <= (qp_wr_lane[1] ? 32'd0 : ((qp_wr_lane[0] && (qp_wr_lane[10:5] == 6'd16)) ? qp_wr_lane[42:11] : 32'd0));
     end
 end
 
-// gen/nic/regs.ts:201:15
+// gen/nic/regs.ts:202:15
 always @(posedge clk) begin
     if ((qp_wr_lane[1] || (qp_wr_lane[0] && (qp_wr_lane[10:5] == 6'd17))) || 1'b0) begin
         qp_cq_size_log2_mem[qp_wr_lane[4:3]] <= (qp_wr_lane[1] ? 4'd4 : ((qp_wr_lane[0] && (qp_wr_lane[10:5] == 6'd17)) ? qp_wr_lane[14:11] : 4'b0000));
     end
 end
 
-// gen/nic/regs.ts:201:15
+// gen/nic/regs.ts:202:15
 always @(posedge clk) begin
     if ((qp_wr_lane[1] || (qp_wr_lane[0] && (qp_wr_lane[10:5] == 6'd18))) || qp_wr_lane[2]) begin
         qp_cq_pi_mem[qp_wr_lane[4:3]] <= (qp_wr_lane[1] ? 16'd0 : ((qp_wr_lane[0] && (qp_wr_lane[10:5] == 6'd18)) ? qp_wr_lane[26:11] : 16'd0));
     end
 end
 
-// gen/nic/regs.ts:201:15
+// gen/nic/regs.ts:202:15
 always @(posedge clk) begin
     if (hw_cq_pi[0]) begin
         qp_cq_pi_hw_mem[hw_cq_pi[2:1]] <= hw_cq_pi[18:3];
     end
 end
 
-// gen/nic/regs.ts:201:15
+// gen/nic/regs.ts:202:15
 always @(posedge clk) begin
     if ((qp_wr_lane[1] || (qp_wr_lane[0] && (qp_wr_lane[10:5] == 6'd19))) || qp_wr_lane[2]) begin
         qp_cq_ci_mem[qp_wr_lane[4:3]] <= (qp_wr_lane[1] ? 16'd0 : ((qp_wr_lane[0] && (qp_wr_lane[10:5] == 6'd19)) ? qp_wr_lane[26:11] : 16'd0));
     end
 end
 
-// gen/nic/regs.ts:201:15
+// gen/nic/regs.ts:202:15
 always @(posedge clk) begin
     if ((qp_wr_lane[1] || (qp_wr_lane[0] && (qp_wr_lane[10:5] == 6'd20))) || 1'b0) begin
         qp_udp_sport_mem[qp_wr_lane[4:3]] <= (qp_wr_lane[1] ? 16'hc000 : ((qp_wr_lane[0] && (qp_wr_lane[10:5] == 6'd20)) ? qp_wr_lane[26:11] : 16'd0));
     end
 end
 
-// gen/nic/regs.ts:201:15
+// gen/nic/regs.ts:202:15
 always @(posedge clk) begin
     if ((qp_wr_lane[1] || (qp_wr_lane[0] && (qp_wr_lane[10:5] == 6'd21))) || qp_wr_lane[2]) begin
         qp_msn_mem[qp_wr_lane[4:3]] <= (qp_wr_lane[1] ? 24'd0 : ((qp_wr_lane[0] && (qp_wr_lane[10:5] == 6'd21)) ? qp_wr_lane[34:11] : 24'd0));
     end
 end
 
-// gen/nic/regs.ts:201:15
+// gen/nic/regs.ts:202:15
 always @(posedge clk) begin
     if (hw_msn[0]) begin
         qp_msn_hw_mem[hw_msn[2:1]] <= hw_msn[26:3];
     end
 end
 
-// gen/nic/regs.ts:227:9
+// gen/nic/regs.ts:228:9
 always @(posedge clk) begin
     if ((qp_sw_write && (wr_qp_idx == 2'b00)) && (wr_qp_slot == 6'd0)) begin
         qp0_state_reg <= qp_wr_new[2:0];
@@ -1184,7 +1184,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/regs.ts:227:9
+// gen/nic/regs.ts:228:9
 always @(posedge clk) begin
     if ((qp_sw_write && (wr_qp_idx == 2'b00)) && (wr_qp_slot == 6'd9)) begin
         qp0_retry_reg <= qp_wr_new[15:0];
@@ -1194,7 +1194,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/regs.ts:227:9
+// gen/nic/regs.ts:228:9
 always @(posedge clk) begin
     if ((qp_sw_write && (wr_qp_idx == 2'b00)) && (wr_qp_slot == 6'd13)) begin
         qp0_sq_pi_reg <= qp_wr_new[15:0];
@@ -1207,7 +1207,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/regs.ts:227:9
+// gen/nic/regs.ts:228:9
 always @(posedge clk) begin
     if ((qp_sw_write && (wr_qp_idx == 2'd1)) && (wr_qp_slot == 6'd0)) begin
         qp1_state_reg <= qp_wr_new[2:0];
@@ -1220,7 +1220,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/regs.ts:227:9
+// gen/nic/regs.ts:228:9
 always @(posedge clk) begin
     if ((qp_sw_write && (wr_qp_idx == 2'd1)) && (wr_qp_slot == 6'd9)) begin
         qp1_retry_reg <= qp_wr_new[15:0];
@@ -1230,7 +1230,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/regs.ts:227:9
+// gen/nic/regs.ts:228:9
 always @(posedge clk) begin
     if ((qp_sw_write && (wr_qp_idx == 2'd1)) && (wr_qp_slot == 6'd13)) begin
         qp1_sq_pi_reg <= qp_wr_new[15:0];
@@ -1243,7 +1243,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/regs.ts:227:9
+// gen/nic/regs.ts:228:9
 always @(posedge clk) begin
     if ((qp_sw_write && (wr_qp_idx == 2'd2)) && (wr_qp_slot == 6'd0)) begin
         qp2_state_reg <= qp_wr_new[2:0];
@@ -1256,7 +1256,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/regs.ts:227:9
+// gen/nic/regs.ts:228:9
 always @(posedge clk) begin
     if ((qp_sw_write && (wr_qp_idx == 2'd2)) && (wr_qp_slot == 6'd9)) begin
         qp2_retry_reg <= qp_wr_new[15:0];
@@ -1266,7 +1266,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/regs.ts:227:9
+// gen/nic/regs.ts:228:9
 always @(posedge clk) begin
     if ((qp_sw_write && (wr_qp_idx == 2'd2)) && (wr_qp_slot == 6'd13)) begin
         qp2_sq_pi_reg <= qp_wr_new[15:0];
@@ -1279,7 +1279,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/regs.ts:227:9
+// gen/nic/regs.ts:228:9
 always @(posedge clk) begin
     if ((qp_sw_write && (wr_qp_idx == 2'd3)) && (wr_qp_slot == 6'd0)) begin
         qp3_state_reg <= qp_wr_new[2:0];
@@ -1292,7 +1292,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/regs.ts:227:9
+// gen/nic/regs.ts:228:9
 always @(posedge clk) begin
     if ((qp_sw_write && (wr_qp_idx == 2'd3)) && (wr_qp_slot == 6'd9)) begin
         qp3_retry_reg <= qp_wr_new[15:0];
@@ -1302,7 +1302,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/regs.ts:227:9
+// gen/nic/regs.ts:228:9
 always @(posedge clk) begin
     if ((qp_sw_write && (wr_qp_idx == 2'd3)) && (wr_qp_slot == 6'd13)) begin
         qp3_sq_pi_reg <= qp_wr_new[15:0];
@@ -1315,7 +1315,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/regs.ts:246:10
+// gen/nic/regs.ts:247:10
 always @(posedge clk) begin
     qp_live_sq_ci_reg <= (qp_live_sq_ci_reg & ~(((qp_sw_write && (wr_qp_slot == 6'd14)) || qp_sw_clr) ? (4'd1 << wr_qp_idx) : 4'b0000)) | (hw_sq_ci[0] ? (4'd1 << hw_sq_ci[2:1]) : 4'b0000);
     if (rst) begin
@@ -1323,7 +1323,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/regs.ts:246:10
+// gen/nic/regs.ts:247:10
 always @(posedge clk) begin
     qp_live_cq_pi_reg <= (qp_live_cq_pi_reg & ~(((qp_sw_write && (wr_qp_slot == 6'd18)) || qp_sw_clr) ? (4'd1 << wr_qp_idx) : 4'b0000)) | (hw_cq_pi[0] ? (4'd1 << hw_cq_pi[2:1]) : 4'b0000);
     if (rst) begin
@@ -1331,7 +1331,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/regs.ts:246:10
+// gen/nic/regs.ts:247:10
 always @(posedge clk) begin
     qp_live_sq_psn_reg <= (qp_live_sq_psn_reg & ~(((qp_sw_write && (wr_qp_slot == 6'd2)) || 1'b0) ? (4'd1 << wr_qp_idx) : 4'b0000)) | (hw_sq_psn[0] ? (4'd1 << hw_sq_psn[2:1]) : 4'b0000);
     if (rst) begin
@@ -1339,7 +1339,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/regs.ts:246:10
+// gen/nic/regs.ts:247:10
 always @(posedge clk) begin
     qp_live_exp_psn_reg <= (qp_live_exp_psn_reg & ~(((qp_sw_write && (wr_qp_slot == 6'd3)) || 1'b0) ? (4'd1 << wr_qp_idx) : 4'b0000)) | (hw_exp_psn[0] ? (4'd1 << hw_exp_psn[2:1]) : 4'b0000);
     if (rst) begin
@@ -1347,7 +1347,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/regs.ts:246:10
+// gen/nic/regs.ts:247:10
 always @(posedge clk) begin
     qp_live_msn_reg <= (qp_live_msn_reg & ~(((qp_sw_write && (wr_qp_slot == 6'd21)) || qp_sw_clr) ? (4'd1 << wr_qp_idx) : 4'b0000)) | (hw_msn[0] ? (4'd1 << hw_msn[2:1]) : 4'b0000);
     if (rst) begin
@@ -1355,7 +1355,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/regs.ts:254:7
+// gen/nic/regs.ts:255:7
 always @(posedge clk) begin
     if (inc_tlb_hits) begin
         tlb_hits_reg <= tlb_hits_reg + 32'd1;
@@ -1365,7 +1365,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/regs.ts:254:7
+// gen/nic/regs.ts:255:7
 always @(posedge clk) begin
     if (inc_tlb_misses) begin
         tlb_misses_reg <= tlb_misses_reg + 32'd1;
@@ -1375,7 +1375,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/regs.ts:254:7
+// gen/nic/regs.ts:255:7
 always @(posedge clk) begin
     if (inc_rx_drop_icrc) begin
         rx_drop_icrc_reg <= rx_drop_icrc_reg + 32'd1;
@@ -1385,7 +1385,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/regs.ts:254:7
+// gen/nic/regs.ts:255:7
 always @(posedge clk) begin
     if (inc_rx_drop_other) begin
         rx_drop_other_reg <= rx_drop_other_reg + 32'd1;
@@ -1395,7 +1395,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/regs.ts:254:7
+// gen/nic/regs.ts:255:7
 always @(posedge clk) begin
     if (inc_tx_frames) begin
         tx_frames_reg <= tx_frames_reg + 32'd1;
@@ -1405,7 +1405,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/regs.ts:254:7
+// gen/nic/regs.ts:255:7
 always @(posedge clk) begin
     if (inc_rx_frames) begin
         rx_frames_reg <= rx_frames_reg + 32'd1;
@@ -1415,7 +1415,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/regs.ts:254:7
+// gen/nic/regs.ts:255:7
 always @(posedge clk) begin
     if (inc_retx_pkts) begin
         retx_pkts_reg <= retx_pkts_reg + 32'd1;
@@ -1425,7 +1425,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/regs.ts:254:7
+// gen/nic/regs.ts:255:7
 always @(posedge clk) begin
     if (inc_ack_timeouts) begin
         ack_timeouts_reg <= ack_timeouts_reg + 32'd1;
@@ -1435,7 +1435,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/regs.ts:254:7
+// gen/nic/regs.ts:255:7
 always @(posedge clk) begin
     if (inc_seq_nak_tx) begin
         seq_nak_tx_reg <= seq_nak_tx_reg + 32'd1;
@@ -1445,7 +1445,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/regs.ts:254:7
+// gen/nic/regs.ts:255:7
 always @(posedge clk) begin
     if (inc_seq_nak_rx) begin
         seq_nak_rx_reg <= seq_nak_rx_reg + 32'd1;
@@ -1455,7 +1455,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/regs.ts:254:7
+// gen/nic/regs.ts:255:7
 always @(posedge clk) begin
     if (inc_dup_req_rx) begin
         dup_req_rx_reg <= dup_req_rx_reg + 32'd1;
@@ -1465,7 +1465,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/regs.ts:254:7
+// gen/nic/regs.ts:255:7
 always @(posedge clk) begin
     if (inc_retry_exc) begin
         retry_exc_reg <= retry_exc_reg + 32'd1;
@@ -1475,7 +1475,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/regs.ts:287:5
+// gen/nic/regs.ts:288:5
 always @(posedge clk) begin
     if (ar_fire) begin
         r_valid_reg <= 1'd1;
@@ -1505,130 +1505,130 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/regs.ts:206:16: asynchronous read port
+// gen/nic/regs.ts:207:16: asynchronous read port
 assign qp_dest_qpn_mem_rdata0 = qp_dest_qpn_mem[wr_qp_idx];
 
-// gen/nic/regs.ts:206:16: asynchronous read port
+// gen/nic/regs.ts:207:16: asynchronous read port
 assign qp_dest_qpn_mem_rdata1 = qp_dest_qpn_mem[rd_qp_idx];
 
-// gen/nic/regs.ts:206:16: asynchronous read port
+// gen/nic/regs.ts:207:16: asynchronous read port
 assign qp_sq_psn_mem_rdata0 = qp_sq_psn_mem[wr_qp_idx];
 
-// gen/nic/regs.ts:206:16: asynchronous read port
+// gen/nic/regs.ts:207:16: asynchronous read port
 assign qp_sq_psn_mem_rdata1 = qp_sq_psn_mem[rd_qp_idx];
 
-// gen/nic/regs.ts:206:16: asynchronous read port
+// gen/nic/regs.ts:207:16: asynchronous read port
 assign qp_sq_psn_hw_mem_rdata0 = qp_sq_psn_hw_mem[wr_qp_idx];
 
-// gen/nic/regs.ts:206:16: asynchronous read port
+// gen/nic/regs.ts:207:16: asynchronous read port
 assign qp_sq_psn_hw_mem_rdata1 = qp_sq_psn_hw_mem[rd_qp_idx];
 
-// gen/nic/regs.ts:206:16: asynchronous read port
+// gen/nic/regs.ts:207:16: asynchronous read port
 assign qp_exp_psn_mem_rdata0 = qp_exp_psn_mem[wr_qp_idx];
 
-// gen/nic/regs.ts:206:16: asynchronous read port
+// gen/nic/regs.ts:207:16: asynchronous read port
 assign qp_exp_psn_mem_rdata1 = qp_exp_psn_mem[rd_qp_idx];
 
-// gen/nic/regs.ts:206:16: asynchronous read port
+// gen/nic/regs.ts:207:16: asynchronous read port
 assign qp_exp_psn_hw_mem_rdata0 = qp_exp_psn_hw_mem[wr_qp_idx];
 
-// gen/nic/regs.ts:206:16: asynchronous read port
+// gen/nic/regs.ts:207:16: asynchronous read port
 assign qp_exp_psn_hw_mem_rdata1 = qp_exp_psn_hw_mem[rd_qp_idx];
 
-// gen/nic/regs.ts:206:16: asynchronous read port
+// gen/nic/regs.ts:207:16: asynchronous read port
 assign qp_pmtu_mem_rdata0 = qp_pmtu_mem[wr_qp_idx];
 
-// gen/nic/regs.ts:206:16: asynchronous read port
+// gen/nic/regs.ts:207:16: asynchronous read port
 assign qp_pmtu_mem_rdata1 = qp_pmtu_mem[rd_qp_idx];
 
-// gen/nic/regs.ts:206:16: asynchronous read port
+// gen/nic/regs.ts:207:16: asynchronous read port
 assign qp_dest_mac_lo_mem_rdata0 = qp_dest_mac_lo_mem[wr_qp_idx];
 
-// gen/nic/regs.ts:206:16: asynchronous read port
+// gen/nic/regs.ts:207:16: asynchronous read port
 assign qp_dest_mac_lo_mem_rdata1 = qp_dest_mac_lo_mem[rd_qp_idx];
 
-// gen/nic/regs.ts:206:16: asynchronous read port
+// gen/nic/regs.ts:207:16: asynchronous read port
 assign qp_dest_mac_hi_mem_rdata0 = qp_dest_mac_hi_mem[wr_qp_idx];
 
-// gen/nic/regs.ts:206:16: asynchronous read port
+// gen/nic/regs.ts:207:16: asynchronous read port
 assign qp_dest_mac_hi_mem_rdata1 = qp_dest_mac_hi_mem[rd_qp_idx];
 
-// gen/nic/regs.ts:206:16: asynchronous read port
+// gen/nic/regs.ts:207:16: asynchronous read port
 assign qp_dest_ip_mem_rdata0 = qp_dest_ip_mem[wr_qp_idx];
 
-// gen/nic/regs.ts:206:16: asynchronous read port
+// gen/nic/regs.ts:207:16: asynchronous read port
 assign qp_dest_ip_mem_rdata1 = qp_dest_ip_mem[rd_qp_idx];
 
-// gen/nic/regs.ts:206:16: asynchronous read port
+// gen/nic/regs.ts:207:16: asynchronous read port
 assign qp_pd_mem_rdata0 = qp_pd_mem[wr_qp_idx];
 
-// gen/nic/regs.ts:206:16: asynchronous read port
+// gen/nic/regs.ts:207:16: asynchronous read port
 assign qp_pd_mem_rdata1 = qp_pd_mem[rd_qp_idx];
 
-// gen/nic/regs.ts:206:16: asynchronous read port
+// gen/nic/regs.ts:207:16: asynchronous read port
 assign qp_sq_base_lo_mem_rdata0 = qp_sq_base_lo_mem[wr_qp_idx];
 
-// gen/nic/regs.ts:206:16: asynchronous read port
+// gen/nic/regs.ts:207:16: asynchronous read port
 assign qp_sq_base_lo_mem_rdata1 = qp_sq_base_lo_mem[rd_qp_idx];
 
-// gen/nic/regs.ts:206:16: asynchronous read port
+// gen/nic/regs.ts:207:16: asynchronous read port
 assign qp_sq_base_hi_mem_rdata0 = qp_sq_base_hi_mem[wr_qp_idx];
 
-// gen/nic/regs.ts:206:16: asynchronous read port
+// gen/nic/regs.ts:207:16: asynchronous read port
 assign qp_sq_base_hi_mem_rdata1 = qp_sq_base_hi_mem[rd_qp_idx];
 
-// gen/nic/regs.ts:206:16: asynchronous read port
+// gen/nic/regs.ts:207:16: asynchronous read port
 assign qp_sq_size_log2_mem_rdata0 = qp_sq_size_log2_mem[wr_qp_idx];
 
-// gen/nic/regs.ts:206:16: asynchronous read port
+// gen/nic/regs.ts:207:16: asynchronous read port
 assign qp_sq_size_log2_mem_rdata1 = qp_sq_size_log2_mem[rd_qp_idx];
 
-// gen/nic/regs.ts:206:16: asynchronous read port
+// gen/nic/regs.ts:207:16: asynchronous read port
 assign qp_sq_ci_mem_rdata = qp_sq_ci_mem[rd_qp_idx];
 
-// gen/nic/regs.ts:206:16: asynchronous read port
+// gen/nic/regs.ts:207:16: asynchronous read port
 assign qp_sq_ci_hw_mem_rdata = qp_sq_ci_hw_mem[rd_qp_idx];
 
-// gen/nic/regs.ts:206:16: asynchronous read port
+// gen/nic/regs.ts:207:16: asynchronous read port
 assign qp_cq_base_lo_mem_rdata0 = qp_cq_base_lo_mem[wr_qp_idx];
 
-// gen/nic/regs.ts:206:16: asynchronous read port
+// gen/nic/regs.ts:207:16: asynchronous read port
 assign qp_cq_base_lo_mem_rdata1 = qp_cq_base_lo_mem[rd_qp_idx];
 
-// gen/nic/regs.ts:206:16: asynchronous read port
+// gen/nic/regs.ts:207:16: asynchronous read port
 assign qp_cq_base_hi_mem_rdata0 = qp_cq_base_hi_mem[wr_qp_idx];
 
-// gen/nic/regs.ts:206:16: asynchronous read port
+// gen/nic/regs.ts:207:16: asynchronous read port
 assign qp_cq_base_hi_mem_rdata1 = qp_cq_base_hi_mem[rd_qp_idx];
 
-// gen/nic/regs.ts:206:16: asynchronous read port
+// gen/nic/regs.ts:207:16: asynchronous read port
 assign qp_cq_size_log2_mem_rdata0 = qp_cq_size_log2_mem[wr_qp_idx];
 
-// gen/nic/regs.ts:206:16: asynchronous read port
+// gen/nic/regs.ts:207:16: asynchronous read port
 assign qp_cq_size_log2_mem_rdata1 = qp_cq_size_log2_mem[rd_qp_idx];
 
-// gen/nic/regs.ts:206:16: asynchronous read port
+// gen/nic/regs.ts:207:16: asynchronous read port
 assign qp_cq_pi_mem_rdata = qp_cq_pi_mem[rd_qp_idx];
 
-// gen/nic/regs.ts:206:16: asynchronous read port
+// gen/nic/regs.ts:207:16: asynchronous read port
 assign qp_cq_pi_hw_mem_rdata = qp_cq_pi_hw_mem[rd_qp_idx];
 
-// gen/nic/regs.ts:206:16: asynchronous read port
+// gen/nic/regs.ts:207:16: asynchronous read port
 assign qp_cq_ci_mem_rdata0 = qp_cq_ci_mem[wr_qp_idx];
 
-// gen/nic/regs.ts:206:16: asynchronous read port
+// gen/nic/regs.ts:207:16: asynchronous read port
 assign qp_cq_ci_mem_rdata1 = qp_cq_ci_mem[rd_qp_idx];
 
-// gen/nic/regs.ts:206:16: asynchronous read port
+// gen/nic/regs.ts:207:16: asynchronous read port
 assign qp_udp_sport_mem_rdata0 = qp_udp_sport_mem[wr_qp_idx];
 
-// gen/nic/regs.ts:206:16: asynchronous read port
+// gen/nic/regs.ts:207:16: asynchronous read port
 assign qp_udp_sport_mem_rdata1 = qp_udp_sport_mem[rd_qp_idx];
 
-// gen/nic/regs.ts:206:16: asynchronous read port
+// gen/nic/regs.ts:207:16: asynchronous read port
 assign qp_msn_mem_rdata = qp_msn_mem[rd_qp_idx];
 
-// gen/nic/regs.ts:206:16: asynchronous read port
+// gen/nic/regs.ts:207:16: asynchronous read port
 assign qp_msn_hw_mem_rdata = qp_msn_hw_mem[rd_qp_idx];
 
 endmodule

@@ -135,16 +135,16 @@ wire [31:0] ctx_sq_base_hi_mem_rdata;
 reg  [3:0] ctx_sq_size_log2_mem [0:3];
 wire [3:0] ctx_sq_size_log2_mem_rdata;
 
-// gen/nic/wqe-fetch.ts:126:18
+// gen/nic/wqe-fetch.ts:127:18
 assign want_0 = ((((ctx_sq_pi[15:0] != ci_reg[15:0]) && (ctx_state[2:0] != 3'b000)) && !hold[0]) && !queued_reg[0]) && !(busy_reg && (qp_reg == 2'b00));
 
-// gen/nic/wqe-fetch.ts:126:18
+// gen/nic/wqe-fetch.ts:127:18
 assign want_1 = ((((ctx_sq_pi[31:16] != ci_reg[31:16]) && (ctx_state[5:3] != 3'b000)) && !hold[1]) && !queued_reg[1]) && !(busy_reg && (qp_reg == 2'd1));
 
-// gen/nic/wqe-fetch.ts:126:18
+// gen/nic/wqe-fetch.ts:127:18
 assign want_2 = ((((ctx_sq_pi[47:32] != ci_reg[47:32]) && (ctx_state[8:6] != 3'b000)) && !hold[2]) && !queued_reg[2]) && !(busy_reg && (qp_reg == 2'd2));
 
-// gen/nic/wqe-fetch.ts:126:18
+// gen/nic/wqe-fetch.ts:127:18
 assign want_3 = ((((ctx_sq_pi[63:48] != ci_reg[63:48]) && (ctx_state[11:9] != 3'b000)) && !hold[3]) && !queued_reg[3]) && !(busy_reg && (qp_reg == 2'd3));
 
 // gen/lib/arbiter.ts:68:21
@@ -153,157 +153,157 @@ assign push_valid = (want_0 || want_1) || (want_2 || want_3);
 // gen/lib/arbiter.ts:68:64
 assign push_index = {!(want_0 || want_1), (!(want_0 || want_1) ? !want_2 : !want_0)};
 
-// gen/nic/wqe-fetch.ts:129:18
+// gen/nic/wqe-fetch.ts:130:18
 assign u_active_s_valid = push_valid;
 
-// gen/nic/wqe-fetch.ts:130:17
+// gen/nic/wqe-fetch.ts:131:17
 assign u_active_s_data = push_index;
 
-// gen/nic/wqe-fetch.ts:132:20
+// gen/nic/wqe-fetch.ts:133:20
 assign pop = ((state == STATE_IDLE) && !again_reg) && u_active_m_valid;
 
-// gen/nic/wqe-fetch.ts:133:18
+// gen/nic/wqe-fetch.ts:134:18
 assign u_active_m_ready = (state == STATE_IDLE) && !again_reg;
 
-// gen/nic/wqe-fetch.ts:140:20
+// gen/nic/wqe-fetch.ts:141:20
 assign load_qp = again_reg ? qp_reg : u_active_m_data;
 
-// gen/nic/wqe-fetch.ts:141:21
+// gen/nic/wqe-fetch.ts:142:21
 assign load_now = (state == STATE_IDLE) && (again_reg || u_active_m_valid);
 
-// gen/nic/wqe-fetch.ts:156:21
+// gen/nic/wqe-fetch.ts:157:21
 assign plan_pending = ld_pi_reg - ld_ci_reg;
 
-// gen/nic/wqe-fetch.ts:164:22
+// gen/nic/wqe-fetch.ts:165:22
 assign ring_mask = {1'b0, (ld_size_log2_reg > 4'd14), (ld_size_log2_reg > 4'd13), (ld_size_log2_reg > 4'd12), (ld_size_log2_reg > 4'd11), (ld_size_log2_reg > 4'd10), (ld_size_log2_reg > 4'd9), (ld_size_log2_reg > 4'd8), (ld_size_log2_reg > 4'd7), (ld_size_log2_reg > 4'd6), (ld_size_log2_reg > 4'd5), (ld_size_log2_reg > 4'd4), (ld_size_log2_reg > 4'd3), (ld_size_log2_reg > 4'd2), (ld_size_log2_reg > 4'd1), (ld_size_log2_reg > 4'b0000)};
 
-// gen/nic/wqe-fetch.ts:165:18
+// gen/nic/wqe-fetch.ts:166:18
 assign ring_slot = ld_ci_reg & ring_mask;
 
-// gen/nic/wqe-fetch.ts:166:22
+// gen/nic/wqe-fetch.ts:167:22
 assign ring_left = ring_mask & ~ld_ci_reg;
 
-// gen/nic/wqe-fetch.ts:168:21
+// gen/nic/wqe-fetch.ts:169:21
 assign wqe_addr = ld_base_reg + {41'd0, {ring_slot, 7'd0}};
 
-// gen/nic/wqe-fetch.ts:171:22
+// gen/nic/wqe-fetch.ts:172:22
 assign page_slot = ld_base_reg[11:7] + ring_slot[4:0];
 
-// gen/nic/wqe-fetch.ts:172:22
+// gen/nic/wqe-fetch.ts:173:22
 assign page_left = ~page_slot;
 
-// gen/nic/wqe-fetch.ts:178:19
+// gen/nic/wqe-fetch.ts:179:19
 assign burst_count = (((((plan_pending < 16'd4) ? plan_pending[2:0] : 3'd4) < ((ring_left < 16'd3) ? ({1'b0, ring_left[1:0]} + 3'd1) : 3'd4)) ? ((plan_pending < 16'd4) ? plan_pending[2:0] : 3'd4) : ((ring_left < 16'd3) ? ({1'b0, ring_left[1:0]} + 3'd1) : 3'd4)) < ((page_left < 5'd3) ? ({1'b0, page_left[1:0]} + 3'd1) : 3'd4)) ? ((((plan_pending < 16'd4) ? plan_pending[2:0] : 3'd4) < ((ring_left < 16'd3) ? ({1'b0, ring_left[1:0]} + 3'd1) : 3'd4)) ? ((plan_pending < 16'd4) ? plan_pending[2:0] : 3'd4) : ((ring_left < 16'd3) ? ({1'b0, ring_left[1:0]} + 3'd1) : 3'd4)) : ((page_left < 5'd3) ? ({1'b0, page_left[1:0]} + 3'd1) : 3'd4);
 
-// gen/nic/wqe-fetch.ts:179:25
+// gen/nic/wqe-fetch.ts:180:25
 assign fetch_status = (ld_state_reg == 3'd3) ? 4'b0000 : ((ld_state_reg == 3'd4) ? 4'd8 : 4'd2);
 
-// gen/nic/wqe-fetch.ts:181:23
+// gen/nic/wqe-fetch.ts:182:23
 assign plan_stale = ld_stale_reg || (rewind[0] && (rewind[2:1] == qp_reg));
 
-// gen/nic/wqe-fetch.ts:182:21
+// gen/nic/wqe-fetch.ts:183:21
 assign plan_has_work = ((ld_pi_reg != ld_ci_reg) && (ld_state_reg != 3'b000)) && !hold[qp_reg];
 
-// gen/nic/wqe-fetch.ts:200:21
+// gen/nic/wqe-fetch.ts:201:21
 assign burst_arlen = (burst_count == 3'b000) ? 8'd251 : ((burst_count == 3'd1) ? 8'd11 : ((burst_count == 3'd2) ? 8'd27 : ((burst_count == 3'd3) ? 8'd43 : ((burst_count == 3'd4) ? 8'd59 : ((burst_count == 3'd5) ? 8'd75 : ((burst_count == 3'd6) ? 8'd91 : 8'd107))))));
 
-// gen/nic/wqe-fetch.ts:206:26
+// gen/nic/wqe-fetch.ts:207:26
 assign rewind_hits_burst = (rewind[0] && (rewind[2:1] == qp_reg)) && ((state == STATE_ADDR) || (state == STATE_DATA));
 
-// gen/nic/wqe-fetch.ts:213:12
+// gen/nic/wqe-fetch.ts:214:12
 assign m_axi_arid = 4'b0000;
 
-// gen/nic/wqe-fetch.ts:214:14
+// gen/nic/wqe-fetch.ts:215:14
 assign m_axi_araddr = addr_reg;
 
-// gen/nic/wqe-fetch.ts:215:13
+// gen/nic/wqe-fetch.ts:216:13
 assign m_axi_arlen = arlen_reg;
 
-// gen/nic/wqe-fetch.ts:216:14
+// gen/nic/wqe-fetch.ts:217:14
 assign m_axi_arsize = 3'd3;
 
-// gen/nic/wqe-fetch.ts:217:15
+// gen/nic/wqe-fetch.ts:218:15
 assign m_axi_arburst = 2'd1;
 
-// gen/nic/wqe-fetch.ts:218:14
+// gen/nic/wqe-fetch.ts:219:14
 assign m_axi_arlock = 1'b0;
 
-// gen/nic/wqe-fetch.ts:219:15
+// gen/nic/wqe-fetch.ts:220:15
 assign m_axi_arcache = 4'd3;
 
-// gen/nic/wqe-fetch.ts:220:14
+// gen/nic/wqe-fetch.ts:221:14
 assign m_axi_arprot = 3'b000;
 
-// gen/nic/wqe-fetch.ts:221:15
+// gen/nic/wqe-fetch.ts:222:15
 assign m_axi_arvalid = state == STATE_ADDR;
 
-// gen/nic/wqe-fetch.ts:224:25
+// gen/nic/wqe-fetch.ts:225:25
 assign last_of_burst = wqe_idx_reg == (count_reg - 3'd1);
 
-// gen/nic/wqe-fetch.ts:225:22
+// gen/nic/wqe-fetch.ts:226:22
 assign beat_last = beat_reg == (last_of_burst ? 4'd11 : 4'd15);
 
-// gen/nic/wqe-fetch.ts:233:18
+// gen/nic/wqe-fetch.ts:234:18
 assign wqe_view = {256'd0, m_axi_rdata, ((beat_reg == 4'd10) ? m_axi_rdata : wqe_buf_reg[703:640]), ((beat_reg == 4'd9) ? m_axi_rdata : wqe_buf_reg[639:576]), ((beat_reg == 4'd8) ? m_axi_rdata : wqe_buf_reg[575:512]), ((beat_reg == 4'd7) ? m_axi_rdata : wqe_buf_reg[511:448]), ((beat_reg == 4'd6) ? m_axi_rdata : wqe_buf_reg[447:384]), ((beat_reg == 4'd5) ? m_axi_rdata : wqe_buf_reg[383:320]), ((beat_reg == 4'd4) ? m_axi_rdata : wqe_buf_reg[319:256]), ((beat_reg == 4'd3) ? m_axi_rdata : wqe_buf_reg[255:192]), ((beat_reg == 4'd2) ? m_axi_rdata : wqe_buf_reg[191:128]), ((beat_reg == 4'd1) ? m_axi_rdata : wqe_buf_reg[127:64]), ((beat_reg == 4'b0000) ? m_axi_rdata : wqe_buf_reg[63:0])};
 
-// gen/nic/wqe-fetch.ts:238:22
+// gen/nic/wqe-fetch.ts:239:22
 assign decode_beat = (wqe_view[23:16] == 8'd0) ? 4'd3 : ((wqe_view[23:16] == 8'd1) ? 4'd5 : ((wqe_view[23:16] == 8'd2) ? 4'd7 : ((wqe_view[23:16] == 8'd3) ? 4'd9 : 4'd11)));
 
-// gen/nic/wqe-fetch.ts:239:23
+// gen/nic/wqe-fetch.ts:240:23
 assign decode_now = beat_reg == decode_beat;
 
-// gen/nic/wqe-fetch.ts:243:21
+// gen/nic/wqe-fetch.ts:244:21
 assign out_free = !out_valid_reg || m_wqe_ready;
 
-// gen/nic/wqe-fetch.ts:244:14
+// gen/nic/wqe-fetch.ts:245:14
 assign m_axi_rready = (state == STATE_DATA) && (!decode_now || out_free);
 
-// gen/nic/wqe-fetch.ts:245:18
+// gen/nic/wqe-fetch.ts:246:18
 assign r_take = m_axi_rvalid && m_axi_rready;
 
-// gen/nic/wqe-fetch.ts:246:20
+// gen/nic/wqe-fetch.ts:247:20
 assign wqe_err = rresp_err_reg || (m_axi_rresp != 2'b00);
 
-// gen/nic/wqe-fetch.ts:247:23
+// gen/nic/wqe-fetch.ts:248:23
 assign burst_last = beat_last && last_of_burst;
 
-// gen/nic/wqe-fetch.ts:253:23
+// gen/nic/wqe-fetch.ts:254:23
 assign wqe_status = wqe_err ? 4'd2 : ((fetch_status_reg != 4'b0000) ? fetch_status_reg : (((wqe_view[7:0] == 8'd0) || (wqe_view[7:0] == 8'd1)) ? 4'b0000 : 4'd9));
 
-// gen/nic/wqe-fetch.ts:261:13
+// gen/nic/wqe-fetch.ts:262:13
 assign m_wqe_valid = out_valid_reg;
 
-// gen/nic/wqe-fetch.ts:262:12
+// gen/nic/wqe-fetch.ts:263:12
 assign m_wqe_data = out_data_reg;
 
-// gen/nic/wqe-fetch.ts:274:22
+// gen/nic/wqe-fetch.ts:275:22
 assign turn_weight = (ld_weight_reg == 4'b0000) ? 4'd1 : ld_weight_reg;
 
-// gen/nic/wqe-fetch.ts:275:22
+// gen/nic/wqe-fetch.ts:276:22
 assign turn_left = used_reg < turn_weight;
 
-// gen/nic/wqe-fetch.ts:99:17
+// gen/nic/wqe-fetch.ts:100:17
 always @(posedge clk) begin
     if ((ctx_wr[1] || (ctx_wr[0] && (ctx_wr[10:5] == 6'd10))) || 1'b0) begin
         ctx_sq_base_lo_mem[ctx_wr[4:3]] <= (ctx_wr[1] ? 32'd0 : ((ctx_wr[0] && (ctx_wr[10:5] == 6'd10)) ? ctx_wr[42:11] : 32'd0));
     end
 end
 
-// gen/nic/wqe-fetch.ts:99:17
+// gen/nic/wqe-fetch.ts:100:17
 always @(posedge clk) begin
     if ((ctx_wr[1] || (ctx_wr[0] && (ctx_wr[10:5] == 6'd11))) || 1'b0) begin
         ctx_sq_base_hi_mem[ctx_wr[4:3]] <= (ctx_wr[1] ? 32'd0 : ((ctx_wr[0] && (ctx_wr[10:5] == 6'd11)) ? ctx_wr[42:11] : 32'd0));
     end
 end
 
-// gen/nic/wqe-fetch.ts:99:17
+// gen/nic/wqe-fetch.ts:100:17
 always @(posedge clk) begin
     if ((ctx_wr[1] || (ctx_wr[0] && (ctx_wr[10:5] == 6'd12))) || 1'b0) begin
         ctx_sq_size_log2_mem[ctx_wr[4:3]] <= (ctx_wr[1] ? 4'd4 : ((ctx_wr[0] && (ctx_wr[10:5] == 6'd12)) ? ctx_wr[14:11] : 4'b0000));
     end
 end
 
-// gen/nic/wqe-fetch.ts:137:10
+// gen/nic/wqe-fetch.ts:138:10
 always @(posedge clk) begin
     queued_reg <= (queued_reg | (push_valid ? (4'd1 << push_index) : 4'b0000)) & ~(pop ? (4'd1 << u_active_m_data) : 4'b0000);
     if (rst) begin
@@ -311,7 +311,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/wqe-fetch.ts:207:5
+// gen/nic/wqe-fetch.ts:208:5
 always @(posedge clk) begin
     if (rewind_hits_burst) begin
         burst_stale_reg <= 1'd1;
@@ -451,7 +451,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/wqe-fetch.ts:334:7
+// gen/nic/wqe-fetch.ts:335:7
 always @(posedge clk) begin
     if (((((state == STATE_DATA) && r_take) && burst_last) && (qp_reg == 2'b00)) && !(burst_stale_reg || rewind_hits_burst)) begin
         ci_reg[15:0] <= ci_start_reg + {13'd0, count_reg};
@@ -494,16 +494,16 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/wqe-fetch.ts:142:95: asynchronous read port
+// gen/nic/wqe-fetch.ts:143:95: asynchronous read port
 assign ctx_sq_base_lo_mem_rdata = ctx_sq_base_lo_mem[load_qp];
 
-// gen/nic/wqe-fetch.ts:142:95: asynchronous read port
+// gen/nic/wqe-fetch.ts:143:95: asynchronous read port
 assign ctx_sq_base_hi_mem_rdata = ctx_sq_base_hi_mem[load_qp];
 
-// gen/nic/wqe-fetch.ts:142:95: asynchronous read port
+// gen/nic/wqe-fetch.ts:143:95: asynchronous read port
 assign ctx_sq_size_log2_mem_rdata = ctx_sq_size_log2_mem[load_qp];
 
-// gen/nic/wqe-fetch.ts:117:20
+// gen/nic/wqe-fetch.ts:118:20
 sync_fifo_depth4_width2 u_active (
     .clk(clk),
     .rst(rst),
@@ -523,15 +523,15 @@ sync_fifo_depth4_width2 u_active (
 always @(posedge clk) begin
     if (!rst) begin
         if (!(!push_valid || u_active_s_ready)) begin
-            $display("%m: assertion failed at gen/nic/wqe-fetch.ts:131:5: active list full: a QP was pushed twice [push_valid=%0h u_active_s_ready=%0h]", push_valid, u_active_s_ready);
+            $display("%m: assertion failed at gen/nic/wqe-fetch.ts:132:5: active list full: a QP was pushed twice [push_valid=%0h u_active_s_ready=%0h]", push_valid, u_active_s_ready);
             $stop;
         end
         if (!(!(r_take && burst_last) || m_axi_rlast)) begin
-            $display("%m: assertion failed at gen/nic/wqe-fetch.ts:248:5: rlast must come with the last beat of the burst [r_take=%0h burst_last=%0h m_axi_rlast=%0h]", r_take, burst_last, m_axi_rlast);
+            $display("%m: assertion failed at gen/nic/wqe-fetch.ts:249:5: rlast must come with the last beat of the burst [r_take=%0h burst_last=%0h m_axi_rlast=%0h]", r_take, burst_last, m_axi_rlast);
             $stop;
         end
         if (!(!(r_take && m_axi_rlast) || burst_last)) begin
-            $display("%m: assertion failed at gen/nic/wqe-fetch.ts:249:5: rlast before the last beat of the burst [r_take=%0h m_axi_rlast=%0h burst_last=%0h]", r_take, m_axi_rlast, burst_last);
+            $display("%m: assertion failed at gen/nic/wqe-fetch.ts:250:5: rlast before the last beat of the burst [r_take=%0h m_axi_rlast=%0h burst_last=%0h]", r_take, m_axi_rlast, burst_last);
             $stop;
         end
     end

@@ -80,13 +80,13 @@
 // RESET: the QP's record is cleared and its entries dropped without CQEs; the retry counters
 // follow the RETRY register while the QP is in RESET, INIT or RTR.
 
-import { Bool, UInt, Struct, oneOf, cat, defineModule, lit, mux, pack, type Value } from '../hdl/index.ts';
+import { Bool, UInt, Struct, intIn, cat, defineModule, lit, mux, pack, type Value } from '../hdl/index.ts';
 import { rrArbiter } from '../lib/arbiter.ts';
 import { stream } from '../lib/interfaces.ts';
 import { indexWidth, log2Exact } from '../lib/util.ts';
 import { cqeReqStruct } from './cqe-req.ts';
 import { qpErrorEvent, qpPulse, qpUpdate } from './ctx.ts';
-import { qpCtxView, type CtxPort } from './ctx-view.ts';
+import { ctxPortRule, qpCtxView, type CtxPort } from './ctx-view.ts';
 import { AETH, ackInStruct, reqEntryStruct } from './flow-types.ts';
 import { nakCqeStatus } from './nak-status.ts';
 import { psnGe, psnGt } from './psn.ts';
@@ -116,7 +116,6 @@ const retryField = (retry: Value, f: keyof typeof RETRY_FIELDS): Value => retry.
 
 export const nicAckTracker = defineModule('nic_ack_tracker', { numQp: 4, depth: 16, ctxPort: 'vec', entries: 64 } as AckTrackerParams, (m, p) => {
   const dw = log2Exact(p.depth, 'depth');
-  if (!Number.isInteger(p.entries) || p.entries < 2) throw new Error(`entries = ${p.entries} is out of range (allowed: a whole number >= 2)`);
   const sw = indexWidth(p.entries);
   const qw = qpIndexWidth(p.numQp);
   const CqeReq = cqeReqStruct(p.numQp);
@@ -541,4 +540,4 @@ export const nicAckTracker = defineModule('nic_ack_tracker', { numQp: 4, depth: 
     sq_ci_upd: ciUpd, m_rewind: mRewind, rewind_high: rwHigh, s_park: sPark, fetch_rewind: fetchRw, tx_hold: hold, ctx_room: ctxRoom, tp_qp: tpQp, tp,
     ack_timeout: cntTimeout, cnt_retry_exc: cntRetryExc,
   };
-}, { doc: 'ACK tracker and retry engine: per-QP transport records, coalesced ACKs, go-back-N rewinds, ACK/RNR timers, NAK errors and flushes, CQE requests in posting order', params: { rules: { ctxPort: oneOf('vec', 'lanes') } } });
+}, { doc: 'ACK tracker and retry engine: per-QP transport records, coalesced ACKs, go-back-N rewinds, ACK/RNR timers, NAK errors and flushes, CQE requests in posting order', params: { rules: { ctxPort: ctxPortRule, entries: intIn(2, 65536) } } });

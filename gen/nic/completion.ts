@@ -30,7 +30,7 @@ import { log2Exact } from '../lib/util.ts';
 import { axi4Write } from './axi-ports.ts';
 import { cqeReqStruct } from './cqe-req.ts';
 import { qpErrorEvent, qpUpdate } from './ctx.ts';
-import { qpCtxView, type CtxPort } from './ctx-view.ts';
+import { ctxPortRule, qpCtxView, type CtxPort } from './ctx-view.ts';
 import { CQE_BYTES, CQE_FIELDS, QP_STATE } from './regmap.ts';
 import { ADDR_WIDTH, qpIndexWidth } from './types.ts';
 
@@ -202,4 +202,4 @@ export const nicCompletion = defineModule('nic_completion', { dataWidth: 64, num
   irqEvent.set(event);
 
   return { clk, rst, ...qpCtx.ports, irq_mod: irqMod, s_req: req, m_axi: axi, cq_pi_upd: piUpd, qp_error: qpError, irq_event: irqEvent };
-}, { doc: 'Completion writer: CQEs into per-QP rings (phase bit, no overwrite), CQ_PI updates, moderated interrupt events', params: { rules: { ctxPort: oneOf('vec', 'lanes'), dataWidth: oneOf(64, 128, 256, 512), numQp: intIn(1, 256), idWidth: intIn(1, 16) } } });
+}, { doc: 'Completion writer: CQEs into per-QP rings (phase bit, no overwrite), CQ_PI updates, moderated interrupt events', params: { rules: { ctxPort: ctxPortRule, dataWidth: oneOf(64, 128, 256, 512), numQp: intIn(1, 256), idWidth: intIn(1, 16) } } });

@@ -25,7 +25,7 @@
 // same address Value share one. Reading a memory field at a constant index (a loop over every
 // QP) is refused: that is a field for FF_QP_REGS.
 
-import { UInt, Vec, cat, lit, markInternalFile, mux, type ModuleBuilder, type Input, type Shape, type StructShape, type Value, type VecShape } from '../hdl/index.ts';
+import { UInt, Vec, cat, lit, markInternalFile, mux, oneOf, type ModuleBuilder, type Input, type Shape, type StructShape, type Value, type VecShape } from '../hdl/index.ts';
 import { FF_QP_REGS, HW_QP_FIELDS, QP_INDEX_REGS, QpCtx, qpRegWidth, qpUpdate, qpWriteLane, regSlots, type HwQpField, type QpField } from './ctx.ts';
 import { QP_REGS } from './regmap.ts';
 import { qpIndexWidth } from './types.ts';
@@ -33,7 +33,10 @@ import { qpIndexWidth } from './types.ts';
 // Locations in the emitted Verilog name the stage's line that reads the field.
 markInternalFile(import.meta.url);
 
-export type CtxPort = 'vec' | 'lanes';
+export const CTX_PORTS = ['vec', 'lanes'] as const;
+export type CtxPort = typeof CTX_PORTS[number];
+/** The `ctxPort` parameter's rule, for a stage's `params.rules`. */
+export const ctxPortRule = oneOf(...CTX_PORTS);
 
 export interface QpCtxRow {
   field(name: QpField): Value;

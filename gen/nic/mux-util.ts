@@ -1,6 +1,6 @@
 // Small combinational helpers shared by the NIC's muxes and arbiters.
 
-import { repeat, type Value } from '../hdl/index.ts';
+import { lit, mux, repeat, type Value } from '../hdl/index.ts';
 
 /** OR of `items[i]` over the set bits of one-hot `sel`: a mux with no out-of-range index
  *  (any client count, not only powers of two). All items have the same width. */
@@ -15,4 +15,9 @@ export function unpack(v: Value, widths: readonly number[]): Value[] {
   let lo = 0;
   for (const w of widths) { out.push(v.bits(lo + w - 1, lo)); lo += w; }
   return out;
+}
+
+/** An n-bit mask with bit `index` set when `on`, else 0 (set/clear one QP's bit in a per-QP vector). */
+export function oneHotIf(n: number, index: Value, on: Value): Value {
+  return mux(on, lit(1, n).shl(index), lit(0, n));
 }

@@ -56,7 +56,7 @@ import { Bool, UInt, defineModule, intIn, mux, oneOf, pack, type ModuleBuilder, 
 import { axi4, axiLite, axiStream } from '../lib/interfaces.ts';
 import { nicAxiRdMux, nicAxiWrMux } from './axi-mux.ts';
 import { nicCompletion } from './completion.ts';
-import { HW_QP_FIELDS, qpErrorEvent } from './ctx.ts';
+import { FF_QP_REGS, HW_QP_FIELDS, qpErrorEvent } from './ctx.ts';
 import { nicDmaRead } from './dma-read.ts';
 import { REQ_TX_MSG_ID_WIDTH } from './req-tx.ts';
 import { nicDmaWrite } from './dma-write.ts';
@@ -252,13 +252,14 @@ function txNoUnderrun(m: ModuleBuilder, top: PortMap, domain: Domain | undefined
  * marked unused.
  */
 export function wireCtxLanes(m: ModuleBuilder, regs: PortMap, stages: readonly PortMap[]): void {
-  const lane = /^ctx_(state|retry|sq_pi|wr|hw_\w+|live_\w+)$/;
+  const ffLanes = FF_QP_REGS.map(r => r.toLowerCase());
+  const lane = new RegExp(`^ctx_(${[...ffLanes, 'wr', 'hw_\\w+', 'live_\\w+'].join('|')})$`);
   for (const s of stages) {
     for (const name of [...s.keys()].filter(n => lane.test(n))) {
       sink(s, name).set(port(regs, name.startsWith('ctx_hw_') ? name.slice(4) : `qp_${name.slice(4)}`));
     }
   }
-  for (const name of ['qp_retry', 'qp_sq_pi', 'qp_wr', ...HW_QP_FIELDS.map(f => `qp_live_${f.toLowerCase()}`)]) {
+  for (const name of [...ffLanes.map(f => `qp_${f}`), 'qp_wr', ...HW_QP_FIELDS.map(f => `qp_live_${f.toLowerCase()}`)]) {
     if (!stages.some(s => s.has(`ctx_${name.slice(3)}`))) m.unused(port(regs, name), 'no stage reads these fields');
   }
 }

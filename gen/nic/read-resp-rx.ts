@@ -52,7 +52,7 @@ import { Bool, cat, defineModule, lit, mux, pack, Struct, UInt, type Sig, type S
 import { syncFifo, syncFifoRam } from '../lib/fifo.ts';
 import { stream } from '../lib/interfaces.ts';
 import { nicByteSplitter, PIECE_LEN_BITS } from './byte-splitter.ts';
-import { qpCtxView, type CtxPort } from './ctx-view.ts';
+import { ctxPortRule, qpCtxView, type CtxPort } from './ctx-view.ts';
 import { ackInStruct, AETH, LOCAL_QPN_BASE } from './flow-types.ts';
 import { nakCqeStatus } from './nak-status.ts';
 import { psnGe, psnGt } from './psn.ts';
@@ -423,4 +423,4 @@ export const nicReadRespRx = defineModule('nic_read_resp_rx', { dataWidth: 64, n
   });
 
   return { clk, rst, ...qpCtx.ports, s_ctx: sCtx, s_hdr: sHdr, s_payload: sPay, m_ack: mAck, s_rewind: sRewind, ctx_room: ctxRoomOut, m_dma_cmd: mCmd, m_payload: mPay, s_dma_status: sStatus, m_done: mDone };
-}, { doc: 'RDMA READ response receiver: PSN/sequence/length checks, SGE scatter to DMA writes, READ completions after their DMA statuses', params: { rules: { ctxPort: oneOf('vec', 'lanes'), dataWidth: oneOf(64, 128, 256, 512), numQp: intIn(1, 256), readsPerQp: intIn(1, 64) } } });
+}, { doc: 'RDMA READ response receiver: PSN/sequence/length checks, SGE scatter to DMA writes, READ completions after their DMA statuses', params: { rules: { ctxPort: ctxPortRule, dataWidth: oneOf(64, 128, 256, 512), numQp: intIn(1, 256), readsPerQp: intIn(1, 64) } } });

@@ -37,12 +37,12 @@
 // commands; requests already handed to the DMA engine are still answered (their payload
 // is on its way to the packetizer), and the requester drops them after the NAK.
 
-import { Bool, UInt, Vec, oneOf, cat, defineModule, lit, mux, pack, type Value } from '../hdl/index.ts';
+import { Bool, UInt, Vec, cat, defineModule, lit, mux, pack, type Value } from '../hdl/index.ts';
 import { syncFifo } from '../lib/fifo.ts';
 import { stream } from '../lib/interfaces.ts';
 import { log2Exact } from '../lib/util.ts';
 import { NicCfg, qpErrorEvent } from './ctx.ts';
-import { qpCtxView, type CtxPort } from './ctx-view.ts';
+import { ctxPortRule, qpCtxView, type CtxPort } from './ctx-view.ts';
 import { AETH } from './flow-types.ts';
 import { readReqStruct, READ_RESP } from './read-types.ts';
 import { QP_STATE } from './regmap.ts';
@@ -243,4 +243,4 @@ export const nicReadResponder = defineModule('nic_read_responder', { dataWidth: 
   for (let i = 0; i < p.numQp; i++) m.if(qpCtx.at(i).field('state').eq(QP_STATE.RESET), () => errSeen.setBits(i, i, 0));
 
   return { clk, rst, ...qpCtx.ports, cfg, s_req: sReq, rd_room: room, rd_dup_room: dupRoom, rd_busy: busyOut, m_dma_cmd: mDma, s_dma_status: sStatus, m_pkt_cmd: mPkt, qp_error: qpError };
-}, { doc: 'RDMA READ responder: DMA read commands (REMOTE_READ) per accepted request, READ RESPONSE packet commands, NAK 0x62 on a bad range', params: { rules: { ctxPort: oneOf('vec', 'lanes') } } });
+}, { doc: 'RDMA READ responder: DMA read commands (REMOTE_READ) per accepted request, READ RESPONSE packet commands, NAK 0x62 on a bad range', params: { rules: { ctxPort: ctxPortRule } } });

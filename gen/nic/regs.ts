@@ -48,6 +48,7 @@
 import { Bool, Struct, UInt, Vec, cat, defineModule, lit, mux, pack, repeat, type ModuleBuilder, type Reg, type UIntShape, type Value, intIn } from '../hdl/index.ts';
 import { AXI_RESP, axiLite } from '../lib/interfaces.ts';
 import { CFG_REGS, FF_QP_REGS, HW_QP_FIELDS, MrEntry, mrChangeEvent, NicCfg, QP_INDEX_REGS, QP_SLOT_BITS, fieldName, qpErrorEvent, qpRegWidth, qpUpdate, qpWriteLane, regSlots, type QpField } from './ctx.ts';
+import { oneHotIf } from './mux-util.ts';
 import { ctxMemories, type CtxSources } from './ctx-view.ts';
 import { AXIL_ADDR_WIDTH, AXIL_SPACE, GLOBAL_REGS, MR_BASE, MR_STRIDE, QP_BASE, QP_REGS, QP_STATE, QP_STRIDE, type RegField } from './regmap.ts';
 import { mrTable } from './mr-table.ts';
@@ -217,7 +218,7 @@ export const nicRegs = defineModule('nic_regs', { numQp: 4, numMr: 16 } as RegsP
   const swClr = m.let('qp_sw_clr', swWrite.land(qpW.slot.eq(qpRegOf('STATE').offset >> 2)).land(wrNew.bits(2, 0).eq(QP_STATE.RESET)));
   wrLane.set(pack(qpWriteLane(p.numQp), { valid: swWrite, init: initBusy, clr: swClr, qp: mux(initBusy, initIdx, qpW.qp), reg: qpW.slot, data: wrNew }));
   qpWrOut.set(wrLane);
-  const bitOf = (q: Value, on: Value): Value => mux(on, lit(1, p.numQp).shl(q), lit(0, p.numQp));
+  const bitOf = (q: Value, on: Value): Value => oneHotIf(p.numQp, q, on);
 
   // Doorbells and the flip-flop registers, per QP.
   for (let i = 0; i < p.numQp; i++) {

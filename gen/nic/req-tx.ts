@@ -85,10 +85,10 @@
 // so an ACK can never arrive for a message the tracker does not know yet.
 // PMTU values outside 8..12 are clamped into that range.
 
-import { Bool, UInt, Vec, oneOf, defineModule, lit, mux, pack, type Value } from '../hdl/index.ts';
+import { Bool, UInt, Vec, defineModule, lit, mux, pack, type Value } from '../hdl/index.ts';
 import { stream } from '../lib/interfaces.ts';
 import { NicCfg, qpErrorEvent, qpUpdate } from './ctx.ts';
-import { qpCtxView, type CtxPort } from './ctx-view.ts';
+import { ctxPortRule, qpCtxView, type CtxPort } from './ctx-view.ts';
 import { reqEntryStruct } from './flow-types.ts';
 import { psnGe, psnGt } from './psn.ts';
 import { PARK, parkStruct, RewindHigh, rewindStruct, TxPointer } from './qp-transport.ts';
@@ -689,4 +689,4 @@ export const nicReqTx = defineModule('nic_req_tx', { dataWidth: 64, numQp: 4, dm
     sq_psn_upd: psnUpd, qp_error: qpError, cnt_retx: cntRetx, rewind_high: rwHighOut,
     ...(AB ? { m_dma_tag: AB.tag, m_abort: AB.req, s_abort_done: AB.done, pay_end: AB.payEnd } : {}),
   };
-}, { doc: 'Requester TX: WQE checks, parking (fence, READ limit, tracker room), go-back-N resume, DMA read commands per SGE, RDMA WRITE packet commands at the path MTU, READ REQUEST + read_ctx, ReqEntry to the ACK tracker', params: { rules: { ctxPort: oneOf('vec', 'lanes') } } });
+}, { doc: 'Requester TX: WQE checks, parking (fence, READ limit, tracker room), go-back-N resume, DMA read commands per SGE, RDMA WRITE packet commands at the path MTU, READ REQUEST + read_ctx, ReqEntry to the ACK tracker', params: { rules: { ctxPort: ctxPortRule } } });

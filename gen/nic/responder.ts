@@ -59,12 +59,12 @@
 // Counters: SEQ_NAK_TX (a NAK 0x60 sent), SEQ_NAK_RX (one received for a QP in RTR/RTS),
 // DUP_REQ_RX (a WRITE packet or READ REQUEST with a PSN behind EXP_PSN).
 
-import { Bool, defineModule, oneOf, lit, mux, pack, Struct, UInt, Vec, cat, type Value } from '../hdl/index.ts';
+import { Bool, defineModule, lit, mux, pack, Struct, UInt, Vec, cat, type Value } from '../hdl/index.ts';
 import { syncFifo } from '../lib/fifo.ts';
 import { skidBuffer } from '../lib/skid.ts';
 import { stream } from '../lib/interfaces.ts';
 import { NicCfg, qpErrorEvent, qpUpdate } from './ctx.ts';
-import { qpCtxView, type CtxPort } from './ctx-view.ts';
+import { ctxPortRule, qpCtxView, type CtxPort } from './ctx-view.ts';
 import { AETH, LOCAL_QPN_BASE } from './flow-types.ts';
 import { READ_RESP, readReqStruct } from './read-types.ts';
 import { QP_STATE } from './regmap.ts';
@@ -510,4 +510,4 @@ export const responder = defineModule('nic_responder', { dataWidth: 64, numQp: 4
     m_read_req: readReq, rd_room: rdRoom, rd_dup_room: rdDupRoom, rd_busy: rdBusy, m_rresp_hdr: rrHdr, m_rresp_payload: rrPay,
     cnt_seq_nak_tx: cntSeqNakTx, cnt_seq_nak_rx: cntSeqNakRx, cnt_dup_req: cntDupReq,
   };
-}, { doc: 'RC responder: WRITE checks (QP, PSN, sequence, length, rkey), DMA writes, ACK/NAK; received ACKs to the tracker', params: { rules: { ctxPort: oneOf('vec', 'lanes') } } });
+}, { doc: 'RC responder: WRITE checks (QP, PSN, sequence, length, rkey), DMA writes, ACK/NAK; received ACKs to the tracker', params: { rules: { ctxPort: ctxPortRule } } });

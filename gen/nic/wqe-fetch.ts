@@ -61,8 +61,9 @@ import { syncFifo } from '../lib/fifo.ts';
 import { AXI_BURST, stream } from '../lib/interfaces.ts';
 import { log2Exact } from '../lib/util.ts';
 import { axi4Read } from './axi-ports.ts';
-import { qpCtxView, type CtxPort } from './ctx-view.ts';
+import { ctxPortRule, qpCtxView, type CtxPort } from './ctx-view.ts';
 import { qpRegWidth } from './ctx.ts';
+import { oneHotIf } from './mux-util.ts';
 import { select } from './frame-util.ts';
 import { fetchRewindStruct } from './qp-transport.ts';
 import { CQE_STATUS, MAX_SGE, QP_STATE, WQE_BYTES, WQE_OPCODE } from './regmap.ts';
@@ -133,7 +134,7 @@ export const nicWqeFetch = defineModule('nic_wqe_fetch', { dataWidth: 64, numQp:
   active.m.ready.set(idle.land(again.lnot()));
   const head = active.m.data;
   // Set by a push, cleared by a pop (never the same QP: a queued QP is not pushed).
-  const bitOf = (q: Value, on: Value): Value => mux(on, lit(1, p.numQp).shl(q), lit(0, p.numQp));
+  const bitOf = (q: Value, on: Value): Value => oneHotIf(p.numQp, q, on);
   queued.set(queued.or(bitOf(push.index, push.valid)).and(bitOf(head, popNow).not()));
 
   // ---- LOAD (in IDLE): the owned QP's context into registers -----------------------------------
@@ -337,4 +338,4 @@ export const nicWqeFetch = defineModule('nic_wqe_fetch', { dataWidth: 64, numQp:
   }
 
   return { clk, rst, ...qpCtx.ports, weight, rewind, hold, m_axi: axi, m_wqe: out };
-}, { doc: 'WQE fetch: weighted round-robin over an active list of QPs with posted WQEs, up to 4 WQEs per AXI burst, decoded', params: { rules: { ctxPort: oneOf('vec', 'lanes'), dataWidth: oneOf(64, 128, 256, 512), numQp: intIn(1, 256), weightWidth: intIn(1, 16), idWidth: intIn(1, 16) } } });
+}, { doc: 'WQE fetch: weighted round-robin over an active list of QPs with posted WQEs, up to 4 WQEs per AXI burst, decoded', params: { rules: { ctxPort: ctxPortRule, dataWidth: oneOf(64, 128, 256, 512), numQp: intIn(1, 256), weightWidth: intIn(1, 16), idWidth: intIn(1, 16) } } });
