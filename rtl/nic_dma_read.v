@@ -251,23 +251,23 @@ wire [7:0] unary_9 = ~(8'd255 << held_bytes_reg);
 /* verilator lint_off UNUSEDSIGNAL */
 wire [7:0] binary_10 = (8'd255 << held_bytes_reg);
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/dma-read.ts:208:20: only bits [63:0] are used
+// intermediate of gen/nic/dma-read.ts:212:20: only bits [63:0] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [146:0] part_11 = sge_reg[sge_index_reg * 147 +: 147];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/dma-read.ts:208:20: only bits [95:64] are used
+// intermediate of gen/nic/dma-read.ts:212:20: only bits [95:64] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [146:0] part_12 = sge_reg[sge_index_reg * 147 +: 147];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/dma-read.ts:208:20: only bits [146:144] are used
+// intermediate of gen/nic/dma-read.ts:212:20: only bits [146:144] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [146:0] part_13 = sge_reg[sge_index_reg * 147 +: 147];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/dma-read.ts:208:20: only bits [143:128] are used
+// intermediate of gen/nic/dma-read.ts:212:20: only bits [143:128] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [146:0] part_14 = sge_reg[sge_index_reg * 147 +: 147];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/dma-read.ts:208:20: only bits [127:96] are used
+// intermediate of gen/nic/dma-read.ts:212:20: only bits [127:96] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [146:0] part_15 = sge_reg[sge_index_reg * 147 +: 147];
 /* verilator lint_on UNUSEDSIGNAL */
@@ -276,76 +276,76 @@ wire [146:0] part_15 = sge_reg[sge_index_reg * 147 +: 147];
 wire [12:0] binary_16 = (({10'd0, burst_cur_pa[2:0]} + ((burst_cur_rem < (13'd2048 - {2'b00, burst_cur_pa[10:0]})) ? burst_cur_rem : (13'd2048 - {2'b00, burst_cur_pa[10:0]}))) - 13'd1);
 /* verilator lint_on UNUSEDSIGNAL */
 
-// gen/nic/dma-read.ts:146:21
+// gen/nic/dma-read.ts:150:21
 assign xlate_req_free = !xlate_req_valid_reg || m_xlate_req_ready;
 
-// gen/nic/dma-read.ts:147:24
+// gen/nic/dma-read.ts:151:24
 assign status_free = !status_valid_reg || m_status_ready;
 
-// gen/nic/dma-read.ts:149:14
+// gen/nic/dma-read.ts:153:14
 assign m_xlate_req_valid = xlate_req_valid_reg;
 
-// gen/nic/dma-read.ts:150:13
+// gen/nic/dma-read.ts:154:13
 assign m_xlate_req_data = xlate_req_data_reg;
 
-// gen/nic/dma-read.ts:152:16
+// gen/nic/dma-read.ts:156:16
 assign m_status_valid = status_valid_reg;
 
-// gen/nic/dma-read.ts:153:15
+// gen/nic/dma-read.ts:157:15
 assign m_status_data = status_data_reg;
 
-// gen/nic/dma-read.ts:158:22
+// gen/nic/dma-read.ts:162:22
 assign cmd_ready = (state == STATE_COLLECT) && xlate_req_free;
 
-// gen/nic/dma-read.ts:159:20
+// gen/nic/dma-read.ts:163:20
 assign cmd_accept = s_cmd_valid && cmd_ready;
 
-// gen/nic/dma-read.ts:160:13
+// gen/nic/dma-read.ts:164:13
 assign s_cmd_ready = cmd_ready;
 
-// gen/nic/dma-read.ts:169:22
+// gen/nic/dma-read.ts:173:22
 assign page_resp = pages_owed_reg != 3'b000;
 
-// gen/nic/dma-read.ts:171:26
+// gen/nic/dma-read.ts:175:26
 assign valid_pending = valid_rcvd_reg != valid_sent_reg;
 
-// gen/nic/dma-read.ts:174:25
+// gen/nic/dma-read.ts:178:25
 assign valid_answer = (!page_resp && valid_pending) && s_xlate_resp_valid;
 
-// gen/nic/dma-read.ts:175:24
+// gen/nic/dma-read.ts:179:24
 assign last_answer = valid_answer && ((valid_rcvd_reg + 3'd1) == valid_sent_reg);
 
-// gen/nic/dma-read.ts:176:22
+// gen/nic/dma-read.ts:180:22
 assign all_valid = !valid_pending || last_answer;
 
-// gen/nic/dma-read.ts:177:22
+// gen/nic/dma-read.ts:181:22
 assign err_final = ((err_reg != 3'b000) || !last_answer) ? err_reg : s_xlate_resp_data[2:0];
 
-// gen/nic/dma-read.ts:178:21
+// gen/nic/dma-read.ts:182:21
 assign pa_final = last_answer ? s_xlate_resp_data[66:3] : valid_pa_reg;
 
-// gen/nic/dma-read.ts:179:22
+// gen/nic/dma-read.ts:183:22
 assign wait_done = ((state == STATE_WAIT_VALID) && all_valid) && status_free;
 
-// gen/nic/dma-read.ts:180:20
+// gen/nic/dma-read.ts:184:20
 assign go_fast = ((wait_done && (err_final == 3'b000)) && any_data_reg) && one_page_reg;
 
-// gen/nic/dma-read.ts:186:22
+// gen/nic/dma-read.ts:190:22
 assign fast_load = (((state == STATE_FAST) || go_fast) && !burst_busy_reg) && !u_chunk_fifo_m_valid;
 
-// gen/nic/dma-read.ts:189:23
+// gen/nic/dma-read.ts:193:23
 assign head_known = u_chunk_fifo_m_data[18];
 
-// gen/nic/dma-read.ts:191:23
+// gen/nic/dma-read.ts:195:23
 assign chunk_load = (!burst_busy_reg && u_chunk_fifo_m_valid) && (head_known || s_xlate_resp_valid);
 
-// gen/nic/dma-read.ts:194:24
+// gen/nic/dma-read.ts:198:24
 assign page_answer = chunk_load && !head_known;
 
-// gen/nic/dma-read.ts:195:15
+// gen/nic/dma-read.ts:199:15
 assign s_xlate_resp_ready = page_resp ? page_answer : valid_pending;
 
-// gen/nic/dma-read.ts:204:13
+// gen/nic/dma-read.ts:208:13
 always @* begin
     page_asked = 1'b0;
     u_chunk_fifo_s_valid = 1'b0;
@@ -373,187 +373,187 @@ always @* begin
     endcase
 end
 
-// gen/nic/dma-read.ts:209:20
+// gen/nic/dma-read.ts:213:20
 assign to_page = 13'd4096 - {1'b0, cur_va_reg[11:0]};
 
-// gen/nic/dma-read.ts:210:23
+// gen/nic/dma-read.ts:214:23
 assign chunk_fits = cur_rem_reg <= {19'd0, to_page};
 
-// gen/nic/dma-read.ts:211:22
+// gen/nic/dma-read.ts:215:22
 assign chunk_len = chunk_fits ? cur_rem_reg[12:0] : to_page;
 
-// gen/nic/dma-read.ts:213:17
+// gen/nic/dma-read.ts:217:17
 assign u_chunk_fifo_s_data = {sge_pa_reg[sge_index_reg * 64 +: 64], first_chunk_reg, seg_reg, ((sge_index_reg == last_data_sge_reg) && chunk_fits), chunk_len};
 
-// gen/nic/dma-read.ts:300:18
+// gen/nic/dma-read.ts:304:18
 assign u_chunk_fifo_m_ready = chunk_load;
 
-// gen/nic/dma-read.ts:304:18
+// gen/nic/dma-read.ts:308:18
 assign burst_load = chunk_load || fast_load;
 
-// gen/nic/dma-read.ts:305:17
+// gen/nic/dma-read.ts:309:17
 assign burst_cur_pa = burst_busy_reg ? burst_pa_reg : (chunk_load ? (head_known ? u_chunk_fifo_m_data[82:19] : s_xlate_resp_data[66:3]) : pa_final);
 
-// gen/nic/dma-read.ts:306:18
+// gen/nic/dma-read.ts:310:18
 assign burst_cur_rem = burst_busy_reg ? burst_rem_reg : (chunk_load ? u_chunk_fifo_m_data[12:0] : sge_reg[76:64]);
 
-// gen/nic/dma-read.ts:307:19
+// gen/nic/dma-read.ts:311:19
 assign burst_cur_last = burst_busy_reg ? burst_last_reg : (!chunk_load || u_chunk_fifo_m_data[13]);
 
-// gen/nic/dma-read.ts:308:18
+// gen/nic/dma-read.ts:312:18
 assign burst_cur_seg = burst_busy_reg ? burst_seg_reg : (chunk_load ? u_chunk_fifo_m_data[17:14] : seg_reg);
 
-// gen/nic/dma-read.ts:321:23
+// gen/nic/dma-read.ts:325:23
 assign burst_want = (burst_busy_reg || burst_load) && u_burst_fifo_s_ready;
 
-// gen/nic/dma-read.ts:324:20
+// gen/nic/dma-read.ts:328:20
 assign ar_direct = burst_want && !ar_valid_reg;
 
-// gen/nic/dma-read.ts:325:19
+// gen/nic/dma-read.ts:329:19
 assign burst_issue = ar_direct || (burst_want && m_axi_arready);
 
-// gen/nic/dma-read.ts:326:23
+// gen/nic/dma-read.ts:330:23
 assign last_burst = burst_cur_rem == ((burst_cur_rem < (13'd2048 - {2'b00, burst_cur_pa[10:0]})) ? burst_cur_rem : (13'd2048 - {2'b00, burst_cur_pa[10:0]}));
 
-// gen/nic/dma-read.ts:327:17
+// gen/nic/dma-read.ts:331:17
 assign u_burst_fifo_s_valid = burst_issue;
 
-// gen/nic/dma-read.ts:328:16
+// gen/nic/dma-read.ts:332:16
 assign u_burst_fifo_s_data = {burst_cur_seg, (burst_cur_last && last_burst), binary_0[10:3], (burst_cur_pa[2:0] + ((burst_cur_rem < (13'd2048 - {2'b00, burst_cur_pa[10:0]})) ? burst_cur_rem[2:0] : (3'b000 - burst_cur_pa[2:0]))), burst_cur_pa[2:0]};
 
-// gen/nic/dma-read.ts:342:12
+// gen/nic/dma-read.ts:346:12
 assign m_axi_arid = 4'b0000;
 
-// gen/nic/dma-read.ts:343:14
+// gen/nic/dma-read.ts:347:14
 assign m_axi_araddr = ar_valid_reg ? ar_addr_reg : (burst_cur_pa & 64'hfffffffffffffff8);
 
-// gen/nic/dma-read.ts:344:13
+// gen/nic/dma-read.ts:348:13
 assign m_axi_arlen = ar_valid_reg ? ar_len_reg : binary_1[10:3];
 
-// gen/nic/dma-read.ts:345:14
+// gen/nic/dma-read.ts:349:14
 assign m_axi_arsize = 3'd3;
 
-// gen/nic/dma-read.ts:346:15
+// gen/nic/dma-read.ts:350:15
 assign m_axi_arburst = 2'd1;
 
-// gen/nic/dma-read.ts:347:14
+// gen/nic/dma-read.ts:351:14
 assign m_axi_arlock = 1'b0;
 
-// gen/nic/dma-read.ts:348:15
+// gen/nic/dma-read.ts:352:15
 assign m_axi_arcache = 4'd3;
 
-// gen/nic/dma-read.ts:349:14
+// gen/nic/dma-read.ts:353:14
 assign m_axi_arprot = 3'b000;
 
-// gen/nic/dma-read.ts:350:15
+// gen/nic/dma-read.ts:354:15
 assign m_axi_arvalid = ar_valid_reg || ar_direct;
 
-// gen/nic/dma-read.ts:352:12
+// gen/nic/dma-read.ts:356:12
 assign m_axi_awid = 4'b0000;
 
-// gen/nic/dma-read.ts:352:31
+// gen/nic/dma-read.ts:356:31
 assign m_axi_awaddr = 64'd0;
 
-// gen/nic/dma-read.ts:352:49
+// gen/nic/dma-read.ts:356:49
 assign m_axi_awlen = 8'd0;
 
-// gen/nic/dma-read.ts:352:68
+// gen/nic/dma-read.ts:356:68
 assign m_axi_awsize = 3'b000;
 
-// gen/nic/dma-read.ts:352:88
+// gen/nic/dma-read.ts:356:88
 assign m_axi_awburst = 2'b00;
 
-// gen/nic/dma-read.ts:353:14
+// gen/nic/dma-read.ts:357:14
 assign m_axi_awlock = 1'b0;
 
-// gen/nic/dma-read.ts:353:34
+// gen/nic/dma-read.ts:357:34
 assign m_axi_awcache = 4'b0000;
 
-// gen/nic/dma-read.ts:353:53
+// gen/nic/dma-read.ts:357:53
 assign m_axi_awprot = 3'b000;
 
-// gen/nic/dma-read.ts:353:73
+// gen/nic/dma-read.ts:357:73
 assign m_axi_awvalid = 1'b0;
 
-// gen/nic/dma-read.ts:354:13
+// gen/nic/dma-read.ts:358:13
 assign m_axi_wdata = 64'd0;
 
-// gen/nic/dma-read.ts:354:31
+// gen/nic/dma-read.ts:358:31
 assign m_axi_wstrb = 8'd0;
 
-// gen/nic/dma-read.ts:354:49
+// gen/nic/dma-read.ts:358:49
 assign m_axi_wlast = 1'b0;
 
-// gen/nic/dma-read.ts:354:68
+// gen/nic/dma-read.ts:358:68
 assign m_axi_wvalid = 1'b0;
 
-// gen/nic/dma-read.ts:354:87
+// gen/nic/dma-read.ts:358:87
 assign m_axi_bready = 1'b0;
 
-// gen/nic/dma-read.ts:376:19
+// gen/nic/dma-read.ts:380:19
 assign beat_start = first_beat_reg ? u_burst_fifo_m_data[2:0] : 3'b000;
 
-// gen/nic/dma-read.ts:378:17
+// gen/nic/dma-read.ts:382:17
 assign beat_end = (m_axi_rlast && (u_burst_fifo_m_data[5:3] != 3'b000)) ? {1'b0, u_burst_fifo_m_data[5:3]} : 4'd8;
 
-// gen/nic/dma-read.ts:379:19
+// gen/nic/dma-read.ts:383:19
 assign beat_bytes = beat_end - {1'b0, beat_start};
 
-// gen/nic/dma-read.ts:381:21
+// gen/nic/dma-read.ts:385:21
 assign rotated = binary_2[63:0];
 
-// gen/nic/dma-read.ts:382:22
+// gen/nic/dma-read.ts:386:22
 assign hold_mask = {{8{unary_3[7]}}, {8{unary_4[6]}}, {8{unary_5[5]}}, {8{unary_6[4]}}, {8{unary_7[3]}}, {8{unary_8[2]}}, {8{unary_9[1]}}, {8{~binary_10[0]}}};
 
-// gen/nic/dma-read.ts:383:20
+// gen/nic/dma-read.ts:387:20
 assign merged = (hold_reg & hold_mask) | (rotated & ~hold_mask);
 
-// gen/nic/dma-read.ts:384:19
+// gen/nic/dma-read.ts:388:19
 assign total_bytes = {1'b0, held_bytes_reg} + beat_bytes;
 
-// gen/nic/dma-read.ts:385:18
+// gen/nic/dma-read.ts:389:18
 assign beat_full = total_bytes[3];
 
-// gen/nic/dma-read.ts:386:18
+// gen/nic/dma-read.ts:390:18
 assign left_bytes = total_bytes[2:0];
 
-// gen/nic/dma-read.ts:387:20
+// gen/nic/dma-read.ts:391:20
 assign msg_end = m_axi_rlast && u_burst_fifo_m_data[14];
 
-// gen/nic/dma-read.ts:388:20
+// gen/nic/dma-read.ts:392:20
 assign seg_end = (seg_offset_reg + 16'd8) == (16'd1 << u_burst_fifo_m_data[18:15]);
 
-// gen/nic/dma-read.ts:392:21
+// gen/nic/dma-read.ts:396:21
 assign r_offered = (m_axi_rvalid && u_burst_fifo_m_valid) && !flush_reg;
 
-// gen/nic/dma-read.ts:393:19
+// gen/nic/dma-read.ts:397:19
 assign r_emits = beat_full || msg_end;
 
-// gen/nic/dma-read.ts:404:20
+// gen/nic/dma-read.ts:415:20
 assign r_ready = (u_burst_fifo_m_valid && !flush_reg) && (m_axis_tready || !r_emits);
 
-// gen/nic/dma-read.ts:405:18
+// gen/nic/dma-read.ts:416:18
 assign r_beat = m_axi_rvalid && r_ready;
 
-// gen/nic/dma-read.ts:406:14
+// gen/nic/dma-read.ts:417:14
 assign m_axi_rready = r_ready;
 
-// gen/nic/dma-read.ts:409:17
+// gen/nic/dma-read.ts:420:17
 assign u_burst_fifo_m_ready = r_beat && m_axi_rlast;
 
-// gen/nic/dma-read.ts:411:14
+// gen/nic/dma-read.ts:422:14
 assign m_axis_tvalid = flush_reg || (r_offered && r_emits);
 
-// gen/nic/dma-read.ts:412:13
+// gen/nic/dma-read.ts:423:13
 assign m_axis_tdata = flush_reg ? hold_reg : merged;
 
-// gen/nic/dma-read.ts:413:9
+// gen/nic/dma-read.ts:425:9
 assign m_axis_tkeep = flush_reg ? ~(8'd255 << held_bytes_reg) : (beat_full ? 8'd255 : ~(8'd255 << left_bytes));
 
-// gen/nic/dma-read.ts:414:9
+// gen/nic/dma-read.ts:426:9
 assign m_axis_tlast = ((flush_reg || !beat_full) || seg_end) || (msg_end && (left_bytes == 3'b000));
 
-// gen/nic/dma-read.ts:151:5
+// gen/nic/dma-read.ts:155:5
 always @(posedge clk) begin
     if (m_xlate_req_ready) begin
         xlate_req_valid_reg <= 1'b0;
@@ -717,7 +717,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/dma-read.ts:205:5
+// gen/nic/dma-read.ts:209:5
 always @(posedge clk) begin
     if (page_asked && !page_answer) begin
         pages_owed_reg <= pages_owed_reg + 3'd1;
@@ -729,7 +729,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/dma-read.ts:309:5
+// gen/nic/dma-read.ts:313:5
 always @(posedge clk) begin
     if (burst_load) begin
         burst_busy_reg <= 1'd1;
@@ -754,7 +754,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/dma-read.ts:329:5
+// gen/nic/dma-read.ts:333:5
 always @(posedge clk) begin
     if (m_axi_arready) begin
         ar_valid_reg <= 1'b0;
@@ -771,7 +771,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/dma-read.ts:416:5
+// gen/nic/dma-read.ts:428:5
 always @(posedge clk) begin
     if (flush_reg) begin
         if (m_axis_tready) begin
@@ -810,7 +810,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/dma-read.ts:145:20
+// gen/nic/dma-read.ts:149:20
 sync_fifo_depth4_width83 u_chunk_fifo (
     .clk(clk),
     .rst(rst),
@@ -825,7 +825,7 @@ sync_fifo_depth4_width83 u_chunk_fifo (
     .empty(u_chunk_fifo_empty)
 );
 
-// gen/nic/dma-read.ts:290:19
+// gen/nic/dma-read.ts:294:19
 sync_fifo_depth8_width19 u_burst_fifo (
     .clk(clk),
     .rst(rst),
@@ -845,23 +845,23 @@ sync_fifo_depth8_width19 u_burst_fifo (
 always @(posedge clk) begin
     if (!rst) begin
         if (!(!cmd_accept || (s_cmd_data[148:145] >= 4'd3))) begin
-            $display("%m: assertion failed at gen/nic/dma-read.ts:161:5: segLog2 must be at least log2 of the bus bytes (3) [cmd_accept=%0h]", cmd_accept);
+            $display("%m: assertion failed at gen/nic/dma-read.ts:165:5: segLog2 must be at least log2 of the bus bytes (3) [cmd_accept=%0h]", cmd_accept);
             $stop;
         end
         if (!((!cmd_accept || (sge_count_reg < 3'd3)) || s_cmd_data[144])) begin
-            $display("%m: assertion failed at gen/nic/dma-read.ts:162:5: a message has at most 4 SGEs [cmd_accept=%0h sge_count_reg=%0h]", cmd_accept, sge_count_reg);
+            $display("%m: assertion failed at gen/nic/dma-read.ts:166:5: a message has at most 4 SGEs [cmd_accept=%0h sge_count_reg=%0h]", cmd_accept, sge_count_reg);
             $stop;
         end
         if (!(!page_answer || (s_xlate_resp_data[2:0] == 3'b000))) begin
-            $display("%m: assertion failed at gen/nic/dma-read.ts:301:5: a page of a validated SGE failed to translate [page_answer=%0h]", page_answer);
+            $display("%m: assertion failed at gen/nic/dma-read.ts:305:5: a page of a validated SGE failed to translate [page_answer=%0h]", page_answer);
             $stop;
         end
         if (!(!(m_axi_rvalid && !u_burst_fifo_m_valid))) begin
-            $display("%m: assertion failed at gen/nic/dma-read.ts:407:5: read data without an outstanding burst [m_axi_rvalid=%0h u_burst_fifo_m_valid=%0h]", m_axi_rvalid, u_burst_fifo_m_valid);
+            $display("%m: assertion failed at gen/nic/dma-read.ts:418:5: read data without an outstanding burst [m_axi_rvalid=%0h u_burst_fifo_m_valid=%0h]", m_axi_rvalid, u_burst_fifo_m_valid);
             $stop;
         end
         if (!(!r_beat || (m_axi_rlast == (beat_count_reg == u_burst_fifo_m_data[13:6])))) begin
-            $display("%m: assertion failed at gen/nic/dma-read.ts:408:5: rlast does not match the burst length [r_beat=%0h m_axi_rlast=%0h beat_count_reg=%0h u_burst_fifo_m_data=%0h]", r_beat, m_axi_rlast, beat_count_reg, u_burst_fifo_m_data);
+            $display("%m: assertion failed at gen/nic/dma-read.ts:419:5: rlast does not match the burst length [r_beat=%0h m_axi_rlast=%0h beat_count_reg=%0h u_burst_fifo_m_data=%0h]", r_beat, m_axi_rlast, beat_count_reg, u_burst_fifo_m_data);
             $stop;
         end
     end
