@@ -53,6 +53,12 @@ export class ChannelReceiver<P> {
     return this.#read();
   }
 
+  /** Ready is high at every drive phase, with nothing asked (no pauser, no room limit): once
+   *  driven, later drive phases only write the same value again. */
+  get alwaysReady(): boolean {
+    return this.#room === null && this.#pause === null;
+  }
+
   /** Drive phase: ready for the next cycle (room first, then the pauser, as always). */
   drive(): void {
     const room = this.#room, pause = this.#pause;
