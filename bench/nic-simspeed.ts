@@ -29,6 +29,14 @@ import { pairDesignOf } from './nic-pair.ts';
  *  counts waiting for a core), with the wall-time ratio printed beside it. */
 export const SIMSPEED_GOAL = 0.8;
 
+/**
+ * WRITE messages of 64 KiB in a speed run at `dataWidth`, for a goodput run of `messages` at 64
+ * bits: as many more as the bus is wider, so every width simulates about as many cycles (6
+ * messages: ~52k cycles at 64 bits; at 512 bits 6 messages took only 6.6k cycles, ~0.15 s, too
+ * short to time).
+ */
+export const speedMessages = (dataWidth: number, messages: number): number => messages * Math.max(1, Math.round(dataWidth / 64));
+
 /** The verdict on one width's best rates (CPU time; see SIMSPEED_GOAL). */
 export const simspeedMet = (ts: Rate, cpp: Rate): boolean => ts.cpu / cpp.cpu >= SIMSPEED_GOAL;
 
@@ -137,11 +145,12 @@ async function main(): Promise<void> {
     let cpp = none, step = none, ts = none;
     // Not counted: in a fresh process V8 is still compiling the testbench during the first runs
     // (in `make bench` a dozen two-NIC runs come before the reruns).
-    for (let i = 0; i < warmup; i++) await measureGoodput(w, messages);
+    const count = speedMessages(w, messages);
+    for (let i = 0; i < warmup; i++) await measureGoodput(w, count);
     for (let r = 0; r < rounds; r++) {
       const load = os.loadavg().map(x => x.toFixed(1)).join(' ');
       const c = await cppPairRate(w, loopCycles), s = await tsStepRate(w, loopCycles);
-      const g = await measureGoodput(w, messages);
+      const g = await measureGoodput(w, count);
       const t = { wall: g.traffic.cycles / g.traffic.seconds, cpu: g.traffic.cycles / g.traffic.cpuSeconds };
       console.log(`${w}b round ${r + 1} (load ${load}): c++ ${k(c)}; ts step(1) ${k(s)}; bench traffic ${k(t)} (${g.traffic.cycles} cycles); traffic/c++ cpu ${(t.cpu / c.cpu).toFixed(3)} wall ${(t.wall / c.wall).toFixed(3)}`);
       cpp = bestRate(cpp, c); step = bestRate(step, s); ts = bestRate(ts, t);

@@ -11,7 +11,7 @@ import { READ_COUNT, READ_GOODPUT_GOAL, READ_LIMIT_FORMULA, measureReadGoodput, 
 import { GBN_FORMULA } from './gbn-bound.ts';
 import { GBN_GOAL, GBN_LOSSES, GBN_LOSSES_ENABLED, GBN_MAX_MESSAGES, GBN_QPS, RECOVERY_ENABLED, gbnMessages, measureGbnGoodput, measureRecovery, type GbnResult, type RecoveryResult } from './nic-gbn.ts';
 import { benchSeed } from './nic-pair.ts';
-import { SIMSPEED_GOAL, bestRate, cppPairRate, simspeedMet, tsStepRate, type Rate } from './nic-simspeed.ts';
+import { SIMSPEED_GOAL, bestRate, cppPairRate, simspeedMet, speedMessages, tsStepRate, type Rate } from './nic-simspeed.ts';
 import { TLB_GOAL, hitRate, measureTlb, type TlbResult } from './nic-tlb.ts';
 
 const quick = process.argv.includes('--quick') || process.env['NICGEN_BENCH_QUICK'] === '1';
@@ -182,11 +182,14 @@ async function main(): Promise<void> {
   const rateOf = (s: Span): Rate => ({ wall: s.cycles / s.seconds, cpu: s.cycles / s.cpuSeconds });
   const none: Rate = { wall: 0, cpu: 0 };
   for (const g of goodput) {
-    let ts = rateOf(g.traffic), whole = rateOf(g.whole), step = none, cpp = none;
+    // Wider buses rerun with more messages (speedMessages): the goodput run above counts as a
+    // round only where it has the same count.
+    const count = speedMessages(g.dataWidth, plan.messages), reused = count === plan.messages;
+    let ts = reused ? rateOf(g.traffic) : none, whole = reused ? rateOf(g.whole) : none, step = none, cpp = none;
     for (let r = 0; r < plan.speedRounds; r++) {
       cpp = bestRate(cpp, await attempt(`c++ loop ${g.dataWidth}b`, () => cppPairRate(g.dataWidth, plan.loopCycles)) ?? none);
       step = bestRate(step, await attempt(`ts step loop ${g.dataWidth}b`, () => tsStepRate(g.dataWidth, plan.loopCycles)) ?? none);
-      const b = r === 0 ? undefined : await attempt(`bench rerun ${g.dataWidth}b`, () => measureGoodput(g.dataWidth, plan.messages));
+      const b = r === 0 && reused ? undefined : await attempt(`bench rerun ${g.dataWidth}b`, () => measureGoodput(g.dataWidth, count));
       if (b) { ts = bestRate(ts, rateOf(b.traffic)); whole = bestRate(whole, rateOf(b.whole)); }
     }
     if (cpp.wall > 0 && step.wall > 0) speed.push({ w: g.dataWidth, ts, whole, step, cpp });

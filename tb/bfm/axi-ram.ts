@@ -166,7 +166,7 @@ export class AxiRam {
     const burstOf = (id: Bits, addr: Bits, len: Bits, size: Bits, burst: Bits): AxiBurst =>
       ({ id: num(id), addr: big(addr), len: num(len), size: num(size), burst: num(burst) });
     const aw = new ChannelReceiver({ valid: p.awvalid, ready: p.awready },
-      () => burstOf(p.awid.value, p.awaddr.value, p.awlen.value, p.awsize.value, p.awburst.value), bp('AW'), () => this.#writesOpen < max);
+      () => burstOf(p.awid.value, p.awaddr.value, p.awlen.value, p.awsize.value, p.awburst.value), bp('AW'));
     const wdata = p.wdata.words, wstrb = p.wstrb.words, busBytes = this.busBytes, strbCount = Math.ceil(busBytes / 32);
     const fullStrb = valueWords((1n << BigInt(busBytes)) - 1n, strbCount);
     // A beat on DUT ports stays there until #applyWrites (this sample phase) takes it.
@@ -177,9 +177,9 @@ export class AxiRam {
     });
     this.#copyW = copyW;
     const w = new ChannelReceiver<WBeat>({ valid: p.wvalid, ready: p.wready }, this.#wPort ? () => ON_PORT : copyW,
-      bp('W'), () => this.#wBuf.length < 256 * 4);
+      bp('W'));
     const ar = new ChannelReceiver({ valid: p.arvalid, ready: p.arready },
-      () => burstOf(p.arid.value, p.araddr.value, p.arlen.value, p.arsize.value, p.arburst.value), bp('AR'), () => this.#readsOpen < max);
+      () => burstOf(p.arid.value, p.araddr.value, p.arlen.value, p.arsize.value, p.arburst.value), bp('AR'));
     const idW = portWidth(tb, p.bid), dataW = portWidth(tb, p.rdata);
     // Ids are numbers (from a port of up to 32 bits, or checked by num()): no bigint for a narrow port.
     const idFor = (id: number): Bits => (idW > 32 ? BigInt(id) : id);
@@ -233,7 +233,11 @@ export class AxiRam {
       if (b.pending === 0) this.#nextB(cycle, b);
       if (r.pending === 0) this.#nextR(cycle, r);
     });
-    phases.onDrive(() => { aw.drive(); w.drive(); ar.drive(); b.drive(); r.drive(); });
+    // AW and AR take a request while fewer than `max` are open, W while its queue has room.
+    phases.onDrive(() => {
+      aw.driveRoom(this.#writesOpen < max); w.driveRoom(this.#wBuf.length < 256 * 4); ar.driveRoom(this.#readsOpen < max);
+      b.drive(); r.drive();
+    });
   }
 
   /** No response on the bus, queued or owed, and no W beat waiting for its AW. */

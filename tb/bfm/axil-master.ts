@@ -15,7 +15,7 @@ import { AxiLiteChecker } from './axil-checker.ts';
 import { ChannelDriver } from './channel-driver.ts';
 import { ChannelReceiver } from './channel-receiver.ts';
 import { ClockPhases } from './clock-phases.ts';
-import { pauser, type Pause } from './pause.ts';
+import { NEVER, pauser, type Pause } from './pause.ts';
 import { big, forPort, num, portWidth, wordOf, type AxiLiteSlavePorts } from './ports.ts';
 import { BusResponseError } from './protocol-error.ts';
 
@@ -55,6 +55,10 @@ export class AxiLiteMaster {
   readonly #ar: ChannelDriver<{ addr: bigint; prot: number }>;
   readonly #writes: Pending<null>[] = [];
   readonly #reads: Pending<bigint>[] = [];
+  /** The last drive phase left AW, W and AR idle (valid low, nothing queued) and the response
+   *  readies never pause: the next drive phase would write the same words again, so it is
+   *  skipped until an access is queued (most cycles: registers are accessed now and then). */
+  #driveIdle = false;
 
   constructor(tb: TestBench, ports: AxiLiteSlavePorts, options: AxiLiteMasterOptions = {}) {
     this.#tb = tb;
@@ -70,8 +74,11 @@ export class AxiLiteMaster {
     this.#aw = new ChannelDriver({ valid: p.awvalid, ready: p.awready }, x => { p.awaddr.value = forPort(x.addr, addrW); p.awprot.value = x.prot; }, pause('AW'));
     this.#w = new ChannelDriver({ valid: p.wvalid, ready: p.wready }, x => { p.wdata.value = forPort(x.data, dataW); p.wstrb.value = x.strb; }, pause('W'));
     this.#ar = new ChannelDriver({ valid: p.arvalid, ready: p.arready }, x => { p.araddr.value = forPort(x.addr, addrW); p.arprot.value = x.prot; }, pause('AR'));
-    const b = new ChannelReceiver({ valid: p.bvalid, ready: p.bready }, () => num(p.bresp.value), bp('B'));
-    const r = new ChannelReceiver({ valid: p.rvalid, ready: p.rready }, () => ({ data: big(p.rdata.value), resp: num(p.rresp.value) }), bp('R'));
+    const bPause = bp('B'), rPause = bp('R');
+    const b = new ChannelReceiver({ valid: p.bvalid, ready: p.bready }, () => num(p.bresp.value), bPause);
+    const r = new ChannelReceiver({ valid: p.rvalid, ready: p.rready }, () => ({ data: big(p.rdata.value), resp: num(p.rresp.value) }), rPause);
+    // Readies that never pause are written high at every drive phase, with no random draw.
+    const steadyReadies = bPause === NEVER && rPause === NEVER;
     const phases = ClockPhases.of(tb, options.clock);
     // Idle between register accesses (most cycles): nothing offered, no response on the bus.
     const bv = wordOf(p.bvalid), rv = wordOf(p.rvalid);
@@ -85,7 +92,11 @@ export class AxiLiteMaster {
       const rd = r.sample();
       if (rd) { const x = this.#reads.shift(); if (x) x.result = { value: rd.data, resp: rd.resp, cycle }; }
     });
-    phases.onDrive(() => { this.#aw.drive(); this.#w.drive(); this.#ar.drive(); b.drive(); r.drive(); });
+    phases.onDrive(() => {
+      if (this.#driveIdle) return;
+      this.#aw.drive(); this.#w.drive(); this.#ar.drive(); b.drive(); r.drive();
+      this.#driveIdle = steadyReadies && this.#aw.pending === 0 && this.#w.pending === 0 && this.#ar.pending === 0;
+    });
   }
 
   /** Byte lane of a 32-bit word at `addr` on this bus. */
@@ -101,6 +112,7 @@ export class AxiLiteMaster {
     this.#aw.push({ addr: BigInt(addr), prot: options.prot ?? 0 });
     this.#w.push({ data: BigInt(value) << BigInt(8 * lane), strb: (strb & 0xf) << lane });
     this.#writes.push(op);
+    this.#driveIdle = false;
     await this.#tb.until(() => op.result !== undefined, { timeout: this.#timeout, what: `${this.name} write 0x${addr.toString(16)}` });
     this.#check(op.result!.resp, options.expect, op.result!.cycle, `write 0x${addr.toString(16)}`);
   }
@@ -110,6 +122,7 @@ export class AxiLiteMaster {
     const op: Pending<bigint> = { result: undefined };
     this.#ar.push({ addr: BigInt(addr), prot: options.prot ?? 0 });
     this.#reads.push(op);
+    this.#driveIdle = false;
     await this.#tb.until(() => op.result !== undefined, { timeout: this.#timeout, what: `${this.name} read 0x${addr.toString(16)}` });
     this.#check(op.result!.resp, options.expect, op.result!.cycle, `read 0x${addr.toString(16)}`);
     return Number((op.result!.value >> BigInt(8 * lane)) & 0xffffffffn);

@@ -85,7 +85,8 @@ export class AxiStreamSink {
         onBeatWords: (words, kept, last, cycle) => this.#takeWords(words, kept, last, cycle, tuser),
       });
     }
-    phases.onDrive(() => receiver.drive());
+    // A sink that never pauses drives tready high once: nothing else writes it.
+    const stop = phases.onDrive(() => { receiver.drive(); if (receiver.alwaysReady) stop(); });
   }
 
   /** Packets received and not yet taken with recv(). */

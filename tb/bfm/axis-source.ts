@@ -16,7 +16,7 @@ import { ChannelDriver } from './channel-driver.ts';
 import { bytesToWord, bytesToWords, HOST_LE } from './byte-memory.ts';
 import { ClockPhases } from './clock-phases.ts';
 import { pauser, type Pause } from './pause.ts';
-import { big, forPort, portWidth, setterOf, type AxisInPorts, type Bits } from './ports.ts';
+import { big, forPort, portWidth, setterOf, wordOf, type AxisInPorts, type Bits } from './ports.ts';
 
 export interface AxisSourceOptions {
   /** Name in messages (default: the tdata port's prefix). */
@@ -102,7 +102,8 @@ export class AxiStreamSource {
     }, pauser(options.pause, this.#rng, `${this.name} pause`));
     this.watch = options.check === false ? null : watchAxiStream(tb, ports, `${this.name} (source side)`, options.clock ? { clock: options.clock } : {});
     const phases = ClockPhases.of(tb, options.clock);
-    phases.onSample(() => this.#driver.sample(tb.cycle));
+    // A beat is on the bus only while tvalid (its word, written by the driver) is high.
+    phases.onSampleWhile(wordOf(ports.tvalid), () => this.#driver.sample(tb.cycle));
     phases.onDrive(() => this.#driver.drive());
   }
 

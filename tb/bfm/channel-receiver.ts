@@ -53,10 +53,26 @@ export class ChannelReceiver<P> {
     return this.#read();
   }
 
+  /** drive() sets ready high at every drive phase, with nothing asked (no pauser, no room
+   *  function): once driven, later drive phases only write the same value again. */
+  get alwaysReady(): boolean {
+    return this.#room === null && this.#pause === null;
+  }
+
   /** Drive phase: ready for the next cycle (room first, then the pauser, as always). */
   drive(): void {
-    const room = this.#room, pause = this.#pause;
-    const v = (room === null || room()) && (pause === null || !pause()) ? 1 : 0;
+    const room = this.#room;
+    this.driveRoom(room === null || room());
+  }
+
+  /**
+   * drive() for an owner that tells its room itself instead of giving a `room` function (a
+   * bus model driving several channels every cycle: no call through a closure per channel).
+   * The pauser is asked only when there is room, as in drive().
+   */
+  driveRoom(hasRoom: boolean): void {
+    const pause = this.#pause;
+    const v = hasRoom && (pause === null || !pause()) ? 1 : 0;
     const rw = this.#readyWord;
     if (rw !== null) rw[0] = v;
     else this.#setReady(v);

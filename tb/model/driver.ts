@@ -7,7 +7,7 @@
 // QPs go RESET -> INIT -> RTR -> RTS as verbs do; WQEs are encoded into the send ring and the
 // doorbell (SQ_PI) rung; CQEs are reaped by their phase bit and CQ_CI written back.
 
-import { ACCESS, CQE_BYTES, CQE_FIELDS, MAX_SGE, QP_REGS, QP_STATE, WQE_BYTES, WQE_OPCODE, WQE_FLAG, fieldOf } from '../../gen/nic/regmap.ts';
+import { ACCESS, CQE_BYTES, CQE_FIELDS, MAX_SGE, QP_REGS, QP_STATE, WQE_BYTES, WQE_OPCODE, WQE_FLAG, type LayoutField } from '../../gen/nic/regmap.ts';
 import { LOCAL_QPN_BASE } from '../../gen/nic/flow-types.ts';
 import type { Rng } from '../core/rng.ts';
 import { cqePhase, type CqeFields } from './completion.ts';
@@ -135,16 +135,27 @@ const lo32 = (v: bigint): number => Number(v & 0xffff_ffffn);
 const hi32 = (v: bigint): number => Number((v >> 32n) & 0xffff_ffffn);
 
 export function decodeCqe(b: Uint8Array): CqeFields & { phase: number } {
-  const get = (name: typeof CQE_FIELDS[number]['name']): bigint => {
-    const f = fieldOf(CQE_FIELDS, name);
-    let v = 0n;
-    for (let k = f.size - 1; k >= 0; k--) v = (v << 8n) | BigInt(b[f.offset + k]!);
-    return v;
-  };
   return {
-    wrId: get('wr_id'), byteLen: Number(get('byte_len')), qp: Number(get('qp')), opcode: Number(get('opcode')),
-    status: Number(get('status')), syndrome: Number(get('syndrome')), phase: Number(get('phase')) & 1,
+    wrId: cqeField(b, CQE_AT.wr_id), byteLen: Number(cqeField(b, CQE_AT.byte_len)), qp: Number(cqeField(b, CQE_AT.qp)),
+    opcode: Number(cqeField(b, CQE_AT.opcode)), status: Number(cqeField(b, CQE_AT.status)), syndrome: Number(cqeField(b, CQE_AT.syndrome)),
+    phase: cqePhaseByte(b),
   };
+}
+
+/** A little-endian field of a CQE. */
+function cqeField(b: Uint8Array, f: LayoutField): bigint {
+  let v = 0n;
+  for (let k = f.size - 1; k >= 0; k--) v = (v << 8n) | BigInt(b[f.offset + k]!);
+  return v;
+}
+
+/** CQE fields by name, looked up once (the poller decodes CQEs every 16 cycles). */
+const CQE_AT = Object.fromEntries(CQE_FIELDS.map(f => [f.name, f])) as Record<typeof CQE_FIELDS[number]['name'], LayoutField>;
+const CQE_PHASE_AT = CQE_AT.phase.offset;
+
+/** The phase bit of the CQE in `b` (what decodeCqe gives as `phase`), without decoding the rest. */
+function cqePhaseByte(b: Uint8Array): number {
+  return b[CQE_PHASE_AT]! & 1;
 }
 
 /** Optional observers (statistics such as doorbell-to-CQE latency): they only watch. */
@@ -341,13 +352,25 @@ export class NicDriver {
   }
 
   // ---- completion queue ----------------------------------------------------------------------
+  /** True when the ring has a new CQE (by its phase bit): what reap(qp, 1) would take, read
+   *  without taking it, allocating or decoding. */
+  hasCqe(qp: QueuePair): boolean {
+    const slot = qp.cqCi & (qp.cqSize - 1);
+    this.mem.readInto(qp.cqBase + BigInt(slot * CQE_BYTES + CQE_PHASE_AT), this.#phaseByte);
+    return (this.#phaseByte[0]! & 1) === cqePhase(qp.cqCi, qp.opts.cqSizeLog2);
+  }
+
+  readonly #phaseByte = new Uint8Array(1);
+
   /** New CQEs in the ring (by phase bit), without telling the NIC. */
   reap(qp: QueuePair, max = Infinity): (CqeFields & { phase: number })[] {
     const out: (CqeFields & { phase: number })[] = [];
     while (out.length < max) {
       const slot = qp.cqCi & (qp.cqSize - 1);
-      const c = decodeCqe(this.mem.read(qp.cqBase + BigInt(slot * CQE_BYTES), CQE_BYTES));
-      if (c.phase !== cqePhase(qp.cqCi, qp.opts.cqSizeLog2)) break;
+      const bytes = this.mem.read(qp.cqBase + BigInt(slot * CQE_BYTES), CQE_BYTES);
+      // The phase bit first: a poll finds no new CQE in most rounds (no bigints then).
+      if (cqePhaseByte(bytes) !== cqePhase(qp.cqCi, qp.opts.cqSizeLog2)) break;
+      const c = decodeCqe(bytes);
       out.push(c);
       qp.cqCi = (qp.cqCi + 1) & 0xffff;
       this.observer.reaped?.(qp, c);

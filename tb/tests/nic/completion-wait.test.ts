@@ -25,9 +25,11 @@ function standIn(tb: TestBench, cqe: CqeFields, at: number): { env: PairEnv; set
   sb.start();
   sb.expectStatus('A', 0, { opcode: WQE_OPCODE.RDMA_WRITE, wrId, signaled: true, sges: [], remoteVa: 0n, rkey: 0 }, CQE_STATUS.SUCCESS);
   let given = false;
+  const due = (name: 'A' | 'B'): boolean => name === 'A' && !given && tb.cycle >= at;
   const host = (name: 'A' | 'B'): Host => ({
     name,
-    drv: { pollCq: async () => (name === 'A' && !given && tb.cycle >= at ? (given = true, [{ ...cqe, phase: 1 }]) : []) },
+    // hasCqe: the poller looks before it polls.
+    drv: { hasCqe: () => due(name), pollCq: async () => (due(name) ? (given = true, [{ ...cqe, phase: 1 }]) : []) },
   }) as unknown as Host;
   const a = host('A'), b = host('B');
   const env = { a, b, sb, clock: { cycles: (n: number) => tb.clockCycles(n) } } as unknown as PairEnv;
