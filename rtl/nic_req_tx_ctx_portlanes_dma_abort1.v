@@ -528,28 +528,28 @@ assign m_abort_valid = abort_state == ABORT_STATE_REQ;
 // gen/nic/req-tx.ts:695:17
 assign m_abort_data = {abort_qp_reg};
 
-// gen/nic/req-tx.ts:698:24
+// gen/nic/req-tx.ts:700:24
 assign abort_open = (abort_dropped_reg && (pay_out_reg != 2'b00)) && (granted_qp_reg == abort_qp_reg);
 
-// gen/nic/req-tx.ts:698:18
+// gen/nic/req-tx.ts:700:18
 assign dma_abort_open = abort_open;
 
-// gen/nic/req-tx.ts:699:19
+// gen/nic/req-tx.ts:701:19
 assign s_abort_done_ready = abort_state == ABORT_STATE_WAIT;
 
-// gen/nic/req-tx.ts:700:23
+// gen/nic/req-tx.ts:702:23
 assign abort_report_granted = (granted_qp_reg == abort_qp_reg) && (granted_msg_reg == s_abort_done_data[4:1]);
 
-// gen/nic/req-tx.ts:707:18
+// gen/nic/req-tx.ts:709:18
 assign abort_withheld_here = pkt_valid_reg && (pkt_qp_reg == abort_qp_reg);
 
-// gen/nic/req-tx.ts:712:18
+// gen/nic/req-tx.ts:714:18
 assign abort_gen_here = gen_busy_reg && (gen_qp_reg == abort_qp_reg);
 
-// gen/nic/req-tx.ts:716:28
+// gen/nic/req-tx.ts:718:28
 assign abort_payless_waits = (pkt_valid_reg && (pkt_qp_reg == s_rewind_data[1:0])) && !pkt_has_payload_reg;
 
-// gen/nic/req-tx.ts:741:15
+// gen/nic/req-tx.ts:743:15
 assign rewind_high = {abort_high_psn_reg, abort_high_hv_reg, (((abort_state == ABORT_STATE_DONE) && abort_high_valid_reg) && (s_rewind_data[1:0] == abort_qp_reg))};
 
 // gen/nic/req-tx.ts:140:17
@@ -1113,11 +1113,11 @@ always @(posedge clk) begin
             $stop;
         end
         if (!(!(((abort_state == ABORT_STATE_WAIT) && s_abort_done_valid) && !s_abort_done_data[0]) || (abort_dropped_reg ? ((s_abort_done_data[4:1] == abort_dropped_msg_reg) && (s_abort_done_data[36:5] <= abort_dropped_end_reg)) : (s_abort_done_data[36:5] == (abort_report_granted ? granted_end_reg : 32'd0))))) begin
-            $display("%m: assertion failed at gen/nic/req-tx.ts:702:7: the DMA abort cut the stream elsewhere than right after the last packet command taken (or inside the packet the gate dropped) [abort_state=%0h s_abort_done_valid=%0h s_abort_done_data=%0h abort_dropped_reg=%0h abort_dropped_msg_reg=%0h abort_dropped_end_reg=%0h abort_report_granted=%0h granted_end_reg=%0h]", abort_state, s_abort_done_valid, s_abort_done_data, abort_dropped_reg, abort_dropped_msg_reg, abort_dropped_end_reg, abort_report_granted, granted_end_reg);
+            $display("%m: assertion failed at gen/nic/req-tx.ts:704:7: the DMA abort cut the stream elsewhere than right after the last packet command taken (or inside the packet the gate dropped) [abort_state=%0h s_abort_done_valid=%0h s_abort_done_data=%0h abort_dropped_reg=%0h abort_dropped_msg_reg=%0h abort_dropped_end_reg=%0h abort_report_granted=%0h granted_end_reg=%0h]", abort_state, s_abort_done_valid, s_abort_done_data, abort_dropped_reg, abort_dropped_msg_reg, abort_dropped_end_reg, abort_report_granted, granted_end_reg);
             $stop;
         end
         if (!(!((((abort_state == ABORT_STATE_DONE) && rewind_fire) && (s_rewind_data[1:0] == abort_qp_reg)) && ((gen_busy_reg && (gen_qp_reg == abort_qp_reg)) || (pkt_valid_reg && (pkt_qp_reg == abort_qp_reg)))))) begin
-            $display("%m: assertion failed at gen/nic/req-tx.ts:744:7: a rewind taken after a DMA abort while the QP still has a message in the generator or a command on m_pkt_cmd [abort_state=%0h rewind_fire=%0h s_rewind_data=%0h abort_qp_reg=%0h gen_busy_reg=%0h gen_qp_reg=%0h pkt_valid_reg=%0h pkt_qp_reg=%0h]", abort_state, rewind_fire, s_rewind_data, abort_qp_reg, gen_busy_reg, gen_qp_reg, pkt_valid_reg, pkt_qp_reg);
+            $display("%m: assertion failed at gen/nic/req-tx.ts:746:7: a rewind taken after a DMA abort while the QP still has a message in the generator or a command on m_pkt_cmd [abort_state=%0h rewind_fire=%0h s_rewind_data=%0h abort_qp_reg=%0h gen_busy_reg=%0h gen_qp_reg=%0h pkt_valid_reg=%0h pkt_qp_reg=%0h]", abort_state, rewind_fire, s_rewind_data, abort_qp_reg, gen_busy_reg, gen_qp_reg, pkt_valid_reg, pkt_qp_reg);
             $stop;
         end
     end
@@ -1130,17 +1130,17 @@ always @(posedge clk) begin
     if (!rst) begin
         // gen/nic/req-tx.ts:681:7
         abort_gate_drop: cover (gate_drop_now);
-        // gen/nic/req-tx.ts:717:7
+        // gen/nic/req-tx.ts:719:7
         abort_held_for_payless_cmd: cover (((((abort_state == ABORT_STATE_IDLE) && s_rewind_valid) && need_abort) && m_abort_ready) && abort_payless_waits);
-        // gen/nic/req-tx.ts:746:7
-        abort_waits_for_payload: cover ((abort_state == ABORT_STATE_HOLD) && !abort_at_boundary);
-        // gen/nic/req-tx.ts:747:7
-        abort_cut_inside_message: cover ((((abort_state == ABORT_STATE_WAIT) && s_abort_done_valid) && !s_abort_done_data[0]) && (s_abort_done_data[36:5] != 32'd0));
         // gen/nic/req-tx.ts:748:7
-        abort_cut_before_message: cover ((((abort_state == ABORT_STATE_WAIT) && s_abort_done_valid) && !s_abort_done_data[0]) && (s_abort_done_data[36:5] == 32'd0));
+        abort_waits_for_payload: cover ((abort_state == ABORT_STATE_HOLD) && !abort_at_boundary);
         // gen/nic/req-tx.ts:749:7
-        abort_nothing_left: cover (((abort_state == ABORT_STATE_WAIT) && s_abort_done_valid) && s_abort_done_data[0]);
+        abort_cut_inside_message: cover ((((abort_state == ABORT_STATE_WAIT) && s_abort_done_valid) && !s_abort_done_data[0]) && (s_abort_done_data[36:5] != 32'd0));
         // gen/nic/req-tx.ts:750:7
+        abort_cut_before_message: cover ((((abort_state == ABORT_STATE_WAIT) && s_abort_done_valid) && !s_abort_done_data[0]) && (s_abort_done_data[36:5] == 32'd0));
+        // gen/nic/req-tx.ts:751:7
+        abort_nothing_left: cover (((abort_state == ABORT_STATE_WAIT) && s_abort_done_valid) && s_abort_done_data[0]);
+        // gen/nic/req-tx.ts:752:7
         abort_drops_withheld_command: cover (((abort_state == ABORT_STATE_WAIT) && s_abort_done_valid) && abort_withheld_here);
     end
 end
