@@ -9,8 +9,8 @@ rtl/rr_arbiter_n3.v
 rtl/rr_arbiter_n5.v
 rtl/nic_tlb_id_width4_num_clients5.v
 rtl/sync_fifo_depth4_width89.v
-rtl/sync_fifo_depth2_width25.v
-rtl/nic_dma_read_abort_qps4_burst_bytes128_max_bursts2.v
+rtl/sync_fifo_depth32_width25.v
+rtl/nic_dma_read_abort_qps4_burst_bytes128_lat_window20_max_bursts32.v
 rtl/sync_fifo_depth4_width83.v
 rtl/sync_fifo_depth4_width67.v
 rtl/sync_fifo.v

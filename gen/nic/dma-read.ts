@@ -28,7 +28,7 @@
 // sent before the next message's validation requests, and validation waits for its own
 // answers, so "a page translation is owed" (pages_owed) tells whose answer the next response is.
 
-import { Bool, cat, defineModule, lit, mux, pack, Struct, UInt, Vec, intIn, oneOf, powerOfTwoIn, type Value } from '../hdl/index.ts';
+import { Bool, cat, defineModule, lit, mux, pack, Struct, UInt, Vec, intIn, oneOf, powerOfTwoIn, type ModuleBuilder, type Value } from '../hdl/index.ts';
 import { syncFifo } from '../lib/fifo.ts';
 import { AXI_BURST, axi4, stream, unusedFields } from '../lib/interfaces.ts';
 import { byteMaskToBits, busBytesLog2, lowBytesMask, rotateRightBytes } from './byte-align.ts';
@@ -48,8 +48,14 @@ export type DmaReadParams = {
   abortQps: number;
   /** Bits of the message id in a message's tag (returned in the abort report). */
   msgIdWidth: number;
+  /** 0: up to maxBursts bursts in flight. n > 0: the latency window (below): bursts in flight
+   *  are kept under the host's measured read latency + n beats. */
+  latWindow: number;
 };
-export const dmaReadDefaults: DmaReadParams = { dataWidth: 64, idWidth: 4, maxBursts: 8, burstBytes: 2048, abortQps: 0, msgIdWidth: 4 };
+export const dmaReadDefaults: DmaReadParams = { dataWidth: 64, idWidth: 4, maxBursts: 8, burstBytes: 2048, abortQps: 0, msgIdWidth: 4, latWindow: 0 };
+
+/** The latency window's measured latency saturates here (cycles). */
+const LAT_MAX = 1023;
 
 /** The tag of a message (s_cmd_tag, with its first SGE): its QP and an id of the sender's. */
 export function dmaReadTag(abortQps: number, msgIdWidth: number) {
@@ -66,6 +72,32 @@ export function dmaAbortReq(abortQps: number) {
 }
 const andNot = (a: Value, b: Value | undefined): Value => (b ? a.land(b.lnot()) : a);
 const orMaybe = (a: Value, b: Value | undefined): Value => (b ? a.lor(b) : a);
+const andMaybe = (a: Value, b: Value | undefined): Value => (b ? a.land(b) : a);
+
+/** The latency window (latWindow > 0; nic_top's requester engine, issue-11n). AXI returns a
+ *  master's reads in order, so at a go-back-N abort every beat already asked for comes (and is
+ *  dropped) before the resend's own reads: reads in flight cost the resend their drain. Enough
+ *  in flight to cover the host's read latency keeps the wire busy, more only adds to that drain
+ *  (with 8 x 2 KiB in flight and a memory answering in ~15 cycles, 755 cycles of it). So the
+ *  bursts in flight are kept under `lat + latWindow` beats, where `lat` is the host's read latency
+ *  as measured: cycles from a burst issued with nothing in flight (so nothing is ahead of it on
+ *  R) to its first R beat offered; each such burst measures it again (a message after a pause,
+ *  the first after reset: until then lat is 0). Returns the "one more burst fits" condition
+ *  (registers only) and the measurement, to be given the issue strobe. */
+function latencyWindow(m: ModuleBuilder, slack: number, inFlight: Value, burstBeatsLog2: number) {
+  const timing = m.reg('lat_timing_reg', Bool);
+  const count = m.reg('lat_count_reg', UInt(10));
+  const lat = m.reg('lat_est_reg', UInt(10));
+  const width = Math.max(inFlight.width + burstBeatsLog2, 11) + 1;
+  const ok = m.let('lat_window_ok', cat(inFlight, lit(0, burstBeatsLog2)).zext(width).lt(lat.zext(width).addw(lit(slack, width))));
+  const measure = (issue: Value, nothingInFlight: Value, rvalid: Value): void => {
+    m.if(timing, () => {
+      m.if(rvalid, () => { timing.set(0); lat.set(count); })
+        .elif(count.ne(LAT_MAX), () => count.set(count.addw(1)));
+    }).elif(issue.land(nothingInFlight), () => { timing.set(1); count.set(0); });
+  };
+  return { ok, measure };
+}
 
 const MAX_SGE = 4;
 
@@ -322,13 +354,15 @@ export const nicDmaRead = defineModule('nic_dma_read', dmaReadDefaults, (m, p) =
   const burstDrop = burstTag ? m.let('burst_drop', A!.dropping.land(burstBusy).land(isAborted(burstTag))) : undefined;
 
   const nb = nextBurst(bPa, bRem, lb, burstLog2);
-  const burstWant = m.let('burst_want', andNot(burstBusy, burstDrop).lor(load).land(metas.s.ready));
+  const win = p.latWindow ? latencyWindow(m, p.latWindow, metas.count, burstLog2 - lb) : undefined;
+  const burstWant = m.let('burst_want', andMaybe(andNot(burstBusy, burstDrop).lor(load).land(metas.s.ready), win?.ok));
   // With the AR register empty a new burst is offered on the AR channel in its issue cycle
   // (built without arready, so arvalid never depends on it); if not taken it waits in the register.
   const direct = m.let('ar_direct', burstWant.land(arValid.lnot()));
   const issue = m.let('burst_issue', direct.lor(burstWant.land(axi.arready)));
   const lastBurst = m.let('last_burst', bRem.eq(nb.bytes));
   metas.s.valid.set(issue);
+  win?.measure(issue, metas.m.valid.lnot(), axi.rvalid);
   metas.s.data.set(withTag(bTag, pack(Meta, { head: nb.head, tail: nb.tail, len: nb.len, last: bLast.land(lastBurst), seg: bSeg })));
   m.if(axi.arready, () => arValid.set(0));
   m.if(issue.land(direct.land(axi.arready).lnot()), () => {
@@ -488,7 +522,8 @@ export const nicDmaRead = defineModule('nic_dma_read', dmaReadDefaults, (m, p) =
   }
 
   m.unused(chunks.count, 'only empty/full matter'); m.unused(chunks.full, 'only empty/full matter'); m.unused(chunks.empty, 'm_valid is used');
-  m.unused(metas.count, 'only empty/full matter'); m.unused(metas.full, 'only empty/full matter'); m.unused(metas.empty, 'm_valid is used');
+  if (!p.latWindow) m.unused(metas.count, 'only empty/full matter');
+  m.unused(metas.full, 'only empty/full matter'); m.unused(metas.empty, 'm_valid is used');
 
   return { clk, rst, cmd, status, xlateReq: xreq, xlateResp: xresp, axi, data: out, ...(A ? { cmdTag: A.tagIn, abort: A.req, abortDone: A.done, abortOpen: A.open } : {}) };
-}, { doc: 'DMA read engine: validate SGEs, translate per page, AXI read bursts, packed byte stream out', params: { rules: { dataWidth: oneOf(64, 128, 256, 512), idWidth: intIn(1, 16), maxBursts: powerOfTwoIn(2, 256), burstBytes: powerOfTwoIn(8, 4096), abortQps: intIn(0, 256), msgIdWidth: intIn(1, 8) } } });
+}, { doc: 'DMA read engine: validate SGEs, translate per page, AXI read bursts, packed byte stream out', params: { rules: { dataWidth: oneOf(64, 128, 256, 512), idWidth: intIn(1, 16), maxBursts: powerOfTwoIn(2, 256), burstBytes: powerOfTwoIn(8, 4096), abortQps: intIn(0, 256), msgIdWidth: intIn(1, 8), latWindow: intIn(0, 1024) } } });

@@ -161,16 +161,19 @@ const RD_CLIENT_TLB = 1;
  *  (it waited behind up to 12 KiB, ~2,000 cycles, and the RX buffer overflowed meanwhile). */
 const BULK_READ_CAP_BYTES = 4096;
 
-/** The requester's payload reads (u_dma_read with the abort): at most REQ_DMA_MAX_BURSTS bursts
- *  of REQ_DMA_BURST_BEATS beats in flight (32 beats: 256 bytes at 64 bits, 2 KiB at 512), not
- *  8 x 2 KiB. Why: AXI returns a master's reads in order, so at a go-back-N rewind everything
- *  already asked for (the aborted QP's bytes, dropped, and the WQE re-read behind them) comes
- *  before the resend's payload; with 8 x 2 KiB in flight that was up to 2,048 beats at 64 bits
- *  (755 cycles measured), with 2 x 16 beats it is at most 32 (docs/nic-reliability.md "NAK-path
- *  recovery"). The cost: the engine keeps the wire busy only while the memory answers within
- *  about 32 cycles (ramLatency 0 in the benches: ~15); a slower host needs more in flight. */
-const REQ_DMA_MAX_BURSTS = 2;
+/** The requester's payload reads (u_dma_read with the abort): bursts of REQ_DMA_BURST_BEATS
+ *  beats, at most REQ_DMA_MAX_BURSTS in flight (512 beats: the host read latency it covers at
+ *  the full rate is about 480 cycles), and in flight no more than the host's measured read
+ *  latency + REQ_DMA_LAT_SLACK beats (nic_dma_read's latency window). Why: AXI returns a
+ *  master's reads in order, so at a go-back-N rewind everything already asked for (the aborted
+ *  QP's bytes, dropped, and the WQE read again behind them) comes before the resend's payload;
+ *  with a fixed 8 x 2 KiB in flight that was up to 2,048 beats at 64 bits (755 cycles measured
+ *  with a memory answering in ~15 cycles), with the window about the latency + 24 beats, while
+ *  a slower host still gets enough in flight to keep the wire busy (docs/nic-reliability.md
+ *  "NAK-path recovery within R + 64"; bench/nic-goodput.ts --latency). */
+const REQ_DMA_MAX_BURSTS = 32;
 const REQ_DMA_BURST_BEATS = 16;
+const REQ_DMA_LAT_SLACK = 20;
 
 /** WQEs the queue between WQE fetch and req_tx holds (credits for fetch bursts). */
 const WQE_QUEUE_DEPTH = 8;
@@ -303,7 +306,7 @@ export function makeNicTop(stages: NicStages) {
     // The requester's engine with the abort (its messages tagged {qp, msg id} by req_tx).
     const abortWired = reqTx.has('m_abort_valid');
     const dmaRd = inst('u_dma_read', nicDmaRead, abortWired
-      ? { ...all, abortQps: p.numQp, msgIdWidth: REQ_TX_MSG_ID_WIDTH, maxBursts: REQ_DMA_MAX_BURSTS, burstBytes: REQ_DMA_BURST_BEATS * (W / 8) }
+      ? { ...all, abortQps: p.numQp, msgIdWidth: REQ_TX_MSG_ID_WIDTH, maxBursts: REQ_DMA_MAX_BURSTS, burstBytes: REQ_DMA_BURST_BEATS * (W / 8), latWindow: REQ_DMA_LAT_SLACK }
       : all);
     const dmaWr = inst('u_dma_write', nicDmaWrite, all);
     const rdRsp = inst('u_read_responder', nicReadResponder, { ...all, contexts: READ_CONTEXTS, perQp: READ_LIMIT_PER_QP });

@@ -125,6 +125,9 @@ export const READ_REQUEST_OPCODE = 0x0c;
 /** Cycles after handing on a READ during which the fence treats its QP as busy on its own:
  *  the ACK tracker's read_busy bit may rise up to a cycle after it took the ReqEntry. */
 const READ_MARK_CYCLES = 3;
+
+/** a and not b (b absent: a). */
+const andNot = (a: Value, b: Value | undefined): Value => (b ? a.land(b.lnot()) : a);
 /** Smallest path MTU (log2); PMTU values below it are clamped. */
 export const MIN_MTU_LOG2 = 8;
 /** AckReq at least every this many packets (NIC.md). */
@@ -547,13 +550,22 @@ export const nicReqTx = defineModule('nic_req_tx', { dataWidth: 64, numQp: 4, dm
   });
   // An abort withholds the QP's command (valid falls without a handshake: nic_tx_cmd_mux keeps
   // nothing of an offered command it did not take) and stops cutting the QP's message.
+  // Except while HOLD waits for a WRITE of the QP half handed to the DMA (abort_release): then
+  // the QP's payload commands go on, and each is dropped in nic_tx_frame_gate as it comes in
+  // (gate_drop). Why: nic_dma_read takes the WRITE's next SGE only with its translation request
+  // register free, which needs its translation answers taken, which needs its burst generator
+  // free, which needs the R beats in flight taken: they are the QP's next packet, whose command
+  // would be withheld. Withheld, nothing moves again (soak seeds 1164272509, 1926268528: the QP
+  // hung in HOLD; 11n's smaller read window made it likely). Commands without payload stay
+  // withheld (they block no payload, and a READ REQUEST sent would be answered).
   const abHere = (q: Value): Value | undefined => (abFsm ? abFsm.is('IDLE').lnot().land(q.eq(abQp!)) : undefined);
-  const withheld = G ? m.let('pkt_withheld', abHere(G.pktQp)!) : undefined;
+  const abRelease = abFsm && dmaSent ? m.let('abort_release', abFsm.is('HOLD').land(fsm.is('DMA')).land(dmaSent).land(wq.eq(abQp!))) : undefined;
+  const withheld = G ? m.let('pkt_withheld', andNot(abHere(G.pktQp)!, abRelease?.land(G.pktHasPay))) : undefined;
   mPkt.valid.set(withheld ? pktValid.land(withheld.lnot()) : pktValid);
   mPkt.data.set(pktData);
   const pktTaken = m.let('pkt_taken', mPkt.valid.land(mPkt.ready));
   // startTake only when !genBusy, so the two never compete.
-  const genFree = G ? genBusy.land(abHere(G.qp)!).lnot() : lit(1, 1);
+  const genFree = G ? andNot(genBusy.land(abHere(G.qp)!), abRelease).lnot() : lit(1, 1);
   const emit = m.let('gen_emit', genBusy.lor(startTake).land(pktValid.lnot().lor(pktTaken)).land(genFree));
   m.if(pktTaken, () => pktValid.set(0));
   m.if(startTake, () => {
@@ -662,11 +674,15 @@ export const nicReqTx = defineModule('nic_req_tx', { dataWidth: 64, numQp: 4, dm
     const grPrev = grPsn.subw(1);
     m.if(gateDrop, () => {
       abDrop.set(1); dMsg.set(grMsg); dEnd.set(grEnd);
-      // The QP's newest PSN passed on: the one before the dropped packet, unless that is its
-      // message's first on the wire: then the newest before its message.
-      dHv.set(grFirst.lnot().lor(grHv));
-      dHigh.set(mux(grFirst.lor(grHv.land(psnGt(grHigh, grPrev))), grHigh, grPrev));
+      // The QP's newest PSN passed on: the one before the (first) dropped packet, unless that is
+      // its message's first on the wire: then the newest before its message. (Packets released
+      // after it, abort_release, are dropped too: they do not count.)
+      m.if(abDrop.lnot(), () => {
+        dHv.set(grFirst.lnot().lor(grHv));
+        dHigh.set(mux(grFirst.lor(grHv.land(psnGt(grHigh, grPrev))), grHigh, grPrev));
+      });
     });
+    if (abRelease) m.cover(abRelease.land(pktTaken), 'abort_release_taken');
     // RETX_PKTS counts what the wire sees twice: a payload packet counts when its tlast has gone
     // into the gate undropped (pay_end), a command without payload when it is taken.
     // Both can happen in one cycle (a resent READ REQUEST taken as a resent packet's tlast goes
@@ -700,9 +716,12 @@ export const nicReqTx = defineModule('nic_req_tx', { dataWidth: 64, numQp: 4, dm
     ab.abortOpen.set(m.let('abort_open', abDrop.land(payOut.ne(0)).land(grQp.eq(q))));
     ab.done.ready.set(fsmA.is('WAIT'));
     const matches = m.let('abort_report_granted', grQp.eq(q).land(grMsg.eq(rep.field('msg'))));
-    // After a gate drop the cut is inside the dropped packet (or right after it).
+    // After a gate drop the cut is inside the dropped packet, or right after it: at its end, or
+    // before the QP's next message (offset 0 of another message) when the packet's tlast left
+    // nic_dma_read before the abort came (abort_open fell: soak seeds 938153264, 1926268528).
+    const dropCutOk = m.let('abort_drop_cut_ok', mux(rep.field('msg').eq(dMsg), rep.field('offset').le(dEnd), rep.field('offset').eq(0)));
     m.assert(fsmA.is('WAIT').land(ab.done.valid).land(rep.field('none').lnot()).lnot()
-      .lor(mux(abDrop, rep.field('msg').eq(dMsg).land(rep.field('offset').le(dEnd)), rep.field('offset').eq(mux(matches, grEnd, lit(0, 32))))),
+      .lor(mux(abDrop, dropCutOk, rep.field('offset').eq(mux(matches, grEnd, lit(0, 32))))),
       'the DMA abort cut the stream elsewhere than right after the last packet command taken (or inside the packet the gate dropped)');
     // The QP's newest PSN passed on: before the withheld command (or the generator's next one),
     // unless that is its message's first on the wire: then the newest before its message.
