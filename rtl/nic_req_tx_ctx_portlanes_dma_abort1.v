@@ -515,49 +515,49 @@ assign gate_drop_now = (((abort_state == ABORT_STATE_HOLD) && (pay_out_reg != 2'
 // gen/nic/req-tx.ts:665:17
 assign gate_drop = gate_drop_now;
 
-// gen/nic/req-tx.ts:690:23
+// gen/nic/req-tx.ts:694:23
 assign retx_cmd = (pkt_taken && pkt_retx_reg) && !pkt_has_payload_reg;
 
-// gen/nic/req-tx.ts:691:23
+// gen/nic/req-tx.ts:695:23
 assign retx_pay = (pay_end && granted_retx_reg) && !(granted_dropped_reg || gate_drop_now);
 
-// gen/nic/req-tx.ts:693:23
+// gen/nic/req-tx.ts:697:23
 assign retx_sum = (retx_pend_reg + {2'b00, retx_cmd}) + {2'b00, retx_pay};
 
-// gen/nic/req-tx.ts:709:26
+// gen/nic/req-tx.ts:713:26
 assign abort_at_boundary = !(((pay_out_reg != 2'b00) && (granted_qp_reg == abort_qp_reg)) && !abort_dropped_reg) && !(((state == STATE_DMA) && dma_sent_reg) && (wqe_now[1:0] == abort_qp_reg));
 
-// gen/nic/req-tx.ts:710:18
+// gen/nic/req-tx.ts:714:18
 assign m_abort_valid = abort_state == ABORT_STATE_REQ;
 
-// gen/nic/req-tx.ts:711:17
+// gen/nic/req-tx.ts:715:17
 assign m_abort_data = {abort_qp_reg};
 
-// gen/nic/req-tx.ts:716:24
+// gen/nic/req-tx.ts:720:24
 assign abort_open = (abort_dropped_reg && (pay_out_reg != 2'b00)) && (granted_qp_reg == abort_qp_reg);
 
-// gen/nic/req-tx.ts:716:18
+// gen/nic/req-tx.ts:720:18
 assign dma_abort_open = abort_open;
 
-// gen/nic/req-tx.ts:717:19
+// gen/nic/req-tx.ts:721:19
 assign s_abort_done_ready = abort_state == ABORT_STATE_WAIT;
 
-// gen/nic/req-tx.ts:718:23
+// gen/nic/req-tx.ts:722:23
 assign abort_report_granted = (granted_qp_reg == abort_qp_reg) && (granted_msg_reg == s_abort_done_data[4:1]);
 
-// gen/nic/req-tx.ts:722:25
+// gen/nic/req-tx.ts:726:25
 assign abort_drop_cut_ok = (s_abort_done_data[4:1] == abort_dropped_msg_reg) ? (s_abort_done_data[36:5] <= abort_dropped_end_reg) : (s_abort_done_data[36:5] == 32'd0);
 
-// gen/nic/req-tx.ts:728:18
+// gen/nic/req-tx.ts:732:18
 assign abort_withheld_here = pkt_valid_reg && (pkt_qp_reg == abort_qp_reg);
 
-// gen/nic/req-tx.ts:733:18
+// gen/nic/req-tx.ts:737:18
 assign abort_gen_here = gen_busy_reg && (gen_qp_reg == abort_qp_reg);
 
-// gen/nic/req-tx.ts:737:28
+// gen/nic/req-tx.ts:741:28
 assign abort_payless_waits = (pkt_valid_reg && (pkt_qp_reg == s_rewind_data[1:0])) && !pkt_has_payload_reg;
 
-// gen/nic/req-tx.ts:762:15
+// gen/nic/req-tx.ts:766:15
 assign rewind_high = {abort_high_psn_reg, abort_high_hv_reg, (((abort_state == ABORT_STATE_DONE) && abort_high_valid_reg) && (s_rewind_data[1:0] == abort_qp_reg))};
 
 // gen/nic/req-tx.ts:143:17
@@ -1046,7 +1046,7 @@ always @(posedge clk) begin
         granted_retx_reg <= pkt_retx_reg;
         granted_dropped_reg <= 1'b0;
     end
-    if (gate_drop_now) begin
+    if (gate_drop_now && !pay_grant) begin
         granted_dropped_reg <= 1'd1;
     end
     if (rst) begin
@@ -1059,7 +1059,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/req-tx.ts:695:14
+// gen/nic/req-tx.ts:699:14
 always @(posedge clk) begin
     retx_pend_reg <= (retx_sum != 3'b000) ? (retx_sum - 3'd1) : retx_sum;
     if (rst) begin
@@ -1067,7 +1067,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/req-tx.ts:703:7
+// gen/nic/req-tx.ts:707:7
 always @(posedge clk) begin
     if (abort_state == ABORT_STATE_IDLE) begin
         abort_qp_reset_reg <= 1'b0;
@@ -1119,15 +1119,15 @@ always @(posedge clk) begin
             $stop;
         end
         if (!(retx_pend_reg != 3'd7)) begin
-            $display("%m: assertion failed at gen/nic/req-tx.ts:696:7: RETX_PKTS: more than 6 resent packets waiting to be counted [retx_pend_reg=%0h]", retx_pend_reg);
+            $display("%m: assertion failed at gen/nic/req-tx.ts:700:7: RETX_PKTS: more than 6 resent packets waiting to be counted [retx_pend_reg=%0h]", retx_pend_reg);
             $stop;
         end
         if (!(!(((abort_state == ABORT_STATE_WAIT) && s_abort_done_valid) && !s_abort_done_data[0]) || (abort_dropped_reg ? abort_drop_cut_ok : (s_abort_done_data[36:5] == (abort_report_granted ? granted_end_reg : 32'd0))))) begin
-            $display("%m: assertion failed at gen/nic/req-tx.ts:723:7: the DMA abort cut the stream elsewhere than right after the last packet command taken (or inside the packet the gate dropped) [abort_state=%0h s_abort_done_valid=%0h s_abort_done_data=%0h abort_dropped_reg=%0h abort_drop_cut_ok=%0h abort_report_granted=%0h granted_end_reg=%0h]", abort_state, s_abort_done_valid, s_abort_done_data, abort_dropped_reg, abort_drop_cut_ok, abort_report_granted, granted_end_reg);
+            $display("%m: assertion failed at gen/nic/req-tx.ts:727:7: the DMA abort cut the stream elsewhere than right after the last packet command taken (or inside the packet the gate dropped) [abort_state=%0h s_abort_done_valid=%0h s_abort_done_data=%0h abort_dropped_reg=%0h abort_drop_cut_ok=%0h abort_report_granted=%0h granted_end_reg=%0h]", abort_state, s_abort_done_valid, s_abort_done_data, abort_dropped_reg, abort_drop_cut_ok, abort_report_granted, granted_end_reg);
             $stop;
         end
         if (!(!((((abort_state == ABORT_STATE_DONE) && rewind_fire) && (s_rewind_data[1:0] == abort_qp_reg)) && ((gen_busy_reg && (gen_qp_reg == abort_qp_reg)) || (pkt_valid_reg && (pkt_qp_reg == abort_qp_reg)))))) begin
-            $display("%m: assertion failed at gen/nic/req-tx.ts:765:7: a rewind taken after a DMA abort while the QP still has a message in the generator or a command on m_pkt_cmd [abort_state=%0h rewind_fire=%0h s_rewind_data=%0h abort_qp_reg=%0h gen_busy_reg=%0h gen_qp_reg=%0h pkt_valid_reg=%0h pkt_qp_reg=%0h]", abort_state, rewind_fire, s_rewind_data, abort_qp_reg, gen_busy_reg, gen_qp_reg, pkt_valid_reg, pkt_qp_reg);
+            $display("%m: assertion failed at gen/nic/req-tx.ts:769:7: a rewind taken after a DMA abort while the QP still has a message in the generator or a command on m_pkt_cmd [abort_state=%0h rewind_fire=%0h s_rewind_data=%0h abort_qp_reg=%0h gen_busy_reg=%0h gen_qp_reg=%0h pkt_valid_reg=%0h pkt_qp_reg=%0h]", abort_state, rewind_fire, s_rewind_data, abort_qp_reg, gen_busy_reg, gen_qp_reg, pkt_valid_reg, pkt_qp_reg);
             $stop;
         end
     end
@@ -1138,21 +1138,21 @@ end
 // cover points (Verilator coverage only), counted at each clk edge outside reset
 always @(posedge clk) begin
     if (!rst) begin
-        // gen/nic/req-tx.ts:685:22
+        // gen/nic/req-tx.ts:689:22
         abort_release_taken: cover (abort_release && pkt_taken);
-        // gen/nic/req-tx.ts:697:7
+        // gen/nic/req-tx.ts:701:7
         abort_gate_drop: cover (gate_drop_now);
-        // gen/nic/req-tx.ts:738:7
+        // gen/nic/req-tx.ts:742:7
         abort_held_for_payless_cmd: cover (((((abort_state == ABORT_STATE_IDLE) && s_rewind_valid) && need_abort) && m_abort_ready) && abort_payless_waits);
-        // gen/nic/req-tx.ts:767:7
-        abort_waits_for_payload: cover ((abort_state == ABORT_STATE_HOLD) && !abort_at_boundary);
-        // gen/nic/req-tx.ts:768:7
-        abort_cut_inside_message: cover ((((abort_state == ABORT_STATE_WAIT) && s_abort_done_valid) && !s_abort_done_data[0]) && (s_abort_done_data[36:5] != 32'd0));
-        // gen/nic/req-tx.ts:769:7
-        abort_cut_before_message: cover ((((abort_state == ABORT_STATE_WAIT) && s_abort_done_valid) && !s_abort_done_data[0]) && (s_abort_done_data[36:5] == 32'd0));
-        // gen/nic/req-tx.ts:770:7
-        abort_nothing_left: cover (((abort_state == ABORT_STATE_WAIT) && s_abort_done_valid) && s_abort_done_data[0]);
         // gen/nic/req-tx.ts:771:7
+        abort_waits_for_payload: cover ((abort_state == ABORT_STATE_HOLD) && !abort_at_boundary);
+        // gen/nic/req-tx.ts:772:7
+        abort_cut_inside_message: cover ((((abort_state == ABORT_STATE_WAIT) && s_abort_done_valid) && !s_abort_done_data[0]) && (s_abort_done_data[36:5] != 32'd0));
+        // gen/nic/req-tx.ts:773:7
+        abort_cut_before_message: cover ((((abort_state == ABORT_STATE_WAIT) && s_abort_done_valid) && !s_abort_done_data[0]) && (s_abort_done_data[36:5] == 32'd0));
+        // gen/nic/req-tx.ts:774:7
+        abort_nothing_left: cover (((abort_state == ABORT_STATE_WAIT) && s_abort_done_valid) && s_abort_done_data[0]);
+        // gen/nic/req-tx.ts:775:7
         abort_drops_withheld_command: cover (((abort_state == ABORT_STATE_WAIT) && s_abort_done_valid) && abort_withheld_here);
     end
 end

@@ -663,7 +663,11 @@ export const nicReqTx = defineModule('nic_req_tx', { dataWidth: 64, numQp: 4, dm
     // gate's s_payload_tready must not depend on it: pay_end does).
     const gateDrop = m.let('gate_drop_now', fsmA.is('HOLD').land(payOut.ne(0)).land(grQp.eq(q)).land(grDropped.lnot()));
     ab.gateDrop.set(gateDrop);
-    m.if(gateDrop, () => grDropped.set(1));
+    // A command taken in the drop's cycle (its tlast went in then, and the next payload command
+    // is granted at once: another QP's, or the QP's own released one) is not the dropped one.
+    // (Soak seed 273488280: marked dropped, the QP's released packet was not, and the abort cut
+    // inside it.)
+    m.if(gateDrop.land(grant.lnot()), () => grDropped.set(1));
     // This abort's drop, and what it needs of the dropped packet later (other QPs' commands are
     // taken again once its payload's cut tlast has passed, and overwrite the granted_* registers).
     const abDrop = m.reg('abort_dropped_reg', Bool);
