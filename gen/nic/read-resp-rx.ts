@@ -59,7 +59,6 @@
 // pool for leaks and cross-linked slots).
 
 import { Bool, Vec, cat, defineModule, lit, mux, pack, Struct, UInt, type Sig, type Shape, type SignalValue, type Value, intIn, oneOf } from '../hdl/index.ts';
-import { rrArbiter } from '../lib/arbiter.ts';
 import { syncFifo, syncFifoRam } from '../lib/fifo.ts';
 import { stream } from '../lib/interfaces.ts';
 import { nicByteSplitter, PIECE_LEN_BITS } from './byte-splitter.ts';
@@ -153,7 +152,7 @@ export const nicReadRespRx = defineModule('nic_read_resp_rx', { dataWidth: 64, n
   //   ctx_held_reg   the slots the QP's list holds: its live contexts behind the popped ones
   //                  not yet given back. A pop only counts; the popped slot stays at the front
   //                  of the list until the release port gives it back (one slot a cycle for
-  //                  all QPs: the header's QP first, else round robin, u_release_arb), so pops
+  //                  all QPs: the header's QP first, then the last rewound, then a scan), so pops
   //                  of many QPs in one cycle write no memory. A rewind or a dead QP's drop
   //                  thus returns every slot of the QP to the pool (asserted each cycle: free
   //                  slots + every QP's held slots = slots handed out);
@@ -438,17 +437,21 @@ export const nicReadRespRx = defineModule('nic_read_resp_rx', { dataWidth: 64, n
   for (let i = 0; i < p.numQp; i++) m.if(dead[i]!, () => started.setBits(i, i, 0));
 
   // ---- pops, the release port and the per-QP counts ------------------------------------------
-  // Releases: one slot a cycle, the front of a list holding more slots than live contexts;
-  // the header's QP first (its next header waits for it), else round robin.
+  // Releases: one slot a cycle, the front of a list holding more slots than live contexts.
+  // Which QP: the header's (its next header waits for it; a completed READ's slot goes back in
+  // the IDLE cycle after it, hdr_reg still the READ's header), else the QP of the last rewind
+  // (its flush pops one a cycle: given back one a cycle behind), else the QP a scan pointer is
+  // at (one QP a cycle: the drops of QPs in ERROR/RESET, and what two rewinds at once left).
   const relReq = Array.from({ length: p.numQp }, (_, i) => held.at(i).zext(cmpW).ne(counts.at(i).zext(cmpW)));
   const relBits = m.let('release_req', cat(...[...relReq].reverse()));
-  const relArb = m.instance('u_release_arb', rrArbiter, { n: p.numQp });
-  relArb.req.set(relBits);
-  m.unused(relArb.grant, 'the binary grant_index is used');
+  const rwLastQp = m.reg('release_rw_qp_reg', UInt(qw));
+  m.if(rwFire, () => rwLastQp.set(rwQp));
+  const relScanQp = m.reg('release_scan_reg', UInt(qw));
+  relScanQp.set(mux(relScanQp.eq(p.numQp - 1), lit(0, qw), relScanQp.addw(1)));
   const relMine = m.let('release_hdr_qp', known.land(relBits.bit(q)));
-  const relQp = m.let('release_qp', mux(relMine, q, relArb.grant_index));
-  const release = m.let('slot_release', relMine.lor(relArb.grant_valid));
-  relArb.accept.set(release.land(relMine.lnot()));
+  const relRw = m.let('release_rw_qp', relBits.bit(rwLastQp));
+  const relQp = m.let('release_qp', mux(relMine, q, mux(relRw, rwLastQp, relScanQp)));
+  const release = m.let('slot_release', relMine.lor(relRw).lor(relBits.bit(relScanQp)));
   const relSlot = m.let('release_slot', headOf(relQp));
   // The list's last slot goes while a context joins it: the new one becomes the head.
   const relJoin = ctxPush.land(cq.eq(relQp)).land(held.at(relQp).eq(1));

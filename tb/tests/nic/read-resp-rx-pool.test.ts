@@ -193,7 +193,7 @@ async function poolRun(numQp: number, contexts: number, cycles: number): Promise
 describe('nic_read_resp_rx context pool', () => {
   for (const [numQp, contexts] of [[8, 4], [16, 5]] as const) {
     it(`${numQp} QPs over ${contexts} contexts: rewinds and RESETs mid-READ leak no slot and cross-link none`, async () => {
-      const r = await poolRun(numQp, contexts, 3000);
+      const r = await poolRun(numQp, contexts, 5000);
       expect(r.done, 'READs completed').toBeGreaterThan(200);
       expect(r.rewinds, 'rewinds').toBeGreaterThan(10);
       expect(r.resets, 'QPs dropped by RESET/ERROR').toBeGreaterThan(10);
