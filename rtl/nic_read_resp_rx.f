@@ -1,4 +1,3 @@
-rtl/sync_fifo_depth2_width713.v
 rtl/sync_fifo_depth8_width1.v
 rtl/sync_fifo_depth8_width13.v
 rtl/sync_fifo_width108.v

@@ -22,7 +22,6 @@ rtl/sync_fifo_depth4_width199.v
 rtl/nic_read_responder_contexts16_ctx_portlanes_per_qp4.v
 rtl/sync_fifo_depth8_width19.v
 rtl/nic_dma_read.v
-rtl/sync_fifo_depth2_width713.v
 rtl/sync_fifo_depth8_width1.v
 rtl/sync_fifo_depth8_width13.v
 rtl/sync_fifo_width108.v

@@ -1,6 +1,7 @@
 // nic_read_resp_rx: the requester's RDMA READ response receiver (docs/nic-read.md).
 //
-//   s_ctx ──► per-QP context FIFOs (readsPerQp each; the head is the READ being answered)
+//   s_ctx ──► READ context pool (`contexts` slots shared by all QPs, readsPerQp per QP at most;
+//             each QP's contexts a linked list of slots, its head the READ being answered)
 //   s_hdr ──► header FSM: IDLE → CHECK → [CUT] → [DONE] → IDLE
 //               CHECK  ACK/NAK: m_ack event (annotated), a NAK 0x61..0x63 may end the head READ;
 //                      READ response: expected PSN (started ? nextPsn : firstPsn): behind → drop;
@@ -45,10 +46,19 @@
 // index and offset) and the READ tag (rd_seq_mem) are rows of memories, read (registered) as
 // the QP's header is taken and written by the header FSM; the tag of the READ whose DMA error
 // came back (err_seq_mem) is read asynchronously (LUTRAM). What stays in flip-flops per QP:
-// the started, ctx_flush and dma_err flags and the context FIFO's pointers. Same ports and
+// the started, ctx_flush and dma_err flags and the context pool's per-QP counts. Same ports and
 // cycles as with the records in registers.
+//
+// READ contexts (issue 15, docs/synth.md "u_read_resp_rx's READ contexts pooled"): one pool of
+// `contexts` slots (default numQp x readsPerQp) in one memory (ctx_mem, read asynchronously:
+// LUTRAM), each QP's contexts a linked list of slots in posting order; a pop (a READ
+// completed, a rewind's or a dead QP's drop) only counts, and the popped slots go back to the
+// pool through one release port, a slot a cycle (the "contexts: a pool" block below). The
+// count per QP is kept exactly as the per-QP FIFOs kept theirs, so ctx_room, s_ctx_ready and
+// every output keep their cycles at the default pool (read-resp-rx-pool.test.ts checks the
+// pool for leaks and cross-linked slots).
 
-import { Bool, cat, defineModule, lit, mux, pack, Struct, UInt, type Sig, type Shape, type SignalValue, type Value, intIn, oneOf } from '../hdl/index.ts';
+import { Bool, Vec, cat, defineModule, lit, mux, pack, Struct, UInt, type Sig, type Shape, type SignalValue, type Value, intIn, oneOf } from '../hdl/index.ts';
 import { syncFifo, syncFifoRam } from '../lib/fifo.ts';
 import { stream } from '../lib/interfaces.ts';
 import { nicByteSplitter, PIECE_LEN_BITS } from './byte-splitter.ts';
@@ -68,6 +78,9 @@ export type ReadRespRxParams = {
    *  requester (nic_req_tx, which registers a READ before sending it) keeps at most this many
    *  READs outstanding per QP. nic_top's `readsPerQp` (docs/nic-read.md). */
   readsPerQp: number;
+  /** READ contexts of the pool shared by all QPs (0: numQp x readsPerQp, every QP its limit at
+   *  once, so the pool is never what makes s_ctx wait; nic_top leaves it at 0). */
+  contexts?: number;
   /** Landing FIFO on m_payload in bytes (a power of two beats, at least 2). Default: one
    *  4 KiB-MTU packet, so nic_dma_write translates the next piece while this one drains. */
   landBytes?: number;
@@ -95,16 +108,9 @@ const ACK_OPCODE = 0x11;
 /** Packets (with payload) and pieces decided ahead of their bytes. */
 const PAY_JOBS = 8;
 
-/** items[idx] as a mux chain (any count, no out-of-range index). */
-function pick(idx: Value, items: readonly Value[]): Value {
-  return items.slice(1).reduce((acc, v, i) => mux(idx.eq(i + 1), v, acc), items[0]!);
-}
-
-export const nicReadRespRx = defineModule('nic_read_resp_rx', { dataWidth: 64, numQp: 4, readsPerQp: 2, ctxPort: 'vec' } as ReadRespRxParams, (m, p) => {
+export const nicReadRespRx = defineModule('nic_read_resp_rx', { dataWidth: 64, numQp: 4, readsPerQp: 2, contexts: 0, ctxPort: 'vec' } as ReadRespRxParams, (m, p) => {
   const perQp = p.readsPerQp;
   if (!Number.isInteger(perQp) || perQp < 1) throw new Error(`nic_read_resp_rx: readsPerQp ${perQp} is not a positive integer`);
-  // FIFO depth: a power of two of at least 2 words; a limit below it is kept by the count.
-  const ctxDepth = Math.max(2, 2 ** Math.ceil(Math.log2(perQp)));
   const qw = qpIndexWidth(p.numQp);
   const sw = Math.ceil(Math.log2(MAX_SGE));
   const ReadCtx = readCtxStruct(p.numQp);
@@ -131,27 +137,85 @@ export const nicReadRespRx = defineModule('nic_read_resp_rx', { dataWidth: 64, n
   for (let i = 0; i < p.numQp; i++) dead.push(m.let(`qp${i}_dead`, st(i).eq(QP_STATE.ERROR).lor(st(i).eq(QP_STATE.RESET))));
   const deadBits = m.let('dead_bits', dead.slice(1).reduce((acc, d, i) => d.zext(p.numQp).shl(i + 1).or(acc), dead[0]!.zext(p.numQp)));
 
-  // ---- contexts --------------------------------------------------------------------------
-  const ctxFifos = Array.from({ length: p.numQp }, (_, i) => m.instance(`u_ctx_fifo${i}`, syncFifo, { width: ReadCtx.width, depth: ctxDepth }));
+  // ---- contexts: a pool shared by all QPs ---------------------------------------------------
+  // (issue 15, docs/synth.md "u_read_resp_rx's READ contexts pooled"). `contexts` slots, the
+  // words in one memory (ctx_mem); each QP's contexts are a linked list of slots in posting
+  // order (head slot: head_new_mem / head_mem, tail slot: tail_mem, links: ctx_next_mem),
+  // free slots are a counter of slots never used (pool_fresh_reg) and a FIFO of slots given
+  // back (free_slot_mem). Per QP in flip-flops (each is read or changed for several QPs in
+  // one cycle, which one RAM row a cycle cannot do):
+  //   ctx_count_reg  the QP's live contexts, exactly the count its context FIFO had: +1 per
+  //                  context taken, -1 per pop (a READ completed, a rewind's drop one a
+  //                  cycle, a dead QP's drop one a cycle in IDLE; up to one per QP per cycle,
+  //                  for several QPs at once), so ctx_room, s_ctx_ready and the flush's end
+  //                  keep their cycles;
+  //   ctx_held_reg   the slots the QP's list holds: its live contexts behind the popped ones
+  //                  not yet given back. A pop only counts; the popped slot stays at the front
+  //                  of the list until the release port gives it back (one slot a cycle for
+  //                  all QPs: the header's QP first, then the last rewound, then a scan), so pops
+  //                  of many QPs in one cycle write no memory. A rewind or a dead QP's drop
+  //                  thus returns every slot of the QP to the pool (asserted each cycle: free
+  //                  slots + every QP's held slots = slots handed out);
+  //   head_new_reg   which of the two head memories holds the QP's head slot: head_new_mem is
+  //                  written when a context goes into an empty list, head_mem when the release
+  //                  port moves the head on; two writers of different QPs can meet in one
+  //                  cycle, and one memory has one write port.
+  // The header FSM reads the head context of the header's QP asynchronously (head slot, then
+  // its word), as it read the head of the QP's FIFO; it waits in CHECK while the QP has popped
+  // slots in front of its live ones (qp_draining: only after a pop whose release had to wait).
+  const C = p.contexts || p.numQp * perQp;
+  if (!Number.isInteger(C) || C < 1) throw new Error(`nic_read_resp_rx: contexts ${p.contexts} is not a positive integer`);
+  const slotW = Math.max(1, Math.ceil(Math.log2(C)));
+  const cntW = Math.ceil(Math.log2(C + 1));
+  const cw = Math.ceil(Math.log2(perQp + 1));
+  // A QP's list holds at most 2 x readsPerQp slots (live and popped): s_ctx waits for the
+  // release port beyond that, which keeps ctx_held_reg narrow (log2 of the limit, not of the
+  // pool). Popped slots are given back a cycle after their pop unless several QPs pop at
+  // once, so the cap only binds after such a pile-up.
+  const heldMax = Math.min(C, 2 * perQp);
+  const hw = Math.ceil(Math.log2(heldMax + 1));
+  const cmpW = Math.max(hw, cw);
+  const ctxMem = m.memory('ctx_mem', UInt(ReadCtx.width), C);
+  const nextMem = m.memory('ctx_next_mem', UInt(slotW), C);
+  const tailMem = m.memory('tail_mem', UInt(slotW), 2 ** qw);
+  const headMem = m.memory('head_mem', UInt(slotW), 2 ** qw);
+  const headNewMem = m.memory('head_new_mem', UInt(slotW), 2 ** qw);
+  const freeMem = m.memory('free_slot_mem', UInt(slotW), C);
+  const counts = m.reg('ctx_count_reg', Vec(UInt(cw), p.numQp));
+  const held = m.reg('ctx_held_reg', Vec(UInt(hw), p.numQp));
+  const headNew = m.reg('head_new_reg', UInt(p.numQp));
+  const fresh = m.reg('pool_fresh_reg', UInt(cntW));
+  const freeCnt = m.reg('free_count_reg', UInt(cntW));
+  const freeHd = m.reg('free_head_reg', UInt(slotW));
+  const freeTl = m.reg('free_tail_reg', UInt(slotW));
+  const wrapInc = (x: Value): Value => (2 ** slotW === C ? x.addw(1) : mux(x.eq(C - 1), lit(0, slotW), x.addw(1)));
+  const headOf = (x: Value): Value => mux(headNew.bit(x), headNewMem.readAsync(x), headMem.readAsync(x));
+  const poolAvail = m.let('pool_avail', freeCnt.ne(0).lor(fresh.lt(C)));
+  const fromFree = freeCnt.ne(0);
+  const newSlot = m.let('ctx_new_slot', mux(fromFree, freeMem.readAsync(freeHd), fresh.trunc(slotW)));
   const cq = sCtx.data.field('qp');
-  const room = ctxFifos.map((f, i) => m.let(`ctx_room${i}`, perQp === ctxDepth ? f.s.ready : f.count.lt(perQp)));
-  sCtx.ready.set(pick(cq, room.map((r, i) => r.lor(dead[i]!))));
-  ctxRoomOut.set(cat(...[...room].reverse()));
-  ctxFifos.forEach((f, i) => {
-    f.s.valid.set(sCtx.valid.land(cq.eq(i)).land(dead[i]!.lnot()).land(room[i]!));
-    f.s.data.set(sCtx.data);
-    if (perQp === ctxDepth) m.unused(f.count, 'the limit is the FIFO depth: s_ready is used');
-    else m.unused(f.s.ready, 'the limit is below the FIFO depth: count is used');
-    m.unused(f.full, 's_ready or count is used'); m.unused(f.empty, 'm_valid is used');
+  const room = Array.from({ length: p.numQp }, (_, i) => m.let(`ctx_room${i}`, counts.at(i).lt(perQp)));
+  const roomBits = m.let('ctx_room_bits', cat(...[...room].reverse()));
+  const deadCq = m.let('ctx_qp_dead', deadBits.bit(cq));
+  // A free context for the QP: under its limit, and a slot in the pool.
+  ctxRoomOut.set(mux(poolAvail, roomBits, lit(0, p.numQp)));
+  const cqHeld = held.at(cq);
+  const listRoom = m.let('ctx_list_room', cqHeld.lt(heldMax));
+  const ctxPush = m.let('ctx_push', sCtx.valid.land(deadCq.lnot()).land(roomBits.bit(cq)).land(poolAvail).land(listRoom));
+  sCtx.ready.set(mux(deadCq, lit(1, 1), roomBits.bit(cq).land(poolAvail).land(listRoom)));
+  m.if(ctxPush, () => {
+    ctxMem.write(newSlot, sCtx.data);
+    tailMem.write(cq, newSlot);
+    m.if(fromFree, () => { freeHd.set(wrapInc(freeHd)); }).else(() => fresh.set(fresh.addw(1)));
+    m.if(cqHeld.eq(0), () => headNewMem.write(cq, newSlot)).else(() => nextMem.write(tailMem.readAsync(cq), newSlot));
   });
-
   // ---- per-QP receive state ----------------------------------------------------------------
   // Flags, one bit per QP in flip-flops: each is cleared or tested for several QPs in one
   // cycle (`started` for every QP in ERROR/RESET each cycle, and by a rewind while the FSM
   // works on another QP; `dma_err` set and cleared by the completion side at its QP while
   // the FSM reads it at the header's), which a RAM row cannot do.
   const started = m.reg('started_reg', UInt(p.numQp));
-  // A rewind is dropping the QP's contexts (one a cycle, at most ctxDepth cycles).
+  // A rewind is dropping the QP's contexts (one a cycle, at most readsPerQp cycles).
   const flushing = m.reg('ctx_flush_reg', UInt(p.numQp));
   // A DMA error of the QP came back (cleared when its READ completes); that READ's tag is
   // the QP's row of err_seq_mem.
@@ -193,7 +257,9 @@ export const nicReadRespRx = defineModule('nic_read_resp_rx', { dataWidth: 64, n
   payJobs.s.valid.set(0); payJobs.s.data.set(0);
   pieces.s.valid.set(0); pieces.s.data.set(0);
   pend.s.valid.set(0); pend.s.data.set(0);
-  const ctxPop = Array.from({ length: p.numQp }, (_, i) => m.wire(`ctx_pop${i}`, Bool));
+  // The header's QP's head READ completes (its context is popped).
+  const ctxPop = m.wire('ctx_pop', Bool);
+  ctxPop.set(0);
 
   // ---- header FSM ------------------------------------------------------------------------------
   const fsm = m.fsm('state', ['IDLE', 'CHECK', 'CUT', 'DONE'] as const);
@@ -201,11 +267,12 @@ export const nicReadRespRx = defineModule('nic_read_resp_rx', { dataWidth: 64, n
   m.unused(h, 'responses are matched by QP, PSN, opcode and length only; ACKs need their AETH');
   const q = m.let('qp_idx', h.field('destQpn').subw(LOCAL_QPN_BASE).trunc(qw));
   const known = m.let('qp_known', h.field('destQpn').ge(LOCAL_QPN_BASE).land(h.field('destQpn').subw(LOCAL_QPN_BASE).lt(p.numQp)));
-  const headValid = m.let('head_valid', pick(q, ctxFifos.map(f => f.m.valid)));
-  const headRaw = m.let('head_ctx', pick(q, ctxFifos.map(f => f.m.data)));
+  const headValid = m.let('head_valid', counts.at(q).ne(0));
+  const headSlot = m.let('head_slot', headOf(q));
+  const headRaw = m.let('head_ctx', ctxMem.readAsync(headSlot));
   const head = headRaw.as(ReadCtx);
   const qDead = m.let('qp_dead', deadBits.bit(q));
-  m.unused(headRaw, 'qp is implied by the FIFO; numSge is implied by length (SGEs past it are never reached)');
+  m.unused(headRaw, 'qp is implied by the list; numSge is implied by length (SGEs past it are never reached)');
   const qFlushing = m.let('qp_flushing', flushing.bit(q));
   // The QP's rows, read as its header is taken (IDLE) and held until the next one is.
   sHdr.ready.set(fsm.is('IDLE').land(sRewind.valid.lnot()));
@@ -221,7 +288,7 @@ export const nicReadRespRx = defineModule('nic_read_resp_rx', { dataWidth: 64, n
   const finish = (status: Value | number, syndrome: Value | number) => {
     pend.s.valid.set(1);
     pend.s.data.set(pendOf({ dma: 0, qp: q, ctx: head, status, syndrome }));
-    ctxFifos.forEach((_, i) => m.if(q.eq(i), () => ctxPop[i]!.set(1)));
+    ctxPop.set(1);
     setAt(started, 1, q, 0);
     seqMem.write(q, seqRow.addw(1));
   };
@@ -253,7 +320,9 @@ export const nicReadRespRx = defineModule('nic_read_resp_rx', { dataWidth: 64, n
   mAck.data.set(ackData);
   m.if(mAck.ready, () => ackValid.set(0));
   m.assert(ackValid.lnot().lor(mAck.ready), 'm_ack: the ACK tracker must always take an event');
-  const checkGo = m.let('check_go', fsm.is('CHECK').land(pend.s.ready).land(payJobs.s.ready).land(ackValid.lnot().lor(mAck.ready)).land(qFlushing.lnot()));
+  // Popped slots of the header's QP not yet given back stand in front of its head context.
+  const qDraining = m.let('qp_draining', known.land(qDead.lnot()).land(held.at(q).zext(cmpW).ne(counts.at(q).zext(cmpW))));
+  const checkGo = m.let('check_go', fsm.is('CHECK').land(pend.s.ready).land(payJobs.s.ready).land(ackValid.lnot().lor(mAck.ready)).land(qFlushing.lnot()).land(qDraining.lnot()));
   // ---- ACK/NAK headers and the READ state they meet --------------------------------------
   const isAckHdr = m.let('is_ack_hdr', op.eq(ACK_OPCODE));
   const syn = h.field('aethSyndrome');
@@ -360,15 +429,56 @@ export const nicReadRespRx = defineModule('nic_read_resp_rx', { dataWidth: 64, n
   const rwFire = m.let('rewind_fire', sRewind.valid.land(fsm.is('IDLE')));
   for (let i = 0; i < p.numQp; i++) {
     m.if(rwFire.land(rwQp.eq(i)), () => { flushing.setBits(i, i, 1); started.setBits(i, i, 0); });
-    m.if(flushing.bit(i).land(ctxFifos[i]!.m.valid.lnot()), () => flushing.setBits(i, i, 0));
+    m.if(flushing.bit(i).land(counts.at(i).eq(0)), () => flushing.setBits(i, i, 0));
   }
   m.assert(sCtx.valid.land(flushing.bit(cq)).lnot(), 'a READ context arrived while its QP\'s contexts were being dropped by a rewind');
 
   // ---- discard of QPs in ERROR/RESET (only while no header of theirs is being worked on) ---
-  ctxFifos.forEach((f, i) => {
-    m.if(dead[i]!, () => started.setBits(i, i, 0));
-    f.m.ready.set(ctxPop[i]!.lor(dead[i]!.land(fsm.is('IDLE'))).lor(flushing.bit(i)));
+  for (let i = 0; i < p.numQp; i++) m.if(dead[i]!, () => started.setBits(i, i, 0));
+
+  // ---- pops, the release port and the per-QP counts ------------------------------------------
+  // Releases: one slot a cycle, the front of a list holding more slots than live contexts.
+  // Which QP: the header's (its next header waits for it; a completed READ's slot goes back in
+  // the IDLE cycle after it, hdr_reg still the READ's header), else the QP of the last rewind
+  // (its flush pops one a cycle: given back one a cycle behind), else the QP a scan pointer is
+  // at (one QP a cycle: the drops of QPs in ERROR/RESET, and what two rewinds at once left).
+  const relReq = Array.from({ length: p.numQp }, (_, i) => held.at(i).zext(cmpW).ne(counts.at(i).zext(cmpW)));
+  const relBits = m.let('release_req', cat(...[...relReq].reverse()));
+  const rwLastQp = m.reg('release_rw_qp_reg', UInt(qw));
+  m.if(rwFire, () => rwLastQp.set(rwQp));
+  const relScanQp = m.reg('release_scan_reg', UInt(qw));
+  relScanQp.set(mux(relScanQp.eq(p.numQp - 1), lit(0, qw), relScanQp.addw(1)));
+  const relMine = m.let('release_hdr_qp', known.land(relBits.bit(q)));
+  const relRw = m.let('release_rw_qp', relBits.bit(rwLastQp));
+  const relQp = m.let('release_qp', mux(relMine, q, mux(relRw, rwLastQp, relScanQp)));
+  const release = m.let('slot_release', relMine.lor(relRw).lor(relBits.bit(relScanQp)));
+  const relSlot = m.let('release_slot', headOf(relQp));
+  // The list's last slot goes while a context joins it: the new one becomes the head.
+  const relJoin = ctxPush.land(cq.eq(relQp)).land(held.at(relQp).eq(1));
+  const relNext = m.let('release_next_slot', mux(relJoin, newSlot, nextMem.readAsync(relSlot)));
+  m.if(release, () => {
+    freeMem.write(freeTl, relSlot);
+    freeTl.set(wrapInc(freeTl));
+    headMem.write(relQp, relNext);
   });
+  const taken = ctxPush.land(fromFree);
+  freeCnt.set(mux(release.land(taken.lnot()), freeCnt.addw(1), mux(taken.land(release.lnot()), freeCnt.subw(1), freeCnt)));
+  for (let i = 0; i < p.numQp; i++) {
+    const pushI = ctxPush.land(cq.eq(i));
+    const relI = release.land(relQp.eq(i));
+    const popI = ctxPop.land(q.eq(i)).lor(dead[i]!.land(fsm.is('IDLE'))).lor(flushing.bit(i)).land(counts.at(i).ne(0));
+    m.if(pushI.lor(popI), () => counts.setBits(cw * i + cw - 1, cw * i, counts.at(i).addw(pushI.zext(cw)).subw(popI.zext(cw)).trunc(cw)));
+    m.if(pushI.lor(relI), () => held.setBits(hw * i + hw - 1, hw * i, held.at(i).addw(pushI.zext(hw)).subw(relI.zext(hw)).trunc(hw)));
+    m.if(pushI.land(cqHeld.eq(0)), () => headNew.setBits(i, i, 1)).elif(relI, () => headNew.setBits(i, i, 0));
+  }
+  // No slot lost or given back twice: the free ones and those the QPs' lists hold.
+  const sumW = Math.max(cntW, hw) + qw + 1;
+  let heldSum: Value = freeCnt.zext(sumW);
+  for (let i = 0; i < p.numQp; i++) heldSum = heldSum.addw(held.at(i).zext(sumW));
+  m.assert(heldSum.eq(fresh.zext(sumW)), 'READ context pool: free slots + the slots the QPs hold != slots handed out (a slot leaked or was given back twice)');
+  let countsFit: Value = lit(1, 1);
+  for (let i = 0; i < p.numQp; i++) countsFit = countsFit.land(counts.at(i).zext(cmpW).le(held.at(i).zext(cmpW)));
+  m.assert(countsFit, 'READ context pool: a QP has more live contexts than slots in its list');
 
   // ---- payload: drop, or split into pieces ----------------------------------------------------
   const split = m.instance('u_splitter', nicByteSplitter, { dataWidth: p.dataWidth });
@@ -423,4 +533,4 @@ export const nicReadRespRx = defineModule('nic_read_resp_rx', { dataWidth: 64, n
   });
 
   return { clk, rst, ...qpCtx.ports, s_ctx: sCtx, s_hdr: sHdr, s_payload: sPay, m_ack: mAck, s_rewind: sRewind, ctx_room: ctxRoomOut, m_dma_cmd: mCmd, m_payload: mPay, s_dma_status: sStatus, m_done: mDone };
-}, { doc: 'RDMA READ response receiver: PSN/sequence/length checks, SGE scatter to DMA writes, READ completions after their DMA statuses', params: { rules: { ctxPort: ctxPortRule, dataWidth: oneOf(64, 128, 256, 512), numQp: intIn(1, 256), readsPerQp: intIn(1, 64) } } });
+}, { doc: 'RDMA READ response receiver: PSN/sequence/length checks, SGE scatter to DMA writes, READ completions after their DMA statuses', params: { rules: { ctxPort: ctxPortRule, dataWidth: oneOf(64, 128, 256, 512), numQp: intIn(1, 256), readsPerQp: intIn(1, 64), contexts: intIn(0, 65536) } } });
