@@ -110,7 +110,7 @@ export const MAX_QP = 256;
 
 /** nic_top's parameters: NicParams and the requester's READ limit. */
 export type NicTopParams = NicParams & {
-  /** READs the requester keeps outstanding per QP at most (nic_read_resp_rx's context FIFO
+  /** READs the requester keeps outstanding per QP at most (nic_read_resp_rx's READ contexts
    *  per QP; req_tx waits for room before it sends a READ). At most the responder's READ
    *  limit per QP (READ_LIMIT_PER_QP), which the peer, another nic_top, enforces: a READ over
    *  it is NAKed (Invalid Request) and the QP goes to ERROR. docs/nic-read.md. */
