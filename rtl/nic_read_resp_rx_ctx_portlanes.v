@@ -73,7 +73,9 @@ wire ctx_room3;
 wire [3:0] ctx_room_bits;
 wire ctx_qp_dead;
 wire ctx_list_room;
+wire ctx_fits;
 wire ctx_push;
+wire [3:0] release_req;
 reg  [3:0] started_reg;
 reg  [3:0] ctx_flush_reg;
 reg  [3:0] dma_err_reg;
@@ -187,7 +189,6 @@ wire sge_past;
 wire sge_skip;
 wire piece_emit;
 wire rewind_fire;
-wire [3:0] release_req;
 reg  [1:0] release_rw_qp_reg;
 reg  [1:0] release_scan_reg;
 wire release_hdr_qp;
@@ -277,47 +278,47 @@ wire [23:0] binary_3 = (hdr_reg[55:32] - exp_psn);
 wire [23:0] binary_4 = (hdr_reg[55:32] - exp_psn);
 /* verilator lint_on UNUSEDSIGNAL */
 wire [511:0] part_5 = head_ctx[712:201];
-// intermediate of gen/nic/read-resp-rx.ts:353:33: only bits [95:64] are used
+// intermediate of gen/nic/read-resp-rx.ts:358:33: only bits [95:64] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [127:0] part_6 = part_5[cut_sge_reg * 128 +: 128];
 /* verilator lint_on UNUSEDSIGNAL */
 wire [511:0] part_7 = head_ctx[712:201];
-// intermediate of gen/nic/read-resp-rx.ts:353:33: only bits [95:64] are used
+// intermediate of gen/nic/read-resp-rx.ts:358:33: only bits [95:64] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [127:0] part_8 = part_7[cut_sge_reg * 128 +: 128];
 /* verilator lint_on UNUSEDSIGNAL */
 wire [511:0] part_9 = head_ctx[712:201];
-// intermediate of gen/nic/read-resp-rx.ts:353:33: only bits [95:64] are used
+// intermediate of gen/nic/read-resp-rx.ts:358:33: only bits [95:64] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [127:0] part_10 = part_9[cut_sge_reg * 128 +: 128];
 /* verilator lint_on UNUSEDSIGNAL */
 wire [511:0] part_11 = head_ctx[712:201];
-// intermediate of gen/nic/read-resp-rx.ts:353:33: only bits [127:96] are used
+// intermediate of gen/nic/read-resp-rx.ts:358:33: only bits [127:96] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [127:0] part_12 = part_11[cut_sge_reg * 128 +: 128];
 /* verilator lint_on UNUSEDSIGNAL */
 wire [511:0] part_13 = head_ctx[712:201];
-// intermediate of gen/nic/read-resp-rx.ts:353:33: only bits [63:0] are used
+// intermediate of gen/nic/read-resp-rx.ts:358:33: only bits [63:0] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [127:0] part_14 = part_13[cut_sge_reg * 128 +: 128];
 /* verilator lint_on UNUSEDSIGNAL */
 wire [511:0] part_15 = head_ctx[712:201];
-// intermediate of gen/nic/read-resp-rx.ts:353:33: only bits [95:64] are used
+// intermediate of gen/nic/read-resp-rx.ts:358:33: only bits [95:64] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [127:0] part_16 = part_15[cut_sge_reg * 128 +: 128];
 /* verilator lint_on UNUSEDSIGNAL */
 wire [511:0] part_17 = head_ctx[712:201];
-// intermediate of gen/nic/read-resp-rx.ts:353:33: only bits [95:64] are used
+// intermediate of gen/nic/read-resp-rx.ts:358:33: only bits [95:64] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [127:0] part_18 = part_17[cut_sge_reg * 128 +: 128];
 /* verilator lint_on UNUSEDSIGNAL */
 wire [511:0] part_19 = head_ctx[712:201];
-// intermediate of gen/nic/read-resp-rx.ts:353:33: only bits [95:64] are used
+// intermediate of gen/nic/read-resp-rx.ts:358:33: only bits [95:64] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [127:0] part_20 = part_19[cut_sge_reg * 128 +: 128];
 /* verilator lint_on UNUSEDSIGNAL */
 wire [511:0] part_21 = head_ctx[712:201];
-// intermediate of gen/nic/read-resp-rx.ts:353:33: only bits [95:64] are used
+// intermediate of gen/nic/read-resp-rx.ts:358:33: only bits [95:64] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [127:0] part_22 = part_21[cut_sge_reg * 128 +: 128];
 /* verilator lint_on UNUSEDSIGNAL */
@@ -337,7 +338,7 @@ assign qp3_dead = (ctx_state[11:9] == 3'd4) || (ctx_state[11:9] == 3'b000);
 // gen/nic/read-resp-rx.ts:138:22
 assign dead_bits = {qp3_dead, 3'b000} | ({{1'b0, qp2_dead}, 2'b00} | ({{2'b00, qp1_dead}, 1'b0} | {3'b000, qp0_dead}));
 
-// gen/nic/read-resp-rx.ts:193:23
+// gen/nic/read-resp-rx.ts:194:23
 assign pool_avail = (free_count_reg != 4'b0000) || (pool_fresh_reg < 4'd8);
 
 // gen/nic/read-resp-rx.ts:195:21
@@ -368,12 +369,18 @@ assign ctx_room = pool_avail ? ctx_room_bits : 4'b0000;
 assign ctx_list_room = ctx_held_reg[s_ctx_data[1:0] * 3 +: 3] < 3'd4;
 
 // gen/nic/read-resp-rx.ts:204:21
-assign ctx_push = (((s_ctx_valid && !ctx_qp_dead) && ctx_room_bits[s_ctx_data[1:0]]) && pool_avail) && ctx_list_room;
+assign ctx_fits = (ctx_room_bits[s_ctx_data[1:0]] && pool_avail) && ctx_list_room;
 
-// gen/nic/read-resp-rx.ts:205:14
-assign s_ctx_ready = ctx_qp_dead ? 1'd1 : ((ctx_room_bits[s_ctx_data[1:0]] && pool_avail) && ctx_list_room);
+// gen/nic/read-resp-rx.ts:205:21
+assign ctx_push = (s_ctx_valid && !ctx_qp_dead) && ctx_fits;
 
-// gen/nic/read-resp-rx.ts:257:19
+// gen/nic/read-resp-rx.ts:206:14
+assign s_ctx_ready = ctx_qp_dead ? 1'd1 : ctx_fits;
+
+// gen/nic/read-resp-rx.ts:216:21
+assign release_req = {(ctx_held_reg[11:9] != {1'b0, ctx_count_reg[7:6]}), (ctx_held_reg[8:6] != {1'b0, ctx_count_reg[5:4]}), (ctx_held_reg[5:3] != {1'b0, ctx_count_reg[3:2]}), (ctx_held_reg[2:0] != {1'b0, ctx_count_reg[1:0]})};
+
+// gen/nic/read-resp-rx.ts:262:19
 always @* begin
     u_pay_jobs_s_valid = 1'b0;
     u_pay_jobs_s_data = 1'b0;
@@ -447,241 +454,238 @@ always @* begin
     endcase
 end
 
-// gen/nic/read-resp-rx.ts:268:15
+// gen/nic/read-resp-rx.ts:273:15
 assign qp_idx = hdr_reg[9:8] - 2'b00;
 
-// gen/nic/read-resp-rx.ts:269:19
+// gen/nic/read-resp-rx.ts:274:19
 assign qp_known = (hdr_reg[31:8] >= 24'd256) && ((hdr_reg[31:8] - 24'd256) < 24'd4);
 
-// gen/nic/read-resp-rx.ts:270:23
+// gen/nic/read-resp-rx.ts:275:23
 assign head_valid = ctx_count_reg[qp_idx * 2 +: 2] != 2'b00;
 
-// gen/nic/read-resp-rx.ts:271:22
+// gen/nic/read-resp-rx.ts:276:22
 assign head_slot = head_new_reg[qp_idx] ? head_new_mem_rdata0 : head_mem_rdata0;
 
-// gen/nic/read-resp-rx.ts:272:21
+// gen/nic/read-resp-rx.ts:277:21
 assign head_ctx = ctx_mem_rdata;
 
-// gen/nic/read-resp-rx.ts:274:19
+// gen/nic/read-resp-rx.ts:279:19
 assign qp_dead = dead_bits[qp_idx];
 
-// gen/nic/read-resp-rx.ts:276:23
+// gen/nic/read-resp-rx.ts:281:23
 assign qp_flushing = ctx_flush_reg[qp_idx];
 
-// gen/nic/read-resp-rx.ts:278:14
+// gen/nic/read-resp-rx.ts:283:14
 assign s_hdr_ready = (state == STATE_IDLE) && !s_rewind_valid;
 
-// gen/nic/read-resp-rx.ts:279:21
+// gen/nic/read-resp-rx.ts:284:21
 assign hdr_take = (s_hdr_valid && (state == STATE_IDLE)) && !s_rewind_valid;
 
-// gen/nic/read-resp-rx.ts:280:18
+// gen/nic/read-resp-rx.ts:285:18
 assign rec_rd_qp = s_hdr_data[9:8] - 2'b00;
 
-// gen/nic/read-resp-rx.ts:281:20
+// gen/nic/read-resp-rx.ts:286:20
 assign pos_row = pos_mem_rdata;
 
-// gen/nic/read-resp-rx.ts:282:20
+// gen/nic/read-resp-rx.ts:287:20
 assign sge_row = sge_mem_rdata;
 
-// gen/nic/read-resp-rx.ts:283:20
+// gen/nic/read-resp-rx.ts:288:20
 assign rd_seq_row = rd_seq_mem_rdata;
 
-// gen/nic/read-resp-rx.ts:300:22
+// gen/nic/read-resp-rx.ts:305:22
 assign qp_started = started_reg[qp_idx];
 
-// gen/nic/read-resp-rx.ts:301:20
+// gen/nic/read-resp-rx.ts:306:20
 assign exp_psn = qp_started ? pos_row[23:0] : head_ctx[89:66];
 
-// gen/nic/read-resp-rx.ts:302:19
+// gen/nic/read-resp-rx.ts:307:19
 assign psn_ok = hdr_reg[55:32] == exp_psn;
 
-// gen/nic/read-resp-rx.ts:304:21
+// gen/nic/read-resp-rx.ts:309:21
 assign ctx_resumed = head_ctx[177:146] != 32'd0;
 
-// gen/nic/read-resp-rx.ts:305:19
+// gen/nic/read-resp-rx.ts:310:19
 assign seq_ok = qp_started ? ((hdr_reg[7:0] == 8'd14) || (hdr_reg[7:0] == 8'd15)) : (((hdr_reg[7:0] == 8'd13) || (hdr_reg[7:0] == 8'd16)) || (ctx_resumed && ((hdr_reg[7:0] == 8'd14) || (hdr_reg[7:0] == 8'd15))));
 
-// gen/nic/read-resp-rx.ts:306:17
+// gen/nic/read-resp-rx.ts:311:17
 assign mtu = 13'd1 << head_ctx[197:194];
 
-// gen/nic/read-resp-rx.ts:307:17
+// gen/nic/read-resp-rx.ts:312:17
 assign msg_off = qp_started ? pos_row[55:24] : head_ctx[177:146];
 
-// gen/nic/read-resp-rx.ts:308:17
+// gen/nic/read-resp-rx.ts:313:17
 assign msg_end = {1'b0, msg_off} + {20'd0, hdr_reg[69:57]};
 
-// gen/nic/read-resp-rx.ts:311:19
+// gen/nic/read-resp-rx.ts:316:19
 assign len_ok = ((hdr_reg[7:0] == 8'd13) || (hdr_reg[7:0] == 8'd14)) ? ((hdr_reg[69:57] == mtu) && (msg_end < {1'b0, head_ctx[145:114]})) : ((((hdr_reg[69:57] <= mtu) && (msg_end == {1'b0, head_ctx[145:114]})) && (hdr_reg[55:32] == head_ctx[113:90])) && ((hdr_reg[7:0] == 8'd16) || (hdr_reg[69:57] != 13'd0)));
 
-// gen/nic/read-resp-rx.ts:313:18
+// gen/nic/read-resp-rx.ts:318:18
 assign ends_read = (hdr_reg[7:0] == 8'd15) || (hdr_reg[7:0] == 8'd16);
 
-// gen/nic/read-resp-rx.ts:314:20
+// gen/nic/read-resp-rx.ts:319:20
 assign hdr_usable = ((qp_known && !qp_dead) && head_valid) && psn_ok;
 
-// gen/nic/read-resp-rx.ts:316:21
+// gen/nic/read-resp-rx.ts:321:21
 assign read_failed = dma_err_reg[qp_idx] && (err_seq_mem_rdata == rd_seq_row);
 
-// gen/nic/read-resp-rx.ts:319:14
+// gen/nic/read-resp-rx.ts:324:14
 assign m_ack_valid = ack_valid_reg;
 
-// gen/nic/read-resp-rx.ts:320:13
+// gen/nic/read-resp-rx.ts:325:13
 assign m_ack_data = ack_data_reg;
 
-// gen/nic/read-resp-rx.ts:324:23
-assign qp_draining = (qp_known && !qp_dead) && (ctx_held_reg[qp_idx * 3 +: 3] != {1'b0, ctx_count_reg[qp_idx * 2 +: 2]});
+// gen/nic/read-resp-rx.ts:329:23
+assign qp_draining = (qp_known && !qp_dead) && release_req[qp_idx];
 
-// gen/nic/read-resp-rx.ts:325:21
+// gen/nic/read-resp-rx.ts:330:21
 assign check_go = (((((state == STATE_CHECK) && u_pend_fifo_s_ready) && u_pay_jobs_s_ready) && (!ack_valid_reg || m_ack_ready)) && !qp_flushing) && !qp_draining;
 
-// gen/nic/read-resp-rx.ts:327:22
+// gen/nic/read-resp-rx.ts:332:22
 assign is_ack_hdr = hdr_reg[7:0] == 8'd17;
 
-// gen/nic/read-resp-rx.ts:329:22
+// gen/nic/read-resp-rx.ts:334:22
 assign read_open = (qp_known && !qp_dead) && head_valid;
 
-// gen/nic/read-resp-rx.ts:333:21
+// gen/nic/read-resp-rx.ts:338:21
 assign ack_read_miss = read_open && ((hdr_reg[207:205] == 3'b000) ? !binary_0[23] : (((hdr_reg[207:200] == 8'd96) || (hdr_reg[207:205] == 3'd1)) && (!binary_1[23] && (hdr_reg[55:32] != exp_psn))));
 
-// gen/nic/read-resp-rx.ts:335:21
+// gen/nic/read-resp-rx.ts:340:21
 assign nak_hits = ((read_open && (((hdr_reg[207:200] == 8'd97) ? 4'd5 : ((hdr_reg[207:200] == 8'd98) ? 4'd4 : ((hdr_reg[207:200] == 8'd99) ? 4'd6 : 4'b0000))) != 4'b0000)) && !binary_3[23]) && !binary_2[23];
 
-// gen/nic/read-resp-rx.ts:336:19
+// gen/nic/read-resp-rx.ts:341:19
 assign resp_ahead = ((qp_known && !qp_dead) && head_valid) && (!binary_4[23] && (hdr_reg[55:32] != exp_psn));
 
-// gen/nic/read-resp-rx.ts:349:14
+// gen/nic/read-resp-rx.ts:354:14
 assign m_dma_cmd_valid = dma_cmd_valid_reg;
 
-// gen/nic/read-resp-rx.ts:350:13
+// gen/nic/read-resp-rx.ts:355:13
 assign m_dma_cmd_data = dma_cmd_data_reg;
 
-// gen/nic/read-resp-rx.ts:352:21
+// gen/nic/read-resp-rx.ts:357:21
 assign dma_cmd_free = !dma_cmd_valid_reg || m_dma_cmd_ready;
 
-// gen/nic/read-resp-rx.ts:354:19
+// gen/nic/read-resp-rx.ts:359:19
 assign sge_avail = part_6[95:64] - cut_off_reg;
 
-// gen/nic/read-resp-rx.ts:355:18
+// gen/nic/read-resp-rx.ts:360:18
 assign piece_is_rest = {19'd0, cut_rem_reg} <= sge_avail;
 
-// gen/nic/read-resp-rx.ts:356:22
+// gen/nic/read-resp-rx.ts:361:22
 assign piece_len = piece_is_rest ? cut_rem_reg : sge_avail[12:0];
 
-// gen/nic/read-resp-rx.ts:358:18
+// gen/nic/read-resp-rx.ts:363:18
 assign sge_past = cut_off_reg >= part_8[95:64];
 
-// gen/nic/read-resp-rx.ts:359:18
+// gen/nic/read-resp-rx.ts:364:18
 assign sge_skip = (state == STATE_CUT) && sge_past;
 
-// gen/nic/read-resp-rx.ts:360:18
+// gen/nic/read-resp-rx.ts:365:18
 assign piece_emit = ((((state == STATE_CUT) && !sge_past) && dma_cmd_free) && u_pend_fifo_s_ready) && u_piece_fifo_s_ready;
 
-// gen/nic/read-resp-rx.ts:428:17
+// gen/nic/read-resp-rx.ts:433:17
 assign s_rewind_ready = state == STATE_IDLE;
 
-// gen/nic/read-resp-rx.ts:429:20
+// gen/nic/read-resp-rx.ts:434:20
 assign rewind_fire = s_rewind_valid && (state == STATE_IDLE);
 
-// gen/nic/read-resp-rx.ts:446:21
-assign release_req = {(ctx_held_reg[11:9] != {1'b0, ctx_count_reg[7:6]}), (ctx_held_reg[8:6] != {1'b0, ctx_count_reg[5:4]}), (ctx_held_reg[5:3] != {1'b0, ctx_count_reg[3:2]}), (ctx_held_reg[2:0] != {1'b0, ctx_count_reg[1:0]})};
-
-// gen/nic/read-resp-rx.ts:451:21
+// gen/nic/read-resp-rx.ts:454:21
 assign release_hdr_qp = qp_known && release_req[qp_idx];
 
-// gen/nic/read-resp-rx.ts:452:19
+// gen/nic/read-resp-rx.ts:455:19
 assign release_rw_qp = release_req[release_rw_qp_reg];
 
-// gen/nic/read-resp-rx.ts:453:19
+// gen/nic/read-resp-rx.ts:456:19
 assign release_qp = release_hdr_qp ? qp_idx : (release_rw_qp ? release_rw_qp_reg : release_scan_reg);
 
-// gen/nic/read-resp-rx.ts:454:21
+// gen/nic/read-resp-rx.ts:457:21
 assign slot_release = (release_hdr_qp || release_rw_qp) || release_req[release_scan_reg];
 
-// gen/nic/read-resp-rx.ts:455:21
+// gen/nic/read-resp-rx.ts:458:21
 assign release_slot = head_new_reg[release_qp] ? head_new_mem_rdata1 : head_mem_rdata1;
 
-// gen/nic/read-resp-rx.ts:458:21
+// gen/nic/read-resp-rx.ts:461:21
 assign release_next_slot = ((ctx_push && (s_ctx_data[1:0] == release_qp)) && (ctx_held_reg[release_qp * 3 +: 3] == 3'd1)) ? ctx_new_slot : ctx_next_mem_rdata;
 
-// gen/nic/read-resp-rx.ts:486:23
+// gen/nic/read-resp-rx.ts:489:23
 assign u_splitter_s_axis_tvalid = (s_payload_tvalid && u_pay_jobs_m_valid) && !u_pay_jobs_m_data;
 
-// gen/nic/read-resp-rx.ts:487:22
+// gen/nic/read-resp-rx.ts:490:22
 assign u_splitter_s_axis_tdata = s_payload_tdata;
 
-// gen/nic/read-resp-rx.ts:490:28
+// gen/nic/read-resp-rx.ts:493:28
 assign u_splitter_s_axis_tkeep = s_payload_tkeep;
 
-// gen/nic/read-resp-rx.ts:491:28
+// gen/nic/read-resp-rx.ts:494:28
 assign u_splitter_s_axis_tlast = s_payload_tlast;
 
-// gen/nic/read-resp-rx.ts:492:22
+// gen/nic/read-resp-rx.ts:495:22
 assign pay_ready = u_pay_jobs_m_valid && (u_pay_jobs_m_data || u_splitter_s_axis_tready);
 
-// gen/nic/read-resp-rx.ts:493:15
+// gen/nic/read-resp-rx.ts:496:15
 assign s_payload_tready = pay_ready;
 
-// gen/nic/read-resp-rx.ts:494:19
+// gen/nic/read-resp-rx.ts:497:19
 assign u_pay_jobs_m_ready = (s_payload_tvalid && pay_ready) && s_payload_tlast;
 
-// gen/nic/read-resp-rx.ts:495:21
+// gen/nic/read-resp-rx.ts:498:21
 assign u_splitter_s_len_valid = u_piece_fifo_m_valid;
 
-// gen/nic/read-resp-rx.ts:496:20
+// gen/nic/read-resp-rx.ts:499:20
 assign u_splitter_s_len_data = u_piece_fifo_m_data;
 
-// gen/nic/read-resp-rx.ts:497:18
+// gen/nic/read-resp-rx.ts:500:18
 assign u_piece_fifo_m_ready = u_splitter_s_len_ready;
 
-// gen/nic/read-resp-rx.ts:503:16
+// gen/nic/read-resp-rx.ts:506:16
 assign u_land_fifo_s_valid = u_splitter_m_axis_tvalid;
 
-// gen/nic/read-resp-rx.ts:504:15
+// gen/nic/read-resp-rx.ts:507:15
 assign u_land_fifo_s_data = {u_splitter_m_axis_tlast, u_splitter_m_axis_tkeep, u_splitter_m_axis_tdata};
 
-// gen/nic/read-resp-rx.ts:505:23
+// gen/nic/read-resp-rx.ts:508:23
 assign u_splitter_m_axis_tready = u_land_fifo_s_ready;
 
-// gen/nic/read-resp-rx.ts:506:15
+// gen/nic/read-resp-rx.ts:509:15
 assign m_payload_tvalid = u_land_fifo_m_valid;
 
-// gen/nic/read-resp-rx.ts:507:14
+// gen/nic/read-resp-rx.ts:510:14
 assign m_payload_tdata = u_land_fifo_m_data[63:0];
 
-// gen/nic/read-resp-rx.ts:508:15
+// gen/nic/read-resp-rx.ts:511:15
 assign m_payload_tkeep = u_land_fifo_m_data[71:64];
 
-// gen/nic/read-resp-rx.ts:509:15
+// gen/nic/read-resp-rx.ts:512:15
 assign m_payload_tlast = u_land_fifo_m_data[72];
 
-// gen/nic/read-resp-rx.ts:510:16
+// gen/nic/read-resp-rx.ts:513:16
 assign u_land_fifo_m_ready = m_payload_tready;
 
-// gen/nic/read-resp-rx.ts:518:15
+// gen/nic/read-resp-rx.ts:521:15
 assign m_done_valid = done_valid_reg;
 
-// gen/nic/read-resp-rx.ts:519:14
+// gen/nic/read-resp-rx.ts:522:14
 assign m_done_data = done_data_reg;
 
-// gen/nic/read-resp-rx.ts:521:22
+// gen/nic/read-resp-rx.ts:524:22
 assign done_free = !done_valid_reg || m_done_ready;
 
-// gen/nic/read-resp-rx.ts:522:24
+// gen/nic/read-resp-rx.ts:525:24
 assign status_take = (u_pend_fifo_m_valid && u_pend_fifo_m_data[0]) && s_dma_status_valid;
 
-// gen/nic/read-resp-rx.ts:523:22
+// gen/nic/read-resp-rx.ts:526:22
 assign done_take = (u_pend_fifo_m_valid && !u_pend_fifo_m_data[0]) && done_free;
 
-// gen/nic/read-resp-rx.ts:524:17
+// gen/nic/read-resp-rx.ts:527:17
 assign s_dma_status_ready = status_take;
 
-// gen/nic/read-resp-rx.ts:525:16
+// gen/nic/read-resp-rx.ts:528:16
 assign u_pend_fifo_m_ready = status_take || done_take;
 
-// gen/nic/read-resp-rx.ts:528:21
+// gen/nic/read-resp-rx.ts:531:21
 assign final_status = dma_err_reg[u_pend_fifo_m_data[2:1]] ? 4'd3 : u_pend_fifo_m_data[99:96];
 
-// gen/nic/read-resp-rx.ts:206:5
+// gen/nic/read-resp-rx.ts:207:5
 always @(posedge clk) begin
     if (ctx_push) begin
         ctx_mem[ctx_new_slot] <= s_ctx_data;
@@ -703,7 +707,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/read-resp-rx.ts:321:5
+// gen/nic/read-resp-rx.ts:326:5
 always @(posedge clk) begin
     if (m_ack_ready) begin
         ack_valid_reg <= 1'b0;
@@ -924,7 +928,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/read-resp-rx.ts:448:5
+// gen/nic/read-resp-rx.ts:451:5
 always @(posedge clk) begin
     if (rewind_fire) begin
         release_rw_qp_reg <= s_rewind_data[1:0];
@@ -934,7 +938,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/read-resp-rx.ts:450:13
+// gen/nic/read-resp-rx.ts:453:13
 always @(posedge clk) begin
     release_scan_reg <= (release_scan_reg == 2'd3) ? 2'b00 : (release_scan_reg + 2'd1);
     if (rst) begin
@@ -942,7 +946,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/read-resp-rx.ts:459:5
+// gen/nic/read-resp-rx.ts:462:5
 always @(posedge clk) begin
     if (slot_release) begin
         free_slot_mem[free_tail_reg] <= release_slot;
@@ -954,7 +958,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/read-resp-rx.ts:465:11
+// gen/nic/read-resp-rx.ts:468:11
 always @(posedge clk) begin
     free_count_reg <= (slot_release && !(ctx_push && (free_count_reg != 4'b0000))) ? (free_count_reg + 4'd1) : (((ctx_push && (free_count_reg != 4'b0000)) && !slot_release) ? (free_count_reg - 4'd1) : free_count_reg);
     if (rst) begin
@@ -962,7 +966,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/read-resp-rx.ts:470:7
+// gen/nic/read-resp-rx.ts:473:7
 always @(posedge clk) begin
     if ((ctx_push && (s_ctx_data[1:0] == 2'b00)) || ((((ctx_pop && (qp_idx == 2'b00)) || (qp0_dead && (state == STATE_IDLE))) || ctx_flush_reg[0]) && (ctx_count_reg[1:0] != 2'b00))) begin
         ctx_count_reg[1:0] <= (ctx_count_reg[1:0] + {1'b0, (ctx_push && (s_ctx_data[1:0] == 2'b00))}) - {1'b0, ((((ctx_pop && (qp_idx == 2'b00)) || (qp0_dead && (state == STATE_IDLE))) || ctx_flush_reg[0]) && (ctx_count_reg[1:0] != 2'b00))};
@@ -981,7 +985,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/read-resp-rx.ts:471:7
+// gen/nic/read-resp-rx.ts:474:7
 always @(posedge clk) begin
     if ((ctx_push && (s_ctx_data[1:0] == 2'b00)) || (slot_release && (release_qp == 2'b00))) begin
         ctx_held_reg[2:0] <= (ctx_held_reg[2:0] + {2'b00, (ctx_push && (s_ctx_data[1:0] == 2'b00))}) - {2'b00, (slot_release && (release_qp == 2'b00))};
@@ -1000,7 +1004,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/read-resp-rx.ts:472:7
+// gen/nic/read-resp-rx.ts:475:7
 always @(posedge clk) begin
     if ((ctx_push && (s_ctx_data[1:0] == 2'b00)) && (ctx_held_reg[s_ctx_data[1:0] * 3 +: 3] == 3'b000)) begin
         head_new_reg[0] <= 1'd1;
@@ -1027,7 +1031,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/read-resp-rx.ts:520:5
+// gen/nic/read-resp-rx.ts:523:5
 always @(posedge clk) begin
     if (m_done_ready) begin
         done_valid_reg <= 1'b0;
@@ -1069,13 +1073,13 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/read-resp-rx.ts:272:44: asynchronous read port
+// gen/nic/read-resp-rx.ts:277:44: asynchronous read port
 assign ctx_mem_rdata = ctx_mem[head_slot];
 
-// gen/nic/read-resp-rx.ts:458:76: asynchronous read port
+// gen/nic/read-resp-rx.ts:461:76: asynchronous read port
 assign ctx_next_mem_rdata = ctx_next_mem[release_slot];
 
-// gen/nic/read-resp-rx.ts:210:94: asynchronous read port
+// gen/nic/read-resp-rx.ts:211:94: asynchronous read port
 assign tail_mem_rdata = tail_mem[s_ctx_data[1:0]];
 
 // gen/nic/read-resp-rx.ts:192:92: asynchronous read port
@@ -1093,31 +1097,31 @@ assign head_new_mem_rdata1 = head_new_mem[release_qp];
 // gen/nic/read-resp-rx.ts:195:63: asynchronous read port
 assign free_slot_mem_rdata = free_slot_mem[free_head_reg];
 
-// gen/nic/read-resp-rx.ts:281:42: registered read port
+// gen/nic/read-resp-rx.ts:286:42: registered read port
 always @(posedge clk) begin
     if (hdr_take) begin
         pos_mem_rdata <= pos_mem[rec_rd_qp];
     end
 end
 
-// gen/nic/read-resp-rx.ts:282:42: registered read port
+// gen/nic/read-resp-rx.ts:287:42: registered read port
 always @(posedge clk) begin
     if (hdr_take) begin
         sge_mem_rdata <= sge_mem[rec_rd_qp];
     end
 end
 
-// gen/nic/read-resp-rx.ts:283:45: registered read port
+// gen/nic/read-resp-rx.ts:288:45: registered read port
 always @(posedge clk) begin
     if (hdr_take) begin
         rd_seq_mem_rdata <= rd_seq_mem[rec_rd_qp];
     end
 end
 
-// gen/nic/read-resp-rx.ts:316:69: asynchronous read port
+// gen/nic/read-resp-rx.ts:321:69: asynchronous read port
 assign err_seq_mem_rdata = err_seq_mem[qp_idx];
 
-// gen/nic/read-resp-rx.ts:253:21
+// gen/nic/read-resp-rx.ts:258:21
 sync_fifo_depth8_width1 u_pay_jobs (
     .clk(clk),
     .rst(rst),
@@ -1132,7 +1136,7 @@ sync_fifo_depth8_width1 u_pay_jobs (
     .empty(u_pay_jobs_empty)
 );
 
-// gen/nic/read-resp-rx.ts:254:20
+// gen/nic/read-resp-rx.ts:259:20
 sync_fifo_depth8_width13 u_piece_fifo (
     .clk(clk),
     .rst(rst),
@@ -1147,7 +1151,7 @@ sync_fifo_depth8_width13 u_piece_fifo (
     .empty(u_piece_fifo_empty)
 );
 
-// gen/nic/read-resp-rx.ts:255:18
+// gen/nic/read-resp-rx.ts:260:18
 sync_fifo_width108 u_pend_fifo (
     .clk(clk),
     .rst(rst),
@@ -1162,7 +1166,7 @@ sync_fifo_width108 u_pend_fifo (
     .empty(u_pend_fifo_empty)
 );
 
-// gen/nic/read-resp-rx.ts:484:19
+// gen/nic/read-resp-rx.ts:487:19
 nic_byte_splitter u_splitter (
     .clk(clk),
     .rst(rst),
@@ -1181,7 +1185,7 @@ nic_byte_splitter u_splitter (
     .m_axis_tlast(u_splitter_m_axis_tlast)
 );
 
-// gen/nic/read-resp-rx.ts:502:18
+// gen/nic/read-resp-rx.ts:505:18
 sync_fifo_ram_width73 u_land_fifo (
     .clk(clk),
     .rst(rst),
@@ -1201,19 +1205,19 @@ sync_fifo_ram_width73 u_land_fifo (
 always @(posedge clk) begin
     if (!rst) begin
         if (!(!ack_valid_reg || m_ack_ready)) begin
-            $display("%m: assertion failed at gen/nic/read-resp-rx.ts:322:5: m_ack: the ACK tracker must always take an event [ack_valid_reg=%0h m_ack_ready=%0h]", ack_valid_reg, m_ack_ready);
+            $display("%m: assertion failed at gen/nic/read-resp-rx.ts:327:5: m_ack: the ACK tracker must always take an event [ack_valid_reg=%0h m_ack_ready=%0h]", ack_valid_reg, m_ack_ready);
             $stop;
         end
         if (!(!(s_ctx_valid && ctx_flush_reg[s_ctx_data[1:0]]))) begin
-            $display("%m: assertion failed at gen/nic/read-resp-rx.ts:434:5: a READ context arrived while its QP's contexts were being dropped by a rewind [s_ctx_valid=%0h ctx_flush_reg=%0h]", s_ctx_valid, ctx_flush_reg);
+            $display("%m: assertion failed at gen/nic/read-resp-rx.ts:439:5: a READ context arrived while its QP's contexts were being dropped by a rewind [s_ctx_valid=%0h ctx_flush_reg=%0h]", s_ctx_valid, ctx_flush_reg);
             $stop;
         end
         if (!((((({3'b000, free_count_reg} + {4'b0000, ctx_held_reg[2:0]}) + {4'b0000, ctx_held_reg[5:3]}) + {4'b0000, ctx_held_reg[8:6]}) + {4'b0000, ctx_held_reg[11:9]}) == {3'b000, pool_fresh_reg})) begin
-            $display("%m: assertion failed at gen/nic/read-resp-rx.ts:478:5: READ context pool: free slots + the slots the QPs hold != slots handed out (a slot leaked or was given back twice) [free_count_reg=%0h ctx_held_reg=%0h pool_fresh_reg=%0h]", free_count_reg, ctx_held_reg, pool_fresh_reg);
+            $display("%m: assertion failed at gen/nic/read-resp-rx.ts:481:5: READ context pool: free slots + the slots the QPs hold != slots handed out (a slot leaked or was given back twice) [free_count_reg=%0h ctx_held_reg=%0h pool_fresh_reg=%0h]", free_count_reg, ctx_held_reg, pool_fresh_reg);
             $stop;
         end
         if (!((((1'd1 && ({1'b0, ctx_count_reg[1:0]} <= ctx_held_reg[2:0])) && ({1'b0, ctx_count_reg[3:2]} <= ctx_held_reg[5:3])) && ({1'b0, ctx_count_reg[5:4]} <= ctx_held_reg[8:6])) && ({1'b0, ctx_count_reg[7:6]} <= ctx_held_reg[11:9]))) begin
-            $display("%m: assertion failed at gen/nic/read-resp-rx.ts:481:5: READ context pool: a QP has more live contexts than slots in its list [ctx_count_reg=%0h ctx_held_reg=%0h]", ctx_count_reg, ctx_held_reg);
+            $display("%m: assertion failed at gen/nic/read-resp-rx.ts:484:5: READ context pool: a QP has more live contexts than slots in its list [ctx_count_reg=%0h ctx_held_reg=%0h]", ctx_count_reg, ctx_held_reg);
             $stop;
         end
     end

@@ -163,8 +163,8 @@ export const nicReadRespRx = defineModule('nic_read_resp_rx', { dataWidth: 64, n
   // The header FSM reads the head context of the header's QP asynchronously (head slot, then
   // its word), as it read the head of the QP's FIFO; it waits in CHECK while the QP has popped
   // slots in front of its live ones (qp_draining: only after a pop whose release had to wait).
+  // (contexts is checked by the params rules; numQp x readsPerQp is at least 1.)
   const C = p.contexts || p.numQp * perQp;
-  if (!Number.isInteger(C) || C < 1) throw new Error(`nic_read_resp_rx: contexts ${p.contexts} is not a positive integer`);
   const slotW = Math.max(1, Math.ceil(Math.log2(C)));
   const cntW = Math.ceil(Math.log2(C + 1));
   const cw = Math.ceil(Math.log2(perQp + 1));
@@ -190,8 +190,8 @@ export const nicReadRespRx = defineModule('nic_read_resp_rx', { dataWidth: 64, n
   const freeTl = m.reg('free_tail_reg', UInt(slotW));
   const wrapInc = (x: Value): Value => (2 ** slotW === C ? x.addw(1) : mux(x.eq(C - 1), lit(0, slotW), x.addw(1)));
   const headOf = (x: Value): Value => mux(headNew.bit(x), headNewMem.readAsync(x), headMem.readAsync(x));
-  const poolAvail = m.let('pool_avail', freeCnt.ne(0).lor(fresh.lt(C)));
   const fromFree = freeCnt.ne(0);
+  const poolAvail = m.let('pool_avail', fromFree.lor(fresh.lt(C)));
   const newSlot = m.let('ctx_new_slot', mux(fromFree, freeMem.readAsync(freeHd), fresh.trunc(slotW)));
   const cq = sCtx.data.field('qp');
   const room = Array.from({ length: p.numQp }, (_, i) => m.let(`ctx_room${i}`, counts.at(i).lt(perQp)));
@@ -201,14 +201,19 @@ export const nicReadRespRx = defineModule('nic_read_resp_rx', { dataWidth: 64, n
   ctxRoomOut.set(mux(poolAvail, roomBits, lit(0, p.numQp)));
   const cqHeld = held.at(cq);
   const listRoom = m.let('ctx_list_room', cqHeld.lt(heldMax));
-  const ctxPush = m.let('ctx_push', sCtx.valid.land(deadCq.lnot()).land(roomBits.bit(cq)).land(poolAvail).land(listRoom));
-  sCtx.ready.set(mux(deadCq, lit(1, 1), roomBits.bit(cq).land(poolAvail).land(listRoom)));
+  const ctxFits = m.let('ctx_fits', roomBits.bit(cq).land(poolAvail).land(listRoom));
+  const ctxPush = m.let('ctx_push', sCtx.valid.land(deadCq.lnot()).land(ctxFits));
+  sCtx.ready.set(mux(deadCq, lit(1, 1), ctxFits));
   m.if(ctxPush, () => {
     ctxMem.write(newSlot, sCtx.data);
     tailMem.write(cq, newSlot);
     m.if(fromFree, () => { freeHd.set(wrapInc(freeHd)); }).else(() => fresh.set(fresh.addw(1)));
     m.if(cqHeld.eq(0), () => headNewMem.write(cq, newSlot)).else(() => nextMem.write(tailMem.readAsync(cq), newSlot));
   });
+  // Per QP: its list holds popped slots not yet given back (a release is owed; in front of
+  // its live contexts).
+  const relReq = Array.from({ length: p.numQp }, (_, i) => held.at(i).zext(cmpW).ne(counts.at(i).zext(cmpW)));
+  const relBits = m.let('release_req', cat(...[...relReq].reverse()));
   // ---- per-QP receive state ----------------------------------------------------------------
   // Flags, one bit per QP in flip-flops: each is cleared or tested for several QPs in one
   // cycle (`started` for every QP in ERROR/RESET each cycle, and by a rewind while the FSM
@@ -321,7 +326,7 @@ export const nicReadRespRx = defineModule('nic_read_resp_rx', { dataWidth: 64, n
   m.if(mAck.ready, () => ackValid.set(0));
   m.assert(ackValid.lnot().lor(mAck.ready), 'm_ack: the ACK tracker must always take an event');
   // Popped slots of the header's QP not yet given back stand in front of its head context.
-  const qDraining = m.let('qp_draining', known.land(qDead.lnot()).land(held.at(q).zext(cmpW).ne(counts.at(q).zext(cmpW))));
+  const qDraining = m.let('qp_draining', known.land(qDead.lnot()).land(relBits.bit(q)));
   const checkGo = m.let('check_go', fsm.is('CHECK').land(pend.s.ready).land(payJobs.s.ready).land(ackValid.lnot().lor(mAck.ready)).land(qFlushing.lnot()).land(qDraining.lnot()));
   // ---- ACK/NAK headers and the READ state they meet --------------------------------------
   const isAckHdr = m.let('is_ack_hdr', op.eq(ACK_OPCODE));
@@ -442,8 +447,6 @@ export const nicReadRespRx = defineModule('nic_read_resp_rx', { dataWidth: 64, n
   // the IDLE cycle after it, hdr_reg still the READ's header), else the QP of the last rewind
   // (its flush pops one a cycle: given back one a cycle behind), else the QP a scan pointer is
   // at (one QP a cycle: the drops of QPs in ERROR/RESET, and what two rewinds at once left).
-  const relReq = Array.from({ length: p.numQp }, (_, i) => held.at(i).zext(cmpW).ne(counts.at(i).zext(cmpW)));
-  const relBits = m.let('release_req', cat(...[...relReq].reverse()));
   const rwLastQp = m.reg('release_rw_qp_reg', UInt(qw));
   m.if(rwFire, () => rwLastQp.set(rwQp));
   const relScanQp = m.reg('release_scan_reg', UInt(qw));
