@@ -154,6 +154,9 @@ export interface RecoveryResult {
   readonly lastBeat: number;
   /** The goal: one round trip + 64 (NAK), the configured timeout + 64 (timeout). */
   readonly goal: number;
+  /** Every frame on the link from the drop to the retransmission's last beat, both ways: where
+   *  the cycles went (bench/nic-nak-point.ts --timeline). */
+  readonly timeline: readonly string[];
 }
 
 /** One dropped packet and its retransmission. NAK path: the 5th MIDDLE of the first of two
@@ -170,15 +173,26 @@ export async function measureRecovery(dataWidth: number, path: 'nak' | 'timeout'
     const beatBytes = dataWidth / 8;
     /** Per PSN: [first beat, last beat] of each transmission at A. */
     const seen = new Map<number, [number, number][]>();
+    /** [cycle, line]: frames as sent (first and last beat at the sender) and as delivered. */
+    const log: [number, string][] = [];
+    const describe = (f: LinkFrame): string => {
+      const d = decodeRoce(f.data);
+      return d.ok ? `${f.dir} psn ${d.pkt.bth.psn} opcode 0x${d.pkt.bth.opcode.toString(16)}${d.pkt.aeth ? ` syndrome 0x${d.pkt.aeth.syndrome.toString(16)}` : ''}` : `${f.dir} (not RoCE)`;
+    };
     const observe = (f: LinkFrame): void => {
+      const first = f.cycle - Math.ceil(f.data.length / beatBytes) + 1;
+      log.push([first, `sent ${describe(f)}: beats ${first}..${f.cycle}`]);
       if (f.dir !== 'a->b') return;
       const d = decodeRoce(f.data);
-      if (d.ok) seen.set(d.pkt.bth.psn, [...(seen.get(d.pkt.bth.psn) ?? []), [f.cycle - Math.ceil(f.data.length / beatBytes) + 1, f.cycle]]);
+      if (d.ok) seen.set(d.pkt.bth.psn, [...(seen.get(d.pkt.bth.psn) ?? []), [first, f.cycle]]);
     };
-    const env = await PairEnv.create(dut, tb, { ramLatency: 0, backpressure: 0, stall: 0, link: { observe, faults: { 'a->b': { targeted: [{ action: 'drop', match: dropped, nth: path === 'nak' ? 5 : 1 }] } } } });
+    const deliver = (f: LinkFrame): void => { log.push([f.cycle, `delivered ${describe(f)}: first beat ${f.cycle}`]); };
+    const env = await PairEnv.create(dut, tb, { ramLatency: 0, backpressure: 0, stall: 0, link: { observe, deliver, faults: { 'a->b': { targeted: [{ action: 'drop', match: dropped, nth: path === 'nak' ? 5 : 1 }] } } } });
     await writeRounds(env, tb, 1, path === 'nak' ? 2 : 1, undefined, retryReg({ retryCnt: 3, timeoutLog2 }), path === 'nak' ? LEN : 1 << PMTU_LOG2).catch((e: unknown) => { throw new Error(`${path} recovery: ${(e as Error).message}`); });
     const twice = [...seen.values()].find(c => c.length > 1);
     if (!twice) throw new Error(`${path} recovery: no packet was sent twice`);
-    return { dataWidth, path, cycles: twice[1]![0] - twice[0]![1], lastBeat: twice[1]![1] - twice[0]![1], goal: path === 'nak' ? roundTrip + 64 : (1 << timeoutLog2) + 64 };
+    const [from, to] = [twice[0]![0], twice[1]![1]];
+    const timeline = log.filter(([c]) => c >= from && c <= to).sort((x, y) => x[0] - y[0]).map(([, l]) => l);
+    return { dataWidth, path, cycles: twice[1]![0] - twice[0]![1], lastBeat: twice[1]![1] - twice[0]![1], goal: path === 'nak' ? roundTrip + 64 : (1 << timeoutLog2) + 64, timeline };
   });
 }

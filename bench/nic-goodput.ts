@@ -1,5 +1,6 @@
 // WRITE goodput on A's TX stream: one QP A->B, `count` WRITEs of 64 KiB at path MTU 4096,
-// host memory answering with no latency and no back-pressure, the link taking every beat.
+// host memory answering with no latency (or `ramLatency` cycles) and no back-pressure, the link
+// taking every beat.
 // Steady state: payload of every message after the first, over the cycles from the first
 // message's last beat to the last message's last beat (so start-up and the doorbell-to-first-
 // beat latency are not counted, the gaps between messages are), as a fraction of DATA_WIDTH/8.
@@ -21,6 +22,8 @@ const PMTU_LOG2 = 12;
 
 export interface GoodputResult {
   readonly dataWidth: number;
+  /** Host memory read and write latency (cycles) of both NICs. */
+  readonly ramLatency: number;
   /** Payload bytes per cycle / (DATA_WIDTH/8), steady state on the TX stream (messages 2..count). */
   readonly bus: number;
   /** The framing limit for the same messages (bench/nic-limit.ts). */
@@ -65,11 +68,11 @@ function steadyGoodput(frames: readonly LinkFrame[], beatBytes: number): number 
   return payload / (frames[frames.length - 1]!.cycle - frames[end]!.cycle) / beatBytes;
 }
 
-export async function measureGoodput(dataWidth: number, count: number): Promise<GoodputResult> {
+export async function measureGoodput(dataWidth: number, count: number, ramLatency = 0): Promise<GoodputResult> {
   const beatBytes = dataWidth / 8;
   const r = await onPair(dataWidth, 50 * count * LEN / beatBytes + 200_000, async (dut, tb) => {
     const whole = new Mark(tb.cycle); // the model is built by now: only simulation is timed
-    const env = await PairEnv.create(dut, tb, { ramLatency: 0, backpressure: 0, stall: 0 });
+    const env = await PairEnv.create(dut, tb, { ramLatency, backpressure: 0, stall: 0 });
     let traffic: Mark | undefined;
     env.a.drv.observer = { posted: () => { traffic ??= new Mark(tb.cycle); } };
     const t = await runThroughput(env, tb, { count, len: LEN, pmtuLog2: PMTU_LOG2 });
@@ -78,7 +81,7 @@ export async function measureGoodput(dataWidth: number, count: number): Promise<
     return { t, spans, bus: steadyGoodput(tx, beatBytes) };
   });
   return {
-    dataWidth, bus: r.bus, limit: writeGoodputLimit(LEN, 1 << PMTU_LOG2, dataWidth),
+    dataWidth, ramLatency, bus: r.bus, limit: writeGoodputLimit(LEN, 1 << PMTU_LOG2, dataWidth),
     endToEnd: r.t.endToEnd / beatBytes, frames: r.t.frames, ...r.spans,
   };
 }

@@ -1,7 +1,8 @@
 // One point of issue 11's loss bench, quickly (docs/bench.md, docs/nic-reliability.md
 // "NAK-path recovery"): the round trip R (lossless, 1 QP), the NAK-path recovery time and
 // WRITE goodput on 1 QP at 1 % loss beside the go-back-N bound, at one width.
-// Run: node --import tsx bench/nic-nak-point.ts [64|512] [--no-loss] [--qps N] (N QPs at 1 %, default 1)
+// Run: node --import tsx bench/nic-nak-point.ts [64|512] [--no-loss] [--qps N] [--timeline] (N QPs at 1 %, default 1;
+// --timeline: every frame on the link from the drop to the resend)
 import { gbnMessages, measureGbnGoodput, measureRecovery } from './nic-gbn.ts';
 const args = process.argv.slice(2);
 const qi = args.indexOf('--qps');
@@ -16,6 +17,7 @@ const r0 = await measureGbnGoodput(w, 1, 0, gbnMessages(0, 8));
 console.log(`R ${r0.roundTrip} T ${r0.packetCycles} goodput ${r0.goodput.toFixed(4)} bound ${r0.bound.bound.toFixed(4)}`);
 const rec = await measureRecovery(w, 'nak', r0.roundTrip);
 console.log(`recovery ${w}b nak: ${rec.cycles} cycles (${rec.lastBeat} to last beat), goal ${rec.goal}`);
+if (args.includes('--timeline')) for (const l of rec.timeline) console.log(`  ${l}`);
 if (!args.includes('--no-loss')) {
   const g = await measureGbnGoodput(w, qps, 0.01, gbnMessages(0.01, 8));
   console.log(`${qps} QP 1 %: goodput ${g.goodput.toFixed(4)} bound ${g.bound.bound.toFixed(4)} ratio ${(g.goodput / g.bound.bound).toFixed(3)} frames ${g.framesSent} dropped ${g.framesDropped} R ${g.roundTrip}`);

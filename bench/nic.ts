@@ -17,6 +17,8 @@ import { TLB_GOAL, hitRate, measureTlb, type TlbResult } from './nic-tlb.ts';
 const quick = process.argv.includes('--quick') || process.env['NICGEN_BENCH_QUICK'] === '1';
 const WIDTHS = [64, 512];
 const MEM_LATENCIES = [0, 50];
+/** Host memory latencies of the slow-host WRITE goodput rows (cycles). */
+const HOST_LATENCIES = [64, 256];
 const plan = quick
   ? { messages: 2, latencyWrites: 3, loopCycles: 50_000, speedRounds: 1 }
   : { messages: 6, latencyWrites: 5, loopCycles: 100_000, speedRounds: 5 };
@@ -129,6 +131,16 @@ async function main(): Promise<void> {
   }
   console.log(goodputTable(goodput));
 
+  console.log(`\n-- WRITE goodput at a host memory latency of ${HOST_LATENCIES.join(' and ')} cycles (both NICs' memories; otherwise as above; no goal)`);
+  const slowHost: GoodputResult[] = [];
+  for (const w of WIDTHS) {
+    for (const L of HOST_LATENCIES) {
+      const r = await attempt(`goodput ${w}b latency ${L}`, () => measureGoodput(w, plan.messages, L));
+      if (r) slowHost.push(r);
+    }
+  }
+  console.log(slowHost.map(r => `  ${String(r.dataWidth).padStart(5)}b  latency ${String(r.ramLatency).padStart(3)}: bus ${r.bus.toFixed(4)} (limit ${r.limit.toFixed(4)})`).join('\n'));
+
   console.log(`\n-- latency of a 64-byte WRITE (cycles from the doorbell; warm = median of ${plan.latencyWrites - 1}, cold = the first), link latency ${LINK_LATENCY} each way`);
   const latency: LatencyResult[] = [];
   for (const w of WIDTHS) {
@@ -206,6 +218,7 @@ async function main(): Promise<void> {
   console.log('');
   const gMet = goodput.length === WIDTHS.length && goodput.every(r => r.bus >= GOODPUT_GOAL);
   console.log(`nic goodput: ${goodput.map(r => `${r.dataWidth}b=${r.bus.toFixed(4)} (limit ${r.limit.toFixed(4)})`).join(' ')} goal>=${GOODPUT_GOAL}: ${mark(gMet)}`);
+  console.log(`nic goodput on a slow host (no goal): ${slowHost.map(r => `${r.dataWidth}b/L=${r.ramLatency}=${r.bus.toFixed(4)}`).join(' ')}`);
   const lMet = latency.length === WIDTHS.length * MEM_LATENCIES.length && latency.every(r => r.warm.firstBeat <= latencyGoal(r.memLatency));
   console.log(`nic latency first beat: ${latency.map(r => `${r.dataWidth}b/L=${r.memLatency}=${r.warm.firstBeat} (goal ${latencyGoal(r.memLatency)})`).join(' ')}: ${mark(lMet)}`);
   console.log(`nic latency last beat / CQE (no goal): ${latency.map(r => `${r.dataWidth}b/L=${r.memLatency}=${r.warm.lastBeat}/${r.warm.cqe}`).join(' ')}`);

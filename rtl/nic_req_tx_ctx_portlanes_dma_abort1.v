@@ -60,7 +60,9 @@ module nic_req_tx_ctx_portlanes_dma_abort1 (
     input  wire [36:0]  s_abort_done_data,  // struct dma_abort_done: none [0], msg [4:1], offset [36:5]
     input  wire         s_abort_done_valid,
     output wire         s_abort_done_ready,
-    input  wire         pay_end
+    input  wire         pay_end,
+    output wire         gate_drop,
+    output wire         dma_abort_open
 );
 
 localparam [2:0] STATE_IDLE = 3'd0;
@@ -194,6 +196,7 @@ wire [12:0] gen_mtu;
 wire gen_last;
 wire [63:0] start_reth_va;
 wire [12:0] gen_payload_len;
+wire abort_release;
 wire pkt_withheld;
 wire pkt_taken;
 wire gen_emit;
@@ -204,12 +207,30 @@ reg  [1:0] granted_qp_reg;
 reg  [3:0] granted_msg_reg;
 reg  [31:0] granted_end_reg;
 wire pay_grant;
+reg  [23:0] granted_psn_reg;
+reg  granted_first_reg;
+reg  granted_high_valid_reg;
+reg  [23:0] granted_high_psn_reg;
+reg  granted_retx_reg;
+reg  granted_dropped_reg;
+wire gate_drop_now;
+reg  abort_dropped_reg;
+reg  [3:0] abort_dropped_msg_reg;
+reg  [31:0] abort_dropped_end_reg;
+reg  abort_dropped_high_valid_reg;
+reg  [23:0] abort_dropped_high_psn_reg;
+wire retx_cmd;
+wire retx_pay;
+reg  [2:0] retx_pend_reg;
+wire [2:0] retx_sum;
 reg  abort_qp_reset_reg;
 reg  abort_high_valid_reg;
 reg  abort_high_hv_reg;
 reg  [23:0] abort_high_psn_reg;
 wire abort_at_boundary;
+wire abort_open;
 wire abort_report_granted;
+wire abort_drop_cut_ok;
 wire abort_withheld_here;
 wire abort_gen_here;
 wire abort_payless_waits;
@@ -232,17 +253,17 @@ wire [31:0] ctx_dest_ip_mem_rdata;
 reg  [15:0] ctx_udp_sport_mem [0:3];
 wire [15:0] ctx_udp_sport_mem_rdata;
 wire [511:0] part_0 = wqe_now[749:238];
-// intermediate of gen/nic/req-tx.ts:269:20: only bits [127:96] are used
+// intermediate of gen/nic/req-tx.ts:282:20: only bits [127:96] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [127:0] part_1 = part_0[dma_sge_idx * 128 +: 128];
 /* verilator lint_on UNUSEDSIGNAL */
 wire [511:0] part_2 = wqe_now[749:238];
-// intermediate of gen/nic/req-tx.ts:269:20: only bits [95:64] are used
+// intermediate of gen/nic/req-tx.ts:282:20: only bits [95:64] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [127:0] part_3 = part_2[dma_sge_idx * 128 +: 128];
 /* verilator lint_on UNUSEDSIGNAL */
 wire [511:0] part_4 = wqe_now[749:238];
-// intermediate of gen/nic/req-tx.ts:269:20: only bits [63:0] are used
+// intermediate of gen/nic/req-tx.ts:282:20: only bits [63:0] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [127:0] part_5 = part_4[dma_sge_idx * 128 +: 128];
 /* verilator lint_on UNUSEDSIGNAL */
@@ -252,326 +273,357 @@ wire [23:0] binary_6 = (gen_cur_high - gen_cur_psn);
 /* verilator lint_on UNUSEDSIGNAL */
 // intermediate of gen/nic/psn.ts:8:20: only bits [23:23] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [23:0] binary_7 = (pkt_high_psn_reg - (pkt_data_reg[55:32] - 24'd1));
+wire [23:0] binary_7 = (granted_high_psn_reg - (granted_psn_reg - 24'd1));
 /* verilator lint_on UNUSEDSIGNAL */
 // intermediate of gen/nic/psn.ts:8:20: only bits [23:23] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [23:0] binary_8 = (gen_high_psn_reg - (gen_psn_reg - 24'd1));
+wire [23:0] binary_8 = (pkt_high_psn_reg - (pkt_data_reg[55:32] - 24'd1));
+/* verilator lint_on UNUSEDSIGNAL */
+// intermediate of gen/nic/psn.ts:8:20: only bits [23:23] are used
+/* verilator lint_off UNUSEDSIGNAL */
+wire [23:0] binary_9 = (gen_high_psn_reg - (gen_psn_reg - 24'd1));
 /* verilator lint_on UNUSEDSIGNAL */
 
-// gen/nic/req-tx.ts:170:17
+// gen/nic/req-tx.ts:183:17
 assign wqe_now = (state == STATE_IDLE) ? s_wqe_data : wqe_reg;
 
-// gen/nic/req-tx.ts:173:8
+// gen/nic/req-tx.ts:186:8
 assign tp_qp = wqe_now[1:0];
 
-// gen/nic/req-tx.ts:186:27
+// gen/nic/req-tx.ts:199:27
 assign abort_drop_wqe = !(abort_state == ABORT_STATE_IDLE) && (wqe_now[1:0] == abort_qp_reg);
 
-// gen/nic/req-tx.ts:197:20
+// gen/nic/req-tx.ts:210:20
 assign sge_sum = (((34'd0 + ((wqe_now[45:38] > 8'd0) ? {2'b00, wqe_now[333:302]} : 34'd0)) + ((wqe_now[45:38] > 8'd1) ? {2'b00, wqe_now[461:430]} : 34'd0)) + ((wqe_now[45:38] > 8'd2) ? {2'b00, wqe_now[589:558]} : 34'd0)) + ((wqe_now[45:38] > 8'd3) ? {2'b00, wqe_now[717:686]} : 34'd0);
 
-// gen/nic/req-tx.ts:198:22
+// gen/nic/req-tx.ts:211:22
 assign length_ok = (wqe_now[45:38] <= 8'd4) && (sge_sum == {2'b00, wqe_now[77:46]});
 
-// gen/nic/req-tx.ts:203:21
+// gen/nic/req-tx.ts:216:21
 assign qp_state = err_seen_reg[wqe_now[1:0]] ? 3'd4 : ctx_state[wqe_now[1:0] * 3 +: 3];
 
-// gen/nic/req-tx.ts:205:21
+// gen/nic/req-tx.ts:218:21
 assign is_write = wqe_now[29:22] == 8'd0;
 
-// gen/nic/req-tx.ts:206:20
+// gen/nic/req-tx.ts:219:20
 assign is_read = wqe_now[29:22] == 8'd1;
 
-// gen/nic/req-tx.ts:207:25
+// gen/nic/req-tx.ts:220:25
 assign check_status = (wqe_now[21:18] != 4'b0000) ? wqe_now[21:18] : ((qp_state == 3'd4) ? 4'd8 : ((qp_state != 3'd3) ? 4'd2 : (!(is_write || is_read) ? 4'd9 : (!length_ok ? 4'd1 : 4'b0000))));
 
-// gen/nic/req-tx.ts:214:19
+// gen/nic/req-tx.ts:227:19
 assign wqe_stale = wqe_now[17:2] != tp[15:0];
 
-// gen/nic/req-tx.ts:219:24
+// gen/nic/req-tx.ts:232:24
 assign recent_read = (read_mark_cnt_reg != 2'b00) && (read_mark_qp_reg == wqe_now[1:0]);
 
-// gen/nic/req-tx.ts:220:24
+// gen/nic/req-tx.ts:233:24
 assign qp_read_busy = read_busy[wqe_now[1:0]] || recent_read;
 
-// gen/nic/req-tx.ts:223:24
+// gen/nic/req-tx.ts:236:24
 assign park_reason = !tp[66] ? 2'd3 : ((((check_status == 4'b0000) && wqe_now[31]) && qp_read_busy) ? 2'd1 : ((((check_status == 4'b0000) && is_read) && !(ctx_room[wqe_now[1:0]])) ? 2'd2 : 2'b00));
 
-// gen/nic/req-tx.ts:226:21
+// gen/nic/req-tx.ts:239:21
 assign park_now = ((state == STATE_CHECK) && (park_reason != 2'b00)) && !abort_drop_wqe;
 
-// gen/nic/req-tx.ts:228:25
+// gen/nic/req-tx.ts:241:25
 assign pmtu_clamped = (ctx_pmtu_mem_rdata < 4'd8) ? 4'd8 : ((ctx_pmtu_mem_rdata > 4'd12) ? 4'd12 : ctx_pmtu_mem_rdata);
 
-// gen/nic/req-tx.ts:234:22
+// gen/nic/req-tx.ts:247:22
 assign resume_skip_pkts = tp[40:17] - (ctx_live_sq_psn[wqe_now[1:0]] ? ctx_sq_psn_hw_mem_rdata : ctx_sq_psn_mem_rdata);
 
-// gen/nic/req-tx.ts:235:22
+// gen/nic/req-tx.ts:248:22
 assign resuming = tp[16] && (resume_skip_pkts != 24'd0);
 
-// gen/nic/req-tx.ts:236:27
+// gen/nic/req-tx.ts:249:27
 assign resume_skip_bytes = {12'd0, resume_skip_pkts} << pmtu_clamped;
 
-// gen/nic/req-tx.ts:266:22
+// gen/nic/req-tx.ts:279:22
 assign check_dma = ((((((state == STATE_CHECK) || ((((state == STATE_IDLE) && s_wqe_valid) && !wqe_stale) && !s_rewind_valid)) && (check_status == 4'b0000)) && !wqe_now[31]) && is_write) && !resuming) && (tp[66] && !abort_drop_wqe);
 
-// gen/nic/req-tx.ts:268:20
+// gen/nic/req-tx.ts:281:20
 assign dma_sge_idx = ((state == STATE_IDLE) || (state == STATE_CHECK)) ? 2'b00 : sge_idx_reg;
 
-// gen/nic/req-tx.ts:271:21
+// gen/nic/req-tx.ts:284:21
 assign last_sge = (wqe_now[45:38] == 8'd0) || ({6'd0, dma_sge_idx} == (wqe_now[45:38] - 8'd1));
 
-// gen/nic/req-tx.ts:273:21
+// gen/nic/req-tx.ts:286:21
 assign dma_sge_skip = ((!((state == STATE_IDLE) || (state == STATE_CHECK)) && resume_reg) && (dma_sge_idx == skip_sge_reg)) ? skip_off_reg : 32'd0;
 
-// gen/nic/req-tx.ts:275:32
+// gen/nic/req-tx.ts:288:32
 assign dma_drop_fresh = abort_drop_wqe && !dma_sent_reg;
 
-// gen/nic/req-tx.ts:276:14
+// gen/nic/req-tx.ts:289:14
 assign m_dma_cmd_valid = ((state == STATE_DMA) && !dma_drop_fresh) || check_dma;
 
-// gen/nic/req-tx.ts:280:12
+// gen/nic/req-tx.ts:293:12
 assign m_dma_tag = {dma_msg_cnt_reg, wqe_now[1:0]};
 
-// gen/nic/req-tx.ts:286:13
+// gen/nic/req-tx.ts:299:13
 assign m_dma_cmd_data = {3'b000, (((state == STATE_IDLE) || (state == STATE_CHECK)) ? pmtu_clamped : mtu_log2_reg), last_sge, (((state == STATE_IDLE) || (state == STATE_CHECK)) ? ctx_pd_mem_rdata : pd_reg), part_1[127:96], ((wqe_now[45:38] == 8'd0) ? 32'd0 : (part_3[95:64] - dma_sge_skip)), (part_5[63:0] + {32'd0, dma_sge_skip})};
 
-// gen/nic/req-tx.ts:290:17
+// gen/nic/req-tx.ts:303:17
 assign s_dma_status_ready = state == STATE_WAIT;
 
-// gen/nic/req-tx.ts:294:23
+// gen/nic/req-tx.ts:307:23
 assign mtu_minus_1 = (33'd1 << mtu_log2_reg) - 33'd1;
 
-// gen/nic/req-tx.ts:295:19
+// gen/nic/req-tx.ts:308:19
 assign pkt_count_ceil = ({1'b0, wqe_now[77:46]} + mtu_minus_1) >> mtu_log2_reg;
 
-// gen/nic/req-tx.ts:296:19
+// gen/nic/req-tx.ts:309:19
 assign pkt_count = (pkt_count_ceil == 33'd0) ? 24'd1 : pkt_count_ceil[23:0];
 
-// gen/nic/req-tx.ts:342:22
+// gen/nic/req-tx.ts:355:22
 assign dma_status_ok = s_dma_status_valid && (s_dma_status_data == 3'b000);
 
-// gen/nic/req-tx.ts:343:22
+// gen/nic/req-tx.ts:356:22
 assign start_now = (((state == STATE_START) || ((state == STATE_WAIT) && dma_status_ok)) && !gen_busy_reg) && !abort_drop_wqe;
 
-// gen/nic/req-tx.ts:345:23
+// gen/nic/req-tx.ts:358:23
 assign start_take = start_now && m_req_ready;
 
-// gen/nic/req-tx.ts:346:21
+// gen/nic/req-tx.ts:359:21
 assign sq_first_psn = ctx_live_sq_psn[wqe_now[1:0]] ? ctx_sq_psn_hw_mem_rdata : ctx_sq_psn_mem_rdata;
 
-// gen/nic/req-tx.ts:347:20
+// gen/nic/req-tx.ts:360:20
 assign sq_last_psn = (ctx_live_sq_psn[wqe_now[1:0]] ? ctx_sq_psn_hw_mem_rdata : ctx_sq_psn_mem_rdata) + (pkt_count - 24'd1);
 
-// gen/nic/req-tx.ts:348:20
+// gen/nic/req-tx.ts:361:20
 assign sq_next_psn = (ctx_live_sq_psn[wqe_now[1:0]] ? ctx_sq_psn_hw_mem_rdata : ctx_sq_psn_mem_rdata) + pkt_count;
 
-// gen/nic/req-tx.ts:351:25
+// gen/nic/req-tx.ts:364:25
 assign sq_wire_first_psn = resume_reg ? resume_psn_reg : sq_first_psn;
 
-// gen/nic/req-tx.ts:352:24
+// gen/nic/req-tx.ts:365:24
 assign start_first_psn = (state == STATE_WAIT) ? sq_wire_first_psn : wire_first_psn_reg;
 
-// gen/nic/req-tx.ts:353:27
+// gen/nic/req-tx.ts:366:27
 assign start_msg_first_psn = (state == STATE_WAIT) ? sq_first_psn : first_psn_reg;
 
-// gen/nic/req-tx.ts:354:23
+// gen/nic/req-tx.ts:367:23
 assign start_last_psn = (state == STATE_WAIT) ? sq_last_psn : last_psn_reg;
 
-// gen/nic/req-tx.ts:355:23
+// gen/nic/req-tx.ts:368:23
 assign start_next_psn = (state == STATE_WAIT) ? sq_next_psn : gen_next_psn_reg;
 
-// gen/nic/req-tx.ts:356:14
+// gen/nic/req-tx.ts:369:14
 assign m_req_valid = (state == STATE_ERR) || start_now;
 
-// gen/nic/req-tx.ts:357:13
+// gen/nic/req-tx.ts:370:13
 assign m_req_data = {entry_status_reg, wqe_now[30], wqe_now[17:2], start_msg_first_psn, start_last_psn, start_first_psn, wqe_now[77:46], wqe_now[29:22], wqe_now[141:78], wqe_now[1:0]};
 
-// gen/nic/req-tx.ts:363:18
+// gen/nic/req-tx.ts:376:18
 assign m_read_ctx_valid = state == STATE_RCTX;
 
-// gen/nic/req-tx.ts:364:17
+// gen/nic/req-tx.ts:377:17
 assign m_read_ctx_data = {wqe_now[749:238], wqe_now[40:38], mtu_log2_reg, pd_reg, (resume_reg ? skip_bytes_reg : 32'd0), wqe_now[77:46], last_psn_reg, wire_first_psn_reg, wqe_now[141:78], wqe_now[1:0]};
 
-// gen/nic/req-tx.ts:397:27
+// gen/nic/req-tx.ts:410:27
 assign need_abort = ((((gen_busy_reg && (gen_qp_reg == s_rewind_data[1:0])) && !gen_read_reg) && (gen_rem_reg != 32'd0)) || ((pkt_valid_reg && (pkt_qp_reg == s_rewind_data[1:0])) && pkt_has_payload_reg)) || ((wqe_now[1:0] == s_rewind_data[1:0]) && (((state == STATE_DMA) || (state == STATE_WAIT)) || ((state == STATE_START) && is_write)));
 
-// gen/nic/req-tx.ts:400:42
+// gen/nic/req-tx.ts:413:42
 assign abort_blocks_rewind = need_abort || ((!(abort_state == ABORT_STATE_IDLE) && !(abort_state == ABORT_STATE_DONE)) && (abort_qp_reg == s_rewind_data[1:0]));
 
-// gen/nic/req-tx.ts:401:20
+// gen/nic/req-tx.ts:414:20
 assign rewind_safe = (((((state == STATE_IDLE) || (wqe_now[1:0] != s_rewind_data[1:0])) && !start_take) && !park_now) && !park_valid_reg) && !abort_blocks_rewind;
 
-// gen/nic/req-tx.ts:402:17
+// gen/nic/req-tx.ts:415:17
 assign s_rewind_ready = rewind_safe;
 
-// gen/nic/req-tx.ts:403:20
+// gen/nic/req-tx.ts:416:20
 assign rewind_fire = s_rewind_valid && rewind_safe;
 
-// gen/nic/req-tx.ts:449:14
+// gen/nic/req-tx.ts:462:14
 assign s_wqe_ready = (state == STATE_IDLE) && !s_rewind_valid;
 
-// gen/nic/req-tx.ts:500:10
+// gen/nic/req-tx.ts:513:10
 assign sq_psn_upd = {psn_upd_value_reg, psn_upd_qp_reg, psn_upd_valid_reg};
 
-// gen/nic/req-tx.ts:501:11
+// gen/nic/req-tx.ts:514:11
 assign qp_error = {qp_error_qp_reg, qp_error_valid_reg};
 
-// gen/nic/req-tx.ts:502:11
+// gen/nic/req-tx.ts:515:11
 assign m_park = {park_data_reg[20:19], park_data_reg[18:3], park_data_reg[2:1], park_valid_reg};
 
-// gen/nic/req-tx.ts:511:22
+// gen/nic/req-tx.ts:524:22
 assign start_rem = wqe_now[77:46] - skip_bytes_reg;
 
-// gen/nic/req-tx.ts:512:18
+// gen/nic/req-tx.ts:525:18
 assign gen_cur_psn = gen_busy_reg ? gen_psn_reg : start_first_psn;
 
-// gen/nic/req-tx.ts:513:18
+// gen/nic/req-tx.ts:526:18
 assign gen_cur_rem = gen_busy_reg ? gen_rem_reg : start_rem;
 
-// gen/nic/req-tx.ts:514:20
+// gen/nic/req-tx.ts:527:20
 assign gen_cur_first = gen_busy_reg ? gen_first_reg : !resume_reg;
 
-// gen/nic/req-tx.ts:515:20
+// gen/nic/req-tx.ts:528:20
 assign gen_cur_count = gen_busy_reg ? gen_count_reg : skip_pkts_reg;
 
-// gen/nic/req-tx.ts:516:19
+// gen/nic/req-tx.ts:529:19
 assign gen_cur_read = gen_busy_reg ? gen_read_reg : is_read;
 
-// gen/nic/req-tx.ts:517:24
+// gen/nic/req-tx.ts:530:24
 assign gen_cur_high_valid = gen_busy_reg ? gen_high_valid_reg : tp[41];
 
-// gen/nic/req-tx.ts:518:19
+// gen/nic/req-tx.ts:531:19
 assign gen_cur_high = gen_busy_reg ? gen_high_psn_reg : tp[65:42];
 
-// gen/nic/req-tx.ts:519:17
+// gen/nic/req-tx.ts:532:17
 assign gen_mtu = 13'd1 << (gen_busy_reg ? gen_mtu_log2_reg : mtu_log2_reg);
 
-// gen/nic/req-tx.ts:521:19
+// gen/nic/req-tx.ts:534:19
 assign gen_last = gen_cur_read || (gen_cur_rem <= {19'd0, gen_mtu});
 
-// gen/nic/req-tx.ts:526:25
+// gen/nic/req-tx.ts:539:25
 assign start_reth_va = wqe_now[205:142] + {32'd0, skip_bytes_reg};
 
-// gen/nic/req-tx.ts:527:20
+// gen/nic/req-tx.ts:540:20
 assign gen_payload_len = gen_cur_read ? 13'd0 : (gen_last ? gen_cur_rem[12:0] : gen_mtu);
 
-// gen/nic/req-tx.ts:541:26
-assign pkt_withheld = !(abort_state == ABORT_STATE_IDLE) && (pkt_qp_reg == abort_qp_reg);
+// gen/nic/req-tx.ts:562:42
+assign abort_release = (((abort_state == ABORT_STATE_HOLD) && (state == STATE_DMA)) && dma_sent_reg) && (wqe_now[1:0] == abort_qp_reg);
 
-// gen/nic/req-tx.ts:542:14
+// gen/nic/req-tx.ts:563:26
+assign pkt_withheld = (!(abort_state == ABORT_STATE_IDLE) && (pkt_qp_reg == abort_qp_reg)) && !(abort_release && pkt_has_payload_reg);
+
+// gen/nic/req-tx.ts:564:14
 assign m_pkt_cmd_valid = pkt_valid_reg && !pkt_withheld;
 
-// gen/nic/req-tx.ts:543:13
+// gen/nic/req-tx.ts:565:13
 assign m_pkt_cmd_data = pkt_data_reg;
 
-// gen/nic/req-tx.ts:544:22
+// gen/nic/req-tx.ts:566:22
 assign pkt_taken = m_pkt_cmd_valid && m_pkt_cmd_ready;
 
-// gen/nic/req-tx.ts:547:18
-assign gen_emit = ((gen_busy_reg || start_take) && (!pkt_valid_reg || pkt_taken)) && !(gen_busy_reg && (!(abort_state == ABORT_STATE_IDLE) && (gen_qp_reg == abort_qp_reg)));
+// gen/nic/req-tx.ts:569:18
+assign gen_emit = ((gen_busy_reg || start_take) && (!pkt_valid_reg || pkt_taken)) && !((gen_busy_reg && (!(abort_state == ABORT_STATE_IDLE) && (gen_qp_reg == abort_qp_reg))) && !abort_release);
 
-// gen/nic/req-tx.ts:573:11
+// gen/nic/req-tx.ts:595:11
 assign cnt_retx = retx_valid_reg;
 
-// gen/nic/req-tx.ts:574:22
+// gen/nic/req-tx.ts:596:22
 assign gen_cur_off = gen_busy_reg ? gen_off_reg : 32'd0;
 
-// gen/nic/req-tx.ts:619:21
+// gen/nic/req-tx.ts:641:21
 assign pay_grant = pkt_taken && pkt_has_payload_reg;
 
-// gen/nic/req-tx.ts:633:26
-assign abort_at_boundary = !((pay_out_reg != 2'b00) && (granted_qp_reg == abort_qp_reg)) && !(((state == STATE_DMA) && dma_sent_reg) && (wqe_now[1:0] == abort_qp_reg));
+// gen/nic/req-tx.ts:664:24
+assign gate_drop_now = (((abort_state == ABORT_STATE_HOLD) && (pay_out_reg != 2'b00)) && (granted_qp_reg == abort_qp_reg)) && !granted_dropped_reg;
 
-// gen/nic/req-tx.ts:634:18
+// gen/nic/req-tx.ts:665:17
+assign gate_drop = gate_drop_now;
+
+// gen/nic/req-tx.ts:694:23
+assign retx_cmd = (pkt_taken && pkt_retx_reg) && !pkt_has_payload_reg;
+
+// gen/nic/req-tx.ts:695:23
+assign retx_pay = (pay_end && granted_retx_reg) && !(granted_dropped_reg || gate_drop_now);
+
+// gen/nic/req-tx.ts:697:23
+assign retx_sum = (retx_pend_reg + {2'b00, retx_cmd}) + {2'b00, retx_pay};
+
+// gen/nic/req-tx.ts:713:26
+assign abort_at_boundary = !(((pay_out_reg != 2'b00) && (granted_qp_reg == abort_qp_reg)) && !abort_dropped_reg) && !(((state == STATE_DMA) && dma_sent_reg) && (wqe_now[1:0] == abort_qp_reg));
+
+// gen/nic/req-tx.ts:714:18
 assign m_abort_valid = abort_state == ABORT_STATE_REQ;
 
-// gen/nic/req-tx.ts:635:17
+// gen/nic/req-tx.ts:715:17
 assign m_abort_data = {abort_qp_reg};
 
-// gen/nic/req-tx.ts:636:19
+// gen/nic/req-tx.ts:720:24
+assign abort_open = (abort_dropped_reg && (pay_out_reg != 2'b00)) && (granted_qp_reg == abort_qp_reg);
+
+// gen/nic/req-tx.ts:720:18
+assign dma_abort_open = abort_open;
+
+// gen/nic/req-tx.ts:721:19
 assign s_abort_done_ready = abort_state == ABORT_STATE_WAIT;
 
-// gen/nic/req-tx.ts:637:23
+// gen/nic/req-tx.ts:722:23
 assign abort_report_granted = (granted_qp_reg == abort_qp_reg) && (granted_msg_reg == s_abort_done_data[4:1]);
 
-// gen/nic/req-tx.ts:642:18
+// gen/nic/req-tx.ts:726:25
+assign abort_drop_cut_ok = (s_abort_done_data[4:1] == abort_dropped_msg_reg) ? (s_abort_done_data[36:5] <= abort_dropped_end_reg) : (s_abort_done_data[36:5] == 32'd0);
+
+// gen/nic/req-tx.ts:732:18
 assign abort_withheld_here = pkt_valid_reg && (pkt_qp_reg == abort_qp_reg);
 
-// gen/nic/req-tx.ts:647:18
+// gen/nic/req-tx.ts:737:18
 assign abort_gen_here = gen_busy_reg && (gen_qp_reg == abort_qp_reg);
 
-// gen/nic/req-tx.ts:651:28
+// gen/nic/req-tx.ts:741:28
 assign abort_payless_waits = (pkt_valid_reg && (pkt_qp_reg == s_rewind_data[1:0])) && !pkt_has_payload_reg;
 
-// gen/nic/req-tx.ts:674:15
+// gen/nic/req-tx.ts:766:15
 assign rewind_high = {abort_high_psn_reg, abort_high_hv_reg, (((abort_state == ABORT_STATE_DONE) && abort_high_valid_reg) && (s_rewind_data[1:0] == abort_qp_reg))};
 
-// gen/nic/req-tx.ts:134:17
+// gen/nic/req-tx.ts:143:17
 always @(posedge clk) begin
     if ((ctx_wr[1] || (ctx_wr[0] && (ctx_wr[10:5] == 6'd2))) || 1'b0) begin
         ctx_sq_psn_mem[ctx_wr[4:3]] <= (ctx_wr[1] ? 24'd0 : ((ctx_wr[0] && (ctx_wr[10:5] == 6'd2)) ? ctx_wr[34:11] : 24'd0));
     end
 end
 
-// gen/nic/req-tx.ts:134:17
+// gen/nic/req-tx.ts:143:17
 always @(posedge clk) begin
     if (ctx_hw_sq_psn[0]) begin
         ctx_sq_psn_hw_mem[ctx_hw_sq_psn[2:1]] <= ctx_hw_sq_psn[26:3];
     end
 end
 
-// gen/nic/req-tx.ts:134:17
+// gen/nic/req-tx.ts:143:17
 always @(posedge clk) begin
     if ((ctx_wr[1] || (ctx_wr[0] && (ctx_wr[10:5] == 6'd4))) || 1'b0) begin
         ctx_pmtu_mem[ctx_wr[4:3]] <= (ctx_wr[1] ? 4'd10 : ((ctx_wr[0] && (ctx_wr[10:5] == 6'd4)) ? ctx_wr[14:11] : 4'b0000));
     end
 end
 
-// gen/nic/req-tx.ts:134:17
+// gen/nic/req-tx.ts:143:17
 always @(posedge clk) begin
     if ((ctx_wr[1] || (ctx_wr[0] && (ctx_wr[10:5] == 6'd8))) || 1'b0) begin
         ctx_pd_mem[ctx_wr[4:3]] <= (ctx_wr[1] ? 16'd0 : ((ctx_wr[0] && (ctx_wr[10:5] == 6'd8)) ? ctx_wr[26:11] : 16'd0));
     end
 end
 
-// gen/nic/req-tx.ts:134:17
+// gen/nic/req-tx.ts:143:17
 always @(posedge clk) begin
     if ((ctx_wr[1] || (ctx_wr[0] && (ctx_wr[10:5] == 6'd1))) || 1'b0) begin
         ctx_dest_qpn_mem[ctx_wr[4:3]] <= (ctx_wr[1] ? 24'd0 : ((ctx_wr[0] && (ctx_wr[10:5] == 6'd1)) ? ctx_wr[34:11] : 24'd0));
     end
 end
 
-// gen/nic/req-tx.ts:134:17
+// gen/nic/req-tx.ts:143:17
 always @(posedge clk) begin
     if ((ctx_wr[1] || (ctx_wr[0] && (ctx_wr[10:5] == 6'd5))) || 1'b0) begin
         ctx_dest_mac_lo_mem[ctx_wr[4:3]] <= (ctx_wr[1] ? 32'd0 : ((ctx_wr[0] && (ctx_wr[10:5] == 6'd5)) ? ctx_wr[42:11] : 32'd0));
     end
 end
 
-// gen/nic/req-tx.ts:134:17
+// gen/nic/req-tx.ts:143:17
 always @(posedge clk) begin
     if ((ctx_wr[1] || (ctx_wr[0] && (ctx_wr[10:5] == 6'd6))) || 1'b0) begin
         ctx_dest_mac_hi_mem[ctx_wr[4:3]] <= (ctx_wr[1] ? 16'd0 : ((ctx_wr[0] && (ctx_wr[10:5] == 6'd6)) ? ctx_wr[26:11] : 16'd0));
     end
 end
 
-// gen/nic/req-tx.ts:134:17
+// gen/nic/req-tx.ts:143:17
 always @(posedge clk) begin
     if ((ctx_wr[1] || (ctx_wr[0] && (ctx_wr[10:5] == 6'd7))) || 1'b0) begin
         ctx_dest_ip_mem[ctx_wr[4:3]] <= (ctx_wr[1] ? 32'd0 : ((ctx_wr[0] && (ctx_wr[10:5] == 6'd7)) ? ctx_wr[42:11] : 32'd0));
     end
 end
 
-// gen/nic/req-tx.ts:134:17
+// gen/nic/req-tx.ts:143:17
 always @(posedge clk) begin
     if ((ctx_wr[1] || (ctx_wr[0] && (ctx_wr[10:5] == 6'd20))) || 1'b0) begin
         ctx_udp_sport_mem[ctx_wr[4:3]] <= (ctx_wr[1] ? 16'hc000 : ((ctx_wr[0] && (ctx_wr[10:5] == 6'd20)) ? ctx_wr[26:11] : 16'd0));
     end
 end
 
-// gen/nic/req-tx.ts:202:39
+// gen/nic/req-tx.ts:215:39
 always @(posedge clk) begin
     if (ctx_state[2:0] == 3'b000) begin
         err_seen_reg[0] <= 1'b0;
@@ -787,7 +839,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/req-tx.ts:282:7
+// gen/nic/req-tx.ts:295:7
 always @(posedge clk) begin
     if ((m_dma_cmd_valid && m_dma_cmd_ready) && last_sge) begin
         dma_msg_cnt_reg <= dma_msg_cnt_reg + 4'd1;
@@ -797,7 +849,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/req-tx.ts:283:7
+// gen/nic/req-tx.ts:296:7
 always @(posedge clk) begin
     if (state == STATE_IDLE) begin
         dma_sent_reg <= 1'b0;
@@ -810,7 +862,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/req-tx.ts:548:5
+// gen/nic/req-tx.ts:570:5
 always @(posedge clk) begin
     if (pkt_taken) begin
         pkt_valid_reg <= 1'b0;
@@ -858,10 +910,20 @@ always @(posedge clk) begin
             gen_busy_reg <= 1'b0;
         end
     end
+    if (gate_drop_now) begin
+        abort_dropped_reg <= 1'd1;
+        abort_dropped_msg_reg <= granted_msg_reg;
+        abort_dropped_end_reg <= granted_end_reg;
+        if (!abort_dropped_reg) begin
+            abort_dropped_high_valid_reg <= !granted_first_reg || granted_high_valid_reg;
+            abort_dropped_high_psn_reg <= (granted_first_reg || (granted_high_valid_reg && (!binary_7[23] && (granted_high_psn_reg != (granted_psn_reg - 24'd1))))) ? granted_high_psn_reg : (granted_psn_reg - 24'd1);
+        end
+    end
     case (abort_state)
         ABORT_STATE_IDLE: begin
             if (((s_rewind_valid && need_abort) && m_abort_ready) && !abort_payless_waits) begin
                 abort_qp_reg <= s_rewind_data[1:0];
+                abort_dropped_reg <= 1'b0;
                 abort_state <= ABORT_STATE_HOLD;
             end
         end
@@ -883,9 +945,9 @@ always @(posedge clk) begin
                 if (abort_withheld_here) begin
                     pkt_valid_reg <= 1'b0;
                 end
-                abort_high_valid_reg <= abort_withheld_here || abort_gen_here;
-                abort_high_hv_reg <= abort_withheld_here ? (!pkt_first_reg || pkt_high_valid_reg) : ((gen_off_reg != 32'd0) || gen_high_valid_reg);
-                abort_high_psn_reg <= abort_withheld_here ? ((pkt_first_reg || (pkt_high_valid_reg && (!binary_7[23] && (pkt_high_psn_reg != (pkt_data_reg[55:32] - 24'd1))))) ? pkt_high_psn_reg : (pkt_data_reg[55:32] - 24'd1)) : ((!(gen_off_reg != 32'd0) || (gen_high_valid_reg && (!binary_8[23] && (gen_high_psn_reg != (gen_psn_reg - 24'd1))))) ? gen_high_psn_reg : (gen_psn_reg - 24'd1));
+                abort_high_valid_reg <= (abort_withheld_here || abort_gen_here) || abort_dropped_reg;
+                abort_high_hv_reg <= abort_dropped_reg ? abort_dropped_high_valid_reg : (abort_withheld_here ? (!pkt_first_reg || pkt_high_valid_reg) : ((gen_off_reg != 32'd0) || gen_high_valid_reg));
+                abort_high_psn_reg <= abort_dropped_reg ? abort_dropped_high_psn_reg : (abort_withheld_here ? ((pkt_first_reg || (pkt_high_valid_reg && (!binary_8[23] && (pkt_high_psn_reg != (pkt_data_reg[55:32] - 24'd1))))) ? pkt_high_psn_reg : (pkt_data_reg[55:32] - 24'd1)) : ((!(gen_off_reg != 32'd0) || (gen_high_valid_reg && (!binary_9[23] && (gen_high_psn_reg != (gen_psn_reg - 24'd1))))) ? gen_high_psn_reg : (gen_psn_reg - 24'd1)));
                 abort_state <= ABORT_STATE_DONE;
             end
         end
@@ -926,6 +988,11 @@ always @(posedge clk) begin
         pkt_first_reg <= 1'b0;
         pkt_high_valid_reg <= 1'b0;
         pkt_high_psn_reg <= 24'd0;
+        abort_dropped_reg <= 1'b0;
+        abort_dropped_msg_reg <= 4'b0000;
+        abort_dropped_end_reg <= 32'd0;
+        abort_dropped_high_valid_reg <= 1'b0;
+        abort_dropped_high_psn_reg <= 24'd0;
         abort_qp_reg <= 2'b00;
         abort_state <= ABORT_STATE_IDLE;
         abort_high_valid_reg <= 1'b0;
@@ -934,15 +1001,16 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/req-tx.ts:572:13
+// gen/nic/req-tx.ts:594:13
 always @(posedge clk) begin
     retx_valid_reg <= pkt_taken && pkt_retx_reg;
+    retx_valid_reg <= retx_sum != 3'b000;
     if (rst) begin
         retx_valid_reg <= 1'b0;
     end
 end
 
-// gen/nic/req-tx.ts:620:7
+// gen/nic/req-tx.ts:642:7
 always @(posedge clk) begin
     if (pay_grant && !pay_end) begin
         pay_out_reg <= pay_out_reg + 2'd1;
@@ -954,7 +1022,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/req-tx.ts:622:7
+// gen/nic/req-tx.ts:644:7
 always @(posedge clk) begin
     if (pay_grant) begin
         granted_qp_reg <= pkt_qp_reg;
@@ -968,7 +1036,38 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/req-tx.ts:628:7
+// gen/nic/req-tx.ts:654:7
+always @(posedge clk) begin
+    if (pay_grant) begin
+        granted_psn_reg <= pkt_data_reg[55:32];
+        granted_first_reg <= pkt_first_reg;
+        granted_high_valid_reg <= pkt_high_valid_reg;
+        granted_high_psn_reg <= pkt_high_psn_reg;
+        granted_retx_reg <= pkt_retx_reg;
+        granted_dropped_reg <= 1'b0;
+    end
+    if (gate_drop_now && !pay_grant) begin
+        granted_dropped_reg <= 1'd1;
+    end
+    if (rst) begin
+        granted_psn_reg <= 24'd0;
+        granted_first_reg <= 1'b0;
+        granted_high_valid_reg <= 1'b0;
+        granted_high_psn_reg <= 24'd0;
+        granted_retx_reg <= 1'b0;
+        granted_dropped_reg <= 1'b0;
+    end
+end
+
+// gen/nic/req-tx.ts:699:14
+always @(posedge clk) begin
+    retx_pend_reg <= (retx_sum != 3'b000) ? (retx_sum - 3'd1) : retx_sum;
+    if (rst) begin
+        retx_pend_reg <= 3'b000;
+    end
+end
+
+// gen/nic/req-tx.ts:707:7
 always @(posedge clk) begin
     if (abort_state == ABORT_STATE_IDLE) begin
         abort_qp_reset_reg <= 1'b0;
@@ -980,31 +1079,31 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/req-tx.ts:234:77: asynchronous read port
+// gen/nic/req-tx.ts:247:77: asynchronous read port
 assign ctx_sq_psn_mem_rdata = ctx_sq_psn_mem[wqe_now[1:0]];
 
-// gen/nic/req-tx.ts:234:77: asynchronous read port
+// gen/nic/req-tx.ts:247:77: asynchronous read port
 assign ctx_sq_psn_hw_mem_rdata = ctx_sq_psn_hw_mem[wqe_now[1:0]];
 
-// gen/nic/req-tx.ts:227:20: asynchronous read port
+// gen/nic/req-tx.ts:240:20: asynchronous read port
 assign ctx_pmtu_mem_rdata = ctx_pmtu_mem[wqe_now[1:0]];
 
-// gen/nic/req-tx.ts:287:157: asynchronous read port
+// gen/nic/req-tx.ts:300:157: asynchronous read port
 assign ctx_pd_mem_rdata = ctx_pd_mem[wqe_now[1:0]];
 
-// gen/nic/req-tx.ts:529:40: asynchronous read port
+// gen/nic/req-tx.ts:542:40: asynchronous read port
 assign ctx_dest_qpn_mem_rdata = ctx_dest_qpn_mem[wqe_now[1:0]];
 
-// gen/nic/req-tx.ts:534:57: asynchronous read port
+// gen/nic/req-tx.ts:547:57: asynchronous read port
 assign ctx_dest_mac_lo_mem_rdata = ctx_dest_mac_lo_mem[wqe_now[1:0]];
 
-// gen/nic/req-tx.ts:534:57: asynchronous read port
+// gen/nic/req-tx.ts:547:57: asynchronous read port
 assign ctx_dest_mac_hi_mem_rdata = ctx_dest_mac_hi_mem[wqe_now[1:0]];
 
-// gen/nic/req-tx.ts:535:29: asynchronous read port
+// gen/nic/req-tx.ts:548:29: asynchronous read port
 assign ctx_dest_ip_mem_rdata = ctx_dest_ip_mem[wqe_now[1:0]];
 
-// gen/nic/req-tx.ts:535:72: asynchronous read port
+// gen/nic/req-tx.ts:548:72: asynchronous read port
 assign ctx_udp_sport_mem_rdata = ctx_udp_sport_mem[wqe_now[1:0]];
 
 `ifndef SYNTHESIS
@@ -1012,19 +1111,23 @@ assign ctx_udp_sport_mem_rdata = ctx_udp_sport_mem[wqe_now[1:0]];
 always @(posedge clk) begin
     if (!rst) begin
         if (!(!(((state == STATE_CHECK) && resuming) && (check_status == 4'b0000)) || (resume_skip_bytes < {4'b0000, wqe_now[77:46]}))) begin
-            $display("%m: assertion failed at gen/nic/req-tx.ts:237:5: resume point at or past the end of the message [state=%0h resuming=%0h check_status=%0h resume_skip_bytes=%0h]", state, resuming, check_status, resume_skip_bytes);
+            $display("%m: assertion failed at gen/nic/req-tx.ts:250:5: resume point at or past the end of the message [state=%0h resuming=%0h check_status=%0h resume_skip_bytes=%0h]", state, resuming, check_status, resume_skip_bytes);
             $stop;
         end
         if (!(!pay_end || (pay_out_reg != 2'b00))) begin
-            $display("%m: assertion failed at gen/nic/req-tx.ts:621:7: pay_end without a payload command taken [pay_end=%0h pay_out_reg=%0h]", pay_end, pay_out_reg);
+            $display("%m: assertion failed at gen/nic/req-tx.ts:643:7: pay_end without a payload command taken [pay_end=%0h pay_out_reg=%0h]", pay_end, pay_out_reg);
             $stop;
         end
-        if (!(!(((abort_state == ABORT_STATE_WAIT) && s_abort_done_valid) && !s_abort_done_data[0]) || (s_abort_done_data[36:5] == (abort_report_granted ? granted_end_reg : 32'd0)))) begin
-            $display("%m: assertion failed at gen/nic/req-tx.ts:638:7: the DMA abort cut the stream elsewhere than right after the last packet command taken [abort_state=%0h s_abort_done_valid=%0h s_abort_done_data=%0h abort_report_granted=%0h granted_end_reg=%0h]", abort_state, s_abort_done_valid, s_abort_done_data, abort_report_granted, granted_end_reg);
+        if (!(retx_pend_reg != 3'd7)) begin
+            $display("%m: assertion failed at gen/nic/req-tx.ts:700:7: RETX_PKTS: more than 6 resent packets waiting to be counted [retx_pend_reg=%0h]", retx_pend_reg);
+            $stop;
+        end
+        if (!(!(((abort_state == ABORT_STATE_WAIT) && s_abort_done_valid) && !s_abort_done_data[0]) || (abort_dropped_reg ? abort_drop_cut_ok : (s_abort_done_data[36:5] == (abort_report_granted ? granted_end_reg : 32'd0))))) begin
+            $display("%m: assertion failed at gen/nic/req-tx.ts:727:7: the DMA abort cut the stream elsewhere than right after the last packet command taken (or inside the packet the gate dropped) [abort_state=%0h s_abort_done_valid=%0h s_abort_done_data=%0h abort_dropped_reg=%0h abort_drop_cut_ok=%0h abort_report_granted=%0h granted_end_reg=%0h]", abort_state, s_abort_done_valid, s_abort_done_data, abort_dropped_reg, abort_drop_cut_ok, abort_report_granted, granted_end_reg);
             $stop;
         end
         if (!(!((((abort_state == ABORT_STATE_DONE) && rewind_fire) && (s_rewind_data[1:0] == abort_qp_reg)) && ((gen_busy_reg && (gen_qp_reg == abort_qp_reg)) || (pkt_valid_reg && (pkt_qp_reg == abort_qp_reg)))))) begin
-            $display("%m: assertion failed at gen/nic/req-tx.ts:677:7: a rewind taken after a DMA abort while the QP still has a message in the generator or a command on m_pkt_cmd [abort_state=%0h rewind_fire=%0h s_rewind_data=%0h abort_qp_reg=%0h gen_busy_reg=%0h gen_qp_reg=%0h pkt_valid_reg=%0h pkt_qp_reg=%0h]", abort_state, rewind_fire, s_rewind_data, abort_qp_reg, gen_busy_reg, gen_qp_reg, pkt_valid_reg, pkt_qp_reg);
+            $display("%m: assertion failed at gen/nic/req-tx.ts:769:7: a rewind taken after a DMA abort while the QP still has a message in the generator or a command on m_pkt_cmd [abort_state=%0h rewind_fire=%0h s_rewind_data=%0h abort_qp_reg=%0h gen_busy_reg=%0h gen_qp_reg=%0h pkt_valid_reg=%0h pkt_qp_reg=%0h]", abort_state, rewind_fire, s_rewind_data, abort_qp_reg, gen_busy_reg, gen_qp_reg, pkt_valid_reg, pkt_qp_reg);
             $stop;
         end
     end
@@ -1035,17 +1138,21 @@ end
 // cover points (Verilator coverage only), counted at each clk edge outside reset
 always @(posedge clk) begin
     if (!rst) begin
-        // gen/nic/req-tx.ts:652:7
+        // gen/nic/req-tx.ts:689:22
+        abort_release_taken: cover (abort_release && pkt_taken);
+        // gen/nic/req-tx.ts:701:7
+        abort_gate_drop: cover (gate_drop_now);
+        // gen/nic/req-tx.ts:742:7
         abort_held_for_payless_cmd: cover (((((abort_state == ABORT_STATE_IDLE) && s_rewind_valid) && need_abort) && m_abort_ready) && abort_payless_waits);
-        // gen/nic/req-tx.ts:679:7
+        // gen/nic/req-tx.ts:771:7
         abort_waits_for_payload: cover ((abort_state == ABORT_STATE_HOLD) && !abort_at_boundary);
-        // gen/nic/req-tx.ts:680:7
+        // gen/nic/req-tx.ts:772:7
         abort_cut_inside_message: cover ((((abort_state == ABORT_STATE_WAIT) && s_abort_done_valid) && !s_abort_done_data[0]) && (s_abort_done_data[36:5] != 32'd0));
-        // gen/nic/req-tx.ts:681:7
+        // gen/nic/req-tx.ts:773:7
         abort_cut_before_message: cover ((((abort_state == ABORT_STATE_WAIT) && s_abort_done_valid) && !s_abort_done_data[0]) && (s_abort_done_data[36:5] == 32'd0));
-        // gen/nic/req-tx.ts:682:7
+        // gen/nic/req-tx.ts:774:7
         abort_nothing_left: cover (((abort_state == ABORT_STATE_WAIT) && s_abort_done_valid) && s_abort_done_data[0]);
-        // gen/nic/req-tx.ts:683:7
+        // gen/nic/req-tx.ts:775:7
         abort_drops_withheld_command: cover (((abort_state == ABORT_STATE_WAIT) && s_abort_done_valid) && abort_withheld_here);
     end
 end

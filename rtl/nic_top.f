@@ -9,8 +9,8 @@ rtl/rr_arbiter_n3.v
 rtl/rr_arbiter_n5.v
 rtl/nic_tlb_id_width4_num_clients5.v
 rtl/sync_fifo_depth4_width89.v
-rtl/sync_fifo_depth8_width25.v
-rtl/nic_dma_read_abort_qps4.v
+rtl/sync_fifo_depth32_width25.v
+rtl/nic_dma_read_abort_qps4_burst_bytes128_lat_window20_max_bursts32.v
 rtl/sync_fifo_depth4_width83.v
 rtl/sync_fifo_depth4_width67.v
 rtl/sync_fifo.v
@@ -34,8 +34,7 @@ rtl/skid_buffer_width91.v
 rtl/skid_buffer.v
 rtl/nic_axi_wr_mux_n3.v
 rtl/nic_tx_cmd_mux.v
-rtl/sync_fifo_ram_depth1024_width73.v
-rtl/nic_tx_frame_gate.v
+rtl/nic_tx_frame_gate_drop1.v
 rtl/nic_packetizer.v
 rtl/roce_icrc_parallel_skip6.v
 rtl/nic_icrc_insert.v
@@ -50,4 +49,5 @@ rtl/sync_fifo_ram_depth8_width750.v
 rtl/sync_fifo_depth4_width73.v
 rtl/sync_fifo_bypass1_depth4_width67.v
 rtl/sync_fifo_ram_bypass1_depth1024_width71.v
+rtl/sync_fifo_ram_depth1024_width73.v
 rtl/nic_top.v

@@ -21,13 +21,14 @@
 // cycle and offers a burst on AR in the cycle it cuts it when the AR register is empty. Why: the doorbell -> first TX beat latency, which waits for the whole payload
 // (nic_tx_frame_gate).
 // Abort (abortQps > 0; nic_top's requester engine, driven by nic_req_tx at a go-back-N
-// rewind): s_abort {qp} ends the QP's stream at a packet boundary, drops the rest of its
-// messages inside and reports where (m_abort_done); see "abort" below.
+// rewind): s_abort {qp} ends the QP's stream at a packet boundary (with abort_open, at once,
+// inside the packet its consumer drops: issue-11n), drops the rest of its messages inside and
+// reports where (m_abort_done); see "abort" below.
 // Translation responses come back in request order. Page requests of one message are all
 // sent before the next message's validation requests, and validation waits for its own
 // answers, so "a page translation is owed" (pages_owed) tells whose answer the next response is.
 
-import { Bool, cat, defineModule, lit, mux, pack, Struct, UInt, Vec, intIn, oneOf, powerOfTwoIn, type Value } from '../hdl/index.ts';
+import { Bool, cat, defineModule, lit, mux, pack, Struct, UInt, Vec, intIn, oneOf, powerOfTwoIn, type ModuleBuilder, type Value } from '../hdl/index.ts';
 import { syncFifo } from '../lib/fifo.ts';
 import { AXI_BURST, axi4, stream, unusedFields } from '../lib/interfaces.ts';
 import { byteMaskToBits, busBytesLog2, lowBytesMask, rotateRightBytes } from './byte-align.ts';
@@ -47,8 +48,14 @@ export type DmaReadParams = {
   abortQps: number;
   /** Bits of the message id in a message's tag (returned in the abort report). */
   msgIdWidth: number;
+  /** 0: up to maxBursts bursts in flight. n > 0: the latency window (below): bursts in flight
+   *  are kept under the host's measured read latency + n beats. */
+  latWindow: number;
 };
-export const dmaReadDefaults: DmaReadParams = { dataWidth: 64, idWidth: 4, maxBursts: 8, burstBytes: 2048, abortQps: 0, msgIdWidth: 4 };
+export const dmaReadDefaults: DmaReadParams = { dataWidth: 64, idWidth: 4, maxBursts: 8, burstBytes: 2048, abortQps: 0, msgIdWidth: 4, latWindow: 0 };
+
+/** The latency window's measured latency saturates here (cycles). */
+const LAT_MAX = 1023;
 
 /** The tag of a message (s_cmd_tag, with its first SGE): its QP and an id of the sender's. */
 export function dmaReadTag(abortQps: number, msgIdWidth: number) {
@@ -65,6 +72,36 @@ export function dmaAbortReq(abortQps: number) {
 }
 const andNot = (a: Value, b: Value | undefined): Value => (b ? a.land(b.lnot()) : a);
 const orMaybe = (a: Value, b: Value | undefined): Value => (b ? a.lor(b) : a);
+const andMaybe = (a: Value, b: Value | undefined): Value => (b ? a.land(b) : a);
+
+/** The latency window (latWindow > 0; nic_top's requester engine, issue-11n). AXI returns a
+ *  master's reads in order, so at a go-back-N abort every beat already asked for comes (and is
+ *  dropped) before the resend's own reads: reads in flight cost the resend their drain. Enough
+ *  in flight to cover the host's read latency keeps the wire busy, more only adds to that drain
+ *  (with 8 x 2 KiB in flight and a memory answering in ~15 cycles, 755 cycles of it). So the
+ *  bursts in flight are kept under `lat + latWindow` beats, where `lat` is the host's read latency
+ *  as measured: cycles from a burst issued with nothing in flight (so nothing is ahead of it on
+ *  R) to its first R beat offered; each such burst measures it again (a message after a pause,
+ *  the first after reset: until then lat is 0). Returns the "one more burst fits" condition
+ *  (registers only) and the measurement, to be given the issue strobe. */
+function latencyWindow(m: ModuleBuilder, slack: number, inFlight: Value, burstBeatsLog2: number) {
+  const timing = m.reg('lat_timing_reg', Bool);
+  const count = m.reg('lat_count_reg', UInt(10));
+  const lat = m.reg('lat_est_reg', UInt(10));
+  const width = Math.max(inFlight.width + burstBeatsLog2, 11) + 1;
+  // lat / 4 more: each burst stays counted until its last beat is taken, so the pipe holds
+  // whole bursts beyond the latency, and a page's translation or the AR register adds a cycle
+  // here and there (at 512 bits and latency 200 the window without it ran at 0.85 beats/cycle).
+  const limit = m.let('lat_window_beats', lat.zext(width).addw(lat.bits(9, 2).zext(width)).addw(lit(slack, width)));
+  const ok = m.let('lat_window_ok', cat(inFlight, lit(0, burstBeatsLog2)).zext(width).lt(limit));
+  const measure = (issue: Value, nothingInFlight: Value, rvalid: Value): void => {
+    m.if(timing, () => {
+      m.if(rvalid, () => { timing.set(0); lat.set(count); })
+        .elif(count.ne(LAT_MAX), () => count.set(count.addw(1)));
+    }).elif(issue.land(nothingInFlight), () => { timing.set(1); count.set(0); });
+  };
+  return { ok, measure };
+}
 
 const MAX_SGE = 4;
 
@@ -108,6 +145,9 @@ export const nicDmaRead = defineModule('nic_dma_read', dmaReadDefaults, (m, p) =
     active: m.reg('abort_active_reg', Bool),
     dropping: m.reg('abort_dropping_reg', Bool),
     qp: m.reg('abort_qp_reg', UInt(qpIndexWidth(p.abortQps))),
+    /** The consumer holds the aborted QP's packet open and discards it (nic_tx_frame_gate's
+     *  drop): the stream ends at once, inside it, with one beat of tlast and no bytes. */
+    open: m.input('abort_open', Bool),
     doneValid: m.reg('abort_done_valid_reg', Bool),
     doneData: m.reg('abort_done_data_reg', AbortDone, { reset: null }),
     msgTag: m.reg('msg_tag_reg', Tag, { reset: null }),
@@ -318,13 +358,15 @@ export const nicDmaRead = defineModule('nic_dma_read', dmaReadDefaults, (m, p) =
   const burstDrop = burstTag ? m.let('burst_drop', A!.dropping.land(burstBusy).land(isAborted(burstTag))) : undefined;
 
   const nb = nextBurst(bPa, bRem, lb, burstLog2);
-  const burstWant = m.let('burst_want', andNot(burstBusy, burstDrop).lor(load).land(metas.s.ready));
+  const win = p.latWindow ? latencyWindow(m, p.latWindow, metas.count, burstLog2 - lb) : undefined;
+  const burstWant = m.let('burst_want', andMaybe(andNot(burstBusy, burstDrop).lor(load).land(metas.s.ready), win?.ok));
   // With the AR register empty a new burst is offered on the AR channel in its issue cycle
   // (built without arready, so arvalid never depends on it); if not taken it waits in the register.
   const direct = m.let('ar_direct', burstWant.land(arValid.lnot()));
   const issue = m.let('burst_issue', direct.lor(burstWant.land(axi.arready)));
   const lastBurst = m.let('last_burst', bRem.eq(nb.bytes));
   metas.s.valid.set(issue);
+  win?.measure(issue, metas.m.valid.lnot(), axi.rvalid);
   metas.s.data.set(withTag(bTag, pack(Meta, { head: nb.head, tail: nb.tail, len: nb.len, last: bLast.land(lastBurst), seg: bSeg })));
   m.if(axi.arready, () => arValid.set(0));
   m.if(issue.land(direct.land(axi.arready).lnot()), () => {
@@ -399,19 +441,27 @@ export const nicDmaRead = defineModule('nic_dma_read', dmaReadDefaults, (m, p) =
   const boundary = A ? m.let('pkt_boundary', segOff.eq(0).land(flush.lnot())) : undefined;
   const headA = A ? m.let('abort_head', A.active.land(metas.m.valid).land(isAborted(metaTag!))) : undefined;
   const cutting = A ? m.let('abort_cutting', A.active.land(A.dropping.lnot())) : undefined;
-  const cutB = A ? m.let('abort_cut_between', cutting!.land(boundary!).land(headA!)) : undefined;
+  // With abort_open (the consumer drops the QP's packet in progress and waits for its tlast),
+  // the stream ends at once, inside that packet or before its first beat: one beat with tlast and
+  // no bytes (tkeep 0) ends it for nic_tx_cmd_mux and the gate; no R beat is taken in that cycle,
+  // the bytes held are cleared with the cut. Why: the rest of a 4 KiB packet would otherwise
+  // still be read, one beat per cycle, ahead of the QP's resend (issue-11n: 369 cycles at 64
+  // bits in the NAK recovery bench). Without it, never inside a packet (below).
+  const cutM = A ? m.let('abort_cut_open', cutting!.land(A.open).land(headA!).land(flush.lnot())) : undefined;
+  const cutB = A ? m.let('abort_cut_between', cutting!.land(boundary!).land(headA!).land(A.open.lnot())) : undefined;
   const packDrop = A ? m.let('r_drop', headA!.land(A.dropping.lor(cutB!)).land(flush.lnot())) : undefined;
-  const rready = m.let('r_ready', metas.m.valid.land(flush.lnot()).land(orMaybe(out.tready.lor(emits.lnot()), packDrop)));
+  const rready = m.let('r_ready', andNot(metas.m.valid.land(flush.lnot()).land(orMaybe(out.tready.lor(emits.lnot()), packDrop)), cutM));
   const beat = m.let('r_beat', axi.rvalid.land(rready));
   axi.rready.set(rready);
   m.assert(axi.rvalid.land(metas.m.valid.lnot()).lnot(), 'read data without an outstanding burst');
   m.assert(beat.lnot().lor(axi.rlast.eq(beatCount.eq(meta.field('len')))), 'rlast does not match the burst length');
   metas.m.ready.set(beat.land(axi.rlast));
 
-  out.tvalid.set(flush.lor(andNot(offered.land(emits), packDrop)));
+  out.tvalid.set(orMaybe(flush.lor(andNot(offered.land(emits), packDrop)), cutM));
   out.tdata.set(mux(flush, hold, merged));
-  tkeep.set(mux(flush, lowBytesMask(held, B), mux(full, lit((1n << BigInt(B)) - 1n, B), lowBytesMask(left, B))));
-  tlast.set(flush.lor(full.lnot()).lor(segEnd).lor(msgEnd.land(left.eq(0))));
+  const keepNow = mux(flush, lowBytesMask(held, B), mux(full, lit((1n << BigInt(B)) - 1n, B), lowBytesMask(left, B)));
+  tkeep.set(cutM ? mux(cutM, lit(0, B), keepNow) : keepNow);
+  tlast.set(orMaybe(flush.lor(full.lnot()).lor(segEnd).lor(msgEnd.land(left.eq(0))), cutM));
 
   m.if(flush, () => m.if(out.tready, () => {
     flush.set(0); held.set(0); segOff.set(0);
@@ -441,7 +491,8 @@ export const nicDmaRead = defineModule('nic_dma_read', dmaReadDefaults, (m, p) =
     // Every beat but a message's last is full.
     const outMsgEnd = m.let('out_msg_end', flush.lor(msgEnd.land(full.lnot().lor(left.eq(0)))));
     m.if(outFire, () => msgOff!.set(mux(outMsgEnd, lit(0, 32), msgOff!.addw(B))));
-    const cutA = m.let('abort_cut_tlast', cutting!.land(outFire).land(tlast).land(outMsgEnd.lnot()).land(isAborted(metaTag!)));
+    const cutMid = m.let('abort_cut_mid_fire', cutM!.land(out.tready));
+    const cutA = m.let('abort_cut_tlast', cutting!.land(outFire).land(tlast).land(outMsgEnd.lnot()).land(isAborted(metaTag!)).land(cutM!.lnot()));
     // A packet boundary with a flush pending: the QP's message ends with a short last packet
     // (its bytes left over in hold_reg, its R beats all taken, so the head burst may be another
     // message's): cut before it while it is not passed on. pack_tag_reg: the message of the
@@ -459,12 +510,13 @@ export const nicDmaRead = defineModule('nic_dma_read', dmaReadDefaults, (m, p) =
     a.done.valid.set(a.doneValid);
     a.done.data.set(a.doneData);
     m.if(a.done.ready, () => a.doneValid.set(0));
-    m.if(cutA.lor(cutB!).lor(cutF), () => {
+    m.if(cutA.lor(cutB!).lor(cutF).lor(cutMid), () => {
       // The cut message's bytes past the tlast (held, or a pending flush) are its QP's too.
       held.set(0); segOff.set(0); flush.set(0); msgOff!.set(0);
       a.dropping.set(1);
       a.doneValid.set(1);
       a.doneData.set(pack(AbortDone, { none: 0, msg: mux(cutF, packTag, metaTag!).as(Tag).field('msg'), offset: mux(cutA, msgOff!.addw(B), msgOff!) }));
+      // (A cut for an open packet reports the bytes passed on before it: inside that packet.)
     }).elif(cutting!.land(engineEmpty), () => {
       a.active.set(0);
       a.doneValid.set(1);
@@ -474,7 +526,8 @@ export const nicDmaRead = defineModule('nic_dma_read', dmaReadDefaults, (m, p) =
   }
 
   m.unused(chunks.count, 'only empty/full matter'); m.unused(chunks.full, 'only empty/full matter'); m.unused(chunks.empty, 'm_valid is used');
-  m.unused(metas.count, 'only empty/full matter'); m.unused(metas.full, 'only empty/full matter'); m.unused(metas.empty, 'm_valid is used');
+  if (!p.latWindow) m.unused(metas.count, 'only empty/full matter');
+  m.unused(metas.full, 'only empty/full matter'); m.unused(metas.empty, 'm_valid is used');
 
-  return { clk, rst, cmd, status, xlateReq: xreq, xlateResp: xresp, axi, data: out, ...(A ? { cmdTag: A.tagIn, abort: A.req, abortDone: A.done } : {}) };
-}, { doc: 'DMA read engine: validate SGEs, translate per page, AXI read bursts, packed byte stream out', params: { rules: { dataWidth: oneOf(64, 128, 256, 512), idWidth: intIn(1, 16), maxBursts: powerOfTwoIn(2, 256), burstBytes: powerOfTwoIn(8, 4096), abortQps: intIn(0, 256), msgIdWidth: intIn(1, 8) } } });
+  return { clk, rst, cmd, status, xlateReq: xreq, xlateResp: xresp, axi, data: out, ...(A ? { cmdTag: A.tagIn, abort: A.req, abortDone: A.done, abortOpen: A.open } : {}) };
+}, { doc: 'DMA read engine: validate SGEs, translate per page, AXI read bursts, packed byte stream out', params: { rules: { dataWidth: oneOf(64, 128, 256, 512), idWidth: intIn(1, 16), maxBursts: powerOfTwoIn(2, 256), burstBytes: powerOfTwoIn(8, 4096), abortQps: intIn(0, 256), msgIdWidth: intIn(1, 8), latWindow: intIn(0, 1024) } } });

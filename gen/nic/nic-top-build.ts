@@ -161,6 +161,20 @@ const RD_CLIENT_TLB = 1;
  *  (it waited behind up to 12 KiB, ~2,000 cycles, and the RX buffer overflowed meanwhile). */
 const BULK_READ_CAP_BYTES = 4096;
 
+/** The requester's payload reads (u_dma_read with the abort): bursts of REQ_DMA_BURST_BEATS
+ *  beats, at most REQ_DMA_MAX_BURSTS in flight (512 beats: the host read latency it covers at
+ *  the full rate is about 480 cycles), and in flight no more than the host's measured read
+ *  latency + REQ_DMA_LAT_SLACK beats (nic_dma_read's latency window). Why: AXI returns a
+ *  master's reads in order, so at a go-back-N rewind everything already asked for (the aborted
+ *  QP's bytes, dropped, and the WQE read again behind them) comes before the resend's payload;
+ *  with a fixed 8 x 2 KiB in flight that was up to 2,048 beats at 64 bits (755 cycles measured
+ *  with a memory answering in ~15 cycles), with the window about the latency + 24 beats, while
+ *  a slower host still gets enough in flight to keep the wire busy (docs/nic-reliability.md
+ *  "NAK-path recovery within R + 64"; bench/nic-goodput.ts --latency). */
+const REQ_DMA_MAX_BURSTS = 32;
+const REQ_DMA_BURST_BEATS = 16;
+const REQ_DMA_LAT_SLACK = 20;
+
 /** WQEs the queue between WQE fetch and req_tx holds (credits for fetch bursts). */
 const WQE_QUEUE_DEPTH = 8;
 
@@ -291,7 +305,9 @@ export function makeNicTop(stages: NicStages) {
     const tlb = inst('u_tlb', nicTlb, { ...all, numClients: 5 });
     // The requester's engine with the abort (its messages tagged {qp, msg id} by req_tx).
     const abortWired = reqTx.has('m_abort_valid');
-    const dmaRd = inst('u_dma_read', nicDmaRead, abortWired ? { ...all, abortQps: p.numQp, msgIdWidth: REQ_TX_MSG_ID_WIDTH } : all);
+    const dmaRd = inst('u_dma_read', nicDmaRead, abortWired
+      ? { ...all, abortQps: p.numQp, msgIdWidth: REQ_TX_MSG_ID_WIDTH, maxBursts: REQ_DMA_MAX_BURSTS, burstBytes: REQ_DMA_BURST_BEATS * (W / 8), latWindow: REQ_DMA_LAT_SLACK }
+      : all);
     const dmaWr = inst('u_dma_write', nicDmaWrite, all);
     const rdRsp = inst('u_read_responder', nicReadResponder, { ...all, contexts: READ_CONTEXTS, perQp: READ_LIMIT_PER_QP });
     const dmaRdRsp = inst('u_dma_read_rsp', nicDmaRead, all);
@@ -300,7 +316,7 @@ export function makeNicTop(stages: NicStages) {
     const rdMux = inst('u_axi_rd_mux', nicAxiRdMux, { n: 4, dataWidth: W, idWidth: ID_W, urgentMask: 1 << RD_CLIENT_TLB, bulkCapBeats: BULK_READ_CAP_BYTES / (W / 8) });
     const wrMux = inst('u_axi_wr_mux', nicAxiWrMux, { n: 3, dataWidth: W, idWidth: ID_W });
     const cmdMux = inst('u_tx_cmd_mux', txCmdMux, { dataWidth: W });
-    const gate = inst('u_tx_frame_gate', txFrameGate, { dataWidth: W, depth: txFrameGateDepth(W) });
+    const gate = inst('u_tx_frame_gate', txFrameGate, { dataWidth: W, depth: txFrameGateDepth(W), drop: abortWired ? 1 : 0 });
     const pkt = inst('u_packetizer', packetizer, { dataWidth: W });
     const ins = inst('u_icrc_insert', icrcInsert, { dataWidth: W });
     // 32 KiB / 128 frames of RX buffer (not 16 KiB / 16): with WRITEs both ways, TLB misses
@@ -350,6 +366,8 @@ export function makeNicTop(stages: NicStages) {
       link(reqTx, 's_abort_done', dmaRd, 'm_abort_done');
       sink(reqTx, 'pay_end').set(m.let('req_pay_end', port(dmaRd, 'm_axis_tvalid').land(port(cmdMux, 's_req_payload_tready')).land(port(dmaRd, 'm_axis_tlast'))));
       sink(ack, 'rewind_high').set(port(reqTx, 'rewind_high'));
+      sink(gate, 'drop').set(port(reqTx, 'gate_drop'));
+      sink(dmaRd, 'abort_open').set(port(reqTx, 'dma_abort_open'));
     } else sink(ack, 'rewind_high').set(0);
     link(ack, 's_req', reqTx, 'm_req');
     link(cpl, 's_req', ack, 'm_cqe');

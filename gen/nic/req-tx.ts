@@ -71,6 +71,12 @@
 // back to the newest PSN really passed on. Payload and commands keep pairing by order in
 // nic_tx_cmd_mux: a command is withheld only before it was taken, and the DMA stream is cut
 // exactly where the taken commands' payload ends. Other QPs' commands and payload go on.
+// Gate drop (issue-11n, docs/nic-reliability.md "NAK-path recovery within R + 64"): when the
+// QP's last command taken still has payload coming out of nic_dma_read, its packet would fill
+// nic_tx_frame_gate at the wire's pace and go out whole ahead of the resend. Instead HOLD's first
+// cycle drops it there (gate_drop), and the DMA abort then cuts inside it (dma_abort_open: one
+// empty tlast beat ends it), so HOLD does not wait for it; rewind_high and RETX_PKTS (counted
+// at the payload's tlast into the gate, undropped) leave the dropped packet out.
 // Parking: a WQE that would wait here, for a fence, for the READ limit (ctx_room) or for a
 // free entry slot at the tracker (tp.room), is put back instead (s_park: its ring index and the
 // reason; the tracker holds the QP at fetch until the reason is gone): the stage never blocks
@@ -119,6 +125,9 @@ export const READ_REQUEST_OPCODE = 0x0c;
 /** Cycles after handing on a READ during which the fence treats its QP as busy on its own:
  *  the ACK tracker's read_busy bit may rise up to a cycle after it took the ReqEntry. */
 const READ_MARK_CYCLES = 3;
+
+/** a and not b (b absent: a). */
+const andNot = (a: Value, b: Value | undefined): Value => (b ? a.land(b.lnot()) : a);
 /** Smallest path MTU (log2); PMTU values below it are clamped. */
 export const MIN_MTU_LOG2 = 8;
 /** AckReq at least every this many packets (NIC.md). */
@@ -160,6 +169,10 @@ export const nicReqTx = defineModule('nic_req_tx', { dataWidth: 64, numQp: 4, dm
     done: stream(dmaAbortDone(REQ_TX_MSG_ID_WIDTH)).sink(m, 's_abort_done'),
     /** A packet's payload (from nic_dma_read) passed its last beat into nic_tx_cmd_mux. */
     payEnd: m.input('pay_end', Bool),
+    /** nic_tx_frame_gate drops the packet coming in: the QP's last command taken (see below). */
+    gateDrop: m.output('gate_drop', Bool),
+    /** To nic_dma_read: that dropped packet is still open (its tlast not passed): cut inside it. */
+    abortOpen: m.output('dma_abort_open', Bool),
   } : undefined;
   m.unused(cfg, 'CONFIG and IRQ_MOD are for other stages');
 
@@ -537,13 +550,22 @@ export const nicReqTx = defineModule('nic_req_tx', { dataWidth: 64, numQp: 4, dm
   });
   // An abort withholds the QP's command (valid falls without a handshake: nic_tx_cmd_mux keeps
   // nothing of an offered command it did not take) and stops cutting the QP's message.
+  // Except while HOLD waits for a WRITE of the QP half handed to the DMA (abort_release): then
+  // the QP's payload commands go on, and each is dropped in nic_tx_frame_gate as it comes in
+  // (gate_drop). Why: nic_dma_read takes the WRITE's next SGE only with its translation request
+  // register free, which needs its translation answers taken, which needs its burst generator
+  // free, which needs the R beats in flight taken: they are the QP's next packet, whose command
+  // would be withheld. Withheld, nothing moves again (soak seeds 1164272509, 1926268528: the QP
+  // hung in HOLD; 11n's smaller read window made it likely). Commands without payload stay
+  // withheld (they block no payload, and a READ REQUEST sent would be answered).
   const abHere = (q: Value): Value | undefined => (abFsm ? abFsm.is('IDLE').lnot().land(q.eq(abQp!)) : undefined);
-  const withheld = G ? m.let('pkt_withheld', abHere(G.pktQp)!) : undefined;
+  const abRelease = abFsm && dmaSent ? m.let('abort_release', abFsm.is('HOLD').land(fsm.is('DMA')).land(dmaSent).land(wq.eq(abQp!))) : undefined;
+  const withheld = G ? m.let('pkt_withheld', andNot(abHere(G.pktQp)!, abRelease?.land(G.pktHasPay))) : undefined;
   mPkt.valid.set(withheld ? pktValid.land(withheld.lnot()) : pktValid);
   mPkt.data.set(pktData);
   const pktTaken = m.let('pkt_taken', mPkt.valid.land(mPkt.ready));
   // startTake only when !genBusy, so the two never compete.
-  const genFree = G ? genBusy.land(abHere(G.qp)!).lnot() : lit(1, 1);
+  const genFree = G ? andNot(genBusy.land(abHere(G.qp)!), abRelease).lnot() : lit(1, 1);
   const emit = m.let('gen_emit', genBusy.lor(startTake).land(pktValid.lnot().lor(pktTaken)).land(genFree));
   m.if(pktTaken, () => pktValid.set(0));
   m.if(startTake, () => {
@@ -620,6 +642,63 @@ export const nicReqTx = defineModule('nic_req_tx', { dataWidth: 64, numQp: 4, dm
     m.if(grant.land(ab.payEnd.lnot()), () => payOut.set(payOut.addw(1))).elif(ab.payEnd.land(grant.lnot()), () => payOut.set(payOut.subw(1)));
     m.assert(ab.payEnd.lnot().lor(payOut.ne(0)), 'pay_end without a payload command taken');
     m.if(grant, () => { grQp.set(g.pktQp); grMsg.set(g.pktMsg); grEnd.set(g.pktOff.addw(pktData.field('payloadLen').zext(32))); });
+    // What rewind_high and RETX_PKTS need of the last payload command taken, should the gate
+    // drop it: its PSN, whether it was its message's first on the wire, the newest PSN sent
+    // before its message, and whether it is a retransmission.
+    const grPsn = m.reg('granted_psn_reg', UInt(24));
+    const grFirst = m.reg('granted_first_reg', Bool);
+    const grHv = m.reg('granted_high_valid_reg', Bool);
+    const grHigh = m.reg('granted_high_psn_reg', UInt(24));
+    const grRetx = m.reg('granted_retx_reg', Bool);
+    const grDropped = m.reg('granted_dropped_reg', Bool);
+    m.if(grant, () => {
+      grPsn.set(pktData.field('psn')); grFirst.set(g.pktFirst); grHv.set(g.pktHighValid); grHigh.set(g.pktHigh);
+      grRetx.set(pktRetx); grDropped.set(0);
+    });
+    // The gate drop: the QP's packet whose payload is still coming out of nic_dma_read (its
+    // command taken, so it waits on nic_tx_frame_gate's s_cmd until its tlast) is dropped there
+    // as the abort starts, its payload left (up to its tlast) discarded at one beat per cycle:
+    // HOLD then ends as soon as nic_dma_read has sent that tlast, not when the wire has made room
+    // for the packet, and the packet does not go out ahead of the resend. Registers only (the
+    // gate's s_payload_tready must not depend on it: pay_end does).
+    const gateDrop = m.let('gate_drop_now', fsmA.is('HOLD').land(payOut.ne(0)).land(grQp.eq(q)).land(grDropped.lnot()));
+    ab.gateDrop.set(gateDrop);
+    // A command taken in the drop's cycle (its tlast went in then, and the next payload command
+    // is granted at once: another QP's, or the QP's own released one) is not the dropped one.
+    // (Soak seed 273488280: marked dropped, the QP's released packet was not, and the abort cut
+    // inside it.)
+    m.if(gateDrop.land(grant.lnot()), () => grDropped.set(1));
+    // This abort's drop, and what it needs of the dropped packet later (other QPs' commands are
+    // taken again once its payload's cut tlast has passed, and overwrite the granted_* registers).
+    const abDrop = m.reg('abort_dropped_reg', Bool);
+    const dMsg = m.reg('abort_dropped_msg_reg', UInt(REQ_TX_MSG_ID_WIDTH));
+    const dEnd = m.reg('abort_dropped_end_reg', UInt(32));
+    const dHv = m.reg('abort_dropped_high_valid_reg', Bool);
+    const dHigh = m.reg('abort_dropped_high_psn_reg', UInt(24));
+    const grPrev = grPsn.subw(1);
+    m.if(gateDrop, () => {
+      abDrop.set(1); dMsg.set(grMsg); dEnd.set(grEnd);
+      // The QP's newest PSN passed on: the one before the (first) dropped packet, unless that is
+      // its message's first on the wire: then the newest before its message. (Packets released
+      // after it, abort_release, are dropped too: they do not count.)
+      m.if(abDrop.lnot(), () => {
+        dHv.set(grFirst.lnot().lor(grHv));
+        dHigh.set(mux(grFirst.lor(grHv.land(psnGt(grHigh, grPrev))), grHigh, grPrev));
+      });
+    });
+    if (abRelease) m.cover(abRelease.land(pktTaken), 'abort_release_taken');
+    // RETX_PKTS counts what the wire sees twice: a payload packet counts when its tlast has gone
+    // into the gate undropped (pay_end), a command without payload when it is taken.
+    // Both can happen in one cycle (a resent READ REQUEST taken as a resent packet's tlast goes
+    // in): a few are kept in retx_pend_reg and counted one per cycle (cnt_retx is one bit).
+    const retxCmd = m.let('retx_cmd', pktTaken.land(pktRetx).land(g.pktHasPay.lnot()));
+    const retxPay = m.let('retx_pay', ab.payEnd.land(grRetx).land(grDropped.lor(gateDrop).lnot()));
+    const retxPend = m.reg('retx_pend_reg', UInt(3));
+    const retxSum = m.let('retx_sum', retxPend.addw(retxCmd.zext(3)).addw(retxPay.zext(3)));
+    retxValid.set(retxSum.ne(0));
+    retxPend.set(mux(retxSum.ne(0), retxSum.subw(1), retxSum));
+    m.assert(retxPend.ne(7), 'RETX_PKTS: more than 6 resent packets waiting to be counted');
+    m.cover(gateDrop, 'abort_gate_drop');
 
     // The QP was RESET while its abort ran: its rewind is dropped by the tracker (and the QP may
     // be connected again before DONE), so DONE does not wait for it.
@@ -630,13 +709,24 @@ export const nicReqTx = defineModule('nic_req_tx', { dataWidth: 64, numQp: 4, dm
     const hHv = m.reg('abort_high_hv_reg', Bool);
     const hPsn = m.reg('abort_high_psn_reg', UInt(24));
     const rep = ab.done.data;
-    const atBoundary = m.let('abort_at_boundary', payOut.ne(0).land(grQp.eq(q)).lnot().land(fsm.is('DMA').land(sent).land(wq.eq(q)).lnot()));
+    // abort_dropped_reg: the gate drops the packet in progress, so the DMA may cut inside it (dma_abort_open).
+    const atBoundary = m.let('abort_at_boundary', payOut.ne(0).land(grQp.eq(q)).land(abDrop.lnot()).lnot().land(fsm.is('DMA').land(sent).land(wq.eq(q)).lnot()));
     ab.req.valid.set(fsmA.is('REQ'));
     ab.req.data.set(pack(dmaAbortReq(p.numQp), { qp: q }));
+    // Registers only: it changes with the dropped packet's tlast (pay_end), which nic_dma_read
+    // sends; at its cut it sends one empty tlast beat if, and only if, the packet is open. (It may
+    // be high after the abort, abort_dropped_reg staying until the next one: nic_dma_read looks
+    // at it only while an abort cuts, and the next abort's HOLD clears it before its REQ.)
+    ab.abortOpen.set(m.let('abort_open', abDrop.land(payOut.ne(0)).land(grQp.eq(q))));
     ab.done.ready.set(fsmA.is('WAIT'));
     const matches = m.let('abort_report_granted', grQp.eq(q).land(grMsg.eq(rep.field('msg'))));
-    m.assert(fsmA.is('WAIT').land(ab.done.valid).land(rep.field('none').lnot()).lnot().lor(rep.field('offset').eq(mux(matches, grEnd, lit(0, 32)))),
-      'the DMA abort cut the stream elsewhere than right after the last packet command taken');
+    // After a gate drop the cut is inside the dropped packet, or right after it: at its end, or
+    // before the QP's next message (offset 0 of another message) when the packet's tlast left
+    // nic_dma_read before the abort came (abort_open fell: soak seeds 938153264, 1926268528).
+    const dropCutOk = m.let('abort_drop_cut_ok', mux(rep.field('msg').eq(dMsg), rep.field('offset').le(dEnd), rep.field('offset').eq(0)));
+    m.assert(fsmA.is('WAIT').land(ab.done.valid).land(rep.field('none').lnot()).lnot()
+      .lor(mux(abDrop, dropCutOk, rep.field('offset').eq(mux(matches, grEnd, lit(0, 32))))),
+      'the DMA abort cut the stream elsewhere than right after the last packet command taken (or inside the packet the gate dropped)');
     // The QP's newest PSN passed on: before the withheld command (or the generator's next one),
     // unless that is its message's first on the wire: then the newest before its message.
     const wQ = m.let('abort_withheld_here', pktValid.land(g.pktQp.eq(q)));
@@ -658,15 +748,17 @@ export const nicReqTx = defineModule('nic_req_tx', { dataWidth: 64, numQp: 4, dm
       // stop the generator's next message (another QP's, payload in nic_dma_read ahead of
       // this QP's), and the abort finds no cut before that payload is out (as for seed
       // 1625113463 above); it is taken unheld meanwhile (the rewind stays blocked).
-      IDLE: () => m.if(sRewind.valid.land(needAbort!).land(ab.req.ready).land(payLessWaits.lnot()), () => { q.set(rwQp); fsmA.goto('HOLD'); }),
+      // abort_dropped_reg: only a drop of this abort counts.
+      IDLE: () => m.if(sRewind.valid.land(needAbort!).land(ab.req.ready).land(payLessWaits.lnot()), () => { q.set(rwQp); abDrop.set(0); fsmA.goto('HOLD'); }),
       HOLD: () => m.if(atBoundary, () => fsmA.goto('REQ')),
       REQ: () => m.if(ab.req.ready, () => fsmA.goto('WAIT')),
       WAIT: () => m.if(ab.done.valid, () => {
         m.if(gQ, () => genBusy.set(0));
         m.if(wQ, () => pktValid.set(0));
-        hv.set(wQ.lor(gQ));
-        hHv.set(mux(wQ, g.pktFirst.lnot().lor(g.pktHighValid), gAny.lor(gHighValid)));
-        hPsn.set(mux(wQ, wHigh, gHighNow));
+        hv.set(wQ.lor(gQ).lor(abDrop));
+        // A packet the gate dropped came before the withheld command and the generator's next.
+        hHv.set(mux(abDrop, dHv, mux(wQ, g.pktFirst.lnot().lor(g.pktHighValid), gAny.lor(gHighValid))));
+        hPsn.set(mux(abDrop, dHigh, mux(wQ, wHigh, gHighNow)));
         fsmA.goto('DONE');
       }),
       DONE: () => m.if(rwFire.land(rwQp.eq(q)).lor(inReset).lor(wasReset), () => { hv.set(0); fsmA.goto('IDLE'); }),
@@ -687,6 +779,6 @@ export const nicReqTx = defineModule('nic_req_tx', { dataWidth: 64, numQp: 4, dm
     clk, rst, ...qpCtx.ports, cfg, s_wqe: sWqe, m_dma_cmd: mDma, s_dma_status: sStatus, m_pkt_cmd: mPkt, m_req: mReq,
     m_read_ctx: mReadCtx, read_busy: readBusy, ctx_room: ctxRoom, s_rewind: sRewind, tp_qp: tpQp, tp, m_park: parkOut,
     sq_psn_upd: psnUpd, qp_error: qpError, cnt_retx: cntRetx, rewind_high: rwHighOut,
-    ...(AB ? { m_dma_tag: AB.tag, m_abort: AB.req, s_abort_done: AB.done, pay_end: AB.payEnd } : {}),
+    ...(AB ? { m_dma_tag: AB.tag, m_abort: AB.req, s_abort_done: AB.done, pay_end: AB.payEnd, gate_drop: AB.gateDrop, dma_abort_open: AB.abortOpen } : {}),
   };
 }, { doc: 'Requester TX: WQE checks, parking (fence, READ limit, tracker room), go-back-N resume, DMA read commands per SGE, RDMA WRITE packet commands at the path MTU, READ REQUEST + read_ctx, ReqEntry to the ACK tracker', params: { rules: { ctxPort: ctxPortRule } } });

@@ -4,7 +4,8 @@
 // status. Checked against dma-model.ts's packets. Every test prints its seed. Since issue 11h
 // the abort also cuts at the packet boundary the stream waits at (nothing of the next packet
 // taken: nic_req_tx's use), inside a message and before a short last packet pending as a flush
-// (directed case; it fails with either cut removed: no report).
+// (directed case; it fails with either cut removed: no report). Since issue 11n, with
+// abort_open it cuts inside the packet its consumer drops, ending it with an empty tlast beat.
 
 import { describe, expect, it } from 'vitest';
 import { emitTop } from '../../../gen/emit/index.ts';
@@ -151,7 +152,78 @@ async function abortAtBoundary(seed: number, tailHeld: boolean): Promise<void> {
   }, { seed, maxCycles: 200_000 });
 }
 
+/** abort_open (issue-11n): the consumer (nic_tx_frame_gate) drops the QP's packet in progress
+ *  and waits for its tlast. A 12 KiB message of QP 1 streams; the sink stops `beatsIn` beats
+ *  into packet 2 (0: right after packet 1; the sink stops a beat late, so one beat of packet 2
+ *  is out: the cut before a packet's first beat is exercised end to end, soak seed 12, not
+ *  here), abort_open rises and the abort comes: the stream
+ *  ends at once with one beat of tlast and no bytes, the report says the bytes passed on (inside
+ *  packet 2), and nothing more of the message comes. abort_open falls with that tlast, as
+ *  nic_req_tx's pay_out would. */
+async function abortOpen(seed: number, beatsIn: number): Promise<void> {
+  const rng = new Rng(seed);
+  const mem = new HostMemory();
+  const alloc = new PageAllocator({ base: 0x7f12_3400_0000n, pages: 64, rng: rng.fork() });
+  const xm = new XlateModel();
+  const r = xm.addRegion({ index: 1, tag: 7, pd: 1, access: XLATE_ACCESS.LOCAL_WRITE, len: 64 * 1024, vaPage: 0x4_0000n, offset: 0 }, alloc, mem, rng);
+  const msg: ReadMessage = { sges: [{ va: r.va + 8n * BigInt(rng.int(1, 100)) + BigInt(rng.int(0, 7)), len: 12288, key: r.key, pd: r.pd, access: XLATE_ACCESS.LOCAL_READ }], segLog2: 12 };
+  const exp = expectRead([msg], xm, mem, 8, BURST);
+  const design = typedDesign<IOOf<typeof nicDmaRead>>(emitTop(nicDmaRead, { dataWidth: 64, abortQps: 4 }));
+  const where = `[open-packet abort ${beatsIn} beats into packet 2, seed ${seed}]`;
+  await runTest(design, async (dut, tb) => {
+    await tb.reset(2);
+    const d = { cmdTag: dut.cmdTag!, abort: dut.abort!, abortDone: dut.abortDone!, open: dut.abortOpen! };
+    d.cmdTag.value = { qp: 1, msg: 0 };
+    const cmd = new StructSource(tb, dut.cmd, 's_cmd');
+    const status = new StructSink(tb, dut.status, 'm_status');
+    new XlateStandIn(tb, dut.xlateReq, dut.xlateResp, (q: XlateRequest) => xm.translate(q), { minLatency: 1, maxLatency: 4, readyP: 1, validP: 1 });
+    dmaMemory(tb, dut.axi as unknown as AxiMasterPorts, mem, { latency: 4, readyP: 1, validP: 1 }, 'nic_dma_read.m_axi');
+    let tlasts = 0, beats = 0, emptyLast = 0, open = false;
+    tb.everyEdge(() => {
+      if (!Number(dut.data.tvalid.value) || !Number(dut.data.tready.value)) return;
+      beats++;
+      if (Number(dut.data.tlast!.value)) {
+        tlasts++; beats = 0;
+        if (Number(dut.data.tkeep!.value) === 0) emptyLast++;
+        if (open) open = false;
+      }
+    }, () => { d.open.value = open ? 1 : 0; });
+    let hold = true;
+    const out = new AxiStreamSink(tb, dut.data, { pause: () => hold && tlasts >= 1 && beats >= beatsIn, check: false });
+    const abort = new StructSource(tb, d.abort, 's_abort');
+    const done = new StructSink(tb, d.abortDone, 'm_abort_done');
+    cmd.push({ ...msg.sges[0]!, last: 1, segLog2: 12 });
+    await tb.until(() => tlasts >= 1 && beats >= beatsIn, { timeout: 50_000, what: `${where}: packet 1 and ${beatsIn} beats out` });
+    await tb.clockCycles(100);
+    open = true;
+    hold = false;
+    abort.push({ qp: 1 });
+    await tb.until(() => done.items.length === 1, { timeout: 20_000, what: `${where}: the abort report` });
+    await tb.until(() => status.items.length === 1, { timeout: 20_000, what: `${where}: the status` });
+    await tb.clockCycles(2_000);
+    const packets = await drain(out);
+    const rep = done.items[0]!.value as { none: number; msg: number; offset: number };
+    console.log(`${where}: report ${JSON.stringify(rep)}`);
+    expect(emptyLast, `one empty tlast beat ends the open packet ${where}`).toBe(1);
+    expect(open, `abort_open fell with it ${where}`).toBe(false);
+    expect(packets.length, `packets passed on ${where}`).toBe(2);
+    expect(firstDiff(packets[0]!.data, exp.packets[0]!), `packet 1 ${where}`).toBe(-1);
+    // Packet 2: the bytes passed before the cut, a prefix of the real packet 2.
+    const got = packets[1]!.data;
+    expect(rep, `report ${where}`).toEqual({ none: 0, msg: 0, offset: 4096 + got.length });
+    // (The sink stops a beat late: its pause is decided a cycle ahead.)
+    expect(got.length >= beatsIn * 8 && got.length <= beatsIn * 8 + 16 && got.length % 8 === 0, `bytes of packet 2 before the cut: ${got.length} ${where}`).toBe(true);
+    expect(firstDiff(got, exp.packets[1]!.subarray(0, got.length)), `packet 2's prefix ${where}`).toBe(-1);
+  }, { seed, maxCycles: 200_000 });
+}
+
 describe('nic_dma_read abort, dataWidth 64', () => {
+  it('abort_open: the stream ends at once inside the open packet (or before its first beat) with an empty tlast beat', async () => {
+    const seed = envSeed() ?? randomSeed();
+    console.log(`dma abort open: seed ${seed}`);
+    await abortOpen(seed, 37);
+    await abortOpen(seed, 0);
+  });
   it('at a packet boundary with nothing of the next packet taken: cut there, inside a message and before a short last packet pending as a flush', async () => {
     const seed = envSeed() ?? randomSeed();
     console.log(`dma abort at a boundary: seed ${seed}`);

@@ -81,7 +81,7 @@ function randomMessages(s: Setup, n: number, lb: number, errP: number): ReadMess
   return msgs;
 }
 
-interface RunOptions { slave: MemTiming; xlate: XlateTiming; sinkReadyP: number; cmdValidP: number }
+interface RunOptions { slave: MemTiming; xlate: XlateTiming; sinkReadyP: number; cmdValidP: number; fromPacket?: number }
 const RANDOM_TIMING: RunOptions = {
   slave: { latency: 6, readyP: 0.7, validP: 0.8 },
   xlate: { minLatency: 1, maxLatency: 8, readyP: 0.7, validP: 0.8 },
@@ -93,14 +93,16 @@ const FAST: RunOptions = {
   sinkReadyP: 1, cmdValidP: 1,
 };
 
-interface Outcome { beatsPerCycle: number; cycles: number; beats: number }
+interface Outcome { beatsPerCycle: number; cycles: number; beats: number; maxInFlight: number }
+/** Engine parameters beyond dataWidth (the defaults: 8 bursts of 2 KiB, no latency window). */
+type EngineParams = { maxBursts?: number; burstBytes?: number; latWindow?: number };
 
 /** Runs `msgs` through the engine and checks every output against the model. */
-async function runRead(dw: number, seed: number, s: Setup, msgs: ReadMessage[], o: RunOptions, label: string): Promise<Outcome> {
+async function runRead(dw: number, seed: number, s: Setup, msgs: ReadMessage[], o: RunOptions, label: string, params: EngineParams = {}): Promise<Outcome> {
   const bytes = dw / 8;
-  const exp = expectRead(msgs, s.xm, s.mem, bytes, BURST);
-  const design = typedDesign<IOOf<typeof nicDmaRead>>(emitTop(nicDmaRead, { dataWidth: dw }));
-  let outcome: Outcome = { beatsPerCycle: 0, cycles: 0, beats: 0 };
+  const exp = expectRead(msgs, s.xm, s.mem, bytes, params.burstBytes ?? BURST);
+  const design = typedDesign<IOOf<typeof nicDmaRead>>(emitTop(nicDmaRead, { dataWidth: dw, ...params }));
+  let outcome: Outcome = { beatsPerCycle: 0, cycles: 0, beats: 0, maxInFlight: 0 };
   const where = `[${label}, dataWidth ${dw}, seed ${seed}]`;
   await runTest(design, async (dut, tb) => {
     // The models start after reset: what they offer during it would be lost.
@@ -110,6 +112,13 @@ async function runRead(dw: number, seed: number, s: Setup, msgs: ReadMessage[], 
     const xl = new XlateStandIn(tb, dut.xlateReq, dut.xlateResp, (q: XlateRequest) => s.xm.translate(q), o.xlate);
     const axi = dmaMemory(tb, dut.axi as unknown as AxiMasterPorts, s.mem, o.slave, 'nic_dma_read.m_axi');
     const out = new AxiStreamSink(tb, dut.data, { pause: 1 - o.sinkReadyP });
+    // Bursts in flight (AR taken, rlast not yet), the most seen at an AR handshake.
+    let inFlight = 0, maxInFlight = 0;
+    const ax = dut.axi as unknown as AxiMasterPorts;
+    tb.everyEdge(() => {
+      if (Number(ax.arvalid.value) && Number(ax.arready.value)) maxInFlight = Math.max(maxInFlight, ++inFlight);
+      if (Number(ax.rvalid.value) && Number(ax.rready.value) && Number(ax.rlast.value)) inFlight--;
+    }, () => undefined);
     for (const msg of msgs) {
       msg.sges.forEach((g, k) => cmd.push({ va: g.va, len: g.len, key: g.key, pd: g.pd, access: g.access, last: k === msg.sges.length - 1 ? 1 : 0, segLog2: msg.segLog2 }));
     }
@@ -139,9 +148,12 @@ async function runRead(dw: number, seed: number, s: Setup, msgs: ReadMessage[], 
       const d = firstDiff(g.data, e);
       if (d >= 0) throw new Error(`packet ${i} (message ${exp.packetMsg[i]}) ${where}: byte ${d} differs (got ${g.data[d]}, expected ${e[d]}; lengths ${g.data.length}/${e.length}), packet ended at cycle ${g.cycle}`);
     }
-    const beats = out.stats.beats;
-    const cycles = beats ? packets.at(-1)!.cycle - packets[0]!.firstCycle + 1 : 0;
-    outcome = { beats, cycles, beatsPerCycle: beats ? beats / cycles : 0 };
+    // The rate of the last message (the only one in the throughput tests), from its packet
+    // `o.fromPacket` on (0: all of it).
+    const last = packets.filter((_, i) => exp.packetMsg[i] === msgs.length - 1).slice(o.fromPacket ?? 0);
+    const beats = last.reduce((n, p) => n + Math.ceil(p.data.length / bytes), 0);
+    const cycles = beats ? last.at(-1)!.cycle - last[0]!.firstCycle + 1 : 0;
+    outcome = { beats, cycles, beatsPerCycle: beats ? beats / cycles : 0, maxInFlight };
     const bytesOut = exp.packets.reduce((n, p) => n + p.length, 0);
     console.log(`${where}: ${msgs.length} messages (${exp.statuses.filter(x => x !== 0).length} failing), ${exp.packets.length} packets, ${bytesOut} bytes, ${axi.ar.length} bursts, ${xl.requests.length} translations in ${tb.cycle} cycles`);
   }, { seed, maxCycles: 2_000_000 });
@@ -205,6 +217,30 @@ for (const dw of [64, 512]) {
           console.log(`nic_dma_read dataWidth ${dw}: 64 KiB at offset ${offset}, memory latency ${latency}: ${res.beats} beats in ${res.cycles} cycles = ${res.beatsPerCycle.toFixed(3)} beats/cycle`);
           expect(res.beatsPerCycle, `beats/cycle at latency ${latency} offset ${offset}`).toBeGreaterThanOrEqual(0.95);
         }
+      }
+    });
+
+    // The latency window (nic_top's requester engine: 16-beat bursts, at most 32, in flight no
+    // more than 1.25 x the measured read latency + 20 beats): the full rate whatever the latency, and
+    // no more in flight than the latency needs (docs/nic-reliability.md "NAK-path recovery").
+    // Broken on purpose (2026-12-07): with the window always open, "bursts in flight at latency
+    // 0: expected 32 to be less than or equal to 3"; with the measured latency always 0, 0.471
+    // beats/cycle at latency 50.
+    it('latency window: full rate at memory latency 0, 50 and 200, bursts in flight within 1.25 x latency + 20 beats', async () => {
+      const seed = seedFor(`read ${dw} latency window`);
+      const params = { maxBursts: 32, burstBytes: 16 * (dw / 8), latWindow: 20 };
+      for (const latency of [0, 50, 200]) {
+        const s = setup(seed);
+        const r = s.regions[0]!;
+        const msgs: ReadMessage[] = [{ sges: [{ va: r.va + 64n, len: 65536, key: r.key, pd: r.pd, access: 0 }], segLog2: 12 }];
+        // The rate from the second 4 KiB packet on: until its first burst comes back the engine
+        // has measured no latency (0 after reset: latWindow beats in flight), once after reset.
+        const res = await runRead(dw, seed, s, msgs, { ...FAST, slave: { ...FAST.slave, latency }, fromPacket: 1 }, `latency window, latency ${latency}`, params);
+        // The engine measures latency + a few cycles (its AR register, the slave's pipeline).
+        const bound = Math.ceil(((latency + 8) * 1.25 + params.latWindow) / 16) + 1;
+        console.log(`nic_dma_read dataWidth ${dw} latency window, memory latency ${latency}: ${res.beatsPerCycle.toFixed(3)} beats/cycle, at most ${res.maxInFlight} bursts in flight (bound ${bound})`);
+        expect(res.beatsPerCycle, `beats/cycle at latency ${latency}`).toBeGreaterThanOrEqual(0.95);
+        expect(res.maxInFlight, `bursts in flight at latency ${latency}`).toBeLessThanOrEqual(bound);
       }
     });
   });
