@@ -17,13 +17,17 @@
 //
 // Events (s_ack, always ready, in arrival order from nic_read_resp_rx), with PSN p:
 //   ACK (syndrome 000x_xxxx, also a READ response taken at p): when acked < p <= lastSent,
-//     no NAK is pending and the QP is not flushing: acked := p. That is progress: the retry
-//     counters reload and the ACK timer restarts. Ghost, stale and late ACKs are ignored.
+//     no NAK is pending and the QP is not flushing: acked := p. Ghost, stale and late ACKs
+//     are ignored.
 //     rdMiss set (the ACK covers a READ response still missing): a NAK 0x60 at rdExp instead.
 //   NAK 0x60 (or rdMiss: an ACK or NAK past a missing READ response, or an implied NAK from a
 //     response ahead of the expected one) with p in the window: acked := resume - 1 with
-//     resume = rdMiss ? rdExp : p; then a retry (below) unless one is pending or was started
-//     by a NAK since the last progress (rxe's started_retry: one retry per loss).
+//     resume = rdMiss ? rdExp : p; then a retry (below) unless one is pending or one was
+//     started since the last progress (rxe's started_retry: one retry per loss; a NAK that
+//     moves acked is progress, so it starts its own retry).
+//   Progress is any event that moves acked forward (ACK, NAK, READ response, read_done): the
+//   retry counters reload (before the event's own retry, if any, takes one), retryStarted
+//   clears and the ACK timer restarts.
 //   RNR NAK (0x20 | t) in the window: acked := p - 1; rnr_retry left 0 -> RNR_RETRY_EXCEEDED,
 //     else one used (7 = infinite) and the QP's timer waits the RNR time of code t; its expiry
 //     rewinds to acked + 1 without using a retry (and a NAK 0x60 meanwhile, the responder's
@@ -224,10 +228,17 @@ export const nicAckTracker = defineModule('nic_ack_tracker', { numQp: 4, depth: 
   const rnrWaiting = (r: Value<QpTransportShape>): Value => r.field('tmArmed').land(r.field('tmRnr'));
   // A NAK 0x60 while an RNR wait runs is the echo of the packets behind the RNR-NAKed one (the
   // responder NAKs the first that is ahead): the rewind after the wait resends them anyway.
-  const seqTrig = m.let('seq_retry', seqEv.land(ra.field('retryPend').lnot()).land(ra.field('retryStarted').lnot()).land(rnrWaiting(ra).lnot()));
-  const seqExceed = m.let('seq_retry_exceeded', seqTrig.land(ra.field('retryLeft').eq(0)));
+  // Progress reloads the counts and ends the retry in progress before the event's own retry is
+  // decided (rxe's reset_retry_counters): a NAK that moves acked is a new loss, and a link that
+  // keeps moving only through NAKs (the expected packet reordered behind the next ones, round
+  // after round) never runs the count out (regress soak seed 2192387687).
+  const aRetry = qpCtx.at(aq).field('retry');
+  const aRetryLeft = m.let('ack_retry_left', mux(aMoves, retryField(aRetry, 'RETRY_CNT'), ra.field('retryLeft')));
+  const aRnrLeft = m.let('ack_rnr_left', mux(aMoves, retryField(aRetry, 'RNR_RETRY'), ra.field('rnrLeft')));
+  const seqTrig = m.let('seq_retry', seqEv.land(ra.field('retryPend').lnot()).land(ra.field('retryStarted').lnot().lor(aMoves)).land(rnrWaiting(ra).lnot()));
+  const seqExceed = m.let('seq_retry_exceeded', seqTrig.land(aRetryLeft.eq(0)));
   const rnrTrig = m.let('rnr_retry', rnrEv.land(ra.field('retryPend').lnot()).land(rnrWaiting(ra).lnot()));
-  const rnrExceed = m.let('rnr_retry_exceeded', rnrTrig.land(ra.field('rnrLeft').eq(0)));
+  const rnrExceed = m.let('rnr_retry_exceeded', rnrTrig.land(aRnrLeft.eq(0)));
   const ackErr = m.let('ack_qp_error', nakTake.lor(seqExceed).lor(rnrExceed));
 
   // ---- READ completions (s_read_done) -------------------------------------------------------
@@ -437,7 +448,9 @@ export const nicAckTracker = defineModule('nic_ack_tracker', { numQp: 4, depth: 
     const highUp = pushOk.land(f('highValid').lnot().lor(psnGt(reqLast, f('sentHigh'))));
     // A rewind after nic_req_tx cut the QP's messages short: sentHigh back to what was sent.
     const isRwHigh = isRw.land(rwHigh.field('valid'));
-    const progress = m.let(`qp${i}_progress`, isAck.land(ackMove).lor(isDone.land(doneAck)));
+    // Progress: anything that moves acked (an ACK, a NAK's implicit acknowledgement, a READ
+    // response); it restarts the ACK timer and reloads the retry counts.
+    const progress = m.let(`qp${i}_progress`, isAck.land(aMoves).lor(isDone.land(doneAck)));
     // entries: the list after this cycle's post and retirement (a slot for the post, the
     // retired one's successor), and the spare slots after a post or a release took the first
     const cnt = f('count');
@@ -472,10 +485,11 @@ export const nicAckTracker = defineModule('nic_ack_tracker', { numQp: 4, depth: 
     const reloadRetry = retryField(retry, 'RETRY_CNT'), reloadRnr = retryField(retry, 'RNR_RETRY');
     const retryUse = isAck.land(seqTrig).land(seqExceed.lnot()).lor(isScan.land(fireTo).land(toExceed.lnot()));
     const rnrUse = isAck.land(rnrTrig).land(rnrExceed.lnot());
-    const retryLeft = firstOf([[loadCounters, reloadRetry], [isAck.land(ackMove), reloadRetry], [retryUse, f('retryLeft').subw(1)]], f('retryLeft'));
-    const rnrLeft = firstOf([[loadCounters, reloadRnr], [isAck.land(ackMove), reloadRnr],
-      [rnrUse.land(f('rnrLeft').ne(RNR_RETRY_INFINITE)), f('rnrLeft').subw(1)]], f('rnrLeft'));
-    const retryStarted = firstOf([[loadCounters.lor(isAck.land(ackMove)), 0], [isAck.land(seqTrig).lor(isScan.land(fireTo)), 1]], f('retryStarted'));
+    // A retry taken with progress in the same event counts from the reloaded value.
+    const retryBase = mux(progress, reloadRetry, f('retryLeft')), rnrBase = mux(progress, reloadRnr, f('rnrLeft'));
+    const retryLeft = firstOf([[loadCounters, reloadRetry], [retryUse, retryBase.subw(1)]], retryBase);
+    const rnrLeft = firstOf([[loadCounters, reloadRnr], [rnrUse.land(rnrBase.ne(RNR_RETRY_INFINITE)), rnrBase.subw(1)]], rnrBase);
+    const retryStarted = firstOf([[loadCounters, 0], [isAck.land(seqTrig).lor(isScan.land(fireTo)), 1], [progress, 0]], f('retryStarted'));
     const emptyNext = count1.eq(0);
     const retryPend = m.let(`qp${i}_retry_pend_next`, firstOf([[isRts.lnot(), 0], [retryUse.lor(isScan.land(fire).land(rs.field('tmRnr'))), 1], [isRw.lor(emptyNext), 0]], f('retryPend')));
     // timer: RNR wait armed by an RNR NAK; ACK timeout while PSNs are in flight

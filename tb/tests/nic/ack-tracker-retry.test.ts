@@ -147,7 +147,7 @@ async function runLoop(dut: Dut, tb: TestBench, o: LoopOptions): Promise<LoopRes
   // taken in the same cycle, as in the tracker): an event counts when its PSN is in the window
   // (newer than what was acknowledged, not newer than what was posted). An ACK says the other
   // side has its PSN, a NAK everything before its PSN, a missing READ response everything
-  // before the expected one; an ACK that moves the window restarts the timer.
+  // before the expected one; any event that moves the window restarts the timer.
   let acksSeen = 0;
   ClockPhases.of(tb).onSample(() => {
     for (; acksSeen < ackSrc.sent.length; acksSeen++) {
@@ -157,7 +157,7 @@ async function runLoop(dut: Dut, tb: TestBench, o: LoopOptions): Promise<LoopRes
       const inWindow = psnCompare(a.psn, maxAcked[a.qp]!) > 0 && psnCompare(a.psn, lastPosted[a.qp]!) <= 0;
       if (inWindow && has !== null && psnCompare(has, maxAcked[a.qp]!) > 0) {
         maxAcked[a.qp] = has;
-        if (ackSyn && !a.rdMiss) restart[a.qp] = cycle;
+        restart[a.qp] = cycle;
       }
     }
   });
@@ -580,5 +580,72 @@ describe('nic_ack_tracker retry engine: a post racing a rewind', () => {
     expect(cause).toBeInstanceOf(AssertionFailure);
     expect((cause as AssertionFailure).assertMessage).toMatch(/^a post and a rewind of the same QP in the same cycle/);
     expect((cause as AssertionFailure).loc).toMatch(/^gen\/nic\/ack-tracker\.ts:\d+:\d+$/);
+  });
+});
+
+
+// Regress soak seed 2192387687 (docs/nic-reliability.md): the link reordered a WRITE's expected
+// packet behind the next ones round after round, so the responder's progress reached the
+// requester only through NAKs 0x60 that moved acked a PSN or two, between ACK timeouts. The
+// tracker reloaded the retry count only on an ACK, and ignored those NAKs as echoes of the
+// retry already started: seven rounds used the count up although the window moved
+// (RETRY_EXCEEDED). Issue 11: any progress reloads it; a NAK that moves acked is a new loss.
+describe('nic_ack_tracker retry engine: progress through NAKs only', () => {
+  it('retry_cnt 2: rounds of an ACK timeout then a NAK 0x60 one PSN further, each a rewind, never RETRY_EXCEEDED; the WRITE completes once', async () => {
+    await runTest(design(nicAckTracker, { depth: DEPTH }), async (dut, tb) => {
+      const q = 1, first = 100, last = 109, rounds = 4, timeoutLog2 = 8;
+      const retry = retryReg({ retryCnt: 2, timeoutLog2 });
+      const publish = (state: number): void => { dut.qp_ctx.value = Array.from({ length: NUM_QP }, () => ({ ...emptyQpCtx(), state, retry })) as never; };
+      publish(QP_STATE.RTR);
+      quietInputs(dut, { rewindReady: 1, tpQp: q });
+      await tb.reset(2);
+      await tb.clockCycles(2);
+      publish(QP_STATE.RTS);
+      const reqSrc = new StructSource<ReqEntryV>(tb, dut.s_req as never, 's_req');
+      const ackSrc = new StructSource<AckEvent & { msn: number }>(tb, dut.s_ack as never, 's_ack');
+      const cqes: { wrId: bigint; status: number }[] = [];
+      new StructSink<Record<string, number | bigint>>(tb, dut.m_cqe as never, 'm_cqe', {
+        onItem: v => cqes.push({ wrId: BigInt(v['wrId']!), status: Number(v['status']) }),
+      });
+      const timeouts = new PulseMonitor(tb, { get value() { return (dut.ack_timeout.value as { valid: number }).valid; } } as never, null);
+      const rewinds: { cycle: number; resume: number; why: string }[] = [];
+      let errors = 0;
+      ClockPhases.of(tb).onSample(() => { if ((dut.qp_error.value as { valid: number }).valid) errors++; });
+      // nic_req_tx: post the WRITE (again) from the send pointer's resume PSN.
+      const post = async (): Promise<void> => {
+        const tp = dut.tp.value as { resumeValid: number; resumePsn: number };
+        const resume = Number(tp.resumeValid) ? Number(tp.resumePsn) : first;
+        reqSrc.push({ qp: q, wrId: 7n, opcode: WQE_OPCODE.RDMA_WRITE, length: 2560, firstPsn: resume, lastPsn: last, msgFirstPsn: first, ringIndex: 3, signaled: 1, status: CQE_STATUS.SUCCESS });
+        await reqSrc.wait();
+      };
+      // A NAK's rewind comes at once (within 50 cycles, well before the next timeout).
+      const rewound = async (why: string, within: number): Promise<void> => {
+        await tb.until(() => dut.m_rewind.valid.value === 1, { timeout: within, what: `QP ${q}: the rewind after ${why} (round ${rewinds.length >> 1}; seed ${tb.seed})` });
+        await tb.clockCycles(2);
+        const tp = dut.tp.value as { resumeValid: number; resumePsn: number };
+        rewinds.push({ cycle: tb.cycle, resume: Number(tp.resumeValid) ? Number(tp.resumePsn) : first, why });
+      };
+      await post();
+      for (let k = 0; k < rounds; k++) {
+        // Nothing arrives: the ACK timeout rewinds (a retry used: one left). Without the reload
+        // at the NAK below, the next round's timeout would find none.
+        await rewound('an ACK timeout', 4 << timeoutLog2);
+        expect(errors, `QP ${q}: qp_error after the timeout of round ${k} (seed ${tb.seed})`).toBe(0);
+        await post();
+        // The responder got one more PSN (the expected one came behind the next): NAK at
+        // first + k + 1, progress: the count reloads to 2 and this retry uses one.
+        ackSrc.push({ qp: q, psn: first + k + 1, syndrome: 0x60, rdMiss: 0, rdExp: 0, msn: 0 });
+        await rewound(`the NAK 0x60 at ${first + k + 1}`, 50);
+        expect(rewinds.at(-1)!.resume, `QP ${q}: resume PSN after the NAK at ${first + k + 1}`).toBe(first + k + 1);
+        await post();
+      }
+      ackSrc.push({ qp: q, psn: last, syndrome: 0x1f, rdMiss: 0, rdExp: 0, msn: 0 });
+      await tb.until(() => cqes.length >= 1, { timeout: 200, what: `QP ${q}: the WRITE's CQE` });
+      await tb.clockCycles(20);
+      console.log(`NAK-only progress: seed ${tb.seed}, retry_cnt 2, ${timeouts.events.length} timeouts, ${rewinds.length} rewinds (${rewinds.map(r => `${r.why} -> ${r.resume}`).join('; ')})`);
+      expect(cqes, `QP ${q}: one SUCCESS CQE`).toEqual([{ wrId: 7n, status: CQE_STATUS.SUCCESS }]);
+      expect(errors, `QP ${q}: qp_error`).toBe(0);
+      expect(timeouts.events.length, 'ACK timeouts').toBe(rounds);
+    });
   });
 });
