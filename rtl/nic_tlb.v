@@ -104,21 +104,15 @@ reg  [49:0] tag_line_4_reg;
 reg  [49:0] tag_line_5_reg;
 reg  [49:0] tag_line_6_reg;
 reg  [49:0] tag_line_7_reg;
-reg  [415:0] line_data_0_reg;
-reg  [415:0] line_data_1_reg;
-reg  [415:0] line_data_2_reg;
-reg  [415:0] line_data_3_reg;
-reg  [415:0] line_data_4_reg;
-reg  [415:0] line_data_5_reg;
-reg  [415:0] line_data_6_reg;
-reg  [415:0] line_data_7_reg;
+reg  l_word_stale_reg;
 reg  [31:0] hit_count_reg;
 reg  [31:0] miss_count_reg;
 wire [439:0] tag_vec;
 wire l_hit;
 wire [49:0] l_next_line;
 wire l_next_hit;
-wire [3327:0] line_data_vec;
+wire [5:0] line_rd_addr;
+wire [51:0] l_word;
 wire [51:0] l_pfn_cached;
 wire l_need_pte;
 wire l_miss;
@@ -178,7 +172,7 @@ wire [2:0] fill_w_set;
 wire [3:0] fill_w_mr_idx;
 wire fill_write;
 wire fill_complete;
-wire [2:0] fill_w_beat;
+wire [5:0] fill_w_addr;
 reg  park0_valid_reg;
 reg  park0_client_reg;
 reg  [2:0] park0_status_reg;
@@ -279,147 +273,149 @@ wire [52:0] a_pte_slot;
 wire [49:0] a_line;
 wire [50:0] a_last_line;
 wire a_next_ok;
-wire [415:0] part_0 = line_data_vec[l_set_reg * 416 +: 416];
-// intermediate of gen/nic/tlb.ts:287:26: only bits [64:12] are used
+wire [2:0] a_set;
+reg  [51:0] line_mem [0:63];
+reg  [51:0] line_mem_rdata;
+// intermediate of gen/nic/tlb.ts:314:26: only bits [64:12] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [64:0] binary_1 = (a_mr_end - 65'd1);
+wire [64:0] binary_0 = (a_mr_end - 65'd1);
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/tlb.ts:288:78: only bits [53:3] are used
+// intermediate of gen/nic/tlb.ts:315:78: only bits [53:3] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [53:0] binary_2 = ({1'b0, (binary_1[64:12] - {1'b0, mr_rd_data[119:68]})} + {51'd0, mr_rd_data[189:187]});
+wire [53:0] binary_1 = ({1'b0, (binary_0[64:12] - {1'b0, mr_rd_data[119:68]})} + {51'd0, mr_rd_data[189:187]});
 /* verilator lint_on UNUSEDSIGNAL */
 
-// gen/nic/tlb.ts:171:20
+// gen/nic/tlb.ts:197:20
 assign tag_vec = {{tag_valid_7_reg, tag_mr_7_reg, tag_line_7_reg}, {tag_valid_6_reg, tag_mr_6_reg, tag_line_6_reg}, {tag_valid_5_reg, tag_mr_5_reg, tag_line_5_reg}, {tag_valid_4_reg, tag_mr_4_reg, tag_line_4_reg}, {tag_valid_3_reg, tag_mr_3_reg, tag_line_3_reg}, {tag_valid_2_reg, tag_mr_2_reg, tag_line_2_reg}, {tag_valid_1_reg, tag_mr_1_reg, tag_line_1_reg}, {tag_valid_0_reg, tag_mr_0_reg, tag_line_0_reg}};
 
-// gen/nic/tlb.ts:173:18
+// gen/nic/tlb.ts:199:18
 assign l_hit = tag_vec[l_set_reg * 55 +: 55] == {1'd1, l_mr_idx_reg, l_line_reg};
 
-// gen/nic/tlb.ts:174:23
+// gen/nic/tlb.ts:200:23
 assign l_next_line = l_line_reg + 50'd1;
 
-// gen/nic/tlb.ts:175:22
+// gen/nic/tlb.ts:201:22
 assign l_next_hit = tag_vec[l_next_set_reg * 55 +: 55] == {1'd1, l_mr_idx_reg, l_next_line};
 
-// gen/nic/tlb.ts:177:21
-assign line_data_vec = {line_data_7_reg, line_data_6_reg, line_data_5_reg, line_data_4_reg, line_data_3_reg, line_data_2_reg, line_data_1_reg, line_data_0_reg};
+// gen/nic/tlb.ts:203:19
+assign l_word = line_mem_rdata;
 
-// gen/nic/tlb.ts:178:24
-assign l_pfn_cached = part_0[l_slot_reg * 52 +: 52];
+// gen/nic/tlb.ts:204:24
+assign l_pfn_cached = l_word;
 
-// gen/nic/tlb.ts:179:22
+// gen/nic/tlb.ts:206:22
 assign l_need_pte = (l_status_reg == 3'b000) && !l_zero_len_reg;
 
-// gen/nic/tlb.ts:180:19
+// gen/nic/tlb.ts:207:19
 assign l_miss = (l_valid_reg && l_need_pte) && !l_hit;
 
-// gen/nic/tlb.ts:181:23
+// gen/nic/tlb.ts:208:23
 assign l_stale_now = l_stale_reg || (mr_changed[0] && (mr_changed[4:1] == l_mr_idx_reg));
 
-// gen/nic/tlb.ts:182:19
+// gen/nic/tlb.ts:209:19
 assign l_out_pa = l_need_pte ? {l_pfn_cached, l_offset_reg} : 64'd0;
 
-// gen/nic/tlb.ts:187:28
+// gen/nic/tlb.ts:214:28
 assign l_out_ready = (m0_xlate_resp_ready & {1{(l_client_reg == 1'b0)}}) | (m1_xlate_resp_ready & {1{(l_client_reg == 1'd1)}});
 
-// gen/nic/tlb.ts:197:23
-assign l_must_park = l_valid_reg && (l_miss || l_client_parked);
+// gen/nic/tlb.ts:224:23
+assign l_must_park = (l_valid_reg && !l_word_stale_reg) && (l_miss || l_client_parked);
 
-// gen/nic/tlb.ts:201:21
-assign l_direct = (l_valid_reg && !l_must_park) && l_park_free;
+// gen/nic/tlb.ts:228:21
+assign l_direct = ((l_valid_reg && !l_word_stale_reg) && !l_must_park) && l_park_free;
 
-// gen/nic/tlb.ts:203:19
+// gen/nic/tlb.ts:230:19
 assign l_park = (l_must_park || (l_direct && !l_out_ready)) && l_park_free;
 
-// gen/nic/tlb.ts:204:18
+// gen/nic/tlb.ts:231:18
 assign l_advance = (l_direct && l_out_ready) || l_park;
 
-// gen/nic/tlb.ts:205:19
+// gen/nic/tlb.ts:232:19
 assign l_free = !l_valid_reg || l_advance;
 
-// gen/nic/tlb.ts:206:18
+// gen/nic/tlb.ts:233:18
 assign a_advance = a_valid_reg && l_free;
 
-// gen/nic/tlb.ts:207:19
+// gen/nic/tlb.ts:234:19
 assign a_free = !a_valid_reg || a_advance;
 
-// gen/nic/tlb.ts:209:23
+// gen/nic/tlb.ts:236:23
 assign l_prefetch = ((((l_advance && l_need_pte) && l_hit) && l_next_ok_reg) && !l_next_hit) && !l_stale_now;
 
-// gen/nic/tlb-fill.ts:63:21
+// gen/nic/tlb-fill.ts:62:21
 assign fill0_beat_now = ((fill0_state == FILL0_STATE_DATA) && m_axi_rvalid) && (m_axi_rid == 1'b0);
 
-// gen/nic/tlb-fill.ts:63:21
+// gen/nic/tlb-fill.ts:62:21
 assign fill1_beat_now = ((fill1_state == FILL1_STATE_DATA) && m_axi_rvalid) && (m_axi_rid == 1'd1);
 
-// gen/nic/tlb-fill.ts:110:21
+// gen/nic/tlb-fill.ts:112:21
 assign fill_any_addr = |({(fill0_state == FILL0_STATE_ADDR), (fill1_state == FILL1_STATE_ADDR)});
 
-// gen/nic/tlb-fill.ts:112:22
+// gen/nic/tlb-fill.ts:114:22
 assign fill_can_start = |({(fill0_state == FILL0_STATE_IDLE), (fill1_state == FILL1_STATE_IDLE)}) && !fill_any_addr;
 
-// gen/nic/tlb-fill.ts:114:25
+// gen/nic/tlb-fill.ts:116:25
 assign fill_start_engine = !(fill0_state == FILL0_STATE_IDLE);
 
-// gen/nic/tlb-fill.ts:125:20
+// gen/nic/tlb-fill.ts:127:20
 assign pf_moot = ((tag_vec[pf_set_reg * 55 +: 55] == {1'd1, pf_mr_idx_reg, pf_line_reg}) || |({(!(fill0_state == FILL0_STATE_IDLE) && (fill0_set_reg == pf_set_reg)), (!(fill1_state == FILL1_STATE_IDLE) && (fill1_set_reg == pf_set_reg))})) || (mr_changed[0] && (mr_changed[4:1] == pf_mr_idx_reg));
 
-// gen/nic/tlb-fill.ts:126:25
+// gen/nic/tlb-fill.ts:128:25
 assign fill_demand_start = demand_valid && fill_can_start;
 
-// gen/nic/tlb-fill.ts:127:21
+// gen/nic/tlb-fill.ts:129:21
 assign fill_prefetch_start = (((pf_valid_reg && !pf_moot) && fill_can_start) && !demand_valid) && !(l_park && l_miss);
 
-// gen/nic/tlb-fill.ts:158:22
+// gen/nic/tlb-fill.ts:160:22
 assign fill_ar_engine = fill1_state == FILL1_STATE_ADDR;
 
-// gen/nic/tlb-fill.ts:159:12
+// gen/nic/tlb-fill.ts:161:12
 assign m_axi_arid = fill_ar_engine;
 
-// gen/nic/tlb-fill.ts:160:14
+// gen/nic/tlb-fill.ts:162:14
 assign m_axi_araddr = {(fill_ar_engine ? fill1_addr_reg : fill0_addr_reg), 6'd0};
 
-// gen/nic/tlb-fill.ts:161:13
+// gen/nic/tlb-fill.ts:163:13
 assign m_axi_arlen = 8'd7;
 
-// gen/nic/tlb-fill.ts:162:14
+// gen/nic/tlb-fill.ts:164:14
 assign m_axi_arsize = 3'd3;
 
-// gen/nic/tlb-fill.ts:163:15
+// gen/nic/tlb-fill.ts:165:15
 assign m_axi_arburst = 2'd1;
 
-// gen/nic/tlb-fill.ts:164:14
+// gen/nic/tlb-fill.ts:166:14
 assign m_axi_arlock = 1'b0;
 
-// gen/nic/tlb-fill.ts:165:15
+// gen/nic/tlb-fill.ts:167:15
 assign m_axi_arcache = 4'd3;
 
-// gen/nic/tlb-fill.ts:166:14
+// gen/nic/tlb-fill.ts:168:14
 assign m_axi_arprot = 3'b000;
 
-// gen/nic/tlb-fill.ts:167:15
+// gen/nic/tlb-fill.ts:169:15
 assign m_axi_arvalid = fill_any_addr;
 
-// gen/nic/tlb-fill.ts:174:14
+// gen/nic/tlb-fill.ts:176:14
 assign m_axi_rready = m_axi_rid ? (fill1_state == FILL1_STATE_DATA) : (fill0_state == FILL0_STATE_DATA);
 
-// gen/nic/tlb-fill.ts:201:21
+// gen/nic/tlb-fill.ts:204:21
 assign fill_beat_any = |({fill0_beat_now, fill1_beat_now});
 
-// gen/nic/tlb-fill.ts:202:18
+// gen/nic/tlb-fill.ts:205:18
 assign fill_w_set = m_axi_rid ? fill1_set_reg : fill0_set_reg;
 
-// gen/nic/tlb-fill.ts:203:17
+// gen/nic/tlb-fill.ts:206:17
 assign fill_w_mr_idx = m_axi_rid ? fill1_mr_idx_reg : fill0_mr_idx_reg;
 
-// gen/nic/tlb-fill.ts:204:19
+// gen/nic/tlb-fill.ts:207:19
 assign fill_write = (fill_beat_any && (m_axi_rid ? fill1_install_reg : fill0_install_reg)) && !(mr_changed[0] && (mr_changed[4:1] == fill_w_mr_idx));
 
-// gen/nic/tlb-fill.ts:205:22
+// gen/nic/tlb-fill.ts:208:22
 assign fill_complete = (m_axi_rlast && (m_axi_rresp == 2'b00)) && !(m_axi_rid ? fill1_err_reg : fill0_err_reg);
 
-// gen/nic/tlb-fill.ts:206:34
-assign fill_w_beat = m_axi_rid ? fill1_beat_reg : fill0_beat_reg;
+// gen/nic/tlb-fill.ts:209:19
+assign fill_w_addr = {fill_w_set, (m_axi_rid ? fill1_beat_reg : fill0_beat_reg)};
 
 // gen/nic/tlb-park.ts:64:38
 assign park0_is_first_free = !park0_valid_reg && 1'd1;
@@ -523,88 +519,94 @@ assign client0_parked = |({(park0_valid_reg && (park0_client_reg == 1'b0)), (par
 // gen/nic/tlb-park.ts:138:7
 assign client1_parked = |({(park0_valid_reg && (park0_client_reg == 1'd1)), (park1_valid_reg && (park1_client_reg == 1'd1)), (park2_valid_reg && (park2_client_reg == 1'd1))});
 
-// gen/nic/tlb.ts:219:17
+// gen/nic/tlb.ts:246:17
 assign l_client_parked = (client0_parked & {1{(l_client_reg == 1'b0)}}) | (client1_parked & {1{(l_client_reg == 1'd1)}});
 
-// gen/nic/tlb.ts:220:12
+// gen/nic/tlb.ts:247:12
 assign l_park_free = park_free;
 
-// gen/nic/tlb.ts:224:21
+// gen/nic/tlb.ts:251:21
 assign l_answers_0 = l_direct && (l_client_reg == 1'b0);
 
-// gen/nic/tlb.ts:237:14
+// gen/nic/tlb.ts:264:14
 assign m0_xlate_resp_data = l_answers_0 ? {l_out_pa, l_status_reg} : {(((((park0_need_pte_reg && (park0_status_reg == 3'b000)) & {1{(park0_head && (park0_client_reg == 1'b0))}}) | ((park1_need_pte_reg && (park1_status_reg == 3'b000)) & {1{(park1_head && (park1_client_reg == 1'b0))}})) | ((park2_need_pte_reg && (park2_status_reg == 3'b000)) & {1{(park2_head && (park2_client_reg == 1'b0))}})) ? ((({park0_pfn_reg, park0_offset_reg} & {64{(park0_head && (park0_client_reg == 1'b0))}}) | ({park1_pfn_reg, park1_offset_reg} & {64{(park1_head && (park1_client_reg == 1'b0))}})) | ({park2_pfn_reg, park2_offset_reg} & {64{(park2_head && (park2_client_reg == 1'b0))}})) : 64'd0), (((park0_status_reg & {3{(park0_head && (park0_client_reg == 1'b0))}}) | (park1_status_reg & {3{(park1_head && (park1_client_reg == 1'b0))}})) | (park2_status_reg & {3{(park2_head && (park2_client_reg == 1'b0))}}))};
 
-// gen/nic/tlb.ts:238:15
+// gen/nic/tlb.ts:265:15
 assign m0_xlate_resp_valid = l_answers_0 || park_answer_valid_0;
 
-// gen/nic/tlb.ts:224:21
+// gen/nic/tlb.ts:251:21
 assign l_answers_1 = l_direct && (l_client_reg == 1'd1);
 
-// gen/nic/tlb.ts:237:14
+// gen/nic/tlb.ts:264:14
 assign m1_xlate_resp_data = l_answers_1 ? {l_out_pa, l_status_reg} : {(((((park0_need_pte_reg && (park0_status_reg == 3'b000)) & {1{(park0_head && (park0_client_reg == 1'd1))}}) | ((park1_need_pte_reg && (park1_status_reg == 3'b000)) & {1{(park1_head && (park1_client_reg == 1'd1))}})) | ((park2_need_pte_reg && (park2_status_reg == 3'b000)) & {1{(park2_head && (park2_client_reg == 1'd1))}})) ? ((({park0_pfn_reg, park0_offset_reg} & {64{(park0_head && (park0_client_reg == 1'd1))}}) | ({park1_pfn_reg, park1_offset_reg} & {64{(park1_head && (park1_client_reg == 1'd1))}})) | ({park2_pfn_reg, park2_offset_reg} & {64{(park2_head && (park2_client_reg == 1'd1))}})) : 64'd0), (((park0_status_reg & {3{(park0_head && (park0_client_reg == 1'd1))}}) | (park1_status_reg & {3{(park1_head && (park1_client_reg == 1'd1))}})) | (park2_status_reg & {3{(park2_head && (park2_client_reg == 1'd1))}}))};
 
-// gen/nic/tlb.ts:238:15
+// gen/nic/tlb.ts:265:15
 assign m1_xlate_resp_valid = l_answers_1 || park_answer_valid_1;
 
-// gen/nic/tlb.ts:245:11
+// gen/nic/tlb.ts:272:11
 assign u_arb_req = {(s1_xlate_req_valid && !(client1_parked || (l_miss && (l_client_reg == 1'd1)))), (s0_xlate_req_valid && !(client0_parked || (l_miss && (l_client_reg == 1'b0))))};
 
-// gen/nic/tlb.ts:246:18
+// gen/nic/tlb.ts:273:18
 assign take = u_arb_grant_valid && a_free;
 
-// gen/nic/tlb.ts:247:14
+// gen/nic/tlb.ts:274:14
 assign u_arb_accept = take;
 
-// gen/nic/tlb.ts:248:33
+// gen/nic/tlb.ts:275:33
 assign s0_xlate_req_ready = u_arb_grant[0] && a_free;
 
-// gen/nic/tlb.ts:248:33
+// gen/nic/tlb.ts:275:33
 assign s1_xlate_req_ready = u_arb_grant[1] && a_free;
 
-// gen/nic/tlb.ts:249:20
+// gen/nic/tlb.ts:276:20
 assign sel_req = (s0_xlate_req_data & {147{u_arb_grant[0]}}) | (s1_xlate_req_data & {147{u_arb_grant[1]}});
 
-// gen/nic/tlb.ts:255:22
+// gen/nic/tlb.ts:282:22
 assign sel_key_ok = sel_req[31:12] == 20'd0;
 
-// gen/nic/tlb.ts:257:22
+// gen/nic/tlb.ts:284:22
 assign sel_mr_idx = sel_key_ok ? sel_req[11:8] : 4'b0000;
 
-// gen/nic/tlb.ts:258:10
+// gen/nic/tlb.ts:285:10
 assign mr_rd_en = take;
 
-// gen/nic/tlb.ts:259:12
+// gen/nic/tlb.ts:286:12
 assign mr_rd_addr = sel_mr_idx;
 
-// gen/nic/tlb.ts:273:19
+// gen/nic/tlb.ts:300:19
 assign a_va_end = {1'b0, a_req_reg[95:32]} + {33'd0, a_req_reg[127:96]};
 
-// gen/nic/tlb.ts:274:19
+// gen/nic/tlb.ts:301:19
 assign a_mr_end = {1'b0, mr_rd_data[119:56]} + {1'b0, mr_rd_data[183:120]};
 
-// gen/nic/tlb.ts:280:21
+// gen/nic/tlb.ts:307:21
 assign a_status = (!a_key_ok_reg || !mr_rd_data[55]) ? 3'd1 : ((a_req_reg[7:0] != mr_rd_data[7:0]) ? 3'd2 : ((a_req_reg[143:128] != mr_rd_data[23:8]) ? 3'd3 : (|(a_req_reg[146:144] & ~mr_rd_data[26:24]) ? 3'd4 : (((a_req_reg[95:32] < mr_rd_data[119:56]) || (a_va_end > a_mr_end)) ? 3'd5 : 3'b000))));
 
-// gen/nic/tlb.ts:285:15
+// gen/nic/tlb.ts:312:15
 assign a_pte_slot = {1'b0, (a_req_reg[95:44] - mr_rd_data[119:68])} + {50'd0, mr_rd_data[189:187]};
 
-// gen/nic/tlb.ts:286:19
+// gen/nic/tlb.ts:313:19
 assign a_line = a_pte_slot[52:3];
 
-// gen/nic/tlb.ts:288:22
-assign a_last_line = binary_2[53:3];
+// gen/nic/tlb.ts:315:22
+assign a_last_line = binary_1[53:3];
 
-// gen/nic/tlb.ts:289:21
+// gen/nic/tlb.ts:316:21
 assign a_next_ok = {1'b0, a_line} < a_last_line;
 
-// gen/nic/tlb.ts:314:8
+// gen/nic/tlb.ts:319:18
+assign a_set = a_line[2:0] ^ (a_mr_idx_reg[2:0] ^ {2'b00, a_mr_idx_reg[3]});
+
+// gen/nic/tlb.ts:321:14
+assign line_rd_addr = a_advance ? {a_set, a_pte_slot[2:0]} : {l_set_reg, l_slot_reg};
+
+// gen/nic/tlb.ts:345:8
 assign hits = hit_count_reg;
 
-// gen/nic/tlb.ts:315:10
+// gen/nic/tlb.ts:346:10
 assign misses = miss_count_reg;
 
-// gen/nic/tlb-fill.ts:128:5
+// gen/nic/tlb-fill.ts:130:5
 always @(posedge clk) begin
     if (l_prefetch) begin
         pf_valid_reg <= 1'd1;
@@ -620,7 +622,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/tlb-fill.ts:140:7
+// gen/nic/tlb-fill.ts:142:7
 always @(posedge clk) begin
     if (!(fill0_state == FILL0_STATE_IDLE) && (mr_changed[0] && (mr_changed[4:1] == fill0_mr_idx_reg))) begin
         fill0_install_reg <= 1'b0;
@@ -657,7 +659,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/tlb-fill.ts:140:7
+// gen/nic/tlb-fill.ts:142:7
 always @(posedge clk) begin
     if (!(fill1_state == FILL1_STATE_IDLE) && (mr_changed[0] && (mr_changed[4:1] == fill1_mr_idx_reg))) begin
         fill1_install_reg <= 1'b0;
@@ -694,13 +696,19 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/tlb-fill.ts:210:7
+// gen/nic/tlb-fill.ts:212:5
+always @(posedge clk) begin
+    if (fill_write) begin
+        line_mem[fill_w_addr] <= {m_axi_rdata[63:12]};
+    end
+end
+
+// gen/nic/tlb-fill.ts:214:7
 always @(posedge clk) begin
     if (mr_changed[0] && (mr_changed[4:1] == tag_mr_0_reg)) begin
         tag_valid_0_reg <= 1'b0;
     end
     if (fill_write && (fill_w_set == 3'b000)) begin
-        line_data_0_reg <= {((fill_w_beat == 3'd7) ? m_axi_rdata[63:12] : line_data_0_reg[415:364]), ((fill_w_beat == 3'd6) ? m_axi_rdata[63:12] : line_data_0_reg[363:312]), ((fill_w_beat == 3'd5) ? m_axi_rdata[63:12] : line_data_0_reg[311:260]), ((fill_w_beat == 3'd4) ? m_axi_rdata[63:12] : line_data_0_reg[259:208]), ((fill_w_beat == 3'd3) ? m_axi_rdata[63:12] : line_data_0_reg[207:156]), ((fill_w_beat == 3'd2) ? m_axi_rdata[63:12] : line_data_0_reg[155:104]), ((fill_w_beat == 3'd1) ? m_axi_rdata[63:12] : line_data_0_reg[103:52]), ((fill_w_beat == 3'b000) ? m_axi_rdata[63:12] : line_data_0_reg[51:0])};
         tag_valid_0_reg <= fill_complete;
         tag_mr_0_reg <= fill_w_mr_idx;
         tag_line_0_reg <= m_axi_rid ? fill1_line_reg : fill0_line_reg;
@@ -710,13 +718,12 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/tlb-fill.ts:210:7
+// gen/nic/tlb-fill.ts:214:7
 always @(posedge clk) begin
     if (mr_changed[0] && (mr_changed[4:1] == tag_mr_1_reg)) begin
         tag_valid_1_reg <= 1'b0;
     end
     if (fill_write && (fill_w_set == 3'd1)) begin
-        line_data_1_reg <= {((fill_w_beat == 3'd7) ? m_axi_rdata[63:12] : line_data_1_reg[415:364]), ((fill_w_beat == 3'd6) ? m_axi_rdata[63:12] : line_data_1_reg[363:312]), ((fill_w_beat == 3'd5) ? m_axi_rdata[63:12] : line_data_1_reg[311:260]), ((fill_w_beat == 3'd4) ? m_axi_rdata[63:12] : line_data_1_reg[259:208]), ((fill_w_beat == 3'd3) ? m_axi_rdata[63:12] : line_data_1_reg[207:156]), ((fill_w_beat == 3'd2) ? m_axi_rdata[63:12] : line_data_1_reg[155:104]), ((fill_w_beat == 3'd1) ? m_axi_rdata[63:12] : line_data_1_reg[103:52]), ((fill_w_beat == 3'b000) ? m_axi_rdata[63:12] : line_data_1_reg[51:0])};
         tag_valid_1_reg <= fill_complete;
         tag_mr_1_reg <= fill_w_mr_idx;
         tag_line_1_reg <= m_axi_rid ? fill1_line_reg : fill0_line_reg;
@@ -726,13 +733,12 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/tlb-fill.ts:210:7
+// gen/nic/tlb-fill.ts:214:7
 always @(posedge clk) begin
     if (mr_changed[0] && (mr_changed[4:1] == tag_mr_2_reg)) begin
         tag_valid_2_reg <= 1'b0;
     end
     if (fill_write && (fill_w_set == 3'd2)) begin
-        line_data_2_reg <= {((fill_w_beat == 3'd7) ? m_axi_rdata[63:12] : line_data_2_reg[415:364]), ((fill_w_beat == 3'd6) ? m_axi_rdata[63:12] : line_data_2_reg[363:312]), ((fill_w_beat == 3'd5) ? m_axi_rdata[63:12] : line_data_2_reg[311:260]), ((fill_w_beat == 3'd4) ? m_axi_rdata[63:12] : line_data_2_reg[259:208]), ((fill_w_beat == 3'd3) ? m_axi_rdata[63:12] : line_data_2_reg[207:156]), ((fill_w_beat == 3'd2) ? m_axi_rdata[63:12] : line_data_2_reg[155:104]), ((fill_w_beat == 3'd1) ? m_axi_rdata[63:12] : line_data_2_reg[103:52]), ((fill_w_beat == 3'b000) ? m_axi_rdata[63:12] : line_data_2_reg[51:0])};
         tag_valid_2_reg <= fill_complete;
         tag_mr_2_reg <= fill_w_mr_idx;
         tag_line_2_reg <= m_axi_rid ? fill1_line_reg : fill0_line_reg;
@@ -742,13 +748,12 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/tlb-fill.ts:210:7
+// gen/nic/tlb-fill.ts:214:7
 always @(posedge clk) begin
     if (mr_changed[0] && (mr_changed[4:1] == tag_mr_3_reg)) begin
         tag_valid_3_reg <= 1'b0;
     end
     if (fill_write && (fill_w_set == 3'd3)) begin
-        line_data_3_reg <= {((fill_w_beat == 3'd7) ? m_axi_rdata[63:12] : line_data_3_reg[415:364]), ((fill_w_beat == 3'd6) ? m_axi_rdata[63:12] : line_data_3_reg[363:312]), ((fill_w_beat == 3'd5) ? m_axi_rdata[63:12] : line_data_3_reg[311:260]), ((fill_w_beat == 3'd4) ? m_axi_rdata[63:12] : line_data_3_reg[259:208]), ((fill_w_beat == 3'd3) ? m_axi_rdata[63:12] : line_data_3_reg[207:156]), ((fill_w_beat == 3'd2) ? m_axi_rdata[63:12] : line_data_3_reg[155:104]), ((fill_w_beat == 3'd1) ? m_axi_rdata[63:12] : line_data_3_reg[103:52]), ((fill_w_beat == 3'b000) ? m_axi_rdata[63:12] : line_data_3_reg[51:0])};
         tag_valid_3_reg <= fill_complete;
         tag_mr_3_reg <= fill_w_mr_idx;
         tag_line_3_reg <= m_axi_rid ? fill1_line_reg : fill0_line_reg;
@@ -758,13 +763,12 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/tlb-fill.ts:210:7
+// gen/nic/tlb-fill.ts:214:7
 always @(posedge clk) begin
     if (mr_changed[0] && (mr_changed[4:1] == tag_mr_4_reg)) begin
         tag_valid_4_reg <= 1'b0;
     end
     if (fill_write && (fill_w_set == 3'd4)) begin
-        line_data_4_reg <= {((fill_w_beat == 3'd7) ? m_axi_rdata[63:12] : line_data_4_reg[415:364]), ((fill_w_beat == 3'd6) ? m_axi_rdata[63:12] : line_data_4_reg[363:312]), ((fill_w_beat == 3'd5) ? m_axi_rdata[63:12] : line_data_4_reg[311:260]), ((fill_w_beat == 3'd4) ? m_axi_rdata[63:12] : line_data_4_reg[259:208]), ((fill_w_beat == 3'd3) ? m_axi_rdata[63:12] : line_data_4_reg[207:156]), ((fill_w_beat == 3'd2) ? m_axi_rdata[63:12] : line_data_4_reg[155:104]), ((fill_w_beat == 3'd1) ? m_axi_rdata[63:12] : line_data_4_reg[103:52]), ((fill_w_beat == 3'b000) ? m_axi_rdata[63:12] : line_data_4_reg[51:0])};
         tag_valid_4_reg <= fill_complete;
         tag_mr_4_reg <= fill_w_mr_idx;
         tag_line_4_reg <= m_axi_rid ? fill1_line_reg : fill0_line_reg;
@@ -774,13 +778,12 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/tlb-fill.ts:210:7
+// gen/nic/tlb-fill.ts:214:7
 always @(posedge clk) begin
     if (mr_changed[0] && (mr_changed[4:1] == tag_mr_5_reg)) begin
         tag_valid_5_reg <= 1'b0;
     end
     if (fill_write && (fill_w_set == 3'd5)) begin
-        line_data_5_reg <= {((fill_w_beat == 3'd7) ? m_axi_rdata[63:12] : line_data_5_reg[415:364]), ((fill_w_beat == 3'd6) ? m_axi_rdata[63:12] : line_data_5_reg[363:312]), ((fill_w_beat == 3'd5) ? m_axi_rdata[63:12] : line_data_5_reg[311:260]), ((fill_w_beat == 3'd4) ? m_axi_rdata[63:12] : line_data_5_reg[259:208]), ((fill_w_beat == 3'd3) ? m_axi_rdata[63:12] : line_data_5_reg[207:156]), ((fill_w_beat == 3'd2) ? m_axi_rdata[63:12] : line_data_5_reg[155:104]), ((fill_w_beat == 3'd1) ? m_axi_rdata[63:12] : line_data_5_reg[103:52]), ((fill_w_beat == 3'b000) ? m_axi_rdata[63:12] : line_data_5_reg[51:0])};
         tag_valid_5_reg <= fill_complete;
         tag_mr_5_reg <= fill_w_mr_idx;
         tag_line_5_reg <= m_axi_rid ? fill1_line_reg : fill0_line_reg;
@@ -790,13 +793,12 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/tlb-fill.ts:210:7
+// gen/nic/tlb-fill.ts:214:7
 always @(posedge clk) begin
     if (mr_changed[0] && (mr_changed[4:1] == tag_mr_6_reg)) begin
         tag_valid_6_reg <= 1'b0;
     end
     if (fill_write && (fill_w_set == 3'd6)) begin
-        line_data_6_reg <= {((fill_w_beat == 3'd7) ? m_axi_rdata[63:12] : line_data_6_reg[415:364]), ((fill_w_beat == 3'd6) ? m_axi_rdata[63:12] : line_data_6_reg[363:312]), ((fill_w_beat == 3'd5) ? m_axi_rdata[63:12] : line_data_6_reg[311:260]), ((fill_w_beat == 3'd4) ? m_axi_rdata[63:12] : line_data_6_reg[259:208]), ((fill_w_beat == 3'd3) ? m_axi_rdata[63:12] : line_data_6_reg[207:156]), ((fill_w_beat == 3'd2) ? m_axi_rdata[63:12] : line_data_6_reg[155:104]), ((fill_w_beat == 3'd1) ? m_axi_rdata[63:12] : line_data_6_reg[103:52]), ((fill_w_beat == 3'b000) ? m_axi_rdata[63:12] : line_data_6_reg[51:0])};
         tag_valid_6_reg <= fill_complete;
         tag_mr_6_reg <= fill_w_mr_idx;
         tag_line_6_reg <= m_axi_rid ? fill1_line_reg : fill0_line_reg;
@@ -806,13 +808,12 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/tlb-fill.ts:210:7
+// gen/nic/tlb-fill.ts:214:7
 always @(posedge clk) begin
     if (mr_changed[0] && (mr_changed[4:1] == tag_mr_7_reg)) begin
         tag_valid_7_reg <= 1'b0;
     end
     if (fill_write && (fill_w_set == 3'd7)) begin
-        line_data_7_reg <= {((fill_w_beat == 3'd7) ? m_axi_rdata[63:12] : line_data_7_reg[415:364]), ((fill_w_beat == 3'd6) ? m_axi_rdata[63:12] : line_data_7_reg[363:312]), ((fill_w_beat == 3'd5) ? m_axi_rdata[63:12] : line_data_7_reg[311:260]), ((fill_w_beat == 3'd4) ? m_axi_rdata[63:12] : line_data_7_reg[259:208]), ((fill_w_beat == 3'd3) ? m_axi_rdata[63:12] : line_data_7_reg[207:156]), ((fill_w_beat == 3'd2) ? m_axi_rdata[63:12] : line_data_7_reg[155:104]), ((fill_w_beat == 3'd1) ? m_axi_rdata[63:12] : line_data_7_reg[103:52]), ((fill_w_beat == 3'b000) ? m_axi_rdata[63:12] : line_data_7_reg[51:0])};
         tag_valid_7_reg <= fill_complete;
         tag_mr_7_reg <= fill_w_mr_idx;
         tag_line_7_reg <= m_axi_rid ? fill1_line_reg : fill0_line_reg;
@@ -969,7 +970,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/tlb.ts:260:5
+// gen/nic/tlb.ts:287:5
 always @(posedge clk) begin
     if (take) begin
         a_valid_reg <= 1'd1;
@@ -988,7 +989,15 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/tlb.ts:293:5
+// gen/nic/tlb.ts:322:14
+always @(posedge clk) begin
+    l_word_stale_reg <= fill_write && (fill_w_addr == line_rd_addr);
+    if (rst) begin
+        l_word_stale_reg <= 1'b0;
+    end
+end
+
+// gen/nic/tlb.ts:324:5
 always @(posedge clk) begin
     if (a_advance) begin
         l_valid_reg <= 1'd1;
@@ -998,7 +1007,7 @@ always @(posedge clk) begin
         l_mr_idx_reg <= a_mr_idx_reg;
         l_line_reg <= a_line;
         l_slot_reg <= a_pte_slot[2:0];
-        l_set_reg <= a_line[2:0] ^ (a_mr_idx_reg[2:0] ^ {2'b00, a_mr_idx_reg[3]});
+        l_set_reg <= a_set;
         l_next_set_reg <= (a_line[2:0] + 3'd1) ^ (a_mr_idx_reg[2:0] ^ {2'b00, a_mr_idx_reg[3]});
         l_next_ok_reg <= a_next_ok;
         l_line_addr_reg <= mr_rd_data[247:190] + {8'd0, a_line};
@@ -1014,7 +1023,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/tlb.ts:311:5
+// gen/nic/tlb.ts:342:5
 always @(posedge clk) begin
     if (l_advance && l_need_pte) begin
         if (l_hit) begin
@@ -1029,6 +1038,11 @@ always @(posedge clk) begin
     end
 end
 
+// gen/nic/tlb.ts:203:41: registered read port
+always @(posedge clk) begin
+    line_mem_rdata <= line_mem[line_rd_addr];
+end
+
 // gen/nic/tlb-park.ts:78:17
 rr_arbiter_n3 u_park_arb (
     .clk(clk),
@@ -1040,7 +1054,7 @@ rr_arbiter_n3 u_park_arb (
     .grant_valid(u_park_arb_grant_valid)
 );
 
-// gen/nic/tlb.ts:243:17
+// gen/nic/tlb.ts:270:17
 rr_arbiter_n2 u_arb (
     .clk(clk),
     .rst(rst),
@@ -1056,15 +1070,15 @@ rr_arbiter_n2 u_arb (
 always @(posedge clk) begin
     if (!rst) begin
         if (!(!({(fill0_state == FILL0_STATE_ADDR), (fill1_state == FILL1_STATE_ADDR)} == 2'd3))) begin
-            $display("%m: assertion failed at gen/nic/tlb-fill.ts:169:5: two fill engines in ADDR [fill0_state=%0h fill1_state=%0h]", fill0_state, fill1_state);
+            $display("%m: assertion failed at gen/nic/tlb-fill.ts:171:5: two fill engines in ADDR [fill0_state=%0h fill1_state=%0h]", fill0_state, fill1_state);
             $stop;
         end
         if (!(!(fill0_beat_now && m_axi_rlast) || (fill0_beat_reg == 3'd7))) begin
-            $display("%m: assertion failed at gen/nic/tlb-fill.ts:182:19: page-table burst of engine 0 ended early or late (rlast) [fill0_beat_now=%0h m_axi_rlast=%0h fill0_beat_reg=%0h]", fill0_beat_now, m_axi_rlast, fill0_beat_reg);
+            $display("%m: assertion failed at gen/nic/tlb-fill.ts:184:19: page-table burst of engine 0 ended early or late (rlast) [fill0_beat_now=%0h m_axi_rlast=%0h fill0_beat_reg=%0h]", fill0_beat_now, m_axi_rlast, fill0_beat_reg);
             $stop;
         end
         if (!(!(fill1_beat_now && m_axi_rlast) || (fill1_beat_reg == 3'd7))) begin
-            $display("%m: assertion failed at gen/nic/tlb-fill.ts:182:19: page-table burst of engine 1 ended early or late (rlast) [fill1_beat_now=%0h m_axi_rlast=%0h fill1_beat_reg=%0h]", fill1_beat_now, m_axi_rlast, fill1_beat_reg);
+            $display("%m: assertion failed at gen/nic/tlb-fill.ts:184:19: page-table burst of engine 1 ended early or late (rlast) [fill1_beat_now=%0h m_axi_rlast=%0h fill1_beat_reg=%0h]", fill1_beat_now, m_axi_rlast, fill1_beat_reg);
             $stop;
         end
         if (!(!(l_park && !park_free))) begin
@@ -1072,11 +1086,11 @@ always @(posedge clk) begin
             $stop;
         end
         if (!(!(l_answers_0 && park_answer_valid_0))) begin
-            $display("%m: assertion failed at gen/nic/tlb.ts:228:7: client 0: answer from L and from a parked request at once [l_answers_0=%0h park_answer_valid_0=%0h]", l_answers_0, park_answer_valid_0);
+            $display("%m: assertion failed at gen/nic/tlb.ts:255:7: client 0: answer from L and from a parked request at once [l_answers_0=%0h park_answer_valid_0=%0h]", l_answers_0, park_answer_valid_0);
             $stop;
         end
         if (!(!(l_answers_1 && park_answer_valid_1))) begin
-            $display("%m: assertion failed at gen/nic/tlb.ts:228:7: client 1: answer from L and from a parked request at once [l_answers_1=%0h park_answer_valid_1=%0h]", l_answers_1, park_answer_valid_1);
+            $display("%m: assertion failed at gen/nic/tlb.ts:255:7: client 1: answer from L and from a parked request at once [l_answers_1=%0h park_answer_valid_1=%0h]", l_answers_1, park_answer_valid_1);
             $stop;
         end
     end

@@ -302,7 +302,10 @@ export function makeNicTop(stages: NicStages) {
     const reqTx = inst('u_req_tx', stages.reqTx, { ...all, dmaAbort: 1 });
     const ack = inst('u_ack_tracker', stages.ackTracker, { ...all, depth: ACK_TRACKER_DEPTH, entries: p.trackerEntries || p.numQp * ACK_TRACKER_DEPTH });
     const cpl = inst('u_completion', nicCompletion, all);
-    const tlb = inst('u_tlb', nicTlb, { ...all, numClients: 5 });
+    // 32 lines: four streams of 64 KiB WRITEs interleaved into one MR (2 page-table lines each)
+    // thrashed 8 direct-mapped lines at 512 bits (docs/bench.md, go-back-N table); the PTEs are
+    // in a memory (tlb.ts), so a line costs 416 RAM bits and its tag register (55 bits at 16 MRs).
+    const tlb = inst('u_tlb', nicTlb, { ...all, numClients: 5, lines: 32 });
     // The requester's engine with the abort (its messages tagged {qp, msg id} by req_tx).
     const abortWired = reqTx.has('m_abort_valid');
     const dmaRd = inst('u_dma_read', nicDmaRead, abortWired

@@ -9,17 +9,16 @@
 // - One AR at a time: an engine starts (raises ARVALID) only while no engine is in ADDR, so
 //   the AR payload never changes while ARVALID is high.
 // - R beats of the two engines may come in any order and interleave (AXI allows it across
-//   IDs); each beat is routed by RID. An installing fill writes each beat straight into its
-//   target line's data and clears that line's tag; the last beat sets the tag when no beat
-//   of the burst had an error and the fill is still installing.
+//   IDs); each beat is routed by RID. An installing fill writes each beat straight into the
+//   line memory (word {set, beat}, see tlb.ts) and clears that line's tag; the last beat
+//   sets the tag when no beat of the burst had an error and the fill is still installing.
 // - A fill stops installing (`install` low) when its MR is invalidated (then `fresh` also
 //   goes low: a parked miss accepted after the change must not take its data) or when a
 //   demand fill for the same set starts (the demand line wins the set).
 
-import { Bool, cat, lit, mux, UInt, Vec, type Fsm, type ModuleBuilder, type Reg, type Value } from '../hdl/index.ts';
+import { Bool, cat, lit, mux, UInt, type Fsm, type MemoryHandle, type ModuleBuilder, type Reg, type Value } from '../hdl/index.ts';
 import { AXI_BURST, type BundleIO } from '../lib/interfaces.ts';
 import type { Axi4ReadSpec } from './axi-ports.ts';
-import { PTES_PER_LINE } from './tlb-types.ts';
 import { ADDR_WIDTH, PAGE_BITS } from './types.ts';
 
 /** Fill engines (one AXI ID each). */
@@ -28,14 +27,14 @@ export const FILL_ENGINES = 2;
 export const PFN_W = ADDR_WIDTH - PAGE_BITS;
 /** Bits of a 64-byte-granular physical address. */
 export const LADDR_W = ADDR_WIDTH - 6;
-export const LineShape = Vec(UInt(PFN_W), PTES_PER_LINE);
 
-/** The cache: `lines` tags (valid, MR index, line number) and lines of PTEs. */
+/** The cache: `lines` tags (valid, MR index, line number) in registers, and the lines of PTEs
+ *  in one memory of `beats` words per line (word {set, beat}: one R beat's PFNs). */
 export interface CacheRegs {
   tagValid: Reg[];
   tagMr: Reg[];
   tagLine: Reg[];
-  lineData: Reg<typeof LineShape>[];
+  lineMem: MemoryHandle;
 }
 
 /** Where a line read goes: the page-table line, its cache tag and set. */
@@ -97,6 +96,9 @@ export interface Fills {
   startEngine: Value;
   /** Engine e is busy and has not yet delivered the beat with index `beatIdx` (it may be attached to). */
   canStillDeliver: (e: number, beatIdx: Value | null) => Value;
+  /** The line memory is written this cycle, at word `lineWriteAddr` ({set, beat}). */
+  lineWrite: Value;
+  lineWriteAddr: Value;
 }
 
 /**
@@ -182,7 +184,7 @@ export function lineFills(m: ModuleBuilder, g: FillGeometry, axi: BundleIO<Axi4R
     if (f.beat) m.assert(f.beatNow.land(axi.rlast).lnot().lor(f.beat.eq(g.beats - 1)), `page-table burst of engine ${e} ended early or late (rlast)`);
   });
   if (axi.rid.width > 1) m.assert(axi.rvalid.land(axi.rid.gt(FILL_ENGINES - 1)).lnot(), 'R beat with an ID no fill engine uses');
-  cacheWrites(m, g, axi, cache, inval, eng, beatOk);
+  const w = cacheWrites(m, g, axi, cache, inval, eng, beatOk);
 
   const canStillDeliver = (e: number, beatIdx: Value | null): Value => {
     const f = eng[e]!;
@@ -190,12 +192,13 @@ export function lineFills(m: ModuleBuilder, g: FillGeometry, axi: BundleIO<Axi4R
     const notPassed = mux(f.beatNow, f.beat.lt(beatIdx), f.beat.le(beatIdx));
     return f.state.is('ADDR').lor(f.state.is('DATA').land(notPassed));
   };
-  return { engines: eng, demandStart, startEngine, canStillDeliver };
+  return { engines: eng, demandStart, startEngine, canStillDeliver, lineWrite: w.write, lineWriteAddr: w.addr };
 }
 
-/** Each installing beat goes straight into its line (and clears the tag until the last beat). */
+/** Each installing beat goes straight into its word of the line memory (and clears the line's
+ *  tag until the last beat). */
 function cacheWrites(m: ModuleBuilder, g: FillGeometry, axi: BundleIO<Axi4ReadSpec, 'source'>, cache: CacheRegs,
-  inval: (mr: Value) => Value, eng: FillEngine[], beatOk: Value): void {
+  inval: (mr: Value) => Value, eng: FillEngine[], beatOk: Value): { write: Value; addr: Value } {
   const rEng = axi.rid.bit(0);
   const pick = (a: (f: FillEngine) => Value): Value => mux(rEng, a(eng[1]!), a(eng[0]!));
   const beatAny = m.let('fill_beat_any', cat(...eng.map(f => f.beatNow)).orr());
@@ -203,21 +206,17 @@ function cacheWrites(m: ModuleBuilder, g: FillGeometry, axi: BundleIO<Axi4ReadSp
   const wMr = m.let('fill_w_mr_idx', pick(f => f.mrIdx));
   const write = m.let('fill_write', beatAny.land(pick(f => f.install)).land(inval(wMr).lnot()));
   const complete = m.let('fill_complete', axi.rlast.land(beatOk).land(pick(f => f.err).lnot()));
-  const wBeat = eng[0]!.beat ? m.let('fill_w_beat', pick(f => f.beat!)) : null;
+  const wAddr = m.let('fill_w_addr', eng[0]!.beat ? cat(wSet, pick(f => f.beat!)) : wSet);
   const lanes = rdataLanes(axi, g.ptesPerBeat);
   m.unused(axi.rdata, 'PTE bits 11:0 are below the page frame number');
-  cache.lineData.forEach((data, i) => {
-    m.if(inval(cache.tagMr[i]!), () => cache.tagValid[i]!.set(0));
+  m.if(write, () => cache.lineMem.write(wAddr, cat(...[...lanes].reverse())));
+  cache.tagValid.forEach((tv, i) => {
+    m.if(inval(cache.tagMr[i]!), () => tv.set(0));
     m.if(write.land(wSet.eq(i)), () => {
-      const words: Value[] = [];
-      for (let k = 0; k < PTES_PER_LINE; k++) {
-        const lane = lanes[k % g.ptesPerBeat]!;
-        words.push(wBeat ? mux(wBeat.eq(Math.floor(k / g.ptesPerBeat)), lane, data.at(k)) : lane);
-      }
-      data.set(cat(...words.reverse()).as(LineShape));
-      cache.tagValid[i]!.set(complete);
+      tv.set(complete);
       cache.tagMr[i]!.set(wMr);
       cache.tagLine[i]!.set(pick(f => f.line));
     });
   });
+  return { write, addr: wAddr };
 }

@@ -16,7 +16,8 @@ export type TlbParams = {
   numMr: number;
   /** Translation clients (default 2: DMA read, DMA write). */
   numClients: number;
-  /** TLB lines (a power of two >= 2); each holds PTES_PER_LINE entries. */
+  /** TLB lines (a power of two >= 2); each holds PTES_PER_LINE entries (their PFNs in the
+   *  line memory, the tags in registers: tlb.ts). */
   lines: number;
   /** Parked requests (misses waiting for their line, requests queued behind a parked request
    *  of the same client, and without `respSlice` answers the client did not take at once);

@@ -26,8 +26,11 @@
 //   A       checks, in NIC.md order: BAD_KEY (index >= numMr or MR not valid), BAD_TAG,
 //           BAD_PD, NO_ACCESS (a required access bit missing), OUT_OF_BOUNDS ([va, va+len) not
 //           inside [mr.va, mr.va+mr.len), in 65-bit arithmetic); the page-table index
-//           (va >> 12) - (mr.va >> 12), its TLB line and set are computed and registered: stage L.
-//   L       lookup; a hit (or an error, or a zero-length request) answers at once, unless its
+//           (va >> 12) - (mr.va >> 12), its TLB line and set are computed and registered, and
+//           the line memory's word of that set holding its PTE is read (registered read port,
+//           so the word is there in L): stage L.
+//   L       lookup (tags in registers, compared combinationally; the PTE from the word read);
+//           a hit (or an error, or a zero-length request) answers at once, unless its
 //           client has a parked request; a miss parks (below) and L takes the next request.
 //   So a hit answers 2 cycles after the request is taken (3 with `respSlice`).
 //
@@ -52,9 +55,23 @@
 //
 // The cache: `lines` direct-mapped lines of 8 PTEs (one 64-byte page-table line, aligned in
 // physical memory, so a line read never crosses 4 KiB), tagged by (MR index, line number);
-// the set is the line number's low bits XOR the folded MR index. A fill writes each R beat
-// straight into its line and clears the line's tag; the last beat sets the tag (no error
-// response in the burst).
+// the set is the line number's low bits XOR the folded MR index. The tags (valid, MR index,
+// line number: 1 + log2(numMr) + 50 bits per line) are registers; the PTEs (their page frame
+// numbers, 52 bits each) are one memory `line_mem` of `lines` x (64 bytes / bus bytes) words,
+// one word per R beat of a line: word {set, beat} holds the bus-width/64 PFNs of that beat
+// (at 512 bits one 416-bit word per line, at 64 bits 8 words of one PFN), so a fill writes
+// each R beat as one whole word and clears the line's tag; the last beat sets the tag (no
+// error response in the burst). One registered read port: each cycle it reads the word of
+// the request entering L (A's set and PTE slot), or, when L keeps its request, L's word
+// again, so a request waiting in L (a miss with every parked entry taken, or an answer no
+// entry can hold) always looks at the word as it was one cycle earlier, not at the one it
+// read when it entered L: a fill may rewrite its set meanwhile (a fill of its own line turns
+// its miss into a hit). The read is read-before-write: when a fill writes the very word
+// read in that cycle, the word L gets is the old one while the tags already show the fill,
+// so `l_word_stale_reg` keeps L from answering or parking for one cycle while it reads again.
+// (tlb.test.ts 'a request waiting in L while a fill rewrites its set' fails without the
+// re-read and, with respSlice, without that one-cycle wait.) A hit still answers 2 cycles
+// after it is taken.
 //
 // Hit rate: `hits` counts OK translations found in the cache when they left L (answered, or
 // parked behind their client's older request); `misses` counts translations that parked to
@@ -82,7 +99,7 @@ import { indexWidth, log2Exact, positiveInt } from '../lib/util.ts';
 import { axi4Read } from './axi-ports.ts';
 import { MrEntry, mrChangeEvent } from './ctx.ts';
 import { oneHotMux } from './mux-util.ts';
-import { lineFills, LineShape, LADDR_W, rdataLanes } from './tlb-fill.ts';
+import { lineFills, LADDR_W, PFN_W, rdataLanes } from './tlb-fill.ts';
 import { parkSlots, type DemandWires } from './tlb-park.ts';
 import { LINE_BYTES, tlbDefaults, XLATE_STATUS_EXT as ST } from './tlb-types.ts';
 import { ADDR_WIDTH, mrIndexWidth, PAGE_BITS, XlateReq, xlateReq, XlateResp, xlateResp } from './types.ts';
@@ -161,7 +178,16 @@ export const nicTlb = defineModule('nic_tlb', tlbDefaults, (m, p) => {
   const tagValid = Array.from({ length: p.lines }, (_, i) => m.reg(`tag_valid_${i}_reg`, Bool));
   const tagMr = Array.from({ length: p.lines }, (_, i) => m.reg(`tag_mr_${i}_reg`, UInt(mw), { reset: null }));
   const tagLine = Array.from({ length: p.lines }, (_, i) => m.reg(`tag_line_${i}_reg`, UInt(LINE_W), { reset: null }));
-  const lineData = Array.from({ length: p.lines }, (_, i) => m.reg(`line_data_${i}_reg`, LineShape, { reset: null }));
+  // The PTEs: one memory word per R beat of a line (word {set, beat}: ptesPerBeat PFNs), so a
+  // fill writes each beat as one whole word. Read (registered) with the address of the request
+  // that enters L, so its word is there when it is looked up, and re-read while it waits in L.
+  const beatW = Math.log2(beats);
+  const lineMem = m.memory('line_mem', UInt(ptesPerBeat * PFN_W), p.lines * beats);
+  const wordAddr = (set: Value, slot: Value): Value => (beats > 1 ? cat(set, slot.bits(2, 3 - beatW)) : set);
+  // A fill wrote the word L's request read in the same cycle: the word read is the old one
+  // (read before write) while the tags already show the new line, so L waits a cycle and reads
+  // it again.
+  const lWordStale = m.reg('l_word_stale_reg', Bool);
 
   const hitCount = m.reg('hit_count_reg', UInt(32));
   const missCount = m.reg('miss_count_reg', UInt(32));
@@ -173,9 +199,10 @@ export const nicTlb = defineModule('nic_tlb', tlbDefaults, (m, p) => {
   const lHit = m.let('l_hit', tagHit(lSet, lMrIdx, lLine));
   const lNextLine = m.let('l_next_line', lLine.addw(1));
   const lNextHit = m.let('l_next_hit', tagHit(lNextSet, lMrIdx, lNextLine));
-  // Named: an unnamed concat under two dynamic selects is emitted twice (emitter quirk).
-  const dataVec = m.let('line_data_vec', cat(...[...lineData].reverse()).as(Vec(LineShape, p.lines)));
-  const lPfnCached = m.let('l_pfn_cached', dataVec.at(lSet).at(lSlot));
+  const lineRdAddr = m.wire('line_rd_addr', UInt(Math.log2(p.lines * beats)));
+  const lWord = m.let('l_word', lineMem.read(lineRdAddr));
+  const lPfnCached = m.let('l_pfn_cached', ptesPerBeat === 1 ? lWord
+    : lWord.as(Vec(UInt(PFN_W), ptesPerBeat)).at(lSlot.bits(Math.log2(ptesPerBeat) - 1, 0)));
   const lNeedPte = m.let('l_need_pte', lStatus.eq(ST.OK).land(lZero.lnot()));
   const lMiss = m.let('l_miss', lValid.land(lNeedPte).land(lHit.lnot()));
   const lStaleNow = m.let('l_stale_now', lStale.lor(inval(lMrIdx)));
@@ -194,11 +221,11 @@ export const nicTlb = defineModule('nic_tlb', tlbDefaults, (m, p) => {
   const lClientParked = m.wire('l_client_parked', Bool);
   const parkFree = m.wire('l_park_free', Bool);
   // L parks a miss, and anything of a client that already has a parked request (its order).
-  const lMustPark = m.let('l_must_park', lValid.land(lMiss.lor(lClientParked)));
+  const lMustPark = m.let('l_must_park', lValid.land(lWordStale.lnot()).land(lMiss.lor(lClientParked)));
   // Without the slice, L offers its answer only when it could park it: an answer the client
   // does not take at once moves into a parked entry, so valid stays high with the same
   // payload (L's own answer could change while it waits: a fill may overwrite its line).
-  const lDirect = m.let('l_direct', lValid.land(lMustPark.lnot()).land(p.respSlice ? lit(1, 1) : parkFree));
+  const lDirect = m.let('l_direct', lValid.land(lWordStale.lnot()).land(lMustPark.lnot()).land(p.respSlice ? lit(1, 1) : parkFree));
   const lUnanswered = p.respSlice ? lit(0, 1) : lDirect.land(lToClientReady.lnot());
   const lPark = m.let('l_park', lMustPark.lor(lUnanswered).land(parkFree));
   const lAdv = m.let('l_advance', lDirect.land(lToClientReady).lor(lPark));
@@ -209,7 +236,7 @@ export const nicTlb = defineModule('nic_tlb', tlbDefaults, (m, p) => {
   const lPrefetch = m.let('l_prefetch', lAdv.land(lNeedPte).land(lHit).land(lNextOk).land(lNextHit.lnot()).land(lStaleNow.lnot()));
 
   const geom = { mw, sw, lineW: LINE_W, beats, ptesPerBeat, busBytes };
-  const fills = lineFills(m, geom, axi, { tagValid, tagMr, tagLine, lineData }, inval,
+  const fills = lineFills(m, geom, axi, { tagValid, tagMr, tagLine, lineMem }, inval,
     { demand: demand.valid, demandTarget: demand.target, demandFresh: demand.fresh, holdPrefetch: lPark.land(lMiss) },
     { valid: lPrefetch, target: { mrIdx: lMrIdx, line: lNextLine, set: lNextSet, lineAddr: lLineAddr.addw(1) } }, tagHit);
   const parks = parkSlots(m, { slots: p.missSlots, numClients: p.numClients, cw, mw, sw, lineW: LINE_W, ptesPerBeat }, inval, {
@@ -289,6 +316,10 @@ export const nicTlb = defineModule('nic_tlb', tlbDefaults, (m, p) => {
   const aNextOk = m.let('a_next_ok', aLine.zext(LINE_W + 1).lt(lastLine));
   const hash = fold(aMrIdx, sw);
   const lineLow = aLine.bits(sw - 1, 0);
+  const aSet = m.let('a_set', lineLow.xor(hash));
+  // The line memory's read: A's word when A moves into L, else L's word again (it waits).
+  lineRdAddr.set(mux(aAdv, wordAddr(aSet, q.bits(2, 0)), wordAddr(lSet, lSlot)));
+  lWordStale.set(fills.lineWrite.land(fills.lineWriteAddr.eq(lineRdAddr)));
 
   m.if(aAdv, () => {
     lValid.set(1);
@@ -298,7 +329,7 @@ export const nicTlb = defineModule('nic_tlb', tlbDefaults, (m, p) => {
     lMrIdx.set(aMrIdx);
     lLine.set(aLine);
     lSlot.set(q.bits(2, 0));
-    lSet.set(lineLow.xor(hash));
+    lSet.set(aSet);
     lNextSet.set(lineLow.addw(1).xor(hash));
     lNextOk.set(aNextOk);
     lLineAddr.set(ptBase.bits(ADDR_WIDTH - 1, 6).addw(aLine.zext(LADDR_W)));

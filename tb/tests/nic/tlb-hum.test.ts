@@ -18,6 +18,8 @@ import { makeRequest, REQ_KINDS, TlbBench, type TlbPorts } from './tlb-bench.ts'
 const configs: Partial<TlbParams>[] = [
   { dataWidth: 64, numMr: 16, numClients: 2, lines: 8 },
   { dataWidth: 512, numMr: 8, numClients: 3, lines: 4, missSlots: 2, respSlice: true },
+  // nic_top's: five clients, 32 lines (a line memory of 32 words of 8 PTEs).
+  { dataWidth: 512, numMr: 16, numClients: 5, lines: 32 },
 ];
 /** Page-table read latency of the timing tests (AR handshake to first R beat). */
 const READ = 200;

@@ -16,6 +16,8 @@ import { makeRequest, PT_ERR_LO, REQ_KINDS, TlbBench, type TlbPorts } from './tl
 const configs: Partial<TlbParams>[] = [
   { dataWidth: 64, numMr: 16, numClients: 2, lines: 8 },
   { dataWidth: 512, numMr: 8, numClients: 3, lines: 4, missSlots: 2, respSlice: true },
+  // nic_top's: five clients, 32 lines (a line memory of 32 words of 8 PTEs).
+  { dataWidth: 512, numMr: 16, numClients: 5, lines: 32 },
 ];
 
 async function table(tb: TestBench, b: TlbBench, numMr: number): Promise<MrDesc[]> {
@@ -188,3 +190,55 @@ for (const params of configs) {
     });
   });
 }
+
+// The PTEs live in a memory read (registered) when a request enters L, and re-read every cycle
+// it waits there (tlb.ts). A request that waits in L as a miss (the one parked entry taken by a
+// miss of the same line) while the fill it waits for rewrites its set must answer with the
+// PTE of the line that is there when it answers, not with the word it read when it entered L
+// (the set's previous line, whose PTE differs): caught if L keeps that first read (a snapshot),
+// and, for the PTE in the fill's last beat, if L answers in the cycle after the write (the
+// read of that cycle returns the old word while the tags already show the new line).
+describe('nic_tlb: a request waiting in L while a fill rewrites its set', () => {
+  const staleConfigs: Partial<TlbParams>[] = [
+    { dataWidth: 64, numMr: 4, numClients: 2, lines: 4, missSlots: 1, respSlice: true },
+    { dataWidth: 512, numMr: 4, numClients: 2, lines: 4, missSlots: 1, respSlice: true },
+    { dataWidth: 512, numMr: 4, numClients: 2, lines: 4, missSlots: 1 },
+  ];
+  for (const params of staleConfigs) {
+    it(`dataWidth=${params.dataWidth}${params.respSlice ? ' respSlice' : ''}: answers the new line's PTE`, async () => {
+      await runTest(dslDesign(nicTlb, params), async (dut, tb) => {
+        const b = new TlbBench(tb, dut as unknown as TlbPorts, 4, { ramFixedLatency: 30, ramLatency: 0, ramBackpressure: 0 });
+        // MR 0 (set = line number mod 4): lines 0 and 4 share set 0.
+        const mr: MrDesc = { valid: true, tag: 3, pd: 2, access: 7, va: 0x4444_0000_0000n, len: 64n * 4096n, ptBase: 0n };
+        mr.ptBase = b.ptBaseFor(64) & ~63n;
+        const { writePageTable } = await import('../../model/tlb.ts');
+        writePageTable(b.mem, b.alloc, mr, tb.rng);
+        const mrs = Array.from({ length: 4 }, (_, j) => (j === 0 ? mr : { ...mr, valid: false }));
+        b.setTable(mrs);
+        await tb.reset(2);
+        const at = (page: number) => ({ key: keyOf(0, 3), va: mr.va + BigInt(page * 4096 + 8), len: 8, pd: 2, access: 2 });
+        for (const delay of [0, 1, 2, 3, 5, 8, 13]) {
+          // Set 0 holds line 4 (pages 32..39).
+          b.request(0, at(39));
+          await b.drain('line 4 in set 0');
+          await tb.clockCycles(2);
+          const [h0, m0] = [dut.hits.value, dut.misses.value];
+          // Client 0 misses line 0 and takes the one parked entry; client 1's request for
+          // line 0 then waits in L until that fill has rewritten set 0.
+          b.request(0, at(0));
+          await tb.clockCycles(delay);
+          b.request(1, at(7));
+          await b.drain('both answers');
+          await tb.clockCycles(2);
+          expect([dut.hits.value - h0, dut.misses.value - m0], `delay ${delay}: one miss parked, one waited in L and hit`).toEqual([1, 1]);
+          // Drop MR 0's lines for the next round.
+          await tb.rising();
+          b.setTable(mrs, 0);
+          await tb.rising();
+          b.setTable(mrs);
+        }
+        expect(b.answered.length).toBe(21);
+      }, { seed: 7 });
+    });
+  }
+});
