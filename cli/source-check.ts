@@ -48,7 +48,8 @@ export async function checkSources(roots: readonly string[], what: { hardware: b
   const entry = path.join(cacheRoot(), 'tscheck', `${key.slice(0, 32)}.json`);
   if (cachedPass(entry)) return { files: cachedFiles(entry), seconds: (performance.now() - t0) / 1000, cpuSeconds: cpuSince(cpu0, 0), cached: true };
 
-  const tsc = runTsc(tscConfigFor(config, { files: abs }));
+  const temp = tscConfigFor(config, { files: abs });
+  const tsc = runTsc(temp.file).finally(() => fs.rmSync(temp.dir, { recursive: true, force: true }));
   let files: string[] = abs;
   const problems: Diagnostic[] = [];
   if (what.hardware) {
@@ -100,13 +101,13 @@ function nearestTsconfig(file: string): string | null {
 /** A tsconfig (in a temp folder, never the user's) that extends the user's (or nicgen's own
  *  when there is none) and checks exactly `files`. Type roots are spelled out, since they
  *  would otherwise be looked up from the temp folder. */
-function tscConfigFor(config: string | null, o: { files: readonly string[] }): string {
+function tscConfigFor(config: string | null, o: { files: readonly string[] }): { file: string; dir: string } {
   const base = config ?? path.join(nicgenRoot, 'tsconfig.json');
   const typeRoots = [path.dirname(base), nicgenRoot].map(d => path.join(d, 'node_modules', '@types')).filter(d => fs.existsSync(d));
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nicgen-tsc-'));
   const file = path.join(dir, 'tsconfig.json');
   fs.writeFileSync(file, JSON.stringify({ extends: base, compilerOptions: { noEmit: true, typeRoots }, files: o.files, include: [] }));
-  return file;
+  return { file, dir };
 }
 
 function tscBin(): string {
@@ -122,8 +123,9 @@ function runTsc(config: string): Promise<TscResult> {
     child.stdout.on('data', (d: Buffer) => { out += d.toString(); });
     child.stderr.on('data', (d: Buffer) => { out += d.toString(); });
     child.on('error', reject);
+    // Only the caller knows whether `config` is a temp file of ours: a user's project may live
+    // under the temp folder too (its tsconfig is checked in place and must never be removed).
     child.on('close', code => {
-      if (config.startsWith(os.tmpdir())) fs.rmSync(path.dirname(config), { recursive: true, force: true });
       const diagnostics = parseTscOutput(out);
       if (code !== 0 && !diagnostics.length) { reject(new Error(`tsc exited with ${code}:\n${out}`)); return; }
       resolve({ diagnostics, cpuSeconds: childCpuSeconds() });
