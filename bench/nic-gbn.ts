@@ -175,18 +175,15 @@ export async function measureRecovery(dataWidth: number, path: 'nak' | 'timeout'
     const seen = new Map<number, [number, number][]>();
     /** [cycle, line]: frames as sent (first and last beat at the sender) and as delivered. */
     const log: [number, string][] = [];
-    const describe = (f: LinkFrame): string => {
-      const d = decodeRoce(f.data);
-      return d.ok ? `${f.dir} psn ${d.pkt.bth.psn} opcode 0x${d.pkt.bth.opcode.toString(16)}${d.pkt.aeth ? ` syndrome 0x${d.pkt.aeth.syndrome.toString(16)}` : ''}` : `${f.dir} (not RoCE)`;
-    };
+    const describe = (f: LinkFrame, d: ReturnType<typeof decodeRoce>): string =>
+      (d.ok ? `${f.dir} psn ${d.pkt.bth.psn} opcode 0x${d.pkt.bth.opcode.toString(16)}${d.pkt.aeth ? ` syndrome 0x${d.pkt.aeth.syndrome.toString(16)}` : ''}` : `${f.dir} (not RoCE)`);
     const observe = (f: LinkFrame): void => {
-      const first = f.cycle - Math.ceil(f.data.length / beatBytes) + 1;
-      log.push([first, `sent ${describe(f)}: beats ${first}..${f.cycle}`]);
-      if (f.dir !== 'a->b') return;
       const d = decodeRoce(f.data);
-      if (d.ok) seen.set(d.pkt.bth.psn, [...(seen.get(d.pkt.bth.psn) ?? []), [first, f.cycle]]);
+      const first = f.cycle - Math.ceil(f.data.length / beatBytes) + 1;
+      log.push([first, `sent ${describe(f, d)}: beats ${first}..${f.cycle}`]);
+      if (f.dir === 'a->b' && d.ok) seen.set(d.pkt.bth.psn, [...(seen.get(d.pkt.bth.psn) ?? []), [first, f.cycle]]);
     };
-    const deliver = (f: LinkFrame): void => { log.push([f.cycle, `delivered ${describe(f)}: first beat ${f.cycle}`]); };
+    const deliver = (f: LinkFrame): void => { log.push([f.cycle, `delivered ${describe(f, decodeRoce(f.data))}: first beat ${f.cycle}`]); };
     const env = await PairEnv.create(dut, tb, { ramLatency: 0, backpressure: 0, stall: 0, link: { observe, deliver, faults: { 'a->b': { targeted: [{ action: 'drop', match: dropped, nth: path === 'nak' ? 5 : 1 }] } } } });
     await writeRounds(env, tb, 1, path === 'nak' ? 2 : 1, undefined, retryReg({ retryCnt: 3, timeoutLog2 }), path === 'nak' ? LEN : 1 << PMTU_LOG2).catch((e: unknown) => { throw new Error(`${path} recovery: ${(e as Error).message}`); });
     const twice = [...seen.values()].find(c => c.length > 1);
