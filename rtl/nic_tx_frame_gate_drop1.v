@@ -48,6 +48,7 @@ wire cmd_has_payload;
 wire pkt_completed;
 wire cmd_pass;
 wire pkt_claimed;
+wire [10:0] drop_rd_offset;
 wire drop_rd_in_pkt;
 reg  [72:0] mem [0:1023];
 reg  [72:0] mem_rdata;
@@ -118,8 +119,11 @@ assign s_cmd_ready = (m_cmd_ready && cmd_pass) || drop;
 // gen/nic/tx-frame-gate.ts:136:21
 assign pkt_claimed = ((s_cmd_valid && m_cmd_ready) && cmd_pass) && cmd_has_payload;
 
-// gen/nic/tx-frame-gate.ts:147:20
-assign drop_rd_in_pkt = ((rd_ptr_reg - pkt_start_reg) != 11'd0) && ((rd_ptr_reg - pkt_start_reg) <= (wr_ptr_reg - pkt_start_reg));
+// gen/nic/tx-frame-gate.ts:147:21
+assign drop_rd_offset = rd_ptr_reg - pkt_start_reg;
+
+// gen/nic/tx-frame-gate.ts:148:20
+assign drop_rd_in_pkt = (drop_rd_offset != 11'd0) && (drop_rd_offset <= (wr_ptr_reg - pkt_start_reg));
 
 // gen/nic/tx-frame-gate.ts:115:5
 always @(posedge clk) begin
@@ -184,8 +188,8 @@ always @(posedge clk) begin
             $display("%m: assertion failed at gen/nic/tx-frame-gate.ts:145:7: drop without a payload command waiting for its payload on s_cmd [drop=%0h s_cmd_valid=%0h cmd_has_payload=%0h ready_pkts_reg=%0h discard_reg=%0h]", drop, s_cmd_valid, cmd_has_payload, ready_pkts_reg, discard_reg);
             $stop;
         end
-        if (!((!drop || !drop_rd_in_pkt) || (((rd_ptr_reg - pkt_start_reg) == 11'd1) && out_valid_reg))) begin
-            $display("%m: assertion failed at gen/nic/tx-frame-gate.ts:148:7: drop: the read side has taken a word of the dropped packet [drop=%0h drop_rd_in_pkt=%0h rd_ptr_reg=%0h pkt_start_reg=%0h out_valid_reg=%0h]", drop, drop_rd_in_pkt, rd_ptr_reg, pkt_start_reg, out_valid_reg);
+        if (!((!drop || !drop_rd_in_pkt) || ((drop_rd_offset == 11'd1) && out_valid_reg))) begin
+            $display("%m: assertion failed at gen/nic/tx-frame-gate.ts:149:7: drop: the read side has taken a word of the dropped packet [drop=%0h drop_rd_in_pkt=%0h drop_rd_offset=%0h out_valid_reg=%0h]", drop, drop_rd_in_pkt, drop_rd_offset, out_valid_reg);
             $stop;
         end
     end
@@ -196,11 +200,11 @@ end
 // cover points (Verilator coverage only), counted at each clk edge outside reset
 always @(posedge clk) begin
     if (!rst) begin
-        // gen/nic/tx-frame-gate.ts:156:7
-        gate_drop_partial_packet: cover (drop && (wr_ptr_reg != pkt_start_reg));
         // gen/nic/tx-frame-gate.ts:157:7
-        gate_drop_word_in_output_register: cover (drop && drop_rd_in_pkt);
+        gate_drop_partial_packet: cover (drop && (wr_ptr_reg != pkt_start_reg));
         // gen/nic/tx-frame-gate.ts:158:7
+        gate_drop_word_in_output_register: cover (drop && drop_rd_in_pkt);
+        // gen/nic/tx-frame-gate.ts:159:7
         gate_discard_while_full: cover (discard_reg && ram_full);
     end
 end

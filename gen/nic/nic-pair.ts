@@ -14,11 +14,11 @@ import { ADDR_WIDTH, frameStream, type NicParams } from './types.ts';
 
 /** nic_pair's parameters: both NICs' sizes and their MAC clocking (macClock 'separate': one
  *  mac_clk / mac_rst for both NICs' Ethernet ports, unrelated to clk). */
-export type NicPairParams = NicParams & { macClock: MacClock; /** Both NICs' nic_top trackerEntries (0: numQp x 16). */ trackerEntries: number };
+export type NicPairParams = NicParams & { macClock: MacClock; /** Both NICs' nic_top trackerEntries (0: numQp x 16). */ trackerEntries: number; /** Both NICs' nic_top readContexts (0: numQp x readsPerQp). */ readContexts: number };
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export function makeNicPair(nicTop: ModuleDef<any, IORecord>) {
-  return defineModule('nic_pair', { dataWidth: 64, numQp: 4, numMr: 16, trackerEntries: 0, macClock: 'core' } as NicPairParams, (m, p) => {
+  return defineModule('nic_pair', { dataWidth: 64, numQp: 4, numMr: 16, trackerEntries: 0, readContexts: 0, macClock: 'core' } as NicPairParams, (m, p) => {
     const W = p.dataWidth;
     const { clk, rst } = m.clockAndReset();
     const mac = p.macClock === 'separate' ? { mac_clk: m.input('mac_clk', Clock), mac_rst: m.input('mac_rst', Bool) } : null;
@@ -31,7 +31,7 @@ export function makeNicPair(nicTop: ModuleDef<any, IORecord>) {
         irq: m.output(`${x}_irq`, Bool),
       };
       const own = portsOf(io);
-      const inst = m.instance(`u_${x}`, nicTop, { dataWidth: W, numQp: p.numQp, numMr: p.numMr, trackerEntries: p.trackerEntries, macClock: p.macClock });
+      const inst = m.instance(`u_${x}`, nicTop, { dataWidth: W, numQp: p.numQp, numMr: p.numMr, trackerEntries: p.trackerEntries, readContexts: p.readContexts, macClock: p.macClock });
       const u = portsOf(inst, `u_${x}`);
       if (mac) { sink(u, 'mac_clk').set(mac.mac_clk); sink(u, 'mac_rst').set(mac.mac_rst); }
       for (const b of ['s_axil', 'm_axi', 's_axis_rx', 'm_axis_tx']) link(own, `${x}_${b}`, u, b);

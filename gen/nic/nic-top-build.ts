@@ -115,6 +115,10 @@ export type NicTopParams = NicParams & {
    *  limit per QP (READ_LIMIT_PER_QP), which the peer, another nic_top, enforces: a READ over
    *  it is NAKed (Invalid Request) and the QP goes to ERROR. docs/nic-read.md. */
   readsPerQp: number;
+  /** nic_read_resp_rx's READ contexts, one pool shared by all QPs (READs the requester keeps
+   *  outstanding at once over all QPs, each QP at most readsPerQp); 0: numQp x readsPerQp, where
+   *  the pool never makes a QP wait (docs/nic-read.md "READ contexts: a pool"). */
+  readContexts: number;
   /** nic_ack_tracker's entry slots, shared by all QPs (each holds at most ACK_TRACKER_DEPTH
    *  outstanding messages); 0: numQp x ACK_TRACKER_DEPTH, where no QP ever waits for the pool
    *  (docs/synth.md, "ACK tracker entries pooled"). */
@@ -130,7 +134,9 @@ export type NicTopParams = NicParams & {
  *  - numMr: 1..4,096 MRs (the MR table is block RAM in nic_regs; the register map's
  *    AXIL_ADDR_WIDTH-bit space holds them, regmap.ts);
  *  - readsPerQp: at most the responder's READ limit per QP (READ_LIMIT_PER_QP), which the peer,
- *    another nic_top, enforces (a READ over it is NAKed and the QP goes to ERROR). */
+ *    another nic_top, enforces (a READ over it is NAKed and the QP goes to ERROR);
+ *  - readContexts: 0 (numQp x readsPerQp) or 1..MAX_QP x READ_LIMIT_PER_QP READ contexts shared
+ *    by all QPs (the requester's READs outstanding at once). */
 /** Most MRs nic_top takes (issue 15: 4,096, as many as the register map was sized for). */
 export const MAX_MR = 4096;
 
@@ -140,6 +146,7 @@ export const nicTopParamSpec: ParamSpec<NicTopParams> = {
     numQp: intIn(1, MAX_QP),
     numMr: intIn(1, MAX_MR),
     readsPerQp: intIn(1, 64),
+    readContexts: intIn(0, MAX_QP * READ_LIMIT_PER_QP),
     trackerEntries: intIn(0, MAX_QP * ACK_TRACKER_DEPTH),
     macClock: oneOf('core', 'separate'),
   },
@@ -284,7 +291,7 @@ function paramsFor(def: AnyDef, p: Params): Params {
 }
 
 export function makeNicTop(stages: NicStages) {
-  return defineModule('nic_top', { dataWidth: 64, numQp: 4, numMr: 16, readsPerQp: 2, trackerEntries: 0, macClock: 'core' } as NicTopParams, (m, p) => {
+  return defineModule('nic_top', { dataWidth: 64, numQp: 4, numMr: 16, readsPerQp: 2, readContexts: 0, trackerEntries: 0, macClock: 'core' } as NicTopParams, (m, p) => {
     const W = p.dataWidth;
     const qw = qpIndexWidth(p.numQp);
     const { clk, rst } = m.clockAndReset();
@@ -314,7 +321,7 @@ export function makeNicTop(stages: NicStages) {
     const dmaWr = inst('u_dma_write', nicDmaWrite, all);
     const rdRsp = inst('u_read_responder', nicReadResponder, { ...all, contexts: READ_CONTEXTS, perQp: READ_LIMIT_PER_QP });
     const dmaRdRsp = inst('u_dma_read_rsp', nicDmaRead, all);
-    const rrx = inst('u_read_resp_rx', nicReadRespRx, { ...all, readsPerQp: p.readsPerQp });
+    const rrx = inst('u_read_resp_rx', nicReadRespRx, { ...all, readsPerQp: p.readsPerQp, contexts: p.readContexts });
     const dmaWrRresp = inst('u_dma_write_rresp', nicDmaWrite, all);
     const rdMux = inst('u_axi_rd_mux', nicAxiRdMux, { n: 4, dataWidth: W, idWidth: ID_W, urgentMask: 1 << RD_CLIENT_TLB, bulkCapBeats: BULK_READ_CAP_BYTES / (W / 8) });
     const wrMux = inst('u_axi_wr_mux', nicAxiWrMux, { n: 3, dataWidth: W, idWidth: ID_W });

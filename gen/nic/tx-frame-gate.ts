@@ -144,8 +144,9 @@ export const txFrameGate = defineModule('nic_tx_frame_gate', { dataWidth: 64, de
     // first word when rd_ptr is one past pkt_start.
     m.assert(dropNow.lnot().lor(s_cmd.valid.land(hasPay).land(readyPkts.eq(0)).land(discard.lnot())),
       'drop without a payload command waiting for its payload on s_cmd');
-    const rdIn = m.let('drop_rd_in_pkt', rdPtr.subw(pktStart).ne(0).land(rdPtr.subw(pktStart).le(wrPtr.subw(pktStart))));
-    m.assert(dropNow.lnot().lor(rdIn.lnot()).lor(rdPtr.subw(pktStart).eq(1).land(outValid)),
+    const rdOff = m.let('drop_rd_offset', rdPtr.subw(pktStart));
+    const rdIn = m.let('drop_rd_in_pkt', rdOff.ne(0).land(rdOff.le(wrPtr.subw(pktStart))));
+    m.assert(dropNow.lnot().lor(rdIn.lnot()).lor(rdOff.eq(1).land(outValid)),
       'drop: the read side has taken a word of the dropped packet');
     m.if(dropNow, () => {
       wrPtr.set(pktStart);

@@ -59,9 +59,9 @@ describe('nicgen gen <top> --set', () => {
     expect(r.code, r.stderr).toBe(0);
     const top = 'nic_top_data_width512_num_qp8';
     const core = checkCore(out, top);
-    expect(core.description).toMatch(/dataWidth=512, numQp=8, numMr=16, readsPerQp=2, trackerEntries=0, macClock=core/);
+    expect(core.description).toMatch(/dataWidth=512, numQp=8, numMr=16, readsPerQp=2, readContexts=0, trackerEntries=0, macClock=core/);
     const manifest = JSON.parse(fs.readFileSync(path.join(out, `${top}.ports.json`), 'utf8')) as { params: Record<string, number | string>; ports: { name: string; width: number }[] };
-    expect(manifest.params).toEqual({ dataWidth: 512, numQp: 8, numMr: 16, readsPerQp: 2, trackerEntries: 0, macClock: 'core' });
+    expect(manifest.params).toEqual({ dataWidth: 512, numQp: 8, numMr: 16, readsPerQp: 2, readContexts: 0, trackerEntries: 0, macClock: 'core' });
     expect(manifest.ports.find(p => p.name === 'm_axis_tx_tdata')?.width).toBe(512);
   }, 600_000);
 
@@ -82,7 +82,7 @@ describe('nicgen gen <top> --set', () => {
       [['nic_top', '--set', 'numQp=512'], /^nicgen gen nic_top --set numQp=512 --out \S+: error \[params\]: nic_top: numQp = 512 is out of range \(allowed: 1\.\.256\)$/],
       [['nic_top', '--set', 'dataWidth=96'], /nic_top: dataWidth = 96 is out of range \(allowed: 64, 128, 256 or 512\)$/],
       [['nic_top', '--set', 'numQp=4', '--set', 'readsPerQp=5'], /nic_top: readsPerQp = 5 is not allowed with these parameters \(allowed: 1\.\.4\)/],
-      [['nic_top', '--set', 'numQps=8'], /nic_top: no parameter 'numQps' \(parameters: dataWidth, numQp, numMr, readsPerQp, trackerEntries, macClock\)$/],
+      [['nic_top', '--set', 'numQps=8'], /nic_top: no parameter 'numQps' \(parameters: dataWidth, numQp, numMr, readsPerQp, readContexts, trackerEntries, macClock\)$/],
       [['nic_top', '--set', 'numQp=eight'], /nic_top: --set numQp=eight: numQp is a number \(default 4\)$/],
       [['nic_wqe_fetch', '--set', 'dataWidth=32'], /nic_wqe_fetch: dataWidth = 32 is out of range \(allowed: 64, 128, 256 or 512\)$/],
       [['skid_buffer', '--set', 'width=0'], /skid_buffer: width = 0 is out of range \(allowed: 1\.\.65536\)$/],

@@ -47,16 +47,18 @@ describe('fault soak (make test)', () => {
     }
   }, BUILD_TIMEOUT);
 
-  // The ACK tracker's entry pool at 8 slots for 4 QPs (docs/synth.md "ACK tracker entries
-  // pooled"; the default is 4 x 16 = 64): nic_req_tx parks WQEs (TRACKER_FULL) while the pool
-  // is empty and goes on when retirements, rewinds or RESETs give slots back.
-  it('the same with the ACK tracker\'s pool at 8 entry slots for the 4 QPs (trackerEntries 8): exact, all SUCCESS, all RTS', async () => {
+  // Both pools small (4 QPs): the ACK tracker's entry pool at 8 slots (docs/synth.md "ACK
+  // tracker entries pooled"; the default is 4 x 16 = 64) and nic_read_resp_rx's READ contexts
+  // at 3 (docs/nic-read.md; the default is 4 x readsPerQp 2 = 8): nic_req_tx parks WQEs
+  // (TRACKER_FULL, READ_LIMIT) while a pool is empty and goes on when retirements, completed
+  // READs, rewinds or RESETs give slots back.
+  it('the same with small pools: 8 ACK-tracker entry slots and 3 READ contexts for the 4 QPs (trackerEntries 8, readContexts 3): exact, all SUCCESS, all RTS', async () => {
     const mix = soakMix(SEED, 'uniform');
-    console.log(`soak, tracker pool 8: seed ${SEED} (replay with NICGEN_SEED=${SEED}), mix ${mix.name}`);
-    await runTest(design(nicPair, { ...PAIR_PARAMS, trackerEntries: 8 }, { diskCache: true }), async (dut, tb) => {
+    console.log(`soak, small pools: seed ${SEED} (replay with NICGEN_SEED=${SEED}), mix ${mix.name}`);
+    await runTest(design(nicPair, { ...PAIR_PARAMS, trackerEntries: 8, readContexts: 3 }, { diskCache: true }), async (dut, tb) => {
       const env = await PairEnv.create(dut, tb, { backpressure: 0.1, stall: 0.05, link: { bytesPerCycle: 8, faults: bothWays(mix.faults) } });
       const r = await runSoak(env, tb, { wqes: 200, maxLen: 16 * 1024 });
-      for (const l of soakSummary(`${mix.name}, tracker pool 8`, r, env)) console.log(l);
+      for (const l of soakSummary(`${mix.name}, small pools`, r, env)) console.log(l);
       expect(r.counters.A.RETX_PKTS + r.counters.B.RETX_PKTS, 'requests resent').toBeGreaterThan(0);
     }, { seed: SEED, maxCycles: 20_000_000 });
   }, BUILD_TIMEOUT);
