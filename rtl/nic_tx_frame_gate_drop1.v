@@ -53,79 +53,79 @@ wire drop_rd_in_pkt;
 reg  [72:0] mem [0:1023];
 reg  [72:0] mem_rdata;
 
-// gen/nic/tx-frame-gate.ts:92:20
+// gen/nic/tx-frame-gate.ts:97:20
 assign wr_addr = wr_ptr_reg[9:0];
 
-// gen/nic/tx-frame-gate.ts:93:20
+// gen/nic/tx-frame-gate.ts:98:20
 assign rd_addr = rd_ptr_reg[9:0];
 
-// gen/nic/tx-frame-gate.ts:94:22
+// gen/nic/tx-frame-gate.ts:99:22
 assign ram_empty = wr_ptr_reg == rd_ptr_reg;
 
-// gen/nic/tx-frame-gate.ts:95:21
+// gen/nic/tx-frame-gate.ts:100:21
 assign ram_full = (wr_addr == rd_addr) && (wr_ptr_reg[10] != rd_ptr_reg[10]);
 
-// gen/nic/tx-frame-gate.ts:97:20
+// gen/nic/tx-frame-gate.ts:102:20
 assign s_payload_tready = discard_reg || !ram_full;
 
-// gen/nic/tx-frame-gate.ts:98:20
+// gen/nic/tx-frame-gate.ts:103:20
 assign beat_in = s_payload_tvalid && (discard_reg || !ram_full);
 
-// gen/nic/tx-frame-gate.ts:99:18
+// gen/nic/tx-frame-gate.ts:104:18
 assign push = (beat_in && !discard_reg) && !drop;
 
-// gen/nic/tx-frame-gate.ts:105:33
+// gen/nic/tx-frame-gate.ts:110:33
 assign out_holds_open_packet = (rd_ptr_reg - 11'd1) == pkt_start_reg;
 
-// gen/nic/tx-frame-gate.ts:106:33
+// gen/nic/tx-frame-gate.ts:111:33
 assign out_shown = out_valid_reg && !out_holds_open_packet;
 
-// gen/nic/tx-frame-gate.ts:107:17
+// gen/nic/tx-frame-gate.ts:112:17
 assign pop = out_shown && m_payload_tready;
 
-// gen/nic/tx-frame-gate.ts:109:18
+// gen/nic/tx-frame-gate.ts:114:18
 assign load = (!ram_empty && (!out_valid_reg || pop)) && !(drop && (rd_ptr_reg == pkt_start_reg));
 
-// gen/nic/tx-frame-gate.ts:111:19
+// gen/nic/tx-frame-gate.ts:116:19
 assign m_payload_tdata = mem_rdata[63:0];
 
-// gen/nic/tx-frame-gate.ts:112:20
+// gen/nic/tx-frame-gate.ts:117:20
 assign m_payload_tkeep = mem_rdata[71:64];
 
-// gen/nic/tx-frame-gate.ts:113:20
+// gen/nic/tx-frame-gate.ts:118:20
 assign m_payload_tlast = mem_rdata[72];
 
-// gen/nic/tx-frame-gate.ts:114:20
+// gen/nic/tx-frame-gate.ts:119:20
 assign m_payload_tvalid = out_shown;
 
-// gen/nic/tx-frame-gate.ts:125:20
+// gen/nic/tx-frame-gate.ts:130:20
 assign cmd_has_payload = s_cmd_data[69:57] != 13'd0;
 
-// gen/nic/tx-frame-gate.ts:126:23
+// gen/nic/tx-frame-gate.ts:131:23
 assign pkt_completed = push && s_payload_tlast;
 
-// gen/nic/tx-frame-gate.ts:131:18
+// gen/nic/tx-frame-gate.ts:136:18
 assign cmd_pass = ((!cmd_has_payload || (ready_pkts_reg != 12'd0)) || pkt_completed) && !drop;
 
-// gen/nic/tx-frame-gate.ts:132:15
+// gen/nic/tx-frame-gate.ts:137:15
 assign m_cmd_valid = s_cmd_valid && cmd_pass;
 
-// gen/nic/tx-frame-gate.ts:133:14
+// gen/nic/tx-frame-gate.ts:138:14
 assign m_cmd_data = s_cmd_data;
 
-// gen/nic/tx-frame-gate.ts:134:15
+// gen/nic/tx-frame-gate.ts:139:15
 assign s_cmd_ready = (m_cmd_ready && cmd_pass) || drop;
 
-// gen/nic/tx-frame-gate.ts:136:21
+// gen/nic/tx-frame-gate.ts:141:21
 assign pkt_claimed = ((s_cmd_valid && m_cmd_ready) && cmd_pass) && cmd_has_payload;
 
-// gen/nic/tx-frame-gate.ts:147:21
+// gen/nic/tx-frame-gate.ts:152:21
 assign drop_rd_offset = rd_ptr_reg - pkt_start_reg;
 
-// gen/nic/tx-frame-gate.ts:148:20
+// gen/nic/tx-frame-gate.ts:153:20
 assign drop_rd_in_pkt = (drop_rd_offset != 11'd0) && (drop_rd_offset <= (wr_ptr_reg - pkt_start_reg));
 
-// gen/nic/tx-frame-gate.ts:115:5
+// gen/nic/tx-frame-gate.ts:120:5
 always @(posedge clk) begin
     if (push) begin
         mem[wr_addr] <= {s_payload_tlast, s_payload_tkeep, s_payload_tdata};
@@ -161,7 +161,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/tx-frame-gate.ts:137:5
+// gen/nic/tx-frame-gate.ts:142:5
 always @(posedge clk) begin
     if (pkt_completed && !pkt_claimed) begin
         ready_pkts_reg <= ready_pkts_reg + 12'd1;
@@ -173,7 +173,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/tx-frame-gate.ts:110:22: registered read port
+// gen/nic/tx-frame-gate.ts:115:22: registered read port
 always @(posedge clk) begin
     if (load) begin
         mem_rdata <= mem[rd_addr];
@@ -185,11 +185,11 @@ end
 always @(posedge clk) begin
     if (!rst) begin
         if (!(!drop || (((s_cmd_valid && cmd_has_payload) && (ready_pkts_reg == 12'd0)) && !discard_reg))) begin
-            $display("%m: assertion failed at gen/nic/tx-frame-gate.ts:145:7: drop without a payload command waiting for its payload on s_cmd [drop=%0h s_cmd_valid=%0h cmd_has_payload=%0h ready_pkts_reg=%0h discard_reg=%0h]", drop, s_cmd_valid, cmd_has_payload, ready_pkts_reg, discard_reg);
+            $display("%m: assertion failed at gen/nic/tx-frame-gate.ts:150:7: drop without a payload command waiting for its payload on s_cmd [drop=%0h s_cmd_valid=%0h cmd_has_payload=%0h ready_pkts_reg=%0h discard_reg=%0h]", drop, s_cmd_valid, cmd_has_payload, ready_pkts_reg, discard_reg);
             $stop;
         end
         if (!((!drop || !drop_rd_in_pkt) || ((drop_rd_offset == 11'd1) && out_valid_reg))) begin
-            $display("%m: assertion failed at gen/nic/tx-frame-gate.ts:149:7: drop: the read side has taken a word of the dropped packet [drop=%0h drop_rd_in_pkt=%0h drop_rd_offset=%0h out_valid_reg=%0h]", drop, drop_rd_in_pkt, drop_rd_offset, out_valid_reg);
+            $display("%m: assertion failed at gen/nic/tx-frame-gate.ts:154:7: drop: the read side has taken a word of the dropped packet [drop=%0h drop_rd_in_pkt=%0h drop_rd_offset=%0h out_valid_reg=%0h]", drop, drop_rd_in_pkt, drop_rd_offset, out_valid_reg);
             $stop;
         end
     end
@@ -200,11 +200,11 @@ end
 // cover points (Verilator coverage only), counted at each clk edge outside reset
 always @(posedge clk) begin
     if (!rst) begin
-        // gen/nic/tx-frame-gate.ts:157:7
+        // gen/nic/tx-frame-gate.ts:162:7
         gate_drop_partial_packet: cover (drop && (wr_ptr_reg != pkt_start_reg));
-        // gen/nic/tx-frame-gate.ts:158:7
+        // gen/nic/tx-frame-gate.ts:163:7
         gate_drop_word_in_output_register: cover (drop && drop_rd_in_pkt);
-        // gen/nic/tx-frame-gate.ts:159:7
+        // gen/nic/tx-frame-gate.ts:164:7
         gate_discard_while_full: cover (discard_reg && ram_full);
     end
 end

@@ -80,6 +80,11 @@ export const txFrameGate = defineModule('nic_tx_frame_gate', { dataWidth: 64, de
 
   // ---- the payload FIFO: block RAM, registered read, one push and one pop per cycle (as
   // gen/lib syncFifoRam, with the drop's pointer moves) ----------------------------------------
+  // Why not syncFifoRam with a frame option (a committed write pointer, as asyncFifoRam's
+  // frameBit): the reader would load a packet's first word only after its tlast is committed,
+  // so word j of a packet whose tlast is written in cycle t would be out at t + 2 + j, not by
+  // t + 2 - (n - 1 - j) as here (TX_GATE_PAYLOAD_LAG, which the packetizer counts on to start
+  // a frame early without stalling inside it).
   const mem = m.memory('mem', UInt(W + B + 1), p.depth);
   const wrPtr = m.reg('wr_ptr_reg', UInt(aw + 1));
   // rd_ptr points at the next word to move from the RAM into the output register.
