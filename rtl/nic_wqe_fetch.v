@@ -127,24 +127,29 @@ wire burst_last;
 wire [3:0] wqe_status;
 wire [3:0] turn_weight;
 wire turn_left;
+wire fetch_end_if_taken;
 wire fetch_end;
 wire [15:0] fetch_end_ci;
-wire [15:0] db_ci_next;
+wire [15:0] db_ci_other;
+wire [15:0] db_ci_end;
 wire db_has_work;
+wire db_has_work_end;
 wire end_has_work;
 wire rewind_has_work;
 wire [3:0] qp_entering_reset;
+wire [3:0] has_work_if_end;
+wire [3:0] has_work_if_not;
 reg  [15:0] ci_fetch_mem [0:3];
 wire [15:0] ci_fetch_mem_rdata0;
 wire [15:0] ci_fetch_mem_rdata1;
 reg  [15:0] ci_rewind_mem [0:3];
 wire [15:0] ci_rewind_mem_rdata0;
 wire [15:0] ci_rewind_mem_rdata1;
-// intermediate of gen/nic/wqe-fetch.ts:405:51: only bits [274:259] are used
+// intermediate of gen/nic/wqe-fetch.ts:408:51: only bits [274:259] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_0 = qp_ctx[qp_reg * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/wqe-fetch.ts:405:51: only bits [274:259] are used
+// intermediate of gen/nic/wqe-fetch.ts:408:51: only bits [274:259] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_1 = qp_ctx[rewind[2:1] * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
@@ -315,26 +320,41 @@ assign turn_weight = (ld_weight_reg == 4'b0000) ? 4'd1 : ld_weight_reg;
 // gen/nic/wqe-fetch.ts:334:22
 assign turn_left = used_reg < turn_weight;
 
-// gen/nic/wqe-fetch.ts:391:22
-assign fetch_end = (((state == STATE_DATA) && r_take) && burst_last) && !(burst_stale_reg || rewind_hits_burst);
+// gen/nic/wqe-fetch.ts:393:26
+assign fetch_end_if_taken = ((state == STATE_DATA) && burst_last) && !(burst_stale_reg || rewind_hits_burst);
 
-// gen/nic/wqe-fetch.ts:392:21
+// gen/nic/wqe-fetch.ts:394:22
+assign fetch_end = fetch_end_if_taken && r_take;
+
+// gen/nic/wqe-fetch.ts:395:21
 assign fetch_end_ci = ci_start_reg + {13'd0, count_reg};
 
-// gen/nic/wqe-fetch.ts:407:22
-assign db_ci_next = qp_in_reset[sq_pi_wr[2:1]] ? 16'd0 : ((rewind[0] && (rewind[2:1] == sq_pi_wr[2:1])) ? rewind[18:3] : ((fetch_end && (qp_reg == sq_pi_wr[2:1])) ? fetch_end_ci : (ci_zero_reg[sq_pi_wr[2:1]] ? 16'd0 : (ci_live_reg[sq_pi_wr[2:1]] ? ci_rewind_mem_rdata1 : ci_fetch_mem_rdata1))));
+// gen/nic/wqe-fetch.ts:410:23
+assign db_ci_other = qp_in_reset[sq_pi_wr[2:1]] ? 16'd0 : ((rewind[0] && (rewind[2:1] == sq_pi_wr[2:1])) ? rewind[18:3] : (ci_zero_reg[sq_pi_wr[2:1]] ? 16'd0 : (ci_live_reg[sq_pi_wr[2:1]] ? ci_rewind_mem_rdata1 : ci_fetch_mem_rdata1)));
 
-// gen/nic/wqe-fetch.ts:409:20
-assign db_has_work = sq_pi_wr[18:3] != db_ci_next;
+// gen/nic/wqe-fetch.ts:412:21
+assign db_ci_end = qp_in_reset[sq_pi_wr[2:1]] ? 16'd0 : fetch_end_ci;
 
-// gen/nic/wqe-fetch.ts:410:21
+// gen/nic/wqe-fetch.ts:413:25
+assign db_has_work = sq_pi_wr[18:3] != db_ci_other;
+
+// gen/nic/wqe-fetch.ts:414:23
+assign db_has_work_end = (qp_reg == sq_pi_wr[2:1]) ? (sq_pi_wr[18:3] != db_ci_end) : db_has_work;
+
+// gen/nic/wqe-fetch.ts:415:21
 assign end_has_work = ((sq_pi_wr[0] && (sq_pi_wr[2:1] == qp_reg)) ? sq_pi_wr[18:3] : part_0[274:259]) != (qp_in_reset[qp_reg] ? 16'd0 : fetch_end_ci);
 
-// gen/nic/wqe-fetch.ts:411:20
+// gen/nic/wqe-fetch.ts:416:20
 assign rewind_has_work = ((sq_pi_wr[0] && (sq_pi_wr[2:1] == rewind[2:1])) ? sq_pi_wr[18:3] : part_1[274:259]) != (qp_in_reset[rewind[2:1]] ? 16'd0 : rewind[18:3]);
 
-// gen/nic/wqe-fetch.ts:412:22
+// gen/nic/wqe-fetch.ts:417:22
 assign qp_entering_reset = qp_in_reset & ~ci_zero_reg;
+
+// gen/nic/wqe-fetch.ts:425:35
+assign has_work_if_end = ((((((has_work_reg & ~qp_entering_reset) & ~(1'd1 ? (4'd1 << qp_reg) : 4'b0000)) | ((1'd1 && end_has_work) ? (4'd1 << qp_reg) : 4'b0000)) & ~(rewind[0] ? (4'd1 << rewind[2:1]) : 4'b0000)) | ((rewind[0] && rewind_has_work) ? (4'd1 << rewind[2:1]) : 4'b0000)) & ~(sq_pi_wr[0] ? (4'd1 << sq_pi_wr[2:1]) : 4'b0000)) | ((sq_pi_wr[0] && db_has_work_end) ? (4'd1 << sq_pi_wr[2:1]) : 4'b0000);
+
+// gen/nic/wqe-fetch.ts:425:77
+assign has_work_if_not = ((((has_work_reg & ~qp_entering_reset) & ~(rewind[0] ? (4'd1 << rewind[2:1]) : 4'b0000)) | ((rewind[0] && rewind_has_work) ? (4'd1 << rewind[2:1]) : 4'b0000)) & ~(sq_pi_wr[0] ? (4'd1 << sq_pi_wr[2:1]) : 4'b0000)) | ((sq_pi_wr[0] && db_has_work) ? (4'd1 << sq_pi_wr[2:1]) : 4'b0000);
 
 // gen/nic/wqe-fetch.ts:196:10
 always @(posedge clk) begin
@@ -484,21 +504,21 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/wqe-fetch.ts:394:5
+// gen/nic/wqe-fetch.ts:397:5
 always @(posedge clk) begin
     if (fetch_end) begin
         ci_fetch_mem[qp_reg] <= fetch_end_ci;
     end
 end
 
-// gen/nic/wqe-fetch.ts:395:5
+// gen/nic/wqe-fetch.ts:398:5
 always @(posedge clk) begin
     if (rewind[0]) begin
         ci_rewind_mem[rewind[2:1]] <= rewind[18:3];
     end
 end
 
-// gen/nic/wqe-fetch.ts:397:10
+// gen/nic/wqe-fetch.ts:400:10
 always @(posedge clk) begin
     ci_live_reg <= (ci_live_reg & ~(fetch_end ? (4'd1 << qp_reg) : 4'b0000)) | (rewind[0] ? (4'd1 << rewind[2:1]) : 4'b0000);
     if (rst) begin
@@ -506,7 +526,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/wqe-fetch.ts:398:10
+// gen/nic/wqe-fetch.ts:401:10
 always @(posedge clk) begin
     ci_zero_reg <= ((ci_zero_reg & ~(fetch_end ? (4'd1 << qp_reg) : 4'b0000)) & ~(rewind[0] ? (4'd1 << rewind[2:1]) : 4'b0000)) | qp_in_reset;
     if (rst) begin
@@ -514,9 +534,9 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/wqe-fetch.ts:414:15
+// gen/nic/wqe-fetch.ts:425:15
 always @(posedge clk) begin
-    has_work_reg <= ((((((has_work_reg & ~qp_entering_reset) & ~(fetch_end ? (4'd1 << qp_reg) : 4'b0000)) | ((fetch_end && end_has_work) ? (4'd1 << qp_reg) : 4'b0000)) & ~(rewind[0] ? (4'd1 << rewind[2:1]) : 4'b0000)) | ((rewind[0] && rewind_has_work) ? (4'd1 << rewind[2:1]) : 4'b0000)) & ~(sq_pi_wr[0] ? (4'd1 << sq_pi_wr[2:1]) : 4'b0000)) | ((sq_pi_wr[0] && db_has_work) ? (4'd1 << sq_pi_wr[2:1]) : 4'b0000);
+    has_work_reg <= fetch_end ? has_work_if_end : has_work_if_not;
     if (rst) begin
         has_work_reg <= 4'b0000;
     end

@@ -388,7 +388,10 @@ export const nicWqeFetch = defineModule('nic_wqe_fetch', { dataWidth: 64, numQp:
 
   // ci: advanced at the end of a burst (unless the QP was rewound meanwhile: then a rewind of
   // the same QP in that cycle is excluded too), set by a rewind, 0 in RESET (ci_zero_reg).
-  const fetchEnd = m.let('fetch_end', fsm.is('DATA').land(take).land(burstLast).land(burstStale.lor(rewindsBurst).lnot()));
+  // Timing: `take` (rready, from num_sge in rdata at a decode beat) enters the has-work logic
+  // last, as the select of two precomputed next values (with and without the burst end).
+  const endCandidate = m.let('fetch_end_if_taken', fsm.is('DATA').land(burstLast).land(burstStale.lor(rewindsBurst).lnot()));
+  const fetchEnd = m.let('fetch_end', endCandidate.land(take));
   const fetchCi = m.let('fetch_end_ci', ciStart.addw(countReg.zext(16)));
   const rwValid = rewind.field('valid'), rwQp = rewind.field('qp'), rwCi = rewind.field('ringIdx');
   m.if(fetchEnd, () => ciFetchMem.write(qpReg, fetchCi));
@@ -404,14 +407,22 @@ export const nicWqeFetch = defineModule('nic_wqe_fetch', { dataWidth: 64, numQp:
   // A QP entering RESET (ci_zero_reg not yet set) gets 0: nic_regs clears SQ_PI with it.
   const sqPiAt = (q: Value): Value => qpCtx.at(q).field('sqPi');
   const sqPiNext = (q: Value): Value => mux(dbValid.land(dbQp.eq(q)), dbPi, sqPiAt(q));
-  const ciNextDb = m.let('db_ci_next', mux(inReset.bit(dbQp), lit(0, 16),
-    mux(rwValid.land(rwQp.eq(dbQp)), rwCi, mux(fetchEnd.land(qpReg.eq(dbQp)), fetchCi, ciOf(dbQp)))));
-  const workDb = m.let('db_has_work', dbPi.ne(ciNextDb));
+  const dbCiOther = m.let('db_ci_other', mux(inReset.bit(dbQp), lit(0, 16), mux(rwValid.land(rwQp.eq(dbQp)), rwCi, ciOf(dbQp))));
+  // A burst end of the SQ_PI write's QP: its new ci (a rewind of that QP excludes the end).
+  const dbCiEnd = m.let('db_ci_end', mux(inReset.bit(dbQp), lit(0, 16), fetchCi));
+  const workDbOther = m.let('db_has_work', dbPi.ne(dbCiOther));
+  const workDbEnd = m.let('db_has_work_end', mux(qpReg.eq(dbQp), dbPi.ne(dbCiEnd), workDbOther));
   const workEnd = m.let('end_has_work', sqPiNext(qpReg).ne(mux(inReset.bit(qpReg), lit(0, 16), fetchCi)));
   const workRw = m.let('rewind_has_work', sqPiNext(rwQp).ne(mux(inReset.bit(rwQp), lit(0, 16), rwCi)));
   const entering = m.let('qp_entering_reset', inReset.and(ciZero.not()));
   const setBit = (v: Value, q: Value, on: Value, x: Value): Value => v.and(bitOfQp(q, on).not()).or(bitOfQp(q, on.land(x)));
-  hasWorkBits.set(setBit(setBit(setBit(hasWorkBits.and(entering.not()), qpReg, fetchEnd, workEnd), rwQp, rwValid, workRw), dbQp, dbValid, workDb));
+  const nextWork = (end: boolean): Value => {
+    let v: Value = hasWorkBits.and(entering.not());
+    if (end) v = setBit(v, qpReg, lit(1, 1), workEnd);
+    v = setBit(v, rwQp, rwValid, workRw);
+    return setBit(v, dbQp, dbValid, end ? workDbEnd : workDbOther);
+  };
+  hasWorkBits.set(mux(fetchEnd, m.let('has_work_if_end', nextWork(true)), m.let('has_work_if_not', nextWork(false))));
 
   return { clk, rst, ...qpCtx.ports, ...sqPiWrPort, weight, rewind, hold, m_axi: axi, m_wqe: out };
 }, { doc: 'WQE fetch: weighted round-robin over an active list of QPs with posted WQEs, up to 4 WQEs per AXI burst, decoded', params: { rules: { ctxPort: ctxPortRule, dataWidth: oneOf(64, 128, 256, 512), numQp: intIn(1, 256), weightWidth: intIn(1, 16), idWidth: intIn(1, 16) } } });
