@@ -153,9 +153,11 @@ wire [3:0] ctx_sq_size_log2_mem_rdata;
 reg  [15:0] ci_fetch_mem [0:3];
 wire [15:0] ci_fetch_mem_rdata0;
 wire [15:0] ci_fetch_mem_rdata1;
+wire [15:0] ci_fetch_mem_rdata2;
 reg  [15:0] ci_rewind_mem [0:3];
 wire [15:0] ci_rewind_mem_rdata0;
 wire [15:0] ci_rewind_mem_rdata1;
+wire [15:0] ci_rewind_mem_rdata2;
 
 // gen/nic/wqe-fetch.ts:145:21
 assign qp_in_reset = {(ctx_state[11:9] == 3'b000), (ctx_state[8:6] == 3'b000), (ctx_state[5:3] == 3'b000), (ctx_state[2:0] == 3'b000)};
@@ -584,11 +586,17 @@ assign ci_fetch_mem_rdata0 = ci_fetch_mem[load_qp];
 // gen/nic/wqe-fetch.ts:144:124: asynchronous read port
 assign ci_fetch_mem_rdata1 = ci_fetch_mem[sq_pi_wr[2:1]];
 
+// gen/nic/wqe-fetch.ts:144:124: asynchronous read port
+assign ci_fetch_mem_rdata2 = ci_fetch_mem[qp_reg];
+
 // gen/nic/wqe-fetch.ts:144:99: asynchronous read port
 assign ci_rewind_mem_rdata0 = ci_rewind_mem[load_qp];
 
 // gen/nic/wqe-fetch.ts:144:99: asynchronous read port
 assign ci_rewind_mem_rdata1 = ci_rewind_mem[sq_pi_wr[2:1]];
+
+// gen/nic/wqe-fetch.ts:144:99: asynchronous read port
+assign ci_rewind_mem_rdata2 = ci_rewind_mem[qp_reg];
 
 // gen/nic/wqe-fetch.ts:177:20
 sync_fifo_depth4_width2 u_active (
@@ -619,6 +627,10 @@ always @(posedge clk) begin
         end
         if (!(!(r_take && m_axi_rlast) || burst_last)) begin
             $display("%m: assertion failed at gen/nic/wqe-fetch.ts:308:5: rlast before the last beat of the burst [r_take=%0h m_axi_rlast=%0h burst_last=%0h]", r_take, m_axi_rlast, burst_last);
+            $stop;
+        end
+        if (!(qp_in_reset[qp_reg] || (has_work_reg[qp_reg] == (ctx_sq_pi_mem_rdata1 != (ci_zero_reg[qp_reg] ? 16'd0 : (ci_live_reg[qp_reg] ? ci_rewind_mem_rdata2 : ci_fetch_mem_rdata2)))))) begin
+            $display("%m: assertion failed at gen/nic/wqe-fetch.ts:428:5: has_work_reg of the owned QP is not SQ_PI != ci [qp_in_reset=%0h qp_reg=%0h has_work_reg=%0h ci_zero_reg=%0h ci_live_reg=%0h]", qp_in_reset, qp_reg, has_work_reg, ci_zero_reg, ci_live_reg);
             $stop;
         end
     end

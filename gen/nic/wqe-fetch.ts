@@ -423,6 +423,9 @@ export const nicWqeFetch = defineModule('nic_wqe_fetch', { dataWidth: 64, numQp:
     return setBit(v, dbQp, dbValid, end ? workDbEnd : workDbOther);
   };
   hasWorkBits.set(mux(fetchEnd, m.let('has_work_if_end', nextWork(true)), m.let('has_work_if_not', nextWork(false))));
+  // The invariant the events keep (simulation only): outside RESET, the owned QP's bit is
+  // SQ_PI != ci (a missing bit would strand the QP's work, a spurious one make it spin).
+  m.assert(inReset.bit(qpReg).lor(hasWorkBits.bit(qpReg).eq(sqPiAt(qpReg).ne(ciOf(qpReg)))), 'has_work_reg of the owned QP is not SQ_PI != ci');
 
   return { clk, rst, ...qpCtx.ports, ...sqPiWrPort, weight, rewind, hold, m_axi: axi, m_wqe: out };
 }, { doc: 'WQE fetch: weighted round-robin over an active list of QPs with posted WQEs, up to 4 WQEs per AXI burst, decoded', params: { rules: { ctxPort: ctxPortRule, dataWidth: oneOf(64, 128, 256, 512), numQp: intIn(1, 256), weightWidth: intIn(1, 16), idWidth: intIn(1, 16) } } });
