@@ -129,6 +129,7 @@ wire [3:0] turn_weight;
 wire turn_left;
 wire fetch_end_if_taken;
 wire fetch_end;
+reg  [15:0] fetch_end_ci_reg;
 wire [15:0] fetch_end_ci;
 wire [15:0] db_ci_other;
 wire [15:0] db_ci_end;
@@ -147,11 +148,11 @@ reg  [15:0] ci_rewind_mem [0:3];
 wire [15:0] ci_rewind_mem_rdata0;
 wire [15:0] ci_rewind_mem_rdata1;
 wire [15:0] ci_rewind_mem_rdata2;
-// intermediate of gen/nic/wqe-fetch.ts:408:51: only bits [274:259] are used
+// intermediate of gen/nic/wqe-fetch.ts:413:51: only bits [274:259] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_0 = qp_ctx[qp_reg * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/wqe-fetch.ts:408:51: only bits [274:259] are used
+// intermediate of gen/nic/wqe-fetch.ts:413:51: only bits [274:259] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_1 = qp_ctx[rewind[2:1] * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
@@ -171,7 +172,7 @@ wire [430:0] part_4 = qp_ctx[load_qp * 431 +: 431];
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_5 = qp_ctx[load_qp * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/wqe-fetch.ts:408:51: only bits [274:259] are used
+// intermediate of gen/nic/wqe-fetch.ts:413:51: only bits [274:259] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_6 = qp_ctx[qp_reg * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
@@ -332,34 +333,34 @@ assign fetch_end_if_taken = ((state == STATE_DATA) && burst_last) && !(burst_sta
 // gen/nic/wqe-fetch.ts:394:22
 assign fetch_end = fetch_end_if_taken && r_take;
 
-// gen/nic/wqe-fetch.ts:395:21
-assign fetch_end_ci = ci_start_reg + {13'd0, count_reg};
+// gen/nic/wqe-fetch.ts:400:21
+assign fetch_end_ci = fetch_end_ci_reg;
 
-// gen/nic/wqe-fetch.ts:410:23
+// gen/nic/wqe-fetch.ts:415:23
 assign db_ci_other = qp_in_reset[sq_pi_wr[2:1]] ? 16'd0 : ((rewind[0] && (rewind[2:1] == sq_pi_wr[2:1])) ? rewind[18:3] : (ci_zero_reg[sq_pi_wr[2:1]] ? 16'd0 : (ci_live_reg[sq_pi_wr[2:1]] ? ci_rewind_mem_rdata1 : ci_fetch_mem_rdata1)));
 
-// gen/nic/wqe-fetch.ts:412:21
+// gen/nic/wqe-fetch.ts:417:21
 assign db_ci_end = qp_in_reset[sq_pi_wr[2:1]] ? 16'd0 : fetch_end_ci;
 
-// gen/nic/wqe-fetch.ts:413:25
+// gen/nic/wqe-fetch.ts:418:25
 assign db_has_work = sq_pi_wr[18:3] != db_ci_other;
 
-// gen/nic/wqe-fetch.ts:414:23
+// gen/nic/wqe-fetch.ts:419:23
 assign db_has_work_end = (qp_reg == sq_pi_wr[2:1]) ? (sq_pi_wr[18:3] != db_ci_end) : db_has_work;
 
-// gen/nic/wqe-fetch.ts:415:21
+// gen/nic/wqe-fetch.ts:420:21
 assign end_has_work = ((sq_pi_wr[0] && (sq_pi_wr[2:1] == qp_reg)) ? sq_pi_wr[18:3] : part_0[274:259]) != (qp_in_reset[qp_reg] ? 16'd0 : fetch_end_ci);
 
-// gen/nic/wqe-fetch.ts:416:20
+// gen/nic/wqe-fetch.ts:421:20
 assign rewind_has_work = ((sq_pi_wr[0] && (sq_pi_wr[2:1] == rewind[2:1])) ? sq_pi_wr[18:3] : part_1[274:259]) != (qp_in_reset[rewind[2:1]] ? 16'd0 : rewind[18:3]);
 
-// gen/nic/wqe-fetch.ts:417:22
+// gen/nic/wqe-fetch.ts:422:22
 assign qp_entering_reset = qp_in_reset & ~ci_zero_reg;
 
-// gen/nic/wqe-fetch.ts:425:35
+// gen/nic/wqe-fetch.ts:430:35
 assign has_work_if_end = ((((((has_work_reg & ~qp_entering_reset) & ~(1'd1 ? (4'd1 << qp_reg) : 4'b0000)) | ((1'd1 && end_has_work) ? (4'd1 << qp_reg) : 4'b0000)) & ~(rewind[0] ? (4'd1 << rewind[2:1]) : 4'b0000)) | ((rewind[0] && rewind_has_work) ? (4'd1 << rewind[2:1]) : 4'b0000)) & ~(sq_pi_wr[0] ? (4'd1 << sq_pi_wr[2:1]) : 4'b0000)) | ((sq_pi_wr[0] && db_has_work_end) ? (4'd1 << sq_pi_wr[2:1]) : 4'b0000);
 
-// gen/nic/wqe-fetch.ts:425:77
+// gen/nic/wqe-fetch.ts:430:77
 assign has_work_if_not = ((((has_work_reg & ~qp_entering_reset) & ~(rewind[0] ? (4'd1 << rewind[2:1]) : 4'b0000)) | ((rewind[0] && rewind_has_work) ? (4'd1 << rewind[2:1]) : 4'b0000)) & ~(sq_pi_wr[0] ? (4'd1 << sq_pi_wr[2:1]) : 4'b0000)) | ((sq_pi_wr[0] && db_has_work) ? (4'd1 << sq_pi_wr[2:1]) : 4'b0000);
 
 // gen/nic/wqe-fetch.ts:196:10
@@ -510,21 +511,28 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/wqe-fetch.ts:397:5
+// gen/nic/wqe-fetch.ts:399:5
+always @(posedge clk) begin
+    if (state == STATE_ADDR) begin
+        fetch_end_ci_reg <= ci_start_reg + {13'd0, count_reg};
+    end
+end
+
+// gen/nic/wqe-fetch.ts:402:5
 always @(posedge clk) begin
     if (fetch_end) begin
         ci_fetch_mem[qp_reg] <= fetch_end_ci;
     end
 end
 
-// gen/nic/wqe-fetch.ts:398:5
+// gen/nic/wqe-fetch.ts:403:5
 always @(posedge clk) begin
     if (rewind[0]) begin
         ci_rewind_mem[rewind[2:1]] <= rewind[18:3];
     end
 end
 
-// gen/nic/wqe-fetch.ts:400:10
+// gen/nic/wqe-fetch.ts:405:10
 always @(posedge clk) begin
     ci_live_reg <= (ci_live_reg & ~(fetch_end ? (4'd1 << qp_reg) : 4'b0000)) | (rewind[0] ? (4'd1 << rewind[2:1]) : 4'b0000);
     if (rst) begin
@@ -532,7 +540,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/wqe-fetch.ts:401:10
+// gen/nic/wqe-fetch.ts:406:10
 always @(posedge clk) begin
     ci_zero_reg <= ((ci_zero_reg & ~(fetch_end ? (4'd1 << qp_reg) : 4'b0000)) & ~(rewind[0] ? (4'd1 << rewind[2:1]) : 4'b0000)) | qp_in_reset;
     if (rst) begin
@@ -540,7 +548,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/wqe-fetch.ts:425:15
+// gen/nic/wqe-fetch.ts:430:15
 always @(posedge clk) begin
     has_work_reg <= fetch_end ? has_work_if_end : has_work_if_not;
     if (rst) begin
@@ -598,7 +606,7 @@ always @(posedge clk) begin
             $stop;
         end
         if (!(qp_in_reset[qp_reg] || (has_work_reg[qp_reg] == (part_6[274:259] != (ci_zero_reg[qp_reg] ? 16'd0 : (ci_live_reg[qp_reg] ? ci_rewind_mem_rdata2 : ci_fetch_mem_rdata2)))))) begin
-            $display("%m: assertion failed at gen/nic/wqe-fetch.ts:428:5: has_work_reg of the owned QP is not SQ_PI != ci [qp_in_reset=%0h qp_reg=%0h has_work_reg=%0h ci_zero_reg=%0h ci_live_reg=%0h]", qp_in_reset, qp_reg, has_work_reg, ci_zero_reg, ci_live_reg);
+            $display("%m: assertion failed at gen/nic/wqe-fetch.ts:433:5: has_work_reg of the owned QP is not SQ_PI != ci [qp_in_reset=%0h qp_reg=%0h has_work_reg=%0h ci_zero_reg=%0h ci_live_reg=%0h]", qp_in_reset, qp_reg, has_work_reg, ci_zero_reg, ci_live_reg);
             $stop;
         end
     end

@@ -392,7 +392,12 @@ export const nicWqeFetch = defineModule('nic_wqe_fetch', { dataWidth: 64, numQp:
   // last, as the select of two precomputed next values (with and without the burst end).
   const endCandidate = m.let('fetch_end_if_taken', fsm.is('DATA').land(burstLast).land(burstStale.lor(rewindsBurst).lnot()));
   const fetchEnd = m.let('fetch_end', endCandidate.land(take));
-  const fetchCi = m.let('fetch_end_ci', ciStart.addw(countReg.zext(16)));
+  // The burst's ci after it, registered in ADDR (ci_start_reg and count_reg are fixed from PLAN
+  // on; the last beat comes in DATA, at least a cycle later): no adder in front of the
+  // has-work compares (docs/synth.md, numQp 16).
+  const fetchCiReg = m.reg('fetch_end_ci_reg', UInt(16), { reset: null });
+  m.if(fsm.is('ADDR'), () => fetchCiReg.set(ciStart.addw(countReg.zext(16))));
+  const fetchCi = m.let('fetch_end_ci', fetchCiReg);
   const rwValid = rewind.field('valid'), rwQp = rewind.field('qp'), rwCi = rewind.field('ringIdx');
   m.if(fetchEnd, () => ciFetchMem.write(qpReg, fetchCi));
   m.if(rwValid, () => ciRewindMem.write(rwQp, rwCi));
