@@ -20,6 +20,7 @@ import { design } from '../tb/design.ts';
 import { HostMemory } from '../tb/model/host-memory.ts';
 import { encodeWqe, randomWqe } from '../tb/model/wqe-fetch.ts';
 import { readMasterPorts } from '../tb/tests/nic/axi-halves.ts';
+import { sqPiLane } from '../tb/tests/nic/sq-pi-lane.ts';
 
 const rounds = Number(process.argv[2] ?? 5);
 const CYCLES = 100_000;
@@ -47,12 +48,14 @@ async function fetchRun(o: TestOptions, fail = false): Promise<void> {
     const base = (q: number): bigint => BigInt(0x3000_0000 + q * 0x1_0000);
     const empty = Object.fromEntries(QpCtx.fields.map(f => [f.name, 0]));
     const pi = [0, 0, 0, 0];
-    const publish = (): void => {
-      dut.qp_ctx.value = pi.map((p, q) => ({ ...empty, state: q < 2 ? QP_STATE.RTS : QP_STATE.RESET, sqSizeLog2: 4, sqBase: base(q), sqPi: p & 0xffff })) as never;
+    const show = (sqPi: readonly number[]): void => {
+      dut.qp_ctx.value = sqPi.map((p, q) => ({ ...empty, state: q < 2 ? QP_STATE.RTS : QP_STATE.RESET, sqSizeLog2: 4, sqBase: base(q), sqPi: p })) as never;
     };
+    const lane = sqPiLane(tb, dut.sq_pi_wr, pi.length, show);
+    const publish = (): void => { pi.forEach((v, q) => { lane.want[q] = v; }); };
     dut.weight.value = [1, 1, 1, 1];
     dut.m_wqe.ready.value = 1;
-    publish();
+    show(lane.shown);
     await tb.reset(2);
     new AxiRam(tb, readMasterPorts(dut.m_axi), { name: 'm_axi', memory: mem, reorder: false, backpressure: 0.2, stall: 0.2 });
     for (let q = 0; q < 2; q++) for (let s = 0; s < 16; s++) mem.write(base(q) + BigInt(s * WQE_BYTES), encodeWqe(randomWqe(tb.rng)));

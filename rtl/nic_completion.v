@@ -51,7 +51,7 @@ localparam [2:0] STATE_ADDR = 3'd3;
 localparam [2:0] STATE_DATA = 3'd4;
 localparam [2:0] STATE_RESP = 3'd5;
 
-reg  [63:0] pi_reg;
+reg  [3:0] pi_zero_reg;
 reg  [2:0] state;
 reg  [121:0] req_reg;
 wire [1:0] req_qp;
@@ -76,6 +76,7 @@ reg  err_valid_reg;
 reg  [1:0] ev_qp_reg;
 reg  [15:0] ev_pi_reg;
 wire cqe_done;
+wire [3:0] qp_in_reset;
 wire [5:0] irq_count;
 reg  [5:0] irq_pending_reg;
 reg  [15:0] irq_timer_reg;
@@ -83,120 +84,125 @@ reg  irq_event_reg;
 wire [5:0] irq_pending_next;
 wire irq_by_count;
 wire irq_by_timer;
-// intermediate of gen/nic/completion.ts:156:20: only bits [390:375] are used
+reg  [15:0] pi_mem [0:3];
+wire [15:0] pi_mem_rdata;
+// intermediate of gen/nic/completion.ts:164:20: only bits [390:375] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_0 = qp_ctx[req_qp * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/completion.ts:157:26: only bits [358:355] are used
+// intermediate of gen/nic/completion.ts:165:26: only bits [358:355] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_1 = qp_ctx[req_qp * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/completion.ts:158:22: only bits [354:291] are used
+// intermediate of gen/nic/completion.ts:166:22: only bits [354:291] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_2 = qp_ctx[req_qp * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/completion.ts:177:64: only bits [2:0] are used
+// intermediate of gen/nic/completion.ts:185:64: only bits [2:0] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [430:0] part_3 = qp_ctx[req_qp * 431 +: 431];
 /* verilator lint_on UNUSEDSIGNAL */
 
-// gen/nic/completion.ts:81:19
+// gen/nic/completion.ts:89:19
 assign req_qp = req_reg[1:0];
 
-// gen/nic/completion.ts:87:22
+// gen/nic/completion.ts:95:22
 assign ring_size = 17'd1 << ld_size_log2_reg;
 
-// gen/nic/completion.ts:88:18
+// gen/nic/completion.ts:96:18
 assign ring_used = {1'b0, (ld_pi_reg - ld_ci_reg)};
 
-// gen/nic/completion.ts:89:18
+// gen/nic/completion.ts:97:18
 assign ring_full = ring_used >= ring_size;
 
-// gen/nic/completion.ts:90:18
+// gen/nic/completion.ts:98:18
 assign ring_slot = ld_pi_reg & (ring_size[15:0] - 16'd1);
 
-// gen/nic/completion.ts:91:18
+// gen/nic/completion.ts:99:18
 assign cqe_addr = ld_base_reg + {43'd0, {ring_slot, 5'd0}};
 
-// gen/nic/completion.ts:92:19
+// gen/nic/completion.ts:100:19
 assign phase = !ld_pi_reg[ld_size_log2_reg];
 
-// gen/nic/completion.ts:93:13
+// gen/nic/completion.ts:101:13
 assign s_req_ready = state == STATE_IDLE;
 
-// gen/nic/completion.ts:108:17
+// gen/nic/completion.ts:116:17
 assign cqe = {{7'd0, phase}, 112'd0, req_reg[121:114], req_reg[113:106], req_reg[105:98], {14'd0, req_qp}, req_reg[97:66], req_reg[65:2]};
 
-// gen/nic/completion.ts:116:12
+// gen/nic/completion.ts:124:12
 assign m_axi_awid = 4'b0000;
 
-// gen/nic/completion.ts:117:14
+// gen/nic/completion.ts:125:14
 assign m_axi_awaddr = addr_reg;
 
-// gen/nic/completion.ts:118:13
+// gen/nic/completion.ts:126:13
 assign m_axi_awlen = 8'd3;
 
-// gen/nic/completion.ts:119:14
+// gen/nic/completion.ts:127:14
 assign m_axi_awsize = 3'd3;
 
-// gen/nic/completion.ts:120:15
+// gen/nic/completion.ts:128:15
 assign m_axi_awburst = 2'd1;
 
-// gen/nic/completion.ts:121:14
+// gen/nic/completion.ts:129:14
 assign m_axi_awlock = 1'b0;
 
-// gen/nic/completion.ts:122:15
+// gen/nic/completion.ts:130:15
 assign m_axi_awcache = 4'd3;
 
-// gen/nic/completion.ts:123:14
+// gen/nic/completion.ts:131:14
 assign m_axi_awprot = 3'b000;
 
-// gen/nic/completion.ts:124:15
+// gen/nic/completion.ts:132:15
 assign m_axi_awvalid = state == STATE_ADDR;
 
-// gen/nic/completion.ts:127:15
+// gen/nic/completion.ts:135:15
 assign m_axi_wdata = cqe_reg[63:0];
 
-// gen/nic/completion.ts:128:15
+// gen/nic/completion.ts:136:15
 assign m_axi_wstrb = 8'd255;
 
-// gen/nic/completion.ts:136:19
+// gen/nic/completion.ts:144:19
 assign w_last = beat_reg == 3'd3;
 
-// gen/nic/completion.ts:137:13
+// gen/nic/completion.ts:145:13
 assign m_axi_wlast = w_last;
 
-// gen/nic/completion.ts:138:14
+// gen/nic/completion.ts:146:14
 assign m_axi_wvalid = state == STATE_DATA;
 
-// gen/nic/completion.ts:139:14
+// gen/nic/completion.ts:147:14
 assign m_axi_bready = state == STATE_RESP;
 
-// gen/nic/completion.ts:147:18
+// gen/nic/completion.ts:155:18
 assign cqe_done = ((state == STATE_RESP) && m_axi_bvalid) && (m_axi_bresp == 2'b00);
 
-// gen/nic/completion.ts:185:9
+// gen/nic/completion.ts:190:21
+assign qp_in_reset = {(qp_ctx[1295:1293] == 3'b000), (qp_ctx[864:862] == 3'b000), (qp_ctx[433:431] == 3'b000), (qp_ctx[2:0] == 3'b000)};
+
+// gen/nic/completion.ts:192:9
 assign cq_pi_upd = {ev_pi_reg, ev_qp_reg, upd_valid_reg};
 
-// gen/nic/completion.ts:186:11
+// gen/nic/completion.ts:193:11
 assign qp_error = {ev_qp_reg, err_valid_reg};
 
-// gen/nic/completion.ts:191:19
+// gen/nic/completion.ts:198:19
 assign irq_count = (irq_mod[5:0] == 6'd0) ? 6'd1 : ((irq_mod[5:0] > 6'd32) ? 6'd32 : irq_mod[5:0]);
 
-// gen/nic/completion.ts:196:22
+// gen/nic/completion.ts:203:22
 assign irq_pending_next = irq_pending_reg + {5'd0, cqe_done};
 
-// gen/nic/completion.ts:197:21
+// gen/nic/completion.ts:204:21
 assign irq_by_count = cqe_done && (irq_pending_next >= irq_count);
 
-// gen/nic/completion.ts:198:21
+// gen/nic/completion.ts:205:21
 assign irq_by_timer = ((irq_pending_reg != 6'd0) && (irq_mod[31:16] != 16'd0)) && (({1'b0, irq_timer_reg} + 17'd1) >= {1'b0, irq_mod[31:16]});
 
-// gen/nic/completion.ts:202:12
+// gen/nic/completion.ts:209:12
 assign irq_event = irq_event_reg;
 
-// gen/nic/completion.ts:145:12
+// gen/nic/completion.ts:153:12
 always @(posedge clk) begin
     upd_valid_reg <= 1'b0;
     err_valid_reg <= 1'b0;
@@ -208,7 +214,7 @@ always @(posedge clk) begin
             end
         end
         STATE_LOAD: begin
-            ld_pi_reg <= pi_reg[req_qp * 16 +: 16];
+            ld_pi_reg <= pi_zero_reg[req_qp] ? 16'd0 : pi_mem_rdata;
             ld_ci_reg <= part_0[390:375];
             ld_size_log2_reg <= part_1[358:355];
             ld_base_reg <= part_2[354:291];
@@ -265,38 +271,22 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/completion.ts:182:7
+// gen/nic/completion.ts:189:5
 always @(posedge clk) begin
-    if (cqe_done && (req_qp == 2'b00)) begin
-        pi_reg[15:0] <= pi_next_reg;
-    end
-    if (qp_ctx[2:0] == 3'b000) begin
-        pi_reg[15:0] <= 16'd0;
-    end
-    if (cqe_done && (req_qp == 2'd1)) begin
-        pi_reg[31:16] <= pi_next_reg;
-    end
-    if (qp_ctx[433:431] == 3'b000) begin
-        pi_reg[31:16] <= 16'd0;
-    end
-    if (cqe_done && (req_qp == 2'd2)) begin
-        pi_reg[47:32] <= pi_next_reg;
-    end
-    if (qp_ctx[864:862] == 3'b000) begin
-        pi_reg[47:32] <= 16'd0;
-    end
-    if (cqe_done && (req_qp == 2'd3)) begin
-        pi_reg[63:48] <= pi_next_reg;
-    end
-    if (qp_ctx[1295:1293] == 3'b000) begin
-        pi_reg[63:48] <= 16'd0;
-    end
-    if (rst) begin
-        pi_reg <= 64'd0;
+    if (cqe_done) begin
+        pi_mem[req_qp] <= pi_next_reg;
     end
 end
 
-// gen/nic/completion.ts:199:9
+// gen/nic/completion.ts:191:10
+always @(posedge clk) begin
+    pi_zero_reg <= (pi_zero_reg & ~(cqe_done ? (4'd1 << req_qp) : 4'b0000)) | qp_in_reset;
+    if (rst) begin
+        pi_zero_reg <= 4'd15;
+    end
+end
+
+// gen/nic/completion.ts:206:9
 always @(posedge clk) begin
     irq_event_reg <= 1'b0;
     if (irq_by_count || irq_by_timer) begin
@@ -313,6 +303,9 @@ always @(posedge clk) begin
         irq_timer_reg <= 16'd0;
     end
 end
+
+// gen/nic/completion.ts:163:57: asynchronous read port
+assign pi_mem_rdata = pi_mem[req_qp];
 
 endmodule
 

@@ -43,7 +43,6 @@ module nic_regs (
     output wire [126:0] cfg,               // struct nic_cfg: config [0], mac [48:1], ipAddr [80:49], ipCfg [94:81], irqMod [126:95]
     output wire [11:0]  qp_state,
     output wire [63:0]  qp_retry,
-    output wire [63:0]  qp_sq_pi,
     output wire [42:0]  qp_wr,             // struct qp_wr: valid [0], init [1], clr [2], qp [4:3], reg [10:5], data [42:11]
     output wire [3:0]   qp_live_sq_ci,
     output wire [3:0]   qp_live_cq_pi,
@@ -99,16 +98,12 @@ reg  [31:0] dup_req_rx_reg;
 reg  [31:0] retry_exc_reg;
 reg  [2:0] qp0_state_reg;
 reg  [15:0] qp0_retry_reg;
-reg  [15:0] qp0_sq_pi_reg;
 reg  [2:0] qp1_state_reg;
 reg  [15:0] qp1_retry_reg;
-reg  [15:0] qp1_sq_pi_reg;
 reg  [2:0] qp2_state_reg;
 reg  [15:0] qp2_retry_reg;
-reg  [15:0] qp2_sq_pi_reg;
 reg  [2:0] qp3_state_reg;
 reg  [15:0] qp3_retry_reg;
-reg  [15:0] qp3_sq_pi_reg;
 reg  doorbell_valid_reg;
 reg  [17:0] doorbell_reg;
 reg  aw_held_reg;
@@ -210,6 +205,9 @@ wire [31:0] qp_sq_base_hi_mem_rdata1;
 reg  [3:0] qp_sq_size_log2_mem [0:3];
 wire [3:0] qp_sq_size_log2_mem_rdata0;
 wire [3:0] qp_sq_size_log2_mem_rdata1;
+reg  [15:0] qp_sq_pi_mem [0:3];
+wire [15:0] qp_sq_pi_mem_rdata0;
+wire [15:0] qp_sq_pi_mem_rdata1;
 reg  [15:0] qp_sq_ci_mem [0:3];
 wire [15:0] qp_sq_ci_mem_rdata;
 reg  [15:0] qp_sq_ci_hw_mem [0:3];
@@ -251,48 +249,46 @@ wire [17:0] binary_2 = (wr_word - 18'h400);
 /* verilator lint_on UNUSEDSIGNAL */
 wire [11:0] part_3 = {qp3_state_reg, qp2_state_reg, qp1_state_reg, qp0_state_reg};
 wire [63:0] part_4 = {qp3_retry_reg, qp2_retry_reg, qp1_retry_reg, qp0_retry_reg};
-wire [63:0] part_5 = {qp3_sq_pi_reg, qp2_sq_pi_reg, qp1_sq_pi_reg, qp0_sq_pi_reg};
-wire [11:0] part_6 = {qp3_state_reg, qp2_state_reg, qp1_state_reg, qp0_state_reg};
-wire [63:0] part_7 = {qp3_retry_reg, qp2_retry_reg, qp1_retry_reg, qp0_retry_reg};
-wire [63:0] part_8 = {qp3_sq_pi_reg, qp2_sq_pi_reg, qp1_sq_pi_reg, qp0_sq_pi_reg};
+wire [11:0] part_5 = {qp3_state_reg, qp2_state_reg, qp1_state_reg, qp0_state_reg};
+wire [63:0] part_6 = {qp3_retry_reg, qp2_retry_reg, qp1_retry_reg, qp0_retry_reg};
 // intermediate of gen/nic/regs.ts:325:45: only bits [7:6] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [17:0] binary_9 = (s_axil_araddr[19:2] - 18'h400);
+wire [17:0] binary_7 = (s_axil_araddr[19:2] - 18'h400);
 /* verilator lint_on UNUSEDSIGNAL */
-wire [30:0] mask_10 = (mr_clr_busy_reg ? {31{1'd1}} : mr_wr_lanes);
-wire [247:0] wdata_11 = (mr_clr_busy_reg ? 248'd0 : mr_wr_bits);
+wire [30:0] mask_8 = (mr_clr_busy_reg ? {31{1'd1}} : mr_wr_lanes);
+wire [247:0] wdata_9 = (mr_clr_busy_reg ? 248'd0 : mr_wr_bits);
 
-// gen/nic/regs.ts:144:16
+// gen/nic/regs.ts:145:16
 assign s_axil_awready = (!aw_held_reg && !b_valid_reg) && !sweeping;
 
-// gen/nic/regs.ts:145:15
+// gen/nic/regs.ts:146:15
 assign s_axil_wready = (!w_held_reg && !b_valid_reg) && !sweeping;
 
-// gen/nic/regs.ts:146:15
+// gen/nic/regs.ts:147:15
 assign s_axil_bvalid = b_valid_reg;
 
-// gen/nic/regs.ts:147:14
+// gen/nic/regs.ts:148:14
 assign s_axil_bresp = b_resp_reg;
 
-// gen/nic/regs.ts:148:20
+// gen/nic/regs.ts:149:20
 assign aw_fire = ((s_axil_awvalid && !aw_held_reg) && !b_valid_reg) && !sweeping;
 
-// gen/nic/regs.ts:149:19
+// gen/nic/regs.ts:150:19
 assign w_fire = ((s_axil_wvalid && !w_held_reg) && !b_valid_reg) && !sweeping;
 
-// gen/nic/regs.ts:150:21
+// gen/nic/regs.ts:151:21
 assign do_write = (aw_held_reg || aw_fire) && (w_held_reg || w_fire);
 
-// gen/nic/regs.ts:151:20
+// gen/nic/regs.ts:152:20
 assign wr_word = aw_held_reg ? aw_word_reg : s_axil_awaddr[19:2];
 
-// gen/nic/regs.ts:152:19
+// gen/nic/regs.ts:153:19
 assign wr_data = w_held_reg ? w_data_reg : s_axil_wdata;
 
-// gen/nic/regs.ts:153:19
+// gen/nic/regs.ts:154:19
 assign wr_strb = w_held_reg ? w_strb_reg : s_axil_wstrb;
 
-// gen/nic/regs.ts:155:20
+// gen/nic/regs.ts:156:20
 assign ar_fire = (s_axil_arvalid && !r_valid_reg) && !sweeping;
 
 // gen/nic/mr-table.ts:40:18
@@ -396,7 +392,7 @@ always @* begin
     endcase
 end
 
-// gen/nic/regs.ts:162:19
+// gen/nic/regs.ts:163:19
 assign w_mask = {{8{wr_strb[3]}}, {8{wr_strb[2]}}, {8{wr_strb[1]}}, {8{wr_strb[0]}}};
 
 // gen/nic/regs.ts:323:18
@@ -408,7 +404,7 @@ assign wr_qp_idx = binary_2[7:6];
 // gen/nic/regs.ts:326:19
 assign wr_qp_hit = ((wr_word >= 18'h400) && (wr_word < 18'h500)) && ((((((((((((((((((((((wr_qp_slot == 6'd0) || (wr_qp_slot == 6'd1)) || (wr_qp_slot == 6'd2)) || (wr_qp_slot == 6'd3)) || (wr_qp_slot == 6'd4)) || (wr_qp_slot == 6'd5)) || (wr_qp_slot == 6'd6)) || (wr_qp_slot == 6'd7)) || (wr_qp_slot == 6'd8)) || (wr_qp_slot == 6'd9)) || (wr_qp_slot == 6'd10)) || (wr_qp_slot == 6'd11)) || (wr_qp_slot == 6'd12)) || (wr_qp_slot == 6'd13)) || (wr_qp_slot == 6'd14)) || (wr_qp_slot == 6'd15)) || (wr_qp_slot == 6'd16)) || (wr_qp_slot == 6'd17)) || (wr_qp_slot == 6'd18)) || (wr_qp_slot == 6'd19)) || (wr_qp_slot == 6'd20)) || (wr_qp_slot == 6'd21));
 
-// gen/nic/regs.ts:168:5
+// gen/nic/regs.ts:169:5
 always @* begin
     w_mapped = 1'b0;
     if (do_write) begin
@@ -478,10 +474,10 @@ always @* begin
     end
 end
 
-// gen/nic/regs.ts:194:12
+// gen/nic/regs.ts:195:12
 assign sweeping = mr_clr_busy_reg || qp_init_busy_reg;
 
-// gen/nic/regs.ts:211:17
+// gen/nic/regs.ts:212:17
 always @* begin
     qp_wr_old = 32'd0;
     qp_wr_rw = 1'b0;
@@ -539,7 +535,7 @@ always @* begin
             qp_wr_rw = 1'd1;
         end
         6'd13: begin
-            qp_wr_old = {16'd0, part_5[wr_qp_idx * 16 +: 16]};
+            qp_wr_old = {16'd0, qp_sq_pi_mem_rdata0};
             qp_wr_rw = 1'd1;
         end
         6'd15: begin
@@ -566,19 +562,19 @@ always @* begin
     endcase
 end
 
-// gen/nic/regs.ts:216:19
+// gen/nic/regs.ts:217:19
 assign qp_wr_new = (qp_wr_old & ~w_mask) | (wr_data & w_mask);
 
-// gen/nic/regs.ts:217:21
+// gen/nic/regs.ts:218:21
 assign qp_sw_write = (do_write && wr_qp_hit) && qp_wr_rw;
 
-// gen/nic/regs.ts:218:19
+// gen/nic/regs.ts:219:19
 assign qp_sw_clr = (qp_sw_write && (wr_qp_slot == 6'd0)) && (qp_wr_new[2:0] == 3'b000);
 
-// gen/nic/regs.ts:219:10
+// gen/nic/regs.ts:220:10
 assign qp_wr_lane = {qp_wr_new, wr_qp_slot, (qp_init_busy_reg ? qp_init_idx_reg : wr_qp_idx), qp_sw_clr, qp_init_busy_reg, qp_sw_write};
 
-// gen/nic/regs.ts:220:11
+// gen/nic/regs.ts:221:11
 assign qp_wr = qp_wr_lane;
 
 // gen/nic/regs.ts:248:17
@@ -702,7 +698,7 @@ always @* begin
         rd_resp = 2'b00;
         case (rd_qp_slot)
             6'd0: begin
-                rd_value = {29'd0, part_6[rd_qp_idx * 3 +: 3]};
+                rd_value = {29'd0, part_5[rd_qp_idx * 3 +: 3]};
             end
             6'd1: begin
                 rd_value = {8'd0, qp_dest_qpn_mem_rdata1};
@@ -729,7 +725,7 @@ always @* begin
                 rd_value = {16'd0, qp_pd_mem_rdata1};
             end
             6'd9: begin
-                rd_value = {16'd0, part_7[rd_qp_idx * 16 +: 16]};
+                rd_value = {16'd0, part_6[rd_qp_idx * 16 +: 16]};
             end
             6'd10: begin
                 rd_value = qp_sq_base_lo_mem_rdata1;
@@ -741,7 +737,7 @@ always @* begin
                 rd_value = {28'd0, qp_sq_size_log2_mem_rdata1};
             end
             6'd13: begin
-                rd_value = {16'd0, part_8[rd_qp_idx * 16 +: 16]};
+                rd_value = {16'd0, qp_sq_pi_mem_rdata1};
             end
             6'd14: begin
                 rd_value = {16'd0, (qp_live_sq_ci_reg[rd_qp_idx] ? qp_sq_ci_hw_mem_rdata : qp_sq_ci_mem_rdata)};
@@ -779,7 +775,7 @@ end
 assign rd_qp_slot = s_axil_araddr[7:2];
 
 // gen/nic/regs.ts:325:16
-assign rd_qp_idx = binary_9[7:6];
+assign rd_qp_idx = binary_7[7:6];
 
 // gen/nic/regs.ts:326:19
 assign rd_qp_hit = ((s_axil_araddr[19:2] >= 18'h400) && (s_axil_araddr[19:2] < 18'h500)) && ((((((((((((((((((((((rd_qp_slot == 6'd0) || (rd_qp_slot == 6'd1)) || (rd_qp_slot == 6'd2)) || (rd_qp_slot == 6'd3)) || (rd_qp_slot == 6'd4)) || (rd_qp_slot == 6'd5)) || (rd_qp_slot == 6'd6)) || (rd_qp_slot == 6'd7)) || (rd_qp_slot == 6'd8)) || (rd_qp_slot == 6'd9)) || (rd_qp_slot == 6'd10)) || (rd_qp_slot == 6'd11)) || (rd_qp_slot == 6'd12)) || (rd_qp_slot == 6'd13)) || (rd_qp_slot == 6'd14)) || (rd_qp_slot == 6'd15)) || (rd_qp_slot == 6'd16)) || (rd_qp_slot == 6'd17)) || (rd_qp_slot == 6'd18)) || (rd_qp_slot == 6'd19)) || (rd_qp_slot == 6'd20)) || (rd_qp_slot == 6'd21));
@@ -792,9 +788,6 @@ assign qp_state = {qp3_state_reg, qp2_state_reg, qp1_state_reg, qp0_state_reg};
 
 // gen/nic/regs.ts:303:44
 assign qp_retry = {qp3_retry_reg, qp2_retry_reg, qp1_retry_reg, qp0_retry_reg};
-
-// gen/nic/regs.ts:303:44
-assign qp_sq_pi = {qp3_sq_pi_reg, qp2_sq_pi_reg, qp1_sq_pi_reg, qp0_sq_pi_reg};
 
 // gen/nic/regs.ts:304:12
 assign mr_rd_data = mr_mem_rdata0;
@@ -825,37 +818,37 @@ end
 // gen/nic/mr-table.ts:81:5
 always @(posedge clk) begin
     if (mr_clr_busy_reg || mr_wr_hit) begin
-        if (mask_10[0]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][7:0] <= wdata_11[7:0];
-        if (mask_10[1]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][15:8] <= wdata_11[15:8];
-        if (mask_10[2]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][23:16] <= wdata_11[23:16];
-        if (mask_10[3]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][31:24] <= wdata_11[31:24];
-        if (mask_10[4]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][39:32] <= wdata_11[39:32];
-        if (mask_10[5]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][47:40] <= wdata_11[47:40];
-        if (mask_10[6]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][55:48] <= wdata_11[55:48];
-        if (mask_10[7]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][63:56] <= wdata_11[63:56];
-        if (mask_10[8]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][71:64] <= wdata_11[71:64];
-        if (mask_10[9]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][79:72] <= wdata_11[79:72];
-        if (mask_10[10]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][87:80] <= wdata_11[87:80];
-        if (mask_10[11]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][95:88] <= wdata_11[95:88];
-        if (mask_10[12]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][103:96] <= wdata_11[103:96];
-        if (mask_10[13]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][111:104] <= wdata_11[111:104];
-        if (mask_10[14]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][119:112] <= wdata_11[119:112];
-        if (mask_10[15]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][127:120] <= wdata_11[127:120];
-        if (mask_10[16]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][135:128] <= wdata_11[135:128];
-        if (mask_10[17]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][143:136] <= wdata_11[143:136];
-        if (mask_10[18]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][151:144] <= wdata_11[151:144];
-        if (mask_10[19]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][159:152] <= wdata_11[159:152];
-        if (mask_10[20]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][167:160] <= wdata_11[167:160];
-        if (mask_10[21]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][175:168] <= wdata_11[175:168];
-        if (mask_10[22]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][183:176] <= wdata_11[183:176];
-        if (mask_10[23]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][191:184] <= wdata_11[191:184];
-        if (mask_10[24]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][199:192] <= wdata_11[199:192];
-        if (mask_10[25]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][207:200] <= wdata_11[207:200];
-        if (mask_10[26]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][215:208] <= wdata_11[215:208];
-        if (mask_10[27]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][223:216] <= wdata_11[223:216];
-        if (mask_10[28]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][231:224] <= wdata_11[231:224];
-        if (mask_10[29]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][239:232] <= wdata_11[239:232];
-        if (mask_10[30]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][247:240] <= wdata_11[247:240];
+        if (mask_8[0]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][7:0] <= wdata_9[7:0];
+        if (mask_8[1]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][15:8] <= wdata_9[15:8];
+        if (mask_8[2]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][23:16] <= wdata_9[23:16];
+        if (mask_8[3]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][31:24] <= wdata_9[31:24];
+        if (mask_8[4]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][39:32] <= wdata_9[39:32];
+        if (mask_8[5]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][47:40] <= wdata_9[47:40];
+        if (mask_8[6]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][55:48] <= wdata_9[55:48];
+        if (mask_8[7]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][63:56] <= wdata_9[63:56];
+        if (mask_8[8]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][71:64] <= wdata_9[71:64];
+        if (mask_8[9]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][79:72] <= wdata_9[79:72];
+        if (mask_8[10]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][87:80] <= wdata_9[87:80];
+        if (mask_8[11]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][95:88] <= wdata_9[95:88];
+        if (mask_8[12]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][103:96] <= wdata_9[103:96];
+        if (mask_8[13]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][111:104] <= wdata_9[111:104];
+        if (mask_8[14]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][119:112] <= wdata_9[119:112];
+        if (mask_8[15]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][127:120] <= wdata_9[127:120];
+        if (mask_8[16]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][135:128] <= wdata_9[135:128];
+        if (mask_8[17]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][143:136] <= wdata_9[143:136];
+        if (mask_8[18]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][151:144] <= wdata_9[151:144];
+        if (mask_8[19]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][159:152] <= wdata_9[159:152];
+        if (mask_8[20]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][167:160] <= wdata_9[167:160];
+        if (mask_8[21]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][175:168] <= wdata_9[175:168];
+        if (mask_8[22]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][183:176] <= wdata_9[183:176];
+        if (mask_8[23]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][191:184] <= wdata_9[191:184];
+        if (mask_8[24]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][199:192] <= wdata_9[199:192];
+        if (mask_8[25]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][207:200] <= wdata_9[207:200];
+        if (mask_8[26]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][215:208] <= wdata_9[215:208];
+        if (mask_8[27]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][223:216] <= wdata_9[223:216];
+        if (mask_8[28]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][231:224] <= wdata_9[231:224];
+        if (mask_8[29]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][239:232] <= wdata_9[239:232];
+        if (mask_8[30]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][247:240] <= wdata_9[247:240];
     end
 end
 
@@ -885,7 +878,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/regs.ts:158:5
+// gen/nic/regs.ts:159:5
 always @(posedge clk) begin
     if (aw_fire) begin
         aw_held_reg <= 1'd1;
@@ -976,7 +969,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/regs.ts:166:14
+// gen/nic/regs.ts:167:14
 always @(posedge clk) begin
     doorbell_valid_reg <= 1'b0;
     if (qp_sw_write && (wr_qp_slot == 6'd13)) begin
@@ -989,7 +982,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/regs.ts:190:5
+// gen/nic/regs.ts:191:5
 always @(posedge clk) begin
     if (qp_init_busy_reg) begin
         qp_init_idx_reg <= qp_init_idx_reg + 2'd1;
@@ -1003,175 +996,182 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/regs.ts:202:15
+// gen/nic/regs.ts:203:15
 always @(posedge clk) begin
     if ((qp_wr_lane[1] || (qp_wr_lane[0] && (qp_wr_lane[10:5] == 6'd1))) || 1'b0) begin
         qp_dest_qpn_mem[qp_wr_lane[4:3]] <= (qp_wr_lane[1] ? 24'd0 : ((qp_wr_lane[0] && (qp_wr_lane[10:5] == 6'd1)) ? qp_wr_lane[34:11] : 24'd0));
     end
 end
 
-// gen/nic/regs.ts:202:15
+// gen/nic/regs.ts:203:15
 always @(posedge clk) begin
     if ((qp_wr_lane[1] || (qp_wr_lane[0] && (qp_wr_lane[10:5] == 6'd2))) || 1'b0) begin
         qp_sq_psn_mem[qp_wr_lane[4:3]] <= (qp_wr_lane[1] ? 24'd0 : ((qp_wr_lane[0] && (qp_wr_lane[10:5] == 6'd2)) ? qp_wr_lane[34:11] : 24'd0));
     end
 end
 
-// gen/nic/regs.ts:202:15
+// gen/nic/regs.ts:203:15
 always @(posedge clk) begin
     if (hw_sq_psn[0]) begin
         qp_sq_psn_hw_mem[hw_sq_psn[2:1]] <= hw_sq_psn[26:3];
     end
 end
 
-// gen/nic/regs.ts:202:15
+// gen/nic/regs.ts:203:15
 always @(posedge clk) begin
     if ((qp_wr_lane[1] || (qp_wr_lane[0] && (qp_wr_lane[10:5] == 6'd3))) || 1'b0) begin
         qp_exp_psn_mem[qp_wr_lane[4:3]] <= (qp_wr_lane[1] ? 24'd0 : ((qp_wr_lane[0] && (qp_wr_lane[10:5] == 6'd3)) ? qp_wr_lane[34:11] : 24'd0));
     end
 end
 
-// gen/nic/regs.ts:202:15
+// gen/nic/regs.ts:203:15
 always @(posedge clk) begin
     if (hw_exp_psn[0]) begin
         qp_exp_psn_hw_mem[hw_exp_psn[2:1]] <= hw_exp_psn[26:3];
     end
 end
 
-// gen/nic/regs.ts:202:15
+// gen/nic/regs.ts:203:15
 always @(posedge clk) begin
     if ((qp_wr_lane[1] || (qp_wr_lane[0] && (qp_wr_lane[10:5] == 6'd4))) || 1'b0) begin
         qp_pmtu_mem[qp_wr_lane[4:3]] <= (qp_wr_lane[1] ? 4'd10 : ((qp_wr_lane[0] && (qp_wr_lane[10:5] == 6'd4)) ? qp_wr_lane[14:11] : 4'b0000));
     end
 end
 
-// gen/nic/regs.ts:202:15
+// gen/nic/regs.ts:203:15
 always @(posedge clk) begin
     if ((qp_wr_lane[1] || (qp_wr_lane[0] && (qp_wr_lane[10:5] == 6'd5))) || 1'b0) begin
         qp_dest_mac_lo_mem[qp_wr_lane[4:3]] <= (qp_wr_lane[1] ? 32'd0 : ((qp_wr_lane[0] && (qp_wr_lane[10:5] == 6'd5)) ? qp_wr_lane[42:11] : 32'd0));
     end
 end
 
-// gen/nic/regs.ts:202:15
+// gen/nic/regs.ts:203:15
 always @(posedge clk) begin
     if ((qp_wr_lane[1] || (qp_wr_lane[0] && (qp_wr_lane[10:5] == 6'd6))) || 1'b0) begin
         qp_dest_mac_hi_mem[qp_wr_lane[4:3]] <= (qp_wr_lane[1] ? 16'd0 : ((qp_wr_lane[0] && (qp_wr_lane[10:5] == 6'd6)) ? qp_wr_lane[26:11] : 16'd0));
     end
 end
 
-// gen/nic/regs.ts:202:15
+// gen/nic/regs.ts:203:15
 always @(posedge clk) begin
     if ((qp_wr_lane[1] || (qp_wr_lane[0] && (qp_wr_lane[10:5] == 6'd7))) || 1'b0) begin
         qp_dest_ip_mem[qp_wr_lane[4:3]] <= (qp_wr_lane[1] ? 32'd0 : ((qp_wr_lane[0] && (qp_wr_lane[10:5] == 6'd7)) ? qp_wr_lane[42:11] : 32'd0));
     end
 end
 
-// gen/nic/regs.ts:202:15
+// gen/nic/regs.ts:203:15
 always @(posedge clk) begin
     if ((qp_wr_lane[1] || (qp_wr_lane[0] && (qp_wr_lane[10:5] == 6'd8))) || 1'b0) begin
         qp_pd_mem[qp_wr_lane[4:3]] <= (qp_wr_lane[1] ? 16'd0 : ((qp_wr_lane[0] && (qp_wr_lane[10:5] == 6'd8)) ? qp_wr_lane[26:11] : 16'd0));
     end
 end
 
-// gen/nic/regs.ts:202:15
+// gen/nic/regs.ts:203:15
 always @(posedge clk) begin
     if ((qp_wr_lane[1] || (qp_wr_lane[0] && (qp_wr_lane[10:5] == 6'd10))) || 1'b0) begin
         qp_sq_base_lo_mem[qp_wr_lane[4:3]] <= (qp_wr_lane[1] ? 32'd0 : ((qp_wr_lane[0] && (qp_wr_lane[10:5] == 6'd10)) ? qp_wr_lane[42:11] : 32'd0));
     end
 end
 
-// gen/nic/regs.ts:202:15
+// gen/nic/regs.ts:203:15
 always @(posedge clk) begin
     if ((qp_wr_lane[1] || (qp_wr_lane[0] && (qp_wr_lane[10:5] == 6'd11))) || 1'b0) begin
         qp_sq_base_hi_mem[qp_wr_lane[4:3]] <= (qp_wr_lane[1] ? 32'd0 : ((qp_wr_lane[0] && (qp_wr_lane[10:5] == 6'd11)) ? qp_wr_lane[42:11] : 32'd0));
     end
 end
 
-// gen/nic/regs.ts:202:15
+// gen/nic/regs.ts:203:15
 always @(posedge clk) begin
     if ((qp_wr_lane[1] || (qp_wr_lane[0] && (qp_wr_lane[10:5] == 6'd12))) || 1'b0) begin
         qp_sq_size_log2_mem[qp_wr_lane[4:3]] <= (qp_wr_lane[1] ? 4'd4 : ((qp_wr_lane[0] && (qp_wr_lane[10:5] == 6'd12)) ? qp_wr_lane[14:11] : 4'b0000));
     end
 end
 
-// gen/nic/regs.ts:202:15
+// gen/nic/regs.ts:203:15
+always @(posedge clk) begin
+    if ((qp_wr_lane[1] || (qp_wr_lane[0] && (qp_wr_lane[10:5] == 6'd13))) || qp_wr_lane[2]) begin
+        qp_sq_pi_mem[qp_wr_lane[4:3]] <= (qp_wr_lane[1] ? 16'd0 : ((qp_wr_lane[0] && (qp_wr_lane[10:5] == 6'd13)) ? qp_wr_lane[26:11] : 16'd0));
+    end
+end
+
+// gen/nic/regs.ts:203:15
 always @(posedge clk) begin
     if ((qp_wr_lane[1] || (qp_wr_lane[0] && (qp_wr_lane[10:5] == 6'd14))) || qp_wr_lane[2]) begin
         qp_sq_ci_mem[qp_wr_lane[4:3]] <= (qp_wr_lane[1] ? 16'd0 : ((qp_wr_lane[0] && (qp_wr_lane[10:5] == 6'd14)) ? qp_wr_lane[26:11] : 16'd0));
     end
 end
 
-// gen/nic/regs.ts:202:15
+// gen/nic/regs.ts:203:15
 always @(posedge clk) begin
     if (hw_sq_ci[0]) begin
         qp_sq_ci_hw_mem[hw_sq_ci[2:1]] <= hw_sq_ci[18:3];
     end
 end
 
-// gen/nic/regs.ts:202:15
+// gen/nic/regs.ts:203:15
 always @(posedge clk) begin
     if ((qp_wr_lane[1] || (qp_wr_lane[0] && (qp_wr_lane[10:5] == 6'd15))) || 1'b0) begin
         qp_cq_base_lo_mem[qp_wr_lane[4:3]] <= (qp_wr_lane[1] ? 32'd0 : ((qp_wr_lane[0] && (qp_wr_lane[10:5] == 6'd15)) ? qp_wr_lane[42:11] : 32'd0));
     end
 end
 
-// gen/nic/regs.ts:202:15
+// gen/nic/regs.ts:203:15
 always @(posedge clk) begin
     if ((qp_wr_lane[1] || (qp_wr_lane[0] && (qp_wr_lane[10:5] == 6'd16))) || 1'b0) begin
         qp_cq_base_hi_mem[qp_wr_lane[4:3]] <= (qp_wr_lane[1] ? 32'd0 : ((qp_wr_lane[0] && (qp_wr_lane[10:5] == 6'd16)) ? qp_wr_lane[42:11] : 32'd0));
     end
 end
 
-// gen/nic/regs.ts:202:15
+// gen/nic/regs.ts:203:15
 always @(posedge clk) begin
     if ((qp_wr_lane[1] || (qp_wr_lane[0] && (qp_wr_lane[10:5] == 6'd17))) || 1'b0) begin
         qp_cq_size_log2_mem[qp_wr_lane[4:3]] <= (qp_wr_lane[1] ? 4'd4 : ((qp_wr_lane[0] && (qp_wr_lane[10:5] == 6'd17)) ? qp_wr_lane[14:11] : 4'b0000));
     end
 end
 
-// gen/nic/regs.ts:202:15
+// gen/nic/regs.ts:203:15
 always @(posedge clk) begin
     if ((qp_wr_lane[1] || (qp_wr_lane[0] && (qp_wr_lane[10:5] == 6'd18))) || qp_wr_lane[2]) begin
         qp_cq_pi_mem[qp_wr_lane[4:3]] <= (qp_wr_lane[1] ? 16'd0 : ((qp_wr_lane[0] && (qp_wr_lane[10:5] == 6'd18)) ? qp_wr_lane[26:11] : 16'd0));
     end
 end
 
-// gen/nic/regs.ts:202:15
+// gen/nic/regs.ts:203:15
 always @(posedge clk) begin
     if (hw_cq_pi[0]) begin
         qp_cq_pi_hw_mem[hw_cq_pi[2:1]] <= hw_cq_pi[18:3];
     end
 end
 
-// gen/nic/regs.ts:202:15
+// gen/nic/regs.ts:203:15
 always @(posedge clk) begin
     if ((qp_wr_lane[1] || (qp_wr_lane[0] && (qp_wr_lane[10:5] == 6'd19))) || qp_wr_lane[2]) begin
         qp_cq_ci_mem[qp_wr_lane[4:3]] <= (qp_wr_lane[1] ? 16'd0 : ((qp_wr_lane[0] && (qp_wr_lane[10:5] == 6'd19)) ? qp_wr_lane[26:11] : 16'd0));
     end
 end
 
-// gen/nic/regs.ts:202:15
+// gen/nic/regs.ts:203:15
 always @(posedge clk) begin
     if ((qp_wr_lane[1] || (qp_wr_lane[0] && (qp_wr_lane[10:5] == 6'd20))) || 1'b0) begin
         qp_udp_sport_mem[qp_wr_lane[4:3]] <= (qp_wr_lane[1] ? 16'hc000 : ((qp_wr_lane[0] && (qp_wr_lane[10:5] == 6'd20)) ? qp_wr_lane[26:11] : 16'd0));
     end
 end
 
-// gen/nic/regs.ts:202:15
+// gen/nic/regs.ts:203:15
 always @(posedge clk) begin
     if ((qp_wr_lane[1] || (qp_wr_lane[0] && (qp_wr_lane[10:5] == 6'd21))) || qp_wr_lane[2]) begin
         qp_msn_mem[qp_wr_lane[4:3]] <= (qp_wr_lane[1] ? 24'd0 : ((qp_wr_lane[0] && (qp_wr_lane[10:5] == 6'd21)) ? qp_wr_lane[34:11] : 24'd0));
     end
 end
 
-// gen/nic/regs.ts:202:15
+// gen/nic/regs.ts:203:15
 always @(posedge clk) begin
     if (hw_msn[0]) begin
         qp_msn_hw_mem[hw_msn[2:1]] <= hw_msn[26:3];
     end
 end
 
-// gen/nic/regs.ts:228:9
+// gen/nic/regs.ts:229:9
 always @(posedge clk) begin
     if ((qp_sw_write && (wr_qp_idx == 2'b00)) && (wr_qp_slot == 6'd0)) begin
         qp0_state_reg <= qp_wr_new[2:0];
@@ -1184,7 +1184,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/regs.ts:228:9
+// gen/nic/regs.ts:229:9
 always @(posedge clk) begin
     if ((qp_sw_write && (wr_qp_idx == 2'b00)) && (wr_qp_slot == 6'd9)) begin
         qp0_retry_reg <= qp_wr_new[15:0];
@@ -1194,20 +1194,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/regs.ts:228:9
-always @(posedge clk) begin
-    if ((qp_sw_write && (wr_qp_idx == 2'b00)) && (wr_qp_slot == 6'd13)) begin
-        qp0_sq_pi_reg <= qp_wr_new[15:0];
-    end
-    if ((qp_sw_write && (wr_qp_idx == 2'b00)) && qp_sw_clr) begin
-        qp0_sq_pi_reg <= 16'd0;
-    end
-    if (rst) begin
-        qp0_sq_pi_reg <= 16'd0;
-    end
-end
-
-// gen/nic/regs.ts:228:9
+// gen/nic/regs.ts:229:9
 always @(posedge clk) begin
     if ((qp_sw_write && (wr_qp_idx == 2'd1)) && (wr_qp_slot == 6'd0)) begin
         qp1_state_reg <= qp_wr_new[2:0];
@@ -1220,7 +1207,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/regs.ts:228:9
+// gen/nic/regs.ts:229:9
 always @(posedge clk) begin
     if ((qp_sw_write && (wr_qp_idx == 2'd1)) && (wr_qp_slot == 6'd9)) begin
         qp1_retry_reg <= qp_wr_new[15:0];
@@ -1230,20 +1217,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/regs.ts:228:9
-always @(posedge clk) begin
-    if ((qp_sw_write && (wr_qp_idx == 2'd1)) && (wr_qp_slot == 6'd13)) begin
-        qp1_sq_pi_reg <= qp_wr_new[15:0];
-    end
-    if ((qp_sw_write && (wr_qp_idx == 2'd1)) && qp_sw_clr) begin
-        qp1_sq_pi_reg <= 16'd0;
-    end
-    if (rst) begin
-        qp1_sq_pi_reg <= 16'd0;
-    end
-end
-
-// gen/nic/regs.ts:228:9
+// gen/nic/regs.ts:229:9
 always @(posedge clk) begin
     if ((qp_sw_write && (wr_qp_idx == 2'd2)) && (wr_qp_slot == 6'd0)) begin
         qp2_state_reg <= qp_wr_new[2:0];
@@ -1256,7 +1230,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/regs.ts:228:9
+// gen/nic/regs.ts:229:9
 always @(posedge clk) begin
     if ((qp_sw_write && (wr_qp_idx == 2'd2)) && (wr_qp_slot == 6'd9)) begin
         qp2_retry_reg <= qp_wr_new[15:0];
@@ -1266,20 +1240,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/regs.ts:228:9
-always @(posedge clk) begin
-    if ((qp_sw_write && (wr_qp_idx == 2'd2)) && (wr_qp_slot == 6'd13)) begin
-        qp2_sq_pi_reg <= qp_wr_new[15:0];
-    end
-    if ((qp_sw_write && (wr_qp_idx == 2'd2)) && qp_sw_clr) begin
-        qp2_sq_pi_reg <= 16'd0;
-    end
-    if (rst) begin
-        qp2_sq_pi_reg <= 16'd0;
-    end
-end
-
-// gen/nic/regs.ts:228:9
+// gen/nic/regs.ts:229:9
 always @(posedge clk) begin
     if ((qp_sw_write && (wr_qp_idx == 2'd3)) && (wr_qp_slot == 6'd0)) begin
         qp3_state_reg <= qp_wr_new[2:0];
@@ -1292,26 +1253,13 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/regs.ts:228:9
+// gen/nic/regs.ts:229:9
 always @(posedge clk) begin
     if ((qp_sw_write && (wr_qp_idx == 2'd3)) && (wr_qp_slot == 6'd9)) begin
         qp3_retry_reg <= qp_wr_new[15:0];
     end
     if (rst) begin
         qp3_retry_reg <= 16'h1473;
-    end
-end
-
-// gen/nic/regs.ts:228:9
-always @(posedge clk) begin
-    if ((qp_sw_write && (wr_qp_idx == 2'd3)) && (wr_qp_slot == 6'd13)) begin
-        qp3_sq_pi_reg <= qp_wr_new[15:0];
-    end
-    if ((qp_sw_write && (wr_qp_idx == 2'd3)) && qp_sw_clr) begin
-        qp3_sq_pi_reg <= 16'd0;
-    end
-    if (rst) begin
-        qp3_sq_pi_reg <= 16'd0;
     end
 end
 
@@ -1505,130 +1453,136 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/regs.ts:207:16: asynchronous read port
+// gen/nic/regs.ts:208:16: asynchronous read port
 assign qp_dest_qpn_mem_rdata0 = qp_dest_qpn_mem[wr_qp_idx];
 
-// gen/nic/regs.ts:207:16: asynchronous read port
+// gen/nic/regs.ts:208:16: asynchronous read port
 assign qp_dest_qpn_mem_rdata1 = qp_dest_qpn_mem[rd_qp_idx];
 
-// gen/nic/regs.ts:207:16: asynchronous read port
+// gen/nic/regs.ts:208:16: asynchronous read port
 assign qp_sq_psn_mem_rdata0 = qp_sq_psn_mem[wr_qp_idx];
 
-// gen/nic/regs.ts:207:16: asynchronous read port
+// gen/nic/regs.ts:208:16: asynchronous read port
 assign qp_sq_psn_mem_rdata1 = qp_sq_psn_mem[rd_qp_idx];
 
-// gen/nic/regs.ts:207:16: asynchronous read port
+// gen/nic/regs.ts:208:16: asynchronous read port
 assign qp_sq_psn_hw_mem_rdata0 = qp_sq_psn_hw_mem[wr_qp_idx];
 
-// gen/nic/regs.ts:207:16: asynchronous read port
+// gen/nic/regs.ts:208:16: asynchronous read port
 assign qp_sq_psn_hw_mem_rdata1 = qp_sq_psn_hw_mem[rd_qp_idx];
 
-// gen/nic/regs.ts:207:16: asynchronous read port
+// gen/nic/regs.ts:208:16: asynchronous read port
 assign qp_exp_psn_mem_rdata0 = qp_exp_psn_mem[wr_qp_idx];
 
-// gen/nic/regs.ts:207:16: asynchronous read port
+// gen/nic/regs.ts:208:16: asynchronous read port
 assign qp_exp_psn_mem_rdata1 = qp_exp_psn_mem[rd_qp_idx];
 
-// gen/nic/regs.ts:207:16: asynchronous read port
+// gen/nic/regs.ts:208:16: asynchronous read port
 assign qp_exp_psn_hw_mem_rdata0 = qp_exp_psn_hw_mem[wr_qp_idx];
 
-// gen/nic/regs.ts:207:16: asynchronous read port
+// gen/nic/regs.ts:208:16: asynchronous read port
 assign qp_exp_psn_hw_mem_rdata1 = qp_exp_psn_hw_mem[rd_qp_idx];
 
-// gen/nic/regs.ts:207:16: asynchronous read port
+// gen/nic/regs.ts:208:16: asynchronous read port
 assign qp_pmtu_mem_rdata0 = qp_pmtu_mem[wr_qp_idx];
 
-// gen/nic/regs.ts:207:16: asynchronous read port
+// gen/nic/regs.ts:208:16: asynchronous read port
 assign qp_pmtu_mem_rdata1 = qp_pmtu_mem[rd_qp_idx];
 
-// gen/nic/regs.ts:207:16: asynchronous read port
+// gen/nic/regs.ts:208:16: asynchronous read port
 assign qp_dest_mac_lo_mem_rdata0 = qp_dest_mac_lo_mem[wr_qp_idx];
 
-// gen/nic/regs.ts:207:16: asynchronous read port
+// gen/nic/regs.ts:208:16: asynchronous read port
 assign qp_dest_mac_lo_mem_rdata1 = qp_dest_mac_lo_mem[rd_qp_idx];
 
-// gen/nic/regs.ts:207:16: asynchronous read port
+// gen/nic/regs.ts:208:16: asynchronous read port
 assign qp_dest_mac_hi_mem_rdata0 = qp_dest_mac_hi_mem[wr_qp_idx];
 
-// gen/nic/regs.ts:207:16: asynchronous read port
+// gen/nic/regs.ts:208:16: asynchronous read port
 assign qp_dest_mac_hi_mem_rdata1 = qp_dest_mac_hi_mem[rd_qp_idx];
 
-// gen/nic/regs.ts:207:16: asynchronous read port
+// gen/nic/regs.ts:208:16: asynchronous read port
 assign qp_dest_ip_mem_rdata0 = qp_dest_ip_mem[wr_qp_idx];
 
-// gen/nic/regs.ts:207:16: asynchronous read port
+// gen/nic/regs.ts:208:16: asynchronous read port
 assign qp_dest_ip_mem_rdata1 = qp_dest_ip_mem[rd_qp_idx];
 
-// gen/nic/regs.ts:207:16: asynchronous read port
+// gen/nic/regs.ts:208:16: asynchronous read port
 assign qp_pd_mem_rdata0 = qp_pd_mem[wr_qp_idx];
 
-// gen/nic/regs.ts:207:16: asynchronous read port
+// gen/nic/regs.ts:208:16: asynchronous read port
 assign qp_pd_mem_rdata1 = qp_pd_mem[rd_qp_idx];
 
-// gen/nic/regs.ts:207:16: asynchronous read port
+// gen/nic/regs.ts:208:16: asynchronous read port
 assign qp_sq_base_lo_mem_rdata0 = qp_sq_base_lo_mem[wr_qp_idx];
 
-// gen/nic/regs.ts:207:16: asynchronous read port
+// gen/nic/regs.ts:208:16: asynchronous read port
 assign qp_sq_base_lo_mem_rdata1 = qp_sq_base_lo_mem[rd_qp_idx];
 
-// gen/nic/regs.ts:207:16: asynchronous read port
+// gen/nic/regs.ts:208:16: asynchronous read port
 assign qp_sq_base_hi_mem_rdata0 = qp_sq_base_hi_mem[wr_qp_idx];
 
-// gen/nic/regs.ts:207:16: asynchronous read port
+// gen/nic/regs.ts:208:16: asynchronous read port
 assign qp_sq_base_hi_mem_rdata1 = qp_sq_base_hi_mem[rd_qp_idx];
 
-// gen/nic/regs.ts:207:16: asynchronous read port
+// gen/nic/regs.ts:208:16: asynchronous read port
 assign qp_sq_size_log2_mem_rdata0 = qp_sq_size_log2_mem[wr_qp_idx];
 
-// gen/nic/regs.ts:207:16: asynchronous read port
+// gen/nic/regs.ts:208:16: asynchronous read port
 assign qp_sq_size_log2_mem_rdata1 = qp_sq_size_log2_mem[rd_qp_idx];
 
-// gen/nic/regs.ts:207:16: asynchronous read port
+// gen/nic/regs.ts:208:16: asynchronous read port
+assign qp_sq_pi_mem_rdata0 = qp_sq_pi_mem[wr_qp_idx];
+
+// gen/nic/regs.ts:208:16: asynchronous read port
+assign qp_sq_pi_mem_rdata1 = qp_sq_pi_mem[rd_qp_idx];
+
+// gen/nic/regs.ts:208:16: asynchronous read port
 assign qp_sq_ci_mem_rdata = qp_sq_ci_mem[rd_qp_idx];
 
-// gen/nic/regs.ts:207:16: asynchronous read port
+// gen/nic/regs.ts:208:16: asynchronous read port
 assign qp_sq_ci_hw_mem_rdata = qp_sq_ci_hw_mem[rd_qp_idx];
 
-// gen/nic/regs.ts:207:16: asynchronous read port
+// gen/nic/regs.ts:208:16: asynchronous read port
 assign qp_cq_base_lo_mem_rdata0 = qp_cq_base_lo_mem[wr_qp_idx];
 
-// gen/nic/regs.ts:207:16: asynchronous read port
+// gen/nic/regs.ts:208:16: asynchronous read port
 assign qp_cq_base_lo_mem_rdata1 = qp_cq_base_lo_mem[rd_qp_idx];
 
-// gen/nic/regs.ts:207:16: asynchronous read port
+// gen/nic/regs.ts:208:16: asynchronous read port
 assign qp_cq_base_hi_mem_rdata0 = qp_cq_base_hi_mem[wr_qp_idx];
 
-// gen/nic/regs.ts:207:16: asynchronous read port
+// gen/nic/regs.ts:208:16: asynchronous read port
 assign qp_cq_base_hi_mem_rdata1 = qp_cq_base_hi_mem[rd_qp_idx];
 
-// gen/nic/regs.ts:207:16: asynchronous read port
+// gen/nic/regs.ts:208:16: asynchronous read port
 assign qp_cq_size_log2_mem_rdata0 = qp_cq_size_log2_mem[wr_qp_idx];
 
-// gen/nic/regs.ts:207:16: asynchronous read port
+// gen/nic/regs.ts:208:16: asynchronous read port
 assign qp_cq_size_log2_mem_rdata1 = qp_cq_size_log2_mem[rd_qp_idx];
 
-// gen/nic/regs.ts:207:16: asynchronous read port
+// gen/nic/regs.ts:208:16: asynchronous read port
 assign qp_cq_pi_mem_rdata = qp_cq_pi_mem[rd_qp_idx];
 
-// gen/nic/regs.ts:207:16: asynchronous read port
+// gen/nic/regs.ts:208:16: asynchronous read port
 assign qp_cq_pi_hw_mem_rdata = qp_cq_pi_hw_mem[rd_qp_idx];
 
-// gen/nic/regs.ts:207:16: asynchronous read port
+// gen/nic/regs.ts:208:16: asynchronous read port
 assign qp_cq_ci_mem_rdata0 = qp_cq_ci_mem[wr_qp_idx];
 
-// gen/nic/regs.ts:207:16: asynchronous read port
+// gen/nic/regs.ts:208:16: asynchronous read port
 assign qp_cq_ci_mem_rdata1 = qp_cq_ci_mem[rd_qp_idx];
 
-// gen/nic/regs.ts:207:16: asynchronous read port
+// gen/nic/regs.ts:208:16: asynchronous read port
 assign qp_udp_sport_mem_rdata0 = qp_udp_sport_mem[wr_qp_idx];
 
-// gen/nic/regs.ts:207:16: asynchronous read port
+// gen/nic/regs.ts:208:16: asynchronous read port
 assign qp_udp_sport_mem_rdata1 = qp_udp_sport_mem[rd_qp_idx];
 
-// gen/nic/regs.ts:207:16: asynchronous read port
+// gen/nic/regs.ts:208:16: asynchronous read port
 assign qp_msn_mem_rdata = qp_msn_mem[rd_qp_idx];
 
-// gen/nic/regs.ts:207:16: asynchronous read port
+// gen/nic/regs.ts:208:16: asynchronous read port
 assign qp_msn_hw_mem_rdata = qp_msn_hw_mem[rd_qp_idx];
 
 endmodule

@@ -99,7 +99,6 @@ wire u_regs_s_axil_rready;
 wire [126:0] u_regs_cfg;
 wire [11:0] u_regs_qp_state;
 wire [63:0] u_regs_qp_retry;
-wire [63:0] u_regs_qp_sq_pi;
 wire [42:0] u_regs_qp_wr;
 // not read: no stage reads these fields
 /* verilator lint_off UNUSEDSIGNAL */
@@ -115,11 +114,11 @@ wire [3:0] u_regs_qp_live_msn;
 wire u_regs_mr_rd_en;
 wire [3:0] u_regs_mr_rd_addr;
 wire [247:0] u_regs_mr_rd_data;
-// not read: nic_wqe_fetch watches SQ_PI in qp_sq_pi itself
+// not read: nic_wqe_fetch takes SQ_PI writes from the qp_wr lane, a cycle earlier
 /* verilator lint_off UNUSEDSIGNAL */
 wire u_regs_doorbell_valid;
 /* verilator lint_on UNUSEDSIGNAL */
-// not read: nic_wqe_fetch watches SQ_PI in qp_sq_pi itself
+// not read: nic_wqe_fetch takes SQ_PI writes from the qp_wr lane, a cycle earlier
 /* verilator lint_off UNUSEDSIGNAL */
 wire [17:0] u_regs_doorbell;
 /* verilator lint_on UNUSEDSIGNAL */
@@ -145,7 +144,6 @@ wire u_regs_inc_seq_nak_rx;
 wire u_regs_inc_dup_req_rx;
 wire u_regs_inc_retry_exc;
 wire [11:0] u_wqe_fetch_ctx_state;
-wire [63:0] u_wqe_fetch_ctx_sq_pi;
 wire [42:0] u_wqe_fetch_ctx_wr;
 wire [15:0] u_wqe_fetch_weight;
 wire [3:0] u_wqe_fetch_m_axi_arid;
@@ -1333,7 +1331,7 @@ wire rx_drop_icrc;
 reg  [7:0] rx_drop_other_pending_reg;
 wire [7:0] rx_drop_other_total;
 wire rx_drop_other_pulse;
-// intermediate of gen/nic/nic-top-build.ts:221:76: only bits [7:4] are used
+// intermediate of gen/nic/nic-top-build.ts:222:76: only bits [7:4] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [8:0] binary_0 = ({1'b0, u_wqe_fetch_m_axi_arlen} + 9'd16);
 /* verilator lint_on UNUSEDSIGNAL */
@@ -1395,112 +1393,109 @@ assign s_axil_rvalid = u_regs_s_axil_rvalid;
 // gen/nic/top-wiring.ts:67:26
 assign u_regs_s_axil_rready = s_axil_rready;
 
-// gen/nic/nic-top-build.ts:280:21
+// gen/nic/nic-top-build.ts:281:21
 assign u_wqe_fetch_ctx_state = u_regs_qp_state;
 
-// gen/nic/nic-top-build.ts:280:21
-assign u_wqe_fetch_ctx_sq_pi = u_regs_qp_sq_pi;
-
-// gen/nic/nic-top-build.ts:280:21
+// gen/nic/nic-top-build.ts:281:21
 assign u_wqe_fetch_ctx_wr = u_regs_qp_wr;
 
-// gen/nic/nic-top-build.ts:280:21
+// gen/nic/nic-top-build.ts:281:21
 assign u_req_tx_ctx_state = u_regs_qp_state;
 
-// gen/nic/nic-top-build.ts:280:21
+// gen/nic/nic-top-build.ts:281:21
 assign u_req_tx_ctx_wr = u_regs_qp_wr;
 
-// gen/nic/nic-top-build.ts:280:21
+// gen/nic/nic-top-build.ts:281:21
 assign u_req_tx_ctx_hw_sq_psn = u_regs_hw_sq_psn;
 
-// gen/nic/nic-top-build.ts:280:21
+// gen/nic/nic-top-build.ts:281:21
 assign u_req_tx_ctx_live_sq_psn = u_regs_qp_live_sq_psn;
 
-// gen/nic/nic-top-build.ts:280:21
+// gen/nic/nic-top-build.ts:281:21
 assign u_ack_tracker_ctx_state = u_regs_qp_state;
 
-// gen/nic/nic-top-build.ts:280:21
+// gen/nic/nic-top-build.ts:281:21
 assign u_ack_tracker_ctx_retry = u_regs_qp_retry;
 
-// gen/nic/nic-top-build.ts:280:21
+// gen/nic/nic-top-build.ts:281:21
 assign u_completion_ctx_state = u_regs_qp_state;
 
-// gen/nic/nic-top-build.ts:280:21
+// gen/nic/nic-top-build.ts:281:21
 assign u_completion_ctx_wr = u_regs_qp_wr;
 
-// gen/nic/nic-top-build.ts:280:21
+// gen/nic/nic-top-build.ts:281:21
 assign u_responder_ctx_state = u_regs_qp_state;
 
-// gen/nic/nic-top-build.ts:280:21
+// gen/nic/nic-top-build.ts:281:21
 assign u_responder_ctx_wr = u_regs_qp_wr;
 
-// gen/nic/nic-top-build.ts:280:21
+// gen/nic/nic-top-build.ts:281:21
 assign u_responder_ctx_hw_exp_psn = u_regs_hw_exp_psn;
 
-// gen/nic/nic-top-build.ts:280:21
+// gen/nic/nic-top-build.ts:281:21
 assign u_responder_ctx_live_exp_psn = u_regs_qp_live_exp_psn;
 
-// gen/nic/nic-top-build.ts:280:21
+// gen/nic/nic-top-build.ts:281:21
 assign u_responder_ctx_hw_msn = u_regs_hw_msn;
 
-// gen/nic/nic-top-build.ts:280:21
+// gen/nic/nic-top-build.ts:281:21
 assign u_responder_ctx_live_msn = u_regs_qp_live_msn;
 
-// gen/nic/nic-top-build.ts:280:21
+// gen/nic/nic-top-build.ts:281:21
 assign u_read_responder_ctx_state = u_regs_qp_state;
 
-// gen/nic/nic-top-build.ts:280:21
+// gen/nic/nic-top-build.ts:281:21
 assign u_read_responder_ctx_wr = u_regs_qp_wr;
 
-// gen/nic/nic-top-build.ts:280:21
+// gen/nic/nic-top-build.ts:281:21
 assign u_read_resp_rx_ctx_state = u_regs_qp_state;
 
-// gen/nic/nic-top-build.ts:347:57
+// gen/nic/nic-top-build.ts:348:57
 assign u_req_tx_cfg = u_regs_cfg;
 
-// gen/nic/nic-top-build.ts:347:57
+// gen/nic/nic-top-build.ts:348:57
 assign u_responder_cfg = u_regs_cfg;
 
-// gen/nic/nic-top-build.ts:347:57
+// gen/nic/nic-top-build.ts:348:57
 assign u_read_responder_cfg = u_regs_cfg;
 
-// gen/nic/nic-top-build.ts:348:26
+// gen/nic/nic-top-build.ts:349:26
 assign u_completion_irq_mod = u_regs_cfg[126:95];
 
-// gen/nic/nic-top-build.ts:349:27
+// gen/nic/nic-top-build.ts:350:27
 assign u_wqe_fetch_weight = 16'd0;
 
-// gen/nic/nic-top-build.ts:352:28
+// gen/nic/nic-top-build.ts:353:28
 assign u_regs_mr_rd_en = u_tlb_mr_rd_en;
 
-// gen/nic/nic-top-build.ts:353:30
+// gen/nic/nic-top-build.ts:354:30
 assign u_regs_mr_rd_addr = u_tlb_mr_rd_addr;
 
-// gen/nic/nic-top-build.ts:354:29
+// gen/nic/nic-top-build.ts:355:29
 assign u_tlb_mr_rd_data = u_regs_mr_rd_data;
 
-// gen/nic/nic-top-build.ts:355:29
+// gen/nic/nic-top-build.ts:356:29
 assign u_tlb_mr_changed = u_regs_mr_changed;
 
-// gen/nic/nic-top-build.ts:356:28
+// gen/nic/nic-top-build.ts:357:28
 assign u_regs_hw_sq_ci = u_ack_tracker_sq_ci_upd;
 
-// gen/nic/nic-top-build.ts:357:28
+// gen/nic/nic-top-build.ts:358:28
 assign u_regs_hw_cq_pi = u_completion_cq_pi_upd;
 
-// gen/nic/nic-top-build.ts:358:29
+// gen/nic/nic-top-build.ts:359:29
 assign u_regs_hw_sq_psn = u_req_tx_sq_psn_upd;
 
-// gen/nic/nic-top-build.ts:359:30
+// gen/nic/nic-top-build.ts:360:30
 assign u_regs_hw_exp_psn = u_responder_exp_psn_upd;
 
-// gen/nic/nic-top-build.ts:360:26
+// gen/nic/nic-top-build.ts:361:26
 assign u_regs_hw_msn = u_responder_msn_upd;
 
-// gen/nic/nic-top-build.ts:361:29
+// gen/nic/nic-top-build.ts:362:29
 assign u_regs_irq_event = u_completion_irq_event;
 
-// gen/nic/nic-top-build.ts:362:9
+// gen/nic/nic-top-build.ts:363:9
 assign irq = u_regs_irq;
 
 // gen/nic/top-wiring.ts:127:17
@@ -1531,37 +1526,37 @@ always @* begin
     end
 end
 
-// gen/nic/nic-top-build.ts:365:28
+// gen/nic/nic-top-build.ts:366:28
 assign u_regs_hw_error = {qp_err_qp, qp_err_valid};
 
-// gen/nic/nic-top-build.ts:208:20
+// gen/nic/nic-top-build.ts:209:20
 assign wqe_bypass = (u_wqe_queue_count == 4'b0000) && u_req_tx_s_wqe_ready;
 
-// gen/nic/nic-top-build.ts:209:21
+// gen/nic/nic-top-build.ts:210:21
 assign u_wqe_queue_s_data = u_wqe_fetch_m_wqe_data;
 
-// gen/nic/nic-top-build.ts:210:22
+// gen/nic/nic-top-build.ts:211:22
 assign u_wqe_queue_s_valid = u_wqe_fetch_m_wqe_valid && !wqe_bypass;
 
-// gen/nic/nic-top-build.ts:211:30
+// gen/nic/nic-top-build.ts:212:30
 assign u_wqe_fetch_m_wqe_ready = u_wqe_queue_s_ready || wqe_bypass;
 
-// gen/nic/nic-top-build.ts:212:29
+// gen/nic/nic-top-build.ts:213:29
 assign u_req_tx_s_wqe_data = u_wqe_queue_m_valid ? u_wqe_queue_m_data : u_wqe_fetch_m_wqe_data;
 
-// gen/nic/nic-top-build.ts:213:19
+// gen/nic/nic-top-build.ts:214:19
 assign wqe_to_req_valid = u_wqe_queue_m_valid || (wqe_bypass && u_wqe_fetch_m_wqe_valid);
 
-// gen/nic/nic-top-build.ts:214:30
+// gen/nic/nic-top-build.ts:215:30
 assign u_req_tx_s_wqe_valid = wqe_to_req_valid;
 
-// gen/nic/nic-top-build.ts:215:22
+// gen/nic/nic-top-build.ts:216:22
 assign u_wqe_queue_m_ready = u_req_tx_s_wqe_ready;
 
-// gen/nic/nic-top-build.ts:221:20
+// gen/nic/nic-top-build.ts:222:20
 assign fetch_ar_wqes = binary_0[7:4];
 
-// gen/nic/nic-top-build.ts:222:20
+// gen/nic/nic-top-build.ts:223:20
 assign wqe_popped = wqe_to_req_valid && u_req_tx_s_wqe_ready;
 
 // gen/lib/credit-gate.ts:44:16
@@ -1612,10 +1607,10 @@ assign u_wqe_fetch_m_axi_rvalid = u_axi_rd_mux_s0_axi_rvalid;
 // gen/nic/top-wiring.ts:67:52
 assign u_axi_rd_mux_s0_axi_rready = u_wqe_fetch_m_axi_rready;
 
-// gen/nic/nic-top-build.ts:226:33
+// gen/nic/nic-top-build.ts:227:33
 assign u_axi_rd_mux_s0_axi_arvalid = u_wqe_fetch_m_axi_arvalid && wqe_credits_ok;
 
-// gen/nic/nic-top-build.ts:227:32
+// gen/nic/nic-top-build.ts:228:32
 assign u_wqe_fetch_m_axi_arready = u_axi_rd_mux_s0_axi_arready && wqe_credits_ok;
 
 // gen/nic/top-wiring.ts:67:26
@@ -1636,7 +1631,7 @@ assign u_req_tx_s_dma_status_valid = u_dma_read_m_status_valid;
 // gen/nic/top-wiring.ts:67:52
 assign u_dma_read_m_status_ready = u_req_tx_s_dma_status_ready;
 
-// gen/nic/nic-top-build.ts:374:32
+// gen/nic/nic-top-build.ts:375:32
 assign u_dma_read_s_cmd_tag = u_req_tx_m_dma_tag;
 
 // gen/nic/top-wiring.ts:67:26
@@ -1657,19 +1652,19 @@ assign u_req_tx_s_abort_done_valid = u_dma_read_m_abort_done_valid;
 // gen/nic/top-wiring.ts:67:52
 assign u_dma_read_m_abort_done_ready = u_req_tx_s_abort_done_ready;
 
-// gen/nic/nic-top-build.ts:377:36
+// gen/nic/nic-top-build.ts:378:36
 assign req_pay_end = (u_dma_read_m_axis_tvalid && u_tx_cmd_mux_s_req_payload_tready) && u_dma_read_m_axis_tlast;
 
-// gen/nic/nic-top-build.ts:377:30
+// gen/nic/nic-top-build.ts:378:30
 assign u_req_tx_pay_end = req_pay_end;
 
-// gen/nic/nic-top-build.ts:378:32
+// gen/nic/nic-top-build.ts:379:32
 assign u_ack_tracker_rewind_high = u_req_tx_rewind_high;
 
-// gen/nic/nic-top-build.ts:379:26
+// gen/nic/nic-top-build.ts:380:26
 assign u_tx_frame_gate_drop = u_req_tx_gate_drop;
 
-// gen/nic/nic-top-build.ts:380:33
+// gen/nic/nic-top-build.ts:381:33
 assign u_dma_read_abort_open = u_req_tx_dma_abort_open;
 
 // gen/nic/top-wiring.ts:67:26
@@ -1690,43 +1685,43 @@ assign u_completion_s_req_valid = u_ack_tracker_m_cqe_valid;
 // gen/nic/top-wiring.ts:67:52
 assign u_ack_tracker_m_cqe_ready = u_completion_s_req_ready;
 
-// gen/nic/nic-top-build.ts:239:29
+// gen/nic/nic-top-build.ts:240:29
 assign u_req_tx_s_rewind_valid = u_ack_tracker_m_rewind_valid && u_read_resp_rx_s_rewind_ready;
 
-// gen/nic/nic-top-build.ts:240:29
+// gen/nic/nic-top-build.ts:241:29
 assign u_read_resp_rx_s_rewind_valid = u_ack_tracker_m_rewind_valid && u_req_tx_s_rewind_ready;
 
-// gen/nic/nic-top-build.ts:241:48
+// gen/nic/nic-top-build.ts:242:48
 assign u_req_tx_s_rewind_data = u_ack_tracker_m_rewind_data;
 
-// gen/nic/nic-top-build.ts:241:48
+// gen/nic/nic-top-build.ts:242:48
 assign u_read_resp_rx_s_rewind_data = u_ack_tracker_m_rewind_data;
 
-// gen/nic/nic-top-build.ts:242:37
+// gen/nic/nic-top-build.ts:243:37
 assign rewind_ready = u_req_tx_s_rewind_ready && u_read_resp_rx_s_rewind_ready;
 
-// gen/nic/nic-top-build.ts:242:31
+// gen/nic/nic-top-build.ts:243:31
 assign u_ack_tracker_m_rewind_ready = rewind_ready;
 
-// gen/nic/nic-top-build.ts:386:27
+// gen/nic/nic-top-build.ts:387:27
 assign u_wqe_fetch_rewind = u_ack_tracker_fetch_rewind;
 
-// gen/nic/nic-top-build.ts:387:25
+// gen/nic/nic-top-build.ts:388:25
 assign u_wqe_fetch_hold = u_ack_tracker_tx_hold;
 
-// gen/nic/nic-top-build.ts:388:25
+// gen/nic/nic-top-build.ts:389:25
 assign u_ack_tracker_s_park = u_req_tx_m_park;
 
-// gen/nic/nic-top-build.ts:389:24
+// gen/nic/nic-top-build.ts:390:24
 assign u_ack_tracker_tp_qp = u_req_tx_tp_qp;
 
-// gen/nic/nic-top-build.ts:390:23
+// gen/nic/nic-top-build.ts:391:23
 assign u_req_tx_tp = u_ack_tracker_tp;
 
-// gen/nic/nic-top-build.ts:392:27
+// gen/nic/nic-top-build.ts:393:27
 assign u_ack_tracker_ctx_room = u_read_resp_rx_ctx_room;
 
-// gen/nic/nic-top-build.ts:393:29
+// gen/nic/nic-top-build.ts:394:29
 assign u_req_tx_ctx_room = u_read_resp_rx_ctx_room;
 
 // gen/nic/top-wiring.ts:67:26
@@ -1885,7 +1880,7 @@ assign u_icrc_check_s_axis_rx_tlast = s_axis_rx_tlast;
 // gen/nic/top-wiring.ts:67:26
 assign u_icrc_check_s_axis_rx_tuser = s_axis_rx_tuser;
 
-// gen/nic/nic-top-build.ts:262:57
+// gen/nic/nic-top-build.ts:263:57
 assign tx_fire = m_axis_tx_tvalid && m_axis_tx_tready;
 
 // gen/nic/top-wiring.ts:67:26
@@ -1927,16 +1922,16 @@ assign u_responder_s_payload_tkeep = u_rx_pay_skid_m_data[71:64];
 // gen/nic/top-wiring.ts:90:29
 assign u_responder_s_payload_tdata = u_rx_pay_skid_m_data[63:0];
 
-// gen/nic/nic-top-build.ts:249:25
+// gen/nic/nic-top-build.ts:250:25
 assign u_rx_pay_skid_s_valid = u_rx_parser_m_payload_tvalid;
 
-// gen/nic/nic-top-build.ts:250:31
+// gen/nic/nic-top-build.ts:251:31
 assign u_rx_parser_m_payload_tready = u_rx_pay_skid_s_ready;
 
-// gen/nic/nic-top-build.ts:251:29
+// gen/nic/nic-top-build.ts:252:29
 assign u_responder_s_payload_tvalid = u_rx_pay_skid_m_valid;
 
-// gen/nic/nic-top-build.ts:252:25
+// gen/nic/nic-top-build.ts:253:25
 assign u_rx_pay_skid_m_ready = u_responder_s_payload_tready;
 
 // gen/nic/top-wiring.ts:67:26
@@ -1960,16 +1955,16 @@ assign u_dma_write_s_axis_tkeep = u_rx_pay_fifo_m_data[71:64];
 // gen/nic/top-wiring.ts:90:29
 assign u_dma_write_s_axis_tdata = u_rx_pay_fifo_m_data[63:0];
 
-// gen/nic/nic-top-build.ts:249:25
+// gen/nic/nic-top-build.ts:250:25
 assign u_rx_pay_fifo_s_valid = u_responder_m_payload_tvalid;
 
-// gen/nic/nic-top-build.ts:250:31
+// gen/nic/nic-top-build.ts:251:31
 assign u_responder_m_payload_tready = u_rx_pay_fifo_s_ready;
 
-// gen/nic/nic-top-build.ts:251:29
+// gen/nic/nic-top-build.ts:252:29
 assign u_dma_write_s_axis_tvalid = u_rx_pay_fifo_m_valid;
 
-// gen/nic/nic-top-build.ts:252:25
+// gen/nic/nic-top-build.ts:253:25
 assign u_rx_pay_fifo_m_ready = u_dma_write_s_axis_tready;
 
 // gen/nic/top-wiring.ts:67:26
@@ -1990,13 +1985,13 @@ assign u_read_responder_s_req_valid = u_responder_m_read_req_valid;
 // gen/nic/top-wiring.ts:67:52
 assign u_responder_m_read_req_ready = u_read_responder_s_req_ready;
 
-// gen/nic/nic-top-build.ts:431:26
+// gen/nic/nic-top-build.ts:432:26
 assign u_responder_rd_room = u_read_responder_rd_room;
 
-// gen/nic/nic-top-build.ts:432:30
+// gen/nic/nic-top-build.ts:433:30
 assign u_responder_rd_dup_room = u_read_responder_rd_dup_room;
 
-// gen/nic/nic-top-build.ts:433:26
+// gen/nic/nic-top-build.ts:434:26
 assign u_responder_rd_busy = u_read_responder_rd_busy;
 
 // gen/nic/top-wiring.ts:67:26
@@ -2101,7 +2096,7 @@ assign u_ack_tracker_s_read_done_valid = u_read_resp_rx_m_done_valid;
 // gen/nic/top-wiring.ts:67:52
 assign u_read_resp_rx_m_done_ready = u_ack_tracker_s_read_done_ready;
 
-// gen/nic/nic-top-build.ts:447:30
+// gen/nic/nic-top-build.ts:448:30
 assign u_req_tx_read_busy = u_ack_tracker_read_busy;
 
 // gen/nic/top-axi-buffers.ts:146:20
@@ -2845,19 +2840,19 @@ assign m_axi_bready = u_axi_wr_mux_m_axi_bready;
 // gen/nic/top-wiring.ts:144:19
 assign tlb_hits_moved = u_tlb_hits != tlb_hits_prev_reg;
 
-// gen/nic/nic-top-build.ts:471:32
+// gen/nic/nic-top-build.ts:472:32
 assign u_regs_inc_tlb_hits = tlb_hits_moved;
 
 // gen/nic/top-wiring.ts:144:19
 assign tlb_misses_moved = u_tlb_misses != tlb_misses_prev_reg;
 
-// gen/nic/nic-top-build.ts:472:34
+// gen/nic/nic-top-build.ts:473:34
 assign u_regs_inc_tlb_misses = tlb_misses_moved;
 
-// gen/nic/nic-top-build.ts:474:23
+// gen/nic/nic-top-build.ts:475:23
 assign rx_drop_icrc = u_icrc_check_drop_valid && (u_icrc_check_drop_reason == 3'd1);
 
-// gen/nic/nic-top-build.ts:475:36
+// gen/nic/nic-top-build.ts:476:36
 assign u_regs_inc_rx_drop_icrc = rx_drop_icrc;
 
 // gen/nic/top-wiring.ts:111:19
@@ -2866,31 +2861,31 @@ assign rx_drop_other_total = rx_drop_other_pending_reg + (({7'd0, (u_icrc_check_
 // gen/nic/top-wiring.ts:112:18
 assign rx_drop_other_pulse = rx_drop_other_total != 8'd0;
 
-// gen/nic/nic-top-build.ts:479:37
+// gen/nic/nic-top-build.ts:480:37
 assign u_regs_inc_rx_drop_other = rx_drop_other_pulse;
 
-// gen/nic/nic-top-build.ts:481:33
+// gen/nic/nic-top-build.ts:482:33
 assign u_regs_inc_tx_frames = (u_icrc_insert_m_axis_tvalid && m_axis_tx_tready) && u_icrc_insert_m_axis_tlast;
 
-// gen/nic/nic-top-build.ts:482:33
+// gen/nic/nic-top-build.ts:483:33
 assign u_regs_inc_rx_frames = u_rx_parser_m_hdr_valid && u_responder_s_hdr_ready;
 
-// gen/nic/nic-top-build.ts:483:33
+// gen/nic/nic-top-build.ts:484:33
 assign u_regs_inc_retx_pkts = u_req_tx_cnt_retx;
 
-// gen/nic/nic-top-build.ts:484:36
+// gen/nic/nic-top-build.ts:485:36
 assign u_regs_inc_ack_timeouts = u_ack_tracker_ack_timeout[0];
 
-// gen/nic/nic-top-build.ts:486:34
+// gen/nic/nic-top-build.ts:487:34
 assign u_regs_inc_seq_nak_tx = u_responder_cnt_seq_nak_tx;
 
-// gen/nic/nic-top-build.ts:487:34
+// gen/nic/nic-top-build.ts:488:34
 assign u_regs_inc_seq_nak_rx = u_responder_cnt_seq_nak_rx;
 
-// gen/nic/nic-top-build.ts:488:34
+// gen/nic/nic-top-build.ts:489:34
 assign u_regs_inc_dup_req_rx = u_responder_cnt_dup_req;
 
-// gen/nic/nic-top-build.ts:489:33
+// gen/nic/nic-top-build.ts:490:33
 assign u_regs_inc_retry_exc = u_ack_tracker_cnt_retry_exc;
 
 // gen/nic/top-wiring.ts:135:11
@@ -2909,7 +2904,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/nic-top-build.ts:264:5
+// gen/nic/nic-top-build.ts:265:5
 always @(posedge clk) begin
     if (tx_fire) begin
         tx_in_frame_reg <= !m_axis_tx_tlast;
@@ -3007,7 +3002,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/nic-top-build.ts:305:84
+// gen/nic/nic-top-build.ts:306:84
 nic_regs u_regs (
     .clk(clk),
     .rst(rst),
@@ -3033,7 +3028,6 @@ nic_regs u_regs (
     .cfg(u_regs_cfg),
     .qp_state(u_regs_qp_state),
     .qp_retry(u_regs_qp_retry),
-    .qp_sq_pi(u_regs_qp_sq_pi),
     .qp_wr(u_regs_qp_wr),
     .qp_live_sq_ci(u_regs_qp_live_sq_ci),
     .qp_live_cq_pi(u_regs_qp_live_cq_pi),
@@ -3068,12 +3062,11 @@ nic_regs u_regs (
     .inc_retry_exc(u_regs_inc_retry_exc)
 );
 
-// gen/nic/nic-top-build.ts:305:84
+// gen/nic/nic-top-build.ts:306:84
 nic_wqe_fetch_ctx_portlanes u_wqe_fetch (
     .clk(clk),
     .rst(rst),
     .ctx_state(u_wqe_fetch_ctx_state),
-    .ctx_sq_pi(u_wqe_fetch_ctx_sq_pi),
     .ctx_wr(u_wqe_fetch_ctx_wr),
     .weight(u_wqe_fetch_weight),
     .m_axi_arid(u_wqe_fetch_m_axi_arid),
@@ -3099,7 +3092,7 @@ nic_wqe_fetch_ctx_portlanes u_wqe_fetch (
     .hold(u_wqe_fetch_hold)
 );
 
-// gen/nic/nic-top-build.ts:305:84
+// gen/nic/nic-top-build.ts:306:84
 nic_req_tx_ctx_portlanes_dma_abort1 u_req_tx (
     .clk(clk),
     .rst(rst),
@@ -3150,7 +3143,7 @@ nic_req_tx_ctx_portlanes_dma_abort1 u_req_tx (
     .dma_abort_open(u_req_tx_dma_abort_open)
 );
 
-// gen/nic/nic-top-build.ts:305:84
+// gen/nic/nic-top-build.ts:306:84
 nic_ack_tracker_ctx_portlanes u_ack_tracker (
     .clk(clk),
     .rst(rst),
@@ -3185,7 +3178,7 @@ nic_ack_tracker_ctx_portlanes u_ack_tracker (
     .cnt_retry_exc(u_ack_tracker_cnt_retry_exc)
 );
 
-// gen/nic/nic-top-build.ts:305:84
+// gen/nic/nic-top-build.ts:306:84
 nic_completion_ctx_portlanes u_completion (
     .clk(clk),
     .rst(rst),
@@ -3219,7 +3212,7 @@ nic_completion_ctx_portlanes u_completion (
     .irq_event(u_completion_irq_event)
 );
 
-// gen/nic/nic-top-build.ts:305:84
+// gen/nic/nic-top-build.ts:306:84
 nic_tlb_id_width4_lines32_num_clients5 u_tlb (
     .clk(clk),
     .rst(rst),
@@ -3277,7 +3270,7 @@ nic_tlb_id_width4_lines32_num_clients5 u_tlb (
     .misses(u_tlb_misses)
 );
 
-// gen/nic/nic-top-build.ts:305:84
+// gen/nic/nic-top-build.ts:306:84
 nic_dma_read_abort_qps4_burst_bytes128_lat_window20_max_bursts32 u_dma_read (
     .clk(clk),
     .rst(rst),
@@ -3343,7 +3336,7 @@ nic_dma_read_abort_qps4_burst_bytes128_lat_window20_max_bursts32 u_dma_read (
     .abort_open(u_dma_read_abort_open)
 );
 
-// gen/nic/nic-top-build.ts:305:84
+// gen/nic/nic-top-build.ts:306:84
 nic_dma_write u_dma_write (
     .clk(clk),
     .rst(rst),
@@ -3401,7 +3394,7 @@ nic_dma_write u_dma_write (
     .m_axi_rready(u_dma_write_m_axi_rready)
 );
 
-// gen/nic/nic-top-build.ts:305:84
+// gen/nic/nic-top-build.ts:306:84
 nic_read_responder_contexts16_ctx_portlanes_per_qp4 u_read_responder (
     .clk(clk),
     .rst(rst),
@@ -3426,7 +3419,7 @@ nic_read_responder_contexts16_ctx_portlanes_per_qp4 u_read_responder (
     .qp_error(u_read_responder_qp_error)
 );
 
-// gen/nic/nic-top-build.ts:305:84
+// gen/nic/nic-top-build.ts:306:84
 nic_dma_read u_dma_read_rsp (
     .clk(clk),
     .rst(rst),
@@ -3484,7 +3477,7 @@ nic_dma_read u_dma_read_rsp (
     .m_axis_tlast(u_dma_read_rsp_m_axis_tlast)
 );
 
-// gen/nic/nic-top-build.ts:305:84
+// gen/nic/nic-top-build.ts:306:84
 nic_read_resp_rx_ctx_portlanes u_read_resp_rx (
     .clk(clk),
     .rst(rst),
@@ -3523,7 +3516,7 @@ nic_read_resp_rx_ctx_portlanes u_read_resp_rx (
     .m_done_ready(u_read_resp_rx_m_done_ready)
 );
 
-// gen/nic/nic-top-build.ts:305:84
+// gen/nic/nic-top-build.ts:306:84
 nic_dma_write u_dma_write_rresp (
     .clk(clk),
     .rst(rst),
@@ -3581,7 +3574,7 @@ nic_dma_write u_dma_write_rresp (
     .m_axi_rready(u_dma_write_rresp_m_axi_rready)
 );
 
-// gen/nic/nic-top-build.ts:305:84
+// gen/nic/nic-top-build.ts:306:84
 nic_axi_rd_mux_bulk_cap_beats512_n4_urgent_mask2 u_axi_rd_mux (
     .clk(clk),
     .rst(rst),
@@ -3667,7 +3660,7 @@ nic_axi_rd_mux_bulk_cap_beats512_n4_urgent_mask2 u_axi_rd_mux (
     .m_axi_rready(u_axi_rd_mux_m_axi_rready)
 );
 
-// gen/nic/nic-top-build.ts:305:84
+// gen/nic/nic-top-build.ts:306:84
 nic_axi_wr_mux_n3 u_axi_wr_mux (
     .clk(clk),
     .rst(rst),
@@ -3749,7 +3742,7 @@ nic_axi_wr_mux_n3 u_axi_wr_mux (
     .m_axi_bready(u_axi_wr_mux_m_axi_bready)
 );
 
-// gen/nic/nic-top-build.ts:305:84
+// gen/nic/nic-top-build.ts:306:84
 nic_tx_cmd_mux u_tx_cmd_mux (
     .clk(clk),
     .rst(rst),
@@ -3782,7 +3775,7 @@ nic_tx_cmd_mux u_tx_cmd_mux (
     .m_payload_tlast(u_tx_cmd_mux_m_payload_tlast)
 );
 
-// gen/nic/nic-top-build.ts:305:84
+// gen/nic/nic-top-build.ts:306:84
 nic_tx_frame_gate_drop1 u_tx_frame_gate (
     .clk(clk),
     .rst(rst),
@@ -3805,7 +3798,7 @@ nic_tx_frame_gate_drop1 u_tx_frame_gate (
     .drop(u_tx_frame_gate_drop)
 );
 
-// gen/nic/nic-top-build.ts:305:84
+// gen/nic/nic-top-build.ts:306:84
 nic_packetizer u_packetizer (
     .clk(clk),
     .rst(rst),
@@ -3826,7 +3819,7 @@ nic_packetizer u_packetizer (
     .err_payload(u_packetizer_err_payload)
 );
 
-// gen/nic/nic-top-build.ts:305:84
+// gen/nic/nic-top-build.ts:306:84
 nic_icrc_insert u_icrc_insert (
     .clk(clk),
     .rst(rst),
@@ -3844,7 +3837,7 @@ nic_icrc_insert u_icrc_insert (
     .m_axis_tuser(u_icrc_insert_m_axis_tuser)
 );
 
-// gen/nic/nic-top-build.ts:305:84
+// gen/nic/nic-top-build.ts:306:84
 nic_icrc_check_buffer_bytes32768_max_frames128 u_icrc_check (
     .clk(clk),
     .rst(rst),
@@ -3865,7 +3858,7 @@ nic_icrc_check_buffer_bytes32768_max_frames128 u_icrc_check (
     .overflow(u_icrc_check_overflow)
 );
 
-// gen/nic/nic-top-build.ts:305:84
+// gen/nic/nic-top-build.ts:306:84
 nic_rx_parser u_rx_parser (
     .clk(clk),
     .rst(rst),
@@ -3887,7 +3880,7 @@ nic_rx_parser u_rx_parser (
     .drop_reason(u_rx_parser_drop_reason)
 );
 
-// gen/nic/nic-top-build.ts:305:84
+// gen/nic/nic-top-build.ts:306:84
 nic_responder_ctx_portlanes u_responder (
     .clk(clk),
     .rst(rst),
@@ -3949,7 +3942,7 @@ nic_responder_ctx_portlanes u_responder (
     .m_rresp_payload_tlast(u_responder_m_rresp_payload_tlast)
 );
 
-// gen/nic/nic-top-build.ts:305:84
+// gen/nic/nic-top-build.ts:306:84
 sync_fifo_ram_depth8_width750 u_wqe_queue (
     .clk(clk),
     .rst(rst),
@@ -3964,7 +3957,7 @@ sync_fifo_ram_depth8_width750 u_wqe_queue (
     .empty(u_wqe_queue_empty)
 );
 
-// gen/nic/nic-top-build.ts:305:84
+// gen/nic/nic-top-build.ts:306:84
 sync_fifo_depth4_width73 u_rx_pay_skid (
     .clk(clk),
     .rst(rst),
@@ -3979,7 +3972,7 @@ sync_fifo_depth4_width73 u_rx_pay_skid (
     .empty(u_rx_pay_skid_empty)
 );
 
-// gen/nic/nic-top-build.ts:305:84
+// gen/nic/nic-top-build.ts:306:84
 sync_fifo_ram_width73 u_rx_pay_fifo (
     .clk(clk),
     .rst(rst),
@@ -3994,7 +3987,7 @@ sync_fifo_ram_width73 u_rx_pay_fifo (
     .empty(u_rx_pay_fifo_empty)
 );
 
-// gen/nic/nic-top-build.ts:305:84
+// gen/nic/nic-top-build.ts:306:84
 sync_fifo_bypass1_depth4_width67 u_dma_rd_xlate (
     .clk(clk),
     .rst(rst),
@@ -4009,7 +4002,7 @@ sync_fifo_bypass1_depth4_width67 u_dma_rd_xlate (
     .empty(u_dma_rd_xlate_empty)
 );
 
-// gen/nic/nic-top-build.ts:305:84
+// gen/nic/nic-top-build.ts:306:84
 sync_fifo_bypass1_depth4_width67 u_dma_wr_xlate (
     .clk(clk),
     .rst(rst),
@@ -4024,7 +4017,7 @@ sync_fifo_bypass1_depth4_width67 u_dma_wr_xlate (
     .empty(u_dma_wr_xlate_empty)
 );
 
-// gen/nic/nic-top-build.ts:305:84
+// gen/nic/nic-top-build.ts:306:84
 sync_fifo_bypass1_depth4_width67 u_rsp_xlate (
     .clk(clk),
     .rst(rst),
@@ -4039,7 +4032,7 @@ sync_fifo_bypass1_depth4_width67 u_rsp_xlate (
     .empty(u_rsp_xlate_empty)
 );
 
-// gen/nic/nic-top-build.ts:305:84
+// gen/nic/nic-top-build.ts:306:84
 sync_fifo_bypass1_depth4_width67 u_dma_rd_rsp_xlate (
     .clk(clk),
     .rst(rst),
@@ -4054,7 +4047,7 @@ sync_fifo_bypass1_depth4_width67 u_dma_rd_rsp_xlate (
     .empty(u_dma_rd_rsp_xlate_empty)
 );
 
-// gen/nic/nic-top-build.ts:305:84
+// gen/nic/nic-top-build.ts:306:84
 sync_fifo_bypass1_depth4_width67 u_dma_wr_rresp_xlate (
     .clk(clk),
     .rst(rst),
@@ -4069,7 +4062,7 @@ sync_fifo_bypass1_depth4_width67 u_dma_wr_rresp_xlate (
     .empty(u_dma_wr_rresp_xlate_empty)
 );
 
-// gen/nic/nic-top-build.ts:305:84
+// gen/nic/nic-top-build.ts:306:84
 sync_fifo_ram_bypass1_depth1024_width71 u_dma_rd_rbuf (
     .clk(clk),
     .rst(rst),
@@ -4084,7 +4077,7 @@ sync_fifo_ram_bypass1_depth1024_width71 u_dma_rd_rbuf (
     .empty(u_dma_rd_rbuf_empty)
 );
 
-// gen/nic/nic-top-build.ts:305:84
+// gen/nic/nic-top-build.ts:306:84
 sync_fifo_ram_bypass1_depth1024_width71 u_dma_rd_rsp_rbuf (
     .clk(clk),
     .rst(rst),
@@ -4099,7 +4092,7 @@ sync_fifo_ram_bypass1_depth1024_width71 u_dma_rd_rsp_rbuf (
     .empty(u_dma_rd_rsp_rbuf_empty)
 );
 
-// gen/nic/nic-top-build.ts:305:84
+// gen/nic/nic-top-build.ts:306:84
 sync_fifo_ram_depth1024_width73 u_dma_wr_rresp_wbuf (
     .clk(clk),
     .rst(rst),
@@ -4114,7 +4107,7 @@ sync_fifo_ram_depth1024_width73 u_dma_wr_rresp_wbuf (
     .empty(u_dma_wr_rresp_wbuf_empty)
 );
 
-// gen/nic/nic-top-build.ts:305:84
+// gen/nic/nic-top-build.ts:306:84
 sync_fifo_depth4_width89 u_dma_wr_rresp_wbuf_aw (
     .clk(clk),
     .rst(rst),
@@ -4134,11 +4127,11 @@ sync_fifo_depth4_width89 u_dma_wr_rresp_wbuf_aw (
 always @(posedge clk) begin
     if (!rst) begin
         if (!(!u_packetizer_err_payload)) begin
-            $display("%m: assertion failed at gen/nic/nic-top-build.ts:407:7: packetizer: payload length differs from the command (req_tx / dma_read disagree) [u_packetizer_err_payload=%0h]", u_packetizer_err_payload);
+            $display("%m: assertion failed at gen/nic/nic-top-build.ts:408:7: packetizer: payload length differs from the command (req_tx / dma_read disagree) [u_packetizer_err_payload=%0h]", u_packetizer_err_payload);
             $stop;
         end
         if (!(!tx_in_frame_reg || m_axis_tx_tvalid)) begin
-            $display("%m: assertion failed at gen/nic/nic-top-build.ts:265:5: m_axis_tx: tvalid dropped inside a frame (between its first beat and tlast): a MAC would underrun [tx_in_frame_reg=%0h m_axis_tx_tvalid=%0h]", tx_in_frame_reg, m_axis_tx_tvalid);
+            $display("%m: assertion failed at gen/nic/nic-top-build.ts:266:5: m_axis_tx: tvalid dropped inside a frame (between its first beat and tlast): a MAC would underrun [tx_in_frame_reg=%0h m_axis_tx_tvalid=%0h]", tx_in_frame_reg, m_axis_tx_tvalid);
             $stop;
         end
         if (!(!u_tlb_m0_xlate_resp_valid || u_dma_rd_xlate_s_ready)) begin

@@ -11,7 +11,8 @@
 //   unconsumed CQE is never overwritten; s_req_ready stays low meanwhile. The stage is in
 //   order, so a full CQ also holds the requests of other QPs behind it. A CQE takes two
 //   cycles more than before the timing work (LOAD, CHECK: registered context and address).
-// - CQ_PI (kept per QP here, held at 0 while the QP is in RESET) advances after an OKAY
+// - CQ_PI (kept per QP here in a memory, pi_mem, read when a request is loaded; a flip-flop
+//   per QP, pi_zero_reg, makes it read 0 after `rst` and while the QP is in RESET) advances after an OKAY
 //   write response and is published on cq_pi_upd (to nic_regs' hw_cq_pi). A write error
 //   leaves CQ_PI alone and reports the QP on qp_error (to nic_regs' hw_error: QP to ERROR).
 // - Interrupt moderation (irq_mod = the IRQ_MOD register): irq_event pulses for one cycle
@@ -24,13 +25,14 @@
 //     else pending += done; timer = pending > 0 ? timer + 1 : 0
 //   so a lone completion at edge E raises the event at edge E + T.
 
-import { Bool, UInt, Vec, cat, defineModule, lit, mux, pack, type Value, intIn, oneOf } from '../hdl/index.ts';
+import { Bool, UInt, cat, defineModule, lit, mux, pack, type Value, intIn, oneOf } from '../hdl/index.ts';
 import { AXI_BURST, stream } from '../lib/interfaces.ts';
 import { log2Exact } from '../lib/util.ts';
 import { axi4Write } from './axi-ports.ts';
 import { cqeReqStruct } from './cqe-req.ts';
 import { qpErrorEvent, qpUpdate } from './ctx.ts';
 import { ctxPortRule, qpCtxView, type CtxPort } from './ctx-view.ts';
+import { oneHotIf } from './mux-util.ts';
 import { CQE_BYTES, CQE_FIELDS, QP_STATE } from './regmap.ts';
 import { ADDR_WIDTH, qpIndexWidth } from './types.ts';
 
@@ -65,7 +67,13 @@ export const nicCompletion = defineModule('nic_completion', { dataWidth: 64, num
   m.unused(irqMod, 'bits 15:6 of IRQ_MOD are reserved');
   m.unused(axi.bid, 'one write in flight: every response belongs to it');
 
-  const pi = m.reg('pi_reg', Vec(UInt(16), p.numQp));
+  // CQ_PI per QP (issue 15, "Scale"): a memory read at the QP being completed (LOAD) and
+  // written at its completion, beside one flip-flop per QP saying "CQ_PI is 0" (memories have
+  // no reset): set by `rst` and in every cycle the QP is in RESET, cleared when the QP's CQ_PI
+  // is written outside RESET. So CQ_PI reads 0 after a reset and in and after RESET until the
+  // next completion, as the flip-flop vector held at 0 in RESET did.
+  const piMem = m.memory('pi_mem', UInt(16), 2 ** qw);
+  const piZero = m.reg('pi_zero_reg', UInt(p.numQp), { reset: (1n << BigInt(p.numQp)) - 1n });
   const fsm = m.fsm('state', ['IDLE', 'LOAD', 'CHECK', 'ADDR', 'DATA', 'RESP'] as const);
 
   // ---- accepting a request (IDLE), then two register stages (LOAD, CHECK) ----------------------
@@ -152,7 +160,7 @@ export const nicCompletion = defineModule('nic_completion', { dataWidth: 64, num
       fsm.goto('LOAD');
     }),
     LOAD: () => {
-      ldPi.set(pi.at(qpReg));
+      ldPi.set(mux(piZero.bit(qpReg), lit(0, 16), piMem.readAsync(qpReg)));
       ldCi.set(ctx.field('cqCi'));
       ldSizeLog2.set(ctx.field('cqSizeLog2'));
       ldBase.set(ctx.field('cqBase'));
@@ -178,10 +186,9 @@ export const nicCompletion = defineModule('nic_completion', { dataWidth: 64, num
       fsm.goto('IDLE');
     }),
   });
-  for (let i = 0; i < p.numQp; i++) {
-    m.if(done.land(qpReg.eq(i)), () => pi.setBits(16 * i + 15, 16 * i, piReg));
-    m.if(qpCtx.at(i).field('state').eq(QP_STATE.RESET), () => pi.setBits(16 * i + 15, 16 * i, 0));
-  }
+  m.if(done, () => piMem.write(qpReg, piReg));
+  const inReset = m.let('qp_in_reset', cat(...Array.from({ length: p.numQp }, (_, i) => qpCtx.at(i).field('state').eq(QP_STATE.RESET)).reverse()));
+  piZero.set(piZero.and(oneHotIf(p.numQp, qpReg, done).not()).or(inReset));
   piUpd.set(pack(qpUpdate('CQ_PI', p.numQp), { valid: updValid, qp: evQp, value: evPi }));
   qpError.set(pack(qpErrorEvent(p.numQp), { valid: errValid, qp: evQp }));
 

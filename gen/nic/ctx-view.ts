@@ -5,9 +5,9 @@
 // - 'vec' (the default, for the stage tests): the input `qp_ctx`, a `Vec(QpCtx, numQp)` that
 //   the test drives directly (`dut.qp_ctx.value = [...]`).
 // - 'lanes' (nic_top): the stage's own copy of the fields it reads, built from what nic_regs
-//   publishes: STATE, RETRY and SQ_PI (FF_QP_REGS) as per-QP flip-flop vectors held in
-//   nic_regs (qp_state, qp_retry, qp_sq_pi; the stage's inputs ctx_state, ctx_retry,
-//   ctx_sq_pi), since stages scan them for every QP in every cycle; every other register in a
+//   publishes: STATE and RETRY (FF_QP_REGS) as per-QP flip-flop vectors held in nic_regs
+//   (qp_state, qp_retry; the stage's inputs ctx_state, ctx_retry), since stages scan them for
+//   every QP in every cycle; every other register (SQ_PI included) in a
 //   memory of 2^qpIndexWidth rows (`ctx_<register>_mem`), written by nic_regs' software write
 //   lane (qp_wr -> ctx_wr; ctx.ts qpWriteLane: one register per cycle, the STATE = RESET
 //   clear, the reset sweep) and read asynchronously (distributed RAM / LUTRAM), so a write at
@@ -60,7 +60,7 @@ const fld = (v: Value, name: string): Value => (v as Value<StructShape<Record<st
 const elem = (v: Value, q: number | Value): Value => (v as Value<VecShape<Shape>>).at(q);
 
 /** What a copy of the context is written and read from. `vecs`: the flip-flop vectors
- *  (STATE, RETRY, SQ_PI; Vec of numQp); `wr`: the software lane; `hw` / `live`: per datapath
+ *  (STATE, RETRY; Vec of numQp); `wr`: the software lane; `hw` / `live`: per datapath
  *  field, its update lane and its live-value bits (UInt(numQp)). Only those the fields need. */
 export interface CtxSources {
   vecs: Partial<Record<typeof FF_QP_REGS[number], Value>>;

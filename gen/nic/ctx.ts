@@ -101,8 +101,9 @@ export type QpField = FieldName<typeof QP_REGS[number]['name']>;
 
 /** QP registers kept in per-QP flip-flop vectors instead of memories: stages scan them for every
  *  QP in every cycle (STATE: RESET clears per-QP bits everywhere; RETRY: the ACK tracker's
- *  per-QP timeout; SQ_PI: nic_wqe_fetch's eligibility of every QP). ctx-view.ts. */
-export const FF_QP_REGS = ['STATE', 'RETRY', 'SQ_PI'] as const;
+ *  per-QP timeout). SQ_PI is a memory: nic_wqe_fetch keeps a "has work" bit per QP, updated
+ *  by the SQ_PI writes on the software lane (wqe-fetch.ts). ctx-view.ts. */
+export const FF_QP_REGS = ['STATE', 'RETRY'] as const;
 /** QP registers a software write of STATE = RESET clears (so a QP can be reused). */
 export const QP_INDEX_REGS = ['SQ_PI', 'SQ_CI', 'CQ_PI', 'CQ_CI', 'MSN'] as const;
 /** Word slots of a QP's register block (QP_STRIDE / 4). */

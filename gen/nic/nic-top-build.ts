@@ -41,7 +41,8 @@
 //   TLB client a credit-gated answer FIFO, so that no engine that waits downstream (for the
 //   TX mux, for RX payload) can hold the shared R channel, W channel or TLB pipeline that the
 //   engine it waits for needs (the R and TLB cases deadlocked the end-to-end READ/WRITE mix).
-// - Doorbells: nic_wqe_fetch watches SQ_PI in nic_regs' qp_sq_pi vector, so the doorbell pulse is unused.
+// - Doorbells: nic_wqe_fetch takes SQ_PI writes from nic_regs' qp_wr lane (a cycle before the
+//   doorbell pulse, which is unused).
 // - QP errors come from req_tx, ack_tracker, responder, completion and the READ responder;
 //   nic_regs takes one per cycle, so they pass a per-QP pending-bit merger (top-wiring.ts), none lost.
 // - Counters: RETX_PKTS from req_tx, ACK_TIMEOUTS and RETRY_EXC from the ACK tracker,
@@ -347,8 +348,8 @@ export function makeNicTop(stages: NicStages) {
     for (const s of [reqTx, rsp, rdRsp]) sink(s, 'cfg').set(cfg);
     sink(cpl, 'irq_mod').set(field(cfg, 'irqMod'));
     sink(fetch, 'weight').set(0); // 0 counts as 1: plain round robin among QPs
-    m.unused(port(regs, 'doorbell_valid'), 'nic_wqe_fetch watches SQ_PI in qp_sq_pi itself');
-    m.unused(port(regs, 'doorbell'), 'nic_wqe_fetch watches SQ_PI in qp_sq_pi itself');
+    m.unused(port(regs, 'doorbell_valid'), 'nic_wqe_fetch takes SQ_PI writes from the qp_wr lane, a cycle earlier');
+    m.unused(port(regs, 'doorbell'), 'nic_wqe_fetch takes SQ_PI writes from the qp_wr lane, a cycle earlier');
     sink(regs, 'mr_rd_en').set(port(tlb, 'mr_rd_en'));
     sink(regs, 'mr_rd_addr').set(port(tlb, 'mr_rd_addr'));
     sink(tlb, 'mr_rd_data').set(port(regs, 'mr_rd_data'));

@@ -15,9 +15,9 @@
 // - doorbell_valid pulses (one cycle, registered) after a write of SQ_PI, with doorbell.qp and
 //   doorbell.pi (the new value).
 // - cfg shows the global configuration continuously (see ctx.ts for the structs).
-// - The QP context is not one output any more (issue 15, "Scale"; gen/nic/ctx-view.ts): STATE,
-//   RETRY and SQ_PI stay flip-flops, published as per-QP vectors qp_state, qp_retry and
-//   qp_sq_pi; every other QP register is a memory (2^qpIndexWidth rows each, asynchronous
+// - The QP context is not one output any more (issue 15, "Scale"; gen/nic/ctx-view.ts): STATE
+//   and RETRY stay flip-flops, published as per-QP vectors qp_state and qp_retry; every other
+//   QP register (SQ_PI too: nic_wqe_fetch takes its writes from qp_wr) is a memory (2^qpIndexWidth rows each, asynchronous
 //   reads: LUTRAM), and nic_regs publishes the writes instead of the values: the software lane
 //   qp_wr (ctx.ts qpWriteLane: the register written this cycle with its whole new value, the
 //   STATE = RESET clear, the reset sweep) beside the hw_<field> lanes it takes, and per
@@ -127,8 +127,9 @@ export const nicRegs = defineModule('nic_regs', { numQp: 4, numMr: 16 } as RegsP
 
   // ---- write channel -----------------------------------------------------------------------
   // AW and W each either pass straight through (handshake now) or wait in a holding register
-  // for the other; the write happens in the cycle the second of them arrives, so SQ_PI
-  // reaches nic_wqe_fetch (and the doorbell pulse goes out) one cycle after the handshakes.
+  // for the other; the write happens in the cycle the second of them arrives, so a SQ_PI write
+  // is on qp_wr (nic_wqe_fetch's has-work bit takes it at that edge) in the cycle of the
+  // handshakes, and the doorbell pulse goes out one cycle after them.
   const awHeld = m.reg('aw_held_reg', Bool);
   // Word address only: byte lanes are chosen by wstrb, addr[1:0] is ignored.
   const awHeldAddr = m.reg('aw_word_reg', UInt(AXIL_ADDR_WIDTH - 2));
@@ -227,7 +228,6 @@ export const nicRegs = defineModule('nic_regs', { numQp: 4, numMr: 16 } as RegsP
       const s = stores.get(qpKey(i, n))!;
       m.if(here.land(qpW.slot.eq(qpRegOf(n).offset >> 2)), () => s.set(wrNew.trunc(s.width)));
     }
-    m.if(here.land(swClr), () => stores.get(qpKey(i, 'SQ_PI'))!.set(0));
   }
   m.if(swWrite.land(qpW.slot.eq(qpRegOf('SQ_PI').offset >> 2)), () => {
     dbValidReg.set(1);
@@ -307,7 +307,7 @@ export const nicRegs = defineModule('nic_regs', { numQp: 4, numMr: 16 } as RegsP
   mrChanged.set(mr.changed);
 
   return {
-    clk, rst, s_axil: axil, cfg, qp_state: qpVecOut['STATE']!, qp_retry: qpVecOut['RETRY']!, qp_sq_pi: qpVecOut['SQ_PI']!, qp_wr: qpWrOut,
+    clk, rst, s_axil: axil, cfg, qp_state: qpVecOut['STATE']!, qp_retry: qpVecOut['RETRY']!, qp_wr: qpWrOut,
     qp_live_sq_ci: liveOut['SQ_CI']!, qp_live_cq_pi: liveOut['CQ_PI']!, qp_live_sq_psn: liveOut['SQ_PSN']!, qp_live_exp_psn: liveOut['EXP_PSN']!, qp_live_msn: liveOut['MSN']!,
     mr_rd_en: mrRdEn, mr_rd_addr: mrRdAddr, mr_rd_data: mrRdData, doorbell_valid: doorbellValid, doorbell, mr_changed: mrChanged,
     irq, irq_event: irqEvent, hw_sq_ci: hw['SQ_CI']!, hw_cq_pi: hw['CQ_PI']!, hw_sq_psn: hw['SQ_PSN']!, hw_exp_psn: hw['EXP_PSN']!,

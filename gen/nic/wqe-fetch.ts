@@ -3,16 +3,36 @@
 // - Keeps each QP's fetch index (ci: the next WQE to read) itself. It is not SQ_CI: a slot is
 //   free for software only once its WQE completed (nic_ack_tracker publishes SQ_CI), because
 //   a go-back-N rewind reads the ring again (docs/nic-reliability.md). While a QP is in RESET
-//   its ci is held at 0.
+//   its ci is 0 (and stays 0 after RESET until the QP's next burst or rewind).
+// - ci is in memories (issue 15, "Scale"; no 16-bit register per QP): ci_fetch_mem (written at
+//   a burst's end) and ci_rewind_mem (written by a rewind; both may write, for different QPs,
+//   in one cycle and a LUTRAM has one write port), ci_live_reg (one bit per QP: which bank is
+//   newer) and ci_zero_reg (one bit per QP: ci is 0; set by `rst` and in RESET). It is read
+//   at one QP where needed: when a QP's context is loaded and at a SQ_PI write.
 // - `rewind` (from nic_ack_tracker: a go-back-N rewind, or nic_req_tx putting a WQE back)
 //   sets a QP's ci to its ringIdx at once; a burst of that QP whose read was planned (ADDR,
 //   DATA) then ends without moving ci (its WQEs are stale copies nic_req_tx drops); a rewind
 //   that lands while the QP's context is being loaded or planned makes the stage load it again.
+// - SQ_PI is not scanned either: it is a memory field of the QP context like SQ_BASE (read at
+//   the loaded QP, at the QP of a burst's end and at the QP of a rewind), and the stage learns
+//   of every change as a write event `sq_pi_wr` {qp, pi}: in nic_top nic_regs' software lane
+//   (a doorbell = a write of SQ_PI; the clear that comes with STATE = RESET; the reset sweep),
+//   at the edge that writes the stage's SQ_PI memory; in the stage tests ('vec') an input.
+// - "Has work" (SQ_PI != ci) is one bit per QP (has_work_reg), set again at each event that
+//   changes SQ_PI or ci of a QP, never by comparing every QP's SQ_PI and ci in every cycle:
+//   a SQ_PI write (the new PI against that QP's ci), a burst's end (the new ci against that
+//   QP's SQ_PI), a rewind (its index against SQ_PI). Events of one cycle see each other: a
+//   SQ_PI write in the cycle of a rewind or a burst end of its QP compares with the new ci, and
+//   those compare with the new SQ_PI. ci counts as 0 in RESET; a QP entering RESET (RESET seen
+//   while ci_zero_reg is still clear) gets 0, since nic_regs clears its SQ_PI with that write.
+//   A SQ_PI write during LOAD/PLAN of its QP: the loaded PI is the old one (as with a register),
+//   the bit is set and the QP is pushed again after its turn.
 // - Active-list scheduler (only QPs with work are looked at, so the scheduler's depth and its
-//   latency do not grow with numQp). A QP is *eligible* when SQ_PI != ci, it is not in RESET
-//   and not held (`hold`: the tracker keeps a parked QP back until its fence, READ limit or
-//   entry room clears). `u_active` is a FIFO of QP indices (depth numQp rounded up to a power
-//   of two) with a `queued` bit per QP, so a QP is in it at most once and it cannot overflow.
+//   latency do not grow with numQp). A QP is *eligible* when its has-work bit is set, it is not
+//   in RESET and not held (`hold`: the tracker keeps a parked QP back until its fence, READ
+//   limit or entry room clears; the RESET and hold terms are single bits per QP). `u_active` is
+//   a FIFO of QP indices (depth numQp rounded up to a power of two) with a `queued` bit per
+//   QP, so a QP is in it at most once and it cannot overflow.
 //   Pushing is level-driven, never an event that could be missed: every cycle the lowest
 //   eligible QP that is neither queued nor owned by the scheduler is pushed (one per cycle,
 //   a balanced priority tree, gen/lib lowestSetIndex). So a doorbell, a rewind that leaves
@@ -37,8 +57,10 @@
 //   advances when its last beat is taken.
 // - The read is offered on AR from registers only (the plan registered in PLAN; valid and
 //   payload stable until arready), DOORBELL_TO_AR cycles after an idle stage with an empty
-//   list first sees SQ_PI != ci: push (the index into u_active), LOAD (the context into
-//   registers), PLAN (burst address, length and status into registers), AR.
+//   list first sees SQ_PI != ci (the cycle after the edge that takes the SQ_PI write: the
+//   has-work bit is set at that edge, as the SQ_PI register was): push (the index into
+//   u_active), LOAD (the context into registers), PLAN (burst address, length and status into
+//   registers), AR.
 // - Every fetched WQE leaves on m_wqe, decoded (Wqe in wqe.ts) with a status the TX engine
 //   turns into an error completion instead of sending anything (NIC.md: "rejects bad opcodes
 //   and QPs not in RTS with an error completion"):
@@ -55,20 +77,23 @@
 // - m_wqe holds one decoded WQE in a register; a stalled consumer stalls the R channel on
 //   the decode beat of the next WQE.
 
-import { Bool, UInt, Vec, cat, defineModule, lit, mux, pack, type Value, intIn, oneOf } from '../hdl/index.ts';
+import { Bool, Struct, UInt, Vec, cat, defineModule, lit, mux, pack, type Input, type Value, intIn, oneOf } from '../hdl/index.ts';
 import { lowestSetIndex } from '../lib/arbiter.ts';
 import { syncFifo } from '../lib/fifo.ts';
 import { AXI_BURST, stream } from '../lib/interfaces.ts';
 import { log2Exact } from '../lib/util.ts';
 import { axi4Read } from './axi-ports.ts';
 import { ctxPortRule, qpCtxView, type CtxPort } from './ctx-view.ts';
-import { qpRegWidth } from './ctx.ts';
+import { qpRegWidth, qpWriteLane } from './ctx.ts';
 import { oneHotIf } from './mux-util.ts';
 import { select } from './frame-util.ts';
 import { fetchRewindStruct } from './qp-transport.ts';
-import { CQE_STATUS, MAX_SGE, QP_STATE, WQE_BYTES, WQE_OPCODE } from './regmap.ts';
+import { CQE_STATUS, MAX_SGE, QP_REGS, QP_STATE, WQE_BYTES, WQE_OPCODE } from './regmap.ts';
 import { ADDR_WIDTH, PAGE_BITS, qpIndexWidth } from './types.ts';
 import { WQE_STATUS_BITS, wqeField, wqeSges, wqeStruct, wqeUsedBytes } from './wqe.ts';
+
+/** SQ_PI's word slot in a QP's register block (the software lane's `reg`). */
+const SQ_PI_SLOT = QP_REGS.find(r => r.name === 'SQ_PI')!.offset >> 2;
 
 export type WqeFetchParams = {
   dataWidth: number;
@@ -105,8 +130,40 @@ export const nicWqeFetch = defineModule('nic_wqe_fetch', { dataWidth: 64, numQp:
   const hold = m.input('hold', UInt(p.numQp));
   m.unused(axi.rid, 'one burst in flight: every response belongs to it');
 
-  // ---- per-QP fetch indices and the active list ----------------------------------------------
-  const ci = m.reg('ci_reg', Vec(UInt(16), p.numQp));
+  // ---- per-QP fetch indices, SQ_PI writes, "has work" bits and the active list --------------
+  // ci per QP in memories (issue 15, "Scale"): read where the stage needs one QP's ci (LOAD, and
+  // at a SQ_PI write below), written at the end of a burst (ci_fetch_mem) and by a rewind
+  // (ci_rewind_mem): two LUTRAMs since both may write (different QPs) in one cycle; ci_live_reg
+  // (1 = the rewind bank holds the QP's newest ci) picks one, and ci_zero_reg makes ci read 0
+  // after `rst` and while the QP is in RESET (memories have no reset), until the next write.
+  const rows = 2 ** qw;
+  const ciFetchMem = m.memory('ci_fetch_mem', UInt(16), rows);
+  const ciRewindMem = m.memory('ci_rewind_mem', UInt(16), rows);
+  const ciLive = m.reg('ci_live_reg', UInt(p.numQp));
+  const ciZero = m.reg('ci_zero_reg', UInt(p.numQp), { reset: (1n << BigInt(p.numQp)) - 1n });
+  const ciOf = (q: Value): Value => mux(ciZero.bit(q), lit(0, 16), mux(ciLive.bit(q), ciRewindMem.readAsync(q), ciFetchMem.readAsync(q)));
+  const inReset = m.let('qp_in_reset', cat(...Array.from({ length: p.numQp }, (_, i) => qpCtx.at(i).field('state').eq(QP_STATE.RESET)).reverse()));
+  // SQ_PI writes, one per cycle: SQ_PI of QP `qp` becomes `pi` at the coming edge. In nic_top
+  // ('lanes') they are nic_regs' software lane: a write of SQ_PI (the doorbell), the clear of
+  // a STATE = RESET write and the reset sweep (SQ_PI := 0), at the edge nic_regs writes its
+  // copy and this stage's SQ_PI memory takes it. With 'vec' the test drives `sq_pi_wr` beside
+  // qp_ctx (qp_ctx shows the new SQ_PI from that edge on).
+  const SqPiWr = Struct('sq_pi_wr', { valid: Bool, qp: UInt(qw), pi: UInt(16) });
+  let sqPiWr: Value;
+  // Typed as the 'vec' mode's port (the stage tests drive it); nic_top has no such port.
+  let sqPiWrPort = {} as { sq_pi_wr: Input<typeof SqPiWr> };
+  if (p.ctxPort === 'lanes') {
+    const wr = (qpCtx.ports as unknown as Record<string, Value>)['ctx_wr']!.as(qpWriteLane(p.numQp));
+    const zero = wr.field('init').lor(wr.field('clr'));
+    sqPiWr = m.let('sq_pi_wr', pack(SqPiWr, {
+      valid: wr.field('valid').land(wr.field('reg').eq(SQ_PI_SLOT)).lor(zero), qp: wr.field('qp'), pi: mux(zero, lit(0, 16), wr.field('data').trunc(16)),
+    }));
+  } else {
+    const port = m.input('sq_pi_wr', SqPiWr);
+    sqPiWr = port;
+    sqPiWrPort = { sq_pi_wr: port };
+  }
+  const dbValid = sqPiWr.as(SqPiWr).field('valid'), dbQp = sqPiWr.as(SqPiWr).field('qp'), dbPi = sqPiWr.as(SqPiWr).field('pi');
   const fsm = m.fsm('state', ['IDLE', 'PLAN', 'ADDR', 'DATA'] as const);
   const idle = fsm.is('IDLE');
   // The QP the scheduler owns (popped, its turn not over) and whether IDLE loads it again
@@ -115,14 +172,15 @@ export const nicWqeFetch = defineModule('nic_wqe_fetch', { dataWidth: 64, numQp:
   const busy = m.reg('busy_reg', Bool);
   const again = m.reg('again_reg', Bool);
   const queued = m.reg('queued_reg', UInt(p.numQp));
+  // SQ_PI != ci per QP, kept by events (below), not compared for every QP in every cycle.
+  const hasWorkBits = m.reg('has_work_reg', UInt(p.numQp));
   const active = m.instance('u_active', syncFifo, { width: qw, depth: 2 ** qw, bypass: false });
   m.unused(active.count, 'the queued bits say who is in the list');
   m.unused(active.full, 'never full: a QP is in the list at most once');
   m.unused(active.empty, 'm_valid says the same');
   const wants: Value[] = [];
   for (let i = 0; i < p.numQp; i++) {
-    const ctx = qpCtx.at(i);
-    const eligible = ctx.field('sqPi').ne(ci.at(i)).land(ctx.field('state').ne(QP_STATE.RESET)).land(hold.bit(i).lnot());
+    const eligible = hasWorkBits.bit(i).land(inReset.bit(i).lnot()).land(hold.bit(i).lnot());
     const owned = busy.land(qpReg.eq(i));
     wants.push(m.let(`want_${i}`, eligible.land(queued.bit(i).lnot()).land(owned.lnot())));
   }
@@ -281,7 +339,7 @@ export const nicWqeFetch = defineModule('nic_wqe_fetch', { dataWidth: 64, numQp:
       again.set(0);
       m.if(again.lnot(), () => used.set(0));
       ldPi.set(field('sqPi'));
-      ldCi.set(ci.at(loadQp));
+      ldCi.set(ciOf(loadQp));
       ldBase.set(field('sqBase'));
       ldSizeLog2.set(field('sqSizeLog2'));
       ldState.set(field('state'));
@@ -328,14 +386,51 @@ export const nicWqeFetch = defineModule('nic_wqe_fetch', { dataWidth: 64, numQp:
     }),
   });
 
-  // ci: advanced at the end of a burst (unless the QP was rewound meanwhile), set by a rewind
-  // (which wins), held at 0 in RESET.
-  for (let i = 0; i < p.numQp; i++) {
-    const ciI = (v: Value | number): void => ci.setBits(16 * i + 15, 16 * i, v);
-    m.if(fsm.is('DATA').land(take).land(burstLast).land(qpReg.eq(i)).land(burstStale.lor(rewindsBurst).lnot()), () => ciI(ciStart.addw(countReg.zext(16))));
-    m.if(rewind.field('valid').land(rewind.field('qp').eq(i)), () => ciI(rewind.field('ringIdx')));
-    m.if(qpCtx.at(i).field('state').eq(QP_STATE.RESET), () => ciI(0));
-  }
+  // ci: advanced at the end of a burst (unless the QP was rewound meanwhile: then a rewind of
+  // the same QP in that cycle is excluded too), set by a rewind, 0 in RESET (ci_zero_reg).
+  // Timing: `take` (rready, from num_sge in rdata at a decode beat) enters the has-work logic
+  // last, as the select of two precomputed next values (with and without the burst end).
+  const endCandidate = m.let('fetch_end_if_taken', fsm.is('DATA').land(burstLast).land(burstStale.lor(rewindsBurst).lnot()));
+  const fetchEnd = m.let('fetch_end', endCandidate.land(take));
+  // The burst's ci after it, registered in ADDR (ci_start_reg and count_reg are fixed from PLAN
+  // on; the last beat comes in DATA, at least a cycle later): no adder in front of the
+  // has-work compares (docs/synth.md, numQp 16).
+  const fetchCiReg = m.reg('fetch_end_ci_reg', UInt(16), { reset: null });
+  m.if(fsm.is('ADDR'), () => fetchCiReg.set(ciStart.addw(countReg.zext(16))));
+  const fetchCi = m.let('fetch_end_ci', fetchCiReg);
+  const rwValid = rewind.field('valid'), rwQp = rewind.field('qp'), rwCi = rewind.field('ringIdx');
+  m.if(fetchEnd, () => ciFetchMem.write(qpReg, fetchCi));
+  m.if(rwValid, () => ciRewindMem.write(rwQp, rwCi));
+  const bitOfQp = (q: Value, on: Value): Value => oneHotIf(p.numQp, q, on);
+  ciLive.set(ciLive.and(bitOfQp(qpReg, fetchEnd).not()).or(bitOfQp(rwQp, rwValid)));
+  ciZero.set(ciZero.and(bitOfQp(qpReg, fetchEnd).not()).and(bitOfQp(rwQp, rwValid).not()).or(inReset));
 
-  return { clk, rst, ...qpCtx.ports, weight, rewind, hold, m_axi: axi, m_wqe: out };
+  // "Has work" (SQ_PI != ci) per QP, set again at every event that moves either of a QP: a SQ_PI
+  // write (compared with that QP's ci), the end of a burst and a rewind (compared with that
+  // QP's SQ_PI), each with the other events of the same cycle and of the same QP taken into
+  // account (a doorbell racing a burst end or a rewind of its QP), ci taken as 0 in RESET.
+  // A QP entering RESET (ci_zero_reg not yet set) gets 0: nic_regs clears SQ_PI with it.
+  const sqPiAt = (q: Value): Value => qpCtx.at(q).field('sqPi');
+  const sqPiNext = (q: Value): Value => mux(dbValid.land(dbQp.eq(q)), dbPi, sqPiAt(q));
+  const dbCiOther = m.let('db_ci_other', mux(inReset.bit(dbQp), lit(0, 16), mux(rwValid.land(rwQp.eq(dbQp)), rwCi, ciOf(dbQp))));
+  // A burst end of the SQ_PI write's QP: its new ci (a rewind of that QP excludes the end).
+  const dbCiEnd = m.let('db_ci_end', mux(inReset.bit(dbQp), lit(0, 16), fetchCi));
+  const workDbOther = m.let('db_has_work', dbPi.ne(dbCiOther));
+  const workDbEnd = m.let('db_has_work_end', mux(qpReg.eq(dbQp), dbPi.ne(dbCiEnd), workDbOther));
+  const workEnd = m.let('end_has_work', sqPiNext(qpReg).ne(mux(inReset.bit(qpReg), lit(0, 16), fetchCi)));
+  const workRw = m.let('rewind_has_work', sqPiNext(rwQp).ne(mux(inReset.bit(rwQp), lit(0, 16), rwCi)));
+  const entering = m.let('qp_entering_reset', inReset.and(ciZero.not()));
+  const setBit = (v: Value, q: Value, on: Value, x: Value): Value => v.and(bitOfQp(q, on).not()).or(bitOfQp(q, on.land(x)));
+  const nextWork = (end: boolean): Value => {
+    let v: Value = hasWorkBits.and(entering.not());
+    if (end) v = setBit(v, qpReg, lit(1, 1), workEnd);
+    v = setBit(v, rwQp, rwValid, workRw);
+    return setBit(v, dbQp, dbValid, end ? workDbEnd : workDbOther);
+  };
+  hasWorkBits.set(mux(fetchEnd, m.let('has_work_if_end', nextWork(true)), m.let('has_work_if_not', nextWork(false))));
+  // The invariant the events keep (simulation only): outside RESET, the owned QP's bit is
+  // SQ_PI != ci (a missing bit would strand the QP's work, a spurious one make it spin).
+  m.assert(inReset.bit(qpReg).lor(hasWorkBits.bit(qpReg).eq(sqPiAt(qpReg).ne(ciOf(qpReg)))), 'has_work_reg of the owned QP is not SQ_PI != ci');
+
+  return { clk, rst, ...qpCtx.ports, ...sqPiWrPort, weight, rewind, hold, m_axi: axi, m_wqe: out };
 }, { doc: 'WQE fetch: weighted round-robin over an active list of QPs with posted WQEs, up to 4 WQEs per AXI burst, decoded', params: { rules: { ctxPort: ctxPortRule, dataWidth: oneOf(64, 128, 256, 512), numQp: intIn(1, 256), weightWidth: intIn(1, 16), idWidth: intIn(1, 16) } } });

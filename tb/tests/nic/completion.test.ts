@@ -204,6 +204,71 @@ describe('nic_completion', () => {
     });
   }
 
+  // CQ_PI lives in a memory (pi_mem) with a "reads 0" flip-flop per QP: a QP reset to RESET
+  // (also while its CQE is being written) and `rst` must make the next CQE land at slot 0
+  // with phase 1, CQ_PI 1, as the flip-flop vector held at 0 in RESET did.
+  it('CQ_PI starts at 0 again after RESET (also with a CQE under way) and after rst', async () => {
+    await runTest(designFor(64), async (dut, tb) => {
+      const mem = new HostMemory();
+      const base = [0x4000_0000n, 0x4001_0000n, 0x4002_0000n, 0x4003_0000n];
+      const state: number[] = [QP_STATE.RTS, QP_STATE.RTS, QP_STATE.RTS, QP_STATE.RTS];
+      const ci = [0, 0, 0, 0];
+      const publish = (): void => {
+        dut.qp_ctx.value = base.map((b, q) => ({ ...emptyQpCtx(), state: state[q]!, cqBase: b, cqSizeLog2: 3, cqCi: ci[q]! })) as never;
+      };
+      publish();
+      dut.irq_mod.value = 1;
+      const reqs = new StructSource(tb, dut.s_req, 's_req');
+      await tb.reset(2);
+      new AxiRam(tb, writeMasterPorts(dut.m_axi), { name: 'nic_completion.m_axi', memory: mem, backpressure: 0, stall: 0 });
+      const aws: bigint[] = [];
+      watchChannel(tb, { valid: dut.m_axi.awvalid, ready: dut.m_axi.awready, payload: [dut.m_axi.awaddr] }, 'nic_completion.m_axi AW', {
+        onHandshake: () => { aws.push(BigInt(dut.m_axi.awaddr.value)); },
+      });
+      const upd: { qp: number; value: number }[] = [];
+      tb.fork(async () => {
+        for (;;) {
+          await tb.rising();
+          const u = dut.cq_pi_upd.value as { valid: number; qp: number; value: number };
+          if (u.valid) upd.push({ qp: u.qp, value: u.value });
+        }
+      }, 'monitor');
+      const req = (qp: number): CqeFields => ({ qp, wrId: 7n, byteLen: 64, opcode: 0, status: CQE_STATUS.SUCCESS, syndrome: 0 });
+      const slotOf = (qp: number): number => Number((aws.at(-1)! - base[qp]!) / BigInt(CQE_BYTES));
+      const complete = async (qp: number): Promise<void> => {
+        const n = aws.length;
+        reqs.push(req(qp));
+        await tb.until(() => aws.length > n, { timeout: 200, what: `CQE of QP ${qp}` });
+        await tb.clockCycles(12);
+      };
+      // QP 1: three CQEs (slots 0, 1, 2), then RESET and back: the next is at slot 0.
+      for (let k = 0; k < 3; k++) { await complete(1); expect(slotOf(1), `QP 1 CQE ${k}`).toBe(k); }
+      await complete(2);
+      state[1] = QP_STATE.RESET; publish();
+      await tb.clockCycles(3);
+      state[1] = QP_STATE.RTS; publish();
+      await complete(1);
+      expect(slotOf(1), 'QP 1 after RESET').toBe(0);
+      expect(upd.at(-1), 'CQ_PI of QP 1 after RESET').toEqual({ qp: 1, value: 1 });
+      await complete(2);
+      expect(slotOf(2), 'QP 2 untouched by QP 1\'s RESET').toBe(1);
+      // RESET while QP 2's CQE is being written: nothing published, CQ_PI still 0 after it.
+      const before = upd.length;
+      reqs.push(req(2));
+      await tb.until(() => dut.m_axi.awvalid.value === 1, { timeout: 200, what: 'AW of QP 2' });
+      state[2] = QP_STATE.RESET; publish();
+      await tb.clockCycles(10);
+      state[2] = QP_STATE.RTS; publish();
+      await complete(2);
+      expect(slotOf(2), 'QP 2 after a RESET during its CQE').toBe(0);
+      expect(upd.slice(before), 'CQ_PI updates from the RESET on (none for the CQE written meanwhile)').toEqual([{ qp: 2, value: 1 }]);
+      // rst: every CQ_PI is 0 again (memories have no reset).
+      await complete(3);
+      await tb.reset(2);
+      for (const q of [1, 2, 3]) { await complete(q); expect(slotOf(q), `QP ${q} after rst`).toBe(0); }
+    });
+  });
+
   it('a write error moves the QP to ERROR and leaves its CQ_PI alone', async () => {
     await runTest(designFor(64), async (dut, tb) => {
       const sc: Scenario = { irqMod: 0x0000_0001, requests: 30, pConsume: 0.3, pReady: 1, qps: [0, 2], errorQp: 2 };

@@ -143,7 +143,7 @@ describe('nic_regs', () => {
       // The flip-flop vectors show the same values (the other QP registers are memories,
       // published as writes: qp_wr; ctx-view.test.ts checks the copies they build).
       await tb.clockCycles(1);
-      const vecs = { STATE: dut.qp_state, RETRY: dut.qp_retry, SQ_PI: dut.qp_sq_pi } as const;
+      const vecs = { STATE: dut.qp_state, RETRY: dut.qp_retry } as const;
       for (const [name, port] of Object.entries(vecs)) {
         for (let i = 0; i < NUM_QP; i++) expect(Number((port.value as number[])[i]), `qp_${name.toLowerCase()}[${i}]`).toBe(model.values.get(qpReg(i, name as QpRegName)));
       }
@@ -238,7 +238,7 @@ describe('nic_regs', () => {
     });
   });
 
-  it('a write lands at the edge completing its AW and W, in either order: SQ_PI in qp_sq_pi and the doorbell pulse', async () => {
+  it('a write lands at the edge completing its AW and W, in either order: SQ_PI on the qp_wr lane and the doorbell pulse', async () => {
     await runTest(design, async (dut, tb) => {
       zeroInputs(dut);
       // Long random pauses so AW comes first, W comes first, or both come together.
@@ -249,7 +249,6 @@ describe('nic_regs', () => {
       const pending: { qp: number; pi: number }[] = [];
       const orders = { awFirst: 0, wFirst: 0, together: 0 };
       let checked = 0;
-      const sqPiOf = (qp: number): number => Number((dut.qp_sq_pi.value as number[])[qp]);
       tb.fork(async () => {
         let awIn = false, wIn = false;
         for (;;) {
@@ -257,15 +256,16 @@ describe('nic_regs', () => {
           const aw = p.awvalid.value === 1 && p.awready.value === 1;
           const w = p.wvalid.value === 1 && p.wready.value === 1;
           if (!((aw || awIn) && (w || wIn))) { awIn ||= aw; wIn ||= w; continue; }
-          // The coming edge completes the write: before it qp_sq_pi shows the old SQ_PI, after it the new one.
+          // The coming edge completes the write: qp_wr carries it in this cycle (the stages' SQ_PI
+          // memories and nic_wqe_fetch's "has work" bits take it at that edge), the doorbell pulse follows.
           const exp = pending.shift();
           if (!exp) throw new Error(`write handshakes at cycle ${tb.cycle} with no write issued`);
           orders[awIn ? 'awFirst' : wIn ? 'wFirst' : 'together']++;
           awIn = wIn = false;
-          const old = sqPiOf(exp.qp);
+          const lane = dut.qp_wr.value as { valid: number; init: number; clr: number; qp: number; reg: number; data: number };
+          const why = `SQ_PI[${exp.qp}] := ${hex(exp.pi)}, edge ${tb.cycle + 1} (seed ${tb.seed})`;
+          expect({ ...lane, data: Number(lane.data) & 0xffff }, `${why}: qp_wr in the cycle of the edge completing AW and W`).toEqual({ valid: 1, init: 0, clr: 0, qp: exp.qp, reg: QP_REGS.find(r => r.name === 'SQ_PI')!.offset >> 2, data: exp.pi });
           await tb.rising();
-          const why = `SQ_PI[${exp.qp}] := ${hex(exp.pi)} (old ${hex(old)}), edge ${tb.cycle} (seed ${tb.seed})`;
-          expect(sqPiOf(exp.qp), `${why}: qp_sq_pi right after the edge completing AW and W`).toBe(exp.pi);
           expect(dut.doorbell_valid.value, `${why}: doorbell_valid right after that edge`).toBe(1);
           expect(dut.doorbell.value, `${why}: doorbell`).toEqual(exp);
           checked++;

@@ -20,6 +20,7 @@ import { design as dslDesign } from '../../design.ts';
 import { readMasterPorts } from './axi-halves.ts';
 import { StructSink } from './stage-streams.ts';
 import { emptyQpCtx } from './qp-ctx.ts';
+import { sqPiLane } from './sq-pi-lane.ts';
 
 type Design = ReturnType<typeof dslDesign<Parameters<typeof nicWqeFetch.elaborate>[0] & object, NonNullable<typeof nicWqeFetch['__io']>>>;
 const designs = new Map<number, Design>();
@@ -51,16 +52,20 @@ function bench(tb: TestBench, dut: Dut, numQp: number, weights: number[], pReady
     base: Array.from({ length: numQp }, (_, i) => BigInt(0x1000_0000 + i * 0x1_0000) + BigInt(tb.rng.int(0, 31) * WQE_BYTES)),
     pi: Array(numQp).fill(0), next: Array(numQp).fill(0), posted: Array.from({ length: numQp }, () => new Map()),
   };
-  const publish = (): void => {
-    dut.qp_ctx.value = r.pi.map((pi, i) => ({
-      ...emptyQpCtx(), state: QP_STATE.RTS, sqSizeLog2: r.sizeLog2[i]!, sqBase: r.base[i]!, sqPi: pi & 0xffff,
+  // SQ_PI reaches the stage as writes on sq_pi_wr, one QP per cycle (sq-pi-lane.ts): a storm
+  // of doorbells is written one after another, as nic_regs' software lane does.
+  const show = (sqPi: readonly number[]): void => {
+    dut.qp_ctx.value = sqPi.map((pi, i) => ({
+      ...emptyQpCtx(), state: QP_STATE.RTS, sqSizeLog2: r.sizeLog2[i]!, sqBase: r.base[i]!, sqPi: pi,
     })) as never;
   };
+  const lane = sqPiLane(tb, dut.sq_pi_wr, numQp, show);
+  const publish = (): void => { r.pi.forEach((pi, i) => { lane.want[i] = pi; }); };
   dut.weight.value = weights;
   dut.rewind.value = { valid: 0, qp: 0, ringIdx: 0 };
   dut.hold.value = 0n;
   dut.m_wqe.ready.value = 0;
-  publish();
+  show(lane.shown);
   const free = (q: number): number => (1 << r.sizeLog2[q]!) - (r.pi[q]! - r.next[q]!);
   /** Writes up to n WQEs into QP q's ring (as many as are free); publish() rings the doorbell. */
   const post = (q: number, n: number): void => {
@@ -115,7 +120,7 @@ function bench(tb: TestBench, dut: Dut, numQp: number, weights: number[], pReady
       throw new Error(`${(e as Error).message}; QPs behind (handed on of posted): ${behind() || 'none'}; seed ${tb.seed}`);
     }
   };
-  return { r, publish, post, free, attach, consume, until };
+  return { r, lane, publish, post, free, attach, consume, until };
 }
 
 describe('nic_wqe_fetch active list', () => {
@@ -161,7 +166,8 @@ describe('nic_wqe_fetch active list', () => {
             issued[rd.qp] = issued[rd.qp]! + rd.n;
           }
           for (let q = 0; q < numQp; q++) {
-            const waits = b.r.pi[q]! > issued[q]! && ((held >> BigInt(q)) & 1n) === 0n;
+            // Work the stage knows of: the SQ_PI written to it so far (sq_pi_wr, one QP per cycle).
+            const waits = b.lane.shown[q]! !== (issued[q]! & 0xffff) && ((held >> BigInt(q)) & 1n) === 0n;
             if (!waits) waitingSince[q] = -1;
             else if (waitingSince[q]! < 0) waitingSince[q] = reads.length;
           }

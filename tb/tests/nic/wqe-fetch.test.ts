@@ -19,6 +19,7 @@ import { design as dslDesign } from '../../design.ts';
 import { hex } from './support/hex.ts';
 import { StructSink } from './stage-streams.ts';
 import { emptyQpCtx } from './qp-ctx.ts';
+import { sqPiLane } from './sq-pi-lane.ts';
 
 const NUM_QP = 4;
 /** Bytes of a WQE that can be used: header and MAX_SGE SGEs. */
@@ -84,10 +85,12 @@ async function runFetch(dut: Dut, tb: TestBench, dataWidth: number, sc: Scenario
   // Cycle each received WQE first showed valid, and cycle of every rlast beat (one burst at a time).
   const validAt: number[] = [];
   const rlastAt: number[] = [];
-  const publish = (): void => { dut.qp_ctx.value = ctx.map(c => ({ ...c, sqPi: 0 })).map((c, i) => ({ ...c, sqPi: pi[i]! })) as never; };
+  // SQ_PI reaches the stage as writes on sq_pi_wr, one QP per cycle (sq-pi-lane.ts).
+  const lane = sqPiLane(tb, dut.sq_pi_wr, sc.qps.length, shown => { dut.qp_ctx.value = ctx.map((c, i) => ({ ...c, sqPi: shown[i]! })) as never; });
+  const publish = (): void => { pi.forEach((v, i) => { lane.want[i] = v; }); };
   dut.weight.value = sc.weights;
   dut.m_wqe.ready.value = 0;
-  publish();
+  dut.qp_ctx.value = ctx.map(c => ({ ...c, sqPi: 0 })) as never;
   await tb.reset(2);
   const reads = memory(tb, dut, mem, busBytes, 1 - sc.pReady, errorRanges);
 
@@ -266,6 +269,7 @@ describe('nic_wqe_fetch', () => {
         const publish = (): void => { dut.qp_ctx.value = qps.map((q, i) => ({ ...emptyQpCtx(), state: QP_STATE.RTS, sqSizeLog2: q.sizeLog2, sqBase: q.base, sqPi: pi[i]! })) as never; };
         dut.weight.value = qps.map(() => 1);
         dut.m_wqe.ready.value = 0;
+        dut.sq_pi_wr.value = { valid: 0, qp: 0, pi: 0 };
         publish();
         await tb.reset(2);
         // Random arready: some reads are taken at once (IDLE straight to DATA), some wait in ADDR;
@@ -285,9 +289,13 @@ describe('nic_wqe_fetch', () => {
           // Never past the ring's end: one read per post.
           const n = tb.rng.int(1, Math.min(MAX_BURST, 16 - slot));
           for (let j = 0; j < n; j++) mem.write(qps[q]!.base + BigInt(((slot + j) & 15) * WQE_BYTES), encodeWqe(randomWqe(tb.rng)));
-          // The PI goes in after a rising edge: the stage sees it from the next falling edge on.
+          // The SQ_PI write is driven after a rising edge and taken at the next one (as nic_regs'
+          // software lane writes SQ_PI): the stage sees the new SQ_PI from the falling edge after it.
           await tb.rising();
           pi[q] = (pi[q]! + n) & 0xffff;
+          dut.sq_pi_wr.value = { valid: 1, qp: q, pi: pi[q]! };
+          await tb.rising();
+          dut.sq_pi_wr.value = { valid: 0, qp: 0, pi: 0 };
           publish();
           posted += n;
           const a = dut.m_axi;
@@ -342,12 +350,14 @@ describe('nic_wqe_fetch', () => {
         const qps = Array.from({ length: NUM_QP }, (_, i) => ({ base: BigInt(0x4000_0000 + i * 0x1_0000) + BigInt(tb.rng.int(0, 31) * WQE_BYTES) }));
         const pi = qps.map(() => 0);
         const ring: DecodedWqe[][] = qps.map(() => []);
-        const publish = (): void => { dut.qp_ctx.value = qps.map((q, i) => ({ ...emptyQpCtx(), state: QP_STATE.RTS, sqSizeLog2: sizeLog2, sqBase: q.base, sqPi: pi[i]! })) as never; };
+        const show = (sqPi: readonly number[]): void => { dut.qp_ctx.value = qps.map((q, i) => ({ ...emptyQpCtx(), state: QP_STATE.RTS, sqSizeLog2: sizeLog2, sqBase: q.base, sqPi: sqPi[i]! })) as never; };
+        const lane = sqPiLane(tb, dut.sq_pi_wr, NUM_QP, show);
+        const publish = (): void => { pi.forEach((v, i) => { lane.want[i] = v; }); };
         dut.weight.value = qps.map(() => 1);
         dut.m_wqe.ready.value = 0;
         dut.rewind.value = { valid: 0, qp: 0, ringIdx: 0 };
         dut.hold.value = 0;
-        publish();
+        show(lane.shown);
         await tb.reset(2);
         const reads = memory(tb, dut, mem, busBytes, 0.3, []);
         watchChannel(tb, { valid: dut.m_axi.arvalid, ready: dut.m_axi.arready, payload: [dut.m_axi.araddr, dut.m_axi.arlen] }, 'AR (WQE count)', {
@@ -453,6 +463,86 @@ describe('nic_wqe_fetch', () => {
       }, { maxCycles: 400_000, ...(process.env['NICGEN_DEBUG_WAVE'] ? { wave: process.env['NICGEN_DEBUG_WAVE'] } : {}) });
     });
   }
+
+  // "Has work" is kept per QP by events (a SQ_PI write, a burst end, a rewind), not compared
+  // for every QP in every cycle: each event of a cycle must see the others of the same QP.
+  it('a SQ_PI write racing a rewind or a burst end of its QP, and RESET, leave the right work', async () => {
+    await runTest(designFor(64), async (dut, tb) => {
+      const mem = new HostMemory();
+      const qps = Array.from({ length: NUM_QP }, (_, i) => ({ base: BigInt(0x5000_0000 + i * 0x1_0000) }));
+      const state: number[] = qps.map(() => QP_STATE.RTS);
+      const pi = qps.map(() => 0);
+      const show = (): void => { dut.qp_ctx.value = qps.map((q, i) => ({ ...emptyQpCtx(), state: state[i]!, sqSizeLog2: 4, sqBase: q.base, sqPi: pi[i]! })) as never; };
+      dut.weight.value = qps.map(() => 1);
+      dut.m_wqe.ready.value = 0;
+      dut.rewind.value = { valid: 0, qp: 0, ringIdx: 0 };
+      dut.hold.value = 0;
+      dut.sq_pi_wr.value = { valid: 0, qp: 0, pi: 0 };
+      show();
+      await tb.reset(2);
+      new AxiRam(tb, readMasterPorts(dut.m_axi), { name: 'nic_wqe_fetch.m_axi', memory: mem, reorder: false, backpressure: 0, stall: 0 });
+      const got: { qp: number; idx: number }[] = [];
+      new StructSink<unknown>(tb, dut.m_wqe as never, 'm_wqe', { onItem: v => { const w = normaliseWqe(v as never); got.push({ qp: w.qp, idx: w.ringIndex }); } });
+      for (let q = 0; q < NUM_QP; q++) for (let k = 0; k < 16; k++) mem.write(qps[q]!.base + BigInt(k * WQE_BYTES), encodeWqe(randomWqe(tb.rng)));
+      /** Drives one cycle's inputs after a rising edge; the next edge takes them; qp_ctx shows SQ_PI after it. */
+      const cycle = async (db?: { qp: number; pi: number }, rw?: { qp: number; ringIdx: number }): Promise<void> => {
+        await tb.rising();
+        dut.sq_pi_wr.value = db ? { valid: 1, ...db } : { valid: 0, qp: 0, pi: 0 };
+        dut.rewind.value = rw ? { valid: 1, ...rw } : { valid: 0, qp: 0, ringIdx: 0 };
+        await tb.rising();
+        dut.sq_pi_wr.value = { valid: 0, qp: 0, pi: 0 };
+        dut.rewind.value = { valid: 0, qp: 0, ringIdx: 0 };
+        if (db) pi[db.qp] = db.pi;
+        show();
+      };
+      const fetched = async (want: { qp: number; idx: number }[], what: string, n = got.length): Promise<void> => {
+        await tb.until(() => got.length >= n + want.length, { timeout: 2_000, what });
+        await tb.clockCycles(200);
+        expect(got.slice(n), `${what} (seed ${tb.seed})`).toEqual(want);
+      };
+      const idxs = (qp: number, from: number, to: number): { qp: number; idx: number }[] => Array.from({ length: to - from }, (_, k) => ({ qp, idx: from + k }));
+      // QP 0 fetches 0..3; then a rewind to 2 and a SQ_PI write of the same PI (4) in one
+      // cycle: 2 and 3 are read again (the write's compare takes the rewound ci, 2).
+      await cycle({ qp: 0, pi: 4 });
+      await fetched(idxs(0, 0, 4), 'QP 0: 0..3');
+      await cycle({ qp: 0, pi: 4 }, { qp: 0, ringIdx: 2 });
+      await fetched(idxs(0, 2, 4), 'QP 0: 2..3 again after a rewind racing a SQ_PI write of the same PI');
+      // The other way round: a rewind to the current ci with a SQ_PI write of more work.
+      await cycle({ qp: 0, pi: 6 }, { qp: 0, ringIdx: 4 });
+      await fetched(idxs(0, 4, 6), 'QP 0: 4..5 after a SQ_PI write racing a rewind to its ci');
+      // A SQ_PI write in the cycle the last beat of a burst of its QP is taken.
+      const before = got.length;
+      await cycle({ qp: 1, pi: 2 });
+      for (let t = 0; ; t++) {
+        if (t > 1_000) throw new Error('no last beat of QP 1');
+        await tb.falling();
+        const a = dut.m_axi;
+        if (a.rvalid.value === 1 && a.rready.value === 1 && a.rlast.value === 1) break;
+      }
+      dut.sq_pi_wr.value = { valid: 1, qp: 1, pi: 3 };
+      await tb.rising();
+      dut.sq_pi_wr.value = { valid: 0, qp: 0, pi: 0 };
+      pi[1] = 3;
+      show();
+      await fetched(idxs(1, 0, 3), 'QP 1: 0..2, the last posted by a SQ_PI write racing the end of the burst of 0..1', before);
+      // RESET (nic_regs clears SQ_PI with it: a write of 0), back to RTS: QP 1 reads from 0.
+      state[1] = QP_STATE.RESET;
+      await cycle({ qp: 1, pi: 0 });
+      await tb.clockCycles(3);
+      state[1] = QP_STATE.RTS;
+      await cycle({ qp: 1, pi: 2 });
+      await fetched(idxs(1, 0, 2), 'QP 1: 0..1 after RESET');
+      // A SQ_PI write while in RESET counts once the QP leaves RESET.
+      state[2] = QP_STATE.RESET;
+      await cycle({ qp: 2, pi: 0 });
+      await cycle({ qp: 2, pi: 2 });
+      await tb.clockCycles(20);
+      expect(got.filter(w => w.qp === 2), 'reads of QP 2 in RESET').toEqual([]);
+      state[2] = QP_STATE.RTS;
+      show();
+      await fetched(idxs(2, 0, 2), 'QP 2: 0..1, posted while in RESET');
+    });
+  });
 
   for (const weights of [[1, 1, 1, 1], [1, 2, 3, 4]]) {
     it(`shares fetches by weight ${weights.join(':')} within ±10 % with 4 busy QPs`, async () => {

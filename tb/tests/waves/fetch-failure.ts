@@ -11,6 +11,7 @@ import { design } from '../../design.ts';
 import { HostMemory } from '../../model/host-memory.ts';
 import { encodeWqe, randomWqe } from '../../model/wqe-fetch.ts';
 import { readMasterPorts } from '../nic/axi-halves.ts';
+import { sqPiLane } from '../nic/sq-pi-lane.ts';
 
 export const fetchDesign = () => design(nicWqeFetch, {});
 
@@ -28,12 +29,14 @@ export async function failingFetch(options: TestOptions, after = 3): Promise<Tes
     const base = (q: number): bigint => BigInt(0x3000_0000 + q * 0x1_0000);
     const empty = Object.fromEntries(QpCtx.fields.map(f => [f.name, 0]));
     const pi = [0, 0, 0, 0];
-    const publish = (): void => {
-      dut.qp_ctx.value = pi.map((p, q) => ({ ...empty, state: q < 2 ? QP_STATE.RTS : QP_STATE.RESET, sqSizeLog2: 4, sqBase: base(q), sqPi: p })) as never;
+    const show = (sqPi: readonly number[]): void => {
+      dut.qp_ctx.value = sqPi.map((p, q) => ({ ...empty, state: q < 2 ? QP_STATE.RTS : QP_STATE.RESET, sqSizeLog2: 4, sqBase: base(q), sqPi: p })) as never;
     };
+    const lane = sqPiLane(tb, dut.sq_pi_wr, pi.length, show);
+    const publish = (): void => { pi.forEach((v, q) => { lane.want[q] = v; }); };
     dut.weight.value = [1, 1, 1, 1];
     dut.m_wqe.ready.value = 1;
-    publish();
+    show(lane.shown);
     await tb.reset(2);
     new AxiRam(tb, readMasterPorts(dut.m_axi), { name: 'm_axi', memory: mem, reorder: false, backpressure: 0.3, stall: 0.3 });
     for (let q = 0; q < 2; q++) {
