@@ -5,9 +5,10 @@ rtl/nic_req_tx_ctx_portlanes_dma_abort1.v
 rtl/rr_arbiter.v
 rtl/nic_ack_tracker_ctx_portlanes.v
 rtl/nic_completion_ctx_portlanes.v
+rtl/skid_buffer_width67.v
 rtl/rr_arbiter_n3.v
 rtl/rr_arbiter_n5.v
-rtl/nic_tlb_id_width4_lines32_num_clients5.v
+rtl/nic_tlb_id_width4_lines32_num_clients5_resp_slice1.v
 rtl/sync_fifo_depth4_width89.v
 rtl/sync_fifo_depth32_width25.v
 rtl/nic_dma_read_abort_qps4_burst_bytes128_lat_window20_max_bursts32.v
