@@ -11,18 +11,16 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { QpCtx } from '../gen/nic/ctx.ts';
-import { QP_STATE, WQE_BYTES } from '../gen/nic/regmap.ts';
-import { nicWqeFetch } from '../gen/nic/wqe-fetch.ts';
-import { AxiRam } from '../tb/bfm/index.ts';
+import { WQE_BYTES } from '../gen/nic/regmap.ts';
 import { runTest, TestFailure, type TestOptions } from '../tb/core/index.ts';
-import { design } from '../tb/design.ts';
-import { HostMemory } from '../tb/model/host-memory.ts';
 import { encodeWqe, randomWqe } from '../tb/model/wqe-fetch.ts';
-import { readMasterPorts } from '../tb/tests/nic/axi-halves.ts';
-import { sqPiLane } from '../tb/tests/nic/sq-pi-lane.ts';
+import { fetchDesign, fetchRig } from '../tb/tests/waves/fetch-failure.ts';
 
 const rounds = Number(process.argv[2] ?? 5);
+if (!Number.isInteger(rounds) || rounds < 1) {
+  console.error(`bench/waves.ts: rounds must be a whole number >= 1, not '${process.argv[2]}'`);
+  process.exit(2);
+}
 const CYCLES = 100_000;
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'nicgen-bench-waves-'));
 
@@ -43,21 +41,8 @@ async function timed(fn: () => Promise<unknown>): Promise<Sample> {
 
 /** nic_wqe_fetch fetching WQEs round the rings on two QPs for CYCLES cycles (then failing). */
 async function fetchRun(o: TestOptions, fail = false): Promise<void> {
-  await runTest(design(nicWqeFetch, {}), async (dut, tb) => {
-    const mem = new HostMemory();
-    const base = (q: number): bigint => BigInt(0x3000_0000 + q * 0x1_0000);
-    const empty = Object.fromEntries(QpCtx.fields.map(f => [f.name, 0]));
-    const pi = [0, 0, 0, 0];
-    const show = (sqPi: readonly number[]): void => {
-      dut.qp_ctx.value = sqPi.map((p, q) => ({ ...empty, state: q < 2 ? QP_STATE.RTS : QP_STATE.RESET, sqSizeLog2: 4, sqBase: base(q), sqPi: p })) as never;
-    };
-    const lane = sqPiLane(tb, dut.sq_pi_wr, pi.length, show);
-    const publish = (): void => { pi.forEach((v, q) => { lane.want[q] = v; }); };
-    dut.weight.value = [1, 1, 1, 1];
-    dut.m_wqe.ready.value = 1;
-    show(lane.shown);
-    await tb.reset(2);
-    new AxiRam(tb, readMasterPorts(dut.m_axi), { name: 'm_axi', memory: mem, reorder: false, backpressure: 0.2, stall: 0.2 });
+  await runTest(fetchDesign(), async (dut, tb) => {
+    const { mem, base, pi, publish } = await fetchRig(dut, tb, 0.2);
     for (let q = 0; q < 2; q++) for (let s = 0; s < 16; s++) mem.write(base(q) + BigInt(s * WQE_BYTES), encodeWqe(randomWqe(tb.rng)));
     while (tb.cycle < CYCLES) {
       // Keep both rings non-empty: the PI runs ahead of what was fetched by a few WQEs.

@@ -178,7 +178,7 @@ assign m_axi_bready = state == STATE_RESP;
 // gen/nic/completion.ts:155:18
 assign cqe_done = ((state == STATE_RESP) && m_axi_bvalid) && (m_axi_bresp == 2'b00);
 
-// gen/nic/completion.ts:190:21
+// gen/nic/completion.ts:190:19
 assign qp_in_reset = {(qp_ctx[1295:1293] == 3'b000), (qp_ctx[864:862] == 3'b000), (qp_ctx[433:431] == 3'b000), (qp_ctx[2:0] == 3'b000)};
 
 // gen/nic/completion.ts:192:9

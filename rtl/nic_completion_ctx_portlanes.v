@@ -171,7 +171,7 @@ assign m_axi_bready = state == STATE_RESP;
 // gen/nic/completion.ts:155:18
 assign cqe_done = ((state == STATE_RESP) && m_axi_bvalid) && (m_axi_bresp == 2'b00);
 
-// gen/nic/completion.ts:190:21
+// gen/nic/completion.ts:190:19
 assign qp_in_reset = {(ctx_state[11:9] == 3'b000), (ctx_state[8:6] == 3'b000), (ctx_state[5:3] == 3'b000), (ctx_state[2:0] == 3'b000)};
 
 // gen/nic/completion.ts:192:9

@@ -160,22 +160,22 @@ wire [15:0] ci_rewind_mem_rdata0;
 wire [15:0] ci_rewind_mem_rdata1;
 wire [15:0] ci_rewind_mem_rdata2;
 
-// gen/nic/wqe-fetch.ts:145:21
+// gen/nic/wqe-fetch.ts:145:19
 assign qp_in_reset = {(ctx_state[11:9] == 3'b000), (ctx_state[8:6] == 3'b000), (ctx_state[5:3] == 3'b000), (ctx_state[2:0] == 3'b000)};
 
 // gen/nic/wqe-fetch.ts:158:16
 assign sq_pi_wr = {((ctx_wr[1] || ctx_wr[2]) ? 16'd0 : ctx_wr[26:11]), ctx_wr[4:3], ((ctx_wr[0] && (ctx_wr[10:5] == 6'd13)) || (ctx_wr[1] || ctx_wr[2]))};
 
-// gen/nic/wqe-fetch.ts:185:18
+// gen/nic/wqe-fetch.ts:186:18
 assign want_0 = (((has_work_reg[0] && !qp_in_reset[0]) && !hold[0]) && !queued_reg[0]) && !(busy_reg && (qp_reg == 2'b00));
 
-// gen/nic/wqe-fetch.ts:185:18
+// gen/nic/wqe-fetch.ts:186:18
 assign want_1 = (((has_work_reg[1] && !qp_in_reset[1]) && !hold[1]) && !queued_reg[1]) && !(busy_reg && (qp_reg == 2'd1));
 
-// gen/nic/wqe-fetch.ts:185:18
+// gen/nic/wqe-fetch.ts:186:18
 assign want_2 = (((has_work_reg[2] && !qp_in_reset[2]) && !hold[2]) && !queued_reg[2]) && !(busy_reg && (qp_reg == 2'd2));
 
-// gen/nic/wqe-fetch.ts:185:18
+// gen/nic/wqe-fetch.ts:186:18
 assign want_3 = (((has_work_reg[3] && !qp_in_reset[3]) && !hold[3]) && !queued_reg[3]) && !(busy_reg && (qp_reg == 2'd3));
 
 // gen/lib/arbiter.ts:68:21
@@ -184,169 +184,169 @@ assign push_valid = (want_0 || want_1) || (want_2 || want_3);
 // gen/lib/arbiter.ts:68:64
 assign push_index = {!(want_0 || want_1), (!(want_0 || want_1) ? !want_2 : !want_0)};
 
-// gen/nic/wqe-fetch.ts:188:18
+// gen/nic/wqe-fetch.ts:189:18
 assign u_active_s_valid = push_valid;
 
-// gen/nic/wqe-fetch.ts:189:17
+// gen/nic/wqe-fetch.ts:190:17
 assign u_active_s_data = push_index;
 
-// gen/nic/wqe-fetch.ts:191:20
+// gen/nic/wqe-fetch.ts:192:20
 assign pop = ((state == STATE_IDLE) && !again_reg) && u_active_m_valid;
 
-// gen/nic/wqe-fetch.ts:192:18
+// gen/nic/wqe-fetch.ts:193:18
 assign u_active_m_ready = (state == STATE_IDLE) && !again_reg;
 
-// gen/nic/wqe-fetch.ts:199:20
+// gen/nic/wqe-fetch.ts:200:20
 assign load_qp = again_reg ? qp_reg : u_active_m_data;
 
-// gen/nic/wqe-fetch.ts:200:21
+// gen/nic/wqe-fetch.ts:201:21
 assign load_now = (state == STATE_IDLE) && (again_reg || u_active_m_valid);
 
-// gen/nic/wqe-fetch.ts:215:21
+// gen/nic/wqe-fetch.ts:216:21
 assign plan_pending = ld_pi_reg - ld_ci_reg;
 
-// gen/nic/wqe-fetch.ts:223:22
+// gen/nic/wqe-fetch.ts:224:22
 assign ring_mask = {1'b0, (ld_size_log2_reg > 4'd14), (ld_size_log2_reg > 4'd13), (ld_size_log2_reg > 4'd12), (ld_size_log2_reg > 4'd11), (ld_size_log2_reg > 4'd10), (ld_size_log2_reg > 4'd9), (ld_size_log2_reg > 4'd8), (ld_size_log2_reg > 4'd7), (ld_size_log2_reg > 4'd6), (ld_size_log2_reg > 4'd5), (ld_size_log2_reg > 4'd4), (ld_size_log2_reg > 4'd3), (ld_size_log2_reg > 4'd2), (ld_size_log2_reg > 4'd1), (ld_size_log2_reg > 4'b0000)};
 
-// gen/nic/wqe-fetch.ts:224:18
+// gen/nic/wqe-fetch.ts:225:18
 assign ring_slot = ld_ci_reg & ring_mask;
 
-// gen/nic/wqe-fetch.ts:225:22
+// gen/nic/wqe-fetch.ts:226:22
 assign ring_left = ring_mask & ~ld_ci_reg;
 
-// gen/nic/wqe-fetch.ts:227:21
+// gen/nic/wqe-fetch.ts:228:21
 assign wqe_addr = ld_base_reg + {41'd0, {ring_slot, 7'd0}};
 
-// gen/nic/wqe-fetch.ts:230:22
+// gen/nic/wqe-fetch.ts:231:22
 assign page_slot = ld_base_reg[11:7] + ring_slot[4:0];
 
-// gen/nic/wqe-fetch.ts:231:22
+// gen/nic/wqe-fetch.ts:232:22
 assign page_left = ~page_slot;
 
-// gen/nic/wqe-fetch.ts:237:19
+// gen/nic/wqe-fetch.ts:238:19
 assign burst_count = (((((plan_pending < 16'd4) ? plan_pending[2:0] : 3'd4) < ((ring_left < 16'd3) ? ({1'b0, ring_left[1:0]} + 3'd1) : 3'd4)) ? ((plan_pending < 16'd4) ? plan_pending[2:0] : 3'd4) : ((ring_left < 16'd3) ? ({1'b0, ring_left[1:0]} + 3'd1) : 3'd4)) < ((page_left < 5'd3) ? ({1'b0, page_left[1:0]} + 3'd1) : 3'd4)) ? ((((plan_pending < 16'd4) ? plan_pending[2:0] : 3'd4) < ((ring_left < 16'd3) ? ({1'b0, ring_left[1:0]} + 3'd1) : 3'd4)) ? ((plan_pending < 16'd4) ? plan_pending[2:0] : 3'd4) : ((ring_left < 16'd3) ? ({1'b0, ring_left[1:0]} + 3'd1) : 3'd4)) : ((page_left < 5'd3) ? ({1'b0, page_left[1:0]} + 3'd1) : 3'd4);
 
-// gen/nic/wqe-fetch.ts:238:25
+// gen/nic/wqe-fetch.ts:239:25
 assign fetch_status = (ld_state_reg == 3'd3) ? 4'b0000 : ((ld_state_reg == 3'd4) ? 4'd8 : 4'd2);
 
-// gen/nic/wqe-fetch.ts:240:23
+// gen/nic/wqe-fetch.ts:241:23
 assign plan_stale = ld_stale_reg || (rewind[0] && (rewind[2:1] == qp_reg));
 
-// gen/nic/wqe-fetch.ts:241:21
+// gen/nic/wqe-fetch.ts:242:21
 assign plan_has_work = ((ld_pi_reg != ld_ci_reg) && (ld_state_reg != 3'b000)) && !hold[qp_reg];
 
-// gen/nic/wqe-fetch.ts:259:21
+// gen/nic/wqe-fetch.ts:260:21
 assign burst_arlen = (burst_count == 3'b000) ? 8'd251 : ((burst_count == 3'd1) ? 8'd11 : ((burst_count == 3'd2) ? 8'd27 : ((burst_count == 3'd3) ? 8'd43 : ((burst_count == 3'd4) ? 8'd59 : ((burst_count == 3'd5) ? 8'd75 : ((burst_count == 3'd6) ? 8'd91 : 8'd107))))));
 
-// gen/nic/wqe-fetch.ts:265:26
+// gen/nic/wqe-fetch.ts:266:26
 assign rewind_hits_burst = (rewind[0] && (rewind[2:1] == qp_reg)) && ((state == STATE_ADDR) || (state == STATE_DATA));
 
-// gen/nic/wqe-fetch.ts:272:12
+// gen/nic/wqe-fetch.ts:273:12
 assign m_axi_arid = 4'b0000;
 
-// gen/nic/wqe-fetch.ts:273:14
+// gen/nic/wqe-fetch.ts:274:14
 assign m_axi_araddr = addr_reg;
 
-// gen/nic/wqe-fetch.ts:274:13
+// gen/nic/wqe-fetch.ts:275:13
 assign m_axi_arlen = arlen_reg;
 
-// gen/nic/wqe-fetch.ts:275:14
+// gen/nic/wqe-fetch.ts:276:14
 assign m_axi_arsize = 3'd3;
 
-// gen/nic/wqe-fetch.ts:276:15
+// gen/nic/wqe-fetch.ts:277:15
 assign m_axi_arburst = 2'd1;
 
-// gen/nic/wqe-fetch.ts:277:14
+// gen/nic/wqe-fetch.ts:278:14
 assign m_axi_arlock = 1'b0;
 
-// gen/nic/wqe-fetch.ts:278:15
+// gen/nic/wqe-fetch.ts:279:15
 assign m_axi_arcache = 4'd3;
 
-// gen/nic/wqe-fetch.ts:279:14
+// gen/nic/wqe-fetch.ts:280:14
 assign m_axi_arprot = 3'b000;
 
-// gen/nic/wqe-fetch.ts:280:15
+// gen/nic/wqe-fetch.ts:281:15
 assign m_axi_arvalid = state == STATE_ADDR;
 
-// gen/nic/wqe-fetch.ts:283:25
+// gen/nic/wqe-fetch.ts:284:25
 assign last_of_burst = wqe_idx_reg == (count_reg - 3'd1);
 
-// gen/nic/wqe-fetch.ts:284:22
+// gen/nic/wqe-fetch.ts:285:22
 assign beat_last = beat_reg == (last_of_burst ? 4'd11 : 4'd15);
 
-// gen/nic/wqe-fetch.ts:292:18
+// gen/nic/wqe-fetch.ts:293:18
 assign wqe_view = {256'd0, m_axi_rdata, ((beat_reg == 4'd10) ? m_axi_rdata : wqe_buf_reg[703:640]), ((beat_reg == 4'd9) ? m_axi_rdata : wqe_buf_reg[639:576]), ((beat_reg == 4'd8) ? m_axi_rdata : wqe_buf_reg[575:512]), ((beat_reg == 4'd7) ? m_axi_rdata : wqe_buf_reg[511:448]), ((beat_reg == 4'd6) ? m_axi_rdata : wqe_buf_reg[447:384]), ((beat_reg == 4'd5) ? m_axi_rdata : wqe_buf_reg[383:320]), ((beat_reg == 4'd4) ? m_axi_rdata : wqe_buf_reg[319:256]), ((beat_reg == 4'd3) ? m_axi_rdata : wqe_buf_reg[255:192]), ((beat_reg == 4'd2) ? m_axi_rdata : wqe_buf_reg[191:128]), ((beat_reg == 4'd1) ? m_axi_rdata : wqe_buf_reg[127:64]), ((beat_reg == 4'b0000) ? m_axi_rdata : wqe_buf_reg[63:0])};
 
-// gen/nic/wqe-fetch.ts:297:22
+// gen/nic/wqe-fetch.ts:298:22
 assign decode_beat = (wqe_view[23:16] == 8'd0) ? 4'd3 : ((wqe_view[23:16] == 8'd1) ? 4'd5 : ((wqe_view[23:16] == 8'd2) ? 4'd7 : ((wqe_view[23:16] == 8'd3) ? 4'd9 : 4'd11)));
 
-// gen/nic/wqe-fetch.ts:298:23
+// gen/nic/wqe-fetch.ts:299:23
 assign decode_now = beat_reg == decode_beat;
 
-// gen/nic/wqe-fetch.ts:302:21
+// gen/nic/wqe-fetch.ts:303:21
 assign out_free = !out_valid_reg || m_wqe_ready;
 
-// gen/nic/wqe-fetch.ts:303:14
+// gen/nic/wqe-fetch.ts:304:14
 assign m_axi_rready = (state == STATE_DATA) && (!decode_now || out_free);
 
-// gen/nic/wqe-fetch.ts:304:18
+// gen/nic/wqe-fetch.ts:305:18
 assign r_take = m_axi_rvalid && m_axi_rready;
 
-// gen/nic/wqe-fetch.ts:305:20
+// gen/nic/wqe-fetch.ts:306:20
 assign wqe_err = rresp_err_reg || (m_axi_rresp != 2'b00);
 
-// gen/nic/wqe-fetch.ts:306:23
+// gen/nic/wqe-fetch.ts:307:23
 assign burst_last = beat_last && last_of_burst;
 
-// gen/nic/wqe-fetch.ts:312:23
+// gen/nic/wqe-fetch.ts:313:23
 assign wqe_status = wqe_err ? 4'd2 : ((fetch_status_reg != 4'b0000) ? fetch_status_reg : (((wqe_view[7:0] == 8'd0) || (wqe_view[7:0] == 8'd1)) ? 4'b0000 : 4'd9));
 
-// gen/nic/wqe-fetch.ts:320:13
+// gen/nic/wqe-fetch.ts:321:13
 assign m_wqe_valid = out_valid_reg;
 
-// gen/nic/wqe-fetch.ts:321:12
+// gen/nic/wqe-fetch.ts:322:12
 assign m_wqe_data = out_data_reg;
 
-// gen/nic/wqe-fetch.ts:333:22
+// gen/nic/wqe-fetch.ts:334:22
 assign turn_weight = (ld_weight_reg == 4'b0000) ? 4'd1 : ld_weight_reg;
 
-// gen/nic/wqe-fetch.ts:334:22
+// gen/nic/wqe-fetch.ts:335:22
 assign turn_left = used_reg < turn_weight;
 
-// gen/nic/wqe-fetch.ts:393:26
+// gen/nic/wqe-fetch.ts:394:26
 assign fetch_end_if_taken = ((state == STATE_DATA) && burst_last) && !(burst_stale_reg || rewind_hits_burst);
 
-// gen/nic/wqe-fetch.ts:394:22
+// gen/nic/wqe-fetch.ts:395:22
 assign fetch_end = fetch_end_if_taken && r_take;
 
-// gen/nic/wqe-fetch.ts:400:21
+// gen/nic/wqe-fetch.ts:401:21
 assign fetch_end_ci = fetch_end_ci_reg;
 
-// gen/nic/wqe-fetch.ts:415:23
+// gen/nic/wqe-fetch.ts:416:23
 assign db_ci_other = qp_in_reset[sq_pi_wr[2:1]] ? 16'd0 : ((rewind[0] && (rewind[2:1] == sq_pi_wr[2:1])) ? rewind[18:3] : (ci_zero_reg[sq_pi_wr[2:1]] ? 16'd0 : (ci_live_reg[sq_pi_wr[2:1]] ? ci_rewind_mem_rdata1 : ci_fetch_mem_rdata1)));
 
-// gen/nic/wqe-fetch.ts:417:21
+// gen/nic/wqe-fetch.ts:418:21
 assign db_ci_end = qp_in_reset[sq_pi_wr[2:1]] ? 16'd0 : fetch_end_ci;
 
-// gen/nic/wqe-fetch.ts:418:25
+// gen/nic/wqe-fetch.ts:419:25
 assign db_has_work = sq_pi_wr[18:3] != db_ci_other;
 
-// gen/nic/wqe-fetch.ts:419:23
+// gen/nic/wqe-fetch.ts:420:23
 assign db_has_work_end = (qp_reg == sq_pi_wr[2:1]) ? (sq_pi_wr[18:3] != db_ci_end) : db_has_work;
 
-// gen/nic/wqe-fetch.ts:420:21
+// gen/nic/wqe-fetch.ts:421:21
 assign end_has_work = ((sq_pi_wr[0] && (sq_pi_wr[2:1] == qp_reg)) ? sq_pi_wr[18:3] : ctx_sq_pi_mem_rdata1) != (qp_in_reset[qp_reg] ? 16'd0 : fetch_end_ci);
 
-// gen/nic/wqe-fetch.ts:421:20
+// gen/nic/wqe-fetch.ts:422:20
 assign rewind_has_work = ((sq_pi_wr[0] && (sq_pi_wr[2:1] == rewind[2:1])) ? sq_pi_wr[18:3] : ctx_sq_pi_mem_rdata2) != (qp_in_reset[rewind[2:1]] ? 16'd0 : rewind[18:3]);
 
-// gen/nic/wqe-fetch.ts:422:22
+// gen/nic/wqe-fetch.ts:423:22
 assign qp_entering_reset = qp_in_reset & ~ci_zero_reg;
 
-// gen/nic/wqe-fetch.ts:430:35
+// gen/nic/wqe-fetch.ts:431:35
 assign has_work_if_end = ((((((has_work_reg & ~qp_entering_reset) & ~(1'd1 ? (4'd1 << qp_reg) : 4'b0000)) | ((1'd1 && end_has_work) ? (4'd1 << qp_reg) : 4'b0000)) & ~(rewind[0] ? (4'd1 << rewind[2:1]) : 4'b0000)) | ((rewind[0] && rewind_has_work) ? (4'd1 << rewind[2:1]) : 4'b0000)) & ~(sq_pi_wr[0] ? (4'd1 << sq_pi_wr[2:1]) : 4'b0000)) | ((sq_pi_wr[0] && db_has_work_end) ? (4'd1 << sq_pi_wr[2:1]) : 4'b0000);
 
-// gen/nic/wqe-fetch.ts:430:77
+// gen/nic/wqe-fetch.ts:431:77
 assign has_work_if_not = ((((has_work_reg & ~qp_entering_reset) & ~(rewind[0] ? (4'd1 << rewind[2:1]) : 4'b0000)) | ((rewind[0] && rewind_has_work) ? (4'd1 << rewind[2:1]) : 4'b0000)) & ~(sq_pi_wr[0] ? (4'd1 << sq_pi_wr[2:1]) : 4'b0000)) | ((sq_pi_wr[0] && db_has_work) ? (4'd1 << sq_pi_wr[2:1]) : 4'b0000);
 
 // gen/nic/wqe-fetch.ts:125:17
@@ -377,7 +377,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/wqe-fetch.ts:196:10
+// gen/nic/wqe-fetch.ts:197:10
 always @(posedge clk) begin
     queued_reg <= (queued_reg | (push_valid ? (4'd1 << push_index) : 4'b0000)) & ~(pop ? (4'd1 << u_active_m_data) : 4'b0000);
     if (rst) begin
@@ -385,7 +385,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/wqe-fetch.ts:266:5
+// gen/nic/wqe-fetch.ts:267:5
 always @(posedge clk) begin
     if (rewind_hits_burst) begin
         burst_stale_reg <= 1'd1;
@@ -525,28 +525,28 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/wqe-fetch.ts:399:5
+// gen/nic/wqe-fetch.ts:400:5
 always @(posedge clk) begin
     if (state == STATE_ADDR) begin
         fetch_end_ci_reg <= ci_start_reg + {13'd0, count_reg};
     end
 end
 
-// gen/nic/wqe-fetch.ts:402:5
+// gen/nic/wqe-fetch.ts:403:5
 always @(posedge clk) begin
     if (fetch_end) begin
         ci_fetch_mem[qp_reg] <= fetch_end_ci;
     end
 end
 
-// gen/nic/wqe-fetch.ts:403:5
+// gen/nic/wqe-fetch.ts:404:5
 always @(posedge clk) begin
     if (rewind[0]) begin
         ci_rewind_mem[rewind[2:1]] <= rewind[18:3];
     end
 end
 
-// gen/nic/wqe-fetch.ts:405:10
+// gen/nic/wqe-fetch.ts:406:10
 always @(posedge clk) begin
     ci_live_reg <= (ci_live_reg & ~(fetch_end ? (4'd1 << qp_reg) : 4'b0000)) | (rewind[0] ? (4'd1 << rewind[2:1]) : 4'b0000);
     if (rst) begin
@@ -554,7 +554,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/wqe-fetch.ts:406:10
+// gen/nic/wqe-fetch.ts:407:10
 always @(posedge clk) begin
     ci_zero_reg <= ((ci_zero_reg & ~(fetch_end ? (4'd1 << qp_reg) : 4'b0000)) & ~(rewind[0] ? (4'd1 << rewind[2:1]) : 4'b0000)) | qp_in_reset;
     if (rst) begin
@@ -562,7 +562,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/wqe-fetch.ts:430:15
+// gen/nic/wqe-fetch.ts:431:15
 always @(posedge clk) begin
     has_work_reg <= fetch_end ? has_work_if_end : has_work_if_not;
     if (rst) begin
@@ -570,22 +570,22 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/wqe-fetch.ts:201:95: asynchronous read port
+// gen/nic/wqe-fetch.ts:202:95: asynchronous read port
 assign ctx_sq_pi_mem_rdata0 = ctx_sq_pi_mem[load_qp];
 
-// gen/nic/wqe-fetch.ts:413:51: asynchronous read port
+// gen/nic/wqe-fetch.ts:414:51: asynchronous read port
 assign ctx_sq_pi_mem_rdata1 = ctx_sq_pi_mem[qp_reg];
 
-// gen/nic/wqe-fetch.ts:413:51: asynchronous read port
+// gen/nic/wqe-fetch.ts:414:51: asynchronous read port
 assign ctx_sq_pi_mem_rdata2 = ctx_sq_pi_mem[rewind[2:1]];
 
-// gen/nic/wqe-fetch.ts:201:95: asynchronous read port
+// gen/nic/wqe-fetch.ts:202:95: asynchronous read port
 assign ctx_sq_base_lo_mem_rdata = ctx_sq_base_lo_mem[load_qp];
 
-// gen/nic/wqe-fetch.ts:201:95: asynchronous read port
+// gen/nic/wqe-fetch.ts:202:95: asynchronous read port
 assign ctx_sq_base_hi_mem_rdata = ctx_sq_base_hi_mem[load_qp];
 
-// gen/nic/wqe-fetch.ts:201:95: asynchronous read port
+// gen/nic/wqe-fetch.ts:202:95: asynchronous read port
 assign ctx_sq_size_log2_mem_rdata = ctx_sq_size_log2_mem[load_qp];
 
 // gen/nic/wqe-fetch.ts:144:124: asynchronous read port
@@ -606,7 +606,7 @@ assign ci_rewind_mem_rdata1 = ci_rewind_mem[sq_pi_wr[2:1]];
 // gen/nic/wqe-fetch.ts:144:99: asynchronous read port
 assign ci_rewind_mem_rdata2 = ci_rewind_mem[qp_reg];
 
-// gen/nic/wqe-fetch.ts:177:20
+// gen/nic/wqe-fetch.ts:178:20
 sync_fifo_depth4_width2 u_active (
     .clk(clk),
     .rst(rst),
@@ -626,19 +626,19 @@ sync_fifo_depth4_width2 u_active (
 always @(posedge clk) begin
     if (!rst) begin
         if (!(!push_valid || u_active_s_ready)) begin
-            $display("%m: assertion failed at gen/nic/wqe-fetch.ts:190:5: active list full: a QP was pushed twice [push_valid=%0h u_active_s_ready=%0h]", push_valid, u_active_s_ready);
+            $display("%m: assertion failed at gen/nic/wqe-fetch.ts:191:5: active list full: a QP was pushed twice [push_valid=%0h u_active_s_ready=%0h]", push_valid, u_active_s_ready);
             $stop;
         end
         if (!(!(r_take && burst_last) || m_axi_rlast)) begin
-            $display("%m: assertion failed at gen/nic/wqe-fetch.ts:307:5: rlast must come with the last beat of the burst [r_take=%0h burst_last=%0h m_axi_rlast=%0h]", r_take, burst_last, m_axi_rlast);
+            $display("%m: assertion failed at gen/nic/wqe-fetch.ts:308:5: rlast must come with the last beat of the burst [r_take=%0h burst_last=%0h m_axi_rlast=%0h]", r_take, burst_last, m_axi_rlast);
             $stop;
         end
         if (!(!(r_take && m_axi_rlast) || burst_last)) begin
-            $display("%m: assertion failed at gen/nic/wqe-fetch.ts:308:5: rlast before the last beat of the burst [r_take=%0h m_axi_rlast=%0h burst_last=%0h]", r_take, m_axi_rlast, burst_last);
+            $display("%m: assertion failed at gen/nic/wqe-fetch.ts:309:5: rlast before the last beat of the burst [r_take=%0h m_axi_rlast=%0h burst_last=%0h]", r_take, m_axi_rlast, burst_last);
             $stop;
         end
         if (!(qp_in_reset[qp_reg] || (has_work_reg[qp_reg] == (ctx_sq_pi_mem_rdata1 != (ci_zero_reg[qp_reg] ? 16'd0 : (ci_live_reg[qp_reg] ? ci_rewind_mem_rdata2 : ci_fetch_mem_rdata2)))))) begin
-            $display("%m: assertion failed at gen/nic/wqe-fetch.ts:433:5: has_work_reg of the owned QP is not SQ_PI != ci [qp_in_reset=%0h qp_reg=%0h has_work_reg=%0h ci_zero_reg=%0h ci_live_reg=%0h]", qp_in_reset, qp_reg, has_work_reg, ci_zero_reg, ci_live_reg);
+            $display("%m: assertion failed at gen/nic/wqe-fetch.ts:434:5: has_work_reg of the owned QP is not SQ_PI != ci [qp_in_reset=%0h qp_reg=%0h has_work_reg=%0h ci_zero_reg=%0h ci_live_reg=%0h]", qp_in_reset, qp_reg, has_work_reg, ci_zero_reg, ci_live_reg);
             $stop;
         end
     end

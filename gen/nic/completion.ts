@@ -31,7 +31,7 @@ import { log2Exact } from '../lib/util.ts';
 import { axi4Write } from './axi-ports.ts';
 import { cqeReqStruct } from './cqe-req.ts';
 import { qpErrorEvent, qpUpdate } from './ctx.ts';
-import { ctxPortRule, qpCtxView, type CtxPort } from './ctx-view.ts';
+import { ctxPortRule, qpCtxView, stateMask, type CtxPort } from './ctx-view.ts';
 import { oneHotIf } from './mux-util.ts';
 import { CQE_BYTES, CQE_FIELDS, QP_STATE } from './regmap.ts';
 import { ADDR_WIDTH, qpIndexWidth } from './types.ts';
@@ -187,7 +187,7 @@ export const nicCompletion = defineModule('nic_completion', { dataWidth: 64, num
     }),
   });
   m.if(done, () => piMem.write(qpReg, piReg));
-  const inReset = m.let('qp_in_reset', cat(...Array.from({ length: p.numQp }, (_, i) => qpCtx.at(i).field('state').eq(QP_STATE.RESET)).reverse()));
+  const inReset = stateMask(m, qpCtx, p.numQp, QP_STATE.RESET, 'qp_in_reset');
   piZero.set(piZero.and(oneHotIf(p.numQp, qpReg, done).not()).or(inReset));
   piUpd.set(pack(qpUpdate('CQ_PI', p.numQp), { valid: updValid, qp: evQp, value: evPi }));
   qpError.set(pack(qpErrorEvent(p.numQp), { valid: errValid, qp: evQp }));

@@ -45,6 +45,12 @@ export interface QpCtxView {
   at(q: number | Value): QpCtxRow;
 }
 
+/** `name`: bit i is 1 while QP i's STATE is `state` (a per-QP mask, e.g. RESET, that logic for
+ *  every QP reads; STATE is a flip-flop vector, so this reads no memory). */
+export function stateMask(m: ModuleBuilder, view: QpCtxView, numQp: number, state: number, name: string): Value {
+  return m.let(name, cat(...Array.from({ length: numQp }, (_, i) => view.at(i).field('state').eq(state)).reverse()));
+}
+
 /** The register(s) a field is made of, low half first. */
 export function fieldRegs(f: QpField): (typeof QP_REGS[number])[] {
   const slots = regSlots(QP_REGS).filter(s => s.field === f).sort((a, b) => a.lsb - b.lsb);

@@ -83,7 +83,7 @@ import { syncFifo } from '../lib/fifo.ts';
 import { AXI_BURST, stream } from '../lib/interfaces.ts';
 import { log2Exact } from '../lib/util.ts';
 import { axi4Read } from './axi-ports.ts';
-import { ctxPortRule, qpCtxView, type CtxPort } from './ctx-view.ts';
+import { ctxPortRule, qpCtxView, stateMask, type CtxPort } from './ctx-view.ts';
 import { qpRegWidth, qpWriteLane } from './ctx.ts';
 import { oneHotIf } from './mux-util.ts';
 import { select } from './frame-util.ts';
@@ -142,7 +142,7 @@ export const nicWqeFetch = defineModule('nic_wqe_fetch', { dataWidth: 64, numQp:
   const ciLive = m.reg('ci_live_reg', UInt(p.numQp));
   const ciZero = m.reg('ci_zero_reg', UInt(p.numQp), { reset: (1n << BigInt(p.numQp)) - 1n });
   const ciOf = (q: Value): Value => mux(ciZero.bit(q), lit(0, 16), mux(ciLive.bit(q), ciRewindMem.readAsync(q), ciFetchMem.readAsync(q)));
-  const inReset = m.let('qp_in_reset', cat(...Array.from({ length: p.numQp }, (_, i) => qpCtx.at(i).field('state').eq(QP_STATE.RESET)).reverse()));
+  const inReset = stateMask(m, qpCtx, p.numQp, QP_STATE.RESET, 'qp_in_reset');
   // SQ_PI writes, one per cycle: SQ_PI of QP `qp` becomes `pi` at the coming edge. In nic_top
   // ('lanes') they are nic_regs' software lane: a write of SQ_PI (the doorbell), the clear of
   // a STATE = RESET write and the reset sweep (SQ_PI := 0), at the edge nic_regs writes its
@@ -163,7 +163,8 @@ export const nicWqeFetch = defineModule('nic_wqe_fetch', { dataWidth: 64, numQp:
     sqPiWr = port;
     sqPiWrPort = { sq_pi_wr: port };
   }
-  const dbValid = sqPiWr.as(SqPiWr).field('valid'), dbQp = sqPiWr.as(SqPiWr).field('qp'), dbPi = sqPiWr.as(SqPiWr).field('pi');
+  const db = sqPiWr.as(SqPiWr);
+  const dbValid = db.field('valid'), dbQp = db.field('qp'), dbPi = db.field('pi');
   const fsm = m.fsm('state', ['IDLE', 'PLAN', 'ADDR', 'DATA'] as const);
   const idle = fsm.is('IDLE');
   // The QP the scheduler owns (popped, its turn not over) and whether IDLE loads it again
