@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { Bool, Enum, UInt, defineModule } from '../hdl/index.ts';
+import { Bool, Enum, Struct, UInt, Vec, defineModule } from '../hdl/index.ts';
+import { emitToDir, verilatorLint } from '../lib/lint-helper.ts';
 import { emitTop } from './index.ts';
 import { AsyncDomain, Asserts, CombOps, Fsm, Pipeline, Ram, Regs, Wide } from '../test-support/designs.ts';
 import { marks } from '../test-support/loc.ts';
@@ -247,5 +248,27 @@ describe('emitted Verilog per construct', () => {
     expect(emitTop(Regs).files.get('regs.v')!).toContain(lines(`// ${designs.at('cnt-if')}:5`, 'always @(posedge clk) begin', '    if (en) begin', "        cnt <= cnt + 8'd1;"));
     expect(emitTop(Ram).files.get('ram_demo.v')!).toContain(`// ${designs.at('read')}:17: registered read port`);
     expect(emitTop(Pipeline).files.get('pipeline.v')!).toContain(lines(`// ${designs.at('u_s1')}:16`, 'stage_tagfirst u_s1 ('));
+  });
+
+  it('declares an intermediate once per distinct expression: fields of one dynamic record read share one select', () => {
+    const Rec = Struct('e_rec', { a: UInt(4), b: UInt(4), c: UInt(8) });
+    const M = defineModule('e_record_read', {}, m => {
+      const { clk, rst } = m.clockAndReset();
+      m.unused(rst, 'no register here has a reset');
+      const q = m.input('q', UInt(2));
+      const d = m.input('d', UInt(64));
+      const y = m.output('y', UInt(8));
+      const tab = m.reg('tab_reg', Vec(Rec, 4), { reset: null });
+      tab.setBits(63, 0, d);
+      // Two fields of the same read (bits [3:0] and [7:4]), c never read.
+      y.set(tab.at(q).field('a').zext(8).addw(tab.at(q).field('b').zext(8)));
+      return { clk, rst, q, d, y };
+    });
+    const t = text(M);
+    const selects = t.match(/= tab_reg\[q \* 16 \+: 16\];/g) ?? [];
+    expect(selects.length).toBe(1);
+    // Its unused bits are the union of what its readers take: one waiver, naming both ranges.
+    expect(t).toMatch(/only bits \[7:0\] are used/);
+    verilatorLint(emitToDir(M));
   });
 });
