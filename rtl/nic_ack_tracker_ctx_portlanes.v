@@ -199,13 +199,25 @@ wire [5:0] entry_next_rdata1;
 wire [5:0] entry_next_rdata2;
 reg  [5:0] free_slots [0:63];
 wire [5:0] free_slots_rdata;
+// qp_tp_reg as 4 rows of 268 bits, read by index (gen/nic/qp-transport.ts:133:18; a mux per bit, where Yosys makes `[i * 268 +: 268]` a shifter)
+wire [267:0] qp_tp_reg_rows [0:3];
+genvar qp_tp_reg_rows_i;
+generate for (qp_tp_reg_rows_i = 0; qp_tp_reg_rows_i < 4; qp_tp_reg_rows_i = qp_tp_reg_rows_i + 1) begin : g_qp_tp_reg_rows
+    assign qp_tp_reg_rows[qp_tp_reg_rows_i] = qp_tp_reg[qp_tp_reg_rows_i * 268 +: 268];
+end endgenerate
 // intermediate of gen/nic/qp-transport.ts:133:18: only bits [76:6] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [267:0] part_0 = qp_tp_reg[s_req_data[1:0] * 268 +: 268];
+wire [267:0] part_0 = qp_tp_reg_rows[s_req_data[1:0]];
 /* verilator lint_on UNUSEDSIGNAL */
+// ctx_state as 4 rows of 3 bits, read by index (gen/nic/ack-tracker.ts:203:49; a mux per bit, where Yosys makes `[i * 3 +: 3]` a shifter)
+wire [2:0] ctx_state_rows [0:3];
+genvar ctx_state_rows_i;
+generate for (ctx_state_rows_i = 0; ctx_state_rows_i < 4; ctx_state_rows_i = ctx_state_rows_i + 1) begin : g_ctx_state_rows
+    assign ctx_state_rows[ctx_state_rows_i] = ctx_state[ctx_state_rows_i * 3 +: 3];
+end endgenerate
 // intermediate of gen/nic/qp-transport.ts:133:18: only bits [192:183], [115:115], [102:28] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [267:0] part_1 = qp_tp_reg[s_ack_data[1:0] * 268 +: 268];
+wire [267:0] part_1 = qp_tp_reg_rows[s_ack_data[1:0]];
 /* verilator lint_on UNUSEDSIGNAL */
 // intermediate of gen/nic/psn.ts:8:20: only bits [23:23] are used
 /* verilator lint_off UNUSEDSIGNAL */
@@ -229,7 +241,7 @@ wire [15:0] part_6 = ctx_retry[s_ack_data[1:0] * 16 +: 16];
 /* verilator lint_on UNUSEDSIGNAL */
 // intermediate of gen/nic/qp-transport.ts:133:18: only bits [145:145], [115:115], [102:102], [76:28] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [267:0] part_7 = qp_tp_reg[s_read_done_data[1:0] * 268 +: 268];
+wire [267:0] part_7 = qp_tp_reg_rows[s_read_done_data[1:0]];
 /* verilator lint_on UNUSEDSIGNAL */
 // intermediate of gen/nic/psn.ts:8:20: only bits [23:23] are used
 /* verilator lint_off UNUSEDSIGNAL */
@@ -241,7 +253,7 @@ wire [23:0] binary_9 = (s_read_done_data[89:66] - part_7[76:53]);
 /* verilator lint_on UNUSEDSIGNAL */
 // intermediate of gen/nic/qp-transport.ts:133:18: only bits [190:190], [181:102], [76:53], [28:28], [16:12], [5:0] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [267:0] part_10 = qp_tp_reg[sel_qp_reg * 268 +: 268];
+wire [267:0] part_10 = qp_tp_reg_rows[sel_qp_reg];
 /* verilator lint_on UNUSEDSIGNAL */
 // intermediate of gen/nic/psn.ts:8:20: only bits [23:23] are used
 /* verilator lint_off UNUSEDSIGNAL */
@@ -253,7 +265,7 @@ wire [23:0] binary_12 = (part_10[76:53] - entries_rdata[151:128]);
 /* verilator lint_on UNUSEDSIGNAL */
 // intermediate of gen/nic/qp-transport.ts:133:18: only bits [76:53] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [267:0] part_13 = qp_tp_reg[rewind_data_reg[1:0] * 268 +: 268];
+wire [267:0] part_13 = qp_tp_reg_rows[rewind_data_reg[1:0]];
 /* verilator lint_on UNUSEDSIGNAL */
 // intermediate of gen/nic/psn.ts:8:20: only bits [23:23] are used
 /* verilator lint_off UNUSEDSIGNAL */
@@ -265,7 +277,7 @@ wire [23:0] binary_15 = ((part_13[76:53] + 24'd1) - rewind_last_psn_reg);
 /* verilator lint_on UNUSEDSIGNAL */
 // intermediate of gen/nic/qp-transport.ts:133:18: only bits [224:191], [185:183], [115:115], [102:102] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [267:0] part_16 = qp_tp_reg[scan_reg * 268 +: 268];
+wire [267:0] part_16 = qp_tp_reg_rows[scan_reg];
 /* verilator lint_on UNUSEDSIGNAL */
 // intermediate of gen/nic/ack-tracker.ts:367:71: only bits [31:31] are used
 /* verilator lint_off UNUSEDSIGNAL */
@@ -293,11 +305,11 @@ wire [23:0] binary_22 = (s_read_done_data[89:66] - qp_tp_reg[856:833]);
 /* verilator lint_on UNUSEDSIGNAL */
 // intermediate of gen/nic/qp-transport.ts:133:18: only bits [265:225], [101:77], [27:23], [16:12] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [267:0] part_23 = qp_tp_reg[tp_qp * 268 +: 268];
+wire [267:0] part_23 = qp_tp_reg_rows[tp_qp];
 /* verilator lint_on UNUSEDSIGNAL */
 // intermediate of gen/nic/qp-transport.ts:133:18: only bits [22:17] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [267:0] part_24 = qp_tp_reg[u_release_arb_grant_index * 268 +: 268];
+wire [267:0] part_24 = qp_tp_reg_rows[u_release_arb_grant_index];
 /* verilator lint_on UNUSEDSIGNAL */
 // intermediate of gen/nic/psn.ts:8:20: only bits [23:23] are used
 /* verilator lint_off UNUSEDSIGNAL */
@@ -317,7 +329,7 @@ wire [23:0] binary_28 = (s_req_data[153:130] - qp_tp_reg[905:882]);
 /* verilator lint_on UNUSEDSIGNAL */
 // intermediate of gen/nic/qp-transport.ts:133:18: only bits [5:0] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [267:0] part_29 = qp_tp_reg[u_arb_grant_index * 268 +: 268];
+wire [267:0] part_29 = qp_tp_reg_rows[u_arb_grant_index];
 /* verilator lint_on UNUSEDSIGNAL */
 
 // gen/nic/ack-tracker.ts:169:23
@@ -357,7 +369,7 @@ assign req_all_acked = !part_0[28] || (part_0[76:53] == part_0[52:29]);
 assign s_ack_ready = 1'd1;
 
 // gen/nic/ack-tracker.ts:203:18
-assign ack_qp_rts = ctx_state[s_ack_data[1:0] * 3 +: 3] == 3'd3;
+assign ack_qp_rts = ctx_state_rows[s_ack_data[1:0]] == 3'd3;
 
 // gen/nic/ack-tracker.ts:204:22
 assign ack_in_window = (part_1[28] && (!binary_3[23] && (s_ack_data[25:2] != part_1[76:53]))) && !binary_2[23];
@@ -453,10 +465,10 @@ assign pick = (state == STATE_PICK) && u_arb_grant_valid;
 assign u_arb_accept = pick;
 
 // gen/nic/ack-tracker.ts:272:22
-assign sel_reset = ctx_state[sel_qp_reg * 3 +: 3] == 3'b000;
+assign sel_reset = ctx_state_rows[sel_qp_reg] == 3'b000;
 
 // gen/nic/ack-tracker.ts:273:22
-assign state_bad = (ctx_state[sel_qp_reg * 3 +: 3] == 3'd4) || sel_reset;
+assign state_bad = (ctx_state_rows[sel_qp_reg] == 3'd4) || sel_reset;
 
 // gen/nic/ack-tracker.ts:276:19
 assign e_is_read = (entries_rdata[71:64] == 8'd1) || (entries_rdata[71:64] == 8'd12);
@@ -537,7 +549,7 @@ assign scan_busy = ((((s_ack_valid && (s_ack_data[1:0] == scan_reg)) || (s_read_
 assign timer_expired = part_16[191] && !binary_17[31];
 
 // gen/nic/ack-tracker.ts:368:18
-assign timer_fire = (((((timer_expired && !scan_busy) && (ctx_state[scan_reg * 3 +: 3] == 3'd3)) && !part_16[102]) && !part_16[115]) && !ack_qp_error) && !(retire && rd_err_fatal);
+assign timer_fire = (((((timer_expired && !scan_busy) && (ctx_state_rows[scan_reg] == 3'd3)) && !part_16[102]) && !part_16[115]) && !ack_qp_error) && !(retire && rd_err_fatal);
 
 // gen/nic/ack-tracker.ts:370:20
 assign ack_timeout_fire = timer_fire && !part_16[192];
@@ -784,7 +796,7 @@ always @(posedge clk) begin
     if (rewind_fire) begin
         rewind_valid_reg <= 1'b0;
     end
-    if (ctx_state[rewind_data_reg[1:0] * 3 +: 3] == 3'b000) begin
+    if (ctx_state_rows[rewind_data_reg[1:0]] == 3'b000) begin
         rewind_valid_reg <= 1'b0;
     end
     if (rewind_here) begin

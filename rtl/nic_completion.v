@@ -86,9 +86,15 @@ wire irq_by_count;
 wire irq_by_timer;
 reg  [15:0] pi_mem [0:3];
 wire [15:0] pi_mem_rdata;
+// qp_ctx as 4 rows of 431 bits, read by index (gen/nic/completion.ts:164:20; a mux per bit, where Yosys makes `[i * 431 +: 431]` a shifter)
+wire [430:0] qp_ctx_rows [0:3];
+genvar qp_ctx_rows_i;
+generate for (qp_ctx_rows_i = 0; qp_ctx_rows_i < 4; qp_ctx_rows_i = qp_ctx_rows_i + 1) begin : g_qp_ctx_rows
+    assign qp_ctx_rows[qp_ctx_rows_i] = qp_ctx[qp_ctx_rows_i * 431 +: 431];
+end endgenerate
 // intermediate of gen/nic/completion.ts:164:20: only bits [390:375], [358:291], [2:0] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [430:0] part_0 = qp_ctx[req_qp * 431 +: 431];
+wire [430:0] part_0 = qp_ctx_rows[req_qp];
 /* verilator lint_on UNUSEDSIGNAL */
 
 // gen/nic/completion.ts:89:19

@@ -260,7 +260,13 @@ wire [7:0] unary_2 = ~(8'd255 << held_bytes_reg);
 /* verilator lint_off UNUSEDSIGNAL */
 wire [7:0] binary_3 = (8'd255 << held_bytes_reg);
 /* verilator lint_on UNUSEDSIGNAL */
-wire [146:0] part_4 = sge_reg[sge_index_reg * 147 +: 147];
+// sge_reg as 4 rows of 147 bits, read by index (gen/nic/dma-read.ts:248:20; a mux per bit, where Yosys makes `[i * 147 +: 147]` a shifter)
+wire [146:0] sge_reg_rows [0:3];
+genvar sge_reg_rows_i;
+generate for (sge_reg_rows_i = 0; sge_reg_rows_i < 4; sge_reg_rows_i = sge_reg_rows_i + 1) begin : g_sge_reg_rows
+    assign sge_reg_rows[sge_reg_rows_i] = sge_reg[sge_reg_rows_i * 147 +: 147];
+end endgenerate
+wire [146:0] part_4 = sge_reg_rows[sge_index_reg];
 
 // gen/nic/dma-read.ts:186:21
 assign xlate_req_free = !xlate_req_valid_reg || m_xlate_req_ready;

@@ -257,6 +257,12 @@ reg  [4:0] rd_seq_mem [0:3];
 reg  [4:0] rd_seq_mem_rdata;
 reg  [4:0] err_seq_mem [0:3];
 wire [4:0] err_seq_mem_rdata;
+// ctx_held_reg as 4 rows of 3 bits, read by index (gen/nic/read-resp-rx.ts:202:23; a mux per bit, where Yosys makes `[i * 3 +: 3]` a shifter)
+wire [2:0] ctx_held_reg_rows [0:3];
+genvar ctx_held_reg_rows_i;
+generate for (ctx_held_reg_rows_i = 0; ctx_held_reg_rows_i < 4; ctx_held_reg_rows_i = ctx_held_reg_rows_i + 1) begin : g_ctx_held_reg_rows
+    assign ctx_held_reg_rows[ctx_held_reg_rows_i] = ctx_held_reg[ctx_held_reg_rows_i * 3 +: 3];
+end endgenerate
 // intermediate of gen/nic/psn.ts:8:20: only bits [23:23] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [23:0] binary_0 = (hdr_reg[55:32] - exp_psn);
@@ -311,7 +317,7 @@ assign ctx_qp_dead = dead_bits[s_ctx_data[1:0]];
 assign ctx_room = pool_avail ? ctx_room_bits : 4'b0000;
 
 // gen/nic/read-resp-rx.ts:203:22
-assign ctx_list_room = ctx_held_reg[s_ctx_data[1:0] * 3 +: 3] < 3'd4;
+assign ctx_list_room = ctx_held_reg_rows[s_ctx_data[1:0]] < 3'd4;
 
 // gen/nic/read-resp-rx.ts:204:21
 assign ctx_fits = (ctx_room_bits[s_ctx_data[1:0]] && pool_avail) && ctx_list_room;
@@ -550,7 +556,7 @@ assign slot_release = (release_hdr_qp || release_rw_qp) || release_req[release_s
 assign release_slot = head_new_reg[release_qp] ? head_new_mem_rdata1 : head_mem_rdata1;
 
 // gen/nic/read-resp-rx.ts:461:21
-assign release_next_slot = ((ctx_push && (s_ctx_data[1:0] == release_qp)) && (ctx_held_reg[release_qp * 3 +: 3] == 3'd1)) ? ctx_new_slot : ctx_next_mem_rdata;
+assign release_next_slot = ((ctx_push && (s_ctx_data[1:0] == release_qp)) && (ctx_held_reg_rows[release_qp] == 3'd1)) ? ctx_new_slot : ctx_next_mem_rdata;
 
 // gen/nic/read-resp-rx.ts:489:23
 assign u_splitter_s_axis_tvalid = (s_payload_tvalid && u_pay_jobs_m_valid) && !u_pay_jobs_m_data;
@@ -640,7 +646,7 @@ always @(posedge clk) begin
         end else begin
             pool_fresh_reg <= pool_fresh_reg + 4'd1;
         end
-        if (ctx_held_reg[s_ctx_data[1:0] * 3 +: 3] == 3'b000) begin
+        if (ctx_held_reg_rows[s_ctx_data[1:0]] == 3'b000) begin
             head_new_mem[s_ctx_data[1:0]] <= ctx_new_slot;
         end else begin
             ctx_next_mem[tail_mem_rdata] <= ctx_new_slot;
@@ -951,22 +957,22 @@ end
 
 // gen/nic/read-resp-rx.ts:475:7
 always @(posedge clk) begin
-    if ((ctx_push && (s_ctx_data[1:0] == 2'b00)) && (ctx_held_reg[s_ctx_data[1:0] * 3 +: 3] == 3'b000)) begin
+    if ((ctx_push && (s_ctx_data[1:0] == 2'b00)) && (ctx_held_reg_rows[s_ctx_data[1:0]] == 3'b000)) begin
         head_new_reg[0] <= 1'd1;
     end else if (slot_release && (release_qp == 2'b00)) begin
         head_new_reg[0] <= 1'b0;
     end
-    if ((ctx_push && (s_ctx_data[1:0] == 2'd1)) && (ctx_held_reg[s_ctx_data[1:0] * 3 +: 3] == 3'b000)) begin
+    if ((ctx_push && (s_ctx_data[1:0] == 2'd1)) && (ctx_held_reg_rows[s_ctx_data[1:0]] == 3'b000)) begin
         head_new_reg[1] <= 1'd1;
     end else if (slot_release && (release_qp == 2'd1)) begin
         head_new_reg[1] <= 1'b0;
     end
-    if ((ctx_push && (s_ctx_data[1:0] == 2'd2)) && (ctx_held_reg[s_ctx_data[1:0] * 3 +: 3] == 3'b000)) begin
+    if ((ctx_push && (s_ctx_data[1:0] == 2'd2)) && (ctx_held_reg_rows[s_ctx_data[1:0]] == 3'b000)) begin
         head_new_reg[2] <= 1'd1;
     end else if (slot_release && (release_qp == 2'd2)) begin
         head_new_reg[2] <= 1'b0;
     end
-    if ((ctx_push && (s_ctx_data[1:0] == 2'd3)) && (ctx_held_reg[s_ctx_data[1:0] * 3 +: 3] == 3'b000)) begin
+    if ((ctx_push && (s_ctx_data[1:0] == 2'd3)) && (ctx_held_reg_rows[s_ctx_data[1:0]] == 3'b000)) begin
         head_new_reg[3] <= 1'd1;
     end else if (slot_release && (release_qp == 2'd3)) begin
         head_new_reg[3] <= 1'b0;

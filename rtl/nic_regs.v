@@ -248,6 +248,12 @@ wire [17:0] binary_1 = (s_axil_araddr[19:2] - 18'h20000);
 wire [17:0] binary_2 = (wr_word - 18'h400);
 /* verilator lint_on UNUSEDSIGNAL */
 wire [11:0] part_3 = {qp3_state_reg, qp2_state_reg, qp1_state_reg, qp0_state_reg};
+// part_3 as 4 rows of 3 bits, read by index (gen/nic/regs.ts:208:16; a mux per bit, where Yosys makes `[i * 3 +: 3]` a shifter)
+wire [2:0] part_3_rows [0:3];
+genvar part_3_rows_i;
+generate for (part_3_rows_i = 0; part_3_rows_i < 4; part_3_rows_i = part_3_rows_i + 1) begin : g_part_3_rows
+    assign part_3_rows[part_3_rows_i] = part_3[part_3_rows_i * 3 +: 3];
+end endgenerate
 wire [63:0] part_4 = {qp3_retry_reg, qp2_retry_reg, qp1_retry_reg, qp0_retry_reg};
 // intermediate of gen/nic/regs.ts:325:45: only bits [7:6] are used
 /* verilator lint_off UNUSEDSIGNAL */
@@ -481,7 +487,7 @@ always @* begin
     qp_wr_rw = 1'b0;
     case (wr_qp_slot)
         6'd0: begin
-            qp_wr_old = {29'd0, part_3[wr_qp_idx * 3 +: 3]};
+            qp_wr_old = {29'd0, part_3_rows[wr_qp_idx]};
             qp_wr_rw = 1'd1;
         end
         6'd1: begin
@@ -696,7 +702,7 @@ always @* begin
         rd_resp = 2'b00;
         case (rd_qp_slot)
             6'd0: begin
-                rd_value = {29'd0, part_3[rd_qp_idx * 3 +: 3]};
+                rd_value = {29'd0, part_3_rows[rd_qp_idx]};
             end
             6'd1: begin
                 rd_value = {8'd0, qp_dest_qpn_mem_rdata1};

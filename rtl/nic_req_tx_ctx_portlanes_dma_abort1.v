@@ -252,6 +252,12 @@ reg  [31:0] ctx_dest_ip_mem [0:3];
 wire [31:0] ctx_dest_ip_mem_rdata;
 reg  [15:0] ctx_udp_sport_mem [0:3];
 wire [15:0] ctx_udp_sport_mem_rdata;
+// ctx_state as 4 rows of 3 bits, read by index (gen/nic/req-tx.ts:216:86; a mux per bit, where Yosys makes `[i * 3 +: 3]` a shifter)
+wire [2:0] ctx_state_rows [0:3];
+genvar ctx_state_rows_i;
+generate for (ctx_state_rows_i = 0; ctx_state_rows_i < 4; ctx_state_rows_i = ctx_state_rows_i + 1) begin : g_ctx_state_rows
+    assign ctx_state_rows[ctx_state_rows_i] = ctx_state[ctx_state_rows_i * 3 +: 3];
+end endgenerate
 wire [511:0] part_0 = wqe_now[749:238];
 wire [127:0] part_1 = part_0[dma_sge_idx * 128 +: 128];
 // intermediate of gen/nic/psn.ts:8:20: only bits [23:23] are used
@@ -287,7 +293,7 @@ assign sge_sum = (((34'd0 + ((wqe_now[45:38] > 8'd0) ? {2'b00, wqe_now[333:302]}
 assign length_ok = (wqe_now[45:38] <= 8'd4) && (sge_sum == {2'b00, wqe_now[77:46]});
 
 // gen/nic/req-tx.ts:216:21
-assign qp_state = err_seen_reg[wqe_now[1:0]] ? 3'd4 : ctx_state[wqe_now[1:0] * 3 +: 3];
+assign qp_state = err_seen_reg[wqe_now[1:0]] ? 3'd4 : ctx_state_rows[wqe_now[1:0]];
 
 // gen/nic/req-tx.ts:218:21
 assign is_write = wqe_now[29:22] == 8'd0;
@@ -630,7 +636,7 @@ always @(posedge clk) begin
     psn_upd_valid_reg <= 1'b0;
     qp_error_valid_reg <= 1'b0;
     park_valid_reg <= 1'b0;
-    if (rewind_fire && ((ctx_state[s_rewind_data[1:0] * 3 +: 3] == 3'd3) || (ctx_state[s_rewind_data[1:0] * 3 +: 3] == 3'd4))) begin
+    if (rewind_fire && ((ctx_state_rows[s_rewind_data[1:0]] == 3'd3) || (ctx_state_rows[s_rewind_data[1:0]] == 3'd4))) begin
         psn_upd_valid_reg <= 1'd1;
         psn_upd_qp_reg <= s_rewind_data[1:0];
         psn_upd_value_reg <= s_rewind_data[41:18];
@@ -939,7 +945,7 @@ always @(posedge clk) begin
             end
         end
         ABORT_STATE_DONE: begin
-            if (((rewind_fire && (s_rewind_data[1:0] == abort_qp_reg)) || (ctx_state[abort_qp_reg * 3 +: 3] == 3'b000)) || abort_qp_reset_reg) begin
+            if (((rewind_fire && (s_rewind_data[1:0] == abort_qp_reg)) || (ctx_state_rows[abort_qp_reg] == 3'b000)) || abort_qp_reset_reg) begin
                 abort_high_valid_reg <= 1'b0;
                 abort_state <= ABORT_STATE_IDLE;
             end
@@ -1058,7 +1064,7 @@ end
 always @(posedge clk) begin
     if (abort_state == ABORT_STATE_IDLE) begin
         abort_qp_reset_reg <= 1'b0;
-    end else if (ctx_state[abort_qp_reg * 3 +: 3] == 3'b000) begin
+    end else if (ctx_state_rows[abort_qp_reg] == 3'b000) begin
         abort_qp_reset_reg <= 1'd1;
     end
     if (rst) begin

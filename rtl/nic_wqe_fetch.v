@@ -148,17 +148,23 @@ reg  [15:0] ci_rewind_mem [0:3];
 wire [15:0] ci_rewind_mem_rdata0;
 wire [15:0] ci_rewind_mem_rdata1;
 wire [15:0] ci_rewind_mem_rdata2;
+// qp_ctx as 4 rows of 431 bits, read by index (gen/nic/wqe-fetch.ts:414:51; a mux per bit, where Yosys makes `[i * 431 +: 431]` a shifter)
+wire [430:0] qp_ctx_rows [0:3];
+genvar qp_ctx_rows_i;
+generate for (qp_ctx_rows_i = 0; qp_ctx_rows_i < 4; qp_ctx_rows_i = qp_ctx_rows_i + 1) begin : g_qp_ctx_rows
+    assign qp_ctx_rows[qp_ctx_rows_i] = qp_ctx[qp_ctx_rows_i * 431 +: 431];
+end endgenerate
 // intermediate of gen/nic/wqe-fetch.ts:414:51: only bits [274:259] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [430:0] part_0 = qp_ctx[qp_reg * 431 +: 431];
+wire [430:0] part_0 = qp_ctx_rows[qp_reg];
 /* verilator lint_on UNUSEDSIGNAL */
 // intermediate of gen/nic/wqe-fetch.ts:414:51: only bits [274:259] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [430:0] part_1 = qp_ctx[rewind[2:1] * 431 +: 431];
+wire [430:0] part_1 = qp_ctx_rows[rewind[2:1]];
 /* verilator lint_on UNUSEDSIGNAL */
 // intermediate of gen/nic/wqe-fetch.ts:202:95: only bits [274:191], [2:0] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [430:0] part_2 = qp_ctx[load_qp * 431 +: 431];
+wire [430:0] part_2 = qp_ctx_rows[load_qp];
 /* verilator lint_on UNUSEDSIGNAL */
 
 // gen/nic/wqe-fetch.ts:145:19

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Bool, Enum, Struct, UInt, Vec, defineModule } from '../hdl/index.ts';
-import { emitToDir, verilatorLint } from '../lib/lint-helper.ts';
+import { emitToDir, iverilogCompile, verilatorLint, yosysSynth } from '../lib/lint-helper.ts';
 import { emitTop } from './index.ts';
 import { AsyncDomain, Asserts, CombOps, Fsm, Pipeline, Ram, Regs, Wide } from '../test-support/designs.ts';
 import { marks } from '../test-support/loc.ts';
@@ -270,5 +270,39 @@ describe('emitted Verilog per construct', () => {
     // Its unused bits are the union of what its readers take: one waiver, naming both ranges.
     expect(t).toMatch(/only bits \[7:0\] are used/);
     verilatorLint(emitToDir(M));
+  });
+
+  it('reads rows of a width that is not a power of two through an array (a mux in synthesis, not a shifter), padded to the index\'s reach', () => {
+    const Rec = Struct('e_rec3', { a: UInt(4), b: UInt(8) });
+    const M = defineModule('e_rows', {}, m => {
+      const { clk, rst } = m.clockAndReset();
+      m.unused(rst, 'no register here has a reset');
+      const q = m.input('q', UInt(2));
+      const d = m.input('d', UInt(36));
+      const y = m.output('y', UInt(8));
+      const z = m.output('z', UInt(4));
+      const tab = m.reg('tab_reg', Vec(Rec, 3), { reset: null });
+      tab.setBits(35, 0, d);
+      y.set(tab.at(q).field('b'));
+      z.set(tab.at(q.bit(0)).field('a'));
+      return { clk, rst, q, d, y, z };
+    });
+    const t = text(M);
+    expect(t).toContain(lines(
+      'wire [11:0] tab_reg_rows [0:3];',
+      'genvar tab_reg_rows_i;',
+      'generate for (tab_reg_rows_i = 0; tab_reg_rows_i < 3; tab_reg_rows_i = tab_reg_rows_i + 1) begin : g_tab_reg_rows',
+      '    assign tab_reg_rows[tab_reg_rows_i] = tab_reg[tab_reg_rows_i * 12 +: 12];',
+      'end endgenerate'));
+    // q reaches a fourth row: it reads 0, as the array's padding.
+    expect(t).toContain("    assign tab_reg_rows[tab_reg_rows_i] = 12'd0;");
+    expect(t).toMatch(/= tab_reg_rows\[q\];/);
+    // A one-bit index reaches rows 0 and 1: zero-extended, the same array.
+    expect(t).toMatch(/tab_reg_rows\[\{1'd0, q\[0\]\}\]/);
+    expect(t).not.toMatch(/tab_reg\[[^\]]*q[^\]]*\* 12/);
+    const dir = emitToDir(M);
+    verilatorLint(dir);
+    iverilogCompile(dir);
+    yosysSynth(dir);
   });
 });

@@ -36,7 +36,7 @@ class Lines {
 }
 
 /** A declared intermediate and the bits of it its readers use. */
-type Temp = { readonly name: string; readonly e: Expr; readonly text: string; readonly used: boolean[] };
+type Temp = { readonly name: string; readonly e: Expr; readonly text: string; readonly used: boolean[]; readonly lines?: readonly string[] };
 
 /** The used bits as ranges, most significant first: `[20:16], [3:0]`. */
 function usedRanges(used: readonly boolean[]): string {
@@ -52,7 +52,8 @@ function usedRanges(used: readonly boolean[]): string {
 }
 
 /** `wire [..] name = text;`, marked for lint when only some of its bits are read. */
-function tempLines(t: Temp): string[] {
+function tempLines(t: Temp): readonly string[] {
+  if (t.lines) return t.lines;
   const { e, name } = t;
   const decl = `wire ${e.signed ? 'signed ' : ''}${rangeDecl(e.width)}${e.width > 1 ? ' ' : ''}${name} = ${t.text};`;
   if (t.used.every(b => b)) return [decl];
@@ -143,6 +144,32 @@ export class ModuleEmitter implements TempSink {
     do { name = `${hint}_${this.#tempCount++}`; } while (this.#usedNames.has(name));
     this.#usedNames.add(name);
     const t: Temp = { name, e, text, used };
+    this.#temps.push(t);
+    this.#tempByText.set(key, t);
+    return name;
+  }
+  rows(base: string, rowWidth: number, count: number, size: number, e: Expr): string {
+    const key = `rows ${rowWidth} ${base}`;
+    const known = this.#tempByText.get(key);
+    if (known) return known.name;
+    const name = this.#freshName(`${base.replace(/\W/g, '_')}_rows`);
+    const i = this.#freshName(`${name}_i`);
+    const row = rangeDecl(rowWidth);
+    const lines = [
+      `// ${base} as ${count} rows of ${rowWidth} bits, read by index (${formatLoc(e.loc)}; a mux per bit, where Yosys makes \`[i * ${rowWidth} +: ${rowWidth}]\` a shifter)`,
+      `wire ${row} ${name} [0:${size - 1}];`,
+      `genvar ${i};`,
+      `generate for (${i} = 0; ${i} < ${count}; ${i} = ${i} + 1) begin : g_${name}`,
+      `    assign ${name}[${i}] = ${base}[${i} * ${rowWidth} +: ${rowWidth}];`,
+      'end endgenerate',
+    ];
+    if (size > count) {
+      lines.push(`// rows ${count}..${size - 1}: the index reaches them, they read 0`);
+      lines.push(`generate for (${i} = ${count}; ${i} < ${size}; ${i} = ${i} + 1) begin : g_${name}_pad`);
+      lines.push(`    assign ${name}[${i}] = ${rowWidth}'d0;`);
+      lines.push('end endgenerate');
+    }
+    const t: Temp = { name, e, text: key, used: [], lines };
     this.#temps.push(t);
     this.#tempByText.set(key, t);
     return name;
