@@ -86,6 +86,7 @@
 
 import { Bool, UInt, Struct, intIn, cat, defineModule, lit, mux, pack, type Value } from '../hdl/index.ts';
 import { rrArbiter } from '../lib/arbiter.ts';
+import { bankedMemory } from '../lib/banked-memory.ts';
 import { stream } from '../lib/interfaces.ts';
 import { indexWidth, log2Exact } from '../lib/util.ts';
 import { cqeReqStruct } from './cqe-req.ts';
@@ -115,6 +116,11 @@ export type AckTrackerParams = {
 const Stored = Struct('ack_entry', {
   wrId: UInt(64), opcode: UInt(8), length: UInt(32), msgFirstPsn: UInt(24), lastPsn: UInt(24), ringIndex: UInt(16), signaled: Bool, status: UInt(4),
 });
+
+/** A held read_done error (rdErrValid in the record says one is held) and a recorded NAK
+ *  (nakValid): in LUTRAMs, not flip-flops (see the record's fields in memories, below). */
+const RdErr = Struct('rd_err', { psn: UInt(24), status: UInt(4), syn: UInt(8) });
+const NakWord = Struct('nak_word', { status: UInt(4), syn: UInt(8) });
 
 const retryField = (retry: Value, f: keyof typeof RETRY_FIELDS): Value => retry.bits(RETRY_FIELDS[f].lo + RETRY_FIELDS[f].width - 1, RETRY_FIELDS[f].lo);
 
@@ -250,6 +256,11 @@ export const nicAckTracker = defineModule('nic_ack_tracker', { numQp: 4, depth: 
   sDone.ready.set(dOk.lor(doneVoid).lor(rd.field('rdErrValid').lnot()));
   const doneOk = m.let('done_ok', sDone.valid.land(dOk).land(doneVoid.lnot()));
   const doneErr = m.let('done_err', sDone.valid.land(dOk.lnot()).land(doneVoid.lnot()).land(rd.field('rdErrValid').lnot()));
+  // The held error's PSN, status and syndrome: written by that read_done only (doneErr: none is
+  // held), read by the completion engine at selQp, so one LUTRAM word per QP instead of 36
+  // flip-flops. RESET clears rdErrValid only: the word means nothing without it.
+  const rdErrMem = bankedMemory(m, 'rd_err', RdErr, { banks: ['done'], rows: p.numQp, zeroFlag: false });
+  rdErrMem.write('done', doneErr, dq, pack(RdErr, { psn: dpsn, status: sDone.data.field('status'), syn: sDone.data.field('syndrome') }));
   // The response acknowledges every PSN up to lastPsn: the same window test as an ACK.
   const doneAck = m.let('done_ack', doneOk.land(rd.field('sentValid')).land(psnGt(dpsn, rd.field('acked'))).land(psnGe(rd.field('lastSent'), dpsn)));
 
@@ -266,6 +277,12 @@ export const nicAckTracker = defineModule('nic_ack_tracker', { numQp: 4, depth: 
   const selQp = m.reg('sel_qp_reg', UInt(qw));
   const e = mem.read(rec(gi).field('head'), { enable: pick });
   const sel = rec(selQp);
+  const selRdErr = rdErrMem.read(selQp);
+  // A recorded NAK's status and syndrome (nakValid says one is recorded): written by the ACK
+  // event that fails the QP or by the scanner's exhausted timeout (below; `fire` excludes
+  // ackErr, so one write port), read here only. RESET clears nakValid only.
+  const nakMem = bankedMemory(m, 'nak', NakWord, { banks: ['err'], rows: p.numQp, zeroFlag: false });
+  const selNak = nakMem.read(selQp);
 
   const st = (v: number): Value => lit(v, 4);
   const qState = qpCtx.at(selQp).field('state');
@@ -278,7 +295,7 @@ export const nicAckTracker = defineModule('nic_ack_tracker', { numQp: 4, depth: 
   const nak = sel.field('nakValid');
   const eOk = eStatus.eq(CQE_STATUS.SUCCESS);
   // READ entries ignore ACKs: only their read_done (ok → rdAcked, error → rdErr) decides.
-  const rdErrHit = m.let('rd_err_hit', eRead.land(sel.field('rdErrValid')).land(sel.field('rdErrPsn').eq(eLast)));
+  const rdErrHit = m.let('rd_err_hit', eRead.land(sel.field('rdErrValid')).land(selRdErr.field('psn').eq(eLast)));
   const covered = m.let('covered', mux(eRead, sel.field('rdCount').ne(0).land(psnGe(sel.field('rdAcked'), eLast)),
     sel.field('sentValid').land(psnGe(sel.field('acked'), eLast))).land(rdErrHit.lnot()));
   // A rewind of this QP is on its way: nothing of it retires until it was taken.
@@ -293,10 +310,10 @@ export const nicAckTracker = defineModule('nic_ack_tracker', { numQp: 4, depth: 
   const selHas = m.let('sel_has_entries', sel.field('count').ne(0));
   const complete = m.let('complete', fl.lor(eOk.lnot()).lor(rdErrHit).lor(covered).lor(nak).lor(stateBad).land(selRewinding.lnot()).land(selHas));
   const outStatus = m.let('out_status', mux(fl, st(CQE_STATUS.FLUSH_ERROR), mux(eOk.lnot(), eStatus,
-    mux(rdErrHit, sel.field('rdErrStatus'), mux(covered, st(CQE_STATUS.SUCCESS), mux(nak, sel.field('nakStatus'), st(CQE_STATUS.FLUSH_ERROR)))))));
+    mux(rdErrHit, selRdErr.field('status'), mux(covered, st(CQE_STATUS.SUCCESS), mux(nak, selNak.field('status'), st(CQE_STATUS.FLUSH_ERROR)))))));
   const usesRdErr = m.let('uses_rd_err', fl.lnot().land(eOk).land(rdErrHit));
   const usesNak = m.let('uses_nak', fl.lnot().land(eOk).land(rdErrHit.lnot()).land(covered.lnot()).land(nak));
-  const rdErrStatus = sel.field('rdErrStatus');
+  const rdErrStatus = selRdErr.field('status');
   const rdErrFlushes = m.let('rd_err_flushes', rdErrStatus.ge(CQE_STATUS.LOCAL_PROTECTION_ERROR).land(rdErrStatus.le(CQE_STATUS.REMOTE_OPERATIONAL_ERROR)));
   const setsFlush = m.let('sets_flush', fl.lnot().land(mux(eOk, mux(rdErrHit, rdErrFlushes, covered.lnot()), eStatus.eq(CQE_STATUS.LOCAL_PROTECTION_ERROR))));
   const wantsCqe = m.let('wants_cqe', outStatus.ne(CQE_STATUS.SUCCESS).lor(e.field('signaled')).land(selReset.lnot()));
@@ -325,7 +342,7 @@ export const nicAckTracker = defineModule('nic_ack_tracker', { numQp: 4, depth: 
     cqeValid.set(1);
     cqeData.set(pack(CqeReq, {
       qp: selQp, wrId: e.field('wrId'), byteLen: e.field('length'), opcode: e.field('opcode'), status: outStatus,
-      syndrome: mux(usesNak, sel.field('nakSyn'), mux(usesRdErr, sel.field('rdErrSyn'), lit(0, 8))),
+      syndrome: mux(usesNak, selNak.field('syn'), mux(usesRdErr, selRdErr.field('syn'), lit(0, 8))),
     }));
   });
   const ciValid = m.reg('sq_ci_valid_reg', Bool);
@@ -369,6 +386,11 @@ export const nicAckTracker = defineModule('nic_ack_tracker', { numQp: 4, depth: 
     .land(rs.field('nakValid').lnot()).land(rs.field('flush').lnot()).land(ackErr.lnot()).land(retire.land(rdErrFatal).lnot()));
   const fireTo = m.let('ack_timeout_fire', fire.land(rs.field('tmRnr').lnot()));
   const toExceed = m.let('timeout_retry_exceeded', fireTo.land(rs.field('retryLeft').eq(0)));
+  // The NAK recorded for the oldest uncovered entry: the ACK event's, else an exhausted timeout's.
+  const nakStatusAck = mux(nakTake, nakCode, mux(seqExceed, lit(CQE_STATUS.RETRY_EXCEEDED, 4), lit(CQE_STATUS.RNR_RETRY_EXCEEDED, 4)));
+  const nakSynAck = mux(seqExceed.land(nakTake.lnot()), lit(AETH.NAK_PSN_SEQ, 8), syn);
+  nakMem.write('err', ackErr.lor(toExceed), mux(ackErr, aq, scan), mux(ackErr, pack(NakWord, { status: nakStatusAck, syn: nakSynAck }),
+    pack(NakWord, { status: CQE_STATUS.RETRY_EXCEEDED, syn: 0 })));
   const toValid = m.reg('ack_timeout_reg', Bool);
   const toQp = m.reg('ack_timeout_qp_reg', UInt(qw));
   toValid.set(fireTo);
@@ -476,11 +498,7 @@ export const nicAckTracker = defineModule('nic_ack_tracker', { numQp: 4, depth: 
     const rdEarly = firstOf([[isRw.lor(isPush), 0], [earlyNow, 1]], f('rdEarly'));
     const rdErrSet = isDone.land(doneErr);
     // errors: a fatal NAK or an exhausted retry count is recorded for the oldest uncovered entry
-    const nakSetAck = isAck.land(ackErr);
-    const nakSetTo = isScan.land(toExceed);
-    const nakSet = nakSetAck.lor(nakSetTo);
-    const nakStatusAck = mux(nakTake, nakCode, mux(seqExceed, lit(CQE_STATUS.RETRY_EXCEEDED, 4), lit(CQE_STATUS.RNR_RETRY_EXCEEDED, 4)));
-    const nakSynAck = mux(seqExceed.land(nakTake.lnot()), lit(AETH.NAK_PSN_SEQ, 8), syn);
+    const nakSet = isAck.land(ackErr).lor(isScan.land(toExceed));
     // retry engine
     const reloadRetry = retryField(retry, 'RETRY_CNT'), reloadRnr = retryField(retry, 'RNR_RETRY');
     const retryUse = isAck.land(seqTrig).land(seqExceed.lnot()).lor(isScan.land(fireTo).land(toExceed.lnot()));
@@ -515,14 +533,9 @@ export const nicAckTracker = defineModule('nic_ack_tracker', { numQp: 4, depth: 
       highValid: mux(isRwHigh, rwHigh.field('highValid'), f('highValid').lor(pushOk)),
       sentHigh: firstOf([[isRwHigh, rwHigh.field('sentHigh')], [highUp, reqLast]], f('sentHigh')),
       nakValid: f('nakValid').land(isRet.land(usesNak).lnot()).lor(nakSet),
-      nakStatus: firstOf([[nakSetAck, nakStatusAck], [nakSetTo, lit(CQE_STATUS.RETRY_EXCEEDED, 4)]], f('nakStatus')),
-      nakSyn: firstOf([[nakSetAck, nakSynAck], [nakSetTo, lit(0, 8)]], f('nakSyn')),
       flush: f('flush').lor(isRet.land(setsFlush)),
       rdCount, rdAcked, rdEarly,
       rdErrValid: f('rdErrValid').land(isRet.land(usesRdErr).lnot()).lor(rdErrSet),
-      rdErrPsn: mux(rdErrSet, dpsn, f('rdErrPsn')),
-      rdErrStatus: mux(rdErrSet, sDone.data.field('status'), f('rdErrStatus')),
-      rdErrSyn: mux(rdErrSet, sDone.data.field('syndrome'), f('rdErrSyn')),
       retryLeft, rnrLeft, retryStarted, retryPend,
       tmArmed, tmRnr, tmDeadline,
       expIdx: firstOf([[isPush, sReq.data.field('ringIndex').addw(1)], [isRw, rwData.field('ringIdx')]], f('expIdx')),
@@ -533,8 +546,8 @@ export const nicAckTracker = defineModule('nic_ack_tracker', { numQp: 4, depth: 
     // RESET starts the QP afresh: entries dropped (spare slots now), window, errors, timers,
     // pointer cleared.
     const cleared = pack(tab.shape, {
-      ...dropped(lit(1, 1)), sentValid: 0, lastSent: 0, acked: 0, highValid: 0, sentHigh: 0, nakValid: 0, nakStatus: 0, nakSyn: 0, flush: 0,
-      rdCount: 0, rdAcked: 0, rdEarly: 0, rdErrValid: 0, rdErrPsn: 0, rdErrStatus: 0, rdErrSyn: 0, retryLeft: reloadRetry, rnrLeft: reloadRnr,
+      ...dropped(lit(1, 1)), sentValid: 0, lastSent: 0, acked: 0, highValid: 0, sentHigh: 0, nakValid: 0, flush: 0,
+      rdCount: 0, rdAcked: 0, rdEarly: 0, rdErrValid: 0, retryLeft: reloadRetry, rnrLeft: reloadRnr,
       retryStarted: 0, retryPend: 0, tmArmed: 0, tmRnr: 0, tmDeadline: 0, expIdx: 0, resumeValid: 0, resumePsn: 0, park: 0,
     });
     tab.write(i, mux(inReset, cleared, next));

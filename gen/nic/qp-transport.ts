@@ -44,17 +44,16 @@ export function qpTransportStruct(depthLog2: number, slotWidth: number) {
     highValid: Bool,
     sentHigh: UInt(24),
     // -- errors --
+    /** A NAK (or exhausted retry) is recorded for the oldest uncovered entry; its status and
+     *  syndrome are in nic_ack_tracker's `nak_err_mem` (a LUTRAM word per QP). */
     nakValid: Bool,
-    nakStatus: UInt(4),
-    nakSyn: UInt(8),
     flush: Bool,
     // -- READ completions --
     rdCount: ptr,
     rdAcked: UInt(24),
+    /** A read_done error is held; its PSN, status and syndrome are in nic_ack_tracker's
+     *  `rd_err_done_mem` (a LUTRAM word per QP). */
     rdErrValid: Bool,
-    rdErrPsn: UInt(24),
-    rdErrStatus: UInt(4),
-    rdErrSyn: UInt(8),
     /** rdAcked came from a read_done ahead of lastSent: the READ's response arrived before its
      *  ReqEntry (nic_req_tx opens the READ context before it posts the entry). The next post,
      *  when it is that READ, keeps rdAcked instead of starting it afresh. */
