@@ -10,7 +10,7 @@
 // clearRows(mask) at most once, anywhere later in the module (the flags read forward-declared
 // wires, so the order of the calls does not matter). A clear wins over a write of the same
 // cycle (a register's "RESET clears the record" mux); two banks writing one row in one cycle is
-// an error (asserted: which word would be newest?).
+// an error (which word would be newest?), asserted here unless the module does (assertOneWriter).
 
 import { Bool, UInt, Vec, cat, lit, mux, type ModuleBuilder, type Shape, type Value } from '../hdl/index.ts';
 import { indexWidth } from './util.ts';
