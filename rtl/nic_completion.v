@@ -51,6 +51,9 @@ localparam [2:0] STATE_ADDR = 3'd3;
 localparam [2:0] STATE_DATA = 3'd4;
 localparam [2:0] STATE_RESP = 3'd5;
 
+wire pi_done_we;
+wire [1:0] pi_done_row;
+wire [3:0] pi_clear_rows;
 reg  [3:0] pi_zero_reg;
 reg  [2:0] state;
 reg  [121:0] req_reg;
@@ -84,8 +87,8 @@ reg  irq_event_reg;
 wire [5:0] irq_pending_next;
 wire irq_by_count;
 wire irq_by_timer;
-reg  [15:0] pi_mem [0:3];
-wire [15:0] pi_mem_rdata;
+reg  [15:0] pi_done_mem [0:3];
+wire [15:0] pi_done_mem_rdata;
 // qp_ctx as 4 rows of 431 bits, read by index (gen/nic/completion.ts:164:20; a mux per bit, where Yosys makes `[i * 431 +: 431]` a shifter)
 wire [430:0] qp_ctx_rows [0:3];
 genvar qp_ctx_rows_i;
@@ -172,29 +175,46 @@ assign m_axi_bready = state == STATE_RESP;
 // gen/nic/completion.ts:155:18
 assign cqe_done = ((state == STATE_RESP) && m_axi_bvalid) && (m_axi_bresp == 2'b00);
 
-// gen/nic/completion.ts:190:19
+// gen/lib/banked-memory.ts:90:27
+assign pi_done_we = cqe_done;
+
+// gen/lib/banked-memory.ts:90:49
+assign pi_done_row = req_qp;
+
+// gen/nic/completion.ts:190:18
 assign qp_in_reset = {(qp_ctx[1295:1293] == 3'b000), (qp_ctx[864:862] == 3'b000), (qp_ctx[433:431] == 3'b000), (qp_ctx[2:0] == 3'b000)};
 
-// gen/nic/completion.ts:192:9
+// gen/lib/banked-memory.ts:97:17
+assign pi_clear_rows = qp_in_reset;
+
+// gen/nic/completion.ts:191:9
 assign cq_pi_upd = {ev_pi_reg, ev_qp_reg, upd_valid_reg};
 
-// gen/nic/completion.ts:193:11
+// gen/nic/completion.ts:192:11
 assign qp_error = {ev_qp_reg, err_valid_reg};
 
-// gen/nic/completion.ts:198:19
+// gen/nic/completion.ts:197:19
 assign irq_count = (irq_mod[5:0] == 6'd0) ? 6'd1 : ((irq_mod[5:0] > 6'd32) ? 6'd32 : irq_mod[5:0]);
 
-// gen/nic/completion.ts:203:22
+// gen/nic/completion.ts:202:22
 assign irq_pending_next = irq_pending_reg + {5'd0, cqe_done};
 
-// gen/nic/completion.ts:204:21
+// gen/nic/completion.ts:203:21
 assign irq_by_count = cqe_done && (irq_pending_next >= irq_count);
 
-// gen/nic/completion.ts:205:21
+// gen/nic/completion.ts:204:21
 assign irq_by_timer = ((irq_pending_reg != 6'd0) && (irq_mod[31:16] != 16'd0)) && (({1'b0, irq_timer_reg} + 17'd1) >= {1'b0, irq_mod[31:16]});
 
-// gen/nic/completion.ts:209:12
+// gen/nic/completion.ts:208:12
 assign irq_event = irq_event_reg;
+
+// gen/lib/banked-memory.ts:74:10
+always @(posedge clk) begin
+    pi_zero_reg <= {(pi_clear_rows[3] || (pi_zero_reg[3] && !(pi_done_we && (pi_done_row == 2'd3)))), (pi_clear_rows[2] || (pi_zero_reg[2] && !(pi_done_we && (pi_done_row == 2'd2)))), (pi_clear_rows[1] || (pi_zero_reg[1] && !(pi_done_we && (pi_done_row == 2'd1)))), (pi_clear_rows[0] || (pi_zero_reg[0] && !(pi_done_we && (pi_done_row == 2'b00))))};
+    if (rst) begin
+        pi_zero_reg <= 4'd15;
+    end
+end
 
 // gen/nic/completion.ts:153:12
 always @(posedge clk) begin
@@ -208,7 +228,7 @@ always @(posedge clk) begin
             end
         end
         STATE_LOAD: begin
-            ld_pi_reg <= pi_zero_reg[req_qp] ? 16'd0 : pi_mem_rdata;
+            ld_pi_reg <= pi_zero_reg[req_qp] ? 16'd0 : pi_done_mem_rdata;
             ld_ci_reg <= part_0[390:375];
             ld_size_log2_reg <= part_0[358:355];
             ld_base_reg <= part_0[354:291];
@@ -265,22 +285,14 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/completion.ts:189:5
+// gen/lib/banked-memory.ts:91:9
 always @(posedge clk) begin
     if (cqe_done) begin
-        pi_mem[req_qp] <= pi_next_reg;
+        pi_done_mem[req_qp] <= pi_next_reg;
     end
 end
 
-// gen/nic/completion.ts:191:10
-always @(posedge clk) begin
-    pi_zero_reg <= (pi_zero_reg & ~(cqe_done ? (4'd1 << req_qp) : 4'b0000)) | qp_in_reset;
-    if (rst) begin
-        pi_zero_reg <= 4'd15;
-    end
-end
-
-// gen/nic/completion.ts:206:9
+// gen/nic/completion.ts:205:9
 always @(posedge clk) begin
     irq_event_reg <= 1'b0;
     if (irq_by_count || irq_by_timer) begin
@@ -298,8 +310,8 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/completion.ts:163:57: asynchronous read port
-assign pi_mem_rdata = pi_mem[req_qp];
+// gen/lib/banked-memory.ts:81:36: asynchronous read port
+assign pi_done_mem_rdata = pi_done_mem[req_qp];
 
 endmodule
 

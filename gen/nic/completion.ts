@@ -11,7 +11,7 @@
 //   unconsumed CQE is never overwritten; s_req_ready stays low meanwhile. The stage is in
 //   order, so a full CQ also holds the requests of other QPs behind it. A CQE takes two
 //   cycles more than before the timing work (LOAD, CHECK: registered context and address).
-// - CQ_PI (kept per QP here in a memory, pi_mem, read when a request is loaded; a flip-flop
+// - CQ_PI (kept per QP here in a memory, pi_done_mem, read when a request is loaded; a flip-flop
 //   per QP, pi_zero_reg, makes it read 0 after `rst` and while the QP is in RESET) advances after an OKAY
 //   write response and is published on cq_pi_upd (to nic_regs' hw_cq_pi). A write error
 //   leaves CQ_PI alone and reports the QP on qp_error (to nic_regs' hw_error: QP to ERROR).
@@ -27,12 +27,12 @@
 
 import { Bool, UInt, cat, defineModule, lit, mux, pack, type Value, intIn, oneOf } from '../hdl/index.ts';
 import { AXI_BURST, stream } from '../lib/interfaces.ts';
+import { bankedMemory } from '../lib/banked-memory.ts';
 import { log2Exact } from '../lib/util.ts';
 import { axi4Write } from './axi-ports.ts';
 import { cqeReqStruct } from './cqe-req.ts';
 import { qpErrorEvent, qpUpdate } from './ctx.ts';
 import { ctxPortRule, qpCtxView, stateMask, type CtxPort } from './ctx-view.ts';
-import { oneHotIf } from './mux-util.ts';
 import { CQE_BYTES, CQE_FIELDS, QP_STATE } from './regmap.ts';
 import { ADDR_WIDTH, qpIndexWidth } from './types.ts';
 
@@ -67,13 +67,13 @@ export const nicCompletion = defineModule('nic_completion', { dataWidth: 64, num
   m.unused(irqMod, 'bits 15:6 of IRQ_MOD are reserved');
   m.unused(axi.bid, 'one write in flight: every response belongs to it');
 
-  // CQ_PI per QP (issue 15, "Scale"): a memory read at the QP being completed (LOAD) and
-  // written at its completion, beside one flip-flop per QP saying "CQ_PI is 0" (memories have
-  // no reset): set by `rst` and in every cycle the QP is in RESET, cleared when the QP's CQ_PI
-  // is written outside RESET. So CQ_PI reads 0 after a reset and in and after RESET until the
-  // next completion, as the flip-flop vector held at 0 in RESET did.
-  const piMem = m.memory('pi_mem', UInt(16), 2 ** qw);
-  const piZero = m.reg('pi_zero_reg', UInt(p.numQp), { reset: (1n << BigInt(p.numQp)) - 1n });
+  // CQ_PI per QP (issue 15, "Scale"): a memory (`pi_done_mem`, one bank: the completion is its
+  // only writer) read at the QP being completed (LOAD) and written at its completion, with the
+  // banked memory's "reads as 0" flag per QP (`pi_zero_reg`; memories have no reset): set by
+  // `rst` and in every cycle the QP is in RESET (a clear wins over a write), cleared when the
+  // QP's CQ_PI is written outside RESET. So CQ_PI reads 0 after a reset and in and after RESET
+  // until the next completion, as the flip-flop vector held at 0 in RESET did.
+  const cqPi = bankedMemory(m, 'pi', UInt(16), { banks: ['done'], rows: p.numQp, zeroFlag: true });
   const fsm = m.fsm('state', ['IDLE', 'LOAD', 'CHECK', 'ADDR', 'DATA', 'RESP'] as const);
 
   // ---- accepting a request (IDLE), then two register stages (LOAD, CHECK) ----------------------
@@ -160,7 +160,7 @@ export const nicCompletion = defineModule('nic_completion', { dataWidth: 64, num
       fsm.goto('LOAD');
     }),
     LOAD: () => {
-      ldPi.set(mux(piZero.bit(qpReg), lit(0, 16), piMem.readAsync(qpReg)));
+      ldPi.set(cqPi.read(qpReg));
       ldCi.set(ctx.field('cqCi'));
       ldSizeLog2.set(ctx.field('cqSizeLog2'));
       ldBase.set(ctx.field('cqBase'));
@@ -186,9 +186,8 @@ export const nicCompletion = defineModule('nic_completion', { dataWidth: 64, num
       fsm.goto('IDLE');
     }),
   });
-  m.if(done, () => piMem.write(qpReg, piReg));
-  const inReset = stateMask(m, qpCtx, p.numQp, QP_STATE.RESET, 'qp_in_reset');
-  piZero.set(piZero.and(oneHotIf(p.numQp, qpReg, done).not()).or(inReset));
+  cqPi.write('done', done, qpReg, piReg);
+  cqPi.clearRows(stateMask(m, qpCtx, p.numQp, QP_STATE.RESET, 'qp_in_reset'));
   piUpd.set(pack(qpUpdate('CQ_PI', p.numQp), { valid: updValid, qp: evQp, value: evPi }));
   qpError.set(pack(qpErrorEvent(p.numQp), { valid: errValid, qp: evQp }));
 

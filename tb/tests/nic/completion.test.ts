@@ -204,7 +204,7 @@ describe('nic_completion', () => {
     });
   }
 
-  // CQ_PI lives in a memory (pi_mem) with a "reads 0" flip-flop per QP: a QP reset to RESET
+  // CQ_PI lives in a memory (pi_done_mem) with a "reads 0" flip-flop per QP: a QP reset to RESET
   // (also while its CQE is being written) and `rst` must make the next CQE land at slot 0
   // with phase 1, CQ_PI 1, as the flip-flop vector held at 0 in RESET did.
   it('CQ_PI starts at 0 again after RESET (also with a CQE under way) and after rst', async () => {
