@@ -1,8 +1,9 @@
 // The NIC benchmarks of `make bench`, measured side by side in one run and printed as a table
 // and one summary line per goal (docs/bench.md says what each number means). Never a test:
 // goals are reported met or missed, the exit status only says whether every bench ran.
-// Run: node --import tsx bench/nic.ts [--quick] [--gbn]   (NICGEN_BENCH_QUICK=1: fewer messages;
-// --gbn: only WRITE goodput under loss and the recovery times)
+// Run: node --import tsx bench/nic.ts [--quick] [--gbn] [--many-qp]   (NICGEN_BENCH_QUICK=1: fewer
+// messages; --gbn: only WRITE goodput under loss and the recovery times; --many-qp: only the
+// goodput with 256 QPs active)
 
 import { GOODPUT_GOAL, measureGoodput, type GoodputResult, type Span } from './nic-goodput.ts';
 import { LINK_LATENCY, latencyGoal, measureLatency, type LatencyResult } from './nic-latency.ts';
@@ -10,6 +11,7 @@ import { LIMIT_FORMULA } from './nic-limit.ts';
 import { READ_COUNT, READ_GOODPUT_GOAL, READ_LIMIT_FORMULA, measureReadGoodput, measureReadLatency, type ReadGoodputResult, type ReadLatencyResult } from './nic-read.ts';
 import { GBN_FORMULA } from './gbn-bound.ts';
 import { GBN_GOAL, GBN_LOSSES, GBN_LOSSES_ENABLED, GBN_MAX_MESSAGES, GBN_QPS, RECOVERY_ENABLED, gbnMessages, measureGbnGoodput, measureRecovery, type GbnResult, type RecoveryResult } from './nic-gbn.ts';
+import { MANY_QPS, MANY_QP_GOAL, manyQpTable, measureManyQp, type ManyQpResult } from './nic-many-qp.ts';
 import { benchSeed } from './nic-pair.ts';
 import { SIMSPEED_GOAL, bestRate, cppPairRate, simspeedMet, speedMessages, tsStepRate, type Rate } from './nic-simspeed.ts';
 import { TLB_GOAL, hitRate, measureTlb, type TlbResult } from './nic-tlb.ts';
@@ -112,6 +114,30 @@ async function lossSection(): Promise<{ gbn: GbnResult[]; recovery: RecoveryResu
   return { gbn, recovery };
 }
 
+/** WRITE and READ goodput with 256 QPs active at once (bench/nic-many-qp.ts). */
+async function manyQpSection(): Promise<ManyQpResult[]> {
+  console.log(`\n-- goodput with ${MANY_QPS.join(', ')} QPs active: one 8 KiB message per QP (2 packets at path MTU 4096), all posted, then every doorbell rung;`);
+  console.log('   WRITE A->B (payload on A\'s TX) and READ of B by A (responses on B\'s TX), memory latency 0, no back-pressure;');
+  console.log('   bus = payload of every data frame after the first per cycle from its last beat to the last frame\'s, / (DATA_WIDTH/8); active = distinct QPs seen');
+  const rs: ManyQpResult[] = [];
+  for (const op of ['write', 'read'] as const) {
+    for (const w of WIDTHS) {
+      for (const q of MANY_QPS) {
+        const r = await attempt(`${op} goodput ${w}b ${q} QPs`, () => measureManyQp(op, w, q));
+        if (r) rs.push(r);
+      }
+    }
+  }
+  console.log(manyQpTable(rs));
+  return rs;
+}
+
+/** The summary line of the many-QP part. */
+function manyQpSummary(rs: readonly ManyQpResult[]): string {
+  const met = rs.length === 2 * WIDTHS.length * MANY_QPS.length && rs.every(r => r.bus >= MANY_QP_GOAL && r.activeQps === r.qps);
+  return `nic goodput with ${MANY_QPS.join(', ')} active QPs: ${rs.map(r => `${r.op} ${r.dataWidth}b/${r.qps}QP=${r.bus.toFixed(4)} (limit ${r.limit.toFixed(4)})`).join(' ')} goal>=${MANY_QP_GOAL}: ${mark(met)}`;
+}
+
 /** The summary line of the loss part. */
 function gbnSummary(gbn: readonly GbnResult[]): string {
   const lossy = gbn.filter(r => r.loss > 0);
@@ -184,6 +210,7 @@ async function main(): Promise<void> {
   console.log(tlbTable(tlb));
 
   const { gbn } = await lossSection();
+  const manyQp = await manyQpSection();
 
   console.log(`\n-- simulation speed (best of ${plan.speedRounds}): the goodput run (TS testbench, everything live; traffic = first WQE posted to last CQE,`);
   console.log('   whole = reset, driver init, MR/QP setup and traffic) vs');
@@ -231,6 +258,7 @@ async function main(): Promise<void> {
   const tMet = tlb.length === WIDTHS.length && tlb.every(r => Math.min(hitRate(r.a), hitRate(r.b)) >= TLB_GOAL);
   console.log(`nic tlb hit rate: ${tlb.map(r => `${r.dataWidth}b A=${pct(hitRate(r.a))} B=${pct(hitRate(r.b))}`).join(' ')} goal>=${pct(TLB_GOAL)}: ${mark(tMet)}`);
   console.log(gbnSummary(gbn));
+  console.log(manyQpSummary(manyQp));
   const sMet = speed.length === WIDTHS.length && speed.every(s => simspeedMet(s.ts, s.cpp));
   console.log(`nic simspeed bench traffic/c++ idle (cpu time, wall): ${speed.map(s => `${s.w}b=${(s.ts.cpu / s.cpp.cpu).toFixed(3)},${(s.ts.wall / s.cpp.wall).toFixed(3)} (${(s.ts.cpu / 1e3).toFixed(1)}k/${(s.cpp.cpu / 1e3).toFixed(1)}k cycles per cpu s)`).join(' ')} goal cpu>=${SIMSPEED_GOAL} (best of ${plan.speedRounds}): ${mark(sMet)}`);
   if (failures.length) {
@@ -250,4 +278,14 @@ async function gbnOnly(): Promise<void> {
   }
 }
 
-await (process.argv.includes('--gbn') ? gbnOnly() : main());
+/** `--many-qp`: the many-QP part alone, with its summary line. */
+async function manyQpOnly(): Promise<void> {
+  console.log(`seed ${benchSeed()}`);
+  console.log(manyQpSummary(await manyQpSection()));
+  if (failures.length) {
+    console.log(`nic benches that did not run to the end: ${failures.join(', ')}`);
+    process.exitCode = 1;
+  }
+}
+
+await (process.argv.includes('--gbn') ? gbnOnly() : process.argv.includes('--many-qp') ? manyQpOnly() : main());

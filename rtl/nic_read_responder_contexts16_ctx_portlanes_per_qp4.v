@@ -125,148 +125,148 @@ wire [31:0] ctx_dest_ip_mem_rdata1;
 reg  [15:0] ctx_udp_sport_mem [0:3];
 wire [15:0] ctx_udp_sport_mem_rdata0;
 wire [15:0] ctx_udp_sport_mem_rdata1;
-// ctx_state as 4 rows of 3 bits, read by index (gen/nic/read-responder.ts:118:28; a mux per bit, where Yosys makes `[i * 3 +: 3]` a shifter)
+// ctx_state as 4 rows of 3 bits, read by index (gen/nic/read-responder.ts:125:28; a mux per bit, where Yosys makes `[i * 3 +: 3]` a shifter)
 wire [2:0] ctx_state_rows [0:3];
 genvar ctx_state_rows_i;
 generate for (ctx_state_rows_i = 0; ctx_state_rows_i < 4; ctx_state_rows_i = ctx_state_rows_i + 1) begin : g_ctx_state_rows
     assign ctx_state_rows[ctx_state_rows_i] = ctx_state[ctx_state_rows_i * 3 +: 3];
 end endgenerate
-// rd_count_reg as 4 rows of 3 bits, read by index (gen/nic/read-responder.ts:240:45; a mux per bit, where Yosys makes `[i * 3 +: 3]` a shifter)
+// rd_count_reg as 4 rows of 3 bits, read by index (gen/nic/read-responder.ts:247:45; a mux per bit, where Yosys makes `[i * 3 +: 3]` a shifter)
 wire [2:0] rd_count_reg_rows [0:3];
 genvar rd_count_reg_rows_i;
 generate for (rd_count_reg_rows_i = 0; rd_count_reg_rows_i < 4; rd_count_reg_rows_i = rd_count_reg_rows_i + 1) begin : g_rd_count_reg_rows
     assign rd_count_reg_rows[rd_count_reg_rows_i] = rd_count_reg[rd_count_reg_rows_i * 3 +: 3];
 end endgenerate
 
-// gen/nic/read-responder.ts:102:22
+// gen/nic/read-responder.ts:109:22
 assign pool_free = pool_used_reg < 5'd16;
 
-// gen/nic/read-responder.ts:103:18
+// gen/nic/read-responder.ts:110:18
 assign req_take = s_req_valid && pool_free;
 
-// gen/nic/read-responder.ts:104:14
+// gen/nic/read-responder.ts:111:14
 assign s_req_ready = pool_free;
 
-// gen/nic/read-responder.ts:105:16
+// gen/nic/read-responder.ts:112:16
 assign u_req_fifo_s_valid = req_take;
 
-// gen/nic/read-responder.ts:106:15
+// gen/nic/read-responder.ts:113:15
 assign u_req_fifo_s_data = s_req_data;
 
-// gen/nic/read-responder.ts:109:8
+// gen/nic/read-responder.ts:116:8
 assign rd_room = {(rd_count_reg[11:9] < 3'd4), (rd_count_reg[8:6] < 3'd4), (rd_count_reg[5:3] < 3'd4), (rd_count_reg[2:0] < 3'd4)};
 
-// gen/nic/read-responder.ts:110:11
+// gen/nic/read-responder.ts:117:11
 assign rd_dup_room = ~rd_dup_held_reg;
 
-// gen/nic/read-responder.ts:119:18
+// gen/nic/read-responder.ts:126:18
 assign head_able = ((ctx_state_rows[u_req_fifo_m_data[1:0]] == 3'd2) || (ctx_state_rows[u_req_fifo_m_data[1:0]] == 3'd3)) && !(err_seen_reg[u_req_fifo_m_data[1:0]]);
 
-// gen/nic/read-responder.ts:122:14
+// gen/nic/read-responder.ts:129:14
 assign m_dma_cmd_valid = dma_cmd_valid_reg;
 
-// gen/nic/read-responder.ts:123:13
+// gen/nic/read-responder.ts:130:13
 assign m_dma_cmd_data = dma_cmd_data_reg;
 
-// gen/nic/read-responder.ts:125:21
+// gen/nic/read-responder.ts:132:21
 assign dma_free = !dma_cmd_valid_reg || m_dma_cmd_ready;
 
-// gen/nic/read-responder.ts:126:19
+// gen/nic/read-responder.ts:133:19
 assign issue = ((u_req_fifo_m_valid && head_able) && dma_free) && u_flight_fifo_s_ready;
 
-// gen/nic/read-responder.ts:127:23
+// gen/nic/read-responder.ts:134:23
 assign flush_head = u_req_fifo_m_valid && !head_able;
 
-// gen/nic/read-responder.ts:128:16
+// gen/nic/read-responder.ts:135:16
 assign u_req_fifo_m_ready = issue || flush_head;
 
-// gen/nic/read-responder.ts:129:18
+// gen/nic/read-responder.ts:136:18
 assign u_flight_fifo_s_valid = issue;
 
-// gen/nic/read-responder.ts:130:17
+// gen/nic/read-responder.ts:137:17
 assign u_flight_fifo_s_data = u_req_fifo_m_data;
 
-// gen/nic/read-responder.ts:132:25
+// gen/nic/read-responder.ts:139:25
 assign pmtu_clamped = (u_req_fifo_m_data[173:170] < 4'd8) ? 4'd8 : ((u_req_fifo_m_data[173:170] > 4'd12) ? 4'd12 : u_req_fifo_m_data[173:170]);
 
-// gen/nic/read-responder.ts:152:14
+// gen/nic/read-responder.ts:159:14
 assign m_pkt_cmd_valid = pkt_valid_reg;
 
-// gen/nic/read-responder.ts:153:13
+// gen/nic/read-responder.ts:160:13
 assign m_pkt_cmd_data = pkt_data_reg;
 
-// gen/nic/read-responder.ts:155:21
+// gen/nic/read-responder.ts:162:21
 assign pkt_free = !pkt_valid_reg || m_pkt_cmd_ready;
 
-// gen/nic/read-responder.ts:160:11
+// gen/nic/read-responder.ts:167:11
 assign qp_error = {qp_error_qp_reg, qp_error_valid_reg};
 
-// gen/nic/read-responder.ts:163:18
+// gen/nic/read-responder.ts:170:18
 assign gen_load = ((!gen_busy_reg && u_flight_fifo_m_valid) && s_dma_status_valid) && pkt_free;
 
-// gen/nic/read-responder.ts:164:18
+// gen/nic/read-responder.ts:171:18
 assign u_flight_fifo_m_ready = gen_load;
 
-// gen/nic/read-responder.ts:165:17
+// gen/nic/read-responder.ts:172:17
 assign s_dma_status_ready = gen_load;
 
-// gen/nic/read-responder.ts:180:17
+// gen/nic/read-responder.ts:187:17
 assign gen_mtu = 13'd1 << gen_mtu_log2_reg;
 
-// gen/nic/read-responder.ts:181:19
+// gen/nic/read-responder.ts:188:19
 assign gen_last = gen_rem_reg <= {19'd0, gen_mtu};
 
-// gen/nic/read-responder.ts:183:18
+// gen/nic/read-responder.ts:190:18
 assign gen_emit = gen_busy_reg && pkt_free;
 
-// gen/nic/read-responder.ts:185:20
+// gen/nic/read-responder.ts:192:20
 assign nak_now = gen_load && !(s_dma_status_data == 3'b000);
 
-// gen/nic/read-responder.ts:186:21
+// gen/nic/read-responder.ts:193:21
 assign gen_done = gen_emit && gen_last;
 
-// gen/nic/read-responder.ts:221:18
+// gen/nic/read-responder.ts:228:18
 assign pool_back = {1'b0, flush_head} + {1'b0, (nak_now || gen_done)};
 
-// gen/nic/read-responder.ts:239:11
+// gen/nic/read-responder.ts:246:11
 assign rd_busy = {(((rd_count_reg[11:9] != 3'b000) || rd_dup_held_reg[3]) || (pkt_valid_reg && (pkt_qp_reg == 2'd3))), (((rd_count_reg[8:6] != 3'b000) || rd_dup_held_reg[2]) || (pkt_valid_reg && (pkt_qp_reg == 2'd2))), (((rd_count_reg[5:3] != 3'b000) || rd_dup_held_reg[1]) || (pkt_valid_reg && (pkt_qp_reg == 2'd1))), (((rd_count_reg[2:0] != 3'b000) || rd_dup_held_reg[0]) || (pkt_valid_reg && (pkt_qp_reg == 2'b00)))};
 
-// gen/nic/read-responder.ts:77:17
+// gen/nic/read-responder.ts:79:17
 always @(posedge clk) begin
     if ((ctx_wr[1] || (ctx_wr[0] && (ctx_wr[10:5] == 6'd1))) || 1'b0) begin
         ctx_dest_qpn_mem[ctx_wr[4:3]] <= (ctx_wr[1] ? 24'd0 : ((ctx_wr[0] && (ctx_wr[10:5] == 6'd1)) ? ctx_wr[34:11] : 24'd0));
     end
 end
 
-// gen/nic/read-responder.ts:77:17
+// gen/nic/read-responder.ts:79:17
 always @(posedge clk) begin
     if ((ctx_wr[1] || (ctx_wr[0] && (ctx_wr[10:5] == 6'd5))) || 1'b0) begin
         ctx_dest_mac_lo_mem[ctx_wr[4:3]] <= (ctx_wr[1] ? 32'd0 : ((ctx_wr[0] && (ctx_wr[10:5] == 6'd5)) ? ctx_wr[42:11] : 32'd0));
     end
 end
 
-// gen/nic/read-responder.ts:77:17
+// gen/nic/read-responder.ts:79:17
 always @(posedge clk) begin
     if ((ctx_wr[1] || (ctx_wr[0] && (ctx_wr[10:5] == 6'd6))) || 1'b0) begin
         ctx_dest_mac_hi_mem[ctx_wr[4:3]] <= (ctx_wr[1] ? 16'd0 : ((ctx_wr[0] && (ctx_wr[10:5] == 6'd6)) ? ctx_wr[26:11] : 16'd0));
     end
 end
 
-// gen/nic/read-responder.ts:77:17
+// gen/nic/read-responder.ts:79:17
 always @(posedge clk) begin
     if ((ctx_wr[1] || (ctx_wr[0] && (ctx_wr[10:5] == 6'd7))) || 1'b0) begin
         ctx_dest_ip_mem[ctx_wr[4:3]] <= (ctx_wr[1] ? 32'd0 : ((ctx_wr[0] && (ctx_wr[10:5] == 6'd7)) ? ctx_wr[42:11] : 32'd0));
     end
 end
 
-// gen/nic/read-responder.ts:77:17
+// gen/nic/read-responder.ts:79:17
 always @(posedge clk) begin
     if ((ctx_wr[1] || (ctx_wr[0] && (ctx_wr[10:5] == 6'd20))) || 1'b0) begin
         ctx_udp_sport_mem[ctx_wr[4:3]] <= (ctx_wr[1] ? 16'hc000 : ((ctx_wr[0] && (ctx_wr[10:5] == 6'd20)) ? ctx_wr[26:11] : 16'd0));
     end
 end
 
-// gen/nic/read-responder.ts:124:5
+// gen/nic/read-responder.ts:131:5
 always @(posedge clk) begin
     if (m_dma_cmd_ready) begin
         dma_cmd_valid_reg <= 1'b0;
@@ -280,7 +280,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/read-responder.ts:154:5
+// gen/nic/read-responder.ts:161:5
 always @(posedge clk) begin
     if (m_pkt_cmd_ready) begin
         pkt_valid_reg <= 1'b0;
@@ -351,7 +351,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/read-responder.ts:222:5
+// gen/nic/read-responder.ts:229:5
 always @(posedge clk) begin
     if (req_take || |pool_back) begin
         pool_used_reg <= (pool_used_reg + {4'b0000, req_take}) - {3'b000, pool_back};
@@ -361,7 +361,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/read-responder.ts:233:7
+// gen/nic/read-responder.ts:240:7
 always @(posedge clk) begin
     if ((|({2'b00, ((req_take && (s_req_data[1:0] == 2'b00)) && !s_req_data[198])}) || |({2'b00, ((flush_head && (u_req_fifo_m_data[1:0] == 2'b00)) && !u_req_fifo_m_data[198])})) || |({2'b00, (((nak_now && (u_flight_fifo_m_data[1:0] == 2'b00)) && !u_flight_fifo_m_data[198]) || ((gen_done && (gen_req_reg[1:0] == 2'b00)) && !gen_req_reg[198]))})) begin
         rd_count_reg[2:0] <= ((rd_count_reg[2:0] + {2'b00, ((req_take && (s_req_data[1:0] == 2'b00)) && !s_req_data[198])}) - {2'b00, ((flush_head && (u_req_fifo_m_data[1:0] == 2'b00)) && !u_req_fifo_m_data[198])}) - {2'b00, (((nak_now && (u_flight_fifo_m_data[1:0] == 2'b00)) && !u_flight_fifo_m_data[198]) || ((gen_done && (gen_req_reg[1:0] == 2'b00)) && !gen_req_reg[198]))};
@@ -380,7 +380,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/read-responder.ts:235:7
+// gen/nic/read-responder.ts:242:7
 always @(posedge clk) begin
     if ((req_take && (s_req_data[1:0] == 2'b00)) && s_req_data[198]) begin
         rd_dup_held_reg[0] <= 1'd1;
@@ -407,37 +407,37 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/read-responder.ts:173:38: asynchronous read port
+// gen/nic/read-responder.ts:180:38: asynchronous read port
 assign ctx_dest_qpn_mem_rdata0 = ctx_dest_qpn_mem[gen_req_reg[1:0]];
 
-// gen/nic/read-responder.ts:173:38: asynchronous read port
+// gen/nic/read-responder.ts:180:38: asynchronous read port
 assign ctx_dest_qpn_mem_rdata1 = ctx_dest_qpn_mem[u_flight_fifo_m_data[1:0]];
 
-// gen/nic/read-responder.ts:175:45: asynchronous read port
+// gen/nic/read-responder.ts:182:45: asynchronous read port
 assign ctx_dest_mac_lo_mem_rdata0 = ctx_dest_mac_lo_mem[gen_req_reg[1:0]];
 
-// gen/nic/read-responder.ts:175:45: asynchronous read port
+// gen/nic/read-responder.ts:182:45: asynchronous read port
 assign ctx_dest_mac_lo_mem_rdata1 = ctx_dest_mac_lo_mem[u_flight_fifo_m_data[1:0]];
 
-// gen/nic/read-responder.ts:175:45: asynchronous read port
+// gen/nic/read-responder.ts:182:45: asynchronous read port
 assign ctx_dest_mac_hi_mem_rdata0 = ctx_dest_mac_hi_mem[gen_req_reg[1:0]];
 
-// gen/nic/read-responder.ts:175:45: asynchronous read port
+// gen/nic/read-responder.ts:182:45: asynchronous read port
 assign ctx_dest_mac_hi_mem_rdata1 = ctx_dest_mac_hi_mem[u_flight_fifo_m_data[1:0]];
 
-// gen/nic/read-responder.ts:175:102: asynchronous read port
+// gen/nic/read-responder.ts:182:102: asynchronous read port
 assign ctx_dest_ip_mem_rdata0 = ctx_dest_ip_mem[gen_req_reg[1:0]];
 
-// gen/nic/read-responder.ts:175:102: asynchronous read port
+// gen/nic/read-responder.ts:182:102: asynchronous read port
 assign ctx_dest_ip_mem_rdata1 = ctx_dest_ip_mem[u_flight_fifo_m_data[1:0]];
 
-// gen/nic/read-responder.ts:176:20: asynchronous read port
+// gen/nic/read-responder.ts:183:20: asynchronous read port
 assign ctx_udp_sport_mem_rdata0 = ctx_udp_sport_mem[gen_req_reg[1:0]];
 
-// gen/nic/read-responder.ts:176:20: asynchronous read port
+// gen/nic/read-responder.ts:183:20: asynchronous read port
 assign ctx_udp_sport_mem_rdata1 = ctx_udp_sport_mem[u_flight_fifo_m_data[1:0]];
 
-// gen/nic/read-responder.ts:91:18
+// gen/nic/read-responder.ts:98:9
 sync_fifo_width199 u_req_fifo (
     .clk(clk),
     .rst(rst),
@@ -452,7 +452,7 @@ sync_fifo_width199 u_req_fifo (
     .empty(u_req_fifo_empty)
 );
 
-// gen/nic/read-responder.ts:92:20
+// gen/nic/read-responder.ts:99:20
 sync_fifo_depth4_width199 u_flight_fifo (
     .clk(clk),
     .rst(rst),
@@ -472,11 +472,11 @@ sync_fifo_depth4_width199 u_flight_fifo (
 always @(posedge clk) begin
     if (!rst) begin
         if (!((!req_take || s_req_data[198]) || (rd_count_reg_rows[s_req_data[1:0]] < 3'd4))) begin
-            $display("%m: assertion failed at gen/nic/read-responder.ts:240:5: a QP has more than 4 READ requests outstanding (the WRITE responder must check rd_room) [req_take=%0h rd_count_reg=%0h]", req_take, rd_count_reg);
+            $display("%m: assertion failed at gen/nic/read-responder.ts:247:5: a QP has more than 4 READ requests outstanding (the WRITE responder must check rd_room) [req_take=%0h rd_count_reg=%0h]", req_take, rd_count_reg);
             $stop;
         end
         if (!(!(req_take && s_req_data[198]) || !(rd_dup_held_reg[s_req_data[1:0]]))) begin
-            $display("%m: assertion failed at gen/nic/read-responder.ts:241:5: a QP has two duplicate READs outstanding (the WRITE responder must check rd_dup_room) [req_take=%0h rd_dup_held_reg=%0h]", req_take, rd_dup_held_reg);
+            $display("%m: assertion failed at gen/nic/read-responder.ts:248:5: a QP has two duplicate READs outstanding (the WRITE responder must check rd_dup_room) [req_take=%0h rd_dup_held_reg=%0h]", req_take, rd_dup_held_reg);
             $stop;
         end
     end

@@ -1331,7 +1331,7 @@ wire rx_drop_icrc;
 reg  [7:0] rx_drop_other_pending_reg;
 wire [7:0] rx_drop_other_total;
 wire rx_drop_other_pulse;
-// intermediate of gen/nic/nic-top-build.ts:222:76: only bits [7:4] are used
+// intermediate of gen/nic/nic-top-build.ts:230:76: only bits [7:4] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [8:0] binary_0 = ({1'b0, u_wqe_fetch_m_axi_arlen} + 9'd16);
 /* verilator lint_on UNUSEDSIGNAL */
@@ -1393,109 +1393,109 @@ assign s_axil_rvalid = u_regs_s_axil_rvalid;
 // gen/nic/top-wiring.ts:67:26
 assign u_regs_s_axil_rready = s_axil_rready;
 
-// gen/nic/nic-top-build.ts:281:21
+// gen/nic/nic-top-build.ts:289:21
 assign u_wqe_fetch_ctx_state = u_regs_qp_state;
 
-// gen/nic/nic-top-build.ts:281:21
+// gen/nic/nic-top-build.ts:289:21
 assign u_wqe_fetch_ctx_wr = u_regs_qp_wr;
 
-// gen/nic/nic-top-build.ts:281:21
+// gen/nic/nic-top-build.ts:289:21
 assign u_req_tx_ctx_state = u_regs_qp_state;
 
-// gen/nic/nic-top-build.ts:281:21
+// gen/nic/nic-top-build.ts:289:21
 assign u_req_tx_ctx_wr = u_regs_qp_wr;
 
-// gen/nic/nic-top-build.ts:281:21
+// gen/nic/nic-top-build.ts:289:21
 assign u_req_tx_ctx_hw_sq_psn = u_regs_hw_sq_psn;
 
-// gen/nic/nic-top-build.ts:281:21
+// gen/nic/nic-top-build.ts:289:21
 assign u_req_tx_ctx_live_sq_psn = u_regs_qp_live_sq_psn;
 
-// gen/nic/nic-top-build.ts:281:21
+// gen/nic/nic-top-build.ts:289:21
 assign u_ack_tracker_ctx_state = u_regs_qp_state;
 
-// gen/nic/nic-top-build.ts:281:21
+// gen/nic/nic-top-build.ts:289:21
 assign u_ack_tracker_ctx_retry = u_regs_qp_retry;
 
-// gen/nic/nic-top-build.ts:281:21
+// gen/nic/nic-top-build.ts:289:21
 assign u_completion_ctx_state = u_regs_qp_state;
 
-// gen/nic/nic-top-build.ts:281:21
+// gen/nic/nic-top-build.ts:289:21
 assign u_completion_ctx_wr = u_regs_qp_wr;
 
-// gen/nic/nic-top-build.ts:281:21
+// gen/nic/nic-top-build.ts:289:21
 assign u_responder_ctx_state = u_regs_qp_state;
 
-// gen/nic/nic-top-build.ts:281:21
+// gen/nic/nic-top-build.ts:289:21
 assign u_responder_ctx_wr = u_regs_qp_wr;
 
-// gen/nic/nic-top-build.ts:281:21
+// gen/nic/nic-top-build.ts:289:21
 assign u_responder_ctx_hw_exp_psn = u_regs_hw_exp_psn;
 
-// gen/nic/nic-top-build.ts:281:21
+// gen/nic/nic-top-build.ts:289:21
 assign u_responder_ctx_live_exp_psn = u_regs_qp_live_exp_psn;
 
-// gen/nic/nic-top-build.ts:281:21
+// gen/nic/nic-top-build.ts:289:21
 assign u_responder_ctx_hw_msn = u_regs_hw_msn;
 
-// gen/nic/nic-top-build.ts:281:21
+// gen/nic/nic-top-build.ts:289:21
 assign u_responder_ctx_live_msn = u_regs_qp_live_msn;
 
-// gen/nic/nic-top-build.ts:281:21
+// gen/nic/nic-top-build.ts:289:21
 assign u_read_responder_ctx_state = u_regs_qp_state;
 
-// gen/nic/nic-top-build.ts:281:21
+// gen/nic/nic-top-build.ts:289:21
 assign u_read_responder_ctx_wr = u_regs_qp_wr;
 
-// gen/nic/nic-top-build.ts:281:21
+// gen/nic/nic-top-build.ts:289:21
 assign u_read_resp_rx_ctx_state = u_regs_qp_state;
 
-// gen/nic/nic-top-build.ts:352:57
+// gen/nic/nic-top-build.ts:360:57
 assign u_req_tx_cfg = u_regs_cfg;
 
-// gen/nic/nic-top-build.ts:352:57
+// gen/nic/nic-top-build.ts:360:57
 assign u_responder_cfg = u_regs_cfg;
 
-// gen/nic/nic-top-build.ts:352:57
+// gen/nic/nic-top-build.ts:360:57
 assign u_read_responder_cfg = u_regs_cfg;
 
-// gen/nic/nic-top-build.ts:353:26
+// gen/nic/nic-top-build.ts:361:26
 assign u_completion_irq_mod = u_regs_cfg[126:95];
 
-// gen/nic/nic-top-build.ts:354:27
+// gen/nic/nic-top-build.ts:362:27
 assign u_wqe_fetch_weight = 16'd0;
 
-// gen/nic/nic-top-build.ts:357:28
+// gen/nic/nic-top-build.ts:365:28
 assign u_regs_mr_rd_en = u_tlb_mr_rd_en;
 
-// gen/nic/nic-top-build.ts:358:30
+// gen/nic/nic-top-build.ts:366:30
 assign u_regs_mr_rd_addr = u_tlb_mr_rd_addr;
 
-// gen/nic/nic-top-build.ts:359:29
+// gen/nic/nic-top-build.ts:367:29
 assign u_tlb_mr_rd_data = u_regs_mr_rd_data;
 
-// gen/nic/nic-top-build.ts:360:29
+// gen/nic/nic-top-build.ts:368:29
 assign u_tlb_mr_changed = u_regs_mr_changed;
 
-// gen/nic/nic-top-build.ts:361:28
+// gen/nic/nic-top-build.ts:369:28
 assign u_regs_hw_sq_ci = u_ack_tracker_sq_ci_upd;
 
-// gen/nic/nic-top-build.ts:362:28
+// gen/nic/nic-top-build.ts:370:28
 assign u_regs_hw_cq_pi = u_completion_cq_pi_upd;
 
-// gen/nic/nic-top-build.ts:363:29
+// gen/nic/nic-top-build.ts:371:29
 assign u_regs_hw_sq_psn = u_req_tx_sq_psn_upd;
 
-// gen/nic/nic-top-build.ts:364:30
+// gen/nic/nic-top-build.ts:372:30
 assign u_regs_hw_exp_psn = u_responder_exp_psn_upd;
 
-// gen/nic/nic-top-build.ts:365:26
+// gen/nic/nic-top-build.ts:373:26
 assign u_regs_hw_msn = u_responder_msn_upd;
 
-// gen/nic/nic-top-build.ts:366:29
+// gen/nic/nic-top-build.ts:374:29
 assign u_regs_irq_event = u_completion_irq_event;
 
-// gen/nic/nic-top-build.ts:367:9
+// gen/nic/nic-top-build.ts:375:9
 assign irq = u_regs_irq;
 
 // gen/nic/top-wiring.ts:127:17
@@ -1526,37 +1526,37 @@ always @* begin
     end
 end
 
-// gen/nic/nic-top-build.ts:370:28
+// gen/nic/nic-top-build.ts:378:28
 assign u_regs_hw_error = {qp_err_qp, qp_err_valid};
 
-// gen/nic/nic-top-build.ts:209:20
+// gen/nic/nic-top-build.ts:217:20
 assign wqe_bypass = (u_wqe_queue_count == 4'b0000) && u_req_tx_s_wqe_ready;
 
-// gen/nic/nic-top-build.ts:210:21
+// gen/nic/nic-top-build.ts:218:21
 assign u_wqe_queue_s_data = u_wqe_fetch_m_wqe_data;
 
-// gen/nic/nic-top-build.ts:211:22
+// gen/nic/nic-top-build.ts:219:22
 assign u_wqe_queue_s_valid = u_wqe_fetch_m_wqe_valid && !wqe_bypass;
 
-// gen/nic/nic-top-build.ts:212:30
+// gen/nic/nic-top-build.ts:220:30
 assign u_wqe_fetch_m_wqe_ready = u_wqe_queue_s_ready || wqe_bypass;
 
-// gen/nic/nic-top-build.ts:213:29
+// gen/nic/nic-top-build.ts:221:29
 assign u_req_tx_s_wqe_data = u_wqe_queue_m_valid ? u_wqe_queue_m_data : u_wqe_fetch_m_wqe_data;
 
-// gen/nic/nic-top-build.ts:214:19
+// gen/nic/nic-top-build.ts:222:19
 assign wqe_to_req_valid = u_wqe_queue_m_valid || (wqe_bypass && u_wqe_fetch_m_wqe_valid);
 
-// gen/nic/nic-top-build.ts:215:30
+// gen/nic/nic-top-build.ts:223:30
 assign u_req_tx_s_wqe_valid = wqe_to_req_valid;
 
-// gen/nic/nic-top-build.ts:216:22
+// gen/nic/nic-top-build.ts:224:22
 assign u_wqe_queue_m_ready = u_req_tx_s_wqe_ready;
 
-// gen/nic/nic-top-build.ts:222:20
+// gen/nic/nic-top-build.ts:230:20
 assign fetch_ar_wqes = binary_0[7:4];
 
-// gen/nic/nic-top-build.ts:223:20
+// gen/nic/nic-top-build.ts:231:20
 assign wqe_popped = wqe_to_req_valid && u_req_tx_s_wqe_ready;
 
 // gen/lib/credit-gate.ts:44:16
@@ -1607,10 +1607,10 @@ assign u_wqe_fetch_m_axi_rvalid = u_axi_rd_mux_s0_axi_rvalid;
 // gen/nic/top-wiring.ts:67:52
 assign u_axi_rd_mux_s0_axi_rready = u_wqe_fetch_m_axi_rready;
 
-// gen/nic/nic-top-build.ts:227:33
+// gen/nic/nic-top-build.ts:235:33
 assign u_axi_rd_mux_s0_axi_arvalid = u_wqe_fetch_m_axi_arvalid && wqe_credits_ok;
 
-// gen/nic/nic-top-build.ts:228:32
+// gen/nic/nic-top-build.ts:236:32
 assign u_wqe_fetch_m_axi_arready = u_axi_rd_mux_s0_axi_arready && wqe_credits_ok;
 
 // gen/nic/top-wiring.ts:67:26
@@ -1631,7 +1631,7 @@ assign u_req_tx_s_dma_status_valid = u_dma_read_m_status_valid;
 // gen/nic/top-wiring.ts:67:52
 assign u_dma_read_m_status_ready = u_req_tx_s_dma_status_ready;
 
-// gen/nic/nic-top-build.ts:379:32
+// gen/nic/nic-top-build.ts:387:32
 assign u_dma_read_s_cmd_tag = u_req_tx_m_dma_tag;
 
 // gen/nic/top-wiring.ts:67:26
@@ -1652,19 +1652,19 @@ assign u_req_tx_s_abort_done_valid = u_dma_read_m_abort_done_valid;
 // gen/nic/top-wiring.ts:67:52
 assign u_dma_read_m_abort_done_ready = u_req_tx_s_abort_done_ready;
 
-// gen/nic/nic-top-build.ts:382:36
+// gen/nic/nic-top-build.ts:390:36
 assign req_pay_end = (u_dma_read_m_axis_tvalid && u_tx_cmd_mux_s_req_payload_tready) && u_dma_read_m_axis_tlast;
 
-// gen/nic/nic-top-build.ts:382:30
+// gen/nic/nic-top-build.ts:390:30
 assign u_req_tx_pay_end = req_pay_end;
 
-// gen/nic/nic-top-build.ts:383:32
+// gen/nic/nic-top-build.ts:391:32
 assign u_ack_tracker_rewind_high = u_req_tx_rewind_high;
 
-// gen/nic/nic-top-build.ts:384:26
+// gen/nic/nic-top-build.ts:392:26
 assign u_tx_frame_gate_drop = u_req_tx_gate_drop;
 
-// gen/nic/nic-top-build.ts:385:33
+// gen/nic/nic-top-build.ts:393:33
 assign u_dma_read_abort_open = u_req_tx_dma_abort_open;
 
 // gen/nic/top-wiring.ts:67:26
@@ -1685,43 +1685,43 @@ assign u_completion_s_req_valid = u_ack_tracker_m_cqe_valid;
 // gen/nic/top-wiring.ts:67:52
 assign u_ack_tracker_m_cqe_ready = u_completion_s_req_ready;
 
-// gen/nic/nic-top-build.ts:240:29
+// gen/nic/nic-top-build.ts:248:29
 assign u_req_tx_s_rewind_valid = u_ack_tracker_m_rewind_valid && u_read_resp_rx_s_rewind_ready;
 
-// gen/nic/nic-top-build.ts:241:29
+// gen/nic/nic-top-build.ts:249:29
 assign u_read_resp_rx_s_rewind_valid = u_ack_tracker_m_rewind_valid && u_req_tx_s_rewind_ready;
 
-// gen/nic/nic-top-build.ts:242:48
+// gen/nic/nic-top-build.ts:250:48
 assign u_req_tx_s_rewind_data = u_ack_tracker_m_rewind_data;
 
-// gen/nic/nic-top-build.ts:242:48
+// gen/nic/nic-top-build.ts:250:48
 assign u_read_resp_rx_s_rewind_data = u_ack_tracker_m_rewind_data;
 
-// gen/nic/nic-top-build.ts:243:37
+// gen/nic/nic-top-build.ts:251:37
 assign rewind_ready = u_req_tx_s_rewind_ready && u_read_resp_rx_s_rewind_ready;
 
-// gen/nic/nic-top-build.ts:243:31
+// gen/nic/nic-top-build.ts:251:31
 assign u_ack_tracker_m_rewind_ready = rewind_ready;
 
-// gen/nic/nic-top-build.ts:391:27
+// gen/nic/nic-top-build.ts:399:27
 assign u_wqe_fetch_rewind = u_ack_tracker_fetch_rewind;
 
-// gen/nic/nic-top-build.ts:392:25
+// gen/nic/nic-top-build.ts:400:25
 assign u_wqe_fetch_hold = u_ack_tracker_tx_hold;
 
-// gen/nic/nic-top-build.ts:393:25
+// gen/nic/nic-top-build.ts:401:25
 assign u_ack_tracker_s_park = u_req_tx_m_park;
 
-// gen/nic/nic-top-build.ts:394:24
+// gen/nic/nic-top-build.ts:402:24
 assign u_ack_tracker_tp_qp = u_req_tx_tp_qp;
 
-// gen/nic/nic-top-build.ts:395:23
+// gen/nic/nic-top-build.ts:403:23
 assign u_req_tx_tp = u_ack_tracker_tp;
 
-// gen/nic/nic-top-build.ts:397:27
+// gen/nic/nic-top-build.ts:405:27
 assign u_ack_tracker_ctx_room = u_read_resp_rx_ctx_room;
 
-// gen/nic/nic-top-build.ts:398:29
+// gen/nic/nic-top-build.ts:406:29
 assign u_req_tx_ctx_room = u_read_resp_rx_ctx_room;
 
 // gen/nic/top-wiring.ts:67:26
@@ -1880,7 +1880,7 @@ assign u_icrc_check_s_axis_rx_tlast = s_axis_rx_tlast;
 // gen/nic/top-wiring.ts:67:26
 assign u_icrc_check_s_axis_rx_tuser = s_axis_rx_tuser;
 
-// gen/nic/nic-top-build.ts:263:57
+// gen/nic/nic-top-build.ts:271:57
 assign tx_fire = m_axis_tx_tvalid && m_axis_tx_tready;
 
 // gen/nic/top-wiring.ts:67:26
@@ -1922,16 +1922,16 @@ assign u_responder_s_payload_tkeep = u_rx_pay_skid_m_data[71:64];
 // gen/nic/top-wiring.ts:90:29
 assign u_responder_s_payload_tdata = u_rx_pay_skid_m_data[63:0];
 
-// gen/nic/nic-top-build.ts:250:25
+// gen/nic/nic-top-build.ts:258:25
 assign u_rx_pay_skid_s_valid = u_rx_parser_m_payload_tvalid;
 
-// gen/nic/nic-top-build.ts:251:31
+// gen/nic/nic-top-build.ts:259:31
 assign u_rx_parser_m_payload_tready = u_rx_pay_skid_s_ready;
 
-// gen/nic/nic-top-build.ts:252:29
+// gen/nic/nic-top-build.ts:260:29
 assign u_responder_s_payload_tvalid = u_rx_pay_skid_m_valid;
 
-// gen/nic/nic-top-build.ts:253:25
+// gen/nic/nic-top-build.ts:261:25
 assign u_rx_pay_skid_m_ready = u_responder_s_payload_tready;
 
 // gen/nic/top-wiring.ts:67:26
@@ -1955,16 +1955,16 @@ assign u_dma_write_s_axis_tkeep = u_rx_pay_fifo_m_data[71:64];
 // gen/nic/top-wiring.ts:90:29
 assign u_dma_write_s_axis_tdata = u_rx_pay_fifo_m_data[63:0];
 
-// gen/nic/nic-top-build.ts:250:25
+// gen/nic/nic-top-build.ts:258:25
 assign u_rx_pay_fifo_s_valid = u_responder_m_payload_tvalid;
 
-// gen/nic/nic-top-build.ts:251:31
+// gen/nic/nic-top-build.ts:259:31
 assign u_responder_m_payload_tready = u_rx_pay_fifo_s_ready;
 
-// gen/nic/nic-top-build.ts:252:29
+// gen/nic/nic-top-build.ts:260:29
 assign u_dma_write_s_axis_tvalid = u_rx_pay_fifo_m_valid;
 
-// gen/nic/nic-top-build.ts:253:25
+// gen/nic/nic-top-build.ts:261:25
 assign u_rx_pay_fifo_m_ready = u_dma_write_s_axis_tready;
 
 // gen/nic/top-wiring.ts:67:26
@@ -1985,13 +1985,13 @@ assign u_read_responder_s_req_valid = u_responder_m_read_req_valid;
 // gen/nic/top-wiring.ts:67:52
 assign u_responder_m_read_req_ready = u_read_responder_s_req_ready;
 
-// gen/nic/nic-top-build.ts:436:26
+// gen/nic/nic-top-build.ts:444:26
 assign u_responder_rd_room = u_read_responder_rd_room;
 
-// gen/nic/nic-top-build.ts:437:30
+// gen/nic/nic-top-build.ts:445:30
 assign u_responder_rd_dup_room = u_read_responder_rd_dup_room;
 
-// gen/nic/nic-top-build.ts:438:26
+// gen/nic/nic-top-build.ts:446:26
 assign u_responder_rd_busy = u_read_responder_rd_busy;
 
 // gen/nic/top-wiring.ts:67:26
@@ -2096,7 +2096,7 @@ assign u_ack_tracker_s_read_done_valid = u_read_resp_rx_m_done_valid;
 // gen/nic/top-wiring.ts:67:52
 assign u_read_resp_rx_m_done_ready = u_ack_tracker_s_read_done_ready;
 
-// gen/nic/nic-top-build.ts:452:30
+// gen/nic/nic-top-build.ts:460:30
 assign u_req_tx_read_busy = u_ack_tracker_read_busy;
 
 // gen/nic/top-axi-buffers.ts:146:20
@@ -2840,19 +2840,19 @@ assign m_axi_bready = u_axi_wr_mux_m_axi_bready;
 // gen/nic/top-wiring.ts:144:19
 assign tlb_hits_moved = u_tlb_hits != tlb_hits_prev_reg;
 
-// gen/nic/nic-top-build.ts:476:32
+// gen/nic/nic-top-build.ts:484:32
 assign u_regs_inc_tlb_hits = tlb_hits_moved;
 
 // gen/nic/top-wiring.ts:144:19
 assign tlb_misses_moved = u_tlb_misses != tlb_misses_prev_reg;
 
-// gen/nic/nic-top-build.ts:477:34
+// gen/nic/nic-top-build.ts:485:34
 assign u_regs_inc_tlb_misses = tlb_misses_moved;
 
-// gen/nic/nic-top-build.ts:479:23
+// gen/nic/nic-top-build.ts:487:23
 assign rx_drop_icrc = u_icrc_check_drop_valid && (u_icrc_check_drop_reason == 3'd1);
 
-// gen/nic/nic-top-build.ts:480:36
+// gen/nic/nic-top-build.ts:488:36
 assign u_regs_inc_rx_drop_icrc = rx_drop_icrc;
 
 // gen/nic/top-wiring.ts:111:19
@@ -2861,31 +2861,31 @@ assign rx_drop_other_total = rx_drop_other_pending_reg + (({7'd0, (u_icrc_check_
 // gen/nic/top-wiring.ts:112:18
 assign rx_drop_other_pulse = rx_drop_other_total != 8'd0;
 
-// gen/nic/nic-top-build.ts:484:37
+// gen/nic/nic-top-build.ts:492:37
 assign u_regs_inc_rx_drop_other = rx_drop_other_pulse;
 
-// gen/nic/nic-top-build.ts:486:33
+// gen/nic/nic-top-build.ts:494:33
 assign u_regs_inc_tx_frames = (u_icrc_insert_m_axis_tvalid && m_axis_tx_tready) && u_icrc_insert_m_axis_tlast;
 
-// gen/nic/nic-top-build.ts:487:33
+// gen/nic/nic-top-build.ts:495:33
 assign u_regs_inc_rx_frames = u_rx_parser_m_hdr_valid && u_responder_s_hdr_ready;
 
-// gen/nic/nic-top-build.ts:488:33
+// gen/nic/nic-top-build.ts:496:33
 assign u_regs_inc_retx_pkts = u_req_tx_cnt_retx;
 
-// gen/nic/nic-top-build.ts:489:36
+// gen/nic/nic-top-build.ts:497:36
 assign u_regs_inc_ack_timeouts = u_ack_tracker_ack_timeout[0];
 
-// gen/nic/nic-top-build.ts:491:34
+// gen/nic/nic-top-build.ts:499:34
 assign u_regs_inc_seq_nak_tx = u_responder_cnt_seq_nak_tx;
 
-// gen/nic/nic-top-build.ts:492:34
+// gen/nic/nic-top-build.ts:500:34
 assign u_regs_inc_seq_nak_rx = u_responder_cnt_seq_nak_rx;
 
-// gen/nic/nic-top-build.ts:493:34
+// gen/nic/nic-top-build.ts:501:34
 assign u_regs_inc_dup_req_rx = u_responder_cnt_dup_req;
 
-// gen/nic/nic-top-build.ts:494:33
+// gen/nic/nic-top-build.ts:502:33
 assign u_regs_inc_retry_exc = u_ack_tracker_cnt_retry_exc;
 
 // gen/nic/top-wiring.ts:135:11
@@ -2904,7 +2904,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/nic-top-build.ts:265:5
+// gen/nic/nic-top-build.ts:273:5
 always @(posedge clk) begin
     if (tx_fire) begin
         tx_in_frame_reg <= !m_axis_tx_tlast;
@@ -3002,7 +3002,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/nic-top-build.ts:306:84
+// gen/nic/nic-top-build.ts:314:84
 nic_regs u_regs (
     .clk(clk),
     .rst(rst),
@@ -3062,7 +3062,7 @@ nic_regs u_regs (
     .inc_retry_exc(u_regs_inc_retry_exc)
 );
 
-// gen/nic/nic-top-build.ts:306:84
+// gen/nic/nic-top-build.ts:314:84
 nic_wqe_fetch_ctx_portlanes u_wqe_fetch (
     .clk(clk),
     .rst(rst),
@@ -3092,7 +3092,7 @@ nic_wqe_fetch_ctx_portlanes u_wqe_fetch (
     .hold(u_wqe_fetch_hold)
 );
 
-// gen/nic/nic-top-build.ts:306:84
+// gen/nic/nic-top-build.ts:314:84
 nic_req_tx_ctx_portlanes_dma_abort1 u_req_tx (
     .clk(clk),
     .rst(rst),
@@ -3143,7 +3143,7 @@ nic_req_tx_ctx_portlanes_dma_abort1 u_req_tx (
     .dma_abort_open(u_req_tx_dma_abort_open)
 );
 
-// gen/nic/nic-top-build.ts:306:84
+// gen/nic/nic-top-build.ts:314:84
 nic_ack_tracker_ctx_portlanes u_ack_tracker (
     .clk(clk),
     .rst(rst),
@@ -3178,7 +3178,7 @@ nic_ack_tracker_ctx_portlanes u_ack_tracker (
     .cnt_retry_exc(u_ack_tracker_cnt_retry_exc)
 );
 
-// gen/nic/nic-top-build.ts:306:84
+// gen/nic/nic-top-build.ts:314:84
 nic_completion_ctx_portlanes u_completion (
     .clk(clk),
     .rst(rst),
@@ -3212,7 +3212,7 @@ nic_completion_ctx_portlanes u_completion (
     .irq_event(u_completion_irq_event)
 );
 
-// gen/nic/nic-top-build.ts:306:84
+// gen/nic/nic-top-build.ts:314:84
 nic_tlb_id_width4_lines32_num_clients5_resp_slice1 u_tlb (
     .clk(clk),
     .rst(rst),
@@ -3270,7 +3270,7 @@ nic_tlb_id_width4_lines32_num_clients5_resp_slice1 u_tlb (
     .misses(u_tlb_misses)
 );
 
-// gen/nic/nic-top-build.ts:306:84
+// gen/nic/nic-top-build.ts:314:84
 nic_dma_read_abort_qps4_burst_bytes128_lat_window20_max_bursts32 u_dma_read (
     .clk(clk),
     .rst(rst),
@@ -3336,7 +3336,7 @@ nic_dma_read_abort_qps4_burst_bytes128_lat_window20_max_bursts32 u_dma_read (
     .abort_open(u_dma_read_abort_open)
 );
 
-// gen/nic/nic-top-build.ts:306:84
+// gen/nic/nic-top-build.ts:314:84
 nic_dma_write u_dma_write (
     .clk(clk),
     .rst(rst),
@@ -3394,7 +3394,7 @@ nic_dma_write u_dma_write (
     .m_axi_rready(u_dma_write_m_axi_rready)
 );
 
-// gen/nic/nic-top-build.ts:306:84
+// gen/nic/nic-top-build.ts:314:84
 nic_read_responder_contexts16_ctx_portlanes_per_qp4 u_read_responder (
     .clk(clk),
     .rst(rst),
@@ -3419,7 +3419,7 @@ nic_read_responder_contexts16_ctx_portlanes_per_qp4 u_read_responder (
     .qp_error(u_read_responder_qp_error)
 );
 
-// gen/nic/nic-top-build.ts:306:84
+// gen/nic/nic-top-build.ts:314:84
 nic_dma_read u_dma_read_rsp (
     .clk(clk),
     .rst(rst),
@@ -3477,7 +3477,7 @@ nic_dma_read u_dma_read_rsp (
     .m_axis_tlast(u_dma_read_rsp_m_axis_tlast)
 );
 
-// gen/nic/nic-top-build.ts:306:84
+// gen/nic/nic-top-build.ts:314:84
 nic_read_resp_rx_ctx_portlanes u_read_resp_rx (
     .clk(clk),
     .rst(rst),
@@ -3516,7 +3516,7 @@ nic_read_resp_rx_ctx_portlanes u_read_resp_rx (
     .m_done_ready(u_read_resp_rx_m_done_ready)
 );
 
-// gen/nic/nic-top-build.ts:306:84
+// gen/nic/nic-top-build.ts:314:84
 nic_dma_write u_dma_write_rresp (
     .clk(clk),
     .rst(rst),
@@ -3574,7 +3574,7 @@ nic_dma_write u_dma_write_rresp (
     .m_axi_rready(u_dma_write_rresp_m_axi_rready)
 );
 
-// gen/nic/nic-top-build.ts:306:84
+// gen/nic/nic-top-build.ts:314:84
 nic_axi_rd_mux_bulk_cap_beats512_n4_urgent_mask2 u_axi_rd_mux (
     .clk(clk),
     .rst(rst),
@@ -3660,7 +3660,7 @@ nic_axi_rd_mux_bulk_cap_beats512_n4_urgent_mask2 u_axi_rd_mux (
     .m_axi_rready(u_axi_rd_mux_m_axi_rready)
 );
 
-// gen/nic/nic-top-build.ts:306:84
+// gen/nic/nic-top-build.ts:314:84
 nic_axi_wr_mux_n3 u_axi_wr_mux (
     .clk(clk),
     .rst(rst),
@@ -3742,7 +3742,7 @@ nic_axi_wr_mux_n3 u_axi_wr_mux (
     .m_axi_bready(u_axi_wr_mux_m_axi_bready)
 );
 
-// gen/nic/nic-top-build.ts:306:84
+// gen/nic/nic-top-build.ts:314:84
 nic_tx_cmd_mux u_tx_cmd_mux (
     .clk(clk),
     .rst(rst),
@@ -3775,7 +3775,7 @@ nic_tx_cmd_mux u_tx_cmd_mux (
     .m_payload_tlast(u_tx_cmd_mux_m_payload_tlast)
 );
 
-// gen/nic/nic-top-build.ts:306:84
+// gen/nic/nic-top-build.ts:314:84
 nic_tx_frame_gate_drop1 u_tx_frame_gate (
     .clk(clk),
     .rst(rst),
@@ -3798,7 +3798,7 @@ nic_tx_frame_gate_drop1 u_tx_frame_gate (
     .drop(u_tx_frame_gate_drop)
 );
 
-// gen/nic/nic-top-build.ts:306:84
+// gen/nic/nic-top-build.ts:314:84
 nic_packetizer u_packetizer (
     .clk(clk),
     .rst(rst),
@@ -3819,7 +3819,7 @@ nic_packetizer u_packetizer (
     .err_payload(u_packetizer_err_payload)
 );
 
-// gen/nic/nic-top-build.ts:306:84
+// gen/nic/nic-top-build.ts:314:84
 nic_icrc_insert u_icrc_insert (
     .clk(clk),
     .rst(rst),
@@ -3837,7 +3837,7 @@ nic_icrc_insert u_icrc_insert (
     .m_axis_tuser(u_icrc_insert_m_axis_tuser)
 );
 
-// gen/nic/nic-top-build.ts:306:84
+// gen/nic/nic-top-build.ts:314:84
 nic_icrc_check_buffer_bytes32768_max_frames128 u_icrc_check (
     .clk(clk),
     .rst(rst),
@@ -3858,7 +3858,7 @@ nic_icrc_check_buffer_bytes32768_max_frames128 u_icrc_check (
     .overflow(u_icrc_check_overflow)
 );
 
-// gen/nic/nic-top-build.ts:306:84
+// gen/nic/nic-top-build.ts:314:84
 nic_rx_parser u_rx_parser (
     .clk(clk),
     .rst(rst),
@@ -3880,7 +3880,7 @@ nic_rx_parser u_rx_parser (
     .drop_reason(u_rx_parser_drop_reason)
 );
 
-// gen/nic/nic-top-build.ts:306:84
+// gen/nic/nic-top-build.ts:314:84
 nic_responder_ctx_portlanes u_responder (
     .clk(clk),
     .rst(rst),
@@ -3942,7 +3942,7 @@ nic_responder_ctx_portlanes u_responder (
     .m_rresp_payload_tlast(u_responder_m_rresp_payload_tlast)
 );
 
-// gen/nic/nic-top-build.ts:306:84
+// gen/nic/nic-top-build.ts:314:84
 sync_fifo_ram_depth8_width750 u_wqe_queue (
     .clk(clk),
     .rst(rst),
@@ -3957,7 +3957,7 @@ sync_fifo_ram_depth8_width750 u_wqe_queue (
     .empty(u_wqe_queue_empty)
 );
 
-// gen/nic/nic-top-build.ts:306:84
+// gen/nic/nic-top-build.ts:314:84
 sync_fifo_depth4_width73 u_rx_pay_skid (
     .clk(clk),
     .rst(rst),
@@ -3972,7 +3972,7 @@ sync_fifo_depth4_width73 u_rx_pay_skid (
     .empty(u_rx_pay_skid_empty)
 );
 
-// gen/nic/nic-top-build.ts:306:84
+// gen/nic/nic-top-build.ts:314:84
 sync_fifo_ram_width73 u_rx_pay_fifo (
     .clk(clk),
     .rst(rst),
@@ -3987,7 +3987,7 @@ sync_fifo_ram_width73 u_rx_pay_fifo (
     .empty(u_rx_pay_fifo_empty)
 );
 
-// gen/nic/nic-top-build.ts:306:84
+// gen/nic/nic-top-build.ts:314:84
 sync_fifo_bypass1_depth4_width67 u_dma_rd_xlate (
     .clk(clk),
     .rst(rst),
@@ -4002,7 +4002,7 @@ sync_fifo_bypass1_depth4_width67 u_dma_rd_xlate (
     .empty(u_dma_rd_xlate_empty)
 );
 
-// gen/nic/nic-top-build.ts:306:84
+// gen/nic/nic-top-build.ts:314:84
 sync_fifo_bypass1_depth4_width67 u_dma_wr_xlate (
     .clk(clk),
     .rst(rst),
@@ -4017,7 +4017,7 @@ sync_fifo_bypass1_depth4_width67 u_dma_wr_xlate (
     .empty(u_dma_wr_xlate_empty)
 );
 
-// gen/nic/nic-top-build.ts:306:84
+// gen/nic/nic-top-build.ts:314:84
 sync_fifo_bypass1_depth4_width67 u_rsp_xlate (
     .clk(clk),
     .rst(rst),
@@ -4032,7 +4032,7 @@ sync_fifo_bypass1_depth4_width67 u_rsp_xlate (
     .empty(u_rsp_xlate_empty)
 );
 
-// gen/nic/nic-top-build.ts:306:84
+// gen/nic/nic-top-build.ts:314:84
 sync_fifo_bypass1_depth4_width67 u_dma_rd_rsp_xlate (
     .clk(clk),
     .rst(rst),
@@ -4047,7 +4047,7 @@ sync_fifo_bypass1_depth4_width67 u_dma_rd_rsp_xlate (
     .empty(u_dma_rd_rsp_xlate_empty)
 );
 
-// gen/nic/nic-top-build.ts:306:84
+// gen/nic/nic-top-build.ts:314:84
 sync_fifo_bypass1_depth4_width67 u_dma_wr_rresp_xlate (
     .clk(clk),
     .rst(rst),
@@ -4062,7 +4062,7 @@ sync_fifo_bypass1_depth4_width67 u_dma_wr_rresp_xlate (
     .empty(u_dma_wr_rresp_xlate_empty)
 );
 
-// gen/nic/nic-top-build.ts:306:84
+// gen/nic/nic-top-build.ts:314:84
 sync_fifo_ram_bypass1_depth1024_width71 u_dma_rd_rbuf (
     .clk(clk),
     .rst(rst),
@@ -4077,7 +4077,7 @@ sync_fifo_ram_bypass1_depth1024_width71 u_dma_rd_rbuf (
     .empty(u_dma_rd_rbuf_empty)
 );
 
-// gen/nic/nic-top-build.ts:306:84
+// gen/nic/nic-top-build.ts:314:84
 sync_fifo_ram_bypass1_depth1024_width71 u_dma_rd_rsp_rbuf (
     .clk(clk),
     .rst(rst),
@@ -4092,7 +4092,7 @@ sync_fifo_ram_bypass1_depth1024_width71 u_dma_rd_rsp_rbuf (
     .empty(u_dma_rd_rsp_rbuf_empty)
 );
 
-// gen/nic/nic-top-build.ts:306:84
+// gen/nic/nic-top-build.ts:314:84
 sync_fifo_ram_depth1024_width73 u_dma_wr_rresp_wbuf (
     .clk(clk),
     .rst(rst),
@@ -4107,7 +4107,7 @@ sync_fifo_ram_depth1024_width73 u_dma_wr_rresp_wbuf (
     .empty(u_dma_wr_rresp_wbuf_empty)
 );
 
-// gen/nic/nic-top-build.ts:306:84
+// gen/nic/nic-top-build.ts:314:84
 sync_fifo_depth4_width89 u_dma_wr_rresp_wbuf_aw (
     .clk(clk),
     .rst(rst),
@@ -4127,11 +4127,11 @@ sync_fifo_depth4_width89 u_dma_wr_rresp_wbuf_aw (
 always @(posedge clk) begin
     if (!rst) begin
         if (!(!u_packetizer_err_payload)) begin
-            $display("%m: assertion failed at gen/nic/nic-top-build.ts:412:7: packetizer: payload length differs from the command (req_tx / dma_read disagree) [u_packetizer_err_payload=%0h]", u_packetizer_err_payload);
+            $display("%m: assertion failed at gen/nic/nic-top-build.ts:420:7: packetizer: payload length differs from the command (req_tx / dma_read disagree) [u_packetizer_err_payload=%0h]", u_packetizer_err_payload);
             $stop;
         end
         if (!(!tx_in_frame_reg || m_axis_tx_tvalid)) begin
-            $display("%m: assertion failed at gen/nic/nic-top-build.ts:266:5: m_axis_tx: tvalid dropped inside a frame (between its first beat and tlast): a MAC would underrun [tx_in_frame_reg=%0h m_axis_tx_tvalid=%0h]", tx_in_frame_reg, m_axis_tx_tvalid);
+            $display("%m: assertion failed at gen/nic/nic-top-build.ts:274:5: m_axis_tx: tvalid dropped inside a frame (between its first beat and tlast): a MAC would underrun [tx_in_frame_reg=%0h m_axis_tx_tvalid=%0h]", tx_in_frame_reg, m_axis_tx_tvalid);
             $stop;
         end
         if (!(!u_tlb_m0_xlate_resp_valid || u_dma_rd_xlate_s_ready)) begin

@@ -100,10 +100,18 @@ export const NIC_AXI_ID_W = ID_W + 2;
 const READ_HALF = ['arid', 'araddr', 'arlen', 'arsize', 'arburst', 'arlock', 'arcache', 'arprot', 'arvalid', 'arready', 'rid', 'rdata', 'rresp', 'rlast', 'rvalid', 'rready'];
 const WRITE_HALF = ['awid', 'awaddr', 'awlen', 'awsize', 'awburst', 'awlock', 'awcache', 'awprot', 'awvalid', 'awready', 'wdata', 'wstrb', 'wlast', 'wvalid', 'wready', 'bid', 'bresp', 'bvalid', 'bready'];
 
-/** READ contexts of nic_read_responder's pool, shared by all QPs (READs held at once). */
-export const READ_CONTEXTS = 16;
 /** READs nic_read_responder lets one QP hold (advertised to the peer: max_dest_rd_atomic). */
 export const READ_LIMIT_PER_QP = 4;
+/** Fewest READ contexts in nic_read_responder's pool (nic_top at up to 4 QPs). */
+export const READ_CONTEXTS = 16;
+/** READ contexts of nic_read_responder's pool, shared by all QPs (READs held at once): room for
+ *  every QP at its limit (a power of two, at least READ_CONTEXTS). A smaller pool makes the
+ *  responder hold the RX path while it is full, and with many QPs reading at once (256 QPs,
+ *  one READ each: bench/nic-many-qp.ts) the requests behind it overflowed the RX frame
+ *  buffer's 128 frames and were dropped. Deep pools are block RAM (nic_read_responder). */
+export function readContextsFor(numQp: number): number {
+  return Math.max(READ_CONTEXTS, 2 ** Math.ceil(Math.log2(numQp * READ_LIMIT_PER_QP)));
+}
 /** Outstanding messages nic_ack_tracker keeps per QP (its `depth`: the requester's window W). */
 export const ACK_TRACKER_DEPTH = 16;
 /** Most QPs nic_top takes today: 128 and 256 pass the two-NIC end-to-end test (nic_pair/write_scale_qp256 in make regress); 1,024 elaborates but was not built (docs/synth.md). */
@@ -324,7 +332,7 @@ export function makeNicTop(stages: NicStages) {
       ? { ...all, abortQps: p.numQp, msgIdWidth: REQ_TX_MSG_ID_WIDTH, maxBursts: REQ_DMA_MAX_BURSTS, burstBytes: REQ_DMA_BURST_BEATS * (W / 8), latWindow: REQ_DMA_LAT_SLACK }
       : all);
     const dmaWr = inst('u_dma_write', nicDmaWrite, all);
-    const rdRsp = inst('u_read_responder', nicReadResponder, { ...all, contexts: READ_CONTEXTS, perQp: READ_LIMIT_PER_QP });
+    const rdRsp = inst('u_read_responder', nicReadResponder, { ...all, contexts: readContextsFor(p.numQp), perQp: READ_LIMIT_PER_QP });
     const dmaRdRsp = inst('u_dma_read_rsp', nicDmaRead, all);
     const rrx = inst('u_read_resp_rx', nicReadRespRx, { ...all, readsPerQp: p.readsPerQp, contexts: p.readContexts });
     const dmaWrRresp = inst('u_dma_write_rresp', nicDmaWrite, all);

@@ -38,7 +38,7 @@
 // is on its way to the packetizer), and the requester drops them after the NAK.
 
 import { Bool, UInt, Vec, cat, defineModule, lit, mux, pack, type Value } from '../hdl/index.ts';
-import { syncFifo } from '../lib/fifo.ts';
+import { syncFifo, syncFifoRam } from '../lib/fifo.ts';
 import { stream } from '../lib/interfaces.ts';
 import { log2Exact } from '../lib/util.ts';
 import { NicCfg, qpErrorEvent } from './ctx.ts';
@@ -60,6 +60,8 @@ export type ReadResponderParams = {
   ctxPort: CtxPort;
 };
 
+/** Deepest request FIFO kept in LUTRAM; deeper ones are block RAM. */
+const LUTRAM_CONTEXTS = 64;
 /** Requests whose DmaStatus is pending at most (the issuer's lead over the generator). */
 const IN_FLIGHT = 4;
 const MIN_MTU_LOG2 = 8;
@@ -88,7 +90,12 @@ export const nicReadResponder = defineModule('nic_read_responder', { dataWidth: 
 
   // The pool: a request waits here for its DMA command; `pool_used_reg` counts the contexts
   // taken (waiting, at the DMA, or being answered), so the FIFO never overflows.
-  const reqs = m.instance('u_req_fifo', syncFifo, { width: ReadReq.width, depth: p.contexts });
+  // Up to LUTRAM_CONTEXTS the FIFO is LUTRAM (a request at the head the cycle after it is
+  // taken); deeper pools (nic_top sizes it for every QP at its limit: 1,024 at 256 QPs) are
+  // block RAM, whose registered read adds a cycle when the pool was empty.
+  const reqs = p.contexts > LUTRAM_CONTEXTS
+    ? m.instance('u_req_fifo', syncFifoRam, { width: ReadReq.width, depth: p.contexts })
+    : m.instance('u_req_fifo', syncFifo, { width: ReadReq.width, depth: p.contexts });
   const flight = m.instance('u_flight_fifo', syncFifo, { width: ReadReq.width, depth: Math.min(IN_FLIGHT, p.contexts) });
   m.unused(reqs.count, 'pool_used_reg counts the contexts'); m.unused(reqs.full, 'pool_used_reg counts the contexts'); m.unused(reqs.s.ready, 'pool_used_reg keeps the FIFO from filling'); m.unused(reqs.empty, 'm_valid is used');
   m.unused(flight.count, 'only empty/full matter'); m.unused(flight.full, 's_ready is used'); m.unused(flight.empty, 'm_valid is used');

@@ -220,6 +220,7 @@ describe('nic_read_responder', () => {
     iverilogCompile(e);
     yosysSynth(e);
     verilatorLint(emitToDir(nicReadResponder, { numQp: 64, contexts: 16, perQp: 3 }));
+    verilatorLint(emitToDir(nicReadResponder, { numQp: 8, contexts: 128, perQp: 16 }));
   }, 300_000);
 
   it('answers random READs (0..64 KiB, all MTUs, PSN wrap, bad keys) under back-pressure', async () => {
@@ -261,6 +262,14 @@ describe('nic_read_responder', () => {
     const r = await run({ n: 60, maxLen: 9000, pBad: 0.04, qps: BASE.numQp, pIn: 1, pOut: 0.7, maxLat: 30 });
     expect(r.poolWaits, 's_req waited for a free context (the pool was full)').toBeGreaterThan(0);
     expect(r.maxHeld, 'the whole pool was in use').toBeGreaterThanOrEqual(BASE.contexts);
+  }, 600_000);
+
+  // nic_top sizes the pool for every QP at its limit (1,024 contexts at 256 QPs): a pool deeper
+  // than LUTRAM_CONTEXTS (64) is a block-RAM FIFO, whose registered read is a cycle later.
+  it('a pool deeper than LUTRAM (block-RAM FIFO, 128 contexts): over 64 READs held at once, all answered in order', async () => {
+    const conf = { numQp: 8, contexts: 128, perQp: 16 };
+    const r = await run({ n: 240, maxLen: 9000, pBad: 0.04, qps: conf.numQp, pIn: 1, pOut: 0.3, maxLat: 30, conf });
+    expect(r.maxHeld, `READs held at once (replay with NICGEN_SEED=${r.seed})`).toBeGreaterThan(64);
   }, 600_000);
 
   it('keeps up at full rate: one command per cycle for 64 KiB READs', async () => {
