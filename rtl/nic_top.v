@@ -1450,52 +1450,52 @@ assign u_read_responder_ctx_wr = u_regs_qp_wr;
 // gen/nic/nic-top-build.ts:281:21
 assign u_read_resp_rx_ctx_state = u_regs_qp_state;
 
-// gen/nic/nic-top-build.ts:352:57
+// gen/nic/nic-top-build.ts:355:57
 assign u_req_tx_cfg = u_regs_cfg;
 
-// gen/nic/nic-top-build.ts:352:57
+// gen/nic/nic-top-build.ts:355:57
 assign u_responder_cfg = u_regs_cfg;
 
-// gen/nic/nic-top-build.ts:352:57
+// gen/nic/nic-top-build.ts:355:57
 assign u_read_responder_cfg = u_regs_cfg;
 
-// gen/nic/nic-top-build.ts:353:26
+// gen/nic/nic-top-build.ts:356:26
 assign u_completion_irq_mod = u_regs_cfg[126:95];
 
-// gen/nic/nic-top-build.ts:354:27
+// gen/nic/nic-top-build.ts:357:27
 assign u_wqe_fetch_weight = 16'd0;
 
-// gen/nic/nic-top-build.ts:357:28
+// gen/nic/nic-top-build.ts:360:28
 assign u_regs_mr_rd_en = u_tlb_mr_rd_en;
 
-// gen/nic/nic-top-build.ts:358:30
+// gen/nic/nic-top-build.ts:361:30
 assign u_regs_mr_rd_addr = u_tlb_mr_rd_addr;
 
-// gen/nic/nic-top-build.ts:359:29
+// gen/nic/nic-top-build.ts:362:29
 assign u_tlb_mr_rd_data = u_regs_mr_rd_data;
 
-// gen/nic/nic-top-build.ts:360:29
+// gen/nic/nic-top-build.ts:363:29
 assign u_tlb_mr_changed = u_regs_mr_changed;
 
-// gen/nic/nic-top-build.ts:361:28
+// gen/nic/nic-top-build.ts:364:28
 assign u_regs_hw_sq_ci = u_ack_tracker_sq_ci_upd;
 
-// gen/nic/nic-top-build.ts:362:28
+// gen/nic/nic-top-build.ts:365:28
 assign u_regs_hw_cq_pi = u_completion_cq_pi_upd;
 
-// gen/nic/nic-top-build.ts:363:29
+// gen/nic/nic-top-build.ts:366:29
 assign u_regs_hw_sq_psn = u_req_tx_sq_psn_upd;
 
-// gen/nic/nic-top-build.ts:364:30
+// gen/nic/nic-top-build.ts:367:30
 assign u_regs_hw_exp_psn = u_responder_exp_psn_upd;
 
-// gen/nic/nic-top-build.ts:365:26
+// gen/nic/nic-top-build.ts:368:26
 assign u_regs_hw_msn = u_responder_msn_upd;
 
-// gen/nic/nic-top-build.ts:366:29
+// gen/nic/nic-top-build.ts:369:29
 assign u_regs_irq_event = u_completion_irq_event;
 
-// gen/nic/nic-top-build.ts:367:9
+// gen/nic/nic-top-build.ts:370:9
 assign irq = u_regs_irq;
 
 // gen/nic/top-wiring.ts:127:17
@@ -1526,7 +1526,7 @@ always @* begin
     end
 end
 
-// gen/nic/nic-top-build.ts:370:28
+// gen/nic/nic-top-build.ts:373:28
 assign u_regs_hw_error = {qp_err_qp, qp_err_valid};
 
 // gen/nic/nic-top-build.ts:209:20
@@ -1631,7 +1631,7 @@ assign u_req_tx_s_dma_status_valid = u_dma_read_m_status_valid;
 // gen/nic/top-wiring.ts:67:52
 assign u_dma_read_m_status_ready = u_req_tx_s_dma_status_ready;
 
-// gen/nic/nic-top-build.ts:379:32
+// gen/nic/nic-top-build.ts:382:32
 assign u_dma_read_s_cmd_tag = u_req_tx_m_dma_tag;
 
 // gen/nic/top-wiring.ts:67:26
@@ -1652,19 +1652,19 @@ assign u_req_tx_s_abort_done_valid = u_dma_read_m_abort_done_valid;
 // gen/nic/top-wiring.ts:67:52
 assign u_dma_read_m_abort_done_ready = u_req_tx_s_abort_done_ready;
 
-// gen/nic/nic-top-build.ts:382:36
+// gen/nic/nic-top-build.ts:385:36
 assign req_pay_end = (u_dma_read_m_axis_tvalid && u_tx_cmd_mux_s_req_payload_tready) && u_dma_read_m_axis_tlast;
 
-// gen/nic/nic-top-build.ts:382:30
+// gen/nic/nic-top-build.ts:385:30
 assign u_req_tx_pay_end = req_pay_end;
 
-// gen/nic/nic-top-build.ts:383:32
+// gen/nic/nic-top-build.ts:386:32
 assign u_ack_tracker_rewind_high = u_req_tx_rewind_high;
 
-// gen/nic/nic-top-build.ts:384:26
+// gen/nic/nic-top-build.ts:387:26
 assign u_tx_frame_gate_drop = u_req_tx_gate_drop;
 
-// gen/nic/nic-top-build.ts:385:33
+// gen/nic/nic-top-build.ts:388:33
 assign u_dma_read_abort_open = u_req_tx_dma_abort_open;
 
 // gen/nic/top-wiring.ts:67:26
@@ -1703,25 +1703,25 @@ assign rewind_ready = u_req_tx_s_rewind_ready && u_read_resp_rx_s_rewind_ready;
 // gen/nic/nic-top-build.ts:243:31
 assign u_ack_tracker_m_rewind_ready = rewind_ready;
 
-// gen/nic/nic-top-build.ts:391:27
+// gen/nic/nic-top-build.ts:394:27
 assign u_wqe_fetch_rewind = u_ack_tracker_fetch_rewind;
 
-// gen/nic/nic-top-build.ts:392:25
+// gen/nic/nic-top-build.ts:395:25
 assign u_wqe_fetch_hold = u_ack_tracker_tx_hold;
 
-// gen/nic/nic-top-build.ts:393:25
+// gen/nic/nic-top-build.ts:396:25
 assign u_ack_tracker_s_park = u_req_tx_m_park;
 
-// gen/nic/nic-top-build.ts:394:24
+// gen/nic/nic-top-build.ts:397:24
 assign u_ack_tracker_tp_qp = u_req_tx_tp_qp;
 
-// gen/nic/nic-top-build.ts:395:23
+// gen/nic/nic-top-build.ts:398:23
 assign u_req_tx_tp = u_ack_tracker_tp;
 
-// gen/nic/nic-top-build.ts:397:27
+// gen/nic/nic-top-build.ts:400:27
 assign u_ack_tracker_ctx_room = u_read_resp_rx_ctx_room;
 
-// gen/nic/nic-top-build.ts:398:29
+// gen/nic/nic-top-build.ts:401:29
 assign u_req_tx_ctx_room = u_read_resp_rx_ctx_room;
 
 // gen/nic/top-wiring.ts:67:26
@@ -1985,13 +1985,13 @@ assign u_read_responder_s_req_valid = u_responder_m_read_req_valid;
 // gen/nic/top-wiring.ts:67:52
 assign u_responder_m_read_req_ready = u_read_responder_s_req_ready;
 
-// gen/nic/nic-top-build.ts:436:26
+// gen/nic/nic-top-build.ts:439:26
 assign u_responder_rd_room = u_read_responder_rd_room;
 
-// gen/nic/nic-top-build.ts:437:30
+// gen/nic/nic-top-build.ts:440:30
 assign u_responder_rd_dup_room = u_read_responder_rd_dup_room;
 
-// gen/nic/nic-top-build.ts:438:26
+// gen/nic/nic-top-build.ts:441:26
 assign u_responder_rd_busy = u_read_responder_rd_busy;
 
 // gen/nic/top-wiring.ts:67:26
@@ -2096,7 +2096,7 @@ assign u_ack_tracker_s_read_done_valid = u_read_resp_rx_m_done_valid;
 // gen/nic/top-wiring.ts:67:52
 assign u_read_resp_rx_m_done_ready = u_ack_tracker_s_read_done_ready;
 
-// gen/nic/nic-top-build.ts:452:30
+// gen/nic/nic-top-build.ts:455:30
 assign u_req_tx_read_busy = u_ack_tracker_read_busy;
 
 // gen/nic/top-axi-buffers.ts:146:20
@@ -2840,19 +2840,19 @@ assign m_axi_bready = u_axi_wr_mux_m_axi_bready;
 // gen/nic/top-wiring.ts:144:19
 assign tlb_hits_moved = u_tlb_hits != tlb_hits_prev_reg;
 
-// gen/nic/nic-top-build.ts:476:32
+// gen/nic/nic-top-build.ts:479:32
 assign u_regs_inc_tlb_hits = tlb_hits_moved;
 
 // gen/nic/top-wiring.ts:144:19
 assign tlb_misses_moved = u_tlb_misses != tlb_misses_prev_reg;
 
-// gen/nic/nic-top-build.ts:477:34
+// gen/nic/nic-top-build.ts:480:34
 assign u_regs_inc_tlb_misses = tlb_misses_moved;
 
-// gen/nic/nic-top-build.ts:479:23
+// gen/nic/nic-top-build.ts:482:23
 assign rx_drop_icrc = u_icrc_check_drop_valid && (u_icrc_check_drop_reason == 3'd1);
 
-// gen/nic/nic-top-build.ts:480:36
+// gen/nic/nic-top-build.ts:483:36
 assign u_regs_inc_rx_drop_icrc = rx_drop_icrc;
 
 // gen/nic/top-wiring.ts:111:19
@@ -2861,31 +2861,31 @@ assign rx_drop_other_total = rx_drop_other_pending_reg + (({7'd0, (u_icrc_check_
 // gen/nic/top-wiring.ts:112:18
 assign rx_drop_other_pulse = rx_drop_other_total != 8'd0;
 
-// gen/nic/nic-top-build.ts:484:37
+// gen/nic/nic-top-build.ts:487:37
 assign u_regs_inc_rx_drop_other = rx_drop_other_pulse;
 
-// gen/nic/nic-top-build.ts:486:33
+// gen/nic/nic-top-build.ts:489:33
 assign u_regs_inc_tx_frames = (u_icrc_insert_m_axis_tvalid && m_axis_tx_tready) && u_icrc_insert_m_axis_tlast;
 
-// gen/nic/nic-top-build.ts:487:33
+// gen/nic/nic-top-build.ts:490:33
 assign u_regs_inc_rx_frames = u_rx_parser_m_hdr_valid && u_responder_s_hdr_ready;
 
-// gen/nic/nic-top-build.ts:488:33
+// gen/nic/nic-top-build.ts:491:33
 assign u_regs_inc_retx_pkts = u_req_tx_cnt_retx;
 
-// gen/nic/nic-top-build.ts:489:36
+// gen/nic/nic-top-build.ts:492:36
 assign u_regs_inc_ack_timeouts = u_ack_tracker_ack_timeout[0];
 
-// gen/nic/nic-top-build.ts:491:34
+// gen/nic/nic-top-build.ts:494:34
 assign u_regs_inc_seq_nak_tx = u_responder_cnt_seq_nak_tx;
 
-// gen/nic/nic-top-build.ts:492:34
+// gen/nic/nic-top-build.ts:495:34
 assign u_regs_inc_seq_nak_rx = u_responder_cnt_seq_nak_rx;
 
-// gen/nic/nic-top-build.ts:493:34
+// gen/nic/nic-top-build.ts:496:34
 assign u_regs_inc_dup_req_rx = u_responder_cnt_dup_req;
 
-// gen/nic/nic-top-build.ts:494:33
+// gen/nic/nic-top-build.ts:497:33
 assign u_regs_inc_retry_exc = u_ack_tracker_cnt_retry_exc;
 
 // gen/nic/top-wiring.ts:135:11
@@ -3271,7 +3271,7 @@ nic_tlb_id_width4_lines32_num_clients5_resp_slice1 u_tlb (
 );
 
 // gen/nic/nic-top-build.ts:306:84
-nic_dma_read_abort_qps4_burst_bytes128_lat_window20_max_bursts32 u_dma_read (
+nic_dma_read_abort_qps4_ar_slice1_burst_bytes128_lat_window20_max_bursts32 u_dma_read (
     .clk(clk),
     .rst(rst),
     .s_cmd_data(u_dma_read_s_cmd_data),
@@ -3420,7 +3420,7 @@ nic_read_responder_contexts16_ctx_portlanes_per_qp4 u_read_responder (
 );
 
 // gen/nic/nic-top-build.ts:306:84
-nic_dma_read u_dma_read_rsp (
+nic_dma_read_ar_slice1 u_dma_read_rsp (
     .clk(clk),
     .rst(rst),
     .s_cmd_data(u_dma_read_rsp_s_cmd_data),
@@ -4127,7 +4127,7 @@ sync_fifo_depth4_width89 u_dma_wr_rresp_wbuf_aw (
 always @(posedge clk) begin
     if (!rst) begin
         if (!(!u_packetizer_err_payload)) begin
-            $display("%m: assertion failed at gen/nic/nic-top-build.ts:412:7: packetizer: payload length differs from the command (req_tx / dma_read disagree) [u_packetizer_err_payload=%0h]", u_packetizer_err_payload);
+            $display("%m: assertion failed at gen/nic/nic-top-build.ts:415:7: packetizer: payload length differs from the command (req_tx / dma_read disagree) [u_packetizer_err_payload=%0h]", u_packetizer_err_payload);
             $stop;
         end
         if (!(!tx_in_frame_reg || m_axis_tx_tvalid)) begin

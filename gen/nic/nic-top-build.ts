@@ -319,13 +319,16 @@ export function makeNicTop(stages: NicStages) {
     // within a cycle: docs/synth.md).
     const tlb = inst('u_tlb', nicTlb, { ...all, numClients: 5, lines: 32, respSlice: true });
     // The requester's engine with the abort (its messages tagged {qp, msg id} by req_tx).
+    // Both DMA read engines drive AR from a register (arSlice): their burst cut does not run on
+    // into the read mux's arbiter and bulk-beat count (flattened nic_top at 512 bits, issue 15:
+    // docs/synth.md); a burst leaves a cycle after it is cut, still one per cycle.
     const abortWired = reqTx.has('m_abort_valid');
     const dmaRd = inst('u_dma_read', nicDmaRead, abortWired
-      ? { ...all, abortQps: p.numQp, msgIdWidth: REQ_TX_MSG_ID_WIDTH, maxBursts: REQ_DMA_MAX_BURSTS, burstBytes: REQ_DMA_BURST_BEATS * (W / 8), latWindow: REQ_DMA_LAT_SLACK }
-      : all);
+      ? { ...all, abortQps: p.numQp, msgIdWidth: REQ_TX_MSG_ID_WIDTH, maxBursts: REQ_DMA_MAX_BURSTS, burstBytes: REQ_DMA_BURST_BEATS * (W / 8), latWindow: REQ_DMA_LAT_SLACK, arSlice: true }
+      : { ...all, arSlice: true });
     const dmaWr = inst('u_dma_write', nicDmaWrite, all);
     const rdRsp = inst('u_read_responder', nicReadResponder, { ...all, contexts: READ_CONTEXTS, perQp: READ_LIMIT_PER_QP });
-    const dmaRdRsp = inst('u_dma_read_rsp', nicDmaRead, all);
+    const dmaRdRsp = inst('u_dma_read_rsp', nicDmaRead, { ...all, arSlice: true });
     const rrx = inst('u_read_resp_rx', nicReadRespRx, { ...all, readsPerQp: p.readsPerQp, contexts: p.readContexts });
     const dmaWrRresp = inst('u_dma_write_rresp', nicDmaWrite, all);
     const rdMux = inst('u_axi_rd_mux', nicAxiRdMux, { n: 4, dataWidth: W, idWidth: ID_W, urgentMask: 1 << RD_CLIENT_TLB, bulkCapBeats: BULK_READ_CAP_BYTES / (W / 8) });
