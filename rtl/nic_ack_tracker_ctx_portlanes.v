@@ -49,7 +49,26 @@ module nic_ack_tracker_ctx_portlanes (
 localparam STATE_PICK = 1'd0;
 localparam STATE_EVAL = 1'd1;
 
-reg  [1071:0] qp_tp_reg;
+reg  [623:0] qp_tp_reg;
+wire [3:0] qp_in_reset;
+wire exp_idx_post_we;
+wire exp_idx_rewind_we;
+wire [1:0] exp_idx_post_row;
+wire [1:0] exp_idx_rewind_row;
+reg  [3:0] exp_idx_newest_reg;
+wire [3:0] exp_idx_clear_rows;
+reg  [3:0] exp_idx_zero_reg;
+wire resume_psn_rewind_we;
+wire [1:0] resume_psn_rewind_row;
+wire [3:0] resume_psn_clear_rows;
+reg  [3:0] resume_psn_zero_reg;
+wire sent_high_post_we;
+wire sent_high_rewind_we;
+wire [1:0] sent_high_post_row;
+wire [1:0] sent_high_rewind_row;
+reg  [3:0] sent_high_newest_reg;
+wire [3:0] sent_high_clear_rows;
+reg  [3:0] sent_high_zero_reg;
 reg  [31:0] now_reg;
 reg  [6:0] pool_fresh_reg;
 reg  [6:0] pool_free_count_reg;
@@ -65,6 +84,8 @@ wire [5:0] push_spare_next;
 wire req_ok;
 wire req_is_read;
 wire req_all_acked;
+wire push_ok;
+wire push_high_up;
 wire ack_qp_rts;
 wire ack_in_window;
 wire ack_outstanding;
@@ -93,6 +114,8 @@ wire done_void;
 wire done_ok;
 wire done_err;
 wire done_ack;
+wire done_early;
+wire push_rd_early_hit;
 wire [3:0] u_arb_req;
 wire u_arb_accept;
 // not read: the binary grant_index is used
@@ -155,6 +178,7 @@ wire u_release_arb_grant_valid;
 wire [5:0] release_next_slot;
 wire spare_release;
 wire pool_give_back;
+wire [31:0] rnr_deadline;
 wire qp0_rd_early_hit;
 wire [23:0] qp0_acked_next;
 wire [23:0] qp0_last_sent_next;
@@ -191,6 +215,20 @@ wire [4:0] qp3_count_next;
 wire qp3_retry_pend_next;
 wire qp3_tm_armed_next;
 wire qp3_wake;
+reg  [15:0] exp_idx_post_mem [0:3];
+wire [15:0] exp_idx_post_mem_rdata;
+reg  [15:0] exp_idx_rewind_mem [0:3];
+wire [15:0] exp_idx_rewind_mem_rdata;
+reg  [23:0] resume_psn_rewind_mem [0:3];
+wire [23:0] resume_psn_rewind_mem_rdata;
+reg  [23:0] sent_high_post_mem [0:3];
+wire [23:0] sent_high_post_mem_rdata0;
+wire [23:0] sent_high_post_mem_rdata1;
+wire [23:0] sent_high_post_mem_rdata2;
+reg  [23:0] sent_high_rewind_mem [0:3];
+wire [23:0] sent_high_rewind_mem_rdata0;
+wire [23:0] sent_high_rewind_mem_rdata1;
+wire [23:0] sent_high_rewind_mem_rdata2;
 reg  [172:0] entries [0:63];
 reg  [172:0] entries_rdata;
 reg  [5:0] entry_next [0:63];
@@ -199,865 +237,592 @@ wire [5:0] entry_next_rdata1;
 wire [5:0] entry_next_rdata2;
 reg  [5:0] free_slots [0:63];
 wire [5:0] free_slots_rdata;
-// intermediate of gen/nic/qp-transport.ts:133:18: only bits [27:23] are used
+reg  [35:0] rd_err_done_mem [0:3];
+wire [35:0] rd_err_done_mem_rdata;
+reg  [11:0] nak_err_mem [0:3];
+wire [11:0] nak_err_mem_rdata;
+// qp_tp_reg as 4 rows of 156 bits, read by index (gen/nic/qp-transport.ts:138:18; a mux per bit, where Yosys makes `[i * 156 +: 156]` a shifter)
+wire [155:0] qp_tp_reg_rows [0:3];
+genvar qp_tp_reg_rows_i;
+generate for (qp_tp_reg_rows_i = 0; qp_tp_reg_rows_i < 4; qp_tp_reg_rows_i = qp_tp_reg_rows_i + 1) begin : g_qp_tp_reg_rows
+    assign qp_tp_reg_rows[qp_tp_reg_rows_i] = qp_tp_reg[qp_tp_reg_rows_i * 156 +: 156];
+end endgenerate
+// intermediate of gen/nic/qp-transport.ts:138:18: only bits [110:110], [108:85], [77:6] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [267:0] part_0 = qp_tp_reg[s_req_data[1:0] * 268 +: 268];
-/* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:133:18: only bits [16:12] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [267:0] part_1 = qp_tp_reg[s_req_data[1:0] * 268 +: 268];
-/* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:133:18: only bits [27:23] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [267:0] part_2 = qp_tp_reg[s_req_data[1:0] * 268 +: 268];
-/* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:133:18: only bits [22:17] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [267:0] part_3 = qp_tp_reg[s_req_data[1:0] * 268 +: 268];
-/* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:133:18: only bits [52:29] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [267:0] part_4 = qp_tp_reg[s_req_data[1:0] * 268 +: 268];
-/* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:133:18: only bits [76:53] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [267:0] part_5 = qp_tp_reg[s_req_data[1:0] * 268 +: 268];
-/* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:133:18: only bits [28:28] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [267:0] part_6 = qp_tp_reg[s_req_data[1:0] * 268 +: 268];
-/* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:133:18: only bits [52:29] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [267:0] part_7 = qp_tp_reg[s_ack_data[1:0] * 268 +: 268];
+wire [155:0] part_0 = qp_tp_reg_rows[s_req_data[1:0]];
 /* verilator lint_on UNUSEDSIGNAL */
 // intermediate of gen/nic/psn.ts:8:20: only bits [23:23] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [23:0] binary_8 = (part_7[52:29] - s_ack_data[25:2]);
+wire [23:0] binary_1 = (s_req_data[153:130] - (sent_high_zero_reg[s_req_data[1:0]] ? 24'd0 : ((sent_high_newest_reg[s_req_data[1:0]] == 1'b0) ? sent_high_post_mem_rdata0 : sent_high_rewind_mem_rdata0)));
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:133:18: only bits [76:53] are used
+// ctx_state as 4 rows of 3 bits, read by index (gen/nic/ack-tracker.ts:227:49; a mux per bit, where Yosys makes `[i * 3 +: 3]` a shifter)
+wire [2:0] ctx_state_rows [0:3];
+genvar ctx_state_rows_i;
+generate for (ctx_state_rows_i = 0; ctx_state_rows_i < 4; ctx_state_rows_i = ctx_state_rows_i + 1) begin : g_ctx_state_rows
+    assign ctx_state_rows[ctx_state_rows_i] = ctx_state[ctx_state_rows_i * 3 +: 3];
+end endgenerate
+// intermediate of gen/nic/qp-transport.ts:138:18: only bits [120:111], [79:28] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [267:0] part_9 = qp_tp_reg[s_ack_data[1:0] * 268 +: 268];
-/* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:133:18: only bits [76:53] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [267:0] part_10 = qp_tp_reg[s_ack_data[1:0] * 268 +: 268];
-/* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/psn.ts:8:20: only bits [23:23] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [23:0] binary_11 = (s_ack_data[25:2] - part_10[76:53]);
-/* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:133:18: only bits [28:28] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [267:0] part_12 = qp_tp_reg[s_ack_data[1:0] * 268 +: 268];
-/* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:133:18: only bits [52:29] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [267:0] part_13 = qp_tp_reg[s_ack_data[1:0] * 268 +: 268];
-/* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:133:18: only bits [76:53] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [267:0] part_14 = qp_tp_reg[s_ack_data[1:0] * 268 +: 268];
-/* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:133:18: only bits [28:28] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [267:0] part_15 = qp_tp_reg[s_ack_data[1:0] * 268 +: 268];
-/* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:133:18: only bits [115:115] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [267:0] part_16 = qp_tp_reg[s_ack_data[1:0] * 268 +: 268];
-/* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:133:18: only bits [102:102] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [267:0] part_17 = qp_tp_reg[s_ack_data[1:0] * 268 +: 268];
-/* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:133:18: only bits [101:78] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [267:0] part_18 = qp_tp_reg[s_ack_data[1:0] * 268 +: 268];
+wire [155:0] part_2 = qp_tp_reg_rows[s_ack_data[1:0]];
 /* verilator lint_on UNUSEDSIGNAL */
 // intermediate of gen/nic/psn.ts:8:20: only bits [23:23] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [23:0] binary_19 = (part_18[101:78] - s_ack_data[25:2]);
-/* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:133:18: only bits [76:53] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [267:0] part_20 = qp_tp_reg[s_ack_data[1:0] * 268 +: 268];
-/* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:133:18: only bits [76:53] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [267:0] part_21 = qp_tp_reg[s_ack_data[1:0] * 268 +: 268];
+wire [23:0] binary_3 = (part_2[52:29] - s_ack_data[25:2]);
 /* verilator lint_on UNUSEDSIGNAL */
 // intermediate of gen/nic/psn.ts:8:20: only bits [23:23] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [23:0] binary_22 = (s_ack_data[25:2] - part_21[76:53]);
-/* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:133:18: only bits [77:77] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [267:0] part_23 = qp_tp_reg[s_ack_data[1:0] * 268 +: 268];
-/* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:133:18: only bits [76:53] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [267:0] part_24 = qp_tp_reg[s_ack_data[1:0] * 268 +: 268];
-/* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:133:18: only bits [76:53] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [267:0] part_25 = qp_tp_reg[s_ack_data[1:0] * 268 +: 268];
+wire [23:0] binary_4 = (s_ack_data[25:2] - part_2[76:53]);
 /* verilator lint_on UNUSEDSIGNAL */
 // intermediate of gen/nic/psn.ts:8:20: only bits [23:23] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [23:0] binary_26 = (ack_new_acked - part_25[76:53]);
-/* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/ack-tracker.ts:235:31: only bits [2:0] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [15:0] part_27 = ctx_retry[s_ack_data[1:0] * 16 +: 16];
-/* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:133:18: only bits [185:183] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [267:0] part_28 = qp_tp_reg[s_ack_data[1:0] * 268 +: 268];
-/* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/ack-tracker.ts:235:31: only bits [6:4] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [15:0] part_29 = ctx_retry[s_ack_data[1:0] * 16 +: 16];
-/* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:133:18: only bits [188:186] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [267:0] part_30 = qp_tp_reg[s_ack_data[1:0] * 268 +: 268];
-/* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:133:18: only bits [192:192] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [267:0] part_31 = qp_tp_reg[s_ack_data[1:0] * 268 +: 268];
-/* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:133:18: only bits [191:191] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [267:0] part_32 = qp_tp_reg[s_ack_data[1:0] * 268 +: 268];
-/* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:133:18: only bits [189:189] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [267:0] part_33 = qp_tp_reg[s_ack_data[1:0] * 268 +: 268];
-/* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:133:18: only bits [190:190] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [267:0] part_34 = qp_tp_reg[s_ack_data[1:0] * 268 +: 268];
-/* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:133:18: only bits [192:192] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [267:0] part_35 = qp_tp_reg[s_ack_data[1:0] * 268 +: 268];
-/* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:133:18: only bits [191:191] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [267:0] part_36 = qp_tp_reg[s_ack_data[1:0] * 268 +: 268];
-/* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:133:18: only bits [190:190] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [267:0] part_37 = qp_tp_reg[s_ack_data[1:0] * 268 +: 268];
-/* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:133:18: only bits [115:115] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [267:0] part_38 = qp_tp_reg[s_read_done_data[1:0] * 268 +: 268];
-/* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:133:18: only bits [102:102] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [267:0] part_39 = qp_tp_reg[s_read_done_data[1:0] * 268 +: 268];
-/* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:133:18: only bits [145:145] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [267:0] part_40 = qp_tp_reg[s_read_done_data[1:0] * 268 +: 268];
-/* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:133:18: only bits [145:145] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [267:0] part_41 = qp_tp_reg[s_read_done_data[1:0] * 268 +: 268];
-/* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:133:18: only bits [52:29] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [267:0] part_42 = qp_tp_reg[s_read_done_data[1:0] * 268 +: 268];
+wire [23:0] binary_5 = ((sent_high_zero_reg[s_ack_data[1:0]] ? 24'd0 : ((sent_high_newest_reg[s_ack_data[1:0]] == 1'b0) ? sent_high_post_mem_rdata1 : sent_high_rewind_mem_rdata1)) - s_ack_data[25:2]);
 /* verilator lint_on UNUSEDSIGNAL */
 // intermediate of gen/nic/psn.ts:8:20: only bits [23:23] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [23:0] binary_43 = (part_42[52:29] - s_read_done_data[89:66]);
+wire [23:0] binary_6 = (ack_new_acked - part_2[76:53]);
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:133:18: only bits [76:53] are used
+// intermediate of gen/nic/ack-tracker.ts:259:31: only bits [6:4], [2:0] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [267:0] part_44 = qp_tp_reg[s_read_done_data[1:0] * 268 +: 268];
+wire [15:0] part_7 = ctx_retry[s_ack_data[1:0] * 16 +: 16];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:133:18: only bits [76:53] are used
+// intermediate of gen/nic/qp-transport.ts:138:18: only bits [109:109], [79:78], [76:28] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [267:0] part_45 = qp_tp_reg[s_read_done_data[1:0] * 268 +: 268];
-/* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/psn.ts:8:20: only bits [23:23] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [23:0] binary_46 = (s_read_done_data[89:66] - part_45[76:53]);
-/* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:133:18: only bits [28:28] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [267:0] part_47 = qp_tp_reg[s_read_done_data[1:0] * 268 +: 268];
-/* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:133:18: only bits [169:146] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [267:0] part_48 = qp_tp_reg[sel_qp_reg * 268 +: 268];
-/* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:133:18: only bits [145:145] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [267:0] part_49 = qp_tp_reg[sel_qp_reg * 268 +: 268];
-/* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:133:18: only bits [144:121] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [267:0] part_50 = qp_tp_reg[sel_qp_reg * 268 +: 268];
+wire [155:0] part_8 = qp_tp_reg_rows[s_read_done_data[1:0]];
 /* verilator lint_on UNUSEDSIGNAL */
 // intermediate of gen/nic/psn.ts:8:20: only bits [23:23] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [23:0] binary_51 = (part_50[144:121] - entries_rdata[151:128]);
-/* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:133:18: only bits [120:116] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [267:0] part_52 = qp_tp_reg[sel_qp_reg * 268 +: 268];
-/* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:133:18: only bits [76:53] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [267:0] part_53 = qp_tp_reg[sel_qp_reg * 268 +: 268];
+wire [23:0] binary_9 = (part_8[52:29] - s_read_done_data[89:66]);
 /* verilator lint_on UNUSEDSIGNAL */
 // intermediate of gen/nic/psn.ts:8:20: only bits [23:23] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [23:0] binary_54 = (part_53[76:53] - entries_rdata[151:128]);
-/* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:133:18: only bits [28:28] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [267:0] part_55 = qp_tp_reg[sel_qp_reg * 268 +: 268];
-/* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:133:18: only bits [16:12] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [267:0] part_56 = qp_tp_reg[sel_qp_reg * 268 +: 268];
-/* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:133:18: only bits [102:102] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [267:0] part_57 = qp_tp_reg[sel_qp_reg * 268 +: 268];
-/* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:133:18: only bits [115:115] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [267:0] part_58 = qp_tp_reg[sel_qp_reg * 268 +: 268];
-/* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:133:18: only bits [115:115] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [267:0] part_59 = qp_tp_reg[sel_qp_reg * 268 +: 268];
-/* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:133:18: only bits [173:170] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [267:0] part_60 = qp_tp_reg[sel_qp_reg * 268 +: 268];
-/* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:133:18: only bits [102:102] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [267:0] part_61 = qp_tp_reg[sel_qp_reg * 268 +: 268];
-/* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:133:18: only bits [106:103] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [267:0] part_62 = qp_tp_reg[sel_qp_reg * 268 +: 268];
-/* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:133:18: only bits [115:115] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [267:0] part_63 = qp_tp_reg[sel_qp_reg * 268 +: 268];
-/* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:133:18: only bits [102:102] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [267:0] part_64 = qp_tp_reg[sel_qp_reg * 268 +: 268];
-/* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:133:18: only bits [115:115] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [267:0] part_65 = qp_tp_reg[sel_qp_reg * 268 +: 268];
-/* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:133:18: only bits [173:170] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [267:0] part_66 = qp_tp_reg[sel_qp_reg * 268 +: 268];
-/* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:133:18: only bits [173:170] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [267:0] part_67 = qp_tp_reg[sel_qp_reg * 268 +: 268];
-/* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:133:18: only bits [115:115] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [267:0] part_68 = qp_tp_reg[sel_qp_reg * 268 +: 268];
-/* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:133:18: only bits [76:53] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [267:0] part_69 = qp_tp_reg[sel_qp_reg * 268 +: 268];
+wire [23:0] binary_10 = (s_read_done_data[89:66] - part_8[76:53]);
 /* verilator lint_on UNUSEDSIGNAL */
 // intermediate of gen/nic/psn.ts:8:20: only bits [23:23] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [23:0] binary_70 = (part_69[76:53] - entries_rdata[151:128]);
+wire [23:0] binary_11 = (s_read_done_data[89:66] - part_8[52:29]);
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:133:18: only bits [190:190] are used
+// intermediate of gen/nic/qp-transport.ts:138:18: only bits [118:118], [109:78], [76:53], [28:28], [16:12], [5:0] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [267:0] part_71 = qp_tp_reg[sel_qp_reg * 268 +: 268];
-/* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:133:18: only bits [76:53] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [267:0] part_72 = qp_tp_reg[rewind_data_reg[1:0] * 268 +: 268];
+wire [155:0] part_12 = qp_tp_reg_rows[sel_qp_reg];
 /* verilator lint_on UNUSEDSIGNAL */
 // intermediate of gen/nic/psn.ts:8:20: only bits [23:23] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [23:0] binary_73 = ((part_72[76:53] + 24'd1) - rewind_data_reg[41:18]);
-/* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:133:18: only bits [76:53] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [267:0] part_74 = qp_tp_reg[rewind_data_reg[1:0] * 268 +: 268];
-/* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:133:18: only bits [76:53] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [267:0] part_75 = qp_tp_reg[rewind_data_reg[1:0] * 268 +: 268];
+wire [23:0] binary_13 = (part_12[108:85] - entries_rdata[151:128]);
 /* verilator lint_on UNUSEDSIGNAL */
 // intermediate of gen/nic/psn.ts:8:20: only bits [23:23] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [23:0] binary_76 = ((part_75[76:53] + 24'd1) - rewind_last_psn_reg);
+wire [23:0] binary_14 = (part_12[76:53] - entries_rdata[151:128]);
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:133:18: only bits [76:53] are used
+// intermediate of gen/nic/qp-transport.ts:138:18: only bits [76:53] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [267:0] part_77 = qp_tp_reg[rewind_data_reg[1:0] * 268 +: 268];
-/* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:133:18: only bits [224:193] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [267:0] part_78 = qp_tp_reg[scan_reg * 268 +: 268];
-/* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/ack-tracker.ts:367:71: only bits [31:31] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [31:0] binary_79 = (now_reg - part_78[224:193]);
-/* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:133:18: only bits [191:191] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [267:0] part_80 = qp_tp_reg[scan_reg * 268 +: 268];
-/* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:133:18: only bits [115:115] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [267:0] part_81 = qp_tp_reg[scan_reg * 268 +: 268];
-/* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:133:18: only bits [102:102] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [267:0] part_82 = qp_tp_reg[scan_reg * 268 +: 268];
-/* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:133:18: only bits [192:192] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [267:0] part_83 = qp_tp_reg[scan_reg * 268 +: 268];
-/* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:133:18: only bits [185:183] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [267:0] part_84 = qp_tp_reg[scan_reg * 268 +: 268];
+wire [155:0] part_15 = qp_tp_reg_rows[rewind_data_reg[1:0]];
 /* verilator lint_on UNUSEDSIGNAL */
 // intermediate of gen/nic/psn.ts:8:20: only bits [23:23] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [23:0] binary_85 = (s_read_done_data[89:66] - qp_tp_reg[52:29]);
+wire [23:0] binary_16 = ((part_15[76:53] + 24'd1) - rewind_data_reg[41:18]);
 /* verilator lint_on UNUSEDSIGNAL */
 // intermediate of gen/nic/psn.ts:8:20: only bits [23:23] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [23:0] binary_86 = (s_read_done_data[89:66] - ack_new_acked);
+wire [23:0] binary_17 = ((part_15[76:53] + 24'd1) - rewind_last_psn_reg);
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:133:18: only bits [192:192] are used
+// intermediate of gen/nic/qp-transport.ts:138:18: only bits [152:119], [113:111], [79:78] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [267:0] part_87 = qp_tp_reg[scan_reg * 268 +: 268];
+wire [155:0] part_18 = qp_tp_reg_rows[scan_reg];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/psn.ts:8:20: only bits [23:23] are used
+// intermediate of gen/nic/ack-tracker.ts:412:71: only bits [31:31] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [23:0] binary_88 = (s_read_done_data[89:66] - qp_tp_reg[320:297]);
-/* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/psn.ts:8:20: only bits [23:23] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [23:0] binary_89 = (s_read_done_data[89:66] - ack_new_acked);
-/* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:133:18: only bits [192:192] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [267:0] part_90 = qp_tp_reg[scan_reg * 268 +: 268];
+wire [31:0] binary_19 = (now_reg - part_18[152:121]);
 /* verilator lint_on UNUSEDSIGNAL */
 // intermediate of gen/nic/psn.ts:8:20: only bits [23:23] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [23:0] binary_91 = (s_read_done_data[89:66] - qp_tp_reg[588:565]);
+wire [23:0] binary_20 = (s_read_done_data[89:66] - ack_new_acked);
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/psn.ts:8:20: only bits [23:23] are used
+// intermediate of gen/nic/qp-transport.ts:138:18: only bits [153:153], [77:77], [27:23], [16:12] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [23:0] binary_92 = (s_read_done_data[89:66] - ack_new_acked);
+wire [155:0] part_21 = qp_tp_reg_rows[tp_qp];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:133:18: only bits [192:192] are used
+// intermediate of gen/nic/qp-transport.ts:138:18: only bits [22:17] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [267:0] part_93 = qp_tp_reg[scan_reg * 268 +: 268];
+wire [155:0] part_22 = qp_tp_reg_rows[u_release_arb_grant_index];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/psn.ts:8:20: only bits [23:23] are used
+// intermediate of gen/nic/qp-transport.ts:138:18: only bits [5:0] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [23:0] binary_94 = (s_read_done_data[89:66] - qp_tp_reg[856:833]);
-/* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/psn.ts:8:20: only bits [23:23] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [23:0] binary_95 = (s_read_done_data[89:66] - ack_new_acked);
-/* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:133:18: only bits [192:192] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [267:0] part_96 = qp_tp_reg[scan_reg * 268 +: 268];
-/* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:133:18: only bits [27:23] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [267:0] part_97 = qp_tp_reg[tp_qp * 268 +: 268];
-/* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:133:18: only bits [16:12] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [267:0] part_98 = qp_tp_reg[tp_qp * 268 +: 268];
-/* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:133:18: only bits [101:78] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [267:0] part_99 = qp_tp_reg[tp_qp * 268 +: 268];
-/* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:133:18: only bits [77:77] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [267:0] part_100 = qp_tp_reg[tp_qp * 268 +: 268];
-/* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:133:18: only bits [265:242] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [267:0] part_101 = qp_tp_reg[tp_qp * 268 +: 268];
-/* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:133:18: only bits [241:241] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [267:0] part_102 = qp_tp_reg[tp_qp * 268 +: 268];
-/* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:133:18: only bits [240:225] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [267:0] part_103 = qp_tp_reg[tp_qp * 268 +: 268];
-/* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:133:18: only bits [16:12] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [267:0] part_104 = qp_tp_reg[s_req_data[1:0] * 268 +: 268];
-/* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:133:18: only bits [11:6] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [267:0] part_105 = qp_tp_reg[s_req_data[1:0] * 268 +: 268];
-/* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:133:18: only bits [114:107] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [267:0] part_106 = qp_tp_reg[sel_qp_reg * 268 +: 268];
-/* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:133:18: only bits [181:174] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [267:0] part_107 = qp_tp_reg[sel_qp_reg * 268 +: 268];
-/* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:133:18: only bits [5:0] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [267:0] part_108 = qp_tp_reg[sel_qp_reg * 268 +: 268];
-/* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:133:18: only bits [22:17] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [267:0] part_109 = qp_tp_reg[u_release_arb_grant_index * 268 +: 268];
-/* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/psn.ts:8:20: only bits [23:23] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [23:0] binary_110 = (s_read_done_data[89:66] - qp_tp_reg[52:29]);
-/* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/psn.ts:8:20: only bits [23:23] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [23:0] binary_111 = (s_req_data[153:130] - qp_tp_reg[101:78]);
-/* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/psn.ts:8:20: only bits [23:23] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [23:0] binary_112 = (s_read_done_data[89:66] - qp_tp_reg[320:297]);
-/* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/psn.ts:8:20: only bits [23:23] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [23:0] binary_113 = (s_req_data[153:130] - qp_tp_reg[369:346]);
-/* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/psn.ts:8:20: only bits [23:23] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [23:0] binary_114 = (s_read_done_data[89:66] - qp_tp_reg[588:565]);
-/* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/psn.ts:8:20: only bits [23:23] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [23:0] binary_115 = (s_req_data[153:130] - qp_tp_reg[637:614]);
-/* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/psn.ts:8:20: only bits [23:23] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [23:0] binary_116 = (s_read_done_data[89:66] - qp_tp_reg[856:833]);
-/* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/psn.ts:8:20: only bits [23:23] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [23:0] binary_117 = (s_req_data[153:130] - qp_tp_reg[905:882]);
-/* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:133:18: only bits [5:0] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [267:0] part_118 = qp_tp_reg[u_arb_grant_index * 268 +: 268];
-/* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:133:18: only bits [22:17] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [267:0] part_119 = qp_tp_reg[s_req_data[1:0] * 268 +: 268];
-/* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:133:18: only bits [5:0] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [267:0] part_120 = qp_tp_reg[sel_qp_reg * 268 +: 268];
-/* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:133:18: only bits [22:17] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [267:0] part_121 = qp_tp_reg[u_release_arb_grant_index * 268 +: 268];
+wire [155:0] part_23 = qp_tp_reg_rows[u_arb_grant_index];
 /* verilator lint_on UNUSEDSIGNAL */
 
-// gen/nic/ack-tracker.ts:169:23
+// gen/nic/ack-tracker.ts:167:23
+assign qp_in_reset = {(ctx_state[11:9] == 3'b000), (ctx_state[8:6] == 3'b000), (ctx_state[5:3] == 3'b000), (ctx_state[2:0] == 3'b000)};
+
+// gen/lib/banked-memory.ts:97:17
+assign exp_idx_clear_rows = qp_in_reset;
+
+// gen/lib/banked-memory.ts:97:17
+assign resume_psn_clear_rows = qp_in_reset;
+
+// gen/lib/banked-memory.ts:97:17
+assign sent_high_clear_rows = qp_in_reset;
+
+// gen/nic/ack-tracker.ts:188:23
 assign pool_empty = (pool_free_count_reg == 7'd0) && (pool_fresh_reg == 7'd64);
 
-// gen/nic/ack-tracker.ts:176:14
-assign s_req_ready = (part_1[16:12] != 5'd16) && ((part_0[27:23] != 5'd0) || !pool_empty);
+// gen/nic/ack-tracker.ts:195:14
+assign s_req_ready = (part_0[16:12] != 5'd16) && ((part_0[27:23] != 5'd0) || !pool_empty);
 
-// gen/nic/ack-tracker.ts:177:18
+// gen/nic/ack-tracker.ts:196:18
 assign push = s_req_valid && s_req_ready;
 
-// gen/nic/ack-tracker.ts:180:23
-assign push_from_spare = part_2[27:23] != 5'd0;
+// gen/nic/ack-tracker.ts:199:23
+assign push_from_spare = part_0[27:23] != 5'd0;
 
-// gen/nic/ack-tracker.ts:181:22
+// gen/nic/ack-tracker.ts:200:22
 assign pool_take_freed = (push && !push_from_spare) && (pool_free_count_reg != 7'd0);
 
-// gen/nic/ack-tracker.ts:182:23
+// gen/nic/ack-tracker.ts:201:23
 assign pool_take_fresh = (push && !push_from_spare) && (pool_free_count_reg == 7'd0);
 
-// gen/nic/ack-tracker.ts:183:22
-assign push_slot = push_from_spare ? part_3[22:17] : ((pool_free_count_reg != 7'd0) ? free_slots_rdata : pool_fresh_reg[5:0]);
+// gen/nic/ack-tracker.ts:202:22
+assign push_slot = push_from_spare ? part_0[22:17] : ((pool_free_count_reg != 7'd0) ? free_slots_rdata : pool_fresh_reg[5:0]);
 
-// gen/nic/ack-tracker.ts:184:27
+// gen/nic/ack-tracker.ts:203:27
 assign push_spare_next = entry_next_rdata0;
 
-// gen/nic/ack-tracker.ts:186:19
+// gen/nic/ack-tracker.ts:205:19
 assign req_ok = s_req_data[198:195] == 4'b0000;
 
-// gen/nic/ack-tracker.ts:188:21
+// gen/nic/ack-tracker.ts:207:21
 assign req_is_read = (s_req_data[73:66] == 8'd1) || (s_req_data[73:66] == 8'd12);
 
-// gen/nic/ack-tracker.ts:189:22
-assign req_all_acked = !part_6[28] || (part_5[76:53] == part_4[52:29]);
+// gen/nic/ack-tracker.ts:208:22
+assign req_all_acked = !part_0[28] || (part_0[76:53] == part_0[52:29]);
 
-// gen/nic/ack-tracker.ts:197:14
+// gen/nic/ack-tracker.ts:210:20
+assign push_ok = push && req_ok;
+
+// gen/nic/ack-tracker.ts:212:20
+assign push_high_up = push_ok && (!part_0[77] || (!binary_1[23] && (s_req_data[153:130] != (sent_high_zero_reg[s_req_data[1:0]] ? 24'd0 : ((sent_high_newest_reg[s_req_data[1:0]] == 1'b0) ? sent_high_post_mem_rdata0 : sent_high_rewind_mem_rdata0)))));
+
+// gen/lib/banked-memory.ts:90:27
+assign sent_high_post_we = push_high_up;
+
+// gen/lib/banked-memory.ts:90:49
+assign sent_high_post_row = s_req_data[1:0];
+
+// gen/lib/banked-memory.ts:90:27
+assign exp_idx_post_we = push;
+
+// gen/lib/banked-memory.ts:90:49
+assign exp_idx_post_row = s_req_data[1:0];
+
+// gen/nic/ack-tracker.ts:221:14
 assign s_ack_ready = 1'd1;
 
-// gen/nic/ack-tracker.ts:203:18
-assign ack_qp_rts = ctx_state[s_ack_data[1:0] * 3 +: 3] == 3'd3;
+// gen/nic/ack-tracker.ts:227:18
+assign ack_qp_rts = ctx_state_rows[s_ack_data[1:0]] == 3'd3;
 
-// gen/nic/ack-tracker.ts:204:22
-assign ack_in_window = (part_12[28] && (!binary_11[23] && (s_ack_data[25:2] != part_9[76:53]))) && !binary_8[23];
+// gen/nic/ack-tracker.ts:228:22
+assign ack_in_window = (part_2[28] && (!binary_4[23] && (s_ack_data[25:2] != part_2[76:53]))) && !binary_3[23];
 
-// gen/nic/ack-tracker.ts:205:25
-assign ack_outstanding = part_15[28] && (part_14[76:53] != part_13[52:29]);
+// gen/nic/ack-tracker.ts:229:25
+assign ack_outstanding = part_2[28] && (part_2[76:53] != part_2[52:29]);
 
-// gen/nic/ack-tracker.ts:208:18
-assign ack_qp_live = (s_ack_valid && !part_17[102]) && !part_16[115];
+// gen/nic/ack-tracker.ts:232:18
+assign ack_qp_live = (s_ack_valid && !part_2[78]) && !part_2[79];
 
-// gen/nic/ack-tracker.ts:209:22
+// gen/nic/ack-tracker.ts:233:22
 assign is_ack = s_ack_data[33:31] == 3'b000;
 
-// gen/nic/ack-tracker.ts:210:19
+// gen/nic/ack-tracker.ts:234:19
 assign is_rnr_nak = s_ack_data[33:31] == 3'd1;
 
-// gen/nic/ack-tracker.ts:211:21
+// gen/nic/ack-tracker.ts:235:21
 assign nak_status = (s_ack_data[33:26] == 8'd97) ? 4'd5 : ((s_ack_data[33:26] == 8'd98) ? 4'd4 : ((s_ack_data[33:26] == 8'd99) ? 4'd6 : 4'b0000));
 
-// gen/nic/ack-tracker.ts:212:21
+// gen/nic/ack-tracker.ts:236:21
 assign ack_take = ((ack_qp_live && is_ack) && !s_ack_data[58]) && ack_in_window;
 
-// gen/nic/ack-tracker.ts:213:19
+// gen/nic/ack-tracker.ts:237:19
 assign seq_nak = ((ack_qp_live && ack_in_window) && ack_qp_rts) && ((s_ack_data[33:26] == 8'd96) || s_ack_data[58]);
 
-// gen/nic/ack-tracker.ts:214:22
+// gen/nic/ack-tracker.ts:238:22
 assign seq_resume_psn = s_ack_data[58] ? s_ack_data[82:59] : s_ack_data[25:2];
 
-// gen/nic/ack-tracker.ts:215:22
+// gen/nic/ack-tracker.ts:239:22
 assign seq_acked = seq_resume_psn - 24'd1;
 
-// gen/nic/ack-tracker.ts:216:19
+// gen/nic/ack-tracker.ts:240:19
 assign rnr_nak = (((ack_qp_live && ack_in_window) && ack_qp_rts) && is_rnr_nak) && !s_ack_data[58];
 
-// gen/nic/ack-tracker.ts:221:22
-assign nak_psn_sent = (part_23[77] && (!binary_22[23] && (s_ack_data[25:2] != part_20[76:53]))) && !binary_19[23];
+// gen/nic/ack-tracker.ts:245:22
+assign nak_psn_sent = (part_2[77] && (!binary_4[23] && (s_ack_data[25:2] != part_2[76:53]))) && !binary_5[23];
 
-// gen/nic/ack-tracker.ts:222:21
+// gen/nic/ack-tracker.ts:246:21
 assign nak_take = ((ack_qp_live && (nak_status != 4'b0000)) && ack_outstanding) && nak_psn_sent;
 
-// gen/nic/ack-tracker.ts:223:22
+// gen/nic/ack-tracker.ts:247:22
 assign nak_acked = s_ack_data[25:2] - 24'd1;
 
-// gen/nic/ack-tracker.ts:225:18
+// gen/nic/ack-tracker.ts:249:18
 assign ack_new_acked = ack_take ? s_ack_data[25:2] : (seq_nak ? seq_acked : nak_acked);
 
-// gen/nic/ack-tracker.ts:226:20
-assign ack_moves = ack_take || (((seq_nak || rnr_nak) || (nak_take && ack_in_window)) && (!binary_26[23] && (ack_new_acked != part_24[76:53])));
+// gen/nic/ack-tracker.ts:250:20
+assign ack_moves = ack_take || (((seq_nak || rnr_nak) || (nak_take && ack_in_window)) && (!binary_6[23] && (ack_new_acked != part_2[76:53])));
 
-// gen/nic/ack-tracker.ts:236:24
-assign ack_retry_left = ack_moves ? part_27[2:0] : part_28[185:183];
+// gen/nic/ack-tracker.ts:260:24
+assign ack_retry_left = ack_moves ? part_7[2:0] : part_2[113:111];
 
-// gen/nic/ack-tracker.ts:237:22
-assign ack_rnr_left = ack_moves ? part_29[6:4] : part_30[188:186];
+// gen/nic/ack-tracker.ts:261:22
+assign ack_rnr_left = ack_moves ? part_7[6:4] : part_2[116:114];
 
-// gen/nic/ack-tracker.ts:238:21
-assign seq_retry = ((seq_nak && !part_34[190]) && (!part_33[189] || ack_moves)) && !(part_32[191] && part_31[192]);
+// gen/nic/ack-tracker.ts:262:21
+assign seq_retry = ((seq_nak && !part_2[118]) && (!part_2[117] || ack_moves)) && !(part_2[119] && part_2[120]);
 
-// gen/nic/ack-tracker.ts:239:23
+// gen/nic/ack-tracker.ts:263:23
 assign seq_retry_exceeded = seq_retry && (ack_retry_left == 3'b000);
 
-// gen/nic/ack-tracker.ts:240:21
-assign rnr_retry = (rnr_nak && !part_37[190]) && !(part_36[191] && part_35[192]);
+// gen/nic/ack-tracker.ts:264:21
+assign rnr_retry = (rnr_nak && !part_2[118]) && !(part_2[119] && part_2[120]);
 
-// gen/nic/ack-tracker.ts:241:23
+// gen/nic/ack-tracker.ts:265:23
 assign rnr_retry_exceeded = rnr_retry && (ack_rnr_left == 3'b000);
 
-// gen/nic/ack-tracker.ts:242:20
+// gen/nic/ack-tracker.ts:266:20
 assign ack_qp_error = (nak_take || seq_retry_exceeded) || rnr_retry_exceeded;
 
-// gen/nic/ack-tracker.ts:249:22
-assign done_void = part_39[102] || part_38[115];
+// gen/nic/ack-tracker.ts:273:22
+assign done_void = part_8[78] || part_8[79];
 
-// gen/nic/ack-tracker.ts:250:15
-assign s_read_done_ready = (s_read_done_data[102] || done_void) || !part_40[145];
+// gen/nic/ack-tracker.ts:274:15
+assign s_read_done_ready = (s_read_done_data[102] || done_void) || !part_8[109];
 
-// gen/nic/ack-tracker.ts:251:20
+// gen/nic/ack-tracker.ts:275:20
 assign done_ok = (s_read_done_valid && s_read_done_data[102]) && !done_void;
 
-// gen/nic/ack-tracker.ts:252:21
-assign done_err = ((s_read_done_valid && !s_read_done_data[102]) && !done_void) && !part_41[145];
+// gen/nic/ack-tracker.ts:276:21
+assign done_err = ((s_read_done_valid && !s_read_done_data[102]) && !done_void) && !part_8[109];
 
-// gen/nic/ack-tracker.ts:254:21
-assign done_ack = ((done_ok && part_47[28]) && (!binary_46[23] && (s_read_done_data[89:66] != part_44[76:53]))) && !binary_43[23];
+// gen/nic/ack-tracker.ts:283:21
+assign done_ack = ((done_ok && part_8[28]) && (!binary_10[23] && (s_read_done_data[89:66] != part_8[76:53]))) && !binary_9[23];
 
-// gen/nic/ack-tracker.ts:260:11
-assign u_arb_req = {(qp_tp_reg[820:816] != 5'd0), (qp_tp_reg[552:548] != 5'd0), (qp_tp_reg[284:280] != 5'd0), (qp_tp_reg[16:12] != 5'd0)};
-
-// gen/nic/ack-tracker.ts:263:18
-assign pick = (state == STATE_PICK) && u_arb_grant_valid;
-
-// gen/nic/ack-tracker.ts:264:14
-assign u_arb_accept = pick;
-
-// gen/nic/ack-tracker.ts:272:22
-assign sel_reset = ctx_state[sel_qp_reg * 3 +: 3] == 3'b000;
-
-// gen/nic/ack-tracker.ts:273:22
-assign state_bad = (ctx_state[sel_qp_reg * 3 +: 3] == 3'd4) || sel_reset;
-
-// gen/nic/ack-tracker.ts:276:19
-assign e_is_read = (entries_rdata[71:64] == 8'd1) || (entries_rdata[71:64] == 8'd12);
-
-// gen/nic/ack-tracker.ts:281:22
-assign rd_err_hit = (e_is_read && part_49[145]) && (part_48[169:146] == entries_rdata[151:128]);
-
-// gen/nic/ack-tracker.ts:282:21
-assign covered = (e_is_read ? ((part_52[120:116] != 5'd0) && !binary_51[23]) : (part_55[28] && !binary_54[23])) && !rd_err_hit;
+// gen/nic/ack-tracker.ts:287:23
+assign done_early = (done_ok && !done_ack) && (!part_8[28] || (!binary_11[23] && (s_read_done_data[89:66] != part_8[52:29])));
 
 // gen/nic/ack-tracker.ts:288:26
+assign push_rd_early_hit = (push_ok && req_is_read) && ((part_0[110] && (part_0[108:85] == s_req_data[153:130])) || ((done_early && (s_read_done_data[1:0] == s_req_data[1:0])) && (s_read_done_data[89:66] == s_req_data[153:130])));
+
+// gen/nic/ack-tracker.ts:295:11
+assign u_arb_req = {(qp_tp_reg[484:480] != 5'd0), (qp_tp_reg[328:324] != 5'd0), (qp_tp_reg[172:168] != 5'd0), (qp_tp_reg[16:12] != 5'd0)};
+
+// gen/nic/ack-tracker.ts:298:18
+assign pick = (state == STATE_PICK) && u_arb_grant_valid;
+
+// gen/nic/ack-tracker.ts:299:14
+assign u_arb_accept = pick;
+
+// gen/nic/ack-tracker.ts:313:22
+assign sel_reset = ctx_state_rows[sel_qp_reg] == 3'b000;
+
+// gen/nic/ack-tracker.ts:314:22
+assign state_bad = (ctx_state_rows[sel_qp_reg] == 3'd4) || sel_reset;
+
+// gen/nic/ack-tracker.ts:317:19
+assign e_is_read = (entries_rdata[71:64] == 8'd1) || (entries_rdata[71:64] == 8'd12);
+
+// gen/nic/ack-tracker.ts:322:22
+assign rd_err_hit = (e_is_read && part_12[109]) && (rd_err_done_mem_rdata[23:0] == entries_rdata[151:128]);
+
+// gen/nic/ack-tracker.ts:323:21
+assign covered = (e_is_read ? ((part_12[84:80] != 5'd0) && !binary_13[23]) : (part_12[28] && !binary_14[23])) && !rd_err_hit;
+
+// gen/nic/ack-tracker.ts:329:26
 assign sel_rewinding = rewind_valid_reg && (rewind_data_reg[1:0] == sel_qp_reg);
 
-// gen/nic/ack-tracker.ts:293:20
-assign sel_has_entries = part_56[16:12] != 5'd0;
+// gen/nic/ack-tracker.ts:334:20
+assign sel_has_entries = part_12[16:12] != 5'd0;
 
-// gen/nic/ack-tracker.ts:294:22
-assign complete = ((((((part_58[115] || !(entries_rdata[172:169] == 4'b0000)) || rd_err_hit) || covered) || part_57[102]) || state_bad) && !sel_rewinding) && sel_has_entries;
+// gen/nic/ack-tracker.ts:335:22
+assign complete = ((((((part_12[79] || !(entries_rdata[172:169] == 4'b0000)) || rd_err_hit) || covered) || part_12[78]) || state_bad) && !sel_rewinding) && sel_has_entries;
 
-// gen/nic/ack-tracker.ts:295:23
-assign out_status = part_59[115] ? 4'd8 : (!(entries_rdata[172:169] == 4'b0000) ? entries_rdata[172:169] : (rd_err_hit ? part_60[173:170] : (covered ? 4'b0000 : (part_61[102] ? part_62[106:103] : 4'd8))));
+// gen/nic/ack-tracker.ts:336:23
+assign out_status = part_12[79] ? 4'd8 : (!(entries_rdata[172:169] == 4'b0000) ? entries_rdata[172:169] : (rd_err_hit ? rd_err_done_mem_rdata[27:24] : (covered ? 4'b0000 : (part_12[78] ? nak_err_mem_rdata[3:0] : 4'd8))));
 
-// gen/nic/ack-tracker.ts:297:23
-assign uses_rd_err = (!part_63[115] && (entries_rdata[172:169] == 4'b0000)) && rd_err_hit;
+// gen/nic/ack-tracker.ts:338:23
+assign uses_rd_err = (!part_12[79] && (entries_rdata[172:169] == 4'b0000)) && rd_err_hit;
 
-// gen/nic/ack-tracker.ts:298:21
-assign uses_nak = (((!part_65[115] && (entries_rdata[172:169] == 4'b0000)) && !rd_err_hit) && !covered) && part_64[102];
+// gen/nic/ack-tracker.ts:339:21
+assign uses_nak = (((!part_12[79] && (entries_rdata[172:169] == 4'b0000)) && !rd_err_hit) && !covered) && part_12[78];
 
-// gen/nic/ack-tracker.ts:300:26
-assign rd_err_flushes = (part_67[173:170] >= 4'd3) && (part_66[173:170] <= 4'd6);
+// gen/nic/ack-tracker.ts:341:26
+assign rd_err_flushes = (rd_err_done_mem_rdata[27:24] >= 4'd3) && (rd_err_done_mem_rdata[27:24] <= 4'd6);
 
-// gen/nic/ack-tracker.ts:301:23
-assign sets_flush = !part_68[115] && ((entries_rdata[172:169] == 4'b0000) ? (rd_err_hit ? rd_err_flushes : !covered) : (entries_rdata[172:169] == 4'd3));
+// gen/nic/ack-tracker.ts:342:23
+assign sets_flush = !part_12[79] && ((entries_rdata[172:169] == 4'b0000) ? (rd_err_hit ? rd_err_flushes : !covered) : (entries_rdata[172:169] == 4'd3));
 
-// gen/nic/ack-tracker.ts:302:22
+// gen/nic/ack-tracker.ts:343:22
 assign wants_cqe = ((out_status != 4'b0000) || entries_rdata[168]) && !sel_reset;
 
-// gen/nic/ack-tracker.ts:305:21
+// gen/nic/ack-tracker.ts:346:21
 assign cqe_free = !cqe_valid_reg || m_cqe_ready;
 
-// gen/nic/ack-tracker.ts:308:24
+// gen/nic/ack-tracker.ts:349:24
 assign rd_err_fatal = uses_rd_err && rd_err_flushes;
 
-// gen/nic/ack-tracker.ts:309:20
+// gen/nic/ack-tracker.ts:350:20
 assign retire = (((state == STATE_EVAL) && complete) && (!wants_cqe || cqe_free)) && !(rd_err_fatal && ack_qp_error);
 
-// gen/nic/ack-tracker.ts:312:24
-assign rewind_here = ((((((state == STATE_EVAL) && !complete) && !sel_rewinding) && sel_has_entries) && part_71[190]) && !(e_is_read && !binary_70[23])) && !rewind_valid_reg;
+// gen/nic/ack-tracker.ts:353:24
+assign rewind_here = ((((((state == STATE_EVAL) && !complete) && !sel_rewinding) && sel_has_entries) && part_12[118]) && !(e_is_read && !binary_14[23])) && !rewind_valid_reg;
 
-// gen/nic/ack-tracker.ts:314:14
+// gen/nic/ack-tracker.ts:355:14
 assign m_cqe_valid = cqe_valid_reg;
 
-// gen/nic/ack-tracker.ts:315:13
+// gen/nic/ack-tracker.ts:356:13
 assign m_cqe_data = cqe_data_reg;
 
-// gen/nic/ack-tracker.ts:337:9
+// gen/nic/ack-tracker.ts:378:9
 assign sq_ci_upd = {sq_ci_value_reg, sq_ci_qp_reg, sq_ci_valid_reg};
 
-// gen/nic/ack-tracker.ts:340:15
+// gen/nic/ack-tracker.ts:381:15
 assign cnt_retry_exc = retry_exc_reg;
 
-// gen/nic/ack-tracker.ts:343:17
+// gen/nic/ack-tracker.ts:384:17
 assign m_rewind_valid = rewind_valid_reg;
 
-// gen/nic/ack-tracker.ts:344:16
+// gen/nic/ack-tracker.ts:385:16
 assign m_rewind_data = rewind_data_reg;
 
-// gen/nic/ack-tracker.ts:345:20
+// gen/nic/ack-tracker.ts:386:20
 assign rewind_fire = rewind_valid_reg && m_rewind_ready;
 
-// gen/nic/ack-tracker.ts:350:22
-assign rewind_resume_psn = !(!binary_73[23]) ? rewind_data_reg[41:18] : ((!binary_76[23] && ((part_74[76:53] + 24'd1) != rewind_last_psn_reg)) ? rewind_last_psn_reg : (part_77[76:53] + 24'd1));
+// gen/nic/ack-tracker.ts:391:22
+assign rewind_resume_psn = !(!binary_16[23]) ? rewind_data_reg[41:18] : ((!binary_17[23] && ((part_15[76:53] + 24'd1) != rewind_last_psn_reg)) ? rewind_last_psn_reg : (part_15[76:53] + 24'd1));
 
-// gen/nic/ack-tracker.ts:365:22
+// gen/lib/banked-memory.ts:90:27
+assign exp_idx_rewind_we = rewind_fire;
+
+// gen/lib/banked-memory.ts:90:49
+assign exp_idx_rewind_row = rewind_data_reg[1:0];
+
+// gen/lib/banked-memory.ts:90:27
+assign resume_psn_rewind_we = rewind_fire;
+
+// gen/lib/banked-memory.ts:90:49
+assign resume_psn_rewind_row = rewind_data_reg[1:0];
+
+// gen/lib/banked-memory.ts:90:27
+assign sent_high_rewind_we = rewind_fire && rewind_high[0];
+
+// gen/lib/banked-memory.ts:90:49
+assign sent_high_rewind_row = rewind_data_reg[1:0];
+
+// gen/nic/ack-tracker.ts:410:22
 assign scan_busy = ((((s_ack_valid && (s_ack_data[1:0] == scan_reg)) || (s_read_done_valid && (s_read_done_data[1:0] == scan_reg))) || (push && (s_req_data[1:0] == scan_reg))) || (rewind_fire && (rewind_data_reg[1:0] == scan_reg))) || (s_park[0] && (s_park[2:1] == scan_reg));
 
-// gen/nic/ack-tracker.ts:367:21
-assign timer_expired = part_80[191] && !binary_79[31];
+// gen/nic/ack-tracker.ts:412:21
+assign timer_expired = part_18[119] && !binary_19[31];
 
-// gen/nic/ack-tracker.ts:368:18
-assign timer_fire = (((((timer_expired && !scan_busy) && (ctx_state[scan_reg * 3 +: 3] == 3'd3)) && !part_82[102]) && !part_81[115]) && !ack_qp_error) && !(retire && rd_err_fatal);
+// gen/nic/ack-tracker.ts:413:18
+assign timer_fire = (((((timer_expired && !scan_busy) && (ctx_state_rows[scan_reg] == 3'd3)) && !part_18[78]) && !part_18[79]) && !ack_qp_error) && !(retire && rd_err_fatal);
 
-// gen/nic/ack-tracker.ts:370:20
-assign ack_timeout_fire = timer_fire && !part_83[192];
+// gen/nic/ack-tracker.ts:415:20
+assign ack_timeout_fire = timer_fire && !part_18[120];
 
-// gen/nic/ack-tracker.ts:371:22
-assign timeout_retry_exceeded = ack_timeout_fire && (part_84[185:183] == 3'b000);
+// gen/nic/ack-tracker.ts:416:22
+assign timeout_retry_exceeded = ack_timeout_fire && (part_18[113:111] == 3'b000);
 
-// gen/nic/ack-tracker.ts:376:14
+// gen/nic/ack-tracker.ts:426:14
 assign ack_timeout = {ack_timeout_qp_reg, ack_timeout_reg};
 
-// gen/nic/ack-tracker.ts:382:11
+// gen/nic/ack-tracker.ts:432:11
 assign qp_error = {qp_error_qp_reg, qp_error_valid_reg};
 
-// gen/nic/ack-tracker.ts:385:11
+// gen/nic/ack-tracker.ts:435:11
 assign fetch_rewind = {(rewind_fire ? rewind_data_reg[17:2] : s_park[18:3]), (rewind_fire ? rewind_data_reg[1:0] : s_park[2:1]), (rewind_fire || s_park[0])};
 
-// gen/nic/ack-tracker.ts:395:21
+// gen/nic/ack-tracker.ts:445:21
 assign sel_next_slot = entry_next_rdata1;
 
-// gen/nic/ack-tracker.ts:399:14
-assign u_release_arb_req = {((qp_tp_reg[820:816] == 5'd0) && (qp_tp_reg[831:827] != 5'd0)), ((qp_tp_reg[552:548] == 5'd0) && (qp_tp_reg[563:559] != 5'd0)), ((qp_tp_reg[284:280] == 5'd0) && (qp_tp_reg[295:291] != 5'd0)), ((qp_tp_reg[16:12] == 5'd0) && (qp_tp_reg[27:23] != 5'd0))};
+// gen/nic/ack-tracker.ts:449:14
+assign u_release_arb_req = {((qp_tp_reg[484:480] == 5'd0) && (qp_tp_reg[495:491] != 5'd0)), ((qp_tp_reg[328:324] == 5'd0) && (qp_tp_reg[339:335] != 5'd0)), ((qp_tp_reg[172:168] == 5'd0) && (qp_tp_reg[183:179] != 5'd0)), ((qp_tp_reg[16:12] == 5'd0) && (qp_tp_reg[27:23] != 5'd0))};
 
-// gen/nic/ack-tracker.ts:403:21
+// gen/nic/ack-tracker.ts:453:21
 assign release_next_slot = entry_next_rdata2;
 
-// gen/nic/ack-tracker.ts:406:21
+// gen/nic/ack-tracker.ts:456:21
 assign spare_release = (u_release_arb_grant_valid && !retire) && !(push && (s_req_data[1:0] == u_release_arb_grant_index));
 
-// gen/nic/ack-tracker.ts:407:17
+// gen/nic/ack-tracker.ts:457:17
 assign u_release_arb_accept = spare_release;
 
-// gen/nic/ack-tracker.ts:408:22
+// gen/nic/ack-tracker.ts:458:22
 assign pool_give_back = retire || spare_release;
 
-// gen/nic/ack-tracker.ts:442:24
-assign qp0_rd_early_hit = (((push && (s_req_data[1:0] == 2'b00)) && req_ok) && req_is_read) && ((qp_tp_reg[182] && (qp_tp_reg[144:121] == s_req_data[153:130])) || (((((s_read_done_valid && (s_read_done_data[1:0] == 2'b00)) && done_ok) && !done_ack) && (!qp_tp_reg[28] || (!binary_85[23] && (s_read_done_data[89:66] != qp_tp_reg[52:29])))) && (s_read_done_data[89:66] == s_req_data[153:130])));
+// gen/nic/ack-tracker.ts:474:25
+assign rnr_deadline = now_reg + ((s_ack_data[30:26] == 5'd31) ? 32'h7530000 : ((s_ack_data[30:26] == 5'd30) ? 32'h4e20000 : ((s_ack_data[30:26] == 5'd29) ? 32'h3a98000 : ((s_ack_data[30:26] == 5'd28) ? 32'h2710000 : ((s_ack_data[30:26] == 5'd27) ? 32'h1d4c000 : ((s_ack_data[30:26] == 5'd26) ? 32'h1388000 : ((s_ack_data[30:26] == 5'd25) ? 32'hea6000 : ((s_ack_data[30:26] == 5'd24) ? 32'h9c4000 : ((s_ack_data[30:26] == 5'd23) ? 32'h753000 : ((s_ack_data[30:26] == 5'd22) ? 32'h4e2000 : ((s_ack_data[30:26] == 5'd21) ? 32'h3a9800 : ((s_ack_data[30:26] == 5'd20) ? 32'h271000 : ((s_ack_data[30:26] == 5'd19) ? 32'h1d4c00 : ((s_ack_data[30:26] == 5'd18) ? 32'h138800 : ((s_ack_data[30:26] == 5'd17) ? 32'hea600 : ((s_ack_data[30:26] == 5'd16) ? 32'h9c400 : ((s_ack_data[30:26] == 5'd15) ? 32'h75300 : ((s_ack_data[30:26] == 5'd14) ? 32'h4e200 : ((s_ack_data[30:26] == 5'd13) ? 32'h3a980 : ((s_ack_data[30:26] == 5'd12) ? 32'h27100 : ((s_ack_data[30:26] == 5'd11) ? 32'h1d4c0 : ((s_ack_data[30:26] == 5'd10) ? 32'h13880 : ((s_ack_data[30:26] == 5'd9) ? 32'hea60 : ((s_ack_data[30:26] == 5'd8) ? 32'h9c40 : ((s_ack_data[30:26] == 5'd7) ? 32'h7530 : ((s_ack_data[30:26] == 5'd6) ? 32'h4e20 : ((s_ack_data[30:26] == 5'd5) ? 32'h3a98 : ((s_ack_data[30:26] == 5'd4) ? 32'h2710 : ((s_ack_data[30:26] == 5'd3) ? 32'h1d4c : ((s_ack_data[30:26] == 5'd2) ? 32'h1388 : ((s_ack_data[30:26] == 5'd1) ? 32'h9c4 : 32'h9c40000)))))))))))))))))))))))))))))));
 
-// gen/nic/ack-tracker.ts:444:21
-assign qp0_acked_next = qp0_rd_early_hit ? s_req_data[153:130] : ((((s_ack_valid && (s_ack_data[1:0] == 2'b00)) && ack_moves) && !(((s_read_done_valid && (s_read_done_data[1:0] == 2'b00)) && done_ack) && (!binary_86[23] && (s_read_done_data[89:66] != ack_new_acked)))) ? ack_new_acked : (((s_read_done_valid && (s_read_done_data[1:0] == 2'b00)) && done_ack) ? s_read_done_data[89:66] : ((((push && (s_req_data[1:0] == 2'b00)) && req_ok) && req_all_acked) ? (s_req_data[129:106] - 24'd1) : qp_tp_reg[76:53])));
+// gen/nic/ack-tracker.ts:494:24
+assign qp0_rd_early_hit = (push && (s_req_data[1:0] == 2'b00)) && push_rd_early_hit;
 
-// gen/nic/ack-tracker.ts:445:24
+// gen/nic/ack-tracker.ts:496:21
+assign qp0_acked_next = qp0_rd_early_hit ? s_req_data[153:130] : ((((s_ack_valid && (s_ack_data[1:0] == 2'b00)) && ack_moves) && !(((s_read_done_valid && (s_read_done_data[1:0] == 2'b00)) && done_ack) && (!binary_20[23] && (s_read_done_data[89:66] != ack_new_acked)))) ? ack_new_acked : (((s_read_done_valid && (s_read_done_data[1:0] == 2'b00)) && done_ack) ? s_read_done_data[89:66] : ((((push && (s_req_data[1:0] == 2'b00)) && req_ok) && req_all_acked) ? (s_req_data[129:106] - 24'd1) : qp_tp_reg[76:53])));
+
+// gen/nic/ack-tracker.ts:497:24
 assign qp0_last_sent_next = ((push && (s_req_data[1:0] == 2'b00)) && req_ok) ? s_req_data[153:130] : ((rewind_fire && (rewind_data_reg[1:0] == 2'b00)) ? qp0_acked_next : qp_tp_reg[52:29]);
 
-// gen/nic/ack-tracker.ts:447:31
+// gen/nic/ack-tracker.ts:499:31
 assign qp0_outstanding_next = (qp_tp_reg[28] || ((push && (s_req_data[1:0] == 2'b00)) && req_ok)) && (qp0_acked_next != qp0_last_sent_next);
 
-// gen/nic/ack-tracker.ts:453:24
+// gen/nic/ack-tracker.ts:504:24
 assign qp0_progress = ((s_ack_valid && (s_ack_data[1:0] == 2'b00)) && ack_moves) || ((s_read_done_valid && (s_read_done_data[1:0] == 2'b00)) && done_ack);
 
-// gen/nic/ack-tracker.ts:460:22
+// gen/nic/ack-tracker.ts:511:22
 assign qp0_count_next = ((push && (s_req_data[1:0] == 2'b00)) && !(retire && (sel_qp_reg == 2'b00))) ? (qp_tp_reg[16:12] + 5'd1) : (((retire && (sel_qp_reg == 2'b00)) && !(push && (s_req_data[1:0] == 2'b00))) ? (qp_tp_reg[16:12] - 5'd1) : qp_tp_reg[16:12]);
 
-// gen/nic/ack-tracker.ts:494:25
-assign qp0_retry_pend_next = !(ctx_state[2:0] == 3'd3) ? 1'b0 : ((((((s_ack_valid && (s_ack_data[1:0] == 2'b00)) && seq_retry) && !seq_retry_exceeded) || (((scan_reg == 2'b00) && ack_timeout_fire) && !timeout_retry_exceeded)) || (((scan_reg == 2'b00) && timer_fire) && part_87[192])) ? 1'd1 : (((rewind_fire && (rewind_data_reg[1:0] == 2'b00)) || (qp0_count_next == 5'd0)) ? 1'b0 : qp_tp_reg[190]));
+// gen/nic/ack-tracker.ts:541:25
+assign qp0_retry_pend_next = !(ctx_state[2:0] == 3'd3) ? 1'b0 : ((((((s_ack_valid && (s_ack_data[1:0] == 2'b00)) && seq_retry) && !seq_retry_exceeded) || (((scan_reg == 2'b00) && ack_timeout_fire) && !timeout_retry_exceeded)) || (((scan_reg == 2'b00) && timer_fire) && part_18[120])) ? 1'd1 : (((rewind_fire && (rewind_data_reg[1:0] == 2'b00)) || (qp0_count_next == 5'd0)) ? 1'b0 : qp_tp_reg[118]));
 
-// gen/nic/ack-tracker.ts:502:23
-assign qp0_tm_armed_next = ((((scan_reg == 2'b00) && timer_fire) || (rewind_fire && (rewind_data_reg[1:0] == 2'b00))) || !(ctx_state[2:0] == 3'd3)) ? 1'b0 : ((((s_ack_valid && (s_ack_data[1:0] == 2'b00)) && rnr_retry) && !rnr_retry_exceeded) ? 1'd1 : ((qp_tp_reg[191] && qp_tp_reg[192]) ? 1'd1 : (((ctx_retry[12:8] != 5'd0) && qp0_outstanding_next) && !qp0_retry_pend_next)));
+// gen/nic/ack-tracker.ts:549:23
+assign qp0_tm_armed_next = ((((scan_reg == 2'b00) && timer_fire) || (rewind_fire && (rewind_data_reg[1:0] == 2'b00))) || !(ctx_state[2:0] == 3'd3)) ? 1'b0 : ((((s_ack_valid && (s_ack_data[1:0] == 2'b00)) && rnr_retry) && !rnr_retry_exceeded) ? 1'd1 : ((qp_tp_reg[119] && qp_tp_reg[120]) ? 1'd1 : (((ctx_retry[12:8] != 5'd0) && qp0_outstanding_next) && !qp0_retry_pend_next)));
 
-// gen/nic/ack-tracker.ts:507:20
-assign qp0_wake = !(ctx_state[2:0] == 3'd3) || ((qp_tp_reg[267:266] == 2'd1) ? (qp_tp_reg[120:116] == 5'd0) : ((qp_tp_reg[267:266] == 2'd2) ? ctx_room[0] : ((qp_tp_reg[267:266] == 2'd3) ? ((qp_tp_reg[16:12] != 5'd16) && ((qp_tp_reg[27:23] != 5'd0) || !pool_empty)) : 1'd1)));
+// gen/nic/ack-tracker.ts:554:20
+assign qp0_wake = !(ctx_state[2:0] == 3'd3) || ((qp_tp_reg[155:154] == 2'd1) ? (qp_tp_reg[84:80] == 5'd0) : ((qp_tp_reg[155:154] == 2'd2) ? ctx_room[0] : ((qp_tp_reg[155:154] == 2'd3) ? ((qp_tp_reg[16:12] != 5'd16) && ((qp_tp_reg[27:23] != 5'd0) || !pool_empty)) : 1'd1)));
 
-// gen/nic/ack-tracker.ts:442:24
-assign qp1_rd_early_hit = (((push && (s_req_data[1:0] == 2'd1)) && req_ok) && req_is_read) && ((qp_tp_reg[450] && (qp_tp_reg[412:389] == s_req_data[153:130])) || (((((s_read_done_valid && (s_read_done_data[1:0] == 2'd1)) && done_ok) && !done_ack) && (!qp_tp_reg[296] || (!binary_88[23] && (s_read_done_data[89:66] != qp_tp_reg[320:297])))) && (s_read_done_data[89:66] == s_req_data[153:130])));
+// gen/nic/ack-tracker.ts:494:24
+assign qp1_rd_early_hit = (push && (s_req_data[1:0] == 2'd1)) && push_rd_early_hit;
 
-// gen/nic/ack-tracker.ts:444:21
-assign qp1_acked_next = qp1_rd_early_hit ? s_req_data[153:130] : ((((s_ack_valid && (s_ack_data[1:0] == 2'd1)) && ack_moves) && !(((s_read_done_valid && (s_read_done_data[1:0] == 2'd1)) && done_ack) && (!binary_89[23] && (s_read_done_data[89:66] != ack_new_acked)))) ? ack_new_acked : (((s_read_done_valid && (s_read_done_data[1:0] == 2'd1)) && done_ack) ? s_read_done_data[89:66] : ((((push && (s_req_data[1:0] == 2'd1)) && req_ok) && req_all_acked) ? (s_req_data[129:106] - 24'd1) : qp_tp_reg[344:321])));
+// gen/nic/ack-tracker.ts:496:21
+assign qp1_acked_next = qp1_rd_early_hit ? s_req_data[153:130] : ((((s_ack_valid && (s_ack_data[1:0] == 2'd1)) && ack_moves) && !(((s_read_done_valid && (s_read_done_data[1:0] == 2'd1)) && done_ack) && (!binary_20[23] && (s_read_done_data[89:66] != ack_new_acked)))) ? ack_new_acked : (((s_read_done_valid && (s_read_done_data[1:0] == 2'd1)) && done_ack) ? s_read_done_data[89:66] : ((((push && (s_req_data[1:0] == 2'd1)) && req_ok) && req_all_acked) ? (s_req_data[129:106] - 24'd1) : qp_tp_reg[232:209])));
 
-// gen/nic/ack-tracker.ts:445:24
-assign qp1_last_sent_next = ((push && (s_req_data[1:0] == 2'd1)) && req_ok) ? s_req_data[153:130] : ((rewind_fire && (rewind_data_reg[1:0] == 2'd1)) ? qp1_acked_next : qp_tp_reg[320:297]);
+// gen/nic/ack-tracker.ts:497:24
+assign qp1_last_sent_next = ((push && (s_req_data[1:0] == 2'd1)) && req_ok) ? s_req_data[153:130] : ((rewind_fire && (rewind_data_reg[1:0] == 2'd1)) ? qp1_acked_next : qp_tp_reg[208:185]);
 
-// gen/nic/ack-tracker.ts:447:31
-assign qp1_outstanding_next = (qp_tp_reg[296] || ((push && (s_req_data[1:0] == 2'd1)) && req_ok)) && (qp1_acked_next != qp1_last_sent_next);
+// gen/nic/ack-tracker.ts:499:31
+assign qp1_outstanding_next = (qp_tp_reg[184] || ((push && (s_req_data[1:0] == 2'd1)) && req_ok)) && (qp1_acked_next != qp1_last_sent_next);
 
-// gen/nic/ack-tracker.ts:453:24
+// gen/nic/ack-tracker.ts:504:24
 assign qp1_progress = ((s_ack_valid && (s_ack_data[1:0] == 2'd1)) && ack_moves) || ((s_read_done_valid && (s_read_done_data[1:0] == 2'd1)) && done_ack);
 
-// gen/nic/ack-tracker.ts:460:22
-assign qp1_count_next = ((push && (s_req_data[1:0] == 2'd1)) && !(retire && (sel_qp_reg == 2'd1))) ? (qp_tp_reg[284:280] + 5'd1) : (((retire && (sel_qp_reg == 2'd1)) && !(push && (s_req_data[1:0] == 2'd1))) ? (qp_tp_reg[284:280] - 5'd1) : qp_tp_reg[284:280]);
+// gen/nic/ack-tracker.ts:511:22
+assign qp1_count_next = ((push && (s_req_data[1:0] == 2'd1)) && !(retire && (sel_qp_reg == 2'd1))) ? (qp_tp_reg[172:168] + 5'd1) : (((retire && (sel_qp_reg == 2'd1)) && !(push && (s_req_data[1:0] == 2'd1))) ? (qp_tp_reg[172:168] - 5'd1) : qp_tp_reg[172:168]);
 
-// gen/nic/ack-tracker.ts:494:25
-assign qp1_retry_pend_next = !(ctx_state[5:3] == 3'd3) ? 1'b0 : ((((((s_ack_valid && (s_ack_data[1:0] == 2'd1)) && seq_retry) && !seq_retry_exceeded) || (((scan_reg == 2'd1) && ack_timeout_fire) && !timeout_retry_exceeded)) || (((scan_reg == 2'd1) && timer_fire) && part_90[192])) ? 1'd1 : (((rewind_fire && (rewind_data_reg[1:0] == 2'd1)) || (qp1_count_next == 5'd0)) ? 1'b0 : qp_tp_reg[458]));
+// gen/nic/ack-tracker.ts:541:25
+assign qp1_retry_pend_next = !(ctx_state[5:3] == 3'd3) ? 1'b0 : ((((((s_ack_valid && (s_ack_data[1:0] == 2'd1)) && seq_retry) && !seq_retry_exceeded) || (((scan_reg == 2'd1) && ack_timeout_fire) && !timeout_retry_exceeded)) || (((scan_reg == 2'd1) && timer_fire) && part_18[120])) ? 1'd1 : (((rewind_fire && (rewind_data_reg[1:0] == 2'd1)) || (qp1_count_next == 5'd0)) ? 1'b0 : qp_tp_reg[274]));
 
-// gen/nic/ack-tracker.ts:502:23
-assign qp1_tm_armed_next = ((((scan_reg == 2'd1) && timer_fire) || (rewind_fire && (rewind_data_reg[1:0] == 2'd1))) || !(ctx_state[5:3] == 3'd3)) ? 1'b0 : ((((s_ack_valid && (s_ack_data[1:0] == 2'd1)) && rnr_retry) && !rnr_retry_exceeded) ? 1'd1 : ((qp_tp_reg[459] && qp_tp_reg[460]) ? 1'd1 : (((ctx_retry[28:24] != 5'd0) && qp1_outstanding_next) && !qp1_retry_pend_next)));
+// gen/nic/ack-tracker.ts:549:23
+assign qp1_tm_armed_next = ((((scan_reg == 2'd1) && timer_fire) || (rewind_fire && (rewind_data_reg[1:0] == 2'd1))) || !(ctx_state[5:3] == 3'd3)) ? 1'b0 : ((((s_ack_valid && (s_ack_data[1:0] == 2'd1)) && rnr_retry) && !rnr_retry_exceeded) ? 1'd1 : ((qp_tp_reg[275] && qp_tp_reg[276]) ? 1'd1 : (((ctx_retry[28:24] != 5'd0) && qp1_outstanding_next) && !qp1_retry_pend_next)));
 
-// gen/nic/ack-tracker.ts:507:20
-assign qp1_wake = !(ctx_state[5:3] == 3'd3) || ((qp_tp_reg[535:534] == 2'd1) ? (qp_tp_reg[388:384] == 5'd0) : ((qp_tp_reg[535:534] == 2'd2) ? ctx_room[1] : ((qp_tp_reg[535:534] == 2'd3) ? ((qp_tp_reg[284:280] != 5'd16) && ((qp_tp_reg[295:291] != 5'd0) || !pool_empty)) : 1'd1)));
+// gen/nic/ack-tracker.ts:554:20
+assign qp1_wake = !(ctx_state[5:3] == 3'd3) || ((qp_tp_reg[311:310] == 2'd1) ? (qp_tp_reg[240:236] == 5'd0) : ((qp_tp_reg[311:310] == 2'd2) ? ctx_room[1] : ((qp_tp_reg[311:310] == 2'd3) ? ((qp_tp_reg[172:168] != 5'd16) && ((qp_tp_reg[183:179] != 5'd0) || !pool_empty)) : 1'd1)));
 
-// gen/nic/ack-tracker.ts:442:24
-assign qp2_rd_early_hit = (((push && (s_req_data[1:0] == 2'd2)) && req_ok) && req_is_read) && ((qp_tp_reg[718] && (qp_tp_reg[680:657] == s_req_data[153:130])) || (((((s_read_done_valid && (s_read_done_data[1:0] == 2'd2)) && done_ok) && !done_ack) && (!qp_tp_reg[564] || (!binary_91[23] && (s_read_done_data[89:66] != qp_tp_reg[588:565])))) && (s_read_done_data[89:66] == s_req_data[153:130])));
+// gen/nic/ack-tracker.ts:494:24
+assign qp2_rd_early_hit = (push && (s_req_data[1:0] == 2'd2)) && push_rd_early_hit;
 
-// gen/nic/ack-tracker.ts:444:21
-assign qp2_acked_next = qp2_rd_early_hit ? s_req_data[153:130] : ((((s_ack_valid && (s_ack_data[1:0] == 2'd2)) && ack_moves) && !(((s_read_done_valid && (s_read_done_data[1:0] == 2'd2)) && done_ack) && (!binary_92[23] && (s_read_done_data[89:66] != ack_new_acked)))) ? ack_new_acked : (((s_read_done_valid && (s_read_done_data[1:0] == 2'd2)) && done_ack) ? s_read_done_data[89:66] : ((((push && (s_req_data[1:0] == 2'd2)) && req_ok) && req_all_acked) ? (s_req_data[129:106] - 24'd1) : qp_tp_reg[612:589])));
+// gen/nic/ack-tracker.ts:496:21
+assign qp2_acked_next = qp2_rd_early_hit ? s_req_data[153:130] : ((((s_ack_valid && (s_ack_data[1:0] == 2'd2)) && ack_moves) && !(((s_read_done_valid && (s_read_done_data[1:0] == 2'd2)) && done_ack) && (!binary_20[23] && (s_read_done_data[89:66] != ack_new_acked)))) ? ack_new_acked : (((s_read_done_valid && (s_read_done_data[1:0] == 2'd2)) && done_ack) ? s_read_done_data[89:66] : ((((push && (s_req_data[1:0] == 2'd2)) && req_ok) && req_all_acked) ? (s_req_data[129:106] - 24'd1) : qp_tp_reg[388:365])));
 
-// gen/nic/ack-tracker.ts:445:24
-assign qp2_last_sent_next = ((push && (s_req_data[1:0] == 2'd2)) && req_ok) ? s_req_data[153:130] : ((rewind_fire && (rewind_data_reg[1:0] == 2'd2)) ? qp2_acked_next : qp_tp_reg[588:565]);
+// gen/nic/ack-tracker.ts:497:24
+assign qp2_last_sent_next = ((push && (s_req_data[1:0] == 2'd2)) && req_ok) ? s_req_data[153:130] : ((rewind_fire && (rewind_data_reg[1:0] == 2'd2)) ? qp2_acked_next : qp_tp_reg[364:341]);
 
-// gen/nic/ack-tracker.ts:447:31
-assign qp2_outstanding_next = (qp_tp_reg[564] || ((push && (s_req_data[1:0] == 2'd2)) && req_ok)) && (qp2_acked_next != qp2_last_sent_next);
+// gen/nic/ack-tracker.ts:499:31
+assign qp2_outstanding_next = (qp_tp_reg[340] || ((push && (s_req_data[1:0] == 2'd2)) && req_ok)) && (qp2_acked_next != qp2_last_sent_next);
 
-// gen/nic/ack-tracker.ts:453:24
+// gen/nic/ack-tracker.ts:504:24
 assign qp2_progress = ((s_ack_valid && (s_ack_data[1:0] == 2'd2)) && ack_moves) || ((s_read_done_valid && (s_read_done_data[1:0] == 2'd2)) && done_ack);
 
-// gen/nic/ack-tracker.ts:460:22
-assign qp2_count_next = ((push && (s_req_data[1:0] == 2'd2)) && !(retire && (sel_qp_reg == 2'd2))) ? (qp_tp_reg[552:548] + 5'd1) : (((retire && (sel_qp_reg == 2'd2)) && !(push && (s_req_data[1:0] == 2'd2))) ? (qp_tp_reg[552:548] - 5'd1) : qp_tp_reg[552:548]);
+// gen/nic/ack-tracker.ts:511:22
+assign qp2_count_next = ((push && (s_req_data[1:0] == 2'd2)) && !(retire && (sel_qp_reg == 2'd2))) ? (qp_tp_reg[328:324] + 5'd1) : (((retire && (sel_qp_reg == 2'd2)) && !(push && (s_req_data[1:0] == 2'd2))) ? (qp_tp_reg[328:324] - 5'd1) : qp_tp_reg[328:324]);
 
-// gen/nic/ack-tracker.ts:494:25
-assign qp2_retry_pend_next = !(ctx_state[8:6] == 3'd3) ? 1'b0 : ((((((s_ack_valid && (s_ack_data[1:0] == 2'd2)) && seq_retry) && !seq_retry_exceeded) || (((scan_reg == 2'd2) && ack_timeout_fire) && !timeout_retry_exceeded)) || (((scan_reg == 2'd2) && timer_fire) && part_93[192])) ? 1'd1 : (((rewind_fire && (rewind_data_reg[1:0] == 2'd2)) || (qp2_count_next == 5'd0)) ? 1'b0 : qp_tp_reg[726]));
+// gen/nic/ack-tracker.ts:541:25
+assign qp2_retry_pend_next = !(ctx_state[8:6] == 3'd3) ? 1'b0 : ((((((s_ack_valid && (s_ack_data[1:0] == 2'd2)) && seq_retry) && !seq_retry_exceeded) || (((scan_reg == 2'd2) && ack_timeout_fire) && !timeout_retry_exceeded)) || (((scan_reg == 2'd2) && timer_fire) && part_18[120])) ? 1'd1 : (((rewind_fire && (rewind_data_reg[1:0] == 2'd2)) || (qp2_count_next == 5'd0)) ? 1'b0 : qp_tp_reg[430]));
 
-// gen/nic/ack-tracker.ts:502:23
-assign qp2_tm_armed_next = ((((scan_reg == 2'd2) && timer_fire) || (rewind_fire && (rewind_data_reg[1:0] == 2'd2))) || !(ctx_state[8:6] == 3'd3)) ? 1'b0 : ((((s_ack_valid && (s_ack_data[1:0] == 2'd2)) && rnr_retry) && !rnr_retry_exceeded) ? 1'd1 : ((qp_tp_reg[727] && qp_tp_reg[728]) ? 1'd1 : (((ctx_retry[44:40] != 5'd0) && qp2_outstanding_next) && !qp2_retry_pend_next)));
+// gen/nic/ack-tracker.ts:549:23
+assign qp2_tm_armed_next = ((((scan_reg == 2'd2) && timer_fire) || (rewind_fire && (rewind_data_reg[1:0] == 2'd2))) || !(ctx_state[8:6] == 3'd3)) ? 1'b0 : ((((s_ack_valid && (s_ack_data[1:0] == 2'd2)) && rnr_retry) && !rnr_retry_exceeded) ? 1'd1 : ((qp_tp_reg[431] && qp_tp_reg[432]) ? 1'd1 : (((ctx_retry[44:40] != 5'd0) && qp2_outstanding_next) && !qp2_retry_pend_next)));
 
-// gen/nic/ack-tracker.ts:507:20
-assign qp2_wake = !(ctx_state[8:6] == 3'd3) || ((qp_tp_reg[803:802] == 2'd1) ? (qp_tp_reg[656:652] == 5'd0) : ((qp_tp_reg[803:802] == 2'd2) ? ctx_room[2] : ((qp_tp_reg[803:802] == 2'd3) ? ((qp_tp_reg[552:548] != 5'd16) && ((qp_tp_reg[563:559] != 5'd0) || !pool_empty)) : 1'd1)));
+// gen/nic/ack-tracker.ts:554:20
+assign qp2_wake = !(ctx_state[8:6] == 3'd3) || ((qp_tp_reg[467:466] == 2'd1) ? (qp_tp_reg[396:392] == 5'd0) : ((qp_tp_reg[467:466] == 2'd2) ? ctx_room[2] : ((qp_tp_reg[467:466] == 2'd3) ? ((qp_tp_reg[328:324] != 5'd16) && ((qp_tp_reg[339:335] != 5'd0) || !pool_empty)) : 1'd1)));
 
-// gen/nic/ack-tracker.ts:442:24
-assign qp3_rd_early_hit = (((push && (s_req_data[1:0] == 2'd3)) && req_ok) && req_is_read) && ((qp_tp_reg[986] && (qp_tp_reg[948:925] == s_req_data[153:130])) || (((((s_read_done_valid && (s_read_done_data[1:0] == 2'd3)) && done_ok) && !done_ack) && (!qp_tp_reg[832] || (!binary_94[23] && (s_read_done_data[89:66] != qp_tp_reg[856:833])))) && (s_read_done_data[89:66] == s_req_data[153:130])));
+// gen/nic/ack-tracker.ts:494:24
+assign qp3_rd_early_hit = (push && (s_req_data[1:0] == 2'd3)) && push_rd_early_hit;
 
-// gen/nic/ack-tracker.ts:444:21
-assign qp3_acked_next = qp3_rd_early_hit ? s_req_data[153:130] : ((((s_ack_valid && (s_ack_data[1:0] == 2'd3)) && ack_moves) && !(((s_read_done_valid && (s_read_done_data[1:0] == 2'd3)) && done_ack) && (!binary_95[23] && (s_read_done_data[89:66] != ack_new_acked)))) ? ack_new_acked : (((s_read_done_valid && (s_read_done_data[1:0] == 2'd3)) && done_ack) ? s_read_done_data[89:66] : ((((push && (s_req_data[1:0] == 2'd3)) && req_ok) && req_all_acked) ? (s_req_data[129:106] - 24'd1) : qp_tp_reg[880:857])));
+// gen/nic/ack-tracker.ts:496:21
+assign qp3_acked_next = qp3_rd_early_hit ? s_req_data[153:130] : ((((s_ack_valid && (s_ack_data[1:0] == 2'd3)) && ack_moves) && !(((s_read_done_valid && (s_read_done_data[1:0] == 2'd3)) && done_ack) && (!binary_20[23] && (s_read_done_data[89:66] != ack_new_acked)))) ? ack_new_acked : (((s_read_done_valid && (s_read_done_data[1:0] == 2'd3)) && done_ack) ? s_read_done_data[89:66] : ((((push && (s_req_data[1:0] == 2'd3)) && req_ok) && req_all_acked) ? (s_req_data[129:106] - 24'd1) : qp_tp_reg[544:521])));
 
-// gen/nic/ack-tracker.ts:445:24
-assign qp3_last_sent_next = ((push && (s_req_data[1:0] == 2'd3)) && req_ok) ? s_req_data[153:130] : ((rewind_fire && (rewind_data_reg[1:0] == 2'd3)) ? qp3_acked_next : qp_tp_reg[856:833]);
+// gen/nic/ack-tracker.ts:497:24
+assign qp3_last_sent_next = ((push && (s_req_data[1:0] == 2'd3)) && req_ok) ? s_req_data[153:130] : ((rewind_fire && (rewind_data_reg[1:0] == 2'd3)) ? qp3_acked_next : qp_tp_reg[520:497]);
 
-// gen/nic/ack-tracker.ts:447:31
-assign qp3_outstanding_next = (qp_tp_reg[832] || ((push && (s_req_data[1:0] == 2'd3)) && req_ok)) && (qp3_acked_next != qp3_last_sent_next);
+// gen/nic/ack-tracker.ts:499:31
+assign qp3_outstanding_next = (qp_tp_reg[496] || ((push && (s_req_data[1:0] == 2'd3)) && req_ok)) && (qp3_acked_next != qp3_last_sent_next);
 
-// gen/nic/ack-tracker.ts:453:24
+// gen/nic/ack-tracker.ts:504:24
 assign qp3_progress = ((s_ack_valid && (s_ack_data[1:0] == 2'd3)) && ack_moves) || ((s_read_done_valid && (s_read_done_data[1:0] == 2'd3)) && done_ack);
 
-// gen/nic/ack-tracker.ts:460:22
-assign qp3_count_next = ((push && (s_req_data[1:0] == 2'd3)) && !(retire && (sel_qp_reg == 2'd3))) ? (qp_tp_reg[820:816] + 5'd1) : (((retire && (sel_qp_reg == 2'd3)) && !(push && (s_req_data[1:0] == 2'd3))) ? (qp_tp_reg[820:816] - 5'd1) : qp_tp_reg[820:816]);
+// gen/nic/ack-tracker.ts:511:22
+assign qp3_count_next = ((push && (s_req_data[1:0] == 2'd3)) && !(retire && (sel_qp_reg == 2'd3))) ? (qp_tp_reg[484:480] + 5'd1) : (((retire && (sel_qp_reg == 2'd3)) && !(push && (s_req_data[1:0] == 2'd3))) ? (qp_tp_reg[484:480] - 5'd1) : qp_tp_reg[484:480]);
 
-// gen/nic/ack-tracker.ts:494:25
-assign qp3_retry_pend_next = !(ctx_state[11:9] == 3'd3) ? 1'b0 : ((((((s_ack_valid && (s_ack_data[1:0] == 2'd3)) && seq_retry) && !seq_retry_exceeded) || (((scan_reg == 2'd3) && ack_timeout_fire) && !timeout_retry_exceeded)) || (((scan_reg == 2'd3) && timer_fire) && part_96[192])) ? 1'd1 : (((rewind_fire && (rewind_data_reg[1:0] == 2'd3)) || (qp3_count_next == 5'd0)) ? 1'b0 : qp_tp_reg[994]));
+// gen/nic/ack-tracker.ts:541:25
+assign qp3_retry_pend_next = !(ctx_state[11:9] == 3'd3) ? 1'b0 : ((((((s_ack_valid && (s_ack_data[1:0] == 2'd3)) && seq_retry) && !seq_retry_exceeded) || (((scan_reg == 2'd3) && ack_timeout_fire) && !timeout_retry_exceeded)) || (((scan_reg == 2'd3) && timer_fire) && part_18[120])) ? 1'd1 : (((rewind_fire && (rewind_data_reg[1:0] == 2'd3)) || (qp3_count_next == 5'd0)) ? 1'b0 : qp_tp_reg[586]));
 
-// gen/nic/ack-tracker.ts:502:23
-assign qp3_tm_armed_next = ((((scan_reg == 2'd3) && timer_fire) || (rewind_fire && (rewind_data_reg[1:0] == 2'd3))) || !(ctx_state[11:9] == 3'd3)) ? 1'b0 : ((((s_ack_valid && (s_ack_data[1:0] == 2'd3)) && rnr_retry) && !rnr_retry_exceeded) ? 1'd1 : ((qp_tp_reg[995] && qp_tp_reg[996]) ? 1'd1 : (((ctx_retry[60:56] != 5'd0) && qp3_outstanding_next) && !qp3_retry_pend_next)));
+// gen/nic/ack-tracker.ts:549:23
+assign qp3_tm_armed_next = ((((scan_reg == 2'd3) && timer_fire) || (rewind_fire && (rewind_data_reg[1:0] == 2'd3))) || !(ctx_state[11:9] == 3'd3)) ? 1'b0 : ((((s_ack_valid && (s_ack_data[1:0] == 2'd3)) && rnr_retry) && !rnr_retry_exceeded) ? 1'd1 : ((qp_tp_reg[587] && qp_tp_reg[588]) ? 1'd1 : (((ctx_retry[60:56] != 5'd0) && qp3_outstanding_next) && !qp3_retry_pend_next)));
 
-// gen/nic/ack-tracker.ts:507:20
-assign qp3_wake = !(ctx_state[11:9] == 3'd3) || ((qp_tp_reg[1071:1070] == 2'd1) ? (qp_tp_reg[924:920] == 5'd0) : ((qp_tp_reg[1071:1070] == 2'd2) ? ctx_room[3] : ((qp_tp_reg[1071:1070] == 2'd3) ? ((qp_tp_reg[820:816] != 5'd16) && ((qp_tp_reg[831:827] != 5'd0) || !pool_empty)) : 1'd1)));
+// gen/nic/ack-tracker.ts:554:20
+assign qp3_wake = !(ctx_state[11:9] == 3'd3) || ((qp_tp_reg[623:622] == 2'd1) ? (qp_tp_reg[552:548] == 5'd0) : ((qp_tp_reg[623:622] == 2'd2) ? ctx_room[3] : ((qp_tp_reg[623:622] == 2'd3) ? ((qp_tp_reg[484:480] != 5'd16) && ((qp_tp_reg[495:491] != 5'd0) || !pool_empty)) : 1'd1)));
 
-// gen/nic/ack-tracker.ts:542:12
-assign read_busy = {(qp_tp_reg[924:920] != 5'd0), (qp_tp_reg[656:652] != 5'd0), (qp_tp_reg[388:384] != 5'd0), (qp_tp_reg[120:116] != 5'd0)};
+// gen/nic/ack-tracker.ts:581:12
+assign read_busy = {(qp_tp_reg[552:548] != 5'd0), (qp_tp_reg[396:392] != 5'd0), (qp_tp_reg[240:236] != 5'd0), (qp_tp_reg[84:80] != 5'd0)};
 
-// gen/nic/ack-tracker.ts:543:8
-assign tx_hold = {((qp_tp_reg[1071:1070] != 2'b00) && !qp3_wake), ((qp_tp_reg[803:802] != 2'b00) && !qp2_wake), ((qp_tp_reg[535:534] != 2'b00) && !qp1_wake), ((qp_tp_reg[267:266] != 2'b00) && !qp0_wake)};
+// gen/nic/ack-tracker.ts:582:8
+assign tx_hold = {((qp_tp_reg[623:622] != 2'b00) && !qp3_wake), ((qp_tp_reg[467:466] != 2'b00) && !qp2_wake), ((qp_tp_reg[311:310] != 2'b00) && !qp1_wake), ((qp_tp_reg[155:154] != 2'b00) && !qp0_wake)};
 
-// gen/nic/ack-tracker.ts:547:6
-assign tp = {((part_98[16:12] != 5'd16) && ((part_97[27:23] != 5'd0) || !pool_empty)), part_99[101:78], part_100[77], part_101[265:242], part_102[241], part_103[240:225]};
+// gen/nic/ack-tracker.ts:586:6
+assign tp = {((part_21[16:12] != 5'd16) && ((part_21[27:23] != 5'd0) || !pool_empty)), (sent_high_zero_reg[tp_qp] ? 24'd0 : ((sent_high_newest_reg[tp_qp] == 1'b0) ? sent_high_post_mem_rdata2 : sent_high_rewind_mem_rdata2)), part_21[77], (resume_psn_zero_reg[tp_qp] ? 24'd0 : resume_psn_rewind_mem_rdata), part_21[153], (exp_idx_zero_reg[tp_qp] ? 16'd0 : ((exp_idx_newest_reg[tp_qp] == 1'b0) ? exp_idx_post_mem_rdata : exp_idx_rewind_mem_rdata))};
 
-// gen/nic/ack-tracker.ts:156:7
+// gen/lib/banked-memory.ts:60:14
+always @(posedge clk) begin
+    exp_idx_newest_reg[0] <= (exp_idx_post_we && (exp_idx_post_row == 2'b00)) ? 1'b0 : ((exp_idx_rewind_we && (exp_idx_rewind_row == 2'b00)) ? 1'd1 : exp_idx_newest_reg[0]);
+    exp_idx_newest_reg[1] <= (exp_idx_post_we && (exp_idx_post_row == 2'd1)) ? 1'b0 : ((exp_idx_rewind_we && (exp_idx_rewind_row == 2'd1)) ? 1'd1 : exp_idx_newest_reg[1]);
+    exp_idx_newest_reg[2] <= (exp_idx_post_we && (exp_idx_post_row == 2'd2)) ? 1'b0 : ((exp_idx_rewind_we && (exp_idx_rewind_row == 2'd2)) ? 1'd1 : exp_idx_newest_reg[2]);
+    exp_idx_newest_reg[3] <= (exp_idx_post_we && (exp_idx_post_row == 2'd3)) ? 1'b0 : ((exp_idx_rewind_we && (exp_idx_rewind_row == 2'd3)) ? 1'd1 : exp_idx_newest_reg[3]);
+    if (rst) begin
+        exp_idx_newest_reg <= 4'b0000;
+    end
+end
+
+// gen/lib/banked-memory.ts:74:10
+always @(posedge clk) begin
+    exp_idx_zero_reg <= {(exp_idx_clear_rows[3] || (exp_idx_zero_reg[3] && !((exp_idx_post_we && (exp_idx_post_row == 2'd3)) || (exp_idx_rewind_we && (exp_idx_rewind_row == 2'd3))))), (exp_idx_clear_rows[2] || (exp_idx_zero_reg[2] && !((exp_idx_post_we && (exp_idx_post_row == 2'd2)) || (exp_idx_rewind_we && (exp_idx_rewind_row == 2'd2))))), (exp_idx_clear_rows[1] || (exp_idx_zero_reg[1] && !((exp_idx_post_we && (exp_idx_post_row == 2'd1)) || (exp_idx_rewind_we && (exp_idx_rewind_row == 2'd1))))), (exp_idx_clear_rows[0] || (exp_idx_zero_reg[0] && !((exp_idx_post_we && (exp_idx_post_row == 2'b00)) || (exp_idx_rewind_we && (exp_idx_rewind_row == 2'b00)))))};
+    if (rst) begin
+        exp_idx_zero_reg <= 4'd15;
+    end
+end
+
+// gen/lib/banked-memory.ts:74:10
+always @(posedge clk) begin
+    resume_psn_zero_reg <= {(resume_psn_clear_rows[3] || (resume_psn_zero_reg[3] && !(resume_psn_rewind_we && (resume_psn_rewind_row == 2'd3)))), (resume_psn_clear_rows[2] || (resume_psn_zero_reg[2] && !(resume_psn_rewind_we && (resume_psn_rewind_row == 2'd2)))), (resume_psn_clear_rows[1] || (resume_psn_zero_reg[1] && !(resume_psn_rewind_we && (resume_psn_rewind_row == 2'd1)))), (resume_psn_clear_rows[0] || (resume_psn_zero_reg[0] && !(resume_psn_rewind_we && (resume_psn_rewind_row == 2'b00))))};
+    if (rst) begin
+        resume_psn_zero_reg <= 4'd15;
+    end
+end
+
+// gen/lib/banked-memory.ts:60:14
+always @(posedge clk) begin
+    sent_high_newest_reg[0] <= (sent_high_post_we && (sent_high_post_row == 2'b00)) ? 1'b0 : ((sent_high_rewind_we && (sent_high_rewind_row == 2'b00)) ? 1'd1 : sent_high_newest_reg[0]);
+    sent_high_newest_reg[1] <= (sent_high_post_we && (sent_high_post_row == 2'd1)) ? 1'b0 : ((sent_high_rewind_we && (sent_high_rewind_row == 2'd1)) ? 1'd1 : sent_high_newest_reg[1]);
+    sent_high_newest_reg[2] <= (sent_high_post_we && (sent_high_post_row == 2'd2)) ? 1'b0 : ((sent_high_rewind_we && (sent_high_rewind_row == 2'd2)) ? 1'd1 : sent_high_newest_reg[2]);
+    sent_high_newest_reg[3] <= (sent_high_post_we && (sent_high_post_row == 2'd3)) ? 1'b0 : ((sent_high_rewind_we && (sent_high_rewind_row == 2'd3)) ? 1'd1 : sent_high_newest_reg[3]);
+    if (rst) begin
+        sent_high_newest_reg <= 4'b0000;
+    end
+end
+
+// gen/lib/banked-memory.ts:74:10
+always @(posedge clk) begin
+    sent_high_zero_reg <= {(sent_high_clear_rows[3] || (sent_high_zero_reg[3] && !((sent_high_post_we && (sent_high_post_row == 2'd3)) || (sent_high_rewind_we && (sent_high_rewind_row == 2'd3))))), (sent_high_clear_rows[2] || (sent_high_zero_reg[2] && !((sent_high_post_we && (sent_high_post_row == 2'd2)) || (sent_high_rewind_we && (sent_high_rewind_row == 2'd2))))), (sent_high_clear_rows[1] || (sent_high_zero_reg[1] && !((sent_high_post_we && (sent_high_post_row == 2'd1)) || (sent_high_rewind_we && (sent_high_rewind_row == 2'd1))))), (sent_high_clear_rows[0] || (sent_high_zero_reg[0] && !((sent_high_post_we && (sent_high_post_row == 2'b00)) || (sent_high_rewind_we && (sent_high_rewind_row == 2'b00)))))};
+    if (rst) begin
+        sent_high_zero_reg <= 4'd15;
+    end
+end
+
+// gen/nic/ack-tracker.ts:175:7
 always @(posedge clk) begin
     now_reg <= now_reg + 32'd1;
     if (rst) begin
@@ -1065,35 +830,56 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/ack-tracker.ts:185:5
+// gen/nic/ack-tracker.ts:204:5
 always @(posedge clk) begin
-    if ((push && !push_from_spare) && (part_104[16:12] != 5'd0)) begin
-        entry_next[part_105[11:6]] <= push_slot;
+    if ((push && !push_from_spare) && (part_0[16:12] != 5'd0)) begin
+        entry_next[part_0[11:6]] <= push_slot;
     end
 end
 
-// gen/nic/ack-tracker.ts:191:5
+// gen/lib/banked-memory.ts:91:9
+always @(posedge clk) begin
+    if (push_high_up) begin
+        sent_high_post_mem[s_req_data[1:0]] <= s_req_data[153:130];
+    end
+end
+
+// gen/lib/banked-memory.ts:91:9
+always @(posedge clk) begin
+    if (push) begin
+        exp_idx_post_mem[s_req_data[1:0]] <= (s_req_data[193:178] + 16'd1);
+    end
+end
+
+// gen/nic/ack-tracker.ts:215:5
 always @(posedge clk) begin
     if (push) begin
         entries[push_slot] <= {s_req_data[198:195], s_req_data[194], s_req_data[193:178], s_req_data[153:130], s_req_data[177:154], s_req_data[105:74], s_req_data[73:66], s_req_data[65:2]};
     end
 end
 
-// gen/nic/ack-tracker.ts:316:5
+// gen/lib/banked-memory.ts:91:9
+always @(posedge clk) begin
+    if (done_err) begin
+        rd_err_done_mem[s_read_done_data[1:0]] <= {s_read_done_data[101:94], s_read_done_data[93:90], s_read_done_data[89:66]};
+    end
+end
+
+// gen/nic/ack-tracker.ts:357:5
 always @(posedge clk) begin
     if (m_cqe_ready) begin
         cqe_valid_reg <= 1'b0;
     end
     if (retire && wants_cqe) begin
         cqe_valid_reg <= 1'd1;
-        cqe_data_reg <= {(uses_nak ? part_106[114:107] : (uses_rd_err ? part_107[181:174] : 8'd0)), {4'b0000, out_status}, entries_rdata[71:64], entries_rdata[103:72], entries_rdata[63:0], sel_qp_reg};
+        cqe_data_reg <= {(uses_nak ? nak_err_mem_rdata[11:4] : (uses_rd_err ? rd_err_done_mem_rdata[35:28] : 8'd0)), {4'b0000, out_status}, entries_rdata[71:64], entries_rdata[103:72], entries_rdata[63:0], sel_qp_reg};
     end
     if (rst) begin
         cqe_valid_reg <= 1'b0;
     end
 end
 
-// gen/nic/ack-tracker.ts:318:7
+// gen/nic/ack-tracker.ts:359:7
 always @(posedge clk) begin
     case (state)
         STATE_PICK: begin
@@ -1115,7 +901,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/ack-tracker.ts:334:11
+// gen/nic/ack-tracker.ts:375:11
 always @(posedge clk) begin
     sq_ci_valid_reg <= retire && !sel_reset;
     if (rst) begin
@@ -1123,7 +909,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/ack-tracker.ts:335:8
+// gen/nic/ack-tracker.ts:376:8
 always @(posedge clk) begin
     sq_ci_qp_reg <= sel_qp_reg;
     if (rst) begin
@@ -1131,7 +917,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/ack-tracker.ts:336:11
+// gen/nic/ack-tracker.ts:377:11
 always @(posedge clk) begin
     sq_ci_value_reg <= entries_rdata[167:152] + 16'd1;
     if (rst) begin
@@ -1139,7 +925,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/ack-tracker.ts:339:12
+// gen/nic/ack-tracker.ts:380:12
 always @(posedge clk) begin
     retry_exc_reg <= (retire && wants_cqe) && ((out_status == 4'd7) || (out_status == 4'd10));
     if (rst) begin
@@ -1147,12 +933,12 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/ack-tracker.ts:351:5
+// gen/nic/ack-tracker.ts:392:5
 always @(posedge clk) begin
     if (rewind_fire) begin
         rewind_valid_reg <= 1'b0;
     end
-    if (ctx_state[rewind_data_reg[1:0] * 3 +: 3] == 3'b000) begin
+    if (ctx_state_rows[rewind_data_reg[1:0]] == 3'b000) begin
         rewind_valid_reg <= 1'b0;
     end
     if (rewind_here) begin
@@ -1165,7 +951,28 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/ack-tracker.ts:363:8
+// gen/lib/banked-memory.ts:91:9
+always @(posedge clk) begin
+    if (rewind_fire) begin
+        exp_idx_rewind_mem[rewind_data_reg[1:0]] <= rewind_data_reg[17:2];
+    end
+end
+
+// gen/lib/banked-memory.ts:91:9
+always @(posedge clk) begin
+    if (rewind_fire) begin
+        resume_psn_rewind_mem[rewind_data_reg[1:0]] <= rewind_resume_psn;
+    end
+end
+
+// gen/lib/banked-memory.ts:91:9
+always @(posedge clk) begin
+    if (rewind_fire && rewind_high[0]) begin
+        sent_high_rewind_mem[rewind_data_reg[1:0]] <= rewind_high[25:2];
+    end
+end
+
+// gen/nic/ack-tracker.ts:408:8
 always @(posedge clk) begin
     scan_reg <= (scan_reg == 2'd3) ? 2'b00 : (scan_reg + 2'd1);
     if (rst) begin
@@ -1173,7 +980,14 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/ack-tracker.ts:374:11
+// gen/lib/banked-memory.ts:91:9
+always @(posedge clk) begin
+    if (ack_qp_error || timeout_retry_exceeded) begin
+        nak_err_mem[(ack_qp_error ? s_ack_data[1:0] : scan_reg)] <= (ack_qp_error ? {((seq_retry_exceeded && !nak_take) ? 8'd96 : s_ack_data[33:26]), (nak_take ? nak_status : (seq_retry_exceeded ? 4'd7 : 4'd10))} : {8'd0, 4'd7});
+    end
+end
+
+// gen/nic/ack-tracker.ts:424:11
 always @(posedge clk) begin
     ack_timeout_reg <= ack_timeout_fire;
     if (rst) begin
@@ -1181,7 +995,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/ack-tracker.ts:375:8
+// gen/nic/ack-tracker.ts:425:8
 always @(posedge clk) begin
     ack_timeout_qp_reg <= scan_reg;
     if (rst) begin
@@ -1189,7 +1003,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/ack-tracker.ts:380:12
+// gen/nic/ack-tracker.ts:430:12
 always @(posedge clk) begin
     qp_error_valid_reg <= (ack_qp_error || timeout_retry_exceeded) || (retire && rd_err_fatal);
     if (rst) begin
@@ -1197,7 +1011,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/ack-tracker.ts:381:9
+// gen/nic/ack-tracker.ts:431:9
 always @(posedge clk) begin
     qp_error_qp_reg <= ack_qp_error ? s_ack_data[1:0] : (timeout_retry_exceeded ? scan_reg : sel_qp_reg);
     if (rst) begin
@@ -1205,10 +1019,10 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/ack-tracker.ts:409:5
+// gen/nic/ack-tracker.ts:459:5
 always @(posedge clk) begin
     if (pool_give_back) begin
-        free_slots[pool_free_tail_reg] <= (retire ? part_108[5:0] : part_109[22:17]);
+        free_slots[pool_free_tail_reg] <= (retire ? part_12[5:0] : part_22[22:17]);
         pool_free_tail_reg <= (pool_free_tail_reg == 6'd63) ? 6'd0 : (pool_free_tail_reg + 6'd1);
     end
     if (rst) begin
@@ -1216,7 +1030,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/ack-tracker.ts:413:5
+// gen/nic/ack-tracker.ts:463:5
 always @(posedge clk) begin
     if (pool_take_freed) begin
         pool_free_head_reg <= (pool_free_head_reg == 6'd63) ? 6'd0 : (pool_free_head_reg + 6'd1);
@@ -1226,7 +1040,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/ack-tracker.ts:414:5
+// gen/nic/ack-tracker.ts:464:5
 always @(posedge clk) begin
     if (pool_take_fresh) begin
         pool_fresh_reg <= pool_fresh_reg + 7'd1;
@@ -1236,7 +1050,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/ack-tracker.ts:415:11
+// gen/nic/ack-tracker.ts:465:11
 always @(posedge clk) begin
     pool_free_count_reg <= (pool_give_back && !pool_take_freed) ? (pool_free_count_reg + 7'd1) : ((pool_take_freed && !pool_give_back) ? (pool_free_count_reg - 7'd1) : pool_free_count_reg);
     if (rst) begin
@@ -1244,37 +1058,70 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/qp-transport.ts:134:28
+// gen/nic/qp-transport.ts:139:28
 always @(posedge clk) begin
-    qp_tp_reg[267:0] <= (ctx_state[2:0] == 3'b000) ? {2'b00, 24'd0, 1'b0, 16'd0, 32'd0, 1'b0, 1'b0, 1'b0, 1'b0, ctx_retry[6:4], ctx_retry[2:0], 1'b0, 8'd0, 4'b0000, 24'd0, 1'b0, 24'd0, 5'd0, 1'b0, 8'd0, 4'b0000, 1'b0, 24'd0, 1'b0, 24'd0, 24'd0, 1'b0, (1'd1 ? (qp0_count_next + ((((push && (s_req_data[1:0] == 2'b00)) && (qp_tp_reg[27:23] != 5'd0)) || (spare_release && (u_release_arb_grant_index == 2'b00))) ? (qp_tp_reg[27:23] - 5'd1) : qp_tp_reg[27:23])) : ((((push && (s_req_data[1:0] == 2'b00)) && (qp_tp_reg[27:23] != 5'd0)) || (spare_release && (u_release_arb_grant_index == 2'b00))) ? (qp_tp_reg[27:23] - 5'd1) : qp_tp_reg[27:23])), ((1'd1 && (qp0_count_next != 5'd0)) ? (((push && (s_req_data[1:0] == 2'b00)) && (qp_tp_reg[16:12] == 5'd0)) ? push_slot : (((retire && (sel_qp_reg == 2'b00)) && (qp_tp_reg[16:12] == 5'd1)) ? push_slot : ((retire && (sel_qp_reg == 2'b00)) ? sel_next_slot : qp_tp_reg[5:0]))) : (((push && (s_req_data[1:0] == 2'b00)) && (qp_tp_reg[27:23] != 5'd0)) ? push_spare_next : ((spare_release && (u_release_arb_grant_index == 2'b00)) ? release_next_slot : qp_tp_reg[22:17]))), (1'd1 ? 5'd0 : qp0_count_next), ((push && (s_req_data[1:0] == 2'b00)) ? push_slot : qp_tp_reg[11:6]), (((push && (s_req_data[1:0] == 2'b00)) && (qp_tp_reg[16:12] == 5'd0)) ? push_slot : (((retire && (sel_qp_reg == 2'b00)) && (qp_tp_reg[16:12] == 5'd1)) ? push_slot : ((retire && (sel_qp_reg == 2'b00)) ? sel_next_slot : qp_tp_reg[5:0])))} : {(((rewind_fire && (rewind_data_reg[1:0] == 2'b00)) || (push && (s_req_data[1:0] == 2'b00))) ? 2'b00 : ((s_park[0] && (s_park[2:1] == 2'b00)) ? s_park[20:19] : (qp0_wake ? 2'b00 : qp_tp_reg[267:266]))), ((rewind_fire && (rewind_data_reg[1:0] == 2'b00)) ? rewind_resume_psn : qp_tp_reg[265:242]), ((push && (s_req_data[1:0] == 2'b00)) ? 1'b0 : ((rewind_fire && (rewind_data_reg[1:0] == 2'b00)) ? (rewind_resume_psn != rewind_data_reg[41:18]) : qp_tp_reg[241])), ((push && (s_req_data[1:0] == 2'b00)) ? (s_req_data[193:178] + 16'd1) : ((rewind_fire && (rewind_data_reg[1:0] == 2'b00)) ? rewind_data_reg[17:2] : qp_tp_reg[240:225])), ((((s_ack_valid && (s_ack_data[1:0] == 2'b00)) && rnr_retry) && !rnr_retry_exceeded) ? (now_reg + ((s_ack_data[30:26] == 5'd31) ? 32'h7530000 : ((s_ack_data[30:26] == 5'd30) ? 32'h4e20000 : ((s_ack_data[30:26] == 5'd29) ? 32'h3a98000 : ((s_ack_data[30:26] == 5'd28) ? 32'h2710000 : ((s_ack_data[30:26] == 5'd27) ? 32'h1d4c000 : ((s_ack_data[30:26] == 5'd26) ? 32'h1388000 : ((s_ack_data[30:26] == 5'd25) ? 32'hea6000 : ((s_ack_data[30:26] == 5'd24) ? 32'h9c4000 : ((s_ack_data[30:26] == 5'd23) ? 32'h753000 : ((s_ack_data[30:26] == 5'd22) ? 32'h4e2000 : ((s_ack_data[30:26] == 5'd21) ? 32'h3a9800 : ((s_ack_data[30:26] == 5'd20) ? 32'h271000 : ((s_ack_data[30:26] == 5'd19) ? 32'h1d4c00 : ((s_ack_data[30:26] == 5'd18) ? 32'h138800 : ((s_ack_data[30:26] == 5'd17) ? 32'hea600 : ((s_ack_data[30:26] == 5'd16) ? 32'h9c400 : ((s_ack_data[30:26] == 5'd15) ? 32'h75300 : ((s_ack_data[30:26] == 5'd14) ? 32'h4e200 : ((s_ack_data[30:26] == 5'd13) ? 32'h3a980 : ((s_ack_data[30:26] == 5'd12) ? 32'h27100 : ((s_ack_data[30:26] == 5'd11) ? 32'h1d4c0 : ((s_ack_data[30:26] == 5'd10) ? 32'h13880 : ((s_ack_data[30:26] == 5'd9) ? 32'hea60 : ((s_ack_data[30:26] == 5'd8) ? 32'h9c40 : ((s_ack_data[30:26] == 5'd7) ? 32'h7530 : ((s_ack_data[30:26] == 5'd6) ? 32'h4e20 : ((s_ack_data[30:26] == 5'd5) ? 32'h3a98 : ((s_ack_data[30:26] == 5'd4) ? 32'h2710 : ((s_ack_data[30:26] == 5'd3) ? 32'h1d4c : ((s_ack_data[30:26] == 5'd2) ? 32'h1388 : ((s_ack_data[30:26] == 5'd1) ? 32'h9c4 : 32'h9c40000)))))))))))))))))))))))))))))))) : ((qp_tp_reg[191] && qp_tp_reg[192]) ? qp_tp_reg[224:193] : (((qp0_progress || !qp_tp_reg[191]) || qp_tp_reg[192]) ? (now_reg + (32'd1 << ctx_retry[12:8])) : qp_tp_reg[224:193]))), (((((scan_reg == 2'b00) && timer_fire) || (rewind_fire && (rewind_data_reg[1:0] == 2'b00))) || !(ctx_state[2:0] == 3'd3)) ? 1'b0 : ((((s_ack_valid && (s_ack_data[1:0] == 2'b00)) && rnr_retry) && !rnr_retry_exceeded) ? 1'd1 : ((qp_tp_reg[191] && qp_tp_reg[192]) ? 1'd1 : 1'b0))), qp0_tm_armed_next, qp0_retry_pend_next, ((((ctx_state[2:0] == 3'b000) || (ctx_state[2:0] == 3'd1)) || (ctx_state[2:0] == 3'd2)) ? 1'b0 : ((((s_ack_valid && (s_ack_data[1:0] == 2'b00)) && seq_retry) || ((scan_reg == 2'b00) && ack_timeout_fire)) ? 1'd1 : (qp0_progress ? 1'b0 : qp_tp_reg[189]))), ((((ctx_state[2:0] == 3'b000) || (ctx_state[2:0] == 3'd1)) || (ctx_state[2:0] == 3'd2)) ? ctx_retry[6:4] : (((((s_ack_valid && (s_ack_data[1:0] == 2'b00)) && rnr_retry) && !rnr_retry_exceeded) && ((qp0_progress ? ctx_retry[6:4] : qp_tp_reg[188:186]) != 3'd7)) ? ((qp0_progress ? ctx_retry[6:4] : qp_tp_reg[188:186]) - 3'd1) : (qp0_progress ? ctx_retry[6:4] : qp_tp_reg[188:186]))), ((((ctx_state[2:0] == 3'b000) || (ctx_state[2:0] == 3'd1)) || (ctx_state[2:0] == 3'd2)) ? ctx_retry[2:0] : (((((s_ack_valid && (s_ack_data[1:0] == 2'b00)) && seq_retry) && !seq_retry_exceeded) || (((scan_reg == 2'b00) && ack_timeout_fire) && !timeout_retry_exceeded)) ? ((qp0_progress ? ctx_retry[2:0] : qp_tp_reg[185:183]) - 3'd1) : (qp0_progress ? ctx_retry[2:0] : qp_tp_reg[185:183]))), (((rewind_fire && (rewind_data_reg[1:0] == 2'b00)) || (push && (s_req_data[1:0] == 2'b00))) ? 1'b0 : (((((s_read_done_valid && (s_read_done_data[1:0] == 2'b00)) && done_ok) && !done_ack) && (!qp_tp_reg[28] || (!binary_110[23] && (s_read_done_data[89:66] != qp_tp_reg[52:29])))) ? 1'd1 : qp_tp_reg[182])), (((s_read_done_valid && (s_read_done_data[1:0] == 2'b00)) && done_err) ? s_read_done_data[101:94] : qp_tp_reg[181:174]), (((s_read_done_valid && (s_read_done_data[1:0] == 2'b00)) && done_err) ? s_read_done_data[93:90] : qp_tp_reg[173:170]), (((s_read_done_valid && (s_read_done_data[1:0] == 2'b00)) && done_err) ? s_read_done_data[89:66] : qp_tp_reg[169:146]), ((qp_tp_reg[145] && !((retire && (sel_qp_reg == 2'b00)) && uses_rd_err)) || ((s_read_done_valid && (s_read_done_data[1:0] == 2'b00)) && done_err)), (((s_read_done_valid && (s_read_done_data[1:0] == 2'b00)) && done_ok) ? s_read_done_data[89:66] : ((((((push && (s_req_data[1:0] == 2'b00)) && req_is_read) && req_ok) && (qp_tp_reg[120:116] == 5'd0)) && !qp0_rd_early_hit) ? (s_req_data[129:106] - 24'd1) : qp_tp_reg[144:121])), ((rewind_fire && (rewind_data_reg[1:0] == 2'b00)) ? 5'd0 : ((((push && (s_req_data[1:0] == 2'b00)) && req_is_read) && !((retire && (sel_qp_reg == 2'b00)) && e_is_read)) ? (qp_tp_reg[120:116] + 5'd1) : ((((retire && (sel_qp_reg == 2'b00)) && e_is_read) && !((push && (s_req_data[1:0] == 2'b00)) && req_is_read)) ? (qp_tp_reg[120:116] - 5'd1) : qp_tp_reg[120:116]))), (qp_tp_reg[115] || ((retire && (sel_qp_reg == 2'b00)) && sets_flush)), (((s_ack_valid && (s_ack_data[1:0] == 2'b00)) && ack_qp_error) ? ((seq_retry_exceeded && !nak_take) ? 8'd96 : s_ack_data[33:26]) : (((scan_reg == 2'b00) && timeout_retry_exceeded) ? 8'd0 : qp_tp_reg[114:107])), (((s_ack_valid && (s_ack_data[1:0] == 2'b00)) && ack_qp_error) ? (nak_take ? nak_status : (seq_retry_exceeded ? 4'd7 : 4'd10)) : (((scan_reg == 2'b00) && timeout_retry_exceeded) ? 4'd7 : qp_tp_reg[106:103])), ((qp_tp_reg[102] && !((retire && (sel_qp_reg == 2'b00)) && uses_nak)) || (((s_ack_valid && (s_ack_data[1:0] == 2'b00)) && ack_qp_error) || ((scan_reg == 2'b00) && timeout_retry_exceeded))), (((rewind_fire && (rewind_data_reg[1:0] == 2'b00)) && rewind_high[0]) ? rewind_high[25:2] : ((((push && (s_req_data[1:0] == 2'b00)) && req_ok) && (!qp_tp_reg[77] || (!binary_111[23] && (s_req_data[153:130] != qp_tp_reg[101:78])))) ? s_req_data[153:130] : qp_tp_reg[101:78])), (((rewind_fire && (rewind_data_reg[1:0] == 2'b00)) && rewind_high[0]) ? rewind_high[1] : (qp_tp_reg[77] || ((push && (s_req_data[1:0] == 2'b00)) && req_ok))), qp0_acked_next, qp0_last_sent_next, (qp_tp_reg[28] || ((push && (s_req_data[1:0] == 2'b00)) && req_ok)), ((rewind_fire && (rewind_data_reg[1:0] == 2'b00)) ? (qp0_count_next + ((((push && (s_req_data[1:0] == 2'b00)) && (qp_tp_reg[27:23] != 5'd0)) || (spare_release && (u_release_arb_grant_index == 2'b00))) ? (qp_tp_reg[27:23] - 5'd1) : qp_tp_reg[27:23])) : ((((push && (s_req_data[1:0] == 2'b00)) && (qp_tp_reg[27:23] != 5'd0)) || (spare_release && (u_release_arb_grant_index == 2'b00))) ? (qp_tp_reg[27:23] - 5'd1) : qp_tp_reg[27:23])), (((rewind_fire && (rewind_data_reg[1:0] == 2'b00)) && (qp0_count_next != 5'd0)) ? (((push && (s_req_data[1:0] == 2'b00)) && (qp_tp_reg[16:12] == 5'd0)) ? push_slot : (((retire && (sel_qp_reg == 2'b00)) && (qp_tp_reg[16:12] == 5'd1)) ? push_slot : ((retire && (sel_qp_reg == 2'b00)) ? sel_next_slot : qp_tp_reg[5:0]))) : (((push && (s_req_data[1:0] == 2'b00)) && (qp_tp_reg[27:23] != 5'd0)) ? push_spare_next : ((spare_release && (u_release_arb_grant_index == 2'b00)) ? release_next_slot : qp_tp_reg[22:17]))), ((rewind_fire && (rewind_data_reg[1:0] == 2'b00)) ? 5'd0 : qp0_count_next), ((push && (s_req_data[1:0] == 2'b00)) ? push_slot : qp_tp_reg[11:6]), (((push && (s_req_data[1:0] == 2'b00)) && (qp_tp_reg[16:12] == 5'd0)) ? push_slot : (((retire && (sel_qp_reg == 2'b00)) && (qp_tp_reg[16:12] == 5'd1)) ? push_slot : ((retire && (sel_qp_reg == 2'b00)) ? sel_next_slot : qp_tp_reg[5:0])))};
-    qp_tp_reg[535:268] <= (ctx_state[5:3] == 3'b000) ? {2'b00, 24'd0, 1'b0, 16'd0, 32'd0, 1'b0, 1'b0, 1'b0, 1'b0, ctx_retry[22:20], ctx_retry[18:16], 1'b0, 8'd0, 4'b0000, 24'd0, 1'b0, 24'd0, 5'd0, 1'b0, 8'd0, 4'b0000, 1'b0, 24'd0, 1'b0, 24'd0, 24'd0, 1'b0, (1'd1 ? (qp1_count_next + ((((push && (s_req_data[1:0] == 2'd1)) && (qp_tp_reg[295:291] != 5'd0)) || (spare_release && (u_release_arb_grant_index == 2'd1))) ? (qp_tp_reg[295:291] - 5'd1) : qp_tp_reg[295:291])) : ((((push && (s_req_data[1:0] == 2'd1)) && (qp_tp_reg[295:291] != 5'd0)) || (spare_release && (u_release_arb_grant_index == 2'd1))) ? (qp_tp_reg[295:291] - 5'd1) : qp_tp_reg[295:291])), ((1'd1 && (qp1_count_next != 5'd0)) ? (((push && (s_req_data[1:0] == 2'd1)) && (qp_tp_reg[284:280] == 5'd0)) ? push_slot : (((retire && (sel_qp_reg == 2'd1)) && (qp_tp_reg[284:280] == 5'd1)) ? push_slot : ((retire && (sel_qp_reg == 2'd1)) ? sel_next_slot : qp_tp_reg[273:268]))) : (((push && (s_req_data[1:0] == 2'd1)) && (qp_tp_reg[295:291] != 5'd0)) ? push_spare_next : ((spare_release && (u_release_arb_grant_index == 2'd1)) ? release_next_slot : qp_tp_reg[290:285]))), (1'd1 ? 5'd0 : qp1_count_next), ((push && (s_req_data[1:0] == 2'd1)) ? push_slot : qp_tp_reg[279:274]), (((push && (s_req_data[1:0] == 2'd1)) && (qp_tp_reg[284:280] == 5'd0)) ? push_slot : (((retire && (sel_qp_reg == 2'd1)) && (qp_tp_reg[284:280] == 5'd1)) ? push_slot : ((retire && (sel_qp_reg == 2'd1)) ? sel_next_slot : qp_tp_reg[273:268])))} : {(((rewind_fire && (rewind_data_reg[1:0] == 2'd1)) || (push && (s_req_data[1:0] == 2'd1))) ? 2'b00 : ((s_park[0] && (s_park[2:1] == 2'd1)) ? s_park[20:19] : (qp1_wake ? 2'b00 : qp_tp_reg[535:534]))), ((rewind_fire && (rewind_data_reg[1:0] == 2'd1)) ? rewind_resume_psn : qp_tp_reg[533:510]), ((push && (s_req_data[1:0] == 2'd1)) ? 1'b0 : ((rewind_fire && (rewind_data_reg[1:0] == 2'd1)) ? (rewind_resume_psn != rewind_data_reg[41:18]) : qp_tp_reg[509])), ((push && (s_req_data[1:0] == 2'd1)) ? (s_req_data[193:178] + 16'd1) : ((rewind_fire && (rewind_data_reg[1:0] == 2'd1)) ? rewind_data_reg[17:2] : qp_tp_reg[508:493])), ((((s_ack_valid && (s_ack_data[1:0] == 2'd1)) && rnr_retry) && !rnr_retry_exceeded) ? (now_reg + ((s_ack_data[30:26] == 5'd31) ? 32'h7530000 : ((s_ack_data[30:26] == 5'd30) ? 32'h4e20000 : ((s_ack_data[30:26] == 5'd29) ? 32'h3a98000 : ((s_ack_data[30:26] == 5'd28) ? 32'h2710000 : ((s_ack_data[30:26] == 5'd27) ? 32'h1d4c000 : ((s_ack_data[30:26] == 5'd26) ? 32'h1388000 : ((s_ack_data[30:26] == 5'd25) ? 32'hea6000 : ((s_ack_data[30:26] == 5'd24) ? 32'h9c4000 : ((s_ack_data[30:26] == 5'd23) ? 32'h753000 : ((s_ack_data[30:26] == 5'd22) ? 32'h4e2000 : ((s_ack_data[30:26] == 5'd21) ? 32'h3a9800 : ((s_ack_data[30:26] == 5'd20) ? 32'h271000 : ((s_ack_data[30:26] == 5'd19) ? 32'h1d4c00 : ((s_ack_data[30:26] == 5'd18) ? 32'h138800 : ((s_ack_data[30:26] == 5'd17) ? 32'hea600 : ((s_ack_data[30:26] == 5'd16) ? 32'h9c400 : ((s_ack_data[30:26] == 5'd15) ? 32'h75300 : ((s_ack_data[30:26] == 5'd14) ? 32'h4e200 : ((s_ack_data[30:26] == 5'd13) ? 32'h3a980 : ((s_ack_data[30:26] == 5'd12) ? 32'h27100 : ((s_ack_data[30:26] == 5'd11) ? 32'h1d4c0 : ((s_ack_data[30:26] == 5'd10) ? 32'h13880 : ((s_ack_data[30:26] == 5'd9) ? 32'hea60 : ((s_ack_data[30:26] == 5'd8) ? 32'h9c40 : ((s_ack_data[30:26] == 5'd7) ? 32'h7530 : ((s_ack_data[30:26] == 5'd6) ? 32'h4e20 : ((s_ack_data[30:26] == 5'd5) ? 32'h3a98 : ((s_ack_data[30:26] == 5'd4) ? 32'h2710 : ((s_ack_data[30:26] == 5'd3) ? 32'h1d4c : ((s_ack_data[30:26] == 5'd2) ? 32'h1388 : ((s_ack_data[30:26] == 5'd1) ? 32'h9c4 : 32'h9c40000)))))))))))))))))))))))))))))))) : ((qp_tp_reg[459] && qp_tp_reg[460]) ? qp_tp_reg[492:461] : (((qp1_progress || !qp_tp_reg[459]) || qp_tp_reg[460]) ? (now_reg + (32'd1 << ctx_retry[28:24])) : qp_tp_reg[492:461]))), (((((scan_reg == 2'd1) && timer_fire) || (rewind_fire && (rewind_data_reg[1:0] == 2'd1))) || !(ctx_state[5:3] == 3'd3)) ? 1'b0 : ((((s_ack_valid && (s_ack_data[1:0] == 2'd1)) && rnr_retry) && !rnr_retry_exceeded) ? 1'd1 : ((qp_tp_reg[459] && qp_tp_reg[460]) ? 1'd1 : 1'b0))), qp1_tm_armed_next, qp1_retry_pend_next, ((((ctx_state[5:3] == 3'b000) || (ctx_state[5:3] == 3'd1)) || (ctx_state[5:3] == 3'd2)) ? 1'b0 : ((((s_ack_valid && (s_ack_data[1:0] == 2'd1)) && seq_retry) || ((scan_reg == 2'd1) && ack_timeout_fire)) ? 1'd1 : (qp1_progress ? 1'b0 : qp_tp_reg[457]))), ((((ctx_state[5:3] == 3'b000) || (ctx_state[5:3] == 3'd1)) || (ctx_state[5:3] == 3'd2)) ? ctx_retry[22:20] : (((((s_ack_valid && (s_ack_data[1:0] == 2'd1)) && rnr_retry) && !rnr_retry_exceeded) && ((qp1_progress ? ctx_retry[22:20] : qp_tp_reg[456:454]) != 3'd7)) ? ((qp1_progress ? ctx_retry[22:20] : qp_tp_reg[456:454]) - 3'd1) : (qp1_progress ? ctx_retry[22:20] : qp_tp_reg[456:454]))), ((((ctx_state[5:3] == 3'b000) || (ctx_state[5:3] == 3'd1)) || (ctx_state[5:3] == 3'd2)) ? ctx_retry[18:16] : (((((s_ack_valid && (s_ack_data[1:0] == 2'd1)) && seq_retry) && !seq_retry_exceeded) || (((scan_reg == 2'd1) && ack_timeout_fire) && !timeout_retry_exceeded)) ? ((qp1_progress ? ctx_retry[18:16] : qp_tp_reg[453:451]) - 3'd1) : (qp1_progress ? ctx_retry[18:16] : qp_tp_reg[453:451]))), (((rewind_fire && (rewind_data_reg[1:0] == 2'd1)) || (push && (s_req_data[1:0] == 2'd1))) ? 1'b0 : (((((s_read_done_valid && (s_read_done_data[1:0] == 2'd1)) && done_ok) && !done_ack) && (!qp_tp_reg[296] || (!binary_112[23] && (s_read_done_data[89:66] != qp_tp_reg[320:297])))) ? 1'd1 : qp_tp_reg[450])), (((s_read_done_valid && (s_read_done_data[1:0] == 2'd1)) && done_err) ? s_read_done_data[101:94] : qp_tp_reg[449:442]), (((s_read_done_valid && (s_read_done_data[1:0] == 2'd1)) && done_err) ? s_read_done_data[93:90] : qp_tp_reg[441:438]), (((s_read_done_valid && (s_read_done_data[1:0] == 2'd1)) && done_err) ? s_read_done_data[89:66] : qp_tp_reg[437:414]), ((qp_tp_reg[413] && !((retire && (sel_qp_reg == 2'd1)) && uses_rd_err)) || ((s_read_done_valid && (s_read_done_data[1:0] == 2'd1)) && done_err)), (((s_read_done_valid && (s_read_done_data[1:0] == 2'd1)) && done_ok) ? s_read_done_data[89:66] : ((((((push && (s_req_data[1:0] == 2'd1)) && req_is_read) && req_ok) && (qp_tp_reg[388:384] == 5'd0)) && !qp1_rd_early_hit) ? (s_req_data[129:106] - 24'd1) : qp_tp_reg[412:389])), ((rewind_fire && (rewind_data_reg[1:0] == 2'd1)) ? 5'd0 : ((((push && (s_req_data[1:0] == 2'd1)) && req_is_read) && !((retire && (sel_qp_reg == 2'd1)) && e_is_read)) ? (qp_tp_reg[388:384] + 5'd1) : ((((retire && (sel_qp_reg == 2'd1)) && e_is_read) && !((push && (s_req_data[1:0] == 2'd1)) && req_is_read)) ? (qp_tp_reg[388:384] - 5'd1) : qp_tp_reg[388:384]))), (qp_tp_reg[383] || ((retire && (sel_qp_reg == 2'd1)) && sets_flush)), (((s_ack_valid && (s_ack_data[1:0] == 2'd1)) && ack_qp_error) ? ((seq_retry_exceeded && !nak_take) ? 8'd96 : s_ack_data[33:26]) : (((scan_reg == 2'd1) && timeout_retry_exceeded) ? 8'd0 : qp_tp_reg[382:375])), (((s_ack_valid && (s_ack_data[1:0] == 2'd1)) && ack_qp_error) ? (nak_take ? nak_status : (seq_retry_exceeded ? 4'd7 : 4'd10)) : (((scan_reg == 2'd1) && timeout_retry_exceeded) ? 4'd7 : qp_tp_reg[374:371])), ((qp_tp_reg[370] && !((retire && (sel_qp_reg == 2'd1)) && uses_nak)) || (((s_ack_valid && (s_ack_data[1:0] == 2'd1)) && ack_qp_error) || ((scan_reg == 2'd1) && timeout_retry_exceeded))), (((rewind_fire && (rewind_data_reg[1:0] == 2'd1)) && rewind_high[0]) ? rewind_high[25:2] : ((((push && (s_req_data[1:0] == 2'd1)) && req_ok) && (!qp_tp_reg[345] || (!binary_113[23] && (s_req_data[153:130] != qp_tp_reg[369:346])))) ? s_req_data[153:130] : qp_tp_reg[369:346])), (((rewind_fire && (rewind_data_reg[1:0] == 2'd1)) && rewind_high[0]) ? rewind_high[1] : (qp_tp_reg[345] || ((push && (s_req_data[1:0] == 2'd1)) && req_ok))), qp1_acked_next, qp1_last_sent_next, (qp_tp_reg[296] || ((push && (s_req_data[1:0] == 2'd1)) && req_ok)), ((rewind_fire && (rewind_data_reg[1:0] == 2'd1)) ? (qp1_count_next + ((((push && (s_req_data[1:0] == 2'd1)) && (qp_tp_reg[295:291] != 5'd0)) || (spare_release && (u_release_arb_grant_index == 2'd1))) ? (qp_tp_reg[295:291] - 5'd1) : qp_tp_reg[295:291])) : ((((push && (s_req_data[1:0] == 2'd1)) && (qp_tp_reg[295:291] != 5'd0)) || (spare_release && (u_release_arb_grant_index == 2'd1))) ? (qp_tp_reg[295:291] - 5'd1) : qp_tp_reg[295:291])), (((rewind_fire && (rewind_data_reg[1:0] == 2'd1)) && (qp1_count_next != 5'd0)) ? (((push && (s_req_data[1:0] == 2'd1)) && (qp_tp_reg[284:280] == 5'd0)) ? push_slot : (((retire && (sel_qp_reg == 2'd1)) && (qp_tp_reg[284:280] == 5'd1)) ? push_slot : ((retire && (sel_qp_reg == 2'd1)) ? sel_next_slot : qp_tp_reg[273:268]))) : (((push && (s_req_data[1:0] == 2'd1)) && (qp_tp_reg[295:291] != 5'd0)) ? push_spare_next : ((spare_release && (u_release_arb_grant_index == 2'd1)) ? release_next_slot : qp_tp_reg[290:285]))), ((rewind_fire && (rewind_data_reg[1:0] == 2'd1)) ? 5'd0 : qp1_count_next), ((push && (s_req_data[1:0] == 2'd1)) ? push_slot : qp_tp_reg[279:274]), (((push && (s_req_data[1:0] == 2'd1)) && (qp_tp_reg[284:280] == 5'd0)) ? push_slot : (((retire && (sel_qp_reg == 2'd1)) && (qp_tp_reg[284:280] == 5'd1)) ? push_slot : ((retire && (sel_qp_reg == 2'd1)) ? sel_next_slot : qp_tp_reg[273:268])))};
-    qp_tp_reg[803:536] <= (ctx_state[8:6] == 3'b000) ? {2'b00, 24'd0, 1'b0, 16'd0, 32'd0, 1'b0, 1'b0, 1'b0, 1'b0, ctx_retry[38:36], ctx_retry[34:32], 1'b0, 8'd0, 4'b0000, 24'd0, 1'b0, 24'd0, 5'd0, 1'b0, 8'd0, 4'b0000, 1'b0, 24'd0, 1'b0, 24'd0, 24'd0, 1'b0, (1'd1 ? (qp2_count_next + ((((push && (s_req_data[1:0] == 2'd2)) && (qp_tp_reg[563:559] != 5'd0)) || (spare_release && (u_release_arb_grant_index == 2'd2))) ? (qp_tp_reg[563:559] - 5'd1) : qp_tp_reg[563:559])) : ((((push && (s_req_data[1:0] == 2'd2)) && (qp_tp_reg[563:559] != 5'd0)) || (spare_release && (u_release_arb_grant_index == 2'd2))) ? (qp_tp_reg[563:559] - 5'd1) : qp_tp_reg[563:559])), ((1'd1 && (qp2_count_next != 5'd0)) ? (((push && (s_req_data[1:0] == 2'd2)) && (qp_tp_reg[552:548] == 5'd0)) ? push_slot : (((retire && (sel_qp_reg == 2'd2)) && (qp_tp_reg[552:548] == 5'd1)) ? push_slot : ((retire && (sel_qp_reg == 2'd2)) ? sel_next_slot : qp_tp_reg[541:536]))) : (((push && (s_req_data[1:0] == 2'd2)) && (qp_tp_reg[563:559] != 5'd0)) ? push_spare_next : ((spare_release && (u_release_arb_grant_index == 2'd2)) ? release_next_slot : qp_tp_reg[558:553]))), (1'd1 ? 5'd0 : qp2_count_next), ((push && (s_req_data[1:0] == 2'd2)) ? push_slot : qp_tp_reg[547:542]), (((push && (s_req_data[1:0] == 2'd2)) && (qp_tp_reg[552:548] == 5'd0)) ? push_slot : (((retire && (sel_qp_reg == 2'd2)) && (qp_tp_reg[552:548] == 5'd1)) ? push_slot : ((retire && (sel_qp_reg == 2'd2)) ? sel_next_slot : qp_tp_reg[541:536])))} : {(((rewind_fire && (rewind_data_reg[1:0] == 2'd2)) || (push && (s_req_data[1:0] == 2'd2))) ? 2'b00 : ((s_park[0] && (s_park[2:1] == 2'd2)) ? s_park[20:19] : (qp2_wake ? 2'b00 : qp_tp_reg[803:802]))), ((rewind_fire && (rewind_data_reg[1:0] == 2'd2)) ? rewind_resume_psn : qp_tp_reg[801:778]), ((push && (s_req_data[1:0] == 2'd2)) ? 1'b0 : ((rewind_fire && (rewind_data_reg[1:0] == 2'd2)) ? (rewind_resume_psn != rewind_data_reg[41:18]) : qp_tp_reg[777])), ((push && (s_req_data[1:0] == 2'd2)) ? (s_req_data[193:178] + 16'd1) : ((rewind_fire && (rewind_data_reg[1:0] == 2'd2)) ? rewind_data_reg[17:2] : qp_tp_reg[776:761])), ((((s_ack_valid && (s_ack_data[1:0] == 2'd2)) && rnr_retry) && !rnr_retry_exceeded) ? (now_reg + ((s_ack_data[30:26] == 5'd31) ? 32'h7530000 : ((s_ack_data[30:26] == 5'd30) ? 32'h4e20000 : ((s_ack_data[30:26] == 5'd29) ? 32'h3a98000 : ((s_ack_data[30:26] == 5'd28) ? 32'h2710000 : ((s_ack_data[30:26] == 5'd27) ? 32'h1d4c000 : ((s_ack_data[30:26] == 5'd26) ? 32'h1388000 : ((s_ack_data[30:26] == 5'd25) ? 32'hea6000 : ((s_ack_data[30:26] == 5'd24) ? 32'h9c4000 : ((s_ack_data[30:26] == 5'd23) ? 32'h753000 : ((s_ack_data[30:26] == 5'd22) ? 32'h4e2000 : ((s_ack_data[30:26] == 5'd21) ? 32'h3a9800 : ((s_ack_data[30:26] == 5'd20) ? 32'h271000 : ((s_ack_data[30:26] == 5'd19) ? 32'h1d4c00 : ((s_ack_data[30:26] == 5'd18) ? 32'h138800 : ((s_ack_data[30:26] == 5'd17) ? 32'hea600 : ((s_ack_data[30:26] == 5'd16) ? 32'h9c400 : ((s_ack_data[30:26] == 5'd15) ? 32'h75300 : ((s_ack_data[30:26] == 5'd14) ? 32'h4e200 : ((s_ack_data[30:26] == 5'd13) ? 32'h3a980 : ((s_ack_data[30:26] == 5'd12) ? 32'h27100 : ((s_ack_data[30:26] == 5'd11) ? 32'h1d4c0 : ((s_ack_data[30:26] == 5'd10) ? 32'h13880 : ((s_ack_data[30:26] == 5'd9) ? 32'hea60 : ((s_ack_data[30:26] == 5'd8) ? 32'h9c40 : ((s_ack_data[30:26] == 5'd7) ? 32'h7530 : ((s_ack_data[30:26] == 5'd6) ? 32'h4e20 : ((s_ack_data[30:26] == 5'd5) ? 32'h3a98 : ((s_ack_data[30:26] == 5'd4) ? 32'h2710 : ((s_ack_data[30:26] == 5'd3) ? 32'h1d4c : ((s_ack_data[30:26] == 5'd2) ? 32'h1388 : ((s_ack_data[30:26] == 5'd1) ? 32'h9c4 : 32'h9c40000)))))))))))))))))))))))))))))))) : ((qp_tp_reg[727] && qp_tp_reg[728]) ? qp_tp_reg[760:729] : (((qp2_progress || !qp_tp_reg[727]) || qp_tp_reg[728]) ? (now_reg + (32'd1 << ctx_retry[44:40])) : qp_tp_reg[760:729]))), (((((scan_reg == 2'd2) && timer_fire) || (rewind_fire && (rewind_data_reg[1:0] == 2'd2))) || !(ctx_state[8:6] == 3'd3)) ? 1'b0 : ((((s_ack_valid && (s_ack_data[1:0] == 2'd2)) && rnr_retry) && !rnr_retry_exceeded) ? 1'd1 : ((qp_tp_reg[727] && qp_tp_reg[728]) ? 1'd1 : 1'b0))), qp2_tm_armed_next, qp2_retry_pend_next, ((((ctx_state[8:6] == 3'b000) || (ctx_state[8:6] == 3'd1)) || (ctx_state[8:6] == 3'd2)) ? 1'b0 : ((((s_ack_valid && (s_ack_data[1:0] == 2'd2)) && seq_retry) || ((scan_reg == 2'd2) && ack_timeout_fire)) ? 1'd1 : (qp2_progress ? 1'b0 : qp_tp_reg[725]))), ((((ctx_state[8:6] == 3'b000) || (ctx_state[8:6] == 3'd1)) || (ctx_state[8:6] == 3'd2)) ? ctx_retry[38:36] : (((((s_ack_valid && (s_ack_data[1:0] == 2'd2)) && rnr_retry) && !rnr_retry_exceeded) && ((qp2_progress ? ctx_retry[38:36] : qp_tp_reg[724:722]) != 3'd7)) ? ((qp2_progress ? ctx_retry[38:36] : qp_tp_reg[724:722]) - 3'd1) : (qp2_progress ? ctx_retry[38:36] : qp_tp_reg[724:722]))), ((((ctx_state[8:6] == 3'b000) || (ctx_state[8:6] == 3'd1)) || (ctx_state[8:6] == 3'd2)) ? ctx_retry[34:32] : (((((s_ack_valid && (s_ack_data[1:0] == 2'd2)) && seq_retry) && !seq_retry_exceeded) || (((scan_reg == 2'd2) && ack_timeout_fire) && !timeout_retry_exceeded)) ? ((qp2_progress ? ctx_retry[34:32] : qp_tp_reg[721:719]) - 3'd1) : (qp2_progress ? ctx_retry[34:32] : qp_tp_reg[721:719]))), (((rewind_fire && (rewind_data_reg[1:0] == 2'd2)) || (push && (s_req_data[1:0] == 2'd2))) ? 1'b0 : (((((s_read_done_valid && (s_read_done_data[1:0] == 2'd2)) && done_ok) && !done_ack) && (!qp_tp_reg[564] || (!binary_114[23] && (s_read_done_data[89:66] != qp_tp_reg[588:565])))) ? 1'd1 : qp_tp_reg[718])), (((s_read_done_valid && (s_read_done_data[1:0] == 2'd2)) && done_err) ? s_read_done_data[101:94] : qp_tp_reg[717:710]), (((s_read_done_valid && (s_read_done_data[1:0] == 2'd2)) && done_err) ? s_read_done_data[93:90] : qp_tp_reg[709:706]), (((s_read_done_valid && (s_read_done_data[1:0] == 2'd2)) && done_err) ? s_read_done_data[89:66] : qp_tp_reg[705:682]), ((qp_tp_reg[681] && !((retire && (sel_qp_reg == 2'd2)) && uses_rd_err)) || ((s_read_done_valid && (s_read_done_data[1:0] == 2'd2)) && done_err)), (((s_read_done_valid && (s_read_done_data[1:0] == 2'd2)) && done_ok) ? s_read_done_data[89:66] : ((((((push && (s_req_data[1:0] == 2'd2)) && req_is_read) && req_ok) && (qp_tp_reg[656:652] == 5'd0)) && !qp2_rd_early_hit) ? (s_req_data[129:106] - 24'd1) : qp_tp_reg[680:657])), ((rewind_fire && (rewind_data_reg[1:0] == 2'd2)) ? 5'd0 : ((((push && (s_req_data[1:0] == 2'd2)) && req_is_read) && !((retire && (sel_qp_reg == 2'd2)) && e_is_read)) ? (qp_tp_reg[656:652] + 5'd1) : ((((retire && (sel_qp_reg == 2'd2)) && e_is_read) && !((push && (s_req_data[1:0] == 2'd2)) && req_is_read)) ? (qp_tp_reg[656:652] - 5'd1) : qp_tp_reg[656:652]))), (qp_tp_reg[651] || ((retire && (sel_qp_reg == 2'd2)) && sets_flush)), (((s_ack_valid && (s_ack_data[1:0] == 2'd2)) && ack_qp_error) ? ((seq_retry_exceeded && !nak_take) ? 8'd96 : s_ack_data[33:26]) : (((scan_reg == 2'd2) && timeout_retry_exceeded) ? 8'd0 : qp_tp_reg[650:643])), (((s_ack_valid && (s_ack_data[1:0] == 2'd2)) && ack_qp_error) ? (nak_take ? nak_status : (seq_retry_exceeded ? 4'd7 : 4'd10)) : (((scan_reg == 2'd2) && timeout_retry_exceeded) ? 4'd7 : qp_tp_reg[642:639])), ((qp_tp_reg[638] && !((retire && (sel_qp_reg == 2'd2)) && uses_nak)) || (((s_ack_valid && (s_ack_data[1:0] == 2'd2)) && ack_qp_error) || ((scan_reg == 2'd2) && timeout_retry_exceeded))), (((rewind_fire && (rewind_data_reg[1:0] == 2'd2)) && rewind_high[0]) ? rewind_high[25:2] : ((((push && (s_req_data[1:0] == 2'd2)) && req_ok) && (!qp_tp_reg[613] || (!binary_115[23] && (s_req_data[153:130] != qp_tp_reg[637:614])))) ? s_req_data[153:130] : qp_tp_reg[637:614])), (((rewind_fire && (rewind_data_reg[1:0] == 2'd2)) && rewind_high[0]) ? rewind_high[1] : (qp_tp_reg[613] || ((push && (s_req_data[1:0] == 2'd2)) && req_ok))), qp2_acked_next, qp2_last_sent_next, (qp_tp_reg[564] || ((push && (s_req_data[1:0] == 2'd2)) && req_ok)), ((rewind_fire && (rewind_data_reg[1:0] == 2'd2)) ? (qp2_count_next + ((((push && (s_req_data[1:0] == 2'd2)) && (qp_tp_reg[563:559] != 5'd0)) || (spare_release && (u_release_arb_grant_index == 2'd2))) ? (qp_tp_reg[563:559] - 5'd1) : qp_tp_reg[563:559])) : ((((push && (s_req_data[1:0] == 2'd2)) && (qp_tp_reg[563:559] != 5'd0)) || (spare_release && (u_release_arb_grant_index == 2'd2))) ? (qp_tp_reg[563:559] - 5'd1) : qp_tp_reg[563:559])), (((rewind_fire && (rewind_data_reg[1:0] == 2'd2)) && (qp2_count_next != 5'd0)) ? (((push && (s_req_data[1:0] == 2'd2)) && (qp_tp_reg[552:548] == 5'd0)) ? push_slot : (((retire && (sel_qp_reg == 2'd2)) && (qp_tp_reg[552:548] == 5'd1)) ? push_slot : ((retire && (sel_qp_reg == 2'd2)) ? sel_next_slot : qp_tp_reg[541:536]))) : (((push && (s_req_data[1:0] == 2'd2)) && (qp_tp_reg[563:559] != 5'd0)) ? push_spare_next : ((spare_release && (u_release_arb_grant_index == 2'd2)) ? release_next_slot : qp_tp_reg[558:553]))), ((rewind_fire && (rewind_data_reg[1:0] == 2'd2)) ? 5'd0 : qp2_count_next), ((push && (s_req_data[1:0] == 2'd2)) ? push_slot : qp_tp_reg[547:542]), (((push && (s_req_data[1:0] == 2'd2)) && (qp_tp_reg[552:548] == 5'd0)) ? push_slot : (((retire && (sel_qp_reg == 2'd2)) && (qp_tp_reg[552:548] == 5'd1)) ? push_slot : ((retire && (sel_qp_reg == 2'd2)) ? sel_next_slot : qp_tp_reg[541:536])))};
-    qp_tp_reg[1071:804] <= (ctx_state[11:9] == 3'b000) ? {2'b00, 24'd0, 1'b0, 16'd0, 32'd0, 1'b0, 1'b0, 1'b0, 1'b0, ctx_retry[54:52], ctx_retry[50:48], 1'b0, 8'd0, 4'b0000, 24'd0, 1'b0, 24'd0, 5'd0, 1'b0, 8'd0, 4'b0000, 1'b0, 24'd0, 1'b0, 24'd0, 24'd0, 1'b0, (1'd1 ? (qp3_count_next + ((((push && (s_req_data[1:0] == 2'd3)) && (qp_tp_reg[831:827] != 5'd0)) || (spare_release && (u_release_arb_grant_index == 2'd3))) ? (qp_tp_reg[831:827] - 5'd1) : qp_tp_reg[831:827])) : ((((push && (s_req_data[1:0] == 2'd3)) && (qp_tp_reg[831:827] != 5'd0)) || (spare_release && (u_release_arb_grant_index == 2'd3))) ? (qp_tp_reg[831:827] - 5'd1) : qp_tp_reg[831:827])), ((1'd1 && (qp3_count_next != 5'd0)) ? (((push && (s_req_data[1:0] == 2'd3)) && (qp_tp_reg[820:816] == 5'd0)) ? push_slot : (((retire && (sel_qp_reg == 2'd3)) && (qp_tp_reg[820:816] == 5'd1)) ? push_slot : ((retire && (sel_qp_reg == 2'd3)) ? sel_next_slot : qp_tp_reg[809:804]))) : (((push && (s_req_data[1:0] == 2'd3)) && (qp_tp_reg[831:827] != 5'd0)) ? push_spare_next : ((spare_release && (u_release_arb_grant_index == 2'd3)) ? release_next_slot : qp_tp_reg[826:821]))), (1'd1 ? 5'd0 : qp3_count_next), ((push && (s_req_data[1:0] == 2'd3)) ? push_slot : qp_tp_reg[815:810]), (((push && (s_req_data[1:0] == 2'd3)) && (qp_tp_reg[820:816] == 5'd0)) ? push_slot : (((retire && (sel_qp_reg == 2'd3)) && (qp_tp_reg[820:816] == 5'd1)) ? push_slot : ((retire && (sel_qp_reg == 2'd3)) ? sel_next_slot : qp_tp_reg[809:804])))} : {(((rewind_fire && (rewind_data_reg[1:0] == 2'd3)) || (push && (s_req_data[1:0] == 2'd3))) ? 2'b00 : ((s_park[0] && (s_park[2:1] == 2'd3)) ? s_park[20:19] : (qp3_wake ? 2'b00 : qp_tp_reg[1071:1070]))), ((rewind_fire && (rewind_data_reg[1:0] == 2'd3)) ? rewind_resume_psn : qp_tp_reg[1069:1046]), ((push && (s_req_data[1:0] == 2'd3)) ? 1'b0 : ((rewind_fire && (rewind_data_reg[1:0] == 2'd3)) ? (rewind_resume_psn != rewind_data_reg[41:18]) : qp_tp_reg[1045])), ((push && (s_req_data[1:0] == 2'd3)) ? (s_req_data[193:178] + 16'd1) : ((rewind_fire && (rewind_data_reg[1:0] == 2'd3)) ? rewind_data_reg[17:2] : qp_tp_reg[1044:1029])), ((((s_ack_valid && (s_ack_data[1:0] == 2'd3)) && rnr_retry) && !rnr_retry_exceeded) ? (now_reg + ((s_ack_data[30:26] == 5'd31) ? 32'h7530000 : ((s_ack_data[30:26] == 5'd30) ? 32'h4e20000 : ((s_ack_data[30:26] == 5'd29) ? 32'h3a98000 : ((s_ack_data[30:26] == 5'd28) ? 32'h2710000 : ((s_ack_data[30:26] == 5'd27) ? 32'h1d4c000 : ((s_ack_data[30:26] == 5'd26) ? 32'h1388000 : ((s_ack_data[30:26] == 5'd25) ? 32'hea6000 : ((s_ack_data[30:26] == 5'd24) ? 32'h9c4000 : ((s_ack_data[30:26] == 5'd23) ? 32'h753000 : ((s_ack_data[30:26] == 5'd22) ? 32'h4e2000 : ((s_ack_data[30:26] == 5'd21) ? 32'h3a9800 : ((s_ack_data[30:26] == 5'd20) ? 32'h271000 : ((s_ack_data[30:26] == 5'd19) ? 32'h1d4c00 : ((s_ack_data[30:26] == 5'd18) ? 32'h138800 : ((s_ack_data[30:26] == 5'd17) ? 32'hea600 : ((s_ack_data[30:26] == 5'd16) ? 32'h9c400 : ((s_ack_data[30:26] == 5'd15) ? 32'h75300 : ((s_ack_data[30:26] == 5'd14) ? 32'h4e200 : ((s_ack_data[30:26] == 5'd13) ? 32'h3a980 : ((s_ack_data[30:26] == 5'd12) ? 32'h27100 : ((s_ack_data[30:26] == 5'd11) ? 32'h1d4c0 : ((s_ack_data[30:26] == 5'd10) ? 32'h13880 : ((s_ack_data[30:26] == 5'd9) ? 32'hea60 : ((s_ack_data[30:26] == 5'd8) ? 32'h9c40 : ((s_ack_data[30:26] == 5'd7) ? 32'h7530 : ((s_ack_data[30:26] == 5'd6) ? 32'h4e20 : ((s_ack_data[30:26] == 5'd5) ? 32'h3a98 : ((s_ack_data[30:26] == 5'd4) ? 32'h2710 : ((s_ack_data[30:26] == 5'd3) ? 32'h1d4c : ((s_ack_data[30:26] == 5'd2) ? 32'h1388 : ((s_ack_data[30:26] == 5'd1) ? 32'h9c4 : 32'h9c40000)))))))))))))))))))))))))))))))) : ((qp_tp_reg[995] && qp_tp_reg[996]) ? qp_tp_reg[1028:997] : (((qp3_progress || !qp_tp_reg[995]) || qp_tp_reg[996]) ? (now_reg + (32'd1 << ctx_retry[60:56])) : qp_tp_reg[1028:997]))), (((((scan_reg == 2'd3) && timer_fire) || (rewind_fire && (rewind_data_reg[1:0] == 2'd3))) || !(ctx_state[11:9] == 3'd3)) ? 1'b0 : ((((s_ack_valid && (s_ack_data[1:0] == 2'd3)) && rnr_retry) && !rnr_retry_exceeded) ? 1'd1 : ((qp_tp_reg[995] && qp_tp_reg[996]) ? 1'd1 : 1'b0))), qp3_tm_armed_next, qp3_retry_pend_next, ((((ctx_state[11:9] == 3'b000) || (ctx_state[11:9] == 3'd1)) || (ctx_state[11:9] == 3'd2)) ? 1'b0 : ((((s_ack_valid && (s_ack_data[1:0] == 2'd3)) && seq_retry) || ((scan_reg == 2'd3) && ack_timeout_fire)) ? 1'd1 : (qp3_progress ? 1'b0 : qp_tp_reg[993]))), ((((ctx_state[11:9] == 3'b000) || (ctx_state[11:9] == 3'd1)) || (ctx_state[11:9] == 3'd2)) ? ctx_retry[54:52] : (((((s_ack_valid && (s_ack_data[1:0] == 2'd3)) && rnr_retry) && !rnr_retry_exceeded) && ((qp3_progress ? ctx_retry[54:52] : qp_tp_reg[992:990]) != 3'd7)) ? ((qp3_progress ? ctx_retry[54:52] : qp_tp_reg[992:990]) - 3'd1) : (qp3_progress ? ctx_retry[54:52] : qp_tp_reg[992:990]))), ((((ctx_state[11:9] == 3'b000) || (ctx_state[11:9] == 3'd1)) || (ctx_state[11:9] == 3'd2)) ? ctx_retry[50:48] : (((((s_ack_valid && (s_ack_data[1:0] == 2'd3)) && seq_retry) && !seq_retry_exceeded) || (((scan_reg == 2'd3) && ack_timeout_fire) && !timeout_retry_exceeded)) ? ((qp3_progress ? ctx_retry[50:48] : qp_tp_reg[989:987]) - 3'd1) : (qp3_progress ? ctx_retry[50:48] : qp_tp_reg[989:987]))), (((rewind_fire && (rewind_data_reg[1:0] == 2'd3)) || (push && (s_req_data[1:0] == 2'd3))) ? 1'b0 : (((((s_read_done_valid && (s_read_done_data[1:0] == 2'd3)) && done_ok) && !done_ack) && (!qp_tp_reg[832] || (!binary_116[23] && (s_read_done_data[89:66] != qp_tp_reg[856:833])))) ? 1'd1 : qp_tp_reg[986])), (((s_read_done_valid && (s_read_done_data[1:0] == 2'd3)) && done_err) ? s_read_done_data[101:94] : qp_tp_reg[985:978]), (((s_read_done_valid && (s_read_done_data[1:0] == 2'd3)) && done_err) ? s_read_done_data[93:90] : qp_tp_reg[977:974]), (((s_read_done_valid && (s_read_done_data[1:0] == 2'd3)) && done_err) ? s_read_done_data[89:66] : qp_tp_reg[973:950]), ((qp_tp_reg[949] && !((retire && (sel_qp_reg == 2'd3)) && uses_rd_err)) || ((s_read_done_valid && (s_read_done_data[1:0] == 2'd3)) && done_err)), (((s_read_done_valid && (s_read_done_data[1:0] == 2'd3)) && done_ok) ? s_read_done_data[89:66] : ((((((push && (s_req_data[1:0] == 2'd3)) && req_is_read) && req_ok) && (qp_tp_reg[924:920] == 5'd0)) && !qp3_rd_early_hit) ? (s_req_data[129:106] - 24'd1) : qp_tp_reg[948:925])), ((rewind_fire && (rewind_data_reg[1:0] == 2'd3)) ? 5'd0 : ((((push && (s_req_data[1:0] == 2'd3)) && req_is_read) && !((retire && (sel_qp_reg == 2'd3)) && e_is_read)) ? (qp_tp_reg[924:920] + 5'd1) : ((((retire && (sel_qp_reg == 2'd3)) && e_is_read) && !((push && (s_req_data[1:0] == 2'd3)) && req_is_read)) ? (qp_tp_reg[924:920] - 5'd1) : qp_tp_reg[924:920]))), (qp_tp_reg[919] || ((retire && (sel_qp_reg == 2'd3)) && sets_flush)), (((s_ack_valid && (s_ack_data[1:0] == 2'd3)) && ack_qp_error) ? ((seq_retry_exceeded && !nak_take) ? 8'd96 : s_ack_data[33:26]) : (((scan_reg == 2'd3) && timeout_retry_exceeded) ? 8'd0 : qp_tp_reg[918:911])), (((s_ack_valid && (s_ack_data[1:0] == 2'd3)) && ack_qp_error) ? (nak_take ? nak_status : (seq_retry_exceeded ? 4'd7 : 4'd10)) : (((scan_reg == 2'd3) && timeout_retry_exceeded) ? 4'd7 : qp_tp_reg[910:907])), ((qp_tp_reg[906] && !((retire && (sel_qp_reg == 2'd3)) && uses_nak)) || (((s_ack_valid && (s_ack_data[1:0] == 2'd3)) && ack_qp_error) || ((scan_reg == 2'd3) && timeout_retry_exceeded))), (((rewind_fire && (rewind_data_reg[1:0] == 2'd3)) && rewind_high[0]) ? rewind_high[25:2] : ((((push && (s_req_data[1:0] == 2'd3)) && req_ok) && (!qp_tp_reg[881] || (!binary_117[23] && (s_req_data[153:130] != qp_tp_reg[905:882])))) ? s_req_data[153:130] : qp_tp_reg[905:882])), (((rewind_fire && (rewind_data_reg[1:0] == 2'd3)) && rewind_high[0]) ? rewind_high[1] : (qp_tp_reg[881] || ((push && (s_req_data[1:0] == 2'd3)) && req_ok))), qp3_acked_next, qp3_last_sent_next, (qp_tp_reg[832] || ((push && (s_req_data[1:0] == 2'd3)) && req_ok)), ((rewind_fire && (rewind_data_reg[1:0] == 2'd3)) ? (qp3_count_next + ((((push && (s_req_data[1:0] == 2'd3)) && (qp_tp_reg[831:827] != 5'd0)) || (spare_release && (u_release_arb_grant_index == 2'd3))) ? (qp_tp_reg[831:827] - 5'd1) : qp_tp_reg[831:827])) : ((((push && (s_req_data[1:0] == 2'd3)) && (qp_tp_reg[831:827] != 5'd0)) || (spare_release && (u_release_arb_grant_index == 2'd3))) ? (qp_tp_reg[831:827] - 5'd1) : qp_tp_reg[831:827])), (((rewind_fire && (rewind_data_reg[1:0] == 2'd3)) && (qp3_count_next != 5'd0)) ? (((push && (s_req_data[1:0] == 2'd3)) && (qp_tp_reg[820:816] == 5'd0)) ? push_slot : (((retire && (sel_qp_reg == 2'd3)) && (qp_tp_reg[820:816] == 5'd1)) ? push_slot : ((retire && (sel_qp_reg == 2'd3)) ? sel_next_slot : qp_tp_reg[809:804]))) : (((push && (s_req_data[1:0] == 2'd3)) && (qp_tp_reg[831:827] != 5'd0)) ? push_spare_next : ((spare_release && (u_release_arb_grant_index == 2'd3)) ? release_next_slot : qp_tp_reg[826:821]))), ((rewind_fire && (rewind_data_reg[1:0] == 2'd3)) ? 5'd0 : qp3_count_next), ((push && (s_req_data[1:0] == 2'd3)) ? push_slot : qp_tp_reg[815:810]), (((push && (s_req_data[1:0] == 2'd3)) && (qp_tp_reg[820:816] == 5'd0)) ? push_slot : (((retire && (sel_qp_reg == 2'd3)) && (qp_tp_reg[820:816] == 5'd1)) ? push_slot : ((retire && (sel_qp_reg == 2'd3)) ? sel_next_slot : qp_tp_reg[809:804])))};
+    qp_tp_reg[155:0] <= (ctx_state[2:0] == 3'b000) ? {2'b00, 1'b0, 32'd0, 1'b0, 1'b0, 1'b0, 1'b0, ctx_retry[6:4], ctx_retry[2:0], 1'b0, 1'b0, 24'd0, 5'd0, 1'b0, 1'b0, 1'b0, 24'd0, 24'd0, 1'b0, (1'd1 ? (qp0_count_next + ((((push && (s_req_data[1:0] == 2'b00)) && (qp_tp_reg[27:23] != 5'd0)) || (spare_release && (u_release_arb_grant_index == 2'b00))) ? (qp_tp_reg[27:23] - 5'd1) : qp_tp_reg[27:23])) : ((((push && (s_req_data[1:0] == 2'b00)) && (qp_tp_reg[27:23] != 5'd0)) || (spare_release && (u_release_arb_grant_index == 2'b00))) ? (qp_tp_reg[27:23] - 5'd1) : qp_tp_reg[27:23])), ((1'd1 && (qp0_count_next != 5'd0)) ? (((push && (s_req_data[1:0] == 2'b00)) && (qp_tp_reg[16:12] == 5'd0)) ? push_slot : (((retire && (sel_qp_reg == 2'b00)) && (qp_tp_reg[16:12] == 5'd1)) ? push_slot : ((retire && (sel_qp_reg == 2'b00)) ? sel_next_slot : qp_tp_reg[5:0]))) : (((push && (s_req_data[1:0] == 2'b00)) && (qp_tp_reg[27:23] != 5'd0)) ? push_spare_next : ((spare_release && (u_release_arb_grant_index == 2'b00)) ? release_next_slot : qp_tp_reg[22:17]))), (1'd1 ? 5'd0 : qp0_count_next), ((push && (s_req_data[1:0] == 2'b00)) ? push_slot : qp_tp_reg[11:6]), (((push && (s_req_data[1:0] == 2'b00)) && (qp_tp_reg[16:12] == 5'd0)) ? push_slot : (((retire && (sel_qp_reg == 2'b00)) && (qp_tp_reg[16:12] == 5'd1)) ? push_slot : ((retire && (sel_qp_reg == 2'b00)) ? sel_next_slot : qp_tp_reg[5:0])))} : {(((rewind_fire && (rewind_data_reg[1:0] == 2'b00)) || (push && (s_req_data[1:0] == 2'b00))) ? 2'b00 : ((s_park[0] && (s_park[2:1] == 2'b00)) ? s_park[20:19] : (qp0_wake ? 2'b00 : qp_tp_reg[155:154]))), ((push && (s_req_data[1:0] == 2'b00)) ? 1'b0 : ((rewind_fire && (rewind_data_reg[1:0] == 2'b00)) ? (rewind_resume_psn != rewind_data_reg[41:18]) : qp_tp_reg[153])), ((((s_ack_valid && (s_ack_data[1:0] == 2'b00)) && rnr_retry) && !rnr_retry_exceeded) ? rnr_deadline : ((qp_tp_reg[119] && qp_tp_reg[120]) ? qp_tp_reg[152:121] : (((qp0_progress || !qp_tp_reg[119]) || qp_tp_reg[120]) ? (now_reg + (32'd1 << ctx_retry[12:8])) : qp_tp_reg[152:121]))), (((((scan_reg == 2'b00) && timer_fire) || (rewind_fire && (rewind_data_reg[1:0] == 2'b00))) || !(ctx_state[2:0] == 3'd3)) ? 1'b0 : ((((s_ack_valid && (s_ack_data[1:0] == 2'b00)) && rnr_retry) && !rnr_retry_exceeded) ? 1'd1 : ((qp_tp_reg[119] && qp_tp_reg[120]) ? 1'd1 : 1'b0))), qp0_tm_armed_next, qp0_retry_pend_next, ((((ctx_state[2:0] == 3'b000) || (ctx_state[2:0] == 3'd1)) || (ctx_state[2:0] == 3'd2)) ? 1'b0 : ((((s_ack_valid && (s_ack_data[1:0] == 2'b00)) && seq_retry) || ((scan_reg == 2'b00) && ack_timeout_fire)) ? 1'd1 : (qp0_progress ? 1'b0 : qp_tp_reg[117]))), ((((ctx_state[2:0] == 3'b000) || (ctx_state[2:0] == 3'd1)) || (ctx_state[2:0] == 3'd2)) ? ctx_retry[6:4] : (((((s_ack_valid && (s_ack_data[1:0] == 2'b00)) && rnr_retry) && !rnr_retry_exceeded) && ((qp0_progress ? ctx_retry[6:4] : qp_tp_reg[116:114]) != 3'd7)) ? ((qp0_progress ? ctx_retry[6:4] : qp_tp_reg[116:114]) - 3'd1) : (qp0_progress ? ctx_retry[6:4] : qp_tp_reg[116:114]))), ((((ctx_state[2:0] == 3'b000) || (ctx_state[2:0] == 3'd1)) || (ctx_state[2:0] == 3'd2)) ? ctx_retry[2:0] : (((((s_ack_valid && (s_ack_data[1:0] == 2'b00)) && seq_retry) && !seq_retry_exceeded) || (((scan_reg == 2'b00) && ack_timeout_fire) && !timeout_retry_exceeded)) ? ((qp0_progress ? ctx_retry[2:0] : qp_tp_reg[113:111]) - 3'd1) : (qp0_progress ? ctx_retry[2:0] : qp_tp_reg[113:111]))), (((rewind_fire && (rewind_data_reg[1:0] == 2'b00)) || (push && (s_req_data[1:0] == 2'b00))) ? 1'b0 : (((s_read_done_valid && (s_read_done_data[1:0] == 2'b00)) && done_early) ? 1'd1 : qp_tp_reg[110])), ((qp_tp_reg[109] && !((retire && (sel_qp_reg == 2'b00)) && uses_rd_err)) || ((s_read_done_valid && (s_read_done_data[1:0] == 2'b00)) && done_err)), (((s_read_done_valid && (s_read_done_data[1:0] == 2'b00)) && done_ok) ? s_read_done_data[89:66] : ((((((push && (s_req_data[1:0] == 2'b00)) && req_is_read) && req_ok) && (qp_tp_reg[84:80] == 5'd0)) && !qp0_rd_early_hit) ? (s_req_data[129:106] - 24'd1) : qp_tp_reg[108:85])), ((rewind_fire && (rewind_data_reg[1:0] == 2'b00)) ? 5'd0 : ((((push && (s_req_data[1:0] == 2'b00)) && req_is_read) && !((retire && (sel_qp_reg == 2'b00)) && e_is_read)) ? (qp_tp_reg[84:80] + 5'd1) : ((((retire && (sel_qp_reg == 2'b00)) && e_is_read) && !((push && (s_req_data[1:0] == 2'b00)) && req_is_read)) ? (qp_tp_reg[84:80] - 5'd1) : qp_tp_reg[84:80]))), (qp_tp_reg[79] || ((retire && (sel_qp_reg == 2'b00)) && sets_flush)), ((qp_tp_reg[78] && !((retire && (sel_qp_reg == 2'b00)) && uses_nak)) || (((s_ack_valid && (s_ack_data[1:0] == 2'b00)) && ack_qp_error) || ((scan_reg == 2'b00) && timeout_retry_exceeded))), (((rewind_fire && (rewind_data_reg[1:0] == 2'b00)) && rewind_high[0]) ? rewind_high[1] : (qp_tp_reg[77] || ((push && (s_req_data[1:0] == 2'b00)) && req_ok))), qp0_acked_next, qp0_last_sent_next, (qp_tp_reg[28] || ((push && (s_req_data[1:0] == 2'b00)) && req_ok)), ((rewind_fire && (rewind_data_reg[1:0] == 2'b00)) ? (qp0_count_next + ((((push && (s_req_data[1:0] == 2'b00)) && (qp_tp_reg[27:23] != 5'd0)) || (spare_release && (u_release_arb_grant_index == 2'b00))) ? (qp_tp_reg[27:23] - 5'd1) : qp_tp_reg[27:23])) : ((((push && (s_req_data[1:0] == 2'b00)) && (qp_tp_reg[27:23] != 5'd0)) || (spare_release && (u_release_arb_grant_index == 2'b00))) ? (qp_tp_reg[27:23] - 5'd1) : qp_tp_reg[27:23])), (((rewind_fire && (rewind_data_reg[1:0] == 2'b00)) && (qp0_count_next != 5'd0)) ? (((push && (s_req_data[1:0] == 2'b00)) && (qp_tp_reg[16:12] == 5'd0)) ? push_slot : (((retire && (sel_qp_reg == 2'b00)) && (qp_tp_reg[16:12] == 5'd1)) ? push_slot : ((retire && (sel_qp_reg == 2'b00)) ? sel_next_slot : qp_tp_reg[5:0]))) : (((push && (s_req_data[1:0] == 2'b00)) && (qp_tp_reg[27:23] != 5'd0)) ? push_spare_next : ((spare_release && (u_release_arb_grant_index == 2'b00)) ? release_next_slot : qp_tp_reg[22:17]))), ((rewind_fire && (rewind_data_reg[1:0] == 2'b00)) ? 5'd0 : qp0_count_next), ((push && (s_req_data[1:0] == 2'b00)) ? push_slot : qp_tp_reg[11:6]), (((push && (s_req_data[1:0] == 2'b00)) && (qp_tp_reg[16:12] == 5'd0)) ? push_slot : (((retire && (sel_qp_reg == 2'b00)) && (qp_tp_reg[16:12] == 5'd1)) ? push_slot : ((retire && (sel_qp_reg == 2'b00)) ? sel_next_slot : qp_tp_reg[5:0])))};
+    qp_tp_reg[311:156] <= (ctx_state[5:3] == 3'b000) ? {2'b00, 1'b0, 32'd0, 1'b0, 1'b0, 1'b0, 1'b0, ctx_retry[22:20], ctx_retry[18:16], 1'b0, 1'b0, 24'd0, 5'd0, 1'b0, 1'b0, 1'b0, 24'd0, 24'd0, 1'b0, (1'd1 ? (qp1_count_next + ((((push && (s_req_data[1:0] == 2'd1)) && (qp_tp_reg[183:179] != 5'd0)) || (spare_release && (u_release_arb_grant_index == 2'd1))) ? (qp_tp_reg[183:179] - 5'd1) : qp_tp_reg[183:179])) : ((((push && (s_req_data[1:0] == 2'd1)) && (qp_tp_reg[183:179] != 5'd0)) || (spare_release && (u_release_arb_grant_index == 2'd1))) ? (qp_tp_reg[183:179] - 5'd1) : qp_tp_reg[183:179])), ((1'd1 && (qp1_count_next != 5'd0)) ? (((push && (s_req_data[1:0] == 2'd1)) && (qp_tp_reg[172:168] == 5'd0)) ? push_slot : (((retire && (sel_qp_reg == 2'd1)) && (qp_tp_reg[172:168] == 5'd1)) ? push_slot : ((retire && (sel_qp_reg == 2'd1)) ? sel_next_slot : qp_tp_reg[161:156]))) : (((push && (s_req_data[1:0] == 2'd1)) && (qp_tp_reg[183:179] != 5'd0)) ? push_spare_next : ((spare_release && (u_release_arb_grant_index == 2'd1)) ? release_next_slot : qp_tp_reg[178:173]))), (1'd1 ? 5'd0 : qp1_count_next), ((push && (s_req_data[1:0] == 2'd1)) ? push_slot : qp_tp_reg[167:162]), (((push && (s_req_data[1:0] == 2'd1)) && (qp_tp_reg[172:168] == 5'd0)) ? push_slot : (((retire && (sel_qp_reg == 2'd1)) && (qp_tp_reg[172:168] == 5'd1)) ? push_slot : ((retire && (sel_qp_reg == 2'd1)) ? sel_next_slot : qp_tp_reg[161:156])))} : {(((rewind_fire && (rewind_data_reg[1:0] == 2'd1)) || (push && (s_req_data[1:0] == 2'd1))) ? 2'b00 : ((s_park[0] && (s_park[2:1] == 2'd1)) ? s_park[20:19] : (qp1_wake ? 2'b00 : qp_tp_reg[311:310]))), ((push && (s_req_data[1:0] == 2'd1)) ? 1'b0 : ((rewind_fire && (rewind_data_reg[1:0] == 2'd1)) ? (rewind_resume_psn != rewind_data_reg[41:18]) : qp_tp_reg[309])), ((((s_ack_valid && (s_ack_data[1:0] == 2'd1)) && rnr_retry) && !rnr_retry_exceeded) ? rnr_deadline : ((qp_tp_reg[275] && qp_tp_reg[276]) ? qp_tp_reg[308:277] : (((qp1_progress || !qp_tp_reg[275]) || qp_tp_reg[276]) ? (now_reg + (32'd1 << ctx_retry[28:24])) : qp_tp_reg[308:277]))), (((((scan_reg == 2'd1) && timer_fire) || (rewind_fire && (rewind_data_reg[1:0] == 2'd1))) || !(ctx_state[5:3] == 3'd3)) ? 1'b0 : ((((s_ack_valid && (s_ack_data[1:0] == 2'd1)) && rnr_retry) && !rnr_retry_exceeded) ? 1'd1 : ((qp_tp_reg[275] && qp_tp_reg[276]) ? 1'd1 : 1'b0))), qp1_tm_armed_next, qp1_retry_pend_next, ((((ctx_state[5:3] == 3'b000) || (ctx_state[5:3] == 3'd1)) || (ctx_state[5:3] == 3'd2)) ? 1'b0 : ((((s_ack_valid && (s_ack_data[1:0] == 2'd1)) && seq_retry) || ((scan_reg == 2'd1) && ack_timeout_fire)) ? 1'd1 : (qp1_progress ? 1'b0 : qp_tp_reg[273]))), ((((ctx_state[5:3] == 3'b000) || (ctx_state[5:3] == 3'd1)) || (ctx_state[5:3] == 3'd2)) ? ctx_retry[22:20] : (((((s_ack_valid && (s_ack_data[1:0] == 2'd1)) && rnr_retry) && !rnr_retry_exceeded) && ((qp1_progress ? ctx_retry[22:20] : qp_tp_reg[272:270]) != 3'd7)) ? ((qp1_progress ? ctx_retry[22:20] : qp_tp_reg[272:270]) - 3'd1) : (qp1_progress ? ctx_retry[22:20] : qp_tp_reg[272:270]))), ((((ctx_state[5:3] == 3'b000) || (ctx_state[5:3] == 3'd1)) || (ctx_state[5:3] == 3'd2)) ? ctx_retry[18:16] : (((((s_ack_valid && (s_ack_data[1:0] == 2'd1)) && seq_retry) && !seq_retry_exceeded) || (((scan_reg == 2'd1) && ack_timeout_fire) && !timeout_retry_exceeded)) ? ((qp1_progress ? ctx_retry[18:16] : qp_tp_reg[269:267]) - 3'd1) : (qp1_progress ? ctx_retry[18:16] : qp_tp_reg[269:267]))), (((rewind_fire && (rewind_data_reg[1:0] == 2'd1)) || (push && (s_req_data[1:0] == 2'd1))) ? 1'b0 : (((s_read_done_valid && (s_read_done_data[1:0] == 2'd1)) && done_early) ? 1'd1 : qp_tp_reg[266])), ((qp_tp_reg[265] && !((retire && (sel_qp_reg == 2'd1)) && uses_rd_err)) || ((s_read_done_valid && (s_read_done_data[1:0] == 2'd1)) && done_err)), (((s_read_done_valid && (s_read_done_data[1:0] == 2'd1)) && done_ok) ? s_read_done_data[89:66] : ((((((push && (s_req_data[1:0] == 2'd1)) && req_is_read) && req_ok) && (qp_tp_reg[240:236] == 5'd0)) && !qp1_rd_early_hit) ? (s_req_data[129:106] - 24'd1) : qp_tp_reg[264:241])), ((rewind_fire && (rewind_data_reg[1:0] == 2'd1)) ? 5'd0 : ((((push && (s_req_data[1:0] == 2'd1)) && req_is_read) && !((retire && (sel_qp_reg == 2'd1)) && e_is_read)) ? (qp_tp_reg[240:236] + 5'd1) : ((((retire && (sel_qp_reg == 2'd1)) && e_is_read) && !((push && (s_req_data[1:0] == 2'd1)) && req_is_read)) ? (qp_tp_reg[240:236] - 5'd1) : qp_tp_reg[240:236]))), (qp_tp_reg[235] || ((retire && (sel_qp_reg == 2'd1)) && sets_flush)), ((qp_tp_reg[234] && !((retire && (sel_qp_reg == 2'd1)) && uses_nak)) || (((s_ack_valid && (s_ack_data[1:0] == 2'd1)) && ack_qp_error) || ((scan_reg == 2'd1) && timeout_retry_exceeded))), (((rewind_fire && (rewind_data_reg[1:0] == 2'd1)) && rewind_high[0]) ? rewind_high[1] : (qp_tp_reg[233] || ((push && (s_req_data[1:0] == 2'd1)) && req_ok))), qp1_acked_next, qp1_last_sent_next, (qp_tp_reg[184] || ((push && (s_req_data[1:0] == 2'd1)) && req_ok)), ((rewind_fire && (rewind_data_reg[1:0] == 2'd1)) ? (qp1_count_next + ((((push && (s_req_data[1:0] == 2'd1)) && (qp_tp_reg[183:179] != 5'd0)) || (spare_release && (u_release_arb_grant_index == 2'd1))) ? (qp_tp_reg[183:179] - 5'd1) : qp_tp_reg[183:179])) : ((((push && (s_req_data[1:0] == 2'd1)) && (qp_tp_reg[183:179] != 5'd0)) || (spare_release && (u_release_arb_grant_index == 2'd1))) ? (qp_tp_reg[183:179] - 5'd1) : qp_tp_reg[183:179])), (((rewind_fire && (rewind_data_reg[1:0] == 2'd1)) && (qp1_count_next != 5'd0)) ? (((push && (s_req_data[1:0] == 2'd1)) && (qp_tp_reg[172:168] == 5'd0)) ? push_slot : (((retire && (sel_qp_reg == 2'd1)) && (qp_tp_reg[172:168] == 5'd1)) ? push_slot : ((retire && (sel_qp_reg == 2'd1)) ? sel_next_slot : qp_tp_reg[161:156]))) : (((push && (s_req_data[1:0] == 2'd1)) && (qp_tp_reg[183:179] != 5'd0)) ? push_spare_next : ((spare_release && (u_release_arb_grant_index == 2'd1)) ? release_next_slot : qp_tp_reg[178:173]))), ((rewind_fire && (rewind_data_reg[1:0] == 2'd1)) ? 5'd0 : qp1_count_next), ((push && (s_req_data[1:0] == 2'd1)) ? push_slot : qp_tp_reg[167:162]), (((push && (s_req_data[1:0] == 2'd1)) && (qp_tp_reg[172:168] == 5'd0)) ? push_slot : (((retire && (sel_qp_reg == 2'd1)) && (qp_tp_reg[172:168] == 5'd1)) ? push_slot : ((retire && (sel_qp_reg == 2'd1)) ? sel_next_slot : qp_tp_reg[161:156])))};
+    qp_tp_reg[467:312] <= (ctx_state[8:6] == 3'b000) ? {2'b00, 1'b0, 32'd0, 1'b0, 1'b0, 1'b0, 1'b0, ctx_retry[38:36], ctx_retry[34:32], 1'b0, 1'b0, 24'd0, 5'd0, 1'b0, 1'b0, 1'b0, 24'd0, 24'd0, 1'b0, (1'd1 ? (qp2_count_next + ((((push && (s_req_data[1:0] == 2'd2)) && (qp_tp_reg[339:335] != 5'd0)) || (spare_release && (u_release_arb_grant_index == 2'd2))) ? (qp_tp_reg[339:335] - 5'd1) : qp_tp_reg[339:335])) : ((((push && (s_req_data[1:0] == 2'd2)) && (qp_tp_reg[339:335] != 5'd0)) || (spare_release && (u_release_arb_grant_index == 2'd2))) ? (qp_tp_reg[339:335] - 5'd1) : qp_tp_reg[339:335])), ((1'd1 && (qp2_count_next != 5'd0)) ? (((push && (s_req_data[1:0] == 2'd2)) && (qp_tp_reg[328:324] == 5'd0)) ? push_slot : (((retire && (sel_qp_reg == 2'd2)) && (qp_tp_reg[328:324] == 5'd1)) ? push_slot : ((retire && (sel_qp_reg == 2'd2)) ? sel_next_slot : qp_tp_reg[317:312]))) : (((push && (s_req_data[1:0] == 2'd2)) && (qp_tp_reg[339:335] != 5'd0)) ? push_spare_next : ((spare_release && (u_release_arb_grant_index == 2'd2)) ? release_next_slot : qp_tp_reg[334:329]))), (1'd1 ? 5'd0 : qp2_count_next), ((push && (s_req_data[1:0] == 2'd2)) ? push_slot : qp_tp_reg[323:318]), (((push && (s_req_data[1:0] == 2'd2)) && (qp_tp_reg[328:324] == 5'd0)) ? push_slot : (((retire && (sel_qp_reg == 2'd2)) && (qp_tp_reg[328:324] == 5'd1)) ? push_slot : ((retire && (sel_qp_reg == 2'd2)) ? sel_next_slot : qp_tp_reg[317:312])))} : {(((rewind_fire && (rewind_data_reg[1:0] == 2'd2)) || (push && (s_req_data[1:0] == 2'd2))) ? 2'b00 : ((s_park[0] && (s_park[2:1] == 2'd2)) ? s_park[20:19] : (qp2_wake ? 2'b00 : qp_tp_reg[467:466]))), ((push && (s_req_data[1:0] == 2'd2)) ? 1'b0 : ((rewind_fire && (rewind_data_reg[1:0] == 2'd2)) ? (rewind_resume_psn != rewind_data_reg[41:18]) : qp_tp_reg[465])), ((((s_ack_valid && (s_ack_data[1:0] == 2'd2)) && rnr_retry) && !rnr_retry_exceeded) ? rnr_deadline : ((qp_tp_reg[431] && qp_tp_reg[432]) ? qp_tp_reg[464:433] : (((qp2_progress || !qp_tp_reg[431]) || qp_tp_reg[432]) ? (now_reg + (32'd1 << ctx_retry[44:40])) : qp_tp_reg[464:433]))), (((((scan_reg == 2'd2) && timer_fire) || (rewind_fire && (rewind_data_reg[1:0] == 2'd2))) || !(ctx_state[8:6] == 3'd3)) ? 1'b0 : ((((s_ack_valid && (s_ack_data[1:0] == 2'd2)) && rnr_retry) && !rnr_retry_exceeded) ? 1'd1 : ((qp_tp_reg[431] && qp_tp_reg[432]) ? 1'd1 : 1'b0))), qp2_tm_armed_next, qp2_retry_pend_next, ((((ctx_state[8:6] == 3'b000) || (ctx_state[8:6] == 3'd1)) || (ctx_state[8:6] == 3'd2)) ? 1'b0 : ((((s_ack_valid && (s_ack_data[1:0] == 2'd2)) && seq_retry) || ((scan_reg == 2'd2) && ack_timeout_fire)) ? 1'd1 : (qp2_progress ? 1'b0 : qp_tp_reg[429]))), ((((ctx_state[8:6] == 3'b000) || (ctx_state[8:6] == 3'd1)) || (ctx_state[8:6] == 3'd2)) ? ctx_retry[38:36] : (((((s_ack_valid && (s_ack_data[1:0] == 2'd2)) && rnr_retry) && !rnr_retry_exceeded) && ((qp2_progress ? ctx_retry[38:36] : qp_tp_reg[428:426]) != 3'd7)) ? ((qp2_progress ? ctx_retry[38:36] : qp_tp_reg[428:426]) - 3'd1) : (qp2_progress ? ctx_retry[38:36] : qp_tp_reg[428:426]))), ((((ctx_state[8:6] == 3'b000) || (ctx_state[8:6] == 3'd1)) || (ctx_state[8:6] == 3'd2)) ? ctx_retry[34:32] : (((((s_ack_valid && (s_ack_data[1:0] == 2'd2)) && seq_retry) && !seq_retry_exceeded) || (((scan_reg == 2'd2) && ack_timeout_fire) && !timeout_retry_exceeded)) ? ((qp2_progress ? ctx_retry[34:32] : qp_tp_reg[425:423]) - 3'd1) : (qp2_progress ? ctx_retry[34:32] : qp_tp_reg[425:423]))), (((rewind_fire && (rewind_data_reg[1:0] == 2'd2)) || (push && (s_req_data[1:0] == 2'd2))) ? 1'b0 : (((s_read_done_valid && (s_read_done_data[1:0] == 2'd2)) && done_early) ? 1'd1 : qp_tp_reg[422])), ((qp_tp_reg[421] && !((retire && (sel_qp_reg == 2'd2)) && uses_rd_err)) || ((s_read_done_valid && (s_read_done_data[1:0] == 2'd2)) && done_err)), (((s_read_done_valid && (s_read_done_data[1:0] == 2'd2)) && done_ok) ? s_read_done_data[89:66] : ((((((push && (s_req_data[1:0] == 2'd2)) && req_is_read) && req_ok) && (qp_tp_reg[396:392] == 5'd0)) && !qp2_rd_early_hit) ? (s_req_data[129:106] - 24'd1) : qp_tp_reg[420:397])), ((rewind_fire && (rewind_data_reg[1:0] == 2'd2)) ? 5'd0 : ((((push && (s_req_data[1:0] == 2'd2)) && req_is_read) && !((retire && (sel_qp_reg == 2'd2)) && e_is_read)) ? (qp_tp_reg[396:392] + 5'd1) : ((((retire && (sel_qp_reg == 2'd2)) && e_is_read) && !((push && (s_req_data[1:0] == 2'd2)) && req_is_read)) ? (qp_tp_reg[396:392] - 5'd1) : qp_tp_reg[396:392]))), (qp_tp_reg[391] || ((retire && (sel_qp_reg == 2'd2)) && sets_flush)), ((qp_tp_reg[390] && !((retire && (sel_qp_reg == 2'd2)) && uses_nak)) || (((s_ack_valid && (s_ack_data[1:0] == 2'd2)) && ack_qp_error) || ((scan_reg == 2'd2) && timeout_retry_exceeded))), (((rewind_fire && (rewind_data_reg[1:0] == 2'd2)) && rewind_high[0]) ? rewind_high[1] : (qp_tp_reg[389] || ((push && (s_req_data[1:0] == 2'd2)) && req_ok))), qp2_acked_next, qp2_last_sent_next, (qp_tp_reg[340] || ((push && (s_req_data[1:0] == 2'd2)) && req_ok)), ((rewind_fire && (rewind_data_reg[1:0] == 2'd2)) ? (qp2_count_next + ((((push && (s_req_data[1:0] == 2'd2)) && (qp_tp_reg[339:335] != 5'd0)) || (spare_release && (u_release_arb_grant_index == 2'd2))) ? (qp_tp_reg[339:335] - 5'd1) : qp_tp_reg[339:335])) : ((((push && (s_req_data[1:0] == 2'd2)) && (qp_tp_reg[339:335] != 5'd0)) || (spare_release && (u_release_arb_grant_index == 2'd2))) ? (qp_tp_reg[339:335] - 5'd1) : qp_tp_reg[339:335])), (((rewind_fire && (rewind_data_reg[1:0] == 2'd2)) && (qp2_count_next != 5'd0)) ? (((push && (s_req_data[1:0] == 2'd2)) && (qp_tp_reg[328:324] == 5'd0)) ? push_slot : (((retire && (sel_qp_reg == 2'd2)) && (qp_tp_reg[328:324] == 5'd1)) ? push_slot : ((retire && (sel_qp_reg == 2'd2)) ? sel_next_slot : qp_tp_reg[317:312]))) : (((push && (s_req_data[1:0] == 2'd2)) && (qp_tp_reg[339:335] != 5'd0)) ? push_spare_next : ((spare_release && (u_release_arb_grant_index == 2'd2)) ? release_next_slot : qp_tp_reg[334:329]))), ((rewind_fire && (rewind_data_reg[1:0] == 2'd2)) ? 5'd0 : qp2_count_next), ((push && (s_req_data[1:0] == 2'd2)) ? push_slot : qp_tp_reg[323:318]), (((push && (s_req_data[1:0] == 2'd2)) && (qp_tp_reg[328:324] == 5'd0)) ? push_slot : (((retire && (sel_qp_reg == 2'd2)) && (qp_tp_reg[328:324] == 5'd1)) ? push_slot : ((retire && (sel_qp_reg == 2'd2)) ? sel_next_slot : qp_tp_reg[317:312])))};
+    qp_tp_reg[623:468] <= (ctx_state[11:9] == 3'b000) ? {2'b00, 1'b0, 32'd0, 1'b0, 1'b0, 1'b0, 1'b0, ctx_retry[54:52], ctx_retry[50:48], 1'b0, 1'b0, 24'd0, 5'd0, 1'b0, 1'b0, 1'b0, 24'd0, 24'd0, 1'b0, (1'd1 ? (qp3_count_next + ((((push && (s_req_data[1:0] == 2'd3)) && (qp_tp_reg[495:491] != 5'd0)) || (spare_release && (u_release_arb_grant_index == 2'd3))) ? (qp_tp_reg[495:491] - 5'd1) : qp_tp_reg[495:491])) : ((((push && (s_req_data[1:0] == 2'd3)) && (qp_tp_reg[495:491] != 5'd0)) || (spare_release && (u_release_arb_grant_index == 2'd3))) ? (qp_tp_reg[495:491] - 5'd1) : qp_tp_reg[495:491])), ((1'd1 && (qp3_count_next != 5'd0)) ? (((push && (s_req_data[1:0] == 2'd3)) && (qp_tp_reg[484:480] == 5'd0)) ? push_slot : (((retire && (sel_qp_reg == 2'd3)) && (qp_tp_reg[484:480] == 5'd1)) ? push_slot : ((retire && (sel_qp_reg == 2'd3)) ? sel_next_slot : qp_tp_reg[473:468]))) : (((push && (s_req_data[1:0] == 2'd3)) && (qp_tp_reg[495:491] != 5'd0)) ? push_spare_next : ((spare_release && (u_release_arb_grant_index == 2'd3)) ? release_next_slot : qp_tp_reg[490:485]))), (1'd1 ? 5'd0 : qp3_count_next), ((push && (s_req_data[1:0] == 2'd3)) ? push_slot : qp_tp_reg[479:474]), (((push && (s_req_data[1:0] == 2'd3)) && (qp_tp_reg[484:480] == 5'd0)) ? push_slot : (((retire && (sel_qp_reg == 2'd3)) && (qp_tp_reg[484:480] == 5'd1)) ? push_slot : ((retire && (sel_qp_reg == 2'd3)) ? sel_next_slot : qp_tp_reg[473:468])))} : {(((rewind_fire && (rewind_data_reg[1:0] == 2'd3)) || (push && (s_req_data[1:0] == 2'd3))) ? 2'b00 : ((s_park[0] && (s_park[2:1] == 2'd3)) ? s_park[20:19] : (qp3_wake ? 2'b00 : qp_tp_reg[623:622]))), ((push && (s_req_data[1:0] == 2'd3)) ? 1'b0 : ((rewind_fire && (rewind_data_reg[1:0] == 2'd3)) ? (rewind_resume_psn != rewind_data_reg[41:18]) : qp_tp_reg[621])), ((((s_ack_valid && (s_ack_data[1:0] == 2'd3)) && rnr_retry) && !rnr_retry_exceeded) ? rnr_deadline : ((qp_tp_reg[587] && qp_tp_reg[588]) ? qp_tp_reg[620:589] : (((qp3_progress || !qp_tp_reg[587]) || qp_tp_reg[588]) ? (now_reg + (32'd1 << ctx_retry[60:56])) : qp_tp_reg[620:589]))), (((((scan_reg == 2'd3) && timer_fire) || (rewind_fire && (rewind_data_reg[1:0] == 2'd3))) || !(ctx_state[11:9] == 3'd3)) ? 1'b0 : ((((s_ack_valid && (s_ack_data[1:0] == 2'd3)) && rnr_retry) && !rnr_retry_exceeded) ? 1'd1 : ((qp_tp_reg[587] && qp_tp_reg[588]) ? 1'd1 : 1'b0))), qp3_tm_armed_next, qp3_retry_pend_next, ((((ctx_state[11:9] == 3'b000) || (ctx_state[11:9] == 3'd1)) || (ctx_state[11:9] == 3'd2)) ? 1'b0 : ((((s_ack_valid && (s_ack_data[1:0] == 2'd3)) && seq_retry) || ((scan_reg == 2'd3) && ack_timeout_fire)) ? 1'd1 : (qp3_progress ? 1'b0 : qp_tp_reg[585]))), ((((ctx_state[11:9] == 3'b000) || (ctx_state[11:9] == 3'd1)) || (ctx_state[11:9] == 3'd2)) ? ctx_retry[54:52] : (((((s_ack_valid && (s_ack_data[1:0] == 2'd3)) && rnr_retry) && !rnr_retry_exceeded) && ((qp3_progress ? ctx_retry[54:52] : qp_tp_reg[584:582]) != 3'd7)) ? ((qp3_progress ? ctx_retry[54:52] : qp_tp_reg[584:582]) - 3'd1) : (qp3_progress ? ctx_retry[54:52] : qp_tp_reg[584:582]))), ((((ctx_state[11:9] == 3'b000) || (ctx_state[11:9] == 3'd1)) || (ctx_state[11:9] == 3'd2)) ? ctx_retry[50:48] : (((((s_ack_valid && (s_ack_data[1:0] == 2'd3)) && seq_retry) && !seq_retry_exceeded) || (((scan_reg == 2'd3) && ack_timeout_fire) && !timeout_retry_exceeded)) ? ((qp3_progress ? ctx_retry[50:48] : qp_tp_reg[581:579]) - 3'd1) : (qp3_progress ? ctx_retry[50:48] : qp_tp_reg[581:579]))), (((rewind_fire && (rewind_data_reg[1:0] == 2'd3)) || (push && (s_req_data[1:0] == 2'd3))) ? 1'b0 : (((s_read_done_valid && (s_read_done_data[1:0] == 2'd3)) && done_early) ? 1'd1 : qp_tp_reg[578])), ((qp_tp_reg[577] && !((retire && (sel_qp_reg == 2'd3)) && uses_rd_err)) || ((s_read_done_valid && (s_read_done_data[1:0] == 2'd3)) && done_err)), (((s_read_done_valid && (s_read_done_data[1:0] == 2'd3)) && done_ok) ? s_read_done_data[89:66] : ((((((push && (s_req_data[1:0] == 2'd3)) && req_is_read) && req_ok) && (qp_tp_reg[552:548] == 5'd0)) && !qp3_rd_early_hit) ? (s_req_data[129:106] - 24'd1) : qp_tp_reg[576:553])), ((rewind_fire && (rewind_data_reg[1:0] == 2'd3)) ? 5'd0 : ((((push && (s_req_data[1:0] == 2'd3)) && req_is_read) && !((retire && (sel_qp_reg == 2'd3)) && e_is_read)) ? (qp_tp_reg[552:548] + 5'd1) : ((((retire && (sel_qp_reg == 2'd3)) && e_is_read) && !((push && (s_req_data[1:0] == 2'd3)) && req_is_read)) ? (qp_tp_reg[552:548] - 5'd1) : qp_tp_reg[552:548]))), (qp_tp_reg[547] || ((retire && (sel_qp_reg == 2'd3)) && sets_flush)), ((qp_tp_reg[546] && !((retire && (sel_qp_reg == 2'd3)) && uses_nak)) || (((s_ack_valid && (s_ack_data[1:0] == 2'd3)) && ack_qp_error) || ((scan_reg == 2'd3) && timeout_retry_exceeded))), (((rewind_fire && (rewind_data_reg[1:0] == 2'd3)) && rewind_high[0]) ? rewind_high[1] : (qp_tp_reg[545] || ((push && (s_req_data[1:0] == 2'd3)) && req_ok))), qp3_acked_next, qp3_last_sent_next, (qp_tp_reg[496] || ((push && (s_req_data[1:0] == 2'd3)) && req_ok)), ((rewind_fire && (rewind_data_reg[1:0] == 2'd3)) ? (qp3_count_next + ((((push && (s_req_data[1:0] == 2'd3)) && (qp_tp_reg[495:491] != 5'd0)) || (spare_release && (u_release_arb_grant_index == 2'd3))) ? (qp_tp_reg[495:491] - 5'd1) : qp_tp_reg[495:491])) : ((((push && (s_req_data[1:0] == 2'd3)) && (qp_tp_reg[495:491] != 5'd0)) || (spare_release && (u_release_arb_grant_index == 2'd3))) ? (qp_tp_reg[495:491] - 5'd1) : qp_tp_reg[495:491])), (((rewind_fire && (rewind_data_reg[1:0] == 2'd3)) && (qp3_count_next != 5'd0)) ? (((push && (s_req_data[1:0] == 2'd3)) && (qp_tp_reg[484:480] == 5'd0)) ? push_slot : (((retire && (sel_qp_reg == 2'd3)) && (qp_tp_reg[484:480] == 5'd1)) ? push_slot : ((retire && (sel_qp_reg == 2'd3)) ? sel_next_slot : qp_tp_reg[473:468]))) : (((push && (s_req_data[1:0] == 2'd3)) && (qp_tp_reg[495:491] != 5'd0)) ? push_spare_next : ((spare_release && (u_release_arb_grant_index == 2'd3)) ? release_next_slot : qp_tp_reg[490:485]))), ((rewind_fire && (rewind_data_reg[1:0] == 2'd3)) ? 5'd0 : qp3_count_next), ((push && (s_req_data[1:0] == 2'd3)) ? push_slot : qp_tp_reg[479:474]), (((push && (s_req_data[1:0] == 2'd3)) && (qp_tp_reg[484:480] == 5'd0)) ? push_slot : (((retire && (sel_qp_reg == 2'd3)) && (qp_tp_reg[484:480] == 5'd1)) ? push_slot : ((retire && (sel_qp_reg == 2'd3)) ? sel_next_slot : qp_tp_reg[473:468])))};
     if (rst) begin
-        qp_tp_reg <= 1072'd0;
+        qp_tp_reg <= 624'd0;
     end
 end
 
-// gen/nic/ack-tracker.ts:267:17: registered read port
+// gen/lib/banked-memory.ts:82:90: asynchronous read port
+assign exp_idx_post_mem_rdata = exp_idx_post_mem[tp_qp];
+
+// gen/lib/banked-memory.ts:81:36: asynchronous read port
+assign exp_idx_rewind_mem_rdata = exp_idx_rewind_mem[tp_qp];
+
+// gen/lib/banked-memory.ts:81:36: asynchronous read port
+assign resume_psn_rewind_mem_rdata = resume_psn_rewind_mem[tp_qp];
+
+// gen/lib/banked-memory.ts:82:90: asynchronous read port
+assign sent_high_post_mem_rdata0 = sent_high_post_mem[s_req_data[1:0]];
+
+// gen/lib/banked-memory.ts:82:90: asynchronous read port
+assign sent_high_post_mem_rdata1 = sent_high_post_mem[s_ack_data[1:0]];
+
+// gen/lib/banked-memory.ts:82:90: asynchronous read port
+assign sent_high_post_mem_rdata2 = sent_high_post_mem[tp_qp];
+
+// gen/lib/banked-memory.ts:81:36: asynchronous read port
+assign sent_high_rewind_mem_rdata0 = sent_high_rewind_mem[s_req_data[1:0]];
+
+// gen/lib/banked-memory.ts:81:36: asynchronous read port
+assign sent_high_rewind_mem_rdata1 = sent_high_rewind_mem[s_ack_data[1:0]];
+
+// gen/lib/banked-memory.ts:81:36: asynchronous read port
+assign sent_high_rewind_mem_rdata2 = sent_high_rewind_mem[tp_qp];
+
+// gen/nic/ack-tracker.ts:302:17: registered read port
 always @(posedge clk) begin
     if (pick) begin
-        entries_rdata <= entries[part_118[5:0]];
+        entries_rdata <= entries[part_23[5:0]];
     end
 end
 
-// gen/nic/ack-tracker.ts:184:55: asynchronous read port
-assign entry_next_rdata0 = entry_next[part_119[22:17]];
+// gen/nic/ack-tracker.ts:203:55: asynchronous read port
+assign entry_next_rdata0 = entry_next[part_0[22:17]];
 
-// gen/nic/ack-tracker.ts:395:47: asynchronous read port
-assign entry_next_rdata1 = entry_next[part_120[5:0]];
+// gen/nic/ack-tracker.ts:445:47: asynchronous read port
+assign entry_next_rdata1 = entry_next[part_12[5:0]];
 
-// gen/nic/ack-tracker.ts:403:51: asynchronous read port
-assign entry_next_rdata2 = entry_next[part_121[22:17]];
+// gen/nic/ack-tracker.ts:453:51: asynchronous read port
+assign entry_next_rdata2 = entry_next[part_22[22:17]];
 
-// gen/nic/ack-tracker.ts:183:102: asynchronous read port
+// gen/nic/ack-tracker.ts:202:102: asynchronous read port
 assign free_slots_rdata = free_slots[pool_free_head_reg];
 
-// gen/nic/ack-tracker.ts:259:17
+// gen/lib/banked-memory.ts:81:36: asynchronous read port
+assign rd_err_done_mem_rdata = rd_err_done_mem[sel_qp_reg];
+
+// gen/lib/banked-memory.ts:81:36: asynchronous read port
+assign nak_err_mem_rdata = nak_err_mem[sel_qp_reg];
+
+// gen/nic/ack-tracker.ts:294:17
 rr_arbiter u_arb (
     .clk(clk),
     .rst(rst),
@@ -1285,7 +1132,7 @@ rr_arbiter u_arb (
     .grant_valid(u_arb_grant_valid)
 );
 
-// gen/nic/ack-tracker.ts:398:20
+// gen/nic/ack-tracker.ts:448:20
 rr_arbiter u_release_arb (
     .clk(clk),
     .rst(rst),
@@ -1301,15 +1148,15 @@ rr_arbiter u_release_arb (
 always @(posedge clk) begin
     if (!rst) begin
         if (!(!(rewind_fire && s_park[0]))) begin
-            $display("%m: assertion failed at gen/nic/ack-tracker.ts:388:5: a park and a rewind in the same cycle (nic_req_tx takes a rewind only when it parks nothing) [rewind_fire=%0h s_park=%0h]", rewind_fire, s_park);
+            $display("%m: assertion failed at gen/nic/ack-tracker.ts:438:5: a park and a rewind in the same cycle (nic_req_tx takes a rewind only when it parks nothing) [rewind_fire=%0h s_park=%0h]", rewind_fire, s_park);
             $stop;
         end
         if (!(!((push && rewind_fire) && (s_req_data[1:0] == rewind_data_reg[1:0])))) begin
-            $display("%m: assertion failed at gen/nic/ack-tracker.ts:392:5: a post and a rewind of the same QP in the same cycle (nic_req_tx takes a rewind only between the QP's WQEs) [push=%0h rewind_fire=%0h rewind_data_reg=%0h]", push, rewind_fire, rewind_data_reg);
+            $display("%m: assertion failed at gen/nic/ack-tracker.ts:442:5: a post and a rewind of the same QP in the same cycle (nic_req_tx takes a rewind only between the QP's WQEs) [push=%0h rewind_fire=%0h rewind_data_reg=%0h]", push, rewind_fire, rewind_data_reg);
             $stop;
         end
-        if (!((((((((({7'd0, pool_free_count_reg} + {9'd0, qp_tp_reg[16:12]}) + {9'd0, qp_tp_reg[27:23]}) + {9'd0, qp_tp_reg[284:280]}) + {9'd0, qp_tp_reg[295:291]}) + {9'd0, qp_tp_reg[552:548]}) + {9'd0, qp_tp_reg[563:559]}) + {9'd0, qp_tp_reg[820:816]}) + {9'd0, qp_tp_reg[831:827]}) == {7'd0, pool_fresh_reg})) begin
-            $display("%m: assertion failed at gen/nic/ack-tracker.ts:420:5: entry pool: free slots + the QPs' entries and spare slots != entries (a slot leaked or was given back twice) [pool_free_count_reg=%0h pool_fresh_reg=%0h]", pool_free_count_reg, pool_fresh_reg);
+        if (!((((((((({7'd0, pool_free_count_reg} + {9'd0, qp_tp_reg[16:12]}) + {9'd0, qp_tp_reg[27:23]}) + {9'd0, qp_tp_reg[172:168]}) + {9'd0, qp_tp_reg[183:179]}) + {9'd0, qp_tp_reg[328:324]}) + {9'd0, qp_tp_reg[339:335]}) + {9'd0, qp_tp_reg[484:480]}) + {9'd0, qp_tp_reg[495:491]}) == {7'd0, pool_fresh_reg})) begin
+            $display("%m: assertion failed at gen/nic/ack-tracker.ts:470:5: entry pool: free slots + the QPs' entries and spare slots != entries (a slot leaked or was given back twice) [pool_free_count_reg=%0h pool_fresh_reg=%0h]", pool_free_count_reg, pool_fresh_reg);
             $stop;
         end
     end

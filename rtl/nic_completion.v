@@ -86,21 +86,15 @@ wire irq_by_count;
 wire irq_by_timer;
 reg  [15:0] pi_mem [0:3];
 wire [15:0] pi_mem_rdata;
-// intermediate of gen/nic/completion.ts:164:20: only bits [390:375] are used
+// qp_ctx as 4 rows of 431 bits, read by index (gen/nic/completion.ts:164:20; a mux per bit, where Yosys makes `[i * 431 +: 431]` a shifter)
+wire [430:0] qp_ctx_rows [0:3];
+genvar qp_ctx_rows_i;
+generate for (qp_ctx_rows_i = 0; qp_ctx_rows_i < 4; qp_ctx_rows_i = qp_ctx_rows_i + 1) begin : g_qp_ctx_rows
+    assign qp_ctx_rows[qp_ctx_rows_i] = qp_ctx[qp_ctx_rows_i * 431 +: 431];
+end endgenerate
+// intermediate of gen/nic/completion.ts:164:20: only bits [390:375], [358:291], [2:0] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [430:0] part_0 = qp_ctx[req_qp * 431 +: 431];
-/* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/completion.ts:165:26: only bits [358:355] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [430:0] part_1 = qp_ctx[req_qp * 431 +: 431];
-/* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/completion.ts:166:22: only bits [354:291] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [430:0] part_2 = qp_ctx[req_qp * 431 +: 431];
-/* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/completion.ts:185:64: only bits [2:0] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [430:0] part_3 = qp_ctx[req_qp * 431 +: 431];
+wire [430:0] part_0 = qp_ctx_rows[req_qp];
 /* verilator lint_on UNUSEDSIGNAL */
 
 // gen/nic/completion.ts:89:19
@@ -216,8 +210,8 @@ always @(posedge clk) begin
         STATE_LOAD: begin
             ld_pi_reg <= pi_zero_reg[req_qp] ? 16'd0 : pi_mem_rdata;
             ld_ci_reg <= part_0[390:375];
-            ld_size_log2_reg <= part_1[358:355];
-            ld_base_reg <= part_2[354:291];
+            ld_size_log2_reg <= part_0[358:355];
+            ld_base_reg <= part_0[354:291];
             state <= STATE_CHECK;
         end
         STATE_CHECK: begin
@@ -250,7 +244,7 @@ always @(posedge clk) begin
                 ev_qp_reg <= req_qp;
                 ev_pi_reg <= pi_next_reg;
                 if (m_axi_bresp == 2'b00) begin
-                    upd_valid_reg <= part_3[2:0] != 3'b000;
+                    upd_valid_reg <= part_0[2:0] != 3'b000;
                 end else begin
                     err_valid_reg <= 1'd1;
                 end

@@ -95,6 +95,12 @@ reg  [15:0] ctx_cq_ci_mem [0:3];
 wire [15:0] ctx_cq_ci_mem_rdata;
 reg  [15:0] pi_mem [0:3];
 wire [15:0] pi_mem_rdata;
+// ctx_state as 4 rows of 3 bits, read by index (gen/nic/completion.ts:185:64; a mux per bit, where Yosys makes `[i * 3 +: 3]` a shifter)
+wire [2:0] ctx_state_rows [0:3];
+genvar ctx_state_rows_i;
+generate for (ctx_state_rows_i = 0; ctx_state_rows_i < 4; ctx_state_rows_i = ctx_state_rows_i + 1) begin : g_ctx_state_rows
+    assign ctx_state_rows[ctx_state_rows_i] = ctx_state[ctx_state_rows_i * 3 +: 3];
+end endgenerate
 
 // gen/nic/completion.ts:89:19
 assign req_qp = req_reg[1:0];
@@ -271,7 +277,7 @@ always @(posedge clk) begin
                 ev_qp_reg <= req_qp;
                 ev_pi_reg <= pi_next_reg;
                 if (m_axi_bresp == 2'b00) begin
-                    upd_valid_reg <= ctx_state[req_qp * 3 +: 3] != 3'b000;
+                    upd_valid_reg <= ctx_state_rows[req_qp] != 3'b000;
                 end else begin
                     err_valid_reg <= 1'd1;
                 end

@@ -214,62 +214,21 @@ wire [12:0] binary_0 = (({10'd0, burst_cur_pa[2:0]} + ((burst_cur_rem < (13'd204
 /* verilator lint_off UNUSEDSIGNAL */
 wire [127:0] binary_1 = ({m_axi_rdata, m_axi_rdata} >> {(beat_start - held_bytes_reg), 3'b000});
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/byte-align.ts:26:56: only bits [7:7] are used
+// intermediate of gen/nic/byte-align.ts:26:56: only bits [7:1] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [7:0] unary_2 = ~(8'd255 << held_bytes_reg);
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/byte-align.ts:26:56: only bits [6:6] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [7:0] unary_3 = ~(8'd255 << held_bytes_reg);
-/* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/byte-align.ts:26:56: only bits [5:5] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [7:0] unary_4 = ~(8'd255 << held_bytes_reg);
-/* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/byte-align.ts:26:56: only bits [4:4] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [7:0] unary_5 = ~(8'd255 << held_bytes_reg);
-/* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/byte-align.ts:26:56: only bits [3:3] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [7:0] unary_6 = ~(8'd255 << held_bytes_reg);
-/* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/byte-align.ts:26:56: only bits [2:2] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [7:0] unary_7 = ~(8'd255 << held_bytes_reg);
-/* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/byte-align.ts:26:56: only bits [1:1] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [7:0] unary_8 = ~(8'd255 << held_bytes_reg);
-/* verilator lint_on UNUSEDSIGNAL */
 // intermediate of gen/nic/byte-align.ts:26:49: only bits [0:0] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [7:0] binary_9 = (8'd255 << held_bytes_reg);
+wire [7:0] binary_3 = (8'd255 << held_bytes_reg);
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/dma-read.ts:256:20: only bits [63:0] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [146:0] part_10 = sge_reg[sge_index_reg * 147 +: 147];
-/* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/dma-read.ts:256:20: only bits [95:64] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [146:0] part_11 = sge_reg[sge_index_reg * 147 +: 147];
-/* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/dma-read.ts:256:20: only bits [146:144] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [146:0] part_12 = sge_reg[sge_index_reg * 147 +: 147];
-/* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/dma-read.ts:256:20: only bits [143:128] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [146:0] part_13 = sge_reg[sge_index_reg * 147 +: 147];
-/* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/dma-read.ts:256:20: only bits [127:96] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [146:0] part_14 = sge_reg[sge_index_reg * 147 +: 147];
-/* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/dma-burst.ts:54:41: only bits [10:3] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [12:0] binary_15 = (({10'd0, burst_cur_pa[2:0]} + ((burst_cur_rem < (13'd2048 - {2'b00, burst_cur_pa[10:0]})) ? burst_cur_rem : (13'd2048 - {2'b00, burst_cur_pa[10:0]}))) - 13'd1);
-/* verilator lint_on UNUSEDSIGNAL */
+// sge_reg as 4 rows of 147 bits, read by index (gen/nic/dma-read.ts:256:20; a mux per bit, where Yosys makes `[i * 147 +: 147]` a shifter)
+wire [146:0] sge_reg_rows [0:3];
+genvar sge_reg_rows_i;
+generate for (sge_reg_rows_i = 0; sge_reg_rows_i < 4; sge_reg_rows_i = sge_reg_rows_i + 1) begin : g_sge_reg_rows
+    assign sge_reg_rows[sge_reg_rows_i] = sge_reg[sge_reg_rows_i * 147 +: 147];
+end endgenerate
+wire [146:0] part_4 = sge_reg_rows[sge_index_reg];
 
 // gen/nic/dma-read.ts:194:21
 assign xlate_req_free = !xlate_req_valid_reg || m_xlate_req_ready;
@@ -495,7 +454,7 @@ assign beat_bytes = beat_end - {1'b0, beat_start};
 assign rotated = binary_1[63:0];
 
 // gen/nic/dma-read.ts:436:22
-assign hold_mask = {{8{unary_2[7]}}, {8{unary_3[6]}}, {8{unary_4[5]}}, {8{unary_5[4]}}, {8{unary_6[3]}}, {8{unary_7[2]}}, {8{unary_8[1]}}, {8{~binary_9[0]}}};
+assign hold_mask = {{8{unary_2[7]}}, {8{unary_2[6]}}, {8{unary_2[5]}}, {8{unary_2[4]}}, {8{unary_2[3]}}, {8{unary_2[2]}}, {8{unary_2[1]}}, {8{~binary_3[0]}}};
 
 // gen/nic/dma-read.ts:437:20
 assign merged = (hold_reg & hold_mask) | (rotated & ~hold_mask);
@@ -657,8 +616,8 @@ always @(posedge clk) begin
             end
         end
         STATE_LOAD_SGE: begin
-            cur_va_reg <= part_10[63:0];
-            cur_rem_reg <= part_11[95:64];
+            cur_va_reg <= part_4[63:0];
+            cur_rem_reg <= part_4[95:64];
             first_chunk_reg <= 1'd1;
             state <= STATE_CHUNK;
         end
@@ -681,7 +640,7 @@ always @(posedge clk) begin
                 first_chunk_reg <= 1'b0;
                 if (!first_chunk_reg) begin
                     xlate_req_valid_reg <= 1'd1;
-                    xlate_req_data_reg <= {part_12[146:144], part_13[143:128], {19'd0, chunk_len}, cur_va_reg, part_14[127:96]};
+                    xlate_req_data_reg <= {part_4[146:144], part_4[143:128], {19'd0, chunk_len}, cur_va_reg, part_4[127:96]};
                 end
                 cur_va_reg <= cur_va_reg + {51'd0, chunk_len};
                 cur_rem_reg <= cur_rem_reg - {19'd0, chunk_len};
@@ -754,7 +713,7 @@ always @(posedge clk) begin
     if (burst_issue) begin
         ar_valid_reg <= 1'd1;
         ar_addr_reg <= burst_cur_pa & 64'hfffffffffffffff8;
-        ar_len_reg <= binary_15[10:3];
+        ar_len_reg <= binary_0[10:3];
     end
     if (rst) begin
         ar_valid_reg <= 1'b0;

@@ -236,10 +236,6 @@ wire [12:0] binary_2 = (({10'd0, burst_pa_reg[2:0]} + ((burst_rem_reg < (13'd204
 /* verilator lint_off UNUSEDSIGNAL */
 wire [127:0] binary_3 = ({s_axis_tdata, prev_reg} >> {lane_shift, 3'b000});
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/dma-burst.ts:54:41: only bits [10:3] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [12:0] binary_4 = (({10'd0, burst_pa_reg[2:0]} + ((burst_rem_reg < (13'd2048 - {2'b00, burst_pa_reg[10:0]})) ? burst_rem_reg : (13'd2048 - {2'b00, burst_pa_reg[10:0]}))) - 13'd1);
-/* verilator lint_on UNUSEDSIGNAL */
 
 // gen/nic/dma-write.ts:84:21
 assign xlate_req_free = !xlate_req_valid_reg || m_xlate_req_ready;
@@ -576,7 +572,7 @@ always @(posedge clk) begin
     if (burst_issue) begin
         aw_valid_reg <= 1'd1;
         aw_addr_reg <= burst_pa_reg & 64'hfffffffffffffff8;
-        aw_len_reg <= binary_4[10:3];
+        aw_len_reg <= binary_2[10:3];
         burst_pa_reg <= burst_pa_reg + {51'd0, ((burst_rem_reg < (13'd2048 - {2'b00, burst_pa_reg[10:0]})) ? burst_rem_reg : (13'd2048 - {2'b00, burst_pa_reg[10:0]}))};
         burst_rem_reg <= burst_rem_reg - ((burst_rem_reg < (13'd2048 - {2'b00, burst_pa_reg[10:0]})) ? burst_rem_reg : (13'd2048 - {2'b00, burst_pa_reg[10:0]}));
         if (last_burst) begin

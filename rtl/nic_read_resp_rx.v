@@ -260,71 +260,22 @@ reg  [4:0] rd_seq_mem [0:3];
 reg  [4:0] rd_seq_mem_rdata;
 reg  [4:0] err_seq_mem [0:3];
 wire [4:0] err_seq_mem_rdata;
+// ctx_held_reg as 4 rows of 3 bits, read by index (gen/nic/read-resp-rx.ts:202:23; a mux per bit, where Yosys makes `[i * 3 +: 3]` a shifter)
+wire [2:0] ctx_held_reg_rows [0:3];
+genvar ctx_held_reg_rows_i;
+generate for (ctx_held_reg_rows_i = 0; ctx_held_reg_rows_i < 4; ctx_held_reg_rows_i = ctx_held_reg_rows_i + 1) begin : g_ctx_held_reg_rows
+    assign ctx_held_reg_rows[ctx_held_reg_rows_i] = ctx_held_reg[ctx_held_reg_rows_i * 3 +: 3];
+end endgenerate
 // intermediate of gen/nic/psn.ts:8:20: only bits [23:23] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [23:0] binary_0 = (hdr_reg[55:32] - exp_psn);
 /* verilator lint_on UNUSEDSIGNAL */
 // intermediate of gen/nic/psn.ts:8:20: only bits [23:23] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [23:0] binary_1 = (hdr_reg[55:32] - exp_psn);
+wire [23:0] binary_1 = (head_ctx[113:90] - hdr_reg[55:32]);
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/psn.ts:8:20: only bits [23:23] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [23:0] binary_2 = (head_ctx[113:90] - hdr_reg[55:32]);
-/* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/psn.ts:8:20: only bits [23:23] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [23:0] binary_3 = (hdr_reg[55:32] - exp_psn);
-/* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/psn.ts:8:20: only bits [23:23] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [23:0] binary_4 = (hdr_reg[55:32] - exp_psn);
-/* verilator lint_on UNUSEDSIGNAL */
-wire [511:0] part_5 = head_ctx[712:201];
-// intermediate of gen/nic/read-resp-rx.ts:358:33: only bits [95:64] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [127:0] part_6 = part_5[cut_sge_reg * 128 +: 128];
-/* verilator lint_on UNUSEDSIGNAL */
-wire [511:0] part_7 = head_ctx[712:201];
-// intermediate of gen/nic/read-resp-rx.ts:358:33: only bits [95:64] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [127:0] part_8 = part_7[cut_sge_reg * 128 +: 128];
-/* verilator lint_on UNUSEDSIGNAL */
-wire [511:0] part_9 = head_ctx[712:201];
-// intermediate of gen/nic/read-resp-rx.ts:358:33: only bits [95:64] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [127:0] part_10 = part_9[cut_sge_reg * 128 +: 128];
-/* verilator lint_on UNUSEDSIGNAL */
-wire [511:0] part_11 = head_ctx[712:201];
-// intermediate of gen/nic/read-resp-rx.ts:358:33: only bits [127:96] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [127:0] part_12 = part_11[cut_sge_reg * 128 +: 128];
-/* verilator lint_on UNUSEDSIGNAL */
-wire [511:0] part_13 = head_ctx[712:201];
-// intermediate of gen/nic/read-resp-rx.ts:358:33: only bits [63:0] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [127:0] part_14 = part_13[cut_sge_reg * 128 +: 128];
-/* verilator lint_on UNUSEDSIGNAL */
-wire [511:0] part_15 = head_ctx[712:201];
-// intermediate of gen/nic/read-resp-rx.ts:358:33: only bits [95:64] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [127:0] part_16 = part_15[cut_sge_reg * 128 +: 128];
-/* verilator lint_on UNUSEDSIGNAL */
-wire [511:0] part_17 = head_ctx[712:201];
-// intermediate of gen/nic/read-resp-rx.ts:358:33: only bits [95:64] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [127:0] part_18 = part_17[cut_sge_reg * 128 +: 128];
-/* verilator lint_on UNUSEDSIGNAL */
-wire [511:0] part_19 = head_ctx[712:201];
-// intermediate of gen/nic/read-resp-rx.ts:358:33: only bits [95:64] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [127:0] part_20 = part_19[cut_sge_reg * 128 +: 128];
-/* verilator lint_on UNUSEDSIGNAL */
-wire [511:0] part_21 = head_ctx[712:201];
-// intermediate of gen/nic/read-resp-rx.ts:358:33: only bits [95:64] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [127:0] part_22 = part_21[cut_sge_reg * 128 +: 128];
-/* verilator lint_on UNUSEDSIGNAL */
+wire [511:0] part_2 = head_ctx[712:201];
+wire [127:0] part_3 = part_2[cut_sge_reg * 128 +: 128];
 
 // gen/nic/read-resp-rx.ts:137:49
 assign qp0_dead = (qp_ctx[2:0] == 3'd4) || (qp_ctx[2:0] == 3'b000);
@@ -369,7 +320,7 @@ assign ctx_qp_dead = dead_bits[s_ctx_data[1:0]];
 assign ctx_room = pool_avail ? ctx_room_bits : 4'b0000;
 
 // gen/nic/read-resp-rx.ts:203:22
-assign ctx_list_room = ctx_held_reg[s_ctx_data[1:0] * 3 +: 3] < 3'd4;
+assign ctx_list_room = ctx_held_reg_rows[s_ctx_data[1:0]] < 3'd4;
 
 // gen/nic/read-resp-rx.ts:204:21
 assign ctx_fits = (ctx_room_bits[s_ctx_data[1:0]] && pool_avail) && ctx_list_room;
@@ -551,13 +502,13 @@ assign is_ack_hdr = hdr_reg[7:0] == 8'd17;
 assign read_open = (qp_known && !qp_dead) && head_valid;
 
 // gen/nic/read-resp-rx.ts:338:21
-assign ack_read_miss = read_open && ((hdr_reg[207:205] == 3'b000) ? !binary_0[23] : (((hdr_reg[207:200] == 8'd96) || (hdr_reg[207:205] == 3'd1)) && (!binary_1[23] && (hdr_reg[55:32] != exp_psn))));
+assign ack_read_miss = read_open && ((hdr_reg[207:205] == 3'b000) ? !binary_0[23] : (((hdr_reg[207:200] == 8'd96) || (hdr_reg[207:205] == 3'd1)) && (!binary_0[23] && (hdr_reg[55:32] != exp_psn))));
 
 // gen/nic/read-resp-rx.ts:340:21
-assign nak_hits = ((read_open && (((hdr_reg[207:200] == 8'd97) ? 4'd5 : ((hdr_reg[207:200] == 8'd98) ? 4'd4 : ((hdr_reg[207:200] == 8'd99) ? 4'd6 : 4'b0000))) != 4'b0000)) && !binary_3[23]) && !binary_2[23];
+assign nak_hits = ((read_open && (((hdr_reg[207:200] == 8'd97) ? 4'd5 : ((hdr_reg[207:200] == 8'd98) ? 4'd4 : ((hdr_reg[207:200] == 8'd99) ? 4'd6 : 4'b0000))) != 4'b0000)) && !binary_0[23]) && !binary_1[23];
 
 // gen/nic/read-resp-rx.ts:341:19
-assign resp_ahead = ((qp_known && !qp_dead) && head_valid) && (!binary_4[23] && (hdr_reg[55:32] != exp_psn));
+assign resp_ahead = ((qp_known && !qp_dead) && head_valid) && (!binary_0[23] && (hdr_reg[55:32] != exp_psn));
 
 // gen/nic/read-resp-rx.ts:354:14
 assign m_dma_cmd_valid = dma_cmd_valid_reg;
@@ -569,7 +520,7 @@ assign m_dma_cmd_data = dma_cmd_data_reg;
 assign dma_cmd_free = !dma_cmd_valid_reg || m_dma_cmd_ready;
 
 // gen/nic/read-resp-rx.ts:359:19
-assign sge_avail = part_6[95:64] - cut_off_reg;
+assign sge_avail = part_3[95:64] - cut_off_reg;
 
 // gen/nic/read-resp-rx.ts:360:18
 assign piece_is_rest = {19'd0, cut_rem_reg} <= sge_avail;
@@ -578,7 +529,7 @@ assign piece_is_rest = {19'd0, cut_rem_reg} <= sge_avail;
 assign piece_len = piece_is_rest ? cut_rem_reg : sge_avail[12:0];
 
 // gen/nic/read-resp-rx.ts:363:18
-assign sge_past = cut_off_reg >= part_8[95:64];
+assign sge_past = cut_off_reg >= part_3[95:64];
 
 // gen/nic/read-resp-rx.ts:364:18
 assign sge_skip = (state == STATE_CUT) && sge_past;
@@ -608,7 +559,7 @@ assign slot_release = (release_hdr_qp || release_rw_qp) || release_req[release_s
 assign release_slot = head_new_reg[release_qp] ? head_new_mem_rdata1 : head_mem_rdata1;
 
 // gen/nic/read-resp-rx.ts:461:21
-assign release_next_slot = ((ctx_push && (s_ctx_data[1:0] == release_qp)) && (ctx_held_reg[release_qp * 3 +: 3] == 3'd1)) ? ctx_new_slot : ctx_next_mem_rdata;
+assign release_next_slot = ((ctx_push && (s_ctx_data[1:0] == release_qp)) && (ctx_held_reg_rows[release_qp] == 3'd1)) ? ctx_new_slot : ctx_next_mem_rdata;
 
 // gen/nic/read-resp-rx.ts:489:23
 assign u_splitter_s_axis_tvalid = (s_payload_tvalid && u_pay_jobs_m_valid) && !u_pay_jobs_m_data;
@@ -698,7 +649,7 @@ always @(posedge clk) begin
         end else begin
             pool_fresh_reg <= pool_fresh_reg + 4'd1;
         end
-        if (ctx_held_reg[s_ctx_data[1:0] * 3 +: 3] == 3'b000) begin
+        if (ctx_held_reg_rows[s_ctx_data[1:0]] == 3'b000) begin
             head_new_mem[s_ctx_data[1:0]] <= ctx_new_slot;
         end else begin
             ctx_next_mem[tail_mem_rdata] <= ctx_new_slot;
@@ -840,16 +791,16 @@ always @(posedge clk) begin
         STATE_CUT: begin
             if (sge_skip) begin
                 cut_sge_reg <= cut_sge_reg + 2'd1;
-                cut_off_reg <= cut_off_reg - part_10[95:64];
+                cut_off_reg <= cut_off_reg - part_3[95:64];
             end
             if (piece_emit) begin
                 dma_cmd_valid_reg <= 1'd1;
-                dma_cmd_data_reg <= {3'd1, head_ctx[193:178], part_12[127:96], {19'd0, piece_len}, (part_14[63:0] + {32'd0, cut_off_reg})};
+                dma_cmd_data_reg <= {3'd1, head_ctx[193:178], part_3[127:96], {19'd0, piece_len}, (part_3[63:0] + {32'd0, cut_off_reg})};
                 cut_rem_reg <= cut_rem_reg - piece_len;
-                cut_sge_reg <= ((cut_off_reg + {19'd0, piece_len}) == part_16[95:64]) ? (cut_sge_reg + 2'd1) : cut_sge_reg;
-                cut_off_reg <= ((cut_off_reg + {19'd0, piece_len}) == part_18[95:64]) ? 32'd0 : (cut_off_reg + {19'd0, piece_len});
+                cut_sge_reg <= ((cut_off_reg + {19'd0, piece_len}) == part_3[95:64]) ? (cut_sge_reg + 2'd1) : cut_sge_reg;
+                cut_off_reg <= ((cut_off_reg + {19'd0, piece_len}) == part_3[95:64]) ? 32'd0 : (cut_off_reg + {19'd0, piece_len});
                 if (piece_is_rest) begin
-                    sge_mem[qp_idx] <= {(((cut_off_reg + {19'd0, piece_len}) == part_20[95:64]) ? 32'd0 : (cut_off_reg + {19'd0, piece_len})), (((cut_off_reg + {19'd0, piece_len}) == part_22[95:64]) ? (cut_sge_reg + 2'd1) : cut_sge_reg)};
+                    sge_mem[qp_idx] <= {(((cut_off_reg + {19'd0, piece_len}) == part_3[95:64]) ? 32'd0 : (cut_off_reg + {19'd0, piece_len})), (((cut_off_reg + {19'd0, piece_len}) == part_3[95:64]) ? (cut_sge_reg + 2'd1) : cut_sge_reg)};
                     if (cut_ends_reg) begin
                         state <= STATE_DONE;
                     end else begin
@@ -1009,22 +960,22 @@ end
 
 // gen/nic/read-resp-rx.ts:475:7
 always @(posedge clk) begin
-    if ((ctx_push && (s_ctx_data[1:0] == 2'b00)) && (ctx_held_reg[s_ctx_data[1:0] * 3 +: 3] == 3'b000)) begin
+    if ((ctx_push && (s_ctx_data[1:0] == 2'b00)) && (ctx_held_reg_rows[s_ctx_data[1:0]] == 3'b000)) begin
         head_new_reg[0] <= 1'd1;
     end else if (slot_release && (release_qp == 2'b00)) begin
         head_new_reg[0] <= 1'b0;
     end
-    if ((ctx_push && (s_ctx_data[1:0] == 2'd1)) && (ctx_held_reg[s_ctx_data[1:0] * 3 +: 3] == 3'b000)) begin
+    if ((ctx_push && (s_ctx_data[1:0] == 2'd1)) && (ctx_held_reg_rows[s_ctx_data[1:0]] == 3'b000)) begin
         head_new_reg[1] <= 1'd1;
     end else if (slot_release && (release_qp == 2'd1)) begin
         head_new_reg[1] <= 1'b0;
     end
-    if ((ctx_push && (s_ctx_data[1:0] == 2'd2)) && (ctx_held_reg[s_ctx_data[1:0] * 3 +: 3] == 3'b000)) begin
+    if ((ctx_push && (s_ctx_data[1:0] == 2'd2)) && (ctx_held_reg_rows[s_ctx_data[1:0]] == 3'b000)) begin
         head_new_reg[2] <= 1'd1;
     end else if (slot_release && (release_qp == 2'd2)) begin
         head_new_reg[2] <= 1'b0;
     end
-    if ((ctx_push && (s_ctx_data[1:0] == 2'd3)) && (ctx_held_reg[s_ctx_data[1:0] * 3 +: 3] == 3'b000)) begin
+    if ((ctx_push && (s_ctx_data[1:0] == 2'd3)) && (ctx_held_reg_rows[s_ctx_data[1:0]] == 3'b000)) begin
         head_new_reg[3] <= 1'd1;
     end else if (slot_release && (release_qp == 2'd3)) begin
         head_new_reg[3] <= 1'b0;

@@ -125,6 +125,18 @@ wire [31:0] ctx_dest_ip_mem_rdata1;
 reg  [15:0] ctx_udp_sport_mem [0:3];
 wire [15:0] ctx_udp_sport_mem_rdata0;
 wire [15:0] ctx_udp_sport_mem_rdata1;
+// ctx_state as 4 rows of 3 bits, read by index (gen/nic/read-responder.ts:118:28; a mux per bit, where Yosys makes `[i * 3 +: 3]` a shifter)
+wire [2:0] ctx_state_rows [0:3];
+genvar ctx_state_rows_i;
+generate for (ctx_state_rows_i = 0; ctx_state_rows_i < 4; ctx_state_rows_i = ctx_state_rows_i + 1) begin : g_ctx_state_rows
+    assign ctx_state_rows[ctx_state_rows_i] = ctx_state[ctx_state_rows_i * 3 +: 3];
+end endgenerate
+// rd_count_reg as 4 rows of 3 bits, read by index (gen/nic/read-responder.ts:240:45; a mux per bit, where Yosys makes `[i * 3 +: 3]` a shifter)
+wire [2:0] rd_count_reg_rows [0:3];
+genvar rd_count_reg_rows_i;
+generate for (rd_count_reg_rows_i = 0; rd_count_reg_rows_i < 4; rd_count_reg_rows_i = rd_count_reg_rows_i + 1) begin : g_rd_count_reg_rows
+    assign rd_count_reg_rows[rd_count_reg_rows_i] = rd_count_reg[rd_count_reg_rows_i * 3 +: 3];
+end endgenerate
 
 // gen/nic/read-responder.ts:102:22
 assign pool_free = pool_used_reg < 5'd16;
@@ -148,7 +160,7 @@ assign rd_room = {(rd_count_reg[11:9] < 3'd4), (rd_count_reg[8:6] < 3'd4), (rd_c
 assign rd_dup_room = ~rd_dup_held_reg;
 
 // gen/nic/read-responder.ts:119:18
-assign head_able = ((ctx_state[u_req_fifo_m_data[1:0] * 3 +: 3] == 3'd2) || (ctx_state[u_req_fifo_m_data[1:0] * 3 +: 3] == 3'd3)) && !(err_seen_reg[u_req_fifo_m_data[1:0]]);
+assign head_able = ((ctx_state_rows[u_req_fifo_m_data[1:0]] == 3'd2) || (ctx_state_rows[u_req_fifo_m_data[1:0]] == 3'd3)) && !(err_seen_reg[u_req_fifo_m_data[1:0]]);
 
 // gen/nic/read-responder.ts:122:14
 assign m_dma_cmd_valid = dma_cmd_valid_reg;
@@ -459,7 +471,7 @@ sync_fifo_depth4_width199 u_flight_fifo (
 // assertions (simulation only), checked at each clk edge outside reset
 always @(posedge clk) begin
     if (!rst) begin
-        if (!((!req_take || s_req_data[198]) || (rd_count_reg[s_req_data[1:0] * 3 +: 3] < 3'd4))) begin
+        if (!((!req_take || s_req_data[198]) || (rd_count_reg_rows[s_req_data[1:0]] < 3'd4))) begin
             $display("%m: assertion failed at gen/nic/read-responder.ts:240:5: a QP has more than 4 READ requests outstanding (the WRITE responder must check rd_room) [req_take=%0h rd_count_reg=%0h]", req_take, rd_count_reg);
             $stop;
         end

@@ -248,15 +248,19 @@ wire [17:0] binary_1 = (s_axil_araddr[19:2] - 18'h20000);
 wire [17:0] binary_2 = (wr_word - 18'h400);
 /* verilator lint_on UNUSEDSIGNAL */
 wire [11:0] part_3 = {qp3_state_reg, qp2_state_reg, qp1_state_reg, qp0_state_reg};
+// part_3 as 4 rows of 3 bits, read by index (gen/nic/regs.ts:208:16; a mux per bit, where Yosys makes `[i * 3 +: 3]` a shifter)
+wire [2:0] part_3_rows [0:3];
+genvar part_3_rows_i;
+generate for (part_3_rows_i = 0; part_3_rows_i < 4; part_3_rows_i = part_3_rows_i + 1) begin : g_part_3_rows
+    assign part_3_rows[part_3_rows_i] = part_3[part_3_rows_i * 3 +: 3];
+end endgenerate
 wire [63:0] part_4 = {qp3_retry_reg, qp2_retry_reg, qp1_retry_reg, qp0_retry_reg};
-wire [11:0] part_5 = {qp3_state_reg, qp2_state_reg, qp1_state_reg, qp0_state_reg};
-wire [63:0] part_6 = {qp3_retry_reg, qp2_retry_reg, qp1_retry_reg, qp0_retry_reg};
 // intermediate of gen/nic/regs.ts:325:45: only bits [7:6] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [17:0] binary_7 = (s_axil_araddr[19:2] - 18'h400);
+wire [17:0] binary_5 = (s_axil_araddr[19:2] - 18'h400);
 /* verilator lint_on UNUSEDSIGNAL */
-wire [30:0] mask_8 = (mr_clr_busy_reg ? {31{1'd1}} : mr_wr_lanes);
-wire [247:0] wdata_9 = (mr_clr_busy_reg ? 248'd0 : mr_wr_bits);
+wire [30:0] mask_6 = (mr_clr_busy_reg ? {31{1'd1}} : mr_wr_lanes);
+wire [247:0] wdata_7 = (mr_clr_busy_reg ? 248'd0 : mr_wr_bits);
 
 // gen/nic/regs.ts:145:16
 assign s_axil_awready = (!aw_held_reg && !b_valid_reg) && !sweeping;
@@ -483,7 +487,7 @@ always @* begin
     qp_wr_rw = 1'b0;
     case (wr_qp_slot)
         6'd0: begin
-            qp_wr_old = {29'd0, part_3[wr_qp_idx * 3 +: 3]};
+            qp_wr_old = {29'd0, part_3_rows[wr_qp_idx]};
             qp_wr_rw = 1'd1;
         end
         6'd1: begin
@@ -698,7 +702,7 @@ always @* begin
         rd_resp = 2'b00;
         case (rd_qp_slot)
             6'd0: begin
-                rd_value = {29'd0, part_5[rd_qp_idx * 3 +: 3]};
+                rd_value = {29'd0, part_3_rows[rd_qp_idx]};
             end
             6'd1: begin
                 rd_value = {8'd0, qp_dest_qpn_mem_rdata1};
@@ -725,7 +729,7 @@ always @* begin
                 rd_value = {16'd0, qp_pd_mem_rdata1};
             end
             6'd9: begin
-                rd_value = {16'd0, part_6[rd_qp_idx * 16 +: 16]};
+                rd_value = {16'd0, part_4[rd_qp_idx * 16 +: 16]};
             end
             6'd10: begin
                 rd_value = qp_sq_base_lo_mem_rdata1;
@@ -775,7 +779,7 @@ end
 assign rd_qp_slot = s_axil_araddr[7:2];
 
 // gen/nic/regs.ts:325:16
-assign rd_qp_idx = binary_7[7:6];
+assign rd_qp_idx = binary_5[7:6];
 
 // gen/nic/regs.ts:326:19
 assign rd_qp_hit = ((s_axil_araddr[19:2] >= 18'h400) && (s_axil_araddr[19:2] < 18'h500)) && ((((((((((((((((((((((rd_qp_slot == 6'd0) || (rd_qp_slot == 6'd1)) || (rd_qp_slot == 6'd2)) || (rd_qp_slot == 6'd3)) || (rd_qp_slot == 6'd4)) || (rd_qp_slot == 6'd5)) || (rd_qp_slot == 6'd6)) || (rd_qp_slot == 6'd7)) || (rd_qp_slot == 6'd8)) || (rd_qp_slot == 6'd9)) || (rd_qp_slot == 6'd10)) || (rd_qp_slot == 6'd11)) || (rd_qp_slot == 6'd12)) || (rd_qp_slot == 6'd13)) || (rd_qp_slot == 6'd14)) || (rd_qp_slot == 6'd15)) || (rd_qp_slot == 6'd16)) || (rd_qp_slot == 6'd17)) || (rd_qp_slot == 6'd18)) || (rd_qp_slot == 6'd19)) || (rd_qp_slot == 6'd20)) || (rd_qp_slot == 6'd21));
@@ -818,37 +822,37 @@ end
 // gen/nic/mr-table.ts:81:5
 always @(posedge clk) begin
     if (mr_clr_busy_reg || mr_wr_hit) begin
-        if (mask_8[0]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][7:0] <= wdata_9[7:0];
-        if (mask_8[1]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][15:8] <= wdata_9[15:8];
-        if (mask_8[2]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][23:16] <= wdata_9[23:16];
-        if (mask_8[3]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][31:24] <= wdata_9[31:24];
-        if (mask_8[4]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][39:32] <= wdata_9[39:32];
-        if (mask_8[5]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][47:40] <= wdata_9[47:40];
-        if (mask_8[6]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][55:48] <= wdata_9[55:48];
-        if (mask_8[7]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][63:56] <= wdata_9[63:56];
-        if (mask_8[8]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][71:64] <= wdata_9[71:64];
-        if (mask_8[9]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][79:72] <= wdata_9[79:72];
-        if (mask_8[10]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][87:80] <= wdata_9[87:80];
-        if (mask_8[11]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][95:88] <= wdata_9[95:88];
-        if (mask_8[12]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][103:96] <= wdata_9[103:96];
-        if (mask_8[13]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][111:104] <= wdata_9[111:104];
-        if (mask_8[14]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][119:112] <= wdata_9[119:112];
-        if (mask_8[15]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][127:120] <= wdata_9[127:120];
-        if (mask_8[16]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][135:128] <= wdata_9[135:128];
-        if (mask_8[17]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][143:136] <= wdata_9[143:136];
-        if (mask_8[18]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][151:144] <= wdata_9[151:144];
-        if (mask_8[19]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][159:152] <= wdata_9[159:152];
-        if (mask_8[20]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][167:160] <= wdata_9[167:160];
-        if (mask_8[21]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][175:168] <= wdata_9[175:168];
-        if (mask_8[22]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][183:176] <= wdata_9[183:176];
-        if (mask_8[23]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][191:184] <= wdata_9[191:184];
-        if (mask_8[24]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][199:192] <= wdata_9[199:192];
-        if (mask_8[25]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][207:200] <= wdata_9[207:200];
-        if (mask_8[26]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][215:208] <= wdata_9[215:208];
-        if (mask_8[27]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][223:216] <= wdata_9[223:216];
-        if (mask_8[28]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][231:224] <= wdata_9[231:224];
-        if (mask_8[29]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][239:232] <= wdata_9[239:232];
-        if (mask_8[30]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][247:240] <= wdata_9[247:240];
+        if (mask_6[0]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][7:0] <= wdata_7[7:0];
+        if (mask_6[1]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][15:8] <= wdata_7[15:8];
+        if (mask_6[2]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][23:16] <= wdata_7[23:16];
+        if (mask_6[3]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][31:24] <= wdata_7[31:24];
+        if (mask_6[4]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][39:32] <= wdata_7[39:32];
+        if (mask_6[5]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][47:40] <= wdata_7[47:40];
+        if (mask_6[6]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][55:48] <= wdata_7[55:48];
+        if (mask_6[7]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][63:56] <= wdata_7[63:56];
+        if (mask_6[8]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][71:64] <= wdata_7[71:64];
+        if (mask_6[9]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][79:72] <= wdata_7[79:72];
+        if (mask_6[10]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][87:80] <= wdata_7[87:80];
+        if (mask_6[11]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][95:88] <= wdata_7[95:88];
+        if (mask_6[12]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][103:96] <= wdata_7[103:96];
+        if (mask_6[13]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][111:104] <= wdata_7[111:104];
+        if (mask_6[14]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][119:112] <= wdata_7[119:112];
+        if (mask_6[15]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][127:120] <= wdata_7[127:120];
+        if (mask_6[16]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][135:128] <= wdata_7[135:128];
+        if (mask_6[17]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][143:136] <= wdata_7[143:136];
+        if (mask_6[18]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][151:144] <= wdata_7[151:144];
+        if (mask_6[19]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][159:152] <= wdata_7[159:152];
+        if (mask_6[20]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][167:160] <= wdata_7[167:160];
+        if (mask_6[21]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][175:168] <= wdata_7[175:168];
+        if (mask_6[22]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][183:176] <= wdata_7[183:176];
+        if (mask_6[23]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][191:184] <= wdata_7[191:184];
+        if (mask_6[24]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][199:192] <= wdata_7[199:192];
+        if (mask_6[25]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][207:200] <= wdata_7[207:200];
+        if (mask_6[26]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][215:208] <= wdata_7[215:208];
+        if (mask_6[27]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][223:216] <= wdata_7[223:216];
+        if (mask_6[28]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][231:224] <= wdata_7[231:224];
+        if (mask_6[29]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][239:232] <= wdata_7[239:232];
+        if (mask_6[30]) mr_mem[(mr_clr_busy_reg ? mr_clr_idx_reg : wr_mr_idx)][247:240] <= wdata_7[247:240];
     end
 end
 

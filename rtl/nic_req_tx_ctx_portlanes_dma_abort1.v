@@ -252,36 +252,29 @@ reg  [31:0] ctx_dest_ip_mem [0:3];
 wire [31:0] ctx_dest_ip_mem_rdata;
 reg  [15:0] ctx_udp_sport_mem [0:3];
 wire [15:0] ctx_udp_sport_mem_rdata;
+// ctx_state as 4 rows of 3 bits, read by index (gen/nic/req-tx.ts:216:86; a mux per bit, where Yosys makes `[i * 3 +: 3]` a shifter)
+wire [2:0] ctx_state_rows [0:3];
+genvar ctx_state_rows_i;
+generate for (ctx_state_rows_i = 0; ctx_state_rows_i < 4; ctx_state_rows_i = ctx_state_rows_i + 1) begin : g_ctx_state_rows
+    assign ctx_state_rows[ctx_state_rows_i] = ctx_state[ctx_state_rows_i * 3 +: 3];
+end endgenerate
 wire [511:0] part_0 = wqe_now[749:238];
-// intermediate of gen/nic/req-tx.ts:282:20: only bits [127:96] are used
-/* verilator lint_off UNUSEDSIGNAL */
 wire [127:0] part_1 = part_0[dma_sge_idx * 128 +: 128];
-/* verilator lint_on UNUSEDSIGNAL */
-wire [511:0] part_2 = wqe_now[749:238];
-// intermediate of gen/nic/req-tx.ts:282:20: only bits [95:64] are used
+// intermediate of gen/nic/psn.ts:8:20: only bits [23:23] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [127:0] part_3 = part_2[dma_sge_idx * 128 +: 128];
-/* verilator lint_on UNUSEDSIGNAL */
-wire [511:0] part_4 = wqe_now[749:238];
-// intermediate of gen/nic/req-tx.ts:282:20: only bits [63:0] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [127:0] part_5 = part_4[dma_sge_idx * 128 +: 128];
+wire [23:0] binary_2 = (gen_cur_high - gen_cur_psn);
 /* verilator lint_on UNUSEDSIGNAL */
 // intermediate of gen/nic/psn.ts:8:20: only bits [23:23] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [23:0] binary_6 = (gen_cur_high - gen_cur_psn);
+wire [23:0] binary_3 = (granted_high_psn_reg - (granted_psn_reg - 24'd1));
 /* verilator lint_on UNUSEDSIGNAL */
 // intermediate of gen/nic/psn.ts:8:20: only bits [23:23] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [23:0] binary_7 = (granted_high_psn_reg - (granted_psn_reg - 24'd1));
+wire [23:0] binary_4 = (pkt_high_psn_reg - (pkt_data_reg[55:32] - 24'd1));
 /* verilator lint_on UNUSEDSIGNAL */
 // intermediate of gen/nic/psn.ts:8:20: only bits [23:23] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [23:0] binary_8 = (pkt_high_psn_reg - (pkt_data_reg[55:32] - 24'd1));
-/* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/psn.ts:8:20: only bits [23:23] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [23:0] binary_9 = (gen_high_psn_reg - (gen_psn_reg - 24'd1));
+wire [23:0] binary_5 = (gen_high_psn_reg - (gen_psn_reg - 24'd1));
 /* verilator lint_on UNUSEDSIGNAL */
 
 // gen/nic/req-tx.ts:183:17
@@ -300,7 +293,7 @@ assign sge_sum = (((34'd0 + ((wqe_now[45:38] > 8'd0) ? {2'b00, wqe_now[333:302]}
 assign length_ok = (wqe_now[45:38] <= 8'd4) && (sge_sum == {2'b00, wqe_now[77:46]});
 
 // gen/nic/req-tx.ts:216:21
-assign qp_state = err_seen_reg[wqe_now[1:0]] ? 3'd4 : ctx_state[wqe_now[1:0] * 3 +: 3];
+assign qp_state = err_seen_reg[wqe_now[1:0]] ? 3'd4 : ctx_state_rows[wqe_now[1:0]];
 
 // gen/nic/req-tx.ts:218:21
 assign is_write = wqe_now[29:22] == 8'd0;
@@ -360,7 +353,7 @@ assign m_dma_cmd_valid = ((state == STATE_DMA) && !dma_drop_fresh) || check_dma;
 assign m_dma_tag = {dma_msg_cnt_reg, wqe_now[1:0]};
 
 // gen/nic/req-tx.ts:299:13
-assign m_dma_cmd_data = {3'b000, (((state == STATE_IDLE) || (state == STATE_CHECK)) ? pmtu_clamped : mtu_log2_reg), last_sge, (((state == STATE_IDLE) || (state == STATE_CHECK)) ? ctx_pd_mem_rdata : pd_reg), part_1[127:96], ((wqe_now[45:38] == 8'd0) ? 32'd0 : (part_3[95:64] - dma_sge_skip)), (part_5[63:0] + {32'd0, dma_sge_skip})};
+assign m_dma_cmd_data = {3'b000, (((state == STATE_IDLE) || (state == STATE_CHECK)) ? pmtu_clamped : mtu_log2_reg), last_sge, (((state == STATE_IDLE) || (state == STATE_CHECK)) ? ctx_pd_mem_rdata : pd_reg), part_1[127:96], ((wqe_now[45:38] == 8'd0) ? 32'd0 : (part_1[95:64] - dma_sge_skip)), (part_1[63:0] + {32'd0, dma_sge_skip})};
 
 // gen/nic/req-tx.ts:303:17
 assign s_dma_status_ready = state == STATE_WAIT;
@@ -643,7 +636,7 @@ always @(posedge clk) begin
     psn_upd_valid_reg <= 1'b0;
     qp_error_valid_reg <= 1'b0;
     park_valid_reg <= 1'b0;
-    if (rewind_fire && ((ctx_state[s_rewind_data[1:0] * 3 +: 3] == 3'd3) || (ctx_state[s_rewind_data[1:0] * 3 +: 3] == 3'd4))) begin
+    if (rewind_fire && ((ctx_state_rows[s_rewind_data[1:0]] == 3'd3) || (ctx_state_rows[s_rewind_data[1:0]] == 3'd4))) begin
         psn_upd_valid_reg <= 1'd1;
         psn_upd_qp_reg <= s_rewind_data[1:0];
         psn_upd_value_reg <= s_rewind_data[41:18];
@@ -893,7 +886,7 @@ always @(posedge clk) begin
     if (gen_emit) begin
         pkt_valid_reg <= 1'd1;
         pkt_data_reg <= {cfg[94:89], cfg[88:81], (gen_busy_reg ? gen_sport_reg : ctx_udp_sport_mem_rdata), (gen_busy_reg ? gen_dest_ip_reg : ctx_dest_ip_mem_rdata), cfg[80:49], (gen_busy_reg ? gen_dest_mac_reg : {ctx_dest_mac_hi_mem_rdata, ctx_dest_mac_lo_mem_rdata}), cfg[48:1], 24'd0, 8'd0, 1'b0, (gen_busy_reg ? gen_len_reg : start_rem), (gen_busy_reg ? gen_rkey_reg : wqe_now[237:206]), (gen_busy_reg ? gen_va_reg : start_reth_va), (gen_cur_first || gen_cur_read), gen_payload_len, (gen_last || (gen_cur_count == 6'd63)), gen_cur_psn, (gen_busy_reg ? gen_dest_qpn_reg : ctx_dest_qpn_mem_rdata), (gen_cur_read ? 8'd12 : (gen_cur_first ? (gen_last ? 8'd10 : 8'd6) : (gen_last ? 8'd8 : 8'd7)))};
-        pkt_retx_reg <= gen_cur_high_valid && !binary_6[23];
+        pkt_retx_reg <= gen_cur_high_valid && !binary_2[23];
         gen_off_reg <= gen_cur_off + {19'd0, gen_payload_len};
         pkt_qp_reg <= gen_busy_reg ? gen_qp_reg : wqe_now[1:0];
         pkt_msg_reg <= gen_busy_reg ? gen_msg_reg : (dma_msg_cnt_reg - 4'd1);
@@ -916,7 +909,7 @@ always @(posedge clk) begin
         abort_dropped_end_reg <= granted_end_reg;
         if (!abort_dropped_reg) begin
             abort_dropped_high_valid_reg <= !granted_first_reg || granted_high_valid_reg;
-            abort_dropped_high_psn_reg <= (granted_first_reg || (granted_high_valid_reg && (!binary_7[23] && (granted_high_psn_reg != (granted_psn_reg - 24'd1))))) ? granted_high_psn_reg : (granted_psn_reg - 24'd1);
+            abort_dropped_high_psn_reg <= (granted_first_reg || (granted_high_valid_reg && (!binary_3[23] && (granted_high_psn_reg != (granted_psn_reg - 24'd1))))) ? granted_high_psn_reg : (granted_psn_reg - 24'd1);
         end
     end
     case (abort_state)
@@ -947,12 +940,12 @@ always @(posedge clk) begin
                 end
                 abort_high_valid_reg <= (abort_withheld_here || abort_gen_here) || abort_dropped_reg;
                 abort_high_hv_reg <= abort_dropped_reg ? abort_dropped_high_valid_reg : (abort_withheld_here ? (!pkt_first_reg || pkt_high_valid_reg) : ((gen_off_reg != 32'd0) || gen_high_valid_reg));
-                abort_high_psn_reg <= abort_dropped_reg ? abort_dropped_high_psn_reg : (abort_withheld_here ? ((pkt_first_reg || (pkt_high_valid_reg && (!binary_8[23] && (pkt_high_psn_reg != (pkt_data_reg[55:32] - 24'd1))))) ? pkt_high_psn_reg : (pkt_data_reg[55:32] - 24'd1)) : ((!(gen_off_reg != 32'd0) || (gen_high_valid_reg && (!binary_9[23] && (gen_high_psn_reg != (gen_psn_reg - 24'd1))))) ? gen_high_psn_reg : (gen_psn_reg - 24'd1)));
+                abort_high_psn_reg <= abort_dropped_reg ? abort_dropped_high_psn_reg : (abort_withheld_here ? ((pkt_first_reg || (pkt_high_valid_reg && (!binary_4[23] && (pkt_high_psn_reg != (pkt_data_reg[55:32] - 24'd1))))) ? pkt_high_psn_reg : (pkt_data_reg[55:32] - 24'd1)) : ((!(gen_off_reg != 32'd0) || (gen_high_valid_reg && (!binary_5[23] && (gen_high_psn_reg != (gen_psn_reg - 24'd1))))) ? gen_high_psn_reg : (gen_psn_reg - 24'd1)));
                 abort_state <= ABORT_STATE_DONE;
             end
         end
         ABORT_STATE_DONE: begin
-            if (((rewind_fire && (s_rewind_data[1:0] == abort_qp_reg)) || (ctx_state[abort_qp_reg * 3 +: 3] == 3'b000)) || abort_qp_reset_reg) begin
+            if (((rewind_fire && (s_rewind_data[1:0] == abort_qp_reg)) || (ctx_state_rows[abort_qp_reg] == 3'b000)) || abort_qp_reset_reg) begin
                 abort_high_valid_reg <= 1'b0;
                 abort_state <= ABORT_STATE_IDLE;
             end
@@ -1071,7 +1064,7 @@ end
 always @(posedge clk) begin
     if (abort_state == ABORT_STATE_IDLE) begin
         abort_qp_reset_reg <= 1'b0;
-    end else if (ctx_state[abort_qp_reg * 3 +: 3] == 3'b000) begin
+    end else if (ctx_state_rows[abort_qp_reg] == 3'b000) begin
         abort_qp_reset_reg <= 1'd1;
     end
     if (rst) begin

@@ -242,10 +242,22 @@ reg  [159:0] msg_mem_rdata;
 reg  [55:0] defer_mem [0:3];
 wire [55:0] defer_mem_rdata0;
 wire [55:0] defer_mem_rdata1;
+// ctx_state as 4 rows of 3 bits, read by index (gen/nic/responder.ts:171:18; a mux per bit, where Yosys makes `[i * 3 +: 3]` a shifter)
+wire [2:0] ctx_state_rows [0:3];
+genvar ctx_state_rows_i;
+generate for (ctx_state_rows_i = 0; ctx_state_rows_i < 4; ctx_state_rows_i = ctx_state_rows_i + 1) begin : g_ctx_state_rows
+    assign ctx_state_rows[ctx_state_rows_i] = ctx_state[ctx_state_rows_i * 3 +: 3];
+end endgenerate
 // intermediate of gen/nic/responder.ts:217:82: only bits [23:0] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [31:0] binary_0 = ((hdr_reg[198:167] - 32'd1) >> ctx_pmtu_mem_rdata);
 /* verilator lint_on UNUSEDSIGNAL */
+// pend_rd_reg as 4 rows of 5 bits, read by index (gen/nic/responder.ts:219:54; a mux per bit, where Yosys makes `[i * 5 +: 5]` a shifter)
+wire [4:0] pend_rd_reg_rows [0:3];
+genvar pend_rd_reg_rows_i;
+generate for (pend_rd_reg_rows_i = 0; pend_rd_reg_rows_i < 4; pend_rd_reg_rows_i = pend_rd_reg_rows_i + 1) begin : g_pend_rd_reg_rows
+    assign pend_rd_reg_rows[pend_rd_reg_rows_i] = pend_rd_reg[pend_rd_reg_rows_i * 5 +: 5];
+end endgenerate
 // intermediate of gen/nic/psn.ts:8:20: only bits [23:23] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [23:0] binary_1 = (defer_job_row[23:0] - u_ack_jobs_m_data[25:2]);
@@ -270,7 +282,7 @@ assign qp_idx = qpn_off[1:0];
 assign qp_known = (hdr_reg[31:8] >= 24'd256) && (qpn_off < 24'd4);
 
 // gen/nic/responder.ts:172:18
-assign qp_able = ((qp_known && ((ctx_state[qp_idx * 3 +: 3] == 3'd2) || (ctx_state[qp_idx * 3 +: 3] == 3'd3))) && !hdr_err_reg[qp_idx]) && !ack_err_reg[qp_idx];
+assign qp_able = ((qp_known && ((ctx_state_rows[qp_idx] == 3'd2) || (ctx_state_rows[qp_idx] == 3'd3))) && !hdr_err_reg[qp_idx]) && !ack_err_reg[qp_idx];
 
 // gen/nic/responder.ts:175:21
 assign is_first = hdr_reg[7:0] == 8'd6;
@@ -306,7 +318,7 @@ assign is_write = (starts_msg || is_middle) || is_last;
 assign is_rresp = (hdr_reg[7:0] >= 8'd13) && (hdr_reg[7:0] <= 8'd16);
 
 // gen/nic/responder.ts:189:21
-assign rresp_ok = ((qp_known && (ctx_state[qp_idx * 3 +: 3] == 3'd3)) && !hdr_err_reg[qp_idx]) && !ack_err_reg[qp_idx];
+assign rresp_ok = ((qp_known && (ctx_state_rows[qp_idx] == 3'd3)) && !hdr_err_reg[qp_idx]) && !ack_err_reg[qp_idx];
 
 // gen/nic/responder.ts:194:21
 assign psn_diff = hdr_reg[55:32] - (ctx_live_exp_psn[qp_idx] ? ctx_exp_psn_hw_mem_rdata : ctx_exp_psn_mem_rdata);
@@ -351,7 +363,7 @@ assign rd_dup_room_q = rd_dup_room[qp_idx];
 assign rd_pkts = (hdr_reg[198:167] == 32'd0) ? 24'd1 : (binary_0[23:0] + 24'd1);
 
 // gen/nic/responder.ts:219:20
-assign rd_wait = is_read && (pend_rd_reg[qp_idx * 5 +: 5] != 5'd0);
+assign rd_wait = is_read && (pend_rd_reg_rows[qp_idx] != 5'd0);
 
 // gen/nic/responder.ts:224:14
 assign m_xlate_req_valid = xlate_req_valid_reg;

@@ -276,6 +276,12 @@ wire a_next_ok;
 wire [2:0] a_set;
 reg  [51:0] line_mem [0:63];
 reg  [51:0] line_mem_rdata;
+// tag_vec as 8 rows of 55 bits, read by index (gen/nic/tlb.ts:198:72; a mux per bit, where Yosys makes `[i * 55 +: 55]` a shifter)
+wire [54:0] tag_vec_rows [0:7];
+genvar tag_vec_rows_i;
+generate for (tag_vec_rows_i = 0; tag_vec_rows_i < 8; tag_vec_rows_i = tag_vec_rows_i + 1) begin : g_tag_vec_rows
+    assign tag_vec_rows[tag_vec_rows_i] = tag_vec[tag_vec_rows_i * 55 +: 55];
+end endgenerate
 // intermediate of gen/nic/tlb.ts:314:26: only bits [64:12] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [64:0] binary_0 = (a_mr_end - 65'd1);
@@ -289,13 +295,13 @@ wire [53:0] binary_1 = ({1'b0, (binary_0[64:12] - {1'b0, mr_rd_data[119:68]})} +
 assign tag_vec = {{tag_valid_7_reg, tag_mr_7_reg, tag_line_7_reg}, {tag_valid_6_reg, tag_mr_6_reg, tag_line_6_reg}, {tag_valid_5_reg, tag_mr_5_reg, tag_line_5_reg}, {tag_valid_4_reg, tag_mr_4_reg, tag_line_4_reg}, {tag_valid_3_reg, tag_mr_3_reg, tag_line_3_reg}, {tag_valid_2_reg, tag_mr_2_reg, tag_line_2_reg}, {tag_valid_1_reg, tag_mr_1_reg, tag_line_1_reg}, {tag_valid_0_reg, tag_mr_0_reg, tag_line_0_reg}};
 
 // gen/nic/tlb.ts:199:18
-assign l_hit = tag_vec[l_set_reg * 55 +: 55] == {1'd1, l_mr_idx_reg, l_line_reg};
+assign l_hit = tag_vec_rows[l_set_reg] == {1'd1, l_mr_idx_reg, l_line_reg};
 
 // gen/nic/tlb.ts:200:23
 assign l_next_line = l_line_reg + 50'd1;
 
 // gen/nic/tlb.ts:201:22
-assign l_next_hit = tag_vec[l_next_set_reg * 55 +: 55] == {1'd1, l_mr_idx_reg, l_next_line};
+assign l_next_hit = tag_vec_rows[l_next_set_reg] == {1'd1, l_mr_idx_reg, l_next_line};
 
 // gen/nic/tlb.ts:203:19
 assign l_word = line_mem_rdata;
@@ -358,7 +364,7 @@ assign fill_can_start = |({(fill0_state == FILL0_STATE_IDLE), (fill1_state == FI
 assign fill_start_engine = !(fill0_state == FILL0_STATE_IDLE);
 
 // gen/nic/tlb-fill.ts:127:20
-assign pf_moot = ((tag_vec[pf_set_reg * 55 +: 55] == {1'd1, pf_mr_idx_reg, pf_line_reg}) || |({(!(fill0_state == FILL0_STATE_IDLE) && (fill0_set_reg == pf_set_reg)), (!(fill1_state == FILL1_STATE_IDLE) && (fill1_set_reg == pf_set_reg))})) || (mr_changed[0] && (mr_changed[4:1] == pf_mr_idx_reg));
+assign pf_moot = ((tag_vec_rows[pf_set_reg] == {1'd1, pf_mr_idx_reg, pf_line_reg}) || |({(!(fill0_state == FILL0_STATE_IDLE) && (fill0_set_reg == pf_set_reg)), (!(fill1_state == FILL1_STATE_IDLE) && (fill1_set_reg == pf_set_reg))})) || (mr_changed[0] && (mr_changed[4:1] == pf_mr_idx_reg));
 
 // gen/nic/tlb-fill.ts:128:25
 assign fill_demand_start = demand_valid && fill_can_start;

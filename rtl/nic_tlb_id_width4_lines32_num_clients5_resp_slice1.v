@@ -405,6 +405,12 @@ wire a_next_ok;
 wire [4:0] a_set;
 reg  [51:0] line_mem [0:255];
 reg  [51:0] line_mem_rdata;
+// tag_vec as 32 rows of 55 bits, read by index (gen/nic/tlb.ts:198:72; a mux per bit, where Yosys makes `[i * 55 +: 55]` a shifter)
+wire [54:0] tag_vec_rows [0:31];
+genvar tag_vec_rows_i;
+generate for (tag_vec_rows_i = 0; tag_vec_rows_i < 32; tag_vec_rows_i = tag_vec_rows_i + 1) begin : g_tag_vec_rows
+    assign tag_vec_rows[tag_vec_rows_i] = tag_vec[tag_vec_rows_i * 55 +: 55];
+end endgenerate
 // intermediate of gen/nic/tlb.ts:314:26: only bits [64:12] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [64:0] binary_0 = (a_mr_end - 65'd1);
@@ -418,13 +424,13 @@ wire [53:0] binary_1 = ({1'b0, (binary_0[64:12] - {1'b0, mr_rd_data[119:68]})} +
 assign tag_vec = {{tag_valid_31_reg, tag_mr_31_reg, tag_line_31_reg}, {tag_valid_30_reg, tag_mr_30_reg, tag_line_30_reg}, {tag_valid_29_reg, tag_mr_29_reg, tag_line_29_reg}, {tag_valid_28_reg, tag_mr_28_reg, tag_line_28_reg}, {tag_valid_27_reg, tag_mr_27_reg, tag_line_27_reg}, {tag_valid_26_reg, tag_mr_26_reg, tag_line_26_reg}, {tag_valid_25_reg, tag_mr_25_reg, tag_line_25_reg}, {tag_valid_24_reg, tag_mr_24_reg, tag_line_24_reg}, {tag_valid_23_reg, tag_mr_23_reg, tag_line_23_reg}, {tag_valid_22_reg, tag_mr_22_reg, tag_line_22_reg}, {tag_valid_21_reg, tag_mr_21_reg, tag_line_21_reg}, {tag_valid_20_reg, tag_mr_20_reg, tag_line_20_reg}, {tag_valid_19_reg, tag_mr_19_reg, tag_line_19_reg}, {tag_valid_18_reg, tag_mr_18_reg, tag_line_18_reg}, {tag_valid_17_reg, tag_mr_17_reg, tag_line_17_reg}, {tag_valid_16_reg, tag_mr_16_reg, tag_line_16_reg}, {tag_valid_15_reg, tag_mr_15_reg, tag_line_15_reg}, {tag_valid_14_reg, tag_mr_14_reg, tag_line_14_reg}, {tag_valid_13_reg, tag_mr_13_reg, tag_line_13_reg}, {tag_valid_12_reg, tag_mr_12_reg, tag_line_12_reg}, {tag_valid_11_reg, tag_mr_11_reg, tag_line_11_reg}, {tag_valid_10_reg, tag_mr_10_reg, tag_line_10_reg}, {tag_valid_9_reg, tag_mr_9_reg, tag_line_9_reg}, {tag_valid_8_reg, tag_mr_8_reg, tag_line_8_reg}, {tag_valid_7_reg, tag_mr_7_reg, tag_line_7_reg}, {tag_valid_6_reg, tag_mr_6_reg, tag_line_6_reg}, {tag_valid_5_reg, tag_mr_5_reg, tag_line_5_reg}, {tag_valid_4_reg, tag_mr_4_reg, tag_line_4_reg}, {tag_valid_3_reg, tag_mr_3_reg, tag_line_3_reg}, {tag_valid_2_reg, tag_mr_2_reg, tag_line_2_reg}, {tag_valid_1_reg, tag_mr_1_reg, tag_line_1_reg}, {tag_valid_0_reg, tag_mr_0_reg, tag_line_0_reg}};
 
 // gen/nic/tlb.ts:199:18
-assign l_hit = tag_vec[l_set_reg * 55 +: 55] == {1'd1, l_mr_idx_reg, l_line_reg};
+assign l_hit = tag_vec_rows[l_set_reg] == {1'd1, l_mr_idx_reg, l_line_reg};
 
 // gen/nic/tlb.ts:200:23
 assign l_next_line = l_line_reg + 50'd1;
 
 // gen/nic/tlb.ts:201:22
-assign l_next_hit = tag_vec[l_next_set_reg * 55 +: 55] == {1'd1, l_mr_idx_reg, l_next_line};
+assign l_next_hit = tag_vec_rows[l_next_set_reg] == {1'd1, l_mr_idx_reg, l_next_line};
 
 // gen/nic/tlb.ts:203:19
 assign l_word = line_mem_rdata;
@@ -487,7 +493,7 @@ assign fill_can_start = |({(fill0_state == FILL0_STATE_IDLE), (fill1_state == FI
 assign fill_start_engine = !(fill0_state == FILL0_STATE_IDLE);
 
 // gen/nic/tlb-fill.ts:127:20
-assign pf_moot = ((tag_vec[pf_set_reg * 55 +: 55] == {1'd1, pf_mr_idx_reg, pf_line_reg}) || |({(!(fill0_state == FILL0_STATE_IDLE) && (fill0_set_reg == pf_set_reg)), (!(fill1_state == FILL1_STATE_IDLE) && (fill1_set_reg == pf_set_reg))})) || (mr_changed[0] && (mr_changed[4:1] == pf_mr_idx_reg));
+assign pf_moot = ((tag_vec_rows[pf_set_reg] == {1'd1, pf_mr_idx_reg, pf_line_reg}) || |({(!(fill0_state == FILL0_STATE_IDLE) && (fill0_set_reg == pf_set_reg)), (!(fill1_state == FILL1_STATE_IDLE) && (fill1_set_reg == pf_set_reg))})) || (mr_changed[0] && (mr_changed[4:1] == pf_mr_idx_reg));
 
 // gen/nic/tlb-fill.ts:128:25
 assign fill_demand_start = demand_valid && fill_can_start;

@@ -148,33 +148,23 @@ reg  [15:0] ci_rewind_mem [0:3];
 wire [15:0] ci_rewind_mem_rdata0;
 wire [15:0] ci_rewind_mem_rdata1;
 wire [15:0] ci_rewind_mem_rdata2;
+// qp_ctx as 4 rows of 431 bits, read by index (gen/nic/wqe-fetch.ts:414:51; a mux per bit, where Yosys makes `[i * 431 +: 431]` a shifter)
+wire [430:0] qp_ctx_rows [0:3];
+genvar qp_ctx_rows_i;
+generate for (qp_ctx_rows_i = 0; qp_ctx_rows_i < 4; qp_ctx_rows_i = qp_ctx_rows_i + 1) begin : g_qp_ctx_rows
+    assign qp_ctx_rows[qp_ctx_rows_i] = qp_ctx[qp_ctx_rows_i * 431 +: 431];
+end endgenerate
 // intermediate of gen/nic/wqe-fetch.ts:414:51: only bits [274:259] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [430:0] part_0 = qp_ctx[qp_reg * 431 +: 431];
-/* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/wqe-fetch.ts:414:51: only bits [274:259] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [430:0] part_1 = qp_ctx[rewind[2:1] * 431 +: 431];
-/* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/wqe-fetch.ts:202:95: only bits [274:259] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [430:0] part_2 = qp_ctx[load_qp * 431 +: 431];
-/* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/wqe-fetch.ts:202:95: only bits [254:191] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [430:0] part_3 = qp_ctx[load_qp * 431 +: 431];
-/* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/wqe-fetch.ts:202:95: only bits [258:255] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [430:0] part_4 = qp_ctx[load_qp * 431 +: 431];
-/* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/wqe-fetch.ts:202:95: only bits [2:0] are used
-/* verilator lint_off UNUSEDSIGNAL */
-wire [430:0] part_5 = qp_ctx[load_qp * 431 +: 431];
+wire [430:0] part_0 = qp_ctx_rows[qp_reg];
 /* verilator lint_on UNUSEDSIGNAL */
 // intermediate of gen/nic/wqe-fetch.ts:414:51: only bits [274:259] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [430:0] part_6 = qp_ctx[qp_reg * 431 +: 431];
+wire [430:0] part_1 = qp_ctx_rows[rewind[2:1]];
+/* verilator lint_on UNUSEDSIGNAL */
+// intermediate of gen/nic/wqe-fetch.ts:202:95: only bits [274:191], [2:0] are used
+/* verilator lint_off UNUSEDSIGNAL */
+wire [430:0] part_2 = qp_ctx_rows[load_qp];
 /* verilator lint_on UNUSEDSIGNAL */
 
 // gen/nic/wqe-fetch.ts:145:19
@@ -390,9 +380,9 @@ always @(posedge clk) begin
                 end
                 ld_pi_reg <= part_2[274:259];
                 ld_ci_reg <= ci_zero_reg[load_qp] ? 16'd0 : (ci_live_reg[load_qp] ? ci_rewind_mem_rdata0 : ci_fetch_mem_rdata0);
-                ld_base_reg <= part_3[254:191];
-                ld_size_log2_reg <= part_4[258:255];
-                ld_state_reg <= part_5[2:0];
+                ld_base_reg <= part_2[254:191];
+                ld_size_log2_reg <= part_2[258:255];
+                ld_state_reg <= part_2[2:0];
                 ld_weight_reg <= weight[load_qp * 4 +: 4];
                 ld_stale_reg <= rewind[0] && (rewind[2:1] == load_qp);
                 state <= STATE_PLAN;
@@ -605,7 +595,7 @@ always @(posedge clk) begin
             $display("%m: assertion failed at gen/nic/wqe-fetch.ts:309:5: rlast before the last beat of the burst [r_take=%0h m_axi_rlast=%0h burst_last=%0h]", r_take, m_axi_rlast, burst_last);
             $stop;
         end
-        if (!(qp_in_reset[qp_reg] || (has_work_reg[qp_reg] == (part_6[274:259] != (ci_zero_reg[qp_reg] ? 16'd0 : (ci_live_reg[qp_reg] ? ci_rewind_mem_rdata2 : ci_fetch_mem_rdata2)))))) begin
+        if (!(qp_in_reset[qp_reg] || (has_work_reg[qp_reg] == (part_0[274:259] != (ci_zero_reg[qp_reg] ? 16'd0 : (ci_live_reg[qp_reg] ? ci_rewind_mem_rdata2 : ci_fetch_mem_rdata2)))))) begin
             $display("%m: assertion failed at gen/nic/wqe-fetch.ts:434:5: has_work_reg of the owned QP is not SQ_PI != ci [qp_in_reset=%0h qp_reg=%0h has_work_reg=%0h ci_zero_reg=%0h ci_live_reg=%0h]", qp_in_reset, qp_reg, has_work_reg, ci_zero_reg, ci_live_reg);
             $stop;
         end

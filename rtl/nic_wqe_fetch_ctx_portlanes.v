@@ -159,6 +159,12 @@ reg  [15:0] ci_rewind_mem [0:3];
 wire [15:0] ci_rewind_mem_rdata0;
 wire [15:0] ci_rewind_mem_rdata1;
 wire [15:0] ci_rewind_mem_rdata2;
+// ctx_state as 4 rows of 3 bits, read by index (gen/nic/wqe-fetch.ts:202:95; a mux per bit, where Yosys makes `[i * 3 +: 3]` a shifter)
+wire [2:0] ctx_state_rows [0:3];
+genvar ctx_state_rows_i;
+generate for (ctx_state_rows_i = 0; ctx_state_rows_i < 4; ctx_state_rows_i = ctx_state_rows_i + 1) begin : g_ctx_state_rows
+    assign ctx_state_rows[ctx_state_rows_i] = ctx_state[ctx_state_rows_i * 3 +: 3];
+end endgenerate
 
 // gen/nic/wqe-fetch.ts:145:19
 assign qp_in_reset = {(ctx_state[11:9] == 3'b000), (ctx_state[8:6] == 3'b000), (ctx_state[5:3] == 3'b000), (ctx_state[2:0] == 3'b000)};
@@ -406,7 +412,7 @@ always @(posedge clk) begin
                 ld_ci_reg <= ci_zero_reg[load_qp] ? 16'd0 : (ci_live_reg[load_qp] ? ci_rewind_mem_rdata0 : ci_fetch_mem_rdata0);
                 ld_base_reg <= {ctx_sq_base_hi_mem_rdata, ctx_sq_base_lo_mem_rdata};
                 ld_size_log2_reg <= ctx_sq_size_log2_mem_rdata;
-                ld_state_reg <= ctx_state[load_qp * 3 +: 3];
+                ld_state_reg <= ctx_state_rows[load_qp];
                 ld_weight_reg <= weight[load_qp * 4 +: 4];
                 ld_stale_reg <= rewind[0] && (rewind[2:1] == load_qp);
                 state <= STATE_PLAN;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { Bool, Enum, UInt, defineModule } from '../hdl/index.ts';
+import { Bool, Enum, Struct, UInt, Vec, defineModule } from '../hdl/index.ts';
+import { emitToDir, iverilogCompile, verilatorLint, yosysSynth } from '../lib/lint-helper.ts';
 import { emitTop } from './index.ts';
 import { AsyncDomain, Asserts, CombOps, Fsm, Pipeline, Ram, Regs, Wide } from '../test-support/designs.ts';
 import { marks } from '../test-support/loc.ts';
@@ -247,5 +248,61 @@ describe('emitted Verilog per construct', () => {
     expect(emitTop(Regs).files.get('regs.v')!).toContain(lines(`// ${designs.at('cnt-if')}:5`, 'always @(posedge clk) begin', '    if (en) begin', "        cnt <= cnt + 8'd1;"));
     expect(emitTop(Ram).files.get('ram_demo.v')!).toContain(`// ${designs.at('read')}:17: registered read port`);
     expect(emitTop(Pipeline).files.get('pipeline.v')!).toContain(lines(`// ${designs.at('u_s1')}:16`, 'stage_tagfirst u_s1 ('));
+  });
+
+  it('declares an intermediate once per distinct expression: fields of one dynamic record read share one select', () => {
+    const Rec = Struct('e_rec', { a: UInt(4), b: UInt(4), c: UInt(8) });
+    const M = defineModule('e_record_read', {}, m => {
+      const { clk, rst } = m.clockAndReset();
+      m.unused(rst, 'no register here has a reset');
+      const q = m.input('q', UInt(2));
+      const d = m.input('d', UInt(64));
+      const y = m.output('y', UInt(8));
+      const tab = m.reg('tab_reg', Vec(Rec, 4), { reset: null });
+      tab.setBits(63, 0, d);
+      // Two fields of the same read (bits [3:0] and [7:4]), c never read.
+      y.set(tab.at(q).field('a').zext(8).addw(tab.at(q).field('b').zext(8)));
+      return { clk, rst, q, d, y };
+    });
+    const t = text(M);
+    const selects = t.match(/= tab_reg\[q \* 16 \+: 16\];/g) ?? [];
+    expect(selects.length).toBe(1);
+    // Its unused bits are the union of what its readers take: one waiver, naming both ranges.
+    expect(t).toMatch(/only bits \[7:0\] are used/);
+    verilatorLint(emitToDir(M));
+  });
+
+  it('reads rows of a width that is not a power of two through an array (a mux in synthesis, not a shifter), padded to the index\'s reach', () => {
+    const Rec = Struct('e_rec3', { a: UInt(4), b: UInt(8) });
+    const M = defineModule('e_rows', {}, m => {
+      const { clk, rst } = m.clockAndReset();
+      m.unused(rst, 'no register here has a reset');
+      const q = m.input('q', UInt(2));
+      const d = m.input('d', UInt(36));
+      const y = m.output('y', UInt(8));
+      const z = m.output('z', UInt(4));
+      const tab = m.reg('tab_reg', Vec(Rec, 3), { reset: null });
+      tab.setBits(35, 0, d);
+      y.set(tab.at(q).field('b'));
+      z.set(tab.at(q.bit(0)).field('a'));
+      return { clk, rst, q, d, y, z };
+    });
+    const t = text(M);
+    expect(t).toContain(lines(
+      'wire [11:0] tab_reg_rows [0:3];',
+      'genvar tab_reg_rows_i;',
+      'generate for (tab_reg_rows_i = 0; tab_reg_rows_i < 3; tab_reg_rows_i = tab_reg_rows_i + 1) begin : g_tab_reg_rows',
+      '    assign tab_reg_rows[tab_reg_rows_i] = tab_reg[tab_reg_rows_i * 12 +: 12];',
+      'end endgenerate'));
+    // q reaches a fourth row: it reads 0, as the array's padding.
+    expect(t).toContain("    assign tab_reg_rows[tab_reg_rows_i] = 12'd0;");
+    expect(t).toMatch(/= tab_reg_rows\[q\];/);
+    // A one-bit index reaches rows 0 and 1: zero-extended, the same array.
+    expect(t).toMatch(/tab_reg_rows\[\{1'd0, q\[0\]\}\]/);
+    expect(t).not.toMatch(/tab_reg\[[^\]]*q[^\]]*\* 12/);
+    const dir = emitToDir(M);
+    verilatorLint(dir);
+    iverilogCompile(dir);
+    yosysSynth(dir);
   });
 });

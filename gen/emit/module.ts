@@ -35,12 +35,43 @@ class Lines {
   blank(): void { if (this.out.length && this.out[this.out.length - 1] !== '') this.out.push(''); }
 }
 
+/** A declared intermediate and the bits of it its readers use. */
+type Temp = { readonly name: string; readonly e: Expr; readonly text: string; readonly used: boolean[]; readonly lines?: readonly string[] };
+
+/** The used bits as ranges, most significant first: `[20:16], [3:0]`. */
+function usedRanges(used: readonly boolean[]): string {
+  const out: string[] = [];
+  for (let hi = used.length - 1; hi >= 0; hi--) {
+    if (!used[hi]) continue;
+    let lo = hi;
+    while (lo > 0 && used[lo - 1]) lo--;
+    out.push(`[${hi}:${lo}]`);
+    hi = lo;
+  }
+  return out.join(', ');
+}
+
+/** `wire [..] name = text;`, marked for lint when only some of its bits are read. */
+function tempLines(t: Temp): readonly string[] {
+  if (t.lines) return t.lines;
+  const { e, name } = t;
+  const decl = `wire ${e.signed ? 'signed ' : ''}${rangeDecl(e.width)}${e.width > 1 ? ' ' : ''}${name} = ${t.text};`;
+  if (t.used.every(b => b)) return [decl];
+  return [
+    `// intermediate of ${formatLoc(e.loc)}: only bits ${usedRanges(t.used)} are used`,
+    '/* verilator lint_off UNUSEDSIGNAL */', decl, '/* verilator lint_on UNUSEDSIGNAL */',
+  ];
+}
+
 export class ModuleEmitter implements TempSink {
   readonly #ir: ModuleIR;
   readonly #moduleNames: (ir: ModuleIR) => string;
   readonly #read: ReadBits;
   readonly #printer = new ExprPrinter(this);
-  readonly #temps = new Lines();
+  /** Intermediates, in declaration order; one per distinct (sign, width, text): a value read
+   *  twice (two fields of one dynamic record read, the same constant) is declared once. */
+  readonly #temps: Temp[] = [];
+  readonly #tempByText = new Map<string, Temp>();
   readonly #labels = new Map<string, string>();
   readonly #usedNames = new Set<string>();
   readonly #asserts: { index: number; stmt: AssertStmt }[] = [];
@@ -77,7 +108,7 @@ export class ModuleEmitter implements TempSink {
     top.blank();
     this.#emitLabels(top);
     this.#emitDecls(top);
-    top.out.push(...this.#temps.out);
+    top.out.push(...this.#temps.flatMap(tempLines));
     top.blank();
     const offset = top.out.length;
     const body = [...top.out, ...logic.out];
@@ -103,18 +134,44 @@ export class ModuleEmitter implements TempSink {
   }
 
   temp(hint: string, e: Expr, text: string, usedBits: [number, number] | null): string {
+    const key = `${e.signed ? 's' : 'u'}${e.width} ${text}`;
+    const [hi, lo] = usedBits ?? [e.width - 1, 0];
+    const known = this.#tempByText.get(key);
+    const used = known?.used ?? new Array<boolean>(e.width).fill(false);
+    for (let b = lo; b <= hi; b++) used[b] = true;
+    if (known) return known.name;
     let name: string;
     do { name = `${hint}_${this.#tempCount++}`; } while (this.#usedNames.has(name));
     this.#usedNames.add(name);
-    const decl = `wire ${e.signed ? 'signed ' : ''}${rangeDecl(e.width)}${e.width > 1 ? ' ' : ''}${name} = ${text};`;
-    if (usedBits && (usedBits[0] !== e.width - 1 || usedBits[1] !== 0)) {
-      this.#temps.push(0, `// intermediate of ${formatLoc(e.loc)}: only bits [${usedBits[0]}:${usedBits[1]}] are used`);
-      this.#temps.push(0, '/* verilator lint_off UNUSEDSIGNAL */');
-      this.#temps.push(0, decl);
-      this.#temps.push(0, '/* verilator lint_on UNUSEDSIGNAL */');
-    } else {
-      this.#temps.push(0, decl);
+    const t: Temp = { name, e, text, used };
+    this.#temps.push(t);
+    this.#tempByText.set(key, t);
+    return name;
+  }
+  rows(base: string, rowWidth: number, count: number, size: number, e: Expr): string {
+    const key = `rows ${rowWidth} ${base}`;
+    const known = this.#tempByText.get(key);
+    if (known) return known.name;
+    const name = this.#freshName(`${base.replace(/\W/g, '_')}_rows`);
+    const i = this.#freshName(`${name}_i`);
+    const row = rangeDecl(rowWidth);
+    const lines = [
+      `// ${base} as ${count} rows of ${rowWidth} bits, read by index (${formatLoc(e.loc)}; a mux per bit, where Yosys makes \`[i * ${rowWidth} +: ${rowWidth}]\` a shifter)`,
+      `wire ${row} ${name} [0:${size - 1}];`,
+      `genvar ${i};`,
+      `generate for (${i} = 0; ${i} < ${count}; ${i} = ${i} + 1) begin : g_${name}`,
+      `    assign ${name}[${i}] = ${base}[${i} * ${rowWidth} +: ${rowWidth}];`,
+      'end endgenerate',
+    ];
+    if (size > count) {
+      lines.push(`// rows ${count}..${size - 1}: the index reaches them, they read 0`);
+      lines.push(`generate for (${i} = ${count}; ${i} < ${size}; ${i} = ${i} + 1) begin : g_${name}_pad`);
+      lines.push(`    assign ${name}[${i}] = ${rowWidth}'d0;`);
+      lines.push('end endgenerate');
     }
+    const t: Temp = { name, e, text: key, used: [], lines };
+    this.#temps.push(t);
+    this.#tempByText.set(key, t);
     return name;
   }
   nameOf(e: Expr & { kind: 'ref' | 'memread' }): string {

@@ -82,15 +82,18 @@
 // (fewer than depth entries and a spare or free slot).
 //
 // RESET: the QP's record is cleared and its entries dropped without CQEs; the retry counters
-// follow the RETRY register while the QP is in RESET, INIT or RTR.
+// follow the RETRY register while the QP is in RESET, INIT or RTR. The record's fields kept in
+// LUTRAMs (qp-transport.ts) are not cleared: the send pointer's and sentHigh read 0 through a
+// per-QP flag until written again, the error words mean nothing once their valid bit is clear.
 
 import { Bool, UInt, Struct, intIn, cat, defineModule, lit, mux, pack, type Value } from '../hdl/index.ts';
 import { rrArbiter } from '../lib/arbiter.ts';
+import { bankedMemory } from '../lib/banked-memory.ts';
 import { stream } from '../lib/interfaces.ts';
 import { indexWidth, log2Exact } from '../lib/util.ts';
 import { cqeReqStruct } from './cqe-req.ts';
 import { qpErrorEvent, qpPulse, qpUpdate } from './ctx.ts';
-import { ctxPortRule, qpCtxView, type CtxPort } from './ctx-view.ts';
+import { ctxPortRule, qpCtxView, stateMask, type CtxPort } from './ctx-view.ts';
 import { AETH, ackInStruct, reqEntryStruct } from './flow-types.ts';
 import { nakCqeStatus } from './nak-status.ts';
 import { psnGe, psnGt } from './psn.ts';
@@ -115,6 +118,11 @@ export type AckTrackerParams = {
 const Stored = Struct('ack_entry', {
   wrId: UInt(64), opcode: UInt(8), length: UInt(32), msgFirstPsn: UInt(24), lastPsn: UInt(24), ringIndex: UInt(16), signaled: Bool, status: UInt(4),
 });
+
+/** A held read_done error (rdErrValid in the record says one is held) and a recorded NAK
+ *  (nakValid): in LUTRAMs, not flip-flops (see the record's fields in memories, below). */
+const RdErr = Struct('rd_err', { psn: UInt(24), status: UInt(4), syn: UInt(8) });
+const NakWord = Struct('nak_word', { status: UInt(4), syn: UInt(8) });
 
 const retryField = (retry: Value, f: keyof typeof RETRY_FIELDS): Value => retry.bits(RETRY_FIELDS[f].lo + RETRY_FIELDS[f].width - 1, RETRY_FIELDS[f].lo);
 
@@ -151,6 +159,17 @@ export const nicAckTracker = defineModule('nic_ack_tracker', { numQp: 4, depth: 
 
   const tab = qpTransportTable(m, p.numQp, dw, sw);
   const rec = (q: Value | number): Value<QpTransportShape> => tab.at(q) as Value<QpTransportShape>;
+  // The record's wide fields that only posts and rewinds write, in LUTRAMs (one bank per
+  // writer, a newest-bank bit and a "reads as 0" bit per QP: gen/lib/banked-memory.ts): the
+  // send pointer's ring index and resume PSN, and sentHigh. RESET makes them read 0, as the
+  // record's clear did. A post and a rewind of one QP never meet in a cycle: asserted below in
+  // those terms (so not again by each memory).
+  const inResetMask = stateMask(m, qpCtx, p.numQp, QP_STATE.RESET, 'qp_in_reset');
+  const postAndRewind = { banks: ['post', 'rewind'], rows: p.numQp, zeroFlag: true, assertOneWriter: false };
+  const expIdxMem = bankedMemory(m, 'exp_idx', UInt(16), postAndRewind);
+  const resumePsnMem = bankedMemory(m, 'resume_psn', UInt(24), { banks: ['rewind'], rows: p.numQp, zeroFlag: true });
+  const sentHighMem = bankedMemory(m, 'sent_high', UInt(24), postAndRewind);
+  for (const t of [expIdxMem, resumePsnMem, sentHighMem]) t.clearRows(inResetMask);
   const mem = m.memory('entries', Stored, p.entries);
   const now = m.reg('now_reg', UInt(32));
   now.set(now.addw(1));
@@ -188,6 +207,11 @@ export const nicAckTracker = defineModule('nic_ack_tracker', { numQp: 4, depth: 
   const reqRead = m.let('req_is_read', isReadOp(sReq.data.field('opcode')));
   const allAcked = m.let('req_all_acked', rr.field('sentValid').lnot().lor(rr.field('acked').eq(rr.field('lastSent'))));
   const reqLast = sReq.data.field('lastPsn');
+  const pushOk = m.let('push_ok', push.land(reqOk));
+  // The newest PSN ever sent rises with a post (a rewind may set it back: below).
+  const highUp = m.let('push_high_up', pushOk.land(rr.field('highValid').lnot().lor(psnGt(reqLast, sentHighMem.read(rq)))));
+  sentHighMem.write('post', highUp, rq, reqLast);
+  expIdxMem.write('post', push, rq, sReq.data.field('ringIndex').addw(1));
   m.if(push, () => mem.write(pushSlot, pack(Stored, {
     wrId: sReq.data.field('wrId'), opcode: sReq.data.field('opcode'), length: sReq.data.field('length'), msgFirstPsn: sReq.data.field('msgFirstPsn'),
     lastPsn: reqLast, ringIndex: sReq.data.field('ringIndex'), signaled: sReq.data.field('signaled'), status: sReq.data.field('status'),
@@ -218,7 +242,7 @@ export const nicAckTracker = defineModule('nic_ack_tracker', { numQp: 4, depth: 
   // seen acknowledged (acked < p <= sentHigh; sentHigh survives rewinds, so a genuine NAK that
   // arrives after a rewind still counts). Others are ghosts, ignored like ghost ACKs (rxe);
   // taking one failed the oldest WQE: one forged frame killed a live QP (docs/fuzz.md).
-  const nakNamed = m.let('nak_psn_sent', ra.field('highValid').land(psnGt(apsn, ra.field('acked'))).land(psnGe(ra.field('sentHigh'), apsn)));
+  const nakNamed = m.let('nak_psn_sent', ra.field('highValid').land(psnGt(apsn, ra.field('acked'))).land(psnGe(sentHighMem.read(aq), apsn)));
   const nakTake = m.let('nak_take', live.land(nakCode.ne(CQE_STATUS.SUCCESS)).land(outstanding).land(nakNamed));
   const nakAcked = m.let('nak_acked', apsn.subw(1).trunc(24));
   // Where the event moves acked (forward only).
@@ -250,8 +274,19 @@ export const nicAckTracker = defineModule('nic_ack_tracker', { numQp: 4, depth: 
   sDone.ready.set(dOk.lor(doneVoid).lor(rd.field('rdErrValid').lnot()));
   const doneOk = m.let('done_ok', sDone.valid.land(dOk).land(doneVoid.lnot()));
   const doneErr = m.let('done_err', sDone.valid.land(dOk.lnot()).land(doneVoid.lnot()).land(rd.field('rdErrValid').lnot()));
+  // The held error's PSN, status and syndrome: written by that read_done only (doneErr: none is
+  // held), read by the completion engine at selQp, so one LUTRAM word per QP instead of 36
+  // flip-flops. RESET clears rdErrValid only: the word means nothing without it.
+  const rdErrMem = bankedMemory(m, 'rd_err', RdErr, { banks: ['done'], rows: p.numQp, zeroFlag: false });
+  rdErrMem.write('done', doneErr, dq, pack(RdErr, { psn: dpsn, status: sDone.data.field('status'), syn: sDone.data.field('syndrome') }));
   // The response acknowledges every PSN up to lastPsn: the same window test as an ACK.
   const doneAck = m.let('done_ack', doneOk.land(rd.field('sentValid')).land(psnGt(dpsn, rd.field('acked'))).land(psnGe(rd.field('lastSent'), dpsn)));
+  // A read_done ahead of everything its QP sent (kept as rdEarly, below), and a post of the READ
+  // it completes (an earlier early read_done, or one in this very cycle): decided once on the
+  // events' records, not once per QP.
+  const doneEarly = m.let('done_early', doneOk.land(doneAck.lnot()).land(rd.field('sentValid').lnot().lor(psnGt(dpsn, rd.field('lastSent')))));
+  const pushEarlyHit = m.let('push_rd_early_hit', pushOk.land(reqRead).land(rr.field('rdEarly').land(rr.field('rdAcked').eq(reqLast))
+    .lor(doneEarly.land(dq.eq(rq)).land(dpsn.eq(reqLast)))));
 
   // ---- completion engine ----------------------------------------------------------------------
   const nonEmpty: Value[] = [];
@@ -266,6 +301,12 @@ export const nicAckTracker = defineModule('nic_ack_tracker', { numQp: 4, depth: 
   const selQp = m.reg('sel_qp_reg', UInt(qw));
   const e = mem.read(rec(gi).field('head'), { enable: pick });
   const sel = rec(selQp);
+  const selRdErr = rdErrMem.read(selQp);
+  // A recorded NAK's status and syndrome (nakValid says one is recorded): written by the ACK
+  // event that fails the QP or by the scanner's exhausted timeout (below; `fire` excludes
+  // ackErr, so one write port), read here only. RESET clears nakValid only.
+  const nakMem = bankedMemory(m, 'nak', NakWord, { banks: ['err'], rows: p.numQp, zeroFlag: false });
+  const selNak = nakMem.read(selQp);
 
   const st = (v: number): Value => lit(v, 4);
   const qState = qpCtx.at(selQp).field('state');
@@ -278,7 +319,7 @@ export const nicAckTracker = defineModule('nic_ack_tracker', { numQp: 4, depth: 
   const nak = sel.field('nakValid');
   const eOk = eStatus.eq(CQE_STATUS.SUCCESS);
   // READ entries ignore ACKs: only their read_done (ok → rdAcked, error → rdErr) decides.
-  const rdErrHit = m.let('rd_err_hit', eRead.land(sel.field('rdErrValid')).land(sel.field('rdErrPsn').eq(eLast)));
+  const rdErrHit = m.let('rd_err_hit', eRead.land(sel.field('rdErrValid')).land(selRdErr.field('psn').eq(eLast)));
   const covered = m.let('covered', mux(eRead, sel.field('rdCount').ne(0).land(psnGe(sel.field('rdAcked'), eLast)),
     sel.field('sentValid').land(psnGe(sel.field('acked'), eLast))).land(rdErrHit.lnot()));
   // A rewind of this QP is on its way: nothing of it retires until it was taken.
@@ -293,10 +334,10 @@ export const nicAckTracker = defineModule('nic_ack_tracker', { numQp: 4, depth: 
   const selHas = m.let('sel_has_entries', sel.field('count').ne(0));
   const complete = m.let('complete', fl.lor(eOk.lnot()).lor(rdErrHit).lor(covered).lor(nak).lor(stateBad).land(selRewinding.lnot()).land(selHas));
   const outStatus = m.let('out_status', mux(fl, st(CQE_STATUS.FLUSH_ERROR), mux(eOk.lnot(), eStatus,
-    mux(rdErrHit, sel.field('rdErrStatus'), mux(covered, st(CQE_STATUS.SUCCESS), mux(nak, sel.field('nakStatus'), st(CQE_STATUS.FLUSH_ERROR)))))));
+    mux(rdErrHit, selRdErr.field('status'), mux(covered, st(CQE_STATUS.SUCCESS), mux(nak, selNak.field('status'), st(CQE_STATUS.FLUSH_ERROR)))))));
   const usesRdErr = m.let('uses_rd_err', fl.lnot().land(eOk).land(rdErrHit));
   const usesNak = m.let('uses_nak', fl.lnot().land(eOk).land(rdErrHit.lnot()).land(covered.lnot()).land(nak));
-  const rdErrStatus = sel.field('rdErrStatus');
+  const rdErrStatus = selRdErr.field('status');
   const rdErrFlushes = m.let('rd_err_flushes', rdErrStatus.ge(CQE_STATUS.LOCAL_PROTECTION_ERROR).land(rdErrStatus.le(CQE_STATUS.REMOTE_OPERATIONAL_ERROR)));
   const setsFlush = m.let('sets_flush', fl.lnot().land(mux(eOk, mux(rdErrHit, rdErrFlushes, covered.lnot()), eStatus.eq(CQE_STATUS.LOCAL_PROTECTION_ERROR))));
   const wantsCqe = m.let('wants_cqe', outStatus.ne(CQE_STATUS.SUCCESS).lor(e.field('signaled')).land(selReset.lnot()));
@@ -325,7 +366,7 @@ export const nicAckTracker = defineModule('nic_ack_tracker', { numQp: 4, depth: 
     cqeValid.set(1);
     cqeData.set(pack(CqeReq, {
       qp: selQp, wrId: e.field('wrId'), byteLen: e.field('length'), opcode: e.field('opcode'), status: outStatus,
-      syndrome: mux(usesNak, sel.field('nakSyn'), mux(usesRdErr, sel.field('rdErrSyn'), lit(0, 8))),
+      syndrome: mux(usesNak, selNak.field('syn'), mux(usesRdErr, selRdErr.field('syn'), lit(0, 8))),
     }));
   });
   const ciValid = m.reg('sq_ci_valid_reg', Bool);
@@ -349,6 +390,10 @@ export const nicAckTracker = defineModule('nic_ack_tracker', { numQp: 4, depth: 
   const rwNext = rwRec.field('acked').addw(1);
   const rwResume = m.let('rewind_resume_psn', mux(psnGe(rwNext, rwData.field('sqPsn')).lnot(), rwData.field('sqPsn'), mux(psnGt(rwNext, rwLast), rwLast, rwNext)));
   m.if(rwFire, () => rwValid.set(0));
+  expIdxMem.write('rewind', rwFire, rwQp, rwData.field('ringIdx'));
+  resumePsnMem.write('rewind', rwFire, rwQp, rwResume);
+  // nic_req_tx cut the QP's messages short: sentHigh back to what was sent.
+  sentHighMem.write('rewind', rwFire.land(rwHigh.field('valid')), rwQp, rwHigh.field('sentHigh'));
   // A QP reset while its rewind waits: the rewind belongs to the old connection (its ring
   // index and PSN mean nothing to the new one), so it is dropped.
   m.if(qpCtx.at(rwQp).field('state').eq(QP_STATE.RESET), () => rwValid.set(0));
@@ -369,6 +414,11 @@ export const nicAckTracker = defineModule('nic_ack_tracker', { numQp: 4, depth: 
     .land(rs.field('nakValid').lnot()).land(rs.field('flush').lnot()).land(ackErr.lnot()).land(retire.land(rdErrFatal).lnot()));
   const fireTo = m.let('ack_timeout_fire', fire.land(rs.field('tmRnr').lnot()));
   const toExceed = m.let('timeout_retry_exceeded', fireTo.land(rs.field('retryLeft').eq(0)));
+  // The NAK recorded for the oldest uncovered entry: the ACK event's, else an exhausted timeout's.
+  const nakStatusAck = mux(nakTake, nakCode, mux(seqExceed, lit(CQE_STATUS.RETRY_EXCEEDED, 4), lit(CQE_STATUS.RNR_RETRY_EXCEEDED, 4)));
+  const nakSynAck = mux(seqExceed.land(nakTake.lnot()), lit(AETH.NAK_PSN_SEQ, 8), syn);
+  nakMem.write('err', ackErr.lor(toExceed), mux(ackErr, aq, scan), mux(ackErr, pack(NakWord, { status: nakStatusAck, syn: nakSynAck }),
+    pack(NakWord, { status: CQE_STATUS.RETRY_EXCEEDED, syn: 0 })));
   const toValid = m.reg('ack_timeout_reg', Bool);
   const toQp = m.reg('ack_timeout_qp_reg', UInt(qw));
   toValid.set(fireTo);
@@ -420,6 +470,8 @@ export const nicAckTracker = defineModule('nic_ack_tracker', { numQp: 4, depth: 
   m.assert(held.eq(fresh.zext(sumW)), 'entry pool: free slots + the QPs\' entries and spare slots != entries (a slot leaked or was given back twice)');
 
   // ---- the next record of every QP ------------------------------------------------------------
+  // An RNR NAK's wait ends here (only the ACK event's QP can arm it).
+  const rnrDeadline = m.let('rnr_deadline', now.addw(rnrTimerValue(syn.bits(4, 0))));
   const holdBits: Value[] = [];
   const busyBits: Value[] = [];
   for (let i = 0; i < p.numQp; i++) {
@@ -435,17 +487,16 @@ export const nicAckTracker = defineModule('nic_ack_tracker', { numQp: 4, depth: 
     const isPush = push.land(rq.eq(i)), isAck = sAck.valid.land(aq.eq(i)), isDone = sDone.valid.land(dq.eq(i));
     const isRet = retire.land(selQp.eq(i)), isRw = rwFire.land(rwQp.eq(i)), isPark = sPark.field('valid').land(sPark.field('qp').eq(i));
     const isScan = scan.eq(i);
-    const pushOk = isPush.land(reqOk);
+    const isPushOk = isPush.land(reqOk);
 
     // window (a READ posted after its early read_done: that response acknowledges it)
-    const earlyNow = isDone.land(doneOk).land(doneAck.lnot()).land(f('sentValid').lnot().lor(psnGt(dpsn, f('lastSent'))));
-    const earlyHit = m.let(`qp${i}_rd_early_hit`, pushOk.land(reqRead).land(f('rdEarly').land(f('rdAcked').eq(reqLast)).lor(earlyNow.land(dpsn.eq(reqLast)))));
+    const earlyNow = isDone.land(doneEarly);
+    const earlyHit = m.let(`qp${i}_rd_early_hit`, isPush.land(pushEarlyHit));
     const ackWins = isAck.land(aMoves).land(isDone.land(doneAck).land(psnGt(dpsn, aNew)).lnot());
-    const acked = m.let(`qp${i}_acked_next`, firstOf([[earlyHit, reqLast], [ackWins, aNew], [isDone.land(doneAck), dpsn], [pushOk.land(allAcked), sReq.data.field('firstPsn').subw(1).trunc(24)]], f('acked')));
-    const lastSent = m.let(`qp${i}_last_sent_next`, firstOf([[pushOk, reqLast], [isRw, acked]], f('lastSent')));
-    const sentValid = f('sentValid').lor(pushOk);
+    const acked = m.let(`qp${i}_acked_next`, firstOf([[earlyHit, reqLast], [ackWins, aNew], [isDone.land(doneAck), dpsn], [isPushOk.land(allAcked), sReq.data.field('firstPsn').subw(1).trunc(24)]], f('acked')));
+    const lastSent = m.let(`qp${i}_last_sent_next`, firstOf([[isPushOk, reqLast], [isRw, acked]], f('lastSent')));
+    const sentValid = f('sentValid').lor(isPushOk);
     const outstandingNext = m.let(`qp${i}_outstanding_next`, sentValid.land(acked.ne(lastSent)));
-    const highUp = pushOk.land(f('highValid').lnot().lor(psnGt(reqLast, f('sentHigh'))));
     // A rewind after nic_req_tx cut the QP's messages short: sentHigh back to what was sent.
     const isRwHigh = isRw.land(rwHigh.field('valid'));
     // Progress: anything that moves acked (an ACK, a NAK's implicit acknowledgement, a READ
@@ -476,11 +527,7 @@ export const nicAckTracker = defineModule('nic_ack_tracker', { numQp: 4, depth: 
     const rdEarly = firstOf([[isRw.lor(isPush), 0], [earlyNow, 1]], f('rdEarly'));
     const rdErrSet = isDone.land(doneErr);
     // errors: a fatal NAK or an exhausted retry count is recorded for the oldest uncovered entry
-    const nakSetAck = isAck.land(ackErr);
-    const nakSetTo = isScan.land(toExceed);
-    const nakSet = nakSetAck.lor(nakSetTo);
-    const nakStatusAck = mux(nakTake, nakCode, mux(seqExceed, lit(CQE_STATUS.RETRY_EXCEEDED, 4), lit(CQE_STATUS.RNR_RETRY_EXCEEDED, 4)));
-    const nakSynAck = mux(seqExceed.land(nakTake.lnot()), lit(AETH.NAK_PSN_SEQ, 8), syn);
+    const nakSet = isAck.land(ackErr).lor(isScan.land(toExceed));
     // retry engine
     const reloadRetry = retryField(retry, 'RETRY_CNT'), reloadRnr = retryField(retry, 'RNR_RETRY');
     const retryUse = isAck.land(seqTrig).land(seqExceed.lnot()).lor(isScan.land(fireTo).land(toExceed.lnot()));
@@ -501,7 +548,7 @@ export const nicAckTracker = defineModule('nic_ack_tracker', { numQp: 4, depth: 
     const keepRnr = rnrWaiting(r);
     const tmArmed = m.let(`qp${i}_tm_armed_next`, firstOf([[stopTimer, 0], [rnrArm, 1], [keepRnr, 1]], ackArmed));
     const tmRnr = firstOf([[stopTimer, 0], [rnrArm, 1], [keepRnr, 1]], lit(0, 1));
-    const tmDeadline = firstOf([[rnrArm, now.addw(rnrTimerValue(syn.bits(4, 0)))], [keepRnr, f('tmDeadline')]], ackDeadline);
+    const tmDeadline = firstOf([[rnrArm, rnrDeadline], [keepRnr, f('tmDeadline')]], ackDeadline);
     // parking and its wake-up
     const park = f('park');
     const wake = m.let(`qp${i}_wake`, isRts.lnot().lor(firstOf([
@@ -512,30 +559,22 @@ export const nicAckTracker = defineModule('nic_ack_tracker', { numQp: 4, depth: 
 
     const next = pack(tab.shape, {
       ...dropped(isRw), sentValid, lastSent, acked,
-      highValid: mux(isRwHigh, rwHigh.field('highValid'), f('highValid').lor(pushOk)),
-      sentHigh: firstOf([[isRwHigh, rwHigh.field('sentHigh')], [highUp, reqLast]], f('sentHigh')),
+      highValid: mux(isRwHigh, rwHigh.field('highValid'), f('highValid').lor(isPushOk)),
       nakValid: f('nakValid').land(isRet.land(usesNak).lnot()).lor(nakSet),
-      nakStatus: firstOf([[nakSetAck, nakStatusAck], [nakSetTo, lit(CQE_STATUS.RETRY_EXCEEDED, 4)]], f('nakStatus')),
-      nakSyn: firstOf([[nakSetAck, nakSynAck], [nakSetTo, lit(0, 8)]], f('nakSyn')),
       flush: f('flush').lor(isRet.land(setsFlush)),
       rdCount, rdAcked, rdEarly,
       rdErrValid: f('rdErrValid').land(isRet.land(usesRdErr).lnot()).lor(rdErrSet),
-      rdErrPsn: mux(rdErrSet, dpsn, f('rdErrPsn')),
-      rdErrStatus: mux(rdErrSet, sDone.data.field('status'), f('rdErrStatus')),
-      rdErrSyn: mux(rdErrSet, sDone.data.field('syndrome'), f('rdErrSyn')),
       retryLeft, rnrLeft, retryStarted, retryPend,
       tmArmed, tmRnr, tmDeadline,
-      expIdx: firstOf([[isPush, sReq.data.field('ringIndex').addw(1)], [isRw, rwData.field('ringIdx')]], f('expIdx')),
       resumeValid: firstOf([[isPush, 0], [isRw, rwResume.ne(rwData.field('sqPsn'))]], f('resumeValid')),
-      resumePsn: mux(isRw, rwResume, f('resumePsn')),
       park: firstOf([[isRw.lor(isPush), PARK.NONE], [isPark, sPark.field('reason')], [wake, PARK.NONE]], park),
     });
     // RESET starts the QP afresh: entries dropped (spare slots now), window, errors, timers,
     // pointer cleared.
     const cleared = pack(tab.shape, {
-      ...dropped(lit(1, 1)), sentValid: 0, lastSent: 0, acked: 0, highValid: 0, sentHigh: 0, nakValid: 0, nakStatus: 0, nakSyn: 0, flush: 0,
-      rdCount: 0, rdAcked: 0, rdEarly: 0, rdErrValid: 0, rdErrPsn: 0, rdErrStatus: 0, rdErrSyn: 0, retryLeft: reloadRetry, rnrLeft: reloadRnr,
-      retryStarted: 0, retryPend: 0, tmArmed: 0, tmRnr: 0, tmDeadline: 0, expIdx: 0, resumeValid: 0, resumePsn: 0, park: 0,
+      ...dropped(lit(1, 1)), sentValid: 0, lastSent: 0, acked: 0, highValid: 0, nakValid: 0, flush: 0,
+      rdCount: 0, rdAcked: 0, rdEarly: 0, rdErrValid: 0, retryLeft: reloadRetry, rnrLeft: reloadRnr,
+      retryStarted: 0, retryPend: 0, tmArmed: 0, tmRnr: 0, tmDeadline: 0, resumeValid: 0, park: 0,
     });
     tab.write(i, mux(inReset, cleared, next));
   }
@@ -545,8 +584,8 @@ export const nicAckTracker = defineModule('nic_ack_tracker', { numQp: 4, depth: 
   // ---- send-pointer read port for nic_req_tx ----------------------------------------------------
   const rt = rec(tpQp);
   tp.set(pack(TxPointer, {
-    expIdx: rt.field('expIdx'), resumeValid: rt.field('resumeValid'), resumePsn: rt.field('resumePsn'),
-    highValid: rt.field('highValid'), sentHigh: rt.field('sentHigh'), room: roomOf(rt),
+    expIdx: expIdxMem.read(tpQp), resumeValid: rt.field('resumeValid'), resumePsn: resumePsnMem.read(tpQp),
+    highValid: rt.field('highValid'), sentHigh: sentHighMem.read(tpQp), room: roomOf(rt),
   }));
 
   return {

@@ -3,7 +3,13 @@
 // engine (retry and RNR counters, the pending retry), the ACK/RNR timer and the send pointer
 // (where nic_req_tx goes on in the send ring, and the PSN a rewound message resumes at).
 //
-// nic_ack_tracker holds the table (one record per QP) and is its only writer. It is read and
+// nic_ack_tracker holds the table (one record per QP) and is its only writer. The record's wide
+// fields that only one or two event sources write are not in it but in LUTRAMs beside it (issue
+// 15; gen/lib/banked-memory.ts: a memory per writer, a newest-bank and a reads-as-0 bit per QP):
+// a held read_done error's PSN/status/syndrome and a NAK's status/syndrome (their valid bits
+// stay here and gate every read), the send pointer's ring index and resume PSN, and sentHigh
+// (written by posts and rewinds). What stays here is what some logic sees for every QP each
+// cycle, or what many event sources rewrite. The table is read and
 // written through the narrow interface below: `at(q)` reads one record (a mux over the table
 // today, one block-RAM read port tomorrow), `write(i, rec)` replaces QP i's record at the clock
 // edge. Every event of a cycle (an entry posted, an ACK/NAK, a read_done, a retirement, a
@@ -40,21 +46,21 @@ export function qpTransportStruct(depthLog2: number, slotWidth: number) {
     sentValid: Bool,
     lastSent: UInt(24),
     acked: UInt(24),
-    /** Newest PSN ever sent (not lowered by a rewind): packets at or below it are resends. */
+    /** sentHigh (nic_ack_tracker's `sent_high` memories: the newest PSN ever sent, lowered
+     *  only by a rewind after nic_req_tx cut messages short) is valid: packets at or below it
+     *  are resends. */
     highValid: Bool,
-    sentHigh: UInt(24),
     // -- errors --
+    /** A NAK (or exhausted retry) is recorded for the oldest uncovered entry; its status and
+     *  syndrome are in nic_ack_tracker's `nak_err_mem` (a LUTRAM word per QP). */
     nakValid: Bool,
-    nakStatus: UInt(4),
-    nakSyn: UInt(8),
     flush: Bool,
     // -- READ completions --
     rdCount: ptr,
     rdAcked: UInt(24),
+    /** A read_done error is held; its PSN, status and syndrome are in nic_ack_tracker's
+     *  `rd_err_done_mem` (a LUTRAM word per QP). */
     rdErrValid: Bool,
-    rdErrPsn: UInt(24),
-    rdErrStatus: UInt(4),
-    rdErrSyn: UInt(8),
     /** rdAcked came from a read_done ahead of lastSent: the READ's response arrived before its
      *  ReqEntry (nic_req_tx opens the READ context before it posts the entry). The next post,
      *  when it is that READ, keeps rdAcked instead of starting it afresh. */
@@ -71,12 +77,11 @@ export function qpTransportStruct(depthLog2: number, slotWidth: number) {
     /** The armed deadline is an RNR wait (its expiry rewinds without using a retry). */
     tmRnr: Bool,
     tmDeadline: UInt(32),
-    // -- send pointer (nic_req_tx) --
-    /** Ring index of the next WQE nic_req_tx takes for this QP; others are stale copies. */
-    expIdx: UInt(16),
+    // -- send pointer (nic_req_tx): its ring index expIdx (the next WQE nic_req_tx takes for
+    //    this QP; others are stale copies) and resume PSN are in nic_ack_tracker's `exp_idx`
+    //    and `resume_psn` memories --
     /** The WQE at expIdx resumes at resumePsn (a go-back-N restart inside it). */
     resumeValid: Bool,
-    resumePsn: UInt(24),
     /** PARK: why the WQE at expIdx was put back; the fetch stage holds the QP until it clears. */
     park: UInt(2),
   });
