@@ -162,7 +162,8 @@ export const nicTopParamSpec: ParamSpec<NicTopParams> = {
  *  (top-axi-buffers.ts: why), in bytes: a few 2 KiB bursts. */
 const AXI_CLIENT_BUFFER_BYTES = 8192;
 
-/** Read-mux client of nic_tlb's page-table reads: urgent, ahead of every other read. */
+/** Read-mux client of nic_tlb's page-table reads: urgent (ahead of every other read) while a
+ *  translation waits for one (nic_tlb's pt_urgent), else (a prefetch) after them. */
 const RD_CLIENT_TLB = 1;
 /** Read bytes the other read clients (payload, WQE fetch) may have outstanding together: two
  *  2 KiB bursts keep the bus busy, and a page-table read waits behind at most this much
@@ -461,6 +462,7 @@ export function makeNicTop(stages: NicStages) {
 
     // ---- host memory ----------------------------------------------------------------------
     link(tlb, 'm_axi', rdMux, `s${RD_CLIENT_TLB}_axi`);
+    sink(rdMux, `s${RD_CLIENT_TLB}_urgent`).set(port(tlb, 'pt_urgent'));
     const buf = (name: string, engine: PortMap, muxPorts: PortMap, muxPrefix: string) =>
       ({ name, dataWidth: W, idWidth: ID_W, bytes: AXI_CLIENT_BUFFER_BYTES, engine, enginePrefix: 'm_axi', mux: muxPorts, muxPrefix });
     creditedReadClient(m, buf('dma_rd_rbuf', dmaRd, rdMux, 's2_axi'), inst);
