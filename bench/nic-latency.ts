@@ -40,6 +40,8 @@ export interface LatencyResult {
   /** The reads of the last WRITE: where the cycles to the first and last beat go. */
   readonly lastReads: string;
   readonly samples: number;
+  /** Every WRITE's sample, in order (the first is `cold`). */
+  readonly all: readonly Sample[];
 }
 
 /** Watches A's doorbell write, TX stream and one CQE slot, every edge while armed. */
@@ -118,7 +120,7 @@ export async function measureLatency(dataWidth: number, memLatency: number, writ
   }, debug);
   const warm = samples.slice(1);
   return {
-    dataWidth, memLatency, cold: samples[0]!, samples: samples.length, lastReads: samples[samples.length - 1]!.reads,
+    dataWidth, memLatency, cold: samples[0]!, samples: samples.length, all: samples, lastReads: samples[samples.length - 1]!.reads,
     warm: { firstBeat: median(warm.map(s => s.firstBeat)), lastBeat: median(warm.map(s => s.lastBeat)), cqe: median(warm.map(s => s.cqe)) },
   };
 }

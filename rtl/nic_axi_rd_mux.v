@@ -98,127 +98,127 @@ wire r_routed_1;
 wire r_to_1;
 wire r_ready;
 
-// gen/nic/axi-mux.ts:115:22
+// gen/nic/axi-mux.ts:136:22
 assign ar_eligible = {s1_axi_arvalid, s0_axi_arvalid};
 
-// gen/nic/axi-mux.ts:210:11
+// gen/nic/axi-mux.ts:234:11
 assign u_ar_arb_req = ar_eligible;
 
-// gen/nic/axi-mux.ts:211:19
+// gen/nic/axi-mux.ts:235:19
 assign ar_sel = ({s0_axi_arprot, s0_axi_arcache, s0_axi_arlock, s0_axi_arburst, s0_axi_arsize, s0_axi_arlen, s0_axi_araddr} & {85{u_ar_arb_grant[0]}}) | ({s1_axi_arprot, s1_axi_arcache, s1_axi_arlock, s1_axi_arburst, s1_axi_arsize, s1_axi_arlen, s1_axi_araddr} & {85{u_ar_arb_grant[1]}});
 
-// gen/nic/axi-mux.ts:212:21
+// gen/nic/axi-mux.ts:236:21
 assign ar_id_sel = (s0_axi_arid & {4{u_ar_arb_grant[0]}}) | (s1_axi_arid & {4{u_ar_arb_grant[1]}});
 
-// gen/nic/axi-mux.ts:154:18
+// gen/nic/axi-mux.ts:175:18
 assign ar_out_valid = ar_held_reg || u_ar_arb_grant_valid;
 
-// gen/nic/axi-mux.ts:155:13
+// gen/nic/axi-mux.ts:176:13
 assign ar_out = ar_held_reg ? ar_held_data_reg : {ar_sel, u_ar_arb_grant_index, ar_id_sel};
 
-// gen/nic/axi-mux.ts:166:10
+// gen/nic/axi-mux.ts:187:10
 assign m_axi_arid = ar_out[4:0];
 
-// gen/nic/axi-mux.ts:166:31
+// gen/nic/axi-mux.ts:187:31
 assign m_axi_araddr = ar_out[68:5];
 
-// gen/nic/axi-mux.ts:166:53
+// gen/nic/axi-mux.ts:187:53
 assign m_axi_arlen = ar_out[76:69];
 
-// gen/nic/axi-mux.ts:166:75
+// gen/nic/axi-mux.ts:187:75
 assign m_axi_arsize = ar_out[79:77];
 
-// gen/nic/axi-mux.ts:166:99
+// gen/nic/axi-mux.ts:187:99
 assign m_axi_arburst = ar_out[81:80];
 
-// gen/nic/axi-mux.ts:167:12
+// gen/nic/axi-mux.ts:188:12
 assign m_axi_arlock = ar_out[82];
 
-// gen/nic/axi-mux.ts:167:36
+// gen/nic/axi-mux.ts:188:36
 assign m_axi_arcache = ar_out[86:83];
 
-// gen/nic/axi-mux.ts:167:60
+// gen/nic/axi-mux.ts:188:60
 assign m_axi_arprot = ar_out[89:87];
 
-// gen/nic/axi-mux.ts:168:13
+// gen/nic/axi-mux.ts:189:13
 assign m_axi_arvalid = ar_out_valid;
 
-// gen/nic/axi-mux.ts:213:20
+// gen/nic/axi-mux.ts:237:20
 assign ar_room = !ar_held_reg;
 
-// gen/nic/axi-mux.ts:214:21
+// gen/nic/axi-mux.ts:238:21
 assign ar_taken = u_ar_arb_grant_valid && ar_room;
 
-// gen/nic/axi-mux.ts:215:14
+// gen/nic/axi-mux.ts:239:14
 assign u_ar_arb_accept = ar_taken;
 
-// gen/nic/axi-mux.ts:216:33
+// gen/nic/axi-mux.ts:240:33
 assign s0_axi_arready = u_ar_arb_grant[0] && ar_room;
 
-// gen/nic/axi-mux.ts:216:33
+// gen/nic/axi-mux.ts:240:33
 assign s1_axi_arready = u_ar_arb_grant[1] && ar_room;
 
-// gen/nic/axi-mux.ts:189:12
+// gen/nic/axi-mux.ts:210:12
 assign u_r_buf_s_data = {m_axi_rid, m_axi_rdata, m_axi_rresp, m_axi_rlast};
 
-// gen/nic/axi-mux.ts:190:13
+// gen/nic/axi-mux.ts:211:13
 assign u_r_buf_s_valid = m_axi_rvalid;
 
-// gen/nic/axi-mux.ts:191:12
+// gen/nic/axi-mux.ts:212:12
 assign m_axi_rready = u_r_buf_s_ready;
 
-// gen/nic/axi-mux.ts:220:21
+// gen/nic/axi-mux.ts:244:21
 assign r_client = u_r_buf_m_data[71];
 
-// gen/nic/axi-mux.ts:224:22
+// gen/nic/axi-mux.ts:248:22
 assign r_routed_0 = r_client == 1'b0;
 
-// gen/nic/axi-mux.ts:225:20
+// gen/nic/axi-mux.ts:249:20
 assign r_to_0 = u_r_buf_m_valid && r_routed_0;
 
-// gen/nic/axi-mux.ts:226:14
+// gen/nic/axi-mux.ts:250:14
 assign s0_axi_rvalid = r_to_0;
 
-// gen/nic/axi-mux.ts:227:11
+// gen/nic/axi-mux.ts:251:11
 assign s0_axi_rid = u_r_buf_m_data[70:67];
 
-// gen/nic/axi-mux.ts:228:13
+// gen/nic/axi-mux.ts:252:13
 assign s0_axi_rdata = u_r_buf_m_data[66:3];
 
-// gen/nic/axi-mux.ts:228:35
+// gen/nic/axi-mux.ts:252:35
 assign s0_axi_rresp = u_r_buf_m_data[2:1];
 
-// gen/nic/axi-mux.ts:228:57
+// gen/nic/axi-mux.ts:252:57
 assign s0_axi_rlast = u_r_buf_m_data[0];
 
-// gen/nic/axi-mux.ts:224:22
+// gen/nic/axi-mux.ts:248:22
 assign r_routed_1 = r_client == 1'd1;
 
-// gen/nic/axi-mux.ts:225:20
+// gen/nic/axi-mux.ts:249:20
 assign r_to_1 = u_r_buf_m_valid && r_routed_1;
 
-// gen/nic/axi-mux.ts:226:14
+// gen/nic/axi-mux.ts:250:14
 assign s1_axi_rvalid = r_to_1;
 
-// gen/nic/axi-mux.ts:227:11
+// gen/nic/axi-mux.ts:251:11
 assign s1_axi_rid = u_r_buf_m_data[70:67];
 
-// gen/nic/axi-mux.ts:228:13
+// gen/nic/axi-mux.ts:252:13
 assign s1_axi_rdata = u_r_buf_m_data[66:3];
 
-// gen/nic/axi-mux.ts:228:35
+// gen/nic/axi-mux.ts:252:35
 assign s1_axi_rresp = u_r_buf_m_data[2:1];
 
-// gen/nic/axi-mux.ts:228:57
+// gen/nic/axi-mux.ts:252:57
 assign s1_axi_rlast = u_r_buf_m_data[0];
 
-// gen/nic/axi-mux.ts:232:16
+// gen/nic/axi-mux.ts:256:16
 assign r_ready = (r_routed_0 && s0_axi_rready) || (r_routed_1 && s1_axi_rready);
 
-// gen/nic/axi-mux.ts:193:120
+// gen/nic/axi-mux.ts:214:120
 assign u_r_buf_m_ready = r_ready;
 
-// gen/nic/axi-mux.ts:156:7
+// gen/nic/axi-mux.ts:177:7
 always @(posedge clk) begin
     if (ar_held_reg) begin
         if (m_axi_arready) begin
@@ -235,7 +235,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/axi-mux.ts:208:17
+// gen/nic/axi-mux.ts:232:17
 rr_arbiter_n2 u_ar_arb (
     .clk(clk),
     .rst(rst),
@@ -246,7 +246,7 @@ rr_arbiter_n2 u_ar_arb (
     .grant_valid(u_ar_arb_grant_valid)
 );
 
-// gen/nic/axi-mux.ts:176:15
+// gen/nic/axi-mux.ts:197:15
 sync_fifo_bypass1_depth2_width72 u_r_buf (
     .clk(clk),
     .rst(rst),

@@ -88,7 +88,8 @@ module nic_axi_rd_mux_bulk_cap_beats512_n4_urgent_mask2 (
     input  wire [1:0]  m_axi_rresp,
     input  wire        m_axi_rlast,
     input  wire        m_axi_rvalid,
-    output wire        m_axi_rready
+    output wire        m_axi_rready,
+    input  wire        s1_urgent
 );
 
 wire [3:0] u_ar_arb_req;
@@ -99,10 +100,11 @@ wire u_ar_arb_grant_valid;
 reg  [3:0] urgent_open_reg;
 wire ar_hold_bulk;
 reg  [9:0] bulk_outstanding_reg;
-wire ar_urgent_room;
 wire ar_fits_0;
 wire ar_fits_2;
 wire ar_fits_3;
+wire ar_bulk_asking;
+wire ar_urgent_room;
 wire [3:0] ar_eligible;
 wire [84:0] ar_sel;
 wire [3:0] ar_id_sel;
@@ -146,205 +148,208 @@ wire ar_bulk_taken;
 wire [9:0] ar_bulk_beats;
 wire r_bulk_taken;
 
-// gen/nic/axi-mux.ts:102:9
-assign ar_hold_bulk = s1_axi_arvalid || (urgent_open_reg != 4'b0000);
+// gen/nic/axi-mux.ts:115:9
+assign ar_hold_bulk = s1_urgent || (urgent_open_reg != 4'b0000);
 
-// gen/nic/axi-mux.ts:107:37
-assign ar_urgent_room = urgent_open_reg != 4'd15;
-
-// gen/nic/axi-mux.ts:111:34
+// gen/nic/axi-mux.ts:123:34
 assign ar_fits_0 = (bulk_outstanding_reg == 10'd0) || (({1'b0, bulk_outstanding_reg} + {3'b000, s0_axi_arlen}) < 11'd512);
 
-// gen/nic/axi-mux.ts:111:34
+// gen/nic/axi-mux.ts:123:34
 assign ar_fits_2 = (bulk_outstanding_reg == 10'd0) || (({1'b0, bulk_outstanding_reg} + {3'b000, s2_axi_arlen}) < 11'd512);
 
-// gen/nic/axi-mux.ts:111:34
+// gen/nic/axi-mux.ts:123:34
 assign ar_fits_3 = (bulk_outstanding_reg == 10'd0) || (({1'b0, bulk_outstanding_reg} + {3'b000, s3_axi_arlen}) < 11'd512);
 
-// gen/nic/axi-mux.ts:115:22
-assign ar_eligible = {((s3_axi_arvalid && ar_fits_3) && !ar_hold_bulk), ((s2_axi_arvalid && ar_fits_2) && !ar_hold_bulk), (s1_axi_arvalid && ar_urgent_room), ((s0_axi_arvalid && ar_fits_0) && !ar_hold_bulk)};
+// gen/nic/axi-mux.ts:128:61
+assign ar_bulk_asking = (((s0_axi_arvalid && ar_fits_0) && !ar_hold_bulk) || ((s2_axi_arvalid && ar_fits_2) && !ar_hold_bulk)) || ((s3_axi_arvalid && ar_fits_3) && !ar_hold_bulk);
 
-// gen/nic/axi-mux.ts:210:11
+// gen/nic/axi-mux.ts:129:37
+assign ar_urgent_room = urgent_open_reg != 4'd15;
+
+// gen/nic/axi-mux.ts:136:22
+assign ar_eligible = {((s3_axi_arvalid && ar_fits_3) && !ar_hold_bulk), ((s2_axi_arvalid && ar_fits_2) && !ar_hold_bulk), ((s1_axi_arvalid && ar_urgent_room) && (s1_urgent || !ar_bulk_asking)), ((s0_axi_arvalid && ar_fits_0) && !ar_hold_bulk)};
+
+// gen/nic/axi-mux.ts:234:11
 assign u_ar_arb_req = ar_eligible;
 
-// gen/nic/axi-mux.ts:211:19
+// gen/nic/axi-mux.ts:235:19
 assign ar_sel = ((({s0_axi_arprot, s0_axi_arcache, s0_axi_arlock, s0_axi_arburst, s0_axi_arsize, s0_axi_arlen, s0_axi_araddr} & {85{u_ar_arb_grant[0]}}) | ({s1_axi_arprot, s1_axi_arcache, s1_axi_arlock, s1_axi_arburst, s1_axi_arsize, s1_axi_arlen, s1_axi_araddr} & {85{u_ar_arb_grant[1]}})) | ({s2_axi_arprot, s2_axi_arcache, s2_axi_arlock, s2_axi_arburst, s2_axi_arsize, s2_axi_arlen, s2_axi_araddr} & {85{u_ar_arb_grant[2]}})) | ({s3_axi_arprot, s3_axi_arcache, s3_axi_arlock, s3_axi_arburst, s3_axi_arsize, s3_axi_arlen, s3_axi_araddr} & {85{u_ar_arb_grant[3]}});
 
-// gen/nic/axi-mux.ts:212:21
+// gen/nic/axi-mux.ts:236:21
 assign ar_id_sel = (((s0_axi_arid & {4{u_ar_arb_grant[0]}}) | (s1_axi_arid & {4{u_ar_arb_grant[1]}})) | (s2_axi_arid & {4{u_ar_arb_grant[2]}})) | (s3_axi_arid & {4{u_ar_arb_grant[3]}});
 
-// gen/nic/axi-mux.ts:154:18
+// gen/nic/axi-mux.ts:175:18
 assign ar_out_valid = ar_held_reg || u_ar_arb_grant_valid;
 
-// gen/nic/axi-mux.ts:155:13
+// gen/nic/axi-mux.ts:176:13
 assign ar_out = ar_held_reg ? ar_held_data_reg : {ar_sel, u_ar_arb_grant_index, ar_id_sel};
 
-// gen/nic/axi-mux.ts:166:10
+// gen/nic/axi-mux.ts:187:10
 assign m_axi_arid = ar_out[5:0];
 
-// gen/nic/axi-mux.ts:166:31
+// gen/nic/axi-mux.ts:187:31
 assign m_axi_araddr = ar_out[69:6];
 
-// gen/nic/axi-mux.ts:166:53
+// gen/nic/axi-mux.ts:187:53
 assign m_axi_arlen = ar_out[77:70];
 
-// gen/nic/axi-mux.ts:166:75
+// gen/nic/axi-mux.ts:187:75
 assign m_axi_arsize = ar_out[80:78];
 
-// gen/nic/axi-mux.ts:166:99
+// gen/nic/axi-mux.ts:187:99
 assign m_axi_arburst = ar_out[82:81];
 
-// gen/nic/axi-mux.ts:167:12
+// gen/nic/axi-mux.ts:188:12
 assign m_axi_arlock = ar_out[83];
 
-// gen/nic/axi-mux.ts:167:36
+// gen/nic/axi-mux.ts:188:36
 assign m_axi_arcache = ar_out[87:84];
 
-// gen/nic/axi-mux.ts:167:60
+// gen/nic/axi-mux.ts:188:60
 assign m_axi_arprot = ar_out[90:88];
 
-// gen/nic/axi-mux.ts:168:13
+// gen/nic/axi-mux.ts:189:13
 assign m_axi_arvalid = ar_out_valid;
 
-// gen/nic/axi-mux.ts:213:20
+// gen/nic/axi-mux.ts:237:20
 assign ar_room = !ar_held_reg;
 
-// gen/nic/axi-mux.ts:214:21
+// gen/nic/axi-mux.ts:238:21
 assign ar_taken = u_ar_arb_grant_valid && ar_room;
 
-// gen/nic/axi-mux.ts:215:14
+// gen/nic/axi-mux.ts:239:14
 assign u_ar_arb_accept = ar_taken;
 
-// gen/nic/axi-mux.ts:216:33
+// gen/nic/axi-mux.ts:240:33
 assign s0_axi_arready = u_ar_arb_grant[0] && ar_room;
 
-// gen/nic/axi-mux.ts:216:33
+// gen/nic/axi-mux.ts:240:33
 assign s1_axi_arready = u_ar_arb_grant[1] && ar_room;
 
-// gen/nic/axi-mux.ts:216:33
+// gen/nic/axi-mux.ts:240:33
 assign s2_axi_arready = u_ar_arb_grant[2] && ar_room;
 
-// gen/nic/axi-mux.ts:216:33
+// gen/nic/axi-mux.ts:240:33
 assign s3_axi_arready = u_ar_arb_grant[3] && ar_room;
 
-// gen/nic/axi-mux.ts:189:12
+// gen/nic/axi-mux.ts:210:12
 assign u_r_buf_s_data = {m_axi_rid, m_axi_rdata, m_axi_rresp, m_axi_rlast};
 
-// gen/nic/axi-mux.ts:190:13
+// gen/nic/axi-mux.ts:211:13
 assign u_r_buf_s_valid = m_axi_rvalid;
 
-// gen/nic/axi-mux.ts:191:12
+// gen/nic/axi-mux.ts:212:12
 assign m_axi_rready = u_r_buf_s_ready;
 
-// gen/nic/axi-mux.ts:220:21
+// gen/nic/axi-mux.ts:244:21
 assign r_client = u_r_buf_m_data[72:71];
 
-// gen/nic/axi-mux.ts:224:22
+// gen/nic/axi-mux.ts:248:22
 assign r_routed_0 = r_client == 2'b00;
 
-// gen/nic/axi-mux.ts:225:20
+// gen/nic/axi-mux.ts:249:20
 assign r_to_0 = u_r_buf_m_valid && r_routed_0;
 
-// gen/nic/axi-mux.ts:226:14
+// gen/nic/axi-mux.ts:250:14
 assign s0_axi_rvalid = r_to_0;
 
-// gen/nic/axi-mux.ts:227:11
+// gen/nic/axi-mux.ts:251:11
 assign s0_axi_rid = u_r_buf_m_data[70:67];
 
-// gen/nic/axi-mux.ts:228:13
+// gen/nic/axi-mux.ts:252:13
 assign s0_axi_rdata = u_r_buf_m_data[66:3];
 
-// gen/nic/axi-mux.ts:228:35
+// gen/nic/axi-mux.ts:252:35
 assign s0_axi_rresp = u_r_buf_m_data[2:1];
 
-// gen/nic/axi-mux.ts:228:57
+// gen/nic/axi-mux.ts:252:57
 assign s0_axi_rlast = u_r_buf_m_data[0];
 
-// gen/nic/axi-mux.ts:224:22
+// gen/nic/axi-mux.ts:248:22
 assign r_routed_1 = r_client == 2'd1;
 
-// gen/nic/axi-mux.ts:225:20
+// gen/nic/axi-mux.ts:249:20
 assign r_to_1 = u_r_buf_m_valid && r_routed_1;
 
-// gen/nic/axi-mux.ts:226:14
+// gen/nic/axi-mux.ts:250:14
 assign s1_axi_rvalid = r_to_1;
 
-// gen/nic/axi-mux.ts:227:11
+// gen/nic/axi-mux.ts:251:11
 assign s1_axi_rid = u_r_buf_m_data[70:67];
 
-// gen/nic/axi-mux.ts:228:13
+// gen/nic/axi-mux.ts:252:13
 assign s1_axi_rdata = u_r_buf_m_data[66:3];
 
-// gen/nic/axi-mux.ts:228:35
+// gen/nic/axi-mux.ts:252:35
 assign s1_axi_rresp = u_r_buf_m_data[2:1];
 
-// gen/nic/axi-mux.ts:228:57
+// gen/nic/axi-mux.ts:252:57
 assign s1_axi_rlast = u_r_buf_m_data[0];
 
-// gen/nic/axi-mux.ts:224:22
+// gen/nic/axi-mux.ts:248:22
 assign r_routed_2 = r_client == 2'd2;
 
-// gen/nic/axi-mux.ts:225:20
+// gen/nic/axi-mux.ts:249:20
 assign r_to_2 = u_r_buf_m_valid && r_routed_2;
 
-// gen/nic/axi-mux.ts:226:14
+// gen/nic/axi-mux.ts:250:14
 assign s2_axi_rvalid = r_to_2;
 
-// gen/nic/axi-mux.ts:227:11
+// gen/nic/axi-mux.ts:251:11
 assign s2_axi_rid = u_r_buf_m_data[70:67];
 
-// gen/nic/axi-mux.ts:228:13
+// gen/nic/axi-mux.ts:252:13
 assign s2_axi_rdata = u_r_buf_m_data[66:3];
 
-// gen/nic/axi-mux.ts:228:35
+// gen/nic/axi-mux.ts:252:35
 assign s2_axi_rresp = u_r_buf_m_data[2:1];
 
-// gen/nic/axi-mux.ts:228:57
+// gen/nic/axi-mux.ts:252:57
 assign s2_axi_rlast = u_r_buf_m_data[0];
 
-// gen/nic/axi-mux.ts:224:22
+// gen/nic/axi-mux.ts:248:22
 assign r_routed_3 = r_client == 2'd3;
 
-// gen/nic/axi-mux.ts:225:20
+// gen/nic/axi-mux.ts:249:20
 assign r_to_3 = u_r_buf_m_valid && r_routed_3;
 
-// gen/nic/axi-mux.ts:226:14
+// gen/nic/axi-mux.ts:250:14
 assign s3_axi_rvalid = r_to_3;
 
-// gen/nic/axi-mux.ts:227:11
+// gen/nic/axi-mux.ts:251:11
 assign s3_axi_rid = u_r_buf_m_data[70:67];
 
-// gen/nic/axi-mux.ts:228:13
+// gen/nic/axi-mux.ts:252:13
 assign s3_axi_rdata = u_r_buf_m_data[66:3];
 
-// gen/nic/axi-mux.ts:228:35
+// gen/nic/axi-mux.ts:252:35
 assign s3_axi_rresp = u_r_buf_m_data[2:1];
 
-// gen/nic/axi-mux.ts:228:57
+// gen/nic/axi-mux.ts:252:57
 assign s3_axi_rlast = u_r_buf_m_data[0];
 
-// gen/nic/axi-mux.ts:232:16
+// gen/nic/axi-mux.ts:256:16
 assign r_ready = (((r_routed_0 && s0_axi_rready) || (r_routed_1 && s1_axi_rready)) || (r_routed_2 && s2_axi_rready)) || (r_routed_3 && s3_axi_rready);
 
-// gen/nic/axi-mux.ts:193:120
+// gen/nic/axi-mux.ts:214:120
 assign u_r_buf_m_ready = r_ready;
 
-// gen/nic/axi-mux.ts:119:24
+// gen/nic/axi-mux.ts:140:24
 assign ar_urgent_taken = ar_taken && u_ar_arb_grant[1];
 
-// gen/nic/axi-mux.ts:120:24
+// gen/nic/axi-mux.ts:141:24
 assign r_urgent_last = u_r_buf_m_data[0] && (r_to_1 && s1_axi_rready);
 
-// gen/nic/axi-mux.ts:125:24
+// gen/nic/axi-mux.ts:146:24
 assign ar_bulk_taken = ar_taken && ((u_ar_arb_grant[0] || u_ar_arb_grant[2]) || u_ar_arb_grant[3]);
 
-// gen/nic/axi-mux.ts:126:23
+// gen/nic/axi-mux.ts:147:23
 assign ar_bulk_beats = (((({2'b00, s0_axi_arlen} & {10{u_ar_arb_grant[0]}}) | ({2'b00, s1_axi_arlen} & {10{u_ar_arb_grant[1]}})) | ({2'b00, s2_axi_arlen} & {10{u_ar_arb_grant[2]}})) | ({2'b00, s3_axi_arlen} & {10{u_ar_arb_grant[3]}})) + 10'd1;
 
-// gen/nic/axi-mux.ts:127:22
+// gen/nic/axi-mux.ts:148:22
 assign r_bulk_taken = ((r_to_0 && s0_axi_rready) || (r_to_2 && s2_axi_rready)) || (r_to_3 && s3_axi_rready);
 
-// gen/nic/axi-mux.ts:156:7
+// gen/nic/axi-mux.ts:177:7
 always @(posedge clk) begin
     if (ar_held_reg) begin
         if (m_axi_arready) begin
@@ -361,7 +366,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/axi-mux.ts:121:18
+// gen/nic/axi-mux.ts:142:18
 always @(posedge clk) begin
     urgent_open_reg <= (urgent_open_reg + {3'b000, ar_urgent_taken}) - {3'b000, r_urgent_last};
     if (rst) begin
@@ -369,7 +374,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/axi-mux.ts:128:19
+// gen/nic/axi-mux.ts:149:19
 always @(posedge clk) begin
     bulk_outstanding_reg <= (bulk_outstanding_reg + (ar_bulk_taken ? ar_bulk_beats : 10'd0)) - {9'd0, r_bulk_taken};
     if (rst) begin
@@ -377,7 +382,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/axi-mux.ts:208:17
+// gen/nic/axi-mux.ts:232:17
 rr_arbiter u_ar_arb (
     .clk(clk),
     .rst(rst),
@@ -388,7 +393,7 @@ rr_arbiter u_ar_arb (
     .grant_valid(u_ar_arb_grant_valid)
 );
 
-// gen/nic/axi-mux.ts:176:15
+// gen/nic/axi-mux.ts:197:15
 sync_fifo_bypass1_depth2_width73 u_r_buf (
     .clk(clk),
     .rst(rst),
@@ -408,11 +413,11 @@ sync_fifo_bypass1_depth2_width73 u_r_buf (
 always @(posedge clk) begin
     if (!rst) begin
         if (!(!r_urgent_last || (urgent_open_reg != 4'b0000))) begin
-            $display("%m: assertion failed at gen/nic/axi-mux.ts:122:9: urgent RLAST with no urgent burst outstanding [r_urgent_last=%0h urgent_open_reg=%0h]", r_urgent_last, urgent_open_reg);
+            $display("%m: assertion failed at gen/nic/axi-mux.ts:143:9: urgent RLAST with no urgent burst outstanding [r_urgent_last=%0h urgent_open_reg=%0h]", r_urgent_last, urgent_open_reg);
             $stop;
         end
         if (!(!r_bulk_taken || (bulk_outstanding_reg != 10'd0))) begin
-            $display("%m: assertion failed at gen/nic/axi-mux.ts:129:9: bulk R beat with no bulk burst outstanding [r_bulk_taken=%0h bulk_outstanding_reg=%0h]", r_bulk_taken, bulk_outstanding_reg);
+            $display("%m: assertion failed at gen/nic/axi-mux.ts:150:9: bulk R beat with no bulk burst outstanding [r_bulk_taken=%0h bulk_outstanding_reg=%0h]", r_bulk_taken, bulk_outstanding_reg);
             $stop;
         end
     end

@@ -121,154 +121,154 @@ wire b_client;
 wire b_to_0;
 wire b_to_1;
 
-// gen/nic/axi-mux.ts:256:11
+// gen/nic/axi-mux.ts:280:11
 assign u_aw_arb_req = {s1_axi_awvalid, s0_axi_awvalid};
 
-// gen/nic/axi-mux.ts:260:20
+// gen/nic/axi-mux.ts:284:20
 assign aw_room = u_aw_slice_s_ready && u_w_order_s_ready;
 
-// gen/nic/axi-mux.ts:261:20
+// gen/nic/axi-mux.ts:285:20
 assign aw_take = u_aw_arb_grant_valid && aw_room;
 
-// gen/nic/axi-mux.ts:262:19
+// gen/nic/axi-mux.ts:286:19
 assign aw_sel = ({s0_axi_awprot, s0_axi_awcache, s0_axi_awlock, s0_axi_awburst, s0_axi_awsize, s0_axi_awlen, s0_axi_awaddr} & {85{u_aw_arb_grant[0]}}) | ({s1_axi_awprot, s1_axi_awcache, s1_axi_awlock, s1_axi_awburst, s1_axi_awsize, s1_axi_awlen, s1_axi_awaddr} & {85{u_aw_arb_grant[1]}});
 
-// gen/nic/axi-mux.ts:263:21
+// gen/nic/axi-mux.ts:287:21
 assign aw_id_sel = (s0_axi_awid & {4{u_aw_arb_grant[0]}}) | (s1_axi_awid & {4{u_aw_arb_grant[1]}});
 
-// gen/nic/axi-mux.ts:264:17
+// gen/nic/axi-mux.ts:288:17
 assign u_aw_slice_s_data = {aw_sel, u_aw_arb_grant_index, aw_id_sel};
 
-// gen/nic/axi-mux.ts:265:18
+// gen/nic/axi-mux.ts:289:18
 assign u_aw_slice_s_valid = aw_take;
 
-// gen/nic/axi-mux.ts:266:16
+// gen/nic/axi-mux.ts:290:16
 assign u_w_order_s_data = u_aw_arb_grant_index;
 
-// gen/nic/axi-mux.ts:267:17
+// gen/nic/axi-mux.ts:291:17
 assign u_w_order_s_valid = aw_take;
 
-// gen/nic/axi-mux.ts:268:14
+// gen/nic/axi-mux.ts:292:14
 assign u_aw_arb_accept = aw_take;
 
-// gen/nic/axi-mux.ts:269:33
+// gen/nic/axi-mux.ts:293:33
 assign s0_axi_awready = u_aw_arb_grant[0] && aw_room;
 
-// gen/nic/axi-mux.ts:269:33
+// gen/nic/axi-mux.ts:293:33
 assign s1_axi_awready = u_aw_arb_grant[1] && aw_room;
 
-// gen/nic/axi-mux.ts:272:10
+// gen/nic/axi-mux.ts:296:10
 assign m_axi_awid = u_aw_slice_m_data[4:0];
 
-// gen/nic/axi-mux.ts:272:31
+// gen/nic/axi-mux.ts:296:31
 assign m_axi_awaddr = u_aw_slice_m_data[68:5];
 
-// gen/nic/axi-mux.ts:272:53
+// gen/nic/axi-mux.ts:296:53
 assign m_axi_awlen = u_aw_slice_m_data[76:69];
 
-// gen/nic/axi-mux.ts:272:75
+// gen/nic/axi-mux.ts:296:75
 assign m_axi_awsize = u_aw_slice_m_data[79:77];
 
-// gen/nic/axi-mux.ts:272:99
+// gen/nic/axi-mux.ts:296:99
 assign m_axi_awburst = u_aw_slice_m_data[81:80];
 
-// gen/nic/axi-mux.ts:273:12
+// gen/nic/axi-mux.ts:297:12
 assign m_axi_awlock = u_aw_slice_m_data[82];
 
-// gen/nic/axi-mux.ts:273:36
+// gen/nic/axi-mux.ts:297:36
 assign m_axi_awcache = u_aw_slice_m_data[86:83];
 
-// gen/nic/axi-mux.ts:273:60
+// gen/nic/axi-mux.ts:297:60
 assign m_axi_awprot = u_aw_slice_m_data[89:87];
 
-// gen/nic/axi-mux.ts:274:13
+// gen/nic/axi-mux.ts:298:13
 assign m_axi_awvalid = u_aw_slice_m_valid;
 
-// gen/nic/axi-mux.ts:275:18
+// gen/nic/axi-mux.ts:299:18
 assign u_aw_slice_m_ready = m_axi_awready;
 
-// gen/nic/axi-mux.ts:279:37
+// gen/nic/axi-mux.ts:303:37
 assign w_owner_0 = u_w_order_m_valid && (u_w_order_m_data == 1'b0);
 
-// gen/nic/axi-mux.ts:279:37
+// gen/nic/axi-mux.ts:303:37
 assign w_owner_1 = u_w_order_m_valid && (u_w_order_m_data == 1'd1);
 
-// gen/nic/axi-mux.ts:282:20
+// gen/nic/axi-mux.ts:306:20
 assign w_valid = (w_owner_0 && s0_axi_wvalid) || (w_owner_1 && s1_axi_wvalid);
 
-// gen/nic/axi-mux.ts:283:18
+// gen/nic/axi-mux.ts:307:18
 assign w_sel = ({s0_axi_wlast, s0_axi_wstrb, s0_axi_wdata} & {73{w_owner_0}}) | ({s1_axi_wlast, s1_axi_wstrb, s1_axi_wdata} & {73{w_owner_1}});
 
-// gen/nic/axi-mux.ts:284:16
+// gen/nic/axi-mux.ts:308:16
 assign u_w_slice_s_data = w_sel;
 
-// gen/nic/axi-mux.ts:285:17
+// gen/nic/axi-mux.ts:309:17
 assign u_w_slice_s_valid = w_valid;
 
-// gen/nic/axi-mux.ts:286:32
+// gen/nic/axi-mux.ts:310:32
 assign s0_axi_wready = w_owner_0 && u_w_slice_s_ready;
 
-// gen/nic/axi-mux.ts:286:32
+// gen/nic/axi-mux.ts:310:32
 assign s1_axi_wready = w_owner_1 && u_w_slice_s_ready;
 
-// gen/nic/axi-mux.ts:288:17
+// gen/nic/axi-mux.ts:312:17
 assign u_w_order_m_ready = (w_valid && u_w_slice_s_ready) && w_sel[72];
 
-// gen/nic/axi-mux.ts:290:11
+// gen/nic/axi-mux.ts:314:11
 assign m_axi_wdata = u_w_slice_m_data[63:0];
 
-// gen/nic/axi-mux.ts:290:32
+// gen/nic/axi-mux.ts:314:32
 assign m_axi_wstrb = u_w_slice_m_data[71:64];
 
-// gen/nic/axi-mux.ts:290:53
+// gen/nic/axi-mux.ts:314:53
 assign m_axi_wlast = u_w_slice_m_data[72];
 
-// gen/nic/axi-mux.ts:291:12
+// gen/nic/axi-mux.ts:315:12
 assign m_axi_wvalid = u_w_slice_m_valid;
 
-// gen/nic/axi-mux.ts:292:17
+// gen/nic/axi-mux.ts:316:17
 assign u_w_slice_m_ready = m_axi_wready;
 
-// gen/nic/axi-mux.ts:296:16
+// gen/nic/axi-mux.ts:320:16
 assign u_b_slice_s_data = {m_axi_bid, m_axi_bresp};
 
-// gen/nic/axi-mux.ts:297:17
+// gen/nic/axi-mux.ts:321:17
 assign u_b_slice_s_valid = m_axi_bvalid;
 
-// gen/nic/axi-mux.ts:298:12
+// gen/nic/axi-mux.ts:322:12
 assign m_axi_bready = u_b_slice_s_ready;
 
-// gen/nic/axi-mux.ts:300:21
+// gen/nic/axi-mux.ts:324:21
 assign b_client = u_b_slice_m_data[6];
 
-// gen/nic/axi-mux.ts:303:20
+// gen/nic/axi-mux.ts:327:20
 assign b_to_0 = u_b_slice_m_valid && (b_client == 1'b0);
 
-// gen/nic/axi-mux.ts:304:14
+// gen/nic/axi-mux.ts:328:14
 assign s0_axi_bvalid = b_to_0;
 
-// gen/nic/axi-mux.ts:305:11
+// gen/nic/axi-mux.ts:329:11
 assign s0_axi_bid = u_b_slice_m_data[5:2];
 
-// gen/nic/axi-mux.ts:306:13
+// gen/nic/axi-mux.ts:330:13
 assign s0_axi_bresp = u_b_slice_m_data[1:0];
 
-// gen/nic/axi-mux.ts:303:20
+// gen/nic/axi-mux.ts:327:20
 assign b_to_1 = u_b_slice_m_valid && (b_client == 1'd1);
 
-// gen/nic/axi-mux.ts:304:14
+// gen/nic/axi-mux.ts:328:14
 assign s1_axi_bvalid = b_to_1;
 
-// gen/nic/axi-mux.ts:305:11
+// gen/nic/axi-mux.ts:329:11
 assign s1_axi_bid = u_b_slice_m_data[5:2];
 
-// gen/nic/axi-mux.ts:306:13
+// gen/nic/axi-mux.ts:330:13
 assign s1_axi_bresp = u_b_slice_m_data[1:0];
 
-// gen/nic/axi-mux.ts:309:17
+// gen/nic/axi-mux.ts:333:17
 assign u_b_slice_m_ready = (b_to_0 && s0_axi_bready) || (b_to_1 && s1_axi_bready);
 
-// gen/nic/axi-mux.ts:255:17
+// gen/nic/axi-mux.ts:279:17
 rr_arbiter_n2 u_aw_arb (
     .clk(clk),
     .rst(rst),
@@ -279,7 +279,7 @@ rr_arbiter_n2 u_aw_arb (
     .grant_valid(u_aw_arb_grant_valid)
 );
 
-// gen/nic/axi-mux.ts:257:20
+// gen/nic/axi-mux.ts:281:20
 skid_buffer_width90 u_aw_slice (
     .clk(clk),
     .rst(rst),
@@ -291,7 +291,7 @@ skid_buffer_width90 u_aw_slice (
     .m_ready(u_aw_slice_m_ready)
 );
 
-// gen/nic/axi-mux.ts:258:19
+// gen/nic/axi-mux.ts:282:19
 sync_fifo_depth4_width1 u_w_order (
     .clk(clk),
     .rst(rst),
@@ -306,7 +306,7 @@ sync_fifo_depth4_width1 u_w_order (
     .empty(u_w_order_empty)
 );
 
-// gen/nic/axi-mux.ts:281:19
+// gen/nic/axi-mux.ts:305:19
 skid_buffer_width73 u_w_slice (
     .clk(clk),
     .rst(rst),
@@ -318,7 +318,7 @@ skid_buffer_width73 u_w_slice (
     .m_ready(u_w_slice_m_ready)
 );
 
-// gen/nic/axi-mux.ts:295:19
+// gen/nic/axi-mux.ts:319:19
 skid_buffer_width7 u_b_slice (
     .clk(clk),
     .rst(rst),

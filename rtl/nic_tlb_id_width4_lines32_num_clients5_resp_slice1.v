@@ -65,6 +65,7 @@ module nic_tlb_id_width4_lines32_num_clients5_resp_slice1 (
     input  wire         m_axi_rlast,
     input  wire         m_axi_rvalid,
     output wire         m_axi_rready,
+    output wire         pt_urgent,
     output wire [31:0]  hits,
     output wire [31:0]  misses
 );
@@ -381,6 +382,7 @@ wire client1_parked;
 wire client2_parked;
 wire client3_parked;
 wire client4_parked;
+wire park_miss_waiting;
 wire l_answers_0;
 wire l_answers_1;
 wire l_answers_2;
@@ -405,442 +407,448 @@ wire a_next_ok;
 wire [4:0] a_set;
 reg  [51:0] line_mem [0:255];
 reg  [51:0] line_mem_rdata;
-// tag_vec as 32 rows of 55 bits, read by index (gen/nic/tlb.ts:198:72; a mux per bit, where Yosys makes `[i * 55 +: 55]` a shifter)
+// tag_vec as 32 rows of 55 bits, read by index (gen/nic/tlb.ts:205:72; a mux per bit, where Yosys makes `[i * 55 +: 55]` a shifter)
 wire [54:0] tag_vec_rows [0:31];
 genvar tag_vec_rows_i;
 generate for (tag_vec_rows_i = 0; tag_vec_rows_i < 32; tag_vec_rows_i = tag_vec_rows_i + 1) begin : g_tag_vec_rows
     assign tag_vec_rows[tag_vec_rows_i] = tag_vec[tag_vec_rows_i * 55 +: 55];
 end endgenerate
-// intermediate of gen/nic/tlb.ts:314:26: only bits [64:12] are used
+// intermediate of gen/nic/tlb.ts:322:26: only bits [64:12] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [64:0] binary_0 = (a_mr_end - 65'd1);
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/tlb.ts:315:78: only bits [53:3] are used
+// intermediate of gen/nic/tlb.ts:323:78: only bits [53:3] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [53:0] binary_1 = ({1'b0, (binary_0[64:12] - {1'b0, mr_rd_data[119:68]})} + {51'd0, mr_rd_data[189:187]});
 /* verilator lint_on UNUSEDSIGNAL */
 
-// gen/nic/tlb.ts:197:20
+// gen/nic/tlb.ts:204:20
 assign tag_vec = {{tag_valid_31_reg, tag_mr_31_reg, tag_line_31_reg}, {tag_valid_30_reg, tag_mr_30_reg, tag_line_30_reg}, {tag_valid_29_reg, tag_mr_29_reg, tag_line_29_reg}, {tag_valid_28_reg, tag_mr_28_reg, tag_line_28_reg}, {tag_valid_27_reg, tag_mr_27_reg, tag_line_27_reg}, {tag_valid_26_reg, tag_mr_26_reg, tag_line_26_reg}, {tag_valid_25_reg, tag_mr_25_reg, tag_line_25_reg}, {tag_valid_24_reg, tag_mr_24_reg, tag_line_24_reg}, {tag_valid_23_reg, tag_mr_23_reg, tag_line_23_reg}, {tag_valid_22_reg, tag_mr_22_reg, tag_line_22_reg}, {tag_valid_21_reg, tag_mr_21_reg, tag_line_21_reg}, {tag_valid_20_reg, tag_mr_20_reg, tag_line_20_reg}, {tag_valid_19_reg, tag_mr_19_reg, tag_line_19_reg}, {tag_valid_18_reg, tag_mr_18_reg, tag_line_18_reg}, {tag_valid_17_reg, tag_mr_17_reg, tag_line_17_reg}, {tag_valid_16_reg, tag_mr_16_reg, tag_line_16_reg}, {tag_valid_15_reg, tag_mr_15_reg, tag_line_15_reg}, {tag_valid_14_reg, tag_mr_14_reg, tag_line_14_reg}, {tag_valid_13_reg, tag_mr_13_reg, tag_line_13_reg}, {tag_valid_12_reg, tag_mr_12_reg, tag_line_12_reg}, {tag_valid_11_reg, tag_mr_11_reg, tag_line_11_reg}, {tag_valid_10_reg, tag_mr_10_reg, tag_line_10_reg}, {tag_valid_9_reg, tag_mr_9_reg, tag_line_9_reg}, {tag_valid_8_reg, tag_mr_8_reg, tag_line_8_reg}, {tag_valid_7_reg, tag_mr_7_reg, tag_line_7_reg}, {tag_valid_6_reg, tag_mr_6_reg, tag_line_6_reg}, {tag_valid_5_reg, tag_mr_5_reg, tag_line_5_reg}, {tag_valid_4_reg, tag_mr_4_reg, tag_line_4_reg}, {tag_valid_3_reg, tag_mr_3_reg, tag_line_3_reg}, {tag_valid_2_reg, tag_mr_2_reg, tag_line_2_reg}, {tag_valid_1_reg, tag_mr_1_reg, tag_line_1_reg}, {tag_valid_0_reg, tag_mr_0_reg, tag_line_0_reg}};
 
-// gen/nic/tlb.ts:199:18
+// gen/nic/tlb.ts:206:18
 assign l_hit = tag_vec_rows[l_set_reg] == {1'd1, l_mr_idx_reg, l_line_reg};
 
-// gen/nic/tlb.ts:200:23
+// gen/nic/tlb.ts:207:23
 assign l_next_line = l_line_reg + 50'd1;
 
-// gen/nic/tlb.ts:201:22
+// gen/nic/tlb.ts:208:22
 assign l_next_hit = tag_vec_rows[l_next_set_reg] == {1'd1, l_mr_idx_reg, l_next_line};
 
-// gen/nic/tlb.ts:203:19
+// gen/nic/tlb.ts:210:19
 assign l_word = line_mem_rdata;
 
-// gen/nic/tlb.ts:204:24
+// gen/nic/tlb.ts:211:24
 assign l_pfn_cached = l_word;
 
-// gen/nic/tlb.ts:206:22
+// gen/nic/tlb.ts:213:22
 assign l_need_pte = (l_status_reg == 3'b000) && !l_zero_len_reg;
 
-// gen/nic/tlb.ts:207:19
+// gen/nic/tlb.ts:214:19
 assign l_miss = (l_valid_reg && l_need_pte) && !l_hit;
 
-// gen/nic/tlb.ts:208:23
+// gen/nic/tlb.ts:215:23
 assign l_stale_now = l_stale_reg || (mr_changed[0] && (mr_changed[4:1] == l_mr_idx_reg));
 
-// gen/nic/tlb.ts:209:19
+// gen/nic/tlb.ts:216:19
 assign l_out_pa = l_need_pte ? {l_pfn_cached, l_offset_reg} : 64'd0;
 
-// gen/nic/tlb.ts:214:28
+// gen/nic/tlb.ts:221:28
 assign l_out_ready = ((((u_resp_slice_0_s_ready & {1{(l_client_reg == 3'b000)}}) | (u_resp_slice_1_s_ready & {1{(l_client_reg == 3'd1)}})) | (u_resp_slice_2_s_ready & {1{(l_client_reg == 3'd2)}})) | (u_resp_slice_3_s_ready & {1{(l_client_reg == 3'd3)}})) | (u_resp_slice_4_s_ready & {1{(l_client_reg == 3'd4)}});
 
-// gen/nic/tlb.ts:224:23
+// gen/nic/tlb.ts:231:23
 assign l_must_park = (l_valid_reg && !l_word_stale_reg) && (l_miss || l_client_parked);
 
-// gen/nic/tlb.ts:228:21
+// gen/nic/tlb.ts:235:21
 assign l_direct = ((l_valid_reg && !l_word_stale_reg) && !l_must_park) && 1'd1;
 
-// gen/nic/tlb.ts:230:19
+// gen/nic/tlb.ts:237:19
 assign l_park = (l_must_park || 1'b0) && l_park_free;
 
-// gen/nic/tlb.ts:231:18
+// gen/nic/tlb.ts:238:18
 assign l_advance = (l_direct && l_out_ready) || l_park;
 
-// gen/nic/tlb.ts:232:19
+// gen/nic/tlb.ts:239:19
 assign l_free = !l_valid_reg || l_advance;
 
-// gen/nic/tlb.ts:233:18
+// gen/nic/tlb.ts:240:18
 assign a_advance = a_valid_reg && l_free;
 
-// gen/nic/tlb.ts:234:19
+// gen/nic/tlb.ts:241:19
 assign a_free = !a_valid_reg || a_advance;
 
-// gen/nic/tlb.ts:236:23
+// gen/nic/tlb.ts:243:23
 assign l_prefetch = ((((l_advance && l_need_pte) && l_hit) && l_next_ok_reg) && !l_next_hit) && !l_stale_now;
 
-// gen/nic/tlb-fill.ts:62:21
+// gen/nic/tlb-fill.ts:64:21
 assign fill0_beat_now = ((fill0_state == FILL0_STATE_DATA) && m_axi_rvalid) && (m_axi_rid == 4'b0000);
 
-// gen/nic/tlb-fill.ts:62:21
+// gen/nic/tlb-fill.ts:64:21
 assign fill1_beat_now = ((fill1_state == FILL1_STATE_DATA) && m_axi_rvalid) && (m_axi_rid == 4'd1);
 
-// gen/nic/tlb-fill.ts:112:21
+// gen/nic/tlb-fill.ts:114:21
 assign fill_any_addr = |({(fill0_state == FILL0_STATE_ADDR), (fill1_state == FILL1_STATE_ADDR)});
 
-// gen/nic/tlb-fill.ts:114:22
+// gen/nic/tlb-fill.ts:116:22
 assign fill_can_start = |({(fill0_state == FILL0_STATE_IDLE), (fill1_state == FILL1_STATE_IDLE)}) && !fill_any_addr;
 
-// gen/nic/tlb-fill.ts:116:25
+// gen/nic/tlb-fill.ts:118:25
 assign fill_start_engine = !(fill0_state == FILL0_STATE_IDLE);
 
-// gen/nic/tlb-fill.ts:127:20
+// gen/nic/tlb-fill.ts:129:20
 assign pf_moot = ((tag_vec_rows[pf_set_reg] == {1'd1, pf_mr_idx_reg, pf_line_reg}) || |({(!(fill0_state == FILL0_STATE_IDLE) && (fill0_set_reg == pf_set_reg)), (!(fill1_state == FILL1_STATE_IDLE) && (fill1_set_reg == pf_set_reg))})) || (mr_changed[0] && (mr_changed[4:1] == pf_mr_idx_reg));
 
-// gen/nic/tlb-fill.ts:128:25
+// gen/nic/tlb-fill.ts:130:25
 assign fill_demand_start = demand_valid && fill_can_start;
 
-// gen/nic/tlb-fill.ts:129:21
+// gen/nic/tlb-fill.ts:131:21
 assign fill_prefetch_start = (((pf_valid_reg && !pf_moot) && fill_can_start) && !demand_valid) && !(l_park && l_miss);
 
-// gen/nic/tlb-fill.ts:160:22
+// gen/nic/tlb-fill.ts:162:22
 assign fill_ar_engine = fill1_state == FILL1_STATE_ADDR;
 
-// gen/nic/tlb-fill.ts:161:12
+// gen/nic/tlb-fill.ts:163:12
 assign m_axi_arid = {3'b000, fill_ar_engine};
 
-// gen/nic/tlb-fill.ts:162:14
+// gen/nic/tlb-fill.ts:164:14
 assign m_axi_araddr = {(fill_ar_engine ? fill1_addr_reg : fill0_addr_reg), 6'd0};
 
-// gen/nic/tlb-fill.ts:163:13
+// gen/nic/tlb-fill.ts:165:13
 assign m_axi_arlen = 8'd7;
 
-// gen/nic/tlb-fill.ts:164:14
+// gen/nic/tlb-fill.ts:166:14
 assign m_axi_arsize = 3'd3;
 
-// gen/nic/tlb-fill.ts:165:15
+// gen/nic/tlb-fill.ts:167:15
 assign m_axi_arburst = 2'd1;
 
-// gen/nic/tlb-fill.ts:166:14
+// gen/nic/tlb-fill.ts:168:14
 assign m_axi_arlock = 1'b0;
 
-// gen/nic/tlb-fill.ts:167:15
+// gen/nic/tlb-fill.ts:169:15
 assign m_axi_arcache = 4'd3;
 
-// gen/nic/tlb-fill.ts:168:14
+// gen/nic/tlb-fill.ts:170:14
 assign m_axi_arprot = 3'b000;
 
-// gen/nic/tlb-fill.ts:169:15
+// gen/nic/tlb-fill.ts:171:15
 assign m_axi_arvalid = fill_any_addr;
 
-// gen/nic/tlb-fill.ts:176:14
+// gen/nic/tlb-fill.ts:178:14
 assign m_axi_rready = m_axi_rid[0] ? (fill1_state == FILL1_STATE_DATA) : (fill0_state == FILL0_STATE_DATA);
 
-// gen/nic/tlb-fill.ts:204:21
+// gen/nic/tlb-fill.ts:206:21
 assign fill_beat_any = |({fill0_beat_now, fill1_beat_now});
 
-// gen/nic/tlb-fill.ts:205:18
+// gen/nic/tlb-fill.ts:207:18
 assign fill_w_set = m_axi_rid[0] ? fill1_set_reg : fill0_set_reg;
 
-// gen/nic/tlb-fill.ts:206:17
+// gen/nic/tlb-fill.ts:208:17
 assign fill_w_mr_idx = m_axi_rid[0] ? fill1_mr_idx_reg : fill0_mr_idx_reg;
 
-// gen/nic/tlb-fill.ts:207:19
+// gen/nic/tlb-fill.ts:209:19
 assign fill_write = (fill_beat_any && (m_axi_rid[0] ? fill1_install_reg : fill0_install_reg)) && !(mr_changed[0] && (mr_changed[4:1] == fill_w_mr_idx));
 
-// gen/nic/tlb-fill.ts:208:22
+// gen/nic/tlb-fill.ts:210:22
 assign fill_complete = (m_axi_rlast && (m_axi_rresp == 2'b00)) && !(m_axi_rid[0] ? fill1_err_reg : fill0_err_reg);
 
-// gen/nic/tlb-fill.ts:209:19
+// gen/nic/tlb-fill.ts:211:19
 assign fill_w_addr = {fill_w_set, (m_axi_rid[0] ? fill1_beat_reg : fill0_beat_reg)};
 
-// gen/nic/tlb-park.ts:64:38
+// gen/nic/tlb-park.ts:67:38
 assign park0_is_first_free = !park0_valid_reg && 1'd1;
 
-// gen/nic/tlb-park.ts:64:38
+// gen/nic/tlb-park.ts:67:38
 assign park1_is_first_free = !park1_valid_reg && &({park0_valid_reg});
 
-// gen/nic/tlb-park.ts:64:38
+// gen/nic/tlb-park.ts:67:38
 assign park2_is_first_free = !park2_valid_reg && &({park0_valid_reg, park1_valid_reg});
 
-// gen/nic/tlb-park.ts:65:18
+// gen/nic/tlb-park.ts:68:18
 assign park_free = |({park0_is_first_free, park1_is_first_free, park2_is_first_free});
 
-// gen/nic/tlb-park.ts:66:36
+// gen/nic/tlb-park.ts:69:36
 assign park0_head = (park0_valid_reg && park0_done_reg) && (park0_older_reg == 3'b000);
 
-// gen/nic/tlb-park.ts:66:36
+// gen/nic/tlb-park.ts:69:36
 assign park1_head = (park1_valid_reg && park1_done_reg) && (park1_older_reg == 3'b000);
 
-// gen/nic/tlb-park.ts:66:36
+// gen/nic/tlb-park.ts:69:36
 assign park2_head = (park2_valid_reg && park2_done_reg) && (park2_older_reg == 3'b000);
 
-// gen/nic/tlb-park.ts:68:37
+// gen/nic/tlb-park.ts:71:37
 assign park0_leave = park0_head && (((((u_resp_slice_0_s_ready & {1{(park0_client_reg == 3'b000)}}) | (u_resp_slice_1_s_ready & {1{(park0_client_reg == 3'd1)}})) | (u_resp_slice_2_s_ready & {1{(park0_client_reg == 3'd2)}})) | (u_resp_slice_3_s_ready & {1{(park0_client_reg == 3'd3)}})) | (u_resp_slice_4_s_ready & {1{(park0_client_reg == 3'd4)}}));
 
-// gen/nic/tlb-park.ts:68:37
+// gen/nic/tlb-park.ts:71:37
 assign park1_leave = park1_head && (((((u_resp_slice_0_s_ready & {1{(park1_client_reg == 3'b000)}}) | (u_resp_slice_1_s_ready & {1{(park1_client_reg == 3'd1)}})) | (u_resp_slice_2_s_ready & {1{(park1_client_reg == 3'd2)}})) | (u_resp_slice_3_s_ready & {1{(park1_client_reg == 3'd3)}})) | (u_resp_slice_4_s_ready & {1{(park1_client_reg == 3'd4)}}));
 
-// gen/nic/tlb-park.ts:68:37
+// gen/nic/tlb-park.ts:71:37
 assign park2_leave = park2_head && (((((u_resp_slice_0_s_ready & {1{(park2_client_reg == 3'b000)}}) | (u_resp_slice_1_s_ready & {1{(park2_client_reg == 3'd1)}})) | (u_resp_slice_2_s_ready & {1{(park2_client_reg == 3'd2)}})) | (u_resp_slice_3_s_ready & {1{(park2_client_reg == 3'd3)}})) | (u_resp_slice_4_s_ready & {1{(park2_client_reg == 3'd4)}}));
 
-// gen/nic/tlb-park.ts:70:40
+// gen/nic/tlb-park.ts:73:40
 assign park0_stale_now = park0_stale_reg || (mr_changed[0] && (mr_changed[4:1] == park0_mr_idx_reg));
 
-// gen/nic/tlb-park.ts:70:40
+// gen/nic/tlb-park.ts:73:40
 assign park1_stale_now = park1_stale_reg || (mr_changed[0] && (mr_changed[4:1] == park1_mr_idx_reg));
 
-// gen/nic/tlb-park.ts:70:40
+// gen/nic/tlb-park.ts:73:40
 assign park2_stale_now = park2_stale_reg || (mr_changed[0] && (mr_changed[4:1] == park2_mr_idx_reg));
 
-// gen/nic/tlb-park.ts:74:66
+// gen/nic/tlb-park.ts:77:66
 assign park0_attach0 = ((((park0_valid_reg && park0_wait_reg) && ((fill0_state == FILL0_STATE_ADDR) || ((fill0_state == FILL0_STATE_DATA) && (fill0_beat_now ? (fill0_beat_reg < park0_pte_slot_reg) : (fill0_beat_reg <= park0_pte_slot_reg))))) && (fill0_addr_reg == park0_addr_reg)) && (fill0_mr_idx_reg == park0_mr_idx_reg)) && (fill0_fresh_reg || park0_stale_now);
 
-// gen/nic/tlb-park.ts:74:66
+// gen/nic/tlb-park.ts:77:66
 assign park0_attach1 = ((((park0_valid_reg && park0_wait_reg) && ((fill1_state == FILL1_STATE_ADDR) || ((fill1_state == FILL1_STATE_DATA) && (fill1_beat_now ? (fill1_beat_reg < park0_pte_slot_reg) : (fill1_beat_reg <= park0_pte_slot_reg))))) && (fill1_addr_reg == park0_addr_reg)) && (fill1_mr_idx_reg == park0_mr_idx_reg)) && (fill1_fresh_reg || park0_stale_now);
 
-// gen/nic/tlb-park.ts:74:66
+// gen/nic/tlb-park.ts:77:66
 assign park1_attach0 = ((((park1_valid_reg && park1_wait_reg) && ((fill0_state == FILL0_STATE_ADDR) || ((fill0_state == FILL0_STATE_DATA) && (fill0_beat_now ? (fill0_beat_reg < park1_pte_slot_reg) : (fill0_beat_reg <= park1_pte_slot_reg))))) && (fill0_addr_reg == park1_addr_reg)) && (fill0_mr_idx_reg == park1_mr_idx_reg)) && (fill0_fresh_reg || park1_stale_now);
 
-// gen/nic/tlb-park.ts:74:66
+// gen/nic/tlb-park.ts:77:66
 assign park1_attach1 = ((((park1_valid_reg && park1_wait_reg) && ((fill1_state == FILL1_STATE_ADDR) || ((fill1_state == FILL1_STATE_DATA) && (fill1_beat_now ? (fill1_beat_reg < park1_pte_slot_reg) : (fill1_beat_reg <= park1_pte_slot_reg))))) && (fill1_addr_reg == park1_addr_reg)) && (fill1_mr_idx_reg == park1_mr_idx_reg)) && (fill1_fresh_reg || park1_stale_now);
 
-// gen/nic/tlb-park.ts:74:66
+// gen/nic/tlb-park.ts:77:66
 assign park2_attach0 = ((((park2_valid_reg && park2_wait_reg) && ((fill0_state == FILL0_STATE_ADDR) || ((fill0_state == FILL0_STATE_DATA) && (fill0_beat_now ? (fill0_beat_reg < park2_pte_slot_reg) : (fill0_beat_reg <= park2_pte_slot_reg))))) && (fill0_addr_reg == park2_addr_reg)) && (fill0_mr_idx_reg == park2_mr_idx_reg)) && (fill0_fresh_reg || park2_stale_now);
 
-// gen/nic/tlb-park.ts:74:66
+// gen/nic/tlb-park.ts:77:66
 assign park2_attach1 = ((((park2_valid_reg && park2_wait_reg) && ((fill1_state == FILL1_STATE_ADDR) || ((fill1_state == FILL1_STATE_DATA) && (fill1_beat_now ? (fill1_beat_reg < park2_pte_slot_reg) : (fill1_beat_reg <= park2_pte_slot_reg))))) && (fill1_addr_reg == park2_addr_reg)) && (fill1_mr_idx_reg == park2_mr_idx_reg)) && (fill1_fresh_reg || park2_stale_now);
 
-// gen/nic/tlb-park.ts:79:11
+// gen/nic/tlb-park.ts:82:11
 assign u_park_arb_req = {((park2_valid_reg && park2_wait_reg) && !(|({park2_attach0, park2_attach1}))), ((park1_valid_reg && park1_wait_reg) && !(|({park1_attach0, park1_attach1}))), ((park0_valid_reg && park0_wait_reg) && !(|({park0_attach0, park0_attach1})))};
 
-// gen/nic/tlb-park.ts:80:14
+// gen/nic/tlb-park.ts:83:14
 assign u_park_arb_accept = fill_demand_start;
 
-// gen/nic/tlb-park.ts:81:16
+// gen/nic/tlb-park.ts:84:16
 assign demand_valid = u_park_arb_grant_valid;
 
-// gen/nic/tlb-park.ts:83:16
+// gen/nic/tlb-park.ts:86:16
 assign demand_fresh = !(((park0_stale_now & {1{u_park_arb_grant[0]}}) | (park1_stale_now & {1{u_park_arb_grant[1]}})) | (park2_stale_now & {1{u_park_arb_grant[2]}}));
 
-// gen/nic/tlb-park.ts:84:23
+// gen/nic/tlb-park.ts:87:23
 assign demand_mr_idx = ((park0_mr_idx_reg & {4{u_park_arb_grant[0]}}) | (park1_mr_idx_reg & {4{u_park_arb_grant[1]}})) | (park2_mr_idx_reg & {4{u_park_arb_grant[2]}});
 
-// gen/nic/tlb-park.ts:85:22
+// gen/nic/tlb-park.ts:88:22
 assign demand_line = ((park0_line_reg & {50{u_park_arb_grant[0]}}) | (park1_line_reg & {50{u_park_arb_grant[1]}})) | (park2_line_reg & {50{u_park_arb_grant[2]}});
 
-// gen/nic/tlb-park.ts:86:21
+// gen/nic/tlb-park.ts:89:21
 assign demand_set = ((park0_set_reg & {5{u_park_arb_grant[0]}}) | (park1_set_reg & {5{u_park_arb_grant[1]}})) | (park2_set_reg & {5{u_park_arb_grant[2]}});
 
-// gen/nic/tlb-park.ts:87:26
+// gen/nic/tlb-park.ts:90:26
 assign demand_addr = ((park0_addr_reg & {58{u_park_arb_grant[0]}}) | (park1_addr_reg & {58{u_park_arb_grant[1]}})) | (park2_addr_reg & {58{u_park_arb_grant[2]}});
 
-// gen/nic/tlb-park.ts:95:22
+// gen/nic/tlb-park.ts:98:22
 assign park0_beat_now = ((park0_valid_reg && !park0_wait_reg) && !park0_done_reg) && (park0_engine_reg ? fill1_beat_now : fill0_beat_now);
 
-// gen/nic/tlb-park.ts:95:22
+// gen/nic/tlb-park.ts:98:22
 assign park1_beat_now = ((park1_valid_reg && !park1_wait_reg) && !park1_done_reg) && (park1_engine_reg ? fill1_beat_now : fill0_beat_now);
 
-// gen/nic/tlb-park.ts:95:22
+// gen/nic/tlb-park.ts:98:22
 assign park2_beat_now = ((park2_valid_reg && !park2_wait_reg) && !park2_done_reg) && (park2_engine_reg ? fill1_beat_now : fill0_beat_now);
 
-// gen/nic/tlb-park.ts:135:23
+// gen/nic/tlb-park.ts:138:23
 assign park_answer_valid_0 = |({(park2_head && (park2_client_reg == 3'b000)), (park1_head && (park1_client_reg == 3'b000)), (park0_head && (park0_client_reg == 3'b000))});
 
-// gen/nic/tlb-park.ts:135:23
+// gen/nic/tlb-park.ts:138:23
 assign park_answer_valid_1 = |({(park2_head && (park2_client_reg == 3'd1)), (park1_head && (park1_client_reg == 3'd1)), (park0_head && (park0_client_reg == 3'd1))});
 
-// gen/nic/tlb-park.ts:135:23
+// gen/nic/tlb-park.ts:138:23
 assign park_answer_valid_2 = |({(park2_head && (park2_client_reg == 3'd2)), (park1_head && (park1_client_reg == 3'd2)), (park0_head && (park0_client_reg == 3'd2))});
 
-// gen/nic/tlb-park.ts:135:23
+// gen/nic/tlb-park.ts:138:23
 assign park_answer_valid_3 = |({(park2_head && (park2_client_reg == 3'd3)), (park1_head && (park1_client_reg == 3'd3)), (park0_head && (park0_client_reg == 3'd3))});
 
-// gen/nic/tlb-park.ts:135:23
+// gen/nic/tlb-park.ts:138:23
 assign park_answer_valid_4 = |({(park2_head && (park2_client_reg == 3'd4)), (park1_head && (park1_client_reg == 3'd4)), (park0_head && (park0_client_reg == 3'd4))});
 
-// gen/nic/tlb-park.ts:138:7
+// gen/nic/tlb-park.ts:141:7
 assign client0_parked = |({(park0_valid_reg && (park0_client_reg == 3'b000)), (park1_valid_reg && (park1_client_reg == 3'b000)), (park2_valid_reg && (park2_client_reg == 3'b000))});
 
-// gen/nic/tlb-park.ts:138:7
+// gen/nic/tlb-park.ts:141:7
 assign client1_parked = |({(park0_valid_reg && (park0_client_reg == 3'd1)), (park1_valid_reg && (park1_client_reg == 3'd1)), (park2_valid_reg && (park2_client_reg == 3'd1))});
 
-// gen/nic/tlb-park.ts:138:7
+// gen/nic/tlb-park.ts:141:7
 assign client2_parked = |({(park0_valid_reg && (park0_client_reg == 3'd2)), (park1_valid_reg && (park1_client_reg == 3'd2)), (park2_valid_reg && (park2_client_reg == 3'd2))});
 
-// gen/nic/tlb-park.ts:138:7
+// gen/nic/tlb-park.ts:141:7
 assign client3_parked = |({(park0_valid_reg && (park0_client_reg == 3'd3)), (park1_valid_reg && (park1_client_reg == 3'd3)), (park2_valid_reg && (park2_client_reg == 3'd3))});
 
-// gen/nic/tlb-park.ts:138:7
+// gen/nic/tlb-park.ts:141:7
 assign client4_parked = |({(park0_valid_reg && (park0_client_reg == 3'd4)), (park1_valid_reg && (park1_client_reg == 3'd4)), (park2_valid_reg && (park2_client_reg == 3'd4))});
 
-// gen/nic/tlb.ts:246:17
+// gen/nic/tlb-park.ts:142:25
+assign park_miss_waiting = |({(park0_valid_reg && !park0_done_reg), (park1_valid_reg && !park1_done_reg), (park2_valid_reg && !park2_done_reg)});
+
+// gen/nic/tlb.ts:253:17
 assign l_client_parked = ((((client0_parked & {1{(l_client_reg == 3'b000)}}) | (client1_parked & {1{(l_client_reg == 3'd1)}})) | (client2_parked & {1{(l_client_reg == 3'd2)}})) | (client3_parked & {1{(l_client_reg == 3'd3)}})) | (client4_parked & {1{(l_client_reg == 3'd4)}});
 
-// gen/nic/tlb.ts:247:12
+// gen/nic/tlb.ts:254:12
 assign l_park_free = park_free;
 
-// gen/nic/tlb.ts:251:21
+// gen/nic/tlb.ts:255:12
+assign pt_urgent = park_miss_waiting;
+
+// gen/nic/tlb.ts:259:21
 assign l_answers_0 = l_direct && (l_client_reg == 3'b000);
 
-// gen/nic/tlb.ts:258:20
+// gen/nic/tlb.ts:266:20
 assign u_resp_slice_0_s_data = l_answers_0 ? {l_out_pa, l_status_reg} : {(((((park0_need_pte_reg && (park0_status_reg == 3'b000)) & {1{(park0_head && (park0_client_reg == 3'b000))}}) | ((park1_need_pte_reg && (park1_status_reg == 3'b000)) & {1{(park1_head && (park1_client_reg == 3'b000))}})) | ((park2_need_pte_reg && (park2_status_reg == 3'b000)) & {1{(park2_head && (park2_client_reg == 3'b000))}})) ? ((({park0_pfn_reg, park0_offset_reg} & {64{(park0_head && (park0_client_reg == 3'b000))}}) | ({park1_pfn_reg, park1_offset_reg} & {64{(park1_head && (park1_client_reg == 3'b000))}})) | ({park2_pfn_reg, park2_offset_reg} & {64{(park2_head && (park2_client_reg == 3'b000))}})) : 64'd0), (((park0_status_reg & {3{(park0_head && (park0_client_reg == 3'b000))}}) | (park1_status_reg & {3{(park1_head && (park1_client_reg == 3'b000))}})) | (park2_status_reg & {3{(park2_head && (park2_client_reg == 3'b000))}}))};
 
-// gen/nic/tlb.ts:259:21
+// gen/nic/tlb.ts:267:21
 assign u_resp_slice_0_s_valid = l_answers_0 || park_answer_valid_0;
 
-// gen/nic/tlb.ts:260:14
+// gen/nic/tlb.ts:268:14
 assign m0_xlate_resp_data = u_resp_slice_0_m_data;
 
-// gen/nic/tlb.ts:261:15
+// gen/nic/tlb.ts:269:15
 assign m0_xlate_resp_valid = u_resp_slice_0_m_valid;
 
-// gen/nic/tlb.ts:262:21
+// gen/nic/tlb.ts:270:21
 assign u_resp_slice_0_m_ready = m0_xlate_resp_ready;
 
-// gen/nic/tlb.ts:251:21
+// gen/nic/tlb.ts:259:21
 assign l_answers_1 = l_direct && (l_client_reg == 3'd1);
 
-// gen/nic/tlb.ts:258:20
+// gen/nic/tlb.ts:266:20
 assign u_resp_slice_1_s_data = l_answers_1 ? {l_out_pa, l_status_reg} : {(((((park0_need_pte_reg && (park0_status_reg == 3'b000)) & {1{(park0_head && (park0_client_reg == 3'd1))}}) | ((park1_need_pte_reg && (park1_status_reg == 3'b000)) & {1{(park1_head && (park1_client_reg == 3'd1))}})) | ((park2_need_pte_reg && (park2_status_reg == 3'b000)) & {1{(park2_head && (park2_client_reg == 3'd1))}})) ? ((({park0_pfn_reg, park0_offset_reg} & {64{(park0_head && (park0_client_reg == 3'd1))}}) | ({park1_pfn_reg, park1_offset_reg} & {64{(park1_head && (park1_client_reg == 3'd1))}})) | ({park2_pfn_reg, park2_offset_reg} & {64{(park2_head && (park2_client_reg == 3'd1))}})) : 64'd0), (((park0_status_reg & {3{(park0_head && (park0_client_reg == 3'd1))}}) | (park1_status_reg & {3{(park1_head && (park1_client_reg == 3'd1))}})) | (park2_status_reg & {3{(park2_head && (park2_client_reg == 3'd1))}}))};
 
-// gen/nic/tlb.ts:259:21
+// gen/nic/tlb.ts:267:21
 assign u_resp_slice_1_s_valid = l_answers_1 || park_answer_valid_1;
 
-// gen/nic/tlb.ts:260:14
+// gen/nic/tlb.ts:268:14
 assign m1_xlate_resp_data = u_resp_slice_1_m_data;
 
-// gen/nic/tlb.ts:261:15
+// gen/nic/tlb.ts:269:15
 assign m1_xlate_resp_valid = u_resp_slice_1_m_valid;
 
-// gen/nic/tlb.ts:262:21
+// gen/nic/tlb.ts:270:21
 assign u_resp_slice_1_m_ready = m1_xlate_resp_ready;
 
-// gen/nic/tlb.ts:251:21
+// gen/nic/tlb.ts:259:21
 assign l_answers_2 = l_direct && (l_client_reg == 3'd2);
 
-// gen/nic/tlb.ts:258:20
+// gen/nic/tlb.ts:266:20
 assign u_resp_slice_2_s_data = l_answers_2 ? {l_out_pa, l_status_reg} : {(((((park0_need_pte_reg && (park0_status_reg == 3'b000)) & {1{(park0_head && (park0_client_reg == 3'd2))}}) | ((park1_need_pte_reg && (park1_status_reg == 3'b000)) & {1{(park1_head && (park1_client_reg == 3'd2))}})) | ((park2_need_pte_reg && (park2_status_reg == 3'b000)) & {1{(park2_head && (park2_client_reg == 3'd2))}})) ? ((({park0_pfn_reg, park0_offset_reg} & {64{(park0_head && (park0_client_reg == 3'd2))}}) | ({park1_pfn_reg, park1_offset_reg} & {64{(park1_head && (park1_client_reg == 3'd2))}})) | ({park2_pfn_reg, park2_offset_reg} & {64{(park2_head && (park2_client_reg == 3'd2))}})) : 64'd0), (((park0_status_reg & {3{(park0_head && (park0_client_reg == 3'd2))}}) | (park1_status_reg & {3{(park1_head && (park1_client_reg == 3'd2))}})) | (park2_status_reg & {3{(park2_head && (park2_client_reg == 3'd2))}}))};
 
-// gen/nic/tlb.ts:259:21
+// gen/nic/tlb.ts:267:21
 assign u_resp_slice_2_s_valid = l_answers_2 || park_answer_valid_2;
 
-// gen/nic/tlb.ts:260:14
+// gen/nic/tlb.ts:268:14
 assign m2_xlate_resp_data = u_resp_slice_2_m_data;
 
-// gen/nic/tlb.ts:261:15
+// gen/nic/tlb.ts:269:15
 assign m2_xlate_resp_valid = u_resp_slice_2_m_valid;
 
-// gen/nic/tlb.ts:262:21
+// gen/nic/tlb.ts:270:21
 assign u_resp_slice_2_m_ready = m2_xlate_resp_ready;
 
-// gen/nic/tlb.ts:251:21
+// gen/nic/tlb.ts:259:21
 assign l_answers_3 = l_direct && (l_client_reg == 3'd3);
 
-// gen/nic/tlb.ts:258:20
+// gen/nic/tlb.ts:266:20
 assign u_resp_slice_3_s_data = l_answers_3 ? {l_out_pa, l_status_reg} : {(((((park0_need_pte_reg && (park0_status_reg == 3'b000)) & {1{(park0_head && (park0_client_reg == 3'd3))}}) | ((park1_need_pte_reg && (park1_status_reg == 3'b000)) & {1{(park1_head && (park1_client_reg == 3'd3))}})) | ((park2_need_pte_reg && (park2_status_reg == 3'b000)) & {1{(park2_head && (park2_client_reg == 3'd3))}})) ? ((({park0_pfn_reg, park0_offset_reg} & {64{(park0_head && (park0_client_reg == 3'd3))}}) | ({park1_pfn_reg, park1_offset_reg} & {64{(park1_head && (park1_client_reg == 3'd3))}})) | ({park2_pfn_reg, park2_offset_reg} & {64{(park2_head && (park2_client_reg == 3'd3))}})) : 64'd0), (((park0_status_reg & {3{(park0_head && (park0_client_reg == 3'd3))}}) | (park1_status_reg & {3{(park1_head && (park1_client_reg == 3'd3))}})) | (park2_status_reg & {3{(park2_head && (park2_client_reg == 3'd3))}}))};
 
-// gen/nic/tlb.ts:259:21
+// gen/nic/tlb.ts:267:21
 assign u_resp_slice_3_s_valid = l_answers_3 || park_answer_valid_3;
 
-// gen/nic/tlb.ts:260:14
+// gen/nic/tlb.ts:268:14
 assign m3_xlate_resp_data = u_resp_slice_3_m_data;
 
-// gen/nic/tlb.ts:261:15
+// gen/nic/tlb.ts:269:15
 assign m3_xlate_resp_valid = u_resp_slice_3_m_valid;
 
-// gen/nic/tlb.ts:262:21
+// gen/nic/tlb.ts:270:21
 assign u_resp_slice_3_m_ready = m3_xlate_resp_ready;
 
-// gen/nic/tlb.ts:251:21
+// gen/nic/tlb.ts:259:21
 assign l_answers_4 = l_direct && (l_client_reg == 3'd4);
 
-// gen/nic/tlb.ts:258:20
+// gen/nic/tlb.ts:266:20
 assign u_resp_slice_4_s_data = l_answers_4 ? {l_out_pa, l_status_reg} : {(((((park0_need_pte_reg && (park0_status_reg == 3'b000)) & {1{(park0_head && (park0_client_reg == 3'd4))}}) | ((park1_need_pte_reg && (park1_status_reg == 3'b000)) & {1{(park1_head && (park1_client_reg == 3'd4))}})) | ((park2_need_pte_reg && (park2_status_reg == 3'b000)) & {1{(park2_head && (park2_client_reg == 3'd4))}})) ? ((({park0_pfn_reg, park0_offset_reg} & {64{(park0_head && (park0_client_reg == 3'd4))}}) | ({park1_pfn_reg, park1_offset_reg} & {64{(park1_head && (park1_client_reg == 3'd4))}})) | ({park2_pfn_reg, park2_offset_reg} & {64{(park2_head && (park2_client_reg == 3'd4))}})) : 64'd0), (((park0_status_reg & {3{(park0_head && (park0_client_reg == 3'd4))}}) | (park1_status_reg & {3{(park1_head && (park1_client_reg == 3'd4))}})) | (park2_status_reg & {3{(park2_head && (park2_client_reg == 3'd4))}}))};
 
-// gen/nic/tlb.ts:259:21
+// gen/nic/tlb.ts:267:21
 assign u_resp_slice_4_s_valid = l_answers_4 || park_answer_valid_4;
 
-// gen/nic/tlb.ts:260:14
+// gen/nic/tlb.ts:268:14
 assign m4_xlate_resp_data = u_resp_slice_4_m_data;
 
-// gen/nic/tlb.ts:261:15
+// gen/nic/tlb.ts:269:15
 assign m4_xlate_resp_valid = u_resp_slice_4_m_valid;
 
-// gen/nic/tlb.ts:262:21
+// gen/nic/tlb.ts:270:21
 assign u_resp_slice_4_m_ready = m4_xlate_resp_ready;
 
-// gen/nic/tlb.ts:272:11
+// gen/nic/tlb.ts:280:11
 assign u_arb_req = {(s4_xlate_req_valid && !(client4_parked || (l_miss && (l_client_reg == 3'd4)))), (s3_xlate_req_valid && !(client3_parked || (l_miss && (l_client_reg == 3'd3)))), (s2_xlate_req_valid && !(client2_parked || (l_miss && (l_client_reg == 3'd2)))), (s1_xlate_req_valid && !(client1_parked || (l_miss && (l_client_reg == 3'd1)))), (s0_xlate_req_valid && !(client0_parked || (l_miss && (l_client_reg == 3'b000))))};
 
-// gen/nic/tlb.ts:273:18
+// gen/nic/tlb.ts:281:18
 assign take = u_arb_grant_valid && a_free;
 
-// gen/nic/tlb.ts:274:14
+// gen/nic/tlb.ts:282:14
 assign u_arb_accept = take;
 
-// gen/nic/tlb.ts:275:33
+// gen/nic/tlb.ts:283:33
 assign s0_xlate_req_ready = u_arb_grant[0] && a_free;
 
-// gen/nic/tlb.ts:275:33
+// gen/nic/tlb.ts:283:33
 assign s1_xlate_req_ready = u_arb_grant[1] && a_free;
 
-// gen/nic/tlb.ts:275:33
+// gen/nic/tlb.ts:283:33
 assign s2_xlate_req_ready = u_arb_grant[2] && a_free;
 
-// gen/nic/tlb.ts:275:33
+// gen/nic/tlb.ts:283:33
 assign s3_xlate_req_ready = u_arb_grant[3] && a_free;
 
-// gen/nic/tlb.ts:275:33
+// gen/nic/tlb.ts:283:33
 assign s4_xlate_req_ready = u_arb_grant[4] && a_free;
 
-// gen/nic/tlb.ts:276:20
+// gen/nic/tlb.ts:284:20
 assign sel_req = ((((s0_xlate_req_data & {147{u_arb_grant[0]}}) | (s1_xlate_req_data & {147{u_arb_grant[1]}})) | (s2_xlate_req_data & {147{u_arb_grant[2]}})) | (s3_xlate_req_data & {147{u_arb_grant[3]}})) | (s4_xlate_req_data & {147{u_arb_grant[4]}});
 
-// gen/nic/tlb.ts:282:22
+// gen/nic/tlb.ts:290:22
 assign sel_key_ok = sel_req[31:12] == 20'd0;
 
-// gen/nic/tlb.ts:284:22
+// gen/nic/tlb.ts:292:22
 assign sel_mr_idx = sel_key_ok ? sel_req[11:8] : 4'b0000;
 
-// gen/nic/tlb.ts:285:10
+// gen/nic/tlb.ts:293:10
 assign mr_rd_en = take;
 
-// gen/nic/tlb.ts:286:12
+// gen/nic/tlb.ts:294:12
 assign mr_rd_addr = sel_mr_idx;
 
-// gen/nic/tlb.ts:300:19
+// gen/nic/tlb.ts:308:19
 assign a_va_end = {1'b0, a_req_reg[95:32]} + {33'd0, a_req_reg[127:96]};
 
-// gen/nic/tlb.ts:301:19
+// gen/nic/tlb.ts:309:19
 assign a_mr_end = {1'b0, mr_rd_data[119:56]} + {1'b0, mr_rd_data[183:120]};
 
-// gen/nic/tlb.ts:307:21
+// gen/nic/tlb.ts:315:21
 assign a_status = (!a_key_ok_reg || !mr_rd_data[55]) ? 3'd1 : ((a_req_reg[7:0] != mr_rd_data[7:0]) ? 3'd2 : ((a_req_reg[143:128] != mr_rd_data[23:8]) ? 3'd3 : (|(a_req_reg[146:144] & ~mr_rd_data[26:24]) ? 3'd4 : (((a_req_reg[95:32] < mr_rd_data[119:56]) || (a_va_end > a_mr_end)) ? 3'd5 : 3'b000))));
 
-// gen/nic/tlb.ts:312:15
+// gen/nic/tlb.ts:320:15
 assign a_pte_slot = {1'b0, (a_req_reg[95:44] - mr_rd_data[119:68])} + {50'd0, mr_rd_data[189:187]};
 
-// gen/nic/tlb.ts:313:19
+// gen/nic/tlb.ts:321:19
 assign a_line = a_pte_slot[52:3];
 
-// gen/nic/tlb.ts:315:22
+// gen/nic/tlb.ts:323:22
 assign a_last_line = binary_1[53:3];
 
-// gen/nic/tlb.ts:316:21
+// gen/nic/tlb.ts:324:21
 assign a_next_ok = {1'b0, a_line} < a_last_line;
 
-// gen/nic/tlb.ts:319:18
+// gen/nic/tlb.ts:327:18
 assign a_set = a_line[4:0] ^ {1'b0, a_mr_idx_reg};
 
-// gen/nic/tlb.ts:321:14
+// gen/nic/tlb.ts:329:14
 assign line_rd_addr = a_advance ? {a_set, a_pte_slot[2:0]} : {l_set_reg, l_slot_reg};
 
-// gen/nic/tlb.ts:345:8
+// gen/nic/tlb.ts:353:8
 assign hits = hit_count_reg;
 
-// gen/nic/tlb.ts:346:10
+// gen/nic/tlb.ts:354:10
 assign misses = miss_count_reg;
 
-// gen/nic/tlb-fill.ts:130:5
+// gen/nic/tlb-fill.ts:132:5
 always @(posedge clk) begin
     if (l_prefetch) begin
         pf_valid_reg <= 1'd1;
@@ -856,7 +864,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/tlb-fill.ts:142:7
+// gen/nic/tlb-fill.ts:144:7
 always @(posedge clk) begin
     if (!(fill0_state == FILL0_STATE_IDLE) && (mr_changed[0] && (mr_changed[4:1] == fill0_mr_idx_reg))) begin
         fill0_install_reg <= 1'b0;
@@ -893,7 +901,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/tlb-fill.ts:142:7
+// gen/nic/tlb-fill.ts:144:7
 always @(posedge clk) begin
     if (!(fill1_state == FILL1_STATE_IDLE) && (mr_changed[0] && (mr_changed[4:1] == fill1_mr_idx_reg))) begin
         fill1_install_reg <= 1'b0;
@@ -930,14 +938,14 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/tlb-fill.ts:212:5
+// gen/nic/tlb-fill.ts:214:5
 always @(posedge clk) begin
     if (fill_write) begin
         line_mem[fill_w_addr] <= {m_axi_rdata[63:12]};
     end
 end
 
-// gen/nic/tlb-fill.ts:214:7
+// gen/nic/tlb-fill.ts:216:7
 always @(posedge clk) begin
     if (mr_changed[0] && (mr_changed[4:1] == tag_mr_0_reg)) begin
         tag_valid_0_reg <= 1'b0;
@@ -952,7 +960,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/tlb-fill.ts:214:7
+// gen/nic/tlb-fill.ts:216:7
 always @(posedge clk) begin
     if (mr_changed[0] && (mr_changed[4:1] == tag_mr_1_reg)) begin
         tag_valid_1_reg <= 1'b0;
@@ -967,7 +975,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/tlb-fill.ts:214:7
+// gen/nic/tlb-fill.ts:216:7
 always @(posedge clk) begin
     if (mr_changed[0] && (mr_changed[4:1] == tag_mr_2_reg)) begin
         tag_valid_2_reg <= 1'b0;
@@ -982,7 +990,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/tlb-fill.ts:214:7
+// gen/nic/tlb-fill.ts:216:7
 always @(posedge clk) begin
     if (mr_changed[0] && (mr_changed[4:1] == tag_mr_3_reg)) begin
         tag_valid_3_reg <= 1'b0;
@@ -997,7 +1005,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/tlb-fill.ts:214:7
+// gen/nic/tlb-fill.ts:216:7
 always @(posedge clk) begin
     if (mr_changed[0] && (mr_changed[4:1] == tag_mr_4_reg)) begin
         tag_valid_4_reg <= 1'b0;
@@ -1012,7 +1020,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/tlb-fill.ts:214:7
+// gen/nic/tlb-fill.ts:216:7
 always @(posedge clk) begin
     if (mr_changed[0] && (mr_changed[4:1] == tag_mr_5_reg)) begin
         tag_valid_5_reg <= 1'b0;
@@ -1027,7 +1035,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/tlb-fill.ts:214:7
+// gen/nic/tlb-fill.ts:216:7
 always @(posedge clk) begin
     if (mr_changed[0] && (mr_changed[4:1] == tag_mr_6_reg)) begin
         tag_valid_6_reg <= 1'b0;
@@ -1042,7 +1050,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/tlb-fill.ts:214:7
+// gen/nic/tlb-fill.ts:216:7
 always @(posedge clk) begin
     if (mr_changed[0] && (mr_changed[4:1] == tag_mr_7_reg)) begin
         tag_valid_7_reg <= 1'b0;
@@ -1057,7 +1065,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/tlb-fill.ts:214:7
+// gen/nic/tlb-fill.ts:216:7
 always @(posedge clk) begin
     if (mr_changed[0] && (mr_changed[4:1] == tag_mr_8_reg)) begin
         tag_valid_8_reg <= 1'b0;
@@ -1072,7 +1080,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/tlb-fill.ts:214:7
+// gen/nic/tlb-fill.ts:216:7
 always @(posedge clk) begin
     if (mr_changed[0] && (mr_changed[4:1] == tag_mr_9_reg)) begin
         tag_valid_9_reg <= 1'b0;
@@ -1087,7 +1095,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/tlb-fill.ts:214:7
+// gen/nic/tlb-fill.ts:216:7
 always @(posedge clk) begin
     if (mr_changed[0] && (mr_changed[4:1] == tag_mr_10_reg)) begin
         tag_valid_10_reg <= 1'b0;
@@ -1102,7 +1110,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/tlb-fill.ts:214:7
+// gen/nic/tlb-fill.ts:216:7
 always @(posedge clk) begin
     if (mr_changed[0] && (mr_changed[4:1] == tag_mr_11_reg)) begin
         tag_valid_11_reg <= 1'b0;
@@ -1117,7 +1125,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/tlb-fill.ts:214:7
+// gen/nic/tlb-fill.ts:216:7
 always @(posedge clk) begin
     if (mr_changed[0] && (mr_changed[4:1] == tag_mr_12_reg)) begin
         tag_valid_12_reg <= 1'b0;
@@ -1132,7 +1140,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/tlb-fill.ts:214:7
+// gen/nic/tlb-fill.ts:216:7
 always @(posedge clk) begin
     if (mr_changed[0] && (mr_changed[4:1] == tag_mr_13_reg)) begin
         tag_valid_13_reg <= 1'b0;
@@ -1147,7 +1155,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/tlb-fill.ts:214:7
+// gen/nic/tlb-fill.ts:216:7
 always @(posedge clk) begin
     if (mr_changed[0] && (mr_changed[4:1] == tag_mr_14_reg)) begin
         tag_valid_14_reg <= 1'b0;
@@ -1162,7 +1170,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/tlb-fill.ts:214:7
+// gen/nic/tlb-fill.ts:216:7
 always @(posedge clk) begin
     if (mr_changed[0] && (mr_changed[4:1] == tag_mr_15_reg)) begin
         tag_valid_15_reg <= 1'b0;
@@ -1177,7 +1185,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/tlb-fill.ts:214:7
+// gen/nic/tlb-fill.ts:216:7
 always @(posedge clk) begin
     if (mr_changed[0] && (mr_changed[4:1] == tag_mr_16_reg)) begin
         tag_valid_16_reg <= 1'b0;
@@ -1192,7 +1200,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/tlb-fill.ts:214:7
+// gen/nic/tlb-fill.ts:216:7
 always @(posedge clk) begin
     if (mr_changed[0] && (mr_changed[4:1] == tag_mr_17_reg)) begin
         tag_valid_17_reg <= 1'b0;
@@ -1207,7 +1215,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/tlb-fill.ts:214:7
+// gen/nic/tlb-fill.ts:216:7
 always @(posedge clk) begin
     if (mr_changed[0] && (mr_changed[4:1] == tag_mr_18_reg)) begin
         tag_valid_18_reg <= 1'b0;
@@ -1222,7 +1230,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/tlb-fill.ts:214:7
+// gen/nic/tlb-fill.ts:216:7
 always @(posedge clk) begin
     if (mr_changed[0] && (mr_changed[4:1] == tag_mr_19_reg)) begin
         tag_valid_19_reg <= 1'b0;
@@ -1237,7 +1245,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/tlb-fill.ts:214:7
+// gen/nic/tlb-fill.ts:216:7
 always @(posedge clk) begin
     if (mr_changed[0] && (mr_changed[4:1] == tag_mr_20_reg)) begin
         tag_valid_20_reg <= 1'b0;
@@ -1252,7 +1260,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/tlb-fill.ts:214:7
+// gen/nic/tlb-fill.ts:216:7
 always @(posedge clk) begin
     if (mr_changed[0] && (mr_changed[4:1] == tag_mr_21_reg)) begin
         tag_valid_21_reg <= 1'b0;
@@ -1267,7 +1275,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/tlb-fill.ts:214:7
+// gen/nic/tlb-fill.ts:216:7
 always @(posedge clk) begin
     if (mr_changed[0] && (mr_changed[4:1] == tag_mr_22_reg)) begin
         tag_valid_22_reg <= 1'b0;
@@ -1282,7 +1290,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/tlb-fill.ts:214:7
+// gen/nic/tlb-fill.ts:216:7
 always @(posedge clk) begin
     if (mr_changed[0] && (mr_changed[4:1] == tag_mr_23_reg)) begin
         tag_valid_23_reg <= 1'b0;
@@ -1297,7 +1305,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/tlb-fill.ts:214:7
+// gen/nic/tlb-fill.ts:216:7
 always @(posedge clk) begin
     if (mr_changed[0] && (mr_changed[4:1] == tag_mr_24_reg)) begin
         tag_valid_24_reg <= 1'b0;
@@ -1312,7 +1320,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/tlb-fill.ts:214:7
+// gen/nic/tlb-fill.ts:216:7
 always @(posedge clk) begin
     if (mr_changed[0] && (mr_changed[4:1] == tag_mr_25_reg)) begin
         tag_valid_25_reg <= 1'b0;
@@ -1327,7 +1335,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/tlb-fill.ts:214:7
+// gen/nic/tlb-fill.ts:216:7
 always @(posedge clk) begin
     if (mr_changed[0] && (mr_changed[4:1] == tag_mr_26_reg)) begin
         tag_valid_26_reg <= 1'b0;
@@ -1342,7 +1350,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/tlb-fill.ts:214:7
+// gen/nic/tlb-fill.ts:216:7
 always @(posedge clk) begin
     if (mr_changed[0] && (mr_changed[4:1] == tag_mr_27_reg)) begin
         tag_valid_27_reg <= 1'b0;
@@ -1357,7 +1365,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/tlb-fill.ts:214:7
+// gen/nic/tlb-fill.ts:216:7
 always @(posedge clk) begin
     if (mr_changed[0] && (mr_changed[4:1] == tag_mr_28_reg)) begin
         tag_valid_28_reg <= 1'b0;
@@ -1372,7 +1380,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/tlb-fill.ts:214:7
+// gen/nic/tlb-fill.ts:216:7
 always @(posedge clk) begin
     if (mr_changed[0] && (mr_changed[4:1] == tag_mr_29_reg)) begin
         tag_valid_29_reg <= 1'b0;
@@ -1387,7 +1395,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/tlb-fill.ts:214:7
+// gen/nic/tlb-fill.ts:216:7
 always @(posedge clk) begin
     if (mr_changed[0] && (mr_changed[4:1] == tag_mr_30_reg)) begin
         tag_valid_30_reg <= 1'b0;
@@ -1402,7 +1410,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/tlb-fill.ts:214:7
+// gen/nic/tlb-fill.ts:216:7
 always @(posedge clk) begin
     if (mr_changed[0] && (mr_changed[4:1] == tag_mr_31_reg)) begin
         tag_valid_31_reg <= 1'b0;
@@ -1417,7 +1425,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/tlb-park.ts:98:7
+// gen/nic/tlb-park.ts:101:7
 always @(posedge clk) begin
     if (l_park && park0_is_first_free) begin
         park0_valid_reg <= 1'd1;
@@ -1466,7 +1474,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/tlb-park.ts:98:7
+// gen/nic/tlb-park.ts:101:7
 always @(posedge clk) begin
     if (l_park && park1_is_first_free) begin
         park1_valid_reg <= 1'd1;
@@ -1515,7 +1523,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/tlb-park.ts:98:7
+// gen/nic/tlb-park.ts:101:7
 always @(posedge clk) begin
     if (l_park && park2_is_first_free) begin
         park2_valid_reg <= 1'd1;
@@ -1564,7 +1572,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/tlb.ts:287:5
+// gen/nic/tlb.ts:295:5
 always @(posedge clk) begin
     if (take) begin
         a_valid_reg <= 1'd1;
@@ -1583,7 +1591,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/tlb.ts:322:14
+// gen/nic/tlb.ts:330:14
 always @(posedge clk) begin
     l_word_stale_reg <= fill_write && (fill_w_addr == line_rd_addr);
     if (rst) begin
@@ -1591,7 +1599,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/tlb.ts:324:5
+// gen/nic/tlb.ts:332:5
 always @(posedge clk) begin
     if (a_advance) begin
         l_valid_reg <= 1'd1;
@@ -1617,7 +1625,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/tlb.ts:342:5
+// gen/nic/tlb.ts:350:5
 always @(posedge clk) begin
     if (l_advance && l_need_pte) begin
         if (l_hit) begin
@@ -1632,12 +1640,12 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/tlb.ts:203:41: registered read port
+// gen/nic/tlb.ts:210:41: registered read port
 always @(posedge clk) begin
     line_mem_rdata <= line_mem[line_rd_addr];
 end
 
-// gen/nic/tlb.ts:212:53
+// gen/nic/tlb.ts:219:53
 skid_buffer_width67 u_resp_slice_0 (
     .clk(clk),
     .rst(rst),
@@ -1649,7 +1657,7 @@ skid_buffer_width67 u_resp_slice_0 (
     .m_ready(u_resp_slice_0_m_ready)
 );
 
-// gen/nic/tlb.ts:212:53
+// gen/nic/tlb.ts:219:53
 skid_buffer_width67 u_resp_slice_1 (
     .clk(clk),
     .rst(rst),
@@ -1661,7 +1669,7 @@ skid_buffer_width67 u_resp_slice_1 (
     .m_ready(u_resp_slice_1_m_ready)
 );
 
-// gen/nic/tlb.ts:212:53
+// gen/nic/tlb.ts:219:53
 skid_buffer_width67 u_resp_slice_2 (
     .clk(clk),
     .rst(rst),
@@ -1673,7 +1681,7 @@ skid_buffer_width67 u_resp_slice_2 (
     .m_ready(u_resp_slice_2_m_ready)
 );
 
-// gen/nic/tlb.ts:212:53
+// gen/nic/tlb.ts:219:53
 skid_buffer_width67 u_resp_slice_3 (
     .clk(clk),
     .rst(rst),
@@ -1685,7 +1693,7 @@ skid_buffer_width67 u_resp_slice_3 (
     .m_ready(u_resp_slice_3_m_ready)
 );
 
-// gen/nic/tlb.ts:212:53
+// gen/nic/tlb.ts:219:53
 skid_buffer_width67 u_resp_slice_4 (
     .clk(clk),
     .rst(rst),
@@ -1697,7 +1705,7 @@ skid_buffer_width67 u_resp_slice_4 (
     .m_ready(u_resp_slice_4_m_ready)
 );
 
-// gen/nic/tlb-park.ts:78:17
+// gen/nic/tlb-park.ts:81:17
 rr_arbiter_n3 u_park_arb (
     .clk(clk),
     .rst(rst),
@@ -1708,7 +1716,7 @@ rr_arbiter_n3 u_park_arb (
     .grant_valid(u_park_arb_grant_valid)
 );
 
-// gen/nic/tlb.ts:270:17
+// gen/nic/tlb.ts:278:17
 rr_arbiter_n5 u_arb (
     .clk(clk),
     .rst(rst),
@@ -1724,43 +1732,43 @@ rr_arbiter_n5 u_arb (
 always @(posedge clk) begin
     if (!rst) begin
         if (!(!({(fill0_state == FILL0_STATE_ADDR), (fill1_state == FILL1_STATE_ADDR)} == 2'd3))) begin
-            $display("%m: assertion failed at gen/nic/tlb-fill.ts:171:5: two fill engines in ADDR [fill0_state=%0h fill1_state=%0h]", fill0_state, fill1_state);
+            $display("%m: assertion failed at gen/nic/tlb-fill.ts:173:5: two fill engines in ADDR [fill0_state=%0h fill1_state=%0h]", fill0_state, fill1_state);
             $stop;
         end
         if (!(!(fill0_beat_now && m_axi_rlast) || (fill0_beat_reg == 3'd7))) begin
-            $display("%m: assertion failed at gen/nic/tlb-fill.ts:184:19: page-table burst of engine 0 ended early or late (rlast) [fill0_beat_now=%0h m_axi_rlast=%0h fill0_beat_reg=%0h]", fill0_beat_now, m_axi_rlast, fill0_beat_reg);
+            $display("%m: assertion failed at gen/nic/tlb-fill.ts:186:19: page-table burst of engine 0 ended early or late (rlast) [fill0_beat_now=%0h m_axi_rlast=%0h fill0_beat_reg=%0h]", fill0_beat_now, m_axi_rlast, fill0_beat_reg);
             $stop;
         end
         if (!(!(fill1_beat_now && m_axi_rlast) || (fill1_beat_reg == 3'd7))) begin
-            $display("%m: assertion failed at gen/nic/tlb-fill.ts:184:19: page-table burst of engine 1 ended early or late (rlast) [fill1_beat_now=%0h m_axi_rlast=%0h fill1_beat_reg=%0h]", fill1_beat_now, m_axi_rlast, fill1_beat_reg);
+            $display("%m: assertion failed at gen/nic/tlb-fill.ts:186:19: page-table burst of engine 1 ended early or late (rlast) [fill1_beat_now=%0h m_axi_rlast=%0h fill1_beat_reg=%0h]", fill1_beat_now, m_axi_rlast, fill1_beat_reg);
             $stop;
         end
         if (!(!(m_axi_rvalid && (m_axi_rid > 4'd1)))) begin
-            $display("%m: assertion failed at gen/nic/tlb-fill.ts:186:28: R beat with an ID no fill engine uses [m_axi_rvalid=%0h m_axi_rid=%0h]", m_axi_rvalid, m_axi_rid);
+            $display("%m: assertion failed at gen/nic/tlb-fill.ts:188:28: R beat with an ID no fill engine uses [m_axi_rvalid=%0h m_axi_rid=%0h]", m_axi_rvalid, m_axi_rid);
             $stop;
         end
         if (!(!(l_park && !park_free))) begin
-            $display("%m: assertion failed at gen/nic/tlb-park.ts:128:5: parked a request with no free entry [l_park=%0h park_free=%0h]", l_park, park_free);
+            $display("%m: assertion failed at gen/nic/tlb-park.ts:131:5: parked a request with no free entry [l_park=%0h park_free=%0h]", l_park, park_free);
             $stop;
         end
         if (!(!(l_answers_0 && park_answer_valid_0))) begin
-            $display("%m: assertion failed at gen/nic/tlb.ts:255:7: client 0: answer from L and from a parked request at once [l_answers_0=%0h park_answer_valid_0=%0h]", l_answers_0, park_answer_valid_0);
+            $display("%m: assertion failed at gen/nic/tlb.ts:263:7: client 0: answer from L and from a parked request at once [l_answers_0=%0h park_answer_valid_0=%0h]", l_answers_0, park_answer_valid_0);
             $stop;
         end
         if (!(!(l_answers_1 && park_answer_valid_1))) begin
-            $display("%m: assertion failed at gen/nic/tlb.ts:255:7: client 1: answer from L and from a parked request at once [l_answers_1=%0h park_answer_valid_1=%0h]", l_answers_1, park_answer_valid_1);
+            $display("%m: assertion failed at gen/nic/tlb.ts:263:7: client 1: answer from L and from a parked request at once [l_answers_1=%0h park_answer_valid_1=%0h]", l_answers_1, park_answer_valid_1);
             $stop;
         end
         if (!(!(l_answers_2 && park_answer_valid_2))) begin
-            $display("%m: assertion failed at gen/nic/tlb.ts:255:7: client 2: answer from L and from a parked request at once [l_answers_2=%0h park_answer_valid_2=%0h]", l_answers_2, park_answer_valid_2);
+            $display("%m: assertion failed at gen/nic/tlb.ts:263:7: client 2: answer from L and from a parked request at once [l_answers_2=%0h park_answer_valid_2=%0h]", l_answers_2, park_answer_valid_2);
             $stop;
         end
         if (!(!(l_answers_3 && park_answer_valid_3))) begin
-            $display("%m: assertion failed at gen/nic/tlb.ts:255:7: client 3: answer from L and from a parked request at once [l_answers_3=%0h park_answer_valid_3=%0h]", l_answers_3, park_answer_valid_3);
+            $display("%m: assertion failed at gen/nic/tlb.ts:263:7: client 3: answer from L and from a parked request at once [l_answers_3=%0h park_answer_valid_3=%0h]", l_answers_3, park_answer_valid_3);
             $stop;
         end
         if (!(!(l_answers_4 && park_answer_valid_4))) begin
-            $display("%m: assertion failed at gen/nic/tlb.ts:255:7: client 4: answer from L and from a parked request at once [l_answers_4=%0h park_answer_valid_4=%0h]", l_answers_4, park_answer_valid_4);
+            $display("%m: assertion failed at gen/nic/tlb.ts:263:7: client 4: answer from L and from a parked request at once [l_answers_4=%0h park_answer_valid_4=%0h]", l_answers_4, park_answer_valid_4);
             $stop;
         end
     end

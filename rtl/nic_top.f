@@ -11,7 +11,7 @@ rtl/rr_arbiter_n5.v
 rtl/nic_tlb_id_width4_lines32_num_clients5_resp_slice1.v
 rtl/sync_fifo_depth4_width89.v
 rtl/sync_fifo_depth32_width25.v
-rtl/nic_dma_read_abort_qps4_burst_bytes128_lat_window20_max_bursts32.v
+rtl/nic_dma_read_abort_qps4_ar_slice1_burst_bytes128_lat_window20_max_bursts32.v
 rtl/sync_fifo_depth4_width83.v
 rtl/sync_fifo_depth4_width67.v
 rtl/sync_fifo.v
@@ -22,7 +22,7 @@ rtl/sync_fifo_width199.v
 rtl/sync_fifo_depth4_width199.v
 rtl/nic_read_responder_contexts16_ctx_portlanes_per_qp4.v
 rtl/sync_fifo_depth8_width19.v
-rtl/nic_dma_read.v
+rtl/nic_dma_read_ar_slice1.v
 rtl/sync_fifo_depth8_width1.v
 rtl/sync_fifo_depth8_width13.v
 rtl/sync_fifo_width108.v

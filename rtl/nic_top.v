@@ -322,6 +322,7 @@ wire [1:0] u_tlb_m_axi_rresp;
 wire u_tlb_m_axi_rlast;
 wire u_tlb_m_axi_rvalid;
 wire u_tlb_m_axi_rready;
+wire u_tlb_pt_urgent;
 wire [31:0] u_tlb_hits;
 wire [31:0] u_tlb_misses;
 wire [151:0] u_dma_read_s_cmd_data;
@@ -816,6 +817,7 @@ wire [1:0] u_axi_rd_mux_m_axi_rresp;
 wire u_axi_rd_mux_m_axi_rlast;
 wire u_axi_rd_mux_m_axi_rvalid;
 wire u_axi_rd_mux_m_axi_rready;
+wire u_axi_rd_mux_s1_urgent;
 wire [3:0] u_axi_wr_mux_s0_axi_awid;
 wire [63:0] u_axi_wr_mux_s0_axi_awaddr;
 wire [7:0] u_axi_wr_mux_s0_axi_awlen;
@@ -1331,7 +1333,7 @@ wire rx_drop_icrc;
 reg  [7:0] rx_drop_other_pending_reg;
 wire [7:0] rx_drop_other_total;
 wire rx_drop_other_pulse;
-// intermediate of gen/nic/nic-top-build.ts:230:76: only bits [7:4] are used
+// intermediate of gen/nic/nic-top-build.ts:231:76: only bits [7:4] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [8:0] binary_0 = ({1'b0, u_wqe_fetch_m_axi_arlen} + 9'd16);
 /* verilator lint_on UNUSEDSIGNAL */
@@ -1393,109 +1395,109 @@ assign s_axil_rvalid = u_regs_s_axil_rvalid;
 // gen/nic/top-wiring.ts:67:26
 assign u_regs_s_axil_rready = s_axil_rready;
 
-// gen/nic/nic-top-build.ts:289:21
+// gen/nic/nic-top-build.ts:290:21
 assign u_wqe_fetch_ctx_state = u_regs_qp_state;
 
-// gen/nic/nic-top-build.ts:289:21
+// gen/nic/nic-top-build.ts:290:21
 assign u_wqe_fetch_ctx_wr = u_regs_qp_wr;
 
-// gen/nic/nic-top-build.ts:289:21
+// gen/nic/nic-top-build.ts:290:21
 assign u_req_tx_ctx_state = u_regs_qp_state;
 
-// gen/nic/nic-top-build.ts:289:21
+// gen/nic/nic-top-build.ts:290:21
 assign u_req_tx_ctx_wr = u_regs_qp_wr;
 
-// gen/nic/nic-top-build.ts:289:21
+// gen/nic/nic-top-build.ts:290:21
 assign u_req_tx_ctx_hw_sq_psn = u_regs_hw_sq_psn;
 
-// gen/nic/nic-top-build.ts:289:21
+// gen/nic/nic-top-build.ts:290:21
 assign u_req_tx_ctx_live_sq_psn = u_regs_qp_live_sq_psn;
 
-// gen/nic/nic-top-build.ts:289:21
+// gen/nic/nic-top-build.ts:290:21
 assign u_ack_tracker_ctx_state = u_regs_qp_state;
 
-// gen/nic/nic-top-build.ts:289:21
+// gen/nic/nic-top-build.ts:290:21
 assign u_ack_tracker_ctx_retry = u_regs_qp_retry;
 
-// gen/nic/nic-top-build.ts:289:21
+// gen/nic/nic-top-build.ts:290:21
 assign u_completion_ctx_state = u_regs_qp_state;
 
-// gen/nic/nic-top-build.ts:289:21
+// gen/nic/nic-top-build.ts:290:21
 assign u_completion_ctx_wr = u_regs_qp_wr;
 
-// gen/nic/nic-top-build.ts:289:21
+// gen/nic/nic-top-build.ts:290:21
 assign u_responder_ctx_state = u_regs_qp_state;
 
-// gen/nic/nic-top-build.ts:289:21
+// gen/nic/nic-top-build.ts:290:21
 assign u_responder_ctx_wr = u_regs_qp_wr;
 
-// gen/nic/nic-top-build.ts:289:21
+// gen/nic/nic-top-build.ts:290:21
 assign u_responder_ctx_hw_exp_psn = u_regs_hw_exp_psn;
 
-// gen/nic/nic-top-build.ts:289:21
+// gen/nic/nic-top-build.ts:290:21
 assign u_responder_ctx_live_exp_psn = u_regs_qp_live_exp_psn;
 
-// gen/nic/nic-top-build.ts:289:21
+// gen/nic/nic-top-build.ts:290:21
 assign u_responder_ctx_hw_msn = u_regs_hw_msn;
 
-// gen/nic/nic-top-build.ts:289:21
+// gen/nic/nic-top-build.ts:290:21
 assign u_responder_ctx_live_msn = u_regs_qp_live_msn;
 
-// gen/nic/nic-top-build.ts:289:21
+// gen/nic/nic-top-build.ts:290:21
 assign u_read_responder_ctx_state = u_regs_qp_state;
 
-// gen/nic/nic-top-build.ts:289:21
+// gen/nic/nic-top-build.ts:290:21
 assign u_read_responder_ctx_wr = u_regs_qp_wr;
 
-// gen/nic/nic-top-build.ts:289:21
+// gen/nic/nic-top-build.ts:290:21
 assign u_read_resp_rx_ctx_state = u_regs_qp_state;
 
-// gen/nic/nic-top-build.ts:360:57
+// gen/nic/nic-top-build.ts:364:57
 assign u_req_tx_cfg = u_regs_cfg;
 
-// gen/nic/nic-top-build.ts:360:57
+// gen/nic/nic-top-build.ts:364:57
 assign u_responder_cfg = u_regs_cfg;
 
-// gen/nic/nic-top-build.ts:360:57
+// gen/nic/nic-top-build.ts:364:57
 assign u_read_responder_cfg = u_regs_cfg;
 
-// gen/nic/nic-top-build.ts:361:26
+// gen/nic/nic-top-build.ts:365:26
 assign u_completion_irq_mod = u_regs_cfg[126:95];
 
-// gen/nic/nic-top-build.ts:362:27
+// gen/nic/nic-top-build.ts:366:27
 assign u_wqe_fetch_weight = 16'd0;
 
-// gen/nic/nic-top-build.ts:365:28
+// gen/nic/nic-top-build.ts:369:28
 assign u_regs_mr_rd_en = u_tlb_mr_rd_en;
 
-// gen/nic/nic-top-build.ts:366:30
+// gen/nic/nic-top-build.ts:370:30
 assign u_regs_mr_rd_addr = u_tlb_mr_rd_addr;
 
-// gen/nic/nic-top-build.ts:367:29
+// gen/nic/nic-top-build.ts:371:29
 assign u_tlb_mr_rd_data = u_regs_mr_rd_data;
 
-// gen/nic/nic-top-build.ts:368:29
+// gen/nic/nic-top-build.ts:372:29
 assign u_tlb_mr_changed = u_regs_mr_changed;
 
-// gen/nic/nic-top-build.ts:369:28
+// gen/nic/nic-top-build.ts:373:28
 assign u_regs_hw_sq_ci = u_ack_tracker_sq_ci_upd;
 
-// gen/nic/nic-top-build.ts:370:28
+// gen/nic/nic-top-build.ts:374:28
 assign u_regs_hw_cq_pi = u_completion_cq_pi_upd;
 
-// gen/nic/nic-top-build.ts:371:29
+// gen/nic/nic-top-build.ts:375:29
 assign u_regs_hw_sq_psn = u_req_tx_sq_psn_upd;
 
-// gen/nic/nic-top-build.ts:372:30
+// gen/nic/nic-top-build.ts:376:30
 assign u_regs_hw_exp_psn = u_responder_exp_psn_upd;
 
-// gen/nic/nic-top-build.ts:373:26
+// gen/nic/nic-top-build.ts:377:26
 assign u_regs_hw_msn = u_responder_msn_upd;
 
-// gen/nic/nic-top-build.ts:374:29
+// gen/nic/nic-top-build.ts:378:29
 assign u_regs_irq_event = u_completion_irq_event;
 
-// gen/nic/nic-top-build.ts:375:9
+// gen/nic/nic-top-build.ts:379:9
 assign irq = u_regs_irq;
 
 // gen/nic/top-wiring.ts:127:17
@@ -1526,37 +1528,37 @@ always @* begin
     end
 end
 
-// gen/nic/nic-top-build.ts:378:28
+// gen/nic/nic-top-build.ts:382:28
 assign u_regs_hw_error = {qp_err_qp, qp_err_valid};
 
-// gen/nic/nic-top-build.ts:217:20
+// gen/nic/nic-top-build.ts:218:20
 assign wqe_bypass = (u_wqe_queue_count == 4'b0000) && u_req_tx_s_wqe_ready;
 
-// gen/nic/nic-top-build.ts:218:21
+// gen/nic/nic-top-build.ts:219:21
 assign u_wqe_queue_s_data = u_wqe_fetch_m_wqe_data;
 
-// gen/nic/nic-top-build.ts:219:22
+// gen/nic/nic-top-build.ts:220:22
 assign u_wqe_queue_s_valid = u_wqe_fetch_m_wqe_valid && !wqe_bypass;
 
-// gen/nic/nic-top-build.ts:220:30
+// gen/nic/nic-top-build.ts:221:30
 assign u_wqe_fetch_m_wqe_ready = u_wqe_queue_s_ready || wqe_bypass;
 
-// gen/nic/nic-top-build.ts:221:29
+// gen/nic/nic-top-build.ts:222:29
 assign u_req_tx_s_wqe_data = u_wqe_queue_m_valid ? u_wqe_queue_m_data : u_wqe_fetch_m_wqe_data;
 
-// gen/nic/nic-top-build.ts:222:19
+// gen/nic/nic-top-build.ts:223:19
 assign wqe_to_req_valid = u_wqe_queue_m_valid || (wqe_bypass && u_wqe_fetch_m_wqe_valid);
 
-// gen/nic/nic-top-build.ts:223:30
+// gen/nic/nic-top-build.ts:224:30
 assign u_req_tx_s_wqe_valid = wqe_to_req_valid;
 
-// gen/nic/nic-top-build.ts:224:22
+// gen/nic/nic-top-build.ts:225:22
 assign u_wqe_queue_m_ready = u_req_tx_s_wqe_ready;
 
-// gen/nic/nic-top-build.ts:230:20
+// gen/nic/nic-top-build.ts:231:20
 assign fetch_ar_wqes = binary_0[7:4];
 
-// gen/nic/nic-top-build.ts:231:20
+// gen/nic/nic-top-build.ts:232:20
 assign wqe_popped = wqe_to_req_valid && u_req_tx_s_wqe_ready;
 
 // gen/lib/credit-gate.ts:44:16
@@ -1607,10 +1609,10 @@ assign u_wqe_fetch_m_axi_rvalid = u_axi_rd_mux_s0_axi_rvalid;
 // gen/nic/top-wiring.ts:67:52
 assign u_axi_rd_mux_s0_axi_rready = u_wqe_fetch_m_axi_rready;
 
-// gen/nic/nic-top-build.ts:235:33
+// gen/nic/nic-top-build.ts:236:33
 assign u_axi_rd_mux_s0_axi_arvalid = u_wqe_fetch_m_axi_arvalid && wqe_credits_ok;
 
-// gen/nic/nic-top-build.ts:236:32
+// gen/nic/nic-top-build.ts:237:32
 assign u_wqe_fetch_m_axi_arready = u_axi_rd_mux_s0_axi_arready && wqe_credits_ok;
 
 // gen/nic/top-wiring.ts:67:26
@@ -1631,7 +1633,7 @@ assign u_req_tx_s_dma_status_valid = u_dma_read_m_status_valid;
 // gen/nic/top-wiring.ts:67:52
 assign u_dma_read_m_status_ready = u_req_tx_s_dma_status_ready;
 
-// gen/nic/nic-top-build.ts:387:32
+// gen/nic/nic-top-build.ts:391:32
 assign u_dma_read_s_cmd_tag = u_req_tx_m_dma_tag;
 
 // gen/nic/top-wiring.ts:67:26
@@ -1652,19 +1654,19 @@ assign u_req_tx_s_abort_done_valid = u_dma_read_m_abort_done_valid;
 // gen/nic/top-wiring.ts:67:52
 assign u_dma_read_m_abort_done_ready = u_req_tx_s_abort_done_ready;
 
-// gen/nic/nic-top-build.ts:390:36
+// gen/nic/nic-top-build.ts:394:36
 assign req_pay_end = (u_dma_read_m_axis_tvalid && u_tx_cmd_mux_s_req_payload_tready) && u_dma_read_m_axis_tlast;
 
-// gen/nic/nic-top-build.ts:390:30
+// gen/nic/nic-top-build.ts:394:30
 assign u_req_tx_pay_end = req_pay_end;
 
-// gen/nic/nic-top-build.ts:391:32
+// gen/nic/nic-top-build.ts:395:32
 assign u_ack_tracker_rewind_high = u_req_tx_rewind_high;
 
-// gen/nic/nic-top-build.ts:392:26
+// gen/nic/nic-top-build.ts:396:26
 assign u_tx_frame_gate_drop = u_req_tx_gate_drop;
 
-// gen/nic/nic-top-build.ts:393:33
+// gen/nic/nic-top-build.ts:397:33
 assign u_dma_read_abort_open = u_req_tx_dma_abort_open;
 
 // gen/nic/top-wiring.ts:67:26
@@ -1685,43 +1687,43 @@ assign u_completion_s_req_valid = u_ack_tracker_m_cqe_valid;
 // gen/nic/top-wiring.ts:67:52
 assign u_ack_tracker_m_cqe_ready = u_completion_s_req_ready;
 
-// gen/nic/nic-top-build.ts:248:29
+// gen/nic/nic-top-build.ts:249:29
 assign u_req_tx_s_rewind_valid = u_ack_tracker_m_rewind_valid && u_read_resp_rx_s_rewind_ready;
 
-// gen/nic/nic-top-build.ts:249:29
+// gen/nic/nic-top-build.ts:250:29
 assign u_read_resp_rx_s_rewind_valid = u_ack_tracker_m_rewind_valid && u_req_tx_s_rewind_ready;
 
-// gen/nic/nic-top-build.ts:250:48
+// gen/nic/nic-top-build.ts:251:48
 assign u_req_tx_s_rewind_data = u_ack_tracker_m_rewind_data;
 
-// gen/nic/nic-top-build.ts:250:48
+// gen/nic/nic-top-build.ts:251:48
 assign u_read_resp_rx_s_rewind_data = u_ack_tracker_m_rewind_data;
 
-// gen/nic/nic-top-build.ts:251:37
+// gen/nic/nic-top-build.ts:252:37
 assign rewind_ready = u_req_tx_s_rewind_ready && u_read_resp_rx_s_rewind_ready;
 
-// gen/nic/nic-top-build.ts:251:31
+// gen/nic/nic-top-build.ts:252:31
 assign u_ack_tracker_m_rewind_ready = rewind_ready;
 
-// gen/nic/nic-top-build.ts:399:27
+// gen/nic/nic-top-build.ts:403:27
 assign u_wqe_fetch_rewind = u_ack_tracker_fetch_rewind;
 
-// gen/nic/nic-top-build.ts:400:25
+// gen/nic/nic-top-build.ts:404:25
 assign u_wqe_fetch_hold = u_ack_tracker_tx_hold;
 
-// gen/nic/nic-top-build.ts:401:25
+// gen/nic/nic-top-build.ts:405:25
 assign u_ack_tracker_s_park = u_req_tx_m_park;
 
-// gen/nic/nic-top-build.ts:402:24
+// gen/nic/nic-top-build.ts:406:24
 assign u_ack_tracker_tp_qp = u_req_tx_tp_qp;
 
-// gen/nic/nic-top-build.ts:403:23
+// gen/nic/nic-top-build.ts:407:23
 assign u_req_tx_tp = u_ack_tracker_tp;
 
-// gen/nic/nic-top-build.ts:405:27
+// gen/nic/nic-top-build.ts:409:27
 assign u_ack_tracker_ctx_room = u_read_resp_rx_ctx_room;
 
-// gen/nic/nic-top-build.ts:406:29
+// gen/nic/nic-top-build.ts:410:29
 assign u_req_tx_ctx_room = u_read_resp_rx_ctx_room;
 
 // gen/nic/top-wiring.ts:67:26
@@ -1880,7 +1882,7 @@ assign u_icrc_check_s_axis_rx_tlast = s_axis_rx_tlast;
 // gen/nic/top-wiring.ts:67:26
 assign u_icrc_check_s_axis_rx_tuser = s_axis_rx_tuser;
 
-// gen/nic/nic-top-build.ts:271:57
+// gen/nic/nic-top-build.ts:272:57
 assign tx_fire = m_axis_tx_tvalid && m_axis_tx_tready;
 
 // gen/nic/top-wiring.ts:67:26
@@ -1922,16 +1924,16 @@ assign u_responder_s_payload_tkeep = u_rx_pay_skid_m_data[71:64];
 // gen/nic/top-wiring.ts:90:29
 assign u_responder_s_payload_tdata = u_rx_pay_skid_m_data[63:0];
 
-// gen/nic/nic-top-build.ts:258:25
+// gen/nic/nic-top-build.ts:259:25
 assign u_rx_pay_skid_s_valid = u_rx_parser_m_payload_tvalid;
 
-// gen/nic/nic-top-build.ts:259:31
+// gen/nic/nic-top-build.ts:260:31
 assign u_rx_parser_m_payload_tready = u_rx_pay_skid_s_ready;
 
-// gen/nic/nic-top-build.ts:260:29
+// gen/nic/nic-top-build.ts:261:29
 assign u_responder_s_payload_tvalid = u_rx_pay_skid_m_valid;
 
-// gen/nic/nic-top-build.ts:261:25
+// gen/nic/nic-top-build.ts:262:25
 assign u_rx_pay_skid_m_ready = u_responder_s_payload_tready;
 
 // gen/nic/top-wiring.ts:67:26
@@ -1955,16 +1957,16 @@ assign u_dma_write_s_axis_tkeep = u_rx_pay_fifo_m_data[71:64];
 // gen/nic/top-wiring.ts:90:29
 assign u_dma_write_s_axis_tdata = u_rx_pay_fifo_m_data[63:0];
 
-// gen/nic/nic-top-build.ts:258:25
+// gen/nic/nic-top-build.ts:259:25
 assign u_rx_pay_fifo_s_valid = u_responder_m_payload_tvalid;
 
-// gen/nic/nic-top-build.ts:259:31
+// gen/nic/nic-top-build.ts:260:31
 assign u_responder_m_payload_tready = u_rx_pay_fifo_s_ready;
 
-// gen/nic/nic-top-build.ts:260:29
+// gen/nic/nic-top-build.ts:261:29
 assign u_dma_write_s_axis_tvalid = u_rx_pay_fifo_m_valid;
 
-// gen/nic/nic-top-build.ts:261:25
+// gen/nic/nic-top-build.ts:262:25
 assign u_rx_pay_fifo_m_ready = u_dma_write_s_axis_tready;
 
 // gen/nic/top-wiring.ts:67:26
@@ -1985,13 +1987,13 @@ assign u_read_responder_s_req_valid = u_responder_m_read_req_valid;
 // gen/nic/top-wiring.ts:67:52
 assign u_responder_m_read_req_ready = u_read_responder_s_req_ready;
 
-// gen/nic/nic-top-build.ts:444:26
+// gen/nic/nic-top-build.ts:448:26
 assign u_responder_rd_room = u_read_responder_rd_room;
 
-// gen/nic/nic-top-build.ts:445:30
+// gen/nic/nic-top-build.ts:449:30
 assign u_responder_rd_dup_room = u_read_responder_rd_dup_room;
 
-// gen/nic/nic-top-build.ts:446:26
+// gen/nic/nic-top-build.ts:450:26
 assign u_responder_rd_busy = u_read_responder_rd_busy;
 
 // gen/nic/top-wiring.ts:67:26
@@ -2096,7 +2098,7 @@ assign u_ack_tracker_s_read_done_valid = u_read_resp_rx_m_done_valid;
 // gen/nic/top-wiring.ts:67:52
 assign u_read_resp_rx_m_done_ready = u_ack_tracker_s_read_done_ready;
 
-// gen/nic/nic-top-build.ts:460:30
+// gen/nic/nic-top-build.ts:464:30
 assign u_req_tx_read_busy = u_ack_tracker_read_busy;
 
 // gen/nic/top-axi-buffers.ts:146:20
@@ -2326,6 +2328,9 @@ assign u_tlb_m_axi_rvalid = u_axi_rd_mux_s1_axi_rvalid;
 
 // gen/nic/top-wiring.ts:67:52
 assign u_axi_rd_mux_s1_axi_rready = u_tlb_m_axi_rready;
+
+// gen/nic/nic-top-build.ts:473:45
+assign u_axi_rd_mux_s1_urgent = u_tlb_pt_urgent;
 
 // gen/nic/top-axi-buffers.ts:63:118
 assign u_axi_rd_mux_s2_axi_arid = u_dma_read_m_axi_arid;
@@ -2840,19 +2845,19 @@ assign m_axi_bready = u_axi_wr_mux_m_axi_bready;
 // gen/nic/top-wiring.ts:144:19
 assign tlb_hits_moved = u_tlb_hits != tlb_hits_prev_reg;
 
-// gen/nic/nic-top-build.ts:484:32
+// gen/nic/nic-top-build.ts:489:32
 assign u_regs_inc_tlb_hits = tlb_hits_moved;
 
 // gen/nic/top-wiring.ts:144:19
 assign tlb_misses_moved = u_tlb_misses != tlb_misses_prev_reg;
 
-// gen/nic/nic-top-build.ts:485:34
+// gen/nic/nic-top-build.ts:490:34
 assign u_regs_inc_tlb_misses = tlb_misses_moved;
 
-// gen/nic/nic-top-build.ts:487:23
+// gen/nic/nic-top-build.ts:492:23
 assign rx_drop_icrc = u_icrc_check_drop_valid && (u_icrc_check_drop_reason == 3'd1);
 
-// gen/nic/nic-top-build.ts:488:36
+// gen/nic/nic-top-build.ts:493:36
 assign u_regs_inc_rx_drop_icrc = rx_drop_icrc;
 
 // gen/nic/top-wiring.ts:111:19
@@ -2861,31 +2866,31 @@ assign rx_drop_other_total = rx_drop_other_pending_reg + (({7'd0, (u_icrc_check_
 // gen/nic/top-wiring.ts:112:18
 assign rx_drop_other_pulse = rx_drop_other_total != 8'd0;
 
-// gen/nic/nic-top-build.ts:492:37
+// gen/nic/nic-top-build.ts:497:37
 assign u_regs_inc_rx_drop_other = rx_drop_other_pulse;
 
-// gen/nic/nic-top-build.ts:494:33
+// gen/nic/nic-top-build.ts:499:33
 assign u_regs_inc_tx_frames = (u_icrc_insert_m_axis_tvalid && m_axis_tx_tready) && u_icrc_insert_m_axis_tlast;
 
-// gen/nic/nic-top-build.ts:495:33
+// gen/nic/nic-top-build.ts:500:33
 assign u_regs_inc_rx_frames = u_rx_parser_m_hdr_valid && u_responder_s_hdr_ready;
 
-// gen/nic/nic-top-build.ts:496:33
+// gen/nic/nic-top-build.ts:501:33
 assign u_regs_inc_retx_pkts = u_req_tx_cnt_retx;
 
-// gen/nic/nic-top-build.ts:497:36
+// gen/nic/nic-top-build.ts:502:36
 assign u_regs_inc_ack_timeouts = u_ack_tracker_ack_timeout[0];
 
-// gen/nic/nic-top-build.ts:499:34
+// gen/nic/nic-top-build.ts:504:34
 assign u_regs_inc_seq_nak_tx = u_responder_cnt_seq_nak_tx;
 
-// gen/nic/nic-top-build.ts:500:34
+// gen/nic/nic-top-build.ts:505:34
 assign u_regs_inc_seq_nak_rx = u_responder_cnt_seq_nak_rx;
 
-// gen/nic/nic-top-build.ts:501:34
+// gen/nic/nic-top-build.ts:506:34
 assign u_regs_inc_dup_req_rx = u_responder_cnt_dup_req;
 
-// gen/nic/nic-top-build.ts:502:33
+// gen/nic/nic-top-build.ts:507:33
 assign u_regs_inc_retry_exc = u_ack_tracker_cnt_retry_exc;
 
 // gen/nic/top-wiring.ts:135:11
@@ -2904,7 +2909,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/nic-top-build.ts:273:5
+// gen/nic/nic-top-build.ts:274:5
 always @(posedge clk) begin
     if (tx_fire) begin
         tx_in_frame_reg <= !m_axis_tx_tlast;
@@ -3002,7 +3007,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/nic-top-build.ts:314:84
+// gen/nic/nic-top-build.ts:315:84
 nic_regs u_regs (
     .clk(clk),
     .rst(rst),
@@ -3062,7 +3067,7 @@ nic_regs u_regs (
     .inc_retry_exc(u_regs_inc_retry_exc)
 );
 
-// gen/nic/nic-top-build.ts:314:84
+// gen/nic/nic-top-build.ts:315:84
 nic_wqe_fetch_ctx_portlanes u_wqe_fetch (
     .clk(clk),
     .rst(rst),
@@ -3092,7 +3097,7 @@ nic_wqe_fetch_ctx_portlanes u_wqe_fetch (
     .hold(u_wqe_fetch_hold)
 );
 
-// gen/nic/nic-top-build.ts:314:84
+// gen/nic/nic-top-build.ts:315:84
 nic_req_tx_ctx_portlanes_dma_abort1 u_req_tx (
     .clk(clk),
     .rst(rst),
@@ -3143,7 +3148,7 @@ nic_req_tx_ctx_portlanes_dma_abort1 u_req_tx (
     .dma_abort_open(u_req_tx_dma_abort_open)
 );
 
-// gen/nic/nic-top-build.ts:314:84
+// gen/nic/nic-top-build.ts:315:84
 nic_ack_tracker_ctx_portlanes u_ack_tracker (
     .clk(clk),
     .rst(rst),
@@ -3178,7 +3183,7 @@ nic_ack_tracker_ctx_portlanes u_ack_tracker (
     .cnt_retry_exc(u_ack_tracker_cnt_retry_exc)
 );
 
-// gen/nic/nic-top-build.ts:314:84
+// gen/nic/nic-top-build.ts:315:84
 nic_completion_ctx_portlanes u_completion (
     .clk(clk),
     .rst(rst),
@@ -3212,7 +3217,7 @@ nic_completion_ctx_portlanes u_completion (
     .irq_event(u_completion_irq_event)
 );
 
-// gen/nic/nic-top-build.ts:314:84
+// gen/nic/nic-top-build.ts:315:84
 nic_tlb_id_width4_lines32_num_clients5_resp_slice1 u_tlb (
     .clk(clk),
     .rst(rst),
@@ -3266,12 +3271,13 @@ nic_tlb_id_width4_lines32_num_clients5_resp_slice1 u_tlb (
     .m_axi_rlast(u_tlb_m_axi_rlast),
     .m_axi_rvalid(u_tlb_m_axi_rvalid),
     .m_axi_rready(u_tlb_m_axi_rready),
+    .pt_urgent(u_tlb_pt_urgent),
     .hits(u_tlb_hits),
     .misses(u_tlb_misses)
 );
 
-// gen/nic/nic-top-build.ts:314:84
-nic_dma_read_abort_qps4_burst_bytes128_lat_window20_max_bursts32 u_dma_read (
+// gen/nic/nic-top-build.ts:315:84
+nic_dma_read_abort_qps4_ar_slice1_burst_bytes128_lat_window20_max_bursts32 u_dma_read (
     .clk(clk),
     .rst(rst),
     .s_cmd_data(u_dma_read_s_cmd_data),
@@ -3336,7 +3342,7 @@ nic_dma_read_abort_qps4_burst_bytes128_lat_window20_max_bursts32 u_dma_read (
     .abort_open(u_dma_read_abort_open)
 );
 
-// gen/nic/nic-top-build.ts:314:84
+// gen/nic/nic-top-build.ts:315:84
 nic_dma_write u_dma_write (
     .clk(clk),
     .rst(rst),
@@ -3394,7 +3400,7 @@ nic_dma_write u_dma_write (
     .m_axi_rready(u_dma_write_m_axi_rready)
 );
 
-// gen/nic/nic-top-build.ts:314:84
+// gen/nic/nic-top-build.ts:315:84
 nic_read_responder_contexts16_ctx_portlanes_per_qp4 u_read_responder (
     .clk(clk),
     .rst(rst),
@@ -3419,8 +3425,8 @@ nic_read_responder_contexts16_ctx_portlanes_per_qp4 u_read_responder (
     .qp_error(u_read_responder_qp_error)
 );
 
-// gen/nic/nic-top-build.ts:314:84
-nic_dma_read u_dma_read_rsp (
+// gen/nic/nic-top-build.ts:315:84
+nic_dma_read_ar_slice1 u_dma_read_rsp (
     .clk(clk),
     .rst(rst),
     .s_cmd_data(u_dma_read_rsp_s_cmd_data),
@@ -3477,7 +3483,7 @@ nic_dma_read u_dma_read_rsp (
     .m_axis_tlast(u_dma_read_rsp_m_axis_tlast)
 );
 
-// gen/nic/nic-top-build.ts:314:84
+// gen/nic/nic-top-build.ts:315:84
 nic_read_resp_rx_ctx_portlanes u_read_resp_rx (
     .clk(clk),
     .rst(rst),
@@ -3516,7 +3522,7 @@ nic_read_resp_rx_ctx_portlanes u_read_resp_rx (
     .m_done_ready(u_read_resp_rx_m_done_ready)
 );
 
-// gen/nic/nic-top-build.ts:314:84
+// gen/nic/nic-top-build.ts:315:84
 nic_dma_write u_dma_write_rresp (
     .clk(clk),
     .rst(rst),
@@ -3574,7 +3580,7 @@ nic_dma_write u_dma_write_rresp (
     .m_axi_rready(u_dma_write_rresp_m_axi_rready)
 );
 
-// gen/nic/nic-top-build.ts:314:84
+// gen/nic/nic-top-build.ts:315:84
 nic_axi_rd_mux_bulk_cap_beats512_n4_urgent_mask2 u_axi_rd_mux (
     .clk(clk),
     .rst(rst),
@@ -3657,10 +3663,11 @@ nic_axi_rd_mux_bulk_cap_beats512_n4_urgent_mask2 u_axi_rd_mux (
     .m_axi_rresp(u_axi_rd_mux_m_axi_rresp),
     .m_axi_rlast(u_axi_rd_mux_m_axi_rlast),
     .m_axi_rvalid(u_axi_rd_mux_m_axi_rvalid),
-    .m_axi_rready(u_axi_rd_mux_m_axi_rready)
+    .m_axi_rready(u_axi_rd_mux_m_axi_rready),
+    .s1_urgent(u_axi_rd_mux_s1_urgent)
 );
 
-// gen/nic/nic-top-build.ts:314:84
+// gen/nic/nic-top-build.ts:315:84
 nic_axi_wr_mux_n3 u_axi_wr_mux (
     .clk(clk),
     .rst(rst),
@@ -3742,7 +3749,7 @@ nic_axi_wr_mux_n3 u_axi_wr_mux (
     .m_axi_bready(u_axi_wr_mux_m_axi_bready)
 );
 
-// gen/nic/nic-top-build.ts:314:84
+// gen/nic/nic-top-build.ts:315:84
 nic_tx_cmd_mux u_tx_cmd_mux (
     .clk(clk),
     .rst(rst),
@@ -3775,7 +3782,7 @@ nic_tx_cmd_mux u_tx_cmd_mux (
     .m_payload_tlast(u_tx_cmd_mux_m_payload_tlast)
 );
 
-// gen/nic/nic-top-build.ts:314:84
+// gen/nic/nic-top-build.ts:315:84
 nic_tx_frame_gate_drop1 u_tx_frame_gate (
     .clk(clk),
     .rst(rst),
@@ -3798,7 +3805,7 @@ nic_tx_frame_gate_drop1 u_tx_frame_gate (
     .drop(u_tx_frame_gate_drop)
 );
 
-// gen/nic/nic-top-build.ts:314:84
+// gen/nic/nic-top-build.ts:315:84
 nic_packetizer u_packetizer (
     .clk(clk),
     .rst(rst),
@@ -3819,7 +3826,7 @@ nic_packetizer u_packetizer (
     .err_payload(u_packetizer_err_payload)
 );
 
-// gen/nic/nic-top-build.ts:314:84
+// gen/nic/nic-top-build.ts:315:84
 nic_icrc_insert u_icrc_insert (
     .clk(clk),
     .rst(rst),
@@ -3837,7 +3844,7 @@ nic_icrc_insert u_icrc_insert (
     .m_axis_tuser(u_icrc_insert_m_axis_tuser)
 );
 
-// gen/nic/nic-top-build.ts:314:84
+// gen/nic/nic-top-build.ts:315:84
 nic_icrc_check_buffer_bytes32768_max_frames128 u_icrc_check (
     .clk(clk),
     .rst(rst),
@@ -3858,7 +3865,7 @@ nic_icrc_check_buffer_bytes32768_max_frames128 u_icrc_check (
     .overflow(u_icrc_check_overflow)
 );
 
-// gen/nic/nic-top-build.ts:314:84
+// gen/nic/nic-top-build.ts:315:84
 nic_rx_parser u_rx_parser (
     .clk(clk),
     .rst(rst),
@@ -3880,7 +3887,7 @@ nic_rx_parser u_rx_parser (
     .drop_reason(u_rx_parser_drop_reason)
 );
 
-// gen/nic/nic-top-build.ts:314:84
+// gen/nic/nic-top-build.ts:315:84
 nic_responder_ctx_portlanes u_responder (
     .clk(clk),
     .rst(rst),
@@ -3942,7 +3949,7 @@ nic_responder_ctx_portlanes u_responder (
     .m_rresp_payload_tlast(u_responder_m_rresp_payload_tlast)
 );
 
-// gen/nic/nic-top-build.ts:314:84
+// gen/nic/nic-top-build.ts:315:84
 sync_fifo_ram_depth8_width750 u_wqe_queue (
     .clk(clk),
     .rst(rst),
@@ -3957,7 +3964,7 @@ sync_fifo_ram_depth8_width750 u_wqe_queue (
     .empty(u_wqe_queue_empty)
 );
 
-// gen/nic/nic-top-build.ts:314:84
+// gen/nic/nic-top-build.ts:315:84
 sync_fifo_depth4_width73 u_rx_pay_skid (
     .clk(clk),
     .rst(rst),
@@ -3972,7 +3979,7 @@ sync_fifo_depth4_width73 u_rx_pay_skid (
     .empty(u_rx_pay_skid_empty)
 );
 
-// gen/nic/nic-top-build.ts:314:84
+// gen/nic/nic-top-build.ts:315:84
 sync_fifo_ram_width73 u_rx_pay_fifo (
     .clk(clk),
     .rst(rst),
@@ -3987,7 +3994,7 @@ sync_fifo_ram_width73 u_rx_pay_fifo (
     .empty(u_rx_pay_fifo_empty)
 );
 
-// gen/nic/nic-top-build.ts:314:84
+// gen/nic/nic-top-build.ts:315:84
 sync_fifo_bypass1_depth4_width67 u_dma_rd_xlate (
     .clk(clk),
     .rst(rst),
@@ -4002,7 +4009,7 @@ sync_fifo_bypass1_depth4_width67 u_dma_rd_xlate (
     .empty(u_dma_rd_xlate_empty)
 );
 
-// gen/nic/nic-top-build.ts:314:84
+// gen/nic/nic-top-build.ts:315:84
 sync_fifo_bypass1_depth4_width67 u_dma_wr_xlate (
     .clk(clk),
     .rst(rst),
@@ -4017,7 +4024,7 @@ sync_fifo_bypass1_depth4_width67 u_dma_wr_xlate (
     .empty(u_dma_wr_xlate_empty)
 );
 
-// gen/nic/nic-top-build.ts:314:84
+// gen/nic/nic-top-build.ts:315:84
 sync_fifo_bypass1_depth4_width67 u_rsp_xlate (
     .clk(clk),
     .rst(rst),
@@ -4032,7 +4039,7 @@ sync_fifo_bypass1_depth4_width67 u_rsp_xlate (
     .empty(u_rsp_xlate_empty)
 );
 
-// gen/nic/nic-top-build.ts:314:84
+// gen/nic/nic-top-build.ts:315:84
 sync_fifo_bypass1_depth4_width67 u_dma_rd_rsp_xlate (
     .clk(clk),
     .rst(rst),
@@ -4047,7 +4054,7 @@ sync_fifo_bypass1_depth4_width67 u_dma_rd_rsp_xlate (
     .empty(u_dma_rd_rsp_xlate_empty)
 );
 
-// gen/nic/nic-top-build.ts:314:84
+// gen/nic/nic-top-build.ts:315:84
 sync_fifo_bypass1_depth4_width67 u_dma_wr_rresp_xlate (
     .clk(clk),
     .rst(rst),
@@ -4062,7 +4069,7 @@ sync_fifo_bypass1_depth4_width67 u_dma_wr_rresp_xlate (
     .empty(u_dma_wr_rresp_xlate_empty)
 );
 
-// gen/nic/nic-top-build.ts:314:84
+// gen/nic/nic-top-build.ts:315:84
 sync_fifo_ram_bypass1_depth1024_width71 u_dma_rd_rbuf (
     .clk(clk),
     .rst(rst),
@@ -4077,7 +4084,7 @@ sync_fifo_ram_bypass1_depth1024_width71 u_dma_rd_rbuf (
     .empty(u_dma_rd_rbuf_empty)
 );
 
-// gen/nic/nic-top-build.ts:314:84
+// gen/nic/nic-top-build.ts:315:84
 sync_fifo_ram_bypass1_depth1024_width71 u_dma_rd_rsp_rbuf (
     .clk(clk),
     .rst(rst),
@@ -4092,7 +4099,7 @@ sync_fifo_ram_bypass1_depth1024_width71 u_dma_rd_rsp_rbuf (
     .empty(u_dma_rd_rsp_rbuf_empty)
 );
 
-// gen/nic/nic-top-build.ts:314:84
+// gen/nic/nic-top-build.ts:315:84
 sync_fifo_ram_depth1024_width73 u_dma_wr_rresp_wbuf (
     .clk(clk),
     .rst(rst),
@@ -4107,7 +4114,7 @@ sync_fifo_ram_depth1024_width73 u_dma_wr_rresp_wbuf (
     .empty(u_dma_wr_rresp_wbuf_empty)
 );
 
-// gen/nic/nic-top-build.ts:314:84
+// gen/nic/nic-top-build.ts:315:84
 sync_fifo_depth4_width89 u_dma_wr_rresp_wbuf_aw (
     .clk(clk),
     .rst(rst),
@@ -4127,11 +4134,11 @@ sync_fifo_depth4_width89 u_dma_wr_rresp_wbuf_aw (
 always @(posedge clk) begin
     if (!rst) begin
         if (!(!u_packetizer_err_payload)) begin
-            $display("%m: assertion failed at gen/nic/nic-top-build.ts:420:7: packetizer: payload length differs from the command (req_tx / dma_read disagree) [u_packetizer_err_payload=%0h]", u_packetizer_err_payload);
+            $display("%m: assertion failed at gen/nic/nic-top-build.ts:424:7: packetizer: payload length differs from the command (req_tx / dma_read disagree) [u_packetizer_err_payload=%0h]", u_packetizer_err_payload);
             $stop;
         end
         if (!(!tx_in_frame_reg || m_axis_tx_tvalid)) begin
-            $display("%m: assertion failed at gen/nic/nic-top-build.ts:274:5: m_axis_tx: tvalid dropped inside a frame (between its first beat and tlast): a MAC would underrun [tx_in_frame_reg=%0h m_axis_tx_tvalid=%0h]", tx_in_frame_reg, m_axis_tx_tvalid);
+            $display("%m: assertion failed at gen/nic/nic-top-build.ts:275:5: m_axis_tx: tvalid dropped inside a frame (between its first beat and tlast): a MAC would underrun [tx_in_frame_reg=%0h m_axis_tx_tvalid=%0h]", tx_in_frame_reg, m_axis_tx_tvalid);
             $stop;
         end
         if (!(!u_tlb_m0_xlate_resp_valid || u_dma_rd_xlate_s_ready)) begin

@@ -3,16 +3,26 @@
 // or only write).
 //
 // - Arbitration is round robin (gen/lib rrArbiter) per address transfer, i.e. per burst.
-// - Read mux only, optional: `urgentMask` clients go first and are never capped: while an
-//   urgent client asks, or an urgent burst is outstanding (AR passed, RLAST not yet handed
-//   back), no other ("bulk") AR is granted. With `bulkCapBeats`, the bulk clients together
-//   may have at most that many R beats outstanding; a bulk AR that would exceed the cap waits,
-//   unless nothing bulk is outstanding (so any burst can pass). Why: an urgent read (nic_tlb's
-//   page-table line) then waits for at most the bulk beats requested before it, bulkCapBeats,
-//   whatever order the slave answers in, however many payload bursts the engines could post
-//   (it waited ~2,000 cycles behind 12 KiB of payload; docs/nic-top.md). Holding bulk while
-//   an urgent burst is out matters for a slave that reorders IDs: bursts requested after the
-//   urgent one could otherwise be answered before it, again and again.
+// - Read mux only, optional: `urgentMask` clients are never capped and may go first. Each such
+//   client i says with a level input, `s<i>_urgent`, whether something waits for its reads
+//   now (a demand read asked for or outstanding). While it is high, or a burst of an urgent
+//   client is outstanding (AR passed, RLAST not yet handed back), no other ("bulk") AR is
+//   granted. While it is low, the client's ARs are speculative: granted only in a cycle in
+//   which no bulk AR could be. With `bulkCapBeats`, the bulk clients together may have at most
+//   that many R beats outstanding; a bulk AR that would exceed the cap waits, unless nothing
+//   bulk is outstanding (so any burst can pass). Why: an urgent read (nic_tlb's page-table
+//   line) then waits for at most the bulk beats requested before it, bulkCapBeats, whatever
+//   order the slave answers in, however many payload bursts the engines could post (it waited
+//   ~2,000 cycles behind 12 KiB of payload; docs/nic-top.md). Holding bulk while an urgent
+//   burst is out matters for a slave that reorders IDs: bursts requested after the urgent one
+//   could otherwise be answered before it, again and again; that holds for a speculative
+//   burst too, since a miss may attach to it later (without it, page-table reads took up to
+//   1,250 cycles AR -> RLAST in tb/tests/nic/e2e-bus-rate.test.ts, bound 576). Why the level:
+//   nic_tlb's next-line prefetch is a read nothing waits for yet; when every urgent-client AR
+//   went first, a prefetch asked for in the same cycle as a payload AR went ahead of it and
+//   held it for the whole page-table line (a 64-byte WRITE's first TX beat 30 -> 40 cycles at
+//   64 bits, memory latency 0; docs/bench.md). A speculative AR still waits for a bulk AR
+//   asked in the same cycle, so the prefetch follows the payload AR it came with.
 // - The client index is prepended to the ID (m_axi_*id = {client, s*_axi_*id}), so responses
 //   (R beats, B) are routed back by ID with no state, and a slave may reorder and interleave
 //   responses of different IDs as AXI allows.
@@ -38,7 +48,7 @@
 // Client ports are `s<i>_axi_*` (IO keys c0, c1, ...); the shared port is `m_axi_*` with
 // ID width idWidth + clientBits(n).
 
-import { Bool, cat, defineModule, lit, mux, UInt, type ModuleBuilder, type Value, intIn, type ParamSpec } from '../hdl/index.ts';
+import { Bool, cat, defineModule, lit, mux, UInt, type Input, type ModuleBuilder, type Value, intIn, type ParamSpec } from '../hdl/index.ts';
 import { rrArbiter } from '../lib/arbiter.ts';
 import type { BundleIO } from '../lib/interfaces.ts';
 import { syncFifo } from '../lib/fifo.ts';
@@ -56,7 +66,8 @@ export type AxiMuxParams = {
   idWidth: number;
   /** Write mux only: AWs whose data has not all passed yet (a power of two). */
   wOrderDepth: number;
-  /** Read mux only: bit i set = client i is urgent (served first, not capped); 0 = none. */
+  /** Read mux only: bit i set = client i may be urgent (input s<i>_urgent: while high it is
+   *  served first and bulk ARs wait; never capped); 0 = none. */
   urgentMask: number;
   /** Read mux only: R beats the other clients may have outstanding together; 0 = no cap. */
   bulkCapBeats: number;
@@ -80,37 +91,47 @@ function checkParams(p: AxiMuxParams, who: string): void {
   log2Exact(p.dataWidth / 8, `${who}: dataWidth / 8`);
 }
 
-/** Urgent bursts outstanding at most: an urgent AR waits while this many are out (nic_tlb keeps
- *  at most two page-table reads in flight, one per fill engine, so it never waits for this). */
+/** Urgent-client bursts outstanding at most: an urgent AR waits while this many are out
+ *  (nic_tlb keeps at most two page-table reads in flight, one per fill engine, so it never
+ *  waits for this). */
 const URGENT_OPEN_BITS = 4;
 const URGENT_OPEN_MAX = 2 ** URGENT_OPEN_BITS - 1;
 
 /**
  * The read mux's AR request vector under `urgentMask` / `bulkCapBeats` (see the header), and
- * the counters behind it (`count` wires them once the grant and the R routing exist). Without
- * either parameter the request vector is just every ARVALID.
+ * the counters behind it (`count` wires them once the grant and the R routing exist).
+ * `urgentNow[i]` is client i's `s<i>_urgent` input (urgent clients only). Without either
+ * parameter the request vector is just every ARVALID.
  */
-function bulkGate(m: ModuleBuilder, p: AxiMuxParams, s: readonly BundleIO<Axi4ReadSpec, 'sink'>[]) {
-  const urgent = s.map((_c, i) => ((p.urgentMask >>> i) & 1) === 1);
+function bulkGate(m: ModuleBuilder, p: AxiMuxParams, s: readonly BundleIO<Axi4ReadSpec, 'sink'>[], urgentNow: readonly (Value | null)[]) {
   if (p.urgentMask >= 2 ** p.n) throw new Error(`nic_axi_rd_mux: urgentMask ${p.urgentMask} names clients beyond n = ${p.n}`);
   if (!Number.isInteger(p.bulkCapBeats) || p.bulkCapBeats < 0) throw new Error(`nic_axi_rd_mux: bulkCapBeats ${p.bulkCapBeats} is not a count`);
-  const urgentIdx = s.map((_c, i) => i).filter(i => urgent[i]);
-  const bulkIdx = s.map((_c, i) => i).filter(i => !urgent[i]);
-  // Urgent bursts accepted whose last R beat has not been handed back.
+  const urgentIdx = s.map((_c, i) => i).filter(i => urgentNow[i]);
+  const bulkIdx = s.map((_c, i) => i).filter(i => !urgentNow[i]);
+  // Urgent-client bursts accepted whose last R beat has not been handed back (demand or not).
   const urgentOpen = urgentIdx.length ? m.reg('urgent_open_reg', UInt(URGENT_OPEN_BITS)) : null;
+  // A demand read is waiting, or an urgent-client burst is out: bulk ARs wait.
   const holdBulk = urgentOpen
-    ? m.let('ar_hold_bulk', urgentIdx.map((i): Value => s[i]!.arvalid).reduce((a, b) => a.lor(b)).lor(urgentOpen.ne(0)))
+    ? m.let('ar_hold_bulk', urgentIdx.map(i => urgentNow[i]!).reduce((a, b) => a.lor(b)).lor(urgentOpen.ne(0)))
     : null;
   // Outstanding bulk beats never exceed max(cap, one 256-beat burst admitted alone).
   const ow = Math.ceil(Math.log2(Math.max(p.bulkCapBeats, 256) + 1));
   const outstanding = p.bulkCapBeats > 0 && bulkIdx.length > 0 ? m.reg('bulk_outstanding_reg', UInt(ow)) : null;
-  const urgentRoom = urgentOpen ? m.let('ar_urgent_room', urgentOpen.ne(URGENT_OPEN_MAX)) : null;
-  const asks = s.map((c, i): Value => {
-    if (urgent[i]) return c.arvalid.land(urgentRoom!);
+  const bulkAsks = bulkIdx.map(i => {
+    const c = s[i]!;
     // outstanding + arlen + 1 <= cap
     const fits = outstanding ? m.let(`ar_fits_${i}`, outstanding.eq(0).lor(outstanding.zext(ow + 1).addw(c.arlen.zext(ow + 1)).lt(p.bulkCapBeats))) : null;
     const ask = fits ? c.arvalid.land(fits) : c.arvalid;
     return holdBulk ? ask.land(holdBulk.lnot()) : ask;
+  });
+  // A speculative AR (its client's urgent input low) goes only when no bulk AR could.
+  const bulkAsking = urgentIdx.length && bulkIdx.length ? m.let('ar_bulk_asking', bulkAsks.reduce((a, b) => a.lor(b))) : null;
+  const urgentRoom = urgentOpen ? m.let('ar_urgent_room', urgentOpen.ne(URGENT_OPEN_MAX)) : null;
+  const asks = s.map((c, i): Value => {
+    const u = urgentNow[i];
+    if (!u) return bulkAsks[bulkIdx.indexOf(i)]!;
+    const ask = c.arvalid.land(urgentRoom!);
+    return bulkAsking ? ask.land(u.lor(bulkAsking.lnot())) : ask;
   });
   const eligible = m.let('ar_eligible', cat(...asks.reverse()));
   const anyOf = (idx: readonly number[], f: (i: number) => Value): Value => idx.map(f).reduce((a, b) => a.lor(b));
@@ -202,11 +223,14 @@ export const nicAxiRdMux = defineModule('nic_axi_rd_mux', axiMuxDefaults, (m, p)
   const s: BundleIO<Axi4ReadSpec, 'sink'>[] = [];
   for (let i = 0; i < p.n; i++) s.push(clients[`c${i}`] = sBus.sink(m, `s${i}_axi`));
   const o = axi4Read({ idWidth: p.idWidth + cw, addrWidth: ADDR_WIDTH, dataWidth: p.dataWidth }).source(m, 'm_axi');
+  // Each urgent client's level: a demand read of it is asked for or outstanding (see the header).
+  const urgent: Record<string, Input<typeof Bool>> = {};
+  const urgentNow = s.map((_c, i) => (((p.urgentMask >>> i) & 1) === 1 ? (urgent[`c${i}`] = m.input(`s${i}_urgent`, Bool)) : null));
 
   // ---- AR: round robin per burst, then straight out (arBypass) or through a register slice ----
   const arFields = (c: BundleIO<Axi4ReadSpec, 'sink'>): Value => cat(c.arprot, c.arcache, c.arlock, c.arburst, c.arsize, c.arlen, c.araddr);
   const arb = m.instance('u_ar_arb', rrArbiter, { n: p.n });
-  const bulk = bulkGate(m, p, s);
+  const bulk = bulkGate(m, p, s, urgentNow);
   arb.req.set(bulk.eligible);
   const arSel = m.let('ar_sel', oneHotMux(arb.grant, s.map(c => arFields(c))));
   const arIdSel = m.let('ar_id_sel', oneHotMux(arb.grant, s.map(c => c.arid)));
@@ -233,7 +257,7 @@ export const nicAxiRdMux = defineModule('nic_axi_rd_mux', axiMuxDefaults, (m, p)
   if (p.n < 2 ** cw) m.assert(r.valid.lnot().lor(rClient.lt(p.n)), 'R beat whose ID names no client');
   bulk.count(arb.grant, arTaken, rTaken, r.rlast);
 
-  return { clk, rst, s: clients, m_axi: o };
+  return { clk, rst, s: clients, urgent, m_axi: o };
 }, { doc: 'AXI4 read mux: N masters to one, round robin per burst, responses routed by ID', params: axiMuxSpec() });
 
 export const nicAxiWrMux = defineModule('nic_axi_wr_mux', axiMuxDefaults, (m, p) => {

@@ -19,7 +19,9 @@
 // (loaded into the burst generator in the cycle its last validation answer arrives, or in FAST
 // once the generator is idle). The burst generator cuts a chunk's first burst in its load
 // cycle and offers a burst on AR in the cycle it cuts it when the AR register is empty. Why: the doorbell -> first TX beat latency, which waits for the whole payload
-// (nic_tx_frame_gate).
+// (nic_tx_frame_gate). With `arSlice` (both engines in nic_top) every burst goes through the AR
+// register instead (AR from registers only, a cycle later, still one burst per cycle): the cut
+// then ends at the module boundary instead of running on into the read mux's arbiter.
 // Abort (abortQps > 0; nic_top's requester engine, driven by nic_req_tx at a go-back-N
 // rewind): s_abort {qp} ends the QP's stream at a packet boundary (with abort_open, at once,
 // inside the packet its consumer drops: issue-11n), drops the rest of its messages inside and
@@ -28,7 +30,7 @@
 // sent before the next message's validation requests, and validation waits for its own
 // answers, so "a page translation is owed" (pages_owed) tells whose answer the next response is.
 
-import { Bool, cat, defineModule, lit, mux, pack, Struct, UInt, Vec, intIn, oneOf, powerOfTwoIn, type ModuleBuilder, type Value } from '../hdl/index.ts';
+import { Bool, bool, cat, defineModule, lit, mux, pack, Struct, UInt, Vec, intIn, oneOf, powerOfTwoIn, type ModuleBuilder, type Value } from '../hdl/index.ts';
 import { syncFifo } from '../lib/fifo.ts';
 import { AXI_BURST, axi4, stream, unusedFields } from '../lib/interfaces.ts';
 import { byteMaskToBits, busBytesLog2, lowBytesMask, rotateRightBytes } from './byte-align.ts';
@@ -51,8 +53,14 @@ export type DmaReadParams = {
   /** 0: up to maxBursts bursts in flight. n > 0: the latency window (below): bursts in flight
    *  are kept under the host's measured read latency + n beats. */
   latWindow: number;
+  /** AR from registers only (arvalid/araddr/arlen never a function of this cycle's burst cut):
+   *  each burst leaves a cycle after it is cut, still one per cycle while arready stays high.
+   *  Why: without it the cut (chunk FIFO, translation answer, burst arithmetic) runs on into the
+   *  read mux's arbiter (nic_top at 512 bits, issue 15). false: a burst cut with the AR
+   *  register empty is offered in the same cycle (a cycle less to the first AR). */
+  arSlice: boolean;
 };
-export const dmaReadDefaults: DmaReadParams = { dataWidth: 64, idWidth: 4, maxBursts: 8, burstBytes: 2048, abortQps: 0, msgIdWidth: 4, latWindow: 0 };
+export const dmaReadDefaults: DmaReadParams = { dataWidth: 64, idWidth: 4, maxBursts: 8, burstBytes: 2048, abortQps: 0, msgIdWidth: 4, latWindow: 0, arSlice: false };
 
 /** The latency window's measured latency saturates here (cycles). */
 const LAT_MAX = 1023;
@@ -360,16 +368,20 @@ export const nicDmaRead = defineModule('nic_dma_read', dmaReadDefaults, (m, p) =
   const nb = nextBurst(bPa, bRem, lb, burstLog2);
   const win = p.latWindow ? latencyWindow(m, p.latWindow, metas.count, burstLog2 - lb) : undefined;
   const burstWant = m.let('burst_want', andMaybe(andNot(burstBusy, burstDrop).lor(load).land(metas.s.ready), win?.ok));
-  // With the AR register empty a new burst is offered on the AR channel in its issue cycle
-  // (built without arready, so arvalid never depends on it); if not taken it waits in the register.
-  const direct = m.let('ar_direct', burstWant.land(arValid.lnot()));
-  const issue = m.let('burst_issue', direct.lor(burstWant.land(axi.arready)));
+  // Without arSlice: with the AR register empty a new burst is offered on the AR channel in its
+  // issue cycle (built without arready, so arvalid never depends on it); if not taken it waits
+  // in the register. With arSlice: every burst goes into the AR register first (a pipeline
+  // register: it takes the next burst in the cycle arready takes the one it holds, so still one
+  // burst per cycle), and AR is driven by that register only.
+  const direct = p.arSlice ? undefined : m.let('ar_direct', burstWant.land(arValid.lnot()));
+  const issue = direct ? m.let('burst_issue', direct.lor(burstWant.land(axi.arready)))
+    : m.let('burst_issue', burstWant.land(arValid.lnot().lor(axi.arready)));
   const lastBurst = m.let('last_burst', bRem.eq(nb.bytes));
   metas.s.valid.set(issue);
   win?.measure(issue, metas.m.valid.lnot(), axi.rvalid);
   metas.s.data.set(withTag(bTag, pack(Meta, { head: nb.head, tail: nb.tail, len: nb.len, last: bLast.land(lastBurst), seg: bSeg })));
   m.if(axi.arready, () => arValid.set(0));
-  m.if(issue.land(direct.land(axi.arready).lnot()), () => {
+  m.if(direct ? issue.land(direct.land(axi.arready).lnot()) : issue, () => {
     arValid.set(1);
     arAddr.set(nb.addr);
     arLen.set(nb.len);
@@ -382,14 +394,14 @@ export const nicDmaRead = defineModule('nic_dma_read', dmaReadDefaults, (m, p) =
   if (burstDrop) m.if(burstDrop, () => burstBusy.set(0));
 
   axi.arid.set(0);
-  axi.araddr.set(mux(arValid, arAddr, nb.addr));
-  axi.arlen.set(mux(arValid, arLen, nb.len));
+  axi.araddr.set(direct ? mux(arValid, arAddr, nb.addr) : arAddr);
+  axi.arlen.set(direct ? mux(arValid, arLen, nb.len) : arLen);
   axi.arsize.set(lb);
   axi.arburst.set(AXI_BURST.INCR);
   axi.arlock.set(0);
   axi.arcache.set(0b0011);
   axi.arprot.set(0);
-  axi.arvalid.set(arValid.lor(direct));
+  axi.arvalid.set(direct ? arValid.lor(direct) : arValid);
   // The write channels are not used by this engine.
   axi.awid.set(0); axi.awaddr.set(0); axi.awlen.set(0); axi.awsize.set(0); axi.awburst.set(0);
   axi.awlock.set(0); axi.awcache.set(0); axi.awprot.set(0); axi.awvalid.set(0);
@@ -530,4 +542,4 @@ export const nicDmaRead = defineModule('nic_dma_read', dmaReadDefaults, (m, p) =
   m.unused(metas.full, 'only empty/full matter'); m.unused(metas.empty, 'm_valid is used');
 
   return { clk, rst, cmd, status, xlateReq: xreq, xlateResp: xresp, axi, data: out, ...(A ? { cmdTag: A.tagIn, abort: A.req, abortDone: A.done, abortOpen: A.open } : {}) };
-}, { doc: 'DMA read engine: validate SGEs, translate per page, AXI read bursts, packed byte stream out', params: { rules: { dataWidth: oneOf(64, 128, 256, 512), idWidth: intIn(1, 16), maxBursts: powerOfTwoIn(2, 256), burstBytes: powerOfTwoIn(8, 4096), abortQps: intIn(0, 256), msgIdWidth: intIn(1, 8), latWindow: intIn(0, 1024) } } });
+}, { doc: 'DMA read engine: validate SGEs, translate per page, AXI read bursts, packed byte stream out', params: { rules: { dataWidth: oneOf(64, 128, 256, 512), idWidth: intIn(1, 16), maxBursts: powerOfTwoIn(2, 256), burstBytes: powerOfTwoIn(8, 4096), abortQps: intIn(0, 256), msgIdWidth: intIn(1, 8), latWindow: intIn(0, 1024), arSlice: bool } } });

@@ -170,7 +170,8 @@ export const nicTopParamSpec: ParamSpec<NicTopParams> = {
  *  (top-axi-buffers.ts: why), in bytes: a few 2 KiB bursts. */
 const AXI_CLIENT_BUFFER_BYTES = 8192;
 
-/** Read-mux client of nic_tlb's page-table reads: urgent, ahead of every other read. */
+/** Read-mux client of nic_tlb's page-table reads: urgent (ahead of every other read) while a
+ *  translation waits for one (nic_tlb's pt_urgent), else (a prefetch) after them. */
 const RD_CLIENT_TLB = 1;
 /** Read bytes the other read clients (payload, WQE fetch) may have outstanding together: two
  *  2 KiB bursts keep the bus busy, and a page-table read waits behind at most this much
@@ -327,13 +328,16 @@ export function makeNicTop(stages: NicStages) {
     // within a cycle: docs/synth.md).
     const tlb = inst('u_tlb', nicTlb, { ...all, numClients: 5, lines: 32, respSlice: true });
     // The requester's engine with the abort (its messages tagged {qp, msg id} by req_tx).
+    // Both DMA read engines drive AR from a register (arSlice): their burst cut does not run on
+    // into the read mux's arbiter and bulk-beat count (flattened nic_top at 512 bits, issue 15:
+    // docs/synth.md); a burst leaves a cycle after it is cut, still one per cycle.
     const abortWired = reqTx.has('m_abort_valid');
     const dmaRd = inst('u_dma_read', nicDmaRead, abortWired
-      ? { ...all, abortQps: p.numQp, msgIdWidth: REQ_TX_MSG_ID_WIDTH, maxBursts: REQ_DMA_MAX_BURSTS, burstBytes: REQ_DMA_BURST_BEATS * (W / 8), latWindow: REQ_DMA_LAT_SLACK }
-      : all);
+      ? { ...all, abortQps: p.numQp, msgIdWidth: REQ_TX_MSG_ID_WIDTH, maxBursts: REQ_DMA_MAX_BURSTS, burstBytes: REQ_DMA_BURST_BEATS * (W / 8), latWindow: REQ_DMA_LAT_SLACK, arSlice: true }
+      : { ...all, arSlice: true });
     const dmaWr = inst('u_dma_write', nicDmaWrite, all);
     const rdRsp = inst('u_read_responder', nicReadResponder, { ...all, contexts: readContextsFor(p.numQp), perQp: READ_LIMIT_PER_QP });
-    const dmaRdRsp = inst('u_dma_read_rsp', nicDmaRead, all);
+    const dmaRdRsp = inst('u_dma_read_rsp', nicDmaRead, { ...all, arSlice: true });
     const rrx = inst('u_read_resp_rx', nicReadRespRx, { ...all, readsPerQp: p.readsPerQp, contexts: p.readContexts });
     const dmaWrRresp = inst('u_dma_write_rresp', nicDmaWrite, all);
     const rdMux = inst('u_axi_rd_mux', nicAxiRdMux, { n: 4, dataWidth: W, idWidth: ID_W, urgentMask: 1 << RD_CLIENT_TLB, bulkCapBeats: BULK_READ_CAP_BYTES / (W / 8) });
@@ -466,6 +470,7 @@ export function makeNicTop(stages: NicStages) {
 
     // ---- host memory ----------------------------------------------------------------------
     link(tlb, 'm_axi', rdMux, `s${RD_CLIENT_TLB}_axi`);
+    sink(rdMux, `s${RD_CLIENT_TLB}_urgent`).set(port(tlb, 'pt_urgent'));
     const buf = (name: string, engine: PortMap, muxPorts: PortMap, muxPrefix: string) =>
       ({ name, dataWidth: W, idWidth: ID_W, bytes: AXI_CLIENT_BUFFER_BYTES, engine, enginePrefix: 'm_axi', mux: muxPorts, muxPrefix });
     creditedReadClient(m, buf('dma_rd_rbuf', dmaRd, rdMux, 's2_axi'), inst);

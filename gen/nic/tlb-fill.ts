@@ -5,7 +5,9 @@
 // - Either engine serves a demand read (a parked miss) or a prefetch; a demand read always
 //   goes first, and a prefetch starts only when no parked miss waits for an engine, so a
 //   demand read never waits behind a prefetch that has not started, and behind at most one
-//   that has (the other engine takes the demand read while it is in flight).
+//   that has (the other engine takes the demand read while it is in flight). nic_top's read
+//   mux serves these reads first only while a parked miss waits (tlb.ts `pt_urgent`); a
+//   prefetch AR goes after any payload AR asked for in the same cycle.
 // - One AR at a time: an engine starts (raises ARVALID) only while no engine is in ADDR, so
 //   the AR payload never changes while ARVALID is high.
 // - R beats of the two engines may come in any order and interleave (AXI allows it across

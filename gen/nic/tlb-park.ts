@@ -54,6 +54,9 @@ export interface Parks {
   free: Value;
   /** Client c's answer from its oldest parked entry (valid, packed XlateResp fields). */
   answer: { valid: Value; status: Value; pa: Value }[];
+  /** Some parked miss has not got its line yet (it waits for an engine or for the burst it
+   *  attached to): registers only. */
+  missWaiting: Value;
 }
 
 export function parkSlots(m: ModuleBuilder, g: ParkGeometry, inval: (mr: Value) => Value, inc: ParkIncoming, fills: Fills,
@@ -136,5 +139,6 @@ export function parkSlots(m: ModuleBuilder, g: ParkGeometry, inval: (mr: Value) 
   });
   const clientParked = Array.from({ length: g.numClients }, (_, c) =>
     m.let(`client${c}_parked`, cat(...ent.map(e => e.valid.land(e.client.eq(c)))).orr()));
-  return { clientParked, free, answer };
+  const missWaiting = m.let('park_miss_waiting', cat(...ent.map(e => e.valid.land(e.done.lnot()))).orr());
+  return { clientParked, free, answer, missWaiting };
 }

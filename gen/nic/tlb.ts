@@ -16,6 +16,12 @@
 //   m_axi_ar* / r*     AXI4 read master for page-table lines: up to two bursts in flight (ID 0
 //                      and ID 1, one per fill engine), answered in any order, beats may
 //                      interleave.
+//   pt_urgent          high while a translation waits for a page-table read (a parked miss
+//                      without its line yet: its demand read is asked for or outstanding, or
+//                      it attached to a prefetch in flight); low while only prefetches run.
+//                      From registers. nic_top feeds it to nic_axi_rd_mux's urgent input
+//                      (axi-mux.ts): a demand read goes ahead of the payload reads, a
+//                      prefetch, which nothing waits for, after any asked for with it.
 //   hits / misses      free-running 32-bit counters (TLB_HITS / TLB_MISSES).
 //
 // Pipeline (one request per cycle on hits):
@@ -145,6 +151,7 @@ export const nicTlb = defineModule('nic_tlb', tlbDefaults, (m, p) => {
   const mrRdData = m.input('mr_rd_data', MrEntry);
   const mrChanged = m.input('mr_changed', mrChangeEvent(p.numMr));
   const axi = axi4Read({ idWidth: p.idWidth, addrWidth: ADDR_WIDTH, dataWidth: p.dataWidth }).source(m, 'm_axi');
+  const ptUrgent = m.output('pt_urgent', Bool);
   const hits = m.output('hits', UInt(32));
   const misses = m.output('misses', UInt(32));
   const inval = (mr: Value): Value => mrChanged.field('valid').land(mrChanged.field('mr').eq(mr));
@@ -245,6 +252,7 @@ export const nicTlb = defineModule('nic_tlb', tlbDefaults, (m, p) => {
   }, fills, { lanes: rdataLanes(axi, ptesPerBeat), beatOk: axi.rresp.eq(0), rlast: axi.rlast }, demand, outReady);
   lClientParked.set(oneHotMux(cat(...resp.map((_, i) => lClient.eq(i)).reverse()), parks.clientParked));
   parkFree.set(parks.free);
+  ptUrgent.set(parks.missWaiting);
 
   // ---- answers: L's own (no parked request of its client), else the client's oldest parked one
   resp.forEach((r, i) => {
@@ -345,5 +353,5 @@ export const nicTlb = defineModule('nic_tlb', tlbDefaults, (m, p) => {
   hits.set(hitCount);
   misses.set(missCount);
 
-  return { clk, rst, req: reqs, resp: resps, mr_rd_en: mrRdEn, mr_rd_addr: mrRdAddr, mr_rd_data: mrRdData, mr_changed: mrChanged, m_axi: axi, hits, misses };
+  return { clk, rst, req: reqs, resp: resps, mr_rd_en: mrRdEn, mr_rd_addr: mrRdAddr, mr_rd_data: mrRdData, mr_changed: mrChanged, m_axi: axi, pt_urgent: ptUrgent, hits, misses };
 }, { doc: 'Address translation: key/PD/access/bounds checks, page-table walk, 8-PTE-line TLB with hit under miss and next-line prefetch' });

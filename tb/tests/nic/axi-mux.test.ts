@@ -176,6 +176,74 @@ describe('nic_axi_rd_mux: urgent client and bulk cap', () => {
   for (const p of urgentCases) urgentTest(p);
 });
 
+describe('nic_axi_rd_mux: a speculative read of the urgent client never holds a bulk read', () => {
+  // nic_tlb's next-line prefetch (s1_urgent low) and a payload read asked for in the same
+  // cycle: the payload AR goes first, whatever the round robin's state, and its data is not
+  // queued behind the prefetch's line. With s1_urgent high (a demand read) the other way round:
+  // the urgent AR first, and no bulk AR until the urgent burst is done.
+  for (const p of urgentCases) speculativeTest(p);
+});
+
+function speculativeTest(p: AxiMuxParams): void {
+  const busBytes = p.dataWidth / 8, LATENCY = 6, LINE_BEATS = 8;
+  it(`arBypass=${p.arBypass} rSlice=${p.rSlice}: bulk AR before a speculative one asked in the same cycle, none before a demand's RLAST`, async () => {
+    await runTest(dslDesign(nicAxiRdMux, p), async (dut, tb) => {
+      const mem = new HostMemory();
+      mem.fillRandom(REGION, 0x20000, tb.rng);
+      new AxiRam(tb, readMasterPorts(dut.m_axi), { memory: mem, readLatency: { fixed: LATENCY, random: 0 }, backpressure: 0, stall: 0 });
+      const masters = Object.values(dut.s).map((q, i) => new AxiMaster(tb, readSlavePorts(q), { name: `client${i}` }));
+      const o = dut.m_axi as unknown as Signals;
+      const v = (x: string): number => Number(o[x]!.value);
+      const idShift = axiMuxDefaults.idWidth;
+      // Every AR accepted and every RLAST on the shared port: (cycle, client).
+      const ars: { cycle: number; client: number }[] = [], lasts: { cycle: number; client: number }[] = [];
+      ClockPhases.of(tb).onSample(() => {
+        if (v('arvalid') && v('arready')) ars.push({ cycle: tb.cycle, client: v('arid') >> idShift });
+        if (v('rvalid') && v('rready') && v('rlast')) lasts.push({ cycle: tb.cycle, client: v('rid') >> idShift });
+      });
+      await tb.reset(2);
+      const read = (c: number, len: number) => {
+        const addr = REGION + BigInt(c * 0x4000 + tb.rng.int(0, 0x1000 / busBytes - 1 - len) * busBytes);
+        return { addr, bytes: (len + 1) * busBytes, op: masters[c]!.issueRead({ addr, len, id: tb.rng.int(0, 3) }) };
+      };
+      // Waits for each read in turn (a done one returns at once) and checks its data.
+      const check = async (...rs: ReturnType<typeof read>[]): Promise<ReadResult[]> => {
+        const out: ReadResult[] = [];
+        for (const r of rs) {
+          const res = await r.op.wait();
+          expect(res.data, `read at ${hex(r.addr)}`).toEqual(mem.read(r.addr, r.bytes));
+          out.push(res);
+        }
+        return out;
+      };
+      for (let k = 0; k < 24; k++) {
+        // A few reads of random clients first, so the round robin starts from every state.
+        await check(...Array.from({ length: tb.rng.int(0, 3) }, () => read(tb.rng.pick([0, 1, 2, 3]), tb.rng.int(0, 3))));
+        await tb.clockCycles(tb.rng.int(1, 4));
+        const demand = k % 2 === 1, bulkClient = tb.rng.pick([0, 2, 3]);
+        dut.urgent.c1.value = demand ? 1 : 0;
+        const from = ars.length, since = tb.cycle;
+        const line = read(1, LINE_BEATS - 1), bulk = read(bulkClient, tb.rng.int(0, 3));
+        // As nic_tlb: urgent until the demand's line is in (then bulk may go on).
+        const [lineDone] = await check(line);
+        dut.urgent.c1.value = 0;
+        const [bulkDone] = await check(bulk);
+        const arOf = (c: number) => ars.slice(from).find(a => a.client === c)!.cycle;
+        const what = `round ${k} (${demand ? 'demand' : 'prefetch'}, bulk client ${bulkClient}; seed ${tb.seed})`;
+        if (demand) {
+          const lineLast = lasts.find(l => l.client === 1 && l.cycle >= since)!.cycle;
+          expect(arOf(1), `${what}: the urgent AR goes first`).toBeLessThan(arOf(bulkClient));
+          expect(arOf(bulkClient), `${what}: no bulk AR before the urgent RLAST (cycle ${lineLast})`).toBeGreaterThanOrEqual(lineLast);
+        } else {
+          expect(arOf(bulkClient), `${what}: the bulk AR goes first`).toBeLessThan(arOf(1));
+          // Its data is not queued behind the line's beats either.
+          expect(bulkDone!.cycle, `${what}: the bulk read's last beat`).toBeLessThan(lineDone!.cycle);
+        }
+      }
+    }, { maxCycles: 50_000 });
+  });
+}
+
 function urgentTest(p: AxiMuxParams): void {
   const busBytes = p.dataWidth / 8, LATENCY = 6;
   it(`n=${p.n} urgentMask=${p.urgentMask} bulkCapBeats=${p.bulkCapBeats} arBypass=${p.arBypass} rSlice=${p.rSlice}: urgent reads wait for at most the cap, bulk beats outstanding <= cap, bulk bus busy`, async () => {
@@ -213,7 +281,10 @@ function urgentTest(p: AxiMuxParams): void {
         await tb.clockCycles(tb.rng.int(20, 90));
         const addr = REGION + 0x1_0000n + BigInt(tb.rng.int(0, 0x1000 / busBytes - 1) * busBytes);
         const start = tb.cycle;
+        // As nic_tlb does for a miss: urgent from the read's request until its data is in.
+        dut.urgent.c1.value = 1;
         const r = await masters[1]!.issueRead({ addr, len: 0, id: k % 4 }).wait();
+        dut.urgent.c1.value = 0;
         waits.push(r.cycle - start);
         expect(r.data, `urgent read ${k} at ${hex(addr)}: data`).toEqual(mem.read(addr, busBytes));
       }

@@ -25,7 +25,7 @@ const BURST = dmaReadDefaults.burstBytes;
 interface Tagged { msg: ReadMessage; qp: number }
 
 /** Runs `before` (abort of `qp` at cycle `abortAt`), then `after` once the report came. */
-async function runAbort(seed: number, before: Tagged[], after: Tagged[], qp: number, abortAt: number): Promise<{ bursts: number; fullBursts: number }> {
+async function runAbort(seed: number, before: Tagged[], after: Tagged[], qp: number, abortAt: number, arSlice: boolean): Promise<{ bursts: number; fullBursts: number }> {
   const rng = new Rng(seed);
   const mem = new HostMemory();
   const alloc = new PageAllocator({ base: 0x7f12_3400_0000n, pages: 256, rng: rng.fork() });
@@ -36,8 +36,8 @@ async function runAbort(seed: number, before: Tagged[], after: Tagged[], qp: num
   const b = fill(before), a = fill(after);
   const all = [...b, ...a];
   const exp = expectRead(all.map(t => t.msg), xm, mem, 8, BURST);
-  const design = typedDesign<IOOf<typeof nicDmaRead>>(emitTop(nicDmaRead, { dataWidth: 64, abortQps: 4 }));
-  const where = `[abort qp ${qp} at cycle ${abortAt}, seed ${seed}]`;
+  const design = typedDesign<IOOf<typeof nicDmaRead>>(emitTop(nicDmaRead, { dataWidth: 64, abortQps: 4, arSlice }));
+  const where = `[abort qp ${qp} at cycle ${abortAt}${arSlice ? ', arSlice' : ''}, seed ${seed}]`;
   let result = { bursts: 0, fullBursts: exp.bursts.length };
   await runTest(design, async (dut, tb) => {
     await tb.reset(2);
@@ -107,7 +107,7 @@ const M = (qp: number, len: number): Tagged => ({ qp, msg: { sges: [], segLog2: 
  *  the first packet's tlast, so the abort finds that flush pending (before issue 11h's flush
  *  cut the engine never reported: soak seed 3's hang); else it stops after 2 packets of a
  *  12 KiB message (a boundary inside the message, no flush). */
-async function abortAtBoundary(seed: number, tailHeld: boolean): Promise<void> {
+async function abortAtBoundary(seed: number, tailHeld: boolean, arSlice: boolean): Promise<void> {
   const rng = new Rng(seed);
   const mem = new HostMemory();
   const alloc = new PageAllocator({ base: 0x7f12_3400_0000n, pages: 64, rng: rng.fork() });
@@ -117,8 +117,8 @@ async function abortAtBoundary(seed: number, tailHeld: boolean): Promise<void> {
   const keepPkts = tailHeld ? 1 : 2;
   const msg: ReadMessage = { sges: [{ va: r.va + 8n * BigInt(rng.int(1, 100)) + 5n, len, key: r.key, pd: r.pd, access: XLATE_ACCESS.LOCAL_READ }], segLog2: 12 };
   const exp = expectRead([msg], xm, mem, 8, BURST);
-  const design = typedDesign<IOOf<typeof nicDmaRead>>(emitTop(nicDmaRead, { dataWidth: 64, abortQps: 4 }));
-  const where = `[boundary abort, ${tailHeld ? 'flush pending' : 'inside the message'}, seed ${seed}]`;
+  const design = typedDesign<IOOf<typeof nicDmaRead>>(emitTop(nicDmaRead, { dataWidth: 64, abortQps: 4, arSlice }));
+  const where = `[boundary abort, ${tailHeld ? 'flush pending' : 'inside the message'}${arSlice ? ', arSlice' : ''}, seed ${seed}]`;
   await runTest(design, async (dut, tb) => {
     await tb.reset(2);
     const d = { cmdTag: dut.cmdTag!, abort: dut.abort!, abortDone: dut.abortDone! };
@@ -160,7 +160,7 @@ async function abortAtBoundary(seed: number, tailHeld: boolean): Promise<void> {
  *  ends at once with one beat of tlast and no bytes, the report says the bytes passed on (inside
  *  packet 2), and nothing more of the message comes. abort_open falls with that tlast, as
  *  nic_req_tx's pay_out would. */
-async function abortOpen(seed: number, beatsIn: number): Promise<void> {
+async function abortOpen(seed: number, beatsIn: number, arSlice: boolean): Promise<void> {
   const rng = new Rng(seed);
   const mem = new HostMemory();
   const alloc = new PageAllocator({ base: 0x7f12_3400_0000n, pages: 64, rng: rng.fork() });
@@ -168,8 +168,8 @@ async function abortOpen(seed: number, beatsIn: number): Promise<void> {
   const r = xm.addRegion({ index: 1, tag: 7, pd: 1, access: XLATE_ACCESS.LOCAL_WRITE, len: 64 * 1024, vaPage: 0x4_0000n, offset: 0 }, alloc, mem, rng);
   const msg: ReadMessage = { sges: [{ va: r.va + 8n * BigInt(rng.int(1, 100)) + BigInt(rng.int(0, 7)), len: 12288, key: r.key, pd: r.pd, access: XLATE_ACCESS.LOCAL_READ }], segLog2: 12 };
   const exp = expectRead([msg], xm, mem, 8, BURST);
-  const design = typedDesign<IOOf<typeof nicDmaRead>>(emitTop(nicDmaRead, { dataWidth: 64, abortQps: 4 }));
-  const where = `[open-packet abort ${beatsIn} beats into packet 2, seed ${seed}]`;
+  const design = typedDesign<IOOf<typeof nicDmaRead>>(emitTop(nicDmaRead, { dataWidth: 64, abortQps: 4, arSlice }));
+  const where = `[open-packet abort ${beatsIn} beats into packet 2${arSlice ? ', arSlice' : ''}, seed ${seed}]`;
   await runTest(design, async (dut, tb) => {
     await tb.reset(2);
     const d = { cmdTag: dut.cmdTag!, abort: dut.abort!, abortDone: dut.abortDone!, open: dut.abortOpen! };
@@ -217,18 +217,19 @@ async function abortOpen(seed: number, beatsIn: number): Promise<void> {
   }, { seed, maxCycles: 200_000 });
 }
 
-describe('nic_dma_read abort, dataWidth 64', () => {
+// With the AR straight from the burst cut and from the AR register only (arSlice, as in nic_top).
+for (const arSlice of [false, true]) describe(`nic_dma_read abort, dataWidth 64${arSlice ? ', arSlice' : ''}`, () => {
   it('abort_open: the stream ends at once inside the open packet (or before its first beat) with an empty tlast beat', async () => {
     const seed = envSeed() ?? randomSeed();
     console.log(`dma abort open: seed ${seed}`);
-    await abortOpen(seed, 37);
-    await abortOpen(seed, 0);
+    await abortOpen(seed, 37, arSlice);
+    await abortOpen(seed, 0, arSlice);
   });
   it('at a packet boundary with nothing of the next packet taken: cut there, inside a message and before a short last packet pending as a flush', async () => {
     const seed = envSeed() ?? randomSeed();
     console.log(`dma abort at a boundary: seed ${seed}`);
-    await abortAtBoundary(seed, false);
-    await abortAtBoundary(seed, true);
+    await abortAtBoundary(seed, false, arSlice);
+    await abortAtBoundary(seed, true, arSlice);
   });
   it('mid-message abort: cut at a packet boundary, rest dropped, other QP and resend whole', async () => {
     const seed = envSeed() ?? randomSeed();
@@ -236,13 +237,13 @@ describe('nic_dma_read abort, dataWidth 64', () => {
     const rng = new Rng(seed);
     for (let k = 0; k < 3; k++) {
       const before = [M(1, 65536), M(0, 5000), M(1, 20000), M(2, 3000)];
-      const res = await runAbort(seed + k, before, [M(1, 65536), M(0, 4096)], 1, rng.int(200, 4000));
+      const res = await runAbort(seed + k, before, [M(1, 65536), M(0, 4096)], 1, rng.int(200, 4000), arSlice);
       expect(res.bursts, 'bursts: the aborted QP stopped cutting').toBeLessThan(res.fullBursts);
     }
   });
   it('abort of a QP with nothing inside: report none, everything whole', async () => {
     const seed = envSeed() ?? randomSeed();
     console.log(`dma abort none: seed ${seed}`);
-    await runAbort(seed, [M(0, 9000), M(2, 300)], [M(3, 100)], 3, 100);
+    await runAbort(seed, [M(0, 9000), M(2, 300)], [M(3, 100)], 3, 100, arSlice);
   });
 });

@@ -93,17 +93,17 @@ const FAST: RunOptions = {
   sinkReadyP: 1, cmdValidP: 1,
 };
 
-interface Outcome { beatsPerCycle: number; cycles: number; beats: number; maxInFlight: number }
+interface Outcome { beatsPerCycle: number; cycles: number; beats: number; maxInFlight: number; arRun: number }
 /** Engine parameters beyond dataWidth (the defaults: 8 bursts of 2 KiB, no latency window). */
-type EngineParams = { maxBursts?: number; burstBytes?: number; latWindow?: number };
+type EngineParams = { maxBursts?: number; burstBytes?: number; latWindow?: number; arSlice?: boolean };
 
 /** Runs `msgs` through the engine and checks every output against the model. */
 async function runRead(dw: number, seed: number, s: Setup, msgs: ReadMessage[], o: RunOptions, label: string, params: EngineParams = {}): Promise<Outcome> {
   const bytes = dw / 8;
   const exp = expectRead(msgs, s.xm, s.mem, bytes, params.burstBytes ?? BURST);
   const design = typedDesign<IOOf<typeof nicDmaRead>>(emitTop(nicDmaRead, { dataWidth: dw, ...params }));
-  let outcome: Outcome = { beatsPerCycle: 0, cycles: 0, beats: 0, maxInFlight: 0 };
-  const where = `[${label}, dataWidth ${dw}, seed ${seed}]`;
+  let outcome: Outcome = { beatsPerCycle: 0, cycles: 0, beats: 0, maxInFlight: 0, arRun: 0 };
+  const where = `[${label}, dataWidth ${dw}${params.arSlice ? ', arSlice' : ''}, seed ${seed}]`;
   await runTest(design, async (dut, tb) => {
     // The models start after reset: what they offer during it would be lost.
     await tb.reset(2);
@@ -112,11 +112,15 @@ async function runRead(dw: number, seed: number, s: Setup, msgs: ReadMessage[], 
     const xl = new XlateStandIn(tb, dut.xlateReq, dut.xlateResp, (q: XlateRequest) => s.xm.translate(q), o.xlate);
     const axi = dmaMemory(tb, dut.axi as unknown as AxiMasterPorts, s.mem, o.slave, 'nic_dma_read.m_axi');
     const out = new AxiStreamSink(tb, dut.data, { pause: 1 - o.sinkReadyP });
-    // Bursts in flight (AR taken, rlast not yet), the most seen at an AR handshake.
-    let inFlight = 0, maxInFlight = 0;
+    // Bursts in flight (AR taken, rlast not yet), the most seen at an AR handshake; and the
+    // longest run of AR handshakes in consecutive cycles.
+    let inFlight = 0, maxInFlight = 0, run = 0, arRun = 0;
     const ax = dut.axi as unknown as AxiMasterPorts;
     tb.everyEdge(() => {
-      if (Number(ax.arvalid.value) && Number(ax.arready.value)) maxInFlight = Math.max(maxInFlight, ++inFlight);
+      const arFire = Number(ax.arvalid.value) && Number(ax.arready.value);
+      if (arFire) maxInFlight = Math.max(maxInFlight, ++inFlight);
+      run = arFire ? run + 1 : 0;
+      arRun = Math.max(arRun, run);
       if (Number(ax.rvalid.value) && Number(ax.rready.value) && Number(ax.rlast.value)) inFlight--;
     }, () => undefined);
     for (const msg of msgs) {
@@ -153,7 +157,7 @@ async function runRead(dw: number, seed: number, s: Setup, msgs: ReadMessage[], 
     const last = packets.filter((_, i) => exp.packetMsg[i] === msgs.length - 1).slice(o.fromPacket ?? 0);
     const beats = last.reduce((n, p) => n + Math.ceil(p.data.length / bytes), 0);
     const cycles = beats ? last.at(-1)!.cycle - last[0]!.firstCycle + 1 : 0;
-    outcome = { beats, cycles, beatsPerCycle: beats ? beats / cycles : 0, maxInFlight };
+    outcome = { beats, cycles, beatsPerCycle: beats ? beats / cycles : 0, maxInFlight, arRun };
     const bytesOut = exp.packets.reduce((n, p) => n + p.length, 0);
     console.log(`${where}: ${msgs.length} messages (${exp.statuses.filter(x => x !== 0).length} failing), ${exp.packets.length} packets, ${bytesOut} bytes, ${axi.ar.length} bursts, ${xl.requests.length} translations in ${tb.cycle} cycles`);
   }, { seed, maxCycles: 2_000_000 });
@@ -168,27 +172,30 @@ function seedFor(name: string): number {
   return seed;
 }
 
-for (const dw of [64, 512]) {
+// Each width with the AR straight from the burst cut (the default) and from the AR register
+// only (arSlice, nic_top's engines).
+for (const dw of [64, 512]) for (const arSlice of [false, true]) {
   const lb = Math.log2(dw / 8);
-  describe(`nic_dma_read, dataWidth ${dw}`, () => {
+  const ep: EngineParams = arSlice ? { arSlice } : {};
+  describe(`nic_dma_read, dataWidth ${dw}${arSlice ? ', arSlice' : ''}`, () => {
     it('single SGEs of edge lengths at unaligned addresses, random timing', async () => {
-      const seed = seedFor(`read ${dw} edge lengths`);
+      const seed = seedFor(`read ${dw}${arSlice ? ' arSlice' : ''} edge lengths`);
       const s = setup(seed);
       const msgs: ReadMessage[] = [];
       for (const len of [...LENGTHS, 8191, 8193, 12288 + 3]) {
         for (let k = 0; k < 2; k++) msgs.push({ sges: [sgeIn(s.rng.pick(s.regions), len, s.rng)], segLog2: s.rng.int(Math.max(8, lb), 12) });
       }
-      await runRead(dw, seed, s, msgs, RANDOM_TIMING, 'edge lengths');
+      await runRead(dw, seed, s, msgs, RANDOM_TIMING, 'edge lengths', ep);
     });
 
     it('random SGE lists (1-4), random lengths, errors, backpressure', async () => {
-      const seed = seedFor(`read ${dw} random`);
+      const seed = seedFor(`read ${dw}${arSlice ? ' arSlice' : ''} random`);
       const s = setup(seed);
-      await runRead(dw, seed, s, randomMessages(s, 40, lb, 0.2), RANDOM_TIMING, 'random');
+      await runRead(dw, seed, s, randomMessages(s, 40, lb, 0.2), RANDOM_TIMING, 'random', ep);
     });
 
     it('translation errors: right status, no AXI read, later messages unaffected', async () => {
-      const seed = seedFor(`read ${dw} errors`);
+      const seed = seedFor(`read ${dw}${arSlice ? ' arSlice' : ''} errors`);
       const s = setup(seed);
       const msgs: ReadMessage[] = [];
       for (let kind = XLATE_STATUS.BAD_KEY; kind <= XLATE_STATUS.OUT_OF_BOUNDS; kind++) {
@@ -200,24 +207,37 @@ for (const dw of [64, 512]) {
       }
       // A zero-length SGE with a bad key is not checked; a zero-length message still reports OK.
       msgs.push({ sges: [{ va: 0n, len: 0, key: 0xdead00, pd: 1, access: 0 }], segLog2: 12 });
-      await runRead(dw, seed, s, msgs, RANDOM_TIMING, 'errors');
+      await runRead(dw, seed, s, msgs, RANDOM_TIMING, 'errors', ep);
       const exp = expectRead(msgs, s.xm, s.mem, dw / 8, BURST);
       expect(exp.statuses).toEqual([1, 0, 2, 0, 3, 0, 4, 0, 5, 0, 0]);
     });
 
     it('64 KiB message: throughput at memory latency 0 and 50', async () => {
-      const seed = seedFor(`read ${dw} throughput`);
+      const seed = seedFor(`read ${dw}${arSlice ? ' arSlice' : ''} throughput`);
       for (const latency of [0, 50]) {
         for (const offset of [0, 5]) {
           const s = setup(seed);
           const r = s.regions[0]!;
           const va = ((r.va + 4095n) & ~4095n) + BigInt(offset);
           const msgs: ReadMessage[] = [{ sges: [{ va, len: 65536, key: r.key, pd: r.pd, access: 0 }], segLog2: 12 }];
-          const res = await runRead(dw, seed, s, msgs, { ...FAST, slave: { ...FAST.slave, latency } }, `throughput latency ${latency}`);
+          const res = await runRead(dw, seed, s, msgs, { ...FAST, slave: { ...FAST.slave, latency } }, `throughput latency ${latency}`, ep);
           console.log(`nic_dma_read dataWidth ${dw}: 64 KiB at offset ${offset}, memory latency ${latency}: ${res.beats} beats in ${res.cycles} cycles = ${res.beatsPerCycle.toFixed(3)} beats/cycle`);
           expect(res.beatsPerCycle, `beats/cycle at latency ${latency} offset ${offset}`).toBeGreaterThanOrEqual(0.95);
         }
       }
+    });
+
+    // One-beat bursts at memory latency 0: the R rate needs an AR in every cycle, so a bubble
+    // between bursts (an AR register that takes a burst only once it is empty) halves it.
+    it('one-beat bursts: one AR per cycle, full rate', async () => {
+      const seed = seedFor(`read ${dw}${arSlice ? ' arSlice' : ''} one-beat bursts`);
+      const s = setup(seed);
+      const r = s.regions[0]!;
+      const msgs: ReadMessage[] = [{ sges: [{ va: r.va + 64n, len: 16384, key: r.key, pd: r.pd, access: 0 }], segLog2: 12 }];
+      const res = await runRead(dw, seed, s, msgs, { ...FAST, fromPacket: 1 }, 'one-beat bursts', { ...ep, burstBytes: dw / 8 });
+      console.log(`nic_dma_read dataWidth ${dw}${arSlice ? ' arSlice' : ''} one-beat bursts: ${res.beatsPerCycle.toFixed(3)} beats/cycle, ${res.arRun} AR handshakes in a row at most`);
+      expect(res.beatsPerCycle, 'beats/cycle with one-beat bursts').toBeGreaterThanOrEqual(0.95);
+      expect(res.arRun, 'AR handshakes in consecutive cycles').toBeGreaterThanOrEqual(32);
     });
 
     // The latency window (nic_top's requester engine: 16-beat bursts, at most 32, in flight no
@@ -227,7 +247,7 @@ for (const dw of [64, 512]) {
     // 0: expected 32 to be less than or equal to 3"; with the measured latency always 0, 0.471
     // beats/cycle at latency 50.
     it('latency window: full rate at memory latency 0, 50 and 200, bursts in flight within 1.25 x latency + 20 beats', async () => {
-      const seed = seedFor(`read ${dw} latency window`);
+      const seed = seedFor(`read ${dw}${arSlice ? ' arSlice' : ''} latency window`);
       const params = { maxBursts: 32, burstBytes: 16 * (dw / 8), latWindow: 20 };
       for (const latency of [0, 50, 200]) {
         const s = setup(seed);
@@ -235,7 +255,7 @@ for (const dw of [64, 512]) {
         const msgs: ReadMessage[] = [{ sges: [{ va: r.va + 64n, len: 65536, key: r.key, pd: r.pd, access: 0 }], segLog2: 12 }];
         // The rate from the second 4 KiB packet on: until its first burst comes back the engine
         // has measured no latency (0 after reset: latWindow beats in flight), once after reset.
-        const res = await runRead(dw, seed, s, msgs, { ...FAST, slave: { ...FAST.slave, latency }, fromPacket: 1 }, `latency window, latency ${latency}`, params);
+        const res = await runRead(dw, seed, s, msgs, { ...FAST, slave: { ...FAST.slave, latency }, fromPacket: 1 }, `latency window, latency ${latency}`, { ...ep, ...params });
         // The engine measures latency + a few cycles (its AR register, the slave's pipeline).
         const bound = Math.ceil(((latency + 8) * 1.25 + params.latWindow) / 16) + 1;
         console.log(`nic_dma_read dataWidth ${dw} latency window, memory latency ${latency}: ${res.beatsPerCycle.toFixed(3)} beats/cycle, at most ${res.maxInFlight} bursts in flight (bound ${bound})`);
