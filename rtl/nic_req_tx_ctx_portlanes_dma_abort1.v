@@ -85,6 +85,8 @@ reg  [749:0] wqe_reg;
 /* verilator lint_off UNUSEDSIGNAL */
 wire [749:0] wqe_now;
 /* verilator lint_on UNUSEDSIGNAL */
+wire [1:0] held_qp;
+wire held_is_read;
 reg  [3:0] entry_status_reg;
 reg  [23:0] first_psn_reg;
 reg  [23:0] last_psn_reg;
@@ -94,6 +96,7 @@ reg  [1:0] sge_idx_reg;
 reg  [2:0] abort_state;
 reg  [1:0] abort_qp_reg;
 wire abort_drop_wqe;
+wire abort_drop_held;
 reg  dma_sent_reg;
 wire [33:0] sge_sum;
 wire length_ok;
@@ -125,9 +128,12 @@ wire last_sge;
 wire [31:0] dma_sge_skip;
 wire dma_drop_fresh;
 reg  [3:0] dma_msg_cnt_reg;
+reg  pkt_count_fresh_reg;
+wire dma_status_in;
 wire [32:0] mtu_minus_1;
 wire [32:0] pkt_count_ceil;
-wire [23:0] pkt_count;
+reg  [23:0] pkt_count_reg;
+reg  [23:0] pkt_count_minus1_reg;
 reg  gen_busy_reg;
 reg  [23:0] gen_psn_reg;
 reg  [23:0] gen_next_psn_reg;
@@ -235,9 +241,11 @@ wire abort_withheld_here;
 wire abort_gen_here;
 wire abort_payless_waits;
 reg  [23:0] ctx_sq_psn_mem [0:3];
-wire [23:0] ctx_sq_psn_mem_rdata;
+wire [23:0] ctx_sq_psn_mem_rdata0;
+wire [23:0] ctx_sq_psn_mem_rdata1;
 reg  [23:0] ctx_sq_psn_hw_mem [0:3];
-wire [23:0] ctx_sq_psn_hw_mem_rdata;
+wire [23:0] ctx_sq_psn_hw_mem_rdata0;
+wire [23:0] ctx_sq_psn_hw_mem_rdata1;
 reg  [3:0] ctx_pmtu_mem [0:3];
 wire [3:0] ctx_pmtu_mem_rdata;
 reg  [15:0] ctx_pd_mem [0:3];
@@ -252,7 +260,7 @@ reg  [31:0] ctx_dest_ip_mem [0:3];
 wire [31:0] ctx_dest_ip_mem_rdata;
 reg  [15:0] ctx_udp_sport_mem [0:3];
 wire [15:0] ctx_udp_sport_mem_rdata;
-// ctx_state as 4 rows of 3 bits, read by index (gen/nic/req-tx.ts:216:86; a mux per bit, where Yosys makes `[i * 3 +: 3]` a shifter)
+// ctx_state as 4 rows of 3 bits, read by index (gen/nic/req-tx.ts:235:86; a mux per bit, where Yosys makes `[i * 3 +: 3]` a shifter)
 wire [2:0] ctx_state_rows [0:3];
 genvar ctx_state_rows_i;
 generate for (ctx_state_rows_i = 0; ctx_state_rows_i < 4; ctx_state_rows_i = ctx_state_rows_i + 1) begin : g_ctx_state_rows
@@ -277,346 +285,355 @@ wire [23:0] binary_4 = (pkt_high_psn_reg - (pkt_data_reg[55:32] - 24'd1));
 wire [23:0] binary_5 = (gen_high_psn_reg - (gen_psn_reg - 24'd1));
 /* verilator lint_on UNUSEDSIGNAL */
 
-// gen/nic/req-tx.ts:183:17
+// gen/nic/req-tx.ts:190:17
 assign wqe_now = (state == STATE_IDLE) ? s_wqe_data : wqe_reg;
 
-// gen/nic/req-tx.ts:186:8
+// gen/nic/req-tx.ts:193:8
 assign tp_qp = wqe_now[1:0];
 
-// gen/nic/req-tx.ts:199:27
+// gen/nic/req-tx.ts:201:16
+assign held_qp = wqe_reg[1:0];
+
+// gen/nic/req-tx.ts:204:24
+assign held_is_read = wqe_reg[29:22] == 8'd1;
+
+// gen/nic/req-tx.ts:216:27
 assign abort_drop_wqe = !(abort_state == ABORT_STATE_IDLE) && (wqe_now[1:0] == abort_qp_reg);
 
-// gen/nic/req-tx.ts:210:20
+// gen/nic/req-tx.ts:219:30
+assign abort_drop_held = !(abort_state == ABORT_STATE_IDLE) && (held_qp == abort_qp_reg);
+
+// gen/nic/req-tx.ts:229:20
 assign sge_sum = (((34'd0 + ((wqe_now[45:38] > 8'd0) ? {2'b00, wqe_now[333:302]} : 34'd0)) + ((wqe_now[45:38] > 8'd1) ? {2'b00, wqe_now[461:430]} : 34'd0)) + ((wqe_now[45:38] > 8'd2) ? {2'b00, wqe_now[589:558]} : 34'd0)) + ((wqe_now[45:38] > 8'd3) ? {2'b00, wqe_now[717:686]} : 34'd0);
 
-// gen/nic/req-tx.ts:211:22
+// gen/nic/req-tx.ts:230:22
 assign length_ok = (wqe_now[45:38] <= 8'd4) && (sge_sum == {2'b00, wqe_now[77:46]});
 
-// gen/nic/req-tx.ts:216:21
+// gen/nic/req-tx.ts:235:21
 assign qp_state = err_seen_reg[wqe_now[1:0]] ? 3'd4 : ctx_state_rows[wqe_now[1:0]];
 
-// gen/nic/req-tx.ts:218:21
+// gen/nic/req-tx.ts:237:21
 assign is_write = wqe_now[29:22] == 8'd0;
 
-// gen/nic/req-tx.ts:219:20
+// gen/nic/req-tx.ts:238:20
 assign is_read = wqe_now[29:22] == 8'd1;
 
-// gen/nic/req-tx.ts:220:25
+// gen/nic/req-tx.ts:239:25
 assign check_status = (wqe_now[21:18] != 4'b0000) ? wqe_now[21:18] : ((qp_state == 3'd4) ? 4'd8 : ((qp_state != 3'd3) ? 4'd2 : (!(is_write || is_read) ? 4'd9 : (!length_ok ? 4'd1 : 4'b0000))));
 
-// gen/nic/req-tx.ts:227:19
+// gen/nic/req-tx.ts:246:19
 assign wqe_stale = wqe_now[17:2] != tp[15:0];
 
-// gen/nic/req-tx.ts:232:24
+// gen/nic/req-tx.ts:251:24
 assign recent_read = (read_mark_cnt_reg != 2'b00) && (read_mark_qp_reg == wqe_now[1:0]);
 
-// gen/nic/req-tx.ts:233:24
+// gen/nic/req-tx.ts:252:24
 assign qp_read_busy = read_busy[wqe_now[1:0]] || recent_read;
 
-// gen/nic/req-tx.ts:236:24
+// gen/nic/req-tx.ts:255:24
 assign park_reason = !tp[66] ? 2'd3 : ((((check_status == 4'b0000) && wqe_now[31]) && qp_read_busy) ? 2'd1 : ((((check_status == 4'b0000) && is_read) && !(ctx_room[wqe_now[1:0]])) ? 2'd2 : 2'b00));
 
-// gen/nic/req-tx.ts:239:21
+// gen/nic/req-tx.ts:258:21
 assign park_now = ((state == STATE_CHECK) && (park_reason != 2'b00)) && !abort_drop_wqe;
 
-// gen/nic/req-tx.ts:241:25
+// gen/nic/req-tx.ts:260:25
 assign pmtu_clamped = (ctx_pmtu_mem_rdata < 4'd8) ? 4'd8 : ((ctx_pmtu_mem_rdata > 4'd12) ? 4'd12 : ctx_pmtu_mem_rdata);
 
-// gen/nic/req-tx.ts:247:22
-assign resume_skip_pkts = tp[40:17] - (ctx_live_sq_psn[wqe_now[1:0]] ? ctx_sq_psn_hw_mem_rdata : ctx_sq_psn_mem_rdata);
+// gen/nic/req-tx.ts:266:22
+assign resume_skip_pkts = tp[40:17] - (ctx_live_sq_psn[wqe_now[1:0]] ? ctx_sq_psn_hw_mem_rdata0 : ctx_sq_psn_mem_rdata0);
 
-// gen/nic/req-tx.ts:248:22
+// gen/nic/req-tx.ts:267:22
 assign resuming = tp[16] && (resume_skip_pkts != 24'd0);
 
-// gen/nic/req-tx.ts:249:27
+// gen/nic/req-tx.ts:268:27
 assign resume_skip_bytes = {12'd0, resume_skip_pkts} << pmtu_clamped;
 
-// gen/nic/req-tx.ts:279:22
+// gen/nic/req-tx.ts:298:22
 assign check_dma = ((((((state == STATE_CHECK) || ((((state == STATE_IDLE) && s_wqe_valid) && !wqe_stale) && !s_rewind_valid)) && (check_status == 4'b0000)) && !wqe_now[31]) && is_write) && !resuming) && (tp[66] && !abort_drop_wqe);
 
-// gen/nic/req-tx.ts:281:20
+// gen/nic/req-tx.ts:300:20
 assign dma_sge_idx = ((state == STATE_IDLE) || (state == STATE_CHECK)) ? 2'b00 : sge_idx_reg;
 
-// gen/nic/req-tx.ts:284:21
+// gen/nic/req-tx.ts:303:21
 assign last_sge = (wqe_now[45:38] == 8'd0) || ({6'd0, dma_sge_idx} == (wqe_now[45:38] - 8'd1));
 
-// gen/nic/req-tx.ts:286:21
+// gen/nic/req-tx.ts:305:21
 assign dma_sge_skip = ((!((state == STATE_IDLE) || (state == STATE_CHECK)) && resume_reg) && (dma_sge_idx == skip_sge_reg)) ? skip_off_reg : 32'd0;
 
-// gen/nic/req-tx.ts:288:32
+// gen/nic/req-tx.ts:307:32
 assign dma_drop_fresh = abort_drop_wqe && !dma_sent_reg;
 
-// gen/nic/req-tx.ts:289:14
+// gen/nic/req-tx.ts:308:14
 assign m_dma_cmd_valid = ((state == STATE_DMA) && !dma_drop_fresh) || check_dma;
 
-// gen/nic/req-tx.ts:293:12
+// gen/nic/req-tx.ts:312:12
 assign m_dma_tag = {dma_msg_cnt_reg, wqe_now[1:0]};
 
-// gen/nic/req-tx.ts:299:13
+// gen/nic/req-tx.ts:318:13
 assign m_dma_cmd_data = {3'b000, (((state == STATE_IDLE) || (state == STATE_CHECK)) ? pmtu_clamped : mtu_log2_reg), last_sge, (((state == STATE_IDLE) || (state == STATE_CHECK)) ? ctx_pd_mem_rdata : pd_reg), part_1[127:96], ((wqe_now[45:38] == 8'd0) ? 32'd0 : (part_1[95:64] - dma_sge_skip)), (part_1[63:0] + {32'd0, dma_sge_skip})};
 
-// gen/nic/req-tx.ts:303:17
-assign s_dma_status_ready = state == STATE_WAIT;
+// gen/nic/req-tx.ts:327:17
+assign s_dma_status_ready = (state == STATE_WAIT) && pkt_count_fresh_reg;
 
-// gen/nic/req-tx.ts:307:23
-assign mtu_minus_1 = (33'd1 << mtu_log2_reg) - 33'd1;
+// gen/nic/req-tx.ts:329:22
+assign dma_status_in = s_dma_status_valid && pkt_count_fresh_reg;
 
-// gen/nic/req-tx.ts:308:19
-assign pkt_count_ceil = ({1'b0, wqe_now[77:46]} + mtu_minus_1) >> mtu_log2_reg;
+// gen/nic/req-tx.ts:338:23
+assign mtu_minus_1 = (33'd1 << ((state == STATE_CHECK) ? pmtu_clamped : mtu_log2_reg)) - 33'd1;
 
-// gen/nic/req-tx.ts:309:19
-assign pkt_count = (pkt_count_ceil == 33'd0) ? 24'd1 : pkt_count_ceil[23:0];
+// gen/nic/req-tx.ts:339:19
+assign pkt_count_ceil = ({1'b0, wqe_reg[77:46]} + mtu_minus_1) >> ((state == STATE_CHECK) ? pmtu_clamped : mtu_log2_reg);
 
-// gen/nic/req-tx.ts:355:22
-assign dma_status_ok = s_dma_status_valid && (s_dma_status_data == 3'b000);
+// gen/nic/req-tx.ts:390:22
+assign dma_status_ok = dma_status_in && (s_dma_status_data == 3'b000);
 
-// gen/nic/req-tx.ts:356:22
-assign start_now = (((state == STATE_START) || ((state == STATE_WAIT) && dma_status_ok)) && !gen_busy_reg) && !abort_drop_wqe;
+// gen/nic/req-tx.ts:392:22
+assign start_now = (((state == STATE_START) || ((state == STATE_WAIT) && dma_status_ok)) && !gen_busy_reg) && !abort_drop_held;
 
-// gen/nic/req-tx.ts:358:23
+// gen/nic/req-tx.ts:395:23
 assign start_take = start_now && m_req_ready;
 
-// gen/nic/req-tx.ts:359:21
-assign sq_first_psn = ctx_live_sq_psn[wqe_now[1:0]] ? ctx_sq_psn_hw_mem_rdata : ctx_sq_psn_mem_rdata;
+// gen/nic/req-tx.ts:396:21
+assign sq_first_psn = ctx_live_sq_psn[held_qp] ? ctx_sq_psn_hw_mem_rdata1 : ctx_sq_psn_mem_rdata1;
 
-// gen/nic/req-tx.ts:360:20
-assign sq_last_psn = (ctx_live_sq_psn[wqe_now[1:0]] ? ctx_sq_psn_hw_mem_rdata : ctx_sq_psn_mem_rdata) + (pkt_count - 24'd1);
+// gen/nic/req-tx.ts:397:20
+assign sq_last_psn = (ctx_live_sq_psn[held_qp] ? ctx_sq_psn_hw_mem_rdata1 : ctx_sq_psn_mem_rdata1) + pkt_count_minus1_reg;
 
-// gen/nic/req-tx.ts:361:20
-assign sq_next_psn = (ctx_live_sq_psn[wqe_now[1:0]] ? ctx_sq_psn_hw_mem_rdata : ctx_sq_psn_mem_rdata) + pkt_count;
+// gen/nic/req-tx.ts:398:20
+assign sq_next_psn = (ctx_live_sq_psn[held_qp] ? ctx_sq_psn_hw_mem_rdata1 : ctx_sq_psn_mem_rdata1) + pkt_count_reg;
 
-// gen/nic/req-tx.ts:364:25
+// gen/nic/req-tx.ts:401:25
 assign sq_wire_first_psn = resume_reg ? resume_psn_reg : sq_first_psn;
 
-// gen/nic/req-tx.ts:365:24
+// gen/nic/req-tx.ts:402:24
 assign start_first_psn = (state == STATE_WAIT) ? sq_wire_first_psn : wire_first_psn_reg;
 
-// gen/nic/req-tx.ts:366:27
+// gen/nic/req-tx.ts:403:27
 assign start_msg_first_psn = (state == STATE_WAIT) ? sq_first_psn : first_psn_reg;
 
-// gen/nic/req-tx.ts:367:23
+// gen/nic/req-tx.ts:404:23
 assign start_last_psn = (state == STATE_WAIT) ? sq_last_psn : last_psn_reg;
 
-// gen/nic/req-tx.ts:368:23
+// gen/nic/req-tx.ts:405:23
 assign start_next_psn = (state == STATE_WAIT) ? sq_next_psn : gen_next_psn_reg;
 
-// gen/nic/req-tx.ts:369:14
+// gen/nic/req-tx.ts:406:14
 assign m_req_valid = (state == STATE_ERR) || start_now;
 
-// gen/nic/req-tx.ts:370:13
-assign m_req_data = {entry_status_reg, wqe_now[30], wqe_now[17:2], start_msg_first_psn, start_last_psn, start_first_psn, wqe_now[77:46], wqe_now[29:22], wqe_now[141:78], wqe_now[1:0]};
+// gen/nic/req-tx.ts:407:13
+assign m_req_data = {entry_status_reg, wqe_reg[30], wqe_reg[17:2], start_msg_first_psn, start_last_psn, start_first_psn, wqe_reg[77:46], wqe_reg[29:22], wqe_reg[141:78], held_qp};
 
-// gen/nic/req-tx.ts:376:18
+// gen/nic/req-tx.ts:413:18
 assign m_read_ctx_valid = state == STATE_RCTX;
 
-// gen/nic/req-tx.ts:377:17
-assign m_read_ctx_data = {wqe_now[749:238], wqe_now[40:38], mtu_log2_reg, pd_reg, (resume_reg ? skip_bytes_reg : 32'd0), wqe_now[77:46], last_psn_reg, wire_first_psn_reg, wqe_now[141:78], wqe_now[1:0]};
+// gen/nic/req-tx.ts:414:17
+assign m_read_ctx_data = {wqe_reg[749:238], wqe_reg[40:38], mtu_log2_reg, pd_reg, (resume_reg ? skip_bytes_reg : 32'd0), wqe_reg[77:46], last_psn_reg, wire_first_psn_reg, wqe_reg[141:78], held_qp};
 
-// gen/nic/req-tx.ts:410:27
-assign need_abort = ((((gen_busy_reg && (gen_qp_reg == s_rewind_data[1:0])) && !gen_read_reg) && (gen_rem_reg != 32'd0)) || ((pkt_valid_reg && (pkt_qp_reg == s_rewind_data[1:0])) && pkt_has_payload_reg)) || ((wqe_now[1:0] == s_rewind_data[1:0]) && (((state == STATE_DMA) || (state == STATE_WAIT)) || ((state == STATE_START) && is_write)));
+// gen/nic/req-tx.ts:453:27
+assign need_abort = ((((gen_busy_reg && (gen_qp_reg == s_rewind_data[1:0])) && !gen_read_reg) && (gen_rem_reg != 32'd0)) || ((pkt_valid_reg && (pkt_qp_reg == s_rewind_data[1:0])) && pkt_has_payload_reg)) || ((held_qp == s_rewind_data[1:0]) && (((state == STATE_DMA) || (state == STATE_WAIT)) || ((state == STATE_START) && (wqe_reg[29:22] == 8'd0))));
 
-// gen/nic/req-tx.ts:413:42
+// gen/nic/req-tx.ts:456:42
 assign abort_blocks_rewind = need_abort || ((!(abort_state == ABORT_STATE_IDLE) && !(abort_state == ABORT_STATE_DONE)) && (abort_qp_reg == s_rewind_data[1:0]));
 
-// gen/nic/req-tx.ts:414:20
-assign rewind_safe = (((((state == STATE_IDLE) || (wqe_now[1:0] != s_rewind_data[1:0])) && !start_take) && !park_now) && !park_valid_reg) && !abort_blocks_rewind;
+// gen/nic/req-tx.ts:457:20
+assign rewind_safe = (((((state == STATE_IDLE) || (held_qp != s_rewind_data[1:0])) && !start_now) && !(state == STATE_CHECK)) && !park_valid_reg) && !abort_blocks_rewind;
 
-// gen/nic/req-tx.ts:415:17
+// gen/nic/req-tx.ts:458:17
 assign s_rewind_ready = rewind_safe;
 
-// gen/nic/req-tx.ts:416:20
+// gen/nic/req-tx.ts:459:20
 assign rewind_fire = s_rewind_valid && rewind_safe;
 
-// gen/nic/req-tx.ts:462:14
+// gen/nic/req-tx.ts:505:14
 assign s_wqe_ready = (state == STATE_IDLE) && !s_rewind_valid;
 
-// gen/nic/req-tx.ts:513:10
+// gen/nic/req-tx.ts:556:10
 assign sq_psn_upd = {psn_upd_value_reg, psn_upd_qp_reg, psn_upd_valid_reg};
 
-// gen/nic/req-tx.ts:514:11
+// gen/nic/req-tx.ts:557:11
 assign qp_error = {qp_error_qp_reg, qp_error_valid_reg};
 
-// gen/nic/req-tx.ts:515:11
+// gen/nic/req-tx.ts:558:11
 assign m_park = {park_data_reg[20:19], park_data_reg[18:3], park_data_reg[2:1], park_valid_reg};
 
-// gen/nic/req-tx.ts:524:22
-assign start_rem = wqe_now[77:46] - skip_bytes_reg;
+// gen/nic/req-tx.ts:567:22
+assign start_rem = wqe_reg[77:46] - skip_bytes_reg;
 
-// gen/nic/req-tx.ts:525:18
+// gen/nic/req-tx.ts:568:18
 assign gen_cur_psn = gen_busy_reg ? gen_psn_reg : start_first_psn;
 
-// gen/nic/req-tx.ts:526:18
+// gen/nic/req-tx.ts:569:18
 assign gen_cur_rem = gen_busy_reg ? gen_rem_reg : start_rem;
 
-// gen/nic/req-tx.ts:527:20
+// gen/nic/req-tx.ts:570:20
 assign gen_cur_first = gen_busy_reg ? gen_first_reg : !resume_reg;
 
-// gen/nic/req-tx.ts:528:20
+// gen/nic/req-tx.ts:571:20
 assign gen_cur_count = gen_busy_reg ? gen_count_reg : skip_pkts_reg;
 
-// gen/nic/req-tx.ts:529:19
-assign gen_cur_read = gen_busy_reg ? gen_read_reg : is_read;
+// gen/nic/req-tx.ts:572:19
+assign gen_cur_read = gen_busy_reg ? gen_read_reg : held_is_read;
 
-// gen/nic/req-tx.ts:530:24
+// gen/nic/req-tx.ts:573:24
 assign gen_cur_high_valid = gen_busy_reg ? gen_high_valid_reg : tp[41];
 
-// gen/nic/req-tx.ts:531:19
+// gen/nic/req-tx.ts:574:19
 assign gen_cur_high = gen_busy_reg ? gen_high_psn_reg : tp[65:42];
 
-// gen/nic/req-tx.ts:532:17
+// gen/nic/req-tx.ts:575:17
 assign gen_mtu = 13'd1 << (gen_busy_reg ? gen_mtu_log2_reg : mtu_log2_reg);
 
-// gen/nic/req-tx.ts:534:19
+// gen/nic/req-tx.ts:577:19
 assign gen_last = gen_cur_read || (gen_cur_rem <= {19'd0, gen_mtu});
 
-// gen/nic/req-tx.ts:539:25
-assign start_reth_va = wqe_now[205:142] + {32'd0, skip_bytes_reg};
+// gen/nic/req-tx.ts:582:25
+assign start_reth_va = wqe_reg[205:142] + {32'd0, skip_bytes_reg};
 
-// gen/nic/req-tx.ts:540:20
+// gen/nic/req-tx.ts:583:20
 assign gen_payload_len = gen_cur_read ? 13'd0 : (gen_last ? gen_cur_rem[12:0] : gen_mtu);
 
-// gen/nic/req-tx.ts:562:42
+// gen/nic/req-tx.ts:605:42
 assign abort_release = (((abort_state == ABORT_STATE_HOLD) && (state == STATE_DMA)) && dma_sent_reg) && (wqe_now[1:0] == abort_qp_reg);
 
-// gen/nic/req-tx.ts:563:26
+// gen/nic/req-tx.ts:606:26
 assign pkt_withheld = (!(abort_state == ABORT_STATE_IDLE) && (pkt_qp_reg == abort_qp_reg)) && !(abort_release && pkt_has_payload_reg);
 
-// gen/nic/req-tx.ts:564:14
+// gen/nic/req-tx.ts:607:14
 assign m_pkt_cmd_valid = pkt_valid_reg && !pkt_withheld;
 
-// gen/nic/req-tx.ts:565:13
+// gen/nic/req-tx.ts:608:13
 assign m_pkt_cmd_data = pkt_data_reg;
 
-// gen/nic/req-tx.ts:566:22
+// gen/nic/req-tx.ts:609:22
 assign pkt_taken = m_pkt_cmd_valid && m_pkt_cmd_ready;
 
-// gen/nic/req-tx.ts:569:18
+// gen/nic/req-tx.ts:612:18
 assign gen_emit = ((gen_busy_reg || start_take) && (!pkt_valid_reg || pkt_taken)) && !((gen_busy_reg && (!(abort_state == ABORT_STATE_IDLE) && (gen_qp_reg == abort_qp_reg))) && !abort_release);
 
-// gen/nic/req-tx.ts:595:11
+// gen/nic/req-tx.ts:638:11
 assign cnt_retx = retx_valid_reg;
 
-// gen/nic/req-tx.ts:596:22
+// gen/nic/req-tx.ts:639:22
 assign gen_cur_off = gen_busy_reg ? gen_off_reg : 32'd0;
 
-// gen/nic/req-tx.ts:641:21
+// gen/nic/req-tx.ts:684:21
 assign pay_grant = pkt_taken && pkt_has_payload_reg;
 
-// gen/nic/req-tx.ts:664:24
+// gen/nic/req-tx.ts:707:24
 assign gate_drop_now = (((abort_state == ABORT_STATE_HOLD) && (pay_out_reg != 2'b00)) && (granted_qp_reg == abort_qp_reg)) && !granted_dropped_reg;
 
-// gen/nic/req-tx.ts:665:17
+// gen/nic/req-tx.ts:708:17
 assign gate_drop = gate_drop_now;
 
-// gen/nic/req-tx.ts:694:23
+// gen/nic/req-tx.ts:737:23
 assign retx_cmd = (pkt_taken && pkt_retx_reg) && !pkt_has_payload_reg;
 
-// gen/nic/req-tx.ts:695:23
+// gen/nic/req-tx.ts:738:23
 assign retx_pay = (pay_end && granted_retx_reg) && !(granted_dropped_reg || gate_drop_now);
 
-// gen/nic/req-tx.ts:697:23
+// gen/nic/req-tx.ts:740:23
 assign retx_sum = (retx_pend_reg + {2'b00, retx_cmd}) + {2'b00, retx_pay};
 
-// gen/nic/req-tx.ts:713:26
+// gen/nic/req-tx.ts:756:26
 assign abort_at_boundary = !(((pay_out_reg != 2'b00) && (granted_qp_reg == abort_qp_reg)) && !abort_dropped_reg) && !(((state == STATE_DMA) && dma_sent_reg) && (wqe_now[1:0] == abort_qp_reg));
 
-// gen/nic/req-tx.ts:714:18
+// gen/nic/req-tx.ts:757:18
 assign m_abort_valid = abort_state == ABORT_STATE_REQ;
 
-// gen/nic/req-tx.ts:715:17
+// gen/nic/req-tx.ts:758:17
 assign m_abort_data = {abort_qp_reg};
 
-// gen/nic/req-tx.ts:720:24
+// gen/nic/req-tx.ts:763:24
 assign abort_open = (abort_dropped_reg && (pay_out_reg != 2'b00)) && (granted_qp_reg == abort_qp_reg);
 
-// gen/nic/req-tx.ts:720:18
+// gen/nic/req-tx.ts:763:18
 assign dma_abort_open = abort_open;
 
-// gen/nic/req-tx.ts:721:19
+// gen/nic/req-tx.ts:764:19
 assign s_abort_done_ready = abort_state == ABORT_STATE_WAIT;
 
-// gen/nic/req-tx.ts:722:23
+// gen/nic/req-tx.ts:765:23
 assign abort_report_granted = (granted_qp_reg == abort_qp_reg) && (granted_msg_reg == s_abort_done_data[4:1]);
 
-// gen/nic/req-tx.ts:726:25
+// gen/nic/req-tx.ts:769:25
 assign abort_drop_cut_ok = (s_abort_done_data[4:1] == abort_dropped_msg_reg) ? (s_abort_done_data[36:5] <= abort_dropped_end_reg) : (s_abort_done_data[36:5] == 32'd0);
 
-// gen/nic/req-tx.ts:732:18
+// gen/nic/req-tx.ts:775:18
 assign abort_withheld_here = pkt_valid_reg && (pkt_qp_reg == abort_qp_reg);
 
-// gen/nic/req-tx.ts:737:18
+// gen/nic/req-tx.ts:780:18
 assign abort_gen_here = gen_busy_reg && (gen_qp_reg == abort_qp_reg);
 
-// gen/nic/req-tx.ts:741:28
+// gen/nic/req-tx.ts:784:28
 assign abort_payless_waits = (pkt_valid_reg && (pkt_qp_reg == s_rewind_data[1:0])) && !pkt_has_payload_reg;
 
-// gen/nic/req-tx.ts:766:15
+// gen/nic/req-tx.ts:809:15
 assign rewind_high = {abort_high_psn_reg, abort_high_hv_reg, (((abort_state == ABORT_STATE_DONE) && abort_high_valid_reg) && (s_rewind_data[1:0] == abort_qp_reg))};
 
-// gen/nic/req-tx.ts:143:17
+// gen/nic/req-tx.ts:150:17
 always @(posedge clk) begin
     if ((ctx_wr[1] || (ctx_wr[0] && (ctx_wr[10:5] == 6'd2))) || 1'b0) begin
         ctx_sq_psn_mem[ctx_wr[4:3]] <= (ctx_wr[1] ? 24'd0 : ((ctx_wr[0] && (ctx_wr[10:5] == 6'd2)) ? ctx_wr[34:11] : 24'd0));
     end
 end
 
-// gen/nic/req-tx.ts:143:17
+// gen/nic/req-tx.ts:150:17
 always @(posedge clk) begin
     if (ctx_hw_sq_psn[0]) begin
         ctx_sq_psn_hw_mem[ctx_hw_sq_psn[2:1]] <= ctx_hw_sq_psn[26:3];
     end
 end
 
-// gen/nic/req-tx.ts:143:17
+// gen/nic/req-tx.ts:150:17
 always @(posedge clk) begin
     if ((ctx_wr[1] || (ctx_wr[0] && (ctx_wr[10:5] == 6'd4))) || 1'b0) begin
         ctx_pmtu_mem[ctx_wr[4:3]] <= (ctx_wr[1] ? 4'd10 : ((ctx_wr[0] && (ctx_wr[10:5] == 6'd4)) ? ctx_wr[14:11] : 4'b0000));
     end
 end
 
-// gen/nic/req-tx.ts:143:17
+// gen/nic/req-tx.ts:150:17
 always @(posedge clk) begin
     if ((ctx_wr[1] || (ctx_wr[0] && (ctx_wr[10:5] == 6'd8))) || 1'b0) begin
         ctx_pd_mem[ctx_wr[4:3]] <= (ctx_wr[1] ? 16'd0 : ((ctx_wr[0] && (ctx_wr[10:5] == 6'd8)) ? ctx_wr[26:11] : 16'd0));
     end
 end
 
-// gen/nic/req-tx.ts:143:17
+// gen/nic/req-tx.ts:150:17
 always @(posedge clk) begin
     if ((ctx_wr[1] || (ctx_wr[0] && (ctx_wr[10:5] == 6'd1))) || 1'b0) begin
         ctx_dest_qpn_mem[ctx_wr[4:3]] <= (ctx_wr[1] ? 24'd0 : ((ctx_wr[0] && (ctx_wr[10:5] == 6'd1)) ? ctx_wr[34:11] : 24'd0));
     end
 end
 
-// gen/nic/req-tx.ts:143:17
+// gen/nic/req-tx.ts:150:17
 always @(posedge clk) begin
     if ((ctx_wr[1] || (ctx_wr[0] && (ctx_wr[10:5] == 6'd5))) || 1'b0) begin
         ctx_dest_mac_lo_mem[ctx_wr[4:3]] <= (ctx_wr[1] ? 32'd0 : ((ctx_wr[0] && (ctx_wr[10:5] == 6'd5)) ? ctx_wr[42:11] : 32'd0));
     end
 end
 
-// gen/nic/req-tx.ts:143:17
+// gen/nic/req-tx.ts:150:17
 always @(posedge clk) begin
     if ((ctx_wr[1] || (ctx_wr[0] && (ctx_wr[10:5] == 6'd6))) || 1'b0) begin
         ctx_dest_mac_hi_mem[ctx_wr[4:3]] <= (ctx_wr[1] ? 16'd0 : ((ctx_wr[0] && (ctx_wr[10:5] == 6'd6)) ? ctx_wr[26:11] : 16'd0));
     end
 end
 
-// gen/nic/req-tx.ts:143:17
+// gen/nic/req-tx.ts:150:17
 always @(posedge clk) begin
     if ((ctx_wr[1] || (ctx_wr[0] && (ctx_wr[10:5] == 6'd7))) || 1'b0) begin
         ctx_dest_ip_mem[ctx_wr[4:3]] <= (ctx_wr[1] ? 32'd0 : ((ctx_wr[0] && (ctx_wr[10:5] == 6'd7)) ? ctx_wr[42:11] : 32'd0));
     end
 end
 
-// gen/nic/req-tx.ts:143:17
+// gen/nic/req-tx.ts:150:17
 always @(posedge clk) begin
     if ((ctx_wr[1] || (ctx_wr[0] && (ctx_wr[10:5] == 6'd20))) || 1'b0) begin
         ctx_udp_sport_mem[ctx_wr[4:3]] <= (ctx_wr[1] ? 16'hc000 : ((ctx_wr[0] && (ctx_wr[10:5] == 6'd20)) ? ctx_wr[26:11] : 16'd0));
     end
 end
 
-// gen/nic/req-tx.ts:215:39
+// gen/nic/req-tx.ts:234:39
 always @(posedge clk) begin
     if (ctx_state[2:0] == 3'b000) begin
         err_seen_reg[0] <= 1'b0;
@@ -720,7 +737,7 @@ always @(posedge clk) begin
             end
         end
         STATE_WAIT: begin
-            if (s_dma_status_valid) begin
+            if (dma_status_in) begin
                 if (abort_drop_wqe) begin
                     state <= STATE_IDLE;
                 end else begin
@@ -832,7 +849,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/req-tx.ts:295:7
+// gen/nic/req-tx.ts:314:7
 always @(posedge clk) begin
     if ((m_dma_cmd_valid && m_dma_cmd_ready) && last_sge) begin
         dma_msg_cnt_reg <= dma_msg_cnt_reg + 4'd1;
@@ -842,7 +859,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/req-tx.ts:296:7
+// gen/nic/req-tx.ts:315:7
 always @(posedge clk) begin
     if (state == STATE_IDLE) begin
         dma_sent_reg <= 1'b0;
@@ -855,7 +872,31 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/req-tx.ts:570:5
+// gen/nic/req-tx.ts:324:10
+always @(posedge clk) begin
+    pkt_count_fresh_reg <= !(((state == STATE_IDLE) && s_wqe_valid) && s_wqe_ready);
+    if (rst) begin
+        pkt_count_fresh_reg <= 1'b0;
+    end
+end
+
+// gen/nic/req-tx.ts:343:9
+always @(posedge clk) begin
+    pkt_count_reg <= (pkt_count_ceil == 33'd0) ? 24'd1 : pkt_count_ceil[23:0];
+    if (rst) begin
+        pkt_count_reg <= 24'd0;
+    end
+end
+
+// gen/nic/req-tx.ts:344:15
+always @(posedge clk) begin
+    pkt_count_minus1_reg <= ((pkt_count_ceil == 33'd0) ? 24'd1 : pkt_count_ceil[23:0]) - 24'd1;
+    if (rst) begin
+        pkt_count_minus1_reg <= 24'd0;
+    end
+end
+
+// gen/nic/req-tx.ts:613:5
 always @(posedge clk) begin
     if (pkt_taken) begin
         pkt_valid_reg <= 1'b0;
@@ -868,9 +909,9 @@ always @(posedge clk) begin
         gen_count_reg <= skip_pkts_reg;
         gen_mtu_log2_reg <= mtu_log2_reg;
         gen_va_reg <= start_reth_va;
-        gen_rkey_reg <= wqe_now[237:206];
+        gen_rkey_reg <= wqe_reg[237:206];
         gen_len_reg <= start_rem;
-        gen_read_reg <= is_read;
+        gen_read_reg <= held_is_read;
         gen_high_valid_reg <= tp[41];
         gen_high_psn_reg <= tp[65:42];
         gen_dest_qpn_reg <= ctx_dest_qpn_mem_rdata;
@@ -885,7 +926,7 @@ always @(posedge clk) begin
     end
     if (gen_emit) begin
         pkt_valid_reg <= 1'd1;
-        pkt_data_reg <= {cfg[94:89], cfg[88:81], (gen_busy_reg ? gen_sport_reg : ctx_udp_sport_mem_rdata), (gen_busy_reg ? gen_dest_ip_reg : ctx_dest_ip_mem_rdata), cfg[80:49], (gen_busy_reg ? gen_dest_mac_reg : {ctx_dest_mac_hi_mem_rdata, ctx_dest_mac_lo_mem_rdata}), cfg[48:1], 24'd0, 8'd0, 1'b0, (gen_busy_reg ? gen_len_reg : start_rem), (gen_busy_reg ? gen_rkey_reg : wqe_now[237:206]), (gen_busy_reg ? gen_va_reg : start_reth_va), (gen_cur_first || gen_cur_read), gen_payload_len, (gen_last || (gen_cur_count == 6'd63)), gen_cur_psn, (gen_busy_reg ? gen_dest_qpn_reg : ctx_dest_qpn_mem_rdata), (gen_cur_read ? 8'd12 : (gen_cur_first ? (gen_last ? 8'd10 : 8'd6) : (gen_last ? 8'd8 : 8'd7)))};
+        pkt_data_reg <= {cfg[94:89], cfg[88:81], (gen_busy_reg ? gen_sport_reg : ctx_udp_sport_mem_rdata), (gen_busy_reg ? gen_dest_ip_reg : ctx_dest_ip_mem_rdata), cfg[80:49], (gen_busy_reg ? gen_dest_mac_reg : {ctx_dest_mac_hi_mem_rdata, ctx_dest_mac_lo_mem_rdata}), cfg[48:1], 24'd0, 8'd0, 1'b0, (gen_busy_reg ? gen_len_reg : start_rem), (gen_busy_reg ? gen_rkey_reg : wqe_reg[237:206]), (gen_busy_reg ? gen_va_reg : start_reth_va), (gen_cur_first || gen_cur_read), gen_payload_len, (gen_last || (gen_cur_count == 6'd63)), gen_cur_psn, (gen_busy_reg ? gen_dest_qpn_reg : ctx_dest_qpn_mem_rdata), (gen_cur_read ? 8'd12 : (gen_cur_first ? (gen_last ? 8'd10 : 8'd6) : (gen_last ? 8'd8 : 8'd7)))};
         pkt_retx_reg <= gen_cur_high_valid && !binary_2[23];
         gen_off_reg <= gen_cur_off + {19'd0, gen_payload_len};
         pkt_qp_reg <= gen_busy_reg ? gen_qp_reg : wqe_now[1:0];
@@ -994,7 +1035,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/req-tx.ts:594:13
+// gen/nic/req-tx.ts:637:13
 always @(posedge clk) begin
     retx_valid_reg <= pkt_taken && pkt_retx_reg;
     retx_valid_reg <= retx_sum != 3'b000;
@@ -1003,7 +1044,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/req-tx.ts:642:7
+// gen/nic/req-tx.ts:685:7
 always @(posedge clk) begin
     if (pay_grant && !pay_end) begin
         pay_out_reg <= pay_out_reg + 2'd1;
@@ -1015,7 +1056,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/req-tx.ts:644:7
+// gen/nic/req-tx.ts:687:7
 always @(posedge clk) begin
     if (pay_grant) begin
         granted_qp_reg <= pkt_qp_reg;
@@ -1029,7 +1070,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/req-tx.ts:654:7
+// gen/nic/req-tx.ts:697:7
 always @(posedge clk) begin
     if (pay_grant) begin
         granted_psn_reg <= pkt_data_reg[55:32];
@@ -1052,7 +1093,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/req-tx.ts:699:14
+// gen/nic/req-tx.ts:742:14
 always @(posedge clk) begin
     retx_pend_reg <= (retx_sum != 3'b000) ? (retx_sum - 3'd1) : retx_sum;
     if (rst) begin
@@ -1060,7 +1101,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/req-tx.ts:707:7
+// gen/nic/req-tx.ts:750:7
 always @(posedge clk) begin
     if (abort_state == ABORT_STATE_IDLE) begin
         abort_qp_reset_reg <= 1'b0;
@@ -1072,55 +1113,65 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/req-tx.ts:247:77: asynchronous read port
-assign ctx_sq_psn_mem_rdata = ctx_sq_psn_mem[wqe_now[1:0]];
+// gen/nic/req-tx.ts:266:77: asynchronous read port
+assign ctx_sq_psn_mem_rdata0 = ctx_sq_psn_mem[wqe_now[1:0]];
 
-// gen/nic/req-tx.ts:247:77: asynchronous read port
-assign ctx_sq_psn_hw_mem_rdata = ctx_sq_psn_hw_mem[wqe_now[1:0]];
+// gen/nic/req-tx.ts:345:22: asynchronous read port
+assign ctx_sq_psn_mem_rdata1 = ctx_sq_psn_mem[held_qp];
 
-// gen/nic/req-tx.ts:240:20: asynchronous read port
+// gen/nic/req-tx.ts:266:77: asynchronous read port
+assign ctx_sq_psn_hw_mem_rdata0 = ctx_sq_psn_hw_mem[wqe_now[1:0]];
+
+// gen/nic/req-tx.ts:345:22: asynchronous read port
+assign ctx_sq_psn_hw_mem_rdata1 = ctx_sq_psn_hw_mem[held_qp];
+
+// gen/nic/req-tx.ts:259:20: asynchronous read port
 assign ctx_pmtu_mem_rdata = ctx_pmtu_mem[wqe_now[1:0]];
 
-// gen/nic/req-tx.ts:300:157: asynchronous read port
+// gen/nic/req-tx.ts:319:157: asynchronous read port
 assign ctx_pd_mem_rdata = ctx_pd_mem[wqe_now[1:0]];
 
-// gen/nic/req-tx.ts:542:40: asynchronous read port
-assign ctx_dest_qpn_mem_rdata = ctx_dest_qpn_mem[wqe_now[1:0]];
+// gen/nic/req-tx.ts:585:41: asynchronous read port
+assign ctx_dest_qpn_mem_rdata = ctx_dest_qpn_mem[held_qp];
 
-// gen/nic/req-tx.ts:547:57: asynchronous read port
-assign ctx_dest_mac_lo_mem_rdata = ctx_dest_mac_lo_mem[wqe_now[1:0]];
+// gen/nic/req-tx.ts:590:58: asynchronous read port
+assign ctx_dest_mac_lo_mem_rdata = ctx_dest_mac_lo_mem[held_qp];
 
-// gen/nic/req-tx.ts:547:57: asynchronous read port
-assign ctx_dest_mac_hi_mem_rdata = ctx_dest_mac_hi_mem[wqe_now[1:0]];
+// gen/nic/req-tx.ts:590:58: asynchronous read port
+assign ctx_dest_mac_hi_mem_rdata = ctx_dest_mac_hi_mem[held_qp];
 
-// gen/nic/req-tx.ts:548:29: asynchronous read port
-assign ctx_dest_ip_mem_rdata = ctx_dest_ip_mem[wqe_now[1:0]];
+// gen/nic/req-tx.ts:591:30: asynchronous read port
+assign ctx_dest_ip_mem_rdata = ctx_dest_ip_mem[held_qp];
 
-// gen/nic/req-tx.ts:548:72: asynchronous read port
-assign ctx_udp_sport_mem_rdata = ctx_udp_sport_mem[wqe_now[1:0]];
+// gen/nic/req-tx.ts:591:74: asynchronous read port
+assign ctx_udp_sport_mem_rdata = ctx_udp_sport_mem[held_qp];
 
 `ifndef SYNTHESIS
 // assertions (simulation only), checked at each clk edge outside reset
 always @(posedge clk) begin
     if (!rst) begin
         if (!(!(((state == STATE_CHECK) && resuming) && (check_status == 4'b0000)) || (resume_skip_bytes < {4'b0000, wqe_now[77:46]}))) begin
-            $display("%m: assertion failed at gen/nic/req-tx.ts:250:5: resume point at or past the end of the message [state=%0h resuming=%0h check_status=%0h resume_skip_bytes=%0h]", state, resuming, check_status, resume_skip_bytes);
+            $display("%m: assertion failed at gen/nic/req-tx.ts:269:5: resume point at or past the end of the message [state=%0h resuming=%0h check_status=%0h resume_skip_bytes=%0h]", state, resuming, check_status, resume_skip_bytes);
+            $stop;
+        end
+        if (!(!(state == STATE_PSN) || pkt_count_fresh_reg)) begin
+            $display("%m: assertion failed at gen/nic/req-tx.ts:393:5: the packet count is read in the cycle after its WQE was taken [state=%0h pkt_count_fresh_reg=%0h]", state, pkt_count_fresh_reg);
             $stop;
         end
         if (!(!pay_end || (pay_out_reg != 2'b00))) begin
-            $display("%m: assertion failed at gen/nic/req-tx.ts:643:7: pay_end without a payload command taken [pay_end=%0h pay_out_reg=%0h]", pay_end, pay_out_reg);
+            $display("%m: assertion failed at gen/nic/req-tx.ts:686:7: pay_end without a payload command taken [pay_end=%0h pay_out_reg=%0h]", pay_end, pay_out_reg);
             $stop;
         end
         if (!(retx_pend_reg != 3'd7)) begin
-            $display("%m: assertion failed at gen/nic/req-tx.ts:700:7: RETX_PKTS: more than 6 resent packets waiting to be counted [retx_pend_reg=%0h]", retx_pend_reg);
+            $display("%m: assertion failed at gen/nic/req-tx.ts:743:7: RETX_PKTS: more than 6 resent packets waiting to be counted [retx_pend_reg=%0h]", retx_pend_reg);
             $stop;
         end
         if (!(!(((abort_state == ABORT_STATE_WAIT) && s_abort_done_valid) && !s_abort_done_data[0]) || (abort_dropped_reg ? abort_drop_cut_ok : (s_abort_done_data[36:5] == (abort_report_granted ? granted_end_reg : 32'd0))))) begin
-            $display("%m: assertion failed at gen/nic/req-tx.ts:727:7: the DMA abort cut the stream elsewhere than right after the last packet command taken (or inside the packet the gate dropped) [abort_state=%0h s_abort_done_valid=%0h s_abort_done_data=%0h abort_dropped_reg=%0h abort_drop_cut_ok=%0h abort_report_granted=%0h granted_end_reg=%0h]", abort_state, s_abort_done_valid, s_abort_done_data, abort_dropped_reg, abort_drop_cut_ok, abort_report_granted, granted_end_reg);
+            $display("%m: assertion failed at gen/nic/req-tx.ts:770:7: the DMA abort cut the stream elsewhere than right after the last packet command taken (or inside the packet the gate dropped) [abort_state=%0h s_abort_done_valid=%0h s_abort_done_data=%0h abort_dropped_reg=%0h abort_drop_cut_ok=%0h abort_report_granted=%0h granted_end_reg=%0h]", abort_state, s_abort_done_valid, s_abort_done_data, abort_dropped_reg, abort_drop_cut_ok, abort_report_granted, granted_end_reg);
             $stop;
         end
         if (!(!((((abort_state == ABORT_STATE_DONE) && rewind_fire) && (s_rewind_data[1:0] == abort_qp_reg)) && ((gen_busy_reg && (gen_qp_reg == abort_qp_reg)) || (pkt_valid_reg && (pkt_qp_reg == abort_qp_reg)))))) begin
-            $display("%m: assertion failed at gen/nic/req-tx.ts:769:7: a rewind taken after a DMA abort while the QP still has a message in the generator or a command on m_pkt_cmd [abort_state=%0h rewind_fire=%0h s_rewind_data=%0h abort_qp_reg=%0h gen_busy_reg=%0h gen_qp_reg=%0h pkt_valid_reg=%0h pkt_qp_reg=%0h]", abort_state, rewind_fire, s_rewind_data, abort_qp_reg, gen_busy_reg, gen_qp_reg, pkt_valid_reg, pkt_qp_reg);
+            $display("%m: assertion failed at gen/nic/req-tx.ts:812:7: a rewind taken after a DMA abort while the QP still has a message in the generator or a command on m_pkt_cmd [abort_state=%0h rewind_fire=%0h s_rewind_data=%0h abort_qp_reg=%0h gen_busy_reg=%0h gen_qp_reg=%0h pkt_valid_reg=%0h pkt_qp_reg=%0h]", abort_state, rewind_fire, s_rewind_data, abort_qp_reg, gen_busy_reg, gen_qp_reg, pkt_valid_reg, pkt_qp_reg);
             $stop;
         end
     end
@@ -1131,21 +1182,21 @@ end
 // cover points (Verilator coverage only), counted at each clk edge outside reset
 always @(posedge clk) begin
     if (!rst) begin
-        // gen/nic/req-tx.ts:689:22
+        // gen/nic/req-tx.ts:732:22
         abort_release_taken: cover (abort_release && pkt_taken);
-        // gen/nic/req-tx.ts:701:7
+        // gen/nic/req-tx.ts:744:7
         abort_gate_drop: cover (gate_drop_now);
-        // gen/nic/req-tx.ts:742:7
+        // gen/nic/req-tx.ts:785:7
         abort_held_for_payless_cmd: cover (((((abort_state == ABORT_STATE_IDLE) && s_rewind_valid) && need_abort) && m_abort_ready) && abort_payless_waits);
-        // gen/nic/req-tx.ts:771:7
+        // gen/nic/req-tx.ts:814:7
         abort_waits_for_payload: cover ((abort_state == ABORT_STATE_HOLD) && !abort_at_boundary);
-        // gen/nic/req-tx.ts:772:7
+        // gen/nic/req-tx.ts:815:7
         abort_cut_inside_message: cover ((((abort_state == ABORT_STATE_WAIT) && s_abort_done_valid) && !s_abort_done_data[0]) && (s_abort_done_data[36:5] != 32'd0));
-        // gen/nic/req-tx.ts:773:7
+        // gen/nic/req-tx.ts:816:7
         abort_cut_before_message: cover ((((abort_state == ABORT_STATE_WAIT) && s_abort_done_valid) && !s_abort_done_data[0]) && (s_abort_done_data[36:5] == 32'd0));
-        // gen/nic/req-tx.ts:774:7
+        // gen/nic/req-tx.ts:817:7
         abort_nothing_left: cover (((abort_state == ABORT_STATE_WAIT) && s_abort_done_valid) && s_abort_done_data[0]);
-        // gen/nic/req-tx.ts:775:7
+        // gen/nic/req-tx.ts:818:7
         abort_drops_withheld_command: cover (((abort_state == ABORT_STATE_WAIT) && s_abort_done_valid) && abort_withheld_here);
     end
 end

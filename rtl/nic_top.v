@@ -1331,6 +1331,9 @@ reg  [31:0] tlb_misses_prev_reg;
 wire tlb_misses_moved;
 wire rx_drop_icrc;
 reg  [7:0] rx_drop_other_pending_reg;
+reg  rx_drop_other_event0_reg;
+reg  rx_drop_other_event1_reg;
+reg  rx_drop_other_event2_reg;
 wire [7:0] rx_drop_other_total;
 wire rx_drop_other_pulse;
 // intermediate of gen/nic/nic-top-build.ts:231:76: only bits [7:4] are used
@@ -1500,13 +1503,13 @@ assign u_regs_irq_event = u_completion_irq_event;
 // gen/nic/nic-top-build.ts:379:9
 assign irq = u_regs_irq;
 
-// gen/nic/top-wiring.ts:127:17
+// gen/nic/top-wiring.ts:135:17
 assign qp_err_all = qp_err_pending_reg | {(((((u_req_tx_qp_error[0] && (u_req_tx_qp_error[2:1] == 2'd3)) || (u_ack_tracker_qp_error[0] && (u_ack_tracker_qp_error[2:1] == 2'd3))) || (u_responder_qp_error[0] && (u_responder_qp_error[2:1] == 2'd3))) || (u_completion_qp_error[0] && (u_completion_qp_error[2:1] == 2'd3))) || (u_read_responder_qp_error[0] && (u_read_responder_qp_error[2:1] == 2'd3))), (((((u_req_tx_qp_error[0] && (u_req_tx_qp_error[2:1] == 2'd2)) || (u_ack_tracker_qp_error[0] && (u_ack_tracker_qp_error[2:1] == 2'd2))) || (u_responder_qp_error[0] && (u_responder_qp_error[2:1] == 2'd2))) || (u_completion_qp_error[0] && (u_completion_qp_error[2:1] == 2'd2))) || (u_read_responder_qp_error[0] && (u_read_responder_qp_error[2:1] == 2'd2))), (((((u_req_tx_qp_error[0] && (u_req_tx_qp_error[2:1] == 2'd1)) || (u_ack_tracker_qp_error[0] && (u_ack_tracker_qp_error[2:1] == 2'd1))) || (u_responder_qp_error[0] && (u_responder_qp_error[2:1] == 2'd1))) || (u_completion_qp_error[0] && (u_completion_qp_error[2:1] == 2'd1))) || (u_read_responder_qp_error[0] && (u_read_responder_qp_error[2:1] == 2'd1))), (((((u_req_tx_qp_error[0] && (u_req_tx_qp_error[2:1] == 2'b00)) || (u_ack_tracker_qp_error[0] && (u_ack_tracker_qp_error[2:1] == 2'b00))) || (u_responder_qp_error[0] && (u_responder_qp_error[2:1] == 2'b00))) || (u_completion_qp_error[0] && (u_completion_qp_error[2:1] == 2'b00))) || (u_read_responder_qp_error[0] && (u_read_responder_qp_error[2:1] == 2'b00)))};
 
-// gen/nic/top-wiring.ts:128:19
+// gen/nic/top-wiring.ts:136:19
 assign qp_err_valid = qp_err_all != 4'b0000;
 
-// gen/nic/top-wiring.ts:133:7
+// gen/nic/top-wiring.ts:141:7
 always @* begin
     qp_err_qp = 2'b00;
     qp_err_sel = 4'b0000;
@@ -2842,13 +2845,13 @@ assign u_axi_wr_mux_m_axi_bvalid = m_axi_bvalid;
 // gen/nic/top-wiring.ts:67:26
 assign m_axi_bready = u_axi_wr_mux_m_axi_bready;
 
-// gen/nic/top-wiring.ts:144:19
+// gen/nic/top-wiring.ts:152:19
 assign tlb_hits_moved = u_tlb_hits != tlb_hits_prev_reg;
 
 // gen/nic/nic-top-build.ts:489:32
 assign u_regs_inc_tlb_hits = tlb_hits_moved;
 
-// gen/nic/top-wiring.ts:144:19
+// gen/nic/top-wiring.ts:152:19
 assign tlb_misses_moved = u_tlb_misses != tlb_misses_prev_reg;
 
 // gen/nic/nic-top-build.ts:490:34
@@ -2860,10 +2863,10 @@ assign rx_drop_icrc = u_icrc_check_drop_valid && (u_icrc_check_drop_reason == 3'
 // gen/nic/nic-top-build.ts:493:36
 assign u_regs_inc_rx_drop_icrc = rx_drop_icrc;
 
-// gen/nic/top-wiring.ts:111:19
-assign rx_drop_other_total = rx_drop_other_pending_reg + (({7'd0, (u_icrc_check_drop_valid && !rx_drop_icrc)} + {7'd0, u_rx_parser_drop_valid}) + {7'd0, u_responder_drop});
+// gen/nic/top-wiring.ts:119:19
+assign rx_drop_other_total = rx_drop_other_pending_reg + (({7'd0, rx_drop_other_event0_reg} + {7'd0, rx_drop_other_event1_reg}) + {7'd0, rx_drop_other_event2_reg});
 
-// gen/nic/top-wiring.ts:112:18
+// gen/nic/top-wiring.ts:120:18
 assign rx_drop_other_pulse = rx_drop_other_total != 8'd0;
 
 // gen/nic/nic-top-build.ts:497:37
@@ -2893,7 +2896,7 @@ assign u_regs_inc_dup_req_rx = u_responder_cnt_dup_req;
 // gen/nic/nic-top-build.ts:507:33
 assign u_regs_inc_retry_exc = u_ack_tracker_cnt_retry_exc;
 
-// gen/nic/top-wiring.ts:135:11
+// gen/nic/top-wiring.ts:143:11
 always @(posedge clk) begin
     qp_err_pending_reg <= qp_err_all & ~qp_err_sel;
     if (rst) begin
@@ -2983,7 +2986,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/top-wiring.ts:143:8
+// gen/nic/top-wiring.ts:151:8
 always @(posedge clk) begin
     tlb_hits_prev_reg <= u_tlb_hits;
     if (rst) begin
@@ -2991,7 +2994,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/top-wiring.ts:143:8
+// gen/nic/top-wiring.ts:151:8
 always @(posedge clk) begin
     tlb_misses_prev_reg <= u_tlb_misses;
     if (rst) begin
@@ -2999,7 +3002,31 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/top-wiring.ts:113:11
+// gen/nic/top-wiring.ts:115:7
+always @(posedge clk) begin
+    rx_drop_other_event0_reg <= u_icrc_check_drop_valid && !rx_drop_icrc;
+    if (rst) begin
+        rx_drop_other_event0_reg <= 1'b0;
+    end
+end
+
+// gen/nic/top-wiring.ts:115:7
+always @(posedge clk) begin
+    rx_drop_other_event1_reg <= u_rx_parser_drop_valid;
+    if (rst) begin
+        rx_drop_other_event1_reg <= 1'b0;
+    end
+end
+
+// gen/nic/top-wiring.ts:115:7
+always @(posedge clk) begin
+    rx_drop_other_event2_reg <= u_responder_drop;
+    if (rst) begin
+        rx_drop_other_event2_reg <= 1'b0;
+    end
+end
+
+// gen/nic/top-wiring.ts:121:11
 always @(posedge clk) begin
     rx_drop_other_pending_reg <= rx_drop_other_total - {7'd0, rx_drop_other_pulse};
     if (rst) begin
@@ -4170,15 +4197,15 @@ always @(posedge clk) begin
             $stop;
         end
         if (!((u_tlb_hits - tlb_hits_prev_reg) <= 32'd1)) begin
-            $display("%m: assertion failed at gen/nic/top-wiring.ts:145:5: tlb_hits: counter advanced by more than one in a cycle [u_tlb_hits=%0h tlb_hits_prev_reg=%0h]", u_tlb_hits, tlb_hits_prev_reg);
+            $display("%m: assertion failed at gen/nic/top-wiring.ts:153:5: tlb_hits: counter advanced by more than one in a cycle [u_tlb_hits=%0h tlb_hits_prev_reg=%0h]", u_tlb_hits, tlb_hits_prev_reg);
             $stop;
         end
         if (!((u_tlb_misses - tlb_misses_prev_reg) <= 32'd1)) begin
-            $display("%m: assertion failed at gen/nic/top-wiring.ts:145:5: tlb_misses: counter advanced by more than one in a cycle [u_tlb_misses=%0h tlb_misses_prev_reg=%0h]", u_tlb_misses, tlb_misses_prev_reg);
+            $display("%m: assertion failed at gen/nic/top-wiring.ts:153:5: tlb_misses: counter advanced by more than one in a cycle [u_tlb_misses=%0h tlb_misses_prev_reg=%0h]", u_tlb_misses, tlb_misses_prev_reg);
             $stop;
         end
         if (!(!(&rx_drop_other_pending_reg))) begin
-            $display("%m: assertion failed at gen/nic/top-wiring.ts:114:5: rx_drop_other: event backlog overflow [rx_drop_other_pending_reg=%0h]", rx_drop_other_pending_reg);
+            $display("%m: assertion failed at gen/nic/top-wiring.ts:122:5: rx_drop_other: event backlog overflow [rx_drop_other_pending_reg=%0h]", rx_drop_other_pending_reg);
             $stop;
         end
     end

@@ -193,7 +193,7 @@ const REQ_DMA_BURST_BEATS = 16;
 const REQ_DMA_LAT_SLACK = 20;
 
 /** WQEs the queue between WQE fetch and req_tx holds (credits for fetch bursts). */
-const WQE_QUEUE_DEPTH = 8;
+export const WQE_QUEUE_DEPTH = 8;
 
 /**
  * WQE fetch -> queue -> req_tx, and fetch's AXI reads (read-mux client 0) gated by credits.
@@ -243,7 +243,7 @@ function wqeQueue(m: ModuleBuilder, W: number, numQp: number, fetch: PortMap, re
  * sees valid only while the other is ready, so neither takes it alone. Neither ready depends
  * on its own valid, so there is no loop.
  */
-function rewindFork(m: ModuleBuilder, ack: PortMap, to: readonly [PortMap, PortMap]): void {
+export function rewindFork(m: ModuleBuilder, ack: PortMap, to: readonly [PortMap, PortMap]): void {
   const [a, b] = to;
   const valid = port(ack, 'm_rewind_valid');
   sink(a, 's_rewind_valid').set(valid.land(port(b, 's_rewind_ready')));

@@ -89,6 +89,13 @@
 // before the cycle after IDLE (and nic_dma_read's status takes several cycles).
 // The ReqEntry reaches the ACK tracker before the message's first packet command leaves,
 // so an ACK can never arrive for a message the tracker does not know yet.
+// Timing (docs/synth.md, "The WQE path across module boundaries"): what leaves this stage after
+// IDLE is built from the WQE register and its QP's context (held_qp), never through wqe_now's
+// mux from s_wqe: the ReqEntry and read_ctx, with the packet count n in a register computed a
+// cycle after the WQE was taken (a DMA status in that very cycle waits one cycle; nic_dma_read's
+// never comes that early); s_rewind_ready is from registers and the rewind itself (not in CHECK,
+// not while a start is offered), since nic_top forks it into nic_read_resp_rx and, through its
+// s_hdr_ready, into nic_responder's decision.
 // PMTU values outside 8..12 are clamped into that range.
 
 import { Bool, UInt, Vec, defineModule, lit, mux, pack, type Value } from '../hdl/index.ts';
@@ -185,6 +192,16 @@ export const nicReqTx = defineModule('nic_req_tx', { dataWidth: 64, numQp: 4, dm
   const wq = wqe.field('qp');
   tpQp.set(wq);
   const ctx = qpCtx.at(wq);
+  // The WQE held, from CHECK on: what leaves this stage after IDLE (the ReqEntry to the ACK
+  // tracker, the READ context, rewind_safe) is built from it and from its QP's context, never
+  // through wqe_now's mux from s_wqe. In those states the two are the same WQE, but a
+  // synthesis tool does not know the state, so from wqe_now the WQE queue's read data ran on
+  // through this stage into the tracker's post (docs/synth.md, "The WQE path across module
+  // boundaries").
+  const hq = m.let('held_qp', cur.field('qp'));
+  const hctx = qpCtx.at(hq);
+  const heldIsWrite = cur.field('opcode').eq(WQE_OPCODE.RDMA_WRITE);
+  const heldIsRead = m.let('held_is_read', cur.field('opcode').eq(WQE_OPCODE.RDMA_READ));
   const entryStatus = m.reg('entry_status_reg', UInt(4));
   const firstPsn = m.reg('first_psn_reg', UInt(24));
   const lastPsn = m.reg('last_psn_reg', UInt(24));
@@ -198,6 +215,8 @@ export const nicReqTx = defineModule('nic_req_tx', { dataWidth: 64, numQp: 4, dm
   // dropped where it would start (DMA, generator, CHECK): the rewind reads the ring again.
   const qDrop = abFsm ? m.let('abort_drop_wqe', abFsm.is('IDLE').lnot().land(wq.eq(abQp!))) : undefined;
   const unlessDrop = (v: Value): Value => (qDrop ? v.land(qDrop.lnot()) : v);
+  // The same for the WQE held (the states after CHECK, where wqe_now is the register).
+  const heldDrop = abFsm ? m.let('abort_drop_held', abFsm.is('IDLE').lnot().land(hq.eq(abQp!))) : undefined;
   const dropOr = (body: () => void): (() => void) => (qDrop ? () => m.if(qDrop, () => fsm.goto('IDLE')).else(body) : body);
   /** A DMA command of the WQE held has gone (its message is in nic_dma_read, maybe in part). */
   const dmaSent = abOn ? m.reg('dma_sent_reg', Bool) : undefined;
@@ -300,14 +319,30 @@ export const nicReqTx = defineModule('nic_req_tx', { dataWidth: 64, numQp: 4, dm
     va: sge.field('addr').addw(sgeSkip.zext(64)), len: mux(noSge, lit(0, 32), sge.field('len').subw(sgeSkip)), key: sge.field('lkey'), pd: mux(inCheck, ctx.field('pd'), pd),
     last: lastSge, segLog2: mux(inCheck, pmtuClamped, mtuLog2), access: XLATE_ACCESS.LOCAL_READ,
   }));
-  sStatus.ready.set(fsm.is('WAIT'));
+  // The packet count below is computed from the WQE a cycle after it was taken.
+  const nFresh = m.reg('pkt_count_fresh_reg', Bool);
+  nFresh.set(fsm.is('IDLE').land(sWqe.valid).land(sWqe.ready).lnot());
+  // (pkt_count_fresh_reg: the status waits one cycle if it arrives in the cycle after the WQE was
+  // taken, when the packet count is not computed yet; nic_dma_read's status comes later.)
+  sStatus.ready.set(fsm.is('WAIT').land(nFresh));
+  /** The DMA status is taken (see pkt_count_fresh_reg). */
+  const statusIn = m.let('dma_status_in', sStatus.valid.land(nFresh));
 
   // ---- PSNs -----------------------------------------------------------------------------------
-  const len = wqe.field('length');
-  const mtuMinus1 = m.let('mtu_minus_1', lit(1, 33).shl(mtuLog2).subw(1));
-  const nCeil = m.let('pkt_count_ceil', len.zext(33).addw(mtuMinus1).shr(mtuLog2));
-  const nPkts = m.let('pkt_count', mux(nCeil.eq(0), lit(1, 33), nCeil).trunc(24));
-  const sqPsn = ctx.field('sqPsn');
+  // The packet count n = max(1, ceil(len / MTU)) of the WQE held, in a register computed every
+  // cycle from registers (the held WQE's length and the path MTU: in CHECK the QP's, afterwards
+  // mtu_log2_reg), so the ReqEntry's last PSN is one adder behind registers. It is read in PSN
+  // and in WAIT with the DMA status: always at least a cycle after the WQE was taken (checked).
+  const len = cur.field('length');
+  const countMtu = mux(fsm.is('CHECK'), pmtuClamped, mtuLog2);
+  const mtuMinus1 = m.let('mtu_minus_1', lit(1, 33).shl(countMtu).subw(1));
+  const nCeil = m.let('pkt_count_ceil', len.zext(33).addw(mtuMinus1).shr(countMtu));
+  const nPkts = m.reg('pkt_count_reg', UInt(24));
+  const nPktsMinus1 = m.reg('pkt_count_minus1_reg', UInt(24));
+  const nNext = mux(nCeil.eq(0), lit(1, 33), nCeil).trunc(24);
+  nPkts.set(nNext);
+  nPktsMinus1.set(nNext.subw(1));
+  const sqPsn = hctx.field('sqPsn');
 
   // ---- the packet generator's message registers ------------------------------------------------
   const genBusy = m.reg('gen_busy_reg', Bool);
@@ -352,12 +387,14 @@ export const nicReqTx = defineModule('nic_req_tx', { dataWidth: 64, numQp: 4, dm
   // START would use load at the same edge, so an entry not taken in WAIT stays the same in
   // START. valid depends on the status' valid, never on a ready.
   const inWait = fsm.is('WAIT');
-  const statusOk = m.let('dma_status_ok', sStatus.valid.land(sStatus.data.field('status').eq(XLATE_STATUS.OK)));
-  const startNow = m.let('start_now', unlessDrop(fsm.is('START').lor(inWait.land(statusOk)).land(genBusy.lnot())));
+  const statusOk = m.let('dma_status_ok', statusIn.land(sStatus.data.field('status').eq(XLATE_STATUS.OK)));
+  const startNow0 = fsm.is('START').lor(inWait.land(statusOk)).land(genBusy.lnot());
+  const startNow = m.let('start_now', heldDrop ? startNow0.land(heldDrop.lnot()) : startNow0);
+  m.assert(fsm.is('PSN').lnot().lor(nFresh), 'the packet count is read in the cycle after its WQE was taken');
   // The message is handed over (entry pushed, generator loaded) at this edge.
   const startTake = m.let('start_take', startNow.land(mReq.ready));
   const sqFirst = m.let('sq_first_psn', sqPsn);
-  const sqLast = m.let('sq_last_psn', sqPsn.addw(nPkts.subw(1)));
+  const sqLast = m.let('sq_last_psn', sqPsn.addw(nPktsMinus1));
   const sqNext = m.let('sq_next_psn', sqPsn.addw(nPkts));
   // The first PSN on the wire: the resume PSN when the message restarts inside.
   const wireFirst = m.reg('wire_first_psn_reg', UInt(24));
@@ -368,15 +405,15 @@ export const nicReqTx = defineModule('nic_req_tx', { dataWidth: 64, numQp: 4, dm
   const startNext = m.let('start_next_psn', mux(inWait, sqNext, gNext));
   mReq.valid.set(fsm.is('ERR').lor(startNow));
   mReq.data.set(pack(ReqEntry, {
-    qp: wq, wrId: wqe.field('wrId'), opcode: wqe.field('opcode'), length: len,
-    firstPsn: startFirst, lastPsn: startLast, msgFirstPsn: startMsgFirst, ringIndex: wqe.field('ringIndex'),
-    signaled: wqe.field('flags').bit(Math.log2(WQE_FLAG.SIGNALED)), status: entryStatus,
+    qp: hq, wrId: cur.field('wrId'), opcode: cur.field('opcode'), length: len,
+    firstPsn: startFirst, lastPsn: startLast, msgFirstPsn: startMsgFirst, ringIndex: cur.field('ringIndex'),
+    signaled: cur.field('flags').bit(Math.log2(WQE_FLAG.SIGNALED)), status: entryStatus,
   }));
 
   mReadCtx.valid.set(fsm.is('RCTX'));
   mReadCtx.data.set(pack(ReadCtx, {
-    qp: wq, wrId: wqe.field('wrId'), firstPsn: wireFirst, lastPsn, length: len, startOff: mux(resumeReg, skipBytesReg, lit(0, 32)), pd, pmtu: mtuLog2,
-    numSge: numSge.trunc(3), sge: sges.as(Vec(ReadSge, MAX_SGE)),
+    qp: hq, wrId: cur.field('wrId'), firstPsn: wireFirst, lastPsn, length: len, startOff: mux(resumeReg, skipBytesReg, lit(0, 32)), pd, pmtu: mtuLog2,
+    numSge: cur.field('numSge').trunc(3), sge: cur.field('sge').as(Vec(ReadSge, MAX_SGE)),
   }));
 
   const updValid = m.reg('psn_upd_valid_reg', Bool);
@@ -395,8 +432,14 @@ export const nicReqTx = defineModule('nic_req_tx', { dataWidth: 64, numQp: 4, dm
   const rwQp = sRewind.data.field('qp');
   const unlessBlocked = (v: Value): Value => (abBlock ? v.land(abBlock.lnot()) : v);
   m.unused(sRewind.data, 'ringIdx is for the fetch stage (the tracker applies it there)');
-  // Not while a park is decided (parkNow) nor while it is on m_park (park_valid_reg, the
-  // cycle after): the tracker takes one of them per cycle (its fetch_rewind carries one).
+  // Not in CHECK, where a park may be decided (parkNow), nor while it is on m_park
+  // (park_valid_reg, the cycle after): the tracker takes one of them per cycle (its
+  // fetch_rewind carries one). Nor while a message is offered to the tracker (start_now): its
+  // hand-over publishes SQ_PSN on the same sq_psn_upd. Both from registers (CHECK, not parkNow;
+  // start_now, not start_take): s_rewind_ready goes through nic_top's rewind fork into
+  // nic_read_resp_rx's s_hdr_ready and nic_responder's decision, and parkNow is the whole WQE
+  // check (docs/synth.md, "The WQE path across module boundaries"). A rewind waits a cycle
+  // longer when it meets a CHECK, or a start the tracker is not ready for.
   // With dmaAbort, not while the QP has a message in the generator or on m_pkt_cmd with payload
   // still to cut, or a WRITE past its first DMA command here (need_abort: the abort below cuts
   // them first), nor while that abort runs.
@@ -409,9 +452,9 @@ export const nicReqTx = defineModule('nic_req_tx', { dataWidth: 64, numQp: 4, dm
   // before the abort.
   const needAbort = G ? m.let('need_abort', genBusy.land(G.qp.eq(rwQp)).land(gRead.lnot()).land(gRem.ne(0))
     .lor(pktValid.land(G.pktQp.eq(rwQp)).land(G.pktHasPay))
-    .lor(wq.eq(rwQp).land(fsm.is('DMA').lor(fsm.is('WAIT')).lor(fsm.is('START').land(isWrite))))) : undefined;
+    .lor(hq.eq(rwQp).land(fsm.is('DMA').lor(fsm.is('WAIT')).lor(fsm.is('START').land(heldIsWrite))))) : undefined;
   const abBlock = needAbort && abFsm ? m.let('abort_blocks_rewind', needAbort.lor(abFsm.is('IDLE').lnot().land(abFsm.is('DONE').lnot()).land(abQp!.eq(rwQp)))) : undefined;
-  const rwSafe = m.let('rewind_safe', unlessBlocked(fsm.is('IDLE').lor(wq.ne(rwQp)).land(startTake.lnot()).land(parkNow.lnot()).land(parkValid.lnot())));
+  const rwSafe = m.let('rewind_safe', unlessBlocked(fsm.is('IDLE').lor(hq.ne(rwQp)).land(startNow.lnot()).land(fsm.is('CHECK').lnot()).land(parkValid.lnot())));
   sRewind.ready.set(rwSafe);
   const rwFire = m.let('rewind_fire', sRewind.valid.land(rwSafe));
   // SQ_PSN only for a connected QP: software may be programming it (RESET, INIT, RTR).
@@ -489,7 +532,7 @@ export const nicReqTx = defineModule('nic_req_tx', { dataWidth: 64, numQp: 4, dm
     },
     // A WRITE's PSNs are taken with its DMA status (no PSN cycle), and with a free generator
     // the message starts right here (see start_now).
-    WAIT: () => m.if(sStatus.valid, dropOr(() => {
+    WAIT: () => m.if(statusIn, dropOr(() => {
       m.if(statusOk, () => {
         takePsns();
         fsm.goto('START');
@@ -526,7 +569,7 @@ export const nicReqTx = defineModule('nic_req_tx', { dataWidth: 64, numQp: 4, dm
   const cRem = m.let('gen_cur_rem', now(gRem, startRem));
   const cFirst = m.let('gen_cur_first', mux(genBusy, gFirst, resumeReg.lnot()));
   const cCount = m.let('gen_cur_count', now(gCount, skipPktsReg));
-  const cRead = m.let('gen_cur_read', now(gRead, isRead));
+  const cRead = m.let('gen_cur_read', now(gRead, heldIsRead));
   const cHighValid = m.let('gen_cur_high_valid', now(gHighValid, tp.field('highValid')));
   const cHigh = m.let('gen_cur_high', now(gHigh, tp.field('sentHigh')));
   const mtu = m.let('gen_mtu', lit(1, 13).shl(now(gMtuLog2, mtuLog2)));
@@ -536,16 +579,16 @@ export const nicReqTx = defineModule('nic_req_tx', { dataWidth: 64, numQp: 4, dm
     mux(gLast, lit(WRITE_OPCODE.LAST, 8), lit(WRITE_OPCODE.MIDDLE, 8)));
   const opcode = mux(cRead, lit(READ_REQUEST_OPCODE, 8), writeOpcode);
   const ipCfg = cfg.field('ipCfg');
-  const rethVaStart = m.let('start_reth_va', wqe.field('remoteVa').addw(skipBytesReg.zext(64)));
+  const rethVaStart = m.let('start_reth_va', cur.field('remoteVa').addw(skipBytesReg.zext(64)));
   const payLen = m.let('gen_payload_len', mux(cRead, lit(0, 13), mux(gLast, cRem.trunc(13), mtu)));
   const cmd = pack(TxPktCmd, {
-    opcode, destQpn: now(gDestQpn, ctx.field('destQpn')), psn: cPsn, ackReq: gLast.lor(cCount.eq(ACKREQ_INTERVAL - 1)),
+    opcode, destQpn: now(gDestQpn, hctx.field('destQpn')), psn: cPsn, ackReq: gLast.lor(cCount.eq(ACKREQ_INTERVAL - 1)),
     payloadLen: payLen,
     // A READ re-requested from inside asks for the rest only: RETH va and length advanced.
-    hasReth: cFirst.lor(cRead), rethVa: now(gVa, rethVaStart), rethRkey: now(gRkey, wqe.field('rkey')), rethLen: now(gLen, startRem),
+    hasReth: cFirst.lor(cRead), rethVa: now(gVa, rethVaStart), rethRkey: now(gRkey, cur.field('rkey')), rethLen: now(gLen, startRem),
     hasAeth: 0, aethSyndrome: 0, aethMsn: 0,
-    srcMac: cfg.field('mac'), dstMac: now(gDestMac, ctx.field('destMac')), srcIp: cfg.field('ipAddr'),
-    dstIp: now(gDestIp, ctx.field('destIp')), srcPort: now(gSport, ctx.field('udpSport')),
+    srcMac: cfg.field('mac'), dstMac: now(gDestMac, hctx.field('destMac')), srcIp: cfg.field('ipAddr'),
+    dstIp: now(gDestIp, hctx.field('destIp')), srcPort: now(gSport, hctx.field('udpSport')),
     ttl: ipCfg.bits(7, 0), dscp: ipCfg.bits(13, 8),
   });
   // An abort withholds the QP's command (valid falls without a handshake: nic_tx_cmd_mux keeps
@@ -576,17 +619,17 @@ export const nicReqTx = defineModule('nic_req_tx', { dataWidth: 64, numQp: 4, dm
     gCount.set(skipPktsReg);
     gMtuLog2.set(mtuLog2);
     gVa.set(rethVaStart);
-    gRkey.set(wqe.field('rkey'));
+    gRkey.set(cur.field('rkey'));
     gLen.set(startRem);
-    gRead.set(isRead);
+    gRead.set(heldIsRead);
     gHighValid.set(tp.field('highValid'));
     gHigh.set(tp.field('sentHigh'));
     // The previous message may still be cut while this one waits in PSN/START, so the QP's
     // addressing is latched only now.
-    gDestQpn.set(ctx.field('destQpn'));
-    gDestMac.set(ctx.field('destMac'));
-    gDestIp.set(ctx.field('destIp'));
-    gSport.set(ctx.field('udpSport'));
+    gDestQpn.set(hctx.field('destQpn'));
+    gDestMac.set(hctx.field('destMac'));
+    gDestIp.set(hctx.field('destIp'));
+    gSport.set(hctx.field('udpSport'));
   });
   // Cut one packet (overrides the hand-over's first-packet values when both happen). A packet is
   // counted as a retransmission when its command is taken (an abort may drop one cut before).

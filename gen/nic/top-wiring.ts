@@ -104,10 +104,18 @@ export function tieOff(m: ModuleBuilder, p: PortMap, prefix: string, names: read
 }
 
 /** One +1 pulse per cycle out of several event pulses, none lost: events that arrive
- *  together wait in a small counter and drain one per cycle. */
+ *  together wait in a small counter and drain one per cycle. Each event is registered first
+ *  (the count is a cycle later): an event is the end of its stage's decision (nic_responder's
+ *  `drop` ends a path that starts in nic_req_tx's WQE checks, docs/synth.md), and the adders
+ *  here would run on from it. */
 export function mergePulses(m: ModuleBuilder, name: string, events: readonly Value[], counterBits = 8): Value {
   const pending = m.reg(`${name}_pending_reg`, UInt(counterBits));
-  const n = events.map(e => e.zext(counterBits) as Value).reduce((x, y) => x.addw(y));
+  const seen = events.map((e, i) => {
+    const r = m.reg(`${name}_event${i}_reg`, UInt(1));
+    r.set(e);
+    return r;
+  });
+  const n = seen.map(e => e.zext(counterBits) as Value).reduce((x, y) => x.addw(y));
   const total = m.let(`${name}_total`, pending.addw(n));
   const fire = m.let(`${name}_pulse`, total.ne(0));
   pending.set(total.subw(fire.zext(counterBits)) as Value<UIntShape>);
