@@ -49,7 +49,7 @@ module nic_ack_tracker_ctx_portlanes (
 localparam STATE_PICK = 1'd0;
 localparam STATE_EVAL = 1'd1;
 
-reg  [623:0] qp_tp_reg;
+reg  [527:0] qp_tp_reg;
 wire [3:0] qp_in_reset;
 wire exp_idx_post_we;
 wire exp_idx_rewind_we;
@@ -69,6 +69,13 @@ wire [1:0] sent_high_rewind_row;
 reg  [3:0] sent_high_newest_reg;
 wire [3:0] sent_high_clear_rows;
 reg  [3:0] sent_high_zero_reg;
+wire rd_acked_post_we;
+wire rd_acked_done_we;
+wire [1:0] rd_acked_post_row;
+wire [1:0] rd_acked_done_row;
+reg  [3:0] rd_acked_newest_reg;
+wire [3:0] rd_acked_clear_rows;
+reg  [3:0] rd_acked_zero_reg;
 reg  [31:0] now_reg;
 reg  [6:0] pool_fresh_reg;
 reg  [6:0] pool_free_count_reg;
@@ -229,6 +236,12 @@ reg  [23:0] sent_high_rewind_mem [0:3];
 wire [23:0] sent_high_rewind_mem_rdata0;
 wire [23:0] sent_high_rewind_mem_rdata1;
 wire [23:0] sent_high_rewind_mem_rdata2;
+reg  [23:0] rd_acked_post_mem [0:3];
+wire [23:0] rd_acked_post_mem_rdata0;
+wire [23:0] rd_acked_post_mem_rdata1;
+reg  [23:0] rd_acked_done_mem [0:3];
+wire [23:0] rd_acked_done_mem_rdata0;
+wire [23:0] rd_acked_done_mem_rdata1;
 reg  [172:0] entries [0:63];
 reg  [172:0] entries_rdata;
 reg  [5:0] entry_next [0:63];
@@ -241,29 +254,29 @@ reg  [35:0] rd_err_done_mem [0:3];
 wire [35:0] rd_err_done_mem_rdata;
 reg  [11:0] nak_err_mem [0:3];
 wire [11:0] nak_err_mem_rdata;
-// qp_tp_reg as 4 rows of 156 bits, read by index (gen/nic/qp-transport.ts:138:18; a mux per bit, where Yosys makes `[i * 156 +: 156]` a shifter)
-wire [155:0] qp_tp_reg_rows [0:3];
+// qp_tp_reg as 4 rows of 132 bits, read by index (gen/nic/qp-transport.ts:139:18; a mux per bit, where Yosys makes `[i * 132 +: 132]` a shifter)
+wire [131:0] qp_tp_reg_rows [0:3];
 genvar qp_tp_reg_rows_i;
 generate for (qp_tp_reg_rows_i = 0; qp_tp_reg_rows_i < 4; qp_tp_reg_rows_i = qp_tp_reg_rows_i + 1) begin : g_qp_tp_reg_rows
-    assign qp_tp_reg_rows[qp_tp_reg_rows_i] = qp_tp_reg[qp_tp_reg_rows_i * 156 +: 156];
+    assign qp_tp_reg_rows[qp_tp_reg_rows_i] = qp_tp_reg[qp_tp_reg_rows_i * 132 +: 132];
 end endgenerate
-// intermediate of gen/nic/qp-transport.ts:138:18: only bits [110:110], [108:85], [77:6] are used
+// intermediate of gen/nic/qp-transport.ts:139:18: only bits [86:86], [84:80], [77:6] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [155:0] part_0 = qp_tp_reg_rows[s_req_data[1:0]];
+wire [131:0] part_0 = qp_tp_reg_rows[s_req_data[1:0]];
 /* verilator lint_on UNUSEDSIGNAL */
 // intermediate of gen/nic/psn.ts:8:20: only bits [23:23] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [23:0] binary_1 = (s_req_data[153:130] - (sent_high_zero_reg[s_req_data[1:0]] ? 24'd0 : ((sent_high_newest_reg[s_req_data[1:0]] == 1'b0) ? sent_high_post_mem_rdata0 : sent_high_rewind_mem_rdata0)));
 /* verilator lint_on UNUSEDSIGNAL */
-// ctx_state as 4 rows of 3 bits, read by index (gen/nic/ack-tracker.ts:227:49; a mux per bit, where Yosys makes `[i * 3 +: 3]` a shifter)
+// ctx_state as 4 rows of 3 bits, read by index (gen/nic/ack-tracker.ts:228:49; a mux per bit, where Yosys makes `[i * 3 +: 3]` a shifter)
 wire [2:0] ctx_state_rows [0:3];
 genvar ctx_state_rows_i;
 generate for (ctx_state_rows_i = 0; ctx_state_rows_i < 4; ctx_state_rows_i = ctx_state_rows_i + 1) begin : g_ctx_state_rows
     assign ctx_state_rows[ctx_state_rows_i] = ctx_state[ctx_state_rows_i * 3 +: 3];
 end endgenerate
-// intermediate of gen/nic/qp-transport.ts:138:18: only bits [120:111], [79:28] are used
+// intermediate of gen/nic/qp-transport.ts:139:18: only bits [96:87], [79:28] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [155:0] part_2 = qp_tp_reg_rows[s_ack_data[1:0]];
+wire [131:0] part_2 = qp_tp_reg_rows[s_ack_data[1:0]];
 /* verilator lint_on UNUSEDSIGNAL */
 // intermediate of gen/nic/psn.ts:8:20: only bits [23:23] are used
 /* verilator lint_off UNUSEDSIGNAL */
@@ -281,13 +294,13 @@ wire [23:0] binary_5 = ((sent_high_zero_reg[s_ack_data[1:0]] ? 24'd0 : ((sent_hi
 /* verilator lint_off UNUSEDSIGNAL */
 wire [23:0] binary_6 = (ack_new_acked - part_2[76:53]);
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/ack-tracker.ts:259:31: only bits [6:4], [2:0] are used
+// intermediate of gen/nic/ack-tracker.ts:260:31: only bits [6:4], [2:0] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [15:0] part_7 = ctx_retry[s_ack_data[1:0] * 16 +: 16];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:138:18: only bits [109:109], [79:78], [76:28] are used
+// intermediate of gen/nic/qp-transport.ts:139:18: only bits [85:85], [79:78], [76:28] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [155:0] part_8 = qp_tp_reg_rows[s_read_done_data[1:0]];
+wire [131:0] part_8 = qp_tp_reg_rows[s_read_done_data[1:0]];
 /* verilator lint_on UNUSEDSIGNAL */
 // intermediate of gen/nic/psn.ts:8:20: only bits [23:23] are used
 /* verilator lint_off UNUSEDSIGNAL */
@@ -301,21 +314,21 @@ wire [23:0] binary_10 = (s_read_done_data[89:66] - part_8[76:53]);
 /* verilator lint_off UNUSEDSIGNAL */
 wire [23:0] binary_11 = (s_read_done_data[89:66] - part_8[52:29]);
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:138:18: only bits [118:118], [109:78], [76:53], [28:28], [16:12], [5:0] are used
+// intermediate of gen/nic/qp-transport.ts:139:18: only bits [94:94], [85:78], [76:53], [28:28], [16:12], [5:0] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [155:0] part_12 = qp_tp_reg_rows[sel_qp_reg];
+wire [131:0] part_12 = qp_tp_reg_rows[sel_qp_reg];
 /* verilator lint_on UNUSEDSIGNAL */
 // intermediate of gen/nic/psn.ts:8:20: only bits [23:23] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [23:0] binary_13 = (part_12[108:85] - entries_rdata[151:128]);
+wire [23:0] binary_13 = ((rd_acked_zero_reg[sel_qp_reg] ? 24'd0 : ((rd_acked_newest_reg[sel_qp_reg] == 1'b0) ? rd_acked_post_mem_rdata1 : rd_acked_done_mem_rdata1)) - entries_rdata[151:128]);
 /* verilator lint_on UNUSEDSIGNAL */
 // intermediate of gen/nic/psn.ts:8:20: only bits [23:23] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [23:0] binary_14 = (part_12[76:53] - entries_rdata[151:128]);
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:138:18: only bits [76:53] are used
+// intermediate of gen/nic/qp-transport.ts:139:18: only bits [76:53] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [155:0] part_15 = qp_tp_reg_rows[rewind_data_reg[1:0]];
+wire [131:0] part_15 = qp_tp_reg_rows[rewind_data_reg[1:0]];
 /* verilator lint_on UNUSEDSIGNAL */
 // intermediate of gen/nic/psn.ts:8:20: only bits [23:23] are used
 /* verilator lint_off UNUSEDSIGNAL */
@@ -325,29 +338,29 @@ wire [23:0] binary_16 = ((part_15[76:53] + 24'd1) - rewind_data_reg[41:18]);
 /* verilator lint_off UNUSEDSIGNAL */
 wire [23:0] binary_17 = ((part_15[76:53] + 24'd1) - rewind_last_psn_reg);
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:138:18: only bits [152:119], [113:111], [79:78] are used
+// intermediate of gen/nic/qp-transport.ts:139:18: only bits [128:95], [89:87], [79:78] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [155:0] part_18 = qp_tp_reg_rows[scan_reg];
+wire [131:0] part_18 = qp_tp_reg_rows[scan_reg];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/ack-tracker.ts:412:71: only bits [31:31] are used
+// intermediate of gen/nic/ack-tracker.ts:420:71: only bits [31:31] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [31:0] binary_19 = (now_reg - part_18[152:121]);
+wire [31:0] binary_19 = (now_reg - part_18[128:97]);
 /* verilator lint_on UNUSEDSIGNAL */
 // intermediate of gen/nic/psn.ts:8:20: only bits [23:23] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [23:0] binary_20 = (s_read_done_data[89:66] - ack_new_acked);
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:138:18: only bits [153:153], [77:77], [27:23], [16:12] are used
+// intermediate of gen/nic/qp-transport.ts:139:18: only bits [129:129], [77:77], [27:23], [16:12] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [155:0] part_21 = qp_tp_reg_rows[tp_qp];
+wire [131:0] part_21 = qp_tp_reg_rows[tp_qp];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:138:18: only bits [22:17] are used
+// intermediate of gen/nic/qp-transport.ts:139:18: only bits [22:17] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [155:0] part_22 = qp_tp_reg_rows[u_release_arb_grant_index];
+wire [131:0] part_22 = qp_tp_reg_rows[u_release_arb_grant_index];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:138:18: only bits [5:0] are used
+// intermediate of gen/nic/qp-transport.ts:139:18: only bits [5:0] are used
 /* verilator lint_off UNUSEDSIGNAL */
-wire [155:0] part_23 = qp_tp_reg_rows[u_arb_grant_index];
+wire [131:0] part_23 = qp_tp_reg_rows[u_arb_grant_index];
 /* verilator lint_on UNUSEDSIGNAL */
 
 // gen/nic/ack-tracker.ts:167:23
@@ -362,43 +375,46 @@ assign resume_psn_clear_rows = qp_in_reset;
 // gen/lib/banked-memory.ts:97:17
 assign sent_high_clear_rows = qp_in_reset;
 
-// gen/nic/ack-tracker.ts:188:23
+// gen/lib/banked-memory.ts:97:17
+assign rd_acked_clear_rows = qp_in_reset;
+
+// gen/nic/ack-tracker.ts:189:23
 assign pool_empty = (pool_free_count_reg == 7'd0) && (pool_fresh_reg == 7'd64);
 
-// gen/nic/ack-tracker.ts:195:14
+// gen/nic/ack-tracker.ts:196:14
 assign s_req_ready = (part_0[16:12] != 5'd16) && ((part_0[27:23] != 5'd0) || !pool_empty);
 
-// gen/nic/ack-tracker.ts:196:18
+// gen/nic/ack-tracker.ts:197:18
 assign push = s_req_valid && s_req_ready;
 
-// gen/nic/ack-tracker.ts:199:23
+// gen/nic/ack-tracker.ts:200:23
 assign push_from_spare = part_0[27:23] != 5'd0;
 
-// gen/nic/ack-tracker.ts:200:22
+// gen/nic/ack-tracker.ts:201:22
 assign pool_take_freed = (push && !push_from_spare) && (pool_free_count_reg != 7'd0);
 
-// gen/nic/ack-tracker.ts:201:23
+// gen/nic/ack-tracker.ts:202:23
 assign pool_take_fresh = (push && !push_from_spare) && (pool_free_count_reg == 7'd0);
 
-// gen/nic/ack-tracker.ts:202:22
+// gen/nic/ack-tracker.ts:203:22
 assign push_slot = push_from_spare ? part_0[22:17] : ((pool_free_count_reg != 7'd0) ? free_slots_rdata : pool_fresh_reg[5:0]);
 
-// gen/nic/ack-tracker.ts:203:27
+// gen/nic/ack-tracker.ts:204:27
 assign push_spare_next = entry_next_rdata0;
 
-// gen/nic/ack-tracker.ts:205:19
+// gen/nic/ack-tracker.ts:206:19
 assign req_ok = s_req_data[198:195] == 4'b0000;
 
-// gen/nic/ack-tracker.ts:207:21
+// gen/nic/ack-tracker.ts:208:21
 assign req_is_read = (s_req_data[73:66] == 8'd1) || (s_req_data[73:66] == 8'd12);
 
-// gen/nic/ack-tracker.ts:208:22
+// gen/nic/ack-tracker.ts:209:22
 assign req_all_acked = !part_0[28] || (part_0[76:53] == part_0[52:29]);
 
-// gen/nic/ack-tracker.ts:210:20
+// gen/nic/ack-tracker.ts:211:20
 assign push_ok = push && req_ok;
 
-// gen/nic/ack-tracker.ts:212:20
+// gen/nic/ack-tracker.ts:213:20
 assign push_high_up = push_ok && (!part_0[77] || (!binary_1[23] && (s_req_data[153:130] != (sent_high_zero_reg[s_req_data[1:0]] ? 24'd0 : ((sent_high_newest_reg[s_req_data[1:0]] == 1'b0) ? sent_high_post_mem_rdata0 : sent_high_rewind_mem_rdata0)))));
 
 // gen/lib/banked-memory.ts:90:27
@@ -413,187 +429,199 @@ assign exp_idx_post_we = push;
 // gen/lib/banked-memory.ts:90:49
 assign exp_idx_post_row = s_req_data[1:0];
 
-// gen/nic/ack-tracker.ts:221:14
+// gen/nic/ack-tracker.ts:222:14
 assign s_ack_ready = 1'd1;
 
-// gen/nic/ack-tracker.ts:227:18
+// gen/nic/ack-tracker.ts:228:18
 assign ack_qp_rts = ctx_state_rows[s_ack_data[1:0]] == 3'd3;
 
-// gen/nic/ack-tracker.ts:228:22
+// gen/nic/ack-tracker.ts:229:22
 assign ack_in_window = (part_2[28] && (!binary_4[23] && (s_ack_data[25:2] != part_2[76:53]))) && !binary_3[23];
 
-// gen/nic/ack-tracker.ts:229:25
+// gen/nic/ack-tracker.ts:230:25
 assign ack_outstanding = part_2[28] && (part_2[76:53] != part_2[52:29]);
 
-// gen/nic/ack-tracker.ts:232:18
+// gen/nic/ack-tracker.ts:233:18
 assign ack_qp_live = (s_ack_valid && !part_2[78]) && !part_2[79];
 
-// gen/nic/ack-tracker.ts:233:22
+// gen/nic/ack-tracker.ts:234:22
 assign is_ack = s_ack_data[33:31] == 3'b000;
 
-// gen/nic/ack-tracker.ts:234:19
+// gen/nic/ack-tracker.ts:235:19
 assign is_rnr_nak = s_ack_data[33:31] == 3'd1;
 
-// gen/nic/ack-tracker.ts:235:21
+// gen/nic/ack-tracker.ts:236:21
 assign nak_status = (s_ack_data[33:26] == 8'd97) ? 4'd5 : ((s_ack_data[33:26] == 8'd98) ? 4'd4 : ((s_ack_data[33:26] == 8'd99) ? 4'd6 : 4'b0000));
 
-// gen/nic/ack-tracker.ts:236:21
+// gen/nic/ack-tracker.ts:237:21
 assign ack_take = ((ack_qp_live && is_ack) && !s_ack_data[58]) && ack_in_window;
 
-// gen/nic/ack-tracker.ts:237:19
+// gen/nic/ack-tracker.ts:238:19
 assign seq_nak = ((ack_qp_live && ack_in_window) && ack_qp_rts) && ((s_ack_data[33:26] == 8'd96) || s_ack_data[58]);
 
-// gen/nic/ack-tracker.ts:238:22
+// gen/nic/ack-tracker.ts:239:22
 assign seq_resume_psn = s_ack_data[58] ? s_ack_data[82:59] : s_ack_data[25:2];
 
-// gen/nic/ack-tracker.ts:239:22
+// gen/nic/ack-tracker.ts:240:22
 assign seq_acked = seq_resume_psn - 24'd1;
 
-// gen/nic/ack-tracker.ts:240:19
+// gen/nic/ack-tracker.ts:241:19
 assign rnr_nak = (((ack_qp_live && ack_in_window) && ack_qp_rts) && is_rnr_nak) && !s_ack_data[58];
 
-// gen/nic/ack-tracker.ts:245:22
+// gen/nic/ack-tracker.ts:246:22
 assign nak_psn_sent = (part_2[77] && (!binary_4[23] && (s_ack_data[25:2] != part_2[76:53]))) && !binary_5[23];
 
-// gen/nic/ack-tracker.ts:246:21
+// gen/nic/ack-tracker.ts:247:21
 assign nak_take = ((ack_qp_live && (nak_status != 4'b0000)) && ack_outstanding) && nak_psn_sent;
 
-// gen/nic/ack-tracker.ts:247:22
+// gen/nic/ack-tracker.ts:248:22
 assign nak_acked = s_ack_data[25:2] - 24'd1;
 
-// gen/nic/ack-tracker.ts:249:18
+// gen/nic/ack-tracker.ts:250:18
 assign ack_new_acked = ack_take ? s_ack_data[25:2] : (seq_nak ? seq_acked : nak_acked);
 
-// gen/nic/ack-tracker.ts:250:20
+// gen/nic/ack-tracker.ts:251:20
 assign ack_moves = ack_take || (((seq_nak || rnr_nak) || (nak_take && ack_in_window)) && (!binary_6[23] && (ack_new_acked != part_2[76:53])));
 
-// gen/nic/ack-tracker.ts:260:24
-assign ack_retry_left = ack_moves ? part_7[2:0] : part_2[113:111];
+// gen/nic/ack-tracker.ts:261:24
+assign ack_retry_left = ack_moves ? part_7[2:0] : part_2[89:87];
 
-// gen/nic/ack-tracker.ts:261:22
-assign ack_rnr_left = ack_moves ? part_7[6:4] : part_2[116:114];
+// gen/nic/ack-tracker.ts:262:22
+assign ack_rnr_left = ack_moves ? part_7[6:4] : part_2[92:90];
 
-// gen/nic/ack-tracker.ts:262:21
-assign seq_retry = ((seq_nak && !part_2[118]) && (!part_2[117] || ack_moves)) && !(part_2[119] && part_2[120]);
+// gen/nic/ack-tracker.ts:263:21
+assign seq_retry = ((seq_nak && !part_2[94]) && (!part_2[93] || ack_moves)) && !(part_2[95] && part_2[96]);
 
-// gen/nic/ack-tracker.ts:263:23
+// gen/nic/ack-tracker.ts:264:23
 assign seq_retry_exceeded = seq_retry && (ack_retry_left == 3'b000);
 
-// gen/nic/ack-tracker.ts:264:21
-assign rnr_retry = (rnr_nak && !part_2[118]) && !(part_2[119] && part_2[120]);
+// gen/nic/ack-tracker.ts:265:21
+assign rnr_retry = (rnr_nak && !part_2[94]) && !(part_2[95] && part_2[96]);
 
-// gen/nic/ack-tracker.ts:265:23
+// gen/nic/ack-tracker.ts:266:23
 assign rnr_retry_exceeded = rnr_retry && (ack_rnr_left == 3'b000);
 
-// gen/nic/ack-tracker.ts:266:20
+// gen/nic/ack-tracker.ts:267:20
 assign ack_qp_error = (nak_take || seq_retry_exceeded) || rnr_retry_exceeded;
 
-// gen/nic/ack-tracker.ts:273:22
+// gen/nic/ack-tracker.ts:274:22
 assign done_void = part_8[78] || part_8[79];
 
-// gen/nic/ack-tracker.ts:274:15
-assign s_read_done_ready = (s_read_done_data[102] || done_void) || !part_8[109];
+// gen/nic/ack-tracker.ts:275:15
+assign s_read_done_ready = (s_read_done_data[102] || done_void) || !part_8[85];
 
-// gen/nic/ack-tracker.ts:275:20
+// gen/nic/ack-tracker.ts:276:20
 assign done_ok = (s_read_done_valid && s_read_done_data[102]) && !done_void;
 
-// gen/nic/ack-tracker.ts:276:21
-assign done_err = ((s_read_done_valid && !s_read_done_data[102]) && !done_void) && !part_8[109];
+// gen/nic/ack-tracker.ts:277:21
+assign done_err = ((s_read_done_valid && !s_read_done_data[102]) && !done_void) && !part_8[85];
 
-// gen/nic/ack-tracker.ts:283:21
+// gen/nic/ack-tracker.ts:284:21
 assign done_ack = ((done_ok && part_8[28]) && (!binary_10[23] && (s_read_done_data[89:66] != part_8[76:53]))) && !binary_9[23];
 
-// gen/nic/ack-tracker.ts:287:23
+// gen/nic/ack-tracker.ts:288:23
 assign done_early = (done_ok && !done_ack) && (!part_8[28] || (!binary_11[23] && (s_read_done_data[89:66] != part_8[52:29])));
 
-// gen/nic/ack-tracker.ts:288:26
-assign push_rd_early_hit = (push_ok && req_is_read) && ((part_0[110] && (part_0[108:85] == s_req_data[153:130])) || ((done_early && (s_read_done_data[1:0] == s_req_data[1:0])) && (s_read_done_data[89:66] == s_req_data[153:130])));
+// gen/nic/ack-tracker.ts:289:26
+assign push_rd_early_hit = (push_ok && req_is_read) && ((part_0[86] && ((rd_acked_zero_reg[s_req_data[1:0]] ? 24'd0 : ((rd_acked_newest_reg[s_req_data[1:0]] == 1'b0) ? rd_acked_post_mem_rdata0 : rd_acked_done_mem_rdata0)) == s_req_data[153:130])) || ((done_early && (s_read_done_data[1:0] == s_req_data[1:0])) && (s_read_done_data[89:66] == s_req_data[153:130])));
 
-// gen/nic/ack-tracker.ts:295:11
-assign u_arb_req = {(qp_tp_reg[484:480] != 5'd0), (qp_tp_reg[328:324] != 5'd0), (qp_tp_reg[172:168] != 5'd0), (qp_tp_reg[16:12] != 5'd0)};
+// gen/lib/banked-memory.ts:90:27
+assign rd_acked_done_we = done_ok;
 
-// gen/nic/ack-tracker.ts:298:18
+// gen/lib/banked-memory.ts:90:49
+assign rd_acked_done_row = s_read_done_data[1:0];
+
+// gen/lib/banked-memory.ts:90:27
+assign rd_acked_post_we = (((push_ok && req_is_read) && (part_0[84:80] == 5'd0)) && !push_rd_early_hit) && !(done_ok && (s_read_done_data[1:0] == s_req_data[1:0]));
+
+// gen/lib/banked-memory.ts:90:49
+assign rd_acked_post_row = s_req_data[1:0];
+
+// gen/nic/ack-tracker.ts:303:11
+assign u_arb_req = {(qp_tp_reg[412:408] != 5'd0), (qp_tp_reg[280:276] != 5'd0), (qp_tp_reg[148:144] != 5'd0), (qp_tp_reg[16:12] != 5'd0)};
+
+// gen/nic/ack-tracker.ts:306:18
 assign pick = (state == STATE_PICK) && u_arb_grant_valid;
 
-// gen/nic/ack-tracker.ts:299:14
+// gen/nic/ack-tracker.ts:307:14
 assign u_arb_accept = pick;
 
-// gen/nic/ack-tracker.ts:313:22
+// gen/nic/ack-tracker.ts:321:22
 assign sel_reset = ctx_state_rows[sel_qp_reg] == 3'b000;
 
-// gen/nic/ack-tracker.ts:314:22
+// gen/nic/ack-tracker.ts:322:22
 assign state_bad = (ctx_state_rows[sel_qp_reg] == 3'd4) || sel_reset;
 
-// gen/nic/ack-tracker.ts:317:19
+// gen/nic/ack-tracker.ts:325:19
 assign e_is_read = (entries_rdata[71:64] == 8'd1) || (entries_rdata[71:64] == 8'd12);
 
-// gen/nic/ack-tracker.ts:322:22
-assign rd_err_hit = (e_is_read && part_12[109]) && (rd_err_done_mem_rdata[23:0] == entries_rdata[151:128]);
+// gen/nic/ack-tracker.ts:330:22
+assign rd_err_hit = (e_is_read && part_12[85]) && (rd_err_done_mem_rdata[23:0] == entries_rdata[151:128]);
 
-// gen/nic/ack-tracker.ts:323:21
+// gen/nic/ack-tracker.ts:331:21
 assign covered = (e_is_read ? ((part_12[84:80] != 5'd0) && !binary_13[23]) : (part_12[28] && !binary_14[23])) && !rd_err_hit;
 
-// gen/nic/ack-tracker.ts:329:26
+// gen/nic/ack-tracker.ts:337:26
 assign sel_rewinding = rewind_valid_reg && (rewind_data_reg[1:0] == sel_qp_reg);
 
-// gen/nic/ack-tracker.ts:334:20
+// gen/nic/ack-tracker.ts:342:20
 assign sel_has_entries = part_12[16:12] != 5'd0;
 
-// gen/nic/ack-tracker.ts:335:22
+// gen/nic/ack-tracker.ts:343:22
 assign complete = ((((((part_12[79] || !(entries_rdata[172:169] == 4'b0000)) || rd_err_hit) || covered) || part_12[78]) || state_bad) && !sel_rewinding) && sel_has_entries;
 
-// gen/nic/ack-tracker.ts:336:23
+// gen/nic/ack-tracker.ts:344:23
 assign out_status = part_12[79] ? 4'd8 : (!(entries_rdata[172:169] == 4'b0000) ? entries_rdata[172:169] : (rd_err_hit ? rd_err_done_mem_rdata[27:24] : (covered ? 4'b0000 : (part_12[78] ? nak_err_mem_rdata[3:0] : 4'd8))));
 
-// gen/nic/ack-tracker.ts:338:23
+// gen/nic/ack-tracker.ts:346:23
 assign uses_rd_err = (!part_12[79] && (entries_rdata[172:169] == 4'b0000)) && rd_err_hit;
 
-// gen/nic/ack-tracker.ts:339:21
+// gen/nic/ack-tracker.ts:347:21
 assign uses_nak = (((!part_12[79] && (entries_rdata[172:169] == 4'b0000)) && !rd_err_hit) && !covered) && part_12[78];
 
-// gen/nic/ack-tracker.ts:341:26
+// gen/nic/ack-tracker.ts:349:26
 assign rd_err_flushes = (rd_err_done_mem_rdata[27:24] >= 4'd3) && (rd_err_done_mem_rdata[27:24] <= 4'd6);
 
-// gen/nic/ack-tracker.ts:342:23
+// gen/nic/ack-tracker.ts:350:23
 assign sets_flush = !part_12[79] && ((entries_rdata[172:169] == 4'b0000) ? (rd_err_hit ? rd_err_flushes : !covered) : (entries_rdata[172:169] == 4'd3));
 
-// gen/nic/ack-tracker.ts:343:22
+// gen/nic/ack-tracker.ts:351:22
 assign wants_cqe = ((out_status != 4'b0000) || entries_rdata[168]) && !sel_reset;
 
-// gen/nic/ack-tracker.ts:346:21
+// gen/nic/ack-tracker.ts:354:21
 assign cqe_free = !cqe_valid_reg || m_cqe_ready;
 
-// gen/nic/ack-tracker.ts:349:24
+// gen/nic/ack-tracker.ts:357:24
 assign rd_err_fatal = uses_rd_err && rd_err_flushes;
 
-// gen/nic/ack-tracker.ts:350:20
+// gen/nic/ack-tracker.ts:358:20
 assign retire = (((state == STATE_EVAL) && complete) && (!wants_cqe || cqe_free)) && !(rd_err_fatal && ack_qp_error);
 
-// gen/nic/ack-tracker.ts:353:24
-assign rewind_here = ((((((state == STATE_EVAL) && !complete) && !sel_rewinding) && sel_has_entries) && part_12[118]) && !(e_is_read && !binary_14[23])) && !rewind_valid_reg;
+// gen/nic/ack-tracker.ts:361:24
+assign rewind_here = ((((((state == STATE_EVAL) && !complete) && !sel_rewinding) && sel_has_entries) && part_12[94]) && !(e_is_read && !binary_14[23])) && !rewind_valid_reg;
 
-// gen/nic/ack-tracker.ts:355:14
+// gen/nic/ack-tracker.ts:363:14
 assign m_cqe_valid = cqe_valid_reg;
 
-// gen/nic/ack-tracker.ts:356:13
+// gen/nic/ack-tracker.ts:364:13
 assign m_cqe_data = cqe_data_reg;
 
-// gen/nic/ack-tracker.ts:378:9
+// gen/nic/ack-tracker.ts:386:9
 assign sq_ci_upd = {sq_ci_value_reg, sq_ci_qp_reg, sq_ci_valid_reg};
 
-// gen/nic/ack-tracker.ts:381:15
+// gen/nic/ack-tracker.ts:389:15
 assign cnt_retry_exc = retry_exc_reg;
 
-// gen/nic/ack-tracker.ts:384:17
+// gen/nic/ack-tracker.ts:392:17
 assign m_rewind_valid = rewind_valid_reg;
 
-// gen/nic/ack-tracker.ts:385:16
+// gen/nic/ack-tracker.ts:393:16
 assign m_rewind_data = rewind_data_reg;
 
-// gen/nic/ack-tracker.ts:386:20
+// gen/nic/ack-tracker.ts:394:20
 assign rewind_fire = rewind_valid_reg && m_rewind_ready;
 
-// gen/nic/ack-tracker.ts:391:22
+// gen/nic/ack-tracker.ts:399:22
 assign rewind_resume_psn = !(!binary_16[23]) ? rewind_data_reg[41:18] : ((!binary_17[23] && ((part_15[76:53] + 24'd1) != rewind_last_psn_reg)) ? rewind_last_psn_reg : (part_15[76:53] + 24'd1));
 
 // gen/lib/banked-memory.ts:90:27
@@ -614,167 +642,167 @@ assign sent_high_rewind_we = rewind_fire && rewind_high[0];
 // gen/lib/banked-memory.ts:90:49
 assign sent_high_rewind_row = rewind_data_reg[1:0];
 
-// gen/nic/ack-tracker.ts:410:22
+// gen/nic/ack-tracker.ts:418:22
 assign scan_busy = ((((s_ack_valid && (s_ack_data[1:0] == scan_reg)) || (s_read_done_valid && (s_read_done_data[1:0] == scan_reg))) || (push && (s_req_data[1:0] == scan_reg))) || (rewind_fire && (rewind_data_reg[1:0] == scan_reg))) || (s_park[0] && (s_park[2:1] == scan_reg));
 
-// gen/nic/ack-tracker.ts:412:21
-assign timer_expired = part_18[119] && !binary_19[31];
+// gen/nic/ack-tracker.ts:420:21
+assign timer_expired = part_18[95] && !binary_19[31];
 
-// gen/nic/ack-tracker.ts:413:18
+// gen/nic/ack-tracker.ts:421:18
 assign timer_fire = (((((timer_expired && !scan_busy) && (ctx_state_rows[scan_reg] == 3'd3)) && !part_18[78]) && !part_18[79]) && !ack_qp_error) && !(retire && rd_err_fatal);
 
-// gen/nic/ack-tracker.ts:415:20
-assign ack_timeout_fire = timer_fire && !part_18[120];
+// gen/nic/ack-tracker.ts:423:20
+assign ack_timeout_fire = timer_fire && !part_18[96];
 
-// gen/nic/ack-tracker.ts:416:22
-assign timeout_retry_exceeded = ack_timeout_fire && (part_18[113:111] == 3'b000);
+// gen/nic/ack-tracker.ts:424:22
+assign timeout_retry_exceeded = ack_timeout_fire && (part_18[89:87] == 3'b000);
 
-// gen/nic/ack-tracker.ts:426:14
+// gen/nic/ack-tracker.ts:434:14
 assign ack_timeout = {ack_timeout_qp_reg, ack_timeout_reg};
 
-// gen/nic/ack-tracker.ts:432:11
+// gen/nic/ack-tracker.ts:440:11
 assign qp_error = {qp_error_qp_reg, qp_error_valid_reg};
 
-// gen/nic/ack-tracker.ts:435:11
+// gen/nic/ack-tracker.ts:443:11
 assign fetch_rewind = {(rewind_fire ? rewind_data_reg[17:2] : s_park[18:3]), (rewind_fire ? rewind_data_reg[1:0] : s_park[2:1]), (rewind_fire || s_park[0])};
 
-// gen/nic/ack-tracker.ts:445:21
+// gen/nic/ack-tracker.ts:453:21
 assign sel_next_slot = entry_next_rdata1;
 
-// gen/nic/ack-tracker.ts:449:14
-assign u_release_arb_req = {((qp_tp_reg[484:480] == 5'd0) && (qp_tp_reg[495:491] != 5'd0)), ((qp_tp_reg[328:324] == 5'd0) && (qp_tp_reg[339:335] != 5'd0)), ((qp_tp_reg[172:168] == 5'd0) && (qp_tp_reg[183:179] != 5'd0)), ((qp_tp_reg[16:12] == 5'd0) && (qp_tp_reg[27:23] != 5'd0))};
+// gen/nic/ack-tracker.ts:457:14
+assign u_release_arb_req = {((qp_tp_reg[412:408] == 5'd0) && (qp_tp_reg[423:419] != 5'd0)), ((qp_tp_reg[280:276] == 5'd0) && (qp_tp_reg[291:287] != 5'd0)), ((qp_tp_reg[148:144] == 5'd0) && (qp_tp_reg[159:155] != 5'd0)), ((qp_tp_reg[16:12] == 5'd0) && (qp_tp_reg[27:23] != 5'd0))};
 
-// gen/nic/ack-tracker.ts:453:21
+// gen/nic/ack-tracker.ts:461:21
 assign release_next_slot = entry_next_rdata2;
 
-// gen/nic/ack-tracker.ts:456:21
+// gen/nic/ack-tracker.ts:464:21
 assign spare_release = (u_release_arb_grant_valid && !retire) && !(push && (s_req_data[1:0] == u_release_arb_grant_index));
 
-// gen/nic/ack-tracker.ts:457:17
+// gen/nic/ack-tracker.ts:465:17
 assign u_release_arb_accept = spare_release;
 
-// gen/nic/ack-tracker.ts:458:22
+// gen/nic/ack-tracker.ts:466:22
 assign pool_give_back = retire || spare_release;
 
-// gen/nic/ack-tracker.ts:474:25
+// gen/nic/ack-tracker.ts:482:25
 assign rnr_deadline = now_reg + ((s_ack_data[30:26] == 5'd31) ? 32'h7530000 : ((s_ack_data[30:26] == 5'd30) ? 32'h4e20000 : ((s_ack_data[30:26] == 5'd29) ? 32'h3a98000 : ((s_ack_data[30:26] == 5'd28) ? 32'h2710000 : ((s_ack_data[30:26] == 5'd27) ? 32'h1d4c000 : ((s_ack_data[30:26] == 5'd26) ? 32'h1388000 : ((s_ack_data[30:26] == 5'd25) ? 32'hea6000 : ((s_ack_data[30:26] == 5'd24) ? 32'h9c4000 : ((s_ack_data[30:26] == 5'd23) ? 32'h753000 : ((s_ack_data[30:26] == 5'd22) ? 32'h4e2000 : ((s_ack_data[30:26] == 5'd21) ? 32'h3a9800 : ((s_ack_data[30:26] == 5'd20) ? 32'h271000 : ((s_ack_data[30:26] == 5'd19) ? 32'h1d4c00 : ((s_ack_data[30:26] == 5'd18) ? 32'h138800 : ((s_ack_data[30:26] == 5'd17) ? 32'hea600 : ((s_ack_data[30:26] == 5'd16) ? 32'h9c400 : ((s_ack_data[30:26] == 5'd15) ? 32'h75300 : ((s_ack_data[30:26] == 5'd14) ? 32'h4e200 : ((s_ack_data[30:26] == 5'd13) ? 32'h3a980 : ((s_ack_data[30:26] == 5'd12) ? 32'h27100 : ((s_ack_data[30:26] == 5'd11) ? 32'h1d4c0 : ((s_ack_data[30:26] == 5'd10) ? 32'h13880 : ((s_ack_data[30:26] == 5'd9) ? 32'hea60 : ((s_ack_data[30:26] == 5'd8) ? 32'h9c40 : ((s_ack_data[30:26] == 5'd7) ? 32'h7530 : ((s_ack_data[30:26] == 5'd6) ? 32'h4e20 : ((s_ack_data[30:26] == 5'd5) ? 32'h3a98 : ((s_ack_data[30:26] == 5'd4) ? 32'h2710 : ((s_ack_data[30:26] == 5'd3) ? 32'h1d4c : ((s_ack_data[30:26] == 5'd2) ? 32'h1388 : ((s_ack_data[30:26] == 5'd1) ? 32'h9c4 : 32'h9c40000)))))))))))))))))))))))))))))));
 
-// gen/nic/ack-tracker.ts:494:24
+// gen/nic/ack-tracker.ts:502:24
 assign qp0_rd_early_hit = (push && (s_req_data[1:0] == 2'b00)) && push_rd_early_hit;
 
-// gen/nic/ack-tracker.ts:496:21
+// gen/nic/ack-tracker.ts:504:21
 assign qp0_acked_next = qp0_rd_early_hit ? s_req_data[153:130] : ((((s_ack_valid && (s_ack_data[1:0] == 2'b00)) && ack_moves) && !(((s_read_done_valid && (s_read_done_data[1:0] == 2'b00)) && done_ack) && (!binary_20[23] && (s_read_done_data[89:66] != ack_new_acked)))) ? ack_new_acked : (((s_read_done_valid && (s_read_done_data[1:0] == 2'b00)) && done_ack) ? s_read_done_data[89:66] : ((((push && (s_req_data[1:0] == 2'b00)) && req_ok) && req_all_acked) ? (s_req_data[129:106] - 24'd1) : qp_tp_reg[76:53])));
 
-// gen/nic/ack-tracker.ts:497:24
+// gen/nic/ack-tracker.ts:505:24
 assign qp0_last_sent_next = ((push && (s_req_data[1:0] == 2'b00)) && req_ok) ? s_req_data[153:130] : ((rewind_fire && (rewind_data_reg[1:0] == 2'b00)) ? qp0_acked_next : qp_tp_reg[52:29]);
 
-// gen/nic/ack-tracker.ts:499:31
+// gen/nic/ack-tracker.ts:507:31
 assign qp0_outstanding_next = (qp_tp_reg[28] || ((push && (s_req_data[1:0] == 2'b00)) && req_ok)) && (qp0_acked_next != qp0_last_sent_next);
 
-// gen/nic/ack-tracker.ts:504:24
+// gen/nic/ack-tracker.ts:512:24
 assign qp0_progress = ((s_ack_valid && (s_ack_data[1:0] == 2'b00)) && ack_moves) || ((s_read_done_valid && (s_read_done_data[1:0] == 2'b00)) && done_ack);
 
-// gen/nic/ack-tracker.ts:511:22
+// gen/nic/ack-tracker.ts:519:22
 assign qp0_count_next = ((push && (s_req_data[1:0] == 2'b00)) && !(retire && (sel_qp_reg == 2'b00))) ? (qp_tp_reg[16:12] + 5'd1) : (((retire && (sel_qp_reg == 2'b00)) && !(push && (s_req_data[1:0] == 2'b00))) ? (qp_tp_reg[16:12] - 5'd1) : qp_tp_reg[16:12]);
 
-// gen/nic/ack-tracker.ts:541:25
-assign qp0_retry_pend_next = !(ctx_state[2:0] == 3'd3) ? 1'b0 : ((((((s_ack_valid && (s_ack_data[1:0] == 2'b00)) && seq_retry) && !seq_retry_exceeded) || (((scan_reg == 2'b00) && ack_timeout_fire) && !timeout_retry_exceeded)) || (((scan_reg == 2'b00) && timer_fire) && part_18[120])) ? 1'd1 : (((rewind_fire && (rewind_data_reg[1:0] == 2'b00)) || (qp0_count_next == 5'd0)) ? 1'b0 : qp_tp_reg[118]));
+// gen/nic/ack-tracker.ts:548:25
+assign qp0_retry_pend_next = !(ctx_state[2:0] == 3'd3) ? 1'b0 : ((((((s_ack_valid && (s_ack_data[1:0] == 2'b00)) && seq_retry) && !seq_retry_exceeded) || (((scan_reg == 2'b00) && ack_timeout_fire) && !timeout_retry_exceeded)) || (((scan_reg == 2'b00) && timer_fire) && part_18[96])) ? 1'd1 : (((rewind_fire && (rewind_data_reg[1:0] == 2'b00)) || (qp0_count_next == 5'd0)) ? 1'b0 : qp_tp_reg[94]));
 
-// gen/nic/ack-tracker.ts:549:23
-assign qp0_tm_armed_next = ((((scan_reg == 2'b00) && timer_fire) || (rewind_fire && (rewind_data_reg[1:0] == 2'b00))) || !(ctx_state[2:0] == 3'd3)) ? 1'b0 : ((((s_ack_valid && (s_ack_data[1:0] == 2'b00)) && rnr_retry) && !rnr_retry_exceeded) ? 1'd1 : ((qp_tp_reg[119] && qp_tp_reg[120]) ? 1'd1 : (((ctx_retry[12:8] != 5'd0) && qp0_outstanding_next) && !qp0_retry_pend_next)));
+// gen/nic/ack-tracker.ts:556:23
+assign qp0_tm_armed_next = ((((scan_reg == 2'b00) && timer_fire) || (rewind_fire && (rewind_data_reg[1:0] == 2'b00))) || !(ctx_state[2:0] == 3'd3)) ? 1'b0 : ((((s_ack_valid && (s_ack_data[1:0] == 2'b00)) && rnr_retry) && !rnr_retry_exceeded) ? 1'd1 : ((qp_tp_reg[95] && qp_tp_reg[96]) ? 1'd1 : (((ctx_retry[12:8] != 5'd0) && qp0_outstanding_next) && !qp0_retry_pend_next)));
 
-// gen/nic/ack-tracker.ts:554:20
-assign qp0_wake = !(ctx_state[2:0] == 3'd3) || ((qp_tp_reg[155:154] == 2'd1) ? (qp_tp_reg[84:80] == 5'd0) : ((qp_tp_reg[155:154] == 2'd2) ? ctx_room[0] : ((qp_tp_reg[155:154] == 2'd3) ? ((qp_tp_reg[16:12] != 5'd16) && ((qp_tp_reg[27:23] != 5'd0) || !pool_empty)) : 1'd1)));
+// gen/nic/ack-tracker.ts:561:20
+assign qp0_wake = !(ctx_state[2:0] == 3'd3) || ((qp_tp_reg[131:130] == 2'd1) ? (qp_tp_reg[84:80] == 5'd0) : ((qp_tp_reg[131:130] == 2'd2) ? ctx_room[0] : ((qp_tp_reg[131:130] == 2'd3) ? ((qp_tp_reg[16:12] != 5'd16) && ((qp_tp_reg[27:23] != 5'd0) || !pool_empty)) : 1'd1)));
 
-// gen/nic/ack-tracker.ts:494:24
+// gen/nic/ack-tracker.ts:502:24
 assign qp1_rd_early_hit = (push && (s_req_data[1:0] == 2'd1)) && push_rd_early_hit;
 
-// gen/nic/ack-tracker.ts:496:21
-assign qp1_acked_next = qp1_rd_early_hit ? s_req_data[153:130] : ((((s_ack_valid && (s_ack_data[1:0] == 2'd1)) && ack_moves) && !(((s_read_done_valid && (s_read_done_data[1:0] == 2'd1)) && done_ack) && (!binary_20[23] && (s_read_done_data[89:66] != ack_new_acked)))) ? ack_new_acked : (((s_read_done_valid && (s_read_done_data[1:0] == 2'd1)) && done_ack) ? s_read_done_data[89:66] : ((((push && (s_req_data[1:0] == 2'd1)) && req_ok) && req_all_acked) ? (s_req_data[129:106] - 24'd1) : qp_tp_reg[232:209])));
+// gen/nic/ack-tracker.ts:504:21
+assign qp1_acked_next = qp1_rd_early_hit ? s_req_data[153:130] : ((((s_ack_valid && (s_ack_data[1:0] == 2'd1)) && ack_moves) && !(((s_read_done_valid && (s_read_done_data[1:0] == 2'd1)) && done_ack) && (!binary_20[23] && (s_read_done_data[89:66] != ack_new_acked)))) ? ack_new_acked : (((s_read_done_valid && (s_read_done_data[1:0] == 2'd1)) && done_ack) ? s_read_done_data[89:66] : ((((push && (s_req_data[1:0] == 2'd1)) && req_ok) && req_all_acked) ? (s_req_data[129:106] - 24'd1) : qp_tp_reg[208:185])));
 
-// gen/nic/ack-tracker.ts:497:24
-assign qp1_last_sent_next = ((push && (s_req_data[1:0] == 2'd1)) && req_ok) ? s_req_data[153:130] : ((rewind_fire && (rewind_data_reg[1:0] == 2'd1)) ? qp1_acked_next : qp_tp_reg[208:185]);
+// gen/nic/ack-tracker.ts:505:24
+assign qp1_last_sent_next = ((push && (s_req_data[1:0] == 2'd1)) && req_ok) ? s_req_data[153:130] : ((rewind_fire && (rewind_data_reg[1:0] == 2'd1)) ? qp1_acked_next : qp_tp_reg[184:161]);
 
-// gen/nic/ack-tracker.ts:499:31
-assign qp1_outstanding_next = (qp_tp_reg[184] || ((push && (s_req_data[1:0] == 2'd1)) && req_ok)) && (qp1_acked_next != qp1_last_sent_next);
+// gen/nic/ack-tracker.ts:507:31
+assign qp1_outstanding_next = (qp_tp_reg[160] || ((push && (s_req_data[1:0] == 2'd1)) && req_ok)) && (qp1_acked_next != qp1_last_sent_next);
 
-// gen/nic/ack-tracker.ts:504:24
+// gen/nic/ack-tracker.ts:512:24
 assign qp1_progress = ((s_ack_valid && (s_ack_data[1:0] == 2'd1)) && ack_moves) || ((s_read_done_valid && (s_read_done_data[1:0] == 2'd1)) && done_ack);
 
-// gen/nic/ack-tracker.ts:511:22
-assign qp1_count_next = ((push && (s_req_data[1:0] == 2'd1)) && !(retire && (sel_qp_reg == 2'd1))) ? (qp_tp_reg[172:168] + 5'd1) : (((retire && (sel_qp_reg == 2'd1)) && !(push && (s_req_data[1:0] == 2'd1))) ? (qp_tp_reg[172:168] - 5'd1) : qp_tp_reg[172:168]);
+// gen/nic/ack-tracker.ts:519:22
+assign qp1_count_next = ((push && (s_req_data[1:0] == 2'd1)) && !(retire && (sel_qp_reg == 2'd1))) ? (qp_tp_reg[148:144] + 5'd1) : (((retire && (sel_qp_reg == 2'd1)) && !(push && (s_req_data[1:0] == 2'd1))) ? (qp_tp_reg[148:144] - 5'd1) : qp_tp_reg[148:144]);
 
-// gen/nic/ack-tracker.ts:541:25
-assign qp1_retry_pend_next = !(ctx_state[5:3] == 3'd3) ? 1'b0 : ((((((s_ack_valid && (s_ack_data[1:0] == 2'd1)) && seq_retry) && !seq_retry_exceeded) || (((scan_reg == 2'd1) && ack_timeout_fire) && !timeout_retry_exceeded)) || (((scan_reg == 2'd1) && timer_fire) && part_18[120])) ? 1'd1 : (((rewind_fire && (rewind_data_reg[1:0] == 2'd1)) || (qp1_count_next == 5'd0)) ? 1'b0 : qp_tp_reg[274]));
+// gen/nic/ack-tracker.ts:548:25
+assign qp1_retry_pend_next = !(ctx_state[5:3] == 3'd3) ? 1'b0 : ((((((s_ack_valid && (s_ack_data[1:0] == 2'd1)) && seq_retry) && !seq_retry_exceeded) || (((scan_reg == 2'd1) && ack_timeout_fire) && !timeout_retry_exceeded)) || (((scan_reg == 2'd1) && timer_fire) && part_18[96])) ? 1'd1 : (((rewind_fire && (rewind_data_reg[1:0] == 2'd1)) || (qp1_count_next == 5'd0)) ? 1'b0 : qp_tp_reg[226]));
 
-// gen/nic/ack-tracker.ts:549:23
-assign qp1_tm_armed_next = ((((scan_reg == 2'd1) && timer_fire) || (rewind_fire && (rewind_data_reg[1:0] == 2'd1))) || !(ctx_state[5:3] == 3'd3)) ? 1'b0 : ((((s_ack_valid && (s_ack_data[1:0] == 2'd1)) && rnr_retry) && !rnr_retry_exceeded) ? 1'd1 : ((qp_tp_reg[275] && qp_tp_reg[276]) ? 1'd1 : (((ctx_retry[28:24] != 5'd0) && qp1_outstanding_next) && !qp1_retry_pend_next)));
+// gen/nic/ack-tracker.ts:556:23
+assign qp1_tm_armed_next = ((((scan_reg == 2'd1) && timer_fire) || (rewind_fire && (rewind_data_reg[1:0] == 2'd1))) || !(ctx_state[5:3] == 3'd3)) ? 1'b0 : ((((s_ack_valid && (s_ack_data[1:0] == 2'd1)) && rnr_retry) && !rnr_retry_exceeded) ? 1'd1 : ((qp_tp_reg[227] && qp_tp_reg[228]) ? 1'd1 : (((ctx_retry[28:24] != 5'd0) && qp1_outstanding_next) && !qp1_retry_pend_next)));
 
-// gen/nic/ack-tracker.ts:554:20
-assign qp1_wake = !(ctx_state[5:3] == 3'd3) || ((qp_tp_reg[311:310] == 2'd1) ? (qp_tp_reg[240:236] == 5'd0) : ((qp_tp_reg[311:310] == 2'd2) ? ctx_room[1] : ((qp_tp_reg[311:310] == 2'd3) ? ((qp_tp_reg[172:168] != 5'd16) && ((qp_tp_reg[183:179] != 5'd0) || !pool_empty)) : 1'd1)));
+// gen/nic/ack-tracker.ts:561:20
+assign qp1_wake = !(ctx_state[5:3] == 3'd3) || ((qp_tp_reg[263:262] == 2'd1) ? (qp_tp_reg[216:212] == 5'd0) : ((qp_tp_reg[263:262] == 2'd2) ? ctx_room[1] : ((qp_tp_reg[263:262] == 2'd3) ? ((qp_tp_reg[148:144] != 5'd16) && ((qp_tp_reg[159:155] != 5'd0) || !pool_empty)) : 1'd1)));
 
-// gen/nic/ack-tracker.ts:494:24
+// gen/nic/ack-tracker.ts:502:24
 assign qp2_rd_early_hit = (push && (s_req_data[1:0] == 2'd2)) && push_rd_early_hit;
 
-// gen/nic/ack-tracker.ts:496:21
-assign qp2_acked_next = qp2_rd_early_hit ? s_req_data[153:130] : ((((s_ack_valid && (s_ack_data[1:0] == 2'd2)) && ack_moves) && !(((s_read_done_valid && (s_read_done_data[1:0] == 2'd2)) && done_ack) && (!binary_20[23] && (s_read_done_data[89:66] != ack_new_acked)))) ? ack_new_acked : (((s_read_done_valid && (s_read_done_data[1:0] == 2'd2)) && done_ack) ? s_read_done_data[89:66] : ((((push && (s_req_data[1:0] == 2'd2)) && req_ok) && req_all_acked) ? (s_req_data[129:106] - 24'd1) : qp_tp_reg[388:365])));
+// gen/nic/ack-tracker.ts:504:21
+assign qp2_acked_next = qp2_rd_early_hit ? s_req_data[153:130] : ((((s_ack_valid && (s_ack_data[1:0] == 2'd2)) && ack_moves) && !(((s_read_done_valid && (s_read_done_data[1:0] == 2'd2)) && done_ack) && (!binary_20[23] && (s_read_done_data[89:66] != ack_new_acked)))) ? ack_new_acked : (((s_read_done_valid && (s_read_done_data[1:0] == 2'd2)) && done_ack) ? s_read_done_data[89:66] : ((((push && (s_req_data[1:0] == 2'd2)) && req_ok) && req_all_acked) ? (s_req_data[129:106] - 24'd1) : qp_tp_reg[340:317])));
 
-// gen/nic/ack-tracker.ts:497:24
-assign qp2_last_sent_next = ((push && (s_req_data[1:0] == 2'd2)) && req_ok) ? s_req_data[153:130] : ((rewind_fire && (rewind_data_reg[1:0] == 2'd2)) ? qp2_acked_next : qp_tp_reg[364:341]);
+// gen/nic/ack-tracker.ts:505:24
+assign qp2_last_sent_next = ((push && (s_req_data[1:0] == 2'd2)) && req_ok) ? s_req_data[153:130] : ((rewind_fire && (rewind_data_reg[1:0] == 2'd2)) ? qp2_acked_next : qp_tp_reg[316:293]);
 
-// gen/nic/ack-tracker.ts:499:31
-assign qp2_outstanding_next = (qp_tp_reg[340] || ((push && (s_req_data[1:0] == 2'd2)) && req_ok)) && (qp2_acked_next != qp2_last_sent_next);
+// gen/nic/ack-tracker.ts:507:31
+assign qp2_outstanding_next = (qp_tp_reg[292] || ((push && (s_req_data[1:0] == 2'd2)) && req_ok)) && (qp2_acked_next != qp2_last_sent_next);
 
-// gen/nic/ack-tracker.ts:504:24
+// gen/nic/ack-tracker.ts:512:24
 assign qp2_progress = ((s_ack_valid && (s_ack_data[1:0] == 2'd2)) && ack_moves) || ((s_read_done_valid && (s_read_done_data[1:0] == 2'd2)) && done_ack);
 
-// gen/nic/ack-tracker.ts:511:22
-assign qp2_count_next = ((push && (s_req_data[1:0] == 2'd2)) && !(retire && (sel_qp_reg == 2'd2))) ? (qp_tp_reg[328:324] + 5'd1) : (((retire && (sel_qp_reg == 2'd2)) && !(push && (s_req_data[1:0] == 2'd2))) ? (qp_tp_reg[328:324] - 5'd1) : qp_tp_reg[328:324]);
+// gen/nic/ack-tracker.ts:519:22
+assign qp2_count_next = ((push && (s_req_data[1:0] == 2'd2)) && !(retire && (sel_qp_reg == 2'd2))) ? (qp_tp_reg[280:276] + 5'd1) : (((retire && (sel_qp_reg == 2'd2)) && !(push && (s_req_data[1:0] == 2'd2))) ? (qp_tp_reg[280:276] - 5'd1) : qp_tp_reg[280:276]);
 
-// gen/nic/ack-tracker.ts:541:25
-assign qp2_retry_pend_next = !(ctx_state[8:6] == 3'd3) ? 1'b0 : ((((((s_ack_valid && (s_ack_data[1:0] == 2'd2)) && seq_retry) && !seq_retry_exceeded) || (((scan_reg == 2'd2) && ack_timeout_fire) && !timeout_retry_exceeded)) || (((scan_reg == 2'd2) && timer_fire) && part_18[120])) ? 1'd1 : (((rewind_fire && (rewind_data_reg[1:0] == 2'd2)) || (qp2_count_next == 5'd0)) ? 1'b0 : qp_tp_reg[430]));
+// gen/nic/ack-tracker.ts:548:25
+assign qp2_retry_pend_next = !(ctx_state[8:6] == 3'd3) ? 1'b0 : ((((((s_ack_valid && (s_ack_data[1:0] == 2'd2)) && seq_retry) && !seq_retry_exceeded) || (((scan_reg == 2'd2) && ack_timeout_fire) && !timeout_retry_exceeded)) || (((scan_reg == 2'd2) && timer_fire) && part_18[96])) ? 1'd1 : (((rewind_fire && (rewind_data_reg[1:0] == 2'd2)) || (qp2_count_next == 5'd0)) ? 1'b0 : qp_tp_reg[358]));
 
-// gen/nic/ack-tracker.ts:549:23
-assign qp2_tm_armed_next = ((((scan_reg == 2'd2) && timer_fire) || (rewind_fire && (rewind_data_reg[1:0] == 2'd2))) || !(ctx_state[8:6] == 3'd3)) ? 1'b0 : ((((s_ack_valid && (s_ack_data[1:0] == 2'd2)) && rnr_retry) && !rnr_retry_exceeded) ? 1'd1 : ((qp_tp_reg[431] && qp_tp_reg[432]) ? 1'd1 : (((ctx_retry[44:40] != 5'd0) && qp2_outstanding_next) && !qp2_retry_pend_next)));
+// gen/nic/ack-tracker.ts:556:23
+assign qp2_tm_armed_next = ((((scan_reg == 2'd2) && timer_fire) || (rewind_fire && (rewind_data_reg[1:0] == 2'd2))) || !(ctx_state[8:6] == 3'd3)) ? 1'b0 : ((((s_ack_valid && (s_ack_data[1:0] == 2'd2)) && rnr_retry) && !rnr_retry_exceeded) ? 1'd1 : ((qp_tp_reg[359] && qp_tp_reg[360]) ? 1'd1 : (((ctx_retry[44:40] != 5'd0) && qp2_outstanding_next) && !qp2_retry_pend_next)));
 
-// gen/nic/ack-tracker.ts:554:20
-assign qp2_wake = !(ctx_state[8:6] == 3'd3) || ((qp_tp_reg[467:466] == 2'd1) ? (qp_tp_reg[396:392] == 5'd0) : ((qp_tp_reg[467:466] == 2'd2) ? ctx_room[2] : ((qp_tp_reg[467:466] == 2'd3) ? ((qp_tp_reg[328:324] != 5'd16) && ((qp_tp_reg[339:335] != 5'd0) || !pool_empty)) : 1'd1)));
+// gen/nic/ack-tracker.ts:561:20
+assign qp2_wake = !(ctx_state[8:6] == 3'd3) || ((qp_tp_reg[395:394] == 2'd1) ? (qp_tp_reg[348:344] == 5'd0) : ((qp_tp_reg[395:394] == 2'd2) ? ctx_room[2] : ((qp_tp_reg[395:394] == 2'd3) ? ((qp_tp_reg[280:276] != 5'd16) && ((qp_tp_reg[291:287] != 5'd0) || !pool_empty)) : 1'd1)));
 
-// gen/nic/ack-tracker.ts:494:24
+// gen/nic/ack-tracker.ts:502:24
 assign qp3_rd_early_hit = (push && (s_req_data[1:0] == 2'd3)) && push_rd_early_hit;
 
-// gen/nic/ack-tracker.ts:496:21
-assign qp3_acked_next = qp3_rd_early_hit ? s_req_data[153:130] : ((((s_ack_valid && (s_ack_data[1:0] == 2'd3)) && ack_moves) && !(((s_read_done_valid && (s_read_done_data[1:0] == 2'd3)) && done_ack) && (!binary_20[23] && (s_read_done_data[89:66] != ack_new_acked)))) ? ack_new_acked : (((s_read_done_valid && (s_read_done_data[1:0] == 2'd3)) && done_ack) ? s_read_done_data[89:66] : ((((push && (s_req_data[1:0] == 2'd3)) && req_ok) && req_all_acked) ? (s_req_data[129:106] - 24'd1) : qp_tp_reg[544:521])));
+// gen/nic/ack-tracker.ts:504:21
+assign qp3_acked_next = qp3_rd_early_hit ? s_req_data[153:130] : ((((s_ack_valid && (s_ack_data[1:0] == 2'd3)) && ack_moves) && !(((s_read_done_valid && (s_read_done_data[1:0] == 2'd3)) && done_ack) && (!binary_20[23] && (s_read_done_data[89:66] != ack_new_acked)))) ? ack_new_acked : (((s_read_done_valid && (s_read_done_data[1:0] == 2'd3)) && done_ack) ? s_read_done_data[89:66] : ((((push && (s_req_data[1:0] == 2'd3)) && req_ok) && req_all_acked) ? (s_req_data[129:106] - 24'd1) : qp_tp_reg[472:449])));
 
-// gen/nic/ack-tracker.ts:497:24
-assign qp3_last_sent_next = ((push && (s_req_data[1:0] == 2'd3)) && req_ok) ? s_req_data[153:130] : ((rewind_fire && (rewind_data_reg[1:0] == 2'd3)) ? qp3_acked_next : qp_tp_reg[520:497]);
+// gen/nic/ack-tracker.ts:505:24
+assign qp3_last_sent_next = ((push && (s_req_data[1:0] == 2'd3)) && req_ok) ? s_req_data[153:130] : ((rewind_fire && (rewind_data_reg[1:0] == 2'd3)) ? qp3_acked_next : qp_tp_reg[448:425]);
 
-// gen/nic/ack-tracker.ts:499:31
-assign qp3_outstanding_next = (qp_tp_reg[496] || ((push && (s_req_data[1:0] == 2'd3)) && req_ok)) && (qp3_acked_next != qp3_last_sent_next);
+// gen/nic/ack-tracker.ts:507:31
+assign qp3_outstanding_next = (qp_tp_reg[424] || ((push && (s_req_data[1:0] == 2'd3)) && req_ok)) && (qp3_acked_next != qp3_last_sent_next);
 
-// gen/nic/ack-tracker.ts:504:24
+// gen/nic/ack-tracker.ts:512:24
 assign qp3_progress = ((s_ack_valid && (s_ack_data[1:0] == 2'd3)) && ack_moves) || ((s_read_done_valid && (s_read_done_data[1:0] == 2'd3)) && done_ack);
 
-// gen/nic/ack-tracker.ts:511:22
-assign qp3_count_next = ((push && (s_req_data[1:0] == 2'd3)) && !(retire && (sel_qp_reg == 2'd3))) ? (qp_tp_reg[484:480] + 5'd1) : (((retire && (sel_qp_reg == 2'd3)) && !(push && (s_req_data[1:0] == 2'd3))) ? (qp_tp_reg[484:480] - 5'd1) : qp_tp_reg[484:480]);
+// gen/nic/ack-tracker.ts:519:22
+assign qp3_count_next = ((push && (s_req_data[1:0] == 2'd3)) && !(retire && (sel_qp_reg == 2'd3))) ? (qp_tp_reg[412:408] + 5'd1) : (((retire && (sel_qp_reg == 2'd3)) && !(push && (s_req_data[1:0] == 2'd3))) ? (qp_tp_reg[412:408] - 5'd1) : qp_tp_reg[412:408]);
 
-// gen/nic/ack-tracker.ts:541:25
-assign qp3_retry_pend_next = !(ctx_state[11:9] == 3'd3) ? 1'b0 : ((((((s_ack_valid && (s_ack_data[1:0] == 2'd3)) && seq_retry) && !seq_retry_exceeded) || (((scan_reg == 2'd3) && ack_timeout_fire) && !timeout_retry_exceeded)) || (((scan_reg == 2'd3) && timer_fire) && part_18[120])) ? 1'd1 : (((rewind_fire && (rewind_data_reg[1:0] == 2'd3)) || (qp3_count_next == 5'd0)) ? 1'b0 : qp_tp_reg[586]));
+// gen/nic/ack-tracker.ts:548:25
+assign qp3_retry_pend_next = !(ctx_state[11:9] == 3'd3) ? 1'b0 : ((((((s_ack_valid && (s_ack_data[1:0] == 2'd3)) && seq_retry) && !seq_retry_exceeded) || (((scan_reg == 2'd3) && ack_timeout_fire) && !timeout_retry_exceeded)) || (((scan_reg == 2'd3) && timer_fire) && part_18[96])) ? 1'd1 : (((rewind_fire && (rewind_data_reg[1:0] == 2'd3)) || (qp3_count_next == 5'd0)) ? 1'b0 : qp_tp_reg[490]));
 
-// gen/nic/ack-tracker.ts:549:23
-assign qp3_tm_armed_next = ((((scan_reg == 2'd3) && timer_fire) || (rewind_fire && (rewind_data_reg[1:0] == 2'd3))) || !(ctx_state[11:9] == 3'd3)) ? 1'b0 : ((((s_ack_valid && (s_ack_data[1:0] == 2'd3)) && rnr_retry) && !rnr_retry_exceeded) ? 1'd1 : ((qp_tp_reg[587] && qp_tp_reg[588]) ? 1'd1 : (((ctx_retry[60:56] != 5'd0) && qp3_outstanding_next) && !qp3_retry_pend_next)));
+// gen/nic/ack-tracker.ts:556:23
+assign qp3_tm_armed_next = ((((scan_reg == 2'd3) && timer_fire) || (rewind_fire && (rewind_data_reg[1:0] == 2'd3))) || !(ctx_state[11:9] == 3'd3)) ? 1'b0 : ((((s_ack_valid && (s_ack_data[1:0] == 2'd3)) && rnr_retry) && !rnr_retry_exceeded) ? 1'd1 : ((qp_tp_reg[491] && qp_tp_reg[492]) ? 1'd1 : (((ctx_retry[60:56] != 5'd0) && qp3_outstanding_next) && !qp3_retry_pend_next)));
 
-// gen/nic/ack-tracker.ts:554:20
-assign qp3_wake = !(ctx_state[11:9] == 3'd3) || ((qp_tp_reg[623:622] == 2'd1) ? (qp_tp_reg[552:548] == 5'd0) : ((qp_tp_reg[623:622] == 2'd2) ? ctx_room[3] : ((qp_tp_reg[623:622] == 2'd3) ? ((qp_tp_reg[484:480] != 5'd16) && ((qp_tp_reg[495:491] != 5'd0) || !pool_empty)) : 1'd1)));
+// gen/nic/ack-tracker.ts:561:20
+assign qp3_wake = !(ctx_state[11:9] == 3'd3) || ((qp_tp_reg[527:526] == 2'd1) ? (qp_tp_reg[480:476] == 5'd0) : ((qp_tp_reg[527:526] == 2'd2) ? ctx_room[3] : ((qp_tp_reg[527:526] == 2'd3) ? ((qp_tp_reg[412:408] != 5'd16) && ((qp_tp_reg[423:419] != 5'd0) || !pool_empty)) : 1'd1)));
 
-// gen/nic/ack-tracker.ts:581:12
-assign read_busy = {(qp_tp_reg[552:548] != 5'd0), (qp_tp_reg[396:392] != 5'd0), (qp_tp_reg[240:236] != 5'd0), (qp_tp_reg[84:80] != 5'd0)};
+// gen/nic/ack-tracker.ts:588:12
+assign read_busy = {(qp_tp_reg[480:476] != 5'd0), (qp_tp_reg[348:344] != 5'd0), (qp_tp_reg[216:212] != 5'd0), (qp_tp_reg[84:80] != 5'd0)};
 
-// gen/nic/ack-tracker.ts:582:8
-assign tx_hold = {((qp_tp_reg[623:622] != 2'b00) && !qp3_wake), ((qp_tp_reg[467:466] != 2'b00) && !qp2_wake), ((qp_tp_reg[311:310] != 2'b00) && !qp1_wake), ((qp_tp_reg[155:154] != 2'b00) && !qp0_wake)};
+// gen/nic/ack-tracker.ts:589:8
+assign tx_hold = {((qp_tp_reg[527:526] != 2'b00) && !qp3_wake), ((qp_tp_reg[395:394] != 2'b00) && !qp2_wake), ((qp_tp_reg[263:262] != 2'b00) && !qp1_wake), ((qp_tp_reg[131:130] != 2'b00) && !qp0_wake)};
 
-// gen/nic/ack-tracker.ts:586:6
-assign tp = {((part_21[16:12] != 5'd16) && ((part_21[27:23] != 5'd0) || !pool_empty)), (sent_high_zero_reg[tp_qp] ? 24'd0 : ((sent_high_newest_reg[tp_qp] == 1'b0) ? sent_high_post_mem_rdata2 : sent_high_rewind_mem_rdata2)), part_21[77], (resume_psn_zero_reg[tp_qp] ? 24'd0 : resume_psn_rewind_mem_rdata), part_21[153], (exp_idx_zero_reg[tp_qp] ? 16'd0 : ((exp_idx_newest_reg[tp_qp] == 1'b0) ? exp_idx_post_mem_rdata : exp_idx_rewind_mem_rdata))};
+// gen/nic/ack-tracker.ts:593:6
+assign tp = {((part_21[16:12] != 5'd16) && ((part_21[27:23] != 5'd0) || !pool_empty)), (sent_high_zero_reg[tp_qp] ? 24'd0 : ((sent_high_newest_reg[tp_qp] == 1'b0) ? sent_high_post_mem_rdata2 : sent_high_rewind_mem_rdata2)), part_21[77], (resume_psn_zero_reg[tp_qp] ? 24'd0 : resume_psn_rewind_mem_rdata), part_21[129], (exp_idx_zero_reg[tp_qp] ? 16'd0 : ((exp_idx_newest_reg[tp_qp] == 1'b0) ? exp_idx_post_mem_rdata : exp_idx_rewind_mem_rdata))};
 
 // gen/lib/banked-memory.ts:60:14
 always @(posedge clk) begin
@@ -822,7 +850,26 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/ack-tracker.ts:175:7
+// gen/lib/banked-memory.ts:60:14
+always @(posedge clk) begin
+    rd_acked_newest_reg[0] <= (rd_acked_post_we && (rd_acked_post_row == 2'b00)) ? 1'b0 : ((rd_acked_done_we && (rd_acked_done_row == 2'b00)) ? 1'd1 : rd_acked_newest_reg[0]);
+    rd_acked_newest_reg[1] <= (rd_acked_post_we && (rd_acked_post_row == 2'd1)) ? 1'b0 : ((rd_acked_done_we && (rd_acked_done_row == 2'd1)) ? 1'd1 : rd_acked_newest_reg[1]);
+    rd_acked_newest_reg[2] <= (rd_acked_post_we && (rd_acked_post_row == 2'd2)) ? 1'b0 : ((rd_acked_done_we && (rd_acked_done_row == 2'd2)) ? 1'd1 : rd_acked_newest_reg[2]);
+    rd_acked_newest_reg[3] <= (rd_acked_post_we && (rd_acked_post_row == 2'd3)) ? 1'b0 : ((rd_acked_done_we && (rd_acked_done_row == 2'd3)) ? 1'd1 : rd_acked_newest_reg[3]);
+    if (rst) begin
+        rd_acked_newest_reg <= 4'b0000;
+    end
+end
+
+// gen/lib/banked-memory.ts:74:10
+always @(posedge clk) begin
+    rd_acked_zero_reg <= {(rd_acked_clear_rows[3] || (rd_acked_zero_reg[3] && !((rd_acked_post_we && (rd_acked_post_row == 2'd3)) || (rd_acked_done_we && (rd_acked_done_row == 2'd3))))), (rd_acked_clear_rows[2] || (rd_acked_zero_reg[2] && !((rd_acked_post_we && (rd_acked_post_row == 2'd2)) || (rd_acked_done_we && (rd_acked_done_row == 2'd2))))), (rd_acked_clear_rows[1] || (rd_acked_zero_reg[1] && !((rd_acked_post_we && (rd_acked_post_row == 2'd1)) || (rd_acked_done_we && (rd_acked_done_row == 2'd1))))), (rd_acked_clear_rows[0] || (rd_acked_zero_reg[0] && !((rd_acked_post_we && (rd_acked_post_row == 2'b00)) || (rd_acked_done_we && (rd_acked_done_row == 2'b00)))))};
+    if (rst) begin
+        rd_acked_zero_reg <= 4'd15;
+    end
+end
+
+// gen/nic/ack-tracker.ts:176:7
 always @(posedge clk) begin
     now_reg <= now_reg + 32'd1;
     if (rst) begin
@@ -830,7 +877,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/ack-tracker.ts:204:5
+// gen/nic/ack-tracker.ts:205:5
 always @(posedge clk) begin
     if ((push && !push_from_spare) && (part_0[16:12] != 5'd0)) begin
         entry_next[part_0[11:6]] <= push_slot;
@@ -851,7 +898,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/ack-tracker.ts:215:5
+// gen/nic/ack-tracker.ts:216:5
 always @(posedge clk) begin
     if (push) begin
         entries[push_slot] <= {s_req_data[198:195], s_req_data[194], s_req_data[193:178], s_req_data[153:130], s_req_data[177:154], s_req_data[105:74], s_req_data[73:66], s_req_data[65:2]};
@@ -865,7 +912,21 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/ack-tracker.ts:357:5
+// gen/lib/banked-memory.ts:91:9
+always @(posedge clk) begin
+    if (done_ok) begin
+        rd_acked_done_mem[s_read_done_data[1:0]] <= s_read_done_data[89:66];
+    end
+end
+
+// gen/lib/banked-memory.ts:91:9
+always @(posedge clk) begin
+    if ((((push_ok && req_is_read) && (part_0[84:80] == 5'd0)) && !push_rd_early_hit) && !(done_ok && (s_read_done_data[1:0] == s_req_data[1:0]))) begin
+        rd_acked_post_mem[s_req_data[1:0]] <= (s_req_data[129:106] - 24'd1);
+    end
+end
+
+// gen/nic/ack-tracker.ts:365:5
 always @(posedge clk) begin
     if (m_cqe_ready) begin
         cqe_valid_reg <= 1'b0;
@@ -879,7 +940,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/ack-tracker.ts:359:7
+// gen/nic/ack-tracker.ts:367:7
 always @(posedge clk) begin
     case (state)
         STATE_PICK: begin
@@ -901,7 +962,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/ack-tracker.ts:375:11
+// gen/nic/ack-tracker.ts:383:11
 always @(posedge clk) begin
     sq_ci_valid_reg <= retire && !sel_reset;
     if (rst) begin
@@ -909,7 +970,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/ack-tracker.ts:376:8
+// gen/nic/ack-tracker.ts:384:8
 always @(posedge clk) begin
     sq_ci_qp_reg <= sel_qp_reg;
     if (rst) begin
@@ -917,7 +978,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/ack-tracker.ts:377:11
+// gen/nic/ack-tracker.ts:385:11
 always @(posedge clk) begin
     sq_ci_value_reg <= entries_rdata[167:152] + 16'd1;
     if (rst) begin
@@ -925,7 +986,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/ack-tracker.ts:380:12
+// gen/nic/ack-tracker.ts:388:12
 always @(posedge clk) begin
     retry_exc_reg <= (retire && wants_cqe) && ((out_status == 4'd7) || (out_status == 4'd10));
     if (rst) begin
@@ -933,7 +994,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/ack-tracker.ts:392:5
+// gen/nic/ack-tracker.ts:400:5
 always @(posedge clk) begin
     if (rewind_fire) begin
         rewind_valid_reg <= 1'b0;
@@ -972,7 +1033,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/ack-tracker.ts:408:8
+// gen/nic/ack-tracker.ts:416:8
 always @(posedge clk) begin
     scan_reg <= (scan_reg == 2'd3) ? 2'b00 : (scan_reg + 2'd1);
     if (rst) begin
@@ -987,7 +1048,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/ack-tracker.ts:424:11
+// gen/nic/ack-tracker.ts:432:11
 always @(posedge clk) begin
     ack_timeout_reg <= ack_timeout_fire;
     if (rst) begin
@@ -995,7 +1056,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/ack-tracker.ts:425:8
+// gen/nic/ack-tracker.ts:433:8
 always @(posedge clk) begin
     ack_timeout_qp_reg <= scan_reg;
     if (rst) begin
@@ -1003,7 +1064,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/ack-tracker.ts:430:12
+// gen/nic/ack-tracker.ts:438:12
 always @(posedge clk) begin
     qp_error_valid_reg <= (ack_qp_error || timeout_retry_exceeded) || (retire && rd_err_fatal);
     if (rst) begin
@@ -1011,7 +1072,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/ack-tracker.ts:431:9
+// gen/nic/ack-tracker.ts:439:9
 always @(posedge clk) begin
     qp_error_qp_reg <= ack_qp_error ? s_ack_data[1:0] : (timeout_retry_exceeded ? scan_reg : sel_qp_reg);
     if (rst) begin
@@ -1019,7 +1080,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/ack-tracker.ts:459:5
+// gen/nic/ack-tracker.ts:467:5
 always @(posedge clk) begin
     if (pool_give_back) begin
         free_slots[pool_free_tail_reg] <= (retire ? part_12[5:0] : part_22[22:17]);
@@ -1030,7 +1091,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/ack-tracker.ts:463:5
+// gen/nic/ack-tracker.ts:471:5
 always @(posedge clk) begin
     if (pool_take_freed) begin
         pool_free_head_reg <= (pool_free_head_reg == 6'd63) ? 6'd0 : (pool_free_head_reg + 6'd1);
@@ -1040,7 +1101,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/ack-tracker.ts:464:5
+// gen/nic/ack-tracker.ts:472:5
 always @(posedge clk) begin
     if (pool_take_fresh) begin
         pool_fresh_reg <= pool_fresh_reg + 7'd1;
@@ -1050,7 +1111,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/ack-tracker.ts:465:11
+// gen/nic/ack-tracker.ts:473:11
 always @(posedge clk) begin
     pool_free_count_reg <= (pool_give_back && !pool_take_freed) ? (pool_free_count_reg + 7'd1) : ((pool_take_freed && !pool_give_back) ? (pool_free_count_reg - 7'd1) : pool_free_count_reg);
     if (rst) begin
@@ -1058,14 +1119,14 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/qp-transport.ts:139:28
+// gen/nic/qp-transport.ts:140:28
 always @(posedge clk) begin
-    qp_tp_reg[155:0] <= (ctx_state[2:0] == 3'b000) ? {2'b00, 1'b0, 32'd0, 1'b0, 1'b0, 1'b0, 1'b0, ctx_retry[6:4], ctx_retry[2:0], 1'b0, 1'b0, 24'd0, 5'd0, 1'b0, 1'b0, 1'b0, 24'd0, 24'd0, 1'b0, (1'd1 ? (qp0_count_next + ((((push && (s_req_data[1:0] == 2'b00)) && (qp_tp_reg[27:23] != 5'd0)) || (spare_release && (u_release_arb_grant_index == 2'b00))) ? (qp_tp_reg[27:23] - 5'd1) : qp_tp_reg[27:23])) : ((((push && (s_req_data[1:0] == 2'b00)) && (qp_tp_reg[27:23] != 5'd0)) || (spare_release && (u_release_arb_grant_index == 2'b00))) ? (qp_tp_reg[27:23] - 5'd1) : qp_tp_reg[27:23])), ((1'd1 && (qp0_count_next != 5'd0)) ? (((push && (s_req_data[1:0] == 2'b00)) && (qp_tp_reg[16:12] == 5'd0)) ? push_slot : (((retire && (sel_qp_reg == 2'b00)) && (qp_tp_reg[16:12] == 5'd1)) ? push_slot : ((retire && (sel_qp_reg == 2'b00)) ? sel_next_slot : qp_tp_reg[5:0]))) : (((push && (s_req_data[1:0] == 2'b00)) && (qp_tp_reg[27:23] != 5'd0)) ? push_spare_next : ((spare_release && (u_release_arb_grant_index == 2'b00)) ? release_next_slot : qp_tp_reg[22:17]))), (1'd1 ? 5'd0 : qp0_count_next), ((push && (s_req_data[1:0] == 2'b00)) ? push_slot : qp_tp_reg[11:6]), (((push && (s_req_data[1:0] == 2'b00)) && (qp_tp_reg[16:12] == 5'd0)) ? push_slot : (((retire && (sel_qp_reg == 2'b00)) && (qp_tp_reg[16:12] == 5'd1)) ? push_slot : ((retire && (sel_qp_reg == 2'b00)) ? sel_next_slot : qp_tp_reg[5:0])))} : {(((rewind_fire && (rewind_data_reg[1:0] == 2'b00)) || (push && (s_req_data[1:0] == 2'b00))) ? 2'b00 : ((s_park[0] && (s_park[2:1] == 2'b00)) ? s_park[20:19] : (qp0_wake ? 2'b00 : qp_tp_reg[155:154]))), ((push && (s_req_data[1:0] == 2'b00)) ? 1'b0 : ((rewind_fire && (rewind_data_reg[1:0] == 2'b00)) ? (rewind_resume_psn != rewind_data_reg[41:18]) : qp_tp_reg[153])), ((((s_ack_valid && (s_ack_data[1:0] == 2'b00)) && rnr_retry) && !rnr_retry_exceeded) ? rnr_deadline : ((qp_tp_reg[119] && qp_tp_reg[120]) ? qp_tp_reg[152:121] : (((qp0_progress || !qp_tp_reg[119]) || qp_tp_reg[120]) ? (now_reg + (32'd1 << ctx_retry[12:8])) : qp_tp_reg[152:121]))), (((((scan_reg == 2'b00) && timer_fire) || (rewind_fire && (rewind_data_reg[1:0] == 2'b00))) || !(ctx_state[2:0] == 3'd3)) ? 1'b0 : ((((s_ack_valid && (s_ack_data[1:0] == 2'b00)) && rnr_retry) && !rnr_retry_exceeded) ? 1'd1 : ((qp_tp_reg[119] && qp_tp_reg[120]) ? 1'd1 : 1'b0))), qp0_tm_armed_next, qp0_retry_pend_next, ((((ctx_state[2:0] == 3'b000) || (ctx_state[2:0] == 3'd1)) || (ctx_state[2:0] == 3'd2)) ? 1'b0 : ((((s_ack_valid && (s_ack_data[1:0] == 2'b00)) && seq_retry) || ((scan_reg == 2'b00) && ack_timeout_fire)) ? 1'd1 : (qp0_progress ? 1'b0 : qp_tp_reg[117]))), ((((ctx_state[2:0] == 3'b000) || (ctx_state[2:0] == 3'd1)) || (ctx_state[2:0] == 3'd2)) ? ctx_retry[6:4] : (((((s_ack_valid && (s_ack_data[1:0] == 2'b00)) && rnr_retry) && !rnr_retry_exceeded) && ((qp0_progress ? ctx_retry[6:4] : qp_tp_reg[116:114]) != 3'd7)) ? ((qp0_progress ? ctx_retry[6:4] : qp_tp_reg[116:114]) - 3'd1) : (qp0_progress ? ctx_retry[6:4] : qp_tp_reg[116:114]))), ((((ctx_state[2:0] == 3'b000) || (ctx_state[2:0] == 3'd1)) || (ctx_state[2:0] == 3'd2)) ? ctx_retry[2:0] : (((((s_ack_valid && (s_ack_data[1:0] == 2'b00)) && seq_retry) && !seq_retry_exceeded) || (((scan_reg == 2'b00) && ack_timeout_fire) && !timeout_retry_exceeded)) ? ((qp0_progress ? ctx_retry[2:0] : qp_tp_reg[113:111]) - 3'd1) : (qp0_progress ? ctx_retry[2:0] : qp_tp_reg[113:111]))), (((rewind_fire && (rewind_data_reg[1:0] == 2'b00)) || (push && (s_req_data[1:0] == 2'b00))) ? 1'b0 : (((s_read_done_valid && (s_read_done_data[1:0] == 2'b00)) && done_early) ? 1'd1 : qp_tp_reg[110])), ((qp_tp_reg[109] && !((retire && (sel_qp_reg == 2'b00)) && uses_rd_err)) || ((s_read_done_valid && (s_read_done_data[1:0] == 2'b00)) && done_err)), (((s_read_done_valid && (s_read_done_data[1:0] == 2'b00)) && done_ok) ? s_read_done_data[89:66] : ((((((push && (s_req_data[1:0] == 2'b00)) && req_is_read) && req_ok) && (qp_tp_reg[84:80] == 5'd0)) && !qp0_rd_early_hit) ? (s_req_data[129:106] - 24'd1) : qp_tp_reg[108:85])), ((rewind_fire && (rewind_data_reg[1:0] == 2'b00)) ? 5'd0 : ((((push && (s_req_data[1:0] == 2'b00)) && req_is_read) && !((retire && (sel_qp_reg == 2'b00)) && e_is_read)) ? (qp_tp_reg[84:80] + 5'd1) : ((((retire && (sel_qp_reg == 2'b00)) && e_is_read) && !((push && (s_req_data[1:0] == 2'b00)) && req_is_read)) ? (qp_tp_reg[84:80] - 5'd1) : qp_tp_reg[84:80]))), (qp_tp_reg[79] || ((retire && (sel_qp_reg == 2'b00)) && sets_flush)), ((qp_tp_reg[78] && !((retire && (sel_qp_reg == 2'b00)) && uses_nak)) || (((s_ack_valid && (s_ack_data[1:0] == 2'b00)) && ack_qp_error) || ((scan_reg == 2'b00) && timeout_retry_exceeded))), (((rewind_fire && (rewind_data_reg[1:0] == 2'b00)) && rewind_high[0]) ? rewind_high[1] : (qp_tp_reg[77] || ((push && (s_req_data[1:0] == 2'b00)) && req_ok))), qp0_acked_next, qp0_last_sent_next, (qp_tp_reg[28] || ((push && (s_req_data[1:0] == 2'b00)) && req_ok)), ((rewind_fire && (rewind_data_reg[1:0] == 2'b00)) ? (qp0_count_next + ((((push && (s_req_data[1:0] == 2'b00)) && (qp_tp_reg[27:23] != 5'd0)) || (spare_release && (u_release_arb_grant_index == 2'b00))) ? (qp_tp_reg[27:23] - 5'd1) : qp_tp_reg[27:23])) : ((((push && (s_req_data[1:0] == 2'b00)) && (qp_tp_reg[27:23] != 5'd0)) || (spare_release && (u_release_arb_grant_index == 2'b00))) ? (qp_tp_reg[27:23] - 5'd1) : qp_tp_reg[27:23])), (((rewind_fire && (rewind_data_reg[1:0] == 2'b00)) && (qp0_count_next != 5'd0)) ? (((push && (s_req_data[1:0] == 2'b00)) && (qp_tp_reg[16:12] == 5'd0)) ? push_slot : (((retire && (sel_qp_reg == 2'b00)) && (qp_tp_reg[16:12] == 5'd1)) ? push_slot : ((retire && (sel_qp_reg == 2'b00)) ? sel_next_slot : qp_tp_reg[5:0]))) : (((push && (s_req_data[1:0] == 2'b00)) && (qp_tp_reg[27:23] != 5'd0)) ? push_spare_next : ((spare_release && (u_release_arb_grant_index == 2'b00)) ? release_next_slot : qp_tp_reg[22:17]))), ((rewind_fire && (rewind_data_reg[1:0] == 2'b00)) ? 5'd0 : qp0_count_next), ((push && (s_req_data[1:0] == 2'b00)) ? push_slot : qp_tp_reg[11:6]), (((push && (s_req_data[1:0] == 2'b00)) && (qp_tp_reg[16:12] == 5'd0)) ? push_slot : (((retire && (sel_qp_reg == 2'b00)) && (qp_tp_reg[16:12] == 5'd1)) ? push_slot : ((retire && (sel_qp_reg == 2'b00)) ? sel_next_slot : qp_tp_reg[5:0])))};
-    qp_tp_reg[311:156] <= (ctx_state[5:3] == 3'b000) ? {2'b00, 1'b0, 32'd0, 1'b0, 1'b0, 1'b0, 1'b0, ctx_retry[22:20], ctx_retry[18:16], 1'b0, 1'b0, 24'd0, 5'd0, 1'b0, 1'b0, 1'b0, 24'd0, 24'd0, 1'b0, (1'd1 ? (qp1_count_next + ((((push && (s_req_data[1:0] == 2'd1)) && (qp_tp_reg[183:179] != 5'd0)) || (spare_release && (u_release_arb_grant_index == 2'd1))) ? (qp_tp_reg[183:179] - 5'd1) : qp_tp_reg[183:179])) : ((((push && (s_req_data[1:0] == 2'd1)) && (qp_tp_reg[183:179] != 5'd0)) || (spare_release && (u_release_arb_grant_index == 2'd1))) ? (qp_tp_reg[183:179] - 5'd1) : qp_tp_reg[183:179])), ((1'd1 && (qp1_count_next != 5'd0)) ? (((push && (s_req_data[1:0] == 2'd1)) && (qp_tp_reg[172:168] == 5'd0)) ? push_slot : (((retire && (sel_qp_reg == 2'd1)) && (qp_tp_reg[172:168] == 5'd1)) ? push_slot : ((retire && (sel_qp_reg == 2'd1)) ? sel_next_slot : qp_tp_reg[161:156]))) : (((push && (s_req_data[1:0] == 2'd1)) && (qp_tp_reg[183:179] != 5'd0)) ? push_spare_next : ((spare_release && (u_release_arb_grant_index == 2'd1)) ? release_next_slot : qp_tp_reg[178:173]))), (1'd1 ? 5'd0 : qp1_count_next), ((push && (s_req_data[1:0] == 2'd1)) ? push_slot : qp_tp_reg[167:162]), (((push && (s_req_data[1:0] == 2'd1)) && (qp_tp_reg[172:168] == 5'd0)) ? push_slot : (((retire && (sel_qp_reg == 2'd1)) && (qp_tp_reg[172:168] == 5'd1)) ? push_slot : ((retire && (sel_qp_reg == 2'd1)) ? sel_next_slot : qp_tp_reg[161:156])))} : {(((rewind_fire && (rewind_data_reg[1:0] == 2'd1)) || (push && (s_req_data[1:0] == 2'd1))) ? 2'b00 : ((s_park[0] && (s_park[2:1] == 2'd1)) ? s_park[20:19] : (qp1_wake ? 2'b00 : qp_tp_reg[311:310]))), ((push && (s_req_data[1:0] == 2'd1)) ? 1'b0 : ((rewind_fire && (rewind_data_reg[1:0] == 2'd1)) ? (rewind_resume_psn != rewind_data_reg[41:18]) : qp_tp_reg[309])), ((((s_ack_valid && (s_ack_data[1:0] == 2'd1)) && rnr_retry) && !rnr_retry_exceeded) ? rnr_deadline : ((qp_tp_reg[275] && qp_tp_reg[276]) ? qp_tp_reg[308:277] : (((qp1_progress || !qp_tp_reg[275]) || qp_tp_reg[276]) ? (now_reg + (32'd1 << ctx_retry[28:24])) : qp_tp_reg[308:277]))), (((((scan_reg == 2'd1) && timer_fire) || (rewind_fire && (rewind_data_reg[1:0] == 2'd1))) || !(ctx_state[5:3] == 3'd3)) ? 1'b0 : ((((s_ack_valid && (s_ack_data[1:0] == 2'd1)) && rnr_retry) && !rnr_retry_exceeded) ? 1'd1 : ((qp_tp_reg[275] && qp_tp_reg[276]) ? 1'd1 : 1'b0))), qp1_tm_armed_next, qp1_retry_pend_next, ((((ctx_state[5:3] == 3'b000) || (ctx_state[5:3] == 3'd1)) || (ctx_state[5:3] == 3'd2)) ? 1'b0 : ((((s_ack_valid && (s_ack_data[1:0] == 2'd1)) && seq_retry) || ((scan_reg == 2'd1) && ack_timeout_fire)) ? 1'd1 : (qp1_progress ? 1'b0 : qp_tp_reg[273]))), ((((ctx_state[5:3] == 3'b000) || (ctx_state[5:3] == 3'd1)) || (ctx_state[5:3] == 3'd2)) ? ctx_retry[22:20] : (((((s_ack_valid && (s_ack_data[1:0] == 2'd1)) && rnr_retry) && !rnr_retry_exceeded) && ((qp1_progress ? ctx_retry[22:20] : qp_tp_reg[272:270]) != 3'd7)) ? ((qp1_progress ? ctx_retry[22:20] : qp_tp_reg[272:270]) - 3'd1) : (qp1_progress ? ctx_retry[22:20] : qp_tp_reg[272:270]))), ((((ctx_state[5:3] == 3'b000) || (ctx_state[5:3] == 3'd1)) || (ctx_state[5:3] == 3'd2)) ? ctx_retry[18:16] : (((((s_ack_valid && (s_ack_data[1:0] == 2'd1)) && seq_retry) && !seq_retry_exceeded) || (((scan_reg == 2'd1) && ack_timeout_fire) && !timeout_retry_exceeded)) ? ((qp1_progress ? ctx_retry[18:16] : qp_tp_reg[269:267]) - 3'd1) : (qp1_progress ? ctx_retry[18:16] : qp_tp_reg[269:267]))), (((rewind_fire && (rewind_data_reg[1:0] == 2'd1)) || (push && (s_req_data[1:0] == 2'd1))) ? 1'b0 : (((s_read_done_valid && (s_read_done_data[1:0] == 2'd1)) && done_early) ? 1'd1 : qp_tp_reg[266])), ((qp_tp_reg[265] && !((retire && (sel_qp_reg == 2'd1)) && uses_rd_err)) || ((s_read_done_valid && (s_read_done_data[1:0] == 2'd1)) && done_err)), (((s_read_done_valid && (s_read_done_data[1:0] == 2'd1)) && done_ok) ? s_read_done_data[89:66] : ((((((push && (s_req_data[1:0] == 2'd1)) && req_is_read) && req_ok) && (qp_tp_reg[240:236] == 5'd0)) && !qp1_rd_early_hit) ? (s_req_data[129:106] - 24'd1) : qp_tp_reg[264:241])), ((rewind_fire && (rewind_data_reg[1:0] == 2'd1)) ? 5'd0 : ((((push && (s_req_data[1:0] == 2'd1)) && req_is_read) && !((retire && (sel_qp_reg == 2'd1)) && e_is_read)) ? (qp_tp_reg[240:236] + 5'd1) : ((((retire && (sel_qp_reg == 2'd1)) && e_is_read) && !((push && (s_req_data[1:0] == 2'd1)) && req_is_read)) ? (qp_tp_reg[240:236] - 5'd1) : qp_tp_reg[240:236]))), (qp_tp_reg[235] || ((retire && (sel_qp_reg == 2'd1)) && sets_flush)), ((qp_tp_reg[234] && !((retire && (sel_qp_reg == 2'd1)) && uses_nak)) || (((s_ack_valid && (s_ack_data[1:0] == 2'd1)) && ack_qp_error) || ((scan_reg == 2'd1) && timeout_retry_exceeded))), (((rewind_fire && (rewind_data_reg[1:0] == 2'd1)) && rewind_high[0]) ? rewind_high[1] : (qp_tp_reg[233] || ((push && (s_req_data[1:0] == 2'd1)) && req_ok))), qp1_acked_next, qp1_last_sent_next, (qp_tp_reg[184] || ((push && (s_req_data[1:0] == 2'd1)) && req_ok)), ((rewind_fire && (rewind_data_reg[1:0] == 2'd1)) ? (qp1_count_next + ((((push && (s_req_data[1:0] == 2'd1)) && (qp_tp_reg[183:179] != 5'd0)) || (spare_release && (u_release_arb_grant_index == 2'd1))) ? (qp_tp_reg[183:179] - 5'd1) : qp_tp_reg[183:179])) : ((((push && (s_req_data[1:0] == 2'd1)) && (qp_tp_reg[183:179] != 5'd0)) || (spare_release && (u_release_arb_grant_index == 2'd1))) ? (qp_tp_reg[183:179] - 5'd1) : qp_tp_reg[183:179])), (((rewind_fire && (rewind_data_reg[1:0] == 2'd1)) && (qp1_count_next != 5'd0)) ? (((push && (s_req_data[1:0] == 2'd1)) && (qp_tp_reg[172:168] == 5'd0)) ? push_slot : (((retire && (sel_qp_reg == 2'd1)) && (qp_tp_reg[172:168] == 5'd1)) ? push_slot : ((retire && (sel_qp_reg == 2'd1)) ? sel_next_slot : qp_tp_reg[161:156]))) : (((push && (s_req_data[1:0] == 2'd1)) && (qp_tp_reg[183:179] != 5'd0)) ? push_spare_next : ((spare_release && (u_release_arb_grant_index == 2'd1)) ? release_next_slot : qp_tp_reg[178:173]))), ((rewind_fire && (rewind_data_reg[1:0] == 2'd1)) ? 5'd0 : qp1_count_next), ((push && (s_req_data[1:0] == 2'd1)) ? push_slot : qp_tp_reg[167:162]), (((push && (s_req_data[1:0] == 2'd1)) && (qp_tp_reg[172:168] == 5'd0)) ? push_slot : (((retire && (sel_qp_reg == 2'd1)) && (qp_tp_reg[172:168] == 5'd1)) ? push_slot : ((retire && (sel_qp_reg == 2'd1)) ? sel_next_slot : qp_tp_reg[161:156])))};
-    qp_tp_reg[467:312] <= (ctx_state[8:6] == 3'b000) ? {2'b00, 1'b0, 32'd0, 1'b0, 1'b0, 1'b0, 1'b0, ctx_retry[38:36], ctx_retry[34:32], 1'b0, 1'b0, 24'd0, 5'd0, 1'b0, 1'b0, 1'b0, 24'd0, 24'd0, 1'b0, (1'd1 ? (qp2_count_next + ((((push && (s_req_data[1:0] == 2'd2)) && (qp_tp_reg[339:335] != 5'd0)) || (spare_release && (u_release_arb_grant_index == 2'd2))) ? (qp_tp_reg[339:335] - 5'd1) : qp_tp_reg[339:335])) : ((((push && (s_req_data[1:0] == 2'd2)) && (qp_tp_reg[339:335] != 5'd0)) || (spare_release && (u_release_arb_grant_index == 2'd2))) ? (qp_tp_reg[339:335] - 5'd1) : qp_tp_reg[339:335])), ((1'd1 && (qp2_count_next != 5'd0)) ? (((push && (s_req_data[1:0] == 2'd2)) && (qp_tp_reg[328:324] == 5'd0)) ? push_slot : (((retire && (sel_qp_reg == 2'd2)) && (qp_tp_reg[328:324] == 5'd1)) ? push_slot : ((retire && (sel_qp_reg == 2'd2)) ? sel_next_slot : qp_tp_reg[317:312]))) : (((push && (s_req_data[1:0] == 2'd2)) && (qp_tp_reg[339:335] != 5'd0)) ? push_spare_next : ((spare_release && (u_release_arb_grant_index == 2'd2)) ? release_next_slot : qp_tp_reg[334:329]))), (1'd1 ? 5'd0 : qp2_count_next), ((push && (s_req_data[1:0] == 2'd2)) ? push_slot : qp_tp_reg[323:318]), (((push && (s_req_data[1:0] == 2'd2)) && (qp_tp_reg[328:324] == 5'd0)) ? push_slot : (((retire && (sel_qp_reg == 2'd2)) && (qp_tp_reg[328:324] == 5'd1)) ? push_slot : ((retire && (sel_qp_reg == 2'd2)) ? sel_next_slot : qp_tp_reg[317:312])))} : {(((rewind_fire && (rewind_data_reg[1:0] == 2'd2)) || (push && (s_req_data[1:0] == 2'd2))) ? 2'b00 : ((s_park[0] && (s_park[2:1] == 2'd2)) ? s_park[20:19] : (qp2_wake ? 2'b00 : qp_tp_reg[467:466]))), ((push && (s_req_data[1:0] == 2'd2)) ? 1'b0 : ((rewind_fire && (rewind_data_reg[1:0] == 2'd2)) ? (rewind_resume_psn != rewind_data_reg[41:18]) : qp_tp_reg[465])), ((((s_ack_valid && (s_ack_data[1:0] == 2'd2)) && rnr_retry) && !rnr_retry_exceeded) ? rnr_deadline : ((qp_tp_reg[431] && qp_tp_reg[432]) ? qp_tp_reg[464:433] : (((qp2_progress || !qp_tp_reg[431]) || qp_tp_reg[432]) ? (now_reg + (32'd1 << ctx_retry[44:40])) : qp_tp_reg[464:433]))), (((((scan_reg == 2'd2) && timer_fire) || (rewind_fire && (rewind_data_reg[1:0] == 2'd2))) || !(ctx_state[8:6] == 3'd3)) ? 1'b0 : ((((s_ack_valid && (s_ack_data[1:0] == 2'd2)) && rnr_retry) && !rnr_retry_exceeded) ? 1'd1 : ((qp_tp_reg[431] && qp_tp_reg[432]) ? 1'd1 : 1'b0))), qp2_tm_armed_next, qp2_retry_pend_next, ((((ctx_state[8:6] == 3'b000) || (ctx_state[8:6] == 3'd1)) || (ctx_state[8:6] == 3'd2)) ? 1'b0 : ((((s_ack_valid && (s_ack_data[1:0] == 2'd2)) && seq_retry) || ((scan_reg == 2'd2) && ack_timeout_fire)) ? 1'd1 : (qp2_progress ? 1'b0 : qp_tp_reg[429]))), ((((ctx_state[8:6] == 3'b000) || (ctx_state[8:6] == 3'd1)) || (ctx_state[8:6] == 3'd2)) ? ctx_retry[38:36] : (((((s_ack_valid && (s_ack_data[1:0] == 2'd2)) && rnr_retry) && !rnr_retry_exceeded) && ((qp2_progress ? ctx_retry[38:36] : qp_tp_reg[428:426]) != 3'd7)) ? ((qp2_progress ? ctx_retry[38:36] : qp_tp_reg[428:426]) - 3'd1) : (qp2_progress ? ctx_retry[38:36] : qp_tp_reg[428:426]))), ((((ctx_state[8:6] == 3'b000) || (ctx_state[8:6] == 3'd1)) || (ctx_state[8:6] == 3'd2)) ? ctx_retry[34:32] : (((((s_ack_valid && (s_ack_data[1:0] == 2'd2)) && seq_retry) && !seq_retry_exceeded) || (((scan_reg == 2'd2) && ack_timeout_fire) && !timeout_retry_exceeded)) ? ((qp2_progress ? ctx_retry[34:32] : qp_tp_reg[425:423]) - 3'd1) : (qp2_progress ? ctx_retry[34:32] : qp_tp_reg[425:423]))), (((rewind_fire && (rewind_data_reg[1:0] == 2'd2)) || (push && (s_req_data[1:0] == 2'd2))) ? 1'b0 : (((s_read_done_valid && (s_read_done_data[1:0] == 2'd2)) && done_early) ? 1'd1 : qp_tp_reg[422])), ((qp_tp_reg[421] && !((retire && (sel_qp_reg == 2'd2)) && uses_rd_err)) || ((s_read_done_valid && (s_read_done_data[1:0] == 2'd2)) && done_err)), (((s_read_done_valid && (s_read_done_data[1:0] == 2'd2)) && done_ok) ? s_read_done_data[89:66] : ((((((push && (s_req_data[1:0] == 2'd2)) && req_is_read) && req_ok) && (qp_tp_reg[396:392] == 5'd0)) && !qp2_rd_early_hit) ? (s_req_data[129:106] - 24'd1) : qp_tp_reg[420:397])), ((rewind_fire && (rewind_data_reg[1:0] == 2'd2)) ? 5'd0 : ((((push && (s_req_data[1:0] == 2'd2)) && req_is_read) && !((retire && (sel_qp_reg == 2'd2)) && e_is_read)) ? (qp_tp_reg[396:392] + 5'd1) : ((((retire && (sel_qp_reg == 2'd2)) && e_is_read) && !((push && (s_req_data[1:0] == 2'd2)) && req_is_read)) ? (qp_tp_reg[396:392] - 5'd1) : qp_tp_reg[396:392]))), (qp_tp_reg[391] || ((retire && (sel_qp_reg == 2'd2)) && sets_flush)), ((qp_tp_reg[390] && !((retire && (sel_qp_reg == 2'd2)) && uses_nak)) || (((s_ack_valid && (s_ack_data[1:0] == 2'd2)) && ack_qp_error) || ((scan_reg == 2'd2) && timeout_retry_exceeded))), (((rewind_fire && (rewind_data_reg[1:0] == 2'd2)) && rewind_high[0]) ? rewind_high[1] : (qp_tp_reg[389] || ((push && (s_req_data[1:0] == 2'd2)) && req_ok))), qp2_acked_next, qp2_last_sent_next, (qp_tp_reg[340] || ((push && (s_req_data[1:0] == 2'd2)) && req_ok)), ((rewind_fire && (rewind_data_reg[1:0] == 2'd2)) ? (qp2_count_next + ((((push && (s_req_data[1:0] == 2'd2)) && (qp_tp_reg[339:335] != 5'd0)) || (spare_release && (u_release_arb_grant_index == 2'd2))) ? (qp_tp_reg[339:335] - 5'd1) : qp_tp_reg[339:335])) : ((((push && (s_req_data[1:0] == 2'd2)) && (qp_tp_reg[339:335] != 5'd0)) || (spare_release && (u_release_arb_grant_index == 2'd2))) ? (qp_tp_reg[339:335] - 5'd1) : qp_tp_reg[339:335])), (((rewind_fire && (rewind_data_reg[1:0] == 2'd2)) && (qp2_count_next != 5'd0)) ? (((push && (s_req_data[1:0] == 2'd2)) && (qp_tp_reg[328:324] == 5'd0)) ? push_slot : (((retire && (sel_qp_reg == 2'd2)) && (qp_tp_reg[328:324] == 5'd1)) ? push_slot : ((retire && (sel_qp_reg == 2'd2)) ? sel_next_slot : qp_tp_reg[317:312]))) : (((push && (s_req_data[1:0] == 2'd2)) && (qp_tp_reg[339:335] != 5'd0)) ? push_spare_next : ((spare_release && (u_release_arb_grant_index == 2'd2)) ? release_next_slot : qp_tp_reg[334:329]))), ((rewind_fire && (rewind_data_reg[1:0] == 2'd2)) ? 5'd0 : qp2_count_next), ((push && (s_req_data[1:0] == 2'd2)) ? push_slot : qp_tp_reg[323:318]), (((push && (s_req_data[1:0] == 2'd2)) && (qp_tp_reg[328:324] == 5'd0)) ? push_slot : (((retire && (sel_qp_reg == 2'd2)) && (qp_tp_reg[328:324] == 5'd1)) ? push_slot : ((retire && (sel_qp_reg == 2'd2)) ? sel_next_slot : qp_tp_reg[317:312])))};
-    qp_tp_reg[623:468] <= (ctx_state[11:9] == 3'b000) ? {2'b00, 1'b0, 32'd0, 1'b0, 1'b0, 1'b0, 1'b0, ctx_retry[54:52], ctx_retry[50:48], 1'b0, 1'b0, 24'd0, 5'd0, 1'b0, 1'b0, 1'b0, 24'd0, 24'd0, 1'b0, (1'd1 ? (qp3_count_next + ((((push && (s_req_data[1:0] == 2'd3)) && (qp_tp_reg[495:491] != 5'd0)) || (spare_release && (u_release_arb_grant_index == 2'd3))) ? (qp_tp_reg[495:491] - 5'd1) : qp_tp_reg[495:491])) : ((((push && (s_req_data[1:0] == 2'd3)) && (qp_tp_reg[495:491] != 5'd0)) || (spare_release && (u_release_arb_grant_index == 2'd3))) ? (qp_tp_reg[495:491] - 5'd1) : qp_tp_reg[495:491])), ((1'd1 && (qp3_count_next != 5'd0)) ? (((push && (s_req_data[1:0] == 2'd3)) && (qp_tp_reg[484:480] == 5'd0)) ? push_slot : (((retire && (sel_qp_reg == 2'd3)) && (qp_tp_reg[484:480] == 5'd1)) ? push_slot : ((retire && (sel_qp_reg == 2'd3)) ? sel_next_slot : qp_tp_reg[473:468]))) : (((push && (s_req_data[1:0] == 2'd3)) && (qp_tp_reg[495:491] != 5'd0)) ? push_spare_next : ((spare_release && (u_release_arb_grant_index == 2'd3)) ? release_next_slot : qp_tp_reg[490:485]))), (1'd1 ? 5'd0 : qp3_count_next), ((push && (s_req_data[1:0] == 2'd3)) ? push_slot : qp_tp_reg[479:474]), (((push && (s_req_data[1:0] == 2'd3)) && (qp_tp_reg[484:480] == 5'd0)) ? push_slot : (((retire && (sel_qp_reg == 2'd3)) && (qp_tp_reg[484:480] == 5'd1)) ? push_slot : ((retire && (sel_qp_reg == 2'd3)) ? sel_next_slot : qp_tp_reg[473:468])))} : {(((rewind_fire && (rewind_data_reg[1:0] == 2'd3)) || (push && (s_req_data[1:0] == 2'd3))) ? 2'b00 : ((s_park[0] && (s_park[2:1] == 2'd3)) ? s_park[20:19] : (qp3_wake ? 2'b00 : qp_tp_reg[623:622]))), ((push && (s_req_data[1:0] == 2'd3)) ? 1'b0 : ((rewind_fire && (rewind_data_reg[1:0] == 2'd3)) ? (rewind_resume_psn != rewind_data_reg[41:18]) : qp_tp_reg[621])), ((((s_ack_valid && (s_ack_data[1:0] == 2'd3)) && rnr_retry) && !rnr_retry_exceeded) ? rnr_deadline : ((qp_tp_reg[587] && qp_tp_reg[588]) ? qp_tp_reg[620:589] : (((qp3_progress || !qp_tp_reg[587]) || qp_tp_reg[588]) ? (now_reg + (32'd1 << ctx_retry[60:56])) : qp_tp_reg[620:589]))), (((((scan_reg == 2'd3) && timer_fire) || (rewind_fire && (rewind_data_reg[1:0] == 2'd3))) || !(ctx_state[11:9] == 3'd3)) ? 1'b0 : ((((s_ack_valid && (s_ack_data[1:0] == 2'd3)) && rnr_retry) && !rnr_retry_exceeded) ? 1'd1 : ((qp_tp_reg[587] && qp_tp_reg[588]) ? 1'd1 : 1'b0))), qp3_tm_armed_next, qp3_retry_pend_next, ((((ctx_state[11:9] == 3'b000) || (ctx_state[11:9] == 3'd1)) || (ctx_state[11:9] == 3'd2)) ? 1'b0 : ((((s_ack_valid && (s_ack_data[1:0] == 2'd3)) && seq_retry) || ((scan_reg == 2'd3) && ack_timeout_fire)) ? 1'd1 : (qp3_progress ? 1'b0 : qp_tp_reg[585]))), ((((ctx_state[11:9] == 3'b000) || (ctx_state[11:9] == 3'd1)) || (ctx_state[11:9] == 3'd2)) ? ctx_retry[54:52] : (((((s_ack_valid && (s_ack_data[1:0] == 2'd3)) && rnr_retry) && !rnr_retry_exceeded) && ((qp3_progress ? ctx_retry[54:52] : qp_tp_reg[584:582]) != 3'd7)) ? ((qp3_progress ? ctx_retry[54:52] : qp_tp_reg[584:582]) - 3'd1) : (qp3_progress ? ctx_retry[54:52] : qp_tp_reg[584:582]))), ((((ctx_state[11:9] == 3'b000) || (ctx_state[11:9] == 3'd1)) || (ctx_state[11:9] == 3'd2)) ? ctx_retry[50:48] : (((((s_ack_valid && (s_ack_data[1:0] == 2'd3)) && seq_retry) && !seq_retry_exceeded) || (((scan_reg == 2'd3) && ack_timeout_fire) && !timeout_retry_exceeded)) ? ((qp3_progress ? ctx_retry[50:48] : qp_tp_reg[581:579]) - 3'd1) : (qp3_progress ? ctx_retry[50:48] : qp_tp_reg[581:579]))), (((rewind_fire && (rewind_data_reg[1:0] == 2'd3)) || (push && (s_req_data[1:0] == 2'd3))) ? 1'b0 : (((s_read_done_valid && (s_read_done_data[1:0] == 2'd3)) && done_early) ? 1'd1 : qp_tp_reg[578])), ((qp_tp_reg[577] && !((retire && (sel_qp_reg == 2'd3)) && uses_rd_err)) || ((s_read_done_valid && (s_read_done_data[1:0] == 2'd3)) && done_err)), (((s_read_done_valid && (s_read_done_data[1:0] == 2'd3)) && done_ok) ? s_read_done_data[89:66] : ((((((push && (s_req_data[1:0] == 2'd3)) && req_is_read) && req_ok) && (qp_tp_reg[552:548] == 5'd0)) && !qp3_rd_early_hit) ? (s_req_data[129:106] - 24'd1) : qp_tp_reg[576:553])), ((rewind_fire && (rewind_data_reg[1:0] == 2'd3)) ? 5'd0 : ((((push && (s_req_data[1:0] == 2'd3)) && req_is_read) && !((retire && (sel_qp_reg == 2'd3)) && e_is_read)) ? (qp_tp_reg[552:548] + 5'd1) : ((((retire && (sel_qp_reg == 2'd3)) && e_is_read) && !((push && (s_req_data[1:0] == 2'd3)) && req_is_read)) ? (qp_tp_reg[552:548] - 5'd1) : qp_tp_reg[552:548]))), (qp_tp_reg[547] || ((retire && (sel_qp_reg == 2'd3)) && sets_flush)), ((qp_tp_reg[546] && !((retire && (sel_qp_reg == 2'd3)) && uses_nak)) || (((s_ack_valid && (s_ack_data[1:0] == 2'd3)) && ack_qp_error) || ((scan_reg == 2'd3) && timeout_retry_exceeded))), (((rewind_fire && (rewind_data_reg[1:0] == 2'd3)) && rewind_high[0]) ? rewind_high[1] : (qp_tp_reg[545] || ((push && (s_req_data[1:0] == 2'd3)) && req_ok))), qp3_acked_next, qp3_last_sent_next, (qp_tp_reg[496] || ((push && (s_req_data[1:0] == 2'd3)) && req_ok)), ((rewind_fire && (rewind_data_reg[1:0] == 2'd3)) ? (qp3_count_next + ((((push && (s_req_data[1:0] == 2'd3)) && (qp_tp_reg[495:491] != 5'd0)) || (spare_release && (u_release_arb_grant_index == 2'd3))) ? (qp_tp_reg[495:491] - 5'd1) : qp_tp_reg[495:491])) : ((((push && (s_req_data[1:0] == 2'd3)) && (qp_tp_reg[495:491] != 5'd0)) || (spare_release && (u_release_arb_grant_index == 2'd3))) ? (qp_tp_reg[495:491] - 5'd1) : qp_tp_reg[495:491])), (((rewind_fire && (rewind_data_reg[1:0] == 2'd3)) && (qp3_count_next != 5'd0)) ? (((push && (s_req_data[1:0] == 2'd3)) && (qp_tp_reg[484:480] == 5'd0)) ? push_slot : (((retire && (sel_qp_reg == 2'd3)) && (qp_tp_reg[484:480] == 5'd1)) ? push_slot : ((retire && (sel_qp_reg == 2'd3)) ? sel_next_slot : qp_tp_reg[473:468]))) : (((push && (s_req_data[1:0] == 2'd3)) && (qp_tp_reg[495:491] != 5'd0)) ? push_spare_next : ((spare_release && (u_release_arb_grant_index == 2'd3)) ? release_next_slot : qp_tp_reg[490:485]))), ((rewind_fire && (rewind_data_reg[1:0] == 2'd3)) ? 5'd0 : qp3_count_next), ((push && (s_req_data[1:0] == 2'd3)) ? push_slot : qp_tp_reg[479:474]), (((push && (s_req_data[1:0] == 2'd3)) && (qp_tp_reg[484:480] == 5'd0)) ? push_slot : (((retire && (sel_qp_reg == 2'd3)) && (qp_tp_reg[484:480] == 5'd1)) ? push_slot : ((retire && (sel_qp_reg == 2'd3)) ? sel_next_slot : qp_tp_reg[473:468])))};
+    qp_tp_reg[131:0] <= (ctx_state[2:0] == 3'b000) ? {2'b00, 1'b0, 32'd0, 1'b0, 1'b0, 1'b0, 1'b0, ctx_retry[6:4], ctx_retry[2:0], 1'b0, 1'b0, 5'd0, 1'b0, 1'b0, 1'b0, 24'd0, 24'd0, 1'b0, (1'd1 ? (qp0_count_next + ((((push && (s_req_data[1:0] == 2'b00)) && (qp_tp_reg[27:23] != 5'd0)) || (spare_release && (u_release_arb_grant_index == 2'b00))) ? (qp_tp_reg[27:23] - 5'd1) : qp_tp_reg[27:23])) : ((((push && (s_req_data[1:0] == 2'b00)) && (qp_tp_reg[27:23] != 5'd0)) || (spare_release && (u_release_arb_grant_index == 2'b00))) ? (qp_tp_reg[27:23] - 5'd1) : qp_tp_reg[27:23])), ((1'd1 && (qp0_count_next != 5'd0)) ? (((push && (s_req_data[1:0] == 2'b00)) && (qp_tp_reg[16:12] == 5'd0)) ? push_slot : (((retire && (sel_qp_reg == 2'b00)) && (qp_tp_reg[16:12] == 5'd1)) ? push_slot : ((retire && (sel_qp_reg == 2'b00)) ? sel_next_slot : qp_tp_reg[5:0]))) : (((push && (s_req_data[1:0] == 2'b00)) && (qp_tp_reg[27:23] != 5'd0)) ? push_spare_next : ((spare_release && (u_release_arb_grant_index == 2'b00)) ? release_next_slot : qp_tp_reg[22:17]))), (1'd1 ? 5'd0 : qp0_count_next), ((push && (s_req_data[1:0] == 2'b00)) ? push_slot : qp_tp_reg[11:6]), (((push && (s_req_data[1:0] == 2'b00)) && (qp_tp_reg[16:12] == 5'd0)) ? push_slot : (((retire && (sel_qp_reg == 2'b00)) && (qp_tp_reg[16:12] == 5'd1)) ? push_slot : ((retire && (sel_qp_reg == 2'b00)) ? sel_next_slot : qp_tp_reg[5:0])))} : {(((rewind_fire && (rewind_data_reg[1:0] == 2'b00)) || (push && (s_req_data[1:0] == 2'b00))) ? 2'b00 : ((s_park[0] && (s_park[2:1] == 2'b00)) ? s_park[20:19] : (qp0_wake ? 2'b00 : qp_tp_reg[131:130]))), ((push && (s_req_data[1:0] == 2'b00)) ? 1'b0 : ((rewind_fire && (rewind_data_reg[1:0] == 2'b00)) ? (rewind_resume_psn != rewind_data_reg[41:18]) : qp_tp_reg[129])), ((((s_ack_valid && (s_ack_data[1:0] == 2'b00)) && rnr_retry) && !rnr_retry_exceeded) ? rnr_deadline : ((qp_tp_reg[95] && qp_tp_reg[96]) ? qp_tp_reg[128:97] : (((qp0_progress || !qp_tp_reg[95]) || qp_tp_reg[96]) ? (now_reg + (32'd1 << ctx_retry[12:8])) : qp_tp_reg[128:97]))), (((((scan_reg == 2'b00) && timer_fire) || (rewind_fire && (rewind_data_reg[1:0] == 2'b00))) || !(ctx_state[2:0] == 3'd3)) ? 1'b0 : ((((s_ack_valid && (s_ack_data[1:0] == 2'b00)) && rnr_retry) && !rnr_retry_exceeded) ? 1'd1 : ((qp_tp_reg[95] && qp_tp_reg[96]) ? 1'd1 : 1'b0))), qp0_tm_armed_next, qp0_retry_pend_next, ((((ctx_state[2:0] == 3'b000) || (ctx_state[2:0] == 3'd1)) || (ctx_state[2:0] == 3'd2)) ? 1'b0 : ((((s_ack_valid && (s_ack_data[1:0] == 2'b00)) && seq_retry) || ((scan_reg == 2'b00) && ack_timeout_fire)) ? 1'd1 : (qp0_progress ? 1'b0 : qp_tp_reg[93]))), ((((ctx_state[2:0] == 3'b000) || (ctx_state[2:0] == 3'd1)) || (ctx_state[2:0] == 3'd2)) ? ctx_retry[6:4] : (((((s_ack_valid && (s_ack_data[1:0] == 2'b00)) && rnr_retry) && !rnr_retry_exceeded) && ((qp0_progress ? ctx_retry[6:4] : qp_tp_reg[92:90]) != 3'd7)) ? ((qp0_progress ? ctx_retry[6:4] : qp_tp_reg[92:90]) - 3'd1) : (qp0_progress ? ctx_retry[6:4] : qp_tp_reg[92:90]))), ((((ctx_state[2:0] == 3'b000) || (ctx_state[2:0] == 3'd1)) || (ctx_state[2:0] == 3'd2)) ? ctx_retry[2:0] : (((((s_ack_valid && (s_ack_data[1:0] == 2'b00)) && seq_retry) && !seq_retry_exceeded) || (((scan_reg == 2'b00) && ack_timeout_fire) && !timeout_retry_exceeded)) ? ((qp0_progress ? ctx_retry[2:0] : qp_tp_reg[89:87]) - 3'd1) : (qp0_progress ? ctx_retry[2:0] : qp_tp_reg[89:87]))), (((rewind_fire && (rewind_data_reg[1:0] == 2'b00)) || (push && (s_req_data[1:0] == 2'b00))) ? 1'b0 : (((s_read_done_valid && (s_read_done_data[1:0] == 2'b00)) && done_early) ? 1'd1 : qp_tp_reg[86])), ((qp_tp_reg[85] && !((retire && (sel_qp_reg == 2'b00)) && uses_rd_err)) || ((s_read_done_valid && (s_read_done_data[1:0] == 2'b00)) && done_err)), ((rewind_fire && (rewind_data_reg[1:0] == 2'b00)) ? 5'd0 : ((((push && (s_req_data[1:0] == 2'b00)) && req_is_read) && !((retire && (sel_qp_reg == 2'b00)) && e_is_read)) ? (qp_tp_reg[84:80] + 5'd1) : ((((retire && (sel_qp_reg == 2'b00)) && e_is_read) && !((push && (s_req_data[1:0] == 2'b00)) && req_is_read)) ? (qp_tp_reg[84:80] - 5'd1) : qp_tp_reg[84:80]))), (qp_tp_reg[79] || ((retire && (sel_qp_reg == 2'b00)) && sets_flush)), ((qp_tp_reg[78] && !((retire && (sel_qp_reg == 2'b00)) && uses_nak)) || (((s_ack_valid && (s_ack_data[1:0] == 2'b00)) && ack_qp_error) || ((scan_reg == 2'b00) && timeout_retry_exceeded))), (((rewind_fire && (rewind_data_reg[1:0] == 2'b00)) && rewind_high[0]) ? rewind_high[1] : (qp_tp_reg[77] || ((push && (s_req_data[1:0] == 2'b00)) && req_ok))), qp0_acked_next, qp0_last_sent_next, (qp_tp_reg[28] || ((push && (s_req_data[1:0] == 2'b00)) && req_ok)), ((rewind_fire && (rewind_data_reg[1:0] == 2'b00)) ? (qp0_count_next + ((((push && (s_req_data[1:0] == 2'b00)) && (qp_tp_reg[27:23] != 5'd0)) || (spare_release && (u_release_arb_grant_index == 2'b00))) ? (qp_tp_reg[27:23] - 5'd1) : qp_tp_reg[27:23])) : ((((push && (s_req_data[1:0] == 2'b00)) && (qp_tp_reg[27:23] != 5'd0)) || (spare_release && (u_release_arb_grant_index == 2'b00))) ? (qp_tp_reg[27:23] - 5'd1) : qp_tp_reg[27:23])), (((rewind_fire && (rewind_data_reg[1:0] == 2'b00)) && (qp0_count_next != 5'd0)) ? (((push && (s_req_data[1:0] == 2'b00)) && (qp_tp_reg[16:12] == 5'd0)) ? push_slot : (((retire && (sel_qp_reg == 2'b00)) && (qp_tp_reg[16:12] == 5'd1)) ? push_slot : ((retire && (sel_qp_reg == 2'b00)) ? sel_next_slot : qp_tp_reg[5:0]))) : (((push && (s_req_data[1:0] == 2'b00)) && (qp_tp_reg[27:23] != 5'd0)) ? push_spare_next : ((spare_release && (u_release_arb_grant_index == 2'b00)) ? release_next_slot : qp_tp_reg[22:17]))), ((rewind_fire && (rewind_data_reg[1:0] == 2'b00)) ? 5'd0 : qp0_count_next), ((push && (s_req_data[1:0] == 2'b00)) ? push_slot : qp_tp_reg[11:6]), (((push && (s_req_data[1:0] == 2'b00)) && (qp_tp_reg[16:12] == 5'd0)) ? push_slot : (((retire && (sel_qp_reg == 2'b00)) && (qp_tp_reg[16:12] == 5'd1)) ? push_slot : ((retire && (sel_qp_reg == 2'b00)) ? sel_next_slot : qp_tp_reg[5:0])))};
+    qp_tp_reg[263:132] <= (ctx_state[5:3] == 3'b000) ? {2'b00, 1'b0, 32'd0, 1'b0, 1'b0, 1'b0, 1'b0, ctx_retry[22:20], ctx_retry[18:16], 1'b0, 1'b0, 5'd0, 1'b0, 1'b0, 1'b0, 24'd0, 24'd0, 1'b0, (1'd1 ? (qp1_count_next + ((((push && (s_req_data[1:0] == 2'd1)) && (qp_tp_reg[159:155] != 5'd0)) || (spare_release && (u_release_arb_grant_index == 2'd1))) ? (qp_tp_reg[159:155] - 5'd1) : qp_tp_reg[159:155])) : ((((push && (s_req_data[1:0] == 2'd1)) && (qp_tp_reg[159:155] != 5'd0)) || (spare_release && (u_release_arb_grant_index == 2'd1))) ? (qp_tp_reg[159:155] - 5'd1) : qp_tp_reg[159:155])), ((1'd1 && (qp1_count_next != 5'd0)) ? (((push && (s_req_data[1:0] == 2'd1)) && (qp_tp_reg[148:144] == 5'd0)) ? push_slot : (((retire && (sel_qp_reg == 2'd1)) && (qp_tp_reg[148:144] == 5'd1)) ? push_slot : ((retire && (sel_qp_reg == 2'd1)) ? sel_next_slot : qp_tp_reg[137:132]))) : (((push && (s_req_data[1:0] == 2'd1)) && (qp_tp_reg[159:155] != 5'd0)) ? push_spare_next : ((spare_release && (u_release_arb_grant_index == 2'd1)) ? release_next_slot : qp_tp_reg[154:149]))), (1'd1 ? 5'd0 : qp1_count_next), ((push && (s_req_data[1:0] == 2'd1)) ? push_slot : qp_tp_reg[143:138]), (((push && (s_req_data[1:0] == 2'd1)) && (qp_tp_reg[148:144] == 5'd0)) ? push_slot : (((retire && (sel_qp_reg == 2'd1)) && (qp_tp_reg[148:144] == 5'd1)) ? push_slot : ((retire && (sel_qp_reg == 2'd1)) ? sel_next_slot : qp_tp_reg[137:132])))} : {(((rewind_fire && (rewind_data_reg[1:0] == 2'd1)) || (push && (s_req_data[1:0] == 2'd1))) ? 2'b00 : ((s_park[0] && (s_park[2:1] == 2'd1)) ? s_park[20:19] : (qp1_wake ? 2'b00 : qp_tp_reg[263:262]))), ((push && (s_req_data[1:0] == 2'd1)) ? 1'b0 : ((rewind_fire && (rewind_data_reg[1:0] == 2'd1)) ? (rewind_resume_psn != rewind_data_reg[41:18]) : qp_tp_reg[261])), ((((s_ack_valid && (s_ack_data[1:0] == 2'd1)) && rnr_retry) && !rnr_retry_exceeded) ? rnr_deadline : ((qp_tp_reg[227] && qp_tp_reg[228]) ? qp_tp_reg[260:229] : (((qp1_progress || !qp_tp_reg[227]) || qp_tp_reg[228]) ? (now_reg + (32'd1 << ctx_retry[28:24])) : qp_tp_reg[260:229]))), (((((scan_reg == 2'd1) && timer_fire) || (rewind_fire && (rewind_data_reg[1:0] == 2'd1))) || !(ctx_state[5:3] == 3'd3)) ? 1'b0 : ((((s_ack_valid && (s_ack_data[1:0] == 2'd1)) && rnr_retry) && !rnr_retry_exceeded) ? 1'd1 : ((qp_tp_reg[227] && qp_tp_reg[228]) ? 1'd1 : 1'b0))), qp1_tm_armed_next, qp1_retry_pend_next, ((((ctx_state[5:3] == 3'b000) || (ctx_state[5:3] == 3'd1)) || (ctx_state[5:3] == 3'd2)) ? 1'b0 : ((((s_ack_valid && (s_ack_data[1:0] == 2'd1)) && seq_retry) || ((scan_reg == 2'd1) && ack_timeout_fire)) ? 1'd1 : (qp1_progress ? 1'b0 : qp_tp_reg[225]))), ((((ctx_state[5:3] == 3'b000) || (ctx_state[5:3] == 3'd1)) || (ctx_state[5:3] == 3'd2)) ? ctx_retry[22:20] : (((((s_ack_valid && (s_ack_data[1:0] == 2'd1)) && rnr_retry) && !rnr_retry_exceeded) && ((qp1_progress ? ctx_retry[22:20] : qp_tp_reg[224:222]) != 3'd7)) ? ((qp1_progress ? ctx_retry[22:20] : qp_tp_reg[224:222]) - 3'd1) : (qp1_progress ? ctx_retry[22:20] : qp_tp_reg[224:222]))), ((((ctx_state[5:3] == 3'b000) || (ctx_state[5:3] == 3'd1)) || (ctx_state[5:3] == 3'd2)) ? ctx_retry[18:16] : (((((s_ack_valid && (s_ack_data[1:0] == 2'd1)) && seq_retry) && !seq_retry_exceeded) || (((scan_reg == 2'd1) && ack_timeout_fire) && !timeout_retry_exceeded)) ? ((qp1_progress ? ctx_retry[18:16] : qp_tp_reg[221:219]) - 3'd1) : (qp1_progress ? ctx_retry[18:16] : qp_tp_reg[221:219]))), (((rewind_fire && (rewind_data_reg[1:0] == 2'd1)) || (push && (s_req_data[1:0] == 2'd1))) ? 1'b0 : (((s_read_done_valid && (s_read_done_data[1:0] == 2'd1)) && done_early) ? 1'd1 : qp_tp_reg[218])), ((qp_tp_reg[217] && !((retire && (sel_qp_reg == 2'd1)) && uses_rd_err)) || ((s_read_done_valid && (s_read_done_data[1:0] == 2'd1)) && done_err)), ((rewind_fire && (rewind_data_reg[1:0] == 2'd1)) ? 5'd0 : ((((push && (s_req_data[1:0] == 2'd1)) && req_is_read) && !((retire && (sel_qp_reg == 2'd1)) && e_is_read)) ? (qp_tp_reg[216:212] + 5'd1) : ((((retire && (sel_qp_reg == 2'd1)) && e_is_read) && !((push && (s_req_data[1:0] == 2'd1)) && req_is_read)) ? (qp_tp_reg[216:212] - 5'd1) : qp_tp_reg[216:212]))), (qp_tp_reg[211] || ((retire && (sel_qp_reg == 2'd1)) && sets_flush)), ((qp_tp_reg[210] && !((retire && (sel_qp_reg == 2'd1)) && uses_nak)) || (((s_ack_valid && (s_ack_data[1:0] == 2'd1)) && ack_qp_error) || ((scan_reg == 2'd1) && timeout_retry_exceeded))), (((rewind_fire && (rewind_data_reg[1:0] == 2'd1)) && rewind_high[0]) ? rewind_high[1] : (qp_tp_reg[209] || ((push && (s_req_data[1:0] == 2'd1)) && req_ok))), qp1_acked_next, qp1_last_sent_next, (qp_tp_reg[160] || ((push && (s_req_data[1:0] == 2'd1)) && req_ok)), ((rewind_fire && (rewind_data_reg[1:0] == 2'd1)) ? (qp1_count_next + ((((push && (s_req_data[1:0] == 2'd1)) && (qp_tp_reg[159:155] != 5'd0)) || (spare_release && (u_release_arb_grant_index == 2'd1))) ? (qp_tp_reg[159:155] - 5'd1) : qp_tp_reg[159:155])) : ((((push && (s_req_data[1:0] == 2'd1)) && (qp_tp_reg[159:155] != 5'd0)) || (spare_release && (u_release_arb_grant_index == 2'd1))) ? (qp_tp_reg[159:155] - 5'd1) : qp_tp_reg[159:155])), (((rewind_fire && (rewind_data_reg[1:0] == 2'd1)) && (qp1_count_next != 5'd0)) ? (((push && (s_req_data[1:0] == 2'd1)) && (qp_tp_reg[148:144] == 5'd0)) ? push_slot : (((retire && (sel_qp_reg == 2'd1)) && (qp_tp_reg[148:144] == 5'd1)) ? push_slot : ((retire && (sel_qp_reg == 2'd1)) ? sel_next_slot : qp_tp_reg[137:132]))) : (((push && (s_req_data[1:0] == 2'd1)) && (qp_tp_reg[159:155] != 5'd0)) ? push_spare_next : ((spare_release && (u_release_arb_grant_index == 2'd1)) ? release_next_slot : qp_tp_reg[154:149]))), ((rewind_fire && (rewind_data_reg[1:0] == 2'd1)) ? 5'd0 : qp1_count_next), ((push && (s_req_data[1:0] == 2'd1)) ? push_slot : qp_tp_reg[143:138]), (((push && (s_req_data[1:0] == 2'd1)) && (qp_tp_reg[148:144] == 5'd0)) ? push_slot : (((retire && (sel_qp_reg == 2'd1)) && (qp_tp_reg[148:144] == 5'd1)) ? push_slot : ((retire && (sel_qp_reg == 2'd1)) ? sel_next_slot : qp_tp_reg[137:132])))};
+    qp_tp_reg[395:264] <= (ctx_state[8:6] == 3'b000) ? {2'b00, 1'b0, 32'd0, 1'b0, 1'b0, 1'b0, 1'b0, ctx_retry[38:36], ctx_retry[34:32], 1'b0, 1'b0, 5'd0, 1'b0, 1'b0, 1'b0, 24'd0, 24'd0, 1'b0, (1'd1 ? (qp2_count_next + ((((push && (s_req_data[1:0] == 2'd2)) && (qp_tp_reg[291:287] != 5'd0)) || (spare_release && (u_release_arb_grant_index == 2'd2))) ? (qp_tp_reg[291:287] - 5'd1) : qp_tp_reg[291:287])) : ((((push && (s_req_data[1:0] == 2'd2)) && (qp_tp_reg[291:287] != 5'd0)) || (spare_release && (u_release_arb_grant_index == 2'd2))) ? (qp_tp_reg[291:287] - 5'd1) : qp_tp_reg[291:287])), ((1'd1 && (qp2_count_next != 5'd0)) ? (((push && (s_req_data[1:0] == 2'd2)) && (qp_tp_reg[280:276] == 5'd0)) ? push_slot : (((retire && (sel_qp_reg == 2'd2)) && (qp_tp_reg[280:276] == 5'd1)) ? push_slot : ((retire && (sel_qp_reg == 2'd2)) ? sel_next_slot : qp_tp_reg[269:264]))) : (((push && (s_req_data[1:0] == 2'd2)) && (qp_tp_reg[291:287] != 5'd0)) ? push_spare_next : ((spare_release && (u_release_arb_grant_index == 2'd2)) ? release_next_slot : qp_tp_reg[286:281]))), (1'd1 ? 5'd0 : qp2_count_next), ((push && (s_req_data[1:0] == 2'd2)) ? push_slot : qp_tp_reg[275:270]), (((push && (s_req_data[1:0] == 2'd2)) && (qp_tp_reg[280:276] == 5'd0)) ? push_slot : (((retire && (sel_qp_reg == 2'd2)) && (qp_tp_reg[280:276] == 5'd1)) ? push_slot : ((retire && (sel_qp_reg == 2'd2)) ? sel_next_slot : qp_tp_reg[269:264])))} : {(((rewind_fire && (rewind_data_reg[1:0] == 2'd2)) || (push && (s_req_data[1:0] == 2'd2))) ? 2'b00 : ((s_park[0] && (s_park[2:1] == 2'd2)) ? s_park[20:19] : (qp2_wake ? 2'b00 : qp_tp_reg[395:394]))), ((push && (s_req_data[1:0] == 2'd2)) ? 1'b0 : ((rewind_fire && (rewind_data_reg[1:0] == 2'd2)) ? (rewind_resume_psn != rewind_data_reg[41:18]) : qp_tp_reg[393])), ((((s_ack_valid && (s_ack_data[1:0] == 2'd2)) && rnr_retry) && !rnr_retry_exceeded) ? rnr_deadline : ((qp_tp_reg[359] && qp_tp_reg[360]) ? qp_tp_reg[392:361] : (((qp2_progress || !qp_tp_reg[359]) || qp_tp_reg[360]) ? (now_reg + (32'd1 << ctx_retry[44:40])) : qp_tp_reg[392:361]))), (((((scan_reg == 2'd2) && timer_fire) || (rewind_fire && (rewind_data_reg[1:0] == 2'd2))) || !(ctx_state[8:6] == 3'd3)) ? 1'b0 : ((((s_ack_valid && (s_ack_data[1:0] == 2'd2)) && rnr_retry) && !rnr_retry_exceeded) ? 1'd1 : ((qp_tp_reg[359] && qp_tp_reg[360]) ? 1'd1 : 1'b0))), qp2_tm_armed_next, qp2_retry_pend_next, ((((ctx_state[8:6] == 3'b000) || (ctx_state[8:6] == 3'd1)) || (ctx_state[8:6] == 3'd2)) ? 1'b0 : ((((s_ack_valid && (s_ack_data[1:0] == 2'd2)) && seq_retry) || ((scan_reg == 2'd2) && ack_timeout_fire)) ? 1'd1 : (qp2_progress ? 1'b0 : qp_tp_reg[357]))), ((((ctx_state[8:6] == 3'b000) || (ctx_state[8:6] == 3'd1)) || (ctx_state[8:6] == 3'd2)) ? ctx_retry[38:36] : (((((s_ack_valid && (s_ack_data[1:0] == 2'd2)) && rnr_retry) && !rnr_retry_exceeded) && ((qp2_progress ? ctx_retry[38:36] : qp_tp_reg[356:354]) != 3'd7)) ? ((qp2_progress ? ctx_retry[38:36] : qp_tp_reg[356:354]) - 3'd1) : (qp2_progress ? ctx_retry[38:36] : qp_tp_reg[356:354]))), ((((ctx_state[8:6] == 3'b000) || (ctx_state[8:6] == 3'd1)) || (ctx_state[8:6] == 3'd2)) ? ctx_retry[34:32] : (((((s_ack_valid && (s_ack_data[1:0] == 2'd2)) && seq_retry) && !seq_retry_exceeded) || (((scan_reg == 2'd2) && ack_timeout_fire) && !timeout_retry_exceeded)) ? ((qp2_progress ? ctx_retry[34:32] : qp_tp_reg[353:351]) - 3'd1) : (qp2_progress ? ctx_retry[34:32] : qp_tp_reg[353:351]))), (((rewind_fire && (rewind_data_reg[1:0] == 2'd2)) || (push && (s_req_data[1:0] == 2'd2))) ? 1'b0 : (((s_read_done_valid && (s_read_done_data[1:0] == 2'd2)) && done_early) ? 1'd1 : qp_tp_reg[350])), ((qp_tp_reg[349] && !((retire && (sel_qp_reg == 2'd2)) && uses_rd_err)) || ((s_read_done_valid && (s_read_done_data[1:0] == 2'd2)) && done_err)), ((rewind_fire && (rewind_data_reg[1:0] == 2'd2)) ? 5'd0 : ((((push && (s_req_data[1:0] == 2'd2)) && req_is_read) && !((retire && (sel_qp_reg == 2'd2)) && e_is_read)) ? (qp_tp_reg[348:344] + 5'd1) : ((((retire && (sel_qp_reg == 2'd2)) && e_is_read) && !((push && (s_req_data[1:0] == 2'd2)) && req_is_read)) ? (qp_tp_reg[348:344] - 5'd1) : qp_tp_reg[348:344]))), (qp_tp_reg[343] || ((retire && (sel_qp_reg == 2'd2)) && sets_flush)), ((qp_tp_reg[342] && !((retire && (sel_qp_reg == 2'd2)) && uses_nak)) || (((s_ack_valid && (s_ack_data[1:0] == 2'd2)) && ack_qp_error) || ((scan_reg == 2'd2) && timeout_retry_exceeded))), (((rewind_fire && (rewind_data_reg[1:0] == 2'd2)) && rewind_high[0]) ? rewind_high[1] : (qp_tp_reg[341] || ((push && (s_req_data[1:0] == 2'd2)) && req_ok))), qp2_acked_next, qp2_last_sent_next, (qp_tp_reg[292] || ((push && (s_req_data[1:0] == 2'd2)) && req_ok)), ((rewind_fire && (rewind_data_reg[1:0] == 2'd2)) ? (qp2_count_next + ((((push && (s_req_data[1:0] == 2'd2)) && (qp_tp_reg[291:287] != 5'd0)) || (spare_release && (u_release_arb_grant_index == 2'd2))) ? (qp_tp_reg[291:287] - 5'd1) : qp_tp_reg[291:287])) : ((((push && (s_req_data[1:0] == 2'd2)) && (qp_tp_reg[291:287] != 5'd0)) || (spare_release && (u_release_arb_grant_index == 2'd2))) ? (qp_tp_reg[291:287] - 5'd1) : qp_tp_reg[291:287])), (((rewind_fire && (rewind_data_reg[1:0] == 2'd2)) && (qp2_count_next != 5'd0)) ? (((push && (s_req_data[1:0] == 2'd2)) && (qp_tp_reg[280:276] == 5'd0)) ? push_slot : (((retire && (sel_qp_reg == 2'd2)) && (qp_tp_reg[280:276] == 5'd1)) ? push_slot : ((retire && (sel_qp_reg == 2'd2)) ? sel_next_slot : qp_tp_reg[269:264]))) : (((push && (s_req_data[1:0] == 2'd2)) && (qp_tp_reg[291:287] != 5'd0)) ? push_spare_next : ((spare_release && (u_release_arb_grant_index == 2'd2)) ? release_next_slot : qp_tp_reg[286:281]))), ((rewind_fire && (rewind_data_reg[1:0] == 2'd2)) ? 5'd0 : qp2_count_next), ((push && (s_req_data[1:0] == 2'd2)) ? push_slot : qp_tp_reg[275:270]), (((push && (s_req_data[1:0] == 2'd2)) && (qp_tp_reg[280:276] == 5'd0)) ? push_slot : (((retire && (sel_qp_reg == 2'd2)) && (qp_tp_reg[280:276] == 5'd1)) ? push_slot : ((retire && (sel_qp_reg == 2'd2)) ? sel_next_slot : qp_tp_reg[269:264])))};
+    qp_tp_reg[527:396] <= (ctx_state[11:9] == 3'b000) ? {2'b00, 1'b0, 32'd0, 1'b0, 1'b0, 1'b0, 1'b0, ctx_retry[54:52], ctx_retry[50:48], 1'b0, 1'b0, 5'd0, 1'b0, 1'b0, 1'b0, 24'd0, 24'd0, 1'b0, (1'd1 ? (qp3_count_next + ((((push && (s_req_data[1:0] == 2'd3)) && (qp_tp_reg[423:419] != 5'd0)) || (spare_release && (u_release_arb_grant_index == 2'd3))) ? (qp_tp_reg[423:419] - 5'd1) : qp_tp_reg[423:419])) : ((((push && (s_req_data[1:0] == 2'd3)) && (qp_tp_reg[423:419] != 5'd0)) || (spare_release && (u_release_arb_grant_index == 2'd3))) ? (qp_tp_reg[423:419] - 5'd1) : qp_tp_reg[423:419])), ((1'd1 && (qp3_count_next != 5'd0)) ? (((push && (s_req_data[1:0] == 2'd3)) && (qp_tp_reg[412:408] == 5'd0)) ? push_slot : (((retire && (sel_qp_reg == 2'd3)) && (qp_tp_reg[412:408] == 5'd1)) ? push_slot : ((retire && (sel_qp_reg == 2'd3)) ? sel_next_slot : qp_tp_reg[401:396]))) : (((push && (s_req_data[1:0] == 2'd3)) && (qp_tp_reg[423:419] != 5'd0)) ? push_spare_next : ((spare_release && (u_release_arb_grant_index == 2'd3)) ? release_next_slot : qp_tp_reg[418:413]))), (1'd1 ? 5'd0 : qp3_count_next), ((push && (s_req_data[1:0] == 2'd3)) ? push_slot : qp_tp_reg[407:402]), (((push && (s_req_data[1:0] == 2'd3)) && (qp_tp_reg[412:408] == 5'd0)) ? push_slot : (((retire && (sel_qp_reg == 2'd3)) && (qp_tp_reg[412:408] == 5'd1)) ? push_slot : ((retire && (sel_qp_reg == 2'd3)) ? sel_next_slot : qp_tp_reg[401:396])))} : {(((rewind_fire && (rewind_data_reg[1:0] == 2'd3)) || (push && (s_req_data[1:0] == 2'd3))) ? 2'b00 : ((s_park[0] && (s_park[2:1] == 2'd3)) ? s_park[20:19] : (qp3_wake ? 2'b00 : qp_tp_reg[527:526]))), ((push && (s_req_data[1:0] == 2'd3)) ? 1'b0 : ((rewind_fire && (rewind_data_reg[1:0] == 2'd3)) ? (rewind_resume_psn != rewind_data_reg[41:18]) : qp_tp_reg[525])), ((((s_ack_valid && (s_ack_data[1:0] == 2'd3)) && rnr_retry) && !rnr_retry_exceeded) ? rnr_deadline : ((qp_tp_reg[491] && qp_tp_reg[492]) ? qp_tp_reg[524:493] : (((qp3_progress || !qp_tp_reg[491]) || qp_tp_reg[492]) ? (now_reg + (32'd1 << ctx_retry[60:56])) : qp_tp_reg[524:493]))), (((((scan_reg == 2'd3) && timer_fire) || (rewind_fire && (rewind_data_reg[1:0] == 2'd3))) || !(ctx_state[11:9] == 3'd3)) ? 1'b0 : ((((s_ack_valid && (s_ack_data[1:0] == 2'd3)) && rnr_retry) && !rnr_retry_exceeded) ? 1'd1 : ((qp_tp_reg[491] && qp_tp_reg[492]) ? 1'd1 : 1'b0))), qp3_tm_armed_next, qp3_retry_pend_next, ((((ctx_state[11:9] == 3'b000) || (ctx_state[11:9] == 3'd1)) || (ctx_state[11:9] == 3'd2)) ? 1'b0 : ((((s_ack_valid && (s_ack_data[1:0] == 2'd3)) && seq_retry) || ((scan_reg == 2'd3) && ack_timeout_fire)) ? 1'd1 : (qp3_progress ? 1'b0 : qp_tp_reg[489]))), ((((ctx_state[11:9] == 3'b000) || (ctx_state[11:9] == 3'd1)) || (ctx_state[11:9] == 3'd2)) ? ctx_retry[54:52] : (((((s_ack_valid && (s_ack_data[1:0] == 2'd3)) && rnr_retry) && !rnr_retry_exceeded) && ((qp3_progress ? ctx_retry[54:52] : qp_tp_reg[488:486]) != 3'd7)) ? ((qp3_progress ? ctx_retry[54:52] : qp_tp_reg[488:486]) - 3'd1) : (qp3_progress ? ctx_retry[54:52] : qp_tp_reg[488:486]))), ((((ctx_state[11:9] == 3'b000) || (ctx_state[11:9] == 3'd1)) || (ctx_state[11:9] == 3'd2)) ? ctx_retry[50:48] : (((((s_ack_valid && (s_ack_data[1:0] == 2'd3)) && seq_retry) && !seq_retry_exceeded) || (((scan_reg == 2'd3) && ack_timeout_fire) && !timeout_retry_exceeded)) ? ((qp3_progress ? ctx_retry[50:48] : qp_tp_reg[485:483]) - 3'd1) : (qp3_progress ? ctx_retry[50:48] : qp_tp_reg[485:483]))), (((rewind_fire && (rewind_data_reg[1:0] == 2'd3)) || (push && (s_req_data[1:0] == 2'd3))) ? 1'b0 : (((s_read_done_valid && (s_read_done_data[1:0] == 2'd3)) && done_early) ? 1'd1 : qp_tp_reg[482])), ((qp_tp_reg[481] && !((retire && (sel_qp_reg == 2'd3)) && uses_rd_err)) || ((s_read_done_valid && (s_read_done_data[1:0] == 2'd3)) && done_err)), ((rewind_fire && (rewind_data_reg[1:0] == 2'd3)) ? 5'd0 : ((((push && (s_req_data[1:0] == 2'd3)) && req_is_read) && !((retire && (sel_qp_reg == 2'd3)) && e_is_read)) ? (qp_tp_reg[480:476] + 5'd1) : ((((retire && (sel_qp_reg == 2'd3)) && e_is_read) && !((push && (s_req_data[1:0] == 2'd3)) && req_is_read)) ? (qp_tp_reg[480:476] - 5'd1) : qp_tp_reg[480:476]))), (qp_tp_reg[475] || ((retire && (sel_qp_reg == 2'd3)) && sets_flush)), ((qp_tp_reg[474] && !((retire && (sel_qp_reg == 2'd3)) && uses_nak)) || (((s_ack_valid && (s_ack_data[1:0] == 2'd3)) && ack_qp_error) || ((scan_reg == 2'd3) && timeout_retry_exceeded))), (((rewind_fire && (rewind_data_reg[1:0] == 2'd3)) && rewind_high[0]) ? rewind_high[1] : (qp_tp_reg[473] || ((push && (s_req_data[1:0] == 2'd3)) && req_ok))), qp3_acked_next, qp3_last_sent_next, (qp_tp_reg[424] || ((push && (s_req_data[1:0] == 2'd3)) && req_ok)), ((rewind_fire && (rewind_data_reg[1:0] == 2'd3)) ? (qp3_count_next + ((((push && (s_req_data[1:0] == 2'd3)) && (qp_tp_reg[423:419] != 5'd0)) || (spare_release && (u_release_arb_grant_index == 2'd3))) ? (qp_tp_reg[423:419] - 5'd1) : qp_tp_reg[423:419])) : ((((push && (s_req_data[1:0] == 2'd3)) && (qp_tp_reg[423:419] != 5'd0)) || (spare_release && (u_release_arb_grant_index == 2'd3))) ? (qp_tp_reg[423:419] - 5'd1) : qp_tp_reg[423:419])), (((rewind_fire && (rewind_data_reg[1:0] == 2'd3)) && (qp3_count_next != 5'd0)) ? (((push && (s_req_data[1:0] == 2'd3)) && (qp_tp_reg[412:408] == 5'd0)) ? push_slot : (((retire && (sel_qp_reg == 2'd3)) && (qp_tp_reg[412:408] == 5'd1)) ? push_slot : ((retire && (sel_qp_reg == 2'd3)) ? sel_next_slot : qp_tp_reg[401:396]))) : (((push && (s_req_data[1:0] == 2'd3)) && (qp_tp_reg[423:419] != 5'd0)) ? push_spare_next : ((spare_release && (u_release_arb_grant_index == 2'd3)) ? release_next_slot : qp_tp_reg[418:413]))), ((rewind_fire && (rewind_data_reg[1:0] == 2'd3)) ? 5'd0 : qp3_count_next), ((push && (s_req_data[1:0] == 2'd3)) ? push_slot : qp_tp_reg[407:402]), (((push && (s_req_data[1:0] == 2'd3)) && (qp_tp_reg[412:408] == 5'd0)) ? push_slot : (((retire && (sel_qp_reg == 2'd3)) && (qp_tp_reg[412:408] == 5'd1)) ? push_slot : ((retire && (sel_qp_reg == 2'd3)) ? sel_next_slot : qp_tp_reg[401:396])))};
     if (rst) begin
-        qp_tp_reg <= 624'd0;
+        qp_tp_reg <= 528'd0;
     end
 end
 
@@ -1096,23 +1157,35 @@ assign sent_high_rewind_mem_rdata1 = sent_high_rewind_mem[s_ack_data[1:0]];
 // gen/lib/banked-memory.ts:81:36: asynchronous read port
 assign sent_high_rewind_mem_rdata2 = sent_high_rewind_mem[tp_qp];
 
-// gen/nic/ack-tracker.ts:302:17: registered read port
+// gen/lib/banked-memory.ts:82:90: asynchronous read port
+assign rd_acked_post_mem_rdata0 = rd_acked_post_mem[s_req_data[1:0]];
+
+// gen/lib/banked-memory.ts:82:90: asynchronous read port
+assign rd_acked_post_mem_rdata1 = rd_acked_post_mem[sel_qp_reg];
+
+// gen/lib/banked-memory.ts:81:36: asynchronous read port
+assign rd_acked_done_mem_rdata0 = rd_acked_done_mem[s_req_data[1:0]];
+
+// gen/lib/banked-memory.ts:81:36: asynchronous read port
+assign rd_acked_done_mem_rdata1 = rd_acked_done_mem[sel_qp_reg];
+
+// gen/nic/ack-tracker.ts:310:17: registered read port
 always @(posedge clk) begin
     if (pick) begin
         entries_rdata <= entries[part_23[5:0]];
     end
 end
 
-// gen/nic/ack-tracker.ts:203:55: asynchronous read port
+// gen/nic/ack-tracker.ts:204:55: asynchronous read port
 assign entry_next_rdata0 = entry_next[part_0[22:17]];
 
-// gen/nic/ack-tracker.ts:445:47: asynchronous read port
+// gen/nic/ack-tracker.ts:453:47: asynchronous read port
 assign entry_next_rdata1 = entry_next[part_12[5:0]];
 
-// gen/nic/ack-tracker.ts:453:51: asynchronous read port
+// gen/nic/ack-tracker.ts:461:51: asynchronous read port
 assign entry_next_rdata2 = entry_next[part_22[22:17]];
 
-// gen/nic/ack-tracker.ts:202:102: asynchronous read port
+// gen/nic/ack-tracker.ts:203:102: asynchronous read port
 assign free_slots_rdata = free_slots[pool_free_head_reg];
 
 // gen/lib/banked-memory.ts:81:36: asynchronous read port
@@ -1121,7 +1194,7 @@ assign rd_err_done_mem_rdata = rd_err_done_mem[sel_qp_reg];
 // gen/lib/banked-memory.ts:81:36: asynchronous read port
 assign nak_err_mem_rdata = nak_err_mem[sel_qp_reg];
 
-// gen/nic/ack-tracker.ts:294:17
+// gen/nic/ack-tracker.ts:302:17
 rr_arbiter u_arb (
     .clk(clk),
     .rst(rst),
@@ -1132,7 +1205,7 @@ rr_arbiter u_arb (
     .grant_valid(u_arb_grant_valid)
 );
 
-// gen/nic/ack-tracker.ts:448:20
+// gen/nic/ack-tracker.ts:456:20
 rr_arbiter u_release_arb (
     .clk(clk),
     .rst(rst),
@@ -1147,16 +1220,32 @@ rr_arbiter u_release_arb (
 // assertions (simulation only), checked at each clk edge outside reset
 always @(posedge clk) begin
     if (!rst) begin
+        if (!(((2'b00 + {1'b0, (rd_acked_post_we && (rd_acked_post_row == 2'b00))}) + {1'b0, (rd_acked_done_we && (rd_acked_done_row == 2'b00))}) <= 2'd1)) begin
+            $display("%m: assertion failed at gen/lib/banked-memory.ts:64:11: rd_acked: two banks wrote row 0 in one cycle (which word is newest?) [rd_acked_post_we=%0h rd_acked_post_row=%0h rd_acked_done_we=%0h rd_acked_done_row=%0h]", rd_acked_post_we, rd_acked_post_row, rd_acked_done_we, rd_acked_done_row);
+            $stop;
+        end
+        if (!(((2'b00 + {1'b0, (rd_acked_post_we && (rd_acked_post_row == 2'd1))}) + {1'b0, (rd_acked_done_we && (rd_acked_done_row == 2'd1))}) <= 2'd1)) begin
+            $display("%m: assertion failed at gen/lib/banked-memory.ts:64:11: rd_acked: two banks wrote row 1 in one cycle (which word is newest?) [rd_acked_post_we=%0h rd_acked_post_row=%0h rd_acked_done_we=%0h rd_acked_done_row=%0h]", rd_acked_post_we, rd_acked_post_row, rd_acked_done_we, rd_acked_done_row);
+            $stop;
+        end
+        if (!(((2'b00 + {1'b0, (rd_acked_post_we && (rd_acked_post_row == 2'd2))}) + {1'b0, (rd_acked_done_we && (rd_acked_done_row == 2'd2))}) <= 2'd1)) begin
+            $display("%m: assertion failed at gen/lib/banked-memory.ts:64:11: rd_acked: two banks wrote row 2 in one cycle (which word is newest?) [rd_acked_post_we=%0h rd_acked_post_row=%0h rd_acked_done_we=%0h rd_acked_done_row=%0h]", rd_acked_post_we, rd_acked_post_row, rd_acked_done_we, rd_acked_done_row);
+            $stop;
+        end
+        if (!(((2'b00 + {1'b0, (rd_acked_post_we && (rd_acked_post_row == 2'd3))}) + {1'b0, (rd_acked_done_we && (rd_acked_done_row == 2'd3))}) <= 2'd1)) begin
+            $display("%m: assertion failed at gen/lib/banked-memory.ts:64:11: rd_acked: two banks wrote row 3 in one cycle (which word is newest?) [rd_acked_post_we=%0h rd_acked_post_row=%0h rd_acked_done_we=%0h rd_acked_done_row=%0h]", rd_acked_post_we, rd_acked_post_row, rd_acked_done_we, rd_acked_done_row);
+            $stop;
+        end
         if (!(!(rewind_fire && s_park[0]))) begin
-            $display("%m: assertion failed at gen/nic/ack-tracker.ts:438:5: a park and a rewind in the same cycle (nic_req_tx takes a rewind only when it parks nothing) [rewind_fire=%0h s_park=%0h]", rewind_fire, s_park);
+            $display("%m: assertion failed at gen/nic/ack-tracker.ts:446:5: a park and a rewind in the same cycle (nic_req_tx takes a rewind only when it parks nothing) [rewind_fire=%0h s_park=%0h]", rewind_fire, s_park);
             $stop;
         end
         if (!(!((push && rewind_fire) && (s_req_data[1:0] == rewind_data_reg[1:0])))) begin
-            $display("%m: assertion failed at gen/nic/ack-tracker.ts:442:5: a post and a rewind of the same QP in the same cycle (nic_req_tx takes a rewind only between the QP's WQEs) [push=%0h rewind_fire=%0h rewind_data_reg=%0h]", push, rewind_fire, rewind_data_reg);
+            $display("%m: assertion failed at gen/nic/ack-tracker.ts:450:5: a post and a rewind of the same QP in the same cycle (nic_req_tx takes a rewind only between the QP's WQEs) [push=%0h rewind_fire=%0h rewind_data_reg=%0h]", push, rewind_fire, rewind_data_reg);
             $stop;
         end
-        if (!((((((((({7'd0, pool_free_count_reg} + {9'd0, qp_tp_reg[16:12]}) + {9'd0, qp_tp_reg[27:23]}) + {9'd0, qp_tp_reg[172:168]}) + {9'd0, qp_tp_reg[183:179]}) + {9'd0, qp_tp_reg[328:324]}) + {9'd0, qp_tp_reg[339:335]}) + {9'd0, qp_tp_reg[484:480]}) + {9'd0, qp_tp_reg[495:491]}) == {7'd0, pool_fresh_reg})) begin
-            $display("%m: assertion failed at gen/nic/ack-tracker.ts:470:5: entry pool: free slots + the QPs' entries and spare slots != entries (a slot leaked or was given back twice) [pool_free_count_reg=%0h pool_fresh_reg=%0h]", pool_free_count_reg, pool_fresh_reg);
+        if (!((((((((({7'd0, pool_free_count_reg} + {9'd0, qp_tp_reg[16:12]}) + {9'd0, qp_tp_reg[27:23]}) + {9'd0, qp_tp_reg[148:144]}) + {9'd0, qp_tp_reg[159:155]}) + {9'd0, qp_tp_reg[280:276]}) + {9'd0, qp_tp_reg[291:287]}) + {9'd0, qp_tp_reg[412:408]}) + {9'd0, qp_tp_reg[423:419]}) == {7'd0, pool_fresh_reg})) begin
+            $display("%m: assertion failed at gen/nic/ack-tracker.ts:478:5: entry pool: free slots + the QPs' entries and spare slots != entries (a slot leaked or was given back twice) [pool_free_count_reg=%0h pool_fresh_reg=%0h]", pool_free_count_reg, pool_fresh_reg);
             $stop;
         end
     end

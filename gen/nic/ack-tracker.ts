@@ -169,7 +169,8 @@ export const nicAckTracker = defineModule('nic_ack_tracker', { numQp: 4, depth: 
   const expIdxMem = bankedMemory(m, 'exp_idx', UInt(16), postAndRewind);
   const resumePsnMem = bankedMemory(m, 'resume_psn', UInt(24), { banks: ['rewind'], rows: p.numQp, zeroFlag: true });
   const sentHighMem = bankedMemory(m, 'sent_high', UInt(24), postAndRewind);
-  for (const t of [expIdxMem, resumePsnMem, sentHighMem]) t.clearRows(inResetMask);
+  const rdAckedMem = bankedMemory(m, 'rd_acked', UInt(24), { banks: ['post', 'done'], rows: p.numQp, zeroFlag: true });
+  for (const t of [expIdxMem, resumePsnMem, sentHighMem, rdAckedMem]) t.clearRows(inResetMask);
   const mem = m.memory('entries', Stored, p.entries);
   const now = m.reg('now_reg', UInt(32));
   now.set(now.addw(1));
@@ -285,8 +286,15 @@ export const nicAckTracker = defineModule('nic_ack_tracker', { numQp: 4, depth: 
   // it completes (an earlier early read_done, or one in this very cycle): decided once on the
   // events' records, not once per QP.
   const doneEarly = m.let('done_early', doneOk.land(doneAck.lnot()).land(rd.field('sentValid').lnot().lor(psnGt(dpsn, rd.field('lastSent')))));
-  const pushEarlyHit = m.let('push_rd_early_hit', pushOk.land(reqRead).land(rr.field('rdEarly').land(rr.field('rdAcked').eq(reqLast))
+  const pushEarlyHit = m.let('push_rd_early_hit', pushOk.land(reqRead).land(rr.field('rdEarly').land(rdAckedMem.read(rq).eq(reqLast))
     .lor(doneEarly.land(dq.eq(rq)).land(dpsn.eq(reqLast)))));
+  // rdAcked, the newest READ PSN known complete: written by a read_done (`dq`) and by the post of
+  // a READ that starts it afresh (`rq`, its first PSN - 1), read by the post and the completion
+  // engine only, so a LUTRAM word per QP in two banks. A read_done of the posting QP in the same
+  // cycle wins (it did in the record's fold): the post's bank does not write then.
+  rdAckedMem.write('done', doneOk, dq, dpsn);
+  rdAckedMem.write('post', pushOk.land(reqRead).land(rr.field('rdCount').eq(0)).land(pushEarlyHit.lnot()).land(doneOk.land(dq.eq(rq)).lnot()),
+    rq, sReq.data.field('firstPsn').subw(1).trunc(24));
 
   // ---- completion engine ----------------------------------------------------------------------
   const nonEmpty: Value[] = [];
@@ -320,7 +328,7 @@ export const nicAckTracker = defineModule('nic_ack_tracker', { numQp: 4, depth: 
   const eOk = eStatus.eq(CQE_STATUS.SUCCESS);
   // READ entries ignore ACKs: only their read_done (ok → rdAcked, error → rdErr) decides.
   const rdErrHit = m.let('rd_err_hit', eRead.land(sel.field('rdErrValid')).land(selRdErr.field('psn').eq(eLast)));
-  const covered = m.let('covered', mux(eRead, sel.field('rdCount').ne(0).land(psnGe(sel.field('rdAcked'), eLast)),
+  const covered = m.let('covered', mux(eRead, sel.field('rdCount').ne(0).land(psnGe(rdAckedMem.read(selQp), eLast)),
     sel.field('sentValid').land(psnGe(sel.field('acked'), eLast))).land(rdErrHit.lnot()));
   // A rewind of this QP is on its way: nothing of it retires until it was taken.
   const rwValid = m.reg('rewind_valid_reg', Bool);
@@ -523,7 +531,6 @@ export const nicAckTracker = defineModule('nic_ack_tracker', { numQp: 4, depth: 
     // A read_done ahead of everything sent (no entry yet) is kept in rdAcked and flagged
     // (rdEarly): the post of that READ finds it complete instead of waiting for a response that
     // already came (soak finding 1, tb/tests/nic/soak-findings.test.ts).
-    const rdAcked = firstOf([[isDone.land(doneOk), dpsn], [isPush.land(reqRead).land(reqOk).land(f('rdCount').eq(0)).land(earlyHit.lnot()), sReq.data.field('firstPsn').subw(1).trunc(24)]], f('rdAcked'));
     const rdEarly = firstOf([[isRw.lor(isPush), 0], [earlyNow, 1]], f('rdEarly'));
     const rdErrSet = isDone.land(doneErr);
     // errors: a fatal NAK or an exhausted retry count is recorded for the oldest uncovered entry
@@ -562,7 +569,7 @@ export const nicAckTracker = defineModule('nic_ack_tracker', { numQp: 4, depth: 
       highValid: mux(isRwHigh, rwHigh.field('highValid'), f('highValid').lor(isPushOk)),
       nakValid: f('nakValid').land(isRet.land(usesNak).lnot()).lor(nakSet),
       flush: f('flush').lor(isRet.land(setsFlush)),
-      rdCount, rdAcked, rdEarly,
+      rdCount, rdEarly,
       rdErrValid: f('rdErrValid').land(isRet.land(usesRdErr).lnot()).lor(rdErrSet),
       retryLeft, rnrLeft, retryStarted, retryPend,
       tmArmed, tmRnr, tmDeadline,
@@ -573,7 +580,7 @@ export const nicAckTracker = defineModule('nic_ack_tracker', { numQp: 4, depth: 
     // pointer cleared.
     const cleared = pack(tab.shape, {
       ...dropped(lit(1, 1)), sentValid: 0, lastSent: 0, acked: 0, highValid: 0, nakValid: 0, flush: 0,
-      rdCount: 0, rdAcked: 0, rdEarly: 0, rdErrValid: 0, retryLeft: reloadRetry, rnrLeft: reloadRnr,
+      rdCount: 0, rdEarly: 0, rdErrValid: 0, retryLeft: reloadRetry, rnrLeft: reloadRnr,
       retryStarted: 0, retryPend: 0, tmArmed: 0, tmRnr: 0, tmDeadline: 0, resumeValid: 0, park: 0,
     });
     tab.write(i, mux(inReset, cleared, next));

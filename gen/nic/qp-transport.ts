@@ -57,7 +57,8 @@ export function qpTransportStruct(depthLog2: number, slotWidth: number) {
     flush: Bool,
     // -- READ completions --
     rdCount: ptr,
-    rdAcked: UInt(24),
+    // (rdAcked, the newest READ PSN known complete, is in nic_ack_tracker's `rd_acked`
+    //  memories: written by read_done and by a READ's post.)
     /** A read_done error is held; its PSN, status and syndrome are in nic_ack_tracker's
      *  `rd_err_done_mem` (a LUTRAM word per QP). */
     rdErrValid: Bool,
