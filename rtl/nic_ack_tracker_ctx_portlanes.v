@@ -254,13 +254,13 @@ reg  [35:0] rd_err_done_mem [0:3];
 wire [35:0] rd_err_done_mem_rdata;
 reg  [11:0] nak_err_mem [0:3];
 wire [11:0] nak_err_mem_rdata;
-// qp_tp_reg as 4 rows of 132 bits, read by index (gen/nic/qp-transport.ts:139:18; a mux per bit, where Yosys makes `[i * 132 +: 132]` a shifter)
+// qp_tp_reg as 4 rows of 132 bits, read by index (gen/nic/qp-transport.ts:140:18; a mux per bit, where Yosys makes `[i * 132 +: 132]` a shifter)
 wire [131:0] qp_tp_reg_rows [0:3];
 genvar qp_tp_reg_rows_i;
 generate for (qp_tp_reg_rows_i = 0; qp_tp_reg_rows_i < 4; qp_tp_reg_rows_i = qp_tp_reg_rows_i + 1) begin : g_qp_tp_reg_rows
     assign qp_tp_reg_rows[qp_tp_reg_rows_i] = qp_tp_reg[qp_tp_reg_rows_i * 132 +: 132];
 end endgenerate
-// intermediate of gen/nic/qp-transport.ts:139:18: only bits [86:86], [84:80], [77:6] are used
+// intermediate of gen/nic/qp-transport.ts:140:18: only bits [86:86], [84:80], [77:6] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [131:0] part_0 = qp_tp_reg_rows[s_req_data[1:0]];
 /* verilator lint_on UNUSEDSIGNAL */
@@ -274,7 +274,7 @@ genvar ctx_state_rows_i;
 generate for (ctx_state_rows_i = 0; ctx_state_rows_i < 4; ctx_state_rows_i = ctx_state_rows_i + 1) begin : g_ctx_state_rows
     assign ctx_state_rows[ctx_state_rows_i] = ctx_state[ctx_state_rows_i * 3 +: 3];
 end endgenerate
-// intermediate of gen/nic/qp-transport.ts:139:18: only bits [96:87], [79:28] are used
+// intermediate of gen/nic/qp-transport.ts:140:18: only bits [96:87], [79:28] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [131:0] part_2 = qp_tp_reg_rows[s_ack_data[1:0]];
 /* verilator lint_on UNUSEDSIGNAL */
@@ -298,7 +298,7 @@ wire [23:0] binary_6 = (ack_new_acked - part_2[76:53]);
 /* verilator lint_off UNUSEDSIGNAL */
 wire [15:0] part_7 = ctx_retry[s_ack_data[1:0] * 16 +: 16];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:139:18: only bits [85:85], [79:78], [76:28] are used
+// intermediate of gen/nic/qp-transport.ts:140:18: only bits [85:85], [79:78], [76:28] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [131:0] part_8 = qp_tp_reg_rows[s_read_done_data[1:0]];
 /* verilator lint_on UNUSEDSIGNAL */
@@ -314,7 +314,7 @@ wire [23:0] binary_10 = (s_read_done_data[89:66] - part_8[76:53]);
 /* verilator lint_off UNUSEDSIGNAL */
 wire [23:0] binary_11 = (s_read_done_data[89:66] - part_8[52:29]);
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:139:18: only bits [94:94], [85:78], [76:53], [28:28], [16:12], [5:0] are used
+// intermediate of gen/nic/qp-transport.ts:140:18: only bits [94:94], [85:78], [76:53], [28:28], [16:12], [5:0] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [131:0] part_12 = qp_tp_reg_rows[sel_qp_reg];
 /* verilator lint_on UNUSEDSIGNAL */
@@ -326,7 +326,7 @@ wire [23:0] binary_13 = ((rd_acked_zero_reg[sel_qp_reg] ? 24'd0 : ((rd_acked_new
 /* verilator lint_off UNUSEDSIGNAL */
 wire [23:0] binary_14 = (part_12[76:53] - entries_rdata[151:128]);
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:139:18: only bits [76:53] are used
+// intermediate of gen/nic/qp-transport.ts:140:18: only bits [76:53] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [131:0] part_15 = qp_tp_reg_rows[rewind_data_reg[1:0]];
 /* verilator lint_on UNUSEDSIGNAL */
@@ -338,7 +338,7 @@ wire [23:0] binary_16 = ((part_15[76:53] + 24'd1) - rewind_data_reg[41:18]);
 /* verilator lint_off UNUSEDSIGNAL */
 wire [23:0] binary_17 = ((part_15[76:53] + 24'd1) - rewind_last_psn_reg);
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:139:18: only bits [128:95], [89:87], [79:78] are used
+// intermediate of gen/nic/qp-transport.ts:140:18: only bits [128:95], [89:87], [79:78] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [131:0] part_18 = qp_tp_reg_rows[scan_reg];
 /* verilator lint_on UNUSEDSIGNAL */
@@ -350,15 +350,15 @@ wire [31:0] binary_19 = (now_reg - part_18[128:97]);
 /* verilator lint_off UNUSEDSIGNAL */
 wire [23:0] binary_20 = (s_read_done_data[89:66] - ack_new_acked);
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:139:18: only bits [129:129], [77:77], [27:23], [16:12] are used
+// intermediate of gen/nic/qp-transport.ts:140:18: only bits [129:129], [77:77], [27:23], [16:12] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [131:0] part_21 = qp_tp_reg_rows[tp_qp];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:139:18: only bits [22:17] are used
+// intermediate of gen/nic/qp-transport.ts:140:18: only bits [22:17] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [131:0] part_22 = qp_tp_reg_rows[u_release_arb_grant_index];
 /* verilator lint_on UNUSEDSIGNAL */
-// intermediate of gen/nic/qp-transport.ts:139:18: only bits [5:0] are used
+// intermediate of gen/nic/qp-transport.ts:140:18: only bits [5:0] are used
 /* verilator lint_off UNUSEDSIGNAL */
 wire [131:0] part_23 = qp_tp_reg_rows[u_arb_grant_index];
 /* verilator lint_on UNUSEDSIGNAL */
@@ -1119,7 +1119,7 @@ always @(posedge clk) begin
     end
 end
 
-// gen/nic/qp-transport.ts:140:28
+// gen/nic/qp-transport.ts:141:28
 always @(posedge clk) begin
     qp_tp_reg[131:0] <= (ctx_state[2:0] == 3'b000) ? {2'b00, 1'b0, 32'd0, 1'b0, 1'b0, 1'b0, 1'b0, ctx_retry[6:4], ctx_retry[2:0], 1'b0, 1'b0, 5'd0, 1'b0, 1'b0, 1'b0, 24'd0, 24'd0, 1'b0, (1'd1 ? (qp0_count_next + ((((push && (s_req_data[1:0] == 2'b00)) && (qp_tp_reg[27:23] != 5'd0)) || (spare_release && (u_release_arb_grant_index == 2'b00))) ? (qp_tp_reg[27:23] - 5'd1) : qp_tp_reg[27:23])) : ((((push && (s_req_data[1:0] == 2'b00)) && (qp_tp_reg[27:23] != 5'd0)) || (spare_release && (u_release_arb_grant_index == 2'b00))) ? (qp_tp_reg[27:23] - 5'd1) : qp_tp_reg[27:23])), ((1'd1 && (qp0_count_next != 5'd0)) ? (((push && (s_req_data[1:0] == 2'b00)) && (qp_tp_reg[16:12] == 5'd0)) ? push_slot : (((retire && (sel_qp_reg == 2'b00)) && (qp_tp_reg[16:12] == 5'd1)) ? push_slot : ((retire && (sel_qp_reg == 2'b00)) ? sel_next_slot : qp_tp_reg[5:0]))) : (((push && (s_req_data[1:0] == 2'b00)) && (qp_tp_reg[27:23] != 5'd0)) ? push_spare_next : ((spare_release && (u_release_arb_grant_index == 2'b00)) ? release_next_slot : qp_tp_reg[22:17]))), (1'd1 ? 5'd0 : qp0_count_next), ((push && (s_req_data[1:0] == 2'b00)) ? push_slot : qp_tp_reg[11:6]), (((push && (s_req_data[1:0] == 2'b00)) && (qp_tp_reg[16:12] == 5'd0)) ? push_slot : (((retire && (sel_qp_reg == 2'b00)) && (qp_tp_reg[16:12] == 5'd1)) ? push_slot : ((retire && (sel_qp_reg == 2'b00)) ? sel_next_slot : qp_tp_reg[5:0])))} : {(((rewind_fire && (rewind_data_reg[1:0] == 2'b00)) || (push && (s_req_data[1:0] == 2'b00))) ? 2'b00 : ((s_park[0] && (s_park[2:1] == 2'b00)) ? s_park[20:19] : (qp0_wake ? 2'b00 : qp_tp_reg[131:130]))), ((push && (s_req_data[1:0] == 2'b00)) ? 1'b0 : ((rewind_fire && (rewind_data_reg[1:0] == 2'b00)) ? (rewind_resume_psn != rewind_data_reg[41:18]) : qp_tp_reg[129])), ((((s_ack_valid && (s_ack_data[1:0] == 2'b00)) && rnr_retry) && !rnr_retry_exceeded) ? rnr_deadline : ((qp_tp_reg[95] && qp_tp_reg[96]) ? qp_tp_reg[128:97] : (((qp0_progress || !qp_tp_reg[95]) || qp_tp_reg[96]) ? (now_reg + (32'd1 << ctx_retry[12:8])) : qp_tp_reg[128:97]))), (((((scan_reg == 2'b00) && timer_fire) || (rewind_fire && (rewind_data_reg[1:0] == 2'b00))) || !(ctx_state[2:0] == 3'd3)) ? 1'b0 : ((((s_ack_valid && (s_ack_data[1:0] == 2'b00)) && rnr_retry) && !rnr_retry_exceeded) ? 1'd1 : ((qp_tp_reg[95] && qp_tp_reg[96]) ? 1'd1 : 1'b0))), qp0_tm_armed_next, qp0_retry_pend_next, ((((ctx_state[2:0] == 3'b000) || (ctx_state[2:0] == 3'd1)) || (ctx_state[2:0] == 3'd2)) ? 1'b0 : ((((s_ack_valid && (s_ack_data[1:0] == 2'b00)) && seq_retry) || ((scan_reg == 2'b00) && ack_timeout_fire)) ? 1'd1 : (qp0_progress ? 1'b0 : qp_tp_reg[93]))), ((((ctx_state[2:0] == 3'b000) || (ctx_state[2:0] == 3'd1)) || (ctx_state[2:0] == 3'd2)) ? ctx_retry[6:4] : (((((s_ack_valid && (s_ack_data[1:0] == 2'b00)) && rnr_retry) && !rnr_retry_exceeded) && ((qp0_progress ? ctx_retry[6:4] : qp_tp_reg[92:90]) != 3'd7)) ? ((qp0_progress ? ctx_retry[6:4] : qp_tp_reg[92:90]) - 3'd1) : (qp0_progress ? ctx_retry[6:4] : qp_tp_reg[92:90]))), ((((ctx_state[2:0] == 3'b000) || (ctx_state[2:0] == 3'd1)) || (ctx_state[2:0] == 3'd2)) ? ctx_retry[2:0] : (((((s_ack_valid && (s_ack_data[1:0] == 2'b00)) && seq_retry) && !seq_retry_exceeded) || (((scan_reg == 2'b00) && ack_timeout_fire) && !timeout_retry_exceeded)) ? ((qp0_progress ? ctx_retry[2:0] : qp_tp_reg[89:87]) - 3'd1) : (qp0_progress ? ctx_retry[2:0] : qp_tp_reg[89:87]))), (((rewind_fire && (rewind_data_reg[1:0] == 2'b00)) || (push && (s_req_data[1:0] == 2'b00))) ? 1'b0 : (((s_read_done_valid && (s_read_done_data[1:0] == 2'b00)) && done_early) ? 1'd1 : qp_tp_reg[86])), ((qp_tp_reg[85] && !((retire && (sel_qp_reg == 2'b00)) && uses_rd_err)) || ((s_read_done_valid && (s_read_done_data[1:0] == 2'b00)) && done_err)), ((rewind_fire && (rewind_data_reg[1:0] == 2'b00)) ? 5'd0 : ((((push && (s_req_data[1:0] == 2'b00)) && req_is_read) && !((retire && (sel_qp_reg == 2'b00)) && e_is_read)) ? (qp_tp_reg[84:80] + 5'd1) : ((((retire && (sel_qp_reg == 2'b00)) && e_is_read) && !((push && (s_req_data[1:0] == 2'b00)) && req_is_read)) ? (qp_tp_reg[84:80] - 5'd1) : qp_tp_reg[84:80]))), (qp_tp_reg[79] || ((retire && (sel_qp_reg == 2'b00)) && sets_flush)), ((qp_tp_reg[78] && !((retire && (sel_qp_reg == 2'b00)) && uses_nak)) || (((s_ack_valid && (s_ack_data[1:0] == 2'b00)) && ack_qp_error) || ((scan_reg == 2'b00) && timeout_retry_exceeded))), (((rewind_fire && (rewind_data_reg[1:0] == 2'b00)) && rewind_high[0]) ? rewind_high[1] : (qp_tp_reg[77] || ((push && (s_req_data[1:0] == 2'b00)) && req_ok))), qp0_acked_next, qp0_last_sent_next, (qp_tp_reg[28] || ((push && (s_req_data[1:0] == 2'b00)) && req_ok)), ((rewind_fire && (rewind_data_reg[1:0] == 2'b00)) ? (qp0_count_next + ((((push && (s_req_data[1:0] == 2'b00)) && (qp_tp_reg[27:23] != 5'd0)) || (spare_release && (u_release_arb_grant_index == 2'b00))) ? (qp_tp_reg[27:23] - 5'd1) : qp_tp_reg[27:23])) : ((((push && (s_req_data[1:0] == 2'b00)) && (qp_tp_reg[27:23] != 5'd0)) || (spare_release && (u_release_arb_grant_index == 2'b00))) ? (qp_tp_reg[27:23] - 5'd1) : qp_tp_reg[27:23])), (((rewind_fire && (rewind_data_reg[1:0] == 2'b00)) && (qp0_count_next != 5'd0)) ? (((push && (s_req_data[1:0] == 2'b00)) && (qp_tp_reg[16:12] == 5'd0)) ? push_slot : (((retire && (sel_qp_reg == 2'b00)) && (qp_tp_reg[16:12] == 5'd1)) ? push_slot : ((retire && (sel_qp_reg == 2'b00)) ? sel_next_slot : qp_tp_reg[5:0]))) : (((push && (s_req_data[1:0] == 2'b00)) && (qp_tp_reg[27:23] != 5'd0)) ? push_spare_next : ((spare_release && (u_release_arb_grant_index == 2'b00)) ? release_next_slot : qp_tp_reg[22:17]))), ((rewind_fire && (rewind_data_reg[1:0] == 2'b00)) ? 5'd0 : qp0_count_next), ((push && (s_req_data[1:0] == 2'b00)) ? push_slot : qp_tp_reg[11:6]), (((push && (s_req_data[1:0] == 2'b00)) && (qp_tp_reg[16:12] == 5'd0)) ? push_slot : (((retire && (sel_qp_reg == 2'b00)) && (qp_tp_reg[16:12] == 5'd1)) ? push_slot : ((retire && (sel_qp_reg == 2'b00)) ? sel_next_slot : qp_tp_reg[5:0])))};
     qp_tp_reg[263:132] <= (ctx_state[5:3] == 3'b000) ? {2'b00, 1'b0, 32'd0, 1'b0, 1'b0, 1'b0, 1'b0, ctx_retry[22:20], ctx_retry[18:16], 1'b0, 1'b0, 5'd0, 1'b0, 1'b0, 1'b0, 24'd0, 24'd0, 1'b0, (1'd1 ? (qp1_count_next + ((((push && (s_req_data[1:0] == 2'd1)) && (qp_tp_reg[159:155] != 5'd0)) || (spare_release && (u_release_arb_grant_index == 2'd1))) ? (qp_tp_reg[159:155] - 5'd1) : qp_tp_reg[159:155])) : ((((push && (s_req_data[1:0] == 2'd1)) && (qp_tp_reg[159:155] != 5'd0)) || (spare_release && (u_release_arb_grant_index == 2'd1))) ? (qp_tp_reg[159:155] - 5'd1) : qp_tp_reg[159:155])), ((1'd1 && (qp1_count_next != 5'd0)) ? (((push && (s_req_data[1:0] == 2'd1)) && (qp_tp_reg[148:144] == 5'd0)) ? push_slot : (((retire && (sel_qp_reg == 2'd1)) && (qp_tp_reg[148:144] == 5'd1)) ? push_slot : ((retire && (sel_qp_reg == 2'd1)) ? sel_next_slot : qp_tp_reg[137:132]))) : (((push && (s_req_data[1:0] == 2'd1)) && (qp_tp_reg[159:155] != 5'd0)) ? push_spare_next : ((spare_release && (u_release_arb_grant_index == 2'd1)) ? release_next_slot : qp_tp_reg[154:149]))), (1'd1 ? 5'd0 : qp1_count_next), ((push && (s_req_data[1:0] == 2'd1)) ? push_slot : qp_tp_reg[143:138]), (((push && (s_req_data[1:0] == 2'd1)) && (qp_tp_reg[148:144] == 5'd0)) ? push_slot : (((retire && (sel_qp_reg == 2'd1)) && (qp_tp_reg[148:144] == 5'd1)) ? push_slot : ((retire && (sel_qp_reg == 2'd1)) ? sel_next_slot : qp_tp_reg[137:132])))} : {(((rewind_fire && (rewind_data_reg[1:0] == 2'd1)) || (push && (s_req_data[1:0] == 2'd1))) ? 2'b00 : ((s_park[0] && (s_park[2:1] == 2'd1)) ? s_park[20:19] : (qp1_wake ? 2'b00 : qp_tp_reg[263:262]))), ((push && (s_req_data[1:0] == 2'd1)) ? 1'b0 : ((rewind_fire && (rewind_data_reg[1:0] == 2'd1)) ? (rewind_resume_psn != rewind_data_reg[41:18]) : qp_tp_reg[261])), ((((s_ack_valid && (s_ack_data[1:0] == 2'd1)) && rnr_retry) && !rnr_retry_exceeded) ? rnr_deadline : ((qp_tp_reg[227] && qp_tp_reg[228]) ? qp_tp_reg[260:229] : (((qp1_progress || !qp_tp_reg[227]) || qp_tp_reg[228]) ? (now_reg + (32'd1 << ctx_retry[28:24])) : qp_tp_reg[260:229]))), (((((scan_reg == 2'd1) && timer_fire) || (rewind_fire && (rewind_data_reg[1:0] == 2'd1))) || !(ctx_state[5:3] == 3'd3)) ? 1'b0 : ((((s_ack_valid && (s_ack_data[1:0] == 2'd1)) && rnr_retry) && !rnr_retry_exceeded) ? 1'd1 : ((qp_tp_reg[227] && qp_tp_reg[228]) ? 1'd1 : 1'b0))), qp1_tm_armed_next, qp1_retry_pend_next, ((((ctx_state[5:3] == 3'b000) || (ctx_state[5:3] == 3'd1)) || (ctx_state[5:3] == 3'd2)) ? 1'b0 : ((((s_ack_valid && (s_ack_data[1:0] == 2'd1)) && seq_retry) || ((scan_reg == 2'd1) && ack_timeout_fire)) ? 1'd1 : (qp1_progress ? 1'b0 : qp_tp_reg[225]))), ((((ctx_state[5:3] == 3'b000) || (ctx_state[5:3] == 3'd1)) || (ctx_state[5:3] == 3'd2)) ? ctx_retry[22:20] : (((((s_ack_valid && (s_ack_data[1:0] == 2'd1)) && rnr_retry) && !rnr_retry_exceeded) && ((qp1_progress ? ctx_retry[22:20] : qp_tp_reg[224:222]) != 3'd7)) ? ((qp1_progress ? ctx_retry[22:20] : qp_tp_reg[224:222]) - 3'd1) : (qp1_progress ? ctx_retry[22:20] : qp_tp_reg[224:222]))), ((((ctx_state[5:3] == 3'b000) || (ctx_state[5:3] == 3'd1)) || (ctx_state[5:3] == 3'd2)) ? ctx_retry[18:16] : (((((s_ack_valid && (s_ack_data[1:0] == 2'd1)) && seq_retry) && !seq_retry_exceeded) || (((scan_reg == 2'd1) && ack_timeout_fire) && !timeout_retry_exceeded)) ? ((qp1_progress ? ctx_retry[18:16] : qp_tp_reg[221:219]) - 3'd1) : (qp1_progress ? ctx_retry[18:16] : qp_tp_reg[221:219]))), (((rewind_fire && (rewind_data_reg[1:0] == 2'd1)) || (push && (s_req_data[1:0] == 2'd1))) ? 1'b0 : (((s_read_done_valid && (s_read_done_data[1:0] == 2'd1)) && done_early) ? 1'd1 : qp_tp_reg[218])), ((qp_tp_reg[217] && !((retire && (sel_qp_reg == 2'd1)) && uses_rd_err)) || ((s_read_done_valid && (s_read_done_data[1:0] == 2'd1)) && done_err)), ((rewind_fire && (rewind_data_reg[1:0] == 2'd1)) ? 5'd0 : ((((push && (s_req_data[1:0] == 2'd1)) && req_is_read) && !((retire && (sel_qp_reg == 2'd1)) && e_is_read)) ? (qp_tp_reg[216:212] + 5'd1) : ((((retire && (sel_qp_reg == 2'd1)) && e_is_read) && !((push && (s_req_data[1:0] == 2'd1)) && req_is_read)) ? (qp_tp_reg[216:212] - 5'd1) : qp_tp_reg[216:212]))), (qp_tp_reg[211] || ((retire && (sel_qp_reg == 2'd1)) && sets_flush)), ((qp_tp_reg[210] && !((retire && (sel_qp_reg == 2'd1)) && uses_nak)) || (((s_ack_valid && (s_ack_data[1:0] == 2'd1)) && ack_qp_error) || ((scan_reg == 2'd1) && timeout_retry_exceeded))), (((rewind_fire && (rewind_data_reg[1:0] == 2'd1)) && rewind_high[0]) ? rewind_high[1] : (qp_tp_reg[209] || ((push && (s_req_data[1:0] == 2'd1)) && req_ok))), qp1_acked_next, qp1_last_sent_next, (qp_tp_reg[160] || ((push && (s_req_data[1:0] == 2'd1)) && req_ok)), ((rewind_fire && (rewind_data_reg[1:0] == 2'd1)) ? (qp1_count_next + ((((push && (s_req_data[1:0] == 2'd1)) && (qp_tp_reg[159:155] != 5'd0)) || (spare_release && (u_release_arb_grant_index == 2'd1))) ? (qp_tp_reg[159:155] - 5'd1) : qp_tp_reg[159:155])) : ((((push && (s_req_data[1:0] == 2'd1)) && (qp_tp_reg[159:155] != 5'd0)) || (spare_release && (u_release_arb_grant_index == 2'd1))) ? (qp_tp_reg[159:155] - 5'd1) : qp_tp_reg[159:155])), (((rewind_fire && (rewind_data_reg[1:0] == 2'd1)) && (qp1_count_next != 5'd0)) ? (((push && (s_req_data[1:0] == 2'd1)) && (qp_tp_reg[148:144] == 5'd0)) ? push_slot : (((retire && (sel_qp_reg == 2'd1)) && (qp_tp_reg[148:144] == 5'd1)) ? push_slot : ((retire && (sel_qp_reg == 2'd1)) ? sel_next_slot : qp_tp_reg[137:132]))) : (((push && (s_req_data[1:0] == 2'd1)) && (qp_tp_reg[159:155] != 5'd0)) ? push_spare_next : ((spare_release && (u_release_arb_grant_index == 2'd1)) ? release_next_slot : qp_tp_reg[154:149]))), ((rewind_fire && (rewind_data_reg[1:0] == 2'd1)) ? 5'd0 : qp1_count_next), ((push && (s_req_data[1:0] == 2'd1)) ? push_slot : qp_tp_reg[143:138]), (((push && (s_req_data[1:0] == 2'd1)) && (qp_tp_reg[148:144] == 5'd0)) ? push_slot : (((retire && (sel_qp_reg == 2'd1)) && (qp_tp_reg[148:144] == 5'd1)) ? push_slot : ((retire && (sel_qp_reg == 2'd1)) ? sel_next_slot : qp_tp_reg[137:132])))};

@@ -7,9 +7,10 @@
 // fields that only one or two event sources write are not in it but in LUTRAMs beside it (issue
 // 15; gen/lib/banked-memory.ts: a memory per writer, a newest-bank and a reads-as-0 bit per QP):
 // a held read_done error's PSN/status/syndrome and a NAK's status/syndrome (their valid bits
-// stay here and gate every read), the send pointer's ring index and resume PSN, and sentHigh
-// (written by posts and rewinds). What stays here is what some logic sees for every QP each
-// cycle, or what many event sources rewrite. The table is read and
+// stay here and gate every read), the send pointer's ring index and resume PSN, sentHigh
+// (written by posts and rewinds) and rdAcked (read_done and a READ's post). What stays here is
+// what some logic sees for every QP each cycle (acked and lastSent: every QP's "PSNs in flight"
+// arms its timer), or what many event sources rewrite. The table is read and
 // written through the narrow interface below: `at(q)` reads one record (a mux over the table
 // today, one block-RAM read port tomorrow), `write(i, rec)` replaces QP i's record at the clock
 // edge. Every event of a cycle (an entry posted, an ACK/NAK, a read_done, a retirement, a
