@@ -14,17 +14,15 @@
 // the frames came from. Both directions are checked by the scoreboard (READ data byte-exact).
 
 import { ACCESS, CQE_STATUS } from '../gen/nic/regmap.ts';
-import { nicPair } from '../gen/nic/nic-top.ts';
-import { runTest, type TestBench } from '../tb/core/index.ts';
-import { design } from '../tb/design.ts';
+import type { TestBench } from '../tb/core/index.ts';
 import { decodeRoce } from '../tb/model/packet.ts';
 import { qpReg } from '../tb/model/nic-regs.ts';
 import type { MemoryRegion } from '../tb/model/mr.ts';
-import { PairEnv, type PairDut } from '../tb/nic/env.ts';
+import { PairEnv } from '../tb/nic/env.ts';
 import type { LinkFrame } from '../tb/nic/link.ts';
 import { describeQps, setupHosts, startPoller } from '../tb/nic/write-scenario.ts';
 import { writeGoodputLimit } from './nic-limit.ts';
-import { benchSeed } from './nic-pair.ts';
+import { benchSeed, onPair } from './nic-pair.ts';
 import { readGoodputLimit } from './nic-read.ts';
 
 /** Bytes per message: two full packets at path MTU 4096. */
@@ -140,12 +138,10 @@ export async function measureManyQp(op: ManyQpOp, dataWidth: number, qps: number
   const messages = qps === 1 ? ONE_QP_MESSAGES : qps;
   const beatBytes = dataWidth / 8;
   const t0 = performance.now();
-  let out: { cycles: number; data: LinkFrame[] } | undefined;
-  await runTest(design(nicPair, { numQp: qps, numMr: 16, dataWidth }, { diskCache: true }), async (dut: PairDut, tb) => {
+  const out = await onPair(dataWidth, 40 * messages * LEN / beatBytes + 2_000_000, async (dut, tb) => {
     const env = await PairEnv.create(dut, tb, { ramLatency: 0, backpressure: 0, stall: 0 });
-    out = await body(env, tb, op, qps, messages, beatBytes);
-  }, { seed: benchSeed(), maxCycles: 40 * messages * LEN / beatBytes + 2_000_000 });
-  if (!out) throw new Error('many-QP bench returned nothing');
+    return body(env, tb, op, qps, messages, beatBytes);
+  }, {}, { numQp: qps, numMr: 16 });
   const s = steady(out.data, beatBytes);
   const limit = op === 'write' ? writeGoodputLimit(LEN, 1 << PMTU_LOG2, dataWidth) : readGoodputLimit(LEN, 1 << PMTU_LOG2, dataWidth);
   return { op, dataWidth, qps, messages, bus: s.bus, limit, frames: out.data.length, activeQps: s.activeQps, cycles: out.cycles, seconds: (performance.now() - t0) / 1000 };
