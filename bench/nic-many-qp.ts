@@ -13,6 +13,7 @@
 // it, the framing limit of one message (bench/nic-limit.ts, bench/nic-read.ts) and how many QPs
 // the frames came from. Both directions are checked by the scoreboard (READ data byte-exact).
 
+import { MAX_QP } from '../gen/nic/nic-top-build.ts';
 import { ACCESS, CQE_STATUS } from '../gen/nic/regmap.ts';
 import type { TestBench } from '../tb/core/index.ts';
 import { decodeRoce } from '../tb/model/packet.ts';
@@ -158,6 +159,13 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const ops = (arg('--op') ? [arg('--op')] : ['write', 'read']) as ManyQpOp[];
   const widths = arg('--width') ? [Number(arg('--width'))] : [64, 512];
   const qpsList = arg('--qps') ? [Number(arg('--qps'))] : MANY_QPS;
+  const bad = ops.some(o => o !== 'write' && o !== 'read') ? `--op ${arg('--op')}: write or read`
+    : widths.some(w => w !== 64 && w !== 512) ? `--width ${arg('--width')}: 64 or 512`
+    : qpsList.some(q => !Number.isInteger(q) || q < 1 || q > MAX_QP) ? `--qps ${arg('--qps')}: an integer from 1 to ${MAX_QP}` : undefined;
+  if (bad) {
+    console.error(`nic-many-qp: ${bad}`);
+    process.exit(2);
+  }
   console.log(`seed ${benchSeed()}`);
   const rs: ManyQpResult[] = [];
   for (const op of ops) for (const w of widths) for (const q of qpsList) {
